@@ -1,0 +1,19 @@
+#include "examples.hpp"
+
+namespace tessel::examples {
+
+const std::vector<Example>& all_examples() {
+  static const std::vector<Example> list = {vector_add_example(), row_softmax_example(), matmul_simt_example()};
+  return list;
+}
+
+const Example& find_example(const std::string& name) {
+  std::vector<std::string> names;
+  for (const Example& e : all_examples()) {
+    if (e.name == name) return e;
+    names.push_back(e.name);
+  }
+  throw Error(fmt::format("unknown example '{}'; the examples are: {}", name, fmt::join(names, ", ")));
+}
+
+}  // namespace tessel::examples

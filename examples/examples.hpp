@@ -1,0 +1,40 @@
+// The example kernels, with host references, as the CLI, the tests and the benchmarks use them.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessel/ir/ir.hpp"
+#include "tessel/runtime/kernel.hpp"
+
+namespace tessel::examples {
+
+struct RunResult {
+  bool ok = false;
+  double max_error = 0;  // the largest error relative to the tolerance's scale
+  std::string summary;   // one line: what ran and whether it matched the host reference
+  CompileStats stats;
+};
+
+struct Example {
+  std::string name, description;
+  std::vector<std::string> size_names;
+  std::vector<int64_t> default_sizes;
+  // Runs on `device` with random inputs and checks against a host reference.
+  std::function<RunResult(const Device&, const std::vector<int64_t>&, const KernelOptions&)> run;
+  // The traced (lowered=false) or lowered IR, and the CUDA source, for the given sizes.
+  std::function<ir::Kernel(const std::vector<int64_t>&, bool lowered)> ir;
+  std::function<std::string(const std::vector<int64_t>&, const std::string& arch)> cuda;
+};
+
+const std::vector<Example>& all_examples();
+// Throws tessel::Error listing the examples when `name` is not one of them.
+const Example& find_example(const std::string& name);
+
+// The examples' registrations (one per example file).
+Example vector_add_example();
+Example row_softmax_example();
+Example matmul_simt_example();
+
+}  // namespace tessel::examples

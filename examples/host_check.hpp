@@ -1,0 +1,44 @@
+// Helpers for the examples' host-side checks: random inputs and comparison with a reference.
+#pragma once
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "examples.hpp"
+
+namespace tessel::examples {
+
+template <class T> std::vector<T> random_vector(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v) x = T(dist(rng));
+  return v;
+}
+
+// A value no correct kernel writes, to detect elements that were never written.
+template <class T> std::vector<T> poisoned(size_t n) { return std::vector<T>(n, T(12345.0f)); }
+
+// Compares element by element with |got - want| <= atol + rtol * |want|; reports the worst.
+template <class T>
+RunResult compare(const std::vector<T>& got, const std::vector<float>& want, double atol, double rtol, std::string what) {
+  RunResult r;
+  r.ok = got.size() == want.size();
+  size_t worst = 0;
+  for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
+    const double g = double(float(got[i])), w = want[i];
+    const double err = std::abs(g - w) / (atol + rtol * std::abs(w));
+    if (!(err <= 1.0)) r.ok = false;
+    if (!(err <= r.max_error)) {
+      r.max_error = std::isnan(err) ? INFINITY : err;
+      worst = i;
+    }
+  }
+  r.summary = fmt::format("{}: {} ({} elements; worst element {}: got {}, want {})", what, r.ok ? "PASS" : "FAIL",
+                          got.size(), worst, got.empty() ? 0.0 : double(float(got[worst])),
+                          want.empty() ? 0.0 : want[worst]);
+  return r;
+}
+
+}  // namespace tessel::examples

@@ -1,0 +1,44 @@
+#include "row_softmax.hpp"
+
+#include "host_check.hpp"
+
+namespace tessel::examples {
+
+Example row_softmax_example() {
+  Example e;
+  e.name = "row_softmax";
+  e.description = "softmax along the rows of an [n_rows, n_cols] float matrix";
+  e.size_names = {"n_rows", "n_cols"};
+  e.default_sizes = {37, 300};
+  e.run = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int rows = int(s[0]), cols = int(s[1]);
+    auto x = random_vector<float>(size_t(rows) * cols, 3, -4.0f, 4.0f);
+    Buffer<float> dx(dev, x), dy(dev, poisoned<float>(x.size()));
+    Kernel<RowSoftmax> k(dev, opt);
+    k(rows, cols, dx, dy);
+    dev.synchronize();
+    std::vector<float> want(x.size());
+    for (int r = 0; r < rows; ++r) {
+      double m = -INFINITY, total = 0;
+      for (int c = 0; c < cols; ++c) m = std::max(m, double(x[size_t(r) * cols + c]));
+      for (int c = 0; c < cols; ++c) total += std::exp(double(x[size_t(r) * cols + c]) - m);
+      for (int c = 0; c < cols; ++c) want[size_t(r) * cols + c] = float(std::exp(double(x[size_t(r) * cols + c]) - m) / total);
+    }
+    RunResult r = compare(dy.download(), want, 1e-7, 1e-5, fmt::format("row_softmax {}x{}", rows, cols));
+    r.stats = k.stats();
+    return r;
+  };
+  e.ir = [](const std::vector<int64_t>& s, bool lowered) {
+    Kernel<RowSoftmax> k(Device::simulator());
+    float* p = nullptr;
+    return lowered ? k.lowered(int(s[0]), int(s[1]), p, p) : k.traced(int(s[0]), int(s[1]), p, p);
+  };
+  e.cuda = [](const std::vector<int64_t>& s, const std::string& arch) {
+    Kernel<RowSoftmax> k(Device::simulator(), KernelOptions{arch});
+    float* p = nullptr;
+    return k.cuda_source(int(s[0]), int(s[1]), p, p);
+  };
+  return e;
+}
+
+}  // namespace tessel::examples

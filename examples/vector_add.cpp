@@ -1,0 +1,39 @@
+#include "vector_add.hpp"
+
+#include "host_check.hpp"
+
+namespace tessel::examples {
+
+Example vector_add_example() {
+  Example e;
+  e.name = "vector_add";
+  e.description = "c = a + b over n floats";
+  e.size_names = {"n"};
+  e.default_sizes = {100000};
+  e.run = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int n = int(s[0]);
+    auto a = random_vector<float>(n, 1), b = random_vector<float>(n, 2);
+    Buffer<float> da(dev, a), db(dev, b), dc(dev, poisoned<float>(n));
+    Kernel<VectorAdd> k(dev, opt);
+    k(n, da, db, dc);
+    dev.synchronize();
+    std::vector<float> want(n);
+    for (int i = 0; i < n; ++i) want[i] = a[i] + b[i];
+    RunResult r = compare(dc.download(), want, 0, 1e-7, fmt::format("vector_add n={}", n));
+    r.stats = k.stats();
+    return r;
+  };
+  e.ir = [](const std::vector<int64_t>& s, bool lowered) {
+    Kernel<VectorAdd> k(Device::simulator());
+    float* p = nullptr;
+    return lowered ? k.lowered(int(s[0]), p, p, p) : k.traced(int(s[0]), p, p, p);
+  };
+  e.cuda = [](const std::vector<int64_t>& s, const std::string& arch) {
+    Kernel<VectorAdd> k(Device::simulator(), KernelOptions{arch});
+    float* p = nullptr;
+    return k.cuda_source(int(s[0]), p, p, p);
+  };
+  return e;
+}
+
+}  // namespace tessel::examples

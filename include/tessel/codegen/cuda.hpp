@@ -1,0 +1,30 @@
+// IR -> CUDA C++. The emitted source is meant to be read by a CUDA engineer: each tile
+// instruction is a commented block that says who runs it (which thread group) and where its data
+// lives, and it includes a small device header of tessel's own (no CUDA library headers, so
+// NVRTC compiles it quickly).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessel/ir/ir.hpp"
+
+namespace tessel::codegen {
+
+struct CudaModule {
+  std::string kernel_name;  // the extern "C" symbol
+  std::string source;
+  std::vector<std::pair<std::string, std::string>> headers;  // (include name, contents)
+};
+
+CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch);
+
+// The device header every generated kernel includes.
+const std::string& device_header();
+inline constexpr const char* kDeviceHeaderName = "tessel_device.h";
+
+// Instruction kinds this layer emits (one emitter per kind of ir/nodes.def).
+std::vector<ir::NodeKind> emitted_instructions();
+
+}  // namespace tessel::codegen

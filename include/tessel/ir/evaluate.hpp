@@ -1,0 +1,25 @@
+// Evaluation of uniform scalar expressions on the host: grid extents at launch, constant folding.
+#pragma once
+
+#include <functional>
+
+#include "tessel/ir/ir.hpp"
+
+namespace tessel::ir {
+
+// A scalar value as the host and the simulator hold it.
+union Scalar {
+  int64_t i;
+  double f;
+};
+
+// Wraps or rounds `v` to the representation of `t` (i32 wraps, f16 rounds, ...).
+Scalar normalize(DType t, Scalar v);
+Scalar apply_binary(BinaryOp op, DType operand_type, Scalar a, Scalar b);
+Scalar apply_unary(UnaryOp op, DType t, Scalar a);
+Scalar convert(DType from, DType to, Scalar v);
+
+// Evaluates `e`; `lookup` supplies variables and built-ins and throws if one has no value.
+Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>& lookup);
+
+}  // namespace tessel::ir

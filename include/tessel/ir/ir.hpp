@@ -1,0 +1,339 @@
+// The IR: immutable, reference-counted nodes. Scalar expressions and statements form trees;
+// variables and tensors are objects whose identity is their address (never a name).
+// The closed list of node kinds is ir/nodes.def.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessel/dtype.hpp"
+#include "tessel/error.hpp"
+#include "tessel/layout/layout.hpp"
+
+namespace tessel::ir {
+
+enum class NodeKind : uint8_t {
+#define TESSEL_EXPR(Name) Name,
+#define TESSEL_STMT(Name) Name,
+#define TESSEL_INSTR(Name) Name,
+#include "tessel/ir/nodes.def"
+};
+std::string_view kind_name(NodeKind k);
+bool is_instruction(NodeKind k);
+std::vector<NodeKind> all_instruction_kinds();
+
+template <class T> using Ref = std::shared_ptr<const T>;
+
+struct Node {
+  Node(NodeKind k, SourceLoc l) : kind(k), loc(std::move(l)) {}
+  virtual ~Node() = default;
+  const NodeKind kind;
+  const SourceLoc loc;
+};
+
+// ---- scalar types and expressions -------------------------------------------------------
+
+struct Type {
+  DType dtype = DType::I32;
+  bool pointer = false;  // pointer to global memory holding `dtype` elements
+  std::string str() const;
+  bool operator==(const Type&) const = default;
+};
+
+struct ExprNode : Node {
+  ExprNode(NodeKind k, SourceLoc l, Type t) : Node(k, std::move(l)), type(t) {}
+  const Type type;
+};
+using Expr = Ref<ExprNode>;
+
+struct ConstNode : ExprNode {
+  ConstNode(SourceLoc l, Type t, int64_t i, double f) : ExprNode(NodeKind::Const, std::move(l), t), i(i), f(f) {}
+  const int64_t i;  // the value for integer and bool types
+  const double f;   // the value for float types
+};
+
+// A kernel variable: a run-time parameter, a loop variable, or a declared variable.
+struct VarNode : ExprNode {
+  VarNode(SourceLoc l, Type t, std::string name) : ExprNode(NodeKind::Var, std::move(l), t), name(std::move(name)) {}
+  const std::string name;  // a display hint; the printer makes names unique
+};
+using Var = Ref<VarNode>;
+
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Mod, Min, Max, BitAnd, BitOr, BitXor, Shl, Shr,
+                                Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+std::string_view op_name(BinaryOp op);
+bool is_comparison(BinaryOp op);
+
+struct BinaryNode : ExprNode {
+  BinaryNode(SourceLoc l, Type t, BinaryOp op, Expr a, Expr b)
+      : ExprNode(NodeKind::Binary, std::move(l), t), op(op), a(std::move(a)), b(std::move(b)) {}
+  const BinaryOp op;
+  const Expr a, b;
+};
+
+enum class UnaryOp : uint8_t { Neg, Not, BitNot, Exp, Exp2, Log, Sqrt, Rsqrt, Abs };
+std::string_view op_name(UnaryOp op);
+bool is_transcendental(UnaryOp op);
+
+struct UnaryNode : ExprNode {
+  UnaryNode(SourceLoc l, Type t, UnaryOp op, Expr a)
+      : ExprNode(NodeKind::Unary, std::move(l), t), op(op), a(std::move(a)) {}
+  const UnaryOp op;
+  const Expr a;
+};
+
+struct SelectNode : ExprNode {
+  SelectNode(SourceLoc l, Expr c, Expr a, Expr b)
+      : ExprNode(NodeKind::Select, std::move(l), a->type), cond(std::move(c)), a(std::move(a)), b(std::move(b)) {}
+  const Expr cond, a, b;
+};
+
+struct CastNode : ExprNode {
+  CastNode(SourceLoc l, Type t, Expr a) : ExprNode(NodeKind::Cast, std::move(l), t), a(std::move(a)) {}
+  const Expr a;
+};
+
+enum class BuiltinKind : uint8_t { BlockIdxX, BlockIdxY, BlockIdxZ, GridDimX, GridDimY, GridDimZ };
+std::string_view builtin_name(BuiltinKind b);
+
+struct BuiltinNode : ExprNode {
+  BuiltinNode(SourceLoc l, BuiltinKind w) : ExprNode(NodeKind::Builtin, std::move(l), Type{DType::I32}), which(w) {}
+  const BuiltinKind which;
+};
+
+// Constructors that compute result types (usual arithmetic conversions, comparisons give bool).
+Expr const_int(int64_t v, DType t = DType::I32, SourceLoc l = {});
+Expr const_float(double v, DType t = DType::F32, SourceLoc l = {});
+Expr binary(BinaryOp op, Expr a, Expr b, SourceLoc l = {});
+Expr unary(UnaryOp op, Expr a, SourceLoc l = {});
+Expr select(Expr c, Expr a, Expr b, SourceLoc l = {});
+Expr cast(DType t, Expr a, SourceLoc l = {});
+Var make_var(Type t, std::string name, SourceLoc l = {});
+DType promote(DType a, DType b);
+// The integer value of `e` if it is a constant.
+bool as_const_int(const Expr& e, int64_t* v);
+
+// ---- tensors -------------------------------------------------------------------------------
+
+// A view of global memory: a pointer with run-time shape and strides (in elements).
+struct GlobalTensorNode {
+  DType dtype;
+  Expr ptr;
+  std::vector<Expr> shape, strides;
+  std::string name;
+  SourceLoc loc;
+  int rank() const { return int(shape.size()); }
+};
+using GlobalTensor = Ref<GlobalTensorNode>;
+
+// A tile of shared memory: either an allocation (root == nullptr) or a view into one,
+// `offset` elements from the allocation's start.
+struct SharedTensorNode {
+  DType dtype;
+  std::vector<int> shape, strides;
+  Ref<SharedTensorNode> root;
+  Expr offset;
+  std::string name;
+  SourceLoc loc;
+  int rank() const { return int(shape.size()); }
+  int64_t nbytes() const;
+  const SharedTensorNode* allocation() const { return root ? root.get() : this; }
+};
+using SharedTensor = Ref<SharedTensorNode>;
+
+// A tile held in registers, distributed over the threads of a thread group by `layout`.
+struct RegisterTensorNode {
+  DType dtype;
+  Layout layout;
+  std::string name;
+  SourceLoc loc;
+  const std::vector<int>& shape() const { return layout.shape(); }
+  int rank() const { return layout.rank(); }
+};
+using RegisterTensor = Ref<RegisterTensorNode>;
+
+// ---- statements and instructions --------------------------------------------------------------
+
+struct StmtNode : Node {
+  using Node::Node;
+};
+using Stmt = Ref<StmtNode>;
+
+struct SeqNode : StmtNode {
+  SeqNode(SourceLoc l, std::vector<Stmt> s) : StmtNode(NodeKind::Seq, std::move(l)), stmts(std::move(s)) {}
+  const std::vector<Stmt> stmts;
+};
+struct DeclareNode : StmtNode {
+  DeclareNode(SourceLoc l, Var v, Expr init) : StmtNode(NodeKind::Declare, std::move(l)), var(std::move(v)), init(std::move(init)) {}
+  const Var var;
+  const Expr init;
+};
+struct AssignNode : StmtNode {
+  AssignNode(SourceLoc l, Var v, Expr value) : StmtNode(NodeKind::Assign, std::move(l)), var(std::move(v)), value(std::move(value)) {}
+  const Var var;
+  const Expr value;
+};
+struct ForNode : StmtNode {
+  ForNode(SourceLoc l, Var v, Expr start, Expr stop, Expr step, int unroll, Stmt body)
+      : StmtNode(NodeKind::For, std::move(l)), var(std::move(v)), start(std::move(start)), stop(std::move(stop)),
+        step(std::move(step)), unroll(unroll), body(std::move(body)) {}
+  const Var var;
+  const Expr start, stop, step;
+  const int unroll;  // 0: no hint
+  const Stmt body;
+};
+struct IfNode : StmtNode {
+  IfNode(SourceLoc l, Expr c, Stmt t, Stmt e)
+      : StmtNode(NodeKind::If, std::move(l)), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+  const Expr cond;
+  const Stmt then_case, else_case;  // else_case may be null
+};
+struct WhileNode : StmtNode {
+  WhileNode(SourceLoc l, Expr c, Stmt b) : StmtNode(NodeKind::While, std::move(l)), cond(std::move(c)), body(std::move(b)) {}
+  const Expr cond;
+  const Stmt body;
+};
+// Threads [begin, begin + count) of the block run `body`; the others skip it.
+struct ThreadGroupNode : StmtNode {
+  ThreadGroupNode(SourceLoc l, int begin, int count, Stmt b)
+      : StmtNode(NodeKind::ThreadGroup, std::move(l)), begin(begin), count(count), body(std::move(b)) {}
+  const int begin, count;
+  const Stmt body;
+};
+
+struct SyncNode : StmtNode {
+  explicit SyncNode(SourceLoc l) : StmtNode(NodeKind::Sync, std::move(l)) {}
+};
+struct AllocSharedNode : StmtNode {
+  AllocSharedNode(SourceLoc l, SharedTensor t, int64_t offset = -1)
+      : StmtNode(NodeKind::AllocShared, std::move(l)), tensor(std::move(t)), offset(offset) {}
+  const SharedTensor tensor;
+  const int64_t offset;  // bytes into the block's shared memory; -1 until planned
+};
+struct AllocRegisterNode : StmtNode {
+  AllocRegisterNode(SourceLoc l, RegisterTensor out, Expr init)
+      : StmtNode(NodeKind::AllocRegister, std::move(l)), out(std::move(out)), init(std::move(init)) {}
+  const RegisterTensor out;
+  const Expr init;
+};
+// Elements outside the view's shape read as `fill`.
+struct LoadGlobalNode : StmtNode {
+  LoadGlobalNode(SourceLoc l, RegisterTensor out, GlobalTensor src, std::vector<Expr> offsets, double fill)
+      : StmtNode(NodeKind::LoadGlobal, std::move(l)), out(std::move(out)), src(std::move(src)),
+        offsets(std::move(offsets)), fill(fill) {}
+  const RegisterTensor out;
+  const GlobalTensor src;
+  const std::vector<Expr> offsets;
+  const double fill;
+};
+// Elements outside the view's shape are not written.
+struct StoreGlobalNode : StmtNode {
+  StoreGlobalNode(SourceLoc l, GlobalTensor dst, RegisterTensor src, std::vector<Expr> offsets)
+      : StmtNode(NodeKind::StoreGlobal, std::move(l)), dst(std::move(dst)), src(std::move(src)), offsets(std::move(offsets)) {}
+  const GlobalTensor dst;
+  const RegisterTensor src;
+  const std::vector<Expr> offsets;
+};
+struct LoadSharedNode : StmtNode {
+  LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets)
+      : StmtNode(NodeKind::LoadShared, std::move(l)), out(std::move(out)), src(std::move(src)), offsets(std::move(offsets)) {}
+  const RegisterTensor out;
+  const SharedTensor src;
+  const std::vector<Expr> offsets;
+};
+struct StoreSharedNode : StmtNode {
+  StoreSharedNode(SourceLoc l, SharedTensor dst, RegisterTensor src, std::vector<Expr> offsets)
+      : StmtNode(NodeKind::StoreShared, std::move(l)), dst(std::move(dst)), src(std::move(src)), offsets(std::move(offsets)) {}
+  const SharedTensor dst;
+  const RegisterTensor src;
+  const std::vector<Expr> offsets;
+};
+// An elementwise operand: a register tile (broadcast along its extent-1 dimensions) or a scalar.
+struct Operand {
+  RegisterTensor tensor;
+  Expr scalar;
+  DType dtype() const { return tensor ? tensor->dtype : scalar->type.dtype; }
+};
+struct ElementwiseBinaryNode : StmtNode {
+  ElementwiseBinaryNode(SourceLoc l, RegisterTensor out, BinaryOp op, Operand a, Operand b)
+      : StmtNode(NodeKind::ElementwiseBinary, std::move(l)), out(std::move(out)), op(op), a(std::move(a)), b(std::move(b)) {}
+  const RegisterTensor out;
+  const BinaryOp op;
+  const Operand a, b;
+};
+struct ElementwiseUnaryNode : StmtNode {
+  ElementwiseUnaryNode(SourceLoc l, RegisterTensor out, UnaryOp op, RegisterTensor a)
+      : StmtNode(NodeKind::ElementwiseUnary, std::move(l)), out(std::move(out)), op(op), a(std::move(a)) {}
+  const RegisterTensor out;
+  const UnaryOp op;
+  const RegisterTensor a;
+};
+struct WhereNode : StmtNode {
+  WhereNode(SourceLoc l, RegisterTensor out, Operand c, Operand a, Operand b)
+      : StmtNode(NodeKind::Where, std::move(l)), out(std::move(out)), cond(std::move(c)), a(std::move(a)), b(std::move(b)) {}
+  const RegisterTensor out;
+  const Operand cond, a, b;
+};
+// out = a * b + c, with a and b broadcast to the shape of c.
+struct FmaNode : StmtNode {
+  FmaNode(SourceLoc l, RegisterTensor out, Operand a, Operand b, RegisterTensor c)
+      : StmtNode(NodeKind::Fma, std::move(l)), out(std::move(out)), a(std::move(a)), b(std::move(b)), c(std::move(c)) {}
+  const RegisterTensor out;
+  const Operand a, b;
+  const RegisterTensor c;
+};
+struct CastTensorNode : StmtNode {
+  CastTensorNode(SourceLoc l, RegisterTensor out, RegisterTensor a)
+      : StmtNode(NodeKind::CastTensor, std::move(l)), out(std::move(out)), a(std::move(a)) {}
+  const RegisterTensor out;
+  const RegisterTensor a;
+};
+enum class ReduceOp : uint8_t { Sum, Max, Min };
+std::string_view op_name(ReduceOp op);
+struct ReduceNode : StmtNode {
+  ReduceNode(SourceLoc l, RegisterTensor out, ReduceOp op, RegisterTensor a, int dim)
+      : StmtNode(NodeKind::Reduce, std::move(l)), out(std::move(out)), op(op), a(std::move(a)), dim(dim) {}
+  const RegisterTensor out;  // extent 1 along `dim`
+  const ReduceOp op;
+  const RegisterTensor a;
+  const int dim;
+};
+// dst <- src: the assignment of a register tile to a mutable tile variable.
+struct CopyRegisterNode : StmtNode {
+  CopyRegisterNode(SourceLoc l, RegisterTensor dst, RegisterTensor src)
+      : StmtNode(NodeKind::CopyRegister, std::move(l)), dst(std::move(dst)), src(std::move(src)) {}
+  const RegisterTensor dst, src;
+};
+struct PrintTensorNode : StmtNode {
+  PrintTensorNode(SourceLoc l, std::string label, RegisterTensor t)
+      : StmtNode(NodeKind::PrintTensor, std::move(l)), label(std::move(label)), tensor(std::move(t)) {}
+  const std::string label;
+  const RegisterTensor tensor;
+};
+
+Stmt seq(std::vector<Stmt> stmts, SourceLoc l = {});
+
+// ---- kernels -------------------------------------------------------------------------------
+
+enum class Arch : uint8_t { Sm80, Sm90a, Sm100a };
+std::string_view arch_name(Arch a);  // "sm_80", ...
+Arch parse_arch(std::string_view s);  // throws tessel::Error for unknown names
+
+struct KernelNode {
+  std::string name;
+  std::vector<Var> params;
+  std::vector<Expr> blocks;  // grid extents, 1 to 3, over the parameters
+  int warps = 0;
+  Stmt body;
+  int64_t shared_bytes = -1;  // set by the shared-memory planner
+  SourceLoc loc;
+  int threads() const { return warps * 32; }
+};
+using Kernel = Ref<KernelNode>;
+
+Kernel with_body(const Kernel& k, Stmt body);
+
+}  // namespace tessel::ir

@@ -1,0 +1,50 @@
+// The trace builder: while a kernel body runs on the host, every DSL call appends IR to the
+// innermost open scope of the thread-local current builder.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "tessel/ir/ir.hpp"
+
+namespace tessel {
+
+struct Attrs;
+
+class Builder {
+ public:
+  explicit Builder(Attrs* attrs);
+  ~Builder();
+  Builder(const Builder&) = delete;
+  Builder& operator=(const Builder&) = delete;
+
+  // The builder of the trace in progress; a DSL call outside a kernel body is a user error.
+  static Builder& current(const SourceLoc& loc);
+  static bool active();
+
+  void emit(ir::Stmt s);
+  void open_scope();
+  ir::Stmt close_scope(const SourceLoc& loc);
+  size_t depth() const { return scopes_.size(); }
+
+  // Thread groups: the threads a register tile is distributed over, and what an instruction
+  // may assume about who runs it.
+  struct Group { int begin, count; };
+  void push_group(Group g) { groups_.push_back(g); }
+  void pop_group() { groups_.pop_back(); }
+  Group group(const SourceLoc& loc) const;  // the innermost group; needs attrs.warps
+  Attrs& attrs() { return *attrs_; }
+
+  // A problem found where throwing is impossible (a destructor); reported when the trace ends.
+  void defer_error(Error e);
+  void throw_deferred();
+
+ private:
+  Attrs* attrs_;
+  std::vector<std::vector<ir::Stmt>> scopes_;
+  std::vector<Group> groups_;
+  std::optional<Error> deferred_;
+  Builder* previous_;
+};
+
+}  // namespace tessel

@@ -1,0 +1,185 @@
+// What a kernel author writes against: `Script` (a kernel: hyperparameter members and an
+// operator() body), `Class` (a helper object whose members are kernel variables, such as a
+// Pipeline), and the instruction set both share.
+#pragma once
+
+#include <functional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "tessel/lang/tensors.hpp"
+
+namespace tessel {
+
+// Launch attributes set by the body: the grid (1 to 3 extents over the run-time parameters)
+// and the number of warps per block.
+struct Attrs {
+  class Blocks {
+   public:
+    Blocks& operator=(const Dim& d) { dims_ = {d.ir()}; return *this; }
+    Blocks& operator=(std::initializer_list<Dim> ds);
+    const std::vector<ir::Expr>& dims() const { return dims_; }
+
+   private:
+    std::vector<ir::Expr> dims_;
+  };
+  Blocks blocks;
+  int warps = 0;
+};
+
+// Kernel-side built-in index vectors (blockIdx, gridDim).
+struct Index3 {
+  Expr<int32_t> x, y, z;
+};
+
+// The traced `for` loop: `for (Int32 k : range(0, n, step))`. The body is traced once.
+// A C++ `break` inside it is detected and reported; `continue` cannot be detected, so do not
+// use it in a traced loop (use if_ instead).
+class Range {
+ public:
+  Range(Dim start, Dim stop, Dim step, int unroll, SourceLoc loc);
+  Range(Range&&) = delete;
+  ~Range();
+
+  class Iterator {
+   public:
+    Var<int32_t> operator*() const;
+    Iterator& operator++();
+    bool operator!=(const Iterator& end) const;
+
+   private:
+    friend class Range;
+    explicit Iterator(Range* r) : r_(r) {}
+    Range* r_;
+  };
+  Iterator begin();
+  Iterator end() { return Iterator(nullptr); }
+
+ private:
+  void finish();
+  Dim start_, stop_, step_;
+  int unroll_;
+  SourceLoc loc_;
+  ir::Var var_;
+  int uncaught_ = 0;
+  enum class State { Fresh, InBody, BodyDone, Closed } state_ = State::Fresh;
+  size_t depth_ = 0;
+};
+
+// if_(cond, [&] { ... }).else_([&] { ... }); the statement is emitted at the end of the
+// full expression.
+class IfBuilder {
+ public:
+  IfBuilder(ir::Expr cond, ir::Stmt then_case, SourceLoc loc) : cond_(std::move(cond)), then_(std::move(then_case)), loc_(std::move(loc)) {}
+  IfBuilder(const IfBuilder&) = delete;
+  ~IfBuilder();
+  IfBuilder& else_(const std::function<void()>& body);
+
+ private:
+  ir::Expr cond_;
+  ir::Stmt then_, else_case_;
+  SourceLoc loc_;
+  int uncaught_ = std::uncaught_exceptions();
+};
+
+class Instructions {
+ public:
+  using loc_t = std::source_location;
+  static loc_t here(loc_t l = loc_t::current()) { return l; }
+
+  // ---- tensors ----
+  template <class T>
+  GlobalTensor global_view(const Ptr<T>& ptr, std::vector<Dim> shape, std::vector<Dim> strides = {},
+                           loc_t loc = loc_t::current()) {
+    return make_global_view(dtype_v<T>, ptr.ir(), shape, strides, SourceLoc::from(loc));
+  }
+  template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, loc_t loc = loc_t::current()) {
+    return make_shared_tensor(dtype_v<T>, shape, SourceLoc::from(loc));
+  }
+  // A register tile filled with `init`, distributed by `layout` (by default over the current
+  // thread group with a coalescing-friendly layout).
+  template <class T>
+  RegisterTensor register_tensor(std::vector<Dim> shape, const TileOperand& init, const Layout& layout = {},
+                                 loc_t loc = loc_t::current()) {
+    return make_register_tensor(dtype_v<T>, shape, init, layout, SourceLoc::from(loc));
+  }
+
+  // ---- data movement ----
+  // The tile of `shape` at `offsets` of `src`; elements outside the view read as `fill`.
+  RegisterTensor load_global(const GlobalTensor& src, std::vector<Dim> offsets, std::vector<Dim> shape,
+                             const Layout& layout = {}, double fill = 0, loc_t loc = loc_t::current());
+  // Writes `src` at `offsets`; elements outside the view are skipped.
+  void store_global(const GlobalTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets,
+                    loc_t loc = loc_t::current());
+  // The tile of `shape` at `offsets` of `src` (the whole tensor by default).
+  RegisterTensor load_shared(const SharedTensor& src, std::vector<Dim> offsets = {}, std::vector<Dim> shape = {},
+                             const Layout& layout = {}, loc_t loc = loc_t::current());
+  void store_shared(const SharedTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets = {},
+                    loc_t loc = loc_t::current());
+
+  // ---- elementwise math ----
+  RegisterTensor where(const TileOperand& cond, const TileOperand& a, const TileOperand& b);
+  RegisterTensor exp(const RegisterTensor& x, loc_t loc = loc_t::current());
+  RegisterTensor exp2(const RegisterTensor& x, loc_t loc = loc_t::current());
+  RegisterTensor log(const RegisterTensor& x, loc_t loc = loc_t::current());
+  RegisterTensor sqrt(const RegisterTensor& x, loc_t loc = loc_t::current());
+  RegisterTensor rsqrt(const RegisterTensor& x, loc_t loc = loc_t::current());
+  RegisterTensor abs(const RegisterTensor& x, loc_t loc = loc_t::current());
+  RegisterTensor maximum(const TileOperand& a, const TileOperand& b);
+  // a * b + c, with a and b broadcast to the shape (and layout) of c.
+  RegisterTensor fma(const TileOperand& a, const TileOperand& b, const RegisterTensor& c);
+  RegisterTensor minimum(const TileOperand& a, const TileOperand& b);
+
+  // ---- reductions over one dimension (the result keeps it with extent 1) ----
+  RegisterTensor sum(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
+  RegisterTensor max(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
+  RegisterTensor min(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
+
+  // Prints the tile from every thread that holds elements of it (debugging).
+  void print(const std::string& label, const RegisterTensor& x, loc_t loc = loc_t::current());
+
+  // ---- synchronization and control ----
+  // Barrier over all threads of the block (__syncthreads).
+  void sync(loc_t loc = loc_t::current());
+  // Threads [begin, begin + count) of the current group run `body`.
+  void thread_group(int begin, int count, const std::function<void()>& body, loc_t loc = loc_t::current());
+  void single_warp(const std::function<void()>& body, loc_t loc = loc_t::current());
+  void single_thread(const std::function<void()>& body, loc_t loc = loc_t::current());
+  void warp_group(int index, const std::function<void()>& body, loc_t loc = loc_t::current());
+  Range range(Dim start, Dim stop, Dim step = 1, int unroll = 0, loc_t loc = loc_t::current()) {
+    return Range(start, stop, step, unroll, SourceLoc::from(loc));
+  }
+  template <class C> requires(detail::is_kernel_scalar<C>)
+  IfBuilder if_(const C& cond, const std::function<void()>& then_body, loc_t loc = loc_t::current()) {
+    return make_if(detail::to_ir<bool>(cond), then_body, SourceLoc::from(loc));
+  }
+  template <class C> requires(detail::is_kernel_scalar<C>)
+  void while_(const std::function<C()>& cond, const std::function<void()>& body, loc_t loc = loc_t::current()) {
+    make_while([&] { return detail::to_ir<bool>(cond()); }, body, SourceLoc::from(loc));
+  }
+
+ private:
+  GlobalTensor make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape, const std::vector<Dim>& strides,
+                                SourceLoc loc);
+  SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, SourceLoc loc);
+  RegisterTensor make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,
+                                      const Layout& layout, SourceLoc loc);
+  RegisterTensor unary_op(ir::UnaryOp op, const RegisterTensor& x, SourceLoc loc);
+  RegisterTensor reduce(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc);
+  IfBuilder make_if(ir::Expr cond, const std::function<void()>& then_body, SourceLoc loc);
+  void make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc);
+};
+
+// Base of every kernel. Data members are hyperparameters; operator() is the body.
+struct Script : Instructions {
+  Attrs attrs;
+  Index3 blockIdx;
+  Index3 gridDim;
+  Script();
+};
+
+// Base of helper objects used inside kernel bodies (their members are kernel variables).
+struct Class : Instructions {};
+
+}  // namespace tessel

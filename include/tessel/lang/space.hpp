@@ -1,0 +1,84 @@
+// Hyperparameter spaces: `tune(label, &S::member, {values})` for one member,
+// `tune(label, {&S::a, &S::b}, {{a0, b0}, {a1, b1}})` for members tuned jointly, and `*` for
+// the Cartesian product (the seeds' stacked @tilus.autotune decorators). Members are identified
+// by member pointers; the label is only for display.
+#pragma once
+
+#include <functional>
+#include <initializer_list>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "tessel/error.hpp"
+
+namespace tessel {
+
+class Space {
+ public:
+  // One assignment of values to members.
+  struct Setting {
+    std::string name;
+    int value;
+    std::function<void(void*)> apply;  // sets the member on a script object
+  };
+  using Candidate = std::vector<Setting>;
+
+  Space() : candidates_{Candidate{}} {}
+  explicit Space(std::vector<Candidate> c) : candidates_(std::move(c)) {}
+
+  const std::vector<Candidate>& candidates() const { return candidates_; }
+  size_t size() const { return candidates_.size(); }
+  Space operator*(const Space& other) const;
+
+  static std::string describe(const Candidate& c);  // "block_m=128, block_n=64"
+
+ private:
+  std::vector<Candidate> candidates_;
+};
+
+namespace detail {
+std::vector<std::string> split_label(const std::string& label);
+}
+
+template <class S>
+Space tune(const std::string& label, int S::*member, std::vector<int> values,
+           std::source_location loc = std::source_location::current()) {
+  const auto names = detail::split_label(label);
+  if (names.size() != 1)
+    throw Error(SourceLoc::from(loc), fmt::format("tune(\"{}\"): the label names {} hyperparameters but one member "
+                                                  "pointer is given",
+                                                  label, names.size()));
+  if (values.empty()) throw Error(SourceLoc::from(loc), fmt::format("tune(\"{}\"): no values given", label));
+  std::vector<Space::Candidate> out;
+  for (int v : values)
+    out.push_back({Space::Setting{names[0], v, [member, v](void* s) { static_cast<S*>(s)->*member = v; }}});
+  return Space(std::move(out));
+}
+
+template <class S>
+Space tune(const std::string& label, std::vector<int S::*> members, std::vector<std::vector<int>> values,
+           std::source_location loc = std::source_location::current()) {
+  const auto names = detail::split_label(label);
+  const SourceLoc l = SourceLoc::from(loc);
+  if (names.size() != members.size())
+    throw Error(l, fmt::format("tune(\"{}\"): the label names {} hyperparameters but {} member pointers are given",
+                               label, names.size(), members.size()));
+  if (values.empty()) throw Error(l, fmt::format("tune(\"{}\"): no values given", label));
+  std::vector<Space::Candidate> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].size() != members.size())
+      throw Error(l, fmt::format("tune(\"{}\"): candidate {} has {} values for {} hyperparameters", label, i,
+                                 values[i].size(), members.size()));
+    Space::Candidate c;
+    for (size_t j = 0; j < members.size(); ++j) {
+      const int v = values[i][j];
+      auto m = members[j];
+      c.push_back({names[j], v, [m, v](void* s) { static_cast<S*>(s)->*m = v; }});
+    }
+    out.push_back(std::move(c));
+  }
+  return Space(std::move(out));
+}
+
+}  // namespace tessel

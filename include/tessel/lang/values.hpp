@@ -1,0 +1,210 @@
+// Kernel scalar values. `Expr<T>` is a kernel expression of element type T (a temporary);
+// `Var<T>` is a mutable kernel variable (Int32, UInt32, Float32 are Var aliases);
+// `Ptr<T>` is a pointer to global memory. Plain C++ values (int, float, bool) are trace-time
+// constants and mix freely with kernel values.
+#pragma once
+
+#include <source_location>
+#include <type_traits>
+
+#include "tessel/ir/ir.hpp"
+#include "tessel/lang/builder.hpp"
+
+namespace tessel {
+
+template <class T> class Expr;
+template <class T> class Var;
+template <class T> class Ptr;
+
+namespace detail {
+template <class X> struct kernel_elem { using type = void; };
+template <class T> struct kernel_elem<Expr<T>> { using type = T; };
+template <class T> struct kernel_elem<Var<T>> { using type = T; };
+template <class X> using kernel_elem_t = typename kernel_elem<std::remove_cvref_t<X>>::type;
+template <class X> inline constexpr bool is_kernel_scalar = !std::is_void_v<kernel_elem_t<X>>;
+template <class X> inline constexpr bool is_literal = std::is_arithmetic_v<std::remove_cvref_t<X>>;
+
+template <class T> constexpr DType cpp_dtype() {
+  if constexpr (std::is_same_v<T, bool>) return DType::Bool;
+  else if constexpr (std::is_floating_point_v<T>) return DType::F32;
+  else if constexpr (std::is_unsigned_v<T> && sizeof(T) <= 4) return DType::U32;
+  else if constexpr (sizeof(T) <= 4) return DType::I32;
+  else return DType::I64;
+}
+
+// The element type of a binary operation on A and B: a literal adopts the kernel operand's type.
+template <class A, class B> struct result_elem {
+  using TA = kernel_elem_t<A>;
+  using TB = kernel_elem_t<B>;
+  template <class X, class Y> static auto pick() {
+    if constexpr (std::is_void_v<Y>) return X{};
+    else if constexpr (std::is_void_v<X>) return Y{};
+    else if constexpr (std::is_same_v<X, Y>) return X{};
+    else if constexpr (std::is_floating_point_v<X> || std::is_floating_point_v<Y>) return float{};
+    else if constexpr (sizeof(X) == 8 || sizeof(Y) == 8) return int64_t{};
+    else if constexpr (std::is_unsigned_v<X> || std::is_unsigned_v<Y>) return uint32_t{};
+    else return int32_t{};
+  }
+  using type = decltype(pick<TA, TB>());
+};
+
+// IR for a kernel value or literal, with literals given the element type `T`.
+template <class T, class X> ir::Expr to_ir(const X& x) {
+  if constexpr (is_kernel_scalar<X>) {
+    ir::Expr e = x.ir();
+    return e->type.dtype == dtype_v<T> ? e : ir::cast(dtype_v<T>, e);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return ir::const_float(double(x), dtype_v<T>);
+  } else {
+    return ir::const_int(int64_t(x), dtype_v<T>);
+  }
+}
+}  // namespace detail
+
+template <class T> class Expr {
+ public:
+  using element_type = T;
+  explicit Expr(ir::Expr e) : e_(std::move(e)) {}
+  template <class L> requires detail::is_literal<L>
+  Expr(L v) : e_(detail::to_ir<T>(v)) {}
+  const ir::Expr& ir() const { return e_; }
+  // A kernel condition cannot steer C++ control flow: use if_/while_ instead.
+  explicit operator bool() const = delete;
+
+ private:
+  ir::Expr e_;
+};
+
+template <class T> class Var {
+ public:
+  using element_type = T;
+  Var(std::source_location loc = std::source_location::current()) : Var(T{}, loc) {}
+  template <class X> requires(detail::is_kernel_scalar<X> || detail::is_literal<X>)
+  Var(const X& init, std::source_location loc = std::source_location::current()) {
+    declare(detail::to_ir<T>(init), SourceLoc::from(loc));
+  }
+  Var(const Var& other, std::source_location loc = std::source_location::current()) {
+    declare(other.ir(), SourceLoc::from(loc));
+  }
+  Var(Var&&) = default;
+
+  template <class X> requires(detail::is_kernel_scalar<X> || detail::is_literal<X>)
+  Var& operator=(const X& v) { return assign(detail::to_ir<T>(v)); }
+  Var& operator=(const Var& v) { return assign(v.ir()); }
+
+  template <class X> Var& operator+=(const X& v) { return assign(ir::binary(ir::BinaryOp::Add, ir(), detail::to_ir<T>(v))); }
+  template <class X> Var& operator-=(const X& v) { return assign(ir::binary(ir::BinaryOp::Sub, ir(), detail::to_ir<T>(v))); }
+  template <class X> Var& operator*=(const X& v) { return assign(ir::binary(ir::BinaryOp::Mul, ir(), detail::to_ir<T>(v))); }
+  template <class X> Var& operator^=(const X& v) { return assign(ir::binary(ir::BinaryOp::BitXor, ir(), detail::to_ir<T>(v))); }
+
+  operator Expr<T>() const { return Expr<T>(ir()); }
+  ir::Expr ir() const { return var_; }
+  const ir::Var& var() const { return var_; }
+  explicit operator bool() const = delete;
+
+  // A handle to an existing variable (a parameter or loop variable): declares nothing.
+  static Var bind(ir::Var v) { return Var(std::move(v), Bind{}); }
+
+ private:
+  struct Bind {};
+  Var(ir::Var v, Bind) : var_(std::move(v)) {}
+  void declare(ir::Expr init, SourceLoc loc) {
+    Builder& b = Builder::current(loc);
+    var_ = ir::make_var(ir::Type{dtype_v<T>}, "v", loc);
+    b.emit(std::make_shared<ir::DeclareNode>(loc, var_, std::move(init)));
+  }
+  Var& assign(ir::Expr v) {
+    Builder::current(var_->loc).emit(std::make_shared<ir::AssignNode>(var_->loc, var_, std::move(v)));
+    return *this;
+  }
+  ir::Var var_;
+};
+
+using Int32 = Var<int32_t>;
+using UInt32 = Var<uint32_t>;
+using Float32 = Var<float>;
+
+// A pointer to global memory holding T elements (a run-time parameter).
+template <class T> class Ptr {
+ public:
+  using element_type = T;
+  static Ptr bind(ir::Var v) { return Ptr(std::move(v)); }
+  ir::Expr ir() const { return var_; }
+
+ private:
+  explicit Ptr(ir::Var v) : var_(std::move(v)) {}
+  ir::Var var_;
+};
+
+// ---- operators ---------------------------------------------------------------------------
+
+template <class A, class B>
+concept KernelOperands = (detail::is_kernel_scalar<A> || detail::is_kernel_scalar<B>) &&
+                         (detail::is_kernel_scalar<A> || detail::is_literal<A>) &&
+                         (detail::is_kernel_scalar<B> || detail::is_literal<B>);
+
+#define TESSEL_ARITH_OP(sym, op)                                                                 \
+  template <class A, class B> requires KernelOperands<A, B>                                     \
+  Expr<typename detail::result_elem<A, B>::type> operator sym(const A& a, const B& b) {          \
+    using R = typename detail::result_elem<A, B>::type;                                          \
+    return Expr<R>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b)));      \
+  }
+TESSEL_ARITH_OP(+, Add)
+TESSEL_ARITH_OP(-, Sub)
+TESSEL_ARITH_OP(*, Mul)
+TESSEL_ARITH_OP(/, Div)
+TESSEL_ARITH_OP(%, Mod)
+TESSEL_ARITH_OP(&, BitAnd)
+TESSEL_ARITH_OP(|, BitOr)
+TESSEL_ARITH_OP(^, BitXor)
+TESSEL_ARITH_OP(<<, Shl)
+TESSEL_ARITH_OP(>>, Shr)
+#undef TESSEL_ARITH_OP
+
+#define TESSEL_COMPARE_OP(sym, op)                                                               \
+  template <class A, class B> requires KernelOperands<A, B>                                     \
+  Expr<bool> operator sym(const A& a, const B& b) {                                              \
+    using R = typename detail::result_elem<A, B>::type;                                          \
+    return Expr<bool>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b)));   \
+  }
+TESSEL_COMPARE_OP(==, Eq)
+TESSEL_COMPARE_OP(!=, Ne)
+TESSEL_COMPARE_OP(<, Lt)
+TESSEL_COMPARE_OP(<=, Le)
+TESSEL_COMPARE_OP(>, Gt)
+TESSEL_COMPARE_OP(>=, Ge)
+#undef TESSEL_COMPARE_OP
+
+template <class A, class B> requires KernelOperands<A, B>
+Expr<bool> operator&&(const A& a, const B& b) {
+  return Expr<bool>(ir::binary(ir::BinaryOp::And, detail::to_ir<bool>(a), detail::to_ir<bool>(b)));
+}
+template <class A, class B> requires KernelOperands<A, B>
+Expr<bool> operator||(const A& a, const B& b) {
+  return Expr<bool>(ir::binary(ir::BinaryOp::Or, detail::to_ir<bool>(a), detail::to_ir<bool>(b)));
+}
+template <class A> requires detail::is_kernel_scalar<A>
+Expr<bool> operator!(const A& a) { return Expr<bool>(ir::unary(ir::UnaryOp::Not, detail::to_ir<bool>(a))); }
+template <class A> requires detail::is_kernel_scalar<A>
+Expr<detail::kernel_elem_t<A>> operator-(const A& a) {
+  return Expr<detail::kernel_elem_t<A>>(ir::unary(ir::UnaryOp::Neg, a.ir()));
+}
+
+// Integer ceiling division, the usual way to size a grid.
+template <class A, class B> requires KernelOperands<A, B>
+Expr<typename detail::result_elem<A, B>::type> cdiv(const A& a, const B& b) {
+  return (a + b - 1) / b;
+}
+inline int cdiv(int a, int b) { return (a + b - 1) / b; }
+
+// Trace-time conditional selection of kernel values: cond ? a : b.
+template <class C, class A, class B> requires KernelOperands<A, B>
+Expr<typename detail::result_elem<A, B>::type> select(const C& cond, const A& a, const B& b) {
+  using R = typename detail::result_elem<A, B>::type;
+  return Expr<R>(ir::select(detail::to_ir<bool>(cond), detail::to_ir<R>(a), detail::to_ir<R>(b)));
+}
+
+template <class T, class X> requires detail::is_kernel_scalar<X>
+Expr<T> cast(const X& x) { return Expr<T>(ir::cast(dtype_v<T>, x.ir())); }
+
+}  // namespace tessel

@@ -1,0 +1,35 @@
+// The lowering pipeline: the passes a traced kernel goes through before code generation or
+// simulation, as a list (see src/passes/pipeline.cpp).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessel/ir/ir.hpp"
+
+namespace tessel::passes {
+
+struct PassContext {
+  ir::Arch arch = ir::Arch::Sm90a;
+};
+
+struct Pass {
+  const char* name;
+  std::function<ir::Kernel(const ir::Kernel&, const PassContext&)> run;
+};
+
+// The pass list, in order.
+const std::vector<Pass>& pipeline();
+
+// Runs every pass, verifying the IR after each one. With TESSEL_DUMP_IR=<dir>, writes the IR
+// before the first pass and after each pass that changed it to <dir>/<kernel>.<NN>.<pass>.ir.
+struct PassTiming { std::string name; double milliseconds; bool changed; };
+ir::Kernel lower(const ir::Kernel& k, const PassContext& ctx, std::vector<PassTiming>* timings = nullptr);
+
+// The individual passes (one per file).
+ir::Kernel inline_grid_values(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel simplify_scalars(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel plan_shared_memory(const ir::Kernel& k, const PassContext& ctx);
+
+}  // namespace tessel::passes

@@ -1,0 +1,10 @@
+// tessel: a tile-level GPU kernel language embedded in C++. Include this header to write and run
+// kernels; see docs/ for the language, the architecture and the simulator.
+#pragma once
+
+#include "tessel/dtype.hpp"
+#include "tessel/error.hpp"
+#include "tessel/lang/script.hpp"
+#include "tessel/lang/space.hpp"
+#include "tessel/runtime/device.hpp"
+#include "tessel/runtime/kernel.hpp"

@@ -1,0 +1,47 @@
+// The device header of generated kernels: element types and the few helpers the emitter uses.
+// Half-precision types are defined here (as bit patterns converted with PTX cvt) rather than taken
+// from cuda_fp16.h, which keeps NVRTC compile times low and the header identical on every target.
+#include "tessel/codegen/cuda.hpp"
+
+namespace tessel::codegen {
+
+const std::string& device_header() {
+  static const std::string text = R"CUDA(#pragma once
+typedef signed char int8_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+
+// IEEE half: arithmetic happens in f32; conversions round to nearest even.
+struct tessel_f16 {
+  unsigned short bits;
+  tessel_f16() = default;
+  __device__ explicit tessel_f16(float v) { asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(v)); }
+  __device__ explicit operator float() const {
+    float v;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"(bits));
+    return v;
+  }
+};
+
+// bfloat16: arithmetic happens in f32; conversions round to nearest even.
+struct tessel_bf16 {
+  unsigned short bits;
+  tessel_bf16() = default;
+  __device__ explicit tessel_bf16(float v) {
+    unsigned int x = __float_as_uint(v);
+    bits = (x & 0x7fffffffu) > 0x7f800000u ? (unsigned short)((x >> 16) | 0x40u)
+                                            : (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+  }
+  __device__ explicit operator float() const { return __uint_as_float((unsigned int)bits << 16); }
+};
+
+template <class T> __device__ __forceinline__ T tessel_shfl_xor(unsigned mask, T v, int lane_mask) {
+  return __shfl_xor_sync(mask, v, lane_mask);
+}
+)CUDA";
+  return text;
+}
+
+}  // namespace tessel::codegen

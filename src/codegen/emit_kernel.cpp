@@ -1,0 +1,229 @@
+// Kernel structure, scalar expressions and control flow.
+#include <cctype>
+
+#include "emitter.hpp"
+
+namespace tessel::codegen {
+
+std::string c_type(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::I32: return "int32_t";
+    case DType::U32: return "uint32_t";
+    case DType::I64: return "int64_t";
+    case DType::F16: return "tessel_f16";
+    case DType::BF16: return "tessel_bf16";
+    case DType::F32: return "float";
+  }
+  return "?";
+}
+
+std::string arith_type(DType t) { return t == DType::F16 || t == DType::BF16 ? "float" : c_type(t); }
+
+std::string to_storage(DType t, const std::string& v) {
+  return t == DType::F16 || t == DType::BF16 ? fmt::format("{}({})", c_type(t), v) : v;
+}
+
+std::string to_arith(DType t, const std::string& v) {
+  return t == DType::F16 || t == DType::BF16 ? fmt::format("float({})", v) : v;
+}
+
+std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const std::string& b) {
+  using ir::BinaryOp;
+  static const std::map<BinaryOp, const char*> infix = {
+      {BinaryOp::Add, "+"},  {BinaryOp::Sub, "-"},    {BinaryOp::Mul, "*"},   {BinaryOp::Div, "/"},
+      {BinaryOp::Mod, "%"},  {BinaryOp::BitAnd, "&"}, {BinaryOp::BitOr, "|"}, {BinaryOp::BitXor, "^"},
+      {BinaryOp::Shl, "<<"}, {BinaryOp::Shr, ">>"},   {BinaryOp::Eq, "=="},   {BinaryOp::Ne, "!="},
+      {BinaryOp::Lt, "<"},   {BinaryOp::Le, "<="},    {BinaryOp::Gt, ">"},    {BinaryOp::Ge, ">="},
+      {BinaryOp::And, "&&"}, {BinaryOp::Or, "||"}};
+  if (op == BinaryOp::Min) return is_float(t) ? fmt::format("fminf({}, {})", a, b) : fmt::format("min({}, {})", a, b);
+  if (op == BinaryOp::Max) return is_float(t) ? fmt::format("fmaxf({}, {})", a, b) : fmt::format("max({}, {})", a, b);
+  if (op == BinaryOp::Mod && is_float(t)) return fmt::format("fmodf({}, {})", a, b);
+  return fmt::format("({} {} {})", a, infix.at(op), b);
+}
+
+std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a) {
+  using ir::UnaryOp;
+  switch (op) {
+    case UnaryOp::Neg: return fmt::format("(-{})", a);
+    case UnaryOp::Not: return fmt::format("(!{})", a);
+    case UnaryOp::BitNot: return fmt::format("(~{})", a);
+    case UnaryOp::Exp: return fmt::format("expf({})", a);
+    case UnaryOp::Exp2: return fmt::format("exp2f({})", a);
+    case UnaryOp::Log: return fmt::format("logf({})", a);
+    case UnaryOp::Sqrt: return fmt::format("sqrtf({})", a);
+    case UnaryOp::Rsqrt: return fmt::format("rsqrtf({})", a);
+    case UnaryOp::Abs: return is_float(t) ? fmt::format("fabsf({})", a) : fmt::format("abs({})", a);
+  }
+  return a;
+}
+
+std::string Emitter::name(const void* object, const std::string& hint) {
+  auto it = names_.find(object);
+  if (it != names_.end()) return it->second;
+  std::string base;
+  for (char c : hint) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v" + base;
+  std::string n = base;
+  for (int i = 1; used_.count(n); ++i) n = fmt::format("{}_{}", base, i);
+  used_.insert(n);
+  names_[object] = n;
+  return n;
+}
+
+std::string Emitter::thread_in_group() const {
+  return group().begin == 0 ? "int(threadIdx.x)" : fmt::format("(int(threadIdx.x) - {})", group().begin);
+}
+
+std::string Emitter::expr(const ir::Expr& e) {
+  switch (e->kind) {
+    case ir::NodeKind::Const: {
+      auto& n = static_cast<const ir::ConstNode&>(*e);
+      switch (n.type.dtype) {
+        case DType::Bool: return n.i ? "true" : "false";
+        case DType::I32: return n.i == INT32_MIN ? "(-2147483647 - 1)" : fmt::format("{}", n.i);
+        case DType::U32: return fmt::format("{}u", n.i);
+        case DType::I64: return fmt::format("{}ll", n.i);
+        case DType::F32: return fmt::format("{:.9g}f", n.f);
+        default: return to_storage(n.type.dtype, fmt::format("{:.9g}f", n.f));
+      }
+    }
+    case ir::NodeKind::Var: {
+      auto& n = static_cast<const ir::VarNode&>(*e);
+      return name(&n, n.name);
+    }
+    case ir::NodeKind::Binary: {
+      auto& n = static_cast<const ir::BinaryNode&>(*e);
+      if (n.a->type.pointer) return binary_expr(n.op, DType::I64, expr(n.a), expr(n.b));
+      const DType t = ir::promote(n.a->type.dtype, n.b->type.dtype);
+      std::string r = binary_expr(n.op, t, to_arith(n.a->type.dtype, expr(n.a)), to_arith(n.b->type.dtype, expr(n.b)));
+      return ir::is_comparison(n.op) ? r : to_storage(n.type.dtype, r);
+    }
+    case ir::NodeKind::Unary: {
+      auto& n = static_cast<const ir::UnaryNode&>(*e);
+      return to_storage(n.type.dtype, unary_expr(n.op, n.a->type.dtype, to_arith(n.a->type.dtype, expr(n.a))));
+    }
+    case ir::NodeKind::Select: {
+      auto& n = static_cast<const ir::SelectNode&>(*e);
+      return fmt::format("({} ? {} : {})", expr(n.cond), expr(n.a), expr(n.b));
+    }
+    case ir::NodeKind::Cast: {
+      auto& n = static_cast<const ir::CastNode&>(*e);
+      return to_storage(n.type.dtype, fmt::format("({})({})", arith_type(n.type.dtype), to_arith(n.a->type.dtype, expr(n.a))));
+    }
+    case ir::NodeKind::Builtin: {
+      static const char* names[] = {"int(blockIdx.x)", "int(blockIdx.y)", "int(blockIdx.z)",
+                                    "int(gridDim.x)",  "int(gridDim.y)",  "int(gridDim.z)"};
+      return names[int(static_cast<const ir::BuiltinNode&>(*e).which)];
+    }
+    default: TESSEL_CHECK(false, "not an expression: {}", ir::kind_name(e->kind));
+  }
+}
+
+void Emitter::header(const ir::StmtNode& s, const std::string& what) {
+  const Group g = group();
+  std::string who = g.count == 1 ? fmt::format("thread {}", g.begin)
+                    : g.count % 32 == 0 && g.begin % 32 == 0
+                        ? fmt::format("warps {}..{}", g.begin / 32, (g.begin + g.count) / 32 - 1)
+                        : fmt::format("threads {}..{}", g.begin, g.begin + g.count - 1);
+  line(fmt::format("// {} [{}] ({})", what, who, s.loc.str()));
+}
+
+void Emitter::stmt(const ir::Stmt& s) {
+  switch (s->kind) {
+    case ir::NodeKind::Seq:
+      for (const ir::Stmt& c : static_cast<const ir::SeqNode&>(*s).stmts) stmt(c);
+      return;
+    case ir::NodeKind::Declare: {
+      auto& n = static_cast<const ir::DeclareNode&>(*s);
+      line(fmt::format("{} {} = {};", c_type(n.var->type.dtype), expr(n.var), expr(n.init)));
+      return;
+    }
+    case ir::NodeKind::Assign: {
+      auto& n = static_cast<const ir::AssignNode&>(*s);
+      line(fmt::format("{} = {};", expr(n.var), to_storage(n.var->type.dtype, fmt::format("({})({})",
+                                                   arith_type(n.var->type.dtype), to_arith(n.value->type.dtype, expr(n.value))))));
+      return;
+    }
+    case ir::NodeKind::For: {
+      auto& n = static_cast<const ir::ForNode&>(*s);
+      int64_t step = 0;
+      const std::string v = expr(n.var);
+      std::string cond;
+      if (ir::as_const_int(n.step, &step)) cond = fmt::format("{} {} {}", v, step > 0 ? "<" : ">", expr(n.stop));
+      else cond = fmt::format("({0} > 0 ? {1} < {2} : {1} > {2})", expr(n.step), v, expr(n.stop));
+      if (n.unroll > 0) line(fmt::format("#pragma unroll {}", n.unroll));
+      open(fmt::format("for (int32_t {0} = {1}; {2}; {0} += {3})", v, expr(n.start), cond, expr(n.step)));
+      stmt(n.body);
+      close();
+      return;
+    }
+    case ir::NodeKind::If: {
+      auto& n = static_cast<const ir::IfNode&>(*s);
+      open(fmt::format("if ({})", expr(n.cond)));
+      stmt(n.then_case);
+      if (n.else_case) {
+        close(" else {");
+        ++indent;
+        stmt(n.else_case);
+      }
+      close();
+      return;
+    }
+    case ir::NodeKind::While: {
+      auto& n = static_cast<const ir::WhileNode&>(*s);
+      open(fmt::format("while ({})", expr(n.cond)));
+      stmt(n.body);
+      close();
+      return;
+    }
+    case ir::NodeKind::ThreadGroup: {
+      auto& n = static_cast<const ir::ThreadGroupNode&>(*s);
+      line(fmt::format("// thread group: threads {}..{} ({})", n.begin, n.begin + n.count - 1, n.loc.str()));
+      open(fmt::format("if (threadIdx.x >= {} && threadIdx.x < {})", n.begin, n.begin + n.count));
+      groups.push_back({n.begin, n.count});
+      stmt(n.body);
+      groups.pop_back();
+      close();
+      return;
+    }
+#define TESSEL_INSTR(Name)                                       \
+  case ir::NodeKind::Name:                                       \
+    emit_##Name(*this, static_cast<const ir::Name##Node&>(*s));   \
+    return;
+#include "tessel/ir/nodes.def"
+    default: TESSEL_CHECK(false, "not a statement: {}", ir::kind_name(s->kind));
+  }
+}
+
+std::vector<ir::NodeKind> emitted_instructions() {
+  return {
+#define TESSEL_INSTR(Name) ir::NodeKind::Name,
+#include "tessel/ir/nodes.def"
+  };
+}
+
+CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch) {
+  TESSEL_CHECK(k.shared_bytes >= 0, "kernel {} reached code generation without a shared-memory plan", k.name);
+  Emitter e(arch);
+  CudaModule m;
+  m.kernel_name = e.name(&k, "tessel_" + k.name);
+  std::vector<std::string> params;
+  for (const ir::Var& p : k.params)
+    params.push_back(fmt::format("{}{} {}", c_type(p->type.dtype), p->type.pointer ? "*" : "", e.name(p.get(), p->name)));
+  e.line(fmt::format("// Generated by tessel {} for {} from kernel {} ({}).", TESSEL_VERSION, ir::arch_name(arch), k.name,
+                     k.loc.str()));
+  e.line(fmt::format("#include \"{}\"", kDeviceHeaderName));
+  e.line("");
+  e.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({})", k.threads(), m.kernel_name,
+                     fmt::join(params, ", ")));
+  if (k.shared_bytes > 0) e.line("extern __shared__ __align__(128) unsigned char tessel_smem[];");
+  e.groups.push_back({0, k.threads()});
+  e.stmt(k.body);
+  e.close();
+  m.source = std::move(e.out);
+  m.headers = {{kDeviceHeaderName, device_header()}};
+  return m;
+}
+
+}  // namespace tessel::codegen

@@ -1,0 +1,103 @@
+// Data movement between global memory, shared memory and register tiles.
+#include <cmath>
+
+#include "emitter.hpp"
+
+namespace tessel::codegen {
+
+namespace {
+
+// The shared-memory pointer of element 0 of `s`.
+std::string shared_base(Emitter& e, const ir::SharedTensor& s) {
+  const int64_t offset = e.shared_offsets.at(s->allocation());
+  std::string p = fmt::format("reinterpret_cast<{}*>(tessel_smem + {})", c_type(s->dtype), offset);
+  return s->offset ? fmt::format("({} + {})", p, e.expr(s->offset)) : p;
+}
+
+// Opens a per-thread loop over the tile's slots with `c0..cN` the element's coordinates in the
+// source/destination (tile coordinates plus offsets).
+void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets) {
+  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line("#pragma unroll");
+  e.open(fmt::format("for (int l = 0; l < {}; ++l)", tile->layout.local_size()));
+  const auto c = tile->layout.coord_exprs("t", "l");
+  for (size_t d = 0; d < c.size(); ++d) {
+    const std::string off = e.expr(offsets[d]);
+    e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
+  }
+}
+
+std::string global_index(Emitter& e, const ir::GlobalTensor& g) {
+  std::vector<std::string> terms;
+  for (int d = 0; d < g->rank(); ++d) terms.push_back(fmt::format("int64_t(c{}) * {}", d, e.expr(g->strides[d])));
+  return fmt::format("{}", fmt::join(terms, " + "));
+}
+
+std::string in_bounds(Emitter& e, const ir::GlobalTensor& g) {
+  std::vector<std::string> conds;
+  for (int d = 0; d < g->rank(); ++d) conds.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
+  return fmt::format("{}", fmt::join(conds, " && "));
+}
+
+std::string shared_index(const ir::SharedTensor& s) {
+  std::vector<std::string> terms;
+  for (int d = 0; d < s->rank(); ++d) terms.push_back(fmt::format("c{} * {}", d, s->strides[d]));
+  return fmt::format("{}", fmt::join(terms, " + "));
+}
+
+}  // namespace
+
+void emit_AllocShared(Emitter& e, const ir::AllocSharedNode& n) {
+  TESSEL_CHECK(n.offset >= 0, "shared tensor {} was not planned", n.tensor->name);
+  e.shared_offsets[n.tensor.get()] = n.offset;
+  e.line(fmt::format("// shared {}<{}>[{}] at byte {} ({})", e.name(n.tensor.get(), n.tensor->name),
+                     dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset, n.loc.str()));
+}
+
+void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
+  e.header(n, "load_global");
+  e.declare_tile(n.out);
+  e.open("");
+  open_slot_loop(e, n.out, n.offsets);
+  const std::string fill = std::isinf(n.fill) ? (n.fill > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)")
+                                                : fmt::format("{:.9g}", n.fill);
+  e.line(fmt::format("{}[l] = ({}) ? {}[{}] : {};", e.tile(n.out), in_bounds(e, n.src), e.expr(n.src->ptr),
+                     global_index(e, n.src), to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), fill))));
+  e.close();
+  e.close();
+}
+
+void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
+  e.header(n, "store_global");
+  e.open("");
+  open_slot_loop(e, n.src, n.offsets);
+  e.line(fmt::format("if ({}) {}[{}] = {}[l];", in_bounds(e, n.dst), e.expr(n.dst->ptr), global_index(e, n.dst),
+                     e.tile(n.src)));
+  e.close();
+  e.close();
+}
+
+void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
+  e.header(n, "load_shared");
+  e.declare_tile(n.out);
+  e.open("");
+  open_slot_loop(e, n.out, n.offsets);
+  e.line(fmt::format("{}[l] = {}[{}];", e.tile(n.out), shared_base(e, n.src), shared_index(n.src)));
+  e.close();
+  e.close();
+}
+
+void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
+  e.header(n, "store_shared");
+  e.open("");
+  open_slot_loop(e, n.src, n.offsets);
+  e.line(fmt::format("{}[{}] = {}[l];", shared_base(e, n.dst), shared_index(n.dst), e.tile(n.src)));
+  e.close();
+  e.close();
+}
+
+void emit_Sync(Emitter& e, const ir::SyncNode& n) {
+  e.line(fmt::format("__syncthreads();  // sync ({})", n.loc.str()));
+}
+
+}  // namespace tessel::codegen

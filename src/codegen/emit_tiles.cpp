@@ -1,0 +1,141 @@
+// Register-tile instructions: creation, elementwise math, casts, copies and printing.
+#include <functional>
+
+#include "emitter.hpp"
+
+namespace tessel::codegen {
+
+void Emitter::declare_tile(const ir::RegisterTensor& t) {
+  line(fmt::format("{} {}[{}];  // {} {}", c_type(t->dtype), tile(t), t->layout.local_size(), dtype_name(t->dtype),
+                   t->layout.str()));
+}
+
+std::vector<int> Emitter::broadcast_slots(const ir::RegisterTensor& operand, const Layout& out) {
+  const Layout& in = operand->layout;
+  std::vector<int> slots(out.local_size(), -1);
+  for (int l = 0; l < out.local_size(); ++l)
+    for (int t = 0; t < out.num_threads(); ++t) {
+      std::vector<int> c = out.coords(t, l);
+      for (int d = 0; d < in.rank(); ++d)
+        if (in.shape()[d] == 1) c[d] = 0;
+      int slot = -1;
+      TESSEL_CHECK(in.holds(t, c, &slot), "operand {} lacks an element for thread {}", operand->name, t);
+      if (slots[l] < 0) slots[l] = slot;
+      if (slots[l] != slot)
+        throw Error(operand->loc, fmt::format("tile {} ({}) is broadcast to {} with a register mapping that differs "
+                                              "between threads; give it the reduced layout of the result",
+                                              operand->name, in.str(), out.str()));
+    }
+  return slots;
+}
+
+std::string Emitter::operand(const ir::Operand& o, const Layout& out, const std::string& l) {
+  if (o.scalar) return to_arith(o.scalar->type.dtype, expr(o.scalar));
+  return to_arith(o.tensor->dtype, fmt::format("{}[{}]", tile(o.tensor), l));
+}
+
+namespace {
+
+// Emits `out[l] = f(l, slot of each operand)` over the output's slots: one loop when every
+// operand shares the output's layout, unrolled statements with resolved slots otherwise.
+void for_each_slot(Emitter& e, const ir::RegisterTensor& out, const std::vector<const ir::Operand*>& ops,
+                   const std::function<std::string(const std::vector<std::string>&)>& value) {
+  bool same = true;
+  for (const ir::Operand* o : ops) same &= !o->tensor || o->tensor->layout == out->layout;
+  const int n = out->layout.local_size();
+  if (same) {
+    std::vector<std::string> args;
+    for (const ir::Operand* o : ops) args.push_back(e.operand(*o, out->layout, "l"));
+    e.line("#pragma unroll");
+    e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n, e.tile(out), to_storage(out->dtype, value(args))));
+    return;
+  }
+  std::vector<std::vector<int>> slots;
+  for (const ir::Operand* o : ops)
+    slots.push_back(o->tensor ? e.broadcast_slots(o->tensor, out->layout) : std::vector<int>{});
+  for (int l = 0; l < n; ++l) {
+    std::vector<std::string> args;
+    for (size_t i = 0; i < ops.size(); ++i)
+      args.push_back(e.operand(*ops[i], out->layout, ops[i]->tensor ? std::to_string(slots[i][l]) : ""));
+    e.line(fmt::format("{}[{}] = {};", e.tile(out), l, to_storage(out->dtype, value(args))));
+  }
+}
+
+}  // namespace
+
+void emit_AllocRegister(Emitter& e, const ir::AllocRegisterNode& n) {
+  e.header(n, "register tile");
+  e.declare_tile(n.out);
+  e.line("#pragma unroll");
+  e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n.out->layout.local_size(), e.tile(n.out),
+                     to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype),
+                                                          to_arith(n.init->type.dtype, e.expr(n.init))))));
+}
+
+void emit_ElementwiseBinary(Emitter& e, const ir::ElementwiseBinaryNode& n) {
+  e.header(n, std::string(ir::op_name(n.op)));
+  e.declare_tile(n.out);
+  const DType t = n.a.dtype();
+  for_each_slot(e, n.out, {&n.a, &n.b}, [&](const std::vector<std::string>& v) {
+    return binary_expr(n.op, t, v[0], v[1]);
+  });
+}
+
+void emit_ElementwiseUnary(Emitter& e, const ir::ElementwiseUnaryNode& n) {
+  e.header(n, std::string(ir::op_name(n.op)));
+  e.declare_tile(n.out);
+  const ir::Operand a{n.a, nullptr};
+  for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) { return unary_expr(n.op, n.a->dtype, v[0]); });
+}
+
+void emit_Where(Emitter& e, const ir::WhereNode& n) {
+  e.header(n, "where");
+  e.declare_tile(n.out);
+  for_each_slot(e, n.out, {&n.cond, &n.a, &n.b}, [&](const std::vector<std::string>& v) {
+    return fmt::format("({} ? {} : {})", v[0], v[1], v[2]);
+  });
+}
+
+void emit_Fma(Emitter& e, const ir::FmaNode& n) {
+  e.header(n, "fma");
+  e.declare_tile(n.out);
+  const ir::Operand c{n.c, nullptr};
+  for_each_slot(e, n.out, {&n.a, &n.b, &c}, [&](const std::vector<std::string>& v) {
+    return is_float(n.out->dtype) ? fmt::format("fmaf({}, {}, {})", v[0], v[1], v[2])
+                                  : fmt::format("({} * {} + {})", v[0], v[1], v[2]);
+  });
+}
+
+void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
+  e.header(n, fmt::format("cast {} -> {}", dtype_name(n.a->dtype), dtype_name(n.out->dtype)));
+  e.declare_tile(n.out);
+  const ir::Operand a{n.a, nullptr};
+  for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) {
+    return fmt::format("({})({})", arith_type(n.out->dtype), v[0]);
+  });
+}
+
+void emit_CopyRegister(Emitter& e, const ir::CopyRegisterNode& n) {
+  e.header(n, "copy");
+  e.line("#pragma unroll");
+  e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}[l];", n.dst->layout.local_size(), e.tile(n.dst),
+                     e.tile(n.src)));
+}
+
+void emit_PrintTensor(Emitter& e, const ir::PrintTensorNode& n) {
+  e.header(n, "print");
+  const Layout& lay = n.tensor->layout;
+  e.open("");
+  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.open(fmt::format("for (int l = 0; l < {}; ++l)", lay.local_size()));
+  const auto c = lay.coord_exprs("t", "l");
+  std::vector<std::string> fmts(c.size(), "%d");
+  const bool f = is_float(n.tensor->dtype);
+  std::string value = f ? fmt::format("(double)float({}[l])", e.tile(n.tensor)) : fmt::format("(long long)({}[l])", e.tile(n.tensor));
+  e.line(fmt::format("printf(\"{} [block %d, thread %d] [{}] = {}\\n\", int(blockIdx.x), int(threadIdx.x), {}, {});",
+                     n.label, fmt::join(fmts, ", "), f ? "%g" : "%lld", fmt::join(c, ", "), value));
+  e.close();
+  e.close();
+}
+
+}  // namespace tessel::codegen

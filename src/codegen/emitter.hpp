@@ -1,0 +1,67 @@
+// The CUDA emitter's shared state, used by the per-instruction emitters (emit_*.cpp).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tessel/codegen/cuda.hpp"
+
+namespace tessel::codegen {
+
+class Emitter {
+ public:
+  explicit Emitter(ir::Arch arch) : arch(arch) {}
+
+  const ir::Arch arch;
+
+  void line(const std::string& s) { out += std::string(2 * indent, ' ') + s + "\n"; }
+  void open(const std::string& s) { line(s.empty() ? "{" : s + " {"); ++indent; }
+  void close(const std::string& tail = "") { --indent; line("}" + tail); }
+
+  std::string name(const void* object, const std::string& hint);
+  std::string expr(const ir::Expr& e);
+  void stmt(const ir::Stmt& s);
+
+  // The thread group running the current code: its first thread and size.
+  struct Group { int begin, count; };
+  Group group() const { return groups.back(); }
+  // The thread's index within the current group.
+  std::string thread_in_group() const;
+
+  // Register tiles: a per-thread array `name[local_size]`.
+  std::string tile(const ir::RegisterTensor& t) { return name(t.get(), t->name); }
+  void declare_tile(const ir::RegisterTensor& t);
+  // The local slot of `operand` holding the element that slot `l` of `out` needs (broadcasting),
+  // as a table indexed by l; the same for every thread by construction of the layouts.
+  std::vector<int> broadcast_slots(const ir::RegisterTensor& operand, const Layout& out);
+  std::string operand(const ir::Operand& o, const Layout& out, const std::string& l);
+  // A comment naming who runs an instruction and where the user wrote it.
+  void header(const ir::StmtNode& s, const std::string& what);
+
+  std::string out;
+  int indent = 0;
+  std::vector<Group> groups;
+  std::map<const ir::SharedTensorNode*, int64_t> shared_offsets;
+  int tables = 0;
+
+ private:
+  std::map<const void*, std::string> names_;
+  std::set<std::string> used_;
+};
+
+std::string c_type(DType t);
+// The type arithmetic on `t` happens in (f32 for the half types).
+std::string arith_type(DType t);
+// `v` (of arithmetic type) converted to the storage type `t`.
+std::string to_storage(DType t, const std::string& v);
+// `v` (of storage type `t`) converted to its arithmetic type.
+std::string to_arith(DType t, const std::string& v);
+std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const std::string& b);
+std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a);
+
+#define TESSEL_INSTR(Name) void emit_##Name(Emitter& e, const ir::Name##Node& n);
+#include "tessel/ir/nodes.def"
+
+}  // namespace tessel::codegen

@@ -1,0 +1,148 @@
+#include "tessel/ir/evaluate.hpp"
+
+#include <cmath>
+
+namespace tessel::ir {
+
+Scalar normalize(DType t, Scalar v) {
+  switch (t) {
+    case DType::Bool: return Scalar{.i = v.i != 0};
+    case DType::I32: return Scalar{.i = int64_t(int32_t(uint32_t(uint64_t(v.i))))};
+    case DType::U32: return Scalar{.i = int64_t(uint32_t(uint64_t(v.i)))};
+    case DType::I64: return v;
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16: return Scalar{.f = double(round_to(t, float(v.f)))};
+  }
+  return v;
+}
+
+Scalar convert(DType from, DType to, Scalar v) {
+  if (is_float(from) && !is_float(to)) {
+    if (to == DType::Bool) return Scalar{.i = v.f != 0.0};
+    // Float to integer conversion truncates toward zero, as in C.
+    return normalize(to, Scalar{.i = int64_t(std::trunc(v.f))});
+  }
+  if (!is_float(from) && is_float(to)) {
+    const double d = from == DType::U32 ? double(uint32_t(v.i)) : double(v.i);
+    return normalize(to, Scalar{.f = d});
+  }
+  return normalize(to, v);
+}
+
+Scalar apply_binary(BinaryOp op, DType t, Scalar a, Scalar b) {
+  if (is_float(t)) {
+    // Arithmetic in f32, rounded to the operand type: what the generated code does.
+    const float x = float(a.f), y = float(b.f);
+    switch (op) {
+      case BinaryOp::Add: return normalize(t, Scalar{.f = double(x + y)});
+      case BinaryOp::Sub: return normalize(t, Scalar{.f = double(x - y)});
+      case BinaryOp::Mul: return normalize(t, Scalar{.f = double(x * y)});
+      case BinaryOp::Div: return normalize(t, Scalar{.f = double(x / y)});
+      case BinaryOp::Mod: return normalize(t, Scalar{.f = double(std::fmod(x, y))});
+      case BinaryOp::Min: return Scalar{.f = double(std::fmin(x, y))};
+      case BinaryOp::Max: return Scalar{.f = double(std::fmax(x, y))};
+      case BinaryOp::Eq: return Scalar{.i = x == y};
+      case BinaryOp::Ne: return Scalar{.i = x != y};
+      case BinaryOp::Lt: return Scalar{.i = x < y};
+      case BinaryOp::Le: return Scalar{.i = x <= y};
+      case BinaryOp::Gt: return Scalar{.i = x > y};
+      case BinaryOp::Ge: return Scalar{.i = x >= y};
+      case BinaryOp::And: return Scalar{.i = x != 0 && y != 0};
+      case BinaryOp::Or: return Scalar{.i = x != 0 || y != 0};
+      default: throw Error(fmt::format("bitwise operation {} on floating-point values", op_name(op)));
+    }
+  }
+  const bool u = t == DType::U32 || t == DType::Bool;
+  const int64_t x = a.i, y = b.i;
+  auto wrap = [&](int64_t v) { return normalize(t, Scalar{.i = v}); };
+  switch (op) {
+    case BinaryOp::Add: return wrap(x + y);
+    case BinaryOp::Sub: return wrap(x - y);
+    case BinaryOp::Mul: return wrap(int64_t(uint64_t(x) * uint64_t(y)));
+    case BinaryOp::Div:
+      if (y == 0) throw Error("integer division by zero");
+      return wrap(x / y);
+    case BinaryOp::Mod:
+      if (y == 0) throw Error("integer remainder by zero");
+      return wrap(x % y);
+    case BinaryOp::Min: return wrap(std::min(x, y));
+    case BinaryOp::Max: return wrap(std::max(x, y));
+    case BinaryOp::BitAnd: return wrap(x & y);
+    case BinaryOp::BitOr: return wrap(x | y);
+    case BinaryOp::BitXor: return wrap(x ^ y);
+    case BinaryOp::Shl: return wrap(int64_t(uint64_t(x) << (y & 63)));
+    case BinaryOp::Shr: return wrap(u ? int64_t(uint64_t(x) >> (y & 63)) : x >> (y & 63));
+    case BinaryOp::Eq: return Scalar{.i = x == y};
+    case BinaryOp::Ne: return Scalar{.i = x != y};
+    case BinaryOp::Lt: return Scalar{.i = x < y};
+    case BinaryOp::Le: return Scalar{.i = x <= y};
+    case BinaryOp::Gt: return Scalar{.i = x > y};
+    case BinaryOp::Ge: return Scalar{.i = x >= y};
+    case BinaryOp::And: return Scalar{.i = x != 0 && y != 0};
+    case BinaryOp::Or: return Scalar{.i = x != 0 || y != 0};
+  }
+  return Scalar{.i = 0};
+}
+
+Scalar apply_unary(UnaryOp op, DType t, Scalar a) {
+  if (is_float(t)) {
+    const float x = float(a.f);
+    float r = 0;
+    switch (op) {
+      case UnaryOp::Neg: r = -x; break;
+      case UnaryOp::Not: return Scalar{.i = x == 0};
+      case UnaryOp::BitNot: throw Error("bitwise not on a floating-point value");
+      case UnaryOp::Exp: r = std::exp(x); break;
+      case UnaryOp::Exp2: r = std::exp2(x); break;
+      case UnaryOp::Log: r = std::log(x); break;
+      case UnaryOp::Sqrt: r = std::sqrt(x); break;
+      case UnaryOp::Rsqrt: r = 1.0f / std::sqrt(x); break;
+      case UnaryOp::Abs: r = std::fabs(x); break;
+    }
+    return normalize(t, Scalar{.f = double(r)});
+  }
+  switch (op) {
+    case UnaryOp::Neg: return normalize(t, Scalar{.i = -a.i});
+    case UnaryOp::Not: return Scalar{.i = a.i == 0};
+    case UnaryOp::BitNot: return normalize(t, Scalar{.i = ~a.i});
+    case UnaryOp::Abs: return normalize(t, Scalar{.i = a.i < 0 ? -a.i : a.i});
+    default: throw Error(fmt::format("{} needs a floating-point operand", op_name(op)));
+  }
+}
+
+Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>& lookup) {
+  switch (e.kind) {
+    case NodeKind::Const: {
+      auto& n = static_cast<const ConstNode&>(e);
+      return is_float(n.type.dtype) ? Scalar{.f = n.f} : Scalar{.i = n.i};
+    }
+    case NodeKind::Var:
+    case NodeKind::Builtin: return lookup(e);
+    case NodeKind::Binary: {
+      auto& n = static_cast<const BinaryNode&>(e);
+      const Scalar a = evaluate(*n.a, lookup), b = evaluate(*n.b, lookup);
+      if (n.a->type.pointer) {
+        const int64_t scale = dtype_bytes(n.a->type.dtype);
+        return Scalar{.i = n.op == BinaryOp::Sub ? a.i - b.i * scale : a.i + b.i * scale};
+      }
+      const DType t = promote(n.a->type.dtype, n.b->type.dtype);
+      return apply_binary(n.op, t, convert(n.a->type.dtype, t, a), convert(n.b->type.dtype, t, b));
+    }
+    case NodeKind::Unary: {
+      auto& n = static_cast<const UnaryNode&>(e);
+      return apply_unary(n.op, n.a->type.dtype, evaluate(*n.a, lookup));
+    }
+    case NodeKind::Select: {
+      auto& n = static_cast<const SelectNode&>(e);
+      return evaluate(*n.cond, lookup).i ? evaluate(*n.a, lookup) : evaluate(*n.b, lookup);
+    }
+    case NodeKind::Cast: {
+      auto& n = static_cast<const CastNode&>(e);
+      return convert(n.a->type.dtype, n.type.dtype, evaluate(*n.a, lookup));
+    }
+    default: TESSEL_CHECK(false, "not an expression: {}", kind_name(e.kind));
+  }
+}
+
+}  // namespace tessel::ir

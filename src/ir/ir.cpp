@@ -1,0 +1,163 @@
+#include "tessel/ir/ir.hpp"
+
+#include <fmt/format.h>
+
+namespace tessel::ir {
+
+std::string_view kind_name(NodeKind k) {
+  switch (k) {
+#define TESSEL_EXPR(Name) case NodeKind::Name: return #Name;
+#define TESSEL_STMT(Name) case NodeKind::Name: return #Name;
+#define TESSEL_INSTR(Name) case NodeKind::Name: return #Name;
+#include "tessel/ir/nodes.def"
+  }
+  return "?";
+}
+
+bool is_instruction(NodeKind k) {
+  switch (k) {
+#define TESSEL_INSTR(Name) case NodeKind::Name: return true;
+#include "tessel/ir/nodes.def"
+    default: return false;
+  }
+}
+
+std::vector<NodeKind> all_instruction_kinds() {
+  return {
+#define TESSEL_INSTR(Name) NodeKind::Name,
+#include "tessel/ir/nodes.def"
+  };
+}
+
+std::string Type::str() const {
+  return pointer ? fmt::format("ptr<{}>", dtype_name(dtype)) : std::string(dtype_name(dtype));
+}
+
+std::string_view op_name(BinaryOp op) {
+  static constexpr std::string_view names[] = {"add", "sub", "mul", "div", "mod", "min", "max", "bitand", "bitor",
+                                               "bitxor", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "and", "or"};
+  return names[int(op)];
+}
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt ||
+         op == BinaryOp::Ge;
+}
+
+std::string_view op_name(UnaryOp op) {
+  static constexpr std::string_view names[] = {"neg", "not", "bitnot", "exp", "exp2", "log", "sqrt", "rsqrt", "abs"};
+  return names[int(op)];
+}
+
+bool is_transcendental(UnaryOp op) {
+  return op == UnaryOp::Exp || op == UnaryOp::Exp2 || op == UnaryOp::Log || op == UnaryOp::Sqrt || op == UnaryOp::Rsqrt;
+}
+
+std::string_view op_name(ReduceOp op) {
+  static constexpr std::string_view names[] = {"sum", "max", "min"};
+  return names[int(op)];
+}
+
+std::string_view builtin_name(BuiltinKind b) {
+  static constexpr std::string_view names[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z",
+                                               "gridDim.x",  "gridDim.y",  "gridDim.z"};
+  return names[int(b)];
+}
+
+DType promote(DType a, DType b) {
+  if (a == b) return a;
+  auto rank = [](DType t) {
+    switch (t) {
+      case DType::Bool: return 0;
+      case DType::I32: return 1;
+      case DType::U32: return 2;
+      case DType::I64: return 3;
+      case DType::F16: return 4;
+      case DType::BF16: return 5;
+      case DType::F32: return 6;
+    }
+    return 0;
+  };
+  // Mixed f16/bf16 arithmetic has no exact common type narrower than f32.
+  if ((a == DType::F16 && b == DType::BF16) || (a == DType::BF16 && b == DType::F16)) return DType::F32;
+  return rank(a) > rank(b) ? a : b;
+}
+
+Expr const_int(int64_t v, DType t, SourceLoc l) {
+  if (is_float(t)) return const_float(double(v), t, std::move(l));
+  return std::make_shared<ConstNode>(std::move(l), Type{t}, v, double(v));
+}
+
+Expr const_float(double v, DType t, SourceLoc l) {
+  return std::make_shared<ConstNode>(std::move(l), Type{t}, int64_t(v), v);
+}
+
+Expr binary(BinaryOp op, Expr a, Expr b, SourceLoc l) {
+  Type t;
+  if (is_comparison(op) || op == BinaryOp::And || op == BinaryOp::Or) {
+    t = Type{DType::Bool};
+  } else if (a->type.pointer) {
+    t = a->type;  // pointer arithmetic keeps the pointer type
+  } else {
+    t = Type{promote(a->type.dtype, b->type.dtype)};
+  }
+  return std::make_shared<BinaryNode>(std::move(l), t, op, std::move(a), std::move(b));
+}
+
+Expr unary(UnaryOp op, Expr a, SourceLoc l) {
+  Type t = op == UnaryOp::Not ? Type{DType::Bool} : a->type;
+  return std::make_shared<UnaryNode>(std::move(l), t, op, std::move(a));
+}
+
+Expr select(Expr c, Expr a, Expr b, SourceLoc l) {
+  if (a->type != b->type) {
+    const DType t = promote(a->type.dtype, b->type.dtype);
+    a = cast(t, a, l);
+    b = cast(t, b, l);
+  }
+  return std::make_shared<SelectNode>(std::move(l), std::move(c), std::move(a), std::move(b));
+}
+
+Expr cast(DType t, Expr a, SourceLoc l) {
+  if (a->type == Type{t}) return a;
+  return std::make_shared<CastNode>(std::move(l), Type{t}, std::move(a));
+}
+
+Var make_var(Type t, std::string name, SourceLoc l) { return std::make_shared<VarNode>(std::move(l), t, std::move(name)); }
+
+bool as_const_int(const Expr& e, int64_t* v) {
+  if (e->kind != NodeKind::Const || is_float(e->type.dtype)) return false;
+  *v = static_cast<const ConstNode&>(*e).i;
+  return true;
+}
+
+int64_t SharedTensorNode::nbytes() const {
+  int64_t n = dtype_bytes(dtype);
+  for (int s : shape) n *= s;
+  return n;
+}
+
+Stmt seq(std::vector<Stmt> stmts, SourceLoc l) { return std::make_shared<SeqNode>(std::move(l), std::move(stmts)); }
+
+std::string_view arch_name(Arch a) {
+  switch (a) {
+    case Arch::Sm80: return "sm_80";
+    case Arch::Sm90a: return "sm_90a";
+    case Arch::Sm100a: return "sm_100a";
+  }
+  return "?";
+}
+
+Arch parse_arch(std::string_view s) {
+  for (Arch a : {Arch::Sm80, Arch::Sm90a, Arch::Sm100a})
+    if (arch_name(a) == s) return a;
+  throw Error(fmt::format("unknown target architecture '{}'; tessel targets sm_80, sm_90a and sm_100a", s));
+}
+
+Kernel with_body(const Kernel& k, Stmt body) {
+  auto out = std::make_shared<KernelNode>(*k);
+  out->body = std::move(body);
+  return out;
+}
+
+}  // namespace tessel::ir

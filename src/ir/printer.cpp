@@ -1,0 +1,245 @@
+#include "tessel/ir/printer.hpp"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace tessel::ir {
+
+namespace {
+
+class Printer {
+ public:
+  std::string kernel(const KernelNode& k) {
+    std::vector<std::string> params, blocks;
+    for (const Var& p : k.params) params.push_back(fmt::format("{}: {}", name(p.get(), p->name), p->type.str()));
+    for (const Expr& b : k.blocks) blocks.push_back(expr(b));
+    line(fmt::format("kernel {}({}) blocks=[{}] warps={} shared={} {{", k.name, fmt::join(params, ", "),
+                     fmt::join(blocks, ", "), k.warps, k.shared_bytes));
+    block(k.body);
+    line("}");
+    return out_;
+  }
+
+  std::string stmt_text(const Stmt& s) {
+    stmt(s);
+    return out_;
+  }
+
+  std::string expr(const Expr& e) {
+    switch (e->kind) {
+      case NodeKind::Const: {
+        auto& n = static_cast<const ConstNode&>(*e);
+        if (is_float(n.type.dtype)) return fmt::format("{}:{}", n.f, n.type.str());
+        if (n.type.dtype == DType::Bool) return n.i ? "true" : "false";
+        return n.type.dtype == DType::I32 ? fmt::format("{}", n.i) : fmt::format("{}:{}", n.i, n.type.str());
+      }
+      case NodeKind::Var: {
+        auto& n = static_cast<const VarNode&>(*e);
+        return name(&n, n.name);
+      }
+      case NodeKind::Binary: {
+        auto& n = static_cast<const BinaryNode&>(*e);
+        return fmt::format("{}({}, {})", op_name(n.op), expr(n.a), expr(n.b));
+      }
+      case NodeKind::Unary: {
+        auto& n = static_cast<const UnaryNode&>(*e);
+        return fmt::format("{}({})", op_name(n.op), expr(n.a));
+      }
+      case NodeKind::Select: {
+        auto& n = static_cast<const SelectNode&>(*e);
+        return fmt::format("select({}, {}, {})", expr(n.cond), expr(n.a), expr(n.b));
+      }
+      case NodeKind::Cast: {
+        auto& n = static_cast<const CastNode&>(*e);
+        return fmt::format("cast<{}>({})", n.type.str(), expr(n.a));
+      }
+      case NodeKind::Builtin: return std::string(builtin_name(static_cast<const BuiltinNode&>(*e).which));
+      default: TESSEL_CHECK(false, "not an expression: {}", kind_name(e->kind));
+    }
+  }
+
+ private:
+  std::string name(const void* object, const std::string& hint) {
+    auto it = names_.find(object);
+    if (it != names_.end()) return it->second;
+    std::string base = "%" + (hint.empty() ? std::string("v") : hint);
+    std::string n = base;
+    for (int i = 1; used_.count(n); ++i) n = fmt::format("{}.{}", base, i);
+    used_.insert(n);
+    names_[object] = n;
+    return n;
+  }
+
+  std::string exprs(const std::vector<Expr>& es) {
+    std::vector<std::string> parts;
+    for (const Expr& e : es) parts.push_back(expr(e));
+    return fmt::format("[{}]", fmt::join(parts, ", "));
+  }
+
+  std::string global(const GlobalTensor& g) {
+    return fmt::format("global<{}>({}, shape={}, strides={})", dtype_name(g->dtype), expr(g->ptr), exprs(g->shape),
+                       exprs(g->strides));
+  }
+
+  std::string shared(const SharedTensor& s) {
+    if (!s->root) return name(s.get(), s->name);
+    return fmt::format("view<{}>({} + {}, shape=[{}], strides=[{}])", dtype_name(s->dtype), name(s->root.get(), s->root->name),
+                       expr(s->offset), fmt::join(s->shape, ", "), fmt::join(s->strides, ", "));
+  }
+
+  std::string reg(const RegisterTensor& r) { return name(r.get(), r->name); }
+
+  std::string reg_decl(const RegisterTensor& r) {
+    return fmt::format("{}: reg<{}>{}", reg(r), dtype_name(r->dtype), r->layout.str());
+  }
+
+  std::string operand(const Operand& o) { return o.tensor ? reg(o.tensor) : expr(o.scalar); }
+
+  void line(const std::string& s) { out_ += std::string(indent_ * 2, ' ') + s + "\n"; }
+
+  void block(const Stmt& s) {
+    ++indent_;
+    stmt(s);
+    --indent_;
+  }
+
+  void stmt(const Stmt& s) {
+    switch (s->kind) {
+      case NodeKind::Seq:
+        for (const Stmt& c : static_cast<const SeqNode&>(*s).stmts) stmt(c);
+        break;
+      case NodeKind::Declare: {
+        auto& n = static_cast<const DeclareNode&>(*s);
+        line(fmt::format("{}: {} = {}", name(n.var.get(), n.var->name), n.var->type.str(), expr(n.init)));
+        break;
+      }
+      case NodeKind::Assign: {
+        auto& n = static_cast<const AssignNode&>(*s);
+        line(fmt::format("{} = {}", name(n.var.get(), n.var->name), expr(n.value)));
+        break;
+      }
+      case NodeKind::For: {
+        auto& n = static_cast<const ForNode&>(*s);
+        line(fmt::format("for {} in range({}, {}, {}){} {{", name(n.var.get(), n.var->name), expr(n.start), expr(n.stop),
+                         expr(n.step), n.unroll ? fmt::format(" unroll={}", n.unroll) : ""));
+        block(n.body);
+        line("}");
+        break;
+      }
+      case NodeKind::If: {
+        auto& n = static_cast<const IfNode&>(*s);
+        line(fmt::format("if {} {{", expr(n.cond)));
+        block(n.then_case);
+        if (n.else_case) {
+          line("} else {");
+          block(n.else_case);
+        }
+        line("}");
+        break;
+      }
+      case NodeKind::While: {
+        auto& n = static_cast<const WhileNode&>(*s);
+        line(fmt::format("while {} {{", expr(n.cond)));
+        block(n.body);
+        line("}");
+        break;
+      }
+      case NodeKind::ThreadGroup: {
+        auto& n = static_cast<const ThreadGroupNode&>(*s);
+        line(fmt::format("thread_group(begin={}, count={}) {{", n.begin, n.count));
+        block(n.body);
+        line("}");
+        break;
+      }
+      case NodeKind::Sync: line("sync"); break;
+      case NodeKind::AllocShared: {
+        auto& n = static_cast<const AllocSharedNode&>(*s);
+        line(fmt::format("{} = alloc_shared<{}>[{}] offset={}", name(n.tensor.get(), n.tensor->name),
+                         dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset));
+        break;
+      }
+      case NodeKind::AllocRegister: {
+        auto& n = static_cast<const AllocRegisterNode&>(*s);
+        line(fmt::format("{} = full({})", reg_decl(n.out), expr(n.init)));
+        break;
+      }
+      case NodeKind::LoadGlobal: {
+        auto& n = static_cast<const LoadGlobalNode&>(*s);
+        line(fmt::format("{} = load_global {} at {}{}", reg_decl(n.out), global(n.src), exprs(n.offsets),
+                         n.fill == 0 ? "" : fmt::format(" fill={}", n.fill)));
+        break;
+      }
+      case NodeKind::StoreGlobal: {
+        auto& n = static_cast<const StoreGlobalNode&>(*s);
+        line(fmt::format("store_global {} to {} at {}", reg(n.src), global(n.dst), exprs(n.offsets)));
+        break;
+      }
+      case NodeKind::LoadShared: {
+        auto& n = static_cast<const LoadSharedNode&>(*s);
+        line(fmt::format("{} = load_shared {} at {}", reg_decl(n.out), shared(n.src), exprs(n.offsets)));
+        break;
+      }
+      case NodeKind::StoreShared: {
+        auto& n = static_cast<const StoreSharedNode&>(*s);
+        line(fmt::format("store_shared {} to {} at {}", reg(n.src), shared(n.dst), exprs(n.offsets)));
+        break;
+      }
+      case NodeKind::ElementwiseBinary: {
+        auto& n = static_cast<const ElementwiseBinaryNode&>(*s);
+        line(fmt::format("{} = {}({}, {})", reg_decl(n.out), op_name(n.op), operand(n.a), operand(n.b)));
+        break;
+      }
+      case NodeKind::ElementwiseUnary: {
+        auto& n = static_cast<const ElementwiseUnaryNode&>(*s);
+        line(fmt::format("{} = {}({})", reg_decl(n.out), op_name(n.op), reg(n.a)));
+        break;
+      }
+      case NodeKind::Where: {
+        auto& n = static_cast<const WhereNode&>(*s);
+        line(fmt::format("{} = where({}, {}, {})", reg_decl(n.out), operand(n.cond), operand(n.a), operand(n.b)));
+        break;
+      }
+      case NodeKind::Fma: {
+        auto& n = static_cast<const FmaNode&>(*s);
+        line(fmt::format("{} = fma({}, {}, {})", reg_decl(n.out), operand(n.a), operand(n.b), reg(n.c)));
+        break;
+      }
+      case NodeKind::CastTensor: {
+        auto& n = static_cast<const CastTensorNode&>(*s);
+        line(fmt::format("{} = cast({})", reg_decl(n.out), reg(n.a)));
+        break;
+      }
+      case NodeKind::Reduce: {
+        auto& n = static_cast<const ReduceNode&>(*s);
+        line(fmt::format("{} = reduce_{}({}, dim={})", reg_decl(n.out), op_name(n.op), reg(n.a), n.dim));
+        break;
+      }
+      case NodeKind::CopyRegister: {
+        auto& n = static_cast<const CopyRegisterNode&>(*s);
+        line(fmt::format("{} = copy({})", reg(n.dst), reg(n.src)));
+        break;
+      }
+      case NodeKind::PrintTensor: {
+        auto& n = static_cast<const PrintTensorNode&>(*s);
+        line(fmt::format("print \"{}\" {}", n.label, reg(n.tensor)));
+        break;
+      }
+      default: TESSEL_CHECK(false, "not a statement: {}", kind_name(s->kind));
+    }
+  }
+
+  std::string out_;
+  int indent_ = 0;
+  std::map<const void*, std::string> names_;
+  std::set<std::string> used_;
+};
+
+}  // namespace
+
+std::string print(const KernelNode& k) { return Printer().kernel(k); }
+std::string print(const Stmt& s) { return Printer().stmt_text(s); }
+std::string print(const Expr& e) { return Printer().expr(e); }
+
+}  // namespace tessel::ir

@@ -1,0 +1,128 @@
+// Traced control flow: range-for loops, if_/else_, while_, thread groups and sync.
+#include "tessel/lang/script.hpp"
+
+namespace tessel {
+
+Range::Range(Dim start, Dim stop, Dim step, int unroll, SourceLoc loc)
+    : start_(std::move(start)), stop_(std::move(stop)), step_(std::move(step)), unroll_(unroll), loc_(std::move(loc)) {
+  Builder::current(loc_);
+  if (step_.is_constant() && step_.value() == 0) throw Error(loc_, "range: step must not be 0");
+  if (unroll_ < 0) throw Error(loc_, fmt::format("range: unroll must be 0 (no hint) or positive, got {}", unroll_));
+  var_ = ir::make_var(ir::Type{DType::I32}, "i", loc_);
+}
+
+Range::Iterator Range::begin() {
+  TESSEL_CHECK(state_ == State::Fresh, "range iterated twice");
+  Builder& b = Builder::current(loc_);
+  uncaught_ = std::uncaught_exceptions();
+  b.open_scope();
+  depth_ = b.depth();
+  state_ = State::InBody;
+  return Iterator(this);
+}
+
+Var<int32_t> Range::Iterator::operator*() const { return Var<int32_t>::bind(r_->var_); }
+
+Range::Iterator& Range::Iterator::operator++() {
+  r_->state_ = State::BodyDone;
+  return *this;
+}
+
+bool Range::Iterator::operator!=(const Iterator&) const {
+  if (r_->state_ == State::InBody) return true;
+  r_->finish();
+  return false;
+}
+
+void Range::finish() {
+  Builder& b = Builder::current(loc_);
+  ir::Stmt body = b.close_scope(loc_);
+  b.emit(std::make_shared<ir::ForNode>(loc_, var_, start_.ir(), stop_.ir(), step_.ir(), unroll_, body));
+  state_ = State::Closed;
+}
+
+Range::~Range() {
+  if (state_ != State::InBody || !Builder::active()) return;
+  Builder& b = Builder::current(loc_);
+  // The body scope is still open: the loop was left without finishing its iteration.
+  while (b.depth() >= depth_) b.close_scope(loc_);
+  if (std::uncaught_exceptions() > uncaught_) return;
+  b.defer_error(Error(loc_, "a C++ `break` (or `return`/`goto`) left a traced range loop; the loop body is traced "
+                            "once, so this would silently cut the kernel's loop short. Use if_ to guard the rest "
+                            "of the body, or while_ with an explicit condition"));
+}
+
+IfBuilder::~IfBuilder() {
+  if (std::uncaught_exceptions() > uncaught_ || !Builder::active()) return;
+  Builder::current(loc_).emit(std::make_shared<ir::IfNode>(loc_, cond_, then_, else_case_));
+}
+
+IfBuilder& IfBuilder::else_(const std::function<void()>& body) {
+  Builder& b = Builder::current(loc_);
+  b.open_scope();
+  body();
+  else_case_ = b.close_scope(loc_);
+  return *this;
+}
+
+IfBuilder Instructions::make_if(ir::Expr cond, const std::function<void()>& then_body, SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  b.open_scope();
+  then_body();
+  return IfBuilder(std::move(cond), b.close_scope(loc), loc);
+}
+
+void Instructions::make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  ir::Expr c = cond();
+  b.open_scope();
+  body();
+  b.emit(std::make_shared<ir::WhileNode>(loc, c, b.close_scope(loc)));
+}
+
+void Instructions::sync(loc_t loc) {
+  SourceLoc l = SourceLoc::from(loc);
+  Builder::current(l).emit(std::make_shared<ir::SyncNode>(l));
+}
+
+void Instructions::thread_group(int begin, int count, const std::function<void()>& body, loc_t loc) {
+  SourceLoc l = SourceLoc::from(loc);
+  Builder& b = Builder::current(l);
+  const Builder::Group outer = b.group(l);
+  if (begin < 0 || count <= 0 || begin + count > outer.count)
+    throw Error(l, fmt::format("thread_group(begin={}, count={}) does not fit in the enclosing group of {} threads",
+                               begin, count, outer.count));
+  const Builder::Group g{outer.begin + begin, count};
+  b.open_scope();
+  b.push_group(g);
+  try {
+    body();
+  } catch (...) {
+    b.pop_group();
+    throw;
+  }
+  b.pop_group();
+  b.emit(std::make_shared<ir::ThreadGroupNode>(l, g.begin, g.count, b.close_scope(l)));
+}
+
+void Instructions::single_warp(const std::function<void()>& body, loc_t loc) { thread_group(0, 32, body, loc); }
+void Instructions::single_thread(const std::function<void()>& body, loc_t loc) { thread_group(0, 1, body, loc); }
+void Instructions::warp_group(int index, const std::function<void()>& body, loc_t loc) {
+  thread_group(index * 128, 128, body, loc);
+}
+
+Attrs::Blocks& Attrs::Blocks::operator=(std::initializer_list<Dim> ds) {
+  dims_.clear();
+  for (const Dim& d : ds) dims_.push_back(d.ir());
+  return *this;
+}
+
+Script::Script()
+    : blockIdx{Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::BlockIdxX)),
+               Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::BlockIdxY)),
+               Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::BlockIdxZ))},
+      gridDim{Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimX)),
+              Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimY)),
+              Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimZ))} {}
+
+}  // namespace tessel

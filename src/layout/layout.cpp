@@ -1,0 +1,268 @@
+#include "tessel/layout/layout.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "tessel/error.hpp"
+
+namespace tessel {
+
+
+Layout Layout::local(std::vector<int> shape) {
+  Layout l;
+  for (int d = 0; d < int(shape.size()); ++d) {
+    if (shape[d] <= 0) throw Error(fmt::format("layout extents must be positive, got {} in dimension {}", shape[d], d));
+    l.mode_size_.push_back(shape[d]);
+    l.mode_dim_.push_back(d);
+    l.local_.push_back({d, shape[d]});
+  }
+  l.shape_ = std::move(shape);
+  l.canonicalize();
+  return l;
+}
+
+Layout Layout::spatial(std::vector<int> shape) {
+  Layout l;
+  for (int d = 0; d < int(shape.size()); ++d) {
+    l.mode_size_.push_back(shape[d]);
+    l.mode_dim_.push_back(d);
+    l.spatial_.push_back({d, shape[d]});
+  }
+  l.shape_ = std::move(shape);
+  l.canonicalize();
+  return l;
+}
+
+Layout Layout::replicated(int rank, int count) {
+  Layout l;
+  l.shape_.assign(rank, 1);
+  if (count > 1) l.spatial_.push_back({-1, count});
+  return l;
+}
+
+Layout Layout::distributed(const std::vector<int>& shape, int threads, int elem_bytes) {
+  const int rank = int(shape.size());
+  if (rank == 0) return replicated(0, threads);
+  int vec = std::max(1, 16 / elem_bytes);
+  while (vec > 1 && shape[rank - 1] % vec != 0) vec /= 2;
+  std::vector<int> per_thread(rank, 1), thread_extent(rank, 1), outer(rank, 1);
+  per_thread[rank - 1] = vec;
+  int remaining = threads;
+  for (int d = rank - 1; d >= 0; --d) {
+    const int avail = shape[d] / per_thread[d];
+    thread_extent[d] = std::gcd(avail, remaining);
+    remaining /= thread_extent[d];
+    outer[d] = avail / thread_extent[d];
+  }
+  return replicated(rank, remaining) * local(outer) * spatial(thread_extent) * local(per_thread);
+}
+
+Layout Layout::operator*(const Layout& inner) const {
+  if (rank() != inner.rank())
+    throw Error(fmt::format("cannot compose layouts of rank {} and {}", rank(), inner.rank()));
+  Layout out;
+  std::vector<int> outer_map(mode_size_.size()), inner_map(inner.mode_size_.size());
+  for (int d = 0; d < rank(); ++d) {
+    out.shape_.push_back(shape_[d] * inner.shape_[d]);
+    for (int m = 0; m < int(mode_size_.size()); ++m)
+      if (mode_dim_[m] == d) {
+        outer_map[m] = int(out.mode_size_.size());
+        out.mode_size_.push_back(mode_size_[m]);
+        out.mode_dim_.push_back(d);
+      }
+    for (int m = 0; m < int(inner.mode_size_.size()); ++m)
+      if (inner.mode_dim_[m] == d) {
+        inner_map[m] = int(out.mode_size_.size());
+        out.mode_size_.push_back(inner.mode_size_[m]);
+        out.mode_dim_.push_back(d);
+      }
+  }
+  auto remap = [](const std::vector<Digit>& digits, const std::vector<int>& map, std::vector<Digit>& into) {
+    for (const Digit& g : digits) into.push_back({g.mode < 0 ? -1 : map[g.mode], g.size});
+  };
+  remap(spatial_, outer_map, out.spatial_);
+  remap(inner.spatial_, inner_map, out.spatial_);
+  remap(local_, outer_map, out.local_);
+  remap(inner.local_, inner_map, out.local_);
+  out.canonicalize();
+  return out;
+}
+
+void Layout::canonicalize() {
+  // Drop size-1 modes and digits.
+  std::vector<int> keep_map(mode_size_.size(), -1);
+  std::vector<int> sizes, dims;
+  for (int m = 0; m < int(mode_size_.size()); ++m)
+    if (mode_size_[m] > 1) {
+      keep_map[m] = int(sizes.size());
+      sizes.push_back(mode_size_[m]);
+      dims.push_back(mode_dim_[m]);
+    }
+  auto prune = [&](std::vector<Digit>& digits) {
+    std::vector<Digit> out;
+    for (const Digit& g : digits) {
+      if (g.size <= 1) continue;
+      out.push_back({g.mode < 0 ? -1 : keep_map[g.mode], g.size});
+    }
+    digits = std::move(out);
+  };
+  prune(spatial_);
+  prune(local_);
+  mode_size_ = std::move(sizes);
+  mode_dim_ = std::move(dims);
+
+  // Merge neighbouring modes of one dimension that are neighbours in one digit list.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto* digits : {&spatial_, &local_}) {
+      for (size_t i = 0; i + 1 < digits->size() && !changed; ++i) {
+        Digit& a = (*digits)[i];
+        const Digit& b = (*digits)[i + 1];
+        const bool both_replicas = a.mode < 0 && b.mode < 0;
+        const bool adjacent_modes = a.mode >= 0 && b.mode == a.mode + 1 && mode_dim_[a.mode] == mode_dim_[b.mode];
+        if (!both_replicas && !adjacent_modes) continue;
+        a.size *= b.size;
+        if (adjacent_modes) {
+          const int gone = b.mode;
+          mode_size_[a.mode] *= mode_size_[gone];
+          mode_size_.erase(mode_size_.begin() + gone);
+          mode_dim_.erase(mode_dim_.begin() + gone);
+          digits->erase(digits->begin() + long(i) + 1);
+          for (auto* list : {&spatial_, &local_})
+            for (Digit& g : *list)
+              if (g.mode > gone) --g.mode;
+        } else {
+          digits->erase(digits->begin() + long(i) + 1);
+        }
+        changed = true;
+      }
+    }
+  }
+}
+
+int Layout::num_threads() const {
+  int n = 1;
+  for (const Digit& g : spatial_) n *= g.size;
+  return n;
+}
+
+int Layout::local_size() const {
+  int n = 1;
+  for (const Digit& g : local_) n *= g.size;
+  return n;
+}
+
+int Layout::num_elements() const {
+  int n = 1;
+  for (int s : shape_) n *= s;
+  return n;
+}
+
+int Layout::mode_stride_in_dim(int mode) const {
+  int stride = 1;
+  for (int m = mode + 1; m < int(mode_size_.size()); ++m)
+    if (mode_dim_[m] == mode_dim_[mode]) stride *= mode_size_[m];
+  return stride;
+}
+
+std::vector<int> Layout::coords(int thread, int local) const {
+  std::vector<int> digit(mode_size_.size(), 0);
+  auto split = [&](const std::vector<Digit>& digits, int index) {
+    for (int i = int(digits.size()) - 1; i >= 0; --i) {
+      if (digits[i].mode >= 0) digit[digits[i].mode] = index % digits[i].size;
+      index /= digits[i].size;
+    }
+  };
+  split(spatial_, thread);
+  split(local_, local);
+  std::vector<int> c(shape_.size(), 0);
+  for (int m = 0; m < int(mode_size_.size()); ++m) c[mode_dim_[m]] += digit[m] * mode_stride_in_dim(m);
+  return c;
+}
+
+bool Layout::holds(int thread, const std::vector<int>& c, int* local) const {
+  std::vector<int> digit(mode_size_.size(), 0);
+  for (int m = 0; m < int(mode_size_.size()); ++m) digit[m] = c[mode_dim_[m]] / mode_stride_in_dim(m) % mode_size_[m];
+  for (int i = int(spatial_.size()) - 1; i >= 0; --i) {
+    if (spatial_[i].mode >= 0 && thread % spatial_[i].size != digit[spatial_[i].mode]) return false;
+    thread /= spatial_[i].size;
+  }
+  int l = 0;
+  for (const Digit& g : local_) l = l * g.size + digit[g.mode];
+  *local = l;
+  return true;
+}
+
+Layout Layout::reduced(int dim) const {
+  TESSEL_CHECK(dim >= 0 && dim < rank(), "reduce dim {} of rank {}", dim, rank());
+  Layout out = *this;
+  out.shape_[dim] = 1;
+  for (Digit& g : out.spatial_)
+    if (g.mode >= 0 && mode_dim_[g.mode] == dim) g.mode = -1;
+  for (Digit& g : out.local_)
+    if (g.mode >= 0 && mode_dim_[g.mode] == dim) g.size = 1;
+  for (int m = 0; m < int(out.mode_size_.size()); ++m)
+    if (mode_dim_[m] == dim) out.mode_size_[m] = 1;
+  out.canonicalize();
+  return out;
+}
+
+std::vector<Layout::ThreadSpan> Layout::thread_spans(int dim) const {
+  std::vector<ThreadSpan> spans;
+  int stride = 1;
+  for (int i = int(spatial_.size()) - 1; i >= 0; --i) {
+    if (spatial_[i].mode >= 0 && mode_dim_[spatial_[i].mode] == dim) spans.push_back({stride, spatial_[i].size});
+    stride *= spatial_[i].size;
+  }
+  return spans;
+}
+
+std::vector<std::string> Layout::coord_exprs(const std::string& thread, const std::string& local) const {
+  std::vector<std::string> terms(shape_.size());
+  auto add = [&](const std::vector<Digit>& digits, const std::string& index) {
+    int stride = 1;
+    for (int i = int(digits.size()) - 1; i >= 0; --i) {
+      const Digit& g = digits[i];
+      if (g.mode >= 0) {
+        std::string digit = stride == 1 ? index : fmt::format("{} / {}", index, stride);
+        if (i > 0) digit = fmt::format("({}) % {}", digit, g.size);
+        const int mstride = mode_stride_in_dim(g.mode);
+        std::string term = mstride == 1 ? fmt::format("({})", digit) : fmt::format("({}) * {}", digit, mstride);
+        std::string& t = terms[mode_dim_[g.mode]];
+        t = t.empty() ? term : t + " + " + term;
+      }
+      stride *= g.size;
+    }
+  };
+  add(spatial_, thread);
+  add(local_, local);
+  for (std::string& t : terms)
+    if (t.empty()) t = "0";
+  return terms;
+}
+
+std::string Layout::str() const {
+  auto mode_name = [&](int m) {
+    int k = 0;
+    for (int j = 0; j < m; ++j) k += mode_dim_[j] == mode_dim_[m];
+    return fmt::format("d{}.{}", mode_dim_[m], k);
+  };
+  auto digits = [&](const std::vector<Digit>& list) {
+    std::vector<std::string> parts;
+    for (const Digit& g : list) parts.push_back(g.mode < 0 ? fmt::format("rep{}", g.size) : mode_name(g.mode));
+    return parts.empty() ? std::string("-") : fmt::format("{}", fmt::join(parts, ","));
+  };
+  std::vector<std::string> dims;
+  for (int d = 0; d < rank(); ++d) {
+    std::vector<int> sizes;
+    for (int m = 0; m < int(mode_size_.size()); ++m)
+      if (mode_dim_[m] == d) sizes.push_back(mode_size_[m]);
+    dims.push_back(sizes.empty() ? fmt::format("d{}=1", d) : fmt::format("d{}={}", d, fmt::join(sizes, "x")));
+  }
+  return fmt::format("layout[{}]({}; threads={}; local={})", fmt::join(shape_, ","), fmt::join(dims, " "),
+                     digits(spatial_), digits(local_));
+}
+
+}  // namespace tessel

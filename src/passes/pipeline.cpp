@@ -1,0 +1,53 @@
+// The table of contents of lowering: the passes in order, and the one loop that runs them.
+#include "tessel/passes/pipeline.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "tessel/ir/printer.hpp"
+#include "tessel/ir/verifier.hpp"
+
+namespace tessel::passes {
+
+const std::vector<Pass>& pipeline() {
+  static const std::vector<Pass> passes = {
+      {"inline_grid_values", inline_grid_values},
+      {"simplify_scalars", simplify_scalars},
+      {"plan_shared_memory", plan_shared_memory},
+  };
+  return passes;
+}
+
+namespace {
+
+void dump(const ir::Kernel& k, int index, const char* pass) {
+  const char* dir = std::getenv("TESSEL_DUMP_IR");
+  if (!dir || !*dir) return;
+  std::filesystem::create_directories(dir);
+  const auto path = std::filesystem::path(dir) / fmt::format("{}.{:02}.{}.ir", k->name, index, pass);
+  std::ofstream(path) << ir::print(*k);
+}
+
+}  // namespace
+
+ir::Kernel lower(const ir::Kernel& input, const PassContext& ctx, std::vector<PassTiming>* timings) {
+  ir::Kernel k = input;
+  dump(k, 0, "traced");
+  int index = 1;
+  for (const Pass& p : pipeline()) {
+    const auto start = std::chrono::steady_clock::now();
+    ir::Kernel next = p.run(k, ctx);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const bool changed = next != k;
+    k = next;
+    ir::verify(*k, ctx.arch);
+    if (changed) dump(k, index, p.name);
+    if (timings) timings->push_back({p.name, ms, changed});
+    ++index;
+  }
+  return k;
+}
+
+}  // namespace tessel::passes

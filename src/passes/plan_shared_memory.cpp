@@ -1,0 +1,38 @@
+// Assigns every shared allocation its byte offset in the block's shared memory and records the
+// total. Allocations live for the whole kernel (no reuse yet), each aligned to 128 bytes, the
+// strictest alignment any access pattern needs (TMA, swizzled tiles).
+#include "tessel/ir/mutator.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel::passes {
+
+namespace {
+
+constexpr int64_t kAlignment = 128;
+
+class Planner : public ir::Mutator {
+ public:
+  int64_t total = 0;
+
+ protected:
+  ir::Stmt visit(const ir::AllocSharedNode& n, const ir::Stmt& self) override {
+    const int64_t offset = (total + kAlignment - 1) / kAlignment * kAlignment;
+    total = offset + n.tensor->nbytes();
+    if (n.offset == offset) return self;
+    return std::make_shared<ir::AllocSharedNode>(n.loc, n.tensor, offset);
+  }
+};
+
+}  // namespace
+
+ir::Kernel plan_shared_memory(const ir::Kernel& k, const PassContext&) {
+  Planner p;
+  ir::Stmt body = p.mutate(k->body);
+  if (body == k->body && k->shared_bytes == p.total) return k;
+  auto out = std::make_shared<ir::KernelNode>(*k);
+  out->body = body;
+  out->shared_bytes = p.total;
+  return out;
+}
+
+}  // namespace tessel::passes

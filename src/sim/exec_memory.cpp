@@ -1,0 +1,139 @@
+// Simulator semantics of data movement and of the block barrier.
+#include <cstring>
+
+#include "machine.hpp"
+
+namespace tessel::sim {
+
+namespace {
+
+// Calls f(lane, thread-in-group, slot, coords) for every element the active lanes hold.
+template <class F>
+void for_each_element(Warp& w, const ir::RegisterTensorNode* tile, Mask mask, F&& f) {
+  const auto& table = w.cta.tables.coords(tile);
+  const int local = tile->layout.local_size(), rank = tile->layout.rank();
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(mask >> lane & 1)) continue;
+    const int t = w.thread_in_group(lane);
+    for (int l = 0; l < local; ++l) f(lane, t, l, &table[(size_t(t) * local + l) * rank]);
+  }
+}
+
+struct SharedAddress {
+  int64_t byte;
+  const ir::SharedTensorNode* allocation;
+};
+
+SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const Lanes& view_offset, int lane,
+                             const std::vector<Lanes>& offsets, const int* c, const SourceLoc& loc) {
+  int64_t index = s->offset ? view_offset[lane].i : 0;
+  for (int d = 0; d < s->rank(); ++d) {
+    const int64_t coord = c[d] + offsets[d][lane].i;
+    if (coord < 0 || coord >= s->shape[d])
+      throw Error(loc, fmt::format("shared tensor {} accessed at index {} of dimension {}, outside its extent {} "
+                                   "(thread {} of block {})",
+                                   s->name, coord, d, s->shape[d], w.thread(lane), w.cta.block_name()));
+    index += coord * s->strides[d];
+  }
+  const ir::SharedTensorNode* root = s->allocation();
+  const int64_t base = w.cta.shared_offsets.at(root);
+  const int64_t byte = base + index * dtype_bytes(s->dtype);
+  if (index < 0 || byte + dtype_bytes(s->dtype) > base + root->nbytes())
+    throw Error(loc, fmt::format("shared tensor view {} reaches element {} of its {}-element allocation", s->name, index,
+                                 root->nbytes() / dtype_bytes(s->dtype)));
+  return {byte, root};
+}
+
+std::vector<Lanes> eval_all(Warp& w, const std::vector<ir::Expr>& es, Mask mask) {
+  std::vector<Lanes> out;
+  for (const ir::Expr& e : es) out.push_back(w.eval(e, mask));
+  return out;
+}
+
+}  // namespace
+
+void exec_Sync(Warp& w, const ir::SyncNode& n, Mask mask) { w.cta.arrive_at_barrier(w, mask, n.loc); }
+
+void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) {
+  w.cta.shared_offsets[n.tensor.get()] = n.offset;
+}
+
+void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
+  const auto offsets = eval_all(w, n.offsets, mask);
+  const auto shape = eval_all(w, n.src->shape, mask), strides = eval_all(w, n.src->strides, mask);
+  const Lanes ptr = w.eval(n.src->ptr, mask);
+  auto& out = w.tile(n.out.get());
+  const int local = n.out->layout.local_size();
+  const size_t bytes = dtype_bytes(n.src->dtype);
+  for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
+    int64_t index = 0;
+    bool inside = true;
+    for (int d = 0; d < n.src->rank(); ++d) {
+      const int64_t coord = c[d] + offsets[d][lane].i;
+      inside &= coord >= 0 && coord < shape[d][lane].i;
+      index += coord * strides[d][lane].i;
+    }
+    ir::Scalar v = is_float(n.src->dtype) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)};
+    if (inside) {
+      const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * int64_t(bytes));
+      check_global_access(addr, bytes, false, n.loc);
+      v = load_value(n.src->dtype, reinterpret_cast<const void*>(addr));
+    }
+    out[size_t(lane) * local + l] = v;
+  });
+}
+
+void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
+  const auto offsets = eval_all(w, n.offsets, mask);
+  const auto shape = eval_all(w, n.dst->shape, mask), strides = eval_all(w, n.dst->strides, mask);
+  const Lanes ptr = w.eval(n.dst->ptr, mask);
+  auto& src = w.tile(n.src.get());
+  const int local = n.src->layout.local_size();
+  const size_t bytes = dtype_bytes(n.dst->dtype);
+  for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
+    int64_t index = 0;
+    for (int d = 0; d < n.dst->rank(); ++d) {
+      const int64_t coord = c[d] + offsets[d][lane].i;
+      if (coord < 0 || coord >= shape[d][lane].i) return;
+      index += coord * strides[d][lane].i;
+    }
+    const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * int64_t(bytes));
+    check_global_access(addr, bytes, true, n.loc);
+    store_value(n.dst->dtype, reinterpret_cast<void*>(addr), src[size_t(lane) * local + l]);
+  });
+}
+
+void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
+  const auto offsets = eval_all(w, n.offsets, mask);
+  const Lanes view = n.src->offset ? w.eval(n.src->offset, mask) : Lanes{};
+  auto& out = w.tile(n.out.get());
+  const int local = n.out->layout.local_size();
+  const int bytes = dtype_bytes(n.src->dtype);
+  for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
+    const SharedAddress a = shared_address(w, n.src, view, lane, offsets, c, n.loc);
+    for (int b = 0; b < bytes; ++b)
+      if (!w.cta.written[size_t(a.byte + b)])
+        throw Error(n.loc, fmt::format("read of shared memory that was never written: {} (allocated at {}), byte {} "
+                                       "of the allocation, read by thread {} of block {}; store to it (and sync()) "
+                                       "before loading",
+                                       a.allocation->name, a.allocation->loc.str(),
+                                       a.byte - w.cta.shared_offsets.at(a.allocation), w.thread(lane),
+                                       w.cta.block_name()));
+    out[size_t(lane) * local + l] = load_value(n.src->dtype, &w.cta.smem[size_t(a.byte)]);
+  });
+}
+
+void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
+  const auto offsets = eval_all(w, n.offsets, mask);
+  const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
+  auto& src = w.tile(n.src.get());
+  const int local = n.src->layout.local_size();
+  const int bytes = dtype_bytes(n.dst->dtype);
+  for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
+    const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c, n.loc);
+    store_value(n.dst->dtype, &w.cta.smem[size_t(a.byte)], src[size_t(lane) * local + l]);
+    std::memset(&w.cta.written[size_t(a.byte)], 1, size_t(bytes));
+  });
+}
+
+}  // namespace tessel::sim

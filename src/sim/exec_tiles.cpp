@@ -1,0 +1,120 @@
+// Simulator semantics of register-tile instructions. Arithmetic follows the generated code:
+// f32 arithmetic rounded to the element type after every operation.
+#include <cmath>
+#include <cstdio>
+
+#include "machine.hpp"
+
+namespace tessel::sim {
+
+namespace {
+
+// The value of operand `o` for slot `l` of `out` in `lane`.
+class OperandReader {
+ public:
+  OperandReader(Warp& w, const ir::Operand& o, const ir::RegisterTensorNode* out, Mask mask) : w_(w), o_(o) {
+    if (o.scalar) {
+      scalar_ = w.eval(o.scalar, mask);
+    } else {
+      values_ = &w.tile(o.tensor.get());
+      local_ = o.tensor->layout.local_size();
+      out_local_ = out->layout.local_size();
+      if (!(o.tensor->layout == out->layout)) slots_ = &w.cta.tables.broadcast(o.tensor.get(), out);
+    }
+  }
+  ir::Scalar operator()(int lane, int l) const {
+    if (o_.scalar) return scalar_[lane];
+    const int t = w_.thread_in_group(lane);
+    const int slot = slots_ ? (*slots_)[size_t(t) * out_local_ + l] : l;
+    return (*values_)[size_t(lane) * local_ + slot];
+  }
+  DType dtype() const { return o_.dtype(); }
+
+ private:
+  Warp& w_;
+  const ir::Operand& o_;
+  Lanes scalar_{};
+  std::vector<ir::Scalar>* values_ = nullptr;
+  const std::vector<int>* slots_ = nullptr;
+  int local_ = 0, out_local_ = 0;
+};
+
+template <class F> void for_each_slot(Warp& w, const ir::RegisterTensorNode* out, Mask mask, F&& f) {
+  auto& values = w.tile(out);
+  const int local = out->layout.local_size();
+  for (int lane = 0; lane < 32; ++lane)
+    if (mask >> lane & 1)
+      for (int l = 0; l < local; ++l) values[size_t(lane) * local + l] = f(lane, l);
+}
+
+}  // namespace
+
+void exec_AllocRegister(Warp& w, const ir::AllocRegisterNode& n, Mask mask) {
+  const Lanes init = w.eval(n.init, mask);
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int) { return ir::convert(n.init->type.dtype, n.out->dtype, init[lane]); });
+}
+
+void exec_ElementwiseBinary(Warp& w, const ir::ElementwiseBinaryNode& n, Mask mask) {
+  OperandReader a(w, n.a, n.out.get(), mask), b(w, n.b, n.out.get(), mask);
+  const DType t = n.a.dtype();
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
+    return ir::apply_binary(n.op, t, ir::convert(a.dtype(), t, a(lane, l)), ir::convert(b.dtype(), t, b(lane, l)));
+  });
+}
+
+void exec_ElementwiseUnary(Warp& w, const ir::ElementwiseUnaryNode& n, Mask mask) {
+  const ir::Operand op{n.a, nullptr};
+  OperandReader a(w, op, n.out.get(), mask);
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) { return ir::apply_unary(n.op, n.a->dtype, a(lane, l)); });
+}
+
+void exec_Where(Warp& w, const ir::WhereNode& n, Mask mask) {
+  OperandReader c(w, n.cond, n.out.get(), mask), a(w, n.a, n.out.get(), mask), b(w, n.b, n.out.get(), mask);
+  const DType t = n.out->dtype;
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
+    return c(lane, l).i ? ir::convert(a.dtype(), t, a(lane, l)) : ir::convert(b.dtype(), t, b(lane, l));
+  });
+}
+
+void exec_Fma(Warp& w, const ir::FmaNode& n, Mask mask) {
+  const ir::Operand acc{n.c, nullptr};
+  OperandReader a(w, n.a, n.out.get(), mask), b(w, n.b, n.out.get(), mask), c(w, acc, n.out.get(), mask);
+  const DType t = n.out->dtype;
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
+    const ir::Scalar x = ir::convert(a.dtype(), t, a(lane, l)), y = ir::convert(b.dtype(), t, b(lane, l));
+    if (is_float(t))  // fused: one rounding, as fmaf does
+      return ir::normalize(t, ir::Scalar{.f = double(std::fma(float(x.f), float(y.f), float(c(lane, l).f)))});
+    return ir::apply_binary(ir::BinaryOp::Add, t, ir::apply_binary(ir::BinaryOp::Mul, t, x, y), c(lane, l));
+  });
+}
+
+void exec_CastTensor(Warp& w, const ir::CastTensorNode& n, Mask mask) {
+  const ir::Operand op{n.a, nullptr};
+  OperandReader a(w, op, n.out.get(), mask);
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) { return ir::convert(n.a->dtype, n.out->dtype, a(lane, l)); });
+}
+
+void exec_CopyRegister(Warp& w, const ir::CopyRegisterNode& n, Mask mask) {
+  const ir::Operand op{n.src, nullptr};
+  OperandReader a(w, op, n.dst.get(), mask);
+  for_each_slot(w, n.dst.get(), mask, [&](int lane, int l) { return a(lane, l); });
+}
+
+void exec_PrintTensor(Warp& w, const ir::PrintTensorNode& n, Mask mask) {
+  const auto& table = w.cta.tables.coords(n.tensor.get());
+  const auto& values = w.tile(n.tensor.get());
+  const int local = n.tensor->layout.local_size(), rank = n.tensor->layout.rank();
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(mask >> lane & 1)) continue;
+    const int t = w.thread_in_group(lane);
+    for (int l = 0; l < local; ++l) {
+      std::vector<int> c(&table[(size_t(t) * local + l) * rank], &table[(size_t(t) * local + l) * rank] + rank);
+      const ir::Scalar v = values[size_t(lane) * local + l];
+      const std::string value = is_float(n.tensor->dtype) ? fmt::format("{:g}", v.f) : fmt::format("{}", v.i);
+      std::printf("%s\n", fmt::format("{} [block {}, thread {}] [{}] = {}", n.label, w.cta.block[0], w.thread(lane),
+                                      fmt::join(c, ", "), value).c_str());
+    }
+  }
+}
+
+}  // namespace tessel::sim

@@ -1,0 +1,158 @@
+// Per-warp execution of scalar statements and control flow, lane by lane under an active mask.
+#include "machine.hpp"
+
+namespace tessel::sim {
+
+Lanes Warp::eval(const ir::Expr& e, Mask mask) {
+  Lanes out{};
+  switch (e->kind) {
+    case ir::NodeKind::Const:
+    case ir::NodeKind::Builtin: {
+      const ir::Scalar v = ir::evaluate(*e, [&](const ir::ExprNode& b) -> ir::Scalar {
+        const auto which = static_cast<const ir::BuiltinNode&>(b).which;
+        const int i = int(which);
+        return ir::Scalar{.i = i < 3 ? cta.block[i] : cta.launch.grid[i - 3]};
+      });
+      out.fill(v);
+      return out;
+    }
+    case ir::NodeKind::Var: {
+      auto* v = static_cast<const ir::VarNode*>(e.get());
+      auto p = cta.params.find(v);
+      if (p != cta.params.end()) {
+        out.fill(p->second);
+        return out;
+      }
+      auto it = vars_.find(v);
+      TESSEL_CHECK(it != vars_.end(), "variable {} read before its declaration", v->name);
+      return it->second;
+    }
+    case ir::NodeKind::Binary: {
+      auto& n = static_cast<const ir::BinaryNode&>(*e);
+      const Lanes a = eval(n.a, mask), b = eval(n.b, mask);
+      const DType t = ir::promote(n.a->type.dtype, n.b->type.dtype);
+      for (int l = 0; l < 32; ++l) {
+        if (!(mask >> l & 1)) continue;
+        if (n.a->type.pointer) {
+          const int64_t scale = dtype_bytes(n.a->type.dtype);
+          out[l].i = n.op == ir::BinaryOp::Sub ? a[l].i - b[l].i * scale : a[l].i + b[l].i * scale;
+          continue;
+        }
+        try {
+          out[l] = ir::apply_binary(n.op, t, ir::convert(n.a->type.dtype, t, a[l]), ir::convert(n.b->type.dtype, t, b[l]));
+        } catch (const Error& err) {
+          throw Error(n.loc, fmt::format("{} in thread {} of block {}", err.message(), thread(l), cta.block_name()));
+        }
+      }
+      return out;
+    }
+    case ir::NodeKind::Unary: {
+      auto& n = static_cast<const ir::UnaryNode&>(*e);
+      const Lanes a = eval(n.a, mask);
+      for (int l = 0; l < 32; ++l)
+        if (mask >> l & 1) out[l] = ir::apply_unary(n.op, n.a->type.dtype, a[l]);
+      return out;
+    }
+    case ir::NodeKind::Select: {
+      auto& n = static_cast<const ir::SelectNode&>(*e);
+      const Lanes c = eval(n.cond, mask);
+      Mask yes = 0;
+      for (int l = 0; l < 32; ++l)
+        if ((mask >> l & 1) && c[l].i) yes |= 1u << l;
+      const Lanes a = yes ? eval(n.a, yes) : Lanes{}, b = (mask & ~yes) ? eval(n.b, mask & ~yes) : Lanes{};
+      for (int l = 0; l < 32; ++l) out[l] = (yes >> l & 1) ? a[l] : b[l];
+      return out;
+    }
+    case ir::NodeKind::Cast: {
+      auto& n = static_cast<const ir::CastNode&>(*e);
+      const Lanes a = eval(n.a, mask);
+      for (int l = 0; l < 32; ++l)
+        if (mask >> l & 1) out[l] = ir::convert(n.a->type.dtype, n.type.dtype, a[l]);
+      return out;
+    }
+    default: TESSEL_CHECK(false, "not an expression: {}", ir::kind_name(e->kind));
+  }
+}
+
+void Warp::exec(const ir::Stmt& s, Mask mask) {
+  switch (s->kind) {
+    case ir::NodeKind::Seq:
+      for (const ir::Stmt& c : static_cast<const ir::SeqNode&>(*s).stmts) exec(c, mask);
+      return;
+    case ir::NodeKind::Declare:
+    case ir::NodeKind::Assign: {
+      const bool declare = s->kind == ir::NodeKind::Declare;
+      const ir::Var& var = declare ? static_cast<const ir::DeclareNode&>(*s).var : static_cast<const ir::AssignNode&>(*s).var;
+      const ir::Expr& value = declare ? static_cast<const ir::DeclareNode&>(*s).init : static_cast<const ir::AssignNode&>(*s).value;
+      const Lanes v = eval(value, mask);
+      Lanes& slot = vars_[var.get()];
+      for (int l = 0; l < 32; ++l)
+        if (mask >> l & 1) slot[l] = ir::convert(value->type.dtype, var->type.dtype, v[l]);
+      return;
+    }
+    case ir::NodeKind::For: {
+      auto& n = static_cast<const ir::ForNode&>(*s);
+      const Lanes start = eval(n.start, mask);
+      Lanes& i = vars_[n.var.get()];
+      for (int l = 0; l < 32; ++l)
+        if (mask >> l & 1) i[l] = start[l];
+      for (;;) {
+        const Lanes stop = eval(n.stop, mask), step = eval(n.step, mask);
+        Mask active = 0;
+        for (int l = 0; l < 32; ++l) {
+          if (!(mask >> l & 1)) continue;
+          if (step[l].i == 0) throw Error(n.loc, "range: step is 0 at run time");
+          if (step[l].i > 0 ? i[l].i < stop[l].i : i[l].i > stop[l].i) active |= 1u << l;
+        }
+        if (!active) return;
+        exec(n.body, active);
+        Lanes& iv = vars_[n.var.get()];
+        const Lanes step_now = eval(n.step, active);
+        for (int l = 0; l < 32; ++l)
+          if (active >> l & 1) iv[l] = ir::normalize(DType::I32, ir::Scalar{.i = iv[l].i + step_now[l].i});
+        mask = active;
+      }
+    }
+    case ir::NodeKind::If: {
+      auto& n = static_cast<const ir::IfNode&>(*s);
+      const Lanes c = eval(n.cond, mask);
+      Mask yes = 0;
+      for (int l = 0; l < 32; ++l)
+        if ((mask >> l & 1) && c[l].i) yes |= 1u << l;
+      if (yes) exec(n.then_case, yes);
+      if (n.else_case && (mask & ~yes)) exec(n.else_case, mask & ~yes);
+      return;
+    }
+    case ir::NodeKind::While: {
+      auto& n = static_cast<const ir::WhileNode&>(*s);
+      for (;;) {
+        const Lanes c = eval(n.cond, mask);
+        Mask active = 0;
+        for (int l = 0; l < 32; ++l)
+          if ((mask >> l & 1) && c[l].i) active |= 1u << l;
+        if (!active) return;
+        exec(n.body, active);
+        mask = active;
+      }
+    }
+    case ir::NodeKind::ThreadGroup: {
+      auto& n = static_cast<const ir::ThreadGroupNode&>(*s);
+      Mask inside = 0;
+      for (int l = 0; l < 32; ++l)
+        if (thread(l) >= n.begin && thread(l) < n.begin + n.count) inside |= 1u << l;
+      if (!(mask & inside)) return;
+      groups.push_back({n.begin, n.count});
+      exec(n.body, mask & inside);
+      groups.pop_back();
+      return;
+    }
+#define TESSEL_INSTR(Name)                                           \
+  case ir::NodeKind::Name:                                           \
+    exec_##Name(*this, static_cast<const ir::Name##Node&>(*s), mask); \
+    return;
+#include "tessel/ir/nodes.def"
+    default: TESSEL_CHECK(false, "not a statement: {}", ir::kind_name(s->kind));
+  }
+}
+
+}  // namespace tessel::sim

@@ -1,0 +1,37 @@
+#include "machine.hpp"
+
+namespace tessel::sim {
+
+const std::vector<int>& LayoutTables::coords(const ir::RegisterTensorNode* t) {
+  auto [it, fresh] = coords_.try_emplace(t);
+  if (fresh) {
+    const Layout& lay = t->layout;
+    auto& v = it->second;
+    v.reserve(size_t(lay.num_threads()) * lay.local_size() * lay.rank());
+    for (int th = 0; th < lay.num_threads(); ++th)
+      for (int l = 0; l < lay.local_size(); ++l)
+        for (int c : lay.coords(th, l)) v.push_back(c);
+  }
+  return it->second;
+}
+
+const std::vector<int>& LayoutTables::broadcast(const ir::RegisterTensorNode* operand, const ir::RegisterTensorNode* out) {
+  auto [it, fresh] = broadcast_.try_emplace({operand, out});
+  if (fresh) {
+    const Layout& in = operand->layout;
+    const Layout& o = out->layout;
+    auto& v = it->second;
+    for (int th = 0; th < o.num_threads(); ++th)
+      for (int l = 0; l < o.local_size(); ++l) {
+        std::vector<int> c = o.coords(th, l);
+        for (int d = 0; d < in.rank(); ++d)
+          if (in.shape()[d] == 1) c[d] = 0;
+        int slot = 0;
+        TESSEL_CHECK(in.holds(th, c, &slot), "operand {} lacks an element for thread {}", operand->name, th);
+        v.push_back(slot);
+      }
+  }
+  return it->second;
+}
+
+}  // namespace tessel::sim

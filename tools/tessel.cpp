@@ -1,0 +1,156 @@
+// The tessel command line: run the examples, show their IR and CUDA, and check the installation.
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "examples.hpp"
+#include "tessel/codegen/cuda.hpp"
+#include "tessel/ir/printer.hpp"
+#include "tessel/passes/pipeline.hpp"
+#include "tessel/runtime/cuda_driver.hpp"
+#include "tessel/runtime/disk_cache.hpp"
+#include "tessel/runtime/nvrtc_compiler.hpp"
+
+namespace {
+
+using namespace tessel;
+
+std::vector<int64_t> sizes_for(const examples::Example& e, const std::vector<int64_t>& given) {
+  if (given.empty()) return e.default_sizes;
+  if (given.size() != e.size_names.size())
+    throw Error(fmt::format("{} takes {} sizes ({}), {} given", e.name, e.size_names.size(),
+                            fmt::join(e.size_names, ", "), given.size()));
+  for (size_t i = 0; i < given.size(); ++i)
+    if (given[i] <= 0 || given[i] > (int64_t(1) << 30))
+      throw Error(fmt::format("{}: size {} = {} is out of range", e.name, e.size_names[i], given[i]));
+  return given;
+}
+
+int run_example(const std::string& name, const std::string& device, const std::vector<int64_t>& given, bool verbose,
+                uint64_t seed) {
+  const examples::Example& e = examples::find_example(name);
+  const Device dev = device.empty() ? Device::default_device() : Device::named(device);
+  const auto sizes = sizes_for(e, given);
+  KernelOptions opt;
+  opt.sim_seed = seed;
+  fmt::print("{} on {}\n", e.description, dev.name());
+  const examples::RunResult r = e.run(dev, sizes, opt);
+  fmt::print("{}\n", r.summary);
+  if (verbose) {
+    const CompileStats& s = r.stats;
+    fmt::print("  hyperparameters: {}\n  target: {}\n  trace {:.2f} ms, passes {:.2f} ms", s.hyperparameters, s.arch,
+               s.trace_ms, s.lower_ms);
+    if (dev.is_gpu()) {
+      fmt::print(", codegen {:.2f} ms, {} {:.2f} ms, module load {:.2f} ms\n", s.codegen_ms,
+                 s.from_cache ? "cubin from cache" : "cold NVRTC compile", s.compile_ms, s.load_ms);
+      // A second kernel object in this process finds the cubin in the disk cache.
+      const examples::RunResult warm = e.run(dev, sizes, opt);
+      fmt::print("  warm start (cache hit: {}): cache load {:.2f} ms + module load {:.2f} ms = {:.2f} ms\n",
+                 warm.stats.from_cache ? "yes" : "no", warm.stats.compile_ms, warm.stats.load_ms,
+                 warm.stats.compile_ms + warm.stats.load_ms);
+    } else {
+      fmt::print("\n");
+    }
+  }
+  return r.ok ? 0 : 1;
+}
+
+int print_ir(const std::string& name, const std::vector<int64_t>& given, bool all) {
+  const examples::Example& e = examples::find_example(name);
+  const auto sizes = sizes_for(e, given);
+  if (!all) {
+    fmt::print("{}", ir::print(*e.ir(sizes, true)));
+    return 0;
+  }
+  ir::Kernel k = e.ir(sizes, false);
+  fmt::print("// traced\n{}", ir::print(*k));
+  const passes::PassContext ctx;
+  for (const passes::Pass& p : passes::pipeline()) {
+    ir::Kernel next = p.run(k, ctx);
+    if (next != k) fmt::print("\n// after {}\n{}", p.name, ir::print(*next));
+    else fmt::print("\n// {}: no change\n", p.name);
+    k = next;
+  }
+  return 0;
+}
+
+int doctor() {
+  int problems = 0;
+  fmt::print("tessel {}\n", TESSEL_VERSION);
+  try {
+    fmt::print("NVRTC: {}\n", runtime::nvrtc_version());
+    const auto r = runtime::compile_to_cubin({"extern \"C\" __global__ void k() {}", "doctor", "sm_90a", {}, {}});
+    fmt::print("NVRTC compile for sm_90a: ok ({} byte cubin, {:.1f} ms)\n", r.cubin.size(), r.milliseconds);
+  } catch (const std::exception& ex) {
+    fmt::print("NVRTC: FAILED: {}\n", ex.what());
+    ++problems;
+  }
+  auto& d = runtime::CudaDriver::get();
+  if (d.available()) {
+    const auto info = d.device_info();
+    fmt::print("driver: {}.{}\nGPU: {} (sm_{}{}, {} SMs, {:.1f} GiB, {} KiB shared memory per block)\n",
+               info.driver_version / 1000, info.driver_version % 1000 / 10, info.name, info.cc_major, info.cc_minor,
+               info.sm_count, double(info.total_memory) / (1 << 30), info.max_shared_per_block_optin / 1024);
+  } else {
+    fmt::print("GPU: none ({}); kernels run on the simulator\n", d.unavailable_reason());
+  }
+  fmt::print("default device: {}\n", Device::default_device().name());
+  const auto dir = runtime::DiskCache::default_dir();
+  fmt::print("cache: {} ({} entries)\n", dir.string(), runtime::DiskCache(dir).list().size());
+  return problems == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tessel: a tile-level GPU kernel language embedded in C++"};
+  app.require_subcommand(1);
+
+  std::string example, device, arch = "sm_90a";
+  std::vector<int64_t> sizes;
+  bool verbose = false, all = false;
+  uint64_t seed = 0;
+
+  auto* run = app.add_subcommand("run", "run an example and check it against a host reference");
+  run->add_option("example", example, "vector_add, row_softmax or matmul_simt")->required();
+  run->add_option("sizes", sizes, "problem sizes (see `tessel list`)");
+  run->add_option("--device", device, "sim or gpu (default: gpu when present)");
+  run->add_flag("--verbose", verbose, "report compile economics");
+  run->add_option("--seed", seed, "simulator interleaving seed (0: round-robin)");
+
+  auto* irc = app.add_subcommand("ir", "print an example's IR");
+  irc->add_option("example", example)->required();
+  irc->add_option("sizes", sizes);
+  irc->add_flag("--all", all, "print the IR as traced and after each pass");
+
+  auto* cuda = app.add_subcommand("cuda", "print the CUDA C++ generated for an example");
+  cuda->add_option("example", example)->required();
+  cuda->add_option("sizes", sizes);
+  cuda->add_option("--arch", arch, "sm_80, sm_90a or sm_100a");
+
+  auto* list = app.add_subcommand("list", "list the examples");
+  auto* doc = app.add_subcommand("doctor", "check the toolkit, NVRTC, driver, GPU and cache");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*run) return run_example(example, device, sizes, verbose, seed);
+    if (*irc) return print_ir(example, sizes, all);
+    if (*cuda) {
+      const auto& e = examples::find_example(example);
+      fmt::print("{}", e.cuda(sizes_for(e, sizes), arch));
+      return 0;
+    }
+    if (*list) {
+      for (const auto& e : examples::all_examples())
+        fmt::print("{:<12} sizes [{}] (default {})  {}\n", e.name, fmt::join(e.size_names, " "),
+                   fmt::join(e.default_sizes, " "), e.description);
+      return 0;
+    }
+    if (*doc) return doctor();
+  } catch (const tessel::Error& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  }
+  return 0;
+}
