@@ -26,6 +26,8 @@ struct Example {
   // The traced (lowered=false) or lowered IR, and the CUDA source, for the given sizes.
   std::function<ir::Kernel(const std::vector<int64_t>&, bool lowered)> ir;
   std::function<std::string(const std::vector<int64_t>&, const std::string& arch)> cuda;
+  // Compiles to a cubin through the disk cache without running; returns the cubin size.
+  std::function<size_t(const std::vector<int64_t>&, const std::string& arch, CompileStats*)> compile;
 };
 
 const std::vector<Example>& all_examples();

@@ -33,6 +33,13 @@ Example vector_add_example() {
     float* p = nullptr;
     return k.cuda_source(int(s[0]), p, p, p);
   };
+  e.compile = [](const std::vector<int64_t>& s, const std::string& arch, CompileStats* stats) {
+    Kernel<VectorAdd> k(Device::simulator(), KernelOptions{arch});
+    float* p = nullptr;
+    const size_t bytes = k.cubin(int(s[0]), p, p, p).size();
+    *stats = k.stats();
+    return bytes;
+  };
   return e;
 }
 

@@ -129,6 +129,11 @@ int main(int argc, char** argv) {
   cuda->add_option("sizes", sizes);
   cuda->add_option("--arch", arch, "sm_80, sm_90a or sm_100a");
 
+  auto* compile = app.add_subcommand("compile", "compile an example to a cubin through the disk cache");
+  compile->add_option("example", example)->required();
+  compile->add_option("sizes", sizes);
+  compile->add_option("--arch", arch, "sm_80, sm_90a or sm_100a");
+
   auto* list = app.add_subcommand("list", "list the examples");
   auto* doc = app.add_subcommand("doctor", "check the toolkit, NVRTC, driver, GPU and cache");
 
@@ -139,6 +144,14 @@ int main(int argc, char** argv) {
     if (*cuda) {
       const auto& e = examples::find_example(example);
       fmt::print("{}", e.cuda(sizes_for(e, sizes), arch));
+      return 0;
+    }
+    if (*compile) {
+      const auto& e = examples::find_example(example);
+      CompileStats s;
+      const size_t bytes = e.compile(sizes_for(e, sizes), arch, &s);
+      fmt::print("{} for {}: {} byte cubin, {} in {:.2f} ms\n", e.name, arch, bytes,
+                 s.from_cache ? "loaded from the cache" : "compiled by NVRTC", s.compile_ms);
       return 0;
     }
     if (*list) {

@@ -1,5 +1,6 @@
 // Kernel structure, scalar expressions and control flow.
 #include <cctype>
+#include <cmath>
 
 #include "emitter.hpp"
 
@@ -58,6 +59,14 @@ std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a) {
   return a;
 }
 
+std::string float_literal(double v) {
+  if (std::isnan(v)) return "__int_as_float(0x7fc00000)";
+  if (std::isinf(v)) return v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+  std::string s = fmt::format("{:.9g}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
 std::string Emitter::name(const void* object, const std::string& hint) {
   auto it = names_.find(object);
   if (it != names_.end()) return it->second;
@@ -84,8 +93,8 @@ std::string Emitter::expr(const ir::Expr& e) {
         case DType::I32: return n.i == INT32_MIN ? "(-2147483647 - 1)" : fmt::format("{}", n.i);
         case DType::U32: return fmt::format("{}u", n.i);
         case DType::I64: return fmt::format("{}ll", n.i);
-        case DType::F32: return fmt::format("{:.9g}f", n.f);
-        default: return to_storage(n.type.dtype, fmt::format("{:.9g}f", n.f));
+        case DType::F32: return float_literal(n.f);
+        default: return to_storage(n.type.dtype, float_literal(n.f));
       }
     }
     case ir::NodeKind::Var: {

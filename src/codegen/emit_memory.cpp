@@ -1,6 +1,4 @@
 // Data movement between global memory, shared memory and register tiles.
-#include <cmath>
-
 #include "emitter.hpp"
 
 namespace tessel::codegen {
@@ -59,8 +57,7 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
   e.declare_tile(n.out);
   e.open("");
   open_slot_loop(e, n.out, n.offsets);
-  const std::string fill = std::isinf(n.fill) ? (n.fill > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)")
-                                                : fmt::format("{:.9g}", n.fill);
+  const std::string fill = float_literal(n.fill);
   e.line(fmt::format("{}[l] = ({}) ? {}[{}] : {};", e.tile(n.out), in_bounds(e, n.src), e.expr(n.src->ptr),
                      global_index(e, n.src), to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), fill))));
   e.close();

@@ -52,6 +52,8 @@ class Emitter {
 };
 
 std::string c_type(DType t);
+// A C++ float literal for `v` (infinities and NaN as bit patterns).
+std::string float_literal(double v);
 // The type arithmetic on `t` happens in (f32 for the half types).
 std::string arith_type(DType t);
 // `v` (of arithmetic type) converted to the storage type `t`.

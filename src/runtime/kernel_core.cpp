@@ -136,6 +136,33 @@ std::string KernelCore::cuda_source(const std::vector<HostArg>& args) {
   return codegen::emit_cuda(*prepare(args).kernel, arch_).source;
 }
 
+std::vector<char> KernelCore::compile(const ir::KernelNode& k) {
+  auto t0 = std::chrono::steady_clock::now();
+  const codegen::CudaModule m = codegen::emit_cuda(k, arch_);
+  stats_.codegen_ms = ms_since(t0);
+  const std::vector<std::string> options;
+  // The key covers the generated source together with every header it includes.
+  std::string all_source = m.source;
+  for (const auto& [header, text] : m.headers) all_source += "\n// header " + header + "\n" + text;
+  const std::string cache_key = runtime::compile_cache_key(ir::print(k), all_source, ir::arch_name(arch_), options);
+  runtime::DiskCache cache(runtime::DiskCache::default_dir());
+  t0 = std::chrono::steady_clock::now();
+  std::vector<char> cubin;
+  if (auto hit = cache.load(cache_key, "cubin")) {
+    cubin = std::move(*hit);
+    stats_.from_cache = true;
+  } else {
+    runtime::CompileRequest req{m.source, name_, std::string(ir::arch_name(arch_)), m.headers, options};
+    cubin = runtime::compile_to_cubin(req).cubin;
+    cache.store(cache_key, "cubin", cubin);
+    stats_.from_cache = false;
+  }
+  stats_.compile_ms = ms_since(t0);
+  return cubin;
+}
+
+std::vector<char> KernelCore::cubin(const std::vector<HostArg>& args) { return compile(*prepare(args).kernel); }
+
 KernelCore::Compiled& KernelCore::prepare(const std::vector<HostArg>& args) {
   check_args(args);
   std::string key;
@@ -160,24 +187,8 @@ KernelCore::Compiled& KernelCore::prepare(const std::vector<HostArg>& args) {
   stats_.lower_ms = ms_since(t0);
 
   if (device_.is_gpu()) {
-    t0 = std::chrono::steady_clock::now();
-    const codegen::CudaModule m = codegen::emit_cuda(*c->kernel, arch_);
-    stats_.codegen_ms = ms_since(t0);
-    const std::vector<std::string> options;
-    const std::string cache_key =
-        runtime::compile_cache_key(ir::print(*c->kernel), m.source, ir::arch_name(arch_), options);
-    runtime::DiskCache cache(runtime::DiskCache::default_dir());
-    t0 = std::chrono::steady_clock::now();
-    std::vector<char> cubin;
-    if (auto hit = cache.load(cache_key, "cubin")) {
-      cubin = std::move(*hit);
-      stats_.from_cache = true;
-    } else {
-      runtime::CompileRequest req{m.source, name_, std::string(ir::arch_name(arch_)), m.headers, options};
-      cubin = runtime::compile_to_cubin(req).cubin;
-      cache.store(cache_key, "cubin", cubin);
-    }
-    stats_.compile_ms = ms_since(t0);
+    const std::vector<char> cubin = compile(*c->kernel);
+    const std::string symbol = codegen::emit_cuda(*c->kernel, arch_).kernel_name;
     t0 = std::chrono::steady_clock::now();
     auto& d = runtime::CudaDriver::get();
     d.context();
@@ -185,7 +196,7 @@ KernelCore::Compiled& KernelCore::prepare(const std::vector<HostArg>& args) {
     CUfunction fn = nullptr;
     d.check(d.moduleLoadData(&mod, cubin.data()), "cuModuleLoadData", "kernel " + name_);
     c->module = mod;
-    d.check(d.moduleGetFunction(&fn, mod, m.kernel_name.c_str()), "cuModuleGetFunction", "kernel " + name_);
+    d.check(d.moduleGetFunction(&fn, mod, symbol.c_str()), "cuModuleGetFunction", "kernel " + name_);
     c->function = fn;
     if (c->kernel->shared_bytes > 48 * 1024)
       d.check(d.funcSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(c->kernel->shared_bytes)),

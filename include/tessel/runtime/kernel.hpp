@@ -58,6 +58,9 @@ class KernelCore {
   ir::Kernel traced(const std::vector<HostArg>& args);
   ir::Kernel lowered(const std::vector<HostArg>& args);
   std::string cuda_source(const std::vector<HostArg>& args);
+  // Compiles to a cubin for the kernel's target through the disk cache, without loading it (no
+  // GPU needed); `stats()` then says whether it came from the cache.
+  std::vector<char> cubin(const std::vector<HostArg>& args);
   const CompileStats& stats() const { return stats_; }
   const Device& device() const { return device_; }
   const std::string& name() const { return name_; }
@@ -65,6 +68,7 @@ class KernelCore {
  private:
   struct Compiled;
   Compiled& prepare(const std::vector<HostArg>& args);
+  std::vector<char> compile(const ir::KernelNode& k);
   void check_args(const std::vector<HostArg>& args) const;
 
   std::string name_;
@@ -146,6 +150,7 @@ template <class S> class Kernel {
   template <class... A> ir::Kernel traced(const A&... args) { return core_.traced(pack(args...)); }
   template <class... A> ir::Kernel lowered(const A&... args) { return core_.lowered(pack(args...)); }
   template <class... A> std::string cuda_source(const A&... args) { return core_.cuda_source(pack(args...)); }
+  template <class... A> std::vector<char> cubin(const A&... args) { return core_.cubin(pack(args...)); }
   const CompileStats& stats() const { return core_.stats(); }
   const Device& device() const { return core_.device(); }
 
