@@ -92,7 +92,7 @@ class Printer {
   std::string reg(const RegisterTensor& r) { return name(r.get(), r->name); }
 
   std::string reg_decl(const RegisterTensor& r) {
-    return fmt::format("{}: reg<{}>{}", reg(r), dtype_name(r->dtype), r->layout.str());
+    return fmt::format("{}: reg<{}> {}", reg(r), dtype_name(r->dtype), r->layout.str());
   }
 
   std::string operand(const Operand& o) { return o.tensor ? reg(o.tensor) : expr(o.scalar); }

@@ -75,6 +75,16 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
 }
 
 void Warp::exec(const ir::Stmt& s, Mask mask) {
+  try {
+    exec_here(s, mask);
+  } catch (const Error& e) {
+    // Expressions built by operators carry no location: report the statement's.
+    if (e.loc().known() || !s->loc.known()) throw;
+    throw Error(s->loc, e.message());
+  }
+}
+
+void Warp::exec_here(const ir::Stmt& s, Mask mask) {
   switch (s->kind) {
     case ir::NodeKind::Seq:
       for (const ir::Stmt& c : static_cast<const ir::SeqNode&>(*s).stmts) exec(c, mask);

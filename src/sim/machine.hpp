@@ -53,6 +53,7 @@ class Warp {
   int thread_in_group(int lane) const { return thread(lane) - group().begin; }
 
   void exec(const ir::Stmt& s, Mask mask);
+  void exec_here(const ir::Stmt& s, Mask mask);
   Lanes eval(const ir::Expr& e, Mask mask);
 
   // Register tiles: values[lane * local_size + slot].

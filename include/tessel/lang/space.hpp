@@ -57,8 +57,9 @@ Space tune(const std::string& label, int S::*member, std::vector<int> values,
 }
 
 template <class S>
-Space tune(const std::string& label, std::vector<int S::*> members, std::vector<std::vector<int>> values,
+Space tune(const std::string& label, std::initializer_list<int S::*> member_list, std::vector<std::vector<int>> values,
            std::source_location loc = std::source_location::current()) {
+  const std::vector<int S::*> members(member_list);
   const auto names = detail::split_label(label);
   const SourceLoc l = SourceLoc::from(loc);
   if (names.size() != members.size())

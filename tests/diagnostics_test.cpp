@@ -1,0 +1,291 @@
+// The diagnostics corpus: exact user-facing messages, each naming the user's file and line.
+#include <gtest/gtest.h>
+
+#include "tessel/tessel.hpp"
+
+namespace tessel {
+namespace {
+
+int line = 0;  // set by each kernel to the line the expected error points at
+
+std::string loc(int l) { return fmt::format("{}:{}", __FILE__, l); }
+
+template <class S, class... A> std::string error_of(const A&... args) {
+  try {
+    Kernel<S> k(Device::simulator());
+    k(args...);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+float* no_data = nullptr;
+
+struct TileOutsideItsGroup : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto t = load_global(global_view(x, {n}), {0}, {512});
+    single_warp([&] {
+      line = __LINE__ + 1;
+      store_global(global_view(x, {n}), t, {0});
+    });
+  }
+};
+
+TEST(Diagnostics, InstructionInTheWrongThreadGroup) {
+  const std::string got1 = error_of<TileOutsideItsGroup>(16, no_data);
+  EXPECT_EQ(got1,
+            loc(line) + ": store_global: the tile r is distributed over 128 threads, but the current thread group has "
+                        "32 threads; use tiles inside the thread group that created them");
+}
+
+struct ShapeMismatch : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto a = load_global(global_view(x, {n}), {0}, {64});
+    auto b = load_global(global_view(x, {n}), {0}, {32});
+    line = __LINE__ + 1;
+    auto c = a + b;
+  }
+};
+
+TEST(Diagnostics, ShapeMismatch) {
+  const std::string got2 = error_of<ShapeMismatch>(16, no_data);
+  EXPECT_EQ(got2, loc(line) + ": add: cannot broadcast shapes [64] and [32]");
+}
+
+struct DtypeMismatch : Script {
+  void operator()(Int32 n, Ptr<f16> x, Ptr<float> y) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto a = load_global(global_view(x, {n}), {0}, {64});
+    auto b = load_global(global_view(y, {n}), {0}, {64});
+    line = __LINE__ + 1;
+    auto c = a * b;
+  }
+};
+
+TEST(Diagnostics, DtypeMismatch) {
+  const std::string got3 = error_of<DtypeMismatch>(16, (f16*)nullptr, no_data);
+  EXPECT_EQ(got3,
+            loc(line) + ": mul: operand types differ (f16 and f32); convert one with .to<T>()");
+}
+
+struct StoreOfWrongType : Script {
+  void operator()(Int32 n, Ptr<f16> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto a = register_tensor<float>({64}, 1.0f);
+    line = __LINE__ + 1;
+    store_global(global_view(x, {n}), a, {0});
+  }
+};
+
+TEST(Diagnostics, StoreOfWrongType) {
+  const std::string got4 = error_of<StoreOfWrongType>(16, (f16*)nullptr);
+  EXPECT_EQ(got4,
+            loc(line) + ": store_global: a tile of f32 stored to a global view of f16; convert it with .to<f16>()");
+}
+
+struct MislabelledSpace : Script {
+  int block_m = 64, block_n = 64;
+  static Space space() {
+    line = __LINE__ + 1;
+    return tune("block_m, block_n", &MislabelledSpace::block_m, {64, 128});
+  }
+  void operator()(Int32 n) {}
+};
+
+TEST(Diagnostics, HyperparameterMissingFromTheSpace) {
+  try {
+    MislabelledSpace::space();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              loc(line) + ": tune(\"block_m, block_n\"): the label names 2 hyperparameters but one member pointer is given");
+  }
+}
+
+struct JointTuneWithShortCandidate : Script {
+  int block_m = 64, block_n = 64;
+  static Space space() {
+    line = __LINE__ + 1;
+    return tune("block_m, block_n", {&JointTuneWithShortCandidate::block_m, &JointTuneWithShortCandidate::block_n}, {{64, 64}, {128}});
+  }
+};
+
+TEST(Diagnostics, JointTuneCandidateOfWrongArity) {
+  try {
+    JointTuneWithShortCandidate::space();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              loc(line) + ": tune(\"block_m, block_n\"): candidate 1 has 1 values for 2 hyperparameters");
+  }
+}
+
+struct RunTimeShape : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    line = __LINE__ + 1;
+    auto s = shared_tensor<float>({n, 16});
+  }
+};
+
+TEST(Diagnostics, CompileTimeParameterGivenARunTimeValue) {
+  const std::string got5 = error_of<RunTimeShape>(16);
+  EXPECT_EQ(got5,
+            loc(line) + ": shared_tensor: dimension 0 of the shape must be a compile-time int, but it is a run-time "
+                        "value; use a hyperparameter or a compile-time (int) kernel parameter");
+}
+
+struct BreakInTracedLoop : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Int32 total = 0;
+    line = __LINE__ + 1;
+    for (Int32 i : range(0, n)) {
+      total += i;
+      break;
+    }
+  }
+};
+
+TEST(Diagnostics, TracedLoopCorruptedByBreak) {
+  const std::string got6 = error_of<BreakInTracedLoop>(16);
+  EXPECT_EQ(got6,
+            loc(line) + ": a C++ `break` (or `return`/`goto`) left a traced range loop; the loop body is traced once, "
+                        "so this would silently cut the kernel's loop short. Use if_ to guard the rest of the body, or "
+                        "while_ with an explicit condition");
+}
+
+struct ThreadGroupTooLarge : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    line = __LINE__ + 1;
+    thread_group(32, 64, [&] { sync(); });
+  }
+};
+
+TEST(Diagnostics, ThreadGroupOutsideTheBlock) {
+  const std::string got7 = error_of<ThreadGroupTooLarge>(16);
+  EXPECT_EQ(got7,
+            loc(line) + ": thread_group(begin=32, count=64) does not fit in the enclosing group of 64 threads");
+}
+
+struct WarpsNotSet : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    line = __LINE__ + 1;
+    auto r = register_tensor<float>({32}, 0.0f);
+  }
+};
+
+TEST(Diagnostics, WarpsNotSetBeforeRegisterTiles) {
+  const std::string got8 = error_of<WarpsNotSet>(16);
+  EXPECT_EQ(got8, loc(line) + ": attrs.warps is 0; set it to a value in 1..32 before creating "
+                                                   "register tensors or thread groups");
+}
+
+struct ReductionAcrossWarps : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto t = load_global(global_view(x, {n}), {0}, {128}, Layout::spatial({128}));
+    line = __LINE__ + 1;
+    auto s = sum(t, 0);
+  }
+};
+
+TEST(Diagnostics, ReductionAcrossWarps) {
+  const std::string got9 = error_of<ReductionAcrossWarps>(16, no_data);
+  EXPECT_EQ(got9,
+            loc(line) + ": sum over dim 0: the threads spanning that dimension belong to different warps "
+                        "(layout[128](d0=128; threads=d0.0; local=-)); reductions combine lanes of one warp, so choose "
+                        "a layout whose threads along dim 0 lie within a warp");
+}
+
+struct WrongOffsetCount : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    line = __LINE__ + 1;
+    auto t = load_global(global_view(x, {n, n}), {0}, {32, 32});
+  }
+};
+
+TEST(Diagnostics, OffsetsOfTheWrongRank) {
+  const std::string got10 = error_of<WrongOffsetCount>(16, no_data);
+  EXPECT_EQ(got10, loc(line) + ": load_global: 1 offsets given for a tensor of rank 2");
+}
+
+struct GridFromAssignedVariable : Script {
+  void operator()(Int32 n) {
+    line = __LINE__ + 1;
+    Int32 blocks = n;
+    blocks += 1;
+    attrs.blocks = blocks;
+    attrs.warps = 1;
+  }
+};
+
+TEST(Diagnostics, GridNotComputableOnTheHost) {
+  const std::string got11 = error_of<GridFromAssignedVariable>(16);
+  EXPECT_EQ(got11,
+            loc(line) + ": attrs.blocks of kernel GridFromAssignedVariable uses the variable v (declared at " + loc(line) +
+                "), which is not computable from the kernel's parameters; the grid is computed on the host before "
+                "launch");
+}
+
+struct TooMuchSharedMemory : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    line = __LINE__ + 1;
+    auto s = shared_tensor<float>({256, 256});
+  }
+};
+
+TEST(Diagnostics, SharedMemoryOverTheTargetsLimit) {
+  const std::string got12 = error_of<TooMuchSharedMemory>(16);
+  EXPECT_EQ(got12,
+            loc(line) + ": kernel TooMuchSharedMemory needs 262144 bytes of shared memory per block, more than the "
+                        "232448 bytes sm_90a allows");
+}
+
+TEST(Diagnostics, DslCallOutsideAKernelBody) {
+  Script s;
+  try {
+    line = __LINE__ + 1;
+    s.sync();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              loc(line) + ": kernel operation used outside a kernel body; tessel operations are valid only while a "
+                          "kernel's operator() is being traced (call the kernel through tessel::Kernel)");
+  }
+}
+
+struct TakesHalfPointer : Script {
+  void operator()(Int32 n, Ptr<f16> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+  }
+};
+
+TEST(Diagnostics, ArgumentOfTheWrongType) {
+  const std::string got13 = error_of<TakesHalfPointer>(16, no_data);
+  EXPECT_EQ(got13,
+            "kernel TakesHalfPointer, argument 1: expected a pointer to f16, got a f32* value");
+  const std::string got14 = error_of<TakesHalfPointer>(16);
+  EXPECT_EQ(got14, "kernel TakesHalfPointer takes 2 arguments, 1 given");
+}
+
+}  // namespace
+}  // namespace tessel

@@ -1,0 +1,45 @@
+// Every example on the simulator, on sizes that are and are not multiples of the tile sizes,
+// under several warp interleavings, against its host reference on random data.
+#include <gtest/gtest.h>
+
+#include "examples.hpp"
+
+namespace tessel {
+namespace {
+
+struct Case {
+  std::string example;
+  std::vector<int64_t> sizes;
+};
+
+class ExampleOnSimulator : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ExampleOnSimulator, MatchesTheHostReference) {
+  const Case& c = GetParam();
+  const auto& e = examples::find_example(c.example);
+  for (uint64_t seed : {0, 3}) {
+    const examples::RunResult r = e.run(Device::simulator(), c.sizes, KernelOptions{"", seed});
+    EXPECT_TRUE(r.ok) << r.summary << " (seed " << seed << ")";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, ExampleOnSimulator,
+    ::testing::Values(Case{"vector_add", {1}}, Case{"vector_add", {2048}}, Case{"vector_add", {5000}},
+                      Case{"vector_add", {12289}}, Case{"row_softmax", {4, 128}}, Case{"row_softmax", {5, 1}},
+                      Case{"row_softmax", {9, 300}}, Case{"row_softmax", {3, 1000}}, Case{"matmul_simt", {64, 64, 32}},
+                      Case{"matmul_simt", {100, 72, 80}}, Case{"matmul_simt", {1, 130, 7}},
+                      Case{"matmul_simt", {65, 3, 33}}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      std::string name = info.param.example;
+      for (int64_t s : info.param.sizes) name += "_" + std::to_string(s);
+      return name;
+    });
+
+TEST(ExampleOnSimulator, EveryExampleIsCovered) {
+  for (const auto& e : examples::all_examples())
+    EXPECT_TRUE(e.name == "vector_add" || e.name == "row_softmax" || e.name == "matmul_simt") << e.name;
+}
+
+}  // namespace
+}  // namespace tessel

@@ -1,0 +1,30 @@
+// Every example on the GPU against its host reference. Skipped, visibly, without a GPU.
+#include <gtest/gtest.h>
+
+#include "examples.hpp"
+#include "tessel/runtime/cuda_driver.hpp"
+
+namespace tessel {
+namespace {
+
+class ExampleOnGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto& d = runtime::CudaDriver::get();
+    if (!d.available()) GTEST_SKIP() << "no GPU: " << d.unavailable_reason();
+  }
+};
+
+TEST_F(ExampleOnGpu, MatchTheHostReference) {
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> cases = {
+      {"vector_add", {1}},           {"vector_add", {1 << 20}},       {"vector_add", {1000003}},
+      {"row_softmax", {1, 7}},       {"row_softmax", {333, 4096}},    {"row_softmax", {1024, 1000}},
+      {"matmul_simt", {1, 1, 1}},    {"matmul_simt", {257, 129, 95}}, {"matmul_simt", {512, 512, 512}}};
+  for (const auto& [name, sizes] : cases) {
+    const examples::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, {});
+    EXPECT_TRUE(r.ok) << r.summary;
+  }
+}
+
+}  // namespace
+}  // namespace tessel

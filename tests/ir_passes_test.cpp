@@ -1,0 +1,136 @@
+// The printer as a contract, each pass before/after, the pipeline's IR dumps, and the verifier.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "examples.hpp"
+#include "filecheck.hpp"
+#include "tessel/ir/printer.hpp"
+#include "tessel/ir/verifier.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel {
+namespace {
+
+struct Tiny : Script {
+  int block = 256;
+  void operator()(Int32 n, Ptr<float> x) {
+    Int32 blocks = cdiv(n, block);
+    attrs.blocks = blocks;
+    attrs.warps = 2;
+    auto s = shared_tensor<float>({block});
+    auto s2 = shared_tensor<f16>({3});
+    Int32 offset = blockIdx.x * block + 0;
+    auto t = load_global(global_view(x, {n}), {offset}, {block});
+    store_shared(s, t * 1.0f);
+    sync();
+    store_global(global_view(x, {n}), load_shared(s), {offset});
+  }
+};
+
+ir::Kernel traced_tiny() {
+  Kernel<Tiny> k(Device::simulator());
+  return k.traced(1000, (float*)nullptr);
+}
+
+TEST(Printer, IsDeterministicAcrossTraces) {
+  EXPECT_EQ(ir::print(*traced_tiny()), ir::print(*traced_tiny()));
+  const auto& e = examples::find_example("matmul_simt");
+  EXPECT_EQ(ir::print(*e.ir({64, 64, 64}, true)), ir::print(*e.ir({64, 64, 64}, true)));
+}
+
+TEST(Printer, ShowsTheTracedKernel) {
+  EXPECT_TRUE(testing::file_check(ir::print(*traced_tiny()), R"(
+    CHECK: kernel Tiny(%arg0: i32, %arg1: ptr<f32>) blocks=[%v] warps=2 shared=-1 {
+    CHECK-NEXT: %v: i32 = div(sub(add(%arg0, 256), 1), 256)
+    CHECK-NEXT: %s = alloc_shared<f32>[256] offset=-1
+    CHECK-NEXT: %s.1 = alloc_shared<f16>[3] offset=-1
+    CHECK-NEXT: %v.1: i32 = add(mul(blockIdx.x, 256), 0)
+    CHECK-NEXT: %r: reg<f32> layout[256](d0=64x4; threads=d0.0; local=d0.1) = load_global global<f32>(%arg1, shape=[%arg0], strides=[1]) at [%v.1]
+    CHECK-NEXT: %r.1: reg<f32> layout[256](d0=64x4; threads=d0.0; local=d0.1) = mul(%r, 1:f32)
+    CHECK-NEXT: store_shared %r.1 to %s at [0]
+    CHECK-NEXT: sync
+  )"));
+}
+
+TEST(Passes, InlineGridValuesReplacesBodyVariables) {
+  const ir::Kernel k = traced_tiny();
+  const ir::Kernel out = passes::inline_grid_values(k, {});
+  EXPECT_NE(out, k);
+  EXPECT_TRUE(testing::file_check(ir::print(*out), "CHECK: blocks=[div(sub(add(%arg0, 256), 1), 256)]"));
+  EXPECT_EQ(passes::inline_grid_values(out, {}), out) << "a pass that changes nothing returns its input";
+}
+
+TEST(Passes, SimplifyFoldsIdentities) {
+  const ir::Kernel out = passes::simplify_scalars(traced_tiny(), {});
+  EXPECT_TRUE(testing::file_check(ir::print(*out), R"(
+    CHECK: %v.1: i32 = mul(blockIdx.x, 256)
+  )"));
+  EXPECT_EQ(passes::simplify_scalars(out, {}), out);
+}
+
+TEST(Passes, SharedMemoryPlanAlignsEveryAllocation) {
+  const ir::Kernel out = passes::plan_shared_memory(traced_tiny(), {});
+  EXPECT_EQ(out->shared_bytes, 1024 + 6);
+  EXPECT_TRUE(testing::file_check(ir::print(*out), R"(
+    CHECK: shared=1030 {
+    CHECK: %s = alloc_shared<f32>[256] offset=0
+    CHECK-NEXT: %s.1 = alloc_shared<f16>[3] offset=1024
+  )"));
+}
+
+TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
+  std::vector<std::string> names;
+  for (const auto& p : passes::pipeline()) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"inline_grid_values", "simplify_scalars", "plan_shared_memory"}));
+
+  const auto dir = std::filesystem::temp_directory_path() / "tessel-dump-test";
+  std::filesystem::remove_all(dir);
+  setenv("TESSEL_DUMP_IR", dir.c_str(), 1);
+  std::vector<passes::PassTiming> timings;
+  const ir::Kernel lowered = passes::lower(traced_tiny(), {}, &timings);
+  unsetenv("TESSEL_DUMP_IR");
+  ASSERT_EQ(timings.size(), 3u);
+  std::vector<std::string> files;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) files.push_back(f.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"Tiny.00.traced.ir", "Tiny.01.inline_grid_values.ir",
+                                             "Tiny.02.simplify_scalars.ir", "Tiny.03.plan_shared_memory.ir"}));
+  std::ifstream last(dir / "Tiny.03.plan_shared_memory.ir");
+  std::string text((std::istreambuf_iterator<char>(last)), {});
+  EXPECT_EQ(text, ir::print(*lowered));
+  // Lowering an already-lowered kernel changes nothing, so nothing but the input is dumped.
+  std::filesystem::remove_all(dir);
+  setenv("TESSEL_DUMP_IR", dir.c_str(), 1);
+  passes::lower(lowered, {});
+  unsetenv("TESSEL_DUMP_IR");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+}
+
+TEST(Verifier, RejectsATileUsedOutsideItsScope) {
+  // Built by hand: a tile defined inside a loop and stored after it.
+  auto layout = Layout::spatial({32});
+  auto tile = std::make_shared<ir::RegisterTensorNode>(ir::RegisterTensorNode{DType::F32, layout, "r", {"k.cpp", 3}});
+  auto i = ir::make_var(ir::Type{}, "i");
+  auto body = ir::seq({std::make_shared<ir::AllocRegisterNode>(SourceLoc{"k.cpp", 3}, tile, ir::const_float(1))});
+  auto ptr = ir::make_var(ir::Type{DType::F32, true}, "p");
+  auto g = std::make_shared<ir::GlobalTensorNode>(
+      ir::GlobalTensorNode{DType::F32, ptr, {ir::const_int(32)}, {ir::const_int(1)}, "g", {}});
+  auto k = std::make_shared<ir::KernelNode>();
+  k->name = "k";
+  k->params = {ptr};
+  k->blocks = {ir::const_int(1)};
+  k->warps = 1;
+  k->body = ir::seq({std::make_shared<ir::ForNode>(SourceLoc{}, i, ir::const_int(0), ir::const_int(2), ir::const_int(1), 0, body),
+                     std::make_shared<ir::StoreGlobalNode>(SourceLoc{"k.cpp", 5}, g, tile, std::vector<ir::Expr>{ir::const_int(0)})});
+  try {
+    ir::verify(*k, ir::Arch::Sm90a);
+    FAIL() << "verified";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "k.cpp:5: register tile r (created at k.cpp:3) is used outside the scope that created it");
+  }
+}
+
+}  // namespace
+}  // namespace tessel

@@ -1,0 +1,139 @@
+// The layout algebra's laws, checked exhaustively on small shapes.
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "tessel/layout/layout.hpp"
+
+namespace tessel {
+
+void PrintTo(const Layout& l, std::ostream* os) { *os << l.str(); }
+
+namespace {
+
+// The mapping a layout denotes: (thread, slot) -> coordinates.
+std::map<std::pair<int, int>, std::vector<int>> mapping(const Layout& l) {
+  std::map<std::pair<int, int>, std::vector<int>> m;
+  for (int t = 0; t < l.num_threads(); ++t)
+    for (int s = 0; s < l.local_size(); ++s) m[{t, s}] = l.coords(t, s);
+  return m;
+}
+
+std::vector<Layout> atoms() {
+  std::vector<Layout> out;
+  for (int a : {1, 2, 4})
+    for (int b : {1, 2, 3}) {
+      out.push_back(Layout::local({a, b}));
+      out.push_back(Layout::spatial({a, b}));
+    }
+  out.push_back(Layout::replicated(2, 2));
+  return out;
+}
+
+TEST(LayoutLaws, EveryElementHasExactlyTheExpectedOwners) {
+  for (const Layout& a : atoms())
+    for (const Layout& b : atoms())
+      for (const Layout& c : atoms()) {
+        const Layout l = a * b * c;
+        int replication = l.num_threads() * l.local_size() / l.num_elements();
+        std::map<std::vector<int>, int> owners;
+        for (auto& [key, coords] : mapping(l)) {
+          ++owners[coords];
+          int slot = -1;
+          ASSERT_TRUE(l.holds(key.first, coords, &slot)) << l.str();
+          EXPECT_EQ(slot, key.second) << l.str();
+        }
+        EXPECT_EQ(int(owners.size()), l.num_elements()) << l.str();
+        for (auto& [coords, n] : owners) EXPECT_EQ(n, replication) << l.str();
+      }
+}
+
+TEST(LayoutLaws, CompositionIsAssociative) {
+  for (const Layout& a : atoms())
+    for (const Layout& b : atoms())
+      for (const Layout& c : atoms()) {
+        const Layout left = (a * b) * c, right = a * (b * c);
+        EXPECT_EQ(left.str(), right.str());
+        EXPECT_EQ(mapping(left), mapping(right));
+      }
+}
+
+TEST(LayoutLaws, CanonicalFormsOfEqualMappingsAreEqual) {
+  // Different constructions of the same mappings.
+  EXPECT_EQ(Layout::local({2, 1}) * Layout::local({2, 4}), Layout::local({4, 4}));
+  // Same factors, other order: slot digits interleave, so the mapping (and form) differ.
+  EXPECT_NE((Layout::local({2, 4}) * Layout::local({2, 1})).str(), Layout::local({4, 4}).str());
+  EXPECT_EQ(Layout::spatial({4, 1}) * Layout::spatial({2, 8}), Layout::spatial({8, 8}));
+  EXPECT_EQ(Layout::local({1, 1}) * Layout::spatial({3, 2}), Layout::spatial({3, 2}));
+  EXPECT_EQ(Layout::replicated(2, 2) * Layout::replicated(2, 4), Layout::replicated(2, 8));
+  // And the converse: equal canonical forms denote equal mappings, over all small compositions.
+  std::map<std::string, std::map<std::pair<int, int>, std::vector<int>>> seen;
+  for (const Layout& a : atoms())
+    for (const Layout& b : atoms()) {
+      const Layout l = a * b;
+      auto [it, fresh] = seen.try_emplace(l.str(), mapping(l));
+      if (!fresh) EXPECT_EQ(it->second, mapping(l)) << l.str();
+    }
+}
+
+TEST(LayoutLaws, ComposeThenDivideGivesBackTheOperand) {
+  // Dividing a composition by its outer factor: the inner layout is what a cell of the outer one
+  // sees, i.e. coordinates modulo the inner extents with the thread and slot digits of the inner part.
+  for (const Layout& a : atoms())
+    for (const Layout& b : atoms()) {
+      const Layout l = a * b;
+      for (int t = 0; t < l.num_threads(); ++t)
+        for (int s = 0; s < l.local_size(); ++s) {
+          const auto c = l.coords(t, s);
+          const auto inner = b.coords(t % b.num_threads(), s % b.local_size());
+          const auto outer = a.coords(t / b.num_threads(), s / b.local_size());
+          for (int d = 0; d < 2; ++d) {
+            EXPECT_EQ(c[d] % b.shape()[d], inner[d]) << l.str();
+            EXPECT_EQ(c[d] / b.shape()[d], outer[d]) << l.str();
+          }
+        }
+    }
+}
+
+TEST(LayoutLaws, ReductionReplicatesTheThreadsOfTheReducedDimension) {
+  const Layout l = Layout::local({2, 1}) * Layout::spatial({4, 8}) * Layout::local({1, 4});
+  const Layout r = l.reduced(1);
+  EXPECT_EQ(r.shape(), (std::vector<int>{8, 1}));
+  EXPECT_EQ(r.num_threads(), 32);
+  EXPECT_EQ(r.local_size(), 2);
+  for (int t = 0; t < 32; ++t)
+    for (int s = 0; s < 2; ++s) {
+      auto c = l.coords(t, s * 4);
+      c[1] = 0;
+      EXPECT_EQ(r.coords(t, s), c);
+    }
+  const auto spans = l.thread_spans(1);
+  ASSERT_EQ(spans.size(), 1u);
+  EXPECT_EQ(spans[0].stride, 1);
+  EXPECT_EQ(spans[0].size, 8);
+}
+
+TEST(LayoutLaws, DistributedLayoutsCoverTheTileWithContiguousVectors) {
+  for (int threads : {32, 128})
+    for (std::vector<int> shape : {std::vector<int>{64, 32}, {16, 128}, {7, 12}, {2048}, {3}}) {
+      const Layout l = Layout::distributed(shape, threads, 4);
+      EXPECT_EQ(l.shape(), shape);
+      EXPECT_EQ(l.num_threads(), threads);
+      std::set<std::vector<int>> covered;
+      for (auto& [key, c] : mapping(l)) covered.insert(c);
+      EXPECT_EQ(int(covered.size()), l.num_elements()) << l.str();
+    }
+  EXPECT_EQ(Layout::distributed({2048}, 128, 4).str(), "layout[2048](d0=4x128x4; threads=d0.1; local=d0.0,d0.2)");
+}
+
+TEST(LayoutLaws, PrintedFormNamesModesAndDigits) {
+  const Layout l = Layout::local({2, 1}) * Layout::spatial({8, 4}) * Layout::local({1, 2});
+  EXPECT_EQ(l.str(), "layout[16,8](d0=2x8 d1=4x2; threads=d0.1,d1.0; local=d0.0,d1.1)");
+  // The worked example of the header comment: thread 5, register 3 -> (9, 3).
+  EXPECT_EQ(l.coords(5, 3), (std::vector<int>{9, 3}));
+  EXPECT_EQ(l.coord_exprs("t", "l")[0], "(t / 4) + (l / 2) * 8");
+}
+
+}  // namespace
+}  // namespace tessel
