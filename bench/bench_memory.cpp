@@ -1,0 +1,45 @@
+// Memory-bound kernels against the device-to-device copy bandwidth measured in the same run:
+// vector add (reads 2, writes 1) and row softmax (reads 1, writes 1).
+#include <cstdio>
+
+#include "row_softmax.hpp"
+#include "timing.hpp"
+#include "vector_add.hpp"
+
+using namespace tessel;
+
+int main() {
+  bench::Timer timer;
+  const size_t copy_n = size_t(1) << 28;  // 1 GiB of floats
+  float* src = bench::random_device_array<float>(copy_n, 1);
+  float* dst = bench::random_device_array<float>(copy_n, 2);
+  const double copy_ms = timer.median_ms([&] {
+    bench::check(cudaMemcpyAsync(dst, src, copy_n * 4, cudaMemcpyDeviceToDevice), "copy");
+  });
+  const double copy_gbs = 2.0 * copy_n * 4 / copy_ms / 1e6;
+  fmt::print("device-to-device copy: {:.1f} GB/s (read + write, {} MiB)\n\n", copy_gbs, copy_n * 4 >> 20);
+  fmt::print("{:<34} {:>10} {:>10} {:>12}\n", "kernel", "time ms", "GB/s", "of copy BW");
+
+  Kernel<examples::VectorAdd> add(Device::gpu());
+  for (size_t n : {size_t(1) << 24, size_t(1) << 26, size_t(1) << 28}) {
+    float* c = bench::random_device_array<float>(n, 3);
+    const double ms = timer.median_ms([&] { add(int(n), src, dst, c); });
+    const double gbs = 3.0 * n * 4 / ms / 1e6;
+    fmt::print("{:<34} {:>10.3f} {:>10.1f} {:>11.1f}%\n", fmt::format("vector_add n=2^{}", __builtin_ctzll(n)), ms, gbs,
+               100 * gbs / copy_gbs);
+    bench::free_device(c);
+  }
+
+  Kernel<examples::RowSoftmax> softmax(Device::gpu());
+  for (auto [rows, cols] : {std::pair{65536, 1024}, std::pair{16384, 4096}, std::pair{262144, 256}}) {
+    float* y = bench::random_device_array<float>(size_t(rows) * cols, 4);
+    const double ms = timer.median_ms([&] { softmax(rows, cols, src, y); });
+    const double gbs = 2.0 * rows * cols * 4 / ms / 1e6;
+    fmt::print("{:<34} {:>10.3f} {:>10.1f} {:>11.1f}%\n", fmt::format("row_softmax {}x{}", rows, cols), ms, gbs,
+               100 * gbs / copy_gbs);
+    bench::free_device(y);
+  }
+  bench::free_device(src);
+  bench::free_device(dst);
+  return 0;
+}
