@@ -39,7 +39,8 @@ int run_example(const std::string& name, const std::string& device, const std::v
   fmt::print("{}\n", r.summary);
   if (verbose) {
     const CompileStats& s = r.stats;
-    fmt::print("  hyperparameters: {}\n  target: {}\n  trace {:.2f} ms, passes {:.2f} ms", s.hyperparameters, s.arch,
+    fmt::print("  hyperparameters: {}\n  target: {}\n  trace {:.2f} ms, passes {:.2f} ms",
+               s.hyperparameters.empty() ? "(none)" : s.hyperparameters, s.arch,
                s.trace_ms, s.lower_ms);
     if (dev.is_gpu()) {
       fmt::print(", codegen {:.2f} ms, {} {:.2f} ms, module load {:.2f} ms\n", s.codegen_ms,
