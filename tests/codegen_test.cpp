@@ -29,9 +29,12 @@ TEST(Codegen, VectorAddReadsWhoRunsWhatAndMasksTheTail) {
     CHECK: extern "C" __global__ void __launch_bounds__(128) tessel_VectorAdd(int32_t arg0, float* arg1, float* arg2, float* arg3)
     CHECK: // load_global [warps 0..3] (
     CHECK-NEXT: float r[16];  // f32 layout[2048](d0=4x128x4; threads=d0.1; local=d0.0,d0.2)
+    CHECK: if (c0 >= 0 && c0 + 4 <= arg0 && (reinterpret_cast<uint64_t>(p) % 16) == 0) {
+    CHECK-NEXT: tessel_load_vec<float, 4>(&r[lv], p);
     CHECK: r[l] = (c0 >= 0 && c0 < arg0) ? arg1[int64_t(c0) * 1] : (float)(0.0f);
     CHECK: // add [warps 0..3]
     CHECK: // store_global [warps 0..3]
+    CHECK: tessel_store_vec<float, 4>(p, &r_2[lv]);
     CHECK: if (c0 >= 0 && c0 < arg0) arg3[int64_t(c0) * 1] = r_2[l];
   )"));
 }
@@ -54,9 +57,10 @@ TEST(Codegen, SimtMatmulStagesThroughSharedMemory) {
   const std::string src = examples::find_example("matmul_simt").cuda({128, 128, 64}, "sm_80");
   EXPECT_TRUE(testing::file_check(src, R"(
     CHECK: extern __shared__ __align__(128) unsigned char tessel_smem[];
-    CHECK: // shared s<f16>[64, 32] at byte 0
-    CHECK: // shared s_1<f16>[64, 32] at byte 4096
-    CHECK: for (int32_t i = 0; i < 64; i += 32) {
+    CHECK: // shared s<f16>[16, 128] at byte 0
+    CHECK: // shared s_1<f16>[16, 128] at byte 4096
+    CHECK: for (int32_t i = 0; i < 64; i += 16) {
+    CHECK: tessel_load_vec<tessel_f16, 8>
     CHECK: // store_shared [warps 0..7]
     CHECK: __syncthreads();
     CHECK: // fma [warps 0..7]

@@ -37,6 +37,22 @@ struct tessel_bf16 {
   __device__ explicit operator float() const { return __uint_as_float((unsigned int)bits << 16); }
 };
 
+// N consecutive elements moved as one access (16 bytes at most); `p` must be aligned to it.
+template <class T, int N> struct alignas(sizeof(T) * N) tessel_vec {
+  T v[N];
+};
+template <class T, int N> __device__ __forceinline__ void tessel_load_vec(T* dst, const T* p) {
+  const tessel_vec<T, N> x = *reinterpret_cast<const tessel_vec<T, N>*>(p);
+#pragma unroll
+  for (int i = 0; i < N; ++i) dst[i] = x.v[i];
+}
+template <class T, int N> __device__ __forceinline__ void tessel_store_vec(T* p, const T* src) {
+  tessel_vec<T, N> x;
+#pragma unroll
+  for (int i = 0; i < N; ++i) x.v[i] = src[i];
+  *reinterpret_cast<tessel_vec<T, N>*>(p) = x;
+}
+
 template <class T> __device__ __forceinline__ T tessel_shfl_xor(unsigned mask, T v, int lane_mask) {
   return __shfl_xor_sync(mask, v, lane_mask);
 }

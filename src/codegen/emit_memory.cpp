@@ -1,4 +1,7 @@
 // Data movement between global memory, shared memory and register tiles.
+#include <algorithm>
+#include <functional>
+
 #include "emitter.hpp"
 
 namespace tessel::codegen {
@@ -52,25 +55,92 @@ void emit_AllocShared(Emitter& e, const ir::AllocSharedNode& n) {
                      dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset, n.loc.str()));
 }
 
+namespace {
+
+// The vector width for global accesses of `tile`: the registers that hold consecutive elements of
+// a unit-stride last dimension, up to 16 bytes.
+int global_vector_width(const ir::RegisterTensor& tile, const ir::GlobalTensor& g) {
+  int64_t stride = 0;
+  if (!ir::as_const_int(g->strides.back(), &stride) || stride != 1) return 1;
+  int vec = std::min(tile->layout.contiguous_run(), 16 / dtype_bytes(tile->dtype));
+  while (vec > 1 && tile->layout.contiguous_run() % vec != 0) vec /= 2;
+  return vec;
+}
+
+// Emits the per-thread loop of a global load or store. Runs of `vec` consecutive elements that are
+// fully inside the view and aligned move as one vector access; the others element by element.
+void emit_global_access(Emitter& e, const ir::RegisterTensor& tile, const ir::GlobalTensor& g,
+                        const std::vector<ir::Expr>& offsets, const std::function<void(const std::string&)>& scalar,
+                        const std::function<void(const std::string&, const std::string&)>& vector) {
+  const int vec = global_vector_width(tile, g);
+  if (vec == 1) {
+    open_slot_loop(e, tile, offsets);
+    scalar("l");
+    e.close();
+    return;
+  }
+  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line("#pragma unroll");
+  e.open(fmt::format("for (int lv = 0; lv < {}; lv += {})", tile->layout.local_size(), vec));
+  const auto c = tile->layout.coord_exprs("t", "lv");
+  for (size_t d = 0; d < c.size(); ++d) {
+    const std::string off = e.expr(offsets[d]);
+    e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
+  }
+  const int last = g->rank() - 1;
+  e.line(fmt::format("const int c{0}_base = c{0};", last));
+  std::vector<std::string> inside;
+  for (int d = 0; d < last; ++d) inside.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
+  inside.push_back(fmt::format("c{0} >= 0 && c{0} + {1} <= {2}", last, vec, e.expr(g->shape[last])));
+  e.line(fmt::format("{}* p = {} + ({});", c_type(g->dtype), e.expr(g->ptr), global_index(e, g)));
+  e.open(fmt::format("if ({} && (reinterpret_cast<uint64_t>(p) % {}) == 0)", fmt::join(inside, " && "),
+                     vec * dtype_bytes(g->dtype)));
+  vector("p", "lv");
+  e.close(" else {");
+  ++e.indent;
+  e.line("#pragma unroll");
+  e.open(fmt::format("for (int j = 0; j < {}; ++j)", vec));
+  e.line("const int l = lv + j;");
+  e.line(fmt::format("const int c{0} = c{0}_base + j;", last));
+  scalar("l");
+  e.close();
+  e.close();
+  e.close();
+}
+
+}  // namespace
+
 void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
   e.header(n, "load_global");
   e.declare_tile(n.out);
   e.open("");
-  open_slot_loop(e, n.out, n.offsets);
-  const std::string fill = float_literal(n.fill);
-  e.line(fmt::format("{}[l] = ({}) ? {}[{}] : {};", e.tile(n.out), in_bounds(e, n.src), e.expr(n.src->ptr),
-                     global_index(e, n.src), to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), fill))));
-  e.close();
+  const std::string fill = to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
+  emit_global_access(
+      e, n.out, n.src, n.offsets,
+      [&](const std::string& l) {
+        e.line(fmt::format("{}[{}] = ({}) ? {}[{}] : {};", e.tile(n.out), l, in_bounds(e, n.src), e.expr(n.src->ptr),
+                           global_index(e, n.src), fill));
+      },
+      [&](const std::string& p, const std::string& lv) {
+        e.line(fmt::format("tessel_load_vec<{}, {}>(&{}[{}], {});", c_type(n.out->dtype), global_vector_width(n.out, n.src),
+                           e.tile(n.out), lv, p));
+      });
   e.close();
 }
 
 void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
   e.header(n, "store_global");
   e.open("");
-  open_slot_loop(e, n.src, n.offsets);
-  e.line(fmt::format("if ({}) {}[{}] = {}[l];", in_bounds(e, n.dst), e.expr(n.dst->ptr), global_index(e, n.dst),
-                     e.tile(n.src)));
-  e.close();
+  emit_global_access(
+      e, n.src, n.dst, n.offsets,
+      [&](const std::string& l) {
+        e.line(fmt::format("if ({}) {}[{}] = {}[{}];", in_bounds(e, n.dst), e.expr(n.dst->ptr), global_index(e, n.dst),
+                           e.tile(n.src), l));
+      },
+      [&](const std::string& p, const std::string& lv) {
+        e.line(fmt::format("tessel_store_vec<{}, {}>({}, &{}[{}]);", c_type(n.dst->dtype), global_vector_width(n.src, n.dst),
+                           p, e.tile(n.src), lv));
+      });
   e.close();
 }
 

@@ -219,6 +219,12 @@ std::vector<Layout::ThreadSpan> Layout::thread_spans(int dim) const {
   return spans;
 }
 
+int Layout::contiguous_run() const {
+  if (local_.empty() || local_.back().mode < 0) return 1;
+  const int m = local_.back().mode;
+  return mode_dim_[m] == rank() - 1 && mode_stride_in_dim(m) == 1 ? local_.back().size : 1;
+}
+
 std::vector<std::string> Layout::coord_exprs(const std::string& thread, const std::string& local) const {
   std::vector<std::string> terms(shape_.size());
   auto add = [&](const std::vector<Digit>& digits, const std::string& index) {

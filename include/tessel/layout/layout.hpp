@@ -62,6 +62,10 @@ class Layout {
   struct ThreadSpan { int stride; int size; };
   std::vector<ThreadSpan> thread_spans(int dim) const;
 
+  // How many consecutive registers of each thread hold consecutive elements of the last dimension
+  // (the innermost register digit, when it is the innermost mode of the last dimension); 1 if none.
+  int contiguous_run() const;
+
   // C expressions for the logical coordinates, given expressions for the thread and local index.
   std::vector<std::string> coord_exprs(const std::string& thread, const std::string& local) const;
 
