@@ -3,7 +3,8 @@
 namespace tessel::examples {
 
 const std::vector<Example>& all_examples() {
-  static const std::vector<Example> list = {vector_add_example(), row_softmax_example(), matmul_simt_example()};
+  static const std::vector<Example> list = {vector_add_example(), row_softmax_example(), matmul_simt_example(),
+                                              broken_sync_example()};
   return list;
 }
 

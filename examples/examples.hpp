@@ -38,5 +38,6 @@ const Example& find_example(const std::string& name);
 Example vector_add_example();
 Example row_softmax_example();
 Example matmul_simt_example();
+Example broken_sync_example();
 
 }  // namespace tessel::examples

@@ -38,7 +38,21 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ExampleOnSimulator, EveryExampleIsCovered) {
   for (const auto& e : examples::all_examples())
-    EXPECT_TRUE(e.name == "vector_add" || e.name == "row_softmax" || e.name == "matmul_simt") << e.name;
+    EXPECT_TRUE(e.name == "vector_add" || e.name == "row_softmax" || e.name == "matmul_simt" || e.name == "broken_sync")
+        << e.name;
+}
+
+TEST(ExampleOnSimulator, BrokenSyncIsReportedAsADeadlock) {
+  try {
+    examples::find_example("broken_sync").run(Device::simulator(), {256}, {});
+    FAIL() << "no deadlock reported";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("broken_sync.cpp:17: deadlock in block (0, 0, 0) of kernel BrokenSync"), std::string::npos) << what;
+    EXPECT_NE(what.find("warp 1 (threads 32..63): waiting at sync() at"), std::string::npos) << what;
+    EXPECT_NE(what.find("warp 3 (threads 96..127): finished"), std::string::npos) << what;
+    EXPECT_NE(what.find("barrier of sync(): 64 of 128 threads arrived"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 0;
 
   auto* run = app.add_subcommand("run", "run an example and check it against a host reference");
-  run->add_option("example", example, "vector_add, row_softmax or matmul_simt")->required();
+  run->add_option("example", example, "an example (see `tessel list`)")->required();
   run->add_option("sizes", sizes, "problem sizes (see `tessel list`)");
   run->add_option("--device", device, "sim or gpu (default: gpu when present)");
   run->add_flag("--verbose", verbose, "report compile economics");
@@ -163,6 +163,7 @@ int main(int argc, char** argv) {
     }
     if (*doc) return doctor();
   } catch (const tessel::Error& e) {
+    std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
   }

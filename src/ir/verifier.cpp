@@ -17,13 +17,20 @@ int64_t max_shared_bytes_per_block(Arch arch) {
   return 0;
 }
 
+Arch min_arch(NodeKind instruction) {
+  TESSEL_CHECK(is_instruction(instruction), "{} is not an instruction", kind_name(instruction));
+  // Every instruction so far (SIMT, shared memory, barriers) exists on sm_80.
+  return Arch::Sm80;
+}
+
 namespace {
 
 class Verifier {
  public:
-  explicit Verifier(const KernelNode& k) : kernel_(k) {}
+  Verifier(const KernelNode& k, Arch arch) : kernel_(k), arch_(arch) {}
 
-  void run(Arch arch) {
+  void run() {
+    const Arch arch = arch_;
     TESSEL_CHECK(kernel_.warps >= 1 && kernel_.warps <= 32, "kernel {} has {} warps", kernel_.name, kernel_.warps);
     TESSEL_CHECK(!kernel_.blocks.empty() && kernel_.blocks.size() <= 3, "kernel {} has {} grid extents", kernel_.name,
                  kernel_.blocks.size());
@@ -105,6 +112,9 @@ class Verifier {
 
   void stmt(const Stmt& s) {
     for (const Expr& e : direct_exprs(*s)) check_expr(e, kind_name(s->kind));
+    if (is_instruction(s->kind) && int(min_arch(s->kind)) > int(arch_))
+      throw Error(s->loc, fmt::format("{} needs {} or newer; the kernel is compiled for {}", kind_name(s->kind),
+                                      arch_name(min_arch(s->kind)), arch_name(arch_)));
     switch (s->kind) {
       case NodeKind::Seq:
         for (const Stmt& c : static_cast<const SeqNode&>(*s).stmts) stmt(c);
@@ -204,12 +214,13 @@ class Verifier {
   }
 
   const KernelNode& kernel_;
+  const Arch arch_;
   std::vector<std::set<const void*>> scopes_;
   std::vector<int> groups_;
 };
 
 }  // namespace
 
-void verify(const KernelNode& k, Arch arch) { Verifier(k).run(arch); }
+void verify(const KernelNode& k, Arch arch) { Verifier(k, arch).run(); }
 
 }  // namespace tessel::ir

@@ -154,8 +154,9 @@ class Instructions {
   IfBuilder if_(const C& cond, const std::function<void()>& then_body, loc_t loc = loc_t::current()) {
     return make_if(detail::to_ir<bool>(cond), then_body, SourceLoc::from(loc));
   }
-  template <class C> requires(detail::is_kernel_scalar<C>)
-  void while_(const std::function<C()>& cond, const std::function<void()>& body, loc_t loc = loc_t::current()) {
+  // while_([&] { return x != 1; }, [&] { ... }): the condition is traced once, before the body.
+  template <class F> requires(detail::is_kernel_scalar<std::invoke_result_t<F&>>)
+  void while_(F&& cond, const std::function<void()>& body, loc_t loc = loc_t::current()) {
     make_while([&] { return detail::to_ir<bool>(cond()); }, body, SourceLoc::from(loc));
   }
 

@@ -198,9 +198,20 @@ Expr<typename detail::result_elem<A, B>::type> cdiv(const A& a, const B& b) {
 inline int cdiv(int a, int b) { return (a + b - 1) / b; }
 
 // Trace-time conditional selection of kernel values: cond ? a : b.
-template <class C, class A, class B> requires KernelOperands<A, B>
-Expr<typename detail::result_elem<A, B>::type> select(const C& cond, const A& a, const B& b) {
-  using R = typename detail::result_elem<A, B>::type;
+namespace detail {
+template <class A, class B> struct select_elem : result_elem<A, B> {};
+template <class A, class B> requires(is_literal<A> && is_literal<B>)
+struct select_elem<A, B> {
+  using type = std::conditional_t<std::is_same_v<A, bool> && std::is_same_v<B, bool>, bool,
+                                  decltype(std::declval<A>() + std::declval<B>())>;
+};
+}  // namespace detail
+
+template <class C, class A, class B>
+  requires(detail::is_kernel_scalar<C> && (detail::is_kernel_scalar<A> || detail::is_literal<A>) &&
+           (detail::is_kernel_scalar<B> || detail::is_literal<B>))
+Expr<typename detail::select_elem<A, B>::type> select(const C& cond, const A& a, const B& b) {
+  using R = typename detail::select_elem<A, B>::type;
   return Expr<R>(ir::select(detail::to_ir<bool>(cond), detail::to_ir<R>(a), detail::to_ir<R>(b)));
 }
 

@@ -1,0 +1,58 @@
+// A deliberately broken kernel: sync() inside one thread group, which the other warps never
+// reach. A GPU would hang; the simulator reports the deadlock with the warps and the line.
+#include "examples.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel::examples {
+
+namespace {
+
+struct BrokenSync : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = cdiv(n, 128);
+    attrs.warps = 4;
+    Int32 offset = blockIdx.x * 128;
+    auto t = load_global(global_view(x, {n}), {offset}, {128});
+    thread_group(0, 64, [&] {
+      sync();  // only warps 0 and 1 get here
+    });
+    store_global(global_view(x, {n}), t * 2.0f, {offset});
+  }
+};
+
+}  // namespace
+
+Example broken_sync_example() {
+  Example e;
+  e.name = "broken_sync";
+  e.description = "a deliberately broken kernel (sync() inside one thread group): the simulator reports the deadlock";
+  e.size_names = {"n"};
+  e.default_sizes = {256};
+  e.run = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) -> RunResult {
+    if (dev.is_gpu()) throw Error("broken_sync would hang a GPU; run it with --device sim to see the deadlock report");
+    Buffer<float> x(dev, std::vector<float>(size_t(s[0]), 1.0f));
+    Kernel<BrokenSync> k(dev, opt);
+    k(int(s[0]), x);
+    return {false, 0, "broken_sync: ran without the expected deadlock report", k.stats()};
+  };
+  e.ir = [](const std::vector<int64_t>& s, bool lowered) {
+    Kernel<BrokenSync> k(Device::simulator());
+    float* p = nullptr;
+    return lowered ? k.lowered(int(s[0]), p) : k.traced(int(s[0]), p);
+  };
+  e.cuda = [](const std::vector<int64_t>& s, const std::string& arch) {
+    Kernel<BrokenSync> k(Device::simulator(), KernelOptions{arch});
+    float* p = nullptr;
+    return k.cuda_source(int(s[0]), p);
+  };
+  e.compile = [](const std::vector<int64_t>& s, const std::string& arch, CompileStats* stats) {
+    Kernel<BrokenSync> k(Device::simulator(), KernelOptions{arch});
+    float* p = nullptr;
+    const size_t bytes = k.cubin(int(s[0]), p).size();
+    *stats = k.stats();
+    return bytes;
+  };
+  return e;
+}
+
+}  // namespace tessel::examples

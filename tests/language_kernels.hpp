@@ -1,0 +1,178 @@
+// Small kernels that exercise the language's semantics, with host expectations. Run on the
+// simulator by tests/language_test.cpp and on the GPU by tests/gpu/language_gpu_test.cpp.
+#pragma once
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include "tessel/tessel.hpp"
+
+namespace tessel::testing {
+
+// The seed's Pipeline bookkeeping (stage and phase advancing around a ring), as a Class whose
+// members are kernel variables.
+struct StageRing : Class {
+  const int num_stages;
+  Int32 stage{0};
+  UInt32 phase{0u};
+  explicit StageRing(int n) : num_stages(n) {}
+  void advance() {
+    stage = (stage + 1) % num_stages;
+    phase = phase ^ (stage == 0);
+  }
+};
+
+struct PipelineWalk : Script {
+  int stages = 3;
+  void operator()(Int32 iters, Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    StageRing ring(stages);
+    auto g = global_view(out, {iters, 2});
+    for (Int32 i : range(0, iters)) {
+      single_thread([&] {
+        store_global(g, register_tensor<int32_t>({1, 1}, ring.stage), {i, 0});
+        store_global(g, register_tensor<int32_t>({1, 1}, cast<int32_t>(ring.phase)), {i, 1});
+      });
+      ring.advance();
+    }
+  }
+};
+
+inline void check_pipeline_walk(const Device& dev) {
+  const int iters = 10;
+  Buffer<int32_t> out(dev, std::vector<int32_t>(iters * 2, -7));
+  Kernel<PipelineWalk> k(dev);
+  k(iters, out);
+  const auto got = out.download();
+  int stage = 0, phase = 0;
+  for (int i = 0; i < iters; ++i) {
+    EXPECT_EQ(got[2 * i], stage) << "iteration " << i;
+    EXPECT_EQ(got[2 * i + 1], phase) << "iteration " << i;
+    stage = (stage + 1) % 3;
+    phase ^= stage == 0;
+  }
+}
+
+// Script methods returning tuples, if_/else_, while_ and select, per block.
+struct CollatzPerBlock : Script {
+  std::tuple<Expr<int32_t>, Expr<int32_t>> divmod(const Int32& x, int d) { return {x / d, x % d}; }
+
+  void operator()(Int32 n, Ptr<int32_t> out) {
+    attrs.blocks = n;
+    attrs.warps = 1;
+    Int32 x = blockIdx.x + 1;
+    Int32 steps = 0;
+    while_([&] { return x != 1; }, [&] {
+      auto [half, odd] = divmod(x, 2);
+      if_(odd == 1, [&] { x = 3 * x + 1; }).else_([&] { x = half; });
+      steps += 1;
+    });
+    Int32 parity = select(steps % 2 == 0, 100, 200);
+    single_thread([&] { store_global(global_view(out, {n}), register_tensor<int32_t>({1}, steps + parity), {blockIdx.x}); });
+  }
+};
+
+inline void check_collatz(const Device& dev) {
+  const int n = 27;
+  Buffer<int32_t> out(dev, std::vector<int32_t>(n, -1));
+  Kernel<CollatzPerBlock> k(dev);
+  k(n, out);
+  const auto got = out.download();
+  for (int b = 0; b < n; ++b) {
+    int x = b + 1, steps = 0;
+    while (x != 1) {
+      x = x % 2 ? 3 * x + 1 : x / 2;
+      ++steps;
+    }
+    EXPECT_EQ(got[b], steps + (steps % 2 == 0 ? 100 : 200)) << "block " << b;
+  }
+}
+
+// Conversions and elementwise math on a tile of random values.
+struct MathAndCasts : Script {
+  void operator()(Int32 n, Ptr<float> x, Ptr<f16> h, Ptr<bf16> bh, Ptr<int32_t> i, Ptr<uint32_t> u, Ptr<float> y0,
+                  Ptr<float> y1) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto t = load_global(global_view(x, {n}), {0}, {256});
+    store_global(global_view(h, {n}), t.to<f16>(), {0});
+    store_global(global_view(bh, {n}), t.to<bf16>(), {0});
+    store_global(global_view(i, {n}), (t * 100.0f).to<int32_t>(), {0});
+    store_global(global_view(u, {n}), (abs(t) * 1000.0f).to<uint32_t>(), {0});
+    auto pos = abs(t) + 0.5f;
+    auto mixed = where(t > 0.0f, sqrt(pos) + log(pos), exp2(t) * rsqrt(pos));
+    store_global(global_view(y0, {n}), maximum(mixed, -0.25f), {0});
+    store_global(global_view(y1, {n}), minimum(exp(t), t - t * t), {0});
+  }
+};
+
+inline void check_math_and_casts(const Device& dev) {
+  const int n = 200;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-3, 3);
+  std::vector<float> x(n);
+  for (auto& v : x) v = dist(rng);
+  Buffer<float> dx(dev, x), dy0(dev, std::vector<float>(n, 9e9f)), dy1(dev, std::vector<float>(n, 9e9f));
+  Buffer<f16> dh(dev, n);
+  Buffer<bf16> db(dev, n);
+  Buffer<int32_t> di(dev, std::vector<int32_t>(n, 7));
+  Buffer<uint32_t> du(dev, std::vector<uint32_t>(n, 7));
+  Kernel<MathAndCasts> k(dev);
+  k(n, dx, dh, db, di, du, dy0, dy1);
+  const auto h = dh.download();
+  const auto b = db.download();
+  const auto i = di.download();
+  const auto u = du.download();
+  const auto y0 = dy0.download();
+  const auto y1 = dy1.download();
+  for (int j = 0; j < n; ++j) {
+    EXPECT_EQ(h[j].bits, f16(x[j]).bits) << j;
+    EXPECT_EQ(b[j].bits, bf16(x[j]).bits) << j;
+    EXPECT_EQ(i[j], int32_t(x[j] * 100.0f)) << j;
+    EXPECT_EQ(u[j], uint32_t(std::fabs(x[j]) * 1000.0f)) << j;
+    const float pos = std::fabs(x[j]) + 0.5f;
+    const float mixed = x[j] > 0 ? std::sqrt(pos) + std::log(pos) : std::exp2(x[j]) * (1.0f / std::sqrt(pos));
+    EXPECT_NEAR(y0[j], std::max(mixed, -0.25f), 1e-5f * (1 + std::fabs(mixed))) << j;
+    EXPECT_NEAR(y1[j], std::min(std::exp(x[j]), x[j] - x[j] * x[j]), 1e-5f * (1 + std::fabs(y1[j]))) << j;
+  }
+}
+
+// Reductions over each dimension of a 2-D tile, with the reduced dimension spread over lanes.
+struct ColumnAndRowReductions : Script {
+  void operator()(Ptr<float> x, Ptr<float> col_min, Ptr<float> row_max) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    const Layout layout = Layout::spatial({8, 4}) * Layout::local({2, 3});
+    auto t = load_global(global_view(x, {16, 12}), {0, 0}, {16, 12}, layout);
+    store_global(global_view(col_min, {1, 12}), min(t, 0), {0, 0});
+    store_global(global_view(row_max, {16, 1}), max(t, 1), {0, 0});
+  }
+};
+
+inline void check_reductions(const Device& dev) {
+  std::vector<float> x(16 * 12);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-10, 10);
+  for (auto& v : x) v = dist(rng);
+  Buffer<float> dx(dev, x), dmin(dev, std::vector<float>(12, 1e9f)), dmax(dev, std::vector<float>(16, -1e9f));
+  Kernel<ColumnAndRowReductions> k(dev);
+  k(dx, dmin, dmax);
+  const auto mn = dmin.download();
+  const auto mx = dmax.download();
+  for (int c = 0; c < 12; ++c) {
+    float want = 1e30f;
+    for (int r = 0; r < 16; ++r) want = std::min(want, x[r * 12 + c]);
+    EXPECT_EQ(mn[c], want) << "column " << c;
+  }
+  for (int r = 0; r < 16; ++r) {
+    float want = -1e30f;
+    for (int c = 0; c < 12; ++c) want = std::max(want, x[r * 12 + c]);
+    EXPECT_EQ(mx[r], want) << "row " << r;
+  }
+}
+
+}  // namespace tessel::testing

@@ -1,0 +1,53 @@
+// The language's semantics on the simulator (the same checks run on the GPU in tests/gpu/).
+#include "language_kernels.hpp"
+#include "tessel/ir/printer.hpp"
+
+namespace tessel::testing {
+namespace {
+
+TEST(Language, ClassMembersAreKernelVariables) { check_pipeline_walk(Device::simulator()); }
+TEST(Language, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::simulator()); }
+TEST(Language, CastsAndElementwiseMath) { check_math_and_casts(Device::simulator()); }
+TEST(Language, ReductionsOverEitherDimension) { check_reductions(Device::simulator()); }
+
+struct PrintsATile : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = register_tensor<float>({2, 2}, 1.5f, Layout::spatial({2, 1}) * Layout::local({1, 2}) *
+                                                      Layout::replicated(2, 16));
+    print("t", t);
+  }
+};
+
+TEST(Language, PrintShowsEveryElementWithItsCoordinates) {
+  ::testing::internal::CaptureStdout();
+  Kernel<PrintsATile>(Device::simulator())(1);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("t [block 0, thread 0] [0, 0] = 1.5\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("t [block 0, thread 16] [1, 1] = 1.5\n"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 64);
+}
+
+struct UsesACompileTimeSize : Script {
+  void operator()(Int32 n, int width, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    store_global(global_view(out, {n}), register_tensor<float>({width}, float(width)), {0});
+  }
+};
+
+TEST(Language, CompileTimeParametersSpecializeTheKernel) {
+  Kernel<UsesACompileTimeSize> k(Device::simulator());
+  Buffer<float> out(Device::simulator(), std::vector<float>(64, 0));
+  k(64, 32, out);
+  k(64, 64, out);
+  const auto got = out.download();
+  EXPECT_EQ(got[0], 64.0f);
+  EXPECT_EQ(got[63], 64.0f);
+  // Each compile-time value traces its own kernel.
+  EXPECT_NE(ir::print(*k.traced(64, 32, (float*)nullptr)), ir::print(*k.traced(64, 64, (float*)nullptr)));
+}
+
+}  // namespace
+}  // namespace tessel::testing
