@@ -49,5 +49,20 @@ TEST(Language, CompileTimeParametersSpecializeTheKernel) {
   EXPECT_NE(ir::print(*k.traced(64, 32, (float*)nullptr)), ir::print(*k.traced(64, 64, (float*)nullptr)));
 }
 
+TEST(Language, TheKernelsCompileForEveryTarget) {
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
+    const KernelOptions opt{arch};
+    float* f = nullptr;
+    int32_t* i = nullptr;
+    EXPECT_FALSE(Kernel<PipelineWalk>(Device::simulator(), opt).cubin(10, i).empty());
+    EXPECT_FALSE(Kernel<CollatzPerBlock>(Device::simulator(), opt).cubin(10, i).empty());
+    EXPECT_FALSE(Kernel<MathAndCasts>(Device::simulator(), opt)
+                     .cubin(10, f, (f16*)nullptr, (bf16*)nullptr, i, (uint32_t*)nullptr, f, f)
+                     .empty());
+    EXPECT_FALSE(Kernel<ColumnAndRowReductions>(Device::simulator(), opt).cubin(f, f, f).empty());
+    EXPECT_FALSE(Kernel<PrintsATile>(Device::simulator(), opt).cubin(1).empty());
+  }
+}
+
 }  // namespace
 }  // namespace tessel::testing

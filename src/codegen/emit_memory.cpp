@@ -62,7 +62,8 @@ namespace {
 int global_vector_width(const ir::RegisterTensor& tile, const ir::GlobalTensor& g) {
   int64_t stride = 0;
   if (!ir::as_const_int(g->strides.back(), &stride) || stride != 1) return 1;
-  int vec = std::min(tile->layout.contiguous_run(), 16 / dtype_bytes(tile->dtype));
+  // A power of two dividing the run: vector accesses need a power-of-two size and alignment.
+  int vec = 16 / dtype_bytes(tile->dtype);
   while (vec > 1 && tile->layout.contiguous_run() % vec != 0) vec /= 2;
   return vec;
 }
