@@ -12,6 +12,7 @@ struct MatmulSimt : Script {
   int block_m = 128, block_n = 128, block_k = 16;
   int thread_m = 8, thread_n = 8;
 
+  static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
   void operator()(Int32 m, Int32 n, int k, Ptr<f16> a, Ptr<f16> b, Ptr<f16> c) {
     attrs.blocks = {cdiv(m, block_m), cdiv(n, block_n)};
     attrs.warps = (block_m / thread_m) * (block_n / thread_n) / 32;

@@ -9,6 +9,7 @@ namespace tessel::examples {
 struct RowSoftmax : Script {
   int rows_per_block = 4;
 
+  static constexpr const char* param_names[] = {"n_rows", "n_cols", "x", "y"};
   void operator()(Int32 n_rows, int n_cols, Ptr<float> x, Ptr<float> y) {
     // Each lane owns runs of 4 consecutive columns; the row is padded to a multiple of 128.
     const int width = cdiv(n_cols, 128) * 128;

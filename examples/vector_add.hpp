@@ -13,6 +13,7 @@ struct VectorAdd : Script {
     return tune("block", &VectorAdd::block, {2048, 4096}) * tune("warps", &VectorAdd::warps, {4, 8});
   }
 
+  static constexpr const char* param_names[] = {"n", "a", "b", "c"};
   void operator()(Int32 n, Ptr<float> a, Ptr<float> b, Ptr<float> c) {
     attrs.blocks = cdiv(n, block);
     attrs.warps = warps;

@@ -26,16 +26,16 @@ TEST(Codegen, VectorAddReadsWhoRunsWhatAndMasksTheTail) {
   const std::string src = examples::find_example("vector_add").cuda({1000}, "sm_90a");
   EXPECT_TRUE(testing::file_check(src, R"(
     CHECK: #include "tessel_device.h"
-    CHECK: extern "C" __global__ void __launch_bounds__(128) tessel_VectorAdd(int32_t arg0, float* arg1, float* arg2, float* arg3)
+    CHECK: extern "C" __global__ void __launch_bounds__(128) tessel_VectorAdd(int32_t n, float* a, float* b, float* c)
     CHECK: // load_global [warps 0..3] (
     CHECK-NEXT: float r[16];  // f32 layout[2048](d0=4x128x4; threads=d0.1; local=d0.0,d0.2)
-    CHECK: if (c0 >= 0 && c0 + 4 <= arg0 && (reinterpret_cast<uint64_t>(p) % 16) == 0) {
+    CHECK: if (c0 >= 0 && c0 + 4 <= n && (reinterpret_cast<uint64_t>(p) % 16) == 0) {
     CHECK-NEXT: tessel_load_vec<float, 4>(&r[lv], p);
-    CHECK: r[l] = (c0 >= 0 && c0 < arg0) ? arg1[int64_t(c0) * 1] : (float)(0.0f);
+    CHECK: r[l] = (c0 >= 0 && c0 < n) ? a[int64_t(c0) * 1] : (float)(0.0f);
     CHECK: // add [warps 0..3]
     CHECK: // store_global [warps 0..3]
     CHECK: tessel_store_vec<float, 4>(p, &r_2[lv]);
-    CHECK: if (c0 >= 0 && c0 < arg0) arg3[int64_t(c0) * 1] = r_2[l];
+    CHECK: if (c0 >= 0 && c0 < n) c[int64_t(c0) * 1] = r_2[l];
   )"));
 }
 

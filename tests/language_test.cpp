@@ -49,6 +49,33 @@ TEST(Language, CompileTimeParametersSpecializeTheKernel) {
   EXPECT_NE(ir::print(*k.traced(64, 32, (float*)nullptr)), ir::print(*k.traced(64, 64, (float*)nullptr)));
 }
 
+// Parameter names that collide with the generated code's own temporaries and with C++ words.
+struct ShadowingNames : Script {
+  static constexpr const char* param_names[] = {"p", "t", "c0", "int"};
+  void operator()(Ptr<float> p, Int32 t, Int32 c0, Ptr<float> q) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto x = load_global(global_view(p, {t}), {c0}, {64});
+    store_global(global_view(q, {t}), x + 1.0f, {c0});
+  }
+};
+
+TEST(Language, UserNamesNeverCaptureGeneratedTemporaries) {
+  std::vector<float> host(100);
+  for (int i = 0; i < 100; ++i) host[i] = float(i);
+  for (const Device& dev : {Device::simulator()}) {
+    Buffer<float> in(dev, host), out(dev, std::vector<float>(100, -1));
+    Kernel<ShadowingNames> k(dev);
+    k(in, 100, 8, out);
+    const auto got = out.download();
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(got[i], i >= 8 && i < 72 ? float(i) + 1 : -1.0f) << i;
+  }
+  for (const char* arch : {"sm_80", "sm_90a"})
+    EXPECT_FALSE(Kernel<ShadowingNames>(Device::simulator(), KernelOptions{arch})
+                     .cubin((float*)nullptr, 100, 8, (float*)nullptr)
+                     .empty());
+}
+
 TEST(Language, TheKernelsCompileForEveryTarget) {
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
     const KernelOptions opt{arch};

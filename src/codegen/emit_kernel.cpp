@@ -1,6 +1,7 @@
 // Kernel structure, scalar expressions and control flow.
 #include <cctype>
 #include <cmath>
+#include <set>
 
 #include "emitter.hpp"
 
@@ -67,12 +68,39 @@ std::string float_literal(double v) {
   return s + "f";
 }
 
+namespace {
+
+// Names the emitter's own temporaries use (t, l, lv, j, p, c0, c0_base, acc0, tessel_*), and C++
+// keywords and types a user's names could otherwise collide with.
+bool reserved(const std::string& n) {
+  static const std::set<std::string> words = {
+      "t", "l", "lv", "j", "p", "int", "float", "double", "bool", "char", "short", "long", "unsigned", "signed",
+      "void", "if", "else", "for", "while", "do", "return", "const", "auto", "break", "continue", "switch", "case",
+      "default", "new", "delete", "this", "true", "false", "struct", "class", "union", "enum", "static", "extern",
+      "inline", "template", "typename", "namespace", "using", "operator", "sizeof", "min", "max", "int32_t",
+      "uint32_t", "int64_t", "uint64_t", "threadIdx", "blockIdx", "gridDim", "blockDim", "warpSize"};
+  if (words.count(n) || n.rfind("tessel_", 0) == 0 || n.rfind("__", 0) == 0) return true;
+  for (const char* prefix : {"c", "acc"}) {
+    const size_t k = std::string(prefix).size();
+    if (n.size() > k && n.rfind(prefix, 0) == 0 && std::isdigit(static_cast<unsigned char>(n[k]))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string identifier(const std::string& hint) {
+  std::string id;
+  for (char c : hint) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "v" + id;
+  return id;
+}
+
 std::string Emitter::name(const void* object, const std::string& hint) {
   auto it = names_.find(object);
   if (it != names_.end()) return it->second;
-  std::string base;
-  for (char c : hint) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v" + base;
+  std::string base = identifier(hint);
+  if (reserved(base)) base += "_";
   std::string n = base;
   for (int i = 1; used_.count(n); ++i) n = fmt::format("{}_{}", base, i);
   used_.insert(n);
@@ -216,7 +244,7 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch) {
   TESSEL_CHECK(k.shared_bytes >= 0, "kernel {} reached code generation without a shared-memory plan", k.name);
   Emitter e(arch);
   CudaModule m;
-  m.kernel_name = e.name(&k, "tessel_" + k.name);
+  m.kernel_name = "tessel_" + identifier(k.name);
   std::vector<std::string> params;
   for (const ir::Var& p : k.params)
     params.push_back(fmt::format("{}{} {}", c_type(p->type.dtype), p->type.pointer ? "*" : "", e.name(p.get(), p->name)));

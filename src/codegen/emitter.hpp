@@ -52,6 +52,8 @@ class Emitter {
 };
 
 std::string c_type(DType t);
+// A C identifier made from a display name.
+std::string identifier(const std::string& hint);
 // A C++ float literal for `v` (infinities and NaN as bit patterns).
 std::string float_literal(double v);
 // The type arithmetic on `t` happens in (f32 for the half types).

@@ -2,6 +2,7 @@
 // caches the result per compile-time arguments, and launches it with the call's arguments.
 #pragma once
 
+#include <iterator>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -93,12 +94,21 @@ template <> struct param_traits<bool> { static ParamSpec spec() { return {ParamS
 template <class T> struct param_traits<Var<T>> { static ParamSpec spec() { return {ParamSpec::Kind::Scalar, dtype_v<T>}; } };
 template <class T> struct param_traits<Ptr<T>> { static ParamSpec spec() { return {ParamSpec::Kind::Pointer, dtype_v<T>}; } };
 
-template <class P> P make_param(const HostArg& a, std::vector<ir::Var>& params, int index) {
+// A script may name its parameters for the IR and the generated code:
+//   static constexpr const char* param_names[] = {"m_size", "n_size", ...};
+template <class S> std::string param_name(int index) {
+  if constexpr (requires { S::param_names[0]; }) {
+    if (index < int(std::size(S::param_names))) return S::param_names[index];
+  }
+  return fmt::format("arg{}", index);
+}
+
+template <class P> P make_param(const HostArg& a, std::vector<ir::Var>& params, const std::string& name) {
   if constexpr (std::is_same_v<P, int>) return int(a.i);
   else if constexpr (std::is_same_v<P, bool>) return a.i != 0;
   else {
     const bool pointer = param_traits<P>::spec().kind == ParamSpec::Kind::Pointer;
-    ir::Var v = ir::make_var(ir::Type{param_traits<P>::spec().dtype, pointer}, fmt::format("arg{}", index));
+    ir::Var v = ir::make_var(ir::Type{param_traits<P>::spec().dtype, pointer}, name);
     params.push_back(v);
     return P::bind(v);
   }
@@ -180,7 +190,7 @@ template <class S> class Kernel {
     Builder b(&script.attrs);
     std::vector<ir::Var> params;
     // Braced initialization evaluates in order, so parameters are numbered left to right.
-    Params values{detail::make_param<std::tuple_element_t<I, Params>>(args[I], params, int(I))...};
+    Params values{detail::make_param<std::tuple_element_t<I, Params>>(args[I], params, detail::param_name<S>(int(I)))...};
     std::apply([&](auto&&... p) { script(std::move(p)...); }, std::move(values));
     b.throw_deferred();
     return detail::finish_trace(b, script.attrs, detail::kernel_name_of(typeid(S)), std::move(params));
