@@ -35,23 +35,10 @@ Example broken_sync_example() {
     k(int(s[0]), x);
     return {false, 0, "broken_sync: ran without the expected deadlock report", k.stats()};
   };
-  e.ir = [](const std::vector<int64_t>& s, bool lowered) {
-    Kernel<BrokenSync> k(Device::simulator());
+  add_introspection<BrokenSync>(e, [](const std::vector<int64_t>& s) {
     float* p = nullptr;
-    return lowered ? k.lowered(int(s[0]), p) : k.traced(int(s[0]), p);
-  };
-  e.cuda = [](const std::vector<int64_t>& s, const std::string& arch) {
-    Kernel<BrokenSync> k(Device::simulator(), KernelOptions{arch});
-    float* p = nullptr;
-    return k.cuda_source(int(s[0]), p);
-  };
-  e.compile = [](const std::vector<int64_t>& s, const std::string& arch, CompileStats* stats) {
-    Kernel<BrokenSync> k(Device::simulator(), KernelOptions{arch});
-    float* p = nullptr;
-    const size_t bytes = k.cubin(int(s[0]), p).size();
-    *stats = k.stats();
-    return bytes;
-  };
+    return std::make_tuple(int(s[0]), p);
+  });
   return e;
 }
 

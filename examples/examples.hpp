@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tessel/ir/ir.hpp"
@@ -29,6 +30,25 @@ struct Example {
   // Compiles to a cubin through the disk cache without running; returns the cubin size.
   std::function<size_t(const std::vector<int64_t>&, const std::string& arch, CompileStats*)> compile;
 };
+
+// Fills the introspection entries (ir, cuda, compile) of an example; `args` turns its sizes into
+// a tuple of kernel arguments (pointers may be null: nothing runs).
+template <class S, class Args> void add_introspection(Example& e, Args args) {
+  e.ir = [args](const std::vector<int64_t>& s, bool lowered) {
+    Kernel<S> k(Device::simulator());
+    return std::apply([&](auto... a) { return lowered ? k.lowered(a...) : k.traced(a...); }, args(s));
+  };
+  e.cuda = [args](const std::vector<int64_t>& s, const std::string& arch) {
+    Kernel<S> k(Device::simulator(), KernelOptions{arch});
+    return std::apply([&](auto... a) { return k.cuda_source(a...); }, args(s));
+  };
+  e.compile = [args](const std::vector<int64_t>& s, const std::string& arch, CompileStats* stats) {
+    Kernel<S> k(Device::simulator(), KernelOptions{arch});
+    const size_t bytes = std::apply([&](auto... a) { return k.cubin(a...).size(); }, args(s));
+    *stats = k.stats();
+    return bytes;
+  };
+}
 
 const std::vector<Example>& all_examples();
 // Throws tessel::Error listing the examples when `name` is not one of them.

@@ -29,23 +29,10 @@ Example matmul_simt_example() {
     r.stats = kernel.stats();
     return r;
   };
-  e.ir = [](const std::vector<int64_t>& s, bool lowered) {
-    Kernel<MatmulSimt> k(Device::simulator());
+  add_introspection<MatmulSimt>(e, [](const std::vector<int64_t>& s) {
     f16* p = nullptr;
-    return lowered ? k.lowered(int(s[0]), int(s[1]), int(s[2]), p, p, p) : k.traced(int(s[0]), int(s[1]), int(s[2]), p, p, p);
-  };
-  e.cuda = [](const std::vector<int64_t>& s, const std::string& arch) {
-    Kernel<MatmulSimt> k(Device::simulator(), KernelOptions{arch});
-    f16* p = nullptr;
-    return k.cuda_source(int(s[0]), int(s[1]), int(s[2]), p, p, p);
-  };
-  e.compile = [](const std::vector<int64_t>& s, const std::string& arch, CompileStats* stats) {
-    Kernel<MatmulSimt> k(Device::simulator(), KernelOptions{arch});
-    f16* p = nullptr;
-    const size_t bytes = k.cubin(int(s[0]), int(s[1]), int(s[2]), p, p, p).size();
-    *stats = k.stats();
-    return bytes;
-  };
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), p, p, p);
+  });
   return e;
 }
 

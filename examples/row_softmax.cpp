@@ -28,23 +28,10 @@ Example row_softmax_example() {
     r.stats = k.stats();
     return r;
   };
-  e.ir = [](const std::vector<int64_t>& s, bool lowered) {
-    Kernel<RowSoftmax> k(Device::simulator());
+  add_introspection<RowSoftmax>(e, [](const std::vector<int64_t>& s) {
     float* p = nullptr;
-    return lowered ? k.lowered(int(s[0]), int(s[1]), p, p) : k.traced(int(s[0]), int(s[1]), p, p);
-  };
-  e.cuda = [](const std::vector<int64_t>& s, const std::string& arch) {
-    Kernel<RowSoftmax> k(Device::simulator(), KernelOptions{arch});
-    float* p = nullptr;
-    return k.cuda_source(int(s[0]), int(s[1]), p, p);
-  };
-  e.compile = [](const std::vector<int64_t>& s, const std::string& arch, CompileStats* stats) {
-    Kernel<RowSoftmax> k(Device::simulator(), KernelOptions{arch});
-    float* p = nullptr;
-    const size_t bytes = k.cubin(int(s[0]), int(s[1]), p, p).size();
-    *stats = k.stats();
-    return bytes;
-  };
+    return std::make_tuple(int(s[0]), int(s[1]), p, p);
+  });
   return e;
 }
 

@@ -23,23 +23,10 @@ Example vector_add_example() {
     r.stats = k.stats();
     return r;
   };
-  e.ir = [](const std::vector<int64_t>& s, bool lowered) {
-    Kernel<VectorAdd> k(Device::simulator());
+  add_introspection<VectorAdd>(e, [](const std::vector<int64_t>& s) {
     float* p = nullptr;
-    return lowered ? k.lowered(int(s[0]), p, p, p) : k.traced(int(s[0]), p, p, p);
-  };
-  e.cuda = [](const std::vector<int64_t>& s, const std::string& arch) {
-    Kernel<VectorAdd> k(Device::simulator(), KernelOptions{arch});
-    float* p = nullptr;
-    return k.cuda_source(int(s[0]), p, p, p);
-  };
-  e.compile = [](const std::vector<int64_t>& s, const std::string& arch, CompileStats* stats) {
-    Kernel<VectorAdd> k(Device::simulator(), KernelOptions{arch});
-    float* p = nullptr;
-    const size_t bytes = k.cubin(int(s[0]), p, p, p).size();
-    *stats = k.stats();
-    return bytes;
-  };
+    return std::make_tuple(int(s[0]), p, p, p);
+  });
   return e;
 }
 

@@ -1,7 +1,7 @@
 // The diagnostics corpus: exact user-facing messages, each naming the user's file and line.
 #include <gtest/gtest.h>
 
-#include "tessel/tessel.hpp"
+#include "expect_error.hpp"
 
 namespace tessel {
 namespace {
@@ -10,15 +10,6 @@ int line = 0;  // set by each kernel to the line the expected error points at
 
 std::string loc(int l) { return fmt::format("{}:{}", __FILE__, l); }
 
-template <class S, class... A> std::string error_of(const A&... args) {
-  try {
-    Kernel<S> k(Device::simulator());
-    k(args...);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 float* no_data = nullptr;
 
@@ -35,7 +26,7 @@ struct TileOutsideItsGroup : Script {
 };
 
 TEST(Diagnostics, InstructionInTheWrongThreadGroup) {
-  const std::string got1 = error_of<TileOutsideItsGroup>(16, no_data);
+  const std::string got1 = testing::error_of<TileOutsideItsGroup>(16, no_data);
   EXPECT_EQ(got1,
             loc(line) + ": store_global: the tile r is distributed over 128 threads, but the current thread group has "
                         "32 threads; use tiles inside the thread group that created them");
@@ -53,7 +44,7 @@ struct ShapeMismatch : Script {
 };
 
 TEST(Diagnostics, ShapeMismatch) {
-  const std::string got2 = error_of<ShapeMismatch>(16, no_data);
+  const std::string got2 = testing::error_of<ShapeMismatch>(16, no_data);
   EXPECT_EQ(got2, loc(line) + ": add: cannot broadcast shapes [64] and [32]");
 }
 
@@ -69,7 +60,7 @@ struct DtypeMismatch : Script {
 };
 
 TEST(Diagnostics, DtypeMismatch) {
-  const std::string got3 = error_of<DtypeMismatch>(16, (f16*)nullptr, no_data);
+  const std::string got3 = testing::error_of<DtypeMismatch>(16, (f16*)nullptr, no_data);
   EXPECT_EQ(got3,
             loc(line) + ": mul: operand types differ (f16 and f32); convert one with .to<T>()");
 }
@@ -85,7 +76,7 @@ struct StoreOfWrongType : Script {
 };
 
 TEST(Diagnostics, StoreOfWrongType) {
-  const std::string got4 = error_of<StoreOfWrongType>(16, (f16*)nullptr);
+  const std::string got4 = testing::error_of<StoreOfWrongType>(16, (f16*)nullptr);
   EXPECT_EQ(got4,
             loc(line) + ": store_global: a tile of f32 stored to a global view of f16; convert it with .to<f16>()");
 }
@@ -137,7 +128,7 @@ struct RunTimeShape : Script {
 };
 
 TEST(Diagnostics, CompileTimeParameterGivenARunTimeValue) {
-  const std::string got5 = error_of<RunTimeShape>(16);
+  const std::string got5 = testing::error_of<RunTimeShape>(16);
   EXPECT_EQ(got5,
             loc(line) + ": shared_tensor: dimension 0 of the shape must be a compile-time int, but it is a run-time "
                         "value; use a hyperparameter or a compile-time (int) kernel parameter");
@@ -157,7 +148,7 @@ struct BreakInTracedLoop : Script {
 };
 
 TEST(Diagnostics, TracedLoopCorruptedByBreak) {
-  const std::string got6 = error_of<BreakInTracedLoop>(16);
+  const std::string got6 = testing::error_of<BreakInTracedLoop>(16);
   EXPECT_EQ(got6,
             loc(line) + ": a C++ `break` (or `return`/`goto`) left a traced range loop; the loop body is traced once, "
                         "so this would silently cut the kernel's loop short. Use if_ to guard the rest of the body, or "
@@ -174,7 +165,7 @@ struct ThreadGroupTooLarge : Script {
 };
 
 TEST(Diagnostics, ThreadGroupOutsideTheBlock) {
-  const std::string got7 = error_of<ThreadGroupTooLarge>(16);
+  const std::string got7 = testing::error_of<ThreadGroupTooLarge>(16);
   EXPECT_EQ(got7,
             loc(line) + ": thread_group(begin=32, count=64) does not fit in the enclosing group of 64 threads");
 }
@@ -188,7 +179,7 @@ struct WarpsNotSet : Script {
 };
 
 TEST(Diagnostics, WarpsNotSetBeforeRegisterTiles) {
-  const std::string got8 = error_of<WarpsNotSet>(16);
+  const std::string got8 = testing::error_of<WarpsNotSet>(16);
   EXPECT_EQ(got8, loc(line) + ": attrs.warps is 0; set it to a value in 1..32 before creating "
                                                    "register tensors or thread groups");
 }
@@ -204,7 +195,7 @@ struct ReductionAcrossWarps : Script {
 };
 
 TEST(Diagnostics, ReductionAcrossWarps) {
-  const std::string got9 = error_of<ReductionAcrossWarps>(16, no_data);
+  const std::string got9 = testing::error_of<ReductionAcrossWarps>(16, no_data);
   EXPECT_EQ(got9,
             loc(line) + ": sum over dim 0: the threads spanning that dimension belong to different warps "
                         "(layout[128](d0=128; threads=d0.0; local=-)); reductions combine lanes of one warp, so choose "
@@ -221,7 +212,7 @@ struct WrongOffsetCount : Script {
 };
 
 TEST(Diagnostics, OffsetsOfTheWrongRank) {
-  const std::string got10 = error_of<WrongOffsetCount>(16, no_data);
+  const std::string got10 = testing::error_of<WrongOffsetCount>(16, no_data);
   EXPECT_EQ(got10, loc(line) + ": load_global: 1 offsets given for a tensor of rank 2");
 }
 
@@ -236,7 +227,7 @@ struct GridFromAssignedVariable : Script {
 };
 
 TEST(Diagnostics, GridNotComputableOnTheHost) {
-  const std::string got11 = error_of<GridFromAssignedVariable>(16);
+  const std::string got11 = testing::error_of<GridFromAssignedVariable>(16);
   EXPECT_EQ(got11,
             loc(line) + ": attrs.blocks of kernel GridFromAssignedVariable uses the variable v (declared at " + loc(line) +
                 "), which is not computable from the kernel's parameters; the grid is computed on the host before "
@@ -253,7 +244,7 @@ struct TooMuchSharedMemory : Script {
 };
 
 TEST(Diagnostics, SharedMemoryOverTheTargetsLimit) {
-  const std::string got12 = error_of<TooMuchSharedMemory>(16);
+  const std::string got12 = testing::error_of<TooMuchSharedMemory>(16);
   EXPECT_EQ(got12,
             loc(line) + ": kernel TooMuchSharedMemory needs 262144 bytes of shared memory per block, more than the "
                         "232448 bytes sm_90a allows");
@@ -280,10 +271,10 @@ struct TakesHalfPointer : Script {
 };
 
 TEST(Diagnostics, ArgumentOfTheWrongType) {
-  const std::string got13 = error_of<TakesHalfPointer>(16, no_data);
+  const std::string got13 = testing::error_of<TakesHalfPointer>(16, no_data);
   EXPECT_EQ(got13,
             "kernel TakesHalfPointer, argument 1: expected a pointer to f16, got a f32* value");
-  const std::string got14 = error_of<TakesHalfPointer>(16);
+  const std::string got14 = testing::error_of<TakesHalfPointer>(16);
   EXPECT_EQ(got14, "kernel TakesHalfPointer takes 2 arguments, 1 given");
 }
 

@@ -2,7 +2,7 @@
 // global accesses, reads of never-written shared memory; each reported at the user's line.
 #include <gtest/gtest.h>
 
-#include "tessel/tessel.hpp"
+#include "expect_error.hpp"
 
 namespace tessel {
 namespace {
@@ -11,15 +11,6 @@ int line = 0;
 
 std::string loc(int l) { return fmt::format("{}:{}", __FILE__, l); }
 
-template <class S, class... A> std::string sim_error(const A&... args) {
-  try {
-    Kernel<S> k(Device::simulator());
-    k(args...);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 struct SyncInOneThreadGroup : Script {
   void operator()(Int32 n) {
@@ -33,7 +24,7 @@ struct SyncInOneThreadGroup : Script {
 };
 
 TEST(SimulatorChecks, SyncInsideOneThreadGroupIsReportedAsADeadlock) {
-  const std::string got = sim_error<SyncInOneThreadGroup>(1);
+  const std::string got = testing::error_of<SyncInOneThreadGroup>(1);
   EXPECT_EQ(got, loc(line) + ": deadlock in block (0, 0, 0) of kernel SyncInOneThreadGroup: every warp is blocked or "
                              "finished and nothing can release the waiting ones\n"
                              "  warp 0 (threads 0..31): waiting at sync() at " + loc(line) +
@@ -57,7 +48,7 @@ struct SyncInSingleThread : Script {
 };
 
 TEST(SimulatorChecks, SyncReachedByPartOfAWarpDeadlocks) {
-  const std::string got = sim_error<SyncInSingleThread>(1);
+  const std::string got = testing::error_of<SyncInSingleThread>(1);
   EXPECT_NE(got.find(loc(line) + ": deadlock in block (0, 0, 0)"), std::string::npos) << got;
   EXPECT_NE(got.find("(1 of its 32 threads arrived)"), std::string::npos) << got;
 }
@@ -74,7 +65,7 @@ struct ViewLargerThanBuffer : Script {
 
 TEST(SimulatorChecks, OutOfBoundsGlobalAccess) {
   Buffer<float> x(Device::simulator(), 64);
-  const std::string got = sim_error<ViewLargerThanBuffer>(64, x);
+  const std::string got = testing::error_of<ViewLargerThanBuffer>(64, x);
   EXPECT_EQ(got, loc(line) + ": out-of-bounds global read of 4 bytes at byte 256 of a 256-byte allocation (index past "
                              "its end); check the global_view's shape and strides against the buffer");
 }
@@ -92,7 +83,7 @@ struct ReadBeforeWrite : Script {
 
 TEST(SimulatorChecks, ReadOfNeverWrittenSharedMemory) {
   Buffer<float> x(Device::simulator(), 32);
-  const std::string got = sim_error<ReadBeforeWrite>(32, x);
+  const std::string got = testing::error_of<ReadBeforeWrite>(32, x);
   EXPECT_EQ(got, loc(line) + ": read of shared memory that was never written: s (allocated at " + loc(line - 2) +
                      "), byte 0 of the allocation, read by thread 0 of block (0, 0, 0); store to it (and sync()) before "
                      "loading");
@@ -109,7 +100,7 @@ struct DivisionByZero : Script {
 
 TEST(SimulatorChecks, IntegerDivisionByZero) {
   Buffer<float> x(Device::simulator(), 1);
-  const std::string got = sim_error<DivisionByZero>(3, x);
+  const std::string got = testing::error_of<DivisionByZero>(3, x);
   EXPECT_EQ(got, loc(line) + ": integer division by zero in thread 0 of block (0, 0, 0)");
 }
 
@@ -124,7 +115,7 @@ struct PointerFromElsewhere : Script {
 
 TEST(SimulatorChecks, PointerOutsideEveryAllocation) {
   std::vector<float> host(32);
-  const std::string got = sim_error<PointerFromElsewhere>(32, host.data());
+  const std::string got = testing::error_of<PointerFromElsewhere>(32, host.data());
   EXPECT_NE(got.find(loc(line) + ": out-of-bounds global write of 4 bytes at address 0x"), std::string::npos) << got;
   EXPECT_NE(got.find("which is in no allocation made through tessel::Device"), std::string::npos) << got;
 }

@@ -1,19 +1,11 @@
 // Every example on the GPU against its host reference. Skipped, visibly, without a GPU.
-#include <gtest/gtest.h>
-
 #include "examples.hpp"
-#include "tessel/runtime/cuda_driver.hpp"
+#include "gpu_test.hpp"
 
 namespace tessel {
 namespace {
 
-class ExampleOnGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto& d = runtime::CudaDriver::get();
-    if (!d.available()) GTEST_SKIP() << "no GPU: " << d.unavailable_reason();
-  }
-};
+using ExampleOnGpu = testing::GpuTest;
 
 TEST_F(ExampleOnGpu, MatchTheHostReference) {
   const std::vector<std::pair<std::string, std::vector<int64_t>>> cases = {
