@@ -124,6 +124,14 @@ Stmt Mutator::visit(const ElementwiseUnaryNode&, const Stmt& self) { return self
 Stmt Mutator::visit(const ReduceNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyRegisterNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const PrintTensorNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const CopyAsyncCommitNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const CopyAsyncWaitNode&, const Stmt& self) { return self; }
+
+Stmt Mutator::visit(const CopyAsyncNode& n, const Stmt& self) {
+  bool changed = false;
+  auto offs = mutate_all(n.offsets, &changed);
+  return changed ? std::make_shared<CopyAsyncNode>(n.loc, n.src, n.dst, offs, n.layout) : self;
+}
 
 Stmt Mutator::visit(const AllocRegisterNode& n, const Stmt& self) {
   Expr init = mutate(n.init);
@@ -195,6 +203,7 @@ std::vector<Expr> direct_exprs(const StmtNode& s) {
     case NodeKind::StoreGlobal: return static_cast<const StoreGlobalNode&>(s).offsets;
     case NodeKind::LoadShared: return static_cast<const LoadSharedNode&>(s).offsets;
     case NodeKind::StoreShared: return static_cast<const StoreSharedNode&>(s).offsets;
+    case NodeKind::CopyAsync: return static_cast<const CopyAsyncNode&>(s).offsets;
     case NodeKind::ElementwiseBinary: {
       auto& n = static_cast<const ElementwiseBinaryNode&>(s);
       return operand_exprs({&n.a, &n.b});

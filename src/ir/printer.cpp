@@ -221,6 +221,17 @@ class Printer {
         line(fmt::format("{} = copy({})", reg(n.dst), reg(n.src)));
         break;
       }
+      case NodeKind::CopyAsync: {
+        auto& n = static_cast<const CopyAsyncNode&>(*s);
+        line(fmt::format("copy_async {} at {} to {} by {}", global(n.src), exprs(n.offsets), shared(n.dst), n.layout.str()));
+        break;
+      }
+      case NodeKind::CopyAsyncCommit: line("copy_async_commit_group"); break;
+      case NodeKind::CopyAsyncWait: {
+        auto& n = static_cast<const CopyAsyncWaitNode&>(*s);
+        line(n.all ? std::string("copy_async_wait_all") : fmt::format("copy_async_wait_group {}", n.pending));
+        break;
+      }
       case NodeKind::PrintTensor: {
         auto& n = static_cast<const PrintTensorNode&>(*s);
         line(fmt::format("print \"{}\" {}", n.label, reg(n.tensor)));

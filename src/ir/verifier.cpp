@@ -209,6 +209,16 @@ class Verifier {
         break;
       }
       case NodeKind::PrintTensor: use_tile(static_cast<const PrintTensorNode&>(*s).tensor, *s); break;
+      case NodeKind::CopyAsync: {
+        auto& n = static_cast<const CopyAsyncNode&>(*s);
+        TESSEL_CHECK(n.layout.num_threads() <= groups_.back(), "copy_async split over {} threads in a group of {}",
+                     n.layout.num_threads(), groups_.back());
+        TESSEL_CHECK(n.src->dtype == n.dst->dtype, "copy_async from {} to {}", dtype_name(n.src->dtype),
+                     dtype_name(n.dst->dtype));
+        break;
+      }
+      case NodeKind::CopyAsyncCommit:
+      case NodeKind::CopyAsyncWait: break;
       default: TESSEL_CHECK(false, "unexpected statement {}", kind_name(s->kind));
     }
   }

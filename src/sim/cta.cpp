@@ -15,6 +15,7 @@ void fiber_entry(unsigned lo, unsigned hi) {
   try {
     const Mask all = 0xffffffffu;
     w->exec(w->cta.kernel.body, all);
+    w->complete_copies(0);  // copies nobody waited for still land before the block ends
   } catch (...) {
     w->error = std::current_exception();
   }
@@ -39,7 +40,19 @@ Cta::Cta(const ir::KernelNode& k, const Launch& l, std::array<int, 3> b, const O
   for (size_t i = 0; i < k.params.size(); ++i) params[k.params[i].get()] = l.args[i];
   smem.assign(size_t(k.shared_bytes), 0);
   written.assign(size_t(k.shared_bytes), 0);
+  pending_copy.assign(size_t(k.shared_bytes), nullptr);
   for (int w = 0; w < k.warps; ++w) warps_.push_back(std::make_unique<Warp>(*this, w));
+}
+
+bool Cta::complete_early() { return random_ && rng_() % 2 == 0; }
+
+void Cta::check_no_pending_copy(int64_t byte, int n, bool write, const SourceLoc& loc, int thread) const {
+  for (int b = 0; b < n; ++b)
+    if (const ir::CopyAsyncNode* c = pending_copy[size_t(byte + b)])
+      throw Error(loc, fmt::format("{} of shared memory that a copy_async issued at {} may still be writing (thread {} "
+                                   "of block {}); wait for the copy (copy_async_wait_group / copy_async_wait_all) and "
+                                   "sync() first",
+                                   write ? "write" : "read", c->loc.str(), thread, block_name()));
 }
 
 std::string Cta::block_name() const { return fmt::format("({}, {}, {})", block[0], block[1], block[2]); }

@@ -59,6 +59,16 @@ class Warp {
   // Register tiles: values[lane * local_size + slot].
   std::vector<ir::Scalar>& tile(const ir::RegisterTensorNode* t);
 
+  // cp.async operations in flight: the open group and the committed ones, oldest first. The data
+  // is read from global memory at issue and lands in shared memory at completion.
+  struct AsyncCopy {
+    int64_t byte;
+    std::vector<uint8_t> data;
+  };
+  std::vector<AsyncCopy> open_copies;
+  std::vector<std::vector<AsyncCopy>> committed_copies;
+  void complete_copies(size_t groups_left);
+
   // Fiber plumbing.
   ucontext_t context;
   std::vector<char> stack;
@@ -84,6 +94,12 @@ class Cta {
   // Shared memory with a per-byte "written" mark: reads of unwritten bytes are reported.
   std::vector<uint8_t> smem, written;
   std::unordered_map<const ir::SharedTensorNode*, int64_t> shared_offsets;
+  // For each shared byte, the cp.async still writing it (null when none).
+  std::vector<const ir::CopyAsyncNode*> pending_copy;
+  // Throws when [byte, byte + n) is being written by a cp.async that has not completed.
+  void check_no_pending_copy(int64_t byte, int n, bool write, const SourceLoc& loc, int thread) const;
+  // Whether a committed group may complete now (seeded interleavings let copies land early).
+  bool complete_early();
   const ir::SharedTensorNode* allocation_at(int64_t byte) const;
 
   // The block-wide barrier of sync().

@@ -314,6 +314,31 @@ struct PrintTensorNode : StmtNode {
   const RegisterTensor tensor;
 };
 
+// cp.async: global -> shared without passing through registers, completing asynchronously.
+// Each thread of the group copies the runs of `layout` it owns; elements outside the view are
+// zero-filled.
+struct CopyAsyncNode : StmtNode {
+  CopyAsyncNode(SourceLoc l, GlobalTensor src, SharedTensor dst, std::vector<Expr> offsets, Layout layout)
+      : StmtNode(NodeKind::CopyAsync, std::move(l)), src(std::move(src)), dst(std::move(dst)),
+        offsets(std::move(offsets)), layout(std::move(layout)) {}
+  const GlobalTensor src;
+  const SharedTensor dst;
+  const std::vector<Expr> offsets;
+  const Layout layout;  // how the copy is split over the group's first layout.num_threads() threads
+};
+// Closes the thread's current group of cp.async operations.
+struct CopyAsyncCommitNode : StmtNode {
+  explicit CopyAsyncCommitNode(SourceLoc l) : StmtNode(NodeKind::CopyAsyncCommit, std::move(l)) {}
+};
+// Waits until at most `pending` of the thread's committed groups are incomplete; `all` also
+// commits and waits for everything (cp.async.wait_all).
+struct CopyAsyncWaitNode : StmtNode {
+  CopyAsyncWaitNode(SourceLoc l, int pending, bool all)
+      : StmtNode(NodeKind::CopyAsyncWait, std::move(l)), pending(pending), all(all) {}
+  const int pending;
+  const bool all;
+};
+
 Stmt seq(std::vector<Stmt> stmts, SourceLoc l = {});
 
 // ---- kernels -------------------------------------------------------------------------------

@@ -118,6 +118,18 @@ class Instructions {
   void store_shared(const SharedTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets = {},
                     loc_t loc = loc_t::current());
 
+  // ---- asynchronous copies (cp.async, sm_80+) ----
+  // Starts copying the tile of dst's shape at `offsets` of `src` into `dst`; elements outside the
+  // view are zero-filled. The data may land at any time until a wait covers it.
+  void copy_async(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
+                  loc_t loc = loc_t::current());
+  // Closes this thread's group of copies issued since the last commit.
+  void copy_async_commit_group(loc_t loc = loc_t::current());
+  // Waits until at most `pending` of this thread's committed groups are still in flight.
+  void copy_async_wait_group(int pending, loc_t loc = loc_t::current());
+  // Commits and waits for all of this thread's copies.
+  void copy_async_wait_all(loc_t loc = loc_t::current());
+
   // ---- elementwise math ----
   RegisterTensor where(const TileOperand& cond, const TileOperand& a, const TileOperand& b);
   RegisterTensor exp(const RegisterTensor& x, loc_t loc = loc_t::current());

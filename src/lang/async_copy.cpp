@@ -1,0 +1,49 @@
+// cp.async: copy_async and its group commit/wait instructions.
+#include "tessel/lang/script.hpp"
+
+namespace tessel {
+
+void Instructions::copy_async(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  const Builder::Group g = b.group(loc);
+  if (src.dtype() != dst.dtype())
+    throw Error(loc, fmt::format("copy_async: from a global view of {} to a shared tensor of {}", dtype_name(src.dtype()),
+                                 dtype_name(dst.dtype())));
+  if (src.ir()->rank() != dst.ir()->rank())
+    throw Error(loc, fmt::format("copy_async: from a tensor of rank {} to a shared tensor of rank {}", src.ir()->rank(),
+                                 dst.ir()->rank()));
+  if (int(offsets.size()) != src.ir()->rank())
+    throw Error(loc, fmt::format("copy_async: {} offsets given for a tensor of rank {}", offsets.size(), src.ir()->rank()));
+  std::vector<ir::Expr> offs;
+  for (const Dim& d : offsets) offs.push_back(d.ir());
+  // The copy is split over as many of the group's threads as have distinct elements to copy
+  // (a replicated split would copy the same bytes twice).
+  Layout layout;
+  for (int threads = g.count; threads >= 1; threads /= 2) {
+    layout = Layout::distributed(dst.shape(), threads, dtype_bytes(dst.dtype()));
+    if (int64_t(layout.num_threads()) * layout.local_size() == layout.num_elements()) break;
+  }
+  b.emit(std::make_shared<ir::CopyAsyncNode>(loc, src.ir(), dst.ir(), std::move(offs), layout));
+}
+
+void Instructions::copy_async_commit_group(loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(std::make_shared<ir::CopyAsyncCommitNode>(loc));
+}
+
+void Instructions::copy_async_wait_group(int pending, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  if (pending < 0 || pending > 7)
+    throw Error(loc, fmt::format("copy_async_wait_group({}): the number of groups left in flight must be in 0..7",
+                                 pending));
+  b.emit(std::make_shared<ir::CopyAsyncWaitNode>(loc, pending, false));
+}
+
+void Instructions::copy_async_wait_all(loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(std::make_shared<ir::CopyAsyncWaitNode>(loc, 0, true));
+}
+
+}  // namespace tessel

@@ -1,0 +1,89 @@
+// cp.async on the simulator: copies with zero fill, a multi-stage pipeline under several
+// interleavings, the misuse the simulator reports, and the PTX the code generator emits.
+#include "async_copy_kernels.hpp"
+#include "expect_error.hpp"
+#include "filecheck.hpp"
+
+namespace tessel::testing {
+namespace {
+
+TEST(AsyncCopy, CopiesATileAndZeroFillsBeyondTheView) {
+  for (auto [m, n] : {std::pair{32, 64}, std::pair{45, 100}, std::pair{1, 3}}) {
+    check_copy_tile<float>(Device::simulator(), m, n);
+    check_copy_tile<f16>(Device::simulator(), m, n);
+  }
+}
+
+TEST(AsyncCopy, MultiStagePipelineUnderSeveralInterleavings) {
+  for (uint64_t seed : {0, 1, 2, 99}) check_pipelined_row_sum(Device::simulator(), 70, 300, seed);
+}
+
+int line = 0;
+
+struct ReadsBeforeTheWait : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({64});
+    line = __LINE__ + 1;
+    copy_async(global_view(x, {n}), s, {0});
+    copy_async_commit_group();
+    sync();
+    auto t = load_shared(s);
+  }
+};
+
+TEST(AsyncCopy, ReadingAStageBeforeItsWaitIsReported) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
+  const std::string got = error_of<ReadsBeforeTheWait>(64, x);
+  EXPECT_EQ(got, fmt::format("{0}:{1}: read of shared memory that a copy_async issued at {0}:{2} may still be writing "
+                             "(thread 0 of block (0, 0, 0)); wait for the copy (copy_async_wait_group / "
+                             "copy_async_wait_all) and sync() first",
+                             __FILE__, line + 3, line));
+}
+
+struct OverwritesAStageInFlight : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({2, 32});
+    copy_async(global_view(x, {n}), s[0], {0});
+    copy_async_commit_group();
+    line = __LINE__ + 1;
+    copy_async(global_view(x, {n}), s[0], {32});
+    copy_async_wait_all();
+  }
+};
+
+TEST(AsyncCopy, TwoCopiesInFlightIntoOneStageAreReported) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
+  const std::string got = error_of<OverwritesAStageInFlight>(64, x);
+  EXPECT_NE(got.find(fmt::format("{}:{}: write of shared memory that a copy_async issued at {}:{} may still be writing",
+                                 __FILE__, line, __FILE__, line - 3)),
+            std::string::npos)
+      << got;
+}
+
+TEST(AsyncCopy, EmitsCpAsyncWithZeroFillAndGroupBookkeeping) {
+  Kernel<PipelinedRowSum> k(Device::simulator(), KernelOptions{"sm_80"});
+  const std::string src = k.cuda_source(70, 300, (float*)nullptr, (float*)nullptr);
+  EXPECT_TRUE(file_check(src, R"(
+    CHECK: // copy_async global -> shared
+    CHECK: const int inside =
+    CHECK: asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(uint32_t(__cvta_generic_to_shared(s))), "l"(inside > 0 ? g : a), "r"(inside * 4) : "memory");
+    CHECK: asm volatile("cp.async.commit_group;" ::  : "memory");
+    CHECK: asm volatile("cp.async.wait_group %0;" :: "n"(2) : "memory");
+    CHECK: __syncthreads();
+  )"));
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
+    EXPECT_FALSE(Kernel<PipelinedRowSum>(Device::simulator(), KernelOptions{arch})
+                     .cubin(70, 300, (float*)nullptr, (float*)nullptr)
+                     .empty());
+    EXPECT_FALSE(Kernel<CopyTileThroughShared<f16>>(Device::simulator(), KernelOptions{arch})
+                     .cubin(70, 300, (f16*)nullptr, (f16*)nullptr)
+                     .empty());
+  }
+}
+
+}  // namespace
+}  // namespace tessel::testing
