@@ -59,5 +59,6 @@ Example vector_add_example();
 Example row_softmax_example();
 Example matmul_simt_example();
 Example broken_sync_example();
+std::vector<Example> ampere_ladder_examples();
 
 }  // namespace tessel::examples

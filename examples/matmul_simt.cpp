@@ -1,39 +1,12 @@
 #include "matmul_simt.hpp"
 
-#include "host_check.hpp"
+#include "matmul_example.hpp"
 
 namespace tessel::examples {
 
 Example matmul_simt_example() {
-  Example e;
-  e.name = "matmul_simt";
-  e.description = "C = A * B^T (f16 in, f32 accumulate, f16 out) with shared-memory tiling";
-  e.size_names = {"m", "n", "k"};
-  e.default_sizes = {100, 72, 80};
-  e.run = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
-    const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
-    auto a = random_vector<f16>(size_t(m) * k, 4), b = random_vector<f16>(size_t(n) * k, 5);
-    Buffer<f16> da(dev, a), db(dev, b), dc(dev, poisoned<f16>(size_t(m) * n));
-    Kernel<MatmulSimt> kernel(dev, opt);
-    kernel(m, n, k, da, db, dc);
-    dev.synchronize();
-    std::vector<float> want(size_t(m) * n);
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) {
-        double acc = 0;
-        for (int p = 0; p < k; ++p) acc += double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p]));
-        want[size_t(i) * n + j] = float(acc);
-      }
-    // f16 output: half an ulp of rounding plus f32 accumulation error.
-    RunResult r = compare(dc.download(), want, 1e-2, 2e-3, fmt::format("matmul_simt {}x{}x{}", m, n, k));
-    r.stats = kernel.stats();
-    return r;
-  };
-  add_introspection<MatmulSimt>(e, [](const std::vector<int64_t>& s) {
-    f16* p = nullptr;
-    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), p, p, p);
-  });
-  return e;
+  return matmul_example<MatmulSimt>("matmul_simt",
+                                    "C = A * B^T (f16 in, f32 accumulate, f16 out) with shared-memory tiling");
 }
 
 }  // namespace tessel::examples

@@ -71,7 +71,7 @@ TEST(AsyncCopy, EmitsCpAsyncWithZeroFillAndGroupBookkeeping) {
     CHECK: // copy_async global -> shared
     CHECK: const int inside =
     CHECK: asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(uint32_t(__cvta_generic_to_shared(s))), "l"(inside > 0 ? g : a), "r"(inside * 4) : "memory");
-    CHECK: asm volatile("cp.async.commit_group;" ::  : "memory");
+    CHECK: asm volatile("cp.async.commit_group;" ::: "memory");
     CHECK: asm volatile("cp.async.wait_group %0;" :: "n"(2) : "memory");
     CHECK: __syncthreads();
   )"));

@@ -1,5 +1,7 @@
 // Every example on the simulator, on sizes that are and are not multiples of the tile sizes,
 // under several warp interleavings, against its host reference on random data.
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "examples.hpp"
@@ -23,13 +25,17 @@ TEST_P(ExampleOnSimulator, MatchesTheHostReference) {
   }
 }
 
+const auto kCases = ::testing::Values(
+    Case{"vector_add", {1}}, Case{"vector_add", {2048}}, Case{"vector_add", {5000}}, Case{"vector_add", {12289}},
+    Case{"row_softmax", {4, 128}}, Case{"row_softmax", {5, 1}}, Case{"row_softmax", {9, 300}},
+    Case{"row_softmax", {3, 1000}}, Case{"matmul_simt", {128, 128, 32}}, Case{"matmul_simt", {100, 72, 80}},
+    Case{"matmul_simt", {1, 130, 7}}, Case{"ampere_v1_naive", {70, 65, 33}}, Case{"ampere_v2_shared", {129, 64, 16}},
+    Case{"ampere_v3_mma", {128, 128, 64}}, Case{"ampere_v3_mma", {130, 200, 40}},
+    Case{"ampere_v4_pipelined", {128, 128, 128}}, Case{"ampere_v4_pipelined", {150, 129, 72}},
+    Case{"ampere_v4_pipelined", {40, 33, 200}});
+
 INSTANTIATE_TEST_SUITE_P(
-    Sizes, ExampleOnSimulator,
-    ::testing::Values(Case{"vector_add", {1}}, Case{"vector_add", {2048}}, Case{"vector_add", {5000}},
-                      Case{"vector_add", {12289}}, Case{"row_softmax", {4, 128}}, Case{"row_softmax", {5, 1}},
-                      Case{"row_softmax", {9, 300}}, Case{"row_softmax", {3, 1000}}, Case{"matmul_simt", {64, 64, 32}},
-                      Case{"matmul_simt", {100, 72, 80}}, Case{"matmul_simt", {1, 130, 7}},
-                      Case{"matmul_simt", {65, 3, 33}}),
+    Sizes, ExampleOnSimulator, kCases,
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = info.param.example;
       for (int64_t s : info.param.sizes) name += "_" + std::to_string(s);
@@ -37,9 +43,9 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(ExampleOnSimulator, EveryExampleIsCovered) {
-  for (const auto& e : examples::all_examples())
-    EXPECT_TRUE(e.name == "vector_add" || e.name == "row_softmax" || e.name == "matmul_simt" || e.name == "broken_sync")
-        << e.name;
+  std::set<std::string> covered = {"broken_sync"};
+  for (const Case& c : ::testing::internal::ParamGenerator<Case>(kCases)) covered.insert(c.example);
+  for (const auto& e : examples::all_examples()) EXPECT_TRUE(covered.count(e.name)) << e.name << " has no simulator test";
 }
 
 TEST(ExampleOnSimulator, BrokenSyncIsReportedAsADeadlock) {

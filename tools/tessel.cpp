@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "commands.hpp"
 #include "examples.hpp"
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/ir/printer.hpp"
@@ -137,6 +138,8 @@ int main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("list", "list the examples");
   auto* doc = app.add_subcommand("doctor", "check the toolkit, NVRTC, driver, GPU and cache");
+  const tools::Command tiles = tools::add_tiles_command(app);
+  const tools::Command roofline = tools::add_roofline_command(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -162,6 +165,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*doc) return doctor();
+    if (*tiles.app) return tiles.run();
+    if (*roofline.app) return roofline.run();
   } catch (const tessel::Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", e.what());

@@ -4,6 +4,7 @@
 
 #include "tessel/dtype.hpp"
 #include "tessel/error.hpp"
+#include "tessel/layout/mma_atoms.hpp"
 #include "tessel/lang/script.hpp"
 #include "tessel/lang/space.hpp"
 #include "tessel/runtime/device.hpp"

@@ -53,6 +53,11 @@ template <class T, int N> __device__ __forceinline__ void tessel_store_vec(T* p,
   *reinterpret_cast<tessel_vec<T, N>*>(p) = x;
 }
 
+// Two 16-bit values in one 32-bit register, the first in the low half (tensor-core operands).
+template <class T> __device__ __forceinline__ uint32_t tessel_pack2(T lo, T hi) {
+  return uint32_t(lo.bits) | (uint32_t(hi.bits) << 16);
+}
+
 template <class T> __device__ __forceinline__ T tessel_shfl_xor(unsigned mask, T v, int lane_mask) {
   return __shfl_xor_sync(mask, v, lane_mask);
 }

@@ -13,7 +13,8 @@ namespace {
 
 struct PtxInstruction {
   const char* text;
-  std::vector<const char*> constraints;  // one per %N operand
+  std::vector<const char*> constraints;  // one per %N operand; "=..." and "+..." are outputs
+  bool memory = true;                    // reads or writes memory the compiler must not cache
 };
 
 // PTX ISA 8.x: cp.async (9.7.9.25.3), cp.async.commit_group, cp.async.wait_group / wait_all.
@@ -25,6 +26,17 @@ const std::map<std::string, PtxInstruction>& table() {
       {"cp.async.commit_group", {"cp.async.commit_group;", {}}},
       {"cp.async.wait_group", {"cp.async.wait_group %0;", {"n"}}},
       {"cp.async.wait_all", {"cp.async.wait_all;", {}}},
+      // PTX ISA 9.7.14.5.14: mma.sync.aligned.m16n8k16, row-major A, column-major B, f32 accumulate.
+      {"mma.m16n8k16.f16",
+       {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};",
+        {"+f", "+f", "+f", "+f", "r", "r", "r", "r", "r", "r"},
+        false}},
+      {"mma.m16n8k16.bf16",
+       {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};",
+        {"+f", "+f", "+f", "+f", "r", "r", "r", "r", "r", "r"},
+        false}},
   };
   return t;
 }
@@ -37,9 +49,17 @@ std::string ptx_asm(const std::string& name, const std::vector<std::string>& ope
   const PtxInstruction& p = it->second;
   TESSEL_CHECK(p.constraints.size() == operands.size(), "{} takes {} operands, {} given", name, p.constraints.size(),
                operands.size());
-  std::vector<std::string> bound;
-  for (size_t i = 0; i < operands.size(); ++i) bound.push_back(fmt::format("\"{}\"({})", p.constraints[i], operands[i]));
-  return fmt::format("asm volatile(\"{}\" :: {} : \"memory\");", p.text, fmt::join(bound, ", "));
+  std::vector<std::string> outputs, inputs;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const bool output = p.constraints[i][0] == '=' || p.constraints[i][0] == '+';
+    (output ? outputs : inputs).push_back(fmt::format("\"{}\"({})", p.constraints[i], operands[i]));
+  }
+  std::string s = fmt::format("asm volatile(\"{}\" :", p.text);
+  if (!outputs.empty()) s += fmt::format(" {} ", fmt::join(outputs, ", "));
+  s += ":";
+  if (!inputs.empty()) s += fmt::format(" {}", fmt::join(inputs, ", "));
+  if (p.memory) s += inputs.empty() ? ": \"memory\"" : " : \"memory\"";
+  return s + ");";
 }
 
 }  // namespace tessel::codegen

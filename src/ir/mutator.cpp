@@ -125,6 +125,7 @@ Stmt Mutator::visit(const ReduceNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyRegisterNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const PrintTensorNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyAsyncCommitNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const DotNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyAsyncWaitNode&, const Stmt& self) { return self; }
 
 Stmt Mutator::visit(const CopyAsyncNode& n, const Stmt& self) {

@@ -206,6 +206,12 @@ class Printer {
         line(fmt::format("{} = fma({}, {}, {})", reg_decl(n.out), operand(n.a), operand(n.b), reg(n.c)));
         break;
       }
+      case NodeKind::Dot: {
+        auto& n = static_cast<const DotNode&>(*s);
+        line(fmt::format("{} = dot({}, {}, {}) warps={}x{}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), n.warps_m,
+                         n.warps_n));
+        break;
+      }
       case NodeKind::CastTensor: {
         auto& n = static_cast<const CastTensorNode&>(*s);
         line(fmt::format("{} = cast({})", reg_decl(n.out), reg(n.a)));

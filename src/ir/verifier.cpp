@@ -190,6 +190,14 @@ class Verifier {
         define_tile(n.out, *s);
         break;
       }
+      case NodeKind::Dot: {
+        auto& n = static_cast<const DotNode&>(*s);
+        use_tile(n.a, *s);
+        use_tile(n.b, *s);
+        use_tile(n.c, *s);
+        define_tile(n.out, *s);
+        break;
+      }
       case NodeKind::CastTensor: {
         auto& n = static_cast<const CastTensorNode&>(*s);
         use_tile(n.a, *s);

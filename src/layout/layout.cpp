@@ -35,6 +35,13 @@ Layout Layout::spatial(std::vector<int> shape) {
   return l;
 }
 
+Layout Layout::column_spatial(std::vector<int> shape) {
+  Layout l = spatial(shape);
+  std::reverse(l.spatial_.begin(), l.spatial_.end());
+  l.canonicalize();
+  return l;
+}
+
 Layout Layout::replicated(int rank, int count) {
   Layout l;
   l.shape_.assign(rank, 1);

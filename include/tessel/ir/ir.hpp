@@ -285,6 +285,15 @@ struct FmaNode : StmtNode {
   const Operand a, b;
   const RegisterTensor c;
 };
+// out = a @ b + c on tensor cores (mma.sync m16n8k16): a [m, k] and b [k, n] in f16 or bf16, c and
+// out [m, n] in f32, all in the layouts of mma_layouts(m, n, k, warps_m, warps_n).
+struct DotNode : StmtNode {
+  DotNode(SourceLoc l, RegisterTensor out, RegisterTensor a, RegisterTensor b, RegisterTensor c, int warps_m, int warps_n)
+      : StmtNode(NodeKind::Dot, std::move(l)), out(std::move(out)), a(std::move(a)), b(std::move(b)), c(std::move(c)),
+        warps_m(warps_m), warps_n(warps_n) {}
+  const RegisterTensor out, a, b, c;
+  const int warps_m, warps_n;
+};
 struct CastTensorNode : StmtNode {
   CastTensorNode(SourceLoc l, RegisterTensor out, RegisterTensor a)
       : StmtNode(NodeKind::CastTensor, std::move(l)), out(std::move(out)), a(std::move(a)) {}

@@ -143,6 +143,12 @@ class Instructions {
   RegisterTensor fma(const TileOperand& a, const TileOperand& b, const RegisterTensor& c);
   RegisterTensor minimum(const TileOperand& a, const TileOperand& b);
 
+  // ---- tensor cores ----
+  // a @ b + c with mma.sync: a [m, k], b [k, n] in f16/bf16, c [m, n] in f32, in the layouts of
+  // mma_layouts(m, n, k, warps_m, warps_n) for some split of the group's warps.
+  RegisterTensor dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c,
+                     loc_t loc = loc_t::current());
+
   // ---- reductions over one dimension (the result keeps it with extent 1) ----
   RegisterTensor sum(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor max(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());

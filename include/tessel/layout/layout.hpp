@@ -33,6 +33,8 @@ class Layout {
   static Layout local(std::vector<int> shape);
   // One element per thread, threads row-major over `shape`.
   static Layout spatial(std::vector<int> shape);
+  // One element per thread, threads column-major over `shape` (the last dimension varies slowest).
+  static Layout column_spatial(std::vector<int> shape);
   // `count` threads that all hold the same (single) element, over a tile of the given rank.
   static Layout replicated(int rank, int count);
   // A reasonable default for `shape` over `threads` threads: each thread owns a contiguous vector

@@ -1,0 +1,20 @@
+// The Ampere matmul ladder of seed 003's walkthrough, each step improving on the one before.
+#include "matmul_example.hpp"
+#include "matmul_simt.hpp"
+#include "v1_naive.hpp"
+#include "v3_tensor_core.hpp"
+#include "v4_pipelined.hpp"
+
+namespace tessel::examples {
+
+std::vector<Example> ampere_ladder_examples() {
+  return {
+      matmul_example<ampere::MatmulV1Naive>("ampere_v1_naive", "Ampere ladder 1: no reuse, operands from global memory"),
+      matmul_example<MatmulSimt>("ampere_v2_shared", "Ampere ladder 2: shared-memory tiling, SIMT FMA"),
+      matmul_example<ampere::MatmulV3TensorCore>("ampere_v3_mma", "Ampere ladder 3: tensor cores (mma.sync m16n8k16)"),
+      matmul_example<ampere::MatmulV4Pipelined>("ampere_v4_pipelined",
+                                                "Ampere ladder 4: multi-stage cp.async pipeline + tensor cores"),
+  };
+}
+
+}  // namespace tessel::examples

@@ -1,0 +1,42 @@
+// The registration shared by the matmul examples (C = A * B^T, f16 in, f32 accumulate, f16 out):
+// random inputs, a poisoned output, and a host reference in double precision.
+#pragma once
+
+#include "examples.hpp"
+#include "host_check.hpp"
+
+namespace tessel::examples {
+
+template <class S> Example matmul_example(std::string name, std::string description) {
+  Example e;
+  e.name = std::move(name);
+  e.description = std::move(description);
+  e.size_names = {"m", "n", "k"};
+  e.default_sizes = {200, 136, 96};
+  e.run = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
+    auto a = random_vector<f16>(size_t(m) * k, 4), b = random_vector<f16>(size_t(n) * k, 5);
+    Buffer<f16> da(dev, a), db(dev, b), dc(dev, poisoned<f16>(size_t(m) * n));
+    Kernel<S> kernel(dev, opt);
+    kernel(m, n, k, da, db, dc);
+    dev.synchronize();
+    std::vector<float> want(size_t(m) * n);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int p = 0; p < k; ++p) acc += double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p]));
+        want[size_t(i) * n + j] = float(acc);
+      }
+    // f16 output: half an ulp of rounding plus f32 accumulation error.
+    RunResult r = compare(dc.download(), want, 1e-2, 2e-3, fmt::format("{} {}x{}x{}", label, m, n, k));
+    r.stats = kernel.stats();
+    return r;
+  };
+  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
+    f16* p = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), p, p, p);
+  });
+  return e;
+}
+
+}  // namespace tessel::examples
