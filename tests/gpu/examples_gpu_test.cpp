@@ -11,7 +11,10 @@ TEST_F(ExampleOnGpu, MatchTheHostReference) {
   const std::vector<std::pair<std::string, std::vector<int64_t>>> cases = {
       {"vector_add", {1}},           {"vector_add", {1 << 20}},       {"vector_add", {1000003}},
       {"row_softmax", {1, 7}},       {"row_softmax", {333, 4096}},    {"row_softmax", {1024, 1000}},
-      {"matmul_simt", {1, 1, 1}},    {"matmul_simt", {257, 129, 95}}, {"matmul_simt", {512, 512, 512}}};
+      {"matmul_simt", {1, 1, 1}},    {"matmul_simt", {257, 129, 95}}, {"matmul_simt", {512, 512, 512}},
+      {"ampere_v1_naive", {257, 129, 95}},  {"ampere_v3_mma", {1, 1, 16}},  {"ampere_v3_mma", {300, 257, 96}},
+      {"ampere_v3_mma", {1024, 1024, 1024}}, {"ampere_v4_pipelined", {300, 257, 96}},
+      {"ampere_v4_pipelined", {1024, 1024, 1024}}, {"ampere_v4_pipelined", {129, 129, 40}}};
   for (const auto& [name, sizes] : cases) {
     const examples::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, {});
     EXPECT_TRUE(r.ok) << r.summary;
