@@ -53,6 +53,11 @@ template <class T, int N> __device__ __forceinline__ void tessel_store_vec(T* p,
   *reinterpret_cast<tessel_vec<T, N>*>(p) = x;
 }
 
+// The byte offset of a shared element under a swizzle of B bits (layout/shared_swizzle.hpp).
+template <int B> __device__ __forceinline__ int tessel_swizzle(int byte) {
+  return byte ^ (((byte >> 7) & ((1 << B) - 1)) << 4);
+}
+
 // Two 16-bit values in one 32-bit register, the first in the low half (tensor-core operands).
 template <class T> __device__ __forceinline__ uint32_t tessel_pack2(T lo, T hi) {
   return uint32_t(lo.bits) | (uint32_t(hi.bits) << 16);

@@ -41,8 +41,13 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
     gterms.push_back(fmt::format("int64_t(g{}) * {}", d, e.expr(n.src->strides[d])));
     if (d < rank - 1) rows_inside.push_back(fmt::format("g{0} >= 0 && g{0} < {1}", d, e.expr(n.src->shape[d])));
   }
-  const std::string view = n.dst->offset ? e.expr(n.dst->offset) + " + " : "";
-  e.line(fmt::format("{}* s = reinterpret_cast<{}*>(tessel_smem + {}) + {}{};", T, T, base, view, fmt::join(sterms, " + ")));
+  // The run stays inside one 16-byte chunk, which a swizzle moves as a whole.
+  const std::string element = fmt::format("{}{}", n.dst->offset ? e.expr(n.dst->offset) + " + " : "", fmt::join(sterms, " + "));
+  if (n.dst->swizzle_bits == 0)
+    e.line(fmt::format("{}* s = reinterpret_cast<{}*>(tessel_smem + {}) + {};", T, T, base, element));
+  else
+    e.line(fmt::format("{}* s = reinterpret_cast<{}*>(tessel_smem + {} + tessel_swizzle<{}>(({}) * {}));", T, T, base,
+                       n.dst->swizzle_bits, element, bytes));
   e.line(fmt::format("const {}* g = {} + ({});", T, e.expr(n.src->ptr), fmt::join(gterms, " + ")));
   const std::string last = fmt::format("g{}", rank - 1), extent = e.expr(n.src->shape[rank - 1]);
   rows_inside.push_back(fmt::format("{} >= 0", last));

@@ -8,11 +8,15 @@ namespace tessel::codegen {
 
 namespace {
 
-// The shared-memory pointer of element 0 of `s`.
-std::string shared_base(Emitter& e, const ir::SharedTensor& s) {
-  const int64_t offset = e.shared_offsets.at(s->allocation());
-  std::string p = fmt::format("reinterpret_cast<{}*>(tessel_smem + {})", c_type(s->dtype), offset);
-  return s->offset ? fmt::format("({} + {})", p, e.expr(s->offset)) : p;
+// An lvalue for the element of `s` at element index `index` (from the view's first element): the
+// byte offset inside the allocation goes through the allocation's swizzle.
+std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::string& index) {
+  const int64_t base = e.shared_offsets.at(s->allocation());
+  const std::string T = c_type(s->dtype);
+  const std::string element = s->offset ? fmt::format("{} + {}", e.expr(s->offset), index) : index;
+  if (s->swizzle_bits == 0) return fmt::format("reinterpret_cast<{}*>(tessel_smem + {})[{}]", T, base, element);
+  return fmt::format("*reinterpret_cast<{}*>(tessel_smem + {} + tessel_swizzle<{}>(({}) * {}))", T, base,
+                     s->swizzle_bits, element, dtype_bytes(s->dtype));
 }
 
 // Opens a per-thread loop over the tile's slots with `c0..cN` the element's coordinates in the
@@ -150,7 +154,7 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   e.declare_tile(n.out);
   e.open("");
   open_slot_loop(e, n.out, n.offsets);
-  e.line(fmt::format("{}[l] = {}[{}];", e.tile(n.out), shared_base(e, n.src), shared_index(n.src)));
+  e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src))));
   e.close();
   e.close();
 }
@@ -159,7 +163,7 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   e.header(n, "store_shared");
   e.open("");
   open_slot_loop(e, n.src, n.offsets);
-  e.line(fmt::format("{}[{}] = {}[l];", shared_base(e, n.dst), shared_index(n.dst), e.tile(n.src)));
+  e.line(fmt::format("{} = {}[l];", shared_element(e, n.dst, shared_index(n.dst)), e.tile(n.src)));
   e.close();
   e.close();
 }

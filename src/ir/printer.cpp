@@ -156,8 +156,9 @@ class Printer {
       case NodeKind::Sync: line("sync"); break;
       case NodeKind::AllocShared: {
         auto& n = static_cast<const AllocSharedNode&>(*s);
-        line(fmt::format("{} = alloc_shared<{}>[{}] offset={}", name(n.tensor.get(), n.tensor->name),
-                         dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset));
+        line(fmt::format("{} = alloc_shared<{}>[{}] offset={}{}", name(n.tensor.get(), n.tensor->name),
+                         dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset,
+                         n.tensor->swizzle_bits ? fmt::format(" swizzle={}B", 16 << n.tensor->swizzle_bits) : ""));
         break;
       }
       case NodeKind::AllocRegister: {

@@ -1,6 +1,6 @@
 // Assigns every shared allocation its byte offset in the block's shared memory and records the
-// total. Allocations live for the whole kernel (no reuse yet), each aligned to 128 bytes, the
-// strictest alignment any access pattern needs (TMA, swizzled tiles).
+// total. Allocations live for the whole kernel (no reuse yet), aligned to 128 bytes, and swizzled
+// ones to 1024 bytes so that their pattern is the one TMA and the tensor cores assume.
 #include "tessel/ir/mutator.hpp"
 #include "tessel/passes/pipeline.hpp"
 
@@ -8,7 +8,7 @@ namespace tessel::passes {
 
 namespace {
 
-constexpr int64_t kAlignment = 128;
+constexpr int64_t kAlignment = 128, kSwizzledAlignment = 1024;
 
 class Planner : public ir::Mutator {
  public:
@@ -16,7 +16,8 @@ class Planner : public ir::Mutator {
 
  protected:
   ir::Stmt visit(const ir::AllocSharedNode& n, const ir::Stmt& self) override {
-    const int64_t offset = (total + kAlignment - 1) / kAlignment * kAlignment;
+    const int64_t align = n.tensor->swizzle_bits ? kSwizzledAlignment : kAlignment;
+    const int64_t offset = (total + align - 1) / align * align;
     total = offset + n.tensor->nbytes();
     if (n.offset == offset) return self;
     return std::make_shared<ir::AllocSharedNode>(n.loc, n.tensor, offset);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "machine.hpp"
+#include "tessel/layout/shared_swizzle.hpp"
 
 namespace tessel::sim {
 
@@ -47,7 +48,7 @@ void exec_CopyAsync(Warp& w, const ir::CopyAsyncNode& n, Mask mask) {
         throw Error(n.loc, fmt::format("copy_async: the shared view reaches element {} of its {}-element allocation "
                                        "(thread {} of block {})",
                                        sindex, elements, w.thread(lane), w.cta.block_name()));
-      Warp::AsyncCopy copy{base + sindex * bytes, std::vector<uint8_t>(size_t(bytes), 0)};
+      Warp::AsyncCopy copy{base + swizzle_byte(sindex * bytes, n.dst->swizzle_bits), std::vector<uint8_t>(size_t(bytes), 0)};
       if (inside) {
         const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * bytes);
         check_global_access(addr, size_t(bytes), false, n.loc);

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "machine.hpp"
+#include "tessel/layout/shared_swizzle.hpp"
 
 namespace tessel::sim {
 
@@ -37,8 +38,8 @@ SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const Lanes& vi
   }
   const ir::SharedTensorNode* root = s->allocation();
   const int64_t base = w.cta.shared_offsets.at(root);
-  const int64_t byte = base + index * dtype_bytes(s->dtype);
-  if (index < 0 || byte + dtype_bytes(s->dtype) > base + root->nbytes())
+  const int64_t byte = base + swizzle_byte(index * dtype_bytes(s->dtype), s->swizzle_bits);
+  if (index < 0 || (index + 1) * dtype_bytes(s->dtype) > root->nbytes())
     throw Error(loc, fmt::format("shared tensor view {} reaches element {} of its {}-element allocation", s->name, index,
                                  root->nbytes() / dtype_bytes(s->dtype)));
   return {byte, root};

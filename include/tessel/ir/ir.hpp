@@ -138,6 +138,7 @@ struct SharedTensorNode {
   Expr offset;
   std::string name;
   SourceLoc loc;
+  int swizzle_bits = 0;  // the allocation's XOR swizzle (layout/shared_swizzle.hpp); 0: none
   int rank() const { return int(shape.size()); }
   int64_t nbytes() const;
   const SharedTensorNode* allocation() const { return root ? root.get() : this; }

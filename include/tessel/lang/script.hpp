@@ -83,6 +83,8 @@ class IfBuilder {
   int uncaught_ = std::uncaught_exceptions();
 };
 
+enum class Swizzle { none, automatic, b32, b64, b128 };
+
 class Instructions {
  public:
   using loc_t = std::source_location;
@@ -95,7 +97,12 @@ class Instructions {
     return make_global_view(dtype_v<T>, ptr.ir(), shape, strides, SourceLoc::from(loc));
   }
   template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, loc_t loc = loc_t::current()) {
-    return make_shared_tensor(dtype_v<T>, shape, SourceLoc::from(loc));
+    return make_shared_tensor(dtype_v<T>, shape, Swizzle::none, SourceLoc::from(loc));
+  }
+  // A shared tile whose 16-byte chunks are XOR-swizzled; `automatic` picks the smallest pattern
+  // that makes 8-row (ldmatrix) accesses conflict-free for the tile's row size.
+  template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, Swizzle swizzle, loc_t loc = loc_t::current()) {
+    return make_shared_tensor(dtype_v<T>, shape, swizzle, SourceLoc::from(loc));
   }
   // A register tile filled with `init`, distributed by `layout` (by default over the current
   // thread group with a coalescing-friendly layout).
@@ -181,7 +188,7 @@ class Instructions {
  private:
   GlobalTensor make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape, const std::vector<Dim>& strides,
                                 SourceLoc loc);
-  SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, SourceLoc loc);
+  SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, Swizzle swizzle, SourceLoc loc);
   RegisterTensor make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,
                                       const Layout& layout, SourceLoc loc);
   RegisterTensor unary_op(ir::UnaryOp op, const RegisterTensor& x, SourceLoc loc);
