@@ -7,6 +7,7 @@
 #include "v1_naive.hpp"
 #include "v3_tensor_core.hpp"
 #include "v4_pipelined.hpp"
+#include "v5_swizzled.hpp"
 
 using namespace tessel;
 
@@ -41,6 +42,7 @@ int main() {
         {"ampere_v2_shared", tessel_ms<examples::MatmulSimt>(timer, size, a, b, c)},
         {"ampere_v3_mma", tessel_ms<examples::ampere::MatmulV3TensorCore>(timer, size, a, b, c)},
         {"ampere_v4_pipelined", tessel_ms<examples::ampere::MatmulV4Pipelined>(timer, size, a, b, c)},
+        {"ampere_v5_swizzled", tessel_ms<examples::ampere::MatmulV5Swizzled>(timer, size, a, b, c)},
     };
     for (const auto& [name, ms] : steps) {
       const double tf = flops / ms / 1e9;

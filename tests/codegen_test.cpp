@@ -71,6 +71,25 @@ TEST(Codegen, SimtMatmulStagesThroughSharedMemory) {
   )"));
 }
 
+TEST(Codegen, TensorCoreLadderUsesCpAsyncLdmatrixAndMma) {
+  const std::string src = examples::find_example("ampere_v5_swizzled").cuda({256, 256, 128}, "sm_80");
+  EXPECT_TRUE(testing::file_check(src, R"(
+    CHECK: // shared s<f16>[3, 128, 32] at byte 0
+    CHECK: cp.async.cg.shared.global [%0], [%1], 16, %2;
+    CHECK: cp.async.commit_group;
+    CHECK: cp.async.wait_group %0;
+    CHECK: __syncthreads();
+    CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+    CHECK: tessel_swizzle<2>(
+    CHECK: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+    CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+  )"));
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
+    CompileStats stats;
+    EXPECT_GT(examples::find_example("ampere_v5_swizzled").compile({256, 256, 128}, arch, &stats), 0u);
+  }
+}
+
 TEST(Codegen, EveryInstructionHasAnEmitterAndSimulatorSemantics) {
   const auto all = ir::all_instruction_kinds();
   EXPECT_EQ(codegen::emitted_instructions(), all);

@@ -4,6 +4,7 @@
 #include "v1_naive.hpp"
 #include "v3_tensor_core.hpp"
 #include "v4_pipelined.hpp"
+#include "v5_swizzled.hpp"
 
 namespace tessel::examples {
 
@@ -14,6 +15,8 @@ std::vector<Example> ampere_ladder_examples() {
       matmul_example<ampere::MatmulV3TensorCore>("ampere_v3_mma", "Ampere ladder 3: tensor cores (mma.sync m16n8k16)"),
       matmul_example<ampere::MatmulV4Pipelined>("ampere_v4_pipelined",
                                                 "Ampere ladder 4: multi-stage cp.async pipeline + tensor cores"),
+      matmul_example<ampere::MatmulV5Swizzled>("ampere_v5_swizzled",
+                                               "Ampere ladder 5: swizzled shared tiles, conflict-free ldmatrix"),
   };
 }
 

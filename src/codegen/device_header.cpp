@@ -63,6 +63,13 @@ template <class T> __device__ __forceinline__ uint32_t tessel_pack2(T lo, T hi) 
   return uint32_t(lo.bits) | (uint32_t(hi.bits) << 16);
 }
 
+// The low (hi = 0) or high half of a 32-bit register as a 16-bit element.
+template <class T> __device__ __forceinline__ T tessel_unpack(uint32_t r, int hi) {
+  T x;
+  x.bits = (unsigned short)(hi ? r >> 16 : r & 0xffffu);
+  return x;
+}
+
 template <class T> __device__ __forceinline__ T tessel_shfl_xor(unsigned mask, T v, int lane_mask) {
   return __shfl_xor_sync(mask, v, lane_mask);
 }

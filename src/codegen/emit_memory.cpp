@@ -153,9 +153,11 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   e.header(n, "load_shared");
   e.declare_tile(n.out);
   e.open("");
-  open_slot_loop(e, n.out, n.offsets);
-  e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src))));
-  e.close();
+  if (!emit_ldmatrix(e, n, [&](const std::string& index) { return shared_element(e, n.src, index); })) {
+    open_slot_loop(e, n.out, n.offsets);
+    e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src))));
+    e.close();
+  }
   e.close();
 }
 

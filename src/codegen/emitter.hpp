@@ -1,6 +1,7 @@
 // The CUDA emitter's shared state, used by the per-instruction emitters (emit_*.cpp).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -64,6 +65,10 @@ std::string to_storage(DType t, const std::string& v);
 std::string to_arith(DType t, const std::string& v);
 std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const std::string& b);
 std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a);
+
+// load_shared of tensor-core fragments with ldmatrix; false when the load does not qualify.
+// `element` gives the lvalue of the source element at an element index of the view.
+bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<std::string(const std::string&)>& element);
 
 #define TESSEL_INSTR(Name) void emit_##Name(Emitter& e, const ir::Name##Node& n);
 #include "tessel/ir/nodes.def"
