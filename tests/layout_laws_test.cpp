@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tessel/error.hpp"
 #include "tessel/layout/layout.hpp"
 
 namespace tessel {
@@ -75,6 +76,38 @@ TEST(LayoutLaws, CanonicalFormsOfEqualMappingsAreEqual) {
       auto [it, fresh] = seen.try_emplace(l.str(), mapping(l));
       if (!fresh) EXPECT_EQ(it->second, mapping(l)) << l.str();
     }
+}
+
+TEST(LayoutLaws, DivisionUndoesComposition) {
+  for (const Layout& a : atoms())
+    for (const Layout& b : atoms())
+      for (const Layout& c : atoms()) {
+        const Layout x = a * b;
+        EXPECT_EQ((x * c).divide(c), x) << (x * c).str() << " / " << c.str();
+      }
+  // Merged modes are split again: local(4,1) is local(2,1) * local(2,1).
+  EXPECT_EQ(Layout::local({4, 1}).divide(Layout::local({2, 1})), Layout::local({2, 1}));
+  EXPECT_EQ(Layout::replicated(2, 8).divide(Layout::replicated(2, 2)), Layout::replicated(2, 4));
+  // Not an inner factor: the thread digits of spatial(2, 4) are not the inner ones of local * spatial.
+  EXPECT_THROW((Layout::spatial({2, 4}) * Layout::local({2, 2})).divide(Layout::spatial({2, 4})), Error);
+  EXPECT_THROW(Layout::local({3, 1}).divide(Layout::local({2, 1})), Error);
+}
+
+TEST(LayoutLaws, PermuteSqueezeAndUnsqueezeMoveCoordinatesOnly) {
+  const Layout l = Layout::local({2, 1, 3}) * Layout::spatial({4, 8, 1}) * Layout::local({1, 2, 1});
+  const Layout p = l.permute({2, 0, 1});
+  EXPECT_EQ(p.shape(), (std::vector<int>{3, 8, 16}));
+  for (int t = 0; t < l.num_threads(); ++t)
+    for (int s = 0; s < l.local_size(); ++s) {
+      const auto c = l.coords(t, s);
+      EXPECT_EQ(p.coords(t, s), (std::vector<int>{c[2], c[0], c[1]}));
+    }
+  EXPECT_EQ(p.permute({1, 2, 0}), l);
+  const Layout r = l.reduced(2).squeeze(2);
+  EXPECT_EQ(r.shape(), (std::vector<int>{8, 16}));
+  EXPECT_EQ(r.unsqueeze(2), l.reduced(2));
+  EXPECT_THROW(l.squeeze(0), Error);
+  EXPECT_THROW(l.permute({0, 0, 1}), Error);
 }
 
 TEST(LayoutLaws, ComposeThenDivideGivesBackTheOperand) {

@@ -97,6 +97,121 @@ Layout Layout::operator*(const Layout& inner) const {
   return out;
 }
 
+int Layout::split_mode(int m, int inner) {
+  const int outer = mode_size_[m] / inner;
+  mode_size_[m] = outer;
+  mode_size_.insert(mode_size_.begin() + m + 1, inner);
+  mode_dim_.insert(mode_dim_.begin() + m + 1, mode_dim_[m]);
+  for (auto* list : {&spatial_, &local_}) {
+    for (Digit& g : *list)
+      if (g.mode > m) ++g.mode;
+    for (size_t i = 0; i < list->size(); ++i)
+      if ((*list)[i].mode == m) {
+        (*list)[i].size = outer;
+        list->insert(list->begin() + long(i) + 1, Digit{m + 1, inner});
+        break;
+      }
+  }
+  return m + 1;
+}
+
+Layout Layout::divide(const Layout& inner) const {
+  auto fail = [&](const std::string& why) {
+    return Error(fmt::format("cannot divide {} by {}: {}", str(), inner.str(), why));
+  };
+  if (rank() != inner.rank()) throw fail("the ranks differ");
+  Layout w = *this;
+  // Each inner mode, matched (splitting w's modes) to the innermost unmatched mode of its dimension.
+  std::vector<int> match(inner.mode_size_.size(), -1);
+  for (int d = 0; d < rank(); ++d) {
+    if (shape_[d] % inner.shape_[d] != 0) throw fail(fmt::format("extent {} of dimension {} is not a multiple of {}",
+                                                                 shape_[d], d, inner.shape_[d]));
+    int next = -1;  // w's innermost unmatched mode of dimension d
+    for (int m = int(w.mode_size_.size()) - 1; m >= 0; --m)
+      if (w.mode_dim_[m] == d) {
+        next = m;
+        break;
+      }
+    for (int im = int(inner.mode_size_.size()) - 1; im >= 0; --im) {
+      if (inner.mode_dim_[im] != d) continue;
+      const int b = inner.mode_size_[im];
+      if (next < 0 || w.mode_dim_[next] != d || w.mode_size_[next] % b != 0)
+        throw fail(fmt::format("dimension {} has no inner mode of size {}", d, b));
+      if (w.mode_size_[next] > b) {
+        const int split = w.split_mode(next, b);
+        for (int& x : match)
+          if (x >= split) ++x;
+        next = split;
+      }
+      match[im] = next;
+      --next;
+    }
+  }
+  // The inner digits must be the least significant ones of w, in order.
+  auto strip = [&](std::vector<Digit>& digits, const std::vector<Digit>& want, const char* what) {
+    for (int i = int(want.size()) - 1; i >= 0; --i) {
+      if (digits.empty()) throw fail(fmt::format("too few {} digits", what));
+      Digit& g = digits.back();
+      const Digit& h = want[i];
+      if (h.mode < 0 && g.mode < 0 && g.size % h.size == 0) {
+        g.size /= h.size;
+        if (g.size == 1) digits.pop_back();
+        continue;
+      }
+      if (h.mode < 0 || g.mode != match[h.mode]) throw fail(fmt::format("the {} digits are not the inner ones", what));
+      digits.pop_back();
+    }
+  };
+  strip(w.spatial_, inner.spatial_, "thread");
+  strip(w.local_, inner.local_, "register");
+  for (int x : match) w.mode_size_[x] = 1;  // matched modes leave; canonicalize drops them
+  for (int d = 0; d < rank(); ++d) w.shape_[d] /= inner.shape_[d];
+  w.canonicalize();
+  return w;
+}
+
+Layout Layout::permute(const std::vector<int>& perm) const {
+  std::vector<int> seen(perm.size(), 0);
+  for (int p : perm)
+    if (perm.size() != size_t(rank()) || p < 0 || p >= rank() || seen[p]++)
+      throw Error(fmt::format("permute: [{}] is not a permutation of the {} dimensions of {}", fmt::join(perm, ", "),
+                              rank(), str()));
+  Layout out;
+  std::vector<int> map(mode_size_.size());
+  for (int i = 0; i < rank(); ++i) {
+    out.shape_.push_back(shape_[perm[i]]);
+    for (int m = 0; m < int(mode_size_.size()); ++m)
+      if (mode_dim_[m] == perm[i]) {
+        map[m] = int(out.mode_size_.size());
+        out.mode_size_.push_back(mode_size_[m]);
+        out.mode_dim_.push_back(i);
+      }
+  }
+  for (const Digit& g : spatial_) out.spatial_.push_back({g.mode < 0 ? -1 : map[g.mode], g.size});
+  for (const Digit& g : local_) out.local_.push_back({g.mode < 0 ? -1 : map[g.mode], g.size});
+  out.canonicalize();
+  return out;
+}
+
+Layout Layout::squeeze(int dim) const {
+  if (dim < 0 || dim >= rank() || shape_[dim] != 1)
+    throw Error(fmt::format("squeeze: dimension {} of {} does not have extent 1", dim, str()));
+  Layout out = *this;
+  out.shape_.erase(out.shape_.begin() + dim);
+  for (int& d : out.mode_dim_)
+    if (d > dim) --d;
+  return out;
+}
+
+Layout Layout::unsqueeze(int dim) const {
+  if (dim < 0 || dim > rank()) throw Error(fmt::format("unsqueeze: no position {} in {}", dim, str()));
+  Layout out = *this;
+  out.shape_.insert(out.shape_.begin() + dim, 1);
+  for (int& d : out.mode_dim_)
+    if (d >= dim) ++d;
+  return out;
+}
+
 void Layout::canonicalize() {
   // Drop size-1 modes and digits.
   std::vector<int> keep_map(mode_size_.size(), -1);

@@ -43,6 +43,16 @@ class Layout {
 
   // Composition: `*this` outer, `inner` within each of its cells.
   Layout operator*(const Layout& inner) const;
+  // Division, the inverse of composition: the X with X * inner == *this. Throws tessel::Error when
+  // `inner` is not an inner factor (its modes are not the innermost of each dimension, or its
+  // thread and register digits are not the least significant ones, in order).
+  Layout divide(const Layout& inner) const;
+  // Result dimension i is dimension perm[i] of this layout.
+  Layout permute(const std::vector<int>& perm) const;
+  // Removes dimension `dim`, which must have extent 1.
+  Layout squeeze(int dim) const;
+  // Inserts a dimension of extent 1 before dimension `dim`.
+  Layout unsqueeze(int dim) const;
 
   const std::vector<int>& shape() const { return shape_; }
   int rank() const { return int(shape_.size()); }
@@ -78,6 +88,9 @@ class Layout {
   struct Digit { int mode; int size; };  // mode < 0: a replication digit of `size`
   void canonicalize();
   int mode_stride_in_dim(int mode) const;
+  // Splits mode `m` into an outer mode of size/inner and an inner mode of `inner`; returns the
+  // index of the inner one. Digits of `m` become two adjacent digits.
+  int split_mode(int m, int inner);
 
   std::vector<int> shape_;
   std::vector<int> mode_size_;   // per mode
