@@ -141,7 +141,13 @@ int main(int argc, char** argv) {
   const tools::Command tiles = tools::add_tiles_command(app);
   const tools::Command roofline = tools::add_roofline_command(app);
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);  // --help
+    fmt::print(stderr, "error: {} (see tessel --help)\n", e.what());
+    return 2;
+  }
   try {
     if (*run) return run_example(example, device, sizes, verbose, seed);
     if (*irc) return print_ir(example, sizes, all);
