@@ -29,7 +29,7 @@ std::vector<int> Emitter::broadcast_slots(const ir::RegisterTensor& operand, con
   return slots;
 }
 
-std::string Emitter::operand(const ir::Operand& o, const Layout& out, const std::string& l) {
+std::string Emitter::operand(const ir::Operand& o, const std::string& l) {
   if (o.scalar) return to_arith(o.scalar->type.dtype, expr(o.scalar));
   return to_arith(o.tensor->dtype, fmt::format("{}[{}]", tile(o.tensor), l));
 }
@@ -45,7 +45,7 @@ void for_each_slot(Emitter& e, const ir::RegisterTensor& out, const std::vector<
   const int n = out->layout.local_size();
   if (same) {
     std::vector<std::string> args;
-    for (const ir::Operand* o : ops) args.push_back(e.operand(*o, out->layout, "l"));
+    for (const ir::Operand* o : ops) args.push_back(e.operand(*o, "l"));
     e.line("#pragma unroll");
     e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n, e.tile(out), to_storage(out->dtype, value(args))));
     return;
@@ -56,7 +56,7 @@ void for_each_slot(Emitter& e, const ir::RegisterTensor& out, const std::vector<
   for (int l = 0; l < n; ++l) {
     std::vector<std::string> args;
     for (size_t i = 0; i < ops.size(); ++i)
-      args.push_back(e.operand(*ops[i], out->layout, ops[i]->tensor ? std::to_string(slots[i][l]) : ""));
+      args.push_back(e.operand(*ops[i], ops[i]->tensor ? std::to_string(slots[i][l]) : ""));
     e.line(fmt::format("{}[{}] = {};", e.tile(out), l, to_storage(out->dtype, value(args))));
   }
 }

@@ -37,7 +37,7 @@ class Emitter {
   // The local slot of `operand` holding the element that slot `l` of `out` needs (broadcasting),
   // as a table indexed by l; the same for every thread by construction of the layouts.
   std::vector<int> broadcast_slots(const ir::RegisterTensor& operand, const Layout& out);
-  std::string operand(const ir::Operand& o, const Layout& out, const std::string& l);
+  std::string operand(const ir::Operand& o, const std::string& l);
   // A comment naming who runs an instruction and where the user wrote it.
   void header(const ir::StmtNode& s, const std::string& what);
 
@@ -45,7 +45,6 @@ class Emitter {
   int indent = 0;
   std::vector<Group> groups;
   std::map<const ir::SharedTensorNode*, int64_t> shared_offsets;
-  int tables = 0;
 
  private:
   std::map<const void*, std::string> names_;

@@ -102,9 +102,7 @@ void KernelCore::check_args(const std::vector<HostArg>& args) const {
     const ParamSpec& p = params_[i];
     const HostArg& a = args[i];
     auto fail = [&] {
-      throw Error(fmt::format("kernel {}, argument {}: expected {}, got {} value", name_, i, describe_param(p),
-                              a.type == "integer" || a.type == "floating-point" || a.type == "bool" ? "a " + a.type
-                                                                                                     : "a " + a.type));
+      throw Error(fmt::format("kernel {}, argument {}: expected {}, got a {} value", name_, i, describe_param(p), a.type));
     };
     switch (p.kind) {
       case ParamSpec::Kind::CompileInt:

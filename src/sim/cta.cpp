@@ -57,12 +57,6 @@ void Cta::check_no_pending_copy(int64_t byte, int n, bool write, const SourceLoc
 
 std::string Cta::block_name() const { return fmt::format("({}, {}, {})", block[0], block[1], block[2]); }
 
-const ir::SharedTensorNode* Cta::allocation_at(int64_t byte) const {
-  for (const auto& [t, off] : shared_offsets)
-    if (byte >= off && byte < off + t->nbytes()) return t;
-  return nullptr;
-}
-
 void Cta::arrive_at_barrier(Warp& w, Mask mask, const SourceLoc& loc) {
   barrier_arrived += popcount(mask);
   w.arrived_threads = popcount(mask);

@@ -100,7 +100,6 @@ class Cta {
   void check_no_pending_copy(int64_t byte, int n, bool write, const SourceLoc& loc, int thread) const;
   // Whether a committed group may complete now (seeded interleavings let copies land early).
   bool complete_early();
-  const ir::SharedTensorNode* allocation_at(int64_t byte) const;
 
   // The block-wide barrier of sync().
   int barrier_arrived = 0;

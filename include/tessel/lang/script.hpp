@@ -88,7 +88,6 @@ enum class Swizzle { none, automatic, b32, b64, b128 };
 class Instructions {
  public:
   using loc_t = std::source_location;
-  static loc_t here(loc_t l = loc_t::current()) { return l; }
 
   // ---- tensors ----
   template <class T>
