@@ -80,6 +80,8 @@ std::string CudaDriver::load(const std::string& library) {
   TESSEL_BIND(memcpyDtoD, cuMemcpyDtoD);
   TESSEL_BIND(memsetD8, cuMemsetD8);
   TESSEL_BIND(memsetD32, cuMemsetD32);
+  TESSEL_BIND(memsetD8Async, cuMemsetD8Async);
+  TESSEL_BIND(memGetAddressRange, cuMemGetAddressRange);
   TESSEL_BIND(streamCreate, cuStreamCreate);
   TESSEL_BIND(streamDestroy, cuStreamDestroy);
   TESSEL_BIND(streamSynchronize, cuStreamSynchronize);
@@ -145,6 +147,7 @@ CudaDriver::DeviceInfo CudaDriver::device_info() const {
   info.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "the SM count");
   info.max_shared_per_block_optin =
       attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "the opt-in shared memory size");
+  info.l2_bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "the L2 cache size");
   check(deviceTotalMem(&info.total_memory, device_), "cuDeviceTotalMem");
   check(driverGetVersion(&info.driver_version), "cuDriverGetVersion");
   return info;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -79,6 +80,39 @@ class Program {
   nvrtcProgram program_ = nullptr;
 };
 
+// NVRTC polls this during a compile; returning 1 cancels it.
+int past_deadline(void* deadline, void*) {
+  return std::chrono::steady_clock::now() > *static_cast<std::chrono::steady_clock::time_point*>(deadline) ? 1 : 0;
+}
+
+// The log without ptxas's `-v` report, which is returned as ResourceUsage instead.
+std::string without_ptxas_info(std::string_view log) {
+  std::string out;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    const std::string_view line = log.substr(start, end - start);
+    if (!line.starts_with("ptxas info") && !line.starts_with("ptxas         .")) {
+      out += line;
+      out += '\n';
+    }
+    start = end + 1;
+  }
+  return trim(out);
+}
+
+int number_before(std::string_view line, std::string_view suffix) {
+  const size_t at = line.find(suffix);
+  if (at == std::string_view::npos) return -1;
+  size_t begin = at;
+  while (begin > 0 && line[begin - 1] == ' ') --begin;
+  size_t digits = begin;
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(line[digits - 1]))) --digits;
+  if (digits == begin) return -1;
+  return std::atoi(std::string(line.substr(digits, begin - digits)).c_str());
+}
+
 std::string program_log(const Program& program, const std::string& kernel_name) {
   std::size_t size = 0;
   check(nvrtcGetProgramLogSize(program.get(), &size), "nvrtcGetProgramLogSize", kernel_name);
@@ -99,15 +133,25 @@ CompileResult compile_to_cubin(const CompileRequest& request) {
 
   // A real architecture (sm_*, not compute_*) makes NVRTC emit a cubin rather than only PTX.
   std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "-std=c++17", "-default-device",
-                                      "-lineinfo"};
+                                      "-lineinfo", "--ptxas-options=-v"};
   if (const auto& include_dir = cuda_include_dir()) options.push_back("--include-path=" + *include_dir);
   options.insert(options.end(), request.options.begin(), request.options.end());
   std::vector<const char*> option_pointers;
   for (const auto& option : options) option_pointers.push_back(option.c_str());
 
+  auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(request.time_limit_s));
+  if (request.time_limit_s > 0)
+    check(nvrtcSetFlowCallback(program.get(), past_deadline, &deadline), "nvrtcSetFlowCallback", request.kernel_name);
+
   const nvrtcResult compiled = nvrtcCompileProgram(program.get(), int(option_pointers.size()), option_pointers.data());
+  if (compiled == NVRTC_ERROR_CANCELLED)
+    throw Error(fmt::format("NVRTC compile of kernel '{}' for {} was stopped at its time limit of {:g} s",
+                            request.kernel_name, request.arch, request.time_limit_s));
   CompileResult result;
-  result.log = program_log(program, request.kernel_name);
+  const std::string full_log = program_log(program, request.kernel_name);
+  result.resources = parse_ptxas_info(full_log);
+  result.log = without_ptxas_info(full_log);
   if (compiled != NVRTC_SUCCESS)
     throw Error(fmt::format("NVRTC failed to compile kernel '{}' for {}:\n{}", request.kernel_name, request.arch,
                             result.log.empty() ? nvrtcGetErrorString(compiled) : result.log));
@@ -118,6 +162,25 @@ CompileResult compile_to_cubin(const CompileRequest& request) {
   check(nvrtcGetCUBIN(program.get(), result.cubin.data()), "nvrtcGetCUBIN", request.kernel_name);
   result.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+ResourceUsage parse_ptxas_info(std::string_view log) {
+  ResourceUsage r;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    const std::string_view line = log.substr(start, end - start);
+    if (line.find("Used ") != std::string_view::npos && line.find(" registers") != std::string_view::npos)
+      r.registers = number_before(line, "registers");
+    if (line.find("spill stores") != std::string_view::npos) {
+      r.stack_bytes = std::max(0, number_before(line, "bytes stack frame"));
+      r.spill_store_bytes = std::max(0, number_before(line, "bytes spill stores"));
+      r.spill_load_bytes = std::max(0, number_before(line, "bytes spill loads"));
+    }
+    start = end + 1;
+  }
+  return r;
 }
 
 std::string nvrtc_version() {

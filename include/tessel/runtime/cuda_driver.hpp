@@ -45,6 +45,7 @@ class CudaDriver {
     int sm_count = 0;
     std::size_t total_memory = 0;
     int max_shared_per_block_optin = 0;  // bytes of shared memory a block may opt in to
+    int l2_bytes = 0;
     int driver_version = 0;              // as cuDriverGetVersion reports it, e.g. 13000
   };
   // Describes device 0. Throws tessel::Error when the driver is unavailable.
@@ -85,6 +86,8 @@ class CudaDriver {
   decltype(&::cuMemcpyDtoD) memcpyDtoD = nullptr;
   decltype(&::cuMemsetD8) memsetD8 = nullptr;
   decltype(&::cuMemsetD32) memsetD32 = nullptr;
+  decltype(&::cuMemsetD8Async) memsetD8Async = nullptr;
+  decltype(&::cuMemGetAddressRange) memGetAddressRange = nullptr;
 
   decltype(&::cuStreamCreate) streamCreate = nullptr;
   decltype(&::cuStreamDestroy) streamDestroy = nullptr;

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <type_traits>
 #include <typeinfo>
+#include <functional>
 
 #include "tessel/ir/ir.hpp"
 #include "tessel/lang/script.hpp"
@@ -16,26 +17,46 @@
 
 namespace tessel {
 
-// One argument of a kernel call as the host sees it.
+// One argument of a kernel call as the host sees it. Built on every call, so it holds no strings.
 struct HostArg {
   enum class Kind { Int, Float, Pointer } kind = Kind::Int;
   int64_t i = 0;
   double f = 0;
   const void* p = nullptr;
-  std::string type;  // the C++ type, for messages
+  bool is_bool = false;
+  bool void_pointer = false;
+  DType pointee = DType::F32;  // pointers to tessel element types
+  std::string type_name() const;  // the C++ type, for messages
 };
 
 struct KernelOptions {
   std::string arch;        // code-generation target; empty: the device's (sm_90a on the simulator)
   uint64_t sim_seed = 0;   // simulator interleaving (0: round-robin)
-  bool verbose = false;    // print compile economics to stderr
+  bool verbose = false;    // print compile economics and dropped tuning candidates to stderr
+  // Replaces GPU timing while tuning, on any device: the median time of the candidate with these
+  // hyperparameters. Tests use it to tune on the simulator.
+  std::function<double(const std::string& hyperparameters)> tuning_timer;
 };
+
+// How the hyperparameters of a call were chosen.
+enum class Selection {
+  Only,           // the kernel has a single configuration
+  Tuned,          // timed every candidate in this process
+  FromDatabase,   // a tuning result recorded for this GPU
+  FirstFeasible,  // TESSEL_TUNE=off, or a device that cannot time (the simulator)
+};
+std::string_view selection_name(Selection s);
 
 // What it cost to get a kernel ready, for `tessel run --verbose` and the benchmarks.
 struct CompileStats {
   double trace_ms = 0, lower_ms = 0, codegen_ms = 0, compile_ms = 0, load_ms = 0;
   bool from_cache = false;  // the cubin came from the disk cache
   std::string arch, hyperparameters;
+  Selection selection = Selection::Only;
+  int candidates = 1;           // in the space
+  double tuning_wall_ms = 0;    // Tuned: the whole search
+  int registers = -1;           // per thread, from ptxas (GPU only)
+  int spill_bytes = 0;          // spill stores + loads
 };
 
 namespace detail {
@@ -50,8 +71,8 @@ using TraceFn = std::function<ir::Kernel(const std::vector<HostArg>& args, const
 
 class KernelCore {
  public:
-  KernelCore(std::string name, std::vector<ParamSpec> params, TraceFn trace, Space space, Device device,
-             KernelOptions options);
+  KernelCore(std::string name, std::vector<ParamSpec> params, std::vector<std::string> param_names, TraceFn trace,
+             Space space, Device device, KernelOptions options);
   ~KernelCore();
 
   void launch(const std::vector<HostArg>& args, void* stream);
@@ -67,19 +88,39 @@ class KernelCore {
   const std::string& name() const { return name_; }
 
  private:
-  struct Compiled;
-  Compiled& prepare(const std::vector<HostArg>& args);
-  std::vector<char> compile(const ir::KernelNode& k);
+  struct Variant;
+  struct Binding {
+    std::vector<int64_t> signature;
+    Variant* variant;
+  };
+  // The variant a call runs: found by the call's signature, else selected (maybe by tuning).
+  Variant& prepare(const std::vector<HostArg>& args, bool allow_tuning);
+  Variant& select(const std::vector<HostArg>& args, bool allow_tuning);
+  // Traces, lowers and checks candidate `index` against the device; compiles it when `compile`.
+  // Thread-safe. Returns null and sets *infeasible when the candidate cannot run here.
+  std::unique_ptr<Variant> build(const std::vector<HostArg>& args, int index, bool compile, double time_limit_s,
+                                 bool strict, std::string* infeasible) const;
+  Variant& adopt(const std::string& compile_args, std::unique_ptr<Variant> v);
+  void load(Variant& v);
+  void launch_variant(const Variant& v, const std::vector<HostArg>& args, void* stream) const;
+  void signature(const std::vector<HostArg>& args, std::vector<int64_t>& out) const;
+  // "k=4096" (the compile-time arguments), or with `sizes` "m<=4096, n<=4096" (the run-time size
+  // buckets that share a tuning result).
+  std::string describe_call(const std::vector<HostArg>& args, bool sizes) const;
   void check_args(const std::vector<HostArg>& args) const;
 
   std::string name_;
   std::vector<ParamSpec> params_;
+  std::vector<std::string> param_names_;
   TraceFn trace_;
   Space space_;
   Device device_;
   KernelOptions options_;
   ir::Arch arch_;
-  std::map<std::string, std::unique_ptr<Compiled>> compiled_;
+  std::string launch_label_;  // "kernel <name>", for launch errors without building it per call
+  std::map<std::string, std::unique_ptr<Variant>> variants_;  // by compile-time args and hyperparameters
+  std::vector<Binding> bindings_;
+  std::vector<int64_t> call_signature_;  // scratch, reused by every call
   CompileStats stats_;
 };
 
@@ -120,17 +161,16 @@ template <class X> HostArg host_arg(const X& x) {
   if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T>) {
     a.kind = HostArg::Kind::Int;
     a.i = int64_t(x);
-    a.type = std::is_same_v<T, bool> ? "bool" : "integer";
+    a.is_bool = std::is_same_v<T, bool>;
   } else if constexpr (std::is_floating_point_v<T>) {
     a.kind = HostArg::Kind::Float;
     a.f = double(x);
-    a.type = "floating-point";
   } else if constexpr (std::is_pointer_v<T>) {
     a.kind = HostArg::Kind::Pointer;
     a.p = x;
     using E = std::remove_cv_t<std::remove_pointer_t<T>>;
-    if constexpr (std::is_void_v<E>) a.type = "void*";
-    else a.type = fmt::format("{}*", dtype_name(dtype_v<E>));
+    if constexpr (std::is_void_v<E>) a.void_pointer = true;
+    else a.pointee = dtype_v<E>;
   } else if constexpr (requires { x.data(); x.device(); }) {
     return host_arg(x.data());
   } else {
@@ -150,8 +190,8 @@ template <class S> class Kernel {
 
  public:
   explicit Kernel(Device device = Device::default_device(), KernelOptions options = {})
-      : core_(detail::kernel_name_of(typeid(S)), specs(std::make_index_sequence<N>{}), trace_fn(), space(), device,
-              std::move(options)) {}
+      : core_(detail::kernel_name_of(typeid(S)), specs(std::make_index_sequence<N>{}),
+              names(std::make_index_sequence<N>{}), trace_fn(), space(), device, std::move(options)) {}
 
   template <class... A> void operator()(const A&... args) { core_.launch(pack(args...), nullptr); }
   // Launches on a CUDA stream (a CUstream; ignored by the simulator).
@@ -167,6 +207,9 @@ template <class S> class Kernel {
  private:
   template <size_t... I> static std::vector<detail::ParamSpec> specs(std::index_sequence<I...>) {
     return {detail::param_traits<std::tuple_element_t<I, Params>>::spec()...};
+  }
+  template <size_t... I> static std::vector<std::string> names(std::index_sequence<I...>) {
+    return {detail::param_name<S>(int(I))...};
   }
   static Space space() {
     if constexpr (requires { S::space(); }) return S::space();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,17 +16,30 @@ struct CompileRequest {
   // (include name, contents) pairs that `#include "name"` in the source resolves to.
   std::vector<std::pair<std::string, std::string>> headers;
   std::vector<std::string> options;  // extra NVRTC options, after tessel's own
+  double time_limit_s = 0;           // cancel the compile after this long; 0: no limit
 };
+
+// What ptxas reports for the kernel: the figures autotuning prunes and ranks by.
+struct ResourceUsage {
+  int registers = -1;  // per thread; -1 when ptxas did not say
+  int spill_store_bytes = 0, spill_load_bytes = 0, stack_bytes = 0;
+  bool spills() const { return spill_store_bytes > 0 || spill_load_bytes > 0; }
+};
+
+// Reads the `ptxas info` lines of a compile log (ptxas -v).
+ResourceUsage parse_ptxas_info(std::string_view log);
 
 struct CompileResult {
   std::vector<char> cubin;  // an ELF image for cuModuleLoadData
-  std::string log;          // NVRTC's warnings, trimmed; empty when there were none
+  std::string log;          // NVRTC's warnings, trimmed, without ptxas's resource report
+  ResourceUsage resources;
   double milliseconds = 0;  // wall time NVRTC took
 };
 
-// Compiles with -std=c++17, -default-device, -lineinfo and the CUDA toolkit's include directory
-// on the include path. Throws tessel::Error for an unsupported arch, for a compile error (the
-// message is "NVRTC failed to compile kernel '<name>' for <arch>:\n<log>") and for any failing
+// Compiles with -std=c++17, -default-device, -lineinfo, ptxas -v and the CUDA toolkit's include
+// directory on the include path. Safe to call from several threads at once. Throws tessel::Error
+// for an unsupported arch, for a compile error (the message is "NVRTC failed to compile kernel
+// '<name>' for <arch>:\n<log>"), for a compile cancelled at its time limit and for any failing
 // NVRTC call.
 CompileResult compile_to_cubin(const CompileRequest& request);
 

@@ -1,0 +1,28 @@
+// Lowered IR -> cubin through the disk cache: code generation, the cache lookup, NVRTC on a miss.
+// Safe to call from several threads at once; autotuning compiles its candidates this way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessel/ir/ir.hpp"
+#include "tessel/runtime/nvrtc_compiler.hpp"
+
+namespace tessel::runtime {
+
+struct KernelBinary {
+  std::vector<char> cubin;
+  std::string symbol;  // the kernel's name in the cubin
+  ResourceUsage resources;
+  bool from_cache = false;
+  double codegen_ms = 0, compile_ms = 0;  // compile_ms: NVRTC, or the cache load on a hit
+};
+
+struct KernelCompileOptions {
+  double time_limit_s = 0;    // NVRTC time limit; 0: none
+  bool require_cached = false;  // a cache miss is an error (TESSEL_STRICT_CACHE=1)
+};
+
+KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const KernelCompileOptions& options = {});
+
+}  // namespace tessel::runtime

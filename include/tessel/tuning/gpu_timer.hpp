@@ -1,0 +1,36 @@
+// How tessel times GPU work, in the autotuner and in every benchmark: CUDA events around each
+// run, the L2 cache flushed before each run, warm-up runs first, the median of the timed runs.
+#pragma once
+
+#include <functional>
+
+namespace tessel::tuning {
+
+class GpuTimer {
+ public:
+  struct Options {
+    int warmup = 2;
+    int min_runs = 10, max_runs = 100;
+    double budget_ms = 100;  // runs beyond min_runs stop once this much GPU time was measured
+  };
+
+  // Needs a GPU; allocates a flush buffer of twice the L2 size.
+  GpuTimer();
+  ~GpuTimer();
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+
+  // Median milliseconds of `work`, which enqueues its GPU work on the stream it is given (a
+  // CUstream). Errors of the work (a failed launch, a fault) are thrown as tessel::Error.
+  double median_ms(const std::function<void(void* stream)>& work, const Options& options);
+  double median_ms(const std::function<void(void* stream)>& work) { return median_ms(work, Options{}); }
+
+ private:
+  void flush_l2();
+  void* start_ = nullptr;  // CUevent
+  void* stop_ = nullptr;
+  unsigned long long scrub_ = 0;  // CUdeviceptr
+  size_t scrub_bytes_ = 0;
+};
+
+}  // namespace tessel::tuning

@@ -1,0 +1,71 @@
+#include "tessel/runtime/kernel_compiler.hpp"
+
+#include <chrono>
+#include <sstream>
+
+#include "tessel/codegen/cuda.hpp"
+#include "tessel/ir/printer.hpp"
+#include "tessel/runtime/disk_cache.hpp"
+
+namespace tessel::runtime {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// ptxas's figures travel with the cubin in the cache, as one line of numbers.
+std::string encode(const ResourceUsage& r) {
+  return fmt::format("{} {} {} {}", r.registers, r.spill_store_bytes, r.spill_load_bytes, r.stack_bytes);
+}
+
+std::optional<ResourceUsage> decode(const std::vector<char>& bytes) {
+  std::istringstream in(std::string(bytes.begin(), bytes.end()));
+  ResourceUsage r;
+  if (!(in >> r.registers >> r.spill_store_bytes >> r.spill_load_bytes >> r.stack_bytes)) return std::nullopt;
+  return r;
+}
+
+}  // namespace
+
+KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const KernelCompileOptions& options) {
+  KernelBinary out;
+  auto t0 = std::chrono::steady_clock::now();
+  const codegen::CudaModule m = codegen::emit_cuda(k, arch);
+  out.codegen_ms = ms_since(t0);
+  out.symbol = m.kernel_name;
+  // The key covers the generated source together with every header it includes.
+  std::string all_source = m.source;
+  for (const auto& [header, text] : m.headers) all_source += "\n// header " + header + "\n" + text;
+  const std::vector<std::string> nvrtc_options;
+  const std::string arch_name(ir::arch_name(arch));
+  const std::string key = compile_cache_key(ir::print(k), all_source, arch_name, nvrtc_options);
+  const DiskCache cache(DiskCache::default_dir());
+  t0 = std::chrono::steady_clock::now();
+  auto cubin = cache.load(key, "cubin");
+  auto resources = cubin ? cache.load(key, "resources") : std::nullopt;
+  const auto usage = resources ? decode(*resources) : std::nullopt;
+  if (cubin && usage) {
+    out.cubin = std::move(*cubin);
+    out.resources = *usage;
+    out.from_cache = true;
+  } else {
+    if (options.require_cached)
+      throw Error(k.loc, fmt::format("kernel {} for {} is not in the compile cache at {}, and TESSEL_STRICT_CACHE=1 "
+                                     "forbids compiling at run time; run it once without TESSEL_STRICT_CACHE to fill "
+                                     "the cache",
+                                     k.name, arch_name, cache.dir().string()));
+    CompileRequest req{m.source, k.name, arch_name, m.headers, nvrtc_options, options.time_limit_s};
+    CompileResult r = compile_to_cubin(req);
+    out.cubin = std::move(r.cubin);
+    out.resources = r.resources;
+    cache.store(key, "cubin", out.cubin);
+    const std::string encoded = encode(out.resources);
+    cache.store(key, "resources", encoded);
+  }
+  out.compile_ms = ms_since(t0);
+  return out;
+}
+
+}  // namespace tessel::runtime

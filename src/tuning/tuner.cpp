@@ -1,0 +1,202 @@
+#include "tessel/tuning/tuner.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <ctime>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "progress_line.hpp"
+#include "tessel/error.hpp"
+
+namespace tessel::tuning {
+
+namespace {
+
+using Status = CandidateOutcome::Status;
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::string_view(v) != "0" && std::string_view(v) != "off";
+}
+
+// Records the outcome of building candidate i; returns whether it may be timed.
+bool record_build(CandidateOutcome& o, const std::function<BuiltCandidate(int)>& build, int i,
+                  const TunerSettings& settings) {
+  try {
+    const BuiltCandidate b = build(i);
+    o.registers = b.registers;
+    o.compile_ms = b.compile_ms;
+    if (!b.infeasible.empty()) {
+      o.status = Status::Infeasible;
+      o.message = b.infeasible;
+      return false;
+    }
+    if (b.spills && settings.fail_on_spill) {
+      o.status = Status::Spills;
+      o.message = fmt::format("registers spill ({}) and TESSEL_FAIL_ON_SPILL=1", b.spill_report);
+      return false;
+    }
+    if (b.spills) o.message = fmt::format("registers spill ({})", b.spill_report);
+    return true;
+  } catch (const std::exception& e) {
+    o.status = Status::Failed;
+    o.message = e.what();
+    return false;
+  }
+}
+
+std::string file_safe(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out.substr(0, 60);
+}
+
+[[noreturn]] void fail_all(const std::string& label, const TuneResult& r, const std::filesystem::path& log_dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(log_dir, ec);
+  const auto path = log_dir / fmt::format("{}-{}.log", file_safe(label), std::time(nullptr));
+  {
+    std::ofstream log(path);
+    for (const CandidateOutcome& o : r.outcomes)
+      log << fmt::format("[{}] {}: {}\n", o.hyperparameters, status_name(o.status), o.message);
+  }
+  const CandidateOutcome* first = nullptr;
+  for (const CandidateOutcome& o : r.outcomes)
+    if (o.status != Status::NotReached && (!first || (first->status == Status::Infeasible && o.status == Status::Failed)))
+      first = &o;
+  if (first && first->status == Status::Infeasible)
+    for (const CandidateOutcome& o : r.outcomes)
+      if (o.status != Status::NotReached) {
+        first = &o;
+        break;
+      }
+  throw Error(fmt::format("{}: none of the {} candidates can run; the first, [{}], is {}: {}\nevery candidate's "
+                          "outcome is in {}",
+                          label, r.outcomes.size(), first ? first->hyperparameters : "", first ? status_name(first->status) : "",
+                          first ? first->message : "", ec ? "(the log could not be written)" : path.string()));
+}
+
+std::vector<CandidateOutcome> outcomes_for(const std::vector<std::string>& candidates) {
+  std::vector<CandidateOutcome> out(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) out[i].hyperparameters = candidates[i];
+  return out;
+}
+
+void note_dropped(ProgressLine& line, const std::string& label, const CandidateOutcome& o) {
+  line.note(fmt::format("tessel: {} [{}] {}: {}", label, o.hyperparameters, status_name(o.status), o.message));
+}
+
+}  // namespace
+
+TunerSettings TunerSettings::from_environment() {
+  TunerSettings s;
+  if (const char* v = std::getenv("TESSEL_TUNE"); v && std::string_view(v) == "off") s.enabled = false;
+  s.strict = env_flag("TESSEL_STRICT_CACHE");
+  s.fail_on_spill = env_flag("TESSEL_FAIL_ON_SPILL");
+  if (const char* v = std::getenv("TESSEL_COMPILE_TIME_LIMIT"); v && *v) s.compile_time_limit_s = std::atof(v);
+  if (const char* v = std::getenv("TESSEL_TUNE_WORKERS"); v && *v) s.workers = std::max(1, std::atoi(v));
+  return s;
+}
+
+TuneResult tune(const std::string& label, const std::vector<std::string>& candidates, const TuningSteps& steps,
+                const TunerSettings& settings, const std::filesystem::path& log_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  TuneResult r;
+  r.outcomes = outcomes_for(candidates);
+  const int n = int(candidates.size());
+  const int workers =
+      std::min(n, settings.workers > 0 ? settings.workers : int(std::max(1u, std::thread::hardware_concurrency())));
+
+  std::mutex mutex;
+  std::condition_variable ready_cv;
+  std::deque<int> ready;
+  int built = 0, dropped = 0;
+  std::atomic<int> next{0};
+  ProgressLine line;
+  line.note(fmt::format("tessel: tuning {}: {} candidates, compiling on {} threads", label, n, workers));
+
+  std::vector<std::thread> pool;
+  for (int w = 0; w < workers; ++w)
+    pool.emplace_back([&] {
+      for (int i = next++; i < n; i = next++) {
+        CandidateOutcome o = r.outcomes[i];
+        const bool timeable = record_build(o, steps.build, i, settings);
+        std::lock_guard lock(mutex);
+        r.outcomes[i] = o;
+        ++built;
+        if (timeable) ready.push_back(i);
+        else ++dropped;
+        ready_cv.notify_one();
+      }
+    });
+
+  int timed = 0;
+  double best = 0;
+  for (;;) {
+    int i = -1;
+    {
+      std::unique_lock lock(mutex);
+      ready_cv.wait(lock, [&] { return !ready.empty() || built == n; });
+      if (ready.empty()) break;
+      i = ready.front();
+      ready.pop_front();
+    }
+    CandidateOutcome& o = r.outcomes[i];
+    try {
+      o.median_ms = steps.time(i);
+      o.status = Status::Timed;
+      ++timed;
+      if (r.winner < 0 || o.median_ms < best) {
+        r.winner = i;
+        best = o.median_ms;
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex);
+      o.status = Status::Failed;
+      o.message = e.what();
+      ++dropped;
+    }
+    std::lock_guard lock(mutex);
+    line.update(fmt::format("tessel: tuning {}: built {}/{}, timed {}, dropped {}, best {:.4f} ms [{}]", label, built,
+                            n, timed, dropped, best, r.winner >= 0 ? candidates[r.winner] : ""));
+  }
+  for (std::thread& t : pool) t.join();
+  r.wall_ms = ms_since(start);
+  if (settings.verbose)
+    for (const CandidateOutcome& o : r.outcomes)
+      if (o.status != Status::Timed) note_dropped(line, label, o);
+  if (r.winner < 0) fail_all(label, r, log_dir);
+  line.finish(fmt::format("tessel: tuned {} in {:.1f} s: {} timed, {} dropped; best {:.4f} ms [{}]", label,
+                          r.wall_ms / 1000, timed, dropped, best, candidates[r.winner]));
+  return r;
+}
+
+TuneResult first_feasible(const std::string& label, const std::vector<std::string>& candidates,
+                          const TuningSteps& steps, const TunerSettings& settings,
+                          const std::filesystem::path& log_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  TuneResult r;
+  r.outcomes = outcomes_for(candidates);
+  ProgressLine line;
+  for (int i = 0; i < int(candidates.size()) && r.winner < 0; ++i) {
+    if (record_build(r.outcomes[i], steps.build, i, settings)) {
+      r.winner = i;
+    } else if (settings.verbose) {
+      note_dropped(line, label, r.outcomes[i]);
+    }
+  }
+  r.wall_ms = ms_since(start);
+  if (r.winner < 0) fail_all(label, r, log_dir);
+  return r;
+}
+
+}  // namespace tessel::tuning
