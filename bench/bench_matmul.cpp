@@ -42,7 +42,7 @@ int main() {
         {"ampere_v2_shared", tessel_ms<examples::MatmulSimt>(timer, size, a, b, c)},
         {"ampere_v3_mma", tessel_ms<examples::ampere::MatmulV3TensorCore>(timer, size, a, b, c)},
         {"ampere_v4_pipelined", tessel_ms<examples::ampere::MatmulV4Pipelined>(timer, size, a, b, c)},
-        {"ampere_v5_swizzled", tessel_ms<examples::ampere::MatmulV5Swizzled>(timer, size, a, b, c)},
+        {"ampere_v5_swizzled", tessel_ms<examples::ampere::MatmulV5Swizzled<f16>>(timer, size, a, b, c)},
     };
     for (const auto& [name, ms] : steps) {
       const double tf = flops / ms / 1e9;

@@ -1,4 +1,4 @@
-// The registration shared by the matmul examples (C = A * B^T, f16 in, f32 accumulate, f16 out):
+// The registration shared by the matmul examples (C = A * B^T, T in, f32 accumulate, f16 out):
 // random inputs, a poisoned output, and a host reference in double precision.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 namespace tessel::examples {
 
-template <class S> Example matmul_example(std::string name, std::string description) {
+template <class S, class T = f16> Example matmul_example(std::string name, std::string description) {
   Example e;
   e.name = std::move(name);
   e.description = std::move(description);
@@ -15,8 +15,9 @@ template <class S> Example matmul_example(std::string name, std::string descript
   e.default_sizes = {200, 136, 96};
   e.run = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
-    auto a = random_vector<f16>(size_t(m) * k, 4), b = random_vector<f16>(size_t(n) * k, 5);
-    Buffer<f16> da(dev, a), db(dev, b), dc(dev, poisoned<f16>(size_t(m) * n));
+    auto a = random_vector<T>(size_t(m) * k, 4), b = random_vector<T>(size_t(n) * k, 5);
+    Buffer<T> da(dev, a), db(dev, b);
+    Buffer<f16> dc(dev, poisoned<f16>(size_t(m) * n));
     Kernel<S> kernel(dev, opt);
     kernel(m, n, k, da, db, dc);
     dev.synchronize();
@@ -33,8 +34,9 @@ template <class S> Example matmul_example(std::string name, std::string descript
     return r;
   };
   add_introspection<S>(e, [](const std::vector<int64_t>& s) {
-    f16* p = nullptr;
-    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), p, p, p);
+    T* p = nullptr;
+    f16* out = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), p, p, out);
   });
   return e;
 }

@@ -35,14 +35,15 @@ int run_example(const std::string& name, const std::string& device, const std::v
   const auto sizes = sizes_for(e, given);
   KernelOptions opt;
   opt.sim_seed = seed;
+  opt.verbose = verbose;
   fmt::print("{} on {}\n", e.description, dev.name());
   const examples::RunResult r = e.run(dev, sizes, opt);
   fmt::print("{}\n", r.summary);
   if (verbose) {
     const CompileStats& s = r.stats;
-    fmt::print("  hyperparameters: {}\n  target: {}\n  trace {:.2f} ms, passes {:.2f} ms",
-               s.hyperparameters.empty() ? "(none)" : s.hyperparameters, s.arch,
-               s.trace_ms, s.lower_ms);
+    fmt::print("  hyperparameters: {} ({}{})\n  target: {}\n  trace {:.2f} ms, passes {:.2f} ms",
+               s.hyperparameters.empty() ? "(none)" : s.hyperparameters, selection_name(s.selection),
+               s.candidates > 1 ? fmt::format(", {} candidates", s.candidates) : "", s.arch, s.trace_ms, s.lower_ms);
     if (dev.is_gpu()) {
       fmt::print(", codegen {:.2f} ms, {} {:.2f} ms, module load {:.2f} ms\n", s.codegen_ms,
                  s.from_cache ? "cubin from cache" : "cold NVRTC compile", s.compile_ms, s.load_ms);
@@ -140,6 +141,7 @@ int main(int argc, char** argv) {
   auto* doc = app.add_subcommand("doctor", "check the toolkit, NVRTC, driver, GPU and cache");
   const tools::Command tiles = tools::add_tiles_command(app);
   const tools::Command roofline = tools::add_roofline_command(app);
+  const tools::Command cache = tools::add_cache_command(app);
 
   try {
     app.parse(argc, argv);
@@ -173,6 +175,7 @@ int main(int argc, char** argv) {
     if (*doc) return doctor();
     if (*tiles.app) return tiles.run();
     if (*roofline.app) return roofline.run();
+    if (*cache.app) return cache.run();
   } catch (const tessel::Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", e.what());

@@ -15,8 +15,10 @@ std::vector<Example> ampere_ladder_examples() {
       matmul_example<ampere::MatmulV3TensorCore>("ampere_v3_mma", "Ampere ladder 3: tensor cores (mma.sync m16n8k16)"),
       matmul_example<ampere::MatmulV4Pipelined>("ampere_v4_pipelined",
                                                 "Ampere ladder 4: multi-stage cp.async pipeline + tensor cores"),
-      matmul_example<ampere::MatmulV5Swizzled>("ampere_v5_swizzled",
-                                               "Ampere ladder 5: swizzled shared tiles, conflict-free ldmatrix"),
+      matmul_example<ampere::MatmulV5Swizzled<f16>>("ampere_v5_swizzled",
+                                                    "Ampere ladder 5: swizzled shared tiles, conflict-free ldmatrix"),
+      matmul_example<ampere::MatmulV5Swizzled<bf16>, bf16>("ampere_v5_swizzled_bf16",
+                                                           "Ampere ladder 5 with bf16 operands"),
   };
 }
 

@@ -33,6 +33,25 @@ class Space {
 
   static std::string describe(const Candidate& c);  // "block_m=128, block_n=64"
 
+  // The candidates for which `keep` holds on a script with the candidate's values set, e.g.
+  //   (tune(...) * tune(...)).where<Matmul>([](const Matmul& s) { return s.block_m >= s.block_n; })
+  // Constraints drop combinations before anything is traced or compiled.
+  template <class S>
+  Space where(const std::function<bool(const S&)>& keep,
+              std::source_location loc = std::source_location::current()) const {
+    std::vector<Candidate> kept;
+    for (const Candidate& c : candidates_) {
+      S script;
+      for (const Setting& s : c) s.apply(&script);
+      if (keep(script)) kept.push_back(c);
+    }
+    if (kept.empty())
+      throw Error(SourceLoc::from(loc), fmt::format("where: the constraint removes every one of the {} candidates of "
+                                                    "the space",
+                                                    candidates_.size()));
+    return Space(std::move(kept));
+  }
+
  private:
   std::vector<Candidate> candidates_;
 };

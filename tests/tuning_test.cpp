@@ -1,0 +1,182 @@
+// The autotuner's logic with fake build and timing steps: spaces and constraints, pruning,
+// failures that do not stop the others, spills, the all-failed error, and ptxas's report.
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tessel/runtime/nvrtc_compiler.hpp"
+#include "tessel/tessel.hpp"
+#include "tessel/tuning/tuner.hpp"
+
+namespace tessel {
+namespace {
+
+using tuning::CandidateOutcome;
+
+struct Tile : Script {
+  int block_m = 64, block_n = 64, stages = 2;
+  static Space space() {
+    return (tune("block_m, block_n", {&Tile::block_m, &Tile::block_n}, {{64, 64}, {128, 64}, {64, 128}, {128, 128}}) *
+            tune("stages", &Tile::stages, {2, 3, 4}))
+        .where<Tile>([](const Tile& t) { return t.block_m * t.block_n * t.stages <= 128 * 64 * 3; });
+  }
+  void operator()(Int32 n) {}
+};
+
+TEST(Spaces, ProductAndWhereEnumerateInOrder) {
+  const Space s = Tile::space();
+  // 12 combinations; the constraint drops 128x128 with every stage count and 128x64 / 64x128 at 4 stages.
+  ASSERT_EQ(s.size(), 7u);
+  EXPECT_EQ(Space::describe(s.candidates()[0]), "block_m=64, block_n=64, stages=2");
+  EXPECT_EQ(Space::describe(s.candidates()[6]), "block_m=64, block_n=128, stages=3");
+}
+
+TEST(Spaces, AConstraintThatRemovesEverythingIsAnError) {
+  try {
+    (void)tune("stages", &Tile::stages, {2, 3}).where<Tile>([](const Tile&) { return false; });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("where: the constraint removes every one of the 2 candidates of the space"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+std::vector<std::string> names(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back(fmt::format("block={}", 32 << i));
+  return out;
+}
+
+tuning::TunerSettings quiet(int workers = 4) {
+  tuning::TunerSettings s;
+  s.workers = workers;
+  return s;
+}
+
+std::filesystem::path log_dir() { return std::filesystem::temp_directory_path() / "tessel-tuning-test-logs"; }
+
+TEST(Tuner, PicksTheFastestAndRecordsWhyOthersWereDropped) {
+  tuning::TuningSteps steps;
+  steps.build = [](int i) {
+    tuning::BuiltCandidate b;
+    if (i == 1) b.infeasible = "needs 262144 bytes of shared memory per block; the device allows 232448";
+    if (i == 2) throw Error("NVRTC failed to compile kernel 'k' for sm_90a:\nerror: boom");
+    b.registers = 40 + i;
+    return b;
+  };
+  const double times[] = {3.0, 0, 0, 1.5, 2.0, 0.75};
+  steps.time = [&](int i) { return times[i]; };
+  const tuning::TuneResult r = tuning::tune("k (n<=4096)", names(6), steps, quiet(), log_dir());
+  EXPECT_EQ(r.winner, 5);
+  EXPECT_EQ(r.outcomes[1].status, CandidateOutcome::Status::Infeasible);
+  EXPECT_EQ(r.outcomes[1].message, "needs 262144 bytes of shared memory per block; the device allows 232448");
+  EXPECT_EQ(r.outcomes[2].status, CandidateOutcome::Status::Failed);
+  EXPECT_EQ(r.outcomes[2].message, "NVRTC failed to compile kernel 'k' for sm_90a:\nerror: boom");
+  EXPECT_EQ(r.outcomes[3].status, CandidateOutcome::Status::Timed);
+  EXPECT_DOUBLE_EQ(r.outcomes[3].median_ms, 1.5);
+  EXPECT_EQ(r.outcomes[4].registers, 44);
+}
+
+TEST(Tuner, BuildsCandidatesConcurrently) {
+  std::atomic<int> running{0}, peak{0};
+  tuning::TuningSteps steps;
+  steps.build = [&](int) {
+    const int now = ++running;
+    for (int p = peak; now > p && !peak.compare_exchange_weak(p, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    --running;
+    return tuning::BuiltCandidate{};
+  };
+  steps.time = [](int i) { return 1.0 + i; };
+  const tuning::TuneResult r = tuning::tune("k", names(8), steps, quiet(4), log_dir());
+  EXPECT_EQ(r.winner, 0);
+  EXPECT_GE(peak.load(), 2);
+  EXPECT_LE(peak.load(), 4);
+}
+
+TEST(Tuner, SpillingCandidatesAreRejectedOnlyWhenAsked) {
+  tuning::TuningSteps steps;
+  steps.build = [](int i) {
+    tuning::BuiltCandidate b;
+    b.spills = i == 0;
+    b.spill_report = "16 bytes spill stores, 16 bytes spill loads";
+    return b;
+  };
+  steps.time = [](int i) { return i == 0 ? 0.5 : 1.0; };
+  EXPECT_EQ(tuning::tune("k", names(2), steps, quiet(), log_dir()).winner, 0);
+  tuning::TunerSettings strict = quiet();
+  strict.fail_on_spill = true;
+  const tuning::TuneResult r = tuning::tune("k", names(2), steps, strict, log_dir());
+  EXPECT_EQ(r.winner, 1);
+  EXPECT_EQ(r.outcomes[0].status, CandidateOutcome::Status::Spills);
+  EXPECT_EQ(r.outcomes[0].message,
+            "registers spill (16 bytes spill stores, 16 bytes spill loads) and TESSEL_FAIL_ON_SPILL=1");
+}
+
+TEST(Tuner, WhenEveryCandidateFailsTheErrorQuotesTheFirstFailureAndNamesTheLog) {
+  tuning::TuningSteps steps;
+  steps.build = [](int i) -> tuning::BuiltCandidate {
+    if (i == 0) return {.infeasible = "2048 threads per block; the limit is 1024"};
+    throw Error(fmt::format("NVRTC failed to compile kernel 'k' for sm_90a:\nerror {}", i));
+  };
+  steps.time = [](int) -> double { throw std::logic_error("never timed"); };
+  try {
+    tuning::tune("k (n<=64)", names(3), steps, quiet(), log_dir());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("k (n<=64): none of the 3 candidates can run; the first, [block=64], is failed: NVRTC failed to "
+                     "compile kernel 'k' for sm_90a:\nerror 1\nevery candidate's outcome is in "),
+              std::string::npos)
+        << m;
+    const std::string path = m.substr(m.rfind(' ') + 1);
+    std::ifstream log(path);
+    const std::string text((std::istreambuf_iterator<char>(log)), {});
+    EXPECT_NE(text.find("[block=32] infeasible: 2048 threads per block; the limit is 1024"), std::string::npos) << text;
+    EXPECT_NE(text.find("[block=128] failed: NVRTC failed"), std::string::npos) << text;
+  }
+}
+
+TEST(Tuner, FirstFeasibleStopsAtTheFirstCandidateThatBuilds) {
+  int built = 0;
+  tuning::TuningSteps steps;
+  steps.build = [&](int i) {
+    ++built;
+    return tuning::BuiltCandidate{.infeasible = i < 2 ? "too big" : ""};
+  };
+  const tuning::TuneResult r = tuning::first_feasible("k", names(5), steps, quiet(), log_dir());
+  EXPECT_EQ(r.winner, 2);
+  EXPECT_EQ(built, 3);
+  EXPECT_EQ(r.outcomes[4].status, CandidateOutcome::Status::NotReached);
+}
+
+TEST(PtxasInfo, RegistersAndSpillsAreRead) {
+  const runtime::ResourceUsage r = runtime::parse_ptxas_info(
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+      "ptxas info    : Function properties for k\n"
+      "ptxas         .     24 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 255 registers, used 1 barriers, 24 bytes cumulative stack size\n");
+  EXPECT_EQ(r.registers, 255);
+  EXPECT_EQ(r.stack_bytes, 24);
+  EXPECT_EQ(r.spill_store_bytes, 8);
+  EXPECT_EQ(r.spill_load_bytes, 12);
+  EXPECT_TRUE(r.spills());
+}
+
+TEST(PtxasInfo, ACompiledKernelReportsItsRegisters) {
+  const runtime::CompileResult r = runtime::compile_to_cubin(
+      {"extern \"C\" __global__ void k(float* a) { a[threadIdx.x] *= 2.0f; }", "k", "sm_90a", {}, {}});
+  EXPECT_GT(r.resources.registers, 0);
+  EXPECT_FALSE(r.resources.spills());
+  EXPECT_EQ(r.log.find("ptxas info"), std::string::npos) << r.log;
+}
+
+}  // namespace
+}  // namespace tessel
