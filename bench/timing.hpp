@@ -1,13 +1,14 @@
-// The one timing method of every benchmark: CUDA events around each run, the L2 cache flushed
-// before each run, warm-up runs first, the median of many runs reported.
+// The benchmarks time everything (tessel kernels, cuBLAS, copies) with the autotuner's own method,
+// tessel::tuning::GpuTimer: CUDA events, L2 flushed before each run, warm-up, median.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <functional>
-#include <string>
-#include <vector>
+#include <memory>
+
+#include "tessel/tuning/gpu_timer.hpp"
 
 namespace tessel::bench {
 
@@ -15,16 +16,11 @@ void check(cudaError_t e, const char* what);
 
 class Timer {
  public:
-  Timer();
-  ~Timer();
-  // Median milliseconds of `runs` executions of `work` (after `warmup` untimed ones).
+  // Median milliseconds of at least `runs` executions of `work` (after `warmup` untimed ones).
   double median_ms(const std::function<void()>& work, int runs = 50, int warmup = 5);
 
  private:
-  void flush_l2();
-  cudaEvent_t start_, stop_;
-  void* scrub_ = nullptr;
-  size_t scrub_bytes_ = 0;
+  tuning::GpuTimer timer_;
 };
 
 // Device memory with random contents (never zeros).
