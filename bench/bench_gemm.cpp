@@ -6,6 +6,7 @@
 #include <cublas_v2.h>
 
 #include <chrono>
+#include <stdexcept>
 #include <cstdlib>
 #include <fstream>
 
@@ -44,10 +45,10 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 
 template <class T> cudaDataType cuda_type() { return std::is_same_v<T, f16> ? CUDA_R_16F : CUDA_R_16BF; }
 
-// Largest difference between two f16 results on a strided sample, relative to the largest value.
-double sampled_difference(const f16* x, const f16* y, size_t n) {
+// Largest difference between two results on a strided sample, relative to the largest value.
+template <class T> double sampled_difference(const T* x, const T* y, size_t n) {
   const size_t step = std::max<size_t>(1, n / 65536);
-  std::vector<f16> hx(n), hy(n);
+  std::vector<T> hx(n), hy(n);
   bench::check(cudaMemcpy(hx.data(), x, n * 2, cudaMemcpyDeviceToHost), "download");
   bench::check(cudaMemcpy(hy.data(), y, n * 2, cudaMemcpyDeviceToHost), "download");
   double worst = 0, scale = 1e-6;
@@ -63,14 +64,17 @@ Row run_shape(bench::Timer& timer, cublasHandle_t handle, Kernel<MatmulV5Swizzle
               const char* dtype) {
   T* a = bench::random_device_array<T>(size_t(s.m) * s.k, 1);
   T* b = bench::random_device_array<T>(size_t(s.n) * s.k, 2);
-  f16* c = bench::random_device_array<f16>(size_t(s.m) * s.n, 3);
-  f16* ref = bench::random_device_array<f16>(size_t(s.m) * s.n, 4);
+  T* c = bench::random_device_array<T>(size_t(s.m) * s.n, 3);
+  T* ref = bench::random_device_array<T>(size_t(s.m) * s.n, 4);
   const double flops = 2.0 * s.m * s.n * double(s.k);
   const float alpha = 1, beta = 0;
   // Row-major C = A B^T is column-major C^T = B A^T: op(B) = B^T with B stored [n, k] row-major.
-  auto cublas = [&](f16* out) {
-    cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, cuda_type<T>(), s.k, a, cuda_type<T>(), s.k,
-                 &beta, out, CUDA_R_16F, s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  auto cublas = [&](T* out) {
+    const cublasStatus_t status =
+        cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, cuda_type<T>(), s.k, a, cuda_type<T>(),
+                     s.k, &beta, out, cuda_type<T>(), s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error(fmt::format("cublasGemmEx failed for {} {}: {}", dtype, s.label(), int(status)));
   };
   const double cublas_ms = timer.median_ms([&] { cublas(ref); }, 20, 3);
   kernel(s.m, s.n, s.k, a, b, c);  // tunes on the first call of a shape bucket
@@ -89,7 +93,7 @@ Row run_shape(bench::Timer& timer, cublasHandle_t handle, Kernel<MatmulV5Swizzle
 
 template <class S> double cold_compile_ms() {
   Kernel<S> kernel(Device::gpu());
-  f16* p = nullptr;
+  f16* p = nullptr;  // compiling needs the argument types only
   kernel.cubin(4096, 4096, 4096, p, p, p);
   return kernel.stats().compile_ms + kernel.stats().codegen_ms;
 }
@@ -148,9 +152,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  // Compile economics are measured cold: a cache of this run's own.
+  // Compile and tuning economics are measured cold: the run gets a cache of its own.
   char cache_template[] = "/tmp/tessel-bench-gemm-XXXXXX";
-  if (!getenv("TESSEL_CACHE_DIR") && mkdtemp(cache_template)) setenv("TESSEL_CACHE_DIR", cache_template, 1);
+  if (!mkdtemp(cache_template)) return 1;
+  setenv("TESSEL_CACHE_DIR", cache_template, 1);
 
   bench::Timer timer;
   cublasHandle_t handle;
@@ -183,7 +188,7 @@ int main(int argc, char** argv) {
   for (const Shape& s : shapes) rows.push_back(run_shape(timer, handle, bf16_kernel, s, "bf16"));
 
   {
-    f16* p = bench::random_device_array<f16>(size_t(4096) * 4096, 8);
+    f16* p = bench::random_device_array<f16>(size_t(4096) * 4096, 8);  // the same buffer for a, b and c: timing only
     const auto t0 = std::chrono::steady_clock::now();
     Kernel<MatmulV5Swizzled<f16>> fresh(Device::gpu());
     fresh(4096, 4096, 4096, p, p, p);
@@ -203,7 +208,7 @@ int main(int argc, char** argv) {
   csv << "dtype,m,n,k,tessel_tflops,cublas_tflops,ratio,max_rel_error,hyperparameters\n";
   std::vector<bench::BarPanel> panels;
   for (const Row& r : rows) {
-    fmt::print("{:<5} {:>20} {:>9.1f} {:>9.1f} {:>6.3f}x {:>9.1e}  [{}] ({})\n", r.dtype, r.shape.label(),
+    fmt::print("{:<5} {:>20} {:>9.1f} {:>9.1f} {:>6.3f}x {:>9.2e}  [{}] ({})\n", r.dtype, r.shape.label(),
                r.tessel_tflops, r.cublas_tflops, r.tessel_tflops / r.cublas_tflops, r.max_error, r.hyperparameters,
                r.selection);
     csv << fmt::format("{},{},{},{},{:.2f},{:.2f},{:.4f},{:.3e},\"{}\"\n", r.dtype, r.shape.m, r.shape.n, r.shape.k,

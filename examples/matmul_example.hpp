@@ -1,4 +1,4 @@
-// The registration shared by the matmul examples (C = A * B^T, T in, f32 accumulate, f16 out):
+// The registration shared by the matmul examples (C = A * B^T, T in, f32 accumulate, T out):
 // random inputs, a poisoned output, and a host reference in double precision.
 #pragma once
 
@@ -17,7 +17,7 @@ template <class S, class T = f16> Example matmul_example(std::string name, std::
     const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
     auto a = random_vector<T>(size_t(m) * k, 4), b = random_vector<T>(size_t(n) * k, 5);
     Buffer<T> da(dev, a), db(dev, b);
-    Buffer<f16> dc(dev, poisoned<f16>(size_t(m) * n));
+    Buffer<T> dc(dev, poisoned<T>(size_t(m) * n));
     Kernel<S> kernel(dev, opt);
     kernel(m, n, k, da, db, dc);
     dev.synchronize();
@@ -28,15 +28,15 @@ template <class S, class T = f16> Example matmul_example(std::string name, std::
         for (int p = 0; p < k; ++p) acc += double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p]));
         want[size_t(i) * n + j] = float(acc);
       }
-    // f16 output: half an ulp of rounding plus f32 accumulation error.
-    RunResult r = compare(dc.download(), want, 1e-2, 2e-3, fmt::format("{} {}x{}x{}", label, m, n, k));
+    // Half an ulp of output rounding (f16: 2^-11, bf16: 2^-8) plus f32 accumulation error.
+    const double rtol = std::is_same_v<T, bf16> ? 8e-3 : 2e-3;
+    RunResult r = compare(dc.download(), want, 1e-2, rtol, fmt::format("{} {}x{}x{}", label, m, n, k));
     r.stats = kernel.stats();
     return r;
   };
   add_introspection<S>(e, [](const std::vector<int64_t>& s) {
     T* p = nullptr;
-    f16* out = nullptr;
-    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), p, p, out);
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), p, p, p);
   });
   return e;
 }

@@ -6,7 +6,8 @@ namespace tessel::examples::ampere {
 
 // Step 5: step 4 with swizzled shared tiles. The 16-byte chunks of each tile row are XOR-permuted
 // so that the 8 rows an ldmatrix reads fall into 8 different bank groups: conflict-free fragment
-// loads, with the same kernel otherwise. The element type T is f16 or bf16, and the tile shape,
+// loads, with the same kernel otherwise. The element type T (operands and result) is f16 or bf16;
+// the accumulator is f32. The tile shape,
 // warp split and pipeline depth are tuned.
 template <class T = f16> struct MatmulV5Swizzled : Script {
   int block_m = 128, block_n = 128, block_k = 32;
@@ -30,7 +31,7 @@ template <class T = f16> struct MatmulV5Swizzled : Script {
         });
   }
 
-  void operator()(Int32 m, Int32 n, int k, Ptr<T> a, Ptr<T> b, Ptr<f16> c) {
+  void operator()(Int32 m, Int32 n, int k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
     attrs.blocks = {cdiv(m, block_m), cdiv(n, block_n)};
     attrs.warps = warps_m * warps_n;
     Int32 offset_m = blockIdx.x * block_m;
@@ -63,7 +64,7 @@ template <class T = f16> struct MatmulV5Swizzled : Script {
       acc = dot(r_a, r_b, acc);
       sync();  // every warp is done with stage i before it is refilled
     }
-    store_global(global_view(c, {m, n}), acc.to<f16>(), {offset_m, offset_n});
+    store_global(global_view(c, {m, n}), acc.to<T>(), {offset_m, offset_n});
   }
 };
 
