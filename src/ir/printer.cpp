@@ -92,6 +92,9 @@ class Printer {
   std::string reg(const RegisterTensor& r) { return name(r.get(), r->name); }
 
   std::string reg_decl(const RegisterTensor& r) {
+    if (!r->has_layout())
+      return fmt::format("{}: reg<{}> unresolved[{}] over {} threads", reg(r), dtype_name(r->dtype),
+                         fmt::join(r->shape(), ","), r->threads);
     return fmt::format("{}: reg<{}> {}", reg(r), dtype_name(r->dtype), r->layout.str());
   }
 
@@ -209,8 +212,8 @@ class Printer {
       }
       case NodeKind::Dot: {
         auto& n = static_cast<const DotNode&>(*s);
-        line(fmt::format("{} = dot({}, {}, {}) warps={}x{}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), n.warps_m,
-                         n.warps_n));
+        const std::string warps = n.warps_m ? fmt::format("{}x{}", n.warps_m, n.warps_n) : std::string("unresolved");
+        line(fmt::format("{} = dot({}, {}, {}) warps={}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), warps));
         break;
       }
       case NodeKind::CastTensor: {
@@ -226,6 +229,11 @@ class Printer {
       case NodeKind::CopyRegister: {
         auto& n = static_cast<const CopyRegisterNode&>(*s);
         line(fmt::format("{} = copy({})", reg(n.dst), reg(n.src)));
+        break;
+      }
+      case NodeKind::AnnotateLayout: {
+        auto& n = static_cast<const AnnotateLayoutNode&>(*s);
+        line(fmt::format("annotate_layout {} {}", reg(n.tile), n.layout.str()));
         break;
       }
       case NodeKind::CopyAsync: {

@@ -1,4 +1,5 @@
-// dot: matrix multiply-accumulate of register tiles on tensor cores.
+// dot: matrix multiply-accumulate of register tiles on tensor cores. The fragment layouts and the
+// warp split are chosen by infer_layouts; tracing checks what does not depend on them.
 #include <fmt/ranges.h>
 
 #include "tessel/lang/script.hpp"
@@ -22,22 +23,20 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
                                  dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(c.dtype())));
   if (g.count % 32 != 0)
     throw Error(loc, fmt::format("dot: tensor cores are used by whole warps; the thread group has {} threads", g.count));
+  for (const RegisterTensor* t : {&a, &b, &c})
+    if (t->ir()->threads != g.count)
+      throw Error(loc, fmt::format("dot: the tile {} is distributed over {} threads, but the current thread group has "
+                                   "{} threads; use tiles inside the thread group that created them",
+                                   t->ir()->name, t->ir()->threads, g.count));
   const int warps = g.count / 32;
-  for (int wm = 1; wm <= warps; ++wm) {
-    if (warps % wm != 0) continue;
-    const int wn = warps / wm;
-    if (m % (16 * wm) != 0 || n % (8 * wn) != 0 || k % 16 != 0) continue;
-    const MmaLayouts want = mma_layouts(m, n, k, wm, wn);
-    if (a.layout() == want.a && b.layout() == want.b && c.layout() == want.c) {
-      auto out = std::make_shared<ir::RegisterTensorNode>(ir::RegisterTensorNode{DType::F32, c.layout(), "acc", loc});
-      bld.emit(std::make_shared<ir::DotNode>(loc, out, a.ir(), b.ir(), c.ir(), wm, wn));
-      return RegisterTensor(out);
-    }
-  }
-  throw Error(loc, fmt::format("dot: the operands are not in tensor-core fragment layouts for a {}x{}x{} tile over {} "
-                               "warps; create them with the layouts of mma_layouts({}, {}, {}, warps_m, warps_n) "
-                               "(a: {}; b: {}; c: {})",
-                               m, n, k, warps, m, n, k, a.layout().str(), b.layout().str(), c.layout().str()));
+  if (mma_warp_splits(m, n, k, warps).empty())
+    throw Error(loc, fmt::format("dot: a {}x{}x{} tile does not split into m16n8k16 tensor-core atoms over {} warps "
+                                 "(k must be a multiple of 16, and m and n multiples of 16 and 8 times the warps "
+                                 "along them)",
+                                 m, n, k, warps));
+  auto out = std::make_shared<ir::RegisterTensorNode>(DType::F32, c.shape(), g.count, Layout(), "acc", loc);
+  bld.emit(std::make_shared<ir::DotNode>(loc, out, a.ir(), b.ir(), c.ir(), 0, 0));
+  return RegisterTensor(out);
 }
 
 }  // namespace tessel

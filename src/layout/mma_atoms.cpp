@@ -1,5 +1,7 @@
 #include "tessel/layout/mma_atoms.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "tessel/error.hpp"
@@ -28,6 +30,17 @@ MmaLayouts mma_layouts(int m, int n, int k, int warps_m, int warps_n) {
   l.b = Layout::local({rk, rn}) * Layout::replicated(2, warps_m) * Layout::spatial({1, warps_n}) * mma_m16n8k16_b();
   l.c = Layout::local({rm, rn}) * Layout::spatial({warps_m, warps_n}) * mma_m16n8k16_c();
   return l;
+}
+
+std::vector<WarpSplit> mma_warp_splits(int m, int n, int k, int warps) {
+  std::vector<WarpSplit> splits;
+  if (k % 16 != 0) return splits;
+  for (int wm = warps; wm >= 1; --wm)
+    if (warps % wm == 0 && m % (16 * wm) == 0 && n % (8 * (warps / wm)) == 0) splits.push_back({wm, warps / wm});
+  std::stable_sort(splits.begin(), splits.end(), [&](const WarpSplit& x, const WarpSplit& y) {
+    return m / x.m + n / x.n < m / y.m + n / y.n;
+  });
+  return splits;
 }
 
 }  // namespace tessel

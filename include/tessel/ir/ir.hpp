@@ -145,14 +145,22 @@ struct SharedTensorNode {
 };
 using SharedTensor = Ref<SharedTensorNode>;
 
-// A tile held in registers, distributed over the threads of a thread group by `layout`.
+// A tile held in registers, distributed over the `threads` threads of the thread group that
+// created it by `layout`. The layout is empty (unresolved) from tracing until infer_layouts
+// decides it, unless the user pinned it when creating the tile.
 struct RegisterTensorNode {
+  RegisterTensorNode(DType dtype, std::vector<int> shape, int threads, Layout layout, std::string name, SourceLoc loc)
+      : dtype(dtype), tile_shape(std::move(shape)), threads(threads), layout(std::move(layout)), name(std::move(name)),
+        loc(std::move(loc)) {}
   DType dtype;
+  std::vector<int> tile_shape;
+  int threads;
   Layout layout;
   std::string name;
   SourceLoc loc;
-  const std::vector<int>& shape() const { return layout.shape(); }
-  int rank() const { return layout.rank(); }
+  const std::vector<int>& shape() const { return tile_shape; }
+  int rank() const { return int(tile_shape.size()); }
+  bool has_layout() const { return layout.rank() != 0; }
 };
 using RegisterTensor = Ref<RegisterTensorNode>;
 
@@ -287,7 +295,8 @@ struct FmaNode : StmtNode {
   const RegisterTensor c;
 };
 // out = a @ b + c on tensor cores (mma.sync m16n8k16): a [m, k] and b [k, n] in f16 or bf16, c and
-// out [m, n] in f32, all in the layouts of mma_layouts(m, n, k, warps_m, warps_n).
+// out [m, n] in f32, all in the layouts of mma_layouts(m, n, k, warps_m, warps_n). The warp split
+// is 0x0 from tracing until infer_layouts chooses it.
 struct DotNode : StmtNode {
   DotNode(SourceLoc l, RegisterTensor out, RegisterTensor a, RegisterTensor b, RegisterTensor c, int warps_m, int warps_n)
       : StmtNode(NodeKind::Dot, std::move(l)), out(std::move(out)), a(std::move(a)), b(std::move(b)), c(std::move(c)),
@@ -316,6 +325,13 @@ struct CopyRegisterNode : StmtNode {
   CopyRegisterNode(SourceLoc l, RegisterTensor dst, RegisterTensor src)
       : StmtNode(NodeKind::CopyRegister, std::move(l)), dst(std::move(dst)), src(std::move(src)) {}
   const RegisterTensor dst, src;
+};
+// Pins the layout of `tile` (annotate_layout); infer_layouts consumes it.
+struct AnnotateLayoutNode : StmtNode {
+  AnnotateLayoutNode(SourceLoc l, RegisterTensor t, Layout layout)
+      : StmtNode(NodeKind::AnnotateLayout, std::move(l)), tile(std::move(t)), layout(std::move(layout)) {}
+  const RegisterTensor tile;
+  const Layout layout;
 };
 struct PrintTensorNode : StmtNode {
   PrintTensorNode(SourceLoc l, std::string label, RegisterTensor t)

@@ -103,8 +103,8 @@ class Instructions {
   template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, Swizzle swizzle, loc_t loc = loc_t::current()) {
     return make_shared_tensor(dtype_v<T>, shape, swizzle, SourceLoc::from(loc));
   }
-  // A register tile filled with `init`, distributed by `layout` (by default over the current
-  // thread group with a coalescing-friendly layout).
+  // A register tile filled with `init` over the current thread group, distributed by `layout`
+  // when given; otherwise infer_layouts chooses the layout from how the tile is used.
   template <class T>
   RegisterTensor register_tensor(std::vector<Dim> shape, const TileOperand& init, const Layout& layout = {},
                                  loc_t loc = loc_t::current()) {
@@ -150,8 +150,8 @@ class Instructions {
   RegisterTensor minimum(const TileOperand& a, const TileOperand& b);
 
   // ---- tensor cores ----
-  // a @ b + c with mma.sync: a [m, k], b [k, n] in f16/bf16, c [m, n] in f32, in the layouts of
-  // mma_layouts(m, n, k, warps_m, warps_n) for some split of the group's warps.
+  // a @ b + c with mma.sync: a [m, k], b [k, n] in f16/bf16, c [m, n] in f32. The operands take the
+  // layouts of mma_layouts(m, n, k, warps_m, warps_n); infer_layouts chooses the warp split.
   RegisterTensor dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c,
                      loc_t loc = loc_t::current());
 
@@ -159,6 +159,9 @@ class Instructions {
   RegisterTensor sum(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor max(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor min(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
+
+  // Pins the layout of `x` (and of every tile that must share it) for layout inference.
+  void annotate_layout(const RegisterTensor& x, const Layout& layout, loc_t loc = loc_t::current());
 
   // Prints the tile from every thread that holds elements of it (debugging).
   void print(const std::string& label, const RegisterTensor& x, loc_t loc = loc_t::current());

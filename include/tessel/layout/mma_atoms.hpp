@@ -5,6 +5,8 @@
 //   C (16x8 f32):  row = groupID (+8 for c2,c3), col = 2*threadID + (i & 1)
 #pragma once
 
+#include <vector>
+
 #include "tessel/layout/layout.hpp"
 
 namespace tessel {
@@ -20,5 +22,13 @@ struct MmaLayouts {
   Layout a, b, c;
 };
 MmaLayouts mma_layouts(int m, int n, int k, int warps_m, int warps_n);
+
+// The splits of `warps` warps into warps_m x warps_n for which an m x n x k tile divides into
+// m16n8k16 atoms, best first: fewest A and B fragment elements per warp (m / warps_m + n / warps_n,
+// so 4 warps on a square tile split 2x2), then more warps along m.
+struct WarpSplit {
+  int m, n;
+};
+std::vector<WarpSplit> mma_warp_splits(int m, int n, int k, int warps);
 
 }  // namespace tessel
