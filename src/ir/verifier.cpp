@@ -222,7 +222,7 @@ class Verifier {
         use_tile(n.dst, *s);
         break;
       }
-      case NodeKind::AnnotateLayout: TESSEL_CHECK(false, "annotate_layout at {} survived infer_layouts", s->loc.str());
+      case NodeKind::AnnotateLayout: use_tile(static_cast<const AnnotateLayoutNode&>(*s).tile, *s); break;
       case NodeKind::PrintTensor: use_tile(static_cast<const PrintTensorNode&>(*s).tensor, *s); break;
       case NodeKind::CopyAsync: {
         auto& n = static_cast<const CopyAsyncNode&>(*s);

@@ -69,10 +69,10 @@ class LayoutSolver {
     const TileInfo &t1 = c_.tiles[first.tile], &t2 = c_.tiles[second.tile];
     const std::string subject2 =
         first.tile == second.tile
-            ? std::string("is")
-            : fmt::format("the tile created by {} at {}, which must have the same layout, is", t2.created_by,
+            ? std::string()
+            : fmt::format("the tile created by {} at {}, which must have the same layout, ", t2.created_by,
                           t2.loc.str());
-    return Error(second.loc, fmt::format("layout conflict: the tile created by {} at {} {} ({}), but {} {} ({})",
+    return Error(second.loc, fmt::format("layout conflict: the tile created by {} at {} {} ({}), but {}{} ({})",
                                          t1.created_by, t1.loc.str(), first.describe(), first.layout.str(), subject2,
                                          second.describe(), second.layout.str()));
   }
