@@ -4,6 +4,7 @@
 
 #include "examples.hpp"
 #include "filecheck.hpp"
+#include "tensor_core_kernels.hpp"
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/runtime/nvrtc_compiler.hpp"
 #include "tessel/sim/simulator.hpp"
@@ -87,6 +88,19 @@ TEST(Codegen, TensorCoreLadderUsesCpAsyncLdmatrixAndMma) {
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
     CompileStats stats;
     EXPECT_GT(examples::find_example("ampere_v5_swizzled").compile({256, 256, 128}, arch, &stats), 0u);
+  }
+}
+
+TEST(Codegen, IntegerDotUsesTheS8MmaWithPackedOperands) {
+  Kernel<testing::IntegerDot> k(Device::simulator());
+  const std::string src = k.cuda_source(128, 128, 128, (i8*)nullptr, (i8*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr);
+  EXPECT_TRUE(testing::file_check(src, R"(
+    CHECK: // dot on tensor cores: mma.sync m16n8k32, 2x2 warps
+    CHECK: asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" : "+r"(acc[0]), "+r"(acc[1]), "+r"(acc[2]), "+r"(acc[3]) : "r"(tessel_pack4(r_4[0], r_4[1], r_4[2], r_4[3])),
+  )")) << src;
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
+    runtime::CompileRequest req{src, "IntegerDot", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+    EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u) << arch;
   }
 }
 

@@ -40,6 +40,12 @@ const std::map<std::string, PtxInstruction>& table() {
         "{%0, %1, %2, %3};",
         {"+f", "+f", "+f", "+f", "r", "r", "r", "r", "r", "r"},
         false}},
+      // PTX ISA 9.7.14.5.14: mma.sync.aligned.m16n8k32 with s8 operands, s32 accumulate (wrapping).
+      {"mma.m16n8k32.s8",
+       {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};",
+        {"+r", "+r", "+r", "+r", "r", "r", "r", "r", "r", "r"},
+        false}},
   };
   return t;
 }

@@ -17,9 +17,11 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
   if (b.shape()[0] != k || c.shape()[0] != m || c.shape()[1] != n)
     throw Error(loc, fmt::format("dot: shapes [{}] @ [{}] + [{}] do not match (want [m, k] @ [k, n] + [m, n])",
                                  fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "), fmt::join(c.shape(), ", ")));
-  if (a.dtype() != b.dtype() || (a.dtype() != DType::F16 && a.dtype() != DType::BF16) || c.dtype() != DType::F32)
-    throw Error(loc, fmt::format("dot: tensor cores take f16 or bf16 operands of one type and an f32 accumulator; got "
-                                 "{} @ {} + {}",
+  const bool half = (a.dtype() == DType::F16 || a.dtype() == DType::BF16) && c.dtype() == DType::F32;
+  const bool int8 = a.dtype() == DType::I8 && c.dtype() == DType::I32;
+  if (a.dtype() != b.dtype() || !(half || int8))
+    throw Error(loc, fmt::format("dot: tensor cores take f16 or bf16 operands of one type with an f32 accumulator, or "
+                                 "i8 operands with an i32 accumulator; got {} @ {} + {}",
                                  dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(c.dtype())));
   if (g.count % 32 != 0)
     throw Error(loc, fmt::format("dot: tensor cores are used by whole warps; the thread group has {} threads", g.count));
@@ -29,12 +31,13 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
                                    "{} threads; use tiles inside the thread group that created them",
                                    t->ir()->name, t->ir()->threads, g.count));
   const int warps = g.count / 32;
-  if (mma_warp_splits(m, n, k, warps).empty())
-    throw Error(loc, fmt::format("dot: a {}x{}x{} tile does not split into m16n8k16 tensor-core atoms over {} warps "
-                                 "(k must be a multiple of 16, and m and n multiples of 16 and 8 times the warps "
+  const MmaAtom& atom = mma_atom(a.dtype());
+  if (mma_warp_splits(m, n, k, warps, a.dtype()).empty())
+    throw Error(loc, fmt::format("dot: a {}x{}x{} tile does not split into m{}n{}k{} tensor-core atoms over {} warps "
+                                 "(k must be a multiple of {}, and m and n multiples of {} and {} times the warps "
                                  "along them)",
-                                 m, n, k, warps));
-  auto out = std::make_shared<ir::RegisterTensorNode>(DType::F32, c.shape(), g.count, Layout(), "acc", loc);
+                                 m, n, k, atom.m, atom.n, atom.k, warps, atom.k, atom.m, atom.n));
+  auto out = std::make_shared<ir::RegisterTensorNode>(c.dtype(), c.shape(), g.count, Layout(), "acc", loc);
   bld.emit(std::make_shared<ir::DotNode>(loc, out, a.ir(), b.ir(), c.ir(), 0, 0));
   return RegisterTensor(out);
 }

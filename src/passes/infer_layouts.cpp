@@ -78,19 +78,19 @@ class LayoutSolver {
   }
 
   void anchor_dot(const DotUse& d) {
-    const std::vector<WarpSplit> splits = mma_warp_splits(d.m, d.n, d.k, d.warps);
+    const std::vector<WarpSplit> splits = mma_warp_splits(d.m, d.n, d.k, d.warps, d.operand);
     TESSEL_CHECK(!splits.empty(), "dot at {} has no warp split", d.loc.str());
     auto fits = [&](int tile, const Layout& want) { return !is_fixed(tile) || layout(tile) == want; };
     WarpSplit chosen = splits.front();
     for (const WarpSplit& s : splits) {
-      const MmaLayouts f = mma_layouts(d.m, d.n, d.k, s.m, s.n);
+      const MmaLayouts f = mma_layouts(d.m, d.n, d.k, s.m, s.n, d.operand);
       if (fits(d.a, f.a) && fits(d.b, f.b) && fits(d.c, f.c) && fits(d.out, f.c)) {
         chosen = s;
         break;
       }
     }
     splits_.push_back(chosen);
-    const MmaLayouts f = mma_layouts(d.m, d.n, d.k, chosen.m, chosen.n);
+    const MmaLayouts f = mma_layouts(d.m, d.n, d.k, chosen.m, chosen.n, d.operand);
     require({f.a, d.a, "is needed as the mma A fragment by", "dot", d.loc});
     require({f.b, d.b, "is needed as the mma B fragment by", "dot", d.loc});
     require({f.c, d.c, "is needed as the mma C fragment by", "dot", d.loc});

@@ -84,7 +84,8 @@ class Collector {
       case K::Dot: {
         auto& n = static_cast<const ir::DotNode&>(s);
         const int a = index(n.a), b = index(n.b), c = index(n.c), out = define(n.out, "dot");
-        c_.dots.push_back({&n, a, b, c, out, n.c->shape()[0], n.c->shape()[1], n.a->shape()[1], n.out->threads / 32, s.loc});
+        c_.dots.push_back({&n, a, b, c, out, n.c->shape()[0], n.c->shape()[1], n.a->shape()[1], n.out->threads / 32,
+                           n.a->dtype, s.loc});
         break;
       }
       case K::CastTensor: {

@@ -31,6 +31,7 @@ struct DotUse {
   const ir::DotNode* node;
   int a, b, c, out;
   int m, n, k, warps;
+  DType operand;
   SourceLoc loc;
 };
 

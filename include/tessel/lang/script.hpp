@@ -150,8 +150,9 @@ class Instructions {
   RegisterTensor minimum(const TileOperand& a, const TileOperand& b);
 
   // ---- tensor cores ----
-  // a @ b + c with mma.sync: a [m, k], b [k, n] in f16/bf16, c [m, n] in f32. The operands take the
-  // layouts of mma_layouts(m, n, k, warps_m, warps_n); infer_layouts chooses the warp split.
+  // a @ b + c with mma.sync: a [m, k], b [k, n] in f16/bf16 with c [m, n] in f32, or in i8 with c
+  // in i32 (exact integer products and sums). The operands take the layouts of
+  // mma_layouts(m, n, k, warps_m, warps_n, a's type); infer_layouts chooses the warp split.
   RegisterTensor dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c,
                      loc_t loc = loc_t::current());
 
