@@ -19,8 +19,9 @@ struct MatmulV3TensorCore : Script {
     Int32 offset_n = blockIdx.y * block_n;
     auto g_a = global_view(a, {m, k});
     auto g_b = global_view(b, {n, k});
-    auto s_a = shared_tensor<f16>({block_m, block_k});
-    auto s_b = shared_tensor<f16>({block_n, block_k});
+    // Unswizzled on purpose (step 5 adds the swizzle); left to choose_swizzles they would get one.
+    auto s_a = shared_tensor<f16>({block_m, block_k}, Swizzle::none);
+    auto s_b = shared_tensor<f16>({block_n, block_k}, Swizzle::none);
     auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
     for (Int32 offset_k : range(0, k, block_k)) {
       store_shared(s_a, load_global(g_a, {offset_m, offset_k}, {block_m, block_k}));

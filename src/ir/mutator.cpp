@@ -44,6 +44,12 @@ RegisterTensor Mutator::replace_tile(const RegisterTensor& t, bool* changed) {
   return m;
 }
 
+SharedTensor Mutator::replace_shared(const SharedTensor& t, bool* changed) {
+  SharedTensor m = mutate_shared(t);
+  *changed |= m != t;
+  return m;
+}
+
 // ---- expressions ----
 
 Expr Mutator::visit(const ConstNode&, const Expr& self) { return self; }
@@ -124,14 +130,19 @@ Stmt Mutator::visit(const ThreadGroupNode& n, const Stmt& self) {
 }
 
 Stmt Mutator::visit(const SyncNode&, const Stmt& self) { return self; }
-Stmt Mutator::visit(const AllocSharedNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const AllocSharedNode& n, const Stmt& self) {
+  bool changed = false;
+  SharedTensor t = replace_shared(n.tensor, &changed);
+  return changed ? std::make_shared<AllocSharedNode>(n.loc, t, n.offset, n.alignment) : self;
+}
 Stmt Mutator::visit(const CopyAsyncCommitNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyAsyncWaitNode&, const Stmt& self) { return self; }
 
 Stmt Mutator::visit(const CopyAsyncNode& n, const Stmt& self) {
   bool changed = false;
+  SharedTensor dst = replace_shared(n.dst, &changed);
   auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<CopyAsyncNode>(n.loc, n.src, n.dst, offs, n.layout) : self;
+  return changed ? std::make_shared<CopyAsyncNode>(n.loc, n.src, dst, offs, n.layout) : self;
 }
 
 Stmt Mutator::visit(const AllocRegisterNode& n, const Stmt& self) {
@@ -159,15 +170,17 @@ Stmt Mutator::visit(const StoreGlobalNode& n, const Stmt& self) {
 Stmt Mutator::visit(const LoadSharedNode& n, const Stmt& self) {
   bool changed = false;
   RegisterTensor out = replace_tile(n.out, &changed);
+  SharedTensor src = replace_shared(n.src, &changed);
   auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<LoadSharedNode>(n.loc, out, n.src, offs) : self;
+  return changed ? std::make_shared<LoadSharedNode>(n.loc, out, src, offs) : self;
 }
 
 Stmt Mutator::visit(const StoreSharedNode& n, const Stmt& self) {
   bool changed = false;
   RegisterTensor src = replace_tile(n.src, &changed);
+  SharedTensor dst = replace_shared(n.dst, &changed);
   auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<StoreSharedNode>(n.loc, n.dst, src, offs) : self;
+  return changed ? std::make_shared<StoreSharedNode>(n.loc, dst, src, offs) : self;
 }
 
 Stmt Mutator::visit(const ElementwiseBinaryNode& n, const Stmt& self) {

@@ -91,14 +91,15 @@ GlobalTensor Instructions::make_global_view(DType t, ir::Expr ptr, const std::ve
   return GlobalTensor(std::make_shared<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
 }
 
-SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, Swizzle swizzle, SourceLoc loc) {
+SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
+                                              SourceLoc loc) {
   Builder& b = Builder::current(loc);
   std::vector<int> s = static_shape(shape, "shared_tensor", loc);
   std::vector<int> strides(s.size(), 1);
   for (int i = int(s.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * s[i + 1];
   const int row_bytes = s.back() * dtype_bytes(t);
-  int bits = 0;
-  if (swizzle != Swizzle::none) {
+  int bits = swizzle ? 0 : ir::kSwizzleUndecided;
+  if (swizzle && *swizzle != Swizzle::none) {
     if (row_bytes % 16 != 0)
       throw Error(loc, fmt::format("shared_tensor: a swizzled tile needs rows of a multiple of 16 bytes; rows of {} "
                                    "{} elements are {} bytes",
@@ -108,10 +109,10 @@ SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& s
     if (total % 128 != 0)
       throw Error(loc, fmt::format("shared_tensor: a swizzled tile must span whole 128-byte lines; this one has {} bytes",
                                    total));
-    bits = swizzle == Swizzle::automatic ? conflict_free_swizzle_bits(row_bytes)
-           : swizzle == Swizzle::b32     ? 1
-           : swizzle == Swizzle::b64     ? 2
-                                         : 3;
+    bits = *swizzle == Swizzle::automatic ? conflict_free_swizzle_bits(row_bytes)
+           : *swizzle == Swizzle::b32     ? 1
+           : *swizzle == Swizzle::b64     ? 2
+                                          : 3;
   }
   auto node = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{t, s, strides, nullptr, nullptr, "s", loc, bits});
   b.emit(std::make_shared<ir::AllocSharedNode>(loc, node));

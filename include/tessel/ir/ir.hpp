@@ -129,6 +129,8 @@ struct GlobalTensorNode {
 };
 using GlobalTensor = Ref<GlobalTensorNode>;
 
+inline constexpr int kSwizzleUndecided = -1;
+
 // A tile of shared memory: either an allocation (root == nullptr) or a view into one,
 // `offset` elements from the allocation's start.
 struct SharedTensorNode {
@@ -138,7 +140,9 @@ struct SharedTensorNode {
   Expr offset;
   std::string name;
   SourceLoc loc;
-  int swizzle_bits = 0;  // the allocation's XOR swizzle (layout/shared_swizzle.hpp); 0: none
+  // The allocation's XOR swizzle (layout/shared_swizzle.hpp); 0: none; kSwizzleUndecided until
+  // choose_swizzles decides it for a tile created without a Swizzle argument.
+  int swizzle_bits = 0;
   int rank() const { return int(shape.size()); }
   int64_t nbytes() const;
   const SharedTensorNode* allocation() const { return root ? root.get() : this; }
@@ -217,10 +221,11 @@ struct SyncNode : StmtNode {
   explicit SyncNode(SourceLoc l) : StmtNode(NodeKind::Sync, std::move(l)) {}
 };
 struct AllocSharedNode : StmtNode {
-  AllocSharedNode(SourceLoc l, SharedTensor t, int64_t offset = -1)
-      : StmtNode(NodeKind::AllocShared, std::move(l)), tensor(std::move(t)), offset(offset) {}
+  AllocSharedNode(SourceLoc l, SharedTensor t, int64_t offset = -1, int alignment = 0)
+      : StmtNode(NodeKind::AllocShared, std::move(l)), tensor(std::move(t)), offset(offset), alignment(alignment) {}
   const SharedTensor tensor;
   const int64_t offset;  // bytes into the block's shared memory; -1 until planned
+  const int alignment;   // the planner's alignment of `offset`, in bytes; 0 until planned
 };
 struct AllocRegisterNode : StmtNode {
   AllocRegisterNode(SourceLoc l, RegisterTensor out, Expr init)

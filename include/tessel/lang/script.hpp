@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -95,11 +96,14 @@ class Instructions {
                            loc_t loc = loc_t::current()) {
     return make_global_view(dtype_v<T>, ptr.ir(), shape, strides, SourceLoc::from(loc));
   }
+  // A shared tile; the choose_swizzles pass swizzles it when ldmatrix reads it and 8-row reads
+  // would conflict.
   template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, loc_t loc = loc_t::current()) {
-    return make_shared_tensor(dtype_v<T>, shape, Swizzle::none, SourceLoc::from(loc));
+    return make_shared_tensor(dtype_v<T>, shape, std::nullopt, SourceLoc::from(loc));
   }
-  // A shared tile whose 16-byte chunks are XOR-swizzled; `automatic` picks the smallest pattern
-  // that makes 8-row (ldmatrix) accesses conflict-free for the tile's row size.
+  // A shared tile with the swizzle asked for: `none` opts out, `automatic` picks the smallest
+  // pattern that makes 8-row (ldmatrix) accesses conflict-free for the tile's row size, the
+  // others fix the pattern.
   template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, Swizzle swizzle, loc_t loc = loc_t::current()) {
     return make_shared_tensor(dtype_v<T>, shape, swizzle, SourceLoc::from(loc));
   }
@@ -191,7 +195,8 @@ class Instructions {
  private:
   GlobalTensor make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape, const std::vector<Dim>& strides,
                                 SourceLoc loc);
-  SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, Swizzle swizzle, SourceLoc loc);
+  SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
+                                  SourceLoc loc);
   RegisterTensor make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,
                                       const Layout& layout, SourceLoc loc);
   RegisterTensor unary_op(ir::UnaryOp op, const RegisterTensor& x, SourceLoc loc);
