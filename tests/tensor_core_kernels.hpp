@@ -65,4 +65,49 @@ inline void check_integer_dot(const Device& device, int m, int n, int k, uint64_
   EXPECT_GT(wrapped, 0) << "the inputs should exercise wrapping";
 }
 
+// C = (A @ B^T) as f16, written to global memory through a shared tile (an epilogue): the f16
+// accumulator fragments go to shared memory with stmatrix on sm_90+. With block_n = 40 the warps
+// split 4x1 and each holds an odd number of n8 atoms (stmatrix.x2); with 64, 2x2 (stmatrix.x4).
+struct EpilogueThroughShared : Script {
+  int block_n = 64;
+  static constexpr int block_m = 64, block_k = 32;
+  void operator()(Ptr<f16> a, Ptr<f16> bt, Ptr<f16> c) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto ra = load_global(global_view(a, {block_m, block_k}), {0, 0}, {block_m, block_k});
+    auto rbt = load_global(global_view(bt, {block_n, block_k}), {0, 0}, {block_n, block_k});
+    auto s_bt = shared_tensor<f16>({block_n, block_k});
+    store_shared(s_bt, rbt);
+    sync();
+    auto acc = dot(ra, load_shared(s_bt.transpose()), register_tensor<float>({block_m, block_n}, 0.0f));
+    auto s_c = shared_tensor<f16>({block_m, block_n});
+    store_shared(s_c, acc.to<f16>());
+    sync();
+    store_global(global_view(c, {block_m, block_n}), load_shared(s_c), {0, 0});
+  }
+};
+
+struct EpilogueWithOddAtoms : EpilogueThroughShared {
+  EpilogueWithOddAtoms() { block_n = 40; }
+};
+
+template <class S> void check_epilogue_through_shared(const Device& device, int n, uint64_t seed) {
+  constexpr int m = EpilogueThroughShared::block_m, k = EpilogueThroughShared::block_k;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> small(-4, 4);  // products and sums exact in f16
+  std::vector<f16> a(m * k), bt(size_t(n) * k);
+  for (auto& x : a) x = f16(float(small(rng)));
+  for (auto& x : bt) x = f16(float(small(rng)));
+  Buffer<f16> da(device, a), dbt(device, bt), dc(device, std::vector<f16>(size_t(m) * n, f16(NAN)));
+  Kernel<S> kernel(device);
+  kernel(da, dbt, dc);
+  const std::vector<f16> got = dc.download();
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float want = 0;
+      for (int kk = 0; kk < k; ++kk) want += float(a[i * k + kk]) * float(bt[size_t(j) * k + kk]);
+      ASSERT_EQ(float(got[size_t(i) * n + j]), want) << "element " << i << ", " << j;
+    }
+}
+
 }  // namespace tessel::testing

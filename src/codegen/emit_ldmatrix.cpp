@@ -3,7 +3,7 @@
 // its fragments with one ldmatrix per atom instead of element by element (PTX ISA 9.7.14.5.15).
 #include "emitter.hpp"
 #include "ptx.hpp"
-#include "tessel/ir/ldmatrix_access.hpp"
+#include "tessel/ir/matrix_access.hpp"
 
 namespace tessel::codegen {
 

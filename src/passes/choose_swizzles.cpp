@@ -1,12 +1,13 @@
 // choose_swizzles: decides the swizzle of every shared tile created without a Swizzle argument.
-// A tile is swizzled, with the smallest conflict-free pattern, when ldmatrix reads it (the loads
-// of ir/ldmatrix_access.hpp) and its rows make those 8-row reads conflict without one; the
+// A tile is swizzled, with the smallest conflict-free pattern, when ldmatrix reads it or (on
+// sm_90+) stmatrix writes it (the accesses of ir/matrix_access.hpp) and its rows make those 8-row
+// accesses conflict without one; the
 // pattern needs rows of whole 16-byte chunks and whole 128-byte lines. Otherwise it stays
 // unswizzled. Every view of a decided tile is rewritten with the allocation's pattern.
 #include <map>
 #include <set>
 
-#include "tessel/ir/ldmatrix_access.hpp"
+#include "tessel/ir/matrix_access.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/layout/shared_swizzle.hpp"
 #include "tessel/passes/pipeline.hpp"
@@ -15,9 +16,9 @@ namespace tessel::passes {
 
 namespace {
 
-int chosen_bits(const ir::SharedTensorNode& t, bool read_by_ldmatrix) {
+int chosen_bits(const ir::SharedTensorNode& t, bool accessed_by_rows) {
   const int row_bytes = t.shape.back() * dtype_bytes(t.dtype);
-  if (!read_by_ldmatrix || row_bytes % 16 != 0 || t.nbytes() % 128 != 0) return 0;
+  if (!accessed_by_rows || row_bytes % 16 != 0 || t.nbytes() % 128 != 0) return 0;
   for (int chunk = 0; chunk * 16 < row_bytes; ++chunk)
     if (bank_groups_touched(row_bytes, 0, chunk) < 8) return conflict_free_swizzle_bits(row_bytes);
   return 0;
@@ -45,9 +46,9 @@ class ApplySwizzles : public ir::Mutator {
 
 }  // namespace
 
-ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
+ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext& ctx) {
   std::vector<const ir::SharedTensorNode*> undecided;
-  std::set<const ir::SharedTensorNode*> read_by_ldmatrix;
+  std::set<const ir::SharedTensorNode*> accessed_by_rows;
   ir::walk(k->body, [&](const ir::StmtNode& s) {
     if (s.kind == ir::NodeKind::AllocShared) {
       const auto& t = static_cast<const ir::AllocSharedNode&>(s).tensor;
@@ -56,12 +57,17 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
     if (s.kind == ir::NodeKind::LoadShared) {
       const auto& n = static_cast<const ir::LoadSharedNode&>(s);
       if (n.out->threads % 32 == 0 && ir::ldmatrix_access(n, n.out->threads / 32))
-        read_by_ldmatrix.insert(n.src->allocation());
+        accessed_by_rows.insert(n.src->allocation());
+    }
+    if (s.kind == ir::NodeKind::StoreShared && int(ctx.arch) >= int(ir::Arch::Sm90a)) {
+      const auto& n = static_cast<const ir::StoreSharedNode&>(s);
+      if (n.src->threads % 32 == 0 && ir::stmatrix_access(n, n.src->threads / 32))
+        accessed_by_rows.insert(n.dst->allocation());
     }
   });
   if (undecided.empty()) return k;
   std::map<const ir::SharedTensorNode*, int> bits;
-  for (const ir::SharedTensorNode* t : undecided) bits[t] = chosen_bits(*t, read_by_ldmatrix.count(t) > 0);
+  for (const ir::SharedTensorNode* t : undecided) bits[t] = chosen_bits(*t, accessed_by_rows.count(t) > 0);
   return ir::with_body(k, ApplySwizzles(std::move(bits)).mutate(k->body));
 }
 

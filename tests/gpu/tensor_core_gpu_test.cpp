@@ -13,5 +13,10 @@ TEST_F(TensorCoreOnGpu, IntegerDotIsExactAndWraps) {
   check_integer_dot(Device::gpu(), 512, 256, 1024, 3);
 }
 
+TEST_F(TensorCoreOnGpu, AccumulatorEpilogueThroughSharedMemory) {
+  check_epilogue_through_shared<EpilogueThroughShared>(Device::gpu(), 64, 4);
+  check_epilogue_through_shared<EpilogueWithOddAtoms>(Device::gpu(), 40, 5);
+}
+
 }  // namespace
 }  // namespace tessel::testing
