@@ -32,7 +32,13 @@ class LayoutSolver {
  public:
   explicit LayoutSolver(const LayoutConstraints& c) : c_(c), parent_(c.tiles.size()), fixed_(c.tiles.size()) {
     for (size_t i = 0; i < parent_.size(); ++i) parent_[i] = int(i);
-    for (auto [x, y] : c.same_layout) parent_[find(x)] = find(y);
+    for (auto [x, y] : c.same_layout) {
+      const ir::RegisterTensor &tx = c.tiles[x].tile, &ty = c.tiles[y].tile;
+      TESSEL_CHECK(tx->shape() == ty->shape() && tx->threads == ty->threads,
+                   "tiles created at {} and {} share a layout but differ in shape or thread count", tx->loc.str(),
+                   ty->loc.str());
+      parent_[find(x)] = find(y);
+    }
   }
 
   void solve() {
