@@ -27,7 +27,7 @@ class Collector {
     return it->second;
   }
 
-  // A tile defined by statement `s`, which the user wrote as `created_by`.
+  // The tile `t` is created by the instruction the user wrote as `created_by`; a layout it carries is a pin.
   int define(const ir::RegisterTensor& t, std::string created_by) {
     const int i = index(t);
     c_.tiles[i].created_by = created_by;
