@@ -4,7 +4,9 @@
 
 #include "examples.hpp"
 #include "filecheck.hpp"
+#include "tensor_core_kernels.hpp"
 #include "tessel/codegen/cuda.hpp"
+#include "tessel/ir/printer.hpp"
 #include "tessel/runtime/nvrtc_compiler.hpp"
 #include "tessel/sim/simulator.hpp"
 
@@ -87,6 +89,66 @@ TEST(Codegen, TensorCoreLadderUsesCpAsyncLdmatrixAndMma) {
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
     CompileStats stats;
     EXPECT_GT(examples::find_example("ampere_v5_swizzled").compile({256, 256, 128}, arch, &stats), 0u);
+  }
+}
+
+TEST(Codegen, IntegerDotUsesTheS8MmaWithPackedOperands) {
+  Kernel<testing::IntegerDot> k(Device::simulator());
+  const std::string src = k.cuda_source(128, 128, 128, (i8*)nullptr, (i8*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr);
+  EXPECT_TRUE(testing::file_check(src, R"(
+    CHECK: // dot on tensor cores: mma.sync m16n8k32, 2x2 warps
+    CHECK: asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" : "+r"(acc[0]), "+r"(acc[1]), "+r"(acc[2]), "+r"(acc[3]) : "r"(tessel_pack4(r_4[0], r_4[1], r_4[2], r_4[3])),
+  )")) << src;
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
+    runtime::CompileRequest req{src, "IntegerDot", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+    EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u) << arch;
+  }
+}
+
+TEST(Codegen, SharedStoresAreVectorizedWhereRowsAllowIt) {
+  const std::string src = examples::find_example("ampere_v3_mma").cuda({128, 128, 64}, "sm_80");
+  EXPECT_TRUE(testing::file_check(src, R"(
+    CHECK: // store_shared [warps 0..3]
+    CHECK: for (int lv = 0; lv < 32; lv += 8) {
+    CHECK: tessel_store_vec<tessel_f16, 8>(&reinterpret_cast<tessel_f16*>(tessel_smem + 0)[c0 * 32 + c1 * 1], &r_1[lv]);
+  )")) << src;
+  // Into a transposed view the elements of a run are 128 apart: element by element.
+  const std::string simt = examples::find_example("matmul_simt").cuda({128, 128, 64}, "sm_80");
+  EXPECT_TRUE(testing::file_check(simt, R"(
+    CHECK: // store_shared [warps 0..7]
+    CHECK-NOT: tessel_store_vec
+    CHECK: reinterpret_cast<tessel_f16*>(tessel_smem + 0)[0 + c0 * 1 + c1 * 128] = r_1[l];
+  )")) << simt;
+}
+
+template <class S> std::string epilogue_cuda(const char* arch) {
+  Kernel<S> k(Device::simulator(), KernelOptions{arch});
+  return k.cuda_source((f16*)nullptr, (f16*)nullptr, (f16*)nullptr);
+}
+
+TEST(Codegen, AccumulatorFragmentsAreStoredWithStmatrixOnSm90) {
+  const std::string x4 = epilogue_cuda<testing::EpilogueThroughShared>("sm_90a");
+  EXPECT_TRUE(testing::file_check(x4, R"(
+    CHECK: // store_shared [warps 0..3]
+    CHECK: const int row = 0 + (warp / 2) * 16 + lane % 16, col = 0 + (warp % 2) * 8 + ((lane / 16) % 2) * 16;
+    CHECK: asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" :: "r"(uint32_t(__cvta_generic_to_shared(&*reinterpret_cast<tessel_f16*>(tessel_smem + 4096 + tessel_swizzle<3>(((row + 0) * 64 + (col + 0)) * 2))))), "r"(tessel_pack2(r_4[0], r_4[1])), "r"(tessel_pack2(r_4[2], r_4[3])), "r"(tessel_pack2(r_4[4], r_4[5])), "r"(tessel_pack2(r_4[6], r_4[7])) : "memory");
+    CHECK: tessel_swizzle<3>(((row + 32) * 64 + (col + 32)) * 2)
+  )")) << x4;
+  // Rows of 128 bytes written 8 at a time by stmatrix: choose_swizzles gives the tile the 128-byte
+  // pattern on sm_90+, and none on sm_80 where the store is element by element.
+  Kernel<testing::EpilogueThroughShared> k90(Device::simulator(), KernelOptions{"sm_90a"});
+  EXPECT_TRUE(testing::file_check(ir::print(*k90.lowered((f16*)nullptr, (f16*)nullptr, (f16*)nullptr)),
+                                  "CHECK: alloc_shared<f16>[64, 64] offset=4096 swizzle=128B"));
+  const std::string x2 = epilogue_cuda<testing::EpilogueWithOddAtoms>("sm_100a");
+  EXPECT_TRUE(testing::file_check(x2, R"(
+    CHECK: // store_shared [warps 0..3]
+    CHECK: asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};"
+  )")) << x2;
+  const std::string sm80 = epilogue_cuda<testing::EpilogueThroughShared>("sm_80");
+  EXPECT_EQ(sm80.find("stmatrix"), std::string::npos) << "stmatrix needs sm_90";
+  for (const auto& [source, arch] : {std::pair{x4, "sm_90a"}, {x2, "sm_100a"}, {sm80, "sm_80"}}) {
+    runtime::CompileRequest req{source, "Epilogue", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+    EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u) << arch;
   }
 }
 

@@ -184,6 +184,40 @@ TEST(Diagnostics, WarpsNotSetBeforeRegisterTiles) {
                                                    "register tensors or thread groups");
 }
 
+struct AssignmentOfAnotherShape : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto a = register_tensor<float>({32, 2}, 0.0f);
+    line = __LINE__ + 1;
+    auto b = load_global(global_view(x, {n, 4}), {0, 0}, {32, 4});
+    a = b;
+  }
+};
+
+TEST(Diagnostics, AssignmentOfAnotherShape) {
+  const std::string got = testing::error_of<AssignmentOfAnotherShape>(16, no_data);
+  EXPECT_EQ(got, loc(line) + ": assignment to register tile r (reg<f32>[32, 2]) from a tile of a different type "
+                             "(reg<f32>[32, 4]); convert with .to<T>() or keep the shapes equal");
+}
+
+struct DotThatDoesNotSplitIntoAtoms : Script {
+  void operator()(Ptr<i8> a, Ptr<int32_t> c) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto ra = load_global(global_view(a, {64, 16}), {0, 0}, {64, 16});
+    auto rb = load_global(global_view(a, {16, 32}), {0, 0}, {16, 32});
+    line = __LINE__ + 1;
+    auto d = dot(ra, rb, register_tensor<int32_t>({64, 32}, 0));
+  }
+};
+
+TEST(Diagnostics, DotThatDoesNotSplitIntoAtoms) {
+  const std::string got = testing::error_of<DotThatDoesNotSplitIntoAtoms>((int8_t*)nullptr, (int32_t*)nullptr);
+  EXPECT_EQ(got, loc(line) + ": dot: a 64x32x16 tile does not split into m16n8k32 tensor-core atoms over 4 warps (k "
+                             "must be a multiple of 32, and m and n multiples of 16 and 8 times the warps along them)");
+}
+
 struct ReductionAcrossWarps : Script {
   void operator()(Int32 n, Ptr<float> x) {
     attrs.blocks = 1;

@@ -44,14 +44,26 @@ TEST(Printer, ShowsTheTracedKernel) {
   EXPECT_TRUE(testing::file_check(ir::print(*traced_tiny()), R"(
     CHECK: kernel Tiny(%arg0: i32, %arg1: ptr<f32>) blocks=[%v] warps=2 shared=-1 {
     CHECK-NEXT: %v: i32 = div(sub(add(%arg0, 256), 1), 256)
-    CHECK-NEXT: %s = alloc_shared<f32>[256] offset=-1
-    CHECK-NEXT: %s.1 = alloc_shared<f16>[3] offset=-1
+    CHECK-NEXT: %s = alloc_shared<f32>[256] offset=-1 swizzle=undecided
+    CHECK-NEXT: %s.1 = alloc_shared<f16>[3] offset=-1 swizzle=undecided
     CHECK-NEXT: %v.1: i32 = add(mul(blockIdx.x, 256), 0)
-    CHECK-NEXT: %r: reg<f32> layout[256](d0=64x4; threads=d0.0; local=d0.1) = load_global global<f32>(%arg1, shape=[%arg0], strides=[1]) at [%v.1]
-    CHECK-NEXT: %r.1: reg<f32> layout[256](d0=64x4; threads=d0.0; local=d0.1) = mul(%r, 1:f32)
+    CHECK-NEXT: %r: reg<f32> unresolved[256] over 64 threads = load_global global<f32>(%arg1, shape=[%arg0], strides=[1]) at [%v.1]
+    CHECK-NEXT: %r.1: reg<f32> unresolved[256] over 64 threads = mul(%r, 1:f32)
     CHECK-NEXT: store_shared %r.1 to %s at [0]
     CHECK-NEXT: sync
   )"));
+}
+
+TEST(Passes, InferLayoutsResolvesEveryTile) {
+  const ir::Kernel k = traced_tiny();
+  const ir::Kernel out = passes::infer_layouts(k, {});
+  EXPECT_NE(out, k);
+  EXPECT_TRUE(testing::file_check(ir::print(*out), R"(
+    CHECK: %r: reg<f32> layout[256](d0=64x4; threads=d0.0; local=d0.1) = load_global
+    CHECK-NEXT: %r.1: reg<f32> layout[256](d0=64x4; threads=d0.0; local=d0.1) = mul(%r, 1:f32)
+    CHECK: %r.2: reg<f32> layout[256](d0=64x4; threads=d0.0; local=d0.1) = load_shared %s at [0]
+  )"));
+  EXPECT_EQ(passes::infer_layouts(out, {}), out) << "a pass that changes nothing returns its input";
 }
 
 TEST(Passes, InlineGridValuesReplacesBodyVariables) {
@@ -75,6 +87,9 @@ TEST(Passes, SharedMemoryPlanAlignsEveryAllocation) {
   EXPECT_EQ(out->shared_bytes, 1024 + 6);
   EXPECT_TRUE(testing::file_check(ir::print(*out), R"(
     CHECK: shared=1030 {
+    CHECK-NEXT: // shared memory plan: 1030 bytes in 2 allocations
+    CHECK-NEXT: //   %s: f32[256] at bytes [0, 1024) aligned to 128, unswizzled
+    CHECK-NEXT: //   %s.1: f16[3] at bytes [1024, 1030) aligned to 128, unswizzled
     CHECK: %s = alloc_shared<f32>[256] offset=0
     CHECK-NEXT: %s.1 = alloc_shared<f16>[3] offset=1024
   )"));
@@ -83,7 +98,8 @@ TEST(Passes, SharedMemoryPlanAlignsEveryAllocation) {
 TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<std::string> names;
   for (const auto& p : passes::pipeline()) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"inline_grid_values", "simplify_scalars", "plan_shared_memory"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"inline_grid_values", "infer_layouts", "choose_swizzles",
+                                             "simplify_scalars", "plan_shared_memory"}));
 
   const auto dir = std::filesystem::temp_directory_path() / "tessel-dump-test";
   std::filesystem::remove_all(dir);
@@ -91,13 +107,14 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<passes::PassTiming> timings;
   const ir::Kernel lowered = passes::lower(traced_tiny(), {}, &timings);
   unsetenv("TESSEL_DUMP_IR");
-  ASSERT_EQ(timings.size(), 3u);
+  ASSERT_EQ(timings.size(), 5u);
   std::vector<std::string> files;
   for (const auto& f : std::filesystem::directory_iterator(dir)) files.push_back(f.path().filename().string());
   std::sort(files.begin(), files.end());
   EXPECT_EQ(files, (std::vector<std::string>{"Tiny.00.traced.ir", "Tiny.01.inline_grid_values.ir",
-                                             "Tiny.02.simplify_scalars.ir", "Tiny.03.plan_shared_memory.ir"}));
-  std::ifstream last(dir / "Tiny.03.plan_shared_memory.ir");
+                                             "Tiny.02.infer_layouts.ir", "Tiny.03.choose_swizzles.ir",
+                                             "Tiny.04.simplify_scalars.ir", "Tiny.05.plan_shared_memory.ir"}));
+  std::ifstream last(dir / "Tiny.05.plan_shared_memory.ir");
   std::string text((std::istreambuf_iterator<char>(last)), {});
   EXPECT_EQ(text, ir::print(*lowered));
   // Lowering an already-lowered kernel changes nothing, so nothing but the input is dumped.
@@ -111,7 +128,7 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
 TEST(Verifier, RejectsATileUsedOutsideItsScope) {
   // Built by hand: a tile defined inside a loop and stored after it.
   auto layout = Layout::spatial({32});
-  auto tile = std::make_shared<ir::RegisterTensorNode>(ir::RegisterTensorNode{DType::F32, layout, "r", {"k.cpp", 3}});
+  auto tile = std::make_shared<ir::RegisterTensorNode>(DType::F32, std::vector<int>{32}, 32, layout, "r", SourceLoc{"k.cpp", 3});
   auto i = ir::make_var(ir::Type{}, "i");
   auto body = ir::seq({std::make_shared<ir::AllocRegisterNode>(SourceLoc{"k.cpp", 3}, tile, ir::const_float(1))});
   auto ptr = ir::make_var(ir::Type{DType::F32, true}, "p");

@@ -168,5 +168,76 @@ TEST(LayoutLaws, PrintedFormNamesModesAndDigits) {
   EXPECT_EQ(l.coord_exprs("t", "l")[0], "(t / 4) + (l / 2) * 8");
 }
 
+int row_major_index(const std::vector<int>& coords, const std::vector<int>& shape) {
+  int index = 0;
+  for (size_t d = 0; d < shape.size(); ++d) index = index * shape[d] + coords[d];
+  return index;
+}
+
+// Every shape of 1 to 3 dimensions with `count` elements.
+std::vector<std::vector<int>> shapes_of(int count) {
+  std::vector<std::vector<int>> out;
+  for (int a = 1; a <= count; ++a) {
+    if (count % a) continue;
+    out.push_back({a, count / a});
+    for (int b = 1; b <= count / a; ++b)
+      if ((count / a) % b == 0) out.push_back({a, b, count / a / b});
+  }
+  out.push_back({count});
+  return out;
+}
+
+TEST(LayoutLaws, ReshapeKeepsEveryElementAtItsRowMajorIndex) {
+  int reshaped = 0, refused = 0;
+  for (const Layout& a : atoms())
+    for (const Layout& b : atoms())
+      for (const Layout& c : {Layout::local({1, 1}), Layout::local({2, 3}), Layout::spatial({3, 2})}) {
+        const Layout l = a * b * c;
+        const auto before = mapping(l);
+        for (const std::vector<int>& shape : shapes_of(l.num_elements())) {
+          Layout r;
+          try {
+            r = l.reshape(shape);
+          } catch (const Error&) {
+            ++refused;
+            continue;
+          }
+          ++reshaped;
+          ASSERT_EQ(r.shape(), shape) << l.str();
+          ASSERT_EQ(r.num_threads(), l.num_threads()) << l.str();
+          ASSERT_EQ(r.local_size(), l.local_size()) << l.str();
+          for (const auto& [key, coords] : before)
+            ASSERT_EQ(row_major_index(r.coords(key.first, key.second), shape), row_major_index(coords, l.shape()))
+                << l.str() << " as " << r.str();
+          EXPECT_EQ(r.reshape(l.shape()), l) << "round trip through " << r.str();
+        }
+        // Merging dimensions never cuts a mode.
+        EXPECT_NO_THROW(l.reshape({l.num_elements()})) << l.str();
+      }
+  EXPECT_GT(reshaped, 500);
+  EXPECT_GT(refused, 0);
+}
+
+TEST(LayoutLaws, ReshapeSplitsADimensionAtAModeBoundary) {
+  const Layout rows = Layout::spatial({4, 8}) * Layout::local({2, 4});  // [8, 32]
+  EXPECT_EQ(rows.reshape({8, 8, 4}).str(), (Layout::spatial({4, 8, 1}) * Layout::local({2, 1, 4})).str());
+  // dim 0 = 4 threads x 2 registers: its inner 4 rows are 2 threads x 2 registers.
+  EXPECT_EQ(rows.reshape({2, 4, 32}).str(), (Layout::spatial({2, 2, 8}) * Layout::local({1, 2, 4})).str());
+  EXPECT_EQ(rows.reshape({256}).reshape({8, 32}).str(), rows.str());
+}
+
+TEST(LayoutLaws, ReshapeRefusesToCutAModeThatDoesNotDivide) {
+  const Layout l = Layout::spatial({3}) * Layout::local({2});
+  try {
+    l.reshape({2, 3});
+    FAIL() << "reshaped";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot reshape layout[6](d0=3x2; threads=d0.0; local=d0.1) to [2, 3]: a mode of size 2 straddles "
+              "dimension 1");
+  }
+  EXPECT_THROW(l.reshape({4}), Error);
+}
+
 }  // namespace
 }  // namespace tessel

@@ -80,5 +80,72 @@ TEST(SharedSwizzle, EveryAccessPathAgreesOnThePattern) {
   EXPECT_FALSE(k.cubin(64, (f16*)nullptr, (f16*)nullptr).empty());
 }
 
+// C = A @ B^T through shared tiles created without a Swizzle argument (or with `none` when
+// kOptOut): choose_swizzles decides from how the tiles are read.
+template <bool kOptOut> struct MatmulThroughShared : Script {
+  void operator()(Ptr<f16> a, Ptr<f16> bt, Ptr<float> c, Ptr<float> a_sum) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = kOptOut ? shared_tensor<f16>({64, 32}, Swizzle::none) : shared_tensor<f16>({64, 32});
+    auto s_b = kOptOut ? shared_tensor<f16>({64, 32}, Swizzle::none) : shared_tensor<f16>({64, 32});
+    auto s_plain = shared_tensor<f16>({64, 32});  // read by plain loads only
+    auto r_a = load_global(global_view(a, {64, 32}), {0, 0}, {64, 32});
+    store_shared(s_a, r_a);
+    store_shared(s_plain, r_a);
+    store_shared(s_b, load_global(global_view(bt, {64, 32}), {0, 0}, {64, 32}));
+    sync();
+    auto acc = dot(load_shared(s_a), load_shared(s_b.transpose()), register_tensor<float>({64, 64}, 0.0f));
+    store_global(global_view(c, {64, 64}), acc, {0, 0});
+    store_global(global_view(a_sum, {64, 1}), sum(load_shared(s_plain).to<float>(), 1), {0, 0});
+  }
+};
+
+template <class S> void check_matmul_through_shared() {
+  const Device sim = Device::simulator();
+  std::vector<f16> a(64 * 32), bt(64 * 32);
+  for (int i = 0; i < 64 * 32; ++i) {
+    a[i] = f16(float((i * 7) % 13) - 6.0f);
+    bt[i] = f16(float((i * 5) % 11) - 5.0f);
+  }
+  Buffer<f16> da(sim, a), dbt(sim, bt);
+  Buffer<float> dc(sim, std::vector<float>(64 * 64, NAN)), dsum(sim, std::vector<float>(64, NAN));
+  Kernel<S> k(sim);
+  k(da, dbt, dc, dsum);
+  const auto c = dc.download(), sums = dsum.download();
+  for (int i = 0; i < 64; ++i) {
+    float row = 0;
+    for (int kk = 0; kk < 32; ++kk) row += float(a[i * 32 + kk]);
+    ASSERT_EQ(sums[i], row) << i;
+    for (int j = 0; j < 64; ++j) {
+      float want = 0;
+      for (int kk = 0; kk < 32; ++kk) want += float(a[i * 32 + kk]) * float(bt[j * 32 + kk]);
+      ASSERT_EQ(c[i * 64 + j], want) << i << ", " << j;
+    }
+  }
+}
+
+TEST(SharedSwizzle, TilesReadByLdmatrixAreSwizzledAutomatically) {
+  check_matmul_through_shared<MatmulThroughShared<false>>();
+  Kernel<MatmulThroughShared<false>> k(Device::simulator(), KernelOptions{"sm_80"});
+  const std::string ir = ir::print(*k.lowered((f16*)nullptr, (f16*)nullptr, (float*)nullptr, (float*)nullptr));
+  EXPECT_TRUE(file_check(ir, R"(
+    CHECK: %s = alloc_shared<f16>[64, 32] offset=0 swizzle=64B
+    CHECK-NEXT: %s.1 = alloc_shared<f16>[64, 32] offset=4096 swizzle=64B
+    CHECK-NEXT: %s.2 = alloc_shared<f16>[64, 32] offset=8192
+    CHECK-NOT: swizzle=
+  )")) << ir;
+  EXPECT_TRUE(file_check(k.cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr, (float*)nullptr), R"(
+    CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+    CHECK: tessel_swizzle<2>(
+  )"));
+}
+
+TEST(SharedSwizzle, SwizzleNoneOptsOut) {
+  check_matmul_through_shared<MatmulThroughShared<true>>();
+  Kernel<MatmulThroughShared<true>> k(Device::simulator(), KernelOptions{"sm_80"});
+  const std::string ir = ir::print(*k.lowered((f16*)nullptr, (f16*)nullptr, (float*)nullptr, (float*)nullptr));
+  EXPECT_EQ(ir.find("swizzle="), std::string::npos) << ir;
+}
+
 }  // namespace
 }  // namespace tessel::testing

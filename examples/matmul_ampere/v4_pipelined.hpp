@@ -19,8 +19,9 @@ struct MatmulV4Pipelined : Script {
     Int32 offset_n = blockIdx.y * block_n;
     auto g_a = global_view(a, {m, k});
     auto g_b = global_view(b, {n, k});
-    auto s_a = shared_tensor<f16>({stages, block_m, block_k});
-    auto s_b = shared_tensor<f16>({stages, block_n, block_k});
+    // Unswizzled on purpose (step 5 adds the swizzle); left to choose_swizzles they would get one.
+    auto s_a = shared_tensor<f16>({stages, block_m, block_k}, Swizzle::none);
+    auto s_b = shared_tensor<f16>({stages, block_n, block_k}, Swizzle::none);
     const MmaLayouts frag = mma_layouts(block_m, block_n, block_k, warps_m, warps_n);
     auto acc = register_tensor<float>({block_m, block_n}, 0.0f, frag.c);
     const int k_tiles = cdiv(k, block_k);

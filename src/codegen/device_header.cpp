@@ -63,6 +63,12 @@ template <class T> __device__ __forceinline__ uint32_t tessel_pack2(T lo, T hi) 
   return uint32_t(lo.bits) | (uint32_t(hi.bits) << 16);
 }
 
+// Four 8-bit integers in one 32-bit register, the first in the lowest byte (tensor-core operands).
+__device__ __forceinline__ uint32_t tessel_pack4(int8_t b0, int8_t b1, int8_t b2, int8_t b3) {
+  return uint32_t((unsigned char)b0) | (uint32_t((unsigned char)b1) << 8) | (uint32_t((unsigned char)b2) << 16) |
+         (uint32_t((unsigned char)b3) << 24);
+}
+
 // The low (hi = 0) or high half of a 32-bit register as a 16-bit element.
 template <class T> __device__ __forceinline__ T tessel_unpack(uint32_t r, int hi) {
   T x;

@@ -10,6 +10,7 @@ namespace tessel::codegen {
 std::string c_type(DType t) {
   switch (t) {
     case DType::Bool: return "bool";
+    case DType::I8: return "int8_t";
     case DType::I32: return "int32_t";
     case DType::U32: return "uint32_t";
     case DType::I64: return "int64_t";
@@ -118,6 +119,7 @@ std::string Emitter::expr(const ir::Expr& e) {
       auto& n = static_cast<const ir::ConstNode&>(*e);
       switch (n.type.dtype) {
         case DType::Bool: return n.i ? "true" : "false";
+        case DType::I8: return fmt::format("int8_t({})", n.i);
         case DType::I32: return n.i == INT32_MIN ? "(-2147483647 - 1)" : fmt::format("{}", n.i);
         case DType::U32: return fmt::format("{}u", n.i);
         case DType::I64: return fmt::format("{}ll", n.i);

@@ -1,63 +1,22 @@
 // load_shared into tensor-core fragments with ldmatrix: when the destination is the A or B layout
 // of mma_layouts() and the source keeps k contiguous in rows of 16-byte chunks, each warp loads
 // its fragments with one ldmatrix per atom instead of element by element (PTX ISA 9.7.14.5.15).
-#include <optional>
-
 #include "emitter.hpp"
 #include "ptx.hpp"
-#include "tessel/layout/mma_atoms.hpp"
+#include "tessel/ir/matrix_access.hpp"
 
 namespace tessel::codegen {
-
-namespace {
-
-enum class Operand { A, B };
-
-struct Match {
-  Operand operand;
-  int warps_m, warps_n;
-};
-
-// Which fragment layout `out` is, if any, for the warps of the current group.
-std::optional<Match> match_fragment(const ir::LoadSharedNode& n, int warps) {
-  const auto& shape = n.out->shape();
-  if (shape.size() != 2 || dtype_bytes(n.out->dtype) != 2) return std::nullopt;
-  for (int wm = 1; wm <= warps; ++wm) {
-    if (warps % wm != 0) continue;
-    const int wn = warps / wm;
-    if (shape[0] % (16 * wm) == 0 && shape[1] % 16 == 0 &&
-        mma_layouts(shape[0], 8 * wn, shape[1], wm, wn).a == n.out->layout)
-      return Match{Operand::A, wm, wn};
-    if (shape[0] % 16 == 0 && shape[1] % (8 * wn) == 0 &&
-        mma_layouts(16 * wm, shape[1], shape[0], wm, wn).b == n.out->layout)
-      return Match{Operand::B, wm, wn};
-  }
-  return std::nullopt;
-}
-
-// ldmatrix reads rows of 8 contiguous 16-bit elements starting on 16-byte boundaries.
-bool rows_are_chunks(const ir::LoadSharedNode& n, Operand op) {
-  const ir::SharedTensor& s = n.src;
-  const int contiguous = op == Operand::A ? 1 : 0;  // the k dimension of the view
-  if (s->strides[contiguous] != 1 || s->strides[1 - contiguous] % 8 != 0) return false;
-  for (size_t d = 0; d + 1 < s->allocation()->strides.size(); ++d)
-    if (s->allocation()->strides[d] % 8 != 0) return false;
-  int64_t k_offset = 0;
-  return ir::as_const_int(n.offsets[contiguous], &k_offset) && k_offset % 8 == 0;
-}
-
-}  // namespace
 
 bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<std::string(const std::string&)>& element) {
   const Emitter::Group g = e.group();
   if (g.count % 32 != 0 || g.begin % 32 != 0) return false;
-  const auto match = match_fragment(n, g.count / 32);
-  if (!match || !rows_are_chunks(n, match->operand)) return false;
+  const auto match = ir::ldmatrix_access(n, g.count / 32);
+  if (!match) return false;
   const auto& shape = n.out->shape();
   const std::string T = c_type(n.out->dtype), out = e.tile(n.out);
   e.line(fmt::format("const int lane = int(threadIdx.x) % 32, warp = {} / 32;", e.thread_in_group()));
   const std::string off0 = e.expr(n.offsets[0]), off1 = e.expr(n.offsets[1]);
-  if (match->operand == Operand::A) {
+  if (match->operand == ir::FragmentOperand::A) {
     // Matrices 0..3 of an atom: rows 0-7 / 8-15 x columns 0-7 / 8-15; lane l addresses row l % 16
     // of column half l / 16.
     const int rm = shape[0] / 16 / match->warps_m, rk = shape[1] / 16;

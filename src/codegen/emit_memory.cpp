@@ -161,11 +161,56 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   e.close();
 }
 
+namespace {
+
+// The vector width for shared stores of `n`: the registers holding consecutive elements of the
+// destination's unit-stride last dimension, up to 16 bytes, when every run starts on a multiple of
+// that width (strides and offsets multiples of it). A swizzle moves aligned 16-byte chunks whole,
+// so it never splits such a vector.
+int shared_store_vector_width(const ir::StoreSharedNode& n) {
+  const ir::SharedTensor& s = n.dst;
+  if (s->strides.back() != 1) return 1;
+  int64_t last_offset = 0;
+  if (!ir::as_const_int(n.offsets.back(), &last_offset)) return 1;
+  int vec = 16 / dtype_bytes(s->dtype);
+  auto aligned = [&](int v) {
+    if (n.src->layout.contiguous_run() % v != 0 || last_offset % v != 0) return false;
+    for (size_t d = 0; d + 1 < s->strides.size(); ++d)
+      if (s->strides[d] % v != 0) return false;
+    for (size_t d = 0; d + 1 < s->allocation()->strides.size(); ++d)
+      if (s->allocation()->strides[d] % v != 0) return false;
+    return true;
+  };
+  while (vec > 1 && !aligned(vec)) vec /= 2;
+  return vec;
+}
+
+}  // namespace
+
 void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   e.header(n, "store_shared");
   e.open("");
-  open_slot_loop(e, n.src, n.offsets);
-  e.line(fmt::format("{} = {}[l];", shared_element(e, n.dst, shared_index(n.dst)), e.tile(n.src)));
+  const auto element = [&](const std::string& index) { return shared_element(e, n.dst, index); };
+  if (emit_stmatrix(e, n, element)) {
+    e.close();
+    return;
+  }
+  const int vec = shared_store_vector_width(n);
+  if (vec == 1) {
+    open_slot_loop(e, n.src, n.offsets);
+    e.line(fmt::format("{} = {}[l];", element(shared_index(n.dst)), e.tile(n.src)));
+  } else {
+    e.line(fmt::format("const int t = {};", e.thread_in_group()));
+    e.line("#pragma unroll");
+    e.open(fmt::format("for (int lv = 0; lv < {}; lv += {})", n.src->layout.local_size(), vec));
+    const auto c = n.src->layout.coord_exprs("t", "lv");
+    for (size_t d = 0; d < c.size(); ++d) {
+      const std::string off = e.expr(n.offsets[d]);
+      e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
+    }
+    e.line(fmt::format("tessel_store_vec<{}, {}>(&{}, &{}[lv]);", c_type(n.dst->dtype), vec,
+                       element(shared_index(n.dst)), e.tile(n.src)));
+  }
   e.close();
   e.close();
 }

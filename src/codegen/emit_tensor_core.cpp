@@ -1,28 +1,60 @@
-// dot on tensor cores: one mma.sync.m16n8k16 per atom of each warp's region. The operands are in
-// the layouts of mma_layouts(), whose register digits put the atom repetition outermost, so the
-// registers of atom (i, j) are a fixed run of each thread's slots.
+// dot on tensor cores: one mma.sync per atom of each warp's region. The operands are in the
+// layouts of mma_layouts(), whose register digits put the atom repetition outermost, so the
+// registers of atom (i, j) are a fixed run of each thread's slots; consecutive slots of a run are
+// packed into the 32-bit registers mma.sync takes, lowest element first.
 #include "emitter.hpp"
 #include "ptx.hpp"
+#include "tessel/layout/mma_atoms.hpp"
 
 namespace tessel::codegen {
 
+namespace {
+
+std::string mma_instruction(DType operand) {
+  switch (operand) {
+    case DType::F16: return "mma.m16n8k16.f16";
+    case DType::BF16: return "mma.m16n8k16.bf16";
+    case DType::I8: return "mma.m16n8k32.s8";
+    default: TESSEL_CHECK(false, "no mma.sync for {}", dtype_name(operand));
+  }
+}
+
+// The 32-bit registers holding slots [first, first + count) of `tile`.
+std::vector<std::string> packed(const std::string& tile, int first, int count, DType t) {
+  std::vector<std::string> regs;
+  if (t == DType::I8) {
+    for (int i = 0; i < count; i += 4)
+      regs.push_back(fmt::format("tessel_pack4({0}[{1}], {0}[{2}], {0}[{3}], {0}[{4}])", tile, first + i, first + i + 1,
+                                 first + i + 2, first + i + 3));
+  } else {
+    for (int i = 0; i < count; i += 2)
+      regs.push_back(fmt::format("tessel_pack2({0}[{1}], {0}[{2}])", tile, first + i, first + i + 1));
+  }
+  return regs;
+}
+
+}  // namespace
+
 void emit_Dot(Emitter& e, const ir::DotNode& n) {
-  e.header(n, fmt::format("dot on tensor cores: mma.sync m16n8k16, {}x{} warps", n.warps_m, n.warps_n));
+  const MmaAtom& atom = mma_atom(n.a->dtype);
+  e.header(n, fmt::format("dot on tensor cores: mma.sync m{}n{}k{}, {}x{} warps", atom.m, atom.n, atom.k, n.warps_m,
+                          n.warps_n));
   e.declare_tile(n.out);
   const int m = n.c->shape()[0], nn = n.c->shape()[1], k = n.a->shape()[1];
-  const int rm = m / 16 / n.warps_m, rn = nn / 8 / n.warps_n, rk = k / 16;
+  const int rm = m / atom.m / n.warps_m, rn = nn / atom.n / n.warps_n, rk = k / atom.k;
+  const int a_slots = atom.a.local_size(), b_slots = atom.b.local_size(), c_slots = atom.c.local_size();
   e.line("#pragma unroll");
   e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}[l];", n.out->layout.local_size(), e.tile(n.out), e.tile(n.c)));
-  const std::string instr = n.a->dtype == DType::BF16 ? "mma.m16n8k16.bf16" : "mma.m16n8k16.f16";
+  const std::string instr = mma_instruction(n.a->dtype);
   const std::string a = e.tile(n.a), b = e.tile(n.b), d = e.tile(n.out);
   for (int ki = 0; ki < rk; ++ki)
     for (int mi = 0; mi < rm; ++mi)
       for (int ni = 0; ni < rn; ++ni) {
-        const int as = (mi * rk + ki) * 8, bs = (ki * rn + ni) * 4, ds = (mi * rn + ni) * 4;
+        const int as = (mi * rk + ki) * a_slots, bs = (ki * rn + ni) * b_slots, ds = (mi * rn + ni) * c_slots;
         std::vector<std::string> ops;
-        for (int i = 0; i < 4; ++i) ops.push_back(fmt::format("{}[{}]", d, ds + i));
-        for (int i = 0; i < 8; i += 2) ops.push_back(fmt::format("tessel_pack2({0}[{1}], {0}[{2}])", a, as + i, as + i + 1));
-        for (int i = 0; i < 4; i += 2) ops.push_back(fmt::format("tessel_pack2({0}[{1}], {0}[{2}])", b, bs + i, bs + i + 1));
+        for (int i = 0; i < c_slots; ++i) ops.push_back(fmt::format("{}[{}]", d, ds + i));
+        for (const std::string& r : packed(a, as, a_slots, n.a->dtype)) ops.push_back(r);
+        for (const std::string& r : packed(b, bs, b_slots, n.b->dtype)) ops.push_back(r);
         e.line(ptx_asm(instr, ops));
       }
 }

@@ -122,6 +122,11 @@ void emit_CopyRegister(Emitter& e, const ir::CopyRegisterNode& n) {
                      e.tile(n.src)));
 }
 
+// Layout annotations are consumed by infer_layouts; lowered IR has none.
+void emit_AnnotateLayout(Emitter&, const ir::AnnotateLayoutNode& n) {
+  TESSEL_CHECK(false, "annotate_layout at {} reached code generation", n.loc.str());
+}
+
 void emit_PrintTensor(Emitter& e, const ir::PrintTensorNode& n) {
   e.header(n, "print");
   const Layout& lay = n.tensor->layout;

@@ -68,6 +68,8 @@ std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a);
 // load_shared of tensor-core fragments with ldmatrix; false when the load does not qualify.
 // `element` gives the lvalue of the source element at an element index of the view.
 bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<std::string(const std::string&)>& element);
+// store_shared of 16-bit accumulator fragments with stmatrix (sm_90+); false when it does not qualify.
+bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function<std::string(const std::string&)>& element);
 
 #define TESSEL_INSTR(Name) void emit_##Name(Emitter& e, const ir::Name##Node& n);
 #include "tessel/ir/nodes.def"

@@ -29,6 +29,9 @@ const std::map<std::string, PtxInstruction>& table() {
       // PTX ISA 9.7.14.5.15: ldmatrix, four or two 8x8 matrices of 16-bit elements.
       {"ldmatrix.x4", {"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];", {"=r", "=r", "=r", "=r", "r"}}},
       {"ldmatrix.x2", {"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];", {"=r", "=r", "r"}}},
+      // PTX ISA 9.7.14.5.16: stmatrix (sm_90+), the inverse of ldmatrix.
+      {"stmatrix.x4", {"stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};", {"r", "r", "r", "r", "r"}}},
+      {"stmatrix.x2", {"stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};", {"r", "r", "r"}}},
       // PTX ISA 9.7.14.5.14: mma.sync.aligned.m16n8k16, row-major A, column-major B, f32 accumulate.
       {"mma.m16n8k16.f16",
        {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -39,6 +42,12 @@ const std::map<std::string, PtxInstruction>& table() {
        {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
         "{%0, %1, %2, %3};",
         {"+f", "+f", "+f", "+f", "r", "r", "r", "r", "r", "r"},
+        false}},
+      // PTX ISA 9.7.14.5.14: mma.sync.aligned.m16n8k32 with s8 operands, s32 accumulate (wrapping).
+      {"mma.m16n8k32.s8",
+       {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};",
+        {"+r", "+r", "+r", "+r", "r", "r", "r", "r", "r", "r"},
         false}},
   };
   return t;

@@ -10,6 +10,7 @@ namespace tessel {
 std::string_view dtype_name(DType t) {
   switch (t) {
     case DType::Bool: return "bool";
+    case DType::I8: return "i8";
     case DType::I32: return "i32";
     case DType::U32: return "u32";
     case DType::I64: return "i64";
@@ -22,7 +23,8 @@ std::string_view dtype_name(DType t) {
 
 int dtype_bytes(DType t) {
   switch (t) {
-    case DType::Bool: return 1;
+    case DType::Bool:
+    case DType::I8: return 1;
     case DType::F16:
     case DType::BF16: return 2;
     case DType::I32:

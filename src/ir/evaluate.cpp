@@ -7,6 +7,7 @@ namespace tessel::ir {
 Scalar normalize(DType t, Scalar v) {
   switch (t) {
     case DType::Bool: return Scalar{.i = v.i != 0};
+    case DType::I8: return Scalar{.i = int64_t(int8_t(uint8_t(uint64_t(v.i))))};
     case DType::I32: return Scalar{.i = int64_t(int32_t(uint32_t(uint64_t(v.i))))};
     case DType::U32: return Scalar{.i = int64_t(uint32_t(uint64_t(v.i)))};
     case DType::I64: return v;

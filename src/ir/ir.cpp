@@ -69,12 +69,13 @@ DType promote(DType a, DType b) {
   auto rank = [](DType t) {
     switch (t) {
       case DType::Bool: return 0;
-      case DType::I32: return 1;
-      case DType::U32: return 2;
-      case DType::I64: return 3;
-      case DType::F16: return 4;
-      case DType::BF16: return 5;
-      case DType::F32: return 6;
+      case DType::I8: return 1;
+      case DType::I32: return 2;
+      case DType::U32: return 3;
+      case DType::I64: return 4;
+      case DType::F16: return 5;
+      case DType::BF16: return 6;
+      case DType::F32: return 7;
     }
     return 0;
   };

@@ -32,10 +32,22 @@ std::vector<Expr> Mutator::mutate_all(const std::vector<Expr>& es, bool* changed
 }
 
 Operand Mutator::mutate_operand(const Operand& o, bool* changed) {
-  if (!o.scalar) return o;
+  if (o.tensor) return Operand{replace_tile(o.tensor, changed), nullptr};
   Expr s = mutate(o.scalar);
   *changed |= s != o.scalar;
-  return Operand{o.tensor, s};
+  return Operand{nullptr, s};
+}
+
+RegisterTensor Mutator::replace_tile(const RegisterTensor& t, bool* changed) {
+  RegisterTensor m = mutate_tile(t);
+  *changed |= m != t;
+  return m;
+}
+
+SharedTensor Mutator::replace_shared(const SharedTensor& t, bool* changed) {
+  SharedTensor m = mutate_shared(t);
+  *changed |= m != t;
+  return m;
 }
 
 // ---- expressions ----
@@ -118,67 +130,122 @@ Stmt Mutator::visit(const ThreadGroupNode& n, const Stmt& self) {
 }
 
 Stmt Mutator::visit(const SyncNode&, const Stmt& self) { return self; }
-Stmt Mutator::visit(const AllocSharedNode&, const Stmt& self) { return self; }
-Stmt Mutator::visit(const CastTensorNode&, const Stmt& self) { return self; }
-Stmt Mutator::visit(const ElementwiseUnaryNode&, const Stmt& self) { return self; }
-Stmt Mutator::visit(const ReduceNode&, const Stmt& self) { return self; }
-Stmt Mutator::visit(const CopyRegisterNode&, const Stmt& self) { return self; }
-Stmt Mutator::visit(const PrintTensorNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const AllocSharedNode& n, const Stmt& self) {
+  bool changed = false;
+  SharedTensor t = replace_shared(n.tensor, &changed);
+  return changed ? std::make_shared<AllocSharedNode>(n.loc, t, n.offset, n.alignment) : self;
+}
 Stmt Mutator::visit(const CopyAsyncCommitNode&, const Stmt& self) { return self; }
-Stmt Mutator::visit(const DotNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyAsyncWaitNode&, const Stmt& self) { return self; }
 
 Stmt Mutator::visit(const CopyAsyncNode& n, const Stmt& self) {
   bool changed = false;
+  SharedTensor dst = replace_shared(n.dst, &changed);
   auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<CopyAsyncNode>(n.loc, n.src, n.dst, offs, n.layout) : self;
+  return changed ? std::make_shared<CopyAsyncNode>(n.loc, n.src, dst, offs, n.layout) : self;
 }
 
 Stmt Mutator::visit(const AllocRegisterNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor out = replace_tile(n.out, &changed);
   Expr init = mutate(n.init);
-  return init == n.init ? self : std::make_shared<AllocRegisterNode>(n.loc, n.out, init);
+  changed |= init != n.init;
+  return changed ? std::make_shared<AllocRegisterNode>(n.loc, out, init) : self;
 }
 
 Stmt Mutator::visit(const LoadGlobalNode& n, const Stmt& self) {
   bool changed = false;
+  RegisterTensor out = replace_tile(n.out, &changed);
   auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<LoadGlobalNode>(n.loc, n.out, n.src, offs, n.fill) : self;
+  return changed ? std::make_shared<LoadGlobalNode>(n.loc, out, n.src, offs, n.fill) : self;
 }
 
 Stmt Mutator::visit(const StoreGlobalNode& n, const Stmt& self) {
   bool changed = false;
+  RegisterTensor src = replace_tile(n.src, &changed);
   auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<StoreGlobalNode>(n.loc, n.dst, n.src, offs) : self;
+  return changed ? std::make_shared<StoreGlobalNode>(n.loc, n.dst, src, offs) : self;
 }
 
 Stmt Mutator::visit(const LoadSharedNode& n, const Stmt& self) {
   bool changed = false;
+  RegisterTensor out = replace_tile(n.out, &changed);
+  SharedTensor src = replace_shared(n.src, &changed);
   auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<LoadSharedNode>(n.loc, n.out, n.src, offs) : self;
+  return changed ? std::make_shared<LoadSharedNode>(n.loc, out, src, offs) : self;
 }
 
 Stmt Mutator::visit(const StoreSharedNode& n, const Stmt& self) {
   bool changed = false;
+  RegisterTensor src = replace_tile(n.src, &changed);
+  SharedTensor dst = replace_shared(n.dst, &changed);
   auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<StoreSharedNode>(n.loc, n.dst, n.src, offs) : self;
+  return changed ? std::make_shared<StoreSharedNode>(n.loc, dst, src, offs) : self;
 }
 
 Stmt Mutator::visit(const ElementwiseBinaryNode& n, const Stmt& self) {
   bool changed = false;
+  RegisterTensor out = replace_tile(n.out, &changed);
   Operand a = mutate_operand(n.a, &changed), b = mutate_operand(n.b, &changed);
-  return changed ? std::make_shared<ElementwiseBinaryNode>(n.loc, n.out, n.op, a, b) : self;
+  return changed ? std::make_shared<ElementwiseBinaryNode>(n.loc, out, n.op, a, b) : self;
 }
 
-Stmt Mutator::visit(const FmaNode& n, const Stmt& self) {
+Stmt Mutator::visit(const ElementwiseUnaryNode& n, const Stmt& self) {
   bool changed = false;
-  Operand a = mutate_operand(n.a, &changed), b = mutate_operand(n.b, &changed);
-  return changed ? std::make_shared<FmaNode>(n.loc, n.out, a, b, n.c) : self;
+  RegisterTensor out = replace_tile(n.out, &changed), a = replace_tile(n.a, &changed);
+  return changed ? std::make_shared<ElementwiseUnaryNode>(n.loc, out, n.op, a) : self;
 }
 
 Stmt Mutator::visit(const WhereNode& n, const Stmt& self) {
   bool changed = false;
+  RegisterTensor out = replace_tile(n.out, &changed);
   Operand c = mutate_operand(n.cond, &changed), a = mutate_operand(n.a, &changed), b = mutate_operand(n.b, &changed);
-  return changed ? std::make_shared<WhereNode>(n.loc, n.out, c, a, b) : self;
+  return changed ? std::make_shared<WhereNode>(n.loc, out, c, a, b) : self;
+}
+
+Stmt Mutator::visit(const FmaNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor out = replace_tile(n.out, &changed);
+  Operand a = mutate_operand(n.a, &changed), b = mutate_operand(n.b, &changed);
+  RegisterTensor c = replace_tile(n.c, &changed);
+  return changed ? std::make_shared<FmaNode>(n.loc, out, a, b, c) : self;
+}
+
+Stmt Mutator::visit(const DotNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor out = replace_tile(n.out, &changed), a = replace_tile(n.a, &changed), b = replace_tile(n.b, &changed),
+                 c = replace_tile(n.c, &changed);
+  return changed ? std::make_shared<DotNode>(n.loc, out, a, b, c, n.warps_m, n.warps_n) : self;
+}
+
+Stmt Mutator::visit(const CastTensorNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor out = replace_tile(n.out, &changed), a = replace_tile(n.a, &changed);
+  return changed ? std::make_shared<CastTensorNode>(n.loc, out, a) : self;
+}
+
+Stmt Mutator::visit(const ReduceNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor out = replace_tile(n.out, &changed), a = replace_tile(n.a, &changed);
+  return changed ? std::make_shared<ReduceNode>(n.loc, out, n.op, a, n.dim) : self;
+}
+
+Stmt Mutator::visit(const CopyRegisterNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor dst = replace_tile(n.dst, &changed), src = replace_tile(n.src, &changed);
+  return changed ? std::make_shared<CopyRegisterNode>(n.loc, dst, src) : self;
+}
+
+Stmt Mutator::visit(const AnnotateLayoutNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor tile = replace_tile(n.tile, &changed);
+  return changed ? std::make_shared<AnnotateLayoutNode>(n.loc, tile, n.layout) : self;
+}
+
+Stmt Mutator::visit(const PrintTensorNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor t = replace_tile(n.tensor, &changed);
+  return changed ? std::make_shared<PrintTensorNode>(n.loc, n.label, t) : self;
 }
 
 // ---- walking ----

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "tessel/ir/mutator.hpp"
+
 namespace tessel::ir {
 
 namespace {
@@ -17,9 +19,28 @@ class Printer {
     for (const Expr& b : k.blocks) blocks.push_back(expr(b));
     line(fmt::format("kernel {}({}) blocks=[{}] warps={} shared={} {{", k.name, fmt::join(params, ", "),
                      fmt::join(blocks, ", "), k.warps, k.shared_bytes));
+    if (k.shared_bytes >= 0) shared_memory_plan(k);
     block(k.body);
     line("}");
     return out_;
+  }
+
+  // The planner's layout of shared memory, as comment lines under the kernel's header.
+  void shared_memory_plan(const KernelNode& k) {
+    std::vector<const AllocSharedNode*> allocs;
+    walk(k.body, [&](const StmtNode& s) {
+      if (s.kind == NodeKind::AllocShared) allocs.push_back(static_cast<const AllocSharedNode*>(&s));
+    });
+    ++indent_;
+    line(fmt::format("// shared memory plan: {} bytes in {} allocation{}", k.shared_bytes, allocs.size(),
+                     allocs.size() == 1 ? "" : "s"));
+    for (const AllocSharedNode* n : allocs) {
+      const SharedTensorNode& t = *n->tensor;
+      line(fmt::format("//   {}: {}[{}] at bytes [{}, {}) aligned to {}, {}", name(&t, t.name), dtype_name(t.dtype),
+                       fmt::join(t.shape, ", "), n->offset, n->offset + t.nbytes(), n->alignment,
+                       t.swizzle_bits > 0 ? fmt::format("swizzled {}B", 16 << t.swizzle_bits) : "unswizzled"));
+    }
+    --indent_;
   }
 
   std::string stmt_text(const Stmt& s) {
@@ -91,7 +112,15 @@ class Printer {
 
   std::string reg(const RegisterTensor& r) { return name(r.get(), r->name); }
 
+  static std::string swizzle_text(int bits) {
+    if (bits == kSwizzleUndecided) return " swizzle=undecided";
+    return bits ? fmt::format(" swizzle={}B", 16 << bits) : "";
+  }
+
   std::string reg_decl(const RegisterTensor& r) {
+    if (!r->has_layout())
+      return fmt::format("{}: reg<{}> unresolved[{}] over {} threads", reg(r), dtype_name(r->dtype),
+                         fmt::join(r->shape(), ","), r->threads);
     return fmt::format("{}: reg<{}> {}", reg(r), dtype_name(r->dtype), r->layout.str());
   }
 
@@ -158,7 +187,7 @@ class Printer {
         auto& n = static_cast<const AllocSharedNode&>(*s);
         line(fmt::format("{} = alloc_shared<{}>[{}] offset={}{}", name(n.tensor.get(), n.tensor->name),
                          dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset,
-                         n.tensor->swizzle_bits ? fmt::format(" swizzle={}B", 16 << n.tensor->swizzle_bits) : ""));
+                         swizzle_text(n.tensor->swizzle_bits)));
         break;
       }
       case NodeKind::AllocRegister: {
@@ -209,8 +238,8 @@ class Printer {
       }
       case NodeKind::Dot: {
         auto& n = static_cast<const DotNode&>(*s);
-        line(fmt::format("{} = dot({}, {}, {}) warps={}x{}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), n.warps_m,
-                         n.warps_n));
+        const std::string warps = n.warps_m ? fmt::format("{}x{}", n.warps_m, n.warps_n) : std::string("unresolved");
+        line(fmt::format("{} = dot({}, {}, {}) warps={}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), warps));
         break;
       }
       case NodeKind::CastTensor: {
@@ -226,6 +255,11 @@ class Printer {
       case NodeKind::CopyRegister: {
         auto& n = static_cast<const CopyRegisterNode&>(*s);
         line(fmt::format("{} = copy({})", reg(n.dst), reg(n.src)));
+        break;
+      }
+      case NodeKind::AnnotateLayout: {
+        auto& n = static_cast<const AnnotateLayoutNode&>(*s);
+        line(fmt::format("annotate_layout {} {}", reg(n.tile), n.layout.str()));
         break;
       }
       case NodeKind::CopyAsync: {

@@ -87,15 +87,18 @@ class Verifier {
     if (!defined(t.get()))
       throw Error(s.loc, fmt::format("register tile {} (created at {}) is used outside the scope that created it",
                                      t->name, t->loc.str()));
-    if (t->layout.num_threads() != groups_.back())
+    if (t->threads != groups_.back())
       throw Error(s.loc, fmt::format("register tile {} is distributed over {} threads but is used in a thread group "
                                      "of {} threads",
-                                     t->name, t->layout.num_threads(), groups_.back()));
+                                     t->name, t->threads, groups_.back()));
   }
 
+  // A layout is empty until infer_layouts resolves it; once there it fits the tile.
   void define_tile(const RegisterTensor& t, const StmtNode& s) {
-    TESSEL_CHECK(t->layout.num_threads() == groups_.back(), "tile defined for {} threads in a group of {} at {}",
-                 t->layout.num_threads(), groups_.back(), s.loc.str());
+    TESSEL_CHECK(!t->has_layout() || (t->layout.shape() == t->shape() && t->layout.num_threads() == t->threads),
+                 "tile {} at {} has a layout of another shape or thread count", t->name, s.loc.str());
+    TESSEL_CHECK(t->threads == groups_.back(), "tile defined for {} threads in a group of {} at {}", t->threads,
+                 groups_.back(), s.loc.str());
     scopes_.back().insert(t.get());
   }
 
@@ -192,6 +195,9 @@ class Verifier {
       }
       case NodeKind::Dot: {
         auto& n = static_cast<const DotNode&>(*s);
+        TESSEL_CHECK(n.warps_m == 0 || n.warps_m * n.warps_n * 32 == groups_.back(),
+                     "dot at {} split over {}x{} warps in a group of {}", s->loc.str(), n.warps_m, n.warps_n,
+                     groups_.back());
         use_tile(n.a, *s);
         use_tile(n.b, *s);
         use_tile(n.c, *s);
@@ -216,6 +222,7 @@ class Verifier {
         use_tile(n.dst, *s);
         break;
       }
+      case NodeKind::AnnotateLayout: use_tile(static_cast<const AnnotateLayoutNode&>(*s).tile, *s); break;
       case NodeKind::PrintTensor: use_tile(static_cast<const PrintTensorNode&>(*s).tensor, *s); break;
       case NodeKind::CopyAsync: {
         auto& n = static_cast<const CopyAsyncNode&>(*s);

@@ -1,4 +1,5 @@
-// dot: matrix multiply-accumulate of register tiles on tensor cores.
+// dot: matrix multiply-accumulate of register tiles on tensor cores. The fragment layouts and the
+// warp split are chosen by infer_layouts; tracing checks what does not depend on them.
 #include <fmt/ranges.h>
 
 #include "tessel/lang/script.hpp"
@@ -16,28 +17,29 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
   if (b.shape()[0] != k || c.shape()[0] != m || c.shape()[1] != n)
     throw Error(loc, fmt::format("dot: shapes [{}] @ [{}] + [{}] do not match (want [m, k] @ [k, n] + [m, n])",
                                  fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "), fmt::join(c.shape(), ", ")));
-  if (a.dtype() != b.dtype() || (a.dtype() != DType::F16 && a.dtype() != DType::BF16) || c.dtype() != DType::F32)
-    throw Error(loc, fmt::format("dot: tensor cores take f16 or bf16 operands of one type and an f32 accumulator; got "
-                                 "{} @ {} + {}",
+  const bool half = (a.dtype() == DType::F16 || a.dtype() == DType::BF16) && c.dtype() == DType::F32;
+  const bool int8 = a.dtype() == DType::I8 && c.dtype() == DType::I32;
+  if (a.dtype() != b.dtype() || !(half || int8))
+    throw Error(loc, fmt::format("dot: tensor cores take f16 or bf16 operands of one type with an f32 accumulator, or "
+                                 "i8 operands with an i32 accumulator; got {} @ {} + {}",
                                  dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(c.dtype())));
   if (g.count % 32 != 0)
     throw Error(loc, fmt::format("dot: tensor cores are used by whole warps; the thread group has {} threads", g.count));
+  for (const RegisterTensor* t : {&a, &b, &c})
+    if (t->ir()->threads != g.count)
+      throw Error(loc, fmt::format("dot: the tile {} is distributed over {} threads, but the current thread group has "
+                                   "{} threads; use tiles inside the thread group that created them",
+                                   t->ir()->name, t->ir()->threads, g.count));
   const int warps = g.count / 32;
-  for (int wm = 1; wm <= warps; ++wm) {
-    if (warps % wm != 0) continue;
-    const int wn = warps / wm;
-    if (m % (16 * wm) != 0 || n % (8 * wn) != 0 || k % 16 != 0) continue;
-    const MmaLayouts want = mma_layouts(m, n, k, wm, wn);
-    if (a.layout() == want.a && b.layout() == want.b && c.layout() == want.c) {
-      auto out = std::make_shared<ir::RegisterTensorNode>(ir::RegisterTensorNode{DType::F32, c.layout(), "acc", loc});
-      bld.emit(std::make_shared<ir::DotNode>(loc, out, a.ir(), b.ir(), c.ir(), wm, wn));
-      return RegisterTensor(out);
-    }
-  }
-  throw Error(loc, fmt::format("dot: the operands are not in tensor-core fragment layouts for a {}x{}x{} tile over {} "
-                               "warps; create them with the layouts of mma_layouts({}, {}, {}, warps_m, warps_n) "
-                               "(a: {}; b: {}; c: {})",
-                               m, n, k, warps, m, n, k, a.layout().str(), b.layout().str(), c.layout().str()));
+  const MmaAtom& atom = mma_atom(a.dtype());
+  if (mma_warp_splits(m, n, k, warps, a.dtype()).empty())
+    throw Error(loc, fmt::format("dot: a {}x{}x{} tile does not split into m{}n{}k{} tensor-core atoms over {} warps "
+                                 "(k must be a multiple of {}, and m and n multiples of {} and {} times the warps "
+                                 "along them)",
+                                 m, n, k, atom.m, atom.n, atom.k, warps, atom.k, atom.m, atom.n));
+  auto out = std::make_shared<ir::RegisterTensorNode>(c.dtype(), c.shape(), g.count, Layout(), "acc", loc);
+  bld.emit(std::make_shared<ir::DotNode>(loc, out, a.ir(), b.ir(), c.ir(), 0, 0));
+  return RegisterTensor(out);
 }
 
 }  // namespace tessel

@@ -29,11 +29,12 @@ std::vector<ir::Expr> exprs_of(const std::vector<Dim>& ds) {
   return out;
 }
 
-// Checks a user-given layout (or picks the default) for a tile of `shape` over the current group.
-Layout tile_layout(const Layout& given, const std::vector<int>& shape, DType t, std::string_view what,
-                   const SourceLoc& loc) {
+// Checks a layout the user pinned for a tile of `shape` over the current group. An empty layout
+// stays empty: infer_layouts chooses it.
+void check_pinned_layout(const Layout& given, const std::vector<int>& shape, std::string_view what,
+                         const SourceLoc& loc) {
   const Builder::Group g = Builder::current(loc).group(loc);
-  if (given.rank() == 0) return Layout::distributed(shape, g.count, dtype_bytes(t));
+  if (given.rank() == 0) return;
   if (given.shape() != shape)
     throw Error(loc, fmt::format("{}: the layout covers shape [{}] but the tile has shape [{}]", what,
                                  fmt::join(given.shape(), ", "), fmt::join(shape, ", ")));
@@ -41,37 +42,22 @@ Layout tile_layout(const Layout& given, const std::vector<int>& shape, DType t, 
     throw Error(loc, fmt::format("{}: the layout distributes the tile over {} threads but the current thread group "
                                  "has {}",
                                  what, given.num_threads(), g.count));
-  return given;
 }
 
-ir::RegisterTensor new_tile(DType t, Layout layout, std::string name, SourceLoc loc) {
-  return std::make_shared<ir::RegisterTensorNode>(ir::RegisterTensorNode{t, std::move(layout), std::move(name), std::move(loc)});
+// A tile of the current thread group; `layout` is the user's pin or empty.
+ir::RegisterTensor new_tile(DType t, std::vector<int> shape, Layout layout, std::string name, SourceLoc loc) {
+  const int threads = Builder::current(loc).group(loc).count;
+  return std::make_shared<ir::RegisterTensorNode>(t, std::move(shape), threads, std::move(layout), std::move(name),
+                                                  std::move(loc));
 }
 
 // Register tiles belong to the thread group they were created in.
 void check_group(const ir::RegisterTensor& t, std::string_view what, const SourceLoc& loc) {
   const Builder::Group g = Builder::current(loc).group(loc);
-  if (t->layout.num_threads() != g.count)
+  if (t->threads != g.count)
     throw Error(loc, fmt::format("{}: the tile {} is distributed over {} threads, but the current thread group has {} "
                                  "threads; use tiles inside the thread group that created them",
-                                 what, t->name, t->layout.num_threads(), g.count));
-}
-
-// Every element of `out` must find the broadcast source element in the same thread.
-void check_broadcast(const ir::RegisterTensor& operand, const Layout& out, std::string_view what, const SourceLoc& loc) {
-  const Layout& in = operand->layout;
-  for (int t = 0; t < out.num_threads(); ++t)
-    for (int l = 0; l < out.local_size(); ++l) {
-      std::vector<int> c = out.coords(t, l);
-      for (int d = 0; d < in.rank(); ++d)
-        if (in.shape()[d] == 1) c[d] = 0;
-      int local = 0;
-      if (!in.holds(t, c, &local))
-        throw Error(loc, fmt::format("{}: operand {} with {} does not place its elements in the threads that need "
-                                     "them for the result {}; give the operands matching layouts (for a reduced "
-                                     "tile, use the reduced layout of the other operand)",
-                                     what, operand->name, in.str(), out.str()));
-    }
+                                 what, t->name, t->threads, g.count));
 }
 
 ir::Operand resolve(const TileOperand& o, DType tile_type) {
@@ -105,14 +91,15 @@ GlobalTensor Instructions::make_global_view(DType t, ir::Expr ptr, const std::ve
   return GlobalTensor(std::make_shared<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
 }
 
-SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, Swizzle swizzle, SourceLoc loc) {
+SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
+                                              SourceLoc loc) {
   Builder& b = Builder::current(loc);
   std::vector<int> s = static_shape(shape, "shared_tensor", loc);
   std::vector<int> strides(s.size(), 1);
   for (int i = int(s.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * s[i + 1];
   const int row_bytes = s.back() * dtype_bytes(t);
-  int bits = 0;
-  if (swizzle != Swizzle::none) {
+  int bits = swizzle ? 0 : ir::kSwizzleUndecided;
+  if (swizzle && *swizzle != Swizzle::none) {
     if (row_bytes % 16 != 0)
       throw Error(loc, fmt::format("shared_tensor: a swizzled tile needs rows of a multiple of 16 bytes; rows of {} "
                                    "{} elements are {} bytes",
@@ -122,10 +109,10 @@ SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& s
     if (total % 128 != 0)
       throw Error(loc, fmt::format("shared_tensor: a swizzled tile must span whole 128-byte lines; this one has {} bytes",
                                    total));
-    bits = swizzle == Swizzle::automatic ? conflict_free_swizzle_bits(row_bytes)
-           : swizzle == Swizzle::b32     ? 1
-           : swizzle == Swizzle::b64     ? 2
-                                         : 3;
+    bits = *swizzle == Swizzle::automatic ? conflict_free_swizzle_bits(row_bytes)
+           : *swizzle == Swizzle::b32     ? 1
+           : *swizzle == Swizzle::b64     ? 2
+                                          : 3;
   }
   auto node = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{t, s, strides, nullptr, nullptr, "s", loc, bits});
   b.emit(std::make_shared<ir::AllocSharedNode>(loc, node));
@@ -172,7 +159,8 @@ RegisterTensor Instructions::make_register_tensor(DType t, const std::vector<Dim
   Builder& b = Builder::current(loc);
   std::vector<int> s = static_shape(shape, "register_tensor", loc);
   if (init.tensor) throw Error(loc, "register_tensor: the initial value must be a scalar");
-  auto out = new_tile(t, tile_layout(layout, s, t, "register_tensor", loc), "r", loc);
+  check_pinned_layout(layout, s, "register_tensor", loc);
+  auto out = new_tile(t, s, layout, "r", loc);
   b.emit(std::make_shared<ir::AllocRegisterNode>(loc, out, resolve(init, t).scalar));
   return RegisterTensor(out);
 }
@@ -187,7 +175,8 @@ RegisterTensor::RegisterTensor(const RegisterTensor& other, std::source_location
   if (!other.t_) return;
   SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
-  t_ = new_tile(other.dtype(), other.layout(), other.t_->name, loc);
+  check_group(other.t_, "copy", loc);
+  t_ = new_tile(other.dtype(), other.shape(), Layout(), other.t_->name, loc);
   b.emit(std::make_shared<ir::AllocRegisterNode>(loc, t_, ir::const_int(0, other.dtype())));
   b.emit(std::make_shared<ir::CopyRegisterNode>(loc, t_, other.t_));
 }
@@ -198,11 +187,13 @@ RegisterTensor& RegisterTensor::operator=(const RegisterTensor& other) {
     return *this;
   }
   const SourceLoc& loc = other.t_->loc;
-  if (other.shape() != shape() || other.dtype() != dtype() || !(other.layout() == layout()))
-    throw Error(loc, fmt::format("assignment to register tile {} (reg<{}>{}) from a tile of a different type "
-                                 "(reg<{}>{}); convert with .to<T>() or keep the shapes and layouts equal",
-                                 t_->name, dtype_name(dtype()), layout().str(), dtype_name(other.dtype()),
-                                 other.layout().str()));
+  if (other.shape() != shape() || other.dtype() != dtype())
+    throw Error(loc, fmt::format("assignment to register tile {} (reg<{}>[{}]) from a tile of a different type "
+                                 "(reg<{}>[{}]); convert with .to<T>() or keep the shapes equal",
+                                 t_->name, dtype_name(dtype()), fmt::join(shape(), ", "), dtype_name(other.dtype()),
+                                 fmt::join(other.shape(), ", ")));
+  check_group(t_, "assignment", loc);
+  check_group(other.t_, "assignment", loc);
   Builder::current(loc).emit(std::make_shared<ir::CopyRegisterNode>(loc, t_, other.t_));
   return *this;
 }
@@ -214,7 +205,7 @@ RegisterTensor& RegisterTensor::operator=(RegisterTensor&& other) {
 RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc) const {
   Builder& b = Builder::current(loc);
   check_group(t_, "to<T>()", loc);
-  auto out = new_tile(t, layout(), "r", loc);
+  auto out = new_tile(t, shape(), Layout(), "r", loc);
   b.emit(std::make_shared<ir::CastTensorNode>(loc, out, t_));
   return RegisterTensor(out);
 }
@@ -235,7 +226,7 @@ RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOper
     if (!o->tensor && !o->literal && o->scalar->type.dtype != t)
       throw Error(loc, fmt::format("{}: the scalar operand is {} but the tile is {}; cast it with cast<T>()", what,
                                    o->scalar->type.str(), dtype_name(t)));
-  // Result layout: the operand whose shape is the broadcast shape.
+  // The result has the shape of the operand whose shape is the broadcast shape.
   const ir::RegisterTensor* full = nullptr;
   if (a.tensor && b.tensor) {
     const auto &sa = a.tensor->shape(), &sb = b.tensor->shape();
@@ -257,11 +248,10 @@ RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOper
   } else {
     full = a.tensor ? &a.tensor : &b.tensor;
   }
-  check_group(*full, what, loc);
   for (const TileOperand* o : {&a, &b})
-    if (o->tensor && o->tensor != *full) check_broadcast(o->tensor, (*full)->layout, what, loc);
+    if (o->tensor) check_group(o->tensor, what, loc);
   const DType out_type = ir::is_comparison(op) ? DType::Bool : t;
-  auto out = new_tile(out_type, (*full)->layout, "r", loc);
+  auto out = new_tile(out_type, (*full)->shape(), Layout(), "r", loc);
   bld.emit(std::make_shared<ir::ElementwiseBinaryNode>(loc, out, op, resolve(a, t), resolve(b, t)));
   return RegisterTensor(out);
 }
@@ -279,7 +269,8 @@ RegisterTensor operator>=(const TileOperand& a, const TileOperand& b) { return e
 
 RegisterTensor RegisterTensor::operator-() const {
   const SourceLoc& loc = t_->loc;
-  auto out = new_tile(dtype(), layout(), "r", loc);
+  check_group(t_, "neg", loc);
+  auto out = new_tile(dtype(), shape(), Layout(), "r", loc);
   Builder::current(loc).emit(std::make_shared<ir::ElementwiseUnaryNode>(loc, out, ir::UnaryOp::Neg, t_));
   return RegisterTensor(out);
 }
@@ -308,10 +299,10 @@ RegisterTensor Instructions::fma(const TileOperand& a, const TileOperand& b, con
       if (!fits)
         throw Error(loc, fmt::format("fma: operand shape [{}] does not broadcast to the accumulator's shape [{}]",
                                      fmt::join(so, ", "), fmt::join(c.shape(), ", ")));
-      check_broadcast(o->tensor, c.layout(), "fma", loc);
+      check_group(o->tensor, "fma", loc);
     }
   }
-  auto out = new_tile(t, c.layout(), "r", loc);
+  auto out = new_tile(t, c.shape(), Layout(), "r", loc);
   bld.emit(std::make_shared<ir::FmaNode>(loc, out, resolve(a, t), resolve(b, t), c.ir()));
   return RegisterTensor(out);
 }
@@ -330,9 +321,9 @@ RegisterTensor Instructions::where(const TileOperand& cond, const TileOperand& a
     if (o->tensor && o->tensor->shape() != cond.tensor->shape())
       throw Error(loc, fmt::format("where: value shape [{}] differs from the condition's shape [{}]",
                                    fmt::join(o->tensor->shape(), ", "), fmt::join(cond.tensor->shape(), ", ")));
-    if (o->tensor) check_broadcast(o->tensor, cond.tensor->layout, "where", loc);
+    if (o->tensor) check_group(o->tensor, "where", loc);
   }
-  auto out = new_tile(t, cond.tensor->layout, "r", loc);
+  auto out = new_tile(t, cond.tensor->shape(), Layout(), "r", loc);
   bld.emit(std::make_shared<ir::WhereNode>(loc, out, ir::Operand{cond.tensor, nullptr}, resolve(a, t), resolve(b, t)));
   return RegisterTensor(out);
 }
@@ -343,7 +334,7 @@ RegisterTensor Instructions::unary_op(ir::UnaryOp op, const RegisterTensor& x, S
   if (ir::is_transcendental(op) && !is_float(x.dtype()))
     throw Error(loc, fmt::format("{}: needs a floating-point tile, got {}; convert with .to<float>()", ir::op_name(op),
                                  dtype_name(x.dtype())));
-  auto out = new_tile(x.dtype(), x.layout(), "r", loc);
+  auto out = new_tile(x.dtype(), x.shape(), Layout(), "r", loc);
   b.emit(std::make_shared<ir::ElementwiseUnaryNode>(loc, out, op, x.ir()));
   return RegisterTensor(out);
 }
@@ -363,18 +354,9 @@ RegisterTensor Instructions::reduce(ir::ReduceOp op, const RegisterTensor& x, in
   check_group(x.ir(), what, loc);
   if (dim < 0 || dim >= int(x.shape().size()))
     throw Error(loc, fmt::format("{}: dim {} is out of range for a tile of rank {}", what, dim, x.shape().size()));
-  for (const Layout::ThreadSpan& s : x.layout().thread_spans(dim)) {
-    if (s.stride * s.size > 32)
-      throw Error(loc, fmt::format("{} over dim {}: the threads spanning that dimension belong to different warps "
-                                   "({}); reductions combine lanes of one warp, so choose a layout whose threads "
-                                   "along dim {} lie within a warp",
-                                   what, dim, x.layout().str(), dim));
-    if (s.size & (s.size - 1))
-      throw Error(loc, fmt::format("{} over dim {}: {} threads span that dimension; the lane count must be a power "
-                                   "of two",
-                                   what, dim, s.size));
-  }
-  auto out = new_tile(x.dtype(), x.layout().reduced(dim), "r", loc);
+  std::vector<int> reduced_shape = x.shape();
+  reduced_shape[dim] = 1;
+  auto out = new_tile(x.dtype(), reduced_shape, Layout(), "r", loc);
   b.emit(std::make_shared<ir::ReduceNode>(loc, out, op, x.ir(), dim));
   return RegisterTensor(out);
 }
@@ -382,6 +364,15 @@ RegisterTensor Instructions::reduce(ir::ReduceOp op, const RegisterTensor& x, in
 RegisterTensor Instructions::sum(const RegisterTensor& x, int dim, loc_t l) { return reduce(ir::ReduceOp::Sum, x, dim, SourceLoc::from(l)); }
 RegisterTensor Instructions::max(const RegisterTensor& x, int dim, loc_t l) { return reduce(ir::ReduceOp::Max, x, dim, SourceLoc::from(l)); }
 RegisterTensor Instructions::min(const RegisterTensor& x, int dim, loc_t l) { return reduce(ir::ReduceOp::Min, x, dim, SourceLoc::from(l)); }
+
+void Instructions::annotate_layout(const RegisterTensor& x, const Layout& layout, loc_t l) {
+  SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  check_group(x.ir(), "annotate_layout", loc);
+  if (layout.rank() == 0) throw Error(loc, "annotate_layout: the layout is empty");
+  check_pinned_layout(layout, x.shape(), "annotate_layout", loc);
+  b.emit(std::make_shared<ir::AnnotateLayoutNode>(loc, x.ir(), layout));
+}
 
 void Instructions::print(const std::string& label, const RegisterTensor& x, loc_t l) {
   SourceLoc loc = SourceLoc::from(l);
@@ -409,7 +400,8 @@ RegisterTensor Instructions::load_global(const GlobalTensor& src, std::vector<Di
   std::vector<int> s = static_shape(shape, "load_global", loc);
   if (s.size() != size_t(src.ir()->rank()))
     throw Error(loc, fmt::format("load_global: a tile of rank {} from a tensor of rank {}", s.size(), src.ir()->rank()));
-  auto out = new_tile(src.dtype(), tile_layout(layout, s, src.dtype(), "load_global", loc), "r", loc);
+  check_pinned_layout(layout, s, "load_global", loc);
+  auto out = new_tile(src.dtype(), s, layout, "r", loc);
   b.emit(std::make_shared<ir::LoadGlobalNode>(loc, out, src.ir(), exprs_of(offsets), fill));
   return RegisterTensor(out);
 }
@@ -445,7 +437,8 @@ RegisterTensor Instructions::load_shared(const SharedTensor& src, std::vector<Di
       throw Error(loc, fmt::format("load_shared: the tile [{}] at offset {} of dim {} exceeds the shared tensor's "
                                    "shape [{}]",
                                    fmt::join(s, ", "), offsets[d].value(), d, fmt::join(src.shape(), ", ")));
-  auto out = new_tile(src.dtype(), tile_layout(layout, s, src.dtype(), "load_shared", loc), "r", loc);
+  check_pinned_layout(layout, s, "load_shared", loc);
+  auto out = new_tile(src.dtype(), s, layout, "r", loc);
   b.emit(std::make_shared<ir::LoadSharedNode>(loc, out, src.ir(), exprs_of(offsets)));
   return RegisterTensor(out);
 }

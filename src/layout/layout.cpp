@@ -212,6 +212,52 @@ Layout Layout::unsqueeze(int dim) const {
   return out;
 }
 
+Layout Layout::reshape(const std::vector<int>& shape) const {
+  auto fail = [&](const std::string& why) {
+    return Error(fmt::format("cannot reshape {} to [{}]: {}", str(), fmt::join(shape, ", "), why));
+  };
+  int64_t count = 1;
+  for (int e : shape) {
+    if (e <= 0) throw fail("extents must be positive");
+    count *= e;
+  }
+  if (count != num_elements()) throw fail(fmt::format("{} elements cannot become {}", num_elements(), count));
+  // Flatten: one dimension whose modes are every mode, dimension by dimension, outer to inner
+  // (modes of a dimension are already in that order), so each keeps its row-major stride.
+  Layout w;
+  std::vector<int> order(mode_size_.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return mode_dim_[x] < mode_dim_[y]; });
+  std::vector<int> position(order.size());
+  for (int i = 0; i < int(order.size()); ++i) {
+    position[order[i]] = i;
+    w.mode_size_.push_back(mode_size_[order[i]]);
+    w.mode_dim_.push_back(0);
+  }
+  for (const Digit& g : spatial_) w.spatial_.push_back({g.mode < 0 ? -1 : position[g.mode], g.size});
+  for (const Digit& g : local_) w.local_.push_back({g.mode < 0 ? -1 : position[g.mode], g.size});
+  // Deal the modes out to the new dimensions from the innermost, cutting one where a dimension
+  // ends inside it.
+  int m = int(w.mode_size_.size()) - 1;
+  for (int d = int(shape.size()) - 1; d >= 0; --d) {
+    for (int need = shape[d]; need > 1;) {
+      const int size = w.mode_size_[m];
+      if (size <= need) {
+        if (need % size != 0) throw fail(fmt::format("a mode of size {} straddles dimension {}", size, d));
+        w.mode_dim_[m--] = d;
+        need /= size;
+      } else {
+        if (size % need != 0) throw fail(fmt::format("a mode of size {} straddles dimension {}", size, d));
+        w.mode_dim_[w.split_mode(m, need)] = d;
+        need = 1;
+      }
+    }
+  }
+  w.shape_ = shape;
+  w.canonicalize();
+  return w;
+}
+
 void Layout::canonicalize() {
   // Drop size-1 modes and digits.
   std::vector<int> keep_map(mode_size_.size(), -1);

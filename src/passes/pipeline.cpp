@@ -14,6 +14,8 @@ namespace tessel::passes {
 const std::vector<Pass>& pipeline() {
   static const std::vector<Pass> passes = {
       {"inline_grid_values", inline_grid_values},
+      {"infer_layouts", infer_layouts},
+      {"choose_swizzles", choose_swizzles},
       {"simplify_scalars", simplify_scalars},
       {"plan_shared_memory", plan_shared_memory},
   };

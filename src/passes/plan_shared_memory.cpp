@@ -16,11 +16,11 @@ class Planner : public ir::Mutator {
 
  protected:
   ir::Stmt visit(const ir::AllocSharedNode& n, const ir::Stmt& self) override {
-    const int64_t align = n.tensor->swizzle_bits ? kSwizzledAlignment : kAlignment;
+    const int64_t align = n.tensor->swizzle_bits > 0 ? kSwizzledAlignment : kAlignment;
     const int64_t offset = (total + align - 1) / align * align;
     total = offset + n.tensor->nbytes();
-    if (n.offset == offset) return self;
-    return std::make_shared<ir::AllocSharedNode>(n.loc, n.tensor, offset);
+    if (n.offset == offset && n.alignment == align) return self;
+    return std::make_shared<ir::AllocSharedNode>(n.loc, n.tensor, offset, int(align));
   }
 };
 

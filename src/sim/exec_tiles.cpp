@@ -100,6 +100,11 @@ void exec_CopyRegister(Warp& w, const ir::CopyRegisterNode& n, Mask mask) {
   for_each_slot(w, n.dst.get(), mask, [&](int lane, int l) { return a(lane, l); });
 }
 
+// Layout annotations are consumed by infer_layouts; lowered IR has none.
+void exec_AnnotateLayout(Warp&, const ir::AnnotateLayoutNode& n, Mask) {
+  TESSEL_CHECK(false, "annotate_layout at {} reached the simulator", n.loc.str());
+}
+
 void exec_PrintTensor(Warp& w, const ir::PrintTensorNode& n, Mask mask) {
   const auto& table = w.cta.tables.coords(n.tensor.get());
   const auto& values = w.tile(n.tensor.get());

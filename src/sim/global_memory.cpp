@@ -52,6 +52,7 @@ void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& 
 ir::Scalar load_value(DType t, const void* p) {
   switch (t) {
     case DType::Bool: return ir::Scalar{.i = *static_cast<const uint8_t*>(p) != 0};
+    case DType::I8: return ir::Scalar{.i = *static_cast<const int8_t*>(p)};
     case DType::I32: {
       int32_t v;
       std::memcpy(&v, p, 4);
@@ -89,6 +90,7 @@ ir::Scalar load_value(DType t, const void* p) {
 void store_value(DType t, void* p, ir::Scalar v) {
   switch (t) {
     case DType::Bool: *static_cast<uint8_t*>(p) = v.i != 0; return;
+    case DType::I8: *static_cast<int8_t*>(p) = int8_t(v.i); return;
     case DType::I32:
     case DType::U32: {
       const uint32_t x = uint32_t(v.i);

@@ -129,6 +129,8 @@ struct GlobalTensorNode {
 };
 using GlobalTensor = Ref<GlobalTensorNode>;
 
+inline constexpr int kSwizzleUndecided = -1;
+
 // A tile of shared memory: either an allocation (root == nullptr) or a view into one,
 // `offset` elements from the allocation's start.
 struct SharedTensorNode {
@@ -138,21 +140,31 @@ struct SharedTensorNode {
   Expr offset;
   std::string name;
   SourceLoc loc;
-  int swizzle_bits = 0;  // the allocation's XOR swizzle (layout/shared_swizzle.hpp); 0: none
+  // The allocation's XOR swizzle (layout/shared_swizzle.hpp); 0: none; kSwizzleUndecided until
+  // choose_swizzles decides it for a tile created without a Swizzle argument.
+  int swizzle_bits = 0;
   int rank() const { return int(shape.size()); }
   int64_t nbytes() const;
   const SharedTensorNode* allocation() const { return root ? root.get() : this; }
 };
 using SharedTensor = Ref<SharedTensorNode>;
 
-// A tile held in registers, distributed over the threads of a thread group by `layout`.
+// A tile held in registers, distributed over the `threads` threads of the thread group that
+// created it by `layout`. The layout is empty (unresolved) from tracing until infer_layouts
+// decides it, unless the user pinned it when creating the tile.
 struct RegisterTensorNode {
+  RegisterTensorNode(DType dtype, std::vector<int> shape, int threads, Layout layout, std::string name, SourceLoc loc)
+      : dtype(dtype), tile_shape(std::move(shape)), threads(threads), layout(std::move(layout)), name(std::move(name)),
+        loc(std::move(loc)) {}
   DType dtype;
+  std::vector<int> tile_shape;
+  int threads;
   Layout layout;
   std::string name;
   SourceLoc loc;
-  const std::vector<int>& shape() const { return layout.shape(); }
-  int rank() const { return layout.rank(); }
+  const std::vector<int>& shape() const { return tile_shape; }
+  int rank() const { return int(tile_shape.size()); }
+  bool has_layout() const { return layout.rank() != 0; }
 };
 using RegisterTensor = Ref<RegisterTensorNode>;
 
@@ -209,10 +221,11 @@ struct SyncNode : StmtNode {
   explicit SyncNode(SourceLoc l) : StmtNode(NodeKind::Sync, std::move(l)) {}
 };
 struct AllocSharedNode : StmtNode {
-  AllocSharedNode(SourceLoc l, SharedTensor t, int64_t offset = -1)
-      : StmtNode(NodeKind::AllocShared, std::move(l)), tensor(std::move(t)), offset(offset) {}
+  AllocSharedNode(SourceLoc l, SharedTensor t, int64_t offset = -1, int alignment = 0)
+      : StmtNode(NodeKind::AllocShared, std::move(l)), tensor(std::move(t)), offset(offset), alignment(alignment) {}
   const SharedTensor tensor;
   const int64_t offset;  // bytes into the block's shared memory; -1 until planned
+  const int alignment;   // the planner's alignment of `offset`, in bytes; 0 until planned
 };
 struct AllocRegisterNode : StmtNode {
   AllocRegisterNode(SourceLoc l, RegisterTensor out, Expr init)
@@ -286,8 +299,10 @@ struct FmaNode : StmtNode {
   const Operand a, b;
   const RegisterTensor c;
 };
-// out = a @ b + c on tensor cores (mma.sync m16n8k16): a [m, k] and b [k, n] in f16 or bf16, c and
-// out [m, n] in f32, all in the layouts of mma_layouts(m, n, k, warps_m, warps_n).
+// out = a @ b + c on tensor cores (mma.sync): a [m, k] and b [k, n] in f16 or bf16 with c and out
+// [m, n] in f32 (m16n8k16), or in i8 with c and out in i32 (m16n8k32); all in the layouts of
+// mma_layouts(m, n, k, warps_m, warps_n, a's type). The warp split is 0x0 from tracing until
+// infer_layouts chooses it.
 struct DotNode : StmtNode {
   DotNode(SourceLoc l, RegisterTensor out, RegisterTensor a, RegisterTensor b, RegisterTensor c, int warps_m, int warps_n)
       : StmtNode(NodeKind::Dot, std::move(l)), out(std::move(out)), a(std::move(a)), b(std::move(b)), c(std::move(c)),
@@ -316,6 +331,13 @@ struct CopyRegisterNode : StmtNode {
   CopyRegisterNode(SourceLoc l, RegisterTensor dst, RegisterTensor src)
       : StmtNode(NodeKind::CopyRegister, std::move(l)), dst(std::move(dst)), src(std::move(src)) {}
   const RegisterTensor dst, src;
+};
+// Pins the layout of `tile` (annotate_layout); infer_layouts consumes it.
+struct AnnotateLayoutNode : StmtNode {
+  AnnotateLayoutNode(SourceLoc l, RegisterTensor t, Layout layout)
+      : StmtNode(NodeKind::AnnotateLayout, std::move(l)), tile(std::move(t)), layout(std::move(layout)) {}
+  const RegisterTensor tile;
+  const Layout layout;
 };
 struct PrintTensorNode : StmtNode {
   PrintTensorNode(SourceLoc l, std::string label, RegisterTensor t)

@@ -13,6 +13,10 @@ class Mutator {
   virtual ~Mutator() = default;
   virtual Stmt mutate(const Stmt& s);
   virtual Expr mutate(const Expr& e);
+  // Every register tile a statement names passes through here (identity by default).
+  virtual RegisterTensor mutate_tile(const RegisterTensor& t) { return t; }
+  // Every shared tensor (allocation or view) a statement names passes through here.
+  virtual SharedTensor mutate_shared(const SharedTensor& t) { return t; }
 
  protected:
 #define TESSEL_STMT(Name) virtual Stmt visit(const Name##Node& n, const Stmt& self);
@@ -22,6 +26,8 @@ class Mutator {
 
   std::vector<Expr> mutate_all(const std::vector<Expr>& es, bool* changed);
   Operand mutate_operand(const Operand& o, bool* changed);
+  RegisterTensor replace_tile(const RegisterTensor& t, bool* changed);
+  SharedTensor replace_shared(const SharedTensor& t, bool* changed);
 };
 
 // Pre-order walk over every statement (and, with the second callback, every expression).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -95,16 +96,19 @@ class Instructions {
                            loc_t loc = loc_t::current()) {
     return make_global_view(dtype_v<T>, ptr.ir(), shape, strides, SourceLoc::from(loc));
   }
+  // A shared tile; the choose_swizzles pass swizzles it when ldmatrix reads it and 8-row reads
+  // would conflict.
   template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, loc_t loc = loc_t::current()) {
-    return make_shared_tensor(dtype_v<T>, shape, Swizzle::none, SourceLoc::from(loc));
+    return make_shared_tensor(dtype_v<T>, shape, std::nullopt, SourceLoc::from(loc));
   }
-  // A shared tile whose 16-byte chunks are XOR-swizzled; `automatic` picks the smallest pattern
-  // that makes 8-row (ldmatrix) accesses conflict-free for the tile's row size.
+  // A shared tile with the swizzle asked for: `none` opts out, `automatic` picks the smallest
+  // pattern that makes 8-row (ldmatrix) accesses conflict-free for the tile's row size, the
+  // others fix the pattern.
   template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, Swizzle swizzle, loc_t loc = loc_t::current()) {
     return make_shared_tensor(dtype_v<T>, shape, swizzle, SourceLoc::from(loc));
   }
-  // A register tile filled with `init`, distributed by `layout` (by default over the current
-  // thread group with a coalescing-friendly layout).
+  // A register tile filled with `init` over the current thread group, distributed by `layout`
+  // when given; otherwise infer_layouts chooses the layout from how the tile is used.
   template <class T>
   RegisterTensor register_tensor(std::vector<Dim> shape, const TileOperand& init, const Layout& layout = {},
                                  loc_t loc = loc_t::current()) {
@@ -150,8 +154,9 @@ class Instructions {
   RegisterTensor minimum(const TileOperand& a, const TileOperand& b);
 
   // ---- tensor cores ----
-  // a @ b + c with mma.sync: a [m, k], b [k, n] in f16/bf16, c [m, n] in f32, in the layouts of
-  // mma_layouts(m, n, k, warps_m, warps_n) for some split of the group's warps.
+  // a @ b + c with mma.sync: a [m, k], b [k, n] in f16/bf16 with c [m, n] in f32, or in i8 with c
+  // in i32 (exact integer products and sums). The operands take the layouts of
+  // mma_layouts(m, n, k, warps_m, warps_n, a's type); infer_layouts chooses the warp split.
   RegisterTensor dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c,
                      loc_t loc = loc_t::current());
 
@@ -159,6 +164,9 @@ class Instructions {
   RegisterTensor sum(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor max(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor min(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
+
+  // Pins the layout of `x` (and of every tile that must share it) for layout inference.
+  void annotate_layout(const RegisterTensor& x, const Layout& layout, loc_t loc = loc_t::current());
 
   // Prints the tile from every thread that holds elements of it (debugging).
   void print(const std::string& label, const RegisterTensor& x, loc_t loc = loc_t::current());
@@ -187,7 +195,8 @@ class Instructions {
  private:
   GlobalTensor make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape, const std::vector<Dim>& strides,
                                 SourceLoc loc);
-  SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, Swizzle swizzle, SourceLoc loc);
+  SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
+                                  SourceLoc loc);
   RegisterTensor make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,
                                       const Layout& layout, SourceLoc loc);
   RegisterTensor unary_op(ir::UnaryOp op, const RegisterTensor& x, SourceLoc loc);

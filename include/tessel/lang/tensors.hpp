@@ -81,14 +81,14 @@ class RegisterTensor {
   // Copies have value semantics: the copy is a new tile holding the same values.
   RegisterTensor(const RegisterTensor& other, std::source_location loc = std::source_location::current());
   RegisterTensor(RegisterTensor&&) = default;
-  // Assignment writes the values of `other` into this tile (shapes, layouts and dtypes must match).
+  // Assignment writes the values of `other` into this tile (shapes and dtypes must match; the two
+  // tiles share one layout).
   RegisterTensor& operator=(const RegisterTensor& other);
   RegisterTensor& operator=(RegisterTensor&& other);
 
   const ir::RegisterTensor& ir() const { return t_; }
   DType dtype() const { return t_->dtype; }
   const std::vector<int>& shape() const { return t_->shape(); }
-  const Layout& layout() const { return t_->layout; }
 
   template <class T> RegisterTensor to(std::source_location loc = std::source_location::current()) const {
     return cast_to(dtype_v<T>, SourceLoc::from(loc));

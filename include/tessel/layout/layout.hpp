@@ -53,6 +53,11 @@ class Layout {
   Layout squeeze(int dim) const;
   // Inserts a dimension of extent 1 before dimension `dim`.
   Layout unsqueeze(int dim) const;
+  // The same (thread, register) -> element assignment over `shape`, with elements matched by their
+  // row-major index: splits and merges of dimensions. Throws tessel::Error when the element counts
+  // differ or a mode would have to be cut where its size does not divide (e.g. spatial({3}) *
+  // local({2}) cannot become [2, 3]: its threads step by 2 elements, across rows of 3).
+  Layout reshape(const std::vector<int>& shape) const;
 
   const std::vector<int>& shape() const { return shape_; }
   int rank() const { return int(shape_.size()); }

@@ -28,6 +28,8 @@ struct PassTiming { std::string name; double milliseconds; bool changed; };
 ir::Kernel lower(const ir::Kernel& k, const PassContext& ctx, std::vector<PassTiming>* timings = nullptr);
 
 // The individual passes (one per file).
+ir::Kernel infer_layouts(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel inline_grid_values(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel simplify_scalars(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_shared_memory(const ir::Kernel& k, const PassContext& ctx);

@@ -1,0 +1,74 @@
+// choose_swizzles: decides the swizzle of every shared tile created without a Swizzle argument.
+// A tile is swizzled, with the smallest conflict-free pattern, when ldmatrix reads it or (on
+// sm_90+) stmatrix writes it (the accesses of ir/matrix_access.hpp) and its rows make those 8-row
+// accesses conflict without one; the
+// pattern needs rows of whole 16-byte chunks and whole 128-byte lines. Otherwise it stays
+// unswizzled. Every view of a decided tile is rewritten with the allocation's pattern.
+#include <map>
+#include <set>
+
+#include "tessel/ir/matrix_access.hpp"
+#include "tessel/ir/mutator.hpp"
+#include "tessel/layout/shared_swizzle.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel::passes {
+
+namespace {
+
+int chosen_bits(const ir::SharedTensorNode& t, bool accessed_by_rows) {
+  const int row_bytes = t.shape.back() * dtype_bytes(t.dtype);
+  if (!accessed_by_rows || row_bytes % 16 != 0 || t.nbytes() % 128 != 0) return 0;
+  for (int chunk = 0; chunk * 16 < row_bytes; ++chunk)
+    if (bank_groups_touched(row_bytes, 0, chunk) < 8) return conflict_free_swizzle_bits(row_bytes);
+  return 0;
+}
+
+class ApplySwizzles : public ir::Mutator {
+ public:
+  explicit ApplySwizzles(std::map<const ir::SharedTensorNode*, int> bits) : bits_(std::move(bits)) {}
+
+  ir::SharedTensor mutate_shared(const ir::SharedTensor& t) override {
+    auto done = rewritten_.find(t.get());
+    if (done != rewritten_.end()) return done->second;
+    auto it = bits_.find(t->allocation());
+    if (it == bits_.end()) return t;
+    ir::SharedTensorNode copy = *t;
+    copy.swizzle_bits = it->second;
+    if (t->root) copy.root = mutate_shared(t->root);
+    return rewritten_[t.get()] = std::make_shared<ir::SharedTensorNode>(std::move(copy));
+  }
+
+ private:
+  std::map<const ir::SharedTensorNode*, int> bits_;
+  std::map<const ir::SharedTensorNode*, ir::SharedTensor> rewritten_;
+};
+
+}  // namespace
+
+ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext& ctx) {
+  std::vector<const ir::SharedTensorNode*> undecided;
+  std::set<const ir::SharedTensorNode*> accessed_by_rows;
+  ir::walk(k->body, [&](const ir::StmtNode& s) {
+    if (s.kind == ir::NodeKind::AllocShared) {
+      const auto& t = static_cast<const ir::AllocSharedNode&>(s).tensor;
+      if (t->swizzle_bits == ir::kSwizzleUndecided) undecided.push_back(t.get());
+    }
+    if (s.kind == ir::NodeKind::LoadShared) {
+      const auto& n = static_cast<const ir::LoadSharedNode&>(s);
+      if (n.out->threads % 32 == 0 && ir::ldmatrix_access(n, n.out->threads / 32))
+        accessed_by_rows.insert(n.src->allocation());
+    }
+    if (s.kind == ir::NodeKind::StoreShared && int(ctx.arch) >= int(ir::Arch::Sm90a)) {
+      const auto& n = static_cast<const ir::StoreSharedNode&>(s);
+      if (n.src->threads % 32 == 0 && ir::stmatrix_access(n, n.src->threads / 32))
+        accessed_by_rows.insert(n.dst->allocation());
+    }
+  });
+  if (undecided.empty()) return k;
+  std::map<const ir::SharedTensorNode*, int> bits;
+  for (const ir::SharedTensorNode* t : undecided) bits[t] = chosen_bits(*t, accessed_by_rows.count(t) > 0);
+  return ir::with_body(k, ApplySwizzles(std::move(bits)).mutate(k->body));
+}
+
+}  // namespace tessel::passes

@@ -1,0 +1,231 @@
+// infer_layouts: gives every register tile its layout. Tracing leaves a tile's layout empty unless
+// the user pinned it; this pass decides the rest from how tiles are used, by rules applied in
+// priority order:
+//   (a) pins: the layout argument of register_tensor / load_global / load_shared, and
+//       annotate_layout (consumed here);
+//   (b) dot anchors a, b, c and its result to the mma fragment layouts of one warp split: the
+//       best split of mma_warp_splits() that agrees with every operand already fixed;
+//   (c) propagation: same-shape operands and results of elementwise operations, where, fma, casts
+//       and assignments share one layout; a reduction's result is its operand's layout reduced
+//       along the dimension; a broadcast operand takes the result's layout reduced along the
+//       broadcast dimensions;
+//   (d) the coalescing default (Layout::distributed) for what remains, largest tile first, each
+//       choice propagated by (c) before the next.
+// A tile that two rules give different layouts is a user error naming both rules, their
+// instructions and source lines, and both layouts. Afterwards the requirements that depend on
+// layouts are checked: broadcast operands hold what each thread needs, reductions stay in a warp.
+#include <map>
+#include <optional>
+
+#include "layout_constraints.hpp"
+#include "tessel/ir/mutator.hpp"
+#include "tessel/layout/mma_atoms.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel::passes {
+
+namespace {
+
+// Tiles that must share a layout form classes (union-find); a class's layout, once fixed, records
+// the rule that fixed it for error messages.
+class LayoutSolver {
+ public:
+  explicit LayoutSolver(const LayoutConstraints& c) : c_(c), parent_(c.tiles.size()), fixed_(c.tiles.size()) {
+    for (size_t i = 0; i < parent_.size(); ++i) parent_[i] = int(i);
+    for (auto [x, y] : c.same_layout) {
+      const ir::RegisterTensor &tx = c.tiles[x].tile, &ty = c.tiles[y].tile;
+      TESSEL_CHECK(tx->shape() == ty->shape() && tx->threads == ty->threads,
+                   "tiles created at {} and {} share a layout but differ in shape or thread count", tx->loc.str(),
+                   ty->loc.str());
+      parent_[find(x)] = find(y);
+    }
+  }
+
+  void solve() {
+    for (const Requirement& pin : c_.pins) require(pin);
+    for (const DotUse& d : c_.dots) anchor_dot(d);
+    propagate();
+    while (std::optional<int> t = largest_unfixed()) {
+      const TileInfo& info = c_.tiles[*t];
+      const ir::RegisterTensor& tile = info.tile;
+      require({Layout::distributed(tile->shape(), tile->threads, dtype_bytes(tile->dtype)), *t,
+               "gets the coalescing default", "", info.loc});
+      propagate();
+    }
+  }
+
+  const Layout& layout(int tile) { return fixed_[find(tile)]->layout; }
+  WarpSplit split(size_t dot) const { return splits_[dot]; }
+
+ private:
+  int find(int t) { return parent_[t] == t ? t : parent_[t] = find(parent_[t]); }
+
+  bool is_fixed(int tile) { return fixed_[find(tile)].has_value(); }
+
+  void require(const Requirement& r) {
+    std::optional<Requirement>& have = fixed_[find(r.tile)];
+    if (!have) {
+      have = r;
+      return;
+    }
+    if (!(have->layout == r.layout)) throw conflict(*have, r);
+  }
+
+  Error conflict(const Requirement& first, const Requirement& second) const {
+    const TileInfo &t1 = c_.tiles[first.tile], &t2 = c_.tiles[second.tile];
+    const std::string subject2 =
+        first.tile == second.tile
+            ? std::string()
+            : fmt::format("the tile created by {} at {}, which must have the same layout, ", t2.created_by,
+                          t2.loc.str());
+    return Error(second.loc, fmt::format("layout conflict: the tile created by {} at {} {} ({}), but {}{} ({})",
+                                         t1.created_by, t1.loc.str(), first.describe(), first.layout.str(), subject2,
+                                         second.describe(), second.layout.str()));
+  }
+
+  void anchor_dot(const DotUse& d) {
+    const std::vector<WarpSplit> splits = mma_warp_splits(d.m, d.n, d.k, d.warps, d.operand);
+    TESSEL_CHECK(!splits.empty(), "dot at {} has no warp split", d.loc.str());
+    auto fits = [&](int tile, const Layout& want) { return !is_fixed(tile) || layout(tile) == want; };
+    WarpSplit chosen = splits.front();
+    for (const WarpSplit& s : splits) {
+      const MmaLayouts f = mma_layouts(d.m, d.n, d.k, s.m, s.n, d.operand);
+      if (fits(d.a, f.a) && fits(d.b, f.b) && fits(d.c, f.c) && fits(d.out, f.c)) {
+        chosen = s;
+        break;
+      }
+    }
+    splits_.push_back(chosen);
+    const MmaLayouts f = mma_layouts(d.m, d.n, d.k, chosen.m, chosen.n, d.operand);
+    require({f.a, d.a, "is needed as the mma A fragment by", "dot", d.loc});
+    require({f.b, d.b, "is needed as the mma B fragment by", "dot", d.loc});
+    require({f.c, d.c, "is needed as the mma C fragment by", "dot", d.loc});
+    require({f.c, d.out, "is the mma C fragment result of", "dot", d.loc});
+  }
+
+  // Applies the directed rules of (c) until nothing changes.
+  void propagate() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const ReduceUse& r : c_.reductions) {
+        if (!is_fixed(r.in)) continue;
+        const Layout want = layout(r.in).reduced(r.dim);
+        changed |= !is_fixed(r.out);
+        require({want, r.out, fmt::format("is the reduction over dim {} by", r.dim), r.op, r.loc});
+      }
+      for (const BroadcastUse& b : c_.broadcasts) {
+        if (!is_fixed(b.result) || is_fixed(b.operand)) continue;
+        Layout want = layout(b.result);
+        for (int d : b.dims) want = want.reduced(d);
+        require({want, b.operand, "is needed as a broadcast operand by", b.op, b.loc});
+        changed = true;
+      }
+    }
+  }
+
+  std::optional<int> largest_unfixed() {
+    std::optional<int> best;
+    for (int t = 0; t < int(c_.tiles.size()); ++t)
+      if (!is_fixed(t) && (!best || elements(t) > elements(*best))) best = t;
+    return best;
+  }
+
+  int64_t elements(int t) const {
+    int64_t n = 1;
+    for (int e : c_.tiles[t].tile->shape()) n *= e;
+    return n;
+  }
+
+  const LayoutConstraints& c_;
+  std::vector<int> parent_;
+  std::vector<std::optional<Requirement>> fixed_;
+  std::vector<WarpSplit> splits_;
+};
+
+// Every element of the result must find its broadcast source element in the same thread.
+void check_broadcast(const BroadcastUse& b, const ir::RegisterTensor& operand, const Layout& in, const Layout& out) {
+  for (int t = 0; t < out.num_threads(); ++t)
+    for (int l = 0; l < out.local_size(); ++l) {
+      std::vector<int> c = out.coords(t, l);
+      for (int d : b.dims) c[d] = 0;
+      int local = 0;
+      if (!in.holds(t, c, &local))
+        throw Error(b.loc, fmt::format("{}: operand {} with {} does not place its elements in the threads that need "
+                                       "them for the result {}; give the operands matching layouts (for a reduced "
+                                       "tile, use the reduced layout of the other operand)",
+                                       b.op, operand->name, in.str(), out.str()));
+    }
+}
+
+void check_reduction(const ReduceUse& r, const Layout& in) {
+  for (const Layout::ThreadSpan& s : in.thread_spans(r.dim)) {
+    if (s.stride * s.size > 32)
+      throw Error(r.loc, fmt::format("{} over dim {}: the threads spanning that dimension belong to different warps "
+                                     "({}); reductions combine lanes of one warp, so choose a layout whose threads "
+                                     "along dim {} lie within a warp",
+                                     r.op, r.dim, in.str(), r.dim));
+    if (s.size & (s.size - 1))
+      throw Error(r.loc, fmt::format("{} over dim {}: {} threads span that dimension; the lane count must be a power "
+                                     "of two",
+                                     r.op, r.dim, s.size));
+  }
+}
+
+// Replaces every tile by its resolved counterpart, sets each dot's warp split and drops the
+// annotations.
+class ApplyLayouts : public ir::Mutator {
+ public:
+  ApplyLayouts(std::map<const ir::RegisterTensorNode*, ir::RegisterTensor> tiles,
+               std::map<const ir::DotNode*, WarpSplit> splits)
+      : tiles_(std::move(tiles)), splits_(std::move(splits)) {}
+
+  ir::RegisterTensor mutate_tile(const ir::RegisterTensor& t) override { return tiles_.at(t.get()); }
+
+ protected:
+  ir::Stmt visit(const ir::DotNode& n, const ir::Stmt&) override {
+    const WarpSplit s = splits_.at(&n);
+    return std::make_shared<ir::DotNode>(n.loc, mutate_tile(n.out), mutate_tile(n.a), mutate_tile(n.b),
+                                         mutate_tile(n.c), s.m, s.n);
+  }
+  ir::Stmt visit(const ir::AnnotateLayoutNode& n, const ir::Stmt&) override { return ir::seq({}, n.loc); }
+
+ private:
+  std::map<const ir::RegisterTensorNode*, ir::RegisterTensor> tiles_;
+  std::map<const ir::DotNode*, WarpSplit> splits_;
+};
+
+}  // namespace
+
+ir::Kernel infer_layouts(const ir::Kernel& k, const PassContext&) {
+  const LayoutConstraints c = collect_layout_constraints(*k);
+  LayoutSolver solver(c);
+  solver.solve();
+
+  for (const BroadcastUse& b : c.broadcasts)
+    check_broadcast(b, c.tiles[b.operand].tile, solver.layout(b.operand), solver.layout(b.result));
+  for (const ReduceUse& r : c.reductions) check_reduction(r, solver.layout(r.in));
+
+  bool changed = c.has_annotations;
+  std::map<const ir::RegisterTensorNode*, ir::RegisterTensor> tiles;
+  for (int t = 0; t < int(c.tiles.size()); ++t) {
+    const ir::RegisterTensor& old = c.tiles[t].tile;
+    const Layout& layout = solver.layout(t);
+    if (old->has_layout() && old->layout == layout) {
+      tiles[old.get()] = old;
+      continue;
+    }
+    tiles[old.get()] = std::make_shared<ir::RegisterTensorNode>(old->dtype, old->shape(), old->threads, layout,
+                                                                old->name, old->loc);
+    changed = true;
+  }
+  std::map<const ir::DotNode*, WarpSplit> splits;
+  for (size_t i = 0; i < c.dots.size(); ++i) {
+    const WarpSplit s = solver.split(i);
+    splits[c.dots[i].node] = s;
+    changed |= c.dots[i].node->warps_m != s.m || c.dots[i].node->warps_n != s.n;
+  }
+  if (!changed) return k;
+  return ir::with_body(k, ApplyLayouts(std::move(tiles), std::move(splits)).mutate(k->body));
+}
+
+}  // namespace tessel::passes

@@ -1,0 +1,64 @@
+// What infer_layouts needs to know about a kernel's register tiles: every tile with the
+// instruction that created it, and the layout rules each instruction imposes (see
+// infer_layouts.cpp for the rules and their priority).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessel/ir/ir.hpp"
+
+namespace tessel::passes {
+
+struct TileInfo {
+  ir::RegisterTensor tile;
+  std::string created_by;  // the user's name of the creating instruction ("load_global", "add", ...)
+  SourceLoc loc;
+};
+
+// A rule that gives `tile` `layout`: "<how> <instruction> at <loc>".
+struct Requirement {
+  Layout layout;
+  int tile;
+  std::string how;          // "is pinned by", "is needed as the mma A fragment by", ...
+  std::string instruction;  // empty for the default
+  SourceLoc loc;
+  std::string describe() const;
+};
+
+struct DotUse {
+  const ir::DotNode* node;
+  int a, b, c, out;
+  int m, n, k, warps;
+  DType operand;
+  SourceLoc loc;
+};
+
+struct ReduceUse {
+  int in, out, dim;
+  std::string op;
+  SourceLoc loc;
+};
+
+// `operand` is broadcast along `dims` (extent 1 in the operand, more in `result`).
+struct BroadcastUse {
+  int operand, result;
+  std::vector<int> dims;
+  std::string op;
+  SourceLoc loc;
+};
+
+struct LayoutConstraints {
+  std::vector<TileInfo> tiles;                   // in program order; indices below refer to it
+  std::vector<std::pair<int, int>> same_layout;  // pairs of tiles that share one layout
+  std::vector<Requirement> pins;                 // in program order
+  std::vector<DotUse> dots;
+  std::vector<ReduceUse> reductions;
+  std::vector<BroadcastUse> broadcasts;
+  bool has_annotations = false;
+};
+
+LayoutConstraints collect_layout_constraints(const ir::KernelNode& k);
+
+}  // namespace tessel::passes

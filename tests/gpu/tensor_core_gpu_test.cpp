@@ -1,0 +1,22 @@
+// Tensor-core kernels on the GPU; skipped, visibly, without one.
+#include "../tensor_core_kernels.hpp"
+#include "gpu_test.hpp"
+
+namespace tessel::testing {
+namespace {
+
+using TensorCoreOnGpu = GpuTest;
+
+TEST_F(TensorCoreOnGpu, IntegerDotIsExactAndWraps) {
+  check_integer_dot(Device::gpu(), 64, 64, 128, 1);
+  check_integer_dot(Device::gpu(), 100, 72, 64, 2);
+  check_integer_dot(Device::gpu(), 512, 256, 1024, 3);
+}
+
+TEST_F(TensorCoreOnGpu, AccumulatorEpilogueThroughSharedMemory) {
+  check_epilogue_through_shared<EpilogueThroughShared>(Device::gpu(), 64, 4);
+  check_epilogue_through_shared<EpilogueWithOddAtoms>(Device::gpu(), 40, 5);
+}
+
+}  // namespace
+}  // namespace tessel::testing

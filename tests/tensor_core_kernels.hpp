@@ -1,0 +1,113 @@
+// Tensor-core kernels with host references. Run on the simulator by tests/tensor_core_test.cpp
+// and on the GPU by tests/gpu/tensor_core_gpu_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "tessel/tessel.hpp"
+
+namespace tessel::testing {
+
+// C = A @ B + C0 on i8 tensor cores (mma.sync m16n8k32): A [m, k] row-major, B given as B^T
+// [n, k] row-major (the "col" operand), C0 and C [m, n] in i32. Operands go through shared memory
+// as in the ladder; no layout is written.
+struct IntegerDot : Script {
+  int block_m = 64, block_n = 64, block_k = 64;
+  static constexpr const char* param_names[] = {"m", "n", "k", "a", "bt", "c0", "c"};
+  void operator()(Int32 m, Int32 n, int k, Ptr<i8> a, Ptr<i8> bt, Ptr<int32_t> c0, Ptr<int32_t> c) {
+    attrs.blocks = {cdiv(m, block_m), cdiv(n, block_n)};
+    attrs.warps = 4;
+    Int32 offset_m = blockIdx.x * block_m;
+    Int32 offset_n = blockIdx.y * block_n;
+    auto g_a = global_view(a, {m, k});
+    auto g_bt = global_view(bt, {n, k});
+    auto s_a = shared_tensor<i8>({block_m, block_k});
+    auto s_bt = shared_tensor<i8>({block_n, block_k});
+    auto acc = load_global(global_view(c0, {m, n}), {offset_m, offset_n}, {block_m, block_n});
+    for (Int32 offset_k : range(0, k, block_k)) {
+      store_shared(s_a, load_global(g_a, {offset_m, offset_k}, {block_m, block_k}));
+      store_shared(s_bt, load_global(g_bt, {offset_n, offset_k}, {block_n, block_k}));
+      sync();
+      acc = dot(load_shared(s_a), load_shared(s_bt.transpose()), acc);
+      sync();
+    }
+    store_global(global_view(c, {m, n}), acc, {offset_m, offset_n});
+  }
+};
+
+// Random i8 operands over the whole range and accumulators near the i32 limits, so that some sums
+// wrap around (mma.sync without .satfinite wraps modulo 2^32).
+inline void check_integer_dot(const Device& device, int m, int n, int k, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> byte(-128, 127);
+  std::uniform_int_distribution<int32_t> near_limit(INT32_MAX - 200000, INT32_MAX);
+  std::vector<int8_t> a(size_t(m) * k), bt(size_t(n) * k);
+  for (auto& x : a) x = int8_t(byte(rng));
+  for (auto& x : bt) x = int8_t(byte(rng));
+  std::vector<int32_t> c0(size_t(m) * n);
+  for (size_t i = 0; i < c0.size(); ++i) c0[i] = i % 3 == 0 ? near_limit(rng) : i % 3 == 1 ? -near_limit(rng) : 0;
+  Buffer<i8> da(device, a), dbt(device, bt);
+  Buffer<int32_t> dc0(device, c0), dc(device, std::vector<int32_t>(size_t(m) * n, 0x5eed));
+  Kernel<IntegerDot> kernel(device);
+  kernel(m, n, k, da, dbt, dc0, dc);
+  const std::vector<int32_t> got = dc.download();
+  int wrapped = 0;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      int64_t exact = c0[size_t(i) * n + j];
+      for (int kk = 0; kk < k; ++kk) exact += int64_t(a[size_t(i) * k + kk]) * bt[size_t(j) * k + kk];
+      wrapped += exact != int64_t(int32_t(uint32_t(uint64_t(exact))));
+      ASSERT_EQ(got[size_t(i) * n + j], int32_t(uint32_t(uint64_t(exact)))) << "element " << i << ", " << j;
+    }
+  EXPECT_GT(wrapped, 0) << "the inputs should exercise wrapping";
+}
+
+// C = (A @ B^T) as f16, written to global memory through a shared tile (an epilogue): the f16
+// accumulator fragments go to shared memory with stmatrix on sm_90+. With block_n = 40 the warps
+// split 4x1 and each holds an odd number of n8 atoms (stmatrix.x2); with 64, 2x2 (stmatrix.x4).
+struct EpilogueThroughShared : Script {
+  int block_n = 64;
+  static constexpr int block_m = 64, block_k = 32;
+  void operator()(Ptr<f16> a, Ptr<f16> bt, Ptr<f16> c) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto ra = load_global(global_view(a, {block_m, block_k}), {0, 0}, {block_m, block_k});
+    auto rbt = load_global(global_view(bt, {block_n, block_k}), {0, 0}, {block_n, block_k});
+    auto s_bt = shared_tensor<f16>({block_n, block_k});
+    store_shared(s_bt, rbt);
+    sync();
+    auto acc = dot(ra, load_shared(s_bt.transpose()), register_tensor<float>({block_m, block_n}, 0.0f));
+    auto s_c = shared_tensor<f16>({block_m, block_n});
+    store_shared(s_c, acc.to<f16>());
+    sync();
+    store_global(global_view(c, {block_m, block_n}), load_shared(s_c), {0, 0});
+  }
+};
+
+struct EpilogueWithOddAtoms : EpilogueThroughShared {
+  EpilogueWithOddAtoms() { block_n = 40; }
+};
+
+template <class S> void check_epilogue_through_shared(const Device& device, int n, uint64_t seed) {
+  constexpr int m = EpilogueThroughShared::block_m, k = EpilogueThroughShared::block_k;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> small(-4, 4);  // products and sums exact in f16
+  std::vector<f16> a(m * k), bt(size_t(n) * k);
+  for (auto& x : a) x = f16(float(small(rng)));
+  for (auto& x : bt) x = f16(float(small(rng)));
+  Buffer<f16> da(device, a), dbt(device, bt), dc(device, std::vector<f16>(size_t(m) * n, f16(NAN)));
+  Kernel<S> kernel(device);
+  kernel(da, dbt, dc);
+  const std::vector<f16> got = dc.download();
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float want = 0;
+      for (int kk = 0; kk < k; ++kk) want += float(a[i * k + kk]) * float(bt[size_t(j) * k + kk]);
+      ASSERT_EQ(float(got[size_t(i) * n + j]), want) << "element " << i << ", " << j;
+    }
+}
+
+}  // namespace tessel::testing
