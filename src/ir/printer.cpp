@@ -25,12 +25,14 @@ class Printer {
     return out_;
   }
 
-  // The planner's layout of shared memory, as comment lines under the kernel's header.
+  // The planner's layout of shared memory, as comment lines under the kernel's header (none when
+  // the kernel has no shared tiles).
   void shared_memory_plan(const KernelNode& k) {
     std::vector<const AllocSharedNode*> allocs;
     walk(k.body, [&](const StmtNode& s) {
       if (s.kind == NodeKind::AllocShared) allocs.push_back(static_cast<const AllocSharedNode*>(&s));
     });
+    if (allocs.empty()) return;
     ++indent_;
     line(fmt::format("// shared memory plan: {} bytes in {} allocation{}", k.shared_bytes, allocs.size(),
                      allocs.size() == 1 ? "" : "s"));
