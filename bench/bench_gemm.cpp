@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
     }
   }
   // Compile and tuning economics are measured cold: the run gets a cache of its own.
-  char cache_template[] = "/tmp/tessel-bench-gemm-XXXXXX";
+  char cache_template[] = "/tmp/tessel-bench-gemm-XXXXXX";  // mkdtemp fills in the X's
   if (!mkdtemp(cache_template)) return 1;
   setenv("TESSEL_CACHE_DIR", cache_template, 1);
 

@@ -179,6 +179,20 @@ struct KernelCore::Variant {
   void* function = nullptr;  // CUfunction
 };
 
+void KernelCore::set_binary(Variant& v, runtime::KernelBinary binary) {
+  v.binary = std::move(binary);
+  v.stats.codegen_ms = v.binary.codegen_ms;
+  v.stats.compile_ms = v.binary.compile_ms;
+  v.stats.from_cache = v.binary.from_cache;
+  v.stats.registers = v.binary.resources.registers;
+  v.stats.spill_bytes = v.binary.resources.spill_store_bytes + v.binary.resources.spill_load_bytes;
+}
+
+const CompileStats& KernelCore::stats() const {
+  static const CompileStats none;
+  return last_ ? last_->stats : none;
+}
+
 KernelCore::KernelCore(std::string name, std::vector<ParamSpec> params, std::vector<std::string> param_names,
                        TraceFn trace, Space space, Device device, KernelOptions options)
     : name_(std::move(name)), params_(std::move(params)), param_names_(std::move(param_names)),
@@ -274,13 +288,8 @@ std::unique_ptr<KernelCore::Variant> KernelCore::build(const std::vector<HostArg
     }
   }
   if (!compile) return v;
-  v->binary = runtime::compile_kernel(*lowered, arch_, {time_limit_s, strict});
+  set_binary(*v, runtime::compile_kernel(*lowered, arch_, {time_limit_s, strict}));
   const runtime::ResourceUsage& r = v->binary.resources;
-  v->stats.codegen_ms = v->binary.codegen_ms;
-  v->stats.compile_ms = v->binary.compile_ms;
-  v->stats.from_cache = v->binary.from_cache;
-  v->stats.registers = r.registers;
-  v->stats.spill_bytes = r.spill_store_bytes + r.spill_load_bytes;
   if (r.registers > 0 && int64_t(r.registers) * lowered->threads() > kRegistersPerBlock) {
     *infeasible = fmt::format("{} registers x {} threads exceed the {} registers of an SM", r.registers,
                               lowered->threads(), kRegistersPerBlock);
@@ -443,19 +452,20 @@ KernelCore::Variant& KernelCore::prepare(const std::vector<HostArg>& args, bool 
   signature(args, call_signature_);
   for (size_t i = bindings_.size(); i-- > 0;)
     if (bindings_[i].signature == call_signature_) {
-      stats_ = bindings_[i].variant->stats;
+      last_ = bindings_[i].variant;
       return *bindings_[i].variant;
     }
   Variant& v = select(args, allow_tuning);
-  stats_ = v.stats;
+  last_ = &v;
+  const CompileStats& s = v.stats;
   if (options_.verbose)
     fmt::print(stderr,
                "tessel: kernel {} [{}] for {} ({}): trace {:.2f} ms, passes {:.2f} ms, codegen {:.2f} ms, {} {:.2f} ms, "
                "module load {:.2f} ms{}\n",
-               name_, v.hyperparameters, stats_.arch, selection_name(stats_.selection), stats_.trace_ms,
-               stats_.lower_ms, stats_.codegen_ms, stats_.from_cache ? "cache load" : "NVRTC compile",
-               stats_.compile_ms, stats_.load_ms,
-               stats_.registers >= 0 ? fmt::format(", {} registers, {} spill bytes", stats_.registers, stats_.spill_bytes)
+               name_, v.hyperparameters, s.arch, selection_name(s.selection), s.trace_ms,
+               s.lower_ms, s.codegen_ms, s.from_cache ? "cache load" : "NVRTC compile",
+               s.compile_ms, s.load_ms,
+               s.registers >= 0 ? fmt::format(", {} registers, {} spill bytes", s.registers, s.spill_bytes)
                                      : "");
   // Only calls that may tune are remembered: an introspection call must not pin an untuned choice.
   if (allow_tuning || space_.size() == 1) bindings_.push_back({call_signature_, &v});
@@ -476,14 +486,9 @@ std::string KernelCore::cuda_source(const std::vector<HostArg>& args) {
 std::vector<char> KernelCore::cubin(const std::vector<HostArg>& args) {
   Variant& v = prepare(args, false);
   if (v.binary.cubin.empty()) {  // the simulator prepares kernels without compiling them
-    v.binary = runtime::compile_kernel(*v.kernel, arch_);
-    v.stats.codegen_ms = v.binary.codegen_ms;
-    v.stats.compile_ms = v.binary.compile_ms;
-    v.stats.from_cache = v.binary.from_cache;
-    v.stats.registers = v.binary.resources.registers;
-    v.stats.spill_bytes = v.binary.resources.spill_store_bytes + v.binary.resources.spill_load_bytes;
+    set_binary(v, runtime::compile_kernel(*v.kernel, arch_));
   }
-  stats_ = v.stats;
+  last_ = &v;
   return v.binary.cubin;
 }
 

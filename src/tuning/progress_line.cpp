@@ -25,12 +25,6 @@ void ProgressLine::update(const std::string& text) {
   }
 }
 
-void ProgressLine::finish(const std::string& text) {
-  if (dirty_) fmt::print(stderr, "\r\033[K");
-  fmt::print(stderr, "{}\n", text);
-  dirty_ = false;
-}
-
 void ProgressLine::note(const std::string& text) {
   if (dirty_) fmt::print(stderr, "\r\033[K");
   fmt::print(stderr, "{}\n", text);

@@ -11,9 +11,7 @@ class ProgressLine {
  public:
   ProgressLine();
   void update(const std::string& text);
-  // Prints the final text on its own line.
-  void finish(const std::string& text);
-  // A line that must not be overwritten (a dropped candidate's reason).
+  // A line that stays: a dropped candidate's reason, or the final result.
   void note(const std::string& text);
 
  private:

@@ -69,16 +69,11 @@ std::string file_safe(const std::string& s) {
     for (const CandidateOutcome& o : r.outcomes)
       log << fmt::format("[{}] {}: {}\n", o.hyperparameters, status_name(o.status), o.message);
   }
+  // The first failure, else the first candidate that was ruled out.
   const CandidateOutcome* first = nullptr;
   for (const CandidateOutcome& o : r.outcomes)
-    if (o.status != Status::NotReached && (!first || (first->status == Status::Infeasible && o.status == Status::Failed)))
+    if (o.status != Status::NotReached && (!first || (first->status != Status::Failed && o.status == Status::Failed)))
       first = &o;
-  if (first && first->status == Status::Infeasible)
-    for (const CandidateOutcome& o : r.outcomes)
-      if (o.status != Status::NotReached) {
-        first = &o;
-        break;
-      }
   throw Error(fmt::format("{}: none of the {} candidates can run; the first, [{}], is {}: {}\nevery candidate's "
                           "outcome is in {}",
                           label, r.outcomes.size(), first ? first->hyperparameters : "", first ? status_name(first->status) : "",
@@ -175,7 +170,7 @@ TuneResult tune(const std::string& label, const std::vector<std::string>& candid
     for (const CandidateOutcome& o : r.outcomes)
       if (o.status != Status::Timed) note_dropped(line, label, o);
   if (r.winner < 0) fail_all(label, r, log_dir);
-  line.finish(fmt::format("tessel: tuned {} in {:.1f} s: {} timed, {} dropped; best {:.4f} ms [{}]", label,
+  line.note(fmt::format("tessel: tuned {} in {:.1f} s: {} timed, {} dropped; best {:.4f} ms [{}]", label,
                           r.wall_ms / 1000, timed, dropped, best, candidates[r.winner]));
   return r;
 }

@@ -15,6 +15,10 @@
 #include "tessel/lang/space.hpp"
 #include "tessel/runtime/device.hpp"
 
+namespace tessel::runtime {
+struct KernelBinary;
+}
+
 namespace tessel {
 
 // One argument of a kernel call as the host sees it. Built on every call, so it holds no strings.
@@ -83,7 +87,8 @@ class KernelCore {
   // Compiles to a cubin for the kernel's target through the disk cache, without loading it (no
   // GPU needed); `stats()` then says whether it came from the cache.
   std::vector<char> cubin(const std::vector<HostArg>& args);
-  const CompileStats& stats() const { return stats_; }
+  // The variant the last call used (empty before the first call).
+  const CompileStats& stats() const;
   const Device& device() const { return device_; }
   const std::string& name() const { return name_; }
 
@@ -102,6 +107,7 @@ class KernelCore {
                                  bool strict, std::string* infeasible) const;
   Variant& adopt(const std::string& compile_args, std::unique_ptr<Variant> v);
   void load(Variant& v);
+  static void set_binary(Variant& v, runtime::KernelBinary binary);
   void launch_variant(const Variant& v, const std::vector<HostArg>& args, void* stream) const;
   void signature(const std::vector<HostArg>& args, std::vector<int64_t>& out) const;
   // "k=4096" (the compile-time arguments), or with `sizes` "m<=4096, n<=4096" (the run-time size
@@ -121,7 +127,7 @@ class KernelCore {
   std::map<std::string, std::unique_ptr<Variant>> variants_;  // by compile-time args and hyperparameters
   std::vector<Binding> bindings_;
   std::vector<int64_t> call_signature_;  // scratch, reused by every call
-  CompileStats stats_;
+  const Variant* last_ = nullptr;
 };
 
 std::string kernel_name_of(const std::type_info& t);
