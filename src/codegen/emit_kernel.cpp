@@ -226,7 +226,7 @@ void Emitter::stmt(const ir::Stmt& s) {
       close();
       return;
     }
-#define TESSEL_INSTR(Name)                                       \
+#define TESSEL_INSTR(Name, family, min_target, executor)                                       \
   case ir::NodeKind::Name:                                       \
     emit_##Name(*this, static_cast<const ir::Name##Node&>(*s));   \
     return;
@@ -235,12 +235,6 @@ void Emitter::stmt(const ir::Stmt& s) {
   }
 }
 
-std::vector<ir::NodeKind> emitted_instructions() {
-  return {
-#define TESSEL_INSTR(Name) ir::NodeKind::Name,
-#include "tessel/ir/nodes.def"
-  };
-}
 
 CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch) {
   TESSEL_CHECK(k.shared_bytes >= 0, "kernel {} reached code generation without a shared-memory plan", k.name);

@@ -71,7 +71,7 @@ bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<
 // store_shared of 16-bit accumulator fragments with stmatrix (sm_90+); false when it does not qualify.
 bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function<std::string(const std::string&)>& element);
 
-#define TESSEL_INSTR(Name) void emit_##Name(Emitter& e, const ir::Name##Node& n);
+#define TESSEL_INSTR(Name, family, min_target, executor) void emit_##Name(Emitter& e, const ir::Name##Node& n);
 #include "tessel/ir/nodes.def"
 
 }  // namespace tessel::codegen

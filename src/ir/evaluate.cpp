@@ -142,8 +142,13 @@ Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>&
       auto& n = static_cast<const CastNode&>(e);
       return convert(n.a->type.dtype, n.type.dtype, evaluate(*n.a, lookup));
     }
-    default: TESSEL_CHECK(false, "not an expression: {}", kind_name(e.kind));
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
+#define TESSEL_STMT(Name) case NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      TESSEL_CHECK(false, "not an expression: {}", kind_name(e.kind));
   }
+  return {};
 }
 
 }  // namespace tessel::ir

@@ -7,8 +7,9 @@ namespace tessel::ir {
 std::string_view kind_name(NodeKind k) {
   switch (k) {
 #define TESSEL_EXPR(Name) case NodeKind::Name: return #Name;
+#define TESSEL_TENSOR(Name) case NodeKind::Name: return #Name;
 #define TESSEL_STMT(Name) case NodeKind::Name: return #Name;
-#define TESSEL_INSTR(Name) case NodeKind::Name: return #Name;
+#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name: return #Name;
 #include "tessel/ir/nodes.def"
   }
   return "?";
@@ -16,18 +17,58 @@ std::string_view kind_name(NodeKind k) {
 
 bool is_instruction(NodeKind k) {
   switch (k) {
-#define TESSEL_INSTR(Name) case NodeKind::Name: return true;
+#define TESSEL_EXPR(Name) case NodeKind::Name:
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
+#define TESSEL_STMT(Name) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
-    default: return false;
+      return false;
+#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      return true;
   }
+  return false;
 }
 
-std::vector<NodeKind> all_instruction_kinds() {
+std::vector<NodeKind> all_kinds() {
   return {
-#define TESSEL_INSTR(Name) NodeKind::Name,
+#define TESSEL_EXPR(Name) NodeKind::Name,
+#define TESSEL_TENSOR(Name) NodeKind::Name,
+#define TESSEL_STMT(Name) NodeKind::Name,
+#define TESSEL_INSTR(Name, family, min_target, executor) NodeKind::Name,
 #include "tessel/ir/nodes.def"
   };
 }
+
+const InstructionTraits& instruction_traits(NodeKind instruction) {
+  static const InstructionTraits none{};
+  switch (instruction) {
+#define TESSEL_EXPR(Name) case NodeKind::Name:
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
+#define TESSEL_STMT(Name) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      TESSEL_CHECK(false, "{} is not an instruction", kind_name(instruction));
+      return none;
+#define TESSEL_INSTR(Name, family, min_target, executor)                                      \
+  case NodeKind::Name: {                                                                      \
+    static const InstructionTraits traits{#family, Arch::min_target, Executor::executor};   \
+    return traits;                                                                          \
+  }
+#include "tessel/ir/nodes.def"
+  }
+  return none;
+}
+
+std::string_view executor_name(Executor e) {
+  switch (e) {
+    case Executor::Thread: return "thread";
+    case Executor::Warp: return "warp";
+    case Executor::Warpgroup: return "warpgroup";
+    case Executor::Block: return "block";
+  }
+  return "?";
+}
+
+std::string ThreadRange::str() const { return fmt::format("threads {}..{}", begin, end() - 1); }
 
 std::string Type::str() const {
   return pointer ? fmt::format("ptr<{}>", dtype_name(dtype)) : std::string(dtype_name(dtype));

@@ -5,49 +5,57 @@ namespace tessel::ir {
 Stmt Mutator::mutate(const Stmt& s) {
   if (!s) return s;
   switch (s->kind) {
-#define TESSEL_STMT(Name) case NodeKind::Name: return visit(static_cast<const Name##Node&>(*s), s);
-#define TESSEL_INSTR(Name) case NodeKind::Name: return visit(static_cast<const Name##Node&>(*s), s);
+#define TESSEL_EXPR(Name) case NodeKind::Name:
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
-    default: TESSEL_CHECK(false, "not a statement: {}", kind_name(s->kind));
+      TESSEL_CHECK(false, "not a statement: {}", kind_name(s->kind));
+      return s;
+#define TESSEL_STMT(Name) case NodeKind::Name: return visit(static_cast<const Name##Node&>(*s), s);
+#define TESSEL_INSTR(Name, family, min_target, executor) \
+  case NodeKind::Name: return visit(static_cast<const Name##Node&>(*s), s);
+#include "tessel/ir/nodes.def"
   }
+  return s;
 }
 
 Expr Mutator::mutate(const Expr& e) {
   if (!e) return e;
   switch (e->kind) {
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
+#define TESSEL_STMT(Name) case NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      TESSEL_CHECK(false, "not an expression: {}", kind_name(e->kind));
+      return e;
 #define TESSEL_EXPR(Name) case NodeKind::Name: return visit(static_cast<const Name##Node&>(*e), e);
 #include "tessel/ir/nodes.def"
-    default: TESSEL_CHECK(false, "not an expression: {}", kind_name(e->kind));
   }
+  return e;
 }
 
-std::vector<Expr> Mutator::mutate_all(const std::vector<Expr>& es, bool* changed) {
+template <class T> Ref<T> Mutator::memoized(const Ref<T>& t) {
+  if (!t) return t;
+  auto it = tensors_.find(t.get());
+  if (it != tensors_.end()) return std::static_pointer_cast<const T>(it->second);
+  Ref<T> m = visit(*t, t);
+  tensors_[t.get()] = m;
+  return m;
+}
+
+GlobalTensor Mutator::mutate(const GlobalTensor& t) { return memoized(t); }
+SharedTensor Mutator::mutate(const SharedTensor& t) { return memoized(t); }
+RegisterTensor Mutator::mutate(const RegisterTensor& t) { return memoized(t); }
+
+std::vector<Expr> Mutator::update(const std::vector<Expr>& es, bool* changed) {
   std::vector<Expr> out;
   out.reserve(es.size());
-  for (const Expr& e : es) {
-    out.push_back(mutate(e));
-    *changed |= out.back() != e;
-  }
+  for (const Expr& e : es) out.push_back(update(e, changed));
   return out;
 }
 
-Operand Mutator::mutate_operand(const Operand& o, bool* changed) {
-  if (o.tensor) return Operand{replace_tile(o.tensor, changed), nullptr};
-  Expr s = mutate(o.scalar);
-  *changed |= s != o.scalar;
-  return Operand{nullptr, s};
-}
-
-RegisterTensor Mutator::replace_tile(const RegisterTensor& t, bool* changed) {
-  RegisterTensor m = mutate_tile(t);
-  *changed |= m != t;
-  return m;
-}
-
-SharedTensor Mutator::replace_shared(const SharedTensor& t, bool* changed) {
-  SharedTensor m = mutate_shared(t);
-  *changed |= m != t;
-  return m;
+Operand Mutator::update(const Operand& o, bool* changed) {
+  if (o.tensor) return Operand{update(o.tensor, changed), nullptr};
+  return Operand{nullptr, update(o.scalar, changed)};
 }
 
 // ---- expressions ----
@@ -57,285 +65,331 @@ Expr Mutator::visit(const VarNode&, const Expr& self) { return self; }
 Expr Mutator::visit(const BuiltinNode&, const Expr& self) { return self; }
 
 Expr Mutator::visit(const BinaryNode& n, const Expr& self) {
-  Expr a = mutate(n.a), b = mutate(n.b);
-  if (a == n.a && b == n.b) return self;
-  return std::make_shared<BinaryNode>(n.loc, n.type, n.op, a, b);
+  bool changed = false;
+  Expr a = update(n.a, &changed), b = update(n.b, &changed);
+  return changed ? std::make_shared<BinaryNode>(n.loc, n.type, n.op, a, b) : self;
 }
 
 Expr Mutator::visit(const UnaryNode& n, const Expr& self) {
-  Expr a = mutate(n.a);
-  if (a == n.a) return self;
-  return std::make_shared<UnaryNode>(n.loc, n.type, n.op, a);
+  bool changed = false;
+  Expr a = update(n.a, &changed);
+  return changed ? std::make_shared<UnaryNode>(n.loc, n.type, n.op, a) : self;
 }
 
 Expr Mutator::visit(const SelectNode& n, const Expr& self) {
-  Expr c = mutate(n.cond), a = mutate(n.a), b = mutate(n.b);
-  if (c == n.cond && a == n.a && b == n.b) return self;
-  return std::make_shared<SelectNode>(n.loc, c, a, b);
+  bool changed = false;
+  Expr c = update(n.cond, &changed), a = update(n.a, &changed), b = update(n.b, &changed);
+  return changed ? std::make_shared<SelectNode>(n.loc, c, a, b) : self;
 }
 
 Expr Mutator::visit(const CastNode& n, const Expr& self) {
-  Expr a = mutate(n.a);
-  if (a == n.a) return self;
-  return std::make_shared<CastNode>(n.loc, n.type, a);
+  bool changed = false;
+  Expr a = update(n.a, &changed);
+  return changed ? std::make_shared<CastNode>(n.loc, n.type, a) : self;
 }
+
+// ---- tensors ----
+
+GlobalTensor Mutator::visit(const GlobalTensorNode& n, const GlobalTensor& self) {
+  bool changed = false;
+  Expr ptr = update(n.ptr, &changed);
+  auto shape = update(n.shape, &changed), strides = update(n.strides, &changed);
+  return changed ? std::make_shared<GlobalTensorNode>(n.dtype, ptr, shape, strides, n.name, n.loc) : self;
+}
+
+SharedTensor Mutator::visit(const SharedTensorNode& n, const SharedTensor& self) {
+  bool changed = false;
+  SharedTensor root = update(n.root, &changed);
+  Expr offset = update(n.offset, &changed);
+  return changed ? std::make_shared<SharedTensorNode>(n.dtype, n.shape, n.strides, root, offset, n.name, n.loc,
+                                                      root ? root->swizzle_bits : n.swizzle_bits)
+                 : self;
+}
+
+RegisterTensor Mutator::visit(const RegisterTensorNode&, const RegisterTensor& self) { return self; }
 
 // ---- statements ----
 
 Stmt Mutator::visit(const SeqNode& n, const Stmt& self) {
   bool changed = false;
   std::vector<Stmt> out;
-  for (const Stmt& s : n.stmts) {
-    Stmt m = mutate(s);
-    changed |= m != s;
-    if (m) out.push_back(m);
-  }
+  for (const Stmt& s : n.stmts)
+    if (Stmt m = update(s, &changed)) out.push_back(m);
   return changed ? std::make_shared<SeqNode>(n.loc, std::move(out)) : self;
 }
 
 Stmt Mutator::visit(const DeclareNode& n, const Stmt& self) {
-  Expr init = mutate(n.init);
-  return init == n.init ? self : std::make_shared<DeclareNode>(n.loc, n.var, init);
+  bool changed = false;
+  Expr init = update(n.init, &changed);
+  return changed ? std::make_shared<DeclareNode>(n.loc, n.var, init) : self;
 }
 
 Stmt Mutator::visit(const AssignNode& n, const Stmt& self) {
-  Expr v = mutate(n.value);
-  return v == n.value ? self : std::make_shared<AssignNode>(n.loc, n.var, v);
+  bool changed = false;
+  Expr v = update(n.value, &changed);
+  return changed ? std::make_shared<AssignNode>(n.loc, n.var, v) : self;
 }
 
 Stmt Mutator::visit(const ForNode& n, const Stmt& self) {
-  Expr a = mutate(n.start), b = mutate(n.stop), c = mutate(n.step);
-  Stmt body = mutate(n.body);
-  if (a == n.start && b == n.stop && c == n.step && body == n.body) return self;
-  return std::make_shared<ForNode>(n.loc, n.var, a, b, c, n.unroll, body);
+  bool changed = false;
+  Expr a = update(n.start, &changed), b = update(n.stop, &changed), c = update(n.step, &changed);
+  Stmt body = update(n.body, &changed);
+  return changed ? std::make_shared<ForNode>(n.loc, n.var, a, b, c, n.unroll, body) : self;
 }
 
 Stmt Mutator::visit(const IfNode& n, const Stmt& self) {
-  Expr c = mutate(n.cond);
-  Stmt t = mutate(n.then_case), e = mutate(n.else_case);
-  if (c == n.cond && t == n.then_case && e == n.else_case) return self;
-  return std::make_shared<IfNode>(n.loc, c, t, e);
+  bool changed = false;
+  Expr c = update(n.cond, &changed);
+  Stmt t = update(n.then_case, &changed), e = update(n.else_case, &changed);
+  return changed ? std::make_shared<IfNode>(n.loc, c, t, e) : self;
 }
 
 Stmt Mutator::visit(const WhileNode& n, const Stmt& self) {
-  Expr c = mutate(n.cond);
-  Stmt b = mutate(n.body);
-  if (c == n.cond && b == n.body) return self;
-  return std::make_shared<WhileNode>(n.loc, c, b);
+  bool changed = false;
+  Expr c = update(n.cond, &changed);
+  Stmt b = update(n.body, &changed);
+  return changed ? std::make_shared<WhileNode>(n.loc, c, b) : self;
 }
 
 Stmt Mutator::visit(const ThreadGroupNode& n, const Stmt& self) {
-  Stmt b = mutate(n.body);
-  return b == n.body ? self : std::make_shared<ThreadGroupNode>(n.loc, n.begin, n.count, b);
+  bool changed = false;
+  Stmt b = update(n.body, &changed);
+  return changed ? std::make_shared<ThreadGroupNode>(n.loc, n.begin, n.count, b) : self;
 }
 
+// ---- instructions ----
+
 Stmt Mutator::visit(const SyncNode&, const Stmt& self) { return self; }
-Stmt Mutator::visit(const AllocSharedNode& n, const Stmt& self) {
-  bool changed = false;
-  SharedTensor t = replace_shared(n.tensor, &changed);
-  return changed ? std::make_shared<AllocSharedNode>(n.loc, t, n.offset, n.alignment) : self;
-}
 Stmt Mutator::visit(const CopyAsyncCommitNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyAsyncWaitNode&, const Stmt& self) { return self; }
 
+Stmt Mutator::visit(const AllocSharedNode& n, const Stmt& self) {
+  bool changed = false;
+  SharedTensor t = update(n.tensor, &changed);
+  return changed ? std::make_shared<AllocSharedNode>(n.loc, t, n.offset, n.alignment) : self;
+}
+
 Stmt Mutator::visit(const CopyAsyncNode& n, const Stmt& self) {
   bool changed = false;
-  SharedTensor dst = replace_shared(n.dst, &changed);
-  auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<CopyAsyncNode>(n.loc, n.src, dst, offs, n.layout) : self;
+  GlobalTensor src = update(n.src, &changed);
+  SharedTensor dst = update(n.dst, &changed);
+  auto offs = update(n.offsets, &changed);
+  return changed ? std::make_shared<CopyAsyncNode>(n.loc, src, dst, offs, n.layout) : self;
 }
 
 Stmt Mutator::visit(const AllocRegisterNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor out = replace_tile(n.out, &changed);
-  Expr init = mutate(n.init);
-  changed |= init != n.init;
+  RegisterTensor out = update(n.out, &changed);
+  Expr init = update(n.init, &changed);
   return changed ? std::make_shared<AllocRegisterNode>(n.loc, out, init) : self;
 }
 
 Stmt Mutator::visit(const LoadGlobalNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor out = replace_tile(n.out, &changed);
-  auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<LoadGlobalNode>(n.loc, out, n.src, offs, n.fill) : self;
+  RegisterTensor out = update(n.out, &changed);
+  GlobalTensor src = update(n.src, &changed);
+  auto offs = update(n.offsets, &changed);
+  return changed ? std::make_shared<LoadGlobalNode>(n.loc, out, src, offs, n.fill) : self;
 }
 
 Stmt Mutator::visit(const StoreGlobalNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor src = replace_tile(n.src, &changed);
-  auto offs = mutate_all(n.offsets, &changed);
-  return changed ? std::make_shared<StoreGlobalNode>(n.loc, n.dst, src, offs) : self;
+  GlobalTensor dst = update(n.dst, &changed);
+  RegisterTensor src = update(n.src, &changed);
+  auto offs = update(n.offsets, &changed);
+  return changed ? std::make_shared<StoreGlobalNode>(n.loc, dst, src, offs) : self;
 }
 
 Stmt Mutator::visit(const LoadSharedNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor out = replace_tile(n.out, &changed);
-  SharedTensor src = replace_shared(n.src, &changed);
-  auto offs = mutate_all(n.offsets, &changed);
+  RegisterTensor out = update(n.out, &changed);
+  SharedTensor src = update(n.src, &changed);
+  auto offs = update(n.offsets, &changed);
   return changed ? std::make_shared<LoadSharedNode>(n.loc, out, src, offs) : self;
 }
 
 Stmt Mutator::visit(const StoreSharedNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor src = replace_tile(n.src, &changed);
-  SharedTensor dst = replace_shared(n.dst, &changed);
-  auto offs = mutate_all(n.offsets, &changed);
+  SharedTensor dst = update(n.dst, &changed);
+  RegisterTensor src = update(n.src, &changed);
+  auto offs = update(n.offsets, &changed);
   return changed ? std::make_shared<StoreSharedNode>(n.loc, dst, src, offs) : self;
 }
 
 Stmt Mutator::visit(const ElementwiseBinaryNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor out = replace_tile(n.out, &changed);
-  Operand a = mutate_operand(n.a, &changed), b = mutate_operand(n.b, &changed);
+  RegisterTensor out = update(n.out, &changed);
+  Operand a = update(n.a, &changed), b = update(n.b, &changed);
   return changed ? std::make_shared<ElementwiseBinaryNode>(n.loc, out, n.op, a, b) : self;
 }
 
 Stmt Mutator::visit(const ElementwiseUnaryNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor out = replace_tile(n.out, &changed), a = replace_tile(n.a, &changed);
+  RegisterTensor out = update(n.out, &changed), a = update(n.a, &changed);
   return changed ? std::make_shared<ElementwiseUnaryNode>(n.loc, out, n.op, a) : self;
 }
 
 Stmt Mutator::visit(const WhereNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor out = replace_tile(n.out, &changed);
-  Operand c = mutate_operand(n.cond, &changed), a = mutate_operand(n.a, &changed), b = mutate_operand(n.b, &changed);
+  RegisterTensor out = update(n.out, &changed);
+  Operand c = update(n.cond, &changed), a = update(n.a, &changed), b = update(n.b, &changed);
   return changed ? std::make_shared<WhereNode>(n.loc, out, c, a, b) : self;
 }
 
 Stmt Mutator::visit(const FmaNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor out = replace_tile(n.out, &changed);
-  Operand a = mutate_operand(n.a, &changed), b = mutate_operand(n.b, &changed);
-  RegisterTensor c = replace_tile(n.c, &changed);
+  RegisterTensor out = update(n.out, &changed);
+  Operand a = update(n.a, &changed), b = update(n.b, &changed);
+  RegisterTensor c = update(n.c, &changed);
   return changed ? std::make_shared<FmaNode>(n.loc, out, a, b, c) : self;
 }
 
 Stmt Mutator::visit(const DotNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor out = replace_tile(n.out, &changed), a = replace_tile(n.a, &changed), b = replace_tile(n.b, &changed),
-                 c = replace_tile(n.c, &changed);
+  RegisterTensor out = update(n.out, &changed), a = update(n.a, &changed), b = update(n.b, &changed),
+                 c = update(n.c, &changed);
   return changed ? std::make_shared<DotNode>(n.loc, out, a, b, c, n.warps_m, n.warps_n) : self;
 }
 
 Stmt Mutator::visit(const CastTensorNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor out = replace_tile(n.out, &changed), a = replace_tile(n.a, &changed);
+  RegisterTensor out = update(n.out, &changed), a = update(n.a, &changed);
   return changed ? std::make_shared<CastTensorNode>(n.loc, out, a) : self;
 }
 
 Stmt Mutator::visit(const ReduceNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor out = replace_tile(n.out, &changed), a = replace_tile(n.a, &changed);
+  RegisterTensor out = update(n.out, &changed), a = update(n.a, &changed);
   return changed ? std::make_shared<ReduceNode>(n.loc, out, n.op, a, n.dim) : self;
 }
 
 Stmt Mutator::visit(const CopyRegisterNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor dst = replace_tile(n.dst, &changed), src = replace_tile(n.src, &changed);
+  RegisterTensor dst = update(n.dst, &changed), src = update(n.src, &changed);
   return changed ? std::make_shared<CopyRegisterNode>(n.loc, dst, src) : self;
 }
 
 Stmt Mutator::visit(const AnnotateLayoutNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor tile = replace_tile(n.tile, &changed);
+  RegisterTensor tile = update(n.tile, &changed);
   return changed ? std::make_shared<AnnotateLayoutNode>(n.loc, tile, n.layout) : self;
 }
 
 Stmt Mutator::visit(const PrintTensorNode& n, const Stmt& self) {
   bool changed = false;
-  RegisterTensor t = replace_tile(n.tensor, &changed);
+  RegisterTensor t = update(n.tensor, &changed);
   return changed ? std::make_shared<PrintTensorNode>(n.loc, n.label, t) : self;
 }
 
 // ---- walking ----
 
-std::vector<Expr> direct_exprs(const StmtNode& s) {
-  auto operand_exprs = [](std::initializer_list<const Operand*> ops) {
-    std::vector<Expr> out;
-    for (const Operand* o : ops)
-      if (o->scalar) out.push_back(o->scalar);
-    return out;
-  };
-  switch (s.kind) {
-    case NodeKind::Declare: return {static_cast<const DeclareNode&>(s).init};
-    case NodeKind::Assign: return {static_cast<const AssignNode&>(s).value};
-    case NodeKind::For: {
-      auto& n = static_cast<const ForNode&>(s);
-      return {n.start, n.stop, n.step};
-    }
-    case NodeKind::If: return {static_cast<const IfNode&>(s).cond};
-    case NodeKind::While: return {static_cast<const WhileNode&>(s).cond};
-    case NodeKind::AllocRegister: return {static_cast<const AllocRegisterNode&>(s).init};
-    case NodeKind::LoadGlobal: return static_cast<const LoadGlobalNode&>(s).offsets;
-    case NodeKind::StoreGlobal: return static_cast<const StoreGlobalNode&>(s).offsets;
-    case NodeKind::LoadShared: return static_cast<const LoadSharedNode&>(s).offsets;
-    case NodeKind::StoreShared: return static_cast<const StoreSharedNode&>(s).offsets;
-    case NodeKind::CopyAsync: return static_cast<const CopyAsyncNode&>(s).offsets;
-    case NodeKind::ElementwiseBinary: {
-      auto& n = static_cast<const ElementwiseBinaryNode&>(s);
-      return operand_exprs({&n.a, &n.b});
-    }
-    case NodeKind::Where: {
-      auto& n = static_cast<const WhereNode&>(s);
-      return operand_exprs({&n.cond, &n.a, &n.b});
-    }
-    case NodeKind::Fma: {
-      auto& n = static_cast<const FmaNode&>(s);
-      return operand_exprs({&n.a, &n.b});
-    }
-    default: return {};
-  }
-}
-
-std::vector<Stmt> children(const StmtNode& s) {
-  switch (s.kind) {
-    case NodeKind::Seq: return static_cast<const SeqNode&>(s).stmts;
-    case NodeKind::For: return {static_cast<const ForNode&>(s).body};
-    case NodeKind::If: {
-      auto& n = static_cast<const IfNode&>(s);
-      if (n.else_case) return {n.then_case, n.else_case};
-      return {n.then_case};
-    }
-    case NodeKind::While: return {static_cast<const WhileNode&>(s).body};
-    case NodeKind::ThreadGroup: return {static_cast<const ThreadGroupNode&>(s).body};
-    default: return {};
-  }
-}
-
 namespace {
+
+// Lists what the mutator visits one level below `root`, changing nothing.
+class OperandLister : public Mutator {
+ public:
+  explicit OperandLister(const Node* root) : root_(root) {}
+  DirectOperands found;
+  using Mutator::mutate;
+
+  Stmt mutate(const Stmt& s) override {
+    if (s && s.get() != root_) {
+      found.children.push_back(s);
+      return s;
+    }
+    return Mutator::mutate(s);
+  }
+  Expr mutate(const Expr& e) override {
+    if (e) found.exprs.push_back(e);
+    return e;
+  }
+
+ protected:
+  GlobalTensor visit(const GlobalTensorNode&, const GlobalTensor& self) override { return listed(self); }
+  SharedTensor visit(const SharedTensorNode&, const SharedTensor& self) override { return listed(self); }
+  RegisterTensor visit(const RegisterTensorNode&, const RegisterTensor& self) override { return listed(self); }
+
+ private:
+  template <class T> Ref<T> listed(const Ref<T>& t) {
+    found.tensors.push_back(t);
+    return t;
+  }
+  const Node* root_;
+};
+
+// Lists the expressions a tensor holds directly.
+class TensorExprLister : public Mutator {
+ public:
+  std::vector<Expr> exprs;
+  using Mutator::mutate;
+  Expr mutate(const Expr& e) override {
+    if (e) exprs.push_back(e);
+    return e;
+  }
+
+ protected:
+  // A view's allocation is a tensor of its own, checked where it is allocated.
+  SharedTensor visit(const SharedTensorNode& n, const SharedTensor& self) override {
+    mutate(n.offset);
+    return self;
+  }
+};
+
+// A non-owning reference, for handing a node we only borrow to the mutator.
+template <class T> Ref<T> borrowed(const T& n) { return Ref<T>(std::shared_ptr<const T>(), &n); }
+
+}  // namespace
+
+DirectOperands direct_operands(const StmtNode& s) {
+  OperandLister lister(&s);
+  lister.mutate(borrowed(s));
+  return std::move(lister.found);
+}
+
+std::vector<Expr> tensor_exprs(const Node& tensor) {
+  TensorExprLister lister;
+  switch (tensor.kind) {
+    case NodeKind::GlobalTensor: lister.mutate(borrowed(static_cast<const GlobalTensorNode&>(tensor))); break;
+    case NodeKind::SharedTensor: lister.mutate(borrowed(static_cast<const SharedTensorNode&>(tensor))); break;
+    case NodeKind::RegisterTensor: break;
+#define TESSEL_EXPR(Name) case NodeKind::Name:
+#define TESSEL_STMT(Name) case NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      TESSEL_CHECK(false, "not a tensor: {}", kind_name(tensor.kind));
+  }
+  return std::move(lister.exprs);
+}
 
 void walk_expr(const ExprNode& e, const std::function<void(const ExprNode&)>& on_expr) {
   on_expr(e);
-  switch (e.kind) {
-    case NodeKind::Binary: {
-      auto& n = static_cast<const BinaryNode&>(e);
-      walk_expr(*n.a, on_expr);
-      walk_expr(*n.b, on_expr);
-      break;
+  class Children : public Mutator {
+   public:
+    std::vector<Expr> found;
+    const ExprNode* root = nullptr;
+    using Mutator::mutate;
+    Expr mutate(const Expr& x) override {
+      if (x.get() == root) return Mutator::mutate(x);
+      if (x) found.push_back(x);
+      return x;
     }
-    case NodeKind::Unary: walk_expr(*static_cast<const UnaryNode&>(e).a, on_expr); break;
-    case NodeKind::Cast: walk_expr(*static_cast<const CastNode&>(e).a, on_expr); break;
-    case NodeKind::Select: {
-      auto& n = static_cast<const SelectNode&>(e);
-      walk_expr(*n.cond, on_expr);
-      walk_expr(*n.a, on_expr);
-      walk_expr(*n.b, on_expr);
-      break;
-    }
-    default: break;
-  }
+  } children;
+  children.root = &e;
+  children.mutate(borrowed(e));
+  for (const Expr& c : children.found) walk_expr(*c, on_expr);
 }
-
-}  // namespace
 
 void walk(const Stmt& s, const std::function<void(const StmtNode&)>& on_stmt,
           const std::function<void(const ExprNode&)>& on_expr) {
   if (!s) return;
   on_stmt(*s);
-  if (on_expr)
-    for (const Expr& e : direct_exprs(*s)) walk_expr(*e, on_expr);
-  for (const Stmt& c : children(*s)) walk(c, on_stmt, on_expr);
+  DirectOperands ops = direct_operands(*s);
+  if (on_expr) {
+    for (const Expr& e : ops.exprs) walk_expr(*e, on_expr);
+    for (const auto& t : ops.tensors)
+      for (const Expr& e : tensor_exprs(*t)) walk_expr(*e, on_expr);
+  }
+  for (const Stmt& c : ops.children) walk(c, on_stmt, on_expr);
 }
 
 }  // namespace tessel::ir

@@ -79,8 +79,13 @@ class Printer {
         return fmt::format("cast<{}>({})", n.type.str(), expr(n.a));
       }
       case NodeKind::Builtin: return std::string(builtin_name(static_cast<const BuiltinNode&>(*e).which));
-      default: TESSEL_CHECK(false, "not an expression: {}", kind_name(e->kind));
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
+#define TESSEL_STMT(Name) case NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+        TESSEL_CHECK(false, "not an expression: {}", kind_name(e->kind));
     }
+    return "";
   }
 
  private:
@@ -138,150 +143,137 @@ class Printer {
 
   void stmt(const Stmt& s) {
     switch (s->kind) {
-      case NodeKind::Seq:
-        for (const Stmt& c : static_cast<const SeqNode&>(*s).stmts) stmt(c);
-        break;
-      case NodeKind::Declare: {
-        auto& n = static_cast<const DeclareNode&>(*s);
-        line(fmt::format("{}: {} = {}", name(n.var.get(), n.var->name), n.var->type.str(), expr(n.init)));
-        break;
-      }
-      case NodeKind::Assign: {
-        auto& n = static_cast<const AssignNode&>(*s);
-        line(fmt::format("{} = {}", name(n.var.get(), n.var->name), expr(n.value)));
-        break;
-      }
-      case NodeKind::For: {
-        auto& n = static_cast<const ForNode&>(*s);
-        line(fmt::format("for {} in range({}, {}, {}){} {{", name(n.var.get(), n.var->name), expr(n.start), expr(n.stop),
-                         expr(n.step), n.unroll ? fmt::format(" unroll={}", n.unroll) : ""));
-        block(n.body);
-        line("}");
-        break;
-      }
-      case NodeKind::If: {
-        auto& n = static_cast<const IfNode&>(*s);
-        line(fmt::format("if {} {{", expr(n.cond)));
-        block(n.then_case);
-        if (n.else_case) {
-          line("} else {");
-          block(n.else_case);
-        }
-        line("}");
-        break;
-      }
-      case NodeKind::While: {
-        auto& n = static_cast<const WhileNode&>(*s);
-        line(fmt::format("while {} {{", expr(n.cond)));
-        block(n.body);
-        line("}");
-        break;
-      }
-      case NodeKind::ThreadGroup: {
-        auto& n = static_cast<const ThreadGroupNode&>(*s);
-        line(fmt::format("thread_group(begin={}, count={}) {{", n.begin, n.count));
-        block(n.body);
-        line("}");
-        break;
-      }
-      case NodeKind::Sync: line("sync"); break;
-      case NodeKind::AllocShared: {
-        auto& n = static_cast<const AllocSharedNode&>(*s);
-        line(fmt::format("{} = alloc_shared<{}>[{}] offset={}{}", name(n.tensor.get(), n.tensor->name),
-                         dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset,
-                         swizzle_text(n.tensor->swizzle_bits)));
-        break;
-      }
-      case NodeKind::AllocRegister: {
-        auto& n = static_cast<const AllocRegisterNode&>(*s);
-        line(fmt::format("{} = full({})", reg_decl(n.out), expr(n.init)));
-        break;
-      }
-      case NodeKind::LoadGlobal: {
-        auto& n = static_cast<const LoadGlobalNode&>(*s);
-        line(fmt::format("{} = load_global {} at {}{}", reg_decl(n.out), global(n.src), exprs(n.offsets),
-                         n.fill == 0 ? "" : fmt::format(" fill={}", n.fill)));
-        break;
-      }
-      case NodeKind::StoreGlobal: {
-        auto& n = static_cast<const StoreGlobalNode&>(*s);
-        line(fmt::format("store_global {} to {} at {}", reg(n.src), global(n.dst), exprs(n.offsets)));
-        break;
-      }
-      case NodeKind::LoadShared: {
-        auto& n = static_cast<const LoadSharedNode&>(*s);
-        line(fmt::format("{} = load_shared {} at {}", reg_decl(n.out), shared(n.src), exprs(n.offsets)));
-        break;
-      }
-      case NodeKind::StoreShared: {
-        auto& n = static_cast<const StoreSharedNode&>(*s);
-        line(fmt::format("store_shared {} to {} at {}", reg(n.src), shared(n.dst), exprs(n.offsets)));
-        break;
-      }
-      case NodeKind::ElementwiseBinary: {
-        auto& n = static_cast<const ElementwiseBinaryNode&>(*s);
-        line(fmt::format("{} = {}({}, {})", reg_decl(n.out), op_name(n.op), operand(n.a), operand(n.b)));
-        break;
-      }
-      case NodeKind::ElementwiseUnary: {
-        auto& n = static_cast<const ElementwiseUnaryNode&>(*s);
-        line(fmt::format("{} = {}({})", reg_decl(n.out), op_name(n.op), reg(n.a)));
-        break;
-      }
-      case NodeKind::Where: {
-        auto& n = static_cast<const WhereNode&>(*s);
-        line(fmt::format("{} = where({}, {}, {})", reg_decl(n.out), operand(n.cond), operand(n.a), operand(n.b)));
-        break;
-      }
-      case NodeKind::Fma: {
-        auto& n = static_cast<const FmaNode&>(*s);
-        line(fmt::format("{} = fma({}, {}, {})", reg_decl(n.out), operand(n.a), operand(n.b), reg(n.c)));
-        break;
-      }
-      case NodeKind::Dot: {
-        auto& n = static_cast<const DotNode&>(*s);
-        const std::string warps = n.warps_m ? fmt::format("{}x{}", n.warps_m, n.warps_n) : std::string("unresolved");
-        line(fmt::format("{} = dot({}, {}, {}) warps={}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), warps));
-        break;
-      }
-      case NodeKind::CastTensor: {
-        auto& n = static_cast<const CastTensorNode&>(*s);
-        line(fmt::format("{} = cast({})", reg_decl(n.out), reg(n.a)));
-        break;
-      }
-      case NodeKind::Reduce: {
-        auto& n = static_cast<const ReduceNode&>(*s);
-        line(fmt::format("{} = reduce_{}({}, dim={})", reg_decl(n.out), op_name(n.op), reg(n.a), n.dim));
-        break;
-      }
-      case NodeKind::CopyRegister: {
-        auto& n = static_cast<const CopyRegisterNode&>(*s);
-        line(fmt::format("{} = copy({})", reg(n.dst), reg(n.src)));
-        break;
-      }
-      case NodeKind::AnnotateLayout: {
-        auto& n = static_cast<const AnnotateLayoutNode&>(*s);
-        line(fmt::format("annotate_layout {} {}", reg(n.tile), n.layout.str()));
-        break;
-      }
-      case NodeKind::CopyAsync: {
-        auto& n = static_cast<const CopyAsyncNode&>(*s);
-        line(fmt::format("copy_async {} at {} to {} by {}", global(n.src), exprs(n.offsets), shared(n.dst), n.layout.str()));
-        break;
-      }
-      case NodeKind::CopyAsyncCommit: line("copy_async_commit_group"); break;
-      case NodeKind::CopyAsyncWait: {
-        auto& n = static_cast<const CopyAsyncWaitNode&>(*s);
-        line(n.all ? std::string("copy_async_wait_all") : fmt::format("copy_async_wait_group {}", n.pending));
-        break;
-      }
-      case NodeKind::PrintTensor: {
-        auto& n = static_cast<const PrintTensorNode&>(*s);
-        line(fmt::format("print \"{}\" {}", n.label, reg(n.tensor)));
-        break;
-      }
-      default: TESSEL_CHECK(false, "not a statement: {}", kind_name(s->kind));
+#define TESSEL_EXPR(Name) case NodeKind::Name:
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+        TESSEL_CHECK(false, "not a statement: {}", kind_name(s->kind));
+        return;
+#define TESSEL_STMT(Name) case NodeKind::Name: return stmt(static_cast<const Name##Node&>(*s));
+#define TESSEL_INSTR(Name, family, min_target, executor) \
+  case NodeKind::Name: return stmt(static_cast<const Name##Node&>(*s));
+#include "tessel/ir/nodes.def"
     }
+  }
+
+  void stmt(const SeqNode& n) {
+    for (const Stmt& c : n.stmts) stmt(c);
+  }
+
+  void stmt(const DeclareNode& n) {
+    line(fmt::format("{}: {} = {}", name(n.var.get(), n.var->name), n.var->type.str(), expr(n.init)));
+  }
+
+  void stmt(const AssignNode& n) {
+    line(fmt::format("{} = {}", name(n.var.get(), n.var->name), expr(n.value)));
+  }
+
+  void stmt(const ForNode& n) {
+    line(fmt::format("for {} in range({}, {}, {}){} {{", name(n.var.get(), n.var->name), expr(n.start), expr(n.stop),
+                     expr(n.step), n.unroll ? fmt::format(" unroll={}", n.unroll) : ""));
+    block(n.body);
+    line("}");
+  }
+
+  void stmt(const IfNode& n) {
+    line(fmt::format("if {} {{", expr(n.cond)));
+    block(n.then_case);
+    if (n.else_case) {
+      line("} else {");
+      block(n.else_case);
+    }
+    line("}");
+  }
+
+  void stmt(const WhileNode& n) {
+    line(fmt::format("while {} {{", expr(n.cond)));
+    block(n.body);
+    line("}");
+  }
+
+  void stmt(const ThreadGroupNode& n) {
+    line(fmt::format("thread_group(begin={}, count={}) {{", n.begin, n.count));
+    block(n.body);
+    line("}");
+  }
+
+  void stmt(const SyncNode&) { line("sync"); }
+
+  void stmt(const AllocSharedNode& n) {
+    line(fmt::format("{} = alloc_shared<{}>[{}] offset={}{}", name(n.tensor.get(), n.tensor->name),
+                     dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset,
+                     swizzle_text(n.tensor->swizzle_bits)));
+  }
+
+  void stmt(const AllocRegisterNode& n) {
+    line(fmt::format("{} = full({})", reg_decl(n.out), expr(n.init)));
+  }
+
+  void stmt(const LoadGlobalNode& n) {
+    line(fmt::format("{} = load_global {} at {}{}", reg_decl(n.out), global(n.src), exprs(n.offsets),
+                     n.fill == 0 ? "" : fmt::format(" fill={}", n.fill)));
+  }
+
+  void stmt(const StoreGlobalNode& n) {
+    line(fmt::format("store_global {} to {} at {}", reg(n.src), global(n.dst), exprs(n.offsets)));
+  }
+
+  void stmt(const LoadSharedNode& n) {
+    line(fmt::format("{} = load_shared {} at {}", reg_decl(n.out), shared(n.src), exprs(n.offsets)));
+  }
+
+  void stmt(const StoreSharedNode& n) {
+    line(fmt::format("store_shared {} to {} at {}", reg(n.src), shared(n.dst), exprs(n.offsets)));
+  }
+
+  void stmt(const ElementwiseBinaryNode& n) {
+    line(fmt::format("{} = {}({}, {})", reg_decl(n.out), op_name(n.op), operand(n.a), operand(n.b)));
+  }
+
+  void stmt(const ElementwiseUnaryNode& n) {
+    line(fmt::format("{} = {}({})", reg_decl(n.out), op_name(n.op), reg(n.a)));
+  }
+
+  void stmt(const WhereNode& n) {
+    line(fmt::format("{} = where({}, {}, {})", reg_decl(n.out), operand(n.cond), operand(n.a), operand(n.b)));
+  }
+
+  void stmt(const FmaNode& n) {
+    line(fmt::format("{} = fma({}, {}, {})", reg_decl(n.out), operand(n.a), operand(n.b), reg(n.c)));
+  }
+
+  void stmt(const DotNode& n) {
+    const std::string warps = n.warps_m ? fmt::format("{}x{}", n.warps_m, n.warps_n) : std::string("unresolved");
+    line(fmt::format("{} = dot({}, {}, {}) warps={}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), warps));
+  }
+
+  void stmt(const CastTensorNode& n) {
+    line(fmt::format("{} = cast({})", reg_decl(n.out), reg(n.a)));
+  }
+
+  void stmt(const ReduceNode& n) {
+    line(fmt::format("{} = reduce_{}({}, dim={})", reg_decl(n.out), op_name(n.op), reg(n.a), n.dim));
+  }
+
+  void stmt(const CopyRegisterNode& n) {
+    line(fmt::format("{} = copy({})", reg(n.dst), reg(n.src)));
+  }
+
+  void stmt(const AnnotateLayoutNode& n) {
+    line(fmt::format("annotate_layout {} {}", reg(n.tile), n.layout.str()));
+  }
+
+  void stmt(const CopyAsyncNode& n) {
+    line(fmt::format("copy_async {} at {} to {} by {}", global(n.src), exprs(n.offsets), shared(n.dst), n.layout.str()));
+  }
+
+  void stmt(const CopyAsyncCommitNode&) { line("copy_async_commit_group"); }
+
+  void stmt(const CopyAsyncWaitNode& n) {
+    line(n.all ? std::string("copy_async_wait_all") : fmt::format("copy_async_wait_group {}", n.pending));
+  }
+
+  void stmt(const PrintTensorNode& n) {
+    line(fmt::format("print \"{}\" {}", n.label, reg(n.tensor)));
   }
 
   std::string out_;

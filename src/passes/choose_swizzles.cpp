@@ -24,24 +24,23 @@ int chosen_bits(const ir::SharedTensorNode& t, bool accessed_by_rows) {
   return 0;
 }
 
+// Rewrites each decided allocation; the mutator rewrites its views to follow it.
 class ApplySwizzles : public ir::Mutator {
  public:
   explicit ApplySwizzles(std::map<const ir::SharedTensorNode*, int> bits) : bits_(std::move(bits)) {}
 
-  ir::SharedTensor mutate_shared(const ir::SharedTensor& t) override {
-    auto done = rewritten_.find(t.get());
-    if (done != rewritten_.end()) return done->second;
-    auto it = bits_.find(t->allocation());
-    if (it == bits_.end()) return t;
-    ir::SharedTensorNode copy = *t;
-    copy.swizzle_bits = it->second;
-    if (t->root) copy.root = mutate_shared(t->root);
-    return rewritten_[t.get()] = std::make_shared<ir::SharedTensorNode>(std::move(copy));
+ protected:
+  ir::SharedTensor visit(const ir::SharedTensorNode& n, const ir::SharedTensor& self) override {
+    if (n.root) return ir::Mutator::visit(n, self);
+    auto it = bits_.find(&n);
+    if (it == bits_.end()) return self;
+    ir::SharedTensorNode decided = n;
+    decided.swizzle_bits = it->second;
+    return std::make_shared<ir::SharedTensorNode>(std::move(decided));
   }
 
  private:
   std::map<const ir::SharedTensorNode*, int> bits_;
-  std::map<const ir::SharedTensorNode*, ir::SharedTensor> rewritten_;
 };
 
 }  // namespace

@@ -179,13 +179,13 @@ class ApplyLayouts : public ir::Mutator {
                std::map<const ir::DotNode*, WarpSplit> splits)
       : tiles_(std::move(tiles)), splits_(std::move(splits)) {}
 
-  ir::RegisterTensor mutate_tile(const ir::RegisterTensor& t) override { return tiles_.at(t.get()); }
-
  protected:
+  ir::RegisterTensor visit(const ir::RegisterTensorNode&, const ir::RegisterTensor& self) override {
+    return tiles_.at(self.get());
+  }
   ir::Stmt visit(const ir::DotNode& n, const ir::Stmt&) override {
     const WarpSplit s = splits_.at(&n);
-    return std::make_shared<ir::DotNode>(n.loc, mutate_tile(n.out), mutate_tile(n.a), mutate_tile(n.b),
-                                         mutate_tile(n.c), s.m, s.n);
+    return std::make_shared<ir::DotNode>(n.loc, mutate(n.out), mutate(n.a), mutate(n.b), mutate(n.c), s.m, s.n);
   }
   ir::Stmt visit(const ir::AnnotateLayoutNode& n, const ir::Stmt&) override { return ir::seq({}, n.loc); }
 

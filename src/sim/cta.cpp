@@ -132,11 +132,4 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
       }
 }
 
-std::vector<ir::NodeKind> simulated_instructions() {
-  return {
-#define TESSEL_INSTR(Name) ir::NodeKind::Name,
-#include "tessel/ir/nodes.def"
-  };
-}
-
 }  // namespace tessel::sim

@@ -156,7 +156,7 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
       groups.pop_back();
       return;
     }
-#define TESSEL_INSTR(Name)                                           \
+#define TESSEL_INSTR(Name, family, min_target, executor)                                           \
   case ir::NodeKind::Name:                                           \
     exec_##Name(*this, static_cast<const ir::Name##Node&>(*s), mask); \
     return;

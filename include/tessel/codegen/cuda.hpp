@@ -24,7 +24,4 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch);
 const std::string& device_header();
 inline constexpr const char* kDeviceHeaderName = "tessel_device.h";
 
-// Instruction kinds this layer emits (one emitter per kind of ir/nodes.def).
-std::vector<ir::NodeKind> emitted_instructions();
-
 }  // namespace tessel::codegen

@@ -1,5 +1,6 @@
 // The IR: immutable, reference-counted nodes. Scalar expressions and statements form trees;
-// variables and tensors are objects whose identity is their address (never a name).
+// variables and tensors are objects whose identity is their address (never a name). Tensor
+// nodes are built as values and never change once shared.
 // The closed list of node kinds is ir/nodes.def.
 #pragma once
 
@@ -15,17 +16,48 @@
 
 namespace tessel::ir {
 
+// Compilation targets, oldest first.
+enum class Arch : uint8_t { Sm80, Sm90a, Sm100a };
+std::string_view arch_name(Arch a);  // "sm_80", ...
+Arch parse_arch(std::string_view s);  // throws tessel::Error for unknown names
+
+// Who must execute an instruction together (nodes.def): any single thread, whole warps, whole
+// warpgroups (4 aligned warps), or every thread of the block.
+enum class Executor : uint8_t { Thread, Warp, Warpgroup, Block };
+std::string_view executor_name(Executor e);
+
 enum class NodeKind : uint8_t {
 #define TESSEL_EXPR(Name) Name,
+#define TESSEL_TENSOR(Name) Name,
 #define TESSEL_STMT(Name) Name,
-#define TESSEL_INSTR(Name) Name,
+#define TESSEL_INSTR(Name, family, min_target, executor) Name,
 #include "tessel/ir/nodes.def"
 };
 std::string_view kind_name(NodeKind k);
 bool is_instruction(NodeKind k);
-std::vector<NodeKind> all_instruction_kinds();
+std::vector<NodeKind> all_kinds();
+// The data nodes.def gives every instruction.
+struct InstructionTraits {
+  std::string_view family;
+  Arch min_target;
+  Executor executor;
+};
+const InstructionTraits& instruction_traits(NodeKind instruction);
 
 template <class T> using Ref = std::shared_ptr<const T>;
+
+// A contiguous range of a block's threads: the block itself, or a thread group in it.
+struct ThreadRange {
+  int begin = 0, count = 0;
+  int end() const { return begin + count; }
+  bool contains(int thread) const { return thread >= begin && thread < end(); }
+  // Whether the range is made of whole warps (of whole warpgroups: 4 warps starting at a
+  // multiple of 4), so that warp-collective instructions can run in it.
+  bool whole_warps() const { return begin % 32 == 0 && count % 32 == 0; }
+  bool whole_warpgroups() const { return begin % 128 == 0 && count % 128 == 0; }
+  std::string str() const;  // "threads 32..63"
+  bool operator==(const ThreadRange&) const = default;
+};
 
 struct Node {
   Node(NodeKind k, SourceLoc l) : kind(k), loc(std::move(l)) {}
@@ -119,12 +151,15 @@ bool as_const_int(const Expr& e, int64_t* v);
 // ---- tensors -------------------------------------------------------------------------------
 
 // A view of global memory: a pointer with run-time shape and strides (in elements).
-struct GlobalTensorNode {
+struct GlobalTensorNode : Node {
+  GlobalTensorNode(DType dtype, Expr ptr, std::vector<Expr> shape, std::vector<Expr> strides, std::string name,
+                   SourceLoc loc)
+      : Node(NodeKind::GlobalTensor, std::move(loc)), dtype(dtype), ptr(std::move(ptr)), shape(std::move(shape)),
+        strides(std::move(strides)), name(std::move(name)) {}
   DType dtype;
   Expr ptr;
   std::vector<Expr> shape, strides;
   std::string name;
-  SourceLoc loc;
   int rank() const { return int(shape.size()); }
 };
 using GlobalTensor = Ref<GlobalTensorNode>;
@@ -133,13 +168,17 @@ inline constexpr int kSwizzleUndecided = -1;
 
 // A tile of shared memory: either an allocation (root == nullptr) or a view into one,
 // `offset` elements from the allocation's start.
-struct SharedTensorNode {
+struct SharedTensorNode : Node {
+  SharedTensorNode(DType dtype, std::vector<int> shape, std::vector<int> strides, Ref<SharedTensorNode> root,
+                   Expr offset, std::string name, SourceLoc loc, int swizzle_bits)
+      : Node(NodeKind::SharedTensor, std::move(loc)), dtype(dtype), shape(std::move(shape)),
+        strides(std::move(strides)), root(std::move(root)), offset(std::move(offset)), name(std::move(name)),
+        swizzle_bits(swizzle_bits) {}
   DType dtype;
   std::vector<int> shape, strides;
   Ref<SharedTensorNode> root;
   Expr offset;
   std::string name;
-  SourceLoc loc;
   // The allocation's XOR swizzle (layout/shared_swizzle.hpp); 0: none; kSwizzleUndecided until
   // choose_swizzles decides it for a tile created without a Swizzle argument.
   int swizzle_bits = 0;
@@ -152,16 +191,15 @@ using SharedTensor = Ref<SharedTensorNode>;
 // A tile held in registers, distributed over the `threads` threads of the thread group that
 // created it by `layout`. The layout is empty (unresolved) from tracing until infer_layouts
 // decides it, unless the user pinned it when creating the tile.
-struct RegisterTensorNode {
+struct RegisterTensorNode : Node {
   RegisterTensorNode(DType dtype, std::vector<int> shape, int threads, Layout layout, std::string name, SourceLoc loc)
-      : dtype(dtype), tile_shape(std::move(shape)), threads(threads), layout(std::move(layout)), name(std::move(name)),
-        loc(std::move(loc)) {}
+      : Node(NodeKind::RegisterTensor, std::move(loc)), dtype(dtype), tile_shape(std::move(shape)), threads(threads),
+        layout(std::move(layout)), name(std::move(name)) {}
   DType dtype;
   std::vector<int> tile_shape;
   int threads;
   Layout layout;
   std::string name;
-  SourceLoc loc;
   const std::vector<int>& shape() const { return tile_shape; }
   int rank() const { return int(tile_shape.size()); }
   bool has_layout() const { return layout.rank() != 0; }
@@ -374,10 +412,6 @@ struct CopyAsyncWaitNode : StmtNode {
 Stmt seq(std::vector<Stmt> stmts, SourceLoc l = {});
 
 // ---- kernels -------------------------------------------------------------------------------
-
-enum class Arch : uint8_t { Sm80, Sm90a, Sm100a };
-std::string_view arch_name(Arch a);  // "sm_80", ...
-Arch parse_arch(std::string_view s);  // throws tessel::Error for unknown names
 
 struct KernelNode {
   std::string name;

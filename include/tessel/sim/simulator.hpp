@@ -30,7 +30,4 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options =
 void register_allocation(const void* p, size_t bytes);
 void unregister_allocation(const void* p);
 
-// Instruction kinds the simulator executes (one semantics per kind of ir/nodes.def).
-std::vector<ir::NodeKind> simulated_instructions();
-
 }  // namespace tessel::sim

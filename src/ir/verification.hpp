@@ -1,0 +1,47 @@
+// What the per-instruction verifier rules (verify_<family>.cpp) see of the verification in
+// progress: the kernel, the target, the thread group the instruction runs in, and the scopes of
+// the variables and tensors defined so far. Each rule is declared from nodes.def, so an
+// instruction without one fails to link.
+#pragma once
+
+#include <set>
+#include <vector>
+
+#include "tessel/ir/ir.hpp"
+
+namespace tessel::ir {
+
+class Verification {
+ public:
+  Verification(const KernelNode& k, Arch arch) : kernel(k), arch(arch) {}
+
+  const KernelNode& kernel;
+  const Arch arch;
+
+  // The thread group the current statement runs in (the whole block at the top level).
+  ThreadRange group() const { return groups_.back(); }
+
+  // A register tile the statement reads: defined in an enclosing scope, in this thread group.
+  void use(const RegisterTensor& t, const StmtNode& s);
+  void use(const Operand& o, const StmtNode& s);
+  // A register tile the statement creates.
+  void define(const RegisterTensor& t, const StmtNode& s);
+  // A shared allocation the statement creates.
+  void define(const SharedTensor& t);
+  // Checks that the expressions of every tensor and operand of `s` are in scope.
+  void check_operands(const StmtNode& s);
+
+ private:
+  friend class Verifier;
+  bool defined(const void* p) const;
+  void check_expr(const Expr& e, const StmtNode& s);
+  void check_shared(const SharedTensor& t, const StmtNode& s);
+
+  std::vector<std::set<const void*>> scopes_;
+  std::vector<ThreadRange> groups_;
+};
+
+#define TESSEL_INSTR(Name, family, min_target, executor) void verify_##Name(Verification& v, const Name##Node& n);
+#include "tessel/ir/nodes.def"
+
+}  // namespace tessel::ir

@@ -1,0 +1,19 @@
+// Verifier rules of cp.async.
+#include "verification.hpp"
+
+namespace tessel::ir {
+
+void verify_CopyAsync(Verification& v, const CopyAsyncNode& n) {
+  TESSEL_CHECK(n.layout.num_threads() <= v.group().count, "copy_async split over {} threads in a group of {}",
+               n.layout.num_threads(), v.group().count);
+  TESSEL_CHECK(n.src->dtype == n.dst->dtype, "copy_async from {} to {}", dtype_name(n.src->dtype),
+               dtype_name(n.dst->dtype));
+}
+
+void verify_CopyAsyncCommit(Verification&, const CopyAsyncCommitNode&) {}
+
+void verify_CopyAsyncWait(Verification&, const CopyAsyncWaitNode& n) {
+  TESSEL_CHECK(n.pending >= 0, "copy_async_wait_group {} at {}", n.pending, n.loc.str());
+}
+
+}  // namespace tessel::ir

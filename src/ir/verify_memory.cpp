@@ -1,0 +1,37 @@
+// Verifier rules of the memory instructions: allocations, loads and stores, the block barrier.
+#include "verification.hpp"
+
+namespace tessel::ir {
+
+void verify_Sync(Verification&, const SyncNode&) {}
+
+void verify_AllocShared(Verification& v, const AllocSharedNode& n) {
+  TESSEL_CHECK(!n.tensor->root, "alloc_shared of a view at {}", n.loc.str());
+  v.define(n.tensor);
+}
+
+void verify_LoadGlobal(Verification& v, const LoadGlobalNode& n) {
+  TESSEL_CHECK(int(n.offsets.size()) == n.src->rank(), "load_global with {} offsets at {}", n.offsets.size(),
+               n.loc.str());
+  v.define(n.out, n);
+}
+
+void verify_StoreGlobal(Verification& v, const StoreGlobalNode& n) {
+  TESSEL_CHECK(int(n.offsets.size()) == n.dst->rank(), "store_global with {} offsets at {}", n.offsets.size(),
+               n.loc.str());
+  v.use(n.src, n);
+}
+
+void verify_LoadShared(Verification& v, const LoadSharedNode& n) {
+  TESSEL_CHECK(int(n.offsets.size()) == n.src->rank(), "load_shared with {} offsets at {}", n.offsets.size(),
+               n.loc.str());
+  v.define(n.out, n);
+}
+
+void verify_StoreShared(Verification& v, const StoreSharedNode& n) {
+  TESSEL_CHECK(int(n.offsets.size()) == n.dst->rank(), "store_shared with {} offsets at {}", n.offsets.size(),
+               n.loc.str());
+  v.use(n.src, n);
+}
+
+}  // namespace tessel::ir

@@ -1,0 +1,13 @@
+// Verifier rules of the reductions.
+#include "verification.hpp"
+
+namespace tessel::ir {
+
+void verify_Reduce(Verification& v, const ReduceNode& n) {
+  TESSEL_CHECK(n.dim >= 0 && n.dim < n.a->rank() && n.out->shape()[size_t(n.dim)] == 1,
+               "reduction over dim {} at {} does not keep it with extent 1", n.dim, n.loc.str());
+  v.use(n.a, n);
+  v.define(n.out, n);
+}
+
+}  // namespace tessel::ir

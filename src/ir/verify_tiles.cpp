@@ -1,0 +1,49 @@
+// Verifier rules of the register-tile instructions: creation, elementwise math, casts, copies.
+#include "verification.hpp"
+
+namespace tessel::ir {
+
+void verify_AllocRegister(Verification& v, const AllocRegisterNode& n) { v.define(n.out, n); }
+
+void verify_ElementwiseBinary(Verification& v, const ElementwiseBinaryNode& n) {
+  v.use(n.a, n);
+  v.use(n.b, n);
+  v.define(n.out, n);
+}
+
+void verify_ElementwiseUnary(Verification& v, const ElementwiseUnaryNode& n) {
+  v.use(n.a, n);
+  v.define(n.out, n);
+}
+
+void verify_Where(Verification& v, const WhereNode& n) {
+  v.use(n.cond, n);
+  v.use(n.a, n);
+  v.use(n.b, n);
+  v.define(n.out, n);
+}
+
+void verify_Fma(Verification& v, const FmaNode& n) {
+  v.use(n.a, n);
+  v.use(n.b, n);
+  v.use(n.c, n);
+  v.define(n.out, n);
+}
+
+void verify_CastTensor(Verification& v, const CastTensorNode& n) {
+  v.use(n.a, n);
+  v.define(n.out, n);
+}
+
+void verify_CopyRegister(Verification& v, const CopyRegisterNode& n) {
+  TESSEL_CHECK(n.dst->shape() == n.src->shape() && n.dst->dtype == n.src->dtype, "copy between tiles of other types at {}",
+               n.loc.str());
+  v.use(n.src, n);
+  v.use(n.dst, n);
+}
+
+void verify_AnnotateLayout(Verification& v, const AnnotateLayoutNode& n) { v.use(n.tile, n); }
+
+void verify_PrintTensor(Verification& v, const PrintTensorNode& n) { v.use(n.tensor, n); }
+
+}  // namespace tessel::ir

@@ -1,0 +1,45 @@
+// Layout rules of the register-tile instructions: elementwise results share their full-shape
+// operands' layout and broadcast the others; casts and copies keep the layout.
+#include "layout_rules.hpp"
+
+namespace tessel::passes {
+
+void layout_rule_AllocRegister(LayoutRules& r, const ir::AllocRegisterNode& n) { r.define(n.out, "register_tensor"); }
+
+void layout_rule_ElementwiseBinary(LayoutRules& r, const ir::ElementwiseBinaryNode& n) {
+  const std::string op(ir::op_name(n.op));
+  const int out = r.define(n.out, op);
+  r.operand(n.a, out, op, n.loc);
+  r.operand(n.b, out, op, n.loc);
+}
+
+void layout_rule_ElementwiseUnary(LayoutRules& r, const ir::ElementwiseUnaryNode& n) {
+  r.same(r.index(n.a), r.define(n.out, std::string(ir::op_name(n.op))));
+}
+
+void layout_rule_Where(LayoutRules& r, const ir::WhereNode& n) {
+  const int out = r.define(n.out, "where");
+  for (const ir::Operand* o : {&n.cond, &n.a, &n.b}) r.operand(*o, out, "where", n.loc);
+}
+
+void layout_rule_Fma(LayoutRules& r, const ir::FmaNode& n) {
+  const int out = r.define(n.out, "fma");
+  r.same(r.index(n.c), out);
+  r.operand(n.a, out, "fma", n.loc);
+  r.operand(n.b, out, "fma", n.loc);
+}
+
+void layout_rule_CastTensor(LayoutRules& r, const ir::CastTensorNode& n) {
+  r.same(r.index(n.a), r.define(n.out, "to<T>()"));
+}
+
+void layout_rule_CopyRegister(LayoutRules& r, const ir::CopyRegisterNode& n) { r.same(r.index(n.dst), r.index(n.src)); }
+
+void layout_rule_AnnotateLayout(LayoutRules& r, const ir::AnnotateLayoutNode& n) {
+  r.constraints.pins.push_back({n.layout, r.index(n.tile), "is pinned by", "annotate_layout", n.loc});
+  r.constraints.has_annotations = true;
+}
+
+void layout_rule_PrintTensor(LayoutRules& r, const ir::PrintTensorNode& n) { r.index(n.tensor); }
+
+}  // namespace tessel::passes

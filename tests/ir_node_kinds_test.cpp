@@ -1,0 +1,178 @@
+// One instance of every node kind of nodes.def, built by hand into one kernel that is printed,
+// verified, lowered and emitted as CUDA. A kind added to nodes.def without an example here fails
+// the first test and names the kind.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "tessel/codegen/cuda.hpp"
+#include "tessel/ir/mutator.hpp"
+#include "tessel/ir/printer.hpp"
+#include "tessel/ir/verifier.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel {
+namespace {
+
+using namespace ir;
+
+SourceLoc at(int line) { return SourceLoc{"kinds.cpp", line}; }
+
+// The kernel: every statement kind, with every expression and tensor kind among their operands.
+Kernel every_kind() {
+  auto n = make_var(Type{DType::I32}, "n");
+  auto ptr = make_var(Type{DType::F32, true}, "p");
+  auto half = make_var(Type{DType::F16, true}, "h");
+  auto v = make_var(Type{DType::I32}, "v");
+  auto i = make_var(Type{DType::I32}, "i");
+  const int threads = 128;
+  auto tile = [&](DType t, std::vector<int> shape, const char* name) {
+    return std::make_shared<RegisterTensorNode>(t, std::move(shape), threads, Layout(), name, at(1));
+  };
+  auto g = std::make_shared<GlobalTensorNode>(DType::F32, ptr, std::vector<Expr>{n, const_int(32)},
+                                              std::vector<Expr>{const_int(32), const_int(1)}, "g", at(2));
+  auto gh = std::make_shared<GlobalTensorNode>(DType::F16, half, std::vector<Expr>{const_int(32), const_int(32)},
+                                               std::vector<Expr>{const_int(32), const_int(1)}, "gh", at(2));
+  auto s = std::make_shared<SharedTensorNode>(DType::F32, std::vector<int>{2, 8, 32}, std::vector<int>{256, 32, 1},
+                                              nullptr, nullptr, "s", at(3), 0);
+  auto view = std::make_shared<SharedTensorNode>(DType::F32, std::vector<int>{8, 32}, std::vector<int>{32, 1}, s,
+                                                 binary(BinaryOp::Mul, i, const_int(256)), "s", at(4), 0);
+  auto second = std::make_shared<SharedTensorNode>(DType::F32, std::vector<int>{8, 32}, std::vector<int>{32, 1}, s,
+                                                   const_int(256), "s", at(4), 0);
+  auto r = tile(DType::F32, {8, 32}, "r"), x = tile(DType::F32, {8, 32}, "x"), y = tile(DType::F32, {8, 32}, "y");
+  auto c = tile(DType::Bool, {8, 32}, "c"), w = tile(DType::F32, {8, 32}, "w"), f = tile(DType::F32, {8, 32}, "f");
+  auto row = tile(DType::F32, {8, 1}, "row"), as_int = tile(DType::I32, {8, 32}, "as_int");
+  auto a = tile(DType::F16, {32, 16}, "a"), b = tile(DType::F16, {16, 32}, "b");
+  auto acc = tile(DType::F32, {32, 32}, "acc"), d = tile(DType::F32, {32, 32}, "d");
+  auto zeros = [](int k) { return std::vector<Expr>(size_t(k), const_int(0)); };
+  std::vector<Stmt> loop_body = {
+      std::make_shared<LoadSharedNode>(at(10), y, view, zeros(2)),
+      std::make_shared<StoreSharedNode>(at(11), view, y, zeros(2)),
+  };
+  std::vector<Stmt> body = {
+      std::make_shared<DeclareNode>(at(5), v, binary(BinaryOp::Add, n, const_int(1))),
+      std::make_shared<AssignNode>(at(6), v,
+                                   select(binary(BinaryOp::Lt, v, const_int(3)),
+                                          cast(DType::I32, unary(UnaryOp::Neg, const_float(2.0))),
+                                          std::make_shared<BuiltinNode>(at(6), BuiltinKind::BlockIdxX))),
+      std::make_shared<AllocSharedNode>(at(3), s),
+      std::make_shared<AllocRegisterNode>(at(7), r, const_float(1.0)),
+      std::make_shared<LoadGlobalNode>(at(8), x, g, std::vector<Expr>{v, const_int(0)}, 0.0),
+      std::make_shared<StoreGlobalNode>(at(9), g, x, zeros(2)),
+      std::make_shared<ForNode>(at(10), i, const_int(0), const_int(2), const_int(1), 2, seq(loop_body)),
+      std::make_shared<ElementwiseBinaryNode>(at(12), c, BinaryOp::Lt, Operand{x, nullptr}, Operand{r, nullptr}),
+      std::make_shared<ElementwiseUnaryNode>(at(13), w, UnaryOp::Exp, x),
+      std::make_shared<WhereNode>(at(14), f, Operand{c, nullptr}, Operand{w, nullptr}, Operand{nullptr, const_float(0)}),
+      std::make_shared<FmaNode>(at(15), y, Operand{x, nullptr}, Operand{nullptr, const_float(2)}, f),
+      std::make_shared<CastTensorNode>(at(16), as_int, y),
+      std::make_shared<ReduceNode>(at(17), row, ReduceOp::Max, y, 1),
+      std::make_shared<CopyRegisterNode>(at(18), r, y),
+      std::make_shared<AnnotateLayoutNode>(at(19), r, Layout::distributed({8, 32}, threads, 4)),
+      std::make_shared<PrintTensorNode>(at(20), "row", row),
+      std::make_shared<LoadGlobalNode>(at(21), a, gh, zeros(2), 0.0),
+      std::make_shared<LoadGlobalNode>(at(21), b, gh, zeros(2), 0.0),
+      std::make_shared<AllocRegisterNode>(at(21), acc, const_float(0.0)),
+      std::make_shared<DotNode>(at(22), d, a, b, acc, 0, 0),
+      std::make_shared<CopyAsyncNode>(at(23), g, second, zeros(2), Layout::distributed({8, 32}, threads, 4)),
+      std::make_shared<CopyAsyncCommitNode>(at(24)),
+      std::make_shared<CopyAsyncWaitNode>(at(25), 0, false),
+      std::make_shared<SyncNode>(at(26)),
+      std::make_shared<IfNode>(at(27), binary(BinaryOp::Gt, n, const_int(0)),
+                               std::make_shared<ThreadGroupNode>(at(28), 32, 32, seq({})), nullptr),
+      std::make_shared<WhileNode>(at(29), binary(BinaryOp::Lt, v, const_int(0)),
+                                  seq({std::make_shared<AssignNode>(at(30), v, binary(BinaryOp::Add, v, const_int(1)))})),
+  };
+  auto k = std::make_shared<KernelNode>();
+  k->name = "every_kind";
+  k->params = {n, ptr, half};
+  k->blocks = {const_int(1)};
+  k->warps = 4;
+  k->body = seq(body, at(5));
+  k->loc = at(5);
+  return k;
+}
+
+std::set<NodeKind> kinds_in(const KernelNode& k) {
+  std::set<NodeKind> kinds;
+  walk(
+      k.body,
+      [&](const StmtNode& s) {
+        kinds.insert(s.kind);
+        for (const auto& t : direct_operands(s).tensors) kinds.insert(t->kind);
+      },
+      [&](const ExprNode& e) { kinds.insert(e.kind); });
+  return kinds;
+}
+
+TEST(NodeKinds, TheExampleKernelHoldsEveryKind) {
+  const Kernel k = every_kind();
+  const std::set<NodeKind> present = kinds_in(*k);
+  for (NodeKind kind : all_kinds())
+    EXPECT_TRUE(present.count(kind)) << "add an instance of " << kind_name(kind) << " to every_kind()";
+}
+
+TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
+  const Kernel k = every_kind();
+  const std::string text = print(*k);
+  for (const char* piece : {"alloc_shared<f32>[2, 8, 32]", "load_global", "store_global", "load_shared view<f32>",
+                            "store_shared", "lt(", "exp(", "where(", "fma(", "dot(", "cast(", "reduce_max(", "copy(",
+                            "annotate_layout", "print \"row\"", "copy_async global<f32>", "copy_async_commit_group",
+                            "copy_async_wait_group 0", "sync", "thread_group(begin=32, count=32)", "while ",
+                            "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full("})
+    EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
+  verify(*k, Arch::Sm80);
+  const Kernel lowered = passes::lower(k, passes::PassContext{Arch::Sm90a});
+  verify(*lowered, Arch::Sm90a);
+  EXPECT_NE(codegen::emit_cuda(*lowered, Arch::Sm90a).source.find("mma.sync"), std::string::npos);
+}
+
+TEST(NodeKinds, EveryInstructionHasTraits) {
+  int instructions = 0;
+  for (NodeKind kind : all_kinds()) {
+    if (!is_instruction(kind)) continue;
+    ++instructions;
+    const InstructionTraits& t = instruction_traits(kind);
+    EXPECT_FALSE(t.family.empty()) << kind_name(kind);
+  }
+  EXPECT_GE(instructions, 20);
+  EXPECT_EQ(instruction_traits(NodeKind::Sync).executor, Executor::Block);
+  EXPECT_EQ(instruction_traits(NodeKind::Dot).executor, Executor::Warp);
+}
+
+}  // namespace
+}  // namespace tessel
+
+namespace tessel {
+namespace {
+
+std::string read_source(const std::string& path) {
+  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/" + path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Adding an instruction touches one file of the same name in each layer: nodes.def names the
+// family, and each layer's entry for the instruction lives in that family's file.
+TEST(NodeKinds, EachLayerDefinesAnInstructionInItsFamilyFile) {
+  const std::vector<std::pair<std::string, std::string>> layers = {
+      {"src/ir/verify_", "void verify_"},
+      {"src/passes/layout_rules_", "void layout_rule_"},
+      {"src/codegen/emit_", "void emit_"},
+      {"src/sim/exec_", "void exec_"},
+  };
+  for (ir::NodeKind kind : ir::all_kinds()) {
+    if (!ir::is_instruction(kind)) continue;
+    const std::string family(ir::instruction_traits(kind).family);
+    for (const auto& [file, prefix] : layers) {
+      const std::string path = file + family + ".cpp";
+      const std::string text = read_source(path);
+      ASSERT_FALSE(text.empty()) << path << " is missing (family of " << ir::kind_name(kind) << ")";
+      EXPECT_NE(text.find(prefix + std::string(ir::kind_name(kind)) + "("), std::string::npos)
+          << prefix << ir::kind_name(kind) << " is not defined in " << path;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessel
