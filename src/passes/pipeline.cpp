@@ -37,6 +37,9 @@ void dump(const ir::Kernel& k, int index, const char* pass) {
 ir::Kernel lower(const ir::Kernel& input, const PassContext& ctx, std::vector<PassTiming>* timings) {
   ir::Kernel k = input;
   dump(k, 0, "traced");
+  // What the user can get wrong (scopes, targets, who runs an instruction) is reported on the
+  // kernel as traced, before any pass depends on it.
+  ir::verify(*k, ctx.arch);
   int index = 1;
   for (const Pass& p : pipeline()) {
     const auto start = std::chrono::steady_clock::now();

@@ -1,0 +1,86 @@
+// Values and views that outlive the traced body that made them: reported at the line that uses
+// them, naming the line that made them (the verifier runs on the kernel as traced).
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "expect_error.hpp"
+
+namespace tessel {
+namespace {
+
+int made = 0, used = 0;
+
+std::string loc(int l) { return fmt::format("{}:{}", __FILE__, l); }
+
+float* no_data = nullptr;
+
+struct ValueUsedAfterItsLoop : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    std::optional<Int32> doubled;
+    for (Int32 i : range(0, n)) {
+      made = __LINE__ + 1;
+      doubled = Int32(i * 2);
+    }
+    auto ones = register_tensor<float>({32}, 1.0f);
+    used = __LINE__ + 1;
+    store_global(global_view(x, {n}), ones, {*doubled});
+  }
+};
+
+TEST(ScopeDiagnostics, ValueUsedAfterItsLoop) {
+  const std::string got = testing::error_of<ValueUsedAfterItsLoop>(64, no_data);
+  EXPECT_EQ(got,
+            loc(used) + ": a kernel value created at " + loc(made) +
+                " is used here, outside the body that created it (a range, if_, while_ or thread group body); "
+                "values live until the end of that body: create it before the body (e.g. Var<int32_t> v = 0;) "
+                "and assign it inside");
+}
+
+struct ValueAssignedAfterItsBranch : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    std::optional<Int32> kept;
+    if_(n > 0, [&] {
+      made = __LINE__ + 1;
+      kept = Int32(n + 1);
+    });
+    *kept = n;
+  }
+};
+
+TEST(ScopeDiagnostics, ValueAssignedAfterItsBranch) {
+  const std::string got = testing::error_of<ValueAssignedAfterItsBranch>(64, no_data);
+  EXPECT_EQ(got, loc(made) + ": the kernel variable created here is assigned after the body that created it (a "
+                             "range, if_, while_ or thread group body) has ended; create it before that body");
+}
+
+struct ViewUsedAfterItsLoop : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({4, 32});
+    std::optional<SharedTensor> row;
+    for (Int32 i : range(0, 4)) {
+      made = __LINE__ + 1;
+      row = s[i];
+    }
+    used = __LINE__ + 1;
+    auto t = load_shared(*row);
+    store_global(global_view(x, {n}), t, {0});
+  }
+};
+
+TEST(ScopeDiagnostics, SharedViewUsedAfterItsLoop) {
+  const std::string got = testing::error_of<ViewUsedAfterItsLoop>(64, no_data);
+  EXPECT_EQ(got,
+            loc(used) + ": the shared view made at " + loc(made) +
+                " is used here, outside the body that made it (a range, if_, while_ or thread group body); a view "
+                "made from a run-time index lives until the end of that body: make the view where it is used");
+}
+
+}  // namespace
+}  // namespace tessel
