@@ -10,15 +10,6 @@ namespace tessel::codegen {
 
 namespace {
 
-std::string mma_instruction(DType operand) {
-  switch (operand) {
-    case DType::F16: return "mma.m16n8k16.f16";
-    case DType::BF16: return "mma.m16n8k16.bf16";
-    case DType::I8: return "mma.m16n8k32.s8";
-    default: TESSEL_CHECK(false, "no mma.sync for {}", dtype_name(operand));
-  }
-}
-
 // The 32-bit registers holding slots [first, first + count) of `tile`.
 std::vector<std::string> packed(const std::string& tile, int first, int count, DType t) {
   std::vector<std::string> regs;
@@ -45,17 +36,16 @@ void emit_Dot(Emitter& e, const ir::DotNode& n) {
   const int a_slots = atom.a.local_size(), b_slots = atom.b.local_size(), c_slots = atom.c.local_size();
   e.line("#pragma unroll");
   e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}[l];", n.out->layout.local_size(), e.tile(n.out), e.tile(n.c)));
-  const std::string instr = mma_instruction(n.a->dtype);
+  const PtxModifiers mma = mma_sync_modifiers(atom, n.a->dtype, n.out->dtype);
   const std::string a = e.tile(n.a), b = e.tile(n.b), d = e.tile(n.out);
   for (int ki = 0; ki < rk; ++ki)
     for (int mi = 0; mi < rm; ++mi)
       for (int ni = 0; ni < rn; ++ni) {
         const int as = (mi * rk + ki) * a_slots, bs = (ki * rn + ni) * b_slots, ds = (mi * rn + ni) * c_slots;
-        std::vector<std::string> ops;
-        for (int i = 0; i < c_slots; ++i) ops.push_back(fmt::format("{}[{}]", d, ds + i));
-        for (const std::string& r : packed(a, as, a_slots, n.a->dtype)) ops.push_back(r);
-        for (const std::string& r : packed(b, bs, b_slots, n.b->dtype)) ops.push_back(r);
-        e.line(ptx_asm(instr, ops));
+        std::vector<std::string> accumulators;
+        for (int i = 0; i < c_slots; ++i) accumulators.push_back(fmt::format("{}[{}]", d, ds + i));
+        e.line(ptx_asm(Ptx::MmaSync, e.arch,
+                       {accumulators, packed(a, as, a_slots, n.a->dtype), packed(b, bs, b_slots, n.b->dtype)}, mma));
       }
 }
 
