@@ -10,16 +10,15 @@ namespace tessel::codegen {
 
 namespace {
 
-// The 32-bit registers holding slots [first, first + count) of `tile`.
+// The 32-bit registers holding slots [first, first + count) of `tile`: tessel_pack2 of 16-bit
+// elements, tessel_pack4 of 8-bit ones.
 std::vector<std::string> packed(const std::string& tile, int first, int count, DType t) {
+  const int per_register = 4 / dtype_bytes(t);
   std::vector<std::string> regs;
-  if (t == DType::I8) {
-    for (int i = 0; i < count; i += 4)
-      regs.push_back(fmt::format("tessel_pack4({0}[{1}], {0}[{2}], {0}[{3}], {0}[{4}])", tile, first + i, first + i + 1,
-                                 first + i + 2, first + i + 3));
-  } else {
-    for (int i = 0; i < count; i += 2)
-      regs.push_back(fmt::format("tessel_pack2({0}[{1}], {0}[{2}])", tile, first + i, first + i + 1));
+  for (int i = 0; i < count; i += per_register) {
+    std::vector<std::string> elements;
+    for (int j = 0; j < per_register; ++j) elements.push_back(fmt::format("{}[{}]", tile, first + i + j));
+    regs.push_back(fmt::format("tessel_pack{}({})", per_register, fmt::join(elements, ", ")));
   }
   return regs;
 }
