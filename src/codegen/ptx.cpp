@@ -80,7 +80,7 @@ constexpr const char* kWaitPredicate = "ready";
 const PtxRow& ptx_row(Ptx instruction) {
   using ir::Arch;
   switch (instruction) {
-    // PTX ISA 9.7.9.21: cvt, rounding f32 to the nearest f16 (ties to even), and back exactly.
+    // PTX ISA, cvt: f32 to the nearest f16 (ties to even), and f16 to f32 exactly.
     case Ptx::CvtRnF16F32: {
       static const PtxRow row{"cvt.rn.f16.f32", "cvt.rn.f16.f32 {dst}, {src};", Arch::Sm80,
                               {scalar("dst", "=h"), scalar("src", "f")}, PtxEffect::Pure};
@@ -108,8 +108,8 @@ const PtxRow& ptx_row(Ptx instruction) {
                               Arch::Sm80, {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
       return row;
     }
-    // PTX ISA 9.7.9.25.3.2-3: the thread's copies since the last commit form a group; waiting
-    // leaves at most `pending` groups in flight.
+    // PTX ISA, cp.async.commit_group / wait_group: the thread's copies since the last commit form a
+    // group; waiting leaves at most `pending` groups in flight.
     case Ptx::CpAsyncCommitGroup: {
       static const PtxRow row{"cp.async.commit_group", "cp.async.commit_group;", Arch::Sm80, {}};
       return row;
