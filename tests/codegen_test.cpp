@@ -152,5 +152,45 @@ TEST(Codegen, AccumulatorFragmentsAreStoredWithStmatrixOnSm90) {
   }
 }
 
+// Warps 1-2 store as one role (a warp-aligned group, with a single warp nested in it), threads
+// 96-111 as another (part of a warp).
+struct RolesByWarpAndByThread : Script {
+  void operator()(Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto g = global_view(out, {128});
+    thread_group(32, 64, [&] {
+      store_global(g, register_tensor<int32_t>({64}, 1), {0});
+      single_warp([&] { store_global(g, register_tensor<int32_t>({32}, 2), {64}); });
+    });
+    thread_group(96, 16, [&] { store_global(g, register_tensor<int32_t>({16}, 3), {96}); });
+  }
+};
+
+TEST(Codegen, ThreadGroupsOfWholeWarpsBranchOnAWarpUniformIndex) {
+  Kernel<RolesByWarpAndByThread> k(Device::simulator());
+  const std::string src = k.cuda_source((int32_t*)nullptr);
+  EXPECT_TRUE(testing::file_check(src, R"(
+    CHECK: extern "C" __global__
+    CHECK-NEXT: const int tessel_warp = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);  // warp-uniform
+    CHECK: // thread group: warps 1..2 (
+    CHECK-NEXT: if (tessel_warp >= 1 && tessel_warp < 3) {
+    CHECK: // store_global [warps 1..2]
+    CHECK: // thread group: warps 1..1 (
+    CHECK-NEXT: if (tessel_warp == 1) {
+    CHECK: // store_global [warps 1..1]
+    CHECK: // thread group: threads 96..111 (
+    CHECK-NEXT: if (threadIdx.x >= 96 && threadIdx.x < 112) {
+    CHECK: // store_global [threads 96..111]
+  )")) << src;
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
+    runtime::CompileRequest req{src, "RolesByWarpAndByThread", arch,
+                                {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+    EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u) << arch;
+  }
+  // Kernels without such groups do not compute the index.
+  EXPECT_EQ(examples::find_example("vector_add").cuda({1000}, "sm_90a").find("tessel_warp"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tessel

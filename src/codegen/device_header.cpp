@@ -1,30 +1,43 @@
 // The device header of generated kernels: element types and the few helpers the emitter uses.
 // Half-precision types are defined here (as bit patterns converted with PTX cvt) rather than taken
 // from cuda_fp16.h, which keeps NVRTC compile times low and the header identical on every target.
+#include <fmt/format.h>
+
+#include "ptx.hpp"
 #include "tessel/codegen/cuda.hpp"
 
 namespace tessel::codegen {
 
-const std::string& device_header() {
-  static const std::string text = R"CUDA(#pragma once
+namespace {
+
+const char* const kIntegerTypes = R"CUDA(#pragma once
 typedef signed char int8_t;
 typedef int int32_t;
 typedef unsigned int uint32_t;
 typedef long long int64_t;
 typedef unsigned long long uint64_t;
+)CUDA";
 
+// The conversions are rendered for the oldest target, so the header is the same on every target.
+std::string half_type() {
+  const ir::Arch oldest = ir::Arch::Sm80;
+  return fmt::format(R"CUDA(
 // IEEE half: arithmetic happens in f32; conversions round to nearest even.
-struct tessel_f16 {
+struct tessel_f16 {{
   unsigned short bits;
   tessel_f16() = default;
-  __device__ explicit tessel_f16(float v) { asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(v)); }
-  __device__ explicit operator float() const {
+  __device__ explicit tessel_f16(float v) {{ {} }}
+  __device__ explicit operator float() const {{
     float v;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"(bits));
+    {}
     return v;
-  }
-};
+  }}
+}};
+)CUDA",
+                     ptx_asm(Ptx::CvtRnF16F32, oldest, {{"bits"}, {"v"}}), ptx_asm(Ptx::CvtF32F16, oldest, {{"v"}, {"bits"}}));
+}
 
+const char* const kHelpers = R"CUDA(
 // bfloat16: arithmetic happens in f32; conversions round to nearest even.
 struct tessel_bf16 {
   unsigned short bits;
@@ -80,6 +93,11 @@ template <class T> __device__ __forceinline__ T tessel_shfl_xor(unsigned mask, T
   return __shfl_xor_sync(mask, v, lane_mask);
 }
 )CUDA";
+
+}  // namespace
+
+const std::string& device_header() {
+  static const std::string text = kIntegerTypes + half_type() + kHelpers;
   return text;
 }
 

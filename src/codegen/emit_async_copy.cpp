@@ -56,9 +56,10 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
                      extent, last));
   if (vec > 1) {
     e.open(fmt::format("if ((reinterpret_cast<uint64_t>(g) % {}) == 0)", vec * bytes));
-    const std::string instr = vec * bytes == 16 ? "cp.async.cg.16" : fmt::format("cp.async.ca.{}", vec * bytes);
-    e.line(ptx_asm(instr, {"uint32_t(__cvta_generic_to_shared(s))", fmt::format("inside > 0 ? g : {}", e.expr(n.src->ptr)),
-                           fmt::format("inside * {}", bytes)}));
+    const Ptx copy = vec * bytes == 16 ? Ptx::CpAsyncCg16 : vec * bytes == 8 ? Ptx::CpAsyncCa8 : Ptx::CpAsyncCa4;
+    e.line(ptx_asm(copy, e.arch,
+                   {{"uint32_t(__cvta_generic_to_shared(s))"}, {fmt::format("inside > 0 ? g : {}", e.expr(n.src->ptr))},
+                    {fmt::format("inside * {}", bytes)}}));
     e.close(" else {");
     ++e.indent;
   } else {
@@ -75,11 +76,12 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
 }
 
 void emit_CopyAsyncCommit(Emitter& e, const ir::CopyAsyncCommitNode& n) {
-  e.line(ptx_asm("cp.async.commit_group", {}) + fmt::format("  // ({})", n.loc.str()));
+  e.line(ptx_asm(Ptx::CpAsyncCommitGroup, e.arch, {}) + fmt::format("  // ({})", n.loc.str()));
 }
 
 void emit_CopyAsyncWait(Emitter& e, const ir::CopyAsyncWaitNode& n) {
-  e.line((n.all ? ptx_asm("cp.async.wait_all", {}) : ptx_asm("cp.async.wait_group", {std::to_string(n.pending)})) +
+  e.line((n.all ? ptx_asm(Ptx::CpAsyncWaitAll, e.arch, {})
+                 : ptx_asm(Ptx::CpAsyncWaitGroup, e.arch, {{std::to_string(n.pending)}})) +
          fmt::format("  // ({})", n.loc.str()));
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "emitter.hpp"
+#include "tessel/ir/mutator.hpp"
 
 namespace tessel::codegen {
 
@@ -88,6 +89,36 @@ bool reserved(const std::string& n) {
   return false;
 }
 
+// Thread groups of whole warps branch on the warp index read from lane 0 with __shfl_sync, which
+// the compiler knows is the same on every lane (CUTLASS's canonical_warp_idx_sync), so the branch
+// is warp-uniform and warp-collective instructions inside it (wgmma, setmaxnreg, elect.sync) are
+// legal. Partial warps test the thread index.
+constexpr const char* kWarpIndex = "tessel_warp";
+
+bool has_whole_warp_group(const ir::Stmt& body) {
+  bool found = false;
+  ir::walk(body, [&](const ir::StmtNode& s) {
+    if (s.kind != ir::NodeKind::ThreadGroup) return;
+    auto& n = static_cast<const ir::ThreadGroupNode&>(s);
+    found = found || Emitter::Group{n.begin, n.count}.whole_warps();
+  });
+  return found;
+}
+
+std::string literal(const ir::ConstNode& n) {
+  switch (n.type.dtype) {
+    case DType::Bool: return n.i ? "true" : "false";
+    case DType::I8: return fmt::format("int8_t({})", n.i);
+    case DType::I32: return n.i == INT32_MIN ? "(-2147483647 - 1)" : fmt::format("{}", n.i);
+    case DType::U32: return fmt::format("{}u", n.i);
+    case DType::I64: return fmt::format("{}ll", n.i);
+    case DType::F32: return float_literal(n.f);
+    case DType::F16:
+    case DType::BF16: return to_storage(n.type.dtype, float_literal(n.f));
+  }
+  TESSEL_CHECK(false, "constant of unknown dtype {}", int(n.type.dtype));
+}
+
 }  // namespace
 
 std::string identifier(const std::string& hint) {
@@ -115,18 +146,7 @@ std::string Emitter::thread_in_group() const {
 
 std::string Emitter::expr(const ir::Expr& e) {
   switch (e->kind) {
-    case ir::NodeKind::Const: {
-      auto& n = static_cast<const ir::ConstNode&>(*e);
-      switch (n.type.dtype) {
-        case DType::Bool: return n.i ? "true" : "false";
-        case DType::I8: return fmt::format("int8_t({})", n.i);
-        case DType::I32: return n.i == INT32_MIN ? "(-2147483647 - 1)" : fmt::format("{}", n.i);
-        case DType::U32: return fmt::format("{}u", n.i);
-        case DType::I64: return fmt::format("{}ll", n.i);
-        case DType::F32: return float_literal(n.f);
-        default: return to_storage(n.type.dtype, float_literal(n.f));
-      }
-    }
+    case ir::NodeKind::Const: return literal(static_cast<const ir::ConstNode&>(*e));
     case ir::NodeKind::Var: {
       auto& n = static_cast<const ir::VarNode&>(*e);
       return name(&n, n.name);
@@ -155,14 +175,19 @@ std::string Emitter::expr(const ir::Expr& e) {
                                     "int(gridDim.x)",  "int(gridDim.y)",  "int(gridDim.z)"};
       return names[int(static_cast<const ir::BuiltinNode&>(*e).which)];
     }
-    default: TESSEL_CHECK(false, "not an expression: {}", ir::kind_name(e->kind));
+#define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
+#define TESSEL_STMT(Name) case ir::NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor) case ir::NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      break;
   }
+  TESSEL_CHECK(false, "not an expression: {}", ir::kind_name(e->kind));
 }
 
 void Emitter::header(const ir::StmtNode& s, const std::string& what) {
   const Group g = group();
   std::string who = g.count == 1 ? fmt::format("thread {}", g.begin)
-                    : g.count % 32 == 0 && g.begin % 32 == 0
+                    : g.whole_warps()
                         ? fmt::format("warps {}..{}", g.begin / 32, (g.begin + g.count) / 32 - 1)
                         : fmt::format("threads {}..{}", g.begin, g.begin + g.count - 1);
   line(fmt::format("// {} [{}] ({})", what, who, s.loc.str()));
@@ -218,9 +243,17 @@ void Emitter::stmt(const ir::Stmt& s) {
     }
     case ir::NodeKind::ThreadGroup: {
       auto& n = static_cast<const ir::ThreadGroupNode&>(*s);
-      line(fmt::format("// thread group: threads {}..{} ({})", n.begin, n.begin + n.count - 1, n.loc.str()));
-      open(fmt::format("if (threadIdx.x >= {} && threadIdx.x < {})", n.begin, n.begin + n.count));
-      groups.push_back({n.begin, n.count});
+      const Group g{n.begin, n.count};
+      if (g.whole_warps()) {
+        const int first = g.begin / 32, end = (g.begin + g.count) / 32;
+        line(fmt::format("// thread group: warps {}..{} ({})", first, end - 1, n.loc.str()));
+        open(end == first + 1 ? fmt::format("if ({} == {})", kWarpIndex, first)
+                              : fmt::format("if ({0} >= {1} && {0} < {2})", kWarpIndex, first, end));
+      } else {
+        line(fmt::format("// thread group: threads {}..{} ({})", n.begin, n.begin + n.count - 1, n.loc.str()));
+        open(fmt::format("if (threadIdx.x >= {} && threadIdx.x < {})", n.begin, n.begin + n.count));
+      }
+      groups.push_back(g);
       stmt(n.body);
       groups.pop_back();
       close();
@@ -231,8 +264,12 @@ void Emitter::stmt(const ir::Stmt& s) {
     emit_##Name(*this, static_cast<const ir::Name##Node&>(*s));   \
     return;
 #include "tessel/ir/nodes.def"
-    default: TESSEL_CHECK(false, "not a statement: {}", ir::kind_name(s->kind));
+#define TESSEL_EXPR(Name) case ir::NodeKind::Name:
+#define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      break;
   }
+  TESSEL_CHECK(false, "not a statement: {}", ir::kind_name(s->kind));
 }
 
 
@@ -251,6 +288,8 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch) {
   e.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({})", k.threads(), m.kernel_name,
                      fmt::join(params, ", ")));
   if (k.shared_bytes > 0) e.line("extern __shared__ __align__(128) unsigned char tessel_smem[];");
+  if (has_whole_warp_group(k.body))
+    e.line(fmt::format("const int {} = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);  // warp-uniform", kWarpIndex));
   e.groups.push_back({0, k.threads()});
   e.stmt(k.body);
   e.close();

@@ -9,7 +9,7 @@ namespace tessel::codegen {
 
 bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<std::string(const std::string&)>& element) {
   const Emitter::Group g = e.group();
-  if (g.count % 32 != 0 || g.begin % 32 != 0) return false;
+  if (!g.whole_warps()) return false;
   const auto match = ir::ldmatrix_access(n, g.count / 32);
   if (!match) return false;
   const auto& shape = n.out->shape();
@@ -29,8 +29,8 @@ bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<
         const int slot = (mi * rk + ki) * 8;
         e.open("");
         e.line("uint32_t r0, r1, r2, r3;");
-        e.line(ptx_asm("ldmatrix.x4", {"r0", "r1", "r2", "r3", fmt::format("uint32_t(__cvta_generic_to_shared(&{}))",
-                                                                         element(index))}));
+        e.line(ptx_asm(Ptx::Ldmatrix, e.arch,
+                       {{"r0", "r1", "r2", "r3"}, {fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", element(index))}}));
         for (int r = 0; r < 4; ++r)
           e.line(fmt::format("{0}[{1}] = tessel_unpack<{2}>(r{3}, 0); {0}[{4}] = tessel_unpack<{2}>(r{3}, 1);", out,
                              slot + 2 * r, T, r, slot + 2 * r + 1));
@@ -49,7 +49,8 @@ bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<
         const int slot = (ki * rn + ni) * 4;
         e.open("");
         e.line("uint32_t r0, r1;");
-        e.line(ptx_asm("ldmatrix.x2", {"r0", "r1", fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", element(index))}));
+        e.line(ptx_asm(Ptx::Ldmatrix, e.arch,
+                       {{"r0", "r1"}, {fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", element(index))}}));
         for (int r = 0; r < 2; ++r)
           e.line(fmt::format("{0}[{1}] = tessel_unpack<{2}>(r{3}, 0); {0}[{4}] = tessel_unpack<{2}>(r{3}, 1);", out,
                              slot + 2 * r, T, r, slot + 2 * r + 1));

@@ -10,7 +10,7 @@ namespace tessel::codegen {
 
 bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function<std::string(const std::string&)>& element) {
   const Emitter::Group g = e.group();
-  if (int(e.arch) < int(ir::Arch::Sm90a) || g.count % 32 != 0 || g.begin % 32 != 0) return false;
+  if (int(e.arch) < int(ptx_min_target(Ptx::Stmatrix)) || !g.whole_warps()) return false;
   const auto split = ir::stmatrix_access(n, g.count / 32);
   if (!split) return false;
   const int rm = n.src->shape()[0] / 16 / split->warps_m, rn = n.src->shape()[1] / 8 / split->warps_n;
@@ -26,13 +26,14 @@ bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function
     for (int ni = 0; ni < rn; ni += atoms) {
       const std::string index = fmt::format("(row + {}) * {} + (col + {})", mi * split->warps_m * 16, n.dst->strides[0],
                                             ni * split->warps_n * 8);
-      std::vector<std::string> ops{fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", element(index))};
+      std::vector<std::string> registers;
       for (int a = 0; a < atoms; ++a) {
         const int slot = (mi * rn + ni + a) * 4;
         for (int r = 0; r < 2; ++r)
-          ops.push_back(fmt::format("tessel_pack2({0}[{1}], {0}[{2}])", src, slot + 2 * r, slot + 2 * r + 1));
+          registers.push_back(fmt::format("tessel_pack2({0}[{1}], {0}[{2}])", src, slot + 2 * r, slot + 2 * r + 1));
       }
-      e.line(ptx_asm(atoms == 2 ? "stmatrix.x4" : "stmatrix.x2", ops));
+      e.line(ptx_asm(Ptx::Stmatrix, e.arch,
+                     {{fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", element(index))}, registers}));
     }
   return true;
 }

@@ -10,25 +10,15 @@ namespace tessel::codegen {
 
 namespace {
 
-std::string mma_instruction(DType operand) {
-  switch (operand) {
-    case DType::F16: return "mma.m16n8k16.f16";
-    case DType::BF16: return "mma.m16n8k16.bf16";
-    case DType::I8: return "mma.m16n8k32.s8";
-    default: TESSEL_CHECK(false, "no mma.sync for {}", dtype_name(operand));
-  }
-}
-
-// The 32-bit registers holding slots [first, first + count) of `tile`.
+// The 32-bit registers holding slots [first, first + count) of `tile`: tessel_pack2 of 16-bit
+// elements, tessel_pack4 of 8-bit ones.
 std::vector<std::string> packed(const std::string& tile, int first, int count, DType t) {
+  const int per_register = 4 / dtype_bytes(t);
   std::vector<std::string> regs;
-  if (t == DType::I8) {
-    for (int i = 0; i < count; i += 4)
-      regs.push_back(fmt::format("tessel_pack4({0}[{1}], {0}[{2}], {0}[{3}], {0}[{4}])", tile, first + i, first + i + 1,
-                                 first + i + 2, first + i + 3));
-  } else {
-    for (int i = 0; i < count; i += 2)
-      regs.push_back(fmt::format("tessel_pack2({0}[{1}], {0}[{2}])", tile, first + i, first + i + 1));
+  for (int i = 0; i < count; i += per_register) {
+    std::vector<std::string> elements;
+    for (int j = 0; j < per_register; ++j) elements.push_back(fmt::format("{}[{}]", tile, first + i + j));
+    regs.push_back(fmt::format("tessel_pack{}({})", per_register, fmt::join(elements, ", ")));
   }
   return regs;
 }
@@ -45,17 +35,16 @@ void emit_Dot(Emitter& e, const ir::DotNode& n) {
   const int a_slots = atom.a.local_size(), b_slots = atom.b.local_size(), c_slots = atom.c.local_size();
   e.line("#pragma unroll");
   e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}[l];", n.out->layout.local_size(), e.tile(n.out), e.tile(n.c)));
-  const std::string instr = mma_instruction(n.a->dtype);
+  const PtxModifiers mma = mma_sync_modifiers(atom, n.a->dtype, n.out->dtype);
   const std::string a = e.tile(n.a), b = e.tile(n.b), d = e.tile(n.out);
   for (int ki = 0; ki < rk; ++ki)
     for (int mi = 0; mi < rm; ++mi)
       for (int ni = 0; ni < rn; ++ni) {
         const int as = (mi * rk + ki) * a_slots, bs = (ki * rn + ni) * b_slots, ds = (mi * rn + ni) * c_slots;
-        std::vector<std::string> ops;
-        for (int i = 0; i < c_slots; ++i) ops.push_back(fmt::format("{}[{}]", d, ds + i));
-        for (const std::string& r : packed(a, as, a_slots, n.a->dtype)) ops.push_back(r);
-        for (const std::string& r : packed(b, bs, b_slots, n.b->dtype)) ops.push_back(r);
-        e.line(ptx_asm(instr, ops));
+        std::vector<std::string> accumulators;
+        for (int i = 0; i < c_slots; ++i) accumulators.push_back(fmt::format("{}[{}]", d, ds + i));
+        e.line(ptx_asm(Ptx::MmaSync, e.arch,
+                       {accumulators, packed(a, as, a_slots, n.a->dtype), packed(b, bs, b_slots, n.b->dtype)}, mma));
       }
 }
 

@@ -26,7 +26,10 @@ class Emitter {
   void stmt(const ir::Stmt& s);
 
   // The thread group running the current code: its first thread and size.
-  struct Group { int begin, count; };
+  struct Group {
+    int begin, count;
+    bool whole_warps() const { return begin % 32 == 0 && count % 32 == 0; }
+  };
   Group group() const { return groups.back(); }
   // The thread's index within the current group.
   std::string thread_in_group() const;

@@ -1,6 +1,7 @@
 #include "ptx.hpp"
 
-#include <map>
+#include <functional>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,67 +12,218 @@ namespace tessel::codegen {
 
 namespace {
 
-struct PtxInstruction {
-  const char* text;
-  std::vector<const char*> constraints;  // one per %N operand; "=..." and "+..." are outputs
-  bool memory = true;                    // reads or writes memory the compiler must not cache
-};
-
-// PTX ISA 8.x: cp.async (9.7.9.25.3), cp.async.commit_group, cp.async.wait_group / wait_all.
-const std::map<std::string, PtxInstruction>& table() {
-  static const std::map<std::string, PtxInstruction> t = {
-      {"cp.async.cg.16", {"cp.async.cg.shared.global [%0], [%1], 16, %2;", {"r", "l", "r"}}},
-      {"cp.async.ca.8", {"cp.async.ca.shared.global [%0], [%1], 8, %2;", {"r", "l", "r"}}},
-      {"cp.async.ca.4", {"cp.async.ca.shared.global [%0], [%1], 4, %2;", {"r", "l", "r"}}},
-      {"cp.async.commit_group", {"cp.async.commit_group;", {}}},
-      {"cp.async.wait_group", {"cp.async.wait_group %0;", {"n"}}},
-      {"cp.async.wait_all", {"cp.async.wait_all;", {}}},
-      // PTX ISA 9.7.14.5.15: ldmatrix, four or two 8x8 matrices of 16-bit elements.
-      {"ldmatrix.x4", {"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];", {"=r", "=r", "=r", "=r", "r"}}},
-      {"ldmatrix.x2", {"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];", {"=r", "=r", "r"}}},
-      // PTX ISA 9.7.14.5.16: stmatrix (sm_90+), the inverse of ldmatrix.
-      {"stmatrix.x4", {"stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};", {"r", "r", "r", "r", "r"}}},
-      {"stmatrix.x2", {"stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};", {"r", "r", "r"}}},
-      // PTX ISA 9.7.14.5.14: mma.sync.aligned.m16n8k16, row-major A, column-major B, f32 accumulate.
-      {"mma.m16n8k16.f16",
-       {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};",
-        {"+f", "+f", "+f", "+f", "r", "r", "r", "r", "r", "r"},
-        false}},
-      {"mma.m16n8k16.bf16",
-       {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};",
-        {"+f", "+f", "+f", "+f", "r", "r", "r", "r", "r", "r"},
-        false}},
-      // PTX ISA 9.7.14.5.14: mma.sync.aligned.m16n8k32 with s8 operands, s32 accumulate (wrapping).
-      {"mma.m16n8k32.s8",
-       {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};",
-        {"+r", "+r", "+r", "+r", "r", "r", "r", "r", "r", "r"},
-        false}},
-  };
-  return t;
+PtxGroup scalar(std::string name, std::string constraint) { return {std::move(name), std::move(constraint), 1, false}; }
+PtxGroup vector(std::string name, std::string constraint, int size = PtxGroup::kPerEmission) {
+  return {std::move(name), std::move(constraint), size, true};
 }
 
-}  // namespace
+bool is_output(const PtxGroup& g) { return g.constraint[0] == '=' || g.constraint[0] == '+'; }
 
-std::string ptx_asm(const std::string& name, const std::vector<std::string>& operands) {
-  auto it = table().find(name);
-  TESSEL_CHECK(it != table().end(), "no PTX instruction named {}", name);
-  const PtxInstruction& p = it->second;
-  TESSEL_CHECK(p.constraints.size() == operands.size(), "{} takes {} operands, {} given", name, p.constraints.size(),
-               operands.size());
-  std::vector<std::string> outputs, inputs;
-  for (size_t i = 0; i < operands.size(); ++i) {
-    const bool output = p.constraints[i][0] == '=' || p.constraints[i][0] == '+';
-    (output ? outputs : inputs).push_back(fmt::format("\"{}\"({})", p.constraints[i], operands[i]));
+// Fills the holes of `text`: `{name}` from `hole(name)`, which answers false for names it does not know.
+std::string fill_holes(const std::string& text, const std::string& what,
+                       const std::function<bool(const std::string&, std::string*)>& hole) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t open = text.find('{', i);
+    if (open == std::string::npos) break;
+    const size_t close = text.find('}', open);
+    TESSEL_CHECK(close != std::string::npos, "PTX row {} has an unclosed hole in \"{}\"", what, text);
+    out += text.substr(i, open - i);
+    const std::string name = text.substr(open + 1, close - open - 1);
+    std::string value;
+    TESSEL_CHECK(hole(name, &value), "PTX row {} has no operand group or modifier named {}", what, name);
+    out += value;
+    i = close + 1;
   }
-  std::string s = fmt::format("asm volatile(\"{}\" :", p.text);
+  return out + text.substr(i);
+}
+
+// The number of each group's first operand: inline asm numbers outputs first, then inputs.
+std::vector<int> first_operand_numbers(const PtxRow& row, const PtxOperands& operands) {
+  TESSEL_CHECK(operands.size() == row.groups.size(), "{} takes {} operand groups, {} given", row.name,
+               row.groups.size(), operands.size());
+  std::vector<int> first(row.groups.size());
+  int next = 0;
+  for (const bool outputs : {true, false})
+    for (size_t g = 0; g < row.groups.size(); ++g) {
+      const PtxGroup& group = row.groups[g];
+      if (is_output(group) != outputs) continue;
+      const int given = int(operands[g].size());
+      if (group.size == PtxGroup::kPerEmission)
+        TESSEL_CHECK(given > 0, "{} group {} needs at least one operand", row.name, group.name);
+      else
+        TESSEL_CHECK(given == group.size, "{} group {} takes {} operands, {} given", row.name, group.name, group.size,
+                     given);
+      first[g] = next;
+      next += given;
+    }
+  return first;
+}
+
+std::string asm_statement(PtxEffect effect, const std::string& text, const std::vector<std::string>& outputs,
+                          const std::vector<std::string>& inputs) {
+  std::string s = fmt::format("asm{}(\"{}\" :", effect == PtxEffect::Pure ? "" : " volatile", text);
   if (!outputs.empty()) s += fmt::format(" {} ", fmt::join(outputs, ", "));
   s += ":";
   if (!inputs.empty()) s += fmt::format(" {}", fmt::join(inputs, ", "));
-  if (p.memory) s += inputs.empty() ? ": \"memory\"" : " : \"memory\"";
+  if (effect == PtxEffect::Memory) s += inputs.empty() ? ": \"memory\"" : " : \"memory\"";
   return s + ");";
+}
+
+// The predicate a wait loop's instruction sets; scoped to the loop's braces.
+constexpr const char* kWaitPredicate = "ready";
+
+}  // namespace
+
+// One case per instruction, without a default: an enumerator without a row does not compile.
+const PtxRow& ptx_row(Ptx instruction) {
+  using ir::Arch;
+  switch (instruction) {
+    // PTX ISA, cvt: f32 to the nearest f16 (ties to even), and f16 to f32 exactly.
+    case Ptx::CvtRnF16F32: {
+      static const PtxRow row{"cvt.rn.f16.f32", "cvt.rn.f16.f32 {dst}, {src};", Arch::Sm80,
+                              {scalar("dst", "=h"), scalar("src", "f")}, PtxEffect::Pure};
+      return row;
+    }
+    case Ptx::CvtF32F16: {
+      static const PtxRow row{"cvt.f32.f16", "cvt.f32.f16 {dst}, {src};", Arch::Sm80,
+                              {scalar("dst", "=f"), scalar("src", "h")}, PtxEffect::Pure};
+      return row;
+    }
+    // PTX ISA 9.7.9.25.3: cp.async of 16 bytes bypassing L1 (.cg), or 8 and 4 bytes through it
+    // (.ca); the source size operand zero-fills the rest of the run.
+    case Ptx::CpAsyncCg16: {
+      static const PtxRow row{"cp.async.cg", "cp.async.cg.shared.global [{dst}], [{src}], 16, {src_bytes};",
+                              Arch::Sm80, {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
+      return row;
+    }
+    case Ptx::CpAsyncCa8: {
+      static const PtxRow row{"cp.async.ca", "cp.async.ca.shared.global [{dst}], [{src}], 8, {src_bytes};",
+                              Arch::Sm80, {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
+      return row;
+    }
+    case Ptx::CpAsyncCa4: {
+      static const PtxRow row{"cp.async.ca", "cp.async.ca.shared.global [{dst}], [{src}], 4, {src_bytes};",
+                              Arch::Sm80, {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
+      return row;
+    }
+    // PTX ISA, cp.async.commit_group / wait_group: the thread's copies since the last commit form a
+    // group; waiting leaves at most `pending` groups in flight.
+    case Ptx::CpAsyncCommitGroup: {
+      static const PtxRow row{"cp.async.commit_group", "cp.async.commit_group;", Arch::Sm80, {}};
+      return row;
+    }
+    case Ptx::CpAsyncWaitGroup: {
+      static const PtxRow row{"cp.async.wait_group", "cp.async.wait_group {pending};", Arch::Sm80,
+                              {scalar("pending", "n")}};
+      return row;
+    }
+    case Ptx::CpAsyncWaitAll: {
+      static const PtxRow row{"cp.async.wait_all", "cp.async.wait_all;", Arch::Sm80, {}};
+      return row;
+    }
+    // PTX ISA 9.7.14.5.15: ldmatrix, one to four 8x8 matrices of 16-bit elements, one register each.
+    case Ptx::Ldmatrix: {
+      static const PtxRow row{"ldmatrix", "ldmatrix.sync.aligned.m8n8.x{#dst}.shared.b16 {dst}, [{src}];", Arch::Sm80,
+                              {vector("dst", "=r"), scalar("src", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.14.5.16: stmatrix, the inverse of ldmatrix.
+    case Ptx::Stmatrix: {
+      static const PtxRow row{"stmatrix", "stmatrix.sync.aligned.m8n8.x{#src}.shared.b16 [{dst}], {src};", Arch::Sm90a,
+                              {scalar("dst", "r"), vector("src", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.14.5.14: mma.sync with row-major A and column-major B, accumulating in place;
+    // shape and types come from the atom (mma_sync_modifiers).
+    case Ptx::MmaSync: {
+      static const PtxRow row{"mma.sync",
+                              "mma.sync.aligned.{shape}.row.col.{d_type}.{a_type}.{b_type}.{d_type} {d}, {a}, {b}, {d};",
+                              Arch::Sm80,
+                              {vector("d", "+{d_reg}"), vector("a", "r"), vector("b", "r")},
+                              PtxEffect::Ordered};
+      return row;
+    }
+  }
+  TESSEL_CHECK(false, "no PTX row for instruction {}", int(instruction));
+}
+
+std::string ptx_asm(Ptx instruction, ir::Arch target, const PtxOperands& operands, const PtxModifiers& modifiers) {
+  return render_ptx(ptx_row(instruction), target, operands, modifiers);
+}
+
+std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& operands, const PtxModifiers& modifiers) {
+  TESSEL_CHECK(int(target) >= int(row.min_target), "{} needs {} or newer, not {}", row.name,
+               ir::arch_name(row.min_target), ir::arch_name(target));
+  const std::vector<int> first = first_operand_numbers(row, operands);
+  std::set<std::string> used;
+  auto modifier = [&](const std::string& name, std::string* value) {
+    auto it = modifiers.find(name);
+    if (it == modifiers.end()) return false;
+    used.insert(name);
+    *value = it->second;
+    return true;
+  };
+  std::set<size_t> written;
+  auto hole = [&](const std::string& name, std::string* value) {
+    const bool count = name[0] == '#';
+    for (size_t g = 0; g < row.groups.size(); ++g) {
+      if (row.groups[g].name != (count ? name.substr(1) : name)) continue;
+      const int n = int(operands[g].size());
+      if (count) {
+        *value = std::to_string(n);
+      } else {
+        std::vector<std::string> numbers;
+        for (int i = 0; i < n; ++i) numbers.push_back(fmt::format("%{}", first[g] + i));
+        *value = row.groups[g].vector ? fmt::format("{{{}}}", fmt::join(numbers, ", ")) : numbers[0];
+        written.insert(g);
+      }
+      return true;
+    }
+    if (row.wait_loop && name == kWaitPredicate) {
+      *value = kWaitPredicate;
+      return true;
+    }
+    return modifier(name, value);
+  };
+  std::string text = fill_holes(row.text, row.name, hole);
+  TESSEL_CHECK(written.size() == row.groups.size(), "{} does not write every operand group in \"{}\"", row.name, row.text);
+  if (row.wait_loop)
+    text = fmt::format("{{ .reg .pred {0}; TESSEL_WAIT_%=: {1} @!{0} bra TESSEL_WAIT_%=; }}", kWaitPredicate, text);
+
+  std::vector<std::string> outputs, inputs;
+  for (size_t g = 0; g < row.groups.size(); ++g) {
+    const std::string constraint = fill_holes(row.groups[g].constraint, row.name, modifier);
+    for (const std::string& operand : operands[g])
+      (is_output(row.groups[g]) ? outputs : inputs).push_back(fmt::format("\"{}\"({})", constraint, operand));
+  }
+  TESSEL_CHECK(used.size() == modifiers.size(), "{} was given modifiers it has no hole for", row.name);
+  return asm_statement(row.effect, text, outputs, inputs);
+}
+
+std::string_view ptx_type(DType t) {
+  switch (t) {
+    case DType::Bool: return "pred";
+    case DType::I8: return "s8";
+    case DType::I32: return "s32";
+    case DType::U32: return "u32";
+    case DType::I64: return "s64";
+    case DType::F16: return "f16";
+    case DType::BF16: return "bf16";
+    case DType::F32: return "f32";
+  }
+  TESSEL_CHECK(false, "no PTX type for dtype {}", int(t));
+}
+
+PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType operand, DType accumulator) {
+  TESSEL_CHECK(accumulator == DType::F32 || accumulator == DType::I32, "mma.sync accumulates in f32 or s32, not {}",
+               dtype_name(accumulator));
+  return {{"shape", fmt::format("m{}n{}k{}", atom.m, atom.n, atom.k)},
+          {"a_type", std::string(ptx_type(operand))},
+          {"b_type", std::string(ptx_type(operand))},
+          {"d_type", std::string(ptx_type(accumulator))},
+          {"d_reg", accumulator == DType::F32 ? "f" : "r"}};
 }
 
 }  // namespace tessel::codegen
