@@ -4,24 +4,10 @@
 
 namespace tessel::codegen {
 
-namespace {
-
-// Elements per asynchronous copy for this node, or 1 when it must be copied synchronously
-// (runs that are not 4, 8 or 16 contiguous bytes on both sides).
-int async_width(const ir::CopyAsyncNode& n) {
-  int64_t gstride = 0;
-  if (!ir::as_const_int(n.src->strides.back(), &gstride) || gstride != 1 || n.dst->strides.back() != 1) return 1;
-  const int bytes = dtype_bytes(n.dst->dtype);
-  int vec = 16 / bytes;
-  while (vec > 1 && n.layout.contiguous_run() % vec != 0) vec /= 2;
-  return vec * bytes >= 4 ? vec : 1;
-}
-
-}  // namespace
-
 void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
   e.header(n, "copy_async global -> shared");
-  const int vec = async_width(n);
+  const int vec = n.vector;
+  TESSEL_CHECK(vec >= 1, "copy_async at {} reached code generation without a vector width", n.loc.str());
   const int bytes = dtype_bytes(n.dst->dtype);
   const int rank = n.dst->rank();
   const std::string T = c_type(n.dst->dtype);

@@ -3,28 +3,25 @@
 // its fragments with one ldmatrix per atom instead of element by element (PTX ISA 9.7.14.5.15).
 #include "emitter.hpp"
 #include "ptx.hpp"
-#include "tessel/ir/matrix_access.hpp"
 
 namespace tessel::codegen {
 
 bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<std::string(const std::string&)>& element) {
-  const Emitter::Group g = e.group();
-  if (!g.whole_warps()) return false;
-  const auto match = ir::ldmatrix_access(n, g.count / 32);
-  if (!match) return false;
+  const ir::MatrixAccess& match = n.matrix;
+  if (match.instruction == ir::MatrixInstruction::None) return false;
   const auto& shape = n.out->shape();
   const std::string T = c_type(n.out->dtype), out = e.tile(n.out);
   e.line(fmt::format("const int lane = int(threadIdx.x) % 32, warp = {} / 32;", e.thread_in_group()));
   const std::string off0 = e.expr(n.offsets[0]), off1 = e.expr(n.offsets[1]);
-  if (match->operand == ir::FragmentOperand::A) {
+  if (match.instruction == ir::MatrixInstruction::LdmatrixA) {
     // Matrices 0..3 of an atom: rows 0-7 / 8-15 x columns 0-7 / 8-15; lane l addresses row l % 16
     // of column half l / 16.
-    const int rm = shape[0] / 16 / match->warps_m, rk = shape[1] / 16;
+    const int rm = shape[0] / 16 / match.warps_m, rk = shape[1] / 16;
     e.line(fmt::format("const int row = {} + (warp / {}) * 16 + lane % 16, col = {} + (lane / 16) * 8;", off0,
-                       match->warps_n, off1));
+                       match.warps_n, off1));
     for (int mi = 0; mi < rm; ++mi)
       for (int ki = 0; ki < rk; ++ki) {
-        const std::string index = fmt::format("(row + {}) * {} + (col + {}) * {}", mi * match->warps_m * 16,
+        const std::string index = fmt::format("(row + {}) * {} + (col + {}) * {}", mi * match.warps_m * 16,
                                               n.src->strides[0], ki * 16, n.src->strides[1]);
         const int slot = (mi * rk + ki) * 8;
         e.open("");
@@ -39,13 +36,13 @@ bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<
   } else {
     // Matrices 0, 1 of an atom: its 8 columns (n) x k rows 0-7 / 8-15, read from k-contiguous storage;
     // lane l addresses n = l % 8 of k half (l / 8) % 2.
-    const int rk = shape[0] / 16, rn = shape[1] / 8 / match->warps_n;
+    const int rk = shape[0] / 16, rn = shape[1] / 8 / match.warps_n;
     e.line(fmt::format("const int k = {} + ((lane / 8) % 2) * 8, col = {} + (warp % {}) * 8 + lane % 8;", off0, off1,
-                       match->warps_n));
+                       match.warps_n));
     for (int ki = 0; ki < rk; ++ki)
       for (int ni = 0; ni < rn; ++ni) {
         const std::string index = fmt::format("(k + {}) * {} + (col + {}) * {}", ki * 16, n.src->strides[0],
-                                              ni * match->warps_n * 8, n.src->strides[1]);
+                                              ni * match.warps_n * 8, n.src->strides[1]);
         const int slot = (ki * rn + ni) * 4;
         e.open("");
         e.line("uint32_t r0, r1;");

@@ -61,23 +61,13 @@ void emit_AllocShared(Emitter& e, const ir::AllocSharedNode& n) {
 
 namespace {
 
-// The vector width for global accesses of `tile`: the registers that hold consecutive elements of
-// a unit-stride last dimension, up to 16 bytes.
-int global_vector_width(const ir::RegisterTensor& tile, const ir::GlobalTensor& g) {
-  int64_t stride = 0;
-  if (!ir::as_const_int(g->strides.back(), &stride) || stride != 1) return 1;
-  // A power of two dividing the run: vector accesses need a power-of-two size and alignment.
-  int vec = 16 / dtype_bytes(tile->dtype);
-  while (vec > 1 && tile->layout.contiguous_run() % vec != 0) vec /= 2;
-  return vec;
-}
-
 // Emits the per-thread loop of a global load or store. Runs of `vec` consecutive elements that are
 // fully inside the view and aligned move as one vector access; the others element by element.
 void emit_global_access(Emitter& e, const ir::RegisterTensor& tile, const ir::GlobalTensor& g,
-                        const std::vector<ir::Expr>& offsets, const std::function<void(const std::string&)>& scalar,
+                        const std::vector<ir::Expr>& offsets, int vec,
+                        const std::function<void(const std::string&)>& scalar,
                         const std::function<void(const std::string&, const std::string&)>& vector) {
-  const int vec = global_vector_width(tile, g);
+  TESSEL_CHECK(vec >= 1, "global access of {} reached code generation without a vector width", tile->name);
   if (vec == 1) {
     open_slot_loop(e, tile, offsets);
     scalar("l");
@@ -121,13 +111,13 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
   e.open("");
   const std::string fill = to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
   emit_global_access(
-      e, n.out, n.src, n.offsets,
+      e, n.out, n.src, n.offsets, n.vector,
       [&](const std::string& l) {
         e.line(fmt::format("{}[{}] = ({}) ? {}[{}] : {};", e.tile(n.out), l, in_bounds(e, n.src), e.expr(n.src->ptr),
                            global_index(e, n.src), fill));
       },
       [&](const std::string& p, const std::string& lv) {
-        e.line(fmt::format("tessel_load_vec<{}, {}>(&{}[{}], {});", c_type(n.out->dtype), global_vector_width(n.out, n.src),
+        e.line(fmt::format("tessel_load_vec<{}, {}>(&{}[{}], {});", c_type(n.out->dtype), n.vector,
                            e.tile(n.out), lv, p));
       });
   e.close();
@@ -137,13 +127,13 @@ void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
   e.header(n, "store_global");
   e.open("");
   emit_global_access(
-      e, n.src, n.dst, n.offsets,
+      e, n.src, n.dst, n.offsets, n.vector,
       [&](const std::string& l) {
         e.line(fmt::format("if ({}) {}[{}] = {}[{}];", in_bounds(e, n.dst), e.expr(n.dst->ptr), global_index(e, n.dst),
                            e.tile(n.src), l));
       },
       [&](const std::string& p, const std::string& lv) {
-        e.line(fmt::format("tessel_store_vec<{}, {}>({}, &{}[{}]);", c_type(n.dst->dtype), global_vector_width(n.src, n.dst),
+        e.line(fmt::format("tessel_store_vec<{}, {}>({}, &{}[{}]);", c_type(n.dst->dtype), n.vector,
                            p, e.tile(n.src), lv));
       });
   e.close();
@@ -161,32 +151,6 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   e.close();
 }
 
-namespace {
-
-// The vector width for shared stores of `n`: the registers holding consecutive elements of the
-// destination's unit-stride last dimension, up to 16 bytes, when every run starts on a multiple of
-// that width (strides and offsets multiples of it). A swizzle moves aligned 16-byte chunks whole,
-// so it never splits such a vector.
-int shared_store_vector_width(const ir::StoreSharedNode& n) {
-  const ir::SharedTensor& s = n.dst;
-  if (s->strides.back() != 1) return 1;
-  int64_t last_offset = 0;
-  if (!ir::as_const_int(n.offsets.back(), &last_offset)) return 1;
-  int vec = 16 / dtype_bytes(s->dtype);
-  auto aligned = [&](int v) {
-    if (n.src->layout.contiguous_run() % v != 0 || last_offset % v != 0) return false;
-    for (size_t d = 0; d + 1 < s->strides.size(); ++d)
-      if (s->strides[d] % v != 0) return false;
-    for (size_t d = 0; d + 1 < s->allocation()->strides.size(); ++d)
-      if (s->allocation()->strides[d] % v != 0) return false;
-    return true;
-  };
-  while (vec > 1 && !aligned(vec)) vec /= 2;
-  return vec;
-}
-
-}  // namespace
-
 void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   e.header(n, "store_shared");
   e.open("");
@@ -195,7 +159,8 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
     e.close();
     return;
   }
-  const int vec = shared_store_vector_width(n);
+  const int vec = n.vector;
+  TESSEL_CHECK(vec >= 1, "store_shared at {} reached code generation without a vector width", n.loc.str());
   if (vec == 1) {
     open_slot_loop(e, n.src, n.offsets);
     e.line(fmt::format("{} = {}[l];", element(shared_index(n.dst)), e.tile(n.src)));

@@ -4,28 +4,25 @@
 // an odd number along n) instead of element by element (PTX ISA 9.7.14.5.16).
 #include "emitter.hpp"
 #include "ptx.hpp"
-#include "tessel/ir/matrix_access.hpp"
 
 namespace tessel::codegen {
 
 bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function<std::string(const std::string&)>& element) {
-  const Emitter::Group g = e.group();
-  if (int(e.arch) < int(ptx_min_target(Ptx::Stmatrix)) || !g.whole_warps()) return false;
-  const auto split = ir::stmatrix_access(n, g.count / 32);
-  if (!split) return false;
-  const int rm = n.src->shape()[0] / 16 / split->warps_m, rn = n.src->shape()[1] / 8 / split->warps_n;
+  const ir::MatrixAccess& split = n.matrix;
+  if (split.instruction == ir::MatrixInstruction::None) return false;
+  const int rm = n.src->shape()[0] / 16 / split.warps_m, rn = n.src->shape()[1] / 8 / split.warps_n;
   const int atoms = rn % 2 == 0 ? 2 : 1;  // atoms along n per stmatrix
   const std::string src = e.tile(n.src);
   e.line(fmt::format("const int lane = int(threadIdx.x) % 32, warp = {} / 32;", e.thread_in_group()));
   // Lane l addresses row l % 16 of atom (l / 16) % atoms: matrices 0, 1 are the row halves of the
   // first atom, 2, 3 those of the second.
   e.line(fmt::format("const int row = {} + (warp / {}) * 16 + lane % 16, col = {} + (warp % {}) * 8 + ((lane / 16) % {}) * {};",
-                     e.expr(n.offsets[0]), split->warps_n, e.expr(n.offsets[1]), split->warps_n, atoms,
-                     split->warps_n * 8));
+                     e.expr(n.offsets[0]), split.warps_n, e.expr(n.offsets[1]), split.warps_n, atoms,
+                     split.warps_n * 8));
   for (int mi = 0; mi < rm; ++mi)
     for (int ni = 0; ni < rn; ni += atoms) {
-      const std::string index = fmt::format("(row + {}) * {} + (col + {})", mi * split->warps_m * 16, n.dst->strides[0],
-                                            ni * split->warps_n * 8);
+      const std::string index = fmt::format("(row + {}) * {} + (col + {})", mi * split.warps_m * 16, n.dst->strides[0],
+                                            ni * split.warps_n * 8);
       std::vector<std::string> registers;
       for (int a = 0; a < atoms; ++a) {
         const int slot = (mi * rn + ni + a) * 4;

@@ -68,10 +68,10 @@ std::string to_arith(DType t, const std::string& v);
 std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const std::string& b);
 std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a);
 
-// load_shared of tensor-core fragments with ldmatrix; false when the load does not qualify.
+// load_shared of tensor-core fragments with ldmatrix; false when select_instructions did not choose it.
 // `element` gives the lvalue of the source element at an element index of the view.
 bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<std::string(const std::string&)>& element);
-// store_shared of 16-bit accumulator fragments with stmatrix (sm_90+); false when it does not qualify.
+// store_shared of 16-bit accumulator fragments with stmatrix; false when select_instructions did not choose it.
 bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function<std::string(const std::string&)>& element);
 
 #define TESSEL_INSTR(Name, family, min_target, executor) void emit_##Name(Emitter& e, const ir::Name##Node& n);

@@ -70,6 +70,16 @@ std::string_view executor_name(Executor e) {
 
 std::string ThreadRange::str() const { return fmt::format("threads {}..{}", begin, end() - 1); }
 
+std::string MatrixAccess::str() const {
+  switch (instruction) {
+    case MatrixInstruction::None: return "";
+    case MatrixInstruction::LdmatrixA: return fmt::format("ldmatrix A over {}x{} warps", warps_m, warps_n);
+    case MatrixInstruction::LdmatrixB: return fmt::format("ldmatrix B over {}x{} warps", warps_m, warps_n);
+    case MatrixInstruction::Stmatrix: return fmt::format("stmatrix over {}x{} warps", warps_m, warps_n);
+  }
+  return "";
+}
+
 std::string Type::str() const {
   return pointer ? fmt::format("ptr<{}>", dtype_name(dtype)) : std::string(dtype_name(dtype));
 }

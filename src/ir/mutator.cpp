@@ -174,7 +174,7 @@ Stmt Mutator::visit(const CopyAsyncNode& n, const Stmt& self) {
   GlobalTensor src = update(n.src, &changed);
   SharedTensor dst = update(n.dst, &changed);
   auto offs = update(n.offsets, &changed);
-  return changed ? std::make_shared<CopyAsyncNode>(n.loc, src, dst, offs, n.layout) : self;
+  return changed ? std::make_shared<CopyAsyncNode>(n.loc, src, dst, offs, n.layout, n.vector) : self;
 }
 
 Stmt Mutator::visit(const AllocRegisterNode& n, const Stmt& self) {
@@ -189,7 +189,7 @@ Stmt Mutator::visit(const LoadGlobalNode& n, const Stmt& self) {
   RegisterTensor out = update(n.out, &changed);
   GlobalTensor src = update(n.src, &changed);
   auto offs = update(n.offsets, &changed);
-  return changed ? std::make_shared<LoadGlobalNode>(n.loc, out, src, offs, n.fill) : self;
+  return changed ? std::make_shared<LoadGlobalNode>(n.loc, out, src, offs, n.fill, n.vector) : self;
 }
 
 Stmt Mutator::visit(const StoreGlobalNode& n, const Stmt& self) {
@@ -197,7 +197,7 @@ Stmt Mutator::visit(const StoreGlobalNode& n, const Stmt& self) {
   GlobalTensor dst = update(n.dst, &changed);
   RegisterTensor src = update(n.src, &changed);
   auto offs = update(n.offsets, &changed);
-  return changed ? std::make_shared<StoreGlobalNode>(n.loc, dst, src, offs) : self;
+  return changed ? std::make_shared<StoreGlobalNode>(n.loc, dst, src, offs, n.vector) : self;
 }
 
 Stmt Mutator::visit(const LoadSharedNode& n, const Stmt& self) {
@@ -205,7 +205,7 @@ Stmt Mutator::visit(const LoadSharedNode& n, const Stmt& self) {
   RegisterTensor out = update(n.out, &changed);
   SharedTensor src = update(n.src, &changed);
   auto offs = update(n.offsets, &changed);
-  return changed ? std::make_shared<LoadSharedNode>(n.loc, out, src, offs) : self;
+  return changed ? std::make_shared<LoadSharedNode>(n.loc, out, src, offs, n.matrix) : self;
 }
 
 Stmt Mutator::visit(const StoreSharedNode& n, const Stmt& self) {
@@ -213,7 +213,7 @@ Stmt Mutator::visit(const StoreSharedNode& n, const Stmt& self) {
   SharedTensor dst = update(n.dst, &changed);
   RegisterTensor src = update(n.src, &changed);
   auto offs = update(n.offsets, &changed);
-  return changed ? std::make_shared<StoreSharedNode>(n.loc, dst, src, offs) : self;
+  return changed ? std::make_shared<StoreSharedNode>(n.loc, dst, src, offs, n.matrix, n.vector) : self;
 }
 
 Stmt Mutator::visit(const ElementwiseBinaryNode& n, const Stmt& self) {

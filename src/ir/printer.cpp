@@ -117,6 +117,9 @@ class Printer {
                        expr(s->offset), fmt::join(s->shape, ", "), fmt::join(s->strides, ", "));
   }
 
+  static std::string vector_text(int vector) { return vector > 1 ? fmt::format(" vector={}", vector) : ""; }
+  static std::string matrix_text(const MatrixAccess& m) { return m.str().empty() ? "" : " by " + m.str(); }
+
   std::string reg(const RegisterTensor& r) { return name(r.get(), r->name); }
 
   static std::string swizzle_text(int bits) {
@@ -209,20 +212,23 @@ class Printer {
   }
 
   void stmt(const LoadGlobalNode& n) {
-    line(fmt::format("{} = load_global {} at {}{}", reg_decl(n.out), global(n.src), exprs(n.offsets),
-                     n.fill == 0 ? "" : fmt::format(" fill={}", n.fill)));
+    line(fmt::format("{} = load_global {} at {}{}{}", reg_decl(n.out), global(n.src), exprs(n.offsets),
+                     n.fill == 0 ? "" : fmt::format(" fill={}", n.fill), vector_text(n.vector)));
   }
 
   void stmt(const StoreGlobalNode& n) {
-    line(fmt::format("store_global {} to {} at {}", reg(n.src), global(n.dst), exprs(n.offsets)));
+    line(fmt::format("store_global {} to {} at {}{}", reg(n.src), global(n.dst), exprs(n.offsets),
+                     vector_text(n.vector)));
   }
 
   void stmt(const LoadSharedNode& n) {
-    line(fmt::format("{} = load_shared {} at {}", reg_decl(n.out), shared(n.src), exprs(n.offsets)));
+    line(fmt::format("{} = load_shared {} at {}{}", reg_decl(n.out), shared(n.src), exprs(n.offsets),
+                     matrix_text(n.matrix)));
   }
 
   void stmt(const StoreSharedNode& n) {
-    line(fmt::format("store_shared {} to {} at {}", reg(n.src), shared(n.dst), exprs(n.offsets)));
+    line(fmt::format("store_shared {} to {} at {}{}{}", reg(n.src), shared(n.dst), exprs(n.offsets),
+                     matrix_text(n.matrix), vector_text(n.vector)));
   }
 
   void stmt(const ElementwiseBinaryNode& n) {
@@ -263,7 +269,8 @@ class Printer {
   }
 
   void stmt(const CopyAsyncNode& n) {
-    line(fmt::format("copy_async {} at {} to {} by {}", global(n.src), exprs(n.offsets), shared(n.dst), n.layout.str()));
+    line(fmt::format("copy_async {} at {} to {}{}", global(n.src), exprs(n.offsets), shared(n.dst),
+                     n.layout.rank() ? " by " + n.layout.str() : ""));
   }
 
   void stmt(const CopyAsyncCommitNode&) { line("copy_async_commit_group"); }

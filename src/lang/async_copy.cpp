@@ -6,7 +6,7 @@ namespace tessel {
 void Instructions::copy_async(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
-  const Builder::Group g = b.group(loc);
+  b.group(loc);  // copies are made by a thread group: attrs.warps must be set
   if (src.dtype() != dst.dtype())
     throw Error(loc, fmt::format("copy_async: from a global view of {} to a shared tensor of {}", dtype_name(src.dtype()),
                                  dtype_name(dst.dtype())));
@@ -17,14 +17,7 @@ void Instructions::copy_async(const GlobalTensor& src, const SharedTensor& dst, 
     throw Error(loc, fmt::format("copy_async: {} offsets given for a tensor of rank {}", offsets.size(), src.ir()->rank()));
   std::vector<ir::Expr> offs;
   for (const Dim& d : offsets) offs.push_back(d.ir());
-  // The copy is split over as many of the group's threads as have distinct elements to copy
-  // (a replicated split would copy the same bytes twice).
-  Layout layout;
-  for (int threads = g.count; threads >= 1; threads /= 2) {
-    layout = Layout::distributed(dst.shape(), threads, dtype_bytes(dst.dtype()));
-    if (int64_t(layout.num_threads()) * layout.local_size() == layout.num_elements()) break;
-  }
-  b.emit(std::make_shared<ir::CopyAsyncNode>(loc, src.ir(), dst.ir(), std::move(offs), layout));
+  b.emit(std::make_shared<ir::CopyAsyncNode>(loc, src.ir(), dst.ir(), std::move(offs), Layout()));
 }
 
 void Instructions::copy_async_commit_group(loc_t l) {

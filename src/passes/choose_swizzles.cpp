@@ -1,13 +1,11 @@
 // choose_swizzles: decides the swizzle of every shared tile created without a Swizzle argument.
-// A tile is swizzled, with the smallest conflict-free pattern, when ldmatrix reads it or (on
-// sm_90+) stmatrix writes it (the accesses of ir/matrix_access.hpp) and its rows make those 8-row
-// accesses conflict without one; the
-// pattern needs rows of whole 16-byte chunks and whole 128-byte lines. Otherwise it stays
-// unswizzled. Every view of a decided tile is rewritten with the allocation's pattern.
+// A tile is swizzled, with the smallest conflict-free pattern, when select_instructions chose
+// ldmatrix to read it or stmatrix to write it and its rows make those 8-row accesses conflict
+// without one; the pattern needs rows of whole 16-byte chunks and whole 128-byte lines. Otherwise
+// it stays unswizzled. Every view of a decided tile is rewritten with the allocation's pattern.
 #include <map>
 #include <set>
 
-#include "tessel/ir/matrix_access.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/layout/shared_swizzle.hpp"
 #include "tessel/passes/pipeline.hpp"
@@ -45,7 +43,7 @@ class ApplySwizzles : public ir::Mutator {
 
 }  // namespace
 
-ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext& ctx) {
+ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
   std::vector<const ir::SharedTensorNode*> undecided;
   std::set<const ir::SharedTensorNode*> accessed_by_rows;
   ir::walk(k->body, [&](const ir::StmtNode& s) {
@@ -55,13 +53,11 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext& ctx) {
     }
     if (s.kind == ir::NodeKind::LoadShared) {
       const auto& n = static_cast<const ir::LoadSharedNode&>(s);
-      if (n.out->threads % 32 == 0 && ir::ldmatrix_access(n, n.out->threads / 32))
-        accessed_by_rows.insert(n.src->allocation());
+      if (n.matrix.instruction != ir::MatrixInstruction::None) accessed_by_rows.insert(n.src->allocation());
     }
-    if (s.kind == ir::NodeKind::StoreShared && int(ctx.arch) >= int(ir::Arch::Sm90a)) {
+    if (s.kind == ir::NodeKind::StoreShared) {
       const auto& n = static_cast<const ir::StoreSharedNode&>(s);
-      if (n.src->threads % 32 == 0 && ir::stmatrix_access(n, n.src->threads / 32))
-        accessed_by_rows.insert(n.dst->allocation());
+      if (n.matrix.instruction != ir::MatrixInstruction::None) accessed_by_rows.insert(n.dst->allocation());
     }
   });
   if (undecided.empty()) return k;

@@ -15,8 +15,9 @@ const std::vector<Pass>& pipeline() {
   static const std::vector<Pass> passes = {
       {"inline_grid_values", inline_grid_values},
       {"infer_layouts", infer_layouts},
-      {"choose_swizzles", choose_swizzles},
       {"simplify_scalars", simplify_scalars},
+      {"select_instructions", select_instructions},
+      {"choose_swizzles", choose_swizzles},
       {"plan_shared_memory", plan_shared_memory},
   };
   return passes;

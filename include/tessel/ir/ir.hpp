@@ -206,6 +206,19 @@ struct RegisterTensorNode : Node {
 };
 using RegisterTensor = Ref<RegisterTensorNode>;
 
+// ---- lowering decisions ---------------------------------------------------------------------
+
+// How a warp moves tensor-core fragments between shared memory and registers, decided once by
+// select_instructions and read by the code generator: ldmatrix into the A or B fragment layout
+// of mma_layouts(), stmatrix from its C layout, or element by element (None).
+enum class MatrixInstruction : uint8_t { None, LdmatrixA, LdmatrixB, Stmatrix };
+struct MatrixAccess {
+  MatrixInstruction instruction = MatrixInstruction::None;
+  int warps_m = 0, warps_n = 0;  // the warp split of the fragment layout
+  std::string str() const;       // "ldmatrix A over 2x2 warps"; empty for None
+  bool operator==(const MatrixAccess&) const = default;
+};
+
 // ---- statements and instructions --------------------------------------------------------------
 
 struct StmtNode : Node {
@@ -273,35 +286,46 @@ struct AllocRegisterNode : StmtNode {
 };
 // Elements outside the view's shape read as `fill`.
 struct LoadGlobalNode : StmtNode {
-  LoadGlobalNode(SourceLoc l, RegisterTensor out, GlobalTensor src, std::vector<Expr> offsets, double fill)
+  LoadGlobalNode(SourceLoc l, RegisterTensor out, GlobalTensor src, std::vector<Expr> offsets, double fill,
+                 int vector = 0)
       : StmtNode(NodeKind::LoadGlobal, std::move(l)), out(std::move(out)), src(std::move(src)),
-        offsets(std::move(offsets)), fill(fill) {}
+        offsets(std::move(offsets)), fill(fill), vector(vector) {}
   const RegisterTensor out;
   const GlobalTensor src;
   const std::vector<Expr> offsets;
   const double fill;
+  const int vector;  // elements per access (select_instructions); 0 until selected
 };
 // Elements outside the view's shape are not written.
 struct StoreGlobalNode : StmtNode {
-  StoreGlobalNode(SourceLoc l, GlobalTensor dst, RegisterTensor src, std::vector<Expr> offsets)
-      : StmtNode(NodeKind::StoreGlobal, std::move(l)), dst(std::move(dst)), src(std::move(src)), offsets(std::move(offsets)) {}
+  StoreGlobalNode(SourceLoc l, GlobalTensor dst, RegisterTensor src, std::vector<Expr> offsets, int vector = 0)
+      : StmtNode(NodeKind::StoreGlobal, std::move(l)), dst(std::move(dst)), src(std::move(src)),
+        offsets(std::move(offsets)), vector(vector) {}
   const GlobalTensor dst;
   const RegisterTensor src;
   const std::vector<Expr> offsets;
+  const int vector;  // elements per access (select_instructions); 0 until selected
 };
 struct LoadSharedNode : StmtNode {
-  LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets)
-      : StmtNode(NodeKind::LoadShared, std::move(l)), out(std::move(out)), src(std::move(src)), offsets(std::move(offsets)) {}
+  LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets,
+                 MatrixAccess matrix = {})
+      : StmtNode(NodeKind::LoadShared, std::move(l)), out(std::move(out)), src(std::move(src)),
+        offsets(std::move(offsets)), matrix(matrix) {}
   const RegisterTensor out;
   const SharedTensor src;
   const std::vector<Expr> offsets;
+  const MatrixAccess matrix;  // ldmatrix, when select_instructions chose it
 };
 struct StoreSharedNode : StmtNode {
-  StoreSharedNode(SourceLoc l, SharedTensor dst, RegisterTensor src, std::vector<Expr> offsets)
-      : StmtNode(NodeKind::StoreShared, std::move(l)), dst(std::move(dst)), src(std::move(src)), offsets(std::move(offsets)) {}
+  StoreSharedNode(SourceLoc l, SharedTensor dst, RegisterTensor src, std::vector<Expr> offsets,
+                  MatrixAccess matrix = {}, int vector = 0)
+      : StmtNode(NodeKind::StoreShared, std::move(l)), dst(std::move(dst)), src(std::move(src)),
+        offsets(std::move(offsets)), matrix(matrix), vector(vector) {}
   const SharedTensor dst;
   const RegisterTensor src;
   const std::vector<Expr> offsets;
+  const MatrixAccess matrix;  // stmatrix, when select_instructions chose it
+  const int vector;           // elements per access otherwise; 0 until selected
 };
 // An elementwise operand: a register tile (broadcast along its extent-1 dimensions) or a scalar.
 struct Operand {
@@ -385,16 +409,20 @@ struct PrintTensorNode : StmtNode {
 };
 
 // cp.async: global -> shared without passing through registers, completing asynchronously.
-// Each thread of the group copies the runs of `layout` it owns; elements outside the view are
-// zero-filled.
+// Each thread of the group copies the runs of `layout` it owns (chosen by select_instructions;
+// empty until then); elements outside the view are zero-filled.
 struct CopyAsyncNode : StmtNode {
-  CopyAsyncNode(SourceLoc l, GlobalTensor src, SharedTensor dst, std::vector<Expr> offsets, Layout layout)
+  CopyAsyncNode(SourceLoc l, GlobalTensor src, SharedTensor dst, std::vector<Expr> offsets, Layout layout,
+                int vector = 0)
       : StmtNode(NodeKind::CopyAsync, std::move(l)), src(std::move(src)), dst(std::move(dst)),
-        offsets(std::move(offsets)), layout(std::move(layout)) {}
+        offsets(std::move(offsets)), layout(std::move(layout)), vector(vector) {}
   const GlobalTensor src;
   const SharedTensor dst;
   const std::vector<Expr> offsets;
   const Layout layout;  // how the copy is split over the group's first layout.num_threads() threads
+  // Elements per cp.async (4, 8 or 16 bytes), or 1 where runs are too short and the copy is
+  // synchronous; 0 until selected.
+  const int vector;
 };
 // Closes the thread's current group of cp.async operations.
 struct CopyAsyncCommitNode : StmtNode {

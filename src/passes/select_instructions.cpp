@@ -1,0 +1,179 @@
+// select_instructions: decides, once, how each data movement is carried out, and records it in
+// the IR for the code generator (and for choose_swizzles, which swizzles the tiles that ldmatrix
+// and stmatrix touch):
+//   - load_shared into an mma A/B fragment layout whose rows are 16-byte chunks: ldmatrix;
+//   - store_shared of a 16-bit accumulator fragment on sm_90+: stmatrix; otherwise the widest
+//     vector store that every run of the tile allows;
+//   - load_global / store_global: the widest vector that the tile's contiguous runs allow over a
+//     unit-stride last dimension (alignment is checked at run time, per access);
+//   - copy_async: the split of the tile over the group's threads (no thread copies twice) and the
+//     bytes per cp.async.
+#include "tessel/ir/mutator.hpp"
+#include "tessel/layout/mma_atoms.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel::passes {
+
+namespace {
+
+using ir::MatrixAccess;
+using ir::MatrixInstruction;
+
+// The allocation's rows of 16-bit elements start on 16-byte boundaries.
+bool allocation_rows_are_chunks(const ir::SharedTensor& s) {
+  for (size_t d = 0; d + 1 < s->allocation()->strides.size(); ++d)
+    if (s->allocation()->strides[d] % 8 != 0) return false;
+  return true;
+}
+
+// ldmatrix reads rows of 8 contiguous 16-bit elements starting on 16-byte boundaries: along k
+// (dimension `contiguous` of the view) for the fragment being loaded.
+bool rows_are_chunks(const ir::SharedTensor& s, const std::vector<ir::Expr>& offsets, int contiguous) {
+  if (s->strides[contiguous] != 1 || s->strides[1 - contiguous] % 8 != 0 || !allocation_rows_are_chunks(s)) return false;
+  int64_t offset = 0;
+  return ir::as_const_int(offsets[contiguous], &offset) && offset % 8 == 0;
+}
+
+MatrixAccess ldmatrix(const ir::LoadSharedNode& n, int warps) {
+  const auto& shape = n.out->shape();
+  if (shape.size() != 2 || dtype_bytes(n.out->dtype) != 2 || !n.out->has_layout()) return {};
+  for (int wm = 1; wm <= warps; ++wm) {
+    if (warps % wm != 0) continue;
+    const int wn = warps / wm;
+    if (shape[0] % (16 * wm) == 0 && shape[1] % 16 == 0 &&
+        mma_layouts(shape[0], 8 * wn, shape[1], wm, wn).a == n.out->layout)
+      return rows_are_chunks(n.src, n.offsets, 1) ? MatrixAccess{MatrixInstruction::LdmatrixA, wm, wn} : MatrixAccess{};
+    if (shape[0] % 16 == 0 && shape[1] % (8 * wn) == 0 &&
+        mma_layouts(16 * wm, shape[1], shape[0], wm, wn).b == n.out->layout)
+      return rows_are_chunks(n.src, n.offsets, 0) ? MatrixAccess{MatrixInstruction::LdmatrixB, wm, wn} : MatrixAccess{};
+  }
+  return {};
+}
+
+MatrixAccess stmatrix(const ir::StoreSharedNode& n, int warps) {
+  const auto& shape = n.src->shape();
+  if (shape.size() != 2 || dtype_bytes(n.src->dtype) != 2 || !n.src->has_layout()) return {};
+  if (!rows_are_chunks(n.dst, n.offsets, 1)) return {};
+  for (int wm = 1; wm <= warps; ++wm) {
+    if (warps % wm != 0) continue;
+    const int wn = warps / wm;
+    if (shape[0] % (16 * wm) == 0 && shape[1] % (8 * wn) == 0 &&
+        mma_layouts(shape[0], shape[1], 16, wm, wn).c == n.src->layout)
+      return MatrixAccess{MatrixInstruction::Stmatrix, wm, wn};
+  }
+  return {};
+}
+
+// The registers that hold consecutive elements of a unit-stride last dimension, up to 16 bytes,
+// as a power of two (vector accesses need a power-of-two size and alignment).
+int global_vector(const ir::RegisterTensor& tile, const ir::GlobalTensor& g) {
+  int64_t stride = 0;
+  if (!ir::as_const_int(g->strides.back(), &stride) || stride != 1) return 1;
+  int vec = 16 / dtype_bytes(tile->dtype);
+  while (vec > 1 && tile->layout.contiguous_run() % vec != 0) vec /= 2;
+  return vec;
+}
+
+// As global_vector, for shared stores: every run must also start on a multiple of the width
+// (strides and offsets multiples of it). A swizzle moves aligned 16-byte chunks whole, so it
+// never splits such a vector.
+int shared_store_vector(const ir::StoreSharedNode& n) {
+  const ir::SharedTensor& s = n.dst;
+  int64_t last_offset = 0;
+  if (s->strides.back() != 1 || !ir::as_const_int(n.offsets.back(), &last_offset)) return 1;
+  auto aligned = [&](int v) {
+    if (n.src->layout.contiguous_run() % v != 0 || last_offset % v != 0) return false;
+    for (size_t d = 0; d + 1 < s->strides.size(); ++d)
+      if (s->strides[d] % v != 0) return false;
+    for (size_t d = 0; d + 1 < s->allocation()->strides.size(); ++d)
+      if (s->allocation()->strides[d] % v != 0) return false;
+    return true;
+  };
+  int vec = 16 / dtype_bytes(s->dtype);
+  while (vec > 1 && !aligned(vec)) vec /= 2;
+  return vec;
+}
+
+// The copy is split over as many of the group's threads as have distinct elements to copy (a
+// replicated split would copy the same bytes twice).
+Layout copy_split(const ir::SharedTensor& dst, int threads) {
+  Layout layout;
+  for (int t = threads; t >= 1; t /= 2) {
+    layout = Layout::distributed(dst->shape, t, dtype_bytes(dst->dtype));
+    if (int64_t(layout.num_threads()) * layout.local_size() == layout.num_elements()) break;
+  }
+  return layout;
+}
+
+// Elements per cp.async, or 1 when the copy must be synchronous (runs that are not 4, 8 or 16
+// contiguous bytes on both sides).
+int async_copy_vector(const ir::CopyAsyncNode& n, const Layout& split) {
+  int64_t gstride = 0;
+  if (!ir::as_const_int(n.src->strides.back(), &gstride) || gstride != 1 || n.dst->strides.back() != 1) return 1;
+  const int bytes = dtype_bytes(n.dst->dtype);
+  int vec = 16 / bytes;
+  while (vec > 1 && split.contiguous_run() % vec != 0) vec /= 2;
+  return vec * bytes >= 4 ? vec : 1;
+}
+
+class Selector : public ir::Mutator {
+ public:
+  Selector(ir::ThreadRange block, ir::Arch arch) : arch_(arch) { groups_.push_back(block); }
+
+ protected:
+  ir::Stmt visit(const ir::ThreadGroupNode& n, const ir::Stmt& self) override {
+    groups_.push_back(ir::ThreadRange{n.begin, n.count});
+    ir::Stmt out = ir::Mutator::visit(n, self);
+    groups_.pop_back();
+    return out;
+  }
+
+  ir::Stmt visit(const ir::LoadGlobalNode& n, const ir::Stmt& self) override {
+    const int vector = global_vector(n.out, n.src);
+    if (vector == n.vector) return self;
+    return std::make_shared<ir::LoadGlobalNode>(n.loc, n.out, n.src, n.offsets, n.fill, vector);
+  }
+
+  ir::Stmt visit(const ir::StoreGlobalNode& n, const ir::Stmt& self) override {
+    const int vector = global_vector(n.src, n.dst);
+    if (vector == n.vector) return self;
+    return std::make_shared<ir::StoreGlobalNode>(n.loc, n.dst, n.src, n.offsets, vector);
+  }
+
+  ir::Stmt visit(const ir::LoadSharedNode& n, const ir::Stmt& self) override {
+    const ir::ThreadRange g = groups_.back();
+    const MatrixAccess m = g.whole_warps() ? ldmatrix(n, g.count / 32) : MatrixAccess{};
+    if (m == n.matrix) return self;
+    return std::make_shared<ir::LoadSharedNode>(n.loc, n.out, n.src, n.offsets, m);
+  }
+
+  // stmatrix exists from sm_90 (PTX ISA 9.7.14.5.16).
+  ir::Stmt visit(const ir::StoreSharedNode& n, const ir::Stmt& self) override {
+    const ir::ThreadRange g = groups_.back();
+    const MatrixAccess m =
+        g.whole_warps() && int(arch_) >= int(ir::Arch::Sm90a) ? stmatrix(n, g.count / 32) : MatrixAccess{};
+    const int vector = m.instruction == MatrixInstruction::None ? shared_store_vector(n) : 1;
+    if (m == n.matrix && vector == n.vector) return self;
+    return std::make_shared<ir::StoreSharedNode>(n.loc, n.dst, n.src, n.offsets, m, vector);
+  }
+
+  ir::Stmt visit(const ir::CopyAsyncNode& n, const ir::Stmt& self) override {
+    Layout split = copy_split(n.dst, groups_.back().count);
+    const int vector = async_copy_vector(n, split);
+    if (split == n.layout && vector == n.vector) return self;
+    return std::make_shared<ir::CopyAsyncNode>(n.loc, n.src, n.dst, n.offsets, std::move(split), vector);
+  }
+
+ private:
+  ir::Arch arch_;
+  std::vector<ir::ThreadRange> groups_;
+};
+
+}  // namespace
+
+ir::Kernel select_instructions(const ir::Kernel& k, const PassContext& ctx) {
+  ir::Stmt body = Selector(ir::ThreadRange{0, k->threads()}, ctx.arch).mutate(k->body);
+  return body == k->body ? k : ir::with_body(k, body);
+}
+
+}  // namespace tessel::passes
