@@ -2,6 +2,8 @@
 // the waits, and blocks scheduled together.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "async_copy_kernels.hpp"
 #include "simulate.hpp"
 
@@ -76,6 +78,20 @@ TEST(SimulatorScheduler, LazyCompletionExposesAMissingWaitThatEagerCompletionHid
                         loc(line), loc(other_line)));
   EXPECT_EQ(simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Eager}, 64, x), "no error");
   EXPECT_EQ(x.download(), std::vector<float>(64, 2.0f));
+}
+
+TEST(SimulatorScheduler, ASeedGivesOneRunAndSeedsDiffer) {
+  std::set<std::string> outcomes;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    std::string runs[2];
+    for (std::string& run : runs) {
+      Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
+      run = simulation_error<ReadsWithoutWaiting>({.seed = seed}, 64, x);
+    }
+    EXPECT_EQ(runs[0], runs[1]) << "seed " << seed;
+    outcomes.insert(runs[0]);
+  }
+  EXPECT_GT(outcomes.size(), 1u) << fmt::format("{}", fmt::join(outcomes, "\n"));
 }
 
 struct ReadsAStageItDidNotWaitFor : Script {
