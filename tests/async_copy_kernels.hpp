@@ -84,7 +84,8 @@ struct PipelinedRowSum : Script {
 };
 
 // Runs PipelinedRowSum through `run(m, k, a, out)` on `dev` and compares with a host reference.
-template <class Run> void check_pipelined_row_sum(const Device& dev, int m, int k, const std::string& label, Run&& run) {
+template <class Run>
+void check_pipelined_row_sum(const Device& dev, int m, int k, const std::string& label, Run&& run) {
   std::mt19937 rng(m + k);
   std::uniform_real_distribution<float> dist(-1, 1);
   std::vector<float> a(size_t(m) * k);

@@ -16,6 +16,14 @@ int line = 0, other_line = 0;
 
 std::string loc(int l) { return fmt::format("{}:{}", __FILE__, l); }
 
+// The report of thread 0 reading at line `read` shared memory that the copy issued at line
+// `issued` may still be writing.
+std::string read_in_flight(int read, int issued) {
+  return fmt::format("{}: read of shared memory that a copy_async issued at {} may still be writing (thread 0 of block "
+                     "(0, 0, 0)); wait for the copy (copy_async_wait_group / copy_async_wait_all) and sync() first",
+                     loc(read), loc(issued));
+}
+
 template <class S, class... A> std::string simulation_error(const sim::Options& options, const A&... args) {
   try {
     simulate<S>(options, args...);
@@ -40,12 +48,15 @@ std::vector<Order> every_order() {
   };
 }
 
+TEST(SimulatorScheduler, AnUnsetCompletionOrderFollowsTheSeed) {
+  EXPECT_EQ(sim::Options{}.completion_order(), CompletionOrder::Lazy);
+  EXPECT_EQ(sim::Options{.seed = 5}.completion_order(), CompletionOrder::Seeded);
+  EXPECT_EQ((sim::Options{.seed = 5, .completion = CompletionOrder::Eager}.completion_order()), CompletionOrder::Eager);
+}
+
 TEST(SimulatorScheduler, CpAsyncKernelsAreRightUnderEveryCompletionOrder) {
   for (const Order& order : every_order()) {
     SCOPED_TRACE(order.label);
-    EXPECT_EQ(order.options.completion_order(), order.label == "eager" ? CompletionOrder::Eager
-                                                 : order.label == "lazy" ? CompletionOrder::Lazy
-                                                                         : CompletionOrder::Seeded);
     check_pipelined_row_sum(Device::simulator(), 70, 200, order.label, [&](int m, int k, auto& a, auto& out) {
       simulate<PipelinedRowSum>(order.options, m, k, a, out);
     });
@@ -72,10 +83,7 @@ struct ReadsWithoutWaiting : Script {
 TEST(SimulatorScheduler, LazyCompletionExposesAMissingWaitThatEagerCompletionHides) {
   Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
   const std::string got = simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Lazy}, 64, x);
-  EXPECT_EQ(got, fmt::format("{}: read of shared memory that a copy_async issued at {} may still be writing (thread 0 of "
-                        "block (0, 0, 0)); wait for the copy (copy_async_wait_group / copy_async_wait_all) and sync() "
-                        "first",
-                        loc(line), loc(other_line)));
+  EXPECT_EQ(got, read_in_flight(line, other_line));
   EXPECT_EQ(simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Eager}, 64, x), "no error");
   EXPECT_EQ(x.download(), std::vector<float>(64, 2.0f));
 }
@@ -114,10 +122,7 @@ struct ReadsAStageItDidNotWaitFor : Script {
 TEST(SimulatorScheduler, LazyCompletionCompletesOnlyTheGroupsAWaitNeeds) {
   Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
   const std::string got = simulation_error<ReadsAStageItDidNotWaitFor>({.completion = CompletionOrder::Lazy}, 64, x);
-  EXPECT_EQ(got, fmt::format("{}: read of shared memory that a copy_async issued at {} may still be writing (thread 0 of "
-                             "block (0, 0, 0)); wait for the copy (copy_async_wait_group / copy_async_wait_all) and "
-                             "sync() first",
-                             loc(line), loc(other_line)));
+  EXPECT_EQ(got, read_in_flight(line, other_line));
 }
 
 struct TwoGroupsSyncApart : Script {

@@ -14,8 +14,10 @@ template <class S, class... A> void simulate(const sim::Options& options, const 
   Kernel<S> kernel(Device::simulator());
   const ir::Kernel k = kernel.lowered(args...);
   std::vector<ir::Scalar> values;
-  for (const HostArg& a : {detail::host_arg(args)...})
-    values.push_back(ir::Scalar{.i = a.kind == HostArg::Kind::Pointer ? int64_t(reinterpret_cast<uintptr_t>(a.p)) : a.i});
+  for (const HostArg& a : {detail::host_arg(args)...}) {
+    const bool pointer = a.kind == HostArg::Kind::Pointer;
+    values.push_back(ir::Scalar{.i = pointer ? int64_t(reinterpret_cast<uintptr_t>(a.p)) : a.i});
+  }
   if (values.size() != k->params.size()) throw std::logic_error("simulate: a parameter of the script is compile-time");
   sim::Launch launch{.args = values};
   for (size_t d = 0; d < k->blocks.size(); ++d)
