@@ -23,9 +23,9 @@ enum class Proxy { Generic, Async };
 struct InFlightWrite {
   const AsyncAgent* agent;
   Proxy proxy;
-  int64_t begin, end;  // bytes [begin, end) of the block's shared memory
+  int64_t begin, end;          // bytes [begin, end) of the block's shared memory
   const SourceLoc* issued_at;  // the issuing instruction's user line
-  int thread;          // the issuing thread, within its block
+  int thread;                  // the issuing thread, within its block
 };
 
 class AsyncAgent {
