@@ -27,21 +27,29 @@ template <class T> struct CopyTileThroughShared : Script {
   }
 };
 
-template <class T> void check_copy_tile(const Device& dev, int m, int n) {
+// Runs CopyTileThroughShared<T> through `run(m, n, in, out)` on `dev` and compares with a host
+// reference.
+template <class T, class Run> void check_copy_tile(const Device& dev, int m, int n, Run&& run) {
   const int pm = (m + 31) / 32 * 32, pn = (n + 63) / 64 * 64;
   std::mt19937 rng(m * 131 + n);
   std::uniform_real_distribution<float> dist(-2, 2);
   std::vector<T> in(size_t(m) * n);
   for (auto& x : in) x = T(dist(rng));
   Buffer<T> din(dev, in), dout(dev, std::vector<T>(size_t(pm) * pn, T(77.0f)));
-  Kernel<CopyTileThroughShared<T>> k(dev);
-  k(m, n, din, dout);
+  run(m, n, din, dout);
   const auto out = dout.download();
   for (int i = 0; i < pm; ++i)
     for (int j = 0; j < pn; ++j) {
       const float want = i < m && j < n ? 2 * float(in[size_t(i) * n + j]) : 0.0f;
       ASSERT_EQ(float(out[size_t(i) * pn + j]), want) << i << ", " << j;
     }
+}
+
+template <class T> void check_copy_tile(const Device& dev, int m, int n) {
+  check_copy_tile<T>(dev, m, n, [&](int m, int n, auto& in, auto& out) {
+    Kernel<CopyTileThroughShared<T>> k(dev);
+    k(m, n, in, out);
+  });
 }
 
 // Row sums over K with a `stages`-deep ring of cp.async buffers: the load of chunk k + stages - 1
@@ -75,20 +83,28 @@ struct PipelinedRowSum : Script {
   }
 };
 
-inline void check_pipelined_row_sum(const Device& dev, int m, int k, uint64_t seed) {
+// Runs PipelinedRowSum through `run(m, k, a, out)` on `dev` and compares with a host reference.
+template <class Run>
+void check_pipelined_row_sum(const Device& dev, int m, int k, const std::string& label, Run&& run) {
   std::mt19937 rng(m + k);
   std::uniform_real_distribution<float> dist(-1, 1);
   std::vector<float> a(size_t(m) * k);
   for (auto& x : a) x = dist(rng);
   Buffer<float> da(dev, a), dout(dev, std::vector<float>(m, 1e9f));
-  Kernel<PipelinedRowSum> kernel(dev, KernelOptions{"", seed});
-  kernel(m, k, da, dout);
+  run(m, k, da, dout);
   const auto out = dout.download();
   for (int i = 0; i < m; ++i) {
     double want = 0;
     for (int j = 0; j < k; ++j) want += a[size_t(i) * k + j];
-    ASSERT_NEAR(out[i], want, 1e-4 * (1 + std::abs(want))) << "row " << i << " (seed " << seed << ")";
+    ASSERT_NEAR(out[i], want, 1e-4 * (1 + std::abs(want))) << "row " << i << " (" << label << ")";
   }
+}
+
+inline void check_pipelined_row_sum(const Device& dev, int m, int k, uint64_t seed) {
+  check_pipelined_row_sum(dev, m, k, fmt::format("seed {}", seed), [&](int m, int k, auto& a, auto& out) {
+    Kernel<PipelinedRowSum> kernel(dev, KernelOptions{"", seed});
+    kernel(m, k, a, out);
+  });
 }
 
 }  // namespace tessel::testing

@@ -1,23 +1,12 @@
-// Simulator semantics of cp.async. A copy reads global memory when issued and writes shared
-// memory when it completes: at the wait that covers its group, or, under a seeded interleaving,
-// possibly earlier. Until then its bytes are marked, so any read or write of them is reported.
+// Simulator semantics of cp.async: the instructions hand their copies to the block's cp.async unit
+// (async_copy_unit.cpp). A copy reads global memory when issued and writes shared memory when it
+// completes; until then its bytes are in flight, and any other access to them is reported.
 #include <cstring>
 
 #include "machine.hpp"
 #include "tessel/layout/shared_swizzle.hpp"
 
 namespace tessel::sim {
-
-void Warp::complete_copies(size_t groups_left) {
-  while (committed_copies.size() > groups_left) {
-    for (const AsyncCopy& c : committed_copies.front()) {
-      std::memcpy(&cta.smem[size_t(c.byte)], c.data.data(), c.data.size());
-      std::memset(&cta.written[size_t(c.byte)], 1, c.data.size());
-      std::fill_n(cta.pending_copy.begin() + c.byte, c.data.size(), nullptr);
-    }
-    committed_copies.erase(committed_copies.begin());
-  }
-}
 
 void exec_CopyAsync(Warp& w, const ir::CopyAsyncNode& n, Mask mask) {
   const int rank = n.dst->rank(), local = n.layout.local_size();
@@ -48,31 +37,30 @@ void exec_CopyAsync(Warp& w, const ir::CopyAsyncNode& n, Mask mask) {
         throw Error(n.loc, fmt::format("copy_async: the shared view reaches element {} of its {}-element allocation "
                                        "(thread {} of block {})",
                                        sindex, elements, w.thread(lane), w.cta.block_name()));
-      Warp::AsyncCopy copy{base + swizzle_byte(sindex * bytes, n.dst->swizzle_bits), std::vector<uint8_t>(size_t(bytes), 0)};
+      std::array<uint8_t, 8> data{};  // zero fill outside the global view
       if (inside) {
         const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * bytes);
         check_global_access(addr, size_t(bytes), false, n.loc);
-        std::memcpy(copy.data.data(), reinterpret_cast<const void*>(addr), size_t(bytes));
+        std::memcpy(data.data(), reinterpret_cast<const void*>(addr), size_t(bytes));
       }
-      w.cta.check_no_pending_copy(copy.byte, bytes, true, n.loc, w.thread(lane));
-      std::fill_n(w.cta.pending_copy.begin() + copy.byte, bytes, &n);
-      w.open_copies.push_back(std::move(copy));
+      w.cta.async_copies.issue(w.thread(lane), base + swizzle_byte(sindex * bytes, n.dst->swizzle_bits), data.data(),
+                               bytes, n.loc);
     }
   }
+  w.cta.scheduler.issued(w.cta.async_copies);
 }
 
-void exec_CopyAsyncCommit(Warp& w, const ir::CopyAsyncCommitNode&, Mask) {
-  w.committed_copies.push_back(std::move(w.open_copies));
-  w.open_copies.clear();
-  if (w.cta.complete_early()) w.complete_copies(w.committed_copies.size() - 1);
+void exec_CopyAsyncCommit(Warp& w, const ir::CopyAsyncCommitNode&, Mask mask) {
+  for (int lane = 0; lane < 32; ++lane)
+    if (mask >> lane & 1) w.cta.async_copies.commit(w.thread(lane));
+  w.cta.scheduler.issued(w.cta.async_copies);
 }
 
-void exec_CopyAsyncWait(Warp& w, const ir::CopyAsyncWaitNode& n, Mask) {
-  if (n.all) {
-    w.committed_copies.push_back(std::move(w.open_copies));
-    w.open_copies.clear();
-  }
-  w.complete_copies(size_t(n.pending));
+void exec_CopyAsyncWait(Warp& w, const ir::CopyAsyncWaitNode& n, Mask mask) {
+  if (n.all)
+    for (int lane = 0; lane < 32; ++lane)
+      if (mask >> lane & 1) w.cta.async_copies.commit(w.thread(lane));
+  w.wait(n.loc, CopyGroupWait{mask, n.all ? 0 : n.pending});
 }
 
 }  // namespace tessel::sim

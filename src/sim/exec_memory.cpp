@@ -53,7 +53,9 @@ std::vector<Lanes> eval_all(Warp& w, const std::vector<ir::Expr>& es, Mask mask)
 
 }  // namespace
 
-void exec_Sync(Warp& w, const ir::SyncNode& n, Mask mask) { w.cta.arrive_at_barrier(w, mask, n.loc); }
+void exec_Sync(Warp& w, const ir::SyncNode& n, Mask mask) {
+  w.cta.arrive_at_barrier(w, Cta::kBlockBarrier, w.cta.kernel.threads(), mask, n.loc);
+}
 
 void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) {
   w.cta.shared_offsets[n.tensor.get()] = n.offset;
@@ -112,7 +114,7 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
   const int bytes = dtype_bytes(n.src->dtype);
   for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
     const SharedAddress a = shared_address(w, n.src, view, lane, offsets, c, n.loc);
-    w.cta.check_no_pending_copy(a.byte, bytes, false, n.loc, w.thread(lane));
+    w.cta.check_not_in_flight(a.byte, bytes, false, n.loc, w.thread(lane));
     for (int b = 0; b < bytes; ++b)
       if (!w.cta.written[size_t(a.byte + b)])
         throw Error(n.loc, fmt::format("read of shared memory that was never written: {} (allocated at {}), byte {} "
@@ -133,7 +135,7 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
   const int bytes = dtype_bytes(n.dst->dtype);
   for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
     const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c, n.loc);
-    w.cta.check_no_pending_copy(a.byte, bytes, true, n.loc, w.thread(lane));
+    w.cta.check_not_in_flight(a.byte, bytes, true, n.loc, w.thread(lane));
     store_value(n.dst->dtype, &w.cta.smem[size_t(a.byte)], src[size_t(lane) * local + l]);
     std::memset(&w.cta.written[size_t(a.byte)], 1, size_t(bytes));
   });

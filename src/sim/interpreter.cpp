@@ -70,8 +70,15 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
         if (mask >> l & 1) out[l] = ir::convert(n.a->type.dtype, n.type.dtype, a[l]);
       return out;
     }
-    default: TESSEL_CHECK(false, "not an expression: {}", ir::kind_name(e->kind));
+    // Statements, reached only through a broken invariant.
+#define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
+#define TESSEL_STMT(Name) case ir::NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor) case ir::NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      break;
   }
+  TESSEL_CHECK(false, "not an expression: {}", ir::kind_name(e->kind));
+  return out;
 }
 
 void Warp::exec(const ir::Stmt& s, Mask mask) {
@@ -161,7 +168,11 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
     exec_##Name(*this, static_cast<const ir::Name##Node&>(*s), mask); \
     return;
 #include "tessel/ir/nodes.def"
-    default: TESSEL_CHECK(false, "not a statement: {}", ir::kind_name(s->kind));
+    // Expressions, reached only through a broken invariant.
+#define TESSEL_EXPR(Name) case ir::NodeKind::Name:
+#define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      TESSEL_CHECK(false, "not a statement: {}", ir::kind_name(s->kind));
   }
 }
 

@@ -1,5 +1,6 @@
-// The simulator's machine state: a block (CTA) of warps, each a fiber with per-lane scalars and
-// per-lane register tiles, sharing the block's shared memory and barrier.
+// The simulator's machine state: blocks (CTAs) of warps, each warp a fiber with per-lane scalars
+// and per-lane register tiles, sharing its block's shared memory, barriers and asynchronous
+// agents; and the scheduler that runs a group of blocks together.
 #pragma once
 
 #include <ucontext.h>
@@ -10,16 +11,18 @@
 #include <random>
 #include <unordered_map>
 
+#include "async_copy_unit.hpp"
 #include "tessel/sim/simulator.hpp"
+#include "wait_condition.hpp"
 
 namespace tessel::sim {
 
-using Mask = uint32_t;
 using Lanes = std::array<ir::Scalar, 32>;
 
 inline int popcount(Mask m) { return __builtin_popcount(m); }
 
 class Cta;
+class Scheduler;
 
 // Per-kernel-run caches of layout arithmetic (coordinates of every (thread, slot)).
 class LayoutTables {
@@ -41,8 +44,7 @@ class Warp {
   const int id;
 
   enum class State { Ready, Blocked, Done } state = State::Ready;
-  SourceLoc waiting_at;
-  int arrived_threads = 0;
+  Wait waiting{};  // while Blocked
   std::exception_ptr error;
 
   // The lanes of this warp inside the current thread group and its first thread.
@@ -59,61 +61,86 @@ class Warp {
   // Register tiles: values[lane * local_size + slot].
   std::vector<ir::Scalar>& tile(const ir::RegisterTensorNode* t);
 
-  // cp.async operations in flight: the open group and the committed ones, oldest first. The data
-  // is read from global memory at issue and lands in shared memory at completion.
-  struct AsyncCopy {
-    int64_t byte;
-    std::vector<uint8_t> data;
-  };
-  std::vector<AsyncCopy> open_copies;
-  std::vector<std::vector<AsyncCopy>> committed_copies;
-  void complete_copies(size_t groups_left);
+  // Blocks until `condition` holds: the scheduler re-checks it and resumes the warp.
+  void wait(const SourceLoc& at, WaitCondition condition);
 
   // Fiber plumbing.
   ucontext_t context;
   std::vector<char> stack;
-  void yield();
 
  private:
   std::unordered_map<const ir::VarNode*, Lanes> vars_;
   std::unordered_map<const ir::RegisterTensorNode*, std::vector<ir::Scalar>> tiles_;
 };
 
+// A CTA barrier (bar.sync): a phase completes when `expected` threads have arrived.
+struct Barrier {
+  int expected = 0;  // set by the first arrival of a phase
+  int arrived = 0;
+  int phases = 0;    // completed phases
+};
+
 class Cta {
  public:
-  Cta(const ir::KernelNode& k, const Launch& launch, std::array<int, 3> block, const Options& options,
+  Cta(Scheduler& scheduler, const ir::KernelNode& k, const Launch& launch, std::array<int, 3> block,
       LayoutTables& tables);
-  void run();
 
+  Scheduler& scheduler;
   const ir::KernelNode& kernel;
   const Launch& launch;
   const std::array<int, 3> block;
   LayoutTables& tables;
   std::unordered_map<const ir::VarNode*, ir::Scalar> params;
+  std::vector<std::unique_ptr<Warp>> warps;
 
   // Shared memory with a per-byte "written" mark: reads of unwritten bytes are reported.
   std::vector<uint8_t> smem, written;
   std::unordered_map<const ir::SharedTensorNode*, int64_t> shared_offsets;
-  // For each shared byte, the cp.async still writing it (null when none).
-  std::vector<const ir::CopyAsyncNode*> pending_copy;
-  // Throws when [byte, byte + n) is being written by a cp.async that has not completed.
-  void check_no_pending_copy(int64_t byte, int n, bool write, const SourceLoc& loc, int thread) const;
-  // Whether a committed group may complete now (seeded interleavings let copies land early).
-  bool complete_early();
+  // Throws when an asynchronous write in flight owns one of the bytes [byte, byte + n).
+  void check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread) const;
+  // Bytes [begin, end) of `w` belong to it until it completes and writes `data` to all of its bytes.
+  void mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end);
+  void complete_in_flight_write(const InFlightWrite& w, const uint8_t* data);
 
-  // The block-wide barrier of sync().
-  int barrier_arrived = 0;
-  void arrive_at_barrier(Warp& w, Mask mask, const SourceLoc& loc);
+  // sync() is barrier 0 with the whole block; bar.sync has 16 ids per block.
+  static constexpr int kBlockBarrier = 0;
+  std::array<Barrier, 16> barriers;
+  void arrive_at_barrier(Warp& w, int barrier, int expected, Mask mask, const SourceLoc& loc);
+
+  AsyncCopyUnit async_copies;
+  std::vector<AsyncAgent*> agents;  // every agent of the block, for the scheduler
 
   std::string block_name() const;
-  ucontext_t scheduler;
 
  private:
-  [[noreturn]] void report_deadlock();
-  std::vector<std::unique_ptr<Warp>> warps_;
-  std::mt19937_64 rng_;
-  bool random_;
+  std::vector<const InFlightWrite*> in_flight_writes_;  // per shared byte; null when none
 };
+
+// Runs a group of blocks together: their warps as fibers and their agents, in the completion
+// order of the options. Deadlock: no warp is ready and no work in flight can release one.
+class Scheduler {
+ public:
+  Scheduler(const ir::KernelNode& k, const Launch& launch, const std::vector<std::array<int, 3>>& blocks,
+            const Options& options, LayoutTables& tables);
+  void run();
+  // Called when a warp issued work to `agent`: completes work now or later, by the completion order.
+  void issued(AsyncAgent& agent);
+  ucontext_t context;  // where warps yield to
+
+ private:
+  void release_warps_whose_wait_holds();
+  bool complete_work_a_waiting_warp_needs();
+  bool complete_all_work();
+
+  const ir::KernelNode& kernel_;
+  std::vector<std::unique_ptr<Cta>> ctas_;
+  const CompletionOrder order_;
+  const bool random_interleaving_;
+  std::mt19937_64 rng_;
+};
+
+// The report of a deadlock among `ctas`, built from the wait of every blocked warp.
+Error deadlock_error(const ir::KernelNode& k, const std::vector<std::unique_ptr<Cta>>& ctas);
 
 // Global memory checks: throws tessel::Error at `loc` unless [p, p+bytes) lies in one allocation.
 void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc);

@@ -1,11 +1,14 @@
 // The CPU simulator: runs the lowered IR of a kernel with GPU semantics (see docs/simulator.md).
-// Blocks run one after another; within a block each warp is a fiber and the unit of scheduling.
-// Problems a GPU would hide or hang on are reported as tessel::Error naming the user's line:
-// deadlocks, out-of-bounds global accesses, reads of shared memory nothing wrote.
+// Blocks run in groups (one block per group unless asked otherwise); within a group each warp is
+// a fiber and the unit of scheduling, and asynchronous engines complete their work at times the
+// scheduler chooses. Problems a GPU would hide or hang on are reported as tessel::Error naming the
+// user's line: deadlocks, out-of-bounds global accesses, reads of shared memory nothing wrote,
+// accesses to shared memory an asynchronous copy may still be writing.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tessel/ir/evaluate.hpp"
@@ -13,10 +16,26 @@
 
 namespace tessel::sim {
 
+// When the asynchronous engines (cp.async today) complete the operations they hold.
+enum class CompletionOrder {
+  Eager,   // as soon as issued: the most forgiving order
+  Lazy,    // only when a waiting warp needs them, or when the blocks end: exposes missing waits
+  Seeded,  // at points drawn from Options::seed, besides when a waiting warp needs them
+};
+
 struct Options {
-  // 0: warps take turns in order; otherwise the interleaving is drawn from this seed (each seed
-  // gives one deterministic run).
+  // Warp interleaving. 0: ready warps take turns in order; otherwise the interleaving is drawn
+  // from this seed. Every seed gives one deterministic run.
   uint64_t seed = 0;
+  // Unset: Lazy with seed 0, Seeded otherwise.
+  std::optional<CompletionOrder> completion = std::nullopt;
+  // Blocks scheduled together, with their warps and engines interleaved (a cluster's shape). The
+  // grid must divide into groups of this shape.
+  std::array<int, 3> blocks_per_group = {1, 1, 1};
+
+  CompletionOrder completion_order() const {
+    return completion.value_or(seed == 0 ? CompletionOrder::Lazy : CompletionOrder::Seeded);
+  }
 };
 
 struct Launch {

@@ -1,0 +1,47 @@
+// Asynchronous agents: engines that perform operations after the issuing instruction has retired
+// (the cp.async unit today; the bulk/TMA engine, wgmma and tcgen05 next). Each block has its own.
+// An agent owns its operations in flight; the scheduler decides when they complete (see
+// CompletionOrder), and a wait condition says which of them a warp needs.
+#pragma once
+
+#include <random>
+#include <string_view>
+
+#include "wait_condition.hpp"
+
+namespace tessel::sim {
+
+class AsyncAgent;
+
+// The path through which an access reaches shared memory. cp.async writes through the generic
+// proxy, as ordinary stores do; TMA, wgmma and tcgen05 operands go through the async proxy, and
+// crossing proxies on one location needs a proxy fence.
+enum class Proxy { Generic, Async };
+
+// A write to shared memory that an agent has issued and not yet completed. While it is in flight
+// its bytes belong to it: any other access to them is reported.
+struct InFlightWrite {
+  const AsyncAgent* agent;
+  Proxy proxy;
+  int64_t begin, end;          // bytes [begin, end) of the block's shared memory
+  const SourceLoc* issued_at;  // the issuing instruction's user line
+  int thread;                  // the issuing thread, within its block
+};
+
+class AsyncAgent {
+ public:
+  virtual ~AsyncAgent() = default;
+
+  // For messages: the user's name of the operation ("copy_async") and how to wait for it.
+  virtual std::string_view operation() const = 0;
+  virtual std::string_view wait_advice() const = 0;
+
+  virtual bool busy() const = 0;  // operations in flight
+  virtual void complete_all() = 0;
+  // Completes each operation in flight or leaves it, as `rng` draws.
+  virtual void complete_at_random(std::mt19937_64& rng) = 0;
+  // Completes the operations `warp` needs for `condition` to hold; false when it holds none.
+  virtual bool complete_needed_by(const Warp& warp, const WaitCondition& condition) = 0;
+};
+
+}  // namespace tessel::sim

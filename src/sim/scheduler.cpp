@@ -1,0 +1,143 @@
+// The scheduler: runs a group of blocks (their warps as fibers, their asynchronous agents) round
+// by round, and the grid group after group.
+#include "machine.hpp"
+
+namespace tessel::sim {
+
+namespace {
+
+constexpr size_t kFiberStack = 512 * 1024;
+
+// makecontext passes int arguments only: the warp pointer travels as two halves.
+void fiber_entry(unsigned lo, unsigned hi) {
+  Warp* w = reinterpret_cast<Warp*>(uintptr_t(lo) | uintptr_t(hi) << 32);
+  try {
+    const Mask all = 0xffffffffu;
+    w->exec(w->cta.kernel.body, all);
+  } catch (...) {
+    w->error = std::current_exception();
+  }
+  w->state = Warp::State::Done;
+  swapcontext(&w->context, &w->cta.scheduler.context);
+}
+
+void start_fiber(Warp& w) {
+  w.stack.resize(kFiberStack);
+  getcontext(&w.context);
+  w.context.uc_stack.ss_sp = w.stack.data();
+  w.context.uc_stack.ss_size = w.stack.size();
+  w.context.uc_link = nullptr;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(&w);
+  makecontext(&w.context, reinterpret_cast<void (*)()>(fiber_entry), 2, unsigned(p & 0xffffffffu), unsigned(p >> 32));
+}
+
+}  // namespace
+
+void Warp::wait(const SourceLoc& at, WaitCondition condition) {
+  waiting = Wait{&at, condition};
+  state = State::Blocked;
+  swapcontext(&context, &cta.scheduler.context);
+}
+
+Scheduler::Scheduler(const ir::KernelNode& k, const Launch& launch, const std::vector<std::array<int, 3>>& blocks,
+                     const Options& options, LayoutTables& tables)
+    : kernel_(k), order_(options.completion_order()), random_interleaving_(options.seed != 0), rng_(options.seed) {
+  for (const auto& b : blocks) ctas_.push_back(std::make_unique<Cta>(*this, k, launch, b, tables));
+}
+
+void Scheduler::issued(AsyncAgent& agent) {
+  switch (order_) {
+    case CompletionOrder::Eager: agent.complete_all(); return;
+    case CompletionOrder::Lazy: return;
+    case CompletionOrder::Seeded: agent.complete_at_random(rng_); return;
+  }
+}
+
+void Scheduler::run() {
+  std::vector<Warp*> warps, ready;
+  for (auto& cta : ctas_)
+    for (auto& w : cta->warps) {
+      start_fiber(*w);
+      warps.push_back(w.get());
+    }
+  size_t next = 0;
+  for (;;) {
+    if (order_ == CompletionOrder::Seeded)
+      for (auto& cta : ctas_)
+        for (AsyncAgent* a : cta->agents)
+          if (a->busy()) a->complete_at_random(rng_);
+    release_warps_whose_wait_holds();
+    ready.clear();
+    bool live = false;
+    for (Warp* w : warps) {
+      if (w->state == Warp::State::Ready) ready.push_back(w);
+      live |= w->state != Warp::State::Done;
+    }
+    if (!live) break;
+    if (ready.empty()) {
+      // Lazy completion happens here, when nothing else can run; work nobody waits for is
+      // completed too before calling it a deadlock, whatever it could release.
+      if (complete_work_a_waiting_warp_needs() || complete_all_work()) continue;
+      throw deadlock_error(kernel_, ctas_);
+    }
+    Warp* w = random_interleaving_ ? ready[rng_() % ready.size()] : ready[next++ % ready.size()];
+    swapcontext(&context, &w->context);
+    if (w->error) std::rethrow_exception(w->error);
+  }
+  complete_all_work();  // writes nobody waited for still land before the blocks end
+}
+
+void Scheduler::release_warps_whose_wait_holds() {
+  for (auto& cta : ctas_)
+    for (auto& w : cta->warps)
+      if (w->state == Warp::State::Blocked && holds(*w, w->waiting.until)) w->state = Warp::State::Ready;
+}
+
+bool Scheduler::complete_work_a_waiting_warp_needs() {
+  for (auto& cta : ctas_)
+    for (auto& w : cta->warps) {
+      if (w->state != Warp::State::Blocked) continue;
+      bool completed = false;
+      for (auto& owner : ctas_)
+        for (AsyncAgent* a : owner->agents) completed |= a->complete_needed_by(*w, w->waiting.until);
+      if (completed) return true;
+    }
+  return false;
+}
+
+bool Scheduler::complete_all_work() {
+  bool completed = false;
+  for (auto& cta : ctas_)
+    for (AsyncAgent* a : cta->agents)
+      if (a->busy()) {
+        a->complete_all();
+        completed = true;
+      }
+  return completed;
+}
+
+void run(const ir::KernelNode& k, const Launch& launch, const Options& options) {
+  TESSEL_CHECK(k.shared_bytes >= 0, "kernel {} reached the simulator without a shared-memory plan", k.name);
+  TESSEL_CHECK(launch.args.size() == k.params.size(), "kernel {}: {} arguments for {} parameters", k.name,
+               launch.args.size(), k.params.size());
+  for (int d = 0; d < 3; ++d)
+    if (launch.grid[d] <= 0) return;  // an empty grid runs nothing, as on a GPU
+  const std::array<int, 3>& g = options.blocks_per_group;
+  for (int d = 0; d < 3; ++d)
+    if (g[d] <= 0 || launch.grid[d] % g[d] != 0)
+      throw Error(fmt::format("simulator: the grid ({}) of kernel {} does not divide into groups of ({}) blocks",
+                              fmt::join(launch.grid, ", "), k.name, fmt::join(g, ", ")));
+  LayoutTables tables;
+  std::vector<std::array<int, 3>> blocks;
+  for (int gz = 0; gz < launch.grid[2]; gz += g[2])
+    for (int gy = 0; gy < launch.grid[1]; gy += g[1])
+      for (int gx = 0; gx < launch.grid[0]; gx += g[0]) {
+        blocks.clear();
+        for (int z = gz; z < gz + g[2]; ++z)
+          for (int y = gy; y < gy + g[1]; ++y)
+            for (int x = gx; x < gx + g[0]; ++x) blocks.push_back({x, y, z});
+        Scheduler(k, launch, blocks, options, tables).run();
+      }
+}
+
+}  // namespace tessel::sim

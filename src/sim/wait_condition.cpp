@@ -1,0 +1,41 @@
+// When each kind of wait holds, and how the deadlock report describes it.
+#include "machine.hpp"
+
+namespace tessel::sim {
+
+bool holds(const Warp& w, const WaitCondition& c) {
+  return std::visit(PerCondition{
+                        [&](const BarrierWait& b) { return w.cta.barriers[size_t(b.barrier)].phases != b.phase; },
+                        [&](const CopyGroupWait& g) {
+                          for (int lane = 0; lane < 32; ++lane)
+                            if ((g.lanes >> lane & 1) &&
+                                w.cta.async_copies.pending_groups(w.thread(lane)) > g.max_pending)
+                              return false;
+                          return true;
+                        },
+                    },
+                    c);
+}
+
+std::string describe(const Warp& w, const Wait& wait) {
+  const std::string at = wait.at->str();
+  return std::visit(
+      PerCondition{
+          [&](const BarrierWait& b) {
+            const std::string barrier =
+                b.barrier == Cta::kBlockBarrier ? std::string("sync()") : fmt::format("barrier {}", b.barrier);
+            return fmt::format("waiting at {} at {} ({} of its 32 threads arrived)", barrier, at, b.arrived_threads);
+          },
+          [&](const CopyGroupWait& g) {
+            int pending = 0;
+            for (int lane = 0; lane < 32; ++lane)
+              if (g.lanes >> lane & 1) pending = std::max(pending, w.cta.async_copies.pending_groups(w.thread(lane)));
+            return fmt::format("waiting at {} until at most {} copy groups of each of its threads are in flight ({} "
+                               "are)",
+                               at, g.max_pending, pending);
+          },
+      },
+      wait.until);
+}
+
+}  // namespace tessel::sim

@@ -1,0 +1,234 @@
+// The simulator's scheduler: completion orders of asynchronous work, deadlock reports built from
+// the waits, and blocks scheduled together.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "async_copy_kernels.hpp"
+#include "simulate.hpp"
+
+namespace tessel::testing {
+namespace {
+
+using sim::CompletionOrder;
+
+int line = 0, other_line = 0;
+
+std::string loc(int l) { return fmt::format("{}:{}", __FILE__, l); }
+
+// The report of thread 0 reading at line `read` shared memory that the copy issued at line
+// `issued` may still be writing.
+std::string read_in_flight(int read, int issued) {
+  return fmt::format("{}: read of shared memory that a copy_async issued at {} may still be writing (thread 0 of block "
+                     "(0, 0, 0)); wait for the copy (copy_async_wait_group / copy_async_wait_all) and sync() first",
+                     loc(read), loc(issued));
+}
+
+template <class S, class... A> std::string simulation_error(const sim::Options& options, const A&... args) {
+  try {
+    simulate<S>(options, args...);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+struct Order {
+  std::string label;
+  sim::Options options;
+};
+
+std::vector<Order> every_order() {
+  return {
+      {"eager", {.completion = CompletionOrder::Eager}},
+      {"lazy", {.completion = CompletionOrder::Lazy}},
+      {"seed 1", {.seed = 1}},
+      {"seed 2", {.seed = 2}},
+      {"seed 3", {.seed = 3}},
+  };
+}
+
+TEST(SimulatorScheduler, AnUnsetCompletionOrderFollowsTheSeed) {
+  EXPECT_EQ(sim::Options{}.completion_order(), CompletionOrder::Lazy);
+  EXPECT_EQ(sim::Options{.seed = 5}.completion_order(), CompletionOrder::Seeded);
+  EXPECT_EQ((sim::Options{.seed = 5, .completion = CompletionOrder::Eager}.completion_order()), CompletionOrder::Eager);
+}
+
+TEST(SimulatorScheduler, CpAsyncKernelsAreRightUnderEveryCompletionOrder) {
+  for (const Order& order : every_order()) {
+    SCOPED_TRACE(order.label);
+    check_pipelined_row_sum(Device::simulator(), 70, 200, order.label, [&](int m, int k, auto& a, auto& out) {
+      simulate<PipelinedRowSum>(order.options, m, k, a, out);
+    });
+    check_copy_tile<f16>(Device::simulator(), 45, 100, [&](int m, int n, auto& in, auto& out) {
+      simulate<CopyTileThroughShared<f16>>(order.options, m, n, in, out);
+    });
+  }
+}
+
+struct ReadsWithoutWaiting : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto s = shared_tensor<float>({64});
+    other_line = __LINE__ + 1;
+    copy_async(global_view(x, {n}), s, {0});
+    copy_async_commit_group();
+    sync();
+    line = __LINE__ + 1;
+    store_global(global_view(x, {n}), load_shared(s) + 1.0f, {0});
+  }
+};
+
+TEST(SimulatorScheduler, LazyCompletionExposesAMissingWaitThatEagerCompletionHides) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
+  const std::string got = simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Lazy}, 64, x);
+  EXPECT_EQ(got, read_in_flight(line, other_line));
+  EXPECT_EQ(simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Eager}, 64, x), "no error");
+  EXPECT_EQ(x.download(), std::vector<float>(64, 2.0f));
+}
+
+TEST(SimulatorScheduler, ASeedGivesOneRunAndSeedsDiffer) {
+  std::set<std::string> outcomes;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    std::string runs[2];
+    for (std::string& run : runs) {
+      Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
+      run = simulation_error<ReadsWithoutWaiting>({.seed = seed}, 64, x);
+    }
+    EXPECT_EQ(runs[0], runs[1]) << "seed " << seed;
+    outcomes.insert(runs[0]);
+  }
+  EXPECT_GT(outcomes.size(), 1u) << fmt::format("{}", fmt::join(outcomes, "\n"));
+}
+
+struct ReadsAStageItDidNotWaitFor : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({2, 32});
+    copy_async(global_view(x, {n}), s[0], {0});
+    copy_async_commit_group();
+    other_line = __LINE__ + 1;
+    copy_async(global_view(x, {n}), s[1], {32});
+    copy_async_commit_group();
+    copy_async_wait_group(1);  // the first stage only
+    sync();
+    line = __LINE__ + 1;
+    store_global(global_view(x, {n}), load_shared(s[1]), {0});
+  }
+};
+
+TEST(SimulatorScheduler, LazyCompletionCompletesOnlyTheGroupsAWaitNeeds) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
+  const std::string got = simulation_error<ReadsAStageItDidNotWaitFor>({.completion = CompletionOrder::Lazy}, 64, x);
+  EXPECT_EQ(got, read_in_flight(line, other_line));
+}
+
+struct TwoGroupsSyncApart : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    thread_group(0, 64, [&] {
+      line = __LINE__ + 1;
+      sync();
+    });
+    thread_group(64, 32, [&] {
+      other_line = __LINE__ + 1;
+      sync();
+    });
+  }
+};
+
+TEST(SimulatorScheduler, DeadlockReportListsEveryWarpWithItsLineAndTheBarrier) {
+  for (const Order& order : every_order()) {
+    SCOPED_TRACE(order.label);
+    const std::string got = simulation_error<TwoGroupsSyncApart>(order.options, 1);
+    EXPECT_EQ(got, loc(line) + ": deadlock in block (0, 0, 0) of kernel TwoGroupsSyncApart: every warp is blocked or "
+                          "finished and nothing can release the waiting ones\n"
+                          "  warp 0 (threads 0..31): waiting at sync() at " + loc(line) +
+                  " (32 of its 32 threads arrived)\n"
+                  "  warp 1 (threads 32..63): waiting at sync() at " + loc(line) +
+                  " (32 of its 32 threads arrived)\n"
+                  "  warp 2 (threads 64..95): waiting at sync() at " + loc(other_line) +
+                  " (32 of its 32 threads arrived)\n"
+                  "  warp 3 (threads 96..127): finished\n"
+                  "  barrier of sync(): 96 of 128 threads arrived; a sync() must be reached by every thread of the "
+                  "block (is it inside a thread group or a branch that only some threads take?)");
+  }
+}
+
+// Warps that wait for their copies while the others wait at the barrier: nothing is ready, but the
+// copies in flight can release them, so this is no deadlock under any order.
+struct WaitsForCopiesWhileOthersWaitAtTheBarrier : Script {
+  void operator()(Int32 n, Ptr<float> x, Ptr<float> y) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s = shared_tensor<float>({128});
+    thread_group(0, 32, [&] {
+      copy_async(global_view(x, {n}), s, {0});
+      copy_async_wait_all();
+    });
+    sync();
+    store_global(global_view(y, {n}), load_shared(s) * 3.0f, {0});
+  }
+};
+
+TEST(SimulatorScheduler, WorkInFlightThatCanReleaseAWarpIsNoDeadlock) {
+  std::vector<float> host(128);
+  for (int i = 0; i < 128; ++i) host[size_t(i)] = float(i) - 50.0f;
+  for (const Order& order : every_order()) {
+    SCOPED_TRACE(order.label);
+    Buffer<float> x(Device::simulator(), host), y(Device::simulator(), std::vector<float>(128, 0.0f));
+    simulate<WaitsForCopiesWhileOthersWaitAtTheBarrier>(order.options, 128, x, y);
+    const auto out = y.download();
+    for (int i = 0; i < 128; ++i) ASSERT_EQ(out[size_t(i)], host[size_t(i)] * 3.0f) << i;
+  }
+}
+
+TEST(SimulatorScheduler, BlocksRunTogetherEachWithItsOwnSharedMemory) {
+  std::vector<Order> runs = every_order();
+  runs.push_back({"seed 4, four blocks together", {.seed = 4, .blocks_per_group = {4, 1, 1}}});
+  for (Order& run : runs) {
+    SCOPED_TRACE(run.label);
+    if (run.options.blocks_per_group[0] == 1) run.options.blocks_per_group = {2, 1, 1};
+    check_pipelined_row_sum(Device::simulator(), 128, 200, run.label, [&](int m, int k, auto& a, auto& out) {
+      simulate<PipelinedRowSum>(run.options, m, k, a, out);
+    });
+  }
+}
+
+struct SyncInOneThreadGroupOfEachBlock : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 2;
+    attrs.warps = 2;
+    thread_group(0, 32, [&] {
+      line = __LINE__ + 1;
+      sync();
+    });
+  }
+};
+
+TEST(SimulatorScheduler, DeadlockReportCoversEveryBlockRunTogether) {
+  const std::string got = simulation_error<SyncInOneThreadGroupOfEachBlock>({.blocks_per_group = {2, 1, 1}}, 1);
+  const std::string waiting = ": waiting at sync() at " + loc(line) + " (32 of its 32 threads arrived)\n";
+  const std::string barrier = " barrier of sync(): 32 of 64 threads arrived; a sync() must be reached by every thread "
+                              "of the block (is it inside a thread group or a branch that only some threads take?)";
+  EXPECT_EQ(got, loc(line) + ": deadlock in blocks (0, 0, 0), (1, 0, 0) of kernel SyncInOneThreadGroupOfEachBlock: "
+                             "every warp is blocked or finished and nothing can release the waiting ones\n"
+                             "  block (0, 0, 0) warp 0 (threads 0..31)" + waiting +
+                     "  block (0, 0, 0) warp 1 (threads 32..63): finished\n"
+                     "  block (1, 0, 0) warp 0 (threads 0..31)" + waiting +
+                     "  block (1, 0, 0) warp 1 (threads 32..63): finished\n"
+                     "  block (0, 0, 0)" + barrier + "\n"
+                     "  block (1, 0, 0)" + barrier);
+}
+
+TEST(SimulatorScheduler, AGridThatDoesNotDivideIntoGroupsIsReported) {
+  EXPECT_EQ(simulation_error<SyncInOneThreadGroupOfEachBlock>({.blocks_per_group = {3, 1, 1}}, 1),
+            "simulator: the grid (2, 1, 1) of kernel SyncInOneThreadGroupOfEachBlock does not divide into groups of "
+            "(3, 1, 1) blocks");
+}
+
+}  // namespace
+}  // namespace tessel::testing
