@@ -100,7 +100,7 @@ bool has_whole_warp_group(const ir::Stmt& body) {
   ir::walk(body, [&](const ir::StmtNode& s) {
     if (s.kind != ir::NodeKind::ThreadGroup) return;
     auto& n = static_cast<const ir::ThreadGroupNode&>(s);
-    found = found || Emitter::Group{n.begin, n.count}.whole_warps();
+    found = found || ir::ThreadRange{n.begin, n.count}.whole_warps();
   });
   return found;
 }
@@ -185,7 +185,7 @@ std::string Emitter::expr(const ir::Expr& e) {
 }
 
 void Emitter::header(const ir::StmtNode& s, const std::string& what) {
-  const Group g = group();
+  const ir::ThreadRange g = group();
   std::string who = g.count == 1 ? fmt::format("thread {}", g.begin)
                     : g.whole_warps()
                         ? fmt::format("warps {}..{}", g.begin / 32, (g.begin + g.count) / 32 - 1)
@@ -243,7 +243,7 @@ void Emitter::stmt(const ir::Stmt& s) {
     }
     case ir::NodeKind::ThreadGroup: {
       auto& n = static_cast<const ir::ThreadGroupNode&>(*s);
-      const Group g{n.begin, n.count};
+      const ir::ThreadRange g{n.begin, n.count};
       if (g.whole_warps()) {
         const int first = g.begin / 32, end = (g.begin + g.count) / 32;
         line(fmt::format("// thread group: warps {}..{} ({})", first, end - 1, n.loc.str()));

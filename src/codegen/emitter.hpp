@@ -26,11 +26,7 @@ class Emitter {
   void stmt(const ir::Stmt& s);
 
   // The thread group running the current code: its first thread and size.
-  struct Group {
-    int begin, count;
-    bool whole_warps() const { return begin % 32 == 0 && count % 32 == 0; }
-  };
-  Group group() const { return groups.back(); }
+  ir::ThreadRange group() const { return groups.back(); }
   // The thread's index within the current group.
   std::string thread_in_group() const;
 
@@ -46,7 +42,7 @@ class Emitter {
 
   std::string out;
   int indent = 0;
-  std::vector<Group> groups;
+  std::vector<ir::ThreadRange> groups;
   std::map<const ir::SharedTensorNode*, int64_t> shared_offsets;
 
  private:

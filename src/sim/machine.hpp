@@ -47,10 +47,9 @@ class Warp {
   Wait waiting{};  // while Blocked
   std::exception_ptr error;
 
-  // The lanes of this warp inside the current thread group and its first thread.
-  struct Group { int begin, count; };
-  std::vector<Group> groups;
-  Group group() const { return groups.back(); }
+  // The thread groups this warp is inside, innermost last.
+  std::vector<ir::ThreadRange> groups;
+  ir::ThreadRange group() const { return groups.back(); }
   int thread(int lane) const { return id * 32 + lane; }
   int thread_in_group(int lane) const { return thread(lane) - group().begin; }
 
