@@ -1,5 +1,6 @@
-// Values and views that outlive the traced body that made them: reported at the line that uses
-// them, naming the line that made them (the verifier runs on the kernel as traced).
+// What the verifier reports on the kernel as traced: values and views that outlive the body that
+// made them (at the line that uses them, naming the line that made them), and instructions run by
+// a thread group that nodes.def says cannot run them.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -30,7 +31,7 @@ struct ValueUsedAfterItsLoop : Script {
   }
 };
 
-TEST(ScopeDiagnostics, ValueUsedAfterItsLoop) {
+TEST(VerifierDiagnostics, ValueUsedAfterItsLoop) {
   const std::string got = testing::error_of<ValueUsedAfterItsLoop>(64, no_data);
   EXPECT_EQ(got,
             loc(used) + ": a kernel value created at " + loc(made) +
@@ -52,7 +53,7 @@ struct ValueAssignedAfterItsBranch : Script {
   }
 };
 
-TEST(ScopeDiagnostics, ValueAssignedAfterItsBranch) {
+TEST(VerifierDiagnostics, ValueAssignedAfterItsBranch) {
   const std::string got = testing::error_of<ValueAssignedAfterItsBranch>(64, no_data);
   EXPECT_EQ(got, loc(made) + ": the kernel variable created here is assigned after the body that created it (a "
                              "range, if_, while_ or thread group body) has ended; create it before that body");
@@ -74,12 +75,33 @@ struct ViewUsedAfterItsLoop : Script {
   }
 };
 
-TEST(ScopeDiagnostics, SharedViewUsedAfterItsLoop) {
+TEST(VerifierDiagnostics, SharedViewUsedAfterItsLoop) {
   const std::string got = testing::error_of<ViewUsedAfterItsLoop>(64, no_data);
   EXPECT_EQ(got,
             loc(used) + ": the shared view made at " + loc(made) +
                 " is used here, outside the body that made it (a range, if_, while_ or thread group body); a view "
                 "made from a run-time index lives until the end of that body: make the view where it is used");
+}
+
+struct DotInAGroupThatSplitsWarps : Script {
+  void operator()(Ptr<f16> a, Ptr<float> c) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    thread_group(16, 32, [&] {
+      auto ta = load_global(global_view(a, {16, 16}), {0, 0}, {16, 16});
+      auto tb = load_global(global_view(a, {16, 16}), {0, 0}, {16, 8});
+      auto acc = register_tensor<float>({16, 8}, 0.0f);
+      used = __LINE__ + 1;
+      auto d = dot(ta, tb, acc);
+      store_global(global_view(c, {16, 8}), d, {0, 0});
+    });
+  }
+};
+
+TEST(VerifierDiagnostics, WarpInstructionInAGroupThatSplitsWarps) {
+  const std::string got = testing::error_of<DotInAGroupThatSplitsWarps>((f16*)nullptr, no_data);
+  EXPECT_EQ(got, loc(used) + ": Dot is executed by whole warps, but it runs in a thread group of threads 16..47; "
+                             "make the group start and end at multiples of 32 threads");
 }
 
 }  // namespace
