@@ -125,15 +125,20 @@ TEST(SimulatorScheduler, LazyCompletionCompletesOnlyTheGroupsAWaitNeeds) {
   EXPECT_EQ(got, read_in_flight(line, other_line));
 }
 
+// Scalars are per thread: `role` differs between the warps, so each if_ is taken by some threads
+// only, and their sync()s never gather the whole block (which the language cannot see).
 struct TwoGroupsSyncApart : Script {
   void operator()(Int32 n) {
     attrs.blocks = 1;
     attrs.warps = 4;
-    thread_group(0, 64, [&] {
+    Int32 role = 0;
+    thread_group(0, 64, [&] { role = 1; });
+    thread_group(64, 32, [&] { role = 2; });
+    if_(role == 1, [&] {
       line = __LINE__ + 1;
       sync();
     });
-    thread_group(64, 32, [&] {
+    if_(role == 2, [&] {
       other_line = __LINE__ + 1;
       sync();
     });
@@ -198,11 +203,13 @@ TEST(SimulatorScheduler, BlocksRunTogetherEachWithItsOwnSharedMemory) {
   }
 }
 
-struct SyncInOneThreadGroupOfEachBlock : Script {
+struct SyncInOneWarpOfEachBlock : Script {
   void operator()(Int32 n) {
     attrs.blocks = 2;
     attrs.warps = 2;
-    thread_group(0, 32, [&] {
+    Int32 first_warp = 0;
+    single_warp([&] { first_warp = 1; });
+    if_(first_warp == 1, [&] {
       line = __LINE__ + 1;
       sync();
     });
@@ -210,11 +217,11 @@ struct SyncInOneThreadGroupOfEachBlock : Script {
 };
 
 TEST(SimulatorScheduler, DeadlockReportCoversEveryBlockRunTogether) {
-  const std::string got = simulation_error<SyncInOneThreadGroupOfEachBlock>({.blocks_per_group = {2, 1, 1}}, 1);
+  const std::string got = simulation_error<SyncInOneWarpOfEachBlock>({.blocks_per_group = {2, 1, 1}}, 1);
   const std::string waiting = ": waiting at sync() at " + loc(line) + " (32 of its 32 threads arrived)\n";
   const std::string barrier = " barrier of sync(): 32 of 64 threads arrived; a sync() must be reached by every thread "
                               "of the block (is it inside a thread group or a branch that only some threads take?)";
-  EXPECT_EQ(got, loc(line) + ": deadlock in blocks (0, 0, 0), (1, 0, 0) of kernel SyncInOneThreadGroupOfEachBlock: "
+  EXPECT_EQ(got, loc(line) + ": deadlock in blocks (0, 0, 0), (1, 0, 0) of kernel SyncInOneWarpOfEachBlock: "
                              "every warp is blocked or finished and nothing can release the waiting ones\n"
                              "  block (0, 0, 0) warp 0 (threads 0..31)" + waiting +
                      "  block (0, 0, 0) warp 1 (threads 32..63): finished\n"
@@ -225,8 +232,8 @@ TEST(SimulatorScheduler, DeadlockReportCoversEveryBlockRunTogether) {
 }
 
 TEST(SimulatorScheduler, AGridThatDoesNotDivideIntoGroupsIsReported) {
-  EXPECT_EQ(simulation_error<SyncInOneThreadGroupOfEachBlock>({.blocks_per_group = {3, 1, 1}}, 1),
-            "simulator: the grid (2, 1, 1) of kernel SyncInOneThreadGroupOfEachBlock does not divide into groups of "
+  EXPECT_EQ(simulation_error<SyncInOneWarpOfEachBlock>({.blocks_per_group = {3, 1, 1}}, 1),
+            "simulator: the grid (2, 1, 1) of kernel SyncInOneWarpOfEachBlock does not divide into groups of "
             "(3, 1, 1) blocks");
 }
 
