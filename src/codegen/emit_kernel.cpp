@@ -7,19 +7,7 @@
 
 namespace tessel::codegen {
 
-std::string c_type(DType t) {
-  switch (t) {
-    case DType::Bool: return "bool";
-    case DType::I8: return "int8_t";
-    case DType::I32: return "int32_t";
-    case DType::U32: return "uint32_t";
-    case DType::I64: return "int64_t";
-    case DType::F16: return "tessel_f16";
-    case DType::BF16: return "tessel_bf16";
-    case DType::F32: return "float";
-  }
-  return "?";
-}
+std::string c_type(DType t) { return std::string(dtype_info(t).c_type); }
 
 std::string arith_type(DType t) { return t == DType::F16 || t == DType::BF16 ? "float" : c_type(t); }
 
@@ -123,9 +111,12 @@ std::string Emitter::expr(const ir::Expr& e) {
         case DType::I32: return n.i == INT32_MIN ? "(-2147483647 - 1)" : fmt::format("{}", n.i);
         case DType::U32: return fmt::format("{}u", n.i);
         case DType::I64: return fmt::format("{}ll", n.i);
+        case DType::U64: return fmt::format("{}ull", uint64_t(n.i));
         case DType::F32: return float_literal(n.f);
-        default: return to_storage(n.type.dtype, float_literal(n.f));
+        case DType::F16:
+        case DType::BF16: break;
       }
+      return to_storage(n.type.dtype, float_literal(n.f));
     }
     case ir::NodeKind::Var: {
       auto& n = static_cast<const ir::VarNode&>(*e);

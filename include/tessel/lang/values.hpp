@@ -1,5 +1,5 @@
 // Kernel scalar values. `Expr<T>` is a kernel expression of element type T (a temporary);
-// `Var<T>` is a mutable kernel variable (Int32, UInt32, Float32 are Var aliases);
+// `Var<T>` is a mutable kernel variable (Int32, UInt32, UInt64, Float32 are Var aliases);
 // `Ptr<T>` is a pointer to global memory. Plain C++ values (int, float, bool) are trace-time
 // constants and mix freely with kernel values.
 #pragma once
@@ -29,10 +29,12 @@ template <class T> constexpr DType cpp_dtype() {
   else if constexpr (std::is_floating_point_v<T>) return DType::F32;
   else if constexpr (std::is_unsigned_v<T> && sizeof(T) <= 4) return DType::U32;
   else if constexpr (sizeof(T) <= 4) return DType::I32;
+  else if constexpr (std::is_unsigned_v<T>) return DType::U64;
   else return DType::I64;
 }
 
-// The element type of a binary operation on A and B: a literal adopts the kernel operand's type.
+// The element type of a binary operation on A and B: a literal adopts the kernel operand's type;
+// two kernel types meet as in C (an unsigned 64-bit operand makes the operation unsigned 64-bit).
 template <class A, class B> struct result_elem {
   using TA = kernel_elem_t<A>;
   using TB = kernel_elem_t<B>;
@@ -41,6 +43,8 @@ template <class A, class B> struct result_elem {
     else if constexpr (std::is_void_v<X>) return Y{};
     else if constexpr (std::is_same_v<X, Y>) return X{};
     else if constexpr (std::is_floating_point_v<X> || std::is_floating_point_v<Y>) return float{};
+    else if constexpr ((std::is_unsigned_v<X> && sizeof(X) == 8) || (std::is_unsigned_v<Y> && sizeof(Y) == 8))
+      return uint64_t{};
     else if constexpr (sizeof(X) == 8 || sizeof(Y) == 8) return int64_t{};
     else if constexpr (std::is_unsigned_v<X> || std::is_unsigned_v<Y>) return uint32_t{};
     else return int32_t{};
@@ -122,6 +126,7 @@ template <class T> class Var {
 
 using Int32 = Var<int32_t>;
 using UInt32 = Var<uint32_t>;
+using UInt64 = Var<uint64_t>;  // e.g. an mbarrier word
 using Float32 = Var<float>;
 
 // A pointer to global memory holding T elements (a run-time parameter).
