@@ -184,12 +184,13 @@ struct Unsigned64BitValues : Script {
     UInt64 word = cast<uint64_t>(seed) << 40;
     word += 0xffffffffull;
     UInt64 top = word | (1ull << 63);
-    auto rows = global_view(out, {4, 32});
+    auto rows = global_view(out, {5, 32});
     store_global(rows, register_tensor<uint64_t>({1, 32}, word), {0, 0});
     store_global(rows, register_tensor<uint64_t>({1, 32}, top / 3 + (top >> 60)), {1, 0});
     store_global(rows, register_tensor<uint64_t>({1, 32}, select(top > word, top % 1000003, word)), {2, 0});
     auto t = load_global(global_view(x, {1, 32}), {0, 0}, {1, 32});
     store_global(rows, maximum(t, top) / 7 + t * 3, {3, 0});
+    store_global(rows, register_tensor<int32_t>({1, 32}, -seed).to<uint64_t>(), {4, 0});
   }
 };
 
@@ -198,7 +199,7 @@ inline void check_unsigned_64_bit_values(const Device& dev) {
   std::mt19937_64 rng(17);
   std::vector<uint64_t> x(32);
   for (auto& v : x) v = rng();
-  Buffer<uint64_t> dx(dev, x), dout(dev, std::vector<uint64_t>(4 * 32, 0));
+  Buffer<uint64_t> dx(dev, x), dout(dev, std::vector<uint64_t>(5 * 32, 0));
   Kernel<Unsigned64BitValues> k(dev);
   k(seed, dx, dout);
   const auto got = dout.download();
@@ -209,6 +210,7 @@ inline void check_unsigned_64_bit_values(const Device& dev) {
     EXPECT_EQ(got[32 + j], top / 3 + (top >> 60)) << j;
     EXPECT_EQ(got[64 + j], top % 1000003) << j;
     EXPECT_EQ(got[96 + j], std::max(x[j], top) / 7 + x[j] * 3) << j;
+    EXPECT_EQ(got[128 + j], uint64_t(int64_t(-seed))) << j;  // sign-extended, as in C
   }
 }
 

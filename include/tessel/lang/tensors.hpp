@@ -31,6 +31,8 @@ class Dim {
 struct ViewIndex {
   ViewIndex(int v, std::source_location loc = std::source_location::current())
       : dim(v), loc(SourceLoc::from(loc)) {}
+  ViewIndex(const Dim& d, std::source_location loc = std::source_location::current())
+      : dim(d), loc(SourceLoc::from(loc)) {}
   template <class X> requires detail::is_kernel_scalar<X>
   ViewIndex(const X& x, std::source_location loc = std::source_location::current())
       : dim(x), loc(SourceLoc::from(loc)) {}
