@@ -405,5 +405,21 @@ TEST(Diagnostics, SyncInsideAThreadGroupThatIsNotTheBlock) {
   EXPECT_EQ(testing::error_of<SyncInsideAWholeBlockGroup>(16), "no error");
 }
 
+struct DivisionByZeroInAnAssignment : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Int32 quotient = 1;
+    Int32 divisor = n - n;
+    line = __LINE__ + 1;
+    quotient = n / divisor;
+  }
+};
+
+TEST(Diagnostics, AssignmentToAVariableReportsTheLineOfTheAssignment) {
+  const std::string got = testing::error_of<DivisionByZeroInAnAssignment>(16);
+  EXPECT_EQ(got, loc(line) + ": integer division by zero in thread 0 of block (0, 0, 0)");
+}
+
 }  // namespace
 }  // namespace tessel

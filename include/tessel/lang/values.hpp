@@ -63,6 +63,17 @@ template <class T, class X> ir::Expr to_ir(const X& x) {
     return ir::const_int(int64_t(x), dtype_v<T>);
   }
 }
+
+// A value assigned to a Var<T>, as IR of type T. An assignment is an operator and cannot take a
+// defaulted std::source_location, so the value records where the user wrote it on conversion.
+template <class T> struct AssignedValue {
+  template <class X> requires(is_kernel_scalar<X> || is_literal<X>)
+  AssignedValue(const X& x, std::source_location loc = std::source_location::current())
+      : value(to_ir<T>(x)), loc(SourceLoc::from(loc)) {}
+
+  ir::Expr value;
+  SourceLoc loc;
+};
 }  // namespace detail
 
 template <class T> class Expr {
@@ -92,14 +103,16 @@ template <class T> class Var {
   }
   Var(Var&&) = default;
 
-  template <class X> requires(detail::is_kernel_scalar<X> || detail::is_literal<X>)
-  Var& operator=(const X& v) { return assign(detail::to_ir<T>(v)); }
-  Var& operator=(const Var& v) { return assign(v.ir()); }
+  // Assignments are emitted at the line where the user wrote them.
+  Var& operator=(const detail::AssignedValue<T>& v) & { return assign(v.value, v.loc); }
+  // Declared only so that C++ declares no implicit copy assignment, which would be chosen over the
+  // one above and could not know the caller's line.
+  Var& operator=(const Var&) && = delete;
 
-  template <class X> Var& operator+=(const X& v) { return assign(ir::binary(ir::BinaryOp::Add, ir(), detail::to_ir<T>(v))); }
-  template <class X> Var& operator-=(const X& v) { return assign(ir::binary(ir::BinaryOp::Sub, ir(), detail::to_ir<T>(v))); }
-  template <class X> Var& operator*=(const X& v) { return assign(ir::binary(ir::BinaryOp::Mul, ir(), detail::to_ir<T>(v))); }
-  template <class X> Var& operator^=(const X& v) { return assign(ir::binary(ir::BinaryOp::BitXor, ir(), detail::to_ir<T>(v))); }
+  Var& operator+=(const detail::AssignedValue<T>& v) { return update(ir::BinaryOp::Add, v); }
+  Var& operator-=(const detail::AssignedValue<T>& v) { return update(ir::BinaryOp::Sub, v); }
+  Var& operator*=(const detail::AssignedValue<T>& v) { return update(ir::BinaryOp::Mul, v); }
+  Var& operator^=(const detail::AssignedValue<T>& v) { return update(ir::BinaryOp::BitXor, v); }
 
   operator Expr<T>() const { return Expr<T>(ir()); }
   ir::Expr ir() const { return var_; }
@@ -117,9 +130,12 @@ template <class T> class Var {
     var_ = ir::make_var(ir::Type{dtype_v<T>}, "v", loc);
     b.emit(std::make_shared<ir::DeclareNode>(loc, var_, std::move(init)));
   }
-  Var& assign(ir::Expr v) {
-    Builder::current(var_->loc).emit(std::make_shared<ir::AssignNode>(var_->loc, var_, std::move(v)));
+  Var& assign(ir::Expr v, const SourceLoc& loc) {
+    Builder::current(loc).emit(std::make_shared<ir::AssignNode>(loc, var_, std::move(v)));
     return *this;
+  }
+  Var& update(ir::BinaryOp op, const detail::AssignedValue<T>& v) {
+    return assign(ir::binary(op, ir(), v.value), v.loc);
   }
   ir::Var var_;
 };
