@@ -2,16 +2,32 @@
 // representations of the types C++ lacks (f16, bf16).
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 namespace tessel {
 
-// A new type is appended here and given a row in kDTypes below.
-enum class DType : uint8_t { Bool, I32, U32, I64, F16, BF16, F32, I8, U64 };
-inline constexpr size_t kDTypeCount = size_t(DType::U64) + 1;
+// Every element type, once, with the fields of DTypeInfo below. The promotion ranks follow C's
+// usual arithmetic conversions (ir::promote meets f16 and bf16 in f32, the narrowest type that
+// holds both exactly). A new type is a new line here: the enum and kDTypes are generated from this
+// list, and -Werror=switch points at the switches that must handle it.
+#define TESSEL_DTYPES(X)                            \
+  X(Bool, "bool", 1, false, false, 0, "bool")       \
+  X(I32, "i32", 4, false, true, 2, "int32_t")       \
+  X(U32, "u32", 4, false, false, 3, "uint32_t")     \
+  X(I64, "i64", 8, false, true, 4, "int64_t")       \
+  X(F16, "f16", 2, true, false, 6, "tessel_f16")    \
+  X(BF16, "bf16", 2, true, false, 7, "tessel_bf16") \
+  X(F32, "f32", 4, true, false, 8, "float")         \
+  X(I8, "i8", 1, false, true, 1, "int8_t")          \
+  X(U64, "u64", 8, false, false, 5, "uint64_t")
+
+enum class DType : uint8_t {
+#define TESSEL_DTYPE_ENUMERATOR(dtype, ...) dtype,
+  TESSEL_DTYPES(TESSEL_DTYPE_ENUMERATOR)
+#undef TESSEL_DTYPE_ENUMERATOR
+};
 
 struct DTypeInfo {
   DType dtype;
@@ -23,26 +39,12 @@ struct DTypeInfo {
   std::string_view c_type;  // the element type in generated CUDA
 };
 
-// Rows in enumerator order. The ranks follow C's usual arithmetic conversions; f16 and bf16 meet
-// in f32, the narrowest type that holds both exactly (see ir::promote).
-inline constexpr std::array<DTypeInfo, kDTypeCount> kDTypes = {{
-    {DType::Bool, "bool", 1, false, false, 0, "bool"},
-    {DType::I32, "i32", 4, false, true, 2, "int32_t"},
-    {DType::U32, "u32", 4, false, false, 3, "uint32_t"},
-    {DType::I64, "i64", 8, false, true, 4, "int64_t"},
-    {DType::F16, "f16", 2, true, false, 6, "tessel_f16"},
-    {DType::BF16, "bf16", 2, true, false, 7, "tessel_bf16"},
-    {DType::F32, "f32", 4, true, false, 8, "float"},
-    {DType::I8, "i8", 1, false, true, 1, "int8_t"},
-    {DType::U64, "u64", 8, false, false, 5, "uint64_t"},
-}};
-
-constexpr bool rows_in_enumerator_order() {
-  for (size_t i = 0; i < kDTypes.size(); ++i)
-    if (kDTypes[i].dtype != DType(i)) return false;
-  return true;
-}
-static_assert(rows_in_enumerator_order(), "kDTypes must list the types in the order of the DType enumerators");
+// One row per enumerator, in enumerator order.
+inline constexpr DTypeInfo kDTypes[] = {
+#define TESSEL_DTYPE_ROW(dtype, ...) {DType::dtype, __VA_ARGS__},
+    TESSEL_DTYPES(TESSEL_DTYPE_ROW)
+#undef TESSEL_DTYPE_ROW
+};
 
 constexpr const DTypeInfo& dtype_info(DType t) { return kDTypes[size_t(t)]; }
 constexpr std::string_view dtype_name(DType t) { return dtype_info(t).name; }
