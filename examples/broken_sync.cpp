@@ -1,5 +1,6 @@
-// A deliberately broken kernel: sync() inside one thread group, which the other warps never
-// reach. A GPU would hang; the simulator reports the deadlock with the warps and the line.
+// A deliberately broken kernel: sync() behind a run-time condition that only some warps meet, so
+// the other warps never reach it. The language cannot see this (the condition is a kernel value);
+// a GPU would hang, and the simulator reports the deadlock with the warps and the line.
 #include "examples.hpp"
 #include "tessel/tessel.hpp"
 
@@ -13,7 +14,9 @@ struct BrokenSync : Script {
     attrs.warps = 4;
     Int32 offset = blockIdx.x * 128;
     auto t = load_global(global_view(x, {n}), {offset}, {128});
-    thread_group(0, 64, [&] {
+    Int32 producer = 0;
+    thread_group(0, 64, [&] { producer = 1; });  // each thread has its own copy: warps 0 and 1 set it
+    if_(producer == 1, [&] {
       sync();  // only warps 0 and 1 get here
     });
     store_global(global_view(x, {n}), t * 2.0f, {offset});
@@ -25,7 +28,7 @@ struct BrokenSync : Script {
 Example broken_sync_example() {
   Example e;
   e.name = "broken_sync";
-  e.description = "a deliberately broken kernel (sync() inside one thread group): the simulator reports the deadlock";
+  e.description = "a deliberately broken kernel (sync() in a branch only some warps take): the simulator reports the deadlock";
   e.size_names = {"n"};
   e.default_sizes = {256};
   e.run = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) -> RunResult {

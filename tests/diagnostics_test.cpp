@@ -189,8 +189,8 @@ struct AssignmentOfAnotherShape : Script {
     attrs.blocks = 1;
     attrs.warps = 1;
     auto a = register_tensor<float>({32, 2}, 0.0f);
-    line = __LINE__ + 1;
     auto b = load_global(global_view(x, {n, 4}), {0, 0}, {32, 4});
+    line = __LINE__ + 1;
     a = b;
   }
 };
@@ -310,6 +310,115 @@ TEST(Diagnostics, ArgumentOfTheWrongType) {
             "kernel TakesHalfPointer, argument 1: expected a pointer to f16, got a f32* value");
   const std::string got14 = testing::error_of<TakesHalfPointer>(16);
   EXPECT_EQ(got14, "kernel TakesHalfPointer takes 2 arguments, 1 given");
+}
+
+struct IndexOfARank1SharedTensor : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({64});
+    line = __LINE__ + 1;
+    auto row = s[n - 1];
+  }
+};
+
+TEST(Diagnostics, IndexReportsTheLineOfTheIndexing) {
+  const std::string got = testing::error_of<IndexOfARank1SharedTensor>(16);
+  EXPECT_EQ(got, loc(line) + ": indexing a rank-1 shared tensor would give a scalar; load it instead");
+}
+
+struct NegationOutsideItsGroup : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto t = register_tensor<float>({64}, 1.0f);
+    single_warp([&] {
+      line = __LINE__ + 1;
+      auto u = -t;
+    });
+  }
+};
+
+TEST(Diagnostics, NegationReportsTheLineOfTheMinus) {
+  const std::string got = testing::error_of<NegationOutsideItsGroup>(16);
+  EXPECT_EQ(got, loc(line) + ": neg: the tile r is distributed over 64 threads, but the current thread group has 32 "
+                             "threads; use tiles inside the thread group that created them");
+}
+
+struct CompoundAssignmentOfAnotherShape : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto acc = register_tensor<float>({32, 2}, 0.0f);
+    auto step = register_tensor<float>({32, 4}, 1.0f);
+    line = __LINE__ + 1;
+    acc += step;
+  }
+};
+
+TEST(Diagnostics, CompoundAssignmentReportsTheLineOfTheOperator) {
+  const std::string got = testing::error_of<CompoundAssignmentOfAnotherShape>(16);
+  EXPECT_EQ(got, loc(line) + ": add: cannot broadcast shapes [32, 2] and [32, 4]");
+}
+
+struct AssignmentFromAnUnboundTile : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto a = register_tensor<float>({32}, 0.0f);
+    RegisterTensor unbound;
+    line = __LINE__ + 1;
+    a = unbound;
+  }
+};
+
+TEST(Diagnostics, AssignmentFromAnUnboundTile) {
+  const std::string got = testing::error_of<AssignmentFromAnUnboundTile>(16);
+  EXPECT_EQ(got, loc(line) + ": use of an unassigned RegisterTensor");
+}
+
+struct SyncInsideAThreadGroup : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    thread_group(32, 64, [&] {
+      line = __LINE__ + 1;
+      sync();
+    });
+  }
+};
+
+// A thread group that spans the whole block may synchronize it.
+struct SyncInsideAWholeBlockGroup : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    thread_group(0, 64, [&] { sync(); });
+  }
+};
+
+TEST(Diagnostics, SyncInsideAThreadGroupThatIsNotTheBlock) {
+  const std::string got = testing::error_of<SyncInsideAThreadGroup>(16);
+  EXPECT_EQ(got, loc(line) + ": sync() inside a thread group of threads 32..95: sync() is a barrier of the whole block of "
+                             "128 threads, and the threads outside the group never reach it (the kernel would hang); call "
+                             "sync() outside the thread group");
+  EXPECT_EQ(testing::error_of<SyncInsideAWholeBlockGroup>(16), "no error");
+}
+
+struct DivisionByZeroInAnAssignment : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Int32 quotient = 1;
+    Int32 divisor = n - n;
+    line = __LINE__ + 1;
+    quotient = n / divisor;
+  }
+};
+
+TEST(Diagnostics, AssignmentToAVariableReportsTheLineOfTheAssignment) {
+  const std::string got = testing::error_of<DivisionByZeroInAnAssignment>(16);
+  EXPECT_EQ(got, loc(line) + ": integer division by zero in thread 0 of block (0, 0, 0)");
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ TEST(ExampleOnSimulator, BrokenSyncIsReportedAsADeadlock) {
     FAIL() << "no deadlock reported";
   } catch (const Error& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("broken_sync.cpp:17: deadlock in block (0, 0, 0) of kernel BrokenSync"), std::string::npos) << what;
+    EXPECT_NE(what.find("broken_sync.cpp:20: deadlock in block (0, 0, 0) of kernel BrokenSync"), std::string::npos) << what;
     EXPECT_NE(what.find("warp 1 (threads 32..63): waiting at sync() at"), std::string::npos) << what;
     EXPECT_NE(what.find("warp 3 (threads 96..127): finished"), std::string::npos) << what;
     EXPECT_NE(what.find("barrier of sync(): 64 of 128 threads arrived"), std::string::npos) << what;

@@ -175,4 +175,43 @@ inline void check_reductions(const Device& dev) {
   }
 }
 
+// Unsigned 64-bit values (the width of an mbarrier word): scalars past 32 bits and past 2^63,
+// where unsigned order, division and right shifts differ from signed ones, and u64 tiles.
+struct Unsigned64BitValues : Script {
+  void operator()(Int32 seed, Ptr<uint64_t> x, Ptr<uint64_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    UInt64 word = cast<uint64_t>(seed) << 40;
+    word += 0xffffffffull;
+    UInt64 top = word | (1ull << 63);
+    auto rows = global_view(out, {5, 32});
+    store_global(rows, register_tensor<uint64_t>({1, 32}, word), {0, 0});
+    store_global(rows, register_tensor<uint64_t>({1, 32}, top / 3 + (top >> 60)), {1, 0});
+    store_global(rows, register_tensor<uint64_t>({1, 32}, select(top > word, top % 1000003, word)), {2, 0});
+    auto t = load_global(global_view(x, {1, 32}), {0, 0}, {1, 32});
+    store_global(rows, maximum(t, top) / 7 + t * 3, {3, 0});
+    store_global(rows, register_tensor<int32_t>({1, 32}, -seed).to<uint64_t>(), {4, 0});
+  }
+};
+
+inline void check_unsigned_64_bit_values(const Device& dev) {
+  const int seed = 0x3abcd;
+  std::mt19937_64 rng(17);
+  std::vector<uint64_t> x(32);
+  for (auto& v : x) v = rng();
+  Buffer<uint64_t> dx(dev, x), dout(dev, std::vector<uint64_t>(5 * 32, 0));
+  Kernel<Unsigned64BitValues> k(dev);
+  k(seed, dx, dout);
+  const auto got = dout.download();
+  const uint64_t word = (uint64_t(seed) << 40) + 0xffffffffull;
+  const uint64_t top = word | (uint64_t(1) << 63);
+  for (int j = 0; j < 32; ++j) {
+    EXPECT_EQ(got[j], word) << j;
+    EXPECT_EQ(got[32 + j], top / 3 + (top >> 60)) << j;
+    EXPECT_EQ(got[64 + j], top % 1000003) << j;
+    EXPECT_EQ(got[96 + j], std::max(x[j], top) / 7 + x[j] * 3) << j;
+    EXPECT_EQ(got[128 + j], uint64_t(int64_t(-seed))) << j;  // sign-extended, as in C
+  }
+}
+
 }  // namespace tessel::testing

@@ -1,4 +1,5 @@
 // The language's semantics on the simulator (the same checks run on the GPU in tests/gpu/).
+#include "filecheck.hpp"
 #include "language_kernels.hpp"
 #include "tessel/ir/printer.hpp"
 
@@ -9,6 +10,20 @@ TEST(Language, ClassMembersAreKernelVariables) { check_pipeline_walk(Device::sim
 TEST(Language, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::simulator()); }
 TEST(Language, CastsAndElementwiseMath) { check_math_and_casts(Device::simulator()); }
 TEST(Language, ReductionsOverEitherDimension) { check_reductions(Device::simulator()); }
+TEST(Language, Unsigned64BitValues) { check_unsigned_64_bit_values(Device::simulator()); }
+
+TEST(Language, Unsigned64BitValuesAreUnsigned64BitInTheGeneratedCode) {
+  const std::string src = Kernel<Unsigned64BitValues>(Device::simulator(), KernelOptions{"sm_90a"})
+                              .cuda_source(1, (uint64_t*)nullptr, (uint64_t*)nullptr);
+  EXPECT_TRUE(file_check(src, R"(
+    CHECK: tessel_Unsigned64BitValues(int32_t arg0, uint64_t* arg1, uint64_t* arg2)
+    CHECK-NEXT: uint64_t v = ((uint64_t)(arg0) << 40ull);
+    CHECK-NEXT: v = (uint64_t)((v + 4294967295ull));
+    CHECK-NEXT: uint64_t v_1 = (v | 9223372036854775808ull);
+    CHECK: uint64_t r[2];  // u64 layout
+    CHECK: r_5[l] = max(r_3[l], v_1);
+  )"));
+}
 
 struct PrintsATile : Script {
   void operator()(Int32 n) {
@@ -88,6 +103,7 @@ TEST(Language, TheKernelsCompileForEveryTarget) {
                      .empty());
     EXPECT_FALSE(Kernel<ColumnAndRowReductions>(Device::simulator(), opt).cubin(f, f, f).empty());
     EXPECT_FALSE(Kernel<PrintsATile>(Device::simulator(), opt).cubin(1).empty());
+    EXPECT_FALSE(Kernel<Unsigned64BitValues>(Device::simulator(), opt).cubin(1, (uint64_t*)nullptr, (uint64_t*)nullptr).empty());
   }
 }
 

@@ -49,14 +49,16 @@ struct ValueAssignedAfterItsBranch : Script {
       made = __LINE__ + 1;
       kept = Int32(n + 1);
     });
+    used = __LINE__ + 1;
     *kept = n;
   }
 };
 
 TEST(VerifierDiagnostics, ValueAssignedAfterItsBranch) {
   const std::string got = testing::error_of<ValueAssignedAfterItsBranch>(64, no_data);
-  EXPECT_EQ(got, loc(made) + ": the kernel variable created here is assigned after the body that created it (a "
-                             "range, if_, while_ or thread group body) has ended; create it before that body");
+  EXPECT_EQ(got, loc(used) + ": assignment to a kernel variable created at " + loc(made) +
+                     ", after the body that created it (a range, if_, while_ or thread group body) has ended; create "
+                     "it before that body");
 }
 
 struct ViewUsedAfterItsLoop : Script {

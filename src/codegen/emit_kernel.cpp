@@ -8,19 +8,7 @@
 
 namespace tessel::codegen {
 
-std::string c_type(DType t) {
-  switch (t) {
-    case DType::Bool: return "bool";
-    case DType::I8: return "int8_t";
-    case DType::I32: return "int32_t";
-    case DType::U32: return "uint32_t";
-    case DType::I64: return "int64_t";
-    case DType::F16: return "tessel_f16";
-    case DType::BF16: return "tessel_bf16";
-    case DType::F32: return "float";
-  }
-  return "?";
-}
+std::string c_type(DType t) { return std::string(dtype_info(t).c_type); }
 
 std::string arith_type(DType t) { return t == DType::F16 || t == DType::BF16 ? "float" : c_type(t); }
 
@@ -112,6 +100,7 @@ std::string literal(const ir::ConstNode& n) {
     case DType::I32: return n.i == INT32_MIN ? "(-2147483647 - 1)" : fmt::format("{}", n.i);
     case DType::U32: return fmt::format("{}u", n.i);
     case DType::I64: return fmt::format("{}ll", n.i);
+    case DType::U64: return fmt::format("{}ull", uint64_t(n.i));
     case DType::F32: return float_literal(n.f);
     case DType::F16:
     case DType::BF16: return to_storage(n.type.dtype, float_literal(n.f));

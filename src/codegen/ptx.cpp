@@ -209,6 +209,7 @@ std::string_view ptx_type(DType t) {
     case DType::I32: return "s32";
     case DType::U32: return "u32";
     case DType::I64: return "s64";
+    case DType::U64: return "u64";
     case DType::F16: return "f16";
     case DType::BF16: return "bf16";
     case DType::F32: return "f32";

@@ -7,34 +7,6 @@
 
 namespace tessel {
 
-std::string_view dtype_name(DType t) {
-  switch (t) {
-    case DType::Bool: return "bool";
-    case DType::I8: return "i8";
-    case DType::I32: return "i32";
-    case DType::U32: return "u32";
-    case DType::I64: return "i64";
-    case DType::F16: return "f16";
-    case DType::BF16: return "bf16";
-    case DType::F32: return "f32";
-  }
-  TESSEL_CHECK(false, "bad dtype {}", int(t));
-}
-
-int dtype_bytes(DType t) {
-  switch (t) {
-    case DType::Bool:
-    case DType::I8: return 1;
-    case DType::F16:
-    case DType::BF16: return 2;
-    case DType::I32:
-    case DType::U32:
-    case DType::F32: return 4;
-    case DType::I64: return 8;
-  }
-  TESSEL_CHECK(false, "bad dtype {}", int(t));
-}
-
 f16::f16(float v) {
   const uint32_t x = std::bit_cast<uint32_t>(v);
   const uint32_t sign = (x >> 16) & 0x8000u;
@@ -87,8 +59,15 @@ float round_to(DType t, float v) {
   switch (t) {
     case DType::F16: return float(f16(v));
     case DType::BF16: return float(bf16(v));
-    default: return v;
+    case DType::F32: return v;
+    case DType::Bool:
+    case DType::I8:
+    case DType::I32:
+    case DType::U32:
+    case DType::I64:
+    case DType::U64: break;
   }
+  TESSEL_CHECK(false, "round_to a non-floating-point type {}", dtype_name(t));
 }
 
 }  // namespace tessel

@@ -10,7 +10,8 @@ Scalar normalize(DType t, Scalar v) {
     case DType::I8: return Scalar{.i = int64_t(int8_t(uint8_t(uint64_t(v.i))))};
     case DType::I32: return Scalar{.i = int64_t(int32_t(uint32_t(uint64_t(v.i))))};
     case DType::U32: return Scalar{.i = int64_t(uint32_t(uint64_t(v.i)))};
-    case DType::I64: return v;
+    case DType::I64:
+    case DType::U64: return v;
     case DType::F32:
     case DType::F16:
     case DType::BF16: return Scalar{.f = double(round_to(t, float(v.f)))};
@@ -25,7 +26,7 @@ Scalar convert(DType from, DType to, Scalar v) {
     return normalize(to, Scalar{.i = int64_t(std::trunc(v.f))});
   }
   if (!is_float(from) && is_float(to)) {
-    const double d = from == DType::U32 ? double(uint32_t(v.i)) : double(v.i);
+    const double d = is_signed(from) ? double(v.i) : double(uint64_t(v.i));
     return normalize(to, Scalar{.f = d});
   }
   return normalize(to, v);
@@ -54,32 +55,36 @@ Scalar apply_binary(BinaryOp op, DType t, Scalar a, Scalar b) {
       default: throw Error(fmt::format("bitwise operation {} on floating-point values", op_name(op)));
     }
   }
-  const bool u = t == DType::U32 || t == DType::Bool;
+  // Unsigned values are held zero-extended (u64: as their bit pattern), so ordering, division and
+  // right shifts of unsigned types work on the uint64_t view.
+  const bool u = !is_signed(t);
   const int64_t x = a.i, y = b.i;
+  const uint64_t ux = uint64_t(x), uy = uint64_t(y);
   auto wrap = [&](int64_t v) { return normalize(t, Scalar{.i = v}); };
+  auto less = [&](int64_t p, int64_t q) { return u ? uint64_t(p) < uint64_t(q) : p < q; };
   switch (op) {
-    case BinaryOp::Add: return wrap(x + y);
-    case BinaryOp::Sub: return wrap(x - y);
-    case BinaryOp::Mul: return wrap(int64_t(uint64_t(x) * uint64_t(y)));
+    case BinaryOp::Add: return wrap(int64_t(ux + uy));
+    case BinaryOp::Sub: return wrap(int64_t(ux - uy));
+    case BinaryOp::Mul: return wrap(int64_t(ux * uy));
     case BinaryOp::Div:
       if (y == 0) throw Error("integer division by zero");
-      return wrap(x / y);
+      return wrap(u ? int64_t(ux / uy) : x / y);
     case BinaryOp::Mod:
       if (y == 0) throw Error("integer remainder by zero");
-      return wrap(x % y);
-    case BinaryOp::Min: return wrap(std::min(x, y));
-    case BinaryOp::Max: return wrap(std::max(x, y));
+      return wrap(u ? int64_t(ux % uy) : x % y);
+    case BinaryOp::Min: return wrap(less(y, x) ? y : x);
+    case BinaryOp::Max: return wrap(less(x, y) ? y : x);
     case BinaryOp::BitAnd: return wrap(x & y);
     case BinaryOp::BitOr: return wrap(x | y);
     case BinaryOp::BitXor: return wrap(x ^ y);
-    case BinaryOp::Shl: return wrap(int64_t(uint64_t(x) << (y & 63)));
-    case BinaryOp::Shr: return wrap(u ? int64_t(uint64_t(x) >> (y & 63)) : x >> (y & 63));
+    case BinaryOp::Shl: return wrap(int64_t(ux << (y & 63)));
+    case BinaryOp::Shr: return wrap(u ? int64_t(ux >> (y & 63)) : x >> (y & 63));
     case BinaryOp::Eq: return Scalar{.i = x == y};
     case BinaryOp::Ne: return Scalar{.i = x != y};
-    case BinaryOp::Lt: return Scalar{.i = x < y};
-    case BinaryOp::Le: return Scalar{.i = x <= y};
-    case BinaryOp::Gt: return Scalar{.i = x > y};
-    case BinaryOp::Ge: return Scalar{.i = x >= y};
+    case BinaryOp::Lt: return Scalar{.i = less(x, y)};
+    case BinaryOp::Le: return Scalar{.i = !less(y, x)};
+    case BinaryOp::Gt: return Scalar{.i = less(y, x)};
+    case BinaryOp::Ge: return Scalar{.i = !less(x, y)};
     case BinaryOp::And: return Scalar{.i = x != 0 && y != 0};
     case BinaryOp::Or: return Scalar{.i = x != 0 || y != 0};
   }

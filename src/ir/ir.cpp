@@ -117,22 +117,9 @@ std::string_view builtin_name(BuiltinKind b) {
 
 DType promote(DType a, DType b) {
   if (a == b) return a;
-  auto rank = [](DType t) {
-    switch (t) {
-      case DType::Bool: return 0;
-      case DType::I8: return 1;
-      case DType::I32: return 2;
-      case DType::U32: return 3;
-      case DType::I64: return 4;
-      case DType::F16: return 5;
-      case DType::BF16: return 6;
-      case DType::F32: return 7;
-    }
-    return 0;
-  };
   // Mixed f16/bf16 arithmetic has no exact common type narrower than f32.
   if ((a == DType::F16 && b == DType::BF16) || (a == DType::BF16 && b == DType::F16)) return DType::F32;
-  return rank(a) > rank(b) ? a : b;
+  return dtype_info(a).promotion_rank > dtype_info(b).promotion_rank ? a : b;
 }
 
 Expr const_int(int64_t v, DType t, SourceLoc l) {

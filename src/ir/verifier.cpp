@@ -194,11 +194,11 @@ class Verifier {
     for (const Stmt& c : n.stmts) stmt(c);
   }
   void stmt(const DeclareNode& n) { v_.scopes_.back().insert(n.var.get()); }
-  // Assignments carry the variable's location (C++ operator= cannot capture the caller's).
   void stmt(const AssignNode& n) {
     if (!v_.defined(n.var.get()))
-      throw Error(n.var->loc, "the kernel variable created here is assigned after the body that created it (a range, "
-                              "if_, while_ or thread group body) has ended; create it before that body");
+      throw Error(n.loc, fmt::format("assignment to a kernel variable created at {}, after the body that created it (a "
+                                     "range, if_, while_ or thread group body) has ended; create it before that body",
+                                     n.var->loc.str()));
   }
   void stmt(const ForNode& n) {
     v_.scopes_.emplace_back();

@@ -82,7 +82,17 @@ void Instructions::make_while(const std::function<ir::Expr()>& cond, const std::
 
 void Instructions::sync(loc_t loc) {
   SourceLoc l = SourceLoc::from(loc);
-  Builder::current(l).emit(std::make_shared<ir::SyncNode>(l));
+  Builder& b = Builder::current(l);
+  if (b.inside_thread_group()) {
+    const Builder::Group g = b.group(l);
+    const int block_threads = b.attrs().warps * 32;
+    if (g.count != block_threads)
+      throw Error(l, fmt::format("sync() inside a thread group of threads {}..{}: sync() is a barrier of the whole "
+                                 "block of {} threads, and the threads outside the group never reach it (the kernel "
+                                 "would hang); call sync() outside the thread group",
+                                 g.begin, g.begin + g.count - 1, block_threads));
+  }
+  b.emit(std::make_shared<ir::SyncNode>(l));
 }
 
 void Instructions::thread_group(int begin, int count, const std::function<void()>& body, loc_t loc) {

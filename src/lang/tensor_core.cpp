@@ -2,8 +2,8 @@
 // warp split are chosen by infer_layouts; tracing checks what does not depend on them.
 #include <fmt/ranges.h>
 
-#include "tessel/lang/script.hpp"
 #include "tessel/layout/mma_atoms.hpp"
+#include "tile_tracing.hpp"
 
 namespace tessel {
 
@@ -25,11 +25,7 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
                                  dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(c.dtype())));
   if (g.count % 32 != 0)
     throw Error(loc, fmt::format("dot: tensor cores are used by whole warps; the thread group has {} threads", g.count));
-  for (const RegisterTensor* t : {&a, &b, &c})
-    if (t->ir()->threads != g.count)
-      throw Error(loc, fmt::format("dot: the tile {} is distributed over {} threads, but the current thread group has "
-                                   "{} threads; use tiles inside the thread group that created them",
-                                   t->ir()->name, t->ir()->threads, g.count));
+  for (const RegisterTensor* t : {&a, &b, &c}) detail::check_group(t->ir(), "dot", loc);
   const int warps = g.count / 32;
   const MmaAtom& atom = mma_atom(a.dtype());
   if (mma_warp_splits(m, n, k, warps, a.dtype()).empty())
@@ -37,7 +33,7 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
                                  "(k must be a multiple of {}, and m and n multiples of {} and {} times the warps "
                                  "along them)",
                                  m, n, k, atom.m, atom.n, atom.k, warps, atom.k, atom.m, atom.n));
-  auto out = std::make_shared<ir::RegisterTensorNode>(c.dtype(), c.shape(), g.count, Layout(), "acc", loc);
+  auto out = detail::new_tile(c.dtype(), c.shape(), Layout(), "acc", loc);
   bld.emit(std::make_shared<ir::DotNode>(loc, out, a.ir(), b.ir(), c.ir(), 0, 0));
   return RegisterTensor(out);
 }

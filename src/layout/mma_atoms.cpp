@@ -34,8 +34,14 @@ const MmaAtom& mma_atom(DType operand) {
     case DType::F16:
     case DType::BF16: return half;
     case DType::I8: return int8;
-    default: throw Error(fmt::format("tensor cores have no mma.sync shape for {} operands", dtype_name(operand)));
+    case DType::Bool:
+    case DType::I32:
+    case DType::U32:
+    case DType::I64:
+    case DType::U64:
+    case DType::F32: break;
   }
+  throw Error(fmt::format("tensor cores have no mma.sync shape for {} operands", dtype_name(operand)));
 }
 
 MmaLayouts mma_layouts(int m, int n, int k, int warps_m, int warps_n, DType operand) {

@@ -63,7 +63,8 @@ ir::Scalar load_value(DType t, const void* p) {
       std::memcpy(&v, p, 4);
       return ir::Scalar{.i = v};
     }
-    case DType::I64: {
+    case DType::I64:
+    case DType::U64: {
       int64_t v;
       std::memcpy(&v, p, 8);
       return ir::Scalar{.i = v};
@@ -97,7 +98,8 @@ void store_value(DType t, void* p, ir::Scalar v) {
       std::memcpy(p, &x, 4);
       return;
     }
-    case DType::I64: std::memcpy(p, &v.i, 8); return;
+    case DType::I64:
+    case DType::U64: std::memcpy(p, &v.i, 8); return;
     case DType::F16: {
       const uint16_t b = f16(float(v.f)).bits;
       std::memcpy(p, &b, 2);

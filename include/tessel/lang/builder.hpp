@@ -33,6 +33,7 @@ class Builder {
   void push_group(Group g) { groups_.push_back(g); }
   void pop_group() { groups_.pop_back(); }
   Group group(const SourceLoc& loc) const;  // the innermost group; needs attrs.warps
+  bool inside_thread_group() const { return !groups_.empty(); }
   Attrs& attrs() { return *attrs_; }
 
   // A problem found where throwing is impossible (a destructor); reported when the trace ends.

@@ -172,7 +172,8 @@ class Instructions {
   void print(const std::string& label, const RegisterTensor& x, loc_t loc = loc_t::current());
 
   // ---- synchronization and control ----
-  // Barrier over all threads of the block (__syncthreads).
+  // Barrier over all threads of the block (__syncthreads); every thread must reach it, so it is
+  // rejected inside a thread group that is not the whole block.
   void sync(loc_t loc = loc_t::current());
   // Threads [begin, begin + count) of the current group run `body`.
   void thread_group(int begin, int count, const std::function<void()>& body, loc_t loc = loc_t::current());

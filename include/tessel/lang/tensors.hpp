@@ -26,6 +26,21 @@ class Dim {
   int value_ = 0;
 };
 
+// An index into the first dimension of a shared tensor. `s[i]` is an operator and cannot take a
+// defaulted std::source_location, so the index records where the user wrote it on conversion.
+struct ViewIndex {
+  ViewIndex(int v, std::source_location loc = std::source_location::current())
+      : dim(v), loc(SourceLoc::from(loc)) {}
+  ViewIndex(const Dim& d, std::source_location loc = std::source_location::current())
+      : dim(d), loc(SourceLoc::from(loc)) {}
+  template <class X> requires detail::is_kernel_scalar<X>
+  ViewIndex(const X& x, std::source_location loc = std::source_location::current())
+      : dim(x), loc(SourceLoc::from(loc)) {}
+
+  Dim dim;
+  SourceLoc loc;
+};
+
 class GlobalTensor {
  public:
   explicit GlobalTensor(ir::GlobalTensor t) : t_(std::move(t)) {}
@@ -45,7 +60,7 @@ class SharedTensor {
   int64_t nbytes() const { return t_->nbytes(); }
 
   // The sub-tile at `index` along the first dimension (a view; no data moves).
-  SharedTensor operator[](const Dim& index) const;
+  SharedTensor operator[](const ViewIndex& index) const;
   // The view with the two dimensions swapped (no data moves).
   SharedTensor transpose(std::source_location loc = std::source_location::current()) const;
 
@@ -54,6 +69,15 @@ class SharedTensor {
 };
 
 class RegisterTensor;
+
+// A register tile as the operand of an operator that accepts only tiles (unary minus, assignment);
+// records where the user wrote the operator, which cannot take a defaulted std::source_location.
+struct TileArgument {
+  TileArgument(const RegisterTensor& t, std::source_location loc = std::source_location::current());
+
+  const RegisterTensor& tile;
+  SourceLoc loc;
+};
 
 // An operand of an elementwise tile operation; records where the user wrote the operation.
 struct TileOperand {
@@ -82,9 +106,11 @@ class RegisterTensor {
   RegisterTensor(const RegisterTensor& other, std::source_location loc = std::source_location::current());
   RegisterTensor(RegisterTensor&&) = default;
   // Assignment writes the values of `other` into this tile (shapes and dtypes must match; the two
-  // tiles share one layout).
-  RegisterTensor& operator=(const RegisterTensor& other);
-  RegisterTensor& operator=(RegisterTensor&& other);
+  // tiles share one layout). Assigning to an unbound handle binds it to `other`'s tile.
+  RegisterTensor& operator=(const TileArgument& other) &;
+  // Declared only so that C++ declares no implicit copy assignment, which would be chosen over the
+  // one above and could not know the caller's line.
+  RegisterTensor& operator=(const RegisterTensor&) && = delete;
 
   const ir::RegisterTensor& ir() const { return t_; }
   DType dtype() const { return t_->dtype; }
@@ -105,13 +131,17 @@ class RegisterTensor {
   friend RegisterTensor operator<=(const TileOperand& a, const TileOperand& b);
   friend RegisterTensor operator>(const TileOperand& a, const TileOperand& b);
   friend RegisterTensor operator>=(const TileOperand& a, const TileOperand& b);
-  RegisterTensor operator-() const;
+  friend RegisterTensor operator-(const TileArgument& x);
 
-  RegisterTensor& operator+=(const TileOperand& b) { return *this = *this + b; }
-  RegisterTensor& operator-=(const TileOperand& b) { return *this = *this - b; }
-  RegisterTensor& operator*=(const TileOperand& b) { return *this = *this * b; }
+  RegisterTensor& operator+=(const TileOperand& b) { return update(ir::BinaryOp::Add, b); }
+  RegisterTensor& operator-=(const TileOperand& b) { return update(ir::BinaryOp::Sub, b); }
+  RegisterTensor& operator*=(const TileOperand& b) { return update(ir::BinaryOp::Mul, b); }
 
  private:
+  void assign(const RegisterTensor& other, const SourceLoc& loc);
+  // this = this `op` b, reported at b's line.
+  RegisterTensor& update(ir::BinaryOp op, const TileOperand& b);
+
   ir::RegisterTensor t_;
 };
 

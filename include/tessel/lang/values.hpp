@@ -1,5 +1,5 @@
 // Kernel scalar values. `Expr<T>` is a kernel expression of element type T (a temporary);
-// `Var<T>` is a mutable kernel variable (Int32, UInt32, Float32 are Var aliases);
+// `Var<T>` is a mutable kernel variable (Int32, UInt32, UInt64, Float32 are Var aliases);
 // `Ptr<T>` is a pointer to global memory. Plain C++ values (int, float, bool) are trace-time
 // constants and mix freely with kernel values.
 #pragma once
@@ -29,10 +29,12 @@ template <class T> constexpr DType cpp_dtype() {
   else if constexpr (std::is_floating_point_v<T>) return DType::F32;
   else if constexpr (std::is_unsigned_v<T> && sizeof(T) <= 4) return DType::U32;
   else if constexpr (sizeof(T) <= 4) return DType::I32;
+  else if constexpr (std::is_unsigned_v<T>) return DType::U64;
   else return DType::I64;
 }
 
-// The element type of a binary operation on A and B: a literal adopts the kernel operand's type.
+// The element type of a binary operation on A and B: a literal adopts the kernel operand's type;
+// two kernel types meet as in C (an unsigned 64-bit operand makes the operation unsigned 64-bit).
 template <class A, class B> struct result_elem {
   using TA = kernel_elem_t<A>;
   using TB = kernel_elem_t<B>;
@@ -41,6 +43,8 @@ template <class A, class B> struct result_elem {
     else if constexpr (std::is_void_v<X>) return Y{};
     else if constexpr (std::is_same_v<X, Y>) return X{};
     else if constexpr (std::is_floating_point_v<X> || std::is_floating_point_v<Y>) return float{};
+    else if constexpr ((std::is_unsigned_v<X> && sizeof(X) == 8) || (std::is_unsigned_v<Y> && sizeof(Y) == 8))
+      return uint64_t{};
     else if constexpr (sizeof(X) == 8 || sizeof(Y) == 8) return int64_t{};
     else if constexpr (std::is_unsigned_v<X> || std::is_unsigned_v<Y>) return uint32_t{};
     else return int32_t{};
@@ -59,6 +63,17 @@ template <class T, class X> ir::Expr to_ir(const X& x) {
     return ir::const_int(int64_t(x), dtype_v<T>);
   }
 }
+
+// A value assigned to a Var<T>, as IR of type T. An assignment is an operator and cannot take a
+// defaulted std::source_location, so the value records where the user wrote it on conversion.
+template <class T> struct AssignedValue {
+  template <class X> requires(is_kernel_scalar<X> || is_literal<X>)
+  AssignedValue(const X& x, std::source_location loc = std::source_location::current())
+      : value(to_ir<T>(x)), loc(SourceLoc::from(loc)) {}
+
+  ir::Expr value;
+  SourceLoc loc;
+};
 }  // namespace detail
 
 template <class T> class Expr {
@@ -88,14 +103,16 @@ template <class T> class Var {
   }
   Var(Var&&) = default;
 
-  template <class X> requires(detail::is_kernel_scalar<X> || detail::is_literal<X>)
-  Var& operator=(const X& v) { return assign(detail::to_ir<T>(v)); }
-  Var& operator=(const Var& v) { return assign(v.ir()); }
+  // Assignments are emitted at the line where the user wrote them.
+  Var& operator=(const detail::AssignedValue<T>& v) & { return assign(v.value, v.loc); }
+  // Declared only so that C++ declares no implicit copy assignment, which would be chosen over the
+  // one above and could not know the caller's line.
+  Var& operator=(const Var&) && = delete;
 
-  template <class X> Var& operator+=(const X& v) { return assign(ir::binary(ir::BinaryOp::Add, ir(), detail::to_ir<T>(v))); }
-  template <class X> Var& operator-=(const X& v) { return assign(ir::binary(ir::BinaryOp::Sub, ir(), detail::to_ir<T>(v))); }
-  template <class X> Var& operator*=(const X& v) { return assign(ir::binary(ir::BinaryOp::Mul, ir(), detail::to_ir<T>(v))); }
-  template <class X> Var& operator^=(const X& v) { return assign(ir::binary(ir::BinaryOp::BitXor, ir(), detail::to_ir<T>(v))); }
+  Var& operator+=(const detail::AssignedValue<T>& v) { return update(ir::BinaryOp::Add, v); }
+  Var& operator-=(const detail::AssignedValue<T>& v) { return update(ir::BinaryOp::Sub, v); }
+  Var& operator*=(const detail::AssignedValue<T>& v) { return update(ir::BinaryOp::Mul, v); }
+  Var& operator^=(const detail::AssignedValue<T>& v) { return update(ir::BinaryOp::BitXor, v); }
 
   operator Expr<T>() const { return Expr<T>(ir()); }
   ir::Expr ir() const { return var_; }
@@ -113,15 +130,19 @@ template <class T> class Var {
     var_ = ir::make_var(ir::Type{dtype_v<T>}, "v", loc);
     b.emit(std::make_shared<ir::DeclareNode>(loc, var_, std::move(init)));
   }
-  Var& assign(ir::Expr v) {
-    Builder::current(var_->loc).emit(std::make_shared<ir::AssignNode>(var_->loc, var_, std::move(v)));
+  Var& assign(ir::Expr v, const SourceLoc& loc) {
+    Builder::current(loc).emit(std::make_shared<ir::AssignNode>(loc, var_, std::move(v)));
     return *this;
+  }
+  Var& update(ir::BinaryOp op, const detail::AssignedValue<T>& v) {
+    return assign(ir::binary(op, ir(), v.value), v.loc);
   }
   ir::Var var_;
 };
 
 using Int32 = Var<int32_t>;
 using UInt32 = Var<uint32_t>;
+using UInt64 = Var<uint64_t>;  // e.g. an mbarrier word
 using Float32 = Var<float>;
 
 // A pointer to global memory holding T elements (a run-time parameter).

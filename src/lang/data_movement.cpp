@@ -1,0 +1,95 @@
+// Data movement between register tiles and global or shared memory.
+#include <fmt/ranges.h>
+
+#include "tile_tracing.hpp"
+
+namespace tessel {
+
+using detail::check_group;
+using detail::check_pinned_layout;
+using detail::exprs_of;
+using detail::new_tile;
+using detail::static_shape;
+
+namespace {
+
+void check_offsets(size_t n, int rank, std::string_view what, const SourceLoc& loc) {
+  if (int(n) != rank)
+    throw Error(loc, fmt::format("{}: {} offsets given for a tensor of rank {}", what, n, rank));
+}
+
+}  // namespace
+
+RegisterTensor Instructions::load_global(const GlobalTensor& src, std::vector<Dim> offsets, std::vector<Dim> shape,
+                                         const Layout& layout, double fill, loc_t l) {
+  SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  check_offsets(offsets.size(), src.ir()->rank(), "load_global", loc);
+  std::vector<int> s = static_shape(shape, "load_global", loc);
+  if (s.size() != size_t(src.ir()->rank()))
+    throw Error(loc, fmt::format("load_global: a tile of rank {} from a tensor of rank {}", s.size(), src.ir()->rank()));
+  check_pinned_layout(layout, s, "load_global", loc);
+  auto out = new_tile(src.dtype(), s, layout, "r", loc);
+  b.emit(std::make_shared<ir::LoadGlobalNode>(loc, out, src.ir(), exprs_of(offsets), fill));
+  return RegisterTensor(out);
+}
+
+void Instructions::store_global(const GlobalTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets, loc_t l) {
+  SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  check_group(src.ir(), "store_global", loc);
+  check_offsets(offsets.size(), dst.ir()->rank(), "store_global", loc);
+  if (src.shape().size() != size_t(dst.ir()->rank()))
+    throw Error(loc, fmt::format("store_global: a tile of rank {} into a tensor of rank {}", src.shape().size(),
+                                 dst.ir()->rank()));
+  if (src.dtype() != dst.dtype())
+    throw Error(loc, fmt::format("store_global: a tile of {} stored to a global view of {}; convert it with .to<{}>()",
+                                 dtype_name(src.dtype()), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
+  b.emit(std::make_shared<ir::StoreGlobalNode>(loc, dst.ir(), src.ir(), exprs_of(offsets)));
+}
+
+RegisterTensor Instructions::load_shared(const SharedTensor& src, std::vector<Dim> offsets, std::vector<Dim> shape,
+                                         const Layout& layout, loc_t l) {
+  SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  const int rank = src.ir()->rank();
+  if (offsets.empty()) offsets.assign(rank, Dim(0));
+  check_offsets(offsets.size(), rank, "load_shared", loc);
+  std::vector<int> s;
+  if (shape.empty()) s = src.shape();
+  else s = static_shape(shape, "load_shared", loc);
+  if (int(s.size()) != rank)
+    throw Error(loc, fmt::format("load_shared: a tile of rank {} from a shared tensor of rank {}", s.size(), rank));
+  for (int d = 0; d < rank; ++d)
+    if (offsets[d].is_constant() && (offsets[d].value() < 0 || offsets[d].value() + s[d] > src.shape()[d]))
+      throw Error(loc, fmt::format("load_shared: the tile [{}] at offset {} of dim {} exceeds the shared tensor's "
+                                   "shape [{}]",
+                                   fmt::join(s, ", "), offsets[d].value(), d, fmt::join(src.shape(), ", ")));
+  check_pinned_layout(layout, s, "load_shared", loc);
+  auto out = new_tile(src.dtype(), s, layout, "r", loc);
+  b.emit(std::make_shared<ir::LoadSharedNode>(loc, out, src.ir(), exprs_of(offsets)));
+  return RegisterTensor(out);
+}
+
+void Instructions::store_shared(const SharedTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets, loc_t l) {
+  SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  check_group(src.ir(), "store_shared", loc);
+  const int rank = dst.ir()->rank();
+  if (offsets.empty()) offsets.assign(rank, Dim(0));
+  check_offsets(offsets.size(), rank, "store_shared", loc);
+  if (src.dtype() != dst.dtype())
+    throw Error(loc, fmt::format("store_shared: a tile of {} stored to a shared tensor of {}; convert it with .to<{}>()",
+                                 dtype_name(src.dtype()), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
+  if (int(src.shape().size()) != rank)
+    throw Error(loc, fmt::format("store_shared: a tile of rank {} into a shared tensor of rank {}", src.shape().size(), rank));
+  for (int d = 0; d < rank; ++d) {
+    const int off = offsets[d].is_constant() ? offsets[d].value() : 0;
+    if (off + src.shape()[d] > dst.shape()[d])
+      throw Error(loc, fmt::format("store_shared: the tile [{}] does not fit in the shared tensor [{}]",
+                                   fmt::join(src.shape(), ", "), fmt::join(dst.shape(), ", ")));
+  }
+  b.emit(std::make_shared<ir::StoreSharedNode>(loc, dst.ir(), src.ir(), exprs_of(offsets)));
+}
+
+}  // namespace tessel

@@ -1,0 +1,148 @@
+// Elementwise instructions on register tiles: arithmetic and comparison operators with
+// broadcasting, unary math, fma and where.
+#include <fmt/ranges.h>
+
+#include "tile_tracing.hpp"
+
+namespace tessel {
+
+using detail::check_group;
+using detail::new_tile;
+using detail::resolve;
+
+RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOperand& b) {
+  const SourceLoc& loc = a.tensor ? a.loc : b.loc;
+  Builder& bld = Builder::current(loc);
+  const std::string what(ir::op_name(op));
+  if (!a.tensor && !b.tensor) throw Error(loc, fmt::format("{}: at least one operand must be a register tile", what));
+  const DType ta = a.tensor ? a.tensor->dtype : DType::F32, tb = b.tensor ? b.tensor->dtype : DType::F32;
+  DType t = a.tensor ? ta : tb;
+  if (a.tensor && b.tensor && ta != tb)
+    throw Error(loc, fmt::format("{}: operand types differ ({} and {}); convert one with .to<T>()", what,
+                                 dtype_name(ta), dtype_name(tb)));
+  for (const TileOperand* o : {&a, &b})
+    if (!o->tensor && !o->literal && o->scalar->type.dtype != t)
+      throw Error(loc, fmt::format("{}: the scalar operand is {} but the tile is {}; cast it with cast<T>()", what,
+                                   o->scalar->type.str(), dtype_name(t)));
+  // The result has the shape of the operand whose shape is the broadcast shape.
+  const ir::RegisterTensor* full = nullptr;
+  if (a.tensor && b.tensor) {
+    const auto &sa = a.tensor->shape(), &sb = b.tensor->shape();
+    if (sa.size() != sb.size())
+      throw Error(loc, fmt::format("{}: operands have ranks {} and {}", what, sa.size(), sb.size()));
+    std::vector<int> so(sa.size());
+    for (size_t i = 0; i < sa.size(); ++i) {
+      if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1)
+        throw Error(loc, fmt::format("{}: cannot broadcast shapes [{}] and [{}]", what, fmt::join(sa, ", "),
+                                     fmt::join(sb, ", ")));
+      so[i] = std::max(sa[i], sb[i]);
+    }
+    if (so == sa) full = &a.tensor;
+    else if (so == sb) full = &b.tensor;
+    else
+      throw Error(loc, fmt::format("{}: broadcasting both operands ([{}] and [{}]) is not supported; broadcast one "
+                                   "of them to the result shape first",
+                                   what, fmt::join(sa, ", "), fmt::join(sb, ", ")));
+  } else {
+    full = a.tensor ? &a.tensor : &b.tensor;
+  }
+  for (const TileOperand* o : {&a, &b})
+    if (o->tensor) check_group(o->tensor, what, loc);
+  const DType out_type = ir::is_comparison(op) ? DType::Bool : t;
+  auto out = new_tile(out_type, (*full)->shape(), Layout(), "r", loc);
+  bld.emit(std::make_shared<ir::ElementwiseBinaryNode>(loc, out, op, resolve(a, t), resolve(b, t)));
+  return RegisterTensor(out);
+}
+
+RegisterTensor operator+(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Add, a, b); }
+RegisterTensor operator-(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Sub, a, b); }
+RegisterTensor operator*(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Mul, a, b); }
+RegisterTensor operator/(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Div, a, b); }
+RegisterTensor operator==(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Eq, a, b); }
+RegisterTensor operator!=(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Ne, a, b); }
+RegisterTensor operator<(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Lt, a, b); }
+RegisterTensor operator<=(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Le, a, b); }
+RegisterTensor operator>(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Gt, a, b); }
+RegisterTensor operator>=(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Ge, a, b); }
+
+RegisterTensor operator-(const TileArgument& x) {
+  const SourceLoc& loc = x.loc;
+  const ir::RegisterTensor& t = x.tile.ir();
+  check_group(t, "neg", loc);
+  auto out = new_tile(t->dtype, t->shape(), Layout(), "r", loc);
+  Builder::current(loc).emit(std::make_shared<ir::ElementwiseUnaryNode>(loc, out, ir::UnaryOp::Neg, t));
+  return RegisterTensor(out);
+}
+
+RegisterTensor Instructions::maximum(const TileOperand& a, const TileOperand& b) {
+  return elementwise(ir::BinaryOp::Max, a, b);
+}
+RegisterTensor Instructions::minimum(const TileOperand& a, const TileOperand& b) {
+  return elementwise(ir::BinaryOp::Min, a, b);
+}
+
+RegisterTensor Instructions::fma(const TileOperand& a, const TileOperand& b, const RegisterTensor& c) {
+  const SourceLoc& loc = a.loc;
+  Builder& bld = Builder::current(loc);
+  TileOperand acc(c);
+  check_group(c.ir(), "fma", loc);
+  const DType t = c.dtype();
+  for (const TileOperand* o : {&a, &b}) {
+    if (o->tensor) {
+      if (o->tensor->dtype != t)
+        throw Error(loc, fmt::format("fma: operand of type {} with an accumulator of type {}; convert it with .to<{}>()",
+                                     dtype_name(o->tensor->dtype), dtype_name(t), dtype_name(t)));
+      const auto& so = o->tensor->shape();
+      bool fits = so.size() == c.shape().size();
+      for (size_t d = 0; fits && d < so.size(); ++d) fits = so[d] == c.shape()[d] || so[d] == 1;
+      if (!fits)
+        throw Error(loc, fmt::format("fma: operand shape [{}] does not broadcast to the accumulator's shape [{}]",
+                                     fmt::join(so, ", "), fmt::join(c.shape(), ", ")));
+      check_group(o->tensor, "fma", loc);
+    }
+  }
+  auto out = new_tile(t, c.shape(), Layout(), "r", loc);
+  bld.emit(std::make_shared<ir::FmaNode>(loc, out, resolve(a, t), resolve(b, t), c.ir()));
+  return RegisterTensor(out);
+}
+
+RegisterTensor Instructions::where(const TileOperand& cond, const TileOperand& a, const TileOperand& b) {
+  const SourceLoc& loc = cond.loc;
+  Builder& bld = Builder::current(loc);
+  if (!cond.tensor || cond.tensor->dtype != DType::Bool)
+    throw Error(loc, "where: the condition must be a bool register tile (the result of a comparison)");
+  check_group(cond.tensor, "where", loc);
+  DType t = a.tensor ? a.tensor->dtype : b.tensor ? b.tensor->dtype : DType::F32;
+  for (const TileOperand* o : {&a, &b}) {
+    if (o->tensor && o->tensor->dtype != t)
+      throw Error(loc, fmt::format("where: the value operands have different types ({} and {})",
+                                   dtype_name(a.tensor->dtype), dtype_name(b.tensor->dtype)));
+    if (o->tensor && o->tensor->shape() != cond.tensor->shape())
+      throw Error(loc, fmt::format("where: value shape [{}] differs from the condition's shape [{}]",
+                                   fmt::join(o->tensor->shape(), ", "), fmt::join(cond.tensor->shape(), ", ")));
+    if (o->tensor) check_group(o->tensor, "where", loc);
+  }
+  auto out = new_tile(t, cond.tensor->shape(), Layout(), "r", loc);
+  bld.emit(std::make_shared<ir::WhereNode>(loc, out, ir::Operand{cond.tensor, nullptr}, resolve(a, t), resolve(b, t)));
+  return RegisterTensor(out);
+}
+
+RegisterTensor Instructions::unary_op(ir::UnaryOp op, const RegisterTensor& x, SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  check_group(x.ir(), ir::op_name(op), loc);
+  if (ir::is_transcendental(op) && !is_float(x.dtype()))
+    throw Error(loc, fmt::format("{}: needs a floating-point tile, got {}; convert with .to<float>()", ir::op_name(op),
+                                 dtype_name(x.dtype())));
+  auto out = new_tile(x.dtype(), x.shape(), Layout(), "r", loc);
+  b.emit(std::make_shared<ir::ElementwiseUnaryNode>(loc, out, op, x.ir()));
+  return RegisterTensor(out);
+}
+
+RegisterTensor Instructions::exp(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Exp, x, SourceLoc::from(l)); }
+RegisterTensor Instructions::exp2(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Exp2, x, SourceLoc::from(l)); }
+RegisterTensor Instructions::log(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Log, x, SourceLoc::from(l)); }
+RegisterTensor Instructions::sqrt(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Sqrt, x, SourceLoc::from(l)); }
+RegisterTensor Instructions::rsqrt(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Rsqrt, x, SourceLoc::from(l)); }
+RegisterTensor Instructions::abs(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Abs, x, SourceLoc::from(l)); }
+
+}  // namespace tessel

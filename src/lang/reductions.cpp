@@ -1,0 +1,26 @@
+// Reductions of a register tile over one dimension.
+#include "tile_tracing.hpp"
+
+namespace tessel {
+
+using detail::check_group;
+using detail::new_tile;
+
+RegisterTensor Instructions::reduce(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  const std::string what(ir::op_name(op));
+  check_group(x.ir(), what, loc);
+  if (dim < 0 || dim >= int(x.shape().size()))
+    throw Error(loc, fmt::format("{}: dim {} is out of range for a tile of rank {}", what, dim, x.shape().size()));
+  std::vector<int> reduced_shape = x.shape();
+  reduced_shape[dim] = 1;
+  auto out = new_tile(x.dtype(), reduced_shape, Layout(), "r", loc);
+  b.emit(std::make_shared<ir::ReduceNode>(loc, out, op, x.ir(), dim));
+  return RegisterTensor(out);
+}
+
+RegisterTensor Instructions::sum(const RegisterTensor& x, int dim, loc_t l) { return reduce(ir::ReduceOp::Sum, x, dim, SourceLoc::from(l)); }
+RegisterTensor Instructions::max(const RegisterTensor& x, int dim, loc_t l) { return reduce(ir::ReduceOp::Max, x, dim, SourceLoc::from(l)); }
+RegisterTensor Instructions::min(const RegisterTensor& x, int dim, loc_t l) { return reduce(ir::ReduceOp::Min, x, dim, SourceLoc::from(l)); }
+
+}  // namespace tessel

@@ -1,0 +1,116 @@
+// Creating tensors: global views, shared tiles and their views, register tiles.
+#include <fmt/ranges.h>
+
+#include "tessel/layout/shared_swizzle.hpp"
+#include "tile_tracing.hpp"
+
+namespace tessel {
+
+using detail::check_pinned_layout;
+using detail::exprs_of;
+using detail::new_tile;
+using detail::resolve;
+using detail::static_shape;
+
+GlobalTensor Instructions::make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape,
+                                            const std::vector<Dim>& strides, SourceLoc loc) {
+  Builder::current(loc);
+  if (shape.empty()) throw Error(loc, "global_view: the shape must have at least one dimension");
+  if (!strides.empty() && strides.size() != shape.size())
+    throw Error(loc, fmt::format("global_view: {} strides given for a shape of rank {}", strides.size(), shape.size()));
+  std::vector<ir::Expr> st;
+  if (strides.empty()) {
+    ir::Expr s = ir::const_int(1);
+    st.resize(shape.size());
+    for (int i = int(shape.size()) - 1; i >= 0; --i) {
+      st[i] = s;
+      if (i > 0) s = ir::binary(ir::BinaryOp::Mul, s, shape[i].ir());
+    }
+  } else {
+    st = exprs_of(strides);
+  }
+  return GlobalTensor(std::make_shared<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
+}
+
+SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
+                                              SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  std::vector<int> s = static_shape(shape, "shared_tensor", loc);
+  std::vector<int> strides(s.size(), 1);
+  for (int i = int(s.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * s[i + 1];
+  const int row_bytes = s.back() * dtype_bytes(t);
+  int bits = swizzle ? 0 : ir::kSwizzleUndecided;
+  if (swizzle && *swizzle != Swizzle::none) {
+    if (row_bytes % 16 != 0)
+      throw Error(loc, fmt::format("shared_tensor: a swizzled tile needs rows of a multiple of 16 bytes; rows of {} "
+                                   "{} elements are {} bytes",
+                                   s.back(), dtype_name(t), row_bytes));
+    int64_t total = row_bytes;
+    for (size_t i = 0; i + 1 < s.size(); ++i) total *= s[i];
+    if (total % 128 != 0)
+      throw Error(loc, fmt::format("shared_tensor: a swizzled tile must span whole 128-byte lines; this one has {} bytes",
+                                   total));
+    bits = *swizzle == Swizzle::automatic ? conflict_free_swizzle_bits(row_bytes)
+           : *swizzle == Swizzle::b32     ? 1
+           : *swizzle == Swizzle::b64     ? 2
+                                          : 3;
+  }
+  auto node = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{t, s, strides, nullptr, nullptr, "s", loc, bits});
+  b.emit(std::make_shared<ir::AllocSharedNode>(loc, node));
+  return SharedTensor(node);
+}
+
+SharedTensor SharedTensor::operator[](const ViewIndex& index) const {
+  const SourceLoc& loc = index.loc;
+  Builder& b = Builder::current(loc);
+  if (t_->rank() < 2) throw Error(loc, "indexing a rank-1 shared tensor would give a scalar; load it instead");
+  ir::Expr idx = index.dim.ir();
+  if (!index.dim.is_constant()) {
+    // Snapshot the index: a view keeps the value the index had when the view was made.
+    ir::Var v = ir::make_var(ir::Type{DType::I32}, "idx", loc);
+    b.emit(std::make_shared<ir::DeclareNode>(loc, v, idx));
+    idx = v;
+  }
+  ir::Expr base = t_->offset ? t_->offset : ir::const_int(0);
+  ir::Expr off = ir::binary(ir::BinaryOp::Add, base, ir::binary(ir::BinaryOp::Mul, idx, ir::const_int(t_->strides[0])));
+  ir::SharedTensorNode v{t_->dtype,
+                         std::vector<int>(t_->shape.begin() + 1, t_->shape.end()),
+                         std::vector<int>(t_->strides.begin() + 1, t_->strides.end()),
+                         t_->root ? t_->root : t_,
+                         off,
+                         t_->name,
+                         loc,
+                         t_->swizzle_bits};
+  return SharedTensor(std::make_shared<ir::SharedTensorNode>(std::move(v)));
+}
+
+SharedTensor SharedTensor::transpose(std::source_location l) const {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (t_->rank() != 2)
+    throw Error(loc, fmt::format("transpose needs a rank-2 shared tensor, this one has rank {}", t_->rank()));
+  std::vector<int> shape = t_->shape, strides = t_->strides;
+  std::swap(shape[0], shape[1]);
+  std::swap(strides[0], strides[1]);
+  ir::SharedTensorNode v{t_->dtype,
+                         std::move(shape),
+                         std::move(strides),
+                         t_->root ? t_->root : t_,
+                         t_->offset ? t_->offset : ir::const_int(0),
+                         t_->name,
+                         loc,
+                         t_->swizzle_bits};
+  return SharedTensor(std::make_shared<ir::SharedTensorNode>(std::move(v)));
+}
+
+RegisterTensor Instructions::make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,
+                                                  const Layout& layout, SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  std::vector<int> s = static_shape(shape, "register_tensor", loc);
+  if (init.tensor) throw Error(loc, "register_tensor: the initial value must be a scalar");
+  check_pinned_layout(layout, s, "register_tensor", loc);
+  auto out = new_tile(t, s, layout, "r", loc);
+  b.emit(std::make_shared<ir::AllocRegisterNode>(loc, out, resolve(init, t).scalar));
+  return RegisterTensor(out);
+}
+
+}  // namespace tessel

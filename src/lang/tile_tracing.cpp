@@ -1,0 +1,62 @@
+#include "tile_tracing.hpp"
+
+#include <fmt/ranges.h>
+
+namespace tessel::detail {
+
+std::vector<int> static_shape(const std::vector<Dim>& shape, std::string_view what, const SourceLoc& loc) {
+  std::vector<int> out;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (!shape[i].is_constant())
+      throw Error(loc, fmt::format("{}: dimension {} of the shape must be a compile-time int, but it is a run-time "
+                                   "value; use a hyperparameter or a compile-time (int) kernel parameter",
+                                   what, i));
+    if (shape[i].value() <= 0)
+      throw Error(loc, fmt::format("{}: dimension {} of the shape must be positive, got {}", what, i, shape[i].value()));
+    out.push_back(shape[i].value());
+  }
+  if (out.empty()) throw Error(loc, fmt::format("{}: the shape must have at least one dimension", what));
+  return out;
+}
+
+std::vector<ir::Expr> exprs_of(const std::vector<Dim>& dims) {
+  std::vector<ir::Expr> out;
+  for (const Dim& d : dims) out.push_back(d.ir());
+  return out;
+}
+
+void check_pinned_layout(const Layout& given, const std::vector<int>& shape, std::string_view what,
+                         const SourceLoc& loc) {
+  const Builder::Group g = Builder::current(loc).group(loc);
+  if (given.rank() == 0) return;
+  if (given.shape() != shape)
+    throw Error(loc, fmt::format("{}: the layout covers shape [{}] but the tile has shape [{}]", what,
+                                 fmt::join(given.shape(), ", "), fmt::join(shape, ", ")));
+  if (given.num_threads() != g.count)
+    throw Error(loc, fmt::format("{}: the layout distributes the tile over {} threads but the current thread group "
+                                 "has {}",
+                                 what, given.num_threads(), g.count));
+}
+
+ir::RegisterTensor new_tile(DType t, std::vector<int> shape, Layout layout, std::string name, SourceLoc loc) {
+  const int threads = Builder::current(loc).group(loc).count;
+  return std::make_shared<ir::RegisterTensorNode>(t, std::move(shape), threads, std::move(layout), std::move(name),
+                                                  std::move(loc));
+}
+
+void check_group(const ir::RegisterTensor& t, std::string_view what, const SourceLoc& loc) {
+  const Builder::Group g = Builder::current(loc).group(loc);
+  if (t->threads != g.count)
+    throw Error(loc, fmt::format("{}: the tile {} is distributed over {} threads, but the current thread group has {} "
+                                 "threads; use tiles inside the thread group that created them",
+                                 what, t->name, t->threads, g.count));
+}
+
+ir::Operand resolve(const TileOperand& o, DType tile_type) {
+  if (o.tensor) return ir::Operand{o.tensor, nullptr};
+  if (o.literal) return ir::Operand{nullptr, is_float(tile_type) ? ir::const_float(static_cast<const ir::ConstNode&>(*o.scalar).f, tile_type)
+                                                                 : ir::cast(tile_type, o.scalar)};
+  return ir::Operand{nullptr, o.scalar};
+}
+
+}  // namespace tessel::detail

@@ -1,0 +1,32 @@
+// What the tile instructions share while tracing: checks of shapes, layouts and thread groups,
+// the output tile of an instruction, and operands lowered to IR.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "tessel/lang/script.hpp"
+
+namespace tessel::detail {
+
+// A tile shape of compile-time, positive extents.
+std::vector<int> static_shape(const std::vector<Dim>& shape, std::string_view what, const SourceLoc& loc);
+
+std::vector<ir::Expr> exprs_of(const std::vector<Dim>& dims);
+
+// Checks a layout the user pinned for a tile of `shape` over the current group. An empty layout
+// stays empty: infer_layouts chooses it.
+void check_pinned_layout(const Layout& given, const std::vector<int>& shape, std::string_view what,
+                         const SourceLoc& loc);
+
+// A tile of the current thread group; `layout` is the user's pin or empty.
+ir::RegisterTensor new_tile(DType t, std::vector<int> shape, Layout layout, std::string name, SourceLoc loc);
+
+// Register tiles belong to the thread group they were created in.
+void check_group(const ir::RegisterTensor& t, std::string_view what, const SourceLoc& loc);
+
+// An operand of a tile instruction on tiles of `tile_type`: a tile, or a scalar (a C++ literal
+// takes the tile's type).
+ir::Operand resolve(const TileOperand& o, DType tile_type);
+
+}  // namespace tessel::detail
