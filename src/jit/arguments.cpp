@@ -50,7 +50,7 @@ int64_t size_bucket(int64_t v) {
 KernelSignature::KernelSignature(std::string kernel, std::vector<ParamSpec> params, std::vector<std::string> names)
     : kernel_(std::move(kernel)), params_(std::move(params)), names_(std::move(names)) {}
 
-void KernelSignature::check(const std::vector<HostArg>& args) const {
+void KernelSignature::check(std::span<const HostArg> args) const {
   for (size_t i = 0; i < params_.size(); ++i) {
     const ParamSpec& p = params_[i];
     const HostArg& a = args[i];
@@ -76,7 +76,7 @@ void KernelSignature::check(const std::vector<HostArg>& args) const {
   }
 }
 
-void KernelSignature::variant_key(const std::vector<HostArg>& args, bool size_buckets,
+void KernelSignature::variant_key(std::span<const HostArg> args, bool size_buckets,
                                   std::vector<int64_t>& out) const {
   out.clear();
   for (size_t i = 0; i < params_.size(); ++i)
@@ -84,21 +84,21 @@ void KernelSignature::variant_key(const std::vector<HostArg>& args, bool size_bu
     else if (size_buckets && integer_size(params_[i])) out.push_back(size_bucket(args[i].i));
 }
 
-std::string KernelSignature::compile_args(const std::vector<HostArg>& args) const {
+std::string KernelSignature::compile_args(std::span<const HostArg> args) const {
   std::vector<std::string> parts;
   for (size_t i = 0; i < params_.size(); ++i)
     if (compile_time(params_[i])) parts.push_back(fmt::format("{}={}", names_[i], args[i].i));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::string KernelSignature::size_buckets(const std::vector<HostArg>& args) const {
+std::string KernelSignature::size_buckets(std::span<const HostArg> args) const {
   std::vector<std::string> parts;
   for (size_t i = 0; i < params_.size(); ++i)
     if (integer_size(params_[i])) parts.push_back(fmt::format("{}<={}", names_[i], size_bucket(args[i].i)));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-void KernelSignature::run_time_values(const std::vector<HostArg>& args, std::span<ir::Scalar> out) const {
+void KernelSignature::run_time_values(std::span<const HostArg> args, std::span<ir::Scalar> out) const {
   size_t n = 0;
   for (size_t i = 0; i < params_.size(); ++i) {
     const ParamSpec& spec = params_[i];
@@ -114,7 +114,7 @@ void KernelSignature::run_time_values(const std::vector<HostArg>& args, std::spa
   TESSEL_CHECK(n == out.size(), "kernel {}: {} run-time arguments for {} parameters", kernel_, n, out.size());
 }
 
-std::vector<const void*> KernelSignature::pointers(const std::vector<HostArg>& args) const {
+std::vector<const void*> KernelSignature::pointers(std::span<const HostArg> args) const {
   std::vector<const void*> out;
   for (const HostArg& a : args)
     if (a.kind == HostArg::Kind::Pointer) out.push_back(a.p);

@@ -20,7 +20,7 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 
 }  // namespace
 
-std::unique_ptr<KernelCore::Variant> KernelCore::build(const std::vector<HostArg>& args, int index, bool compile,
+std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> args, int index, bool compile,
                                                        double time_limit_s, bool strict,
                                                        std::string* infeasible) const {
   auto v = std::make_unique<Variant>();

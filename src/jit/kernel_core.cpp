@@ -64,7 +64,7 @@ void KernelCore::load(Variant& v) const {
   v.stats.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-KernelCore::Variant& KernelCore::prepare(const std::vector<HostArg>& args, bool allow_tuning) {
+KernelCore::Variant& KernelCore::prepare(std::span<const HostArg> args, bool allow_tuning) {
   signature_.check(args);
   signature_.variant_key(args, space_.size() > 1, call_key_);
   for (size_t i = bindings_.size(); i-- > 0;)
@@ -89,18 +89,18 @@ KernelCore::Variant& KernelCore::prepare(const std::vector<HostArg>& args, bool 
   return v;
 }
 
-ir::Kernel KernelCore::traced(const std::vector<HostArg>& args) {
+ir::Kernel KernelCore::traced(std::span<const HostArg> args) {
   signature_.check(args);
   return trace_(args, space_.candidates().front());
 }
 
-ir::Kernel KernelCore::lowered(const std::vector<HostArg>& args) { return prepare(args, false).kernel; }
+ir::Kernel KernelCore::lowered(std::span<const HostArg> args) { return prepare(args, false).kernel; }
 
-std::string KernelCore::cuda_source(const std::vector<HostArg>& args) {
+std::string KernelCore::cuda_source(std::span<const HostArg> args) {
   return codegen::emit_cuda(*prepare(args, false).kernel, arch_).source;
 }
 
-std::vector<char> KernelCore::cubin(const std::vector<HostArg>& args) {
+std::vector<char> KernelCore::cubin(std::span<const HostArg> args) {
   Variant& v = prepare(args, false);
   if (v.binary.cubin.empty()) {  // the simulator prepares kernels without compiling them
     v.set_binary(runtime::compile_kernel(*v.kernel, arch_));
@@ -109,7 +109,7 @@ std::vector<char> KernelCore::cubin(const std::vector<HostArg>& args) {
   return v.binary.cubin;
 }
 
-void KernelCore::launch(const std::vector<HostArg>& args, void* stream) {
+void KernelCore::launch(std::span<const HostArg> args, void* stream) {
   launch_variant(prepare(args, true), args, stream);
 }
 

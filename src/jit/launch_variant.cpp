@@ -2,6 +2,7 @@
 // simulator or the GPU. Every call takes this path, so it allocates nothing for any ordinary
 // kernel.
 #include <array>
+#include <functional>
 #include <span>
 
 #include "tessel/ir/target_limits.hpp"
@@ -20,7 +21,7 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
     std::span<const ir::Scalar> values;
   } parameters{&k, values};
   // Captures one pointer, which std::function stores without allocating.
-  const auto lookup = [p = &parameters](const ir::ExprNode& e) {
+  const std::function<ir::Scalar(const ir::ExprNode&)> lookup = [p = &parameters](const ir::ExprNode& e) {
     for (size_t j = 0; j < p->kernel->params.size(); ++j)
       if (p->kernel->params[j].get() == &e) return p->values[j];
     TESSEL_CHECK(false, "grid extent of kernel {} depends on a non-parameter", p->kernel->name);
@@ -39,7 +40,7 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
 
 }  // namespace
 
-void KernelCore::launch_variant(const Variant& v, const std::vector<HostArg>& args, void* stream) const {
+void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args, void* stream) const {
   const ir::KernelNode& k = *v.kernel;
   // One value per kernel parameter, on the stack unless the kernel has very many.
   constexpr size_t kInline = 16;

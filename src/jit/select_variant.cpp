@@ -43,7 +43,7 @@ std::string utc_now() {
 
 }  // namespace
 
-KernelCore::Variant& KernelCore::select(const std::vector<HostArg>& args, bool allow_tuning) {
+KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allow_tuning) {
   const auto& candidates = space_.candidates();
   const std::string compile_args = signature_.compile_args(args);
   const bool gpu = device_.is_gpu();

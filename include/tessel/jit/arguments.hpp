@@ -40,20 +40,20 @@ class KernelSignature {
   KernelSignature(std::string kernel, std::vector<ParamSpec> params, std::vector<std::string> names);
 
   // Throws tessel::Error when an argument does not fit its parameter.
-  void check(const std::vector<HostArg>& args) const;
+  void check(std::span<const HostArg> args) const;
   // What tells apart the variants that calls run, into `out` (reused, so a call allocates
   // nothing): the compile-time arguments, and with `size_buckets` the bucket of each run-time
   // integer, as sizes in one bucket share a tuning result.
-  void variant_key(const std::vector<HostArg>& args, bool size_buckets, std::vector<int64_t>& out) const;
+  void variant_key(std::span<const HostArg> args, bool size_buckets, std::vector<int64_t>& out) const;
   // "k=4096": the compile-time arguments.
-  std::string compile_args(const std::vector<HostArg>& args) const;
+  std::string compile_args(std::span<const HostArg> args) const;
   // "m<=4096, n<=4096": the buckets of the run-time integers.
-  std::string size_buckets(const std::vector<HostArg>& args) const;
+  std::string size_buckets(std::span<const HostArg> args) const;
   // The run-time arguments as the values of the kernel's parameters, in order; `out` holds one
   // per run-time parameter.
-  void run_time_values(const std::vector<HostArg>& args, std::span<ir::Scalar> out) const;
+  void run_time_values(std::span<const HostArg> args, std::span<ir::Scalar> out) const;
   // The pointer arguments, for saving what they point to.
-  std::vector<const void*> pointers(const std::vector<HostArg>& args) const;
+  std::vector<const void*> pointers(std::span<const HostArg> args) const;
 
   const std::string& name(size_t index) const { return names_[index]; }
 

@@ -3,6 +3,7 @@
 // and launches it with the call's arguments.
 #pragma once
 
+#include <array>
 #include <iterator>
 #include <tuple>
 #include <type_traits>
@@ -79,19 +80,20 @@ template <class S> class Kernel {
     if constexpr (requires { S::space(); }) return S::space();
     else return Space();
   }
-  template <class... A> static std::vector<HostArg> pack(const A&... args) {
-    if (sizeof...(A) != N)
+  // The call's arguments, on the stack: a call allocates nothing.
+  template <class... A> static std::array<HostArg, N> pack(const A&... args) {
+    if constexpr (sizeof...(A) != N)
       throw Error(fmt::format("kernel {} takes {} arguments, {} given", detail::kernel_name_of(typeid(S)), N,
                               sizeof...(A)));
-    return {detail::host_arg(args)...};
+    else return {detail::host_arg(args)...};
   }
   static detail::TraceFn trace_fn() {
-    return [](const std::vector<HostArg>& args, const Space::Candidate& config) {
+    return [](std::span<const HostArg> args, const Space::Candidate& config) {
       return trace(args, config, std::make_index_sequence<N>{});
     };
   }
   template <size_t... I>
-  static ir::Kernel trace(const std::vector<HostArg>& args, const Space::Candidate& config, std::index_sequence<I...>) {
+  static ir::Kernel trace(std::span<const HostArg> args, const Space::Candidate& config, std::index_sequence<I...>) {
     S script;
     for (const Space::Setting& s : config) s.apply(&script);
     Builder b(&script.attrs);

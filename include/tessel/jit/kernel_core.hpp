@@ -53,7 +53,7 @@ struct CompileStats {
 
 namespace detail {
 
-using TraceFn = std::function<ir::Kernel(const std::vector<HostArg>& args, const Space::Candidate& config)>;
+using TraceFn = std::function<ir::Kernel(std::span<const HostArg> args, const Space::Candidate& config)>;
 
 class KernelCore {
  public:
@@ -61,14 +61,14 @@ class KernelCore {
              KernelOptions options);
   ~KernelCore();
 
-  void launch(const std::vector<HostArg>& args, void* stream);
+  void launch(std::span<const HostArg> args, void* stream);
   // The kernel as traced and as lowered for these arguments (the CLI's `ir` command).
-  ir::Kernel traced(const std::vector<HostArg>& args);
-  ir::Kernel lowered(const std::vector<HostArg>& args);
-  std::string cuda_source(const std::vector<HostArg>& args);
+  ir::Kernel traced(std::span<const HostArg> args);
+  ir::Kernel lowered(std::span<const HostArg> args);
+  std::string cuda_source(std::span<const HostArg> args);
   // Compiles to a cubin for the kernel's target through the disk cache, without loading it (no
   // GPU needed); `stats()` then says whether it came from the cache.
-  std::vector<char> cubin(const std::vector<HostArg>& args);
+  std::vector<char> cubin(std::span<const HostArg> args);
   // The variant the last call used (empty before the first call).
   const CompileStats& stats() const;
   const Device& device() const { return device_; }
@@ -81,18 +81,18 @@ class KernelCore {
     Variant* variant;
   };
   // The variant a call runs: found by the call's variant key, else selected (maybe by tuning).
-  Variant& prepare(const std::vector<HostArg>& args, bool allow_tuning);
+  Variant& prepare(std::span<const HostArg> args, bool allow_tuning);
   // Builds the candidates of the space and picks one: the only one, a recorded tuning result,
   // the fastest, or the first that builds.
-  Variant& select(const std::vector<HostArg>& args, bool allow_tuning);
+  Variant& select(std::span<const HostArg> args, bool allow_tuning);
   // Traces, lowers and checks candidate `index` against the target; compiles it when `compile`.
   // Thread-safe. Returns null and sets *infeasible when the candidate cannot run here.
-  std::unique_ptr<Variant> build(const std::vector<HostArg>& args, int index, bool compile, double time_limit_s,
+  std::unique_ptr<Variant> build(std::span<const HostArg> args, int index, bool compile, double time_limit_s,
                                  bool strict, std::string* infeasible) const;
   // Keeps a built variant for the rest of the kernel's life, loaded on the GPU.
   Variant& adopt(const std::string& compile_args, std::unique_ptr<Variant> v);
   void load(Variant& v) const;
-  void launch_variant(const Variant& v, const std::vector<HostArg>& args, void* stream) const;
+  void launch_variant(const Variant& v, std::span<const HostArg> args, void* stream) const;
 
   std::string name_;
   KernelSignature signature_;
