@@ -1,6 +1,5 @@
 // Choosing the variant a call runs when it is not cached yet: the only configuration, a tuning
 // result recorded for this machine, the fastest candidate timed now, or the first that builds.
-#include <cstring>
 #include <ctime>
 #include <optional>
 

@@ -55,8 +55,6 @@ class KernelSignature {
   // The pointer arguments, for saving what they point to.
   std::vector<const void*> pointers(std::span<const HostArg> args) const;
 
-  const std::string& name(size_t index) const { return names_[index]; }
-
  private:
   std::string kernel_;
   std::vector<ParamSpec> params_;

@@ -15,10 +15,6 @@
 #include "tessel/lang/space.hpp"
 #include "tessel/runtime/device.hpp"
 
-namespace tessel::runtime {
-struct KernelBinary;
-}
-
 namespace tessel {
 
 struct KernelOptions {

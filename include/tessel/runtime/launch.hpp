@@ -13,7 +13,7 @@ namespace tessel::runtime {
 struct LaunchShape {
   std::array<unsigned, 3> grid = {1, 1, 1};     // blocks
   std::array<unsigned, 3> cluster = {1, 1, 1};  // blocks per cluster; 1 x 1 x 1: no clusters
-  unsigned threads = 32;                        // per block, along x
+  unsigned threads = 1;                         // per block, along x
   unsigned shared_bytes = 0;                    // dynamic shared memory per block
 
   bool clustered() const { return cluster != std::array<unsigned, 3>{1, 1, 1}; }
