@@ -89,6 +89,21 @@ TEST(ParamLayout, ArgumentBlocksOfAnySize) {
   }
 }
 
+TEST(ParamLayout, EachSlotReadsItsSourceValue) {
+  ParamLayout layout;
+  ParamSlot word = param_slot({DType::I32});
+  word.source = 1;
+  layout.add(word);
+  word.source = 0;
+  layout.add(word);
+  layout.add(word);
+  const std::vector<ir::Scalar> values = {{.i = 10}, {.i = 20}};
+  ArgumentBlock block(layout, values);
+  EXPECT_EQ(read<int32_t>(block.pointers()[0]), 20);
+  EXPECT_EQ(read<int32_t>(block.pointers()[1]), 10);
+  EXPECT_EQ(read<int32_t>(block.pointers()[2]), 10);
+}
+
 // A parameter larger and more aligned than any scalar (a 128-byte tensor map is one) goes to the
 // next offset its alignment allows.
 TEST(ParamLayout, PlacesLargeAlignedParameters) {

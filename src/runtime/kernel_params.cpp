@@ -37,7 +37,11 @@ ParamSlot param_slot(const ir::Type& t) {
 
 ParamLayout ParamLayout::of(const ir::KernelNode& k) {
   ParamLayout layout;
-  for (const ir::Var& p : k.params) layout.add(param_slot(p->type));
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    ParamSlot slot = param_slot(k.params[i]->type);
+    slot.source = uint32_t(i);
+    layout.add(slot);
+  }
   return layout;
 }
 
@@ -50,13 +54,15 @@ void ParamLayout::add(ParamSlot slot) {
 }
 
 void ParamLayout::fill(std::span<const ir::Scalar> values, std::byte* block, void** pointers) const {
-  TESSEL_CHECK(values.size() == slots_.size(), "{} values for {} parameters", values.size(), slots_.size());
   for (size_t i = 0; i < slots_.size(); ++i) {
     const ParamSlot& slot = slots_[i];
+    TESSEL_CHECK(slot.source < values.size(), "parameter {} is made from value {} of {}", i, slot.source,
+                 values.size());
+    const ir::Scalar value = values[slot.source];
     std::byte* dst = block + slot.offset;
     switch (slot.kind) {
-      case ParamSlot::Kind::Scalar: write_scalar(slot.dtype, values[i], dst); break;
-      case ParamSlot::Kind::Pointer: write(dst, uint64_t(values[i].i)); break;
+      case ParamSlot::Kind::Scalar: write_scalar(slot.dtype, value, dst); break;
+      case ParamSlot::Kind::Pointer: write(dst, uint64_t(value.i)); break;
     }
     pointers[i] = dst;
   }

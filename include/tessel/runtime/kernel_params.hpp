@@ -24,11 +24,13 @@ struct ParamSlot {
   Kind kind = Kind::Scalar;
   DType dtype = DType::I32;  // Scalar only
   uint32_t size = 0, alignment = 1;
+  uint32_t source = 0;  // the launch value its bytes are made from
   uint32_t offset = 0;  // in the argument block
 };
 
-// The parameters of one kernel, described once when it is loaded. A launch hands over one value
-// per parameter, in order (ir::Scalar: .i for integers, booleans and addresses, .f for floats).
+// The parameters of one kernel, described once when it is loaded. A launch hands over its values
+// (ir::Scalar: .i for integers, booleans and addresses, .f for floats), and each slot says which
+// of them it is made from.
 class ParamLayout {
  public:
   // The alignment of an argument block: enough for any parameter (a CUtensorMap is alignas(128)
@@ -36,7 +38,8 @@ class ParamLayout {
   static constexpr size_t kBlockAlignment = 128;
 
   ParamLayout() = default;
-  // The parameters of a lowered kernel, in its signature's order.
+  // The parameters of a lowered kernel, in its signature's order, each made from the launch value
+  // of the same position.
   static ParamLayout of(const ir::KernelNode& k);
   // Appends a parameter at the next offset its alignment allows.
   void add(ParamSlot slot);
@@ -44,8 +47,8 @@ class ParamLayout {
   std::span<const ParamSlot> slots() const { return slots_; }
   size_t bytes() const { return bytes_; }  // of the argument block
 
-  // Writes parameter i's bytes, made from values[i], into `block` (bytes() long, aligned to
-  // kBlockAlignment), and points pointers[i] at them.
+  // Writes the bytes of parameter i, made from its source value, into `block` (bytes() long,
+  // aligned to kBlockAlignment), and points pointers[i] at them.
   void fill(std::span<const ir::Scalar> values, std::byte* block, void** pointers) const;
 
  private:
