@@ -42,8 +42,8 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
 
 void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args, void* stream) const {
   const ir::KernelNode& k = *v.kernel;
-  // One value per kernel parameter, on the stack unless the kernel has very many.
-  constexpr size_t kInline = 16;
+  // One value per kernel parameter, on the stack for as many parameters as the argument block.
+  constexpr size_t kInline = runtime::ArgumentBlock::kInlineParams;
   std::array<ir::Scalar, kInline> inline_values;
   std::vector<ir::Scalar> heap_values;
   if (k.params.size() > kInline) heap_values.resize(k.params.size());
