@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tessel/ir/ir.hpp"
-#include "tessel/runtime/kernel.hpp"
+#include "tessel/jit/kernel.hpp"
 
 namespace tessel::examples {
 

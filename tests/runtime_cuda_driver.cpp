@@ -97,6 +97,7 @@ TEST(CudaDriver, ResolvesEveryEntryPointFromTheStubLibrary) {
   EXPECT_NE(driver.memAlloc, nullptr);
   EXPECT_NE(driver.eventElapsedTime, nullptr);
   EXPECT_NE(driver.launchKernel, nullptr);
+  EXPECT_NE(driver.launchKernelEx, nullptr);
 }
 
 }  // namespace

@@ -8,4 +8,4 @@
 #include "tessel/lang/script.hpp"
 #include "tessel/lang/space.hpp"
 #include "tessel/runtime/device.hpp"
-#include "tessel/runtime/kernel.hpp"
+#include "tessel/jit/kernel.hpp"

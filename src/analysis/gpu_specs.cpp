@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "tessel/error.hpp"
+#include "tessel/ir/target_limits.hpp"
 
 namespace tessel::analysis {
 
@@ -12,19 +13,28 @@ namespace {
 constexpr int64_t KiB = 1024;
 constexpr int64_t MiB = 1024 * KiB;
 
-// Figures common to compute capabilities 8.0, 9.0 and 10.0: CUDA C++ Programming Guide,
-// "Technical Specifications per Compute Capability" (65536 registers per SM and per block, 255
-// per thread, 2048 threads = 64 warps and 32 blocks per SM, 1024 threads per block), and 1 KB of
-// shared memory reserved per block since sm_80 (the guide's compute capability 8.x section;
-// cudaDevAttrReservedSharedMemoryPerBlock). The GpuSpec defaults hold the rest.
-GpuSpec base(std::string key, std::string name, std::string part, int major, int minor) {
+// The per-SM and per-block limits are the target's (ir/target_limits.cpp cites their sources);
+// the entries below add what differs between GPUs of one target.
+GpuSpec base(std::string key, std::string name, std::string part, int major, int minor, ir::Arch target) {
+  const ir::TargetLimits& limits = ir::target_limits(target);
   GpuSpec g;
   g.key = std::move(key);
   g.name = std::move(name);
   g.part = std::move(part);
   g.cc_major = major;
   g.cc_minor = minor;
-  g.shared_reserved_per_block = 1 * KiB;
+  g.shared_per_sm = limits.shared_bytes_per_sm;
+  g.shared_per_block_optin = limits.max_shared_bytes_per_block;
+  g.shared_reserved_per_block = limits.shared_bytes_reserved_per_block;
+  g.registers_per_sm = limits.registers_per_sm;
+  g.registers_per_block = limits.registers_per_block;
+  g.max_registers_per_thread = limits.max_registers_per_thread;
+  g.max_threads_per_sm = limits.max_threads_per_sm;
+  g.max_warps_per_sm = limits.max_threads_per_sm / 32;
+  g.max_blocks_per_sm = limits.max_blocks_per_sm;
+  g.max_threads_per_block = limits.max_threads_per_block;
+  g.tmem_lanes = limits.tmem_lanes;
+  g.tmem_columns = limits.tmem_columns;
   return g;
 }
 
@@ -35,12 +45,9 @@ std::vector<GpuSpec> make_table() {
   // 40 MB L2). Rates: A100 datasheet, dense (the sparse figures are twice these): f16/bf16 312
   // TFLOPS, tf32 156, i8 624 TOPS, f32 19.5. Bandwidth: the datasheet says 2,039 GB/s for the
   // 80GB SXM part; the table uses 2.0 TB/s, the figure the tiling seed (and most texts) reason
-  // with, so that its ridge point of 156 FLOP/B comes out. Shared memory: 164 KB per SM, 163 KB
-  // per block (programming guide, compute capability 8.0).
-  GpuSpec a100 = base("a100", "A100", "SXM4 80GB", 8, 0);
+  // with, so that its ridge point of 156 FLOP/B comes out.
+  GpuSpec a100 = base("a100", "A100", "SXM4 80GB", 8, 0, ir::Arch::Sm80);
   a100.sm_count = 108;
-  a100.shared_per_sm = 164 * KiB;
-  a100.shared_per_block_optin = 163 * KiB;
   a100.l2_bytes = 40 * MiB;
   a100.hbm_bandwidth = 2.0e12;
   a100.peak = {.tensor_f16 = 312e12, .tensor_bf16 = 312e12, .tensor_tf32 = 156e12,
@@ -50,12 +57,9 @@ std::vector<GpuSpec> make_table() {
   // H100 SXM5 80GB. SMs and L2: NVIDIA H100 Tensor Core GPU Architecture whitepaper (132 SMs,
   // 50 MB L2). Rates: H100 datasheet (H100 SXM column), which gives sparse tensor figures; these
   // are half of them: f16/bf16 1,979 -> 989.5 TFLOPS, tf32 989 -> 494.5, f8 3,958 -> 1,979,
-  // i8 3,958 -> 1,979 TOPS; f32 67 TFLOPS. Bandwidth 3.35 TB/s (datasheet). Shared memory:
-  // 228 KB per SM, 227 KB per block (programming guide, compute capability 9.0).
-  GpuSpec h100 = base("h100", "H100", "SXM5 80GB", 9, 0);
+  // i8 3,958 -> 1,979 TOPS; f32 67 TFLOPS. Bandwidth 3.35 TB/s (datasheet).
+  GpuSpec h100 = base("h100", "H100", "SXM5 80GB", 9, 0, ir::Arch::Sm90a);
   h100.sm_count = 132;
-  h100.shared_per_sm = 228 * KiB;
-  h100.shared_per_block_optin = 227 * KiB;
   h100.l2_bytes = 50 * MiB;
   h100.hbm_bandwidth = 3.35e12;
   h100.peak = {.tensor_f16 = 989.5e12, .tensor_bf16 = 989.5e12, .tensor_tf32 = 494.5e12,
@@ -80,19 +84,12 @@ std::vector<GpuSpec> make_table() {
   // 64 TB/s over 8 GPUs is 8 TB/s). NVIDIA's datasheets give neither SM count nor L2 size: 148
   // SMs (74 enabled on each of two dies) and about 126 MB of L2 are Chips and Cheese's findings
   // on a B200 ("Nvidia's B200: Keeping the CUDA Juggernaut Rolling", 2025).
-  // Shared memory: 228 KB per SM, 227 KB per block (programming guide, compute capability 10.0).
-  // Tensor memory: 128 lanes x 512 columns of 32-bit cells per SM (PTX ISA, tcgen05 "Tensor
-  // Memory").
-  GpuSpec b200 = base("b200", "B200", "HGX 180GB", 10, 0);
+  GpuSpec b200 = base("b200", "B200", "HGX 180GB", 10, 0, ir::Arch::Sm100a);
   b200.sm_count = 148;
-  b200.shared_per_sm = 228 * KiB;
-  b200.shared_per_block_optin = 227 * KiB;
   b200.l2_bytes = 126 * MiB;
   b200.hbm_bandwidth = 7.7e12;
   b200.peak = {.tensor_f16 = 2.25e15, .tensor_bf16 = 2.25e15, .tensor_tf32 = 1.1e15,
                .tensor_f8 = 4.5e15, .tensor_i8 = 4.5e15, .simt_f32 = 75e12};
-  b200.tmem_lanes = 128;
-  b200.tmem_columns = 512;
   t.push_back(b200);
   return t;
 }

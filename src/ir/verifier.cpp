@@ -5,19 +5,12 @@
 
 #include "tessel/ir/mutator.hpp"
 #include "tessel/ir/printer.hpp"
+#include "tessel/ir/target_limits.hpp"
 #include "verification.hpp"
 
 namespace tessel::ir {
 
-int64_t max_shared_bytes_per_block(Arch arch) {
-  // Opt-in maxima (CUDA C Programming Guide, "Technical Specifications per Compute Capability").
-  switch (arch) {
-    case Arch::Sm80: return 163 * 1024;
-    case Arch::Sm90a: return 227 * 1024;
-    case Arch::Sm100a: return 227 * 1024;
-  }
-  return 0;
-}
+int64_t max_shared_bytes_per_block(Arch arch) { return target_limits(arch).max_shared_bytes_per_block; }
 
 Arch min_arch(NodeKind instruction) { return instruction_traits(instruction).min_target; }
 

@@ -73,6 +73,7 @@ std::string CudaDriver::load(const std::string& library) {
   TESSEL_BIND(funcSetAttribute, cuFuncSetAttribute);
   TESSEL_BIND(funcGetAttribute, cuFuncGetAttribute);
   TESSEL_BIND(launchKernel, cuLaunchKernel);
+  TESSEL_BIND(launchKernelEx, cuLaunchKernelEx);
   TESSEL_BIND(memAlloc, cuMemAlloc);
   TESSEL_BIND(memFree, cuMemFree);
   TESSEL_BIND(memcpyHtoD, cuMemcpyHtoD);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "tessel/error.hpp"
+#include "tessel/runtime/cache_key.hpp"
 #include "tessel/runtime/nvrtc_compiler.hpp"
 #include "tessel/runtime/sha256.hpp"
 
@@ -204,21 +205,14 @@ std::size_t DiskCache::clear() const {
 
 std::string compile_cache_key(std::string_view printed_ir, std::string_view cuda_source, std::string_view arch,
                               std::span<const std::string> options) {
-  // Each field is written as "<length>:<bytes>", so where a field ends is known from its length,
-  // never guessed from its contents: ("ab", "c") and ("a", "bc") hash differently.
-  std::string framed;
-  auto add = [&framed](std::string_view field) {
-    framed += fmt::format("{}:", field.size());
-    framed += field;
-  };
-  add("tessel-compile-key-v1");
-  add(TESSEL_VERSION);
-  add(nvrtc_version());
-  add(printed_ir);
-  add(cuda_source);
-  add(arch);
-  for (const auto& option : options) add(option);
-  return sha256_hex(framed);
+  return CacheKey("tessel-compile-key-v1")
+      .add(TESSEL_VERSION)
+      .add(nvrtc_version())
+      .add(printed_ir)
+      .add(cuda_source)
+      .add(arch)
+      .add_each(options)
+      .digest();
 }
 
 }  // namespace tessel::runtime

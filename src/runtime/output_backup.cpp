@@ -1,16 +1,16 @@
-#include "output_backup.hpp"
+#include "tessel/runtime/output_backup.hpp"
 
 #include "tessel/runtime/cuda_driver.hpp"
 
 namespace tessel::runtime {
 
-OutputBackup::OutputBackup(const std::vector<HostArg>& args) {
+OutputBackup::OutputBackup(std::span<const void* const> pointers) {
   auto& d = CudaDriver::get();
-  for (const HostArg& a : args) {
-    if (a.kind != HostArg::Kind::Pointer || !a.p) continue;
+  for (const void* p : pointers) {
+    if (!p) continue;
     CUdeviceptr base = 0;
     size_t bytes = 0;
-    d.check(d.memGetAddressRange(&base, &bytes, CUdeviceptr(a.p)), "cuMemGetAddressRange",
+    d.check(d.memGetAddressRange(&base, &bytes, CUdeviceptr(p)), "cuMemGetAddressRange",
             "saving a kernel argument before tuning");
     bool seen = false;
     for (const Saved& s : saved_) seen = seen || s.base == base;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tessel/error.hpp"
-#include "tessel/runtime/sha256.hpp"
+#include "tessel/runtime/cache_key.hpp"
 
 namespace tessel::tuning {
 
@@ -122,18 +122,13 @@ TuningDb::TuningDb(std::filesystem::path dir) : cache_(std::move(dir)) {}
 
 std::string TuningDb::key(const std::string& kernel, const std::vector<std::string>& space,
                           const std::string& compile_args, const std::string& size_bucket, const std::string& target) {
-  std::string framed;
-  auto add = [&framed](std::string_view field) {
-    framed += fmt::format("{}:", field.size());
-    framed += field;
-  };
-  add("tessel-tuning-key-v1");
-  add(kernel);
-  for (const std::string& c : space) add(c);
-  add(compile_args);
-  add(size_bucket);
-  add(target);
-  return runtime::sha256_hex(framed);
+  return runtime::CacheKey("tessel-tuning-key-v1")
+      .add(kernel)
+      .add_each(space)
+      .add(compile_args)
+      .add(size_bucket)
+      .add(target)
+      .digest();
 }
 
 std::optional<TuningRecord> TuningDb::load(const std::string& key) const {

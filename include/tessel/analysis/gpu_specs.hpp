@@ -35,17 +35,18 @@ struct GpuSpec {
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
 
+  // Per-SM and per-block limits: the target's (ir/target_limits.hpp), or the device's.
   int64_t shared_per_sm = 0;              // bytes, with the largest shared-memory carveout
   int64_t shared_per_block_optin = 0;     // bytes one block may opt in to
   int64_t shared_reserved_per_block = 0;  // bytes the driver keeps per resident block
 
-  int registers_per_sm = 65536;  // 32-bit registers
-  int registers_per_block = 65536;
-  int max_registers_per_thread = 255;
-  int max_threads_per_sm = 2048;
-  int max_warps_per_sm = 64;
-  int max_blocks_per_sm = 32;
-  int max_threads_per_block = 1024;
+  int registers_per_sm = 0;  // 32-bit registers
+  int registers_per_block = 0;
+  int max_registers_per_thread = 0;
+  int max_threads_per_sm = 0;
+  int max_warps_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int max_threads_per_block = 0;
 
   int64_t l2_bytes = 0;
   double hbm_bandwidth = 0;  // bytes/s

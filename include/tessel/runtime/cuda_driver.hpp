@@ -78,6 +78,7 @@ class CudaDriver {
   decltype(&::cuFuncSetAttribute) funcSetAttribute = nullptr;
   decltype(&::cuFuncGetAttribute) funcGetAttribute = nullptr;
   decltype(&::cuLaunchKernel) launchKernel = nullptr;
+  decltype(&::cuLaunchKernelEx) launchKernelEx = nullptr;  // launches with clusters
 
   decltype(&::cuMemAlloc) memAlloc = nullptr;
   decltype(&::cuMemFree) memFree = nullptr;

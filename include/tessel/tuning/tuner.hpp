@@ -1,6 +1,6 @@
 // The autotuner: builds every candidate of a space concurrently (trace, lower, prune, compile),
 // times the ones that built on the GPU as they become ready, and picks the fastest. It knows
-// candidates only by index and description; the kernel runtime supplies the steps, and tests
+// candidates only by index and description; the front door (jit/) supplies the steps, and tests
 // supply fakes.
 #pragma once
 

@@ -3,15 +3,17 @@
 // visible effect on the caller's data.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <vector>
-
-#include "tessel/runtime/kernel.hpp"
 
 namespace tessel::runtime {
 
 class OutputBackup {
  public:
-  explicit OutputBackup(const std::vector<HostArg>& args);
+  // Saves the allocation each device pointer points into (null pointers are skipped, and an
+  // allocation is saved once however many pointers point into it).
+  explicit OutputBackup(std::span<const void* const> pointers);
   ~OutputBackup();
   OutputBackup(const OutputBackup&) = delete;
   OutputBackup& operator=(const OutputBackup&) = delete;

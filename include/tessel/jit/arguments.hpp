@@ -1,0 +1,95 @@
+// The arguments of a kernel call as the host sees them, the parameters of a kernel's operator(),
+// and what the one makes of the other: checks, the key of the variant a call runs, and the
+// run-time values a launch passes on.
+#pragma once
+
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "tessel/dtype.hpp"
+#include "tessel/ir/evaluate.hpp"
+#include "tessel/lang/values.hpp"
+
+namespace tessel {
+
+// One argument of a kernel call as the host sees it. Built on every call, so it holds no strings.
+struct HostArg {
+  enum class Kind { Int, Float, Pointer } kind = Kind::Int;
+  int64_t i = 0;
+  double f = 0;
+  const void* p = nullptr;
+  bool is_bool = false;
+  bool void_pointer = false;
+  DType pointee = DType::F32;  // pointers to tessel element types
+  std::string type_name() const;  // the C++ type, for messages
+};
+
+namespace detail {
+
+// What kind of value each parameter of operator() takes.
+struct ParamSpec {
+  enum class Kind { CompileInt, CompileBool, Scalar, Pointer } kind;
+  DType dtype = DType::I32;  // scalar type, or pointee type of a pointer
+};
+
+// The parameters of a kernel's operator(), and what they make of a call's arguments.
+class KernelSignature {
+ public:
+  KernelSignature(std::string kernel, std::vector<ParamSpec> params, std::vector<std::string> names);
+
+  // Throws tessel::Error when an argument does not fit its parameter.
+  void check(std::span<const HostArg> args) const;
+  // What tells apart the variants that calls run, into `out` (reused, so a call allocates
+  // nothing): the compile-time arguments, and with `size_buckets` the bucket of each run-time
+  // integer, as sizes in one bucket share a tuning result.
+  void variant_key(std::span<const HostArg> args, bool size_buckets, std::vector<int64_t>& out) const;
+  // "k=4096": the compile-time arguments.
+  std::string compile_args(std::span<const HostArg> args) const;
+  // "m<=4096, n<=4096": the buckets of the run-time integers.
+  std::string size_buckets(std::span<const HostArg> args) const;
+  // The run-time arguments as the values of the kernel's parameters, in order; `out` holds one
+  // per run-time parameter.
+  void run_time_values(std::span<const HostArg> args, std::span<ir::Scalar> out) const;
+  // The pointer arguments, for saving what they point to.
+  std::vector<const void*> pointers(std::span<const HostArg> args) const;
+
+ private:
+  std::string kernel_;
+  std::vector<ParamSpec> params_;
+  std::vector<std::string> names_;
+};
+
+template <class P> struct param_traits;
+template <> struct param_traits<int> { static ParamSpec spec() { return {ParamSpec::Kind::CompileInt}; } };
+template <> struct param_traits<bool> { static ParamSpec spec() { return {ParamSpec::Kind::CompileBool, DType::Bool}; } };
+template <class T> struct param_traits<Var<T>> { static ParamSpec spec() { return {ParamSpec::Kind::Scalar, dtype_v<T>}; } };
+template <class T> struct param_traits<Ptr<T>> { static ParamSpec spec() { return {ParamSpec::Kind::Pointer, dtype_v<T>}; } };
+
+template <class X> HostArg host_arg(const X& x) {
+  using T = std::remove_cvref_t<X>;
+  HostArg a;
+  if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T>) {
+    a.kind = HostArg::Kind::Int;
+    a.i = int64_t(x);
+    a.is_bool = std::is_same_v<T, bool>;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    a.kind = HostArg::Kind::Float;
+    a.f = double(x);
+  } else if constexpr (std::is_pointer_v<T>) {
+    a.kind = HostArg::Kind::Pointer;
+    a.p = x;
+    using E = std::remove_cv_t<std::remove_pointer_t<T>>;
+    if constexpr (std::is_void_v<E>) a.void_pointer = true;
+    else a.pointee = dtype_v<E>;
+  } else if constexpr (requires { x.data(); x.device(); }) {
+    return host_arg(x.data());
+  } else {
+    static_assert(sizeof(T) == 0, "kernel arguments are integers, floats, pointers or tessel::Buffer");
+  }
+  return a;
+}
+
+}  // namespace detail
+}  // namespace tessel

@@ -1,0 +1,111 @@
+// tessel::Kernel<S>: the front door. Traces a Script, lowers it, tunes it over its space,
+// compiles it (GPU) or prepares it (simulator), caches the result per compile-time arguments,
+// and launches it with the call's arguments.
+#pragma once
+
+#include <array>
+#include <iterator>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+
+#include "tessel/ir/ir.hpp"
+#include "tessel/jit/arguments.hpp"
+#include "tessel/jit/kernel_core.hpp"
+#include "tessel/lang/script.hpp"
+#include "tessel/lang/space.hpp"
+#include "tessel/runtime/device.hpp"
+
+namespace tessel {
+
+namespace detail {
+
+std::string kernel_name_of(const std::type_info& t);
+
+template <class F> struct body_traits;
+template <class C, class... P> struct body_traits<void (C::*)(P...)> { using params = std::tuple<P...>; };
+
+// A script may name its parameters for the IR and the generated code:
+//   static constexpr const char* param_names[] = {"m_size", "n_size", ...};
+template <class S> std::string param_name(int index) {
+  if constexpr (requires { S::param_names[0]; }) {
+    if (index < int(std::size(S::param_names))) return S::param_names[index];
+  }
+  return fmt::format("arg{}", index);
+}
+
+template <class P> P make_param(const HostArg& a, std::vector<ir::Var>& params, const std::string& name) {
+  if constexpr (std::is_same_v<P, int>) return int(a.i);
+  else if constexpr (std::is_same_v<P, bool>) return a.i != 0;
+  else {
+    const bool pointer = param_traits<P>::spec().kind == ParamSpec::Kind::Pointer;
+    ir::Var v = ir::make_var(ir::Type{param_traits<P>::spec().dtype, pointer}, name);
+    params.push_back(v);
+    return P::bind(v);
+  }
+}
+
+// Finishes a trace: checks the launch attributes and builds the kernel node.
+ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::vector<ir::Var> params);
+
+}  // namespace detail
+
+template <class S> class Kernel {
+  using Params = typename detail::body_traits<decltype(&S::operator())>::params;
+  static constexpr size_t N = std::tuple_size_v<Params>;
+
+ public:
+  explicit Kernel(Device device = Device::default_device(), KernelOptions options = {})
+      : core_(detail::kernel_name_of(typeid(S)), signature(std::make_index_sequence<N>{}), trace_fn(), space(), device,
+              std::move(options)) {}
+
+  template <class... A> void operator()(const A&... args) { core_.launch(pack(args...), nullptr); }
+  // Launches on a CUDA stream (a CUstream; ignored by the simulator).
+  template <class... A> void launch_on(void* stream, const A&... args) { core_.launch(pack(args...), stream); }
+
+  template <class... A> ir::Kernel traced(const A&... args) { return core_.traced(pack(args...)); }
+  template <class... A> ir::Kernel lowered(const A&... args) { return core_.lowered(pack(args...)); }
+  template <class... A> std::string cuda_source(const A&... args) { return core_.cuda_source(pack(args...)); }
+  template <class... A> std::vector<char> cubin(const A&... args) { return core_.cubin(pack(args...)); }
+  const CompileStats& stats() const { return core_.stats(); }
+  const Device& device() const { return core_.device(); }
+
+ private:
+  template <size_t... I> static detail::KernelSignature signature(std::index_sequence<I...>) {
+    return detail::KernelSignature(detail::kernel_name_of(typeid(S)),
+                                   {detail::param_traits<std::tuple_element_t<I, Params>>::spec()...},
+                                   {detail::param_name<S>(int(I))...});
+  }
+  static Space space() {
+    if constexpr (requires { S::space(); }) return S::space();
+    else return Space();
+  }
+  // The call's arguments, on the stack: a call allocates nothing.
+  template <class... A> static std::array<HostArg, N> pack(const A&... args) {
+    if constexpr (sizeof...(A) != N)
+      throw Error(fmt::format("kernel {} takes {} arguments, {} given", detail::kernel_name_of(typeid(S)), N,
+                              sizeof...(A)));
+    else return {detail::host_arg(args)...};
+  }
+  static detail::TraceFn trace_fn() {
+    return [](std::span<const HostArg> args, const Space::Candidate& config) {
+      return trace(args, config, std::make_index_sequence<N>{});
+    };
+  }
+  template <size_t... I>
+  static ir::Kernel trace(std::span<const HostArg> args, const Space::Candidate& config, std::index_sequence<I...>) {
+    S script;
+    for (const Space::Setting& s : config) s.apply(&script);
+    Builder b(&script.attrs);
+    std::vector<ir::Var> params;
+    // Braced initialization evaluates in order, so parameters are numbered left to right.
+    Params values{detail::make_param<std::tuple_element_t<I, Params>>(args[I], params, detail::param_name<S>(int(I)))...};
+    std::apply([&](auto&&... p) { script(std::move(p)...); }, std::move(values));
+    b.throw_deferred();
+    return detail::finish_trace(b, script.attrs, detail::kernel_name_of(typeid(S)), std::move(params));
+  }
+
+  detail::KernelCore core_;
+};
+
+}  // namespace tessel

@@ -1,0 +1,32 @@
+// Launching a loaded kernel: the launch's shape, and the driver call that runs it. A launch with
+// clusters goes through cuLaunchKernelEx, any other through cuLaunchKernel.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string_view>
+
+#include "tessel/runtime/loaded_kernel.hpp"
+
+namespace tessel::runtime {
+
+struct LaunchShape {
+  std::array<unsigned, 3> grid = {1, 1, 1};     // blocks
+  std::array<unsigned, 3> cluster = {1, 1, 1};  // blocks per cluster; 1 x 1 x 1: no clusters
+  unsigned threads = 1;                         // per block, along x
+  unsigned shared_bytes = 0;                    // dynamic shared memory per block
+
+  bool clustered() const { return cluster != std::array<unsigned, 3>{1, 1, 1}; }
+  // Throws tessel::Error, naming `label`, unless the grid is a whole number of clusters.
+  void check(std::string_view label) const;
+};
+
+// Runs `kernel` on `stream` (a CUstream; null: the default stream) with `values`, one per
+// parameter. An empty grid runs nothing. Throws tessel::Error when the driver refuses the launch.
+void launch(const LoadedKernel& kernel, const LaunchShape& shape, std::span<const ir::Scalar> values, void* stream);
+
+// The cuLaunchKernelEx configuration of a clustered launch. Its attribute list is `cluster`, which
+// must outlive the launch.
+CUlaunchConfig cluster_launch_config(const LaunchShape& shape, CUstream stream, CUlaunchAttribute& cluster);
+
+}  // namespace tessel::runtime

@@ -1,0 +1,37 @@
+// A compiled kernel loaded into the GPU's context: its module, its function, set up for its
+// shared memory, and the description of its parameters that every launch fills.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tessel/ir/ir.hpp"
+#include "tessel/runtime/cuda_driver.hpp"
+#include "tessel/runtime/kernel_compiler.hpp"
+#include "tessel/runtime/kernel_params.hpp"
+
+namespace tessel::runtime {
+
+class LoadedKernel {
+ public:
+  // Loads `binary`, the compiled form of `k`, into the current context (the driver's, made
+  // current here). Throws tessel::Error when the driver refuses it.
+  LoadedKernel(const KernelBinary& binary, const ir::KernelNode& k);
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+
+  CUfunction function() const { return function_; }
+  const ParamLayout& params() const { return params_; }
+  const std::string& label() const { return label_; }  // "kernel <name>", for driver errors
+
+ private:
+  struct Unload {
+    void operator()(CUmodule m) const;
+  };
+  std::unique_ptr<CUmod_st, Unload> module_;  // unloaded with the kernel, or when loading fails half-way
+  CUfunction function_ = nullptr;
+  ParamLayout params_;
+  std::string label_;
+};
+
+}  // namespace tessel::runtime

@@ -1,0 +1,124 @@
+#include "tessel/jit/arguments.hpp"
+
+#include <fmt/ranges.h>
+
+#include "tessel/error.hpp"
+
+namespace tessel {
+
+std::string HostArg::type_name() const {
+  switch (kind) {
+    case Kind::Int: return is_bool ? "bool" : "integer";
+    case Kind::Float: return "floating-point";
+    case Kind::Pointer: return void_pointer ? "void*" : fmt::format("{}*", dtype_name(pointee));
+  }
+  return "?";
+}
+
+}  // namespace tessel
+
+namespace tessel::detail {
+
+namespace {
+
+std::string describe_param(const ParamSpec& p) {
+  switch (p.kind) {
+    case ParamSpec::Kind::CompileInt: return "a compile-time int";
+    case ParamSpec::Kind::CompileBool: return "a compile-time bool";
+    case ParamSpec::Kind::Scalar: return fmt::format("a run-time {}", dtype_name(p.dtype));
+    case ParamSpec::Kind::Pointer: return fmt::format("a pointer to {}", dtype_name(p.dtype));
+  }
+  return "?";
+}
+
+bool compile_time(const ParamSpec& p) {
+  return p.kind == ParamSpec::Kind::CompileInt || p.kind == ParamSpec::Kind::CompileBool;
+}
+
+bool integer_size(const ParamSpec& p) { return p.kind == ParamSpec::Kind::Scalar && !is_float(p.dtype); }
+
+// Run-time sizes share a tuning result within a power-of-two bucket: 3000 and 4096 tune once.
+int64_t size_bucket(int64_t v) {
+  if (v <= 1) return v;
+  int64_t b = 1;
+  while (b < v) b <<= 1;
+  return b;
+}
+
+}  // namespace
+
+KernelSignature::KernelSignature(std::string kernel, std::vector<ParamSpec> params, std::vector<std::string> names)
+    : kernel_(std::move(kernel)), params_(std::move(params)), names_(std::move(names)) {}
+
+void KernelSignature::check(std::span<const HostArg> args) const {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const ParamSpec& p = params_[i];
+    const HostArg& a = args[i];
+    auto fail = [&] {
+      throw Error(fmt::format("kernel {}, argument {}: expected {}, got a {} value", kernel_, i, describe_param(p),
+                              a.type_name()));
+    };
+    switch (p.kind) {
+      case ParamSpec::Kind::CompileInt:
+      case ParamSpec::Kind::CompileBool:
+        if (a.kind != HostArg::Kind::Int) fail();
+        break;
+      case ParamSpec::Kind::Scalar:
+        if (a.kind == HostArg::Kind::Pointer || (a.kind == HostArg::Kind::Float && !is_float(p.dtype))) fail();
+        if (p.dtype == DType::U32 && a.kind == HostArg::Kind::Int && (a.i < 0 || a.i > int64_t(UINT32_MAX))) fail();
+        if (p.dtype == DType::I32 && a.kind == HostArg::Kind::Int && (a.i < INT32_MIN || a.i > INT32_MAX))
+          throw Error(fmt::format("kernel {}, argument {}: {} does not fit in i32", kernel_, i, a.i));
+        break;
+      case ParamSpec::Kind::Pointer:
+        if (a.kind != HostArg::Kind::Pointer || (!a.void_pointer && a.pointee != p.dtype)) fail();
+        break;
+    }
+  }
+}
+
+void KernelSignature::variant_key(std::span<const HostArg> args, bool size_buckets,
+                                  std::vector<int64_t>& out) const {
+  out.clear();
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (compile_time(params_[i])) out.push_back(args[i].i);
+    else if (size_buckets && integer_size(params_[i])) out.push_back(size_bucket(args[i].i));
+}
+
+std::string KernelSignature::compile_args(std::span<const HostArg> args) const {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (compile_time(params_[i])) parts.push_back(fmt::format("{}={}", names_[i], args[i].i));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string KernelSignature::size_buckets(std::span<const HostArg> args) const {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (integer_size(params_[i])) parts.push_back(fmt::format("{}<={}", names_[i], size_bucket(args[i].i)));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+void KernelSignature::run_time_values(std::span<const HostArg> args, std::span<ir::Scalar> out) const {
+  size_t n = 0;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const ParamSpec& spec = params_[i];
+    if (compile_time(spec)) continue;
+    TESSEL_CHECK(n < out.size(), "kernel {}: more run-time arguments than its {} parameters", kernel_, out.size());
+    const HostArg& a = args[i];
+    ir::Scalar& s = out[n++];
+    s.i = 0;
+    if (spec.kind == ParamSpec::Kind::Pointer) s.i = int64_t(reinterpret_cast<uintptr_t>(a.p));
+    else if (is_float(spec.dtype)) s.f = a.kind == HostArg::Kind::Float ? a.f : double(a.i);
+    else s.i = a.i;
+  }
+  TESSEL_CHECK(n == out.size(), "kernel {}: {} run-time arguments for {} parameters", kernel_, n, out.size());
+}
+
+std::vector<const void*> KernelSignature::pointers(std::span<const HostArg> args) const {
+  std::vector<const void*> out;
+  for (const HostArg& a : args)
+    if (a.kind == HostArg::Kind::Pointer) out.push_back(a.p);
+  return out;
+}
+
+}  // namespace tessel::detail

@@ -1,0 +1,116 @@
+// KernelCore's front: the variants it keeps, the binding of calls to them, and the entry points
+// of Kernel<S>. Building, selecting and launching a variant have their own files.
+#include "tessel/jit/kernel_core.hpp"
+
+#include <chrono>
+
+#include "tessel/codegen/cuda.hpp"
+#include "tessel/runtime/cuda_driver.hpp"
+#include "variant.hpp"
+
+namespace tessel {
+
+std::string_view selection_name(Selection s) {
+  switch (s) {
+    case Selection::Only: return "the only configuration";
+    case Selection::Tuned: return "tuned";
+    case Selection::FromDatabase: return "from the tuning database";
+    case Selection::FirstFeasible: return "first feasible candidate";
+  }
+  return "?";
+}
+
+}  // namespace tessel
+
+namespace tessel::detail {
+
+namespace {
+
+ir::Arch arch_of_device(const Device& d) {
+  if (!d.is_gpu()) return ir::Arch::Sm90a;
+  const auto info = runtime::CudaDriver::get().device_info();
+  if (info.cc_major >= 10) return ir::Arch::Sm100a;
+  if (info.cc_major == 9) return ir::Arch::Sm90a;
+  return ir::Arch::Sm80;
+}
+
+}  // namespace
+
+KernelCore::KernelCore(std::string name, KernelSignature signature, TraceFn trace, Space space, Device device,
+                       KernelOptions options)
+    : name_(std::move(name)), signature_(std::move(signature)), trace_(std::move(trace)), space_(std::move(space)),
+      device_(device), options_(std::move(options)),
+      arch_(options_.arch.empty() ? arch_of_device(device_) : ir::parse_arch(options_.arch)) {}
+
+KernelCore::~KernelCore() = default;
+
+const CompileStats& KernelCore::stats() const {
+  static const CompileStats none;
+  return last_ ? last_->stats : none;
+}
+
+KernelCore::Variant& KernelCore::adopt(const std::string& compile_args, std::unique_ptr<Variant> v) {
+  const std::string key = compile_args + "|" + v->hyperparameters;
+  auto it = variants_.find(key);
+  if (it == variants_.end()) it = variants_.emplace(key, std::move(v)).first;
+  load(*it->second);
+  return *it->second;
+}
+
+void KernelCore::load(Variant& v) const {
+  if (v.loaded || !device_.is_gpu()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  v.loaded = std::make_unique<runtime::LoadedKernel>(v.binary, *v.kernel);
+  v.stats.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+KernelCore::Variant& KernelCore::prepare(std::span<const HostArg> args, bool allow_tuning) {
+  signature_.check(args);
+  signature_.variant_key(args, space_.size() > 1, call_key_);
+  for (size_t i = bindings_.size(); i-- > 0;)
+    if (bindings_[i].key == call_key_) {
+      last_ = bindings_[i].variant;
+      return *bindings_[i].variant;
+    }
+  Variant& v = select(args, allow_tuning);
+  last_ = &v;
+  const CompileStats& s = v.stats;
+  if (options_.verbose)
+    fmt::print(stderr,
+               "tessel: kernel {} [{}] for {} ({}): trace {:.2f} ms, passes {:.2f} ms, codegen {:.2f} ms, {} {:.2f} ms, "
+               "module load {:.2f} ms{}\n",
+               name_, v.hyperparameters, s.arch, selection_name(s.selection), s.trace_ms,
+               s.lower_ms, s.codegen_ms, s.from_cache ? "cache load" : "NVRTC compile",
+               s.compile_ms, s.load_ms,
+               s.registers >= 0 ? fmt::format(", {} registers, {} spill bytes", s.registers, s.spill_bytes)
+                                     : "");
+  // Only calls that may tune are remembered: an introspection call must not pin an untuned choice.
+  if (allow_tuning || space_.size() == 1) bindings_.push_back({call_key_, &v});
+  return v;
+}
+
+ir::Kernel KernelCore::traced(std::span<const HostArg> args) {
+  signature_.check(args);
+  return trace_(args, space_.candidates().front());
+}
+
+ir::Kernel KernelCore::lowered(std::span<const HostArg> args) { return prepare(args, false).kernel; }
+
+std::string KernelCore::cuda_source(std::span<const HostArg> args) {
+  return codegen::emit_cuda(*prepare(args, false).kernel, arch_).source;
+}
+
+std::vector<char> KernelCore::cubin(std::span<const HostArg> args) {
+  Variant& v = prepare(args, false);
+  if (v.binary.cubin.empty()) {  // the simulator prepares kernels without compiling them
+    v.set_binary(runtime::compile_kernel(*v.kernel, arch_));
+  }
+  last_ = &v;
+  return v.binary.cubin;
+}
+
+void KernelCore::launch(std::span<const HostArg> args, void* stream) {
+  launch_variant(prepare(args, true), args, stream);
+}
+
+}  // namespace tessel::detail

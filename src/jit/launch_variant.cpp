@@ -1,0 +1,66 @@
+// Launching a variant: the call's run-time values, the grid computed from them, then the
+// simulator or the GPU. Every call takes this path, so it allocates nothing for any ordinary
+// kernel.
+#include <array>
+#include <functional>
+#include <span>
+
+#include "tessel/ir/target_limits.hpp"
+#include "tessel/runtime/launch.hpp"
+#include "tessel/sim/simulator.hpp"
+#include "variant.hpp"
+
+namespace tessel::detail {
+
+namespace {
+
+// The grid extents, evaluated from the kernel's parameter values.
+std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Scalar> values, ir::Arch arch) {
+  struct Parameters {
+    const ir::KernelNode* kernel;
+    std::span<const ir::Scalar> values;
+  } parameters{&k, values};
+  // Captures one pointer, which std::function stores without allocating.
+  const std::function<ir::Scalar(const ir::ExprNode&)> lookup = [p = &parameters](const ir::ExprNode& e) {
+    for (size_t j = 0; j < p->kernel->params.size(); ++j)
+      if (p->kernel->params[j].get() == &e) return p->values[j];
+    TESSEL_CHECK(false, "grid extent of kernel {} depends on a non-parameter", p->kernel->name);
+  };
+  const std::array<int64_t, 3>& limit = ir::target_limits(arch).max_grid_blocks;
+  std::array<unsigned, 3> grid = {1, 1, 1};
+  for (size_t d = 0; d < k.blocks.size(); ++d) {
+    const ir::Scalar g = ir::evaluate(*k.blocks[d], lookup);
+    if (g.i < 0 || g.i > limit[d])
+      throw Error(k.loc, fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts", k.name,
+                                     d, g.i));
+    grid[d] = unsigned(g.i);
+  }
+  return grid;
+}
+
+}  // namespace
+
+void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args, void* stream) const {
+  const ir::KernelNode& k = *v.kernel;
+  // One value per kernel parameter, on the stack for as many parameters as the argument block.
+  constexpr size_t kInline = runtime::ArgumentBlock::kInlineParams;
+  std::array<ir::Scalar, kInline> inline_values;
+  std::vector<ir::Scalar> heap_values;
+  if (k.params.size() > kInline) heap_values.resize(k.params.size());
+  const std::span<ir::Scalar> values =
+      heap_values.empty() ? std::span(inline_values).first(k.params.size()) : std::span(heap_values);
+  signature_.run_time_values(args, values);
+  runtime::LaunchShape shape;
+  shape.grid = grid_of(k, values, arch_);
+  shape.threads = unsigned(k.threads());
+  shape.shared_bytes = unsigned(k.shared_bytes);
+  if (!device_.is_gpu()) {
+    const std::array<int, 3> grid = {int(shape.grid[0]), int(shape.grid[1]), int(shape.grid[2])};
+    sim::run(k, sim::Launch{grid, std::vector<ir::Scalar>(values.begin(), values.end())},
+             sim::Options{options_.sim_seed});
+    return;
+  }
+  runtime::launch(*v.loaded, shape, values, stream);
+}
+
+}  // namespace tessel::detail

@@ -1,0 +1,170 @@
+// Choosing the variant a call runs when it is not cached yet: the only configuration, a tuning
+// result recorded for this machine, the fastest candidate timed now, or the first that builds.
+#include <ctime>
+#include <optional>
+
+#include "tessel/runtime/cuda_driver.hpp"
+#include "tessel/runtime/disk_cache.hpp"
+#include "tessel/runtime/output_backup.hpp"
+#include "tessel/tuning/gpu_timer.hpp"
+#include "tessel/tuning/tuner.hpp"
+#include "variant.hpp"
+
+namespace tessel::detail {
+
+namespace {
+
+tuning::Fingerprint fingerprint_of(const Device& d, ir::Arch arch) {
+  tuning::Fingerprint f;
+  f.nvrtc_version = runtime::nvrtc_version();
+  f.tessel_version = TESSEL_VERSION;
+  if (d.is_gpu()) {
+    const auto info = runtime::CudaDriver::get().device_info();
+    f.gpu = info.name;
+    f.compute_capability = fmt::format("{}.{}", info.cc_major, info.cc_minor);
+    f.sm_count = info.sm_count;
+    f.driver_version = info.driver_version;
+  } else {
+    f.gpu = "simulator";
+    f.compute_capability = std::string(ir::arch_name(arch));
+  }
+  return f;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allow_tuning) {
+  const auto& candidates = space_.candidates();
+  const std::string compile_args = signature_.compile_args(args);
+  const bool gpu = device_.is_gpu();
+  tuning::TunerSettings settings = tuning::TunerSettings::from_environment();
+  settings.verbose = options_.verbose;
+  const bool compile = gpu;
+  auto build_one = [&](int i) {
+    std::string infeasible;
+    auto v = build(args, i, compile, settings.compile_time_limit_s, settings.strict, &infeasible);
+    if (!v) throw Error(fmt::format("kernel {} [{}] cannot run here: {}", name_, Space::describe(candidates[size_t(i)]),
+                                    infeasible));
+    return v;
+  };
+  if (candidates.size() == 1) {
+    Variant& v = adopt(compile_args, build_one(0));
+    v.stats.selection = Selection::Only;
+    return v;
+  }
+
+  std::vector<std::string> descriptions;
+  for (const Space::Candidate& c : candidates) descriptions.push_back(Space::describe(c));
+  const std::string sizes = signature_.size_buckets(args);
+  const std::string label =
+      fmt::format("{} ({})", name_, compile_args.empty() ? sizes : sizes.empty() ? compile_args : compile_args + ", " + sizes);
+  // Candidates are built concurrently into their own slots.
+  std::vector<std::unique_ptr<Variant>> built(candidates.size());
+  tuning::TuningSteps steps;
+  steps.build = [&](int i) {
+    std::string infeasible;
+    built[size_t(i)] = build(args, i, compile, settings.compile_time_limit_s, settings.strict, &infeasible);
+    tuning::BuiltCandidate b;
+    b.infeasible = infeasible;
+    if (const Variant* v = built[size_t(i)].get()) {
+      const runtime::ResourceUsage& r = v->binary.resources;
+      b.registers = r.registers;
+      b.spills = r.spills();
+      b.spill_report = fmt::format("{} bytes spill stores, {} bytes spill loads", r.spill_store_bytes, r.spill_load_bytes);
+      b.compile_ms = v->binary.compile_ms;
+    }
+    return b;
+  };
+  const std::filesystem::path cache_dir = runtime::DiskCache::default_dir();
+  const bool can_time = gpu || options_.tuning_timer;
+  if (!settings.enabled || !can_time || !allow_tuning) {
+    const tuning::TuneResult r = tuning::first_feasible(label, descriptions, steps, settings, cache_dir / "logs");
+    Variant& v = adopt(compile_args, std::move(built[size_t(r.winner)]));
+    v.stats.selection = Selection::FirstFeasible;
+    v.stats.candidates = int(candidates.size());
+    return v;
+  }
+
+  const tuning::TuningDb db(cache_dir);
+  const std::string target(ir::arch_name(arch_));
+  const std::string key = tuning::TuningDb::key(name_, descriptions, compile_args, sizes, target);
+  const tuning::Fingerprint fingerprint = fingerprint_of(device_, arch_);
+  auto usable = [&](const std::optional<tuning::TuningRecord>& rec) -> int {
+    if (!rec || rec->fingerprint != fingerprint) return -1;
+    for (size_t i = 0; i < descriptions.size(); ++i)
+      if (descriptions[i] == rec->winner) return int(i);
+    return -1;
+  };
+  auto from_database = [&](int winner) -> Variant& {
+    Variant& v = adopt(compile_args, build_one(winner));
+    v.stats.selection = Selection::FromDatabase;
+    v.stats.candidates = int(candidates.size());
+    if (options_.verbose)
+      fmt::print(stderr, "tessel: kernel {} [{}]: {}\n", label, v.hyperparameters, selection_name(v.stats.selection));
+    return v;
+  };
+  std::optional<tuning::TuningRecord> record = db.load(key);
+  if (int w = usable(record); w >= 0) return from_database(w);
+  if (settings.strict)
+    throw Error(fmt::format("kernel {}: {}, and TESSEL_STRICT_CACHE=1 forbids tuning at run time; run once without "
+                            "it on this machine to record a result in {}",
+                            label,
+                            record ? fmt::format("the tuning result was measured elsewhere ({})",
+                                                 record->fingerprint.difference(fingerprint))
+                                   : std::string("there is no tuning result for it"),
+                            cache_dir.string()));
+
+  // One process tunes a key at a time; the others wait and then read its result.
+  const tuning::TuningDb::Lock lock = db.lock(key);
+  record = db.load(key);
+  if (int w = usable(record); w >= 0) return from_database(w);
+  if (record && options_.verbose)
+    fmt::print(stderr, "tessel: kernel {}: retuning, the recorded result was measured elsewhere ({})\n", label,
+               record->fingerprint.difference(fingerprint));
+
+  std::optional<tuning::GpuTimer> timer;
+  std::optional<runtime::OutputBackup> backup;
+  if (!options_.tuning_timer) {
+    timer.emplace();
+    // Timing runs write the call's outputs; they are put back afterwards.
+    backup.emplace(signature_.pointers(args));
+  }
+  steps.time = [&](int i) {
+    Variant& v = *built[size_t(i)];
+    if (options_.tuning_timer) return options_.tuning_timer(v.hyperparameters);
+    load(v);
+    return timer->median_ms([&](void* stream) { launch_variant(v, args, stream); });
+  };
+  const tuning::TuneResult r = tuning::tune(label, descriptions, steps, settings, cache_dir / "logs");
+  if (backup) backup->restore();
+
+  tuning::TuningRecord rec;
+  rec.kernel = name_;
+  rec.compile_args = compile_args;
+  rec.size_bucket = sizes;
+  rec.target = target;
+  rec.fingerprint = fingerprint;
+  rec.winner = descriptions[size_t(r.winner)];
+  rec.winner_ms = r.outcomes[size_t(r.winner)].median_ms;
+  rec.tuning_wall_ms = r.wall_ms;
+  rec.tuned_at = utc_now();
+  rec.candidates = r.outcomes;
+  db.store(key, rec);
+
+  Variant& v = adopt(compile_args, std::move(built[size_t(r.winner)]));
+  v.stats.selection = Selection::Tuned;
+  v.stats.candidates = int(candidates.size());
+  v.stats.tuning_wall_ms = r.wall_ms;
+  return v;
+}
+
+}  // namespace tessel::detail

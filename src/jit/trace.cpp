@@ -1,0 +1,62 @@
+// What the Kernel<S> template needs at trace time that does not depend on S: the kernel's name,
+// and turning a finished trace into a kernel node.
+#include <cxxabi.h>
+
+#include <cctype>
+#include <cstdlib>
+
+#include "tessel/jit/kernel.hpp"
+
+namespace tessel::detail {
+
+std::string kernel_name_of(const std::type_info& t) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(t.name(), nullptr, nullptr, &status);
+  std::string full = status == 0 && d ? d : t.name();
+  std::free(d);
+  for (size_t at; (at = full.find("(anonymous namespace)::")) != std::string::npos;) full.erase(at, 23);
+  // Namespaces are dropped everywhere; template arguments become part of an identifier:
+  // "ns::Matmul<tessel::bf16>" gives "Matmul_bf16".
+  std::string name;
+  size_t word = 0;  // where the identifier being read starts in `name`
+  for (size_t i = 0; i < full.size(); ++i) {
+    const char c = full[i];
+    if (c == ':') {
+      name.resize(word);
+      ++i;
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      if (i == 0 || !(std::isalnum(static_cast<unsigned char>(full[i - 1])) || full[i - 1] == '_')) word = name.size();
+      name += c;
+    } else if ((c == '<' || c == ',') && !name.empty() && name.back() != '_') {
+      name += '_';
+    }
+  }
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return name;
+}
+
+ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::vector<ir::Var> params) {
+  ir::Stmt body = b.close_scope({});
+  if (attrs.blocks.dims().empty() || attrs.blocks.dims().size() > 3)
+    throw Error(fmt::format("kernel {}: attrs.blocks must be set to 1 to 3 grid extents in the kernel body, got {}",
+                            name, attrs.blocks.dims().size()));
+  if (attrs.warps < 1 || attrs.warps > 32)
+    throw Error(fmt::format("kernel {}: attrs.warps must be set to a value in 1..32 in the kernel body, got {}", name,
+                            attrs.warps));
+  auto k = std::make_shared<ir::KernelNode>();
+  k->name = name;
+  k->params = std::move(params);
+  k->blocks = attrs.blocks.dims();
+  k->warps = attrs.warps;
+  k->body = std::move(body);
+  // The kernel is reported where its body starts.
+  const auto& stmts = static_cast<const ir::SeqNode&>(*k->body).stmts;
+  for (const ir::Stmt& s : stmts)
+    if (s->loc.known()) {
+      k->loc = s->loc;
+      break;
+    }
+  return k;
+}
+
+}  // namespace tessel::detail

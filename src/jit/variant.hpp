@@ -1,0 +1,32 @@
+// One configuration of a kernel for one set of compile-time arguments: lowered, and on a GPU
+// compiled and loaded. Shared by the files of KernelCore.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tessel/jit/kernel_core.hpp"
+#include "tessel/runtime/kernel_compiler.hpp"
+#include "tessel/runtime/loaded_kernel.hpp"
+
+namespace tessel::detail {
+
+struct KernelCore::Variant {
+  ir::Kernel kernel;
+  std::string hyperparameters;
+  runtime::KernelBinary binary;
+  CompileStats stats;
+  std::unique_ptr<runtime::LoadedKernel> loaded;  // GPU only, once chosen or timed
+
+  // Records a compiled binary and what compiling it cost.
+  void set_binary(runtime::KernelBinary b) {
+    binary = std::move(b);
+    stats.codegen_ms = binary.codegen_ms;
+    stats.compile_ms = binary.compile_ms;
+    stats.from_cache = binary.from_cache;
+    stats.registers = binary.resources.registers;
+    stats.spill_bytes = binary.resources.spill_store_bytes + binary.resources.spill_load_bytes;
+  }
+};
+
+}  // namespace tessel::detail

@@ -1,0 +1,89 @@
+#include "tessel/runtime/kernel_params.hpp"
+
+#include <cstring>
+#include <memory>
+
+namespace tessel::runtime {
+
+namespace {
+
+size_t align_up(size_t n, size_t alignment) { return (n + alignment - 1) / alignment * alignment; }
+
+template <class T> void write(std::byte* dst, T value) { std::memcpy(dst, &value, sizeof value); }
+
+// The bytes of a scalar parameter as the generated kernel declares it (codegen's c_type).
+void write_scalar(DType t, ir::Scalar v, std::byte* dst) {
+  switch (t) {
+    case DType::Bool: return write(dst, uint8_t(v.i != 0));
+    case DType::I8: return write(dst, int8_t(v.i));
+    case DType::I32: return write(dst, int32_t(v.i));
+    case DType::U32: return write(dst, uint32_t(v.i));
+    case DType::I64: return write(dst, int64_t(v.i));
+    case DType::U64: return write(dst, uint64_t(v.i));
+    case DType::F16: return write(dst, f16(float(v.f)).bits);
+    case DType::BF16: return write(dst, bf16(float(v.f)).bits);
+    case DType::F32: return write(dst, float(v.f));
+  }
+  TESSEL_CHECK(false, "bad dtype {}", int(t));
+}
+
+}  // namespace
+
+ParamSlot param_slot(const ir::Type& t) {
+  // Device addresses are 64 bits wide on every target.
+  if (t.pointer) return {.kind = ParamSlot::Kind::Pointer, .size = 8, .alignment = 8};
+  const auto bytes = uint32_t(dtype_bytes(t.dtype));
+  return {.kind = ParamSlot::Kind::Scalar, .dtype = t.dtype, .size = bytes, .alignment = bytes};
+}
+
+ParamLayout ParamLayout::of(const ir::KernelNode& k) {
+  ParamLayout layout;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    ParamSlot slot = param_slot(k.params[i]->type);
+    slot.source = uint32_t(i);
+    layout.add(slot);
+  }
+  return layout;
+}
+
+void ParamLayout::add(ParamSlot slot) {
+  TESSEL_CHECK(slot.alignment > 0 && slot.alignment <= kBlockAlignment && (slot.alignment & (slot.alignment - 1)) == 0,
+               "parameter alignment {}", slot.alignment);
+  slot.offset = uint32_t(align_up(bytes_, slot.alignment));
+  bytes_ = slot.offset + slot.size;
+  slots_.push_back(slot);
+}
+
+void ParamLayout::fill(std::span<const ir::Scalar> values, std::byte* block, void** pointers) const {
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    const ParamSlot& slot = slots_[i];
+    TESSEL_CHECK(slot.source < values.size(), "parameter {} is made from value {} of {}", i, slot.source,
+                 values.size());
+    const ir::Scalar value = values[slot.source];
+    std::byte* dst = block + slot.offset;
+    switch (slot.kind) {
+      case ParamSlot::Kind::Scalar: write_scalar(slot.dtype, value, dst); break;
+      case ParamSlot::Kind::Pointer: write(dst, uint64_t(value.i)); break;
+    }
+    pointers[i] = dst;
+  }
+}
+
+ArgumentBlock::ArgumentBlock(const ParamLayout& layout, std::span<const ir::Scalar> values) {
+  std::byte* block = inline_bytes_.data();
+  pointers_ = inline_pointers_.data();
+  if (layout.bytes() > kInlineBytes) {
+    // Room to move the start up to the block alignment.
+    heap_bytes_.resize(layout.bytes() + ParamLayout::kBlockAlignment);
+    void* start = heap_bytes_.data();
+    size_t space = heap_bytes_.size();
+    block = static_cast<std::byte*>(std::align(ParamLayout::kBlockAlignment, layout.bytes(), start, space));
+  }
+  if (layout.slots().size() > kInlineParams) {
+    heap_pointers_.resize(layout.slots().size());
+    pointers_ = heap_pointers_.data();
+  }
+  layout.fill(values, block, pointers_);
+}
+
+}  // namespace tessel::runtime
