@@ -52,7 +52,11 @@ Scalar apply_binary(BinaryOp op, DType t, Scalar a, Scalar b) {
       case BinaryOp::Ge: return Scalar{.i = x >= y};
       case BinaryOp::And: return Scalar{.i = x != 0 && y != 0};
       case BinaryOp::Or: return Scalar{.i = x != 0 || y != 0};
-      default: throw Error(fmt::format("bitwise operation {} on floating-point values", op_name(op)));
+      case BinaryOp::BitAnd:
+      case BinaryOp::BitOr:
+      case BinaryOp::BitXor:
+      case BinaryOp::Shl:
+      case BinaryOp::Shr: throw Error(fmt::format("bitwise operation {} on floating-point values", op_name(op)));
     }
   }
   // Unsigned values are held zero-extended (u64: as their bit pattern), so ordering, division and
@@ -113,8 +117,13 @@ Scalar apply_unary(UnaryOp op, DType t, Scalar a) {
     case UnaryOp::Not: return Scalar{.i = a.i == 0};
     case UnaryOp::BitNot: return normalize(t, Scalar{.i = ~a.i});
     case UnaryOp::Abs: return normalize(t, Scalar{.i = a.i < 0 ? -a.i : a.i});
-    default: throw Error(fmt::format("{} needs a floating-point operand", op_name(op)));
+    case UnaryOp::Exp:
+    case UnaryOp::Exp2:
+    case UnaryOp::Log:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Rsqrt: throw Error(fmt::format("{} needs a floating-point operand", op_name(op)));
   }
+  return a;
 }
 
 Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>& lookup) {

@@ -35,13 +35,13 @@ ir::Stmt Builder::close_scope(const SourceLoc& loc) {
   return ir::seq(std::move(stmts), loc);
 }
 
-Builder::Group Builder::group(const SourceLoc& loc) const {
+ir::ThreadRange Builder::group(const SourceLoc& loc) const {
   if (attrs_->warps <= 0 || attrs_->warps > 32)
     throw Error(loc, fmt::format("attrs.warps is {}; set it to a value in 1..32 before creating register tensors "
                                  "or thread groups",
                                  attrs_->warps));
   if (!groups_.empty()) return groups_.back();
-  return Group{0, attrs_->warps * 32};
+  return ir::ThreadRange{0, attrs_->warps * 32};
 }
 
 void Builder::defer_error(Error e) {

@@ -84,7 +84,7 @@ void Instructions::sync(loc_t loc) {
   SourceLoc l = SourceLoc::from(loc);
   Builder& b = Builder::current(l);
   if (b.inside_thread_group()) {
-    const Builder::Group g = b.group(l);
+    const ir::ThreadRange g = b.group(l);
     const int block_threads = b.attrs().warps * 32;
     if (g.count != block_threads)
       throw Error(l, fmt::format("sync() inside a thread group of threads {}..{}: sync() is a barrier of the whole "
@@ -98,11 +98,11 @@ void Instructions::sync(loc_t loc) {
 void Instructions::thread_group(int begin, int count, const std::function<void()>& body, loc_t loc) {
   SourceLoc l = SourceLoc::from(loc);
   Builder& b = Builder::current(l);
-  const Builder::Group outer = b.group(l);
+  const ir::ThreadRange outer = b.group(l);
   if (begin < 0 || count <= 0 || begin + count > outer.count)
     throw Error(l, fmt::format("thread_group(begin={}, count={}) does not fit in the enclosing group of {} threads",
                                begin, count, outer.count));
-  const Builder::Group g{outer.begin + begin, count};
+  const ir::ThreadRange g{outer.begin + begin, count};
   b.open_scope();
   b.push_group(g);
   try {

@@ -10,7 +10,7 @@ namespace tessel {
 RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& bld = Builder::current(loc);
-  const Builder::Group g = bld.group(loc);
+  const ir::ThreadRange g = bld.group(loc);
   if (a.shape().size() != 2 || b.shape().size() != 2 || c.shape().size() != 2)
     throw Error(loc, "dot: the operands must be 2-D tiles");
   const int m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];

@@ -27,7 +27,7 @@ std::vector<ir::Expr> exprs_of(const std::vector<Dim>& dims) {
 
 void check_pinned_layout(const Layout& given, const std::vector<int>& shape, std::string_view what,
                          const SourceLoc& loc) {
-  const Builder::Group g = Builder::current(loc).group(loc);
+  const ir::ThreadRange g = Builder::current(loc).group(loc);
   if (given.rank() == 0) return;
   if (given.shape() != shape)
     throw Error(loc, fmt::format("{}: the layout covers shape [{}] but the tile has shape [{}]", what,
@@ -45,7 +45,7 @@ ir::RegisterTensor new_tile(DType t, std::vector<int> shape, Layout layout, std:
 }
 
 void check_group(const ir::RegisterTensor& t, std::string_view what, const SourceLoc& loc) {
-  const Builder::Group g = Builder::current(loc).group(loc);
+  const ir::ThreadRange g = Builder::current(loc).group(loc);
   if (t->threads != g.count)
     throw Error(loc, fmt::format("{}: the tile {} is distributed over {} threads, but the current thread group has {} "
                                  "threads; use tiles inside the thread group that created them",

@@ -29,10 +29,9 @@ class Builder {
 
   // Thread groups: the threads a register tile is distributed over, and what an instruction
   // may assume about who runs it.
-  struct Group { int begin, count; };
-  void push_group(Group g) { groups_.push_back(g); }
+  void push_group(ir::ThreadRange g) { groups_.push_back(g); }
   void pop_group() { groups_.pop_back(); }
-  Group group(const SourceLoc& loc) const;  // the innermost group; needs attrs.warps
+  ir::ThreadRange group(const SourceLoc& loc) const;  // the innermost group; needs attrs.warps
   bool inside_thread_group() const { return !groups_.empty(); }
   Attrs& attrs() { return *attrs_; }
 
@@ -43,7 +42,7 @@ class Builder {
  private:
   Attrs* attrs_;
   std::vector<std::vector<ir::Stmt>> scopes_;
-  std::vector<Group> groups_;
+  std::vector<ir::ThreadRange> groups_;
   std::optional<Error> deferred_;
   Builder* previous_;
 };
