@@ -19,6 +19,7 @@ void exec_WgmmaCommitGroup(Warp& w, const ir::WgmmaCommitGroupNode&, Mask) {
 
 void exec_WgmmaWaitGroup(Warp& w, const ir::WgmmaWaitGroupNode& n, Mask) {
   w.wait(n.loc, WgmmaGroupWait{n.pending});
+  w.cta.wgmma.retire(w, n.pending);
 }
 
 }  // namespace tessel::sim

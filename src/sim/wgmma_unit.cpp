@@ -28,12 +28,13 @@ void WgmmaUnit::before_instruction(const Warp& w, const ir::StmtNode& s) {
   for (const ir::Ref<ir::Node>& t : ir::direct_operands(s).tensors) {
     if (t->kind != ir::NodeKind::RegisterTensor) continue;
     const auto* tile = static_cast<const ir::RegisterTensorNode*>(t.get());
-    for (const auto& mma : state.in_flight)
+    for (const auto& mma : state.issued)
       if (mma->node->acc.get() == tile || mma->node->a_registers.get() == tile)
-        throw Error(s.loc, fmt::format("register tile {} is {} of the wgmma.mma issued at {}, which may still be "
-                                       "running (warp {} of block {}); wait for it with wgmma.wait_group before "
-                                       "touching it",
-                                       tile->name, mma->node->acc.get() == tile ? "the accumulator" : "the A operand",
+        throw Error(s.loc, fmt::format("register tile {} (created at {}) is {} of the wgmma.mma issued at {}, which "
+                                       "may still be running (warp {} of block {}); wait for it with "
+                                       "wgmma.wait_group before touching it",
+                                       tile->name, tile->loc.str(),
+                                       mma->node->acc.get() == tile ? "the accumulator" : "the A operand",
                                        mma->node->loc.str(), w.id, cta_.block_name()));
     state.accessed[tile] = &s.loc;
   }
@@ -44,7 +45,7 @@ const SourceLoc* WgmmaUnit::reading(int64_t byte, int n) const {
   for (int64_t b = byte; b < byte + n; ++b) {
     if (!readers_[size_t(b)]) continue;
     for (const WarpState& state : warps_)
-      for (const auto& mma : state.in_flight)
+      for (const auto& mma : state.issued)
         for (int64_t read : mma->bytes_read)
           if (read == b) return &mma->node->loc;
   }
@@ -57,8 +58,17 @@ void WgmmaUnit::commit(const Warp& w) { ++warps_[size_t(w.id)].committed; }
 
 int WgmmaUnit::pending_groups(const Warp& w) const {
   const WarpState& state = warps_[size_t(w.id)];
-  if (state.in_flight.empty()) return 0;
-  return std::max(0, state.committed - state.in_flight.front()->group);
+  if (state.completed == state.issued.size()) return 0;
+  return std::max(0, state.committed - state.issued[state.completed]->group);
+}
+
+void WgmmaUnit::retire(const Warp& w, int pending) {
+  WarpState& state = warps_[size_t(w.id)];
+  while (state.completed > 0 && state.issued.front()->group < state.committed - pending) {
+    for (int64_t b : state.issued.front()->bytes_read) --readers_[size_t(b)];
+    state.issued.pop_front();
+    --state.completed;
+  }
 }
 
 // The unswizzled shared address of element (row, k) of the K-major operand `t` (`k_dim` its
@@ -95,10 +105,10 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
   WarpState& state = warps_[size_t(w.id)];
   for (const ir::RegisterTensor& operand : {n.acc, n.a_registers})
     if (operand && state.accessed.count(operand.get()))
-      throw Error(n.loc, fmt::format("wgmma.mma: register tile {} was accessed at {} since the last wgmma.fence(); "
-                                     "call wgmma.fence() between other accesses to an mma's accumulator or register "
-                                     "A and the mma",
-                                     operand->name, state.accessed.at(operand.get())->str()));
+      throw Error(n.loc, fmt::format("wgmma.mma: register tile {} (created at {}) was accessed at {} since the last "
+                                     "wgmma.fence(); call wgmma.fence() between other accesses to an mma's "
+                                     "accumulator or register A and the mma",
+                                     operand->name, operand->loc.str(), state.accessed.at(operand.get())->str()));
   if (readers_.empty()) readers_.assign(cta_.smem.size(), 0);
   const int warpgroups = w.group().count / 128, bytes = dtype_bytes(n.operand_type());
   const int warp_in_group = w.thread_in_group(0) / 32, warpgroup = warp_in_group / 4, quarter = warp_in_group % 4;
@@ -130,7 +140,7 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
     cta_.check_not_in_flight(b, 1, false, n.loc, w.thread(0));
     ++readers_[size_t(b)];
   }
-  state.in_flight.push_back(std::move(mma));
+  state.issued.push_back(std::move(mma));
 }
 
 void WgmmaUnit::complete(Mma& mma) {
@@ -138,13 +148,11 @@ void WgmmaUnit::complete(Mma& mma) {
   const ir::WgmmaMmaNode& n = *mma.node;
   const DType type = n.operand_type();
   const int bytes = dtype_bytes(type), cols = n.n(), k = n.k();
-  for (int64_t b : mma.bytes_read) {
+  for (int64_t b : mma.bytes_read)
     if (!cta_.written[size_t(b)])
       throw Error(n.loc, fmt::format("wgmma.mma reads shared memory that was never written (byte {} of block {}'s "
                                      "shared memory, warp {})",
                                      b, cta_.block_name(), w.id));
-    --readers_[size_t(b)];
-  }
   auto read = [&](int64_t address) { return float(load_value(type, &cta_.smem[size_t(address)]).f); };
   // The warp's rows of A and all of B as dense matrices; rows the warp does not compute stay NaN.
   std::vector<float> a(size_t(n.m()) * k, NAN), b(size_t(k) * cols);
@@ -180,26 +188,23 @@ void WgmmaUnit::complete(Mma& mma) {
 }
 
 void WgmmaUnit::complete_first(WarpState& warp, size_t count) {
-  for (size_t i = 0; i < count; ++i) {
-    complete(*warp.in_flight.front());
-    warp.in_flight.pop_front();
-  }
+  for (size_t i = 0; i < count; ++i) complete(*warp.issued[warp.completed++]);
 }
 
 bool WgmmaUnit::busy() const {
   for (const WarpState& state : warps_)
-    if (!state.in_flight.empty()) return true;
+    if (state.completed < state.issued.size()) return true;
   return false;
 }
 
 void WgmmaUnit::complete_all() {
-  for (WarpState& state : warps_) complete_first(state, state.in_flight.size());
+  for (WarpState& state : warps_) complete_first(state, state.issued.size() - state.completed);
 }
 
 void WgmmaUnit::complete_at_random(std::mt19937_64& rng) {
   for (WarpState& state : warps_) {
     size_t count = 0;
-    while (count < state.in_flight.size() && rng() % 2 == 0) ++count;
+    while (state.completed + count < state.issued.size() && rng() % 2 == 0) ++count;
     complete_first(state, count);
   }
 }
@@ -212,8 +217,8 @@ bool WgmmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& condit
                           if (&warp.cta != &cta_) return false;
                           WarpState& state = warps_[size_t(warp.id)];
                           size_t count = 0;
-                          while (count < state.in_flight.size() &&
-                                 state.in_flight[count]->group < state.committed - wait.max_pending)
+                          while (state.completed + count < state.issued.size() &&
+                                 state.issued[state.completed + count]->group < state.committed - wait.max_pending)
                             ++count;
                           complete_first(state, count);
                           return count > 0;

@@ -3,8 +3,9 @@
 // groups, as each warp of the warpgroup executes the same wgmma instructions; an mma reads its
 // shared operands through its matrix descriptors, its register operands, and adds into its
 // accumulator when it completes, which the scheduler chooses, in issue order per warp, no later
-// than the wgmma.wait_group that retires its group. Until then its accumulator and register A
-// belong to it (touching them is reported), and so do its shared operands (writing them is).
+// than the wgmma.wait_group that retires its group. Until that wait returns, whenever the mma
+// completed, its accumulator and register A belong to it (touching them is reported), and so do
+// its shared operands (writing them is): the program may not rely on an early completion.
 #pragma once
 
 #include <deque>
@@ -29,6 +30,9 @@ class WgmmaUnit final : public AsyncAgent {
   void commit(const Warp& w);
   // The warp's committed groups from its oldest incomplete one on (wgmma.wait_group's count).
   int pending_groups(const Warp& w) const;
+  // After the warp's wgmma.wait_group(pending) returned: its mma in the groups that wait covers
+  // give their operands back.
+  void retire(const Warp& w, int pending);
 
   // Whether the kernel has a wgmma.mma, so that before_instruction has work to do.
   bool watching() const { return watching_; }
@@ -60,7 +64,8 @@ class WgmmaUnit final : public AsyncAgent {
     std::vector<int64_t> bytes_read;  // shared bytes, for the overwrite check
   };
   struct WarpState {
-    std::deque<std::unique_ptr<Mma>> in_flight;  // issue order
+    std::deque<std::unique_ptr<Mma>> issued;  // not retired, in issue order
+    size_t completed = 0;                     // issued[0, completed) have completed
     int committed = 0;
     // Register tiles accessed since the last wgmma.fence, with the line of the last access.
     std::map<const ir::RegisterTensorNode*, const SourceLoc*> accessed;
