@@ -17,6 +17,14 @@ void check_hopper_only(const Verification& v, const StmtNode& n) {
                                    kind_name(n.kind), arch_name(v.arch)));
 }
 
+// A register operand pinned by the user to a layout other than the fragment wgmma needs.
+void check_fragment(const RegisterTensor& t, const Layout& want, std::string_view role, const WgmmaMmaNode& n) {
+  if (t->has_layout() && !(t->layout == want))
+    throw Error(n.loc, fmt::format("wgmma.mma: the {} {} (created at {}) has the layout {}, but wgmma needs {}; create "
+                                   "it without a layout argument and layout inference gives it the fragment",
+                                   role, t->name, t->loc.str(), t->layout.str(), want.str()));
+}
+
 void check_shared_operand(const SharedTensorNode& t, const WgmmaMmaNode& n) {
   const int bits = t.allocation()->swizzle_bits;
   const int row_bytes = n.k() * dtype_bytes(t.dtype);
@@ -34,13 +42,11 @@ void verify_WgmmaMma(Verification& v, const WgmmaMmaNode& n) {
   TESSEL_CHECK(n.m() % (kWgmmaM * warpgroups) == 0 && wgmma_n_is_legal(n.n()) && n.k() % kWgmmaK == 0,
                "wgmma.mma at {} of shape {}x{}x{} over {} warpgroups", n.loc.str(), n.m(), n.n(), n.k(), warpgroups);
   const WgmmaLayouts want = wgmma_layouts(n.m(), n.n(), n.k(), warpgroups);
-  TESSEL_CHECK(!n.acc->has_layout() || n.acc->layout == want.c, "wgmma.mma at {}: accumulator layout {}", n.loc.str(),
-               n.acc->layout.str());
+  check_fragment(n.acc, want.c, "accumulator", n);
   if (n.a_shared) check_shared_operand(*n.a_shared, n);
   check_shared_operand(*n.b, n);
   if (n.a_registers) {
-    TESSEL_CHECK(!n.a_registers->has_layout() || n.a_registers->layout == want.a,
-                 "wgmma.mma at {}: register A layout {}", n.loc.str(), n.a_registers->layout.str());
+    check_fragment(n.a_registers, want.a, "register A operand", n);
     v.use(n.a_registers, n);
   }
   v.use(n.acc, n);

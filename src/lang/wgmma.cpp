@@ -63,9 +63,9 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
                                  "{} into {}",
                                  dtype_name(a_type), dtype_name(b.dtype()), dtype_name(acc.dtype())));
   if (m % (kWgmmaM * groups) != 0)
-    throw Error(loc, fmt::format("wgmma.mma: m = {} is not a multiple of 64 rows per warpgroup ({} warpgroups run "
-                                 "it, so m must be a multiple of {})",
-                                 m, groups, kWgmmaM * groups));
+    throw Error(loc, fmt::format("wgmma.mma: m = {} must be a multiple of {} (64 rows for each of the {} warpgroups "
+                                 "of the thread group)",
+                                 m, kWgmmaM * groups, groups));
   if (!wgmma_n_is_legal(n))
     throw Error(loc, fmt::format("wgmma.mma: n = {} is not a wgmma shape; n must be a multiple of 8 from 8 to 256", n));
   if (k % kWgmmaK != 0 || wgmma_swizzle_bits(k * dtype_bytes(a_type)) < 0)
