@@ -47,6 +47,25 @@ TEST(Wgmma, RepeatsOverRowsAndWarpgroups) {
   }
 }
 
+TEST(Wgmma, TwoStagePipelineMatchesTheHostReference) {
+  for (const KernelOptions& o : every_order()) {
+    check_wgmma_kernel<WgmmaPipeline<f16, 64, 96>, f16, 64, 64, 96>(o);
+    check_wgmma_kernel<WgmmaPipeline<bf16, 8, 64>, bf16, 64, 8, 64>(o);
+  }
+}
+
+TEST(WgmmaMisuse, RefillingAStageAnotherWarpsMmaMayStillReadIsReported) {
+  KernelOptions lazy;
+  lazy.sim_completion = sim::CompletionOrder::Lazy;
+  try {
+    check_wgmma_kernel<WgmmaPipeline<f16, 64, 96, false>, f16, 64, 64, 96>(lazy);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("may still be reading"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("wgmma_kernels.hpp:"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tessel::testing
 

@@ -15,7 +15,8 @@ std::vector<ir::Scalar>& Warp::tile(const ir::RegisterTensorNode* t) {
 }
 
 Cta::Cta(Scheduler& s, const ir::KernelNode& k, const Launch& l, std::array<int, 3> b, LayoutTables& t)
-    : scheduler(s), kernel(k), launch(l), block(b), tables(t), async_copies(*this), wgmma(*this), agents{&async_copies, &wgmma} {
+    : scheduler(s), kernel(k), launch(l), block(b), tables(t), async_copies(*this), wgmma(*this),
+      agents{&async_copies, &wgmma} {
   for (size_t i = 0; i < k.params.size(); ++i) params[k.params[i].get()] = l.args[i];
   for (int w = 0; w < k.warps; ++w) warps.push_back(std::make_unique<Warp>(*this, w));
   smem.assign(size_t(k.shared_bytes), 0);
