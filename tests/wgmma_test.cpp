@@ -232,6 +232,20 @@ TEST(WgmmaDiagnostics, TypesOtherThanHalvesIntoF32AreReported) {
                          "f16"));
 }
 
+struct WaitsForTooManyGroups : Script {
+  void operator()(Ptr<f16>, Ptr<f16>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    line = __LINE__ + 1;
+    wgmma.wait_group(8);
+  }
+};
+
+TEST(WgmmaDiagnostics, AWaitForMoreThanSevenGroupsIsReported) {
+  const std::string got = trace_error<WaitsForTooManyGroups>();
+  EXPECT_EQ(got, at_line("wgmma.wait_group(8): the number of groups left running must be in 0..7"));
+}
+
 TEST(WgmmaDiagnostics, ThreadGroupsOfPartialWarpgroupsAreReported) {
   const std::string got = trace_error<OneMma<64, 8, 16, 2>>();
   EXPECT_EQ(got, at_line("wgmma.mma is executed by whole warpgroups (4 aligned warps, 128 threads), but it runs in a "

@@ -89,11 +89,10 @@ int64_t WgmmaUnit::operand_start(Warp& w, const ir::SharedTensor& t, int k_dim, 
   const int bytes = dtype_bytes(t->dtype);
   const int64_t element = offset + int64_t(row) * t->strides[size_t(1 - k_dim)] + k;
   const int64_t span = int64_t(16) << t->allocation()->swizzle_bits;
-  if (element * bytes / span % 8 != 0 && k == 0)
-    throw Error(loc, fmt::format("wgmma.mma: {} starts at row {} of its 8-row swizzle pattern (the view begins "
-                                 "{} bytes into its shared tile); a view read by wgmma must begin at a multiple of 8 "
-                                 "rows",
-                                 name, element * bytes / span % 8, offset * bytes));
+  // Operand rows are multiples of 8 (m of 64, n of 8) and views select whole operands, so every
+  // operand starts on a repeat of its swizzle pattern, where the descriptor's base offset is 0.
+  TESSEL_CHECK(element * bytes / span % 8 == 0, "wgmma.mma at {}: {} starts at row {} of its swizzle pattern",
+               loc.str(), name, element * bytes / span % 8);
   return cta_.shared_offsets.at(t->allocation()) + element * bytes;
 }
 
