@@ -111,7 +111,7 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
   if (readers_.empty()) readers_.assign(cta_.smem.size(), 0);
   const int warpgroups = w.group().count / 128, bytes = dtype_bytes(n.operand_type());
   const int warp_in_group = w.thread_in_group(0) / 32, warpgroup = warp_in_group / 4, quarter = warp_in_group % 4;
-  auto mma = std::make_unique<Mma>(Mma{&w, &n, state.committed, {}, {}});
+  auto mma = std::make_unique<Mma>(Mma{&w, &n, state.committed, quarter, {}, {}});
   for (int r = 0; r < n.m() / kWgmmaM / warpgroups; ++r)
     for (int k0 = 0; k0 < n.k(); k0 += kWgmmaK) {
       Instruction in{{}, {}, kWgmmaM * (warpgroup + warpgroups * r), k0};
@@ -160,7 +160,7 @@ void WgmmaUnit::complete(Mma& mma) {
       for (int kk = 0; kk < kWgmmaK; ++kk)
         b[size_t(in.k0 + kk) * cols + row] = read(wgmma_k_major_address(in.b, row, kk, bytes));
     if (n.a_shared)
-      for (int row = 0; row < kWgmmaM; ++row)
+      for (int row = 16 * mma.quarter; row < 16 * mma.quarter + 16; ++row)
         for (int kk = 0; kk < kWgmmaK; ++kk)
           a[size_t(in.row0 + row) * k + in.k0 + kk] = read(wgmma_k_major_address(in.a, row, kk, bytes));
   }

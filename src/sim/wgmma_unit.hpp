@@ -59,7 +59,8 @@ class WgmmaUnit final : public AsyncAgent {
   struct Mma {
     Warp* warp;
     const ir::WgmmaMmaNode* node;
-    int group;  // index among the warp's groups; the open group's is `committed`
+    int group;    // index among the warp's groups; the open group's is `committed`
+    int quarter;  // the warp's rows of each m64 instruction: [16 * quarter, 16 * quarter + 16)
     std::vector<Instruction> instructions;
     std::vector<int64_t> bytes_read;  // shared bytes, for the overwrite check
   };
