@@ -58,7 +58,7 @@ TEST(Codegen, SoftmaxReducesWithWarpShuffles) {
 TEST(Codegen, SimtMatmulStagesThroughSharedMemory) {
   const std::string src = examples::find_example("matmul_simt").cuda({128, 128, 64}, "sm_80");
   EXPECT_TRUE(testing::file_check(src, R"(
-    CHECK: extern __shared__ __align__(128) unsigned char tessel_smem[];
+    CHECK: extern __shared__ __align__(1024) unsigned char tessel_smem[];
     CHECK: // shared s<f16>[16, 128] at byte 0
     CHECK: // shared s_1<f16>[16, 128] at byte 4096
     CHECK: for (int32_t i = 0; i < 64; i += 16) {

@@ -47,6 +47,13 @@ Kernel every_kind() {
   auto a = tile(DType::F16, {32, 16}, "a"), b = tile(DType::F16, {16, 32}, "b");
   auto acc = tile(DType::F32, {32, 32}, "acc"), d = tile(DType::F32, {32, 32}, "d");
   auto zeros = [](int k) { return std::vector<Expr>(size_t(k), const_int(0)); };
+  auto wa = std::make_shared<SharedTensorNode>(DType::F16, std::vector<int>{64, 16}, std::vector<int>{16, 1}, nullptr,
+                                               nullptr, "wa", at(31), kSwizzleUndecided);
+  auto wb = std::make_shared<SharedTensorNode>(DType::F16, std::vector<int>{8, 16}, std::vector<int>{16, 1}, nullptr,
+                                               nullptr, "wb", at(31), kSwizzleUndecided);
+  auto wb_t = std::make_shared<SharedTensorNode>(DType::F16, std::vector<int>{16, 8}, std::vector<int>{1, 16}, wb,
+                                                 const_int(0), "wb", at(31), kSwizzleUndecided);
+  auto wacc = tile(DType::F32, {64, 8}, "wacc");
   std::vector<Stmt> loop_body = {
       std::make_shared<LoadSharedNode>(at(10), y, view, zeros(2)),
       std::make_shared<StoreSharedNode>(at(11), view, y, zeros(2)),
@@ -79,6 +86,13 @@ Kernel every_kind() {
       std::make_shared<CopyAsyncCommitNode>(at(24)),
       std::make_shared<CopyAsyncWaitNode>(at(25), 0, false),
       std::make_shared<SyncNode>(at(26)),
+      std::make_shared<AllocSharedNode>(at(31), wa),
+      std::make_shared<AllocSharedNode>(at(31), wb),
+      std::make_shared<AllocRegisterNode>(at(31), wacc, const_float(0.0)),
+      std::make_shared<WgmmaFenceNode>(at(32)),
+      std::make_shared<WgmmaMmaNode>(at(33), wacc, wa, nullptr, wb_t),
+      std::make_shared<WgmmaCommitGroupNode>(at(34)),
+      std::make_shared<WgmmaWaitGroupNode>(at(35), 0),
       std::make_shared<IfNode>(at(27), binary(BinaryOp::Gt, n, const_int(0)),
                                std::make_shared<ThreadGroupNode>(at(28), 32, 32, seq({})), nullptr),
       std::make_shared<WhileNode>(at(29), binary(BinaryOp::Lt, v, const_int(0)),
@@ -120,12 +134,15 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "store_shared", "lt(", "exp(", "where(", "fma(", "dot(", "cast(", "reduce_max(", "copy(",
                             "annotate_layout", "print \"row\"", "copy_async global<f32>", "copy_async_commit_group",
                             "copy_async_wait_group 0", "sync", "thread_group(begin=32, count=32)", "while ",
-                            "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full("})
+                            "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full(",
+                            "wgmma.fence", "wgmma.mma %wacc += %wa @ view<f16>", "wgmma.commit_group", "wgmma.wait_group 0"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
-  verify(*k, Arch::Sm80);
+  verify(*k, Arch::Sm90a);
   const Kernel lowered = passes::lower(k, passes::PassContext{Arch::Sm90a});
   verify(*lowered, Arch::Sm90a);
-  EXPECT_NE(codegen::emit_cuda(*lowered, Arch::Sm90a).source.find("mma.sync"), std::string::npos);
+  const std::string cuda = codegen::emit_cuda(*lowered, Arch::Sm90a).source;
+  EXPECT_NE(cuda.find("mma.sync"), std::string::npos);
+  EXPECT_NE(cuda.find("wgmma.mma_async"), std::string::npos);
 }
 
 TEST(NodeKinds, EveryInstructionHasTraits) {

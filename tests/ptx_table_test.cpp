@@ -81,20 +81,16 @@ TEST(PtxTable, MmaSyncIsSpelledFromTheAtomAndTheOperandTypes) {
 
 TEST(PtxTable, AnOperandGroupTakesAsManyOperandsAsTheEmissionGives) {
   // wgmma m64n128k16 with f32 accumulators: 64 registers per thread in one group.
-  const PtxRow wgmma{"wgmma.mma_async",
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {d}, {a_desc}, {b_desc}, 1, 1, 1, 0, 0;",
-                     Arch::Sm90a,
-                     {{"d", "+f", PtxGroup::kPerEmission, true}, {"a_desc", "l"}, {"b_desc", "l"}},
-                     PtxEffect::Ordered};
   std::vector<std::string> accumulators, numbers, constraints;
   for (int i = 0; i < 64; ++i) {
     accumulators.push_back(fmt::format("acc[{}]", i));
     numbers.push_back(fmt::format("%{}", i));
     constraints.push_back(fmt::format("\"+f\"(acc[{}])", i));
   }
-  const std::string rendered = codegen::render_ptx(wgmma, Arch::Sm90a, {accumulators, {"da"}, {"db"}}, {});
+  const std::string rendered = codegen::ptx_asm(Ptx::WgmmaMmaSS, Arch::Sm90a, {accumulators, {"da"}, {"db"}},
+                                                codegen::wgmma_modifiers(128, DType::F16));
   EXPECT_EQ(rendered, fmt::format("asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{}}}, %64, %65, 1, "
-                                  "1, 1, 0, 0;\" : {} : \"l\"(da), \"l\"(db));",
+                                  "1, 1, 0, 0;\" : {} : \"l\"(da), \"l\"(db) : \"memory\");",
                                   fmt::join(numbers, ", "), fmt::join(constraints, ", ")));
   expect_compiles("float acc[64] = {};\nconst unsigned long long da = a, db = b;\n" + rendered +
                       "\nfor (int i = 0; i < 64; ++i) out[i] = acc[i];",

@@ -44,6 +44,8 @@ class Emitter {
   int indent = 0;
   std::vector<ir::ThreadRange> groups;
   std::map<const ir::SharedTensorNode*, int64_t> shared_offsets;
+  // The accumulators of the wgmma.mma emitted so far, pinned after every wgmma.wait_group.
+  std::vector<ir::RegisterTensor> wgmma_accumulators;
 
  private:
   std::map<const void*, std::string> names_;

@@ -145,6 +145,46 @@ const PtxRow& ptx_row(Ptx instruction) {
                               PtxEffect::Ordered};
       return row;
     }
+    // PTX ISA 9.7.15.7: wgmma.fence orders the warpgroup's register accesses before the wgmma that
+    // follow; commit_group closes a group of them; wait_group leaves at most `pending` running.
+    case Ptx::WgmmaFence: {
+      static const PtxRow row{"wgmma.fence", "wgmma.fence.sync.aligned;", Arch::Sm90a, {}};
+      return row;
+    }
+    // PTX ISA 9.7.15.5.2: m64nNk16 into f32, A and B from shared memory by descriptor, both
+    // K-major (imm-trans 0), scale-d 1 (accumulate), no negation.
+    case Ptx::WgmmaMmaSS: {
+      static const PtxRow row{
+          "wgmma.mma_async",
+          "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ab_type}.{ab_type} {d}, {a_desc}, {b_desc}, 1, 1, 1, 0, 0;",
+          Arch::Sm90a,
+          {vector("d", "+f"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
+      return row;
+    }
+    // The same with A from four 32-bit registers of packed halves (no imm-trans-a).
+    case Ptx::WgmmaMmaRS: {
+      static const PtxRow row{
+          "wgmma.mma_async",
+          "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ab_type}.{ab_type} {d}, {a}, {b_desc}, 1, 1, 1, 0;",
+          Arch::Sm90a,
+          {vector("d", "+f"), vector("a", "r", 4), scalar("b_desc", "l")}};
+      return row;
+    }
+    case Ptx::WgmmaCommitGroup: {
+      static const PtxRow row{"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", Arch::Sm90a, {}};
+      return row;
+    }
+    case Ptx::WgmmaWaitGroup: {
+      static const PtxRow row{"wgmma.wait_group", "wgmma.wait_group.sync.aligned {pending};", Arch::Sm90a,
+                              {scalar("pending", "n")}};
+      return row;
+    }
+    // Pins an accumulator register at this point of the program: the compiler may not move its
+    // accesses across the wgmma.wait_group or wgmma.fence next to it (a move to itself is free).
+    case Ptx::WgmmaFenceOperand: {
+      static const PtxRow row{"wgmma operand fence", "mov.b32 {reg}, {reg};", Arch::Sm90a, {scalar("reg", "+f")}};
+      return row;
+    }
   }
   TESSEL_CHECK(false, "no PTX row for instruction {}", int(instruction));
 }
@@ -225,6 +265,12 @@ PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType operand, DType accumu
           {"b_type", std::string(ptx_type(operand))},
           {"d_type", std::string(ptx_type(accumulator))},
           {"d_reg", accumulator == DType::F32 ? "f" : "r"}};
+}
+
+PtxModifiers wgmma_modifiers(int n, DType operand) {
+  TESSEL_CHECK(operand == DType::F16 || operand == DType::BF16, "wgmma takes f16 or bf16 operands, not {}",
+               dtype_name(operand));
+  return {{"n", std::to_string(n)}, {"ab_type", std::string(ptx_type(operand))}};
 }
 
 }  // namespace tessel::codegen

@@ -41,6 +41,12 @@ enum class Ptx : uint8_t {
   Ldmatrix,
   Stmatrix,
   MmaSync,
+  WgmmaFence,
+  WgmmaMmaSS,
+  WgmmaMmaRS,
+  WgmmaCommitGroup,
+  WgmmaWaitGroup,
+  WgmmaFenceOperand,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,
@@ -85,5 +91,7 @@ std::string_view ptx_type(DType t);
 // The modifiers of Ptx::MmaSync for `atom` with operands of type `operand` accumulating in
 // `accumulator`: the shape from the atom, the types from the operands.
 PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType operand, DType accumulator);
+// The modifiers of Ptx::WgmmaMmaSS/RS for m64`n`k16 with operands of type `operand`.
+PtxModifiers wgmma_modifiers(int n, DType operand);
 
 }  // namespace tessel::codegen

@@ -163,6 +163,17 @@ Stmt Mutator::visit(const SyncNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyAsyncCommitNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyAsyncWaitNode&, const Stmt& self) { return self; }
 
+Stmt Mutator::visit(const WgmmaFenceNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const WgmmaCommitGroupNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const WgmmaWaitGroupNode&, const Stmt& self) { return self; }
+
+Stmt Mutator::visit(const WgmmaMmaNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor acc = update(n.acc, &changed), a_registers = update(n.a_registers, &changed);
+  SharedTensor a_shared = update(n.a_shared, &changed), b = update(n.b, &changed);
+  return changed ? std::make_shared<WgmmaMmaNode>(n.loc, acc, a_shared, a_registers, b) : self;
+}
+
 Stmt Mutator::visit(const AllocSharedNode& n, const Stmt& self) {
   bool changed = false;
   SharedTensor t = update(n.tensor, &changed);

@@ -279,6 +279,17 @@ class Printer {
     line(n.all ? std::string("copy_async_wait_all") : fmt::format("copy_async_wait_group {}", n.pending));
   }
 
+  void stmt(const WgmmaFenceNode&) { line("wgmma.fence"); }
+
+  void stmt(const WgmmaMmaNode& n) {
+    const std::string a = n.a_shared ? shared(n.a_shared) : reg(n.a_registers);
+    line(fmt::format("wgmma.mma {} += {} @ {} m64n{}k16", reg(n.acc), a, shared(n.b), n.n()));
+  }
+
+  void stmt(const WgmmaCommitGroupNode&) { line("wgmma.commit_group"); }
+
+  void stmt(const WgmmaWaitGroupNode& n) { line(fmt::format("wgmma.wait_group {}", n.pending)); }
+
   void stmt(const PrintTensorNode& n) {
     line(fmt::format("print \"{}\" {}", n.label, reg(n.tensor)));
   }

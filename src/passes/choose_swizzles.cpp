@@ -1,13 +1,17 @@
 // choose_swizzles: decides the swizzle of every shared tile created without a Swizzle argument.
-// A tile is swizzled, with the smallest conflict-free pattern, when select_instructions chose
-// ldmatrix to read it or stmatrix to write it and its rows make those 8-row accesses conflict
-// without one; the pattern needs rows of whole 16-byte chunks and whole 128-byte lines. Otherwise
-// it stays unswizzled. Every view of a decided tile is rewritten with the allocation's pattern.
+// A tile that wgmma.mma reads gets the pattern whose span is its row (32, 64 or 128 bytes), the
+// canonical K-major layout its matrix descriptor describes; every writer then writes that image.
+// Otherwise a tile is swizzled, with the smallest conflict-free pattern, when select_instructions
+// chose ldmatrix to read it or stmatrix to write it and its rows make those 8-row accesses
+// conflict without one; the pattern needs rows of whole 16-byte chunks and whole 128-byte lines.
+// Otherwise it stays unswizzled. Every view of a decided tile is rewritten with the allocation's
+// pattern.
 #include <map>
 #include <set>
 
 #include "tessel/ir/mutator.hpp"
 #include "tessel/layout/shared_swizzle.hpp"
+#include "tessel/layout/wgmma_descriptor.hpp"
 #include "tessel/passes/pipeline.hpp"
 
 namespace tessel::passes {
@@ -46,6 +50,7 @@ class ApplySwizzles : public ir::Mutator {
 ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
   std::vector<const ir::SharedTensorNode*> undecided;
   std::set<const ir::SharedTensorNode*> accessed_by_rows;
+  std::map<const ir::SharedTensorNode*, int> read_by_wgmma;  // the swizzle its rows need
   ir::walk(k->body, [&](const ir::StmtNode& s) {
     if (s.kind == ir::NodeKind::AllocShared) {
       const auto& t = static_cast<const ir::AllocSharedNode&>(s).tensor;
@@ -55,6 +60,11 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
       const auto& n = static_cast<const ir::LoadSharedNode&>(s);
       if (n.matrix.instruction != ir::MatrixInstruction::None) accessed_by_rows.insert(n.src->allocation());
     }
+    if (s.kind == ir::NodeKind::WgmmaMma) {
+      const auto& n = static_cast<const ir::WgmmaMmaNode&>(s);
+      for (const ir::SharedTensor& t : {n.a_shared, n.b})
+        if (t) read_by_wgmma[t->allocation()] = wgmma_swizzle_bits(n.k() * dtype_bytes(t->dtype));
+    }
     if (s.kind == ir::NodeKind::StoreShared) {
       const auto& n = static_cast<const ir::StoreSharedNode&>(s);
       if (n.matrix.instruction != ir::MatrixInstruction::None) accessed_by_rows.insert(n.dst->allocation());
@@ -62,7 +72,10 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
   });
   if (undecided.empty()) return k;
   std::map<const ir::SharedTensorNode*, int> bits;
-  for (const ir::SharedTensorNode* t : undecided) bits[t] = chosen_bits(*t, accessed_by_rows.count(t) > 0);
+  for (const ir::SharedTensorNode* t : undecided) {
+    auto wgmma = read_by_wgmma.find(t);
+    bits[t] = wgmma != read_by_wgmma.end() ? wgmma->second : chosen_bits(*t, accessed_by_rows.count(t) > 0);
+  }
   return ir::with_body(k, ApplySwizzles(std::move(bits)).mutate(k->body));
 }
 

@@ -15,7 +15,8 @@ std::vector<ir::Scalar>& Warp::tile(const ir::RegisterTensorNode* t) {
 }
 
 Cta::Cta(Scheduler& s, const ir::KernelNode& k, const Launch& l, std::array<int, 3> b, LayoutTables& t)
-    : scheduler(s), kernel(k), launch(l), block(b), tables(t), async_copies(*this), agents{&async_copies} {
+    : scheduler(s), kernel(k), launch(l), block(b), tables(t), async_copies(*this), wgmma(*this),
+      agents{&async_copies, &wgmma} {
   for (size_t i = 0; i < k.params.size(); ++i) params[k.params[i].get()] = l.args[i];
   for (int w = 0; w < k.warps; ++w) warps.push_back(std::make_unique<Warp>(*this, w));
   smem.assign(size_t(k.shared_bytes), 0);
@@ -32,6 +33,11 @@ void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& 
                                    "block {}); {}",
                                    write ? "write" : "read", w->agent->operation(), w->issued_at->str(), thread,
                                    block_name(), w->agent->wait_advice()));
+  if (!write) return;
+  if (const SourceLoc* reader = wgmma.reading(byte, n))
+    throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
+                                 "block {}); {}",
+                                 wgmma.operation(), reader->str(), thread, block_name(), wgmma.wait_advice()));
 }
 
 void Cta::mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end) {

@@ -165,6 +165,7 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
     }
 #define TESSEL_INSTR(Name, family, min_target, executor)                                           \
   case ir::NodeKind::Name:                                           \
+    if (cta.wgmma.watching()) cta.wgmma.before_instruction(*this, *s); \
     exec_##Name(*this, static_cast<const ir::Name##Node&>(*s), mask); \
     return;
 #include "tessel/ir/nodes.def"

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "async_copy_unit.hpp"
+#include "wgmma_unit.hpp"
 #include "tessel/sim/simulator.hpp"
 #include "wait_condition.hpp"
 
@@ -107,6 +108,7 @@ class Cta {
   void arrive_at_barrier(Warp& w, int barrier, int expected, Mask mask, const SourceLoc& loc);
 
   AsyncCopyUnit async_copies;
+  WgmmaUnit wgmma;
   std::vector<AsyncAgent*> agents;  // every agent of the block, for the scheduler
 
   std::string block_name() const;

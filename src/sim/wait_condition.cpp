@@ -13,6 +13,7 @@ bool holds(const Warp& w, const WaitCondition& c) {
                               return false;
                           return true;
                         },
+                        [&](const WgmmaGroupWait& g) { return w.cta.wgmma.pending_groups(w) <= g.max_pending; },
                     },
                     c);
 }
@@ -33,6 +34,10 @@ std::string describe(const Warp& w, const Wait& wait) {
             return fmt::format("waiting at {} until at most {} copy groups of each of its threads are in flight ({} "
                                "are)",
                                at, g.max_pending, pending);
+          },
+          [&](const WgmmaGroupWait& g) {
+            return fmt::format("waiting at {} until at most {} wgmma groups of its warpgroup are running ({} are)", at,
+                               g.max_pending, w.cta.wgmma.pending_groups(w));
           },
       },
       wait.until);

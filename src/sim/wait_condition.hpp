@@ -32,7 +32,12 @@ struct CopyGroupWait {
   int max_pending;
 };
 
-using WaitCondition = std::variant<BarrierWait, CopyGroupWait>;
+// wgmma.wait_group: the warp has at most `max_pending` committed wgmma groups in flight.
+struct WgmmaGroupWait {
+  int max_pending;
+};
+
+using WaitCondition = std::variant<BarrierWait, CopyGroupWait, WgmmaGroupWait>;
 
 // A blocked warp's wait: where in the user's kernel, and until what.
 struct Wait {

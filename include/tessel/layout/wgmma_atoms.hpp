@@ -1,0 +1,36 @@
+// Warpgroup tensor-core (wgmma, sm_90a) fragment layouts in the layout algebra. A warpgroup is 4
+// aligned warps (128 threads); warp w of it owns rows 16w..16w+15 of the m64 tile, and inside its
+// rows each warp holds what an mma.sync m16n8k16 fragment holds (PTX ISA 9.7.15.5.1, "Register
+// Fragments"; hw-semantics.md §4.4). With lane = 4 * groupID + threadID:
+//   accumulator d[i], i in [0, N/2), f32:
+//     row = 16w + groupID + 8 * ((i >> 1) & 1),  col = 8 * (i >> 2) + 2 * threadID + (i & 1)
+//   A from registers a[i], i in [0, 8), f16/bf16 (two per 32-bit register):
+//     row = 16w + groupID + 8 * ((i >> 1) & 1),  col = 8 * (i >> 2) + 2 * threadID + (i & 1)
+#pragma once
+
+#include "tessel/dtype.hpp"
+#include "tessel/layout/layout.hpp"
+
+namespace tessel {
+
+// wgmma's instruction shape for f16/bf16 operands: m64 nN k16, N a multiple of 8 up to 256.
+inline constexpr int kWgmmaM = 64, kWgmmaK = 16, kWgmmaMaxN = 256;
+inline bool wgmma_n_is_legal(int n) { return n >= 8 && n <= kWgmmaMaxN && n % 8 == 0; }
+
+// The m64xN f32 accumulator of one warpgroup.
+Layout wgmma_m64nNk16_c(int n);
+// The m64xk16 f16/bf16 A operand of one warpgroup, from registers.
+Layout wgmma_m64nNk16_a();
+
+// Layouts for `warpgroups` warpgroups computing C[m, n] += A[m, k] B[k, n] by wgmma m64nNk16
+// with N = n: the warpgroups split m (warpgroup g owns rows 64g + 64 * warpgroups * r for
+// repetition r), each repeating the m64 atom m / (64 * warpgroups) times. The register digits put
+// the repetitions outermost, so the accumulator of repetition r is slots [r * n/2, (r+1) * n/2)
+// and the A fragment of (repetition r, k-step s) is slots [8 * (r * k/16 + s), ... + 8).
+// Throws tessel::Error when the shapes do not split so.
+struct WgmmaLayouts {
+  Layout a, c;
+};
+WgmmaLayouts wgmma_layouts(int m, int n, int k, int warpgroups);
+
+}  // namespace tessel

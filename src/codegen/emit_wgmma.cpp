@@ -1,0 +1,86 @@
+// wgmma: the warpgroup tensor-core instructions. A wgmma.mma over an [m, n] accumulator and k
+// columns is one m64nNk16 instruction per 64-row repetition of each warpgroup and per 16 columns
+// of k. Shared operands are passed as matrix descriptors built at run time from the operand's
+// unswizzled shared address (the only field that varies) and constant bits derived from its
+// swizzle (wgmma_descriptor.hpp). The accumulator registers of repetition r are slots
+// [r * n/2, (r+1) * n/2) of the tile (wgmma_layouts()), a register A of (r, k-step s) slots
+// [8 (r * k/16 + s), +8), packed two halves per 32-bit register, lowest element first.
+#include <algorithm>
+
+#include "emitter.hpp"
+#include "ptx.hpp"
+#include "tessel/layout/wgmma_atoms.hpp"
+#include "tessel/layout/wgmma_descriptor.hpp"
+
+namespace tessel::codegen {
+
+namespace {
+
+// The descriptor of the K-major operand `t` whose row `row` (an expression) and column `k` start
+// the instruction's operand.
+std::string descriptor(Emitter& e, const ir::SharedTensor& t, int k_dim, const std::string& row, int k) {
+  const int row_dim = 1 - k_dim, bytes = dtype_bytes(t->dtype);
+  const uint64_t constant_bits = wgmma_k_major_descriptor(0, t->allocation()->swizzle_bits).bits();
+  const std::string element =
+      fmt::format("{}({}) * {} + {}", t->offset ? e.expr(t->offset) + " + " : "", row, t->strides[size_t(row_dim)], k);
+  return fmt::format("(0x{:x}ull | uint64_t(((tessel_smem_base + {} + ({}) * {}) & 0x3FFFF) >> 4))", constant_bits,
+                     e.shared_offsets.at(t->allocation()), element, bytes);
+}
+
+}  // namespace
+
+void emit_WgmmaFence(Emitter& e, const ir::WgmmaFenceNode& n) {
+  e.line(ptx_asm(Ptx::WgmmaFence, e.arch, {}) + fmt::format("  // wgmma.fence, by each warpgroup ({})", n.loc.str()));
+}
+
+void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
+  const int warpgroups = e.group().count / 128, m = n.m(), nn = n.n(), k = n.k();
+  const int rm = m / kWgmmaM / warpgroups, rk = k / kWgmmaK;
+  e.header(n, fmt::format("wgmma.mma {} m64n{}k16 x {}, by each of {} warpgroups", n.a_shared ? "SS" : "RS", nn,
+                          rm * rk, warpgroups));
+  if (std::find(e.wgmma_accumulators.begin(), e.wgmma_accumulators.end(), n.acc) == e.wgmma_accumulators.end())
+    e.wgmma_accumulators.push_back(n.acc);
+  e.open("");
+  e.line("const uint32_t tessel_smem_base = uint32_t(__cvta_generic_to_shared(tessel_smem));");
+  e.line(fmt::format("const int warpgroup = {} / 128;", e.thread_in_group()));
+  const PtxModifiers types = wgmma_modifiers(nn, n.operand_type());
+  const std::string acc = e.tile(n.acc);
+  for (int r = 0; r < rm; ++r) {
+    const std::string row0 = fmt::format("64 * (warpgroup + {})", warpgroups * r);
+    std::vector<std::string> d;
+    for (int i = 0; i < nn / 2; ++i) d.push_back(fmt::format("{}[{}]", acc, r * nn / 2 + i));
+    for (int s = 0; s < rk; ++s) {
+      const std::string b = descriptor(e, n.b, 0, "0", 16 * s);
+      if (n.a_shared) {
+        e.line(ptx_asm(Ptx::WgmmaMmaSS, e.arch, {d, {descriptor(e, n.a_shared, 1, row0, 16 * s)}, {b}}, types));
+      } else {
+        const std::string a = e.tile(n.a_registers);
+        std::vector<std::string> regs;
+        for (int j = 0; j < 8; j += 2) {
+          const int slot = (r * rk + s) * 8 + j;
+          regs.push_back(fmt::format("tessel_pack2({}[{}], {}[{}])", a, slot, a, slot + 1));
+        }
+        e.line(ptx_asm(Ptx::WgmmaMmaRS, e.arch, {d, regs, {b}}, types));
+      }
+    }
+  }
+  e.close();
+}
+
+void emit_WgmmaCommitGroup(Emitter& e, const ir::WgmmaCommitGroupNode& n) {
+  e.line(ptx_asm(Ptx::WgmmaCommitGroup, e.arch, {}) +
+         fmt::format("  // wgmma.commit_group, by each warpgroup ({})", n.loc.str()));
+}
+
+void emit_WgmmaWaitGroup(Emitter& e, const ir::WgmmaWaitGroupNode& n) {
+  e.line(ptx_asm(Ptx::WgmmaWaitGroup, e.arch, {{std::to_string(n.pending)}}) +
+         fmt::format("  // wgmma.wait_group, by each warpgroup ({})", n.loc.str()));
+  for (const ir::RegisterTensor& acc : e.wgmma_accumulators) {
+    e.line("#pragma unroll");
+    e.open(fmt::format("for (int l = 0; l < {}; ++l)", acc->layout.local_size()));
+    e.line(ptx_asm(Ptx::WgmmaFenceOperand, e.arch, {{fmt::format("{}[l]", e.tile(acc))}}));
+    e.close();
+  }
+}
+
+}  // namespace tessel::codegen

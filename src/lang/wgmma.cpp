@@ -1,0 +1,112 @@
+// wgmma: tracing of the warpgroup tensor-core instructions. Everything that can be checked from
+// shapes, types, memories and strides is checked here, at the user's line; the fragment layouts
+// are given by infer_layouts and the shared tiles' swizzle by choose_swizzles.
+#include <fmt/ranges.h>
+
+#include "tessel/layout/wgmma_atoms.hpp"
+#include "tessel/layout/wgmma_descriptor.hpp"
+#include "tile_tracing.hpp"
+
+namespace tessel {
+
+namespace {
+
+// The number of warpgroups of the current thread group; the group must be whole warpgroups.
+int warpgroups(const SourceLoc& loc, std::string_view what) {
+  const ir::ThreadRange g = Builder::current(loc).group(loc);
+  if (!g.whole_warpgroups())
+    throw Error(loc, fmt::format("{} is executed by whole warpgroups (4 aligned warps, 128 threads), but it runs in a "
+                                 "thread group of {}; make the group start and end at multiples of 128 threads",
+                                 what, g.str()));
+  return g.count / 128;
+}
+
+// A shared operand read by wgmma: K-major rows of one swizzle span. `k_dim` is the dimension
+// along k; the other one runs over the rows (m for a, n for b).
+void check_shared_operand(const ir::SharedTensor& t, std::string_view name, int k_dim, const SourceLoc& loc) {
+  const int row_dim = 1 - k_dim, k = t->shape[size_t(k_dim)], bytes = dtype_bytes(t->dtype);
+  const bool k_major = t->strides[size_t(k_dim)] == 1 && t->strides[size_t(row_dim)] == k;
+  if (!k_major) {
+    const std::string how = k_dim == 1 ? "a shared tile [m, k] whose rows run along k"
+                                       : "the transpose of a shared tile [n, k] whose rows run along k "
+                                         "(s_b.transpose())";
+    throw Error(loc, fmt::format("wgmma.mma: {} must be K-major: pass {}; this view has shape [{}] and strides [{}]",
+                                 name, how, fmt::join(t->shape, ", "), fmt::join(t->strides, ", ")));
+  }
+  const int want = wgmma_swizzle_bits(k * bytes);
+  const int have = t->allocation()->swizzle_bits;
+  if (have != ir::kSwizzleUndecided && have != want)
+    throw Error(loc, fmt::format("wgmma.mma: {} has rows of {} bytes, which wgmma reads only with the {}-byte "
+                                 "swizzle, but its shared tile (created at {}) was given {}; create it without a "
+                                 "Swizzle argument or with Swizzle::b{}",
+                                 name, k * bytes, k * bytes, t->allocation()->loc.str(),
+                                 have == 0 ? std::string("no swizzle") : fmt::format("the {}-byte swizzle", 16 << have),
+                                 k * bytes));
+}
+
+void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_registers, const SharedTensor& b,
+               const RegisterTensor& acc, const SourceLoc& loc) {
+  Builder& bld = Builder::current(loc);
+  const int groups = warpgroups(loc, "wgmma.mma");
+  const DType a_type = a_shared ? a_shared->dtype : a_registers->dtype;
+  const std::vector<int>& a_shape = a_shared ? a_shared->shape : a_registers->shape();
+  if (a_shape.size() != 2 || b.shape().size() != 2 || acc.shape().size() != 2)
+    throw Error(loc, "wgmma.mma: the operands must be 2-D tiles");
+  const int m = a_shape[0], k = a_shape[1], n = b.shape()[1];
+  if (b.shape()[0] != k || acc.shape()[0] != m || acc.shape()[1] != n)
+    throw Error(loc, fmt::format("wgmma.mma: shapes [{}] @ [{}] into [{}] do not match (want a [m, k], b [k, n], acc "
+                                 "[m, n])",
+                                 fmt::join(a_shape, ", "), fmt::join(b.shape(), ", "), fmt::join(acc.shape(), ", ")));
+  const bool half = a_type == DType::F16 || a_type == DType::BF16;
+  if (!half || b.dtype() != a_type || acc.dtype() != DType::F32)
+    throw Error(loc, fmt::format("wgmma.mma: takes f16 or bf16 operands of one type and an f32 accumulator; got {} @ "
+                                 "{} into {}",
+                                 dtype_name(a_type), dtype_name(b.dtype()), dtype_name(acc.dtype())));
+  if (m % (kWgmmaM * groups) != 0)
+    throw Error(loc, fmt::format("wgmma.mma: m = {} must be a multiple of {} (64 rows for each of the {} warpgroups "
+                                 "of the thread group)",
+                                 m, kWgmmaM * groups, groups));
+  if (!wgmma_n_is_legal(n))
+    throw Error(loc, fmt::format("wgmma.mma: n = {} is not a wgmma shape; n must be a multiple of 8 from 8 to 256", n));
+  if (k % kWgmmaK != 0 || wgmma_swizzle_bits(k * dtype_bytes(a_type)) < 0)
+    throw Error(loc, fmt::format("wgmma.mma: k = {} does not fit; k must be 16, 32 or 64 (one m64nNk16 instruction "
+                                 "per 16, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
+                                 k));
+  if (a_shared) check_shared_operand(a_shared, "a", 1, loc);
+  check_shared_operand(b.ir(), "b", 0, loc);
+  if (a_registers) detail::check_group(a_registers, "wgmma.mma", loc);
+  detail::check_group(acc.ir(), "wgmma.mma", loc);
+  bld.emit(std::make_shared<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir()));
+}
+
+}  // namespace
+
+void WgmmaInstructions::fence(loc_t l) const {
+  const SourceLoc loc = SourceLoc::from(l);
+  warpgroups(loc, "wgmma.fence");
+  Builder::current(loc).emit(std::make_shared<ir::WgmmaFenceNode>(loc));
+}
+
+void WgmmaInstructions::mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, loc_t l) const {
+  trace_mma(a.ir(), nullptr, b, acc, SourceLoc::from(l));
+}
+
+void WgmmaInstructions::mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, loc_t l) const {
+  trace_mma(nullptr, a.ir(), b, acc, SourceLoc::from(l));
+}
+
+void WgmmaInstructions::commit_group(loc_t l) const {
+  const SourceLoc loc = SourceLoc::from(l);
+  warpgroups(loc, "wgmma.commit_group");
+  Builder::current(loc).emit(std::make_shared<ir::WgmmaCommitGroupNode>(loc));
+}
+
+void WgmmaInstructions::wait_group(int pending, loc_t l) const {
+  const SourceLoc loc = SourceLoc::from(l);
+  warpgroups(loc, "wgmma.wait_group");
+  if (pending < 0 || pending > 7)
+    throw Error(loc, fmt::format("wgmma.wait_group({}): the number of groups left running must be in 0..7", pending));
+  Builder::current(loc).emit(std::make_shared<ir::WgmmaWaitGroupNode>(loc, pending));
+}
+
+}  // namespace tessel

@@ -1,0 +1,229 @@
+// The wgmma unit: per-warp mma in flight, completed in issue order when the scheduler chooses.
+// Operands are read when an mma completes, the shared ones at the addresses its descriptors give
+// (hw-semantics.md §4.3); f16/bf16 products are exact in f32 and summed in f32.
+#include <cmath>
+
+#include "machine.hpp"
+#include "tessel/ir/mutator.hpp"
+#include "tessel/layout/wgmma_atoms.hpp"
+
+namespace tessel::sim {
+
+namespace {
+
+bool is_wgmma(ir::NodeKind k) {
+  return k == ir::NodeKind::WgmmaFence || k == ir::NodeKind::WgmmaMma || k == ir::NodeKind::WgmmaCommitGroup ||
+         k == ir::NodeKind::WgmmaWaitGroup;
+}
+
+}  // namespace
+
+WgmmaUnit::WgmmaUnit(Cta& cta) : cta_(cta), warps_(size_t(cta.kernel.warps)) {
+  ir::walk(cta.kernel.body, [&](const ir::StmtNode& s) { watching_ |= s.kind == ir::NodeKind::WgmmaMma; });
+}
+
+void WgmmaUnit::before_instruction(const Warp& w, const ir::StmtNode& s) {
+  if (is_wgmma(s.kind)) return;
+  WarpState& state = warps_[size_t(w.id)];
+  for (const ir::Ref<ir::Node>& t : ir::direct_operands(s).tensors) {
+    if (t->kind != ir::NodeKind::RegisterTensor) continue;
+    const auto* tile = static_cast<const ir::RegisterTensorNode*>(t.get());
+    for (const auto& mma : state.issued)
+      if (mma->node->acc.get() == tile || mma->node->a_registers.get() == tile)
+        throw Error(s.loc, fmt::format("register tile {} (created at {}) is {} of the wgmma.mma issued at {}, which "
+                                       "may still be running (warp {} of block {}); wait for it with "
+                                       "wgmma.wait_group before touching it",
+                                       tile->name, tile->loc.str(),
+                                       mma->node->acc.get() == tile ? "the accumulator" : "the A operand",
+                                       mma->node->loc.str(), w.id, cta_.block_name()));
+    state.accessed[tile] = &s.loc;
+  }
+}
+
+const SourceLoc* WgmmaUnit::reading(int64_t byte, int n) const {
+  if (readers_.empty()) return nullptr;
+  for (int64_t b = byte; b < byte + n; ++b) {
+    if (!readers_[size_t(b)]) continue;
+    for (const WarpState& state : warps_)
+      for (const auto& mma : state.issued)
+        for (int64_t read : mma->bytes_read)
+          if (read == b) return &mma->node->loc;
+  }
+  return nullptr;
+}
+
+void WgmmaUnit::fence(const Warp& w) { warps_[size_t(w.id)].accessed.clear(); }
+
+void WgmmaUnit::commit(const Warp& w) { ++warps_[size_t(w.id)].committed; }
+
+int WgmmaUnit::pending_groups(const Warp& w) const {
+  const WarpState& state = warps_[size_t(w.id)];
+  if (state.completed == state.issued.size()) return 0;
+  return std::max(0, state.committed - state.issued[state.completed]->group);
+}
+
+void WgmmaUnit::retire(const Warp& w, int pending) {
+  WarpState& state = warps_[size_t(w.id)];
+  while (state.completed > 0 && state.issued.front()->group < state.committed - pending) {
+    for (int64_t b : state.issued.front()->bytes_read) --readers_[size_t(b)];
+    state.issued.pop_front();
+    --state.completed;
+  }
+}
+
+// The unswizzled shared address of element (row, k) of the K-major operand `t` (`k_dim` its
+// dimension along k); the view's offset must be the same in every lane, as the descriptor must be
+// the same in every thread of the warpgroup.
+int64_t WgmmaUnit::operand_start(Warp& w, const ir::SharedTensor& t, int k_dim, int row, int k, Mask mask,
+                                 std::string_view name, const SourceLoc& loc) const {
+  int64_t offset = 0;
+  if (t->offset) {
+    const Lanes view = w.eval(t->offset, mask);
+    offset = view[0].i;
+    for (int lane = 1; lane < 32; ++lane)
+      if (view[lane].i != offset)
+        throw Error(loc, fmt::format("wgmma.mma: the view {} of {} differs between the lanes of warp {} (element {} "
+                                     "in lane 0, {} in lane {}); wgmma operands must be the same in every thread",
+                                     t->name, name, w.id, offset, view[lane].i, lane));
+  }
+  const int bytes = dtype_bytes(t->dtype);
+  const int64_t element = offset + int64_t(row) * t->strides[size_t(1 - k_dim)] + k;
+  const int64_t span = int64_t(16) << t->allocation()->swizzle_bits;
+  // Operand rows are multiples of 8 (m of 64, n of 8) and views select whole operands, so every
+  // operand starts on a repeat of its swizzle pattern, where the descriptor's base offset is 0.
+  TESSEL_CHECK(element * bytes / span % 8 == 0, "wgmma.mma at {}: {} starts at row {} of its swizzle pattern",
+               loc.str(), name, element * bytes / span % 8);
+  return cta_.shared_offsets.at(t->allocation()) + element * bytes;
+}
+
+void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
+  if (mask != 0xffffffffu)
+    throw Error(n.loc, fmt::format("wgmma.mma is executed by whole warps, but only {} lanes of warp {} reach it (is "
+                                   "it inside an if_ that part of the warp takes?)",
+                                   popcount(mask), w.id));
+  WarpState& state = warps_[size_t(w.id)];
+  for (const ir::RegisterTensor& operand : {n.acc, n.a_registers})
+    if (operand && state.accessed.count(operand.get()))
+      throw Error(n.loc, fmt::format("wgmma.mma: register tile {} (created at {}) was accessed at {} since the last "
+                                     "wgmma.fence(); call wgmma.fence() between other accesses to an mma's "
+                                     "accumulator or register A and the mma",
+                                     operand->name, operand->loc.str(), state.accessed.at(operand.get())->str()));
+  if (readers_.empty()) readers_.assign(cta_.smem.size(), 0);
+  const int warpgroups = w.group().count / 128, bytes = dtype_bytes(n.operand_type());
+  const int warp_in_group = w.thread_in_group(0) / 32, warpgroup = warp_in_group / 4, quarter = warp_in_group % 4;
+  auto mma = std::make_unique<Mma>(Mma{&w, &n, state.committed, quarter, {}, {}});
+  for (int r = 0; r < n.m() / kWgmmaM / warpgroups; ++r)
+    for (int k0 = 0; k0 < n.k(); k0 += kWgmmaK) {
+      Instruction in{{}, {}, kWgmmaM * (warpgroup + warpgroups * r), k0};
+      in.b = WgmmaDescriptor::decode(
+          wgmma_k_major_descriptor(uint32_t(operand_start(w, n.b, 0, 0, k0, mask, "b", n.loc)),
+                                   n.b->allocation()->swizzle_bits)
+              .bits());
+      for (int row = 0; row < n.n(); ++row)
+        for (int k = 0; k < kWgmmaK; ++k)
+          for (int byte = 0; byte < bytes; ++byte)
+            mma->bytes_read.push_back(wgmma_k_major_address(in.b, row, k, bytes) + byte);
+      if (n.a_shared) {
+        in.a = WgmmaDescriptor::decode(
+            wgmma_k_major_descriptor(uint32_t(operand_start(w, n.a_shared, 1, in.row0, k0, mask, "a", n.loc)),
+                                     n.a_shared->allocation()->swizzle_bits)
+                .bits());
+        for (int row = 16 * quarter; row < 16 * quarter + 16; ++row)
+          for (int k = 0; k < kWgmmaK; ++k)
+            for (int byte = 0; byte < bytes; ++byte)
+              mma->bytes_read.push_back(wgmma_k_major_address(in.a, row, k, bytes) + byte);
+      }
+      mma->instructions.push_back(in);
+    }
+  for (int64_t b : mma->bytes_read) {
+    cta_.check_not_in_flight(b, 1, false, n.loc, w.thread(0));
+    ++readers_[size_t(b)];
+  }
+  state.issued.push_back(std::move(mma));
+}
+
+void WgmmaUnit::complete(Mma& mma) {
+  Warp& w = *mma.warp;
+  const ir::WgmmaMmaNode& n = *mma.node;
+  const DType type = n.operand_type();
+  const int bytes = dtype_bytes(type), cols = n.n(), k = n.k();
+  for (int64_t b : mma.bytes_read)
+    if (!cta_.written[size_t(b)])
+      throw Error(n.loc, fmt::format("wgmma.mma reads shared memory that was never written (byte {} of block {}'s "
+                                     "shared memory, warp {})",
+                                     b, cta_.block_name(), w.id));
+  auto read = [&](int64_t address) { return float(load_value(type, &cta_.smem[size_t(address)]).f); };
+  // The warp's rows of A and all of B as dense matrices; rows the warp does not compute stay NaN.
+  std::vector<float> a(size_t(n.m()) * k, NAN), b(size_t(k) * cols);
+  for (const Instruction& in : mma.instructions) {
+    for (int row = 0; row < cols; ++row)
+      for (int kk = 0; kk < kWgmmaK; ++kk)
+        b[size_t(in.k0 + kk) * cols + row] = read(wgmma_k_major_address(in.b, row, kk, bytes));
+    if (n.a_shared)
+      for (int row = 16 * mma.quarter; row < 16 * mma.quarter + 16; ++row)
+        for (int kk = 0; kk < kWgmmaK; ++kk)
+          a[size_t(in.row0 + row) * k + in.k0 + kk] = read(wgmma_k_major_address(in.a, row, kk, bytes));
+  }
+  if (n.a_registers) {
+    const auto& table = cta_.tables.coords(n.a_registers.get());
+    const auto& values = w.tile(n.a_registers.get());
+    const int local = n.a_registers->layout.local_size();
+    for (int lane = 0; lane < 32; ++lane)
+      for (int s = 0; s < local; ++s) {
+        const int* c = &table[(size_t(w.thread_in_group(lane)) * local + s) * 2];
+        a[size_t(c[0]) * k + c[1]] = float(values[size_t(lane) * local + s].f);
+      }
+  }
+  const auto& table = cta_.tables.coords(n.acc.get());
+  auto& acc = w.tile(n.acc.get());
+  const int local = n.acc->layout.local_size();
+  for (int lane = 0; lane < 32; ++lane)
+    for (int s = 0; s < local; ++s) {
+      const int* c = &table[(size_t(w.thread_in_group(lane)) * local + s) * 2];
+      float sum = float(acc[size_t(lane) * local + s].f);
+      for (int kk = 0; kk < k; ++kk) sum += a[size_t(c[0]) * k + kk] * b[size_t(kk) * cols + c[1]];
+      acc[size_t(lane) * local + s] = ir::Scalar{.f = sum};
+    }
+}
+
+void WgmmaUnit::complete_first(WarpState& warp, size_t count) {
+  for (size_t i = 0; i < count; ++i) complete(*warp.issued[warp.completed++]);
+}
+
+bool WgmmaUnit::busy() const {
+  for (const WarpState& state : warps_)
+    if (state.completed < state.issued.size()) return true;
+  return false;
+}
+
+void WgmmaUnit::complete_all() {
+  for (WarpState& state : warps_) complete_first(state, state.issued.size() - state.completed);
+}
+
+void WgmmaUnit::complete_at_random(std::mt19937_64& rng) {
+  for (WarpState& state : warps_) {
+    size_t count = 0;
+    while (state.completed + count < state.issued.size() && rng() % 2 == 0) ++count;
+    complete_first(state, count);
+  }
+}
+
+bool WgmmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& condition) {
+  return std::visit(PerCondition{
+                        [](const BarrierWait&) { return false; },
+                        [](const CopyGroupWait&) { return false; },
+                        [&](const WgmmaGroupWait& wait) {
+                          if (&warp.cta != &cta_) return false;
+                          WarpState& state = warps_[size_t(warp.id)];
+                          size_t count = 0;
+                          while (state.completed + count < state.issued.size() &&
+                                 state.issued[state.completed + count]->group < state.committed - wait.max_pending)
+                            ++count;
+                          complete_first(state, count);
+                          return count > 0;
+                        },
+                    },
+                    condition);
+}
+
+}  // namespace tessel::sim

@@ -1,0 +1,86 @@
+// The wgmma unit of a block: the warpgroup tensor core as an asynchronous agent. Each warp issues
+// its share of a wgmma.mma (its 16 rows of every m64 instruction) and commits it into per-warp
+// groups, as each warp of the warpgroup executes the same wgmma instructions; an mma reads its
+// shared operands through its matrix descriptors, its register operands, and adds into its
+// accumulator when it completes, which the scheduler chooses, in issue order per warp, no later
+// than the wgmma.wait_group that retires its group. Until that wait returns, whenever the mma
+// completed, its accumulator and register A belong to it (touching them is reported), and so do
+// its shared operands (writing them is): the program may not rely on an early completion.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "async_agent.hpp"
+#include "tessel/layout/wgmma_descriptor.hpp"
+
+namespace tessel::sim {
+
+class Cta;
+
+class WgmmaUnit final : public AsyncAgent {
+ public:
+  explicit WgmmaUnit(Cta& cta);
+
+  // Warp `w` issues its share of `n`.
+  void issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask);
+  void fence(const Warp& w);
+  void commit(const Warp& w);
+  // The warp's committed groups from its oldest incomplete one on (wgmma.wait_group's count).
+  int pending_groups(const Warp& w) const;
+  // After the warp's wgmma.wait_group(pending) returned: its mma in the groups that wait covers
+  // give their operands back.
+  void retire(const Warp& w, int pending);
+
+  // Whether the kernel has a wgmma.mma, so that before_instruction has work to do.
+  bool watching() const { return watching_; }
+  // Called before `w` runs any instruction: reports one that touches a register operand of an
+  // mma in flight, and records the register tiles accessed since the warp's last wgmma.fence.
+  void before_instruction(const Warp& w, const ir::StmtNode& s);
+  // The line of an mma in flight that reads one of shared bytes [byte, byte + n); null if none.
+  const SourceLoc* reading(int64_t byte, int n) const;
+
+  std::string_view operation() const override { return "wgmma.mma"; }
+  std::string_view wait_advice() const override { return "wait for it with wgmma.wait_group first"; }
+  bool busy() const override;
+  void complete_all() override;
+  void complete_at_random(std::mt19937_64& rng) override;
+  bool complete_needed_by(const Warp& warp, const WaitCondition& condition) override;
+
+ private:
+  // One instruction of the mma: its descriptors and where its rows sit in the accumulator.
+  struct Instruction {
+    WgmmaDescriptor a, b;  // `a` unused in the RS form
+    int row0;              // the first accumulator row of the m64 instruction
+    int k0;                // its first column of k
+  };
+  struct Mma {
+    Warp* warp;
+    const ir::WgmmaMmaNode* node;
+    int group;    // index among the warp's groups; the open group's is `committed`
+    int quarter;  // the warp's rows of each m64 instruction: [16 * quarter, 16 * quarter + 16)
+    std::vector<Instruction> instructions;
+    std::vector<int64_t> bytes_read;  // shared bytes, for the overwrite check
+  };
+  struct WarpState {
+    std::deque<std::unique_ptr<Mma>> issued;  // not retired, in issue order
+    size_t completed = 0;                     // issued[0, completed) have completed
+    int committed = 0;
+    // Register tiles accessed since the last wgmma.fence, with the line of the last access.
+    std::map<const ir::RegisterTensorNode*, const SourceLoc*> accessed;
+  };
+  void complete(Mma& mma);
+  // Completes the first `count` mma of `warp`.
+  void complete_first(WarpState& warp, size_t count);
+  int64_t operand_start(Warp& w, const ir::SharedTensor& t, int k_dim, int row, int k, Mask mask,
+                        std::string_view name, const SourceLoc& loc) const;
+
+  Cta& cta_;
+  bool watching_ = false;
+  std::vector<WarpState> warps_;
+  std::vector<uint16_t> readers_;  // per shared byte: mma in flight reading it
+};
+
+}  // namespace tessel::sim

@@ -1,0 +1,381 @@
+// wgmma on the simulator against host references under every completion order, the misuse that
+// tracing, the verifier and the simulator report, and the CUDA and cubins the code generator
+// makes of it.
+#include <regex>
+
+#include "expect_error.hpp"
+#include "tessel/layout/wgmma_atoms.hpp"
+#include "filecheck.hpp"
+#include "wgmma_kernels.hpp"
+
+namespace tessel::testing {
+namespace {
+
+std::vector<KernelOptions> every_order() {
+  std::vector<KernelOptions> orders;
+  KernelOptions eager, lazy;
+  eager.sim_completion = sim::CompletionOrder::Eager;
+  lazy.sim_completion = sim::CompletionOrder::Lazy;
+  orders = {eager, lazy};
+  for (uint64_t seed : {1, 2, 3}) orders.push_back(KernelOptions{"", seed});
+  return orders;
+}
+
+TEST(Wgmma, SharedOperandsMatchTheHostReference) {
+  for (const KernelOptions& o : every_order()) {
+    check_wgmma_tile<f16, 64, 8, 16, false>(o);
+    check_wgmma_tile<f16, 64, 64, 64, false>(o);
+    check_wgmma_tile<bf16, 64, 128, 32, false>(o);
+    check_wgmma_tile<f16, 64, 256, 64, false>(o);
+  }
+}
+
+TEST(Wgmma, RegisterAMatchesTheHostReference) {
+  for (const KernelOptions& o : every_order()) {
+    check_wgmma_tile<f16, 64, 8, 16, true>(o);
+    check_wgmma_tile<bf16, 64, 64, 64, true>(o);
+    check_wgmma_tile<f16, 64, 128, 32, true>(o);
+    check_wgmma_tile<f16, 64, 256, 64, true>(o);
+  }
+}
+
+TEST(Wgmma, RepeatsOverRowsAndWarpgroups) {
+  for (const KernelOptions& o : every_order()) {
+    check_wgmma_tile<f16, 128, 64, 64, false>(o);        // one warpgroup, two m64 instructions
+    check_wgmma_tile<f16, 128, 32, 32, true, 8>(o);      // two warpgroups
+    check_wgmma_tile<bf16, 256, 16, 16, false, 8>(o);    // two warpgroups, two m64 each
+  }
+}
+
+TEST(Wgmma, TwoStagePipelineMatchesTheHostReference) {
+  for (const KernelOptions& o : every_order()) {
+    check_wgmma_kernel<WgmmaPipeline<f16, 64, 96>, f16, 64, 64, 96>(o);
+    check_wgmma_kernel<WgmmaPipeline<bf16, 8, 64>, bf16, 64, 8, 64>(o);
+  }
+}
+
+TEST(WgmmaMisuse, RefillingAStageAnotherWarpsMmaMayStillReadIsReported) {
+  KernelOptions lazy;
+  lazy.sim_completion = sim::CompletionOrder::Lazy;
+  try {
+    check_wgmma_kernel<WgmmaPipeline<f16, 64, 96, false>, f16, 64, 64, 96>(lazy);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("may still be reading"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("wgmma_kernels.hpp:"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessel::testing
+
+namespace tessel::testing {
+namespace {
+
+int line = 0, acc_line = 0;
+
+// The operands of the misuse kernels: A [64, 16] and B [8, 16] in f16, C [64, 8] in f32.
+struct Operands {
+  Buffer<f16> a{Device::simulator(), std::vector<f16>(64 * 16, f16(1.0f))};
+  Buffer<f16> b{Device::simulator(), std::vector<f16>(8 * 16, f16(1.0f))};
+  Buffer<float> c{Device::simulator(), std::vector<float>(64 * 8, 0.0f)};
+};
+
+// A and B in shared tiles and a zero accumulator, made by WgmmaSetup::setup; the misuse follows.
+struct Setup {
+  SharedTensor s_a, s_b;
+  RegisterTensor acc;
+};
+
+struct WgmmaSetup : Script {
+  Setup setup(Ptr<f16> a, Ptr<f16> b) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<f16>({64, 16});
+    auto s_b = shared_tensor<f16>({8, 16});
+    store_shared(s_a, load_global(global_view(a, {64, 16}), {0, 0}, {64, 16}));
+    store_shared(s_b, load_global(global_view(b, {8, 16}), {0, 0}, {8, 16}));
+    sync();
+    acc_line = __LINE__ + 1;
+    return Setup{s_a, s_b, register_tensor<float>({64, 8}, 0.0f)};
+  }
+};
+
+struct StoresTheAccumulatorEarly : WgmmaSetup {
+  void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<float> c) {
+    auto [s_a, s_b, acc] = setup(a, b);
+    wgmma.fence();
+    line = __LINE__ + 1;
+    wgmma.mma(s_a, s_b.transpose(), acc);
+    wgmma.commit_group();
+    store_global(global_view(c, {64, 8}), acc, {0, 0});
+    wgmma.wait_group(0);
+  }
+};
+
+TEST(WgmmaMisuse, TouchingTheAccumulatorBeforeTheWaitIsReportedUnderEveryOrder) {
+  for (const KernelOptions& o : every_order()) {
+    Operands x;
+    std::string got = "no error";
+    try {
+      Kernel<StoresTheAccumulatorEarly>(Device::simulator(), o)(x.a, x.b, x.c);
+    } catch (const Error& e) {
+      got = e.what();
+    }
+    // Which warp gets there first depends on the order.
+    got = std::regex_replace(got, std::regex("warp [0-3] of"), "warp W of");
+    EXPECT_EQ(got, fmt::format("{0}:{1}: register tile r (created at {0}:{2}) is the accumulator of the wgmma.mma "
+                               "issued at {0}:{3}, which may still be running (warp W of block (0, 0, 0)); wait for "
+                               "it with wgmma.wait_group before touching it",
+                               __FILE__, line + 2, acc_line, line));
+  }
+}
+
+struct OverwritesAnOperandEarly : WgmmaSetup {
+  void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<float> c) {
+    auto [s_a, s_b, acc] = setup(a, b);
+    wgmma.fence();
+    line = __LINE__ + 1;
+    wgmma.mma(s_a, s_b.transpose(), acc);
+    wgmma.commit_group();
+    store_shared(s_b, load_global(global_view(b, {8, 16}), {0, 0}, {8, 16}));
+    wgmma.wait_group(0);
+    store_global(global_view(c, {64, 8}), acc, {0, 0});
+  }
+};
+
+TEST(WgmmaMisuse, OverwritingASharedOperandBeforeTheWaitIsReported) {
+  Operands x;
+  const std::string got = error_of<OverwritesAnOperandEarly>(x.a, x.b, x.c);
+  EXPECT_EQ(got.substr(0, got.find(" (thread")),
+            fmt::format("{0}:{1}: write of shared memory that a wgmma.mma issued at {0}:{2} may still be reading",
+                        __FILE__, line + 2, line));
+  EXPECT_NE(got.find("; wait for it with wgmma.wait_group first"), std::string::npos) << got;
+}
+
+struct ForgetsTheFence : WgmmaSetup {
+  void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<float> c) {
+    auto [s_a, s_b, acc] = setup(a, b);
+    line = __LINE__ + 1;
+    wgmma.mma(s_a, s_b.transpose(), acc);
+    wgmma.commit_group();
+    wgmma.wait_group(0);
+    store_global(global_view(c, {64, 8}), acc, {0, 0});
+  }
+};
+
+TEST(WgmmaMisuse, AnMmaWithoutAFenceAfterRegisterAccessesIsReported) {
+  Operands x;
+  const std::string got = error_of<ForgetsTheFence>(x.a, x.b, x.c);
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: wgmma.mma: register tile r (created at {0}:{2}) was accessed at {0}:{2} since the "
+                        "last wgmma.fence(); call wgmma.fence() between other accesses to an mma's accumulator or "
+                        "register A and the mma",
+                        __FILE__, line, acc_line));
+}
+
+}  // namespace
+}  // namespace tessel::testing
+
+namespace tessel::testing {
+namespace {
+
+// One mma of A [M, K] by B [N, K] as the test writes them; the shapes and tiles are the misuse.
+template <int M, int N, int K, int Warps = 4, class T = f16, class Acc = float> struct OneMma : Script {
+  void operator()(Ptr<T> a, Ptr<T> b) {
+    attrs.blocks = 1;
+    attrs.warps = Warps;
+    auto s_a = shared_tensor<T>({M, K});
+    auto s_b = shared_tensor<T>({N, K});
+    auto acc = register_tensor<Acc>({M, N}, 0.0f);
+    line = __LINE__ + 1;
+    wgmma.mma(s_a, s_b.transpose(), acc);
+  }
+};
+
+template <class S, class T = f16> std::string trace_error() {
+  try {
+    Kernel<S>(Device::simulator()).cuda_source((T*)nullptr, (T*)nullptr);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string at_line(const std::string& message) { return fmt::format("{}:{}: {}", __FILE__, line, message); }
+
+TEST(WgmmaDiagnostics, ShapesOutsideTheInstructionSetAreReportedAtTheCall) {
+  std::string got = trace_error<OneMma<32, 8, 16>>();
+  EXPECT_EQ(got, at_line("wgmma.mma: m = 32 must be a multiple of 64 (64 rows for each of the 1 warpgroups of the "
+                         "thread group)"));
+  got = trace_error<OneMma<64, 64, 16, 8>>();
+  EXPECT_EQ(got, at_line("wgmma.mma: m = 64 must be a multiple of 128 (64 rows for each of the 2 warpgroups of the "
+                         "thread group)"));
+  got = trace_error<OneMma<64, 12, 16>>();
+  EXPECT_EQ(got, at_line("wgmma.mma: n = 12 is not a wgmma shape; n must be a multiple of 8 from 8 to 256"));
+  got = trace_error<OneMma<64, 264, 16>>();
+  EXPECT_EQ(got, at_line("wgmma.mma: n = 264 is not a wgmma shape; n must be a multiple of 8 from 8 to 256"));
+  got = trace_error<OneMma<64, 8, 8>>();
+  EXPECT_EQ(got, at_line("wgmma.mma: k = 8 does not fit; k must be 16, 32 or 64 (one m64nNk16 instruction per 16, "
+                         "and shared rows of 32, 64 or 128 bytes, one swizzle span)"));
+  got = trace_error<OneMma<64, 8, 128>>();
+  EXPECT_EQ(got, at_line("wgmma.mma: k = 128 does not fit; k must be 16, 32 or 64 (one m64nNk16 instruction per 16, "
+                         "and shared rows of 32, 64 or 128 bytes, one swizzle span)"));
+}
+
+TEST(WgmmaDiagnostics, TypesOtherThanHalvesIntoF32AreReported) {
+  std::string got = trace_error<OneMma<64, 8, 16, 4, float>, float>();
+  EXPECT_EQ(got, at_line("wgmma.mma: takes f16 or bf16 operands of one type and an f32 accumulator; got f32 @ f32 into "
+                         "f32"));
+  got = trace_error<OneMma<64, 8, 16, 4, f16, f16>>();
+  EXPECT_EQ(got, at_line("wgmma.mma: takes f16 or bf16 operands of one type and an f32 accumulator; got f16 @ f16 into "
+                         "f16"));
+}
+
+struct WaitsForTooManyGroups : Script {
+  void operator()(Ptr<f16>, Ptr<f16>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    line = __LINE__ + 1;
+    wgmma.wait_group(8);
+  }
+};
+
+TEST(WgmmaDiagnostics, AWaitForMoreThanSevenGroupsIsReported) {
+  const std::string got = trace_error<WaitsForTooManyGroups>();
+  EXPECT_EQ(got, at_line("wgmma.wait_group(8): the number of groups left running must be in 0..7"));
+}
+
+TEST(WgmmaDiagnostics, ThreadGroupsOfPartialWarpgroupsAreReported) {
+  const std::string got = trace_error<OneMma<64, 8, 16, 2>>();
+  EXPECT_EQ(got, at_line("wgmma.mma is executed by whole warpgroups (4 aligned warps, 128 threads), but it runs in a "
+                         "thread group of threads 0..63; make the group start and end at multiples of 128 threads"));
+}
+
+struct BNotTransposed : Script {
+  void operator()(Ptr<f16>, Ptr<f16>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<f16>({64, 16});
+    auto s_b = shared_tensor<f16>({16, 8});
+    auto acc = register_tensor<float>({64, 8}, 0.0f);
+    line = __LINE__ + 1;
+    wgmma.mma(s_a, s_b, acc);
+  }
+};
+
+struct ATransposed : Script {
+  void operator()(Ptr<f16>, Ptr<f16>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<f16>({64, 64});
+    auto s_b = shared_tensor<f16>({64, 64});
+    auto acc = register_tensor<float>({64, 64}, 0.0f);
+    line = __LINE__ + 1;
+    wgmma.mma(s_a.transpose(), s_b.transpose(), acc);
+  }
+};
+
+struct UnswizzledOperand : Script {
+  void operator()(Ptr<f16>, Ptr<f16>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<f16>({64, 64}, Swizzle::none);
+    auto s_b = shared_tensor<f16>({64, 64});
+    auto acc = register_tensor<float>({64, 64}, 0.0f);
+    line = __LINE__ + 1;
+    wgmma.mma(s_a, s_b.transpose(), acc);
+  }
+};
+
+struct PinnedAccumulator : Script {
+  void operator()(Ptr<f16>, Ptr<f16>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<f16>({64, 16});
+    auto s_b = shared_tensor<f16>({8, 16});
+    auto acc = register_tensor<float>({64, 8}, 0.0f, Layout::distributed({64, 8}, 128, 4));
+    wgmma.fence();
+    line = __LINE__ + 1;
+    wgmma.mma(s_a, s_b.transpose(), acc);
+  }
+};
+
+TEST(WgmmaDiagnostics, OperandsInTheWrongLayoutAreReported) {
+  std::string got = trace_error<BNotTransposed>();
+  EXPECT_EQ(got,
+            at_line("wgmma.mma: b must be K-major: pass the transpose of a shared tile [n, k] whose rows run along k "
+                    "(s_b.transpose()); this view has shape [16, 8] and strides [8, 1]"));
+  got = trace_error<ATransposed>();
+  EXPECT_EQ(got,
+            at_line("wgmma.mma: a must be K-major: pass a shared tile [m, k] whose rows run along k; this view has "
+                    "shape [64, 64] and strides [1, 64]"));
+  got = trace_error<UnswizzledOperand>();
+  EXPECT_EQ(got, at_line(fmt::format("wgmma.mma: a has rows of 128 bytes, which wgmma reads only with the 128-byte "
+                                     "swizzle, but its shared tile (created at {}:{}) was given no swizzle; create it "
+                                     "without a Swizzle argument or with Swizzle::b128",
+                                     __FILE__, line - 4)));
+  got = trace_error<PinnedAccumulator>();
+  EXPECT_EQ(got, at_line(fmt::format("wgmma.mma: the accumulator r (created at {}:{}) has the layout {}, but wgmma "
+                                     "needs {}; create it without a layout argument and layout inference gives it the "
+                                     "fragment",
+                                     __FILE__, line - 3, Layout::distributed({64, 8}, 128, 4).str(),
+                                     wgmma_m64nNk16_c(8).str())));
+}
+
+using SharedTile = WgmmaTile<f16, 64, 64, 64, false>;
+using RegisterTile = WgmmaTile<bf16, 128, 32, 32, true, 8>;
+
+TEST(WgmmaCodegen, EmitsDescriptorsAndTheInstructionsOfEachWarpgroup) {
+  Kernel<SharedTile> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string src = k.cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
+  EXPECT_TRUE(file_check(src, R"(
+    CHECK: extern __shared__ __align__(1024) unsigned char tessel_smem[];
+    CHECK: asm volatile("wgmma.fence.sync.aligned;" ::: "memory");  // wgmma.fence, by each warpgroup
+    CHECK: // wgmma.mma SS m64n64k16 x 4, by each of 1 warpgroups
+    CHECK: const int warpgroup = int(threadIdx.x) / 128;
+    CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1,
+    CHECK-SAME: %31}, %32, %33, 1, 1, 1, 0, 0;
+    CHECK-SAME: "l"((0x4000004000010000ull | uint64_t(((tessel_smem_base + 0 + (
+    CHECK: asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    CHECK: asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(0) : "memory");
+    CHECK: asm volatile("mov.b32 %0, %0;" : "+f"(
+  )")) << src;
+  Kernel<RegisterTile> rs(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string rs_src = rs.cuda_source((bf16*)nullptr, (bf16*)nullptr, (float*)nullptr);
+  EXPECT_TRUE(file_check(rs_src, R"(
+    CHECK: // wgmma.mma RS m64n32k16 x 2, by each of 2 warpgroups
+    CHECK: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0,
+    CHECK-SAME: %15}, {%16, %17, %18, %19}, %20, 1, 1, 1, 0;
+  )")) << rs_src;
+}
+
+TEST(WgmmaCodegen, CompilesForSm90aOnly) {
+  EXPECT_FALSE(Kernel<SharedTile>(Device::simulator(), KernelOptions{"sm_90a"})
+                   .cubin((f16*)nullptr, (f16*)nullptr, (float*)nullptr)
+                   .empty());
+  EXPECT_FALSE(Kernel<RegisterTile>(Device::simulator(), KernelOptions{"sm_90a"})
+                   .cubin((bf16*)nullptr, (bf16*)nullptr, (float*)nullptr)
+                   .empty());
+  using WideTile = WgmmaTile<f16, 64, 256, 32, true>;
+  EXPECT_FALSE(Kernel<WideTile>(Device::simulator(), KernelOptions{"sm_90a"})
+                   .cubin((f16*)nullptr, (f16*)nullptr, (float*)nullptr)
+                   .empty());
+  for (const char* arch : {"sm_80", "sm_100a"}) {
+    std::string got = "no error";
+    try {
+      Kernel<SharedTile>(Device::simulator(), KernelOptions{arch}).cubin((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
+    } catch (const Error& e) {
+      got = e.what();
+    }
+    const std::string want = std::string(arch) == "sm_80"
+                                 ? "WgmmaFence needs sm_90a or newer; the kernel is compiled for sm_80"
+                                 : "WgmmaFence exists only on sm_90a (wgmma is not forward compatible; later targets "
+                                   "have no wgmma); the kernel is compiled for sm_100a";
+    EXPECT_NE(got.find("wgmma_kernels.hpp:"), std::string::npos) << got;
+    EXPECT_NE(got.find(want), std::string::npos) << got;
+  }
+}
+
+}  // namespace
+}  // namespace tessel::testing
