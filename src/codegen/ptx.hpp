@@ -41,6 +41,16 @@ enum class Ptx : uint8_t {
   Ldmatrix,
   Stmatrix,
   MmaSync,
+  MbarrierInit,
+  FenceMbarrierInit,
+  MbarrierArrive,
+  MbarrierArriveCount,
+  MbarrierArriveExpectTx,
+  MbarrierExpectTx,
+  MbarrierTestWaitParityLoop,
+  MbarrierTryWaitParityLoop,
+  MbarrierTryWaitParity,
+  FenceProxyAsync,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

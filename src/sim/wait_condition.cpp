@@ -13,6 +13,7 @@ bool holds(const Warp& w, const WaitCondition& c) {
                               return false;
                           return true;
                         },
+                        [&](const MbarrierPhaseWait& m) { return w.cta.mbarriers.phase_completed(m.barrier, m.parity); },
                     },
                     c);
 }
@@ -33,6 +34,11 @@ std::string describe(const Warp& w, const Wait& wait) {
             return fmt::format("waiting at {} until at most {} copy groups of each of its threads are in flight ({} "
                                "are)",
                                at, g.max_pending, pending);
+          },
+          [&](const MbarrierPhaseWait& m) {
+            const MbarrierState& b = w.cta.mbarriers.all().at(m.barrier);
+            return fmt::format("waiting at {}{} for {} to complete its phase of parity {}", at,
+                               m.timed ? " (try_wait)" : "", barrier_name(*b.array, b.index), m.parity);
           },
       },
       wait.until);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tessel/lang/fence.hpp"
+#include "tessel/lang/mbarrier.hpp"
 #include "tessel/lang/tensors.hpp"
 
 namespace tessel {
@@ -89,6 +91,10 @@ enum class Swizzle { none, automatic, b32, b64, b128 };
 class Instructions {
  public:
   using loc_t = std::source_location;
+
+  // ---- instruction groups ----
+  MbarrierInstructions mbarrier;
+  FenceInstructions fence;
 
   // ---- tensors ----
   template <class T>
