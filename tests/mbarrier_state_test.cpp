@@ -22,8 +22,8 @@ struct MbarrierStateTest : ::testing::Test {
 TEST_F(MbarrierStateTest, APhaseCompletesOnceArrivalsAndBytesAreIn) {
   EXPECT_FALSE(bars.phase_completed(8, 0));
   EXPECT_TRUE(bars.phase_completed(8, 1));
-  EXPECT_FALSE(bars.arrive(8, 1, 64, by_arrive));
-  EXPECT_FALSE(bars.arrive(8, 1, 0, by_arrive));
+  EXPECT_FALSE(bars.arrive(8, 1, 64, "mbarrier.arrive_and_expect_tx", by_arrive));
+  EXPECT_FALSE(bars.arrive(8, 1, 0, "mbarrier.arrive", by_arrive));
   EXPECT_EQ(state().pending, 0);
   EXPECT_EQ(state().tx, 64);
   bars.complete_tx(8, 32, kCopy);
@@ -39,21 +39,21 @@ TEST_F(MbarrierStateTest, APhaseCompletesOnceArrivalsAndBytesAreIn) {
 TEST_F(MbarrierStateTest, BytesMayLandBeforeTheyAreExpected) {
   bars.complete_tx(8, 16, kCopy);
   EXPECT_EQ(state().tx, -16);
-  EXPECT_FALSE(bars.arrive(8, 1, 0, by_arrive));
-  EXPECT_TRUE(bars.arrive(8, 1, 16, by_arrive));
+  EXPECT_FALSE(bars.arrive(8, 1, 0, "mbarrier.arrive", by_arrive));
+  EXPECT_TRUE(bars.arrive(8, 1, 16, "mbarrier.arrive_and_expect_tx", by_arrive));
   EXPECT_EQ(state().phase, 1);
 }
 
 TEST_F(MbarrierStateTest, ExpectTxWithoutArrivalHoldsThePhaseForTheBytes) {
   bars.expect_tx(8, 48, by_arrive);
-  EXPECT_FALSE(bars.arrive(8, 2, 0, by_arrive));
+  EXPECT_FALSE(bars.arrive(8, 2, 0, "mbarrier.arrive", by_arrive));
   EXPECT_FALSE(bars.phase_completed(8, 0));
   bars.complete_tx(8, 48, kCopy);
   EXPECT_TRUE(bars.phase_completed(8, 0));
 }
 
 TEST_F(MbarrierStateTest, BytesBeyondWhatAPhaseExpectsAreReportedWhereTheyWereIssued) {
-  bars.arrive(8, 2, 32, by_arrive);
+  bars.arrive(8, 2, 32, "mbarrier.arrive_and_expect_tx", by_arrive);
   try {
     bars.complete_tx(8, 48, kCopy);
     FAIL() << "no error";

@@ -76,6 +76,41 @@ TEST(Mbarrier, ProducerConsumerRingUnderEveryOrder) {
   }
 }
 
+// A consumer that starts at the producer's parity on a fresh "full" barrier: if it runs first it
+// passes at once and reads the stage before the producer filled it; if the producer arrives first,
+// the phase of parity 1 is the one in progress and the consumer waits forever.
+struct ConsumerStartsAtTheProducersParity : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto s = shared_tensor<float>({32});
+    auto full = mbarrier.alloc({1});
+    thread_group(32, 32, [&] {
+      mbarrier.wait(full[0], mbarrier.producer_initial_phase);
+      store_global(global_view(out, {32}), load_shared(s), {0});
+    });
+    thread_group(0, 32, [&] {
+      store_shared(s, register_tensor<float>({32}, 1.0f));
+      single_thread([&] { mbarrier.arrive(full[0]); });
+    });
+  }
+};
+
+TEST(Mbarrier, AWaitOnTheWrongParityPassesEarlyOrHangs) {
+  auto error_under = [](uint64_t seed) {
+    try {
+      simulate<ConsumerStartsAtTheProducersParity>(sim::Options{.seed = seed}, (float*)nullptr);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string early = error_under(2), hang = error_under(0);
+  EXPECT_NE(early.find("read of shared memory that was never written"), std::string::npos) << early;
+  EXPECT_NE(hang.find("to complete its phase of parity 1\n  barrier 0 of the array allocated at"), std::string::npos)
+      << hang;
+}
+
 // The exact parity rule: a fresh barrier is in phase 0, so a wait on parity 1 passes at once and a
 // wait on parity 0 waits for phase 0 to complete; try_wait reads the same without blocking.
 struct ParityOfAFreshBarrier : Script {
@@ -158,12 +193,10 @@ struct IndexOutOfRange : Script {
 };
 
 TEST(Mbarrier, ATraceTimeIndexOutOfRangeIsReportedWhereItIsIndexed) {
-  {
-    const std::string got = trace_error<IndexOutOfRange>("sm_90a");
-    EXPECT_EQ(got,
-              fmt::format("{}: barrier index 2 is out of range: the barrier array allocated at {} has 2 barriers",
-                          loc(line_b), loc(line_a)));
-  }
+  const std::string got = trace_error<IndexOutOfRange>("sm_90a");
+  EXPECT_EQ(got,
+            fmt::format("{}: barrier index 2 is out of range: the barrier array allocated at {} has 2 barriers",
+                        loc(line_b), loc(line_a)));
 }
 
 struct ArriveCountZero : Script {
@@ -177,11 +210,9 @@ struct ArriveCountZero : Script {
 };
 
 TEST(Mbarrier, AnArrivalCountBelowOneIsReported) {
-  {
-    const std::string got = trace_error<ArriveCountZero>("sm_90a");
-    EXPECT_EQ(got,
-              loc(line_a) + ": mbarrier.arrive: an arrival count of 0; it must be between 1 and 1048575");
-  }
+  const std::string got = trace_error<ArriveCountZero>("sm_90a");
+  EXPECT_EQ(got,
+            loc(line_a) + ": mbarrier.arrive: an arrival count of 0; it must be between 1 and 1048575");
 }
 
 struct ArriveCountTwo : Script {
@@ -242,12 +273,10 @@ TEST(Mbarrier, TransactionBytesMustBeWhole16ByteUnits) {
   }
 }
 
-TEST(Mbarrier, TransactionCountsAndProxyFencesNeedSm90a) {
-  {
-    const std::string got = trace_error<ExpectTxNegative>("sm_80");
-    EXPECT_EQ(got,
-              loc(line_a) + ": MbarrierExpectTx needs sm_90a or newer; the kernel is compiled for sm_80");
-  }
+TEST(Mbarrier, TransactionCountsNeedSm90a) {
+  const std::string got = trace_error<ExpectTxNegative>("sm_80");
+  EXPECT_EQ(got,
+            loc(line_a) + ": MbarrierExpectTx needs sm_90a or newer; the kernel is compiled for sm_80");
 }
 
 struct AllocCountZero : Script {
@@ -294,11 +323,9 @@ struct ProxyFence : Script {
 };
 
 TEST(Mbarrier, AProxyFenceNeedsSm90a) {
-  {
-    const std::string got = trace_error<ProxyFence>("sm_80");
-    EXPECT_EQ(got,
-              loc(line_a) + ": FenceProxyAsync needs sm_90a or newer; the kernel is compiled for sm_80");
-  }
+  const std::string got = trace_error<ProxyFence>("sm_80");
+  EXPECT_EQ(got,
+            loc(line_a) + ": FenceProxyAsync needs sm_90a or newer; the kernel is compiled for sm_80");
 }
 
 // ---- misuse the simulator reports ----
@@ -315,15 +342,13 @@ struct WholeWarpArrives : Script {
 };
 
 TEST(Mbarrier, ArrivalsSpillingIntoTheNextPhaseAreReported) {
-  {
-    const std::string got = error_of<WholeWarpArrives>(no_data);
-    EXPECT_EQ(got,
-              fmt::format("{}: mbarrier.arrive: thread 1 of block (0, 0, 0) arrives on barrier 0 of the array allocated "
-                          "at {} after earlier threads of this same instruction completed its phase 0 (1 arrivals per "
-                          "phase); every thread that executes it arrives: run it in single_thread(), or allocate the "
-                          "barrier with the count of all arriving threads",
-                          loc(line_a), loc(line_b)));
-  }
+  const std::string got = error_of<WholeWarpArrives>(no_data);
+  EXPECT_EQ(got,
+            fmt::format("{}: mbarrier.arrive: thread 1 of block (0, 0, 0) arrives on barrier 0 of the array allocated "
+                        "at {} after earlier threads of this same instruction completed its phase 0 (the barrier's "
+                        "count is 1); every thread that executes it arrives: run it in single_thread(), or allocate the "
+                        "barrier with the count of all arriving threads",
+                        loc(line_a), loc(line_b)));
 }
 
 struct ArrivesBeyondTheCount : Script {
@@ -352,8 +377,8 @@ TEST(Mbarrier, ArrivalsBeyondThePendingCountAreReported) {
   {
     const std::string got = error_of<ArrivesBeyondTheCount>(no_data);
     EXPECT_EQ(got,
-              fmt::format("{}: mbarrier.arrive: thread 0 of block (0, 0, 0) arrives 3 times on barrier 0 of the array "
-                          "allocated at {}, which has 2 of its 2 arrivals left in phase 0; arrivals beyond the count "
+              fmt::format("{}: mbarrier.arrive: thread 0 of block (0, 0, 0) arrives with a count of 3 on barrier 0 of "
+                          "the array allocated at {}, which has 2 of its 2 arrivals left in phase 0; arrivals beyond the count "
                           "would complete a phase nobody waited for",
                           loc(line_a), loc(line_b)));
   }
@@ -361,8 +386,8 @@ TEST(Mbarrier, ArrivalsBeyondThePendingCountAreReported) {
   {
     const std::string got = error_of<EveryLaneExpectsTx>(no_data);
     EXPECT_EQ(got,
-              fmt::format("{}: mbarrier.arrive: thread 1 of block (0, 0, 0) arrives 1 times on barrier 0 of the array "
-                          "allocated at {}, which has 0 of its 1 arrivals left in phase 0; arrivals beyond the count "
+              fmt::format("{}: mbarrier.arrive_and_expect_tx: thread 1 of block (0, 0, 0) arrives with a count of 1 on "
+                          "barrier 0 of the array allocated at {}, which has 0 of its 1 arrivals left in phase 0; arrivals beyond the count "
                           "would complete a phase nobody waited for",
                           loc(line_a), loc(line_b)));
   }
@@ -380,14 +405,12 @@ struct AllocInALoop : Script {
 };
 
 TEST(Mbarrier, InitializingALiveBarrierAgainIsReported) {
-  {
-    const std::string got = error_of<AllocInALoop>(2, no_data);
-    EXPECT_EQ(got,
-              fmt::format("{0}: mbarrier.alloc: barrier 0 of the array allocated at {0} is initialized a second time "
-                          "(thread 0 of block (0, 0, 0)) while it is live since {0}; allocate barriers once, outside "
-                          "loops",
-                          loc(line_a)));
-  }
+  const std::string got = error_of<AllocInALoop>(2, no_data);
+  EXPECT_EQ(got,
+            fmt::format("{0}: mbarrier.alloc: barrier 0 of the array allocated at {0} is initialized a second time "
+                        "(thread 0 of block (0, 0, 0)) while it is live since {0}; allocate barriers once, outside "
+                        "loops",
+                        loc(line_a)));
 }
 
 // ---- waits that can never complete ----
@@ -408,20 +431,18 @@ struct ConsumerWaitsForAnArrivalThatNeverComes : Script {
 };
 
 TEST(Mbarrier, AWaitThatCanNeverCompleteGivesADeadlockReportWithEveryBarrier) {
-  {
-    const std::string got = error_of<ConsumerWaitsForAnArrivalThatNeverComes>(no_data);
-    EXPECT_EQ(got,
-              fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumerWaitsForAnArrivalThatNeverComes: every warp "
-                          "is blocked or finished and nothing can release the waiting ones\n"
-                          "  warp 0 (threads 0..31): finished\n"
-                          "  warp 1 (threads 32..63): waiting at {0} for barrier 0 of the array allocated at {1} to "
-                          "complete its phase of parity 0\n"
-                          "  barrier 0 of the array allocated at {1}: in phase 0 (parity 0), 1 of 2 arrivals pending, "
-                          "tx-count 0\n"
-                          "  barrier 1 of the array allocated at {1}: in phase 0 (parity 0), 0 of 1 arrivals pending, "
-                          "tx-count 64",
-                          loc(line_a), loc(line_b)));
-  }
+  const std::string got = error_of<ConsumerWaitsForAnArrivalThatNeverComes>(no_data);
+  EXPECT_EQ(got,
+            fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumerWaitsForAnArrivalThatNeverComes: every warp "
+                        "is blocked or finished and nothing can release the waiting ones\n"
+                        "  warp 0 (threads 0..31): finished\n"
+                        "  warp 1 (threads 32..63): waiting at {0} for barrier 0 of the array allocated at {1} to "
+                        "complete its phase of parity 0\n"
+                        "  barrier 0 of the array allocated at {1}: in phase 0 (parity 0), 1 of 2 arrivals pending, "
+                        "tx-count 0\n"
+                        "  barrier 1 of the array allocated at {1}: in phase 0 (parity 0), 0 of 1 arrivals pending, "
+                        "tx-count 64",
+                        loc(line_a), loc(line_b)));
 }
 
 struct SpinsOnTryWaitForever : Script {
@@ -437,17 +458,15 @@ struct SpinsOnTryWaitForever : Script {
 };
 
 TEST(Mbarrier, ASpinOnTryWaitThatCannotEndIsADeadlock) {
-  {
-    const std::string got = error_of<SpinsOnTryWaitForever>(no_data);
-    EXPECT_EQ(got,
-              fmt::format("{0}: deadlock in block (0, 0, 0) of kernel SpinsOnTryWaitForever: every warp is blocked or "
-                          "finished and nothing can release the waiting ones\n"
-                          "  warp 0 (threads 0..31): waiting at {0} (try_wait) for barrier 0 of the array allocated at "
-                          "{1} to complete its phase of parity 0\n"
-                          "  barrier 0 of the array allocated at {1}: in phase 0 (parity 0), 1 of 1 arrivals pending, "
-                          "tx-count 0",
-                          loc(line_a), loc(line_b)));
-  }
+  const std::string got = error_of<SpinsOnTryWaitForever>(no_data);
+  EXPECT_EQ(got,
+            fmt::format("{0}: deadlock in block (0, 0, 0) of kernel SpinsOnTryWaitForever: every warp is blocked or "
+                        "finished and nothing can release the waiting ones\n"
+                        "  warp 0 (threads 0..31): waiting at {0} (try_wait) for barrier 0 of the array allocated at "
+                        "{1} to complete its phase of parity 0\n"
+                        "  barrier 0 of the array allocated at {1}: in phase 0 (parity 0), 1 of 1 arrivals pending, "
+                        "tx-count 0",
+                        loc(line_a), loc(line_b)));
 }
 
 // ---- code generation ----

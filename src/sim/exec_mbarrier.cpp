@@ -46,7 +46,7 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
     const MbarrierState& state = w.cta.mbarriers.all().at(byte);
     if (completed.count(byte))
       throw Error(loc, fmt::format("{}: thread {} of block {} arrives on {} after earlier threads of this same "
-                                   "instruction completed its phase {} ({} arrivals per phase); every thread that "
+                                   "instruction completed its phase {} (the barrier's count is {}); every thread that "
                                    "executes it arrives: run it in single_thread(), or allocate the barrier with the "
                                    "count of all arriving threads",
                                    operation, w.thread(lane), w.cta.block_name(), barrier_name(*state.array, state.index),
@@ -57,7 +57,8 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
     if (count[lane].i < 1)
       throw Error(loc, fmt::format("{}: an arrival count of {} (thread {} of block {}); it must be at least 1",
                                    operation, count[lane].i, w.thread(lane), w.cta.block_name()));
-    if (w.cta.mbarriers.arrive(byte, count[lane].i, tx[lane].i, origin(w, loc, lane))) completed.insert(byte);
+    if (w.cta.mbarriers.arrive(byte, count[lane].i, tx[lane].i, operation, origin(w, loc, lane)))
+      completed.insert(byte);
   }
 }
 

@@ -46,15 +46,15 @@ void Mbarriers::complete_phase_if_done(MbarrierState& b) {
   b.pending = b.expected;
 }
 
-bool Mbarriers::arrive(int64_t byte, int64_t count, int64_t tx_bytes, const Origin& by) {
+bool Mbarriers::arrive(int64_t byte, int64_t count, int64_t tx_bytes, std::string_view operation, const Origin& by) {
   MbarrierState& b = initialized(byte, *by.loc);
   if (tx_bytes != 0) expect_tx(byte, tx_bytes, by);
   if (count > b.pending)
-    throw Error(*by.loc, fmt::format("mbarrier.arrive: thread {} of block {} arrives {} times on {}, which has {} of "
-                                     "its {} arrivals left in phase {}; arrivals beyond the count would complete a "
-                                     "phase nobody waited for",
-                                     by.thread, by.block, count, barrier_name(*b.array, b.index), b.pending, b.expected,
-                                     b.phase));
+    throw Error(*by.loc, fmt::format("{}: thread {} of block {} arrives with a count of {} on {}, which has {} of its "
+                                     "{} arrivals left in phase {}; arrivals beyond the count would complete a phase "
+                                     "nobody waited for",
+                                     operation, by.thread, by.block, count, barrier_name(*b.array, b.index), b.pending,
+                                     b.expected, b.phase));
   const int64_t phase = b.phase;
   b.pending -= count;
   complete_phase_if_done(b);

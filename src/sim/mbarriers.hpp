@@ -38,8 +38,9 @@ class Mbarriers {
 
   void init(int64_t byte, const ir::SharedTensorNode& array, int index, int64_t count, const Origin& by);
   // `count` arrivals on the current phase, after raising its transaction count by `tx_bytes`
-  // (arrive.expect_tx). Returns whether the arrival completed the phase.
-  bool arrive(int64_t byte, int64_t count, int64_t tx_bytes, const Origin& by);
+  // (arrive.expect_tx); `operation` names the instruction in messages. Returns whether the
+  // arrival completed the phase.
+  bool arrive(int64_t byte, int64_t count, int64_t tx_bytes, std::string_view operation, const Origin& by);
   void expect_tx(int64_t byte, int64_t bytes, const Origin& by);
   // `bytes` of transactions landed (an asynchronous copy's complete-tx); `issued_at` is the line
   // of the operation that carried them.
