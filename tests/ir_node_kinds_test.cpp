@@ -98,7 +98,8 @@ Kernel every_kind() {
       std::make_shared<MbarrierArriveNode>(at(34), bar_v, const_int(1)),
       std::make_shared<MbarrierWaitNode>(at(35), bar0, const_int(0, DType::U32)),
       std::make_shared<DeclareNode>(at(36), ready, const_int(0, DType::Bool)),
-      std::make_shared<MbarrierTryWaitNode>(at(36), ready, bar_v, const_int(1, DType::U32)),
+      std::make_shared<MbarrierTryWaitNode>(at(36), ready, bar_v, const_int(1, DType::U32), WaitSemantics::Relaxed,
+                                            WaitScope::Cluster),
       std::make_shared<FenceProxyAsyncNode>(at(37), ProxyFenceSpace::SharedCta),
   };
   auto k = std::make_shared<KernelNode>();
@@ -140,7 +141,8 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full(",
                             "mbarrier_init %bars counts=[1, 128]", "mbarrier_arrive_expect_tx %bars[0] bytes=64",
                             "mbarrier_expect_tx %bars[0] bytes=32", "mbarrier_arrive %bars[mod(%v, 2)] count=1",
-                            "mbarrier_wait %bars[0] parity=0", "%ready = mbarrier_try_wait %bars[mod(%v, 2)] parity=1",
+                            "mbarrier_wait %bars[0] parity=0:u32 acquire.cta",
+                            "%ready = mbarrier_try_wait %bars[mod(%v, 2)] parity=1:u32 relaxed.cluster",
                             "fence_proxy_async shared::cta"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
   verify(*k, Arch::Sm90a);

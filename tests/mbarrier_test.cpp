@@ -279,6 +279,22 @@ TEST(Mbarrier, TransactionCountsNeedSm90a) {
             loc(line_a) + ": MbarrierExpectTx needs sm_90a or newer; the kernel is compiled for sm_80");
 }
 
+struct RelaxedWait : Script {
+  void operator()(Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto bars = mbarrier.alloc({1});
+    line_a = __LINE__ + 1;
+    mbarrier.wait(bars[0], 1, WaitSemantics::relaxed);
+  }
+};
+
+TEST(Mbarrier, AWaitOtherThanAcquireAtCtaScopeNeedsSm90a) {
+  const std::string got = trace_error<RelaxedWait>("sm_80");
+  EXPECT_EQ(got, loc(line_a) + ": mbarrier.wait with relaxed semantics at cta scope needs sm_90a or newer; the kernel "
+                               "is compiled for sm_80");
+}
+
 struct AllocCountZero : Script {
   void operator()(Ptr<float>) {
     attrs.blocks = 1;
@@ -483,6 +499,7 @@ struct EveryMbarrierOperation : Script {
       mbarrier.expect_tx(bars[stage], 0);
     });
     mbarrier.wait(bars[stage], phase ^ 1);
+    mbarrier.wait(bars[0], 1, WaitSemantics::relaxed, WaitScope::cluster);
     thread_group(32, 32, [&] { mbarrier.arrive(bars[1]); });
     Var<bool> done = false;
     while_([&] { return !done; }, [&] { done = mbarrier.try_wait(bars[1], 0); });
@@ -516,9 +533,10 @@ TEST(Mbarrier, EmitsTheInitItsFenceAndTheSyncThenEveryOperation) {
     CHECK: __syncthreads();
     CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;
     CHECK: mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;
-    CHECK: { .reg .pred ready; TESSEL_WAIT_%=: mbarrier.try_wait.parity.shared::cta.b64 ready, [%0], %1; @!ready bra TESSEL_WAIT_%=; }
+    CHECK: { .reg .pred ready; TESSEL_WAIT_%=: mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 ready, [%0], %1; @!ready bra TESSEL_WAIT_%=; }
+    CHECK: mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 ready
     CHECK: mbarrier.arrive.shared::cta.b64 _, [%0];
-    CHECK: selp.u32 %0, 1, 0, tessel_try_%=;
+    CHECK: mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 tessel_try_%=, [%1], %2; selp.u32 %0, 1, 0, tessel_try_%=;
     CHECK: asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     CHECK: asm volatile("fence.proxy.async;" ::: "memory");
     CHECK: mbarrier.arrive.shared::cta.b64 _, [%0], %1;

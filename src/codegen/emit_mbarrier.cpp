@@ -19,6 +19,10 @@ std::string barrier_address(Emitter& e, const ir::MbarrierRef& b) {
 
 std::string at(const ir::StmtNode& n) { return fmt::format("  // ({})", n.loc.str()); }
 
+PtxModifiers ordering(ir::WaitSemantics sem, ir::WaitScope scope) {
+  return {{"sem", std::string(ir::wait_semantics_name(sem))}, {"scope", std::string(ir::wait_scope_name(scope))}};
+}
+
 }  // namespace
 
 void emit_MbarrierInit(Emitter& e, const ir::MbarrierInitNode& n) {
@@ -47,18 +51,22 @@ void emit_MbarrierExpectTx(Emitter& e, const ir::MbarrierExpectTxNode& n) {
   e.line(ptx_asm(Ptx::MbarrierExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + at(n));
 }
 
+// try_wait where the target has it; before sm_90 test_wait, which the verifier allowed only for
+// acquire at CTA scope, its fixed ordering.
 void emit_MbarrierWait(Emitter& e, const ir::MbarrierWaitNode& n) {
-  const Ptx loop = e.arch >= ptx_min_target(Ptx::MbarrierTryWaitParityLoop) ? Ptx::MbarrierTryWaitParityLoop
-                                                                              : Ptx::MbarrierTestWaitParityLoop;
-  e.line(ptx_asm(loop, e.arch, {{barrier_address(e, n.barrier)}, {fmt::format("uint32_t({})", e.expr(n.parity))}}) +
-         at(n));
+  const PtxOperands operands = {{barrier_address(e, n.barrier)}, {fmt::format("uint32_t({})", e.expr(n.parity))}};
+  if (e.arch >= ptx_min_target(Ptx::MbarrierTryWaitParityLoop))
+    e.line(ptx_asm(Ptx::MbarrierTryWaitParityLoop, e.arch, operands, ordering(n.sem, n.scope)) + at(n));
+  else
+    e.line(ptx_asm(Ptx::MbarrierTestWaitParityLoop, e.arch, operands) + at(n));
 }
 
 void emit_MbarrierTryWait(Emitter& e, const ir::MbarrierTryWaitNode& n) {
   e.open("");
   e.line("uint32_t completed;");
   e.line(ptx_asm(Ptx::MbarrierTryWaitParity, e.arch,
-                 {{"completed"}, {barrier_address(e, n.barrier)}, {fmt::format("uint32_t({})", e.expr(n.parity))}}) +
+                 {{"completed"}, {barrier_address(e, n.barrier)}, {fmt::format("uint32_t({})", e.expr(n.parity))}},
+                 ordering(n.sem, n.scope)) +
          at(n));
   e.line(fmt::format("{} = completed != 0;", e.expr(n.ready)));
   e.close();

@@ -179,8 +179,9 @@ const PtxRow& ptx_row(Ptx instruction) {
                               Arch::Sm90a, {scalar("bar", "r"), scalar("bytes", "r")}};
       return row;
     }
-    // PTX ISA 9.7.13.15.16: parity waits (acquire at CTA scope). test_wait never blocks; try_wait
-    // may suspend the thread for a while and may still return false, so both run in a loop.
+    // PTX ISA 9.7.13.15.16: parity waits. test_wait never blocks and orders as acquire at CTA
+    // scope; try_wait may suspend the thread for a while and may still return false, so both run
+    // in a loop; its semantics (acquire, relaxed) and scope (cta, cluster) are modifiers.
     case Ptx::MbarrierTestWaitParityLoop: {
       static const PtxRow row{"mbarrier.test_wait.parity",
                               "mbarrier.test_wait.parity.shared::cta.b64 {ready}, [{bar}], {parity};", Arch::Sm80,
@@ -189,15 +190,15 @@ const PtxRow& ptx_row(Ptx instruction) {
     }
     case Ptx::MbarrierTryWaitParityLoop: {
       static const PtxRow row{"mbarrier.try_wait.parity",
-                              "mbarrier.try_wait.parity.shared::cta.b64 {ready}, [{bar}], {parity};", Arch::Sm90a,
-                              {scalar("bar", "r"), scalar("parity", "r")}, PtxEffect::Memory, true};
+                              "mbarrier.try_wait.parity.{sem}.{scope}.shared::cta.b64 {ready}, [{bar}], {parity};",
+                              Arch::Sm90a, {scalar("bar", "r"), scalar("parity", "r")}, PtxEffect::Memory, true};
       return row;
     }
     // One try, its predicate turned into 0 or 1; the predicate's name is unique per emission.
     case Ptx::MbarrierTryWaitParity: {
       static const PtxRow row{"mbarrier.try_wait.parity",
                               ".reg .pred tessel_try_%=; "
-                              "mbarrier.try_wait.parity.shared::cta.b64 tessel_try_%=, [{bar}], {parity}; "
+                              "mbarrier.try_wait.parity.{sem}.{scope}.shared::cta.b64 tessel_try_%=, [{bar}], {parity}; "
                               "selp.u32 {result}, 1, 0, tessel_try_%=;",
                               Arch::Sm90a,
                               {scalar("result", "=r"), scalar("bar", "r"), scalar("parity", "r")}};

@@ -78,6 +78,22 @@ std::string_view proxy_fence_space_name(ProxyFenceSpace s) {
   return "?";
 }
 
+std::string_view wait_semantics_name(WaitSemantics s) {
+  switch (s) {
+    case WaitSemantics::Acquire: return "acquire";
+    case WaitSemantics::Relaxed: return "relaxed";
+  }
+  return "?";
+}
+
+std::string_view wait_scope_name(WaitScope s) {
+  switch (s) {
+    case WaitScope::Cta: return "cta";
+    case WaitScope::Cluster: return "cluster";
+  }
+  return "?";
+}
+
 std::string ThreadRange::str() const { return fmt::format("threads {}..{}", begin, end() - 1); }
 
 std::string MatrixAccess::str() const {

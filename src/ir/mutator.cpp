@@ -208,7 +208,7 @@ Stmt Mutator::visit(const MbarrierWaitNode& n, const Stmt& self) {
   bool changed = false;
   MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
   Expr parity = update(n.parity, &changed);
-  return changed ? std::make_shared<MbarrierWaitNode>(n.loc, b, parity) : self;
+  return changed ? std::make_shared<MbarrierWaitNode>(n.loc, b, parity, n.sem, n.scope) : self;
 }
 
 // `ready` is written, not read: like a declaration's variable, it is not an operand.
@@ -216,7 +216,7 @@ Stmt Mutator::visit(const MbarrierTryWaitNode& n, const Stmt& self) {
   bool changed = false;
   MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
   Expr parity = update(n.parity, &changed);
-  return changed ? std::make_shared<MbarrierTryWaitNode>(n.loc, n.ready, b, parity) : self;
+  return changed ? std::make_shared<MbarrierTryWaitNode>(n.loc, n.ready, b, parity, n.sem, n.scope) : self;
 }
 
 Stmt Mutator::visit(const FenceProxyAsyncNode&, const Stmt& self) { return self; }

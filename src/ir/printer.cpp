@@ -291,12 +291,15 @@ class Printer {
   void stmt(const MbarrierExpectTxNode& n) {
     line(fmt::format("mbarrier_expect_tx {} bytes={}", barrier(n.barrier), expr(n.bytes)));
   }
+  static std::string ordering(WaitSemantics sem, WaitScope scope) {
+    return fmt::format("{}.{}", wait_semantics_name(sem), wait_scope_name(scope));
+  }
   void stmt(const MbarrierWaitNode& n) {
-    line(fmt::format("mbarrier_wait {} parity={}", barrier(n.barrier), expr(n.parity)));
+    line(fmt::format("mbarrier_wait {} parity={} {}", barrier(n.barrier), expr(n.parity), ordering(n.sem, n.scope)));
   }
   void stmt(const MbarrierTryWaitNode& n) {
-    line(fmt::format("{} = mbarrier_try_wait {} parity={}", name(n.ready.get(), n.ready->name), barrier(n.barrier),
-                     expr(n.parity)));
+    line(fmt::format("{} = mbarrier_try_wait {} parity={} {}", name(n.ready.get(), n.ready->name), barrier(n.barrier),
+                     expr(n.parity), ordering(n.sem, n.scope)));
   }
   void stmt(const FenceProxyAsyncNode& n) {
     const std::string_view space = proxy_fence_space_name(n.space);

@@ -64,7 +64,14 @@ void verify_MbarrierExpectTx(Verification&, const MbarrierExpectTxNode& n) {
   check_tx_bytes(n.bytes, "mbarrier.expect_tx", n);
 }
 
-void verify_MbarrierWait(Verification&, const MbarrierWaitNode& n) { check_barrier(n.barrier, n); }
+void verify_MbarrierWait(Verification& v, const MbarrierWaitNode& n) {
+  check_barrier(n.barrier, n);
+  // Before sm_90 a wait is a test_wait loop, which knows acquire at CTA scope only.
+  if ((n.sem != WaitSemantics::Acquire || n.scope != WaitScope::Cta) && v.arch < Arch::Sm90a)
+    throw Error(n.loc, fmt::format("mbarrier.wait with {} semantics at {} scope needs sm_90a or newer; the kernel is "
+                                   "compiled for {}",
+                                   wait_semantics_name(n.sem), wait_scope_name(n.scope), arch_name(v.arch)));
+}
 
 void verify_MbarrierTryWait(Verification&, const MbarrierTryWaitNode& n) {
   check_barrier(n.barrier, n);

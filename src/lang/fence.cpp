@@ -12,7 +12,7 @@ void FenceInstructions::proxy_async(ProxySpace space, loc_t l) {
       case ProxySpace::global: return ir::ProxyFenceSpace::Global;
       case ProxySpace::all: return ir::ProxyFenceSpace::All;
     }
-    throw Error(loc, "fence.proxy_async: unknown proxy space");
+    TESSEL_CHECK(false, "unknown proxy space {}", int(space));
   }();
   Builder::current(loc).emit(std::make_shared<ir::FenceProxyAsyncNode>(loc, s));
 }

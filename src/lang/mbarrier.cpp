@@ -54,15 +54,39 @@ void MbarrierInstructions::expect_tx(const Mbarrier& bar, const Dim& bytes, loc_
   Builder::current(loc).emit(std::make_shared<ir::MbarrierExpectTxNode>(loc, bar.ir(), bytes.ir()));
 }
 
-void MbarrierInstructions::wait_parity(const Mbarrier& bar, ir::Expr parity, const SourceLoc& loc) {
-  Builder::current(loc).emit(std::make_shared<ir::MbarrierWaitNode>(loc, bar.ir(), std::move(parity)));
+namespace {
+
+ir::WaitSemantics ir_semantics(WaitSemantics sem) {
+  switch (sem) {
+    case WaitSemantics::acquire: return ir::WaitSemantics::Acquire;
+    case WaitSemantics::relaxed: return ir::WaitSemantics::Relaxed;
+  }
+  TESSEL_CHECK(false, "unknown wait semantics {}", int(sem));
 }
 
-Expr<bool> MbarrierInstructions::try_wait_parity(const Mbarrier& bar, ir::Expr parity, const SourceLoc& loc) {
+ir::WaitScope ir_scope(WaitScope scope) {
+  switch (scope) {
+    case WaitScope::cta: return ir::WaitScope::Cta;
+    case WaitScope::cluster: return ir::WaitScope::Cluster;
+  }
+  TESSEL_CHECK(false, "unknown wait scope {}", int(scope));
+}
+
+}  // namespace
+
+void MbarrierInstructions::wait_parity(const Mbarrier& bar, ir::Expr parity, WaitSemantics sem, WaitScope scope,
+                                       const SourceLoc& loc) {
+  Builder::current(loc).emit(
+      std::make_shared<ir::MbarrierWaitNode>(loc, bar.ir(), std::move(parity), ir_semantics(sem), ir_scope(scope)));
+}
+
+Expr<bool> MbarrierInstructions::try_wait_parity(const Mbarrier& bar, ir::Expr parity, WaitSemantics sem,
+                                                 WaitScope scope, const SourceLoc& loc) {
   Builder& b = Builder::current(loc);
   ir::Var ready = ir::make_var(ir::Type{DType::Bool}, "ready", loc);
   b.emit(std::make_shared<ir::DeclareNode>(loc, ready, ir::const_int(0, DType::Bool)));
-  b.emit(std::make_shared<ir::MbarrierTryWaitNode>(loc, ready, bar.ir(), std::move(parity)));
+  b.emit(std::make_shared<ir::MbarrierTryWaitNode>(loc, ready, bar.ir(), std::move(parity), ir_semantics(sem),
+                                                   ir_scope(scope)));
   return Expr<bool>(ready);
 }
 

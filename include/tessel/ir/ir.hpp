@@ -475,22 +475,36 @@ struct MbarrierExpectTxNode : StmtNode {
   const MbarrierRef barrier;
   const Expr bytes;
 };
+// What a successful wait orders (acquire: the accesses that preceded the phase's arrivals and
+// transactions are visible after it; relaxed: nothing), and among which threads (the block's or
+// the cluster's). Anything but acquire at CTA scope needs sm_90.
+enum class WaitSemantics : uint8_t { Acquire, Relaxed };
+enum class WaitScope : uint8_t { Cta, Cluster };
+std::string_view wait_semantics_name(WaitSemantics s);  // "acquire", "relaxed"
+std::string_view wait_scope_name(WaitScope s);          // "cta", "cluster"
 // Blocks until the phase of parity `parity` completed: (completed phases & 1) != parity.
 struct MbarrierWaitNode : StmtNode {
-  MbarrierWaitNode(SourceLoc l, MbarrierRef b, Expr parity)
-      : StmtNode(NodeKind::MbarrierWait, std::move(l)), barrier(std::move(b)), parity(std::move(parity)) {}
+  MbarrierWaitNode(SourceLoc l, MbarrierRef b, Expr parity, WaitSemantics sem = WaitSemantics::Acquire,
+                   WaitScope scope = WaitScope::Cta)
+      : StmtNode(NodeKind::MbarrierWait, std::move(l)), barrier(std::move(b)), parity(std::move(parity)), sem(sem),
+        scope(scope) {}
   const MbarrierRef barrier;
   const Expr parity;
+  const WaitSemantics sem;
+  const WaitScope scope;
 };
-// ready = whether the phase of parity `parity` completed, without blocking (it may also read
-// false spuriously on hardware, so callers loop).
+// ready = whether the phase of parity `parity` completed, after waiting a bounded time at most
+// (it may read false before the phase completes, so callers loop).
 struct MbarrierTryWaitNode : StmtNode {
-  MbarrierTryWaitNode(SourceLoc l, Var ready, MbarrierRef b, Expr parity)
+  MbarrierTryWaitNode(SourceLoc l, Var ready, MbarrierRef b, Expr parity, WaitSemantics sem = WaitSemantics::Acquire,
+                      WaitScope scope = WaitScope::Cta)
       : StmtNode(NodeKind::MbarrierTryWait, std::move(l)), ready(std::move(ready)), barrier(std::move(b)),
-        parity(std::move(parity)) {}
+        parity(std::move(parity)), sem(sem), scope(scope) {}
   const Var ready;  // a declared bool variable
   const MbarrierRef barrier;
   const Expr parity;
+  const WaitSemantics sem;
+  const WaitScope scope;
 };
 
 // fence.proxy.async: orders this thread's generic-proxy accesses before its later async-proxy

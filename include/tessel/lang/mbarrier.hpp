@@ -35,6 +35,12 @@ class MbarrierArray {
   ir::SharedTensor words_;
 };
 
+// What a wait orders: `acquire` (the default) makes the accesses that preceded the phase's
+// arrivals and transactions visible after the wait, `relaxed` orders nothing; among the block's
+// threads (`cta`, the default) or the cluster's. Anything but acquire at cta scope needs sm_90a.
+enum class WaitSemantics { acquire, relaxed };
+enum class WaitScope { cta, cluster };
+
 class MbarrierInstructions {
  public:
   using loc_t = std::source_location;
@@ -62,19 +68,22 @@ class MbarrierInstructions {
   // Blocks every executing thread until the barrier's phase of parity `phase` completed, i.e.
   // until the barrier's current phase has the other parity.
   template <class P> requires(detail::is_kernel_scalar<P> || detail::is_literal<P>)
-  void wait(const Mbarrier& bar, const P& phase, loc_t loc = loc_t::current()) {
-    wait_parity(bar, detail::to_ir<uint32_t>(phase), SourceLoc::from(loc));
+  void wait(const Mbarrier& bar, const P& phase, WaitSemantics sem = WaitSemantics::acquire,
+            WaitScope scope = WaitScope::cta, loc_t loc = loc_t::current()) {
+    wait_parity(bar, detail::to_ir<uint32_t>(phase), sem, scope, SourceLoc::from(loc));
   }
   // Whether that phase completed, after waiting for a while at most (sm_90a). It may be false
   // before the phase completes even when nothing else happens: loop on it.
   template <class P> requires(detail::is_kernel_scalar<P> || detail::is_literal<P>)
-  Expr<bool> try_wait(const Mbarrier& bar, const P& phase, loc_t loc = loc_t::current()) {
-    return try_wait_parity(bar, detail::to_ir<uint32_t>(phase), SourceLoc::from(loc));
+  Expr<bool> try_wait(const Mbarrier& bar, const P& phase, WaitSemantics sem = WaitSemantics::acquire,
+                      WaitScope scope = WaitScope::cta, loc_t loc = loc_t::current()) {
+    return try_wait_parity(bar, detail::to_ir<uint32_t>(phase), sem, scope, SourceLoc::from(loc));
   }
 
  private:
-  void wait_parity(const Mbarrier& bar, ir::Expr parity, const SourceLoc& loc);
-  Expr<bool> try_wait_parity(const Mbarrier& bar, ir::Expr parity, const SourceLoc& loc);
+  void wait_parity(const Mbarrier& bar, ir::Expr parity, WaitSemantics sem, WaitScope scope, const SourceLoc& loc);
+  Expr<bool> try_wait_parity(const Mbarrier& bar, ir::Expr parity, WaitSemantics sem, WaitScope scope,
+                             const SourceLoc& loc);
 };
 
 }  // namespace tessel
