@@ -409,6 +409,24 @@ TEST(Mbarrier, ArrivalsBeyondThePendingCountAreReported) {
   }
 }
 
+struct RunTimeIndexOutOfRange : Script {
+  void operator()(Int32 i, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    line_b = __LINE__ + 1;
+    auto bars = mbarrier.alloc({1, 1});
+    line_a = __LINE__ + 1;
+    single_thread([&] { mbarrier.arrive(bars[i]); });
+  }
+};
+
+TEST(Mbarrier, ARunTimeIndexOutOfRangeIsReported) {
+  const std::string got = error_of<RunTimeIndexOutOfRange>(2, no_data);
+  EXPECT_EQ(got, fmt::format("{}: barrier index 2 is out of range: the barrier array allocated at {} has 2 barriers "
+                             "(thread 0 of block (0, 0, 0))",
+                             loc(line_a), loc(line_b)));
+}
+
 struct AllocInALoop : Script {
   void operator()(Int32 n, Ptr<float>) {
     attrs.blocks = 1;

@@ -9,14 +9,15 @@ namespace tessel::sim {
 
 namespace {
 
-Mbarriers::Origin origin(const Warp& w, const SourceLoc& loc, int lane) {
-  return {&loc, w.thread(lane), w.cta.block_name()};
+// Who performs a lane's operation, for messages; `block` is the block's name.
+Mbarriers::Origin origin(const Warp& w, const SourceLoc& loc, int lane, const std::string& block) {
+  return {&loc, w.thread(lane), block};
 }
 
 // The barrier each active lane names, by the shared byte of its word; an index out of range is
 // reported, and so is a barrier used before its initialization.
 std::array<int64_t, 32> barrier_bytes(Warp& w, const ir::MbarrierRef& b, Mask mask, const SourceLoc& loc,
-                                      std::string_view operation) {
+                                      std::string_view operation, const std::string& block) {
   const ir::SharedTensorNode& array = *b.array->allocation();
   const int64_t base = w.cta.shared_offsets.at(&array);
   const Lanes index = w.eval(b.index, mask);
@@ -26,9 +27,9 @@ std::array<int64_t, 32> barrier_bytes(Warp& w, const ir::MbarrierRef& b, Mask ma
     if (index[lane].i < 0 || index[lane].i >= array.shape[0])
       throw Error(loc, fmt::format("barrier index {} is out of range: the barrier array allocated at {} has {} barriers "
                                    "(thread {} of block {})",
-                                   index[lane].i, array.loc.str(), array.shape[0], w.thread(lane), w.cta.block_name()));
+                                   index[lane].i, array.loc.str(), array.shape[0], w.thread(lane), block));
     bytes[size_t(lane)] = base + 8 * index[lane].i;
-    w.cta.mbarriers.at(bytes[size_t(lane)], array, int(index[lane].i), operation, origin(w, loc, lane));
+    w.cta.mbarriers.at(bytes[size_t(lane)], array, int(index[lane].i), operation, origin(w, loc, lane, block));
   }
   return bytes;
 }
@@ -38,7 +39,8 @@ std::array<int64_t, 32> barrier_bytes(Warp& w, const ir::MbarrierRef& b, Mask ma
 // phase, which no thread could have waited for: reported.
 void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& tx, Mask mask, const SourceLoc& loc,
             std::string_view operation) {
-  const std::array<int64_t, 32> bytes = barrier_bytes(w, b, mask, loc, operation);
+  const std::string block = w.cta.block_name();
+  const std::array<int64_t, 32> bytes = barrier_bytes(w, b, mask, loc, operation, block);
   std::set<int64_t> completed;
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
@@ -49,15 +51,15 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
                                    "instruction completed its phase {} (the barrier's count is {}); every thread that "
                                    "executes it arrives: run it in single_thread(), or allocate the barrier with the "
                                    "count of all arriving threads",
-                                   operation, w.thread(lane), w.cta.block_name(), barrier_name(*state.array, state.index),
+                                   operation, w.thread(lane), block, barrier_name(*state.array, state.index),
                                    state.phase - 1, state.expected));
     if (tx[lane].i < 0)
       throw Error(loc, fmt::format("{}: {} transaction bytes (thread {} of block {}); the count cannot be negative",
-                                   operation, tx[lane].i, w.thread(lane), w.cta.block_name()));
+                                   operation, tx[lane].i, w.thread(lane), block));
     if (count[lane].i < 1)
       throw Error(loc, fmt::format("{}: an arrival count of {} (thread {} of block {}); it must be at least 1",
-                                   operation, count[lane].i, w.thread(lane), w.cta.block_name()));
-    if (w.cta.mbarriers.arrive(byte, count[lane].i, tx[lane].i, operation, origin(w, loc, lane)))
+                                   operation, count[lane].i, w.thread(lane), block));
+    if (w.cta.mbarriers.arrive(byte, count[lane].i, tx[lane].i, operation, origin(w, loc, lane, block)))
       completed.insert(byte);
   }
 }
@@ -71,11 +73,12 @@ Lanes filled(int64_t v) {
 }  // namespace
 
 void exec_MbarrierInit(Warp& w, const ir::MbarrierInitNode& n, Mask mask) {
+  const std::string block = w.cta.block_name();
   const int64_t base = w.cta.shared_offsets.at(n.array->allocation());
   for (int lane = 0; lane < 32; ++lane)
     if (mask >> lane & 1)
       for (size_t i = 0; i < n.counts.size(); ++i)
-        w.cta.mbarriers.init(base + 8 * int64_t(i), *n.array, int(i), n.counts[i], origin(w, n.loc, lane));
+        w.cta.mbarriers.init(base + 8 * int64_t(i), *n.array, int(i), n.counts[i], origin(w, n.loc, lane, block));
 }
 
 void exec_MbarrierArrive(Warp& w, const ir::MbarrierArriveNode& n, Mask mask) {
@@ -87,22 +90,24 @@ void exec_MbarrierArriveExpectTx(Warp& w, const ir::MbarrierArriveExpectTxNode& 
 }
 
 void exec_MbarrierExpectTx(Warp& w, const ir::MbarrierExpectTxNode& n, Mask mask) {
-  const std::array<int64_t, 32> bytes = barrier_bytes(w, n.barrier, mask, n.loc, "mbarrier.expect_tx");
+  const std::string block = w.cta.block_name();
+  const std::array<int64_t, 32> bytes = barrier_bytes(w, n.barrier, mask, n.loc, "mbarrier.expect_tx", block);
   const Lanes tx = w.eval(n.bytes, mask);
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
     if (tx[lane].i < 0)
       throw Error(n.loc, fmt::format("mbarrier.expect_tx: {} transaction bytes (thread {} of block {}); the count "
                                      "cannot be negative",
-                                     tx[lane].i, w.thread(lane), w.cta.block_name()));
-    w.cta.mbarriers.expect_tx(bytes[size_t(lane)], tx[lane].i, origin(w, n.loc, lane));
+                                     tx[lane].i, w.thread(lane), block));
+    w.cta.mbarriers.expect_tx(bytes[size_t(lane)], tx[lane].i, origin(w, n.loc, lane, block));
   }
 }
 
 // Lanes waiting on one barrier and parity pass together when the scheduler finds their phase
 // completed; the others are checked again and waited for in turn.
 void exec_MbarrierWait(Warp& w, const ir::MbarrierWaitNode& n, Mask mask) {
-  const std::array<int64_t, 32> bytes = barrier_bytes(w, n.barrier, mask, n.loc, "mbarrier.wait");
+  const std::array<int64_t, 32> bytes =
+      barrier_bytes(w, n.barrier, mask, n.loc, "mbarrier.wait", w.cta.block_name());
   const Lanes parity = w.eval(n.parity, mask);
   Mask waiting = mask;
   for (;;) {
@@ -121,7 +126,8 @@ void exec_MbarrierWait(Warp& w, const ir::MbarrierWaitNode& n, Mask mask) {
 // try_wait suspends the thread until the phase completes or a time limit passes; here the limit
 // passes when nothing else in the block can run (the scheduler then resumes the warp).
 void exec_MbarrierTryWait(Warp& w, const ir::MbarrierTryWaitNode& n, Mask mask) {
-  const std::array<int64_t, 32> bytes = barrier_bytes(w, n.barrier, mask, n.loc, "mbarrier.try_wait");
+  const std::array<int64_t, 32> bytes =
+      barrier_bytes(w, n.barrier, mask, n.loc, "mbarrier.try_wait", w.cta.block_name());
   const Lanes parity = w.eval(n.parity, mask);
   auto completed_lanes = [&] {
     Lanes ready{};

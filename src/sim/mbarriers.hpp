@@ -33,7 +33,7 @@ class Mbarriers {
   struct Origin {
     const SourceLoc* loc;
     int thread;
-    std::string block;
+    std::string_view block;
   };
 
   void init(int64_t byte, const ir::SharedTensorNode& array, int index, int64_t count, const Origin& by);
