@@ -54,6 +54,10 @@ Kernel every_kind() {
   auto wb_t = std::make_shared<SharedTensorNode>(DType::F16, std::vector<int>{16, 8}, std::vector<int>{1, 16}, wb,
                                                  const_int(0), "wb", at(31), kSwizzleUndecided);
   auto wacc = tile(DType::F32, {64, 8}, "wacc");
+  auto bars = std::make_shared<SharedTensorNode>(DType::U64, std::vector<int>{2}, std::vector<int>{1}, nullptr, nullptr,
+                                                 "bars", at(31), 0);
+  auto ready = make_var(Type{DType::Bool}, "ready");
+  const MbarrierRef bar0{bars, const_int(0)}, bar_v{bars, binary(BinaryOp::Mod, v, const_int(2))};
   std::vector<Stmt> loop_body = {
       std::make_shared<LoadSharedNode>(at(10), y, view, zeros(2)),
       std::make_shared<StoreSharedNode>(at(11), view, y, zeros(2)),
@@ -97,6 +101,20 @@ Kernel every_kind() {
                                std::make_shared<ThreadGroupNode>(at(28), 32, 32, seq({})), nullptr),
       std::make_shared<WhileNode>(at(29), binary(BinaryOp::Lt, v, const_int(0)),
                                   seq({std::make_shared<AssignNode>(at(30), v, binary(BinaryOp::Add, v, const_int(1)))})),
+      std::make_shared<AllocSharedNode>(at(31), bars),
+      std::make_shared<ThreadGroupNode>(
+          at(31), 0, 1, seq({std::make_shared<MbarrierInitNode>(at(31), bars, std::vector<int>{1, 128})})),
+      std::make_shared<SyncNode>(at(31)),
+      std::make_shared<ThreadGroupNode>(
+          at(32), 0, 1,
+          seq({std::make_shared<MbarrierArriveExpectTxNode>(at(32), bar0, const_int(64)),
+               std::make_shared<MbarrierExpectTxNode>(at(33), bar0, const_int(32))})),
+      std::make_shared<MbarrierArriveNode>(at(34), bar_v, const_int(1)),
+      std::make_shared<MbarrierWaitNode>(at(35), bar0, const_int(0, DType::U32)),
+      std::make_shared<DeclareNode>(at(36), ready, const_int(0, DType::Bool)),
+      std::make_shared<MbarrierTryWaitNode>(at(36), ready, bar_v, const_int(1, DType::U32), WaitSemantics::Relaxed,
+                                            WaitScope::Cluster),
+      std::make_shared<FenceProxyAsyncNode>(at(37), ProxyFenceSpace::SharedCta),
   };
   auto k = std::make_shared<KernelNode>();
   k->name = "every_kind";
@@ -135,7 +153,12 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "annotate_layout", "print \"row\"", "copy_async global<f32>", "copy_async_commit_group",
                             "copy_async_wait_group 0", "sync", "thread_group(begin=32, count=32)", "while ",
                             "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full(",
-                            "wgmma.fence", "wgmma.mma %wacc += %wa @ view<f16>", "wgmma.commit_group", "wgmma.wait_group 0"})
+                            "wgmma.fence", "wgmma.mma %wacc += %wa @ view<f16>", "wgmma.commit_group", "wgmma.wait_group 0",
+                            "mbarrier_init %bars counts=[1, 128]", "mbarrier_arrive_expect_tx %bars[0] bytes=64",
+                            "mbarrier_expect_tx %bars[0] bytes=32", "mbarrier_arrive %bars[mod(%v, 2)] count=1",
+                            "mbarrier_wait %bars[0] parity=0:u32 acquire.cta",
+                            "%ready = mbarrier_try_wait %bars[mod(%v, 2)] parity=1:u32 relaxed.cluster",
+                            "fence_proxy_async shared::cta"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
   verify(*k, Arch::Sm90a);
   const Kernel lowered = passes::lower(k, passes::PassContext{Arch::Sm90a});

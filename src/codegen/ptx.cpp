@@ -185,6 +185,71 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"wgmma operand fence", "mov.b32 {reg}, {reg};", Arch::Sm90a, {scalar("reg", "+f")}};
       return row;
     }
+    // PTX ISA 9.7.13.15 (mbarrier): a barrier's phase expects `count` arrivals.
+    case Ptx::MbarrierInit: {
+      static const PtxRow row{"mbarrier.init", "mbarrier.init.shared::cta.b64 [{bar}], {count};", Arch::Sm80,
+                              {scalar("bar", "r"), scalar("count", "r")}};
+      return row;
+    }
+    // PTX ISA, membar/fence: makes this thread's mbarrier.init visible to the async proxy and the cluster.
+    case Ptx::FenceMbarrierInit: {
+      static const PtxRow row{"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", Arch::Sm90a, {}};
+      return row;
+    }
+    // PTX ISA 9.7.13.15, mbarrier.arrive: one arrival (release at CTA scope); the phase token is not kept. A
+    // count other than 1 exists from sm_90.
+    case Ptx::MbarrierArrive: {
+      static const PtxRow row{"mbarrier.arrive", "mbarrier.arrive.shared::cta.b64 _, [{bar}];", Arch::Sm80,
+                              {scalar("bar", "r")}};
+      return row;
+    }
+    case Ptx::MbarrierArriveCount: {
+      static const PtxRow row{"mbarrier.arrive", "mbarrier.arrive.shared::cta.b64 _, [{bar}], {count};", Arch::Sm90a,
+                              {scalar("bar", "r"), scalar("count", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.13.15, mbarrier.arrive.expect_tx and mbarrier.expect_tx: raise the expected transaction bytes (then arrive once).
+    case Ptx::MbarrierArriveExpectTx: {
+      static const PtxRow row{"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], {bytes};",
+                              Arch::Sm90a, {scalar("bar", "r"), scalar("bytes", "r")}};
+      return row;
+    }
+    case Ptx::MbarrierExpectTx: {
+      static const PtxRow row{"mbarrier.expect_tx", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{bar}], {bytes};",
+                              Arch::Sm90a, {scalar("bar", "r"), scalar("bytes", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.13.15.16: parity waits. test_wait never blocks and orders as acquire at CTA
+    // scope; try_wait may suspend the thread for a while and may still return false, so both run
+    // in a loop; its semantics (acquire, relaxed) and scope (cta, cluster) are modifiers.
+    case Ptx::MbarrierTestWaitParityLoop: {
+      static const PtxRow row{"mbarrier.test_wait.parity",
+                              "mbarrier.test_wait.parity.shared::cta.b64 {ready}, [{bar}], {parity};", Arch::Sm80,
+                              {scalar("bar", "r"), scalar("parity", "r")}, PtxEffect::Memory, true};
+      return row;
+    }
+    case Ptx::MbarrierTryWaitParityLoop: {
+      static const PtxRow row{"mbarrier.try_wait.parity",
+                              "mbarrier.try_wait.parity.{sem}.{scope}.shared::cta.b64 {ready}, [{bar}], {parity};",
+                              Arch::Sm90a, {scalar("bar", "r"), scalar("parity", "r")}, PtxEffect::Memory, true};
+      return row;
+    }
+    // One try, its predicate turned into 0 or 1; the predicate's name is unique per emission.
+    case Ptx::MbarrierTryWaitParity: {
+      static const PtxRow row{"mbarrier.try_wait.parity",
+                              ".reg .pred tessel_try_%=; "
+                              "mbarrier.try_wait.parity.{sem}.{scope}.shared::cta.b64 tessel_try_%=, [{bar}], {parity}; "
+                              "selp.u32 {result}, 1, 0, tessel_try_%=;",
+                              Arch::Sm90a,
+                              {scalar("result", "=r"), scalar("bar", "r"), scalar("parity", "r")}};
+      return row;
+    }
+    // PTX ISA, membar/fence: orders this thread's generic-proxy accesses of the space before its later
+    // async-proxy ones (and the reverse); `{space}` is ".shared::cta", ".global", ... or empty.
+    case Ptx::FenceProxyAsync: {
+      static const PtxRow row{"fence.proxy.async", "fence.proxy.async{space};", Arch::Sm90a, {}};
+      return row;
+    }
   }
   TESSEL_CHECK(false, "no PTX row for instruction {}", int(instruction));
 }

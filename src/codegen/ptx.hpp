@@ -47,6 +47,16 @@ enum class Ptx : uint8_t {
   WgmmaCommitGroup,
   WgmmaWaitGroup,
   WgmmaFenceOperand,
+  MbarrierInit,
+  FenceMbarrierInit,
+  MbarrierArrive,
+  MbarrierArriveCount,
+  MbarrierArriveExpectTx,
+  MbarrierExpectTx,
+  MbarrierTestWaitParityLoop,
+  MbarrierTryWaitParityLoop,
+  MbarrierTryWaitParity,
+  FenceProxyAsync,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

@@ -68,6 +68,32 @@ std::string_view executor_name(Executor e) {
   return "?";
 }
 
+std::string_view proxy_fence_space_name(ProxyFenceSpace s) {
+  switch (s) {
+    case ProxyFenceSpace::SharedCta: return "shared::cta";
+    case ProxyFenceSpace::SharedCluster: return "shared::cluster";
+    case ProxyFenceSpace::Global: return "global";
+    case ProxyFenceSpace::All: return "";
+  }
+  return "?";
+}
+
+std::string_view wait_semantics_name(WaitSemantics s) {
+  switch (s) {
+    case WaitSemantics::Acquire: return "acquire";
+    case WaitSemantics::Relaxed: return "relaxed";
+  }
+  return "?";
+}
+
+std::string_view wait_scope_name(WaitScope s) {
+  switch (s) {
+    case WaitScope::Cta: return "cta";
+    case WaitScope::Cluster: return "cluster";
+  }
+  return "?";
+}
+
 std::string ThreadRange::str() const { return fmt::format("threads {}..{}", begin, end() - 1); }
 
 std::string MatrixAccess::str() const {

@@ -188,6 +188,50 @@ Stmt Mutator::visit(const CopyAsyncNode& n, const Stmt& self) {
   return changed ? std::make_shared<CopyAsyncNode>(n.loc, src, dst, offs, n.layout, n.vector) : self;
 }
 
+Stmt Mutator::visit(const MbarrierInitNode& n, const Stmt& self) {
+  bool changed = false;
+  SharedTensor array = update(n.array, &changed);
+  return changed ? std::make_shared<MbarrierInitNode>(n.loc, array, n.counts) : self;
+}
+
+Stmt Mutator::visit(const MbarrierArriveNode& n, const Stmt& self) {
+  bool changed = false;
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  Expr count = update(n.count, &changed);
+  return changed ? std::make_shared<MbarrierArriveNode>(n.loc, b, count) : self;
+}
+
+Stmt Mutator::visit(const MbarrierArriveExpectTxNode& n, const Stmt& self) {
+  bool changed = false;
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  Expr bytes = update(n.bytes, &changed);
+  return changed ? std::make_shared<MbarrierArriveExpectTxNode>(n.loc, b, bytes) : self;
+}
+
+Stmt Mutator::visit(const MbarrierExpectTxNode& n, const Stmt& self) {
+  bool changed = false;
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  Expr bytes = update(n.bytes, &changed);
+  return changed ? std::make_shared<MbarrierExpectTxNode>(n.loc, b, bytes) : self;
+}
+
+Stmt Mutator::visit(const MbarrierWaitNode& n, const Stmt& self) {
+  bool changed = false;
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  Expr parity = update(n.parity, &changed);
+  return changed ? std::make_shared<MbarrierWaitNode>(n.loc, b, parity, n.sem, n.scope) : self;
+}
+
+// `ready` is written, not read: like a declaration's variable, it is not an operand.
+Stmt Mutator::visit(const MbarrierTryWaitNode& n, const Stmt& self) {
+  bool changed = false;
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  Expr parity = update(n.parity, &changed);
+  return changed ? std::make_shared<MbarrierTryWaitNode>(n.loc, n.ready, b, parity, n.sem, n.scope) : self;
+}
+
+Stmt Mutator::visit(const FenceProxyAsyncNode&, const Stmt& self) { return self; }
+
 Stmt Mutator::visit(const AllocRegisterNode& n, const Stmt& self) {
   bool changed = false;
   RegisterTensor out = update(n.out, &changed);

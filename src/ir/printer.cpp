@@ -290,6 +290,33 @@ class Printer {
 
   void stmt(const WgmmaWaitGroupNode& n) { line(fmt::format("wgmma.wait_group {}", n.pending)); }
 
+  std::string barrier(const MbarrierRef& b) { return fmt::format("{}[{}]", shared(b.array), expr(b.index)); }
+
+  void stmt(const MbarrierInitNode& n) {
+    line(fmt::format("mbarrier_init {} counts=[{}]", shared(n.array), fmt::join(n.counts, ", ")));
+  }
+  void stmt(const MbarrierArriveNode& n) { line(fmt::format("mbarrier_arrive {} count={}", barrier(n.barrier), expr(n.count))); }
+  void stmt(const MbarrierArriveExpectTxNode& n) {
+    line(fmt::format("mbarrier_arrive_expect_tx {} bytes={}", barrier(n.barrier), expr(n.bytes)));
+  }
+  void stmt(const MbarrierExpectTxNode& n) {
+    line(fmt::format("mbarrier_expect_tx {} bytes={}", barrier(n.barrier), expr(n.bytes)));
+  }
+  static std::string ordering(WaitSemantics sem, WaitScope scope) {
+    return fmt::format("{}.{}", wait_semantics_name(sem), wait_scope_name(scope));
+  }
+  void stmt(const MbarrierWaitNode& n) {
+    line(fmt::format("mbarrier_wait {} parity={} {}", barrier(n.barrier), expr(n.parity), ordering(n.sem, n.scope)));
+  }
+  void stmt(const MbarrierTryWaitNode& n) {
+    line(fmt::format("{} = mbarrier_try_wait {} parity={} {}", name(n.ready.get(), n.ready->name), barrier(n.barrier),
+                     expr(n.parity), ordering(n.sem, n.scope)));
+  }
+  void stmt(const FenceProxyAsyncNode& n) {
+    const std::string_view space = proxy_fence_space_name(n.space);
+    line(space.empty() ? std::string("fence_proxy_async") : fmt::format("fence_proxy_async {}", space));
+  }
+
   void stmt(const PrintTensorNode& n) {
     line(fmt::format("print \"{}\" {}", n.label, reg(n.tensor)));
   }

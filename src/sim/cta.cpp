@@ -51,6 +51,10 @@ void Cta::complete_in_flight_write(const InFlightWrite& w, const uint8_t* data) 
   std::fill_n(in_flight_writes_.begin() + w.begin, n, nullptr);
 }
 
+void Cta::complete_tx(int64_t barrier_byte, int64_t bytes, const SourceLoc& issued_at) {
+  mbarriers.complete_tx(barrier_byte, bytes, issued_at);
+}
+
 void Cta::arrive_at_barrier(Warp& w, int id, int expected, Mask mask, const SourceLoc& loc) {
   Barrier& b = barriers[size_t(id)];
   if (b.arrived == 0) b.expected = expected;

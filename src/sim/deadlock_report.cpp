@@ -1,5 +1,5 @@
 // The deadlock report: every warp of the blocked group with the line it waits at and what it
-// waits for, then every barrier with arrivals pending.
+// waits for, then every barrier with arrivals pending and every mbarrier's state.
 #include "machine.hpp"
 
 namespace tessel::sim {
@@ -12,6 +12,11 @@ std::string describe_barrier(int id, const Barrier& b) {
                        "block (is it inside a thread group or a branch that only some threads take?)",
                        b.arrived, b.expected);
   return fmt::format("barrier {}: {} of {} threads arrived", id, b.arrived, b.expected);
+}
+
+std::string describe_mbarrier(const MbarrierState& b) {
+  return fmt::format("{}: in phase {} (parity {}), {} of {} arrivals pending, tx-count {}", barrier_name(*b.array, b.index),
+                     b.phase, b.phase & 1, b.pending, b.expected, b.tx);
 }
 
 }  // namespace
@@ -41,6 +46,9 @@ Error deadlock_error(const ir::KernelNode& k, const std::vector<std::unique_ptr<
       if (const Barrier& b = cta->barriers[size_t(id)]; b.arrived > 0)
         lines += fmt::format("\n  {}{}", several ? fmt::format("block {} ", cta->block_name()) : "",
                              describe_barrier(id, b));
+  for (const auto& cta : ctas)
+    for (const auto& [byte, b] : cta->mbarriers.all())
+      lines += fmt::format("\n  {}{}", several ? fmt::format("block {} ", cta->block_name()) : "", describe_mbarrier(b));
   return Error(first, fmt::format("deadlock in {} {} of kernel {}: every warp is blocked or finished and nothing can "
                                   "release the waiting ones{}",
                                   several ? "blocks" : "block", fmt::join(blocks, ", "), k.name, lines));

@@ -8,11 +8,13 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <unordered_map>
 
 #include "async_copy_unit.hpp"
 #include "wgmma_unit.hpp"
+#include "mbarriers.hpp"
 #include "tessel/sim/simulator.hpp"
 #include "wait_condition.hpp"
 
@@ -57,6 +59,9 @@ class Warp {
   void exec(const ir::Stmt& s, Mask mask);
   void exec_here(const ir::Stmt& s, Mask mask);
   Lanes eval(const ir::Expr& e, Mask mask);
+
+  // Sets the variable's value in the lanes of `mask` (an instruction's scalar result).
+  void assign(const ir::VarNode* v, const Lanes& values, Mask mask);
 
   // Register tiles: values[lane * local_size + slot].
   std::vector<ir::Scalar>& tile(const ir::RegisterTensorNode* t);
@@ -107,6 +112,14 @@ class Cta {
   std::array<Barrier, 16> barriers;
   void arrive_at_barrier(Warp& w, int barrier, int expected, Mask mask, const SourceLoc& loc);
 
+  // The block's mbarriers, by the shared byte of their word.
+  Mbarriers mbarriers;
+  // For asynchronous agents (the TMA engine): `bytes` of transactions issued at `issued_at` have
+  // landed and count against the mbarrier whose word is at shared byte `barrier_byte`
+  // (complete-tx, PTX ISA 9.7.13.15): it may complete the barrier's phase. Misuse (bytes beyond
+  // what the phase expects) is reported at `issued_at`.
+  void complete_tx(int64_t barrier_byte, int64_t bytes, const SourceLoc& issued_at);
+
   AsyncCopyUnit async_copies;
   WgmmaUnit wgmma;
   std::vector<AsyncAgent*> agents;  // every agent of the block, for the scheduler
@@ -132,12 +145,16 @@ class Scheduler {
   void release_warps_whose_wait_holds();
   bool complete_work_a_waiting_warp_needs();
   bool complete_all_work();
+  bool time_out_try_waits();
 
   const ir::KernelNode& kernel_;
   std::vector<std::unique_ptr<Cta>> ctas_;
   const CompletionOrder order_;
   const bool random_interleaving_;
   std::mt19937_64 rng_;
+  // The mbarrier states and wait sites when try_waits last timed out: timing out again at the
+  // same sites with no barrier changed in between is a spin that cannot end, so a deadlock.
+  std::optional<std::vector<int64_t>> states_at_last_time_out_;
 };
 
 // The report of a deadlock among `ctas`, built from the wait of every blocked warp.

@@ -77,7 +77,7 @@ void Scheduler::run() {
     if (ready.empty()) {
       // Lazy completion happens here, when nothing else can run; work nobody waits for is
       // completed too before calling it a deadlock, whatever it could release.
-      if (complete_work_a_waiting_warp_needs() || complete_all_work()) continue;
+      if (complete_work_a_waiting_warp_needs() || complete_all_work() || time_out_try_waits()) continue;
       throw deadlock_error(kernel_, ctas_);
     }
     Warp* w = random_interleaving_ ? ready[rng_() % ready.size()] : ready[next++ % ready.size()];
@@ -114,6 +114,27 @@ bool Scheduler::complete_all_work() {
         completed = true;
       }
   return completed;
+}
+
+bool Scheduler::time_out_try_waits() {
+  // What could have changed since the last time-out: the barriers, and where each warp waits.
+  std::vector<int64_t> states;
+  for (auto& cta : ctas_) {
+    for (const auto& [byte, b] : cta->mbarriers.all()) states.insert(states.end(), {byte, b.phase, b.pending, b.tx});
+    for (auto& w : cta->warps)
+      states.push_back(w->state == Warp::State::Blocked ? int64_t(reinterpret_cast<intptr_t>(w->waiting.at)) : -1);
+  }
+  if (states_at_last_time_out_ == states) return false;
+  bool timed_out = false;
+  for (auto& cta : ctas_)
+    for (auto& w : cta->warps)
+      if (w->state == Warp::State::Blocked)
+        if (auto* m = std::get_if<MbarrierPhaseWait>(&w->waiting.until); m && m->timed) {
+          w->state = Warp::State::Ready;
+          timed_out = true;
+        }
+  if (timed_out) states_at_last_time_out_ = std::move(states);
+  return timed_out;
 }
 
 void run(const ir::KernelNode& k, const Launch& launch, const Options& options) {

@@ -14,6 +14,7 @@ bool holds(const Warp& w, const WaitCondition& c) {
                           return true;
                         },
                         [&](const WgmmaGroupWait& g) { return w.cta.wgmma.pending_groups(w) <= g.max_pending; },
+                        [&](const MbarrierPhaseWait& m) { return w.cta.mbarriers.phase_completed(m.barrier, m.parity); },
                     },
                     c);
 }
@@ -38,6 +39,11 @@ std::string describe(const Warp& w, const Wait& wait) {
           [&](const WgmmaGroupWait& g) {
             return fmt::format("waiting at {} until at most {} wgmma groups of its warpgroup are running ({} are)", at,
                                g.max_pending, w.cta.wgmma.pending_groups(w));
+          },
+          [&](const MbarrierPhaseWait& m) {
+            const MbarrierState& b = w.cta.mbarriers.all().at(m.barrier);
+            return fmt::format("waiting at {}{} for {} to complete its phase of parity {}", at,
+                               m.timed ? " (try_wait)" : "", barrier_name(*b.array, b.index), m.parity);
           },
       },
       wait.until);

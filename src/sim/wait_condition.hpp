@@ -2,8 +2,7 @@
 // scheduler re-checks every blocked warp's condition each round and makes it ready once the
 // condition holds, and the deadlock report describes the conditions of the warps left waiting.
 //
-// Adding a way to wait (an mbarrier phase next: the barrier's shared byte and the parity waited
-// for) is one alternative in WaitCondition; the compiler then lists every place that must handle
+// Adding a way to wait is one alternative in WaitCondition; the compiler then lists every place that must handle
 // it: `holds` and `describe` below, and each AsyncAgent::complete_needed_by.
 #pragma once
 
@@ -37,7 +36,16 @@ struct WgmmaGroupWait {
   int max_pending;
 };
 
-using WaitCondition = std::variant<BarrierWait, CopyGroupWait, WgmmaGroupWait>;
+// mbarrier.wait: the phase of parity `parity` of the mbarrier at shared byte `barrier` completed
+// (mbarriers.hpp). A `timed` wait (try_wait) also ends, without the phase, when the scheduler
+// finds nothing else to run.
+struct MbarrierPhaseWait {
+  int64_t barrier;
+  int64_t parity;
+  bool timed;
+};
+
+using WaitCondition = std::variant<BarrierWait, CopyGroupWait, WgmmaGroupWait, MbarrierPhaseWait>;
 
 // A blocked warp's wait: where in the user's kernel, and until what.
 struct Wait {

@@ -212,6 +212,7 @@ bool WgmmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& condit
   return std::visit(PerCondition{
                         [](const BarrierWait&) { return false; },
                         [](const CopyGroupWait&) { return false; },
+                        [](const MbarrierPhaseWait&) { return false; },  // wgmma does not signal mbarriers
                         [&](const WgmmaGroupWait& wait) {
                           if (&warp.cta != &cta_) return false;
                           WarpState& state = warps_[size_t(warp.id)];

@@ -472,6 +472,85 @@ struct WgmmaWaitGroupNode : StmtNode {
   const int pending;
 };
 
+// ---- mbarriers (PTX ISA 9.7.13.15) ----------------------------------------------------------
+// An array of mbarriers is a shared allocation of u64 words, one per barrier. Every executing
+// thread performs its own operation: 32 lanes arriving are 32 arrivals.
+
+// One barrier of an array: `index` is a trace-time constant or a kernel value.
+struct MbarrierRef {
+  SharedTensor array;
+  Expr index;
+};
+// Barrier i of `array` expects counts[i] arrivals per phase. On sm_90+ the inits are then made
+// visible to the async proxy and the cluster (fence.mbarrier_init); a sync() must follow.
+struct MbarrierInitNode : StmtNode {
+  MbarrierInitNode(SourceLoc l, SharedTensor array, std::vector<int> counts)
+      : StmtNode(NodeKind::MbarrierInit, std::move(l)), array(std::move(array)), counts(std::move(counts)) {}
+  const SharedTensor array;
+  const std::vector<int> counts;
+};
+// `count` arrivals on the barrier's current phase (counts other than 1 need sm_90).
+struct MbarrierArriveNode : StmtNode {
+  MbarrierArriveNode(SourceLoc l, MbarrierRef b, Expr count)
+      : StmtNode(NodeKind::MbarrierArrive, std::move(l)), barrier(std::move(b)), count(std::move(count)) {}
+  const MbarrierRef barrier;
+  const Expr count;
+};
+// Raises the phase's expected transaction bytes by `bytes`, then arrives once.
+struct MbarrierArriveExpectTxNode : StmtNode {
+  MbarrierArriveExpectTxNode(SourceLoc l, MbarrierRef b, Expr bytes)
+      : StmtNode(NodeKind::MbarrierArriveExpectTx, std::move(l)), barrier(std::move(b)), bytes(std::move(bytes)) {}
+  const MbarrierRef barrier;
+  const Expr bytes;
+};
+// Raises the phase's expected transaction bytes by `bytes`, without arriving.
+struct MbarrierExpectTxNode : StmtNode {
+  MbarrierExpectTxNode(SourceLoc l, MbarrierRef b, Expr bytes)
+      : StmtNode(NodeKind::MbarrierExpectTx, std::move(l)), barrier(std::move(b)), bytes(std::move(bytes)) {}
+  const MbarrierRef barrier;
+  const Expr bytes;
+};
+// What a successful wait orders (acquire: the accesses that preceded the phase's arrivals and
+// transactions are visible after it; relaxed: nothing), and among which threads (the block's or
+// the cluster's). Anything but acquire at CTA scope needs sm_90.
+enum class WaitSemantics : uint8_t { Acquire, Relaxed };
+enum class WaitScope : uint8_t { Cta, Cluster };
+std::string_view wait_semantics_name(WaitSemantics s);  // "acquire", "relaxed"
+std::string_view wait_scope_name(WaitScope s);          // "cta", "cluster"
+// Blocks until the phase of parity `parity` completed: (completed phases & 1) != parity.
+struct MbarrierWaitNode : StmtNode {
+  MbarrierWaitNode(SourceLoc l, MbarrierRef b, Expr parity, WaitSemantics sem = WaitSemantics::Acquire,
+                   WaitScope scope = WaitScope::Cta)
+      : StmtNode(NodeKind::MbarrierWait, std::move(l)), barrier(std::move(b)), parity(std::move(parity)), sem(sem),
+        scope(scope) {}
+  const MbarrierRef barrier;
+  const Expr parity;
+  const WaitSemantics sem;
+  const WaitScope scope;
+};
+// ready = whether the phase of parity `parity` completed, after waiting a bounded time at most
+// (it may read false before the phase completes, so callers loop).
+struct MbarrierTryWaitNode : StmtNode {
+  MbarrierTryWaitNode(SourceLoc l, Var ready, MbarrierRef b, Expr parity, WaitSemantics sem = WaitSemantics::Acquire,
+                      WaitScope scope = WaitScope::Cta)
+      : StmtNode(NodeKind::MbarrierTryWait, std::move(l)), ready(std::move(ready)), barrier(std::move(b)),
+        parity(std::move(parity)), sem(sem), scope(scope) {}
+  const Var ready;  // a declared bool variable
+  const MbarrierRef barrier;
+  const Expr parity;
+  const WaitSemantics sem;
+  const WaitScope scope;
+};
+
+// fence.proxy.async: orders this thread's generic-proxy accesses before its later async-proxy
+// accesses (TMA, wgmma operands) of the state space, or of every space.
+enum class ProxyFenceSpace : uint8_t { SharedCta, SharedCluster, Global, All };
+std::string_view proxy_fence_space_name(ProxyFenceSpace s);  // "shared::cta", ...; "" for All
+struct FenceProxyAsyncNode : StmtNode {
+  FenceProxyAsyncNode(SourceLoc l, ProxyFenceSpace space) : StmtNode(NodeKind::FenceProxyAsync, std::move(l)), space(space) {}
+  const ProxyFenceSpace space;
+};
+
 Stmt seq(std::vector<Stmt> stmts, SourceLoc l = {});
 
 // ---- kernels -------------------------------------------------------------------------------

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tessel/lang/fence.hpp"
+#include "tessel/lang/mbarrier.hpp"
 #include "tessel/lang/tensors.hpp"
 #include "tessel/lang/wgmma.hpp"
 
@@ -91,7 +93,10 @@ class Instructions {
  public:
   using loc_t = std::source_location;
 
+  // ---- instruction groups ----
   WgmmaInstructions wgmma;
+  MbarrierInstructions mbarrier;
+  FenceInstructions fence;
 
   // ---- tensors ----
   template <class T>

@@ -1,0 +1,13 @@
+// Fences between the generic and the async proxy.
+#include "emitter.hpp"
+#include "ptx.hpp"
+
+namespace tessel::codegen {
+
+void emit_FenceProxyAsync(Emitter& e, const ir::FenceProxyAsyncNode& n) {
+  const std::string_view space = ir::proxy_fence_space_name(n.space);
+  e.line(ptx_asm(Ptx::FenceProxyAsync, e.arch, {}, {{"space", space.empty() ? "" : "." + std::string(space)}}) +
+         fmt::format("  // fence.proxy_async ({})", n.loc.str()));
+}
+
+}  // namespace tessel::codegen

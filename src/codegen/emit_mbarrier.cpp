@@ -1,0 +1,75 @@
+// mbarriers: every executing thread performs its own operation on the barrier word in shared
+// memory, as PTX does; who executes is the thread group the user wrote.
+#include "emitter.hpp"
+#include "ptx.hpp"
+
+namespace tessel::codegen {
+
+namespace {
+
+// The shared-window address of barrier `index` of `array` (8 bytes per barrier).
+std::string barrier_address(Emitter& e, const ir::SharedTensor& array, const std::string& index) {
+  return fmt::format("uint32_t(__cvta_generic_to_shared(tessel_smem + {} + 8 * ({})))",
+                     e.shared_offsets.at(array->allocation()), index);
+}
+
+std::string barrier_address(Emitter& e, const ir::MbarrierRef& b) {
+  return barrier_address(e, b.array, e.expr(b.index));
+}
+
+std::string at(const ir::StmtNode& n) { return fmt::format("  // ({})", n.loc.str()); }
+
+PtxModifiers ordering(ir::WaitSemantics sem, ir::WaitScope scope) {
+  return {{"sem", std::string(ir::wait_semantics_name(sem))}, {"scope", std::string(ir::wait_scope_name(scope))}};
+}
+
+}  // namespace
+
+void emit_MbarrierInit(Emitter& e, const ir::MbarrierInitNode& n) {
+  e.header(n, fmt::format("mbarrier init of {} barriers", n.counts.size()));
+  for (size_t i = 0; i < n.counts.size(); ++i)
+    e.line(ptx_asm(Ptx::MbarrierInit, e.arch,
+                   {{barrier_address(e, n.array, std::to_string(i))}, {std::to_string(n.counts[i])}}));
+  // Before sm_90 nothing but threads of the block use a barrier, and the sync() that follows
+  // publishes the init to them.
+  if (e.arch >= ptx_min_target(Ptx::FenceMbarrierInit)) e.line(ptx_asm(Ptx::FenceMbarrierInit, e.arch, {}));
+}
+
+void emit_MbarrierArrive(Emitter& e, const ir::MbarrierArriveNode& n) {
+  int64_t count = 0;
+  if (ir::as_const_int(n.count, &count) && count == 1)
+    e.line(ptx_asm(Ptx::MbarrierArrive, e.arch, {{barrier_address(e, n.barrier)}}) + at(n));
+  else
+    e.line(ptx_asm(Ptx::MbarrierArriveCount, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.count)}}) + at(n));
+}
+
+void emit_MbarrierArriveExpectTx(Emitter& e, const ir::MbarrierArriveExpectTxNode& n) {
+  e.line(ptx_asm(Ptx::MbarrierArriveExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + at(n));
+}
+
+void emit_MbarrierExpectTx(Emitter& e, const ir::MbarrierExpectTxNode& n) {
+  e.line(ptx_asm(Ptx::MbarrierExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + at(n));
+}
+
+// try_wait where the target has it; before sm_90 test_wait, which the verifier allowed only for
+// acquire at CTA scope, its fixed ordering.
+void emit_MbarrierWait(Emitter& e, const ir::MbarrierWaitNode& n) {
+  const PtxOperands operands = {{barrier_address(e, n.barrier)}, {fmt::format("uint32_t({})", e.expr(n.parity))}};
+  if (e.arch >= ptx_min_target(Ptx::MbarrierTryWaitParityLoop))
+    e.line(ptx_asm(Ptx::MbarrierTryWaitParityLoop, e.arch, operands, ordering(n.sem, n.scope)) + at(n));
+  else
+    e.line(ptx_asm(Ptx::MbarrierTestWaitParityLoop, e.arch, operands) + at(n));
+}
+
+void emit_MbarrierTryWait(Emitter& e, const ir::MbarrierTryWaitNode& n) {
+  e.open("");
+  e.line("uint32_t completed;");
+  e.line(ptx_asm(Ptx::MbarrierTryWaitParity, e.arch,
+                 {{"completed"}, {barrier_address(e, n.barrier)}, {fmt::format("uint32_t({})", e.expr(n.parity))}},
+                 ordering(n.sem, n.scope)) +
+         at(n));
+  e.line(fmt::format("{} = completed != 0;", e.expr(n.ready)));
+  e.close();
+}
+
+}  // namespace tessel::codegen

@@ -1,0 +1,8 @@
+// Layout rules of fences: no register tiles.
+#include "layout_rules.hpp"
+
+namespace tessel::passes {
+
+void layout_rule_FenceProxyAsync(LayoutRules&, const ir::FenceProxyAsyncNode&) {}
+
+}  // namespace tessel::passes

@@ -1,0 +1,97 @@
+// The mbarrier state machine (PTX ISA 9.7.13.15) and the misuse it reports at the user's line.
+#include "mbarriers.hpp"
+
+namespace tessel::sim {
+
+namespace {
+
+// Arrival counts and the transaction count are 20-bit fields of the barrier word.
+constexpr int64_t kMaxCount = (int64_t(1) << 20) - 1;
+
+}  // namespace
+
+std::string barrier_name(const ir::SharedTensorNode& array, int index) {
+  return fmt::format("barrier {} of the array allocated at {}", index, array.loc.str());
+}
+
+void Mbarriers::init(int64_t byte, const ir::SharedTensorNode& array, int index, int64_t count, const Origin& by) {
+  auto [it, fresh] = barriers_.try_emplace(byte);
+  if (!fresh)
+    throw Error(*by.loc, fmt::format("mbarrier.alloc: {} is initialized a second time (thread {} of block {}) while it "
+                                     "is live since {}; allocate barriers once, outside loops",
+                                     barrier_name(array, index), by.thread, by.block, it->second.initialized_at->str()));
+  TESSEL_CHECK(count >= 1 && count <= kMaxCount, "barrier init count {} at {}", count, by.loc->str());
+  it->second = MbarrierState{.expected = count, .pending = count, .array = &array, .index = index,
+                             .initialized_at = by.loc};
+}
+
+const MbarrierState& Mbarriers::at(int64_t byte, const ir::SharedTensorNode& array, int index,
+                                   std::string_view operation, const Origin& by) const {
+  auto it = barriers_.find(byte);
+  if (it == barriers_.end())
+    throw Error(*by.loc, fmt::format("{} on {} before it was initialized (thread {} of block {})", operation,
+                                     barrier_name(array, index), by.thread, by.block));
+  return it->second;
+}
+
+MbarrierState& Mbarriers::initialized(int64_t byte, const SourceLoc& loc) {
+  auto it = barriers_.find(byte);
+  TESSEL_CHECK(it != barriers_.end(), "operation at {} on the uninitialized barrier at shared byte {}", loc.str(), byte);
+  return it->second;
+}
+
+void Mbarriers::complete_phase_if_done(MbarrierState& b) {
+  if (b.pending != 0 || b.tx != 0) return;
+  ++b.phase;
+  b.pending = b.expected;
+}
+
+bool Mbarriers::arrive(int64_t byte, int64_t count, int64_t tx_bytes, std::string_view operation, const Origin& by) {
+  MbarrierState& b = initialized(byte, *by.loc);
+  if (tx_bytes != 0) expect_tx(byte, tx_bytes, by);
+  if (count > b.pending)
+    throw Error(*by.loc, fmt::format("{}: thread {} of block {} arrives with a count of {} on {}, which has {} of its "
+                                     "{} arrivals left in phase {}; arrivals beyond the count would complete a phase "
+                                     "nobody waited for",
+                                     operation, by.thread, by.block, count, barrier_name(*b.array, b.index), b.pending,
+                                     b.expected, b.phase));
+  const int64_t phase = b.phase;
+  b.pending -= count;
+  complete_phase_if_done(b);
+  return b.phase != phase;
+}
+
+void Mbarriers::expect_tx(int64_t byte, int64_t bytes, const Origin& by) {
+  MbarrierState& b = initialized(byte, *by.loc);
+  if (b.tx + bytes > kMaxCount)
+    throw Error(*by.loc, fmt::format("mbarrier.expect_tx: {} more transaction bytes on {} (thread {} of block {}) "
+                                     "would make {}, more than the {} a barrier counts",
+                                     bytes, barrier_name(*b.array, b.index), by.thread, by.block, b.tx + bytes,
+                                     kMaxCount));
+  b.tx += bytes;
+}
+
+void Mbarriers::complete_tx(int64_t byte, int64_t bytes, const SourceLoc& issued_at) {
+  MbarrierState& b = initialized(byte, issued_at);
+  // While arrivals are pending, bytes may land before the expect_tx that announces them (the
+  // count goes negative); once every arrival is in, no expect_tx can legitimately follow.
+  if (b.pending == 0 && bytes > b.tx)
+    throw Error(issued_at, fmt::format("{} transaction bytes landed on {}, whose phase {} has all its arrivals and "
+                                       "expects only {} more bytes: the bytes announced with arrive_and_expect_tx / "
+                                       "expect_tx are fewer than the bytes of the copies that signal the barrier",
+                                       bytes, barrier_name(*b.array, b.index), b.phase, b.tx));
+  if (b.tx - bytes < -kMaxCount)
+    throw Error(issued_at, fmt::format("{} transaction bytes landed on {} before any expect_tx announced them, beyond "
+                                       "the {} a barrier counts",
+                                       bytes - b.tx, barrier_name(*b.array, b.index), kMaxCount));
+  b.tx -= bytes;
+  complete_phase_if_done(b);
+}
+
+bool Mbarriers::phase_completed(int64_t byte, int64_t parity) const {
+  auto it = barriers_.find(byte);
+  TESSEL_CHECK(it != barriers_.end(), "wait on the uninitialized barrier at shared byte {}", byte);
+  return (it->second.phase & 1) != (parity & 1);
+}
+
+}  // namespace tessel::sim

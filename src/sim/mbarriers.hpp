@@ -1,0 +1,64 @@
+// The mbarriers of a block (PTX ISA 9.7.13.15), each an 8-byte word of shared memory named by its
+// byte offset. A barrier counts completed phases; the current phase completes, atomically with
+// its last arrival or transaction, once no arrival is pending and the transaction count is 0,
+// and the next phase then expects the barrier's count again.
+//
+// Asynchronous agents that signal a barrier when their work lands (the TMA engine) call
+// `complete_tx` with the barrier's shared byte.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "tessel/ir/ir.hpp"
+
+namespace tessel::sim {
+
+struct MbarrierState {
+  int64_t phase = 0;    // completed phases; waits see its parity
+  int64_t expected = 0; // arrivals per phase
+  int64_t pending = 0;  // arrivals missing in the current phase
+  int64_t tx = 0;       // transaction bytes expected and not yet completed (negative: completed early)
+  const ir::SharedTensorNode* array = nullptr;  // where the barrier was allocated, for messages
+  int index = 0;
+  const SourceLoc* initialized_at = nullptr;
+};
+
+// "barrier 1 of the array allocated at k.cpp:12"
+std::string barrier_name(const ir::SharedTensorNode& array, int index);
+
+class Mbarriers {
+ public:
+  // Who performs an operation, for messages: the user's line and the thread in its block.
+  struct Origin {
+    const SourceLoc* loc;
+    int thread;
+    std::string_view block;
+  };
+
+  void init(int64_t byte, const ir::SharedTensorNode& array, int index, int64_t count, const Origin& by);
+  // `count` arrivals on the current phase, after raising its transaction count by `tx_bytes`
+  // (arrive.expect_tx); `operation` names the instruction in messages. Returns whether the
+  // arrival completed the phase.
+  bool arrive(int64_t byte, int64_t count, int64_t tx_bytes, std::string_view operation, const Origin& by);
+  void expect_tx(int64_t byte, int64_t bytes, const Origin& by);
+  // `bytes` of transactions landed (an asynchronous copy's complete-tx); `issued_at` is the line
+  // of the operation that carried them.
+  void complete_tx(int64_t byte, int64_t bytes, const SourceLoc& issued_at);
+  // test_wait.parity: whether the phase of parity `parity` completed, i.e. the current phase's
+  // parity differs (a fresh barrier's "phase before phase 0", parity 1, counts as completed).
+  bool phase_completed(int64_t byte, int64_t parity) const;
+
+  // The barrier at `byte`; a user error when it was never initialized.
+  const MbarrierState& at(int64_t byte, const ir::SharedTensorNode& array, int index, std::string_view operation,
+                          const Origin& by) const;
+  const std::map<int64_t, MbarrierState>& all() const { return barriers_; }
+
+ private:
+  MbarrierState& initialized(int64_t byte, const SourceLoc& loc);
+  void complete_phase_if_done(MbarrierState& b);
+
+  std::map<int64_t, MbarrierState> barriers_;
+};
+
+}  // namespace tessel::sim
