@@ -41,6 +41,8 @@ Kernel every_kind() {
                                                  binary(BinaryOp::Mul, i, const_int(256)), "s", at(4), 0);
   auto second = std::make_shared<SharedTensorNode>(DType::F32, std::vector<int>{8, 32}, std::vector<int>{32, 1}, s,
                                                    const_int(256), "s", at(4), 0);
+  auto sh = std::make_shared<SharedTensorNode>(DType::F16, std::vector<int>{32, 32}, std::vector<int>{32, 1}, nullptr,
+                                               nullptr, "sh", at(3), 0);
   auto r = tile(DType::F32, {8, 32}, "r"), x = tile(DType::F32, {8, 32}, "x"), y = tile(DType::F32, {8, 32}, "y");
   auto c = tile(DType::Bool, {8, 32}, "c"), w = tile(DType::F32, {8, 32}, "w"), f = tile(DType::F32, {8, 32}, "f");
   auto row = tile(DType::F32, {8, 1}, "row"), as_int = tile(DType::I32, {8, 32}, "as_int");
@@ -79,6 +81,10 @@ Kernel every_kind() {
       std::make_shared<CopyAsyncCommitNode>(at(24)),
       std::make_shared<CopyAsyncWaitNode>(at(25), 0, false),
       std::make_shared<SyncNode>(at(26)),
+      std::make_shared<AllocSharedNode>(at(31), sh),
+      std::make_shared<TmaStoreNode>(at(32), sh, gh, zeros(2), std::vector<int>{0, 1}),
+      std::make_shared<TmaCommitNode>(at(33)),
+      std::make_shared<TmaWaitNode>(at(34), 0, true),
       std::make_shared<IfNode>(at(27), binary(BinaryOp::Gt, n, const_int(0)),
                                std::make_shared<ThreadGroupNode>(at(28), 32, 32, seq({})), nullptr),
       std::make_shared<WhileNode>(at(29), binary(BinaryOp::Lt, v, const_int(0)),
@@ -120,12 +126,15 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "store_shared", "lt(", "exp(", "where(", "fma(", "dot(", "cast(", "reduce_max(", "copy(",
                             "annotate_layout", "print \"row\"", "copy_async global<f32>", "copy_async_commit_group",
                             "copy_async_wait_group 0", "sync", "thread_group(begin=32, count=32)", "while ",
-                            "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full("})
+                            "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full(",
+                            "tma.shared_to_global %sh to global<f16>", "tma.commit_group", "tma.wait_group 0 read"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
-  verify(*k, Arch::Sm80);
+  verify(*k, Arch::Sm90a);
   const Kernel lowered = passes::lower(k, passes::PassContext{Arch::Sm90a});
   verify(*lowered, Arch::Sm90a);
-  EXPECT_NE(codegen::emit_cuda(*lowered, Arch::Sm90a).source.find("mma.sync"), std::string::npos);
+  const std::string source = codegen::emit_cuda(*lowered, Arch::Sm90a).source;
+  EXPECT_NE(source.find("mma.sync"), std::string::npos);
+  EXPECT_NE(source.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"), std::string::npos);
 }
 
 TEST(NodeKinds, EveryInstructionHasTraits) {

@@ -44,6 +44,7 @@ class Emitter {
   int indent = 0;
   std::vector<ir::ThreadRange> groups;
   std::map<const ir::SharedTensorNode*, int64_t> shared_offsets;
+  std::vector<std::string> tensor_maps;  // the parameter name of each of the kernel's tensor maps
 
  private:
   std::map<const void*, std::string> names_;

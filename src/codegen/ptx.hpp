@@ -41,6 +41,10 @@ enum class Ptx : uint8_t {
   Ldmatrix,
   Stmatrix,
   MmaSync,
+  TmaStore,
+  BulkCommitGroup,
+  BulkWaitGroup,
+  BulkWaitGroupRead,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

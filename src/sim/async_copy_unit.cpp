@@ -68,6 +68,7 @@ void AsyncCopyUnit::complete_at_random(std::mt19937_64& rng) {
 bool AsyncCopyUnit::complete_needed_by(const Warp& warp, const WaitCondition& condition) {
   return std::visit(PerCondition{
                         [](const BarrierWait&) { return false; },
+                        [](const BulkGroupWait&) { return false; },
                         [&](const CopyGroupWait& wait) {
                           if (&warp.cta != &cta_) return false;
                           return complete_where([&](const Copy& c) {

@@ -13,6 +13,12 @@ bool holds(const Warp& w, const WaitCondition& c) {
                               return false;
                           return true;
                         },
+                        [&](const BulkGroupWait& g) {
+                          for (int lane = 0; lane < 32; ++lane)
+                            if ((g.lanes >> lane & 1) && w.cta.tma.pending_groups(w.thread(lane)) > g.max_pending)
+                              return false;
+                          return true;
+                        },
                     },
                     c);
 }
@@ -33,6 +39,14 @@ std::string describe(const Warp& w, const Wait& wait) {
             return fmt::format("waiting at {} until at most {} copy groups of each of its threads are in flight ({} "
                                "are)",
                                at, g.max_pending, pending);
+          },
+          [&](const BulkGroupWait& g) {
+            int pending = 0;
+            for (int lane = 0; lane < 32; ++lane)
+              if (g.lanes >> lane & 1) pending = std::max(pending, w.cta.tma.pending_groups(w.thread(lane)));
+            return fmt::format("waiting at {} until at most {} TMA bulk groups of its issuing thread are in flight{} "
+                               "({} are)",
+                               at, g.max_pending, g.read ? " (reads)" : "", pending);
           },
       },
       wait.until);

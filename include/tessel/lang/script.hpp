@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tessel/lang/tensors.hpp"
+#include "tessel/lang/tma.hpp"
 
 namespace tessel {
 
@@ -89,6 +90,8 @@ enum class Swizzle { none, automatic, b32, b64, b128 };
 class Instructions {
  public:
   using loc_t = std::source_location;
+
+  TmaInstructions tma;
 
   // ---- tensors ----
   template <class T>
