@@ -170,6 +170,33 @@ TEST(TmaStore, AWaitThatLeavesTheStoreInFlightDoesNotFreeItsSource) {
   }
 }
 
+struct EndsBeforeTheStoreIsRetired : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+    tma.commit_group();
+  }
+};
+
+TEST(TmaStore, ABlockEndingWhileAStoreReadsItsSourceIsReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+  try {
+    testing::simulate<EndsBeforeTheStoreIsRetired>({.completion = sim::CompletionOrder::Lazy}, 8, out);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              fmt::format("{}:{}: tma.shared_to_global: block (0, 0, 0) ended while this store (thread 0) may still be "
+                          "reading its shared source; the issuing thread must retire it (tma.commit_group, "
+                          "tma.wait_group(0, read = true)) before the block ends",
+                          __FILE__, line));
+  }
+}
+
 // ---- what the verifier and the planner report at the user's line ----
 
 struct StoresAnotherType : Script {

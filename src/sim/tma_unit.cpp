@@ -73,6 +73,15 @@ bool TmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& conditio
                     condition);
 }
 
+void TmaUnit::check_no_store_reading(const std::string& block) const {
+  if (in_flight_.empty()) return;
+  const InFlightRead& r = in_flight_.front()->read;
+  throw Error(*r.issued_at, fmt::format("tma.shared_to_global: block {} ended while this store (thread {}) may still "
+                                        "be reading its shared source; the issuing thread must retire it "
+                                        "(tma.commit_group, tma.wait_group(0, read = true)) before the block ends",
+                                        block, r.thread));
+}
+
 const InFlightRead* TmaUnit::reading(int64_t begin, int64_t end) const {
   for (const auto& s : in_flight_)
     if (s->read.begin < end && begin < s->read.end) return &s->read;

@@ -28,6 +28,9 @@ class TmaUnit final : public AsyncAgent {
   // The thread's committed bulk groups from its oldest incomplete one on (wait_group's count).
   int pending_groups(int thread) const;
 
+  // Throws at the issuing line of a store still in flight when block `block` ends.
+  void check_no_store_reading(const std::string& block) const;
+
   std::string_view operation() const override { return "tma.shared_to_global"; }
   std::string_view wait_advice() const override {
     return "the issuing thread must retire the store (tma.commit_group, tma.wait_group(n, read = true)) and sync() "
