@@ -6,6 +6,7 @@
 
 #include "expect_error.hpp"
 #include "simulate.hpp"
+#include "tma_kernels.hpp"
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/ir/printer.hpp"
 #include "tessel/ir/tensor_map.hpp"
@@ -17,38 +18,14 @@ namespace tessel {
 namespace {
 
 using testing::error_of;
+using testing::StoreTileByTma;
 
 int line = 0;
 
-// out = 2 * in through a shared tile that ordinary stores fill and TMA stores.
-template <class T, int TileM, int TileN, Swizzle Sw> struct StoreTileByTma : Script {
-  void operator()(Int32 m, Int32 n, Ptr<T> in, Ptr<T> out) {
-    attrs.blocks = {cdiv(m, TileM), cdiv(n, TileN)};
-    attrs.warps = 4;
-    Int32 row = blockIdx.x * TileM, col = blockIdx.y * TileN;
-    auto s = shared_tensor<T>({TileM, TileN}, Sw);
-    auto t = load_global(global_view(in, {m, n}), {row, col}, {TileM, TileN});
-    store_shared(s, t + t);
-    // On hardware a fence.proxy_async must come before this sync: TMA reads the tile through the
-    // async proxy, the stores above wrote it through the generic one.
-    sync();
-    tma.shared_to_global(s, global_view(out, {m, n}), {row, col});
-    tma.commit_group();
-    tma.wait_group(0, true);
-    sync();
-  }
-};
-
 template <class S, class T> void check_store(int m, int n, const sim::Options& options) {
-  std::mt19937 rng(uint32_t(m * 977 + n));
-  std::uniform_real_distribution<float> dist(-4, 4);
-  std::vector<T> in(size_t(m) * n);
-  for (auto& x : in) x = T(dist(rng));
-  const Device dev = Device::simulator();
-  Buffer<T> din(dev, in), dout(dev, std::vector<T>(size_t(m) * n, T(77.0f)));
-  testing::simulate<S>(options, m, n, din, dout);
-  const auto out = dout.download();
-  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(float(out[i]), 2 * float(in[i])) << "element " << i;
+  testing::check_store_tile<T>(Device::simulator(), m, n, [&](int m, int n, auto& in, auto& out) {
+    testing::simulate<S>(options, m, n, in, out);
+  });
 }
 
 std::vector<sim::Options> every_order() {
