@@ -282,6 +282,34 @@ TEST(TmaStore, UserMistakesAreReportedAtTheirLine) {
   at(error_of<WaitsForTooManyGroups>(8, f), "tma.wait_group(8): the number of bulk groups left in flight must be in 0..7");
 }
 
+// Boxes from a stage chosen at run time: checked by the simulator at each store.
+struct StoresFromAStage : Script {
+  void operator()(Int32 stage, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({3, 2, 4}, Swizzle::none);
+    store_shared(s, register_tensor<float>({3, 2, 4}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s[stage], global_view(out, {2, 4}), {0, 0});
+    tma.commit_group();
+    tma.wait_group(0);
+  }
+};
+
+TEST(TmaStore, RunTimeStagesAreCheckedAtEachStore) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8, 0.0f));
+  std::string got = error_of<StoresFromAStage>(1, out);
+  EXPECT_EQ(got, fmt::format("{}:{}: tma: the shared tile starts at byte 32 of shared memory; TMA needs a 128-byte "
+                             "aligned shared address",
+                             __FILE__, line));
+  got = error_of<StoresFromAStage>(3, out);
+  EXPECT_EQ(got, fmt::format("{}:{}: tma.shared_to_global: the box's image, bytes [96, 128) of its 96-byte allocation, "
+                             "lies outside it (thread 0 of block (0, 0, 0))",
+                             __FILE__, line));
+  EXPECT_EQ(error_of<StoresFromAStage>(0, out), "no error");
+}
+
 // A view whose rows are not a multiple of 16 bytes apart: a rule only the launch's values break.
 struct StoresIntoAnOddPitch : Script {
   void operator()(Int32 m, Int32 n, Ptr<f16> out) {

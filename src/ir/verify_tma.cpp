@@ -6,24 +6,26 @@ namespace tessel::ir {
 
 namespace {
 
-// TMA writes and reads a box as a dense row-major image, so the tile must be one.
+// The strides of a contiguous row-major tile of `shape`.
+std::vector<int64_t> row_major_strides(const std::vector<int>& shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t n = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = n;
+    n *= shape[d];
+  }
+  return strides;
+}
+
+// TMA writes and reads a box as a dense row-major image, so the tile must be one (strides of
+// extent-1 dimensions do not matter).
 void check_tile_is_box_image(const SharedTensorNode& tile, const SourceLoc& loc) {
-  int64_t dense = 1;
-  for (int d = tile.rank() - 1; d >= 0; --d) {
-    if (tile.shape[size_t(d)] > 1 && tile.strides[size_t(d)] != dense)
+  const std::vector<int64_t> dense = row_major_strides(tile.shape);
+  for (size_t d = 0; d < tile.shape.size(); ++d)
+    if (tile.shape[d] > 1 && tile.strides[d] != dense[d])
       throw Error(loc, fmt::format("tma.shared_to_global: the shared tile has shape [{}] and strides [{}]; TMA moves "
                                    "a box as a contiguous row-major image, so the tile must be one (strides [{}])",
-                                   fmt::join(tile.shape, ", "), fmt::join(tile.strides, ", "), [&] {
-                                     std::vector<int64_t> s(tile.shape.size());
-                                     int64_t n = 1;
-                                     for (int i = tile.rank() - 1; i >= 0; --i) {
-                                       s[size_t(i)] = n;
-                                       n *= tile.shape[size_t(i)];
-                                     }
-                                     return fmt::format("{}", fmt::join(s, ", "));
-                                   }()));
-    dense *= tile.shape[size_t(d)];
-  }
+                                   fmt::join(tile.shape, ", "), fmt::join(tile.strides, ", "), fmt::join(dense, ", ")));
 }
 
 }  // namespace

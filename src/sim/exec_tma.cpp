@@ -33,7 +33,13 @@ void exec_TmaStore(Warp& w, const ir::TmaStoreNode& n, Mask mask) {
                                      map.rank - 1 - d, coords[size_t(d)], w.thread(lane), w.cta.block_name()));
   }
   const int64_t view = n.src->offset ? w.eval(n.src->offset, issuer)[size_t(lane)].i : 0;
-  const int64_t begin = w.cta.shared_offsets.at(n.src->allocation()) + view * dtype_bytes(n.src->dtype);
+  const int64_t allocation = w.cta.shared_offsets.at(n.src->allocation());
+  const int64_t begin = allocation + view * dtype_bytes(n.src->dtype), end = begin + box_footprint(map);
+  if (begin < allocation || end > allocation + n.src->allocation()->nbytes())
+    throw Error(n.loc, fmt::format("tma.shared_to_global: the box's image, bytes [{}, {}) of its {}-byte allocation, "
+                                   "lies outside it (thread {} of block {})",
+                                   begin - allocation, end - allocation, n.src->allocation()->nbytes(), w.thread(lane),
+                                   w.cta.block_name()));
   ir::check_tma_shared_address(begin, map.swizzle_bytes, n.loc);
   w.cta.tma.issue_store(w.thread(lane), map, coords, begin, n.loc);
   w.cta.scheduler.issued(w.cta.tma);

@@ -9,10 +9,8 @@ TmaUnit::TmaUnit(Cta& cta) : cta_(cta), threads_(size_t(cta.kernel.threads())) {
 void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map,
                           std::array<int64_t, ir::kTensorMapMaxRank> coords, int64_t begin, const SourceLoc& loc) {
   const int64_t end = begin + box_footprint(map);
-  if (begin < 0 || end > int64_t(cta_.smem.size()))
-    throw Error(loc, fmt::format("tma.shared_to_global: the box's image, shared bytes [{}, {}), lies outside the "
-                                 "block's {} bytes of shared memory (thread {} of block {})",
-                                 begin, end, cta_.smem.size(), thread, cta_.block_name()));
+  TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA store of shared bytes [{}, {}) of {}", begin,
+               end, cta_.smem.size());
   // The engine may read the source at once: a copy still writing it is a race.
   cta_.check_not_in_flight(begin, int(end - begin), false, loc, thread);
   ThreadGroups& groups = threads_[size_t(thread)];

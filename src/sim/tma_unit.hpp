@@ -20,8 +20,8 @@ class TmaUnit final : public AsyncAgent {
  public:
   explicit TmaUnit(Cta& cta);
 
-  // Thread `thread` stores the box image at shared bytes [begin, begin + box_footprint(map)) to
-  // `map` at `coords` (innermost first).
+  // Thread `thread` stores the box image at shared bytes [begin, begin + box_footprint(map)), inside
+  // the block's shared memory, to `map` at `coords` (innermost first).
   void issue_store(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
                    int64_t begin, const SourceLoc& loc);
   void commit(int thread);
