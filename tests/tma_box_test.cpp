@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "tessel/ir/tensor_map.hpp"
+#include "tessel/runtime/tensor_maps.hpp"
 #include "tessel/sim/simulator.hpp"
 #include "tessel/sim/tma_box.hpp"
 
@@ -172,6 +173,20 @@ TEST(TensorMapRules, EachRuleHasItsMessage) {
   EXPECT_EQ(rule_broken(m), "k.cpp:7: tma: the box's rows are 128 bytes, wider than the 64-byte swizzle of the shared "
                             "tile; TMA needs rows of at most 64 bytes: make the tile's last extent smaller or its "
                             "swizzle wider");
+}
+
+// The launch path checks before it calls the driver, so a broken rule never comes back as a bare
+// CUDA_ERROR_INVALID_VALUE (and needs no driver to be reported).
+TEST(TensorMapRules, EncodingChecksTheRulesBeforeTheDriver) {
+  auto m = valid_map();
+  m.address = 0x10004;
+  try {
+    runtime::encode_tensor_map(m, SourceLoc{"k.cpp", 11});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "k.cpp:11: tma: the global view starts at address 0x10004, which is not 16-byte "
+                                     "aligned; TMA needs a 16-byte aligned global address");
+  }
 }
 
 TEST(TensorMapRules, SharedAddressesAreAlignedToTheSwizzleRepeat) {

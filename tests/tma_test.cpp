@@ -310,6 +310,27 @@ TEST(TmaStore, RunTimeStagesAreCheckedAtEachStore) {
   EXPECT_EQ(error_of<StoresFromAStage>(0, out), "no error");
 }
 
+struct StoresNineBoxShapes : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto view = global_view(out, {n, 32});
+    for (int rows = 1; rows <= 9; ++rows) {
+      auto s = shared_tensor<float>({rows, 32}, Swizzle::none);
+      line = __LINE__ + 1;
+      tma.shared_to_global(s, view, {0, 0});
+    }
+  }
+};
+
+TEST(TmaStore, AKernelTakesAtMostEightTensorMaps) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(9 * 32, 0.0f));
+  const std::string got = error_of<StoresNineBoxShapes>(9, out);
+  EXPECT_EQ(got, fmt::format("{}:{}: tma: this copy needs a tensor map beyond the 8 a kernel may take (one per distinct "
+                             "global view, box and swizzle); copy through fewer views or box shapes",
+                             __FILE__, line));
+}
+
 // A view whose rows are not a multiple of 16 bytes apart: a rule only the launch's values break.
 struct StoresIntoAnOddPitch : Script {
   void operator()(Int32 m, Int32 n, Ptr<f16> out) {

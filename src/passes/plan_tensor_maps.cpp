@@ -35,6 +35,10 @@ class TensorMapPlanner : public ir::Mutator {
     for (size_t i = 0; i < maps.size(); ++i)
       if (maps[i].view == view && maps[i].box == box && maps[i].swizzle_bits == swizzle_bits) return int(i);
     check_made_from_parameters(*view, loc);
+    if (int(maps.size()) == ir::kMaxTensorMapsPerKernel)
+      throw Error(loc, fmt::format("tma: this copy needs a tensor map beyond the {} a kernel may take (one per "
+                                   "distinct global view, box and swizzle); copy through fewer views or box shapes",
+                                   ir::kMaxTensorMapsPerKernel));
     maps.push_back({view, std::move(box), swizzle_bits, loc});
     return int(maps.size()) - 1;
   }

@@ -12,9 +12,8 @@
 #include <unordered_map>
 
 #include "async_copy_unit.hpp"
-#include "tessel/ir/tensor_map.hpp"
-#include "tma_unit.hpp"
 #include "tessel/sim/simulator.hpp"
+#include "tma_unit.hpp"
 #include "wait_condition.hpp"
 
 namespace tessel::sim {

@@ -16,6 +16,8 @@ namespace tessel::ir {
 inline constexpr int kTensorMapMaxRank = 5;
 inline constexpr int kTensorMapMaxBox = 256;
 inline constexpr int kTensorMapBytes = 128, kTensorMapAlignment = 64;
+// Tensor maps one kernel may take (each is a 128-byte parameter).
+inline constexpr int kMaxTensorMapsPerKernel = 8;
 
 // The box a shared tile makes in a view of `view_rank` dimensions: the tile's extents at `dims`, 1
 // elsewhere (outermost first).

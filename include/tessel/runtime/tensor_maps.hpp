@@ -18,8 +18,8 @@ EncodedTensorMap encode_tensor_map(const ir::TensorMapValues& map, const SourceL
 
 class TensorMapEncoder {
  public:
-  // The most tensor maps one kernel may take: ArgumentBlock keeps them on the stack.
-  static constexpr size_t kMaxMaps = 8;
+  // The most tensor maps one kernel may take: a launch keeps them on the stack.
+  static constexpr size_t kMaxMaps = ir::kMaxTensorMapsPerKernel;
   // Distinct values remembered per tensor map, most recent first.
   static constexpr size_t kCachedPerMap = 4;
 
