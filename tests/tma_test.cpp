@@ -247,6 +247,62 @@ struct StoresAtAMisalignedSharedAddress : Script {
   }
 };
 
+struct StoresIntoASixDimensionalView : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {1, 1, 1, 1, n, 32}), {0, 0, 0, 0, 0, 0});
+  }
+};
+
+struct GivesTooFewOffsets : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0});
+  }
+};
+
+struct GivesDimsOutOfOrder : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {4, n, 32}), {0, 0, 0}, std::vector<int>{2, 1});
+  }
+};
+
+// A [4, 32] tile as dimensions 0 and 2 of a [4, n, 32] view: the box is [4, 1, 32].
+struct StoresIntoChosenDims : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({4, 32}, Swizzle::none);
+    store_shared(s, register_tensor<float>({4, 32}, 3.0f));
+    sync();
+    tma.shared_to_global(s, global_view(out, {4, n, 32}), {0, 1, 0}, std::vector<int>{0, 2});
+    tma.commit_group();
+    tma.wait_group(0);
+  }
+};
+
+TEST(TmaStore, DimsPlaceTheTileInTheView) {
+  const Device dev = Device::simulator();
+  Buffer<float> out(dev, std::vector<float>(4 * 3 * 32, 0.0f));
+  Kernel<StoresIntoChosenDims> k(dev);
+  EXPECT_EQ(k.lowered(3, (float*)nullptr)->tensor_maps[0].box, (std::vector<int>{4, 1, 32}));
+  k(3, out);
+  const auto got = out.download();
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int c = 0; c < 32; ++c) ASSERT_EQ(got[size_t((a * 3 + b) * 32 + c)], b == 1 ? 3.0f : 0.0f) << a << b << c;
+}
+
 struct WaitsForTooManyGroups : Script {
   void operator()(Int32, Ptr<float>) {
     attrs.blocks = 1;
@@ -279,6 +335,11 @@ TEST(TmaStore, UserMistakesAreReportedAtTheirLine) {
                  "constants (move per-block offsets into the TMA offsets)",
                  __FILE__, line - 2));
   at(error_of<StoresAtAMisalignedSharedAddress>(4, f), "tma: the shared tile starts at byte 32 of shared memory; TMA needs a 128-byte aligned shared address");
+  at(error_of<StoresIntoASixDimensionalView>(8, f),
+     "tma.shared_to_global: the global view has 6 dimensions; TMA handles 1 to 5");
+  at(error_of<GivesTooFewOffsets>(8, f), "tma.shared_to_global: 1 offsets given for a global view of rank 2");
+  at(error_of<GivesDimsOutOfOrder>(8, f),
+     "tma.shared_to_global: dims [2, 1] must be increasing dimensions of the global view (0 to 2)");
   at(error_of<WaitsForTooManyGroups>(8, f), "tma.wait_group(8): the number of bulk groups left in flight must be in 0..7");
 }
 
