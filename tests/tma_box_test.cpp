@@ -71,6 +71,7 @@ void check_image(const GlobalMatrix& g, std::array<uint32_t, 2> box, int swizzle
       std::memset(&written[size_t(at)], 1, 4);
     }
   EXPECT_EQ(image.written, written) << "the box writes exactly its elements; row padding keeps its old value";
+  EXPECT_EQ(sim::box_element_mask(map, begin), written);
 }
 
 TEST(TmaBoxImage, MatchesTheHostModelForEverySwizzleInsideAndOutsideTheTensor) {

@@ -174,6 +174,59 @@ TEST(TmaStore, ABlockEndingWhileAStoreReadsItsSourceIsReported) {
   }
 }
 
+struct StoresATileNothingWrote : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    store_shared(s[0], register_tensor<float>({32}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+    tma.commit_group();
+    tma.wait_group(0);
+  }
+};
+
+TEST(TmaStore, StoringSharedMemoryNothingWroteIsReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+  const std::string got = error_of<StoresATileNothingWrote>(8, out);
+  EXPECT_EQ(got, fmt::format("{0}:{1}: tma.shared_to_global: reads shared memory that was never written: s (allocated "
+                             "at {0}:{2}), byte 128 of the allocation, stored by thread 0 of block (0, 0, 0); store to "
+                             "the tile (and sync()) before storing it to global memory",
+                             __FILE__, line, line - 4));
+}
+
+// A whole-warp group other than the first: its first thread issues, commits and waits.
+struct StoresFromTheSecondWarp : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    store_shared(s, register_tensor<float>({8, 32}, 5.0f));
+    sync();
+    thread_group(32, 32, [&] {
+      tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+      tma.commit_group();
+      tma.wait_group(0, true);
+    });
+    sync();
+  }
+};
+
+TEST(TmaStore, TheFirstThreadOfTheGroupIssuesAndWaits) {
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+    testing::simulate<StoresFromTheSecondWarp>(o, 8, out);
+    for (float x : out.download()) ASSERT_EQ(x, 5.0f);
+  }
+  Kernel<StoresFromTheSecondWarp> k(Device::simulator());
+  const std::string src = k.cuda_source(8, (float*)nullptr);
+  EXPECT_NE(src.find("if ((int(threadIdx.x) - 32) == 0) {\n      asm volatile(\"cp.async.bulk.tensor.2d"),
+            std::string::npos)
+      << src;
+}
+
 // ---- what the verifier and the planner report at the user's line ----
 
 struct StoresAnotherType : Script {

@@ -41,6 +41,14 @@ void exec_TmaStore(Warp& w, const ir::TmaStoreNode& n, Mask mask) {
                                    begin - allocation, end - allocation, n.src->allocation()->nbytes(), w.thread(lane),
                                    w.cta.block_name()));
   ir::check_tma_shared_address(begin, map.swizzle_bytes, n.loc);
+  const std::vector<uint8_t> elements = box_element_mask(map, begin);
+  for (size_t b = 0; b < elements.size(); ++b)
+    if (elements[b] && !w.cta.written[size_t(begin) + b])
+      throw Error(n.loc, fmt::format("tma.shared_to_global: reads shared memory that was never written: {} (allocated "
+                                     "at {}), byte {} of the allocation, stored by thread {} of block {}; store to the "
+                                     "tile (and sync()) before storing it to global memory",
+                                     n.src->allocation()->name, n.src->allocation()->loc.str(),
+                                     begin + int64_t(b) - allocation, w.thread(lane), w.cta.block_name()));
   w.cta.tma.issue_store(w.thread(lane), map, coords, begin, n.loc);
   w.cta.scheduler.issued(w.cta.tma);
 }

@@ -54,6 +54,17 @@ int64_t box_footprint(const ir::TensorMapValues& map) {
   return rows * row_pitch(map);
 }
 
+std::vector<uint8_t> box_element_mask(const ir::TensorMapValues& map, int64_t begin) {
+  const size_t element = size_t(dtype_bytes(map.dtype));
+  const int64_t rank = map.rank;
+  std::vector<uint8_t> mask(size_t(box_footprint(map)), 0);
+  const std::array<int64_t, ir::kTensorMapMaxRank> origin{};
+  for_each_element(map, std::span(origin).first(size_t(rank)), begin, [&](int64_t byte, bool, uint64_t) {
+    std::memset(&mask[size_t(byte - begin)], 1, element);
+  });
+  return mask;
+}
+
 BoxImage load_box_image(const ir::TensorMapValues& map, std::span<const int64_t> coords, int64_t begin,
                         const SourceLoc& loc) {
   const size_t element = size_t(dtype_bytes(map.dtype));

@@ -16,6 +16,10 @@ namespace tessel::sim {
 // Bytes of shared memory a box occupies from its first byte (rows times the row pitch).
 int64_t box_footprint(const ir::TensorMapValues& map);
 
+// Which of the bytes [begin, begin + box_footprint) the box's elements occupy (1) and which are
+// row padding (0).
+std::vector<uint8_t> box_element_mask(const ir::TensorMapValues& map, int64_t begin);
+
 // The image a load writes: bytes [begin, begin + box_footprint) of shared memory, and which of
 // them the box writes (the tail of a row narrower than the swizzle span keeps its old value).
 struct BoxImage {
