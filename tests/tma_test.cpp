@@ -486,6 +486,7 @@ TEST(TmaStore, GeneratedCodeCompilesForSm90aAndSm100a) {
     Kernel<StoreTileByTma<f16, 32, 64, Swizzle::b128>> k(Device::simulator(), KernelOptions{.arch = arch});
     const std::string src = k.cuda_source(64, 128, (f16*)nullptr, (f16*)nullptr);
     EXPECT_NE(src.find("const __grid_constant__ tessel_tensor_map tensor_map"), std::string::npos) << src;
+    EXPECT_NE(src.find("extern __shared__ __align__(1024) unsigned char tessel_smem[];"), std::string::npos) << src;
     EXPECT_NE(src.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"),
               std::string::npos)
         << src;

@@ -281,7 +281,10 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch) {
   e.line("");
   e.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({})", k.threads(), m.kernel_name,
                      fmt::join(params, ", ")));
-  if (k.shared_bytes > 0) e.line("extern __shared__ __align__(128) unsigned char tessel_smem[];");
+  // TMA swizzles by absolute shared address, so tiles planned on the pattern's 1024-byte repeat need
+  // the base on one too.
+  if (k.shared_bytes > 0)
+    e.line(fmt::format("extern __shared__ __align__({}) unsigned char tessel_smem[];", k.tensor_maps.empty() ? 128 : 1024));
   if (has_whole_warp_group(k.body))
     e.line(fmt::format("const int {} = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);  // warp-uniform", kWarpIndex));
   e.groups.push_back({0, k.threads()});
