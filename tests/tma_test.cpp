@@ -445,6 +445,29 @@ TEST(TmaStore, AKernelTakesAtMostEightTensorMaps) {
                              __FILE__, line));
 }
 
+struct StoresAtARow : Script {
+  void operator()(Int32 row, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {8, 32}), {row, 0});
+    tma.commit_group();
+    tma.wait_group(0);
+  }
+};
+
+TEST(TmaStore, NegativeOffsetsAreReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+  const std::string got = error_of<StoresAtARow>(-8, out);
+  EXPECT_EQ(got, fmt::format("{}:{}: tma.shared_to_global: offset 0 is -8; TMA stores need non-negative offsets "
+                             "(thread 0 of block (0, 0, 0))",
+                             __FILE__, line));
+  EXPECT_EQ(error_of<StoresAtARow>(4, out), "no error");  // partly outside: the rows inside are written
+}
+
 // A view whose rows are not a multiple of 16 bytes apart: a rule only the launch's values break.
 struct StoresIntoAnOddPitch : Script {
   void operator()(Int32 m, Int32 n, Ptr<f16> out) {
