@@ -190,6 +190,58 @@ TEST(TensorMapRules, EncodingChecksTheRulesBeforeTheDriver) {
   }
 }
 
+// ---- the launch's cache of encoded maps ----
+
+int encodings = 0;
+
+// Stands in for the driver: the map's address in the first bytes.
+runtime::EncodedTensorMap fake_encode(const ir::TensorMapValues& map, const SourceLoc&) {
+  ++encodings;
+  runtime::EncodedTensorMap out;
+  std::memcpy(out.bytes.data(), &map.address, sizeof map.address);
+  return out;
+}
+
+TEST(TensorMapCache, EncodesEachDistinctTensorOnceAndKeepsTheMostRecent) {
+  auto n = ir::make_var(ir::Type{DType::I32}, "n");
+  auto p = ir::make_var(ir::Type{DType::F32, true}, "p");
+  auto view = std::make_shared<ir::GlobalTensorNode>(DType::F32, p, std::vector<ir::Expr>{n, ir::const_int(32)},
+                                                     std::vector<ir::Expr>{ir::const_int(32), ir::const_int(1)}, "g",
+                                                     SourceLoc{});
+  ir::KernelNode k;
+  k.params = {n, p};
+  k.tensor_maps = {{view, {8, 32}, 0, SourceLoc{"k.cpp", 5}}};
+  runtime::TensorMapEncoder encoder(k, fake_encode);
+  const auto encode = [&](int64_t rows, int64_t address) {
+    const std::vector<ir::Scalar> values = {{.i = rows}, {.i = address}};
+    runtime::EncodedTensorMap out;
+    encoder.encode(values, std::span(&out, 1));
+    uint64_t got;
+    std::memcpy(&got, out.bytes.data(), sizeof got);
+    EXPECT_EQ(got, uint64_t(address));
+  };
+  encodings = 0;
+  encode(64, 0x1000);
+  encode(64, 0x1000);
+  EXPECT_EQ(encodings, 1);
+  encode(65, 0x1000);  // another shape
+  encode(64, 0x2000);  // another tensor
+  encode(64, 0x1000);
+  EXPECT_EQ(encodings, 3);
+  for (int64_t a = 0x3000; a < 0x7000; a += 0x1000) encode(64, a);  // four more push the first out
+  EXPECT_EQ(encodings, 7);
+  encode(64, 0x1000);
+  EXPECT_EQ(encodings, 8);
+  // A rule broken by the call is reported by the encoding at the map's line.
+  try {
+    encode(64, 0x1004);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("k.cpp:5: tma: the global view starts at address 0x1004", 0), 0u)
+        << e.what();
+  }
+}
+
 TEST(TensorMapRules, SharedAddressesAreAlignedToTheSwizzleRepeat) {
   const auto broken = [](int64_t byte, int swizzle) -> std::string {
     try {

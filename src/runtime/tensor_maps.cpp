@@ -61,8 +61,8 @@ EncodedTensorMap encode_tensor_map(const ir::TensorMapValues& map, const SourceL
   return out;
 }
 
-TensorMapEncoder::TensorMapEncoder(const ir::KernelNode& k)
-    : maps_(k.tensor_maps), params_(k.params), cache_(k.tensor_maps.size()) {
+TensorMapEncoder::TensorMapEncoder(const ir::KernelNode& k, Encode encode)
+    : encode_(encode), maps_(k.tensor_maps), params_(k.params), cache_(k.tensor_maps.size()) {
   TESSEL_CHECK(maps_.size() <= kMaxMaps, "kernel {} takes {} tensor maps, more than {}", k.name, maps_.size(),
                kMaxMaps);
 }
@@ -86,8 +86,9 @@ void TensorMapEncoder::encode(std::span<const ir::Scalar> values, std::span<Enco
     std::vector<Cached>& cached = cache_[i];
     auto hit = std::find_if(cached.begin(), cached.end(), [&](const Cached& c) { return c.values == v; });
     if (hit == cached.end()) {
+      ir::check_tensor_map(v, maps_[i].loc);  // whatever `encode_` is, a broken rule is the user's message
       if (cached.size() == kCachedPerMap) cached.pop_back();
-      cached.insert(cached.begin(), Cached{v, encode_tensor_map(v, maps_[i].loc)});
+      cached.insert(cached.begin(), Cached{v, encode_(v, maps_[i].loc)});
       hit = cached.begin();
     }
     out[i] = hit->encoded;

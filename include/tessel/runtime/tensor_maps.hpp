@@ -23,7 +23,10 @@ class TensorMapEncoder {
   // Distinct values remembered per tensor map, most recent first.
   static constexpr size_t kCachedPerMap = 4;
 
-  explicit TensorMapEncoder(const ir::KernelNode& k);
+  // How a map's values become its bytes: encode_tensor_map, or a stand-in in tests without a driver.
+  using Encode = EncodedTensorMap (*)(const ir::TensorMapValues& map, const SourceLoc& loc);
+
+  explicit TensorMapEncoder(const ir::KernelNode& k, Encode encode = encode_tensor_map);
   size_t size() const { return maps_.size(); }
 
   // Writes the kernel's tensor maps for a launch with `values` (one per kernel parameter) into
@@ -35,6 +38,7 @@ class TensorMapEncoder {
     ir::TensorMapValues values;
     EncodedTensorMap encoded;
   };
+  Encode encode_;
   std::vector<ir::TensorMap> maps_;
   std::vector<ir::Var> params_;
   std::mutex mutex_;
