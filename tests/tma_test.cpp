@@ -320,13 +320,23 @@ struct GivesTooFewOffsets : Script {
   }
 };
 
+struct StoresATileOfHigherRank : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({2, 8, 32}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+  }
+};
+
 struct GivesDimsOutOfOrder : Script {
   void operator()(Int32 n, Ptr<float> out) {
     attrs.blocks = 1;
     attrs.warps = 1;
     auto s = shared_tensor<float>({8, 32}, Swizzle::none);
     line = __LINE__ + 1;
-    tma.shared_to_global(s, global_view(out, {4, n, 32}), {0, 0, 0}, std::vector<int>{2, 1});
+    tma.shared_to_global(s, global_view(out, {4, n, 32}), {0, 0, 0}, {2, 1});
   }
 };
 
@@ -338,7 +348,7 @@ struct StoresIntoChosenDims : Script {
     auto s = shared_tensor<float>({4, 32}, Swizzle::none);
     store_shared(s, register_tensor<float>({4, 32}, 3.0f));
     sync();
-    tma.shared_to_global(s, global_view(out, {4, n, 32}), {0, 1, 0}, std::vector<int>{0, 2});
+    tma.shared_to_global(s, global_view(out, {4, n, 32}), {0, 1, 0}, {0, 2});
     tma.commit_group();
     tma.wait_group(0);
   }
@@ -391,6 +401,9 @@ TEST(TmaStore, UserMistakesAreReportedAtTheirLine) {
   at(error_of<StoresIntoASixDimensionalView>(8, f),
      "tma.shared_to_global: the global view has 6 dimensions; TMA handles 1 to 5");
   at(error_of<GivesTooFewOffsets>(8, f), "tma.shared_to_global: 1 offsets given for a global view of rank 2");
+  at(error_of<StoresATileOfHigherRank>(8, f),
+     "tma.shared_to_global: a shared tile of rank 3 into a global view of rank 2; each dimension of the tile must be "
+     "one of the view");
   at(error_of<GivesDimsOutOfOrder>(8, f),
      "tma.shared_to_global: dims [2, 1] must be increasing dimensions of the global view (0 to 2)");
   at(error_of<WaitsForTooManyGroups>(8, f), "tma.wait_group(8): the number of bulk groups left in flight must be in 0..7");

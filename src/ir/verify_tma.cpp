@@ -43,6 +43,10 @@ void verify_TmaStore(Verification& v, const TmaStoreNode& n) {
   if (int(n.offsets.size()) != view.rank())
     throw Error(n.loc, fmt::format("tma.shared_to_global: {} offsets given for a global view of rank {}",
                                    n.offsets.size(), view.rank()));
+  if (tile.rank() > view.rank())
+    throw Error(n.loc, fmt::format("tma.shared_to_global: a shared tile of rank {} into a global view of rank {}; each "
+                                   "dimension of the tile must be one of the view",
+                                   tile.rank(), view.rank()));
   if (int(n.dims.size()) != tile.rank())
     throw Error(n.loc, fmt::format("tma.shared_to_global: dims names {} dimensions of the global view for a shared "
                                    "tile of rank {}; give one per dimension of the tile",

@@ -6,17 +6,14 @@
 namespace tessel {
 
 void TmaInstructions::shared_to_global(const SharedTensor& src, const GlobalTensor& dst, std::vector<Dim> offsets,
-                                       std::optional<std::vector<int>> dims, loc_t l) {
+                                       std::vector<int> dims, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   b.group(loc);  // issued by a thread group's first thread: attrs.warps must be set
-  std::vector<int> tile_dims;
-  if (dims) {
-    tile_dims = *dims;
-  } else {
+  std::vector<int> tile_dims = std::move(dims);
+  if (tile_dims.empty()) {
     // The tile's dimensions are the view's last ones; a tile of higher rank is the verifier's to report.
     for (int d = std::max(0, dst.ir()->rank() - src.ir()->rank()); d < dst.ir()->rank(); ++d) tile_dims.push_back(d);
-    while (int(tile_dims.size()) < src.ir()->rank()) tile_dims.push_back(int(tile_dims.size()));
   }
   std::vector<ir::Expr> offs;
   for (const Dim& d : offsets) offs.push_back(d.ir());

@@ -3,7 +3,6 @@
 // by the first thread of the thread group that runs it; the bulk groups are that thread's.
 #pragma once
 
-#include <optional>
 #include <source_location>
 #include <vector>
 
@@ -17,11 +16,11 @@ class TmaInstructions {
 
   // Starts writing the shared tile `src` as the box at `offsets` of `dst` (one offset per
   // dimension of dst); elements outside dst are not written. The tile's dimensions are `dims` of
-  // dst (by default its last ones); the box has extent 1 in the others. The tile must not be
+  // dst (empty: its last ones); the box has extent 1 in the others. The tile must not be
   // overwritten until wait_group(n, read = true) retires the store's group; on hardware, shared
   // writes by ordinary stores must be made visible to TMA first (fence.proxy_async, then sync()).
   void shared_to_global(const SharedTensor& src, const GlobalTensor& dst, std::vector<Dim> offsets,
-                        std::optional<std::vector<int>> dims = std::nullopt, loc_t loc = loc_t::current());
+                        std::vector<int> dims = {}, loc_t loc = loc_t::current());
   // Closes the issuing thread's bulk group of the stores issued since the last commit.
   void commit_group(loc_t loc = loc_t::current());
   // Waits until at most `n` of the issuing thread's committed bulk groups are in flight: with
