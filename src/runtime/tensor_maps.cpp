@@ -9,6 +9,8 @@ namespace tessel::runtime {
 
 namespace {
 
+// TMA copies bits (and fills zeros), so a type without its own code travels as the unsigned one of
+// its size.
 CUtensorMapDataType tensor_map_type(DType t) {
   switch (t) {
     case DType::Bool: return CU_TENSOR_MAP_DATA_TYPE_UINT8;
