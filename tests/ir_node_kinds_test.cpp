@@ -41,6 +41,8 @@ Kernel every_kind() {
                                                  binary(BinaryOp::Mul, i, const_int(256)), "s", at(4), 0);
   auto second = std::make_shared<SharedTensorNode>(DType::F32, std::vector<int>{8, 32}, std::vector<int>{32, 1}, s,
                                                    const_int(256), "s", at(4), 0);
+  auto sh = std::make_shared<SharedTensorNode>(DType::F16, std::vector<int>{32, 32}, std::vector<int>{32, 1}, nullptr,
+                                               nullptr, "sh", at(3), 0);
   auto r = tile(DType::F32, {8, 32}, "r"), x = tile(DType::F32, {8, 32}, "x"), y = tile(DType::F32, {8, 32}, "y");
   auto c = tile(DType::Bool, {8, 32}, "c"), w = tile(DType::F32, {8, 32}, "w"), f = tile(DType::F32, {8, 32}, "f");
   auto row = tile(DType::F32, {8, 1}, "row"), as_int = tile(DType::I32, {8, 32}, "as_int");
@@ -97,6 +99,10 @@ Kernel every_kind() {
       std::make_shared<WgmmaMmaNode>(at(33), wacc, wa, nullptr, wb_t),
       std::make_shared<WgmmaCommitGroupNode>(at(34)),
       std::make_shared<WgmmaWaitGroupNode>(at(35), 0),
+      std::make_shared<AllocSharedNode>(at(31), sh),
+      std::make_shared<TmaStoreNode>(at(32), sh, gh, zeros(2), std::vector<int>{0, 1}),
+      std::make_shared<TmaCommitNode>(at(33)),
+      std::make_shared<TmaWaitNode>(at(34), 0, true),
       std::make_shared<IfNode>(at(27), binary(BinaryOp::Gt, n, const_int(0)),
                                std::make_shared<ThreadGroupNode>(at(28), 32, 32, seq({})), nullptr),
       std::make_shared<WhileNode>(at(29), binary(BinaryOp::Lt, v, const_int(0)),
@@ -158,7 +164,8 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "mbarrier_expect_tx %bars[0] bytes=32", "mbarrier_arrive %bars[mod(%v, 2)] count=1",
                             "mbarrier_wait %bars[0] parity=0:u32 acquire.cta",
                             "%ready = mbarrier_try_wait %bars[mod(%v, 2)] parity=1:u32 relaxed.cluster",
-                            "fence_proxy_async shared::cta"})
+                            "fence_proxy_async shared::cta",
+                            "tma.shared_to_global %sh to global<f16>", "tma.commit_group", "tma.wait_group 0 read"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
   verify(*k, Arch::Sm90a);
   const Kernel lowered = passes::lower(k, passes::PassContext{Arch::Sm90a});
@@ -166,6 +173,7 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   const std::string cuda = codegen::emit_cuda(*lowered, Arch::Sm90a).source;
   EXPECT_NE(cuda.find("mma.sync"), std::string::npos);
   EXPECT_NE(cuda.find("wgmma.mma_async"), std::string::npos);
+  EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"), std::string::npos);
 }
 
 TEST(NodeKinds, EveryInstructionHasTraits) {

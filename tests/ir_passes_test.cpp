@@ -99,7 +99,8 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<std::string> names;
   for (const auto& p : passes::pipeline()) names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string>{"inline_grid_values", "infer_layouts", "simplify_scalars",
-                                             "select_instructions", "choose_swizzles", "plan_shared_memory"}));
+                                             "select_instructions", "choose_swizzles", "plan_shared_memory",
+                                             "plan_tensor_maps"}));
 
   const auto dir = std::filesystem::temp_directory_path() / "tessel-dump-test";
   std::filesystem::remove_all(dir);
@@ -107,14 +108,14 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<passes::PassTiming> timings;
   const ir::Kernel lowered = passes::lower(traced_tiny(), {}, &timings);
   unsetenv("TESSEL_DUMP_IR");
-  ASSERT_EQ(timings.size(), 6u);
+  ASSERT_EQ(timings.size(), 7u);
   std::vector<std::string> files;
   for (const auto& f : std::filesystem::directory_iterator(dir)) files.push_back(f.path().filename().string());
   std::sort(files.begin(), files.end());
   EXPECT_EQ(files, (std::vector<std::string>{"Tiny.00.traced.ir", "Tiny.01.inline_grid_values.ir",
                                              "Tiny.02.infer_layouts.ir", "Tiny.03.simplify_scalars.ir",
                                              "Tiny.04.select_instructions.ir", "Tiny.05.choose_swizzles.ir",
-                                             "Tiny.06.plan_shared_memory.ir"}));
+                                             "Tiny.06.plan_shared_memory.ir"}));  // no tensor maps: unchanged
   std::ifstream last(dir / "Tiny.06.plan_shared_memory.ir");
   std::string text((std::istreambuf_iterator<char>(last)), {});
   EXPECT_EQ(text, ir::print(*lowered));

@@ -127,6 +127,21 @@ TEST(PtxTable, WaitLoopsRetryUnderAPredicateWithALabelUniqueToEachEmission) {
             "PTX row mbarrier.test_wait has no operand group or modifier named ready");
 }
 
+TEST(PtxTable, TmaStoresAndBulkGroups) {
+  // The number of coordinates is the tensor's rank.
+  EXPECT_EQ(codegen::ptx_asm(Ptx::TmaStore, Arch::Sm90a, {{"map"}, {"x", "y", "z"}, {"src"}}),
+            "asm volatile(\"cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\" :: "
+            "\"l\"(map), \"r\"(x), \"r\"(y), \"r\"(z), \"r\"(src) : \"memory\");");
+  EXPECT_EQ(codegen::ptx_asm(Ptx::BulkCommitGroup, Arch::Sm100a, {}),
+            "asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");");
+  EXPECT_EQ(codegen::ptx_asm(Ptx::BulkWaitGroup, Arch::Sm90a, {{"1"}}),
+            "asm volatile(\"cp.async.bulk.wait_group %0;\" :: \"n\"(1) : \"memory\");");
+  EXPECT_EQ(codegen::ptx_asm(Ptx::BulkWaitGroupRead, Arch::Sm90a, {{"0"}}),
+            "asm volatile(\"cp.async.bulk.wait_group.read %0;\" :: \"n\"(0) : \"memory\");");
+  for (Ptx p : {Ptx::TmaStore, Ptx::BulkCommitGroup, Ptx::BulkWaitGroup, Ptx::BulkWaitGroupRead})
+    EXPECT_EQ(codegen::ptx_min_target(p), Arch::Sm90a);
+}
+
 TEST(PtxTable, RenderingARowForATargetOlderThanItsMinimumIsAnInternalError) {
   EXPECT_EQ(codegen::ptx_min_target(Ptx::Stmatrix), Arch::Sm90a);
   EXPECT_EQ(internal_error_of([] { codegen::ptx_asm(Ptx::Stmatrix, Arch::Sm80, {{"addr"}, {"x", "y"}}); }),

@@ -116,5 +116,44 @@ TEST(ParamLayout, PlacesLargeAlignedParameters) {
   EXPECT_EQ(layout.bytes(), 264u);
 }
 
+// A kernel with a parameter after its tensor map's natural place: the maps follow the parameters.
+struct StoresOneBox : Script {
+  void operator()(Int32 n, Ptr<float> out, Int32 unused) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    tma.shared_to_global(s, global_view(out, {n, 32}), {unused, 0});
+  }
+};
+
+TEST(ParamLayout, PlacesTensorMapsAfterTheParametersAsTheCompiledKernelDoes) {
+  Kernel<StoresOneBox> k(Device::simulator());
+  const ir::Kernel lowered = k.lowered(8, (float*)nullptr, 0);
+  const ParamLayout layout = ParamLayout::of(*lowered);
+  ASSERT_EQ(layout.slots().size(), 4u);
+  const ParamSlot& map = layout.slots()[3];
+  EXPECT_EQ(map.kind, ParamSlot::Kind::TensorMap);
+  EXPECT_EQ(map.offset, 64u);
+  EXPECT_EQ(map.size, 128u);
+  EXPECT_EQ(map.alignment, 64u);
+  // The scalars sit where the compiler put them. The compiler aligns the map's absolute address in
+  // the constant bank, whose parameter base is not 64-byte aligned, so its offset in the table
+  // differs; the driver copies each parameter from its own pointer, so only the size must agree.
+  const std::vector<testing::CubinParam> compiled = testing::cubin_params(k.cubin(8, (float*)nullptr, 0),
+                                                                          "tessel_StoresOneBox");
+  ASSERT_EQ(compiled.size(), 4u);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(compiled[i], (testing::CubinParam{layout.slots()[i].offset, layout.slots()[i].size})) << i;
+  EXPECT_EQ(compiled[3].size, 128u);
+  EXPECT_GE(compiled[3].offset, compiled[2].offset + compiled[2].size);
+
+  EncodedTensorMap encoded;
+  for (size_t i = 0; i < encoded.bytes.size(); ++i) encoded.bytes[i] = std::byte(i);
+  const std::vector<ir::Scalar> values = {{.i = 8}, {.i = 0x1000}, {.i = 0}};
+  ArgumentBlock block(layout, values, std::span(&encoded, 1));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(block.pointers()[3]) % 64, 0u);
+  EXPECT_EQ(std::memcmp(block.pointers()[3], encoded.bytes.data(), encoded.bytes.size()), 0);
+}
+
 }  // namespace
 }  // namespace tessel::runtime

@@ -71,6 +71,12 @@ template <int B> __device__ __forceinline__ int tessel_swizzle(int byte) {
   return byte ^ (((byte >> 7) & ((1 << B) - 1)) << 4);
 }
 
+// A CUtensorMap as the driver encodes it on the host (128 opaque bytes, 64-byte aligned); kernels
+// take it as a `const __grid_constant__` parameter so that TMA reads it where it was passed.
+struct alignas(64) tessel_tensor_map {
+  unsigned long long opaque[16];
+};
+
 // Two 16-bit values in one 32-bit register, the first in the low half (tensor-core operands).
 template <class T> __device__ __forceinline__ uint32_t tessel_pack2(T lo, T hi) {
   return uint32_t(lo.bits) | (uint32_t(hi.bits) << 16);

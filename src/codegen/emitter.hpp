@@ -46,6 +46,7 @@ class Emitter {
   std::map<const ir::SharedTensorNode*, int64_t> shared_offsets;
   // The accumulators of the wgmma.mma emitted so far, pinned after every wgmma.wait_group.
   std::vector<ir::RegisterTensor> wgmma_accumulators;
+  std::vector<std::string> tensor_maps;  // the parameter name of each of the kernel's tensor maps
 
  private:
   std::map<const void*, std::string> names_;

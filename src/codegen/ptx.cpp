@@ -250,6 +250,32 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"fence.proxy.async", "fence.proxy.async{space};", Arch::Sm90a, {}};
       return row;
     }
+    // PTX ISA 9.7.9.25.5.1: cp.async.bulk.tensor, shared -> global through the tensor map at
+    // generic address {map}, the box at coordinates {coords} (innermost first; their number is the
+    // rank), completing in the thread's bulk group.
+    case Ptx::TmaStore: {
+      static const PtxRow row{"cp.async.bulk.tensor",
+                              "cp.async.bulk.tensor.{#coords}d.global.shared::cta.bulk_group [{map}, {coords}], [{src}];",
+                              Arch::Sm90a,
+                              {scalar("map", "l"), vector("coords", "r"), scalar("src", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.9.25.6: the thread's bulk copies since the last commit form a bulk group; waiting
+    // leaves at most `pending` groups in flight (.read: only their reads of the source must be done).
+    case Ptx::BulkCommitGroup: {
+      static const PtxRow row{"cp.async.bulk.commit_group", "cp.async.bulk.commit_group;", Arch::Sm90a, {}};
+      return row;
+    }
+    case Ptx::BulkWaitGroup: {
+      static const PtxRow row{"cp.async.bulk.wait_group", "cp.async.bulk.wait_group {pending};", Arch::Sm90a,
+                              {scalar("pending", "n")}};
+      return row;
+    }
+    case Ptx::BulkWaitGroupRead: {
+      static const PtxRow row{"cp.async.bulk.wait_group.read", "cp.async.bulk.wait_group.read {pending};",
+                              Arch::Sm90a, {scalar("pending", "n")}};
+      return row;
+    }
   }
   TESSEL_CHECK(false, "no PTX row for instruction {}", int(instruction));
 }

@@ -57,6 +57,10 @@ enum class Ptx : uint8_t {
   MbarrierTryWaitParityLoop,
   MbarrierTryWaitParity,
   FenceProxyAsync,
+  TmaStore,
+  BulkCommitGroup,
+  BulkWaitGroup,
+  BulkWaitGroupRead,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

@@ -162,6 +162,16 @@ Stmt Mutator::visit(const ThreadGroupNode& n, const Stmt& self) {
 Stmt Mutator::visit(const SyncNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyAsyncCommitNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const CopyAsyncWaitNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const TmaCommitNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const TmaWaitNode&, const Stmt& self) { return self; }
+
+Stmt Mutator::visit(const TmaStoreNode& n, const Stmt& self) {
+  bool changed = false;
+  SharedTensor src = update(n.src, &changed);
+  GlobalTensor dst = update(n.dst, &changed);
+  auto offs = update(n.offsets, &changed);
+  return changed ? std::make_shared<TmaStoreNode>(n.loc, src, dst, offs, n.dims, n.tensor_map) : self;
+}
 
 Stmt Mutator::visit(const WgmmaFenceNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const WgmmaCommitGroupNode&, const Stmt& self) { return self; }

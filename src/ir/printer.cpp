@@ -20,6 +20,7 @@ class Printer {
     line(fmt::format("kernel {}({}) blocks=[{}] warps={} shared={} {{", k.name, fmt::join(params, ", "),
                      fmt::join(blocks, ", "), k.warps, k.shared_bytes));
     if (k.shared_bytes >= 0) shared_memory_plan(k);
+    tensor_maps(k);
     block(k.body);
     line("}");
     return out_;
@@ -41,6 +42,17 @@ class Printer {
       line(fmt::format("//   {}: {}[{}] at bytes [{}, {}) aligned to {}, {}", name(&t, t.name), dtype_name(t.dtype),
                        fmt::join(t.shape, ", "), n->offset, n->offset + t.nbytes(), n->alignment,
                        t.swizzle_bits > 0 ? fmt::format("swizzled {}B", 16 << t.swizzle_bits) : "unswizzled"));
+    }
+    --indent_;
+  }
+
+  // The kernel's tensor maps, as comment lines under its header.
+  void tensor_maps(const KernelNode& k) {
+    ++indent_;
+    for (size_t i = 0; i < k.tensor_maps.size(); ++i) {
+      const TensorMap& m = k.tensor_maps[i];
+      line(fmt::format("// tensor map {}: {} box [{}] {}", i, global(m.view), fmt::join(m.box, ", "),
+                       m.swizzle_bits > 0 ? fmt::format("swizzled {}B", 16 << m.swizzle_bits) : "unswizzled"));
     }
     --indent_;
   }
@@ -316,6 +328,15 @@ class Printer {
     const std::string_view space = proxy_fence_space_name(n.space);
     line(space.empty() ? std::string("fence_proxy_async") : fmt::format("fence_proxy_async {}", space));
   }
+
+  void stmt(const TmaStoreNode& n) {
+    line(fmt::format("tma.shared_to_global {} to {} at {} dims [{}]{}", shared(n.src), global(n.dst), exprs(n.offsets),
+                     fmt::join(n.dims, ", "), n.tensor_map >= 0 ? fmt::format(" by tensor map {}", n.tensor_map) : ""));
+  }
+
+  void stmt(const TmaCommitNode&) { line("tma.commit_group"); }
+
+  void stmt(const TmaWaitNode& n) { line(fmt::format("tma.wait_group {}{}", n.pending, n.read ? " read" : "")); }
 
   void stmt(const PrintTensorNode& n) {
     line(fmt::format("print \"{}\" {}", n.label, reg(n.tensor)));

@@ -19,6 +19,7 @@ const std::vector<Pass>& pipeline() {
       {"select_instructions", select_instructions},
       {"choose_swizzles", choose_swizzles},
       {"plan_shared_memory", plan_shared_memory},
+      {"plan_tensor_maps", plan_tensor_maps},
   };
   return passes;
 }

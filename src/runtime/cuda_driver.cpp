@@ -74,6 +74,7 @@ std::string CudaDriver::load(const std::string& library) {
   TESSEL_BIND(funcGetAttribute, cuFuncGetAttribute);
   TESSEL_BIND(launchKernel, cuLaunchKernel);
   TESSEL_BIND(launchKernelEx, cuLaunchKernelEx);
+  TESSEL_BIND(tensorMapEncodeTiled, cuTensorMapEncodeTiled);
   TESSEL_BIND(memAlloc, cuMemAlloc);
   TESSEL_BIND(memFree, cuMemFree);
   TESSEL_BIND(memcpyHtoD, cuMemcpyHtoD);

@@ -43,6 +43,11 @@ ParamLayout ParamLayout::of(const ir::KernelNode& k) {
     slot.source = uint32_t(i);
     layout.add(slot);
   }
+  for (size_t i = 0; i < k.tensor_maps.size(); ++i)
+    layout.add({.kind = ParamSlot::Kind::TensorMap,
+                .size = uint32_t(ir::kTensorMapBytes),
+                .alignment = uint32_t(ir::kTensorMapAlignment),
+                .source = uint32_t(i)});
   return layout;
 }
 
@@ -54,22 +59,24 @@ void ParamLayout::add(ParamSlot slot) {
   slots_.push_back(slot);
 }
 
-void ParamLayout::fill(std::span<const ir::Scalar> values, std::byte* block, void** pointers) const {
+void ParamLayout::fill(std::span<const ir::Scalar> values, std::span<const EncodedTensorMap> tensor_maps,
+                       std::byte* block, void** pointers) const {
   for (size_t i = 0; i < slots_.size(); ++i) {
     const ParamSlot& slot = slots_[i];
-    TESSEL_CHECK(slot.source < values.size(), "parameter {} is made from value {} of {}", i, slot.source,
-                 values.size());
-    const ir::Scalar value = values[slot.source];
+    const size_t sources = slot.kind == ParamSlot::Kind::TensorMap ? tensor_maps.size() : values.size();
+    TESSEL_CHECK(slot.source < sources, "parameter {} is made from source {} of {}", i, slot.source, sources);
     std::byte* dst = block + slot.offset;
     switch (slot.kind) {
-      case ParamSlot::Kind::Scalar: write_scalar(slot.dtype, value, dst); break;
-      case ParamSlot::Kind::Pointer: write(dst, uint64_t(value.i)); break;
+      case ParamSlot::Kind::Scalar: write_scalar(slot.dtype, values[slot.source], dst); break;
+      case ParamSlot::Kind::Pointer: write(dst, uint64_t(values[slot.source].i)); break;
+      case ParamSlot::Kind::TensorMap: write(dst, tensor_maps[slot.source]); break;
     }
     pointers[i] = dst;
   }
 }
 
-ArgumentBlock::ArgumentBlock(const ParamLayout& layout, std::span<const ir::Scalar> values) {
+ArgumentBlock::ArgumentBlock(const ParamLayout& layout, std::span<const ir::Scalar> values,
+                             std::span<const EncodedTensorMap> tensor_maps) {
   std::byte* block = inline_bytes_.data();
   pointers_ = inline_pointers_.data();
   if (layout.bytes() > kInlineBytes) {
@@ -83,7 +90,7 @@ ArgumentBlock::ArgumentBlock(const ParamLayout& layout, std::span<const ir::Scal
     heap_pointers_.resize(layout.slots().size());
     pointers_ = heap_pointers_.data();
   }
-  layout.fill(values, block, pointers_);
+  layout.fill(values, tensor_maps, block, pointers_);
 }
 
 }  // namespace tessel::runtime

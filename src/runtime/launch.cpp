@@ -36,7 +36,10 @@ CUlaunchConfig cluster_launch_config(const LaunchShape& shape, CUstream stream, 
 
 void launch(const LoadedKernel& kernel, const LaunchShape& shape, std::span<const ir::Scalar> values, void* stream) {
   if (shape.grid[0] == 0 || shape.grid[1] == 0 || shape.grid[2] == 0) return;
-  ArgumentBlock arguments(kernel.params(), values);
+  std::array<EncodedTensorMap, TensorMapEncoder::kMaxMaps> tensor_maps;
+  const std::span<EncodedTensorMap> maps = std::span(tensor_maps).first(kernel.tensor_maps().size());
+  kernel.tensor_maps().encode(values, maps);
+  ArgumentBlock arguments(kernel.params(), values, maps);
   auto& d = CudaDriver::get();
   const auto cu_stream = static_cast<CUstream>(stream);
   if (!shape.clustered()) {

@@ -1,5 +1,5 @@
 // Asynchronous agents: engines that perform operations after the issuing instruction has retired
-// (the cp.async unit today; the bulk/TMA engine, wgmma and tcgen05 next). Each block has its own.
+// (the cp.async unit, the TMA engine; wgmma and tcgen05 next). Each block has its own.
 // An agent owns its operations in flight; the scheduler decides when they complete (see
 // CompletionOrder), and a wait condition says which of them a warp needs.
 #pragma once
@@ -28,6 +28,15 @@ struct InFlightWrite {
   int thread;                  // the issuing thread, within its block
 };
 
+// A read of shared memory that an agent has issued and not yet done (a TMA store's source). While
+// it is in flight, writes to its bytes are reported.
+struct InFlightRead {
+  const AsyncAgent* agent;
+  int64_t begin, end;          // bytes [begin, end) of the block's shared memory
+  const SourceLoc* issued_at;  // the issuing instruction's user line
+  int thread;                  // the issuing thread, within its block
+};
+
 class AsyncAgent {
  public:
   virtual ~AsyncAgent() = default;
@@ -42,6 +51,9 @@ class AsyncAgent {
   virtual void complete_at_random(std::mt19937_64& rng) = 0;
   // Completes the operations `warp` needs for `condition` to hold; false when it holds none.
   virtual bool complete_needed_by(const Warp& warp, const WaitCondition& condition) = 0;
+  // A read in flight of one of the shared bytes [begin, end), or null; agents that only write
+  // shared memory have none.
+  virtual const InFlightRead* reading(int64_t /*begin*/, int64_t /*end*/) const { return nullptr; }
 };
 
 }  // namespace tessel::sim

@@ -15,9 +15,19 @@ std::vector<ir::Scalar>& Warp::tile(const ir::RegisterTensorNode* t) {
 }
 
 Cta::Cta(Scheduler& s, const ir::KernelNode& k, const Launch& l, std::array<int, 3> b, LayoutTables& t)
-    : scheduler(s), kernel(k), launch(l), block(b), tables(t), async_copies(*this), wgmma(*this),
-      agents{&async_copies, &wgmma} {
+    : scheduler(s), kernel(k), launch(l), block(b), tables(t), async_copies(*this), wgmma(*this), tma(*this),
+      agents{&async_copies, &wgmma, &tma} {
   for (size_t i = 0; i < k.params.size(); ++i) params[k.params[i].get()] = l.args[i];
+  const auto parameter = [&](const ir::ExprNode& e) {
+    const auto it = params.find(static_cast<const ir::VarNode*>(&e));
+    TESSEL_CHECK(e.kind == ir::NodeKind::Var && it != params.end(), "a tensor map of kernel {} depends on a non-parameter",
+                 k.name);
+    return it->second;
+  };
+  for (const ir::TensorMap& map : k.tensor_maps) {
+    tensor_maps.push_back(ir::evaluate_tensor_map(map, parameter));
+    ir::check_tensor_map(tensor_maps.back(), map.loc);
+  }
   for (int w = 0; w < k.warps; ++w) warps.push_back(std::make_unique<Warp>(*this, w));
   smem.assign(size_t(k.shared_bytes), 0);
   written.assign(size_t(k.shared_bytes), 0);
@@ -38,6 +48,12 @@ void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& 
     throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
                                  "block {}); {}",
                                  wgmma.operation(), reader->str(), thread, block_name(), wgmma.wait_advice()));
+  for (const AsyncAgent* agent : agents)
+    if (const InFlightRead* r = agent->reading(byte, byte + n))
+      throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
+                                   "block {}); {}",
+                                   agent->operation(), r->issued_at->str(), thread, block_name(),
+                                   agent->wait_advice()));
 }
 
 void Cta::mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end) {

@@ -16,6 +16,7 @@
 #include "wgmma_unit.hpp"
 #include "mbarriers.hpp"
 #include "tessel/sim/simulator.hpp"
+#include "tma_unit.hpp"
 #include "wait_condition.hpp"
 
 namespace tessel::sim {
@@ -101,7 +102,8 @@ class Cta {
   // Shared memory with a per-byte "written" mark: reads of unwritten bytes are reported.
   std::vector<uint8_t> smem, written;
   std::unordered_map<const ir::SharedTensorNode*, int64_t> shared_offsets;
-  // Throws when an asynchronous write in flight owns one of the bytes [byte, byte + n).
+  // Throws when an asynchronous write in flight owns one of the bytes [byte, byte + n), or when
+  // `write` and an asynchronous read in flight still needs one of them.
   void check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread) const;
   // Bytes [begin, end) of `w` belong to it until it completes and writes `data` to all of its bytes.
   void mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end);
@@ -120,8 +122,12 @@ class Cta {
   // what the phase expects) is reported at `issued_at`.
   void complete_tx(int64_t barrier_byte, int64_t bytes, const SourceLoc& issued_at);
 
+  // The kernel's tensor maps at this launch, checked as the driver would (KernelNode::tensor_maps).
+  std::vector<ir::TensorMapValues> tensor_maps;
+
   AsyncCopyUnit async_copies;
   WgmmaUnit wgmma;
+  TmaUnit tma;
   std::vector<AsyncAgent*> agents;  // every agent of the block, for the scheduler
 
   std::string block_name() const;

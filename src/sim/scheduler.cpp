@@ -84,6 +84,9 @@ void Scheduler::run() {
     swapcontext(&context, &w->context);
     if (w->error) std::rethrow_exception(w->error);
   }
+  // A block's shared memory goes to the next block when it ends: a store still reading it would
+  // read another block's data.
+  for (auto& cta : ctas_) cta->tma.check_no_store_reading(cta->block_name());
   complete_all_work();  // writes nobody waited for still land before the blocks end
 }
 

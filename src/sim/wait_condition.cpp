@@ -15,6 +15,12 @@ bool holds(const Warp& w, const WaitCondition& c) {
                         },
                         [&](const WgmmaGroupWait& g) { return w.cta.wgmma.pending_groups(w) <= g.max_pending; },
                         [&](const MbarrierPhaseWait& m) { return w.cta.mbarriers.phase_completed(m.barrier, m.parity); },
+                        [&](const BulkGroupWait& g) {
+                          for (int lane = 0; lane < 32; ++lane)
+                            if ((g.lanes >> lane & 1) && w.cta.tma.pending_groups(w.thread(lane)) > g.max_pending)
+                              return false;
+                          return true;
+                        },
                     },
                     c);
 }
@@ -44,6 +50,14 @@ std::string describe(const Warp& w, const Wait& wait) {
             const MbarrierState& b = w.cta.mbarriers.all().at(m.barrier);
             return fmt::format("waiting at {}{} for {} to complete its phase of parity {}", at,
                                m.timed ? " (try_wait)" : "", barrier_name(*b.array, b.index), m.parity);
+          },
+          [&](const BulkGroupWait& g) {
+            int pending = 0;
+            for (int lane = 0; lane < 32; ++lane)
+              if (g.lanes >> lane & 1) pending = std::max(pending, w.cta.tma.pending_groups(w.thread(lane)));
+            return fmt::format("waiting at {} until at most {} TMA bulk groups of its issuing thread are in flight{} "
+                               "({} are)",
+                               at, g.max_pending, g.read ? " (reads)" : "", pending);
           },
       },
       wait.until);

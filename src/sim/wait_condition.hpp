@@ -45,7 +45,16 @@ struct MbarrierPhaseWait {
   bool timed;
 };
 
-using WaitCondition = std::variant<BarrierWait, CopyGroupWait, WgmmaGroupWait, MbarrierPhaseWait>;
+// cp.async.bulk.wait_group[.read]: every waiting thread has at most `max_pending` committed bulk
+// groups of TMA stores in flight. The TMA engine reads a store's source and writes global memory
+// in one step, so `read` changes only what the report says.
+struct BulkGroupWait {
+  Mask lanes;
+  int max_pending;
+  bool read;
+};
+
+using WaitCondition = std::variant<BarrierWait, CopyGroupWait, WgmmaGroupWait, MbarrierPhaseWait, BulkGroupWait>;
 
 // A blocked warp's wait: where in the user's kernel, and until what.
 struct Wait {

@@ -551,9 +551,52 @@ struct FenceProxyAsyncNode : StmtNode {
   const ProxyFenceSpace space;
 };
 
+// TMA (cp.async.bulk.tensor) instructions are issued by the first thread of the thread group that
+// runs them; the others skip them. Their bulk groups are that thread's.
+
+// global <- shared through a tensor map: writes the tile `src` as the box at `offsets` of `dst`.
+// The tile's dimensions are `dims` of the view (increasing); the box has extent 1 in the others.
+// Elements outside the view are not written. The TMA engine reads `src` at any time until a
+// wait_group(read) retires the store's bulk group.
+struct TmaStoreNode : StmtNode {
+  TmaStoreNode(SourceLoc l, SharedTensor src, GlobalTensor dst, std::vector<Expr> offsets, std::vector<int> dims,
+               int tensor_map = -1)
+      : StmtNode(NodeKind::TmaStore, std::move(l)), src(std::move(src)), dst(std::move(dst)),
+        offsets(std::move(offsets)), dims(std::move(dims)), tensor_map(tensor_map) {}
+  const SharedTensor src;
+  const GlobalTensor dst;
+  const std::vector<Expr> offsets;  // one per dimension of dst
+  const std::vector<int> dims;      // one per dimension of src
+  const int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
+};
+// Closes the issuing thread's current bulk group of TMA stores (cp.async.bulk.commit_group).
+struct TmaCommitNode : StmtNode {
+  explicit TmaCommitNode(SourceLoc l) : StmtNode(NodeKind::TmaCommit, std::move(l)) {}
+};
+// Waits until at most `pending` of the issuing thread's bulk groups are incomplete: with `read`,
+// until their reads of shared memory are done (the source may be overwritten); without, until
+// their writes to global memory are done too.
+struct TmaWaitNode : StmtNode {
+  TmaWaitNode(SourceLoc l, int pending, bool read)
+      : StmtNode(NodeKind::TmaWait, std::move(l)), pending(pending), read(read) {}
+  const int pending;
+  const bool read;
+};
+
 Stmt seq(std::vector<Stmt> stmts, SourceLoc l = {});
 
 // ---- kernels -------------------------------------------------------------------------------
+
+// A tensor map (CUtensorMap): a global view, whose address, shape and strides are evaluated on the
+// host at launch, cut into boxes of a shared tile's shape and swizzle. plan_tensor_maps collects
+// one per distinct (view, box, swizzle) of the kernel's TMA instructions; each becomes a
+// `__grid_constant__` parameter after the kernel's own (tessel/ir/tensor_map.hpp).
+struct TensorMap {
+  GlobalTensor view;
+  std::vector<int> box;  // extent per dimension of the view, outermost first
+  int swizzle_bits = 0;  // the tile's swizzle (layout/shared_swizzle.hpp): 0 none, 1, 2, 3: 32, 64, 128 B
+  SourceLoc loc;         // the first instruction that uses it
+};
 
 struct KernelNode {
   std::string name;
@@ -562,6 +605,7 @@ struct KernelNode {
   int warps = 0;
   Stmt body;
   int64_t shared_bytes = -1;  // set by the shared-memory planner
+  std::vector<TensorMap> tensor_maps;  // set by plan_tensor_maps
   SourceLoc loc;
   int threads() const { return warps * 32; }
 };

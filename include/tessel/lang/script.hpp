@@ -13,6 +13,7 @@
 #include "tessel/lang/mbarrier.hpp"
 #include "tessel/lang/tensors.hpp"
 #include "tessel/lang/wgmma.hpp"
+#include "tessel/lang/tma.hpp"
 
 namespace tessel {
 
@@ -97,6 +98,7 @@ class Instructions {
   WgmmaInstructions wgmma;
   MbarrierInstructions mbarrier;
   FenceInstructions fence;
+  TmaInstructions tma;
 
   // ---- tensors ----
   template <class T>

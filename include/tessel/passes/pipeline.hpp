@@ -34,5 +34,6 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel inline_grid_values(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel simplify_scalars(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_shared_memory(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel plan_tensor_maps(const ir::Kernel& k, const PassContext& ctx);
 
 }  // namespace tessel::passes

@@ -79,6 +79,7 @@ class CudaDriver {
   decltype(&::cuFuncGetAttribute) funcGetAttribute = nullptr;
   decltype(&::cuLaunchKernel) launchKernel = nullptr;
   decltype(&::cuLaunchKernelEx) launchKernelEx = nullptr;  // launches with clusters
+  decltype(&::cuTensorMapEncodeTiled) tensorMapEncodeTiled = nullptr;  // TMA tensor maps
 
   decltype(&::cuMemAlloc) memAlloc = nullptr;
   decltype(&::cuMemFree) memFree = nullptr;

@@ -13,18 +13,25 @@
 #include <vector>
 
 #include "tessel/ir/evaluate.hpp"
+#include "tessel/ir/tensor_map.hpp"
 
 namespace tessel::runtime {
+
+// A tensor map's bytes as cuTensorMapEncodeTiled writes them.
+struct alignas(ir::kTensorMapAlignment) EncodedTensorMap {
+  std::array<std::byte, ir::kTensorMapBytes> bytes{};
+};
 
 struct ParamSlot {
   enum class Kind : uint8_t {
     Scalar,   // a run-time value of `dtype`
     Pointer,  // a device address
+    TensorMap,  // a `__grid_constant__` CUtensorMap, encoded at launch; `source` is its table index
   };
   Kind kind = Kind::Scalar;
   DType dtype = DType::I32;  // Scalar only
   uint32_t size = 0, alignment = 1;
-  uint32_t source = 0;  // the launch value its bytes are made from
+  uint32_t source = 0;  // the launch value its bytes are made from (the tensor map, for TensorMap)
   uint32_t offset = 0;  // in the argument block
 };
 
@@ -39,7 +46,7 @@ class ParamLayout {
 
   ParamLayout() = default;
   // The parameters of a lowered kernel, in its signature's order, each made from the launch value
-  // of the same position.
+  // of the same position, then its tensor maps in table order.
   static ParamLayout of(const ir::KernelNode& k);
   // Appends a parameter at the next offset its alignment allows.
   void add(ParamSlot slot);
@@ -47,9 +54,10 @@ class ParamLayout {
   std::span<const ParamSlot> slots() const { return slots_; }
   size_t bytes() const { return bytes_; }  // of the argument block
 
-  // Writes the bytes of parameter i, made from its source value, into `block` (bytes() long,
-  // aligned to kBlockAlignment), and points pointers[i] at them.
-  void fill(std::span<const ir::Scalar> values, std::byte* block, void** pointers) const;
+  // Writes the bytes of parameter i, made from its source value or tensor map, into `block`
+  // (bytes() long, aligned to kBlockAlignment), and points pointers[i] at them.
+  void fill(std::span<const ir::Scalar> values, std::span<const EncodedTensorMap> tensor_maps, std::byte* block,
+            void** pointers) const;
 
  private:
   std::vector<ParamSlot> slots_;
@@ -66,7 +74,8 @@ class ArgumentBlock {
  public:
   static constexpr size_t kInlineBytes = 1024, kInlineParams = 32;
 
-  ArgumentBlock(const ParamLayout& layout, std::span<const ir::Scalar> values);
+  ArgumentBlock(const ParamLayout& layout, std::span<const ir::Scalar> values,
+                std::span<const EncodedTensorMap> tensor_maps = {});
   ArgumentBlock(const ArgumentBlock&) = delete;
   ArgumentBlock& operator=(const ArgumentBlock&) = delete;
 

@@ -9,6 +9,7 @@
 #include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/runtime/kernel_compiler.hpp"
 #include "tessel/runtime/kernel_params.hpp"
+#include "tessel/runtime/tensor_maps.hpp"
 
 namespace tessel::runtime {
 
@@ -23,6 +24,8 @@ class LoadedKernel {
   CUfunction function() const { return function_; }
   const ParamLayout& params() const { return params_; }
   const std::string& label() const { return label_; }  // "kernel <name>", for driver errors
+  // Its tensor maps, encoded per launch (cached per distinct tensors).
+  TensorMapEncoder& tensor_maps() const { return *tensor_maps_; }
 
  private:
   struct Unload {
@@ -31,6 +34,8 @@ class LoadedKernel {
   std::unique_ptr<CUmod_st, Unload> module_;  // unloaded with the kernel, or when loading fails half-way
   CUfunction function_ = nullptr;
   ParamLayout params_;
+  // Boxed so that a const kernel can encode: its cache changes, the kernel does not.
+  std::unique_ptr<TensorMapEncoder> tensor_maps_;
   std::string label_;
 };
 

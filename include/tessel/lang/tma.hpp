@@ -1,0 +1,32 @@
+// TMA (the tensor memory accelerator, sm_90a+): copies of whole boxes between a global view and a
+// shared tile through a tensor map that tessel builds on the host at launch. Each call is issued
+// by the first thread of the thread group that runs it; the bulk groups are that thread's.
+#pragma once
+
+#include <source_location>
+#include <vector>
+
+#include "tessel/lang/tensors.hpp"
+
+namespace tessel {
+
+class TmaInstructions {
+ public:
+  using loc_t = std::source_location;
+
+  // Starts writing the shared tile `src` as the box at `offsets` of `dst` (one offset per
+  // dimension of dst); elements outside dst are not written. The tile's dimensions are `dims` of
+  // dst (empty: its last ones); the box has extent 1 in the others. The tile must not be
+  // overwritten until wait_group(n, read = true) retires the store's group; on hardware, shared
+  // writes by ordinary stores must be made visible to TMA first (fence.proxy_async, then sync()).
+  void shared_to_global(const SharedTensor& src, const GlobalTensor& dst, std::vector<Dim> offsets,
+                        std::vector<int> dims = {}, loc_t loc = loc_t::current());
+  // Closes the issuing thread's bulk group of the stores issued since the last commit.
+  void commit_group(loc_t loc = loc_t::current());
+  // Waits until at most `n` of the issuing thread's committed bulk groups are in flight: with
+  // `read`, until they finished reading shared memory (their sources may be reused); without,
+  // until their global writes are done too.
+  void wait_group(int n, bool read = false, loc_t loc = loc_t::current());
+};
+
+}  // namespace tessel

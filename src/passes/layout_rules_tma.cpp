@@ -1,0 +1,10 @@
+// Layout rules of TMA: it moves shared and global memory only, so it has no register tiles.
+#include "layout_rules.hpp"
+
+namespace tessel::passes {
+
+void layout_rule_TmaStore(LayoutRules&, const ir::TmaStoreNode&) {}
+void layout_rule_TmaCommit(LayoutRules&, const ir::TmaCommitNode&) {}
+void layout_rule_TmaWait(LayoutRules&, const ir::TmaWaitNode&) {}
+
+}  // namespace tessel::passes

@@ -1,0 +1,94 @@
+// Collects the tensor maps of the kernel's TMA instructions into the kernel's table, one per
+// distinct (global view, box, swizzle), and points each instruction at its entry. A tensor map is
+// encoded on the host at launch, so its view may use only the kernel's parameters and constants.
+// Runs last: the swizzles are decided and the shared memory planned, so a box whose shared
+// address is known here is checked here.
+#include <map>
+
+#include "tessel/ir/mutator.hpp"
+#include "tessel/ir/tensor_map.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel::passes {
+
+namespace {
+
+class TensorMapPlanner : public ir::Mutator {
+ public:
+  TensorMapPlanner(const ir::KernelNode& k, std::map<const ir::SharedTensorNode*, int64_t> shared_offsets)
+      : kernel_(k), shared_offsets_(std::move(shared_offsets)) {}
+
+  std::vector<ir::TensorMap> maps;
+
+ protected:
+  ir::Stmt visit(const ir::TmaStoreNode& n, const ir::Stmt& self) override {
+    check_shared_address(*n.src, n.loc);
+    const int index = entry(n.dst, ir::tma_box(*n.src, n.dst->rank(), n.dims), n.src->allocation()->swizzle_bits, n.loc);
+    if (index == n.tensor_map) return self;
+    return std::make_shared<ir::TmaStoreNode>(n.loc, n.src, n.dst, n.offsets, n.dims, index);
+  }
+
+ private:
+  // The table index of (view, box, swizzle), added at `loc` when new.
+  int entry(const ir::GlobalTensor& view, std::vector<int> box, int swizzle_bits, const SourceLoc& loc) {
+    swizzle_bits = std::max(swizzle_bits, 0);
+    for (size_t i = 0; i < maps.size(); ++i)
+      if (maps[i].view == view && maps[i].box == box && maps[i].swizzle_bits == swizzle_bits) return int(i);
+    check_made_from_parameters(*view, loc);
+    if (int(maps.size()) == ir::kMaxTensorMapsPerKernel)
+      throw Error(loc, fmt::format("tma: this copy needs a tensor map beyond the {} a kernel may take (one per "
+                                   "distinct global view, box and swizzle); copy through fewer views or box shapes",
+                                   ir::kMaxTensorMapsPerKernel));
+    maps.push_back({view, std::move(box), swizzle_bits, loc});
+    return int(maps.size()) - 1;
+  }
+
+  void check_made_from_parameters(const ir::GlobalTensorNode& view, const SourceLoc& loc) const {
+    for (const ir::Expr& e : ir::tensor_exprs(view))
+      ir::walk_expr(*e, [&](const ir::ExprNode& x) {
+        const bool parameter = x.kind == ir::NodeKind::Var &&
+                               std::any_of(kernel_.params.begin(), kernel_.params.end(),
+                                           [&](const ir::Var& p) { return p.get() == &x; });
+        if ((x.kind == ir::NodeKind::Var && !parameter) || x.kind == ir::NodeKind::Builtin)
+          throw Error(loc, fmt::format("tma: the global view uses {}, not a kernel parameter; a tensor map is made on "
+                                       "the host at launch, so the view's address, shape and strides may use only "
+                                       "parameters and constants (move per-block offsets into the TMA offsets)",
+                                       x.kind == ir::NodeKind::Builtin
+                                           ? std::string(ir::builtin_name(static_cast<const ir::BuiltinNode&>(x).which))
+                                           : fmt::format("the variable declared at {}", x.loc.str())));
+      });
+  }
+
+  // The tile's first byte when its offset is a constant; other offsets are checked by the
+  // simulator at each copy.
+  void check_shared_address(const ir::SharedTensorNode& tile, const SourceLoc& loc) const {
+    const auto planned = shared_offsets_.find(tile.allocation());
+    int64_t offset = 0;
+    if (planned == shared_offsets_.end() || (tile.offset && !ir::as_const_int(tile.offset, &offset))) return;
+    const int bits = tile.allocation()->swizzle_bits;
+    ir::check_tma_shared_address(planned->second + offset * dtype_bytes(tile.dtype), bits > 0 ? 16 << bits : 0, loc);
+  }
+
+  const ir::KernelNode& kernel_;
+  const std::map<const ir::SharedTensorNode*, int64_t> shared_offsets_;
+};
+
+}  // namespace
+
+ir::Kernel plan_tensor_maps(const ir::Kernel& k, const PassContext&) {
+  std::map<const ir::SharedTensorNode*, int64_t> shared_offsets;
+  ir::walk(k->body, [&](const ir::StmtNode& s) {
+    if (s.kind != ir::NodeKind::AllocShared) return;
+    const auto& a = static_cast<const ir::AllocSharedNode&>(s);
+    if (a.offset >= 0) shared_offsets[a.tensor.get()] = a.offset;
+  });
+  TensorMapPlanner planner(*k, std::move(shared_offsets));
+  ir::Stmt body = planner.mutate(k->body);
+  if (body == k->body && planner.maps.empty() && k->tensor_maps.empty()) return k;
+  auto out = std::make_shared<ir::KernelNode>(*k);
+  out->body = body;
+  out->tensor_maps = std::move(planner.maps);
+  return out;
+}
+
+}  // namespace tessel::passes

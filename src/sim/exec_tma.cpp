@@ -1,0 +1,93 @@
+// Simulator semantics of TMA: the group's first thread hands its stores to the block's TMA engine
+// (tma_unit.cpp), which reads the box's shared image and writes global memory when it completes.
+#include "machine.hpp"
+#include "tessel/sim/tma_box.hpp"
+
+namespace tessel::sim {
+
+namespace {
+
+// The lane of the thread that issues the group's TMA instructions, or -1 when it is not in this
+// warp's active lanes.
+int issuing_lane(const Warp& w, Mask mask) {
+  for (int lane = 0; lane < 32; ++lane)
+    if ((mask >> lane & 1) && w.thread_in_group(lane) == 0) return lane;
+  return -1;
+}
+
+// The box's coordinates, innermost first, from the issuing lane's offsets (outermost first).
+std::array<int64_t, ir::kTensorMapMaxRank> box_coordinates(Warp& w, const std::vector<ir::Expr>& offsets, int lane) {
+  const int rank = int(offsets.size());
+  std::array<int64_t, ir::kTensorMapMaxRank> coords{};
+  for (int d = 0; d < rank; ++d)
+    coords[size_t(d)] = w.eval(offsets[size_t(rank - 1 - d)], Mask(1) << lane)[size_t(lane)].i;
+  return coords;
+}
+
+// The first shared byte of `tile`'s box image, checked to lie in its allocation and to be aligned
+// as TMA requires.
+int64_t box_start(Warp& w, const ir::SharedTensorNode& tile, const ir::TensorMapValues& map, int lane,
+                  const SourceLoc& loc, std::string_view operation) {
+  const ir::SharedTensorNode& allocation = *tile.allocation();
+  const int64_t first = w.cta.shared_offsets.at(&allocation);
+  const int64_t view = tile.offset ? w.eval(tile.offset, Mask(1) << lane)[size_t(lane)].i : 0;
+  const int64_t begin = first + view * dtype_bytes(tile.dtype), end = begin + box_footprint(map);
+  if (begin < first || end > first + allocation.nbytes())
+    throw Error(loc, fmt::format("{}: the box's image, bytes [{}, {}) of its {}-byte allocation, lies outside it "
+                                 "(thread {} of block {})",
+                                 operation, begin - first, end - first, allocation.nbytes(), w.thread(lane),
+                                 w.cta.block_name()));
+  ir::check_tma_shared_address(begin, map.swizzle_bytes, loc);
+  return begin;
+}
+
+// Throws unless every byte of the image at `begin` that holds an element was written.
+void check_image_written(const Warp& w, const ir::SharedTensorNode& tile, const ir::TensorMapValues& map,
+                         int64_t begin, int lane, const SourceLoc& loc) {
+  const std::vector<uint8_t> elements = box_element_mask(map, begin);
+  for (size_t b = 0; b < elements.size(); ++b)
+    if (elements[b] && !w.cta.written[size_t(begin) + b]) {
+      const ir::SharedTensorNode& allocation = *tile.allocation();
+      throw Error(loc, fmt::format("tma.shared_to_global: reads shared memory that was never written: {} (allocated "
+                                   "at {}), byte {} of the allocation, stored by thread {} of block {}; store to the "
+                                   "tile (and sync()) before storing it to global memory",
+                                   allocation.name, allocation.loc.str(),
+                                   begin + int64_t(b) - w.cta.shared_offsets.at(&allocation), w.thread(lane),
+                                   w.cta.block_name()));
+    }
+}
+
+}  // namespace
+
+void exec_TmaStore(Warp& w, const ir::TmaStoreNode& n, Mask mask) {
+  const int lane = issuing_lane(w, mask);
+  if (lane < 0) return;
+  TESSEL_CHECK(n.tensor_map >= 0 && size_t(n.tensor_map) < w.cta.tensor_maps.size(),
+               "tma store at {} reached the simulator without a tensor map", n.loc.str());
+  const ir::TensorMapValues& map = w.cta.tensor_maps[size_t(n.tensor_map)];
+  const auto coords = box_coordinates(w, n.offsets, lane);
+  for (int d = 0; d < map.rank; ++d)
+    if (coords[size_t(d)] < 0)  // PTX ISA 9.7.9.25.5.1: stores start inside the tensor
+      throw Error(n.loc, fmt::format("tma.shared_to_global: offset {} is {}; TMA stores need non-negative offsets "
+                                     "(thread {} of block {})",
+                                     map.rank - 1 - d, coords[size_t(d)], w.thread(lane), w.cta.block_name()));
+  const int64_t begin = box_start(w, *n.src, map, lane, n.loc, "tma.shared_to_global");
+  check_image_written(w, *n.src, map, begin, lane, n.loc);
+  w.cta.tma.issue_store(w.thread(lane), map, coords, begin, n.loc);
+  w.cta.scheduler.issued(w.cta.tma);
+}
+
+void exec_TmaCommit(Warp& w, const ir::TmaCommitNode&, Mask mask) {
+  const int lane = issuing_lane(w, mask);
+  if (lane < 0) return;
+  w.cta.tma.commit(w.thread(lane));
+  w.cta.scheduler.issued(w.cta.tma);
+}
+
+void exec_TmaWait(Warp& w, const ir::TmaWaitNode& n, Mask mask) {
+  const int lane = issuing_lane(w, mask);
+  if (lane < 0) return;
+  w.wait(n.loc, BulkGroupWait{Mask(1) << lane, n.pending, n.read});
+}
+
+}  // namespace tessel::sim

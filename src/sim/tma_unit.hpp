@@ -1,0 +1,64 @@
+// The TMA engine of a block. Stores are issued per thread and committed into the thread's bulk
+// groups; a store reads its shared source and writes the box to global memory in one step, at a
+// time the scheduler chooses, no later than the wait that retires its group. Until then the
+// source belongs to it: writes to those bytes are reported.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "async_agent.hpp"
+#include "tessel/ir/tensor_map.hpp"
+
+namespace tessel::sim {
+
+class Cta;
+
+class TmaUnit final : public AsyncAgent {
+ public:
+  explicit TmaUnit(Cta& cta);
+
+  // Thread `thread` stores the box image at shared bytes [begin, begin + box_footprint(map)), inside
+  // the block's shared memory, to `map` at `coords` (innermost first).
+  void issue_store(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
+                   int64_t begin, const SourceLoc& loc);
+  void commit(int thread);
+  // The thread's committed bulk groups from its oldest incomplete one on (wait_group's count).
+  int pending_groups(int thread) const;
+
+  // Throws at the issuing line of a store still in flight when block `block` ends.
+  void check_no_store_reading(const std::string& block) const;
+
+  std::string_view operation() const override { return "tma.shared_to_global"; }
+  std::string_view wait_advice() const override {
+    return "the issuing thread must retire the store (tma.commit_group, tma.wait_group(n, read = true)) and sync() "
+           "first";
+  }
+  bool busy() const override { return !in_flight_.empty(); }
+  void complete_all() override;
+  void complete_at_random(std::mt19937_64& rng) override;
+  bool complete_needed_by(const Warp& warp, const WaitCondition& condition) override;
+  const InFlightRead* reading(int64_t begin, int64_t end) const override;
+
+ private:
+  struct Store {
+    InFlightRead read;
+    ir::TensorMapValues map;
+    std::array<int64_t, ir::kTensorMapMaxRank> coords;
+    int group;  // index among the thread's groups; the open group's is `committed`
+  };
+  struct ThreadGroups {
+    int committed = 0;
+    std::map<int, int> stores_in_flight;  // by group
+  };
+  template <class Pick> bool complete_where(Pick&& pick);
+  void land(const Store& s);
+
+  Cta& cta_;
+  std::vector<std::unique_ptr<Store>> in_flight_;  // issue order
+  std::vector<ThreadGroups> threads_;
+};
+
+}  // namespace tessel::sim

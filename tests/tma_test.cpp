@@ -1,0 +1,539 @@
+// TMA: tensor maps (the table, the encoding rules), the store side (on the simulator against a host
+// reference, its races, its code), and the shared-memory image of a box that loads write.
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "expect_error.hpp"
+#include "simulate.hpp"
+#include "tma_kernels.hpp"
+#include "tessel/codegen/cuda.hpp"
+#include "tessel/ir/printer.hpp"
+#include "tessel/ir/tensor_map.hpp"
+#include "tessel/runtime/nvrtc_compiler.hpp"
+#include "tessel/sim/tma_box.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel {
+namespace {
+
+using testing::error_of;
+using testing::StoreTileByTma;
+
+int line = 0;
+
+template <class S, class T> void check_store(int m, int n, const sim::Options& options) {
+  testing::check_store_tile<T>(Device::simulator(), m, n, [&](int m, int n, auto& in, auto& out) {
+    testing::simulate<S>(options, m, n, in, out);
+  });
+}
+
+std::vector<sim::Options> every_order() {
+  return {{.completion = sim::CompletionOrder::Eager},
+          {.completion = sim::CompletionOrder::Lazy},
+          {.seed = 1, .completion = sim::CompletionOrder::Seeded},
+          {.seed = 2, .completion = sim::CompletionOrder::Seeded},
+          {.seed = 3, .completion = sim::CompletionOrder::Seeded}};
+}
+
+TEST(TmaStore, WritesTilesAtMultipleAndNonMultipleSizesUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) {
+    check_store<StoreTileByTma<float, 32, 32, Swizzle::none>, float>(64, 96, o);
+    check_store<StoreTileByTma<float, 32, 32, Swizzle::none>, float>(45, 76, o);
+    check_store<StoreTileByTma<f16, 32, 64, Swizzle::b128>, f16>(64, 128, o);
+    check_store<StoreTileByTma<f16, 32, 64, Swizzle::b128>, f16>(70, 88, o);
+    check_store<StoreTileByTma<bf16, 16, 32, Swizzle::b64>, bf16>(33, 40, o);
+  }
+}
+
+TEST(TmaStore, TheKernelHasOneTensorMapParameterPerDistinctBox) {
+  Kernel<StoreTileByTma<f16, 32, 64, Swizzle::b128>> k(Device::simulator());
+  const ir::Kernel lowered = k.lowered(64, 128, (f16*)nullptr, (f16*)nullptr);
+  ASSERT_EQ(lowered->tensor_maps.size(), 1u);
+  EXPECT_EQ(lowered->tensor_maps[0].box, (std::vector<int>{32, 64}));
+  EXPECT_EQ(lowered->tensor_maps[0].swizzle_bits, 3);
+  const std::string text = ir::print(*lowered);
+  EXPECT_NE(text.find("// tensor map 0: global<f16>"), std::string::npos) << text;
+  EXPECT_NE(text.find("box [32, 64] swizzled 128B"), std::string::npos) << text;
+  EXPECT_NE(text.find("by tensor map 0"), std::string::npos) << text;
+}
+
+// Two stores of one tile, and a second tile, into the same view: two maps.
+struct TwoBoxes : Script {
+  void operator()(Int32 m, Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto a = shared_tensor<float>({8, 32}, Swizzle::none);
+    auto b = shared_tensor<float>({4, 32}, Swizzle::none);
+    store_shared(a, register_tensor<float>({8, 32}, 1.0f));
+    store_shared(b, register_tensor<float>({4, 32}, 2.0f));
+    sync();
+    auto view = global_view(out, {m, n});
+    tma.shared_to_global(a, view, {0, 0});
+    tma.shared_to_global(a, view, {8, 0});
+    tma.shared_to_global(b, view, {16, 0});
+    tma.commit_group();
+    tma.wait_group(0);
+  }
+};
+
+TEST(TmaStore, StoresOfTheSameViewAndBoxShareATensorMap) {
+  Kernel<TwoBoxes> k(Device::simulator());
+  const ir::Kernel lowered = k.lowered(20, 32, (float*)nullptr);
+  ASSERT_EQ(lowered->tensor_maps.size(), 2u);
+  EXPECT_EQ(lowered->tensor_maps[1].box, (std::vector<int>{4, 32}));
+  const Device dev = Device::simulator();
+  Buffer<float> out(dev, std::vector<float>(20 * 32, 0.0f));
+  Kernel<TwoBoxes> run(dev);
+  run(20, 32, out);
+  const auto got = out.download();
+  for (int i = 0; i < 20; ++i)
+    for (int j = 0; j < 32; ++j) ASSERT_EQ(got[size_t(i) * 32 + j], i < 16 ? 1.0f : 2.0f) << i << ", " << j;
+}
+
+// ---- races of the store's source ----
+
+struct OverwritesTheSourceBeforeTheWait : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+    tma.commit_group();
+    store_shared(s, register_tensor<float>({8, 32}, 2.0f));
+    tma.wait_group(0, true);
+  }
+};
+
+TEST(TmaStore, OverwritingTheSourceBeforeWaitGroupReadIsReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+  const std::string got = error_of<OverwritesTheSourceBeforeTheWait>(8, out);
+  EXPECT_EQ(got, fmt::format("{0}:{1}: write of shared memory that a tma.shared_to_global issued at {0}:{2} may still "
+                             "be reading (thread 0 of block (0, 0, 0)); the issuing thread must retire the store "
+                             "(tma.commit_group, tma.wait_group(n, read = true)) and sync() first",
+                             __FILE__, line + 2, line));
+}
+
+struct WaitsForTheWrongGroup : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+    tma.commit_group();
+    tma.wait_group(1, true);  // leaves the store's group, the only one, in flight
+    store_shared(s, register_tensor<float>({8, 32}, 2.0f));
+  }
+};
+
+TEST(TmaStore, AWaitThatLeavesTheStoreInFlightDoesNotFreeItsSource) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+  for (const sim::Options& o : {sim::Options{.completion = sim::CompletionOrder::Lazy}}) {
+    try {
+      testing::simulate<WaitsForTheWrongGroup>(o, 8, out);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fmt::format("tma.shared_to_global issued at {}:{} may still be reading",
+                                                       __FILE__, line)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+struct EndsBeforeTheStoreIsRetired : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+    tma.commit_group();
+  }
+};
+
+TEST(TmaStore, ABlockEndingWhileAStoreReadsItsSourceIsReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+  try {
+    testing::simulate<EndsBeforeTheStoreIsRetired>({.completion = sim::CompletionOrder::Lazy}, 8, out);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              fmt::format("{}:{}: tma.shared_to_global: block (0, 0, 0) ended while this store (thread 0) may still be "
+                          "reading its shared source; the issuing thread must retire it (tma.commit_group, "
+                          "tma.wait_group(0, read = true)) before the block ends",
+                          __FILE__, line));
+  }
+}
+
+struct StoresATileNothingWrote : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    store_shared(s[0], register_tensor<float>({32}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+    tma.commit_group();
+    tma.wait_group(0);
+  }
+};
+
+TEST(TmaStore, StoringSharedMemoryNothingWroteIsReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+  const std::string got = error_of<StoresATileNothingWrote>(8, out);
+  EXPECT_EQ(got, fmt::format("{0}:{1}: tma.shared_to_global: reads shared memory that was never written: s (allocated "
+                             "at {0}:{2}), byte 128 of the allocation, stored by thread 0 of block (0, 0, 0); store to "
+                             "the tile (and sync()) before storing it to global memory",
+                             __FILE__, line, line - 4));
+}
+
+// A whole-warp group other than the first: its first thread issues, commits and waits.
+struct StoresFromTheSecondWarp : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    store_shared(s, register_tensor<float>({8, 32}, 5.0f));
+    sync();
+    thread_group(32, 32, [&] {
+      tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+      tma.commit_group();
+      tma.wait_group(0, true);
+    });
+    sync();
+  }
+};
+
+TEST(TmaStore, TheFirstThreadOfTheGroupIssuesAndWaits) {
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+    testing::simulate<StoresFromTheSecondWarp>(o, 8, out);
+    for (float x : out.download()) ASSERT_EQ(x, 5.0f);
+  }
+  Kernel<StoresFromTheSecondWarp> k(Device::simulator());
+  const std::string src = k.cuda_source(8, (float*)nullptr);
+  EXPECT_NE(src.find("if ((int(threadIdx.x) - 32) == 0) {\n      asm volatile(\"cp.async.bulk.tensor.2d"),
+            std::string::npos)
+      << src;
+}
+
+// ---- what the verifier and the planner report at the user's line ----
+
+struct StoresAnotherType : Script {
+  void operator()(Int32 n, Ptr<f16> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+  }
+};
+
+struct StoresATransposedTile : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({32, 8}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s.transpose(), global_view(out, {n, 32}), {0, 0});
+  }
+};
+
+struct StoresABoxTooLarge : Script {
+  void operator()(Int32 n, Ptr<f16> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<f16>({2, 512}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 1024}), {0, 0});
+  }
+};
+
+struct StoresRowsWiderThanTheSwizzle : Script {
+  void operator()(Int32 n, Ptr<f16> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<f16>({8, 128}, Swizzle::b64);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 128}), {0, 0});
+  }
+};
+
+struct StoresRowsNarrowerThanTheSwizzle : Script {
+  void operator()(Int32 n, Ptr<f16> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<f16>({8, 16}, Swizzle::b64);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 16}), {0, 0});
+  }
+};
+
+struct StoresFromAViewOfABlockVariable : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    Int32 rows = n + blockIdx.x;
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {rows, 32}), {0, 0});
+  }
+};
+
+struct StoresAtAMisalignedSharedAddress : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({3, 2, 4}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s[1], global_view(out, {n, 4}), {0, 0});
+  }
+};
+
+struct StoresIntoASixDimensionalView : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {1, 1, 1, 1, n, 32}), {0, 0, 0, 0, 0, 0});
+  }
+};
+
+struct GivesTooFewOffsets : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0});
+  }
+};
+
+struct StoresATileOfHigherRank : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({2, 8, 32}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+  }
+};
+
+struct GivesDimsOutOfOrder : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {4, n, 32}), {0, 0, 0}, {2, 1});
+  }
+};
+
+// A [4, 32] tile as dimensions 0 and 2 of a [4, n, 32] view: the box is [4, 1, 32].
+struct StoresIntoChosenDims : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({4, 32}, Swizzle::none);
+    store_shared(s, register_tensor<float>({4, 32}, 3.0f));
+    sync();
+    tma.shared_to_global(s, global_view(out, {4, n, 32}), {0, 1, 0}, {0, 2});
+    tma.commit_group();
+    tma.wait_group(0);
+  }
+};
+
+TEST(TmaStore, DimsPlaceTheTileInTheView) {
+  const Device dev = Device::simulator();
+  Buffer<float> out(dev, std::vector<float>(4 * 3 * 32, 0.0f));
+  Kernel<StoresIntoChosenDims> k(dev);
+  EXPECT_EQ(k.lowered(3, (float*)nullptr)->tensor_maps[0].box, (std::vector<int>{4, 1, 32}));
+  k(3, out);
+  const auto got = out.download();
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int c = 0; c < 32; ++c) ASSERT_EQ(got[size_t((a * 3 + b) * 32 + c)], b == 1 ? 3.0f : 0.0f) << a << b << c;
+}
+
+struct WaitsForTooManyGroups : Script {
+  void operator()(Int32, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    line = __LINE__ + 1;
+    tma.wait_group(8);
+  }
+};
+
+TEST(TmaStore, UserMistakesAreReportedAtTheirLine) {
+  Buffer<float> f(Device::simulator(), std::vector<float>(4096, 0.0f));
+  Buffer<f16> h(Device::simulator(), std::vector<f16>(4096, f16(0.0f)));
+  // Runs the kernel first: it sets `line`.
+  const auto at = [](const std::string& got, const std::string& message) {
+    EXPECT_EQ(got, fmt::format("{}:{}: {}", __FILE__, line, message));
+  };
+  at(error_of<StoresAnotherType>(8, h), "tma.shared_to_global: from a shared tile of f32 to a global view of f16; TMA copies elements "
+               "unchanged, so the types must be equal");
+  at(error_of<StoresATransposedTile>(8, f), "tma.shared_to_global: the shared tile has shape [8, 32] and strides [1, 8]; TMA moves a box as a "
+               "contiguous row-major image, so the tile must be one (strides [32, 1])");
+  at(error_of<StoresABoxTooLarge>(2, h), "tma: the box has extent 512 in dimension 1; TMA boxes have 1 to 256 elements per dimension");
+  at(error_of<StoresRowsWiderThanTheSwizzle>(8, h), "tma: the box's rows are 256 bytes, wider than the 64-byte swizzle of the shared tile; TMA needs rows "
+               "of at most 64 bytes: make the tile's last extent smaller or its swizzle wider");
+  at(error_of<StoresRowsNarrowerThanTheSwizzle>(8, h), "tma.shared_to_global: the shared tile's rows are 32 bytes and its swizzle is 64 bytes; TMA puts each "
+               "row of a swizzled box on a 64-byte line, so the rows must be exactly 64 bytes");
+  const std::string uses_a_variable = error_of<StoresFromAViewOfABlockVariable>(8, f);
+  at(uses_a_variable,
+     fmt::format("tma: the global view uses the variable declared at {}:{}, not a kernel parameter; a tensor map is "
+                 "made on the host at launch, so the view's address, shape and strides may use only parameters and "
+                 "constants (move per-block offsets into the TMA offsets)",
+                 __FILE__, line - 2));
+  at(error_of<StoresAtAMisalignedSharedAddress>(4, f), "tma: the shared tile starts at byte 32 of shared memory; TMA needs a 128-byte aligned shared address");
+  at(error_of<StoresIntoASixDimensionalView>(8, f),
+     "tma.shared_to_global: the global view has 6 dimensions; TMA handles 1 to 5");
+  at(error_of<GivesTooFewOffsets>(8, f), "tma.shared_to_global: 1 offsets given for a global view of rank 2");
+  at(error_of<StoresATileOfHigherRank>(8, f),
+     "tma.shared_to_global: a shared tile of rank 3 into a global view of rank 2; each dimension of the tile must be "
+     "one of the view");
+  at(error_of<GivesDimsOutOfOrder>(8, f),
+     "tma.shared_to_global: dims [2, 1] must be increasing dimensions of the global view (0 to 2)");
+  at(error_of<WaitsForTooManyGroups>(8, f), "tma.wait_group(8): the number of bulk groups left in flight must be in 0..7");
+}
+
+// Boxes from a stage chosen at run time: checked by the simulator at each store.
+struct StoresFromAStage : Script {
+  void operator()(Int32 stage, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({3, 2, 4}, Swizzle::none);
+    store_shared(s, register_tensor<float>({3, 2, 4}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s[stage], global_view(out, {2, 4}), {0, 0});
+    tma.commit_group();
+    tma.wait_group(0);
+  }
+};
+
+TEST(TmaStore, RunTimeStagesAreCheckedAtEachStore) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8, 0.0f));
+  std::string got = error_of<StoresFromAStage>(1, out);
+  EXPECT_EQ(got, fmt::format("{}:{}: tma: the shared tile starts at byte 32 of shared memory; TMA needs a 128-byte "
+                             "aligned shared address",
+                             __FILE__, line));
+  got = error_of<StoresFromAStage>(3, out);
+  EXPECT_EQ(got, fmt::format("{}:{}: tma.shared_to_global: the box's image, bytes [96, 128) of its 96-byte allocation, "
+                             "lies outside it (thread 0 of block (0, 0, 0))",
+                             __FILE__, line));
+  EXPECT_EQ(error_of<StoresFromAStage>(0, out), "no error");
+}
+
+struct StoresNineBoxShapes : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto view = global_view(out, {n, 32});
+    for (int rows = 1; rows <= 9; ++rows) {
+      auto s = shared_tensor<float>({rows, 32}, Swizzle::none);
+      line = __LINE__ + 1;
+      tma.shared_to_global(s, view, {0, 0});
+    }
+  }
+};
+
+TEST(TmaStore, AKernelTakesAtMostEightTensorMaps) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(9 * 32, 0.0f));
+  const std::string got = error_of<StoresNineBoxShapes>(9, out);
+  EXPECT_EQ(got, fmt::format("{}:{}: tma: this copy needs a tensor map beyond the 8 a kernel may take (one per distinct "
+                             "global view, box and swizzle); copy through fewer views or box shapes",
+                             __FILE__, line));
+}
+
+struct StoresAtARow : Script {
+  void operator()(Int32 row, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {8, 32}), {row, 0});
+    tma.commit_group();
+    tma.wait_group(0);
+  }
+};
+
+TEST(TmaStore, NegativeOffsetsAreReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+  const std::string got = error_of<StoresAtARow>(-8, out);
+  EXPECT_EQ(got, fmt::format("{}:{}: tma.shared_to_global: offset 0 is -8; TMA stores need non-negative offsets "
+                             "(thread 0 of block (0, 0, 0))",
+                             __FILE__, line));
+  EXPECT_EQ(error_of<StoresAtARow>(4, out), "no error");  // partly outside: the rows inside are written
+}
+
+// A view whose rows are not a multiple of 16 bytes apart: a rule only the launch's values break.
+struct StoresIntoAnOddPitch : Script {
+  void operator()(Int32 m, Int32 n, Ptr<f16> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<f16>({4, 8}, Swizzle::none);
+    store_shared(s, register_tensor<f16>({4, 8}, 1.0f));
+    sync();
+    line = __LINE__ + 1;
+    tma.shared_to_global(s, global_view(out, {m, n}), {0, 0});
+    tma.commit_group();
+    tma.wait_group(0);
+  }
+};
+
+TEST(TmaStore, EncodingRulesBrokenByTheCallAreReportedAtTheLineOfTheCopy) {
+  Buffer<f16> h(Device::simulator(), std::vector<f16>(4096, f16(0.0f)));
+  const std::string got = error_of<StoresIntoAnOddPitch>(4, 12, h);
+  EXPECT_EQ(got, fmt::format("{}:{}: tma: dimension 0 of the global view has a stride of 24 bytes; TMA needs a positive "
+                        "multiple of 16 bytes",
+                        __FILE__, line));
+  EXPECT_EQ(error_of<StoresIntoAnOddPitch>(4, 16, h), "no error");
+}
+
+TEST(TmaStore, AKernelForSm80IsRejectedNamingSm90a) {
+  Kernel<StoreTileByTma<float, 32, 32, Swizzle::none>> k(Device::simulator(), KernelOptions{.arch = "sm_80"});
+  try {
+    k.lowered(64, 64, (float*)nullptr, (float*)nullptr);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("TmaStore needs sm_90a or newer; the kernel is compiled for sm_80"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(TmaStore, GeneratedCodeCompilesForSm90aAndSm100a) {
+  for (const char* arch : {"sm_90a", "sm_100a"}) {
+    Kernel<StoreTileByTma<f16, 32, 64, Swizzle::b128>> k(Device::simulator(), KernelOptions{.arch = arch});
+    const std::string src = k.cuda_source(64, 128, (f16*)nullptr, (f16*)nullptr);
+    EXPECT_NE(src.find("const __grid_constant__ tessel_tensor_map tensor_map"), std::string::npos) << src;
+    EXPECT_NE(src.find("extern __shared__ __align__(1024) unsigned char tessel_smem[];"), std::string::npos) << src;
+    EXPECT_NE(src.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"),
+              std::string::npos)
+        << src;
+    EXPECT_NE(src.find("cp.async.bulk.commit_group;"), std::string::npos) << src;
+    EXPECT_NE(src.find(R"(asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(0) : "memory");)"), std::string::npos)
+        << src;
+    runtime::CompileRequest req{src, "StoreTileByTma", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+    const runtime::CompileResult r = runtime::compile_to_cubin(req);
+    EXPECT_GE(r.cubin.size(), 4u) << arch;
+  }
+}
+
+}  // namespace
+}  // namespace tessel
