@@ -27,6 +27,8 @@ Kernel every_kind() {
   auto half = make_var(Type{DType::F16, true}, "h");
   auto v = make_var(Type{DType::I32}, "v");
   auto i = make_var(Type{DType::I32}, "i");
+  auto q = make_var(Type{DType::I32}, "q");
+  auto rem = make_var(Type{DType::I32}, "rem");
   const int threads = 128;
   auto tile = [&](DType t, std::vector<int> shape, const char* name) {
     return std::make_shared<RegisterTensorNode>(t, std::move(shape), threads, Layout(), name, at(1));
@@ -80,9 +82,15 @@ Kernel every_kind() {
       std::make_shared<CopyAsyncWaitNode>(at(25), 0, false),
       std::make_shared<SyncNode>(at(26)),
       std::make_shared<IfNode>(at(27), binary(BinaryOp::Gt, n, const_int(0)),
-                               std::make_shared<ThreadGroupNode>(at(28), 32, 32, seq({})), nullptr),
+                               std::make_shared<ThreadGroupNode>(
+                                   at(28), 32, 32, seq({std::make_shared<SyncNode>(at(28), SyncNode::kUnallocated)})),
+                               nullptr),
       std::make_shared<WhileNode>(at(29), binary(BinaryOp::Lt, v, const_int(0)),
                                   seq({std::make_shared<AssignNode>(at(30), v, binary(BinaryOp::Add, v, const_int(1)))})),
+      std::make_shared<SetMaxNRegNode>(at(31), false, 40),
+      std::make_shared<DeclareNode>(at(32), q, const_int(0)),
+      std::make_shared<DeclareNode>(at(32), rem, const_int(0)),
+      std::make_shared<FastDivmodNode>(at(32), q, rem, v, binary(BinaryOp::Add, n, const_int(1))),
   };
   auto k = std::make_shared<KernelNode>();
   k->name = "every_kind";
@@ -120,9 +128,10 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "store_shared", "lt(", "exp(", "where(", "fma(", "dot(", "cast(", "reduce_max(", "copy(",
                             "annotate_layout", "print \"row\"", "copy_async global<f32>", "copy_async_commit_group",
                             "copy_async_wait_group 0", "sync", "thread_group(begin=32, count=32)", "while ",
-                            "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full("})
+                            "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full(",
+                            "sync group", "setmaxnreg.dec 40", "= fast_divmod("})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
-  verify(*k, Arch::Sm80);
+  verify(*k, Arch::Sm90a);
   const Kernel lowered = passes::lower(k, passes::PassContext{Arch::Sm90a});
   verify(*lowered, Arch::Sm90a);
   EXPECT_NE(codegen::emit_cuda(*lowered, Arch::Sm90a).source.find("mma.sync"), std::string::npos);
@@ -137,7 +146,8 @@ TEST(NodeKinds, EveryInstructionHasTraits) {
     EXPECT_FALSE(t.family.empty()) << kind_name(kind);
   }
   EXPECT_GE(instructions, 20);
-  EXPECT_EQ(instruction_traits(NodeKind::Sync).executor, Executor::Block);
+  EXPECT_EQ(instruction_traits(NodeKind::Sync).executor, Executor::Warp);
+  EXPECT_EQ(instruction_traits(NodeKind::SetMaxNReg).executor, Executor::Warpgroup);
   EXPECT_EQ(instruction_traits(NodeKind::Dot).executor, Executor::Warp);
 }
 

@@ -41,6 +41,9 @@ enum class Ptx : uint8_t {
   Ldmatrix,
   Stmatrix,
   MmaSync,
+  BarSync,
+  SetmaxnregInc,
+  SetmaxnregDec,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

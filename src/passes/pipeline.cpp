@@ -14,6 +14,8 @@ namespace tessel::passes {
 const std::vector<Pass>& pipeline() {
   static const std::vector<Pass> passes = {
       {"inline_grid_values", inline_grid_values},
+      {"plan_fast_divmods", plan_fast_divmods},
+      {"allocate_barriers", allocate_barriers},
       {"infer_layouts", infer_layouts},
       {"simplify_scalars", simplify_scalars},
       {"select_instructions", select_instructions},

@@ -81,6 +81,12 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
   return out;
 }
 
+void Warp::assign(const ir::VarNode* var, const Lanes& values, Mask mask) {
+  Lanes& slot = vars_[var];
+  for (int l = 0; l < 32; ++l)
+    if (mask >> l & 1) slot[l] = values[l];
+}
+
 void Warp::exec(const ir::Stmt& s, Mask mask) {
   try {
     exec_here(s, mask);
