@@ -111,6 +111,9 @@ TEST(WarpRoles, EachGroupThatSynchronizesGetsANamedBarrier) {
     CHECK: if (tessel_warp >= 2 && tessel_warp < 4) {
     CHECK: asm volatile("bar.sync %0, %1;" :: "n"(2), "n"(64) : "memory");
   )")) << cuda;
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"})
+    EXPECT_FALSE(Kernel<TwoRolesTransposeApart>(Device::simulator(), KernelOptions{arch}).cubin(1, x, x).empty())
+        << arch;
 }
 
 // Scalars are per thread: `producer` is 1 in warp 0 only, so warp 0 skips the sync() of the role
@@ -453,7 +456,7 @@ TEST(WarpRoles, FastDivmodMistakesAreReportedAtTheirLines) {
             loc(line) + ": fast_divmod: the divisor must be the same for the whole grid (computed on the host from the "
                         "kernel's parameters at launch), but it depends on the kernel variable created at " +
                 loc(line - 3) +
-                ", which is assigned or depends on the thread, block or loop; divide with / and % instead");
+                ", which is assigned or is a loop's variable; divide with / and % instead");
   got = error_of<DividesByZero>(5);
   EXPECT_EQ(got, loc(line) + ": fast_divmod: the divisor is 0");
 }

@@ -14,13 +14,13 @@ namespace tessel::passes {
 const std::vector<Pass>& pipeline() {
   static const std::vector<Pass> passes = {
       {"inline_grid_values", inline_grid_values},
-      {"plan_fast_divmods", plan_fast_divmods},
-      {"allocate_barriers", allocate_barriers},
       {"infer_layouts", infer_layouts},
       {"simplify_scalars", simplify_scalars},
       {"select_instructions", select_instructions},
       {"choose_swizzles", choose_swizzles},
       {"plan_shared_memory", plan_shared_memory},
+      {"allocate_barriers", allocate_barriers},
+      {"plan_fast_divmods", plan_fast_divmods},
   };
   return passes;
 }

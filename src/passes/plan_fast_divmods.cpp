@@ -83,8 +83,7 @@ class PlanFastDivmods : public ir::Mutator {
     };
     ir::walk_expr(*divisor, [&](const ir::ExprNode& e) {
       if (e.kind == ir::NodeKind::Var && !params_.count(&e))
-        throw depends(fmt::format("the kernel variable created at {}, which is assigned or depends on the thread, "
-                                  "block or loop",
+        throw depends(fmt::format("the kernel variable created at {}, which is assigned or is a loop's variable",
                                   e.loc.str()));
       if (e.kind == ir::NodeKind::Builtin)
         throw depends(std::string(ir::builtin_name(static_cast<const ir::BuiltinNode&>(e).which)));
