@@ -267,6 +267,27 @@ TEST(WarpRoles, SetmaxnregMistakesAreReportedAtTheirLines) {
   }
 }
 
+// Scalars are per thread: only thread 0 takes the branch, so one lane of warp 0 runs setmaxnreg.
+struct SetmaxnregInABranchOfOneThread : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    Int32 first = 0;
+    single_thread([&] { first = 1; });
+    if_(first == 1, [&] {
+      line = __LINE__ + 1;
+      setmaxnreg.decrease(40);
+    });
+  }
+};
+
+TEST(WarpRoles, SetmaxnregOnPartOfAWarpIsReportedByTheSimulator) {
+  const std::string got = error_of<SetmaxnregInABranchOfOneThread>(1);
+  EXPECT_EQ(got, loc(line) + ": setmaxnreg.decrease is executed by every thread of a warpgroup together, but warp 0 "
+                             "of block (0, 0, 0) reaches it with 1 of its 32 threads (is it inside an if_ or loop that "
+                             "splits the warp?)");
+}
+
 // ---- fast_divmod ----
 
 TEST(WarpRoles, MagicNumbersDivideEveryValueExactly) {
