@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <random>
+#include <set>
 
 #include "expect_error.hpp"
 #include "filecheck.hpp"
@@ -395,6 +396,76 @@ TEST(WarpRoles, FastDivmodPassesTheDivisorAndItsMagicNumbersOnce) {
     Kernel<DividesByAGridConstant<uint32_t>> u(Device::simulator(), KernelOptions{arch});
     EXPECT_FALSE(u.cubin(1, 1u, 0u, 3u, unsigned_out).empty()) << arch;
   }
+}
+
+// Seed 000's tile rasterization: blocks walk the tiles in groups of `Swizzle` columns, dividing
+// by grid constants (the tiles of a group, the width of the last group, chosen at run time so
+// that it is never 0) and by the compile-time group width.
+template <int Swizzle> struct RasterizedTiles : Script {
+  int swizzle_size = Swizzle;
+
+  std::pair<Int32, Int32> compute_block_coord(const Int32& linear_idx, const Int32& num_m_blocks,
+                                              const Int32& num_n_blocks) {
+    Int32 tiles_per_group = num_m_blocks * swizzle_size;
+    auto [group_idx, in_group_idx] = fast_divmod(linear_idx, tiles_per_group);
+    Int32 first_n = group_idx * swizzle_size;
+    Int32 m_block = 0, n_block = 0;
+    Int32 remainder = num_n_blocks - num_n_blocks / swizzle_size * swizzle_size;
+    Int32 last_group_width = select(remainder > 0, remainder, swizzle_size);
+    if_(first_n + swizzle_size <= num_n_blocks, [&] {
+      auto [q, r] = fast_divmod(in_group_idx, swizzle_size);
+      m_block = q;
+      n_block = first_n + r;
+    }).else_([&] {
+      auto [q, r] = fast_divmod(in_group_idx, last_group_width);
+      m_block = q;
+      n_block = first_n + r;
+    });
+    return {m_block, n_block};
+  }
+
+  void operator()(Int32 m_size, Int32 n_size, Ptr<int32_t> out) {
+    Int32 num_m_blocks = cdiv(m_size, 16);
+    Int32 num_n_blocks = cdiv(n_size, 16);
+    attrs.blocks = num_m_blocks * num_n_blocks;
+    attrs.warps = 1;
+    auto [m_block, n_block] = compute_block_coord(Int32(blockIdx.x), num_m_blocks, num_n_blocks);
+    single_thread([&] {
+      auto g = global_view(out, {num_m_blocks * num_n_blocks, 2});
+      store_global(g, register_tensor<int32_t>({1, 1}, m_block), {blockIdx.x, 0});
+      store_global(g, register_tensor<int32_t>({1, 1}, n_block), {blockIdx.x, 1});
+    });
+  }
+};
+
+template <int Swizzle> void check_rasterization(int m_size, int n_size) {
+  const int num_m = (m_size + 15) / 16, num_n = (n_size + 15) / 16;
+  Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(size_t(2 * num_m * num_n), -1));
+  Kernel<RasterizedTiles<Swizzle>>(Device::simulator())(m_size, n_size, out);
+  const auto got = out.download();
+  std::set<std::pair<int, int>> tiles;
+  for (int linear = 0; linear < num_m * num_n; ++linear) {
+    const int tiles_per_group = num_m * Swizzle;
+    const int first_n = linear / tiles_per_group * Swizzle, in_group = linear % tiles_per_group;
+    const int width = first_n + Swizzle <= num_n ? Swizzle : num_n % Swizzle;
+    ASSERT_EQ(got[size_t(2 * linear)], in_group / width) << linear;
+    ASSERT_EQ(got[size_t(2 * linear + 1)], first_n + in_group % width) << linear;
+    tiles.insert({got[size_t(2 * linear)], got[size_t(2 * linear + 1)]});
+  }
+  EXPECT_EQ(tiles.size(), size_t(num_m * num_n));  // every tile once
+}
+
+TEST(WarpRoles, SeedTileRasterizationDividesByGridConstants) {
+  check_rasterization<4>(100, 100);  // 7 x 7 tiles: a last group 3 wide
+  check_rasterization<4>(64, 128);   // 4 x 8 tiles: no partial group
+  check_rasterization<3>(200, 70);   // 13 x 5 tiles
+  check_rasterization<1>(40, 40);
+  // Two grid-constant divisors, three derived parameters each; the constant one is plain / and %.
+  Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(2, 0));
+  Kernel<RasterizedTiles<4>> k(Device::simulator());
+  const ir::Kernel lowered = k.lowered(100, 100, out);
+  EXPECT_EQ(lowered->derived_params.size(), 6u) << ir::print(*lowered);
+  EXPECT_FALSE(k.cubin(100, 100, out).empty());
 }
 
 struct DividesByAConstant : Script {
