@@ -377,11 +377,11 @@ TEST(Diagnostics, AssignmentFromAnUnboundTile) {
   EXPECT_EQ(got, loc(line) + ": use of an unassigned RegisterTensor");
 }
 
-struct SyncInsideAThreadGroup : Script {
+struct SyncInsideAGroupThatSplitsAWarp : Script {
   void operator()(Int32 n) {
     attrs.blocks = 1;
     attrs.warps = 4;
-    thread_group(32, 64, [&] {
+    thread_group(16, 64, [&] {
       line = __LINE__ + 1;
       sync();
     });
@@ -397,11 +397,11 @@ struct SyncInsideAWholeBlockGroup : Script {
   }
 };
 
-TEST(Diagnostics, SyncInsideAThreadGroupThatIsNotTheBlock) {
-  const std::string got = testing::error_of<SyncInsideAThreadGroup>(16);
-  EXPECT_EQ(got, loc(line) + ": sync() inside a thread group of threads 32..95: sync() is a barrier of the whole block of "
-                             "128 threads, and the threads outside the group never reach it (the kernel would hang); call "
-                             "sync() outside the thread group");
+TEST(Diagnostics, SyncInsideAThreadGroupThatSplitsAWarp) {
+  const std::string got = testing::error_of<SyncInsideAGroupThatSplitsAWarp>(16);
+  EXPECT_EQ(got, loc(line) + ": sync() inside a thread group of threads 16..79: a thread group's sync() is a named "
+                             "barrier (bar.sync), which counts whole warps, and this group splits a warp; make the group "
+                             "start and end at multiples of 32 threads, or call sync() outside it");
   EXPECT_EQ(testing::error_of<SyncInsideAWholeBlockGroup>(16), "no error");
 }
 

@@ -27,6 +27,8 @@ Kernel every_kind() {
   auto half = make_var(Type{DType::F16, true}, "h");
   auto v = make_var(Type{DType::I32}, "v");
   auto i = make_var(Type{DType::I32}, "i");
+  auto q = make_var(Type{DType::I32}, "q");
+  auto rem = make_var(Type{DType::I32}, "rem");
   const int threads = 128;
   auto tile = [&](DType t, std::vector<int> shape, const char* name) {
     return std::make_shared<RegisterTensorNode>(t, std::move(shape), threads, Layout(), name, at(1));
@@ -104,7 +106,9 @@ Kernel every_kind() {
       std::make_shared<TmaCommitNode>(at(33)),
       std::make_shared<TmaWaitNode>(at(34), 0, true),
       std::make_shared<IfNode>(at(27), binary(BinaryOp::Gt, n, const_int(0)),
-                               std::make_shared<ThreadGroupNode>(at(28), 32, 32, seq({})), nullptr),
+                               std::make_shared<ThreadGroupNode>(
+                                   at(28), 32, 32, seq({std::make_shared<SyncNode>(at(28), SyncNode::kUnallocated)})),
+                               nullptr),
       std::make_shared<WhileNode>(at(29), binary(BinaryOp::Lt, v, const_int(0)),
                                   seq({std::make_shared<AssignNode>(at(30), v, binary(BinaryOp::Add, v, const_int(1)))})),
       std::make_shared<AllocSharedNode>(at(31), bars),
@@ -121,6 +125,10 @@ Kernel every_kind() {
       std::make_shared<MbarrierTryWaitNode>(at(36), ready, bar_v, const_int(1, DType::U32), WaitSemantics::Relaxed,
                                             WaitScope::Cluster),
       std::make_shared<FenceProxyAsyncNode>(at(37), ProxyFenceSpace::SharedCta),
+      std::make_shared<SetMaxNRegNode>(at(31), false, 40),
+      std::make_shared<DeclareNode>(at(32), q, const_int(0)),
+      std::make_shared<DeclareNode>(at(32), rem, const_int(0)),
+      std::make_shared<FastDivmodNode>(at(32), q, rem, v, binary(BinaryOp::Add, n, const_int(1))),
   };
   auto k = std::make_shared<KernelNode>();
   k->name = "every_kind";
@@ -165,7 +173,8 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "mbarrier_wait %bars[0] parity=0:u32 acquire.cta",
                             "%ready = mbarrier_try_wait %bars[mod(%v, 2)] parity=1:u32 relaxed.cluster",
                             "fence_proxy_async shared::cta",
-                            "tma.shared_to_global %sh to global<f16>", "tma.commit_group", "tma.wait_group 0 read"})
+                            "tma.shared_to_global %sh to global<f16>", "tma.commit_group", "tma.wait_group 0 read",
+                            "sync group", "setmaxnreg.dec 40", "= fast_divmod("})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
   verify(*k, Arch::Sm90a);
   const Kernel lowered = passes::lower(k, passes::PassContext{Arch::Sm90a});
@@ -185,7 +194,8 @@ TEST(NodeKinds, EveryInstructionHasTraits) {
     EXPECT_FALSE(t.family.empty()) << kind_name(kind);
   }
   EXPECT_GE(instructions, 20);
-  EXPECT_EQ(instruction_traits(NodeKind::Sync).executor, Executor::Block);
+  EXPECT_EQ(instruction_traits(NodeKind::Sync).executor, Executor::Warp);
+  EXPECT_EQ(instruction_traits(NodeKind::SetMaxNReg).executor, Executor::Warpgroup);
   EXPECT_EQ(instruction_traits(NodeKind::Dot).executor, Executor::Warp);
 }
 

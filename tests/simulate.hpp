@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "tessel/ir/fast_divmod.hpp"
 #include "tessel/sim/simulator.hpp"
 #include "tessel/tessel.hpp"
 
@@ -18,7 +19,9 @@ template <class S, class... A> void simulate(const sim::Options& options, const 
     const bool pointer = a.kind == HostArg::Kind::Pointer;
     values.push_back(ir::Scalar{.i = pointer ? int64_t(reinterpret_cast<uintptr_t>(a.p)) : a.i});
   }
-  if (values.size() != k->params.size()) throw std::logic_error("simulate: a parameter of the script is compile-time");
+  if (values.size() != k->call_params()) throw std::logic_error("simulate: a parameter of the script is compile-time");
+  values.resize(k->params.size());
+  ir::compute_derived_params(*k, values);
   sim::Launch launch{.args = values};
   for (size_t d = 0; d < k->blocks.size(); ++d)
     launch.grid[d] = int(ir::evaluate(*k->blocks[d], [&](const ir::ExprNode& e) {

@@ -98,6 +98,17 @@ template <class T> __device__ __forceinline__ T tessel_unpack(uint32_t r, int hi
 template <class T> __device__ __forceinline__ T tessel_shfl_xor(unsigned mask, T v, int lane_mask) {
   return __shfl_xor_sync(mask, v, lane_mask);
 }
+
+// fast_divmod's quotient x / d, from d's magic multiplier m and l = ceil(log2 d) computed at launch
+// (ir/fast_divmod.hpp); a signed x divides its magnitude and takes its sign back.
+__device__ __forceinline__ uint32_t tessel_fast_divide(uint32_t x, uint32_t m, uint32_t l) {
+  const uint32_t t = __umulhi(m, x);
+  return (t + ((x - t) >> min(l, 1u))) >> (l > 0u ? l - 1u : 0u);
+}
+__device__ __forceinline__ int32_t tessel_fast_divide(int32_t x, uint32_t m, uint32_t l) {
+  const uint32_t q = tessel_fast_divide(x < 0 ? 0u - uint32_t(x) : uint32_t(x), m, l);
+  return x < 0 ? int32_t(0u - q) : int32_t(q);
+}
 )CUDA";
 
 }  // namespace

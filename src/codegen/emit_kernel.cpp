@@ -93,6 +93,17 @@ bool has_whole_warp_group(const ir::Stmt& body) {
   return found;
 }
 
+// setmaxnreg moves registers between warpgroups within the block's allocation, so ptxas must fix
+// the registers per thread at kernel entry: with a minimum of one block per multiprocessor in
+// __launch_bounds__ it gives every thread its share of the register file (168 for 384 threads,
+// PTX ISA 9.7.19.5) and honours setmaxnreg; with the thread count alone it picks a count of its
+// own and ignores setmaxnreg (ptxas C7508, "unable to determine register count at entry").
+bool uses_setmaxnreg(const ir::Stmt& body) {
+  bool found = false;
+  ir::walk(body, [&](const ir::StmtNode& s) { found = found || s.kind == ir::NodeKind::SetMaxNReg; });
+  return found;
+}
+
 std::string literal(const ir::ConstNode& n) {
   switch (n.type.dtype) {
     case DType::Bool: return n.i ? "true" : "false";
@@ -279,7 +290,9 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch) {
                      k.loc.str()));
   e.line(fmt::format("#include \"{}\"", kDeviceHeaderName));
   e.line("");
-  e.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({})", k.threads(), m.kernel_name,
+  const std::string bounds =
+      uses_setmaxnreg(k.body) ? fmt::format("{}, 1", k.threads()) : std::to_string(k.threads());
+  e.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({})", bounds, m.kernel_name,
                      fmt::join(params, ", ")));
   if (k.shared_bytes > 0) e.line("extern __shared__ __align__(1024) unsigned char tessel_smem[];");
   if (has_whole_warp_group(k.body))

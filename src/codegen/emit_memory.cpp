@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "emitter.hpp"
+#include "ptx.hpp"
 
 namespace tessel::codegen {
 
@@ -180,8 +181,13 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   e.close();
 }
 
+// The block's sync() is __syncthreads; a thread group's is its named barrier, over its threads.
 void emit_Sync(Emitter& e, const ir::SyncNode& n) {
-  e.line(fmt::format("__syncthreads();  // sync ({})", n.loc.str()));
+  TESSEL_CHECK(n.barrier != ir::SyncNode::kUnallocated, "sync at {} reached code generation without a barrier",
+               n.loc.str());
+  if (n.barrier == ir::SyncNode::kBlockBarrier) return e.line(fmt::format("__syncthreads();  // sync ({})", n.loc.str()));
+  e.header(n, fmt::format("sync: named barrier {}", n.barrier));
+  e.line(ptx_asm(Ptx::BarSync, e.arch, {{std::to_string(n.barrier)}, {std::to_string(e.group().count)}}));
 }
 
 }  // namespace tessel::codegen

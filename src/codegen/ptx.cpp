@@ -276,6 +276,25 @@ const PtxRow& ptx_row(Ptx instruction) {
                               Arch::Sm90a, {scalar("pending", "n")}};
       return row;
     }
+    // PTX ISA 9.7.13.1: bar.sync (barrier.sync.aligned) on a named barrier that completes when
+    // `threads` threads (a multiple of 32, counted per warp) arrived.
+    case Ptx::BarSync: {
+      static const PtxRow row{"bar.sync", "bar.sync {barrier}, {threads};", Arch::Sm80,
+                              {scalar("barrier", "n"), scalar("threads", "n")}};
+      return row;
+    }
+    // PTX ISA 9.7.19.5: setmaxnreg, run by every warp of a warpgroup: the warps' registers per
+    // thread become `registers`, released to or taken from the block's pool.
+    case Ptx::SetmaxnregInc: {
+      static const PtxRow row{"setmaxnreg.inc", "setmaxnreg.inc.sync.aligned.u32 {registers};", Arch::Sm90a,
+                              {scalar("registers", "n")}, PtxEffect::Ordered};
+      return row;
+    }
+    case Ptx::SetmaxnregDec: {
+      static const PtxRow row{"setmaxnreg.dec", "setmaxnreg.dec.sync.aligned.u32 {registers};", Arch::Sm90a,
+                              {scalar("registers", "n")}, PtxEffect::Ordered};
+      return row;
+    }
   }
   TESSEL_CHECK(false, "no PTX row for instruction {}", int(instruction));
 }

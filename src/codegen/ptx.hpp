@@ -61,6 +61,9 @@ enum class Ptx : uint8_t {
   BulkCommitGroup,
   BulkWaitGroup,
   BulkWaitGroupRead,
+  BarSync,
+  SetmaxnregInc,
+  SetmaxnregDec,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

@@ -184,6 +184,18 @@ Stmt Mutator::visit(const WgmmaMmaNode& n, const Stmt& self) {
   return changed ? std::make_shared<WgmmaMmaNode>(n.loc, acc, a_shared, a_registers, b) : self;
 }
 
+Stmt Mutator::visit(const SetMaxNRegNode&, const Stmt& self) { return self; }
+
+// The quotient and remainder are assigned, not read: like an assignment's variable, they are not
+// operands.
+Stmt Mutator::visit(const FastDivmodNode& n, const Stmt& self) {
+  bool changed = false;
+  Expr x = update(n.x, &changed), divisor = update(n.divisor, &changed);
+  Expr multiplier = update(n.multiplier, &changed), log2 = update(n.log2, &changed);
+  return changed ? std::make_shared<FastDivmodNode>(n.loc, n.quotient, n.remainder, x, divisor, multiplier, log2)
+                 : self;
+}
+
 Stmt Mutator::visit(const AllocSharedNode& n, const Stmt& self) {
   bool changed = false;
   SharedTensor t = update(n.tensor, &changed);

@@ -19,11 +19,27 @@ class Printer {
     for (const Expr& b : k.blocks) blocks.push_back(expr(b));
     line(fmt::format("kernel {}({}) blocks=[{}] warps={} shared={} {{", k.name, fmt::join(params, ", "),
                      fmt::join(blocks, ", "), k.warps, k.shared_bytes));
+    derived_params(k);
     if (k.shared_bytes >= 0) shared_memory_plan(k);
     tensor_maps(k);
     block(k.body);
     line("}");
     return out_;
+  }
+
+  // How the launch computes each derived parameter, as comment lines under the kernel's header.
+  void derived_params(const KernelNode& k) {
+    ++indent_;
+    for (const DerivedParam& p : k.derived_params) {
+      std::string_view what;
+      switch (p.value) {
+        case DerivedValue::Divisor: what = "fast_divmod divisor"; break;
+        case DerivedValue::Multiplier: what = "fast_divmod multiplier of"; break;
+        case DerivedValue::Log2: what = "fast_divmod ceil(log2) of"; break;
+      }
+      line(fmt::format("// {} = {} {}, at launch", name(p.param.get(), p.param->name), what, expr(p.divisor)));
+    }
+    --indent_;
   }
 
   // The planner's layout of shared memory, as comment lines under the kernel's header (none when
@@ -211,7 +227,21 @@ class Printer {
     line("}");
   }
 
-  void stmt(const SyncNode&) { line("sync"); }
+  void stmt(const SyncNode& n) {
+    if (n.barrier == SyncNode::kBlockBarrier) return line("sync");
+    line(n.barrier == SyncNode::kUnallocated ? std::string("sync group") : fmt::format("sync barrier={}", n.barrier));
+  }
+
+  void stmt(const SetMaxNRegNode& n) {
+    line(fmt::format("setmaxnreg.{} {}", n.increase ? "inc" : "dec", n.registers));
+  }
+
+  void stmt(const FastDivmodNode& n) {
+    const std::string magic =
+        n.planned() ? fmt::format(" magic=({}, {})", expr(n.multiplier), expr(n.log2)) : std::string();
+    line(fmt::format("{}, {} = fast_divmod({}, {}){}", name(n.quotient.get(), n.quotient->name),
+                     name(n.remainder.get(), n.remainder->name), expr(n.x), expr(n.divisor), magic));
+  }
 
   void stmt(const AllocSharedNode& n) {
     line(fmt::format("{} = alloc_shared<{}>[{}] offset={}{}", name(n.tensor.get(), n.tensor->name),

@@ -1,9 +1,16 @@
-// Verifier rules of the memory instructions: allocations, loads and stores, the block barrier.
+// Verifier rules of the memory instructions: allocations, loads and stores, barriers.
 #include "verification.hpp"
 
 namespace tessel::ir {
 
-void verify_Sync(Verification&, const SyncNode&) {}
+// Barrier 0 is the block's; a thread group's sync() has a named barrier of its own (or none yet).
+void verify_Sync(Verification& v, const SyncNode& n) {
+  const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
+  TESSEL_CHECK(n.barrier >= SyncNode::kUnallocated && n.barrier < SyncNode::kBarriers, "sync barrier {} at {}",
+               n.barrier, n.loc.str());
+  TESSEL_CHECK((n.barrier == SyncNode::kBlockBarrier) == whole_block, "sync barrier {} in a group of {} at {}",
+               n.barrier, v.group().str(), n.loc.str());
+}
 
 void verify_AllocShared(Verification& v, const AllocSharedNode& n) {
   TESSEL_CHECK(!n.tensor->root, "alloc_shared of a view at {}", n.loc.str());

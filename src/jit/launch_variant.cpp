@@ -1,10 +1,11 @@
-// Launching a variant: the call's run-time values, the grid computed from them, then the
-// simulator or the GPU. Every call takes this path, so it allocates nothing for any ordinary
+// Launching a variant: the call's run-time values and the parameters derived from them, the grid
+// computed from them, then the simulator or the GPU. Every call takes this path, so it allocates nothing for any ordinary
 // kernel.
 #include <array>
 #include <functional>
 #include <span>
 
+#include "tessel/ir/fast_divmod.hpp"
 #include "tessel/ir/target_limits.hpp"
 #include "tessel/runtime/launch.hpp"
 #include "tessel/sim/simulator.hpp"
@@ -49,7 +50,8 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   if (k.params.size() > kInline) heap_values.resize(k.params.size());
   const std::span<ir::Scalar> values =
       heap_values.empty() ? std::span(inline_values).first(k.params.size()) : std::span(heap_values);
-  signature_.run_time_values(args, values);
+  signature_.run_time_values(args, values.first(k.call_params()));
+  ir::compute_derived_params(k, values);
   runtime::LaunchShape shape;
   shape.grid = grid_of(k, values, arch_);
   shape.threads = unsigned(k.threads());

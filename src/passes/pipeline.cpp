@@ -20,6 +20,8 @@ const std::vector<Pass>& pipeline() {
       {"choose_swizzles", choose_swizzles},
       {"plan_shared_memory", plan_shared_memory},
       {"plan_tensor_maps", plan_tensor_maps},
+      {"allocate_barriers", allocate_barriers},
+      {"plan_fast_divmods", plan_fast_divmods},
   };
   return passes;
 }

@@ -11,7 +11,9 @@ std::string describe_barrier(int id, const Barrier& b) {
     return fmt::format("barrier of sync(): {} of {} threads arrived; a sync() must be reached by every thread of the "
                        "block (is it inside a thread group or a branch that only some threads take?)",
                        b.arrived, b.expected);
-  return fmt::format("barrier {}: {} of {} threads arrived", id, b.arrived, b.expected);
+  return fmt::format("barrier {}: {} of {} threads arrived; the sync() of a thread group must be reached by every "
+                     "warp of the group (is it inside a branch that only some of them take?)",
+                     id, b.arrived, b.expected);
 }
 
 std::string describe_mbarrier(const MbarrierState& b) {

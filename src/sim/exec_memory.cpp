@@ -1,4 +1,4 @@
-// Simulator semantics of data movement and of the block barrier.
+// Simulator semantics of data movement and of barriers.
 #include <cstring>
 
 #include "machine.hpp"
@@ -53,8 +53,11 @@ std::vector<Lanes> eval_all(Warp& w, const std::vector<ir::Expr>& es, Mask mask)
 
 }  // namespace
 
+// The barrier expects the threads of the group the sync() runs in: the block's for barrier 0.
 void exec_Sync(Warp& w, const ir::SyncNode& n, Mask mask) {
-  w.cta.arrive_at_barrier(w, Cta::kBlockBarrier, w.cta.kernel.threads(), mask, n.loc);
+  TESSEL_CHECK(n.barrier != ir::SyncNode::kUnallocated, "sync at {} reached the simulator without a barrier",
+               n.loc.str());
+  w.cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
 }
 
 void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) {

@@ -81,8 +81,8 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
   return out;
 }
 
-void Warp::assign(const ir::VarNode* v, const Lanes& values, Mask mask) {
-  Lanes& slot = vars_[v];
+void Warp::assign(const ir::VarNode* var, const Lanes& values, Mask mask) {
+  Lanes& slot = vars_[var];
   for (int l = 0; l < 32; ++l)
     if (mask >> l & 1) slot[l] = values[l];
 }

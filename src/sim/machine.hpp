@@ -60,9 +60,8 @@ class Warp {
   void exec(const ir::Stmt& s, Mask mask);
   void exec_here(const ir::Stmt& s, Mask mask);
   Lanes eval(const ir::Expr& e, Mask mask);
-
-  // Sets the variable's value in the lanes of `mask` (an instruction's scalar result).
-  void assign(const ir::VarNode* v, const Lanes& values, Mask mask);
+  // Sets the active lanes' copies of `var` (an instruction's result variables).
+  void assign(const ir::VarNode* var, const Lanes& values, Mask mask);
 
   // Register tiles: values[lane * local_size + slot].
   std::vector<ir::Scalar>& tile(const ir::RegisterTensorNode* t);
@@ -109,9 +108,9 @@ class Cta {
   void mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end);
   void complete_in_flight_write(const InFlightWrite& w, const uint8_t* data);
 
-  // sync() is barrier 0 with the whole block; bar.sync has 16 ids per block.
-  static constexpr int kBlockBarrier = 0;
-  std::array<Barrier, 16> barriers;
+  // sync() is barrier 0 with the whole block; a thread group's sync() is a named barrier.
+  static constexpr int kBlockBarrier = ir::SyncNode::kBlockBarrier;
+  std::array<Barrier, ir::SyncNode::kBarriers> barriers;
   void arrive_at_barrier(Warp& w, int barrier, int expected, Mask mask, const SourceLoc& loc);
 
   // The block's mbarriers, by the shared byte of their word.

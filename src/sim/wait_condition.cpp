@@ -31,7 +31,7 @@ std::string describe(const Warp& w, const Wait& wait) {
       PerCondition{
           [&](const BarrierWait& b) {
             const std::string barrier =
-                b.barrier == Cta::kBlockBarrier ? std::string("sync()") : fmt::format("barrier {}", b.barrier);
+                b.barrier == Cta::kBlockBarrier ? std::string("sync()") : fmt::format("sync() of barrier {}", b.barrier);
             return fmt::format("waiting at {} at {} ({} of its 32 threads arrived)", barrier, at, b.arrived_threads);
           },
           [&](const CopyGroupWait& g) {

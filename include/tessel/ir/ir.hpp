@@ -268,8 +268,16 @@ struct ThreadGroupNode : StmtNode {
   const Stmt body;
 };
 
+// A barrier over the threads of the group it runs in (bar.sync): barrier 0 (__syncthreads) for
+// the whole block; a named barrier for a thread group of whole warps, numbered per group by
+// allocate_barriers (kUnallocated from tracing until then).
 struct SyncNode : StmtNode {
-  explicit SyncNode(SourceLoc l) : StmtNode(NodeKind::Sync, std::move(l)) {}
+  static constexpr int kUnallocated = -1;
+  static constexpr int kBlockBarrier = 0;
+  static constexpr int kBarriers = 16;  // per block (PTX ISA 9.7.13.1)
+  explicit SyncNode(SourceLoc l, int barrier = kBlockBarrier)
+      : StmtNode(NodeKind::Sync, std::move(l)), barrier(barrier) {}
+  const int barrier;
 };
 struct AllocSharedNode : StmtNode {
   AllocSharedNode(SourceLoc l, SharedTensor t, int64_t offset = -1, int alignment = 0)
@@ -583,6 +591,29 @@ struct TmaWaitNode : StmtNode {
   const bool read;
 };
 
+// setmaxnreg.inc / .dec (sm_90a): each warpgroup running it changes its warps' register count to
+// `registers` per thread (a multiple of 8 in 24..256).
+struct SetMaxNRegNode : StmtNode {
+  SetMaxNRegNode(SourceLoc l, bool increase, int registers)
+      : StmtNode(NodeKind::SetMaxNReg, std::move(l)), increase(increase), registers(registers) {}
+  const bool increase;
+  const int registers;
+};
+// quotient, remainder = x / divisor, x % divisor (both variables declared before, of x's type, i32
+// or u32) for a divisor that is the same for the whole grid. Traced with the divisor as an
+// expression of the kernel's parameters; plan_fast_divmods makes it a parameter the launch
+// computes, with its magic numbers (ir/fast_divmod.hpp) in `multiplier` and `log2`.
+struct FastDivmodNode : StmtNode {
+  FastDivmodNode(SourceLoc l, Var quotient, Var remainder, Expr x, Expr divisor, Expr multiplier = nullptr,
+                 Expr log2 = nullptr)
+      : StmtNode(NodeKind::FastDivmod, std::move(l)), quotient(std::move(quotient)), remainder(std::move(remainder)),
+        x(std::move(x)), divisor(std::move(divisor)), multiplier(std::move(multiplier)), log2(std::move(log2)) {}
+  const Var quotient, remainder;
+  const Expr x, divisor;
+  const Expr multiplier, log2;  // null until planned
+  bool planned() const { return multiplier != nullptr; }
+};
+
 Stmt seq(std::vector<Stmt> stmts, SourceLoc l = {});
 
 // ---- kernels -------------------------------------------------------------------------------
@@ -598,9 +629,20 @@ struct TensorMap {
   SourceLoc loc;         // the first instruction that uses it
 };
 
+// A kernel parameter that the launch computes from the call's parameters instead of taking it
+// from the call: a grid-constant fast_divmod divisor and its magic numbers.
+enum class DerivedValue : uint8_t { Divisor, Multiplier, Log2 };
+struct DerivedParam {
+  Var param;
+  DerivedValue value;
+  Expr divisor;  // over the call's parameters
+  SourceLoc loc; // the fast_divmod that divides by it
+};
+
 struct KernelNode {
   std::string name;
-  std::vector<Var> params;
+  std::vector<Var> params;  // the call's, then the derived ones
+  std::vector<DerivedParam> derived_params;
   std::vector<Expr> blocks;  // grid extents, 1 to 3, over the parameters
   int warps = 0;
   Stmt body;
@@ -608,6 +650,7 @@ struct KernelNode {
   std::vector<TensorMap> tensor_maps;  // set by plan_tensor_maps
   SourceLoc loc;
   int threads() const { return warps * 32; }
+  size_t call_params() const { return params.size() - derived_params.size(); }
 };
 using Kernel = Ref<KernelNode>;
 

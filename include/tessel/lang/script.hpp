@@ -14,6 +14,7 @@
 #include "tessel/lang/tensors.hpp"
 #include "tessel/lang/wgmma.hpp"
 #include "tessel/lang/tma.hpp"
+#include "tessel/lang/warp_roles.hpp"
 
 namespace tessel {
 
@@ -99,6 +100,7 @@ class Instructions {
   MbarrierInstructions mbarrier;
   FenceInstructions fence;
   TmaInstructions tma;
+  SetmaxnregInstructions setmaxnreg;
 
   // ---- tensors ----
   template <class T>
@@ -182,8 +184,10 @@ class Instructions {
   void print(const std::string& label, const RegisterTensor& x, loc_t loc = loc_t::current());
 
   // ---- synchronization and control ----
-  // Barrier over all threads of the block (__syncthreads); every thread must reach it, so it is
-  // rejected inside a thread group that is not the whole block.
+  // Barrier over the threads of the current group: the block's (__syncthreads) at the top level,
+  // and inside a thread group of whole warps a named barrier of that group's warps (bar.sync), so
+  // a role synchronizes its own warps while the other roles run on. Every warp of the group must
+  // reach it; a group that splits a warp cannot have one.
   void sync(loc_t loc = loc_t::current());
   // Threads [begin, begin + count) of the current group run `body`.
   void thread_group(int begin, int count, const std::function<void()>& body, loc_t loc = loc_t::current());

@@ -35,5 +35,7 @@ ir::Kernel inline_grid_values(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel simplify_scalars(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_shared_memory(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_tensor_maps(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel plan_fast_divmods(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel allocate_barriers(const ir::Kernel& k, const PassContext& ctx);
 
 }  // namespace tessel::passes

@@ -1,0 +1,53 @@
+#include "tessel/ir/fast_divmod.hpp"
+
+
+namespace tessel::ir {
+
+DivisorMagic divisor_magic(uint32_t d) {
+  TESSEL_CHECK(d > 0, "magic numbers of divisor 0");
+  uint32_t l = 0;
+  while ((uint64_t(1) << l) < d) ++l;
+  // 2^l - d < d, so the quotient is below 2^32 and the multiplier fits in 32 bits.
+  const uint64_t m = (((uint64_t(1) << l) - d) << 32) / d + 1;
+  return {uint32_t(m), l};
+}
+
+uint32_t fast_divide(uint32_t x, DivisorMagic magic) {
+  const auto t = uint32_t((uint64_t(x) * magic.multiplier) >> 32);
+  const uint32_t first = magic.log2 < 1 ? magic.log2 : 1;
+  const uint32_t second = magic.log2 > 0 ? magic.log2 - 1 : 0;
+  return (t + ((x - t) >> first)) >> second;
+}
+
+int32_t fast_divide(int32_t x, DivisorMagic magic) {
+  const uint32_t magnitude = x < 0 ? 0u - uint32_t(x) : uint32_t(x);
+  const uint32_t q = fast_divide(magnitude, magic);
+  return x < 0 ? int32_t(0u - q) : int32_t(q);
+}
+
+void compute_derived_params(const KernelNode& k, std::span<Scalar> values) {
+  TESSEL_CHECK(values.size() == k.params.size(), "kernel {}: {} values for {} parameters", k.name, values.size(),
+               k.params.size());
+  const size_t call = k.call_params();
+  const auto lookup = [&](const ExprNode& e) -> Scalar {
+    for (size_t j = 0; j < call; ++j)
+      if (k.params[j].get() == &e) return values[j];
+    TESSEL_CHECK(false, "a fast_divmod divisor of kernel {} depends on a value the launch does not have", k.name);
+  };
+  for (size_t i = 0; i < k.derived_params.size(); ++i) {
+    const DerivedParam& p = k.derived_params[i];
+    const int64_t d = evaluate(*p.divisor, lookup).i;
+    if (d <= 0)
+      throw Error(p.loc, fmt::format("fast_divmod: the divisor is {} at this launch of kernel {}; it must be "
+                                     "positive (divide with / and % where it can be 0 or negative)",
+                                     d, k.name));
+    Scalar& out = values[call + i];
+    switch (p.value) {
+      case DerivedValue::Divisor: out.i = d; break;
+      case DerivedValue::Multiplier: out.i = divisor_magic(uint32_t(d)).multiplier; break;
+      case DerivedValue::Log2: out.i = divisor_magic(uint32_t(d)).log2; break;
+    }
+  }
+}
+
+}  // namespace tessel::ir

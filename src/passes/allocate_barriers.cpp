@@ -1,0 +1,53 @@
+// Numbers the named barriers of thread groups' sync()s: one barrier per distinct group (its
+// range of threads), in order of first use, from 1 up; barrier 0 is the block's sync(). A block
+// has 16 (PTX ISA 9.7.13.1), so a 16th distinct group is a user error at its sync().
+#include <map>
+
+#include "tessel/ir/mutator.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel::passes {
+
+namespace {
+
+class AllocateBarriers : public ir::Mutator {
+ public:
+  explicit AllocateBarriers(int threads) { groups_.push_back({0, threads}); }
+
+ protected:
+  ir::Stmt visit(const ir::ThreadGroupNode& n, const ir::Stmt& self) override {
+    groups_.push_back({n.begin, n.count});
+    ir::Stmt out = Mutator::visit(n, self);
+    groups_.pop_back();
+    return out;
+  }
+
+  ir::Stmt visit(const ir::SyncNode& n, const ir::Stmt& self) override {
+    if (n.barrier != ir::SyncNode::kUnallocated) return self;
+    const ir::ThreadRange g = groups_.back();
+    auto it = barriers_.find({g.begin, g.count});
+    if (it == barriers_.end()) {
+      const int id = int(barriers_.size()) + 1;
+      if (id >= ir::SyncNode::kBarriers)
+        throw Error(n.loc, fmt::format("sync() in the thread group of {} needs a named barrier, but the {} of a block "
+                                       "are taken: barrier 0 by the block's sync() and one by each of {} other "
+                                       "thread groups that call sync(); synchronize fewer distinct groups",
+                                       g.str(), ir::SyncNode::kBarriers, barriers_.size()));
+      it = barriers_.emplace(std::pair{g.begin, g.count}, id).first;
+    }
+    return std::make_shared<ir::SyncNode>(n.loc, it->second);
+  }
+
+ private:
+  std::vector<ir::ThreadRange> groups_;
+  std::map<std::pair<int, int>, int> barriers_;  // (first thread, count) -> barrier
+};
+
+}  // namespace
+
+ir::Kernel allocate_barriers(const ir::Kernel& k, const PassContext&) {
+  ir::Stmt body = AllocateBarriers(k->threads()).mutate(k->body);
+  return body == k->body ? k : ir::with_body(k, body);
+}
+
+}  // namespace tessel::passes
