@@ -23,6 +23,7 @@ template <class T, int M, int N, int K, bool RegisterA, int Warps = 4> struct Wg
     store_shared(s_a, load_global(global_view(a, {M, K}), {0, 0}, {M, K}));
     copy_async(global_view(b, {N, K}), s_b, {0, 0});
     copy_async_wait_all();
+    fence.proxy_async();  // the generic-proxy writes above, before wgmma reads them (async proxy)
     sync();
     auto acc = register_tensor<float>({M, N}, 0.0f);
     wgmma.fence();
@@ -57,6 +58,7 @@ template <class T, int N, int K, bool SyncAfterWait = true> struct WgmmaPipeline
       copy_async(g_a, s_a[stage], {0, step * 16});
       copy_async(g_b, s_b[stage], {0, step * 16});
       copy_async_wait_all();
+      fence.proxy_async();
       sync();
       wgmma.mma(s_a[stage], s_b[stage].transpose(), acc);
       wgmma.commit_group();
