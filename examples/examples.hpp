@@ -60,5 +60,6 @@ Example row_softmax_example();
 Example matmul_simt_example();
 Example broken_sync_example();
 std::vector<Example> ampere_ladder_examples();
+std::vector<Example> hopper_ladder_examples();
 
 }  // namespace tessel::examples

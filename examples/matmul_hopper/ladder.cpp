@@ -1,0 +1,15 @@
+// The Hopper matmul ladder: TMA, mbarriers and wgmma, each step improving on the one before.
+#include "matmul_example.hpp"
+#include "v1_tma_wgmma.hpp"
+
+namespace tessel::examples {
+
+std::vector<Example> hopper_ladder_examples() {
+  return {
+      matmul_example<hopper::MatmulV1TmaWgmma<f16>>(
+          "hopper_v1", "Hopper ladder 1: TMA loads onto an mbarrier, wgmma from shared memory, one stage"),
+      matmul_example<hopper::MatmulV1TmaWgmma<bf16>, bf16>("hopper_v1_bf16", "Hopper ladder 1 with bf16 operands"),
+  };
+}
+
+}  // namespace tessel::examples
