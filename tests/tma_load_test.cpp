@@ -169,6 +169,37 @@ TEST(TmaLoad, MistakesVisibleAtTraceTimeAreReportedAtTheLine) {
   at(error_of<LoadsWithTooFewOffsets>(h), "tma.global_to_shared: 1 offsets given for a global view of rank 2");
 }
 
+// Announces `Bytes` for two loads of an [8, 32] f32 tile (2048 bytes in all).
+template <int Bytes> struct AnnouncesBytes : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({2, 8, 32}, Swizzle::none);
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      line = __LINE__ + 1;
+      mbarrier.arrive_and_expect_tx(bars[0], Bytes);
+      tma.global_to_shared(global_view(in, {8, 32}), s[0], {0, 0}, bars[0]);
+      tma.global_to_shared(global_view(in, {8, 32}), s[1], {0, 0}, bars[0]);
+    });
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+    store_global(global_view(out, {8, 32}), load_shared(s[1]), {0, 0});
+  }
+};
+
+TEST(TmaLoad, AnnouncedBytesThatCannotMatchTheLoadsAreReportedAtTheLine) {
+  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)), out(Device::simulator(), std::vector<float>(256));
+  const auto expect = [&](const std::string& got, int bytes, const char* outcome) {
+    EXPECT_EQ(got, fmt::format("{0}:{1}: mbarrier.arrive_and_expect_tx: announces {2} transaction bytes, but the TMA "
+                               "loads that signal this barrier (at {0}:{3}, {0}:{4}) bring 2048 bytes, every byte of "
+                               "their boxes; the phase would {5}. Announce exactly the boxes' bytes",
+                               __FILE__, line, bytes, line + 1, line + 2, outcome));
+  };
+  expect(error_of<AnnouncesBytes<1024>>(in, out), 1024, "receive more bytes than it expects");
+  expect(error_of<AnnouncesBytes<4096>>(in, out), 4096, "never complete");
+  EXPECT_EQ(error_of<AnnouncesBytes<2048>>(in, out), "no error");
+}
+
 TEST(TmaLoad, AKernelForSm80IsRejectedNamingSm90a) {
   Kernel<LoadTileByTma<float, 32, 32, Swizzle::none>> k(Device::simulator(), KernelOptions{.arch = "sm_80"});
   try {
