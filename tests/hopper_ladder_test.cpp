@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "examples.hpp"
+#include "matmul_example.hpp"
+#include "matmul_hopper/v1_tma_wgmma.hpp"
 
 namespace tessel {
 namespace {
@@ -26,6 +28,20 @@ TEST(HopperLadder, V1MatchesTheHostReferenceUnderEveryOrder) {
         const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << r.summary;
       }
+}
+
+// Step 1 with two warpgroups, each running the mma of its 64 rows of the block.
+struct V1TwoWarpgroups : examples::hopper::MatmulV1TmaWgmma<f16> {
+  V1TwoWarpgroups() { warpgroups = 2; }
+};
+
+TEST(HopperLadder, V1WithTwoWarpgroupsMatchesTheHostReferenceUnderEveryOrder) {
+  const examples::Example e = examples::matmul_example<V1TwoWarpgroups>("hopper_v1_two_warpgroups", "");
+  for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{128, 256, 128}, std::vector<int64_t>{200, 136, 96}})
+    for (const KernelOptions& o : every_order()) {
+      const examples::RunResult r = e.run(Device::simulator(), sizes, o);
+      EXPECT_TRUE(r.ok) << r.summary;
+    }
 }
 
 struct Cli {
