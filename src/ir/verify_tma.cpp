@@ -29,25 +29,31 @@ void check_tile_is_box_image(const SharedTensorNode& tile, std::string_view oper
                                    fmt::join(dense, ", ")));
 }
 
+enum class Direction { Store, Load };
+
 // What a store and a load of `tile` as a box of `view` at `offsets` share: the view's rank, the
 // types, the dimensions the tile covers, the tile as the box's image, and the table entry.
 void check_box_copy(Verification& v, const SharedTensorNode& tile, const GlobalTensor& view_ref,
                     const std::vector<Expr>& offsets, const std::vector<int>& dims, int tensor_map,
-                    std::string_view operation, std::string_view types, const SourceLoc& loc) {
+                    Direction direction, const SourceLoc& loc) {
+  const bool load = direction == Direction::Load;
+  const std::string_view operation = load ? "tma.global_to_shared" : "tma.shared_to_global";
   const GlobalTensorNode& view = *view_ref;
   if (view.rank() < 1 || view.rank() > kTensorMapMaxRank)
     throw Error(loc, fmt::format("{}: the global view has {} dimensions; TMA handles 1 to {}", operation, view.rank(),
                                  kTensorMapMaxRank));
   if (tile.dtype != view.dtype)
-    throw Error(loc, fmt::format(fmt::runtime(types), operation, dtype_name(tile.dtype), dtype_name(view.dtype)));
+    throw Error(loc, fmt::format("{}: {} a shared tile of {} {} a global view of {}; TMA copies elements unchanged, "
+                                 "so the types must be equal",
+                                 operation, load ? "into" : "from", dtype_name(tile.dtype), load ? "from" : "to",
+                                 dtype_name(view.dtype)));
   if (int(offsets.size()) != view.rank())
     throw Error(loc, fmt::format("{}: {} offsets given for a global view of rank {}", operation, offsets.size(),
                                  view.rank()));
   if (tile.rank() > view.rank())
     throw Error(loc, fmt::format("{}: a shared tile of rank {} {} a global view of rank {}; each dimension of "
                                  "the tile must be one of the view",
-                                 operation, tile.rank(), operation == "tma.shared_to_global" ? "into" : "from",
-                                 view.rank()));
+                                 operation, tile.rank(), load ? "from" : "into", view.rank()));
   if (int(dims.size()) != tile.rank())
     throw Error(loc, fmt::format("{}: dims names {} dimensions of the global view for a shared tile of rank {}; give "
                                  "one per dimension of the tile",
@@ -78,25 +84,12 @@ void check_box_copy(Verification& v, const SharedTensorNode& tile, const GlobalT
 }  // namespace
 
 void verify_TmaStore(Verification& v, const TmaStoreNode& n) {
-  check_box_copy(v, *n.src, n.dst, n.offsets, n.dims, n.tensor_map, "tma.shared_to_global",
-                 "{}: from a shared tile of {} to a global view of {}; TMA copies elements unchanged, so the types "
-                 "must be equal",
-                 n.loc);
+  check_box_copy(v, *n.src, n.dst, n.offsets, n.dims, n.tensor_map, Direction::Store, n.loc);
 }
 
 void verify_TmaLoad(Verification& v, const TmaLoadNode& n) {
-  check_box_copy(v, *n.dst, n.src, n.offsets, n.dims, n.tensor_map, "tma.global_to_shared",
-                 "{}: into a shared tile of {} from a global view of {}; TMA copies elements unchanged, so the types "
-                 "must be equal",
-                 n.loc);
-  const SharedTensorNode& array = *n.barrier.array->allocation();
-  TESSEL_CHECK(array.dtype == DType::U64 && array.rank() == 1 && !n.barrier.array->root,
-               "tma.global_to_shared at {} signals something other than a barrier array", n.loc.str());
-  int64_t index = 0;
-  if (as_const_int(n.barrier.index, &index) && (index < 0 || index >= array.shape[0]))
-    throw Error(n.loc, fmt::format("barrier index {} is out of range: the barrier array allocated at {} has {} "
-                                   "barriers",
-                                   index, array.loc.str(), array.shape[0]));
+  check_box_copy(v, *n.dst, n.src, n.offsets, n.dims, n.tensor_map, Direction::Load, n.loc);
+  check_barrier(n.barrier, n);
 }
 
 void verify_TmaCommit(Verification&, const TmaCommitNode&) {}
