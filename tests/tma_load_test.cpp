@@ -200,6 +200,72 @@ TEST(TmaLoad, AnnouncedBytesThatCannotMatchTheLoadsAreReportedAtTheLine) {
   EXPECT_EQ(error_of<AnnouncesBytes<2048>>(in, out), "no error");
 }
 
+// The same with a count only the run knows: the simulator checks what lands.
+struct AnnouncesBytesAtRunTime : Script {
+  void operator()(Int32 bytes, Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({2, 8, 32}, Swizzle::none);
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], bytes);
+      line = __LINE__ + 1;
+      tma.global_to_shared(global_view(in, {8, 32}), s[0], {0, 0}, bars[0]);
+      tma.global_to_shared(global_view(in, {8, 32}), s[1], {0, 0}, bars[0]);
+    });
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+    store_global(global_view(out, {8, 32}), load_shared(s[1]), {0, 0});
+  }
+};
+
+TEST(TmaLoad, RunTimeCountsThatDoNotMatchAreReportedBySimulator) {
+  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)), out(Device::simulator(), std::vector<float>(256));
+  // Too few: the first load completes the phase, the wait passes, and the second load, whose bytes
+  // count toward the next phase, may still be writing the tile that is read.
+  const std::string fewer = error_of<AnnouncesBytesAtRunTime>(1024, in, out);  // sets `line`
+  EXPECT_EQ(fewer,
+            fmt::format("{0}:{1}: read of shared memory that a tma.global_to_shared issued at {0}:{2} may still be "
+                        "writing (thread 0 of block (0, 0, 0)); wait on the mbarrier phase the load completes "
+                        "(mbarrier.wait) before accessing its tile",
+                        __FILE__, line + 4, line + 1));
+  const std::string more = error_of<AnnouncesBytesAtRunTime>(4096, in, out);
+  EXPECT_NE(more.find("deadlock in block (0, 0, 0)"), std::string::npos) << more;
+  EXPECT_NE(more.find("tx-count 2048"), std::string::npos) << more;
+  EXPECT_EQ(error_of<AnnouncesBytesAtRunTime>(2048, in, out), "no error");
+}
+
+// Loads the box at (-4, -8) of an [8, 32] view: the elements outside read as zero, and the box's
+// every byte completes on the barrier.
+struct LoadsAtNegativeOffsets : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], 8 * 32 * 4);
+      tma.global_to_shared(global_view(in, {8, 32}), s, {-4, -8}, bars[0]);
+    });
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+    store_global(global_view(out, {8, 32}), load_shared(s), {0, 0});
+  }
+};
+
+TEST(TmaLoad, ElementsOutsideTheTensorReadAsZeroAtNegativeOffsets) {
+  std::vector<float> host(256);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = float(i + 1);
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> in(Device::simulator(), host), out(Device::simulator(), std::vector<float>(256, -1.0f));
+    testing::simulate<LoadsAtNegativeOffsets>(o, in, out);
+    const std::vector<float> got = out.download();
+    for (int r = 0; r < 8; ++r)
+      for (int c = 0; c < 32; ++c) {
+        const bool inside = r >= 4 && c >= 8;
+        ASSERT_EQ(got[size_t(r * 32 + c)], inside ? host[size_t((r - 4) * 32 + c - 8)] : 0.0f) << r << ", " << c;
+      }
+  }
+}
+
 TEST(TmaLoad, AKernelForSm80IsRejectedNamingSm90a) {
   Kernel<LoadTileByTma<float, 32, 32, Swizzle::none>> k(Device::simulator(), KernelOptions{.arch = "sm_80"});
   try {

@@ -103,9 +103,15 @@ bool TmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& conditio
                         [](const BarrierWait&) { return false; },
                         [](const CopyGroupWait&) { return false; },
                         [](const WgmmaGroupWait&) { return false; },
+                        // One load at a time, oldest first: the phase may complete before the
+                        // later loads land, whose bytes then count toward the next phase.
                         [&](const MbarrierPhaseWait& wait) {
-                          return complete_where(none_stored,
-                                                [&](const Load& l) { return l.barrier_byte == wait.barrier; });
+                          const auto oldest = std::find_if(
+                              loads_in_flight_.begin(), loads_in_flight_.end(),
+                              [&](const std::unique_ptr<Load>& l) { return l->barrier_byte == wait.barrier; });
+                          if (oldest == loads_in_flight_.end()) return false;
+                          const Load* needed = oldest->get();
+                          return complete_where(none_stored, [&](const Load& l) { return &l == needed; });
                         },
                         [&](const BulkGroupWait& wait) {
                           return complete_where(
