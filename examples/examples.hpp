@@ -22,6 +22,8 @@ struct Example {
   std::string name, description;
   std::vector<std::string> size_names;
   std::vector<int64_t> default_sizes;
+  // The code-generation targets it exists on (sm_90a-only instructions exist on no other).
+  std::vector<std::string> targets = {"sm_80", "sm_90a", "sm_100a"};
   // Runs on `device` with random inputs and checks against a host reference.
   std::function<RunResult(const Device&, const std::vector<int64_t>&, const KernelOptions&)> run;
   // The traced (lowered=false) or lowered IR, and the CUDA source, for the given sizes.
@@ -60,5 +62,6 @@ Example row_softmax_example();
 Example matmul_simt_example();
 Example broken_sync_example();
 std::vector<Example> ampere_ladder_examples();
+std::vector<Example> hopper_ladder_examples();
 
 }  // namespace tessel::examples

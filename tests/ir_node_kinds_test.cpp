@@ -125,6 +125,7 @@ Kernel every_kind() {
       std::make_shared<MbarrierTryWaitNode>(at(36), ready, bar_v, const_int(1, DType::U32), WaitSemantics::Relaxed,
                                             WaitScope::Cluster),
       std::make_shared<FenceProxyAsyncNode>(at(37), ProxyFenceSpace::SharedCta),
+      std::make_shared<TmaLoadNode>(at(38), gh, sh, zeros(2), std::vector<int>{0, 1}, bar0),
       std::make_shared<SetMaxNRegNode>(at(31), false, 40),
       std::make_shared<DeclareNode>(at(32), q, const_int(0)),
       std::make_shared<DeclareNode>(at(32), rem, const_int(0)),
@@ -173,7 +174,8 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "mbarrier_wait %bars[0] parity=0:u32 acquire.cta",
                             "%ready = mbarrier_try_wait %bars[mod(%v, 2)] parity=1:u32 relaxed.cluster",
                             "fence_proxy_async shared::cta",
-                            "tma.shared_to_global %sh to global<f16>", "tma.commit_group", "tma.wait_group 0 read",
+                            "tma.shared_to_global %sh to global<f16>", "tma.global_to_shared global<f16>", "to %sh dims [0, 1] on %bars[0]",
+                            "tma.commit_group", "tma.wait_group 0 read",
                             "sync group", "setmaxnreg.dec 40", "= fast_divmod("})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
   verify(*k, Arch::Sm90a);
@@ -183,6 +185,8 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   EXPECT_NE(cuda.find("mma.sync"), std::string::npos);
   EXPECT_NE(cuda.find("wgmma.mma_async"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"), std::string::npos);
+  EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"),
+            std::string::npos);
 }
 
 TEST(NodeKinds, EveryInstructionHasTraits) {

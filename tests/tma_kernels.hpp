@@ -29,7 +29,26 @@ template <class T, int TileM, int TileN, Swizzle Sw> struct StoreTileByTma : Scr
   }
 };
 
-// Runs a StoreTileByTma kernel for T through `run(m, n, in, out)` on `dev` and compares with a
+// out = 2 * in through a shared tile that TMA loads onto an mbarrier: one thread announces the
+// box's bytes and issues the load, every thread waits on the phase, then reads the tile.
+template <class T, int TileM, int TileN, Swizzle Sw> struct LoadTileByTma : Script {
+  void operator()(Int32 m, Int32 n, Ptr<T> in, Ptr<T> out) {
+    attrs.blocks = {cdiv(m, TileM), cdiv(n, TileN)};
+    attrs.warps = 4;
+    Int32 row = blockIdx.x * TileM, col = blockIdx.y * TileN;
+    auto s = shared_tensor<T>({TileM, TileN}, Sw);
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], int(sizeof(T)) * TileM * TileN);
+      tma.global_to_shared(global_view(in, {m, n}), s, {row, col}, bars[0]);
+    });
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+    auto t = load_shared(s);
+    store_global(global_view(out, {m, n}), t + t, {row, col});
+  }
+};
+
+// Runs a StoreTileByTma or LoadTileByTma kernel for T through `run(m, n, in, out)` on `dev` and compares with a
 // host reference: every element doubled, nothing written outside the [m, n] output.
 template <class T, class Run> void check_store_tile(const Device& dev, int m, int n, Run&& run) {
   std::mt19937 rng(uint32_t(m * 977 + n));

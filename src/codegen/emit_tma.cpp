@@ -1,5 +1,5 @@
-// TMA: stores of shared tiles through tensor maps and their bulk groups, each issued by the first
-// thread of the group that runs it.
+// TMA: loads and stores of shared tiles through tensor maps, and the stores' bulk groups, each
+// issued by the first thread of the group that runs it.
 #include "emitter.hpp"
 #include "ptx.hpp"
 
@@ -18,25 +18,47 @@ template <class Body> void in_issuing_thread(Emitter& e, Body&& body) {
   e.close();
 }
 
+// The shared-window address of `tile`'s first byte.
+std::string shared_address(Emitter& e, const ir::SharedTensor& tile) {
+  const int64_t base = e.shared_offsets.at(tile->allocation());
+  const std::string start = tile->offset ? fmt::format("tessel_smem + {} + ({}) * {}", base, e.expr(tile->offset),
+                                                       dtype_bytes(tile->dtype))
+                                         : fmt::format("tessel_smem + {}", base);
+  return fmt::format("uint32_t(__cvta_generic_to_shared({}))", start);
+}
+
+// The box's coordinates as the tensor map counts dimensions: innermost first.
+std::vector<std::string> box_coordinates(Emitter& e, const std::vector<ir::Expr>& offsets) {
+  std::vector<std::string> coords;
+  for (auto it = offsets.rbegin(); it != offsets.rend(); ++it) coords.push_back(fmt::format("int({})", e.expr(*it)));
+  return coords;
+}
+
+std::string tensor_map_address(Emitter& e, int tensor_map, const SourceLoc& loc) {
+  TESSEL_CHECK(tensor_map >= 0 && size_t(tensor_map) < e.tensor_maps.size(),
+               "TMA copy at {} reached code generation without a tensor map", loc.str());
+  return fmt::format("reinterpret_cast<uint64_t>(&{})", e.tensor_maps[size_t(tensor_map)]);
+}
+
 }  // namespace
 
 void emit_TmaStore(Emitter& e, const ir::TmaStoreNode& n) {
   e.header(n, "tma.shared_to_global");
-  TESSEL_CHECK(n.tensor_map >= 0 && size_t(n.tensor_map) < e.tensor_maps.size(),
-               "tma store at {} reached code generation without a tensor map", n.loc.str());
-  const int64_t base = e.shared_offsets.at(n.src->allocation());
-  const std::string tile_start =
-      n.src->offset ? fmt::format("tessel_smem + {} + ({}) * {}", base, e.expr(n.src->offset), dtype_bytes(n.src->dtype))
-                    : fmt::format("tessel_smem + {}", base);
-  // The tensor map counts dimensions from the innermost.
-  std::vector<std::string> coords;
-  for (auto it = n.offsets.rbegin(); it != n.offsets.rend(); ++it) coords.push_back(fmt::format("int({})", e.expr(*it)));
-  in_issuing_thread(e, [&] {
-    e.line(ptx_asm(Ptx::TmaStore, e.arch,
-                   {{fmt::format("reinterpret_cast<uint64_t>(&{})", e.tensor_maps[size_t(n.tensor_map)])},
-                    coords,
-                    {fmt::format("uint32_t(__cvta_generic_to_shared({}))", tile_start)}}));
-  });
+  const std::string map = tensor_map_address(e, n.tensor_map, n.loc);
+  const std::vector<std::string> coords = box_coordinates(e, n.offsets);
+  const std::string src = shared_address(e, n.src);
+  in_issuing_thread(e, [&] { e.line(ptx_asm(Ptx::TmaStore, e.arch, {{map}, coords, {src}})); });
+}
+
+void emit_TmaLoad(Emitter& e, const ir::TmaLoadNode& n) {
+  e.header(n, "tma.global_to_shared");
+  const std::string map = tensor_map_address(e, n.tensor_map, n.loc);
+  const std::vector<std::string> coords = box_coordinates(e, n.offsets);
+  const std::string dst = shared_address(e, n.dst);
+  const std::string bar =
+      fmt::format("uint32_t(__cvta_generic_to_shared(tessel_smem + {} + 8 * ({})))",
+                  e.shared_offsets.at(n.barrier.array->allocation()), e.expr(n.barrier.index));
+  in_issuing_thread(e, [&] { e.line(ptx_asm(Ptx::TmaLoad, e.arch, {{dst}, {map}, coords, {bar}})); });
 }
 
 void emit_TmaCommit(Emitter& e, const ir::TmaCommitNode& n) {

@@ -260,6 +260,17 @@ const PtxRow& ptx_row(Ptx instruction) {
                               {scalar("map", "l"), vector("coords", "r"), scalar("src", "r")}};
       return row;
     }
+    // PTX ISA 9.7.9.25.5.1: cp.async.bulk.tensor, global -> shared: the box at coordinates
+    // {coords} (innermost first) of the tensor map at generic address {map} lands at {dst} and
+    // performs complete-tx of the box's bytes on the mbarrier at {bar}.
+    case Ptx::TmaLoad: {
+      static const PtxRow row{"cp.async.bulk.tensor",
+                              "cp.async.bulk.tensor.{#coords}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                              "[{dst}], [{map}, {coords}], [{bar}];",
+                              Arch::Sm90a,
+                              {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r")}};
+      return row;
+    }
     // PTX ISA 9.7.9.25.6: the thread's bulk copies since the last commit form a bulk group; waiting
     // leaves at most `pending` groups in flight (.read: only their reads of the source must be done).
     case Ptx::BulkCommitGroup: {

@@ -58,6 +58,7 @@ enum class Ptx : uint8_t {
   MbarrierTryWaitParity,
   FenceProxyAsync,
   TmaStore,
+  TmaLoad,
   BulkCommitGroup,
   BulkWaitGroup,
   BulkWaitGroupRead,

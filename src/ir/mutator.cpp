@@ -173,6 +173,15 @@ Stmt Mutator::visit(const TmaStoreNode& n, const Stmt& self) {
   return changed ? std::make_shared<TmaStoreNode>(n.loc, src, dst, offs, n.dims, n.tensor_map) : self;
 }
 
+Stmt Mutator::visit(const TmaLoadNode& n, const Stmt& self) {
+  bool changed = false;
+  GlobalTensor src = update(n.src, &changed);
+  SharedTensor dst = update(n.dst, &changed);
+  auto offs = update(n.offsets, &changed);
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  return changed ? std::make_shared<TmaLoadNode>(n.loc, src, dst, offs, n.dims, b, n.tensor_map) : self;
+}
+
 Stmt Mutator::visit(const WgmmaFenceNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const WgmmaCommitGroupNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const WgmmaWaitGroupNode&, const Stmt& self) { return self; }

@@ -364,6 +364,12 @@ class Printer {
                      fmt::join(n.dims, ", "), n.tensor_map >= 0 ? fmt::format(" by tensor map {}", n.tensor_map) : ""));
   }
 
+  void stmt(const TmaLoadNode& n) {
+    line(fmt::format("tma.global_to_shared {} at {} to {} dims [{}] on {}{}", global(n.src), exprs(n.offsets),
+                     shared(n.dst), fmt::join(n.dims, ", "), barrier(n.barrier),
+                     n.tensor_map >= 0 ? fmt::format(" by tensor map {}", n.tensor_map) : ""));
+  }
+
   void stmt(const TmaCommitNode&) { line("tma.commit_group"); }
 
   void stmt(const TmaWaitNode& n) { line(fmt::format("tma.wait_group {}{}", n.pending, n.read ? " read" : "")); }

@@ -41,6 +41,10 @@ class Verification {
   std::vector<ThreadRange> groups_;
 };
 
+// Checks that `b`, used by `s`, names a barrier of a barrier array, in range when its index is
+// a trace-time constant (verify_mbarrier.cpp).
+void check_barrier(const MbarrierRef& b, const StmtNode& s);
+
 #define TESSEL_INSTR(Name, family, min_target, executor) void verify_##Name(Verification& v, const Name##Node& n);
 #include "tessel/ir/nodes.def"
 

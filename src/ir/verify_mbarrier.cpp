@@ -9,17 +9,6 @@ namespace {
 // Arrival counts and transaction bytes are 20-bit fields of the barrier.
 constexpr int64_t kMaxBarrierCount = (int64_t(1) << 20) - 1;
 
-void check_barrier(const MbarrierRef& b, const StmtNode& s) {
-  const SharedTensorNode& array = *b.array->allocation();
-  TESSEL_CHECK(array.dtype == DType::U64 && array.rank() == 1 && !b.array->root,
-               "{} at {} names a barrier of something other than a barrier array", kind_name(s.kind), s.loc.str());
-  int64_t index = 0;
-  if (as_const_int(b.index, &index) && (index < 0 || index >= array.shape[0]))
-    throw Error(s.loc, fmt::format("barrier index {} is out of range: the barrier array allocated at {} has {} "
-                                   "barriers",
-                                   index, array.loc.str(), array.shape[0]));
-}
-
 void check_tx_bytes(const Expr& bytes, std::string_view what, const StmtNode& s) {
   int64_t n = 0;
   if (!as_const_int(bytes, &n)) return;
@@ -30,6 +19,17 @@ void check_tx_bytes(const Expr& bytes, std::string_view what, const StmtNode& s)
 }
 
 }  // namespace
+
+void check_barrier(const MbarrierRef& b, const StmtNode& s) {
+  const SharedTensorNode& array = *b.array->allocation();
+  TESSEL_CHECK(array.dtype == DType::U64 && array.rank() == 1 && !b.array->root,
+               "{} at {} names a barrier of something other than a barrier array", kind_name(s.kind), s.loc.str());
+  int64_t index = 0;
+  if (as_const_int(b.index, &index) && (index < 0 || index >= array.shape[0]))
+    throw Error(s.loc, fmt::format("barrier index {} is out of range: the barrier array allocated at {} has {} "
+                                   "barriers",
+                                   index, array.loc.str(), array.shape[0]));
+}
 
 void verify_MbarrierInit(Verification&, const MbarrierInitNode& n) {
   TESSEL_CHECK(n.array->dtype == DType::U64 && n.array->rank() == 1 && n.array->shape[0] == int(n.counts.size()),

@@ -1,23 +1,45 @@
-// TMA: the store of a shared tile to a global view and its bulk-group commit and wait.
+// TMA: loads and stores of shared tiles as boxes of global views, and the stores' bulk groups.
 #include "tessel/lang/tma.hpp"
 
 #include "tessel/lang/builder.hpp"
 
 namespace tessel {
 
+namespace {
+
+// The dimensions of `view` that a tile of `tile_rank` covers: `dims`, or the view's last ones when
+// empty (a tile of higher rank is the verifier's to report).
+std::vector<int> tile_dimensions(std::vector<int> dims, int tile_rank, int view_rank) {
+  if (!dims.empty()) return dims;
+  for (int d = std::max(0, view_rank - tile_rank); d < view_rank; ++d) dims.push_back(d);
+  return dims;
+}
+
+std::vector<ir::Expr> offset_exprs(const std::vector<Dim>& offsets) {
+  std::vector<ir::Expr> offs;
+  for (const Dim& d : offsets) offs.push_back(d.ir());
+  return offs;
+}
+
+}  // namespace
+
 void TmaInstructions::shared_to_global(const SharedTensor& src, const GlobalTensor& dst, std::vector<Dim> offsets,
                                        std::vector<int> dims, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   b.group(loc);  // issued by a thread group's first thread: attrs.warps must be set
-  std::vector<int> tile_dims = std::move(dims);
-  if (tile_dims.empty()) {
-    // The tile's dimensions are the view's last ones; a tile of higher rank is the verifier's to report.
-    for (int d = std::max(0, dst.ir()->rank() - src.ir()->rank()); d < dst.ir()->rank(); ++d) tile_dims.push_back(d);
-  }
-  std::vector<ir::Expr> offs;
-  for (const Dim& d : offsets) offs.push_back(d.ir());
-  b.emit(std::make_shared<ir::TmaStoreNode>(loc, src.ir(), dst.ir(), std::move(offs), std::move(tile_dims)));
+  b.emit(std::make_shared<ir::TmaStoreNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
+                                            tile_dimensions(std::move(dims), src.ir()->rank(), dst.ir()->rank())));
+}
+
+void TmaInstructions::global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
+                                       const Mbarrier& barrier, std::vector<int> dims, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  b.group(loc);
+  b.emit(std::make_shared<ir::TmaLoadNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
+                                           tile_dimensions(std::move(dims), dst.ir()->rank(), src.ir()->rank()),
+                                           barrier.ir()));
 }
 
 void TmaInstructions::commit_group(loc_t l) {

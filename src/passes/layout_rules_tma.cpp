@@ -4,6 +4,7 @@
 namespace tessel::passes {
 
 void layout_rule_TmaStore(LayoutRules&, const ir::TmaStoreNode&) {}
+void layout_rule_TmaLoad(LayoutRules&, const ir::TmaLoadNode&) {}
 void layout_rule_TmaCommit(LayoutRules&, const ir::TmaCommitNode&) {}
 void layout_rule_TmaWait(LayoutRules&, const ir::TmaWaitNode&) {}
 

@@ -16,6 +16,7 @@ const std::vector<Pass>& pipeline() {
       {"inline_grid_values", inline_grid_values},
       {"infer_layouts", infer_layouts},
       {"simplify_scalars", simplify_scalars},
+      {"check_transaction_bytes", check_transaction_bytes},
       {"select_instructions", select_instructions},
       {"choose_swizzles", choose_swizzles},
       {"plan_shared_memory", plan_shared_memory},

@@ -28,6 +28,13 @@ class TensorMapPlanner : public ir::Mutator {
     return std::make_shared<ir::TmaStoreNode>(n.loc, n.src, n.dst, n.offsets, n.dims, index);
   }
 
+  ir::Stmt visit(const ir::TmaLoadNode& n, const ir::Stmt& self) override {
+    check_shared_address(*n.dst, n.loc);
+    const int index = entry(n.src, ir::tma_box(*n.dst, n.src->rank(), n.dims), n.dst->allocation()->swizzle_bits, n.loc);
+    if (index == n.tensor_map) return self;
+    return std::make_shared<ir::TmaLoadNode>(n.loc, n.src, n.dst, n.offsets, n.dims, n.barrier, index);
+  }
+
  private:
   // The table index of (view, box, swizzle), added at `loc` when new.
   int entry(const ir::GlobalTensor& view, std::vector<int> box, int swizzle_bits, const SourceLoc& loc) {

@@ -45,6 +45,11 @@ class AsyncAgent {
   virtual std::string_view operation() const = 0;
   virtual std::string_view wait_advice() const = 0;
 
+  // The same for the agent's writes of shared memory in flight, when another operation of the
+  // agent makes them (the TMA engine's loads).
+  virtual std::string_view write_operation() const { return operation(); }
+  virtual std::string_view write_advice() const { return wait_advice(); }
+
   virtual bool busy() const = 0;  // operations in flight
   virtual void complete_all() = 0;
   // Completes each operation in flight or leaves it, as `rng` draws.

@@ -41,8 +41,8 @@ void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& 
     if (const InFlightWrite* w = in_flight_writes_[size_t(byte + b)])
       throw Error(loc, fmt::format("{} of shared memory that a {} issued at {} may still be writing (thread {} of "
                                    "block {}); {}",
-                                   write ? "write" : "read", w->agent->operation(), w->issued_at->str(), thread,
-                                   block_name(), w->agent->wait_advice()));
+                                   write ? "write" : "read", w->agent->write_operation(), w->issued_at->str(), thread,
+                                   block_name(), w->agent->write_advice()));
   if (!write) return;
   if (const SourceLoc* reader = wgmma.reading(byte, n))
     throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "

@@ -72,6 +72,10 @@ Lanes filled(int64_t v) {
 
 }  // namespace
 
+int64_t mbarrier_byte(Warp& w, const ir::MbarrierRef& b, int lane, const SourceLoc& loc, std::string_view operation) {
+  return barrier_bytes(w, b, Mask(1) << lane, loc, operation, w.cta.block_name())[size_t(lane)];
+}
+
 void exec_MbarrierInit(Warp& w, const ir::MbarrierInitNode& n, Mask mask) {
   const std::string block = w.cta.block_name();
   const int64_t base = w.cta.shared_offsets.at(n.array->allocation());

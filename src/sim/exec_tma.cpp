@@ -1,5 +1,6 @@
-// Simulator semantics of TMA: the group's first thread hands its stores to the block's TMA engine
-// (tma_unit.cpp), which reads the box's shared image and writes global memory when it completes.
+// Simulator semantics of TMA: the group's first thread hands its stores and loads to the block's
+// TMA engine (tma_unit.cpp), which moves the box between its shared image and global memory when
+// it completes.
 #include "machine.hpp"
 #include "tessel/sim/tma_box.hpp"
 
@@ -74,6 +75,19 @@ void exec_TmaStore(Warp& w, const ir::TmaStoreNode& n, Mask mask) {
   const int64_t begin = box_start(w, *n.src, map, lane, n.loc, "tma.shared_to_global");
   check_image_written(w, *n.src, map, begin, lane, n.loc);
   w.cta.tma.issue_store(w.thread(lane), map, coords, begin, n.loc);
+  w.cta.scheduler.issued(w.cta.tma);
+}
+
+void exec_TmaLoad(Warp& w, const ir::TmaLoadNode& n, Mask mask) {
+  const int lane = issuing_lane(w, mask);
+  if (lane < 0) return;
+  TESSEL_CHECK(n.tensor_map >= 0 && size_t(n.tensor_map) < w.cta.tensor_maps.size(),
+               "tma load at {} reached the simulator without a tensor map", n.loc.str());
+  const ir::TensorMapValues& map = w.cta.tensor_maps[size_t(n.tensor_map)];
+  const auto coords = box_coordinates(w, n.offsets, lane);
+  const int64_t begin = box_start(w, *n.dst, map, lane, n.loc, "tma.global_to_shared");
+  const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, "tma.global_to_shared");
+  w.cta.tma.issue_load(w.thread(lane), map, coords, begin, barrier, n.loc);
   w.cta.scheduler.issued(w.cta.tma);
 }
 

@@ -165,6 +165,10 @@ class Scheduler {
 // The report of a deadlock among `ctas`, built from the wait of every blocked warp.
 Error deadlock_error(const ir::KernelNode& k, const std::vector<std::unique_ptr<Cta>>& ctas);
 
+// The shared byte of the barrier `b` names in `lane`, checked as every mbarrier operation checks
+// it (index in range, barrier initialized), with `operation` in messages (exec_mbarrier.cpp).
+int64_t mbarrier_byte(Warp& w, const ir::MbarrierRef& b, int lane, const SourceLoc& loc, std::string_view operation);
+
 // Global memory checks: throws tessel::Error at `loc` unless [p, p+bytes) lies in one allocation.
 void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc);
 

@@ -1,4 +1,5 @@
-// The TMA engine: per-thread bulk groups of stores, completed when the scheduler chooses.
+// The TMA engine: per-thread bulk groups of stores, and loads that complete their bytes on
+// mbarriers, completed when the scheduler chooses.
 #include "machine.hpp"
 #include "tessel/sim/tma_box.hpp"
 
@@ -18,6 +19,18 @@ void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map,
   ++groups.stores_in_flight[groups.committed];
 }
 
+void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map,
+                         std::array<int64_t, ir::kTensorMapMaxRank> coords, int64_t begin, int64_t barrier_byte,
+                         const SourceLoc& loc) {
+  const int64_t end = begin + box_footprint(map);
+  TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA load of shared bytes [{}, {}) of {}", begin,
+               end, cta_.smem.size());
+  cta_.check_not_in_flight(begin, int(end - begin), true, loc, thread);
+  loads_in_flight_.push_back(std::make_unique<Load>(
+      Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread}, map, coords, barrier_byte}));
+  cta_.mark_in_flight(loads_in_flight_.back()->write, begin, end);
+}
+
 void TmaUnit::commit(int thread) { ++threads_[size_t(thread)].committed; }
 
 int TmaUnit::pending_groups(int thread) const {
@@ -26,19 +39,33 @@ int TmaUnit::pending_groups(int thread) const {
   return std::max(0, groups.committed - groups.stores_in_flight.begin()->first);
 }
 
-template <class Pick> bool TmaUnit::complete_where(Pick&& pick) {
+namespace {
+
+// Completes the operations of `ops` that `pick` answers true for with `land`, keeping the others
+// in issue order.
+template <class Op, class Pick, class Land>
+bool complete_ops(std::vector<std::unique_ptr<Op>>& ops, Pick&& pick, Land&& land) {
   bool completed = false;
   size_t kept = 0;
-  for (size_t i = 0; i < in_flight_.size(); ++i) {
-    if (pick(*in_flight_[i])) {
-      land(*in_flight_[i]);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (pick(*ops[i])) {
+      land(*ops[i]);
       completed = true;
     } else {
-      std::swap(in_flight_[kept++], in_flight_[i]);
+      std::swap(ops[kept++], ops[i]);
     }
   }
-  in_flight_.resize(kept);
+  ops.resize(kept);
   return completed;
+}
+
+}  // namespace
+
+template <class PickStore, class PickLoad>
+bool TmaUnit::complete_where(PickStore&& pick_store, PickLoad&& pick_load) {
+  const bool stored = complete_ops(in_flight_, pick_store, [&](const Store& s) { land(s); });
+  const bool loaded = complete_ops(loads_in_flight_, pick_load, [&](const Load& l) { land(l); });
+  return stored || loaded;
 }
 
 void TmaUnit::land(const Store& s) {
@@ -47,28 +74,53 @@ void TmaUnit::land(const Store& s) {
   if (--by_group[s.group] == 0) by_group.erase(s.group);
 }
 
+// The image lands, then the engine performs complete-tx of every byte of the box, zeros of
+// elements outside the tensor included (hw-semantics.md §3.3).
+void TmaUnit::land(const Load& l) {
+  const BoxImage image =
+      load_box_image(l.map, std::span(l.coords).first(size_t(l.map.rank)), l.write.begin, *l.write.issued_at);
+  TESSEL_CHECK(std::all_of(image.written.begin(), image.written.end(), [](uint8_t w) { return w == 1; }),
+               "a TMA load at {} whose image has row padding", l.write.issued_at->str());
+  cta_.complete_in_flight_write(l.write, image.bytes.data());
+  int64_t box_bytes = dtype_bytes(l.map.dtype);
+  for (int d = 0; d < l.map.rank; ++d) box_bytes *= l.map.box[size_t(d)];
+  cta_.complete_tx(l.barrier_byte, box_bytes, *l.write.issued_at);
+}
+
 void TmaUnit::complete_all() {
-  complete_where([](const Store&) { return true; });
+  complete_where([](const Store&) { return true; }, [](const Load&) { return true; });
 }
 
 void TmaUnit::complete_at_random(std::mt19937_64& rng) {
-  complete_where([&](const Store&) { return rng() % 2 == 0; });
+  complete_where([&](const Store&) { return rng() % 2 == 0; }, [&](const Load&) { return rng() % 2 == 0; });
 }
 
 bool TmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& condition) {
+  if (&warp.cta != &cta_) return false;
+  const auto none_stored = [](const Store&) { return false; };
+  const auto none_loaded = [](const Load&) { return false; };
   return std::visit(PerCondition{
                         [](const BarrierWait&) { return false; },
                         [](const CopyGroupWait&) { return false; },
                         [](const WgmmaGroupWait&) { return false; },
-                        // Loads will complete their bytes on mbarriers; stores signal none.
-                        [](const MbarrierPhaseWait&) { return false; },
+                        // One load at a time, oldest first: the phase may complete before the
+                        // later loads land, whose bytes then count toward the next phase.
+                        [&](const MbarrierPhaseWait& wait) {
+                          const auto oldest = std::find_if(
+                              loads_in_flight_.begin(), loads_in_flight_.end(),
+                              [&](const std::unique_ptr<Load>& l) { return l->barrier_byte == wait.barrier; });
+                          if (oldest == loads_in_flight_.end()) return false;
+                          const Load* needed = oldest->get();
+                          return complete_where(none_stored, [&](const Load& l) { return &l == needed; });
+                        },
                         [&](const BulkGroupWait& wait) {
-                          if (&warp.cta != &cta_) return false;
-                          return complete_where([&](const Store& s) {
-                            const int lane = s.read.thread - warp.thread(0);
-                            return lane >= 0 && lane < 32 && (wait.lanes >> lane & 1) &&
-                                   s.group < threads_[size_t(s.read.thread)].committed - wait.max_pending;
-                          });
+                          return complete_where(
+                              [&](const Store& s) {
+                                const int lane = s.read.thread - warp.thread(0);
+                                return lane >= 0 && lane < 32 && (wait.lanes >> lane & 1) &&
+                                       s.group < threads_[size_t(s.read.thread)].committed - wait.max_pending;
+                              },
+                              none_loaded);
                         },
                     },
                     condition);

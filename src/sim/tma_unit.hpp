@@ -1,7 +1,9 @@
 // The TMA engine of a block. Stores are issued per thread and committed into the thread's bulk
 // groups; a store reads its shared source and writes the box to global memory in one step, at a
 // time the scheduler chooses, no later than the wait that retires its group. Until then the
-// source belongs to it: writes to those bytes are reported.
+// source belongs to it: writes to those bytes are reported. A load reads the box from global
+// memory and writes its image to shared memory in one step, then completes its bytes on its
+// mbarrier; until then the image's bytes are an asynchronous write in flight.
 #pragma once
 
 #include <array>
@@ -24,6 +26,10 @@ class TmaUnit final : public AsyncAgent {
   // the block's shared memory, to `map` at `coords` (innermost first).
   void issue_store(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
                    int64_t begin, const SourceLoc& loc);
+  // Thread `thread` loads the box of `map` at `coords` into the image at shared byte `begin`;
+  // when it completes, the bytes land and count against the mbarrier at `barrier_byte`.
+  void issue_load(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
+                  int64_t begin, int64_t barrier_byte, const SourceLoc& loc);
   void commit(int thread);
   // The thread's committed bulk groups from its oldest incomplete one on (wait_group's count).
   int pending_groups(int thread) const;
@@ -36,7 +42,11 @@ class TmaUnit final : public AsyncAgent {
     return "the issuing thread must retire the store (tma.commit_group, tma.wait_group(n, read = true)) and sync() "
            "first";
   }
-  bool busy() const override { return !in_flight_.empty(); }
+  std::string_view write_operation() const override { return "tma.global_to_shared"; }
+  std::string_view write_advice() const override {
+    return "wait on the mbarrier phase the load completes (mbarrier.wait) before accessing its tile";
+  }
+  bool busy() const override { return !in_flight_.empty() || !loads_in_flight_.empty(); }
   void complete_all() override;
   void complete_at_random(std::mt19937_64& rng) override;
   bool complete_needed_by(const Warp& warp, const WaitCondition& condition) override;
@@ -53,11 +63,21 @@ class TmaUnit final : public AsyncAgent {
     int committed = 0;
     std::map<int, int> stores_in_flight;  // by group
   };
-  template <class Pick> bool complete_where(Pick&& pick);
+  struct Load {
+    InFlightWrite write;
+    ir::TensorMapValues map;
+    std::array<int64_t, ir::kTensorMapMaxRank> coords;
+    int64_t barrier_byte;
+  };
+  // Completes the stores and the loads for which the picks answer true, keeping the others in
+  // issue order.
+  template <class PickStore, class PickLoad> bool complete_where(PickStore&& pick_store, PickLoad&& pick_load);
   void land(const Store& s);
+  void land(const Load& l);
 
   Cta& cta_;
-  std::vector<std::unique_ptr<Store>> in_flight_;  // issue order
+  std::vector<std::unique_ptr<Store>> in_flight_;       // issue order
+  std::vector<std::unique_ptr<Load>> loads_in_flight_;  // issue order; boxed because shared bytes point at them
   std::vector<ThreadGroups> threads_;
 };
 

@@ -1,4 +1,4 @@
-// TMA stores on the GPU: tensor maps encoded at launch, against the host reference; the host cost of
+// TMA stores and loads on the GPU: tensor maps encoded at launch, against the host reference; the host cost of
 // a launch that passes a tensor map. Skipped, visibly, without a GPU.
 #include <chrono>
 
@@ -25,6 +25,14 @@ TEST_F(TmaOnGpu, StoresTilesAtMultipleAndNonMultipleSizes) {
   for (auto [m, n] : {std::pair{64, 128}, std::pair{70, 88}, std::pair{1024, 2048}})
     check_on_gpu<StoreTileByTma<f16, 32, 64, Swizzle::b128>, f16>(m, n);
   check_on_gpu<StoreTileByTma<bf16, 16, 32, Swizzle::b64>, bf16>(33, 40);
+}
+
+TEST_F(TmaOnGpu, LoadsTilesAtMultipleAndNonMultipleSizes) {
+  for (auto [m, n] : {std::pair{64, 96}, std::pair{45, 76}, std::pair{1000, 1000}})
+    check_on_gpu<LoadTileByTma<float, 32, 32, Swizzle::none>, float>(m, n);
+  for (auto [m, n] : {std::pair{64, 128}, std::pair{70, 88}, std::pair{1024, 2048}})
+    check_on_gpu<LoadTileByTma<f16, 32, 64, Swizzle::b128>, f16>(m, n);
+  check_on_gpu<LoadTileByTma<bf16, 16, 32, Swizzle::b64>, bf16>(33, 40);
 }
 
 // Host microseconds per call of `kernel` with `args`, after a first call that compiles and encodes.

@@ -577,6 +577,22 @@ struct TmaStoreNode : StmtNode {
   const std::vector<int> dims;      // one per dimension of src
   const int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
 };
+// shared <- global through a tensor map: the box at `offsets` of `src` lands in the tile `dst` as
+// its image (elements outside the view read as zero) and completes its bytes on `barrier`
+// (complete-tx). The tile's dimensions are `dims` of the view, as for stores. Until the barrier's
+// phase completes, the tile's bytes belong to the TMA engine.
+struct TmaLoadNode : StmtNode {
+  TmaLoadNode(SourceLoc l, GlobalTensor src, SharedTensor dst, std::vector<Expr> offsets, std::vector<int> dims,
+              MbarrierRef barrier, int tensor_map = -1)
+      : StmtNode(NodeKind::TmaLoad, std::move(l)), src(std::move(src)), dst(std::move(dst)),
+        offsets(std::move(offsets)), dims(std::move(dims)), barrier(std::move(barrier)), tensor_map(tensor_map) {}
+  const GlobalTensor src;
+  const SharedTensor dst;
+  const std::vector<Expr> offsets;  // one per dimension of src
+  const std::vector<int> dims;      // one per dimension of dst
+  const MbarrierRef barrier;
+  const int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
+};
 // Closes the issuing thread's current bulk group of TMA stores (cp.async.bulk.commit_group).
 struct TmaCommitNode : StmtNode {
   explicit TmaCommitNode(SourceLoc l) : StmtNode(NodeKind::TmaCommit, std::move(l)) {}

@@ -6,6 +6,7 @@
 #include <source_location>
 #include <vector>
 
+#include "tessel/lang/mbarrier.hpp"
 #include "tessel/lang/tensors.hpp"
 
 namespace tessel {
@@ -21,6 +22,13 @@ class TmaInstructions {
   // writes by ordinary stores must be made visible to TMA first (fence.proxy_async, then sync()).
   void shared_to_global(const SharedTensor& src, const GlobalTensor& dst, std::vector<Dim> offsets,
                         std::vector<int> dims = {}, loc_t loc = loc_t::current());
+  // Starts loading the box at `offsets` of `src` (one offset per dimension of src; negative or
+  // beyond the view reads zeros) into the shared tile `dst`, whose dimensions are `dims` of src
+  // (empty: its last ones). The load completes its bytes (the box's, zeros included) on
+  // `barrier`: announce them with mbarrier.arrive_and_expect_tx on the same phase, wait on the
+  // phase, and only then read the tile.
+  void global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
+                        const Mbarrier& barrier, std::vector<int> dims = {}, loc_t loc = loc_t::current());
   // Closes the issuing thread's bulk group of the stores issued since the last commit.
   void commit_group(loc_t loc = loc_t::current());
   // Waits until at most `n` of the issuing thread's committed bulk groups are in flight: with

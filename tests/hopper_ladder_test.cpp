@@ -1,0 +1,76 @@
+// The Hopper matmul ladder on the simulator: every step against the host reference at sizes that
+// are and are not multiples of its tiles, under every completion order, and its targets.
+#include <array>
+#include <cstdio>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "examples.hpp"
+#include "matmul_example.hpp"
+#include "matmul_hopper/v1_tma_wgmma.hpp"
+
+namespace tessel {
+namespace {
+
+std::vector<KernelOptions> every_order() {
+  return {{.sim_completion = sim::CompletionOrder::Eager},
+          {.sim_completion = sim::CompletionOrder::Lazy},
+          {.sim_seed = 1, .sim_completion = sim::CompletionOrder::Seeded},
+          {.sim_seed = 2, .sim_completion = sim::CompletionOrder::Seeded},
+          {.sim_seed = 3, .sim_completion = sim::CompletionOrder::Seeded}};
+}
+
+TEST(HopperLadder, V1MatchesTheHostReferenceUnderEveryOrder) {
+  for (const char* name : {"hopper_v1", "hopper_v1_bf16"})
+    for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{256, 128, 128}, std::vector<int64_t>{200, 136, 96}})
+      for (const KernelOptions& o : every_order()) {
+        const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
+        EXPECT_TRUE(r.ok) << r.summary;
+      }
+}
+
+// Step 1 with two warpgroups, each running the mma of its 64 rows of the block.
+struct V1TwoWarpgroups : examples::hopper::MatmulV1TmaWgmma<f16> {
+  V1TwoWarpgroups() { warpgroups = 2; }
+};
+
+TEST(HopperLadder, V1WithTwoWarpgroupsMatchesTheHostReferenceUnderEveryOrder) {
+  const examples::Example e = examples::matmul_example<V1TwoWarpgroups>("hopper_v1_two_warpgroups", "");
+  for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{128, 256, 128}, std::vector<int64_t>{200, 136, 96}})
+    for (const KernelOptions& o : every_order()) {
+      const examples::RunResult r = e.run(Device::simulator(), sizes, o);
+      EXPECT_TRUE(r.ok) << r.summary;
+    }
+}
+
+struct Cli {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+Cli tessel(const std::string& args) {
+  Cli r;
+  FILE* p = popen((std::string(TESSEL_CLI) + " " + args + " 2>&1").c_str(), "r");
+  std::array<char, 256> buf{};
+  while (p && fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  if (p) {
+    const int status = pclose(p);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  return r;
+}
+
+TEST(HopperLadder, V1CompilesForSm90aAndIsRefusedForSm80NamingSm90a) {
+  const Cli listed = tessel("list");
+  EXPECT_NE(listed.output.find("hopper_v1"), std::string::npos) << listed.output;
+  const Cli hopper = tessel("compile hopper_v1 --arch sm_90a");
+  EXPECT_EQ(hopper.status, 0) << hopper.output;
+  const Cli ampere = tessel("compile hopper_v1 --arch sm_80");
+  EXPECT_NE(ampere.status, 0) << ampere.output;
+  EXPECT_NE(ampere.output.find("needs sm_90a or newer; the kernel is compiled for sm_80"), std::string::npos)
+      << ampere.output;
+}
+
+}  // namespace
+}  // namespace tessel
