@@ -1,7 +1,8 @@
-// The matmul ladder (f16 in, f32 accumulate, f16 out; C = A * B^T) next to cuBLAS in the same
-// process, on random data, with the same timing method.
+// The Ampere and Hopper matmul ladders (f16 in, f32 accumulate, f16 out; C = A * B^T) next to
+// cuBLAS in the same process, on random data, with the same timing method.
 #include <cublas_v2.h>
 
+#include "matmul_hopper/v1_tma_wgmma.hpp"
 #include "matmul_simt.hpp"
 #include "timing.hpp"
 #include "v1_naive.hpp"
@@ -43,6 +44,7 @@ int main() {
         {"ampere_v3_mma", tessel_ms<examples::ampere::MatmulV3TensorCore>(timer, size, a, b, c)},
         {"ampere_v4_pipelined", tessel_ms<examples::ampere::MatmulV4Pipelined>(timer, size, a, b, c)},
         {"ampere_v5_swizzled", tessel_ms<examples::ampere::MatmulV5Swizzled<f16>>(timer, size, a, b, c)},
+        {"hopper_v1", tessel_ms<examples::hopper::MatmulV1TmaWgmma<f16>>(timer, size, a, b, c)},
     };
     for (const auto& [name, ms] : steps) {
       const double tf = flops / ms / 1e9;
