@@ -3,6 +3,7 @@
 #include <cublas_v2.h>
 
 #include "matmul_hopper/v1_tma_wgmma.hpp"
+#include "matmul_hopper/v2_multistage.hpp"
 #include "matmul_simt.hpp"
 #include "timing.hpp"
 #include "v1_naive.hpp"
@@ -45,6 +46,7 @@ int main() {
         {"ampere_v4_pipelined", tessel_ms<examples::ampere::MatmulV4Pipelined>(timer, size, a, b, c)},
         {"ampere_v5_swizzled", tessel_ms<examples::ampere::MatmulV5Swizzled<f16>>(timer, size, a, b, c)},
         {"hopper_v1", tessel_ms<examples::hopper::MatmulV1TmaWgmma<f16>>(timer, size, a, b, c)},
+        {"hopper_v2", tessel_ms<examples::hopper::MatmulV2Multistage<f16>>(timer, size, a, b, c)},
     };
     for (const auto& [name, ms] : steps) {
       const double tf = flops / ms / 1e9;

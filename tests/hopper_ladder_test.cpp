@@ -9,6 +9,7 @@
 #include "examples.hpp"
 #include "matmul_example.hpp"
 #include "matmul_hopper/v1_tma_wgmma.hpp"
+#include "matmul_hopper/v2_multistage.hpp"
 
 namespace tessel {
 namespace {
@@ -44,6 +45,47 @@ TEST(HopperLadder, V1WithTwoWarpgroupsMatchesTheHostReferenceUnderEveryOrder) {
     }
 }
 
+// k = 320 and 296 give more k-tiles than stages, so the ring wraps and both parities are used;
+// k = 40 gives fewer k-tiles than the prologue would fill.
+const std::vector<std::vector<int64_t>> v2_sizes = {{256, 128, 320}, {200, 136, 296}, {136, 200, 40}};
+
+TEST(HopperLadder, V2MatchesTheHostReferenceUnderEveryOrder) {
+  for (const char* name : {"hopper_v2", "hopper_v2_bf16"})
+    for (const std::vector<int64_t>& sizes : v2_sizes)
+      for (const KernelOptions& o : every_order()) {
+        const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
+        EXPECT_TRUE(r.ok) << name << " " << r.summary;
+      }
+}
+
+// The other points of step 2's space, and two warpgroups, fixed (one candidate each).
+template <int Stages, int BlockK, int Warpgroups> struct V2Fixed : examples::hopper::MatmulV2Multistage<f16> {
+  V2Fixed() {
+    stages = Stages;
+    block_k = BlockK;
+    warpgroups = Warpgroups;
+  }
+  static Space space() { return Space{}; }
+};
+
+template <class S> void expect_v2_matches_under_every_order(const char* name) {
+  const examples::Example e = examples::matmul_example<S>(name, "");
+  for (const std::vector<int64_t>& sizes : v2_sizes)
+    for (const KernelOptions& o : every_order()) {
+      const examples::RunResult r = e.run(Device::simulator(), sizes, o);
+      EXPECT_TRUE(r.ok) << name << " " << r.summary;
+    }
+}
+
+TEST(HopperLadder, V2AtEveryStageCountAndBlockKMatchesTheHostReference) {
+  expect_v2_matches_under_every_order<V2Fixed<2, 64, 1>>("v2_stages2_k64");
+  expect_v2_matches_under_every_order<V2Fixed<4, 64, 1>>("v2_stages4_k64");
+  expect_v2_matches_under_every_order<V2Fixed<2, 32, 1>>("v2_stages2_k32");
+  expect_v2_matches_under_every_order<V2Fixed<3, 32, 1>>("v2_stages3_k32");
+  expect_v2_matches_under_every_order<V2Fixed<4, 32, 1>>("v2_stages4_k32");
+  expect_v2_matches_under_every_order<V2Fixed<3, 64, 2>>("v2_two_warpgroups");
+}
+
 struct Cli {
   int status = -1;
   std::string output;  // stdout and stderr
@@ -67,6 +109,17 @@ TEST(HopperLadder, V1CompilesForSm90aAndIsRefusedForSm80NamingSm90a) {
   const Cli hopper = tessel("compile hopper_v1 --arch sm_90a");
   EXPECT_EQ(hopper.status, 0) << hopper.output;
   const Cli ampere = tessel("compile hopper_v1 --arch sm_80");
+  EXPECT_NE(ampere.status, 0) << ampere.output;
+  EXPECT_NE(ampere.output.find("needs sm_90a or newer; the kernel is compiled for sm_80"), std::string::npos)
+      << ampere.output;
+}
+
+TEST(HopperLadder, V2CompilesForSm90aAndIsRefusedForSm80NamingSm90a) {
+  const Cli listed = tessel("list");
+  EXPECT_NE(listed.output.find("hopper_v2"), std::string::npos) << listed.output;
+  const Cli hopper = tessel("compile hopper_v2 --arch sm_90a");
+  EXPECT_EQ(hopper.status, 0) << hopper.output;
+  const Cli ampere = tessel("compile hopper_v2 --arch sm_80");
   EXPECT_NE(ampere.status, 0) << ampere.output;
   EXPECT_NE(ampere.output.find("needs sm_90a or newer; the kernel is compiled for sm_80"), std::string::npos)
       << ampere.output;

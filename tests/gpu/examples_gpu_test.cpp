@@ -17,7 +17,8 @@ TEST_F(ExampleOnGpu, MatchTheHostReference) {
       {"ampere_v4_pipelined", {1024, 1024, 1024}}, {"ampere_v4_pipelined", {129, 129, 40}},
       {"ampere_v5_swizzled", {300, 257, 96}}, {"ampere_v5_swizzled", {2048, 1024, 512}},
       {"hopper_v1", {300, 257, 96}},         {"hopper_v1", {2048, 1024, 512}},
-      {"hopper_v1_bf16", {300, 257, 96}}};
+      {"hopper_v1_bf16", {300, 257, 96}},   {"hopper_v2", {300, 257, 296}},
+      {"hopper_v2", {2048, 1024, 512}},      {"hopper_v2_bf16", {300, 257, 296}}};
   for (const auto& [name, sizes] : cases) {
     const examples::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, {});
     EXPECT_TRUE(r.ok) << r.summary;
