@@ -34,7 +34,8 @@ const auto kCases = ::testing::Values(
     Case{"ampere_v4_pipelined", {128, 128, 128}}, Case{"ampere_v4_pipelined", {150, 129, 72}},
     Case{"ampere_v4_pipelined", {40, 33, 200}}, Case{"ampere_v5_swizzled", {128, 128, 128}},
     Case{"ampere_v5_swizzled", {150, 129, 72}}, Case{"ampere_v5_swizzled_bf16", {150, 129, 72}},
-    Case{"hopper_v1", {130, 72, 80}}, Case{"hopper_v1_bf16", {64, 128, 64}});
+    Case{"hopper_v1", {130, 72, 80}}, Case{"hopper_v1_bf16", {64, 128, 64}}, Case{"hopper_v2", {130, 72, 208}},
+    Case{"hopper_v2_bf16", {64, 128, 256}});
 
 INSTANTIATE_TEST_SUITE_P(
     Sizes, ExampleOnSimulator, kCases,
