@@ -32,4 +32,13 @@ template <class S, class... A> void simulate(const sim::Options& options, const 
   sim::run(*k, launch, options);
 }
 
+// The completion orders every asynchronous kernel is checked under: eager, lazy and three seeds.
+inline std::vector<sim::Options> every_order() {
+  return {{.completion = sim::CompletionOrder::Eager},
+          {.completion = sim::CompletionOrder::Lazy},
+          {.seed = 1, .completion = sim::CompletionOrder::Seeded},
+          {.seed = 2, .completion = sim::CompletionOrder::Seeded},
+          {.seed = 3, .completion = sim::CompletionOrder::Seeded}};
+}
+
 }  // namespace tessel::testing

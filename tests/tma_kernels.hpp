@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "simulate.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::testing {
@@ -59,6 +60,13 @@ template <class T, class Run> void check_store_tile(const Device& dev, int m, in
   run(m, n, din, dout);
   const auto out = dout.download();
   for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(float(out[i]), 2 * float(in[i])) << "element " << i;
+}
+
+// check_store_tile for kernel S on the simulator under `options`.
+template <class S, class T> void check_tile_by_tma(int m, int n, const sim::Options& options) {
+  check_store_tile<T>(Device::simulator(), m, n, [&](int m, int n, auto& in, auto& out) {
+    simulate<S>(options, m, n, in, out);
+  });
 }
 
 }  // namespace tessel::testing

@@ -18,31 +18,18 @@ namespace tessel {
 namespace {
 
 using testing::error_of;
+using testing::every_order;
 using testing::StoreTileByTma;
 
 int line = 0;
 
-template <class S, class T> void check_store(int m, int n, const sim::Options& options) {
-  testing::check_store_tile<T>(Device::simulator(), m, n, [&](int m, int n, auto& in, auto& out) {
-    testing::simulate<S>(options, m, n, in, out);
-  });
-}
-
-std::vector<sim::Options> every_order() {
-  return {{.completion = sim::CompletionOrder::Eager},
-          {.completion = sim::CompletionOrder::Lazy},
-          {.seed = 1, .completion = sim::CompletionOrder::Seeded},
-          {.seed = 2, .completion = sim::CompletionOrder::Seeded},
-          {.seed = 3, .completion = sim::CompletionOrder::Seeded}};
-}
-
 TEST(TmaStore, WritesTilesAtMultipleAndNonMultipleSizesUnderEveryOrder) {
   for (const sim::Options& o : every_order()) {
-    check_store<StoreTileByTma<float, 32, 32, Swizzle::none>, float>(64, 96, o);
-    check_store<StoreTileByTma<float, 32, 32, Swizzle::none>, float>(45, 76, o);
-    check_store<StoreTileByTma<f16, 32, 64, Swizzle::b128>, f16>(64, 128, o);
-    check_store<StoreTileByTma<f16, 32, 64, Swizzle::b128>, f16>(70, 88, o);
-    check_store<StoreTileByTma<bf16, 16, 32, Swizzle::b64>, bf16>(33, 40, o);
+    testing::check_tile_by_tma<StoreTileByTma<float, 32, 32, Swizzle::none>, float>(64, 96, o);
+    testing::check_tile_by_tma<StoreTileByTma<float, 32, 32, Swizzle::none>, float>(45, 76, o);
+    testing::check_tile_by_tma<StoreTileByTma<f16, 32, 64, Swizzle::b128>, f16>(64, 128, o);
+    testing::check_tile_by_tma<StoreTileByTma<f16, 32, 64, Swizzle::b128>, f16>(70, 88, o);
+    testing::check_tile_by_tma<StoreTileByTma<bf16, 16, 32, Swizzle::b64>, bf16>(33, 40, o);
   }
 }
 
