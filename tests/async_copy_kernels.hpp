@@ -102,7 +102,7 @@ void check_pipelined_row_sum(const Device& dev, int m, int k, const std::string&
 
 inline void check_pipelined_row_sum(const Device& dev, int m, int k, uint64_t seed) {
   check_pipelined_row_sum(dev, m, k, fmt::format("seed {}", seed), [&](int m, int k, auto& a, auto& out) {
-    Kernel<PipelinedRowSum> kernel(dev, KernelOptions{"", seed});
+    Kernel<PipelinedRowSum> kernel(dev, KernelOptions{.sim = {.seed = seed}});
     kernel(m, k, a, out);
   });
 }

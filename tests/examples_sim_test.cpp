@@ -20,7 +20,7 @@ TEST_P(ExampleOnSimulator, MatchesTheHostReference) {
   const Case& c = GetParam();
   const auto& e = examples::find_example(c.example);
   for (uint64_t seed : {0, 3}) {
-    const examples::RunResult r = e.run(Device::simulator(), c.sizes, KernelOptions{"", seed});
+    const examples::RunResult r = e.run(Device::simulator(), c.sizes, KernelOptions{.sim = {.seed = seed}});
     EXPECT_TRUE(r.ok) << r.summary << " (seed " << seed << ")";
   }
 }

@@ -10,16 +10,15 @@
 #include "matmul_example.hpp"
 #include "matmul_hopper/v1_tma_wgmma.hpp"
 #include "matmul_hopper/v2_multistage.hpp"
+#include "simulate.hpp"
 
 namespace tessel {
 namespace {
 
 std::vector<KernelOptions> every_order() {
-  return {{.sim_completion = sim::CompletionOrder::Eager},
-          {.sim_completion = sim::CompletionOrder::Lazy},
-          {.sim_seed = 1, .sim_completion = sim::CompletionOrder::Seeded},
-          {.sim_seed = 2, .sim_completion = sim::CompletionOrder::Seeded},
-          {.sim_seed = 3, .sim_completion = sim::CompletionOrder::Seeded}};
+  std::vector<KernelOptions> orders;
+  for (const sim::Options& o : testing::every_order()) orders.push_back(KernelOptions{.sim = o});
+  return orders;
 }
 
 TEST(HopperLadder, V1MatchesTheHostReferenceUnderEveryOrder) {

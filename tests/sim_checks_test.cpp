@@ -146,7 +146,7 @@ TEST(SimulatorChecks, SeededInterleavingsAgree) {
   for (int i = 0; i < n; ++i) host[i] = float(i % 97) - 40.5f;
   for (uint64_t seed : {0, 1, 7, 12345}) {
     Buffer<float> x(Device::simulator(), host), y(Device::simulator(), std::vector<float>(n, -1));
-    Kernel<SharedExchange> k(Device::simulator(), KernelOptions{"", seed});
+    Kernel<SharedExchange> k(Device::simulator(), KernelOptions{.sim = {.seed = seed}});
     k(n, x, y);
     const auto out = y.download();
     for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], host[i] * 2.0f) << "seed " << seed << " element " << i;

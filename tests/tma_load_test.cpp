@@ -61,7 +61,7 @@ struct ReadsBeforeThePhaseCompletes : Script {
 TEST(TmaLoad, ReadingTheTileBeforeThePhaseCompletesIsReported) {
   Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)), out(Device::simulator(), std::vector<float>(256));
   try {
-    Kernel<ReadsBeforeThePhaseCompletes> k(Device::simulator(), KernelOptions{.sim_seed = 0});
+    Kernel<ReadsBeforeThePhaseCompletes> k(Device::simulator(), KernelOptions{});
     k(in, out);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
@@ -95,7 +95,7 @@ struct LoadsTwiceWithoutWaiting : Script {
 TEST(TmaLoad, ASecondLoadIntoATileInFlightIsReported) {
   Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)), out(Device::simulator(), std::vector<float>(256));
   try {
-    Kernel<LoadsTwiceWithoutWaiting> k(Device::simulator(), KernelOptions{.sim_seed = 0});
+    Kernel<LoadsTwiceWithoutWaiting> k(Device::simulator(), KernelOptions{});
     k(in, out);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {

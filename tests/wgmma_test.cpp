@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "expect_error.hpp"
+#include "simulate.hpp"
 #include "tessel/layout/wgmma_atoms.hpp"
 #include "filecheck.hpp"
 #include "wgmma_kernels.hpp"
@@ -13,11 +14,7 @@ namespace {
 
 std::vector<KernelOptions> every_order() {
   std::vector<KernelOptions> orders;
-  KernelOptions eager, lazy;
-  eager.sim_completion = sim::CompletionOrder::Eager;
-  lazy.sim_completion = sim::CompletionOrder::Lazy;
-  orders = {eager, lazy};
-  for (uint64_t seed : {1, 2, 3}) orders.push_back(KernelOptions{"", seed});
+  for (const sim::Options& o : testing::every_order()) orders.push_back(KernelOptions{.sim = o});
   return orders;
 }
 
@@ -55,8 +52,7 @@ TEST(Wgmma, TwoStagePipelineMatchesTheHostReference) {
 }
 
 TEST(WgmmaMisuse, RefillingAStageAnotherWarpsMmaMayStillReadIsReported) {
-  KernelOptions lazy;
-  lazy.sim_completion = sim::CompletionOrder::Lazy;
+  const KernelOptions lazy{.sim = {.completion = sim::CompletionOrder::Lazy}};
   try {
     check_wgmma_kernel<WgmmaPipeline<f16, 64, 96, false>, f16, 64, 64, 96>(lazy);
     ADD_FAILURE() << "no error";

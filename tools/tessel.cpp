@@ -34,8 +34,7 @@ int run_example(const std::string& name, const std::string& device, const std::v
   const Device dev = device.empty() ? Device::default_device() : Device::named(device);
   const auto sizes = sizes_for(e, given);
   KernelOptions opt;
-  opt.sim_seed = seed;
-  opt.sim_completion = order;
+  opt.sim = sim::Options{.seed = seed, .completion = order};
   opt.verbose = verbose;
   fmt::print("{} on {}\n", e.description, dev.name());
   const examples::RunResult r = e.run(dev, sizes, opt);

@@ -59,7 +59,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   if (!device_.is_gpu()) {
     const std::array<int, 3> grid = {int(shape.grid[0]), int(shape.grid[1]), int(shape.grid[2])};
     sim::run(k, sim::Launch{grid, std::vector<ir::Scalar>(values.begin(), values.end())},
-             sim::Options{.seed = options_.sim_seed, .completion = options_.sim_completion});
+             options_.sim);
     return;
   }
   runtime::launch(*v.loaded, shape, values, stream);

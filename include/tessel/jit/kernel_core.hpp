@@ -20,10 +20,9 @@ namespace tessel {
 
 struct KernelOptions {
   std::string arch;        // code-generation target; empty: the device's (sm_90a on the simulator)
-  uint64_t sim_seed = 0;   // simulator interleaving (0: round-robin)
-  // When the simulator's asynchronous engines complete their work; unset: lazy with seed 0,
-  // seeded otherwise (sim::Options).
-  std::optional<sim::CompletionOrder> sim_completion;
+  // The simulator's run: interleaving seed, completion order of asynchronous work, blocks run
+  // together (sim::Options).
+  sim::Options sim;
   bool verbose = false;    // print compile economics and dropped tuning candidates to stderr
   // Replaces GPU timing while tuning, on any device: the median time of the candidate with these
   // hyperparameters. Tests use it to tune on the simulator.
