@@ -4,6 +4,8 @@
 
 #include "matmul_hopper/v1_tma_wgmma.hpp"
 #include "matmul_hopper/v2_multistage.hpp"
+#include "matmul_hopper/v3_warp_specialized.hpp"
+#include "matmul_hopper/v4_pipeline_class.hpp"
 #include "matmul_simt.hpp"
 #include "timing.hpp"
 #include "v1_naive.hpp"
@@ -47,6 +49,8 @@ int main() {
         {"ampere_v5_swizzled", tessel_ms<examples::ampere::MatmulV5Swizzled<f16>>(timer, size, a, b, c)},
         {"hopper_v1", tessel_ms<examples::hopper::MatmulV1TmaWgmma<f16>>(timer, size, a, b, c)},
         {"hopper_v2", tessel_ms<examples::hopper::MatmulV2Multistage<f16>>(timer, size, a, b, c)},
+        {"hopper_v3", tessel_ms<examples::hopper::MatmulV3WarpSpecialized<f16>>(timer, size, a, b, c)},
+        {"hopper_v4", tessel_ms<examples::hopper::MatmulV4PipelineClass<f16>>(timer, size, a, b, c)},
     };
     for (const auto& [name, ms] : steps) {
       const double tf = flops / ms / 1e9;

@@ -10,6 +10,8 @@
 #include "matmul_example.hpp"
 #include "matmul_hopper/v1_tma_wgmma.hpp"
 #include "matmul_hopper/v2_multistage.hpp"
+#include "matmul_hopper/v3_warp_specialized.hpp"
+#include "matmul_hopper/v4_pipeline_class.hpp"
 #include "simulate.hpp"
 
 namespace tessel {
@@ -85,6 +87,67 @@ TEST(HopperLadder, V2AtEveryStageCountAndBlockKMatchesTheHostReference) {
   expect_v2_matches_under_every_order<V2Fixed<3, 64, 2>>("v2_two_warpgroups");
 }
 
+template <class S> void expect_matches_under_every_order(const char* name,
+                                                     const std::vector<std::vector<int64_t>>& sizes) {
+  const examples::Example e = examples::matmul_example<S>(name, "");
+  for (const std::vector<int64_t>& size : sizes)
+    for (const KernelOptions& o : every_order()) {
+      const examples::RunResult r = e.run(Device::simulator(), size, o);
+      EXPECT_TRUE(r.ok) << name << " " << r.summary;
+    }
+}
+
+// Steps 3 and 4 at their first candidates (block 128 x 256), and at the other block width and
+// stage count of their spaces. 600 and 1400 columns leave a last group of rasterized tiles narrower
+// than swizzle_size; 1400 has a full group before it.
+const std::vector<std::vector<int64_t>> specialized_sizes = {{256, 512, 320}, {200, 600, 296}, {136, 1400, 40}};
+
+TEST(HopperLadder, V3MatchesTheHostReferenceUnderEveryOrder) {
+  for (const char* name : {"hopper_v3", "hopper_v3_bf16"})
+    for (const std::vector<int64_t>& sizes : specialized_sizes)
+      for (const KernelOptions& o : every_order()) {
+        const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
+        EXPECT_TRUE(r.ok) << name << " " << r.summary;
+      }
+}
+
+template <int BlockN, int Stages, int ConsumerWarpgroups>
+struct V3Fixed : examples::hopper::MatmulV3WarpSpecialized<f16> {
+  V3Fixed() {
+    block_n = BlockN;
+    stages = Stages;
+    consumer_warpgroups = ConsumerWarpgroups;
+  }
+  static Space space() { return Space{}; }
+};
+
+TEST(HopperLadder, V3AtOtherBlockWidthsStagesAndConsumerCountsMatchesTheHostReference) {
+  expect_matches_under_every_order<V3Fixed<128, 3, 2>>("v3_n128_stages3", specialized_sizes);
+  expect_matches_under_every_order<V3Fixed<128, 2, 1>>("v3_one_consumer", specialized_sizes);
+}
+
+TEST(HopperLadder, V4MatchesTheHostReferenceUnderEveryOrder) {
+  for (const char* name : {"hopper_v4", "hopper_v4_bf16"})
+    for (const std::vector<int64_t>& sizes : specialized_sizes)
+      for (const KernelOptions& o : every_order()) {
+        const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
+        EXPECT_TRUE(r.ok) << name << " " << r.summary;
+      }
+}
+
+template <int SwizzleSize, int BlockN> struct V4Fixed : examples::hopper::MatmulV4PipelineClass<f16> {
+  V4Fixed() {
+    swizzle_size = SwizzleSize;
+    block_n = BlockN;
+  }
+  static Space space() { return Space{}; }
+};
+
+TEST(HopperLadder, V4AtEverySwizzleSizeMatchesTheHostReference) {
+  expect_matches_under_every_order<V4Fixed<1, 256>>("v4_swizzle1", specialized_sizes);
+  expect_matches_under_every_order<V4Fixed<8, 128>>("v4_swizzle8_n128", specialized_sizes);
+}
+
 struct Cli {
   int status = -1;
   std::string output;  // stdout and stderr
@@ -102,26 +165,17 @@ Cli tessel(const std::string& args) {
   return r;
 }
 
-TEST(HopperLadder, V1CompilesForSm90aAndIsRefusedForSm80NamingSm90a) {
+TEST(HopperLadder, EveryStepCompilesForSm90aAndIsRefusedForSm80NamingSm90a) {
   const Cli listed = tessel("list");
-  EXPECT_NE(listed.output.find("hopper_v1"), std::string::npos) << listed.output;
-  const Cli hopper = tessel("compile hopper_v1 --arch sm_90a");
-  EXPECT_EQ(hopper.status, 0) << hopper.output;
-  const Cli ampere = tessel("compile hopper_v1 --arch sm_80");
-  EXPECT_NE(ampere.status, 0) << ampere.output;
-  EXPECT_NE(ampere.output.find("needs sm_90a or newer; the kernel is compiled for sm_80"), std::string::npos)
-      << ampere.output;
-}
-
-TEST(HopperLadder, V2CompilesForSm90aAndIsRefusedForSm80NamingSm90a) {
-  const Cli listed = tessel("list");
-  EXPECT_NE(listed.output.find("hopper_v2"), std::string::npos) << listed.output;
-  const Cli hopper = tessel("compile hopper_v2 --arch sm_90a");
-  EXPECT_EQ(hopper.status, 0) << hopper.output;
-  const Cli ampere = tessel("compile hopper_v2 --arch sm_80");
-  EXPECT_NE(ampere.status, 0) << ampere.output;
-  EXPECT_NE(ampere.output.find("needs sm_90a or newer; the kernel is compiled for sm_80"), std::string::npos)
-      << ampere.output;
+  for (const char* step : {"hopper_v1", "hopper_v2", "hopper_v3", "hopper_v4"}) {
+    EXPECT_NE(listed.output.find(step), std::string::npos) << listed.output;
+    const Cli hopper = tessel(std::string("compile ") + step + " --arch sm_90a");
+    EXPECT_EQ(hopper.status, 0) << hopper.output;
+    const Cli ampere = tessel(std::string("compile ") + step + " --arch sm_80");
+    EXPECT_NE(ampere.status, 0) << ampere.output;
+    EXPECT_NE(ampere.output.find("needs sm_90a or newer; the kernel is compiled for sm_80"), std::string::npos)
+        << step << ": " << ampere.output;
+  }
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include "matmul_example.hpp"
 #include "v1_tma_wgmma.hpp"
 #include "v2_multistage.hpp"
+#include "v3_warp_specialized.hpp"
+#include "v4_pipeline_class.hpp"
 
 namespace tessel::examples {
 
@@ -13,6 +15,14 @@ std::vector<Example> hopper_ladder_examples() {
       matmul_example<hopper::MatmulV2Multistage<f16>>(
           "hopper_v2", "Hopper ladder 2: a ring of TMA stages with full and empty mbarriers, wgmma overlapping loads"),
       matmul_example<hopper::MatmulV2Multistage<bf16>, bf16>("hopper_v2_bf16", "Hopper ladder 2 with bf16 operands"),
+      matmul_example<hopper::MatmulV3WarpSpecialized<f16>>(
+          "hopper_v3", "Hopper ladder 3: a TMA producer warp and wgmma consumer warpgroups, with setmaxnreg"),
+      matmul_example<hopper::MatmulV3WarpSpecialized<bf16>, bf16>("hopper_v3_bf16",
+                                                                   "Hopper ladder 3 with bf16 operands"),
+      matmul_example<hopper::MatmulV4PipelineClass<f16>>(
+          "hopper_v4", "Hopper ladder 4: the ring as seed 000's Pipeline class, tiles rasterized with fast_divmod"),
+      matmul_example<hopper::MatmulV4PipelineClass<bf16>, bf16>("hopper_v4_bf16",
+                                                                 "Hopper ladder 4 with bf16 operands"),
   };
   for (Example& e : ladder) e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
   return ladder;

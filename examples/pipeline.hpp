@@ -1,0 +1,51 @@
+#pragma once
+
+#include <vector>
+
+#include "tessel/tessel.hpp"
+
+namespace tessel::examples {
+
+// The producer-consumer ring of seed 000, as a tessel::Class: `num_stages` slots, each with an
+// "empty" barrier (the consumers arrive once they are done with the slot; the producer waits on
+// it before refilling) and a "full" barrier (the producer's arrivals and transactions fill it; the
+// consumers wait on it). Each side keeps its own stage and phase, and flips the phase each time
+// its stage wraps around.
+struct Pipeline : Class {
+  int num_stages;
+  MbarrierArray empty_barriers;
+  MbarrierArray full_barriers;
+  Int32 producer_stage = 0;
+  Int32 consumer_stage = 0;
+  UInt32 producer_phase = mbarrier.producer_initial_phase;
+  UInt32 consumer_phase = mbarrier.consumer_initial_phase;
+
+  explicit Pipeline(int num_stages, int producer_arrive_count = 1, int consumer_arrive_count = 1)
+      : num_stages(num_stages),
+        empty_barriers(mbarrier.alloc(std::vector<int>(num_stages, consumer_arrive_count))),
+        full_barriers(mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count))) {}
+
+  // Waits until the producer's stage is free (the consumers are done with it).
+  void producer_acquire() {
+    mbarrier.wait(empty_barriers[producer_stage], producer_phase, WaitSemantics::relaxed, WaitScope::cta);
+  }
+  // The barrier that announces the producer's stage as filled.
+  Mbarrier producer_barrier() const { return full_barriers[producer_stage]; }
+  void producer_advance() {
+    producer_stage = (producer_stage + 1) % num_stages;
+    producer_phase = producer_phase ^ (producer_stage == 0);
+  }
+
+  // Waits until the consumers' stage is filled.
+  void consumer_acquire() {
+    mbarrier.wait(full_barriers[consumer_stage], consumer_phase, WaitSemantics::relaxed, WaitScope::cta);
+  }
+  // The barrier that announces the consumers' stage as consumed.
+  Mbarrier consumer_barrier() const { return empty_barriers[consumer_stage]; }
+  void consumer_advance() {
+    consumer_stage = (consumer_stage + 1) % num_stages;
+    consumer_phase = consumer_phase ^ (consumer_stage == 0);
+  }
+};
+
+}  // namespace tessel::examples
