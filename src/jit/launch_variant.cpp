@@ -15,14 +15,19 @@ namespace tessel::detail {
 
 namespace {
 
-// The grid extents, evaluated from the kernel's parameter values.
-std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Scalar> values, ir::Arch arch) {
+// The grid extents, evaluated from the kernel's parameter values and the device's multiprocessor count.
+std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Scalar> values, int multiprocessors,
+                                ir::Arch arch) {
   struct Parameters {
     const ir::KernelNode* kernel;
     std::span<const ir::Scalar> values;
-  } parameters{&k, values};
+    int multiprocessors;
+  } parameters{&k, values, multiprocessors};
   // Captures one pointer, which std::function stores without allocating.
   const std::function<ir::Scalar(const ir::ExprNode&)> lookup = [p = &parameters](const ir::ExprNode& e) {
+    if (e.kind == ir::NodeKind::Builtin &&
+        static_cast<const ir::BuiltinNode&>(e).which == ir::BuiltinKind::Multiprocessors)
+      return ir::Scalar{.i = p->multiprocessors};
     for (size_t j = 0; j < p->kernel->params.size(); ++j)
       if (p->kernel->params[j].get() == &e) return p->values[j];
     TESSEL_CHECK(false, "grid extent of kernel {} depends on a non-parameter", p->kernel->name);
@@ -51,9 +56,9 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   const std::span<ir::Scalar> values =
       heap_values.empty() ? std::span(inline_values).first(k.params.size()) : std::span(heap_values);
   signature_.run_time_values(args, values.first(k.call_params()));
-  ir::compute_derived_params(k, values);
+  ir::compute_derived_params(k, multiprocessors_, values);
   runtime::LaunchShape shape;
-  shape.grid = grid_of(k, values, arch_);
+  shape.grid = grid_of(k, values, multiprocessors_, arch_);
   shape.threads = unsigned(k.threads());
   shape.shared_bytes = unsigned(k.shared_bytes);
   if (!device_.is_gpu()) {
