@@ -29,15 +29,10 @@ void compute_derived_params(const KernelNode& k, int multiprocessors, std::span<
   TESSEL_CHECK(values.size() == k.params.size(), "kernel {}: {} values for {} parameters", k.name, values.size(),
                k.params.size());
   const size_t call = k.call_params();
-  const auto lookup = [&](const ExprNode& e) -> Scalar {
-    for (size_t j = 0; j < call; ++j)
-      if (k.params[j].get() == &e) return values[j];
-    TESSEL_CHECK(false, "a fast_divmod divisor of kernel {} depends on a value the launch does not have", k.name);
-  };
   for (size_t i = 0; i < k.derived_params.size(); ++i) {
     const DerivedParam& p = k.derived_params[i];
     const auto positive_divisor = [&] {
-      const int64_t d = evaluate(*p.divisor, lookup).i;
+      const int64_t d = evaluate_at_launch(*p.divisor, k, values.first(call), multiprocessors).i;
       if (d <= 0)
         throw Error(p.loc, fmt::format("fast_divmod: the divisor is {} at this launch of kernel {}; it must be "
                                        "positive (divide with / and % where it can be 0 or negative)",

@@ -2,7 +2,6 @@
 // computed from them, then the simulator or the GPU. Every call takes this path, so it allocates nothing for any ordinary
 // kernel.
 #include <array>
-#include <functional>
 #include <span>
 
 #include "tessel/ir/fast_divmod.hpp"
@@ -18,24 +17,10 @@ namespace {
 // The grid extents, evaluated from the kernel's parameter values and the device's multiprocessor count.
 std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Scalar> values, int multiprocessors,
                                 ir::Arch arch) {
-  struct Parameters {
-    const ir::KernelNode* kernel;
-    std::span<const ir::Scalar> values;
-    int multiprocessors;
-  } parameters{&k, values, multiprocessors};
-  // Captures one pointer, which std::function stores without allocating.
-  const std::function<ir::Scalar(const ir::ExprNode&)> lookup = [p = &parameters](const ir::ExprNode& e) {
-    if (e.kind == ir::NodeKind::Builtin &&
-        static_cast<const ir::BuiltinNode&>(e).which == ir::BuiltinKind::Multiprocessors)
-      return ir::Scalar{.i = p->multiprocessors};
-    for (size_t j = 0; j < p->kernel->params.size(); ++j)
-      if (p->kernel->params[j].get() == &e) return p->values[j];
-    TESSEL_CHECK(false, "grid extent of kernel {} depends on a non-parameter", p->kernel->name);
-  };
   const std::array<int64_t, 3>& limit = ir::target_limits(arch).max_grid_blocks;
   std::array<unsigned, 3> grid = {1, 1, 1};
   for (size_t d = 0; d < k.blocks.size(); ++d) {
-    const ir::Scalar g = ir::evaluate(*k.blocks[d], lookup);
+    const ir::Scalar g = ir::evaluate_at_launch(*k.blocks[d], k, values, multiprocessors);
     if (g.i < 0 || g.i > limit[d])
       throw Error(k.loc, fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts", k.name,
                                      d, g.i));

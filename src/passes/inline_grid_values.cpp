@@ -1,6 +1,6 @@
 // The grid is computed on the host from the run-time parameters and the device's multiprocessor
-// count, so the grid extents may not refer to variables of the body. Variables that are declared once at the top level of the body
-// and never assigned are replaced by their definitions.
+// count, so the grid extents may not refer to variables of the body. Variables that are declared
+// once at the top level of the body and never assigned are replaced by their definitions.
 #include <map>
 #include <set>
 
