@@ -421,5 +421,21 @@ TEST(Diagnostics, AssignmentToAVariableReportsTheLineOfTheAssignment) {
   EXPECT_EQ(got, loc(line) + ": integer division by zero in thread 0 of block (0, 0, 0)");
 }
 
+struct GridFromABlockIndex : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = min(n, blockIdx.x + multiprocessors);
+    attrs.warps = 1;
+    line = __LINE__ + 1;
+    store_global(global_view(x, {n}), register_tensor<float>({32}, 1.0f), {0});
+  }
+};
+
+TEST(Diagnostics, GridFromAValueKnownOnlyInsideTheKernel) {
+  const std::string got = testing::error_of<GridFromABlockIndex>(16, no_data);
+  EXPECT_EQ(got,
+            loc(line) + ": attrs.blocks of kernel GridFromABlockIndex uses blockIdx.x, which is only known inside the "
+                        "kernel");
+}
+
 }  // namespace
 }  // namespace tessel

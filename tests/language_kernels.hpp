@@ -2,6 +2,7 @@
 // simulator by tests/language_test.cpp and on the GPU by tests/gpu/language_gpu_test.cpp.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <tuple>
@@ -211,6 +212,46 @@ inline void check_unsigned_64_bit_values(const Device& dev) {
     EXPECT_EQ(got[64 + j], top % 1000003) << j;
     EXPECT_EQ(got[96 + j], std::max(x[j], top) / 7 + x[j] * 3) << j;
     EXPECT_EQ(got[128 + j], uint64_t(int64_t(-seed))) << j;  // sign-extended, as in C
+  }
+}
+
+// A persistent kernel: min(tiles, multiprocessors) blocks, each looping over the tiles blockIdx.x,
+// blockIdx.x + gridDim.x, ... Every tile writes y = 2x + 1 and records the block that did it and
+// the value of multiprocessors inside the body.
+struct PersistentTiles : Script {
+  void operator()(Int32 n, Ptr<float> x, Ptr<float> y, Ptr<int32_t> tile_records) {
+    Int32 tiles = cdiv(n, 64);
+    attrs.blocks = min(tiles, multiprocessors);
+    attrs.warps = 2;
+    auto gx = global_view(x, {n}), gy = global_view(y, {n});
+    auto records = global_view(tile_records, {tiles, 2});
+    for (Int32 t : range(blockIdx.x, tiles, gridDim.x)) {
+      store_global(gy, load_global(gx, {t * 64}, {64}) * 2.0f + 1.0f, {t * 64});
+      single_thread([&] {
+        store_global(records, register_tensor<int32_t>({1, 1}, blockIdx.x), {t, 0});
+        store_global(records, register_tensor<int32_t>({1, 1}, multiprocessors), {t, 1});
+      });
+    }
+  }
+};
+
+// `multiprocessors` is the device's multiprocessor count under `options`.
+inline void check_persistent_tiles(const Device& dev, const KernelOptions& options, int multiprocessors) {
+  const int n = 1000, tiles = cdiv(n, 64);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<float> x(n);
+  for (auto& v : x) v = dist(rng);
+  Buffer<float> dx(dev, x), dy(dev, std::vector<float>(n, 9e9f));
+  Buffer<int32_t> drecords(dev, std::vector<int32_t>(tiles * 2, -1));
+  Kernel<PersistentTiles>(dev, options)(n, dx, dy, drecords);
+  const auto y = dy.download();
+  const auto records = drecords.download();
+  for (int i = 0; i < n; ++i) EXPECT_EQ(y[i], 2 * x[i] + 1) << "element " << i;
+  const int blocks = std::min(tiles, multiprocessors);
+  for (int t = 0; t < tiles; ++t) {
+    EXPECT_EQ(records[2 * t], t % blocks) << "block of tile " << t;
+    EXPECT_EQ(records[2 * t + 1], multiprocessors) << "multiprocessors at tile " << t;
   }
 }
 

@@ -12,6 +12,40 @@ TEST(Language, CastsAndElementwiseMath) { check_math_and_casts(Device::simulator
 TEST(Language, ReductionsOverEitherDimension) { check_reductions(Device::simulator()); }
 TEST(Language, Unsigned64BitValues) { check_unsigned_64_bit_values(Device::simulator()); }
 
+TEST(Language, PersistentGridOfMultiprocessorsBlocks) {
+  for (int multiprocessors : {3, 1, 40}) {
+    SCOPED_TRACE(fmt::format("{} multiprocessors", multiprocessors));
+    check_persistent_tiles(Device::simulator(), KernelOptions{.sim = {.multiprocessors = multiprocessors}},
+                           multiprocessors);
+  }
+}
+
+TEST(Language, SimulatedMultiprocessorsDefaultToFour) {
+  check_persistent_tiles(Device::simulator(), KernelOptions{}, 4);
+}
+
+TEST(Language, MultiprocessorsSizesTheGridOnTheHostAndIsAParameterInTheBody) {
+  Kernel<PersistentTiles> k(Device::simulator(), KernelOptions{"sm_90a"});
+  EXPECT_TRUE(file_check(ir::print(*k.lowered(1000, (float*)nullptr, (float*)nullptr, (int32_t*)nullptr)), R"(
+    CHECK: %multiprocessors: i32) blocks=[min(div(sub(add(%arg0, 64), 1), 64), multiprocessors)]
+    CHECK-NEXT: // %multiprocessors = the device's multiprocessor count, at launch
+  )"));
+  EXPECT_TRUE(file_check(k.cuda_source(1000, (float*)nullptr, (float*)nullptr, (int32_t*)nullptr), R"(
+    CHECK: tessel_PersistentTiles(int32_t arg0, float* arg1, float* arg2, int32_t* arg3, int32_t multiprocessors)
+    CHECK: for (int32_t i = int(blockIdx.x); (int(gridDim.x) > 0 ? i < v : i > v); i += int(gridDim.x))
+    CHECK: r_4[l] = (int32_t)(multiprocessors);
+  )"));
+}
+
+TEST(Language, SimulatedMultiprocessorsArePositive) {
+  try {
+    Kernel<PersistentTiles> k(Device::simulator(), KernelOptions{.sim = {.multiprocessors = 0}});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "sim::Options::multiprocessors is 0; the simulated device needs at least one");
+  }
+}
+
 TEST(Language, Unsigned64BitValuesAreUnsigned64BitInTheGeneratedCode) {
   const std::string src = Kernel<Unsigned64BitValues>(Device::simulator(), KernelOptions{"sm_90a"})
                               .cuda_source(1, (uint64_t*)nullptr, (uint64_t*)nullptr);

@@ -398,6 +398,42 @@ TEST(WarpRoles, FastDivmodPassesTheDivisorAndItsMagicNumbersOnce) {
   }
 }
 
+// The round and the block of each tile of a persistent schedule: tile / multiprocessors and
+// tile % multiprocessors.
+struct DividesByTheMultiprocessors : Script {
+  void operator()(Int32 tiles, Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto g = global_view(out, {tiles, 2});
+    single_thread([&] {
+      for (Int32 t : range(0, tiles)) {
+        auto [round, block] = fast_divmod(t, multiprocessors);
+        store_global(g, register_tensor<int32_t>({1, 1}, round), {t, 0});
+        store_global(g, register_tensor<int32_t>({1, 1}, block), {t, 1});
+      }
+    });
+  }
+};
+
+TEST(WarpRoles, FastDivmodByTheMultiprocessors) {
+  const int tiles = 50;
+  for (int multiprocessors : {3, 1, 7}) {
+    Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(2 * tiles, -1));
+    simulate<DividesByTheMultiprocessors>({.multiprocessors = multiprocessors}, tiles, out);
+    const auto got = out.download();
+    for (int t = 0; t < tiles; ++t) {
+      ASSERT_EQ(got[size_t(2 * t)], t / multiprocessors) << t << " / " << multiprocessors;
+      ASSERT_EQ(got[size_t(2 * t + 1)], t % multiprocessors) << t << " % " << multiprocessors;
+    }
+  }
+  Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(2, 0));
+  const std::string ir = ir::print(*Kernel<DividesByTheMultiprocessors>(Device::simulator()).lowered(1, out));
+  EXPECT_TRUE(file_check(ir, R"(
+    CHECK: %divisor_log2: u32)
+    CHECK-NEXT: // %divisor = fast_divmod divisor multiprocessors, at launch
+  )")) << ir;
+}
+
 // Seed 000's tile rasterization: blocks walk the tiles in groups of `Swizzle` columns, dividing
 // by grid constants (the tiles of a group, the width of the last group, chosen at run time so
 // that it is never 0) and by the compile-time group width.

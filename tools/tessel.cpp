@@ -29,12 +29,12 @@ std::vector<int64_t> sizes_for(const examples::Example& e, const std::vector<int
 }
 
 int run_example(const std::string& name, const std::string& device, const std::vector<int64_t>& given, bool verbose,
-                uint64_t seed, std::optional<sim::CompletionOrder> order) {
+                const sim::Options& simulator) {
   const examples::Example& e = examples::find_example(name);
   const Device dev = device.empty() ? Device::default_device() : Device::named(device);
   const auto sizes = sizes_for(e, given);
   KernelOptions opt;
-  opt.sim = sim::Options{.seed = seed, .completion = order};
+  opt.sim = simulator;
   opt.verbose = verbose;
   fmt::print("{} on {}\n", e.description, dev.name());
   const examples::RunResult r = e.run(dev, sizes, opt);
@@ -113,22 +113,24 @@ int main(int argc, char** argv) {
   std::string example, device, arch = "sm_90a";
   std::vector<int64_t> sizes;
   bool verbose = false, all = false;
-  uint64_t seed = 0;
-  std::optional<sim::CompletionOrder> order;
+  sim::Options simulator;
 
   auto* run = app.add_subcommand("run", "run an example and check it against a host reference");
   run->add_option("example", example, "an example (see `tessel list`)")->required();
   run->add_option("sizes", sizes, "problem sizes (see `tessel list`)");
   run->add_option("--device", device, "sim or gpu (default: gpu when present)");
   run->add_flag("--verbose", verbose, "report compile economics");
-  run->add_option("--seed", seed, "simulator interleaving seed (0: round-robin)");
-  run->add_option("--order", order,
+  run->add_option("--seed", simulator.seed, "simulator interleaving seed (0: round-robin)");
+  run->add_option("--order", simulator.completion,
                   "when the simulator's asynchronous engines complete their work: eager, lazy or seeded (default: "
                   "lazy with seed 0, seeded otherwise)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, sim::CompletionOrder>{
           {"eager", sim::CompletionOrder::Eager},
           {"lazy", sim::CompletionOrder::Lazy},
           {"seeded", sim::CompletionOrder::Seeded}}));
+  run->add_option("--multiprocessors", simulator.multiprocessors,
+                  fmt::format("the simulated device's multiprocessor count (default: {})", simulator.multiprocessors))
+      ->check(CLI::Range(1, 1024));
 
   auto* irc = app.add_subcommand("ir", "print an example's IR");
   irc->add_option("example", example)->required();
@@ -159,7 +161,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (*run) return run_example(example, device, sizes, verbose, seed, order);
+    if (*run) return run_example(example, device, sizes, verbose, simulator);
     if (*irc) return print_ir(example, sizes, all);
     if (*cuda) {
       const auto& e = examples::find_example(example);

@@ -170,11 +170,18 @@ std::string Emitter::expr(const ir::Expr& e) {
       auto& n = static_cast<const ir::CastNode&>(*e);
       return to_storage(n.type.dtype, fmt::format("({})({})", arith_type(n.type.dtype), to_arith(n.a->type.dtype, expr(n.a))));
     }
-    case ir::NodeKind::Builtin: {
-      static const char* names[] = {"int(blockIdx.x)", "int(blockIdx.y)", "int(blockIdx.z)",
-                                    "int(gridDim.x)",  "int(gridDim.y)",  "int(gridDim.z)"};
-      return names[int(static_cast<const ir::BuiltinNode&>(*e).which)];
-    }
+    case ir::NodeKind::Builtin:
+      switch (static_cast<const ir::BuiltinNode&>(*e).which) {
+        case ir::BuiltinKind::BlockIdxX: return "int(blockIdx.x)";
+        case ir::BuiltinKind::BlockIdxY: return "int(blockIdx.y)";
+        case ir::BuiltinKind::BlockIdxZ: return "int(blockIdx.z)";
+        case ir::BuiltinKind::GridDimX: return "int(gridDim.x)";
+        case ir::BuiltinKind::GridDimY: return "int(gridDim.y)";
+        case ir::BuiltinKind::GridDimZ: return "int(gridDim.z)";
+        case ir::BuiltinKind::Multiprocessors:
+          TESSEL_CHECK(false, "multiprocessors reached code generation instead of a parameter (plan_multiprocessors)");
+      }
+      break;
 #define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
 #define TESSEL_STMT(Name) case ir::NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor) case ir::NodeKind::Name:

@@ -165,4 +165,24 @@ Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>&
   return {};
 }
 
+Scalar evaluate_at_launch(const ExprNode& e, const KernelNode& k, std::span<const Scalar> values, int multiprocessors) {
+  struct Launch {
+    const KernelNode* kernel;
+    std::span<const Scalar> values;
+    int multiprocessors;
+  } launch{&k, values, multiprocessors};
+  // Captures one pointer, which std::function stores without allocating.
+  const std::function<Scalar(const ExprNode&)> lookup = [l = &launch](const ExprNode& x) {
+    if (x.kind == NodeKind::Builtin && static_cast<const BuiltinNode&>(x).which == BuiltinKind::Multiprocessors)
+      return Scalar{.i = l->multiprocessors};
+    for (size_t j = 0; j < l->values.size(); ++j)
+      if (l->kernel->params[j].get() == &x) return l->values[j];
+    TESSEL_CHECK(false, "kernel {}: a value computed at launch depends on {}, which the launch does not have",
+                 l->kernel->name, x.kind == NodeKind::Builtin
+                                      ? builtin_name(static_cast<const BuiltinNode&>(x).which)
+                                      : std::string_view(static_cast<const VarNode&>(x).name));
+  };
+  return evaluate(e, lookup);
+}
+
 }  // namespace tessel::ir

@@ -136,9 +136,16 @@ std::string_view op_name(ReduceOp op) {
 }
 
 std::string_view builtin_name(BuiltinKind b) {
-  static constexpr std::string_view names[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z",
-                                               "gridDim.x",  "gridDim.y",  "gridDim.z"};
-  return names[int(b)];
+  switch (b) {
+    case BuiltinKind::BlockIdxX: return "blockIdx.x";
+    case BuiltinKind::BlockIdxY: return "blockIdx.y";
+    case BuiltinKind::BlockIdxZ: return "blockIdx.z";
+    case BuiltinKind::GridDimX: return "gridDim.x";
+    case BuiltinKind::GridDimY: return "gridDim.y";
+    case BuiltinKind::GridDimZ: return "gridDim.z";
+    case BuiltinKind::Multiprocessors: return "multiprocessors";
+  }
+  return "?";
 }
 
 DType promote(DType a, DType b) {

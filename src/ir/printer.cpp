@@ -31,13 +31,14 @@ class Printer {
   void derived_params(const KernelNode& k) {
     ++indent_;
     for (const DerivedParam& p : k.derived_params) {
-      std::string_view what;
+      std::string what;
       switch (p.value) {
-        case DerivedValue::Divisor: what = "fast_divmod divisor"; break;
-        case DerivedValue::Multiplier: what = "fast_divmod multiplier of"; break;
-        case DerivedValue::Log2: what = "fast_divmod ceil(log2) of"; break;
+        case DerivedValue::Divisor: what = "fast_divmod divisor " + expr(p.divisor); break;
+        case DerivedValue::Multiplier: what = "fast_divmod multiplier of " + expr(p.divisor); break;
+        case DerivedValue::Log2: what = "fast_divmod ceil(log2) of " + expr(p.divisor); break;
+        case DerivedValue::Multiprocessors: what = "the device's multiprocessor count"; break;
       }
-      line(fmt::format("// {} = {} {}, at launch", name(p.param.get(), p.param->name), what, expr(p.divisor)));
+      line(fmt::format("// {} = {}, at launch", name(p.param.get(), p.param->name), what));
     }
     --indent_;
   }

@@ -34,13 +34,22 @@ ir::Arch arch_of_device(const Device& d) {
   return ir::Arch::Sm80;
 }
 
+int multiprocessors_of_device(const Device& d, const sim::Options& sim) {
+  if (d.is_gpu()) return runtime::CudaDriver::get().device_info().sm_count;
+  if (sim.multiprocessors < 1)
+    throw Error(fmt::format("sim::Options::multiprocessors is {}; the simulated device needs at least one",
+                            sim.multiprocessors));
+  return sim.multiprocessors;
+}
+
 }  // namespace
 
 KernelCore::KernelCore(std::string name, KernelSignature signature, TraceFn trace, Space space, Device device,
                        KernelOptions options)
     : name_(std::move(name)), signature_(std::move(signature)), trace_(std::move(trace)), space_(std::move(space)),
       device_(device), options_(std::move(options)),
-      arch_(options_.arch.empty() ? arch_of_device(device_) : ir::parse_arch(options_.arch)) {}
+      arch_(options_.arch.empty() ? arch_of_device(device_) : ir::parse_arch(options_.arch)),
+      multiprocessors_(multiprocessors_of_device(device_, options_.sim)) {}
 
 KernelCore::~KernelCore() = default;
 

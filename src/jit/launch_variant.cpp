@@ -2,7 +2,6 @@
 // computed from them, then the simulator or the GPU. Every call takes this path, so it allocates nothing for any ordinary
 // kernel.
 #include <array>
-#include <functional>
 #include <span>
 
 #include "tessel/ir/fast_divmod.hpp"
@@ -15,22 +14,13 @@ namespace tessel::detail {
 
 namespace {
 
-// The grid extents, evaluated from the kernel's parameter values.
-std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Scalar> values, ir::Arch arch) {
-  struct Parameters {
-    const ir::KernelNode* kernel;
-    std::span<const ir::Scalar> values;
-  } parameters{&k, values};
-  // Captures one pointer, which std::function stores without allocating.
-  const std::function<ir::Scalar(const ir::ExprNode&)> lookup = [p = &parameters](const ir::ExprNode& e) {
-    for (size_t j = 0; j < p->kernel->params.size(); ++j)
-      if (p->kernel->params[j].get() == &e) return p->values[j];
-    TESSEL_CHECK(false, "grid extent of kernel {} depends on a non-parameter", p->kernel->name);
-  };
+// The grid extents, evaluated from the kernel's parameter values and the device's multiprocessor count.
+std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Scalar> values, int multiprocessors,
+                                ir::Arch arch) {
   const std::array<int64_t, 3>& limit = ir::target_limits(arch).max_grid_blocks;
   std::array<unsigned, 3> grid = {1, 1, 1};
   for (size_t d = 0; d < k.blocks.size(); ++d) {
-    const ir::Scalar g = ir::evaluate(*k.blocks[d], lookup);
+    const ir::Scalar g = ir::evaluate_at_launch(*k.blocks[d], k, values, multiprocessors);
     if (g.i < 0 || g.i > limit[d])
       throw Error(k.loc, fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts", k.name,
                                      d, g.i));
@@ -51,9 +41,9 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   const std::span<ir::Scalar> values =
       heap_values.empty() ? std::span(inline_values).first(k.params.size()) : std::span(heap_values);
   signature_.run_time_values(args, values.first(k.call_params()));
-  ir::compute_derived_params(k, values);
+  ir::compute_derived_params(k, multiprocessors_, values);
   runtime::LaunchShape shape;
-  shape.grid = grid_of(k, values, arch_);
+  shape.grid = grid_of(k, values, multiprocessors_, arch_);
   shape.threads = unsigned(k.threads());
   shape.shared_bytes = unsigned(k.shared_bytes);
   if (!device_.is_gpu()) {

@@ -133,6 +133,7 @@ Script::Script()
                Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::BlockIdxZ))},
       gridDim{Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimX)),
               Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimY)),
-              Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimZ))} {}
+              Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimZ))},
+      multiprocessors(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::Multiprocessors)) {}
 
 }  // namespace tessel

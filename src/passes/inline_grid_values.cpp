@@ -1,6 +1,6 @@
-// The grid is computed on the host from the run-time parameters, so the grid extents may not
-// refer to variables of the body. Variables that are declared once at the top level of the body
-// and never assigned are replaced by their definitions.
+// The grid is computed on the host from the run-time parameters and the device's multiprocessor
+// count, so the grid extents may not refer to variables of the body. Variables that are declared
+// once at the top level of the body and never assigned are replaced by their definitions.
 #include <map>
 #include <set>
 
@@ -56,10 +56,12 @@ ir::Kernel inline_grid_values(const ir::Kernel& k, const PassContext&) {
                                                  "which is not computable from the kernel's parameters; the grid "
                                                  "is computed on the host before launch",
                                                  k->name, static_cast<const ir::VarNode&>(e).name, e.loc.str()));
-               if (e.kind == ir::NodeKind::Builtin)
+               if (e.kind != ir::NodeKind::Builtin) return;
+               const ir::BuiltinKind which = static_cast<const ir::BuiltinNode&>(e).which;
+               if (which != ir::BuiltinKind::Multiprocessors)
                  throw Error(k->loc, fmt::format("attrs.blocks of kernel {} uses {}, which is only known inside "
                                                  "the kernel",
-                                                 k->name, ir::builtin_name(static_cast<const ir::BuiltinNode&>(e).which)));
+                                                 k->name, ir::builtin_name(which)));
              });
     blocks.push_back(nb);
   }

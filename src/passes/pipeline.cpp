@@ -23,6 +23,7 @@ const std::vector<Pass>& pipeline() {
       {"plan_tensor_maps", plan_tensor_maps},
       {"allocate_barriers", allocate_barriers},
       {"plan_fast_divmods", plan_fast_divmods},
+      {"plan_multiprocessors", plan_multiprocessors},
   };
   return passes;
 }

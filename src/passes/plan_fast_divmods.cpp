@@ -1,9 +1,10 @@
 // Turns the divisor of each fast_divmod into parameters the launch computes (KernelNode::
 // derived_params): the divisor and its magic numbers (ir/fast_divmod.hpp), once per distinct
 // divisor. A divisor must be the same for the whole grid: an expression of the kernel's
-// parameters and of variables declared once from them (never assigned), which are replaced by
-// their definitions so that the host can evaluate it. A divisor that turns out constant needs no
-// magic: the division becomes / and %, which the compiler already turns into multiply and shift.
+// parameters, of `multiprocessors` and of variables declared once from them (never assigned),
+// which are replaced by their definitions so that the host can evaluate it. A divisor that turns
+// out constant needs no magic: the division becomes / and %, which the compiler already turns into
+// multiply and shift.
 #include <map>
 #include <set>
 
@@ -85,8 +86,9 @@ class PlanFastDivmods : public ir::Mutator {
       if (e.kind == ir::NodeKind::Var && !params_.count(&e))
         throw depends(fmt::format("the kernel variable created at {}, which is assigned or is a loop's variable",
                                   e.loc.str()));
-      if (e.kind == ir::NodeKind::Builtin)
-        throw depends(std::string(ir::builtin_name(static_cast<const ir::BuiltinNode&>(e).which)));
+      if (e.kind != ir::NodeKind::Builtin) return;
+      const ir::BuiltinKind which = static_cast<const ir::BuiltinNode&>(e).which;
+      if (which != ir::BuiltinKind::Multiprocessors) throw depends(std::string(ir::builtin_name(which)));
     });
     return divisor;
   }

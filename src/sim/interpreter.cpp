@@ -9,9 +9,16 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
     case ir::NodeKind::Const:
     case ir::NodeKind::Builtin: {
       const ir::Scalar v = ir::evaluate(*e, [&](const ir::ExprNode& b) -> ir::Scalar {
-        const auto which = static_cast<const ir::BuiltinNode&>(b).which;
-        const int i = int(which);
-        return ir::Scalar{.i = i < 3 ? cta.block[i] : cta.launch.grid[i - 3]};
+        switch (static_cast<const ir::BuiltinNode&>(b).which) {
+          case ir::BuiltinKind::BlockIdxX: return {.i = cta.block[0]};
+          case ir::BuiltinKind::BlockIdxY: return {.i = cta.block[1]};
+          case ir::BuiltinKind::BlockIdxZ: return {.i = cta.block[2]};
+          case ir::BuiltinKind::GridDimX: return {.i = cta.launch.grid[0]};
+          case ir::BuiltinKind::GridDimY: return {.i = cta.launch.grid[1]};
+          case ir::BuiltinKind::GridDimZ: return {.i = cta.launch.grid[2]};
+          case ir::BuiltinKind::Multiprocessors: break;
+        }
+        TESSEL_CHECK(false, "multiprocessors in kernel {} was not made a parameter by lowering", cta.kernel.name);
       });
       out.fill(v);
       return out;

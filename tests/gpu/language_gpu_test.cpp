@@ -12,6 +12,9 @@ TEST_F(LanguageOnGpu, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device:
 TEST_F(LanguageOnGpu, CastsAndElementwiseMath) { check_math_and_casts(Device::gpu()); }
 TEST_F(LanguageOnGpu, ReductionsOverEitherDimension) { check_reductions(Device::gpu()); }
 TEST_F(LanguageOnGpu, Unsigned64BitValues) { check_unsigned_64_bit_values(Device::gpu()); }
+TEST_F(LanguageOnGpu, PersistentGridOfMultiprocessorsBlocks) {
+  check_persistent_tiles(Device::gpu(), {}, runtime::CudaDriver::get().device_info().sm_count);
+}
 
 }  // namespace
 }  // namespace tessel::testing

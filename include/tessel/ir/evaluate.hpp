@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 
 #include "tessel/ir/ir.hpp"
 
@@ -21,5 +22,10 @@ Scalar convert(DType from, DType to, Scalar v);
 
 // Evaluates `e`; `lookup` supplies variables and built-ins and throws if one has no value.
 Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>& lookup);
+
+// Evaluates what the host knows at a launch of `k` (the grid, a derived parameter): an expression
+// over the kernel's first values.size() parameters, whose values `values` holds, and the device's
+// `multiprocessors`. Allocates nothing, as a launch must not.
+Scalar evaluate_at_launch(const ExprNode& e, const KernelNode& k, std::span<const Scalar> values, int multiprocessors);
 
 }  // namespace tessel::ir

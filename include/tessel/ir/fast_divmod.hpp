@@ -26,8 +26,8 @@ uint32_t fast_divide(uint32_t x, DivisorMagic magic);
 int32_t fast_divide(int32_t x, DivisorMagic magic);
 
 // Fills the values of the kernel's derived parameters (KernelNode::derived_params) from the call's,
-// which `values` holds first. Throws tessel::Error at the user's fast_divmod when its divisor is not
-// positive at this launch.
-void compute_derived_params(const KernelNode& k, std::span<Scalar> values);
+// which `values` holds first, and the device's multiprocessor count. Throws tessel::Error at the
+// user's fast_divmod when its divisor is not positive at this launch.
+void compute_derived_params(const KernelNode& k, int multiprocessors, std::span<Scalar> values);
 
 }  // namespace tessel::ir

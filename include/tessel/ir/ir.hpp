@@ -128,7 +128,9 @@ struct CastNode : ExprNode {
   const Expr a;
 };
 
-enum class BuiltinKind : uint8_t { BlockIdxX, BlockIdxY, BlockIdxZ, GridDimX, GridDimY, GridDimZ };
+// Multiprocessors: the number of SMs of the device the kernel runs on (the simulator's
+// Options::multiprocessors), known on the host at launch; lowering makes it a derived parameter.
+enum class BuiltinKind : uint8_t { BlockIdxX, BlockIdxY, BlockIdxZ, GridDimX, GridDimY, GridDimZ, Multiprocessors };
 std::string_view builtin_name(BuiltinKind b);
 
 struct BuiltinNode : ExprNode {
@@ -645,14 +647,14 @@ struct TensorMap {
   SourceLoc loc;         // the first instruction that uses it
 };
 
-// A kernel parameter that the launch computes from the call's parameters instead of taking it
-// from the call: a grid-constant fast_divmod divisor and its magic numbers.
-enum class DerivedValue : uint8_t { Divisor, Multiplier, Log2 };
+// A kernel parameter that the launch computes instead of taking it from the call: a grid-constant
+// fast_divmod divisor and its magic numbers, or the device's number of multiprocessors.
+enum class DerivedValue : uint8_t { Divisor, Multiplier, Log2, Multiprocessors };
 struct DerivedParam {
   Var param;
   DerivedValue value;
-  Expr divisor;  // over the call's parameters
-  SourceLoc loc; // the fast_divmod that divides by it
+  Expr divisor;  // over the call's parameters; null for Multiprocessors
+  SourceLoc loc; // the fast_divmod that divides by it, or the first use of multiprocessors
 };
 
 struct KernelNode {

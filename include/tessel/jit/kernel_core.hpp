@@ -100,6 +100,7 @@ class KernelCore {
   Device device_;
   KernelOptions options_;
   ir::Arch arch_;
+  int multiprocessors_;  // the device's, read once: a launch does not ask the driver
   std::map<std::string, std::unique_ptr<Variant>> variants_;  // by compile-time args and hyperparameters
   std::vector<Binding> bindings_;
   std::vector<int64_t> call_key_;  // scratch, reused by every call

@@ -177,6 +177,18 @@ class Instructions {
   RegisterTensor max(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor min(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
 
+  // ---- scalars ----
+  // The smaller and the larger of two kernel values (tessel::min and tessel::max, which the
+  // reductions above would otherwise hide inside a kernel body).
+  template <class A, class B> requires KernelOperands<A, B>
+  Expr<typename detail::result_elem<A, B>::type> min(const A& a, const B& b) const {
+    return tessel::min(a, b);
+  }
+  template <class A, class B> requires KernelOperands<A, B>
+  Expr<typename detail::result_elem<A, B>::type> max(const A& a, const B& b) const {
+    return tessel::max(a, b);
+  }
+
   // Pins the layout of `x` (and of every tile that must share it) for layout inference.
   void annotate_layout(const RegisterTensor& x, const Layout& layout, loc_t loc = loc_t::current());
 
@@ -225,6 +237,9 @@ struct Script : Instructions {
   Attrs attrs;
   Index3 blockIdx;
   Index3 gridDim;
+  // The number of multiprocessors (SMs) of the device the kernel is launched on; on the simulator
+  // sim::Options::multiprocessors. Sizes a persistent grid: attrs.blocks = min(tiles, multiprocessors).
+  Expr<int32_t> multiprocessors;
   Script();
 };
 

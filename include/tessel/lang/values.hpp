@@ -218,6 +218,18 @@ Expr<typename detail::result_elem<A, B>::type> cdiv(const A& a, const B& b) {
 }
 inline int cdiv(int a, int b) { return (a + b - 1) / b; }
 
+// The smaller and the larger of two kernel values, e.g. a persistent grid: min(tiles, multiprocessors).
+template <class A, class B> requires KernelOperands<A, B>
+Expr<typename detail::result_elem<A, B>::type> min(const A& a, const B& b) {
+  using R = typename detail::result_elem<A, B>::type;
+  return Expr<R>(ir::binary(ir::BinaryOp::Min, detail::to_ir<R>(a), detail::to_ir<R>(b)));
+}
+template <class A, class B> requires KernelOperands<A, B>
+Expr<typename detail::result_elem<A, B>::type> max(const A& a, const B& b) {
+  using R = typename detail::result_elem<A, B>::type;
+  return Expr<R>(ir::binary(ir::BinaryOp::Max, detail::to_ir<R>(a), detail::to_ir<R>(b)));
+}
+
 // Trace-time conditional selection of kernel values: cond ? a : b.
 namespace detail {
 template <class A, class B> struct select_elem : result_elem<A, B> {};

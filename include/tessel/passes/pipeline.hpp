@@ -36,6 +36,7 @@ ir::Kernel simplify_scalars(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_shared_memory(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_tensor_maps(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_fast_divmods(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel plan_multiprocessors(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel allocate_barriers(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel check_transaction_bytes(const ir::Kernel& k, const PassContext& ctx);
 

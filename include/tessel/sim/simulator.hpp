@@ -32,6 +32,9 @@ struct Options {
   // Blocks scheduled together, with their warps and engines interleaved (a cluster's shape). The
   // grid must divide into groups of this shape.
   std::array<int, 3> blocks_per_group = {1, 1, 1};
+  // The simulated device's multiprocessor count, the value of a kernel's `multiprocessors`. Small,
+  // so that a persistent kernel's blocks each loop over several tiles.
+  int multiprocessors = 4;
 
   CompletionOrder completion_order() const {
     return completion.value_or(seed == 0 ? CompletionOrder::Lazy : CompletionOrder::Seeded);
