@@ -1,7 +1,11 @@
-// The GEMM harness: tessel's tuned matmul (Ampere ladder step 5) against cuBLAS (cublasGemmEx) in
-// the same process, on random data, timed with the same method, for square and LLM shapes in
-// fp16 and bf16; a table, a CSV and an SVG chart; and the compile economics (cold compile,
-// parallel tuning, warm start, launch overhead against a raw driver launch).
+// The GEMM harness, against cuBLAS (cublasGemmEx) in the same process, on random data, timed with
+// the same method:
+//   - the ladders: every step of the Ampere and Hopper matmul ladders at its first configuration,
+//     at 4096^3 and 8192^3, in fp16 and (where the step has it) bf16;
+//   - the flagship tuned (Hopper step 5 on sm_90 GPUs, Ampere step 5 elsewhere) over square and
+//     LLM shapes in fp16 and bf16: a table, a CSV and an SVG chart;
+//   - the compile economics (cold compile, parallel tuning, warm start, launch overhead against a
+//     raw driver launch).
 //   bench_gemm [--quick] [--csv FILE] [--svg FILE]
 #include <cublas_v2.h>
 
@@ -11,6 +15,11 @@
 #include <fstream>
 
 #include "bar_chart.hpp"
+#include "matmul_hopper/v1_tma_wgmma.hpp"
+#include "matmul_hopper/v2_multistage.hpp"
+#include "matmul_hopper/v3_warp_specialized.hpp"
+#include "matmul_hopper/v4_pipeline_class.hpp"
+#include "matmul_hopper/v5_persistent.hpp"
 #include "matmul_simt.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/runtime/kernel_compiler.hpp"
@@ -23,6 +32,7 @@
 
 using namespace tessel;
 using examples::ampere::MatmulV5Swizzled;
+using examples::hopper::MatmulV5Persistent;
 
 namespace {
 
@@ -59,36 +69,121 @@ template <class T> double sampled_difference(const T* x, const T* y, size_t n) {
   return worst / scale;
 }
 
-template <class T>
-Row run_shape(bench::Timer& timer, cublasHandle_t handle, Kernel<MatmulV5Swizzled<T>>& kernel, const Shape& s,
-              const char* dtype) {
-  T* a = bench::random_device_array<T>(size_t(s.m) * s.k, 1);
-  T* b = bench::random_device_array<T>(size_t(s.n) * s.k, 2);
-  T* c = bench::random_device_array<T>(size_t(s.m) * s.n, 3);
-  T* ref = bench::random_device_array<T>(size_t(s.m) * s.n, 4);
-  const double flops = 2.0 * s.m * s.n * double(s.k);
-  const float alpha = 1, beta = 0;
-  // Row-major C = A B^T is column-major C^T = B A^T: op(B) = B^T with B stored [n, k] row-major.
-  auto cublas = [&](T* out) {
-    const cublasStatus_t status =
-        cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, cuda_type<T>(), s.k, a, cuda_type<T>(),
-                     s.k, &beta, out, cuda_type<T>(), s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    if (status != CUBLAS_STATUS_SUCCESS)
-      throw std::runtime_error(fmt::format("cublasGemmEx failed for {} {}: {}", dtype, s.label(), int(status)));
-  };
-  const double cublas_ms = timer.median_ms([&] { cublas(ref); }, 20, 3);
-  kernel(s.m, s.n, s.k, a, b, c);  // tunes on the first call of a shape bucket
-  const double tessel_ms = timer.median_ms([&] { kernel(s.m, s.n, s.k, a, b, c); }, 20, 3);
-  Row row{dtype,
-          s,
-          flops / tessel_ms / 1e9,
-          flops / cublas_ms / 1e9,
-          kernel.stats().hyperparameters,
-          std::string(selection_name(kernel.stats().selection)),
-          sampled_difference(c, ref, size_t(s.m) * s.n)};
-  for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), static_cast<void*>(ref)})
-    bench::free_device(p);
-  return row;
+// Operands of one shape, random, with cuBLAS's result and its time.
+template <class T> class Problem {
+ public:
+  Problem(bench::Timer& timer, cublasHandle_t handle, const Shape& s, const char* dtype) : shape(s), dtype(dtype) {
+    a = bench::random_device_array<T>(size_t(s.m) * s.k, 1);
+    b = bench::random_device_array<T>(size_t(s.n) * s.k, 2);
+    c = bench::random_device_array<T>(size_t(s.m) * s.n, 3);
+    ref = bench::random_device_array<T>(size_t(s.m) * s.n, 4);
+    const float alpha = 1, beta = 0;
+    // Row-major C = A B^T is column-major C^T = B A^T: op(B) = B^T with B stored [n, k] row-major.
+    auto cublas = [&] {
+      const cublasStatus_t status =
+          cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, cuda_type<T>(), s.k, a,
+                       cuda_type<T>(), s.k, &beta, ref, cuda_type<T>(), s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      if (status != CUBLAS_STATUS_SUCCESS)
+        throw std::runtime_error(fmt::format("cublasGemmEx failed for {} {}: {}", dtype, s.label(), int(status)));
+    };
+    cublas_tflops = flops() / timer.median_ms(cublas, 20, 3) / 1e9;
+  }
+  ~Problem() {
+    for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), static_cast<void*>(ref)})
+      bench::free_device(p);
+  }
+  Problem(const Problem&) = delete;
+  Problem& operator=(const Problem&) = delete;
+
+  double flops() const { return 2.0 * shape.m * shape.n * double(shape.k); }
+
+  // Times `kernel` (after a first call, which tunes for a new shape bucket) and checks its result.
+  template <class S> Row run(bench::Timer& timer, Kernel<S>& kernel) {
+    cudaMemset(c, 0xFF, size_t(shape.m) * shape.n * sizeof(T));  // NaN: a result never written shows
+    kernel(shape.m, shape.n, shape.k, a, b, c);
+    const double error = sampled_difference(c, ref, size_t(shape.m) * shape.n);
+    const double ms = timer.median_ms([&] { kernel(shape.m, shape.n, shape.k, a, b, c); }, 20, 3);
+    return Row{dtype,
+               shape,
+               flops() / ms / 1e9,
+               cublas_tflops,
+               kernel.stats().hyperparameters,
+               std::string(selection_name(kernel.stats().selection)),
+               error};
+  }
+
+  const Shape shape;
+  const char* const dtype;
+  double cublas_tflops = 0;
+
+ private:
+  T *a = nullptr, *b = nullptr, *c = nullptr, *ref = nullptr;
+};
+
+// A ladder step at the configuration its text starts with: the first candidate of its space.
+template <class S> struct FirstCandidate : S {
+  static Space space() { return Space{}; }
+};
+
+struct LadderRow {
+  std::string step;
+  Row row;
+};
+
+template <class S, class T> void ladder_step(bench::Timer& timer, Problem<T>& p, const char* name,
+                                              std::vector<LadderRow>& rows) {
+  Kernel<FirstCandidate<S>> kernel(Device::gpu());
+  rows.push_back({name, p.run(timer, kernel)});
+}
+
+template <class T> void hopper_ladder(bench::Timer& timer, Problem<T>& p, std::vector<LadderRow>& rows) {
+  namespace h = examples::hopper;
+  ladder_step<h::MatmulV1TmaWgmma<T>>(timer, p, "hopper_v1", rows);
+  ladder_step<h::MatmulV2Multistage<T>>(timer, p, "hopper_v2", rows);
+  ladder_step<h::MatmulV3WarpSpecialized<T>>(timer, p, "hopper_v3", rows);
+  ladder_step<h::MatmulV4PipelineClass<T>>(timer, p, "hopper_v4", rows);
+  ladder_step<h::MatmulV5Persistent<T>>(timer, p, "hopper_v5", rows);
+}
+
+// Every step of both ladders at 4096^3 and 8192^3, fp16 and bf16 (the steps that have bf16).
+std::vector<LadderRow> ladders(bench::Timer& timer, cublasHandle_t handle, bool hopper) {
+  std::vector<LadderRow> rows;
+  for (int size : {4096, 8192}) {
+    const Shape shape{size, size, size};
+    Problem<f16> half(timer, handle, shape, "fp16");
+    namespace a = examples::ampere;
+    ladder_step<a::MatmulV1Naive>(timer, half, "ampere_v1_naive", rows);
+    ladder_step<examples::MatmulSimt>(timer, half, "ampere_v2_shared", rows);
+    ladder_step<a::MatmulV3TensorCore>(timer, half, "ampere_v3_mma", rows);
+    ladder_step<a::MatmulV4Pipelined>(timer, half, "ampere_v4_pipelined", rows);
+    ladder_step<MatmulV5Swizzled<f16>>(timer, half, "ampere_v5_swizzled", rows);
+    if (hopper) hopper_ladder(timer, half, rows);
+    Problem<bf16> brain(timer, handle, shape, "bf16");
+    ladder_step<MatmulV5Swizzled<bf16>>(timer, brain, "ampere_v5_swizzled", rows);
+    if (hopper) hopper_ladder(timer, brain, rows);
+  }
+  return rows;
+}
+
+// The flagship, tuned, over `shapes` in fp16 and bf16.
+template <template <class> class Flagship>
+std::vector<Row> flagship_rows(bench::Timer& timer, cublasHandle_t handle, const std::vector<Shape>& shapes,
+                               const char* name) {
+  std::vector<Row> rows;
+  Kernel<Flagship<f16>> f16_kernel(Device::gpu());
+  Kernel<Flagship<bf16>> bf16_kernel(Device::gpu());
+  for (const Shape& s : shapes) {
+    Problem<f16> p(timer, handle, s, "fp16");
+    rows.push_back(p.run(timer, f16_kernel));
+    if (rows.size() == 1)
+      fmt::print("  tuning {} candidates of {} at {}: {:.1f} s wall\n", f16_kernel.stats().candidates, name,
+                 s.label(), f16_kernel.stats().tuning_wall_ms / 1000);
+  }
+  for (const Shape& s : shapes) {
+    Problem<bf16> p(timer, handle, s, "bf16");
+    rows.push_back(p.run(timer, bf16_kernel));
+  }
+  return rows;
 }
 
 template <class S> double cold_compile_ms() {
@@ -161,14 +256,21 @@ int main(int argc, char** argv) {
   cublasHandle_t handle;
   if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return 1;
 
+  const runtime::CudaDriver::DeviceInfo& device = runtime::CudaDriver::get().device_info();
+  const bool hopper = device.cc_major == 9;  // wgmma and TMA: the Hopper ladder and flagship
+  const char* flagship = hopper ? "hopper_v5" : "ampere_v5_swizzled";
+  fmt::print("{} (cc {}.{}, {} SMs); flagship {}\n\n", device.name, device.cc_major, device.cc_minor, device.sm_count,
+             flagship);
+
   fmt::print("compile economics (cache {}):\n", getenv("TESSEL_CACHE_DIR"));
-  const std::pair<const char*, double> cold[] = {
+  std::vector<std::pair<const char*, double>> cold = {
       {"ampere_v1_naive", cold_compile_ms<examples::ampere::MatmulV1Naive>()},
       {"ampere_v2_shared", cold_compile_ms<examples::MatmulSimt>()},
       {"ampere_v3_mma", cold_compile_ms<examples::ampere::MatmulV3TensorCore>()},
       {"ampere_v4_pipelined", cold_compile_ms<examples::ampere::MatmulV4Pipelined>()},
       {"ampere_v5_swizzled", cold_compile_ms<MatmulV5Swizzled<f16>>()},
   };
+  if (hopper) cold.push_back({"hopper_v5", cold_compile_ms<MatmulV5Persistent<f16>>()});
   for (const auto& [name, ms] : cold) fmt::print("  cold compile {:<22} {:>8.0f} ms\n", name, ms);
 
   std::vector<Shape> shapes;
@@ -176,16 +278,8 @@ int main(int argc, char** argv) {
     shapes.push_back({s, s, s});
   for (int m : quick ? std::vector<int>{128, 4096} : std::vector<int>{16, 128, 1024, 4096}) shapes.push_back({m, 14336, 4096});
 
-  std::vector<Row> rows;
-  Kernel<MatmulV5Swizzled<f16>> f16_kernel(Device::gpu());
-  Kernel<MatmulV5Swizzled<bf16>> bf16_kernel(Device::gpu());
-  for (const Shape& s : shapes) {
-    rows.push_back(run_shape(timer, handle, f16_kernel, s, "fp16"));
-    if (rows.size() == 1)
-      fmt::print("  tuning {} candidates of ampere_v5_swizzled at {}: {:.1f} s wall\n", f16_kernel.stats().candidates,
-                 s.label(), f16_kernel.stats().tuning_wall_ms / 1000);
-  }
-  for (const Shape& s : shapes) rows.push_back(run_shape(timer, handle, bf16_kernel, s, "bf16"));
+  const std::vector<Row> rows = hopper ? flagship_rows<MatmulV5Persistent>(timer, handle, shapes, flagship)
+                                       : flagship_rows<MatmulV5Swizzled>(timer, handle, shapes, flagship);
 
   {
     f16* p = bench::random_device_array<f16>(size_t(4096) * 4096, 8);  // the same buffer for a, b and c: timing only
@@ -202,6 +296,14 @@ int main(int argc, char** argv) {
   fmt::print("  launch: {:.2f} us per Kernel call, {:.2f} us per raw cuLaunchKernel: overhead {:.2f} us\n\n", tessel_us,
              raw_us, tessel_us - raw_us);
 
+  fmt::print("the ladders, each step at its first configuration:\n");
+  fmt::print("{:<20} {:<5} {:>16} {:>9} {:>9} {:>7} {:>9}\n", "step", "dtype", "MxNxK", "tessel", "cuBLAS", "ratio",
+             "max err");
+  for (const LadderRow& l : ladders(timer, handle, hopper))
+    fmt::print("{:<20} {:<5} {:>16} {:>9.1f} {:>9.1f} {:>6.3f}x {:>9.2e}\n", l.step, l.row.dtype, l.row.shape.label(),
+               l.row.tessel_tflops, l.row.cublas_tflops, l.row.tessel_tflops / l.row.cublas_tflops, l.row.max_error);
+
+  fmt::print("\n{} tuned:\n", flagship);
   fmt::print("{:<5} {:>20} {:>9} {:>9} {:>7} {:>9}  {}\n", "dtype", "MxNxK", "tessel", "cuBLAS", "ratio", "max err",
              "tessel configuration");
   std::ofstream csv(csv_path);
@@ -215,12 +317,12 @@ int main(int argc, char** argv) {
                        r.tessel_tflops, r.cublas_tflops, r.tessel_tflops / r.cublas_tflops, r.max_error,
                        r.hyperparameters);
     if (panels.empty() || panels.back().title != r.dtype)
-      panels.push_back({r.dtype, {}, {"tessel (tuned)", "cuBLAS"}, {{}, {}}});
+      panels.push_back({r.dtype, {}, {fmt::format("tessel {} (tuned)", flagship), "cuBLAS"}, {{}, {}}});
     panels.back().labels.push_back(r.shape.label());
     panels.back().values[0].push_back(r.tessel_tflops);
     panels.back().values[1].push_back(r.cublas_tflops);
   }
-  std::ofstream(svg_path) << bench::bar_chart_svg(fmt::format("C = A B^T on {}", runtime::CudaDriver::get().device_info().name),
+  std::ofstream(svg_path) << bench::bar_chart_svg(fmt::format("C = A B^T on {}", device.name),
                                                   "TFLOPS", panels);
   fmt::print("\nwrote {} and {}\n", csv_path, svg_path);
   cublasDestroy(handle);

@@ -12,6 +12,7 @@
 #include "matmul_hopper/v2_multistage.hpp"
 #include "matmul_hopper/v3_warp_specialized.hpp"
 #include "matmul_hopper/v4_pipeline_class.hpp"
+#include "matmul_hopper/v5_persistent.hpp"
 #include "simulate.hpp"
 
 namespace tessel {
@@ -148,6 +149,43 @@ TEST(HopperLadder, V4AtEverySwizzleSizeMatchesTheHostReference) {
   expect_matches_under_every_order<V4Fixed<8, 128>>("v4_swizzle8_n128", specialized_sizes);
 }
 
+// The simulated device has 4 multiprocessors unless told otherwise, so the persistent blocks of
+// step 5 take 1 to 3 tiles each at these sizes; with 1 and 5, one block takes every tile (the
+// ring and the output tile's store run on across them), or some blocks take none.
+TEST(HopperLadder, V5OnOneAndOnFiveMultiprocessorsMatchesTheHostReference) {
+  for (int multiprocessors : {1, 5})
+    for (const std::vector<int64_t>& sizes : specialized_sizes)
+      for (sim::Options o : testing::every_order()) {
+        o.multiprocessors = multiprocessors;
+        const examples::RunResult r =
+            examples::find_example("hopper_v5").run(Device::simulator(), sizes, KernelOptions{.sim = o});
+        EXPECT_TRUE(r.ok) << multiprocessors << " multiprocessors: " << r.summary;
+      }
+}
+
+TEST(HopperLadder, V5MatchesTheHostReferenceUnderEveryOrder) {
+  for (const char* name : {"hopper_v5", "hopper_v5_bf16"})
+    for (const std::vector<int64_t>& sizes : specialized_sizes)
+      for (const KernelOptions& o : every_order()) {
+        const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
+        EXPECT_TRUE(r.ok) << name << " " << r.summary;
+      }
+}
+
+template <int SwizzleSize, int BlockN, int Stages> struct V5Fixed : examples::hopper::MatmulV5Persistent<f16> {
+  V5Fixed() {
+    swizzle_size = SwizzleSize;
+    block_n = BlockN;
+    stages = Stages;
+  }
+  static Space space() { return Space{}; }
+};
+
+TEST(HopperLadder, V5AtTheOtherPointsOfItsSpaceMatchesTheHostReference) {
+  expect_matches_under_every_order<V5Fixed<1, 128, 5>>("v5_swizzle1_n128_stages5", specialized_sizes);
+  expect_matches_under_every_order<V5Fixed<8, 128, 4>>("v5_swizzle8_n128_stages4", specialized_sizes);
+}
+
 struct Cli {
   int status = -1;
   std::string output;  // stdout and stderr
@@ -167,7 +205,7 @@ Cli tessel(const std::string& args) {
 
 TEST(HopperLadder, EveryStepCompilesForSm90aAndIsRefusedForSm80NamingSm90a) {
   const Cli listed = tessel("list");
-  for (const char* step : {"hopper_v1", "hopper_v2", "hopper_v3", "hopper_v4"}) {
+  for (const char* step : {"hopper_v1", "hopper_v2", "hopper_v3", "hopper_v4", "hopper_v5"}) {
     EXPECT_NE(listed.output.find(step), std::string::npos) << listed.output;
     const Cli hopper = tessel(std::string("compile ") + step + " --arch sm_90a");
     EXPECT_EQ(hopper.status, 0) << hopper.output;

@@ -4,6 +4,7 @@
 #include "v2_multistage.hpp"
 #include "v3_warp_specialized.hpp"
 #include "v4_pipeline_class.hpp"
+#include "v5_persistent.hpp"
 
 namespace tessel::examples {
 
@@ -23,6 +24,10 @@ std::vector<Example> hopper_ladder_examples() {
           "hopper_v4", "Hopper ladder 4: the ring as seed 000's Pipeline class, tiles rasterized with fast_divmod"),
       matmul_example<hopper::MatmulV4PipelineClass<bf16>, bf16>("hopper_v4_bf16",
                                                                  "Hopper ladder 4 with bf16 operands"),
+      matmul_example<hopper::MatmulV5Persistent<f16>>(
+          "hopper_v5", "Hopper ladder 5: persistent blocks over rasterized tiles, two consumer warpgroups, a TMA-store "
+                       "epilogue"),
+      matmul_example<hopper::MatmulV5Persistent<bf16>, bf16>("hopper_v5_bf16", "Hopper ladder 5 with bf16 operands"),
   };
   for (Example& e : ladder) e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
   return ladder;

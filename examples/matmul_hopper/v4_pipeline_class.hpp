@@ -1,9 +1,9 @@
 #pragma once
 
 #include <algorithm>
-#include <utility>
 
 #include "pipeline.hpp"
+#include "rasterization.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::examples::hopper {
@@ -29,32 +29,6 @@ template <class T = f16> struct MatmulV4PipelineClass : Script {
   static constexpr int producer_registers = 40;
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
 
-  // Maps a linear block index to (m_block, n_block) with swizzle grouping (seed 000).
-  std::pair<Int32, Int32> compute_block_coord(const Int32& linear_idx, const Int32& num_m_blocks,
-                                              const Int32& num_n_blocks) {
-    Int32 tiles_per_group = num_m_blocks * swizzle_size;
-    auto [group_idx, in_group_idx] = fast_divmod(linear_idx, tiles_per_group);
-    Int32 first_n = group_idx * swizzle_size;
-    Int32 m_block = 0;
-    Int32 n_block = 0;
-    // When num_n_blocks is a multiple of swizzle_size, every group is full and last_group_width
-    // is never used; swizzle_size keeps its precomputed division well defined.
-    Int32 remainder = num_n_blocks - num_n_blocks / swizzle_size * swizzle_size;
-    Int32 last_group_width = select(remainder > 0, remainder, swizzle_size);
-    if_(first_n + swizzle_size <= num_n_blocks, [&] {
-      // a full group: swizzle_size is a compile-time constant
-      auto [q, r] = fast_divmod(in_group_idx, swizzle_size);
-      m_block = q;
-      n_block = first_n + r;
-    }).else_([&] {
-      // the last group: its width is num_n_blocks % swizzle_size, a grid constant
-      auto [q, r] = fast_divmod(in_group_idx, last_group_width);
-      m_block = q;
-      n_block = first_n + r;
-    });
-    return {std::move(m_block), std::move(n_block)};
-  }
-
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
     Int32 num_m_blocks = cdiv(m, block_m);
     Int32 num_n_blocks = cdiv(n, block_n);
@@ -62,7 +36,8 @@ template <class T = f16> struct MatmulV4PipelineClass : Script {
     attrs.warps = 4 * (1 + consumer_warpgroups);
     const int consumer_threads = 128 * consumer_warpgroups;
 
-    auto [m_block, n_block] = compute_block_coord(blockIdx.x, num_m_blocks, num_n_blocks);
+    TileRasterization rasterization(swizzle_size);
+    auto [m_block, n_block] = rasterization.compute_block_coord(blockIdx.x, num_m_blocks, num_n_blocks);
     Int32 offset_m = m_block * block_m;
     Int32 offset_n = n_block * block_n;
 

@@ -19,7 +19,8 @@ typedef unsigned long long uint64_t;
 )CUDA";
 
 // The conversions are rendered for the oldest target, so the header is the same on every target.
-std::string half_type() {
+// bf16 widens to f32 by a shift, which needs no instruction of its own.
+std::string half_types() {
   const ir::Arch oldest = ir::Arch::Sm80;
   return fmt::format(R"CUDA(
 // IEEE half: arithmetic happens in f32; conversions round to nearest even.
@@ -33,23 +34,20 @@ struct tessel_f16 {{
     return v;
   }}
 }};
+
+// bfloat16: arithmetic happens in f32; conversions round to nearest even.
+struct tessel_bf16 {{
+  unsigned short bits;
+  tessel_bf16() = default;
+  __device__ explicit tessel_bf16(float v) {{ {} }}
+  __device__ explicit operator float() const {{ return __uint_as_float((unsigned int)bits << 16); }}
+}};
 )CUDA",
-                     ptx_asm(Ptx::CvtRnF16F32, oldest, {{"bits"}, {"v"}}), ptx_asm(Ptx::CvtF32F16, oldest, {{"v"}, {"bits"}}));
+                     ptx_asm(Ptx::CvtRnF16F32, oldest, {{"bits"}, {"v"}}), ptx_asm(Ptx::CvtF32F16, oldest, {{"v"}, {"bits"}}),
+                     ptx_asm(Ptx::CvtRnBf16F32, oldest, {{"bits"}, {"v"}}));
 }
 
 const char* const kHelpers = R"CUDA(
-// bfloat16: arithmetic happens in f32; conversions round to nearest even.
-struct tessel_bf16 {
-  unsigned short bits;
-  tessel_bf16() = default;
-  __device__ explicit tessel_bf16(float v) {
-    unsigned int x = __float_as_uint(v);
-    bits = (x & 0x7fffffffu) > 0x7f800000u ? (unsigned short)((x >> 16) | 0x40u)
-                                            : (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-  }
-  __device__ explicit operator float() const { return __uint_as_float((unsigned int)bits << 16); }
-};
-
 // N consecutive elements moved as one access (16 bytes at most); `p` must be aligned to it.
 template <class T, int N> struct alignas(sizeof(T) * N) tessel_vec {
   T v[N];
@@ -114,7 +112,7 @@ __device__ __forceinline__ int32_t tessel_fast_divide(int32_t x, uint32_t m, uin
 }  // namespace
 
 const std::string& device_header() {
-  static const std::string text = kIntegerTypes + half_type() + kHelpers;
+  static const std::string text = kIntegerTypes + half_types() + kHelpers;
   return text;
 }
 

@@ -80,7 +80,7 @@ constexpr const char* kWaitPredicate = "ready";
 const PtxRow& ptx_row(Ptx instruction) {
   using ir::Arch;
   switch (instruction) {
-    // PTX ISA, cvt: f32 to the nearest f16 (ties to even), and f16 to f32 exactly.
+    // PTX ISA, cvt: f32 to the nearest f16 or bf16 (ties to even), and f16 to f32 exactly.
     case Ptx::CvtRnF16F32: {
       static const PtxRow row{"cvt.rn.f16.f32", "cvt.rn.f16.f32 {dst}, {src};", Arch::Sm80,
                               {scalar("dst", "=h"), scalar("src", "f")}, PtxEffect::Pure};
@@ -89,6 +89,11 @@ const PtxRow& ptx_row(Ptx instruction) {
     case Ptx::CvtF32F16: {
       static const PtxRow row{"cvt.f32.f16", "cvt.f32.f16 {dst}, {src};", Arch::Sm80,
                               {scalar("dst", "=f"), scalar("src", "h")}, PtxEffect::Pure};
+      return row;
+    }
+    case Ptx::CvtRnBf16F32: {
+      static const PtxRow row{"cvt.rn.bf16.f32", "cvt.rn.bf16.f32 {dst}, {src};", Arch::Sm80,
+                              {scalar("dst", "=h"), scalar("src", "f")}, PtxEffect::Pure};
       return row;
     }
     // PTX ISA 9.7.9.25.3: cp.async of 16 bytes bypassing L1 (.cg), or 8 and 4 bytes through it
@@ -180,9 +185,11 @@ const PtxRow& ptx_row(Ptx instruction) {
       return row;
     }
     // Pins an accumulator register at this point of the program: the compiler may not move its
-    // accesses across the wgmma.wait_group or wgmma.fence next to it (a move to itself is free).
+    // accesses across the wgmma.wait_group or wgmma.fence next to it. The text is a PTX comment,
+    // so no instruction reads the register: ptxas serializes the wgmma pipeline when any
+    // instruction reads an accumulator of a wgmma still in flight, a move to itself included.
     case Ptx::WgmmaFenceOperand: {
-      static const PtxRow row{"wgmma operand fence", "mov.b32 {reg}, {reg};", Arch::Sm90a, {scalar("reg", "+f")}};
+      static const PtxRow row{"wgmma operand fence", "// wgmma operand {reg}", Arch::Sm90a, {scalar("reg", "+f")}};
       return row;
     }
     // PTX ISA 9.7.13.15 (mbarrier): a barrier's phase expects `count` arrivals.

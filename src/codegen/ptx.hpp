@@ -32,6 +32,7 @@ namespace tessel::codegen {
 enum class Ptx : uint8_t {
   CvtRnF16F32,
   CvtF32F16,
+  CvtRnBf16F32,
   CpAsyncCg16,
   CpAsyncCa8,
   CpAsyncCa4,

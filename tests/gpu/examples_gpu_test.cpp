@@ -21,7 +21,9 @@ TEST_F(ExampleOnGpu, MatchTheHostReference) {
       {"hopper_v2", {2048, 1024, 512}},      {"hopper_v2_bf16", {300, 257, 296}},
       {"hopper_v3", {300, 257, 296}},        {"hopper_v3", {2048, 1024, 512}},
       {"hopper_v3_bf16", {300, 257, 296}},   {"hopper_v4", {300, 1400, 296}},
-      {"hopper_v4", {2048, 2304, 512}},      {"hopper_v4_bf16", {300, 1400, 296}}};
+      {"hopper_v4", {2048, 2304, 512}},      {"hopper_v4_bf16", {300, 1400, 296}},
+      {"hopper_v5", {300, 1400, 296}},       {"hopper_v5", {4096, 4096, 1024}},
+      {"hopper_v5_bf16", {300, 1400, 296}}};
   for (const auto& [name, sizes] : cases) {
     const examples::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, {});
     EXPECT_TRUE(r.ok) << r.summary;

@@ -1,0 +1,115 @@
+#pragma once
+
+#include <algorithm>
+
+#include "pipeline.hpp"
+#include "rasterization.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel::examples::hopper {
+
+// Step 5 of the Hopper ladder: step 4 made persistent, with a TMA-store epilogue.
+//
+// The grid has one block per multiprocessor (fewer when there are fewer tiles); each block walks
+// the rasterized tiles blockIdx.x, blockIdx.x + gridDim.x, ... Both roles walk the same tiles and
+// the ring runs on across them, so the producer loads the next tile's first stages while the
+// consumers finish the current one. The two consumer warpgroups (64 rows of every 128 each) write
+// their accumulator to a shared tile (stmatrix), fence it for the async proxy, and one thread
+// stores it with TMA; the next tile waits for that store to have read the tile only when it is
+// about to overwrite it.
+template <class T = f16> struct MatmulV5Persistent : Script {
+  int block_m = 128, block_n = 256, block_k = 64;
+  int stages = 3;
+  int swizzle_size = 4;
+  int consumer_warpgroups = 2;
+  static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
+
+  // The first candidate is the configuration above; 3 stages of 128 x 256 and the output tile fill
+  // shared memory, and 128 x 128 tiles leave room for 5.
+  static Space space() {
+    return tune("swizzle_size", &MatmulV5Persistent::swizzle_size, {4, 1, 8}) *
+           tune("block_n, stages", {&MatmulV5Persistent::block_n, &MatmulV5Persistent::stages},
+                {{256, 3}, {128, 5}, {128, 4}});
+  }
+
+  static constexpr int producer_registers = 40;
+  int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
+
+  void operator()(Int32 m, Int32 n, Int32 k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
+    Int32 num_m_blocks = cdiv(m, block_m);
+    Int32 num_n_blocks = cdiv(n, block_n);
+    Int32 num_tiles = num_m_blocks * num_n_blocks;
+    attrs.blocks = min(num_tiles, multiprocessors);
+    attrs.warps = 4 * (1 + consumer_warpgroups);
+    const int consumer_threads = 128 * consumer_warpgroups;
+
+    auto g_a = global_view(a, {m, k});
+    auto g_b = global_view(b, {n, k});
+    auto g_c = global_view(c, {m, n});
+    auto s_a = shared_tensor<T>({stages, block_m, block_k});
+    auto s_b = shared_tensor<T>({stages, block_n, block_k});
+    auto s_c = shared_tensor<T>({block_m, block_n}, Swizzle::none);
+    Pipeline tma_pipe(stages, 1, consumer_threads);
+    TileRasterization rasterization(swizzle_size);
+    Int32 k_tiles = cdiv(k, block_k);
+
+    warp_group(0, [&] {
+      setmaxnreg.decrease(producer_registers);
+      thread_group(0, 32, [&] {
+        for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
+          auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
+          for (Int32 offset_k : range(0, k, block_k, stages)) {
+            tma_pipe.producer_acquire();
+            single_thread([&] {
+              mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
+                                                                            s_b[tma_pipe.producer_stage].nbytes());
+            });
+            tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {m_block * block_m, offset_k},
+                                 tma_pipe.producer_barrier());
+            tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage], {n_block * block_n, offset_k},
+                                 tma_pipe.producer_barrier());
+            tma_pipe.producer_advance();
+          }
+        }
+      });
+    });
+
+    thread_group(128, consumer_threads, [&] {
+      setmaxnreg.increase(consumer_registers());
+      for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
+        auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
+        auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
+        for (Int32 i : range(0, k_tiles, 1, stages)) {
+          tma_pipe.consumer_acquire();
+          wgmma.fence();
+          wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), acc);
+          wgmma.commit_group();
+          // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
+          wgmma.wait_group(1);
+          if_(i > 0, [&] {
+            mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]);
+          });
+          tma_pipe.consumer_advance();
+        }
+        wgmma.wait_group(0);
+        if_(k_tiles > 0, [&] {
+          mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]);
+        });
+
+        // The previous tile's store has read s_c before anyone overwrites it.
+        single_thread([&] { tma.wait_group(0, true); });
+        sync();
+        store_shared(s_c, acc.to<T>());
+        fence.proxy_async();
+        sync();
+        single_thread([&] {
+          tma.shared_to_global(s_c, g_c, {m_block * block_m, n_block * block_n});
+          tma.commit_group();
+        });
+      }
+      single_thread([&] { tma.wait_group(0); });
+    });
+  }
+};
+
+}  // namespace tessel::examples::hopper
