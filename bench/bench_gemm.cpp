@@ -193,6 +193,22 @@ template <class S> double cold_compile_ms() {
   return kernel.stats().compile_ms + kernel.stats().codegen_ms;
 }
 
+// Milliseconds from a new Kernel object to its first result at 4096^3, once the shape was tuned
+// and compiled in this process: the tuning database, the cubin cache and a module load.
+template <class S> double warm_start_ms() {
+  f16* p = bench::random_device_array<f16>(size_t(4096) * 4096, 8);  // the same buffer for a, b and c: timing only
+  const auto t0 = std::chrono::steady_clock::now();
+  Kernel<S> fresh(Device::gpu());
+  fresh(4096, 4096, 4096, p, p, p);
+  bench::check(cudaDeviceSynchronize(), "warm start");
+  const double ms = ms_since(t0);
+  if (fresh.stats().selection != Selection::FromDatabase || !fresh.stats().from_cache)
+    fmt::print("  (the warm start was not warm: {}, cubin {})\n", selection_name(fresh.stats().selection),
+               fresh.stats().from_cache ? "from the cache" : "compiled");
+  bench::free_device(p);
+  return ms;
+}
+
 // Host time per launch of a tiny kernel: through Kernel<S>, and through cuLaunchKernel directly
 // on the same cubin.
 std::pair<double, double> launch_overhead_us() {
@@ -281,17 +297,8 @@ int main(int argc, char** argv) {
   const std::vector<Row> rows = hopper ? flagship_rows<MatmulV5Persistent>(timer, handle, shapes, flagship)
                                        : flagship_rows<MatmulV5Swizzled>(timer, handle, shapes, flagship);
 
-  {
-    f16* p = bench::random_device_array<f16>(size_t(4096) * 4096, 8);  // the same buffer for a, b and c: timing only
-    const auto t0 = std::chrono::steady_clock::now();
-    Kernel<MatmulV5Swizzled<f16>> fresh(Device::gpu());
-    fresh(4096, 4096, 4096, p, p, p);
-    bench::check(cudaDeviceSynchronize(), "warm start");
-    fmt::print("  warm start of a new Kernel object at 4096^3 ({}; cubin {}): {:.2f} ms to the first result\n",
-               selection_name(fresh.stats().selection), fresh.stats().from_cache ? "from the cache" : "compiled",
-               ms_since(t0));
-    bench::free_device(p);
-  }
+  const double warm_ms = hopper ? warm_start_ms<MatmulV5Persistent<f16>>() : warm_start_ms<MatmulV5Swizzled<f16>>();
+  fmt::print("  warm start of a new {} Kernel object at 4096^3: {:.2f} ms to the first result\n", flagship, warm_ms);
   const auto [tessel_us, raw_us] = launch_overhead_us();
   fmt::print("  launch: {:.2f} us per Kernel call, {:.2f} us per raw cuLaunchKernel: overhead {:.2f} us\n\n", tessel_us,
              raw_us, tessel_us - raw_us);
