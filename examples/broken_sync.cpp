@@ -31,7 +31,7 @@ Example broken_sync_example() {
   e.description = "a deliberately broken kernel (sync() in a branch only some warps take): the simulator reports the deadlock";
   e.size_names = {"n"};
   e.default_sizes = {256};
-  e.run = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) -> RunResult {
+  e.runner = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) -> RunResult {
     if (dev.is_gpu()) throw Error("broken_sync would hang a GPU; run it with --device sim to see the deadlock report");
     Buffer<float> x(dev, std::vector<float>(size_t(s[0]), 1.0f));
     Kernel<BrokenSync> k(dev, opt);

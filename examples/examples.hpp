@@ -24,10 +24,24 @@ struct Example {
   std::vector<int64_t> default_sizes;
   // The code-generation targets it exists on (sm_90a-only instructions exist on no other).
   std::vector<std::string> targets = {"sm_80", "sm_90a", "sm_100a"};
-  // Runs on `device` with random inputs and checks against a host reference.
-  std::function<RunResult(const Device&, const std::vector<int64_t>&, const KernelOptions&)> run;
-  // The traced (lowered=false) or lowered IR, and the CUDA source, for the given sizes.
-  std::function<ir::Kernel(const std::vector<int64_t>&, bool lowered)> ir;
+  // Runs on `device` with random inputs and checks against a host reference; on the simulator,
+  // for simulated_target() unless `options` name a target.
+  RunResult run(const Device& device, const std::vector<int64_t>& sizes, KernelOptions options = {}) const {
+    if (options.arch.empty() && !device.is_gpu()) options.arch = simulated_target();
+    return runner(device, sizes, options);
+  }
+  // The traced (lowered=false) or lowered IR for the given sizes, for simulated_target().
+  ir::Kernel ir(const std::vector<int64_t>& sizes, bool lowered) const { return tracer(sizes, lowered, simulated_target()); }
+  // The target the simulator runs it as: sm_90a where it exists, else its first target (sm_100a
+  // for the Blackwell kernels).
+  std::string simulated_target() const {
+    for (const std::string& t : targets)
+      if (t == "sm_90a") return t;
+    return targets.front();
+  }
+
+  std::function<RunResult(const Device&, const std::vector<int64_t>&, const KernelOptions&)> runner;
+  std::function<ir::Kernel(const std::vector<int64_t>&, bool lowered, const std::string& arch)> tracer;
   std::function<std::string(const std::vector<int64_t>&, const std::string& arch)> cuda;
   // Compiles to a cubin through the disk cache without running; returns the cubin size.
   std::function<size_t(const std::vector<int64_t>&, const std::string& arch, CompileStats*)> compile;
@@ -36,8 +50,8 @@ struct Example {
 // Fills the introspection entries (ir, cuda, compile) of an example; `args` turns its sizes into
 // a tuple of kernel arguments (pointers may be null: nothing runs).
 template <class S, class Args> void add_introspection(Example& e, Args args) {
-  e.ir = [args](const std::vector<int64_t>& s, bool lowered) {
-    Kernel<S> k(Device::simulator());
+  e.tracer = [args](const std::vector<int64_t>& s, bool lowered, const std::string& arch) {
+    Kernel<S> k(Device::simulator(), KernelOptions{arch});
     return std::apply([&](auto... a) { return lowered ? k.lowered(a...) : k.traced(a...); }, args(s));
   };
   e.cuda = [args](const std::vector<int64_t>& s, const std::string& arch) {

@@ -13,7 +13,7 @@ template <class S, class T = f16> Example matmul_example(std::string name, std::
   e.description = std::move(description);
   e.size_names = {"m", "n", "k"};
   e.default_sizes = {200, 136, 96};
-  e.run = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
     auto a = random_vector<T>(size_t(m) * k, 4), b = random_vector<T>(size_t(n) * k, 5);
     Buffer<T> da(dev, a), db(dev, b);

@@ -10,7 +10,7 @@ Example row_softmax_example() {
   e.description = "softmax along the rows of an [n_rows, n_cols] float matrix";
   e.size_names = {"n_rows", "n_cols"};
   e.default_sizes = {37, 300};
-  e.run = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+  e.runner = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     const int rows = int(s[0]), cols = int(s[1]);
     auto x = random_vector<float>(size_t(rows) * cols, 3, -4.0f, 4.0f);
     Buffer<float> dx(dev, x), dy(dev, poisoned<float>(x.size()));

@@ -10,7 +10,7 @@ Example vector_add_example() {
   e.description = "c = a + b over n floats";
   e.size_names = {"n"};
   e.default_sizes = {100000};
-  e.run = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+  e.runner = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     const int n = int(s[0]);
     auto a = random_vector<float>(n, 1), b = random_vector<float>(n, 2);
     Buffer<float> da(dev, a), db(dev, b), dc(dev, poisoned<float>(n));

@@ -68,7 +68,7 @@ int print_ir(const std::string& name, const std::vector<int64_t>& given, bool al
   }
   ir::Kernel k = e.ir(sizes, false);
   fmt::print("// traced\n{}", ir::print(*k));
-  const passes::PassContext ctx;
+  const passes::PassContext ctx{ir::parse_arch(e.simulated_target())};
   for (const passes::Pass& p : passes::pipeline()) {
     ir::Kernel next = p.run(k, ctx);
     if (next != k) fmt::print("\n// after {}\n{}", p.name, ir::print(*next));
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
   CLI::App app{"tessel: a tile-level GPU kernel language embedded in C++"};
   app.require_subcommand(1);
 
-  std::string example, device, arch = "sm_90a";
+  std::string example, device, arch;  // arch: the example's simulated target unless given
   std::vector<int64_t> sizes;
   bool verbose = false, all = false;
   sim::Options simulator;
@@ -140,12 +140,12 @@ int main(int argc, char** argv) {
   auto* cuda = app.add_subcommand("cuda", "print the CUDA C++ generated for an example");
   cuda->add_option("example", example)->required();
   cuda->add_option("sizes", sizes);
-  cuda->add_option("--arch", arch, "sm_80, sm_90a or sm_100a");
+  cuda->add_option("--arch", arch, "sm_80, sm_90a or sm_100a (default: sm_90a, or the example's only target)");
 
   auto* compile = app.add_subcommand("compile", "compile an example to a cubin through the disk cache");
   compile->add_option("example", example)->required();
   compile->add_option("sizes", sizes);
-  compile->add_option("--arch", arch, "sm_80, sm_90a or sm_100a");
+  compile->add_option("--arch", arch, "sm_80, sm_90a or sm_100a (default: sm_90a, or the example's only target)");
 
   auto* list = app.add_subcommand("list", "list the examples");
   auto* doc = app.add_subcommand("doctor", "check the toolkit, NVRTC, driver, GPU and cache");
@@ -165,12 +165,13 @@ int main(int argc, char** argv) {
     if (*irc) return print_ir(example, sizes, all);
     if (*cuda) {
       const auto& e = examples::find_example(example);
-      fmt::print("{}", e.cuda(sizes_for(e, sizes), arch));
+      fmt::print("{}", e.cuda(sizes_for(e, sizes), arch.empty() ? e.simulated_target() : arch));
       return 0;
     }
     if (*compile) {
       const auto& e = examples::find_example(example);
       CompileStats s;
+      if (arch.empty()) arch = e.simulated_target();
       const size_t bytes = e.compile(sizes_for(e, sizes), arch, &s);
       fmt::print("{} for {}: {} byte cubin, {} in {:.2f} ms\n", e.name, arch, bytes,
                  s.from_cache ? "loaded from the cache" : "compiled by NVRTC", s.compile_ms);
