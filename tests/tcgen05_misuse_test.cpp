@@ -283,3 +283,166 @@ TEST(Tcgen05Misuse, AnAllocationThatCanNeverBeSatisfiedDeadlocks) {
 
 }  // namespace
 }  // namespace tessel::testing
+
+namespace tessel::testing {
+namespace {
+
+// The message of the error tracing, lowering or the verifier raises for `S` compiled for `arch`.
+template <class S> std::string compile_error(const char* arch = "sm_100a") {
+  try {
+    Kernel<S>(Device::simulator(), KernelOptions{arch}).cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+struct CorrectForTargets : Correct {};
+
+TEST(Tcgen05Diagnostics, CompilingForAnOlderTargetNamesTheLineAndSm100a) {
+  const std::string hopper = compile_error<CorrectForTargets>("sm_90a");
+  EXPECT_EQ(hopper, at(alloc_line, "Tcgen05Alloc needs sm_100a or newer; the kernel is compiled for sm_90a"));
+  EXPECT_EQ(compile_error<CorrectForTargets>("sm_100a"), "no error");
+}
+
+struct TooManyColumns : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    line = __LINE__ + 1;
+    tcgen05.alloc<float>({128, 1024});
+  }
+};
+
+struct HalfElements : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    line = __LINE__ + 1;
+    tcgen05.alloc<f16>({128, 64});
+  }
+};
+
+struct ThirtyTwoLanes : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    line = __LINE__ + 1;
+    tcgen05.alloc<float>({32, 64});
+  }
+};
+
+struct AllocatesInAThreadGroup : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    single_warp([&] {
+      line = __LINE__ + 1;
+      tcgen05.alloc<float>({128, 64});
+    });
+  }
+};
+
+struct HoldsMoreThan512Columns : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto first = tcgen05.alloc<float>({128, 256});
+    line = __LINE__ + 1;
+    auto second = tcgen05.alloc<float>({128, 257});
+    tcgen05.dealloc(second);
+    tcgen05.dealloc(first);
+  }
+};
+
+TEST(Tcgen05Diagnostics, AllocationsAreCheckedAtTheUsersLine) {
+  std::string got = compile_error<TooManyColumns>();
+  EXPECT_EQ(got, at(line, "tcgen05.alloc: [128, 1024] needs 1024 columns of tensor memory; a block has 512 (from 1 to "
+                          "512 columns per allocation)"));
+  got = compile_error<HalfElements>();
+  EXPECT_EQ(got, at(line, "tcgen05.alloc<f16>: tensor memory holds 32-bit elements (f32, i32, u32), one per column"));
+  got = compile_error<ThirtyTwoLanes>();
+  EXPECT_EQ(got, at(line, "tcgen05.alloc: the shape [32, 64] must be [lanes, columns] with 64 or 128 lanes"));
+  got = compile_error<AllocatesInAThreadGroup>();
+  EXPECT_EQ(got, at(line, "tcgen05.alloc inside a thread group of threads 0..31: tessel allocates with one warp and "
+                          "then syncs the whole block, which the threads outside the group never reach; call it "
+                          "outside the thread group"));
+  got = compile_error<HoldsMoreThan512Columns>();
+  EXPECT_EQ(got, at(line, "tcgen05.alloc: this allocation of 512 columns brings the tensor memory the block holds at "
+                          "once to 768 columns; a block has 512: deallocate earlier allocations first or allocate "
+                          "fewer columns"));
+}
+
+// Loads of a 128-lane tile by warps 1..4: warp 4 would need lanes 96..127 but may access 0..31.
+struct LoadsFromTheWrongQuadrants : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 8;
+    auto t = tcgen05.alloc<float>({128, 32});
+    thread_group(32, 128, [&] {
+      line = __LINE__ + 1;
+      auto r = tcgen05.load(t);
+    });
+    tcgen05.dealloc(t);
+  }
+};
+
+// Lanes 32..63 stored by warp 0, which may access lanes 0..31 only.
+struct StoresFromTheWrongWarp : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto t = tcgen05.alloc<float>({128, 32});
+    single_warp([&] {
+      auto r = register_tensor<float>({32, 32}, 0.0f);
+      line = __LINE__ + 1;
+      tcgen05.store(tcgen05.slice(t, {32, 0}, {32, 32}, {0, 1}), r);
+    });
+    tcgen05.dealloc(t);
+  }
+};
+
+TEST(Tcgen05Diagnostics, TheLaneQuadrantRuleIsCheckedAtTheUsersLine) {
+  std::string got = compile_error<LoadsFromTheWrongQuadrants>();
+  EXPECT_EQ(got, at(line, "tcgen05.load: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, "
+                          "so lanes 0..127 need a thread group of 128 threads (one warp per 32 lanes) whose first warp "
+                          "w has w mod 4 = 0; this thread group is threads 32..159 (its first warp is warp 1)"));
+  got = compile_error<StoresFromTheWrongWarp>();
+  EXPECT_EQ(got, at(line, "tcgen05.store: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, "
+                          "so lanes 32..63 need a thread group of 32 threads (one warp per 32 lanes) whose first warp w "
+                          "has w mod 4 = 1; this thread group is threads 0..31 (its first warp is warp 0)"));
+}
+
+template <int M, int N, int K, int GroupThreads = 32> struct MmaShape : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<f16>({M, K});
+    auto s_b = shared_tensor<f16>({N, K});
+    auto t = tcgen05.alloc<float>({M, N});
+    thread_group(0, GroupThreads, [&] {
+      line = __LINE__ + 1;
+      tcgen05.mma(s_a, s_b.transpose(), t, false);
+    });
+    tcgen05.dealloc(t);
+  }
+};
+
+TEST(Tcgen05Diagnostics, MmaShapesAndIssuersAreCheckedAtTheUsersLine) {
+  std::string got = compile_error<MmaShape<128, 64, 16, 128>>();
+  EXPECT_EQ(got, at(line, "tcgen05.mma is issued by one warp (single_warp(), or a thread_group of 32 threads starting "
+                          "at a multiple of 32), but it runs in a thread group of threads 0..127"));
+  got = compile_error<MmaShape<64, 64, 16>>();
+  EXPECT_EQ(got, at(line, "tcgen05.mma: m = 64: tessel issues the M = 128 shape, whose row i is lane i of the "
+                          "accumulator; use an accumulator of 128 lanes"));
+  got = compile_error<MmaShape<128, 40, 16>>();
+  EXPECT_EQ(got, at(line, "tcgen05.mma: n = 40 is not a tcgen05.mma shape; with m = 128, n must be a multiple of 16 "
+                          "from 16 to 256"));
+  got = compile_error<MmaShape<128, 64, 128>>();
+  EXPECT_EQ(got, at(line, "tcgen05.mma: k = 128 does not fit; k must be 16, 32 or 64 (one instruction per 16, and "
+                          "shared rows of 32, 64 or 128 bytes, one swizzle span)"));
+  EXPECT_EQ((compile_error<MmaShape<128, 256, 64>>()), "no error");
+}
+
+}  // namespace
+}  // namespace tessel::testing

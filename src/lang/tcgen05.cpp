@@ -41,10 +41,9 @@ void check_lane_quadrants(Builder& b, const ir::TMemoryTensor& t, std::string_vi
   const int first_warp = g.begin / 32;
   if (g.whole_warps() && g.count == lanes && first_warp % 4 == first / 32 % 4) return;
   throw Error(loc, fmt::format("{}: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, so "
-                               "lanes {}..{} are accessed by {} warps starting at a warp w with w mod 4 = {}; this "
-                               "thread group is {} ({} threads starting at warp {})",
-                               what, first, first + lanes - 1, lanes / 32, first / 32 % 4, g.str(), g.count,
-                               first_warp));
+                               "lanes {}..{} need a thread group of {} threads (one warp per 32 lanes) whose first "
+                               "warp w has w mod 4 = {}; this thread group is {} (its first warp is warp {})",
+                               what, first, first + lanes - 1, lanes, first / 32 % 4, g.str(), first_warp));
 }
 
 void check_operand(const ir::SharedTensor& t, std::string_view name, int k_dim, const SourceLoc& loc) {
