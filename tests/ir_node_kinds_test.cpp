@@ -141,6 +141,61 @@ Kernel every_kind() {
   return k;
 }
 
+// The Blackwell kinds, which need sm_100a (the kernel above needs sm_90a for wgmma): tensor
+// memory and every tcgen05 instruction.
+Kernel every_blackwell_kind() {
+  auto n = make_var(Type{DType::I32}, "n");
+  auto sa = std::make_shared<SharedTensorNode>(DType::F16, std::vector<int>{128, 16}, std::vector<int>{16, 1}, nullptr,
+                                               nullptr, "sa", at(41), kSwizzleUndecided);
+  auto sb = std::make_shared<SharedTensorNode>(DType::F16, std::vector<int>{16, 16}, std::vector<int>{16, 1}, nullptr,
+                                               nullptr, "sb", at(41), kSwizzleUndecided);
+  auto sb_t = std::make_shared<SharedTensorNode>(DType::F16, std::vector<int>{16, 16}, std::vector<int>{1, 16}, sb,
+                                                 const_int(0), "sb", at(41), kSwizzleUndecided);
+  auto word = std::make_shared<SharedTensorNode>(DType::U32, std::vector<int>{1}, std::vector<int>{1}, nullptr, nullptr,
+                                                 "tmem_address", at(42), 0);
+  auto tm = std::make_shared<TMemoryTensorNode>(DType::F32, std::vector<int>{128, 32}, nullptr, 0, nullptr, word, "tm",
+                                                at(42));
+  auto tview = std::make_shared<TMemoryTensorNode>(DType::F32, std::vector<int>{128, 16}, tm, 0,
+                                                   binary(BinaryOp::Mul, const_int(16), binary(BinaryOp::Mod, n, const_int(2))),
+                                                   nullptr, "tm", at(43));
+  auto bars = std::make_shared<SharedTensorNode>(DType::U64, std::vector<int>{1}, std::vector<int>{1}, nullptr,
+                                                 nullptr, "bars", at(44), 0);
+  const MbarrierRef bar0{bars, const_int(0)};
+  auto r = std::make_shared<RegisterTensorNode>(DType::F32, std::vector<int>{128, 16}, 128, Layout(), "r", at(45));
+  auto one_warp = [](int line, std::vector<Stmt> body) {
+    return std::make_shared<ThreadGroupNode>(at(line), 0, 32, seq(std::move(body), at(line)));
+  };
+  std::vector<Stmt> body = {
+      std::make_shared<AllocSharedNode>(at(42), word),
+      one_warp(42, {std::make_shared<Tcgen05AllocNode>(at(42), tm)}),
+      std::make_shared<SyncNode>(at(42)),
+      std::make_shared<AllocSharedNode>(at(41), sa),
+      std::make_shared<AllocSharedNode>(at(41), sb),
+      std::make_shared<AllocSharedNode>(at(44), bars),
+      std::make_shared<ThreadGroupNode>(
+          at(44), 0, 1, seq({std::make_shared<MbarrierInitNode>(at(44), bars, std::vector<int>{1})})),
+      std::make_shared<SyncNode>(at(44)),
+      one_warp(46, {std::make_shared<Tcgen05MmaNode>(at(46), tm, sa, sb_t, binary(BinaryOp::Ne, n, const_int(0))),
+                    std::make_shared<Tcgen05CommitNode>(at(47), bar0),
+                    std::make_shared<MbarrierWaitNode>(at(48), bar0, const_int(0, DType::U32))}),
+      std::make_shared<SyncNode>(at(49)),
+      std::make_shared<Tcgen05LoadNode>(at(50), r, tview),
+      std::make_shared<Tcgen05WaitNode>(at(51), false),
+      std::make_shared<Tcgen05StoreNode>(at(52), tview, r),
+      std::make_shared<Tcgen05WaitNode>(at(53), true),
+      std::make_shared<SyncNode>(at(54)),
+      one_warp(55, {std::make_shared<Tcgen05DeallocNode>(at(55), tm)}),
+  };
+  auto k = std::make_shared<KernelNode>();
+  k->name = "every_blackwell_kind";
+  k->params = {n};
+  k->blocks = {const_int(1)};
+  k->warps = 4;
+  k->body = seq(body, at(40));
+  k->loc = at(40);
+  return k;
+}
+
 std::set<NodeKind> kinds_in(const KernelNode& k) {
   std::set<NodeKind> kinds;
   walk(
@@ -154,8 +209,8 @@ std::set<NodeKind> kinds_in(const KernelNode& k) {
 }
 
 TEST(NodeKinds, TheExampleKernelHoldsEveryKind) {
-  const Kernel k = every_kind();
-  const std::set<NodeKind> present = kinds_in(*k);
+  std::set<NodeKind> present = kinds_in(*every_kind());
+  present.merge(kinds_in(*every_blackwell_kind()));
   for (NodeKind kind : all_kinds())
     EXPECT_TRUE(present.count(kind)) << "add an instance of " << kind_name(kind) << " to every_kind()";
 }
@@ -187,6 +242,34 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"),
             std::string::npos);
+}
+
+TEST(NodeKinds, EveryBlackwellKindPrintsVerifiesAndLowers) {
+  const Kernel k = every_blackwell_kind();
+  const std::string text = print(*k);
+  for (const char* piece : {"%tm: tmem<f32>[128, 32] = tcgen05.alloc columns=32 address=%tmem_address",
+                            "tcgen05.mma %tm = %sa @ view<f16>(%sb + 0, shape=[16, 16], strides=[1, 16]) "
+                            "enable_input_d=ne(%n, 0)",
+                            "tcgen05.commit %bars[0]",
+                            "%r: reg<f32> unresolved[128,16] over 128 threads = tcgen05.load "
+                            "tmem_view<f32>(%tm + [0, mul(16, mod(%n, 2))], shape=[128, 16])",
+                            "tcgen05.wait_load", "tcgen05.store tmem_view<f32>(%tm + [0, mul(16, mod(%n, 2))], "
+                            "shape=[128, 16]) = %r",
+                            "tcgen05.wait_store", "tcgen05.dealloc %tm"})
+    EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
+  verify(*k, Arch::Sm100a);
+  const Kernel lowered = passes::lower(k, passes::PassContext{Arch::Sm100a});
+  verify(*lowered, Arch::Sm100a);
+  EXPECT_NE(print(*lowered).find("tcgen05.alloc columns=32 address=%tmem_address relinquish"), std::string::npos);
+  const std::string cuda = codegen::emit_cuda(*lowered, Arch::Sm100a).source;
+  for (const char* piece : {"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
+                            "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+                            "tcgen05.mma.cta_group::1.kind::f16", "tcgen05.commit.cta_group::1.mbarrier::arrive::one",
+                            "tcgen05.ld.sync.aligned.32x32b.x16.b32", "tcgen05.st.sync.aligned.32x32b.x16.b32",
+                            "tcgen05.wait::ld.sync.aligned;", "tcgen05.wait::st.sync.aligned;",
+                            "tcgen05.fence::before_thread_sync;", "tcgen05.fence::after_thread_sync;",
+                            "tcgen05.dealloc.cta_group::1.sync.aligned.b32"})
+    EXPECT_NE(cuda.find(piece), std::string::npos) << piece;
 }
 
 TEST(NodeKinds, EveryInstructionHasTraits) {

@@ -99,8 +99,8 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<std::string> names;
   for (const auto& p : passes::pipeline()) names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string>{"inline_grid_values", "infer_layouts", "simplify_scalars",
-                                             "check_transaction_bytes", "select_instructions", "choose_swizzles",
-                                             "plan_shared_memory", "plan_tensor_maps", "allocate_barriers",
+                                             "check_transaction_bytes", "plan_tensor_memory",
+                                             "select_instructions", "choose_swizzles", "plan_shared_memory", "plan_tensor_maps", "allocate_barriers",
                                              "plan_fast_divmods", "plan_multiprocessors"}));
 
   const auto dir = std::filesystem::temp_directory_path() / "tessel-dump-test";
@@ -109,7 +109,7 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<passes::PassTiming> timings;
   const ir::Kernel lowered = passes::lower(traced_tiny(), {}, &timings);
   unsetenv("TESSEL_DUMP_IR");
-  ASSERT_EQ(timings.size(), 11u);
+  ASSERT_EQ(timings.size(), 12u);
   std::vector<std::string> files;
   for (const auto& f : std::filesystem::directory_iterator(dir)) files.push_back(f.path().filename().string());
   std::sort(files.begin(), files.end());

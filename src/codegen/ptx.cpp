@@ -313,6 +313,79 @@ const PtxRow& ptx_row(Ptx instruction) {
                               {scalar("registers", "n")}, PtxEffect::Ordered};
       return row;
     }
+    // PTX ISA 9.7.16.7 (tcgen05, cta_group::1 throughout): a warp allocates `columns` columns of
+    // the block's tensor memory (a power of two, 32..512), writing their address to the shared
+    // word at {dst}; relinquishing the permit forbids later allocations; dealloc frees them.
+    case Ptx::Tcgen05Alloc: {
+      static const PtxRow row{"tcgen05.alloc", "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{dst}], {columns};",
+                              Arch::Sm100a, {scalar("dst", "r"), scalar("columns", "n")}};
+      return row;
+    }
+    case Ptx::Tcgen05RelinquishAllocPermit: {
+      static const PtxRow row{"tcgen05.relinquish_alloc_permit",
+                              "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;", Arch::Sm100a, {}};
+      return row;
+    }
+    case Ptx::Tcgen05Dealloc: {
+      static const PtxRow row{"tcgen05.dealloc", "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, {columns};",
+                              Arch::Sm100a, {scalar("taddr", "r"), scalar("columns", "n")}};
+      return row;
+    }
+    // PTX ISA 9.7.16.6: order this thread's tcgen05 operations before the thread syncs that
+    // follow, and those after the syncs that precede.
+    case Ptx::Tcgen05FenceBeforeThreadSync: {
+      static const PtxRow row{"tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;", Arch::Sm100a,
+                              {}};
+      return row;
+    }
+    case Ptx::Tcgen05FenceAfterThreadSync: {
+      static const PtxRow row{"tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;", Arch::Sm100a,
+                              {}};
+      return row;
+    }
+    // PTX ISA 9.7.16.10.9.1: D (tensor memory at {tmem}) = A B (+ D when {enable} is not 0), A and
+    // B from shared memory by descriptor, the shape and types in the instruction descriptor
+    // {idesc}. The predicate's name is unique per emission.
+    case Ptx::Tcgen05Mma: {
+      static const PtxRow row{"tcgen05.mma",
+                              ".reg .pred tessel_d_%=; setp.ne.b32 tessel_d_%=, {enable}, 0; "
+                              "tcgen05.mma.cta_group::1.kind::f16 [{tmem}], {a_desc}, {b_desc}, {idesc}, tessel_d_%=;",
+                              Arch::Sm100a,
+                              {scalar("tmem", "r"), scalar("a_desc", "l"), scalar("b_desc", "l"), scalar("idesc", "r"),
+                               scalar("enable", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.16.12.1: one arrival on the mbarrier at {bar} once the thread's earlier
+    // tcgen05 operations complete.
+    case Ptx::Tcgen05Commit: {
+      static const PtxRow row{"tcgen05.commit",
+                              "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
+                              Arch::Sm100a, {scalar("bar", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.16.8.3: warp w moves lanes 32 (w mod 4) + lane, columns {taddr} + j for
+    // j < {#r}, then waits for it, so the registers hold the data (or tensor memory does) when
+    // the statement ends. {reg} is the registers' constraint letter.
+    case Ptx::Tcgen05Load32x32b: {
+      static const PtxRow row{"tcgen05.ld",
+                              "tcgen05.ld.sync.aligned.32x32b.x{#r}.b32 {r}, [{taddr}]; tcgen05.wait::ld.sync.aligned;",
+                              Arch::Sm100a, {vector("r", "={reg}"), scalar("taddr", "r")}};
+      return row;
+    }
+    case Ptx::Tcgen05Store32x32b: {
+      static const PtxRow row{"tcgen05.st",
+                              "tcgen05.st.sync.aligned.32x32b.x{#r}.b32 [{taddr}], {r}; tcgen05.wait::st.sync.aligned;",
+                              Arch::Sm100a, {scalar("taddr", "r"), vector("r", "{reg}")}};
+      return row;
+    }
+    case Ptx::Tcgen05WaitLoad: {
+      static const PtxRow row{"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", Arch::Sm100a, {}};
+      return row;
+    }
+    case Ptx::Tcgen05WaitStore: {
+      static const PtxRow row{"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", Arch::Sm100a, {}};
+      return row;
+    }
   }
   TESSEL_CHECK(false, "no PTX row for instruction {}", int(instruction));
 }

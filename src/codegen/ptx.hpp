@@ -66,6 +66,17 @@ enum class Ptx : uint8_t {
   BarSync,
   SetmaxnregInc,
   SetmaxnregDec,
+  Tcgen05Alloc,
+  Tcgen05RelinquishAllocPermit,
+  Tcgen05Dealloc,
+  Tcgen05FenceBeforeThreadSync,
+  Tcgen05FenceAfterThreadSync,
+  Tcgen05Mma,
+  Tcgen05Commit,
+  Tcgen05Load32x32b,
+  Tcgen05Store32x32b,
+  Tcgen05WaitLoad,
+  Tcgen05WaitStore,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

@@ -209,6 +209,13 @@ int64_t SharedTensorNode::nbytes() const {
   return n;
 }
 
+int TMemoryTensorNode::allocated_columns() const {
+  const int columns = shape[1] * dtype_bytes(dtype) / 4;
+  int allocated = 32;
+  while (allocated < columns) allocated *= 2;
+  return allocated;
+}
+
 Stmt seq(std::vector<Stmt> stmts, SourceLoc l) { return std::make_shared<SeqNode>(std::move(l), std::move(stmts)); }
 
 std::string_view arch_name(Arch a) {

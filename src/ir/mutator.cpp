@@ -45,6 +45,7 @@ template <class T> Ref<T> Mutator::memoized(const Ref<T>& t) {
 GlobalTensor Mutator::mutate(const GlobalTensor& t) { return memoized(t); }
 SharedTensor Mutator::mutate(const SharedTensor& t) { return memoized(t); }
 RegisterTensor Mutator::mutate(const RegisterTensor& t) { return memoized(t); }
+TMemoryTensor Mutator::mutate(const TMemoryTensor& t) { return memoized(t); }
 
 std::vector<Expr> Mutator::update(const std::vector<Expr>& es, bool* changed) {
   std::vector<Expr> out;
@@ -107,6 +108,16 @@ SharedTensor Mutator::visit(const SharedTensorNode& n, const SharedTensor& self)
 }
 
 RegisterTensor Mutator::visit(const RegisterTensorNode&, const RegisterTensor& self) { return self; }
+
+TMemoryTensor Mutator::visit(const TMemoryTensorNode& n, const TMemoryTensor& self) {
+  bool changed = false;
+  TMemoryTensor root = update(n.root, &changed);
+  Expr column_offset = update(n.column_offset, &changed);
+  SharedTensor address = update(n.address, &changed);
+  return changed ? std::make_shared<TMemoryTensorNode>(n.dtype, n.shape, root, n.lane_offset, column_offset, address,
+                                                       n.name, n.loc)
+                 : self;
+}
 
 // ---- statements ----
 
@@ -194,6 +205,48 @@ Stmt Mutator::visit(const WgmmaMmaNode& n, const Stmt& self) {
 }
 
 Stmt Mutator::visit(const SetMaxNRegNode&, const Stmt& self) { return self; }
+
+Stmt Mutator::visit(const Tcgen05AllocNode& n, const Stmt& self) {
+  bool changed = false;
+  TMemoryTensor t = update(n.tensor, &changed);
+  return changed ? std::make_shared<Tcgen05AllocNode>(n.loc, t, n.relinquish) : self;
+}
+
+Stmt Mutator::visit(const Tcgen05DeallocNode& n, const Stmt& self) {
+  bool changed = false;
+  TMemoryTensor t = update(n.tensor, &changed);
+  return changed ? std::make_shared<Tcgen05DeallocNode>(n.loc, t) : self;
+}
+
+Stmt Mutator::visit(const Tcgen05MmaNode& n, const Stmt& self) {
+  bool changed = false;
+  TMemoryTensor acc = update(n.acc, &changed);
+  SharedTensor a = update(n.a, &changed), b = update(n.b, &changed);
+  Expr enable_input_d = update(n.enable_input_d, &changed);
+  return changed ? std::make_shared<Tcgen05MmaNode>(n.loc, acc, a, b, enable_input_d) : self;
+}
+
+Stmt Mutator::visit(const Tcgen05CommitNode& n, const Stmt& self) {
+  bool changed = false;
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  return changed ? std::make_shared<Tcgen05CommitNode>(n.loc, b) : self;
+}
+
+Stmt Mutator::visit(const Tcgen05LoadNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor out = update(n.out, &changed);
+  TMemoryTensor src = update(n.src, &changed);
+  return changed ? std::make_shared<Tcgen05LoadNode>(n.loc, out, src) : self;
+}
+
+Stmt Mutator::visit(const Tcgen05StoreNode& n, const Stmt& self) {
+  bool changed = false;
+  TMemoryTensor dst = update(n.dst, &changed);
+  RegisterTensor src = update(n.src, &changed);
+  return changed ? std::make_shared<Tcgen05StoreNode>(n.loc, dst, src) : self;
+}
+
+Stmt Mutator::visit(const Tcgen05WaitNode&, const Stmt& self) { return self; }
 
 // The quotient and remainder are assigned, not read: like an assignment's variable, they are not
 // operands.
@@ -394,6 +447,7 @@ class OperandLister : public Mutator {
   GlobalTensor visit(const GlobalTensorNode&, const GlobalTensor& self) override { return listed(self); }
   SharedTensor visit(const SharedTensorNode&, const SharedTensor& self) override { return listed(self); }
   RegisterTensor visit(const RegisterTensorNode&, const RegisterTensor& self) override { return listed(self); }
+  TMemoryTensor visit(const TMemoryTensorNode&, const TMemoryTensor& self) override { return listed(self); }
 
  private:
   template <class T> Ref<T> listed(const Ref<T>& t) {
@@ -419,6 +473,11 @@ class TensorExprLister : public Mutator {
     mutate(n.offset);
     return self;
   }
+  // The same for a tensor-memory view; the allocation's address word is allocated with it.
+  TMemoryTensor visit(const TMemoryTensorNode& n, const TMemoryTensor& self) override {
+    mutate(n.column_offset);
+    return self;
+  }
 };
 
 // A non-owning reference, for handing a node we only borrow to the mutator.
@@ -438,6 +497,7 @@ std::vector<Expr> tensor_exprs(const Node& tensor) {
     case NodeKind::GlobalTensor: lister.mutate(borrowed(static_cast<const GlobalTensorNode&>(tensor))); break;
     case NodeKind::SharedTensor: lister.mutate(borrowed(static_cast<const SharedTensorNode&>(tensor))); break;
     case NodeKind::RegisterTensor: break;
+    case NodeKind::TMemoryTensor: lister.mutate(borrowed(static_cast<const TMemoryTensorNode&>(tensor))); break;
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:

@@ -151,6 +151,12 @@ class Printer {
 
   std::string reg(const RegisterTensor& r) { return name(r.get(), r->name); }
 
+  std::string tmem(const TMemoryTensor& t) {
+    if (!t->root) return name(t.get(), t->name);
+    return fmt::format("tmem_view<{}>({} + [{}, {}], shape=[{}])", dtype_name(t->dtype), name(t->root.get(), t->root->name),
+                       t->lane_offset, expr(t->column_offset), fmt::join(t->shape, ", "));
+  }
+
   static std::string swizzle_text(int bits) {
     if (bits == kSwizzleUndecided) return " swizzle=undecided";
     return bits ? fmt::format(" swizzle={}B", 16 << bits) : "";
@@ -334,6 +340,21 @@ class Printer {
   void stmt(const WgmmaWaitGroupNode& n) { line(fmt::format("wgmma.wait_group {}", n.pending)); }
 
   std::string barrier(const MbarrierRef& b) { return fmt::format("{}[{}]", shared(b.array), expr(b.index)); }
+
+  void stmt(const Tcgen05AllocNode& n) {
+    line(fmt::format("{}: tmem<{}>[{}] = tcgen05.alloc columns={} address={}{}", tmem(n.tensor),
+                     dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.tensor->allocated_columns(),
+                     shared(n.tensor->address), n.relinquish ? " relinquish" : ""));
+  }
+  void stmt(const Tcgen05DeallocNode& n) { line(fmt::format("tcgen05.dealloc {}", tmem(n.tensor))); }
+  void stmt(const Tcgen05MmaNode& n) {
+    line(fmt::format("tcgen05.mma {} = {} @ {} enable_input_d={}", tmem(n.acc), shared(n.a), shared(n.b),
+                     expr(n.enable_input_d)));
+  }
+  void stmt(const Tcgen05CommitNode& n) { line(fmt::format("tcgen05.commit {}", barrier(n.barrier))); }
+  void stmt(const Tcgen05LoadNode& n) { line(fmt::format("{} = tcgen05.load {}", reg_decl(n.out), tmem(n.src))); }
+  void stmt(const Tcgen05StoreNode& n) { line(fmt::format("tcgen05.store {} = {}", tmem(n.dst), reg(n.src))); }
+  void stmt(const Tcgen05WaitNode& n) { line(n.store ? "tcgen05.wait_store" : "tcgen05.wait_load"); }
 
   void stmt(const MbarrierInitNode& n) {
     line(fmt::format("mbarrier_init {} counts=[{}]", shared(n.array), fmt::join(n.counts, ", ")));

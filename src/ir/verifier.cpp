@@ -62,6 +62,9 @@ void Verification::check_operands(const StmtNode& s) {
         if (s.kind != NodeKind::AllocShared) check_shared(std::static_pointer_cast<const SharedTensorNode>(t), s);
         break;
       case NodeKind::RegisterTensor: break;  // the instruction's rule says which it defines and uses
+      case NodeKind::TMemoryTensor:
+        for (const Expr& e : tensor_exprs(*t)) check_expr(e, s);
+        break;
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:

@@ -1,6 +1,7 @@
 // choose_swizzles: decides the swizzle of every shared tile created without a Swizzle argument.
-// A tile that wgmma.mma reads gets the pattern whose span is its row (32, 64 or 128 bytes), the
-// canonical K-major layout its matrix descriptor describes; every writer then writes that image.
+// A tile that wgmma.mma or tcgen05.mma reads gets the pattern whose span is its row (32, 64 or 128
+// bytes), the canonical K-major layout its matrix descriptor describes; every writer then writes
+// that image.
 // Otherwise a tile is swizzled, with the smallest conflict-free pattern, when select_instructions
 // chose ldmatrix to read it or stmatrix to write it and its rows make those 8-row accesses
 // conflict without one; the pattern needs rows of whole 16-byte chunks and whole 128-byte lines.
@@ -50,7 +51,7 @@ class ApplySwizzles : public ir::Mutator {
 ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
   std::vector<const ir::SharedTensorNode*> undecided;
   std::set<const ir::SharedTensorNode*> accessed_by_rows;
-  std::map<const ir::SharedTensorNode*, int> read_by_wgmma;  // the swizzle its rows need
+  std::map<const ir::SharedTensorNode*, int> read_by_tensor_core;  // by wgmma or tcgen05.mma: the swizzle its rows need
   ir::walk(k->body, [&](const ir::StmtNode& s) {
     if (s.kind == ir::NodeKind::AllocShared) {
       const auto& t = static_cast<const ir::AllocSharedNode&>(s).tensor;
@@ -63,7 +64,12 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
     if (s.kind == ir::NodeKind::WgmmaMma) {
       const auto& n = static_cast<const ir::WgmmaMmaNode&>(s);
       for (const ir::SharedTensor& t : {n.a_shared, n.b})
-        if (t) read_by_wgmma[t->allocation()] = wgmma_swizzle_bits(n.k() * dtype_bytes(t->dtype));
+        if (t) read_by_tensor_core[t->allocation()] = wgmma_swizzle_bits(n.k() * dtype_bytes(t->dtype));
+    }
+    if (s.kind == ir::NodeKind::Tcgen05Mma) {
+      const auto& n = static_cast<const ir::Tcgen05MmaNode&>(s);
+      for (const ir::SharedTensor& t : {n.a, n.b})
+        read_by_tensor_core[t->allocation()] = wgmma_swizzle_bits(n.k() * dtype_bytes(t->dtype));
     }
     if (s.kind == ir::NodeKind::StoreShared) {
       const auto& n = static_cast<const ir::StoreSharedNode&>(s);
@@ -73,8 +79,8 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
   if (undecided.empty()) return k;
   std::map<const ir::SharedTensorNode*, int> bits;
   for (const ir::SharedTensorNode* t : undecided) {
-    auto wgmma = read_by_wgmma.find(t);
-    bits[t] = wgmma != read_by_wgmma.end() ? wgmma->second : chosen_bits(*t, accessed_by_rows.count(t) > 0);
+    auto wgmma = read_by_tensor_core.find(t);
+    bits[t] = wgmma != read_by_tensor_core.end() ? wgmma->second : chosen_bits(*t, accessed_by_rows.count(t) > 0);
   }
   return ir::with_body(k, ApplySwizzles(std::move(bits)).mutate(k->body));
 }

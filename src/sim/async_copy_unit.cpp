@@ -69,6 +69,7 @@ bool AsyncCopyUnit::complete_needed_by(const Warp& warp, const WaitCondition& co
   return std::visit(PerCondition{
                         [](const BarrierWait&) { return false; },
                         [](const WgmmaGroupWait&) { return false; },
+                        [](const TensorMemoryWait&) { return false; },
                         [](const MbarrierPhaseWait&) { return false; },  // cp.async does not signal mbarriers
                         [](const BulkGroupWait&) { return false; },
                         [&](const CopyGroupWait& wait) {

@@ -16,6 +16,7 @@
 #include "wgmma_unit.hpp"
 #include "mbarriers.hpp"
 #include "tessel/sim/simulator.hpp"
+#include "tensor_memory.hpp"
 #include "tma_unit.hpp"
 #include "wait_condition.hpp"
 
@@ -127,6 +128,7 @@ class Cta {
   AsyncCopyUnit async_copies;
   WgmmaUnit wgmma;
   TmaUnit tma;
+  TensorMemory tensor_memory;
   std::vector<AsyncAgent*> agents;  // every agent of the block, for the scheduler
 
   std::string block_name() const;

@@ -86,7 +86,10 @@ void Scheduler::run() {
   }
   // A block's shared memory goes to the next block when it ends: a store still reading it would
   // read another block's data.
-  for (auto& cta : ctas_) cta->tma.check_no_store_reading(cta->block_name());
+  for (auto& cta : ctas_) {
+    cta->tma.check_no_store_reading(cta->block_name());
+    cta->tensor_memory.check_released();
+  }
   complete_all_work();  // writes nobody waited for still land before the blocks end
 }
 

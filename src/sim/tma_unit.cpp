@@ -103,6 +103,7 @@ bool TmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& conditio
                         [](const BarrierWait&) { return false; },
                         [](const CopyGroupWait&) { return false; },
                         [](const WgmmaGroupWait&) { return false; },
+                        [](const TensorMemoryWait&) { return false; },
                         // One load at a time, oldest first: the phase may complete before the
                         // later loads land, whose bytes then count toward the next phase.
                         [&](const MbarrierPhaseWait& wait) {

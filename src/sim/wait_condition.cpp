@@ -1,5 +1,6 @@
 // When each kind of wait holds, and how the deadlock report describes it.
 #include "machine.hpp"
+#include "tessel/layout/tcgen05_atoms.hpp"
 
 namespace tessel::sim {
 
@@ -21,6 +22,7 @@ bool holds(const Warp& w, const WaitCondition& c) {
                               return false;
                           return true;
                         },
+                        [&](const TensorMemoryWait& t) { return w.cta.tensor_memory.can_allocate(t.columns); },
                     },
                     c);
 }
@@ -58,6 +60,11 @@ std::string describe(const Warp& w, const Wait& wait) {
             return fmt::format("waiting at {} until at most {} TMA bulk groups of its issuing thread are in flight{} "
                                "({} are)",
                                at, g.max_pending, g.read ? " (reads)" : "", pending);
+          },
+          [&](const TensorMemoryWait& t) {
+            return fmt::format("waiting at {} (tcgen05.alloc) for {} free columns of tensor memory ({} of {} are free, "
+                               "not in one aligned run of {})",
+                               at, t.columns, w.cta.tensor_memory.free_columns(), kTmemColumns, t.columns);
           },
       },
       wait.until);

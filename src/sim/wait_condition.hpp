@@ -54,7 +54,13 @@ struct BulkGroupWait {
   bool read;
 };
 
-using WaitCondition = std::variant<BarrierWait, CopyGroupWait, WgmmaGroupWait, MbarrierPhaseWait, BulkGroupWait>;
+// tcgen05.alloc: `columns` columns of the block's tensor memory are free (aligned to their count).
+struct TensorMemoryWait {
+  int columns;
+};
+
+using WaitCondition =
+    std::variant<BarrierWait, CopyGroupWait, WgmmaGroupWait, MbarrierPhaseWait, BulkGroupWait, TensorMemoryWait>;
 
 // A blocked warp's wait: where in the user's kernel, and until what.
 struct Wait {

@@ -208,6 +208,31 @@ struct RegisterTensorNode : Node {
 };
 using RegisterTensor = Ref<RegisterTensorNode>;
 
+// A tile of the block's tensor memory (Blackwell): rows are TMEM lanes, and each element one 32-bit
+// column. Either an allocation (root == nullptr), whose TMEM address tcgen05.alloc writes to the
+// shared word `address`, or a view of one (tcgen05.slice) `lane_offset` lanes and
+// `column_offset` columns into it.
+struct TMemoryTensorNode : Node {
+  TMemoryTensorNode(DType dtype, std::vector<int> shape, Ref<TMemoryTensorNode> root, int lane_offset,
+                    Expr column_offset, Ref<SharedTensorNode> address, std::string name, SourceLoc loc)
+      : Node(NodeKind::TMemoryTensor, std::move(loc)), dtype(dtype), shape(std::move(shape)), root(std::move(root)),
+        lane_offset(lane_offset), column_offset(std::move(column_offset)), address(std::move(address)),
+        name(std::move(name)) {}
+  DType dtype;
+  std::vector<int> shape;  // [lanes, columns]
+  Ref<TMemoryTensorNode> root;
+  int lane_offset = 0;
+  Expr column_offset;             // null for an allocation
+  Ref<SharedTensorNode> address;  // the allocation's u32 address word; null for a view
+  std::string name;
+  int rank() const { return int(shape.size()); }
+  const TMemoryTensorNode* allocation() const { return root ? root.get() : this; }
+  // The columns tcgen05.alloc reserves for an allocation: its columns rounded up to a power of
+  // two, at least 32.
+  int allocated_columns() const;
+};
+using TMemoryTensor = Ref<TMemoryTensorNode>;
+
 // ---- lowering decisions ---------------------------------------------------------------------
 
 // How a warp moves tensor-core fragments between shared memory and registers, decided once by
@@ -630,6 +655,70 @@ struct FastDivmodNode : StmtNode {
   const Expr x, divisor;
   const Expr multiplier, log2;  // null until planned
   bool planned() const { return multiplier != nullptr; }
+};
+
+// ---- tcgen05 (sm_100a): tensor memory and the fifth-generation tensor core -------------------
+// All of them use cta_group::1: the block's own tensor memory and tensor core.
+
+// tcgen05.alloc by one warp: reserves the allocation's columns (blocking until they are free),
+// writes their TMEM address to the allocation's shared word, and, when `relinquish` (the
+// kernel's last allocation), gives up the block's permit to allocate again. The
+// fence::before_thread_sync that publishes the address follows; the block's sync() comes next.
+struct Tcgen05AllocNode : StmtNode {
+  Tcgen05AllocNode(SourceLoc l, TMemoryTensor t, bool relinquish = false)
+      : StmtNode(NodeKind::Tcgen05Alloc, std::move(l)), tensor(std::move(t)), relinquish(relinquish) {}
+  const TMemoryTensor tensor;  // an allocation
+  const bool relinquish;       // set by plan_tensor_memory
+};
+// tcgen05.dealloc by one warp: frees the allocation's columns.
+struct Tcgen05DeallocNode : StmtNode {
+  Tcgen05DeallocNode(SourceLoc l, TMemoryTensor t) : StmtNode(NodeKind::Tcgen05Dealloc, std::move(l)), tensor(std::move(t)) {}
+  const TMemoryTensor tensor;  // an allocation
+};
+// acc = a @ b (+ acc when enable_input_d) by one thread of the warp, asynchronously: a [m, k]
+// and b [k, n] are K-major shared tiles (b the transpose of an [n, k] tile) read through matrix
+// descriptors, acc [m, n] is in tensor memory. One instruction per 32 bytes of k.
+struct Tcgen05MmaNode : StmtNode {
+  Tcgen05MmaNode(SourceLoc l, TMemoryTensor acc, SharedTensor a, SharedTensor b, Expr enable_input_d)
+      : StmtNode(NodeKind::Tcgen05Mma, std::move(l)), acc(std::move(acc)), a(std::move(a)), b(std::move(b)),
+        enable_input_d(std::move(enable_input_d)) {}
+  const TMemoryTensor acc;
+  const SharedTensor a, b;
+  const Expr enable_input_d;  // bool
+  int m() const { return acc->shape[0]; }
+  int n() const { return acc->shape[1]; }
+  int k() const { return a->shape[1]; }
+  DType operand_type() const { return a->dtype; }
+};
+// tcgen05.commit by the thread that issued the mma: one arrival on `barrier` once every tcgen05
+// operation that thread issued before has completed. (The cta_group::1 form; a multicast form
+// for CTA pairs arrives on the barrier at the same offset in several blocks of a cluster.)
+struct Tcgen05CommitNode : StmtNode {
+  Tcgen05CommitNode(SourceLoc l, MbarrierRef b) : StmtNode(NodeKind::Tcgen05Commit, std::move(l)), barrier(std::move(b)) {}
+  const MbarrierRef barrier;
+};
+// out <- src with tcgen05.ld 32x32b, then tcgen05.wait::ld: warp w of the group reads lanes
+// 32 (w mod 4) ... + 31; thread l of it holds row 32 (w mod 4) + l - src's first lane, every
+// column (tcgen05_layout()).
+struct Tcgen05LoadNode : StmtNode {
+  Tcgen05LoadNode(SourceLoc l, RegisterTensor out, TMemoryTensor src)
+      : StmtNode(NodeKind::Tcgen05Load, std::move(l)), out(std::move(out)), src(std::move(src)) {}
+  const RegisterTensor out;
+  const TMemoryTensor src;
+};
+// dst <- src with tcgen05.st 32x32b, then tcgen05.wait::st; the same lanes and layout as loads.
+struct Tcgen05StoreNode : StmtNode {
+  Tcgen05StoreNode(SourceLoc l, TMemoryTensor dst, RegisterTensor src)
+      : StmtNode(NodeKind::Tcgen05Store, std::move(l)), dst(std::move(dst)), src(std::move(src)) {}
+  const TMemoryTensor dst;
+  const RegisterTensor src;
+};
+// tcgen05.wait::ld (or ::st) by each warp, then tcgen05.fence::before_thread_sync, so that a
+// sync() or arrival that follows orders the warp's tensor-memory accesses before what other
+// threads do next (freeing or overwriting the columns).
+struct Tcgen05WaitNode : StmtNode {
+  Tcgen05WaitNode(SourceLoc l, bool store) : StmtNode(NodeKind::Tcgen05Wait, std::move(l)), store(store) {}
+  const bool store;  // wait_store; otherwise wait_load
 };
 
 Stmt seq(std::vector<Stmt> stmts, SourceLoc l = {});

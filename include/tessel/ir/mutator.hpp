@@ -21,6 +21,7 @@ class Mutator {
   GlobalTensor mutate(const GlobalTensor& t);
   SharedTensor mutate(const SharedTensor& t);
   RegisterTensor mutate(const RegisterTensor& t);
+  TMemoryTensor mutate(const TMemoryTensor& t);
 
  protected:
 #define TESSEL_EXPR(Name) virtual Expr visit(const Name##Node& n, const Expr& self);
@@ -54,7 +55,7 @@ struct DirectOperands {
 DirectOperands direct_operands(const StmtNode& s);
 
 // The expressions a tensor holds: a global view's pointer, shape and strides, a shared view's
-// offset (its allocation's are none).
+// offset, a tensor-memory view's column offset (their allocations' are none).
 std::vector<Expr> tensor_exprs(const Node& tensor);
 
 // Pre-order walk over every statement (and, with the second callback, every expression,

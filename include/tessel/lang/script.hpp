@@ -11,6 +11,7 @@
 
 #include "tessel/lang/fence.hpp"
 #include "tessel/lang/mbarrier.hpp"
+#include "tessel/lang/tcgen05.hpp"
 #include "tessel/lang/tensors.hpp"
 #include "tessel/lang/wgmma.hpp"
 #include "tessel/lang/tma.hpp"
@@ -97,6 +98,7 @@ class Instructions {
 
   // ---- instruction groups ----
   WgmmaInstructions wgmma;
+  Tcgen05Instructions tcgen05;
   MbarrierInstructions mbarrier;
   FenceInstructions fence;
   TmaInstructions tma;

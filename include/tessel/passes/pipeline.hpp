@@ -39,5 +39,6 @@ ir::Kernel plan_fast_divmods(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_multiprocessors(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel allocate_barriers(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel check_transaction_bytes(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel plan_tensor_memory(const ir::Kernel& k, const PassContext& ctx);
 
 }  // namespace tessel::passes

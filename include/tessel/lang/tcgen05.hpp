@@ -1,0 +1,101 @@
+// tcgen05: Blackwell's tensor memory and fifth-generation tensor core (sm_100a), the `tcgen05`
+// member of every Script and Class. The seeds' V0, statement for statement:
+//
+//   auto t_acc = tcgen05.alloc<float>({block_m, block_n});   // the whole block
+//   single_warp([&] {
+//     tcgen05.mma(s_a, s_b.transpose(), t_acc, offset_k != 0);  // one elected thread issues
+//     tcgen05.commit(bars[0]);                                   // arrives when the mma is done
+//     mbarrier.wait(bars[0], phase);
+//   });
+//   auto r_acc = tcgen05.load(t_acc);                          // 4 warps, one row per thread
+//   sync();
+//   tcgen05.dealloc(t_acc);                                    // the whole block
+//
+// Tensor memory is 128 lanes x 512 columns of 32 bits per block; a TMemoryTensor's rows are lanes
+// and each element is one column. Warp w may load and store only lanes 32 (w mod 4) ... + 31.
+#pragma once
+
+#include <source_location>
+#include <vector>
+
+#include "tessel/lang/mbarrier.hpp"
+#include "tessel/lang/tensors.hpp"
+
+namespace tessel {
+
+// A tile of tensor memory: an allocation, or a slice of one.
+class TMemoryTensor {
+ public:
+  explicit TMemoryTensor(ir::TMemoryTensor t) : t_(std::move(t)) {}
+  const ir::TMemoryTensor& ir() const { return t_; }
+  DType dtype() const { return t_->dtype; }
+  const std::vector<int>& shape() const { return t_->shape; }
+
+ private:
+  ir::TMemoryTensor t_;
+};
+
+class Tcgen05Instructions {
+ public:
+  using loc_t = std::source_location;
+
+  // A [lanes, columns] tile of tensor memory of a 32-bit type, lanes 64 or 128. Called by the
+  // whole block: warp 0 allocates the columns (a power of two from 32 to 512, the tile's columns
+  // rounded up), blocking until they are free; the address is published to every thread
+  // (tcgen05.fence::before_thread_sync, sync(), and fence::after_thread_sync before each use).
+  // After the kernel's last allocation, tessel relinquishes the block's permit to allocate.
+  // The columns hold garbage until written (the simulator fills them with NaN).
+  template <class T> TMemoryTensor alloc(std::vector<int> shape, loc_t loc = loc_t::current()) {
+    return make_alloc(dtype_v<T>, shape, SourceLoc::from(loc));
+  }
+  // Frees an allocation; by the whole block (warp 0 frees), or by the first warp of a thread group
+  // of whole warps. Every allocation must be freed before the kernel ends.
+  void dealloc(const TMemoryTensor& t, loc_t loc = loc_t::current());
+
+  // acc = a @ b, plus acc when `enable_input_d` (a kernel bool such as `offset_k != 0`, or a C++
+  // bool), on the tensor core, asynchronously. Issued by one warp (single_warp() or a thread group
+  // of 32 threads), of which one thread issues the instructions:
+  //  - a [m, k]: a shared tile with rows along k; b [k, n]: the transpose of an [n, k] shared tile
+  //    with rows along k (`s_b.transpose()`); f16 or bf16, both of one type; k 16, 32 or 64 (rows
+  //    of one swizzle span, which the tiles get unless created with another Swizzle), one
+  //    instruction per 16 of k;
+  //  - acc [128, n]: an f32 tile of tensor memory, n a multiple of 16 from 16 to 256.
+  // The mma reads its operands and writes acc at a time of the tensor core's choosing: commit it
+  // to an mbarrier and wait for that phase before reading acc or overwriting a or b.
+  template <class E> requires(detail::is_kernel_scalar<E> || std::is_same_v<E, bool>)
+  void mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc, const E& enable_input_d,
+           loc_t loc = loc_t::current()) {
+    make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), SourceLoc::from(loc));
+  }
+  // One arrival on `bar` once every tcgen05.mma the issuing thread issued before has completed.
+  // Issued by the thread that issued the mma (in the same one-warp group).
+  void commit(const Mbarrier& bar, loc_t loc = loc_t::current());
+
+  // The tile as a register tile of the current thread group, in the tcgen05.ld 32x32b layout
+  // (tcgen05_32x32b(): thread i of the group holds row i, every column). The group is one warp
+  // per 32 lanes, and its warps' lane quadrants must be the tile's: the warp holding lanes
+  // 32q ... 32q + 31 has an index w with w mod 4 == q. The registers are valid when the call
+  // returns (tessel waits for the load: tcgen05.wait::ld follows it).
+  RegisterTensor load(const TMemoryTensor& t, loc_t loc = loc_t::current());
+  // Orders the group's loads before what follows a sync() or an arrival (tcgen05.wait::ld and
+  // fence::before_thread_sync): call it before handing the columns to another warp.
+  void wait_load(loc_t loc = loc_t::current());
+  // Writes a register tile of the current group into the tile, with the layout and lane rule of
+  // load(); tessel waits for the store (tcgen05.wait::st).
+  void store(const TMemoryTensor& t, const RegisterTensor& r, loc_t loc = loc_t::current());
+  // The same for stores: call it before another warp reads the columns or an mma uses them.
+  void wait_store(loc_t loc = loc_t::current());
+
+  // The sub-tile of `shape` at `offsets` (lanes, a trace-time multiple of 32; columns, a trace-time
+  // int or a kernel value) of `t`. `dims` lists the dimensions of `t` the slice keeps; tensor
+  // memory tiles are 2-D, so it is {0, 1}.
+  TMemoryTensor slice(const TMemoryTensor& t, std::vector<Dim> offsets, std::vector<int> shape, std::vector<int> dims,
+                      loc_t loc = loc_t::current());
+
+ private:
+  TMemoryTensor make_alloc(DType t, const std::vector<int>& shape, const SourceLoc& loc);
+  void make_mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc, ir::Expr enable_input_d,
+                const SourceLoc& loc);
+};
+
+}  // namespace tessel

@@ -1,0 +1,133 @@
+// tcgen05: tensor memory and the fifth-generation tensor core. A tensor-memory tile's address is
+// the word tcgen05.alloc wrote to shared memory (published by the sync() that follows the alloc),
+// plus the tile's lane offset in bits 16-31 and its column offset in bits 0-15.
+//
+// Ordering (PTX ISA 9.7.16.6; hw-semantics.md §5.8): every instruction that touches tensor memory
+// or issues to the tensor core starts with tcgen05.fence::after_thread_sync, so whatever sync()
+// or mbarrier wait preceded it also orders the tensor core's work; the alloc and the waits end
+// with fence::before_thread_sync, so the sync() or arrival that follows publishes the warp's
+// tensor-memory work. Loads and stores wait for themselves in the same statement.
+#include "emitter.hpp"
+#include "ptx.hpp"
+#include "tessel/layout/tcgen05_descriptor.hpp"
+
+namespace tessel::codegen {
+
+namespace {
+
+std::string at(const ir::StmtNode& n) { return fmt::format("  // ({})", n.loc.str()); }
+
+std::string shared_address(Emitter& e, const ir::SharedTensorNode& allocation) {
+  return fmt::format("uint32_t(__cvta_generic_to_shared(tessel_smem + {}))", e.shared_offsets.at(&allocation));
+}
+
+// The allocation's TMEM address, as tcgen05.alloc wrote it.
+std::string allocation_address(Emitter& e, const ir::TMemoryTensorNode& t) {
+  return fmt::format("*reinterpret_cast<volatile uint32_t*>(tessel_smem + {})",
+                     e.shared_offsets.at(t.allocation()->address.get()));
+}
+
+// The TMEM address of lane `lane` and column `column` (expressions) of the tile `t`.
+std::string tmem_address(Emitter& e, const ir::TMemoryTensor& t, const std::string& lane, const std::string& column) {
+  const std::string columns = t->column_offset ? fmt::format("uint32_t({}) + {}", e.expr(t->column_offset), column)
+                                               : column;
+  return fmt::format("({} + (uint32_t({} + {}) << 16) + {})", allocation_address(e, *t), t->lane_offset, lane,
+                     columns);
+}
+
+// The descriptor of the K-major operand `t` from its row 0 and column k (k has stride 1 in both
+// operands: a's rows and the transposed b's columns run along k).
+std::string descriptor(Emitter& e, const ir::SharedTensor& t, int k) {
+  const uint64_t constant_bits = tcgen05_k_major_descriptor(0, t->allocation()->swizzle_bits).bits();
+  const std::string element = fmt::format("{}{}", t->offset ? e.expr(t->offset) + " + " : "", k);
+  return fmt::format("(0x{:x}ull | uint64_t(((tessel_smem_base + {} + ({}) * {}) & 0x3FFFF) >> 4))", constant_bits,
+                     e.shared_offsets.at(t->allocation()), element, dtype_bytes(t->dtype));
+}
+
+// Moves a 32x32b tile between the tile `tile` of the warp's registers and tensor memory, in
+// statements of up to 128 columns (a power of two each).
+void move_32x32b(Emitter& e, Ptx instruction, const ir::TMemoryTensor& t, const ir::RegisterTensor& tile) {
+  e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
+  e.line(fmt::format("const uint32_t tessel_taddr = {};",
+                     tmem_address(e, t, fmt::format("32 * ({} / 32)", e.thread_in_group()), "0")));
+  const PtxModifiers registers{{"reg", tile->dtype == DType::F32 ? "f" : "r"}};
+  const int columns = t->shape[1];
+  for (int first = 0; first < columns;) {
+    int count = 128;
+    while (count > columns - first) count /= 2;
+    std::vector<std::string> regs;
+    for (int j = first; j < first + count; ++j) regs.push_back(fmt::format("{}[{}]", e.tile(tile), j));
+    const std::string taddr = fmt::format("tessel_taddr + {}", first);
+    e.line(instruction == Ptx::Tcgen05Load32x32b ? ptx_asm(instruction, e.arch, {regs, {taddr}}, registers)
+                                                  : ptx_asm(instruction, e.arch, {{taddr}, regs}, registers));
+    first += count;
+  }
+}
+
+}  // namespace
+
+void emit_Tcgen05Alloc(Emitter& e, const ir::Tcgen05AllocNode& n) {
+  const int columns = n.tensor->allocated_columns();
+  e.header(n, fmt::format("tcgen05.alloc of {} columns of tensor memory, by one warp", columns));
+  e.line(ptx_asm(Ptx::Tcgen05Alloc, e.arch, {{shared_address(e, *n.tensor->address)}, {std::to_string(columns)}}));
+  if (n.relinquish) e.line(ptx_asm(Ptx::Tcgen05RelinquishAllocPermit, e.arch, {}) + "  // the kernel's last alloc");
+  e.line(ptx_asm(Ptx::Tcgen05FenceBeforeThreadSync, e.arch, {}));
+}
+
+void emit_Tcgen05Dealloc(Emitter& e, const ir::Tcgen05DeallocNode& n) {
+  e.header(n, "tcgen05.dealloc, by one warp");
+  e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
+  e.line(ptx_asm(Ptx::Tcgen05Dealloc, e.arch,
+                 {{allocation_address(e, *n.tensor)}, {std::to_string(n.tensor->allocated_columns())}}));
+}
+
+void emit_Tcgen05Mma(Emitter& e, const ir::Tcgen05MmaNode& n) {
+  const int steps = n.k() / kTcgen05K;
+  e.header(n, fmt::format("tcgen05.mma m{}n{}k16 x {}, issued by one thread of the warp", n.m(), n.n(), steps));
+  e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
+  e.line("const uint32_t tessel_smem_base = uint32_t(__cvta_generic_to_shared(tessel_smem));");
+  e.line(fmt::format("const uint32_t tessel_taddr = {};", tmem_address(e, n.acc, "0", "0")));
+  e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
+  const Tcgen05InstrDescriptor idesc{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32};
+  const std::string instruction_descriptor = fmt::format("0x{:x}u", idesc.bits());
+  for (int s = 0; s < steps; ++s) {
+    const std::string enable = s == 0 ? fmt::format("uint32_t({})", e.expr(n.enable_input_d)) : "1u";
+    e.line(ptx_asm(Ptx::Tcgen05Mma, e.arch,
+                   {{"tessel_taddr"},
+                    {descriptor(e, n.a, kTcgen05K * s)},
+                    {descriptor(e, n.b, kTcgen05K * s)},
+                    {instruction_descriptor},
+                    {enable}}));
+  }
+  e.close();
+}
+
+void emit_Tcgen05Commit(Emitter& e, const ir::Tcgen05CommitNode& n) {
+  const std::string bar = fmt::format("uint32_t(__cvta_generic_to_shared(tessel_smem + {} + 8 * ({})))",
+                                      e.shared_offsets.at(n.barrier.array->allocation()), e.expr(n.barrier.index));
+  e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
+  e.line(ptx_asm(Ptx::Tcgen05Commit, e.arch, {{bar}}) + at(n));
+  e.close();
+}
+
+void emit_Tcgen05Load(Emitter& e, const ir::Tcgen05LoadNode& n) {
+  e.declare_tile(n.out);
+  e.header(n, "tcgen05.ld 32x32b and wait::ld, by each warp on its lane quadrant");
+  e.open("");
+  move_32x32b(e, Ptx::Tcgen05Load32x32b, n.src, n.out);
+  e.close();
+}
+
+void emit_Tcgen05Store(Emitter& e, const ir::Tcgen05StoreNode& n) {
+  e.header(n, "tcgen05.st 32x32b and wait::st, by each warp on its lane quadrant");
+  e.open("");
+  move_32x32b(e, Ptx::Tcgen05Store32x32b, n.dst, n.src);
+  e.close();
+}
+
+void emit_Tcgen05Wait(Emitter& e, const ir::Tcgen05WaitNode& n) {
+  e.line(ptx_asm(n.store ? Ptx::Tcgen05WaitStore : Ptx::Tcgen05WaitLoad, e.arch, {}) + at(n));
+  e.line(ptx_asm(Ptx::Tcgen05FenceBeforeThreadSync, e.arch, {}));
+}
+
+}  // namespace tessel::codegen

@@ -1,0 +1,71 @@
+// Verifier rules of the tcgen05 instructions. nodes.def gives their oldest target (sm_100a), so a
+// kernel compiled for sm_90a or sm_80 is rejected at the user's line, and their executor (whole
+// warps). Shapes, types, lane quadrants and strides were checked at tracing; what tracing and the
+// passes guarantee is checked here as an invariant.
+#include "tessel/layout/tcgen05_descriptor.hpp"
+#include "tessel/layout/wgmma_descriptor.hpp"
+#include "verification.hpp"
+
+namespace tessel::ir {
+
+namespace {
+
+void check_one_warp(const Verification& v, const StmtNode& n) {
+  TESSEL_CHECK(v.group().whole_warps() && v.group().count == 32, "{} at {} in a thread group of {}", kind_name(n.kind),
+               n.loc.str(), v.group().str());
+}
+
+void check_lanes(const Verification& v, const TMemoryTensor& t, const StmtNode& n) {
+  const ThreadRange g = v.group();
+  TESSEL_CHECK(g.whole_warps() && g.count == t->shape[0] && g.begin / 32 % 4 == t->lane_offset / 32 % 4,
+               "{} at {} of lanes {}+{} in a thread group of {}", kind_name(n.kind), n.loc.str(), t->lane_offset,
+               t->shape[0], g.str());
+}
+
+void check_operand(const SharedTensorNode& t, const Tcgen05MmaNode& n) {
+  const int bits = t.allocation()->swizzle_bits;
+  const int row_bytes = n.k() * dtype_bytes(t.dtype);
+  TESSEL_CHECK(bits == kSwizzleUndecided || bits == wgmma_swizzle_bits(row_bytes),
+               "tcgen05.mma at {} reads rows of {} bytes from a tile swizzled by {} bits", n.loc.str(), row_bytes, bits);
+}
+
+}  // namespace
+
+void verify_Tcgen05Alloc(Verification& v, const Tcgen05AllocNode& n) {
+  check_one_warp(v, n);
+  TESSEL_CHECK(!n.tensor->root && n.tensor->address, "tcgen05.alloc at {} of a view", n.loc.str());
+}
+
+void verify_Tcgen05Dealloc(Verification& v, const Tcgen05DeallocNode& n) {
+  check_one_warp(v, n);
+  TESSEL_CHECK(!n.tensor->root, "tcgen05.dealloc at {} of a view", n.loc.str());
+}
+
+void verify_Tcgen05Mma(Verification& v, const Tcgen05MmaNode& n) {
+  check_one_warp(v, n);
+  TESSEL_CHECK(tcgen05_mma_shape_is_legal(n.m(), n.n()) && n.k() % kTcgen05K == 0 && n.acc->lane_offset == 0,
+               "tcgen05.mma at {} of shape {}x{}x{}", n.loc.str(), n.m(), n.n(), n.k());
+  TESSEL_CHECK(n.enable_input_d->type.dtype == DType::Bool, "tcgen05.mma at {} with enable_input_d of type {}",
+               n.loc.str(), n.enable_input_d->type.str());
+  check_operand(*n.a, n);
+  check_operand(*n.b, n);
+}
+
+void verify_Tcgen05Commit(Verification& v, const Tcgen05CommitNode& n) {
+  check_one_warp(v, n);
+  check_barrier(n.barrier, n);
+}
+
+void verify_Tcgen05Load(Verification& v, const Tcgen05LoadNode& n) {
+  check_lanes(v, n.src, n);
+  v.define(n.out, n);
+}
+
+void verify_Tcgen05Store(Verification& v, const Tcgen05StoreNode& n) {
+  check_lanes(v, n.dst, n);
+  v.use(n.src, n);
+}
+
+void verify_Tcgen05Wait(Verification&, const Tcgen05WaitNode&) {}
+
+}  // namespace tessel::ir

@@ -1,0 +1,216 @@
+// tcgen05: tracing of the tensor-memory and tensor-core instructions. Everything that can be
+// checked from shapes, types, thread groups and strides is checked here, at the user's line: the
+// column count of an allocation, the mma's shapes and operands, and the lane quadrants a thread
+// group may load and store.
+#include <fmt/ranges.h>
+
+#include "tessel/layout/tcgen05_atoms.hpp"
+#include "tessel/layout/tcgen05_descriptor.hpp"
+#include "tessel/layout/wgmma_descriptor.hpp"
+#include "tile_tracing.hpp"
+
+namespace tessel {
+
+namespace {
+
+// Allocation and deallocation are by the whole block: a thread group that is not the block
+// would leave the block's other threads out of the sync() that publishes the address.
+void check_whole_block(Builder& b, std::string_view what, const SourceLoc& loc) {
+  const ir::ThreadRange group = b.group(loc);
+  if (b.inside_thread_group() && group.count != b.attrs().warps * 32)
+    throw Error(loc, fmt::format("{} inside a thread group of {}: tessel allocates with one warp and then syncs the "
+                                 "whole block, which the threads outside the group never reach; call it outside the "
+                                 "thread group",
+                                 what, group.str()));
+}
+
+// tcgen05.mma and commit are issued by one thread of one warp.
+void check_one_warp(Builder& b, std::string_view what, const SourceLoc& loc) {
+  const ir::ThreadRange g = b.group(loc);
+  if (!g.whole_warps() || g.count != 32)
+    throw Error(loc, fmt::format("{} is issued by one warp (single_warp(), or a thread_group of 32 threads starting at "
+                                 "a multiple of 32), but it runs in a thread group of {}",
+                                 what, g.str()));
+}
+
+// A load or store of `t` by the current group: one warp per 32 lanes, each warp on its own lane
+// quadrant (PTX ISA 9.7.16.8.1).
+void check_lane_quadrants(Builder& b, const ir::TMemoryTensor& t, std::string_view what, const SourceLoc& loc) {
+  const ir::ThreadRange g = b.group(loc);
+  const int lanes = t->shape[0], first = t->lane_offset;
+  const int first_warp = g.begin / 32;
+  if (g.whole_warps() && g.count == lanes && first_warp % 4 == first / 32 % 4) return;
+  throw Error(loc, fmt::format("{}: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, so "
+                               "lanes {}..{} need a thread group of {} threads (one warp per 32 lanes) whose first "
+                               "warp w has w mod 4 = {}; this thread group is {} (its first warp is warp {})",
+                               what, first, first + lanes - 1, lanes, first / 32 % 4, g.str(), first_warp));
+}
+
+void check_operand(const ir::SharedTensor& t, std::string_view name, int k_dim, const SourceLoc& loc) {
+  const int row_dim = 1 - k_dim, k = t->shape[size_t(k_dim)], bytes = dtype_bytes(t->dtype);
+  const bool k_major = t->strides[size_t(k_dim)] == 1 && t->strides[size_t(row_dim)] == k;
+  if (!k_major) {
+    const std::string how = k_dim == 1 ? "a shared tile [m, k] whose rows run along k"
+                                       : "the transpose of a shared tile [n, k] whose rows run along k "
+                                         "(s_b.transpose())";
+    throw Error(loc, fmt::format("tcgen05.mma: {} must be K-major: pass {}; this view has shape [{}] and strides [{}]",
+                                 name, how, fmt::join(t->shape, ", "), fmt::join(t->strides, ", ")));
+  }
+  const int want = wgmma_swizzle_bits(k * bytes);
+  const int have = t->allocation()->swizzle_bits;
+  if (have != ir::kSwizzleUndecided && have != want)
+    throw Error(loc, fmt::format("tcgen05.mma: {} has rows of {} bytes, which the tensor core reads only with the "
+                                 "{}-byte swizzle, but its shared tile (created at {}) was given {}; create it without "
+                                 "a Swizzle argument or with Swizzle::b{}",
+                                 name, k * bytes, k * bytes, t->allocation()->loc.str(),
+                                 have == 0 ? std::string("no swizzle") : fmt::format("the {}-byte swizzle", 16 << have),
+                                 k * bytes));
+}
+
+}  // namespace
+
+TMemoryTensor Tcgen05Instructions::make_alloc(DType t, const std::vector<int>& shape, const SourceLoc& loc) {
+  Builder& b = Builder::current(loc);
+  check_whole_block(b, "tcgen05.alloc", loc);
+  if (dtype_bytes(t) != 4)
+    throw Error(loc, fmt::format("tcgen05.alloc<{}>: tensor memory holds 32-bit elements (f32, i32, u32), one per "
+                                 "column",
+                                 dtype_name(t)));
+  if (shape.size() != 2 || (shape[0] != 64 && shape[0] != 128))
+    throw Error(loc, fmt::format("tcgen05.alloc: the shape [{}] must be [lanes, columns] with 64 or 128 lanes",
+                                 fmt::join(shape, ", ")));
+  if (shape[1] < 1 || shape[1] > kTmemColumns)
+    throw Error(loc, fmt::format("tcgen05.alloc: [{}, {}] needs {} columns of tensor memory; a block has {} (from 1 "
+                                 "to {} columns per allocation)",
+                                 shape[0], shape[1], shape[1], kTmemColumns, kTmemColumns));
+  auto address = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{
+      DType::U32, {1}, {1}, nullptr, nullptr, "tmem_address", loc, 0});
+  b.emit(std::make_shared<ir::AllocSharedNode>(loc, address));
+  auto tensor = std::make_shared<ir::TMemoryTensorNode>(t, shape, nullptr, 0, nullptr, address, "tmem", loc);
+  b.emit(std::make_shared<ir::ThreadGroupNode>(loc, 0, 32,
+                                               ir::seq({std::make_shared<ir::Tcgen05AllocNode>(loc, tensor)}, loc)));
+  b.emit(std::make_shared<ir::SyncNode>(loc));
+  return TMemoryTensor(tensor);
+}
+
+void Tcgen05Instructions::dealloc(const TMemoryTensor& t, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  if (t.ir()->root)
+    throw Error(loc, fmt::format("tcgen05.dealloc: {} is a slice of the tensor memory allocated at {}; deallocate the "
+                                 "allocation itself",
+                                 t.ir()->name, t.ir()->root->loc.str()));
+  const ir::ThreadRange g = b.group(loc);
+  if (!g.whole_warps())
+    throw Error(loc, fmt::format("tcgen05.dealloc is executed by a whole warp, but it runs in a thread group of {}; "
+                                 "call it outside the group or in a group of whole warps",
+                                 g.str()));
+  b.emit(std::make_shared<ir::ThreadGroupNode>(
+      loc, g.begin, 32, ir::seq({std::make_shared<ir::Tcgen05DeallocNode>(loc, t.ir())}, loc)));
+}
+
+void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
+                                   ir::Expr enable_input_d, const SourceLoc& loc) {
+  Builder& bld = Builder::current(loc);
+  check_one_warp(bld, "tcgen05.mma", loc);
+  if (a.shape().size() != 2 || b.shape().size() != 2)
+    throw Error(loc, "tcgen05.mma: a and b must be 2-D shared tiles");
+  const int m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  if (b.shape()[0] != k || acc.shape()[0] != m || acc.shape()[1] != n)
+    throw Error(loc, fmt::format("tcgen05.mma: shapes [{}] @ [{}] into [{}] do not match (want a [m, k], b [k, n], "
+                                 "acc [m, n])",
+                                 fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "), fmt::join(acc.shape(), ", ")));
+  const bool half = a.dtype() == DType::F16 || a.dtype() == DType::BF16;
+  if (!half || b.dtype() != a.dtype() || acc.dtype() != DType::F32)
+    throw Error(loc, fmt::format("tcgen05.mma: takes f16 or bf16 operands of one type and an f32 accumulator; got {} "
+                                 "@ {} into {}",
+                                 dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(acc.dtype())));
+  if (m != 128)
+    throw Error(loc, fmt::format("tcgen05.mma: m = {}: tessel issues the M = 128 shape, whose row i is lane i of the "
+                                 "accumulator; use an accumulator of 128 lanes",
+                                 m));
+  if (acc.ir()->lane_offset != 0)
+    throw Error(loc, fmt::format("tcgen05.mma: the accumulator starts at lane {}; an M = 128 accumulator spans lanes "
+                                 "0..127",
+                                 acc.ir()->lane_offset));
+  if (!tcgen05_mma_shape_is_legal(m, n))
+    throw Error(loc, fmt::format("tcgen05.mma: n = {} is not a tcgen05.mma shape; with m = 128, n must be a multiple "
+                                 "of 16 from 16 to 256",
+                                 n));
+  if (k % kTcgen05K != 0 || wgmma_swizzle_bits(k * dtype_bytes(a.dtype())) < 0)
+    throw Error(loc, fmt::format("tcgen05.mma: k = {} does not fit; k must be 16, 32 or 64 (one instruction per 16, "
+                                 "and shared rows of 32, 64 or 128 bytes, one swizzle span)",
+                                 k));
+  check_operand(a.ir(), "a", 1, loc);
+  check_operand(b.ir(), "b", 0, loc);
+  bld.emit(std::make_shared<ir::Tcgen05MmaNode>(loc, acc.ir(), a.ir(), b.ir(), std::move(enable_input_d)));
+}
+
+void Tcgen05Instructions::commit(const Mbarrier& bar, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  check_one_warp(b, "tcgen05.commit", loc);
+  b.emit(std::make_shared<ir::Tcgen05CommitNode>(loc, bar.ir()));
+}
+
+RegisterTensor Tcgen05Instructions::load(const TMemoryTensor& t, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  check_lane_quadrants(b, t.ir(), "tcgen05.load", loc);
+  const std::vector<int>& shape = t.shape();
+  auto out = detail::new_tile(t.dtype(), shape, Layout{}, "r", loc);
+  b.emit(std::make_shared<ir::Tcgen05LoadNode>(loc, out, t.ir()));
+  return RegisterTensor(out);
+}
+
+void Tcgen05Instructions::wait_load(loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(std::make_shared<ir::Tcgen05WaitNode>(loc, false));
+}
+
+void Tcgen05Instructions::store(const TMemoryTensor& t, const RegisterTensor& r, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  check_lane_quadrants(b, t.ir(), "tcgen05.store", loc);
+  if (r.shape() != t.shape() || r.dtype() != t.dtype())
+    throw Error(loc, fmt::format("tcgen05.store: a register tile {}[{}] into tensor memory {}[{}]; shapes and types "
+                                 "must match",
+                                 dtype_name(r.dtype()), fmt::join(r.shape(), ", "), dtype_name(t.dtype()),
+                                 fmt::join(t.shape(), ", ")));
+  detail::check_group(r.ir(), "tcgen05.store", loc);
+  b.emit(std::make_shared<ir::Tcgen05StoreNode>(loc, t.ir(), r.ir()));
+}
+
+void Tcgen05Instructions::wait_store(loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(std::make_shared<ir::Tcgen05WaitNode>(loc, true));
+}
+
+TMemoryTensor Tcgen05Instructions::slice(const TMemoryTensor& t, std::vector<Dim> offsets, std::vector<int> shape,
+                                         std::vector<int> dims, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (dims != std::vector<int>{0, 1} || offsets.size() != 2 || shape.size() != 2)
+    throw Error(loc, fmt::format("tcgen05.slice: tensor memory tiles are 2-D: pass two offsets, a 2-D shape and dims "
+                                 "{{0, 1}} (got {} offsets, shape [{}], dims [{}])",
+                                 offsets.size(), fmt::join(shape, ", "), fmt::join(dims, ", ")));
+  const ir::TMemoryTensor& from = t.ir();
+  if (!offsets[0].is_constant() || offsets[0].value() % 32 != 0 || shape[0] % 32 != 0 || shape[0] <= 0 ||
+      offsets[0].value() < 0 || offsets[0].value() + shape[0] > from->shape[0])
+    throw Error(loc, fmt::format("tcgen05.slice: lanes [{}, +{}) of a tile of {} lanes; the lane offset must be a "
+                                 "trace-time multiple of 32 and the slice whole warps' quadrants inside the tile",
+                                 offsets[0].is_constant() ? std::to_string(offsets[0].value()) : "a kernel value",
+                                 shape[0], from->shape[0]));
+  if (shape[1] <= 0 || shape[1] > from->shape[1] ||
+      (offsets[1].is_constant() && (offsets[1].value() < 0 || offsets[1].value() + shape[1] > from->shape[1])))
+    throw Error(loc, fmt::format("tcgen05.slice: columns [{}, +{}) do not fit in the tile's {} columns",
+                                 offsets[1].is_constant() ? std::to_string(offsets[1].value()) : "a kernel value",
+                                 shape[1], from->shape[1]));
+  const ir::TMemoryTensor root = from->root ? from->root : from;
+  ir::Expr column = from->column_offset ? ir::binary(ir::BinaryOp::Add, from->column_offset, offsets[1].ir(), loc)
+                                        : offsets[1].ir();
+  return TMemoryTensor(std::make_shared<ir::TMemoryTensorNode>(from->dtype, std::move(shape), root,
+                                                               from->lane_offset + offsets[0].value(), column, nullptr,
+                                                               from->name, loc));
+}
+
+}  // namespace tessel

@@ -1,0 +1,62 @@
+// plan_tensor_memory: checks that the tensor memory a block holds at once fits in its 512 columns,
+// and marks the kernel's last tcgen05.alloc to relinquish the block's permit to allocate after it
+// (tcgen05.relinquish_alloc_permit), which lets the hardware schedule the next block's
+// allocations. Allocations are counted in program order, each freed by its dealloc; the body of
+// a loop is counted once. An allocation inside a loop or an if_ is never the one that
+// relinquishes: a later iteration, or the other branch, may still allocate.
+#include "tessel/ir/mutator.hpp"
+#include "tessel/layout/tcgen05_atoms.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel::passes {
+
+namespace {
+
+class MarkRelinquish : public ir::Mutator {
+ public:
+  explicit MarkRelinquish(const ir::Tcgen05AllocNode* last) : last_(last) {}
+
+ protected:
+  ir::Stmt visit(const ir::Tcgen05AllocNode& n, const ir::Stmt& self) override {
+    if (&n != last_) return self;
+    return std::make_shared<ir::Tcgen05AllocNode>(n.loc, n.tensor, true);
+  }
+
+ private:
+  const ir::Tcgen05AllocNode* last_;
+};
+
+// The statements of `body` in program order with the number of loops and branches around each.
+void visit_in_order(const ir::Stmt& s, int depth,
+                    const std::function<void(const ir::StmtNode&, int depth)>& on_stmt) {
+  on_stmt(*s, depth);
+  const bool nests = s->kind == ir::NodeKind::For || s->kind == ir::NodeKind::While || s->kind == ir::NodeKind::If;
+  for (const ir::Stmt& child : ir::direct_operands(*s).children) visit_in_order(child, depth + (nests ? 1 : 0), on_stmt);
+}
+
+}  // namespace
+
+ir::Kernel plan_tensor_memory(const ir::Kernel& k, const PassContext&) {
+  const ir::Tcgen05AllocNode* last = nullptr;
+  bool last_is_nested = false;
+  int live = 0;
+  visit_in_order(k->body, 0, [&](const ir::StmtNode& s, int depth) {
+    if (s.kind == ir::NodeKind::Tcgen05Alloc) {
+      const auto& n = static_cast<const ir::Tcgen05AllocNode&>(s);
+      live += n.tensor->allocated_columns();
+      if (live > kTmemColumns)
+        throw Error(n.loc, fmt::format("tcgen05.alloc: this allocation of {} columns brings the tensor memory the "
+                                       "block holds at once to {} columns; a block has {}: deallocate earlier "
+                                       "allocations first or allocate fewer columns",
+                                       n.tensor->allocated_columns(), live, kTmemColumns));
+      last = &n;
+      last_is_nested = depth > 0;
+    }
+    if (s.kind == ir::NodeKind::Tcgen05Dealloc)
+      live -= static_cast<const ir::Tcgen05DeallocNode&>(s).tensor->allocated_columns();
+  });
+  if (!last || last_is_nested) return k;
+  return ir::with_body(k, MarkRelinquish(last).mutate(k->body));
+}
+
+}  // namespace tessel::passes

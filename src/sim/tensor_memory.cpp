@@ -1,0 +1,326 @@
+// Tensor memory and the tcgen05 tensor core of a block: allocation, 32x32b loads and stores, and
+// mma completed when the scheduler chooses, observed through commits on mbarriers.
+#include "tensor_memory.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "machine.hpp"
+#include "tessel/layout/tcgen05_atoms.hpp"
+
+namespace tessel::sim {
+
+namespace {
+
+constexpr uint32_t kPoison = 0x7FC00000u;  // a quiet NaN
+
+std::string tile_name(const ir::TMemoryTensorNode& t) {
+  return fmt::format("{} (allocated at {})", t.allocation()->name, t.allocation()->loc.str());
+}
+
+}  // namespace
+
+TensorMemory::TensorMemory(Cta& cta) : cta_(cta), owner_(size_t(kTmemColumns), nullptr) {}
+
+int TensorMemory::free_columns() const { return int(std::count(owner_.begin(), owner_.end(), nullptr)); }
+
+bool TensorMemory::can_allocate(int columns) const {
+  for (int first = 0; first + columns <= kTmemColumns; first += columns)
+    if (std::all_of(owner_.begin() + first, owner_.begin() + first + columns, [](auto* o) { return o == nullptr; }))
+      return true;
+  return false;
+}
+
+void TensorMemory::allocate(const Warp& w, const ir::Tcgen05AllocNode& n) {
+  const int columns = n.tensor->allocated_columns();
+  if (cells_.empty()) cells_.assign(size_t(kTmemLanes) * kTmemColumns, kPoison);
+  for (int first = 0; first + columns <= kTmemColumns; first += columns) {
+    if (!std::all_of(owner_.begin() + first, owner_.begin() + first + columns, [](auto* o) { return o == nullptr; }))
+      continue;
+    std::fill_n(owner_.begin() + first, columns, n.tensor.get());
+    for (int lane = 0; lane < kTmemLanes; ++lane)
+      std::fill_n(cells_.begin() + lane * kTmemColumns + first, columns, kPoison);
+    allocations_[n.tensor.get()] = Allocation{first, columns};
+    freed_at_.erase(n.tensor.get());
+    // The address tcgen05.alloc writes to the shared word: lane 0, the first column.
+    const int64_t word = cta_.shared_offsets.at(n.tensor->address.get());
+    const uint32_t address = uint32_t(first);
+    std::memcpy(&cta_.smem[size_t(word)], &address, 4);
+    std::memset(&cta_.written[size_t(word)], 1, 4);
+    return;
+  }
+  TESSEL_CHECK(false, "tcgen05.alloc at {} by warp {} without {} free columns", n.loc.str(), w.id, columns);
+}
+
+void TensorMemory::deallocate(const Warp& w, const ir::Tcgen05DeallocNode& n) {
+  const auto it = allocations_.find(n.tensor.get());
+  if (it == allocations_.end()) {
+    const auto freed = freed_at_.find(n.tensor.get());
+    throw Error(n.loc, fmt::format("tcgen05.dealloc of tensor memory {}, which {} (warp {} of block {})",
+                                   tile_name(*n.tensor),
+                                   freed != freed_at_.end()
+                                       ? fmt::format("was already deallocated at {}", freed->second->str())
+                                       : std::string("is not allocated"),
+                                   w.id, cta_.block_name()));
+  }
+  check_not_written(it->second.column, it->second.column + it->second.columns, "tcgen05.dealloc", n.loc, w.id);
+  std::fill_n(owner_.begin() + it->second.column, it->second.columns, nullptr);
+  allocations_.erase(it);
+  freed_at_[n.tensor.get()] = &n.loc;
+}
+
+int TensorMemory::first_column(Warp& w, const ir::TMemoryTensor& t, int lane, std::string_view operation,
+                               const SourceLoc& loc) const {
+  const ir::TMemoryTensorNode* allocation = t->allocation();
+  const auto it = allocations_.find(allocation);
+  if (it == allocations_.end()) {
+    const auto freed = freed_at_.find(allocation);
+    throw Error(loc, fmt::format("{} of tensor memory {}, which {} (warp {} of block {})", operation, tile_name(*t),
+                                 freed != freed_at_.end() ? fmt::format("was deallocated at {}", freed->second->str())
+                                                          : std::string("is not allocated"),
+                                 w.id, cta_.block_name()));
+  }
+  int64_t offset = 0;
+  if (t->column_offset) offset = w.eval(t->column_offset, Mask(1) << lane)[size_t(lane)].i;
+  const int columns = t->shape[1] * dtype_bytes(t->dtype) / 4;
+  if (offset < 0 || offset + columns > it->second.columns)
+    throw Error(loc, fmt::format("{} of columns {}..{} of tensor memory {}, which has {} columns allocated (warp {} "
+                                 "of block {})",
+                                 operation, offset, offset + columns - 1, tile_name(*t), it->second.columns, w.id,
+                                 cta_.block_name()));
+  return it->second.column + int(offset);
+}
+
+bool TensorMemory::owned(const Mma& m) const {
+  for (const Commit& c : commits_)
+    if (c.thread == m.thread && c.covers > m.sequence && c.arrived && cta_.mbarriers.all().at(c.barrier).phase > c.phase)
+      return false;
+  return true;
+}
+
+void TensorMemory::check_not_written(int begin, int end, std::string_view operation, const SourceLoc& loc,
+                                     int warp) const {
+  for (const auto& m : mmas_) {
+    if (m->column >= end || m->column + m->node->n() <= begin || !owned(*m)) continue;
+    bool committed = false;
+    for (const Commit& c : commits_) committed |= c.thread == m->thread && c.covers > m->sequence;
+    throw Error(loc, fmt::format("{} of tensor memory that the tcgen05.mma issued at {} may still be writing (warp {} "
+                                 "of block {}); {}",
+                                 operation, m->node->loc.str(), warp, cta_.block_name(),
+                                 committed ? wait_advice()
+                                           : "the mma was never committed: tcgen05.commit it to an mbarrier and wait "
+                                             "for that phase first"));
+  }
+}
+
+int TensorMemory::access_lane(const Warp& w, const ir::TMemoryTensor& t, const ir::RegisterTensor& tile, int lane,
+                              std::string_view operation, const SourceLoc& loc) const {
+  const int accessed = 32 * (w.id % 4) + lane;
+  const int row = cta_.tables.coords(tile.get())[size_t(w.thread_in_group(lane)) * tile->layout.local_size() * 2];
+  if (row + t->lane_offset != accessed)
+    throw Error(loc, fmt::format("{}: warp {} may access only tensor-memory lanes {}..{}, but its thread {} holds row "
+                                 "{} of a tile at lanes {}..{}",
+                                 operation, w.id, 32 * (w.id % 4), 32 * (w.id % 4) + 31, w.thread(lane), row,
+                                 t->lane_offset, t->lane_offset + t->shape[0] - 1));
+  return accessed;
+}
+
+void TensorMemory::load(Warp& w, const ir::Tcgen05LoadNode& n, Mask mask) {
+  auto& values = w.tile(n.out.get());
+  const int local = n.out->layout.local_size();
+  const auto& coords = cta_.tables.coords(n.out.get());
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(mask >> lane & 1)) continue;
+    const int column = first_column(w, n.src, lane, "tcgen05.load", n.loc);
+    check_not_written(column, column + n.src->shape[1], "tcgen05.load", n.loc, w.id);
+    const int tmem_lane = access_lane(w, n.src, n.out, lane, "tcgen05.load", n.loc);
+    for (int s = 0; s < local; ++s) {
+      const int col = coords[(size_t(w.thread_in_group(lane)) * local + size_t(s)) * 2 + 1];
+      values[size_t(lane) * local + s] =
+          load_value(n.out->dtype, &cells_[size_t(tmem_lane) * kTmemColumns + size_t(column + col)]);
+    }
+  }
+}
+
+void TensorMemory::store(Warp& w, const ir::Tcgen05StoreNode& n, Mask mask) {
+  const auto& values = w.tile(n.src.get());
+  const int local = n.src->layout.local_size();
+  const auto& coords = cta_.tables.coords(n.src.get());
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(mask >> lane & 1)) continue;
+    const int column = first_column(w, n.dst, lane, "tcgen05.store", n.loc);
+    check_not_written(column, column + n.dst->shape[1], "tcgen05.store", n.loc, w.id);
+    const int tmem_lane = access_lane(w, n.dst, n.src, lane, "tcgen05.store", n.loc);
+    for (int s = 0; s < local; ++s) {
+      const int col = coords[(size_t(w.thread_in_group(lane)) * local + size_t(s)) * 2 + 1];
+      store_value(n.src->dtype, &cells_[size_t(tmem_lane) * kTmemColumns + size_t(column + col)],
+                  values[size_t(lane) * local + s]);
+    }
+  }
+}
+
+void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
+  if (mask != 0xffffffffu)
+    throw Error(n.loc, fmt::format("tcgen05.mma is executed by a whole warp, but only {} lanes of warp {} reach it (is "
+                                   "it inside an if_ that part of the warp takes?)",
+                                   popcount(mask), w.id));
+  const int lane = 0, thread = w.thread(lane), bytes = dtype_bytes(n.operand_type());
+  auto mma = std::make_unique<Mma>();
+  mma->node = &n;
+  mma->thread = thread;
+  mma->sequence = issued_[thread]++;
+  mma->column = first_column(w, n.acc, lane, "tcgen05.mma", n.loc);
+  mma->accumulate = w.eval(n.enable_input_d, Mask(1) << lane)[size_t(lane)].i != 0;
+  mma->instruction_descriptor = Tcgen05InstrDescriptor{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32}.bits();
+  // The unswizzled shared byte of element (0, k) of an operand: rows run along k in both.
+  const auto start = [&](const ir::SharedTensor& t, int k) {
+    const int64_t offset = t->offset ? w.eval(t->offset, Mask(1) << lane)[size_t(lane)].i : 0;
+    const int64_t span = int64_t(16) << t->allocation()->swizzle_bits;
+    TESSEL_CHECK((offset * bytes) % (8 * span) == 0, "tcgen05.mma at {}: an operand starts inside its swizzle pattern",
+                 n.loc.str());
+    return cta_.shared_offsets.at(t->allocation()) + (offset + k) * bytes;
+  };
+  for (int k0 = 0; k0 < n.k(); k0 += kTcgen05K)
+    mma->instructions.push_back(Instruction{
+        Tcgen05SmemDescriptor::decode(
+            tcgen05_k_major_descriptor(uint32_t(start(n.a, k0)), n.a->allocation()->swizzle_bits).bits()),
+        Tcgen05SmemDescriptor::decode(
+            tcgen05_k_major_descriptor(uint32_t(start(n.b, k0)), n.b->allocation()->swizzle_bits).bits()),
+        k0});
+  const int64_t row_bytes = int64_t(n.k()) * bytes;
+  mma->a = InFlightRead{this, start(n.a, 0), start(n.a, 0) + n.m() * row_bytes, &n.loc, thread};
+  mma->b = InFlightRead{this, start(n.b, 0), start(n.b, 0) + n.n() * row_bytes, &n.loc, thread};
+  // The tensor core may read the operands at once: a copy still writing them is a race.
+  for (const InFlightRead* r : {&mma->a, &mma->b})
+    cta_.check_not_in_flight(r->begin, int(r->end - r->begin), false, n.loc, thread);
+  mmas_.push_back(std::move(mma));
+}
+
+void TensorMemory::commit(Warp& w, const ir::Tcgen05CommitNode& n, Mask mask) {
+  const int lane = __builtin_ctz(mask), thread = w.thread(lane);
+  const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, "tcgen05.commit");
+  const auto it = issued_.find(thread);
+  commits_.push_back(Commit{&n, thread, barrier, it == issued_.end() ? 0 : it->second});
+}
+
+void TensorMemory::complete(Mma& m) {
+  const ir::Tcgen05MmaNode& n = *m.node;
+  const Tcgen05InstrDescriptor idesc = Tcgen05InstrDescriptor::decode(m.instruction_descriptor);
+  TESSEL_CHECK(idesc.m == n.m() && idesc.n == n.n(), "tcgen05.mma at {}: instruction descriptor of {}x{}", n.loc.str(),
+               idesc.m, idesc.n);
+  const DType type = idesc.a_type;
+  const int bytes = dtype_bytes(type), k = n.k(), rows = idesc.m, cols = idesc.n;
+  const auto read = [&](int64_t address) {
+    if (!cta_.written[size_t(address)])
+      throw Error(n.loc, fmt::format("tcgen05.mma reads shared memory that was never written (byte {} of block {}'s "
+                                     "shared memory)",
+                                     address, cta_.block_name()));
+    return float(load_value(type, &cta_.smem[size_t(address)]).f);
+  };
+  std::vector<float> a(size_t(rows) * k), b(size_t(cols) * k);
+  for (const Instruction& in : m.instructions)
+    for (int kk = 0; kk < kTcgen05K; ++kk) {
+      for (int row = 0; row < rows; ++row)
+        a[size_t(row) * k + in.k0 + kk] = read(tcgen05_k_major_address(in.a, row, kk, bytes));
+      for (int col = 0; col < cols; ++col)
+        b[size_t(col) * k + in.k0 + kk] = read(tcgen05_k_major_address(in.b, col, kk, bytes));
+    }
+  for (int row = 0; row < rows; ++row)
+    for (int col = 0; col < cols; ++col) {
+      uint32_t& cell = cells_[size_t(row) * kTmemColumns + size_t(m.column + col)];
+      float sum = 0;
+      if (m.accumulate) std::memcpy(&sum, &cell, 4);
+      for (int kk = 0; kk < k; ++kk) sum += a[size_t(row) * k + kk] * b[size_t(col) * k + kk];
+      std::memcpy(&cell, &sum, 4);
+    }
+  m.done = true;
+}
+
+void TensorMemory::complete_thread_until(int thread, int64_t end) {
+  for (auto& m : mmas_)
+    if (m->thread == thread && m->sequence < end && !m->done) complete(*m);
+}
+
+void TensorMemory::arrive_ready_commits() {
+  for (Commit& c : commits_) {
+    if (c.arrived) continue;
+    bool ready = true;
+    for (const auto& m : mmas_) ready &= m->thread != c.thread || m->sequence >= c.covers || m->done;
+    if (!ready) continue;
+    c.phase = cta_.mbarriers.all().at(c.barrier).phase;
+    c.arrived = true;
+    const std::string block = cta_.block_name();
+    cta_.mbarriers.arrive(c.barrier, 1, 0, "tcgen05.commit", Mbarriers::Origin{&c.node->loc, c.thread, block});
+  }
+  forget_released();
+}
+
+void TensorMemory::forget_released() {
+  std::erase_if(mmas_, [&](const std::unique_ptr<Mma>& m) { return m->done && !owned(*m); });
+  std::erase_if(commits_, [&](const Commit& c) {
+    if (!c.arrived || cta_.mbarriers.all().at(c.barrier).phase <= c.phase) return false;
+    for (const auto& m : mmas_)
+      if (m->thread == c.thread && m->sequence < c.covers) return false;
+    return true;
+  });
+}
+
+bool TensorMemory::busy() const {
+  for (const auto& m : mmas_)
+    if (!m->done) return true;
+  for (const Commit& c : commits_)
+    if (!c.arrived) return true;
+  return false;
+}
+
+void TensorMemory::complete_all() {
+  for (auto& m : mmas_)
+    if (!m->done) complete(*m);
+  arrive_ready_commits();
+}
+
+void TensorMemory::complete_at_random(std::mt19937_64& rng) {
+  for (auto& m : mmas_)
+    if (!m->done && rng() % 2 == 0) complete_thread_until(m->thread, m->sequence + 1);
+  arrive_ready_commits();
+}
+
+bool TensorMemory::complete_needed_by(const Warp& warp, const WaitCondition& condition) {
+  if (&warp.cta != &cta_) return false;
+  return std::visit(PerCondition{
+                        [](const BarrierWait&) { return false; },
+                        [](const CopyGroupWait&) { return false; },
+                        [](const WgmmaGroupWait&) { return false; },
+                        [](const BulkGroupWait&) { return false; },
+                        [](const TensorMemoryWait&) { return false; },  // only a dealloc frees columns
+                        // The oldest commit on the barrier, with the mma it waits for.
+                        [&](const MbarrierPhaseWait& wait) {
+                          for (Commit& c : commits_) {
+                            if (c.arrived || c.barrier != wait.barrier) continue;
+                            complete_thread_until(c.thread, c.covers);
+                            arrive_ready_commits();
+                            return true;
+                          }
+                          return false;
+                        },
+                    },
+                    condition);
+}
+
+const InFlightRead* TensorMemory::reading(int64_t begin, int64_t end) const {
+  for (const auto& m : mmas_) {
+    if (!owned(*m)) continue;
+    for (const InFlightRead* r : {&m->a, &m->b})
+      if (r->begin < end && begin < r->end) return r;
+  }
+  return nullptr;
+}
+
+void TensorMemory::check_released() const {
+  for (const auto& [tensor, allocation] : allocations_)
+    throw Error(tensor->loc, fmt::format("block {} ended holding the {} columns of tensor memory allocated here; call "
+                                         "tcgen05.dealloc before the kernel ends",
+                                         cta_.block_name(), allocation.columns));
+}
+
+}  // namespace tessel::sim

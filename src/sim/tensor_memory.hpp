@@ -1,0 +1,113 @@
+// A block's tensor memory and its tcgen05 tensor core (hw-semantics.md §5.10): 128 lanes x 512
+// columns of 32 bits, an allocation table, and the tensor core as an asynchronous agent.
+//
+// Allocation: tcgen05.alloc takes the first free run of its (power-of-two) column count aligned
+// to that count, and blocks while there is none; the columns are filled with NaN, so an mma whose
+// first step accumulates (enable_input_d true) shows. Freeing what is not allocated, touching
+// columns of no live allocation, and a block that ends holding an allocation are reported.
+//
+// The tensor core: a tcgen05.mma is issued by one thread and completes, in issue order per
+// thread, when the scheduler chooses: it reads its shared operands through its descriptors then
+// and writes its accumulator. A tcgen05.commit arrives on its mbarrier once every mma its thread
+// issued before has completed. Until the phase that arrival counts toward has completed, the
+// mma owns its accumulator's columns (loads, stores and deallocation are reported) and its
+// operand tiles (writes are reported), whenever it actually completed: a program may not rely
+// on an early completion. An mma never committed owns them for good.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "async_agent.hpp"
+#include "tessel/layout/tcgen05_descriptor.hpp"
+
+namespace tessel::sim {
+
+class Cta;
+
+class TensorMemory final : public AsyncAgent {
+ public:
+  explicit TensorMemory(Cta& cta);
+
+  // Whether a tcgen05.alloc of `columns` would find them free now.
+  bool can_allocate(int columns) const;
+  int free_columns() const;
+  // Warp `w` allocates the tensor of `n`, whose columns are free.
+  void allocate(const Warp& w, const ir::Tcgen05AllocNode& n);
+  void deallocate(const Warp& w, const ir::Tcgen05DeallocNode& n);
+
+  void load(Warp& w, const ir::Tcgen05LoadNode& n, Mask mask);
+  void store(Warp& w, const ir::Tcgen05StoreNode& n, Mask mask);
+  void issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask);
+  void commit(Warp& w, const ir::Tcgen05CommitNode& n, Mask mask);
+
+  // Throws at the allocating line of an allocation still held when the block ends.
+  void check_released() const;
+
+  std::string_view operation() const override { return "tcgen05.mma"; }
+  std::string_view wait_advice() const override {
+    return "wait for the phase of the mbarrier its tcgen05.commit arrives on (mbarrier.wait) first";
+  }
+  bool busy() const override;
+  void complete_all() override;
+  void complete_at_random(std::mt19937_64& rng) override;
+  bool complete_needed_by(const Warp& warp, const WaitCondition& condition) override;
+  const InFlightRead* reading(int64_t begin, int64_t end) const override;
+
+ private:
+  struct Allocation {
+    int column, columns;
+  };
+  struct Instruction {
+    Tcgen05SmemDescriptor a, b;
+    int k0;  // its first column of k
+  };
+  struct Mma {
+    const ir::Tcgen05MmaNode* node;
+    int thread;
+    int64_t sequence;  // among the thread's mma
+    int column;        // the accumulator's first TMEM column
+    bool accumulate;
+    uint32_t instruction_descriptor;
+    std::vector<Instruction> instructions;
+    InFlightRead a, b;
+    bool done = false;
+  };
+  struct Commit {
+    const ir::Tcgen05CommitNode* node;
+    int thread;
+    int64_t barrier;     // the mbarrier's shared byte
+    int64_t covers;      // the thread's mma of sequence < covers
+    bool arrived = false;
+    int64_t phase = 0;   // once arrived: the barrier's phase the arrival counts toward
+  };
+
+  // The first TMEM column of `t` as lane `lane` of `w` sees it, checked against its allocation.
+  int first_column(Warp& w, const ir::TMemoryTensor& t, int lane, std::string_view operation,
+                   const SourceLoc& loc) const;
+  // Throws when an mma that still owns them writes one of columns [begin, end).
+  void check_not_written(int begin, int end, std::string_view operation, const SourceLoc& loc, int warp) const;
+  bool owned(const Mma& m) const;
+  // The TMEM lane a thread of a 32x32b access reads: 32 (warp mod 4) + lane, checked against
+  // the row the tile's layout gives it.
+  int access_lane(const Warp& w, const ir::TMemoryTensor& t, const ir::RegisterTensor& tile, int lane,
+                  std::string_view operation, const SourceLoc& loc) const;
+  void complete(Mma& m);
+  // Completes the thread's mma up to (not including) sequence `end`, in order.
+  void complete_thread_until(int thread, int64_t end);
+  // Arrives every commit whose mma have all completed; drops what no longer owns anything.
+  void arrive_ready_commits();
+  void forget_released();
+
+  Cta& cta_;
+  std::vector<uint32_t> cells_;      // [lane * 512 + column]
+  std::vector<const ir::TMemoryTensorNode*> owner_;  // per column: its allocation, or null
+  std::map<const ir::TMemoryTensorNode*, Allocation> allocations_;
+  std::map<const ir::TMemoryTensorNode*, const SourceLoc*> freed_at_;
+  std::vector<std::unique_ptr<Mma>> mmas_;  // issue order; boxed because reads point at them
+  std::vector<Commit> commits_;             // issue order
+  std::map<int, int64_t> issued_;           // per thread: mma issued so far
+};
+
+}  // namespace tessel::sim

@@ -1,0 +1,87 @@
+// tcgen05 on the simulator against host references under every completion order, the misuse that
+// tracing, the passes and the simulator report, and the CUDA and sm_100a cubins the code
+// generator makes of it.
+#include "expect_error.hpp"
+#include "filecheck.hpp"
+#include "simulate.hpp"
+#include "tcgen05_kernels.hpp"
+
+namespace tessel::testing {
+namespace {
+
+std::vector<KernelOptions> every_order() {
+  std::vector<KernelOptions> orders;
+  for (const sim::Options& o : testing::every_order()) orders.push_back(KernelOptions{.arch = "sm_100a", .sim = o});
+  return orders;
+}
+
+TEST(Tcgen05, MatmulMatchesTheHostReferenceUnderEveryOrder) {
+  for (const KernelOptions& o : every_order()) {
+    check_tcgen05_matmul<Tcgen05Matmul<f16, 128, 64, 32>, f16>(o, 256, 128, 128);
+    check_tcgen05_matmul<Tcgen05Matmul<bf16, 128, 128, 64>, bf16>(o, 128, 256, 128);
+  }
+}
+
+TEST(Tcgen05, MatmulMasksSizesThatAreNotTileMultiples) {
+  for (const KernelOptions& o : every_order()) {
+    check_tcgen05_matmul<Tcgen05Matmul<f16, 128, 64, 32>, f16>(o, 200, 72, 80);
+    check_tcgen05_matmul<Tcgen05Matmul<bf16, 128, 32, 16>, bf16>(o, 130, 40, 24);
+  }
+}
+
+TEST(Tcgen05, SlicedEpilogueMatchesTheHostReference) {
+  for (const KernelOptions& o : every_order())
+    check_tcgen05_matmul<Tcgen05Matmul<f16, 128, 128, 64, 32>, f16>(o, 128, 256, 192);
+}
+
+}  // namespace
+}  // namespace tessel::testing
+
+namespace tessel::testing {
+namespace {
+
+using SmallMatmul = Tcgen05Matmul<f16, 128, 64, 32>;
+
+TEST(Tcgen05Codegen, EmitsTheAllocationHandshakeDescriptorsAndWarpQuadrants) {
+  Kernel<Tcgen05Matmul<f16, 128, 64, 32, 32>> k(Device::simulator(), KernelOptions{"sm_100a"});
+  const std::string src = k.cuda_source(0, 64, 64, (f16*)nullptr, (f16*)nullptr, (float*)nullptr);
+  EXPECT_TRUE(file_check(src, R"(
+    CHECK: // tcgen05.alloc of 64 columns of tensor memory, by one warp
+    CHECK-NEXT: asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;"
+    CHECK-SAME: "n"(64)
+    CHECK-NEXT: asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");  // the kernel's last alloc
+    CHECK-NEXT: asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
+    CHECK: __syncthreads();
+    CHECK: // tcgen05.mma m128n64k16 x 2, issued by one thread of the warp
+    CHECK: asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+    CHECK-NEXT: tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, tessel_d_%=;"
+    CHECK-SAME: "l"((0x8000402000010000ull | uint64_t(((tessel_smem_base + 0 + (0) * 2)
+    CHECK-SAME: "r"(0x8100010u), "r"(uint32_t((i != 0)))
+    CHECK-NEXT: tcgen05.mma.cta_group::1.kind::f16
+    CHECK-SAME: (16) * 2)
+    CHECK-SAME: "r"(0x8100010u), "r"(1u)
+    CHECK: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];
+    CHECK: // tcgen05.ld 32x32b and wait::ld, by each warp on its lane quadrant
+    CHECK: const uint32_t tessel_taddr = (*reinterpret_cast<volatile uint32_t*>(tessel_smem +
+    CHECK-SAME: (uint32_t(0 + 32 * (int(threadIdx.x) / 32)) << 16)
+    CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32 {%0,
+    CHECK-SAME: tcgen05.wait::ld.sync.aligned;
+    CHECK: tcgen05.wait::ld.sync.aligned;" ::: "memory");
+    CHECK-NEXT: tcgen05.fence::before_thread_sync;
+    CHECK: // tcgen05.dealloc, by one warp
+    CHECK-NEXT: tcgen05.fence::after_thread_sync;
+    CHECK-NEXT: tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;
+    CHECK-SAME: "n"(64)
+  )")) << src;
+}
+
+TEST(Tcgen05Codegen, CompilesForSm100a) {
+  for (const std::vector<char>& cubin :
+       {Kernel<SmallMatmul>(Device::simulator(), KernelOptions{"sm_100a"}).cubin(0, 64, 64, (f16*)nullptr, (f16*)nullptr, (float*)nullptr),
+        Kernel<Tcgen05Matmul<bf16, 128, 256, 64, 64>>(Device::simulator(), KernelOptions{"sm_100a"})
+            .cubin(0, 256, 64, (bf16*)nullptr, (bf16*)nullptr, (float*)nullptr)})
+    EXPECT_FALSE(cubin.empty());
+}
+
+}  // namespace
+}  // namespace tessel::testing
