@@ -7,6 +7,7 @@ const std::vector<Example>& all_examples() {
     std::vector<Example> l = {vector_add_example(), row_softmax_example(), matmul_simt_example(), broken_sync_example()};
     for (Example& e : ampere_ladder_examples()) l.push_back(std::move(e));
     for (Example& e : hopper_ladder_examples()) l.push_back(std::move(e));
+    for (Example& e : blackwell_ladder_examples()) l.push_back(std::move(e));
     return l;
   }();
   return list;

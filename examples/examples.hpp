@@ -77,5 +77,6 @@ Example matmul_simt_example();
 Example broken_sync_example();
 std::vector<Example> ampere_ladder_examples();
 std::vector<Example> hopper_ladder_examples();
+std::vector<Example> blackwell_ladder_examples();
 
 }  // namespace tessel::examples

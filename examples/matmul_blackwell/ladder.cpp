@@ -1,0 +1,32 @@
+// The Blackwell matmul ladder of the seeds: tensor memory and tcgen05, then TMA, a ring of
+// stages, warp specialization, and seed 000's Pipeline class with rasterized tiles.
+#include "matmul_example.hpp"
+#include "v0_tcgen05.hpp"
+#include "v1_tma.hpp"
+#include "v2_multistage.hpp"
+#include "v3_warp_specialized.hpp"
+#include "v4_pipeline_class.hpp"
+
+namespace tessel::examples {
+
+std::vector<Example> blackwell_ladder_examples() {
+  std::vector<Example> ladder = {
+      matmul_example<blackwell::BlackwellMatmulV0>(
+          "blackwell_v0", "Blackwell seed V0: cp.async loads, tcgen05.mma into tensor memory, an mbarrier commit"),
+      matmul_example<blackwell::BlackwellMatmulV1>("blackwell_v1",
+                                                   "Blackwell V1: TMA loads, one stage, a TMA-store epilogue"),
+      matmul_example<blackwell::BlackwellMatmulV2>("blackwell_v2",
+                                                   "Blackwell seed V2: a multi-stage TMA ring with prefill"),
+      matmul_example<blackwell::BlackwellMatmulV3>(
+          "blackwell_v3", "Blackwell V3: a TMA warp and an MMA warp with hand-managed full/empty barriers"),
+      matmul_example<blackwell::BlackwellMatmulV4>(
+          "blackwell_v4", "Blackwell seed V4: warp specialization with the Pipeline class, rasterized tiles"),
+  };
+  for (Example& e : ladder) {
+    e.targets = {"sm_100a"};  // tcgen05 and tensor memory exist from sm_100a
+    e.default_sizes = {256, 256, 512};
+  }
+  return ladder;
+}
+
+}  // namespace tessel::examples

@@ -1,0 +1,66 @@
+// The Blackwell seed kernels on the simulator (as sm_100a kernels): every version against the
+// host reference at the seeds' size and at sizes that are not tile multiples, under every
+// completion order; their sm_100a compiles; and the refusal to compile them for sm_90a.
+#include <array>
+#include <cstdio>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "examples.hpp"
+#include "simulate.hpp"
+
+namespace tessel {
+namespace {
+
+// 256 x 256 x 512 is the seeds' test size; 200 x 136 x 296 masks rows, columns and k in every
+// tile; 136 x 600 x 40 has fewer k-tiles than V2's prefill and a last group of rasterized tiles
+// narrower than swizzle_size.
+const std::vector<std::vector<int64_t>> sizes = {{256, 256, 512}, {200, 136, 296}, {136, 600, 40}};
+
+void expect_matches_under_every_order(const char* name) {
+  for (const std::vector<int64_t>& size : sizes)
+    for (const sim::Options& o : testing::every_order()) {
+      const examples::RunResult r = examples::find_example(name).run(Device::simulator(), size, KernelOptions{.sim = o});
+      EXPECT_TRUE(r.ok) << name << ": " << r.summary;
+    }
+}
+
+TEST(BlackwellLadder, V0MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v0"); }
+TEST(BlackwellLadder, V1MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v1"); }
+TEST(BlackwellLadder, V2MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v2"); }
+TEST(BlackwellLadder, V3MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v3"); }
+TEST(BlackwellLadder, V4MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v4"); }
+
+struct Cli {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+Cli tessel(const std::string& args) {
+  Cli r;
+  FILE* p = popen((std::string(TESSEL_CLI) + " " + args + " 2>&1").c_str(), "r");
+  std::array<char, 256> buf{};
+  while (p && fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  if (p) {
+    const int status = pclose(p);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  return r;
+}
+
+TEST(BlackwellLadder, EveryVersionCompilesForSm100aAndIsRefusedForSm90aNamingSm100a) {
+  const Cli listed = tessel("list");
+  for (const char* version : {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4"}) {
+    EXPECT_NE(listed.output.find(version), std::string::npos) << listed.output;
+    const Cli blackwell = tessel(std::string("compile ") + version + " --arch sm_100a");
+    EXPECT_EQ(blackwell.status, 0) << blackwell.output;
+    const Cli hopper = tessel(std::string("compile ") + version + " --arch sm_90a");
+    EXPECT_NE(hopper.status, 0) << hopper.output;
+    EXPECT_NE(hopper.output.find("needs sm_100a or newer; the kernel is compiled for sm_90a"), std::string::npos)
+        << version << ": " << hopper.output;
+  }
+}
+
+}  // namespace
+}  // namespace tessel
