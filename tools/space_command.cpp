@@ -54,7 +54,7 @@ int run(const SpaceArgs& args) {
                width, known(f.threads, 0), known(f.shared_bytes, -1), known(f.registers, -1),
                f.registers < 0 ? "-" : fmt::format("{}", f.spill_bytes), verdict(f));
   }
-  fmt::print("\n{} feasible of {} candidates on {}\n", feasible, fits.size(), gpu.name);
+  fmt::print("\n{} feasible of {} candidate{} on {}\n", feasible, fits.size(), fits.size() == 1 ? "" : "s", gpu.name);
   return feasible > 0 ? 0 : 1;
 }
 
