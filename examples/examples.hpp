@@ -45,10 +45,12 @@ struct Example {
   std::function<std::string(const std::vector<int64_t>&, const std::string& arch)> cuda;
   // Compiles to a cubin through the disk cache without running; returns the cubin size.
   std::function<size_t(const std::vector<int64_t>&, const std::string& arch, CompileStats*)> compile;
+  // Builds every candidate of its space for a GPU, for the GPU's target, without running any.
+  std::function<std::vector<CandidateFit>(const std::vector<int64_t>&, const analysis::GpuSpec&)> fit_space;
 };
 
-// Fills the introspection entries (ir, cuda, compile) of an example; `args` turns its sizes into
-// a tuple of kernel arguments (pointers may be null: nothing runs).
+// Fills the introspection entries (ir, cuda, compile, fit_space) of an example; `args` turns its
+// sizes into a tuple of kernel arguments (pointers may be null: nothing runs).
 template <class S, class Args> void add_introspection(Example& e, Args args) {
   e.tracer = [args](const std::vector<int64_t>& s, bool lowered, const std::string& arch) {
     Kernel<S> k(Device::simulator(), KernelOptions{arch});
@@ -63,6 +65,10 @@ template <class S, class Args> void add_introspection(Example& e, Args args) {
     const size_t bytes = std::apply([&](auto... a) { return k.cubin(a...).size(); }, args(s));
     *stats = k.stats();
     return bytes;
+  };
+  e.fit_space = [args](const std::vector<int64_t>& s, const analysis::GpuSpec& gpu) {
+    const Kernel<S> k(Device::simulator(), KernelOptions{std::string(ir::arch_name(gpu.target()))});
+    return std::apply([&](auto... a) { return k.fit_space(gpu, a...); }, args(s));
   };
 }
 

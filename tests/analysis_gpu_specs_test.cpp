@@ -49,6 +49,25 @@ TEST(GpuSpecs, EveryEntryIsComplete) {
   EXPECT_EQ(gpu_spec("b200").tmem_columns, 512);
 }
 
+TEST(GpuSpecs, EachGpuIsBuiltForTheTargetOfItsComputeCapability) {
+  EXPECT_EQ(gpu_spec("a100").target(), ir::Arch::Sm80);
+  EXPECT_EQ(gpu_spec("h100").target(), ir::Arch::Sm90a);
+  EXPECT_EQ(gpu_spec("h200").target(), ir::Arch::Sm90a);
+  EXPECT_EQ(gpu_spec("b200").target(), ir::Arch::Sm100a);
+}
+
+TEST(GpuSpecs, ATargetsSpecHasItsLimitsAndItsName) {
+  const GpuSpec sm90a = target_spec(ir::Arch::Sm90a);
+  EXPECT_EQ(sm90a.name, "sm_90a");
+  EXPECT_EQ(sm90a.target(), ir::Arch::Sm90a);
+  EXPECT_EQ(sm90a.shared_per_block_optin, gpu_spec("h100").shared_per_block_optin);
+  EXPECT_EQ(sm90a.registers_per_block, 65536);
+  EXPECT_FALSE(sm90a.has_tmem());
+  EXPECT_EQ(target_spec(ir::Arch::Sm80).shared_per_block_optin, 166912);
+  EXPECT_EQ(target_spec(ir::Arch::Sm100a).target(), ir::Arch::Sm100a);
+  EXPECT_EQ(target_spec(ir::Arch::Sm100a).tmem_columns, 512);
+}
+
 // Tiling seed: "Peak throughput: 312 TFLOPS (FP16 Tensor Core); HBM bandwidth: 2 TB/s",
 // "~164 KB/SM"; its calculator shows 163 KB per block.
 TEST(GpuSpecs, A100HasTheSeedsFigures) {

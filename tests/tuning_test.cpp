@@ -156,6 +156,41 @@ TEST(Tuner, FirstFeasibleStopsAtTheFirstCandidateThatBuilds) {
   EXPECT_EQ(r.outcomes[4].status, CandidateOutcome::Status::NotReached);
 }
 
+TEST(Tuner, BuildAllBuildsEveryCandidateConcurrentlyAndTimesNone) {
+  std::atomic<int> running{0}, peak{0};
+  const auto build = [&](int i) -> tuning::BuiltCandidate {
+    const int now = ++running;
+    for (int p = peak; now > p && !peak.compare_exchange_weak(p, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    --running;
+    if (i == 1) return {.infeasible = "2048 threads per block; H200 allows 1024"};
+    if (i == 2) throw Error("NVRTC failed to compile kernel 'k' for sm_100a:\nerror: boom");
+    return {.registers = 32 + i, .spills = i == 3, .spill_report = "8 bytes spill stores, 8 bytes spill loads"};
+  };
+  const std::vector<CandidateOutcome> outcomes = tuning::build_all("k (n<=64)", names(6), build, quiet(3));
+  ASSERT_EQ(outcomes.size(), 6u);
+  EXPECT_GE(peak.load(), 2);
+  EXPECT_LE(peak.load(), 3);
+  EXPECT_EQ(outcomes[0].status, CandidateOutcome::Status::Built);
+  EXPECT_EQ(outcomes[0].hyperparameters, "block=32");
+  EXPECT_EQ(outcomes[0].registers, 32);
+  EXPECT_EQ(outcomes[0].message, "");
+  EXPECT_EQ(outcomes[1].status, CandidateOutcome::Status::Infeasible);
+  EXPECT_EQ(outcomes[1].message, "2048 threads per block; H200 allows 1024");
+  EXPECT_EQ(outcomes[2].status, CandidateOutcome::Status::Failed);
+  EXPECT_EQ(outcomes[2].message, "NVRTC failed to compile kernel 'k' for sm_100a:\nerror: boom");
+  // A spilling candidate is kept, with a note, unless spills are rejected.
+  EXPECT_EQ(outcomes[3].status, CandidateOutcome::Status::Built);
+  EXPECT_EQ(outcomes[3].message, "registers spill (8 bytes spill stores, 8 bytes spill loads)");
+  EXPECT_EQ(outcomes[5].status, CandidateOutcome::Status::Built);
+  tuning::TunerSettings no_spills = quiet(3);
+  no_spills.fail_on_spill = true;
+  const std::vector<CandidateOutcome> strict = tuning::build_all("k (n<=64)", names(6), build, no_spills);
+  EXPECT_EQ(strict[3].status, CandidateOutcome::Status::Spills);
+  EXPECT_EQ(strict[3].message, "registers spill (8 bytes spill stores, 8 bytes spill loads) and TESSEL_FAIL_ON_SPILL=1");
+}
+
 TEST(PtxasInfo, RegistersAndSpillsAreRead) {
   const runtime::ResourceUsage r = runtime::parse_ptxas_info(
       "ptxas info    : 0 bytes gmem\n"

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "examples.hpp"
 #include "tessel/analysis/gpu_specs.hpp"
 
 namespace tessel::tools {
@@ -20,11 +21,14 @@ struct Command {
 Command add_tiles_command(CLI::App& app);     // tools/tiles_command.cpp
 Command add_roofline_command(CLI::App& app);  // tools/roofline_command.cpp
 Command add_cache_command(CLI::App& app);     // tools/cache_command.cpp
+Command add_space_command(CLI::App& app);     // tools/space_command.cpp
 
 // Option values are taken as text and parsed here, so that bad input is a tessel::Error (one
 // line, exit code 2) like every other user error of the command (tools/command_args.cpp).
 // A table key ("a100") or "device": the live GPU.
 analysis::GpuSpec resolve_gpu(const std::string& name);
+// An example's sizes as given on the command line, or its defaults when none are.
+std::vector<int64_t> sizes_for(const examples::Example& e, const std::vector<int64_t>& given);
 int parse_count(std::string_view option, const std::string& text);        // a positive integer
 double parse_positive(std::string_view option, const std::string& text);  // positive and finite
 

@@ -17,22 +17,11 @@ namespace {
 
 using namespace tessel;
 
-std::vector<int64_t> sizes_for(const examples::Example& e, const std::vector<int64_t>& given) {
-  if (given.empty()) return e.default_sizes;
-  if (given.size() != e.size_names.size())
-    throw Error(fmt::format("{} takes {} sizes ({}), {} given", e.name, e.size_names.size(),
-                            fmt::join(e.size_names, ", "), given.size()));
-  for (size_t i = 0; i < given.size(); ++i)
-    if (given[i] <= 0 || given[i] > (int64_t(1) << 30))
-      throw Error(fmt::format("{}: size {} = {} is out of range", e.name, e.size_names[i], given[i]));
-  return given;
-}
-
 int run_example(const std::string& name, const std::string& device, const std::vector<int64_t>& given, bool verbose,
                 const sim::Options& simulator) {
   const examples::Example& e = examples::find_example(name);
   const Device dev = device.empty() ? Device::default_device() : Device::named(device);
-  const auto sizes = sizes_for(e, given);
+  const auto sizes = tools::sizes_for(e, given);
   KernelOptions opt;
   opt.sim = simulator;
   opt.verbose = verbose;
@@ -61,7 +50,7 @@ int run_example(const std::string& name, const std::string& device, const std::v
 
 int print_ir(const std::string& name, const std::vector<int64_t>& given, bool all) {
   const examples::Example& e = examples::find_example(name);
-  const auto sizes = sizes_for(e, given);
+  const auto sizes = tools::sizes_for(e, given);
   if (!all) {
     fmt::print("{}", ir::print(*e.ir(sizes, true)));
     return 0;
@@ -152,6 +141,7 @@ int main(int argc, char** argv) {
   const tools::Command tiles = tools::add_tiles_command(app);
   const tools::Command roofline = tools::add_roofline_command(app);
   const tools::Command cache = tools::add_cache_command(app);
+  const tools::Command space = tools::add_space_command(app);
 
   try {
     app.parse(argc, argv);
@@ -165,14 +155,14 @@ int main(int argc, char** argv) {
     if (*irc) return print_ir(example, sizes, all);
     if (*cuda) {
       const auto& e = examples::find_example(example);
-      fmt::print("{}", e.cuda(sizes_for(e, sizes), arch.empty() ? e.simulated_target() : arch));
+      fmt::print("{}", e.cuda(tools::sizes_for(e, sizes), arch.empty() ? e.simulated_target() : arch));
       return 0;
     }
     if (*compile) {
       const auto& e = examples::find_example(example);
       CompileStats s;
       if (arch.empty()) arch = e.simulated_target();
-      const size_t bytes = e.compile(sizes_for(e, sizes), arch, &s);
+      const size_t bytes = e.compile(tools::sizes_for(e, sizes), arch, &s);
       fmt::print("{} for {}: {} byte cubin, {} in {:.2f} ms\n", e.name, arch, bytes,
                  s.from_cache ? "loaded from the cache" : "compiled by NVRTC", s.compile_ms);
       return 0;
@@ -187,6 +177,7 @@ int main(int argc, char** argv) {
     if (*tiles.app) return tiles.run();
     if (*roofline.app) return roofline.run();
     if (*cache.app) return cache.run();
+    if (*space.app) return space.run();
   } catch (const tessel::Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", e.what());

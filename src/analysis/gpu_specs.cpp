@@ -140,11 +140,27 @@ int input_bytes(MathType t) {
 
 std::string GpuSpec::arch() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
 
+ir::Arch GpuSpec::target() const {
+  if (cc_major >= 10) return ir::Arch::Sm100a;
+  if (cc_major == 9) return ir::Arch::Sm90a;
+  return ir::Arch::Sm80;
+}
+
 std::string GpuSpec::full_name() const { return part.empty() ? name : name + " " + part; }
 
 const std::vector<GpuSpec>& known_gpus() {
   static const std::vector<GpuSpec> table = make_table();
   return table;
+}
+
+GpuSpec target_spec(ir::Arch target) {
+  const std::string name(ir::arch_name(target));
+  switch (target) {
+    case ir::Arch::Sm80: return base(name, name, "", 8, 0, target);
+    case ir::Arch::Sm90a: return base(name, name, "", 9, 0, target);
+    case ir::Arch::Sm100a: return base(name, name, "", 10, 0, target);
+  }
+  TESSEL_CHECK(false, "unknown target {}", int(target));
 }
 
 const GpuSpec& gpu_spec(std::string_view key) {

@@ -34,6 +34,18 @@ ir::Arch arch_of_device(const Device& d) {
   return ir::Arch::Sm80;
 }
 
+// What a candidate must fit: the target's limits, and on a GPU the device's own opt-in shared
+// memory (a GPU may allow less than its target).
+analysis::GpuSpec limits_of(const Device& d, ir::Arch arch) {
+  analysis::GpuSpec limits = analysis::target_spec(arch);
+  if (d.is_gpu()) {
+    const auto info = runtime::CudaDriver::get().device_info();
+    limits.name = info.name;
+    limits.shared_per_block_optin = info.max_shared_per_block_optin;
+  }
+  return limits;
+}
+
 int multiprocessors_of_device(const Device& d, const sim::Options& sim) {
   if (d.is_gpu()) return runtime::CudaDriver::get().device_info().sm_count;
   if (sim.multiprocessors < 1)
@@ -49,7 +61,7 @@ KernelCore::KernelCore(std::string name, KernelSignature signature, TraceFn trac
     : name_(std::move(name)), signature_(std::move(signature)), trace_(std::move(trace)), space_(std::move(space)),
       device_(device), options_(std::move(options)),
       arch_(options_.arch.empty() ? arch_of_device(device_) : ir::parse_arch(options_.arch)),
-      multiprocessors_(multiprocessors_of_device(device_, options_.sim)) {}
+      device_limits_(limits_of(device_, arch_)), multiprocessors_(multiprocessors_of_device(device_, options_.sim)) {}
 
 KernelCore::~KernelCore() = default;
 
@@ -96,6 +108,12 @@ KernelCore::Variant& KernelCore::prepare(std::span<const HostArg> args, bool all
   // Only calls that may tune are remembered: an introspection call must not pin an untuned choice.
   if (allow_tuning || space_.size() == 1) bindings_.push_back({call_key_, &v});
   return v;
+}
+
+std::string KernelCore::problem_label(std::span<const HostArg> args) const {
+  const std::string compile_args = signature_.compile_args(args), sizes = signature_.size_buckets(args);
+  if (compile_args.empty() || sizes.empty()) return fmt::format("{} ({}{})", name_, compile_args, sizes);
+  return fmt::format("{} ({}, {})", name_, compile_args, sizes);
 }
 
 ir::Kernel KernelCore::traced(std::span<const HostArg> args) {

@@ -48,12 +48,17 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   const bool gpu = device_.is_gpu();
   tuning::TunerSettings settings = tuning::TunerSettings::from_environment();
   settings.verbose = options_.verbose;
-  const bool compile = gpu;
+  const BuildRequest request{.gpu = &device_limits_,
+                             .compile = gpu,
+                             .time_limit_s = settings.compile_time_limit_s,
+                             .strict = settings.strict,
+                             .errors_rule_out = candidates.size() > 1};
   auto build_one = [&](int i) {
     std::string infeasible;
-    auto v = build(args, i, compile, settings.compile_time_limit_s, settings.strict, &infeasible);
-    if (!v) throw Error(fmt::format("kernel {} [{}] cannot run here: {}", name_, Space::describe(candidates[size_t(i)]),
-                                    infeasible));
+    auto v = build(args, i, request, &infeasible);
+    if (!infeasible.empty())
+      throw Error(fmt::format("kernel {} [{}] cannot run here: {}", name_, Space::describe(candidates[size_t(i)]),
+                              infeasible));
     return v;
   };
   if (candidates.size() == 1) {
@@ -65,23 +70,15 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   std::vector<std::string> descriptions;
   for (const Space::Candidate& c : candidates) descriptions.push_back(Space::describe(c));
   const std::string sizes = signature_.size_buckets(args);
-  const std::string label =
-      fmt::format("{} ({})", name_, compile_args.empty() ? sizes : sizes.empty() ? compile_args : compile_args + ", " + sizes);
+  const std::string label = problem_label(args);
   // Candidates are built concurrently into their own slots.
   std::vector<std::unique_ptr<Variant>> built(candidates.size());
   tuning::TuningSteps steps;
   steps.build = [&](int i) {
     std::string infeasible;
-    built[size_t(i)] = build(args, i, compile, settings.compile_time_limit_s, settings.strict, &infeasible);
-    tuning::BuiltCandidate b;
-    b.infeasible = infeasible;
-    if (const Variant* v = built[size_t(i)].get()) {
-      const runtime::ResourceUsage& r = v->binary.resources;
-      b.registers = r.registers;
-      b.spills = r.spills();
-      b.spill_report = fmt::format("{} bytes spill stores, {} bytes spill loads", r.spill_store_bytes, r.spill_load_bytes);
-      b.compile_ms = v->binary.compile_ms;
-    }
+    std::unique_ptr<Variant> v = build(args, i, request, &infeasible);
+    const tuning::BuiltCandidate b = Variant::outcome(v.get(), infeasible);
+    if (infeasible.empty()) built[size_t(i)] = std::move(v);
     return b;
   };
   const std::filesystem::path cache_dir = runtime::DiskCache::default_dir();

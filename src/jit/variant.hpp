@@ -8,6 +8,7 @@
 #include "tessel/jit/kernel_core.hpp"
 #include "tessel/runtime/kernel_compiler.hpp"
 #include "tessel/runtime/loaded_kernel.hpp"
+#include "tessel/tuning/tuner.hpp"
 
 namespace tessel::detail {
 
@@ -26,6 +27,20 @@ struct KernelCore::Variant {
     stats.from_cache = binary.from_cache;
     stats.registers = binary.resources.registers;
     stats.spill_bytes = binary.resources.spill_store_bytes + binary.resources.spill_load_bytes;
+  }
+
+  // What building a candidate gave, for the tuner: `v` as far as it got (null when it did not
+  // lower) and why it cannot run, if it cannot.
+  static tuning::BuiltCandidate outcome(const Variant* v, const std::string& infeasible) {
+    tuning::BuiltCandidate b;
+    b.infeasible = infeasible;
+    if (!v) return b;
+    const runtime::ResourceUsage& r = v->binary.resources;
+    b.registers = r.registers;
+    b.spills = r.spills();
+    b.spill_report = fmt::format("{} bytes spill stores, {} bytes spill loads", r.spill_store_bytes, r.spill_load_bytes);
+    b.compile_ms = v->binary.compile_ms;
+    return b;
   }
 };
 

@@ -86,6 +86,34 @@ std::vector<CandidateOutcome> outcomes_for(const std::vector<std::string>& candi
   return out;
 }
 
+int workers_for(int candidates, const TunerSettings& settings) {
+  const int threads = settings.workers > 0 ? settings.workers : int(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(1, std::min(candidates, threads));
+}
+
+// Compile threads: each takes the next candidate index and runs `build_one` on it until none is
+// left. The caller may consume results while they run; join() waits for the last.
+class BuildPool {
+ public:
+  BuildPool(int candidates, int workers, std::function<void(int)> build_one) : build_one_(std::move(build_one)) {
+    for (int w = 0; w < workers; ++w)
+      threads_.emplace_back([this, candidates] {
+        for (int i = next_++; i < candidates; i = next_++) build_one_(i);
+      });
+  }
+  BuildPool(const BuildPool&) = delete;
+  ~BuildPool() { join(); }
+  void join() {
+    for (std::thread& t : threads_)
+      if (t.joinable()) t.join();
+  }
+
+ private:
+  std::atomic<int> next_{0};
+  std::function<void(int)> build_one_;
+  std::vector<std::thread> threads_;
+};
+
 void note_dropped(ProgressLine& line, const std::string& label, const CandidateOutcome& o) {
   line.note(fmt::format("tessel: {} [{}] {}: {}", label, o.hyperparameters, status_name(o.status), o.message));
 }
@@ -108,31 +136,25 @@ TuneResult tune(const std::string& label, const std::vector<std::string>& candid
   TuneResult r;
   r.outcomes = outcomes_for(candidates);
   const int n = int(candidates.size());
-  const int workers =
-      std::min(n, settings.workers > 0 ? settings.workers : int(std::max(1u, std::thread::hardware_concurrency())));
+  const int workers = workers_for(n, settings);
 
   std::mutex mutex;
   std::condition_variable ready_cv;
   std::deque<int> ready;
   int built = 0, dropped = 0;
-  std::atomic<int> next{0};
   ProgressLine line;
   line.note(fmt::format("tessel: tuning {}: {} candidates, compiling on {} threads", label, n, workers));
 
-  std::vector<std::thread> pool;
-  for (int w = 0; w < workers; ++w)
-    pool.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) {
-        CandidateOutcome o = r.outcomes[i];
-        const bool timeable = record_build(o, steps.build, i, settings);
-        std::lock_guard lock(mutex);
-        r.outcomes[i] = o;
-        ++built;
-        if (timeable) ready.push_back(i);
-        else ++dropped;
-        ready_cv.notify_one();
-      }
-    });
+  BuildPool pool(n, workers, [&](int i) {
+    CandidateOutcome o = r.outcomes[i];
+    const bool timeable = record_build(o, steps.build, i, settings);
+    std::lock_guard lock(mutex);
+    r.outcomes[i] = o;
+    ++built;
+    if (timeable) ready.push_back(i);
+    else ++dropped;
+    ready_cv.notify_one();
+  });
 
   int timed = 0;
   double best = 0;
@@ -164,7 +186,7 @@ TuneResult tune(const std::string& label, const std::vector<std::string>& candid
     line.update(fmt::format("tessel: tuning {}: built {}/{}, timed {}, dropped {}, best {:.4f} ms [{}]", label, built,
                             n, timed, dropped, best, r.winner >= 0 ? candidates[r.winner] : ""));
   }
-  for (std::thread& t : pool) t.join();
+  pool.join();
   r.wall_ms = ms_since(start);
   if (settings.verbose)
     for (const CandidateOutcome& o : r.outcomes)
@@ -192,6 +214,32 @@ TuneResult first_feasible(const std::string& label, const std::vector<std::strin
   r.wall_ms = ms_since(start);
   if (r.winner < 0) fail_all(label, r, log_dir);
   return r;
+}
+
+std::vector<CandidateOutcome> build_all(const std::string& label, const std::vector<std::string>& candidates,
+                                        const std::function<BuiltCandidate(int index)>& build,
+                                        const TunerSettings& settings) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<CandidateOutcome> outcomes = outcomes_for(candidates);
+  const int n = int(candidates.size());
+  const int workers = workers_for(n, settings);
+  std::mutex mutex;
+  int built = 0, dropped = 0;
+  ProgressLine line;
+  line.note(fmt::format("tessel: building {}: {} candidates on {} threads", label, n, workers));
+  BuildPool pool(n, workers, [&](int i) {
+    CandidateOutcome o = outcomes[i];
+    if (record_build(o, build, i, settings)) o.status = Status::Built;
+    std::lock_guard lock(mutex);
+    outcomes[i] = o;
+    ++built;
+    if (o.status != Status::Built) ++dropped;
+    line.update(fmt::format("tessel: building {}: built {}/{}, dropped {}", label, built, n, dropped));
+  });
+  pool.join();
+  line.note(fmt::format("tessel: built {} in {:.1f} s: {} of {} candidates fit, {} dropped", label,
+                        ms_since(start) / 1000, n - dropped, n, dropped));
+  return outcomes;
 }
 
 }  // namespace tessel::tuning

@@ -37,8 +37,8 @@ Fingerprint fingerprint_from(const json& j) {
 }
 
 CandidateOutcome::Status status_from(std::string_view name) {
-  for (auto s : {CandidateOutcome::Status::Timed, CandidateOutcome::Status::Infeasible, CandidateOutcome::Status::Failed,
-                 CandidateOutcome::Status::Spills, CandidateOutcome::Status::NotReached})
+  using enum CandidateOutcome::Status;
+  for (auto s : {Timed, Built, Infeasible, Failed, Spills, NotReached})
     if (status_name(s) == name) return s;
   throw std::invalid_argument("unknown status");
 }
@@ -65,6 +65,7 @@ std::string Fingerprint::str() const {
 std::string_view status_name(CandidateOutcome::Status s) {
   switch (s) {
     case CandidateOutcome::Status::Timed: return "timed";
+    case CandidateOutcome::Status::Built: return "built";
     case CandidateOutcome::Status::Infeasible: return "infeasible";
     case CandidateOutcome::Status::Failed: return "failed";
     case CandidateOutcome::Status::Spills: return "spills";

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tessel/ir/ir.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
 
 namespace tessel::analysis {
@@ -60,11 +61,19 @@ struct GpuSpec {
 
   bool has_tmem() const { return tmem_columns > 0; }
   std::string arch() const;       // "sm_90"
+  // The code-generation target kernels for it are built for: sm_100a from compute capability 10,
+  // sm_90a for 9.x, sm_80 below.
+  ir::Arch target() const;
   std::string full_name() const;  // "A100 SXM4 80GB"
 };
 
 // The table: A100, H100, H200, B200.
 const std::vector<GpuSpec>& known_gpus();
+
+// A target's own limits with no particular GPU behind them (named after the target, "sm_90a";
+// no SM count, bandwidth or rates): what a kernel is checked against on the simulator, or on a
+// GPU the table does not know.
+GpuSpec target_spec(ir::Arch target);
 
 // Looks a GPU up by key, case-insensitively ("a100", "H100"); throws tessel::Error listing the
 // known keys for anything else.

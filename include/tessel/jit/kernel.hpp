@@ -67,6 +67,11 @@ template <class S> class Kernel {
   template <class... A> ir::Kernel lowered(const A&... args) { return core_.lowered(pack(args...)); }
   template <class... A> std::string cuda_source(const A&... args) { return core_.cuda_source(pack(args...)); }
   template <class... A> std::vector<char> cubin(const A&... args) { return core_.cubin(pack(args...)); }
+  // Builds every candidate of the space for `gpu` without running any; the kernel's target must
+  // be the GPU's (`KernelOptions{.arch}`).
+  template <class... A> std::vector<CandidateFit> fit_space(const analysis::GpuSpec& gpu, const A&... args) const {
+    return core_.fit_space(pack(args...), gpu);
+  }
   const CompileStats& stats() const { return core_.stats(); }
   const Device& device() const { return core_.device(); }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tessel/analysis/gpu_specs.hpp"
 #include "tessel/ir/ir.hpp"
 #include "tessel/jit/arguments.hpp"
 #include "tessel/lang/space.hpp"
@@ -50,6 +51,19 @@ struct CompileStats {
   int spill_bytes = 0;          // spill stores + loads
 };
 
+// One candidate of a kernel's space built for a GPU that need not be present (`tessel space`):
+// traced, lowered for the GPU's target, compiled by NVRTC through the disk cache, and checked
+// against the GPU's per-block limits.
+struct CandidateFit {
+  std::string hyperparameters;
+  bool feasible = false;
+  std::string reason;         // why it was dropped; for a feasible one, a spill note or ""
+  int threads = 0;            // per block; 0 when it did not lower
+  int64_t shared_bytes = -1;  // per block; -1 when it did not lower
+  int registers = -1;         // per thread, from ptxas; -1 when it was not compiled
+  int spill_bytes = 0;        // spill stores + loads
+};
+
 namespace detail {
 
 using TraceFn = std::function<ir::Kernel(std::span<const HostArg> args, const Space::Candidate& config)>;
@@ -68,6 +82,9 @@ class KernelCore {
   // Compiles to a cubin for the kernel's target through the disk cache, without loading it (no
   // GPU needed); `stats()` then says whether it came from the cache.
   std::vector<char> cubin(std::span<const HostArg> args);
+  // Builds every candidate of the space for `gpu`, whose target must be the kernel's, on the
+  // compile threads (TESSEL_TUNE_WORKERS), without loading or running any.
+  std::vector<CandidateFit> fit_space(std::span<const HostArg> args, const analysis::GpuSpec& gpu) const;
   // The variant the last call used (empty before the first call).
   const CompileStats& stats() const;
   const Device& device() const { return device_; }
@@ -84,10 +101,24 @@ class KernelCore {
   // Builds the candidates of the space and picks one: the only one, a recorded tuning result,
   // the fastest, or the first that builds.
   Variant& select(std::span<const HostArg> args, bool allow_tuning);
-  // Traces, lowers and checks candidate `index` against the target; compiles it when `compile`.
-  // Thread-safe. Returns null and sets *infeasible when the candidate cannot run here.
-  std::unique_ptr<Variant> build(std::span<const HostArg> args, int index, bool compile, double time_limit_s,
-                                 bool strict, std::string* infeasible) const;
+  // How a candidate is built: the GPU whose limits it must fit, whether it is compiled, and
+  // whether a trace or lowering error rules it out (within a space) or is thrown as the user's
+  // to fix (a single configuration that is called).
+  struct BuildRequest {
+    const analysis::GpuSpec* gpu = nullptr;
+    bool compile = false;
+    double time_limit_s = 0;
+    bool strict = false;  // a compile-cache miss is an error
+    bool errors_rule_out = true;
+  };
+  // Traces and lowers candidate `index`, checks it against the GPU's limits, and compiles it when
+  // asked. Thread-safe. Sets *infeasible when the candidate cannot run on the GPU; returns the
+  // variant as far as it got (null when it did not lower).
+  std::unique_ptr<Variant> build(std::span<const HostArg> args, int index, const BuildRequest& request,
+                                 std::string* infeasible) const;
+  // "MatmulV5 (m<=256, n<=256, k=96)": the kernel and the call's compile-time arguments and size
+  // buckets, for progress lines and errors.
+  std::string problem_label(std::span<const HostArg> args) const;
   // Keeps a built variant for the rest of the kernel's life, loaded on the GPU.
   Variant& adopt(const std::string& compile_args, std::unique_ptr<Variant> v);
   void load(Variant& v) const;
@@ -100,6 +131,7 @@ class KernelCore {
   Device device_;
   KernelOptions options_;
   ir::Arch arch_;
+  analysis::GpuSpec device_limits_;  // what a candidate must fit on this device (see limits_of)
   int multiprocessors_;  // the device's, read once: a launch does not ask the driver
   std::map<std::string, std::unique_ptr<Variant>> variants_;  // by compile-time args and hyperparameters
   std::vector<Binding> bindings_;

@@ -65,4 +65,11 @@ TuneResult first_feasible(const std::string& label, const std::vector<std::strin
                           const TuningSteps& steps, const TunerSettings& settings,
                           const std::filesystem::path& log_dir);
 
+// Builds every candidate on the compile threads and times none (a space examined for a GPU that
+// is not here): each outcome is Built, or Infeasible, Spills or Failed with the reason. Progress
+// goes to stderr as while tuning.
+std::vector<CandidateOutcome> build_all(const std::string& label, const std::vector<std::string>& candidates,
+                                        const std::function<BuiltCandidate(int index)>& build,
+                                        const TunerSettings& settings);
+
 }  // namespace tessel::tuning

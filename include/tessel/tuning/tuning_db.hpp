@@ -30,7 +30,8 @@ struct Fingerprint {
 
 // One candidate's fate during tuning.
 struct CandidateOutcome {
-  enum class Status { Timed, Infeasible, Failed, Spills, NotReached };
+  // Built: fits the device but was not timed (a space examined without a GPU).
+  enum class Status { Timed, Built, Infeasible, Failed, Spills, NotReached };
   std::string hyperparameters;  // "block_m=128, block_n=64"
   Status status = Status::NotReached;
   std::string message;          // why it was dropped, or ""

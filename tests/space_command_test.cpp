@@ -1,0 +1,152 @@
+// `tessel space`: every candidate of an example's space built for a GPU that is not here, with the
+// exact reason each dropped candidate gives, and the exit status.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <functional>
+#include <regex>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "matmul_ampere/v5_swizzled.hpp"
+#include "matmul_hopper/v5_persistent.hpp"
+#include "tessel/analysis/gpu_specs.hpp"
+#include "tessel/runtime/cuda_driver.hpp"
+
+namespace tessel {
+namespace {
+
+struct Cli {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs the tessel command with `environment` ("NAME=value ...") set for it.
+Cli tessel(const std::string& args, const std::string& environment = "") {
+  Cli r;
+  FILE* p = popen((environment + " " + TESSEL_CLI + " " + args + " 2>&1").c_str(), "r");
+  std::array<char, 256> buf{};
+  while (p && fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  if (p) {
+    const int status = pclose(p);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  return r;
+}
+
+// The table row of a candidate: its hyperparameters, then the columns.
+std::string row_of(const std::string& output, const std::string& hyperparameters) {
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with(hyperparameters + " ")) return line;
+  return "no row for [" + hyperparameters + "]";
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Calls `each` with every candidate's hyperparameters and a script with them set (scripts are
+// not copied: their instruction groups know the script they belong to).
+template <class S> size_t for_each_candidate(const std::function<void(const std::string&, const S&)>& each) {
+  const Space space = S::space();
+  for (const Space::Candidate& c : space.candidates()) {
+    S script;
+    for (const Space::Setting& s : c) s.apply(&script);
+    each(Space::describe(c), script);
+  }
+  return space.size();
+}
+
+using HopperV5 = examples::hopper::MatmulV5Persistent<f16>;
+using AmpereV5 = examples::ampere::MatmulV5Swizzled<f16>;
+
+TEST(SpaceCommand, EveryCandidateOfHopperStep5FitsAnH200) {
+  const Cli r = tessel("space hopper_v5 --gpu h200");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "hopper_v5 at m=200 n=136 k=96 on H200 SXM 141GB (sm_90a; 232448 bytes of shared "
+                                 "memory and 65536 registers per block)"))
+      << r.output;
+  // threads, shared bytes, registers from ptxas, spill bytes, verdict
+  const std::regex feasible(R"(\s+384\s+\d+\s+[1-9]\d*\s+\d+\s+feasible.*)");
+  const size_t candidates = for_each_candidate<HopperV5>([&](const std::string& hyperparameters, const HopperV5&) {
+    const std::string row = row_of(r.output, hyperparameters);
+    EXPECT_TRUE(std::regex_match(row.substr(std::min(row.size(), hyperparameters.size())), feasible)) << row;
+  });
+  EXPECT_EQ(candidates, 9u);
+  EXPECT_TRUE(contains(r.output, "\n9 feasible of 9 candidates on H200\n")) << r.output;
+}
+
+TEST(SpaceCommand, NoCandidateOfHopperStep5BuildsForAB200) {
+  const Cli r = tessel("space hopper_v5 --gpu b200");
+  EXPECT_EQ(r.status, 1) << r.output;
+  for_each_candidate<HopperV5>([&](const std::string& hyperparameters, const HopperV5&) {
+    const std::string row = row_of(r.output, hyperparameters);
+    EXPECT_TRUE(std::regex_search(row, std::regex(R"(  dropped: \S*v5_persistent.hpp:\d+: WgmmaFence exists only )"
+                                                  R"(on sm_90a \(wgmma is not forward compatible; later targets have )"
+                                                  R"(no wgmma\); the kernel is compiled for sm_100a$)")))
+        << row;
+  });
+  EXPECT_TRUE(contains(r.output, "\n0 feasible of 9 candidates on B200\n")) << r.output;
+}
+
+// Ampere step 5 keeps `stages` A and B tiles of f16 in shared memory: (block_m + block_n) x block_k
+// elements per stage. The candidates over the A100's opt-in limit fail to lower; every other one
+// fits, and with TESSEL_FAIL_ON_SPILL=1 the ones whose registers spill are dropped too.
+TEST(SpaceCommand, AmpereStep5CandidatesOverTheA100sSharedMemoryAreDroppedWithBothNumbers) {
+  const Cli r = tessel("space ampere_v5_swizzled --gpu a100");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const int64_t limit = analysis::gpu_spec("a100").shared_per_block_optin;
+  size_t over = 0;
+  std::vector<std::string> spilling;
+  const size_t candidates = for_each_candidate<AmpereV5>([&](const std::string& hyperparameters, const AmpereV5& s) {
+    const int64_t shared = int64_t(s.block_m + s.block_n) * s.block_k * 2 * s.stages;
+    const std::string row = row_of(r.output, hyperparameters);
+    if (shared > limit) {
+      ++over;
+      EXPECT_TRUE(contains(row, "  dropped: ")) << row;
+      EXPECT_TRUE(contains(row, "v5_swizzled.hpp:")) << row;
+      EXPECT_TRUE(row.ends_with(fmt::format(": kernel MatmulV5Swizzled_f16 needs {} bytes of shared memory per block, "
+                                            "more than the {} bytes sm_80 allows",
+                                            shared, limit)))
+          << row;
+    } else {
+      EXPECT_TRUE(contains(row, fmt::format(" {}  ", shared))) << row;
+      EXPECT_TRUE(contains(row, "  feasible")) << row;
+      if (contains(row, "feasible; registers spill (")) spilling.push_back(hyperparameters);
+    }
+  });
+  EXPECT_GT(over, 0u);
+  EXPECT_TRUE(contains(r.output, fmt::format("\n{} feasible of {} candidates on A100\n", candidates - over, candidates)))
+      << r.output;
+
+  const Cli no_spills = tessel("space ampere_v5_swizzled --gpu a100", "TESSEL_FAIL_ON_SPILL=1");
+  for (const std::string& hyperparameters : spilling) {
+    const std::string row = row_of(no_spills.output, hyperparameters);
+    EXPECT_TRUE(std::regex_search(row, std::regex(R"(dropped: registers spill \(\d+ bytes spill stores, \d+ bytes )"
+                                                  R"(spill loads\) and TESSEL_FAIL_ON_SPILL=1$)")))
+        << row;
+  }
+  EXPECT_TRUE(contains(no_spills.output, fmt::format("\n{} feasible of {} candidates on A100\n",
+                                                     candidates - over - spilling.size(), candidates)))
+      << no_spills.output;
+}
+
+TEST(SpaceCommand, WithoutAGpuHereTheDefaultIsTheH200) {
+  if (runtime::CudaDriver::get().available()) GTEST_SKIP() << "a GPU is attached: it is the default";
+  const Cli r = tessel("space hopper_v5");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "on H200 SXM 141GB (sm_90a;")) << r.output;
+}
+
+TEST(SpaceCommand, MistakesAreOneLineErrors) {
+  const Cli gpu = tessel("space hopper_v5 --gpu z100");
+  EXPECT_EQ(gpu.status, 2);
+  EXPECT_EQ(gpu.output, "error: unknown GPU 'z100' (known: a100, h100, h200, b200)\n");
+  const Cli sizes = tessel("space hopper_v5 256 256");
+  EXPECT_EQ(sizes.status, 2);
+  EXPECT_EQ(sizes.output, "error: hopper_v5 takes 3 sizes (m, n, k), 2 given\n");
+}
+
+}  // namespace
+}  // namespace tessel
