@@ -42,5 +42,14 @@ TEST(KernelFit, EachOverflowSaysWhatAndHowMuch) {
                         k->threads()));
 }
 
+// Seed V0 holds one 128 x 64 f32 accumulator: 64 columns of the 512 a B200 block has.
+TEST(KernelFit, TensorMemoryIsTheColumnsHeldAtOnce) {
+  const ir::Kernel k = examples::find_example("blackwell_v0").ir({256, 256, 512}, true);
+  EXPECT_EQ(tensor_memory_overflow(*k, gpu_spec("b200")), std::nullopt);
+  GpuSpec small = gpu_spec("b200");
+  small.tmem_columns = 32;
+  EXPECT_EQ(tensor_memory_overflow(*k, small), "holds 64 columns of tensor memory at once; B200 has 32");
+}
+
 }  // namespace
 }  // namespace tessel::analysis

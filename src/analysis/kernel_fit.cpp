@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "tessel/passes/pipeline.hpp"
+
 namespace tessel::analysis {
 
 std::optional<std::string> thread_overflow(const ir::KernelNode& k, const GpuSpec& gpu) {
@@ -22,8 +24,9 @@ std::optional<std::string> register_overflow(const ir::KernelNode& k, int regist
 }
 
 std::optional<std::string> tensor_memory_overflow(const ir::KernelNode& k, const GpuSpec& gpu) {
-  // No node of the IR allocates tensor memory: every kernel needs no columns.
-  return std::nullopt;
+  const int columns = passes::tensor_memory_use(k.body).peak_columns;
+  if (columns <= gpu.tmem_columns) return std::nullopt;
+  return fmt::format("holds {} columns of tensor memory at once; {} has {}", columns, gpu.name, gpu.tmem_columns);
 }
 
 }  // namespace tessel::analysis

@@ -36,27 +36,36 @@ void visit_in_order(const ir::Stmt& s, int depth,
 
 }  // namespace
 
-ir::Kernel plan_tensor_memory(const ir::Kernel& k, const PassContext&) {
-  const ir::Tcgen05AllocNode* last = nullptr;
-  bool last_is_nested = false;
+TensorMemoryUse tensor_memory_use(const ir::Stmt& body) {
+  TensorMemoryUse use;
   int live = 0;
-  visit_in_order(k->body, 0, [&](const ir::StmtNode& s, int depth) {
+  visit_in_order(body, 0, [&](const ir::StmtNode& s, int depth) {
     if (s.kind == ir::NodeKind::Tcgen05Alloc) {
       const auto& n = static_cast<const ir::Tcgen05AllocNode&>(s);
       live += n.tensor->allocated_columns();
-      if (live > kTmemColumns)
-        throw Error(n.loc, fmt::format("tcgen05.alloc: this allocation of {} columns brings the tensor memory the "
-                                       "block holds at once to {} columns; a block has {}: deallocate earlier "
-                                       "allocations first or allocate fewer columns",
-                                       n.tensor->allocated_columns(), live, kTmemColumns));
-      last = &n;
-      last_is_nested = depth > 0;
+      if (live > use.peak_columns) {
+        use.peak_columns = live;
+        use.peak_alloc = &n;
+      }
+      use.last_alloc = &n;
+      use.last_is_nested = depth > 0;
     }
     if (s.kind == ir::NodeKind::Tcgen05Dealloc)
       live -= static_cast<const ir::Tcgen05DeallocNode&>(s).tensor->allocated_columns();
   });
-  if (!last || last_is_nested) return k;
-  return ir::with_body(k, MarkRelinquish(last).mutate(k->body));
+  return use;
+}
+
+ir::Kernel plan_tensor_memory(const ir::Kernel& k, const PassContext&) {
+  const TensorMemoryUse use = tensor_memory_use(k->body);
+  if (use.peak_columns > kTmemColumns)
+    throw Error(use.peak_alloc->loc,
+                fmt::format("tcgen05.alloc: this allocation of {} columns brings the tensor memory the block holds at "
+                            "once to {} columns; a block has {}: deallocate earlier allocations first or allocate "
+                            "fewer columns",
+                            use.peak_alloc->tensor->allocated_columns(), use.peak_columns, kTmemColumns));
+  if (!use.last_alloc || use.last_is_nested) return k;
+  return ir::with_body(k, MarkRelinquish(use.last_alloc).mutate(k->body));
 }
 
 }  // namespace tessel::passes

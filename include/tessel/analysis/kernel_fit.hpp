@@ -22,9 +22,8 @@ std::optional<std::string> shared_memory_overflow(const ir::KernelNode& k, const
 std::optional<std::string> register_overflow(const ir::KernelNode& k, int registers, const GpuSpec& gpu);
 
 // Tensor memory: the columns of all the kernel's tcgen05 allocations, held at once by one block,
-// against the SM's `gpu.tmem_columns` (512 on sm_100a; none before it). This is the one place
-// that sum is compared with the GPU. A kernel without tensor memory needs no columns and always
-// fits, which is every kernel the IR can express until it has tcgen05 allocations.
+// against the SM's `gpu.tmem_columns` (512 on sm_100a; none before it), counted as
+// plan_tensor_memory counts them. A kernel without tensor memory needs no columns and always fits.
 std::optional<std::string> tensor_memory_overflow(const ir::KernelNode& k, const GpuSpec& gpu);
 
 }  // namespace tessel::analysis

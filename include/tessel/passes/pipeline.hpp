@@ -40,5 +40,14 @@ ir::Kernel plan_multiprocessors(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel allocate_barriers(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel check_transaction_bytes(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_tensor_memory(const ir::Kernel& k, const PassContext& ctx);
+// The tensor memory a block holds at once, counted as plan_tensor_memory counts it: allocations in
+// program order, each freed by its dealloc, a loop's body once.
+struct TensorMemoryUse {
+  int peak_columns = 0;
+  const ir::Tcgen05AllocNode* peak_alloc = nullptr;  // the allocation that reaches the peak
+  const ir::Tcgen05AllocNode* last_alloc = nullptr;
+  bool last_is_nested = false;  // inside a loop or a branch
+};
+TensorMemoryUse tensor_memory_use(const ir::Stmt& body);
 
 }  // namespace tessel::passes
