@@ -1,0 +1,35 @@
+// The simulator's speed on the seed kernels: wall-clock time of one simulated run of each
+// Blackwell example at the seeds' size (256 x 256 x 512) on one core, checked against the host
+// reference, median of a few runs. Needs no GPU.
+//   bench_simulator [runs]
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "examples.hpp"
+
+using namespace tessel;
+
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
+  const std::vector<int64_t> sizes = {256, 256, 512};
+  fmt::print("{:<16} {:>12} {:>12}  {}\n", "example", "median s", "best s", "result");
+  int failures = 0;
+  for (const char* name : {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4"}) {
+    const examples::Example& e = examples::find_example(name);
+    std::vector<double> seconds;
+    examples::RunResult last;
+    for (int r = 0; r < runs; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      last = e.run(Device::simulator(), sizes);
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    fmt::print("{:<16} {:>12.3f} {:>12.3f}  {}\n", name, seconds[seconds.size() / 2], seconds.front(), last.summary);
+    failures += last.ok ? 0 : 1;
+  }
+  return failures == 0 ? 0 : 1;
+}
