@@ -47,6 +47,15 @@ void emit_MbarrierArriveExpectTx(Emitter& e, const ir::MbarrierArriveExpectTxNod
   e.line(ptx_asm(Ptx::MbarrierArriveExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + at(n));
 }
 
+// The same-offset barrier of block `rank` of the cluster: mapa maps the local address to it.
+void emit_MbarrierRemoteArrive(Emitter& e, const ir::MbarrierRemoteArriveNode& n) {
+  const std::string bar = barrier_address(e, n.barrier), rank = fmt::format("uint32_t({})", e.expr(n.rank));
+  if (n.bytes)
+    e.line(ptx_asm(Ptx::MbarrierArriveExpectTxRemote, e.arch, {{bar}, {rank}, {e.expr(n.bytes)}}) + at(n));
+  else
+    e.line(ptx_asm(Ptx::MbarrierArriveRemote, e.arch, {{bar}, {rank}, {e.expr(n.count)}}) + at(n));
+}
+
 void emit_MbarrierExpectTx(Emitter& e, const ir::MbarrierExpectTxNode& n) {
   e.line(ptx_asm(Ptx::MbarrierExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + at(n));
 }

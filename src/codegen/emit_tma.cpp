@@ -58,7 +58,13 @@ void emit_TmaLoad(Emitter& e, const ir::TmaLoadNode& n) {
   const std::string bar =
       fmt::format("uint32_t(__cvta_generic_to_shared(tessel_smem + {} + 8 * ({})))",
                   e.shared_offsets.at(n.barrier.array->allocation()), e.expr(n.barrier.index));
-  in_issuing_thread(e, [&] { e.line(ptx_asm(Ptx::TmaLoad, e.arch, {{dst}, {map}, coords, {bar}})); });
+  in_issuing_thread(e, [&] {
+    if (n.cta_mask)
+      e.line(ptx_asm(Ptx::TmaLoadMulticast, e.arch,
+                     {{dst}, {map}, coords, {bar}, {fmt::format("uint16_t({})", e.expr(n.cta_mask))}}));
+    else
+      e.line(ptx_asm(Ptx::TmaLoad, e.arch, {{dst}, {map}, coords, {bar}}));
+  });
 }
 
 void emit_TmaCommit(Emitter& e, const ir::TmaCommitNode& n) {

@@ -1,6 +1,7 @@
 // The CUDA emitter's shared state, used by the per-instruction emitters (emit_*.cpp).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <set>
@@ -47,6 +48,7 @@ class Emitter {
   // The accumulators of the wgmma.mma emitted so far, pinned after every wgmma.wait_group.
   std::vector<ir::RegisterTensor> wgmma_accumulators;
   std::vector<std::string> tensor_maps;  // the parameter name of each of the kernel's tensor maps
+  std::array<int, 3> cluster = {1, 1, 1};  // the kernel's blocks per cluster
 
  private:
   std::map<const void*, std::string> names_;

@@ -313,6 +313,44 @@ const PtxRow& ptx_row(Ptx instruction) {
                               {scalar("registers", "n")}, PtxEffect::Ordered};
       return row;
     }
+    // PTX ISA 9.7.13.3: every thread of every block of the cluster arrives (release), then waits
+    // for all of them (acquire).
+    case Ptx::ClusterArriveWait: {
+      static const PtxRow row{"barrier.cluster",
+                              "barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;",
+                              Arch::Sm90a, {}};
+      return row;
+    }
+    // PTX ISA 9.7.9.23 (mapa) and 9.7.13.15: the barrier at the same shared offset in the block of
+    // cluster rank {rank} receives the arrivals (release at cluster scope); the mapped address lives
+    // in a register scoped to the statement.
+    case Ptx::MbarrierArriveRemote: {
+      static const PtxRow row{"mbarrier.arrive.shared::cluster",
+                              "{ .reg .b32 tessel_remote; mapa.shared::cluster.u32 tessel_remote, {bar}, {rank}; "
+                              "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tessel_remote], {count}; }",
+                              Arch::Sm90a, {scalar("bar", "r"), scalar("rank", "r"), scalar("count", "r")}};
+      return row;
+    }
+    case Ptx::MbarrierArriveExpectTxRemote: {
+      static const PtxRow row{"mbarrier.arrive.expect_tx.shared::cluster",
+                              "{ .reg .b32 tessel_remote; mapa.shared::cluster.u32 tessel_remote, {bar}, {rank}; "
+                              "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [tessel_remote], "
+                              "{bytes}; }",
+                              Arch::Sm90a, {scalar("bar", "r"), scalar("rank", "r"), scalar("bytes", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.9.25.5.1: the TMA load of Ptx::TmaLoad, written at {dst}'s offset in every block
+    // of the cluster whose rank bit is set in the 16-bit {mask}, each completing the box's bytes on
+    // its own barrier at {bar}'s offset.
+    case Ptx::TmaLoadMulticast: {
+      static const PtxRow row{"cp.async.bulk.tensor.multicast::cluster",
+                              "cp.async.bulk.tensor.{#coords}d.shared::cluster.global.mbarrier::complete_tx::bytes."
+                              "multicast::cluster [{dst}], [{map}, {coords}], [{bar}], {mask};",
+                              Arch::Sm90a,
+                              {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"),
+                               scalar("mask", "h")}};
+      return row;
+    }
   }
   TESSEL_CHECK(false, "no PTX row for instruction {}", int(instruction));
 }

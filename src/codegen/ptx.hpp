@@ -66,6 +66,11 @@ enum class Ptx : uint8_t {
   BarSync,
   SetmaxnregInc,
   SetmaxnregDec,
+  // clusters
+  ClusterArriveWait,
+  MbarrierArriveRemote,
+  MbarrierArriveExpectTxRemote,
+  TmaLoadMulticast,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

@@ -179,7 +179,8 @@ Stmt Mutator::visit(const TmaLoadNode& n, const Stmt& self) {
   SharedTensor dst = update(n.dst, &changed);
   auto offs = update(n.offsets, &changed);
   MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
-  return changed ? std::make_shared<TmaLoadNode>(n.loc, src, dst, offs, n.dims, b, n.tensor_map) : self;
+  Expr mask = update(n.cta_mask, &changed);
+  return changed ? std::make_shared<TmaLoadNode>(n.loc, src, dst, offs, n.dims, b, n.tensor_map, mask) : self;
 }
 
 Stmt Mutator::visit(const WgmmaFenceNode&, const Stmt& self) { return self; }
@@ -262,6 +263,17 @@ Stmt Mutator::visit(const MbarrierTryWaitNode& n, const Stmt& self) {
 }
 
 Stmt Mutator::visit(const FenceProxyAsyncNode&, const Stmt& self) { return self; }
+
+Stmt Mutator::visit(const MbarrierRemoteArriveNode& n, const Stmt& self) {
+  bool changed = false;
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  Expr rank = update(n.rank, &changed);
+  Expr count = update(n.count, &changed);
+  Expr bytes = update(n.bytes, &changed);
+  return changed ? std::make_shared<MbarrierRemoteArriveNode>(n.loc, b, rank, count, bytes) : self;
+}
+
+Stmt Mutator::visit(const ClusterSyncNode&, const Stmt& self) { return self; }
 
 Stmt Mutator::visit(const AllocRegisterNode& n, const Stmt& self) {
   bool changed = false;

@@ -86,3 +86,23 @@ void Cta::arrive_at_barrier(Warp& w, int id, int expected, Mask mask, const Sour
 }
 
 }  // namespace tessel::sim
+
+namespace tessel::sim {
+
+void Cta::arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc) {
+  Barrier& b = scheduler.cluster_peer(*this, 0).cluster_barrier;
+  b.expected = kernel.threads() * kernel.cluster_blocks();
+  const ClusterBarrierWait wait{b.phases, popcount(mask)};
+  b.arrived += popcount(mask);
+  if (b.arrived >= b.expected) {
+    b.arrived = 0;
+    ++b.phases;
+  }
+  w.wait(loc, wait);
+}
+
+bool Cta::ended() const {
+  return std::all_of(warps.begin(), warps.end(), [](const auto& w) { return w->state == Warp::State::Done; });
+}
+
+}  // namespace tessel::sim

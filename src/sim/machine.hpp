@@ -131,6 +131,14 @@ class Cta {
 
   std::string block_name() const;
 
+  // Clusters: the block's rank in its cluster, and the cluster barrier of cluster.sync(), used in
+  // the cluster's block of rank 0 (Scheduler::cluster_peer).
+  int cluster_rank = 0;
+  Barrier cluster_barrier;
+  void arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc);
+  // Whether every warp of the block has finished.
+  bool ended() const;
+
  private:
   std::vector<const InFlightWrite*> in_flight_writes_;  // per shared byte; null when none
 };
@@ -144,6 +152,9 @@ class Scheduler {
   void run();
   // Called when a warp issued work to `agent`: completes work now or later, by the completion order.
   void issued(AsyncAgent& agent);
+  // The block of rank `rank` in the cluster of `cta` (the block itself in a kernel without clusters,
+  // whose blocks are clusters of one).
+  Cta& cluster_peer(const Cta& cta, int rank);
   ucontext_t context;  // where warps yield to
 
  private:
@@ -153,7 +164,7 @@ class Scheduler {
   bool time_out_try_waits();
 
   const ir::KernelNode& kernel_;
-  std::vector<std::unique_ptr<Cta>> ctas_;
+  std::vector<std::unique_ptr<Cta>> ctas_;  // a cluster's blocks in rank order, when clustered
   const CompletionOrder order_;
   const bool random_interleaving_;
   std::mt19937_64 rng_;

@@ -42,7 +42,20 @@ void Warp::wait(const SourceLoc& at, WaitCondition condition) {
 Scheduler::Scheduler(const ir::KernelNode& k, const Launch& launch, const std::vector<std::array<int, 3>>& blocks,
                      const Options& options, LayoutTables& tables)
     : kernel_(k), order_(options.completion_order()), random_interleaving_(options.seed != 0), rng_(options.seed) {
-  for (const auto& b : blocks) ctas_.push_back(std::make_unique<Cta>(*this, k, launch, b, tables));
+  for (const auto& b : blocks) {
+    ctas_.push_back(std::make_unique<Cta>(*this, k, launch, b, tables));
+    ctas_.back()->cluster_rank = int(ir::cluster_builtin_value(ir::BuiltinKind::ClusterBlockRank, b, k.cluster));
+  }
+}
+
+Cta& Scheduler::cluster_peer(const Cta& cta, int rank) {
+  if (!kernel_.clustered()) {
+    TESSEL_CHECK(rank == 0, "block rank {} in kernel {} without clusters", rank, kernel_.name);
+    return const_cast<Cta&>(cta);
+  }
+  TESSEL_CHECK(rank >= 0 && size_t(rank) < ctas_.size() && ctas_[size_t(rank)]->cluster_rank == rank,
+               "block rank {} of a cluster of {} blocks", rank, ctas_.size());
+  return *ctas_[size_t(rank)];
 }
 
 void Scheduler::issued(AsyncAgent& agent) {
@@ -146,7 +159,8 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
                launch.args.size(), k.params.size());
   for (int d = 0; d < 3; ++d)
     if (launch.grid[d] <= 0) return;  // an empty grid runs nothing, as on a GPU
-  const std::array<int, 3>& g = options.blocks_per_group;
+  // A cluster's blocks run together: they may wait for each other.
+  const std::array<int, 3>& g = k.clustered() ? k.cluster : options.blocks_per_group;
   for (int d = 0; d < 3; ++d)
     if (g[d] <= 0 || launch.grid[d] % g[d] != 0)
       throw Error(fmt::format("simulator: the grid ({}) of kernel {} does not divide into groups of ({}) blocks",

@@ -21,6 +21,9 @@ bool holds(const Warp& w, const WaitCondition& c) {
                               return false;
                           return true;
                         },
+                        [&](const ClusterBarrierWait& b) {
+                          return w.cta.scheduler.cluster_peer(w.cta, 0).cluster_barrier.phases != b.phase;
+                        },
                     },
                     c);
 }
@@ -58,6 +61,9 @@ std::string describe(const Warp& w, const Wait& wait) {
             return fmt::format("waiting at {} until at most {} TMA bulk groups of its issuing thread are in flight{} "
                                "({} are)",
                                at, g.max_pending, g.read ? " (reads)" : "", pending);
+          },
+          [&](const ClusterBarrierWait& b) {
+            return fmt::format("waiting at cluster.sync() at {} ({} of its 32 threads arrived)", at, b.arrived_threads);
           },
       },
       wait.until);
