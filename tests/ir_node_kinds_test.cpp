@@ -130,11 +130,21 @@ Kernel every_kind() {
       std::make_shared<DeclareNode>(at(32), q, const_int(0)),
       std::make_shared<DeclareNode>(at(32), rem, const_int(0)),
       std::make_shared<FastDivmodNode>(at(32), q, rem, v, binary(BinaryOp::Add, n, const_int(1))),
+      std::make_shared<ClusterSyncNode>(at(39)),
+      std::make_shared<MbarrierRemoteArriveNode>(
+          at(40), bar0, binary(BinaryOp::Sub, const_int(1), std::make_shared<BuiltinNode>(at(40), BuiltinKind::ClusterBlockRank)),
+          const_int(1), nullptr),
+      std::make_shared<ThreadGroupNode>(
+          at(41), 0, 1,
+          seq({std::make_shared<MbarrierRemoteArriveNode>(at(41), bar0, const_int(0), nullptr, const_int(32)),
+               std::make_shared<TmaLoadNode>(at(42), gh, sh, zeros(2), std::vector<int>{0, 1}, bar0, -1,
+                                             const_int(3))})),
   };
   auto k = std::make_shared<KernelNode>();
   k->name = "every_kind";
   k->params = {n, ptr, half};
-  k->blocks = {const_int(1)};
+  k->blocks = {const_int(2)};
+  k->cluster = {2, 1, 1};
   k->warps = 4;
   k->body = seq(body, at(5));
   k->loc = at(5);
@@ -176,7 +186,10 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "fence_proxy_async shared::cta",
                             "tma.shared_to_global %sh to global<f16>", "tma.global_to_shared global<f16>", "to %sh dims [0, 1] on %bars[0]",
                             "tma.commit_group", "tma.wait_group 0 read",
-                            "sync group", "setmaxnreg.dec 40", "= fast_divmod("})
+                            "sync group", "setmaxnreg.dec 40", "= fast_divmod(", "blocks=[2] cluster=[2, 1, 1]",
+                            "cluster_sync", "mbarrier_arrive %bars[0] of cluster block sub(1, cluster.blockRank) count=1",
+                            "mbarrier_arrive_expect_tx %bars[0] of cluster block 0 bytes=32",
+                            "on %bars[0] multicast to blocks 3"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
   verify(*k, Arch::Sm90a);
   const Kernel lowered = passes::lower(k, passes::PassContext{Arch::Sm90a});
@@ -187,6 +200,11 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"),
             std::string::npos);
+  for (const char* piece : {"barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;",
+                            "mapa.shared::cluster.u32", "mbarrier.arrive.release.cluster.shared::cluster.b64",
+                            "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64",
+                            "complete_tx::bytes.multicast::cluster", "blockIdx.x % 2u"})
+    EXPECT_NE(cuda.find(piece), std::string::npos) << piece;
 }
 
 TEST(NodeKinds, EveryInstructionHasTraits) {

@@ -61,7 +61,7 @@ void emit_TmaLoad(Emitter& e, const ir::TmaLoadNode& n) {
   in_issuing_thread(e, [&] {
     if (n.cta_mask)
       e.line(ptx_asm(Ptx::TmaLoadMulticast, e.arch,
-                     {{dst}, {map}, coords, {bar}, {fmt::format("uint16_t({})", e.expr(n.cta_mask))}}));
+                     {{dst}, {map}, coords, {bar}, {fmt::format("(unsigned short)({})", e.expr(n.cta_mask))}}));
     else
       e.line(ptx_asm(Ptx::TmaLoad, e.arch, {{dst}, {map}, coords, {bar}}));
   });

@@ -323,19 +323,19 @@ const PtxRow& ptx_row(Ptx instruction) {
     }
     // PTX ISA 9.7.9.23 (mapa) and 9.7.13.15: the barrier at the same shared offset in the block of
     // cluster rank {rank} receives the arrivals (release at cluster scope); the mapped address lives
-    // in a register scoped to the statement.
+    // in a register whose name is unique per emission.
     case Ptx::MbarrierArriveRemote: {
       static const PtxRow row{"mbarrier.arrive.shared::cluster",
-                              "{ .reg .b32 tessel_remote; mapa.shared::cluster.u32 tessel_remote, {bar}, {rank}; "
-                              "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tessel_remote], {count}; }",
+                              ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
+                              "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tessel_remote_%=], {count};",
                               Arch::Sm90a, {scalar("bar", "r"), scalar("rank", "r"), scalar("count", "r")}};
       return row;
     }
     case Ptx::MbarrierArriveExpectTxRemote: {
       static const PtxRow row{"mbarrier.arrive.expect_tx.shared::cluster",
-                              "{ .reg .b32 tessel_remote; mapa.shared::cluster.u32 tessel_remote, {bar}, {rank}; "
-                              "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [tessel_remote], "
-                              "{bytes}; }",
+                              ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
+                              "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [tessel_remote_%=], "
+                              "{bytes};",
                               Arch::Sm90a, {scalar("bar", "r"), scalar("rank", "r"), scalar("bytes", "r")}};
       return row;
     }
