@@ -13,10 +13,6 @@ std::string barrier_address(Emitter& e, const ir::SharedTensor& array, const std
                      e.shared_offsets.at(array->allocation()), index);
 }
 
-std::string barrier_address(Emitter& e, const ir::MbarrierRef& b) {
-  return barrier_address(e, b.array, e.expr(b.index));
-}
-
 std::string at(const ir::StmtNode& n) { return fmt::format("  // ({})", n.loc.str()); }
 
 PtxModifiers ordering(ir::WaitSemantics sem, ir::WaitScope scope) {
@@ -24,6 +20,10 @@ PtxModifiers ordering(ir::WaitSemantics sem, ir::WaitScope scope) {
 }
 
 }  // namespace
+
+std::string barrier_address(Emitter& e, const ir::MbarrierRef& b) {
+  return barrier_address(e, b.array, e.expr(b.index));
+}
 
 void emit_MbarrierInit(Emitter& e, const ir::MbarrierInitNode& n) {
   e.header(n, fmt::format("mbarrier init of {} barriers", n.counts.size()));

@@ -55,6 +55,23 @@ class Emitter {
   std::set<std::string> used_;
 };
 
+// Runs `body` in the current group's first thread only: the instructions one thread issues for
+// its group (TMA copies, try_cancel).
+template <class Body> void in_issuing_thread(Emitter& e, Body&& body) {
+  if (e.group().count == 1) {
+    body();
+    return;
+  }
+  e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
+  body();
+  e.close();
+}
+
+// The shared-window (32-bit) address of `tile`'s first byte (emit_tma.cpp), and of barrier `b`
+// (emit_mbarrier.cpp).
+std::string shared_address(Emitter& e, const ir::SharedTensor& tile);
+std::string barrier_address(Emitter& e, const ir::MbarrierRef& b);
+
 std::string c_type(DType t);
 // A C identifier made from a display name.
 std::string identifier(const std::string& hint);

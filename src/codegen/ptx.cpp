@@ -351,6 +351,29 @@ const PtxRow& ptx_row(Ptx instruction) {
                                scalar("mask", "h")}};
       return row;
     }
+    // PTX ISA 9.7.13.17: asks to cancel the launch of a cluster that has not started; the 16-byte
+    // response lands at {response} and completes its bytes on the mbarrier at {bar}.
+    case Ptx::ClcTryCancel: {
+      static const PtxRow row{"clusterlaunchcontrol.try_cancel",
+                              "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 "
+                              "[{response}], [{bar}];",
+                              Arch::Sm100a, {scalar("response", "r"), scalar("bar", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.13.18: reads the response at {response}: {canceled} is 1 when a cluster was
+    // cancelled, and {ctaid} holds its first block's x, y, z (and a fourth word nobody reads).
+    case Ptx::ClcQuery: {
+      static const PtxRow row{"clusterlaunchcontrol.query_cancel",
+                              ".reg .b128 tessel_clc_%=; .reg .pred tessel_canceled_%=; "
+                              "ld.shared.b128 tessel_clc_%=, [{response}]; "
+                              "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 tessel_canceled_%=, "
+                              "tessel_clc_%=; "
+                              "selp.u32 {canceled}, 1, 0, tessel_canceled_%=; "
+                              "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {ctaid}, tessel_clc_%=;",
+                              Arch::Sm100a,
+                              {scalar("canceled", "=r"), vector("ctaid", "=r", 4), scalar("response", "r")}};
+      return row;
+    }
   }
   TESSEL_CHECK(false, "no PTX row for instruction {}", int(instruction));
 }

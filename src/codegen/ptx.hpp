@@ -71,6 +71,9 @@ enum class Ptx : uint8_t {
   MbarrierArriveRemote,
   MbarrierArriveExpectTxRemote,
   TmaLoadMulticast,
+  // cluster launch control
+  ClcTryCancel,
+  ClcQuery,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

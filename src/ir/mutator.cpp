@@ -275,6 +275,20 @@ Stmt Mutator::visit(const MbarrierRemoteArriveNode& n, const Stmt& self) {
 
 Stmt Mutator::visit(const ClusterSyncNode&, const Stmt& self) { return self; }
 
+Stmt Mutator::visit(const ClcTryCancelNode& n, const Stmt& self) {
+  bool changed = false;
+  SharedTensor response = update(n.response, &changed);
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  return changed ? std::make_shared<ClcTryCancelNode>(n.loc, response, b) : self;
+}
+
+// The result variables are written, not read: like a declaration's variable, not operands.
+Stmt Mutator::visit(const ClcQueryNode& n, const Stmt& self) {
+  bool changed = false;
+  SharedTensor response = update(n.response, &changed);
+  return changed ? std::make_shared<ClcQueryNode>(n.loc, n.canceled, n.x, n.y, n.z, response) : self;
+}
+
 Stmt Mutator::visit(const AllocRegisterNode& n, const Stmt& self) {
   bool changed = false;
   RegisterTensor out = update(n.out, &changed);

@@ -365,6 +365,14 @@ class Printer {
                        expr(n.count)));
   }
   void stmt(const ClusterSyncNode&) { line("cluster_sync"); }
+  void stmt(const ClcTryCancelNode& n) {
+    line(fmt::format("clc.try_cancel to {} on {}", shared(n.response), barrier(n.barrier)));
+  }
+  void stmt(const ClcQueryNode& n) {
+    line(fmt::format("{}, {}, {}, {} = clc.query_response {}", name(n.canceled.get(), n.canceled->name),
+                     name(n.x.get(), n.x->name), name(n.y.get(), n.y->name), name(n.z.get(), n.z->name),
+                     shared(n.response)));
+  }
   void stmt(const FenceProxyAsyncNode& n) {
     const std::string_view space = proxy_fence_space_name(n.space);
     line(space.empty() ? std::string("fence_proxy_async") : fmt::format("fence_proxy_async {}", space));

@@ -16,7 +16,7 @@ std::vector<ir::Scalar>& Warp::tile(const ir::RegisterTensorNode* t) {
 
 Cta::Cta(Scheduler& s, const ir::KernelNode& k, const Launch& l, std::array<int, 3> b, LayoutTables& t)
     : scheduler(s), kernel(k), launch(l), block(b), tables(t), async_copies(*this), wgmma(*this), tma(*this),
-      agents{&async_copies, &wgmma, &tma} {
+      clc(*this), agents{&async_copies, &wgmma, &tma, &clc} {
   for (size_t i = 0; i < k.params.size(); ++i) params[k.params[i].get()] = l.args[i];
   const auto parameter = [&](const ir::ExprNode& e) {
     const auto it = params.find(static_cast<const ir::VarNode*>(&e));

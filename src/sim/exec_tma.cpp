@@ -8,14 +8,6 @@ namespace tessel::sim {
 
 namespace {
 
-// The lane of the thread that issues the group's TMA instructions, or -1 when it is not in this
-// warp's active lanes.
-int issuing_lane(const Warp& w, Mask mask) {
-  for (int lane = 0; lane < 32; ++lane)
-    if ((mask >> lane & 1) && w.thread_in_group(lane) == 0) return lane;
-  return -1;
-}
-
 // The box's coordinates, innermost first, from the issuing lane's offsets (outermost first).
 std::array<int64_t, ir::kTensorMapMaxRank> box_coordinates(Warp& w, const std::vector<ir::Expr>& offsets, int lane) {
   const int rank = int(offsets.size());
@@ -89,6 +81,12 @@ std::vector<Cta*> multicast_targets(Warp& w, const ir::TmaLoadNode& n, int lane,
 }
 
 }  // namespace
+
+int issuing_lane(const Warp& w, Mask mask) {
+  for (int lane = 0; lane < 32; ++lane)
+    if ((mask >> lane & 1) && w.thread_in_group(lane) == 0) return lane;
+  return -1;
+}
 
 void exec_TmaStore(Warp& w, const ir::TmaStoreNode& n, Mask mask) {
   const int lane = issuing_lane(w, mask);

@@ -646,6 +646,31 @@ struct ClusterSyncNode : StmtNode {
   explicit ClusterSyncNode(SourceLoc l) : StmtNode(NodeKind::ClusterSync, std::move(l)) {}
 };
 
+// ---- cluster launch control (PTX ISA 9.7.13.17-18, sm_100a) ----------------------------------
+
+// The bytes of a try_cancel response in shared memory (16, naturally aligned).
+inline constexpr int kClcResponseBytes = 16;
+
+// clusterlaunchcontrol.try_cancel, issued by the first thread of the group that runs it: asks to
+// cancel the launch of one cluster of the grid that has not started. The answer lands in
+// `response` (a 16-byte shared tile) at a time of the hardware's choosing and completes its 16
+// bytes on `barrier` (complete-tx).
+struct ClcTryCancelNode : StmtNode {
+  ClcTryCancelNode(SourceLoc l, SharedTensor response, MbarrierRef barrier)
+      : StmtNode(NodeKind::ClcTryCancel, std::move(l)), response(std::move(response)), barrier(std::move(barrier)) {}
+  const SharedTensor response;
+  const MbarrierRef barrier;
+};
+// Reads the response in `response`: whether a cluster was cancelled, and the index of its first
+// block (undefined when none was), into the declared variables (bool, then i32 x, y, z).
+struct ClcQueryNode : StmtNode {
+  ClcQueryNode(SourceLoc l, Var canceled, Var x, Var y, Var z, SharedTensor response)
+      : StmtNode(NodeKind::ClcQuery, std::move(l)), canceled(std::move(canceled)), x(std::move(x)), y(std::move(y)),
+        z(std::move(z)), response(std::move(response)) {}
+  const Var canceled, x, y, z;
+  const SharedTensor response;
+};
+
 // setmaxnreg.inc / .dec (sm_90a): each warpgroup running it changes its warps' register count to
 // `registers` per thread (a multiple of 8 in 24..256).
 struct SetMaxNRegNode : StmtNode {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tessel/lang/clc.hpp"
 #include "tessel/lang/cluster.hpp"
 #include "tessel/lang/fence.hpp"
 #include "tessel/lang/mbarrier.hpp"
@@ -112,6 +113,7 @@ class Instructions {
   TmaInstructions tma;
   SetmaxnregInstructions setmaxnreg;
   ClusterInstructions cluster;
+  ClcInstructions clc;
 
   // ---- tensors ----
   template <class T>

@@ -35,6 +35,10 @@ struct Options {
   // The simulated device's multiprocessor count, the value of a kernel's `multiprocessors`. Small,
   // so that a persistent kernel's blocks each loop over several tiles.
   int multiprocessors = 4;
+  // Clusters (blocks, without clusters) resident at once in a kernel that uses cluster launch
+  // control; the others wait in the launch queue, from which try_cancel takes them. Small, so that
+  // persistent kernels cancel most of the grid.
+  int resident_clusters = 2;
 
   CompletionOrder completion_order() const {
     return completion.value_or(seed == 0 ? CompletionOrder::Lazy : CompletionOrder::Seeded);
