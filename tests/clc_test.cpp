@@ -45,7 +45,8 @@ struct DoublesTilesPersistently : Script {
     attrs.warps = 4;
     auto response = shared_tensor<uint32_t>({4});
     auto bars = mbarrier.alloc({1});
-    auto src = global_view(in, {gy * kTileRows, gx * kTileCols}), dst = global_view(out, {gy * kTileRows, gx * kTileCols});
+    auto src = global_view(in, {gy * kTileRows, gx * kTileCols});
+    auto dst = global_view(out, {gy * kTileRows, gx * kTileCols});
     auto computed = global_view(counts, {gy, gx});
     Int32 tile_x = blockIdx.x, tile_y = blockIdx.y;
     Var<bool> finished = false;

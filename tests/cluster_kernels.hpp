@@ -61,7 +61,8 @@ inline void check_cluster_values(const Device& dev, int gx, int gy, int gz, cons
         const std::vector<int32_t> expected = {in_x, 0, in_z, 2, 1, 2, x / 2, y, z / 2, in_x + 2 * in_z};
         const size_t base = size_t(((z * gy + y) * gx + x) * kValues);
         for (int i = 0; i < kValues; ++i)
-          ASSERT_EQ(got[base + size_t(i)], expected[size_t(i)]) << "block " << x << "," << y << "," << z << " value " << i;
+          ASSERT_EQ(got[base + size_t(i)], expected[size_t(i)])
+              << "block " << x << "," << y << "," << z << " value " << i;
       }
 }
 

@@ -69,9 +69,9 @@ TEST(Cluster, ShapesOutsideTheHardwaresAreReported) {
 struct ClusterForSm80 : Script {
   void operator()(Ptr<int32_t> out) {
     attrs.blocks = 2;
-    line = __LINE__ + 1;
     attrs.cluster = {2};
     attrs.warps = 1;
+    line = __LINE__ + 1;  // the kernel's first statement, where it is reported
     single_thread([&] { store_global(global_view(out, {2}), register_tensor<int32_t>({1}, cluster.blockRank), {0}); });
   }
 };
@@ -82,10 +82,10 @@ TEST(Cluster, AKernelWithClustersForSm80IsRejectedNamingSm90a) {
     k.lowered((int32_t*)nullptr);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("kernel ClusterForSm80 has clusters of 2 x 1 x 1 blocks (attrs.cluster), which "
-                                         "need sm_90a or newer; the kernel is compiled for sm_80"),
-              std::string::npos)
-        << e.what();
+    EXPECT_EQ(std::string(e.what()),
+              fmt::format("{}:{}: kernel ClusterForSm80 has clusters of 2 x 1 x 1 blocks (attrs.cluster), which need "
+                          "sm_90a or newer; the kernel is compiled for sm_80",
+                          __FILE__, line));
   }
 }
 
@@ -121,43 +121,68 @@ struct SyncsTheClusterInAThreadGroup : Script {
 
 TEST(ClusterSync, InsideAThreadGroupIsReported) {
   Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
-  {
-    const std::string got = error_of<SyncsTheClusterInAThreadGroup>(out);
-    EXPECT_EQ(got,
-              fmt::format("{}:{}: ClusterSync is executed by every thread of the block, but it runs in a thread group of "
-                          "threads 0..31 (the block has threads 0..63); move it out of the thread group",
-                          __FILE__, line));
-  }
+  const std::string got = error_of<SyncsTheClusterInAThreadGroup>(out);
+  EXPECT_EQ(got,
+            fmt::format("{}:{}: ClusterSync is executed by every thread of the block, but it runs in a thread group of "
+                        "threads 0..31 (the block has threads 0..63); move it out of the thread group",
+                        __FILE__, line));
 }
 
-// Block rank 1 syncs the cluster twice, rank 0 once: the second sync never completes.
-struct SyncsTheClusterUnevenly : Script {
+// Rank 1 syncs the cluster before it arrives on rank 0's barrier, which rank 0 waits for first: a
+// cluster.sync() waits for every thread that has not exited, so rank 0 never arrives.
+struct SyncsTheClusterWhileAPeerWaits : Script {
   void operator()(Ptr<float> out) {
     attrs.blocks = 2;
     attrs.cluster = {2};
     attrs.warps = 1;
-    cluster.sync();
-    if_(cluster.blockRank == 1, [&] {
+    allocated = __LINE__ + 1;
+    auto bars = mbarrier.alloc({1});
+    if_(cluster.blockRank == 0, [&] {
       line = __LINE__ + 1;
+      mbarrier.wait(bars[0], 0, WaitSemantics::acquire, WaitScope::cluster);
+    }).else_([&] {
+      synced = __LINE__ + 1;
       cluster.sync();
+      single_thread([&] { mbarrier.arrive(bars[0].remote(0)); });
     });
+  }
+  static inline int allocated = 0, synced = 0;
+};
+
+TEST(ClusterSync, ASyncThatAPeerNeverReachesIsADeadlockNamingIt) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
+  const std::string got = error_of<SyncsTheClusterWhileAPeerWaits>(out);
+  const int alloc = SyncsTheClusterWhileAPeerWaits::allocated, sync = SyncsTheClusterWhileAPeerWaits::synced;
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: deadlock in blocks (0, 0, 0), (1, 0, 0) of kernel SyncsTheClusterWhileAPeerWaits: "
+                        "every warp is blocked or finished and nothing can release the waiting ones\n"
+                        "  block (0, 0, 0) warp 0 (threads 0..31): waiting at {0}:{1} for barrier 0 of the array "
+                        "allocated at {0}:{2} to complete its phase of parity 0\n"
+                        "  block (1, 0, 0) warp 0 (threads 0..31): waiting at cluster.sync() at {0}:{3} (32 of its 32 "
+                        "threads arrived)\n"
+                        "  cluster barrier of cluster.sync(): 32 of 64 threads arrived; every thread of every block of "
+                        "the cluster must reach cluster.sync()\n"
+                        "  block (0, 0, 0) barrier 0 of the array allocated at {0}:{2}: in phase 0 (parity 0), 1 of 1 "
+                        "arrivals pending, tx-count 0\n"
+                        "  block (1, 0, 0) barrier 0 of the array allocated at {0}:{2}: in phase 0 (parity 0), 1 of 1 "
+                        "arrivals pending, tx-count 0",
+                        __FILE__, line, alloc, sync));
+}
+
+// Rank 0 ends while rank 1 syncs the cluster: threads that have exited do not count.
+struct SyncsTheClusterAfterAPeerEnded : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 2;
+    cluster.sync();
+    if_(cluster.blockRank == 1, [&] { cluster.sync(); });
   }
 };
 
-TEST(ClusterSync, ASyncThatNotEveryBlockReachesIsADeadlockNamingIt) {
+TEST(ClusterSync, ThreadsThatEndedDoNotCount) {
   Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
-  {
-    const std::string got = error_of<SyncsTheClusterUnevenly>(out);
-    EXPECT_EQ(got,
-              fmt::format("{0}:{1}: deadlock in blocks (0, 0, 0), (1, 0, 0) of kernel SyncsTheClusterUnevenly: every warp "
-                          "is blocked or finished and nothing can release the waiting ones\n"
-                          "  block (0, 0, 0) warp 0 (threads 0..31): finished\n"
-                          "  block (1, 0, 0) warp 0 (threads 0..31): waiting at cluster.sync() at {0}:{1} (32 of its 32 "
-                          "threads arrived)\n"
-                          "  cluster barrier of cluster.sync(): 32 of 64 threads arrived; every thread of every block of "
-                          "the cluster must reach cluster.sync()",
-                          __FILE__, line));
-  }
+  for (const sim::Options& o : every_order()) simulate<SyncsTheClusterAfterAPeerEnded>(o, out);
 }
 
 // ---- arrivals on another block's mbarrier ----
@@ -225,14 +250,12 @@ struct ArrivesOnAnEndedBlock : Script {
 
 TEST(RemoteArrive, AnArrivalOnABlockThatEndedIsReported) {
   Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
-  {
-    const std::string got = error_of<ArrivesOnAnEndedBlock>(out);
-    EXPECT_EQ(got,
-              fmt::format("{}:{}: mbarrier.arrive: thread 0 of block (1, 0, 0) arrives on a barrier of block (0, 0, 0) "
-                          "(cluster rank 0), which has ended; end every block of the cluster with cluster.sync() so that "
-                          "none ends while others still arrive on its barriers",
-                          __FILE__, line));
-  }
+  const std::string got = error_of<ArrivesOnAnEndedBlock>(out);
+  EXPECT_EQ(got,
+            fmt::format("{}:{}: mbarrier.arrive: thread 0 of block (1, 0, 0) arrives on a barrier of block (0, 0, 0) "
+                        "(cluster rank 0), which has ended; end every block of the cluster with cluster.sync() so that "
+                        "none ends while others still arrive on its barriers",
+                        __FILE__, line));
 }
 
 struct AllocatesBarriersBeforeTheCluster : Script {
@@ -248,14 +271,12 @@ struct AllocatesBarriersBeforeTheCluster : Script {
 
 TEST(RemoteArrive, BarriersAllocatedBeforeAttrsClusterAreReported) {
   Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
-  {
-    const std::string got = error_of<AllocatesBarriersBeforeTheCluster>(out);
-    EXPECT_EQ(got,
-              fmt::format("{}:{}: kernel AllocatesBarriersBeforeTheCluster: mbarrier.alloc before attrs.cluster is set; "
-                          "the barriers of a kernel with clusters are published to the whole cluster (cluster.sync()), "
-                          "so set attrs.cluster first",
-                          __FILE__, line));
-  }
+  const std::string got = error_of<AllocatesBarriersBeforeTheCluster>(out);
+  EXPECT_EQ(got,
+            fmt::format("{}:{}: kernel AllocatesBarriersBeforeTheCluster: mbarrier.alloc before attrs.cluster is set; "
+                        "the barriers of a kernel with clusters are published to the whole cluster (cluster.sync()), "
+                        "so set attrs.cluster first",
+                        __FILE__, line));
 }
 
 // ---- TMA multicast ----

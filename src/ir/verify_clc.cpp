@@ -22,8 +22,8 @@ void verify_ClcTryCancel(Verification&, const ClcTryCancelNode& n) {
 
 void verify_ClcQuery(Verification&, const ClcQueryNode& n) {
   check_response(*n.response, "clc.query_response", n);
-  TESSEL_CHECK(n.canceled->type == Type{DType::Bool} && n.x->type == Type{DType::I32} && n.y->type == Type{DType::I32} &&
-                   n.z->type == Type{DType::I32},
+  const Type i32{DType::I32};
+  TESSEL_CHECK(n.canceled->type == Type{DType::Bool} && n.x->type == i32 && n.y->type == i32 && n.z->type == i32,
                "clc.query_response at {} writes variables of other types", n.loc.str());
 }
 

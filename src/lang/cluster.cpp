@@ -6,7 +6,9 @@ namespace tessel {
 
 namespace {
 
-Expr<int32_t> builtin(ir::BuiltinKind which) { return Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, which)); }
+Expr<int32_t> builtin(ir::BuiltinKind which) {
+  return Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, which));
+}
 
 }  // namespace
 

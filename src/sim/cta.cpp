@@ -91,14 +91,25 @@ namespace tessel::sim {
 
 void Cta::arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc) {
   Barrier& b = scheduler.cluster_peer(*this, 0).cluster_barrier;
-  b.expected = kernel.threads() * kernel.cluster_blocks();
   const ClusterBarrierWait wait{b.phases, popcount(mask)};
   b.arrived += popcount(mask);
-  if (b.arrived >= b.expected) {
-    b.arrived = 0;
-    ++b.phases;
-  }
+  complete_cluster_barrier_if_all_arrived();
   w.wait(loc, wait);
+}
+
+// PTX ISA 9.7.13.3: the phase completes once every thread of the cluster that has not exited
+// arrived, so a warp that finishes can complete it too.
+void Cta::complete_cluster_barrier_if_all_arrived() {
+  Cta& first = scheduler.cluster_peer(*this, 0);
+  Barrier& b = first.cluster_barrier;
+  if (b.arrived == 0) return;
+  b.expected = 0;
+  for (int rank = 0; rank < kernel.cluster_blocks(); ++rank)
+    for (const auto& w : scheduler.cluster_peer(first, rank).warps)
+      if (w->state != Warp::State::Done) b.expected += 32;
+  if (b.arrived < b.expected) return;
+  b.arrived = 0;
+  ++b.phases;
 }
 
 bool Cta::ended() const {

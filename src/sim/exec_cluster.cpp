@@ -4,6 +4,8 @@
 
 namespace tessel::sim {
 
-void exec_ClusterSync(Warp& w, const ir::ClusterSyncNode& n, Mask mask) { w.cta.arrive_at_cluster_barrier(w, mask, n.loc); }
+void exec_ClusterSync(Warp& w, const ir::ClusterSyncNode& n, Mask mask) {
+  w.cta.arrive_at_cluster_barrier(w, mask, n.loc);
+}
 
 }  // namespace tessel::sim

@@ -143,6 +143,7 @@ class Cta {
   size_t cluster_first = 0;  // the index of its cluster's block of rank 0 among the scheduler's
   Barrier cluster_barrier;
   void arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc);
+  void complete_cluster_barrier_if_all_arrived();
   // Whether every warp of the block has finished.
   bool ended() const;
 

@@ -139,6 +139,7 @@ void Scheduler::run() {
     Warp* w = random_interleaving_ ? ready[rng_() % ready.size()] : ready[next++ % ready.size()];
     swapcontext(&context, &w->context);
     if (w->error) std::rethrow_exception(w->error);
+    if (w->state == Warp::State::Done) w->cta.complete_cluster_barrier_if_all_arrived();
   }
   // A block's shared memory goes to the next block when it ends: a store still reading it would
   // read another block's data.

@@ -28,7 +28,8 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map,
   for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread);
   loads_in_flight_.push_back(std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread},
                                                          map, coords, barrier_byte, std::move(targets)}));
-  for (Cta* target : loads_in_flight_.back()->targets) target->mark_in_flight(loads_in_flight_.back()->write, begin, end);
+  const Load& load = *loads_in_flight_.back();
+  for (Cta* target : load.targets) target->mark_in_flight(load.write, begin, end);
 }
 
 void TmaUnit::commit(int thread) { ++threads_[size_t(thread)].committed; }

@@ -640,8 +640,8 @@ struct TmaWaitNode : StmtNode {
 
 // ---- clusters --------------------------------------------------------------------------------
 
-// barrier.cluster.arrive.release + barrier.cluster.wait.acquire: every thread of every block of the
-// cluster arrives, then waits for all of them; the accesses before it are visible to all of them after.
+// barrier.cluster.arrive.release + barrier.cluster.wait.acquire: every thread of the cluster that has
+// not exited arrives, then waits for the others; the accesses before it are visible to all after.
 struct ClusterSyncNode : StmtNode {
   explicit ClusterSyncNode(SourceLoc l) : StmtNode(NodeKind::ClusterSync, std::move(l)) {}
 };

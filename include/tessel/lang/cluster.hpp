@@ -31,8 +31,8 @@ class ClusterInstructions {
   Expr<int32_t> blockRank;
 
   // barrier.cluster.arrive (release) + wait (acquire), run by every thread of the block: returns
-  // once every thread of every block of the cluster arrived, and their earlier accesses are then
-  // visible. End a kernel whose blocks reach each other's shared memory or barriers with it, so
+  // once every thread of the cluster that has not exited arrived, and their earlier accesses are
+  // then visible. End a kernel whose blocks reach each other's shared memory or barriers with it, so
   // that no block ends while others still use its memory.
   void sync(loc_t loc = loc_t::current());
 };

@@ -2,9 +2,10 @@
 // Blocks run in groups (a kernel's clusters; one block per group unless asked otherwise); within a
 // group each warp is a fiber and the unit of scheduling, and asynchronous engines complete their
 // work at times the scheduler chooses. A kernel that cancels launches (cluster launch control)
-// runs from a launch queue, a few groups resident at a time. Problems a GPU would hide or hang on are reported as tessel::Error naming the
-// user's line: deadlocks, out-of-bounds global accesses, reads of shared memory nothing wrote,
-// accesses to shared memory an asynchronous copy may still be writing.
+// runs from a launch queue, a few groups resident at a time. Problems a GPU would hide or hang on
+// are reported as tessel::Error naming the user's line: deadlocks, out-of-bounds global accesses,
+// reads of shared memory nothing wrote, accesses to shared memory an asynchronous copy may still
+// be writing.
 #pragma once
 
 #include <array>
