@@ -61,6 +61,10 @@ Kernel every_kind() {
   auto bars = std::make_shared<SharedTensorNode>(DType::U64, std::vector<int>{2}, std::vector<int>{1}, nullptr, nullptr,
                                                  "bars", at(31), 0);
   auto ready = make_var(Type{DType::Bool}, "ready");
+  auto response = std::make_shared<SharedTensorNode>(DType::U32, std::vector<int>{4}, std::vector<int>{1}, nullptr,
+                                                     nullptr, "response", at(43), 0);
+  auto canceled = make_var(Type{DType::Bool}, "canceled"), ctaid_x = make_var(Type{DType::I32}, "ctaid_x"),
+       ctaid_y = make_var(Type{DType::I32}, "ctaid_y"), ctaid_z = make_var(Type{DType::I32}, "ctaid_z");
   const MbarrierRef bar0{bars, const_int(0)}, bar_v{bars, binary(BinaryOp::Mod, v, const_int(2))};
   std::vector<Stmt> loop_body = {
       std::make_shared<LoadSharedNode>(at(10), y, view, zeros(2)),
@@ -130,11 +134,29 @@ Kernel every_kind() {
       std::make_shared<DeclareNode>(at(32), q, const_int(0)),
       std::make_shared<DeclareNode>(at(32), rem, const_int(0)),
       std::make_shared<FastDivmodNode>(at(32), q, rem, v, binary(BinaryOp::Add, n, const_int(1))),
+      std::make_shared<ClusterSyncNode>(at(39)),
+      std::make_shared<MbarrierRemoteArriveNode>(
+          at(40), bar0, binary(BinaryOp::Sub, const_int(1), std::make_shared<BuiltinNode>(at(40), BuiltinKind::ClusterBlockRank)),
+          const_int(1), nullptr),
+      std::make_shared<ThreadGroupNode>(
+          at(41), 0, 1,
+          seq({std::make_shared<MbarrierRemoteArriveNode>(at(41), bar0, const_int(0), nullptr, const_int(32)),
+               std::make_shared<TmaLoadNode>(at(42), gh, sh, zeros(2), std::vector<int>{0, 1}, bar0, -1,
+                                             const_int(3))})),
+      std::make_shared<AllocSharedNode>(at(43), response),
+      std::make_shared<ThreadGroupNode>(at(44), 0, 1,
+                                        seq({std::make_shared<ClcTryCancelNode>(at(44), response, bar0)})),
+      std::make_shared<DeclareNode>(at(45), canceled, const_int(0, DType::Bool)),
+      std::make_shared<DeclareNode>(at(45), ctaid_x, const_int(0)),
+      std::make_shared<DeclareNode>(at(45), ctaid_y, const_int(0)),
+      std::make_shared<DeclareNode>(at(45), ctaid_z, const_int(0)),
+      std::make_shared<ClcQueryNode>(at(45), canceled, ctaid_x, ctaid_y, ctaid_z, response),
   };
   auto k = std::make_shared<KernelNode>();
   k->name = "every_kind";
   k->params = {n, ptr, half};
-  k->blocks = {const_int(1)};
+  k->blocks = {const_int(2)};
+  k->cluster = {2, 1, 1};
   k->warps = 4;
   k->body = seq(body, at(5));
   k->loc = at(5);
@@ -215,6 +237,30 @@ TEST(NodeKinds, TheExampleKernelHoldsEveryKind) {
     EXPECT_TRUE(present.count(kind)) << "add an instance of " << kind_name(kind) << " to every_kind()";
 }
 
+// Drops the instructions `target` lacks: those newer than it, and wgmma after sm_90a.
+class InstructionsOf : public Mutator {
+ public:
+  explicit InstructionsOf(Arch target) : target_(target) {}
+  Stmt mutate(const Stmt& s) override {
+    if (!is_instruction(s->kind)) return Mutator::mutate(s);
+    const InstructionTraits& t = instruction_traits(s->kind);
+    const bool has = t.min_target <= target_ && (t.family != "wgmma" || target_ == Arch::Sm90a);
+    return has ? Mutator::mutate(s) : seq({}, s->loc);
+  }
+
+ private:
+  const Arch target_;
+};
+
+// The CUDA C++ of every_kind's instructions that `target` has, verified before and after lowering.
+std::string verified_lowered_cuda(const Kernel& k, Arch target) {
+  const Kernel kept = with_body(k, InstructionsOf(target).mutate(k->body));
+  verify(*kept, target);
+  const Kernel lowered = passes::lower(kept, passes::PassContext{target});
+  verify(*lowered, target);
+  return codegen::emit_cuda(*lowered, target).source;
+}
+
 TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   const Kernel k = every_kind();
   const std::string text = print(*k);
@@ -231,17 +277,27 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "fence_proxy_async shared::cta",
                             "tma.shared_to_global %sh to global<f16>", "tma.global_to_shared global<f16>", "to %sh dims [0, 1] on %bars[0]",
                             "tma.commit_group", "tma.wait_group 0 read",
-                            "sync group", "setmaxnreg.dec 40", "= fast_divmod("})
+                            "sync group", "setmaxnreg.dec 40", "= fast_divmod(", "blocks=[2] cluster=[2, 1, 1]",
+                            "cluster_sync", "mbarrier_arrive %bars[0] of cluster block sub(1, cluster.blockRank) count=1",
+                            "mbarrier_arrive_expect_tx %bars[0] of cluster block 0 bytes=32",
+                            "on %bars[0] multicast to blocks 3", "clc.try_cancel to %response on %bars[0]",
+                            "%canceled, %ctaid_x, %ctaid_y, %ctaid_z = clc.query_response %response"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
-  verify(*k, Arch::Sm90a);
-  const Kernel lowered = passes::lower(k, passes::PassContext{Arch::Sm90a});
-  verify(*lowered, Arch::Sm90a);
-  const std::string cuda = codegen::emit_cuda(*lowered, Arch::Sm90a).source;
+  const std::string cuda = verified_lowered_cuda(k, Arch::Sm90a);
   EXPECT_NE(cuda.find("mma.sync"), std::string::npos);
   EXPECT_NE(cuda.find("wgmma.mma_async"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"),
             std::string::npos);
+  for (const char* piece : {"barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;",
+                            "mapa.shared::cluster.u32", "mbarrier.arrive.release.cluster.shared::cluster.b64",
+                            "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64",
+                            "complete_tx::bytes.multicast::cluster", "blockIdx.x % 2u"})
+    EXPECT_NE(cuda.find(piece), std::string::npos) << piece;
+  const std::string blackwell = verified_lowered_cuda(k, Arch::Sm100a);
+  for (const char* piece : {"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
+                            "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {%1, %2, %3, %4}"})
+    EXPECT_NE(blackwell.find(piece), std::string::npos) << piece;
 }
 
 TEST(NodeKinds, EveryBlackwellKindPrintsVerifiesAndLowers) {

@@ -180,6 +180,19 @@ std::string Emitter::expr(const ir::Expr& e) {
         case ir::BuiltinKind::GridDimZ: return "int(gridDim.z)";
         case ir::BuiltinKind::Multiprocessors:
           TESSEL_CHECK(false, "multiprocessors reached code generation instead of a parameter (plan_multiprocessors)");
+        // Clusters tile the grid (ir::cluster_builtin_value); the shape is the kernel's constant.
+        case ir::BuiltinKind::ClusterBlockIdxX: return fmt::format("int(blockIdx.x % {}u)", cluster[0]);
+        case ir::BuiltinKind::ClusterBlockIdxY: return fmt::format("int(blockIdx.y % {}u)", cluster[1]);
+        case ir::BuiltinKind::ClusterBlockIdxZ: return fmt::format("int(blockIdx.z % {}u)", cluster[2]);
+        case ir::BuiltinKind::ClusterDimX: return std::to_string(cluster[0]);
+        case ir::BuiltinKind::ClusterDimY: return std::to_string(cluster[1]);
+        case ir::BuiltinKind::ClusterDimZ: return std::to_string(cluster[2]);
+        case ir::BuiltinKind::ClusterIdxX: return fmt::format("int(blockIdx.x / {}u)", cluster[0]);
+        case ir::BuiltinKind::ClusterIdxY: return fmt::format("int(blockIdx.y / {}u)", cluster[1]);
+        case ir::BuiltinKind::ClusterIdxZ: return fmt::format("int(blockIdx.z / {}u)", cluster[2]);
+        case ir::BuiltinKind::ClusterBlockRank:
+          return fmt::format("int(blockIdx.x % {0}u + {0}u * (blockIdx.y % {1}u + {1}u * (blockIdx.z % {2}u)))",
+                             cluster[0], cluster[1], cluster[2]);
       }
       break;
 #define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
@@ -283,6 +296,7 @@ void Emitter::stmt(const ir::Stmt& s) {
 CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch) {
   TESSEL_CHECK(k.shared_bytes >= 0, "kernel {} reached code generation without a shared-memory plan", k.name);
   Emitter e(arch);
+  e.cluster = k.cluster;
   CudaModule m;
   m.kernel_name = "tessel_" + identifier(k.name);
   std::vector<std::string> params;

@@ -13,10 +13,6 @@ std::string barrier_address(Emitter& e, const ir::SharedTensor& array, const std
                      e.shared_offsets.at(array->allocation()), index);
 }
 
-std::string barrier_address(Emitter& e, const ir::MbarrierRef& b) {
-  return barrier_address(e, b.array, e.expr(b.index));
-}
-
 std::string at(const ir::StmtNode& n) { return fmt::format("  // ({})", n.loc.str()); }
 
 PtxModifiers ordering(ir::WaitSemantics sem, ir::WaitScope scope) {
@@ -24,6 +20,10 @@ PtxModifiers ordering(ir::WaitSemantics sem, ir::WaitScope scope) {
 }
 
 }  // namespace
+
+std::string barrier_address(Emitter& e, const ir::MbarrierRef& b) {
+  return barrier_address(e, b.array, e.expr(b.index));
+}
 
 void emit_MbarrierInit(Emitter& e, const ir::MbarrierInitNode& n) {
   e.header(n, fmt::format("mbarrier init of {} barriers", n.counts.size()));
@@ -45,6 +45,15 @@ void emit_MbarrierArrive(Emitter& e, const ir::MbarrierArriveNode& n) {
 
 void emit_MbarrierArriveExpectTx(Emitter& e, const ir::MbarrierArriveExpectTxNode& n) {
   e.line(ptx_asm(Ptx::MbarrierArriveExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + at(n));
+}
+
+// The same-offset barrier of block `rank` of the cluster: mapa maps the local address to it.
+void emit_MbarrierRemoteArrive(Emitter& e, const ir::MbarrierRemoteArriveNode& n) {
+  const std::string bar = barrier_address(e, n.barrier), rank = fmt::format("uint32_t({})", e.expr(n.rank));
+  if (n.bytes)
+    e.line(ptx_asm(Ptx::MbarrierArriveExpectTxRemote, e.arch, {{bar}, {rank}, {e.expr(n.bytes)}}) + at(n));
+  else
+    e.line(ptx_asm(Ptx::MbarrierArriveRemote, e.arch, {{bar}, {rank}, {e.expr(n.count)}}) + at(n));
 }
 
 void emit_MbarrierExpectTx(Emitter& e, const ir::MbarrierExpectTxNode& n) {

@@ -7,26 +7,6 @@ namespace tessel::codegen {
 
 namespace {
 
-// Runs `body` in the group's first thread only.
-template <class Body> void in_issuing_thread(Emitter& e, Body&& body) {
-  if (e.group().count == 1) {
-    body();
-    return;
-  }
-  e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
-  body();
-  e.close();
-}
-
-// The shared-window address of `tile`'s first byte.
-std::string shared_address(Emitter& e, const ir::SharedTensor& tile) {
-  const int64_t base = e.shared_offsets.at(tile->allocation());
-  const std::string start = tile->offset ? fmt::format("tessel_smem + {} + ({}) * {}", base, e.expr(tile->offset),
-                                                       dtype_bytes(tile->dtype))
-                                         : fmt::format("tessel_smem + {}", base);
-  return fmt::format("uint32_t(__cvta_generic_to_shared({}))", start);
-}
-
 // The box's coordinates as the tensor map counts dimensions: innermost first.
 std::vector<std::string> box_coordinates(Emitter& e, const std::vector<ir::Expr>& offsets) {
   std::vector<std::string> coords;
@@ -42,6 +22,14 @@ std::string tensor_map_address(Emitter& e, int tensor_map, const SourceLoc& loc)
 
 }  // namespace
 
+std::string shared_address(Emitter& e, const ir::SharedTensor& tile) {
+  const int64_t base = e.shared_offsets.at(tile->allocation());
+  const std::string start = tile->offset ? fmt::format("tessel_smem + {} + ({}) * {}", base, e.expr(tile->offset),
+                                                       dtype_bytes(tile->dtype))
+                                         : fmt::format("tessel_smem + {}", base);
+  return fmt::format("uint32_t(__cvta_generic_to_shared({}))", start);
+}
+
 void emit_TmaStore(Emitter& e, const ir::TmaStoreNode& n) {
   e.header(n, "tma.shared_to_global");
   const std::string map = tensor_map_address(e, n.tensor_map, n.loc);
@@ -55,10 +43,14 @@ void emit_TmaLoad(Emitter& e, const ir::TmaLoadNode& n) {
   const std::string map = tensor_map_address(e, n.tensor_map, n.loc);
   const std::vector<std::string> coords = box_coordinates(e, n.offsets);
   const std::string dst = shared_address(e, n.dst);
-  const std::string bar =
-      fmt::format("uint32_t(__cvta_generic_to_shared(tessel_smem + {} + 8 * ({})))",
-                  e.shared_offsets.at(n.barrier.array->allocation()), e.expr(n.barrier.index));
-  in_issuing_thread(e, [&] { e.line(ptx_asm(Ptx::TmaLoad, e.arch, {{dst}, {map}, coords, {bar}})); });
+  const std::string bar = barrier_address(e, n.barrier);
+  in_issuing_thread(e, [&] {
+    if (n.cta_mask)
+      e.line(ptx_asm(Ptx::TmaLoadMulticast, e.arch,
+                     {{dst}, {map}, coords, {bar}, {fmt::format("(unsigned short)({})", e.expr(n.cta_mask))}}));
+    else
+      e.line(ptx_asm(Ptx::TmaLoad, e.arch, {{dst}, {map}, coords, {bar}}));
+  });
 }
 
 void emit_TmaCommit(Emitter& e, const ir::TmaCommitNode& n) {

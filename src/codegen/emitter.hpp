@@ -1,6 +1,7 @@
 // The CUDA emitter's shared state, used by the per-instruction emitters (emit_*.cpp).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <set>
@@ -47,11 +48,29 @@ class Emitter {
   // The accumulators of the wgmma.mma emitted so far, pinned after every wgmma.wait_group.
   std::vector<ir::RegisterTensor> wgmma_accumulators;
   std::vector<std::string> tensor_maps;  // the parameter name of each of the kernel's tensor maps
+  std::array<int, 3> cluster = {1, 1, 1};  // the kernel's blocks per cluster
 
  private:
   std::map<const void*, std::string> names_;
   std::set<std::string> used_;
 };
+
+// Runs `body` in the current group's first thread only: the instructions one thread issues for
+// its group (TMA copies, try_cancel).
+template <class Body> void in_issuing_thread(Emitter& e, Body&& body) {
+  if (e.group().count == 1) {
+    body();
+    return;
+  }
+  e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
+  body();
+  e.close();
+}
+
+// The shared-window (32-bit) address of `tile`'s first byte (emit_tma.cpp), and of barrier `b`
+// (emit_mbarrier.cpp).
+std::string shared_address(Emitter& e, const ir::SharedTensor& tile);
+std::string barrier_address(Emitter& e, const ir::MbarrierRef& b);
 
 std::string c_type(DType t);
 // A C identifier made from a display name.

@@ -386,6 +386,67 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", Arch::Sm100a, {}};
       return row;
     }
+    // PTX ISA 9.7.13.3: every thread of every block of the cluster arrives (release), then waits
+    // for all of them (acquire).
+    case Ptx::ClusterArriveWait: {
+      static const PtxRow row{"barrier.cluster",
+                              "barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;",
+                              Arch::Sm90a, {}};
+      return row;
+    }
+    // PTX ISA 9.7.9.23 (mapa) and 9.7.13.15: the barrier at the same shared offset in the block of
+    // cluster rank {rank} receives the arrivals (release at cluster scope); the mapped address lives
+    // in a register whose name is unique per emission.
+    case Ptx::MbarrierArriveRemote: {
+      static const PtxRow row{"mbarrier.arrive.shared::cluster",
+                              ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
+                              "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tessel_remote_%=], {count};",
+                              Arch::Sm90a, {scalar("bar", "r"), scalar("rank", "r"), scalar("count", "r")}};
+      return row;
+    }
+    case Ptx::MbarrierArriveExpectTxRemote: {
+      static const PtxRow row{"mbarrier.arrive.expect_tx.shared::cluster",
+                              ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
+                              "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [tessel_remote_%=], "
+                              "{bytes};",
+                              Arch::Sm90a, {scalar("bar", "r"), scalar("rank", "r"), scalar("bytes", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.9.25.5.1: the TMA load of Ptx::TmaLoad, written at {dst}'s offset in every block
+    // of the cluster whose rank bit is set in the 16-bit {mask}, each completing the box's bytes on
+    // its own barrier at {bar}'s offset.
+    case Ptx::TmaLoadMulticast: {
+      static const PtxRow row{"cp.async.bulk.tensor.multicast::cluster",
+                              "cp.async.bulk.tensor.{#coords}d.shared::cluster.global.mbarrier::complete_tx::bytes."
+                              "multicast::cluster [{dst}], [{map}, {coords}], [{bar}], {mask};",
+                              Arch::Sm90a,
+                              {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"),
+                               scalar("mask", "h")}};
+      return row;
+    }
+    // PTX ISA 9.7.13.17: asks to cancel the launch of a cluster that has not started; the 16-byte
+    // response lands at {response} and completes its bytes on the mbarrier at {bar}.
+    case Ptx::ClcTryCancel: {
+      static const PtxRow row{"clusterlaunchcontrol.try_cancel",
+                              "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 "
+                              "[{response}], [{bar}];",
+                              Arch::Sm100a, {scalar("response", "r"), scalar("bar", "r")}};
+      return row;
+    }
+    // PTX ISA 9.7.13.18: reads the response at {response}: {canceled} is 1 when a cluster was
+    // cancelled, and {ctaid} holds its first block's x, y, z (and a fourth word nobody reads).
+    case Ptx::ClcQuery: {
+      static const PtxRow row{"clusterlaunchcontrol.query_cancel",
+                              ".reg .b128 tessel_clc_%=; .reg .pred tessel_canceled_%=; "
+                              "ld.shared.b128 tessel_clc_%=, [{response}]; "
+                              "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 tessel_canceled_%=, "
+                              "tessel_clc_%=; "
+                              "selp.u32 {canceled}, 1, 0, tessel_canceled_%=; "
+                              "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {ctaid}, tessel_clc_%=;",
+                              Arch::Sm100a,
+                              {scalar("canceled", "=r"), vector("ctaid", "=r", 4), scalar("response", "r")}};
+      return row;
+    }
   }
   TESSEL_CHECK(false, "no PTX row for instruction {}", int(instruction));
 }

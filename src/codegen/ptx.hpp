@@ -77,6 +77,14 @@ enum class Ptx : uint8_t {
   Tcgen05Store32x32b,
   Tcgen05WaitLoad,
   Tcgen05WaitStore,
+  // clusters
+  ClusterArriveWait,
+  MbarrierArriveRemote,
+  MbarrierArriveExpectTxRemote,
+  TmaLoadMulticast,
+  // cluster launch control
+  ClcTryCancel,
+  ClcQuery,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

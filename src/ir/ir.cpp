@@ -144,8 +144,44 @@ std::string_view builtin_name(BuiltinKind b) {
     case BuiltinKind::GridDimY: return "gridDim.y";
     case BuiltinKind::GridDimZ: return "gridDim.z";
     case BuiltinKind::Multiprocessors: return "multiprocessors";
+    case BuiltinKind::ClusterBlockIdxX: return "cluster.blockIdx.x";
+    case BuiltinKind::ClusterBlockIdxY: return "cluster.blockIdx.y";
+    case BuiltinKind::ClusterBlockIdxZ: return "cluster.blockIdx.z";
+    case BuiltinKind::ClusterDimX: return "cluster.clusterDim.x";
+    case BuiltinKind::ClusterDimY: return "cluster.clusterDim.y";
+    case BuiltinKind::ClusterDimZ: return "cluster.clusterDim.z";
+    case BuiltinKind::ClusterIdxX: return "cluster.clusterIdx.x";
+    case BuiltinKind::ClusterIdxY: return "cluster.clusterIdx.y";
+    case BuiltinKind::ClusterIdxZ: return "cluster.clusterIdx.z";
+    case BuiltinKind::ClusterBlockRank: return "cluster.blockRank";
   }
   return "?";
+}
+
+// Clusters tile the grid: the cluster of block b along d is b / cluster[d], and the block's
+// index in it b % cluster[d] (PTX ISA 10.13-10.16: %cluster_ctaid, %clusterid, %cluster_ctarank).
+int64_t cluster_builtin_value(BuiltinKind b, const std::array<int, 3>& block, const std::array<int, 3>& cluster) {
+  switch (b) {
+    case BuiltinKind::ClusterBlockIdxX: return block[0] % cluster[0];
+    case BuiltinKind::ClusterBlockIdxY: return block[1] % cluster[1];
+    case BuiltinKind::ClusterBlockIdxZ: return block[2] % cluster[2];
+    case BuiltinKind::ClusterDimX: return cluster[0];
+    case BuiltinKind::ClusterDimY: return cluster[1];
+    case BuiltinKind::ClusterDimZ: return cluster[2];
+    case BuiltinKind::ClusterIdxX: return block[0] / cluster[0];
+    case BuiltinKind::ClusterIdxY: return block[1] / cluster[1];
+    case BuiltinKind::ClusterIdxZ: return block[2] / cluster[2];
+    case BuiltinKind::ClusterBlockRank:
+      return block[0] % cluster[0] + cluster[0] * (block[1] % cluster[1] + cluster[1] * (block[2] % cluster[2]));
+    case BuiltinKind::BlockIdxX:
+    case BuiltinKind::BlockIdxY:
+    case BuiltinKind::BlockIdxZ:
+    case BuiltinKind::GridDimX:
+    case BuiltinKind::GridDimY:
+    case BuiltinKind::GridDimZ:
+    case BuiltinKind::Multiprocessors: break;
+  }
+  TESSEL_CHECK(false, "{} is not a cluster value", builtin_name(b));
 }
 
 DType promote(DType a, DType b) {

@@ -190,7 +190,8 @@ Stmt Mutator::visit(const TmaLoadNode& n, const Stmt& self) {
   SharedTensor dst = update(n.dst, &changed);
   auto offs = update(n.offsets, &changed);
   MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
-  return changed ? std::make_shared<TmaLoadNode>(n.loc, src, dst, offs, n.dims, b, n.tensor_map) : self;
+  Expr mask = update(n.cta_mask, &changed);
+  return changed ? std::make_shared<TmaLoadNode>(n.loc, src, dst, offs, n.dims, b, n.tensor_map, mask) : self;
 }
 
 Stmt Mutator::visit(const WgmmaFenceNode&, const Stmt& self) { return self; }
@@ -315,6 +316,31 @@ Stmt Mutator::visit(const MbarrierTryWaitNode& n, const Stmt& self) {
 }
 
 Stmt Mutator::visit(const FenceProxyAsyncNode&, const Stmt& self) { return self; }
+
+Stmt Mutator::visit(const MbarrierRemoteArriveNode& n, const Stmt& self) {
+  bool changed = false;
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  Expr rank = update(n.rank, &changed);
+  Expr count = update(n.count, &changed);
+  Expr bytes = update(n.bytes, &changed);
+  return changed ? std::make_shared<MbarrierRemoteArriveNode>(n.loc, b, rank, count, bytes) : self;
+}
+
+Stmt Mutator::visit(const ClusterSyncNode&, const Stmt& self) { return self; }
+
+Stmt Mutator::visit(const ClcTryCancelNode& n, const Stmt& self) {
+  bool changed = false;
+  SharedTensor response = update(n.response, &changed);
+  MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
+  return changed ? std::make_shared<ClcTryCancelNode>(n.loc, response, b) : self;
+}
+
+// The result variables are written, not read: like a declaration's variable, not operands.
+Stmt Mutator::visit(const ClcQueryNode& n, const Stmt& self) {
+  bool changed = false;
+  SharedTensor response = update(n.response, &changed);
+  return changed ? std::make_shared<ClcQueryNode>(n.loc, n.canceled, n.x, n.y, n.z, response) : self;
+}
 
 Stmt Mutator::visit(const AllocRegisterNode& n, const Stmt& self) {
   bool changed = false;

@@ -17,8 +17,9 @@ class Printer {
     std::vector<std::string> params, blocks;
     for (const Var& p : k.params) params.push_back(fmt::format("{}: {}", name(p.get(), p->name), p->type.str()));
     for (const Expr& b : k.blocks) blocks.push_back(expr(b));
-    line(fmt::format("kernel {}({}) blocks=[{}] warps={} shared={} {{", k.name, fmt::join(params, ", "),
-                     fmt::join(blocks, ", "), k.warps, k.shared_bytes));
+    const std::string cluster = k.clustered() ? fmt::format(" cluster=[{}]", fmt::join(k.cluster, ", ")) : "";
+    line(fmt::format("kernel {}({}) blocks=[{}]{} warps={} shared={} {{", k.name, fmt::join(params, ", "),
+                     fmt::join(blocks, ", "), cluster, k.warps, k.shared_bytes));
     derived_params(k);
     if (k.shared_bytes >= 0) shared_memory_plan(k);
     tensor_maps(k);
@@ -376,6 +377,23 @@ class Printer {
     line(fmt::format("{} = mbarrier_try_wait {} parity={} {}", name(n.ready.get(), n.ready->name), barrier(n.barrier),
                      expr(n.parity), ordering(n.sem, n.scope)));
   }
+  void stmt(const MbarrierRemoteArriveNode& n) {
+    if (n.bytes)
+      line(fmt::format("mbarrier_arrive_expect_tx {} of cluster block {} bytes={}", barrier(n.barrier), expr(n.rank),
+                       expr(n.bytes)));
+    else
+      line(fmt::format("mbarrier_arrive {} of cluster block {} count={}", barrier(n.barrier), expr(n.rank),
+                       expr(n.count)));
+  }
+  void stmt(const ClusterSyncNode&) { line("cluster_sync"); }
+  void stmt(const ClcTryCancelNode& n) {
+    line(fmt::format("clc.try_cancel to {} on {}", shared(n.response), barrier(n.barrier)));
+  }
+  void stmt(const ClcQueryNode& n) {
+    line(fmt::format("{}, {}, {}, {} = clc.query_response {}", name(n.canceled.get(), n.canceled->name),
+                     name(n.x.get(), n.x->name), name(n.y.get(), n.y->name), name(n.z.get(), n.z->name),
+                     shared(n.response)));
+  }
   void stmt(const FenceProxyAsyncNode& n) {
     const std::string_view space = proxy_fence_space_name(n.space);
     line(space.empty() ? std::string("fence_proxy_async") : fmt::format("fence_proxy_async {}", space));
@@ -387,8 +405,9 @@ class Printer {
   }
 
   void stmt(const TmaLoadNode& n) {
-    line(fmt::format("tma.global_to_shared {} at {} to {} dims [{}] on {}{}", global(n.src), exprs(n.offsets),
+    line(fmt::format("tma.global_to_shared {} at {} to {} dims [{}] on {}{}{}", global(n.src), exprs(n.offsets),
                      shared(n.dst), fmt::join(n.dims, ", "), barrier(n.barrier),
+                     n.cta_mask ? fmt::format(" multicast to blocks {}", expr(n.cta_mask)) : "",
                      n.tensor_map >= 0 ? fmt::format(" by tensor map {}", n.tensor_map) : ""));
   }
 

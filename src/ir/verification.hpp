@@ -45,6 +45,12 @@ class Verification {
 // a trace-time constant (verify_mbarrier.cpp).
 void check_barrier(const MbarrierRef& b, const StmtNode& s);
 
+// Clusters exist from sm_90a: a kernel with attrs.cluster for an older target is a user error
+// (verify_cluster.cpp).
+void check_cluster_target(const KernelNode& k, Arch arch);
+// Checks a block rank of the cluster that `s` names, when it is a trace-time constant.
+void check_cluster_rank(const KernelNode& k, const Expr& rank, std::string_view what, const StmtNode& s);
+
 #define TESSEL_INSTR(Name, family, min_target, executor) void verify_##Name(Verification& v, const Name##Node& n);
 #include "tessel/ir/nodes.def"
 

@@ -110,6 +110,7 @@ class Verifier {
     const KernelNode& k = v_.kernel;
     TESSEL_CHECK(k.warps >= 1 && k.warps <= 32, "kernel {} has {} warps", k.name, k.warps);
     TESSEL_CHECK(!k.blocks.empty() && k.blocks.size() <= 3, "kernel {} has {} grid extents", k.name, k.blocks.size());
+    check_cluster_target(k, v_.arch);
     v_.scopes_.emplace_back();
     for (const Var& p : k.params) v_.scopes_.back().insert(p.get());
     v_.groups_.push_back(ThreadRange{0, k.threads()});

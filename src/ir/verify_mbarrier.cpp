@@ -59,6 +59,19 @@ void verify_MbarrierArriveExpectTx(Verification&, const MbarrierArriveExpectTxNo
   check_tx_bytes(n.bytes, "mbarrier.arrive_and_expect_tx", n);
 }
 
+void verify_MbarrierRemoteArrive(Verification& v, const MbarrierRemoteArriveNode& n) {
+  check_barrier(n.barrier, n);
+  TESSEL_CHECK((n.count == nullptr) != (n.bytes == nullptr), "remote mbarrier arrival at {} with {}", n.loc.str(),
+               n.bytes ? "a count and bytes" : "neither a count nor bytes");
+  const std::string_view what = n.bytes ? "mbarrier.arrive_and_expect_tx" : "mbarrier.arrive";
+  check_cluster_rank(v.kernel, n.rank, what, n);
+  if (n.bytes) check_tx_bytes(n.bytes, what, n);
+  int64_t count = 0;
+  if (n.count && as_const_int(n.count, &count) && (count < 1 || count > kMaxBarrierCount))
+    throw Error(n.loc, fmt::format("mbarrier.arrive: an arrival count of {}; it must be between 1 and {}", count,
+                                   kMaxBarrierCount));
+}
+
 void verify_MbarrierExpectTx(Verification&, const MbarrierExpectTxNode& n) {
   check_barrier(n.barrier, n);
   check_tx_bytes(n.bytes, "mbarrier.expect_tx", n);

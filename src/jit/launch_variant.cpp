@@ -44,8 +44,10 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   ir::compute_derived_params(k, multiprocessors_, values);
   runtime::LaunchShape shape;
   shape.grid = grid_of(k, values, multiprocessors_, arch_);
+  shape.cluster = {unsigned(k.cluster[0]), unsigned(k.cluster[1]), unsigned(k.cluster[2])};
   shape.threads = unsigned(k.threads());
   shape.shared_bytes = unsigned(k.shared_bytes);
+  if (shape.clustered()) shape.check(k.name);
   if (!device_.is_gpu()) {
     const std::array<int, 3> grid = {int(shape.grid[0]), int(shape.grid[1]), int(shape.grid[2])};
     sim::run(k, sim::Launch{grid, std::vector<ir::Scalar>(values.begin(), values.end())},

@@ -2,6 +2,7 @@
 // and turning a finished trace into a kernel node.
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
@@ -35,6 +36,27 @@ std::string kernel_name_of(const std::type_info& t) {
   return name;
 }
 
+namespace {
+
+// Hardware clusters hold at most 8 blocks without the non-portable size attribute.
+constexpr int kMaxClusterBlocks = 8;
+
+std::array<int, 3> cluster_shape(const Attrs::Cluster& cluster, const std::string& name) {
+  const std::vector<int>& e = cluster.extents();
+  std::array<int, 3> shape = {1, 1, 1};
+  if (e.empty()) return shape;
+  const auto written = [&] { return fmt::format("attrs.cluster = {{{}}}", fmt::join(e, ", ")); };
+  if (e.size() > 3 || std::any_of(e.begin(), e.end(), [](int x) { return x < 1; }))
+    throw Error(fmt::format("kernel {}: {}; a cluster has 1 to 3 extents, each at least 1", name, written()));
+  std::copy(e.begin(), e.end(), shape.begin());
+  if (shape[0] * shape[1] * shape[2] > kMaxClusterBlocks)
+    throw Error(fmt::format("kernel {}: {} makes clusters of {} blocks; a cluster has at most {}", name, written(),
+                            shape[0] * shape[1] * shape[2], kMaxClusterBlocks));
+  return shape;
+}
+
+}  // namespace
+
 ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::vector<ir::Var> params) {
   ir::Stmt body = b.close_scope({});
   if (attrs.blocks.dims().empty() || attrs.blocks.dims().size() > 3)
@@ -44,6 +66,12 @@ ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::
     throw Error(fmt::format("kernel {}: attrs.warps must be set to a value in 1..32 in the kernel body, got {}", name,
                             attrs.warps));
   auto k = std::make_shared<ir::KernelNode>();
+  k->cluster = cluster_shape(attrs.cluster, name);
+  if (k->clustered() && b.mbarriers_allocated_without_cluster)
+    throw Error(*b.mbarriers_allocated_without_cluster,
+                fmt::format("kernel {}: mbarrier.alloc before attrs.cluster is set; the barriers of a kernel with "
+                            "clusters are published to the whole cluster (cluster.sync()), so set attrs.cluster first",
+                            name));
   k->name = name;
   k->params = std::move(params);
   k->blocks = attrs.blocks.dims();

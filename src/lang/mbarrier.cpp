@@ -35,8 +35,29 @@ MbarrierArray MbarrierInstructions::alloc(std::vector<int> counts, loc_t l) {
   b.emit(std::make_shared<ir::AllocSharedNode>(loc, words));
   auto init = std::make_shared<ir::MbarrierInitNode>(loc, words, std::move(counts));
   b.emit(std::make_shared<ir::ThreadGroupNode>(loc, 0, 1, ir::seq({init}, loc)));
-  b.emit(std::make_shared<ir::SyncNode>(loc));
+  // The init's fence.mbarrier_init (release at cluster scope) and a cluster barrier publish the
+  // barriers to the other blocks of the cluster before they arrive or multicast (hw-semantics §7.1).
+  if (b.attrs().cluster.clustered()) {
+    b.emit(std::make_shared<ir::ClusterSyncNode>(loc));
+  } else {
+    if (!b.mbarriers_allocated_without_cluster) b.mbarriers_allocated_without_cluster = loc;
+    b.emit(std::make_shared<ir::SyncNode>(loc));
+  }
   return MbarrierArray(words);
+}
+
+RemoteMbarrier Mbarrier::remote(const Dim& rank) const { return RemoteMbarrier(ref_, rank.ir()); }
+
+void MbarrierInstructions::arrive(const RemoteMbarrier& bar, const Dim& count, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(
+      std::make_shared<ir::MbarrierRemoteArriveNode>(loc, bar.ir(), bar.rank(), count.ir(), nullptr));
+}
+
+void MbarrierInstructions::arrive_and_expect_tx(const RemoteMbarrier& bar, const Dim& bytes, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(
+      std::make_shared<ir::MbarrierRemoteArriveNode>(loc, bar.ir(), bar.rank(), nullptr, bytes.ir()));
 }
 
 void MbarrierInstructions::arrive(const Mbarrier& bar, const Dim& count, loc_t l) {

@@ -3,7 +3,8 @@
 // expecting fewer underflows (PTX ISA 9.7.13.15.2). Decided only in the producer shape whose
 // count cannot depend on the run: one thread announces a constant byte count and issues the
 // loads, in straight-line code, and nothing else in the kernel expects bytes or loads on that
-// barrier array. Changes nothing.
+// barrier array, and no load multicasts on it (the bytes of other blocks' loads count too).
+// Changes nothing.
 #include <map>
 
 #include "tessel/ir/mutator.hpp"
@@ -18,6 +19,7 @@ namespace {
 struct BarrierUses {
   int expects = 0;
   std::vector<const ir::TmaLoadNode*> loads;
+  bool multicast = false;  // loads of other blocks of the cluster may signal it too
 };
 
 bool same_barrier(const ir::MbarrierRef& a, const ir::MbarrierRef& b) {
@@ -40,7 +42,7 @@ void check_producer(const ir::SeqNode& body, const std::map<const ir::SharedTens
     const auto& expect = static_cast<const ir::MbarrierArriveExpectTxNode&>(*s);
     const BarrierUses& all = uses.at(expect.barrier.array->allocation());
     int64_t expected = 0;
-    if (all.expects != 1 || all.loads.empty() || !ir::as_const_int(expect.bytes, &expected)) continue;
+    if (all.expects != 1 || all.loads.empty() || all.multicast || !ir::as_const_int(expect.bytes, &expected)) continue;
     std::vector<const ir::TmaLoadNode*> here;
     for (const ir::Stmt& t : body.stmts)
       if (t->kind == ir::NodeKind::TmaLoad) {
@@ -74,7 +76,9 @@ ir::Kernel check_transaction_bytes(const ir::Kernel& k, const PassContext&) {
       ++uses[static_cast<const ir::MbarrierExpectTxNode&>(s).barrier.array->allocation()].expects;
     if (s.kind == ir::NodeKind::TmaLoad) {
       const auto& load = static_cast<const ir::TmaLoadNode&>(s);
-      uses[load.barrier.array->allocation()].loads.push_back(&load);
+      BarrierUses& barrier = uses[load.barrier.array->allocation()];
+      barrier.loads.push_back(&load);
+      barrier.multicast |= load.cta_mask != nullptr;
     }
   });
   ir::walk(k->body, [&](const ir::StmtNode& s) {

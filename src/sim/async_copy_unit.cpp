@@ -72,6 +72,7 @@ bool AsyncCopyUnit::complete_needed_by(const Warp& warp, const WaitCondition& co
                         [](const TensorMemoryWait&) { return false; },
                         [](const MbarrierPhaseWait&) { return false; },  // cp.async does not signal mbarriers
                         [](const BulkGroupWait&) { return false; },
+                        [](const ClusterBarrierWait&) { return false; },
                         [&](const CopyGroupWait& wait) {
                           if (&warp.cta != &cta_) return false;
                           return complete_where([&](const Copy& c) {

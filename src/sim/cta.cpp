@@ -16,7 +16,7 @@ std::vector<ir::Scalar>& Warp::tile(const ir::RegisterTensorNode* t) {
 
 Cta::Cta(Scheduler& s, const ir::KernelNode& k, const Launch& l, std::array<int, 3> b, LayoutTables& t)
     : scheduler(s), kernel(k), launch(l), block(b), tables(t), async_copies(*this), wgmma(*this), tma(*this),
-      tensor_memory(*this), agents{&async_copies, &wgmma, &tma, &tensor_memory} {
+      tensor_memory(*this), clc(*this), agents{&async_copies, &wgmma, &tma, &tensor_memory, &clc} {
   for (size_t i = 0; i < k.params.size(); ++i) params[k.params[i].get()] = l.args[i];
   const auto parameter = [&](const ir::ExprNode& e) {
     const auto it = params.find(static_cast<const ir::VarNode*>(&e));
@@ -83,6 +83,37 @@ void Cta::arrive_at_barrier(Warp& w, int id, int expected, Mask mask, const Sour
     ++b.phases;
   }
   w.wait(loc, wait);
+}
+
+}  // namespace tessel::sim
+
+namespace tessel::sim {
+
+void Cta::arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc) {
+  Barrier& b = scheduler.cluster_peer(*this, 0).cluster_barrier;
+  const ClusterBarrierWait wait{b.phases, popcount(mask)};
+  b.arrived += popcount(mask);
+  complete_cluster_barrier_if_all_arrived();
+  w.wait(loc, wait);
+}
+
+// PTX ISA 9.7.13.3: the phase completes once every thread of the cluster that has not exited
+// arrived, so a warp that finishes can complete it too.
+void Cta::complete_cluster_barrier_if_all_arrived() {
+  Cta& first = scheduler.cluster_peer(*this, 0);
+  Barrier& b = first.cluster_barrier;
+  if (b.arrived == 0) return;
+  b.expected = 0;
+  for (int rank = 0; rank < kernel.cluster_blocks(); ++rank)
+    for (const auto& w : scheduler.cluster_peer(first, rank).warps)
+      if (w->state != Warp::State::Done) b.expected += 32;
+  if (b.arrived < b.expected) return;
+  b.arrived = 0;
+  ++b.phases;
+}
+
+bool Cta::ended() const {
+  return std::all_of(warps.begin(), warps.end(), [](const auto& w) { return w->state == Warp::State::Done; });
 }
 
 }  // namespace tessel::sim

@@ -49,6 +49,11 @@ Error deadlock_error(const ir::KernelNode& k, const std::vector<std::unique_ptr<
         lines += fmt::format("\n  {}{}", several ? fmt::format("block {} ", cta->block_name()) : "",
                              describe_barrier(id, b));
   for (const auto& cta : ctas)
+    if (const Barrier& b = cta->cluster_barrier; b.arrived > 0)
+      lines += fmt::format("\n  cluster barrier of cluster.sync(): {} of {} threads arrived; every thread of every "
+                           "block of the cluster must reach cluster.sync()",
+                           b.arrived, b.expected);
+  for (const auto& cta : ctas)
     for (const auto& [byte, b] : cta->mbarriers.all())
       lines += fmt::format("\n  {}{}", several ? fmt::format("block {} ", cta->block_name()) : "", describe_mbarrier(b));
   return Error(first, fmt::format("deadlock in {} {} of kernel {}: every warp is blocked or finished and nothing can "

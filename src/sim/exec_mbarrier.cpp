@@ -34,19 +34,47 @@ std::array<int64_t, 32> barrier_bytes(Warp& w, const ir::MbarrierRef& b, Mask ma
   return bytes;
 }
 
-// Each lane arrives `count` times after raising the transaction count by `tx`. Lanes of one
-// instruction arriving on a phase that an earlier lane of it completed have spilled into the next
-// phase, which no thread could have waited for: reported.
+// The block whose barrier each lane's arrival reaches: its own, or with `ranks` the block of that
+// rank in the cluster, which must still be running (hw-semantics: a block must not end while
+// others of its cluster may still arrive on its barriers).
+Cta& arrival_target(Warp& w, const Lanes* ranks, int lane, const SourceLoc& loc, std::string_view operation,
+                    const std::string& block) {
+  if (!ranks) return w.cta;
+  const int64_t rank = (*ranks)[size_t(lane)].i;
+  const int blocks = w.cta.kernel.cluster_blocks();
+  if (rank < 0 || rank >= blocks)
+    throw Error(loc, fmt::format("{}: block rank {} is outside the cluster of {} blocks (thread {} of block {}); ranks "
+                                 "run from 0 to {}",
+                                 operation, rank, blocks, w.thread(lane), block, blocks - 1));
+  Cta& target = w.cta.scheduler.cluster_peer(w.cta, int(rank));
+  if (target.ended())
+    throw Error(loc, fmt::format("{}: thread {} of block {} arrives on a barrier of block {} (cluster rank {}), which "
+                                 "has ended; end every block of the cluster with cluster.sync() so that none ends "
+                                 "while others still arrive on its barriers",
+                                 operation, w.thread(lane), block, target.block_name(), rank));
+  return target;
+}
+
+// Each lane arrives `count` times after raising the transaction count by `tx`, on its own block's
+// barrier or, with `ranks`, on the barrier at the same offset in the block of that cluster rank.
+// Lanes of one instruction arriving on a phase that an earlier lane of it completed have spilled
+// into the next phase, which no thread could have waited for: reported.
 void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& tx, Mask mask, const SourceLoc& loc,
-            std::string_view operation) {
+            std::string_view operation, const Lanes* ranks = nullptr) {
   const std::string block = w.cta.block_name();
   const std::array<int64_t, 32> bytes = barrier_bytes(w, b, mask, loc, operation, block);
-  std::set<int64_t> completed;
+  std::set<std::pair<const Cta*, int64_t>> completed;
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
     const int64_t byte = bytes[size_t(lane)];
-    const MbarrierState& state = w.cta.mbarriers.all().at(byte);
-    if (completed.count(byte))
+    Cta& target = arrival_target(w, ranks, lane, loc, operation, block);
+    const std::string remote_operation =
+        ranks ? fmt::format("{} to block {}", operation, target.block_name()) : std::string(operation);
+    const ir::SharedTensorNode& array = *b.array->allocation();
+    const MbarrierState& state =
+        target.mbarriers.at(byte, array, int((byte - w.cta.shared_offsets.at(&array)) / 8), remote_operation,
+                            origin(w, loc, lane, block));
+    if (completed.count({&target, byte}))
       throw Error(loc, fmt::format("{}: thread {} of block {} arrives on {} after earlier threads of this same "
                                    "instruction completed its phase {} (the barrier's count is {}); every thread that "
                                    "executes it arrives: run it in single_thread(), or allocate the barrier with the "
@@ -59,8 +87,8 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
     if (count[lane].i < 1)
       throw Error(loc, fmt::format("{}: an arrival count of {} (thread {} of block {}); it must be at least 1",
                                    operation, count[lane].i, w.thread(lane), block));
-    if (w.cta.mbarriers.arrive(byte, count[lane].i, tx[lane].i, operation, origin(w, loc, lane, block)))
-      completed.insert(byte);
+    if (target.mbarriers.arrive(byte, count[lane].i, tx[lane].i, remote_operation, origin(w, loc, lane, block)))
+      completed.insert({&target, byte});
   }
 }
 
@@ -91,6 +119,14 @@ void exec_MbarrierArrive(Warp& w, const ir::MbarrierArriveNode& n, Mask mask) {
 
 void exec_MbarrierArriveExpectTx(Warp& w, const ir::MbarrierArriveExpectTxNode& n, Mask mask) {
   arrive(w, n.barrier, filled(1), w.eval(n.bytes, mask), mask, n.loc, "mbarrier.arrive_and_expect_tx");
+}
+
+void exec_MbarrierRemoteArrive(Warp& w, const ir::MbarrierRemoteArriveNode& n, Mask mask) {
+  const Lanes ranks = w.eval(n.rank, mask);
+  if (n.bytes)
+    arrive(w, n.barrier, filled(1), w.eval(n.bytes, mask), mask, n.loc, "mbarrier.arrive_and_expect_tx", &ranks);
+  else
+    arrive(w, n.barrier, w.eval(n.count, mask), filled(0), mask, n.loc, "mbarrier.arrive", &ranks);
 }
 
 void exec_MbarrierExpectTx(Warp& w, const ir::MbarrierExpectTxNode& n, Mask mask) {

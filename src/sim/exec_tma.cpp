@@ -8,14 +8,6 @@ namespace tessel::sim {
 
 namespace {
 
-// The lane of the thread that issues the group's TMA instructions, or -1 when it is not in this
-// warp's active lanes.
-int issuing_lane(const Warp& w, Mask mask) {
-  for (int lane = 0; lane < 32; ++lane)
-    if ((mask >> lane & 1) && w.thread_in_group(lane) == 0) return lane;
-  return -1;
-}
-
 // The box's coordinates, innermost first, from the issuing lane's offsets (outermost first).
 std::array<int64_t, ir::kTensorMapMaxRank> box_coordinates(Warp& w, const std::vector<ir::Expr>& offsets, int lane) {
   const int rank = int(offsets.size());
@@ -58,7 +50,43 @@ void check_image_written(const Warp& w, const ir::SharedTensorNode& tile, const 
     }
 }
 
+// The blocks a multicast load lands in: those of the cluster whose rank bit is set in the mask,
+// each with its barrier at the issuing block's barrier offset initialized and the block running.
+std::vector<Cta*> multicast_targets(Warp& w, const ir::TmaLoadNode& n, int lane, int64_t barrier) {
+  const int64_t mask = w.eval(n.cta_mask, Mask(1) << lane)[size_t(lane)].i;
+  const int blocks = w.cta.kernel.cluster_blocks();
+  if (mask <= 0 || mask >= (int64_t(1) << blocks))
+    throw Error(n.loc, fmt::format("tma.global_to_shared: the multicast mask {:#x} {} the cluster of {} blocks "
+                                   "(thread {} of block {}); set bit r for each block rank r in 0..{} that receives "
+                                   "the box",
+                                   mask, mask == 0 ? "names no block of" : "names blocks outside", blocks,
+                                   w.thread(lane), w.cta.block_name(), blocks - 1));
+  const int index = int(w.eval(n.barrier.index, Mask(1) << lane)[size_t(lane)].i);
+  const std::string issuer = w.cta.block_name();
+  std::vector<Cta*> targets;
+  for (int rank = 0; rank < blocks; ++rank) {
+    if (!(mask >> rank & 1)) continue;
+    Cta& target = w.cta.scheduler.cluster_peer(w.cta, rank);
+    if (target.ended())
+      throw Error(n.loc, fmt::format("tma.global_to_shared: multicast to block {} (cluster rank {}), which has "
+                                     "ended (thread {} of block {}); end every block of the cluster with "
+                                     "cluster.sync() so that none ends while others still send to it",
+                                     target.block_name(), rank, w.thread(lane), issuer));
+    target.mbarriers.at(barrier, *n.barrier.array->allocation(), index,
+                        fmt::format("tma.global_to_shared multicast to block {}", target.block_name()),
+                        {&n.loc, w.thread(lane), issuer});
+    targets.push_back(&target);
+  }
+  return targets;
+}
+
 }  // namespace
+
+int issuing_lane(const Warp& w, Mask mask) {
+  for (int lane = 0; lane < 32; ++lane)
+    if ((mask >> lane & 1) && w.thread_in_group(lane) == 0) return lane;
+  return -1;
+}
 
 void exec_TmaStore(Warp& w, const ir::TmaStoreNode& n, Mask mask) {
   const int lane = issuing_lane(w, mask);
@@ -87,7 +115,9 @@ void exec_TmaLoad(Warp& w, const ir::TmaLoadNode& n, Mask mask) {
   const auto coords = box_coordinates(w, n.offsets, lane);
   const int64_t begin = box_start(w, *n.dst, map, lane, n.loc, "tma.global_to_shared");
   const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, "tma.global_to_shared");
-  w.cta.tma.issue_load(w.thread(lane), map, coords, begin, barrier, n.loc);
+  std::vector<Cta*> targets =
+      n.cta_mask ? multicast_targets(w, n, lane, barrier) : std::vector<Cta*>{&w.cta};
+  w.cta.tma.issue_load(w.thread(lane), map, coords, begin, barrier, std::move(targets), n.loc);
   w.cta.scheduler.issued(w.cta.tma);
 }
 

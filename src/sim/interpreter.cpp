@@ -17,6 +17,18 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
           case ir::BuiltinKind::GridDimY: return {.i = cta.launch.grid[1]};
           case ir::BuiltinKind::GridDimZ: return {.i = cta.launch.grid[2]};
           case ir::BuiltinKind::Multiprocessors: break;
+          case ir::BuiltinKind::ClusterBlockIdxX:
+          case ir::BuiltinKind::ClusterBlockIdxY:
+          case ir::BuiltinKind::ClusterBlockIdxZ:
+          case ir::BuiltinKind::ClusterDimX:
+          case ir::BuiltinKind::ClusterDimY:
+          case ir::BuiltinKind::ClusterDimZ:
+          case ir::BuiltinKind::ClusterIdxX:
+          case ir::BuiltinKind::ClusterIdxY:
+          case ir::BuiltinKind::ClusterIdxZ:
+          case ir::BuiltinKind::ClusterBlockRank:
+            return {.i = ir::cluster_builtin_value(static_cast<const ir::BuiltinNode&>(b).which, cta.block,
+                                                   cta.kernel.cluster)};
         }
         TESSEL_CHECK(false, "multiprocessors in kernel {} was not made a parameter by lowering", cta.kernel.name);
       });

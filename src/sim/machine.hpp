@@ -5,6 +5,7 @@
 
 #include <ucontext.h>
 
+#include <deque>
 #include <exception>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <unordered_map>
 
 #include "async_copy_unit.hpp"
+#include "clc_unit.hpp"
 #include "wgmma_unit.hpp"
 #include "mbarriers.hpp"
 #include "tessel/sim/simulator.hpp"
@@ -129,33 +131,65 @@ class Cta {
   WgmmaUnit wgmma;
   TmaUnit tma;
   TensorMemory tensor_memory;
+  ClcUnit clc;
+  // The try_cancel response read that found no cluster cancelled, if any: a try_cancel after it
+  // is undefined behavior (PTX ISA 9.7.13.17).
+  const SourceLoc* clc_failure_observed_at = nullptr;
   std::vector<AsyncAgent*> agents;  // every agent of the block, for the scheduler
 
   std::string block_name() const;
+
+  // Clusters: the block's rank in its cluster, and the cluster barrier of cluster.sync(), used in
+  // the cluster's block of rank 0 (Scheduler::cluster_peer).
+  int cluster_rank = 0;
+  size_t cluster_first = 0;  // the index of its cluster's block of rank 0 among the scheduler's
+  Barrier cluster_barrier;
+  void arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc);
+  void complete_cluster_barrier_if_all_arrived();
+  // Whether every warp of the block has finished.
+  bool ended() const;
 
  private:
   std::vector<const InFlightWrite*> in_flight_writes_;  // per shared byte; null when none
 };
 
-// Runs a group of blocks together: their warps as fibers and their agents, in the completion
-// order of the options. Deadlock: no warp is ready and no work in flight can release one.
+// Runs groups of blocks (clusters, when the kernel has them) from a launch queue, `resident` groups
+// at a time: their warps as fibers and their agents, in the completion order of the options; a
+// group starts when a resident one has ended. Deadlock: no warp is ready and no work in flight can
+// release one.
 class Scheduler {
  public:
-  Scheduler(const ir::KernelNode& k, const Launch& launch, const std::vector<std::array<int, 3>>& blocks,
-            const Options& options, LayoutTables& tables);
+  // `groups` holds the first block of each group of `group_shape` blocks, in launch order.
+  Scheduler(const ir::KernelNode& k, const Launch& launch, std::deque<std::array<int, 3>> groups,
+            std::array<int, 3> group_shape, int resident, const Options& options, LayoutTables& tables);
   void run();
   // Called when a warp issued work to `agent`: completes work now or later, by the completion order.
   void issued(AsyncAgent& agent);
+  // The block of rank `rank` in the cluster of `cta` (the block itself in a kernel without clusters,
+  // whose blocks are clusters of one).
+  Cta& cluster_peer(const Cta& cta, int rank);
+  // try_cancel's completion: takes a group that has not started from the launch queue, never to
+  // start, and returns its first block; none when the queue is empty. Seeded orders take any.
+  std::optional<std::array<int, 3>> cancel_cluster();
   ucontext_t context;  // where warps yield to
 
  private:
+  void launch_groups_while_room();
+  void launch_group(std::array<int, 3> first);
+
   void release_warps_whose_wait_holds();
   bool complete_work_a_waiting_warp_needs();
   bool complete_all_work();
   bool time_out_try_waits();
 
   const ir::KernelNode& kernel_;
-  std::vector<std::unique_ptr<Cta>> ctas_;
+  const Launch& launch_;
+  LayoutTables& tables_;
+  std::deque<std::array<int, 3>> launch_queue_;
+  const std::array<int, 3> group_shape_;
+  const int resident_;
+  std::vector<std::unique_ptr<Cta>> ctas_;  // launched blocks; a group's in rank order
+  std::vector<Warp*> warps_;                // of the launched blocks
   const CompletionOrder order_;
   const bool random_interleaving_;
   std::mt19937_64 rng_;
@@ -170,6 +204,11 @@ Error deadlock_error(const ir::KernelNode& k, const std::vector<std::unique_ptr<
 // The shared byte of the barrier `b` names in `lane`, checked as every mbarrier operation checks
 // it (index in range, barrier initialized), with `operation` in messages (exec_mbarrier.cpp).
 int64_t mbarrier_byte(Warp& w, const ir::MbarrierRef& b, int lane, const SourceLoc& loc, std::string_view operation);
+
+// The lane of the thread that issues the group's single-thread instructions (TMA copies,
+// try_cancel): the group's first thread, or -1 when it is not in this warp's active lanes
+// (exec_tma.cpp).
+int issuing_lane(const Warp& w, Mask mask);
 
 // Global memory checks: throws tessel::Error at `loc` unless [p, p+bytes) lies in one allocation.
 void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc);

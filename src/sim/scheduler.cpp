@@ -1,6 +1,7 @@
 // The scheduler: runs a group of blocks (their warps as fibers, their asynchronous agents) round
 // by round, and the grid group after group.
 #include "machine.hpp"
+#include "tessel/ir/mutator.hpp"
 
 namespace tessel::sim {
 
@@ -31,6 +32,12 @@ void start_fiber(Warp& w) {
   makecontext(&w.context, reinterpret_cast<void (*)()>(fiber_entry), 2, unsigned(p & 0xffffffffu), unsigned(p >> 32));
 }
 
+bool uses_cluster_launch_control(const ir::KernelNode& k) {
+  bool uses = false;
+  ir::walk(k.body, [&](const ir::StmtNode& s) { uses |= s.kind == ir::NodeKind::ClcTryCancel; });
+  return uses;
+}
+
 }  // namespace
 
 void Warp::wait(const SourceLoc& at, WaitCondition condition) {
@@ -39,10 +46,63 @@ void Warp::wait(const SourceLoc& at, WaitCondition condition) {
   swapcontext(&context, &cta.scheduler.context);
 }
 
-Scheduler::Scheduler(const ir::KernelNode& k, const Launch& launch, const std::vector<std::array<int, 3>>& blocks,
-                     const Options& options, LayoutTables& tables)
-    : kernel_(k), order_(options.completion_order()), random_interleaving_(options.seed != 0), rng_(options.seed) {
-  for (const auto& b : blocks) ctas_.push_back(std::make_unique<Cta>(*this, k, launch, b, tables));
+Scheduler::Scheduler(const ir::KernelNode& k, const Launch& launch, std::deque<std::array<int, 3>> groups,
+                     std::array<int, 3> group_shape, int resident, const Options& options, LayoutTables& tables)
+    : kernel_(k), launch_(launch), tables_(tables), launch_queue_(std::move(groups)), group_shape_(group_shape),
+      resident_(resident), order_(options.completion_order()), random_interleaving_(options.seed != 0),
+      rng_(options.seed) {}
+
+void Scheduler::launch_group(std::array<int, 3> first) {
+  const size_t cluster_first = ctas_.size();
+  for (int z = first[2]; z < first[2] + group_shape_[2]; ++z)
+    for (int y = first[1]; y < first[1] + group_shape_[1]; ++y)
+      for (int x = first[0]; x < first[0] + group_shape_[0]; ++x) {
+        const std::array<int, 3> block = {x, y, z};
+        ctas_.push_back(std::make_unique<Cta>(*this, kernel_, launch_, block, tables_));
+        Cta& cta = *ctas_.back();
+        cta.cluster_rank = int(ir::cluster_builtin_value(ir::BuiltinKind::ClusterBlockRank, block, kernel_.cluster));
+        cta.cluster_first = cluster_first;
+        for (auto& w : cta.warps) {
+          start_fiber(*w);
+          warps_.push_back(w.get());
+        }
+      }
+}
+
+// Groups are resident from their launch until every warp of theirs has finished.
+void Scheduler::launch_groups_while_room() {
+  if (launch_queue_.empty()) return;
+  const size_t group_blocks = size_t(group_shape_[0] * group_shape_[1] * group_shape_[2]);
+  int resident = 0;
+  for (size_t first = 0; first < ctas_.size(); first += group_blocks)
+    for (size_t b = first; b < first + group_blocks; ++b)
+      if (!ctas_[b]->ended()) {
+        ++resident;
+        break;
+      }
+  for (; resident < resident_ && !launch_queue_.empty(); ++resident) {
+    launch_group(launch_queue_.front());
+    launch_queue_.pop_front();
+  }
+}
+
+std::optional<std::array<int, 3>> Scheduler::cancel_cluster() {
+  if (launch_queue_.empty()) return std::nullopt;
+  const size_t pick = order_ == CompletionOrder::Seeded ? size_t(rng_() % launch_queue_.size()) : 0;
+  const std::array<int, 3> first = launch_queue_[pick];
+  launch_queue_.erase(launch_queue_.begin() + std::ptrdiff_t(pick));
+  return first;
+}
+
+Cta& Scheduler::cluster_peer(const Cta& cta, int rank) {
+  if (!kernel_.clustered()) {
+    TESSEL_CHECK(rank == 0, "block rank {} in kernel {} without clusters", rank, kernel_.name);
+    return const_cast<Cta&>(cta);
+  }
+  const size_t index = cta.cluster_first + size_t(rank);
+  TESSEL_CHECK(rank >= 0 && index < ctas_.size() && ctas_[index]->cluster_rank == rank,
+               "block rank {} of a cluster of {} blocks", rank, kernel_.cluster_blocks());
+  return *ctas_[index];
 }
 
 void Scheduler::issued(AsyncAgent& agent) {
@@ -54,14 +114,10 @@ void Scheduler::issued(AsyncAgent& agent) {
 }
 
 void Scheduler::run() {
-  std::vector<Warp*> warps, ready;
-  for (auto& cta : ctas_)
-    for (auto& w : cta->warps) {
-      start_fiber(*w);
-      warps.push_back(w.get());
-    }
+  std::vector<Warp*> ready;
   size_t next = 0;
   for (;;) {
+    launch_groups_while_room();
     if (order_ == CompletionOrder::Seeded)
       for (auto& cta : ctas_)
         for (AsyncAgent* a : cta->agents)
@@ -69,7 +125,7 @@ void Scheduler::run() {
     release_warps_whose_wait_holds();
     ready.clear();
     bool live = false;
-    for (Warp* w : warps) {
+    for (Warp* w : warps_) {
       if (w->state == Warp::State::Ready) ready.push_back(w);
       live |= w->state != Warp::State::Done;
     }
@@ -83,12 +139,14 @@ void Scheduler::run() {
     Warp* w = random_interleaving_ ? ready[rng_() % ready.size()] : ready[next++ % ready.size()];
     swapcontext(&context, &w->context);
     if (w->error) std::rethrow_exception(w->error);
+    if (w->state == Warp::State::Done) w->cta.complete_cluster_barrier_if_all_arrived();
   }
   // A block's shared memory goes to the next block when it ends: a store still reading it would
   // read another block's data.
   for (auto& cta : ctas_) {
     cta->tma.check_no_store_reading(cta->block_name());
     cta->tensor_memory.check_released();
+    cta->clc.check_none_pending(cta->block_name());
   }
   complete_all_work();  // writes nobody waited for still land before the blocks end
 }
@@ -149,22 +207,27 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
                launch.args.size(), k.params.size());
   for (int d = 0; d < 3; ++d)
     if (launch.grid[d] <= 0) return;  // an empty grid runs nothing, as on a GPU
-  const std::array<int, 3>& g = options.blocks_per_group;
+  // A cluster's blocks run together: they may wait for each other.
+  const std::array<int, 3>& g = k.clustered() ? k.cluster : options.blocks_per_group;
   for (int d = 0; d < 3; ++d)
     if (g[d] <= 0 || launch.grid[d] % g[d] != 0)
       throw Error(fmt::format("simulator: the grid ({}) of kernel {} does not divide into groups of ({}) blocks",
                               fmt::join(launch.grid, ", "), k.name, fmt::join(g, ", ")));
   LayoutTables tables;
-  std::vector<std::array<int, 3>> blocks;
-  for (int gz = 0; gz < launch.grid[2]; gz += g[2])
-    for (int gy = 0; gy < launch.grid[1]; gy += g[1])
-      for (int gx = 0; gx < launch.grid[0]; gx += g[0]) {
-        blocks.clear();
-        for (int z = gz; z < gz + g[2]; ++z)
-          for (int y = gy; y < gy + g[1]; ++y)
-            for (int x = gx; x < gx + g[0]; ++x) blocks.push_back({x, y, z});
-        Scheduler(k, launch, blocks, options, tables).run();
-      }
+  std::deque<std::array<int, 3>> groups;
+  for (int z = 0; z < launch.grid[2]; z += g[2])
+    for (int y = 0; y < launch.grid[1]; y += g[1])
+      for (int x = 0; x < launch.grid[0]; x += g[0]) groups.push_back({x, y, z});
+  // A kernel that cancels launches needs blocks waiting in the launch queue: a few groups are
+  // resident, the others start as resident ones end. Any other kernel runs group after group.
+  if (uses_cluster_launch_control(k)) {
+    if (options.resident_clusters < 1)
+      throw Error(fmt::format("simulator: resident_clusters is {}; at least one cluster must be resident",
+                              options.resident_clusters));
+    Scheduler(k, launch, std::move(groups), g, options.resident_clusters, options, tables).run();
+    return;
+  }
+  for (const std::array<int, 3>& first : groups) Scheduler(k, launch, {first}, g, 1, options, tables).run();
 }
 
 }  // namespace tessel::sim

@@ -293,6 +293,7 @@ bool TensorMemory::complete_needed_by(const Warp& warp, const WaitCondition& con
                         [](const WgmmaGroupWait&) { return false; },
                         [](const BulkGroupWait&) { return false; },
                         [](const TensorMemoryWait&) { return false; },  // only a dealloc frees columns
+                        [](const ClusterBarrierWait&) { return false; },
                         // The oldest commit on the barrier, with the mma it waits for.
                         [&](const MbarrierPhaseWait& wait) {
                           for (Commit& c : commits_) {

@@ -21,14 +21,15 @@ void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map,
 
 void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map,
                          std::array<int64_t, ir::kTensorMapMaxRank> coords, int64_t begin, int64_t barrier_byte,
-                         const SourceLoc& loc) {
+                         std::vector<Cta*> targets, const SourceLoc& loc) {
   const int64_t end = begin + box_footprint(map);
   TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA load of shared bytes [{}, {}) of {}", begin,
                end, cta_.smem.size());
-  cta_.check_not_in_flight(begin, int(end - begin), true, loc, thread);
-  loads_in_flight_.push_back(std::make_unique<Load>(
-      Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread}, map, coords, barrier_byte}));
-  cta_.mark_in_flight(loads_in_flight_.back()->write, begin, end);
+  for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread);
+  loads_in_flight_.push_back(std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread},
+                                                         map, coords, barrier_byte, std::move(targets)}));
+  const Load& load = *loads_in_flight_.back();
+  for (Cta* target : load.targets) target->mark_in_flight(load.write, begin, end);
 }
 
 void TmaUnit::commit(int thread) { ++threads_[size_t(thread)].committed; }
@@ -81,10 +82,12 @@ void TmaUnit::land(const Load& l) {
       load_box_image(l.map, std::span(l.coords).first(size_t(l.map.rank)), l.write.begin, *l.write.issued_at);
   TESSEL_CHECK(std::all_of(image.written.begin(), image.written.end(), [](uint8_t w) { return w == 1; }),
                "a TMA load at {} whose image has row padding", l.write.issued_at->str());
-  cta_.complete_in_flight_write(l.write, image.bytes.data());
   int64_t box_bytes = dtype_bytes(l.map.dtype);
   for (int d = 0; d < l.map.rank; ++d) box_bytes *= l.map.box[size_t(d)];
-  cta_.complete_tx(l.barrier_byte, box_bytes, *l.write.issued_at);
+  for (Cta* target : l.targets) {
+    target->complete_in_flight_write(l.write, image.bytes.data());
+    target->complete_tx(l.barrier_byte, box_bytes, *l.write.issued_at);
+  }
 }
 
 void TmaUnit::complete_all() {
@@ -96,7 +99,6 @@ void TmaUnit::complete_at_random(std::mt19937_64& rng) {
 }
 
 bool TmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& condition) {
-  if (&warp.cta != &cta_) return false;
   const auto none_stored = [](const Store&) { return false; };
   const auto none_loaded = [](const Load&) { return false; };
   return std::visit(PerCondition{
@@ -104,17 +106,22 @@ bool TmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& conditio
                         [](const CopyGroupWait&) { return false; },
                         [](const WgmmaGroupWait&) { return false; },
                         [](const TensorMemoryWait&) { return false; },
+                        [](const ClusterBarrierWait&) { return false; },
                         // One load at a time, oldest first: the phase may complete before the
-                        // later loads land, whose bytes then count toward the next phase.
+                        // later loads land, whose bytes then count toward the next phase. A
+                        // multicast load signals the barrier of every block it lands in.
                         [&](const MbarrierPhaseWait& wait) {
                           const auto oldest = std::find_if(
-                              loads_in_flight_.begin(), loads_in_flight_.end(),
-                              [&](const std::unique_ptr<Load>& l) { return l->barrier_byte == wait.barrier; });
+                              loads_in_flight_.begin(), loads_in_flight_.end(), [&](const std::unique_ptr<Load>& l) {
+                                return l->barrier_byte == wait.barrier &&
+                                       std::find(l->targets.begin(), l->targets.end(), &warp.cta) != l->targets.end();
+                              });
                           if (oldest == loads_in_flight_.end()) return false;
                           const Load* needed = oldest->get();
                           return complete_where(none_stored, [&](const Load& l) { return &l == needed; });
                         },
                         [&](const BulkGroupWait& wait) {
+                          if (&warp.cta != &cta_) return false;
                           return complete_where(
                               [&](const Store& s) {
                                 const int lane = s.read.thread - warp.thread(0);

@@ -3,7 +3,8 @@
 // time the scheduler chooses, no later than the wait that retires its group. Until then the
 // source belongs to it: writes to those bytes are reported. A load reads the box from global
 // memory and writes its image to shared memory in one step, then completes its bytes on its
-// mbarrier; until then the image's bytes are an asynchronous write in flight.
+// mbarrier; until then the image's bytes are an asynchronous write in flight. A multicast load
+// does so in every block of the cluster it names, at the same shared offsets.
 #pragma once
 
 #include <array>
@@ -26,10 +27,11 @@ class TmaUnit final : public AsyncAgent {
   // the block's shared memory, to `map` at `coords` (innermost first).
   void issue_store(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
                    int64_t begin, const SourceLoc& loc);
-  // Thread `thread` loads the box of `map` at `coords` into the image at shared byte `begin`;
-  // when it completes, the bytes land and count against the mbarrier at `barrier_byte`.
+  // Thread `thread` loads the box of `map` at `coords` into the image at shared byte `begin` of
+  // each of `targets` (this block, or the blocks of a multicast); when it completes, the bytes
+  // land and count against each target's mbarrier at `barrier_byte`.
   void issue_load(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
-                  int64_t begin, int64_t barrier_byte, const SourceLoc& loc);
+                  int64_t begin, int64_t barrier_byte, std::vector<Cta*> targets, const SourceLoc& loc);
   void commit(int thread);
   // The thread's committed bulk groups from its oldest incomplete one on (wait_group's count).
   int pending_groups(int thread) const;
@@ -68,6 +70,7 @@ class TmaUnit final : public AsyncAgent {
     ir::TensorMapValues map;
     std::array<int64_t, ir::kTensorMapMaxRank> coords;
     int64_t barrier_byte;
+    std::vector<Cta*> targets;
   };
   // Completes the stores and the loads for which the picks answer true, keeping the others in
   // issue order.

@@ -23,6 +23,9 @@ bool holds(const Warp& w, const WaitCondition& c) {
                           return true;
                         },
                         [&](const TensorMemoryWait& t) { return w.cta.tensor_memory.can_allocate(t.columns); },
+                        [&](const ClusterBarrierWait& b) {
+                          return w.cta.scheduler.cluster_peer(w.cta, 0).cluster_barrier.phases != b.phase;
+                        },
                     },
                     c);
 }
@@ -65,6 +68,9 @@ std::string describe(const Warp& w, const Wait& wait) {
             return fmt::format("waiting at {} (tcgen05.alloc) for {} free columns of tensor memory ({} of {} are free, "
                                "not in one aligned run of {})",
                                at, t.columns, w.cta.tensor_memory.free_columns(), kTmemColumns, t.columns);
+          },
+          [&](const ClusterBarrierWait& b) {
+            return fmt::format("waiting at cluster.sync() at {} ({} of its 32 threads arrived)", at, b.arrived_threads);
           },
       },
       wait.until);

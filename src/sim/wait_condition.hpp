@@ -59,8 +59,15 @@ struct TensorMemoryWait {
   int columns;
 };
 
-using WaitCondition =
-    std::variant<BarrierWait, CopyGroupWait, WgmmaGroupWait, MbarrierPhaseWait, BulkGroupWait, TensorMemoryWait>;
+// cluster.sync() (barrier.cluster.arrive + wait): every thread of every block of the cluster
+// arrived at the cluster barrier's phase the warp arrived at.
+struct ClusterBarrierWait {
+  int phase;            // the cluster barrier's completed phases when the warp arrived
+  int arrived_threads;  // threads of this warp that arrived
+};
+
+using WaitCondition = std::variant<BarrierWait, CopyGroupWait, WgmmaGroupWait, MbarrierPhaseWait, BulkGroupWait,
+                                   TensorMemoryWait, ClusterBarrierWait>;
 
 // A blocked warp's wait: where in the user's kernel, and until what.
 struct Wait {

@@ -215,6 +215,7 @@ bool WgmmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& condit
                         [](const MbarrierPhaseWait&) { return false; },  // wgmma does not signal mbarriers
                         [](const BulkGroupWait&) { return false; },
                         [](const TensorMemoryWait&) { return false; },
+                        [](const ClusterBarrierWait&) { return false; },
                         [&](const WgmmaGroupWait& wait) {
                           if (&warp.cta != &cta_) return false;
                           WarpState& state = warps_[size_t(warp.id)];

@@ -4,6 +4,7 @@
 // The closed list of node kinds is ir/nodes.def.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -130,8 +131,19 @@ struct CastNode : ExprNode {
 
 // Multiprocessors: the number of SMs of the device the kernel runs on (the simulator's
 // Options::multiprocessors), known on the host at launch; lowering makes it a derived parameter.
-enum class BuiltinKind : uint8_t { BlockIdxX, BlockIdxY, BlockIdxZ, GridDimX, GridDimY, GridDimZ, Multiprocessors };
+// The cluster values: the block's index in its cluster (%cluster_ctaid), the cluster's shape
+// (%cluster_nctaid, KernelNode::cluster), the cluster's index in the grid (%clusterid) and the
+// block's rank in its cluster (%cluster_ctarank: x fastest).
+enum class BuiltinKind : uint8_t {
+  BlockIdxX, BlockIdxY, BlockIdxZ, GridDimX, GridDimY, GridDimZ, Multiprocessors,
+  ClusterBlockIdxX, ClusterBlockIdxY, ClusterBlockIdxZ, ClusterDimX, ClusterDimY, ClusterDimZ,
+  ClusterIdxX, ClusterIdxY, ClusterIdxZ, ClusterBlockRank,
+};
 std::string_view builtin_name(BuiltinKind b);
+
+// The value of a cluster builtin for the block at `block` of a kernel with clusters of `cluster`
+// blocks; TESSEL_CHECK for the others.
+int64_t cluster_builtin_value(BuiltinKind b, const std::array<int, 3>& block, const std::array<int, 3>& cluster);
 
 struct BuiltinNode : ExprNode {
   BuiltinNode(SourceLoc l, BuiltinKind w) : ExprNode(NodeKind::Builtin, std::move(l), Type{DType::I32}), which(w) {}
@@ -577,6 +589,19 @@ struct MbarrierTryWaitNode : StmtNode {
   const WaitScope scope;
 };
 
+// An arrival on the barrier at the same shared offset as `barrier` in the block of rank `rank` of
+// the cluster (mapa, then mbarrier.arrive.release.cluster.shared::cluster): `count` arrivals, or,
+// with `bytes`, a raise of the phase's expected transaction bytes then one arrival.
+struct MbarrierRemoteArriveNode : StmtNode {
+  MbarrierRemoteArriveNode(SourceLoc l, MbarrierRef b, Expr rank, Expr count, Expr bytes)
+      : StmtNode(NodeKind::MbarrierRemoteArrive, std::move(l)), barrier(std::move(b)), rank(std::move(rank)),
+        count(std::move(count)), bytes(std::move(bytes)) {}
+  const MbarrierRef barrier;
+  const Expr rank;
+  const Expr count;  // null with bytes
+  const Expr bytes;  // null for plain arrivals
+};
+
 // fence.proxy.async: orders this thread's generic-proxy accesses before its later async-proxy
 // accesses (TMA, wgmma operands) of the state space, or of every space.
 enum class ProxyFenceSpace : uint8_t { SharedCta, SharedCluster, Global, All };
@@ -607,18 +632,22 @@ struct TmaStoreNode : StmtNode {
 // shared <- global through a tensor map: the box at `offsets` of `src` lands in the tile `dst` as
 // its image (elements outside the view read as zero) and completes its bytes on `barrier`
 // (complete-tx). The tile's dimensions are `dims` of the view, as for stores. Until the barrier's
-// phase completes, the tile's bytes belong to the TMA engine.
+// phase completes, the tile's bytes belong to the TMA engine. With a `cta_mask` (multicast,
+// .multicast::cluster), the box lands at the tile's offset in every block of the cluster whose rank
+// bit is set, and completes its bytes on each one's barrier at `barrier`'s offset.
 struct TmaLoadNode : StmtNode {
   TmaLoadNode(SourceLoc l, GlobalTensor src, SharedTensor dst, std::vector<Expr> offsets, std::vector<int> dims,
-              MbarrierRef barrier, int tensor_map = -1)
+              MbarrierRef barrier, int tensor_map = -1, Expr cta_mask = nullptr)
       : StmtNode(NodeKind::TmaLoad, std::move(l)), src(std::move(src)), dst(std::move(dst)),
-        offsets(std::move(offsets)), dims(std::move(dims)), barrier(std::move(barrier)), tensor_map(tensor_map) {}
+        offsets(std::move(offsets)), dims(std::move(dims)), barrier(std::move(barrier)), tensor_map(tensor_map),
+        cta_mask(std::move(cta_mask)) {}
   const GlobalTensor src;
   const SharedTensor dst;
   const std::vector<Expr> offsets;  // one per dimension of src
   const std::vector<int> dims;      // one per dimension of dst
   const MbarrierRef barrier;
   const int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
+  const Expr cta_mask;              // bit r: cluster rank r receives the box; null: this block only
 };
 // Closes the issuing thread's current bulk group of TMA stores (cp.async.bulk.commit_group).
 struct TmaCommitNode : StmtNode {
@@ -632,6 +661,39 @@ struct TmaWaitNode : StmtNode {
       : StmtNode(NodeKind::TmaWait, std::move(l)), pending(pending), read(read) {}
   const int pending;
   const bool read;
+};
+
+// ---- clusters --------------------------------------------------------------------------------
+
+// barrier.cluster.arrive.release + barrier.cluster.wait.acquire: every thread of the cluster that has
+// not exited arrives, then waits for the others; the accesses before it are visible to all after.
+struct ClusterSyncNode : StmtNode {
+  explicit ClusterSyncNode(SourceLoc l) : StmtNode(NodeKind::ClusterSync, std::move(l)) {}
+};
+
+// ---- cluster launch control (PTX ISA 9.7.13.17-18, sm_100a) ----------------------------------
+
+// The bytes of a try_cancel response in shared memory (16, naturally aligned).
+inline constexpr int kClcResponseBytes = 16;
+
+// clusterlaunchcontrol.try_cancel, issued by the first thread of the group that runs it: asks to
+// cancel the launch of one cluster of the grid that has not started. The answer lands in
+// `response` (a 16-byte shared tile) at a time of the hardware's choosing and completes its 16
+// bytes on `barrier` (complete-tx).
+struct ClcTryCancelNode : StmtNode {
+  ClcTryCancelNode(SourceLoc l, SharedTensor response, MbarrierRef barrier)
+      : StmtNode(NodeKind::ClcTryCancel, std::move(l)), response(std::move(response)), barrier(std::move(barrier)) {}
+  const SharedTensor response;
+  const MbarrierRef barrier;
+};
+// Reads the response in `response`: whether a cluster was cancelled, and the index of its first
+// block (undefined when none was), into the declared variables (bool, then i32 x, y, z).
+struct ClcQueryNode : StmtNode {
+  ClcQueryNode(SourceLoc l, Var canceled, Var x, Var y, Var z, SharedTensor response)
+      : StmtNode(NodeKind::ClcQuery, std::move(l)), canceled(std::move(canceled)), x(std::move(x)), y(std::move(y)),
+        z(std::move(z)), response(std::move(response)) {}
+  const Var canceled, x, y, z;
+  const SharedTensor response;
 };
 
 // setmaxnreg.inc / .dec (sm_90a): each warpgroup running it changes its warps' register count to
@@ -751,6 +813,7 @@ struct KernelNode {
   std::vector<Var> params;  // the call's, then the derived ones
   std::vector<DerivedParam> derived_params;
   std::vector<Expr> blocks;  // grid extents, 1 to 3, over the parameters
+  std::array<int, 3> cluster = {1, 1, 1};  // blocks per cluster (attrs.cluster); 1 x 1 x 1: no clusters
   int warps = 0;
   Stmt body;
   int64_t shared_bytes = -1;  // set by the shared-memory planner
@@ -758,6 +821,8 @@ struct KernelNode {
   SourceLoc loc;
   int threads() const { return warps * 32; }
   size_t call_params() const { return params.size() - derived_params.size(); }
+  bool clustered() const { return cluster != std::array<int, 3>{1, 1, 1}; }
+  int cluster_blocks() const { return cluster[0] * cluster[1] * cluster[2]; }
 };
 using Kernel = Ref<KernelNode>;
 

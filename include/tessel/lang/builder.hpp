@@ -35,6 +35,10 @@ class Builder {
   bool inside_thread_group() const { return !groups_.empty(); }
   Attrs& attrs() { return *attrs_; }
 
+  // The first mbarrier.alloc traced before attrs.cluster was set: it published its barriers to
+  // the block only, which a kernel with clusters must not do (checked when the trace ends).
+  std::optional<SourceLoc> mbarriers_allocated_without_cluster;
+
   // A problem found where throwing is impossible (a destructor); reported when the trace ends.
   void defer_error(Error e);
   void throw_deferred();

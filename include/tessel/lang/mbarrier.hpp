@@ -11,14 +11,31 @@
 
 namespace tessel {
 
+class RemoteMbarrier;
+
 // One barrier of an array: `bars[0]`, `bars[stage]`.
 class Mbarrier {
  public:
   explicit Mbarrier(ir::MbarrierRef ref) : ref_(std::move(ref)) {}
   const ir::MbarrierRef& ir() const { return ref_; }
+  // The barrier at the same offset in the block of cluster rank `rank` (cluster.blockRank), for
+  // arrivals from this block (sm_90a); only its own block waits on a barrier.
+  RemoteMbarrier remote(const Dim& rank) const;
 
  private:
   ir::MbarrierRef ref_;
+};
+
+// A barrier of another block of the cluster: `bars[stage].remote(peer)`.
+class RemoteMbarrier {
+ public:
+  RemoteMbarrier(ir::MbarrierRef ref, ir::Expr rank) : ref_(std::move(ref)), rank_(std::move(rank)) {}
+  const ir::MbarrierRef& ir() const { return ref_; }
+  const ir::Expr& rank() const { return rank_; }
+
+ private:
+  ir::MbarrierRef ref_;
+  ir::Expr rank_;
 };
 
 // The barriers of one mbarrier.alloc, one 8-byte word of shared memory each.
@@ -53,7 +70,9 @@ class MbarrierInstructions {
 
   // One barrier per count, each expecting that many arrivals per phase. Called by the whole
   // block: one thread initializes the barriers, then the block syncs, so every thread (and the
-  // asynchronous engines) may use them after the call.
+  // asynchronous engines) may use them after the call. In a kernel with clusters (set
+  // attrs.cluster first) the sync is cluster.sync(), so that the other blocks of the cluster may
+  // arrive on them and multicast to them.
   MbarrierArray alloc(std::vector<int> counts, loc_t loc = loc_t::current());
 
   // `count` arrivals on the barrier's current phase by every executing thread (a count other
@@ -62,6 +81,11 @@ class MbarrierInstructions {
   // Raises the phase's expected transaction bytes by `bytes`, then arrives once (sm_90a): the
   // phase completes when the arrivals are in and the bytes have landed.
   void arrive_and_expect_tx(const Mbarrier& bar, const Dim& bytes, loc_t loc = loc_t::current());
+  // The same on a barrier of another block of the cluster (mapa, then an arrival with release at
+  // cluster scope; sm_90a). Waiters on it use WaitScope::cluster to acquire what the arriving
+  // block wrote.
+  void arrive(const RemoteMbarrier& bar, const Dim& count = 1, loc_t loc = loc_t::current());
+  void arrive_and_expect_tx(const RemoteMbarrier& bar, const Dim& bytes, loc_t loc = loc_t::current());
   // Raises the phase's expected transaction bytes by `bytes` without arriving (sm_90a).
   void expect_tx(const Mbarrier& bar, const Dim& bytes, loc_t loc = loc_t::current());
 

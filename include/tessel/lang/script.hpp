@@ -3,12 +3,15 @@
 // Pipeline), and the instruction set both share.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
 
+#include "tessel/lang/clc.hpp"
+#include "tessel/lang/cluster.hpp"
 #include "tessel/lang/fence.hpp"
 #include "tessel/lang/mbarrier.hpp"
 #include "tessel/lang/tcgen05.hpp"
@@ -31,13 +34,21 @@ struct Attrs {
    private:
     std::vector<ir::Expr> dims_;
   };
-  Blocks blocks;
-  int warps = 0;
-};
+  // Blocks per cluster, a trace-time shape (sm_90a+): `attrs.cluster = {2, 1, 1}`; extents left out
+  // are 1. The grid must be a whole number of clusters.
+  class Cluster {
+   public:
+    Cluster& operator=(std::initializer_list<int> extents) { extents_ = extents; return *this; }
+    // The extents as written; the trace checks them when it ends.
+    const std::vector<int>& extents() const { return extents_; }
+    bool clustered() const;
 
-// Kernel-side built-in index vectors (blockIdx, gridDim).
-struct Index3 {
-  Expr<int32_t> x, y, z;
+   private:
+    std::vector<int> extents_;
+  };
+  Blocks blocks;
+  Cluster cluster;
+  int warps = 0;
 };
 
 // The traced `for` loop: `for (Int32 k : range(0, n, step))`. The body is traced once.
@@ -103,6 +114,8 @@ class Instructions {
   FenceInstructions fence;
   TmaInstructions tma;
   SetmaxnregInstructions setmaxnreg;
+  ClusterInstructions cluster;
+  ClcInstructions clc;
 
   // ---- tensors ----
   template <class T>

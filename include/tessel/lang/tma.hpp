@@ -11,6 +11,11 @@
 
 namespace tessel {
 
+// The blocks of the cluster a TMA load multicasts to: bit r set for cluster rank r.
+struct Multicast {
+  Dim cta_mask;
+};
+
 class TmaInstructions {
  public:
   using loc_t = std::source_location;
@@ -29,6 +34,12 @@ class TmaInstructions {
   // phase, and only then read the tile.
   void global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
                         const Mbarrier& barrier, std::vector<int> dims = {}, loc_t loc = loc_t::current());
+  // The same load multicast (sm_90a, clusters): the box lands at dst's offset in every block of the
+  // cluster in `multicast.cta_mask` and completes its bytes on each one's barrier at `barrier`'s
+  // offset, so every receiving block announces the bytes of all the loads that reach it.
+  void global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
+                        const Mbarrier& barrier, const Multicast& multicast, std::vector<int> dims = {},
+                        loc_t loc = loc_t::current());
   // Closes the issuing thread's bulk group of the stores issued since the last commit.
   void commit_group(loc_t loc = loc_t::current());
   // Waits until at most `n` of the issuing thread's committed bulk groups are in flight: with

@@ -1,9 +1,11 @@
 // The CPU simulator: runs the lowered IR of a kernel with GPU semantics (see docs/simulator.md).
-// Blocks run in groups (one block per group unless asked otherwise); within a group each warp is
-// a fiber and the unit of scheduling, and asynchronous engines complete their work at times the
-// scheduler chooses. Problems a GPU would hide or hang on are reported as tessel::Error naming the
-// user's line: deadlocks, out-of-bounds global accesses, reads of shared memory nothing wrote,
-// accesses to shared memory an asynchronous copy may still be writing.
+// Blocks run in groups (a kernel's clusters; one block per group unless asked otherwise); within a
+// group each warp is a fiber and the unit of scheduling, and asynchronous engines complete their
+// work at times the scheduler chooses. A kernel that cancels launches (cluster launch control)
+// runs from a launch queue, a few groups resident at a time. Problems a GPU would hide or hang on
+// are reported as tessel::Error naming the user's line: deadlocks, out-of-bounds global accesses,
+// reads of shared memory nothing wrote, accesses to shared memory an asynchronous copy may still
+// be writing.
 #pragma once
 
 #include <array>
@@ -29,12 +31,16 @@ struct Options {
   uint64_t seed = 0;
   // Unset: Lazy with seed 0, Seeded otherwise.
   std::optional<CompletionOrder> completion = std::nullopt;
-  // Blocks scheduled together, with their warps and engines interleaved (a cluster's shape). The
-  // grid must divide into groups of this shape.
+  // Blocks scheduled together, with their warps and engines interleaved, in a kernel without
+  // clusters (a kernel's clusters are its groups). The grid must divide into groups of this shape.
   std::array<int, 3> blocks_per_group = {1, 1, 1};
   // The simulated device's multiprocessor count, the value of a kernel's `multiprocessors`. Small,
   // so that a persistent kernel's blocks each loop over several tiles.
   int multiprocessors = 4;
+  // Clusters (blocks, without clusters) resident at once in a kernel that uses cluster launch
+  // control; the others wait in the launch queue, from which try_cancel takes them. Small, so that
+  // persistent kernels cancel most of the grid.
+  int resident_clusters = 2;
 
   CompletionOrder completion_order() const {
     return completion.value_or(seed == 0 ? CompletionOrder::Lazy : CompletionOrder::Seeded);

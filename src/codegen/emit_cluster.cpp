@@ -1,0 +1,11 @@
+// Clusters: the cluster barrier, run by every thread of every block of the cluster.
+#include "emitter.hpp"
+#include "ptx.hpp"
+
+namespace tessel::codegen {
+
+void emit_ClusterSync(Emitter& e, const ir::ClusterSyncNode& n) {
+  e.line(ptx_asm(Ptx::ClusterArriveWait, e.arch, {}) + fmt::format("  // cluster.sync ({})", n.loc.str()));
+}
+
+}  // namespace tessel::codegen

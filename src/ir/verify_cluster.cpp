@@ -1,0 +1,24 @@
+// Verifier rules of clusters: the target has them, and block ranks known at trace time name a
+// block of the cluster.
+#include "verification.hpp"
+
+namespace tessel::ir {
+
+void check_cluster_target(const KernelNode& k, Arch arch) {
+  if (k.clustered() && arch < Arch::Sm90a)
+    throw Error(k.loc, fmt::format("kernel {} has clusters of {} x {} x {} blocks (attrs.cluster), which need sm_90a "
+                                   "or newer; the kernel is compiled for {}",
+                                   k.name, k.cluster[0], k.cluster[1], k.cluster[2], arch_name(arch)));
+}
+
+void check_cluster_rank(const KernelNode& k, const Expr& rank, std::string_view what, const StmtNode& s) {
+  int64_t r = 0;
+  if (as_const_int(rank, &r) && (r < 0 || r >= k.cluster_blocks()))
+    throw Error(s.loc, fmt::format("{}: block rank {} is outside the cluster of {} blocks (attrs.cluster = {{{}}}); "
+                                   "ranks run from 0 to {}",
+                                   what, r, k.cluster_blocks(), fmt::join(k.cluster, ", "), k.cluster_blocks() - 1));
+}
+
+void verify_ClusterSync(Verification&, const ClusterSyncNode&) {}
+
+}  // namespace tessel::ir

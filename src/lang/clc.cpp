@@ -1,0 +1,27 @@
+// The cluster-launch-control instruction group: try_cancel and the queries of its response.
+#include "tessel/lang/script.hpp"
+
+namespace tessel {
+
+void ClcInstructions::try_cancel(const SharedTensor& response, const Mbarrier& barrier, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  b.group(loc);  // issued by a thread group's first thread: attrs.warps must be set
+  b.emit(std::make_shared<ir::ClcTryCancelNode>(loc, response.ir(), barrier.ir()));
+}
+
+ClcResponse ClcInstructions::query_response(const SharedTensor& response, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  const auto declare = [&](DType t, const char* name) {
+    ir::Var v = ir::make_var(ir::Type{t}, name, loc);
+    b.emit(std::make_shared<ir::DeclareNode>(loc, v, ir::const_int(0, t)));
+    return v;
+  };
+  const ir::Var canceled = declare(DType::Bool, "canceled"), x = declare(DType::I32, "ctaid_x"),
+                y = declare(DType::I32, "ctaid_y"), z = declare(DType::I32, "ctaid_z");
+  b.emit(std::make_shared<ir::ClcQueryNode>(loc, canceled, x, y, z, response.ir()));
+  return ClcResponse{Expr<bool>(canceled), Index3{Expr<int32_t>(x), Expr<int32_t>(y), Expr<int32_t>(z)}};
+}
+
+}  // namespace tessel

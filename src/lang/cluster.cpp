@@ -1,0 +1,33 @@
+// The cluster instruction group: the cluster's built-in values, cluster.sync(), and the cluster
+// shape of attrs.
+#include "tessel/lang/script.hpp"
+
+namespace tessel {
+
+namespace {
+
+Expr<int32_t> builtin(ir::BuiltinKind which) {
+  return Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, which));
+}
+
+}  // namespace
+
+ClusterInstructions::ClusterInstructions()
+    : blockIdx{builtin(ir::BuiltinKind::ClusterBlockIdxX), builtin(ir::BuiltinKind::ClusterBlockIdxY),
+               builtin(ir::BuiltinKind::ClusterBlockIdxZ)},
+      clusterDim{builtin(ir::BuiltinKind::ClusterDimX), builtin(ir::BuiltinKind::ClusterDimY),
+                 builtin(ir::BuiltinKind::ClusterDimZ)},
+      clusterIdx{builtin(ir::BuiltinKind::ClusterIdxX), builtin(ir::BuiltinKind::ClusterIdxY),
+                 builtin(ir::BuiltinKind::ClusterIdxZ)},
+      blockRank(builtin(ir::BuiltinKind::ClusterBlockRank)) {}
+
+void ClusterInstructions::sync(loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(std::make_shared<ir::ClusterSyncNode>(loc));
+}
+
+bool Attrs::Cluster::clustered() const {
+  return std::any_of(extents_.begin(), extents_.end(), [](int e) { return e != 1; });
+}
+
+}  // namespace tessel

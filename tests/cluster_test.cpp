@@ -1,0 +1,389 @@
+// Clusters: attrs.cluster and the cluster's values, cluster.sync(), arrivals on another block's
+// mbarrier, TMA multicast; on the simulator against host references under every completion order,
+// the misuse each reports, and the generated code through NVRTC for sm_90a.
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "cluster_kernels.hpp"
+#include "expect_error.hpp"
+#include "tessel/codegen/cuda.hpp"
+#include "tessel/runtime/nvrtc_compiler.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel {
+namespace {
+
+using testing::error_of;
+using testing::every_order;
+using testing::kCols;
+using testing::kRows;
+using testing::kValues;
+using testing::random_floats;
+using testing::ReportsClusterValues;
+using testing::SharesATileByMulticast;
+using testing::simulate;
+using testing::SumsRowsOfTheCluster;
+using testing::SwapsThroughGlobalMemory;
+
+int line = 0;
+
+// ---- attrs.cluster and the cluster's values ----
+
+TEST(Cluster, BlocksSeeTheirIndexInTheClusterTheClustersShapeAndIndexAndTheirRank) {
+  testing::check_cluster_values(Device::simulator(), 4, 3, 2, {});
+}
+
+TEST(Cluster, AGridThatIsNotAWholeNumberOfClustersIsRefusedAtLaunchWithBothShapes) {
+  Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(size_t(3 * 2 * 2 * kValues), -1));
+  EXPECT_EQ(error_of<ReportsClusterValues>(3, 2, 2, out),
+            "ReportsClusterValues: a grid of 3 x 2 x 2 blocks is not a whole number of 2 x 1 x 2 clusters");
+  EXPECT_EQ(error_of<ReportsClusterValues>(4, 2, 3, out),
+            "ReportsClusterValues: a grid of 4 x 2 x 3 blocks is not a whole number of 2 x 1 x 2 clusters");
+}
+
+TEST(Cluster, ThePrintedKernelAndTheGeneratedCodeCarryTheClusterShape) {
+  Kernel<ReportsClusterValues> k(Device::simulator(), KernelOptions{.arch = "sm_90a"});
+  const std::string src = k.cuda_source(4, 2, 2, (int32_t*)nullptr);
+  EXPECT_NE(src.find("int(blockIdx.x % 2u + 2u * (blockIdx.y % 1u + 1u * (blockIdx.z % 2u)))"), std::string::npos)
+      << src;
+  EXPECT_NE(src.find("int(blockIdx.z / 2u)"), std::string::npos) << src;
+}
+
+template <int X, int Y, int Z> struct ClusterOf : Script {
+  void operator()(Ptr<int32_t> out) {
+    attrs.blocks = 8;
+    attrs.cluster = {X, Y, Z};
+    attrs.warps = 1;
+  }
+};
+
+TEST(Cluster, ShapesOutsideTheHardwaresAreReported) {
+  Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(1, 0));
+  EXPECT_EQ((error_of<ClusterOf<4, 3, 1>>(out)),
+            "kernel ClusterOf_4_3_1: attrs.cluster = {4, 3, 1} makes clusters of 12 blocks; a cluster has at most 8");
+  EXPECT_EQ((error_of<ClusterOf<2, 0, 1>>(out)),
+            "kernel ClusterOf_2_0_1: attrs.cluster = {2, 0, 1}; a cluster has 1 to 3 extents, each at least 1");
+}
+
+struct ClusterForSm80 : Script {
+  void operator()(Ptr<int32_t> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    line = __LINE__ + 1;  // the kernel's first statement, where it is reported
+    single_thread([&] { store_global(global_view(out, {2}), register_tensor<int32_t>({1}, cluster.blockRank), {0}); });
+  }
+};
+
+TEST(Cluster, AKernelWithClustersForSm80IsRejectedNamingSm90a) {
+  Kernel<ClusterForSm80> k(Device::simulator(), KernelOptions{.arch = "sm_80"});
+  try {
+    k.lowered((int32_t*)nullptr);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              fmt::format("{}:{}: kernel ClusterForSm80 has clusters of 2 x 1 x 1 blocks (attrs.cluster), which need "
+                          "sm_90a or newer; the kernel is compiled for sm_80",
+                          __FILE__, line));
+  }
+}
+
+// ---- cluster.sync() ----
+
+TEST(ClusterSync, BlocksSeeTheirPeersWritesAfterItUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) testing::check_swap(Device::simulator(), 6, o);
+}
+
+TEST(ClusterSync, WithoutItABlockReadsThePeersSliceUnwritten) {
+  const int blocks = 2;
+  const std::vector<float> in = random_floats(size_t(blocks) * 128, 12);
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> din(Device::simulator(), in), scratch(Device::simulator(), std::vector<float>(in.size(), 0.0f)),
+        out(Device::simulator(), std::vector<float>(in.size(), 77.0f));
+    simulate<SwapsThroughGlobalMemory<false>>(o, blocks, din, scratch, out);
+    const auto got = out.download();
+    EXPECT_TRUE(std::count(got.begin(), got.end(), 0.0f) == 128);
+  }
+}
+
+struct SyncsTheClusterInAThreadGroup : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 2;
+    single_warp([&] {
+      line = __LINE__ + 1;
+      cluster.sync();
+    });
+  }
+};
+
+TEST(ClusterSync, InsideAThreadGroupIsReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
+  const std::string got = error_of<SyncsTheClusterInAThreadGroup>(out);
+  EXPECT_EQ(got,
+            fmt::format("{}:{}: ClusterSync is executed by every thread of the block, but it runs in a thread group of "
+                        "threads 0..31 (the block has threads 0..63); move it out of the thread group",
+                        __FILE__, line));
+}
+
+// Rank 1 syncs the cluster before it arrives on rank 0's barrier, which rank 0 waits for first: a
+// cluster.sync() waits for every thread that has not exited, so rank 0 never arrives.
+struct SyncsTheClusterWhileAPeerWaits : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    allocated = __LINE__ + 1;
+    auto bars = mbarrier.alloc({1});
+    if_(cluster.blockRank == 0, [&] {
+      line = __LINE__ + 1;
+      mbarrier.wait(bars[0], 0, WaitSemantics::acquire, WaitScope::cluster);
+    }).else_([&] {
+      synced = __LINE__ + 1;
+      cluster.sync();
+      single_thread([&] { mbarrier.arrive(bars[0].remote(0)); });
+    });
+  }
+  static inline int allocated = 0, synced = 0;
+};
+
+TEST(ClusterSync, ASyncThatAPeerNeverReachesIsADeadlockNamingIt) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
+  const std::string got = error_of<SyncsTheClusterWhileAPeerWaits>(out);
+  const int alloc = SyncsTheClusterWhileAPeerWaits::allocated, sync = SyncsTheClusterWhileAPeerWaits::synced;
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: deadlock in blocks (0, 0, 0), (1, 0, 0) of kernel SyncsTheClusterWhileAPeerWaits: "
+                        "every warp is blocked or finished and nothing can release the waiting ones\n"
+                        "  block (0, 0, 0) warp 0 (threads 0..31): waiting at {0}:{1} for barrier 0 of the array "
+                        "allocated at {0}:{2} to complete its phase of parity 0\n"
+                        "  block (1, 0, 0) warp 0 (threads 0..31): waiting at cluster.sync() at {0}:{3} (32 of its 32 "
+                        "threads arrived)\n"
+                        "  cluster barrier of cluster.sync(): 32 of 64 threads arrived; every thread of every block of "
+                        "the cluster must reach cluster.sync()\n"
+                        "  block (0, 0, 0) barrier 0 of the array allocated at {0}:{2}: in phase 0 (parity 0), 1 of 1 "
+                        "arrivals pending, tx-count 0\n"
+                        "  block (1, 0, 0) barrier 0 of the array allocated at {0}:{2}: in phase 0 (parity 0), 1 of 1 "
+                        "arrivals pending, tx-count 0",
+                        __FILE__, line, alloc, sync));
+}
+
+// Rank 0 ends while rank 1 syncs the cluster: threads that have exited do not count.
+struct SyncsTheClusterAfterAPeerEnded : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 2;
+    cluster.sync();
+    if_(cluster.blockRank == 1, [&] { cluster.sync(); });
+  }
+};
+
+TEST(ClusterSync, ThreadsThatEndedDoNotCount) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
+  for (const sim::Options& o : every_order()) simulate<SyncsTheClusterAfterAPeerEnded>(o, out);
+}
+
+// ---- arrivals on another block's mbarrier ----
+
+TEST(RemoteArrive, RankZeroSumsWhatItsClusterWroteUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) testing::check_cluster_sums(Device::simulator(), 3, o);
+}
+
+struct ArrivesOnRankTwoOfTwo : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto bars = mbarrier.alloc({1});
+    line = __LINE__ + 1;
+    single_thread([&] { mbarrier.arrive(bars[0].remote(2)); });
+  }
+};
+
+struct ArrivesOnTheNextRank : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto bars = mbarrier.alloc({1});
+    line = __LINE__ + 1;
+    single_thread([&] { mbarrier.arrive_and_expect_tx(bars[0].remote(cluster.blockRank + 1), 16); });
+    cluster.sync();
+  }
+};
+
+TEST(RemoteArrive, RanksOutsideTheClusterAreReportedAtTraceOrRunTime) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
+  {
+    const std::string got = error_of<ArrivesOnRankTwoOfTwo>(out);
+    EXPECT_EQ(got,
+              fmt::format("{}:{}: mbarrier.arrive: block rank 2 is outside the cluster of 2 blocks (attrs.cluster = {{2, "
+                          "1, 1}}); ranks run from 0 to 1",
+                          __FILE__, line));
+  }
+  {
+    const std::string got = error_of<ArrivesOnTheNextRank>(out);
+    EXPECT_EQ(got,
+              fmt::format("{}:{}: mbarrier.arrive_and_expect_tx: block rank 2 is outside the cluster of 2 blocks (thread 0 "
+                          "of block (1, 0, 0)); ranks run from 0 to 1",
+                          __FILE__, line));
+  }
+}
+
+// Rank 0 arrives on rank 1's barrier and ends; rank 1 then arrives on rank 0's, which has ended.
+struct ArrivesOnAnEndedBlock : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto bars = mbarrier.alloc({1});
+    if_(cluster.blockRank == 0, [&] { single_thread([&] { mbarrier.arrive(bars[0].remote(1)); }); })
+        .else_([&] {
+          mbarrier.wait(bars[0], 0, WaitSemantics::acquire, WaitScope::cluster);
+          line = __LINE__ + 1;
+          single_thread([&] { mbarrier.arrive(bars[0].remote(0)); });
+        });
+  }
+};
+
+TEST(RemoteArrive, AnArrivalOnABlockThatEndedIsReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
+  const std::string got = error_of<ArrivesOnAnEndedBlock>(out);
+  EXPECT_EQ(got,
+            fmt::format("{}:{}: mbarrier.arrive: thread 0 of block (1, 0, 0) arrives on a barrier of block (0, 0, 0) "
+                        "(cluster rank 0), which has ended; end every block of the cluster with cluster.sync() so that "
+                        "none ends while others still arrive on its barriers",
+                        __FILE__, line));
+}
+
+struct AllocatesBarriersBeforeTheCluster : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.warps = 1;
+    line = __LINE__ + 1;
+    auto bars = mbarrier.alloc({1});
+    attrs.cluster = {2};
+    single_thread([&] { mbarrier.arrive(bars[0].remote(0)); });
+  }
+};
+
+TEST(RemoteArrive, BarriersAllocatedBeforeAttrsClusterAreReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
+  const std::string got = error_of<AllocatesBarriersBeforeTheCluster>(out);
+  EXPECT_EQ(got,
+            fmt::format("{}:{}: kernel AllocatesBarriersBeforeTheCluster: mbarrier.alloc before attrs.cluster is set; "
+                        "the barriers of a kernel with clusters are published to the whole cluster (cluster.sync()), "
+                        "so set attrs.cluster first",
+                        __FILE__, line));
+}
+
+// ---- TMA multicast ----
+
+TEST(TmaMulticast, EveryBlockOfTheClusterReceivesEverySliceUnderEveryOrder) {
+  const Device& simulator = Device::simulator();
+  for (const sim::Options& o : every_order()) {
+    testing::check_multicast<2>(simulator, 64, o);
+    testing::check_multicast<4>(simulator, 128, o);
+    testing::check_multicast<2>(simulator, 40, o);  // the last cluster's tile overhangs the view
+  }
+}
+
+// Rank 1 waits for rank 0's arrival, then multicasts to both; rank 0 has ended by then.
+struct MulticastsToAnEndedBlock : Script {
+  void operator()(Ptr<float> a) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto tile = shared_tensor<float>({kRows, kCols}, Swizzle::none);
+    auto bars = mbarrier.alloc({1});
+    if_(cluster.blockRank == 0, [&] { single_thread([&] { mbarrier.arrive(bars[0].remote(1)); }); })
+        .else_([&] {
+          mbarrier.wait(bars[0], 0, WaitSemantics::acquire, WaitScope::cluster);
+          single_thread([&] {
+            line = __LINE__ + 1;
+            tma.global_to_shared(global_view(a, {kRows, kCols}), tile, {0, 0}, bars[0], Multicast{3});
+          });
+        });
+  }
+};
+
+struct MulticastsOutsideTheCluster : Script {
+  void operator()(Int32 mask, Ptr<float> a) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto tile = shared_tensor<float>({kRows, kCols}, Swizzle::none);
+    auto bars = mbarrier.alloc({1});
+    if_(cluster.blockRank == 0, [&] {
+      single_thread([&] {
+        mbarrier.arrive_and_expect_tx(bars[0], kRows * kCols * int(sizeof(float)));
+        line = __LINE__ + 1;
+        tma.global_to_shared(global_view(a, {kRows, kCols}), tile, {0, 0}, bars[0], Multicast{mask});
+      });
+      mbarrier.wait(bars[0], 0);
+    });
+    cluster.sync();
+  }
+};
+
+struct MulticastsToFourOfTwo : Script {
+  void operator()(Ptr<float> a) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto tile = shared_tensor<float>({kRows, kCols}, Swizzle::none);
+    auto bars = mbarrier.alloc({1});
+    line = __LINE__ + 1;
+    single_thread([&] { tma.global_to_shared(global_view(a, {kRows, kCols}), tile, {0, 0}, bars[0], Multicast{4}); });
+  }
+};
+
+TEST(TmaMulticast, MasksOutsideTheClusterAndEndedReceiversAreReported) {
+  Buffer<float> a(Device::simulator(), random_floats(kRows * kCols, 31));
+  {
+    const std::string got = error_of<MulticastsToFourOfTwo>(a);
+    EXPECT_EQ(got,
+              fmt::format("{}:{}: tma.global_to_shared: the multicast mask 0x4 names blocks outside the cluster of 2 "
+                          "blocks (attrs.cluster = {{2, 1, 1}}); set bit r for each block rank r in 0..1 that receives "
+                          "the box",
+                          __FILE__, line));
+  }
+  {
+    const std::string got = error_of<MulticastsOutsideTheCluster>(0, a);
+    EXPECT_EQ(got,
+              fmt::format("{}:{}: tma.global_to_shared: the multicast mask 0x0 names no block of the cluster of 2 blocks "
+                          "(thread 0 of block (0, 0, 0)); set bit r for each block rank r in 0..1 that receives the box",
+                          __FILE__, line));
+  }
+  EXPECT_EQ(error_of<MulticastsOutsideTheCluster>(1, a), "no error");
+  {
+    const std::string got = error_of<MulticastsToAnEndedBlock>(a);
+    EXPECT_EQ(got,
+              fmt::format("{}:{}: tma.global_to_shared: multicast to block (0, 0, 0) (cluster rank 0), which has ended "
+                          "(thread 0 of block (1, 0, 0)); end every block of the cluster with cluster.sync() so that none "
+                          "ends while others still send to it",
+                          __FILE__, line));
+  }
+}
+
+// ---- generated code ----
+
+template <class S, class... A> void expect_compiles_for_sm90a(const std::string& name, const A&... args) {
+  Kernel<S> k(Device::simulator(), KernelOptions{.arch = "sm_90a"});
+  const std::string src = k.cuda_source(args...);
+  runtime::CompileRequest req{src, name, "sm_90a", {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+  EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u) << src;
+}
+
+TEST(Cluster, GeneratedCodeCompilesForSm90a) {
+  expect_compiles_for_sm90a<SumsRowsOfTheCluster>("SumsRowsOfTheCluster", 2, (float*)nullptr, (float*)nullptr,
+                                                  (float*)nullptr);
+  expect_compiles_for_sm90a<SharesATileByMulticast<2>>("SharesATileByMulticast", 64, 32, (float*)nullptr,
+                                                       (float*)nullptr);
+  expect_compiles_for_sm90a<ArrivesOnTheNextRank>("ArrivesOnTheNextRank", (float*)nullptr);
+}
+
+}  // namespace
+}  // namespace tessel

@@ -1,0 +1,24 @@
+// Clusters on the GPU (sm_90a): the cluster's values, cluster.sync(), arrivals on another block's
+// mbarrier and TMA multicast, against the host references. Skipped, visibly, without a GPU.
+#include "../cluster_kernels.hpp"
+#include "gpu_test.hpp"
+
+namespace tessel::testing {
+namespace {
+
+using ClusterOnGpu = GpuTest;
+
+TEST_F(ClusterOnGpu, BlocksSeeTheirClusterValues) { check_cluster_values(Device::gpu(), 8, 3, 4, {}); }
+
+TEST_F(ClusterOnGpu, ClusterSyncMakesThePeersWritesVisible) { check_swap(Device::gpu(), 264, {}); }
+
+TEST_F(ClusterOnGpu, RemoteArrivalsReachRankZero) { check_cluster_sums(Device::gpu(), 33, {}); }
+
+TEST_F(ClusterOnGpu, MulticastLoadsLandInEveryBlockOfTheCluster) {
+  check_multicast<2>(Device::gpu(), 64, {});
+  check_multicast<4>(Device::gpu(), 1024, {});
+  check_multicast<2>(Device::gpu(), 40, {});
+}
+
+}  // namespace
+}  // namespace tessel::testing
