@@ -29,6 +29,13 @@ TEST(Tcgen05, MatmulMasksSizesThatAreNotTileMultiples) {
   }
 }
 
+TEST(Tcgen05, WarpSpecializedPipelineMatchesTheHostReferenceUnderEveryOrder) {
+  for (const KernelOptions& o : every_order()) {
+    check_tcgen05_matmul<Tcgen05WarpSpecialized<f16, 128, 64, 64, 3, 32>, f16>(o, 256, 128, 512);
+    check_tcgen05_matmul<Tcgen05WarpSpecialized<bf16, 128, 128, 32, 2, 64>, bf16>(o, 200, 136, 120);
+  }
+}
+
 TEST(Tcgen05, SlicedEpilogueMatchesTheHostReference) {
   for (const KernelOptions& o : every_order())
     check_tcgen05_matmul<Tcgen05Matmul<f16, 128, 128, 64, 32>, f16>(o, 128, 256, 192);
