@@ -99,9 +99,10 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<std::string> names;
   for (const auto& p : passes::pipeline()) names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string>{"inline_grid_values", "infer_layouts", "simplify_scalars",
-                                             "check_transaction_bytes", "plan_tensor_memory",
-                                             "select_instructions", "choose_swizzles", "plan_shared_memory", "plan_tensor_maps", "allocate_barriers",
-                                             "plan_fast_divmods", "plan_multiprocessors"}));
+                                             "check_transaction_bytes", "select_instructions", "choose_swizzles",
+                                             "plan_shared_memory", "plan_tensor_maps", "allocate_barriers",
+                                             "plan_fast_divmods", "plan_multiprocessors",
+                                             "plan_tensor_memory"}));
 
   const auto dir = std::filesystem::temp_directory_path() / "tessel-dump-test";
   std::filesystem::remove_all(dir);

@@ -20,27 +20,31 @@ std::string tile_name(const ir::TMemoryTensorNode& t) {
 
 }  // namespace
 
-TensorMemory::TensorMemory(Cta& cta) : cta_(cta), owner_(size_t(kTmemColumns), nullptr) {}
+TensorMemory::TensorMemory(Cta& cta) : cta_(cta), taken_(size_t(kTmemColumns), false) {}
 
-int TensorMemory::free_columns() const { return int(std::count(owner_.begin(), owner_.end(), nullptr)); }
+int TensorMemory::free_columns() const { return int(std::count(taken_.begin(), taken_.end(), false)); }
 
 bool TensorMemory::can_allocate(int columns) const {
   for (int first = 0; first + columns <= kTmemColumns; first += columns)
-    if (std::all_of(owner_.begin() + first, owner_.begin() + first + columns, [](auto* o) { return o == nullptr; }))
-      return true;
+    if (std::none_of(taken_.begin() + first, taken_.begin() + first + columns, [](bool t) { return t; })) return true;
   return false;
+}
+
+const TensorMemory::Allocation* TensorMemory::newest(const ir::TMemoryTensorNode* tensor) const {
+  for (auto it = allocations_.rbegin(); it != allocations_.rend(); ++it)
+    if (it->tensor == tensor) return &*it;
+  return nullptr;
 }
 
 void TensorMemory::allocate(const Warp& w, const ir::Tcgen05AllocNode& n) {
   const int columns = n.tensor->allocated_columns();
   if (cells_.empty()) cells_.assign(size_t(kTmemLanes) * kTmemColumns, kPoison);
   for (int first = 0; first + columns <= kTmemColumns; first += columns) {
-    if (!std::all_of(owner_.begin() + first, owner_.begin() + first + columns, [](auto* o) { return o == nullptr; }))
-      continue;
-    std::fill_n(owner_.begin() + first, columns, n.tensor.get());
+    if (std::any_of(taken_.begin() + first, taken_.begin() + first + columns, [](bool t) { return t; })) continue;
+    std::fill_n(taken_.begin() + first, columns, true);
     for (int lane = 0; lane < kTmemLanes; ++lane)
       std::fill_n(cells_.begin() + lane * kTmemColumns + first, columns, kPoison);
-    allocations_[n.tensor.get()] = Allocation{first, columns};
+    allocations_.push_back(Allocation{n.tensor.get(), first, columns});
     freed_at_.erase(n.tensor.get());
     // The address tcgen05.alloc writes to the shared word: lane 0, the first column.
     const int64_t word = cta_.shared_offsets.at(n.tensor->address.get());
@@ -53,8 +57,8 @@ void TensorMemory::allocate(const Warp& w, const ir::Tcgen05AllocNode& n) {
 }
 
 void TensorMemory::deallocate(const Warp& w, const ir::Tcgen05DeallocNode& n) {
-  const auto it = allocations_.find(n.tensor.get());
-  if (it == allocations_.end()) {
+  const Allocation* allocation = newest(n.tensor.get());
+  if (!allocation) {
     const auto freed = freed_at_.find(n.tensor.get());
     throw Error(n.loc, fmt::format("tcgen05.dealloc of tensor memory {}, which {} (warp {} of block {})",
                                    tile_name(*n.tensor),
@@ -63,18 +67,17 @@ void TensorMemory::deallocate(const Warp& w, const ir::Tcgen05DeallocNode& n) {
                                        : std::string("is not allocated"),
                                    w.id, cta_.block_name()));
   }
-  check_not_written(it->second.column, it->second.column + it->second.columns, "tcgen05.dealloc", n.loc, w.id);
-  std::fill_n(owner_.begin() + it->second.column, it->second.columns, nullptr);
-  allocations_.erase(it);
-  freed_at_[n.tensor.get()] = &n.loc;
+  check_not_written(allocation->column, allocation->column + allocation->columns, "tcgen05.dealloc", n.loc, w.id);
+  std::fill_n(taken_.begin() + allocation->column, allocation->columns, false);
+  allocations_.erase(allocations_.begin() + (allocation - allocations_.data()));
+  if (!newest(n.tensor.get())) freed_at_[n.tensor.get()] = &n.loc;
 }
 
 int TensorMemory::first_column(Warp& w, const ir::TMemoryTensor& t, int lane, std::string_view operation,
                                const SourceLoc& loc) const {
-  const ir::TMemoryTensorNode* allocation = t->allocation();
-  const auto it = allocations_.find(allocation);
-  if (it == allocations_.end()) {
-    const auto freed = freed_at_.find(allocation);
+  const Allocation* allocation = newest(t->allocation());
+  if (!allocation) {
+    const auto freed = freed_at_.find(t->allocation());
     throw Error(loc, fmt::format("{} of tensor memory {}, which {} (warp {} of block {})", operation, tile_name(*t),
                                  freed != freed_at_.end() ? fmt::format("was deallocated at {}", freed->second->str())
                                                           : std::string("is not allocated"),
@@ -83,12 +86,12 @@ int TensorMemory::first_column(Warp& w, const ir::TMemoryTensor& t, int lane, st
   int64_t offset = 0;
   if (t->column_offset) offset = w.eval(t->column_offset, Mask(1) << lane)[size_t(lane)].i;
   const int columns = t->shape[1] * dtype_bytes(t->dtype) / 4;
-  if (offset < 0 || offset + columns > it->second.columns)
+  if (offset < 0 || offset + columns > allocation->columns)
     throw Error(loc, fmt::format("{} of columns {}..{} of tensor memory {}, which has {} columns allocated (warp {} "
                                  "of block {})",
-                                 operation, offset, offset + columns - 1, tile_name(*t), it->second.columns, w.id,
+                                 operation, offset, offset + columns - 1, tile_name(*t), allocation->columns, w.id,
                                  cta_.block_name()));
-  return it->second.column + int(offset);
+  return allocation->column + int(offset);
 }
 
 bool TensorMemory::owned(const Mma& m) const {
@@ -317,10 +320,10 @@ const InFlightRead* TensorMemory::reading(int64_t begin, int64_t end) const {
 }
 
 void TensorMemory::check_released() const {
-  for (const auto& [tensor, allocation] : allocations_)
-    throw Error(tensor->loc, fmt::format("block {} ended holding the {} columns of tensor memory allocated here; call "
-                                         "tcgen05.dealloc before the kernel ends",
-                                         cta_.block_name(), allocation.columns));
+  for (const Allocation& allocation : allocations_)
+    throw Error(allocation.tensor->loc, fmt::format("block {} ended holding the {} columns of tensor memory allocated "
+                                                    "here; call tcgen05.dealloc before the kernel ends",
+                                                    cta_.block_name(), allocation.columns));
 }
 
 }  // namespace tessel::sim

@@ -5,6 +5,7 @@
 // to that count, and blocks while there is none; the columns are filled with NaN, so an mma whose
 // first step accumulates (enable_input_d true) shows. Freeing what is not allocated, touching
 // columns of no live allocation, and a block that ends holding an allocation are reported.
+// Allocating a tensor again before freeing it makes a second allocation; the first is leaked.
 //
 // The tensor core: a tcgen05.mma is issued by one thread and completes, in issue order per
 // thread, when the scheduler chooses: it reads its shared operands through its descriptors then
@@ -57,6 +58,7 @@ class TensorMemory final : public AsyncAgent {
 
  private:
   struct Allocation {
+    const ir::TMemoryTensorNode* tensor;
     int column, columns;
   };
   struct Instruction {
@@ -102,8 +104,11 @@ class TensorMemory final : public AsyncAgent {
 
   Cta& cta_;
   std::vector<uint32_t> cells_;      // [lane * 512 + column]
-  std::vector<const ir::TMemoryTensorNode*> owner_;  // per column: its allocation, or null
-  std::map<const ir::TMemoryTensorNode*, Allocation> allocations_;
+  std::vector<bool> taken_;               // per column
+  // Live allocations, oldest first. Allocating a tensor again before freeing it (in a loop) makes
+  // a new one; the tensor then names the newest, and the older is leaked.
+  std::vector<Allocation> allocations_;
+  const Allocation* newest(const ir::TMemoryTensorNode* tensor) const;
   std::map<const ir::TMemoryTensorNode*, const SourceLoc*> freed_at_;
   std::vector<std::unique_ptr<Mma>> mmas_;  // issue order; boxed because reads point at them
   std::vector<Commit> commits_;             // issue order
