@@ -22,7 +22,46 @@ bool holds(const Warp& w, const WaitCondition& c) {
                               return false;
                           return true;
                         },
-                        [&](const TensorMemoryWait& t) {
+                        [&](const TensorMemoryWait& t) { return w.cta.tensor_memory.can_allocate(t.columns); },
+                    },
+                    c);
+}
+
+std::string describe(const Warp& w, const Wait& wait) {
+  const std::string at = wait.at->str();
+  return std::visit(
+      PerCondition{
+          [&](const BarrierWait& b) {
+            const std::string barrier =
+                b.barrier == Cta::kBlockBarrier ? std::string("sync()") : fmt::format("sync() of barrier {}", b.barrier);
+            return fmt::format("waiting at {} at {} ({} of its 32 threads arrived)", barrier, at, b.arrived_threads);
+          },
+          [&](const CopyGroupWait& g) {
+            int pending = 0;
+            for (int lane = 0; lane < 32; ++lane)
+              if (g.lanes >> lane & 1) pending = std::max(pending, w.cta.async_copies.pending_groups(w.thread(lane)));
+            return fmt::format("waiting at {} until at most {} copy groups of each of its threads are in flight ({} "
+                               "are)",
+                               at, g.max_pending, pending);
+          },
+          [&](const WgmmaGroupWait& g) {
+            return fmt::format("waiting at {} until at most {} wgmma groups of its warpgroup are running ({} are)", at,
+                               g.max_pending, w.cta.wgmma.pending_groups(w));
+          },
+          [&](const MbarrierPhaseWait& m) {
+            const MbarrierState& b = w.cta.mbarriers.all().at(m.barrier);
+            return fmt::format("waiting at {}{} for {} to complete its phase of parity {}", at,
+                               m.timed ? " (try_wait)" : "", barrier_name(*b.array, b.index), m.parity);
+          },
+          [&](const BulkGroupWait& g) {
+            int pending = 0;
+            for (int lane = 0; lane < 32; ++lane)
+              if (g.lanes >> lane & 1) pending = std::max(pending, w.cta.tma.pending_groups(w.thread(lane)));
+            return fmt::format("waiting at {} until at most {} TMA bulk groups of its issuing thread are in flight{} "
+                               "({} are)",
+                               at, g.max_pending, g.read ? " (reads)" : "", pending);
+          },
+          [&](const TensorMemoryWait& t) {
             const int free = w.cta.tensor_memory.free_columns();
             return fmt::format("waiting at {} (tcgen05.alloc) for {} free columns of tensor memory ({} of {} are "
                                "free{})",
