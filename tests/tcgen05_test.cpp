@@ -86,7 +86,12 @@ TEST(Tcgen05Codegen, CompilesForSm100a) {
   for (const std::vector<char>& cubin :
        {Kernel<SmallMatmul>(Device::simulator(), KernelOptions{"sm_100a"}).cubin(0, 64, 64, (f16*)nullptr, (f16*)nullptr, (float*)nullptr),
         Kernel<Tcgen05Matmul<bf16, 128, 256, 64, 64>>(Device::simulator(), KernelOptions{"sm_100a"})
-            .cubin(0, 256, 64, (bf16*)nullptr, (bf16*)nullptr, (float*)nullptr)})
+            .cubin(0, 256, 64, (bf16*)nullptr, (bf16*)nullptr, (float*)nullptr),
+        // The seeds' largest V0 tile, read back whole: 256 registers of accumulator per thread.
+        Kernel<Tcgen05Matmul<f16, 128, 256, 64>>(Device::simulator(), KernelOptions{"sm_100a"})
+            .cubin(0, 256, 64, (f16*)nullptr, (f16*)nullptr, (float*)nullptr),
+        Kernel<Tcgen05WarpSpecialized<f16, 128, 128, 64, 4, 32>>(Device::simulator(), KernelOptions{"sm_100a"})
+            .cubin(0, 128, 256, (f16*)nullptr, (f16*)nullptr, (float*)nullptr)})
     EXPECT_FALSE(cubin.empty());
 }
 

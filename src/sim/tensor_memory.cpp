@@ -111,8 +111,9 @@ void TensorMemory::check_not_written(int begin, int end, std::string_view operat
                                  "of block {}); {}",
                                  operation, m->node->loc.str(), warp, cta_.block_name(),
                                  committed ? wait_advice()
-                                           : "the mma was never committed: tcgen05.commit it to an mbarrier and wait "
-                                             "for that phase first"));
+                                           : "the mma was never committed (a tcgen05.commit covers only the mma its "
+                                             "own warp issued): commit it to an mbarrier from the warp that issued it "
+                                             "and wait for that phase first"));
   }
 }
 
