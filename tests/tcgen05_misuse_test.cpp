@@ -209,6 +209,37 @@ TEST(Tcgen05Misuse, ReadingTheAccumulatorOfAnMmaNeverCommittedIsReportedUnderEve
   }
 }
 
+// The commit of warp 2 covers nothing of warp 1's mma: its arrival completes the phase at once.
+struct CommitsFromAnotherWarp : Tcgen05Setup {
+  void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<float> c) {
+    auto s = setup(a, b);
+    thread_group(32, 32, [&] {
+      mma_line = __LINE__ + 1;
+      tcgen05.mma(s.s_a, s.s_b.transpose(), s.t_acc, false);
+    });
+    thread_group(64, 32, [&] {
+      tcgen05.commit(s.bars[0]);
+      mbarrier.wait(s.bars[0], 0u);
+    });
+    sync();
+    line = __LINE__ + 1;
+    store_global(global_view(c, {128, 16}), tcgen05.load(s.t_acc), {0, 0});
+    sync();
+    tcgen05.dealloc(s.t_acc);
+  }
+};
+
+TEST(Tcgen05Misuse, ACommitFromAnotherWarpThanTheMmasIsReportedUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) {
+    const std::string got = error_of<CommitsFromAnotherWarp>(KernelOptions{.arch = "sm_100a", .sim = o});
+    EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be "
+                                        "writing (warp W of block (0, 0, 0)); the mma was never committed (a "
+                                        "tcgen05.commit covers only the mma its own warp issued): commit it to an "
+                                        "mbarrier from the warp that issued it and wait for that phase first",
+                                        here(mma_line))));
+  }
+}
+
 struct OverwritesAnOperandEarly : Tcgen05Setup {
   void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<float> c) {
     auto s = setup(a, b);
