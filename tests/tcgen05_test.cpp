@@ -41,6 +41,45 @@ TEST(Tcgen05, SlicedEpilogueMatchesTheHostReference) {
     check_tcgen05_matmul<Tcgen05Matmul<f16, 128, 128, 64, 32>, f16>(o, 128, 256, 192);
 }
 
+// Stores a [128, 32] tile into tensor memory with four warps, then reads it back as two slices:
+// lanes 64..127, columns 8..23 by warps 6 and 7 (quadrants 2 and 3), and lanes 0..63 by warps
+// 0 and 1, into rows 64.. and 0.. of the output.
+struct StoreAndLoadSlices : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 8;
+    auto t = tcgen05.alloc<float>({128, 32});
+    auto g_in = global_view(in, {128, 32});
+    auto g_out = global_view(out, {128, 16});
+    warp_group(1, [&] {
+      tcgen05.store(t, load_global(g_in, {0, 0}, {128, 32}));
+      tcgen05.wait_store();
+    });
+    sync();
+    thread_group(192, 64, [&] {
+      store_global(g_out, tcgen05.load(tcgen05.slice(t, {64, 8}, {64, 16}, {0, 1})), {64, 0});
+    });
+    thread_group(0, 64, [&] {
+      store_global(g_out, tcgen05.load(tcgen05.slice(t, {0, 8}, {64, 16}, {0, 1})), {0, 0});
+      tcgen05.wait_load();
+    });
+    sync();
+    tcgen05.dealloc(t);
+  }
+};
+
+TEST(Tcgen05, StoresAndLoadsSlicesOnEachWarpsLaneQuadrant) {
+  std::vector<float> in(128 * 32);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float(i);
+  const Device dev = Device::simulator();
+  Buffer<float> d_in(dev, in), d_out(dev, std::vector<float>(128 * 16, -1.0f));
+  Kernel<StoreAndLoadSlices>(dev, KernelOptions{.arch = "sm_100a"})(d_in, d_out);
+  const std::vector<float> out = d_out.download();
+  for (int row = 0; row < 128; ++row)
+    for (int col = 0; col < 16; ++col) ASSERT_EQ(out[size_t(row) * 16 + col], in[size_t(row) * 32 + col + 8]) << row;
+  EXPECT_FALSE(Kernel<StoreAndLoadSlices>(dev, KernelOptions{"sm_100a"}).cubin((float*)nullptr, (float*)nullptr).empty());
+}
+
 }  // namespace
 }  // namespace tessel::testing
 
