@@ -2,7 +2,6 @@
 // mma completed when the scheduler chooses, observed through commits on mbarriers.
 #include "tensor_memory.hpp"
 
-#include <cmath>
 #include <cstring>
 
 #include "machine.hpp"
