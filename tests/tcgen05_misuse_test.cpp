@@ -203,8 +203,8 @@ TEST(Tcgen05Misuse, ReadingTheAccumulatorOfAnMmaNeverCommittedIsReportedUnderEve
     EXPECT_EQ(got,
               at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be "
                                    "writing (warp W of block (0, 0, 0)); the mma was never committed (a tcgen05.commit "
-                                   "covers only the mma its own warp issued): commit it to an mbarrier from the warp "
-                                   "that issued it and wait for that phase first",
+                                   "covers only the operations its own warp issued): commit it to an mbarrier from "
+                                   "the warp that issued it and wait for that phase first",
                                    here(mma_line))));
   }
 }
@@ -234,8 +234,8 @@ TEST(Tcgen05Misuse, ACommitFromAnotherWarpThanTheMmasIsReportedUnderEveryOrder) 
     const std::string got = error_of<CommitsFromAnotherWarp>(KernelOptions{.arch = "sm_100a", .sim = o});
     EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be "
                                         "writing (warp W of block (0, 0, 0)); the mma was never committed (a "
-                                        "tcgen05.commit covers only the mma its own warp issued): commit it to an "
-                                        "mbarrier from the warp that issued it and wait for that phase first",
+                                        "tcgen05.commit covers only the operations its own warp issued): commit it "
+                                        "to an mbarrier from the warp that issued it and wait for that phase first",
                                         here(mma_line))));
   }
 }
