@@ -1,5 +1,6 @@
 // Asynchronous agents: engines that perform operations after the issuing instruction has retired
-// (the cp.async unit, the TMA engine; wgmma and tcgen05 next). Each block has its own.
+// (the cp.async unit, the TMA engine, the wgmma unit, the tcgen05 tensor core). Each block has its
+// own.
 // An agent owns its operations in flight; the scheduler decides when they complete (see
 // CompletionOrder), and a wait condition says which of them a warp needs.
 #pragma once
