@@ -184,6 +184,8 @@ Kernel every_blackwell_kind() {
                                                  nullptr, "bars", at(44), 0);
   const MbarrierRef bar0{bars, const_int(0)};
   auto r = std::make_shared<RegisterTensorNode>(DType::F32, std::vector<int>{128, 16}, 128, Layout(), "r", at(45));
+  auto sc = std::make_shared<SharedTensorNode>(DType::F32, std::vector<int>{128, 32}, std::vector<int>{32, 1}, nullptr,
+                                               nullptr, "sc", at(41), kSwizzleUndecided);
   auto one_warp = [](int line, std::vector<Stmt> body) {
     return std::make_shared<ThreadGroupNode>(at(line), 0, 32, seq(std::move(body), at(line)));
   };
@@ -193,11 +195,13 @@ Kernel every_blackwell_kind() {
       std::make_shared<SyncNode>(at(42)),
       std::make_shared<AllocSharedNode>(at(41), sa),
       std::make_shared<AllocSharedNode>(at(41), sb),
+      std::make_shared<AllocSharedNode>(at(41), sc),
       std::make_shared<AllocSharedNode>(at(44), bars),
       std::make_shared<ThreadGroupNode>(
           at(44), 0, 1, seq({std::make_shared<MbarrierInitNode>(at(44), bars, std::vector<int>{1})})),
       std::make_shared<SyncNode>(at(44)),
-      one_warp(46, {std::make_shared<Tcgen05MmaNode>(at(46), tm, sa, sb_t, binary(BinaryOp::Ne, n, const_int(0))),
+      one_warp(46, {std::make_shared<Tcgen05CopyNode>(at(45), tm, sc),
+                    std::make_shared<Tcgen05MmaNode>(at(46), tm, sa, sb_t, binary(BinaryOp::Ne, n, const_int(0))),
                     std::make_shared<Tcgen05CommitNode>(at(47), bar0),
                     std::make_shared<MbarrierWaitNode>(at(48), bar0, const_int(0, DType::U32))}),
       std::make_shared<SyncNode>(at(49)),
@@ -306,7 +310,7 @@ TEST(NodeKinds, EveryBlackwellKindPrintsVerifiesAndLowers) {
   for (const char* piece : {"%tm: tmem<f32>[128, 32] = tcgen05.alloc columns=32 address=%tmem_address",
                             "tcgen05.mma %tm = %sa @ view<f16>(%sb + 0, shape=[16, 16], strides=[1, 16]) "
                             "enable_input_d=ne(%n, 0)",
-                            "tcgen05.commit %bars[0]",
+                            "tcgen05.commit %bars[0]", "tcgen05.copy %sc to %tm",
                             "%r: reg<f32> unresolved[128,16] over 128 threads = tcgen05.load "
                             "tmem_view<f32>(%tm + [0, mul(16, mod(%n, 2))], shape=[128, 16])",
                             "tcgen05.wait_load", "tcgen05.store tmem_view<f32>(%tm + [0, mul(16, mod(%n, 2))], "
@@ -320,7 +324,8 @@ TEST(NodeKinds, EveryBlackwellKindPrintsVerifiesAndLowers) {
   const std::string cuda = codegen::emit_cuda(*lowered, Arch::Sm100a).source;
   for (const char* piece : {"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
                             "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
-                            "tcgen05.mma.cta_group::1.kind::f16", "tcgen05.commit.cta_group::1.mbarrier::arrive::one",
+                            "tcgen05.mma.cta_group::1.kind::f16", "tcgen05.cp.cta_group::1.128x256b",
+                            "tcgen05.commit.cta_group::1.mbarrier::arrive::one",
                             "tcgen05.ld.sync.aligned.32x32b.x16.b32", "tcgen05.st.sync.aligned.32x32b.x16.b32",
                             "tcgen05.wait::ld.sync.aligned;", "tcgen05.wait::st.sync.aligned;",
                             "tcgen05.fence::before_thread_sync;", "tcgen05.fence::after_thread_sync;",

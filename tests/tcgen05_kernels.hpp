@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pipeline.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::testing {
@@ -53,6 +54,61 @@ template <class T, int BlockM, int BlockN, int BlockK, int EpilogueN = 0> struct
         tcgen05.wait_load();
         store_global(g_c, r_acc, {offset_m, offset_n + e_offset_n});
       }
+    }
+    sync();
+    tcgen05.dealloc(t_acc);
+  }
+};
+
+// The seeds' V4 without rasterization: warp 0 loads the stages by TMA, warp 1 issues the mma and
+// commits each stage's release to its empty barrier, then commits a flush barrier that the
+// epilogue waits for; all four warps read the accumulator back in slices.
+template <class T, int BlockM, int BlockN, int BlockK, int Stages, int EpilogueN>
+struct Tcgen05WarpSpecialized : Script {
+  void operator()(Int32 m_size, int n_size, int k_size, Ptr<T> a_ptr, Ptr<T> b_ptr, Ptr<float> c_ptr) {
+    attrs.blocks = {cdiv(m_size, BlockM), cdiv(n_size, BlockN)};
+    attrs.warps = 4;
+    Int32 offset_m = BlockM * blockIdx.x;
+    Int32 offset_n = BlockN * blockIdx.y;
+    auto g_a = global_view(a_ptr, {m_size, k_size});
+    auto g_b = global_view(b_ptr, {n_size, k_size});
+    auto g_c = global_view(c_ptr, {m_size, n_size});
+    auto s_a = shared_tensor<T>({Stages, BlockM, BlockK});
+    auto s_b = shared_tensor<T>({Stages, BlockN, BlockK});
+    auto t_acc = tcgen05.alloc<float>({BlockM, BlockN});
+    examples::Pipeline tma_pipe(Stages);
+    auto flush_barrier = mbarrier.alloc({1});
+
+    thread_group(0, 32, [&] {
+      for (Int32 offset_k : range(0, k_size, BlockK, Stages)) {
+        tma_pipe.producer_acquire();
+        single_thread([&] {
+          mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
+                                                                         s_b[tma_pipe.producer_stage].nbytes());
+        });
+        tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {offset_m, offset_k}, tma_pipe.producer_barrier());
+        tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage], {offset_n, offset_k}, tma_pipe.producer_barrier());
+        tma_pipe.producer_advance();
+      }
+    });
+
+    thread_group(32, 32, [&] {
+      for (Int32 offset_k : range(0, k_size, BlockK, Stages)) {
+        tma_pipe.consumer_acquire();
+        tcgen05.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), t_acc, offset_k != 0);
+        tcgen05.commit(tma_pipe.consumer_barrier());
+        tma_pipe.consumer_advance();
+      }
+      tcgen05.commit(flush_barrier[0]);
+      mbarrier.wait(flush_barrier[0], 0u);
+    });
+    sync();
+
+    for (int e_offset_n = 0; e_offset_n < BlockN; e_offset_n += EpilogueN) {
+      auto t_slice = tcgen05.slice(t_acc, {0, e_offset_n}, {BlockM, EpilogueN}, {0, 1});
+      auto r_acc = tcgen05.load(t_slice);
+      tcgen05.wait_load();
+      store_global(g_c, r_acc, {offset_m, offset_n + e_offset_n});
     }
     sync();
     tcgen05.dealloc(t_acc);

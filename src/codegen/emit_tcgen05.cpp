@@ -110,6 +110,19 @@ void emit_Tcgen05Commit(Emitter& e, const ir::Tcgen05CommitNode& n) {
   e.close();
 }
 
+void emit_Tcgen05Copy(Emitter& e, const ir::Tcgen05CopyNode& n) {
+  const int columns = n.dst->shape[1];
+  e.header(n, fmt::format("tcgen05.cp 128x256b x {}, issued by one thread of the warp", columns / 8));
+  e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
+  e.line("const uint32_t tessel_smem_base = uint32_t(__cvta_generic_to_shared(tessel_smem));");
+  e.line(fmt::format("const uint32_t tessel_taddr = {};", tmem_address(e, n.dst, "0", "0")));
+  e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
+  for (int first = 0; first < columns; first += 8)
+    e.line(ptx_asm(Ptx::Tcgen05Copy128x256b, e.arch,
+                   {{fmt::format("tessel_taddr + {}", first)}, {descriptor(e, n.src, first)}}));
+  e.close();
+}
+
 void emit_Tcgen05Load(Emitter& e, const ir::Tcgen05LoadNode& n) {
   e.declare_tile(n.out);
   e.header(n, "tcgen05.ld 32x32b and wait::ld, by each warp on its lane quadrant");

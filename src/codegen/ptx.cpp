@@ -363,6 +363,13 @@ const PtxRow& ptx_row(Ptx instruction) {
                               Arch::Sm100a, {scalar("bar", "r")}};
       return row;
     }
+    // PTX ISA 9.7.16.9.2: 128 lanes x 256 bits (8 columns) at {taddr} from the shared matrix the
+    // descriptor {desc} describes.
+    case Ptx::Tcgen05Copy128x256b: {
+      static const PtxRow row{"tcgen05.cp", "tcgen05.cp.cta_group::1.128x256b [{taddr}], {desc};", Arch::Sm100a,
+                              {scalar("taddr", "r"), scalar("desc", "l")}};
+      return row;
+    }
     // PTX ISA 9.7.16.8.3: warp w moves lanes 32 (w mod 4) + lane, columns {taddr} + j for
     // j < {#r}, then waits for it, so the registers hold the data (or tensor memory does) when
     // the statement ends. {reg} is the registers' constraint letter.

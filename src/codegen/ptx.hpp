@@ -73,6 +73,7 @@ enum class Ptx : uint8_t {
   Tcgen05FenceAfterThreadSync,
   Tcgen05Mma,
   Tcgen05Commit,
+  Tcgen05Copy128x256b,
   Tcgen05Load32x32b,
   Tcgen05Store32x32b,
   Tcgen05WaitLoad,

@@ -233,6 +233,13 @@ Stmt Mutator::visit(const Tcgen05CommitNode& n, const Stmt& self) {
   return changed ? std::make_shared<Tcgen05CommitNode>(n.loc, b) : self;
 }
 
+Stmt Mutator::visit(const Tcgen05CopyNode& n, const Stmt& self) {
+  bool changed = false;
+  TMemoryTensor dst = update(n.dst, &changed);
+  SharedTensor src = update(n.src, &changed);
+  return changed ? std::make_shared<Tcgen05CopyNode>(n.loc, dst, src) : self;
+}
+
 Stmt Mutator::visit(const Tcgen05LoadNode& n, const Stmt& self) {
   bool changed = false;
   RegisterTensor out = update(n.out, &changed);

@@ -353,6 +353,7 @@ class Printer {
                      expr(n.enable_input_d)));
   }
   void stmt(const Tcgen05CommitNode& n) { line(fmt::format("tcgen05.commit {}", barrier(n.barrier))); }
+  void stmt(const Tcgen05CopyNode& n) { line(fmt::format("tcgen05.copy {} to {}", shared(n.src), tmem(n.dst))); }
   void stmt(const Tcgen05LoadNode& n) { line(fmt::format("{} = tcgen05.load {}", reg_decl(n.out), tmem(n.src))); }
   void stmt(const Tcgen05StoreNode& n) { line(fmt::format("tcgen05.store {} = {}", tmem(n.dst), reg(n.src))); }
   void stmt(const Tcgen05WaitNode& n) { line(n.store ? "tcgen05.wait_store" : "tcgen05.wait_load"); }

@@ -2,6 +2,8 @@
 // kernel compiled for sm_90a or sm_80 is rejected at the user's line, and their executor (whole
 // warps). Shapes, types, lane quadrants and strides were checked at tracing; what tracing and the
 // passes guarantee is checked here as an invariant.
+#include <fmt/ranges.h>
+
 #include "tessel/layout/tcgen05_descriptor.hpp"
 #include "tessel/layout/wgmma_descriptor.hpp"
 #include "verification.hpp"
@@ -54,6 +56,16 @@ void verify_Tcgen05Mma(Verification& v, const Tcgen05MmaNode& n) {
 void verify_Tcgen05Commit(Verification& v, const Tcgen05CommitNode& n) {
   check_one_warp(v, n);
   check_barrier(n.barrier, n);
+}
+
+void verify_Tcgen05Copy(Verification& v, const Tcgen05CopyNode& n) {
+  check_one_warp(v, n);
+  const int row_bytes = n.src->shape[1] * dtype_bytes(n.src->dtype);
+  const int bits = n.src->allocation()->swizzle_bits;
+  TESSEL_CHECK(n.dst->shape[0] == 128 && n.dst->lane_offset == 0 && n.src->shape == n.dst->shape &&
+                   (bits == kSwizzleUndecided || bits == wgmma_swizzle_bits(row_bytes)),
+               "tcgen05.copy at {} of [{}] into [{}] lanes {}+", n.loc.str(), fmt::join(n.src->shape, ", "),
+               fmt::join(n.dst->shape, ", "), n.dst->lane_offset);
 }
 
 void verify_Tcgen05Load(Verification& v, const Tcgen05LoadNode& n) {

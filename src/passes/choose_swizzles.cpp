@@ -1,7 +1,7 @@
 // choose_swizzles: decides the swizzle of every shared tile created without a Swizzle argument.
-// A tile that wgmma.mma or tcgen05.mma reads gets the pattern whose span is its row (32, 64 or 128
-// bytes), the canonical K-major layout its matrix descriptor describes; every writer then writes
-// that image.
+// A tile that wgmma.mma, tcgen05.mma or tcgen05.copy reads gets the pattern whose span is its row
+// (32, 64 or 128 bytes), the canonical K-major layout its matrix descriptor describes; every
+// writer then writes that image.
 // Otherwise a tile is swizzled, with the smallest conflict-free pattern, when select_instructions
 // chose ldmatrix to read it or stmatrix to write it and its rows make those 8-row accesses
 // conflict without one; the pattern needs rows of whole 16-byte chunks and whole 128-byte lines.
@@ -70,6 +70,10 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
       const auto& n = static_cast<const ir::Tcgen05MmaNode&>(s);
       for (const ir::SharedTensor& t : {n.a, n.b})
         read_by_tensor_core[t->allocation()] = wgmma_swizzle_bits(n.k() * dtype_bytes(t->dtype));
+    }
+    if (s.kind == ir::NodeKind::Tcgen05Copy) {
+      const auto& n = static_cast<const ir::Tcgen05CopyNode&>(s);
+      read_by_tensor_core[n.src->allocation()] = wgmma_swizzle_bits(n.src->shape[1] * dtype_bytes(n.src->dtype));
     }
     if (s.kind == ir::NodeKind::StoreShared) {
       const auto& n = static_cast<const ir::StoreSharedNode&>(s);

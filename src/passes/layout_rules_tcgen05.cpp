@@ -14,6 +14,8 @@ void layout_rule_Tcgen05Mma(LayoutRules&, const ir::Tcgen05MmaNode&) {}
 
 void layout_rule_Tcgen05Commit(LayoutRules&, const ir::Tcgen05CommitNode&) {}
 
+void layout_rule_Tcgen05Copy(LayoutRules&, const ir::Tcgen05CopyNode&) {}
+
 void layout_rule_Tcgen05Load(LayoutRules& r, const ir::Tcgen05LoadNode& n) {
   const int out = r.define(n.out, "tcgen05.load");
   r.constraints.pins.push_back({tcgen05_32x32b(n.src->shape[0], n.src->shape[1]), out,

@@ -17,7 +17,6 @@ const std::vector<Pass>& pipeline() {
       {"infer_layouts", infer_layouts},
       {"simplify_scalars", simplify_scalars},
       {"check_transaction_bytes", check_transaction_bytes},
-      {"plan_tensor_memory", plan_tensor_memory},
       {"select_instructions", select_instructions},
       {"choose_swizzles", choose_swizzles},
       {"plan_shared_memory", plan_shared_memory},
@@ -25,6 +24,7 @@ const std::vector<Pass>& pipeline() {
       {"allocate_barriers", allocate_barriers},
       {"plan_fast_divmods", plan_fast_divmods},
       {"plan_multiprocessors", plan_multiprocessors},
+      {"plan_tensor_memory", plan_tensor_memory},
   };
   return passes;
 }

@@ -1,5 +1,6 @@
 // Asynchronous agents: engines that perform operations after the issuing instruction has retired
-// (the cp.async unit, the TMA engine; wgmma and tcgen05 next). Each block has its own.
+// (the cp.async unit, the TMA engine, the wgmma unit, the tcgen05 tensor core). Each block has its
+// own.
 // An agent owns its operations in flight; the scheduler decides when they complete (see
 // CompletionOrder), and a wait condition says which of them a warp needs.
 #pragma once
@@ -35,6 +36,7 @@ struct InFlightRead {
   int64_t begin, end;          // bytes [begin, end) of the block's shared memory
   const SourceLoc* issued_at;  // the issuing instruction's user line
   int thread;                  // the issuing thread, within its block
+  std::string_view operation = {};  // for messages, when not the agent's operation()
 };
 
 class AsyncAgent {

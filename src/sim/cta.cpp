@@ -52,7 +52,8 @@ void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& 
     if (const InFlightRead* r = agent->reading(byte, byte + n))
       throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
                                    "block {}); {}",
-                                   agent->operation(), r->issued_at->str(), thread, block_name(),
+                                   r->operation.empty() ? agent->operation() : r->operation, r->issued_at->str(),
+                                   thread, block_name(),
                                    agent->wait_advice()));
 }
 

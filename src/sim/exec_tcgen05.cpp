@@ -24,6 +24,11 @@ void exec_Tcgen05Commit(Warp& w, const ir::Tcgen05CommitNode& n, Mask mask) {
   w.cta.scheduler.issued(w.cta.tensor_memory);
 }
 
+void exec_Tcgen05Copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask) {
+  w.cta.tensor_memory.issue_copy(w, n, mask);
+  w.cta.scheduler.issued(w.cta.tensor_memory);
+}
+
 void exec_Tcgen05Load(Warp& w, const ir::Tcgen05LoadNode& n, Mask mask) { w.cta.tensor_memory.load(w, n, mask); }
 
 void exec_Tcgen05Store(Warp& w, const ir::Tcgen05StoreNode& n, Mask mask) { w.cta.tensor_memory.store(w, n, mask); }

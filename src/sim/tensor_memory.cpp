@@ -2,7 +2,6 @@
 // mma completed when the scheduler chooses, observed through commits on mbarriers.
 #include "tensor_memory.hpp"
 
-#include <cmath>
 #include <cstring>
 
 #include "machine.hpp"
@@ -20,27 +19,31 @@ std::string tile_name(const ir::TMemoryTensorNode& t) {
 
 }  // namespace
 
-TensorMemory::TensorMemory(Cta& cta) : cta_(cta), owner_(size_t(kTmemColumns), nullptr) {}
+TensorMemory::TensorMemory(Cta& cta) : cta_(cta), taken_(size_t(kTmemColumns), false) {}
 
-int TensorMemory::free_columns() const { return int(std::count(owner_.begin(), owner_.end(), nullptr)); }
+int TensorMemory::free_columns() const { return int(std::count(taken_.begin(), taken_.end(), false)); }
 
 bool TensorMemory::can_allocate(int columns) const {
   for (int first = 0; first + columns <= kTmemColumns; first += columns)
-    if (std::all_of(owner_.begin() + first, owner_.begin() + first + columns, [](auto* o) { return o == nullptr; }))
-      return true;
+    if (std::none_of(taken_.begin() + first, taken_.begin() + first + columns, [](bool t) { return t; })) return true;
   return false;
+}
+
+const TensorMemory::Allocation* TensorMemory::newest(const ir::TMemoryTensorNode* tensor) const {
+  for (auto it = allocations_.rbegin(); it != allocations_.rend(); ++it)
+    if (it->tensor == tensor) return &*it;
+  return nullptr;
 }
 
 void TensorMemory::allocate(const Warp& w, const ir::Tcgen05AllocNode& n) {
   const int columns = n.tensor->allocated_columns();
   if (cells_.empty()) cells_.assign(size_t(kTmemLanes) * kTmemColumns, kPoison);
   for (int first = 0; first + columns <= kTmemColumns; first += columns) {
-    if (!std::all_of(owner_.begin() + first, owner_.begin() + first + columns, [](auto* o) { return o == nullptr; }))
-      continue;
-    std::fill_n(owner_.begin() + first, columns, n.tensor.get());
+    if (std::any_of(taken_.begin() + first, taken_.begin() + first + columns, [](bool t) { return t; })) continue;
+    std::fill_n(taken_.begin() + first, columns, true);
     for (int lane = 0; lane < kTmemLanes; ++lane)
       std::fill_n(cells_.begin() + lane * kTmemColumns + first, columns, kPoison);
-    allocations_[n.tensor.get()] = Allocation{first, columns};
+    allocations_.push_back(Allocation{n.tensor.get(), first, columns});
     freed_at_.erase(n.tensor.get());
     // The address tcgen05.alloc writes to the shared word: lane 0, the first column.
     const int64_t word = cta_.shared_offsets.at(n.tensor->address.get());
@@ -53,8 +56,8 @@ void TensorMemory::allocate(const Warp& w, const ir::Tcgen05AllocNode& n) {
 }
 
 void TensorMemory::deallocate(const Warp& w, const ir::Tcgen05DeallocNode& n) {
-  const auto it = allocations_.find(n.tensor.get());
-  if (it == allocations_.end()) {
+  const Allocation* allocation = newest(n.tensor.get());
+  if (!allocation) {
     const auto freed = freed_at_.find(n.tensor.get());
     throw Error(n.loc, fmt::format("tcgen05.dealloc of tensor memory {}, which {} (warp {} of block {})",
                                    tile_name(*n.tensor),
@@ -63,18 +66,17 @@ void TensorMemory::deallocate(const Warp& w, const ir::Tcgen05DeallocNode& n) {
                                        : std::string("is not allocated"),
                                    w.id, cta_.block_name()));
   }
-  check_not_written(it->second.column, it->second.column + it->second.columns, "tcgen05.dealloc", n.loc, w.id);
-  std::fill_n(owner_.begin() + it->second.column, it->second.columns, nullptr);
-  allocations_.erase(it);
-  freed_at_[n.tensor.get()] = &n.loc;
+  check_not_written(allocation->column, allocation->column + allocation->columns, "tcgen05.dealloc", n.loc, w.id);
+  std::fill_n(taken_.begin() + allocation->column, allocation->columns, false);
+  allocations_.erase(allocations_.begin() + (allocation - allocations_.data()));
+  if (!newest(n.tensor.get())) freed_at_[n.tensor.get()] = &n.loc;
 }
 
 int TensorMemory::first_column(Warp& w, const ir::TMemoryTensor& t, int lane, std::string_view operation,
                                const SourceLoc& loc) const {
-  const ir::TMemoryTensorNode* allocation = t->allocation();
-  const auto it = allocations_.find(allocation);
-  if (it == allocations_.end()) {
-    const auto freed = freed_at_.find(allocation);
+  const Allocation* allocation = newest(t->allocation());
+  if (!allocation) {
+    const auto freed = freed_at_.find(t->allocation());
     throw Error(loc, fmt::format("{} of tensor memory {}, which {} (warp {} of block {})", operation, tile_name(*t),
                                  freed != freed_at_.end() ? fmt::format("was deallocated at {}", freed->second->str())
                                                           : std::string("is not allocated"),
@@ -83,15 +85,15 @@ int TensorMemory::first_column(Warp& w, const ir::TMemoryTensor& t, int lane, st
   int64_t offset = 0;
   if (t->column_offset) offset = w.eval(t->column_offset, Mask(1) << lane)[size_t(lane)].i;
   const int columns = t->shape[1] * dtype_bytes(t->dtype) / 4;
-  if (offset < 0 || offset + columns > it->second.columns)
+  if (offset < 0 || offset + columns > allocation->columns)
     throw Error(loc, fmt::format("{} of columns {}..{} of tensor memory {}, which has {} columns allocated (warp {} "
                                  "of block {})",
-                                 operation, offset, offset + columns - 1, tile_name(*t), it->second.columns, w.id,
+                                 operation, offset, offset + columns - 1, tile_name(*t), allocation->columns, w.id,
                                  cta_.block_name()));
-  return it->second.column + int(offset);
+  return allocation->column + int(offset);
 }
 
-bool TensorMemory::owned(const Mma& m) const {
+bool TensorMemory::owned(const Operation& m) const {
   for (const Commit& c : commits_)
     if (c.thread == m.thread && c.covers > m.sequence && c.arrived && cta_.mbarriers.all().at(c.barrier).phase > c.phase)
       return false;
@@ -100,16 +102,19 @@ bool TensorMemory::owned(const Mma& m) const {
 
 void TensorMemory::check_not_written(int begin, int end, std::string_view operation, const SourceLoc& loc,
                                      int warp) const {
-  for (const auto& m : mmas_) {
-    if (m->column >= end || m->column + m->node->n() <= begin || !owned(*m)) continue;
+  for (const auto& m : operations_) {
+    if (m->column >= end || m->column + m->columns <= begin || !owned(*m)) continue;
     bool committed = false;
     for (const Commit& c : commits_) committed |= c.thread == m->thread && c.covers > m->sequence;
-    throw Error(loc, fmt::format("{} of tensor memory that the tcgen05.mma issued at {} may still be writing (warp {} "
-                                 "of block {}); {}",
-                                 operation, m->node->loc.str(), warp, cta_.block_name(),
+    throw Error(loc, fmt::format("{} of tensor memory that the {} issued at {} may still be writing (warp {} of block "
+                                 "{}); {}",
+                                 operation, m->name(), m->loc().str(), warp, cta_.block_name(),
                                  committed ? wait_advice()
-                                           : "the mma was never committed: tcgen05.commit it to an mbarrier and wait "
-                                             "for that phase first"));
+                                           : fmt::format("the {0} was never committed (a tcgen05.commit covers only "
+                                                         "the operations its own warp issued): commit it to an "
+                                                         "mbarrier from the warp that issued it and wait for that "
+                                                         "phase first",
+                                                         m->kind())));
   }
 }
 
@@ -165,11 +170,12 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
                                    "it inside an if_ that part of the warp takes?)",
                                    popcount(mask), w.id));
   const int lane = 0, thread = w.thread(lane), bytes = dtype_bytes(n.operand_type());
-  auto mma = std::make_unique<Mma>();
-  mma->node = &n;
+  auto mma = std::make_unique<Operation>();
+  mma->mma = &n;
   mma->thread = thread;
   mma->sequence = issued_[thread]++;
   mma->column = first_column(w, n.acc, lane, "tcgen05.mma", n.loc);
+  mma->columns = n.n();
   mma->accumulate = w.eval(n.enable_input_d, Mask(1) << lane)[size_t(lane)].i != 0;
   mma->instruction_descriptor = Tcgen05InstrDescriptor{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32}.bits();
   // The unswizzled shared byte of element (0, k) of an operand: rows run along k in both.
@@ -188,12 +194,39 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
             tcgen05_k_major_descriptor(uint32_t(start(n.b, k0)), n.b->allocation()->swizzle_bits).bits()),
         k0});
   const int64_t row_bytes = int64_t(n.k()) * bytes;
-  mma->a = InFlightRead{this, start(n.a, 0), start(n.a, 0) + n.m() * row_bytes, &n.loc, thread};
-  mma->b = InFlightRead{this, start(n.b, 0), start(n.b, 0) + n.n() * row_bytes, &n.loc, thread};
+  mma->a = InFlightRead{this, start(n.a, 0), start(n.a, 0) + n.m() * row_bytes, &n.loc, thread, "tcgen05.mma"};
+  mma->b = InFlightRead{this, start(n.b, 0), start(n.b, 0) + n.n() * row_bytes, &n.loc, thread, "tcgen05.mma"};
   // The tensor core may read the operands at once: a copy still writing them is a race.
   for (const InFlightRead* r : {&mma->a, &mma->b})
     cta_.check_not_in_flight(r->begin, int(r->end - r->begin), false, n.loc, thread);
-  mmas_.push_back(std::move(mma));
+  operations_.push_back(std::move(mma));
+}
+
+void TensorMemory::issue_copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask) {
+  if (mask != 0xffffffffu)
+    throw Error(n.loc, fmt::format("tcgen05.copy is executed by a whole warp, but only {} lanes of warp {} reach it (is "
+                                   "it inside an if_ that part of the warp takes?)",
+                                   popcount(mask), w.id));
+  const int lane = 0, thread = w.thread(lane), bytes = dtype_bytes(n.src->dtype), swizzle = n.src->allocation()->swizzle_bits;
+  auto copy = std::make_unique<Operation>();
+  copy->copy = &n;
+  copy->thread = thread;
+  copy->sequence = issued_[thread]++;
+  copy->column = first_column(w, n.dst, lane, "tcgen05.copy", n.loc);
+  copy->columns = n.dst->shape[1];
+  const int64_t offset = n.src->offset ? w.eval(n.src->offset, Mask(1) << lane)[size_t(lane)].i : 0;
+  const int64_t start = cta_.shared_offsets.at(n.src->allocation()) + offset * bytes;
+  TESSEL_CHECK((start - cta_.shared_offsets.at(n.src->allocation())) % (8 * (int64_t(16) << swizzle)) == 0,
+               "tcgen05.copy at {}: the source starts inside its swizzle pattern", n.loc.str());
+  for (int k0 = 0; k0 < copy->columns; k0 += 8)
+    copy->instructions.push_back(Instruction{
+        Tcgen05SmemDescriptor::decode(tcgen05_k_major_descriptor(uint32_t(start + k0 * bytes), swizzle).bits()), {},
+        k0});
+  copy->a = InFlightRead{this, start, start + int64_t(n.src->shape[0]) * copy->columns * bytes, &n.loc, thread,
+                         "tcgen05.copy"};
+  copy->b = InFlightRead{this, 0, 0, &n.loc, thread, "tcgen05.copy"};
+  cta_.check_not_in_flight(copy->a.begin, int(copy->a.end - copy->a.begin), false, n.loc, thread);
+  operations_.push_back(std::move(copy));
 }
 
 void TensorMemory::commit(Warp& w, const ir::Tcgen05CommitNode& n, Mask mask) {
@@ -203,8 +236,24 @@ void TensorMemory::commit(Warp& w, const ir::Tcgen05CommitNode& n, Mask mask) {
   commits_.push_back(Commit{&n, thread, barrier, it == issued_.end() ? 0 : it->second});
 }
 
-void TensorMemory::complete(Mma& m) {
-  const ir::Tcgen05MmaNode& n = *m.node;
+void TensorMemory::complete_copy(Operation& m) {
+  const ir::Tcgen05CopyNode& n = *m.copy;
+  for (const Instruction& in : m.instructions)
+    for (int row = 0; row < n.dst->shape[0]; ++row)
+      for (int c = 0; c < 8; ++c) {
+        const int64_t address = tcgen05_k_major_address(in.a, row, c, 4);
+        if (!std::all_of(cta_.written.begin() + address, cta_.written.begin() + address + 4, [](uint8_t b) { return b; }))
+          throw Error(n.loc, fmt::format("tcgen05.copy reads shared memory that was never written (byte {} of block "
+                                         "{}'s shared memory)",
+                                         address, cta_.block_name()));
+        std::memcpy(&cells_[size_t(row) * kTmemColumns + size_t(m.column + in.k0 + c)], &cta_.smem[size_t(address)], 4);
+      }
+  m.done = true;
+}
+
+void TensorMemory::complete(Operation& m) {
+  if (m.copy) return complete_copy(m);
+  const ir::Tcgen05MmaNode& n = *m.mma;
   const Tcgen05InstrDescriptor idesc = Tcgen05InstrDescriptor::decode(m.instruction_descriptor);
   TESSEL_CHECK(idesc.m == n.m() && idesc.n == n.n(), "tcgen05.mma at {}: instruction descriptor of {}x{}", n.loc.str(),
                idesc.m, idesc.n);
@@ -237,7 +286,7 @@ void TensorMemory::complete(Mma& m) {
 }
 
 void TensorMemory::complete_thread_until(int thread, int64_t end) {
-  for (auto& m : mmas_)
+  for (auto& m : operations_)
     if (m->thread == thread && m->sequence < end && !m->done) complete(*m);
 }
 
@@ -245,7 +294,7 @@ void TensorMemory::arrive_ready_commits() {
   for (Commit& c : commits_) {
     if (c.arrived) continue;
     bool ready = true;
-    for (const auto& m : mmas_) ready &= m->thread != c.thread || m->sequence >= c.covers || m->done;
+    for (const auto& m : operations_) ready &= m->thread != c.thread || m->sequence >= c.covers || m->done;
     if (!ready) continue;
     c.phase = cta_.mbarriers.all().at(c.barrier).phase;
     c.arrived = true;
@@ -256,17 +305,17 @@ void TensorMemory::arrive_ready_commits() {
 }
 
 void TensorMemory::forget_released() {
-  std::erase_if(mmas_, [&](const std::unique_ptr<Mma>& m) { return m->done && !owned(*m); });
+  std::erase_if(operations_, [&](const std::unique_ptr<Operation>& m) { return m->done && !owned(*m); });
   std::erase_if(commits_, [&](const Commit& c) {
     if (!c.arrived || cta_.mbarriers.all().at(c.barrier).phase <= c.phase) return false;
-    for (const auto& m : mmas_)
+    for (const auto& m : operations_)
       if (m->thread == c.thread && m->sequence < c.covers) return false;
     return true;
   });
 }
 
 bool TensorMemory::busy() const {
-  for (const auto& m : mmas_)
+  for (const auto& m : operations_)
     if (!m->done) return true;
   for (const Commit& c : commits_)
     if (!c.arrived) return true;
@@ -274,13 +323,13 @@ bool TensorMemory::busy() const {
 }
 
 void TensorMemory::complete_all() {
-  for (auto& m : mmas_)
+  for (auto& m : operations_)
     if (!m->done) complete(*m);
   arrive_ready_commits();
 }
 
 void TensorMemory::complete_at_random(std::mt19937_64& rng) {
-  for (auto& m : mmas_)
+  for (auto& m : operations_)
     if (!m->done && rng() % 2 == 0) complete_thread_until(m->thread, m->sequence + 1);
   arrive_ready_commits();
 }
@@ -309,7 +358,7 @@ bool TensorMemory::complete_needed_by(const Warp& warp, const WaitCondition& con
 }
 
 const InFlightRead* TensorMemory::reading(int64_t begin, int64_t end) const {
-  for (const auto& m : mmas_) {
+  for (const auto& m : operations_) {
     if (!owned(*m)) continue;
     for (const InFlightRead* r : {&m->a, &m->b})
       if (r->begin < end && begin < r->end) return r;
@@ -318,10 +367,10 @@ const InFlightRead* TensorMemory::reading(int64_t begin, int64_t end) const {
 }
 
 void TensorMemory::check_released() const {
-  for (const auto& [tensor, allocation] : allocations_)
-    throw Error(tensor->loc, fmt::format("block {} ended holding the {} columns of tensor memory allocated here; call "
-                                         "tcgen05.dealloc before the kernel ends",
-                                         cta_.block_name(), allocation.columns));
+  for (const Allocation& allocation : allocations_)
+    throw Error(allocation.tensor->loc, fmt::format("block {} ended holding the {} columns of tensor memory allocated "
+                                                    "here; call tcgen05.dealloc before the kernel ends",
+                                                    cta_.block_name(), allocation.columns));
 }
 
 }  // namespace tessel::sim

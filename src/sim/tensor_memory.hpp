@@ -5,11 +5,12 @@
 // to that count, and blocks while there is none; the columns are filled with NaN, so an mma whose
 // first step accumulates (enable_input_d true) shows. Freeing what is not allocated, touching
 // columns of no live allocation, and a block that ends holding an allocation are reported.
+// Allocating a tensor again before freeing it makes a second allocation; the first is leaked.
 //
-// The tensor core: a tcgen05.mma is issued by one thread and completes, in issue order per
-// thread, when the scheduler chooses: it reads its shared operands through its descriptors then
-// and writes its accumulator. A tcgen05.commit arrives on its mbarrier once every mma its thread
-// issued before has completed. Until the phase that arrival counts toward has completed, the
+// The tensor core: a tcgen05.mma (or tcgen05.copy) is issued by one thread and completes, in issue
+// order per thread, when the scheduler chooses: it reads its shared operands through its
+// descriptors then and writes its accumulator (destination). A tcgen05.commit arrives on its
+// mbarrier once every operation its thread issued before has completed. Until the phase that arrival counts toward has completed, the
 // mma owns its accumulator's columns (loads, stores and deallocation are reported) and its
 // operand tiles (writes are reported), whenever it actually completed: a program may not rely
 // on an early completion. An mma never committed owns them for good.
@@ -40,6 +41,7 @@ class TensorMemory final : public AsyncAgent {
   void load(Warp& w, const ir::Tcgen05LoadNode& n, Mask mask);
   void store(Warp& w, const ir::Tcgen05StoreNode& n, Mask mask);
   void issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask);
+  void issue_copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask);
   void commit(Warp& w, const ir::Tcgen05CommitNode& n, Mask mask);
 
   // Throws at the allocating line of an allocation still held when the block ends.
@@ -57,28 +59,36 @@ class TensorMemory final : public AsyncAgent {
 
  private:
   struct Allocation {
+    const ir::TMemoryTensorNode* tensor;
     int column, columns;
   };
   struct Instruction {
-    Tcgen05SmemDescriptor a, b;
-    int k0;  // its first column of k
+    Tcgen05SmemDescriptor a, b;  // a copy reads its source through `a`
+    int k0;  // its first column of k (of the destination, for a copy)
   };
-  struct Mma {
-    const ir::Tcgen05MmaNode* node;
+  // An mma or a copy: both write tensor-memory columns from shared operands, complete in issue
+  // order per thread, and are observed through commits.
+  struct Operation {
+    const ir::Tcgen05MmaNode* mma = nullptr;    // null for a copy
+    const ir::Tcgen05CopyNode* copy = nullptr;  // null for an mma
     int thread;
-    int64_t sequence;  // among the thread's mma
-    int column;        // the accumulator's first TMEM column
-    bool accumulate;
-    uint32_t instruction_descriptor;
+    int64_t sequence;  // among the thread's operations
+    int column;        // the destination's first TMEM column
+    int columns;
+    bool accumulate = false;
+    uint32_t instruction_descriptor = 0;
     std::vector<Instruction> instructions;
-    InFlightRead a, b;
+    InFlightRead a, b;  // `b` empty for a copy
     bool done = false;
+    const SourceLoc& loc() const { return mma ? mma->loc : copy->loc; }
+    std::string_view name() const { return mma ? "tcgen05.mma" : "tcgen05.copy"; }
+    std::string_view kind() const { return mma ? "mma" : "copy"; }
   };
   struct Commit {
     const ir::Tcgen05CommitNode* node;
     int thread;
     int64_t barrier;     // the mbarrier's shared byte
-    int64_t covers;      // the thread's mma of sequence < covers
+    int64_t covers;      // the thread's operations of sequence < covers
     bool arrived = false;
     int64_t phase = 0;   // once arrived: the barrier's phase the arrival counts toward
   };
@@ -86,15 +96,16 @@ class TensorMemory final : public AsyncAgent {
   // The first TMEM column of `t` as lane `lane` of `w` sees it, checked against its allocation.
   int first_column(Warp& w, const ir::TMemoryTensor& t, int lane, std::string_view operation,
                    const SourceLoc& loc) const;
-  // Throws when an mma that still owns them writes one of columns [begin, end).
+  // Throws when an operation that still owns them writes one of columns [begin, end).
   void check_not_written(int begin, int end, std::string_view operation, const SourceLoc& loc, int warp) const;
-  bool owned(const Mma& m) const;
+  bool owned(const Operation& m) const;
   // The TMEM lane a thread of a 32x32b access reads: 32 (warp mod 4) + lane, checked against
   // the row the tile's layout gives it.
   int access_lane(const Warp& w, const ir::TMemoryTensor& t, const ir::RegisterTensor& tile, int lane,
                   std::string_view operation, const SourceLoc& loc) const;
-  void complete(Mma& m);
-  // Completes the thread's mma up to (not including) sequence `end`, in order.
+  void complete(Operation& m);
+  void complete_copy(Operation& m);
+  // Completes the thread's operations up to (not including) sequence `end`, in order.
   void complete_thread_until(int thread, int64_t end);
   // Arrives every commit whose mma have all completed; drops what no longer owns anything.
   void arrive_ready_commits();
@@ -102,12 +113,15 @@ class TensorMemory final : public AsyncAgent {
 
   Cta& cta_;
   std::vector<uint32_t> cells_;      // [lane * 512 + column]
-  std::vector<const ir::TMemoryTensorNode*> owner_;  // per column: its allocation, or null
-  std::map<const ir::TMemoryTensorNode*, Allocation> allocations_;
+  std::vector<bool> taken_;               // per column
+  // Live allocations, oldest first. Allocating a tensor again before freeing it (in a loop) makes
+  // a new one; the tensor then names the newest, and the older is leaked.
+  std::vector<Allocation> allocations_;
+  const Allocation* newest(const ir::TMemoryTensorNode* tensor) const;
   std::map<const ir::TMemoryTensorNode*, const SourceLoc*> freed_at_;
-  std::vector<std::unique_ptr<Mma>> mmas_;  // issue order; boxed because reads point at them
+  std::vector<std::unique_ptr<Operation>> operations_;  // issue order; boxed because reads point at them
   std::vector<Commit> commits_;             // issue order
-  std::map<int, int64_t> issued_;           // per thread: mma issued so far
+  std::map<int, int64_t> issued_;  // per thread: operations issued so far
 };
 
 }  // namespace tessel::sim

@@ -65,9 +65,11 @@ std::string describe(const Warp& w, const Wait& wait) {
                                at, g.max_pending, g.read ? " (reads)" : "", pending);
           },
           [&](const TensorMemoryWait& t) {
-            return fmt::format("waiting at {} (tcgen05.alloc) for {} free columns of tensor memory ({} of {} are free, "
-                               "not in one aligned run of {})",
-                               at, t.columns, w.cta.tensor_memory.free_columns(), kTmemColumns, t.columns);
+            const int free = w.cta.tensor_memory.free_columns();
+            return fmt::format("waiting at {} (tcgen05.alloc) for {} free columns of tensor memory ({} of {} are "
+                               "free{})",
+                               at, t.columns, free, kTmemColumns,
+                               free >= t.columns ? fmt::format(", but not {} in one aligned run", t.columns) : "");
           },
           [&](const ClusterBarrierWait& b) {
             return fmt::format("waiting at cluster.sync() at {} ({} of its 32 threads arrived)", at, b.arrived_threads);

@@ -752,12 +752,22 @@ struct Tcgen05MmaNode : StmtNode {
   int k() const { return a->shape[1]; }
   DType operand_type() const { return a->dtype; }
 };
-// tcgen05.commit by the thread that issued the mma: one arrival on `barrier` once every tcgen05
-// operation that thread issued before has completed. (The cta_group::1 form; a multicast form
+// tcgen05.commit by the thread that issued the mma (or copy): one arrival on `barrier` once every
+// tcgen05 operation that thread issued before has completed. (The cta_group::1 form; a multicast form
 // for CTA pairs arrives on the barrier at the same offset in several blocks of a cluster.)
 struct Tcgen05CommitNode : StmtNode {
   Tcgen05CommitNode(SourceLoc l, MbarrierRef b) : StmtNode(NodeKind::Tcgen05Commit, std::move(l)), barrier(std::move(b)) {}
   const MbarrierRef barrier;
+};
+// dst <- src by one thread of the warp, asynchronously, with tcgen05.cp 128x256b: src [128, c] is a
+// shared tile of 32-bit elements with rows of one swizzle span (c = 8, 16 or 32), read through
+// matrix descriptors 8 columns (32 bytes) per instruction; dst [128, c] is in tensor memory at
+// lane 0. Ordered before the issuing thread's later mma; a commit observes its completion.
+struct Tcgen05CopyNode : StmtNode {
+  Tcgen05CopyNode(SourceLoc l, TMemoryTensor dst, SharedTensor src)
+      : StmtNode(NodeKind::Tcgen05Copy, std::move(l)), dst(std::move(dst)), src(std::move(src)) {}
+  const TMemoryTensor dst;
+  const SharedTensor src;
 };
 // out <- src with tcgen05.ld 32x32b, then tcgen05.wait::ld: warp w of the group reads lanes
 // 32 (w mod 4) ... + 31; thread l of it holds row 32 (w mod 4) + l - src's first lane, every

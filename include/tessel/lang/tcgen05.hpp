@@ -67,8 +67,14 @@ class Tcgen05Instructions {
            loc_t loc = loc_t::current()) {
     make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), SourceLoc::from(loc));
   }
-  // One arrival on `bar` once every tcgen05.mma the issuing thread issued before has completed.
-  // Issued by the thread that issued the mma (in the same one-warp group).
+  // dst = src (tcgen05.cp 128x256b), asynchronously like mma and ordered before the issuing
+  // thread's later mma (an accumulator's initial value, say): src [128, c] a shared tile of a 32-bit
+  // type with c 8, 16 or 32 (rows of one swizzle span, which the tile gets unless created with
+  // another Swizzle), dst [128, c] a tensor-memory tile at lane 0. Issued by one warp; commit it
+  // before reading dst or overwriting src.
+  void copy(const SharedTensor& src, const TMemoryTensor& dst, loc_t loc = loc_t::current());
+  // One arrival on `bar` once every tcgen05.mma and copy the issuing thread issued before has
+  // completed. Issued by the thread that issued them (in the same one-warp group).
   void commit(const Mbarrier& bar, loc_t loc = loc_t::current());
 
   // The tile as a register tile of the current thread group, in the tcgen05.ld 32x32b layout
