@@ -6,7 +6,8 @@ namespace tessel::examples::blackwell {
 
 // Seed 002, BlackwellMatmulV0: C = A Bᵀ with cp.async loads into shared memory, tcgen05.mma
 // accumulating in tensor memory, and one mbarrier on which tcgen05.commit signals the mma's
-// completion. The statements follow the seed's, one for one.
+// completion. The statements follow the seed's, one for one, plus the proxy fence the hardware
+// needs between the cp.async writes and the mma's reads.
 struct BlackwellMatmulV0 : Script {
   int block_m = 128, block_n = 64, block_k = 16;
   static constexpr const char* param_names[] = {"m_size", "n_size", "k_size", "a_ptr", "b_ptr", "c_ptr"};
@@ -51,6 +52,9 @@ struct BlackwellMatmulV0 : Script {
       copy_async(g_a, s_a, {offset_m, offset_k});
       copy_async(g_b, s_b, {offset_n, offset_k});
       copy_async_wait_all();
+      // not in the seed: cp.async writes through the generic proxy and tcgen05.mma reads through
+      // the async proxy, so each writing thread fences its writes before the sync
+      fence.proxy_async(ProxySpace::shared_cta);
       sync();
 
       // tcgen05 instructions are warp-cooperative (issued by a single warp)
