@@ -219,15 +219,15 @@ TEST(RemoteArrive, RanksOutsideTheClusterAreReportedAtTraceOrRunTime) {
   {
     const std::string got = error_of<ArrivesOnRankTwoOfTwo>(out);
     EXPECT_EQ(got,
-              fmt::format("{}:{}: mbarrier.arrive: block rank 2 is outside the cluster of 2 blocks (attrs.cluster = {{2, "
-                          "1, 1}}); ranks run from 0 to 1",
+              fmt::format("{}:{}: mbarrier.arrive: block rank 2 is outside the cluster of 2 blocks (attrs.cluster = "
+                          "{{2, 1, 1}}); ranks run from 0 to 1",
                           __FILE__, line));
   }
   {
     const std::string got = error_of<ArrivesOnTheNextRank>(out);
     EXPECT_EQ(got,
-              fmt::format("{}:{}: mbarrier.arrive_and_expect_tx: block rank 2 is outside the cluster of 2 blocks (thread 0 "
-                          "of block (1, 0, 0)); ranks run from 0 to 1",
+              fmt::format("{}:{}: mbarrier.arrive_and_expect_tx: block rank 2 is outside the cluster of 2 blocks "
+                          "(thread 0 of block (1, 0, 0)); ranks run from 0 to 1",
                           __FILE__, line));
   }
 }
@@ -353,17 +353,18 @@ TEST(TmaMulticast, MasksOutsideTheClusterAndEndedReceiversAreReported) {
   {
     const std::string got = error_of<MulticastsOutsideTheCluster>(0, a);
     EXPECT_EQ(got,
-              fmt::format("{}:{}: tma.global_to_shared: the multicast mask 0x0 names no block of the cluster of 2 blocks "
-                          "(thread 0 of block (0, 0, 0)); set bit r for each block rank r in 0..1 that receives the box",
+              fmt::format("{}:{}: tma.global_to_shared: the multicast mask 0x0 names no block of the cluster of 2 "
+                          "blocks (thread 0 of block (0, 0, 0)); set bit r for each block rank r in 0..1 that receives "
+                          "the box",
                           __FILE__, line));
   }
   EXPECT_EQ(error_of<MulticastsOutsideTheCluster>(1, a), "no error");
   {
     const std::string got = error_of<MulticastsToAnEndedBlock>(a);
     EXPECT_EQ(got,
-              fmt::format("{}:{}: tma.global_to_shared: multicast to block (0, 0, 0) (cluster rank 0), which has ended "
-                          "(thread 0 of block (1, 0, 0)); end every block of the cluster with cluster.sync() so that none "
-                          "ends while others still send to it",
+              fmt::format("{}:{}: tma.global_to_shared: multicast to block (0, 0, 0) (cluster rank 0), which has "
+                          "ended (thread 0 of block (1, 0, 0)); end every block of the cluster with cluster.sync() so "
+                          "that none ends while others still send to it",
                           __FILE__, line));
   }
 }

@@ -61,6 +61,8 @@ Kernel every_kind() {
   auto bars = std::make_shared<SharedTensorNode>(DType::U64, std::vector<int>{2}, std::vector<int>{1}, nullptr, nullptr,
                                                  "bars", at(31), 0);
   auto ready = make_var(Type{DType::Bool}, "ready");
+  const Expr rank = std::make_shared<BuiltinNode>(at(40), BuiltinKind::ClusterBlockRank);
+  const Expr peer = binary(BinaryOp::Sub, const_int(1), rank);
   auto response = std::make_shared<SharedTensorNode>(DType::U32, std::vector<int>{4}, std::vector<int>{1}, nullptr,
                                                      nullptr, "response", at(43), 0);
   auto canceled = make_var(Type{DType::Bool}, "canceled"), ctaid_x = make_var(Type{DType::I32}, "ctaid_x"),
@@ -135,9 +137,7 @@ Kernel every_kind() {
       std::make_shared<DeclareNode>(at(32), rem, const_int(0)),
       std::make_shared<FastDivmodNode>(at(32), q, rem, v, binary(BinaryOp::Add, n, const_int(1))),
       std::make_shared<ClusterSyncNode>(at(39)),
-      std::make_shared<MbarrierRemoteArriveNode>(
-          at(40), bar0, binary(BinaryOp::Sub, const_int(1), std::make_shared<BuiltinNode>(at(40), BuiltinKind::ClusterBlockRank)),
-          const_int(1), nullptr),
+      std::make_shared<MbarrierRemoteArriveNode>(at(40), bar0, peer, const_int(1), nullptr),
       std::make_shared<ThreadGroupNode>(
           at(41), 0, 1,
           seq({std::make_shared<MbarrierRemoteArriveNode>(at(41), bar0, const_int(0), nullptr, const_int(32)),
@@ -282,7 +282,8 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "tma.shared_to_global %sh to global<f16>", "tma.global_to_shared global<f16>", "to %sh dims [0, 1] on %bars[0]",
                             "tma.commit_group", "tma.wait_group 0 read",
                             "sync group", "setmaxnreg.dec 40", "= fast_divmod(", "blocks=[2] cluster=[2, 1, 1]",
-                            "cluster_sync", "mbarrier_arrive %bars[0] of cluster block sub(1, cluster.blockRank) count=1",
+                            "cluster_sync",
+                            "mbarrier_arrive %bars[0] of cluster block sub(1, cluster.blockRank) count=1",
                             "mbarrier_arrive_expect_tx %bars[0] of cluster block 0 bytes=32",
                             "on %bars[0] multicast to blocks 3", "clc.try_cancel to %response on %bars[0]",
                             "%canceled, %ctaid_x, %ctaid_y, %ctaid_z = clc.query_response %response"})

@@ -32,7 +32,7 @@ template <class Pick> bool ClcUnit::complete_where(Pick&& pick) {
 }
 
 void ClcUnit::land(const Request& r) {
-  ClcResponse response{};
+  ClcResponseWords response{};
   if (const std::optional<std::array<int, 3>> first = cta_.scheduler.cancel_cluster())
     response = {1, uint32_t((*first)[0]), uint32_t((*first)[1]), uint32_t((*first)[2])};
   uint8_t bytes[ir::kClcResponseBytes];

@@ -44,7 +44,7 @@ class ClcUnit final : public AsyncAgent {
 };
 
 // The response's words: 1 when a cluster was cancelled, then its first block's x, y, z.
-struct ClcResponse {
+struct ClcResponseWords {
   uint32_t canceled, x, y, z;
 };
 

@@ -18,10 +18,10 @@ int64_t response_byte(Warp& w, const ir::SharedTensorNode& tile, int lane, const
   const int64_t view = tile.offset ? w.eval(tile.offset, Mask(1) << lane)[size_t(lane)].i : 0;
   const int64_t byte = first + view * dtype_bytes(tile.dtype);
   if (byte % ir::kClcResponseBytes != 0)
-    throw Error(loc, fmt::format("{}: the response starts at byte {} of {} (allocated at {}), which is not a multiple "
-                                 "of {} (thread {} of block {}); responses are {}-byte aligned",
-                                 operation, byte - first, allocation.name, allocation.loc.str(),
-                                 ir::kClcResponseBytes, w.thread(lane), w.cta.block_name(), ir::kClcResponseBytes));
+    throw Error(loc, fmt::format("{0}: the response starts at byte {1} of {2} (allocated at {3}), which is not a "
+                                 "multiple of {4} (thread {5} of block {6}); responses are {4}-byte aligned",
+                                 operation, byte - first, allocation.name, allocation.loc.str(), ir::kClcResponseBytes,
+                                 w.thread(lane), w.cta.block_name()));
   return byte;
 }
 
@@ -54,7 +54,7 @@ void exec_ClcQuery(Warp& w, const ir::ClcQueryNode& n, Mask mask) {
                                        "mbarrier phase of the try_cancel that fills it",
                                        n.response->allocation()->name, n.response->allocation()->loc.str(),
                                        w.thread(lane), w.cta.block_name()));
-    ClcResponse response;
+    ClcResponseWords response;
     std::memcpy(&response, &w.cta.smem[size_t(byte)], sizeof response);
     canceled[size_t(lane)].i = response.canceled;
     x[size_t(lane)].i = int32_t(response.x);

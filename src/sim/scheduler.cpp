@@ -1,5 +1,6 @@
-// The scheduler: runs a group of blocks (their warps as fibers, their asynchronous agents) round
-// by round, and the grid group after group.
+// The scheduler: runs groups of blocks (their warps as fibers, their asynchronous agents) round by
+// round: the grid group after group, or, for a kernel that cancels launches, from a launch queue
+// with a few groups resident at a time.
 #include "machine.hpp"
 #include "tessel/ir/mutator.hpp"
 

@@ -38,7 +38,10 @@ struct Attrs {
   // are 1. The grid must be a whole number of clusters.
   class Cluster {
    public:
-    Cluster& operator=(std::initializer_list<int> extents) { extents_ = extents; return *this; }
+    Cluster& operator=(std::initializer_list<int> extents) {
+      extents_ = extents;
+      return *this;
+    }
     // The extents as written; the trace checks them when it ends.
     const std::vector<int>& extents() const { return extents_; }
     bool clustered() const;
