@@ -31,6 +31,19 @@ TEST(BlackwellLadder, V1MatchesTheHostReferenceUnderEveryOrder) { expect_matches
 TEST(BlackwellLadder, V2MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v2"); }
 TEST(BlackwellLadder, V3MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v3"); }
 TEST(BlackwellLadder, V4MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v4"); }
+TEST(BlackwellLadder, V5MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v5"); }
+
+// V5's blocks cancel the launch of blocks that have not started: with 1 resident block it computes
+// every tile, with 3 the blocks share them, and with every block resident no request succeeds.
+TEST(BlackwellLadder, V5MatchesTheHostReferenceWithOneThreeAndAllBlocksResident) {
+  for (int resident : {1, 3, 64})
+    for (sim::Options o : testing::every_order()) {
+      o.resident_clusters = resident;
+      const examples::RunResult r =
+          examples::find_example("blackwell_v5").run(Device::simulator(), {200, 600, 296}, KernelOptions{.sim = o});
+      EXPECT_TRUE(r.ok) << resident << " resident: " << r.summary;
+    }
+}
 
 struct Cli {
   int status = -1;
@@ -51,7 +64,8 @@ Cli tessel(const std::string& args) {
 
 TEST(BlackwellLadder, EveryVersionCompilesForSm100aAndIsRefusedForSm90aNamingSm100a) {
   const Cli listed = tessel("list");
-  for (const char* version : {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4"}) {
+  for (const char* version : {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4",
+                              "blackwell_v5"}) {
     EXPECT_NE(listed.output.find(version), std::string::npos) << listed.output;
     const Cli blackwell = tessel(std::string("compile ") + version + " --arch sm_100a");
     EXPECT_EQ(blackwell.status, 0) << blackwell.output;

@@ -1,11 +1,13 @@
 // The Blackwell matmul ladder of the seeds: tensor memory and tcgen05, then TMA, a ring of
-// stages, warp specialization, and seed 000's Pipeline class with rasterized tiles.
+// stages, warp specialization, seed 000's Pipeline class with rasterized tiles, and a persistent
+// kernel on cluster launch control.
 #include "matmul_example.hpp"
 #include "v0_tcgen05.hpp"
 #include "v1_tma.hpp"
 #include "v2_multistage.hpp"
 #include "v3_warp_specialized.hpp"
 #include "v4_pipeline_class.hpp"
+#include "v5_persistent.hpp"
 
 namespace tessel::examples {
 
@@ -21,6 +23,9 @@ std::vector<Example> blackwell_ladder_examples() {
           "blackwell_v3", "Blackwell V3: a TMA warp and an MMA warp with hand-managed full/empty barriers"),
       matmul_example<blackwell::BlackwellMatmulV4>(
           "blackwell_v4", "Blackwell seed V4: warp specialization with the Pipeline class, rasterized tiles"),
+      matmul_example<blackwell::BlackwellMatmulV5>(
+          "blackwell_v5", "Blackwell V5: persistent on cluster launch control; TMA, MMA, scheduler and epilogue roles; "
+                          "double-buffered tensor memory"),
   };
   for (Example& e : ladder) {
     e.targets = {"sm_100a"};  // tcgen05 and tensor memory exist from sm_100a
