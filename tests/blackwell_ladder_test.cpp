@@ -62,6 +62,12 @@ Cli tessel(const std::string& args) {
   return r;
 }
 
+TEST(BlackwellLadder, V5RunsFromTheCommandLineWithOneBlockResident) {
+  const Cli r = tessel("run blackwell_v5 200 600 296 --resident-clusters 1 --order lazy");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("blackwell_v5 200x600x296: PASS"), std::string::npos) << r.output;
+}
+
 TEST(BlackwellLadder, EveryVersionCompilesForSm100aAndIsRefusedForSm90aNamingSm100a) {
   const Cli listed = tessel("list");
   for (const char* version : {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4",

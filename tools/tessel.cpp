@@ -120,6 +120,11 @@ int main(int argc, char** argv) {
   run->add_option("--multiprocessors", simulator.multiprocessors,
                   fmt::format("the simulated device's multiprocessor count (default: {})", simulator.multiprocessors))
       ->check(CLI::Range(1, 1024));
+  run->add_option("--resident-clusters", simulator.resident_clusters,
+                  fmt::format("groups of blocks resident at once in a kernel that uses cluster launch control "
+                              "(default: {})",
+                              simulator.resident_clusters))
+      ->check(CLI::Range(1, 1 << 20));
 
   auto* irc = app.add_subcommand("ir", "print an example's IR");
   irc->add_option("example", example)->required();
