@@ -234,6 +234,10 @@ class Instructions {
   // while_([&] { return x != 1; }, [&] { ... }): the condition is traced once, before the body.
   template <class F> requires(detail::is_kernel_scalar<std::invoke_result_t<F&>>)
   void while_(F&& cond, const std::function<void()>& body, loc_t loc = loc_t::current()) {
+    static_assert(!detail::is_var_by_value<std::invoke_result_t<F&>>,
+                  "while_: the condition returns a Var by value, a copy declared once before the loop, so the "
+                  "loop would never see the body's assignments; return an expression of it, such as "
+                  "`return !finished;`");
     make_while([&] { return detail::to_ir<bool>(cond()); }, body, SourceLoc::from(loc));
   }
 
