@@ -1,12 +1,9 @@
 // The Blackwell seed kernels on the simulator (as sm_100a kernels): every version against the
 // host reference at the seeds' size and at sizes that are not tile multiples, under every
 // completion order; their sm_100a compiles; and the refusal to compile them for sm_90a.
-#include <array>
-#include <cstdio>
-#include <sys/wait.h>
-
 #include <gtest/gtest.h>
 
+#include "cli.hpp"
 #include "examples.hpp"
 #include "simulate.hpp"
 
@@ -45,22 +42,8 @@ TEST(BlackwellLadder, V5MatchesTheHostReferenceWithOneThreeAndAllBlocksResident)
     }
 }
 
-struct Cli {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-Cli tessel(const std::string& args) {
-  Cli r;
-  FILE* p = popen((std::string(TESSEL_CLI) + " " + args + " 2>&1").c_str(), "r");
-  std::array<char, 256> buf{};
-  while (p && fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  if (p) {
-    const int status = pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  return r;
-}
+using testing::Cli;
+using testing::tessel;
 
 TEST(BlackwellLadder, V5RunsFromTheCommandLineWithOneBlockResident) {
   const Cli r = tessel("run blackwell_v5 200 600 296 --resident-clusters 1 --order lazy");

@@ -1,11 +1,9 @@
 // The Hopper matmul ladder on the simulator: every step against the host reference at sizes that
 // are and are not multiples of its tiles, under every completion order, and its targets.
-#include <array>
-#include <cstdio>
-#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 
+#include "cli.hpp"
 #include "examples.hpp"
 #include "matmul_example.hpp"
 #include "matmul_hopper/v1_tma_wgmma.hpp"
@@ -186,22 +184,8 @@ TEST(HopperLadder, V5AtTheOtherPointsOfItsSpaceMatchesTheHostReference) {
   expect_matches_under_every_order<V5Fixed<8, 128, 4>>("v5_swizzle8_n128_stages4", specialized_sizes);
 }
 
-struct Cli {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-Cli tessel(const std::string& args) {
-  Cli r;
-  FILE* p = popen((std::string(TESSEL_CLI) + " " + args + " 2>&1").c_str(), "r");
-  std::array<char, 256> buf{};
-  while (p && fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  if (p) {
-    const int status = pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  return r;
-}
+using testing::Cli;
+using testing::tessel;
 
 TEST(HopperLadder, EveryStepCompilesForSm90aAndIsRefusedForSm80NamingSm90a) {
   const Cli listed = tessel("list");

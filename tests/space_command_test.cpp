@@ -1,15 +1,13 @@
 // `tessel space`: every candidate of an example's space built for a GPU that is not here, with the
 // exact reason each dropped candidate gives, and the exit status.
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <functional>
 #include <regex>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "cli.hpp"
 #include "matmul_ampere/v5_swizzled.hpp"
 #include "matmul_hopper/v5_persistent.hpp"
 #include "tessel/analysis/gpu_specs.hpp"
@@ -18,23 +16,8 @@
 namespace tessel {
 namespace {
 
-struct Cli {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-// Runs the tessel command with `environment` ("NAME=value ...") set for it.
-Cli tessel(const std::string& args, const std::string& environment = "") {
-  Cli r;
-  FILE* p = popen((environment + " " + TESSEL_CLI + " " + args + " 2>&1").c_str(), "r");
-  std::array<char, 256> buf{};
-  while (p && fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  if (p) {
-    const int status = pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  return r;
-}
+using testing::Cli;
+using testing::tessel;
 
 // The table row of a candidate: its hyperparameters, then the columns.
 std::string row_of(const std::string& output, const std::string& hyperparameters) {
