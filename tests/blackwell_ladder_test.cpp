@@ -29,6 +29,7 @@ TEST(BlackwellLadder, V2MatchesTheHostReferenceUnderEveryOrder) { expect_matches
 TEST(BlackwellLadder, V3MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v3"); }
 TEST(BlackwellLadder, V4MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v4"); }
 TEST(BlackwellLadder, V5MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v5"); }
+TEST(BlackwellLadder, V6MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("blackwell_v6"); }
 
 // V5's blocks cancel the launch of blocks that have not started: with 1 resident block it computes
 // every tile, with 3 the blocks share them, and with every block resident no request succeeds.
@@ -38,6 +39,18 @@ TEST(BlackwellLadder, V5MatchesTheHostReferenceWithOneThreeAndAllBlocksResident)
       o.resident_clusters = resident;
       const examples::RunResult r =
           examples::find_example("blackwell_v5").run(Device::simulator(), {200, 600, 296}, KernelOptions{.sim = o});
+      EXPECT_TRUE(r.ok) << resident << " resident: " << r.summary;
+    }
+}
+
+// V6's pairs: with 1 resident cluster one pair computes all 6 tiles, so each block's epilogue and
+// the pair's mma hand both accumulators back and forth across tiles; with 2 the pairs share them.
+TEST(BlackwellLadder, V6MatchesTheHostReferenceWithOneAndTwoClustersResident) {
+  for (int resident : {1, 2})
+    for (sim::Options o : testing::every_order()) {
+      o.resident_clusters = resident;
+      const examples::RunResult r =
+          examples::find_example("blackwell_v6").run(Device::simulator(), {520, 528, 136}, KernelOptions{.sim = o});
       EXPECT_TRUE(r.ok) << resident << " resident: " << r.summary;
     }
 }
@@ -54,7 +67,7 @@ TEST(BlackwellLadder, V5RunsFromTheCommandLineWithOneBlockResident) {
 TEST(BlackwellLadder, EveryVersionCompilesForSm100aAndIsRefusedForSm90aNamingSm100a) {
   const Cli listed = tessel("list");
   for (const char* version : {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4",
-                              "blackwell_v5"}) {
+                              "blackwell_v5", "blackwell_v6"}) {
     EXPECT_NE(listed.output.find(version), std::string::npos) << listed.output;
     const Cli blackwell = tessel(std::string("compile ") + version + " --arch sm_100a");
     EXPECT_EQ(blackwell.status, 0) << blackwell.output;

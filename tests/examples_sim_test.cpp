@@ -39,7 +39,7 @@ const auto kCases = ::testing::Values(
     Case{"hopper_v4", {130, 600, 208}}, Case{"hopper_v4_bf16", {64, 256, 128}}, Case{"hopper_v5", {130, 600, 208}},
     Case{"hopper_v5_bf16", {64, 256, 128}}, Case{"blackwell_v0", {130, 72, 80}}, Case{"blackwell_v1", {130, 72, 80}},
     Case{"blackwell_v2", {130, 72, 80}}, Case{"blackwell_v3", {130, 72, 80}}, Case{"blackwell_v4", {130, 72, 80}},
-    Case{"blackwell_v5", {130, 72, 80}});
+    Case{"blackwell_v5", {130, 72, 80}}, Case{"blackwell_v6", {130, 72, 80}});
 
 INSTANTIATE_TEST_SUITE_P(
     Sizes, ExampleOnSimulator, kCases,

@@ -201,7 +201,7 @@ Kernel every_blackwell_kind() {
           at(44), 0, 1, seq({std::make_shared<MbarrierInitNode>(at(44), bars, std::vector<int>{1})})),
       std::make_shared<SyncNode>(at(44)),
       one_warp(46, {std::make_shared<Tcgen05CopyNode>(at(45), tm, sc),
-                    std::make_shared<Tcgen05MmaNode>(at(46), tm, sa, sb_t, binary(BinaryOp::Ne, n, const_int(0))),
+                    std::make_shared<Tcgen05MmaNode>(at(46), tview, sa, sb_t, binary(BinaryOp::Ne, n, const_int(0))),
                     std::make_shared<Tcgen05CommitNode>(at(47), bar0),
                     std::make_shared<MbarrierWaitNode>(at(48), bar0, const_int(0, DType::U32))}),
       std::make_shared<SyncNode>(at(49)),
@@ -309,8 +309,8 @@ TEST(NodeKinds, EveryBlackwellKindPrintsVerifiesAndLowers) {
   const Kernel k = every_blackwell_kind();
   const std::string text = print(*k);
   for (const char* piece : {"%tm: tmem<f32>[128, 32] = tcgen05.alloc columns=32 address=%tmem_address",
-                            "tcgen05.mma %tm = %sa @ view<f16>(%sb + 0, shape=[16, 16], strides=[1, 16]) "
-                            "enable_input_d=ne(%n, 0)",
+                            "tcgen05.mma tmem_view<f32>(%tm + [0, mul(16, mod(%n, 2))], shape=[128, 16]) = %sa @ "
+                            "view<f16>(%sb + 0, shape=[16, 16], strides=[1, 16]) enable_input_d=ne(%n, 0)",
                             "tcgen05.commit %bars[0]", "tcgen05.copy %sc to %tm",
                             "%r: reg<f32> unresolved[128,16] over 128 threads = tcgen05.load "
                             "tmem_view<f32>(%tm + [0, mul(16, mod(%n, 2))], shape=[128, 16])",

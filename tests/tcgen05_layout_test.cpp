@@ -46,6 +46,13 @@ TEST(Tcgen05Descriptors, InstructionDescriptorFields) {
   EXPECT_FALSE(tcgen05_mma_shape_is_legal(128, 8));
   EXPECT_TRUE(tcgen05_mma_shape_is_legal(64, 8));
   EXPECT_FALSE(tcgen05_mma_shape_is_legal(256, 128));
+  EXPECT_TRUE(tcgen05_mma_shape_is_legal(256, 256, 2));
+  EXPECT_TRUE(tcgen05_mma_shape_is_legal(128, 16, 2));
+  EXPECT_FALSE(tcgen05_mma_shape_is_legal(256, 8, 2));
+  EXPECT_FALSE(tcgen05_mma_shape_is_legal(64, 64, 2));
+  const Tcgen05InstrDescriptor pair{256, 256, DType::F16, DType::F16, DType::F32};
+  EXPECT_EQ(pair.bits() >> 24 & 0x1F, 16u);
+  EXPECT_EQ(Tcgen05InstrDescriptor::decode(pair.bits()), pair);
 }
 
 TEST(Tcgen05Layout, Thread32qPlusLaneHoldsItsRowInRegisterOrder) {

@@ -1,6 +1,6 @@
 // The Blackwell matmul ladder of the seeds: tensor memory and tcgen05, then TMA, a ring of
 // stages, warp specialization, seed 000's Pipeline class with rasterized tiles, and a persistent
-// kernel on cluster launch control.
+// kernel on cluster launch control, and the same on block pairs sharing one mma.
 #include "matmul_example.hpp"
 #include "v0_tcgen05.hpp"
 #include "v1_tma.hpp"
@@ -8,6 +8,7 @@
 #include "v3_warp_specialized.hpp"
 #include "v4_pipeline_class.hpp"
 #include "v5_persistent.hpp"
+#include "v6_cta_pair.hpp"
 
 namespace tessel::examples {
 
@@ -26,6 +27,9 @@ std::vector<Example> blackwell_ladder_examples() {
       matmul_example<blackwell::BlackwellMatmulV5>(
           "blackwell_v5", "Blackwell V5: persistent on cluster launch control; TMA, MMA, scheduler and epilogue roles; "
                           "double-buffered tensor memory"),
+      matmul_example<blackwell::BlackwellMatmulV6>(
+          "blackwell_v6", "Blackwell V6: V5 on clusters of two blocks, one cta_group::2 mma per 256-row tile, "
+                          "multicast commits and responses"),
   };
   for (Example& e : ladder) {
     e.targets = {"sm_100a"};  // tcgen05 and tensor memory exist from sm_100a

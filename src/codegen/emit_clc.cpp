@@ -8,7 +8,9 @@ namespace tessel::codegen {
 void emit_ClcTryCancel(Emitter& e, const ir::ClcTryCancelNode& n) {
   e.header(n, "clc.try_cancel");
   const std::string response = shared_address(e, n.response), bar = barrier_address(e, n.barrier);
-  in_issuing_thread(e, [&] { e.line(ptx_asm(Ptx::ClcTryCancel, e.arch, {{response}, {bar}})); });
+  in_issuing_thread(e, [&] {
+    e.line(ptx_asm(n.multicast ? Ptx::ClcTryCancelMulticast : Ptx::ClcTryCancel, e.arch, {{response}, {bar}}));
+  });
 }
 
 void emit_ClcQuery(Emitter& e, const ir::ClcQueryNode& n) {

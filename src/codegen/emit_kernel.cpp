@@ -297,6 +297,7 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch) {
   TESSEL_CHECK(k.shared_bytes >= 0, "kernel {} reached code generation without a shared-memory plan", k.name);
   Emitter e(arch);
   e.cluster = k.cluster;
+  e.tcgen05_cta_group = k.tcgen05_cta_group;
   CudaModule m;
   m.kernel_name = "tessel_" + identifier(k.name);
   std::vector<std::string> params;

@@ -17,6 +17,9 @@ namespace {
 
 std::string at(const ir::StmtNode& n) { return fmt::format("  // ({})", n.loc.str()); }
 
+// Every tcgen05 instruction of a kernel names the kernel's CTA group.
+PtxModifiers cta_group(const Emitter& e) { return {{"cta_group", std::to_string(e.tcgen05_cta_group)}}; }
+
 std::string shared_address(Emitter& e, const ir::SharedTensorNode& allocation) {
   return fmt::format("uint32_t(__cvta_generic_to_shared(tessel_smem + {}))", e.shared_offsets.at(&allocation));
 }
@@ -69,8 +72,10 @@ void move_32x32b(Emitter& e, Ptx instruction, const ir::TMemoryTensor& t, const 
 void emit_Tcgen05Alloc(Emitter& e, const ir::Tcgen05AllocNode& n) {
   const int columns = n.tensor->allocated_columns();
   e.header(n, fmt::format("tcgen05.alloc of {} columns of tensor memory, by one warp", columns));
-  e.line(ptx_asm(Ptx::Tcgen05Alloc, e.arch, {{shared_address(e, *n.tensor->address)}, {std::to_string(columns)}}));
-  if (n.relinquish) e.line(ptx_asm(Ptx::Tcgen05RelinquishAllocPermit, e.arch, {}) + "  // the kernel's last alloc");
+  e.line(ptx_asm(Ptx::Tcgen05Alloc, e.arch, {{shared_address(e, *n.tensor->address)}, {std::to_string(columns)}},
+                 cta_group(e)));
+  if (n.relinquish)
+    e.line(ptx_asm(Ptx::Tcgen05RelinquishAllocPermit, e.arch, {}, cta_group(e)) + "  // the kernel's last alloc");
   e.line(ptx_asm(Ptx::Tcgen05FenceBeforeThreadSync, e.arch, {}));
 }
 
@@ -78,12 +83,14 @@ void emit_Tcgen05Dealloc(Emitter& e, const ir::Tcgen05DeallocNode& n) {
   e.header(n, "tcgen05.dealloc, by one warp");
   e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
   e.line(ptx_asm(Ptx::Tcgen05Dealloc, e.arch,
-                 {{allocation_address(e, *n.tensor)}, {std::to_string(n.tensor->allocated_columns())}}));
+                 {{allocation_address(e, *n.tensor)}, {std::to_string(n.tensor->allocated_columns())}},
+                 cta_group(e)));
 }
 
 void emit_Tcgen05Mma(Emitter& e, const ir::Tcgen05MmaNode& n) {
   const int steps = n.k() / kTcgen05K;
-  e.header(n, fmt::format("tcgen05.mma m{}n{}k16 x {}, issued by one thread of the warp", n.m(), n.n(), steps));
+  e.header(n, fmt::format("tcgen05.mma m{}n{}k16 x {}, issued by one thread of the warp{}", n.m(), n.n(), steps,
+                          n.cta_group() == 2 ? " for the block pair" : ""));
   e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
   e.line("const uint32_t tessel_smem_base = uint32_t(__cvta_generic_to_shared(tessel_smem));");
   e.line(fmt::format("const uint32_t tessel_taddr = {};", tmem_address(e, n.acc, "0", "0")));
@@ -97,7 +104,8 @@ void emit_Tcgen05Mma(Emitter& e, const ir::Tcgen05MmaNode& n) {
                     {descriptor(e, n.a, kTcgen05K * s)},
                     {descriptor(e, n.b, kTcgen05K * s)},
                     {instruction_descriptor},
-                    {enable}}));
+                    {enable}},
+                   cta_group(e)));
   }
   e.close();
 }
@@ -106,7 +114,12 @@ void emit_Tcgen05Commit(Emitter& e, const ir::Tcgen05CommitNode& n) {
   const std::string bar = fmt::format("uint32_t(__cvta_generic_to_shared(tessel_smem + {} + 8 * ({})))",
                                       e.shared_offsets.at(n.barrier.array->allocation()), e.expr(n.barrier.index));
   e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
-  e.line(ptx_asm(Ptx::Tcgen05Commit, e.arch, {{bar}}) + at(n));
+  if (n.cta_mask)
+    e.line(ptx_asm(Ptx::Tcgen05CommitMulticast, e.arch,
+                   {{bar}, {fmt::format("(unsigned short)({})", e.expr(n.cta_mask))}}, cta_group(e)) +
+           at(n));
+  else
+    e.line(ptx_asm(Ptx::Tcgen05Commit, e.arch, {{bar}}, cta_group(e)) + at(n));
   e.close();
 }
 
@@ -119,7 +132,7 @@ void emit_Tcgen05Copy(Emitter& e, const ir::Tcgen05CopyNode& n) {
   e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
   for (int first = 0; first < columns; first += 8)
     e.line(ptx_asm(Ptx::Tcgen05Copy128x256b, e.arch,
-                   {{fmt::format("tessel_taddr + {}", first)}, {descriptor(e, n.src, first)}}));
+                   {{fmt::format("tessel_taddr + {}", first)}, {descriptor(e, n.src, first)}}, cta_group(e)));
   e.close();
 }
 

@@ -48,6 +48,9 @@ void emit_TmaLoad(Emitter& e, const ir::TmaLoadNode& n) {
     if (n.cta_mask)
       e.line(ptx_asm(Ptx::TmaLoadMulticast, e.arch,
                      {{dst}, {map}, coords, {bar}, {fmt::format("(unsigned short)({})", e.expr(n.cta_mask))}}));
+    else if (n.barrier_rank)
+      e.line(ptx_asm(Ptx::TmaLoadPeerBarrier, e.arch,
+                     {{dst}, {map}, coords, {bar}, {fmt::format("uint32_t({})", e.expr(n.barrier_rank))}}));
     else
       e.line(ptx_asm(Ptx::TmaLoad, e.arch, {{dst}, {map}, coords, {bar}}));
   });

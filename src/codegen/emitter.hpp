@@ -49,6 +49,7 @@ class Emitter {
   std::vector<ir::RegisterTensor> wgmma_accumulators;
   std::vector<std::string> tensor_maps;  // the parameter name of each of the kernel's tensor maps
   std::array<int, 3> cluster = {1, 1, 1};  // the kernel's blocks per cluster
+  int tcgen05_cta_group = 1;               // the CTA group of the kernel's tcgen05 instructions
 
  private:
   std::map<const void*, std::string> names_;

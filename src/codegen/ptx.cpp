@@ -313,21 +313,22 @@ const PtxRow& ptx_row(Ptx instruction) {
                               {scalar("registers", "n")}, PtxEffect::Ordered};
       return row;
     }
-    // PTX ISA 9.7.16.7 (tcgen05, cta_group::1 throughout): a warp allocates `columns` columns of
-    // the block's tensor memory (a power of two, 32..512), writing their address to the shared
-    // word at {dst}; relinquishing the permit forbids later allocations; dealloc frees them.
+    // PTX ISA 9.7.16.7: a warp allocates `columns` columns of the block's tensor memory (a power
+    // of two, 32..512), writing their address to the shared word at {dst}; relinquishing the
+    // permit forbids later allocations; dealloc frees them. {cta_group} is the kernel's (1, or 2:
+    // a warp of each block of the pair, together), as in every tcgen05 row.
     case Ptx::Tcgen05Alloc: {
-      static const PtxRow row{"tcgen05.alloc", "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{dst}], {columns};",
+      static const PtxRow row{"tcgen05.alloc", "tcgen05.alloc.cta_group::{cta_group}.sync.aligned.shared::cta.b32 [{dst}], {columns};",
                               Arch::Sm100a, {scalar("dst", "r"), scalar("columns", "n")}};
       return row;
     }
     case Ptx::Tcgen05RelinquishAllocPermit: {
       static const PtxRow row{"tcgen05.relinquish_alloc_permit",
-                              "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;", Arch::Sm100a, {}};
+                              "tcgen05.relinquish_alloc_permit.cta_group::{cta_group}.sync.aligned;", Arch::Sm100a, {}};
       return row;
     }
     case Ptx::Tcgen05Dealloc: {
-      static const PtxRow row{"tcgen05.dealloc", "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, {columns};",
+      static const PtxRow row{"tcgen05.dealloc", "tcgen05.dealloc.cta_group::{cta_group}.sync.aligned.b32 {taddr}, {columns};",
                               Arch::Sm100a, {scalar("taddr", "r"), scalar("columns", "n")}};
       return row;
     }
@@ -349,7 +350,7 @@ const PtxRow& ptx_row(Ptx instruction) {
     case Ptx::Tcgen05Mma: {
       static const PtxRow row{"tcgen05.mma",
                               ".reg .pred tessel_d_%=; setp.ne.b32 tessel_d_%=, {enable}, 0; "
-                              "tcgen05.mma.cta_group::1.kind::f16 [{tmem}], {a_desc}, {b_desc}, {idesc}, tessel_d_%=;",
+                              "tcgen05.mma.cta_group::{cta_group}.kind::f16 [{tmem}], {a_desc}, {b_desc}, {idesc}, tessel_d_%=;",
                               Arch::Sm100a,
                               {scalar("tmem", "r"), scalar("a_desc", "l"), scalar("b_desc", "l"), scalar("idesc", "r"),
                                scalar("enable", "r")}};
@@ -359,14 +360,23 @@ const PtxRow& ptx_row(Ptx instruction) {
     // tcgen05 operations complete.
     case Ptx::Tcgen05Commit: {
       static const PtxRow row{"tcgen05.commit",
-                              "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
+                              "tcgen05.commit.cta_group::{cta_group}.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
                               Arch::Sm100a, {scalar("bar", "r")}};
+      return row;
+    }
+    // The same arrival on the barrier at {bar}'s offset in every block of the cluster whose rank
+    // bit is set in the 16-bit {mask}.
+    case Ptx::Tcgen05CommitMulticast: {
+      static const PtxRow row{"tcgen05.commit.multicast::cluster",
+                              "tcgen05.commit.cta_group::{cta_group}.mbarrier::arrive::one.shared::cluster."
+                              "multicast::cluster.b64 [{bar}], {mask};",
+                              Arch::Sm100a, {scalar("bar", "r"), scalar("mask", "h")}};
       return row;
     }
     // PTX ISA 9.7.16.9.2: 128 lanes x 256 bits (8 columns) at {taddr} from the shared matrix the
     // descriptor {desc} describes.
     case Ptx::Tcgen05Copy128x256b: {
-      static const PtxRow row{"tcgen05.cp", "tcgen05.cp.cta_group::1.128x256b [{taddr}], {desc};", Arch::Sm100a,
+      static const PtxRow row{"tcgen05.cp", "tcgen05.cp.cta_group::{cta_group}.128x256b [{taddr}], {desc};", Arch::Sm100a,
                               {scalar("taddr", "r"), scalar("desc", "l")}};
       return row;
     }
@@ -431,12 +441,34 @@ const PtxRow& ptx_row(Ptx instruction) {
                                scalar("mask", "h")}};
       return row;
     }
+    // PTX ISA 9.7.9.25.5.1: the TMA load of Ptx::TmaLoad in its cta_group::2 form, whose bytes
+    // complete on the barrier at {bar}'s offset in the block of cluster rank {rank} of this block's
+    // pair (mapa gives its address; a register whose name is unique per emission holds it).
+    case Ptx::TmaLoadPeerBarrier: {
+      static const PtxRow row{"cp.async.bulk.tensor.cta_group::2",
+                              ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
+                              "cp.async.bulk.tensor.{#coords}d.cta_group::2.shared::cluster.global.mbarrier::"
+                              "complete_tx::bytes [{dst}], [{map}, {coords}], [tessel_remote_%=];",
+                              Arch::Sm100a,
+                              {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"),
+                               scalar("rank", "r")}};
+      return row;
+    }
     // PTX ISA 9.7.13.17: asks to cancel the launch of a cluster that has not started; the 16-byte
     // response lands at {response} and completes its bytes on the mbarrier at {bar}.
     case Ptx::ClcTryCancel: {
       static const PtxRow row{"clusterlaunchcontrol.try_cancel",
                               "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 "
                               "[{response}], [{bar}];",
+                              Arch::Sm100a, {scalar("response", "r"), scalar("bar", "r")}};
+      return row;
+    }
+    // The same request whose response lands at {response}'s offset in every block of the cluster,
+    // each completing its bytes on its barrier at {bar}'s offset.
+    case Ptx::ClcTryCancelMulticast: {
+      static const PtxRow row{"clusterlaunchcontrol.try_cancel.multicast::cluster::all",
+                              "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes."
+                              "multicast::cluster::all.b128 [{response}], [{bar}];",
                               Arch::Sm100a, {scalar("response", "r"), scalar("bar", "r")}};
       return row;
     }

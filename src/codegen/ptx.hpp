@@ -60,6 +60,7 @@ enum class Ptx : uint8_t {
   FenceProxyAsync,
   TmaStore,
   TmaLoad,
+  TmaLoadPeerBarrier,
   BulkCommitGroup,
   BulkWaitGroup,
   BulkWaitGroupRead,
@@ -73,6 +74,7 @@ enum class Ptx : uint8_t {
   Tcgen05FenceAfterThreadSync,
   Tcgen05Mma,
   Tcgen05Commit,
+  Tcgen05CommitMulticast,
   Tcgen05Copy128x256b,
   Tcgen05Load32x32b,
   Tcgen05Store32x32b,
@@ -85,6 +87,7 @@ enum class Ptx : uint8_t {
   TmaLoadMulticast,
   // cluster launch control
   ClcTryCancel,
+  ClcTryCancelMulticast,
   ClcQuery,
 };
 

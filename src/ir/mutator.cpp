@@ -115,7 +115,7 @@ TMemoryTensor Mutator::visit(const TMemoryTensorNode& n, const TMemoryTensor& se
   Expr column_offset = update(n.column_offset, &changed);
   SharedTensor address = update(n.address, &changed);
   return changed ? std::make_shared<TMemoryTensorNode>(n.dtype, n.shape, root, n.lane_offset, column_offset, address,
-                                                       n.name, n.loc)
+                                                       n.name, n.loc, n.cta_group)
                  : self;
 }
 
@@ -191,7 +191,9 @@ Stmt Mutator::visit(const TmaLoadNode& n, const Stmt& self) {
   auto offs = update(n.offsets, &changed);
   MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
   Expr mask = update(n.cta_mask, &changed);
-  return changed ? std::make_shared<TmaLoadNode>(n.loc, src, dst, offs, n.dims, b, n.tensor_map, mask) : self;
+  Expr barrier_rank = update(n.barrier_rank, &changed);
+  return changed ? std::make_shared<TmaLoadNode>(n.loc, src, dst, offs, n.dims, b, n.tensor_map, mask, barrier_rank)
+                 : self;
 }
 
 Stmt Mutator::visit(const WgmmaFenceNode&, const Stmt& self) { return self; }
@@ -230,7 +232,8 @@ Stmt Mutator::visit(const Tcgen05MmaNode& n, const Stmt& self) {
 Stmt Mutator::visit(const Tcgen05CommitNode& n, const Stmt& self) {
   bool changed = false;
   MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
-  return changed ? std::make_shared<Tcgen05CommitNode>(n.loc, b) : self;
+  Expr mask = update(n.cta_mask, &changed);
+  return changed ? std::make_shared<Tcgen05CommitNode>(n.loc, b, mask) : self;
 }
 
 Stmt Mutator::visit(const Tcgen05CopyNode& n, const Stmt& self) {
@@ -339,7 +342,7 @@ Stmt Mutator::visit(const ClcTryCancelNode& n, const Stmt& self) {
   bool changed = false;
   SharedTensor response = update(n.response, &changed);
   MbarrierRef b{update(n.barrier.array, &changed), update(n.barrier.index, &changed)};
-  return changed ? std::make_shared<ClcTryCancelNode>(n.loc, response, b) : self;
+  return changed ? std::make_shared<ClcTryCancelNode>(n.loc, response, b, n.multicast) : self;
 }
 
 // The result variables are written, not read: like a declaration's variable, not operands.

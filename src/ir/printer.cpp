@@ -343,16 +343,20 @@ class Printer {
   std::string barrier(const MbarrierRef& b) { return fmt::format("{}[{}]", shared(b.array), expr(b.index)); }
 
   void stmt(const Tcgen05AllocNode& n) {
-    line(fmt::format("{}: tmem<{}>[{}] = tcgen05.alloc columns={} address={}{}", tmem(n.tensor),
+    line(fmt::format("{}: tmem<{}>[{}] = tcgen05.alloc columns={} address={}{}{}", tmem(n.tensor),
                      dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.tensor->allocated_columns(),
-                     shared(n.tensor->address), n.relinquish ? " relinquish" : ""));
+                     shared(n.tensor->address), n.tensor->cta_group == 2 ? " pair" : "",
+                     n.relinquish ? " relinquish" : ""));
   }
   void stmt(const Tcgen05DeallocNode& n) { line(fmt::format("tcgen05.dealloc {}", tmem(n.tensor))); }
   void stmt(const Tcgen05MmaNode& n) {
     line(fmt::format("tcgen05.mma {} = {} @ {} enable_input_d={}", tmem(n.acc), shared(n.a), shared(n.b),
                      expr(n.enable_input_d)));
   }
-  void stmt(const Tcgen05CommitNode& n) { line(fmt::format("tcgen05.commit {}", barrier(n.barrier))); }
+  void stmt(const Tcgen05CommitNode& n) {
+    line(fmt::format("tcgen05.commit {}{}", barrier(n.barrier),
+                     n.cta_mask ? fmt::format(" multicast to blocks {}", expr(n.cta_mask)) : ""));
+  }
   void stmt(const Tcgen05CopyNode& n) { line(fmt::format("tcgen05.copy {} to {}", shared(n.src), tmem(n.dst))); }
   void stmt(const Tcgen05LoadNode& n) { line(fmt::format("{} = tcgen05.load {}", reg_decl(n.out), tmem(n.src))); }
   void stmt(const Tcgen05StoreNode& n) { line(fmt::format("tcgen05.store {} = {}", tmem(n.dst), reg(n.src))); }
@@ -388,7 +392,8 @@ class Printer {
   }
   void stmt(const ClusterSyncNode&) { line("cluster_sync"); }
   void stmt(const ClcTryCancelNode& n) {
-    line(fmt::format("clc.try_cancel to {} on {}", shared(n.response), barrier(n.barrier)));
+    line(fmt::format("clc.try_cancel to {} on {}{}", shared(n.response), barrier(n.barrier),
+                     n.multicast ? " multicast to the cluster" : ""));
   }
   void stmt(const ClcQueryNode& n) {
     line(fmt::format("{}, {}, {}, {} = clc.query_response {}", name(n.canceled.get(), n.canceled->name),
@@ -406,8 +411,9 @@ class Printer {
   }
 
   void stmt(const TmaLoadNode& n) {
-    line(fmt::format("tma.global_to_shared {} at {} to {} dims [{}] on {}{}{}", global(n.src), exprs(n.offsets),
+    line(fmt::format("tma.global_to_shared {} at {} to {} dims [{}] on {}{}{}{}", global(n.src), exprs(n.offsets),
                      shared(n.dst), fmt::join(n.dims, ", "), barrier(n.barrier),
+                     n.barrier_rank ? fmt::format(" of cluster block {}", expr(n.barrier_rank)) : "",
                      n.cta_mask ? fmt::format(" multicast to blocks {}", expr(n.cta_mask)) : "",
                      n.tensor_map >= 0 ? fmt::format(" by tensor map {}", n.tensor_map) : ""));
   }

@@ -50,6 +50,9 @@ void check_barrier(const MbarrierRef& b, const StmtNode& s);
 void check_cluster_target(const KernelNode& k, Arch arch);
 // Checks a block rank of the cluster that `s` names, when it is a trace-time constant.
 void check_cluster_rank(const KernelNode& k, const Expr& rank, std::string_view what, const StmtNode& s);
+// Checks a multicast mask of blocks of the cluster that `s` names, when it is a trace-time constant.
+void check_cluster_mask(const KernelNode& k, const Expr& mask, std::string_view what, std::string_view receives,
+                        const StmtNode& s);
 
 #define TESSEL_INSTR(Name, family, min_target, executor) void verify_##Name(Verification& v, const Name##Node& n);
 #include "tessel/ir/nodes.def"

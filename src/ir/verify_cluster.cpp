@@ -19,6 +19,18 @@ void check_cluster_rank(const KernelNode& k, const Expr& rank, std::string_view 
                                    what, r, k.cluster_blocks(), fmt::join(k.cluster, ", "), k.cluster_blocks() - 1));
 }
 
+void check_cluster_mask(const KernelNode& k, const Expr& mask, std::string_view what, std::string_view receives,
+                        const StmtNode& s) {
+  int64_t m = 0;
+  if (!as_const_int(mask, &m)) return;
+  const int64_t cluster = (int64_t(1) << k.cluster_blocks()) - 1;
+  if (m == 0 || (m & ~cluster) != 0)
+    throw Error(s.loc, fmt::format("{}: the multicast mask {:#x} {} the cluster of {} blocks (attrs.cluster = {{{}}}); "
+                                   "set bit r for each block rank r in 0..{} that {}",
+                                   what, m, m == 0 ? "names no block of" : "names blocks outside", k.cluster_blocks(),
+                                   fmt::join(k.cluster, ", "), k.cluster_blocks() - 1, receives));
+}
+
 void verify_ClusterSync(Verification&, const ClusterSyncNode&) {}
 
 }  // namespace tessel::ir

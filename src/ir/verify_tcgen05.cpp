@@ -36,6 +36,10 @@ void check_operand(const SharedTensorNode& t, const Tcgen05MmaNode& n) {
 void verify_Tcgen05Alloc(Verification& v, const Tcgen05AllocNode& n) {
   check_one_warp(v, n);
   TESSEL_CHECK(!n.tensor->root && n.tensor->address, "tcgen05.alloc at {} of a view", n.loc.str());
+  if (n.tensor->cta_group == 2 && v.kernel.cluster_blocks() % 2 != 0)
+    throw Error(n.loc, fmt::format("tcgen05.alloc: a pair's tile (CtaGroup::two) is allocated by both blocks of a "
+                                   "pair, so the cluster must have an even number of blocks; attrs.cluster is {{{}}}",
+                                   fmt::join(v.kernel.cluster, ", ")));
 }
 
 void verify_Tcgen05Dealloc(Verification& v, const Tcgen05DeallocNode& n) {
@@ -45,7 +49,8 @@ void verify_Tcgen05Dealloc(Verification& v, const Tcgen05DeallocNode& n) {
 
 void verify_Tcgen05Mma(Verification& v, const Tcgen05MmaNode& n) {
   check_one_warp(v, n);
-  TESSEL_CHECK(tcgen05_mma_shape_is_legal(n.m(), n.n()) && n.k() % kTcgen05K == 0 && n.acc->lane_offset == 0,
+  TESSEL_CHECK(tcgen05_mma_shape_is_legal(n.m(), n.n(), n.cta_group()) && n.k() % kTcgen05K == 0 &&
+                   n.acc->lane_offset == 0 && n.b->shape[1] * n.cta_group() == n.n(),
                "tcgen05.mma at {} of shape {}x{}x{}", n.loc.str(), n.m(), n.n(), n.k());
   TESSEL_CHECK(n.enable_input_d->type.dtype == DType::Bool, "tcgen05.mma at {} with enable_input_d of type {}",
                n.loc.str(), n.enable_input_d->type.str());
@@ -56,6 +61,7 @@ void verify_Tcgen05Mma(Verification& v, const Tcgen05MmaNode& n) {
 void verify_Tcgen05Commit(Verification& v, const Tcgen05CommitNode& n) {
   check_one_warp(v, n);
   check_barrier(n.barrier, n);
+  if (n.cta_mask) check_cluster_mask(v.kernel, n.cta_mask, "tcgen05.commit", "receives the arrival", n);
 }
 
 void verify_Tcgen05Copy(Verification& v, const Tcgen05CopyNode& n) {

@@ -90,16 +90,19 @@ void verify_TmaStore(Verification& v, const TmaStoreNode& n) {
 void verify_TmaLoad(Verification& v, const TmaLoadNode& n) {
   check_box_copy(v, *n.dst, n.src, n.offsets, n.dims, n.tensor_map, Direction::Load, n.loc);
   check_barrier(n.barrier, n);
-  int64_t mask = 0;
-  if (!n.cta_mask || !as_const_int(n.cta_mask, &mask)) return;
-  const int64_t cluster = (int64_t(1) << v.kernel.cluster_blocks()) - 1;
-  if (mask == 0 || (mask & ~cluster) != 0)
-    throw Error(n.loc, fmt::format("tma.global_to_shared: the multicast mask {:#x} {} the cluster of {} blocks "
-                                   "(attrs.cluster = {{{}}}); set bit r for each block rank r in 0..{} that receives "
-                                   "the box",
-                                   mask, mask == 0 ? "names no block of" : "names blocks outside",
-                                   v.kernel.cluster_blocks(), fmt::join(v.kernel.cluster, ", "),
-                                   v.kernel.cluster_blocks() - 1));
+  if (n.cta_mask) check_cluster_mask(v.kernel, n.cta_mask, "tma.global_to_shared", "receives the box", n);
+  if (!n.barrier_rank) return;
+  TESSEL_CHECK(!n.cta_mask, "tma.global_to_shared at {} multicasts to another block's barrier", n.loc.str());
+  if (v.arch < Arch::Sm100a)
+    throw Error(n.loc, fmt::format("tma.global_to_shared: completing the bytes on a barrier of another block "
+                                   "(bars[i].remote(rank)) is the cta_group::2 form of the load, which needs sm_100a; "
+                                   "the kernel is compiled for {}",
+                                   arch_name(v.arch)));
+  if (v.kernel.cluster_blocks() % 2 != 0)
+    throw Error(n.loc, fmt::format("tma.global_to_shared: completing the bytes on a barrier of another block needs "
+                                   "block pairs, so a cluster of an even number of blocks; attrs.cluster is {{{}}}",
+                                   fmt::join(v.kernel.cluster, ", ")));
+  check_cluster_rank(v.kernel, n.barrier_rank, "tma.global_to_shared", n);
 }
 
 void verify_TmaCommit(Verification&, const TmaCommitNode&) {}

@@ -10,6 +10,26 @@ void ClcInstructions::try_cancel(const SharedTensor& response, const Mbarrier& b
   b.emit(std::make_shared<ir::ClcTryCancelNode>(loc, response.ir(), barrier.ir()));
 }
 
+void ClcInstructions::try_cancel(const SharedTensor& response, const Mbarrier& barrier, const Multicast& multicast,
+                                 loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  b.group(loc);
+  const std::vector<int>& cluster = b.attrs().cluster.extents();
+  int blocks = 1;
+  for (int extent : cluster) blocks *= extent;
+  const int64_t every_block = (int64_t(1) << blocks) - 1;
+  if (!multicast.cta_mask.is_constant() || multicast.cta_mask.value() != every_block)
+    throw Error(loc, fmt::format("clc.try_cancel: a multicast response lands in every block of the cluster, so the "
+                                 "mask must be {:#b} for the cluster of {} blocks (attrs.cluster, set before this "
+                                 "call); got {}",
+                                 every_block, blocks,
+                                 multicast.cta_mask.is_constant()
+                                     ? fmt::format("{:#b}", multicast.cta_mask.value())
+                                     : std::string("a kernel value")));
+  b.emit(std::make_shared<ir::ClcTryCancelNode>(loc, response.ir(), barrier.ir(), true));
+}
+
 ClcResponse ClcInstructions::query_response(const SharedTensor& response, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);

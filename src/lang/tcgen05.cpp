@@ -70,7 +70,8 @@ void check_operand(const ir::SharedTensor& t, std::string_view what, std::string
 
 }  // namespace
 
-TMemoryTensor Tcgen05Instructions::make_alloc(DType t, const std::vector<int>& shape, const SourceLoc& loc) {
+TMemoryTensor Tcgen05Instructions::make_alloc(DType t, const std::vector<int>& shape, CtaGroup group,
+                                              const SourceLoc& loc) {
   Builder& b = Builder::current(loc);
   check_whole_block(b, "tcgen05.alloc", loc);
   if (dtype_bytes(t) != 4)
@@ -87,7 +88,12 @@ TMemoryTensor Tcgen05Instructions::make_alloc(DType t, const std::vector<int>& s
   auto address = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{
       DType::U32, {1}, {1}, nullptr, nullptr, "tmem_address", loc, 0});
   b.emit(std::make_shared<ir::AllocSharedNode>(loc, address));
-  auto tensor = std::make_shared<ir::TMemoryTensorNode>(t, shape, nullptr, 0, nullptr, address, "tmem", loc);
+  if (group == CtaGroup::two && shape[0] != 128)
+    throw Error(loc, fmt::format("tcgen05.alloc: a pair's tile (CtaGroup::two) has 128 lanes in each block, the "
+                                 "block's half of a pair mma's 256 rows; got [{}]",
+                                 fmt::join(shape, ", ")));
+  auto tensor = std::make_shared<ir::TMemoryTensorNode>(t, shape, nullptr, 0, nullptr, address, "tmem", loc,
+                                                        int(group));
   b.emit(std::make_shared<ir::ThreadGroupNode>(loc, 0, 32,
                                                ir::seq({std::make_shared<ir::Tcgen05AllocNode>(loc, tensor)}, loc)));
   b.emit(std::make_shared<ir::SyncNode>(loc));
@@ -116,11 +122,17 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
   check_one_warp(bld, "tcgen05.mma", loc);
   if (a.shape().size() != 2 || b.shape().size() != 2)
     throw Error(loc, "tcgen05.mma: a and b must be 2-D shared tiles");
-  const int m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  const int pair = acc.ir()->allocation()->cta_group;
+  const int m = a.shape()[0], k = a.shape()[1], n = b.shape()[1] * pair;
   if (b.shape()[0] != k || acc.shape()[0] != m || acc.shape()[1] != n)
-    throw Error(loc, fmt::format("tcgen05.mma: shapes [{}] @ [{}] into [{}] do not match (want a [m, k], b [k, n], "
-                                 "acc [m, n])",
-                                 fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "), fmt::join(acc.shape(), ", ")));
+    throw Error(loc, pair == 1 ? fmt::format("tcgen05.mma: shapes [{}] @ [{}] into [{}] do not match (want a [m, k], b "
+                                             "[k, n], acc [m, n])",
+                                             fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "),
+                                             fmt::join(acc.shape(), ", "))
+                               : fmt::format("tcgen05.mma: shapes [{}] @ [{}] into the pair's [{}] do not match (want "
+                                             "each block's halves a [128, k] and b [k, n / 2], and acc [128, n])",
+                                             fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "),
+                                             fmt::join(acc.shape(), ", ")));
   const bool half = a.dtype() == DType::F16 || a.dtype() == DType::BF16;
   if (!half || b.dtype() != a.dtype() || acc.dtype() != DType::F32)
     throw Error(loc, fmt::format("tcgen05.mma: takes f16 or bf16 operands of one type and an f32 accumulator; got {} "
@@ -134,10 +146,10 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
     throw Error(loc, fmt::format("tcgen05.mma: the accumulator starts at lane {}; an M = 128 accumulator spans lanes "
                                  "0..127",
                                  acc.ir()->lane_offset));
-  if (!tcgen05_mma_shape_is_legal(m, n))
-    throw Error(loc, fmt::format("tcgen05.mma: n = {} is not a tcgen05.mma shape; with m = 128, n must be a multiple "
+  if (!tcgen05_mma_shape_is_legal(m * pair, n, pair))
+    throw Error(loc, fmt::format("tcgen05.mma: n = {} is not a tcgen05.mma shape; with m = {}, n must be a multiple "
                                  "of 16 from 16 to 256",
-                                 n));
+                                 n, m * pair));
   if (k % kTcgen05K != 0 || wgmma_swizzle_bits(k * dtype_bytes(a.dtype())) < 0)
     throw Error(loc, fmt::format("tcgen05.mma: k = {} does not fit; k must be 16, 32 or 64 (one instruction per 16, "
                                  "and shared rows of 32, 64 or 128 bytes, one swizzle span)",
@@ -158,6 +170,9 @@ void Tcgen05Instructions::copy(const SharedTensor& src, const TMemoryTensor& dst
                                  "lane 0, both of one 32-bit type, c 8, 16 or 32; got {}[{}] into {}[{}] at lane {}",
                                  dtype_name(src.dtype()), fmt::join(src.shape(), ", "), dtype_name(dst.dtype()),
                                  fmt::join(dst.shape(), ", "), dst.ir()->lane_offset));
+  if (dst.ir()->allocation()->cta_group == 2)
+    throw Error(loc, "tcgen05.copy: copying into a pair's tile (CtaGroup::two) is not supported; copy into tensor "
+                     "memory of a kernel that allocates with CtaGroup::one");
   check_operand(src.ir(), "tcgen05.copy", "the source", 1, loc);
   b.emit(std::make_shared<ir::Tcgen05CopyNode>(loc, dst.ir(), src.ir()));
 }
@@ -167,6 +182,13 @@ void Tcgen05Instructions::commit(const Mbarrier& bar, loc_t l) {
   Builder& b = Builder::current(loc);
   check_one_warp(b, "tcgen05.commit", loc);
   b.emit(std::make_shared<ir::Tcgen05CommitNode>(loc, bar.ir()));
+}
+
+void Tcgen05Instructions::commit(const Mbarrier& bar, const Multicast& multicast, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  check_one_warp(b, "tcgen05.commit", loc);
+  b.emit(std::make_shared<ir::Tcgen05CommitNode>(loc, bar.ir(), multicast.cta_mask.ir()));
 }
 
 RegisterTensor Tcgen05Instructions::load(const TMemoryTensor& t, loc_t l) {
@@ -226,7 +248,7 @@ TMemoryTensor Tcgen05Instructions::slice(const TMemoryTensor& t, std::vector<Dim
                                         : offsets[1].ir();
   return TMemoryTensor(std::make_shared<ir::TMemoryTensorNode>(from->dtype, std::move(shape), root,
                                                                from->lane_offset + offsets[0].value(), column, nullptr,
-                                                               from->name, loc));
+                                                               from->name, loc, from->cta_group));
 }
 
 }  // namespace tessel

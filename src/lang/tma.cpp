@@ -53,6 +53,16 @@ void TmaInstructions::global_to_shared(const GlobalTensor& src, const SharedTens
                                            barrier.ir(), -1, multicast.cta_mask.ir()));
 }
 
+void TmaInstructions::global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
+                                       const RemoteMbarrier& barrier, std::vector<int> dims, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  b.group(loc);
+  b.emit(std::make_shared<ir::TmaLoadNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
+                                           tile_dimensions(std::move(dims), dst.ir()->rank(), src.ir()->rank()),
+                                           barrier.ir(), -1, nullptr, barrier.rank()));
+}
+
 void TmaInstructions::commit_group(loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder::current(loc).emit(std::make_shared<ir::TmaCommitNode>(loc));

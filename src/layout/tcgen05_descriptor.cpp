@@ -94,9 +94,10 @@ Tcgen05InstrDescriptor Tcgen05InstrDescriptor::decode(uint32_t b) {
   return d;
 }
 
-bool tcgen05_mma_shape_is_legal(int m, int n) {
-  if (m == 64) return n >= 8 && n <= 256 && n % 8 == 0;
-  if (m == 128) return n >= 16 && n <= 256 && n % 16 == 0;
+bool tcgen05_mma_shape_is_legal(int m, int n, int cta_group) {
+  if (cta_group == 1 && m == 64) return n >= 8 && n <= 256 && n % 8 == 0;
+  if ((cta_group == 1 && m == 128) || (cta_group == 2 && (m == 128 || m == 256)))
+    return n >= 16 && n <= 256 && n % 16 == 0;
   return false;
 }
 

@@ -3,7 +3,8 @@
 // expecting fewer underflows (PTX ISA 9.7.13.15.2). Decided only in the producer shape whose
 // count cannot depend on the run: one thread announces a constant byte count and issues the
 // loads, in straight-line code, and nothing else in the kernel expects bytes or loads on that
-// barrier array, and no load multicasts on it (the bytes of other blocks' loads count too).
+// barrier array, and no load multicasts on it or signals it from the other block of a pair (the
+// bytes of other blocks' loads count too).
 // Changes nothing.
 #include <map>
 
@@ -78,7 +79,7 @@ ir::Kernel check_transaction_bytes(const ir::Kernel& k, const PassContext&) {
       const auto& load = static_cast<const ir::TmaLoadNode&>(s);
       BarrierUses& barrier = uses[load.barrier.array->allocation()];
       barrier.loads.push_back(&load);
-      barrier.multicast |= load.cta_mask != nullptr;
+      barrier.multicast |= load.cta_mask != nullptr || load.barrier_rank != nullptr;
     }
   });
   ir::walk(k->body, [&](const ir::StmtNode& s) {

@@ -32,7 +32,8 @@ class TensorMapPlanner : public ir::Mutator {
     check_shared_address(*n.dst, n.loc);
     const int index = entry(n.src, ir::tma_box(*n.dst, n.src->rank(), n.dims), n.dst->allocation()->swizzle_bits, n.loc);
     if (index == n.tensor_map) return self;
-    return std::make_shared<ir::TmaLoadNode>(n.loc, n.src, n.dst, n.offsets, n.dims, n.barrier, index, n.cta_mask);
+    return std::make_shared<ir::TmaLoadNode>(n.loc, n.src, n.dst, n.offsets, n.dims, n.barrier, index, n.cta_mask,
+                                             n.barrier_rank);
   }
 
  private:

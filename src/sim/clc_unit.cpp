@@ -8,12 +8,13 @@
 
 namespace tessel::sim {
 
-void ClcUnit::issue(int thread, int64_t response, int64_t barrier_byte, const SourceLoc& loc) {
+void ClcUnit::issue(int thread, int64_t response, int64_t barrier_byte, std::vector<Cta*> targets,
+                    const SourceLoc& loc) {
   const int64_t end = response + ir::kClcResponseBytes;
-  cta_.check_not_in_flight(response, ir::kClcResponseBytes, true, loc, thread);
-  in_flight_.push_back(
-      std::make_unique<Request>(Request{InFlightWrite{this, Proxy::Async, response, end, &loc, thread}, barrier_byte}));
-  cta_.mark_in_flight(in_flight_.back()->write, response, end);
+  for (Cta* target : targets) target->check_not_in_flight(response, ir::kClcResponseBytes, true, loc, thread);
+  in_flight_.push_back(std::make_unique<Request>(
+      Request{InFlightWrite{this, Proxy::Async, response, end, &loc, thread}, barrier_byte, std::move(targets)}));
+  for (Cta* target : in_flight_.back()->targets) target->mark_in_flight(in_flight_.back()->write, response, end);
 }
 
 template <class Pick> bool ClcUnit::complete_where(Pick&& pick) {
@@ -38,8 +39,10 @@ void ClcUnit::land(const Request& r) {
   uint8_t bytes[ir::kClcResponseBytes];
   static_assert(sizeof response == sizeof bytes);
   std::memcpy(bytes, &response, sizeof bytes);
-  cta_.complete_in_flight_write(r.write, bytes);
-  cta_.complete_tx(r.barrier_byte, ir::kClcResponseBytes, *r.write.issued_at);
+  for (Cta* target : r.targets) {
+    target->complete_in_flight_write(r.write, bytes);
+    target->complete_tx(r.barrier_byte, ir::kClcResponseBytes, *r.write.issued_at);
+  }
 }
 
 void ClcUnit::complete_all() {
@@ -60,10 +63,11 @@ bool ClcUnit::complete_needed_by(const Warp& warp, const WaitCondition& conditio
                         [](const ClusterBarrierWait&) { return false; },
                         // The oldest request on the barrier the warp waits for.
                         [&](const MbarrierPhaseWait& wait) {
-                          if (&warp.cta != &cta_) return false;
                           const auto oldest = std::find_if(
-                              in_flight_.begin(), in_flight_.end(),
-                              [&](const std::unique_ptr<Request>& r) { return r->barrier_byte == wait.barrier; });
+                              in_flight_.begin(), in_flight_.end(), [&](const std::unique_ptr<Request>& r) {
+                                return r->barrier_byte == wait.barrier &&
+                                       std::find(r->targets.begin(), r->targets.end(), &warp.cta) != r->targets.end();
+                              });
                           if (oldest == in_flight_.end()) return false;
                           const Request* needed = oldest->get();
                           return complete_where([&](const Request& r) { return &r == needed; });

@@ -2,6 +2,7 @@
 // at a time the scheduler chooses: it then takes a cluster from the grid's launch queue, if any
 // is left (Scheduler::cancel_cluster), writes the 16-byte response and completes its 16 bytes on
 // the request's mbarrier. Until then the response's bytes are an asynchronous write in flight.
+// A multicast request does both in every block of the cluster, at the same shared offsets.
 #pragma once
 
 #include <memory>
@@ -17,8 +18,9 @@ class ClcUnit final : public AsyncAgent {
  public:
   explicit ClcUnit(Cta& cta) : cta_(cta) {}
 
-  // Thread `thread` asks to cancel a cluster; the response lands at shared byte `response`.
-  void issue(int thread, int64_t response, int64_t barrier_byte, const SourceLoc& loc);
+  // Thread `thread` asks to cancel a cluster; the response lands at shared byte `response` of each
+  // of `targets` (this block, or every block of the cluster) and completes on each one's barrier.
+  void issue(int thread, int64_t response, int64_t barrier_byte, std::vector<Cta*> targets, const SourceLoc& loc);
   // Throws at the issuing line of a request still in flight when block `block` ends.
   void check_none_pending(const std::string& block) const;
 
@@ -35,6 +37,7 @@ class ClcUnit final : public AsyncAgent {
   struct Request {
     InFlightWrite write;
     int64_t barrier_byte;
+    std::vector<Cta*> targets;
   };
   template <class Pick> bool complete_where(Pick&& pick);
   void land(const Request& r);

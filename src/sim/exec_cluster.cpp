@@ -1,11 +1,56 @@
 // Simulator semantics of clusters: the cluster barrier of cluster.sync(), which every thread of
-// every block of the cluster reaches once per phase.
+// every block of the cluster reaches once per phase, and the blocks that multicasts and pair
+// operations reach.
 #include "machine.hpp"
 
 namespace tessel::sim {
 
 void exec_ClusterSync(Warp& w, const ir::ClusterSyncNode& n, Mask mask) {
   w.cta.arrive_at_cluster_barrier(w, mask, n.loc);
+}
+
+std::vector<Cta*> multicast_blocks(Warp& w, int64_t mask, const ir::MbarrierRef& barrier, int lane,
+                                   const SourceLoc& loc, std::string_view operation, std::string_view receives) {
+  const int blocks = w.cta.kernel.cluster_blocks();
+  if (mask <= 0 || mask >= (int64_t(1) << blocks))
+    throw Error(loc, fmt::format("{}: the multicast mask {:#x} {} the cluster of {} blocks (thread {} of block {}); set "
+                                 "bit r for each block rank r in 0..{} that {}",
+                                 operation, mask, mask == 0 ? "names no block of" : "names blocks outside", blocks,
+                                 w.thread(lane), w.cta.block_name(), blocks - 1, receives));
+  const int64_t barrier_byte = mbarrier_byte(w, barrier, lane, loc, operation);
+  const int index = int((barrier_byte - w.cta.shared_offsets.at(barrier.array->allocation())) / 8);
+  const std::string issuer = w.cta.block_name();
+  std::vector<Cta*> targets;
+  for (int rank = 0; rank < blocks; ++rank) {
+    if (!(mask >> rank & 1)) continue;
+    Cta& target = w.cta.scheduler.cluster_peer(w.cta, rank);
+    if (target.ended())
+      throw Error(loc, fmt::format("{}: multicast to block {} (cluster rank {}), which has ended (thread {} of block "
+                                   "{}); end every block of the cluster with cluster.sync() so that none ends while "
+                                   "others still send to it",
+                                   operation, target.block_name(), rank, w.thread(lane), issuer));
+    target.mbarriers.at(barrier_byte, *barrier.array->allocation(), index,
+                        fmt::format("{} multicast to block {}", operation, target.block_name()),
+                        {&loc, w.thread(lane), issuer});
+    targets.push_back(&target);
+  }
+  return targets;
+}
+
+Cta& pair_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation) {
+  const int blocks = w.cta.kernel.cluster_blocks();
+  if (rank < 0 || rank >= blocks || rank / 2 != w.cta.cluster_rank / 2)
+    throw Error(loc, fmt::format("{}: block rank {} is not in the pair of block {} (cluster rank {}), which is ranks "
+                                 "{} and {} (thread {}); a pair is the two blocks whose ranks differ in bit 0",
+                                 operation, rank, w.cta.block_name(), w.cta.cluster_rank, w.cta.cluster_rank & ~1,
+                                 w.cta.cluster_rank | 1, w.thread(lane)));
+  Cta& target = w.cta.scheduler.cluster_peer(w.cta, int(rank));
+  if (target.ended())
+    throw Error(loc, fmt::format("{}: thread {} of block {} reaches block {} (cluster rank {}) of its pair, which has "
+                                 "ended; end every block of the cluster with cluster.sync() so that none ends while "
+                                 "its pair still uses it",
+                                 operation, w.thread(lane), w.cta.block_name(), target.block_name(), rank));
+  return target;
 }
 
 }  // namespace tessel::sim

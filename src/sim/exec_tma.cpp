@@ -50,36 +50,6 @@ void check_image_written(const Warp& w, const ir::SharedTensorNode& tile, const 
     }
 }
 
-// The blocks a multicast load lands in: those of the cluster whose rank bit is set in the mask,
-// each with its barrier at the issuing block's barrier offset initialized and the block running.
-std::vector<Cta*> multicast_targets(Warp& w, const ir::TmaLoadNode& n, int lane, int64_t barrier) {
-  const int64_t mask = w.eval(n.cta_mask, Mask(1) << lane)[size_t(lane)].i;
-  const int blocks = w.cta.kernel.cluster_blocks();
-  if (mask <= 0 || mask >= (int64_t(1) << blocks))
-    throw Error(n.loc, fmt::format("tma.global_to_shared: the multicast mask {:#x} {} the cluster of {} blocks "
-                                   "(thread {} of block {}); set bit r for each block rank r in 0..{} that receives "
-                                   "the box",
-                                   mask, mask == 0 ? "names no block of" : "names blocks outside", blocks,
-                                   w.thread(lane), w.cta.block_name(), blocks - 1));
-  const int index = int(w.eval(n.barrier.index, Mask(1) << lane)[size_t(lane)].i);
-  const std::string issuer = w.cta.block_name();
-  std::vector<Cta*> targets;
-  for (int rank = 0; rank < blocks; ++rank) {
-    if (!(mask >> rank & 1)) continue;
-    Cta& target = w.cta.scheduler.cluster_peer(w.cta, rank);
-    if (target.ended())
-      throw Error(n.loc, fmt::format("tma.global_to_shared: multicast to block {} (cluster rank {}), which has "
-                                     "ended (thread {} of block {}); end every block of the cluster with "
-                                     "cluster.sync() so that none ends while others still send to it",
-                                     target.block_name(), rank, w.thread(lane), issuer));
-    target.mbarriers.at(barrier, *n.barrier.array->allocation(), index,
-                        fmt::format("tma.global_to_shared multicast to block {}", target.block_name()),
-                        {&n.loc, w.thread(lane), issuer});
-    targets.push_back(&target);
-  }
-  return targets;
-}
-
 }  // namespace
 
 int issuing_lane(const Warp& w, Mask mask) {
@@ -116,8 +86,19 @@ void exec_TmaLoad(Warp& w, const ir::TmaLoadNode& n, Mask mask) {
   const int64_t begin = box_start(w, *n.dst, map, lane, n.loc, "tma.global_to_shared");
   const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, "tma.global_to_shared");
   std::vector<Cta*> targets =
-      n.cta_mask ? multicast_targets(w, n, lane, barrier) : std::vector<Cta*>{&w.cta};
-  w.cta.tma.issue_load(w.thread(lane), map, coords, begin, barrier, std::move(targets), n.loc);
+      n.cta_mask ? multicast_blocks(w, w.eval(n.cta_mask, Mask(1) << lane)[size_t(lane)].i, n.barrier, lane, n.loc,
+                                    "tma.global_to_shared", "receives the box")
+                 : std::vector<Cta*>{&w.cta};
+  Cta* barrier_block = nullptr;
+  if (n.barrier_rank) {
+    barrier_block = &pair_block(w, w.eval(n.barrier_rank, Mask(1) << lane)[size_t(lane)].i, lane, n.loc,
+                                "tma.global_to_shared");
+    barrier_block->mbarriers.at(barrier, *n.barrier.array->allocation(),
+                                int((barrier - w.cta.shared_offsets.at(n.barrier.array->allocation())) / 8),
+                                fmt::format("tma.global_to_shared to the barrier of block {}", barrier_block->block_name()),
+                                {&n.loc, w.thread(lane), w.cta.block_name()});
+  }
+  w.cta.tma.issue_load(w.thread(lane), map, coords, begin, barrier, std::move(targets), barrier_block, n.loc);
   w.cta.scheduler.issued(w.cta.tma);
 }
 

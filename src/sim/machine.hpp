@@ -205,6 +205,15 @@ Error deadlock_error(const ir::KernelNode& k, const std::vector<std::unique_ptr<
 // it (index in range, barrier initialized), with `operation` in messages (exec_mbarrier.cpp).
 int64_t mbarrier_byte(Warp& w, const ir::MbarrierRef& b, int lane, const SourceLoc& loc, std::string_view operation);
 
+// The blocks of `w`'s cluster whose rank bit is set in `mask` (an operation's multicast), each
+// still running, with its barrier `barrier` initialized: what `operation` reaches from `lane`;
+// `receives` says in messages what each block gets ("receives the box") (exec_cluster.cpp).
+std::vector<Cta*> multicast_blocks(Warp& w, int64_t mask, const ir::MbarrierRef& barrier, int lane,
+                                   const SourceLoc& loc, std::string_view operation, std::string_view receives);
+// The block of `w`'s pair (the two blocks of the cluster whose ranks differ in bit 0) of rank
+// `rank`, still running: whose barrier or tensor memory `operation` reaches from `lane`.
+Cta& pair_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation);
+
 // The lane of the thread that issues the group's single-thread instructions (TMA copies,
 // try_cancel): the group's first thread, or -1 when it is not in this warp's active lanes
 // (exec_tma.cpp).

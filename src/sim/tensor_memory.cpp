@@ -93,29 +93,46 @@ int TensorMemory::first_column(Warp& w, const ir::TMemoryTensor& t, int lane, st
   return allocation->column + int(offset);
 }
 
-bool TensorMemory::owned(const Operation& m) const {
+bool TensorMemory::Commit::released_for(const Cta& block) const {
+  if (!arrived) return false;
+  const Arrival* seen = &arrivals.front();
+  for (const Arrival& a : arrivals)
+    if (a.block == &block) seen = &a;
+  return seen->block->mbarriers.all().at(seen->barrier).phase > seen->phase;
+}
+
+bool TensorMemory::owned(const Operation& m, const Cta& block) const {
   for (const Commit& c : commits_)
-    if (c.thread == m.thread && c.covers > m.sequence && c.arrived && cta_.mbarriers.all().at(c.barrier).phase > c.phase)
-      return false;
+    if (c.thread == m.thread && c.covers > m.sequence && c.released_for(block)) return false;
   return true;
+}
+
+std::vector<const TensorMemory*> TensorMemory::issuers() const {
+  std::vector<const TensorMemory*> all{this};
+  if (cta_.kernel.tcgen05_cta_group == 2 && cta_.cluster_rank % 2 == 1)
+    all.push_back(&cta_.scheduler.cluster_peer(cta_, cta_.cluster_rank - 1).tensor_memory);
+  return all;
 }
 
 void TensorMemory::check_not_written(int begin, int end, std::string_view operation, const SourceLoc& loc,
                                      int warp) const {
-  for (const auto& m : operations_) {
-    if (m->column >= end || m->column + m->columns <= begin || !owned(*m)) continue;
-    bool committed = false;
-    for (const Commit& c : commits_) committed |= c.thread == m->thread && c.covers > m->sequence;
-    throw Error(loc, fmt::format("{} of tensor memory that the {} issued at {} may still be writing (warp {} of block "
-                                 "{}); {}",
-                                 operation, m->name(), m->loc().str(), warp, cta_.block_name(),
-                                 committed ? wait_advice()
-                                           : fmt::format("the {0} was never committed (a tcgen05.commit covers only "
-                                                         "the operations its own warp issued): commit it to an "
-                                                         "mbarrier from the warp that issued it and wait for that "
-                                                         "phase first",
-                                                         m->kind())));
-  }
+  for (const TensorMemory* issuer : issuers())
+    for (const auto& m : issuer->operations_) {
+      if (!issuer->touches(*m, cta_) || m->column >= end || m->column + m->columns <= begin ||
+          !issuer->owned(*m, cta_))
+        continue;
+      bool committed = false;
+      for (const Commit& c : issuer->commits_) committed |= c.thread == m->thread && c.covers > m->sequence;
+      throw Error(loc, fmt::format("{} of tensor memory that the {} issued at {} may still be writing (warp {} of "
+                                   "block {}); {}",
+                                   operation, m->name(), m->loc().str(), warp, cta_.block_name(),
+                                   committed ? wait_advice()
+                                             : fmt::format("the {0} was never committed (a tcgen05.commit covers only "
+                                                           "the operations its own warp issued): commit it to an "
+                                                           "mbarrier from the warp that issued it and wait for that "
+                                                           "phase first",
+                                                           m->kind())));
+    }
 }
 
 int TensorMemory::access_lane(const Warp& w, const ir::TMemoryTensor& t, const ir::RegisterTensor& tile, int lane,
@@ -176,6 +193,7 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   mma->sequence = issued_[thread]++;
   mma->column = first_column(w, n.acc, lane, "tcgen05.mma", n.loc);
   mma->columns = n.n();
+  if (n.cta_group() == 2) mma->peer = &pair_peer(w, n);
   mma->accumulate = w.eval(n.enable_input_d, Mask(1) << lane)[size_t(lane)].i != 0;
   mma->instruction_descriptor = Tcgen05InstrDescriptor{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32}.bits();
   // The unswizzled shared byte of element (0, k) of an operand: rows run along k in both.
@@ -193,13 +211,37 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
         Tcgen05SmemDescriptor::decode(
             tcgen05_k_major_descriptor(uint32_t(start(n.b, k0)), n.b->allocation()->swizzle_bits).bits()),
         k0});
+  // Each block's operand rows: a pair's blocks hold half of a's rows and half of b's columns each.
   const int64_t row_bytes = int64_t(n.k()) * bytes;
-  mma->a = InFlightRead{this, start(n.a, 0), start(n.a, 0) + n.m() * row_bytes, &n.loc, thread, "tcgen05.mma"};
-  mma->b = InFlightRead{this, start(n.b, 0), start(n.b, 0) + n.n() * row_bytes, &n.loc, thread, "tcgen05.mma"};
+  const int64_t a_rows = n.a->shape[0], b_rows = n.b->shape[1];
+  mma->a = InFlightRead{this, start(n.a, 0), start(n.a, 0) + a_rows * row_bytes, &n.loc, thread, "tcgen05.mma"};
+  mma->b = InFlightRead{this, start(n.b, 0), start(n.b, 0) + b_rows * row_bytes, &n.loc, thread, "tcgen05.mma"};
   // The tensor core may read the operands at once: a copy still writing them is a race.
-  for (const InFlightRead* r : {&mma->a, &mma->b})
-    cta_.check_not_in_flight(r->begin, int(r->end - r->begin), false, n.loc, thread);
+  for (Cta* block : {&cta_, mma->peer})
+    for (const InFlightRead* r : {&mma->a, &mma->b})
+      if (block) block->check_not_in_flight(r->begin, int(r->end - r->begin), false, n.loc, thread);
   operations_.push_back(std::move(mma));
+}
+
+Cta& TensorMemory::pair_peer(Warp& w, const ir::Tcgen05MmaNode& n) const {
+  if (cta_.cluster_rank % 2 != 0)
+    throw Error(n.loc, fmt::format("tcgen05.mma into the pair's tensor memory {} is issued by block {} (cluster rank "
+                                   "{}), but the even block of a pair issues the pair's mma: issue it under "
+                                   "if_(cluster.blockRank % 2 == 0)",
+                                   tile_name(*n.acc), cta_.block_name(), cta_.cluster_rank));
+  Cta& peer = pair_block(w, cta_.cluster_rank + 1, 0, n.loc, "tcgen05.mma");
+  const Allocation* own = newest(n.acc->allocation());
+  const Allocation* held = peer.tensor_memory.newest(n.acc->allocation());
+  if (!held || held->column != own->column)
+    throw Error(n.loc, fmt::format("tcgen05.mma into the pair's tensor memory {}: block {} of the pair {} (warp {} of "
+                                   "block {}); both blocks allocate a pair's tile, and a cluster.sync() after the "
+                                   "allocation lets the even block issue into it",
+                                   tile_name(*n.acc), peer.block_name(),
+                                   held ? fmt::format("holds it at column {}, this block at column {}", held->column,
+                                                      own->column)
+                                        : std::string("has not allocated it"),
+                                   w.id, cta_.block_name()));
+  return peer;
 }
 
 void TensorMemory::issue_copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask) {
@@ -232,8 +274,15 @@ void TensorMemory::issue_copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask) 
 void TensorMemory::commit(Warp& w, const ir::Tcgen05CommitNode& n, Mask mask) {
   const int lane = __builtin_ctz(mask), thread = w.thread(lane);
   const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, "tcgen05.commit");
+  std::vector<Arrival> arrivals;
+  if (n.cta_mask)
+    for (Cta* block : multicast_blocks(w, w.eval(n.cta_mask, Mask(1) << lane)[size_t(lane)].i, n.barrier, lane, n.loc,
+                                       "tcgen05.commit", "receives the arrival"))
+      arrivals.push_back(Arrival{block, barrier});
+  else
+    arrivals.push_back(Arrival{&cta_, barrier});
   const auto it = issued_.find(thread);
-  commits_.push_back(Commit{&n, thread, barrier, it == issued_.end() ? 0 : it->second});
+  commits_.push_back(Commit{&n, thread, std::move(arrivals), it == issued_.end() ? 0 : it->second});
 }
 
 void TensorMemory::complete_copy(Operation& m) {
@@ -259,24 +308,31 @@ void TensorMemory::complete(Operation& m) {
                idesc.m, idesc.n);
   const DType type = idesc.a_type;
   const int bytes = dtype_bytes(type), k = n.k(), rows = idesc.m, cols = idesc.n;
-  const auto read = [&](int64_t address) {
-    if (!cta_.written[size_t(address)])
+  // A pair mma's first half of a's rows, of b's columns and of the result's rows are the issuing
+  // block's, the second half its peer's.
+  const int blocks = m.peer ? 2 : 1, block_rows = rows / blocks, block_cols = cols / blocks;
+  const auto block_of = [&](int i, int half) -> Cta& { return i < half ? cta_ : *m.peer; };
+  const auto read = [&](const Cta& block, int64_t address) {
+    if (!block.written[size_t(address)])
       throw Error(n.loc, fmt::format("tcgen05.mma reads shared memory that was never written (byte {} of block {}'s "
                                      "shared memory)",
-                                     address, cta_.block_name()));
-    return float(load_value(type, &cta_.smem[size_t(address)]).f);
+                                     address, block.block_name()));
+    return float(load_value(type, &block.smem[size_t(address)]).f);
   };
   std::vector<float> a(size_t(rows) * k), b(size_t(cols) * k);
   for (const Instruction& in : m.instructions)
     for (int kk = 0; kk < kTcgen05K; ++kk) {
       for (int row = 0; row < rows; ++row)
-        a[size_t(row) * k + in.k0 + kk] = read(tcgen05_k_major_address(in.a, row, kk, bytes));
+        a[size_t(row) * k + in.k0 + kk] =
+            read(block_of(row, block_rows), tcgen05_k_major_address(in.a, row % block_rows, kk, bytes));
       for (int col = 0; col < cols; ++col)
-        b[size_t(col) * k + in.k0 + kk] = read(tcgen05_k_major_address(in.b, col, kk, bytes));
+        b[size_t(col) * k + in.k0 + kk] =
+            read(block_of(col, block_cols), tcgen05_k_major_address(in.b, col % block_cols, kk, bytes));
     }
   for (int row = 0; row < rows; ++row)
     for (int col = 0; col < cols; ++col) {
-      uint32_t& cell = cells_[size_t(row) * kTmemColumns + size_t(m.column + col)];
+      uint32_t& cell = block_of(row, block_rows)
+                           .tensor_memory.cells_[size_t(row % block_rows) * kTmemColumns + size_t(m.column + col)];
       float sum = 0;
       if (m.accumulate) std::memcpy(&sum, &cell, 4);
       for (int kk = 0; kk < k; ++kk) sum += a[size_t(row) * k + kk] * b[size_t(col) * k + kk];
@@ -296,18 +352,24 @@ void TensorMemory::arrive_ready_commits() {
     bool ready = true;
     for (const auto& m : operations_) ready &= m->thread != c.thread || m->sequence >= c.covers || m->done;
     if (!ready) continue;
-    c.phase = cta_.mbarriers.all().at(c.barrier).phase;
     c.arrived = true;
     const std::string block = cta_.block_name();
-    cta_.mbarriers.arrive(c.barrier, 1, 0, "tcgen05.commit", Mbarriers::Origin{&c.node->loc, c.thread, block});
+    for (Arrival& a : c.arrivals) {
+      a.phase = a.block->mbarriers.all().at(a.barrier).phase;
+      a.block->mbarriers.arrive(a.barrier, 1, 0, "tcgen05.commit", Mbarriers::Origin{&c.node->loc, c.thread, block});
+    }
   }
   forget_released();
 }
 
 void TensorMemory::forget_released() {
-  std::erase_if(operations_, [&](const std::unique_ptr<Operation>& m) { return m->done && !owned(*m); });
+  std::erase_if(operations_, [&](const std::unique_ptr<Operation>& m) {
+    return m->done && !owned(*m, cta_) && (!m->peer || !owned(*m, *m->peer));
+  });
   std::erase_if(commits_, [&](const Commit& c) {
-    if (!c.arrived || cta_.mbarriers.all().at(c.barrier).phase <= c.phase) return false;
+    if (!c.arrived) return false;
+    for (const Arrival& a : c.arrivals)
+      if (a.block->mbarriers.all().at(a.barrier).phase <= a.phase) return false;
     for (const auto& m : operations_)
       if (m->thread == c.thread && m->sequence < c.covers) return false;
     return true;
@@ -335,7 +397,6 @@ void TensorMemory::complete_at_random(std::mt19937_64& rng) {
 }
 
 bool TensorMemory::complete_needed_by(const Warp& warp, const WaitCondition& condition) {
-  if (&warp.cta != &cta_) return false;
   return std::visit(PerCondition{
                         [](const BarrierWait&) { return false; },
                         [](const CopyGroupWait&) { return false; },
@@ -346,7 +407,11 @@ bool TensorMemory::complete_needed_by(const Warp& warp, const WaitCondition& con
                         // The oldest commit on the barrier, with the mma it waits for.
                         [&](const MbarrierPhaseWait& wait) {
                           for (Commit& c : commits_) {
-                            if (c.arrived || c.barrier != wait.barrier) continue;
+                            const bool reaches =
+                                std::any_of(c.arrivals.begin(), c.arrivals.end(), [&](const Arrival& a) {
+                                  return a.block == &warp.cta && a.barrier == wait.barrier;
+                                });
+                            if (c.arrived || !reaches) continue;
                             complete_thread_until(c.thread, c.covers);
                             arrive_ready_commits();
                             return true;
@@ -358,11 +423,12 @@ bool TensorMemory::complete_needed_by(const Warp& warp, const WaitCondition& con
 }
 
 const InFlightRead* TensorMemory::reading(int64_t begin, int64_t end) const {
-  for (const auto& m : operations_) {
-    if (!owned(*m)) continue;
-    for (const InFlightRead* r : {&m->a, &m->b})
-      if (r->begin < end && begin < r->end) return r;
-  }
+  for (const TensorMemory* issuer : issuers())
+    for (const auto& m : issuer->operations_) {
+      if (!issuer->touches(*m, cta_) || !issuer->owned(*m, cta_)) continue;
+      for (const InFlightRead* r : {&m->a, &m->b})
+        if (r->begin < end && begin < r->end) return r;
+    }
   return nullptr;
 }
 

@@ -14,6 +14,13 @@
 // mma owns its accumulator's columns (loads, stores and deallocation are reported) and its
 // operand tiles (writes are reported), whenever it actually completed: a program may not rely
 // on an early completion. An mma never committed owns them for good.
+//
+// Pairs (cta_group::2): the even block of a pair issues the pair's mma, which reads the operand
+// halves of both blocks at the same shared offsets and writes each block's rows into that block's
+// tensor memory at the same columns, where both blocks hold the accumulator's allocation. A
+// multicast commit arrives on the barrier at the same offset in each block of its mask; a block
+// sees the mma release its columns and operands when the phase of its own barrier that the
+// commit counts toward has completed.
 #pragma once
 
 #include <map>
@@ -79,26 +86,43 @@ class TensorMemory final : public AsyncAgent {
     uint32_t instruction_descriptor = 0;
     std::vector<Instruction> instructions;
     InFlightRead a, b;  // `b` empty for a copy
+    Cta* peer = nullptr;  // a pair mma's odd block, whose memories it touches at the same places
     bool done = false;
     const SourceLoc& loc() const { return mma ? mma->loc : copy->loc; }
     std::string_view name() const { return mma ? "tcgen05.mma" : "tcgen05.copy"; }
     std::string_view kind() const { return mma ? "mma" : "copy"; }
   };
+  // Where a commit arrives: a block's mbarrier.
+  struct Arrival {
+    Cta* block;
+    int64_t barrier;    // the mbarrier's shared byte
+    int64_t phase = 0;  // once arrived: the barrier's phase the arrival counts toward
+  };
   struct Commit {
     const ir::Tcgen05CommitNode* node;
     int thread;
-    int64_t barrier;     // the mbarrier's shared byte
-    int64_t covers;      // the thread's operations of sequence < covers
+    std::vector<Arrival> arrivals;  // this block's barrier, or those of a multicast
+    int64_t covers;                 // the thread's operations of sequence < covers
     bool arrived = false;
-    int64_t phase = 0;   // once arrived: the barrier's phase the arrival counts toward
+    // Whether `block` has seen the arrival's phase complete: on its own barrier when the commit
+    // arrives there, else on the first one.
+    bool released_for(const Cta& block) const;
   };
 
   // The first TMEM column of `t` as lane `lane` of `w` sees it, checked against its allocation.
   int first_column(Warp& w, const ir::TMemoryTensor& t, int lane, std::string_view operation,
                    const SourceLoc& loc) const;
-  // Throws when an operation that still owns them writes one of columns [begin, end).
+  // Throws when an operation that still owns them writes one of this block's columns [begin, end).
   void check_not_written(int begin, int end, std::string_view operation, const SourceLoc& loc, int warp) const;
-  bool owned(const Operation& m) const;
+  // Whether `m` still owns what it touches in `block` (its issuing block or its peer).
+  bool owned(const Operation& m, const Cta& block) const;
+  bool touches(const Operation& m, const Cta& block) const { return &block == &cta_ || m.peer == &block; }
+  // The tensor cores whose operations may touch this block: its own and, in a pair kernel, the
+  // one of its pair's even block, which issues the pair's mma.
+  std::vector<const TensorMemory*> issuers() const;
+  // For a pair mma issued by `w`: the odd block of the pair, checked to hold the accumulator's
+  // allocation at the columns this block holds it.
+  Cta& pair_peer(Warp& w, const ir::Tcgen05MmaNode& n) const;
   // The TMEM lane a thread of a 32x32b access reads: 32 (warp mod 4) + lane, checked against
   // the row the tile's layout gives it.
   int access_lane(const Warp& w, const ir::TMemoryTensor& t, const ir::RegisterTensor& tile, int lane,

@@ -21,15 +21,21 @@ void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map,
 
 void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map,
                          std::array<int64_t, ir::kTensorMapMaxRank> coords, int64_t begin, int64_t barrier_byte,
-                         std::vector<Cta*> targets, const SourceLoc& loc) {
+                         std::vector<Cta*> targets, Cta* barrier_block, const SourceLoc& loc) {
   const int64_t end = begin + box_footprint(map);
   TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA load of shared bytes [{}, {}) of {}", begin,
                end, cta_.smem.size());
   for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread);
   loads_in_flight_.push_back(std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread},
-                                                         map, coords, barrier_byte, std::move(targets)}));
+                                                         map, coords, barrier_byte, std::move(targets),
+                                                         barrier_block}));
   const Load& load = *loads_in_flight_.back();
   for (Cta* target : load.targets) target->mark_in_flight(load.write, begin, end);
+}
+
+bool TmaUnit::Load::signals(const Cta& block) const {
+  if (barrier_block) return barrier_block == &block;
+  return std::find(targets.begin(), targets.end(), &block) != targets.end();
 }
 
 void TmaUnit::commit(int thread) { ++threads_[size_t(thread)].committed; }
@@ -86,7 +92,7 @@ void TmaUnit::land(const Load& l) {
   for (int d = 0; d < l.map.rank; ++d) box_bytes *= l.map.box[size_t(d)];
   for (Cta* target : l.targets) {
     target->complete_in_flight_write(l.write, image.bytes.data());
-    target->complete_tx(l.barrier_byte, box_bytes, *l.write.issued_at);
+    (l.barrier_block ? l.barrier_block : target)->complete_tx(l.barrier_byte, box_bytes, *l.write.issued_at);
   }
 }
 
@@ -109,12 +115,12 @@ bool TmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& conditio
                         [](const ClusterBarrierWait&) { return false; },
                         // One load at a time, oldest first: the phase may complete before the
                         // later loads land, whose bytes then count toward the next phase. A
-                        // multicast load signals the barrier of every block it lands in.
+                        // multicast load signals the barrier of every block it lands in, a
+                        // cta_group::2 load the barrier of a block of its pair.
                         [&](const MbarrierPhaseWait& wait) {
                           const auto oldest = std::find_if(
                               loads_in_flight_.begin(), loads_in_flight_.end(), [&](const std::unique_ptr<Load>& l) {
-                                return l->barrier_byte == wait.barrier &&
-                                       std::find(l->targets.begin(), l->targets.end(), &warp.cta) != l->targets.end();
+                                return l->barrier_byte == wait.barrier && l->signals(warp.cta);
                               });
                           if (oldest == loads_in_flight_.end()) return false;
                           const Load* needed = oldest->get();

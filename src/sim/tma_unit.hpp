@@ -29,9 +29,11 @@ class TmaUnit final : public AsyncAgent {
                    int64_t begin, const SourceLoc& loc);
   // Thread `thread` loads the box of `map` at `coords` into the image at shared byte `begin` of
   // each of `targets` (this block, or the blocks of a multicast); when it completes, the bytes
-  // land and count against each target's mbarrier at `barrier_byte`.
+  // land and count against each target's mbarrier at `barrier_byte`, or against the one of
+  // `barrier_block` when given (the cta_group::2 form: a block of this block's pair).
   void issue_load(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
-                  int64_t begin, int64_t barrier_byte, std::vector<Cta*> targets, const SourceLoc& loc);
+                  int64_t begin, int64_t barrier_byte, std::vector<Cta*> targets, Cta* barrier_block,
+                  const SourceLoc& loc);
   void commit(int thread);
   // The thread's committed bulk groups from its oldest incomplete one on (wait_group's count).
   int pending_groups(int thread) const;
@@ -71,6 +73,9 @@ class TmaUnit final : public AsyncAgent {
     std::array<int64_t, ir::kTensorMapMaxRank> coords;
     int64_t barrier_byte;
     std::vector<Cta*> targets;
+    Cta* barrier_block;  // null: each target's own barrier
+    // Whether the load completes bytes on `block`'s barrier at `barrier_byte`.
+    bool signals(const Cta& block) const;
   };
   // Completes the stores and the loads for which the picks answer true, keeping the others in
   // issue order.

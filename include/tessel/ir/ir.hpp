@@ -226,10 +226,11 @@ using RegisterTensor = Ref<RegisterTensorNode>;
 // `column_offset` columns into it.
 struct TMemoryTensorNode : Node {
   TMemoryTensorNode(DType dtype, std::vector<int> shape, Ref<TMemoryTensorNode> root, int lane_offset,
-                    Expr column_offset, Ref<SharedTensorNode> address, std::string name, SourceLoc loc)
+                    Expr column_offset, Ref<SharedTensorNode> address, std::string name, SourceLoc loc,
+                    int cta_group = 1)
       : Node(NodeKind::TMemoryTensor, std::move(loc)), dtype(dtype), shape(std::move(shape)), root(std::move(root)),
         lane_offset(lane_offset), column_offset(std::move(column_offset)), address(std::move(address)),
-        name(std::move(name)) {}
+        name(std::move(name)), cta_group(cta_group) {}
   DType dtype;
   std::vector<int> shape;  // [lanes, columns]
   Ref<TMemoryTensorNode> root;
@@ -237,6 +238,9 @@ struct TMemoryTensorNode : Node {
   Expr column_offset;             // null for an allocation
   Ref<SharedTensorNode> address;  // the allocation's u32 address word; null for a view
   std::string name;
+  // 2 when the block and its pair peer (the block whose cluster rank differs in bit 0) allocate it
+  // together, and a cta_group::2 mma writes both blocks' columns; a view's is its allocation's.
+  int cta_group = 1;
   int rank() const { return int(shape.size()); }
   const TMemoryTensorNode* allocation() const { return root ? root.get() : this; }
   // The columns tcgen05.alloc reserves for an allocation: its columns rounded up to a power of
@@ -637,10 +641,10 @@ struct TmaStoreNode : StmtNode {
 // bit is set, and completes its bytes on each one's barrier at `barrier`'s offset.
 struct TmaLoadNode : StmtNode {
   TmaLoadNode(SourceLoc l, GlobalTensor src, SharedTensor dst, std::vector<Expr> offsets, std::vector<int> dims,
-              MbarrierRef barrier, int tensor_map = -1, Expr cta_mask = nullptr)
+              MbarrierRef barrier, int tensor_map = -1, Expr cta_mask = nullptr, Expr barrier_rank = nullptr)
       : StmtNode(NodeKind::TmaLoad, std::move(l)), src(std::move(src)), dst(std::move(dst)),
         offsets(std::move(offsets)), dims(std::move(dims)), barrier(std::move(barrier)), tensor_map(tensor_map),
-        cta_mask(std::move(cta_mask)) {}
+        cta_mask(std::move(cta_mask)), barrier_rank(std::move(barrier_rank)) {}
   const GlobalTensor src;
   const SharedTensor dst;
   const std::vector<Expr> offsets;  // one per dimension of src
@@ -648,6 +652,9 @@ struct TmaLoadNode : StmtNode {
   const MbarrierRef barrier;
   const int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
   const Expr cta_mask;              // bit r: cluster rank r receives the box; null: this block only
+  // The cluster rank of the block of this block's pair whose barrier the bytes complete on
+  // (cta_group::2, sm_100a); null: the receiving block's own.
+  const Expr barrier_rank;
 };
 // Closes the issuing thread's current bulk group of TMA stores (cp.async.bulk.commit_group).
 struct TmaCommitNode : StmtNode {
@@ -681,10 +688,14 @@ inline constexpr int kClcResponseBytes = 16;
 // `response` (a 16-byte shared tile) at a time of the hardware's choosing and completes its 16
 // bytes on `barrier` (complete-tx).
 struct ClcTryCancelNode : StmtNode {
-  ClcTryCancelNode(SourceLoc l, SharedTensor response, MbarrierRef barrier)
-      : StmtNode(NodeKind::ClcTryCancel, std::move(l)), response(std::move(response)), barrier(std::move(barrier)) {}
+  ClcTryCancelNode(SourceLoc l, SharedTensor response, MbarrierRef barrier, bool multicast = false)
+      : StmtNode(NodeKind::ClcTryCancel, std::move(l)), response(std::move(response)), barrier(std::move(barrier)),
+        multicast(multicast) {}
   const SharedTensor response;
   const MbarrierRef barrier;
+  // The response lands at the same offset in every block of the cluster, each completing the bytes
+  // on its barrier at `barrier`'s offset.
+  const bool multicast;
 };
 // Reads the response in `response`: whether a cluster was cancelled, and the index of its first
 // block (undefined when none was), into the declared variables (bool, then i32 x, y, z).
@@ -720,7 +731,8 @@ struct FastDivmodNode : StmtNode {
 };
 
 // ---- tcgen05 (sm_100a): tensor memory and the fifth-generation tensor core -------------------
-// All of them use cta_group::1: the block's own tensor memory and tensor core.
+// All of a kernel's use one CTA group (KernelNode::tcgen05_cta_group): 1, the block's own tensor
+// memory and tensor core, or 2, the block pairs of a cluster (PTX ISA 9.7.16.7.1).
 
 // tcgen05.alloc by one warp: reserves the allocation's columns (blocking until they are free),
 // writes their TMEM address to the allocation's shared word, and, when `relinquish` (the
@@ -740,6 +752,10 @@ struct Tcgen05DeallocNode : StmtNode {
 // acc = a @ b (+ acc when enable_input_d) by one thread of the warp, asynchronously: a [m, k]
 // and b [k, n] are K-major shared tiles (b the transpose of an [n, k] tile) read through matrix
 // descriptors, acc [m, n] is in tensor memory. One instruction per 32 bytes of k.
+// With a pair accumulator (cta_group 2), issued by the pair's even block: the mma is [2 m, k] @
+// [k, n]; block v of the pair holds rows v m ... of a and columns v n / 2 ... of b at the same
+// shared offsets (b is [k, n / 2] in each), and receives rows v m ... of the result in its own
+// tensor memory at acc's columns.
 struct Tcgen05MmaNode : StmtNode {
   Tcgen05MmaNode(SourceLoc l, TMemoryTensor acc, SharedTensor a, SharedTensor b, Expr enable_input_d)
       : StmtNode(NodeKind::Tcgen05Mma, std::move(l)), acc(std::move(acc)), a(std::move(a)), b(std::move(b)),
@@ -747,17 +763,20 @@ struct Tcgen05MmaNode : StmtNode {
   const TMemoryTensor acc;
   const SharedTensor a, b;
   const Expr enable_input_d;  // bool
-  int m() const { return acc->shape[0]; }
+  int cta_group() const { return acc->allocation()->cta_group; }
+  int m() const { return acc->shape[0] * cta_group(); }  // the instruction's M
   int n() const { return acc->shape[1]; }
   int k() const { return a->shape[1]; }
   DType operand_type() const { return a->dtype; }
 };
 // tcgen05.commit by the thread that issued the mma (or copy): one arrival on `barrier` once every
-// tcgen05 operation that thread issued before has completed. (The cta_group::1 form; a multicast form
-// for CTA pairs arrives on the barrier at the same offset in several blocks of a cluster.)
+// tcgen05 operation that thread issued before has completed; with a `cta_mask` (multicast), on the
+// barrier at the same offset in every block of the cluster whose rank bit is set.
 struct Tcgen05CommitNode : StmtNode {
-  Tcgen05CommitNode(SourceLoc l, MbarrierRef b) : StmtNode(NodeKind::Tcgen05Commit, std::move(l)), barrier(std::move(b)) {}
+  Tcgen05CommitNode(SourceLoc l, MbarrierRef b, Expr cta_mask = nullptr)
+      : StmtNode(NodeKind::Tcgen05Commit, std::move(l)), barrier(std::move(b)), cta_mask(std::move(cta_mask)) {}
   const MbarrierRef barrier;
+  const Expr cta_mask;  // bit r: cluster rank r's barrier receives the arrival; null: this block's
 };
 // dst <- src by one thread of the warp, asynchronously, with tcgen05.cp 128x256b: src [128, c] is a
 // shared tile of 32-bit elements with rows of one swizzle span (c = 8, 16 or 32), read through
@@ -828,6 +847,7 @@ struct KernelNode {
   Stmt body;
   int64_t shared_bytes = -1;  // set by the shared-memory planner
   std::vector<TensorMap> tensor_maps;  // set by plan_tensor_maps
+  int tcgen05_cta_group = 1;  // set by plan_tensor_memory: the CTA group of every tcgen05 instruction
   SourceLoc loc;
   int threads() const { return warps * 32; }
   size_t call_params() const { return params.size() - derived_params.size(); }

@@ -29,6 +29,12 @@ class ClcInstructions {
   // mbarrier.arrive_and_expect_tx(barrier, 16) and wait on the phase before reading the response.
   // After a response said no cluster was cancelled, asking again is undefined: leave the loop.
   void try_cancel(const SharedTensor& response, const Mbarrier& barrier, loc_t loc = loc_t::current());
+  // The same, the response landing at `response`'s offset in every block of the cluster and
+  // completing its 16 bytes on each one's barrier at `barrier`'s offset (.multicast::cluster::all):
+  // `multicast.cta_mask` names every block of the cluster (0b11 for a pair). Every block announces
+  // the bytes on its own barrier.
+  void try_cancel(const SharedTensor& response, const Mbarrier& barrier, const Multicast& multicast,
+                  loc_t loc = loc_t::current());
   // Reads the response in `response` (by every executing thread).
   ClcResponse query_response(const SharedTensor& response, loc_t loc = loc_t::current());
 };

@@ -6,9 +6,15 @@
 
 #include <source_location>
 
-#include "tessel/lang/values.hpp"
+#include "tessel/lang/tensors.hpp"
 
 namespace tessel {
+
+// The blocks of the cluster an operation reaches: bit r set for cluster rank r
+// (tma.global_to_shared, tcgen05.commit, clc.try_cancel).
+struct Multicast {
+  Dim cta_mask;
+};
 
 // Kernel-side built-in index vectors (blockIdx, gridDim, the cluster's).
 struct Index3 {

@@ -13,15 +13,25 @@
 //
 // Tensor memory is 128 lanes x 512 columns of 32 bits per block; a TMemoryTensor's rows are lanes
 // and each element is one column. Warp w may load and store only lanes 32 (w mod 4) ... + 31.
+//
+// The two blocks of a cluster whose ranks differ in bit 0 form a pair. A kernel that allocates
+// with CtaGroup::two runs every tcgen05 instruction in the pair form (cta_group::2): the even block
+// issues one mma for the pair, which reads each block's operand halves and writes each block's half
+// of the result into that block's tensor memory.
 #pragma once
 
 #include <source_location>
 #include <vector>
 
+#include "tessel/lang/cluster.hpp"
 #include "tessel/lang/mbarrier.hpp"
 #include "tessel/lang/tensors.hpp"
 
 namespace tessel {
+
+// Whose tensor memory and tensor core the tcgen05 instructions of a kernel use: the block's own
+// (cta_group::1), or its pair's (cta_group::2). One kernel uses one.
+enum class CtaGroup { one = 1, two = 2 };
 
 // A tile of tensor memory: an allocation, or a slice of one.
 class TMemoryTensor {
@@ -45,8 +55,11 @@ class Tcgen05Instructions {
   // (tcgen05.fence::before_thread_sync, sync(), and fence::after_thread_sync before each use).
   // After the kernel's last allocation, tessel relinquishes the block's permit to allocate.
   // The columns hold garbage until written (the simulator fills them with NaN).
-  template <class T> TMemoryTensor alloc(std::vector<int> shape, loc_t loc = loc_t::current()) {
-    return make_alloc(dtype_v<T>, shape, SourceLoc::from(loc));
+  // With CtaGroup::two, both blocks of each pair of the cluster allocate the tile together, and a
+  // pair mma into it writes both; the cluster has an even number of blocks.
+  template <class T>
+  TMemoryTensor alloc(std::vector<int> shape, CtaGroup group = CtaGroup::one, loc_t loc = loc_t::current()) {
+    return make_alloc(dtype_v<T>, shape, group, SourceLoc::from(loc));
   }
   // Frees an allocation; by the whole block (warp 0 frees), or by the first warp of a thread group
   // of whole warps. Every allocation must be freed before the kernel ends.
@@ -62,6 +75,9 @@ class Tcgen05Instructions {
   //  - acc [128, n]: an f32 tile of tensor memory, n a multiple of 16 from 16 to 256.
   // The mma reads its operands and writes acc at a time of the tensor core's choosing: commit it
   // to an mbarrier and wait for that phase before reading acc or overwriting a or b.
+  // Into a pair's tile (alloc with CtaGroup::two), the even block of the pair issues the mma of
+  // shape [256, k] @ [k, n]: a [128, k] and b [k, n / 2] are each block's halves, at the same
+  // shared offsets in both, and each block receives its 128 rows of the result in acc [128, n].
   template <class E> requires(detail::is_kernel_scalar<E> || std::is_same_v<E, bool>)
   void mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc, const E& enable_input_d,
            loc_t loc = loc_t::current()) {
@@ -76,6 +92,10 @@ class Tcgen05Instructions {
   // One arrival on `bar` once every tcgen05.mma and copy the issuing thread issued before has
   // completed. Issued by the thread that issued them (in the same one-warp group).
   void commit(const Mbarrier& bar, loc_t loc = loc_t::current());
+  // The same, arriving on the barrier at `bar`'s offset in every block of the cluster in
+  // `multicast.cta_mask`: a pair mma frees both blocks' operand stages and fills both blocks'
+  // accumulators.
+  void commit(const Mbarrier& bar, const Multicast& multicast, loc_t loc = loc_t::current());
 
   // The tile as a register tile of the current thread group, in the tcgen05.ld 32x32b layout
   // (tcgen05_32x32b(): thread i of the group holds row i, every column). The group is one warp
@@ -99,7 +119,7 @@ class Tcgen05Instructions {
                       loc_t loc = loc_t::current());
 
  private:
-  TMemoryTensor make_alloc(DType t, const std::vector<int>& shape, const SourceLoc& loc);
+  TMemoryTensor make_alloc(DType t, const std::vector<int>& shape, CtaGroup group, const SourceLoc& loc);
   void make_mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc, ir::Expr enable_input_d,
                 const SourceLoc& loc);
 };

@@ -6,15 +6,11 @@
 #include <source_location>
 #include <vector>
 
+#include "tessel/lang/cluster.hpp"
 #include "tessel/lang/mbarrier.hpp"
 #include "tessel/lang/tensors.hpp"
 
 namespace tessel {
-
-// The blocks of the cluster a TMA load multicasts to: bit r set for cluster rank r.
-struct Multicast {
-  Dim cta_mask;
-};
 
 class TmaInstructions {
  public:
@@ -40,6 +36,12 @@ class TmaInstructions {
   void global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
                         const Mbarrier& barrier, const Multicast& multicast, std::vector<int> dims = {},
                         loc_t loc = loc_t::current());
+  // The same load completing its bytes on `barrier` of the block of rank `barrier.rank()` in this
+  // block's pair (the two blocks of the cluster whose ranks differ in bit 0; sm_100a,
+  // cta_group::2): each block of a pair loads its half of a pair mma's operands, and the even
+  // block's barrier, which announces the bytes of both, tells its mma warp that both halves landed.
+  void global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
+                        const RemoteMbarrier& barrier, std::vector<int> dims = {}, loc_t loc = loc_t::current());
   // Closes the issuing thread's bulk group of the stores issued since the last commit.
   void commit_group(loc_t loc = loc_t::current());
   // Waits until at most `n` of the issuing thread's committed bulk groups are in flight: with

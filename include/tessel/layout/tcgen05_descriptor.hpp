@@ -56,9 +56,10 @@ struct Tcgen05InstrDescriptor {
   bool operator==(const Tcgen05InstrDescriptor&) const = default;
 };
 
-// tcgen05.mma's shapes with one CTA (cta_group::1): M 64 or 128, N a multiple of 8 (M = 64) or
-// 16 (M = 128) from 8 or 16 to 256, 32 bytes of K per instruction (16 halves).
+// tcgen05.mma's shapes (PTX ISA 9.7.16.2.1): with one CTA (cta_group::1), M 64 or 128, N a
+// multiple of 8 (M = 64) or 16 (M = 128) from 8 or 16 to 256; with a CTA pair (cta_group::2), M 128
+// or 256, N a multiple of 16 from 16 to 256. 32 bytes of K per instruction (16 halves).
 inline constexpr int kTcgen05K = 16;
-bool tcgen05_mma_shape_is_legal(int m, int n);
+bool tcgen05_mma_shape_is_legal(int m, int n, int cta_group = 1);
 
 }  // namespace tessel

@@ -47,6 +47,9 @@ struct TensorMemoryUse {
   const ir::Tcgen05AllocNode* peak_alloc = nullptr;  // the allocation that reaches the peak
   const ir::Tcgen05AllocNode* last_alloc = nullptr;
   bool last_is_nested = false;  // inside a loop or a branch
+  const ir::Tcgen05AllocNode* first_alloc = nullptr;
+  // The first allocation whose CTA group differs from the first's, if any: a kernel uses one.
+  const ir::Tcgen05AllocNode* other_group_alloc = nullptr;
 };
 TensorMemoryUse tensor_memory_use(const ir::Stmt& body);
 
