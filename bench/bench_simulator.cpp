@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
   const std::vector<int64_t> sizes = {256, 256, 512};
   fmt::print("{:<16} {:>12} {:>12}  {}\n", "example", "median s", "best s", "result");
   int failures = 0;
-  for (const char* name : {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4", "blackwell_v5"}) {
+  for (const char* name :
+       {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4", "blackwell_v5", "blackwell_v6"}) {
     const examples::Example& e = examples::find_example(name);
     std::vector<double> seconds;
     examples::RunResult last;

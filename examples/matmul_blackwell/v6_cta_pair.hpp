@@ -62,7 +62,7 @@ struct BlackwellMatmulV6 : Script {
     Pipeline sched_pipe(sched_stages, 1, sched_readers);
     TileRasterization rasterization(swizzle_size);
     auto rank = cluster.blockRank;
-    // the barriers and the peer's tensor memory exist before either block reaches into the other
+    // both blocks hold the pair's tensor memory before the even block's mma writes it
     cluster.sync();
 
     // Runs `body` for every tile of this pair, reading the scheduler's responses.
