@@ -9,7 +9,7 @@ namespace tessel::examples {
 namespace {
 
 struct BrokenSync : Script {
-  void operator()(Int32 n, Ptr<float> x) {
+  void operator()(Int32 n, Ptr<float> x, Ptr<float> y) {
     attrs.blocks = cdiv(n, 128);
     attrs.warps = 4;
     Int32 offset = blockIdx.x * 128;
@@ -19,7 +19,7 @@ struct BrokenSync : Script {
     if_(producer == 1, [&] {
       sync();  // only warps 0 and 1 get here
     });
-    store_global(global_view(x, {n}), t * 2.0f, {offset});
+    store_global(global_view(y, {n}), t * 2.0f, {offset});
   }
 };
 
@@ -33,14 +33,14 @@ Example broken_sync_example() {
   e.default_sizes = {256};
   e.runner = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) -> RunResult {
     if (dev.is_gpu()) throw Error("broken_sync would hang a GPU; run it with --device sim to see the deadlock report");
-    Buffer<float> x(dev, std::vector<float>(size_t(s[0]), 1.0f));
+    Buffer<float> x(dev, std::vector<float>(size_t(s[0]), 1.0f)), y(dev, std::vector<float>(size_t(s[0]), 0.0f));
     Kernel<BrokenSync> k(dev, opt);
-    k(int(s[0]), x);
+    k(int(s[0]), x, y);
     return {false, 0, "broken_sync: ran without the expected deadlock report", k.stats()};
   };
   add_introspection<BrokenSync>(e, [](const std::vector<int64_t>& s) {
     float* p = nullptr;
-    return std::make_tuple(int(s[0]), p);
+    return std::make_tuple(int(s[0]), p, p);
   });
   return e;
 }

@@ -80,11 +80,22 @@ struct ReadsWithoutWaiting : Script {
   }
 };
 
-TEST(SimulatorScheduler, LazyCompletionExposesAMissingWaitThatEagerCompletionHides) {
+// Lazily the copy is still in flight when it is read; eagerly it landed, but nothing waited for
+// its group, which race detection reports.
+TEST(SimulatorScheduler, AMissingWaitIsReportedUnderLazyAndEagerCompletion) {
   Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
   const std::string got = simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Lazy}, 64, x);
   EXPECT_EQ(got, read_in_flight(line, other_line));
-  EXPECT_EQ(simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Eager}, 64, x), "no error");
+  const std::string eager = simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Eager}, 64, x);
+  EXPECT_EQ(eager, fmt::format("{0}: data race on shared memory s (allocated at {1}), byte 0 of the allocation, in "
+                               "block (0, 0, 0): the load_shared at {0} by warp 0 of block (0, 0, 0) is not ordered "
+                               "after the copy_async at {2}, in group 0 of the cp.async groups of warp 0 of block (0, "
+                               "0, 0); order them with a sync(), an mbarrier arrival and a wait on its phase, or the "
+                               "wait that retires the asynchronous operation",
+                               loc(line), loc(other_line - 2), loc(other_line)));
+  // With race detection off, the eagerly landed copy is read as it happens to be.
+  EXPECT_EQ(simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Eager, .check_races = false}, 64, x),
+            "no error");
   EXPECT_EQ(x.download(), std::vector<float>(64, 2.0f));
 }
 

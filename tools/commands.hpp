@@ -22,6 +22,7 @@ Command add_tiles_command(CLI::App& app);     // tools/tiles_command.cpp
 Command add_roofline_command(CLI::App& app);  // tools/roofline_command.cpp
 Command add_cache_command(CLI::App& app);     // tools/cache_command.cpp
 Command add_space_command(CLI::App& app);     // tools/space_command.cpp
+Command add_check_command(CLI::App& app);     // tools/check_command.cpp
 
 // Option values are taken as text and parsed here, so that bad input is a tessel::Error (one
 // line, exit code 2) like every other user error of the command (tools/command_args.cpp).

@@ -125,6 +125,8 @@ int main(int argc, char** argv) {
                               "(default: {})",
                               simulator.resident_clusters))
       ->check(CLI::Range(1, 1 << 20));
+  bool no_race_check = false;
+  run->add_flag("--no-race-check", no_race_check, "run the simulator without race detection");
 
   auto* irc = app.add_subcommand("ir", "print an example's IR");
   irc->add_option("example", example)->required();
@@ -147,6 +149,7 @@ int main(int argc, char** argv) {
   const tools::Command roofline = tools::add_roofline_command(app);
   const tools::Command cache = tools::add_cache_command(app);
   const tools::Command space = tools::add_space_command(app);
+  const tools::Command check = tools::add_check_command(app);
 
   try {
     app.parse(argc, argv);
@@ -156,6 +159,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    simulator.check_races = !no_race_check;
     if (*run) return run_example(example, device, sizes, verbose, simulator);
     if (*irc) return print_ir(example, sizes, all);
     if (*cuda) {
@@ -183,6 +187,7 @@ int main(int argc, char** argv) {
     if (*roofline.app) return roofline.run();
     if (*cache.app) return cache.run();
     if (*space.app) return space.run();
+    if (*check.app) return check.run();
   } catch (const tessel::Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", e.what());

@@ -8,6 +8,7 @@
 #include <random>
 #include <string_view>
 
+#include "happens_before.hpp"
 #include "wait_condition.hpp"
 
 namespace tessel::sim {
@@ -27,6 +28,7 @@ struct InFlightWrite {
   int64_t begin, end;          // bytes [begin, end) of the block's shared memory
   const SourceLoc* issued_at;  // the issuing instruction's user line
   int thread;                  // the issuing thread, within its block
+  VectorClock issuer = {};     // the issuing warp's clock when it issued
 };
 
 // A read of shared memory that an agent has issued and not yet done (a TMA store's source). While

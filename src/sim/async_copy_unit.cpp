@@ -6,7 +6,8 @@ namespace tessel::sim {
 
 AsyncCopyUnit::AsyncCopyUnit(Cta& cta) : cta_(cta), threads_(size_t(cta.kernel.threads())) {}
 
-void AsyncCopyUnit::issue(int thread, int64_t byte, const uint8_t* data, int bytes, const SourceLoc& loc) {
+void AsyncCopyUnit::issue(int thread, int64_t byte, const uint8_t* data, int bytes, const VectorClock& issuer,
+                          const SourceLoc& loc) {
   cta_.check_not_in_flight(byte, bytes, true, loc, thread);
   ThreadGroups& groups = threads_[size_t(thread)];
   if (!in_flight_.empty()) {
@@ -20,7 +21,7 @@ void AsyncCopyUnit::issue(int thread, int64_t byte, const uint8_t* data, int byt
     }
   }
   in_flight_.push_back(std::make_unique<Copy>(Copy{
-      InFlightWrite{this, Proxy::Generic, byte, byte + bytes, &loc, thread},
+      InFlightWrite{this, Proxy::Generic, byte, byte + bytes, &loc, thread, issuer},
       std::vector<uint8_t>(data, data + bytes),
       groups.committed,
   }));
@@ -52,7 +53,9 @@ template <class Pick> bool AsyncCopyUnit::complete_where(Pick&& pick) {
 }
 
 void AsyncCopyUnit::land(const Copy& c) {
-  cta_.complete_in_flight_write(c.write, c.data.data());
+  // The copy is observed by the wait that retires its group: the warp's copy groups' clock.
+  const Epoch landed{cta_.warps[size_t(c.write.thread / 32)]->copy_actor, Clock(c.group + 1)};
+  cta_.complete_in_flight_write(c.write, c.data.data(), landed);
   std::map<int, int>& by_group = threads_[size_t(c.write.thread)].copies_in_flight;
   if (--by_group[c.group] == 0) by_group.erase(c.group);
 }

@@ -9,11 +9,12 @@
 namespace tessel::sim {
 
 void ClcUnit::issue(int thread, int64_t response, int64_t barrier_byte, std::vector<Cta*> targets,
-                    const SourceLoc& loc) {
+                    const VectorClock& issuer, const SourceLoc& loc) {
   const int64_t end = response + ir::kClcResponseBytes;
   for (Cta* target : targets) target->check_not_in_flight(response, ir::kClcResponseBytes, true, loc, thread);
   in_flight_.push_back(std::make_unique<Request>(
-      Request{InFlightWrite{this, Proxy::Async, response, end, &loc, thread}, barrier_byte, std::move(targets)}));
+      Request{InFlightWrite{this, Proxy::Async, response, end, &loc, thread, issuer}, barrier_byte,
+              std::move(targets)}));
   for (Cta* target : in_flight_.back()->targets) target->mark_in_flight(in_flight_.back()->write, response, end);
 }
 
@@ -40,7 +41,7 @@ void ClcUnit::land(const Request& r) {
   static_assert(sizeof response == sizeof bytes);
   std::memcpy(bytes, &response, sizeof bytes);
   for (Cta* target : r.targets) {
-    target->complete_in_flight_write(r.write, bytes);
+    target->complete_in_flight_write(r.write, bytes, target->mbarriers.landing(r.barrier_byte));
     target->complete_tx(r.barrier_byte, ir::kClcResponseBytes, *r.write.issued_at);
   }
 }

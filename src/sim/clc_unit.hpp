@@ -20,7 +20,8 @@ class ClcUnit final : public AsyncAgent {
 
   // Thread `thread` asks to cancel a cluster; the response lands at shared byte `response` of each
   // of `targets` (this block, or every block of the cluster) and completes on each one's barrier.
-  void issue(int thread, int64_t response, int64_t barrier_byte, std::vector<Cta*> targets, const SourceLoc& loc);
+  void issue(int thread, int64_t response, int64_t barrier_byte, std::vector<Cta*> targets, const VectorClock& issuer,
+             const SourceLoc& loc);
   // Throws at the issuing line of a request still in flight when block `block` ends.
   void check_none_pending(const std::string& block) const;
 

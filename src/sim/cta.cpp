@@ -6,7 +6,25 @@
 
 namespace tessel::sim {
 
-Warp::Warp(Cta& c, int i) : cta(c), id(i) { groups.push_back({0, c.kernel.threads()}); }
+Warp::Warp(Cta& c, int i) : cta(c), id(i) {
+  groups.push_back({0, c.kernel.threads()});
+  HappensBefore& hb = c.scheduler.happens_before;
+  actor = hb.add_actor(HappensBefore::ActorKind::Warp, fmt::format("warp {} of block {}", i, c.block_name()));
+  copy_actor = hb.add_actor(HappensBefore::ActorKind::CopyGroups,
+                            fmt::format("the cp.async groups of warp {} of block {}", i, c.block_name()));
+  tick();
+}
+
+Access Warp::access(const SourceLoc& loc, std::string_view operation) {
+  return Access{Epoch{actor, clock[actor]}, cta.scheduler.happens_before.site(&loc, operation)};
+}
+
+void Barrier::complete_phase() {
+  arrived = 0;
+  ++phases;
+  released.join(arrivals);
+  arrivals = VectorClock{};
+}
 
 std::vector<ir::Scalar>& Warp::tile(const ir::RegisterTensorNode* t) {
   auto& v = tiles_[t];
@@ -32,6 +50,7 @@ Cta::Cta(Scheduler& s, const ir::KernelNode& k, const Launch& l, std::array<int,
   smem.assign(size_t(k.shared_bytes), 0);
   written.assign(size_t(k.shared_bytes), 0);
   in_flight_writes_.assign(size_t(k.shared_bytes), nullptr);
+  if (s.happens_before.enabled()) shadow.resize(size_t(k.shared_bytes));
 }
 
 std::string Cta::block_name() const { return fmt::format("({}, {}, {})", block[0], block[1], block[2]); }
@@ -61,8 +80,11 @@ void Cta::mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end) {
   std::fill(in_flight_writes_.begin() + begin, in_flight_writes_.begin() + end, &w);
 }
 
-void Cta::complete_in_flight_write(const InFlightWrite& w, const uint8_t* data) {
+void Cta::complete_in_flight_write(const InFlightWrite& w, const uint8_t* data, Epoch landed) {
   const size_t n = size_t(w.end - w.begin);
+  const Access at{landed, scheduler.happens_before.site(w.issued_at, w.agent->write_operation())};
+  scheduler.happens_before.access(shadow, w.begin, int(n), true, w.issuer, at,
+                                  [&](int64_t byte) { return shared_byte_name(byte); }, data, &smem[size_t(w.begin)]);
   std::memcpy(&smem[size_t(w.begin)], data, n);
   std::memset(&written[size_t(w.begin)], 1, n);
   std::fill_n(in_flight_writes_.begin() + w.begin, n, nullptr);
@@ -79,11 +101,35 @@ void Cta::arrive_at_barrier(Warp& w, int id, int expected, Mask mask, const Sour
                block_name(), b.expected, loc.str(), expected);
   const BarrierWait wait{id, b.phases, popcount(mask)};
   b.arrived += popcount(mask);
-  if (b.arrived >= b.expected) {
-    b.arrived = 0;
-    ++b.phases;
-  }
+  b.arrivals.join(w.clock);
+  if (b.arrived >= b.expected) b.complete_phase();
   w.wait(loc, wait);
+  w.clock.join(b.released);
+  w.tick();
+}
+
+void Cta::access_shared(Warp& w, int64_t byte, int n, bool write, const SourceLoc& loc, std::string_view operation,
+                        const uint8_t* incoming) {
+  scheduler.happens_before.access(shadow, byte, n, write, w.clock, w.access(loc, operation),
+                                  [&](int64_t b) { return shared_byte_name(b); }, incoming, &smem[size_t(byte)]);
+}
+
+void Cta::check_async_read(const VectorClock& issuer, Access at, int64_t begin, int64_t end) {
+  scheduler.happens_before.check_written_before(shadow, begin, int(end - begin), issuer, at,
+                                                [&](int64_t b) { return shared_byte_name(b); });
+}
+
+void Cta::check_async_read(const VectorClock& issuer, Access at, const std::vector<int64_t>& bytes) {
+  const std::function<std::string(int64_t)> name = [&](int64_t b) { return shared_byte_name(b); };
+  for (int64_t b : bytes) scheduler.happens_before.check_written_before(shadow, b, 1, issuer, at, name);
+}
+
+std::string Cta::shared_byte_name(int64_t byte) const {
+  for (const auto& [tensor, offset] : shared_offsets)
+    if (byte >= offset && byte < offset + tensor->nbytes())
+      return fmt::format("shared memory {} (allocated at {}), byte {} of the allocation, in block {}", tensor->name,
+                         tensor->loc.str(), byte - offset, block_name());
+  return fmt::format("byte {} of the shared memory of block {}", byte, block_name());
 }
 
 }  // namespace tessel::sim
@@ -94,8 +140,11 @@ void Cta::arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc) {
   Barrier& b = scheduler.cluster_peer(*this, 0).cluster_barrier;
   const ClusterBarrierWait wait{b.phases, popcount(mask)};
   b.arrived += popcount(mask);
+  b.arrivals.join(w.clock);
   complete_cluster_barrier_if_all_arrived();
   w.wait(loc, wait);
+  w.clock.join(b.released);
+  w.tick();
 }
 
 // PTX ISA 9.7.13.3: the phase completes once every thread of the cluster that has not exited
@@ -109,8 +158,7 @@ void Cta::complete_cluster_barrier_if_all_arrived() {
     for (const auto& w : scheduler.cluster_peer(first, rank).warps)
       if (w->state != Warp::State::Done) b.expected += 32;
   if (b.arrived < b.expected) return;
-  b.arrived = 0;
-  ++b.phases;
+  b.complete_phase();
 }
 
 bool Cta::ended() const {

@@ -2,6 +2,7 @@
 // (async_copy_unit.cpp). A copy reads global memory when issued and writes shared memory when it
 // completes; until then its bytes are in flight, and any other access to them is reported.
 #include <cstring>
+#include <limits>
 
 #include "machine.hpp"
 #include "tessel/layout/shared_swizzle.hpp"
@@ -41,12 +42,14 @@ void exec_CopyAsync(Warp& w, const ir::CopyAsyncNode& n, Mask mask) {
       if (inside) {
         const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * bytes);
         check_global_access(addr, size_t(bytes), false, n.loc);
+        access_global(w, addr, size_t(bytes), false, n.loc, "copy_async");
         std::memcpy(data.data(), reinterpret_cast<const void*>(addr), size_t(bytes));
       }
       w.cta.async_copies.issue(w.thread(lane), base + swizzle_byte(sindex * bytes, n.dst->swizzle_bits), data.data(),
-                               bytes, n.loc);
+                               bytes, w.clock, n.loc);
     }
   }
+  w.tick();
   w.cta.scheduler.issued(w.cta.async_copies);
 }
 
@@ -61,6 +64,12 @@ void exec_CopyAsyncWait(Warp& w, const ir::CopyAsyncWaitNode& n, Mask mask) {
     for (int lane = 0; lane < 32; ++lane)
       if (mask >> lane & 1) w.cta.async_copies.commit(w.thread(lane));
   w.wait(n.loc, CopyGroupWait{mask, n.all ? 0 : n.pending});
+  // The groups retired: all but the `pending` newest of each lane's.
+  int retired = std::numeric_limits<int>::max();
+  for (int lane = 0; lane < 32; ++lane)
+    if (mask >> lane & 1)
+      retired = std::min(retired, w.cta.async_copies.committed(w.thread(lane)) - (n.all ? 0 : n.pending));
+  if (retired > 0 && retired != std::numeric_limits<int>::max()) w.clock.raise(w.copy_actor, Clock(retired));
 }
 
 }  // namespace tessel::sim

@@ -41,7 +41,8 @@ void exec_ClcTryCancel(Warp& w, const ir::ClcTryCancelNode& n, Mask mask) {
       n.multicast ? multicast_blocks(w, (int64_t(1) << w.cta.kernel.cluster_blocks()) - 1, n.barrier, lane, n.loc,
                                      "clc.try_cancel", "receives the response")
                   : std::vector<Cta*>{&w.cta};
-  w.cta.clc.issue(w.thread(lane), response, barrier, std::move(targets), n.loc);
+  w.cta.clc.issue(w.thread(lane), response, barrier, std::move(targets), w.clock, n.loc);
+  w.tick();
   w.cta.scheduler.issued(w.cta.clc);
 }
 
@@ -51,6 +52,7 @@ void exec_ClcQuery(Warp& w, const ir::ClcQueryNode& n, Mask mask) {
     if (!(mask >> lane & 1)) continue;
     const int64_t byte = response_byte(w, *n.response, lane, n.loc, "clc.query_response");
     w.cta.check_not_in_flight(byte, ir::kClcResponseBytes, false, n.loc, w.thread(lane));
+    w.cta.access_shared(w, byte, ir::kClcResponseBytes, false, n.loc, "clc.query_response");
     for (int b = 0; b < ir::kClcResponseBytes; ++b)
       if (!w.cta.written[size_t(byte + b)])
         throw Error(n.loc, fmt::format("clc.query_response: reads a response that no try_cancel wrote ({}, allocated "

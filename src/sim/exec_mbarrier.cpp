@@ -87,9 +87,17 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
     if (count[lane].i < 1)
       throw Error(loc, fmt::format("{}: an arrival count of {} (thread {} of block {}); it must be at least 1",
                                    operation, count[lane].i, w.thread(lane), block));
-    if (target.mbarriers.arrive(byte, count[lane].i, tx[lane].i, remote_operation, origin(w, loc, lane, block)))
+    if (target.mbarriers.arrive(byte, count[lane].i, tx[lane].i, w.clock, remote_operation,
+                                origin(w, loc, lane, block)))
       completed.insert({&target, byte});
   }
+  w.tick();
+}
+
+// After a wait: the lanes in `passed` acquire what the phases of their barriers published.
+void acquire(Warp& w, const std::array<int64_t, 32>& bytes, Mask passed) {
+  for (int lane = 0; lane < 32; ++lane)
+    if (passed >> lane & 1) w.clock.join(w.cta.mbarriers.released(bytes[size_t(lane)]));
 }
 
 Lanes filled(int64_t v) {
@@ -110,7 +118,11 @@ void exec_MbarrierInit(Warp& w, const ir::MbarrierInitNode& n, Mask mask) {
   for (int lane = 0; lane < 32; ++lane)
     if (mask >> lane & 1)
       for (size_t i = 0; i < n.counts.size(); ++i)
-        w.cta.mbarriers.init(base + 8 * int64_t(i), *n.array, int(i), n.counts[i], origin(w, n.loc, lane, block));
+        w.cta.mbarriers.init(base + 8 * int64_t(i), *n.array, int(i), n.counts[i],
+                             w.cta.scheduler.happens_before.add_actor(
+                                 HappensBefore::ActorKind::Mbarrier,
+                                 fmt::format("{} in block {}", barrier_name(*n.array, int(i)), block)),
+                             origin(w, n.loc, lane, block));
 }
 
 void exec_MbarrierArrive(Warp& w, const ir::MbarrierArriveNode& n, Mask mask) {
@@ -154,7 +166,7 @@ void exec_MbarrierWait(Warp& w, const ir::MbarrierWaitNode& n, Mask mask) {
     for (int lane = 0; lane < 32; ++lane)
       if ((waiting >> lane & 1) && w.cta.mbarriers.phase_completed(bytes[size_t(lane)], parity[lane].i))
         waiting &= ~(1u << lane);
-    if (!waiting) return;
+    if (!waiting) return acquire(w, bytes, mask);
     const int first = __builtin_ctz(waiting);
     const MbarrierPhaseWait until{bytes[size_t(first)], parity[first].i & 1, false};
     w.wait(n.loc, until);
@@ -182,6 +194,10 @@ void exec_MbarrierTryWait(Warp& w, const ir::MbarrierTryWaitNode& n, Mask mask) 
       ready = completed_lanes();
       break;
     }
+  Mask passed = 0;
+  for (int lane = 0; lane < 32; ++lane)
+    if ((mask >> lane & 1) && ready[lane].i) passed |= 1u << lane;
+  acquire(w, bytes, passed);
   w.assign(n.ready.get(), ready, mask);
 }
 

@@ -83,6 +83,7 @@ void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
     if (inside) {
       const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * int64_t(bytes));
       check_global_access(addr, bytes, false, n.loc);
+      access_global(w, addr, bytes, false, n.loc, "load_global");
       v = load_value(n.src->dtype, reinterpret_cast<const void*>(addr));
     }
     out[size_t(lane) * local + l] = v;
@@ -105,7 +106,10 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
     }
     const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * int64_t(bytes));
     check_global_access(addr, bytes, true, n.loc);
-    store_value(n.dst->dtype, reinterpret_cast<void*>(addr), src[size_t(lane) * local + l]);
+    uint8_t incoming[8];
+    store_value(n.dst->dtype, incoming, src[size_t(lane) * local + l]);
+    access_global(w, addr, bytes, true, n.loc, "store_global", incoming);
+    std::memcpy(reinterpret_cast<void*>(addr), incoming, bytes);
   });
 }
 
@@ -126,6 +130,7 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
                                        a.allocation->name, a.allocation->loc.str(),
                                        a.byte - w.cta.shared_offsets.at(a.allocation), w.thread(lane),
                                        w.cta.block_name()));
+    w.cta.access_shared(w, a.byte, bytes, false, n.loc, "load_shared");
     out[size_t(lane) * local + l] = load_value(n.src->dtype, &w.cta.smem[size_t(a.byte)]);
   });
 }
@@ -139,7 +144,10 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
   for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
     const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c, n.loc);
     w.cta.check_not_in_flight(a.byte, bytes, true, n.loc, w.thread(lane));
-    store_value(n.dst->dtype, &w.cta.smem[size_t(a.byte)], src[size_t(lane) * local + l]);
+    uint8_t incoming[8];
+    store_value(n.dst->dtype, incoming, src[size_t(lane) * local + l]);
+    w.cta.access_shared(w, a.byte, bytes, true, n.loc, "store_shared", incoming);
+    std::memcpy(&w.cta.smem[size_t(a.byte)], incoming, size_t(bytes));
     std::memset(&w.cta.written[size_t(a.byte)], 1, size_t(bytes));
   });
 }

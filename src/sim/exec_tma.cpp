@@ -72,7 +72,9 @@ void exec_TmaStore(Warp& w, const ir::TmaStoreNode& n, Mask mask) {
                                      map.rank - 1 - d, coords[size_t(d)], w.thread(lane), w.cta.block_name()));
   const int64_t begin = box_start(w, *n.src, map, lane, n.loc, "tma.shared_to_global");
   check_image_written(w, *n.src, map, begin, lane, n.loc);
+  w.cta.check_async_read(w.clock, w.access(n.loc, "tma.shared_to_global"), begin, begin + box_footprint(map));
   w.cta.tma.issue_store(w.thread(lane), map, coords, begin, n.loc);
+  w.tick();
   w.cta.scheduler.issued(w.cta.tma);
 }
 
@@ -98,7 +100,9 @@ void exec_TmaLoad(Warp& w, const ir::TmaLoadNode& n, Mask mask) {
                                 fmt::format("tma.global_to_shared to the barrier of block {}", barrier_block->block_name()),
                                 {&n.loc, w.thread(lane), w.cta.block_name()});
   }
-  w.cta.tma.issue_load(w.thread(lane), map, coords, begin, barrier, std::move(targets), barrier_block, n.loc);
+  w.cta.tma.issue_load(w.thread(lane), map, coords, begin, barrier, std::move(targets), barrier_block, w.clock,
+                       n.loc);
+  w.tick();
   w.cta.scheduler.issued(w.cta.tma);
 }
 

@@ -49,6 +49,30 @@ void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& 
                                write ? "write" : "read", bytes, p));
 }
 
+bool allocation_containing(uint64_t p, uint64_t* first, size_t* bytes) {
+  std::lock_guard lock(registry().mutex);
+  auto& a = registry().allocations;
+  auto it = a.upper_bound(p);
+  if (it == a.begin()) return false;
+  --it;
+  if (p >= it->first + it->second) return false;
+  *first = it->first;
+  *bytes = it->second;
+  return true;
+}
+
+void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLoc& loc, std::string_view operation,
+                   const uint8_t* incoming) {
+  HappensBefore& hb = w.cta.scheduler.happens_before;
+  if (!hb.enabled()) return;
+  uint64_t first = 0;
+  size_t size = 0;
+  Shadow& shadow = hb.global_shadow(p, &first, &size);
+  hb.access(shadow, int64_t(p - first), int(bytes), write, w.clock, w.access(loc, operation), [&](int64_t byte) {
+    return fmt::format("global memory, byte {} of a {}-byte allocation", byte, size);
+  }, incoming, reinterpret_cast<const uint8_t*>(p));
+}
+
 ir::Scalar load_value(DType t, const void* p) {
   switch (t) {
     case DType::Bool: return ir::Scalar{.i = *static_cast<const uint8_t*>(p) != 0};

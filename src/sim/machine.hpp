@@ -15,6 +15,7 @@
 
 #include "async_copy_unit.hpp"
 #include "clc_unit.hpp"
+#include "happens_before.hpp"
 #include "wgmma_unit.hpp"
 #include "mbarriers.hpp"
 #include "tessel/sim/simulator.hpp"
@@ -72,6 +73,14 @@ class Warp {
   // Blocks until `condition` holds: the scheduler re-checks it and resumes the warp.
   void wait(const SourceLoc& at, WaitCondition condition);
 
+  // Happens-before: the warp's actor, the actor of its cp.async groups, and its vector clock.
+  uint32_t actor = 0, copy_actor = 0;
+  VectorClock clock;
+  // This warp's access at its current clock, for shadow memory.
+  Access access(const SourceLoc& loc, std::string_view operation);
+  // After the warp releases what it did (an arrival, an asynchronous issue): later work is new.
+  void tick() { clock.raise(actor, clock[actor] + 1); }
+
   // Fiber plumbing.
   ucontext_t context;
   std::vector<char> stack;
@@ -86,6 +95,9 @@ struct Barrier {
   int expected = 0;  // set by the first arrival of a phase
   int arrived = 0;
   int phases = 0;    // completed phases
+  VectorClock arrivals;  // what the current phase's arrivals released
+  VectorClock released;  // what the completed phases published
+  void complete_phase();
 };
 
 class Cta {
@@ -109,7 +121,20 @@ class Cta {
   void check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread) const;
   // Bytes [begin, end) of `w` belong to it until it completes and writes `data` to all of its bytes.
   void mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end);
-  void complete_in_flight_write(const InFlightWrite& w, const uint8_t* data);
+  // The write lands, as an access at `landed` (the barrier phase or cp.async group that observes
+  // it), checked against the accesses before it as its issuer stood.
+  void complete_in_flight_write(const InFlightWrite& w, const uint8_t* data, Epoch landed);
+
+  // Race detection on shared memory (happens_before.hpp): a load or store by `w`, and an
+  // asynchronous read of [begin, end) issued by a thread whose clock was `issuer`.
+  Shadow shadow;
+  // A write passes the bytes it writes (`incoming`).
+  void access_shared(Warp& w, int64_t byte, int n, bool write, const SourceLoc& loc, std::string_view operation,
+                     const uint8_t* incoming = nullptr);
+  void check_async_read(const VectorClock& issuer, Access at, int64_t begin, int64_t end);
+  void check_async_read(const VectorClock& issuer, Access at, const std::vector<int64_t>& bytes);
+  // "shared memory s_a (allocated at k.cpp:3), byte 12 of the allocation, in block (0, 0, 0)"
+  std::string shared_byte_name(int64_t byte) const;
 
   // sync() is barrier 0 with the whole block; a thread group's sync() is a named barrier.
   static constexpr int kBlockBarrier = ir::SyncNode::kBlockBarrier;
@@ -161,7 +186,9 @@ class Scheduler {
  public:
   // `groups` holds the first block of each group of `group_shape` blocks, in launch order.
   Scheduler(const ir::KernelNode& k, const Launch& launch, std::deque<std::array<int, 3>> groups,
-            std::array<int, 3> group_shape, int resident, const Options& options, LayoutTables& tables);
+            std::array<int, 3> group_shape, int resident, const Options& options, LayoutTables& tables,
+            HappensBefore& happens_before);
+  HappensBefore& happens_before;
   void run();
   // Called when a warp issued work to `agent`: completes work now or later, by the completion order.
   void issued(AsyncAgent& agent);
@@ -221,6 +248,11 @@ int issuing_lane(const Warp& w, Mask mask);
 
 // Global memory checks: throws tessel::Error at `loc` unless [p, p+bytes) lies in one allocation.
 void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc);
+// The allocation that holds address `p`: its first byte and size; false when none does.
+bool allocation_containing(uint64_t p, uint64_t* first, size_t* bytes);
+// Race detection on global memory: an access of `bytes` bytes at `p` by `w`.
+void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLoc& loc, std::string_view operation,
+                   const uint8_t* incoming = nullptr);
 
 ir::Scalar load_value(DType t, const void* p);
 void store_value(DType t, void* p, ir::Scalar v);

@@ -14,7 +14,8 @@ std::string barrier_name(const ir::SharedTensorNode& array, int index) {
   return fmt::format("barrier {} of the array allocated at {}", index, array.loc.str());
 }
 
-void Mbarriers::init(int64_t byte, const ir::SharedTensorNode& array, int index, int64_t count, const Origin& by) {
+void Mbarriers::init(int64_t byte, const ir::SharedTensorNode& array, int index, int64_t count, uint32_t actor,
+                     const Origin& by) {
   auto [it, fresh] = barriers_.try_emplace(byte);
   if (!fresh)
     throw Error(*by.loc, fmt::format("mbarrier.alloc: {} is initialized a second time (thread {} of block {}) while it "
@@ -22,7 +23,7 @@ void Mbarriers::init(int64_t byte, const ir::SharedTensorNode& array, int index,
                                      barrier_name(array, index), by.thread, by.block, it->second.initialized_at->str()));
   TESSEL_CHECK(count >= 1 && count <= kMaxCount, "barrier init count {} at {}", count, by.loc->str());
   it->second = MbarrierState{.expected = count, .pending = count, .array = &array, .index = index,
-                             .initialized_at = by.loc};
+                             .initialized_at = by.loc, .actor = actor};
 }
 
 const MbarrierState& Mbarriers::at(int64_t byte, const ir::SharedTensorNode& array, int index,
@@ -44,10 +45,15 @@ void Mbarriers::complete_phase_if_done(MbarrierState& b) {
   if (b.pending != 0 || b.tx != 0) return;
   ++b.phase;
   b.pending = b.expected;
+  b.released.join(b.arrivals);
+  b.released.raise(b.actor, Clock(b.phase));
+  b.arrivals = VectorClock{};
 }
 
-bool Mbarriers::arrive(int64_t byte, int64_t count, int64_t tx_bytes, std::string_view operation, const Origin& by) {
+bool Mbarriers::arrive(int64_t byte, int64_t count, int64_t tx_bytes, const VectorClock& clock,
+                       std::string_view operation, const Origin& by) {
   MbarrierState& b = initialized(byte, *by.loc);
+  b.arrivals.join(clock);
   if (tx_bytes != 0) expect_tx(byte, tx_bytes, by);
   if (count > b.pending)
     throw Error(*by.loc, fmt::format("{}: thread {} of block {} arrives with a count of {} on {}, which has {} of its "
@@ -86,6 +92,18 @@ void Mbarriers::complete_tx(int64_t byte, int64_t bytes, const SourceLoc& issued
                                        bytes - b.tx, barrier_name(*b.array, b.index), kMaxCount));
   b.tx -= bytes;
   complete_phase_if_done(b);
+}
+
+const VectorClock& Mbarriers::released(int64_t byte) const {
+  auto it = barriers_.find(byte);
+  TESSEL_CHECK(it != barriers_.end(), "wait on the uninitialized barrier at shared byte {}", byte);
+  return it->second.released;
+}
+
+Epoch Mbarriers::landing(int64_t byte) const {
+  auto it = barriers_.find(byte);
+  TESSEL_CHECK(it != barriers_.end(), "bytes landing on the uninitialized barrier at shared byte {}", byte);
+  return Epoch{it->second.actor, Clock(it->second.phase + 1)};
 }
 
 bool Mbarriers::phase_completed(int64_t byte, int64_t parity) const {

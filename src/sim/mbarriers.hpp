@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "happens_before.hpp"
 #include "tessel/ir/ir.hpp"
 
 namespace tessel::sim {
@@ -22,6 +23,10 @@ struct MbarrierState {
   const ir::SharedTensorNode* array = nullptr;  // where the barrier was allocated, for messages
   int index = 0;
   const SourceLoc* initialized_at = nullptr;
+  // Happens-before: the barrier's actor (its clock counts completed phases), what the current
+  // phase's arrivals released, and what the completed phases published to waiters.
+  uint32_t actor = 0;
+  VectorClock arrivals, released;
 };
 
 // "barrier 1 of the array allocated at k.cpp:12"
@@ -36,11 +41,13 @@ class Mbarriers {
     std::string_view block;
   };
 
-  void init(int64_t byte, const ir::SharedTensorNode& array, int index, int64_t count, const Origin& by);
+  void init(int64_t byte, const ir::SharedTensorNode& array, int index, int64_t count, uint32_t actor,
+            const Origin& by);
   // `count` arrivals on the current phase, after raising its transaction count by `tx_bytes`
-  // (arrive.expect_tx); `operation` names the instruction in messages. Returns whether the
-  // arrival completed the phase.
-  bool arrive(int64_t byte, int64_t count, int64_t tx_bytes, std::string_view operation, const Origin& by);
+  // (arrive.expect_tx), releasing `clock` (the arriving warp's); `operation` names the instruction
+  // in messages. Returns whether the arrival completed the phase.
+  bool arrive(int64_t byte, int64_t count, int64_t tx_bytes, const VectorClock& clock, std::string_view operation,
+              const Origin& by);
   void expect_tx(int64_t byte, int64_t bytes, const Origin& by);
   // `bytes` of transactions landed (an asynchronous copy's complete-tx); `issued_at` is the line
   // of the operation that carried them.
@@ -48,6 +55,11 @@ class Mbarriers {
   // test_wait.parity: whether the phase of parity `parity` completed, i.e. the current phase's
   // parity differs (a fresh barrier's "phase before phase 0", parity 1, counts as completed).
   bool phase_completed(int64_t byte, int64_t parity) const;
+  // What a wait on the barrier acquires: everything its completed phases published.
+  const VectorClock& released(int64_t byte) const;
+  // The access an asynchronous write that completes bytes on the barrier now is: one of the
+  // phase in progress, which a wait for that phase orders.
+  Epoch landing(int64_t byte) const;
 
   // The barrier at `byte`; a user error when it was never initialized.
   const MbarrierState& at(int64_t byte, const ir::SharedTensorNode& array, int index, std::string_view operation,

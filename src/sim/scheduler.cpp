@@ -48,8 +48,10 @@ void Warp::wait(const SourceLoc& at, WaitCondition condition) {
 }
 
 Scheduler::Scheduler(const ir::KernelNode& k, const Launch& launch, std::deque<std::array<int, 3>> groups,
-                     std::array<int, 3> group_shape, int resident, const Options& options, LayoutTables& tables)
-    : kernel_(k), launch_(launch), tables_(tables), launch_queue_(std::move(groups)), group_shape_(group_shape),
+                     std::array<int, 3> group_shape, int resident, const Options& options, LayoutTables& tables,
+                     HappensBefore& happens_before)
+    : happens_before(happens_before), kernel_(k), launch_(launch), tables_(tables), launch_queue_(std::move(groups)),
+      group_shape_(group_shape),
       resident_(resident), order_(options.completion_order()), random_interleaving_(options.seed != 0),
       rng_(options.seed) {}
 
@@ -215,6 +217,7 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
       throw Error(fmt::format("simulator: the grid ({}) of kernel {} does not divide into groups of ({}) blocks",
                               fmt::join(launch.grid, ", "), k.name, fmt::join(g, ", ")));
   LayoutTables tables;
+  HappensBefore happens_before(options.check_races);
   std::deque<std::array<int, 3>> groups;
   for (int z = 0; z < launch.grid[2]; z += g[2])
     for (int y = 0; y < launch.grid[1]; y += g[1])
@@ -225,10 +228,11 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
     if (options.resident_clusters < 1)
       throw Error(fmt::format("simulator: resident_clusters is {}; at least one cluster must be resident",
                               options.resident_clusters));
-    Scheduler(k, launch, std::move(groups), g, options.resident_clusters, options, tables).run();
+    Scheduler(k, launch, std::move(groups), g, options.resident_clusters, options, tables, happens_before).run();
     return;
   }
-  for (const std::array<int, 3>& first : groups) Scheduler(k, launch, {first}, g, 1, options, tables).run();
+  for (const std::array<int, 3>& first : groups)
+    Scheduler(k, launch, {first}, g, 1, options, tables, happens_before).run();
 }
 
 }  // namespace tessel::sim

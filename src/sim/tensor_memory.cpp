@@ -216,10 +216,14 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   const int64_t a_rows = n.a->shape[0], b_rows = n.b->shape[1];
   mma->a = InFlightRead{this, start(n.a, 0), start(n.a, 0) + a_rows * row_bytes, &n.loc, thread, "tcgen05.mma"};
   mma->b = InFlightRead{this, start(n.b, 0), start(n.b, 0) + b_rows * row_bytes, &n.loc, thread, "tcgen05.mma"};
-  // The tensor core may read the operands at once: a copy still writing them is a race.
+  // The tensor core may read the operands at once: a copy still writing them is a race, and so
+  // is a write the issuing warp is not ordered after.
   for (Cta* block : {&cta_, mma->peer})
     for (const InFlightRead* r : {&mma->a, &mma->b})
-      if (block) block->check_not_in_flight(r->begin, int(r->end - r->begin), false, n.loc, thread);
+      if (block) {
+        block->check_not_in_flight(r->begin, int(r->end - r->begin), false, n.loc, thread);
+        block->check_async_read(w.clock, w.access(n.loc, "tcgen05.mma"), r->begin, r->end);
+      }
   operations_.push_back(std::move(mma));
 }
 
@@ -268,6 +272,7 @@ void TensorMemory::issue_copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask) 
                          "tcgen05.copy"};
   copy->b = InFlightRead{this, 0, 0, &n.loc, thread, "tcgen05.copy"};
   cta_.check_not_in_flight(copy->a.begin, int(copy->a.end - copy->a.begin), false, n.loc, thread);
+  cta_.check_async_read(w.clock, w.access(n.loc, "tcgen05.copy"), copy->a.begin, copy->a.end);
   operations_.push_back(std::move(copy));
 }
 
@@ -282,7 +287,7 @@ void TensorMemory::commit(Warp& w, const ir::Tcgen05CommitNode& n, Mask mask) {
   else
     arrivals.push_back(Arrival{&cta_, barrier});
   const auto it = issued_.find(thread);
-  commits_.push_back(Commit{&n, thread, std::move(arrivals), it == issued_.end() ? 0 : it->second});
+  commits_.push_back(Commit{&n, thread, std::move(arrivals), it == issued_.end() ? 0 : it->second, w.clock});
 }
 
 void TensorMemory::complete_copy(Operation& m) {
@@ -356,7 +361,8 @@ void TensorMemory::arrive_ready_commits() {
     const std::string block = cta_.block_name();
     for (Arrival& a : c.arrivals) {
       a.phase = a.block->mbarriers.all().at(a.barrier).phase;
-      a.block->mbarriers.arrive(a.barrier, 1, 0, "tcgen05.commit", Mbarriers::Origin{&c.node->loc, c.thread, block});
+      a.block->mbarriers.arrive(a.barrier, 1, 0, c.issuer, "tcgen05.commit",
+                                Mbarriers::Origin{&c.node->loc, c.thread, block});
     }
   }
   forget_released();

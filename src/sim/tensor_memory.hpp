@@ -103,6 +103,7 @@ class TensorMemory final : public AsyncAgent {
     int thread;
     std::vector<Arrival> arrivals;  // this block's barrier, or those of a multicast
     int64_t covers;                 // the thread's operations of sequence < covers
+    VectorClock issuer;             // the committing warp's clock, which the arrivals release
     bool arrived = false;
     // Whether `block` has seen the arrival's phase complete: on its own barrier when the commit
     // arrives there, else on the first one.

@@ -21,12 +21,13 @@ void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map,
 
 void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map,
                          std::array<int64_t, ir::kTensorMapMaxRank> coords, int64_t begin, int64_t barrier_byte,
-                         std::vector<Cta*> targets, Cta* barrier_block, const SourceLoc& loc) {
+                         std::vector<Cta*> targets, Cta* barrier_block, const VectorClock& issuer,
+                         const SourceLoc& loc) {
   const int64_t end = begin + box_footprint(map);
   TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA load of shared bytes [{}, {}) of {}", begin,
                end, cta_.smem.size());
   for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread);
-  loads_in_flight_.push_back(std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread},
+  loads_in_flight_.push_back(std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer},
                                                          map, coords, barrier_byte, std::move(targets),
                                                          barrier_block}));
   const Load& load = *loads_in_flight_.back();
@@ -91,8 +92,9 @@ void TmaUnit::land(const Load& l) {
   int64_t box_bytes = dtype_bytes(l.map.dtype);
   for (int d = 0; d < l.map.rank; ++d) box_bytes *= l.map.box[size_t(d)];
   for (Cta* target : l.targets) {
-    target->complete_in_flight_write(l.write, image.bytes.data());
-    (l.barrier_block ? l.barrier_block : target)->complete_tx(l.barrier_byte, box_bytes, *l.write.issued_at);
+    Cta& signalled = l.barrier_block ? *l.barrier_block : *target;
+    target->complete_in_flight_write(l.write, image.bytes.data(), signalled.mbarriers.landing(l.barrier_byte));
+    signalled.complete_tx(l.barrier_byte, box_bytes, *l.write.issued_at);
   }
 }
 

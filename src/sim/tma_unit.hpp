@@ -33,7 +33,7 @@ class TmaUnit final : public AsyncAgent {
   // `barrier_block` when given (the cta_group::2 form: a block of this block's pair).
   void issue_load(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
                   int64_t begin, int64_t barrier_byte, std::vector<Cta*> targets, Cta* barrier_block,
-                  const SourceLoc& loc);
+                  const VectorClock& issuer, const SourceLoc& loc);
   void commit(int thread);
   // The thread's committed bulk groups from its oldest incomplete one on (wait_group's count).
   int pending_groups(int thread) const;

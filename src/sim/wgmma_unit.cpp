@@ -139,6 +139,7 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
     cta_.check_not_in_flight(b, 1, false, n.loc, w.thread(0));
     ++readers_[size_t(b)];
   }
+  cta_.check_async_read(w.clock, w.access(n.loc, "wgmma.mma"), mma->bytes_read);
   state.issued.push_back(std::move(mma));
 }
 

@@ -41,6 +41,9 @@ struct Options {
   // control; the others wait in the launch queue, from which try_cancel takes them. Small, so that
   // persistent kernels cancel most of the grid.
   int resident_clusters = 2;
+  // Race detection: report two accesses of one byte of shared or global memory, one a write, that
+  // nothing orders (a sync(), an mbarrier phase, the wait of an asynchronous operation).
+  bool check_races = true;
 
   CompletionOrder completion_order() const {
     return completion.value_or(seed == 0 ? CompletionOrder::Lazy : CompletionOrder::Seeded);

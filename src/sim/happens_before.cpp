@@ -1,0 +1,128 @@
+// Vector clocks, shadow memory and the race reports of the simulator.
+#include "happens_before.hpp"
+
+#include <fmt/format.h>
+
+#include "machine.hpp"
+
+namespace tessel::sim {
+
+void VectorClock::raise(uint32_t actor, Clock c) {
+  if (actor >= clocks_.size()) clocks_.resize(actor + 1, 0);
+  clocks_[actor] = std::max(clocks_[actor], c);
+}
+
+void VectorClock::join(const VectorClock& other) {
+  if (other.clocks_.size() > clocks_.size()) clocks_.resize(other.clocks_.size(), 0);
+  for (size_t i = 0; i < other.clocks_.size(); ++i) clocks_[i] = std::max(clocks_[i], other.clocks_[i]);
+}
+
+void Shadow::resize(size_t bytes) {
+  write.assign(bytes, Access{});
+  replica.assign(bytes, Access{});
+  read[0].assign(bytes, Access{});
+  read[1].assign(bytes, Access{});
+}
+
+uint32_t HappensBefore::add_actor(ActorKind kind, std::string name) {
+  actors_.push_back(Actor{kind, std::move(name)});
+  return uint32_t(actors_.size() - 1);
+}
+
+uint32_t HappensBefore::site(const SourceLoc* loc, std::string_view operation) {
+  const auto key = std::make_pair(loc, operation.data());
+  const auto it = site_ids_.find(key);
+  if (it != site_ids_.end()) return it->second;
+  sites_.push_back(Site{loc, operation});
+  return site_ids_[key] = uint32_t(sites_.size() - 1);
+}
+
+std::string HappensBefore::describe(const Access& a) const {
+  const Site& s = sites_[a.site];
+  const Actor& actor = actors_[a.epoch.actor];
+  const std::string at = s.loc ? fmt::format("the {} at {}", s.operation, s.loc->str()) : std::string(s.operation);
+  switch (actor.kind) {
+    case ActorKind::Warp: return fmt::format("{} by {}", at, actor.name);
+    case ActorKind::Mbarrier:
+      return fmt::format("{}, landed in phase {} of {}", at, a.epoch.clock - 1, actor.name);
+    case ActorKind::CopyGroups: return fmt::format("{}, in group {} of {}", at, a.epoch.clock - 1, actor.name);
+  }
+  return at;
+}
+
+void HappensBefore::report(const Access& earlier, const Access& later, const std::string& memory) const {
+  const Site& s = sites_[later.site];
+  throw Error(*s.loc, fmt::format("data race on {}: {} is not ordered after {}; order them with a sync(), an "
+                                  "mbarrier arrival and a wait on its phase, or the wait that retires the "
+                                  "asynchronous operation",
+                                  memory, describe(later), describe(earlier)));
+}
+
+void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, const VectorClock& clock, Access at,
+                           const std::function<std::string(int64_t)>& memory, const uint8_t* incoming,
+                           const uint8_t* current) const {
+  if (!enabled_) return;
+  const auto unordered = [&](const Access& a) {
+    return a.epoch.clock != 0 && a.epoch.actor != at.epoch.actor && !clock.covers(a.epoch);
+  };
+  for (int64_t byte = begin; byte < begin + n; ++byte) {
+    Access& last_write = shadow.write[size_t(byte)];
+    Access& replica = shadow.replica[size_t(byte)];
+    Access& r0 = shadow.read[0][size_t(byte)];
+    Access& r1 = shadow.read[1][size_t(byte)];
+    if (write && unordered(last_write) && last_write.site == at.site && incoming && current &&
+        incoming[byte - begin] == current[byte - begin]) {
+      replica = at;  // the same value again: a replica of the last write
+      continue;
+    }
+    // Reading either of two writes of one value reads that value; a write must follow both.
+    const bool after_replica = replica.epoch.clock != 0 && !unordered(replica);
+    if (unordered(last_write) && (write || !after_replica)) report(last_write, at, memory(byte));
+    if (write && unordered(replica)) report(replica, at, memory(byte));
+    if (write) {
+      for (const Access* r : {&r0, &r1})
+        if (unordered(*r)) report(*r, at, memory(byte));
+      last_write = at;
+      replica = r0 = r1 = Access{};
+      continue;
+    }
+    // Keep the reads a later write must be ordered after: replace one this read is ordered after.
+    if (r0.epoch.clock == 0 || r0.epoch.actor == at.epoch.actor || clock.covers(r0.epoch))
+      r0 = at;
+    else if (r1.epoch.clock == 0 || r1.epoch.actor == at.epoch.actor || clock.covers(r1.epoch))
+      r1 = at;
+    else
+      r1 = at;
+  }
+}
+
+void HappensBefore::check_written_before(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock,
+                                         Access at, const std::function<std::string(int64_t)>& memory) const {
+  if (!enabled_) return;
+  for (int64_t byte = begin; byte < begin + n; ++byte) {
+    const Access& last_write = shadow.write[size_t(byte)];
+    const Access& replica = shadow.replica[size_t(byte)];
+    const auto unordered = [&](const Access& a) {
+      return a.epoch.clock != 0 && a.epoch.actor != at.epoch.actor && !clock.covers(a.epoch);
+    };
+    if (unordered(last_write) && (replica.epoch.clock == 0 || unordered(replica)))
+      report(last_write, at, memory(byte));
+  }
+}
+
+Shadow& HappensBefore::global_shadow(uint64_t address, uint64_t* first, size_t* bytes) {
+  if (last_global_ && address >= last_global_first_ && address < last_global_first_ + last_global_->write.size()) {
+    *first = last_global_first_;
+    *bytes = last_global_->write.size();
+    return *last_global_;
+  }
+  TESSEL_CHECK(allocation_containing(address, first, bytes), "a global access at 0x{:x} outside every allocation",
+               address);
+  auto [it, fresh] = globals_.try_emplace(*first);
+  if (fresh || it->second.write.size() != *bytes) it->second.resize(*bytes);
+  last_global_first_ = *first;
+  last_global_ = &it->second;
+  return it->second;
+}
+
+}  // namespace tessel::sim

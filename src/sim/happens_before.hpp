@@ -1,0 +1,112 @@
+// Race detection: happens-before between the warps of a simulated launch and the asynchronous work
+// they observe, with vector clocks, and shadow memory that reports two accesses of one byte that
+// nothing orders, one of them a write (DJIT+/FastTrack style).
+//
+// Actors are the warps, each mbarrier (its clock counts completed phases) and each warp's
+// cp.async groups (the clock counts retired groups). Orderings:
+//  - sync(), named barriers and cluster.sync(): every participant acquires what all released;
+//  - an mbarrier arrival releases the arriving warp's clock (a tcgen05.commit the committing
+//    warp's), a completed phase publishes all of them plus the phase, and a wait acquires them;
+//  - an asynchronous write (a TMA load, a try_cancel response) lands as an access of the phase of
+//    the barrier it completes bytes on, or of the cp.async group its copy belongs to, so only a
+//    warp that waited for that phase or group (or is ordered after one that did) may touch it;
+//  - an asynchronous read (a TMA store's source, wgmma and tcgen05 operands) happens as its issuing
+//    warp stands: what it reads must have been written before, in happens-before.
+// Shared memory is shadowed per block, global memory per allocation, byte by byte.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessel/error.hpp"
+
+namespace tessel::sim {
+
+using Clock = uint32_t;
+
+// A point in an actor's history; clock 0 names none.
+struct Epoch {
+  uint32_t actor = 0;
+  Clock clock = 0;
+};
+
+class VectorClock {
+ public:
+  Clock operator[](uint32_t actor) const { return actor < clocks_.size() ? clocks_[actor] : 0; }
+  void raise(uint32_t actor, Clock c);  // to at least c
+  void join(const VectorClock& other);
+  bool covers(Epoch e) const { return (*this)[e.actor] >= e.clock; }
+
+ private:
+  std::vector<Clock> clocks_;
+};
+
+// An access as shadow memory remembers it.
+struct Access {
+  Epoch epoch;
+  uint32_t site = 0;  // HappensBefore::site
+};
+
+// The accesses of a region of memory, per byte: the last write, a replica of it (the same
+// instruction in another warp writing the same value, as the warps holding replicas of a register
+// tile do), and up to two reads that no later read is ordered after.
+struct Shadow {
+  std::vector<Access> write, replica, read[2];
+  void resize(size_t bytes);
+};
+
+class HappensBefore {
+ public:
+  // Disabled, it records and checks nothing.
+  explicit HappensBefore(bool enabled) : enabled_(enabled) {}
+  bool enabled() const { return enabled_; }
+
+  enum class ActorKind { Warp, Mbarrier, CopyGroups };
+  // A new actor; `name` describes it in messages ("warp 2 of block (0, 0, 0)").
+  uint32_t add_actor(ActorKind kind, std::string name);
+  // The interned (line, operation) of an access, for messages.
+  uint32_t site(const SourceLoc* loc, std::string_view operation);
+
+  // An access of bytes [begin, begin + n) of `shadow` at `at`, by an actor whose clock is `clock`:
+  // throws, at the line of `at`'s site, when an earlier access that nothing orders before this one
+  // conflicts with it (one of them writes). A write passes `incoming`, the bytes it writes, and
+  // `current`, the bytes there now: a replica's write of the same value is no conflict.
+  // `memory(byte)` names a byte in messages.
+  void access(Shadow& shadow, int64_t begin, int n, bool write, const VectorClock& clock, Access at,
+              const std::function<std::string(int64_t)>& memory, const uint8_t* incoming = nullptr,
+              const uint8_t* current = nullptr) const;
+  // A read that leaves no trace: it only checks that the bytes were written before it.
+  void check_written_before(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
+                            const std::function<std::string(int64_t)>& memory) const;
+
+  // Global memory: the shadow of the allocation that holds `address` (whose first byte is at
+  // `*first`), made on first use.
+  Shadow& global_shadow(uint64_t address, uint64_t* first, size_t* bytes);
+
+ private:
+  struct Actor {
+    ActorKind kind;
+    std::string name;
+  };
+  struct Site {
+    const SourceLoc* loc;
+    std::string_view operation;
+  };
+  // "the store_shared at k.cpp:12 by warp 0 of block (0, 0, 0)"
+  std::string describe(const Access& a) const;
+  [[noreturn]] void report(const Access& earlier, const Access& later, const std::string& memory) const;
+
+  bool enabled_;
+  std::vector<Actor> actors_ = {{ActorKind::Warp, "nobody"}};  // actor 0: host writes, before every launch
+  std::vector<Site> sites_ = {{nullptr, "host write"}};
+  std::map<std::pair<const SourceLoc*, const char*>, uint32_t> site_ids_;
+  std::map<uint64_t, Shadow> globals_;  // by first byte of the allocation
+  uint64_t last_global_first_ = 0;      // the allocation of the last global access
+  Shadow* last_global_ = nullptr;
+};
+
+}  // namespace tessel::sim

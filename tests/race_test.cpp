@@ -1,0 +1,195 @@
+// Race detection in the simulator: two accesses of one byte, one a write, that nothing orders are
+// reported at the later one's line, naming both accesses, their warps and the memory; the same
+// kernels with the missing sync(), wait or barrier pass under every order.
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "simulate.hpp"
+
+namespace tessel::testing {
+namespace {
+
+int store_line = 0, load_line = 0, alloc_line = 0, tma_line = 0, bar_line = 0;
+
+template <class S, class... A> std::string error_of(const sim::Options& o, const A&... args) {
+  try {
+    simulate<S>(o, args...);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::vector<float> random_floats(size_t n) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Warp 0 stores a tile to shared memory, warp 1 loads it and writes it out; `Sync` puts the
+// sync() between them that orders the two.
+template <bool Sync> struct HandsATileBetweenWarps : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    alloc_line = __LINE__ + 1;
+    auto tile = shared_tensor<float>({32});
+    thread_group(0, 32, [&] {
+      store_line = __LINE__ + 1;
+      store_shared(tile, load_global(global_view(in, {32}), {0}, {32}));
+    });
+    if (Sync) sync();
+    thread_group(32, 32, [&] {
+      load_line = __LINE__ + 1;
+      store_global(global_view(out, {32}), load_shared(tile), {0});
+    });
+  }
+};
+
+TEST(Races, ATileStoredByOneWarpAndLoadedByAnotherWithoutSyncIsReported) {
+  Buffer<float> in(Device::simulator(), random_floats(32)), out(Device::simulator(), std::vector<float>(32));
+  // Warp 0 runs first in the default order: warp 1's load is the later access.
+  const std::string got = error_of<HandsATileBetweenWarps<false>>(sim::Options{}, in, out);
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
+                        "allocation, in block (0, 0, 0): the load_shared at {0}:{1} by warp 1 of block (0, 0, 0) is "
+                        "not ordered after the store_shared at {0}:{3} by warp 0 of block (0, 0, 0); order them with a "
+                        "sync(), an mbarrier arrival and a wait on its phase, or the wait that retires the asynchronous "
+                        "operation",
+                        __FILE__, load_line, alloc_line, store_line));
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> result(Device::simulator(), std::vector<float>(32, -1.0f));
+    simulate<HandsATileBetweenWarps<true>>(o, in, result);
+    EXPECT_EQ(result.download(), in.download());
+  }
+}
+
+// Every block adds its row of `x` to row 0 of `y` in place, y[0] += x[b], and reads y[0] that the
+// other blocks write: blocks are not ordered.
+struct AccumulatesAcrossBlocks : Script {
+  void operator()(Ptr<float> x, Ptr<float> y) {
+    attrs.blocks = 2;
+    attrs.warps = 1;
+    auto gx = global_view(x, {64}), gy = global_view(y, {32});
+    auto t = load_global(gx, {blockIdx.x * 32}, {32});
+    load_line = __LINE__ + 1;
+    auto acc = load_global(gy, {0}, {32});
+    store_line = __LINE__ + 1;
+    store_global(gy, acc + t, {0});
+  }
+};
+
+TEST(Races, BlocksThatReadWhatOtherBlocksWriteInPlaceAreReported) {
+  Buffer<float> x(Device::simulator(), random_floats(64)), y(Device::simulator(), std::vector<float>(32, 1.0f));
+  const std::string got = error_of<AccumulatesAcrossBlocks>(sim::Options{}, x, y);
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: data race on global memory, byte 0 of a 128-byte allocation: the load_global at "
+                        "{0}:{1} by warp 0 of block (1, 0, 0) is not ordered after the store_global at {0}:{2} by warp "
+                        "0 of block (0, 0, 0); order them with a sync(), an mbarrier arrival and a wait on its phase, "
+                        "or the wait that retires the asynchronous operation",
+                        __FILE__, load_line, store_line));
+}
+
+// One thread loads a tile with TMA onto a barrier; warp 1 waits on the phase (`Wait`) or not, and
+// reads the tile.
+template <bool Wait> struct ReadsATmaTile : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    alloc_line = __LINE__ + 1;
+    auto tile = shared_tensor<float>({8, 32});
+    bar_line = __LINE__ + 1;
+    auto bars = mbarrier.alloc({1});
+    thread_group(0, 32, [&] {
+      single_thread([&] {
+        mbarrier.arrive_and_expect_tx(bars[0], 8 * 32 * 4);
+        tma_line = __LINE__ + 1;
+        tma.global_to_shared(global_view(in, {8, 32}), tile, {0, 0}, bars[0]);
+      });
+      mbarrier.wait(bars[0], 0u);
+    });
+    thread_group(32, 32, [&] {
+      if (Wait) mbarrier.wait(bars[0], 0u);
+      load_line = __LINE__ + 1;
+      store_global(global_view(out, {8, 32}), load_shared(tile), {0, 0});
+    });
+  }
+};
+
+TEST(Races, ATileReadBeforeTheBarrierThatGuardsItIsReported) {
+  Buffer<float> in(Device::simulator(), random_floats(256)), out(Device::simulator(), std::vector<float>(256));
+  // Eagerly the load lands at once, and warp 1 reads what it did not wait for.
+  const sim::Options eager{.completion = sim::CompletionOrder::Eager};
+  const std::string got = error_of<ReadsATmaTile<false>>(eager, in, out);
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
+                        "allocation, in block (0, 0, 0): the load_shared at {0}:{1} by warp 1 of block (0, 0, 0) is "
+                        "not ordered after the tma.global_to_shared at {0}:{3}, landed in phase 0 of barrier 0 of the "
+                        "array allocated at {0}:{4} in block (0, 0, 0); order them with a sync(), an mbarrier arrival "
+                        "and a wait on its phase, or the wait that retires the asynchronous operation",
+                        __FILE__, load_line, alloc_line, tma_line, bar_line));
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> result(Device::simulator(), std::vector<float>(256, -1.0f));
+    simulate<ReadsATmaTile<true>>(o, in, result);
+    EXPECT_EQ(result.download(), in.download());
+  }
+}
+
+// A producer warp refills a shared tile with TMA after the consumer warp announced, on an empty
+// barrier, that it was done with it; `ReadFirst` reads before announcing, as it must.
+template <bool ReadFirst> struct RefillsAStage : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    alloc_line = __LINE__ + 1;
+    auto tile = shared_tensor<float>({8, 32});
+    bar_line = __LINE__ + 1;
+    auto full = mbarrier.alloc({1, 1});
+    auto empty = mbarrier.alloc({1});
+    auto g_in = global_view(in, {16, 32}), g_out = global_view(out, {16, 32});
+    thread_group(0, 32, [&] {
+      for (int round = 0; round < 2; ++round) {
+        if (round == 1) mbarrier.wait(empty[0], 0u);
+        single_thread([&] {
+          mbarrier.arrive_and_expect_tx(full[round], 8 * 32 * 4);
+          tma_line = __LINE__ + 1;
+          tma.global_to_shared(g_in, tile, {round * 8, 0}, full[round]);
+        });
+      }
+    });
+    thread_group(32, 32, [&] {
+      for (int round = 0; round < 2; ++round) {
+        mbarrier.wait(full[round], 0u);
+        if (!ReadFirst && round == 0) single_thread([&] { mbarrier.arrive(empty[0]); });
+        load_line = __LINE__ + 1;
+        auto t = load_shared(tile);
+        if (ReadFirst && round == 0) single_thread([&] { mbarrier.arrive(empty[0]); });
+        store_global(g_out, t, {round * 8, 0});
+      }
+    });
+  }
+};
+
+TEST(Races, AStageRefilledWhileItsConsumerMayStillReadItIsReported) {
+  Buffer<float> in(Device::simulator(), random_floats(512)), out(Device::simulator(), std::vector<float>(512));
+  const sim::Options lazy{.completion = sim::CompletionOrder::Lazy};
+  const std::string got = error_of<RefillsAStage<false>>(lazy, in, out);
+  EXPECT_EQ(got, fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
+                             "allocation, in block (0, 0, 0): the tma.global_to_shared at {0}:{1}, landed in phase 0 "
+                             "of barrier 1 of the array allocated at {0}:{3} in block (0, 0, 0) is not ordered after "
+                             "the load_shared at {0}:{4} by warp 1 of block (0, 0, 0); order them with a sync(), an "
+                             "mbarrier arrival and a wait on its phase, or the wait that retires the asynchronous "
+                             "operation",
+                             __FILE__, tma_line, alloc_line, bar_line, load_line));
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> result(Device::simulator(), std::vector<float>(512, -1.0f));
+    simulate<RefillsAStage<true>>(o, in, result);
+    EXPECT_EQ(result.download(), in.download());
+  }
+}
+
+}  // namespace
+}  // namespace tessel::testing
