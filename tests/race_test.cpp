@@ -191,5 +191,44 @@ TEST(Races, AStageRefilledWhileItsConsumerMayStillReadItIsReported) {
   }
 }
 
+// Every warp stores a tile to shared memory and TMA stores it to global memory: the generic
+// proxy wrote what the async proxy reads, so `Fence` puts the fence.proxy_async between them.
+template <bool Fence> struct StoresATileWithTma : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    alloc_line = __LINE__ + 1;
+    auto tile = shared_tensor<float>({8, 32});
+    store_line = __LINE__ + 1;
+    store_shared(tile, load_global(global_view(in, {8, 32}), {0, 0}, {8, 32}));
+    if (Fence) fence.proxy_async();
+    sync();
+    single_thread([&] {
+      tma_line = __LINE__ + 1;
+      tma.shared_to_global(tile, global_view(out, {8, 32}), {0, 0});
+      tma.commit_group();
+      tma.wait_group(0, true);
+    });
+    sync();
+  }
+};
+
+TEST(Races, AGenericWriteReadByTheAsyncProxyWithoutAFenceIsReported) {
+  Buffer<float> in(Device::simulator(), random_floats(256)), out(Device::simulator(), std::vector<float>(256));
+  const std::string got = error_of<StoresATileWithTma<false>>(sim::Options{}, in, out);
+  EXPECT_EQ(got, fmt::format("{0}:{1}: shared memory s (allocated at {0}:{2}), byte 0 of the allocation, in block (0, "
+                             "0, 0): the tma.shared_to_global at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
+                             "async proxy what the store_shared at {0}:{3} by warp 0 of block (0, 0, 0) wrote through "
+                             "the generic proxy, and no fence.proxy_async of the writer lies between them; call "
+                             "fence.proxy_async() after the writes, in the threads that wrote, before the sync() or "
+                             "arrival that hands the memory over",
+                             __FILE__, tma_line, alloc_line, store_line));
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> result(Device::simulator(), std::vector<float>(256, -1.0f));
+    simulate<StoresATileWithTma<true>>(o, in, result);
+    EXPECT_EQ(result.download(), in.download());
+  }
+}
+
 }  // namespace
 }  // namespace tessel::testing

@@ -20,8 +20,8 @@ template <class T, int TileM, int TileN, Swizzle Sw> struct StoreTileByTma : Scr
     auto s = shared_tensor<T>({TileM, TileN}, Sw);
     auto t = load_global(global_view(in, {m, n}), {row, col}, {TileM, TileN});
     store_shared(s, t + t);
-    // On hardware a fence.proxy_async must come before this sync: TMA reads the tile through the
-    // async proxy, the stores above wrote it through the generic one.
+    // TMA reads the tile through the async proxy, the stores above wrote it through the generic one.
+    fence.proxy_async();
     sync();
     tma.shared_to_global(s, global_view(out, {m, n}), {row, col});
     tma.commit_group();

@@ -54,6 +54,7 @@ struct TwoBoxes : Script {
     auto b = shared_tensor<float>({4, 32}, Swizzle::none);
     store_shared(a, register_tensor<float>({8, 32}, 1.0f));
     store_shared(b, register_tensor<float>({4, 32}, 2.0f));
+    fence.proxy_async();
     sync();
     auto view = global_view(out, {m, n});
     tma.shared_to_global(a, view, {0, 0});
@@ -86,6 +87,7 @@ struct OverwritesTheSourceBeforeTheWait : Script {
     attrs.warps = 1;
     auto s = shared_tensor<float>({8, 32}, Swizzle::none);
     store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+    fence.proxy_async();
     sync();
     line = __LINE__ + 1;
     tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
@@ -110,6 +112,7 @@ struct WaitsForTheWrongGroup : Script {
     attrs.warps = 1;
     auto s = shared_tensor<float>({8, 32}, Swizzle::none);
     store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+    fence.proxy_async();
     sync();
     line = __LINE__ + 1;
     tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
@@ -140,6 +143,7 @@ struct EndsBeforeTheStoreIsRetired : Script {
     attrs.warps = 1;
     auto s = shared_tensor<float>({8, 32}, Swizzle::none);
     store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+    fence.proxy_async();
     sync();
     line = __LINE__ + 1;
     tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
@@ -167,6 +171,7 @@ struct StoresATileNothingWrote : Script {
     attrs.warps = 1;
     auto s = shared_tensor<float>({8, 32}, Swizzle::none);
     store_shared(s[0], register_tensor<float>({32}, 1.0f));
+    fence.proxy_async();
     sync();
     line = __LINE__ + 1;
     tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
@@ -181,7 +186,7 @@ TEST(TmaStore, StoringSharedMemoryNothingWroteIsReported) {
   EXPECT_EQ(got, fmt::format("{0}:{1}: tma.shared_to_global: reads shared memory that was never written: s (allocated "
                              "at {0}:{2}), byte 128 of the allocation, stored by thread 0 of block (0, 0, 0); store to "
                              "the tile (and sync()) before storing it to global memory",
-                             __FILE__, line, line - 4));
+                             __FILE__, line, line - 5));
 }
 
 // A whole-warp group other than the first: its first thread issues, commits and waits.
@@ -191,6 +196,7 @@ struct StoresFromTheSecondWarp : Script {
     attrs.warps = 2;
     auto s = shared_tensor<float>({8, 32}, Swizzle::none);
     store_shared(s, register_tensor<float>({8, 32}, 5.0f));
+    fence.proxy_async();
     sync();
     thread_group(32, 32, [&] {
       tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
@@ -334,6 +340,7 @@ struct StoresIntoChosenDims : Script {
     attrs.warps = 1;
     auto s = shared_tensor<float>({4, 32}, Swizzle::none);
     store_shared(s, register_tensor<float>({4, 32}, 3.0f));
+    fence.proxy_async();
     sync();
     tma.shared_to_global(s, global_view(out, {4, n, 32}), {0, 1, 0}, {0, 2});
     tma.commit_group();
@@ -403,6 +410,7 @@ struct StoresFromAStage : Script {
     attrs.warps = 1;
     auto s = shared_tensor<float>({3, 2, 4}, Swizzle::none);
     store_shared(s, register_tensor<float>({3, 2, 4}, 1.0f));
+    fence.proxy_async();
     sync();
     line = __LINE__ + 1;
     tma.shared_to_global(s[stage], global_view(out, {2, 4}), {0, 0});
@@ -451,6 +459,7 @@ struct StoresAtARow : Script {
     attrs.warps = 1;
     auto s = shared_tensor<float>({8, 32}, Swizzle::none);
     store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+    fence.proxy_async();
     sync();
     line = __LINE__ + 1;
     tma.shared_to_global(s, global_view(out, {8, 32}), {row, 0});
@@ -475,6 +484,7 @@ struct StoresIntoAnOddPitch : Script {
     attrs.warps = 1;
     auto s = shared_tensor<f16>({4, 8}, Swizzle::none);
     store_shared(s, register_tensor<f16>({4, 8}, 1.0f));
+    fence.proxy_async();
     sync();
     line = __LINE__ + 1;
     tma.shared_to_global(s, global_view(out, {m, n}), {0, 0});
@@ -498,7 +508,8 @@ TEST(TmaStore, AKernelForSm80IsRejectedNamingSm90a) {
     k.lowered(64, 64, (float*)nullptr, (float*)nullptr);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("TmaStore needs sm_90a or newer; the kernel is compiled for sm_80"),
+    // The proxy fence before the store is its first sm_90a instruction.
+    EXPECT_NE(std::string(e.what()).find("FenceProxyAsync needs sm_90a or newer; the kernel is compiled for sm_80"),
               std::string::npos)
         << e.what();
   }

@@ -91,6 +91,7 @@ struct WgmmaSetup : Script {
     auto s_b = shared_tensor<f16>({8, 16});
     store_shared(s_a, load_global(global_view(a, {64, 16}), {0, 0}, {64, 16}));
     store_shared(s_b, load_global(global_view(b, {8, 16}), {0, 0}, {8, 16}));
+    fence.proxy_async();
     sync();
     acc_line = __LINE__ + 1;
     return Setup{s_a, s_b, register_tensor<float>({64, 8}, 0.0f)};

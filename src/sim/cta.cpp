@@ -11,7 +11,7 @@ Warp::Warp(Cta& c, int i) : cta(c), id(i) {
   HappensBefore& hb = c.scheduler.happens_before;
   actor = hb.add_actor(HappensBefore::ActorKind::Warp, fmt::format("warp {} of block {}", i, c.block_name()));
   copy_actor = hb.add_actor(HappensBefore::ActorKind::CopyGroups,
-                            fmt::format("the cp.async groups of warp {} of block {}", i, c.block_name()));
+                            fmt::format("the cp.async groups of warp {} of block {}", i, c.block_name()), actor);
   tick();
 }
 
@@ -82,7 +82,8 @@ void Cta::mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end) {
 
 void Cta::complete_in_flight_write(const InFlightWrite& w, const uint8_t* data, Epoch landed) {
   const size_t n = size_t(w.end - w.begin);
-  const Access at{landed, scheduler.happens_before.site(w.issued_at, w.agent->write_operation())};
+  const Access at{landed, scheduler.happens_before.site(w.issued_at, w.agent->write_operation()),
+                  w.proxy == Proxy::Generic};
   scheduler.happens_before.access(shadow, w.begin, int(n), true, w.issuer, at,
                                   [&](int64_t byte) { return shared_byte_name(byte); }, data, &smem[size_t(w.begin)]);
   std::memcpy(&smem[size_t(w.begin)], data, n);
@@ -110,18 +111,20 @@ void Cta::arrive_at_barrier(Warp& w, int id, int expected, Mask mask, const Sour
 
 void Cta::access_shared(Warp& w, int64_t byte, int n, bool write, const SourceLoc& loc, std::string_view operation,
                         const uint8_t* incoming) {
-  scheduler.happens_before.access(shadow, byte, n, write, w.clock, w.access(loc, operation),
+  Access at = w.access(loc, operation);
+  at.generic = write;
+  scheduler.happens_before.access(shadow, byte, n, write, w.clock, at,
                                   [&](int64_t b) { return shared_byte_name(b); }, incoming, &smem[size_t(byte)]);
 }
 
 void Cta::check_async_read(const VectorClock& issuer, Access at, int64_t begin, int64_t end) {
-  scheduler.happens_before.check_written_before(shadow, begin, int(end - begin), issuer, at,
+  scheduler.happens_before.check_async_read(shadow, begin, int(end - begin), issuer, at,
                                                 [&](int64_t b) { return shared_byte_name(b); });
 }
 
 void Cta::check_async_read(const VectorClock& issuer, Access at, const std::vector<int64_t>& bytes) {
   const std::function<std::string(int64_t)> name = [&](int64_t b) { return shared_byte_name(b); };
-  for (int64_t b : bytes) scheduler.happens_before.check_written_before(shadow, b, 1, issuer, at, name);
+  for (int64_t b : bytes) scheduler.happens_before.check_async_read(shadow, b, 1, issuer, at, name);
 }
 
 std::string Cta::shared_byte_name(int64_t byte) const {

@@ -24,9 +24,34 @@ void Shadow::resize(size_t bytes) {
   read[1].assign(bytes, Access{});
 }
 
-uint32_t HappensBefore::add_actor(ActorKind kind, std::string name) {
-  actors_.push_back(Actor{kind, std::move(name)});
-  return uint32_t(actors_.size() - 1);
+uint32_t HappensBefore::add_actor(ActorKind kind, std::string name, uint32_t owner) {
+  const uint32_t id = uint32_t(actors_.size());
+  actors_.push_back(Actor{kind, std::move(name), owner ? owner : id});
+  return id;
+}
+
+void HappensBefore::fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock) {
+  if (enabled_) fences_[warp].push_back(Fence{warp_clock, copy_clock});
+}
+
+bool HappensBefore::fenced(const Access& write, const VectorClock& reader) const {
+  const Actor& writer = actors_[write.epoch.actor];
+  const auto it = fences_.find(writer.owner);
+  if (it == fences_.end()) return false;
+  const bool by_copies = writer.kind == ActorKind::CopyGroups;
+  for (const Fence& f : it->second)
+    if ((by_copies ? f.copy_clock : f.warp_clock) >= write.epoch.clock && reader[writer.owner] >= f.warp_clock)
+      return true;
+  return false;
+}
+
+void HappensBefore::report_unfenced(const Access& write, const Access& read, const std::string& memory) const {
+  const Site& s = sites_[read.site];
+  throw Error(*s.loc, fmt::format("{}: {} reads through the async proxy what {} wrote through the generic proxy, and no "
+                                  "fence.proxy_async of the writer lies between them; call fence.proxy_async() after "
+                                  "the writes, in the threads that wrote, before the sync() or arrival that hands the "
+                                  "memory over",
+                                  memory, describe(read), describe(write)));
 }
 
 uint32_t HappensBefore::site(const SourceLoc* loc, std::string_view operation) {
@@ -96,8 +121,8 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
   }
 }
 
-void HappensBefore::check_written_before(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock,
-                                         Access at, const std::function<std::string(int64_t)>& memory) const {
+void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock,
+                                     Access at, const std::function<std::string(int64_t)>& memory) const {
   if (!enabled_) return;
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     const Access& last_write = shadow.write[size_t(byte)];
@@ -107,6 +132,8 @@ void HappensBefore::check_written_before(const Shadow& shadow, int64_t begin, in
     };
     if (unordered(last_write) && (replica.epoch.clock == 0 || unordered(replica)))
       report(last_write, at, memory(byte));
+    if (last_write.generic && !fenced(last_write, clock) && !(replica.generic && fenced(replica, clock)))
+      report_unfenced(last_write, at, memory(byte));
   }
 }
 

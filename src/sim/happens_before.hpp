@@ -11,7 +11,9 @@
 //    the barrier it completes bytes on, or of the cp.async group its copy belongs to, so only a
 //    warp that waited for that phase or group (or is ordered after one that did) may touch it;
 //  - an asynchronous read (a TMA store's source, wgmma and tcgen05 operands) happens as its issuing
-//    warp stands: what it reads must have been written before, in happens-before.
+//    warp stands: what it reads must have been written before, in happens-before; and what the
+//    generic proxy wrote (stores, cp.async) must have been fenced by its writer
+//    (fence.proxy_async after the write, before what orders it before the read).
 // Shared memory is shadowed per block, global memory per allocation, byte by byte.
 #pragma once
 
@@ -48,7 +50,8 @@ class VectorClock {
 // An access as shadow memory remembers it.
 struct Access {
   Epoch epoch;
-  uint32_t site = 0;  // HappensBefore::site
+  uint32_t site = 0;         // HappensBefore::site
+  bool generic = false;      // a write through the generic proxy (a store, cp.async)
 };
 
 // The accesses of a region of memory, per byte: the last write, a replica of it (the same
@@ -66,8 +69,12 @@ class HappensBefore {
   bool enabled() const { return enabled_; }
 
   enum class ActorKind { Warp, Mbarrier, CopyGroups };
-  // A new actor; `name` describes it in messages ("warp 2 of block (0, 0, 0)").
-  uint32_t add_actor(ActorKind kind, std::string name);
+  // A new actor; `name` describes it in messages ("warp 2 of block (0, 0, 0)"). The cp.async
+  // groups of a warp name the warp as their `owner`.
+  uint32_t add_actor(ActorKind kind, std::string name, uint32_t owner = 0);
+  // Warp `warp` executes fence.proxy_async at its clock `warp_clock`, having retired its cp.async
+  // groups up to `copy_clock`: its generic writes before it are visible to the async proxy.
+  void fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock);
   // The interned (line, operation) of an access, for messages.
   uint32_t site(const SourceLoc* loc, std::string_view operation);
 
@@ -79,9 +86,10 @@ class HappensBefore {
   void access(Shadow& shadow, int64_t begin, int n, bool write, const VectorClock& clock, Access at,
               const std::function<std::string(int64_t)>& memory, const uint8_t* incoming = nullptr,
               const uint8_t* current = nullptr) const;
-  // A read that leaves no trace: it only checks that the bytes were written before it.
-  void check_written_before(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
-                            const std::function<std::string(int64_t)>& memory) const;
+  // An asynchronous read, which leaves no trace: the bytes were written before it, and what the
+  // generic proxy wrote was fenced by its writer before it.
+  void check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
+                        const std::function<std::string(int64_t)>& memory) const;
 
   // Global memory: the shadow of the allocation that holds `address` (whose first byte is at
   // `*first`), made on first use.
@@ -91,7 +99,14 @@ class HappensBefore {
   struct Actor {
     ActorKind kind;
     std::string name;
+    uint32_t owner;  // the warp of a warp's cp.async groups; the actor itself otherwise
   };
+  struct Fence {
+    Clock warp_clock, copy_clock;
+  };
+  // Whether a fence of `write`'s writer follows it and precedes (is covered by) `reader`.
+  bool fenced(const Access& write, const VectorClock& reader) const;
+  [[noreturn]] void report_unfenced(const Access& write, const Access& read, const std::string& memory) const;
   struct Site {
     const SourceLoc* loc;
     std::string_view operation;
@@ -101,7 +116,8 @@ class HappensBefore {
   [[noreturn]] void report(const Access& earlier, const Access& later, const std::string& memory) const;
 
   bool enabled_;
-  std::vector<Actor> actors_ = {{ActorKind::Warp, "nobody"}};  // actor 0: host writes, before every launch
+  std::vector<Actor> actors_ = {{ActorKind::Warp, "nobody", 0}};  // actor 0: host writes, before every launch
+  std::map<uint32_t, std::vector<Fence>> fences_;                 // by warp actor, in program order
   std::vector<Site> sites_ = {{nullptr, "host write"}};
   std::map<std::pair<const SourceLoc*, const char*>, uint32_t> site_ids_;
   std::map<uint64_t, Shadow> globals_;  // by first byte of the allocation
