@@ -346,19 +346,30 @@ TEST(Mbarrier, AProxyFenceNeedsSm90a) {
 
 // ---- misuse the simulator reports ----
 
-struct WholeWarpArrives : Script {
+// The arrival runs unconditionally, which check_arrival_counts decides before running, or behind
+// an if_ (`AtRunTime`), which leaves it to the simulator.
+template <bool AtRunTime, class Arrive> void arrive_at(Script& s, const Arrive& arrive) {
+  if (AtRunTime)
+    s.if_(s.blockIdx.x == 0, arrive);
+  else
+    arrive();
+}
+
+template <bool AtRunTime> struct WholeWarpArrives : Script {
   void operator()(Ptr<float>) {
     attrs.blocks = 1;
     attrs.warps = 1;
     line_b = __LINE__ + 1;
     auto bars = mbarrier.alloc({1});
-    line_a = __LINE__ + 1;
-    mbarrier.arrive(bars[0]);
+    arrive_at<AtRunTime>(*this, [&] {
+      line_a = __LINE__ + 1;
+      mbarrier.arrive(bars[0]);
+    });
   }
 };
 
 TEST(Mbarrier, ArrivalsSpillingIntoTheNextPhaseAreReported) {
-  const std::string got = error_of<WholeWarpArrives>(no_data);
+  const std::string got = error_of<WholeWarpArrives<true>>(no_data);
   EXPECT_EQ(got,
             fmt::format("{}: mbarrier.arrive: thread 1 of block (0, 0, 0) arrives on barrier 0 of the array allocated "
                         "at {} after earlier threads of this same instruction completed its phase 0 (the barrier's "
@@ -367,31 +378,37 @@ TEST(Mbarrier, ArrivalsSpillingIntoTheNextPhaseAreReported) {
                         loc(line_a), loc(line_b)));
 }
 
-struct ArrivesBeyondTheCount : Script {
+template <bool AtRunTime> struct ArrivesBeyondTheCount : Script {
   void operator()(Ptr<float>) {
     attrs.blocks = 1;
     attrs.warps = 1;
     line_b = __LINE__ + 1;
     auto bars = mbarrier.alloc({2});
-    line_a = __LINE__ + 1;
-    single_thread([&] { mbarrier.arrive(bars[0], 3); });
+    single_thread([&] {
+      arrive_at<AtRunTime>(*this, [&] {
+        line_a = __LINE__ + 1;
+        mbarrier.arrive(bars[0], 3);
+      });
+    });
   }
 };
 
-struct EveryLaneExpectsTx : Script {
+template <bool AtRunTime> struct EveryLaneExpectsTx : Script {
   void operator()(Ptr<float>) {
     attrs.blocks = 1;
     attrs.warps = 1;
     line_b = __LINE__ + 1;
     auto bars = mbarrier.alloc({1});
-    line_a = __LINE__ + 1;
-    mbarrier.arrive_and_expect_tx(bars[0], 64);
+    arrive_at<AtRunTime>(*this, [&] {
+      line_a = __LINE__ + 1;
+      mbarrier.arrive_and_expect_tx(bars[0], 64);
+    });
   }
 };
 
 TEST(Mbarrier, ArrivalsBeyondThePendingCountAreReported) {
   {
-    const std::string got = error_of<ArrivesBeyondTheCount>(no_data);
+    const std::string got = error_of<ArrivesBeyondTheCount<true>>(no_data);
     EXPECT_EQ(got,
               fmt::format("{}: mbarrier.arrive: thread 0 of block (0, 0, 0) arrives with a count of 3 on barrier 0 of "
                           "the array allocated at {}, which has 2 of its 2 arrivals left in phase 0; arrivals beyond the count "
@@ -400,12 +417,40 @@ TEST(Mbarrier, ArrivalsBeyondThePendingCountAreReported) {
   }
   // The classic: arrive_and_expect_tx from every lane of a warp on a barrier that expects one.
   {
-    const std::string got = error_of<EveryLaneExpectsTx>(no_data);
+    const std::string got = error_of<EveryLaneExpectsTx<true>>(no_data);
     EXPECT_EQ(got,
               fmt::format("{}: mbarrier.arrive_and_expect_tx: thread 1 of block (0, 0, 0) arrives with a count of 1 on "
                           "barrier 0 of the array allocated at {}, which has 0 of its 1 arrivals left in phase 0; arrivals beyond the count "
                           "would complete a phase nobody waited for",
                           loc(line_a), loc(line_b)));
+  }
+}
+
+// The same three, decided before running: one statement arrives on the barriers, outside any if_.
+TEST(Mbarrier, ArrivalCountsThatDifferFromTheArrivingThreadsAreReportedBeforeRunning) {
+  {
+    const std::string got = error_of<WholeWarpArrives<false>>(no_data);
+    EXPECT_EQ(got, fmt::format("{}: mbarrier.arrive: each time it runs, the 32 threads of its thread group arrive (32 "
+                               "arrivals in all), but the barriers it arrives on (allocated at {}) expect 1 per phase, "
+                               "and no other statement arrives on them; run it in single_thread() or a smaller thread "
+                               "group, or allocate the barriers with the count of every arrival",
+                               loc(line_a), loc(line_b)));
+  }
+  {
+    const std::string got = error_of<ArrivesBeyondTheCount<false>>(no_data);
+    EXPECT_EQ(got, fmt::format("{}: mbarrier.arrive: each time it runs, the 1 thread of its thread group arrives 3 "
+                               "times (3 arrivals in all), but the barriers it arrives on (allocated at {}) expect 2 per "
+                               "phase, and no other statement arrives on them; run it in single_thread() or a smaller "
+                               "thread group, or allocate the barriers with the count of every arrival",
+                               loc(line_a), loc(line_b)));
+  }
+  {
+    const std::string got = error_of<EveryLaneExpectsTx<false>>(no_data);
+    EXPECT_EQ(got, fmt::format("{}: mbarrier.arrive_and_expect_tx: each time it runs, the 32 threads of its thread "
+                               "group arrive (32 arrivals in all), but the barriers it arrives on (allocated at {}) "
+                               "expect 1 per phase, and no other statement arrives on them; run it in single_thread() "
+                               "or a smaller thread group, or allocate the barriers with the count of every arrival",
+                               loc(line_a), loc(line_b)));
   }
 }
 

@@ -17,6 +17,7 @@ const std::vector<Pass>& pipeline() {
       {"infer_layouts", infer_layouts},
       {"simplify_scalars", simplify_scalars},
       {"check_transaction_bytes", check_transaction_bytes},
+      {"check_arrival_counts", check_arrival_counts},
       {"select_instructions", select_instructions},
       {"choose_swizzles", choose_swizzles},
       {"plan_shared_memory", plan_shared_memory},
