@@ -162,7 +162,8 @@ int main(int argc, char** argv) {
     if (*irc) return print_ir(example, sizes, all);
     if (*cuda) {
       const auto& e = examples::find_example(example);
-      const codegen::CudaModule m = e.cuda_module(tools::sizes_for(e, sizes), arch.empty() ? e.simulated_target() : arch);
+      const codegen::CudaModule m =
+          e.cuda_module(tools::sizes_for(e, sizes), arch.empty() ? e.simulated_target() : arch);
       fmt::print("{}", standalone ? m.standalone_source() : m.source);
       return 0;
     }

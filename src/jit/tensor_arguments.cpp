@@ -36,7 +36,8 @@ std::vector<int64_t> evaluated(const std::vector<ir::Expr>& exprs, const ir::Ker
   const std::string& param = k.params[v.param]->name;
   const std::vector<int64_t> shape = evaluated(view.shape, k, values, multiprocessors);
   const std::vector<int64_t> strides = evaluated(view.strides, k, values, multiprocessors);
-  const std::string reach = first < 0 ? fmt::format("elements {} to {}", first, end - 1) : fmt::format("{} elements", end);
+  const std::string reach =
+      first < 0 ? fmt::format("elements {} to {}", first, end - 1) : fmt::format("{} elements", end);
   throw Error(view.loc, fmt::format("kernel {}: the global_view of parameter {} with shape [{}] and strides [{}] spans "
                                     "{}, but the argument for {} holds {}; pass a larger tensor, or sizes that fit it",
                                     k.name, param, fmt::join(shape, ", "), fmt::join(strides, ", "), reach, param,
@@ -91,7 +92,8 @@ void check_tensor_arguments(const ir::KernelNode& k, const KernelSignature& sign
       empty |= extent <= 0;
       (stride < 0 ? first : last) += (extent - 1) * stride;
     }
-    if (!empty && (first < 0 || last >= tensor.span)) throw_overrun(k, v, tensor, values, multiprocessors, first, last + 1);
+    if (!empty && (first < 0 || last >= tensor.span))
+      throw_overrun(k, v, tensor, values, multiprocessors, first, last + 1);
   }
 }
 

@@ -6,7 +6,8 @@ namespace tessel::detail {
 
 std::vector<int64_t> tensor_strides(const std::vector<int64_t>& shape, std::vector<int64_t> strides, SourceLoc loc) {
   for (const int64_t extent : shape)
-    if (extent < 0) throw Error(loc, fmt::format("Tensor: the shape [{}] has a negative extent", fmt::join(shape, ", ")));
+    if (extent < 0)
+      throw Error(loc, fmt::format("Tensor: the shape [{}] has a negative extent", fmt::join(shape, ", ")));
   if (strides.empty()) {
     strides.assign(shape.size(), 1);
     for (int d = int(shape.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <source_location>
+#include <utility>
 #include <vector>
 
 #include "tessel/runtime/device.hpp"
