@@ -42,23 +42,26 @@ struct Example {
 
   std::function<RunResult(const Device&, const std::vector<int64_t>&, const KernelOptions&)> runner;
   std::function<ir::Kernel(const std::vector<int64_t>&, bool lowered, const std::string& arch)> tracer;
-  std::function<std::string(const std::vector<int64_t>&, const std::string& arch)> cuda;
+  std::function<codegen::CudaModule(const std::vector<int64_t>&, const std::string& arch)> cuda_module;
+  std::string cuda(const std::vector<int64_t>& sizes, const std::string& arch) const {
+    return cuda_module(sizes, arch).source;
+  }
   // Compiles to a cubin through the disk cache without running; returns the cubin size.
   std::function<size_t(const std::vector<int64_t>&, const std::string& arch, CompileStats*)> compile;
   // Builds every candidate of its space for a GPU, for the GPU's target, without running any.
   std::function<std::vector<CandidateFit>(const std::vector<int64_t>&, const analysis::GpuSpec&)> fit_space;
 };
 
-// Fills the introspection entries (ir, cuda, compile, fit_space) of an example; `args` turns its
-// sizes into a tuple of kernel arguments (pointers may be null: nothing runs).
+// Fills the introspection entries (ir, cuda_module, compile, fit_space) of an example; `args` turns
+// its sizes into a tuple of kernel arguments (pointers may be null: nothing runs).
 template <class S, class Args> void add_introspection(Example& e, Args args) {
   e.tracer = [args](const std::vector<int64_t>& s, bool lowered, const std::string& arch) {
     Kernel<S> k(Device::simulator(), KernelOptions{arch});
     return std::apply([&](auto... a) { return lowered ? k.lowered(a...) : k.traced(a...); }, args(s));
   };
-  e.cuda = [args](const std::vector<int64_t>& s, const std::string& arch) {
+  e.cuda_module = [args](const std::vector<int64_t>& s, const std::string& arch) {
     Kernel<S> k(Device::simulator(), KernelOptions{arch});
-    return std::apply([&](auto... a) { return k.cuda_source(a...); }, args(s));
+    return std::apply([&](auto... a) { return k.cuda_module(a...); }, args(s));
   };
   e.compile = [args](const std::vector<int64_t>& s, const std::string& arch, CompileStats* stats) {
     Kernel<S> k(Device::simulator(), KernelOptions{arch});

@@ -1,4 +1,4 @@
-// Running the `tessel` command from a test: its exit status and its output.
+// Running the `tessel` command, or another, from a test: its exit status and its output.
 #pragma once
 
 #include <array>
@@ -13,10 +13,10 @@ struct Cli {
   std::string output;  // stdout and stderr
 };
 
-// Runs the tessel command with `environment` ("NAME=value ...") set for it.
-inline Cli tessel(const std::string& args, const std::string& environment = "") {
+// Runs a shell command.
+inline Cli run_command(const std::string& command) {
   Cli r;
-  FILE* p = popen((environment + " " + TESSEL_CLI + " " + args + " 2>&1").c_str(), "r");
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
   std::array<char, 256> buf{};
   while (p && fgets(buf.data(), buf.size(), p)) r.output += buf.data();
   if (p) {
@@ -24,6 +24,11 @@ inline Cli tessel(const std::string& args, const std::string& environment = "") 
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
   return r;
+}
+
+// Runs the tessel command with `environment` ("NAME=value ...") set for it.
+inline Cli tessel(const std::string& args, const std::string& environment = "") {
+  return run_command(environment + " " + TESSEL_CLI + " " + args);
 }
 
 }  // namespace tessel::testing

@@ -192,5 +192,22 @@ TEST(Codegen, ThreadGroupsOfWholeWarpsBranchOnAWarpUniformIndex) {
   EXPECT_EQ(examples::find_example("vector_add").cuda({1000}, "sm_90a").find("tessel_warp"), std::string::npos);
 }
 
+struct RoleOfTheFirstThreads : Script {
+  void operator()(Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    thread_group(0, 16, [&] { store_global(global_view(out, {16}), register_tensor<int32_t>({16}, 1), {0}); });
+  }
+};
+
+// threadIdx.x is unsigned, so `threadIdx.x >= 0` would only draw a warning from nvcc.
+TEST(Codegen, AGroupFromThreadZeroTestsOnlyItsEnd) {
+  const std::string src = Kernel<RoleOfTheFirstThreads>(Device::simulator()).cuda_source((int32_t*)nullptr);
+  EXPECT_TRUE(testing::file_check(src, R"(
+    CHECK: // thread group: threads 0..15 (
+    CHECK-NEXT: if (threadIdx.x < 16) {
+  )")) << src;
+}
+
 }  // namespace
 }  // namespace tessel

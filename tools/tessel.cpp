@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
 
   std::string example, device, arch;  // arch: the example's simulated target unless given
   std::vector<int64_t> sizes;
-  bool verbose = false, all = false;
+  bool verbose = false, all = false, standalone = false;
   sim::Options simulator;
 
   auto* run = app.add_subcommand("run", "run an example and check it against a host reference");
@@ -137,6 +137,8 @@ int main(int argc, char** argv) {
   cuda->add_option("example", example)->required();
   cuda->add_option("sizes", sizes);
   cuda->add_option("--arch", arch, "sm_80, sm_90a or sm_100a (default: sm_90a, or the example's only target)");
+  cuda->add_flag("--standalone", standalone,
+                 "inline tessel's device header: one translation unit that nvcc compiles alone");
 
   auto* compile = app.add_subcommand("compile", "compile an example to a cubin through the disk cache");
   compile->add_option("example", example)->required();
@@ -164,7 +166,9 @@ int main(int argc, char** argv) {
     if (*irc) return print_ir(example, sizes, all);
     if (*cuda) {
       const auto& e = examples::find_example(example);
-      fmt::print("{}", e.cuda(tools::sizes_for(e, sizes), arch.empty() ? e.simulated_target() : arch));
+      const codegen::CudaModule m =
+          e.cuda_module(tools::sizes_for(e, sizes), arch.empty() ? e.simulated_target() : arch);
+      fmt::print("{}", standalone ? m.standalone_source() : m.source);
       return 0;
     }
     if (*compile) {

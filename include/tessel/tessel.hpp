@@ -8,4 +8,5 @@
 #include "tessel/lang/script.hpp"
 #include "tessel/lang/space.hpp"
 #include "tessel/runtime/device.hpp"
+#include "tessel/runtime/tensor.hpp"
 #include "tessel/jit/kernel.hpp"

@@ -10,12 +10,18 @@ namespace tessel::codegen {
 
 namespace {
 
+// NVRTC has no C library headers; nvcc, which compiles the standalone form of a kernel, has them,
+// and its int64_t is not `long long` on Linux.
 const char* const kIntegerTypes = R"CUDA(#pragma once
+#ifdef __CUDACC_RTC__
 typedef signed char int8_t;
 typedef int int32_t;
 typedef unsigned int uint32_t;
 typedef long long int64_t;
 typedef unsigned long long uint64_t;
+#else
+#include <stdint.h>
+#endif
 )CUDA";
 
 // The conversions are rendered for the oldest target, so the header is the same on every target.

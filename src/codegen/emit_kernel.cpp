@@ -271,7 +271,9 @@ void Emitter::stmt(const ir::Stmt& s) {
                               : fmt::format("if ({0} >= {1} && {0} < {2})", kWarpIndex, first, end));
       } else {
         line(fmt::format("// thread group: threads {}..{} ({})", n.begin, n.begin + n.count - 1, n.loc.str()));
-        open(fmt::format("if (threadIdx.x >= {} && threadIdx.x < {})", n.begin, n.begin + n.count));
+        // threadIdx.x is unsigned: a group from thread 0 tests only its end (nvcc warns otherwise).
+        open(n.begin == 0 ? fmt::format("if (threadIdx.x < {})", n.count)
+                          : fmt::format("if (threadIdx.x >= {} && threadIdx.x < {})", n.begin, n.begin + n.count));
       }
       groups.push_back(g);
       stmt(n.body);

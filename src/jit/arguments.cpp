@@ -114,6 +114,13 @@ void KernelSignature::run_time_values(std::span<const HostArg> args, std::span<i
   TESSEL_CHECK(n == out.size(), "kernel {}: {} run-time arguments for {} parameters", kernel_, n, out.size());
 }
 
+size_t KernelSignature::argument_of(size_t index) const {
+  size_t run_time = 0;
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (!compile_time(params_[i]) && run_time++ == index) return i;
+  TESSEL_CHECK(false, "kernel {} has no run-time parameter {}", kernel_, index);
+}
+
 std::vector<const void*> KernelSignature::pointers(std::span<const HostArg> args) const {
   std::vector<const void*> out;
   for (const HostArg& a : args)

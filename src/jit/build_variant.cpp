@@ -34,6 +34,7 @@ std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> 
     t0 = std::chrono::steady_clock::now();
     v->kernel = passes::lower(k, passes::PassContext{arch_});
     v->stats.lower_ms = ms_since(t0);
+    v->views = views_of_parameters(*v->kernel, signature_);
   } catch (const Error& e) {
     // A tile that does not divide, shared memory over the target's limit: within a space this
     // rules out one candidate; for a single configuration it is the user's to fix.

@@ -123,8 +123,8 @@ ir::Kernel KernelCore::traced(std::span<const HostArg> args) {
 
 ir::Kernel KernelCore::lowered(std::span<const HostArg> args) { return prepare(args, false).kernel; }
 
-std::string KernelCore::cuda_source(std::span<const HostArg> args) {
-  return codegen::emit_cuda(*prepare(args, false).kernel, arch_).source;
+codegen::CudaModule KernelCore::cuda_module(std::span<const HostArg> args) {
+  return codegen::emit_cuda(*prepare(args, false).kernel, arch_);
 }
 
 std::vector<char> KernelCore::cubin(std::span<const HostArg> args) {

@@ -9,6 +9,7 @@
 #include "tessel/runtime/kernel_compiler.hpp"
 #include "tessel/runtime/loaded_kernel.hpp"
 #include "tessel/tuning/tuner.hpp"
+#include "tensor_arguments.hpp"
 
 namespace tessel::detail {
 
@@ -18,6 +19,7 @@ struct KernelCore::Variant {
   runtime::KernelBinary binary;
   CompileStats stats;
   std::unique_ptr<runtime::LoadedKernel> loaded;  // GPU only, once chosen or timed
+  std::vector<ViewOfParameter> views;  // what a launch checks against the tensors a call passes
 
   // Records a compiled binary and what compiling it cost.
   void set_binary(runtime::KernelBinary b) {

@@ -16,6 +16,10 @@ struct CudaModule {
   std::string kernel_name;  // the extern "C" symbol
   std::string source;
   std::vector<std::pair<std::string, std::string>> headers;  // (include name, contents)
+
+  // The source with each header's text in place of its #include: one translation unit that nvcc,
+  // ncu's source view or compute-sanitizer take without tessel's files.
+  std::string standalone_source() const;
 };
 
 CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch);

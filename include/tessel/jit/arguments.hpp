@@ -23,6 +23,10 @@ struct HostArg {
   bool is_bool = false;
   bool void_pointer = false;
   DType pointee = DType::F32;  // pointers to tessel element types
+  // A pointer that came with its extent (a tessel::Tensor or Buffer): the elements a kernel may
+  // reach from it, and whether they are on the GPU. -1: a raw pointer, of which nothing is known.
+  int64_t span = -1;
+  bool on_gpu = false;
   std::string type_name() const;  // the C++ type, for messages
 };
 
@@ -52,6 +56,9 @@ class KernelSignature {
   // The run-time arguments as the values of the kernel's parameters, in order; `out` holds one
   // per run-time parameter.
   void run_time_values(std::span<const HostArg> args, std::span<ir::Scalar> out) const;
+  // The argument that gives the kernel's run-time parameter `index` (compile-time parameters
+  // have none).
+  size_t argument_of(size_t index) const;
   // The pointer arguments, for saving what they point to.
   std::vector<const void*> pointers(std::span<const HostArg> args) const;
 
@@ -83,10 +90,12 @@ template <class X> HostArg host_arg(const X& x) {
     using E = std::remove_cv_t<std::remove_pointer_t<T>>;
     if constexpr (std::is_void_v<E>) a.void_pointer = true;
     else a.pointee = dtype_v<E>;
-  } else if constexpr (requires { x.data(); x.device(); }) {
-    return host_arg(x.data());
+  } else if constexpr (requires { x.data(); x.device(); x.span(); }) {
+    a = host_arg(x.data());
+    a.span = x.span();
+    a.on_gpu = x.device().is_gpu();
   } else {
-    static_assert(sizeof(T) == 0, "kernel arguments are integers, floats, pointers or tessel::Buffer");
+    static_assert(sizeof(T) == 0, "kernel arguments are integers, floats, pointers, tessel::Buffer or tessel::Tensor");
   }
   return a;
 }

@@ -65,7 +65,9 @@ template <class S> class Kernel {
 
   template <class... A> ir::Kernel traced(const A&... args) { return core_.traced(pack(args...)); }
   template <class... A> ir::Kernel lowered(const A&... args) { return core_.lowered(pack(args...)); }
-  template <class... A> std::string cuda_source(const A&... args) { return core_.cuda_source(pack(args...)); }
+  template <class... A> std::string cuda_source(const A&... args) { return core_.cuda_module(pack(args...)).source; }
+  // The CUDA C++ with its headers; `.standalone_source()` is one translation unit for nvcc.
+  template <class... A> codegen::CudaModule cuda_module(const A&... args) { return core_.cuda_module(pack(args...)); }
   template <class... A> std::vector<char> cubin(const A&... args) { return core_.cubin(pack(args...)); }
   // Builds every candidate of the space for `gpu` without running any; the kernel's target must
   // be the GPU's (`KernelOptions{.arch}`).

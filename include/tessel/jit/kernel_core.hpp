@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tessel/analysis/gpu_specs.hpp"
+#include "tessel/codegen/cuda.hpp"
 #include "tessel/ir/ir.hpp"
 #include "tessel/jit/arguments.hpp"
 #include "tessel/lang/space.hpp"
@@ -78,7 +79,8 @@ class KernelCore {
   // The kernel as traced and as lowered for these arguments (the CLI's `ir` command).
   ir::Kernel traced(std::span<const HostArg> args);
   ir::Kernel lowered(std::span<const HostArg> args);
-  std::string cuda_source(std::span<const HostArg> args);
+  // The generated CUDA C++ and its headers.
+  codegen::CudaModule cuda_module(std::span<const HostArg> args);
   // Compiles to a cubin for the kernel's target through the disk cache, without loading it (no
   // GPU needed); `stats()` then says whether it came from the cache.
   std::vector<char> cubin(std::span<const HostArg> args);

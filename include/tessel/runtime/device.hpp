@@ -62,6 +62,9 @@ template <class T> class Buffer {
   }
   T* data() const { return ptr_; }
   size_t size() const { return n_; }
+  // The elements a kernel may reach from data(): all of them. A buffer passed to a kernel is
+  // checked like a one-dimensional tessel::Tensor.
+  int64_t span() const { return int64_t(n_); }
   const Device& device() const { return device_; }
 
  private:

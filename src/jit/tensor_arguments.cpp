@@ -1,0 +1,100 @@
+#include "tensor_arguments.hpp"
+
+#include <set>
+
+#include <fmt/ranges.h>
+
+#include "tessel/ir/mutator.hpp"
+
+namespace tessel::detail {
+
+namespace {
+
+// Whether the host knows `e` at launch: it reads only parameters (derived ones included), the
+// multiprocessor count and constants.
+bool known_at_launch(const ir::Expr& e, const std::set<const ir::ExprNode*>& params) {
+  bool known = true;
+  ir::walk_expr(*e, [&](const ir::ExprNode& x) {
+    if (x.kind == ir::NodeKind::Var) known &= params.count(&x) > 0;
+    if (x.kind == ir::NodeKind::Builtin)
+      known &= static_cast<const ir::BuiltinNode&>(x).which == ir::BuiltinKind::Multiprocessors;
+  });
+  return known;
+}
+
+std::vector<int64_t> evaluated(const std::vector<ir::Expr>& exprs, const ir::KernelNode& k,
+                               std::span<const ir::Scalar> values, int multiprocessors) {
+  std::vector<int64_t> out;
+  for (const ir::Expr& e : exprs) out.push_back(ir::evaluate_at_launch(*e, k, values, multiprocessors).i);
+  return out;
+}
+
+[[noreturn]] void throw_overrun(const ir::KernelNode& k, const ViewOfParameter& v, const HostArg& tensor,
+                                std::span<const ir::Scalar> values, int multiprocessors, int64_t first,
+                                int64_t end) {
+  const ir::GlobalTensorNode& view = *v.view;
+  const std::string& param = k.params[v.param]->name;
+  const std::vector<int64_t> shape = evaluated(view.shape, k, values, multiprocessors);
+  const std::vector<int64_t> strides = evaluated(view.strides, k, values, multiprocessors);
+  const std::string reach =
+      first < 0 ? fmt::format("elements {} to {}", first, end - 1) : fmt::format("{} elements", end);
+  throw Error(view.loc, fmt::format("kernel {}: the global_view of parameter {} with shape [{}] and strides [{}] spans "
+                                    "{}, but the argument for {} holds {}; pass a larger tensor, or sizes that fit it",
+                                    k.name, param, fmt::join(shape, ", "), fmt::join(strides, ", "), reach, param,
+                                    tensor.span));
+}
+
+}  // namespace
+
+std::vector<ViewOfParameter> views_of_parameters(const ir::KernelNode& k, const KernelSignature& signature) {
+  std::set<const ir::ExprNode*> params;
+  for (const ir::Var& p : k.params) params.insert(p.get());
+  std::set<const ir::Node*> seen;
+  std::vector<ViewOfParameter> out;
+  ir::walk(k.body, [&](const ir::StmtNode& s) {
+    for (const ir::Ref<ir::Node>& t : ir::direct_operands(s).tensors) {
+      if (t->kind != ir::NodeKind::GlobalTensor || !seen.insert(t.get()).second) continue;
+      ir::GlobalTensor view = std::static_pointer_cast<const ir::GlobalTensorNode>(t);
+      size_t param = 0;
+      while (param < k.call_params() && k.params[param].get() != view->ptr.get()) ++param;
+      if (param == k.call_params()) continue;
+      bool known = true;
+      for (const auto* exprs : {&view->shape, &view->strides})
+        for (const ir::Expr& e : *exprs) known &= known_at_launch(e, params);
+      if (known) out.push_back({std::move(view), param, signature.argument_of(param)});
+    }
+  });
+  return out;
+}
+
+void check_tensor_arguments(const ir::KernelNode& k, const KernelSignature& signature,
+                            std::span<const ViewOfParameter> views, std::span<const HostArg> args,
+                            std::span<const ir::Scalar> values, int multiprocessors, bool on_gpu) {
+  for (size_t param = 0; param < k.call_params(); ++param) {
+    const HostArg& a = args[signature.argument_of(param)];
+    if (a.span >= 0 && a.on_gpu != on_gpu)
+      throw Error(k.loc, fmt::format("kernel {} runs on {}, but the tensor passed for {} is on {}; pass a tensor on "
+                                     "the kernel's device",
+                                     k.name, on_gpu ? "the GPU" : "the simulator", k.params[param]->name,
+                                     a.on_gpu ? "the GPU" : "the simulator"));
+  }
+  for (const ViewOfParameter& v : views) {
+    const HostArg& tensor = args[v.argument];
+    if (tensor.span < 0) continue;
+    const ir::GlobalTensorNode& view = *v.view;
+    // The view reaches the offsets sum(i_d * stride_d) for 0 <= i_d < shape_d: from the sum of the
+    // negative strides' ends to the sum of the positive ones'.
+    int64_t first = 0, last = 0;
+    bool empty = false;
+    for (int d = 0; d < view.rank(); ++d) {
+      const int64_t extent = ir::evaluate_at_launch(*view.shape[d], k, values, multiprocessors).i;
+      const int64_t stride = ir::evaluate_at_launch(*view.strides[d], k, values, multiprocessors).i;
+      empty |= extent <= 0;
+      (stride < 0 ? first : last) += (extent - 1) * stride;
+    }
+    if (!empty && (first < 0 || last >= tensor.span))
+      throw_overrun(k, v, tensor, values, multiprocessors, first, last + 1);
+  }
+}
+
+}  // namespace tessel::detail

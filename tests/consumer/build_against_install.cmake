@@ -1,0 +1,31 @@
+# Installs tessel from a build tree into a fresh prefix, then configures, builds and runs the
+# consumer project in this folder against it. Run with cmake -P and
+#   -DTESSEL_BUILD_DIR=<tessel's build tree> -DWORK_DIR=<scratch folder, emptied first>
+#   -DGENERATOR=<CMake generator> -DCXX_COMPILER=<C++ compiler> [-DCXX_COMPILER_LAUNCHER=<ccache>]
+foreach(required TESSEL_BUILD_DIR WORK_DIR GENERATOR CXX_COMPILER)
+  if(NOT DEFINED ${required})
+    message(FATAL_ERROR "build_against_install.cmake needs -D${required}=...")
+  endif()
+endforeach()
+
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}")
+  endif()
+  message(STATUS "${what}: ok\n${out}")
+endfunction()
+
+set(prefix ${WORK_DIR}/prefix)
+set(consumer_build ${WORK_DIR}/build)
+file(REMOVE_RECURSE ${WORK_DIR})
+
+run_step("cmake --install" ${CMAKE_COMMAND} --install ${TESSEL_BUILD_DIR} --prefix ${prefix})
+set(configure_args -S ${CMAKE_CURRENT_LIST_DIR} -B ${consumer_build} -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release
+                   -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix})
+if(CXX_COMPILER_LAUNCHER)
+  list(APPEND configure_args -DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_COMPILER_LAUNCHER})
+endif()
+run_step("configure the consumer" ${CMAKE_COMMAND} ${configure_args})
+run_step("build the consumer" ${CMAKE_COMMAND} --build ${consumer_build})
+run_step("run the consumer's kernel" ${consumer_build}/axpy)
