@@ -99,7 +99,8 @@ struct ConsumerStartsAtTheProducersParity : Script {
 TEST(Mbarrier, AWaitOnTheWrongParityPassesEarlyOrHangs) {
   auto error_under = [](uint64_t seed) {
     try {
-      simulate<ConsumerStartsAtTheProducersParity>(sim::Options{.seed = seed}, (float*)nullptr);
+      Buffer<float> out(Device::simulator(), 32);
+      simulate<ConsumerStartsAtTheProducersParity>(sim::Options{.seed = seed}, out);
     } catch (const Error& e) {
       return std::string(e.what());
     }
@@ -170,7 +171,12 @@ TEST(Mbarrier, TryWaitLoopsUntilThePhaseCompletes) {
 // ---- misuse visible at trace time ----
 
 int line_a = 0, line_b = 0;
-float* no_data = nullptr;
+// For kernels that fail before they store anything: a launch refuses a null pointer.
+float* unused_output() {
+  static Buffer<float> out(Device::simulator(), 32);
+  return out.data();
+}
+float* const no_data = unused_output();
 
 template <class S> std::string trace_error(const char* arch) {
   try {

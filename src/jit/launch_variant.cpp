@@ -1,4 +1,4 @@
-// Launching a variant: the call's run-time values and the parameters derived from them, the grid
+// Launching a variant: the call's pointers checked, its run-time values and the parameters derived from them, the grid
 // computed from them, then the simulator or the GPU. Every call takes this path, so it allocates nothing for any ordinary
 // kernel.
 #include <array>
@@ -32,6 +32,7 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
 }  // namespace
 
 void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args, void* stream) const {
+  signature_.check_pointers(args);
   const ir::KernelNode& k = *v.kernel;
   // One value per kernel parameter, on the stack for as many parameters as the argument block.
   constexpr size_t kInline = runtime::ArgumentBlock::kInlineParams;

@@ -91,6 +91,8 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
     return v;
   }
 
+  // Tuning runs the kernel: a pointer that no launch accepts is the call's error, not every candidate's.
+  signature_.check_pointers(args);
   const tuning::TuningDb db(cache_dir);
   const std::string target(ir::arch_name(arch_));
   const std::string key = tuning::TuningDb::key(name_, descriptions, compile_args, sizes, target);
