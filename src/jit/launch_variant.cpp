@@ -6,6 +6,7 @@
 
 #include "tessel/ir/fast_divmod.hpp"
 #include "tessel/ir/target_limits.hpp"
+#include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/runtime/launch.hpp"
 #include "tessel/sim/simulator.hpp"
 #include "variant.hpp"
@@ -56,6 +57,17 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
     return;
   }
   runtime::launch(*v.loaded, shape, values, stream);
+}
+
+void KernelCore::wait_for_call(const Variant& v, uint64_t call, void* stream) const {
+  auto& d = runtime::CudaDriver::get();
+  const CUresult r = d.streamSynchronize(static_cast<CUstream>(stream));
+  if (r == CUDA_SUCCESS) return;
+  throw Error(fmt::format("kernel {}{}, call {}, failed on the GPU: {}. Debug mode waits for every launch, so this call "
+                          "caused it; a debug check that failed printed its report above. The GPU context cannot be "
+                          "used again in this process",
+                          name_, v.hyperparameters.empty() ? "" : " [" + v.hyperparameters + "]", call,
+                          d.describe(r)));
 }
 
 }  // namespace tessel::detail
