@@ -123,7 +123,8 @@ const std::string& debug_header() {
 }
 
 void emit_debug_entry(Emitter& e, const ir::KernelNode& k) {
-  if (has_try_wait(k)) e.line(fmt::format("long long {} = -1;  // debug: mbarrier.try_wait failing since", kTryWaitStreak));
+  if (has_try_wait(k))
+    e.line(fmt::format("long long {} = -1;  // debug: mbarrier.try_wait failing since", kTryWaitStreak));
 }
 
 void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::GlobalTensor& g,
@@ -140,9 +141,10 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
   std::vector<std::string> element, shape;
   for (const std::string& c : coords) element.push_back(wide(c));
   for (const ir::Expr& extent : g->shape) shape.push_back(wide(e.expr(extent)));
+  const std::string when = in_view.empty() ? "" : "(" + in_view + ") && ";
   e.line(fmt::format("if ({}!tessel_debug_inside({}, {}, {})) tessel_debug_outside<{}>({}, {}, {}, {{{{{}}}}}, "
                      "{{{{{}}}}}, {}, {}, {});  // debug",
-                     in_view.empty() ? "" : "(" + in_view + ") && ", allocation, address, bytes, g->rank(), c_string(n.loc.str()), c_string(what),
+                     when, allocation, address, bytes, g->rank(), c_string(n.loc.str()), c_string(what),
                      c_string(pointer.name), fmt::join(element, ", "), fmt::join(shape, ", "), address, bytes,
                      allocation));
 }
