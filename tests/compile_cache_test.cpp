@@ -1,5 +1,5 @@
 // The compile cache across processes: a second process with the same kernel loads the cubin
-// without compiling; a different target compiles again.
+// without compiling; a different target, or debug mode, compiles again.
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -29,6 +29,12 @@ TEST(CompileCache, SecondProcessLoadsWithoutCompiling) {
   // Run-time sizes are not part of the key; the target is.
   EXPECT_NE(run(env + cli + " compile vector_add 77 --arch sm_90a").find("loaded from the cache"), std::string::npos);
   EXPECT_NE(run(env + cli + " compile vector_add 1000 --arch sm_80").find("compiled by NVRTC"), std::string::npos);
+  // Debug mode generates other code, cached under a key of its own.
+  EXPECT_NE(run(env + "TESSEL_DEBUG=1 " + cli + " compile vector_add 1000 --arch sm_90a").find("compiled by NVRTC"),
+            std::string::npos);
+  EXPECT_NE(run(env + "TESSEL_DEBUG=1 " + cli + " compile vector_add 1000 --arch sm_90a").find("loaded from the cache"),
+            std::string::npos);
+  EXPECT_NE(run(env + cli + " compile vector_add 1000 --arch sm_90a").find("loaded from the cache"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

@@ -257,12 +257,12 @@ class InstructionsOf : public Mutator {
 };
 
 // The CUDA C++ of every_kind's instructions that `target` has, verified before and after lowering.
-std::string verified_lowered_cuda(const Kernel& k, Arch target) {
+std::string verified_lowered_cuda(const Kernel& k, Arch target, const codegen::EmitOptions& options = {}) {
   const Kernel kept = with_body(k, InstructionsOf(target).mutate(k->body));
   verify(*kept, target);
   const Kernel lowered = passes::lower(kept, passes::PassContext{target});
   verify(*lowered, target);
-  return codegen::emit_cuda(*lowered, target).source;
+  return codegen::emit_cuda(*lowered, target, options).source;
 }
 
 TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
@@ -303,6 +303,16 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   for (const char* piece : {"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
                             "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {%1, %2, %3, %4}"})
     EXPECT_NE(blackwell.find(piece), std::string::npos) << piece;
+}
+
+// Debug mode has a check for each wait and global access, whatever instruction it is part of.
+TEST(NodeKinds, EveryKindEmitsInDebugMode) {
+  for (const Arch target : {Arch::Sm90a, Arch::Sm100a}) {
+    const std::string cuda = verified_lowered_cuda(every_kind(), target, {.debug = true});
+    for (const char* piece : {"tessel_debug_wait_timed_out(", "tessel_debug_watch_try_wait(",
+                              "\"load_global reads\"", "\"store_global writes\"", "\"copy_async reads\""})
+      EXPECT_NE(cuda.find(piece), std::string::npos) << piece << " for " << arch_name(target);
+  }
 }
 
 TEST(NodeKinds, EveryBlackwellKindPrintsVerifiesAndLowers) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "tessel/tessel.hpp"
+#include "vector_add.hpp"
 
 namespace tessel::testing {
 
@@ -39,6 +40,39 @@ inline void check_every_parameter_type(const Device& dev) {
   k(true, int8_t(-7), 1.5f, 2.25f, -3.0f, wide, uint32_t(4000000000u), -123456, out);
   const std::vector<float> expected = {1.0f, -7.0f, 1.5f, 2.25f, -3.0f, 3.0f, 4000000000.0f, -123456.0f};
   EXPECT_EQ(out.download(), expected);
+}
+
+// The message of the tessel::Error that `call` raises.
+template <class Call> std::string error_of_call(Call&& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A null pointer and one that is not aligned to its element type are refused before anything
+// runs, naming the kernel and the parameter: the output is untouched, and the next correct call
+// runs.
+inline void check_bad_pointers_are_refused(const Device& dev) {
+  const int n = 300;
+  Buffer<float> a(dev, std::vector<float>(n, 1.0f)), b(dev, std::vector<float>(n, 2.0f));
+  Buffer<float> c(dev, std::vector<float>(n + 1, 0.0f));
+  Kernel<examples::VectorAdd> add(dev);
+  EXPECT_EQ(error_of_call([&] { add(n, a, static_cast<float*>(nullptr), c); }),
+            "kernel VectorAdd, parameter b (argument 2): the pointer is null; pass device memory (a tessel::Buffer, "
+            "or an allocation of the device the kernel runs on)");
+  float* unaligned = reinterpret_cast<float*>(reinterpret_cast<char*>(c.data()) + 2);
+  EXPECT_EQ(error_of_call([&] { add(n, a, b, unaligned); }),
+            fmt::format("kernel VectorAdd, parameter c (argument 3): the pointer {} is not aligned to its element "
+                        "type f32 (4 bytes); pass the address of a whole f32 element",
+                        static_cast<const void*>(unaligned)));
+  EXPECT_EQ(c.download(), std::vector<float>(n + 1, 0.0f));
+  add(n, a, b, c);
+  std::vector<float> expected(n + 1, 3.0f);
+  expected[n] = 0.0f;
+  EXPECT_EQ(c.download(), expected);
 }
 
 }  // namespace tessel::testing

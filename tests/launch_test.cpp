@@ -1,10 +1,27 @@
-// The launch path on the simulator: the values of run-time parameters of every type.
+// The launch path on the simulator: the values of run-time parameters of every type, and the
+// pointers no launch accepts.
 #include "launch_kernels.hpp"
 
 namespace tessel::testing {
 namespace {
 
 TEST(Launch, EveryParameterTypeReachesTheKernel) { check_every_parameter_type(Device::simulator()); }
+
+TEST(Launch, NullAndUnalignedPointersAreRefused) { check_bad_pointers_are_refused(Device::simulator()); }
+
+// A call that would tune is refused before any candidate is timed, with the pointer's message
+// rather than every candidate's failure.
+TEST(Launch, ACallThatWouldTuneIsRefusedBeforeTiming) {
+  int timed = 0;
+  KernelOptions options;
+  options.tuning_timer = [&](const std::string&) { return double(++timed); };
+  Kernel<examples::VectorAdd> add(Device::simulator(), options);
+  Buffer<float> a(Device::simulator(), 64);
+  EXPECT_EQ(error_of_call([&] { add(64, a, a, static_cast<float*>(nullptr)); }),
+            "kernel VectorAdd, parameter c (argument 3): the pointer is null; pass device memory (a tessel::Buffer, "
+            "or an allocation of the device the kernel runs on)");
+  EXPECT_EQ(timed, 0);
+}
 
 }  // namespace
 }  // namespace tessel::testing

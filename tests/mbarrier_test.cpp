@@ -99,7 +99,8 @@ struct ConsumerStartsAtTheProducersParity : Script {
 TEST(Mbarrier, AWaitOnTheWrongParityPassesEarlyOrHangs) {
   auto error_under = [](uint64_t seed) {
     try {
-      simulate<ConsumerStartsAtTheProducersParity>(sim::Options{.seed = seed}, (float*)nullptr);
+      Buffer<float> out(Device::simulator(), 32);
+      simulate<ConsumerStartsAtTheProducersParity>(sim::Options{.seed = seed}, out);
     } catch (const Error& e) {
       return std::string(e.what());
     }
@@ -369,7 +370,8 @@ template <bool AtRunTime> struct WholeWarpArrives : Script {
 };
 
 TEST(Mbarrier, ArrivalsSpillingIntoTheNextPhaseAreReported) {
-  const std::string got = error_of<WholeWarpArrives<true>>(no_data);
+  Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
+  const std::string got = error_of<WholeWarpArrives<true>>(unused);
   EXPECT_EQ(got,
             fmt::format("{}: mbarrier.arrive: thread 1 of block (0, 0, 0) arrives on barrier 0 of the array allocated "
                         "at {} after earlier threads of this same instruction completed its phase 0 (the barrier's "
@@ -408,7 +410,8 @@ template <bool AtRunTime> struct EveryLaneExpectsTx : Script {
 
 TEST(Mbarrier, ArrivalsBeyondThePendingCountAreReported) {
   {
-    const std::string got = error_of<ArrivesBeyondTheCount<true>>(no_data);
+    Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
+    const std::string got = error_of<ArrivesBeyondTheCount<true>>(unused);
     EXPECT_EQ(got,
               fmt::format("{}: mbarrier.arrive: thread 0 of block (0, 0, 0) arrives with a count of 3 on barrier 0 of "
                           "the array allocated at {}, which has 2 of its 2 arrivals left in phase 0; arrivals beyond the count "
@@ -417,7 +420,8 @@ TEST(Mbarrier, ArrivalsBeyondThePendingCountAreReported) {
   }
   // The classic: arrive_and_expect_tx from every lane of a warp on a barrier that expects one.
   {
-    const std::string got = error_of<EveryLaneExpectsTx<true>>(no_data);
+    Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
+    const std::string got = error_of<EveryLaneExpectsTx<true>>(unused);
     EXPECT_EQ(got,
               fmt::format("{}: mbarrier.arrive_and_expect_tx: thread 1 of block (0, 0, 0) arrives with a count of 1 on "
                           "barrier 0 of the array allocated at {}, which has 0 of its 1 arrivals left in phase 0; arrivals beyond the count "
@@ -466,7 +470,8 @@ struct RunTimeIndexOutOfRange : Script {
 };
 
 TEST(Mbarrier, ARunTimeIndexOutOfRangeIsReported) {
-  const std::string got = error_of<RunTimeIndexOutOfRange>(2, no_data);
+  Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
+  const std::string got = error_of<RunTimeIndexOutOfRange>(2, unused);
   EXPECT_EQ(got, fmt::format("{}: barrier index 2 is out of range: the barrier array allocated at {} has 2 barriers "
                              "(thread 0 of block (0, 0, 0))",
                              loc(line_a), loc(line_b)));
@@ -484,7 +489,8 @@ struct AllocInALoop : Script {
 };
 
 TEST(Mbarrier, InitializingALiveBarrierAgainIsReported) {
-  const std::string got = error_of<AllocInALoop>(2, no_data);
+  Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
+  const std::string got = error_of<AllocInALoop>(2, unused);
   EXPECT_EQ(got,
             fmt::format("{0}: mbarrier.alloc: barrier 0 of the array allocated at {0} is initialized a second time "
                         "(thread 0 of block (0, 0, 0)) while it is live since {0}; allocate barriers once, outside "
@@ -510,7 +516,8 @@ struct ConsumerWaitsForAnArrivalThatNeverComes : Script {
 };
 
 TEST(Mbarrier, AWaitThatCanNeverCompleteGivesADeadlockReportWithEveryBarrier) {
-  const std::string got = error_of<ConsumerWaitsForAnArrivalThatNeverComes>(no_data);
+  Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
+  const std::string got = error_of<ConsumerWaitsForAnArrivalThatNeverComes>(unused);
   EXPECT_EQ(got,
             fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumerWaitsForAnArrivalThatNeverComes: every warp "
                         "is blocked or finished and nothing can release the waiting ones\n"
@@ -537,7 +544,8 @@ struct SpinsOnTryWaitForever : Script {
 };
 
 TEST(Mbarrier, ASpinOnTryWaitThatCannotEndIsADeadlock) {
-  const std::string got = error_of<SpinsOnTryWaitForever>(no_data);
+  Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
+  const std::string got = error_of<SpinsOnTryWaitForever>(unused);
   EXPECT_EQ(got,
             fmt::format("{0}: deadlock in block (0, 0, 0) of kernel SpinsOnTryWaitForever: every warp is blocked or "
                         "finished and nothing can release the waiting ones\n"

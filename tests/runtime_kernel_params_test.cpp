@@ -76,6 +76,30 @@ TEST(ParamLayout, WritesEachValueAsTheKernelDeclaresIt) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p[0]) % ParamLayout::kBlockAlignment, 0u);
 }
 
+// In debug mode each pointer parameter's allocation follows the parameters, in order.
+TEST(ParamLayout, PlacesTheAllocationOfEachPointerInDebugMode) {
+  const ir::Kernel k = kernel_with({{DType::F32, true}, {DType::I32}, {DType::F16, true}});
+  EXPECT_EQ(ParamLayout::of(*k).slots().size(), 3u);
+  EXPECT_EQ(ParamLayout::of(*k).allocations(), 0u);
+  const ParamLayout layout = ParamLayout::of(*k, true);
+  ASSERT_EQ(layout.slots().size(), 5u);
+  EXPECT_EQ(layout.allocations(), 2u);
+  for (size_t i : {3, 4}) {
+    EXPECT_EQ(layout.slots()[i].kind, ParamSlot::Kind::Allocation);
+    EXPECT_EQ(layout.slots()[i].size, 16u);
+    EXPECT_EQ(layout.slots()[i].source, i - 3);
+  }
+  EXPECT_EQ(layout.slots()[3].offset, 24u);
+  EXPECT_EQ(layout.slots()[4].offset, 40u);
+  const std::vector<ir::Scalar> values = {{.i = 0x1000}, {.i = 7}, {.i = 0x2000}};
+  const std::vector<AllocationRange> allocations = {{0x1000, 0x1400}, {0x1f00, 0x3000}};
+  ArgumentBlock block(layout, values, {}, allocations);
+  EXPECT_EQ(read<uint64_t>(block.pointers()[3]), 0x1000u);
+  EXPECT_EQ(read<uint64_t>(static_cast<std::byte*>(block.pointers()[3]) + 8), 0x1400u);
+  EXPECT_EQ(read<uint64_t>(block.pointers()[4]), 0x1f00u);
+  EXPECT_EQ(read<uint64_t>(static_cast<std::byte*>(block.pointers()[4]) + 8), 0x3000u);
+}
+
 // Past the inline capacity (in parameters, then in bytes) the block moves to the heap, aligned.
 TEST(ParamLayout, ArgumentBlocksOfAnySize) {
   for (size_t count : {ArgumentBlock::kInlineParams + 1, ArgumentBlock::kInlineBytes / 8 + 1}) {

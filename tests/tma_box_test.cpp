@@ -242,6 +242,40 @@ TEST(TensorMapCache, EncodesEachDistinctTensorOnceAndKeepsTheMostRecent) {
   }
 }
 
+// Debug mode: a view whose last byte lies past the allocation its pointer is in is refused at the
+// map's line before the launch.
+TEST(TensorMapCache, DebugModeRefusesAViewPastItsAllocation) {
+  auto n = ir::make_var(ir::Type{DType::I32}, "n");
+  auto p = ir::make_var(ir::Type{DType::F32, true}, "p");
+  auto view = std::make_shared<ir::GlobalTensorNode>(DType::F32, p, std::vector<ir::Expr>{n, ir::const_int(32)},
+                                                     std::vector<ir::Expr>{ir::const_int(32), ir::const_int(1)}, "g",
+                                                     SourceLoc{});
+  ir::KernelNode k;
+  k.params = {n, p};
+  k.tensor_maps = {{view, {8, 32}, 0, SourceLoc{"k.cpp", 5}}};
+  const runtime::TensorMapEncoder encoder(k, fake_encode);
+  // 64 rows of 32 floats from 0x1000.
+  const auto allocation_of = [](uint64_t) { return runtime::AllocationRange{0x1000, 0x1000 + 64 * 32 * 4}; };
+  const auto check = [&](int64_t rows, int64_t address) -> std::string {
+    try {
+      encoder.check_allocations(std::vector<ir::Scalar>{{.i = rows}, {.i = address}}, allocation_of);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(check(64, 0x1000), "accepted");
+  EXPECT_EQ(check(63, 0x1000 + 128), "accepted");
+  EXPECT_EQ(check(65, 0x1000),
+            "k.cpp:5: debug mode: the global view that TMA accesses here spans 8320 bytes from its pointer, but the "
+            "allocation the pointer lies in ends 8192 bytes after it; check the global_view's shape and strides "
+            "against the buffer");
+  EXPECT_EQ(check(64, 0x1000 + 128).rfind("k.cpp:5: debug mode: the global view that TMA accesses here spans 8192 "
+                                          "bytes from its pointer, but the allocation the pointer lies in ends 8064",
+                                          0),
+            0u);
+}
+
 TEST(TensorMapRules, SharedAddressesAreAlignedToTheSwizzleRepeat) {
   const auto broken = [](int64_t byte, int swizzle) -> std::string {
     try {

@@ -40,6 +40,11 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
   // Elements of this run inside the view; the copy zero-fills the rest of the run.
   e.line(fmt::format("const int inside = ({}) ? min({}, max(0, {} - {})) : 0;", fmt::join(rows_inside, " && "), vec,
                      extent, last));
+  if (e.debug) {
+    std::vector<std::string> coords;
+    for (int d = 0; d < rank; ++d) coords.push_back(fmt::format("g{}", d));
+    emit_access_check(e, n, "copy_async reads", n.src, "inside > 0", "g", fmt::format("inside * {}", bytes), coords);
+  }
   if (vec > 1) {
     e.open(fmt::format("if ((reinterpret_cast<uint64_t>(g) % {}) == 0)", vec * bytes));
     const Ptx copy = vec * bytes == 16 ? Ptx::CpAsyncCg16 : vec * bytes == 8 ? Ptx::CpAsyncCa8 : Ptx::CpAsyncCa4;

@@ -61,23 +61,31 @@ void emit_MbarrierExpectTx(Emitter& e, const ir::MbarrierExpectTxNode& n) {
 }
 
 // try_wait where the target has it; before sm_90 test_wait, which the verifier allowed only for
-// acquire at CTA scope, its fixed ordering.
+// acquire at CTA scope, its fixed ordering. In debug mode the loop is C++ around one try, bounded.
 void emit_MbarrierWait(Emitter& e, const ir::MbarrierWaitNode& n) {
-  const PtxOperands operands = {{barrier_address(e, n.barrier)}, {fmt::format("uint32_t({})", e.expr(n.parity))}};
-  if (e.arch >= ptx_min_target(Ptx::MbarrierTryWaitParityLoop))
-    e.line(ptx_asm(Ptx::MbarrierTryWaitParityLoop, e.arch, operands, ordering(n.sem, n.scope)) + at(n));
-  else
-    e.line(ptx_asm(Ptx::MbarrierTestWaitParityLoop, e.arch, operands) + at(n));
+  const std::string parity = fmt::format("uint32_t({})", e.expr(n.parity));
+  const bool try_wait = e.arch >= ptx_min_target(Ptx::MbarrierTryWaitParityLoop);
+  const PtxModifiers modifiers = try_wait ? ordering(n.sem, n.scope) : PtxModifiers{};
+  if (e.debug) {
+    const std::string once = ptx_asm(try_wait ? Ptx::MbarrierTryWaitParity : Ptx::MbarrierTestWaitParity, e.arch,
+                                     {{"tessel_completed"}, {barrier_address(e, n.barrier)}, {parity}}, modifiers);
+    return emit_bounded_wait(e, n, n.barrier, parity, once + at(n));
+  }
+  const PtxOperands operands = {{barrier_address(e, n.barrier)}, {parity}};
+  e.line(ptx_asm(try_wait ? Ptx::MbarrierTryWaitParityLoop : Ptx::MbarrierTestWaitParityLoop, e.arch, operands,
+                 modifiers) +
+         at(n));
 }
 
 void emit_MbarrierTryWait(Emitter& e, const ir::MbarrierTryWaitNode& n) {
+  const std::string parity = fmt::format("uint32_t({})", e.expr(n.parity));
   e.open("");
   e.line("uint32_t completed;");
-  e.line(ptx_asm(Ptx::MbarrierTryWaitParity, e.arch,
-                 {{"completed"}, {barrier_address(e, n.barrier)}, {fmt::format("uint32_t({})", e.expr(n.parity))}},
+  e.line(ptx_asm(Ptx::MbarrierTryWaitParity, e.arch, {{"completed"}, {barrier_address(e, n.barrier)}, {parity}},
                  ordering(n.sem, n.scope)) +
          at(n));
   e.line(fmt::format("{} = completed != 0;", e.expr(n.ready)));
+  if (e.debug) emit_try_wait_watch(e, n, n.barrier, parity, "completed");
   e.close();
 }
 

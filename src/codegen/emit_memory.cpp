@@ -62,16 +62,31 @@ void emit_AllocShared(Emitter& e, const ir::AllocSharedNode& n) {
 
 namespace {
 
+// The element coordinates c0, c1, ... of a view of rank `rank`.
+std::vector<std::string> coordinates(int rank) {
+  std::vector<std::string> c;
+  for (int d = 0; d < rank; ++d) c.push_back(fmt::format("c{}", d));
+  return c;
+}
+
 // Emits the per-thread loop of a global load or store. Runs of `vec` consecutive elements that are
-// fully inside the view and aligned move as one vector access; the others element by element.
-void emit_global_access(Emitter& e, const ir::RegisterTensor& tile, const ir::GlobalTensor& g,
-                        const std::vector<ir::Expr>& offsets, int vec,
+// fully inside the view and aligned move as one vector access; the others element by element. In
+// debug mode each access is checked against its allocation first, reported as `what` at n's line.
+void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::RegisterTensor& tile,
+                        const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, int vec,
                         const std::function<void(const std::string&)>& scalar,
                         const std::function<void(const std::string&, const std::string&)>& vector) {
   TESSEL_CHECK(vec >= 1, "global access of {} reached code generation without a vector width", tile->name);
+  const int bytes = dtype_bytes(g->dtype);
+  const auto checked_scalar = [&] {
+    if (e.debug)
+      emit_access_check(e, n, what, g, in_bounds(e, g), fmt::format("&{}[{}]", e.expr(g->ptr), global_index(e, g)),
+                        std::to_string(bytes), coordinates(g->rank()));
+    scalar("l");
+  };
   if (vec == 1) {
     open_slot_loop(e, tile, offsets);
-    scalar("l");
+    checked_scalar();
     e.close();
     return;
   }
@@ -90,7 +105,8 @@ void emit_global_access(Emitter& e, const ir::RegisterTensor& tile, const ir::Gl
   inside.push_back(fmt::format("c{0} >= 0 && c{0} + {1} <= {2}", last, vec, e.expr(g->shape[last])));
   e.line(fmt::format("{}* p = {} + ({});", c_type(g->dtype), e.expr(g->ptr), global_index(e, g)));
   e.open(fmt::format("if ({} && (reinterpret_cast<uint64_t>(p) % {}) == 0)", fmt::join(inside, " && "),
-                     vec * dtype_bytes(g->dtype)));
+                     vec * bytes));
+  if (e.debug) emit_access_check(e, n, what, g, "", "p", std::to_string(vec * bytes), coordinates(g->rank()));
   vector("p", "lv");
   e.close(" else {");
   ++e.indent;
@@ -98,7 +114,7 @@ void emit_global_access(Emitter& e, const ir::RegisterTensor& tile, const ir::Gl
   e.open(fmt::format("for (int j = 0; j < {}; ++j)", vec));
   e.line("const int l = lv + j;");
   e.line(fmt::format("const int c{0} = c{0}_base + j;", last));
-  scalar("l");
+  checked_scalar();
   e.close();
   e.close();
   e.close();
@@ -112,7 +128,7 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
   e.open("");
   const std::string fill = to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
   emit_global_access(
-      e, n.out, n.src, n.offsets, n.vector,
+      e, n, "load_global reads", n.out, n.src, n.offsets, n.vector,
       [&](const std::string& l) {
         e.line(fmt::format("{}[{}] = ({}) ? {}[{}] : {};", e.tile(n.out), l, in_bounds(e, n.src), e.expr(n.src->ptr),
                            global_index(e, n.src), fill));
@@ -128,7 +144,7 @@ void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
   e.header(n, "store_global");
   e.open("");
   emit_global_access(
-      e, n.src, n.dst, n.offsets, n.vector,
+      e, n, "store_global writes", n.src, n.dst, n.offsets, n.vector,
       [&](const std::string& l) {
         e.line(fmt::format("if ({}) {}[{}] = {}[{}];", in_bounds(e, n.dst), e.expr(n.dst->ptr), global_index(e, n.dst),
                            e.tile(n.src), l));

@@ -14,9 +14,10 @@ namespace tessel::codegen {
 
 class Emitter {
  public:
-  explicit Emitter(ir::Arch arch) : arch(arch) {}
+  Emitter(ir::Arch arch, bool debug) : arch(arch), debug(debug) {}
 
   const ir::Arch arch;
+  const bool debug;  // EmitOptions::debug: emit the checks of debug mode (debug_checks.cpp)
 
   void line(const std::string& s) { out += std::string(2 * indent, ' ') + s + "\n"; }
   void open(const std::string& s) { line(s.empty() ? "{" : s + " {"); ++indent; }
@@ -50,6 +51,8 @@ class Emitter {
   std::vector<std::string> tensor_maps;  // the parameter name of each of the kernel's tensor maps
   std::array<int, 3> cluster = {1, 1, 1};  // the kernel's blocks per cluster
   int tcgen05_cta_group = 1;               // the CTA group of the kernel's tcgen05 instructions
+  // Debug mode: the parameter holding the allocation of each pointer parameter.
+  std::map<const ir::VarNode*, std::string> allocations;
 
  private:
   std::map<const void*, std::string> names_;
@@ -92,6 +95,23 @@ std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a);
 bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<std::string(const std::string&)>& element);
 // store_shared of 16-bit accumulator fragments with stmatrix; false when select_instructions did not choose it.
 bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function<std::string(const std::string&)>& element);
+
+// Debug mode (debug_checks.cpp). The declarations a kernel needs at entry: its try_wait streak.
+void emit_debug_entry(Emitter& e, const ir::KernelNode& k);
+// A check that the `bytes` bytes at `address`, element `coords` of view `g`, lie in the allocation
+// of g's pointer, wherever `in_view` holds (always when it is empty); otherwise the kernel reports
+// `what` at n's line and stops. `what` names the access ("load_global", ...) and whether it reads or writes.
+void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::GlobalTensor& g,
+                       const std::string& in_view, const std::string& address, const std::string& bytes,
+                       const std::vector<std::string>& coords);
+// A wait for the phase of parity `parity` of `barrier` that reports the barrier, the parity and n's
+// line and stops the kernel when it has not completed in the debug budget (mbarrier.wait).
+void emit_bounded_wait(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,
+                       const std::string& try_once);
+// After one try (mbarrier.try_wait) whose result is `completed`: the same report once the tries of
+// this thread have failed for the debug budget with none succeeding.
+void emit_try_wait_watch(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,
+                         const std::string& completed);
 
 #define TESSEL_INSTR(Name, family, min_target, executor) void emit_##Name(Emitter& e, const ir::Name##Node& n);
 #include "tessel/ir/nodes.def"

@@ -241,7 +241,16 @@ const PtxRow& ptx_row(Ptx instruction) {
                               Arch::Sm90a, {scalar("bar", "r"), scalar("parity", "r")}, PtxEffect::Memory, true};
       return row;
     }
-    // One try, its predicate turned into 0 or 1; the predicate's name is unique per emission.
+    // One test or try, its predicate turned into 0 or 1; the predicate's name is unique per emission.
+    case Ptx::MbarrierTestWaitParity: {
+      static const PtxRow row{"mbarrier.test_wait.parity",
+                              ".reg .pred tessel_test_%=; "
+                              "mbarrier.test_wait.parity.shared::cta.b64 tessel_test_%=, [{bar}], {parity}; "
+                              "selp.u32 {result}, 1, 0, tessel_test_%=;",
+                              Arch::Sm80,
+                              {scalar("result", "=r"), scalar("bar", "r"), scalar("parity", "r")}};
+      return row;
+    }
     case Ptx::MbarrierTryWaitParity: {
       static const PtxRow row{"mbarrier.try_wait.parity",
                               ".reg .pred tessel_try_%=; "

@@ -56,6 +56,7 @@ enum class Ptx : uint8_t {
   MbarrierExpectTx,
   MbarrierTestWaitParityLoop,
   MbarrierTryWaitParityLoop,
+  MbarrierTestWaitParity,
   MbarrierTryWaitParity,
   FenceProxyAsync,
   TmaStore,

@@ -76,6 +76,24 @@ void KernelSignature::check(std::span<const HostArg> args) const {
   }
 }
 
+void KernelSignature::check_pointers(std::span<const HostArg> args) const {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (params_[i].kind != ParamSpec::Kind::Pointer) continue;
+    const DType element = params_[i].dtype;
+    const void* p = args[i].p;
+    // Built only for a message: every launch checks, and a launch allocates nothing.
+    const auto parameter = [&] { return fmt::format("kernel {}, parameter {} (argument {})", kernel_, names_[i], i); };
+    if (!p)
+      throw Error(fmt::format("{}: the pointer is null; pass device memory (a tessel::Buffer, or an allocation of "
+                              "the device the kernel runs on)",
+                              parameter()));
+    if (reinterpret_cast<uintptr_t>(p) % uintptr_t(dtype_bytes(element)) != 0)
+      throw Error(fmt::format("{}: the pointer {} is not aligned to its element type {} ({} bytes); pass the address "
+                              "of a whole {} element",
+                              parameter(), p, dtype_name(element), dtype_bytes(element), dtype_name(element)));
+  }
+}
+
 void KernelSignature::variant_key(std::span<const HostArg> args, bool size_buckets,
                                   std::vector<int64_t>& out) const {
   out.clear();

@@ -3,6 +3,8 @@
 #include "tessel/jit/kernel_core.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <string_view>
 
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
@@ -46,6 +48,13 @@ analysis::GpuSpec limits_of(const Device& d, ir::Arch arch) {
   return limits;
 }
 
+// TESSEL_DEBUG=1 turns debug mode on for every kernel of the process.
+KernelOptions with_environment(KernelOptions options) {
+  const char* v = std::getenv("TESSEL_DEBUG");
+  if (v && *v && std::string_view(v) != "0" && std::string_view(v) != "off") options.debug = true;
+  return options;
+}
+
 int multiprocessors_of_device(const Device& d, const sim::Options& sim) {
   if (d.is_gpu()) return runtime::CudaDriver::get().device_info().sm_count;
   if (sim.multiprocessors < 1)
@@ -59,7 +68,7 @@ int multiprocessors_of_device(const Device& d, const sim::Options& sim) {
 KernelCore::KernelCore(std::string name, KernelSignature signature, TraceFn trace, Space space, Device device,
                        KernelOptions options)
     : name_(std::move(name)), signature_(std::move(signature)), trace_(std::move(trace)), space_(std::move(space)),
-      device_(device), options_(std::move(options)),
+      device_(device), options_(with_environment(std::move(options))),
       arch_(options_.arch.empty() ? arch_of_device(device_) : ir::parse_arch(options_.arch)),
       device_limits_(limits_of(device_, arch_)), multiprocessors_(multiprocessors_of_device(device_, options_.sim)) {}
 
@@ -124,20 +133,23 @@ ir::Kernel KernelCore::traced(std::span<const HostArg> args) {
 ir::Kernel KernelCore::lowered(std::span<const HostArg> args) { return prepare(args, false).kernel; }
 
 codegen::CudaModule KernelCore::cuda_module(std::span<const HostArg> args) {
-  return codegen::emit_cuda(*prepare(args, false).kernel, arch_);
+  return codegen::emit_cuda(*prepare(args, false).kernel, arch_, {.debug = options_.debug});
 }
 
 std::vector<char> KernelCore::cubin(std::span<const HostArg> args) {
   Variant& v = prepare(args, false);
   if (v.binary.cubin.empty()) {  // the simulator prepares kernels without compiling them
-    v.set_binary(runtime::compile_kernel(*v.kernel, arch_));
+    v.set_binary(runtime::compile_kernel(*v.kernel, arch_, {.debug = options_.debug}));
   }
   last_ = &v;
   return v.binary.cubin;
 }
 
 void KernelCore::launch(std::span<const HostArg> args, void* stream) {
-  launch_variant(prepare(args, true), args, stream);
+  const Variant& v = prepare(args, true);
+  ++calls_;
+  launch_variant(v, args, stream);
+  if (options_.debug && device_.is_gpu()) wait_for_call(v, calls_, stream);
 }
 
 }  // namespace tessel::detail

@@ -1,4 +1,4 @@
-// Launching a variant: the call's run-time values and the parameters derived from them, the grid
+// Launching a variant: the call's pointers checked, its run-time values and the parameters derived from them, the grid
 // computed from them, then the simulator or the GPU. Every call takes this path, so it allocates nothing for any ordinary
 // kernel.
 #include <array>
@@ -6,6 +6,7 @@
 
 #include "tessel/ir/fast_divmod.hpp"
 #include "tessel/ir/target_limits.hpp"
+#include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/runtime/launch.hpp"
 #include "tessel/sim/simulator.hpp"
 #include "variant.hpp"
@@ -32,6 +33,7 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
 }  // namespace
 
 void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args, void* stream) const {
+  signature_.check_pointers(args);
   const ir::KernelNode& k = *v.kernel;
   // One value per kernel parameter, on the stack for as many parameters as the argument block.
   constexpr size_t kInline = runtime::ArgumentBlock::kInlineParams;
@@ -56,6 +58,17 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
     return;
   }
   runtime::launch(*v.loaded, shape, values, stream);
+}
+
+void KernelCore::wait_for_call(const Variant& v, uint64_t call, void* stream) const {
+  auto& d = runtime::CudaDriver::get();
+  const CUresult r = d.streamSynchronize(static_cast<CUstream>(stream));
+  if (r == CUDA_SUCCESS) return;
+  throw Error(fmt::format("kernel {}{}, call {}, failed on the GPU: {}. Debug mode waits for every launch, so this call "
+                          "caused it; a debug check that failed printed its report above. The GPU context cannot be "
+                          "used again in this process",
+                          name_, v.hyperparameters.empty() ? "" : " [" + v.hyperparameters + "]", call,
+                          d.describe(r)));
 }
 
 }  // namespace tessel::detail

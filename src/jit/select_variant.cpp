@@ -83,13 +83,14 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   };
   const std::filesystem::path cache_dir = runtime::DiskCache::default_dir();
   const bool can_time = gpu || options_.tuning_timer;
-  if (!settings.enabled || !can_time || !allow_tuning) {
+  auto first_feasible_variant = [&]() -> Variant& {
     const tuning::TuneResult r = tuning::first_feasible(label, descriptions, steps, settings, cache_dir / "logs");
     Variant& v = adopt(compile_args, std::move(built[size_t(r.winner)]));
     v.stats.selection = Selection::FirstFeasible;
     v.stats.candidates = int(candidates.size());
     return v;
-  }
+  };
+  if (!settings.enabled || !can_time || !allow_tuning) return first_feasible_variant();
 
   const tuning::TuningDb db(cache_dir);
   const std::string target(ir::arch_name(arch_));
@@ -111,6 +112,8 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   };
   std::optional<tuning::TuningRecord> record = db.load(key);
   if (int w = usable(record); w >= 0) return from_database(w);
+  // Debug builds are not timed: their checks, not the kernel, would decide the result.
+  if (options_.debug) return first_feasible_variant();
   if (settings.strict)
     throw Error(fmt::format("kernel {}: {}, and TESSEL_STRICT_CACHE=1 forbids tuning at run time; run once without "
                             "it on this machine to record a result in {}",
@@ -120,6 +123,8 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
                                    : std::string("there is no tuning result for it"),
                             cache_dir.string()));
 
+  // Tuning runs the kernel: a pointer that no launch accepts is the call's error, not every candidate's.
+  signature_.check_pointers(args);
   // One process tunes a key at a time; the others wait and then read its result.
   const tuning::TuningDb::Lock lock = db.lock(key);
   record = db.load(key);

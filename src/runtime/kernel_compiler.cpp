@@ -32,10 +32,12 @@ std::optional<ResourceUsage> decode(const std::vector<char>& bytes) {
 KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const KernelCompileOptions& options) {
   KernelBinary out;
   auto t0 = std::chrono::steady_clock::now();
-  const codegen::CudaModule m = codegen::emit_cuda(k, arch);
+  const codegen::CudaModule m = codegen::emit_cuda(k, arch, {.debug = options.debug});
   out.codegen_ms = ms_since(t0);
   out.symbol = m.kernel_name;
-  // The key covers the generated source together with every header it includes.
+  out.debug = options.debug;
+  // The key covers the generated source together with every header it includes, so a kernel
+  // generated in debug mode has a key of its own.
   std::string all_source = m.source;
   for (const auto& [header, text] : m.headers) all_source += "\n// header " + header + "\n" + text;
   const std::vector<std::string> nvrtc_options;

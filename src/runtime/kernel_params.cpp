@@ -36,7 +36,7 @@ ParamSlot param_slot(const ir::Type& t) {
   return {.kind = ParamSlot::Kind::Scalar, .dtype = t.dtype, .size = bytes, .alignment = bytes};
 }
 
-ParamLayout ParamLayout::of(const ir::KernelNode& k) {
+ParamLayout ParamLayout::of(const ir::KernelNode& k, bool debug) {
   ParamLayout layout;
   for (size_t i = 0; i < k.params.size(); ++i) {
     ParamSlot slot = param_slot(k.params[i]->type);
@@ -48,6 +48,13 @@ ParamLayout ParamLayout::of(const ir::KernelNode& k) {
                 .size = uint32_t(ir::kTensorMapBytes),
                 .alignment = uint32_t(ir::kTensorMapAlignment),
                 .source = uint32_t(i)});
+  if (debug)
+    for (const ir::Var& p : k.params)
+      if (p->type.pointer)
+        layout.add({.kind = ParamSlot::Kind::Allocation,
+                    .size = uint32_t(sizeof(AllocationRange)),
+                    .alignment = uint32_t(alignof(AllocationRange)),
+                    .source = uint32_t(layout.allocations_++)});
   return layout;
 }
 
@@ -59,24 +66,41 @@ void ParamLayout::add(ParamSlot slot) {
   slots_.push_back(slot);
 }
 
+namespace {
+
+size_t sources_of(const ParamSlot& slot, std::span<const ir::Scalar> values,
+                  std::span<const EncodedTensorMap> tensor_maps, std::span<const AllocationRange> allocations) {
+  switch (slot.kind) {
+    case ParamSlot::Kind::Scalar:
+    case ParamSlot::Kind::Pointer: return values.size();
+    case ParamSlot::Kind::TensorMap: return tensor_maps.size();
+    case ParamSlot::Kind::Allocation: return allocations.size();
+  }
+  TESSEL_CHECK(false, "bad parameter kind {}", int(slot.kind));
+}
+
+}  // namespace
+
 void ParamLayout::fill(std::span<const ir::Scalar> values, std::span<const EncodedTensorMap> tensor_maps,
-                       std::byte* block, void** pointers) const {
+                       std::span<const AllocationRange> allocations, std::byte* block, void** pointers) const {
   for (size_t i = 0; i < slots_.size(); ++i) {
     const ParamSlot& slot = slots_[i];
-    const size_t sources = slot.kind == ParamSlot::Kind::TensorMap ? tensor_maps.size() : values.size();
+    const size_t sources = sources_of(slot, values, tensor_maps, allocations);
     TESSEL_CHECK(slot.source < sources, "parameter {} is made from source {} of {}", i, slot.source, sources);
     std::byte* dst = block + slot.offset;
     switch (slot.kind) {
       case ParamSlot::Kind::Scalar: write_scalar(slot.dtype, values[slot.source], dst); break;
       case ParamSlot::Kind::Pointer: write(dst, uint64_t(values[slot.source].i)); break;
       case ParamSlot::Kind::TensorMap: write(dst, tensor_maps[slot.source]); break;
+      case ParamSlot::Kind::Allocation: write(dst, allocations[slot.source]); break;
     }
     pointers[i] = dst;
   }
 }
 
 ArgumentBlock::ArgumentBlock(const ParamLayout& layout, std::span<const ir::Scalar> values,
-                             std::span<const EncodedTensorMap> tensor_maps) {
+                             std::span<const EncodedTensorMap> tensor_maps,
+                             std::span<const AllocationRange> allocations) {
   std::byte* block = inline_bytes_.data();
   pointers_ = inline_pointers_.data();
   if (layout.bytes() > kInlineBytes) {
@@ -90,7 +114,7 @@ ArgumentBlock::ArgumentBlock(const ParamLayout& layout, std::span<const ir::Scal
     heap_pointers_.resize(layout.slots().size());
     pointers_ = heap_pointers_.data();
   }
-  layout.fill(values, tensor_maps, block, pointers_);
+  layout.fill(values, tensor_maps, allocations, block, pointers_);
 }
 
 }  // namespace tessel::runtime

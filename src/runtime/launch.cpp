@@ -1,6 +1,7 @@
 #include "tessel/runtime/launch.hpp"
 
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -34,12 +35,41 @@ CUlaunchConfig cluster_launch_config(const LaunchShape& shape, CUstream stream, 
   return config;
 }
 
+namespace {
+
+// The allocation `address` lies in, as the driver knows it; one that contains every address when
+// the driver knows none (host memory, for one), so that debug checks pass over what they cannot
+// judge.
+AllocationRange allocation_of(uint64_t address) {
+  CUdeviceptr base = 0;
+  size_t bytes = 0;
+  auto& d = CudaDriver::get();
+  if (d.memGetAddressRange(&base, &bytes, CUdeviceptr(address)) != CUDA_SUCCESS) return {0, ~uint64_t(0)};
+  return {uint64_t(base), uint64_t(base) + bytes};
+}
+
+// Debug mode: the allocation of each pointer parameter, in order, into `out`.
+void find_allocations(const ParamLayout& params, std::span<const ir::Scalar> values, std::span<AllocationRange> out) {
+  size_t next = 0;
+  for (const ParamSlot& slot : params.slots())
+    if (slot.kind == ParamSlot::Kind::Pointer) out[next++] = allocation_of(uint64_t(values[slot.source].i));
+  TESSEL_CHECK(next == out.size(), "{} pointer parameters for {} allocations", next, out.size());
+}
+
+}  // namespace
+
 void launch(const LoadedKernel& kernel, const LaunchShape& shape, std::span<const ir::Scalar> values, void* stream) {
   if (shape.grid[0] == 0 || shape.grid[1] == 0 || shape.grid[2] == 0) return;
+  // Empty, so not allocated, unless the kernel was generated in debug mode.
+  std::vector<AllocationRange> allocations(kernel.params().allocations());
+  if (!allocations.empty()) {
+    find_allocations(kernel.params(), values, allocations);
+    kernel.tensor_maps().check_allocations(values, allocation_of);
+  }
   std::array<EncodedTensorMap, TensorMapEncoder::kMaxMaps> tensor_maps;
   const std::span<EncodedTensorMap> maps = std::span(tensor_maps).first(kernel.tensor_maps().size());
   kernel.tensor_maps().encode(values, maps);
-  ArgumentBlock arguments(kernel.params(), values, maps);
+  ArgumentBlock arguments(kernel.params(), values, maps, allocations);
   auto& d = CudaDriver::get();
   const auto cu_stream = static_cast<CUstream>(stream);
   if (!shape.clustered()) {

@@ -69,9 +69,7 @@ TensorMapEncoder::TensorMapEncoder(const ir::KernelNode& k, Encode encode)
                kMaxMaps);
 }
 
-void TensorMapEncoder::encode(std::span<const ir::Scalar> values, std::span<EncodedTensorMap> out) {
-  TESSEL_CHECK(out.size() == maps_.size(), "{} tensor maps for a kernel of {}", out.size(), maps_.size());
-  if (maps_.empty()) return;  // most kernels: no lock on the launch path
+ir::TensorMapValues TensorMapEncoder::evaluate(size_t i, std::span<const ir::Scalar> values) const {
   struct Parameters {
     const std::vector<ir::Var>* params;
     std::span<const ir::Scalar> values;
@@ -82,9 +80,32 @@ void TensorMapEncoder::encode(std::span<const ir::Scalar> values, std::span<Enco
       if ((*p->params)[j].get() == &e) return p->values[j];
     TESSEL_CHECK(false, "a tensor map depends on a non-parameter");
   };
+  return ir::evaluate_tensor_map(maps_[i], lookup);
+}
+
+void TensorMapEncoder::check_allocations(std::span<const ir::Scalar> values,
+                                         AllocationRange (*allocation_of)(uint64_t)) const {
+  for (size_t i = 0; i < maps_.size(); ++i) {
+    const ir::TensorMapValues v = evaluate(i, values);
+    // The view's last byte: every dimension at its last index (strides[0] is the element's size).
+    uint64_t span = uint64_t(dtype_bytes(v.dtype));
+    for (int d = 0; d < v.rank; ++d) span += (v.extents[size_t(d)] - 1) * uint64_t(v.strides[size_t(d)]);
+    const AllocationRange a = allocation_of(v.address);
+    if (v.address + span > a.end)
+      throw Error(maps_[i].loc,
+                  fmt::format("debug mode: the global view that TMA accesses here spans {} bytes from its pointer, "
+                              "but the allocation the pointer lies in ends {} bytes after it; check the global_view's "
+                              "shape and strides against the buffer",
+                              span, a.end - v.address));
+  }
+}
+
+void TensorMapEncoder::encode(std::span<const ir::Scalar> values, std::span<EncodedTensorMap> out) {
+  TESSEL_CHECK(out.size() == maps_.size(), "{} tensor maps for a kernel of {}", out.size(), maps_.size());
+  if (maps_.empty()) return;  // most kernels: no lock on the launch path
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < maps_.size(); ++i) {
-    const ir::TensorMapValues v = ir::evaluate_tensor_map(maps_[i], lookup);
+    const ir::TensorMapValues v = evaluate(i, values);
     std::vector<Cached>& cached = cache_[i];
     auto hit = std::find_if(cached.begin(), cached.end(), [&](const Cached& c) { return c.values == v; });
     if (hit == cached.end()) {

@@ -1,5 +1,5 @@
-// The launch path on the GPU: parameters of every type through the argument block, calls that
-// allocate nothing, and cluster launches through cuLaunchKernelEx.
+// The launch path on the GPU: parameters of every type through the argument block, pointers no
+// launch accepts, calls that allocate nothing, and cluster launches through cuLaunchKernelEx.
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -28,6 +28,8 @@ namespace {
 using LaunchOnGpu = GpuTest;
 
 TEST_F(LaunchOnGpu, EveryParameterTypeReachesTheKernel) { check_every_parameter_type(Device::gpu()); }
+
+TEST_F(LaunchOnGpu, NullAndUnalignedPointersAreRefusedBeforeLaunch) { check_bad_pointers_are_refused(Device::gpu()); }
 
 TEST_F(LaunchOnGpu, ACallAllocatesNothing) {
   const Device gpu = Device::gpu();

@@ -22,10 +22,21 @@ struct CudaModule {
   std::string standalone_source() const;
 };
 
-CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch);
+struct EmitOptions {
+  // Debug mode (docs/debugging.md): mbarrier waits that time out report the barrier and the user's
+  // line and trap, and every global access is checked against the allocation its view's pointer
+  // lies in. The kernel then takes, after its own parameters and tensor maps, one
+  // `tessel_allocation` per pointer parameter, in order (runtime::ParamLayout places them).
+  bool debug = false;
+};
+
+CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& options = {});
 
 // The device header every generated kernel includes.
 const std::string& device_header();
 inline constexpr const char* kDeviceHeaderName = "tessel_device.h";
+// The header a kernel generated in debug mode includes as well.
+const std::string& debug_header();
+inline constexpr const char* kDebugHeaderName = "tessel_debug.h";
 
 }  // namespace tessel::codegen

@@ -45,6 +45,9 @@ class KernelSignature {
 
   // Throws tessel::Error when an argument does not fit its parameter.
   void check(std::span<const HostArg> args) const;
+  // Throws tessel::Error, naming the parameter, when a pointer argument (already checked) is null
+  // or not aligned to its element type: a launch must not run with it, on any device.
+  void check_pointers(std::span<const HostArg> args) const;
   // What tells apart the variants that calls run, into `out` (reused, so a call allocates
   // nothing): the compile-time arguments, and with `size_buckets` the bucket of each run-time
   // integer, as sizes in one bucket share a tuning result.

@@ -26,6 +26,11 @@ struct KernelOptions {
   // together (sim::Options).
   sim::Options sim;
   bool verbose = false;    // print compile economics and dropped tuning candidates to stderr
+  // Debug mode on the GPU (docs/debugging.md), also turned on by TESSEL_DEBUG=1: mbarrier waits
+  // that do not end and global accesses outside their allocation are reported with the user's
+  // line, and every launch is waited for, so that a fault names the kernel and the call. A debug
+  // call does not tune: it runs a recorded tuning result, else the first feasible candidate.
+  bool debug = false;
   // Replaces GPU timing while tuning, on any device: the median time of the candidate with these
   // hyperparameters. Tests use it to tune on the simulator.
   std::function<double(const std::string& hyperparameters)> tuning_timer;
@@ -36,7 +41,7 @@ enum class Selection {
   Only,           // the kernel has a single configuration
   Tuned,          // timed every candidate in this process
   FromDatabase,   // a tuning result recorded for this GPU
-  FirstFeasible,  // TESSEL_TUNE=off, or a device that cannot time (the simulator)
+  FirstFeasible,  // TESSEL_TUNE=off, a device that cannot time (the simulator), or debug mode
 };
 std::string_view selection_name(Selection s);
 
@@ -125,6 +130,9 @@ class KernelCore {
   Variant& adopt(const std::string& compile_args, std::unique_ptr<Variant> v);
   void load(Variant& v) const;
   void launch_variant(const Variant& v, std::span<const HostArg> args, void* stream) const;
+  // Debug mode on the GPU: waits for call number `call` of variant `v` on `stream`; a fault in it
+  // is an error naming the kernel and the call.
+  void wait_for_call(const Variant& v, uint64_t call, void* stream) const;
 
   std::string name_;
   KernelSignature signature_;
@@ -138,6 +146,7 @@ class KernelCore {
   std::map<std::string, std::unique_ptr<Variant>> variants_;  // by compile-time args and hyperparameters
   std::vector<Binding> bindings_;
   std::vector<int64_t> call_key_;  // scratch, reused by every call
+  uint64_t calls_ = 0;             // launches so far, for debug mode's errors
   const Variant* last_ = nullptr;
 };
 

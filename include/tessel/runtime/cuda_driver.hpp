@@ -34,6 +34,8 @@ class CudaDriver {
   // Throws tessel::Error("CUDA driver call <call> failed[ for <for_what>]: <NAME>: <description>")
   // unless `result` is CUDA_SUCCESS. `call` is the API name as written in code, e.g. "cuMemAlloc".
   void check(CUresult result, const char* call, std::string_view for_what = {}) const;
+  // "<NAME>: <description>" for a CUresult, or its number when the driver cannot describe it.
+  std::string describe(CUresult result) const;
 
   // The primary context of device 0, retained on first use and made current on the calling thread.
   // Throws tessel::Error when the driver is unavailable.
@@ -104,8 +106,6 @@ class CudaDriver {
  private:
   // Opens the library and resolves the entry points; returns why the driver is unusable, or "".
   std::string load(const std::string& library);
-  // "<NAME>: <description>" for a CUresult, or its number when the driver cannot describe it.
-  std::string describe(CUresult result) const;
   void require_available(std::string_view action) const;
 
   void* library_ = nullptr;

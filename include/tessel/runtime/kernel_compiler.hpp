@@ -15,12 +15,14 @@ struct KernelBinary {
   std::string symbol;  // the kernel's name in the cubin
   ResourceUsage resources;
   bool from_cache = false;
+  bool debug = false;  // generated in debug mode: it takes the allocations of its pointers (ParamLayout)
   double codegen_ms = 0, compile_ms = 0;  // compile_ms: NVRTC, or the cache load on a hit
 };
 
 struct KernelCompileOptions {
   double time_limit_s = 0;    // NVRTC time limit; 0: none
   bool require_cached = false;  // a cache miss is an error (TESSEL_STRICT_CACHE=1)
+  bool debug = false;           // codegen::EmitOptions::debug
 };
 
 KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const KernelCompileOptions& options = {});

@@ -22,11 +22,18 @@ struct alignas(ir::kTensorMapAlignment) EncodedTensorMap {
   std::array<std::byte, ir::kTensorMapBytes> bytes{};
 };
 
+// The allocation a pointer lies in, [begin, end), as a kernel generated in debug mode takes it
+// (the device header's tessel_allocation).
+struct AllocationRange {
+  uint64_t begin = 0, end = 0;
+};
+
 struct ParamSlot {
   enum class Kind : uint8_t {
     Scalar,   // a run-time value of `dtype`
     Pointer,  // a device address
     TensorMap,  // a `__grid_constant__` CUtensorMap, encoded at launch; `source` is its table index
+    Allocation,  // debug mode: the AllocationRange of pointer parameter number `source`, found at launch
   };
   Kind kind = Kind::Scalar;
   DType dtype = DType::I32;  // Scalar only
@@ -46,22 +53,27 @@ class ParamLayout {
 
   ParamLayout() = default;
   // The parameters of a lowered kernel, in its signature's order, each made from the launch value
-  // of the same position, then its tensor maps in table order.
-  static ParamLayout of(const ir::KernelNode& k);
+  // of the same position, then its tensor maps in table order, then for a kernel generated in
+  // debug mode the allocation of each pointer parameter, in order.
+  static ParamLayout of(const ir::KernelNode& k, bool debug = false);
   // Appends a parameter at the next offset its alignment allows.
   void add(ParamSlot slot);
 
   std::span<const ParamSlot> slots() const { return slots_; }
   size_t bytes() const { return bytes_; }  // of the argument block
+  // The Allocation slots: one per pointer parameter in debug mode, else none.
+  size_t allocations() const { return allocations_; }
 
-  // Writes the bytes of parameter i, made from its source value or tensor map, into `block`
-  // (bytes() long, aligned to kBlockAlignment), and points pointers[i] at them.
-  void fill(std::span<const ir::Scalar> values, std::span<const EncodedTensorMap> tensor_maps, std::byte* block,
-            void** pointers) const;
+  // Writes the bytes of parameter i, made from its source value, tensor map or allocation (those
+  // of the pointer parameters, in order), into `block` (bytes() long, aligned to kBlockAlignment),
+  // and points pointers[i] at them.
+  void fill(std::span<const ir::Scalar> values, std::span<const EncodedTensorMap> tensor_maps,
+            std::span<const AllocationRange> allocations, std::byte* block, void** pointers) const;
 
  private:
   std::vector<ParamSlot> slots_;
   size_t bytes_ = 0;
+  size_t allocations_ = 0;
 };
 
 // The slot of a parameter of type `t`, before it is placed.
@@ -75,7 +87,7 @@ class ArgumentBlock {
   static constexpr size_t kInlineBytes = 1024, kInlineParams = 32;
 
   ArgumentBlock(const ParamLayout& layout, std::span<const ir::Scalar> values,
-                std::span<const EncodedTensorMap> tensor_maps = {});
+                std::span<const EncodedTensorMap> tensor_maps = {}, std::span<const AllocationRange> allocations = {});
   ArgumentBlock(const ArgumentBlock&) = delete;
   ArgumentBlock& operator=(const ArgumentBlock&) = delete;
 

@@ -22,7 +22,8 @@ struct LaunchShape {
 };
 
 // Runs `kernel` on `stream` (a CUstream; null: the default stream) with `values`, one per
-// parameter. An empty grid runs nothing. Throws tessel::Error when the driver refuses the launch.
+// parameter; a kernel generated in debug mode also gets the allocation each of its pointers lies
+// in. An empty grid runs nothing. Throws tessel::Error when the driver refuses the launch.
 void launch(const LoadedKernel& kernel, const LaunchShape& shape, std::span<const ir::Scalar> values, void* stream);
 
 // The cuLaunchKernelEx configuration of a clustered launch. Its attribute list is `cluster`, which

@@ -32,8 +32,15 @@ class TensorMapEncoder {
   // Writes the kernel's tensor maps for a launch with `values` (one per kernel parameter) into
   // `out` (size() long). Thread-safe.
   void encode(std::span<const ir::Scalar> values, std::span<EncodedTensorMap> out);
+  // Debug mode: throws tessel::Error, at the first instruction that uses it, for a tensor map whose
+  // view reaches past the allocation its address lies in (`allocation_of` finds it), since TMA
+  // would read or write outside the buffer without a word.
+  void check_allocations(std::span<const ir::Scalar> values, AllocationRange (*allocation_of)(uint64_t)) const;
 
  private:
+  // Map i's values at a launch with `values`.
+  ir::TensorMapValues evaluate(size_t i, std::span<const ir::Scalar> values) const;
+
   struct Cached {
     ir::TensorMapValues values;
     EncodedTensorMap encoded;

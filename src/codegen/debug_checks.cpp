@@ -1,0 +1,172 @@
+// Debug mode: the checks generated kernels carry when EmitOptions::debug is set, and the header
+// they call. A failed check prints one report (what failed, with the user's line) and traps, which
+// aborts the grid and makes the launch fail; the runtime synchronizes every debug launch, so the
+// failure is an error naming the kernel and the call.
+#include "emitter.hpp"
+#include "tessel/ir/mutator.hpp"
+
+namespace tessel::codegen {
+
+namespace {
+
+const char* const kDebugHeader = R"CUDA(#pragma once
+// Checks of kernels generated in debug mode (docs/debugging.md).
+
+// The allocation a pointer parameter lies in, [begin, end), as the driver reported it at launch;
+// 0 and ~0 for a pointer the driver placed in no allocation, which is then not checked.
+struct tessel_allocation {
+  unsigned long long begin, end;
+};
+
+// An mbarrier wait that has not completed after this many clock cycles (about four seconds at
+// 2 GHz, far beyond any wait of a working kernel) is reported as a hang.
+constexpr long long tessel_debug_wait_cycles = 8000000000ll;
+
+// Set by the first thread of the launch whose check fails: it alone prints a report.
+__device__ unsigned int tessel_debug_failed = 0u;
+
+__device__ __forceinline__ bool tessel_debug_first_failure() { return atomicExch(&tessel_debug_failed, 1u) == 0u; }
+
+// Ends the kernel after a failed check. The reporting thread traps, aborting the grid; any other
+// thread that fails waits for that, so that a second trap cannot cut the report short.
+__device__ __noinline__ void tessel_debug_stop(bool reported) {
+  if (reported) __trap();
+  for (;;) __nanosleep(1000000);
+}
+
+__device__ __noinline__ void tessel_debug_wait_timed_out(const char* where, const char* barrier, int index,
+                                                         unsigned int parity, const char* allocated_at) {
+  const bool first = tessel_debug_first_failure();
+  if (first)
+    printf("tessel debug: %s: mbarrier wait timed out: barrier %s[%d] (allocated at %s) did not complete its phase "
+           "of parity %u within %lld clock cycles (block (%d, %d, %d), thread %d)\n",
+           where, barrier, index, allocated_at, parity, tessel_debug_wait_cycles, int(blockIdx.x), int(blockIdx.y),
+           int(blockIdx.z), int(threadIdx.x));
+  tessel_debug_stop(first);
+}
+
+// The failing streak of this thread's mbarrier.try_wait calls: when the first of them failed, or
+// -1 while the last one succeeded.
+__device__ __forceinline__ void tessel_debug_watch_try_wait(bool completed, long long& failing_since,
+                                                            const char* where, const char* barrier, int index,
+                                                            unsigned int parity, const char* allocated_at) {
+  if (completed) {
+    failing_since = -1;
+    return;
+  }
+  const long long now = clock64();
+  if (failing_since < 0) failing_since = now;
+  else if (now - failing_since > tessel_debug_wait_cycles)
+    tessel_debug_wait_timed_out(where, barrier, index, parity, allocated_at);
+}
+
+__device__ __forceinline__ bool tessel_debug_inside(tessel_allocation a, const void* p, int bytes) {
+  const unsigned long long at = reinterpret_cast<unsigned long long>(p);
+  return at >= a.begin && at <= a.end && a.end - at >= (unsigned long long)bytes;
+}
+
+// An element index or a view's shape, for reports.
+template <int R> struct tessel_index {
+  long long v[R];
+};
+
+template <int R> __device__ __noinline__ void tessel_debug_outside(const char* where, const char* what,
+                                                                   const char* pointer, tessel_index<R> element,
+                                                                   tessel_index<R> shape, const void* p, int bytes,
+                                                                   tessel_allocation a) {
+  const bool first = tessel_debug_first_failure();
+  if (first) {
+    printf("tessel debug: %s: %s outside the allocation of %s: element (", where, what, pointer);
+    for (int d = 0; d < R; ++d) printf(d ? ", %lld" : "%lld", element.v[d]);
+    printf(") of the view of shape (");
+    for (int d = 0; d < R; ++d) printf(d ? ", %lld" : "%lld", shape.v[d]);
+    printf(") is %d bytes at byte %lld of a %llu-byte allocation (block (%d, %d, %d), thread %d)\n", bytes,
+           (long long)(reinterpret_cast<unsigned long long>(p) - a.begin), a.end - a.begin, int(blockIdx.x),
+           int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
+  }
+  tessel_debug_stop(first);
+}
+)CUDA";
+
+// `s` as a C string literal.
+std::string c_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The arguments that name a barrier in a report: the user's line, the array's name in the
+// generated code, the index, the parity and where the array was allocated.
+std::string barrier_report(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier,
+                           const std::string& parity) {
+  return fmt::format("{}, {}, int({}), {}, {}", c_string(n.loc.str()),
+                     c_string(e.name(barrier.array.get(), barrier.array->name)), e.expr(barrier.index), parity,
+                     c_string(barrier.array->loc.str()));
+}
+
+bool has_try_wait(const ir::KernelNode& k) {
+  bool found = false;
+  ir::walk(k.body, [&](const ir::StmtNode& s) { found = found || s.kind == ir::NodeKind::MbarrierTryWait; });
+  return found;
+}
+
+constexpr const char* kTryWaitStreak = "tessel_try_wait_failing_since";
+
+}  // namespace
+
+const std::string& debug_header() {
+  static const std::string text = kDebugHeader;
+  return text;
+}
+
+void emit_debug_entry(Emitter& e, const ir::KernelNode& k) {
+  if (has_try_wait(k))
+    e.line(fmt::format("long long {} = -1;  // debug: mbarrier.try_wait failing since", kTryWaitStreak));
+}
+
+void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::GlobalTensor& g,
+                       const std::string& in_view, const std::string& address, const std::string& bytes,
+                       const std::vector<std::string>& coords) {
+  TESSEL_CHECK(g->ptr->kind == ir::NodeKind::Var, "the global view at {} is not over a pointer parameter",
+               g->loc.str());
+  const auto& pointer = static_cast<const ir::VarNode&>(*g->ptr);
+  const auto allocation_of = e.allocations.find(&pointer);
+  TESSEL_CHECK(allocation_of != e.allocations.end(), "the global view at {} is over {}, not a pointer parameter",
+               g->loc.str(), pointer.name);
+  const std::string& allocation = allocation_of->second;
+  const auto wide = [](const std::string& x) { return fmt::format("(long long)({})", x); };
+  std::vector<std::string> element, shape;
+  for (const std::string& c : coords) element.push_back(wide(c));
+  for (const ir::Expr& extent : g->shape) shape.push_back(wide(e.expr(extent)));
+  const std::string when = in_view.empty() ? "" : "(" + in_view + ") && ";
+  e.line(fmt::format("if ({}!tessel_debug_inside({}, {}, {})) tessel_debug_outside<{}>({}, {}, {}, {{{{{}}}}}, "
+                     "{{{{{}}}}}, {}, {}, {});  // debug",
+                     when, allocation, address, bytes, g->rank(), c_string(n.loc.str()), c_string(what),
+                     c_string(pointer.name), fmt::join(element, ", "), fmt::join(shape, ", "), address, bytes,
+                     allocation));
+}
+
+void emit_bounded_wait(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,
+                       const std::string& try_once) {
+  e.open("");
+  e.line("const long long tessel_wait_start = clock64();  // debug: a wait that does not end is reported");
+  e.open("for (;;)");
+  e.line("uint32_t tessel_completed;");
+  e.line(try_once);
+  e.line("if (tessel_completed) break;");
+  e.line(fmt::format("if (clock64() - tessel_wait_start > tessel_debug_wait_cycles) tessel_debug_wait_timed_out({});",
+                     barrier_report(e, n, barrier, parity)));
+  e.close();
+  e.close();
+}
+
+void emit_try_wait_watch(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,
+                         const std::string& completed) {
+  e.line(fmt::format("tessel_debug_watch_try_wait({} != 0, {}, {});  // debug", completed, kTryWaitStreak,
+                     barrier_report(e, n, barrier, parity)));
+}
+
+}  // namespace tessel::codegen

@@ -1,0 +1,64 @@
+// Kernels for debug mode: a wait on an mbarrier whose parity is a run-time argument (the wrong one
+// never completes), the same with a try_wait loop, and a copy whose view may be larger than its
+// buffers. Each records the lines the reports must name when it is traced. Their code is checked by
+// tests/debug_mode_test.cpp, their reports on the GPU by tests/gpu/debug_gpu_test.cpp.
+#pragma once
+
+#include "tessel/tessel.hpp"
+
+namespace tessel::testing {
+
+// Warp 0 arrives once on the barrier, completing its phase of parity 0; warp 1 waits for the phase
+// of parity `parity`, then writes 32 ones. With parity 1 the wait never ends.
+struct WaitsForAPhase : Script {
+  static inline int alloc_line = 0, wait_line = 0;
+  void operator()(UInt32 parity, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    alloc_line = __LINE__ + 1;
+    auto bars = mbarrier.alloc({1});
+    thread_group(0, 32, [&] { single_thread([&] { mbarrier.arrive(bars[0]); }); });
+    thread_group(32, 32, [&] {
+      wait_line = __LINE__ + 1;
+      mbarrier.wait(bars[0], parity);
+      store_global(global_view(out, {32}), register_tensor<float>({32}, 1.0f), {0});
+    });
+  }
+};
+
+// The same wait as a loop of try_wait.
+struct SpinsForAPhase : Script {
+  static inline int alloc_line = 0, try_line = 0;
+  void operator()(UInt32 parity, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    alloc_line = __LINE__ + 1;
+    auto bars = mbarrier.alloc({1});
+    thread_group(0, 32, [&] { single_thread([&] { mbarrier.arrive(bars[0]); }); });
+    thread_group(32, 32, [&] {
+      Var<bool> done = false;
+      try_line = __LINE__ + 1;
+      while_([&] { return !done; }, [&] { done = mbarrier.try_wait(bars[0], parity); });
+      store_global(global_view(out, {32}), register_tensor<float>({32}, 1.0f), {0});
+    });
+  }
+};
+
+// y = 2x over views of n elements, 1024 per block.
+struct DoublesARow : Script {
+  static inline int load_line = 0, store_line = 0;
+  static constexpr const char* param_names[] = {"n", "x", "y"};
+  void operator()(Int32 n, Ptr<float> x, Ptr<float> y) {
+    attrs.blocks = cdiv(n, 1024);
+    attrs.warps = 4;
+    load_line = __LINE__ + 1;
+    auto t = load_global(global_view(x, {n}), {blockIdx.x * 1024}, {1024});
+    store_line = __LINE__ + 1;
+    store_global(global_view(y, {n}), t * 2.0f, {blockIdx.x * 1024});
+  }
+};
+
+// "<file>:<line>" of a line of this file, as reports write it.
+inline std::string debug_kernels_line(int line) { return fmt::format("{}:{}", __FILE__, line); }
+
+}  // namespace tessel::testing

@@ -1,0 +1,172 @@
+// Debug mode on the GPU: correct kernels run as before; a wait for a phase that never completes and
+// a store past the end of its buffer stop the kernel with a report of the user's line, and the call
+// fails with an error naming the kernel and the call; a TMA view past its buffer is refused before
+// the launch. A kernel that traps leaves the process's GPU
+// context unusable, so each failing call runs in a process of its own: a death test in the
+// "threadsafe" style runs this program again for it.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ostream>
+
+#include "../debug_kernels.hpp"
+#include "../tma_kernels.hpp"
+#include "examples.hpp"
+#include "gpu_test.hpp"
+
+namespace tessel::testing {
+namespace {
+
+class DebugOnGpu : public GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+  }
+};
+
+const KernelOptions kDebug{.debug = true};
+
+// Runs `call`, then ends the process with status 3 after writing to stderr what the GPU printed
+// (its printf writes to stdout) and the error the call raised.
+template <class Call> [[noreturn]] void run_and_exit(Call&& call) {
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  try {
+    call();
+    std::fprintf(stderr, "no error\n");
+  } catch (const Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+  }
+  std::fflush(nullptr);
+  std::_Exit(3);
+}
+
+// Matches an output that holds each of `parts`, in order.
+class ContainsInOrder : public ::testing::MatcherInterface<const std::string&> {
+ public:
+  explicit ContainsInOrder(std::vector<std::string> parts) : parts_(std::move(parts)) {}
+  bool MatchAndExplain(const std::string& output, ::testing::MatchResultListener* listener) const override {
+    size_t at = 0;
+    for (const std::string& part : parts_) {
+      at = output.find(part, at);
+      if (at == std::string::npos) {
+        *listener << "lacks, after what came before it: " << part;
+        return false;
+      }
+      at += part.size();
+    }
+    return true;
+  }
+  void DescribeTo(std::ostream* os) const override {
+    *os << "contains, in order:";
+    for (const std::string& part : parts_) *os << "\n  " << part;
+  }
+
+ private:
+  std::vector<std::string> parts_;
+};
+
+::testing::Matcher<const std::string&> contains_in_order(std::vector<std::string> parts) {
+  return ::testing::Matcher<const std::string&>(new ContainsInOrder(std::move(parts)));
+}
+
+const char* const kCallFailed =
+    ". Debug mode waits for every launch, so this call caused it; a debug check that failed printed its report "
+    "above. The GPU context cannot be used again in this process";
+
+TEST_F(DebugOnGpu, ExamplesRunAsBefore) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> cases = {
+      {"vector_add", {1000003}}, {"row_softmax", {333, 4096}}, {"ampere_v4_pipelined", {300, 257, 96}}};
+  if (runtime::CudaDriver::get().device_info().cc_major == 9)
+    cases.insert(cases.end(), {{"hopper_v2", {300, 257, 296}}, {"hopper_v4", {300, 1400, 296}},
+                               {"hopper_v5", {2048, 2048, 1024}}});
+  for (const auto& [name, sizes] : cases) {
+    const examples::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, kDebug);
+    EXPECT_TRUE(r.ok) << r.summary;
+  }
+}
+
+TEST_F(DebugOnGpu, AWaitForAPhaseThatNeverCompletesIsReported) {
+  Kernel<WaitsForAPhase>(Device::simulator()).traced(1u, static_cast<float*>(nullptr));  // records the lines
+  EXPECT_EXIT(run_and_exit([] {
+                const Device gpu = Device::gpu();
+                Buffer<float> out(gpu, std::vector<float>(32, 0.0f));
+                Kernel<WaitsForAPhase> k(gpu, kDebug);
+                k(0u, out);  // the phase that completes
+                if (out.download() != std::vector<float>(32, 1.0f)) throw Error("the first call wrote wrong values");
+                k(1u, out);
+              }),
+              ::testing::ExitedWithCode(3),
+              contains_in_order({fmt::format("tessel debug: {}: mbarrier wait timed out: barrier bars[0] (allocated "
+                                             "at {}) did not complete its phase of parity 1 within 8000000000 clock "
+                                             "cycles (block (0, 0, 0), thread ",
+                                             debug_kernels_line(WaitsForAPhase::wait_line),
+                                             debug_kernels_line(WaitsForAPhase::alloc_line)),
+                                 "error: kernel WaitsForAPhase, call 2, failed on the GPU: CUDA_ERROR_", kCallFailed}));
+}
+
+TEST_F(DebugOnGpu, ATryWaitLoopThatNeverEndsIsReported) {
+  if (runtime::CudaDriver::get().device_info().cc_major < 9) GTEST_SKIP() << "mbarrier.try_wait needs sm_90";
+  Kernel<SpinsForAPhase>(Device::simulator()).traced(1u, static_cast<float*>(nullptr));
+  EXPECT_EXIT(run_and_exit([] {
+                const Device gpu = Device::gpu();
+                Buffer<float> out(gpu, std::vector<float>(32, 0.0f));
+                Kernel<SpinsForAPhase> k(gpu, kDebug);
+                k(1u, out);
+              }),
+              ::testing::ExitedWithCode(3),
+              contains_in_order({fmt::format("tessel debug: {}: mbarrier wait timed out: barrier bars[0] (allocated "
+                                             "at {}) did not complete its phase of parity 1 within",
+                                             debug_kernels_line(SpinsForAPhase::try_line),
+                                             debug_kernels_line(SpinsForAPhase::alloc_line)),
+                                 "error: kernel SpinsForAPhase, call 1, failed on the GPU: CUDA_ERROR_", kCallFailed}));
+}
+
+TEST_F(DebugOnGpu, AStorePastTheEndOfItsBufferIsReported) {
+  Kernel<DoublesARow>(Device::simulator()).traced(1, static_cast<float*>(nullptr), static_cast<float*>(nullptr));
+  const int wide = 1 << 22;  // elements: far past any rounding of a 1000-element allocation
+  EXPECT_EXIT(run_and_exit([&] {
+                const Device gpu = Device::gpu();
+                Buffer<float> x(gpu, std::vector<float>(size_t(wide), 1.5f)), y(gpu, std::vector<float>(1000, 0.0f));
+                Kernel<DoublesARow> k(gpu, kDebug);
+                k(1000, x, y);  // inside the buffers
+                if (y.download() != std::vector<float>(1000, 3.0f)) throw Error("the first call wrote wrong values");
+                k(wide, x, y.data());  // a raw pointer: the launch does not know y's extent
+              }),
+              ::testing::ExitedWithCode(3),
+              contains_in_order({fmt::format("tessel debug: {}: store_global writes outside the allocation of y: "
+                                             "element (",
+                                             debug_kernels_line(DoublesARow::store_line)),
+                                 fmt::format(") of the view of shape ({}) is ", wide), " bytes at byte ",
+                                 "-byte allocation (block (",
+                                 "error: kernel DoublesARow, call 2, failed on the GPU: CUDA_ERROR_", kCallFailed}));
+}
+
+// A TMA view larger than its buffer is refused before the launch, so the process goes on.
+TEST_F(DebugOnGpu, ATmaViewPastItsBufferIsRefusedBeforeTheLaunch) {
+  if (runtime::CudaDriver::get().device_info().cc_major < 9) GTEST_SKIP() << "TMA needs sm_90";
+  const Device gpu = Device::gpu();
+  Kernel<LoadTileByTma<float, 32, 32, Swizzle::none>> k(gpu, kDebug);
+  Buffer<float> small(gpu, std::vector<float>(32 * 32, 1.0f)), out(gpu, std::vector<float>(1024 * 1024, 0.0f));
+  std::string error = "no error";
+  try {
+    k(1024, 1024, small.data(), out);  // a raw pointer: the launch does not know the extent
+  } catch (const Error& e) {
+    error = e.message();
+  }
+  EXPECT_EQ(error.rfind("debug mode: the global view that TMA accesses here spans 4194304 bytes from its pointer, but "
+                        "the allocation the pointer lies in ends ",
+                        0),
+            0u)
+      << error;
+  EXPECT_NE(error.find(" bytes after it; check the global_view's shape and strides against the buffer"),
+            std::string::npos)
+      << error;
+  k(32, 32, small, out);
+  gpu.synchronize();
+  EXPECT_EQ(out.download()[0], 2.0f);
+}
+
+}  // namespace
+}  // namespace tessel::testing
