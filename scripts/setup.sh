@@ -14,6 +14,8 @@ command -v g++ >/dev/null || missing+=(g++)
 [ -e /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
 [ -e /usr/include/CLI/CLI.hpp ] || missing+=(libcli11-dev)
 [ -e /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
+# DLPack (tessel/runtime/dlpack.hpp) where the distribution packages it; its tests skip without it.
+[ -e /usr/include/dlpack/dlpack.h ] || ! apt-cache show libdlpack-dev >/dev/null 2>&1 || missing+=(libdlpack-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "tessel: installing ${missing[*]}" >&2
   sudo_cmd=""

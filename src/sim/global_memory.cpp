@@ -49,6 +49,13 @@ void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& 
                                write ? "write" : "read", bytes, p));
 }
 
+bool is_registered(const void* p, size_t bytes) {
+  uint64_t first = 0;
+  size_t size = 0;
+  const uint64_t address = reinterpret_cast<uint64_t>(p);
+  return allocation_containing(address, &first, &size) && address + bytes <= first + size;
+}
+
 bool allocation_containing(uint64_t p, uint64_t* first, size_t* bytes) {
   std::lock_guard lock(registry().mutex);
   auto& a = registry().allocations;

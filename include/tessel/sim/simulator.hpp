@@ -60,5 +60,7 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options =
 // The global memory kernels may touch: allocations made through Device::simulator().
 void register_allocation(const void* p, size_t bytes);
 void unregister_allocation(const void* p);
+// Whether bytes [p, p + bytes) lie in one registered allocation.
+bool is_registered(const void* p, size_t bytes);
 
 }  // namespace tessel::sim
