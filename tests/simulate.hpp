@@ -12,12 +12,6 @@ template <class S, class... A> void simulate(const sim::Options& options, const 
 }
 
 // The completion orders every asynchronous kernel is checked under: eager, lazy and three seeds.
-inline std::vector<sim::Options> every_order() {
-  return {{.completion = sim::CompletionOrder::Eager},
-          {.completion = sim::CompletionOrder::Lazy},
-          {.seed = 1, .completion = sim::CompletionOrder::Seeded},
-          {.seed = 2, .completion = sim::CompletionOrder::Seeded},
-          {.seed = 3, .completion = sim::CompletionOrder::Seeded}};
-}
+inline std::vector<sim::Options> every_order() { return sim::adversarial_schedules(3); }
 
 }  // namespace tessel::testing

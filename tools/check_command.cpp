@@ -1,28 +1,11 @@
 // `tessel check <example> [sizes] [--seeds N]`: runs an example on the simulator, with race
-// detection, under the eager and lazy completion orders and N seeded ones, each checked against
-// the host reference, and stops at the first report.
+// detection, under sim::adversarial_schedules (eager, lazy and N seeded ones), each checked
+// against the host reference, and stops at the first report.
 #include <fmt/format.h>
 
 #include "commands.hpp"
 
 namespace tessel::tools {
-
-namespace {
-
-struct Schedule {
-  std::string name;
-  sim::Options options;
-};
-
-std::vector<Schedule> schedules(int seeds) {
-  std::vector<Schedule> all = {{"eager", {.completion = sim::CompletionOrder::Eager}},
-                               {"lazy", {.completion = sim::CompletionOrder::Lazy}}};
-  for (int seed = 1; seed <= seeds; ++seed)
-    all.push_back({fmt::format("seed {}", seed), {.seed = uint64_t(seed), .completion = sim::CompletionOrder::Seeded}});
-  return all;
-}
-
-}  // namespace
 
 Command add_check_command(CLI::App& app) {
   auto* check = app.add_subcommand("check", "run an example on the simulator under adversarial schedules, with race "
@@ -36,11 +19,9 @@ Command add_check_command(CLI::App& app) {
   return Command{check, [=] {
                    const examples::Example& e = examples::find_example(*example);
                    const std::vector<int64_t> s = sizes_for(e, *sizes);
-                   for (const Schedule& schedule : schedules(parse_count("--seeds", *seeds))) {
-                     KernelOptions options;
-                     options.sim = schedule.options;
-                     const examples::RunResult r = e.run(Device::simulator(), s, options);
-                     fmt::print("{:<8} {}\n", schedule.name, r.summary);
+                   for (const sim::Options& schedule : sim::adversarial_schedules(parse_count("--seeds", *seeds))) {
+                     const examples::RunResult r = e.run(Device::simulator(), s, KernelOptions{.sim = schedule});
+                     fmt::print("{:<8} {}\n", sim::schedule_name(schedule), r.summary);
                      if (!r.ok) return 1;
                    }
                    return 0;

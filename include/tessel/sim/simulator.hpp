@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "tessel/ir/evaluate.hpp"
@@ -56,6 +57,13 @@ struct Launch {
 };
 
 void run(const ir::KernelNode& k, const Launch& launch, const Options& options = {});
+
+// The schedules `tessel check` runs a kernel under: eager completion, lazy completion, then
+// `seeds` seeded interleavings and completions, all with race detection. A user's own test runs
+// its kernel once per schedule: `Kernel<S>(Device::simulator(), KernelOptions{.sim = schedule})`.
+std::vector<Options> adversarial_schedules(int seeds = 3);
+// "eager", "lazy", "seed 2"
+std::string schedule_name(const Options& schedule);
 
 // The global memory kernels may touch: allocations made through Device::simulator().
 void register_allocation(const void* p, size_t bytes);
