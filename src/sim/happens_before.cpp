@@ -111,13 +111,9 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
       replica = r0 = r1 = Access{};
       continue;
     }
-    // Keep the reads a later write must be ordered after: replace one this read is ordered after.
-    if (r0.epoch.clock == 0 || r0.epoch.actor == at.epoch.actor || clock.covers(r0.epoch))
-      r0 = at;
-    else if (r1.epoch.clock == 0 || r1.epoch.actor == at.epoch.actor || clock.covers(r1.epoch))
-      r1 = at;
-    else
-      r1 = at;
+    // Keep the reads a later write must be ordered after: the first read gives way when this one is
+    // ordered after it, the second otherwise (with three unordered readers, the oldest is kept).
+    (unordered(r0) ? r1 : r0) = at;
   }
 }
 
