@@ -63,8 +63,8 @@ TEST(DebugMode, TryWaitLoopsAreWatched) {
       CHECK: long long tessel_try_wait_failing_since = -1;
       CHECK: while (
       CHECK: selp.u32
-      CHECK-NEXT: = completed != 0;
-      CHECK-NEXT: tessel_debug_watch_try_wait(completed != 0, tessel_try_wait_failing_since, "{}", "bars", int(0), uint32_t(arg0), "{}");
+      CHECK-NEXT: = tessel_completed != 0;
+      CHECK-NEXT: tessel_debug_watch_try_wait(tessel_completed != 0, tessel_try_wait_failing_since, "{}", "bars", int(0), uint32_t(arg0), "{}");
     )",
                                             debug_kernels_line(SpinsForAPhase::try_line),
                                             debug_kernels_line(SpinsForAPhase::alloc_line))))

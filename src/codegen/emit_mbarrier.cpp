@@ -80,12 +80,13 @@ void emit_MbarrierWait(Emitter& e, const ir::MbarrierWaitNode& n) {
 void emit_MbarrierTryWait(Emitter& e, const ir::MbarrierTryWaitNode& n) {
   const std::string parity = fmt::format("uint32_t({})", e.expr(n.parity));
   e.open("");
-  e.line("uint32_t completed;");
-  e.line(ptx_asm(Ptx::MbarrierTryWaitParity, e.arch, {{"completed"}, {barrier_address(e, n.barrier)}, {parity}},
+  // tessel_ names are the generated code's own: no kernel variable has one.
+  e.line("uint32_t tessel_completed;");
+  e.line(ptx_asm(Ptx::MbarrierTryWaitParity, e.arch, {{"tessel_completed"}, {barrier_address(e, n.barrier)}, {parity}},
                  ordering(n.sem, n.scope)) +
          at(n));
-  e.line(fmt::format("{} = completed != 0;", e.expr(n.ready)));
-  if (e.debug) emit_try_wait_watch(e, n, n.barrier, parity, "completed");
+  e.line(fmt::format("{} = tessel_completed != 0;", e.expr(n.ready)));
+  if (e.debug) emit_try_wait_watch(e, n, n.barrier, parity, "tessel_completed");
   e.close();
 }
 
