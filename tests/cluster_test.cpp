@@ -103,12 +103,8 @@ TEST(ClusterSync, WithoutItABlockRacesWithItsPeerOnThePeersSlice) {
   for (const sim::Options& o : every_order()) {
     Buffer<float> din(Device::simulator(), in), scratch(Device::simulator(), std::vector<float>(in.size(), 0.0f)),
         out(Device::simulator(), std::vector<float>(in.size(), 77.0f));
-    std::string got = "no error";
-    try {
-      simulate<SwapsThroughGlobalMemory<false>>(o, blocks, din, scratch, out);
-    } catch (const Error& e) {
-      got = e.what();
-    }
+    const std::string got =
+        testing::simulation_error<SwapsThroughGlobalMemory<false>>(o, blocks, din, scratch, out);
     EXPECT_NE(got.find("cluster_kernels.hpp:"), std::string::npos) << got;
     EXPECT_NE(got.find(": data race on global memory, byte "), std::string::npos) << got;
     EXPECT_NE(got.find("of a 1024-byte allocation"), std::string::npos) << got;

@@ -24,15 +24,6 @@ std::string read_in_flight(int read, int issued) {
                      loc(read), loc(issued));
 }
 
-template <class S, class... A> std::string simulation_error(const sim::Options& options, const A&... args) {
-  try {
-    simulate<S>(options, args...);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 struct Order {
   std::string label;
   sim::Options options;

@@ -11,6 +11,16 @@ template <class S, class... A> void simulate(const sim::Options& options, const 
   Kernel<S>(Device::simulator(), KernelOptions{.sim = options})(args...);
 }
 
+// The message of the tessel::Error the run raises, or "no error".
+template <class S, class... A> std::string simulation_error(const sim::Options& options, const A&... args) {
+  try {
+    simulate<S>(options, args...);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 // The completion orders every asynchronous kernel is checked under: eager, lazy and three seeds.
 inline std::vector<sim::Options> every_order() { return sim::adversarial_schedules(3); }
 

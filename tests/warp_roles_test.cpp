@@ -40,15 +40,6 @@ std::vector<Order> every_order() {
   };
 }
 
-template <class S, class... A> std::string simulation_error(const sim::Options& options, const A&... args) {
-  try {
-    simulate<S>(options, args...);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 // ---- a thread group's sync() ----
 
 // Two roles of two warps each transpose their own 8x8 block of x through shared memory. The

@@ -87,9 +87,7 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
                            const std::function<std::string(int64_t)>& memory, const uint8_t* incoming,
                            const uint8_t* current) const {
   if (!enabled_) return;
-  const auto unordered = [&](const Access& a) {
-    return a.epoch.clock != 0 && a.epoch.actor != at.epoch.actor && !clock.covers(a.epoch);
-  };
+  const auto unordered = [&](const Access& a) { return HappensBefore::unordered(a, at, clock); };
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     Access& last_write = shadow.write[size_t(byte)];
     Access& replica = shadow.replica[size_t(byte)];
@@ -123,10 +121,7 @@ void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n,
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     const Access& last_write = shadow.write[size_t(byte)];
     const Access& replica = shadow.replica[size_t(byte)];
-    const auto unordered = [&](const Access& a) {
-      return a.epoch.clock != 0 && a.epoch.actor != at.epoch.actor && !clock.covers(a.epoch);
-    };
-    if (unordered(last_write) && (replica.epoch.clock == 0 || unordered(replica)))
+    if (unordered(last_write, at, clock) && (replica.epoch.clock == 0 || unordered(replica, at, clock)))
       report(last_write, at, memory(byte));
     if (last_write.generic && !fenced(last_write, clock) && !(replica.generic && fenced(replica, clock)))
       report_unfenced(last_write, at, memory(byte));

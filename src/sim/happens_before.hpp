@@ -111,6 +111,10 @@ class HappensBefore {
     const SourceLoc* loc;
     std::string_view operation;
   };
+  // Whether `earlier` is an access by another actor that `clock` is not ordered after.
+  static bool unordered(const Access& earlier, const Access& at, const VectorClock& clock) {
+    return earlier.epoch.clock != 0 && earlier.epoch.actor != at.epoch.actor && !clock.covers(earlier.epoch);
+  }
   // "the store_shared at k.cpp:12 by warp 0 of block (0, 0, 0)"
   std::string describe(const Access& a) const;
   [[noreturn]] void report(const Access& earlier, const Access& later, const std::string& memory) const;
