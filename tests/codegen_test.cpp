@@ -83,9 +83,12 @@ TEST(Codegen, TensorCoreLadderUsesCpAsyncLdmatrixAndMma) {
     CHECK: __syncthreads();
     CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
     CHECK: tessel_swizzle<2>(
-    CHECK: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+    CHECK: // load_shared
+    CHECK-NOT: ldmatrix.sync.aligned.m8n8.x2
+    CHECK: const int k = 0 + ((lane / 8) % 2) * 8, col = 0 + (warp % 2) * 8 + lane % 8 + (lane / 16) * 16;
+    CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
     CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-  )"));
+  )")) << src;
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
     CompileStats stats;
     EXPECT_GT(examples::find_example("ampere_v5_swizzled").compile({256, 256, 128}, arch, &stats), 0u);
@@ -110,14 +113,14 @@ TEST(Codegen, SharedStoresAreVectorizedWhereRowsAllowIt) {
   EXPECT_TRUE(testing::file_check(src, R"(
     CHECK: // store_shared [warps 0..3]
     CHECK: for (int lv = 0; lv < 32; lv += 8) {
-    CHECK: tessel_store_vec<tessel_f16, 8>(&reinterpret_cast<tessel_f16*>(tessel_smem + 0)[c0 * 32 + c1 * 1], &r_1[lv]);
+    CHECK: tessel_store_vec<tessel_f16, 8>(&*reinterpret_cast<tessel_f16*>(tessel_smem + 0 + (c0 * 32 + c1 * 1) * 2), &r_1[lv]);
   )")) << src;
   // Into a transposed view the elements of a run are 128 apart: element by element.
   const std::string simt = examples::find_example("matmul_simt").cuda({128, 128, 64}, "sm_80");
   EXPECT_TRUE(testing::file_check(simt, R"(
     CHECK: // store_shared [warps 0..7]
     CHECK-NOT: tessel_store_vec
-    CHECK: reinterpret_cast<tessel_f16*>(tessel_smem + 0)[0 + c0 * 1 + c1 * 128] = r_1[l];
+    CHECK: *reinterpret_cast<tessel_f16*>(tessel_smem + 0 + (c0 * 1 + c1 * 128) * 2) = r_1[l];
   )")) << simt;
 }
 
@@ -131,8 +134,10 @@ TEST(Codegen, AccumulatorFragmentsAreStoredWithStmatrixOnSm90) {
   EXPECT_TRUE(testing::file_check(x4, R"(
     CHECK: // store_shared [warps 0..3]
     CHECK: const int row = 0 + (warp / 2) * 16 + lane % 16, col = 0 + (warp % 2) * 8 + ((lane / 16) % 2) * 16;
-    CHECK: asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" :: "r"(uint32_t(__cvta_generic_to_shared(&*reinterpret_cast<tessel_f16*>(tessel_smem + 4096 + tessel_swizzle<3>(((row + 0) * 64 + (col + 0)) * 2))))), "r"(tessel_pack2(r_4[0], r_4[1])), "r"(tessel_pack2(r_4[2], r_4[3])), "r"(tessel_pack2(r_4[4], r_4[5])), "r"(tessel_pack2(r_4[6], r_4[7])) : "memory");
-    CHECK: tessel_swizzle<3>(((row + 32) * 64 + (col + 32)) * 2)
+    CHECK: asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" :: "r"(uint32_t(__cvta_generic_to_shared(&*reinterpret_cast<tessel_f16*>(tessel_smem + 4096 + tessel_swizzle<3>((row * 64 + col) * 2))))), "r"(tessel_pack2(r_4[0], r_4[1])), "r"(tessel_pack2(r_4[2], r_4[3])), "r"(tessel_pack2(r_4[4], r_4[5])), "r"(tessel_pack2(r_4[6], r_4[7])) : "memory");
+    CHECK: tessel_smem + 4096 + tessel_swizzle<3>((row * 64 + col + 32) * 2)
+    CHECK: tessel_smem + 4096 + (2048) * 2 + tessel_swizzle<3>((row * 64 + col) * 2)
+    CHECK: tessel_smem + 4096 + (2048) * 2 + tessel_swizzle<3>((row * 64 + col + 32) * 2)
   )")) << x4;
   // Rows of 128 bytes written 8 at a time by stmatrix: choose_swizzles gives the tile the 128-byte
   // pattern on sm_90+, and none on sm_80 where the store is element by element.

@@ -42,7 +42,7 @@ TEST(Printer, IsDeterministicAcrossTraces) {
 
 TEST(Printer, ShowsTheTracedKernel) {
   EXPECT_TRUE(testing::file_check(ir::print(*traced_tiny()), R"(
-    CHECK: kernel Tiny(%arg0: i32, %arg1: ptr<f32>) blocks=[%v] warps=2 shared=-1 {
+    CHECK: kernel Tiny(%arg0: i32 [multiple of 8], %arg1: ptr<f32> [16-byte aligned]) blocks=[%v] warps=2 shared=-1 {
     CHECK-NEXT: %v: i32 = div(sub(add(%arg0, 256), 1), 256)
     CHECK-NEXT: %s = alloc_shared<f32>[256] offset=-1 swizzle=undecided
     CHECK-NEXT: %s.1 = alloc_shared<f16>[3] offset=-1 swizzle=undecided

@@ -58,12 +58,13 @@ TEST(CacheKey, BuildsTheCompileAndTuningKeys) {
                                                                        .add("sm_90a")
                                                                        .add("-O3")
                                                                        .digest());
-  EXPECT_EQ(tuning::TuningDb::key("K", {"block=64", "block=128"}, "k=8", "n<=1024", "sm_90a"),
-            CacheKey("tessel-tuning-key-v1")
+  EXPECT_EQ(tuning::TuningDb::key("K", {"block=64", "block=128"}, "k=8", "a: 16-byte aligned", "n<=1024", "sm_90a"),
+            CacheKey("tessel-tuning-key-v2")
                 .add("K")
                 .add("block=64")
                 .add("block=128")
                 .add("k=8")
+                .add("a: 16-byte aligned")
                 .add("n<=1024")
                 .add("sm_90a")
                 .digest());

@@ -157,15 +157,17 @@ TEST_F(TuningDbTest, TuningOffTakesTheFirstFeasibleCandidate) {
   EXPECT_TRUE(tuning::TuningDb(dir_).list().empty());
 }
 
-TEST_F(TuningDbTest, ADifferentSizeBucketIsTunedSeparately) {
+TEST_F(TuningDbTest, ADifferentSizeBucketOrSpecializationIsTunedSeparately) {
   const tuning::TuningDb db(dir_);
   const std::vector<std::string> space = {"block=128", "block=256"};
-  EXPECT_NE(tuning::TuningDb::key("K", space, "", "n<=1024", "sm_90a"),
-            tuning::TuningDb::key("K", space, "", "n<=2048", "sm_90a"));
-  EXPECT_NE(tuning::TuningDb::key("K", space, "", "n<=1024", "sm_90a"),
-            tuning::TuningDb::key("K", {"block=128"}, "", "n<=1024", "sm_90a"));
-  EXPECT_NE(tuning::TuningDb::key("K", space, "", "n<=1024", "sm_90a"),
-            tuning::TuningDb::key("K", space, "", "n<=1024", "sm_100a"));
+  EXPECT_NE(tuning::TuningDb::key("K", space, "", "a: 16-byte aligned", "n<=1024", "sm_90a"),
+            tuning::TuningDb::key("K", space, "", "", "n<=1024", "sm_90a"));
+  EXPECT_NE(tuning::TuningDb::key("K", space, "", "", "n<=1024", "sm_90a"),
+            tuning::TuningDb::key("K", space, "", "", "n<=2048", "sm_90a"));
+  EXPECT_NE(tuning::TuningDb::key("K", space, "", "", "n<=1024", "sm_90a"),
+            tuning::TuningDb::key("K", {"block=128"}, "", "", "n<=1024", "sm_90a"));
+  EXPECT_NE(tuning::TuningDb::key("K", space, "", "", "n<=1024", "sm_90a"),
+            tuning::TuningDb::key("K", space, "", "", "n<=1024", "sm_100a"));
 }
 
 TEST(Fingerprint, DifferencesAreNamed) {

@@ -369,7 +369,7 @@ TEST(WarpRoles, FastDivmodPassesTheDivisorAndItsMagicNumbersOnce) {
   Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(4, 0));
   const std::string ir = ir::print(*k.lowered(1, 1, 0, 3, out));
   EXPECT_TRUE(file_check(ir, R"(
-    CHECK: kernel DividesByAGridConstant_int(%arg0: i32, %arg1: i32, %arg2: i32, %arg3: i32, %arg4: ptr<i32>, %divisor: i32, %divisor_multiplier: u32, %divisor_log2: u32)
+    CHECK: kernel DividesByAGridConstant_int(%arg0: i32, %arg1: i32, %arg2: i32 [multiple of 16], %arg3: i32, %arg4: ptr<i32> [16-byte aligned], %divisor: i32, %divisor_multiplier: u32, %divisor_log2: u32)
     CHECK-NEXT: // %divisor = fast_divmod divisor %arg3, at launch
     CHECK-NEXT: // %divisor_multiplier = fast_divmod multiplier of %arg3, at launch
     CHECK-NEXT: // %divisor_log2 = fast_divmod ceil(log2) of %arg3, at launch

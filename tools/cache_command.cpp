@@ -39,9 +39,10 @@ int list() {
   if (tuned.empty()) return 0;
   fmt::print("tuning results:\n");
   for (const auto& [key, r] : tuned)
-    fmt::print("  {}  {} ({}{}{}) on {}: [{}] {:.4f} ms, {} candidates in {:.1f} s, {}\n", key.substr(0, 12), r.kernel,
-               r.compile_args, r.compile_args.empty() || r.size_bucket.empty() ? "" : ", ", r.size_bucket,
-               r.fingerprint.gpu, r.winner, r.winner_ms, r.candidates.size(), r.tuning_wall_ms / 1000, r.tuned_at);
+    fmt::print("  {}  {} ({}{}{}){} on {}: [{}] {:.4f} ms, {} candidates in {:.1f} s, {}\n", key.substr(0, 12),
+               r.kernel, r.compile_args, r.compile_args.empty() || r.size_bucket.empty() ? "" : ", ", r.size_bucket,
+               r.specialization.empty() ? "" : fmt::format(" [{}]", r.specialization), r.fingerprint.gpu, r.winner,
+               r.winner_ms, r.candidates.size(), r.tuning_wall_ms / 1000, r.tuned_at);
   return 0;
 }
 
@@ -56,10 +57,10 @@ int show(const std::string& prefix) {
     throw Error(fmt::format("cache show: {} tuning results' keys start with '{}'; give more characters", matches.size(),
                             prefix));
   const tuning::TuningRecord& r = matches.front().record;
-  fmt::print("key:         {}\nkernel:      {}\narguments:   {}\nsizes:       {}\ntarget:      {}\nmeasured on: "
-             "{}\ntuned at:    {} in {:.1f} s\nwinner:      [{}] {:.4f} ms\n",
-             matches.front().key, r.kernel, r.compile_args, r.size_bucket, r.target, r.fingerprint.str(), r.tuned_at,
-             r.tuning_wall_ms / 1000, r.winner, r.winner_ms);
+  fmt::print("key:         {}\nkernel:      {}\narguments:   {}\nspecialized: {}\nsizes:       {}\ntarget:      {}\n"
+             "measured on: {}\ntuned at:    {} in {:.1f} s\nwinner:      [{}] {:.4f} ms\n",
+             matches.front().key, r.kernel, r.compile_args, r.specialization.empty() ? "-" : r.specialization,
+             r.size_bucket, r.target, r.fingerprint.str(), r.tuned_at, r.tuning_wall_ms / 1000, r.winner, r.winner_ms);
   std::vector<const tuning::CandidateOutcome*> order;
   for (const auto& c : r.candidates) order.push_back(&c);
   std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) {

@@ -1,66 +1,151 @@
 // cp.async: global -> shared copies that complete asynchronously, and their group bookkeeping.
+//
+// A copy moves a tile of the view at `offsets`. Whether the whole tile lies inside the view is
+// decided once per copy, not per run: a whole tile copies every run unconditionally, and only a
+// tile on the view's edge computes, per run, how much of it lies inside (the copy zero-fills the
+// rest). Alignment is proven from the variant's specialization where it can be (Divisibility);
+// otherwise it is tested once per tile, and unaligned runs are copied synchronously.
 #include "emitter.hpp"
 #include "ptx.hpp"
 
 namespace tessel::codegen {
 
+namespace {
+
+Ptx copy_instruction(int run_bytes, bool whole) {
+  switch (run_bytes) {
+    case 16: return whole ? Ptx::CpAsyncCg16Whole : Ptx::CpAsyncCg16;
+    case 8: return whole ? Ptx::CpAsyncCa8Whole : Ptx::CpAsyncCa8;
+    default: return whole ? Ptx::CpAsyncCa4Whole : Ptx::CpAsyncCa4;
+  }
+}
+
+// The run-time conditions under which every run of the tile starts on a `run_bytes` boundary,
+// beyond what the divisibility of the kernel's values proves: the tile's first address and the
+// strides of the outer dimensions (a run's column is a multiple of its length by construction).
+std::vector<std::string> alignment_tests(Emitter& e, const ir::CopyAsyncNode& n, int run_bytes) {
+  const ir::GlobalTensor& g = n.src;
+  const int bytes = dtype_bytes(g->dtype);
+  const ir::Divisibility& div = e.divisibility;
+  std::vector<std::string> tests;
+  // A term offset * stride of the origin, in bytes, is proven a multiple of run_bytes.
+  const auto proven = [&](const ir::Expr& offset, const ir::Expr& stride) {
+    const int64_t d = div.of(ir::binary(ir::BinaryOp::Mul, offset, stride));
+    return d == 0 || d * bytes % run_bytes == 0;
+  };
+  bool origin_proven = div.divides(run_bytes, g->ptr);
+  for (int d = 0; d < g->rank(); ++d) origin_proven = origin_proven && proven(n.offsets[d], g->strides[d]);
+  if (!origin_proven) tests.push_back(fmt::format("reinterpret_cast<uint64_t>(tile) % {} == 0", run_bytes));
+  for (int d = 0; d + 1 < g->rank(); ++d) {
+    const int64_t stride = div.of(g->strides[d]);
+    if (stride == 0 || stride * bytes % run_bytes == 0) continue;
+    tests.push_back(fmt::format("(int64_t({}) * {}) % {} == 0", e.expr(g->strides[d]), bytes, run_bytes));
+  }
+  return tests;
+}
+
+}  // namespace
+
 void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
   e.header(n, "copy_async global -> shared");
   const int vec = n.vector;
   TESSEL_CHECK(vec >= 1, "copy_async at {} reached code generation without a vector width", n.loc.str());
+  const ir::GlobalTensor& g = n.src;
   const int bytes = dtype_bytes(n.dst->dtype);
+  const int run_bytes = vec * bytes;
   const int rank = n.dst->rank();
   const std::string T = c_type(n.dst->dtype);
-  const int64_t base = e.shared_offsets.at(n.dst->allocation());
   e.open("");
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
   if (n.layout.num_threads() < e.group().count) e.open(fmt::format("if (t < {})", n.layout.num_threads()));
-  e.line("#pragma unroll");
-  e.open(fmt::format("for (int lv = 0; lv < {}; lv += {})", n.layout.local_size(), vec));
-  const auto c = n.layout.coord_exprs("t", "lv");
-  std::vector<std::string> sterms, gterms, rows_inside;
+  // A run's coordinates are the thread's part plus the run's own, a constant of the unrolled copy
+  // (every mode of a layout is either a thread digit or a register digit): the thread's addresses
+  // are computed once, and each run adds an immediate.
+  const std::vector<std::string> thread_coord = n.layout.coord_exprs("t", "0");
+  std::vector<std::string> origin_terms, whole, sterms, gterms;
   for (int d = 0; d < rank; ++d) {
-    e.line(fmt::format("const int c{} = {};", d, c[d]));
-    const std::string off = e.expr(n.offsets[d]);
-    e.line(fmt::format("const int g{} = c{}{};", d, d, off == "0" ? "" : " + " + off));
+    e.line(fmt::format("const int o{} = {};", d, e.expr(n.offsets[d])));
+    e.line(fmt::format("const int c{} = {};", d, thread_coord[d]));
+    origin_terms.push_back(fmt::format("int64_t(o{}) * {}", d, e.expr(g->strides[d])));
+    whole.push_back(fmt::format("o{0} >= 0 && o{0} + {1} <= {2}", d, n.dst->shape[d], e.expr(g->shape[d])));
     sterms.push_back(fmt::format("c{} * {}", d, n.dst->strides[d]));
-    gterms.push_back(fmt::format("int64_t(g{}) * {}", d, e.expr(n.src->strides[d])));
-    if (d < rank - 1) rows_inside.push_back(fmt::format("g{0} >= 0 && g{0} < {1}", d, e.expr(n.src->shape[d])));
+    gterms.push_back(fmt::format("int64_t(c{}) * {}", d, e.expr(g->strides[d])));
   }
-  // The run stays inside one 16-byte chunk, which a swizzle moves as a whole.
-  const std::string element = fmt::format("{}{}", n.dst->offset ? e.expr(n.dst->offset) + " + " : "", fmt::join(sterms, " + "));
-  if (n.dst->swizzle_bits == 0)
-    e.line(fmt::format("{}* s = reinterpret_cast<{}*>(tessel_smem + {}) + {};", T, T, base, element));
-  else
-    e.line(fmt::format("{}* s = reinterpret_cast<{}*>(tessel_smem + {} + tessel_swizzle<{}>(({}) * {}));", T, T, base,
-                       n.dst->swizzle_bits, element, bytes));
-  e.line(fmt::format("const {}* g = {} + ({});", T, e.expr(n.src->ptr), fmt::join(gterms, " + ")));
-  const std::string last = fmt::format("g{}", rank - 1), extent = e.expr(n.src->shape[rank - 1]);
-  rows_inside.push_back(fmt::format("{} >= 0", last));
-  // Elements of this run inside the view; the copy zero-fills the rest of the run.
-  e.line(fmt::format("const int inside = ({}) ? min({}, max(0, {} - {})) : 0;", fmt::join(rows_inside, " && "), vec,
-                     extent, last));
-  if (e.debug) {
-    std::vector<std::string> coords;
-    for (int d = 0; d < rank; ++d) coords.push_back(fmt::format("g{}", d));
-    emit_access_check(e, n, "copy_async reads", n.src, "inside > 0", "g", fmt::format("inside * {}", bytes), coords);
-  }
-  if (vec > 1) {
-    e.open(fmt::format("if ((reinterpret_cast<uint64_t>(g) % {}) == 0)", vec * bytes));
-    const Ptx copy = vec * bytes == 16 ? Ptx::CpAsyncCg16 : vec * bytes == 8 ? Ptx::CpAsyncCa8 : Ptx::CpAsyncCa4;
-    e.line(ptx_asm(copy, e.arch,
-                   {{"uint32_t(__cvta_generic_to_shared(s))"}, {fmt::format("inside > 0 ? g : {}", e.expr(n.src->ptr))},
-                    {fmt::format("inside * {}", bytes)}}));
+  e.line(fmt::format("const {}* tile = {} + ({});", T, e.expr(g->ptr), fmt::join(origin_terms, " + ")));
+  e.line(fmt::format("const {}* thread_g = tile + ({});", T, fmt::join(gterms, " + ")));
+  const std::string thread_s = fmt::format("{}", fmt::join(sterms, " + "));
+  const std::vector<std::string> unproven = vec > 1 ? alignment_tests(e, n, run_bytes) : std::vector<std::string>{};
+  // Opens the scope of run `lv`: its coordinates k0.. (relative to the thread's), `s` and `g`.
+  const auto open_run = [&](int lv) {
+    const std::vector<int> k = n.layout.coords(0, lv);
+    int64_t shared_constant = 0;
+    std::vector<std::string> global_constant;
+    for (int d = 0; d < rank; ++d) {
+      shared_constant += int64_t(k[d]) * n.dst->strides[d];
+      int64_t stride = 0;
+      if (k[d] == 0) continue;
+      if (ir::as_const_int(g->strides[d], &stride)) global_constant.push_back(std::to_string(int64_t(k[d]) * stride));
+      else global_constant.push_back(fmt::format("int64_t({}) * {}", k[d], e.expr(g->strides[d])));
+    }
+    e.open("");
+    e.line(fmt::format("{}* s = reinterpret_cast<{}*>(tessel_smem + {});", T, T,
+                       shared_byte_offset(e, n.dst, thread_s, shared_constant)));
+    e.line(fmt::format("const {}* g = thread_g{};", T,
+                       global_constant.empty() ? "" : fmt::format(" + ({})", fmt::join(global_constant, " + "))));
+    return k;
+  };
+
+  // Debug mode checks every run against its allocation, on the edge path.
+  if (vec > 1 && !e.debug) {
+    std::vector<std::string> fast = whole;
+    fast.insert(fast.end(), unproven.begin(), unproven.end());
+    e.open(fmt::format("if ({})", fmt::join(fast, " && ")));
+    for (int lv = 0; lv < n.layout.local_size(); lv += vec) {
+      open_run(lv);
+      e.line(ptx_asm(copy_instruction(run_bytes, true), e.arch, {{"uint32_t(__cvta_generic_to_shared(s))"}, {"g"}}));
+      e.close();
+    }
     e.close(" else {");
     ++e.indent;
   } else {
     e.open("");
   }
-  // Unaligned or narrow runs: copied synchronously, which is also a valid completion.
-  e.line("#pragma unroll");
-  e.line(fmt::format("for (int j = 0; j < {}; ++j) s[j] = j < inside ? g[j] : {};", vec,
-                     to_storage(n.dst->dtype, fmt::format("({})(0)", arith_type(n.dst->dtype)))));
-  e.close();
+  for (int lv = 0; lv < n.layout.local_size(); lv += vec) {
+    const std::vector<int> k = open_run(lv);
+    std::vector<std::string> at, rows_inside;
+    for (int d = 0; d < rank; ++d) at.push_back(fmt::format("o{0} + c{0} + {1}", d, k[d]));
+    for (int d = 0; d + 1 < rank; ++d)
+      rows_inside.push_back(fmt::format("{0} >= 0 && {0} < {1}", at[size_t(d)], e.expr(g->shape[d])));
+    rows_inside.push_back(at.back() + " >= 0");
+    // Elements of this run inside the view; the copy zero-fills the rest of the run.
+    e.line(fmt::format("const int inside = ({}) ? min({}, max(0, {} - ({}))) : 0;", fmt::join(rows_inside, " && "),
+                       vec, e.expr(g->shape[rank - 1]), at.back()));
+    if (e.debug) emit_access_check(e, n, "copy_async reads", g, "inside > 0", "g", fmt::format("inside * {}", bytes), at);
+    const auto zero_filling_copy = [&] {
+      e.line(ptx_asm(copy_instruction(run_bytes, false), e.arch,
+                     {{"uint32_t(__cvta_generic_to_shared(s))"}, {fmt::format("inside > 0 ? g : {}", e.expr(g->ptr))},
+                      {fmt::format("inside * {}", bytes)}}));
+    };
+    const auto synchronous_copy = [&] {
+      e.line("#pragma unroll");
+      e.line(fmt::format("for (int j = 0; j < {}; ++j) s[j] = j < inside ? g[j] : {};", vec,
+                         to_storage(n.dst->dtype, fmt::format("({})(0)", arith_type(n.dst->dtype)))));
+    };
+    if (vec == 1) {
+      synchronous_copy();
+    } else if (unproven.empty()) {
+      zero_filling_copy();
+    } else {
+      // Unaligned runs are copied synchronously, which is also a valid completion.
+      e.open(fmt::format("if ((reinterpret_cast<uint64_t>(g) % {}) == 0)", run_bytes));
+      zero_filling_copy();
+      e.close(" else {");
+      ++e.indent;
+      synchronous_copy();
+      e.close();
+    }
+    e.close();
+  }
   e.close();
   if (n.layout.num_threads() < e.group().count) e.close();
   e.close();

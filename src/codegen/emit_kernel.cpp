@@ -297,7 +297,7 @@ void Emitter::stmt(const ir::Stmt& s) {
 
 CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& options) {
   TESSEL_CHECK(k.shared_bytes >= 0, "kernel {} reached code generation without a shared-memory plan", k.name);
-  Emitter e(arch, options.debug);
+  Emitter e(k, arch, options.debug);
   e.cluster = k.cluster;
   e.tcgen05_cta_group = k.tcgen05_cta_group;
   CudaModule m;

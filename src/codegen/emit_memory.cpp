@@ -7,17 +7,32 @@
 
 namespace tessel::codegen {
 
+std::string shared_byte_offset(Emitter& e, const ir::SharedTensor& s, const std::string& index, int64_t constant) {
+  const int64_t base = e.shared_offsets.at(s->allocation());
+  const int bytes = dtype_bytes(s->dtype);
+  std::string swizzled = index, outside;  // element indices inside and outside the swizzle
+  const auto add = [](std::string& sum, const std::string& term) { sum = sum.empty() ? term : sum + " + " + term; };
+  // The swizzle permutes bytes within periods of 128 << bits bytes (layout/shared_swizzle.hpp).
+  const int64_t period = s->swizzle_bits ? (int64_t(128) << s->swizzle_bits) / bytes : 1;
+  int64_t view_offset = 0;
+  if (s->offset && ir::as_const_int(s->offset, &view_offset)) constant += view_offset;
+  else if (s->offset) add(e.divisibility.divides(period, s->offset) ? outside : swizzled, e.expr(s->offset));
+  // swizzle(x + q * period + r) = swizzle(x + r) + q * period: whole periods of the constant leave it.
+  const int64_t within = constant % period;
+  if (constant - within) add(outside, std::to_string(constant - within));
+  if (within) add(swizzled, std::to_string(within));
+  std::string offset = std::to_string(base);
+  if (!outside.empty()) offset += fmt::format(" + ({}) * {}", outside, bytes);
+  if (s->swizzle_bits == 0) return offset + fmt::format(" + ({}) * {}", swizzled, bytes);
+  return offset + fmt::format(" + tessel_swizzle<{}>(({}) * {})", s->swizzle_bits, swizzled, bytes);
+}
+
 namespace {
 
-// An lvalue for the element of `s` at element index `index` (from the view's first element): the
-// byte offset inside the allocation goes through the allocation's swizzle.
-std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::string& index) {
-  const int64_t base = e.shared_offsets.at(s->allocation());
-  const std::string T = c_type(s->dtype);
-  const std::string element = s->offset ? fmt::format("{} + {}", e.expr(s->offset), index) : index;
-  if (s->swizzle_bits == 0) return fmt::format("reinterpret_cast<{}*>(tessel_smem + {})[{}]", T, base, element);
-  return fmt::format("*reinterpret_cast<{}*>(tessel_smem + {} + tessel_swizzle<{}>(({}) * {}))", T, base,
-                     s->swizzle_bits, element, dtype_bytes(s->dtype));
+// An lvalue for the element of `s` at element index `index` + `constant` (from the view's first element).
+std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::string& index, int64_t constant = 0) {
+  return fmt::format("*reinterpret_cast<{}*>(tessel_smem + {})", c_type(s->dtype),
+                     shared_byte_offset(e, s, index, constant));
 }
 
 // Opens a per-thread loop over the tile's slots with `c0..cN` the element's coordinates in the
@@ -160,7 +175,9 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   e.header(n, "load_shared");
   e.declare_tile(n.out);
   e.open("");
-  if (!emit_ldmatrix(e, n, [&](const std::string& index) { return shared_element(e, n.src, index); })) {
+  if (!emit_ldmatrix(e, n, [&](const std::string& index, int64_t constant) {
+        return shared_element(e, n.src, index, constant);
+      })) {
     open_slot_loop(e, n.out, n.offsets);
     e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src))));
     e.close();
@@ -171,7 +188,9 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
 void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   e.header(n, "store_shared");
   e.open("");
-  const auto element = [&](const std::string& index) { return shared_element(e, n.dst, index); };
+  const auto element = [&](const std::string& index, int64_t constant = 0) {
+    return shared_element(e, n.dst, index, constant);
+  };
   if (emit_stmatrix(e, n, element)) {
     e.close();
     return;

@@ -7,7 +7,7 @@
 
 namespace tessel::codegen {
 
-bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function<std::string(const std::string&)>& element) {
+bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const SharedElement& element) {
   const ir::MatrixAccess& split = n.matrix;
   if (split.instruction == ir::MatrixInstruction::None) return false;
   const int rm = n.src->shape()[0] / 16 / split.warps_m, rn = n.src->shape()[1] / 8 / split.warps_n;
@@ -19,10 +19,10 @@ bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function
   e.line(fmt::format("const int row = {} + (warp / {}) * 16 + lane % 16, col = {} + (warp % {}) * 8 + ((lane / 16) % {}) * {};",
                      e.expr(n.offsets[0]), split.warps_n, e.expr(n.offsets[1]), split.warps_n, atoms,
                      split.warps_n * 8));
+  const std::string thread = fmt::format("row * {} + col", n.dst->strides[0]);
   for (int mi = 0; mi < rm; ++mi)
     for (int ni = 0; ni < rn; ni += atoms) {
-      const std::string index = fmt::format("(row + {}) * {} + (col + {})", mi * split.warps_m * 16, n.dst->strides[0],
-                                            ni * split.warps_n * 8);
+      const int64_t constant = int64_t(mi * split.warps_m * 16) * n.dst->strides[0] + ni * split.warps_n * 8;
       std::vector<std::string> registers;
       for (int a = 0; a < atoms; ++a) {
         const int slot = (mi * rn + ni + a) * 4;
@@ -30,7 +30,7 @@ bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function
           registers.push_back(fmt::format("tessel_pack2({0}[{1}], {0}[{2}])", src, slot + 2 * r, slot + 2 * r + 1));
       }
       e.line(ptx_asm(Ptx::Stmatrix, e.arch,
-                     {{fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", element(index))}, registers}));
+                     {{fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", element(thread, constant))}, registers}));
     }
   return true;
 }

@@ -9,15 +9,19 @@
 #include <vector>
 
 #include "tessel/codegen/cuda.hpp"
+#include "tessel/ir/divisibility.hpp"
 
 namespace tessel::codegen {
 
 class Emitter {
  public:
-  Emitter(ir::Arch arch, bool debug) : arch(arch), debug(debug) {}
+  Emitter(const ir::KernelNode& k, ir::Arch arch, bool debug) : arch(arch), debug(debug), divisibility(k) {}
 
   const ir::Arch arch;
   const bool debug;  // EmitOptions::debug: emit the checks of debug mode (debug_checks.cpp)
+  // What the kernel's values are known to be multiples of: proves addresses aligned, so that no
+  // run-time test is emitted for them.
+  const ir::Divisibility divisibility;
 
   void line(const std::string& s) { out += std::string(2 * indent, ' ') + s + "\n"; }
   void open(const std::string& s) { line(s.empty() ? "{" : s + " {"); ++indent; }
@@ -71,6 +75,16 @@ template <class Body> void in_issuing_thread(Emitter& e, Body&& body) {
   e.close();
 }
 
+// The byte offset from tessel_smem of the element of shared view `s` at element index
+// `index` + `constant` (counted from the view's first element), through the allocation's swizzle.
+// `index` is what varies by thread, `constant` what an unrolled access adds. A view offset (a
+// pipeline stage) or a constant that is a whole number of swizzle periods is added outside the
+// swizzle: the swizzled part then depends on the thread alone, leaves the loops, and the constant
+// becomes an immediate of the instruction.
+std::string shared_byte_offset(Emitter& e, const ir::SharedTensor& s, const std::string& index, int64_t constant = 0);
+// An lvalue for the element of `s` at element index `index` + `constant`, as above.
+using SharedElement = std::function<std::string(const std::string& index, int64_t constant)>;
+
 // The shared-window (32-bit) address of `tile`'s first byte (emit_tma.cpp), and of barrier `b`
 // (emit_mbarrier.cpp).
 std::string shared_address(Emitter& e, const ir::SharedTensor& tile);
@@ -92,9 +106,9 @@ std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a);
 
 // load_shared of tensor-core fragments with ldmatrix; false when select_instructions did not choose it.
 // `element` gives the lvalue of the source element at an element index of the view.
-bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const std::function<std::string(const std::string&)>& element);
+bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const SharedElement& element);
 // store_shared of 16-bit accumulator fragments with stmatrix; false when select_instructions did not choose it.
-bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const std::function<std::string(const std::string&)>& element);
+bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const SharedElement& element);
 
 // Debug mode (debug_checks.cpp). The declarations a kernel needs at entry: its try_wait streak.
 void emit_debug_entry(Emitter& e, const ir::KernelNode& k);

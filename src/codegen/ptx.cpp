@@ -113,6 +113,22 @@ const PtxRow& ptx_row(Ptx instruction) {
                               Arch::Sm80, {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
       return row;
     }
+    // The same copies of a run that lies wholly inside the source: no source size, no zero-fill.
+    case Ptx::CpAsyncCg16Whole: {
+      static const PtxRow row{"cp.async.cg", "cp.async.cg.shared.global [{dst}], [{src}], 16;", Arch::Sm80,
+                              {scalar("dst", "r"), scalar("src", "l")}};
+      return row;
+    }
+    case Ptx::CpAsyncCa8Whole: {
+      static const PtxRow row{"cp.async.ca", "cp.async.ca.shared.global [{dst}], [{src}], 8;", Arch::Sm80,
+                              {scalar("dst", "r"), scalar("src", "l")}};
+      return row;
+    }
+    case Ptx::CpAsyncCa4Whole: {
+      static const PtxRow row{"cp.async.ca", "cp.async.ca.shared.global [{dst}], [{src}], 4;", Arch::Sm80,
+                              {scalar("dst", "r"), scalar("src", "l")}};
+      return row;
+    }
     // PTX ISA, cp.async.commit_group / wait_group: the thread's copies since the last commit form a
     // group; waiting leaves at most `pending` groups in flight.
     case Ptx::CpAsyncCommitGroup: {

@@ -527,6 +527,21 @@ DirectOperands direct_operands(const StmtNode& s) {
   return std::move(lister.found);
 }
 
+std::vector<Var> instruction_results(const StmtNode& s) {
+  switch (s.kind) {
+    case NodeKind::MbarrierTryWait: return {static_cast<const MbarrierTryWaitNode&>(s).ready};
+    case NodeKind::ClcQuery: {
+      const auto& q = static_cast<const ClcQueryNode&>(s);
+      return {q.canceled, q.x, q.y, q.z};
+    }
+    case NodeKind::FastDivmod: {
+      const auto& d = static_cast<const FastDivmodNode&>(s);
+      return {d.quotient, d.remainder};
+    }
+    default: return {};
+  }
+}
+
 std::vector<Expr> tensor_exprs(const Node& tensor) {
   TensorExprLister lister;
   switch (tensor.kind) {

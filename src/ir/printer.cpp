@@ -15,7 +15,10 @@ class Printer {
  public:
   std::string kernel(const KernelNode& k) {
     std::vector<std::string> params, blocks;
-    for (const Var& p : k.params) params.push_back(fmt::format("{}: {}", name(p.get(), p->name), p->type.str()));
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const Var& p = k.params[i];
+      params.push_back(fmt::format("{}: {}{}", name(p.get(), p->name), p->type.str(), fact(k, i)));
+    }
     for (const Expr& b : k.blocks) blocks.push_back(expr(b));
     const std::string cluster = k.clustered() ? fmt::format(" cluster=[{}]", fmt::join(k.cluster, ", ")) : "";
     line(fmt::format("kernel {}({}) blocks=[{}]{} warps={} shared={} {{", k.name, fmt::join(params, ", "),
@@ -26,6 +29,14 @@ class Printer {
     block(k.body);
     line("}");
     return out_;
+  }
+
+  // " [16-byte aligned]", " [multiple of 16]": what the variant's specialization knows of parameter i.
+  static std::string fact(const KernelNode& k, size_t i) {
+    const int64_t d = k.param_divisor(i);
+    const Type& t = k.params[i]->type;
+    if (t.pointer) return d > dtype_bytes(t.dtype) ? fmt::format(" [{}-byte aligned]", d) : "";
+    return d > 1 ? fmt::format(" [multiple of {}]", d) : "";
   }
 
   // How the launch computes each derived parameter, as comment lines under the kernel's header.

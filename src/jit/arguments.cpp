@@ -2,6 +2,8 @@
 
 #include <fmt/ranges.h>
 
+#include <map>
+
 #include "tessel/error.hpp"
 
 namespace tessel {
@@ -43,6 +45,15 @@ int64_t size_bucket(int64_t v) {
   int64_t b = 1;
   while (b < v) b <<= 1;
   return b;
+}
+
+// The facts a variant is specialized on: the largest of 16, 8 (integers only) and the element's
+// size (pointers) or 1 (integers) that divides the argument. Few classes keep the variants few.
+int64_t divisor_fact(const ParamSpec& p, const HostArg& a) {
+  if (p.kind == ParamSpec::Kind::Pointer)
+    return reinterpret_cast<uintptr_t>(a.p) % 16 == 0 ? 16 : dtype_bytes(p.dtype);
+  if (!integer_size(p) || p.dtype == DType::Bool) return 1;
+  return a.i % 16 == 0 ? 16 : a.i % 8 == 0 ? 8 : 1;
 }
 
 }  // namespace
@@ -100,6 +111,30 @@ void KernelSignature::variant_key(std::span<const HostArg> args, bool size_bucke
   for (size_t i = 0; i < params_.size(); ++i)
     if (compile_time(params_[i])) out.push_back(args[i].i);
     else if (size_buckets && integer_size(params_[i])) out.push_back(size_bucket(args[i].i));
+  divisors(args, out);
+}
+
+void KernelSignature::divisors(std::span<const HostArg> args, std::vector<int64_t>& out) const {
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (!compile_time(params_[i])) out.push_back(divisor_fact(params_[i], args[i]));
+}
+
+std::string KernelSignature::specialization(std::span<const HostArg> args) const {
+  std::map<int64_t, std::vector<std::string>> aligned, multiples;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (compile_time(params_[i])) continue;
+    const int64_t d = divisor_fact(params_[i], args[i]);
+    if (params_[i].kind == ParamSpec::Kind::Pointer) {
+      if (d > dtype_bytes(params_[i].dtype)) aligned[d].push_back(names_[i]);
+    } else if (d > 1) {
+      multiples[d].push_back(names_[i]);
+    }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [d, names] : aligned) parts.push_back(fmt::format("{}: {}-byte aligned", fmt::join(names, ", "), d));
+  for (const auto& [d, names] : multiples)
+    parts.push_back(fmt::format("{}: {} of {}", fmt::join(names, ", "), names.size() == 1 ? "multiple" : "multiples", d));
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 std::string KernelSignature::compile_args(std::span<const HostArg> args) const {

@@ -29,7 +29,7 @@ std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> 
   v->stats.hyperparameters = v->hyperparameters;
   try {
     auto t0 = std::chrono::steady_clock::now();
-    ir::Kernel k = trace_(args, config);
+    ir::Kernel k = specialized(trace_(args, config), args);
     v->stats.trace_ms = ms_since(t0);
     t0 = std::chrono::steady_clock::now();
     v->kernel = passes::lower(k, passes::PassContext{arch_});

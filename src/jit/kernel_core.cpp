@@ -79,8 +79,15 @@ const CompileStats& KernelCore::stats() const {
   return last_ ? last_->stats : none;
 }
 
-KernelCore::Variant& KernelCore::adopt(const std::string& compile_args, std::unique_ptr<Variant> v) {
-  const std::string key = compile_args + "|" + v->hyperparameters;
+ir::Kernel KernelCore::specialized(ir::Kernel k, std::span<const HostArg> args) const {
+  auto out = std::make_shared<ir::KernelNode>(*k);
+  out->param_divisors.clear();
+  signature_.divisors(args, out->param_divisors);
+  return out;
+}
+
+KernelCore::Variant& KernelCore::adopt(const std::string& variant_args, std::unique_ptr<Variant> v) {
+  const std::string key = variant_args + "|" + v->hyperparameters;
   auto it = variants_.find(key);
   if (it == variants_.end()) it = variants_.emplace(key, std::move(v)).first;
   load(*it->second);
@@ -127,7 +134,7 @@ std::string KernelCore::problem_label(std::span<const HostArg> args) const {
 
 ir::Kernel KernelCore::traced(std::span<const HostArg> args) {
   signature_.check(args);
-  return trace_(args, space_.candidates().front());
+  return specialized(trace_(args, space_.candidates().front()), args);
 }
 
 ir::Kernel KernelCore::lowered(std::span<const HostArg> args) { return prepare(args, false).kernel; }

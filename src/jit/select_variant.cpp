@@ -45,6 +45,8 @@ std::string utc_now() {
 KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allow_tuning) {
   const auto& candidates = space_.candidates();
   const std::string compile_args = signature_.compile_args(args);
+  const std::string specialization = signature_.specialization(args);
+  const std::string variant_args = compile_args + "|" + specialization;
   const bool gpu = device_.is_gpu();
   tuning::TunerSettings settings = tuning::TunerSettings::from_environment();
   settings.verbose = options_.verbose;
@@ -62,7 +64,7 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
     return v;
   };
   if (candidates.size() == 1) {
-    Variant& v = adopt(compile_args, build_one(0));
+    Variant& v = adopt(variant_args, build_one(0));
     v.stats.selection = Selection::Only;
     return v;
   }
@@ -85,7 +87,7 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   const bool can_time = gpu || options_.tuning_timer;
   auto first_feasible_variant = [&]() -> Variant& {
     const tuning::TuneResult r = tuning::first_feasible(label, descriptions, steps, settings, cache_dir / "logs");
-    Variant& v = adopt(compile_args, std::move(built[size_t(r.winner)]));
+    Variant& v = adopt(variant_args, std::move(built[size_t(r.winner)]));
     v.stats.selection = Selection::FirstFeasible;
     v.stats.candidates = int(candidates.size());
     return v;
@@ -94,7 +96,7 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
 
   const tuning::TuningDb db(cache_dir);
   const std::string target(ir::arch_name(arch_));
-  const std::string key = tuning::TuningDb::key(name_, descriptions, compile_args, sizes, target);
+  const std::string key = tuning::TuningDb::key(name_, descriptions, compile_args, specialization, sizes, target);
   const tuning::Fingerprint fingerprint = fingerprint_of(device_, arch_);
   auto usable = [&](const std::optional<tuning::TuningRecord>& rec) -> int {
     if (!rec || rec->fingerprint != fingerprint) return -1;
@@ -103,7 +105,7 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
     return -1;
   };
   auto from_database = [&](int winner) -> Variant& {
-    Variant& v = adopt(compile_args, build_one(winner));
+    Variant& v = adopt(variant_args, build_one(winner));
     v.stats.selection = Selection::FromDatabase;
     v.stats.candidates = int(candidates.size());
     if (options_.verbose)
@@ -152,6 +154,7 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   tuning::TuningRecord rec;
   rec.kernel = name_;
   rec.compile_args = compile_args;
+  rec.specialization = specialization;
   rec.size_bucket = sizes;
   rec.target = target;
   rec.fingerprint = fingerprint;
@@ -162,7 +165,7 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   rec.candidates = r.outcomes;
   db.store(key, rec);
 
-  Variant& v = adopt(compile_args, std::move(built[size_t(r.winner)]));
+  Variant& v = adopt(variant_args, std::move(built[size_t(r.winner)]));
   v.stats.selection = Selection::Tuned;
   v.stats.candidates = int(candidates.size());
   v.stats.tuning_wall_ms = r.wall_ms;

@@ -85,6 +85,7 @@ std::string to_json(const TuningRecord& r) {
                           {"median_ms", c.median_ms}});
   const json j = {{"kernel", r.kernel},
                   {"compile_args", r.compile_args},
+                  {"specialization", r.specialization},
                   {"size_bucket", r.size_bucket},
                   {"target", r.target},
                   {"fingerprint", fingerprint_json(r.fingerprint)},
@@ -102,6 +103,7 @@ std::optional<TuningRecord> from_json(std::string_view text) {
     TuningRecord r;
     r.kernel = j.at("kernel").get<std::string>();
     r.compile_args = j.at("compile_args").get<std::string>();
+    r.specialization = j.at("specialization").get<std::string>();
     r.size_bucket = j.at("size_bucket").get<std::string>();
     r.target = j.at("target").get<std::string>();
     r.fingerprint = fingerprint_from(j.at("fingerprint"));
@@ -122,11 +124,13 @@ std::optional<TuningRecord> from_json(std::string_view text) {
 TuningDb::TuningDb(std::filesystem::path dir) : cache_(std::move(dir)) {}
 
 std::string TuningDb::key(const std::string& kernel, const std::vector<std::string>& space,
-                          const std::string& compile_args, const std::string& size_bucket, const std::string& target) {
-  return runtime::CacheKey("tessel-tuning-key-v1")
+                          const std::string& compile_args, const std::string& specialization,
+                          const std::string& size_bucket, const std::string& target) {
+  return runtime::CacheKey("tessel-tuning-key-v2")
       .add(kernel)
       .add_each(space)
       .add(compile_args)
+      .add(specialization)
       .add(size_bucket)
       .add(target)
       .digest();

@@ -848,11 +848,16 @@ struct KernelNode {
   int64_t shared_bytes = -1;  // set by the shared-memory planner
   std::vector<TensorMap> tensor_maps;  // set by plan_tensor_maps
   int tcgen05_cta_group = 1;  // set by plan_tensor_memory: the CTA group of every tcgen05 instruction
+  // What the launch knows about the call's parameters (the specialization of a variant): the value
+  // of parameter i (a pointer's address, in bytes) is a multiple of param_divisors[i], a power of
+  // two. Missing entries and 1: nothing known.
+  std::vector<int64_t> param_divisors;
   SourceLoc loc;
   int threads() const { return warps * 32; }
   size_t call_params() const { return params.size() - derived_params.size(); }
   bool clustered() const { return cluster != std::array<int, 3>{1, 1, 1}; }
   int cluster_blocks() const { return cluster[0] * cluster[1] * cluster[2]; }
+  int64_t param_divisor(size_t i) const { return i < param_divisors.size() ? param_divisors[i] : 1; }
 };
 using Kernel = Ref<KernelNode>;
 

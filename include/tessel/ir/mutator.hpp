@@ -54,6 +54,10 @@ struct DirectOperands {
 };
 DirectOperands direct_operands(const StmtNode& s);
 
+// The variables an instruction writes as its results (try_wait's flag, a CLC query's fields,
+// fast_divmod's quotient and remainder): declared beforehand, written here, and never operands.
+std::vector<Var> instruction_results(const StmtNode& s);
+
 // The expressions a tensor holds: a global view's pointer, shape and strides, a shared view's
 // offset, a tensor-memory view's column offset (their allocations' are none).
 std::vector<Expr> tensor_exprs(const Node& tensor);

@@ -54,6 +54,13 @@ class KernelSignature {
   void variant_key(std::span<const HostArg> args, bool size_buckets, std::vector<int64_t>& out) const;
   // "k=4096": the compile-time arguments.
   std::string compile_args(std::span<const HostArg> args) const;
+  // What a variant is specialized on (docs/specialization.md), for each run-time parameter in
+  // order: a power of two that divides the argument (a pointer's address, in bytes). A pointer is
+  // known 16-byte aligned or only aligned to its element; an integer a multiple of 16, of 8, or
+  // nothing. Appended to `out`.
+  void divisors(std::span<const HostArg> args, std::vector<int64_t>& out) const;
+  // "a, b, c: 16-byte aligned; m, n: multiples of 16": the same facts in words ("" when none).
+  std::string specialization(std::span<const HostArg> args) const;
   // "m<=4096, n<=4096": the buckets of the run-time integers.
   std::string size_buckets(std::span<const HostArg> args) const;
   // The run-time arguments as the values of the kernel's parameters, in order; `out` holds one

@@ -126,8 +126,12 @@ class KernelCore {
   // "MatmulV5 (m<=256, n<=256, k=96)": the kernel and the call's compile-time arguments and size
   // buckets, for progress lines and errors.
   std::string problem_label(std::span<const HostArg> args) const;
-  // Keeps a built variant for the rest of the kernel's life, loaded on the GPU.
-  Variant& adopt(const std::string& compile_args, std::unique_ptr<Variant> v);
+  // The traced kernel `k` with what the call's arguments tell about its parameters (their
+  // divisors), which the code generator may rely on.
+  ir::Kernel specialized(ir::Kernel k, std::span<const HostArg> args) const;
+  // Keeps a built variant for the rest of the kernel's life, loaded on the GPU, under the call's
+  // compile-time arguments and specialization.
+  Variant& adopt(const std::string& variant_args, std::unique_ptr<Variant> v);
   void load(Variant& v) const;
   void launch_variant(const Variant& v, std::span<const HostArg> args, void* stream) const;
   // Debug mode on the GPU: waits for call number `call` of variant `v` on `stream`; a fault in it

@@ -1,5 +1,5 @@
-// The tuning database: for each (kernel, space, compile-time arguments, bucket of run-time sizes,
-// target), the winning hyperparameters and every candidate's outcome, stamped with a fingerprint
+// The tuning database: for each (kernel, space, compile-time arguments, specialization, bucket of
+// run-time sizes, target), the winning hyperparameters and every candidate's outcome, stamped with a fingerprint
 // of the machine that measured them. It lives in the compile cache directory (entries of kind
 // "tuning"), so it inherits the cache's atomic replacement and checksums; a per-key lock file
 // makes concurrent processes tune a key once rather than race.
@@ -43,6 +43,7 @@ std::string_view status_name(CandidateOutcome::Status s);
 
 struct TuningRecord {
   std::string kernel, compile_args, size_bucket, target;
+  std::string specialization;  // what the variant knows of its arguments (KernelSignature::specialization)
   Fingerprint fingerprint;
   std::string winner;  // the winner's hyperparameters, as in CandidateOutcome
   double winner_ms = 0;
@@ -57,7 +58,8 @@ class TuningDb {
 
   // The key of one tuning problem. `space` lists every candidate, so a changed space retunes.
   static std::string key(const std::string& kernel, const std::vector<std::string>& space,
-                         const std::string& compile_args, const std::string& size_bucket, const std::string& target);
+                         const std::string& compile_args, const std::string& specialization,
+                         const std::string& size_bucket, const std::string& target);
 
   std::optional<TuningRecord> load(const std::string& key) const;
   // Replaces the record atomically.
