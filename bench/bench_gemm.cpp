@@ -5,9 +5,15 @@
 //   - the flagship tuned (Hopper step 5 on sm_90 GPUs, Ampere step 5 elsewhere) over square and
 //     LLM shapes in fp16 and bf16: a table, a CSV and an SVG chart;
 //   - the compile economics (cold compile, parallel tuning, warm start, launch overhead against a
-//     raw driver launch).
+//     raw driver launch);
+//   - Ampere step 5 tuned at 4096^3 and 8192^3, the mma.sync kernel whose generated code
+//     docs/performance.md's "where the time goes" examines.
 //   bench_gemm [--quick] [--csv FILE] [--svg FILE]
+//   bench_gemm --ampere [--cubins DIR] [--profile]: Ampere step 5 tuned only; --cubins writes each
+//     winner's cubin into DIR, --profile brackets one launch of each winner with
+//     cudaProfilerStart/Stop for `ncu --profile-from-start off` (bench/profile_main_loop.sh).
 #include <cublas_v2.h>
+#include <cuda_profiler_api.h>
 
 #include <chrono>
 #include <stdexcept>
@@ -96,6 +102,12 @@ template <class T> class Problem {
   Problem& operator=(const Problem&) = delete;
 
   double flops() const { return 2.0 * shape.m * shape.n * double(shape.k); }
+
+  template <class S> void launch(Kernel<S>& kernel) { kernel(shape.m, shape.n, shape.k, a, b, c); }
+  // The cubin of the variant `kernel` runs for this problem.
+  template <class S> std::vector<char> cubin_of(Kernel<S>& kernel) {
+    return kernel.cubin(shape.m, shape.n, shape.k, a, b, c);
+  }
 
   // Times `kernel` (after a first call, which tunes for a new shape bucket) and checks its result.
   template <class S> Row run(bench::Timer& timer, Kernel<S>& kernel) {
@@ -186,6 +198,50 @@ std::vector<Row> flagship_rows(bench::Timer& timer, cublasHandle_t handle, const
   return rows;
 }
 
+// What --ampere does besides timing: where the winners' cubins go, and whether one launch of each
+// is bracketed for a profiler.
+struct AmpereOutputs {
+  std::string cubin_dir;
+  bool profile = false;
+};
+
+template <class T>
+Row ampere_tuned_row(bench::Timer& timer, cublasHandle_t handle, int size, const char* dtype,
+                     const AmpereOutputs& outputs) {
+  Problem<T> p(timer, handle, Shape{size, size, size}, dtype);
+  Kernel<MatmulV5Swizzled<T>> kernel(Device::gpu());
+  const Row row = p.run(timer, kernel);
+  if (!outputs.cubin_dir.empty()) {
+    const std::string path = fmt::format("{}/ampere_v5_{}_{}.cubin", outputs.cubin_dir, dtype, size);
+    const std::vector<char> cubin = p.cubin_of(kernel);
+    std::ofstream(path, std::ios::binary).write(cubin.data(), std::streamsize(cubin.size()));
+    fmt::print("  wrote {} [{}]\n", path, row.hyperparameters);
+  }
+  if (outputs.profile) {
+    bench::check(cudaProfilerStart(), "cudaProfilerStart");
+    p.launch(kernel);
+    bench::check(cudaDeviceSynchronize(), "profiled launch");
+    bench::check(cudaProfilerStop(), "cudaProfilerStop");
+  }
+  return row;
+}
+
+// Ampere step 5 tuned at 4096^3 and 8192^3 in fp16 and bf16.
+void print_ampere_tuned(bench::Timer& timer, cublasHandle_t handle, const AmpereOutputs& outputs) {
+  std::vector<Row> rows;
+  for (int size : {4096, 8192}) {
+    rows.push_back(ampere_tuned_row<f16>(timer, handle, size, "fp16", outputs));
+    rows.push_back(ampere_tuned_row<bf16>(timer, handle, size, "bf16", outputs));
+  }
+  fmt::print("\nampere_v5_swizzled tuned:\n");
+  fmt::print("{:<5} {:>16} {:>9} {:>9} {:>7} {:>9}  {}\n", "dtype", "MxNxK", "tessel", "cuBLAS", "ratio", "max err",
+             "tessel configuration");
+  for (const Row& r : rows)
+    fmt::print("{:<5} {:>16} {:>9.1f} {:>9.1f} {:>6.3f}x {:>9.2e}  [{}] ({})\n", r.dtype, r.shape.label(),
+               r.tessel_tflops, r.cublas_tflops, r.tessel_tflops / r.cublas_tflops, r.max_error, r.hyperparameters,
+               r.selection);
+}
+
 template <class S> double cold_compile_ms() {
   Kernel<S> kernel(Device::gpu());
   f16* p = nullptr;  // compiling needs the argument types only
@@ -251,15 +307,21 @@ std::pair<double, double> launch_overhead_us() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, ampere_only = false;
+  AmpereOutputs ampere_outputs;
   std::string csv_path = "bench_gemm.csv", svg_path = "bench_gemm.svg";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--quick") quick = true;
     else if (arg == "--csv" && i + 1 < argc) csv_path = argv[++i];
     else if (arg == "--svg" && i + 1 < argc) svg_path = argv[++i];
+    else if (arg == "--ampere") ampere_only = true;
+    else if (arg == "--cubins" && i + 1 < argc) ampere_outputs.cubin_dir = argv[++i];
+    else if (arg == "--profile") ampere_outputs.profile = true;
     else {
-      fmt::print(stderr, "usage: bench_gemm [--quick] [--csv FILE] [--svg FILE]\n");
+      fmt::print(stderr,
+                 "usage: bench_gemm [--quick] [--csv FILE] [--svg FILE]\n"
+                 "       bench_gemm --ampere [--cubins DIR] [--profile]\n");
       return 2;
     }
   }
@@ -277,6 +339,11 @@ int main(int argc, char** argv) {
   const char* flagship = hopper ? "hopper_v5" : "ampere_v5_swizzled";
   fmt::print("{} (cc {}.{}, {} SMs); flagship {}\n\n", device.name, device.cc_major, device.cc_minor, device.sm_count,
              flagship);
+  if (ampere_only) {
+    print_ampere_tuned(timer, handle, ampere_outputs);
+    cublasDestroy(handle);
+    return 0;
+  }
 
   fmt::print("compile economics (cache {}):\n", getenv("TESSEL_CACHE_DIR"));
   std::vector<std::pair<const char*, double>> cold = {
@@ -329,6 +396,7 @@ int main(int argc, char** argv) {
     panels.back().values[0].push_back(r.tessel_tflops);
     panels.back().values[1].push_back(r.cublas_tflops);
   }
+  if (hopper) print_ampere_tuned(timer, handle, ampere_outputs);
   std::ofstream(svg_path) << bench::bar_chart_svg(fmt::format("C = A B^T on {}", device.name),
                                                   "TFLOPS", panels);
   fmt::print("\nwrote {} and {}\n", csv_path, svg_path);

@@ -51,18 +51,19 @@ template <class T = f16> struct MatmulV5Swizzled : Script {
       copy_async_commit_group();
     }
     for (Int32 i : range(0, k_tiles)) {
+      copy_async_wait_group(stages - 2);  // k-tile i has landed: only the later ones may be in flight
+      // One barrier per k-tile: every warp sees k-tile i, and every warp is done with k-tile i - 1,
+      // whose stage the copy below refills.
+      sync();
       Int32 next = i + (stages - 1);
       if_(next < k_tiles, [&] {
         copy_async(g_a, s_a[next % stages], {offset_m, next * block_k});
         copy_async(g_b, s_b[next % stages], {offset_n, next * block_k});
       });
       copy_async_commit_group();
-      copy_async_wait_group(stages - 1);  // k-tile i has landed
-      sync();
       auto r_a = load_shared(s_a[i % stages], {0, 0}, {block_m, block_k}, frag.a);
       auto r_b = load_shared(s_b[i % stages].transpose(), {0, 0}, {block_k, block_n}, frag.b);
       acc = dot(r_a, r_b, acc);
-      sync();  // every warp is done with stage i before it is refilled
     }
     store_global(global_view(c, {m, n}), acc.to<T>(), {offset_m, offset_n});
   }
