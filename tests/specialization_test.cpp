@@ -5,6 +5,7 @@
 #include "filecheck.hpp"
 #include "tessel/ir/printer.hpp"
 #include "specialization_kernels.hpp"
+#include "vector_add.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -58,6 +59,27 @@ TEST(Specialization, AGeneralVariantTestsAlignmentOncePerTile) {
   // Rows of 100 elements (200 bytes) cannot all start on 16 bytes, whatever the pointer.
   const std::string rows = cuda_for(256, 256, 100, 0x1000);
   EXPECT_TRUE(file_check(rows, "CHECK: o1 + 32 <= 100 && (int64_t(100) * 2) % 16 == 0) {")) << rows;
+}
+
+TEST(Specialization, WholeTilesOfGlobalLoadsAndStoresMoveWithoutTests) {
+  Kernel<examples::VectorAdd> kernel(Device::simulator(), KernelOptions{"sm_80"});
+  float* aligned = reinterpret_cast<float*>(0x1000);
+  const std::string src = kernel.cuda_source(4096, aligned, aligned, aligned);
+  EXPECT_TRUE(file_check(src, R"(
+    CHECK: // load_global
+    CHECK: if (o0 >= 0 && o0 + 2048 <= n) {
+    CHECK: float* thread_p = tile + (
+    CHECK: tessel_load_vec<float, 4>(&r[0], p);
+    CHECK: float* p = thread_p + (int64_t(512) * 1);
+    CHECK: } else {
+    CHECK: // store_global
+    CHECK: if (o0 >= 0 && o0 + 2048 <= n) {
+    CHECK: tessel_store_vec<float, 4>(p, &r_2[0]);
+  )")) << src;
+  float* misaligned = reinterpret_cast<float*>(0x1004);
+  const std::string general = kernel.cuda_source(4096, misaligned, aligned, aligned);
+  EXPECT_TRUE(file_check(general, "CHECK: if (o0 >= 0 && o0 + 2048 <= n && reinterpret_cast<uint64_t>(tile) % 16 == 0) {"))
+      << general;
 }
 
 TEST(Specialization, ACallBreakingAFactGetsAVariantOfItsOwn) {

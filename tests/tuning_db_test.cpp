@@ -95,6 +95,7 @@ TEST_F(TuningDbTest, TheWinnerIsRecordedAndReusedWithoutTiming) {
   const tuning::TuningRecord& r = entries[0].record;
   EXPECT_EQ(r.kernel, "TunedAxpy");
   EXPECT_EQ(r.size_bucket, "n<=1024");
+  EXPECT_EQ(r.specialization, "x, y, z: 16-byte aligned");  // n = 700 is a multiple of neither 8 nor 16
   EXPECT_EQ(r.winner, "block=256");
   EXPECT_EQ(r.fingerprint.gpu, "simulator");
   ASSERT_EQ(r.candidates.size(), 4u);

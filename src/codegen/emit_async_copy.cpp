@@ -20,30 +20,6 @@ Ptx copy_instruction(int run_bytes, bool whole) {
   }
 }
 
-// The run-time conditions under which every run of the tile starts on a `run_bytes` boundary,
-// beyond what the divisibility of the kernel's values proves: the tile's first address and the
-// strides of the outer dimensions (a run's column is a multiple of its length by construction).
-std::vector<std::string> alignment_tests(Emitter& e, const ir::CopyAsyncNode& n, int run_bytes) {
-  const ir::GlobalTensor& g = n.src;
-  const int bytes = dtype_bytes(g->dtype);
-  const ir::Divisibility& div = e.divisibility;
-  std::vector<std::string> tests;
-  // A term offset * stride of the origin, in bytes, is proven a multiple of run_bytes.
-  const auto proven = [&](const ir::Expr& offset, const ir::Expr& stride) {
-    const int64_t d = div.of(ir::binary(ir::BinaryOp::Mul, offset, stride));
-    return d == 0 || d * bytes % run_bytes == 0;
-  };
-  bool origin_proven = div.divides(run_bytes, g->ptr);
-  for (int d = 0; d < g->rank(); ++d) origin_proven = origin_proven && proven(n.offsets[d], g->strides[d]);
-  if (!origin_proven) tests.push_back(fmt::format("reinterpret_cast<uint64_t>(tile) % {} == 0", run_bytes));
-  for (int d = 0; d + 1 < g->rank(); ++d) {
-    const int64_t stride = div.of(g->strides[d]);
-    if (stride == 0 || stride * bytes % run_bytes == 0) continue;
-    tests.push_back(fmt::format("(int64_t({}) * {}) % {} == 0", e.expr(g->strides[d]), bytes, run_bytes));
-  }
-  return tests;
-}
-
 }  // namespace
 
 void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
@@ -74,7 +50,7 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
   e.line(fmt::format("const {}* tile = {} + ({});", T, e.expr(g->ptr), fmt::join(origin_terms, " + ")));
   e.line(fmt::format("const {}* thread_g = tile + ({});", T, fmt::join(gterms, " + ")));
   const std::string thread_s = fmt::format("{}", fmt::join(sterms, " + "));
-  const std::vector<std::string> unproven = vec > 1 ? alignment_tests(e, n, run_bytes) : std::vector<std::string>{};
+  const std::vector<std::string> unproven = vec > 1 ? unproven_alignment(e, g, n.offsets, run_bytes, "tile") : std::vector<std::string>{};
   // Opens the scope of run `lv`: its coordinates k0.. (relative to the thread's), `s` and `g`.
   const auto open_run = [&](int lv) {
     const std::vector<int> k = n.layout.coords(0, lv);

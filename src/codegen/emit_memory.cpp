@@ -27,6 +27,27 @@ std::string shared_byte_offset(Emitter& e, const ir::SharedTensor& s, const std:
   return offset + fmt::format(" + tessel_swizzle<{}>(({}) * {})", s->swizzle_bits, swizzled, bytes);
 }
 
+std::vector<std::string> unproven_alignment(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
+                                            int run_bytes, const std::string& origin) {
+  const int bytes = dtype_bytes(g->dtype);
+  const ir::Divisibility& div = e.divisibility;
+  // A term offset * stride of the origin, in bytes, is proven a multiple of run_bytes.
+  const auto proven = [&](const ir::Expr& offset, const ir::Expr& stride) {
+    const int64_t d = div.of(ir::binary(ir::BinaryOp::Mul, offset, stride));
+    return d == 0 || d * bytes % run_bytes == 0;
+  };
+  bool origin_proven = div.divides(run_bytes, g->ptr);
+  for (int d = 0; d < g->rank(); ++d) origin_proven = origin_proven && proven(offsets[size_t(d)], g->strides[d]);
+  std::vector<std::string> tests;
+  if (!origin_proven) tests.push_back(fmt::format("reinterpret_cast<uint64_t>({}) % {} == 0", origin, run_bytes));
+  for (int d = 0; d + 1 < g->rank(); ++d) {
+    const int64_t stride = div.of(g->strides[d]);
+    if (stride == 0 || stride * bytes % run_bytes == 0) continue;
+    tests.push_back(fmt::format("(int64_t({}) * {}) % {} == 0", e.expr(g->strides[d]), bytes, run_bytes));
+  }
+  return tests;
+}
+
 namespace {
 
 // An lvalue for the element of `s` at element index `index` + `constant` (from the view's first element).
@@ -106,6 +127,36 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
     return;
   }
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  // A tile wholly inside the view, with every run aligned, moves run by run without a test: the
+  // thread's address is computed once and each run adds an immediate. Debug mode checks every access.
+  if (!e.debug) {
+    const std::string T = c_type(g->dtype);
+    std::vector<std::string> origin, whole, thread;
+    const std::vector<std::string> thread_coord = tile->layout.coord_exprs("t", "0");
+    for (int d = 0; d < g->rank(); ++d) {
+      e.line(fmt::format("const int o{} = {};", d, e.expr(offsets[size_t(d)])));
+      origin.push_back(fmt::format("int64_t(o{}) * {}", d, e.expr(g->strides[d])));
+      whole.push_back(fmt::format("o{0} >= 0 && o{0} + {1} <= {2}", d, tile->layout.shape()[size_t(d)],
+                                  e.expr(g->shape[d])));
+      thread.push_back(fmt::format("int64_t({}) * {}", thread_coord[size_t(d)], e.expr(g->strides[d])));
+    }
+    e.line(fmt::format("{}* tile = {} + ({});", T, e.expr(g->ptr), fmt::join(origin, " + ")));
+    for (const std::string& test : unproven_alignment(e, g, offsets, vec * bytes, "tile")) whole.push_back(test);
+    e.open(fmt::format("if ({})", fmt::join(whole, " && ")));
+    e.line(fmt::format("{}* thread_p = tile + ({});", T, fmt::join(thread, " + ")));
+    for (int lv = 0; lv < tile->layout.local_size(); lv += vec) {
+      const std::vector<int> k = tile->layout.coords(0, lv);
+      std::vector<std::string> run;
+      for (int d = 0; d < g->rank(); ++d)
+        if (k[size_t(d)] != 0) run.push_back(fmt::format("int64_t({}) * {}", k[size_t(d)], e.expr(g->strides[d])));
+      e.open("");
+      e.line(fmt::format("{}* p = thread_p{};", T, run.empty() ? "" : fmt::format(" + ({})", fmt::join(run, " + "))));
+      vector("p", std::to_string(lv));
+      e.close();
+    }
+    e.close(" else {");
+    ++e.indent;
+  }
   e.line("#pragma unroll");
   e.open(fmt::format("for (int lv = 0; lv < {}; lv += {})", tile->layout.local_size(), vec));
   const auto c = tile->layout.coord_exprs("t", "lv");
@@ -133,6 +184,7 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   e.close();
   e.close();
   e.close();
+  if (!e.debug) e.close();
 }
 
 }  // namespace

@@ -85,6 +85,13 @@ std::string shared_byte_offset(Emitter& e, const ir::SharedTensor& s, const std:
 // An lvalue for the element of `s` at element index `index` + `constant`, as above.
 using SharedElement = std::function<std::string(const std::string& index, int64_t constant)>;
 
+// The run-time conditions under which every run of `run_bytes` of a tile of view `g` at `offsets`
+// starts on a `run_bytes` boundary, beyond what the kernel's divisibility proves: the tile's
+// first address (`origin` in the generated code) and the strides of the outer dimensions. A run
+// starts at a multiple of its length within the tile, by construction of the layouts.
+std::vector<std::string> unproven_alignment(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
+                                            int run_bytes, const std::string& origin);
+
 // The shared-window (32-bit) address of `tile`'s first byte (emit_tma.cpp), and of barrier `b`
 // (emit_mbarrier.cpp).
 std::string shared_address(Emitter& e, const ir::SharedTensor& tile);
