@@ -214,7 +214,7 @@ TEST(Clc, AKernelForSm90aIsRejectedNamingTheLineAndSm100a) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              fmt::format("{}:{}: ClcTryCancel needs sm_100a or newer; the kernel is compiled for sm_90a", __FILE__,
+              fmt::format("{}:{}: clc.try_cancel needs sm_100a or newer; the kernel is compiled for sm_90a", __FILE__,
                           line));
   }
 }

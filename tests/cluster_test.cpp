@@ -127,7 +127,7 @@ TEST(ClusterSync, InsideAThreadGroupIsReported) {
   Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
   const std::string got = error_of<SyncsTheClusterInAThreadGroup>(out);
   EXPECT_EQ(got,
-            fmt::format("{}:{}: ClusterSync is executed by every thread of the block, but it runs in a thread group of "
+            fmt::format("{}:{}: cluster.sync() is executed by every thread of the block, but it runs in a thread group of "
                         "threads 0..31 (the block has threads 0..63); move it out of the thread group",
                         __FILE__, line));
 }

@@ -277,7 +277,7 @@ TEST(Mbarrier, TransactionBytesMustBeWhole16ByteUnits) {
 TEST(Mbarrier, TransactionCountsNeedSm90a) {
   const std::string got = trace_error<ExpectTxNegative>("sm_80");
   EXPECT_EQ(got,
-            loc(line_a) + ": MbarrierExpectTx needs sm_90a or newer; the kernel is compiled for sm_80");
+            loc(line_a) + ": mbarrier.expect_tx needs sm_90a or newer; the kernel is compiled for sm_80");
 }
 
 struct RelaxedWait : Script {
@@ -342,7 +342,7 @@ struct ProxyFence : Script {
 TEST(Mbarrier, AProxyFenceNeedsSm90a) {
   const std::string got = trace_error<ProxyFence>("sm_80");
   EXPECT_EQ(got,
-            loc(line_a) + ": FenceProxyAsync needs sm_90a or newer; the kernel is compiled for sm_80");
+            loc(line_a) + ": fence.proxy_async needs sm_90a or newer; the kernel is compiled for sm_80");
 }
 
 // ---- misuse the simulator reports ----

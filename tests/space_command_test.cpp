@@ -65,7 +65,7 @@ TEST(SpaceCommand, NoCandidateOfHopperStep5BuildsForAB200) {
   EXPECT_EQ(r.status, 1) << r.output;
   for_each_candidate<HopperV5>([&](const std::string& hyperparameters, const HopperV5&) {
     const std::string row = row_of(r.output, hyperparameters);
-    EXPECT_TRUE(std::regex_search(row, std::regex(R"(  dropped: \S*v5_persistent.hpp:\d+: WgmmaFence exists only )"
+    EXPECT_TRUE(std::regex_search(row, std::regex(R"(  dropped: \S*v5_persistent.hpp:\d+: wgmma.fence exists only )"
                                                   R"(on sm_90a \(wgmma is not forward compatible; later targets have )"
                                                   R"(no wgmma\); the kernel is compiled for sm_100a$)")))
         << row;

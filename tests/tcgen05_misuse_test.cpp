@@ -339,7 +339,7 @@ struct CorrectForTargets : Correct {};
 
 TEST(Tcgen05Diagnostics, CompilingForAnOlderTargetNamesTheLineAndSm100a) {
   const std::string hopper = compile_error<CorrectForTargets>("sm_90a");
-  EXPECT_EQ(hopper, at(alloc_line, "Tcgen05Alloc needs sm_100a or newer; the kernel is compiled for sm_90a"));
+  EXPECT_EQ(hopper, at(alloc_line, "tcgen05.alloc needs sm_100a or newer; the kernel is compiled for sm_90a"));
   EXPECT_EQ(compile_error<CorrectForTargets>("sm_100a"), "no error");
 }
 

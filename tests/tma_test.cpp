@@ -509,7 +509,7 @@ TEST(TmaStore, AKernelForSm80IsRejectedNamingSm90a) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     // The proxy fence before the store is its first sm_90a instruction.
-    EXPECT_NE(std::string(e.what()).find("FenceProxyAsync needs sm_90a or newer; the kernel is compiled for sm_80"),
+    EXPECT_NE(std::string(e.what()).find("fence.proxy_async needs sm_90a or newer; the kernel is compiled for sm_80"),
               std::string::npos)
         << e.what();
   }

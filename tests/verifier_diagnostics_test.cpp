@@ -102,7 +102,7 @@ struct DotInAGroupThatSplitsWarps : Script {
 
 TEST(VerifierDiagnostics, WarpInstructionInAGroupThatSplitsWarps) {
   const std::string got = testing::error_of<DotInAGroupThatSplitsWarps>((f16*)nullptr, no_data);
-  EXPECT_EQ(got, loc(used) + ": Dot is executed by whole warps, but it runs in a thread group of threads 16..47; "
+  EXPECT_EQ(got, loc(used) + ": dot is executed by whole warps, but it runs in a thread group of threads 16..47; "
                              "make the group start and end at multiples of 32 threads");
 }
 

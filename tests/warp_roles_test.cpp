@@ -255,7 +255,7 @@ TEST(WarpRoles, SetmaxnregMistakesAreReportedAtTheirLines) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              loc(line) + ": SetMaxNReg needs sm_90a or newer; the kernel is compiled for sm_80");
+              loc(line) + ": setmaxnreg needs sm_90a or newer; the kernel is compiled for sm_80");
   }
 }
 

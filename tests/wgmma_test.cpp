@@ -366,8 +366,8 @@ TEST(WgmmaCodegen, CompilesForSm90aOnly) {
       got = e.what();
     }
     const std::string want = std::string(arch) == "sm_80"
-                                 ? "FenceProxyAsync needs sm_90a or newer; the kernel is compiled for sm_80"
-                                 : "WgmmaFence exists only on sm_90a (wgmma is not forward compatible; later targets "
+                                 ? "fence.proxy_async needs sm_90a or newer; the kernel is compiled for sm_80"
+                                 : "wgmma.fence exists only on sm_90a (wgmma is not forward compatible; later targets "
                                    "have no wgmma); the kernel is compiled for sm_100a";
     EXPECT_NE(got.find("wgmma_kernels.hpp:"), std::string::npos) << got;
     EXPECT_NE(got.find(want), std::string::npos) << got;

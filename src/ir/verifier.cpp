@@ -159,7 +159,7 @@ class Verifier {
   void instruction(const StmtNode& s) {
     const InstructionTraits& traits = instruction_traits(s.kind);
     if (int(traits.min_target) > int(v_.arch))
-      throw Error(s.loc, fmt::format("{} needs {} or newer; the kernel is compiled for {}", kind_name(s.kind),
+      throw Error(s.loc, fmt::format("{} needs {} or newer; the kernel is compiled for {}", call_name(s.kind),
                                      arch_name(traits.min_target), arch_name(v_.arch)));
     const ThreadRange g = v_.group();
     const ThreadRange block{0, v_.kernel.threads()};
@@ -169,19 +169,19 @@ class Verifier {
         if (!g.whole_warps())
           throw Error(s.loc, fmt::format("{} is executed by whole warps, but it runs in a thread group of {}; make "
                                          "the group start and end at multiples of 32 threads",
-                                         kind_name(s.kind), g.str()));
+                                         call_name(s.kind), g.str()));
         break;
       case Executor::Warpgroup:
         if (!g.whole_warpgroups())
           throw Error(s.loc, fmt::format("{} is executed by whole warpgroups, but it runs in a thread group of {}; "
                                          "make the group start and end at multiples of 128 threads",
-                                         kind_name(s.kind), g.str()));
+                                         call_name(s.kind), g.str()));
         break;
       case Executor::Block:
         if (g != block)
           throw Error(s.loc, fmt::format("{} is executed by every thread of the block, but it runs in a thread group "
                                          "of {} (the block has {}); move it out of the thread group",
-                                         kind_name(s.kind), g.str(), block.str()));
+                                         call_name(s.kind), g.str(), block.str()));
         break;
     }
     v_.check_operands(s);

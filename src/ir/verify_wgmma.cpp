@@ -14,7 +14,7 @@ void check_hopper_only(const Verification& v, const StmtNode& n) {
   if (v.arch != Arch::Sm90a)
     throw Error(n.loc, fmt::format("{} exists only on sm_90a (wgmma is not forward compatible; later targets have "
                                    "no wgmma); the kernel is compiled for {}",
-                                   kind_name(n.kind), arch_name(v.arch)));
+                                   call_name(n.kind), arch_name(v.arch)));
 }
 
 // A register operand pinned by the user to a layout other than the fragment wgmma needs.

@@ -35,6 +35,9 @@ enum class NodeKind : uint8_t {
 #include "tessel/ir/nodes.def"
 };
 std::string_view kind_name(NodeKind k);
+// How the user writes an instruction ("mbarrier.expect_tx", "tma.global_to_shared"), for messages;
+// the kind's name for other nodes.
+std::string_view call_name(NodeKind k);
 bool is_instruction(NodeKind k);
 std::vector<NodeKind> all_kinds();
 // The data nodes.def gives every instruction.
