@@ -68,9 +68,11 @@ bool reserved(const std::string& n) {
       "void", "if", "else", "for", "while", "do", "return", "const", "auto", "break", "continue", "switch", "case",
       "default", "new", "delete", "this", "true", "false", "struct", "class", "union", "enum", "static", "extern",
       "inline", "template", "typename", "namespace", "using", "operator", "sizeof", "min", "max", "int32_t",
-      "uint32_t", "int64_t", "uint64_t", "threadIdx", "blockIdx", "gridDim", "blockDim", "warpSize"};
+      "uint32_t", "int64_t", "uint64_t", "threadIdx", "blockIdx", "gridDim", "blockDim", "warpSize",
+      // the locals of the data-movement emitters, which a kernel value used beside them must not shadow
+      "tile", "thread_g", "thread_p", "inside"};
   if (words.count(n) || n.rfind("tessel_", 0) == 0 || n.rfind("__", 0) == 0) return true;
-  for (const char* prefix : {"c", "acc"}) {
+  for (const char* prefix : {"c", "o", "acc"}) {
     const size_t k = std::string(prefix).size();
     if (n.size() > k && n.rfind(prefix, 0) == 0 && std::isdigit(static_cast<unsigned char>(n[k]))) return true;
   }
