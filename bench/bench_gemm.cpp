@@ -9,9 +9,11 @@
 //   - Ampere step 5 tuned at 4096^3 and 8192^3, the mma.sync kernel whose generated code
 //     docs/performance.md's "where the time goes" examines.
 //   bench_gemm [--quick] [--csv FILE] [--svg FILE]
-//   bench_gemm --ampere [--cubins DIR] [--profile]: Ampere step 5 tuned only; --cubins writes each
-//     winner's cubin into DIR, --profile brackets one launch of each winner with
-//     cudaProfilerStart/Stop for `ncu --profile-from-start off` (bench/profile_main_loop.sh).
+//   bench_gemm --ampere [--cache DIR] [--cubins DIR] [--profile]: Ampere step 5 tuned only;
+//     --cache keeps the compile cache and tuning results in DIR (a second run finds the same
+//     winners), --cubins writes each winner's cubin into DIR, --profile brackets one launch of each
+//     winner with cudaProfilerStart/Stop for `ncu --profile-from-start off`
+//     (bench/profile_main_loop.sh).
 #include <cublas_v2.h>
 #include <cuda_profiler_api.h>
 
@@ -309,7 +311,7 @@ std::pair<double, double> launch_overhead_us() {
 int main(int argc, char** argv) {
   bool quick = false, ampere_only = false;
   AmpereOutputs ampere_outputs;
-  std::string csv_path = "bench_gemm.csv", svg_path = "bench_gemm.svg";
+  std::string csv_path = "bench_gemm.csv", svg_path = "bench_gemm.svg", cache_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--quick") quick = true;
@@ -318,17 +320,19 @@ int main(int argc, char** argv) {
     else if (arg == "--ampere") ampere_only = true;
     else if (arg == "--cubins" && i + 1 < argc) ampere_outputs.cubin_dir = argv[++i];
     else if (arg == "--profile") ampere_outputs.profile = true;
+    else if (arg == "--cache" && i + 1 < argc) cache_dir = argv[++i];
     else {
       fmt::print(stderr,
                  "usage: bench_gemm [--quick] [--csv FILE] [--svg FILE]\n"
-                 "       bench_gemm --ampere [--cubins DIR] [--profile]\n");
+                 "       bench_gemm --ampere [--cache DIR] [--cubins DIR] [--profile]\n");
       return 2;
     }
   }
-  // Compile and tuning economics are measured cold: the run gets a cache of its own.
+  // Compile and tuning economics are measured cold: the run gets a cache of its own, unless it is
+  // given one to share with another run.
   char cache_template[] = "/tmp/tessel-bench-gemm-XXXXXX";  // mkdtemp fills in the X's
-  if (!mkdtemp(cache_template)) return 1;
-  setenv("TESSEL_CACHE_DIR", cache_template, 1);
+  if (cache_dir.empty() && !mkdtemp(cache_template)) return 1;
+  setenv("TESSEL_CACHE_DIR", cache_dir.empty() ? cache_template : cache_dir.c_str(), 1);
 
   bench::Timer timer;
   cublasHandle_t handle;
