@@ -23,7 +23,7 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
   for (size_t d = 0; d < k.blocks.size(); ++d) {
     const ir::Scalar g = ir::evaluate_at_launch(*k.blocks[d], k, values, multiprocessors);
     if (g.i < 0 || g.i > limit[d])
-      throw Error(k.loc, fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts", k.name,
+      throw Error(k.blocks_loc, fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts", k.name,
                                      d, g.i));
     grid[d] = unsigned(g.i);
   }

@@ -75,6 +75,7 @@ ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::
   k->name = name;
   k->params = std::move(params);
   k->blocks = attrs.blocks.dims();
+  k->blocks_loc = attrs.blocks.loc();
   k->warps = attrs.warps;
   k->body = std::move(body);
   // The kernel is reported where its body starts.

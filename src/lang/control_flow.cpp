@@ -121,9 +121,10 @@ void Instructions::warp_group(int index, const std::function<void()>& body, loc_
   thread_group(index * 128, 128, body, loc);
 }
 
-Attrs::Blocks& Attrs::Blocks::operator=(std::initializer_list<Dim> ds) {
+Attrs::Blocks& Attrs::Blocks::operator=(const Extents& e) {
   dims_.clear();
-  for (const Dim& d : ds) dims_.push_back(d.ir());
+  for (const Dim& d : e.dims) dims_.push_back(d.ir());
+  loc_ = SourceLoc::from(e.loc);
   return *this;
 }
 

@@ -845,6 +845,7 @@ struct KernelNode {
   std::vector<Var> params;  // the call's, then the derived ones
   std::vector<DerivedParam> derived_params;
   std::vector<Expr> blocks;  // grid extents, 1 to 3, over the parameters
+  SourceLoc blocks_loc;      // where attrs.blocks was set
   std::array<int, 3> cluster = {1, 1, 1};  // blocks per cluster (attrs.cluster); 1 x 1 x 1: no clusters
   int warps = 0;
   Stmt body;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tessel/lang/clc.hpp"
@@ -25,14 +26,27 @@ namespace tessel {
 // Launch attributes set by the body: the grid (1 to 3 extents over the run-time parameters)
 // and the number of warps per block.
 struct Attrs {
+  // The grid: `attrs.blocks = cdiv(n, 256)` or `attrs.blocks = {cdiv(m, 128), cdiv(n, 128)}`.
+  // Errors about it name the line that set it.
   class Blocks {
    public:
-    Blocks& operator=(const Dim& d) { dims_ = {d.ir()}; return *this; }
-    Blocks& operator=(std::initializer_list<Dim> ds);
+    // What an assignment gives, with where it was written.
+    struct Extents {
+      template <class D>
+        requires std::is_constructible_v<Dim, const D&>
+      Extents(const D& d, std::source_location l = std::source_location::current()) : dims{Dim(d)}, loc(l) {}
+      Extents(std::initializer_list<Dim> ds, std::source_location l = std::source_location::current())
+          : dims(ds), loc(l) {}
+      std::vector<Dim> dims;
+      std::source_location loc;
+    };
+    Blocks& operator=(const Extents& e);
     const std::vector<ir::Expr>& dims() const { return dims_; }
+    const SourceLoc& loc() const { return loc_; }
 
    private:
     std::vector<ir::Expr> dims_;
+    SourceLoc loc_;
   };
   // Blocks per cluster, a trace-time shape (sm_90a+): `attrs.cluster = {2, 1, 1}`; extents left out
   // are 1. The grid must be a whole number of clusters.
