@@ -6,9 +6,10 @@ usage: bench/main_loop_sass.py KERNEL.cubin [...]
 Disassembles each cubin (nvdisasm, else cuobjdump -sass), finds the innermost loop with the most
 tensor-core instructions (HMMA, HGMMA), and prints for it:
   - its size: every instruction between its head and its back edge, the masked edge paths included;
-  - its hot path: the path through the loop body that a whole tile takes, choosing at each branch
-    the way with the most tensor-core instructions and unmasked copies and the fewest masked ones
-    (a cp.async that zero-fills, LDGSTS.ZFILL, belongs to a tile on the edge of the matrix);
+  - its hot path: the path through the loop body that a whole tile takes in the middle of the
+    matrix, choosing at each branch the way with the most tensor-core instructions, unmasked copies
+    and loads, and the fewest masked copies (a cp.async that zero-fills, LDGSTS.ZFILL, belongs to a
+    tile on the edge of the matrix);
   - the instruction mix of the hot path.
 """
 import collections
@@ -83,7 +84,8 @@ class Function:
             texts = [self.code[i] for s, e in path for i in range(s, e)]
             masked = sum("ZFILL" in t for t in texts)
             copies = sum(opcode(t).startswith("LDGSTS") for t in texts) - masked
-            return (sum(is_tensor(t) for t in texts), copies, -masked, -len(texts))
+            loads = sum(opcode(t).split(".")[0] in ("LDSM", "LDS", "LDG") for t in texts)
+            return (sum(is_tensor(t) for t in texts), copies, loads, -masked, -len(texts))
 
         def best(start):
             if start in memo:

@@ -1,14 +1,18 @@
 #pragma once
 
+#include <array>
+
 #include "tessel/tessel.hpp"
 
 namespace tessel::examples::ampere {
 
-// Step 5: step 4 with swizzled shared tiles. The 16-byte chunks of each tile row are XOR-permuted
-// so that the 8 rows an ldmatrix reads fall into 8 different bank groups: conflict-free fragment
-// loads, with the same kernel otherwise. The element type T (operands and result) is f16 or bf16;
-// the accumulator is f32. The tile shape,
-// warp split and pipeline depth are tuned.
+// Step 5: step 4 with swizzled shared tiles and fragments loaded ahead. The 16-byte chunks of each
+// tile row are XOR-permuted so that the 8 rows an ldmatrix reads fall into 8 different bank
+// groups: conflict-free fragment loads. The fragments of each k16 slice are loaded while the mma
+// of the slice before runs, into two register buffers, and the first slice of the next k-tile is
+// loaded while the last slice's mma run across the k-tile's barrier, so the tensor cores do not
+// wait for ldmatrix. The element type T (operands and result) is f16 or bf16; the accumulator is
+// f32. The tile shape, warp split and pipeline depth are tuned.
 template <class T = f16> struct MatmulV5Swizzled : Script {
   int block_m = 128, block_n = 128, block_k = 32;
   int warps_m = 2, warps_n = 2;
@@ -40,30 +44,43 @@ template <class T = f16> struct MatmulV5Swizzled : Script {
     auto g_b = global_view(b, {n, k});
     auto s_a = shared_tensor<T>({stages, block_m, block_k}, Swizzle::automatic);
     auto s_b = shared_tensor<T>({stages, block_n, block_k}, Swizzle::automatic);
-    const MmaLayouts frag = mma_layouts(block_m, block_n, block_k, warps_m, warps_n);
+    // Fragments are loaded one k16 slice ahead of the mma that uses them, into two buffers.
+    const MmaLayouts frag = mma_layouts(block_m, block_n, 16, warps_m, warps_n);
     auto acc = register_tensor<float>({block_m, block_n}, 0.0f, frag.c);
-    const int k_tiles = cdiv(k, block_k);
-    for (int s = 0; s < stages - 1; ++s) {  // prologue: the first stages - 1 k-tiles in flight
-      if (s < k_tiles) {
-        copy_async(g_a, s_a[s], {offset_m, s * block_k});
-        copy_async(g_b, s_b[s], {offset_n, s * block_k});
-      }
+    auto r_a = std::array{register_tensor<T>({block_m, 16}, 0.0f, frag.a), register_tensor<T>({block_m, 16}, 0.0f, frag.a)};
+    auto r_b = std::array{register_tensor<T>({16, block_n}, 0.0f, frag.b), register_tensor<T>({16, block_n}, 0.0f, frag.b)};
+    const auto load_slice = [&](const Dim& stage, int slice, int buffer) {
+      r_a[buffer] = load_shared(s_a[stage], {0, slice * 16}, {block_m, 16}, frag.a);
+      r_b[buffer] = load_shared(s_b[stage].transpose(), {slice * 16, 0}, {16, block_n}, frag.b);
+    };
+    const int k_tiles = cdiv(k, block_k), slices = block_k / 16;
+    // Prologue: every stage's k-tile in flight; a stage past the last k-tile is zero-filled, so
+    // that every stage holds data before anything reads it.
+    for (int s = 0; s < stages; ++s) {
+      copy_async(g_a, s_a[s], {offset_m, s * block_k});
+      copy_async(g_b, s_b[s], {offset_n, s * block_k});
       copy_async_commit_group();
     }
+    copy_async_wait_group(stages - 1);  // k-tile 0 has landed
+    sync();
+    load_slice(0, 0, 0);
     for (Int32 i : range(0, k_tiles)) {
-      copy_async_wait_group(stages - 2);  // k-tile i has landed: only the later ones may be in flight
-      // One barrier per k-tile: every warp sees k-tile i, and every warp is done with k-tile i - 1,
-      // whose stage the copy below refills.
+      for (int kk = 0; kk < slices; ++kk) {  // unrolled at trace time
+        if (kk + 1 < slices) load_slice(i % stages, kk + 1, (kk + 1) % 2);
+        acc = dot(r_a[kk % 2], r_b[kk % 2], acc);
+      }
+      // While the last slice's mma run: k-tile i + 1 has landed, and every warp has read k-tile i
+      // into registers, so its stage takes k-tile i + stages.
+      copy_async_wait_group(stages - 2);
       sync();
-      Int32 next = i + (stages - 1);
-      if_(next < k_tiles, [&] {
-        copy_async(g_a, s_a[next % stages], {offset_m, next * block_k});
-        copy_async(g_b, s_b[next % stages], {offset_n, next * block_k});
+      Int32 refill = i + stages;
+      if_(refill < k_tiles, [&] {
+        copy_async(g_a, s_a[i % stages], {offset_m, refill * block_k});
+        copy_async(g_b, s_b[i % stages], {offset_n, refill * block_k});
       });
       copy_async_commit_group();
-      auto r_a = load_shared(s_a[i % stages], {0, 0}, {block_m, block_k}, frag.a);
-      auto r_b = load_shared(s_b[i % stages].transpose(), {0, 0}, {block_k, block_n}, frag.b);
-      acc = dot(r_a, r_b, acc);
+      // After the last k-tile this reads a stage no copy writes any more, and nothing uses it.
+      load_slice((i + 1) % stages, 0, 0);
     }
     store_global(global_view(c, {m, n}), acc.to<T>(), {offset_m, offset_n});
   }
