@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cli.hpp"
 #include "tessel/tessel.hpp"
 #include "tessel/tuning/tuning_db.hpp"
 
@@ -110,6 +111,20 @@ TEST_F(TuningDbTest, TheWinnerIsRecordedAndReusedWithoutTiming) {
   EXPECT_EQ(run_axpy(&timed, &chosen), Selection::FromDatabase);
   EXPECT_EQ(chosen, "block=256");
   EXPECT_EQ(timed, 0);
+}
+
+TEST_F(TuningDbTest, TheCacheListingShowsWhatAResultIsSpecializedOn) {
+  int timed = 0;
+  EXPECT_EQ(run_axpy(&timed), Selection::Tuned);
+  const std::string key = tuning::TuningDb(dir_).list().at(0).key;
+  const std::string environment = "TESSEL_CACHE_DIR=" + dir_.string();
+  const testing::Cli ls = testing::tessel("cache ls", environment);
+  EXPECT_EQ(ls.status, 0) << ls.output;
+  EXPECT_NE(ls.output.find(key.substr(0, 12) + "  TunedAxpy (n<=1024) [x, y, z: 16-byte aligned] on simulator: [block=256]"),
+            std::string::npos)
+      << ls.output;
+  const testing::Cli show = testing::tessel("cache show " + key.substr(0, 12), environment);
+  EXPECT_NE(show.output.find("specialized: x, y, z: 16-byte aligned\n"), std::string::npos) << show.output;
 }
 
 TEST_F(TuningDbTest, TheFinalistsAreTimedAgainAndTheSecondTimingDecides) {
