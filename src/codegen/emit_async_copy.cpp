@@ -37,17 +37,14 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
   // A run's coordinates are the thread's part plus the run's own, a constant of the unrolled copy
   // (every mode of a layout is either a thread digit or a register digit): the thread's addresses
   // are computed once, and each run adds an immediate.
+  const std::vector<std::string> whole = declare_tile(e, g, n.offsets, n.dst->shape, "const " + T + "*");
   const std::vector<std::string> thread_coord = n.layout.coord_exprs("t", "0");
-  std::vector<std::string> origin_terms, whole, sterms, gterms;
+  std::vector<std::string> sterms, gterms;
   for (int d = 0; d < rank; ++d) {
-    e.line(fmt::format("const int o{} = {};", d, e.expr(n.offsets[d])));
     e.line(fmt::format("const int c{} = {};", d, thread_coord[d]));
-    origin_terms.push_back(fmt::format("int64_t(o{}) * {}", d, e.expr(g->strides[d])));
-    whole.push_back(fmt::format("o{0} >= 0 && o{0} + {1} <= {2}", d, n.dst->shape[d], e.expr(g->shape[d])));
     sterms.push_back(fmt::format("c{} * {}", d, n.dst->strides[d]));
     gterms.push_back(fmt::format("int64_t(c{}) * {}", d, e.expr(g->strides[d])));
   }
-  e.line(fmt::format("const {}* tile = {} + ({});", T, e.expr(g->ptr), fmt::join(origin_terms, " + ")));
   e.line(fmt::format("const {}* thread_g = tile + ({});", T, fmt::join(gterms, " + ")));
   const std::string thread_s = fmt::format("{}", fmt::join(sterms, " + "));
   const std::vector<std::string> unproven = vec > 1 ? unproven_alignment(e, g, n.offsets, run_bytes, "tile") : std::vector<std::string>{};
@@ -55,19 +52,11 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
   const auto open_run = [&](int lv) {
     const std::vector<int> k = n.layout.coords(0, lv);
     int64_t shared_constant = 0;
-    std::vector<std::string> global_constant;
-    for (int d = 0; d < rank; ++d) {
-      shared_constant += int64_t(k[d]) * n.dst->strides[d];
-      int64_t stride = 0;
-      if (k[d] == 0) continue;
-      if (ir::as_const_int(g->strides[d], &stride)) global_constant.push_back(std::to_string(int64_t(k[d]) * stride));
-      else global_constant.push_back(fmt::format("int64_t({}) * {}", k[d], e.expr(g->strides[d])));
-    }
+    for (int d = 0; d < rank; ++d) shared_constant += int64_t(k[d]) * n.dst->strides[d];
     e.open("");
     e.line(fmt::format("{}* s = reinterpret_cast<{}*>(tessel_smem + {});", T, T,
                        shared_byte_offset(e, n.dst, thread_s, shared_constant)));
-    e.line(fmt::format("const {}* g = thread_g{};", T,
-                       global_constant.empty() ? "" : fmt::format(" + ({})", fmt::join(global_constant, " + "))));
+    e.line(fmt::format("const {}* g = thread_g{};", T, run_offset(e, g, k)));
     return k;
   };
 

@@ -48,6 +48,25 @@ std::vector<std::string> unproven_alignment(Emitter& e, const ir::GlobalTensor& 
   return tests;
 }
 
+std::vector<std::string> declare_tile(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
+                                      const std::vector<int>& extent, const std::string& pointer) {
+  std::vector<std::string> origin, whole;
+  for (int d = 0; d < g->rank(); ++d) {
+    e.line(fmt::format("const int o{} = {};", d, e.expr(offsets[size_t(d)])));
+    origin.push_back(fmt::format("int64_t(o{}) * {}", d, e.expr(g->strides[d])));
+    whole.push_back(fmt::format("o{0} >= 0 && o{0} + {1} <= {2}", d, extent[size_t(d)], e.expr(g->shape[d])));
+  }
+  e.line(fmt::format("{} tile = {} + ({});", pointer, e.expr(g->ptr), fmt::join(origin, " + ")));
+  return whole;
+}
+
+std::string run_offset(Emitter& e, const ir::GlobalTensor& g, const std::vector<int>& k) {
+  std::vector<std::string> terms;
+  for (int d = 0; d < g->rank(); ++d)
+    if (k[size_t(d)] != 0) terms.push_back(fmt::format("int64_t({}) * {}", k[size_t(d)], e.expr(g->strides[d])));
+  return terms.empty() ? "" : fmt::format(" + ({})", fmt::join(terms, " + "));
+}
+
 namespace {
 
 // An lvalue for the element of `s` at element index `index` + `constant` (from the view's first element).
@@ -131,26 +150,17 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   // thread's address is computed once and each run adds an immediate. Debug mode checks every access.
   if (!e.debug) {
     const std::string T = c_type(g->dtype);
-    std::vector<std::string> origin, whole, thread;
-    const std::vector<std::string> thread_coord = tile->layout.coord_exprs("t", "0");
-    for (int d = 0; d < g->rank(); ++d) {
-      e.line(fmt::format("const int o{} = {};", d, e.expr(offsets[size_t(d)])));
-      origin.push_back(fmt::format("int64_t(o{}) * {}", d, e.expr(g->strides[d])));
-      whole.push_back(fmt::format("o{0} >= 0 && o{0} + {1} <= {2}", d, tile->layout.shape()[size_t(d)],
-                                  e.expr(g->shape[d])));
-      thread.push_back(fmt::format("int64_t({}) * {}", thread_coord[size_t(d)], e.expr(g->strides[d])));
-    }
-    e.line(fmt::format("{}* tile = {} + ({});", T, e.expr(g->ptr), fmt::join(origin, " + ")));
+    std::vector<std::string> whole = declare_tile(e, g, offsets, tile->layout.shape(), T + "*");
     for (const std::string& test : unproven_alignment(e, g, offsets, vec * bytes, "tile")) whole.push_back(test);
     e.open(fmt::format("if ({})", fmt::join(whole, " && ")));
+    std::vector<std::string> thread;
+    const std::vector<std::string> thread_coord = tile->layout.coord_exprs("t", "0");
+    for (int d = 0; d < g->rank(); ++d)
+      thread.push_back(fmt::format("int64_t({}) * {}", thread_coord[size_t(d)], e.expr(g->strides[d])));
     e.line(fmt::format("{}* thread_p = tile + ({});", T, fmt::join(thread, " + ")));
     for (int lv = 0; lv < tile->layout.local_size(); lv += vec) {
-      const std::vector<int> k = tile->layout.coords(0, lv);
-      std::vector<std::string> run;
-      for (int d = 0; d < g->rank(); ++d)
-        if (k[size_t(d)] != 0) run.push_back(fmt::format("int64_t({}) * {}", k[size_t(d)], e.expr(g->strides[d])));
       e.open("");
-      e.line(fmt::format("{}* p = thread_p{};", T, run.empty() ? "" : fmt::format(" + ({})", fmt::join(run, " + "))));
+      e.line(fmt::format("{}* p = thread_p{};", T, run_offset(e, g, tile->layout.coords(0, lv))));
       vector("p", std::to_string(lv));
       e.close();
     }

@@ -92,6 +92,15 @@ using SharedElement = std::function<std::string(const std::string& index, int64_
 std::vector<std::string> unproven_alignment(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
                                             int run_bytes, const std::string& origin);
 
+// The tile of view `g` at `offsets` that a copy, load or store moves, `extent` elements along
+// each dimension: declares its offsets `o0`, `o1`, ... and its first address `tile` (of type
+// `pointer`), and returns the conditions under which it lies wholly inside the view.
+std::vector<std::string> declare_tile(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
+                                      const std::vector<int>& extent, const std::string& pointer);
+// What a run at coordinates `k` of a tile of `g` adds, in elements, to its thread's first address:
+// "" or " + (...)", constant in an unrolled access.
+std::string run_offset(Emitter& e, const ir::GlobalTensor& g, const std::vector<int>& k);
+
 // The shared-window (32-bit) address of `tile`'s first byte (emit_tma.cpp), and of barrier `b`
 // (emit_mbarrier.cpp).
 std::string shared_address(Emitter& e, const ir::SharedTensor& tile);

@@ -1,7 +1,6 @@
 #include "tessel/ir/divisibility.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <vector>
 
 #include "tessel/ir/mutator.hpp"
@@ -31,11 +30,11 @@ int64_t product(int64_t a, int64_t b) {
   return a > kLargest / b ? kLargest : a * b;
 }
 
-// One value a variable takes: at a declaration, an assignment, a loop's start, or its step.
+// A value a variable takes (a declaration's, an assignment's, a loop's start), or what a loop
+// adds to it: either way the variable stays a multiple of what divides both it and the value.
 struct Definition {
   const VarNode* var;
   Expr value;
-  bool adds_to_itself = false;  // a loop step: the variable becomes itself plus `value`
 };
 
 }  // namespace
@@ -58,7 +57,7 @@ Divisibility::Divisibility(const KernelNode& k) {
       case NodeKind::For: {
         const auto& f = static_cast<const ForNode&>(s);
         defs.push_back({f.var.get(), f.start});
-        defs.push_back({f.var.get(), f.step, true});
+        defs.push_back({f.var.get(), f.step});
         break;
       }
       default:
@@ -74,7 +73,7 @@ Divisibility::Divisibility(const KernelNode& k) {
     for (const Definition& d : defs) {
       int64_t& current = vars_[d.var];
       const int64_t value = of(d.value);
-      const int64_t next = common(current, d.adds_to_itself ? common(current, value) : value);
+      const int64_t next = common(current, value);
       if (next != current) {
         current = next;
         changed = true;

@@ -129,8 +129,8 @@ void retime_finalists(TuneResult& r, const TuningSteps& steps) {
   for (size_t i = 0; i < r.outcomes.size(); ++i)
     if (r.outcomes[i].status == CandidateOutcome::Status::Timed) timed.push_back(int(i));
   if (timed.size() < 2) return;
-  std::sort(timed.begin(), timed.end(),
-            [&](int a, int b) { return r.outcomes[size_t(a)].median_ms < r.outcomes[size_t(b)].median_ms; });
+  const auto faster = [&](int a, int b) { return r.outcomes[size_t(a)].median_ms < r.outcomes[size_t(b)].median_ms; };
+  std::sort(timed.begin(), timed.end(), faster);
   timed.resize(std::min<size_t>(timed.size(), kFinalists));
   for (int i : timed) {
     try {
@@ -139,9 +139,7 @@ void retime_finalists(TuneResult& r, const TuningSteps& steps) {
       // It ran once; its first timing stands.
     }
   }
-  r.winner = *std::min_element(timed.begin(), timed.end(), [&](int a, int b) {
-    return r.outcomes[size_t(a)].median_ms < r.outcomes[size_t(b)].median_ms;
-  });
+  r.winner = *std::min_element(timed.begin(), timed.end(), faster);
 }
 
 }  // namespace
