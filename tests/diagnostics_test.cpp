@@ -440,5 +440,58 @@ TEST(Diagnostics, GridFromAValueKnownOnlyInsideTheKernel) {
                         "kernel");
 }
 
+const Layout column_blocks = Layout::local({1, 4}) * Layout::spatial({32, 4}) * Layout::local({1, 4});
+int load_line = 0;
+
+struct SliceOutsideTheTile : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto t = load_global(global_view(x, {n, n}), {0, 0}, {32, 64}, column_blocks);
+    line = __LINE__ + 1;
+    auto s = t.slice({0, 48}, {32, 32});
+  }
+};
+
+struct SliceOfTheWrongRank : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto t = load_global(global_view(x, {n, n}), {0, 0}, {32, 64}, column_blocks);
+    line = __LINE__ + 1;
+    auto s = t.slice({16}, {32, 16});
+  }
+};
+
+struct SliceAcrossThreads : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    load_line = __LINE__ + 1;
+    auto t = load_global(global_view(x, {n, n}), {0, 0}, {32, 64}, column_blocks);
+    line = __LINE__ + 1;
+    auto s = t.slice({0, 0}, {16, 64});
+    store_global(global_view(x, {n, n}), s, {0, 0});
+  }
+};
+
+TEST(Diagnostics, SliceOutsideTheTile) {
+  const std::string outside = testing::error_of<SliceOutsideTheTile>(64, no_data);
+  EXPECT_EQ(outside,
+            loc(line) + ": slice of register tile r (reg<f32>[32, 64]): [48, 80) is outside dimension 1 of extent 64");
+  const std::string rank = testing::error_of<SliceOfTheWrongRank>(64, no_data);
+  EXPECT_EQ(rank,
+            loc(line) + ": slice of register tile r (reg<f32>[32, 64]): give 2 offsets and 2 extents, got 1 and 2");
+}
+
+TEST(Diagnostics, SliceThatCutsAcrossThreads) {
+  const std::string across = testing::error_of<SliceAcrossThreads>(64, no_data);
+  EXPECT_EQ(across,
+            loc(line) + ": slice of the tile created by load_global at " + loc(load_line) +
+                ": cannot slice [16, 64] at [0, 0] out of " + column_blocks.str() +
+                ": dimension 0 is spread over threads outside the slice; slice along the dimensions its threads hold "
+                "whole");
+}
+
 }  // namespace
 }  // namespace tessel

@@ -48,6 +48,7 @@ Kernel every_kind() {
   auto r = tile(DType::F32, {8, 32}, "r"), x = tile(DType::F32, {8, 32}, "x"), y = tile(DType::F32, {8, 32}, "y");
   auto c = tile(DType::Bool, {8, 32}, "c"), w = tile(DType::F32, {8, 32}, "w"), f = tile(DType::F32, {8, 32}, "f");
   auto row = tile(DType::F32, {8, 1}, "row"), as_int = tile(DType::I32, {8, 32}, "as_int");
+  auto part = tile(DType::F32, {8, 32}, "part");
   auto a = tile(DType::F16, {32, 16}, "a"), b = tile(DType::F16, {16, 32}, "b");
   auto acc = tile(DType::F32, {32, 32}, "acc"), d = tile(DType::F32, {32, 32}, "d");
   auto zeros = [](int k) { return std::vector<Expr>(size_t(k), const_int(0)); };
@@ -90,6 +91,7 @@ Kernel every_kind() {
       std::make_shared<CastTensorNode>(at(16), as_int, y),
       std::make_shared<ReduceNode>(at(17), row, ReduceOp::Max, y, 1),
       std::make_shared<CopyRegisterNode>(at(18), r, y),
+      std::make_shared<SliceRegisterNode>(at(18), part, y, std::vector<int>{0, 0}),
       std::make_shared<AnnotateLayoutNode>(at(19), r, Layout::distributed({8, 32}, threads, 4)),
       std::make_shared<PrintTensorNode>(at(20), "row", row),
       std::make_shared<LoadGlobalNode>(at(21), a, gh, zeros(2), 0.0),

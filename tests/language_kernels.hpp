@@ -176,6 +176,37 @@ inline void check_reductions(const Device& dev) {
   }
 }
 
+// Column blocks of a tile whose columns are register blocks over threads: each block is scaled by
+// its index + 1 and stored where it came from, and the middle two blocks once more, as one slice.
+struct ColumnBlockSlices : Script {
+  void operator()(Ptr<float> x, Ptr<float> blocks, Ptr<float> middle) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    const Layout layout = Layout::local({1, 4}) * Layout::spatial({32, 4}) * Layout::local({1, 4});
+    auto t = load_global(global_view(x, {32, 64}), {0, 0}, {32, 64}, layout);
+    for (int j = 0; j < 4; ++j)
+      store_global(global_view(blocks, {32, 64}), t.slice({0, 16 * j}, {32, 16}) * float(j + 1), {0, 16 * j});
+    store_global(global_view(middle, {32, 32}), t.slice({0, 16}, {32, 32}), {0, 0});
+  }
+};
+
+inline void check_column_block_slices(const Device& dev) {
+  std::vector<float> x(32 * 64);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  for (auto& v : x) v = dist(rng);
+  Buffer<float> dx(dev, x), dblocks(dev, std::vector<float>(32 * 64, 9e9f)),
+      dmiddle(dev, std::vector<float>(32 * 32, 9e9f));
+  Kernel<ColumnBlockSlices> k(dev);
+  k(dx, dblocks, dmiddle);
+  const auto blocks = dblocks.download();
+  const auto middle = dmiddle.download();
+  for (int r = 0; r < 32; ++r) {
+    for (int c = 0; c < 64; ++c) EXPECT_EQ(blocks[r * 64 + c], x[r * 64 + c] * float(c / 16 + 1)) << r << ", " << c;
+    for (int c = 0; c < 32; ++c) EXPECT_EQ(middle[r * 32 + c], x[r * 64 + 16 + c]) << r << ", " << c;
+  }
+}
+
 // Unsigned 64-bit values (the width of an mbarrier word): scalars past 32 bits and past 2^63,
 // where unsigned order, division and right shifts differ from signed ones, and u64 tiles.
 struct Unsigned64BitValues : Script {

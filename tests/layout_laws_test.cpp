@@ -239,5 +239,55 @@ TEST(LayoutLaws, ReshapeRefusesToCutAModeThatDoesNotDivide) {
   EXPECT_THROW(l.reshape({4}), Error);
 }
 
+TEST(LayoutLaws, SliceKeepsEachElementInTheThreadAndRegisterThatHeldIt) {
+  int sliced = 0, refused = 0;
+  for (const Layout& a : atoms())
+    for (const Layout& b : atoms()) {
+      const Layout l = a * b;
+      for (int r = 1; r <= l.shape()[0]; ++r)
+        for (int c = 1; c <= l.shape()[1]; ++c)
+          for (int r0 = 0; r0 + r <= l.shape()[0]; ++r0)
+            for (int c0 = 0; c0 + c <= l.shape()[1]; ++c0) {
+              Layout part;
+              try {
+                part = l.slice({r0, c0}, {r, c});
+              } catch (const Error&) {
+                ++refused;
+                continue;
+              }
+              ++sliced;
+              ASSERT_EQ(part.shape(), (std::vector<int>{r, c})) << l.str();
+              ASSERT_EQ(part.num_threads(), l.num_threads()) << l.str();
+              const std::vector<int> registers = l.slice_registers({r0, c0}, part);
+              for (const auto& [key, coords] : mapping(part)) {
+                const auto [thread, slot] = key;
+                ASSERT_EQ(l.coords(thread, registers[size_t(slot)]), (std::vector<int>{coords[0] + r0, coords[1] + c0}))
+                    << l.str() << " sliced to " << part.str();
+              }
+            }
+    }
+  EXPECT_GT(sliced, 300);
+  EXPECT_GT(refused, 0);
+}
+
+TEST(LayoutLaws, SliceCutsOnlyRegisterModes) {
+  // An mma accumulator's columns: 8-column atoms in registers, 4 threads x 2 registers inside each.
+  const Layout acc = Layout::spatial({8, 1}) * Layout::local({1, 4}) * Layout::spatial({1, 4}) * Layout::local({1, 2});
+  EXPECT_EQ(acc.slice({0, 16}, {8, 16}).str(),
+            (Layout::spatial({8, 1}) * Layout::local({1, 2}) * Layout::spatial({1, 4}) * Layout::local({1, 2})).str());
+  EXPECT_EQ(acc.slice({0, 16}, {8, 16}).str(), acc.slice({0, 0}, {8, 16}).str());
+  try {
+    acc.slice({0, 0}, {4, 32});
+    FAIL() << "sliced across threads";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot slice [4, 32] at [0, 0] out of " + acc.str() + ": dimension 0 is spread over threads outside the slice");
+  }
+  // Atoms 1 and 2: the atom digit is cut to a range of 2.
+  EXPECT_EQ(acc.slice({0, 8}, {8, 16}).str(), acc.slice({0, 0}, {8, 16}).str());
+  EXPECT_THROW(acc.slice({0, 4}, {8, 16}), Error);  // starts inside an atom's 4 threads
+  EXPECT_THROW(acc.slice({0, 0}, {8, 12}), Error);  // 12 columns straddle an atom
+}
+
 }  // namespace
 }  // namespace tessel

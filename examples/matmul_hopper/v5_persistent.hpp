@@ -16,7 +16,9 @@ namespace tessel::examples::hopper {
 // consumers finish the current one. The two consumer warpgroups (64 rows of every 128 each) write
 // their accumulator to a shared tile (stmatrix), fence it for the async proxy, and one thread
 // stores it with TMA; the next tile waits for that store to have read the tile only when it is
-// about to overwrite it.
+// about to overwrite it. The shared tile is kept as 64-column blocks, each a TMA box whose
+// 128-byte rows take the 128-byte swizzle, so the eight rows of each stmatrix land in different
+// banks (rows of the whole 512-byte tile would all start in the same one).
 template <class T = f16> struct MatmulV5Persistent : Script {
   int block_m = 128, block_n = 256, block_k = 64;
   int stages = 3;
@@ -33,6 +35,8 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   }
 
   static constexpr int producer_registers = 40;
+  // Columns of one epilogue block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box has.
+  static constexpr int epilogue_n = 64;
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
@@ -48,7 +52,7 @@ template <class T = f16> struct MatmulV5Persistent : Script {
     auto g_c = global_view(c, {m, n});
     auto s_a = shared_tensor<T>({stages, block_m, block_k});
     auto s_b = shared_tensor<T>({stages, block_n, block_k});
-    auto s_c = shared_tensor<T>({block_m, block_n}, Swizzle::none);
+    auto s_c = shared_tensor<T>({block_n / epilogue_n, block_m, epilogue_n}, Swizzle::b128);
     Pipeline tma_pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
     Int32 k_tiles = cdiv(k, block_k);
@@ -99,11 +103,13 @@ template <class T = f16> struct MatmulV5Persistent : Script {
         // The previous tile's store has read s_c before anyone overwrites it.
         single_thread([&] { tma.wait_group(0, true); });
         sync();
-        store_shared(s_c, acc.to<T>());
+        for (int j = 0; j < block_n / epilogue_n; ++j)
+          store_shared(s_c[j], acc.slice({0, j * epilogue_n}, {block_m, epilogue_n}).to<T>());
         fence.proxy_async();
         sync();
         single_thread([&] {
-          tma.shared_to_global(s_c, g_c, {m_block * block_m, n_block * block_n});
+          for (int j = 0; j < block_n / epilogue_n; ++j)
+            tma.shared_to_global(s_c[j], g_c, {m_block * block_m, n_block * block_n + j * epilogue_n});
           tma.commit_group();
         });
       }

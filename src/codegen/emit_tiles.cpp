@@ -1,4 +1,4 @@
-// Register-tile instructions: creation, elementwise math, casts, copies and printing.
+// Register-tile instructions: creation, elementwise math, casts, copies, slices and printing.
 #include <functional>
 
 #include "emitter.hpp"
@@ -120,6 +120,15 @@ void emit_CopyRegister(Emitter& e, const ir::CopyRegisterNode& n) {
   e.line("#pragma unroll");
   e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}[l];", n.dst->layout.local_size(), e.tile(n.dst),
                      e.tile(n.src)));
+}
+
+// Each register of the slice is a register of its source: copies the C++ compiler renames away.
+void emit_SliceRegister(Emitter& e, const ir::SliceRegisterNode& n) {
+  e.header(n, "slice");
+  e.declare_tile(n.out);
+  const std::vector<int> registers = n.src->layout.slice_registers(n.offsets, n.out->layout);
+  for (int l = 0; l < int(registers.size()); ++l)
+    e.line(fmt::format("{}[{}] = {}[{}];", e.tile(n.out), l, e.tile(n.src), registers[l]));
 }
 
 // Layout annotations are consumed by infer_layouts; lowered IR has none.

@@ -26,6 +26,7 @@ std::string_view call_name(NodeKind k) {
     case NodeKind::CastTensor: return "to<T>()";
     case NodeKind::Reduce: return "a reduction";
     case NodeKind::CopyRegister: return "a register tile assignment";
+    case NodeKind::SliceRegister: return "slice";
     case NodeKind::AnnotateLayout: return "annotate_layout";
     case NodeKind::PrintTensor: return "print";
     case NodeKind::CopyAsync: return "copy_async";

@@ -444,6 +444,12 @@ Stmt Mutator::visit(const CopyRegisterNode& n, const Stmt& self) {
   return changed ? std::make_shared<CopyRegisterNode>(n.loc, dst, src) : self;
 }
 
+Stmt Mutator::visit(const SliceRegisterNode& n, const Stmt& self) {
+  bool changed = false;
+  RegisterTensor out = update(n.out, &changed), src = update(n.src, &changed);
+  return changed ? std::make_shared<SliceRegisterNode>(n.loc, out, src, n.offsets) : self;
+}
+
 Stmt Mutator::visit(const AnnotateLayoutNode& n, const Stmt& self) {
   bool changed = false;
   RegisterTensor tile = update(n.tile, &changed);

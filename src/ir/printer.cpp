@@ -325,6 +325,10 @@ class Printer {
     line(fmt::format("{} = copy({})", reg(n.dst), reg(n.src)));
   }
 
+  void stmt(const SliceRegisterNode& n) {
+    line(fmt::format("{} = slice({}, at=[{}])", reg_decl(n.out), reg(n.src), fmt::join(n.offsets, ", ")));
+  }
+
   void stmt(const AnnotateLayoutNode& n) {
     line(fmt::format("annotate_layout {} {}", reg(n.tile), n.layout.str()));
   }

@@ -42,6 +42,16 @@ void verify_CopyRegister(Verification& v, const CopyRegisterNode& n) {
   v.use(n.dst, n);
 }
 
+void verify_SliceRegister(Verification& v, const SliceRegisterNode& n) {
+  const auto &in = n.src->shape(), &out = n.out->shape();
+  bool inside = in.size() == out.size() && n.offsets.size() == in.size();
+  for (size_t d = 0; inside && d < in.size(); ++d) inside = n.offsets[d] >= 0 && n.offsets[d] + out[d] <= in[d];
+  TESSEL_CHECK(inside && n.out->dtype == n.src->dtype && n.out->threads == n.src->threads,
+               "slice at {} is not a sub-tile of its source", n.loc.str());
+  v.use(n.src, n);
+  v.define(n.out, n);
+}
+
 void verify_AnnotateLayout(Verification& v, const AnnotateLayoutNode& n) { v.use(n.tile, n); }
 
 void verify_PrintTensor(Verification& v, const PrintTensorNode& n) { v.use(n.tensor, n); }

@@ -1,4 +1,4 @@
-// Register tiles as values: copies, assignment, conversion, and the statements that name a tile
+// Register tiles as values: copies, assignment, conversion, slices, and the statements that name a tile
 // (layout pins, debug printing).
 #include <fmt/ranges.h>
 
@@ -61,6 +61,27 @@ RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc) const {
   check_group(t_, "to<T>()", loc);
   auto out = new_tile(t, shape(), Layout(), "r", loc);
   b.emit(std::make_shared<ir::CastTensorNode>(loc, out, t_));
+  return RegisterTensor(out);
+}
+
+RegisterTensor RegisterTensor::slice(std::vector<int> offsets, std::vector<int> shape, std::source_location l) const {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (!t_) throw Error(loc, "use of an unassigned RegisterTensor");
+  Builder& b = Builder::current(loc);
+  check_group(t_, "slice", loc);
+  const auto& extent = this->shape();
+  if (offsets.size() != extent.size() || shape.size() != extent.size())
+    throw Error(loc, fmt::format("slice of register tile {} (reg<{}>[{}]): give {} offsets and {} extents, got {} and {}",
+                                 t_->name, dtype_name(dtype()), fmt::join(extent, ", "), extent.size(), extent.size(),
+                                 offsets.size(), shape.size()));
+  for (size_t d = 0; d < extent.size(); ++d)
+    if (shape[d] <= 0 || offsets[d] < 0 || offsets[d] + shape[d] > extent[d])
+      throw Error(loc, fmt::format("slice of register tile {} (reg<{}>[{}]): [{}, {}) is outside dimension {} of "
+                                   "extent {}",
+                                   t_->name, dtype_name(dtype()), fmt::join(extent, ", "), offsets[d],
+                                   offsets[d] + shape[d], d, extent[d]));
+  auto out = new_tile(dtype(), shape, Layout(), t_->name, loc);
+  b.emit(std::make_shared<ir::SliceRegisterNode>(loc, out, t_, std::move(offsets)));
   return RegisterTensor(out);
 }
 

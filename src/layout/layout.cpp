@@ -258,6 +258,61 @@ Layout Layout::reshape(const std::vector<int>& shape) const {
   return w;
 }
 
+Layout Layout::slice(const std::vector<int>& offsets, const std::vector<int>& shape) const {
+  auto fail = [&](const std::string& why) {
+    return Error(fmt::format("cannot slice [{}] at [{}] out of {}: {}", fmt::join(shape, ", "), fmt::join(offsets, ", "),
+                             str(), why));
+  };
+  if (int(offsets.size()) != rank() || int(shape.size()) != rank()) throw fail(fmt::format("the layout has rank {}", rank()));
+  Layout w = *this;
+  auto is_spatial = [&](int m) {
+    return std::any_of(spatial_.begin(), spatial_.end(), [&](const Digit& g) { return g.mode == m; });
+  };
+  for (int d = 0; d < rank(); ++d) {
+    if (shape[d] <= 0 || offsets[d] < 0 || offsets[d] + shape[d] > shape_[d])
+      throw fail(fmt::format("dimension {} has extent {}", d, shape_[d]));
+    std::vector<int> modes;  // innermost first
+    for (int m = int(mode_size_.size()) - 1; m >= 0; --m)
+      if (mode_dim_[m] == d) modes.push_back(m);
+    // The innermost modes lie whole inside the slice; then one mode may be cut to the slice's range
+    // of it, and the modes outside are fixed by the offset.
+    size_t i = 0;
+    int inner = 1;
+    while (i < modes.size() && shape[d] % (inner * mode_size_[modes[i]]) == 0) inner *= mode_size_[modes[i++]];
+    if (offsets[d] % inner != 0)
+      throw fail(fmt::format("the offset {} of dimension {} is not a multiple of {}, the extent of its modes that the "
+                             "slice holds whole",
+                             offsets[d], d, inner));
+    if (const int need = shape[d] / inner; need > 1) {
+      const int m = modes[i++], start = offsets[d] / inner % mode_size_[m];
+      if (mode_size_[m] % need != 0 || start + need > mode_size_[m])
+        throw fail(fmt::format("[{}, {}) of dimension {} straddles a mode of size {}", offsets[d], offsets[d] + shape[d],
+                               d, mode_size_[m]));
+      if (is_spatial(m)) throw fail(fmt::format("dimension {} is spread over threads outside the slice", d));
+      w.mode_size_[m] = need;
+    }
+    for (; i < modes.size(); ++i) {
+      if (is_spatial(modes[i])) throw fail(fmt::format("dimension {} is spread over threads outside the slice", d));
+      w.mode_size_[modes[i]] = 1;
+    }
+  }
+  for (Digit& g : w.local_)
+    if (g.mode >= 0) g.size = w.mode_size_[g.mode];
+  w.shape_ = shape;
+  w.canonicalize();
+  return w;
+}
+
+std::vector<int> Layout::slice_registers(const std::vector<int>& offsets, const Layout& part) const {
+  std::vector<int> registers(part.local_size());
+  for (int l = 0; l < part.local_size(); ++l) {
+    std::vector<int> c = part.coords(0, l);
+    for (int d = 0; d < rank(); ++d) c[d] += offsets[d];
+    TESSEL_CHECK(holds(0, c, &registers[l]), "{} is not a slice of {}", part.str(), str());
+  }
+  return registers;
+}
+
 void Layout::canonicalize() {
   // Drop size-1 modes and digits.
   std::vector<int> keep_map(mode_size_.size(), -1);

@@ -8,7 +8,8 @@
 //   (c) propagation: same-shape operands and results of elementwise operations, where, fma, casts
 //       and assignments share one layout; a reduction's result is its operand's layout reduced
 //       along the dimension; a broadcast operand takes the result's layout reduced along the
-//       broadcast dimensions;
+//       broadcast dimensions; a slice's result keeps the registers of its operand that hold it
+//       (Layout::slice);
 //   (d) the coalescing default (Layout::distributed) for what remains, largest tile first, each
 //       choice propagated by (c) before the next.
 // A tile that two rules give different layouts is a user error naming both rules, their
@@ -113,6 +114,11 @@ class LayoutSolver {
         changed |= !is_fixed(r.out);
         require({want, r.out, fmt::format("is the reduction over dim {} by", r.dim), r.op, r.loc});
       }
+      for (const SliceUse& s : c_.slices) {
+        if (!is_fixed(s.in)) continue;
+        changed |= !is_fixed(s.out);
+        require({slice_of(s), s.out, "is the slice by", "slice", s.loc});
+      }
       for (const BroadcastUse& b : c_.broadcasts) {
         if (!is_fixed(b.result) || is_fixed(b.operand)) continue;
         Layout want = layout(b.result);
@@ -120,6 +126,16 @@ class LayoutSolver {
         require({want, b.operand, "is needed as a broadcast operand by", b.op, b.loc});
         changed = true;
       }
+    }
+  }
+
+  Layout slice_of(const SliceUse& s) {
+    try {
+      return layout(s.in).slice(s.offsets, c_.tiles[s.out].tile->shape());
+    } catch (const Error& e) {
+      throw Error(s.loc, fmt::format("slice of the tile created by {} at {}: {}; slice along the dimensions its "
+                                     "threads hold whole",
+                                     c_.tiles[s.in].created_by, c_.tiles[s.in].loc.str(), e.message()));
     }
   }
 

@@ -41,6 +41,13 @@ struct ReduceUse {
   SourceLoc loc;
 };
 
+// `out` is the sub-tile of `in` at `offsets`.
+struct SliceUse {
+  int in, out;
+  std::vector<int> offsets;
+  SourceLoc loc;
+};
+
 // `operand` is broadcast along `dims` (extent 1 in the operand, more in `result`).
 struct BroadcastUse {
   int operand, result;
@@ -56,6 +63,7 @@ struct LayoutConstraints {
   std::vector<DotUse> dots;
   std::vector<ReduceUse> reductions;
   std::vector<BroadcastUse> broadcasts;
+  std::vector<SliceUse> slices;
   bool has_annotations = false;
 };
 

@@ -1,5 +1,6 @@
 // Layout rules of the register-tile instructions: elementwise results share their full-shape
-// operands' layout and broadcast the others; casts and copies keep the layout.
+// operands' layout and broadcast the others; casts and copies keep the layout; a slice keeps the
+// registers that hold the sub-tile.
 #include "layout_rules.hpp"
 
 namespace tessel::passes {
@@ -34,6 +35,10 @@ void layout_rule_CastTensor(LayoutRules& r, const ir::CastTensorNode& n) {
 }
 
 void layout_rule_CopyRegister(LayoutRules& r, const ir::CopyRegisterNode& n) { r.same(r.index(n.dst), r.index(n.src)); }
+
+void layout_rule_SliceRegister(LayoutRules& r, const ir::SliceRegisterNode& n) {
+  r.constraints.slices.push_back({r.index(n.src), r.define(n.out, "slice"), n.offsets, n.loc});
+}
 
 void layout_rule_AnnotateLayout(LayoutRules& r, const ir::AnnotateLayoutNode& n) {
   r.constraints.pins.push_back({n.layout, r.index(n.tile), "is pinned by", "annotate_layout", n.loc});

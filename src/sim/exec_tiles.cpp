@@ -100,6 +100,13 @@ void exec_CopyRegister(Warp& w, const ir::CopyRegisterNode& n, Mask mask) {
   for_each_slot(w, n.dst.get(), mask, [&](int lane, int l) { return a(lane, l); });
 }
 
+void exec_SliceRegister(Warp& w, const ir::SliceRegisterNode& n, Mask mask) {
+  const std::vector<int>& registers = w.cta.tables.slice(n);
+  const auto& in = w.tile(n.src.get());
+  const size_t in_local = size_t(n.src->layout.local_size());
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) { return in[size_t(lane) * in_local + registers[l]]; });
+}
+
 // Layout annotations are consumed by infer_layouts; lowered IR has none.
 void exec_AnnotateLayout(Warp&, const ir::AnnotateLayoutNode& n, Mask) {
   TESSEL_CHECK(false, "annotate_layout at {} reached the simulator", n.loc.str());

@@ -34,4 +34,10 @@ const std::vector<int>& LayoutTables::broadcast(const ir::RegisterTensorNode* op
   return it->second;
 }
 
+const std::vector<int>& LayoutTables::slice(const ir::SliceRegisterNode& n) {
+  auto [it, fresh] = slice_.try_emplace(&n);
+  if (fresh) it->second = n.src->layout.slice_registers(n.offsets, n.out->layout);
+  return it->second;
+}
+
 }  // namespace tessel::sim

@@ -39,10 +39,13 @@ class LayoutTables {
   const std::vector<int>& coords(const ir::RegisterTensorNode* t);
   // For each (thread, slot) of `out`, the slot of `operand` holding the broadcast source.
   const std::vector<int>& broadcast(const ir::RegisterTensorNode* operand, const ir::RegisterTensorNode* out);
+  // For each slot of a slice's result, the slot of its source that holds the same element.
+  const std::vector<int>& slice(const ir::SliceRegisterNode& n);
 
  private:
   std::unordered_map<const void*, std::vector<int>> coords_;
   std::map<std::pair<const void*, const void*>, std::vector<int>> broadcast_;
+  std::unordered_map<const void*, std::vector<int>> slice_;
 };
 
 class Warp {

@@ -11,6 +11,7 @@ TEST_F(LanguageOnGpu, ClassMembersAreKernelVariables) { check_pipeline_walk(Devi
 TEST_F(LanguageOnGpu, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::gpu()); }
 TEST_F(LanguageOnGpu, CastsAndElementwiseMath) { check_math_and_casts(Device::gpu()); }
 TEST_F(LanguageOnGpu, ReductionsOverEitherDimension) { check_reductions(Device::gpu()); }
+TEST_F(LanguageOnGpu, SlicesOfRegisterTiles) { check_column_block_slices(Device::gpu()); }
 TEST_F(LanguageOnGpu, Unsigned64BitValues) { check_unsigned_64_bit_values(Device::gpu()); }
 TEST_F(LanguageOnGpu, PersistentGridOfMultiprocessorsBlocks) {
   check_persistent_tiles(Device::gpu(), {}, runtime::CudaDriver::get().device_info().sm_count);

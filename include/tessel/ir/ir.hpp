@@ -448,6 +448,14 @@ struct CopyRegisterNode : StmtNode {
       : StmtNode(NodeKind::CopyRegister, std::move(l)), dst(std::move(dst)), src(std::move(src)) {}
   const RegisterTensor dst, src;
 };
+// `out` holds the sub-tile of `src` at the constant `offsets`, of out's shape.
+struct SliceRegisterNode : StmtNode {
+  SliceRegisterNode(SourceLoc l, RegisterTensor out, RegisterTensor src, std::vector<int> offsets)
+      : StmtNode(NodeKind::SliceRegister, std::move(l)), out(std::move(out)), src(std::move(src)),
+        offsets(std::move(offsets)) {}
+  const RegisterTensor out, src;
+  const std::vector<int> offsets;
+};
 // Pins the layout of `tile` (annotate_layout); infer_layouts consumes it.
 struct AnnotateLayoutNode : StmtNode {
   AnnotateLayoutNode(SourceLoc l, RegisterTensor t, Layout layout)

@@ -120,6 +120,11 @@ class RegisterTensor {
     return cast_to(dtype_v<T>, SourceLoc::from(loc));
   }
   RegisterTensor cast_to(DType t, SourceLoc loc) const;
+  // The sub-tile of `shape` at the trace-time `offsets`, as a new tile. No data moves between
+  // threads: each keeps the registers that hold the sub-tile, so a slice may cut a dimension only
+  // where the layout spreads it over registers (e.g. column blocks of an mma accumulator).
+  RegisterTensor slice(std::vector<int> offsets, std::vector<int> shape,
+                       std::source_location loc = std::source_location::current()) const;
 
   friend RegisterTensor operator+(const TileOperand& a, const TileOperand& b);
   friend RegisterTensor operator-(const TileOperand& a, const TileOperand& b);

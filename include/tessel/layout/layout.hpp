@@ -58,6 +58,14 @@ class Layout {
   // differ or a mode would have to be cut where its size does not divide (e.g. spatial({3}) *
   // local({2}) cannot become [2, 3]: its threads step by 2 elements, across rows of 3).
   Layout reshape(const std::vector<int>& shape) const;
+  // The layout of the sub-tile of `shape` at `offsets`: each thread keeps the registers that hold
+  // the sub-tile. Throws tessel::Error unless, in every dimension, the slice holds the innermost
+  // modes whole and a range of at most one more, and every mode it cuts or leaves out is a
+  // register digit (a slice that cut across threads would leave some holding nothing).
+  Layout slice(const std::vector<int>& offsets, const std::vector<int>& shape) const;
+  // For each register of `part`, the slice of this layout at `offsets`, the register of this
+  // layout that holds the same element (the same for every thread).
+  std::vector<int> slice_registers(const std::vector<int>& offsets, const Layout& part) const;
 
   const std::vector<int>& shape() const { return shape_; }
   int rank() const { return int(shape_.size()); }
