@@ -77,24 +77,24 @@ template <class T> double sampled_difference(const T* x, const T* y, size_t n) {
   return worst / scale;
 }
 
-// Operands of one shape, random, with cuBLAS's result and its time.
+// Operands of one shape, random, with cuBLAS's result.
 template <class T> class Problem {
  public:
-  Problem(bench::Timer& timer, cublasHandle_t handle, const Shape& s, const char* dtype) : shape(s), dtype(dtype) {
+  Problem(cublasHandle_t handle, const Shape& s, const char* dtype) : shape(s), dtype(dtype) {
     a = bench::random_device_array<T>(size_t(s.m) * s.k, 1);
     b = bench::random_device_array<T>(size_t(s.n) * s.k, 2);
     c = bench::random_device_array<T>(size_t(s.m) * s.n, 3);
     ref = bench::random_device_array<T>(size_t(s.m) * s.n, 4);
-    const float alpha = 1, beta = 0;
     // Row-major C = A B^T is column-major C^T = B A^T: op(B) = B^T with B stored [n, k] row-major.
-    auto cublas = [&] {
+    cublas = [this, handle, s, dtype] {
+      const float alpha = 1, beta = 0;
       const cublasStatus_t status =
           cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, cuda_type<T>(), s.k, a,
                        cuda_type<T>(), s.k, &beta, ref, cuda_type<T>(), s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
       if (status != CUBLAS_STATUS_SUCCESS)
         throw std::runtime_error(fmt::format("cublasGemmEx failed for {} {}: {}", dtype, s.label(), int(status)));
     };
-    cublas_tflops = flops() / timer.median_ms(cublas, 20, 3) / 1e9;
+    cublas();
   }
   ~Problem() {
     for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), static_cast<void*>(ref)})
@@ -111,16 +111,23 @@ template <class T> class Problem {
     return kernel.cubin(shape.m, shape.n, shape.k, a, b, c);
   }
 
-  // Times `kernel` (after a first call, which tunes for a new shape bucket) and checks its result.
+  // Times `kernel` (after a first call, which tunes for a new shape bucket) against cuBLAS and
+  // checks its result. The two are timed in alternating rounds, so that both meet the GPU in the
+  // same state: its clocks fall as it heats up under load, and tuning has just kept it busy. Each
+  // figure is the median over the rounds of a round's median.
   template <class S> Row run(bench::Timer& timer, Kernel<S>& kernel) {
     cudaMemset(c, 0xFF, size_t(shape.m) * shape.n * sizeof(T));  // NaN: a result never written shows
     kernel(shape.m, shape.n, shape.k, a, b, c);
     const double error = sampled_difference(c, ref, size_t(shape.m) * shape.n);
-    const double ms = timer.median_ms([&] { kernel(shape.m, shape.n, shape.k, a, b, c); }, 20, 3);
+    std::vector<double> ours, theirs;
+    for (int round = 0; round < kRounds; ++round) {
+      ours.push_back(timer.median_ms([&] { kernel(shape.m, shape.n, shape.k, a, b, c); }, kRunsPerRound, 2));
+      theirs.push_back(timer.median_ms(cublas, kRunsPerRound, 2));
+    }
     return Row{dtype,
                shape,
-               flops() / ms / 1e9,
-               cublas_tflops,
+               flops() / median(ours) / 1e9,
+               flops() / median(theirs) / 1e9,
                kernel.stats().hyperparameters,
                std::string(selection_name(kernel.stats().selection)),
                error};
@@ -128,10 +135,16 @@ template <class T> class Problem {
 
   const Shape shape;
   const char* const dtype;
-  double cublas_tflops = 0;
 
  private:
+  static constexpr int kRounds = 5, kRunsPerRound = 10;
+  static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+
   T *a = nullptr, *b = nullptr, *c = nullptr, *ref = nullptr;
+  std::function<void()> cublas;
 };
 
 // A ladder step at the configuration its text starts with: the first candidate of its space.
@@ -164,7 +177,7 @@ std::vector<LadderRow> ladders(bench::Timer& timer, cublasHandle_t handle, bool 
   std::vector<LadderRow> rows;
   for (int size : {4096, 8192}) {
     const Shape shape{size, size, size};
-    Problem<f16> half(timer, handle, shape, "fp16");
+    Problem<f16> half(handle, shape, "fp16");
     namespace a = examples::ampere;
     ladder_step<a::MatmulV1Naive>(timer, half, "ampere_v1_naive", rows);
     ladder_step<examples::MatmulSimt>(timer, half, "ampere_v2_shared", rows);
@@ -172,7 +185,7 @@ std::vector<LadderRow> ladders(bench::Timer& timer, cublasHandle_t handle, bool 
     ladder_step<a::MatmulV4Pipelined>(timer, half, "ampere_v4_pipelined", rows);
     ladder_step<MatmulV5Swizzled<f16>>(timer, half, "ampere_v5_swizzled", rows);
     if (hopper) hopper_ladder(timer, half, rows);
-    Problem<bf16> brain(timer, handle, shape, "bf16");
+    Problem<bf16> brain(handle, shape, "bf16");
     ladder_step<MatmulV5Swizzled<bf16>>(timer, brain, "ampere_v5_swizzled", rows);
     if (hopper) hopper_ladder(timer, brain, rows);
   }
@@ -187,14 +200,14 @@ std::vector<Row> flagship_rows(bench::Timer& timer, cublasHandle_t handle, const
   Kernel<Flagship<f16>> f16_kernel(Device::gpu());
   Kernel<Flagship<bf16>> bf16_kernel(Device::gpu());
   for (const Shape& s : shapes) {
-    Problem<f16> p(timer, handle, s, "fp16");
+    Problem<f16> p(handle, s, "fp16");
     rows.push_back(p.run(timer, f16_kernel));
     if (rows.size() == 1)
       fmt::print("  tuning {} candidates of {} at {}: {:.1f} s wall\n", f16_kernel.stats().candidates, name,
                  s.label(), f16_kernel.stats().tuning_wall_ms / 1000);
   }
   for (const Shape& s : shapes) {
-    Problem<bf16> p(timer, handle, s, "bf16");
+    Problem<bf16> p(handle, s, "bf16");
     rows.push_back(p.run(timer, bf16_kernel));
   }
   return rows;
@@ -210,7 +223,7 @@ struct AmpereOutputs {
 template <class T>
 Row ampere_tuned_row(bench::Timer& timer, cublasHandle_t handle, int size, const char* dtype,
                      const AmpereOutputs& outputs) {
-  Problem<T> p(timer, handle, Shape{size, size, size}, dtype);
+  Problem<T> p(handle, Shape{size, size, size}, dtype);
   Kernel<MatmulV5Swizzled<T>> kernel(Device::gpu());
   const Row row = p.run(timer, kernel);
   if (!outputs.cubin_dir.empty()) {
