@@ -8,7 +8,9 @@
 #include <ctime>
 #include <deque>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 #include "progress_line.hpp"
@@ -121,7 +123,9 @@ void note_dropped(ProgressLine& line, const std::string& label, const CandidateO
 
 // The fastest few are timed again once every candidate is built, and the winner is chosen from
 // these timings: the first ones ran while other candidates compiled on the host, and a candidate
-// that was lucky once must not win on that alone.
+// that was lucky once must not win on that alone. They are timed in two rounds, in order and then
+// in reverse, and each keeps the mean of its two: the GPU's clocks drift as it heats up under the
+// load, and a linear drift then reaches every finalist alike.
 constexpr int kFinalists = 3;
 
 void retime_finalists(TuneResult& r, const TuningSteps& steps) {
@@ -132,13 +136,20 @@ void retime_finalists(TuneResult& r, const TuningSteps& steps) {
   const auto faster = [&](int a, int b) { return r.outcomes[size_t(a)].median_ms < r.outcomes[size_t(b)].median_ms; };
   std::sort(timed.begin(), timed.end(), faster);
   timed.resize(std::min<size_t>(timed.size(), kFinalists));
-  for (int i : timed) {
-    try {
-      r.outcomes[size_t(i)].median_ms = steps.time(i);
-    } catch (const std::exception&) {
-      // It ran once; its first timing stands.
+  std::map<int, std::vector<double>> rounds;
+  std::vector<int> order = timed;
+  for (int round = 0; round < 2; ++round) {
+    for (int i : order) {
+      try {
+        rounds[i].push_back(steps.time(i));
+      } catch (const std::exception&) {
+        // It ran once; its first timing stands.
+      }
     }
+    std::reverse(order.begin(), order.end());
   }
+  for (const auto& [i, ms] : rounds)
+    r.outcomes[size_t(i)].median_ms = std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size());
   r.winner = *std::min_element(timed.begin(), timed.end(), faster);
 }
 
