@@ -1,5 +1,5 @@
-// The compile cache across processes: a second process with the same kernel loads the cubin
-// without compiling; a different target, or debug mode, compiles again.
+// The compile cache across processes: a second process with the same generated code loads the
+// cubin without compiling; other code, a different target, or debug mode, compiles again.
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -26,10 +26,17 @@ TEST(CompileCache, SecondProcessLoadsWithoutCompiling) {
   EXPECT_NE(first.find("compiled by NVRTC"), std::string::npos) << first;
   const std::string second = run(env + cli + " compile vector_add 1000 --arch sm_90a");
   EXPECT_NE(second.find("loaded from the cache"), std::string::npos) << second;
-  // Run-time sizes are not part of the key, only what the variant is specialized on: 1000 and 24
-  // are multiples of 8, not of 16; 77 is neither. The target is part of the key.
+  // The key is the generated code: run-time sizes are not part of it, and neither are facts about
+  // them that change nothing in the code (vector_add's is the same whether n is a multiple of 8,
+  // as 1000 and 24 are, or not, as 77 is).
   EXPECT_NE(run(env + cli + " compile vector_add 24 --arch sm_90a").find("loaded from the cache"), std::string::npos);
-  EXPECT_NE(run(env + cli + " compile vector_add 77 --arch sm_90a").find("compiled by NVRTC"), std::string::npos);
+  EXPECT_NE(run(env + cli + " compile vector_add 77 --arch sm_90a").find("loaded from the cache"), std::string::npos);
+  // row_softmax moves whole vectors along a row only when the row length is a multiple of 8.
+  EXPECT_NE(run(env + cli + " compile row_softmax 64 1000 --arch sm_90a").find("compiled by NVRTC"), std::string::npos);
+  EXPECT_NE(run(env + cli + " compile row_softmax 64 1001 --arch sm_90a").find("compiled by NVRTC"), std::string::npos);
+  EXPECT_NE(run(env + cli + " compile row_softmax 32 1000 --arch sm_90a").find("loaded from the cache"),
+            std::string::npos);
+  // The target is part of the key.
   EXPECT_NE(run(env + cli + " compile vector_add 1000 --arch sm_80").find("compiled by NVRTC"), std::string::npos);
   // Debug mode generates other code, cached under a key of its own.
   EXPECT_NE(run(env + "TESSEL_DEBUG=1 " + cli + " compile vector_add 1000 --arch sm_90a").find("compiled by NVRTC"),

@@ -50,14 +50,13 @@ TEST(CacheKey, FieldBoundariesAndCountsMatter) {
 // Both stores name their entries with this builder.
 TEST(CacheKey, BuildsTheCompileAndTuningKeys) {
   const std::vector<std::string> options = {"-O3"};
-  EXPECT_EQ(compile_cache_key("ir", "source", "sm_90a", options), CacheKey("tessel-compile-key-v1")
-                                                                       .add(TESSEL_VERSION)
-                                                                       .add(nvrtc_version())
-                                                                       .add("ir")
-                                                                       .add("source")
-                                                                       .add("sm_90a")
-                                                                       .add("-O3")
-                                                                       .digest());
+  EXPECT_EQ(compile_cache_key("source", "sm_90a", options), CacheKey("tessel-compile-key-v2")
+                                                                 .add(TESSEL_VERSION)
+                                                                 .add(nvrtc_version())
+                                                                 .add("source")
+                                                                 .add("sm_90a")
+                                                                 .add("-O3")
+                                                                 .digest());
   EXPECT_EQ(tuning::TuningDb::key("K", {"block=64", "block=128"}, "k=8", "a: 16-byte aligned", "n<=1024", "sm_90a"),
             CacheKey("tessel-tuning-key-v2")
                 .add("K")

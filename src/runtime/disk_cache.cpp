@@ -203,12 +203,10 @@ std::size_t DiskCache::clear() const {
   return removed;
 }
 
-std::string compile_cache_key(std::string_view printed_ir, std::string_view cuda_source, std::string_view arch,
-                              std::span<const std::string> options) {
-  return CacheKey("tessel-compile-key-v1")
+std::string compile_cache_key(std::string_view cuda_source, std::string_view arch, std::span<const std::string> options) {
+  return CacheKey("tessel-compile-key-v2")
       .add(TESSEL_VERSION)
       .add(nvrtc_version())
-      .add(printed_ir)
       .add(cuda_source)
       .add(arch)
       .add_each(options)

@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "tessel/codegen/cuda.hpp"
-#include "tessel/ir/printer.hpp"
 #include "tessel/runtime/disk_cache.hpp"
 
 namespace tessel::runtime {
@@ -42,7 +41,7 @@ KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const Kernel
   for (const auto& [header, text] : m.headers) all_source += "\n// header " + header + "\n" + text;
   const std::vector<std::string> nvrtc_options;
   const std::string arch_name(ir::arch_name(arch));
-  const std::string key = compile_cache_key(ir::print(k), all_source, arch_name, nvrtc_options);
+  const std::string key = compile_cache_key(all_source, arch_name, nvrtc_options);
   const DiskCache cache(DiskCache::default_dir());
   t0 = std::chrono::steady_clock::now();
   auto cubin = cache.load(key, "cubin");

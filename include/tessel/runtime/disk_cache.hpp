@@ -52,11 +52,11 @@ class DiskCache {
   std::filesystem::path dir_;
 };
 
-// The cache key for a compiled kernel: the SHA-256 of everything that changes the compiled output,
-// i.e. the printed IR, the generated CUDA source, the arch and NVRTC options, plus the tessel and
-// NVRTC versions. Anything else a compile depends on (such as headers handed to compile_to_cubin)
-// must be folded into one of these fields by the caller.
-std::string compile_cache_key(std::string_view printed_ir, std::string_view cuda_source, std::string_view arch,
-                              std::span<const std::string> options);
+// The cache key for a compiled kernel: the SHA-256 of everything NVRTC sees, i.e. the generated
+// CUDA source, the arch and NVRTC options, plus the tessel and NVRTC versions. Kernels whose IR
+// differs but whose generated code is the same (variants whose facts prove nothing new) share one
+// cubin. Anything else a compile depends on (such as headers handed to compile_to_cubin) must be
+// folded into one of these fields by the caller.
+std::string compile_cache_key(std::string_view cuda_source, std::string_view arch, std::span<const std::string> options);
 
 }  // namespace tessel::runtime
