@@ -32,6 +32,8 @@ constexpr int kValues = 10;
 // Every block writes its cluster values: blockIdx, clusterDim and clusterIdx of the cluster, then
 // blockRank.
 struct ReportsClusterValues : Script {
+  static constexpr int blocks_line = __LINE__ + 3;  // where a grid that does not fit its clusters is reported
+  static constexpr const char* file = __FILE__;
   void operator()(Int32 gx, Int32 gy, Int32 gz, Ptr<int32_t> out) {
     attrs.blocks = {gx, gy, gz};
     attrs.cluster = {2, 1, 2};

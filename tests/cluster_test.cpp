@@ -36,10 +36,13 @@ TEST(Cluster, BlocksSeeTheirIndexInTheClusterTheClustersShapeAndIndexAndTheirRan
 
 TEST(Cluster, AGridThatIsNotAWholeNumberOfClustersIsRefusedAtLaunchWithBothShapes) {
   Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(size_t(3 * 2 * 2 * kValues), -1));
+  const std::string blocks = fmt::format("{}:{}", ReportsClusterValues::file, ReportsClusterValues::blocks_line);
   EXPECT_EQ(error_of<ReportsClusterValues>(3, 2, 2, out),
-            "ReportsClusterValues: a grid of 3 x 2 x 2 blocks is not a whole number of 2 x 1 x 2 clusters");
+            blocks + ": kernel ReportsClusterValues: attrs.blocks gives a grid of 3 x 2 x 2 blocks, which is not a "
+                     "whole number of its 2 x 1 x 2 clusters (attrs.cluster)");
   EXPECT_EQ(error_of<ReportsClusterValues>(4, 2, 3, out),
-            "ReportsClusterValues: a grid of 4 x 2 x 3 blocks is not a whole number of 2 x 1 x 2 clusters");
+            blocks + ": kernel ReportsClusterValues: attrs.blocks gives a grid of 4 x 2 x 3 blocks, which is not a "
+                     "whole number of its 2 x 1 x 2 clusters (attrs.cluster)");
 }
 
 TEST(Cluster, ThePrintedKernelAndTheGeneratedCodeCarryTheClusterShape) {

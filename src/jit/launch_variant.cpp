@@ -30,6 +30,16 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
   return grid;
 }
 
+// A grid of clusters must be a whole number of them; the error names the line of attrs.blocks.
+void check_cluster_fit(const ir::KernelNode& k, const std::array<unsigned, 3>& grid) {
+  for (size_t d = 0; d < 3; ++d)
+    if (grid[d] % unsigned(k.cluster[d]) != 0)
+      throw Error(k.blocks_loc, fmt::format("kernel {}: attrs.blocks gives a grid of {} x {} x {} blocks, which is not a "
+                                            "whole number of its {} x {} x {} clusters (attrs.cluster)",
+                                            k.name, grid[0], grid[1], grid[2], k.cluster[0], k.cluster[1],
+                                            k.cluster[2]));
+}
+
 }  // namespace
 
 void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args, void* stream) const {
@@ -49,7 +59,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   shape.cluster = {unsigned(k.cluster[0]), unsigned(k.cluster[1]), unsigned(k.cluster[2])};
   shape.threads = unsigned(k.threads());
   shape.shared_bytes = unsigned(k.shared_bytes);
-  if (shape.clustered()) shape.check(k.name);
+  if (k.clustered()) check_cluster_fit(k, shape.grid);
   check_tensor_arguments(k, signature_, v.views, args, values, multiprocessors_, device_.is_gpu());
   if (!device_.is_gpu()) {
     const std::array<int, 3> grid = {int(shape.grid[0]), int(shape.grid[1]), int(shape.grid[2])};
