@@ -81,6 +81,17 @@ class TuningDbTest : public ::testing::Test {
     return k.stats().selection;
   }
 
+  // Tunes an axpy of 300 elements under `options` (whose timer decides) and returns the winner.
+  static std::string tune_axpy_of_300(const KernelOptions& options) {
+    const Device sim = Device::simulator();
+    Buffer<float> x(sim, std::vector<float>(300, 1.0f)), y(sim, std::vector<float>(300, 2.0f)),
+        z(sim, std::vector<float>(300, -1e30f));
+    Kernel<TunedAxpy> k(sim, options);
+    k(300, x, y, z);
+    EXPECT_EQ(z.download(), std::vector<float>(300, 4.0f));
+    return k.stats().hyperparameters;
+  }
+
   std::filesystem::path dir_;
   std::string saved_;
 };
@@ -136,12 +147,7 @@ TEST_F(TuningDbTest, TheFinalistsAreTimedAgainAndTheSecondTimingDecides) {
   options.tuning_timer = [&](const std::string& hyperparameters) {
     return timings.at(hyperparameters).at(size_t(calls[hyperparameters]++));
   };
-  const Device sim = Device::simulator();
-  Buffer<float> x(sim, std::vector<float>(300, 1.0f)), y(sim, std::vector<float>(300, 2.0f)),
-      z(sim, std::vector<float>(300, -1e30f));
-  Kernel<TunedAxpy> k(sim, options);
-  k(300, x, y, z);
-  EXPECT_EQ(k.stats().hyperparameters, "block=256");
+  EXPECT_EQ(tune_axpy_of_300(options), "block=256");
   EXPECT_EQ(calls, (std::map<std::string, int>{{"block=128", 3}, {"block=256", 3}, {"block=512", 3}}));
   const tuning::TuningRecord r = tuning::TuningDb(dir_).list().at(0).record;
   EXPECT_EQ(r.winner, "block=256");
@@ -161,12 +167,7 @@ TEST_F(TuningDbTest, AClockDriftWhileTheFinalistsAreTimedFavoursNone) {
     if (calls[hyperparameters]++ == 0) return first.at(hyperparameters);
     return steady.at(hyperparameters) * (1 + 0.05 * retimed++);
   };
-  const Device sim = Device::simulator();
-  Buffer<float> x(sim, std::vector<float>(300, 1.0f)), y(sim, std::vector<float>(300, 2.0f)),
-      z(sim, std::vector<float>(300, -1e30f));
-  Kernel<TunedAxpy> k(sim, options);
-  k(300, x, y, z);
-  EXPECT_EQ(k.stats().hyperparameters, "block=256");
+  EXPECT_EQ(tune_axpy_of_300(options), "block=256");
   EXPECT_EQ(retimed, 6);
 }
 
