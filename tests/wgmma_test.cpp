@@ -128,6 +128,34 @@ TEST(WgmmaMisuse, TouchingTheAccumulatorBeforeTheWaitIsReportedUnderEveryOrder) 
   }
 }
 
+// A slice is a read of the tile it slices.
+struct SlicesTheAccumulatorEarly : WgmmaSetup {
+  void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<float> c) {
+    auto [s_a, s_b, acc] = setup(a, b);
+    wgmma.fence();
+    line = __LINE__ + 1;
+    wgmma.mma(s_a, s_b.transpose(), acc);
+    wgmma.commit_group();
+    auto early = acc.slice({0, 0}, {64, 8});
+    wgmma.wait_group(0);
+    store_global(global_view(c, {64, 8}), early, {0, 0});
+  }
+};
+
+TEST(WgmmaMisuse, SlicingTheAccumulatorBeforeTheWaitIsReported) {
+  Operands x;
+  std::string got = "no error";
+  try {
+    Kernel<SlicesTheAccumulatorEarly>(Device::simulator())(x.a, x.b, x.c);
+  } catch (const Error& e) {
+    got = std::regex_replace(e.what(), std::regex("warp [0-3] of"), "warp W of");
+  }
+  EXPECT_EQ(got, fmt::format("{0}:{1}: register tile r (created at {0}:{2}) is the accumulator of the wgmma.mma "
+                             "issued at {0}:{3}, which may still be running (warp W of block (0, 0, 0)); wait for "
+                             "it with wgmma.wait_group before touching it",
+                             __FILE__, line + 2, acc_line, line));
+}
+
 struct OverwritesAnOperandEarly : WgmmaSetup {
   void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<float> c) {
     auto [s_a, s_b, acc] = setup(a, b);
