@@ -1,5 +1,6 @@
 // The autotuner's logic with fake build and timing steps: spaces and constraints, pruning,
 // failures that do not stop the others, spills, the all-failed error, and ptxas's report.
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -80,6 +81,23 @@ TEST(Tuner, PicksTheFastestAndRecordsWhyOthersWereDropped) {
   EXPECT_EQ(r.outcomes[3].status, CandidateOutcome::Status::Timed);
   EXPECT_DOUBLE_EQ(r.outcomes[3].median_ms, 1.5);
   EXPECT_EQ(r.outcomes[4].registers, 44);
+}
+
+TEST(Tuner, EveryCandidateNearTheFastestFirstTimingIsTimedAgain) {
+  // First timings within 10% of the fastest make candidates 0 to 3 finalists; timed again, 3 is the
+  // fastest. Candidate 4 is 30% slower at first and is not timed again.
+  const double first[] = {1.0, 1.02, 1.04, 1.06, 1.3};
+  const double again[] = {1.1, 1.1, 1.1, 1.0, 0.5};
+  std::array<std::atomic<int>, 5> calls{};
+  tuning::TuningSteps steps;
+  steps.build = [](int) { return tuning::BuiltCandidate{}; };
+  steps.time = [&](int i) { return calls[size_t(i)]++ == 0 ? first[i] : again[i]; };
+  const tuning::TuneResult r = tuning::tune("k", names(5), steps, quiet(), log_dir());
+  EXPECT_EQ(r.winner, 3);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(calls[size_t(i)].load(), 3) << i;
+  EXPECT_EQ(calls[4].load(), 1);
+  EXPECT_DOUBLE_EQ(r.outcomes[3].median_ms, 1.0);
+  EXPECT_DOUBLE_EQ(r.outcomes[4].median_ms, 1.3);
 }
 
 TEST(Tuner, BuildsCandidatesConcurrently) {

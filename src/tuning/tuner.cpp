@@ -121,12 +121,15 @@ void note_dropped(ProgressLine& line, const std::string& label, const CandidateO
   line.note(fmt::format("tessel: {} [{}] {}: {}", label, o.hyperparameters, status_name(o.status), o.message));
 }
 
-// The fastest few are timed again once every candidate is built, and the winner is chosen from
+// The contenders are timed again once every candidate is built, and the winner is chosen from
 // these timings: the first ones ran while other candidates compiled on the host, and a candidate
-// that was lucky once must not win on that alone. They are timed in two rounds, in order and then
-// in reverse, and each keeps the mean of its two: the GPU's clocks drift as it heats up under the
-// load, and a linear drift then reaches every finalist alike.
-constexpr int kFinalists = 3;
+// that was lucky once must not win on that alone. The GPU's clocks drift as it heats up under the
+// load (by 2-5% over a tuning run on an H200), so a first timing taken early reads fast: every
+// candidate within kContenderWindow of the fastest first timing is a finalist (at least
+// kMinFinalists, at most kMaxFinalists). The finalists are timed in two rounds, in order and then
+// in reverse, and each keeps the mean of its two, so that a linear drift reaches them all alike.
+constexpr double kContenderWindow = 1.10;
+constexpr size_t kMinFinalists = 3, kMaxFinalists = 8;
 
 void retime_finalists(TuneResult& r, const TuningSteps& steps) {
   std::vector<int> timed;
@@ -135,7 +138,11 @@ void retime_finalists(TuneResult& r, const TuningSteps& steps) {
   if (timed.size() < 2) return;
   const auto faster = [&](int a, int b) { return r.outcomes[size_t(a)].median_ms < r.outcomes[size_t(b)].median_ms; };
   std::sort(timed.begin(), timed.end(), faster);
-  timed.resize(std::min<size_t>(timed.size(), kFinalists));
+  const double cutoff = r.outcomes[size_t(timed.front())].median_ms * kContenderWindow;
+  size_t finalists = std::min(timed.size(), kMinFinalists);
+  while (finalists < std::min(timed.size(), kMaxFinalists) && r.outcomes[size_t(timed[finalists])].median_ms <= cutoff)
+    ++finalists;
+  timed.resize(finalists);
   std::map<int, std::vector<double>> rounds;
   std::vector<int> order = timed;
   for (int round = 0; round < 2; ++round) {
