@@ -124,7 +124,7 @@ void note_dropped(ProgressLine& line, const std::string& label, const CandidateO
 // The contenders are timed again once every candidate is built, and the winner is chosen from
 // these timings: the first ones ran while other candidates compiled on the host, and a candidate
 // that was lucky once must not win on that alone. The GPU's clocks drift as it heats up under the
-// load (by 2-5% over a tuning run on an H200), so a first timing taken early reads fast: every
+// load, so a first timing taken early reads fast (docs/tuning.md has an example): every
 // candidate within kContenderWindow of the fastest first timing is a finalist (at least
 // kMinFinalists, at most kMaxFinalists). The finalists are timed in two rounds, in order and then
 // in reverse, and each keeps the mean of its two, so that a linear drift reaches them all alike.
