@@ -110,21 +110,29 @@ struct StoresTheAccumulatorEarly : WgmmaSetup {
   }
 };
 
+// The error of a run of kernel S, with the warp that got there first (it depends on the order) as W.
+template <class S> std::string error_with_any_warp(const KernelOptions& o = {}) {
+  Operands x;
+  try {
+    Kernel<S>(Device::simulator(), o)(x.a, x.b, x.c);
+  } catch (const Error& e) {
+    return std::regex_replace(e.what(), std::regex("warp [0-3] of"), "warp W of");
+  }
+  return "no error";
+}
+
+// The report of a touch, two lines after the mma at `line`, of the accumulator while the mma runs.
+std::string accumulator_touched_early() {
+  return fmt::format("{0}:{1}: register tile r (created at {0}:{2}) is the accumulator of the wgmma.mma issued at "
+                     "{0}:{3}, which may still be running (warp W of block (0, 0, 0)); wait for it with "
+                     "wgmma.wait_group before touching it",
+                     __FILE__, line + 2, acc_line, line);
+}
+
 TEST(WgmmaMisuse, TouchingTheAccumulatorBeforeTheWaitIsReportedUnderEveryOrder) {
   for (const KernelOptions& o : every_order()) {
-    Operands x;
-    std::string got = "no error";
-    try {
-      Kernel<StoresTheAccumulatorEarly>(Device::simulator(), o)(x.a, x.b, x.c);
-    } catch (const Error& e) {
-      got = e.what();
-    }
-    // Which warp gets there first depends on the order.
-    got = std::regex_replace(got, std::regex("warp [0-3] of"), "warp W of");
-    EXPECT_EQ(got, fmt::format("{0}:{1}: register tile r (created at {0}:{2}) is the accumulator of the wgmma.mma "
-                               "issued at {0}:{3}, which may still be running (warp W of block (0, 0, 0)); wait for "
-                               "it with wgmma.wait_group before touching it",
-                               __FILE__, line + 2, acc_line, line));
+    const std::string got = error_with_any_warp<StoresTheAccumulatorEarly>(o);  // the run sets the lines
+    EXPECT_EQ(got, accumulator_touched_early());
   }
 }
 
@@ -143,17 +151,8 @@ struct SlicesTheAccumulatorEarly : WgmmaSetup {
 };
 
 TEST(WgmmaMisuse, SlicingTheAccumulatorBeforeTheWaitIsReported) {
-  Operands x;
-  std::string got = "no error";
-  try {
-    Kernel<SlicesTheAccumulatorEarly>(Device::simulator())(x.a, x.b, x.c);
-  } catch (const Error& e) {
-    got = std::regex_replace(e.what(), std::regex("warp [0-3] of"), "warp W of");
-  }
-  EXPECT_EQ(got, fmt::format("{0}:{1}: register tile r (created at {0}:{2}) is the accumulator of the wgmma.mma "
-                             "issued at {0}:{3}, which may still be running (warp W of block (0, 0, 0)); wait for "
-                             "it with wgmma.wait_group before touching it",
-                             __FILE__, line + 2, acc_line, line));
+  const std::string got = error_with_any_warp<SlicesTheAccumulatorEarly>();  // the run sets the lines
+  EXPECT_EQ(got, accumulator_touched_early());
 }
 
 struct OverwritesAnOperandEarly : WgmmaSetup {

@@ -47,7 +47,8 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
   }
   e.line(fmt::format("const {}* thread_g = tile + ({});", T, fmt::join(gterms, " + ")));
   const std::string thread_s = fmt::format("{}", fmt::join(sterms, " + "));
-  const std::vector<std::string> unproven = vec > 1 ? unproven_alignment(e, g, n.offsets, run_bytes, "tile") : std::vector<std::string>{};
+  const std::vector<std::string> unproven =
+      vec > 1 ? unproven_alignment(e, g, n.offsets, run_bytes, "tile") : std::vector<std::string>{};
   // Opens the scope of run `lv`: its coordinates k0.. (relative to the thread's), `s` and `g`.
   const auto open_run = [&](int lv) {
     const std::vector<int> k = n.layout.coords(0, lv);

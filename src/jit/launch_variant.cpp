@@ -23,21 +23,20 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
   for (size_t d = 0; d < k.blocks.size(); ++d) {
     const ir::Scalar g = ir::evaluate_at_launch(*k.blocks[d], k, values, multiprocessors);
     if (g.i < 0 || g.i > limit[d])
-      throw Error(k.blocks_loc, fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts", k.name,
-                                     d, g.i));
+      throw Error(k.blocks_loc,
+                  fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts", k.name, d, g.i));
     grid[d] = unsigned(g.i);
   }
   return grid;
 }
 
 // A grid of clusters must be a whole number of them; the error names the line of attrs.blocks.
-void check_cluster_fit(const ir::KernelNode& k, const std::array<unsigned, 3>& grid) {
-  for (size_t d = 0; d < 3; ++d)
-    if (grid[d] % unsigned(k.cluster[d]) != 0)
-      throw Error(k.blocks_loc, fmt::format("kernel {}: attrs.blocks gives a grid of {} x {} x {} blocks, which is not a "
-                                            "whole number of its {} x {} x {} clusters (attrs.cluster)",
-                                            k.name, grid[0], grid[1], grid[2], k.cluster[0], k.cluster[1],
-                                            k.cluster[2]));
+void check_cluster_fit(const ir::KernelNode& k, const runtime::LaunchShape& shape) {
+  if (!k.clustered() || shape.whole_clusters()) return;
+  const auto& [gx, gy, gz] = shape.grid;
+  throw Error(k.blocks_loc, fmt::format("kernel {}: attrs.blocks gives a grid of {} x {} x {} blocks, which is not a "
+                                        "whole number of its {} x {} x {} clusters (attrs.cluster)",
+                                        k.name, gx, gy, gz, k.cluster[0], k.cluster[1], k.cluster[2]));
 }
 
 }  // namespace
@@ -59,7 +58,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   shape.cluster = {unsigned(k.cluster[0]), unsigned(k.cluster[1]), unsigned(k.cluster[2])};
   shape.threads = unsigned(k.threads());
   shape.shared_bytes = unsigned(k.shared_bytes);
-  if (k.clustered()) check_cluster_fit(k, shape.grid);
+  check_cluster_fit(k, shape);
   check_tensor_arguments(k, signature_, v.views, args, values, multiprocessors_, device_.is_gpu());
   if (!device_.is_gpu()) {
     const std::array<int, 3> grid = {int(shape.grid[0]), int(shape.grid[1]), int(shape.grid[2])};

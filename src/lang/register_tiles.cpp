@@ -71,7 +71,8 @@ RegisterTensor RegisterTensor::slice(std::vector<int> offsets, std::vector<int> 
   check_group(t_, "slice", loc);
   const auto& extent = this->shape();
   if (offsets.size() != extent.size() || shape.size() != extent.size())
-    throw Error(loc, fmt::format("slice of register tile {} (reg<{}>[{}]): give {} offsets and {} extents, got {} and {}",
+    throw Error(loc, fmt::format("slice of register tile {} (reg<{}>[{}]): give {} offsets and {} extents, got {} "
+                                 "and {}",
                                  t_->name, dtype_name(dtype()), fmt::join(extent, ", "), extent.size(), extent.size(),
                                  offsets.size(), shape.size()));
   for (size_t d = 0; d < extent.size(); ++d)

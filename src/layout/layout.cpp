@@ -260,10 +260,11 @@ Layout Layout::reshape(const std::vector<int>& shape) const {
 
 Layout Layout::slice(const std::vector<int>& offsets, const std::vector<int>& shape) const {
   auto fail = [&](const std::string& why) {
-    return Error(fmt::format("cannot slice [{}] at [{}] out of {}: {}", fmt::join(shape, ", "), fmt::join(offsets, ", "),
-                             str(), why));
+    return Error(fmt::format("cannot slice [{}] at [{}] out of {}: {}", fmt::join(shape, ", "),
+                             fmt::join(offsets, ", "), str(), why));
   };
-  if (int(offsets.size()) != rank() || int(shape.size()) != rank()) throw fail(fmt::format("the layout has rank {}", rank()));
+  if (int(offsets.size()) != rank() || int(shape.size()) != rank())
+    throw fail(fmt::format("the layout has rank {}", rank()));
   Layout w = *this;
   auto is_spatial = [&](int m) {
     return std::any_of(spatial_.begin(), spatial_.end(), [&](const Digit& g) { return g.mode == m; });
@@ -286,8 +287,8 @@ Layout Layout::slice(const std::vector<int>& offsets, const std::vector<int>& sh
     if (const int need = shape[d] / inner; need > 1) {
       const int m = modes[i++], start = offsets[d] / inner % mode_size_[m];
       if (mode_size_[m] % need != 0 || start + need > mode_size_[m])
-        throw fail(fmt::format("[{}, {}) of dimension {} straddles a mode of size {}", offsets[d], offsets[d] + shape[d],
-                               d, mode_size_[m]));
+        throw fail(fmt::format("[{}, {}) of dimension {} straddles a mode of size {}", offsets[d],
+                               offsets[d] + shape[d], d, mode_size_[m]));
       if (is_spatial(m)) throw fail(fmt::format("dimension {} is spread over threads outside the slice", d));
       w.mode_size_[m] = need;
     }

@@ -203,7 +203,8 @@ std::size_t DiskCache::clear() const {
   return removed;
 }
 
-std::string compile_cache_key(std::string_view cuda_source, std::string_view arch, std::span<const std::string> options) {
+std::string compile_cache_key(std::string_view cuda_source, std::string_view arch,
+                              std::span<const std::string> options) {
   return CacheKey("tessel-compile-key-v2")
       .add(TESSEL_VERSION)
       .add(nvrtc_version())

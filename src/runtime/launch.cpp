@@ -7,11 +7,16 @@
 
 namespace tessel::runtime {
 
-void LaunchShape::check(std::string_view label) const {
+bool LaunchShape::whole_clusters() const {
   for (size_t d = 0; d < 3; ++d)
-    if (cluster[d] == 0 || grid[d] % cluster[d] != 0)
-      throw Error(fmt::format("{}: a grid of {} x {} x {} blocks is not a whole number of {} x {} x {} clusters",
-                              label, grid[0], grid[1], grid[2], cluster[0], cluster[1], cluster[2]));
+    if (cluster[d] == 0 || grid[d] % cluster[d] != 0) return false;
+  return true;
+}
+
+void LaunchShape::check(std::string_view label) const {
+  if (!whole_clusters())
+    throw Error(fmt::format("{}: a grid of {} x {} x {} blocks is not a whole number of {} x {} x {} clusters", label,
+                            grid[0], grid[1], grid[2], cluster[0], cluster[1], cluster[2]));
 }
 
 CUlaunchConfig cluster_launch_config(const LaunchShape& shape, CUstream stream, CUlaunchAttribute& cluster) {

@@ -57,6 +57,7 @@ class DiskCache {
 // differs but whose generated code is the same (variants whose facts prove nothing new) share one
 // cubin. Anything else a compile depends on (such as headers handed to compile_to_cubin) must be
 // folded into one of these fields by the caller.
-std::string compile_cache_key(std::string_view cuda_source, std::string_view arch, std::span<const std::string> options);
+std::string compile_cache_key(std::string_view cuda_source, std::string_view arch,
+                              std::span<const std::string> options);
 
 }  // namespace tessel::runtime

@@ -17,6 +17,7 @@ struct LaunchShape {
   unsigned shared_bytes = 0;                    // dynamic shared memory per block
 
   bool clustered() const { return cluster != std::array<unsigned, 3>{1, 1, 1}; }
+  bool whole_clusters() const;
   // Throws tessel::Error, naming `label`, unless the grid is a whole number of clusters.
   void check(std::string_view label) const;
 };
