@@ -1,5 +1,5 @@
 // The simulator's speed on the seed kernels: wall-clock time of one simulated run of each
-// Blackwell example at the seeds' size (256 x 256 x 512) on one core, checked against the host
+// Blackwell example at 256 x 256 x 512 on one core, checked against the host
 // reference, median of a few runs; then the cost of race detection on Hopper ladder step 4 at the
 // same size, run with and without it. Needs no GPU.
 //   bench_simulator [runs]

@@ -50,9 +50,11 @@ struct Example {
   std::function<size_t(const std::vector<int64_t>&, const std::string& arch, CompileStats*)> compile;
   // Builds every candidate of its space for a GPU, for the GPU's target, without running any.
   std::function<std::vector<CandidateFit>(const std::vector<int64_t>&, const analysis::GpuSpec&)> fit_space;
+  // The candidates of its space, each as KernelOptions::configuration takes it.
+  std::function<std::vector<std::string>()> configurations;
 };
 
-// Fills the introspection entries (ir, cuda_module, compile, fit_space) of an example; `args` turns
+// Fills the introspection entries (ir, cuda_module, compile, fit_space, configurations) of an example; `args` turns
 // its sizes into a tuple of kernel arguments (pointers may be null: nothing runs).
 template <class S, class Args> void add_introspection(Example& e, Args args) {
   e.tracer = [args](const std::vector<int64_t>& s, bool lowered, const std::string& arch) {
@@ -68,6 +70,12 @@ template <class S, class Args> void add_introspection(Example& e, Args args) {
     const size_t bytes = std::apply([&](auto... a) { return k.cubin(a...).size(); }, args(s));
     *stats = k.stats();
     return bytes;
+  };
+  e.configurations = [] {
+    std::vector<std::string> out;
+    const Space space = Kernel<S>::space();
+    for (const Space::Candidate& c : space.candidates()) out.push_back(Space::describe(c));
+    return out;
   };
   e.fit_space = [args](const std::vector<int64_t>& s, const analysis::GpuSpec& gpu) {
     const Kernel<S> k(Device::simulator(), KernelOptions{std::string(ir::arch_name(gpu.target()))});

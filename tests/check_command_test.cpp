@@ -1,5 +1,6 @@
 // `tessel check`: every example in the tree passes it (race detection on, eager, lazy and seeded
 // schedules, each against its host reference), and a broken one fails with its report.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
@@ -25,6 +26,44 @@ TEST(CheckCommand, ABrokenExampleFailsWithItsReport) {
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.output.find("broken_sync.cpp:20: deadlock in block (0, 0, 0) of kernel BrokenSync"), std::string::npos)
       << r.output;
+}
+
+TEST(CheckCommand, AllCandidatesChecksEachCandidateOfTheSpaceUnderEverySchedule) {
+  const Cli r = tessel("check blackwell_v0 136 200 40 --all-candidates --seeds 1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const std::vector<std::string> configurations = examples::find_example("blackwell_v0").configurations();
+  ASSERT_EQ(configurations.size(), 9u);
+  for (size_t i = 0; i < configurations.size(); ++i)
+    EXPECT_NE(r.output.find(fmt::format("[{}/9] {}\n  eager    blackwell_v0 136x200x40: PASS", i + 1,
+                                        configurations[i])),
+              std::string::npos)
+        << r.output;
+  EXPECT_NE(r.output.find("blackwell_v0: all 9 candidates pass\n"), std::string::npos) << r.output;
+}
+
+TEST(CheckCommand, ConfigChecksTheGivenHyperparameters) {
+  const Cli r = tessel("check blackwell_v4 136 600 40 --config \"block_n=128, block_k=32, stages=3, swizzle_size=4\" "
+                       "--seeds 1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("seed 1   blackwell_v4 136x600x40: PASS"), std::string::npos) << r.output;
+}
+
+TEST(CheckCommand, AConfigurationTheSpaceDoesNotHaveIsAnErrorNamingWhatItHas) {
+  const Cli unknown = tessel("check blackwell_v0 --config \"block_n=128, warps=8\"");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_EQ(unknown.output, "error: kernel BlackwellMatmulV0: configuration \"block_n=128, warps=8\": the space has no "
+                            "hyperparameter 'warps'; it has block_m, block_n, block_k\n");
+  const Cli value = tessel("check blackwell_v0 --config \"block_k=48\"");
+  EXPECT_EQ(value.status, 2);
+  EXPECT_EQ(value.output, "error: kernel BlackwellMatmulV0: configuration \"block_k=48\": no candidate of the space "
+                          "has these values (block_k takes 16, 32, 64)\n");
+  const Cli malformed = tessel("check blackwell_v0 --config \"block_k:48\"");
+  EXPECT_EQ(malformed.status, 2);
+  EXPECT_EQ(malformed.output, "error: kernel BlackwellMatmulV0: configuration \"block_k:48\": 'block_k:48' is not "
+                              "name=value; write the hyperparameters as \"block_n=128, stages=3\"\n");
+  const Cli both = tessel("check blackwell_v0 --config \"block_k=16\" --all-candidates");
+  EXPECT_EQ(both.status, 2);
+  EXPECT_EQ(both.output, "error: --config excludes --all-candidates (see tessel --help)\n");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "expect_error.hpp"
 #include "filecheck.hpp"
+#include "tessel/ir/printer.hpp"
 #include "simulate.hpp"
 
 namespace tessel::testing {
@@ -327,6 +328,53 @@ TEST(Mbarrier, AllocationMistakesAreReported) {
               loc(line_a) + ": mbarrier.alloc inside a thread group of threads 0..31: tessel initializes the barriers "
                             "and then syncs the whole block, which the threads outside the group never reach; allocate "
                             "the barriers outside the thread group");
+  }
+}
+
+// The seeds' three allocation forms: a list of counts is an array (`alloc({1})`, indexed), one
+// count is one barrier (`alloc(1)`), and no count is one barrier expecting every thread of the
+// block. Each thread stores an element of an 8 x 8 tile and arrives on `everyone`; after the
+// wait each reads the transposed element, which another warp's thread wrote for most of them:
+// only a phase that waited for all 64 threads orders those reads after the writes.
+struct AllocationForms : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto tile = shared_tensor<float>({8, 8});
+    MbarrierArray array = mbarrier.alloc({1});
+    Mbarrier one = mbarrier.alloc(1);
+    Mbarrier everyone = mbarrier.alloc();
+    store_shared(tile, load_global(global_view(in, {8, 8}), {0, 0}, {8, 8}, Layout::spatial({8, 8})));
+    mbarrier.arrive(everyone);
+    mbarrier.wait(everyone, mbarrier.consumer_initial_phase);
+    store_global(global_view(out, {8, 8}), load_shared(tile, {0, 0}, {8, 8}, Layout::column_spatial({8, 8})), {0, 0});
+    single_thread([&] {
+      mbarrier.arrive(array[0]);
+      mbarrier.arrive(one);
+    });
+  }
+};
+
+TEST(Mbarrier, ACountListIsAnArrayOneCountOneBarrierAndNoCountTheBlocksThreads) {
+  const ir::Kernel k = Kernel<AllocationForms>(Device::simulator(), KernelOptions{"sm_90a"}).traced(no_data, no_data);
+  const std::string text = ir::print(*k);
+  EXPECT_TRUE(file_check(text, R"(
+    CHECK: %bars = alloc_shared<u64>[1]
+    CHECK: mbarrier_init %bars counts=[1]
+    CHECK: %bars.1 = alloc_shared<u64>[1]
+    CHECK: mbarrier_init %bars.1 counts=[1]
+    CHECK: %bars.2 = alloc_shared<u64>[1]
+    CHECK: mbarrier_init %bars.2 counts=[64]
+  )")) << text;
+  std::mt19937 rng{7};
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<float> in(64);
+  for (float& x : in) x = dist(rng);
+  Buffer<float> din(Device::simulator(), in);
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> dout(Device::simulator(), std::vector<float>(64, -1.0f));
+    simulate<AllocationForms>(o, din, dout);
+    EXPECT_EQ(dout.download(), in) << sim::schedule_name(o);
   }
 }
 

@@ -9,6 +9,9 @@
 
 #include "cli.hpp"
 #include "matmul_ampere/v5_swizzled.hpp"
+#include "matmul_blackwell/v0_tcgen05.hpp"
+#include "matmul_blackwell/v2_multistage.hpp"
+#include "matmul_blackwell/v4_pipeline_class.hpp"
 #include "matmul_hopper/v5_persistent.hpp"
 #include "tessel/analysis/gpu_specs.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
@@ -113,6 +116,39 @@ TEST(SpaceCommand, AmpereStep5CandidatesOverTheA100sSharedMemoryAreDroppedWithBo
   EXPECT_TRUE(contains(no_spills.output, fmt::format("\n{} feasible of {} candidates on A100\n",
                                                      candidates - over - spilling.size(), candidates)))
       << no_spills.output;
+}
+
+// The seeds' Blackwell spaces, built for a B200: every candidate lowers for sm_100a, compiles, and
+// fits; its shared memory is its stages of A and B (and V2's and V4's epilogue tile) and less than
+// 1 KiB of barriers and alignment.
+template <class S> void expect_every_candidate_fits_a_b200(const std::string& example, int stages_of(const S&)) {
+  const Cli r = tessel("space " + example + " --gpu b200");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, example + " at m=136 n=2104 k=72 on B200 HGX 180GB (sm_100a; 232448 bytes of shared "
+                                           "memory and 65536 registers per block)"))
+      << r.output;
+  const std::regex columns(R"(\s+128\s+(\d+)\s+[1-9]\d*\s+\d+\s+feasible.*)");
+  const size_t candidates = for_each_candidate<S>([&](const std::string& hyperparameters, const S& s) {
+    const std::string row = row_of(r.output, hyperparameters);
+    std::smatch m;
+    const std::string rest = row.substr(std::min(row.size(), hyperparameters.size()));
+    ASSERT_TRUE(std::regex_match(rest, m, columns)) << row;
+    int64_t tiles = int64_t(s.block_m + s.block_n) * s.block_k * 2 * stages_of(s);
+    if constexpr (requires { s.e_block_n; }) tiles += int64_t(s.block_m) * s.e_block_n * 2;
+    const int64_t shared = std::stoll(m[1]);
+    EXPECT_GE(shared, tiles) << row;
+    EXPECT_LT(shared, tiles + 1024) << row;
+  });
+  EXPECT_TRUE(contains(r.output, fmt::format("\n{0} feasible of {0} candidates on B200\n", candidates))) << r.output;
+}
+
+TEST(SpaceCommand, EveryCandidateOfTheSeedKernelsFitsAB200) {
+  using namespace examples::blackwell;
+  expect_every_candidate_fits_a_b200<BlackwellMatmulV0>("blackwell_v0", [](const BlackwellMatmulV0&) { return 1; });
+  expect_every_candidate_fits_a_b200<BlackwellMatmulV2>("blackwell_v2",
+                                                        [](const BlackwellMatmulV2& s) { return s.stages; });
+  expect_every_candidate_fits_a_b200<BlackwellMatmulV4>("blackwell_v4",
+                                                        [](const BlackwellMatmulV4& s) { return s.stages; });
 }
 
 TEST(SpaceCommand, WithoutAGpuHereTheDefaultIsTheH200) {

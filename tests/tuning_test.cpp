@@ -47,6 +47,46 @@ TEST(Spaces, AConstraintThatRemovesEverythingIsAnError) {
   }
 }
 
+TEST(Spaces, AConfigurationKeepsTheCandidatesWithItsValues) {
+  const Space s = Tile::space();
+  const Space stages3 = s.configured("stages=3", "Tile");
+  ASSERT_EQ(stages3.size(), 3u);
+  for (const Space::Candidate& c : stages3.candidates()) EXPECT_TRUE(Space::describe(c).ends_with("stages=3"));
+  const Space one = s.configured(" block_n = 128,block_m=64, stages=3 ", "Tile");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(Space::describe(one.candidates()[0]), "block_m=64, block_n=128, stages=3");
+}
+
+std::string configuration_error(const std::string& configuration) {
+  try {
+    (void)Tile::space().configured(configuration, "Tile");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Spaces, AConfigurationTheSpaceCannotMeetIsAnErrorSayingWhatItHas) {
+  EXPECT_EQ(configuration_error("stages=3, warps=4"),
+            "kernel Tile: configuration \"stages=3, warps=4\": the space has no hyperparameter 'warps'; it has "
+            "block_m, block_n, stages");
+  // 128 x 128 is in no candidate: the constraint dropped it.
+  EXPECT_EQ(configuration_error("block_m=128, block_n=128"),
+            "kernel Tile: configuration \"block_m=128, block_n=128\": no candidate of the space has these values "
+            "(block_m takes 64, 128; block_n takes 64, 128)");
+  EXPECT_EQ(configuration_error("stages=x"), "kernel Tile: configuration \"stages=x\": 'stages=x' is not name=value; "
+                                             "write the hyperparameters as \"block_n=128, stages=3\"");
+  EXPECT_EQ(configuration_error("block_m=64,"), "kernel Tile: configuration \"block_m=64,\": '' is not name=value; "
+                                                "write the hyperparameters as \"block_n=128, stages=3\"");
+  try {
+    (void)Space().configured("block=64", "Plain");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "kernel Plain: configuration \"block=64\": the space has no hyperparameter 'block'; it has "
+                           "none");
+  }
+}
+
 std::vector<std::string> names(int n) {
   std::vector<std::string> out;
   for (int i = 0; i < n; ++i) out.push_back(fmt::format("block={}", 32 << i));

@@ -1,11 +1,29 @@
-// `tessel check <example> [sizes] [--seeds N]`: runs an example on the simulator, with race
-// detection, under sim::adversarial_schedules (eager, lazy and N seeded ones), each checked
-// against the host reference, and stops at the first report.
+// `tessel check <example> [sizes] [--seeds N] [--config C | --all-candidates]`: runs an example
+// on the simulator, with race detection, under sim::adversarial_schedules (eager, lazy and N
+// seeded ones), each checked against the host reference, and stops at the first report. By
+// default the example runs as a call would (its first feasible candidate); --config runs the
+// given hyperparameters and --all-candidates every candidate of its space in turn.
 #include <fmt/format.h>
 
 #include "commands.hpp"
 
 namespace tessel::tools {
+
+namespace {
+
+// Runs one configuration ("" for the default) under every schedule; false at the first failure.
+bool check_configuration(const examples::Example& e, const std::vector<int64_t>& sizes, int seeds,
+                         const std::string& configuration, const std::string& indent) {
+  for (const sim::Options& schedule : sim::adversarial_schedules(seeds)) {
+    const examples::RunResult r =
+        e.run(Device::simulator(), sizes, KernelOptions{.sim = schedule, .configuration = configuration});
+    fmt::print("{}{:<8} {}\n", indent, sim::schedule_name(schedule), r.summary);
+    if (!r.ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 Command add_check_command(CLI::App& app) {
   auto* check = app.add_subcommand("check", "run an example on the simulator under adversarial schedules, with race "
@@ -13,17 +31,27 @@ Command add_check_command(CLI::App& app) {
   auto example = std::make_shared<std::string>();
   auto sizes = std::make_shared<std::vector<int64_t>>();
   auto seeds = std::make_shared<std::string>("3");
+  auto configuration = std::make_shared<std::string>();
+  auto all_candidates = std::make_shared<bool>(false);
   check->add_option("example", *example, "an example (see `tessel list`)")->required();
   check->add_option("sizes", *sizes, "problem sizes (see `tessel list`)");
   check->add_option("--seeds", *seeds, "seeded schedules besides eager and lazy (default: 3)");
+  auto* config = check->add_option("--config", *configuration,
+                                   "hyperparameters to check, as \"block_n=128, stages=3\" (default: the first "
+                                   "feasible candidate)");
+  check->add_flag("--all-candidates", *all_candidates, "check every candidate of the example's space in turn")
+      ->excludes(config);
   return Command{check, [=] {
                    const examples::Example& e = examples::find_example(*example);
                    const std::vector<int64_t> s = sizes_for(e, *sizes);
-                   for (const sim::Options& schedule : sim::adversarial_schedules(parse_count("--seeds", *seeds))) {
-                     const examples::RunResult r = e.run(Device::simulator(), s, KernelOptions{.sim = schedule});
-                     fmt::print("{:<8} {}\n", sim::schedule_name(schedule), r.summary);
-                     if (!r.ok) return 1;
+                   const int n = parse_count("--seeds", *seeds);
+                   if (!*all_candidates) return check_configuration(e, s, n, *configuration, "") ? 0 : 1;
+                   const std::vector<std::string> configurations = e.configurations();
+                   for (size_t i = 0; i < configurations.size(); ++i) {
+                     fmt::print("[{}/{}] {}\n", i + 1, configurations.size(), configurations[i]);
+                     if (!check_configuration(e, s, n, configurations[i], "  ")) return 1;
                    }
+                   fmt::print("{}: all {} candidates pass\n", e.name, configurations.size());
                    return 0;
                  }};
 }

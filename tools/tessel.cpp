@@ -18,13 +18,14 @@ namespace {
 using namespace tessel;
 
 int run_example(const std::string& name, const std::string& device, const std::vector<int64_t>& given, bool verbose,
-                const sim::Options& simulator) {
+                const std::string& configuration, const sim::Options& simulator) {
   const examples::Example& e = examples::find_example(name);
   const Device dev = device.empty() ? Device::default_device() : Device::named(device);
   const auto sizes = tools::sizes_for(e, given);
   KernelOptions opt;
   opt.sim = simulator;
   opt.verbose = verbose;
+  opt.configuration = configuration;
   fmt::print("{} on {}\n", e.description, dev.name());
   const examples::RunResult r = e.run(dev, sizes, opt);
   fmt::print("{}\n", r.summary);
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
   CLI::App app{"tessel: a tile-level GPU kernel language embedded in C++"};
   app.require_subcommand(1);
 
-  std::string example, device, arch;  // arch: the example's simulated target unless given
+  std::string example, device, arch, configuration;  // arch: the example's simulated target unless given
   std::vector<int64_t> sizes;
   bool verbose = false, all = false, standalone = false;
   sim::Options simulator;
@@ -109,6 +110,9 @@ int main(int argc, char** argv) {
   run->add_option("sizes", sizes, "problem sizes (see `tessel list`)");
   run->add_option("--device", device, "sim or gpu (default: gpu when present)");
   run->add_flag("--verbose", verbose, "report compile economics");
+  run->add_option("--config", configuration,
+                  "hyperparameters to run with, as \"block_n=128, stages=3\" (see `tessel space`); the others are "
+                  "tuned");
   run->add_option("--seed", simulator.seed, "simulator interleaving seed (0: round-robin)");
   run->add_option("--order", simulator.completion,
                   "when the simulator's asynchronous engines complete their work: eager, lazy or seeded (default: "
@@ -162,7 +166,7 @@ int main(int argc, char** argv) {
   }
   try {
     simulator.check_races = !no_race_check;
-    if (*run) return run_example(example, device, sizes, verbose, simulator);
+    if (*run) return run_example(example, device, sizes, verbose, configuration, simulator);
     if (*irc) return print_ir(example, sizes, all);
     if (*cuda) {
       const auto& e = examples::find_example(example);

@@ -19,7 +19,7 @@ template <class T = f16> struct MatmulV5Swizzled : Script {
   int stages = 3;
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
 
-  // The seeds' stacked autotune decorators; the first candidate is the configuration above.
+  // Tile shapes, stages and warp splits, tuned jointly; the first candidate is the configuration above.
   static Space space() {
     return (tune("block_m, block_n", {&MatmulV5Swizzled::block_m, &MatmulV5Swizzled::block_n},
                  {{128, 128}, {128, 256}, {256, 128}, {128, 64}, {64, 128}}) *

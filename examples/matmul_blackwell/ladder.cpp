@@ -33,7 +33,7 @@ std::vector<Example> blackwell_ladder_examples() {
   };
   for (Example& e : ladder) {
     e.targets = {"sm_100a"};  // tcgen05 and tensor memory exist from sm_100a
-    e.default_sizes = {256, 256, 512};
+    e.default_sizes = {136, 2104, 72};
   }
   return ladder;
 }

@@ -18,7 +18,7 @@ struct BlackwellMatmulV0 : Script {
            tune("block_k", &BlackwellMatmulV0::block_k, {16, 32, 64});
   }
 
-  void operator()(Int32 m_size, Int32 n_size, Int32 k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
+  void operator()(Int32 m_size, int n_size, int k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
     // set the number of blocks and warps for the kernel launch
     attrs.blocks = {cdiv(m_size, block_m), cdiv(n_size, block_n)};
     attrs.warps = 4;

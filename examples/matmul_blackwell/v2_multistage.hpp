@@ -21,7 +21,7 @@ struct BlackwellMatmulV2 : Script {
            tune("stages", &BlackwellMatmulV2::stages, {2, 3, 4});
   }
 
-  void operator()(Int32 m_size, Int32 n_size, Int32 k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
+  void operator()(Int32 m_size, int n_size, int k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
     attrs.blocks = {cdiv(m_size, block_m), cdiv(n_size, block_n)};
     attrs.warps = 4;
 
@@ -38,13 +38,13 @@ struct BlackwellMatmulV2 : Script {
 
     // one TMA barrier per stage
     auto tma_barriers = mbarrier.alloc(std::vector<int>(stages, 1));
-    auto mma_barrier = mbarrier.alloc({1});
+    auto mma_barrier = mbarrier.alloc(1);
     // per-role phase: tracks the expected phase for the next wait
     UInt32 tma_phase = 0u;
     UInt32 mma_phase = 0u;
 
     // prefill: issue TMA loads for the first (stages - 1) tiles without waiting
-    for (int i = 0; i < stages - 1; ++i) {
+    for (Int32 i : range(stages - 1)) {
       Int32 offset_k = i * block_k;
       single_warp([&] {
         single_thread([&] { mbarrier.arrive_and_expect_tx(tma_barriers[i], s_a[i].nbytes() + s_b[i].nbytes()); });
@@ -73,8 +73,8 @@ struct BlackwellMatmulV2 : Script {
         mbarrier.wait(tma_barriers[current_stage], tma_phase, WaitSemantics::relaxed, WaitScope::cta);
         // compute on the current stage
         tcgen05.mma(s_a[current_stage], s_b[current_stage].transpose(), t_acc, offset_k != 0);
-        tcgen05.commit(mma_barrier[0]);
-        mbarrier.wait(mma_barrier[0], mma_phase, WaitSemantics::relaxed, WaitScope::cta);
+        tcgen05.commit(mma_barrier);
+        mbarrier.wait(mma_barrier, mma_phase, WaitSemantics::relaxed, WaitScope::cta);
       });
 
       // advance stage indices (ring buffer); flip phase when wrapping to stage 0
@@ -88,7 +88,7 @@ struct BlackwellMatmulV2 : Script {
     // TMA epilogue: tmem -> register -> shared -> global (via TMA)
     auto g_c = global_view(c_ptr, {m_size, n_size});
     auto s_c = shared_tensor<f16>({block_m, e_block_n});
-    for (int e_offset_n = 0; e_offset_n < block_n; e_offset_n += e_block_n) {
+    for (Int32 e_offset_n : range(0, block_n, e_block_n)) {
       auto t_acc_slice = tcgen05.slice(t_acc, {0, e_offset_n}, {block_m, e_block_n}, {0, 1});
       auto r_acc = tcgen05.load(t_acc_slice);
       tcgen05.wait_load();

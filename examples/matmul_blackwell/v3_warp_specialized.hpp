@@ -24,7 +24,7 @@ struct BlackwellMatmulV3 : Script {
            tune("stages", &BlackwellMatmulV3::stages, {2, 3, 4});
   }
 
-  void operator()(Int32 m_size, Int32 n_size, Int32 k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
+  void operator()(Int32 m_size, int n_size, int k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
     attrs.blocks = {cdiv(m_size, block_m), cdiv(n_size, block_n)};
     attrs.warps = 4;
 
@@ -77,7 +77,7 @@ struct BlackwellMatmulV3 : Script {
 
     // TMA epilogue: tmem -> register -> shared -> global (via TMA)
     auto s_c = shared_tensor<f16>({block_m, e_block_n});
-    for (int e_offset_n = 0; e_offset_n < block_n; e_offset_n += e_block_n) {
+    for (Int32 e_offset_n : range(0, block_n, e_block_n)) {
       auto t_acc_slice = tcgen05.slice(t_acc, {0, e_offset_n}, {block_m, e_block_n}, {0, 1});
       auto r_acc = tcgen05.load(t_acc_slice);
       tcgen05.wait_load();

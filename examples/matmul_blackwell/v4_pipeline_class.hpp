@@ -3,15 +3,13 @@
 #include <utility>
 
 #include "pipeline.hpp"
-#include "rasterization.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::examples::blackwell {
 
 // Seed 000, BlackwellMatmulV4: warp specialization (a TMA warp and an MMA warp) with the ring's
 // bookkeeping in the Pipeline class, and tiles rasterized over a one-dimensional grid. The
-// statements follow the seed's, one for one; compute_block_coord is the seed's method, kept in
-// the TileRasterization class that the Hopper ladder shares.
+// statements follow the seed's, one for one.
 struct BlackwellMatmulV4 : Script {
   int block_m = 128, block_n = 64, block_k = 16, stages = 2, e_block_n = 16, swizzle_size = 1;
   static constexpr const char* param_names[] = {"m_size", "n_size", "k_size", "a_ptr", "b_ptr", "c_ptr"};
@@ -25,14 +23,36 @@ struct BlackwellMatmulV4 : Script {
            tune("swizzle_size", &BlackwellMatmulV4::swizzle_size, {1, 4, 8});
   }
 
-  std::pair<Int32, Int32> compute_block_coord(const Int32& linear_idx, const Int32& num_m_blocks,
-                                              const Int32& num_n_blocks) {
-    return TileRasterization(swizzle_size).compute_block_coord(linear_idx, num_m_blocks, num_n_blocks);
+  // Maps a linear block index to (m_block, n_block) with swizzle grouping: tiles of a group share
+  // N columns, for L2 reuse of B. num_n_blocks is known at compile time, so the last group's width
+  // is too.
+  std::pair<Int32, Int32> compute_block_coord(const Int32& linear_idx, const Int32& num_m_blocks, int num_n_blocks) {
+    Int32 tiles_per_group = num_m_blocks * swizzle_size;
+    auto [group_idx, in_group_idx] = fast_divmod(linear_idx, tiles_per_group);
+    Int32 first_n = group_idx * swizzle_size;
+    Int32 m_block = 0;
+    Int32 n_block = 0;
+    // When num_n_blocks is divisible by swizzle_size, all groups are full and last_group_width is
+    // never used; swizzle_size is a safe fallback that avoids a division by zero.
+    int remainder = num_n_blocks - num_n_blocks / swizzle_size * swizzle_size;
+    int last_group_width = remainder > 0 ? remainder : swizzle_size;
+    if_(first_n + swizzle_size <= num_n_blocks, [&] {
+      // full group: swizzle_size is a compile-time constant
+      auto [q, r] = fast_divmod(in_group_idx, swizzle_size);
+      m_block = q;
+      n_block = first_n + r;
+    }).else_([&] {
+      // last group: its width, num_n_blocks % swizzle_size, is a compile-time constant too
+      auto [q, r] = fast_divmod(in_group_idx, last_group_width);
+      m_block = q;
+      n_block = first_n + r;
+    });
+    return {std::move(m_block), std::move(n_block)};
   }
 
-  void operator()(Int32 m_size, Int32 n_size, Int32 k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
+  void operator()(Int32 m_size, int n_size, int k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
     Int32 num_m_blocks = cdiv(m_size, block_m);
-    Int32 num_n_blocks = cdiv(n_size, block_n);
+    int num_n_blocks = cdiv(n_size, block_n);
     // 1D grid: tile rasterization maps linear index to 2D coordinates
     attrs.blocks = num_m_blocks * num_n_blocks;
     attrs.warps = 4;
@@ -51,7 +71,7 @@ struct BlackwellMatmulV4 : Script {
 
     // Pipeline class encapsulates barrier/phase/stage management from V3
     Pipeline tma_pipe(stages);
-    auto flush_barrier = mbarrier.alloc({1});
+    auto flush_barrier = mbarrier.alloc(1);
 
     thread_group(0, 32, [&] {
       for (Int32 offset_k : range(0, k_size, block_k, stages)) {
@@ -74,15 +94,15 @@ struct BlackwellMatmulV4 : Script {
         tma_pipe.consumer_advance();
       }
 
-      tcgen05.commit(flush_barrier[0]);
-      mbarrier.wait(flush_barrier[0], 0u);
+      tcgen05.commit(flush_barrier);
+      mbarrier.wait(flush_barrier, 0u);
     });
 
     sync();
 
     // TMA epilogue: tmem -> register -> shared -> global (via TMA)
     auto s_c = shared_tensor<f16>({block_m, e_block_n});
-    for (int e_offset_n = 0; e_offset_n < block_n; e_offset_n += e_block_n) {
+    for (Int32 e_offset_n : range(0, block_n, e_block_n)) {
       // slice a e_block_n-wide column from the accumulator
       auto t_acc_slice = tcgen05.slice(t_acc, {0, e_offset_n}, {block_m, e_block_n}, {0, 1});
       auto r_acc = tcgen05.load(t_acc_slice);

@@ -36,7 +36,7 @@ struct BlackwellMatmulV5 : Script {
            tune("swizzle_size", &BlackwellMatmulV5::swizzle_size, {8, 4});
   }
 
-  void operator()(Int32 m_size, Int32 n_size, Int32 k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
+  void operator()(Int32 m_size, int n_size, int k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
     Int32 num_m_blocks = cdiv(m_size, block_m);
     Int32 num_n_blocks = cdiv(n_size, block_n);
     // one block per tile; the blocks that start compute the tiles of those they cancel
@@ -129,7 +129,7 @@ struct BlackwellMatmulV5 : Script {
       Int32 c_stage = 0;
       for_each_tile([&](const Int32& m_block, const Int32& n_block) {
         mma_pipe.consumer_acquire();
-        for (int e_offset_n = 0; e_offset_n < block_n; e_offset_n += e_block_n) {
+        for (Int32 e_offset_n : range(0, block_n, e_block_n)) {
           auto t_acc_slice = tcgen05.slice(t_acc, {0, mma_pipe.consumer_stage * block_n + e_offset_n},
                                            {block_m, e_block_n}, {0, 1});
           auto r_acc = tcgen05.load(t_acc_slice);

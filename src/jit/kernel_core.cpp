@@ -18,6 +18,7 @@ std::string_view selection_name(Selection s) {
     case Selection::Tuned: return "tuned";
     case Selection::FromDatabase: return "from the tuning database";
     case Selection::FirstFeasible: return "first feasible candidate";
+    case Selection::Configured: return "as configured";
   }
   return "?";
 }
@@ -67,7 +68,8 @@ int multiprocessors_of_device(const Device& d, const sim::Options& sim) {
 
 KernelCore::KernelCore(std::string name, KernelSignature signature, TraceFn trace, Space space, Device device,
                        KernelOptions options)
-    : name_(std::move(name)), signature_(std::move(signature)), trace_(std::move(trace)), space_(std::move(space)),
+    : name_(std::move(name)), signature_(std::move(signature)), trace_(std::move(trace)),
+      space_(options.configuration.empty() ? std::move(space) : space.configured(options.configuration, name_)),
       device_(device), options_(with_environment(std::move(options))),
       arch_(options_.arch.empty() ? arch_of_device(device_) : ir::parse_arch(options_.arch)),
       device_limits_(limits_of(device_, arch_)), multiprocessors_(multiprocessors_of_device(device_, options_.sim)) {}

@@ -65,7 +65,7 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   };
   if (candidates.size() == 1) {
     Variant& v = adopt(variant_args, build_one(0));
-    v.stats.selection = Selection::Only;
+    v.stats.selection = options_.configuration.empty() ? Selection::Only : Selection::Configured;
     return v;
   }
 

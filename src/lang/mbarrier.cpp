@@ -46,6 +46,12 @@ MbarrierArray MbarrierInstructions::alloc(std::vector<int> counts, loc_t l) {
   return MbarrierArray(words);
 }
 
+Mbarrier MbarrierInstructions::alloc(int count, loc_t l) { return alloc(std::vector<int>{count}, l)[0]; }
+
+Mbarrier MbarrierInstructions::alloc(loc_t l) {
+  return alloc(Builder::current(SourceLoc::from(l)).group(SourceLoc::from(l)).count, l);
+}
+
 RemoteMbarrier Mbarrier::remote(const Dim& rank) const { return RemoteMbarrier(ref_, rank.ir()); }
 
 void MbarrierInstructions::arrive(const RemoteMbarrier& bar, const Dim& count, loc_t l) {

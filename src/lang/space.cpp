@@ -1,5 +1,7 @@
 #include "tessel/lang/space.hpp"
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 namespace tessel {
@@ -44,6 +46,51 @@ std::string Space::describe(const Candidate& c) {
   std::vector<std::string> parts;
   for (const Setting& s : c) parts.push_back(fmt::format("{}={}", s.name, s.value));
   return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+Space Space::configured(const std::string& configuration, const std::string& kernel) const {
+  std::vector<std::string> names;
+  for (const Setting& s : candidates_.front()) names.push_back(s.name);
+  const std::string names_text = names.empty() ? "it has none" : fmt::format("it has {}", fmt::join(names, ", "));
+  std::vector<std::pair<std::string, int>> wanted;
+  for (const std::string& part : detail::split_label(configuration)) {
+    const size_t eq = part.find('=');
+    std::string name = eq == std::string::npos ? part : part.substr(0, eq);
+    name.erase(name.find_last_not_of(' ') + 1);
+    const std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
+    size_t used = 0;
+    int v = 0;
+    try {
+      v = std::stoi(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (name.empty() || used == 0 || value.find_first_not_of(' ', used) != std::string::npos)
+      throw Error(fmt::format("kernel {}: configuration \"{}\": '{}' is not name=value; write the hyperparameters as "
+                              "\"block_n=128, stages=3\"",
+                              kernel, configuration, part));
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw Error(fmt::format("kernel {}: configuration \"{}\": the space has no hyperparameter '{}'; {}", kernel,
+                              configuration, name, names_text));
+    wanted.emplace_back(name, v);
+  }
+  std::vector<Candidate> kept;
+  for (const Candidate& c : candidates_) {
+    bool matches = true;
+    for (const auto& [name, value] : wanted)
+      for (const Setting& s : c) matches &= s.name != name || s.value == value;
+    if (matches) kept.push_back(c);
+  }
+  if (kept.empty()) {
+    std::map<std::string, std::set<int>> values;
+    for (const Candidate& c : candidates_)
+      for (const Setting& s : c) values[s.name].insert(s.value);
+    std::vector<std::string> taken;
+    for (const auto& [name, value] : wanted) taken.push_back(fmt::format("{} takes {}", name, fmt::join(values[name], ", ")));
+    throw Error(fmt::format("kernel {}: configuration \"{}\": no candidate of the space has these values ({})", kernel,
+                            configuration, fmt::join(taken, "; ")));
+  }
+  return Space(std::move(kept));
 }
 
 }  // namespace tessel

@@ -94,10 +94,14 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
   w.tick();
 }
 
-// After a wait: the lanes in `passed` acquire what the phases of their barriers published.
-void acquire(Warp& w, const std::array<int64_t, 32>& bytes, Mask passed) {
+// After a wait: the lanes in `passed` saw the phases of their barriers complete. They acquire what
+// those phases published, and the loads that completed bytes on them count as waited for.
+void pass_wait(Warp& w, const std::array<int64_t, 32>& bytes, Mask passed) {
   for (int lane = 0; lane < 32; ++lane)
-    if (passed >> lane & 1) w.clock.join(w.cta.mbarriers.released(bytes[size_t(lane)]));
+    if (passed >> lane & 1) {
+      w.clock.join(w.cta.mbarriers.released(bytes[size_t(lane)]));
+      w.cta.mbarriers.observed(bytes[size_t(lane)]);
+    }
 }
 
 Lanes filled(int64_t v) {
@@ -166,7 +170,7 @@ void exec_MbarrierWait(Warp& w, const ir::MbarrierWaitNode& n, Mask mask) {
     for (int lane = 0; lane < 32; ++lane)
       if ((waiting >> lane & 1) && w.cta.mbarriers.phase_completed(bytes[size_t(lane)], parity[lane].i))
         waiting &= ~(1u << lane);
-    if (!waiting) return acquire(w, bytes, mask);
+    if (!waiting) return pass_wait(w, bytes, mask);
     const int first = __builtin_ctz(waiting);
     const MbarrierPhaseWait until{bytes[size_t(first)], parity[first].i & 1, false};
     w.wait(n.loc, until);
@@ -197,7 +201,7 @@ void exec_MbarrierTryWait(Warp& w, const ir::MbarrierTryWaitNode& n, Mask mask) 
   Mask passed = 0;
   for (int lane = 0; lane < 32; ++lane)
     if ((mask >> lane & 1) && ready[lane].i) passed |= 1u << lane;
-  acquire(w, bytes, passed);
+  pass_wait(w, bytes, passed);
   w.assign(n.ready.get(), ready, mask);
 }
 

@@ -21,6 +21,7 @@
 #include "tessel/sim/simulator.hpp"
 #include "tensor_memory.hpp"
 #include "tma_unit.hpp"
+#include "warnings.hpp"
 #include "wait_condition.hpp"
 
 namespace tessel::sim {
@@ -190,8 +191,9 @@ class Scheduler {
   // `groups` holds the first block of each group of `group_shape` blocks, in launch order.
   Scheduler(const ir::KernelNode& k, const Launch& launch, std::deque<std::array<int, 3>> groups,
             std::array<int, 3> group_shape, int resident, const Options& options, LayoutTables& tables,
-            HappensBefore& happens_before);
+            HappensBefore& happens_before, RunWarnings& warnings);
   HappensBefore& happens_before;
+  RunWarnings& warnings;
   void run();
   // Called when a warp issued work to `agent`: completes work now or later, by the completion order.
   void issued(AsyncAgent& agent);

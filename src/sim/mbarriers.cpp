@@ -112,4 +112,22 @@ bool Mbarriers::phase_completed(int64_t byte, int64_t parity) const {
   return (it->second.phase & 1) != (parity & 1);
 }
 
+void Mbarriers::expect_load(int64_t byte, const SourceLoc& issued_at) {
+  auto it = barriers_.find(byte);
+  if (it != barriers_.end()) it->second.loads_not_observed.emplace_back(it->second.phase, &issued_at);
+}
+
+void Mbarriers::observed(int64_t byte) {
+  MbarrierState& b = barriers_.at(byte);
+  b.observed = b.phase;
+  std::erase_if(b.loads_not_observed, [&](const auto& load) { return load.first < b.observed; });
+}
+
+std::vector<const SourceLoc*> Mbarriers::loads_never_waited_for() const {
+  std::vector<const SourceLoc*> out;
+  for (const auto& [byte, b] : barriers_)
+    for (const auto& [phase, issued_at] : b.loads_not_observed) out.push_back(issued_at);
+  return out;
+}
+
 }  // namespace tessel::sim

@@ -9,6 +9,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "happens_before.hpp"
 #include "tessel/ir/ir.hpp"
@@ -26,7 +28,11 @@ struct MbarrierState {
   // Happens-before: the barrier's actor (its clock counts completed phases), what the current
   // phase's arrivals released, and what the completed phases published to waiters.
   uint32_t actor = 0;
-  VectorClock arrivals, released;
+  VectorClock arrivals = {}, released = {};
+  // Phases a wait saw completed, and the loads that complete bytes on a later phase: (the phase
+  // they count towards, their issuing line).
+  int64_t observed = 0;
+  std::vector<std::pair<int64_t, const SourceLoc*>> loads_not_observed = {};
 };
 
 // "barrier 1 of the array allocated at k.cpp:12"
@@ -60,6 +66,13 @@ class Mbarriers {
   // The access an asynchronous write that completes bytes on the barrier now is: one of the
   // phase in progress, which a wait for that phase orders.
   Epoch landing(int64_t byte) const;
+
+  // A load issued at `issued_at` will complete bytes on the barrier's current phase.
+  void expect_load(int64_t byte, const SourceLoc& issued_at);
+  // A wait on the barrier passed: it saw every phase completed so far.
+  void observed(int64_t byte);
+  // The issuing lines of the loads whose phase no wait saw completed.
+  std::vector<const SourceLoc*> loads_never_waited_for() const;
 
   // The barrier at `byte`; a user error when it was never initialized.
   const MbarrierState& at(int64_t byte, const ir::SharedTensorNode& array, int index, std::string_view operation,

@@ -49,8 +49,8 @@ void Warp::wait(const SourceLoc& at, WaitCondition condition) {
 
 Scheduler::Scheduler(const ir::KernelNode& k, const Launch& launch, std::deque<std::array<int, 3>> groups,
                      std::array<int, 3> group_shape, int resident, const Options& options, LayoutTables& tables,
-                     HappensBefore& happens_before)
-    : happens_before(happens_before), kernel_(k), launch_(launch), tables_(tables), launch_queue_(std::move(groups)),
+                     HappensBefore& happens_before, RunWarnings& warnings)
+    : happens_before(happens_before), warnings(warnings), kernel_(k), launch_(launch), tables_(tables), launch_queue_(std::move(groups)),
       group_shape_(group_shape),
       resident_(resident), order_(options.completion_order()), random_interleaving_(options.seed != 0),
       rng_(options.seed) {}
@@ -150,6 +150,8 @@ void Scheduler::run() {
     cta->tma.check_no_store_reading(cta->block_name());
     cta->tensor_memory.check_released();
     cta->clc.check_none_pending(cta->block_name());
+    for (const SourceLoc* issued_at : cta->mbarriers.loads_never_waited_for())
+      warnings.load_never_waited_for(*issued_at, cta->block_name());
   }
   complete_all_work();  // writes nobody waited for still land before the blocks end
 }
@@ -218,6 +220,7 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
                               fmt::join(launch.grid, ", "), k.name, fmt::join(g, ", ")));
   LayoutTables tables;
   HappensBefore happens_before(options.check_races);
+  RunWarnings warnings;
   std::deque<std::array<int, 3>> groups;
   for (int z = 0; z < launch.grid[2]; z += g[2])
     for (int y = 0; y < launch.grid[1]; y += g[1])
@@ -228,11 +231,13 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
     if (options.resident_clusters < 1)
       throw Error(fmt::format("simulator: resident_clusters is {}; at least one cluster must be resident",
                               options.resident_clusters));
-    Scheduler(k, launch, std::move(groups), g, options.resident_clusters, options, tables, happens_before).run();
-    return;
+    Scheduler(k, launch, std::move(groups), g, options.resident_clusters, options, tables, happens_before, warnings)
+        .run();
+  } else {
+    for (const std::array<int, 3>& first : groups)
+      Scheduler(k, launch, {first}, g, 1, options, tables, happens_before, warnings).run();
   }
-  for (const std::array<int, 3>& first : groups)
-    Scheduler(k, launch, {first}, g, 1, options, tables, happens_before).run();
+  warnings.report(options);
 }
 
 }  // namespace tessel::sim

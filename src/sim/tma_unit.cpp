@@ -31,7 +31,10 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map,
                                                          map, coords, barrier_byte, std::move(targets),
                                                          barrier_block}));
   const Load& load = *loads_in_flight_.back();
-  for (Cta* target : load.targets) target->mark_in_flight(load.write, begin, end);
+  for (Cta* target : load.targets) {
+    target->mark_in_flight(load.write, begin, end);
+    (load.barrier_block ? *load.barrier_block : *target).mbarriers.expect_load(barrier_byte, loc);
+  }
 }
 
 bool TmaUnit::Load::signals(const Cta& block) const {

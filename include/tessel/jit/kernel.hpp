@@ -76,16 +76,17 @@ template <class S> class Kernel {
   }
   const CompileStats& stats() const { return core_.stats(); }
   const Device& device() const { return core_.device(); }
+  // The hyperparameter space: S::space(), or one configuration without hyperparameters.
+  static Space space() {
+    if constexpr (requires { S::space(); }) return S::space();
+    else return Space();
+  }
 
  private:
   template <size_t... I> static detail::KernelSignature signature(std::index_sequence<I...>) {
     return detail::KernelSignature(detail::kernel_name_of(typeid(S)),
                                    {detail::param_traits<std::tuple_element_t<I, Params>>::spec()...},
                                    {detail::param_name<S>(int(I))...});
-  }
-  static Space space() {
-    if constexpr (requires { S::space(); }) return S::space();
-    else return Space();
   }
   // The call's arguments, on the stack: a call allocates nothing.
   template <class... A> static std::array<HostArg, N> pack(const A&... args) {

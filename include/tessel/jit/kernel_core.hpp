@@ -26,6 +26,9 @@ struct KernelOptions {
   // together (sim::Options).
   sim::Options sim;
   bool verbose = false;    // print compile economics and dropped tuning candidates to stderr
+  // Hyperparameters fixed for this kernel, as "block_n=128, stages=3": only the candidates of its
+  // space with these values are built (Space::configured); naming all of them picks one.
+  std::string configuration;
   // Debug mode on the GPU (docs/debugging.md), also turned on by TESSEL_DEBUG=1: mbarrier waits
   // that do not end and global accesses outside their allocation are reported with the user's
   // line, and every launch is waited for, so that a fault names the kernel and the call. A debug
@@ -42,6 +45,7 @@ enum class Selection {
   Tuned,          // timed every candidate in this process
   FromDatabase,   // a tuning result recorded for this GPU
   FirstFeasible,  // TESSEL_TUNE=off, a device that cannot time (the simulator), or debug mode
+  Configured,     // KernelOptions::configuration leaves a single candidate
 };
 std::string_view selection_name(Selection s);
 

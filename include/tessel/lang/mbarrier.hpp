@@ -4,6 +4,7 @@
 // it: 32 lanes arriving are 32 arrivals, so put arrivals in single_thread() (or count them).
 #pragma once
 
+#include <initializer_list>
 #include <source_location>
 #include <vector>
 
@@ -74,6 +75,15 @@ class MbarrierInstructions {
   // attrs.cluster first) the sync is cluster.sync(), so that the other blocks of the cluster may
   // arrive on them and multicast to them.
   MbarrierArray alloc(std::vector<int> counts, loc_t loc = loc_t::current());
+  // `mbarrier.alloc({1})` is an array of one barrier, as a list of counts is.
+  MbarrierArray alloc(std::initializer_list<int> counts, loc_t loc = loc_t::current()) {
+    return alloc(std::vector<int>(counts), loc);
+  }
+  // One barrier expecting `count` arrivals per phase: `mbarrier.alloc(1)`.
+  Mbarrier alloc(int count, loc_t loc = loc_t::current());
+  // One barrier expecting an arrival from each thread of the current thread group (the block's,
+  // since barriers are allocated outside thread groups): `mbarrier.alloc()`.
+  Mbarrier alloc(loc_t loc = loc_t::current());
 
   // `count` arrivals on the barrier's current phase by every executing thread (a count other
   // than 1 needs sm_90a).

@@ -241,6 +241,8 @@ class Instructions {
   Range range(Dim start, Dim stop, Dim step = 1, int unroll = 0, loc_t loc = loc_t::current()) {
     return Range(start, stop, step, unroll, SourceLoc::from(loc));
   }
+  // Python's one-argument form: `range(n)` counts from 0 to n - 1.
+  Range range(Dim stop, loc_t loc = loc_t::current()) { return Range(0, stop, 1, 0, SourceLoc::from(loc)); }
   template <class C> requires(detail::is_kernel_scalar<C>)
   IfBuilder if_(const C& cond, const std::function<void()>& then_body, loc_t loc = loc_t::current()) {
     return make_if(detail::to_ir<bool>(cond), then_body, SourceLoc::from(loc));

@@ -33,6 +33,11 @@ class Space {
 
   static std::string describe(const Candidate& c);  // "block_m=128, block_n=64"
 
+  // The candidates with the values `configuration` gives, in describe()'s form ("block_n=128,
+  // stages=3"); naming every hyperparameter leaves one. Errors for `kernel` name a hyperparameter
+  // the space does not have, and a value no candidate has with the values it lists.
+  Space configured(const std::string& configuration, const std::string& kernel) const;
+
   // The candidates for which `keep` holds on a script with the candidate's values set, e.g.
   //   (tune(...) * tune(...)).where<Matmul>([](const Matmul& s) { return s.block_m >= s.block_n; })
   // Constraints drop combinations before anything is traced or compiled.

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,13 @@ enum class CompletionOrder {
   Eager,   // as soon as issued: the most forgiving order
   Lazy,    // only when a waiting warp needs them, or when the blocks end: exposes missing waits
   Seeded,  // at points drawn from Options::seed, besides when a waiting warp needs them
+};
+
+// A finding that does not make a run wrong but that the kernel's author should know of, at the
+// author's line: loads that nothing waited for before their block ended.
+struct Warning {
+  SourceLoc at;
+  std::string message;
 };
 
 struct Options {
@@ -45,6 +53,9 @@ struct Options {
   // Race detection: report two accesses of one byte of shared or global memory, one a write, that
   // nothing orders (a sync(), an mbarrier phase, the wait of an asynchronous operation).
   bool check_races = true;
+  // Receives each warning of a run that ends without error, once per line. Unset: printed to
+  // stderr as "file:line: warning: message".
+  std::function<void(const Warning&)> on_warning = nullptr;
 
   CompletionOrder completion_order() const {
     return completion.value_or(seed == 0 ? CompletionOrder::Lazy : CompletionOrder::Seeded);
