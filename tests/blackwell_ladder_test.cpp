@@ -39,7 +39,7 @@ TEST(BlackwellLadder, V6MatchesTheHostReferenceUnderEveryOrder) { expect_matches
 // Every candidate of a seed kernel's space, each under one of the schedules in turn, at the
 // examples' default size: 136 x 2104 x 72 gives 33, 17 and 9 column tiles for block_n 64, 128 and
 // 256, so swizzle groups of 4 and 8 occur with a narrower last group after them, and 5, 3 and 2
-// k-tiles for block_k 16, 32 and 64, so the rings of 2 to 4 stages wrap.
+// k-tiles for block_k 16, 32 and 64, so rings of stages wrap (at block_k 16 for every stage count).
 void expect_every_candidate_matches(const char* name) {
   const examples::Example& e = examples::find_example(name);
   const std::vector<sim::Options> schedules = testing::every_order();

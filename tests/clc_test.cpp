@@ -207,6 +207,44 @@ TEST(Clc, AResponseTileOfAnotherSizeIsReported) {
                              __FILE__, line));
 }
 
+// One barrier completes the bytes of a TMA load (an [8, 32] f32 tile: 1024 bytes) and of a
+// try_cancel response (16 bytes); the producer announces `Bytes`.
+template <int Bytes> struct LoadsAndCancelsOnOneBarrier : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto tile = shared_tensor<float>({8, 32}, Swizzle::none);
+    auto response = shared_tensor<uint32_t>({4});
+    auto bar = mbarrier.alloc(1);
+    single_thread([&] {
+      line = __LINE__ + 1;
+      mbarrier.arrive_and_expect_tx(bar, Bytes);
+      tma.global_to_shared(global_view(in, {8, 32}), tile, {0, 0}, bar);
+      clc.try_cancel(response, bar);
+    });
+    mbarrier.wait(bar, mbarrier.consumer_initial_phase);
+    ClcResponse next = clc.query_response(response);
+    if_(!next.is_canceled, [&] { store_global(global_view(out, {8, 32}), load_shared(tile), {0, 0}); });
+  }
+};
+
+TEST(Clc, TheResponseBytesCountWithTheLoadsOnItsBarrier) {
+  std::vector<float> values(256);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i % 29) - 14.0f;
+  Buffer<float> in(Device::simulator(), values), out(Device::simulator(), std::vector<float>(256, -1.0f));
+  EXPECT_EQ(error_of<LoadsAndCancelsOnOneBarrier<1024 + 16>>(in, out), "no error");
+  EXPECT_EQ(out.download(), values);
+  const auto message = [](int bytes, const char* outcome) {
+    return fmt::format("{0}:{1}: mbarrier.arrive_and_expect_tx: announces {2} transaction bytes, but the operations "
+                       "that complete bytes on this barrier (tma.global_to_shared {0}:{3}, clc.try_cancel {0}:{4}) "
+                       "bring 1040 bytes, every byte of the TMA loads' boxes and 16 of each try_cancel response; the "
+                       "phase would {5}. Announce exactly the bytes they bring",
+                       __FILE__, line, bytes, line + 1, line + 2, outcome);
+  };
+  EXPECT_EQ(error_of<LoadsAndCancelsOnOneBarrier<1024>>(in, out), message(1024, "receive more bytes than it expects"));
+  EXPECT_EQ(error_of<LoadsAndCancelsOnOneBarrier<1056>>(in, out), message(1056, "never complete"));
+}
+
 TEST(Clc, AKernelForSm90aIsRejectedNamingTheLineAndSm100a) {
   Kernel<CancelsIntoAWideTile> k(Device::simulator(), KernelOptions{.arch = "sm_90a"});
   try {

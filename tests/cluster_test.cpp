@@ -176,20 +176,27 @@ TEST(ClusterSync, ASyncThatAPeerNeverReachesIsADeadlockNamingIt) {
                         __FILE__, line, alloc, sync));
 }
 
-// Rank 0 ends while rank 1 syncs the cluster: threads that have exited do not count.
+// Rank 0 ends while rank 1 syncs the cluster: threads that have exited do not count, so rank 1
+// passes its second sync and writes its mark.
 struct SyncsTheClusterAfterAPeerEnded : Script {
   void operator()(Ptr<float> out) {
     attrs.blocks = 2;
     attrs.cluster = {2};
     attrs.warps = 2;
     cluster.sync();
-    if_(cluster.blockRank == 1, [&] { cluster.sync(); });
+    if_(cluster.blockRank == 1, [&] {
+      cluster.sync();
+      store_global(global_view(out, {64}), register_tensor<float>({64}, 7.5f), {0});
+    });
   }
 };
 
 TEST(ClusterSync, ThreadsThatEndedDoNotCount) {
-  Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
-  for (const sim::Options& o : every_order()) simulate<SyncsTheClusterAfterAPeerEnded>(o, out);
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> out(Device::simulator(), std::vector<float>(64, 0.0f));
+    EXPECT_EQ(testing::simulation_error<SyncsTheClusterAfterAPeerEnded>(o, out), "no error") << sim::schedule_name(o);
+    EXPECT_EQ(out.download(), std::vector<float>(64, 7.5f)) << sim::schedule_name(o);
+  }
 }
 
 // ---- arrivals on another block's mbarrier ----

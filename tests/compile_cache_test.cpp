@@ -1,10 +1,15 @@
 // The compile cache across processes: a second process with the same generated code loads the
-// cubin without compiling; other code, a different target, or debug mode, compiles again.
+// cubin without compiling; other code, a different target, or debug mode, compiles again. Where a
+// kernel is written is not part of the key.
 #include <array>
 #include <cstdio>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
+
+#include "relocated_kernels.hpp"
 
 namespace {
 
@@ -44,6 +49,27 @@ TEST(CompileCache, SecondProcessLoadsWithoutCompiling) {
   EXPECT_NE(run(env + "TESSEL_DEBUG=1 " + cli + " compile vector_add 1000 --arch sm_90a").find("loaded from the cache"),
             std::string::npos);
   EXPECT_NE(run(env + cli + " compile vector_add 1000 --arch sm_90a").find("loaded from the cache"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+// The generated CUDA names the user's lines for its reader, but the compiled text leaves them out:
+// a kernel moved down by lines added above it loads the first one's cubin; an edited body compiles.
+TEST(CompileCache, WhereAKernelIsWrittenIsNotPartOfTheKeyButItsCodeIs) {
+  using namespace tessel;
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tessel-cache-location-test-{}", getpid());
+  std::filesystem::remove_all(dir);
+  setenv("TESSEL_CACHE_DIR", dir.c_str(), 1);
+  float* none = nullptr;
+  Kernel<tessel::testing::written_here::TunedAxpy> here(Device::simulator(), KernelOptions{"sm_90a"});
+  Kernel<tessel::testing::written_lower::TunedAxpy> lower(Device::simulator(), KernelOptions{"sm_90a"});
+  Kernel<tessel::testing::edited::TunedAxpy> edited(Device::simulator(), KernelOptions{"sm_90a"});
+  ASSERT_NE(here.cuda_source(1000, none, none, none), lower.cuda_source(1000, none, none, none));
+  EXPECT_FALSE(here.cubin(1000, none, none, none).empty());
+  EXPECT_FALSE(here.stats().from_cache);
+  EXPECT_FALSE(lower.cubin(1000, none, none, none).empty());
+  EXPECT_TRUE(lower.stats().from_cache);
+  EXPECT_FALSE(edited.cubin(1000, none, none, none).empty());
+  EXPECT_FALSE(edited.stats().from_cache);
   std::filesystem::remove_all(dir);
 }
 

@@ -57,9 +57,11 @@ TEST(CacheKey, BuildsTheCompileAndTuningKeys) {
                                                                  .add("sm_90a")
                                                                  .add("-O3")
                                                                  .digest());
-  EXPECT_EQ(tuning::TuningDb::key("K", {"block=64", "block=128"}, "k=8", "a: 16-byte aligned", "n<=1024", "sm_90a"),
-            CacheKey("tessel-tuning-key-v2")
+  EXPECT_EQ(tuning::TuningDb::key("K", "c0de", {"block=64", "block=128"}, "k=8", "a: 16-byte aligned", "n<=1024",
+                                  "sm_90a"),
+            CacheKey("tessel-tuning-key-v3")
                 .add("K")
+                .add("c0de")
                 .add("block=64")
                 .add("block=128")
                 .add("k=8")

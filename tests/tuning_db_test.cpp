@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
+#include "relocated_kernels.hpp"
 #include "tessel/tessel.hpp"
 #include "tessel/tuning/tuning_db.hpp"
 
@@ -56,9 +57,9 @@ class TuningDbTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  // Runs TunedAxpy once with a fake timer that favours block=256; checks the result and returns
-  // how the configuration was chosen. `timed` counts the timer's calls.
-  Selection run_axpy(int* timed, std::string* chosen = nullptr) {
+  // Runs TunedAxpy (or `S`) once with a fake timer that favours block=256; checks the result and
+  // returns how the configuration was chosen. `timed` counts the timer's calls.
+  template <class S = TunedAxpy> Selection run_axpy(int* timed, std::string* chosen = nullptr) {
     KernelOptions options;
     options.tuning_timer = [timed](const std::string& hyperparameters) {
       ++*timed;
@@ -73,7 +74,7 @@ class TuningDbTest : public ::testing::Test {
       y[i] = float(i % 5) * 0.25f + 1;
     }
     Buffer<float> dx(sim, x), dy(sim, y), dz(sim, std::vector<float>(n, -1e30f));
-    Kernel<TunedAxpy> k(sim, options);
+    Kernel<S> k(sim, options);
     k(n, dx, dy, dz);
     const std::vector<float> out = dz.download();
     for (int i = 0; i < n; ++i) EXPECT_EQ(out[i], 2 * x[i] + y[i]) << i;
@@ -218,17 +219,32 @@ TEST_F(TuningDbTest, TuningOffTakesTheFirstFeasibleCandidate) {
   EXPECT_TRUE(tuning::TuningDb(dir_).list().empty());
 }
 
+// The key holds a digest of the candidates' traced code, without source locations: the kernel
+// moved down by lines added above it finds the first one's result, the edited one is tuned again.
+TEST_F(TuningDbTest, AnEditedKernelIsTunedAgainAndAMovedOneIsNot) {
+  int timed = 0;
+  EXPECT_EQ(run_axpy<tessel::testing::written_here::TunedAxpy>(&timed), Selection::Tuned);
+  EXPECT_GT(timed, 0);
+  timed = 0;
+  EXPECT_EQ(run_axpy<tessel::testing::written_lower::TunedAxpy>(&timed), Selection::FromDatabase);
+  EXPECT_EQ(timed, 0);
+  EXPECT_EQ(run_axpy<tessel::testing::edited::TunedAxpy>(&timed), Selection::Tuned);
+  EXPECT_GT(timed, 0);
+}
+
 TEST_F(TuningDbTest, ADifferentSizeBucketOrSpecializationIsTunedSeparately) {
   const tuning::TuningDb db(dir_);
   const std::vector<std::string> space = {"block=128", "block=256"};
-  EXPECT_NE(tuning::TuningDb::key("K", space, "", "a: 16-byte aligned", "n<=1024", "sm_90a"),
-            tuning::TuningDb::key("K", space, "", "", "n<=1024", "sm_90a"));
-  EXPECT_NE(tuning::TuningDb::key("K", space, "", "", "n<=1024", "sm_90a"),
-            tuning::TuningDb::key("K", space, "", "", "n<=2048", "sm_90a"));
-  EXPECT_NE(tuning::TuningDb::key("K", space, "", "", "n<=1024", "sm_90a"),
-            tuning::TuningDb::key("K", {"block=128"}, "", "", "n<=1024", "sm_90a"));
-  EXPECT_NE(tuning::TuningDb::key("K", space, "", "", "n<=1024", "sm_90a"),
-            tuning::TuningDb::key("K", space, "", "", "n<=1024", "sm_100a"));
+  EXPECT_NE(tuning::TuningDb::key("K", "", space, "", "a: 16-byte aligned", "n<=1024", "sm_90a"),
+            tuning::TuningDb::key("K", "", space, "", "", "n<=1024", "sm_90a"));
+  EXPECT_NE(tuning::TuningDb::key("K", "", space, "", "", "n<=1024", "sm_90a"),
+            tuning::TuningDb::key("K", "", space, "", "", "n<=2048", "sm_90a"));
+  EXPECT_NE(tuning::TuningDb::key("K", "", space, "", "", "n<=1024", "sm_90a"),
+            tuning::TuningDb::key("K", "", {"block=128"}, "", "", "n<=1024", "sm_90a"));
+  EXPECT_NE(tuning::TuningDb::key("K", "", space, "", "", "n<=1024", "sm_90a"),
+            tuning::TuningDb::key("K", "", space, "", "", "n<=1024", "sm_100a"));
+  EXPECT_NE(tuning::TuningDb::key("K", "code", space, "", "", "n<=1024", "sm_90a"),
+            tuning::TuningDb::key("K", "edited code", space, "", "", "n<=1024", "sm_90a"));
 }
 
 TEST(Fingerprint, DifferencesAreNamed) {

@@ -2,10 +2,12 @@
 // failures that do not stop the others, spills, the all-failed error, and ptxas's report.
 #include <array>
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
-#include <thread>
+#include <mutex>
 
 #include <gtest/gtest.h>
 
@@ -140,22 +142,34 @@ TEST(Tuner, EveryCandidateNearTheFastestFirstTimingIsTimedAgain) {
   EXPECT_DOUBLE_EQ(r.outcomes[4].median_ms, 1.3);
 }
 
+// Counts the builds that run at once. Each waits in meet() until another runs beside it, so only
+// a tuner that builds concurrently reaches a peak of 2; one that does not fails the test after
+// the first wait's 10 seconds, rather than hang.
+struct Concurrency {
+  std::mutex m;
+  std::condition_variable cv;
+  int running = 0, peak = 0;
+  void meet() {
+    std::unique_lock lock(m);
+    peak = std::max(peak, ++running);
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return peak >= 2; });
+    --running;
+  }
+};
+
 TEST(Tuner, BuildsCandidatesConcurrently) {
-  std::atomic<int> running{0}, peak{0};
+  Concurrency builds;
   tuning::TuningSteps steps;
   steps.build = [&](int) {
-    const int now = ++running;
-    for (int p = peak; now > p && !peak.compare_exchange_weak(p, now);) {
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    --running;
+    builds.meet();
     return tuning::BuiltCandidate{};
   };
   steps.time = [](int i) { return 1.0 + i; };
   const tuning::TuneResult r = tuning::tune("k", names(8), steps, quiet(4), log_dir());
   EXPECT_EQ(r.winner, 0);
-  EXPECT_GE(peak.load(), 2);
-  EXPECT_LE(peak.load(), 4);
+  EXPECT_GE(builds.peak, 2);
+  EXPECT_LE(builds.peak, 4);
 }
 
 TEST(Tuner, SpillingCandidatesAreRejectedOnlyWhenAsked) {
@@ -215,21 +229,17 @@ TEST(Tuner, FirstFeasibleStopsAtTheFirstCandidateThatBuilds) {
 }
 
 TEST(Tuner, BuildAllBuildsEveryCandidateConcurrentlyAndTimesNone) {
-  std::atomic<int> running{0}, peak{0};
+  Concurrency builds;
   const auto build = [&](int i) -> tuning::BuiltCandidate {
-    const int now = ++running;
-    for (int p = peak; now > p && !peak.compare_exchange_weak(p, now);) {
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    --running;
+    builds.meet();
     if (i == 1) return {.infeasible = "2048 threads per block; H200 allows 1024"};
     if (i == 2) throw Error("NVRTC failed to compile kernel 'k' for sm_100a:\nerror: boom");
     return {.registers = 32 + i, .spills = i == 3, .spill_report = "8 bytes spill stores, 8 bytes spill loads"};
   };
   const std::vector<CandidateOutcome> outcomes = tuning::build_all("k (n<=64)", names(6), build, quiet(3));
   ASSERT_EQ(outcomes.size(), 6u);
-  EXPECT_GE(peak.load(), 2);
-  EXPECT_LE(peak.load(), 3);
+  EXPECT_GE(builds.peak, 2);
+  EXPECT_LE(builds.peak, 3);
   EXPECT_EQ(outcomes[0].status, CandidateOutcome::Status::Built);
   EXPECT_EQ(outcomes[0].hyperparameters, "block=32");
   EXPECT_EQ(outcomes[0].registers, 32);

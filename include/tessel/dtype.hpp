@@ -50,7 +50,6 @@ constexpr const DTypeInfo& dtype_info(DType t) { return kDTypes[size_t(t)]; }
 constexpr std::string_view dtype_name(DType t) { return dtype_info(t).name; }
 constexpr int dtype_bytes(DType t) { return dtype_info(t).bytes; }
 constexpr bool is_float(DType t) { return dtype_info(t).is_float; }
-constexpr bool is_integer(DType t) { return !is_float(t) && t != DType::Bool; }
 constexpr bool is_signed(DType t) { return dtype_info(t).is_signed; }
 
 // IEEE binary16, stored as its bit pattern; conversions round to nearest even.

@@ -118,13 +118,13 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
 }
 
 void emit_CopyAsyncCommit(Emitter& e, const ir::CopyAsyncCommitNode& n) {
-  e.line(ptx_asm(Ptx::CpAsyncCommitGroup, e.arch, {}) + fmt::format("  // ({})", n.loc.str()));
+  e.line(ptx_asm(Ptx::CpAsyncCommitGroup, e.arch, {}) + e.comment(n.loc));
 }
 
 void emit_CopyAsyncWait(Emitter& e, const ir::CopyAsyncWaitNode& n) {
   e.line((n.all ? ptx_asm(Ptx::CpAsyncWaitAll, e.arch, {})
                  : ptx_asm(Ptx::CpAsyncWaitGroup, e.arch, {{std::to_string(n.pending)}})) +
-         fmt::format("  // ({})", n.loc.str()));
+         e.comment(n.loc));
 }
 
 }  // namespace tessel::codegen

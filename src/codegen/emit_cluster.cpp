@@ -5,7 +5,7 @@
 namespace tessel::codegen {
 
 void emit_ClusterSync(Emitter& e, const ir::ClusterSyncNode& n) {
-  e.line(ptx_asm(Ptx::ClusterArriveWait, e.arch, {}) + fmt::format("  // cluster.sync ({})", n.loc.str()));
+  e.line(ptx_asm(Ptx::ClusterArriveWait, e.arch, {}) + e.comment(n.loc, "cluster.sync"));
 }
 
 }  // namespace tessel::codegen

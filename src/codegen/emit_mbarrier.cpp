@@ -13,8 +13,6 @@ std::string barrier_address(Emitter& e, const ir::SharedTensor& array, const std
                      e.shared_offsets.at(array->allocation()), index);
 }
 
-std::string at(const ir::StmtNode& n) { return fmt::format("  // ({})", n.loc.str()); }
-
 PtxModifiers ordering(ir::WaitSemantics sem, ir::WaitScope scope) {
   return {{"sem", std::string(ir::wait_semantics_name(sem))}, {"scope", std::string(ir::wait_scope_name(scope))}};
 }
@@ -38,26 +36,26 @@ void emit_MbarrierInit(Emitter& e, const ir::MbarrierInitNode& n) {
 void emit_MbarrierArrive(Emitter& e, const ir::MbarrierArriveNode& n) {
   int64_t count = 0;
   if (ir::as_const_int(n.count, &count) && count == 1)
-    e.line(ptx_asm(Ptx::MbarrierArrive, e.arch, {{barrier_address(e, n.barrier)}}) + at(n));
+    e.line(ptx_asm(Ptx::MbarrierArrive, e.arch, {{barrier_address(e, n.barrier)}}) + e.comment(n.loc));
   else
-    e.line(ptx_asm(Ptx::MbarrierArriveCount, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.count)}}) + at(n));
+    e.line(ptx_asm(Ptx::MbarrierArriveCount, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.count)}}) + e.comment(n.loc));
 }
 
 void emit_MbarrierArriveExpectTx(Emitter& e, const ir::MbarrierArriveExpectTxNode& n) {
-  e.line(ptx_asm(Ptx::MbarrierArriveExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + at(n));
+  e.line(ptx_asm(Ptx::MbarrierArriveExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + e.comment(n.loc));
 }
 
 // The same-offset barrier of block `rank` of the cluster: mapa maps the local address to it.
 void emit_MbarrierRemoteArrive(Emitter& e, const ir::MbarrierRemoteArriveNode& n) {
   const std::string bar = barrier_address(e, n.barrier), rank = fmt::format("uint32_t({})", e.expr(n.rank));
   if (n.bytes)
-    e.line(ptx_asm(Ptx::MbarrierArriveExpectTxRemote, e.arch, {{bar}, {rank}, {e.expr(n.bytes)}}) + at(n));
+    e.line(ptx_asm(Ptx::MbarrierArriveExpectTxRemote, e.arch, {{bar}, {rank}, {e.expr(n.bytes)}}) + e.comment(n.loc));
   else
-    e.line(ptx_asm(Ptx::MbarrierArriveRemote, e.arch, {{bar}, {rank}, {e.expr(n.count)}}) + at(n));
+    e.line(ptx_asm(Ptx::MbarrierArriveRemote, e.arch, {{bar}, {rank}, {e.expr(n.count)}}) + e.comment(n.loc));
 }
 
 void emit_MbarrierExpectTx(Emitter& e, const ir::MbarrierExpectTxNode& n) {
-  e.line(ptx_asm(Ptx::MbarrierExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + at(n));
+  e.line(ptx_asm(Ptx::MbarrierExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + e.comment(n.loc));
 }
 
 // try_wait where the target has it; before sm_90 test_wait, which the verifier allowed only for
@@ -69,12 +67,12 @@ void emit_MbarrierWait(Emitter& e, const ir::MbarrierWaitNode& n) {
   if (e.debug) {
     const std::string once = ptx_asm(try_wait ? Ptx::MbarrierTryWaitParity : Ptx::MbarrierTestWaitParity, e.arch,
                                      {{"tessel_completed"}, {barrier_address(e, n.barrier)}, {parity}}, modifiers);
-    return emit_bounded_wait(e, n, n.barrier, parity, once + at(n));
+    return emit_bounded_wait(e, n, n.barrier, parity, once + e.comment(n.loc));
   }
   const PtxOperands operands = {{barrier_address(e, n.barrier)}, {parity}};
   e.line(ptx_asm(try_wait ? Ptx::MbarrierTryWaitParityLoop : Ptx::MbarrierTestWaitParityLoop, e.arch, operands,
                  modifiers) +
-         at(n));
+         e.comment(n.loc));
 }
 
 void emit_MbarrierTryWait(Emitter& e, const ir::MbarrierTryWaitNode& n) {
@@ -84,7 +82,7 @@ void emit_MbarrierTryWait(Emitter& e, const ir::MbarrierTryWaitNode& n) {
   e.line("uint32_t tessel_completed;");
   e.line(ptx_asm(Ptx::MbarrierTryWaitParity, e.arch, {{"tessel_completed"}, {barrier_address(e, n.barrier)}, {parity}},
                  ordering(n.sem, n.scope)) +
-         at(n));
+         e.comment(n.loc));
   e.line(fmt::format("{} = tessel_completed != 0;", e.expr(n.ready)));
   if (e.debug) emit_try_wait_watch(e, n, n.barrier, parity, "tessel_completed");
   e.close();

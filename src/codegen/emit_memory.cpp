@@ -111,8 +111,8 @@ std::string shared_index(const ir::SharedTensor& s) {
 void emit_AllocShared(Emitter& e, const ir::AllocSharedNode& n) {
   TESSEL_CHECK(n.offset >= 0, "shared tensor {} was not planned", n.tensor->name);
   e.shared_offsets[n.tensor.get()] = n.offset;
-  e.line(fmt::format("// shared {}<{}>[{}] at byte {} ({})", e.name(n.tensor.get(), n.tensor->name),
-                     dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset, n.loc.str()));
+  e.line(fmt::format("// shared {}<{}>[{}] at byte {}{}", e.name(n.tensor.get(), n.tensor->name),
+                     dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset, e.where(n.loc)));
 }
 
 namespace {
@@ -282,7 +282,7 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
 void emit_Sync(Emitter& e, const ir::SyncNode& n) {
   TESSEL_CHECK(n.barrier != ir::SyncNode::kUnallocated, "sync at {} reached code generation without a barrier",
                n.loc.str());
-  if (n.barrier == ir::SyncNode::kBlockBarrier) return e.line(fmt::format("__syncthreads();  // sync ({})", n.loc.str()));
+  if (n.barrier == ir::SyncNode::kBlockBarrier) return e.line("__syncthreads();" + e.comment(n.loc, "sync"));
   e.header(n, fmt::format("sync: named barrier {}", n.barrier));
   e.line(ptx_asm(Ptx::BarSync, e.arch, {{std::to_string(n.barrier)}, {std::to_string(e.group().count)}}));
 }

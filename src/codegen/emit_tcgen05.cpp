@@ -15,8 +15,6 @@ namespace tessel::codegen {
 
 namespace {
 
-std::string at(const ir::StmtNode& n) { return fmt::format("  // ({})", n.loc.str()); }
-
 // Every tcgen05 instruction of a kernel names the kernel's CTA group.
 PtxModifiers cta_group(const Emitter& e) { return {{"cta_group", std::to_string(e.tcgen05_cta_group)}}; }
 
@@ -117,9 +115,9 @@ void emit_Tcgen05Commit(Emitter& e, const ir::Tcgen05CommitNode& n) {
   if (n.cta_mask)
     e.line(ptx_asm(Ptx::Tcgen05CommitMulticast, e.arch,
                    {{bar}, {fmt::format("(unsigned short)({})", e.expr(n.cta_mask))}}, cta_group(e)) +
-           at(n));
+           e.comment(n.loc));
   else
-    e.line(ptx_asm(Ptx::Tcgen05Commit, e.arch, {{bar}}, cta_group(e)) + at(n));
+    e.line(ptx_asm(Ptx::Tcgen05Commit, e.arch, {{bar}}, cta_group(e)) + e.comment(n.loc));
   e.close();
 }
 
@@ -152,7 +150,7 @@ void emit_Tcgen05Store(Emitter& e, const ir::Tcgen05StoreNode& n) {
 }
 
 void emit_Tcgen05Wait(Emitter& e, const ir::Tcgen05WaitNode& n) {
-  e.line(ptx_asm(n.store ? Ptx::Tcgen05WaitStore : Ptx::Tcgen05WaitLoad, e.arch, {}) + at(n));
+  e.line(ptx_asm(n.store ? Ptx::Tcgen05WaitStore : Ptx::Tcgen05WaitLoad, e.arch, {}) + e.comment(n.loc));
   e.line(ptx_asm(Ptx::Tcgen05FenceBeforeThreadSync, e.arch, {}));
 }
 

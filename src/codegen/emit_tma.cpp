@@ -57,13 +57,13 @@ void emit_TmaLoad(Emitter& e, const ir::TmaLoadNode& n) {
 }
 
 void emit_TmaCommit(Emitter& e, const ir::TmaCommitNode& n) {
-  in_issuing_thread(e, [&] { e.line(ptx_asm(Ptx::BulkCommitGroup, e.arch, {}) + fmt::format("  // ({})", n.loc.str())); });
+  in_issuing_thread(e, [&] { e.line(ptx_asm(Ptx::BulkCommitGroup, e.arch, {}) + e.comment(n.loc)); });
 }
 
 void emit_TmaWait(Emitter& e, const ir::TmaWaitNode& n) {
   in_issuing_thread(e, [&] {
     e.line(ptx_asm(n.read ? Ptx::BulkWaitGroupRead : Ptx::BulkWaitGroup, e.arch, {{std::to_string(n.pending)}}) +
-           fmt::format("  // ({})", n.loc.str()));
+           e.comment(n.loc));
   });
 }
 

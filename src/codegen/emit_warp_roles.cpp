@@ -13,8 +13,8 @@ void emit_SetMaxNReg(Emitter& e, const ir::SetMaxNRegNode& n) {
 void emit_FastDivmod(Emitter& e, const ir::FastDivmodNode& n) {
   TESSEL_CHECK(n.planned(), "fast_divmod at {} reached code generation without its magic numbers", n.loc.str());
   const std::string q = e.expr(n.quotient), r = e.expr(n.remainder), x = e.expr(n.x);
-  e.line(fmt::format("{} = tessel_fast_divide({}, {}, {});  // fast_divmod ({})", q, x, e.expr(n.multiplier),
-                     e.expr(n.log2), n.loc.str()));
+  e.line(fmt::format("{} = tessel_fast_divide({}, {}, {});{}", q, x, e.expr(n.multiplier), e.expr(n.log2),
+                     e.comment(n.loc, "fast_divmod")));
   e.line(fmt::format("{} = {} - {} * {};", r, x, q, e.expr(n.divisor)));
 }
 

@@ -30,7 +30,7 @@ std::string descriptor(Emitter& e, const ir::SharedTensor& t, int k_dim, const s
 }  // namespace
 
 void emit_WgmmaFence(Emitter& e, const ir::WgmmaFenceNode& n) {
-  e.line(ptx_asm(Ptx::WgmmaFence, e.arch, {}) + fmt::format("  // wgmma.fence, by each warpgroup ({})", n.loc.str()));
+  e.line(ptx_asm(Ptx::WgmmaFence, e.arch, {}) + e.comment(n.loc, "wgmma.fence, by each warpgroup"));
 }
 
 void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
@@ -69,12 +69,12 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
 
 void emit_WgmmaCommitGroup(Emitter& e, const ir::WgmmaCommitGroupNode& n) {
   e.line(ptx_asm(Ptx::WgmmaCommitGroup, e.arch, {}) +
-         fmt::format("  // wgmma.commit_group, by each warpgroup ({})", n.loc.str()));
+         e.comment(n.loc, "wgmma.commit_group, by each warpgroup"));
 }
 
 void emit_WgmmaWaitGroup(Emitter& e, const ir::WgmmaWaitGroupNode& n) {
   e.line(ptx_asm(Ptx::WgmmaWaitGroup, e.arch, {{std::to_string(n.pending)}}) +
-         fmt::format("  // wgmma.wait_group, by each warpgroup ({})", n.loc.str()));
+         e.comment(n.loc, "wgmma.wait_group, by each warpgroup"));
   for (const ir::RegisterTensor& acc : e.wgmma_accumulators) {
     e.line("#pragma unroll");
     e.open(fmt::format("for (int l = 0; l < {}; ++l)", acc->layout.local_size()));

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessel/codegen/cuda.hpp"
@@ -15,10 +16,12 @@ namespace tessel::codegen {
 
 class Emitter {
  public:
-  Emitter(const ir::KernelNode& k, ir::Arch arch, bool debug) : arch(arch), debug(debug), divisibility(k) {}
+  Emitter(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& options)
+      : arch(arch), debug(options.debug), locations(options.source_locations), divisibility(k) {}
 
   const ir::Arch arch;
-  const bool debug;  // EmitOptions::debug: emit the checks of debug mode (debug_checks.cpp)
+  const bool debug;      // EmitOptions::debug: emit the checks of debug mode (debug_checks.cpp)
+  const bool locations;  // EmitOptions::source_locations: comments name the user's lines
   // What the kernel's values are known to be multiples of: proves addresses aligned, so that no
   // run-time test is emitted for them.
   const ir::Divisibility divisibility;
@@ -45,6 +48,13 @@ class Emitter {
   std::string operand(const ir::Operand& o, const std::string& l);
   // A comment naming who runs an instruction and where the user wrote it.
   void header(const ir::StmtNode& s, const std::string& what);
+  // " (file:line)" when comments name the user's lines, else "".
+  std::string where(const SourceLoc& loc) const { return locations ? fmt::format(" ({})", loc.str()) : ""; }
+  // A trailing comment: "  // what (file:line)", without the parts there are not.
+  std::string comment(const SourceLoc& loc, std::string_view what = {}) const {
+    const std::string text = std::string(what) + (what.empty() && locations ? where(loc).substr(1) : where(loc));
+    return text.empty() ? "" : "  // " + text;
+  }
 
   std::string out;
   int indent = 0;

@@ -58,16 +58,6 @@ const InstructionTraits& instruction_traits(NodeKind instruction) {
   return none;
 }
 
-std::string_view executor_name(Executor e) {
-  switch (e) {
-    case Executor::Thread: return "thread";
-    case Executor::Warp: return "warp";
-    case Executor::Warpgroup: return "warpgroup";
-    case Executor::Block: return "block";
-  }
-  return "?";
-}
-
 std::string_view proxy_fence_space_name(ProxyFenceSpace s) {
   switch (s) {
     case ProxyFenceSpace::SharedCta: return "shared::cta";

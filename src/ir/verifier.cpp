@@ -12,8 +12,6 @@ namespace tessel::ir {
 
 int64_t max_shared_bytes_per_block(Arch arch) { return target_limits(arch).max_shared_bytes_per_block; }
 
-Arch min_arch(NodeKind instruction) { return instruction_traits(instruction).min_target; }
-
 // ---- Verification: scopes and operands ----
 
 bool Verification::defined(const void* p) const {

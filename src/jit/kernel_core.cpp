@@ -7,6 +7,8 @@
 #include <string_view>
 
 #include "tessel/codegen/cuda.hpp"
+#include "tessel/ir/printer.hpp"
+#include "tessel/runtime/cache_key.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
 #include "variant.hpp"
 
@@ -126,6 +128,18 @@ KernelCore::Variant& KernelCore::prepare(std::span<const HostArg> args, bool all
   // Only calls that may tune are remembered: an introspection call must not pin an untuned choice.
   if (allow_tuning || space_.size() == 1) bindings_.push_back({call_key_, &v});
   return v;
+}
+
+std::string KernelCore::code_digest(std::span<const HostArg> args) const {
+  runtime::CacheKey digest("tessel-traced-code-v1");
+  for (const Space::Candidate& c : space_.candidates()) {
+    try {
+      digest.add(ir::print(*trace_(args, c)));
+    } catch (const Error& e) {
+      digest.add(e.message());
+    }
+  }
+  return digest.digest();
 }
 
 std::string KernelCore::problem_label(std::span<const HostArg> args) const {

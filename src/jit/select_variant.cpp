@@ -96,7 +96,8 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
 
   const tuning::TuningDb db(cache_dir);
   const std::string target(ir::arch_name(arch_));
-  const std::string key = tuning::TuningDb::key(name_, descriptions, compile_args, specialization, sizes, target);
+  const std::string key =
+      tuning::TuningDb::key(name_, code_digest(args), descriptions, compile_args, specialization, sizes, target);
   const tuning::Fingerprint fingerprint = fingerprint_of(device_, arch_);
   auto usable = [&](const std::optional<tuning::TuningRecord>& rec) -> int {
     if (!rec || rec->fingerprint != fingerprint) return -1;

@@ -31,7 +31,7 @@ std::optional<ResourceUsage> decode(const std::vector<char>& bytes) {
 KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const KernelCompileOptions& options) {
   KernelBinary out;
   auto t0 = std::chrono::steady_clock::now();
-  const codegen::CudaModule m = codegen::emit_cuda(k, arch, {.debug = options.debug});
+  const codegen::CudaModule m = codegen::emit_cuda(k, arch, {.debug = options.debug, .source_locations = false});
   out.codegen_ms = ms_since(t0);
   out.symbol = m.kernel_name;
   out.debug = options.debug;

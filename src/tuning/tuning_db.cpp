@@ -123,11 +123,12 @@ std::optional<TuningRecord> from_json(std::string_view text) {
 
 TuningDb::TuningDb(std::filesystem::path dir) : cache_(std::move(dir)) {}
 
-std::string TuningDb::key(const std::string& kernel, const std::vector<std::string>& space,
+std::string TuningDb::key(const std::string& kernel, const std::string& code, const std::vector<std::string>& space,
                           const std::string& compile_args, const std::string& specialization,
                           const std::string& size_bucket, const std::string& target) {
-  return runtime::CacheKey("tessel-tuning-key-v2")
+  return runtime::CacheKey("tessel-tuning-key-v3")
       .add(kernel)
+      .add(code)
       .add_each(space)
       .add(compile_args)
       .add(specialization)

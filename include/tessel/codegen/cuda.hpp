@@ -28,6 +28,11 @@ struct EmitOptions {
   // lies in. The kernel then takes, after its own parameters and tensor maps, one
   // `tessel_allocation` per pointer parameter, in order (runtime::ParamLayout places them).
   bool debug = false;
+  // Comments name the user's line of each instruction, for a reader of `tessel cuda`. The source
+  // that is compiled (runtime::compile_kernel) leaves them out: its text is the compile cache's
+  // key, which must not change when lines above a kernel do, or the checkout moves. Debug mode's
+  // messages still carry their lines.
+  bool source_locations = true;
 };
 
 CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& options = {});

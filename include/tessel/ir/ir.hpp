@@ -25,7 +25,6 @@ Arch parse_arch(std::string_view s);  // throws tessel::Error for unknown names
 // Who must execute an instruction together (nodes.def): any single thread, whole warps, whole
 // warpgroups (4 aligned warps), or every thread of the block.
 enum class Executor : uint8_t { Thread, Warp, Warpgroup, Block };
-std::string_view executor_name(Executor e);
 
 enum class NodeKind : uint8_t {
 #define TESSEL_EXPR(Name) Name,

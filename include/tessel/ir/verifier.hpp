@@ -12,7 +12,4 @@ void verify(const KernelNode& k, Arch arch);
 // Per-target limits used by the verifier and the analysis tools.
 int64_t max_shared_bytes_per_block(Arch arch);
 
-// The oldest target an instruction exists on.
-Arch min_arch(NodeKind instruction);
-
 }  // namespace tessel::ir

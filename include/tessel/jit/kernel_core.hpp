@@ -127,6 +127,10 @@ class KernelCore {
   // variant as far as it got (null when it did not lower).
   std::unique_ptr<Variant> build(std::span<const HostArg> args, int index, const BuildRequest& request,
                                  std::string* infeasible) const;
+  // A digest of every candidate's traced code for these arguments (a trace error's message for one
+  // that does not trace), without source locations: editing a kernel's body changes it, editing
+  // the lines above the kernel does not.
+  std::string code_digest(std::span<const HostArg> args) const;
   // "MatmulV5 (m<=256, n<=256, k=96)": the kernel and the call's compile-time arguments and size
   // buckets, for progress lines and errors.
   std::string problem_label(std::span<const HostArg> args) const;

@@ -56,8 +56,9 @@ class TuningDb {
  public:
   explicit TuningDb(std::filesystem::path dir);
 
-  // The key of one tuning problem. `space` lists every candidate, so a changed space retunes.
-  static std::string key(const std::string& kernel, const std::vector<std::string>& space,
+  // The key of one tuning problem. `space` lists every candidate, so a changed space retunes;
+  // `code` is a digest of the candidates' code (KernelCore::code_digest), so a changed kernel does.
+  static std::string key(const std::string& kernel, const std::string& code, const std::vector<std::string>& space,
                          const std::string& compile_args, const std::string& specialization,
                          const std::string& size_bucket, const std::string& target);
 
