@@ -276,17 +276,17 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "copy_async_wait_group 0", "sync", "thread_group(begin=32, count=32)", "while ",
                             "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full(",
                             "wgmma.fence", "wgmma.mma %wacc += %wa @ view<f16>", "wgmma.commit_group", "wgmma.wait_group 0",
-                            "mbarrier_init %bars counts=[1, 128]", "mbarrier_arrive_expect_tx %bars[0] bytes=64",
-                            "mbarrier_expect_tx %bars[0] bytes=32", "mbarrier_arrive %bars[mod(%v, 2)] count=1",
-                            "mbarrier_wait %bars[0] parity=0:u32 acquire.cta",
-                            "%ready = mbarrier_try_wait %bars[mod(%v, 2)] parity=1:u32 relaxed.cluster",
+                            "mbarrier.alloc %bars counts=[1, 128]", "mbarrier.arrive_and_expect_tx %bars[0] bytes=64",
+                            "mbarrier.expect_tx %bars[0] bytes=32", "mbarrier.arrive %bars[mod(%v, 2)] count=1",
+                            "mbarrier.wait %bars[0] parity=0:u32 acquire.cta",
+                            "%ready = mbarrier.try_wait %bars[mod(%v, 2)] parity=1:u32 relaxed.cluster",
                             "fence_proxy_async shared::cta",
                             "tma.shared_to_global %sh to global<f16>", "tma.global_to_shared global<f16>", "to %sh dims [0, 1] on %bars[0]",
                             "tma.commit_group", "tma.wait_group 0 read",
                             "sync group", "setmaxnreg.dec 40", "= fast_divmod(", "blocks=[2] cluster=[2, 1, 1]",
-                            "cluster_sync",
-                            "mbarrier_arrive %bars[0] of cluster block sub(1, cluster.blockRank) count=1",
-                            "mbarrier_arrive_expect_tx %bars[0] of cluster block 0 bytes=32",
+                            "cluster.sync",
+                            "mbarrier.arrive %bars[0] of cluster block sub(1, cluster.blockRank) count=1",
+                            "mbarrier.arrive_and_expect_tx %bars[0] of cluster block 0 bytes=32",
                             "on %bars[0] multicast to blocks 3", "clc.try_cancel to %response on %bars[0]",
                             "%canceled, %ctaid_x, %ctaid_y, %ctaid_z = clc.query_response %response"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
@@ -372,23 +372,28 @@ std::string read_source(const std::string& path) {
 }
 
 // Adding an instruction touches one file of the same name in each layer: nodes.def names the
-// family, and each layer's entry for the instruction lives in that family's file.
+// family, and each layer's entry for the instruction lives in that family's file; in the language,
+// the function that creates the instruction's node.
 TEST(NodeKinds, EachLayerDefinesAnInstructionInItsFamilyFile) {
-  const std::vector<std::pair<std::string, std::string>> layers = {
-      {"src/ir/verify_", "void verify_"},
-      {"src/passes/layout_rules_", "void layout_rule_"},
-      {"src/codegen/emit_", "void emit_"},
-      {"src/sim/exec_", "void exec_"},
+  struct Layer {
+    std::string file, before, after;
+  };
+  const std::vector<Layer> layers = {
+      {"src/lang/", "std::make_shared<ir::", "Node>("},
+      {"src/ir/verify_", "void verify_", "("},
+      {"src/passes/layout_rules_", "void layout_rule_", "("},
+      {"src/codegen/emit_", "void emit_", "("},
+      {"src/sim/exec_", "void exec_", "("},
   };
   for (ir::NodeKind kind : ir::all_kinds()) {
     if (!ir::is_instruction(kind)) continue;
     const std::string family(ir::instruction_traits(kind).family);
-    for (const auto& [file, prefix] : layers) {
-      const std::string path = file + family + ".cpp";
+    for (const Layer& layer : layers) {
+      const std::string path = layer.file + family + ".cpp";
       const std::string text = read_source(path);
       ASSERT_FALSE(text.empty()) << path << " is missing (family of " << ir::kind_name(kind) << ")";
-      EXPECT_NE(text.find(prefix + std::string(ir::kind_name(kind)) + "("), std::string::npos)
-          << prefix << ir::kind_name(kind) << " is not defined in " << path;
+      const std::string entry = layer.before + std::string(ir::kind_name(kind)) + layer.after;
+      EXPECT_NE(text.find(entry), std::string::npos) << entry << " is not in " << path;
     }
   }
 }

@@ -360,11 +360,11 @@ TEST(Mbarrier, ACountListIsAnArrayOneCountOneBarrierAndNoCountTheBlocksThreads) 
   const std::string text = ir::print(*k);
   EXPECT_TRUE(file_check(text, R"(
     CHECK: %bars = alloc_shared<u64>[1]
-    CHECK: mbarrier_init %bars counts=[1]
+    CHECK: mbarrier.alloc %bars counts=[1]
     CHECK: %bars.1 = alloc_shared<u64>[1]
-    CHECK: mbarrier_init %bars.1 counts=[1]
+    CHECK: mbarrier.alloc %bars.1 counts=[1]
     CHECK: %bars.2 = alloc_shared<u64>[1]
-    CHECK: mbarrier_init %bars.2 counts=[64]
+    CHECK: mbarrier.alloc %bars.2 counts=[64]
   )")) << text;
   std::mt19937 rng{7};
   std::uniform_real_distribution<float> dist(-4, 4);

@@ -335,7 +335,7 @@ TEST(WgmmaDiagnostics, OperandsInTheWrongLayoutAreReported) {
             at_line("wgmma.mma: a must be K-major: pass a shared tile [m, k] whose rows run along k; this view has "
                     "shape [64, 64] and strides [1, 64]"));
   got = trace_error<UnswizzledOperand>();
-  EXPECT_EQ(got, at_line(fmt::format("wgmma.mma: a has rows of 128 bytes, which wgmma reads only with the 128-byte "
+  EXPECT_EQ(got, at_line(fmt::format("wgmma.mma: a has rows of 128 bytes, which wgmma.mma reads only with the 128-byte "
                                      "swizzle, but its shared tile (created at {}:{}) was given no swizzle; create it "
                                      "without a Swizzle argument or with Swizzle::b128",
                                      __FILE__, line - 4)));

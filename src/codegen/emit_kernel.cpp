@@ -199,7 +199,7 @@ std::string Emitter::expr(const ir::Expr& e) {
       break;
 #define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
 #define TESSEL_STMT(Name) case ir::NodeKind::Name:
-#define TESSEL_INSTR(Name, family, min_target, executor) case ir::NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case ir::NodeKind::Name:
 #include "tessel/ir/nodes.def"
       break;
   }
@@ -283,7 +283,7 @@ void Emitter::stmt(const ir::Stmt& s) {
       close();
       return;
     }
-#define TESSEL_INSTR(Name, family, min_target, executor)                                       \
+#define TESSEL_INSTR(Name, family, min_target, executor, call)                                       \
   case ir::NodeKind::Name:                                       \
     emit_##Name(*this, static_cast<const ir::Name##Node&>(*s));   \
     return;

@@ -153,7 +153,7 @@ void emit_bounded_wait(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef&
 void emit_try_wait_watch(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,
                          const std::string& completed);
 
-#define TESSEL_INSTR(Name, family, min_target, executor) void emit_##Name(Emitter& e, const ir::Name##Node& n);
+#define TESSEL_INSTR(Name, family, min_target, executor, call) void emit_##Name(Emitter& e, const ir::Name##Node& n);
 #include "tessel/ir/nodes.def"
 
 }  // namespace tessel::codegen

@@ -158,7 +158,7 @@ Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>&
     }
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
-#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
       TESSEL_CHECK(false, "not an expression: {}", kind_name(e.kind));
   }

@@ -9,7 +9,20 @@ std::string_view kind_name(NodeKind k) {
 #define TESSEL_EXPR(Name) case NodeKind::Name: return #Name;
 #define TESSEL_TENSOR(Name) case NodeKind::Name: return #Name;
 #define TESSEL_STMT(Name) case NodeKind::Name: return #Name;
-#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name: return #Name;
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name: return #Name;
+#include "tessel/ir/nodes.def"
+  }
+  return "?";
+}
+
+std::string_view call_name(NodeKind k) {
+  switch (k) {
+#define TESSEL_EXPR(Name) case NodeKind::Name:
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
+#define TESSEL_STMT(Name) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+    return kind_name(k);
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name: return call;
 #include "tessel/ir/nodes.def"
   }
   return "?";
@@ -22,7 +35,7 @@ bool is_instruction(NodeKind k) {
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
       return false;
-#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
       return true;
   }
@@ -34,7 +47,7 @@ std::vector<NodeKind> all_kinds() {
 #define TESSEL_EXPR(Name) NodeKind::Name,
 #define TESSEL_TENSOR(Name) NodeKind::Name,
 #define TESSEL_STMT(Name) NodeKind::Name,
-#define TESSEL_INSTR(Name, family, min_target, executor) NodeKind::Name,
+#define TESSEL_INSTR(Name, family, min_target, executor, call) NodeKind::Name,
 #include "tessel/ir/nodes.def"
   };
 }
@@ -48,7 +61,7 @@ const InstructionTraits& instruction_traits(NodeKind instruction) {
 #include "tessel/ir/nodes.def"
       TESSEL_CHECK(false, "{} is not an instruction", kind_name(instruction));
       return none;
-#define TESSEL_INSTR(Name, family, min_target, executor)                                      \
+#define TESSEL_INSTR(Name, family, min_target, executor, call)                                      \
   case NodeKind::Name: {                                                                      \
     static const InstructionTraits traits{#family, Arch::min_target, Executor::executor};   \
     return traits;                                                                          \

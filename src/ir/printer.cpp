@@ -122,7 +122,7 @@ class Printer {
       case NodeKind::Builtin: return std::string(builtin_name(static_cast<const BuiltinNode&>(*e).which));
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
-#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
         TESSEL_CHECK(false, "not an expression: {}", kind_name(e->kind));
     }
@@ -199,7 +199,7 @@ class Printer {
         TESSEL_CHECK(false, "not a statement: {}", kind_name(s->kind));
         return;
 #define TESSEL_STMT(Name) case NodeKind::Name: return stmt(static_cast<const Name##Node&>(*s));
-#define TESSEL_INSTR(Name, family, min_target, executor) \
+#define TESSEL_INSTR(Name, family, min_target, executor, call) \
   case NodeKind::Name: return stmt(static_cast<const Name##Node&>(*s));
 #include "tessel/ir/nodes.def"
     }
@@ -378,34 +378,34 @@ class Printer {
   void stmt(const Tcgen05WaitNode& n) { line(n.store ? "tcgen05.wait_store" : "tcgen05.wait_load"); }
 
   void stmt(const MbarrierInitNode& n) {
-    line(fmt::format("mbarrier_init {} counts=[{}]", shared(n.array), fmt::join(n.counts, ", ")));
+    line(fmt::format("mbarrier.alloc {} counts=[{}]", shared(n.array), fmt::join(n.counts, ", ")));
   }
-  void stmt(const MbarrierArriveNode& n) { line(fmt::format("mbarrier_arrive {} count={}", barrier(n.barrier), expr(n.count))); }
+  void stmt(const MbarrierArriveNode& n) { line(fmt::format("mbarrier.arrive {} count={}", barrier(n.barrier), expr(n.count))); }
   void stmt(const MbarrierArriveExpectTxNode& n) {
-    line(fmt::format("mbarrier_arrive_expect_tx {} bytes={}", barrier(n.barrier), expr(n.bytes)));
+    line(fmt::format("mbarrier.arrive_and_expect_tx {} bytes={}", barrier(n.barrier), expr(n.bytes)));
   }
   void stmt(const MbarrierExpectTxNode& n) {
-    line(fmt::format("mbarrier_expect_tx {} bytes={}", barrier(n.barrier), expr(n.bytes)));
+    line(fmt::format("mbarrier.expect_tx {} bytes={}", barrier(n.barrier), expr(n.bytes)));
   }
   static std::string ordering(WaitSemantics sem, WaitScope scope) {
     return fmt::format("{}.{}", wait_semantics_name(sem), wait_scope_name(scope));
   }
   void stmt(const MbarrierWaitNode& n) {
-    line(fmt::format("mbarrier_wait {} parity={} {}", barrier(n.barrier), expr(n.parity), ordering(n.sem, n.scope)));
+    line(fmt::format("mbarrier.wait {} parity={} {}", barrier(n.barrier), expr(n.parity), ordering(n.sem, n.scope)));
   }
   void stmt(const MbarrierTryWaitNode& n) {
-    line(fmt::format("{} = mbarrier_try_wait {} parity={} {}", name(n.ready.get(), n.ready->name), barrier(n.barrier),
+    line(fmt::format("{} = mbarrier.try_wait {} parity={} {}", name(n.ready.get(), n.ready->name), barrier(n.barrier),
                      expr(n.parity), ordering(n.sem, n.scope)));
   }
   void stmt(const MbarrierRemoteArriveNode& n) {
     if (n.bytes)
-      line(fmt::format("mbarrier_arrive_expect_tx {} of cluster block {} bytes={}", barrier(n.barrier), expr(n.rank),
+      line(fmt::format("mbarrier.arrive_and_expect_tx {} of cluster block {} bytes={}", barrier(n.barrier), expr(n.rank),
                        expr(n.bytes)));
     else
-      line(fmt::format("mbarrier_arrive {} of cluster block {} count={}", barrier(n.barrier), expr(n.rank),
+      line(fmt::format("mbarrier.arrive {} of cluster block {} count={}", barrier(n.barrier), expr(n.rank),
                        expr(n.count)));
   }
-  void stmt(const ClusterSyncNode&) { line("cluster_sync"); }
+  void stmt(const ClusterSyncNode&) { line("cluster.sync"); }
   void stmt(const ClcTryCancelNode& n) {
     line(fmt::format("clc.try_cancel to {} on {}{}", shared(n.response), barrier(n.barrier),
                      n.multicast ? " multicast to the cluster" : ""));

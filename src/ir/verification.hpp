@@ -45,6 +45,11 @@ class Verification {
 // a trace-time constant (verify_mbarrier.cpp).
 void check_barrier(const MbarrierRef& b, const StmtNode& s);
 
+// A K-major shared operand of a tensor-core instruction `n` (wgmma.mma, tcgen05.mma, tcgen05.copy)
+// with rows of `row_bytes`: its swizzle, once chosen, is the one the instruction reads such rows
+// with (verify_wgmma.cpp).
+void check_k_major_swizzle(const SharedTensorNode& t, int row_bytes, const StmtNode& n);
+
 // Clusters exist from sm_90a: a kernel with attrs.cluster for an older target is a user error
 // (verify_cluster.cpp).
 void check_cluster_target(const KernelNode& k, Arch arch);
@@ -54,7 +59,7 @@ void check_cluster_rank(const KernelNode& k, const Expr& rank, std::string_view 
 void check_cluster_mask(const KernelNode& k, const Expr& mask, std::string_view what, std::string_view receives,
                         const StmtNode& s);
 
-#define TESSEL_INSTR(Name, family, min_target, executor) void verify_##Name(Verification& v, const Name##Node& n);
+#define TESSEL_INSTR(Name, family, min_target, executor, call) void verify_##Name(Verification& v, const Name##Node& n);
 #include "tessel/ir/nodes.def"
 
 }  // namespace tessel::ir

@@ -65,7 +65,7 @@ void Verification::check_operands(const StmtNode& s) {
         break;
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
-#define TESSEL_INSTR(Name, family, min_target, executor) case NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
         TESSEL_CHECK(false, "{} named as a tensor at {}", kind_name(t->kind), s.loc.str());
     }
@@ -145,7 +145,7 @@ class Verifier {
   case NodeKind::Name:                          \
     v_.check_operands(*s);                      \
     return stmt(static_cast<const Name##Node&>(*s));
-#define TESSEL_INSTR(Name, family, min_target, executor) \
+#define TESSEL_INSTR(Name, family, min_target, executor, call) \
   case NodeKind::Name:                                   \
     instruction(*s);                                     \
     return verify_##Name(v_, static_cast<const Name##Node&>(*s));

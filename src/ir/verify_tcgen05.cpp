@@ -5,7 +5,6 @@
 #include <fmt/ranges.h>
 
 #include "tessel/layout/tcgen05_descriptor.hpp"
-#include "tessel/layout/wgmma_descriptor.hpp"
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -22,13 +21,6 @@ void check_lanes(const Verification& v, const TMemoryTensor& t, const StmtNode& 
   TESSEL_CHECK(g.whole_warps() && g.count == t->shape[0] && g.begin / 32 % 4 == t->lane_offset / 32 % 4,
                "{} at {} of lanes {}+{} in a thread group of {}", kind_name(n.kind), n.loc.str(), t->lane_offset,
                t->shape[0], g.str());
-}
-
-void check_operand(const SharedTensorNode& t, const Tcgen05MmaNode& n) {
-  const int bits = t.allocation()->swizzle_bits;
-  const int row_bytes = n.k() * dtype_bytes(t.dtype);
-  TESSEL_CHECK(bits == kSwizzleUndecided || bits == wgmma_swizzle_bits(row_bytes),
-               "tcgen05.mma at {} reads rows of {} bytes from a tile swizzled by {} bits", n.loc.str(), row_bytes, bits);
 }
 
 }  // namespace
@@ -54,8 +46,8 @@ void verify_Tcgen05Mma(Verification& v, const Tcgen05MmaNode& n) {
                "tcgen05.mma at {} of shape {}x{}x{}", n.loc.str(), n.m(), n.n(), n.k());
   TESSEL_CHECK(n.enable_input_d->type.dtype == DType::Bool, "tcgen05.mma at {} with enable_input_d of type {}",
                n.loc.str(), n.enable_input_d->type.str());
-  check_operand(*n.a, n);
-  check_operand(*n.b, n);
+  check_k_major_swizzle(*n.a, n.k() * dtype_bytes(n.a->dtype), n);
+  check_k_major_swizzle(*n.b, n.k() * dtype_bytes(n.b->dtype), n);
 }
 
 void verify_Tcgen05Commit(Verification& v, const Tcgen05CommitNode& n) {
@@ -66,12 +58,10 @@ void verify_Tcgen05Commit(Verification& v, const Tcgen05CommitNode& n) {
 
 void verify_Tcgen05Copy(Verification& v, const Tcgen05CopyNode& n) {
   check_one_warp(v, n);
-  const int row_bytes = n.src->shape[1] * dtype_bytes(n.src->dtype);
-  const int bits = n.src->allocation()->swizzle_bits;
-  TESSEL_CHECK(n.dst->shape[0] == 128 && n.dst->lane_offset == 0 && n.src->shape == n.dst->shape &&
-                   (bits == kSwizzleUndecided || bits == wgmma_swizzle_bits(row_bytes)),
+  TESSEL_CHECK(n.dst->shape[0] == 128 && n.dst->lane_offset == 0 && n.src->shape == n.dst->shape,
                "tcgen05.copy at {} of [{}] into [{}] lanes {}+", n.loc.str(), fmt::join(n.src->shape, ", "),
                fmt::join(n.dst->shape, ", "), n.dst->lane_offset);
+  check_k_major_swizzle(*n.src, n.src->shape[1] * dtype_bytes(n.src->dtype), n);
 }
 
 void verify_Tcgen05Load(Verification& v, const Tcgen05LoadNode& n) {

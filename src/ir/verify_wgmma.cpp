@@ -25,14 +25,14 @@ void check_fragment(const RegisterTensor& t, const Layout& want, std::string_vie
                                    role, t->name, t->loc.str(), t->layout.str(), want.str()));
 }
 
-void check_shared_operand(const SharedTensorNode& t, const WgmmaMmaNode& n) {
-  const int bits = t.allocation()->swizzle_bits;
-  const int row_bytes = n.k() * dtype_bytes(t.dtype);
-  TESSEL_CHECK(bits == kSwizzleUndecided || bits == wgmma_swizzle_bits(row_bytes),
-               "wgmma.mma at {} reads rows of {} bytes from a tile swizzled by {} bits", n.loc.str(), row_bytes, bits);
-}
-
 }  // namespace
+
+void check_k_major_swizzle(const SharedTensorNode& t, int row_bytes, const StmtNode& n) {
+  const int bits = t.allocation()->swizzle_bits;
+  TESSEL_CHECK(bits == kSwizzleUndecided || bits == wgmma_swizzle_bits(row_bytes),
+               "{} at {} reads rows of {} bytes from a tile swizzled by {} bits", call_name(n.kind), n.loc.str(),
+               row_bytes, bits);
+}
 
 void verify_WgmmaFence(Verification& v, const WgmmaFenceNode& n) { check_hopper_only(v, n); }
 
@@ -43,8 +43,8 @@ void verify_WgmmaMma(Verification& v, const WgmmaMmaNode& n) {
                "wgmma.mma at {} of shape {}x{}x{} over {} warpgroups", n.loc.str(), n.m(), n.n(), n.k(), warpgroups);
   const WgmmaLayouts want = wgmma_layouts(n.m(), n.n(), n.k(), warpgroups);
   check_fragment(n.acc, want.c, "accumulator", n);
-  if (n.a_shared) check_shared_operand(*n.a_shared, n);
-  check_shared_operand(*n.b, n);
+  if (n.a_shared) check_k_major_swizzle(*n.a_shared, n.k() * dtype_bytes(n.b->dtype), n);
+  check_k_major_swizzle(*n.b, n.k() * dtype_bytes(n.b->dtype), n);
   if (n.a_registers) {
     check_fragment(n.a_registers, want.a, "register A operand", n);
     v.use(n.a_registers, n);

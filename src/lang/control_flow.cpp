@@ -80,21 +80,6 @@ void Instructions::make_while(const std::function<ir::Expr()>& cond, const std::
   b.emit(std::make_shared<ir::WhileNode>(loc, c, b.close_scope(loc)));
 }
 
-void Instructions::sync(loc_t loc) {
-  SourceLoc l = SourceLoc::from(loc);
-  Builder& b = Builder::current(l);
-  if (!b.inside_thread_group() || b.group(l) == ir::ThreadRange{0, b.attrs().warps * 32})
-    return b.emit(std::make_shared<ir::SyncNode>(l));
-  const ir::ThreadRange g = b.group(l);
-  if (!g.whole_warps())
-    throw Error(l, fmt::format("sync() inside a thread group of {}: a thread group's sync() is a named barrier "
-                               "(bar.sync), which counts whole warps, and this group splits a warp; make the group "
-                               "start and end at multiples of 32 threads, or call sync() outside it",
-                               g.str()));
-  // allocate_barriers numbers the group's barrier.
-  b.emit(std::make_shared<ir::SyncNode>(l, ir::SyncNode::kUnallocated));
-}
-
 void Instructions::thread_group(int begin, int count, const std::function<void()>& body, loc_t loc) {
   SourceLoc l = SourceLoc::from(loc);
   Builder& b = Builder::current(l);

@@ -46,28 +46,6 @@ void check_lane_quadrants(Builder& b, const ir::TMemoryTensor& t, std::string_vi
                                what, first, first + lanes - 1, lanes, first / 32 % 4, g.str(), first_warp));
 }
 
-void check_operand(const ir::SharedTensor& t, std::string_view what, std::string_view name, int k_dim,
-                   const SourceLoc& loc) {
-  const int row_dim = 1 - k_dim, k = t->shape[size_t(k_dim)], bytes = dtype_bytes(t->dtype);
-  const bool k_major = t->strides[size_t(k_dim)] == 1 && t->strides[size_t(row_dim)] == k;
-  if (!k_major) {
-    const std::string how = k_dim == 1 ? "a shared tile [m, k] whose rows run along k"
-                                       : "the transpose of a shared tile [n, k] whose rows run along k "
-                                         "(s_b.transpose())";
-    throw Error(loc, fmt::format("{}: {} must be K-major: pass {}; this view has shape [{}] and strides [{}]", what,
-                                 name, how, fmt::join(t->shape, ", "), fmt::join(t->strides, ", ")));
-  }
-  const int want = wgmma_swizzle_bits(k * bytes);
-  const int have = t->allocation()->swizzle_bits;
-  if (have != ir::kSwizzleUndecided && have != want)
-    throw Error(loc, fmt::format("{}: {} has rows of {} bytes, which the tensor core reads only with the {}-byte "
-                                 "swizzle, but its shared tile (created at {}) was given {}; create it without a "
-                                 "Swizzle argument or with Swizzle::b{}",
-                                 what, name, k * bytes, k * bytes, t->allocation()->loc.str(),
-                                 have == 0 ? std::string("no swizzle") : fmt::format("the {}-byte swizzle", 16 << have),
-                                 k * bytes));
-}
-
 }  // namespace
 
 TMemoryTensor Tcgen05Instructions::make_alloc(DType t, const std::vector<int>& shape, CtaGroup group,
@@ -154,8 +132,8 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
     throw Error(loc, fmt::format("tcgen05.mma: k = {} does not fit; k must be 16, 32 or 64 (one instruction per 16, "
                                  "and shared rows of 32, 64 or 128 bytes, one swizzle span)",
                                  k));
-  check_operand(a.ir(), "tcgen05.mma", "a", 1, loc);
-  check_operand(b.ir(), "tcgen05.mma", "b", 0, loc);
+  detail::check_k_major_operand(a.ir(), "tcgen05.mma", "a", 1, loc);
+  detail::check_k_major_operand(b.ir(), "tcgen05.mma", "b", 0, loc);
   bld.emit(std::make_shared<ir::Tcgen05MmaNode>(loc, acc.ir(), a.ir(), b.ir(), std::move(enable_input_d)));
 }
 
@@ -173,7 +151,7 @@ void Tcgen05Instructions::copy(const SharedTensor& src, const TMemoryTensor& dst
   if (dst.ir()->allocation()->cta_group == 2)
     throw Error(loc, "tcgen05.copy: copying into a pair's tile (CtaGroup::two) is not supported; copy into tensor "
                      "memory of a kernel that allocates with CtaGroup::one");
-  check_operand(src.ir(), "tcgen05.copy", "the source", 1, loc);
+  detail::check_k_major_operand(src.ir(), "tcgen05.copy", "the source", 1, loc);
   b.emit(std::make_shared<ir::Tcgen05CopyNode>(loc, dst.ir(), src.ir()));
 }
 

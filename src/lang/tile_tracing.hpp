@@ -25,6 +25,12 @@ ir::RegisterTensor new_tile(DType t, std::vector<int> shape, Layout layout, std:
 // Register tiles belong to the thread group they were created in.
 void check_group(const ir::RegisterTensor& t, std::string_view what, const SourceLoc& loc);
 
+// A shared operand of a tensor-core instruction `what` (wgmma.mma, tcgen05.mma, tcgen05.copy):
+// K-major (`k_dim` is the dimension along k; the other runs over the rows), and swizzled, if the
+// user chose a swizzle, by the one its rows are read with.
+void check_k_major_operand(const ir::SharedTensor& t, std::string_view what, std::string_view name, int k_dim,
+                           const SourceLoc& loc);
+
 // An operand of a tile instruction on tiles of `tile_type`: a tile, or a scalar (a C++ literal
 // takes the tile's type).
 ir::Operand resolve(const TileOperand& o, DType tile_type);

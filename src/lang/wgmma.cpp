@@ -21,29 +21,6 @@ int warpgroups(const SourceLoc& loc, std::string_view what) {
   return g.count / 128;
 }
 
-// A shared operand read by wgmma: K-major rows of one swizzle span. `k_dim` is the dimension
-// along k; the other one runs over the rows (m for a, n for b).
-void check_shared_operand(const ir::SharedTensor& t, std::string_view name, int k_dim, const SourceLoc& loc) {
-  const int row_dim = 1 - k_dim, k = t->shape[size_t(k_dim)], bytes = dtype_bytes(t->dtype);
-  const bool k_major = t->strides[size_t(k_dim)] == 1 && t->strides[size_t(row_dim)] == k;
-  if (!k_major) {
-    const std::string how = k_dim == 1 ? "a shared tile [m, k] whose rows run along k"
-                                       : "the transpose of a shared tile [n, k] whose rows run along k "
-                                         "(s_b.transpose())";
-    throw Error(loc, fmt::format("wgmma.mma: {} must be K-major: pass {}; this view has shape [{}] and strides [{}]",
-                                 name, how, fmt::join(t->shape, ", "), fmt::join(t->strides, ", ")));
-  }
-  const int want = wgmma_swizzle_bits(k * bytes);
-  const int have = t->allocation()->swizzle_bits;
-  if (have != ir::kSwizzleUndecided && have != want)
-    throw Error(loc, fmt::format("wgmma.mma: {} has rows of {} bytes, which wgmma reads only with the {}-byte "
-                                 "swizzle, but its shared tile (created at {}) was given {}; create it without a "
-                                 "Swizzle argument or with Swizzle::b{}",
-                                 name, k * bytes, k * bytes, t->allocation()->loc.str(),
-                                 have == 0 ? std::string("no swizzle") : fmt::format("the {}-byte swizzle", 16 << have),
-                                 k * bytes));
-}
-
 void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_registers, const SharedTensor& b,
                const RegisterTensor& acc, const SourceLoc& loc) {
   Builder& bld = Builder::current(loc);
@@ -72,8 +49,8 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
     throw Error(loc, fmt::format("wgmma.mma: k = {} does not fit; k must be 16, 32 or 64 (one m64nNk16 instruction "
                                  "per 16, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
                                  k));
-  if (a_shared) check_shared_operand(a_shared, "a", 1, loc);
-  check_shared_operand(b.ir(), "b", 0, loc);
+  if (a_shared) detail::check_k_major_operand(a_shared, "wgmma.mma", "a", 1, loc);
+  detail::check_k_major_operand(b.ir(), "wgmma.mma", "b", 0, loc);
   if (a_registers) detail::check_group(a_registers, "wgmma.mma", loc);
   detail::check_group(acc.ir(), "wgmma.mma", loc);
   bld.emit(std::make_shared<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir()));

@@ -35,7 +35,9 @@ class AllocateBarriers : public ir::Mutator {
                                        g.str(), ir::SyncNode::kBarriers, barriers_.size()));
       it = barriers_.emplace(std::pair{g.begin, g.count}, id).first;
     }
-    return std::make_shared<ir::SyncNode>(n.loc, it->second);
+    auto allocated = ir::copy_of(n);
+    allocated->barrier = it->second;
+    return allocated;
   }
 
  private:

@@ -199,9 +199,12 @@ class ApplyLayouts : public ir::Mutator {
   ir::RegisterTensor visit(const ir::RegisterTensorNode&, const ir::RegisterTensor& self) override {
     return tiles_.at(self.get());
   }
-  ir::Stmt visit(const ir::DotNode& n, const ir::Stmt&) override {
+  ir::Stmt visit(const ir::DotNode& n, const ir::Stmt& self) override {
     const WarpSplit s = splits_.at(&n);
-    return std::make_shared<ir::DotNode>(n.loc, mutate(n.out), mutate(n.a), mutate(n.b), mutate(n.c), s.m, s.n);
+    auto split = ir::copy_of(static_cast<const ir::DotNode&>(*Mutator::visit(n, self)));
+    split->warps_m = s.m;
+    split->warps_n = s.n;
+    return split;
   }
   ir::Stmt visit(const ir::AnnotateLayoutNode& n, const ir::Stmt&) override { return ir::seq({}, n.loc); }
 

@@ -44,7 +44,7 @@ LayoutConstraints collect_layout_constraints(const ir::KernelNode& k) {
 #define TESSEL_STMT(Name) case ir::NodeKind::Name:
 #include "tessel/ir/nodes.def"
       return;  // no register tiles of their own
-#define TESSEL_INSTR(Name, family, min_target, executor) \
+#define TESSEL_INSTR(Name, family, min_target, executor, call) \
   case ir::NodeKind::Name: return layout_rule_##Name(rules, static_cast<const ir::Name##Node&>(s));
 #include "tessel/ir/nodes.def"
     }

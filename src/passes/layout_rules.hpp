@@ -27,7 +27,7 @@ class LayoutRules {
   std::map<const ir::RegisterTensorNode*, int> index_;
 };
 
-#define TESSEL_INSTR(Name, family, min_target, executor) void layout_rule_##Name(LayoutRules& r, const ir::Name##Node& n);
+#define TESSEL_INSTR(Name, family, min_target, executor, call) void layout_rule_##Name(LayoutRules& r, const ir::Name##Node& n);
 #include "tessel/ir/nodes.def"
 
 }  // namespace tessel::passes

@@ -65,7 +65,11 @@ class PlanFastDivmods : public ir::Mutator {
                      n.loc);
     }
     const Magic& m = magic_of(divisor, n.loc);
-    return std::make_shared<ir::FastDivmodNode>(n.loc, n.quotient, n.remainder, n.x, m.divisor, m.multiplier, m.log2);
+    auto planned = ir::copy_of(n);
+    planned->divisor = m.divisor;
+    planned->multiplier = m.multiplier;
+    planned->log2 = m.log2;
+    return planned;
   }
 
  private:

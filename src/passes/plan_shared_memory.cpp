@@ -20,7 +20,10 @@ class Planner : public ir::Mutator {
     const int64_t offset = (total + align - 1) / align * align;
     total = offset + n.tensor->nbytes();
     if (n.offset == offset && n.alignment == align) return self;
-    return std::make_shared<ir::AllocSharedNode>(n.loc, n.tensor, offset, int(align));
+    auto planned = ir::copy_of(n);
+    planned->offset = offset;
+    planned->alignment = int(align);
+    return planned;
   }
 };
 

@@ -25,15 +25,18 @@ class TensorMapPlanner : public ir::Mutator {
     check_shared_address(*n.src, n.loc);
     const int index = entry(n.dst, ir::tma_box(*n.src, n.dst->rank(), n.dims), n.src->allocation()->swizzle_bits, n.loc);
     if (index == n.tensor_map) return self;
-    return std::make_shared<ir::TmaStoreNode>(n.loc, n.src, n.dst, n.offsets, n.dims, index);
+    auto planned = ir::copy_of(n);
+    planned->tensor_map = index;
+    return planned;
   }
 
   ir::Stmt visit(const ir::TmaLoadNode& n, const ir::Stmt& self) override {
     check_shared_address(*n.dst, n.loc);
     const int index = entry(n.src, ir::tma_box(*n.dst, n.src->rank(), n.dims), n.dst->allocation()->swizzle_bits, n.loc);
     if (index == n.tensor_map) return self;
-    return std::make_shared<ir::TmaLoadNode>(n.loc, n.src, n.dst, n.offsets, n.dims, n.barrier, index, n.cta_mask,
-                                             n.barrier_rank);
+    auto planned = ir::copy_of(n);
+    planned->tensor_map = index;
+    return planned;
   }
 
  private:

@@ -20,7 +20,9 @@ class MarkRelinquish : public ir::Mutator {
  protected:
   ir::Stmt visit(const ir::Tcgen05AllocNode& n, const ir::Stmt& self) override {
     if (&n != last_) return self;
-    return std::make_shared<ir::Tcgen05AllocNode>(n.loc, n.tensor, true);
+    auto last = ir::copy_of(n);
+    last->relinquish = true;
+    return last;
   }
 
  private:

@@ -131,20 +131,26 @@ class Selector : public ir::Mutator {
   ir::Stmt visit(const ir::LoadGlobalNode& n, const ir::Stmt& self) override {
     const int vector = global_vector(n.out, n.src);
     if (vector == n.vector) return self;
-    return std::make_shared<ir::LoadGlobalNode>(n.loc, n.out, n.src, n.offsets, n.fill, vector);
+    auto selected = ir::copy_of(n);
+    selected->vector = vector;
+    return selected;
   }
 
   ir::Stmt visit(const ir::StoreGlobalNode& n, const ir::Stmt& self) override {
     const int vector = global_vector(n.src, n.dst);
     if (vector == n.vector) return self;
-    return std::make_shared<ir::StoreGlobalNode>(n.loc, n.dst, n.src, n.offsets, vector);
+    auto selected = ir::copy_of(n);
+    selected->vector = vector;
+    return selected;
   }
 
   ir::Stmt visit(const ir::LoadSharedNode& n, const ir::Stmt& self) override {
     const ir::ThreadRange g = groups_.back();
     const MatrixAccess m = g.whole_warps() ? ldmatrix(n, g.count / 32) : MatrixAccess{};
     if (m == n.matrix) return self;
-    return std::make_shared<ir::LoadSharedNode>(n.loc, n.out, n.src, n.offsets, m);
+    auto selected = ir::copy_of(n);
+    selected->matrix = m;
+    return selected;
   }
 
   // stmatrix exists from sm_90 (PTX ISA 9.7.14.5.16).
@@ -154,14 +160,20 @@ class Selector : public ir::Mutator {
         g.whole_warps() && int(arch_) >= int(ir::Arch::Sm90a) ? stmatrix(n, g.count / 32) : MatrixAccess{};
     const int vector = m.instruction == MatrixInstruction::None ? shared_store_vector(n) : 1;
     if (m == n.matrix && vector == n.vector) return self;
-    return std::make_shared<ir::StoreSharedNode>(n.loc, n.dst, n.src, n.offsets, m, vector);
+    auto selected = ir::copy_of(n);
+    selected->matrix = m;
+    selected->vector = vector;
+    return selected;
   }
 
   ir::Stmt visit(const ir::CopyAsyncNode& n, const ir::Stmt& self) override {
     Layout split = copy_split(n.dst, groups_.back().count);
     const int vector = async_copy_vector(n, split);
     if (split == n.layout && vector == n.vector) return self;
-    return std::make_shared<ir::CopyAsyncNode>(n.loc, n.src, n.dst, n.offsets, std::move(split), vector);
+    auto selected = ir::copy_of(n);
+    selected->layout = std::move(split);
+    selected->vector = vector;
+    return selected;
   }
 
  private:

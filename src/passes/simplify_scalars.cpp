@@ -39,20 +39,6 @@ class Simplifier : public ir::Mutator {
 
 }  // namespace
 
-ir::Kernel simplify_scalars(const ir::Kernel& k, const PassContext&) {
-  Simplifier s;
-  ir::Stmt body = s.mutate(k->body);
-  std::vector<ir::Expr> blocks;
-  bool changed = body != k->body;
-  for (const ir::Expr& b : k->blocks) {
-    blocks.push_back(s.mutate(b));
-    changed |= blocks.back() != b;
-  }
-  if (!changed) return k;
-  auto out = std::make_shared<ir::KernelNode>(*k);
-  out->body = body;
-  out->blocks = std::move(blocks);
-  return out;
-}
+ir::Kernel simplify_scalars(const ir::Kernel& k, const PassContext&) { return Simplifier().mutate_kernel(k); }
 
 }  // namespace tessel::passes

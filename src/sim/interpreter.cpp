@@ -92,7 +92,7 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
     // Statements, reached only through a broken invariant.
 #define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
 #define TESSEL_STMT(Name) case ir::NodeKind::Name:
-#define TESSEL_INSTR(Name, family, min_target, executor) case ir::NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case ir::NodeKind::Name:
 #include "tessel/ir/nodes.def"
       break;
   }
@@ -188,7 +188,7 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
       groups.pop_back();
       return;
     }
-#define TESSEL_INSTR(Name, family, min_target, executor)                                           \
+#define TESSEL_INSTR(Name, family, min_target, executor, call)                                           \
   case ir::NodeKind::Name:                                           \
     if (cta.wgmma.watching()) cta.wgmma.before_instruction(*this, *s); \
     exec_##Name(*this, static_cast<const ir::Name##Node&>(*s), mask); \

@@ -262,7 +262,7 @@ void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLo
 ir::Scalar load_value(DType t, const void* p);
 void store_value(DType t, void* p, ir::Scalar v);
 
-#define TESSEL_INSTR(Name, family, min_target, executor) void exec_##Name(Warp& w, const ir::Name##Node& n, Mask mask);
+#define TESSEL_INSTR(Name, family, min_target, executor, call) void exec_##Name(Warp& w, const ir::Name##Node& n, Mask mask);
 #include "tessel/ir/nodes.def"
 
 }  // namespace tessel::sim

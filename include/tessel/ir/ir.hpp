@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "tessel/dtype.hpp"
@@ -30,7 +31,7 @@ enum class NodeKind : uint8_t {
 #define TESSEL_EXPR(Name) Name,
 #define TESSEL_TENSOR(Name) Name,
 #define TESSEL_STMT(Name) Name,
-#define TESSEL_INSTR(Name, family, min_target, executor) Name,
+#define TESSEL_INSTR(Name, family, min_target, executor, call) Name,
 #include "tessel/ir/nodes.def"
 };
 std::string_view kind_name(NodeKind k);
@@ -62,12 +63,23 @@ struct ThreadRange {
   bool operator==(const ThreadRange&) const = default;
 };
 
+// Every node kind declares its fields once, as members. `static constexpr auto operands()` lists, as
+// member pointers in order, every expression, tensor and statement it holds: the mutator rewrites a
+// node by copying it and replacing the operands that changed, so its other fields (the decisions
+// of passes, such as a copy's vector width) carry over without being named, and the walks and
+// operand queries are derived from the same list. Instructions that write variables (try_wait's
+// flag) list them in `results()`. Nodes are shared as Ref<const T>: a field is only ever set on a
+// copy that no one else holds yet.
 struct Node {
   Node(NodeKind k, SourceLoc l) : kind(k), loc(std::move(l)) {}
   virtual ~Node() = default;
   const NodeKind kind;
   const SourceLoc loc;
 };
+
+// A copy of `n` to set fields on before anyone else holds it: `auto c = copy_of(n); c->vector = 8;`.
+// What the copy does not set carries over, so a pass sets its own decision and no other.
+template <class N> std::shared_ptr<N> copy_of(const N& n) { return std::make_shared<N>(n); }
 
 // ---- scalar types and expressions -------------------------------------------------------
 
@@ -86,14 +98,16 @@ using Expr = Ref<ExprNode>;
 
 struct ConstNode : ExprNode {
   ConstNode(SourceLoc l, Type t, int64_t i, double f) : ExprNode(NodeKind::Const, std::move(l), t), i(i), f(f) {}
-  const int64_t i;  // the value for integer and bool types
-  const double f;   // the value for float types
+  int64_t i;  // the value for integer and bool types
+  double f;   // the value for float types
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 
 // A kernel variable: a run-time parameter, a loop variable, or a declared variable.
 struct VarNode : ExprNode {
   VarNode(SourceLoc l, Type t, std::string name) : ExprNode(NodeKind::Var, std::move(l), t), name(std::move(name)) {}
-  const std::string name;  // a display hint; the printer makes names unique
+  std::string name;  // a display hint; the printer makes names unique
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 using Var = Ref<VarNode>;
 
@@ -105,8 +119,9 @@ bool is_comparison(BinaryOp op);
 struct BinaryNode : ExprNode {
   BinaryNode(SourceLoc l, Type t, BinaryOp op, Expr a, Expr b)
       : ExprNode(NodeKind::Binary, std::move(l), t), op(op), a(std::move(a)), b(std::move(b)) {}
-  const BinaryOp op;
-  const Expr a, b;
+  BinaryOp op;
+  Expr a, b;
+  static constexpr auto operands() { return std::tuple{&BinaryNode::a, &BinaryNode::b}; }
 };
 
 enum class UnaryOp : uint8_t { Neg, Not, BitNot, Exp, Exp2, Log, Sqrt, Rsqrt, Abs };
@@ -116,19 +131,22 @@ bool is_transcendental(UnaryOp op);
 struct UnaryNode : ExprNode {
   UnaryNode(SourceLoc l, Type t, UnaryOp op, Expr a)
       : ExprNode(NodeKind::Unary, std::move(l), t), op(op), a(std::move(a)) {}
-  const UnaryOp op;
-  const Expr a;
+  UnaryOp op;
+  Expr a;
+  static constexpr auto operands() { return std::tuple{&UnaryNode::a}; }
 };
 
 struct SelectNode : ExprNode {
   SelectNode(SourceLoc l, Expr c, Expr a, Expr b)
       : ExprNode(NodeKind::Select, std::move(l), a->type), cond(std::move(c)), a(std::move(a)), b(std::move(b)) {}
-  const Expr cond, a, b;
+  Expr cond, a, b;
+  static constexpr auto operands() { return std::tuple{&SelectNode::cond, &SelectNode::a, &SelectNode::b}; }
 };
 
 struct CastNode : ExprNode {
   CastNode(SourceLoc l, Type t, Expr a) : ExprNode(NodeKind::Cast, std::move(l), t), a(std::move(a)) {}
-  const Expr a;
+  Expr a;
+  static constexpr auto operands() { return std::tuple{&CastNode::a}; }
 };
 
 // Multiprocessors: the number of SMs of the device the kernel runs on (the simulator's
@@ -149,7 +167,8 @@ int64_t cluster_builtin_value(BuiltinKind b, const std::array<int, 3>& block, co
 
 struct BuiltinNode : ExprNode {
   BuiltinNode(SourceLoc l, BuiltinKind w) : ExprNode(NodeKind::Builtin, std::move(l), Type{DType::I32}), which(w) {}
-  const BuiltinKind which;
+  BuiltinKind which;
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 
 // Constructors that compute result types (usual arithmetic conversions, comparisons give bool).
@@ -177,6 +196,7 @@ struct GlobalTensorNode : Node {
   std::vector<Expr> shape, strides;
   std::string name;
   int rank() const { return int(shape.size()); }
+  static constexpr auto operands() { return std::tuple{&GlobalTensorNode::ptr, &GlobalTensorNode::shape, &GlobalTensorNode::strides}; }
 };
 using GlobalTensor = Ref<GlobalTensorNode>;
 
@@ -201,6 +221,7 @@ struct SharedTensorNode : Node {
   int rank() const { return int(shape.size()); }
   int64_t nbytes() const;
   const SharedTensorNode* allocation() const { return root ? root.get() : this; }
+  static constexpr auto operands() { return std::tuple{&SharedTensorNode::root, &SharedTensorNode::offset}; }
 };
 using SharedTensor = Ref<SharedTensorNode>;
 
@@ -219,6 +240,7 @@ struct RegisterTensorNode : Node {
   const std::vector<int>& shape() const { return tile_shape; }
   int rank() const { return int(tile_shape.size()); }
   bool has_layout() const { return layout.rank() != 0; }
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 using RegisterTensor = Ref<RegisterTensorNode>;
 
@@ -248,6 +270,7 @@ struct TMemoryTensorNode : Node {
   // The columns tcgen05.alloc reserves for an allocation: its columns rounded up to a power of
   // two, at least 32.
   int allocated_columns() const;
+  static constexpr auto operands() { return std::tuple{&TMemoryTensorNode::root, &TMemoryTensorNode::column_offset, &TMemoryTensorNode::address}; }
 };
 using TMemoryTensor = Ref<TMemoryTensorNode>;
 
@@ -268,49 +291,57 @@ struct MatrixAccess {
 
 struct StmtNode : Node {
   using Node::Node;
+  static constexpr auto results() { return std::tuple<>{}; }
 };
 using Stmt = Ref<StmtNode>;
 
 struct SeqNode : StmtNode {
   SeqNode(SourceLoc l, std::vector<Stmt> s) : StmtNode(NodeKind::Seq, std::move(l)), stmts(std::move(s)) {}
-  const std::vector<Stmt> stmts;
+  std::vector<Stmt> stmts;
+  static constexpr auto operands() { return std::tuple{&SeqNode::stmts}; }
 };
 struct DeclareNode : StmtNode {
   DeclareNode(SourceLoc l, Var v, Expr init) : StmtNode(NodeKind::Declare, std::move(l)), var(std::move(v)), init(std::move(init)) {}
-  const Var var;
-  const Expr init;
+  Var var;
+  Expr init;
+  static constexpr auto operands() { return std::tuple{&DeclareNode::init}; }
 };
 struct AssignNode : StmtNode {
   AssignNode(SourceLoc l, Var v, Expr value) : StmtNode(NodeKind::Assign, std::move(l)), var(std::move(v)), value(std::move(value)) {}
-  const Var var;
-  const Expr value;
+  Var var;
+  Expr value;
+  static constexpr auto operands() { return std::tuple{&AssignNode::value}; }
 };
 struct ForNode : StmtNode {
   ForNode(SourceLoc l, Var v, Expr start, Expr stop, Expr step, int unroll, Stmt body)
       : StmtNode(NodeKind::For, std::move(l)), var(std::move(v)), start(std::move(start)), stop(std::move(stop)),
         step(std::move(step)), unroll(unroll), body(std::move(body)) {}
-  const Var var;
-  const Expr start, stop, step;
-  const int unroll;  // 0: no hint
-  const Stmt body;
+  Var var;
+  Expr start, stop, step;
+  int unroll;  // 0: no hint
+  Stmt body;
+  static constexpr auto operands() { return std::tuple{&ForNode::start, &ForNode::stop, &ForNode::step, &ForNode::body}; }
 };
 struct IfNode : StmtNode {
   IfNode(SourceLoc l, Expr c, Stmt t, Stmt e)
       : StmtNode(NodeKind::If, std::move(l)), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
-  const Expr cond;
-  const Stmt then_case, else_case;  // else_case may be null
+  Expr cond;
+  Stmt then_case, else_case;  // else_case may be null
+  static constexpr auto operands() { return std::tuple{&IfNode::cond, &IfNode::then_case, &IfNode::else_case}; }
 };
 struct WhileNode : StmtNode {
   WhileNode(SourceLoc l, Expr c, Stmt b) : StmtNode(NodeKind::While, std::move(l)), cond(std::move(c)), body(std::move(b)) {}
-  const Expr cond;
-  const Stmt body;
+  Expr cond;
+  Stmt body;
+  static constexpr auto operands() { return std::tuple{&WhileNode::cond, &WhileNode::body}; }
 };
 // Threads [begin, begin + count) of the block run `body`; the others skip it.
 struct ThreadGroupNode : StmtNode {
   ThreadGroupNode(SourceLoc l, int begin, int count, Stmt b)
       : StmtNode(NodeKind::ThreadGroup, std::move(l)), begin(begin), count(count), body(std::move(b)) {}
-  const int begin, count;
-  const Stmt body;
+  int begin, count;
+  Stmt body;
+  static constexpr auto operands() { return std::tuple{&ThreadGroupNode::body}; }
 };
 
 // A barrier over the threads of the group it runs in (bar.sync): barrier 0 (__syncthreads) for
@@ -322,20 +353,23 @@ struct SyncNode : StmtNode {
   static constexpr int kBarriers = 16;  // per block (PTX ISA 9.7.13.1)
   explicit SyncNode(SourceLoc l, int barrier = kBlockBarrier)
       : StmtNode(NodeKind::Sync, std::move(l)), barrier(barrier) {}
-  const int barrier;
+  int barrier;
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 struct AllocSharedNode : StmtNode {
   AllocSharedNode(SourceLoc l, SharedTensor t, int64_t offset = -1, int alignment = 0)
       : StmtNode(NodeKind::AllocShared, std::move(l)), tensor(std::move(t)), offset(offset), alignment(alignment) {}
-  const SharedTensor tensor;
-  const int64_t offset;  // bytes into the block's shared memory; -1 until planned
-  const int alignment;   // the planner's alignment of `offset`, in bytes; 0 until planned
+  SharedTensor tensor;
+  int64_t offset;  // bytes into the block's shared memory; -1 until planned
+  int alignment;   // the planner's alignment of `offset`, in bytes; 0 until planned
+  static constexpr auto operands() { return std::tuple{&AllocSharedNode::tensor}; }
 };
 struct AllocRegisterNode : StmtNode {
   AllocRegisterNode(SourceLoc l, RegisterTensor out, Expr init)
       : StmtNode(NodeKind::AllocRegister, std::move(l)), out(std::move(out)), init(std::move(init)) {}
-  const RegisterTensor out;
-  const Expr init;
+  RegisterTensor out;
+  Expr init;
+  static constexpr auto operands() { return std::tuple{&AllocRegisterNode::out, &AllocRegisterNode::init}; }
 };
 // Elements outside the view's shape read as `fill`.
 struct LoadGlobalNode : StmtNode {
@@ -343,76 +377,85 @@ struct LoadGlobalNode : StmtNode {
                  int vector = 0)
       : StmtNode(NodeKind::LoadGlobal, std::move(l)), out(std::move(out)), src(std::move(src)),
         offsets(std::move(offsets)), fill(fill), vector(vector) {}
-  const RegisterTensor out;
-  const GlobalTensor src;
-  const std::vector<Expr> offsets;
-  const double fill;
-  const int vector;  // elements per access (select_instructions); 0 until selected
+  RegisterTensor out;
+  GlobalTensor src;
+  std::vector<Expr> offsets;
+  double fill;
+  int vector;  // elements per access (select_instructions); 0 until selected
+  static constexpr auto operands() { return std::tuple{&LoadGlobalNode::out, &LoadGlobalNode::src, &LoadGlobalNode::offsets}; }
 };
 // Elements outside the view's shape are not written.
 struct StoreGlobalNode : StmtNode {
   StoreGlobalNode(SourceLoc l, GlobalTensor dst, RegisterTensor src, std::vector<Expr> offsets, int vector = 0)
       : StmtNode(NodeKind::StoreGlobal, std::move(l)), dst(std::move(dst)), src(std::move(src)),
         offsets(std::move(offsets)), vector(vector) {}
-  const GlobalTensor dst;
-  const RegisterTensor src;
-  const std::vector<Expr> offsets;
-  const int vector;  // elements per access (select_instructions); 0 until selected
+  GlobalTensor dst;
+  RegisterTensor src;
+  std::vector<Expr> offsets;
+  int vector;  // elements per access (select_instructions); 0 until selected
+  static constexpr auto operands() { return std::tuple{&StoreGlobalNode::dst, &StoreGlobalNode::src, &StoreGlobalNode::offsets}; }
 };
 struct LoadSharedNode : StmtNode {
   LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets,
                  MatrixAccess matrix = {})
       : StmtNode(NodeKind::LoadShared, std::move(l)), out(std::move(out)), src(std::move(src)),
         offsets(std::move(offsets)), matrix(matrix) {}
-  const RegisterTensor out;
-  const SharedTensor src;
-  const std::vector<Expr> offsets;
-  const MatrixAccess matrix;  // ldmatrix, when select_instructions chose it
+  RegisterTensor out;
+  SharedTensor src;
+  std::vector<Expr> offsets;
+  MatrixAccess matrix;  // ldmatrix, when select_instructions chose it
+  static constexpr auto operands() { return std::tuple{&LoadSharedNode::out, &LoadSharedNode::src, &LoadSharedNode::offsets}; }
 };
 struct StoreSharedNode : StmtNode {
   StoreSharedNode(SourceLoc l, SharedTensor dst, RegisterTensor src, std::vector<Expr> offsets,
                   MatrixAccess matrix = {}, int vector = 0)
       : StmtNode(NodeKind::StoreShared, std::move(l)), dst(std::move(dst)), src(std::move(src)),
         offsets(std::move(offsets)), matrix(matrix), vector(vector) {}
-  const SharedTensor dst;
-  const RegisterTensor src;
-  const std::vector<Expr> offsets;
-  const MatrixAccess matrix;  // stmatrix, when select_instructions chose it
-  const int vector;           // elements per access otherwise; 0 until selected
+  SharedTensor dst;
+  RegisterTensor src;
+  std::vector<Expr> offsets;
+  MatrixAccess matrix;  // stmatrix, when select_instructions chose it
+  int vector;           // elements per access otherwise; 0 until selected
+  static constexpr auto operands() { return std::tuple{&StoreSharedNode::dst, &StoreSharedNode::src, &StoreSharedNode::offsets}; }
 };
 // An elementwise operand: a register tile (broadcast along its extent-1 dimensions) or a scalar.
 struct Operand {
   RegisterTensor tensor;
   Expr scalar;
+  bool operator==(const Operand&) const = default;
   DType dtype() const { return tensor ? tensor->dtype : scalar->type.dtype; }
 };
 struct ElementwiseBinaryNode : StmtNode {
   ElementwiseBinaryNode(SourceLoc l, RegisterTensor out, BinaryOp op, Operand a, Operand b)
       : StmtNode(NodeKind::ElementwiseBinary, std::move(l)), out(std::move(out)), op(op), a(std::move(a)), b(std::move(b)) {}
-  const RegisterTensor out;
-  const BinaryOp op;
-  const Operand a, b;
+  RegisterTensor out;
+  BinaryOp op;
+  Operand a, b;
+  static constexpr auto operands() { return std::tuple{&ElementwiseBinaryNode::out, &ElementwiseBinaryNode::a, &ElementwiseBinaryNode::b}; }
 };
 struct ElementwiseUnaryNode : StmtNode {
   ElementwiseUnaryNode(SourceLoc l, RegisterTensor out, UnaryOp op, RegisterTensor a)
       : StmtNode(NodeKind::ElementwiseUnary, std::move(l)), out(std::move(out)), op(op), a(std::move(a)) {}
-  const RegisterTensor out;
-  const UnaryOp op;
-  const RegisterTensor a;
+  RegisterTensor out;
+  UnaryOp op;
+  RegisterTensor a;
+  static constexpr auto operands() { return std::tuple{&ElementwiseUnaryNode::out, &ElementwiseUnaryNode::a}; }
 };
 struct WhereNode : StmtNode {
   WhereNode(SourceLoc l, RegisterTensor out, Operand c, Operand a, Operand b)
       : StmtNode(NodeKind::Where, std::move(l)), out(std::move(out)), cond(std::move(c)), a(std::move(a)), b(std::move(b)) {}
-  const RegisterTensor out;
-  const Operand cond, a, b;
+  RegisterTensor out;
+  Operand cond, a, b;
+  static constexpr auto operands() { return std::tuple{&WhereNode::out, &WhereNode::cond, &WhereNode::a, &WhereNode::b}; }
 };
 // out = a * b + c, with a and b broadcast to the shape of c.
 struct FmaNode : StmtNode {
   FmaNode(SourceLoc l, RegisterTensor out, Operand a, Operand b, RegisterTensor c)
       : StmtNode(NodeKind::Fma, std::move(l)), out(std::move(out)), a(std::move(a)), b(std::move(b)), c(std::move(c)) {}
-  const RegisterTensor out;
-  const Operand a, b;
-  const RegisterTensor c;
+  RegisterTensor out;
+  Operand a, b;
+  RegisterTensor c;
+  static constexpr auto operands() { return std::tuple{&FmaNode::out, &FmaNode::a, &FmaNode::b, &FmaNode::c}; }
 };
 // out = a @ b + c on tensor cores (mma.sync): a [m, k] and b [k, n] in f16 or bf16 with c and out
 // [m, n] in f32 (m16n8k16), or in i8 with c and out in i32 (m16n8k32); all in the layouts of
@@ -422,51 +465,58 @@ struct DotNode : StmtNode {
   DotNode(SourceLoc l, RegisterTensor out, RegisterTensor a, RegisterTensor b, RegisterTensor c, int warps_m, int warps_n)
       : StmtNode(NodeKind::Dot, std::move(l)), out(std::move(out)), a(std::move(a)), b(std::move(b)), c(std::move(c)),
         warps_m(warps_m), warps_n(warps_n) {}
-  const RegisterTensor out, a, b, c;
-  const int warps_m, warps_n;
+  RegisterTensor out, a, b, c;
+  int warps_m, warps_n;
+  static constexpr auto operands() { return std::tuple{&DotNode::out, &DotNode::a, &DotNode::b, &DotNode::c}; }
 };
 struct CastTensorNode : StmtNode {
   CastTensorNode(SourceLoc l, RegisterTensor out, RegisterTensor a)
       : StmtNode(NodeKind::CastTensor, std::move(l)), out(std::move(out)), a(std::move(a)) {}
-  const RegisterTensor out;
-  const RegisterTensor a;
+  RegisterTensor out;
+  RegisterTensor a;
+  static constexpr auto operands() { return std::tuple{&CastTensorNode::out, &CastTensorNode::a}; }
 };
 enum class ReduceOp : uint8_t { Sum, Max, Min };
 std::string_view op_name(ReduceOp op);
 struct ReduceNode : StmtNode {
   ReduceNode(SourceLoc l, RegisterTensor out, ReduceOp op, RegisterTensor a, int dim)
       : StmtNode(NodeKind::Reduce, std::move(l)), out(std::move(out)), op(op), a(std::move(a)), dim(dim) {}
-  const RegisterTensor out;  // extent 1 along `dim`
-  const ReduceOp op;
-  const RegisterTensor a;
-  const int dim;
+  RegisterTensor out;  // extent 1 along `dim`
+  ReduceOp op;
+  RegisterTensor a;
+  int dim;
+  static constexpr auto operands() { return std::tuple{&ReduceNode::out, &ReduceNode::a}; }
 };
 // dst <- src: the assignment of a register tile to a mutable tile variable.
 struct CopyRegisterNode : StmtNode {
   CopyRegisterNode(SourceLoc l, RegisterTensor dst, RegisterTensor src)
       : StmtNode(NodeKind::CopyRegister, std::move(l)), dst(std::move(dst)), src(std::move(src)) {}
-  const RegisterTensor dst, src;
+  RegisterTensor dst, src;
+  static constexpr auto operands() { return std::tuple{&CopyRegisterNode::dst, &CopyRegisterNode::src}; }
 };
 // `out` holds the sub-tile of `src` at the constant `offsets`, of out's shape.
 struct SliceRegisterNode : StmtNode {
   SliceRegisterNode(SourceLoc l, RegisterTensor out, RegisterTensor src, std::vector<int> offsets)
       : StmtNode(NodeKind::SliceRegister, std::move(l)), out(std::move(out)), src(std::move(src)),
         offsets(std::move(offsets)) {}
-  const RegisterTensor out, src;
-  const std::vector<int> offsets;
+  RegisterTensor out, src;
+  std::vector<int> offsets;
+  static constexpr auto operands() { return std::tuple{&SliceRegisterNode::out, &SliceRegisterNode::src}; }
 };
 // Pins the layout of `tile` (annotate_layout); infer_layouts consumes it.
 struct AnnotateLayoutNode : StmtNode {
   AnnotateLayoutNode(SourceLoc l, RegisterTensor t, Layout layout)
       : StmtNode(NodeKind::AnnotateLayout, std::move(l)), tile(std::move(t)), layout(std::move(layout)) {}
-  const RegisterTensor tile;
-  const Layout layout;
+  RegisterTensor tile;
+  Layout layout;
+  static constexpr auto operands() { return std::tuple{&AnnotateLayoutNode::tile}; }
 };
 struct PrintTensorNode : StmtNode {
   PrintTensorNode(SourceLoc l, std::string label, RegisterTensor t)
       : StmtNode(NodeKind::PrintTensor, std::move(l)), label(std::move(label)), tensor(std::move(t)) {}
-  const std::string label;
-  const RegisterTensor tensor;
+  std::string label;
+  RegisterTensor tensor;
+  static constexpr auto operands() { return std::tuple{&PrintTensorNode::tensor}; }
 };
 
 // cp.async: global -> shared without passing through registers, completing asynchronously.
@@ -477,25 +527,28 @@ struct CopyAsyncNode : StmtNode {
                 int vector = 0)
       : StmtNode(NodeKind::CopyAsync, std::move(l)), src(std::move(src)), dst(std::move(dst)),
         offsets(std::move(offsets)), layout(std::move(layout)), vector(vector) {}
-  const GlobalTensor src;
-  const SharedTensor dst;
-  const std::vector<Expr> offsets;
-  const Layout layout;  // how the copy is split over the group's first layout.num_threads() threads
+  GlobalTensor src;
+  SharedTensor dst;
+  std::vector<Expr> offsets;
+  Layout layout;  // how the copy is split over the group's first layout.num_threads() threads
   // Elements per cp.async (4, 8 or 16 bytes), or 1 where runs are too short and the copy is
   // synchronous; 0 until selected.
-  const int vector;
+  int vector;
+  static constexpr auto operands() { return std::tuple{&CopyAsyncNode::src, &CopyAsyncNode::dst, &CopyAsyncNode::offsets}; }
 };
 // Closes the thread's current group of cp.async operations.
 struct CopyAsyncCommitNode : StmtNode {
   explicit CopyAsyncCommitNode(SourceLoc l) : StmtNode(NodeKind::CopyAsyncCommit, std::move(l)) {}
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 // Waits until at most `pending` of the thread's committed groups are incomplete; `all` also
 // commits and waits for everything (cp.async.wait_all).
 struct CopyAsyncWaitNode : StmtNode {
   CopyAsyncWaitNode(SourceLoc l, int pending, bool all)
       : StmtNode(NodeKind::CopyAsyncWait, std::move(l)), pending(pending), all(all) {}
-  const int pending;
-  const bool all;
+  int pending;
+  bool all;
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 
 // wgmma (sm_90a only): warpgroup tensor-core instructions, run by whole warpgroups. A wgmma.mma
@@ -505,6 +558,7 @@ struct CopyAsyncWaitNode : StmtNode {
 // Orders the warpgroup's register accesses before the wgmma.mma that follow (wgmma.fence).
 struct WgmmaFenceNode : StmtNode {
   explicit WgmmaFenceNode(SourceLoc l) : StmtNode(NodeKind::WgmmaFence, std::move(l)) {}
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 // acc += a @ b with wgmma.mma_async m64nNk16 (f16/bf16 operands, f32 accumulator), N = acc's
 // columns. `a` [m, k] is a shared tile with K-major rows (SS) or a register tile in the wgmma A
@@ -514,23 +568,26 @@ struct WgmmaMmaNode : StmtNode {
   WgmmaMmaNode(SourceLoc l, RegisterTensor acc, SharedTensor a_shared, RegisterTensor a_registers, SharedTensor b)
       : StmtNode(NodeKind::WgmmaMma, std::move(l)), acc(std::move(acc)), a_shared(std::move(a_shared)),
         a_registers(std::move(a_registers)), b(std::move(b)) {}
-  const RegisterTensor acc;
-  const SharedTensor a_shared;       // null in the RS form
-  const RegisterTensor a_registers;  // null in the SS form
-  const SharedTensor b;
+  RegisterTensor acc;
+  SharedTensor a_shared;       // null in the RS form
+  RegisterTensor a_registers;  // null in the SS form
+  SharedTensor b;
   int m() const { return acc->shape()[0]; }
   int n() const { return acc->shape()[1]; }
   int k() const { return b->shape[0]; }
   DType operand_type() const { return b->dtype; }
+  static constexpr auto operands() { return std::tuple{&WgmmaMmaNode::acc, &WgmmaMmaNode::a_registers, &WgmmaMmaNode::a_shared, &WgmmaMmaNode::b}; }
 };
 // Closes the warpgroup's group of wgmma.mma issued since the last commit.
 struct WgmmaCommitGroupNode : StmtNode {
   explicit WgmmaCommitGroupNode(SourceLoc l) : StmtNode(NodeKind::WgmmaCommitGroup, std::move(l)) {}
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 // Waits until at most `pending` of the warpgroup's committed wgmma groups are incomplete.
 struct WgmmaWaitGroupNode : StmtNode {
   WgmmaWaitGroupNode(SourceLoc l, int pending) : StmtNode(NodeKind::WgmmaWaitGroup, std::move(l)), pending(pending) {}
-  const int pending;
+  int pending;
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 
 // ---- mbarriers (PTX ISA 9.7.13.15) ----------------------------------------------------------
@@ -541,35 +598,40 @@ struct WgmmaWaitGroupNode : StmtNode {
 struct MbarrierRef {
   SharedTensor array;
   Expr index;
+  bool operator==(const MbarrierRef&) const = default;
 };
 // Barrier i of `array` expects counts[i] arrivals per phase. On sm_90+ the inits are then made
 // visible to the async proxy and the cluster (fence.mbarrier_init); a sync() must follow.
 struct MbarrierInitNode : StmtNode {
   MbarrierInitNode(SourceLoc l, SharedTensor array, std::vector<int> counts)
       : StmtNode(NodeKind::MbarrierInit, std::move(l)), array(std::move(array)), counts(std::move(counts)) {}
-  const SharedTensor array;
-  const std::vector<int> counts;
+  SharedTensor array;
+  std::vector<int> counts;
+  static constexpr auto operands() { return std::tuple{&MbarrierInitNode::array}; }
 };
 // `count` arrivals on the barrier's current phase (counts other than 1 need sm_90).
 struct MbarrierArriveNode : StmtNode {
   MbarrierArriveNode(SourceLoc l, MbarrierRef b, Expr count)
       : StmtNode(NodeKind::MbarrierArrive, std::move(l)), barrier(std::move(b)), count(std::move(count)) {}
-  const MbarrierRef barrier;
-  const Expr count;
+  MbarrierRef barrier;
+  Expr count;
+  static constexpr auto operands() { return std::tuple{&MbarrierArriveNode::barrier, &MbarrierArriveNode::count}; }
 };
 // Raises the phase's expected transaction bytes by `bytes`, then arrives once.
 struct MbarrierArriveExpectTxNode : StmtNode {
   MbarrierArriveExpectTxNode(SourceLoc l, MbarrierRef b, Expr bytes)
       : StmtNode(NodeKind::MbarrierArriveExpectTx, std::move(l)), barrier(std::move(b)), bytes(std::move(bytes)) {}
-  const MbarrierRef barrier;
-  const Expr bytes;
+  MbarrierRef barrier;
+  Expr bytes;
+  static constexpr auto operands() { return std::tuple{&MbarrierArriveExpectTxNode::barrier, &MbarrierArriveExpectTxNode::bytes}; }
 };
 // Raises the phase's expected transaction bytes by `bytes`, without arriving.
 struct MbarrierExpectTxNode : StmtNode {
   MbarrierExpectTxNode(SourceLoc l, MbarrierRef b, Expr bytes)
       : StmtNode(NodeKind::MbarrierExpectTx, std::move(l)), barrier(std::move(b)), bytes(std::move(bytes)) {}
-  const MbarrierRef barrier;
-  const Expr bytes;
+  MbarrierRef barrier;
+  Expr bytes;
+  static constexpr auto operands() { return std::tuple{&MbarrierExpectTxNode::barrier, &MbarrierExpectTxNode::bytes}; }
 };
 // What a successful wait orders (acquire: the accesses that preceded the phase's arrivals and
 // transactions are visible after it; relaxed: nothing), and among which threads (the block's or
@@ -584,10 +646,11 @@ struct MbarrierWaitNode : StmtNode {
                    WaitScope scope = WaitScope::Cta)
       : StmtNode(NodeKind::MbarrierWait, std::move(l)), barrier(std::move(b)), parity(std::move(parity)), sem(sem),
         scope(scope) {}
-  const MbarrierRef barrier;
-  const Expr parity;
-  const WaitSemantics sem;
-  const WaitScope scope;
+  MbarrierRef barrier;
+  Expr parity;
+  WaitSemantics sem;
+  WaitScope scope;
+  static constexpr auto operands() { return std::tuple{&MbarrierWaitNode::barrier, &MbarrierWaitNode::parity}; }
 };
 // ready = whether the phase of parity `parity` completed, after waiting a bounded time at most
 // (it may read false before the phase completes, so callers loop).
@@ -596,11 +659,13 @@ struct MbarrierTryWaitNode : StmtNode {
                       WaitScope scope = WaitScope::Cta)
       : StmtNode(NodeKind::MbarrierTryWait, std::move(l)), ready(std::move(ready)), barrier(std::move(b)),
         parity(std::move(parity)), sem(sem), scope(scope) {}
-  const Var ready;  // a declared bool variable
-  const MbarrierRef barrier;
-  const Expr parity;
-  const WaitSemantics sem;
-  const WaitScope scope;
+  Var ready;  // a declared bool variable
+  MbarrierRef barrier;
+  Expr parity;
+  WaitSemantics sem;
+  WaitScope scope;
+  static constexpr auto operands() { return std::tuple{&MbarrierTryWaitNode::barrier, &MbarrierTryWaitNode::parity}; }
+  static constexpr auto results() { return std::tuple{&MbarrierTryWaitNode::ready}; }
 };
 
 // An arrival on the barrier at the same shared offset as `barrier` in the block of rank `rank` of
@@ -610,10 +675,11 @@ struct MbarrierRemoteArriveNode : StmtNode {
   MbarrierRemoteArriveNode(SourceLoc l, MbarrierRef b, Expr rank, Expr count, Expr bytes)
       : StmtNode(NodeKind::MbarrierRemoteArrive, std::move(l)), barrier(std::move(b)), rank(std::move(rank)),
         count(std::move(count)), bytes(std::move(bytes)) {}
-  const MbarrierRef barrier;
-  const Expr rank;
-  const Expr count;  // null with bytes
-  const Expr bytes;  // null for plain arrivals
+  MbarrierRef barrier;
+  Expr rank;
+  Expr count;  // null with bytes
+  Expr bytes;  // null for plain arrivals
+  static constexpr auto operands() { return std::tuple{&MbarrierRemoteArriveNode::barrier, &MbarrierRemoteArriveNode::rank, &MbarrierRemoteArriveNode::count, &MbarrierRemoteArriveNode::bytes}; }
 };
 
 // fence.proxy.async: orders this thread's generic-proxy accesses before its later async-proxy
@@ -622,7 +688,8 @@ enum class ProxyFenceSpace : uint8_t { SharedCta, SharedCluster, Global, All };
 std::string_view proxy_fence_space_name(ProxyFenceSpace s);  // "shared::cta", ...; "" for All
 struct FenceProxyAsyncNode : StmtNode {
   FenceProxyAsyncNode(SourceLoc l, ProxyFenceSpace space) : StmtNode(NodeKind::FenceProxyAsync, std::move(l)), space(space) {}
-  const ProxyFenceSpace space;
+  ProxyFenceSpace space;
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 
 // TMA (cp.async.bulk.tensor) instructions are issued by the first thread of the thread group that
@@ -637,11 +704,12 @@ struct TmaStoreNode : StmtNode {
                int tensor_map = -1)
       : StmtNode(NodeKind::TmaStore, std::move(l)), src(std::move(src)), dst(std::move(dst)),
         offsets(std::move(offsets)), dims(std::move(dims)), tensor_map(tensor_map) {}
-  const SharedTensor src;
-  const GlobalTensor dst;
-  const std::vector<Expr> offsets;  // one per dimension of dst
-  const std::vector<int> dims;      // one per dimension of src
-  const int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
+  SharedTensor src;
+  GlobalTensor dst;
+  std::vector<Expr> offsets;  // one per dimension of dst
+  std::vector<int> dims;      // one per dimension of src
+  int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
+  static constexpr auto operands() { return std::tuple{&TmaStoreNode::src, &TmaStoreNode::dst, &TmaStoreNode::offsets}; }
 };
 // shared <- global through a tensor map: the box at `offsets` of `src` lands in the tile `dst` as
 // its image (elements outside the view read as zero) and completes its bytes on `barrier`
@@ -655,20 +723,22 @@ struct TmaLoadNode : StmtNode {
       : StmtNode(NodeKind::TmaLoad, std::move(l)), src(std::move(src)), dst(std::move(dst)),
         offsets(std::move(offsets)), dims(std::move(dims)), barrier(std::move(barrier)), tensor_map(tensor_map),
         cta_mask(std::move(cta_mask)), barrier_rank(std::move(barrier_rank)) {}
-  const GlobalTensor src;
-  const SharedTensor dst;
-  const std::vector<Expr> offsets;  // one per dimension of src
-  const std::vector<int> dims;      // one per dimension of dst
-  const MbarrierRef barrier;
-  const int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
-  const Expr cta_mask;              // bit r: cluster rank r receives the box; null: this block only
+  GlobalTensor src;
+  SharedTensor dst;
+  std::vector<Expr> offsets;  // one per dimension of src
+  std::vector<int> dims;      // one per dimension of dst
+  MbarrierRef barrier;
+  int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
+  Expr cta_mask;              // bit r: cluster rank r receives the box; null: this block only
   // The cluster rank of the block of this block's pair whose barrier the bytes complete on
   // (cta_group::2, sm_100a); null: the receiving block's own.
-  const Expr barrier_rank;
+  Expr barrier_rank;
+  static constexpr auto operands() { return std::tuple{&TmaLoadNode::src, &TmaLoadNode::dst, &TmaLoadNode::offsets, &TmaLoadNode::barrier, &TmaLoadNode::cta_mask, &TmaLoadNode::barrier_rank}; }
 };
 // Closes the issuing thread's current bulk group of TMA stores (cp.async.bulk.commit_group).
 struct TmaCommitNode : StmtNode {
   explicit TmaCommitNode(SourceLoc l) : StmtNode(NodeKind::TmaCommit, std::move(l)) {}
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 // Waits until at most `pending` of the issuing thread's bulk groups are incomplete: with `read`,
 // until their reads of shared memory are done (the source may be overwritten); without, until
@@ -676,8 +746,9 @@ struct TmaCommitNode : StmtNode {
 struct TmaWaitNode : StmtNode {
   TmaWaitNode(SourceLoc l, int pending, bool read)
       : StmtNode(NodeKind::TmaWait, std::move(l)), pending(pending), read(read) {}
-  const int pending;
-  const bool read;
+  int pending;
+  bool read;
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 
 // ---- clusters --------------------------------------------------------------------------------
@@ -686,6 +757,7 @@ struct TmaWaitNode : StmtNode {
 // not exited arrives, then waits for the others; the accesses before it are visible to all after.
 struct ClusterSyncNode : StmtNode {
   explicit ClusterSyncNode(SourceLoc l) : StmtNode(NodeKind::ClusterSync, std::move(l)) {}
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 
 // ---- cluster launch control (PTX ISA 9.7.13.17-18, sm_100a) ----------------------------------
@@ -701,11 +773,12 @@ struct ClcTryCancelNode : StmtNode {
   ClcTryCancelNode(SourceLoc l, SharedTensor response, MbarrierRef barrier, bool multicast = false)
       : StmtNode(NodeKind::ClcTryCancel, std::move(l)), response(std::move(response)), barrier(std::move(barrier)),
         multicast(multicast) {}
-  const SharedTensor response;
-  const MbarrierRef barrier;
+  SharedTensor response;
+  MbarrierRef barrier;
   // The response lands at the same offset in every block of the cluster, each completing the bytes
   // on its barrier at `barrier`'s offset.
-  const bool multicast;
+  bool multicast;
+  static constexpr auto operands() { return std::tuple{&ClcTryCancelNode::response, &ClcTryCancelNode::barrier}; }
 };
 // Reads the response in `response`: whether a cluster was cancelled, and the index of its first
 // block (undefined when none was), into the declared variables (bool, then i32 x, y, z).
@@ -713,8 +786,10 @@ struct ClcQueryNode : StmtNode {
   ClcQueryNode(SourceLoc l, Var canceled, Var x, Var y, Var z, SharedTensor response)
       : StmtNode(NodeKind::ClcQuery, std::move(l)), canceled(std::move(canceled)), x(std::move(x)), y(std::move(y)),
         z(std::move(z)), response(std::move(response)) {}
-  const Var canceled, x, y, z;
-  const SharedTensor response;
+  Var canceled, x, y, z;
+  SharedTensor response;
+  static constexpr auto operands() { return std::tuple{&ClcQueryNode::response}; }
+  static constexpr auto results() { return std::tuple{&ClcQueryNode::canceled, &ClcQueryNode::x, &ClcQueryNode::y, &ClcQueryNode::z}; }
 };
 
 // setmaxnreg.inc / .dec (sm_90a): each warpgroup running it changes its warps' register count to
@@ -722,8 +797,9 @@ struct ClcQueryNode : StmtNode {
 struct SetMaxNRegNode : StmtNode {
   SetMaxNRegNode(SourceLoc l, bool increase, int registers)
       : StmtNode(NodeKind::SetMaxNReg, std::move(l)), increase(increase), registers(registers) {}
-  const bool increase;
-  const int registers;
+  bool increase;
+  int registers;
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 // quotient, remainder = x / divisor, x % divisor (both variables declared before, of x's type, i32
 // or u32) for a divisor that is the same for the whole grid. Traced with the divisor as an
@@ -734,10 +810,12 @@ struct FastDivmodNode : StmtNode {
                  Expr log2 = nullptr)
       : StmtNode(NodeKind::FastDivmod, std::move(l)), quotient(std::move(quotient)), remainder(std::move(remainder)),
         x(std::move(x)), divisor(std::move(divisor)), multiplier(std::move(multiplier)), log2(std::move(log2)) {}
-  const Var quotient, remainder;
-  const Expr x, divisor;
-  const Expr multiplier, log2;  // null until planned
+  Var quotient, remainder;
+  Expr x, divisor;
+  Expr multiplier, log2;  // null until planned
   bool planned() const { return multiplier != nullptr; }
+  static constexpr auto operands() { return std::tuple{&FastDivmodNode::x, &FastDivmodNode::divisor, &FastDivmodNode::multiplier, &FastDivmodNode::log2}; }
+  static constexpr auto results() { return std::tuple{&FastDivmodNode::quotient, &FastDivmodNode::remainder}; }
 };
 
 // ---- tcgen05 (sm_100a): tensor memory and the fifth-generation tensor core -------------------
@@ -751,13 +829,15 @@ struct FastDivmodNode : StmtNode {
 struct Tcgen05AllocNode : StmtNode {
   Tcgen05AllocNode(SourceLoc l, TMemoryTensor t, bool relinquish = false)
       : StmtNode(NodeKind::Tcgen05Alloc, std::move(l)), tensor(std::move(t)), relinquish(relinquish) {}
-  const TMemoryTensor tensor;  // an allocation
-  const bool relinquish;       // set by plan_tensor_memory
+  TMemoryTensor tensor;  // an allocation
+  bool relinquish;       // set by plan_tensor_memory
+  static constexpr auto operands() { return std::tuple{&Tcgen05AllocNode::tensor}; }
 };
 // tcgen05.dealloc by one warp: frees the allocation's columns.
 struct Tcgen05DeallocNode : StmtNode {
   Tcgen05DeallocNode(SourceLoc l, TMemoryTensor t) : StmtNode(NodeKind::Tcgen05Dealloc, std::move(l)), tensor(std::move(t)) {}
-  const TMemoryTensor tensor;  // an allocation
+  TMemoryTensor tensor;  // an allocation
+  static constexpr auto operands() { return std::tuple{&Tcgen05DeallocNode::tensor}; }
 };
 // acc = a @ b (+ acc when enable_input_d) by one thread of the warp, asynchronously: a [m, k]
 // and b [k, n] are K-major shared tiles (b the transpose of an [n, k] tile) read through matrix
@@ -770,14 +850,15 @@ struct Tcgen05MmaNode : StmtNode {
   Tcgen05MmaNode(SourceLoc l, TMemoryTensor acc, SharedTensor a, SharedTensor b, Expr enable_input_d)
       : StmtNode(NodeKind::Tcgen05Mma, std::move(l)), acc(std::move(acc)), a(std::move(a)), b(std::move(b)),
         enable_input_d(std::move(enable_input_d)) {}
-  const TMemoryTensor acc;
-  const SharedTensor a, b;
-  const Expr enable_input_d;  // bool
+  TMemoryTensor acc;
+  SharedTensor a, b;
+  Expr enable_input_d;  // bool
   int cta_group() const { return acc->allocation()->cta_group; }
   int m() const { return acc->shape[0] * cta_group(); }  // the instruction's M
   int n() const { return acc->shape[1]; }
   int k() const { return a->shape[1]; }
   DType operand_type() const { return a->dtype; }
+  static constexpr auto operands() { return std::tuple{&Tcgen05MmaNode::acc, &Tcgen05MmaNode::a, &Tcgen05MmaNode::b, &Tcgen05MmaNode::enable_input_d}; }
 };
 // tcgen05.commit by the thread that issued the mma (or copy): one arrival on `barrier` once every
 // tcgen05 operation that thread issued before has completed; with a `cta_mask` (multicast), on the
@@ -785,8 +866,9 @@ struct Tcgen05MmaNode : StmtNode {
 struct Tcgen05CommitNode : StmtNode {
   Tcgen05CommitNode(SourceLoc l, MbarrierRef b, Expr cta_mask = nullptr)
       : StmtNode(NodeKind::Tcgen05Commit, std::move(l)), barrier(std::move(b)), cta_mask(std::move(cta_mask)) {}
-  const MbarrierRef barrier;
-  const Expr cta_mask;  // bit r: cluster rank r's barrier receives the arrival; null: this block's
+  MbarrierRef barrier;
+  Expr cta_mask;  // bit r: cluster rank r's barrier receives the arrival; null: this block's
+  static constexpr auto operands() { return std::tuple{&Tcgen05CommitNode::barrier, &Tcgen05CommitNode::cta_mask}; }
 };
 // dst <- src by one thread of the warp, asynchronously, with tcgen05.cp 128x256b: src [128, c] is a
 // shared tile of 32-bit elements with rows of one swizzle span (c = 8, 16 or 32), read through
@@ -795,8 +877,9 @@ struct Tcgen05CommitNode : StmtNode {
 struct Tcgen05CopyNode : StmtNode {
   Tcgen05CopyNode(SourceLoc l, TMemoryTensor dst, SharedTensor src)
       : StmtNode(NodeKind::Tcgen05Copy, std::move(l)), dst(std::move(dst)), src(std::move(src)) {}
-  const TMemoryTensor dst;
-  const SharedTensor src;
+  TMemoryTensor dst;
+  SharedTensor src;
+  static constexpr auto operands() { return std::tuple{&Tcgen05CopyNode::dst, &Tcgen05CopyNode::src}; }
 };
 // out <- src with tcgen05.ld 32x32b, then tcgen05.wait::ld: warp w of the group reads lanes
 // 32 (w mod 4) ... + 31; thread l of it holds row 32 (w mod 4) + l - src's first lane, every
@@ -804,22 +887,25 @@ struct Tcgen05CopyNode : StmtNode {
 struct Tcgen05LoadNode : StmtNode {
   Tcgen05LoadNode(SourceLoc l, RegisterTensor out, TMemoryTensor src)
       : StmtNode(NodeKind::Tcgen05Load, std::move(l)), out(std::move(out)), src(std::move(src)) {}
-  const RegisterTensor out;
-  const TMemoryTensor src;
+  RegisterTensor out;
+  TMemoryTensor src;
+  static constexpr auto operands() { return std::tuple{&Tcgen05LoadNode::out, &Tcgen05LoadNode::src}; }
 };
 // dst <- src with tcgen05.st 32x32b, then tcgen05.wait::st; the same lanes and layout as loads.
 struct Tcgen05StoreNode : StmtNode {
   Tcgen05StoreNode(SourceLoc l, TMemoryTensor dst, RegisterTensor src)
       : StmtNode(NodeKind::Tcgen05Store, std::move(l)), dst(std::move(dst)), src(std::move(src)) {}
-  const TMemoryTensor dst;
-  const RegisterTensor src;
+  TMemoryTensor dst;
+  RegisterTensor src;
+  static constexpr auto operands() { return std::tuple{&Tcgen05StoreNode::dst, &Tcgen05StoreNode::src}; }
 };
 // tcgen05.wait::ld (or ::st) by each warp, then tcgen05.fence::before_thread_sync, so that a
 // sync() or arrival that follows orders the warp's tensor-memory accesses before what other
 // threads do next (freeing or overwriting the columns).
 struct Tcgen05WaitNode : StmtNode {
   Tcgen05WaitNode(SourceLoc l, bool store) : StmtNode(NodeKind::Tcgen05Wait, std::move(l)), store(store) {}
-  const bool store;  // wait_store; otherwise wait_load
+  bool store;  // wait_store; otherwise wait_load
+  static constexpr auto operands() { return std::tuple<>{}; }
 };
 
 Stmt seq(std::vector<Stmt> stmts, SourceLoc l = {});

@@ -1,10 +1,13 @@
 // Rewriting and walking the IR. A mutator returns the very same node when nothing below it
 // changed, so passes that change nothing cost no allocation and are detected by pointer equality.
-// The mutator's visit functions are the one place that knows which expressions, tensors and
-// statements a node holds; walking and the operand queries below are derived from them.
+// What a node holds is its kind's `operands()` (ir.hpp): the mutator's default visit rewrites
+// those and copies the rest of the node, and the walks and operand queries below read the same
+// lists.
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <tuple>
 #include <unordered_map>
 
 #include "tessel/ir/ir.hpp"
@@ -22,12 +25,15 @@ class Mutator {
   SharedTensor mutate(const SharedTensor& t);
   RegisterTensor mutate(const RegisterTensor& t);
   TMemoryTensor mutate(const TMemoryTensor& t);
+  // The kernel with its body and the expressions it holds outside the body mutated: the grid, the
+  // derived parameters' divisors and the tensor maps' views. `k` itself when none changed.
+  Kernel mutate_kernel(const Kernel& k);
 
  protected:
 #define TESSEL_EXPR(Name) virtual Expr visit(const Name##Node& n, const Expr& self);
 #define TESSEL_TENSOR(Name) virtual Name visit(const Name##Node& n, const Name& self);
 #define TESSEL_STMT(Name) virtual Stmt visit(const Name##Node& n, const Stmt& self);
-#define TESSEL_INSTR(Name, family, min_target, executor) virtual Stmt visit(const Name##Node& n, const Stmt& self);
+#define TESSEL_INSTR(Name, family, min_target, executor, call) virtual Stmt visit(const Name##Node& n, const Stmt& self);
 #include "tessel/ir/nodes.def"
 
   // mutate(x), recording in *changed whether the result differs.
@@ -38,12 +44,32 @@ class Mutator {
     return m;
   }
   std::vector<Expr> update(const std::vector<Expr>& es, bool* changed);
+  // Statements mutated to null are dropped.
+  std::vector<Stmt> update(const std::vector<Stmt>& ss, bool* changed);
   Operand update(const Operand& o, bool* changed);
+  MbarrierRef update(const MbarrierRef& b, bool* changed);
+
+  // `self` when none of the node's operands changes, else a copy of the node with the changed
+  // operands replaced: what every visit does unless a mutator overrides it.
+  template <class N, class R> R rebuilt(const N& n, const R& self);
 
  private:
   template <class T> Ref<T> memoized(const Ref<T>& t);
   std::unordered_map<const Node*, std::shared_ptr<const Node>> tensors_;
 };
+
+template <class N, class R> R Mutator::rebuilt(const N& n, const R& self) {
+  std::shared_ptr<N> copy;
+  const auto replace = [&](auto field) {
+    bool changed = false;
+    auto m = update(n.*field, &changed);
+    if (!changed) return;
+    if (!copy) copy = std::make_shared<N>(n);
+    (*copy).*field = std::move(m);
+  };
+  std::apply([&](auto... field) { (replace(field), ...); }, N::operands());
+  return copy ? R(std::move(copy)) : self;
+}
 
 // What one statement holds directly (not through nested statements): its scalar expressions,
 // the tensors it names, and its nested statements, in the order the mutator visits them.
@@ -66,6 +92,9 @@ std::vector<Expr> tensor_exprs(const Node& tensor);
 // including those of the tensors a statement names).
 void walk(const Stmt& s, const std::function<void(const StmtNode&)>& on_stmt,
           const std::function<void(const ExprNode&)>& on_expr = {});
+
+// The operands of an expression (a binary expression's two sides), in order.
+std::vector<Expr> expr_operands(const ExprNode& e);
 
 // Pre-order walk over an expression tree.
 void walk_expr(const ExprNode& e, const std::function<void(const ExprNode&)>& on_expr);

@@ -1,6 +1,8 @@
-// Data movement between register tiles and global or shared memory.
+// The memory family: shared tiles' allocation, sync(), and data movement between register tiles
+// and global or shared memory.
 #include <fmt/ranges.h>
 
+#include "tessel/layout/shared_swizzle.hpp"
 #include "tile_tracing.hpp"
 
 namespace tessel {
@@ -90,6 +92,49 @@ void Instructions::store_shared(const SharedTensor& dst, const RegisterTensor& s
                                    fmt::join(src.shape(), ", "), fmt::join(dst.shape(), ", ")));
   }
   b.emit(std::make_shared<ir::StoreSharedNode>(loc, dst.ir(), src.ir(), exprs_of(offsets)));
+}
+
+SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
+                                              SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  std::vector<int> s = static_shape(shape, "shared_tensor", loc);
+  std::vector<int> strides(s.size(), 1);
+  for (int i = int(s.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * s[i + 1];
+  const int row_bytes = s.back() * dtype_bytes(t);
+  int bits = swizzle ? 0 : ir::kSwizzleUndecided;
+  if (swizzle && *swizzle != Swizzle::none) {
+    if (row_bytes % 16 != 0)
+      throw Error(loc, fmt::format("shared_tensor: a swizzled tile needs rows of a multiple of 16 bytes; rows of {} "
+                                   "{} elements are {} bytes",
+                                   s.back(), dtype_name(t), row_bytes));
+    int64_t total = row_bytes;
+    for (size_t i = 0; i + 1 < s.size(); ++i) total *= s[i];
+    if (total % 128 != 0)
+      throw Error(loc, fmt::format("shared_tensor: a swizzled tile must span whole 128-byte lines; this one has {} bytes",
+                                   total));
+    bits = *swizzle == Swizzle::automatic ? conflict_free_swizzle_bits(row_bytes)
+           : *swizzle == Swizzle::b32     ? 1
+           : *swizzle == Swizzle::b64     ? 2
+                                          : 3;
+  }
+  auto node = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{t, s, strides, nullptr, nullptr, "s", loc, bits});
+  b.emit(std::make_shared<ir::AllocSharedNode>(loc, node));
+  return SharedTensor(node);
+}
+
+void Instructions::sync(loc_t loc) {
+  SourceLoc l = SourceLoc::from(loc);
+  Builder& b = Builder::current(l);
+  if (!b.inside_thread_group() || b.group(l) == ir::ThreadRange{0, b.attrs().warps * 32})
+    return b.emit(std::make_shared<ir::SyncNode>(l));
+  const ir::ThreadRange g = b.group(l);
+  if (!g.whole_warps())
+    throw Error(l, fmt::format("sync() inside a thread group of {}: a thread group's sync() is a named barrier "
+                               "(bar.sync), which counts whole warps, and this group splits a warp; make the group "
+                               "start and end at multiples of 32 threads, or call sync() outside it",
+                               g.str()));
+  // allocate_barriers numbers the group's barrier.
+  b.emit(std::make_shared<ir::SyncNode>(l, ir::SyncNode::kUnallocated));
 }
 
 }  // namespace tessel

@@ -1,16 +1,11 @@
-// Creating tensors: global views, shared tiles and their views, register tiles.
+// Views: global views of pointers, and views of shared tiles (a stage, a transpose).
 #include <fmt/ranges.h>
 
-#include "tessel/layout/shared_swizzle.hpp"
 #include "tile_tracing.hpp"
 
 namespace tessel {
 
-using detail::check_pinned_layout;
 using detail::exprs_of;
-using detail::new_tile;
-using detail::resolve;
-using detail::static_shape;
 
 GlobalTensor Instructions::make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape,
                                             const std::vector<Dim>& strides, SourceLoc loc) {
@@ -30,34 +25,6 @@ GlobalTensor Instructions::make_global_view(DType t, ir::Expr ptr, const std::ve
     st = exprs_of(strides);
   }
   return GlobalTensor(std::make_shared<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
-}
-
-SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
-                                              SourceLoc loc) {
-  Builder& b = Builder::current(loc);
-  std::vector<int> s = static_shape(shape, "shared_tensor", loc);
-  std::vector<int> strides(s.size(), 1);
-  for (int i = int(s.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * s[i + 1];
-  const int row_bytes = s.back() * dtype_bytes(t);
-  int bits = swizzle ? 0 : ir::kSwizzleUndecided;
-  if (swizzle && *swizzle != Swizzle::none) {
-    if (row_bytes % 16 != 0)
-      throw Error(loc, fmt::format("shared_tensor: a swizzled tile needs rows of a multiple of 16 bytes; rows of {} "
-                                   "{} elements are {} bytes",
-                                   s.back(), dtype_name(t), row_bytes));
-    int64_t total = row_bytes;
-    for (size_t i = 0; i + 1 < s.size(); ++i) total *= s[i];
-    if (total % 128 != 0)
-      throw Error(loc, fmt::format("shared_tensor: a swizzled tile must span whole 128-byte lines; this one has {} bytes",
-                                   total));
-    bits = *swizzle == Swizzle::automatic ? conflict_free_swizzle_bits(row_bytes)
-           : *swizzle == Swizzle::b32     ? 1
-           : *swizzle == Swizzle::b64     ? 2
-                                          : 3;
-  }
-  auto node = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{t, s, strides, nullptr, nullptr, "s", loc, bits});
-  b.emit(std::make_shared<ir::AllocSharedNode>(loc, node));
-  return SharedTensor(node);
 }
 
 SharedTensor SharedTensor::operator[](const ViewIndex& index) const {
@@ -100,17 +67,6 @@ SharedTensor SharedTensor::transpose(std::source_location l) const {
                          loc,
                          t_->swizzle_bits};
   return SharedTensor(std::make_shared<ir::SharedTensorNode>(std::move(v)));
-}
-
-RegisterTensor Instructions::make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,
-                                                  const Layout& layout, SourceLoc loc) {
-  Builder& b = Builder::current(loc);
-  std::vector<int> s = static_shape(shape, "register_tensor", loc);
-  if (init.tensor) throw Error(loc, "register_tensor: the initial value must be a scalar");
-  check_pinned_layout(layout, s, "register_tensor", loc);
-  auto out = new_tile(t, s, layout, "r", loc);
-  b.emit(std::make_shared<ir::AllocRegisterNode>(loc, out, resolve(init, t).scalar));
-  return RegisterTensor(out);
 }
 
 }  // namespace tessel
