@@ -49,21 +49,23 @@ TEST(CheckCommand, ConfigChecksTheGivenHyperparameters) {
 }
 
 TEST(CheckCommand, AConfigurationTheSpaceDoesNotHaveIsAnErrorNamingWhatItHas) {
-  const Cli unknown = tessel("check blackwell_v0 --config \"block_n=128, warps=8\"");
-  EXPECT_EQ(unknown.status, 2);
-  EXPECT_EQ(unknown.output, "error: kernel BlackwellMatmulV0: configuration \"block_n=128, warps=8\": the space has no "
-                            "hyperparameter 'warps'; it has block_m, block_n, block_k\n");
-  const Cli value = tessel("check blackwell_v0 --config \"block_k=48\"");
-  EXPECT_EQ(value.status, 2);
-  EXPECT_EQ(value.output, "error: kernel BlackwellMatmulV0: configuration \"block_k=48\": no candidate of the space "
-                          "has these values (block_k takes 16, 32, 64)\n");
-  const Cli malformed = tessel("check blackwell_v0 --config \"block_k:48\"");
-  EXPECT_EQ(malformed.status, 2);
-  EXPECT_EQ(malformed.output, "error: kernel BlackwellMatmulV0: configuration \"block_k:48\": 'block_k:48' is not "
-                              "name=value; write the hyperparameters as \"block_n=128, stages=3\"\n");
-  const Cli both = tessel("check blackwell_v0 --config \"block_k=16\" --all-candidates");
-  EXPECT_EQ(both.status, 2);
-  EXPECT_EQ(both.output, "error: --config excludes --all-candidates (see tessel --help)\n");
+  const std::pair<std::string, std::string> cases[] = {
+      {"--config \"block_n=128, warps=8\"",
+       "error: kernel BlackwellMatmulV0: configuration \"block_n=128, warps=8\": the space has no hyperparameter "
+       "'warps'; it has block_m, block_n, block_k\n"},
+      {"--config \"block_k=48\"",
+       "error: kernel BlackwellMatmulV0: configuration \"block_k=48\": no candidate of the space has these values "
+       "(block_k takes 16, 32, 64)\n"},
+      {"--config \"block_k:48\"",
+       "error: kernel BlackwellMatmulV0: configuration \"block_k:48\": 'block_k:48' is not name=value; write the "
+       "hyperparameters as \"block_n=128, stages=3\"\n"},
+      {"--config \"block_k=16\" --all-candidates", "error: --config excludes --all-candidates (see tessel --help)\n"},
+  };
+  for (const auto& [options, message] : cases) {
+    const Cli r = tessel("check blackwell_v0 " + options);
+    EXPECT_EQ(r.status, 2) << options;
+    EXPECT_EQ(r.output, message) << options;
+  }
 }
 
 }  // namespace

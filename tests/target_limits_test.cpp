@@ -1,34 +1,14 @@
-// The one table of hardware limits, and the places that read it.
+// The one table of hardware limits, and the places that draw their lines by it.
 #include "tessel/ir/target_limits.hpp"
 
 #include <gtest/gtest.h>
 
 #include "tessel/analysis/gpu_specs.hpp"
 #include "tessel/ir/verifier.hpp"
+#include "tessel/tessel.hpp"
 
 namespace tessel::ir {
 namespace {
-
-TEST(TargetLimits, FiguresPerTarget) {
-  const TargetLimits& sm80 = target_limits(Arch::Sm80);
-  const TargetLimits& sm90a = target_limits(Arch::Sm90a);
-  const TargetLimits& sm100a = target_limits(Arch::Sm100a);
-  for (const TargetLimits* l : {&sm80, &sm90a, &sm100a}) {
-    EXPECT_EQ(l->max_threads_per_block, 1024);
-    EXPECT_EQ(l->registers_per_sm, 65536);
-    EXPECT_EQ(l->max_registers_per_thread, 255);
-    EXPECT_EQ(l->max_grid_blocks, (std::array<int64_t, 3>{2147483647, 65535, 65535}));
-    EXPECT_EQ(l->max_shared_bytes_per_block + l->shared_bytes_reserved_per_block, l->shared_bytes_per_sm);
-  }
-  EXPECT_EQ(sm80.max_shared_bytes_per_block, 163 * 1024);
-  EXPECT_EQ(sm90a.max_shared_bytes_per_block, 227 * 1024);
-  EXPECT_EQ(sm100a.max_shared_bytes_per_block, 227 * 1024);
-  EXPECT_EQ(sm80.max_cluster_blocks, 1);
-  EXPECT_EQ(sm90a.max_cluster_blocks, 8);
-  EXPECT_EQ(sm90a.tmem_columns, 0);
-  EXPECT_EQ(sm100a.tmem_columns, 512);
-  EXPECT_EQ(sm100a.tmem_lanes, 128);
-}
 
 TEST(TargetLimits, TheVerifierAndTheGpuTableReadThem) {
   for (Arch a : {Arch::Sm80, Arch::Sm90a, Arch::Sm100a})
@@ -48,3 +28,105 @@ TEST(TargetLimits, TheVerifierAndTheGpuTableReadThem) {
 
 }  // namespace
 }  // namespace tessel::ir
+
+namespace tessel {
+namespace {
+
+// Each limit of the table is where tessel draws its line: a kernel at the limit lowers, one a
+// step past it is refused, naming the limit. The kernels take the amount as a hyperparameter, set
+// per kernel object by KernelOptions::configuration.
+struct SharedMemoryOf : Script {
+  int floats = 1;
+  static Space space() {
+    const int most = int(ir::target_limits(ir::Arch::Sm90a).max_shared_bytes_per_block / 4);
+    return tune("floats", &SharedMemoryOf::floats, {most, most + 4});
+  }
+  static inline int line = 0;
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    line = __LINE__ + 1;
+    shared_tensor<float>({floats});
+  }
+};
+
+struct WarpsOf : Script {
+  int warps = 1;
+  static Space space() {
+    const int most = ir::target_limits(ir::Arch::Sm80).max_threads_per_block / 32;
+    return tune("warps", &WarpsOf::warps, {most, most + 1});
+  }
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = warps;
+  }
+};
+
+struct ClusterOf : Script {
+  int blocks = 1;
+  static Space space() {
+    const int most = ir::target_limits(ir::Arch::Sm90a).max_cluster_blocks;
+    return tune("blocks", &ClusterOf::blocks, {most, most + 1});
+  }
+  void operator()(Ptr<float> x) {
+    attrs.cluster = {blocks};
+    attrs.blocks = blocks;
+    attrs.warps = 1;
+  }
+};
+
+struct TensorMemoryOf : Script {
+  int columns = 32;
+  static Space space() {
+    const int most = ir::target_limits(ir::Arch::Sm100a).tmem_columns;
+    return tune("columns", &TensorMemoryOf::columns, {most, 2 * most});
+  }
+  static inline int line = 0;
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    line = __LINE__ + 1;
+    auto t = tcgen05.alloc<float>({128, columns});
+    sync();
+    tcgen05.dealloc(t);
+  }
+};
+
+// The error of lowering kernel `S` configured with `configuration` for `arch`, or "no error".
+template <class S> std::string lowering(const std::string& arch, const std::string& configuration) {
+  try {
+    Kernel<S>(Device::simulator(), KernelOptions{.arch = arch, .configuration = configuration}).lowered((float*)nullptr);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TargetLimits, EachLimitIsWhereTheCompilerDrawsTheLine) {
+  const int64_t shared = ir::target_limits(ir::Arch::Sm90a).max_shared_bytes_per_block;
+  EXPECT_EQ(lowering<SharedMemoryOf>("sm_90a", fmt::format("floats={}", shared / 4)), "no error");
+  EXPECT_EQ(lowering<SharedMemoryOf>("sm_90a", fmt::format("floats={}", shared / 4 + 4)),
+            fmt::format("{}:{}: kernel SharedMemoryOf needs {} bytes of shared memory per block, more than the {} "
+                        "bytes sm_90a allows",
+                        __FILE__, SharedMemoryOf::line, shared + 16, shared));
+  const int warps = ir::target_limits(ir::Arch::Sm80).max_threads_per_block / 32;
+  EXPECT_EQ(lowering<WarpsOf>("sm_80", fmt::format("warps={}", warps)), "no error");
+  EXPECT_EQ(lowering<WarpsOf>("sm_80", fmt::format("warps={}", warps + 1)),
+            fmt::format("kernel WarpsOf: attrs.warps must be set to a value in 1..{} in the kernel body, got {}", warps,
+                        warps + 1));
+  const int cluster = ir::target_limits(ir::Arch::Sm90a).max_cluster_blocks;
+  EXPECT_EQ(lowering<ClusterOf>("sm_90a", fmt::format("blocks={}", cluster)), "no error");
+  EXPECT_EQ(lowering<ClusterOf>("sm_90a", fmt::format("blocks={}", cluster + 1)),
+            fmt::format("kernel ClusterOf: attrs.cluster = {{{0}}} makes clusters of {0} blocks; a cluster has at "
+                        "most {1}",
+                        cluster + 1, cluster));
+  const int columns = ir::target_limits(ir::Arch::Sm100a).tmem_columns;
+  EXPECT_EQ(lowering<TensorMemoryOf>("sm_100a", fmt::format("columns={}", columns)), "no error");
+  EXPECT_EQ(lowering<TensorMemoryOf>("sm_100a", fmt::format("columns={}", 2 * columns)),
+            fmt::format("{0}:{1}: tcgen05.alloc: [128, {2}] needs {2} columns of tensor memory; a block has {3} (from "
+                        "1 to {3} columns per allocation)",
+                        __FILE__, TensorMemoryOf::line, 2 * columns, columns));
+}
+
+}  // namespace
+}  // namespace tessel

@@ -20,6 +20,7 @@ struct SourceLoc {
 
   static SourceLoc from(const std::source_location& l) { return {l.file_name(), int(l.line())}; }
   bool known() const { return line > 0; }
+  bool operator==(const SourceLoc&) const = default;
   std::string str() const { return known() ? fmt::format("{}:{}", file, line) : "<unknown>"; }
 };
 

@@ -60,8 +60,20 @@ Divisibility::Divisibility(const KernelNode& k) {
         defs.push_back({f.var.get(), f.step});
         break;
       }
-      default:
+      case NodeKind::Seq:
+      case NodeKind::If:
+      case NodeKind::While:
+      case NodeKind::ThreadGroup: break;
+#define TESSEL_EXPR(Name) case NodeKind::Name:
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+        TESSEL_CHECK(false, "not a statement: {}", kind_name(s.kind));
+        break;
+      // What an instruction writes (try_wait's flag, fast_divmod's quotient) is not known.
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
         for (const Var& v : instruction_results(s)) unknown.push_back(v.get());
+        break;
     }
   });
   for (size_t i = 0; i < k.params.size(); ++i) vars_[k.params[i].get()] = k.param_divisor(i);
@@ -123,11 +135,26 @@ int64_t Divisibility::of(const Expr& e) const {
         case BinaryOp::Shr:
           if (!as_const_int(b.b, &shift) || shift < 0 || x == 0) return x == 0 ? 0 : 1;
           return std::max<int64_t>(1, x >> std::min<int64_t>(shift, 62));
-        default: return 1;
+        case BinaryOp::Div:
+        case BinaryOp::Eq:
+        case BinaryOp::Ne:
+        case BinaryOp::Lt:
+        case BinaryOp::Le:
+        case BinaryOp::Gt:
+        case BinaryOp::Ge:
+        case BinaryOp::And:
+        case BinaryOp::Or: return 1;
       }
+      return 1;
     }
-    default: return 1;
+    case NodeKind::Builtin: return 1;
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
+#define TESSEL_STMT(Name) case NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      TESSEL_CHECK(false, "not an expression: {}", kind_name(e->kind));
   }
+  return 1;
 }
 
 bool Divisibility::divides(int64_t n, const Expr& e) const {

@@ -149,9 +149,8 @@ template <class N> std::vector<Var> results_of(const N& n) {
   return std::apply([&](auto... field) { return std::vector<Var>{n.*field...}; }, N::results());
 }
 
-}  // namespace
-
-DirectOperands direct_operands(const StmtNode& s) {
+// `f` applied to `s` as its node type.
+template <class F> auto as_statement(const StmtNode& s, F&& f) -> decltype(f(static_cast<const SeqNode&>(s))) {
   switch (s.kind) {
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
@@ -159,28 +158,22 @@ DirectOperands direct_operands(const StmtNode& s) {
     TESSEL_CHECK(false, "not a statement: {}", kind_name(s.kind));
     return {};
 #define TESSEL_STMT(Name) \
-  case NodeKind::Name: return operands_of(static_cast<const Name##Node&>(s));
+  case NodeKind::Name: return f(static_cast<const Name##Node&>(s));
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
-  case NodeKind::Name: return operands_of(static_cast<const Name##Node&>(s));
+  case NodeKind::Name: return f(static_cast<const Name##Node&>(s));
 #include "tessel/ir/nodes.def"
   }
   return {};
 }
 
+}  // namespace
+
+DirectOperands direct_operands(const StmtNode& s) {
+  return as_statement(s, [](const auto& n) { return operands_of(n); });
+}
+
 std::vector<Var> instruction_results(const StmtNode& s) {
-  switch (s.kind) {
-#define TESSEL_EXPR(Name) case NodeKind::Name:
-#define TESSEL_TENSOR(Name) case NodeKind::Name:
-#include "tessel/ir/nodes.def"
-    TESSEL_CHECK(false, "not a statement: {}", kind_name(s.kind));
-    return {};
-#define TESSEL_STMT(Name) \
-  case NodeKind::Name: return results_of(static_cast<const Name##Node&>(s));
-#define TESSEL_INSTR(Name, family, min_target, executor, call) \
-  case NodeKind::Name: return results_of(static_cast<const Name##Node&>(s));
-#include "tessel/ir/nodes.def"
-  }
-  return {};
+  return as_statement(s, [](const auto& n) { return results_of(n); });
 }
 
 // A view's allocation is a tensor of its own, with its own expressions; so is a tensor-memory

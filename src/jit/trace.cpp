@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "tessel/ir/target_limits.hpp"
 #include "tessel/jit/kernel.hpp"
 
 namespace tessel::detail {
@@ -38,9 +39,6 @@ std::string kernel_name_of(const std::type_info& t) {
 
 namespace {
 
-// Hardware clusters hold at most 8 blocks without the non-portable size attribute.
-constexpr int kMaxClusterBlocks = 8;
-
 std::array<int, 3> cluster_shape(const Attrs::Cluster& cluster, const std::string& name) {
   const std::vector<int>& e = cluster.extents();
   std::array<int, 3> shape = {1, 1, 1};
@@ -49,9 +47,12 @@ std::array<int, 3> cluster_shape(const Attrs::Cluster& cluster, const std::strin
   if (e.size() > 3 || std::any_of(e.begin(), e.end(), [](int x) { return x < 1; }))
     throw Error(fmt::format("kernel {}: {}; a cluster has 1 to 3 extents, each at least 1", name, written()));
   std::copy(e.begin(), e.end(), shape.begin());
-  if (shape[0] * shape[1] * shape[2] > kMaxClusterBlocks)
+  // The portable cluster size, the same on every target that has clusters (the trace does not know
+  // the target; the verifier rejects clusters before sm_90a).
+  const int most = ir::target_limits(ir::Arch::Sm90a).max_cluster_blocks;
+  if (shape[0] * shape[1] * shape[2] > most)
     throw Error(fmt::format("kernel {}: {} makes clusters of {} blocks; a cluster has at most {}", name, written(),
-                            shape[0] * shape[1] * shape[2], kMaxClusterBlocks));
+                            shape[0] * shape[1] * shape[2], most));
   return shape;
 }
 
@@ -62,9 +63,11 @@ ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::
   if (attrs.blocks.dims().empty() || attrs.blocks.dims().size() > 3)
     throw Error(fmt::format("kernel {}: attrs.blocks must be set to 1 to 3 grid extents in the kernel body, got {}",
                             name, attrs.blocks.dims().size()));
-  if (attrs.warps < 1 || attrs.warps > 32)
-    throw Error(fmt::format("kernel {}: attrs.warps must be set to a value in 1..32 in the kernel body, got {}", name,
-                            attrs.warps));
+  // A block holds as many threads on every target (ir::TargetLimits).
+  const int most_warps = ir::target_limits(ir::Arch::Sm80).max_threads_per_block / 32;
+  if (attrs.warps < 1 || attrs.warps > most_warps)
+    throw Error(fmt::format("kernel {}: attrs.warps must be set to a value in 1..{} in the kernel body, got {}", name,
+                            most_warps, attrs.warps));
   auto k = std::make_shared<ir::KernelNode>();
   k->cluster = cluster_shape(attrs.cluster, name);
   if (k->clustered() && b.mbarriers_allocated_without_cluster)

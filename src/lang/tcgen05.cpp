@@ -4,7 +4,7 @@
 // group may load and store.
 #include <fmt/ranges.h>
 
-#include "tessel/layout/tcgen05_atoms.hpp"
+#include "tessel/ir/target_limits.hpp"
 #include "tessel/layout/tcgen05_descriptor.hpp"
 #include "tessel/layout/wgmma_descriptor.hpp"
 #include "tile_tracing.hpp"
@@ -59,10 +59,11 @@ TMemoryTensor Tcgen05Instructions::make_alloc(DType t, const std::vector<int>& s
   if (shape.size() != 2 || (shape[0] != 64 && shape[0] != 128))
     throw Error(loc, fmt::format("tcgen05.alloc: the shape [{}] must be [lanes, columns] with 64 or 128 lanes",
                                  fmt::join(shape, ", ")));
-  if (shape[1] < 1 || shape[1] > kTmemColumns)
+  const int columns = ir::target_limits(ir::Arch::Sm100a).tmem_columns;
+  if (shape[1] < 1 || shape[1] > columns)
     throw Error(loc, fmt::format("tcgen05.alloc: [{}, {}] needs {} columns of tensor memory; a block has {} (from 1 "
                                  "to {} columns per allocation)",
-                                 shape[0], shape[1], shape[1], kTmemColumns, kTmemColumns));
+                                 shape[0], shape[1], shape[1], columns, columns));
   auto address = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{
       DType::U32, {1}, {1}, nullptr, nullptr, "tmem_address", loc, 0});
   b.emit(std::make_shared<ir::AllocSharedNode>(loc, address));

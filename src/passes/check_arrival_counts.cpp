@@ -113,9 +113,10 @@ ir::Kernel check_arrival_counts(const ir::Kernel& k, const PassContext&) {
                                           "barriers with the count of every arrival"
                                         : "allocate the barriers with the count of the arrivals";
     throw Error(site.node->loc,
-                fmt::format("{}: each time it runs, {}{} ({} arrivals in all), but the barriers it arrives on "
+                fmt::format("{}: each time it runs, {}{} ({} arrival{} in all), but the barriers it arrives on "
                             "(allocated at {}) expect {} per phase, and no other statement arrives on them; {}",
-                            what, who, times, arriving, array->loc.str(), expected, advice));
+                            what, who, times, arriving, arriving == 1 ? "" : "s", array->loc.str(), expected,
+                            advice));
   }
   return k;
 }

@@ -95,7 +95,7 @@ ir::Kernel plan_tensor_maps(const ir::Kernel& k, const PassContext&) {
   });
   TensorMapPlanner planner(*k, std::move(shared_offsets));
   ir::Stmt body = planner.mutate(k->body);
-  if (body == k->body && planner.maps.empty() && k->tensor_maps.empty()) return k;
+  if (body == k->body && planner.maps == k->tensor_maps) return k;
   auto out = std::make_shared<ir::KernelNode>(*k);
   out->body = body;
   out->tensor_maps = std::move(planner.maps);

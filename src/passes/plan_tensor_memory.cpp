@@ -6,7 +6,7 @@
 // a loop is counted once. An allocation inside a loop or an if_ is never the one that
 // relinquishes: a later iteration, or the other branch, may still allocate.
 #include "tessel/ir/mutator.hpp"
-#include "tessel/layout/tcgen05_atoms.hpp"
+#include "tessel/ir/target_limits.hpp"
 #include "tessel/passes/pipeline.hpp"
 
 namespace tessel::passes {
@@ -19,7 +19,7 @@ class MarkRelinquish : public ir::Mutator {
 
  protected:
   ir::Stmt visit(const ir::Tcgen05AllocNode& n, const ir::Stmt& self) override {
-    if (&n != last_) return self;
+    if (&n != last_ || n.relinquish) return self;
     auto last = ir::copy_of(n);
     last->relinquish = true;
     return last;
@@ -64,14 +64,15 @@ TensorMemoryUse tensor_memory_use(const ir::Stmt& body) {
   return use;
 }
 
-ir::Kernel plan_tensor_memory(const ir::Kernel& k, const PassContext&) {
+ir::Kernel plan_tensor_memory(const ir::Kernel& k, const PassContext& ctx) {
   const TensorMemoryUse use = tensor_memory_use(k->body);
-  if (use.peak_columns > kTmemColumns)
+  const int columns = ir::target_limits(ctx.arch).tmem_columns;
+  if (use.peak_columns > columns)
     throw Error(use.peak_alloc->loc,
                 fmt::format("tcgen05.alloc: this allocation of {} columns brings the tensor memory the block holds at "
                             "once to {} columns; a block has {}: deallocate earlier allocations first or allocate "
                             "fewer columns",
-                            use.peak_alloc->tensor->allocated_columns(), use.peak_columns, kTmemColumns));
+                            use.peak_alloc->tensor->allocated_columns(), use.peak_columns, columns));
   if (use.other_group_alloc)
     throw Error(use.other_group_alloc->loc,
                 fmt::format("tcgen05.alloc: this allocation is {}, but the one at {} is {}; every tcgen05 "
@@ -86,7 +87,8 @@ ir::Kernel plan_tensor_memory(const ir::Kernel& k, const PassContext&) {
     planned = copy;
   }
   if (!use.last_alloc || use.last_is_nested) return planned;
-  return ir::with_body(planned, MarkRelinquish(use.last_alloc).mutate(planned->body));
+  const ir::Stmt body = MarkRelinquish(use.last_alloc).mutate(planned->body);
+  return body == planned->body ? planned : ir::with_body(planned, body);
 }
 
 }  // namespace tessel::passes

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "machine.hpp"
-#include "tessel/layout/tcgen05_atoms.hpp"
 
 namespace tessel::sim {
 

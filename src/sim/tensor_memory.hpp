@@ -28,9 +28,14 @@
 #include <vector>
 
 #include "async_agent.hpp"
+#include "tessel/ir/target_limits.hpp"
 #include "tessel/layout/tcgen05_descriptor.hpp"
 
 namespace tessel::sim {
+
+// The tensor memory of an SM, which exists from sm_100a (ir::TargetLimits): lanes and 32-bit columns.
+inline const int kTmemLanes = ir::target_limits(ir::Arch::Sm100a).tmem_lanes;
+inline const int kTmemColumns = ir::target_limits(ir::Arch::Sm100a).tmem_columns;
 
 class Cta;
 

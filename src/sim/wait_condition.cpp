@@ -1,6 +1,5 @@
 // When each kind of wait holds, and how the deadlock report describes it.
 #include "machine.hpp"
-#include "tessel/layout/tcgen05_atoms.hpp"
 
 namespace tessel::sim {
 

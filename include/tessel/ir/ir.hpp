@@ -921,6 +921,7 @@ struct TensorMap {
   std::vector<int> box;  // extent per dimension of the view, outermost first
   int swizzle_bits = 0;  // the tile's swizzle (layout/shared_swizzle.hpp): 0 none, 1, 2, 3: 32, 64, 128 B
   SourceLoc loc;         // the first instruction that uses it
+  bool operator==(const TensorMap&) const = default;
 };
 
 // A kernel parameter that the launch computes instead of taking it from the call: a grid-constant

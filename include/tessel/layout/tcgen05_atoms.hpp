@@ -10,8 +10,6 @@
 
 namespace tessel {
 
-inline constexpr int kTmemLanes = 128, kTmemColumns = 512;
-
 Layout tcgen05_32x32b(int rows, int cols);
 
 }  // namespace tessel
