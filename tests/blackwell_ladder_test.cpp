@@ -9,6 +9,7 @@
 
 #include "cli.hpp"
 #include "examples.hpp"
+#include "expect_error.hpp"
 #include "host_check.hpp"
 #include "simulate.hpp"
 
@@ -165,12 +166,9 @@ TEST(BlackwellLadder, TheSeedsV0WithoutItsProxyFenceIsReportedAtTheMma) {
   Buffer<f16> b(Device::simulator(), examples::random_vector<f16>(size_t(n) * k, 2));
   Buffer<f16> c(Device::simulator(), examples::poisoned<f16>(size_t(m) * n));
   for (const sim::Options& o : testing::every_order()) {
-    std::string got = "no error";
-    try {
+    const std::string got = testing::error_of_call([&] {
       Kernel<SeedV0WithoutTheFence>(Device::simulator(), KernelOptions{.arch = "sm_100a", .sim = o})(m, n, k, a, b, c);
-    } catch (const Error& e) {
-      got = e.what();
-    }
+    });
     EXPECT_EQ(got, fmt::format("{0}:{1}: shared memory s (allocated at {0}:{2}), byte 0 of the allocation, in block "
                                "(0, 0, 0): the tcgen05.mma at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
                                "async proxy what the copy_async at {0}:{3}, in group 0 of the cp.async groups of warp 0 "

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "expect_error.hpp"
 #include "tessel/tessel.hpp"
 #include "vector_add.hpp"
 
@@ -40,16 +41,6 @@ inline void check_every_parameter_type(const Device& dev) {
   k(true, int8_t(-7), 1.5f, 2.25f, -3.0f, wide, uint32_t(4000000000u), -123456, out);
   const std::vector<float> expected = {1.0f, -7.0f, 1.5f, 2.25f, -3.0f, 3.0f, 4000000000.0f, -123456.0f};
   EXPECT_EQ(out.download(), expected);
-}
-
-// The message of the tessel::Error that `call` raises.
-template <class Call> std::string error_of_call(Call&& call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 // A null pointer and one that is not aligned to its element type are refused before anything

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "expect_error.hpp"
 #include "tessel/analysis/gpu_specs.hpp"
 #include "tessel/ir/verifier.hpp"
 #include "tessel/tessel.hpp"
@@ -94,12 +95,9 @@ struct TensorMemoryOf : Script {
 
 // The error of lowering kernel `S` configured with `configuration` for `arch`, or "no error".
 template <class S> std::string lowering(const std::string& arch, const std::string& configuration) {
-  try {
+  return testing::error_of_call([&] {
     Kernel<S>(Device::simulator(), KernelOptions{.arch = arch, .configuration = configuration}).lowered((float*)nullptr);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
+  });
 }
 
 TEST(TargetLimits, EachLimitIsWhereTheCompilerDrawsTheLine) {

@@ -20,7 +20,6 @@ namespace {
 
 // An operation that completes `bytes` transaction bytes on `barrier`.
 struct Producer {
-  const ir::StmtNode* node;
   const ir::MbarrierRef* barrier;
   int64_t bytes;
   bool multicast;  // other blocks of the cluster may complete bytes on the barrier too
@@ -39,11 +38,11 @@ constexpr int64_t kClcResponseBytes = 16;
 std::optional<Producer> producer(const ir::StmtNode& s) {
   if (s.kind == ir::NodeKind::TmaLoad) {
     const auto& load = static_cast<const ir::TmaLoadNode&>(s);
-    return Producer{&s, &load.barrier, box_bytes(load), load.cta_mask != nullptr || load.barrier_rank != nullptr};
+    return Producer{&load.barrier, box_bytes(load), load.cta_mask != nullptr || load.barrier_rank != nullptr};
   }
   if (s.kind == ir::NodeKind::ClcTryCancel) {
     const auto& cancel = static_cast<const ir::ClcTryCancelNode&>(s);
-    return Producer{&s, &cancel.barrier, kClcResponseBytes, cancel.multicast};
+    return Producer{&cancel.barrier, kClcResponseBytes, cancel.multicast};
   }
   return std::nullopt;
 }

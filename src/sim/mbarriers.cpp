@@ -119,8 +119,7 @@ void Mbarriers::expect_load(int64_t byte, const SourceLoc& issued_at) {
 
 void Mbarriers::observed(int64_t byte) {
   MbarrierState& b = barriers_.at(byte);
-  b.observed = b.phase;
-  std::erase_if(b.loads_not_observed, [&](const auto& load) { return load.first < b.observed; });
+  std::erase_if(b.loads_not_observed, [&](const auto& load) { return load.first < b.phase; });
 }
 
 std::vector<const SourceLoc*> Mbarriers::loads_never_waited_for() const {

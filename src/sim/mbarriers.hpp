@@ -29,9 +29,8 @@ struct MbarrierState {
   // phase's arrivals released, and what the completed phases published to waiters.
   uint32_t actor = 0;
   VectorClock arrivals = {}, released = {};
-  // Phases a wait saw completed, and the loads that complete bytes on a later phase: (the phase
-  // they count towards, their issuing line).
-  int64_t observed = 0;
+  // The loads that complete bytes on a phase no wait has seen completed yet: (the phase they count
+  // towards, their issuing line).
   std::vector<std::pair<int64_t, const SourceLoc*>> loads_not_observed = {};
 };
 

@@ -1,7 +1,7 @@
 // Tensors as kernel arguments on the GPU: a view that fits runs, one past its tensor is refused
 // before the launch with the simulator's message, and a tensor of the other device is refused.
-#include <functional>
 
+#include "../expect_error.hpp"
 #include "../tensor_kernels.hpp"
 #include "gpu_test.hpp"
 #include "host_check.hpp"
@@ -12,15 +12,6 @@ namespace {
 using TensorArgumentsOnGpu = GpuTest;
 
 constexpr int kRows = 20, kCols = 64, kLd = 80;
-
-std::string error_of_call(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST_F(TensorArgumentsOnGpu, APaddedTensorThatHoldsTheViewRuns) {
   const Device gpu = Device::gpu();

@@ -124,7 +124,7 @@ TEST(AllocateBarriers, FifteenGroupsTakeTheLastBarrier) {
 
 TEST(AllocateBarriers, ASixteenthGroupIsReportedAtItsSync) {
   const ir::Kernel k = before_pass(Kernel<WarpsSyncApart<16>>(Device::simulator(), KernelOptions{"sm_90a"}).traced(1));
-  const std::string got = error_message([&] { passes::allocate_barriers(k, {}); });
+  const std::string got = error_of_call([&] { passes::allocate_barriers(k, {}); });
   EXPECT_EQ(got, at(sync_line) +
                      ": sync() in the thread group of threads 480..511 needs a named barrier, but the 16 of a "
                      "block are taken: barrier 0 by the block's sync() and one by each of 15 other thread "

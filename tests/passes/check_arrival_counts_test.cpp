@@ -16,7 +16,7 @@ template <class S> ir::Kernel traced() {
 
 template <class S> std::string check_error() {
   const ir::Kernel k = traced<S>();
-  return error_message([&] { passes::check_arrival_counts(k, {}); });
+  return error_of_call([&] { passes::check_arrival_counts(k, {}); });
 }
 
 // Each arrival matches its barriers: one thread on a count of 1, a warp on a count of 32, a

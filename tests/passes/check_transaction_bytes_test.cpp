@@ -40,7 +40,7 @@ template <class S> ir::Kernel traced(const char* arch = "sm_90a") {
 
 template <class S> std::string check_error(const char* arch = "sm_90a") {
   const ir::Kernel k = traced<S>(arch);
-  return error_message([&] { passes::check_transaction_bytes(k, {ir::parse_arch(arch)}); });
+  return error_of_call([&] { passes::check_transaction_bytes(k, {ir::parse_arch(arch)}); });
 }
 
 TEST(CheckTransactionBytes, AcceptsTheBytesOfWholeBoxesAndChangesNothing) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "expect_error.hpp"
 #include "filecheck.hpp"
 #include "tessel/ir/printer.hpp"
 #include "tessel/ir/verifier.hpp"
@@ -25,16 +26,6 @@ inline ir::Kernel lowered_before(ir::Kernel k, std::string_view pass, ir::Arch a
   }
   ADD_FAILURE() << "no pass " << pass << " in the pipeline";
   return k;
-}
-
-// The message of the tessel::Error that `f` raises, or "no error".
-template <class F> std::string error_message(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 }  // namespace tessel::testing

@@ -14,7 +14,7 @@ template <class S> ir::Kernel traced() {
 
 template <class S> std::string plan_error() {
   const ir::Kernel k = traced<S>();
-  return error_message([&] { passes::plan_fast_divmods(k, {}); });
+  return error_of_call([&] { passes::plan_fast_divmods(k, {}); });
 }
 
 // Two divisions by the tiles of a row (a variable declared once from n), one by m, one by a

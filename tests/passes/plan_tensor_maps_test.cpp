@@ -112,7 +112,7 @@ struct ViewOfTheBlock : Script {
 
 TEST(PlanTensorMaps, RefusesAViewThatUsesTheBlockIndex) {
   const ir::Kernel k = traced<ViewOfTheBlock>();
-  const std::string got = error_message([&] { passes::plan_tensor_maps(k, {}); });
+  const std::string got = error_of_call([&] { passes::plan_tensor_maps(k, {}); });
   EXPECT_EQ(got,
             at(ViewOfTheBlock::line) +
                 ": tma: the global view uses blockIdx.x, not a kernel parameter; a tensor map is made on the host at "
@@ -141,7 +141,7 @@ struct ViewOfAVariable : Script {
 
 TEST(PlanTensorMaps, RefusesAViewThatUsesAKernelVariable) {
   const ir::Kernel k = traced<ViewOfAVariable>();
-  const std::string got = error_message([&] { passes::plan_tensor_maps(k, {}); });
+  const std::string got = error_of_call([&] { passes::plan_tensor_maps(k, {}); });
   EXPECT_EQ(got,
             at(ViewOfAVariable::line) + ": tma: the global view uses the variable declared at " +
                 at(ViewOfAVariable::declared) +

@@ -16,7 +16,7 @@ template <class S> ir::Kernel traced() {
 
 template <class S> std::string plan_error() {
   const ir::Kernel k = traced<S>();
-  return error_message([&] { passes::plan_tensor_memory(k, {ir::Arch::Sm100a}); });
+  return error_of_call([&] { passes::plan_tensor_memory(k, {ir::Arch::Sm100a}); });
 }
 
 // 64 and 256 columns, then 512 once both are freed: the last is the one that relinquishes.
