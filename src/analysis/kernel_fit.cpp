@@ -24,7 +24,7 @@ std::optional<std::string> register_overflow(const ir::KernelNode& k, int regist
 }
 
 std::optional<std::string> tensor_memory_overflow(const ir::KernelNode& k, const GpuSpec& gpu) {
-  const int columns = passes::tensor_memory_use(k.body).peak_columns;
+  const int columns = passes::tensor_memory_use(k).peak_columns;
   if (columns <= gpu.tmem_columns) return std::nullopt;
   return fmt::format("holds {} columns of tensor memory at once; {} has {}", columns, gpu.name, gpu.tmem_columns);
 }

@@ -215,87 +215,65 @@ void Emitter::header(const ir::StmtNode& s, const std::string& what) {
   line(fmt::format("// {} [{}]{}", what, who, where(s.loc)));
 }
 
-void Emitter::stmt(const ir::Stmt& s) {
-  switch (s->kind) {
-    case ir::NodeKind::Seq:
-      for (const ir::Stmt& c : static_cast<const ir::SeqNode&>(*s).stmts) stmt(c);
-      return;
-    case ir::NodeKind::Declare: {
-      auto& n = static_cast<const ir::DeclareNode&>(*s);
-      line(fmt::format("{} {} = {};", c_type(n.var->type.dtype), expr(n.var), expr(n.init)));
-      return;
-    }
-    case ir::NodeKind::Assign: {
-      auto& n = static_cast<const ir::AssignNode&>(*s);
-      line(fmt::format("{} = {};", expr(n.var), to_storage(n.var->type.dtype, fmt::format("({})({})",
-                                                   arith_type(n.var->type.dtype), to_arith(n.value->type.dtype, expr(n.value))))));
-      return;
-    }
-    case ir::NodeKind::For: {
-      auto& n = static_cast<const ir::ForNode&>(*s);
-      int64_t step = 0;
-      const std::string v = expr(n.var);
-      std::string cond;
-      if (ir::as_const_int(n.step, &step)) cond = fmt::format("{} {} {}", v, step > 0 ? "<" : ">", expr(n.stop));
-      else cond = fmt::format("({0} > 0 ? {1} < {2} : {1} > {2})", expr(n.step), v, expr(n.stop));
-      if (n.unroll > 0) line(fmt::format("#pragma unroll {}", n.unroll));
-      open(fmt::format("for (int32_t {0} = {1}; {2}; {0} += {3})", v, expr(n.start), cond, expr(n.step)));
-      stmt(n.body);
-      close();
-      return;
-    }
-    case ir::NodeKind::If: {
-      auto& n = static_cast<const ir::IfNode&>(*s);
-      open(fmt::format("if ({})", expr(n.cond)));
-      stmt(n.then_case);
-      if (n.else_case) {
-        close(" else {");
-        ++indent;
-        stmt(n.else_case);
-      }
-      close();
-      return;
-    }
-    case ir::NodeKind::While: {
-      auto& n = static_cast<const ir::WhileNode&>(*s);
-      open(fmt::format("while ({})", expr(n.cond)));
-      stmt(n.body);
-      close();
-      return;
-    }
-    case ir::NodeKind::ThreadGroup: {
-      auto& n = static_cast<const ir::ThreadGroupNode&>(*s);
-      const ir::ThreadRange g{n.begin, n.count};
-      if (g.whole_warps()) {
-        const int first = g.begin / 32, end = (g.begin + g.count) / 32;
-        line(fmt::format("// thread group: warps {}..{}{}", first, end - 1, where(n.loc)));
-        open(end == first + 1 ? fmt::format("if ({} == {})", kWarpIndex, first)
-                              : fmt::format("if ({0} >= {1} && {0} < {2})", kWarpIndex, first, end));
-      } else {
-        line(fmt::format("// thread group: threads {}..{}{}", n.begin, n.begin + n.count - 1, where(n.loc)));
-        // threadIdx.x is unsigned: a group from thread 0 tests only its end (nvcc warns otherwise).
-        open(n.begin == 0 ? fmt::format("if (threadIdx.x < {})", n.count)
-                          : fmt::format("if (threadIdx.x >= {} && threadIdx.x < {})", n.begin, n.begin + n.count));
-      }
-      groups.push_back(g);
-      stmt(n.body);
-      groups.pop_back();
-      close();
-      return;
-    }
-#define TESSEL_INSTR(Name, family, min_target, executor, call)                                       \
-  case ir::NodeKind::Name:                                       \
-    emit_##Name(*this, static_cast<const ir::Name##Node&>(*s));   \
-    return;
-#include "tessel/ir/nodes.def"
-#define TESSEL_EXPR(Name) case ir::NodeKind::Name:
-#define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
-#include "tessel/ir/nodes.def"
-      break;
-  }
-  TESSEL_CHECK(false, "not a statement: {}", ir::kind_name(s->kind));
+void Emitter::visit(const ir::DeclareNode& n) {
+  line(fmt::format("{} {} = {};", c_type(n.var->type.dtype), expr(n.var), expr(n.init)));
+  Visitor::visit(n);
 }
 
+void Emitter::visit(const ir::AssignNode& n) {
+  line(fmt::format("{} = {};", expr(n.var), to_storage(n.var->type.dtype, fmt::format("({})({})",
+                                                 arith_type(n.var->type.dtype), to_arith(n.value->type.dtype, expr(n.value))))));
+}
+
+void Emitter::visit(const ir::ForNode& n) {
+  int64_t step = 0;
+  const std::string v = expr(n.var);
+  std::string cond;
+  if (ir::as_const_int(n.step, &step)) cond = fmt::format("{} {} {}", v, step > 0 ? "<" : ">", expr(n.stop));
+  else cond = fmt::format("({0} > 0 ? {1} < {2} : {1} > {2})", expr(n.step), v, expr(n.stop));
+  if (n.unroll > 0) line(fmt::format("#pragma unroll {}", n.unroll));
+  open(fmt::format("for (int32_t {0} = {1}; {2}; {0} += {3})", v, expr(n.start), cond, expr(n.step)));
+  visit_loop_body(n.body, n.var);
+  close();
+}
+
+void Emitter::visit(const ir::IfNode& n) {
+  open(fmt::format("if ({})", expr(n.cond)));
+  visit_branch(n.then_case);
+  if (n.else_case) {
+    close(" else {");
+    ++indent;
+    visit_branch(n.else_case);
+  }
+  close();
+}
+
+void Emitter::visit(const ir::WhileNode& n) {
+  open(fmt::format("while ({})", expr(n.cond)));
+  visit_loop_body(n.body);
+  close();
+}
+
+void Emitter::visit(const ir::ThreadGroupNode& n) {
+  const ir::ThreadRange g{n.begin, n.count};
+  if (g.whole_warps()) {
+    const int first = g.begin / 32, end = (g.begin + g.count) / 32;
+    line(fmt::format("// thread group: warps {}..{}{}", first, end - 1, where(n.loc)));
+    open(end == first + 1 ? fmt::format("if ({} == {})", kWarpIndex, first)
+                          : fmt::format("if ({0} >= {1} && {0} < {2})", kWarpIndex, first, end));
+  } else {
+    line(fmt::format("// thread group: threads {}..{}{}", n.begin, n.begin + n.count - 1, where(n.loc)));
+    // threadIdx.x is unsigned: a group from thread 0 tests only its end (nvcc warns otherwise).
+    open(n.begin == 0 ? fmt::format("if (threadIdx.x < {})", n.count)
+                      : fmt::format("if (threadIdx.x >= {} && threadIdx.x < {})", n.begin, n.begin + n.count));
+  }
+  visit_group(n);
+  close();
+}
+
+#define TESSEL_INSTR(Name, family, min_target, executor, call) \
+  void Emitter::visit(const ir::Name##Node& n) { emit_##Name(*this, n); }
+#include "tessel/ir/nodes.def"
 
 CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& options) {
   TESSEL_CHECK(k.shared_bytes >= 0, "kernel {} reached code generation without a shared-memory plan", k.name);
@@ -332,8 +310,7 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& 
   if (has_whole_warp_group(k.body))
     e.line(fmt::format("const int {} = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);  // warp-uniform", kWarpIndex));
   if (e.debug) emit_debug_entry(e, k);
-  e.groups.push_back({0, k.threads()});
-  e.stmt(k.body);
+  e.body(k);
   e.close();
   m.source = std::move(e.out);
   m.headers = {{kDeviceHeaderName, device_header()}};

@@ -11,10 +11,11 @@
 
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/ir/divisibility.hpp"
+#include "tessel/ir/visitor.hpp"
 
 namespace tessel::codegen {
 
-class Emitter {
+class Emitter : public ir::Visitor {
  public:
   Emitter(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& options)
       : arch(arch), debug(options.debug), locations(options.source_locations), divisibility(k) {}
@@ -32,10 +33,11 @@ class Emitter {
 
   std::string name(const void* object, const std::string& hint);
   std::string expr(const ir::Expr& e);
-  void stmt(const ir::Stmt& s);
+  // The kernel's body.
+  void body(const ir::KernelNode& k) { visit_kernel(k); }
 
   // The thread group running the current code: its first thread and size.
-  ir::ThreadRange group() const { return groups.back(); }
+  ir::ThreadRange group() const { return position().group(); }
   // The thread's index within the current group.
   std::string thread_in_group() const;
 
@@ -58,7 +60,6 @@ class Emitter {
 
   std::string out;
   int indent = 0;
-  std::vector<ir::ThreadRange> groups;
   std::map<const ir::SharedTensorNode*, int64_t> shared_offsets;
   // The accumulators of the wgmma.mma emitted so far, pinned after every wgmma.wait_group.
   std::vector<ir::RegisterTensor> wgmma_accumulators;
@@ -67,6 +68,17 @@ class Emitter {
   int tcgen05_cta_group = 1;               // the CTA group of the kernel's tcgen05 instructions
   // Debug mode: the parameter holding the allocation of each pointer parameter.
   std::map<const ir::VarNode*, std::string> allocations;
+
+ protected:
+  // Control flow becomes C++ control flow; an instruction is its family's emit_<Name>.
+  void visit(const ir::DeclareNode& n) override;
+  void visit(const ir::AssignNode& n) override;
+  void visit(const ir::ForNode& n) override;
+  void visit(const ir::IfNode& n) override;
+  void visit(const ir::WhileNode& n) override;
+  void visit(const ir::ThreadGroupNode& n) override;
+#define TESSEL_INSTR(Name, family, min_target, executor, call) void visit(const ir::Name##Node& n) override;
+#include "tessel/ir/nodes.def"
 
  private:
   std::map<const void*, std::string> names_;

@@ -49,6 +49,7 @@ TMemoryTensor Mutator::mutate(const TMemoryTensor& t) { return memoized(t); }
 
 Kernel Mutator::mutate_kernel(const Kernel& k) {
   bool changed = false;
+  position_.enter_block(k->threads());
   Stmt body = update(k->body, &changed);
   std::vector<Expr> blocks = update(k->blocks, &changed);
   std::vector<DerivedParam> derived = k->derived_params;
@@ -90,11 +91,37 @@ MbarrierRef Mutator::update(const MbarrierRef& b, bool* changed) {
 
 #define TESSEL_EXPR(Name) \
   Expr Mutator::visit(const Name##Node& n, const Expr& self) { return rebuilt(n, self); }
-#define TESSEL_STMT(Name) \
-  Stmt Mutator::visit(const Name##Node& n, const Stmt& self) { return rebuilt(n, self); }
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   Stmt Mutator::visit(const Name##Node& n, const Stmt& self) { return rebuilt(n, self); }
 #include "tessel/ir/nodes.def"
+
+Stmt Mutator::visit(const SeqNode& n, const Stmt& self) { return rebuilt(n, self); }
+Stmt Mutator::visit(const DeclareNode& n, const Stmt& self) { return rebuilt(n, self); }
+Stmt Mutator::visit(const AssignNode& n, const Stmt& self) { return rebuilt(n, self); }
+Stmt Mutator::visit(const ForNode& n, const Stmt& self) {
+  position_.enter_loop();
+  Stmt out = rebuilt(n, self);
+  position_.leave_loop();
+  return out;
+}
+Stmt Mutator::visit(const WhileNode& n, const Stmt& self) {
+  position_.enter_loop();
+  Stmt out = rebuilt(n, self);
+  position_.leave_loop();
+  return out;
+}
+Stmt Mutator::visit(const IfNode& n, const Stmt& self) {
+  position_.enter_branch();
+  Stmt out = rebuilt(n, self);
+  position_.leave_branch();
+  return out;
+}
+Stmt Mutator::visit(const ThreadGroupNode& n, const Stmt& self) {
+  position_.enter_group(ThreadRange{n.begin, n.count});
+  Stmt out = rebuilt(n, self);
+  position_.leave_group();
+  return out;
+}
 
 GlobalTensor Mutator::visit(const GlobalTensorNode& n, const GlobalTensor& self) { return rebuilt(n, self); }
 RegisterTensor Mutator::visit(const RegisterTensorNode& n, const RegisterTensor& self) { return rebuilt(n, self); }

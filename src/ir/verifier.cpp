@@ -1,12 +1,12 @@
 // The verifier: scopes, thread groups, targets and executors for every statement, then the
-// instruction's own rule (verify_<family>.cpp). It runs on the traced kernel and after every
+// instruction's own rule (instructions/<family>.cpp). It runs on the traced kernel and after every
 // pass, so what a user can cause is reported at the user's line before any pass relies on it.
 #include "tessel/ir/verifier.hpp"
 
 #include "tessel/ir/mutator.hpp"
 #include "tessel/ir/printer.hpp"
 #include "tessel/ir/target_limits.hpp"
-#include "verification.hpp"
+#include "instructions/verification.hpp"
 
 namespace tessel::ir {
 
@@ -14,16 +14,67 @@ int64_t max_shared_bytes_per_block(Arch arch) { return target_limits(arch).max_s
 
 // ---- Verification: scopes and operands ----
 
-bool Verification::defined(const void* p) const {
-  for (const auto& s : scopes_)
-    if (s.count(p)) return true;
-  return false;
+namespace {
+
+// An expression's type is the one its constructor in ir.hpp computes from its operands, so that
+// the emitter and the simulator, which read only the result type, agree with the operands' values.
+void check_type(const ExprNode& x, const StmtNode& s) {
+  const auto where = [&] { return fmt::format("{} at {}", kind_name(s.kind), s.loc.str()); };
+  switch (x.kind) {
+    case NodeKind::Binary: {
+      const auto& n = static_cast<const BinaryNode&>(x);
+      TESSEL_CHECK(n.a && n.b, "binary expression without an operand in {}", where());
+      const Type want = is_comparison(n.op) || n.op == BinaryOp::And || n.op == BinaryOp::Or ? Type{DType::Bool}
+                        : n.a->type.pointer                                                 ? n.a->type
+                                                                                            : Type{promote(n.a->type.dtype, n.b->type.dtype)};
+      TESSEL_CHECK(n.type == want && !n.b->type.pointer, "{}({}, {}) typed {} in {}", op_name(n.op), n.a->type.str(),
+                   n.b->type.str(), n.type.str(), where());
+      return;
+    }
+    case NodeKind::Unary: {
+      const auto& n = static_cast<const UnaryNode&>(x);
+      TESSEL_CHECK(n.a, "unary expression without an operand in {}", where());
+      const Type want = n.op == UnaryOp::Not ? Type{DType::Bool} : n.a->type;
+      TESSEL_CHECK(n.type == want, "{}({}) typed {} in {}", op_name(n.op), n.a->type.str(), n.type.str(), where());
+      return;
+    }
+    case NodeKind::Select: {
+      const auto& n = static_cast<const SelectNode&>(x);
+      TESSEL_CHECK(n.cond && n.a && n.b, "select without an operand in {}", where());
+      TESSEL_CHECK(n.cond->type == Type{DType::Bool} && n.a->type == n.type && n.b->type == n.type,
+                   "select({}, {}, {}) typed {} in {}", n.cond->type.str(), n.a->type.str(), n.b->type.str(),
+                   n.type.str(), where());
+      return;
+    }
+    case NodeKind::Cast:
+      TESSEL_CHECK(static_cast<const CastNode&>(x).a, "cast without an operand in {}", where());
+      return;
+    case NodeKind::Builtin:
+      TESSEL_CHECK(x.type == Type{DType::I32}, "builtin typed {} in {}", x.type.str(), where());
+      return;
+    case NodeKind::Const:
+    case NodeKind::Var: return;
+#define TESSEL_TENSOR(Name) case NodeKind::Name:
+#define TESSEL_STMT(Name) case NodeKind::Name:
+#define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
+#include "tessel/ir/nodes.def"
+      TESSEL_CHECK(false, "{} used as an expression in {}", kind_name(x.kind), where());
+  }
 }
+
+// Shapes, strides, offsets, indices and loop bounds are integers.
+void check_integer(const Expr& e, std::string_view what, const StmtNode& s) {
+  TESSEL_CHECK(e && !e->type.pointer && !is_float(e->type.dtype) && e->type.dtype != DType::Bool,
+               "{} of type {} in {} at {}", what, e ? e->type.str() : "null", kind_name(s.kind), s.loc.str());
+}
+
+}  // namespace
 
 void Verification::check_expr(const Expr& e, const StmtNode& s) {
   TESSEL_CHECK(e != nullptr, "null expression in {} at {}", kind_name(s.kind), s.loc.str());
   walk_expr(*e, [&](const ExprNode& x) {
-    if (x.kind == NodeKind::Var && !defined(&x))
+    check_type(x, s);
+    if (x.kind == NodeKind::Var && !position_.defined(&x))
       throw Error(s.loc, fmt::format("a kernel value created at {} is used here, outside the body that created it "
                                      "(a range, if_, while_ or thread group body); values live until the end of "
                                      "that body: create it before the body (e.g. Var<int32_t> v = 0;) and assign "
@@ -34,13 +85,14 @@ void Verification::check_expr(const Expr& e, const StmtNode& s) {
 
 void Verification::check_shared(const SharedTensor& t, const StmtNode& s) {
   if (!t->root) {
-    TESSEL_CHECK(defined(t.get()), "shared tensor {} (created at {}) used at {} before its allocation", t->name,
+    TESSEL_CHECK(position_.defined(t.get()), "shared tensor {} (created at {}) used at {} before its allocation", t->name,
                  t->loc.str(), s.loc.str());
     return;
   }
   check_shared(t->root, s);
+  check_integer(t->offset, "a shared view's offset", s);
   walk_expr(*t->offset, [&](const ExprNode& x) {
-    if (x.kind == NodeKind::Var && !defined(&x))
+    if (x.kind == NodeKind::Var && !position_.defined(&x))
       throw Error(s.loc, fmt::format("the shared view made at {} is used here, outside the body that made it (a "
                                      "range, if_, while_ or thread group body); a view made from a run-time index "
                                      "lives until the end of that body: make the view where it is used",
@@ -53,9 +105,15 @@ void Verification::check_operands(const StmtNode& s) {
   for (const Expr& e : ops.exprs) check_expr(e, s);
   for (const auto& t : ops.tensors) {
     switch (t->kind) {
-      case NodeKind::GlobalTensor:
+      case NodeKind::GlobalTensor: {
+        const auto& g = static_cast<const GlobalTensorNode&>(*t);
+        TESSEL_CHECK(g.ptr->type.pointer, "global view over a {} in {} at {}", g.ptr->type.str(), kind_name(s.kind),
+                     s.loc.str());
+        for (const Expr& e : g.shape) check_integer(e, "a global view's extent", s);
+        for (const Expr& e : g.strides) check_integer(e, "a global view's stride", s);
         for (const Expr& e : tensor_exprs(*t)) check_expr(e, s);
         break;
+      }
       case NodeKind::SharedTensor:
         if (s.kind != NodeKind::AllocShared) check_shared(std::static_pointer_cast<const SharedTensorNode>(t), s);
         break;
@@ -74,7 +132,7 @@ void Verification::check_operands(const StmtNode& s) {
 
 void Verification::use(const RegisterTensor& t, const StmtNode& s) {
   TESSEL_CHECK(t != nullptr, "null tile in {}", kind_name(s.kind));
-  if (!defined(t.get()))
+  if (!position_.defined(t.get()))
     throw Error(s.loc, fmt::format("register tile {} (created at {}) is used outside the scope that created it",
                                    t->name, t->loc.str()));
   if (t->threads != group().count)
@@ -93,31 +151,28 @@ void Verification::define(const RegisterTensor& t, const StmtNode& s) {
                "tile {} at {} has a layout of another shape or thread count", t->name, s.loc.str());
   TESSEL_CHECK(t->threads == group().count, "tile defined for {} threads in a group of {} at {}", t->threads,
                group().count, s.loc.str());
-  scopes_.back().insert(t.get());
+  position_.define(t.get());
 }
 
-void Verification::define(const SharedTensor& t) { scopes_.back().insert(t.get()); }
+void Verification::define(const SharedTensor& t) { position_.define(t.get()); }
 
 // ---- Verifier: control flow and dispatch ----
 
-class Verifier {
+class Verifier : public Visitor {
  public:
-  Verifier(const KernelNode& k, Arch arch) : v_(k, arch) {}
+  Verifier(const KernelNode& k, Arch arch) : v_(k, arch, position()) {}
 
   void run() {
     const KernelNode& k = v_.kernel;
     TESSEL_CHECK(k.warps >= 1 && k.warps <= 32, "kernel {} has {} warps", k.name, k.warps);
     TESSEL_CHECK(!k.blocks.empty() && k.blocks.size() <= 3, "kernel {} has {} grid extents", k.name, k.blocks.size());
     check_cluster_target(k, v_.arch);
-    v_.scopes_.emplace_back();
-    for (const Var& p : k.params) v_.scopes_.back().insert(p.get());
-    v_.groups_.push_back(ThreadRange{0, k.threads()});
-    stmt(k.body);
+    visit_kernel(k);
     // Grid extents may name values declared at the top of the body until inline_grid_values
     // replaces them by their definitions.
     for (const Expr& b : k.blocks)
       walk_expr(*b, [&](const ExprNode& x) {
-        TESSEL_CHECK(x.kind != NodeKind::Var || v_.defined(&x), "grid extent of {} names an undefined variable",
+        TESSEL_CHECK(x.kind != NodeKind::Var || position().defined(&x), "grid extent of {} names an undefined variable",
                      k.name);
       });
     if (k.shared_bytes > max_shared_bytes_per_block(v_.arch))
@@ -128,30 +183,12 @@ class Verifier {
   }
 
  private:
-  void nested(const Stmt& body) {
-    v_.scopes_.emplace_back();
-    stmt(body);
-    v_.scopes_.pop_back();
-  }
-
-  void stmt(const Stmt& s) {
-    switch (s->kind) {
-#define TESSEL_EXPR(Name) case NodeKind::Name:
-#define TESSEL_TENSOR(Name) case NodeKind::Name:
-#include "tessel/ir/nodes.def"
-      TESSEL_CHECK(false, "not a statement: {}", kind_name(s->kind));
-      return;
-#define TESSEL_STMT(Name)                       \
-  case NodeKind::Name:                          \
-    v_.check_operands(*s);                      \
-    return stmt(static_cast<const Name##Node&>(*s));
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
-  case NodeKind::Name:                                   \
-    instruction(*s);                                     \
-    return verify_##Name(v_, static_cast<const Name##Node&>(*s));
-#include "tessel/ir/nodes.def"
-    }
+  void visit(const Name##Node& n) override {                   \
+    instruction(n);                                            \
+    verify_##Name(v_, n);                                      \
   }
+#include "tessel/ir/nodes.def"
 
   // What nodes.def says of every instruction: the target that has it and who runs it.
   void instruction(const StmtNode& s) {
@@ -185,35 +222,37 @@ class Verifier {
     v_.check_operands(s);
   }
 
-  void stmt(const SeqNode& n) {
-    for (const Stmt& c : n.stmts) stmt(c);
+  void visit(const SeqNode& n) override { Visitor::visit(n); }
+  void visit(const DeclareNode& n) override {
+    v_.check_operands(n);
+    Visitor::visit(n);
   }
-  void stmt(const DeclareNode& n) { v_.scopes_.back().insert(n.var.get()); }
-  void stmt(const AssignNode& n) {
-    if (!v_.defined(n.var.get()))
+  void visit(const AssignNode& n) override {
+    v_.check_operands(n);
+    if (!position().defined(n.var.get()))
       throw Error(n.loc, fmt::format("assignment to a kernel variable created at {}, after the body that created it (a "
                                      "range, if_, while_ or thread group body) has ended; create it before that body",
                                      n.var->loc.str()));
   }
-  void stmt(const ForNode& n) {
-    v_.scopes_.emplace_back();
-    v_.scopes_.back().insert(n.var.get());
-    stmt(n.body);
-    v_.scopes_.pop_back();
+  void visit(const ForNode& n) override {
+    v_.check_operands(n);
+    for (const Expr& e : {n.start, n.stop, n.step}) check_integer(e, "a loop bound", n);
+    Visitor::visit(n);
   }
-  void stmt(const IfNode& n) {
+  void visit(const IfNode& n) override {
+    v_.check_operands(n);
     TESSEL_CHECK(n.cond->type.dtype == DType::Bool, "if condition of type {}", n.cond->type.str());
-    nested(n.then_case);
-    if (n.else_case) nested(n.else_case);
+    Visitor::visit(n);
   }
-  void stmt(const WhileNode& n) { nested(n.body); }
-  void stmt(const ThreadGroupNode& n) {
-    const ThreadRange g{n.begin, n.count};
-    TESSEL_CHECK(n.begin >= 0 && n.count > 0 && g.end() <= v_.kernel.threads(), "thread group [{}, +{})", n.begin,
-                 n.count);
-    v_.groups_.push_back(g);
-    nested(n.body);
-    v_.groups_.pop_back();
+  void visit(const WhileNode& n) override {
+    v_.check_operands(n);
+    TESSEL_CHECK(n.cond->type.dtype == DType::Bool, "while condition of type {}", n.cond->type.str());
+    Visitor::visit(n);
+  }
+  void visit(const ThreadGroupNode& n) override {
+    TESSEL_CHECK(n.begin >= 0 && n.count > 0 && n.begin + n.count <= v_.kernel.threads(), "thread group [{}, +{})",
+                 n.begin, n.count);
+    Visitor::visit(n);
   }
 
   Verification v_;

@@ -12,19 +12,10 @@ namespace {
 
 class AllocateBarriers : public ir::Mutator {
  public:
-  explicit AllocateBarriers(int threads) { groups_.push_back({0, threads}); }
-
  protected:
-  ir::Stmt visit(const ir::ThreadGroupNode& n, const ir::Stmt& self) override {
-    groups_.push_back({n.begin, n.count});
-    ir::Stmt out = Mutator::visit(n, self);
-    groups_.pop_back();
-    return out;
-  }
-
   ir::Stmt visit(const ir::SyncNode& n, const ir::Stmt& self) override {
     if (n.barrier != ir::SyncNode::kUnallocated) return self;
-    const ir::ThreadRange g = groups_.back();
+    const ir::ThreadRange g = position().group();
     auto it = barriers_.find({g.begin, g.count});
     if (it == barriers_.end()) {
       const int id = int(barriers_.size()) + 1;
@@ -41,15 +32,13 @@ class AllocateBarriers : public ir::Mutator {
   }
 
  private:
-  std::vector<ir::ThreadRange> groups_;
   std::map<std::pair<int, int>, int> barriers_;  // (first thread, count) -> barrier
 };
 
 }  // namespace
 
 ir::Kernel allocate_barriers(const ir::Kernel& k, const PassContext&) {
-  ir::Stmt body = AllocateBarriers(k->threads()).mutate(k->body);
-  return body == k->body ? k : ir::with_body(k, body);
+  return AllocateBarriers().mutate_kernel(k);
 }
 
 }  // namespace tessel::passes

@@ -7,7 +7,8 @@
 // Changes nothing.
 #include <map>
 
-#include "tessel/ir/mutator.hpp"
+#include "tessel/ir/effects.hpp"
+#include "tessel/ir/visitor.hpp"
 #include "tessel/passes/pipeline.hpp"
 
 namespace tessel::passes {
@@ -22,87 +23,47 @@ struct ArrivalSite {
 };
 
 struct BarrierArrivals {
-  std::vector<int> counts;  // of the array's barriers, from its init
+  const std::vector<int>* counts = nullptr;  // of the array's barriers, from its init
   std::vector<ArrivalSite> sites;
-  bool other = false;  // arrivals the check cannot count: remote ones, tcgen05.commit
+  bool other = false;  // arrivals the check cannot count: another block's, the tensor core's
 };
 
-class ArrivalCollector {
+class ArrivalCollector : public ir::Visitor {
  public:
-  explicit ArrivalCollector(int block_threads) : threads_(block_threads) {}
   std::map<const ir::SharedTensorNode*, BarrierArrivals> arrays;
 
-  void visit(const ir::Stmt& s) {
-    switch (s->kind) {
-      case ir::NodeKind::ThreadGroup: {
-        const auto& g = static_cast<const ir::ThreadGroupNode&>(*s);
-        const int threads = threads_;
-        const bool branched = branched_;
-        threads_ = g.count;
-        branched_ = false;
-        visit(g.body);
-        threads_ = threads;
-        branched_ = branched;
-        return;
+ protected:
+  void visit_instruction(const ir::StmtNode& s) override {
+    const ir::Effects e = ir::effects(s);
+    if (e.barriers_initialized) arrays[e.barriers_initialized].counts = e.barrier_counts;
+    for (const ir::BarrierArrival& a : e.arrivals) {
+      BarrierArrivals& array = arrays[a.barrier->array->allocation()];
+      if (!a.per_thread) {
+        array.other = true;
+        continue;
       }
-      case ir::NodeKind::If: {
-        const bool branched = branched_;
-        branched_ = true;
-        visit_children(*s);
-        branched_ = branched;
-        return;
-      }
-      case ir::NodeKind::MbarrierInit: {
-        const auto& n = static_cast<const ir::MbarrierInitNode&>(*s);
-        arrays[n.array->allocation()].counts = n.counts;
-        return;
-      }
-      case ir::NodeKind::MbarrierArrive: {
-        const auto& n = static_cast<const ir::MbarrierArriveNode&>(*s);
-        int64_t count = 0;
-        ir::as_const_int(n.count, &count);
-        arrays[n.barrier.array->allocation()].sites.push_back({&n, threads_, branched_, count});
-        return;
-      }
-      case ir::NodeKind::MbarrierArriveExpectTx: {
-        const auto& n = static_cast<const ir::MbarrierArriveExpectTxNode&>(*s);
-        arrays[n.barrier.array->allocation()].sites.push_back({&n, threads_, branched_, 1});
-        return;
-      }
-      case ir::NodeKind::MbarrierRemoteArrive:
-        arrays[static_cast<const ir::MbarrierRemoteArriveNode&>(*s).barrier.array->allocation()].other = true;
-        return;
-      case ir::NodeKind::Tcgen05Commit:
-        arrays[static_cast<const ir::Tcgen05CommitNode&>(*s).barrier.array->allocation()].other = true;
-        return;
-      default: visit_children(*s);
+      int64_t count = 0;
+      ir::as_const_int(a.per_thread, &count);
+      array.sites.push_back({&s, position().group().count, position().branched(), count});
     }
   }
-
- private:
-  void visit_children(const ir::StmtNode& s) {
-    for (const ir::Stmt& child : ir::direct_operands(s).children) visit(child);
-  }
-  int threads_;
-  bool branched_ = false;
 };
 
 }  // namespace
 
 ir::Kernel check_arrival_counts(const ir::Kernel& k, const PassContext&) {
-  ArrivalCollector collector(k->threads());
-  collector.visit(k->body);
+  ArrivalCollector collector;
+  collector.visit_kernel(*k);
   for (const auto& [array, arrivals] : collector.arrays) {
-    if (arrivals.other || arrivals.sites.size() != 1 || arrivals.counts.empty()) continue;
+    if (arrivals.other || arrivals.sites.size() != 1 || !arrivals.counts || arrivals.counts->empty()) continue;
     const ArrivalSite& site = arrivals.sites.front();
-    const int expected = arrivals.counts.front();
+    const int expected = arrivals.counts->front();
     if (site.branched || site.count <= 0 ||
-        std::any_of(arrivals.counts.begin(), arrivals.counts.end(), [&](int c) { return c != expected; }))
+        std::any_of(arrivals.counts->begin(), arrivals.counts->end(), [&](int c) { return c != expected; }))
       continue;
     const int64_t arriving = site.threads * site.count;
     if (arriving == expected) continue;
-    const std::string_view what =
-        site.node->kind == ir::NodeKind::MbarrierArrive ? "mbarrier.arrive" : "mbarrier.arrive_and_expect_tx";
+    const std::string_view what = ir::call_name(site.node->kind);
     const std::string who = site.threads == 1 ? std::string("the 1 thread of its thread group arrives")
                                               : fmt::format("the {} threads of its thread group arrive", site.threads);
     const std::string times = site.count == 1    ? ""

@@ -1,7 +1,7 @@
 // choose_swizzles: decides the swizzle of every shared tile created without a Swizzle argument.
-// A tile that wgmma.mma, tcgen05.mma or tcgen05.copy reads gets the pattern whose span is its row
-// (32, 64 or 128 bytes), the canonical K-major layout its matrix descriptor describes; every
-// writer then writes that image.
+// A tile that a tensor core reads (wgmma.mma, tcgen05.mma, tcgen05.copy: their effects say so)
+// gets the pattern whose span is its row (32, 64 or 128 bytes), the canonical K-major layout its
+// matrix descriptor describes; every writer then writes that image.
 // Otherwise a tile is swizzled, with the smallest conflict-free pattern, when select_instructions
 // chose ldmatrix to read it or stmatrix to write it and its rows make those 8-row accesses
 // conflict without one; the pattern needs rows of whole 16-byte chunks and whole 128-byte lines.
@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "tessel/ir/effects.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/layout/shared_swizzle.hpp"
 #include "tessel/layout/wgmma_descriptor.hpp"
@@ -53,32 +54,12 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
   std::set<const ir::SharedTensorNode*> accessed_by_rows;
   std::map<const ir::SharedTensorNode*, int> read_by_tensor_core;  // by wgmma or tcgen05.mma: the swizzle its rows need
   ir::walk(k->body, [&](const ir::StmtNode& s) {
-    if (s.kind == ir::NodeKind::AllocShared) {
-      const auto& t = static_cast<const ir::AllocSharedNode&>(s).tensor;
-      if (t->swizzle_bits == ir::kSwizzleUndecided) undecided.push_back(t.get());
-    }
-    if (s.kind == ir::NodeKind::LoadShared) {
-      const auto& n = static_cast<const ir::LoadSharedNode&>(s);
-      if (n.matrix.instruction != ir::MatrixInstruction::None) accessed_by_rows.insert(n.src->allocation());
-    }
-    if (s.kind == ir::NodeKind::WgmmaMma) {
-      const auto& n = static_cast<const ir::WgmmaMmaNode&>(s);
-      for (const ir::SharedTensor& t : {n.a_shared, n.b})
-        if (t) read_by_tensor_core[t->allocation()] = wgmma_swizzle_bits(n.k() * dtype_bytes(t->dtype));
-    }
-    if (s.kind == ir::NodeKind::Tcgen05Mma) {
-      const auto& n = static_cast<const ir::Tcgen05MmaNode&>(s);
-      for (const ir::SharedTensor& t : {n.a, n.b})
-        read_by_tensor_core[t->allocation()] = wgmma_swizzle_bits(n.k() * dtype_bytes(t->dtype));
-    }
-    if (s.kind == ir::NodeKind::Tcgen05Copy) {
-      const auto& n = static_cast<const ir::Tcgen05CopyNode&>(s);
-      read_by_tensor_core[n.src->allocation()] = wgmma_swizzle_bits(n.src->shape[1] * dtype_bytes(n.src->dtype));
-    }
-    if (s.kind == ir::NodeKind::StoreShared) {
-      const auto& n = static_cast<const ir::StoreSharedNode&>(s);
-      if (n.matrix.instruction != ir::MatrixInstruction::None) accessed_by_rows.insert(n.dst->allocation());
-    }
+    const ir::Effects e = ir::effects(s);
+    if (e.shared_allocated && e.shared_allocated->swizzle_bits == ir::kSwizzleUndecided)
+      undecided.push_back(e.shared_allocated);
+    accessed_by_rows.insert(e.row_accesses.begin(), e.row_accesses.end());
+    for (const ir::TensorCoreRead& read : e.tensor_core_reads)
+      read_by_tensor_core[read.tile] = wgmma_swizzle_bits(read.row_bytes);
   });
   if (undecided.empty()) return k;
   std::map<const ir::SharedTensorNode*, int> bits;

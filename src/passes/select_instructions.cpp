@@ -118,16 +118,9 @@ int async_copy_vector(const ir::CopyAsyncNode& n, const Layout& split) {
 
 class Selector : public ir::Mutator {
  public:
-  Selector(ir::ThreadRange block, ir::Arch arch) : arch_(arch) { groups_.push_back(block); }
+  explicit Selector(ir::Arch arch) : arch_(arch) {}
 
  protected:
-  ir::Stmt visit(const ir::ThreadGroupNode& n, const ir::Stmt& self) override {
-    groups_.push_back(ir::ThreadRange{n.begin, n.count});
-    ir::Stmt out = ir::Mutator::visit(n, self);
-    groups_.pop_back();
-    return out;
-  }
-
   ir::Stmt visit(const ir::LoadGlobalNode& n, const ir::Stmt& self) override {
     const int vector = global_vector(n.out, n.src);
     if (vector == n.vector) return self;
@@ -145,7 +138,7 @@ class Selector : public ir::Mutator {
   }
 
   ir::Stmt visit(const ir::LoadSharedNode& n, const ir::Stmt& self) override {
-    const ir::ThreadRange g = groups_.back();
+    const ir::ThreadRange g = position().group();
     const MatrixAccess m = g.whole_warps() ? ldmatrix(n, g.count / 32) : MatrixAccess{};
     if (m == n.matrix) return self;
     auto selected = ir::copy_of(n);
@@ -155,7 +148,7 @@ class Selector : public ir::Mutator {
 
   // stmatrix exists from sm_90 (PTX ISA 9.7.14.5.16).
   ir::Stmt visit(const ir::StoreSharedNode& n, const ir::Stmt& self) override {
-    const ir::ThreadRange g = groups_.back();
+    const ir::ThreadRange g = position().group();
     const MatrixAccess m =
         g.whole_warps() && int(arch_) >= int(ir::Arch::Sm90a) ? stmatrix(n, g.count / 32) : MatrixAccess{};
     const int vector = m.instruction == MatrixInstruction::None ? shared_store_vector(n) : 1;
@@ -167,7 +160,7 @@ class Selector : public ir::Mutator {
   }
 
   ir::Stmt visit(const ir::CopyAsyncNode& n, const ir::Stmt& self) override {
-    Layout split = copy_split(n.dst, groups_.back().count);
+    Layout split = copy_split(n.dst, position().group().count);
     const int vector = async_copy_vector(n, split);
     if (split == n.layout && vector == n.vector) return self;
     auto selected = ir::copy_of(n);
@@ -178,14 +171,12 @@ class Selector : public ir::Mutator {
 
  private:
   ir::Arch arch_;
-  std::vector<ir::ThreadRange> groups_;
 };
 
 }  // namespace
 
 ir::Kernel select_instructions(const ir::Kernel& k, const PassContext& ctx) {
-  ir::Stmt body = Selector(ir::ThreadRange{0, k->threads()}, ctx.arch).mutate(k->body);
-  return body == k->body ? k : ir::with_body(k, body);
+  return Selector(ctx.arch).mutate_kernel(k);
 }
 
 }  // namespace tessel::passes

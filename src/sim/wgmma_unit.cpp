@@ -9,21 +9,12 @@
 
 namespace tessel::sim {
 
-namespace {
-
-bool is_wgmma(ir::NodeKind k) {
-  return k == ir::NodeKind::WgmmaFence || k == ir::NodeKind::WgmmaMma || k == ir::NodeKind::WgmmaCommitGroup ||
-         k == ir::NodeKind::WgmmaWaitGroup;
-}
-
-}  // namespace
-
 WgmmaUnit::WgmmaUnit(Cta& cta) : cta_(cta), warps_(size_t(cta.kernel.warps)) {
   ir::walk(cta.kernel.body, [&](const ir::StmtNode& s) { watching_ |= s.kind == ir::NodeKind::WgmmaMma; });
 }
 
 void WgmmaUnit::before_instruction(const Warp& w, const ir::StmtNode& s) {
-  if (is_wgmma(s.kind)) return;
+  if (ir::instruction_traits(s.kind).family == "wgmma") return;
   WarpState& state = warps_[size_t(w.id)];
   for (const ir::Ref<ir::Node>& t : ir::direct_operands(s).tensors) {
     if (t->kind != ir::NodeKind::RegisterTensor) continue;

@@ -2,7 +2,8 @@
 // changed, so passes that change nothing cost no allocation and are detected by pointer equality.
 // What a node holds is its kind's `operands()` (ir.hpp): the mutator's default visit rewrites
 // those and copies the rest of the node, and the walks and operand queries below read the same
-// lists.
+// lists. The mutator keeps the Position of the statement it visits (visitor.hpp): its thread
+// group, and the loops and if_ bodies around it; not the scopes, which no rewrite needs.
 #pragma once
 
 #include <functional>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 
 #include "tessel/ir/ir.hpp"
+#include "tessel/ir/visitor.hpp"
 
 namespace tessel::ir {
 
@@ -26,10 +28,13 @@ class Mutator {
   RegisterTensor mutate(const RegisterTensor& t);
   TMemoryTensor mutate(const TMemoryTensor& t);
   // The kernel with its body and the expressions it holds outside the body mutated: the grid, the
-  // derived parameters' divisors and the tensor maps' views. `k` itself when none changed.
+  // derived parameters' divisors and the tensor maps' views. `k` itself when none changed. The
+  // body is mutated with the block as its outermost thread group.
   Kernel mutate_kernel(const Kernel& k);
 
  protected:
+  const Position& position() const { return position_; }
+
 #define TESSEL_EXPR(Name) virtual Expr visit(const Name##Node& n, const Expr& self);
 #define TESSEL_TENSOR(Name) virtual Name visit(const Name##Node& n, const Name& self);
 #define TESSEL_STMT(Name) virtual Stmt visit(const Name##Node& n, const Stmt& self);
@@ -55,6 +60,7 @@ class Mutator {
 
  private:
   template <class T> Ref<T> memoized(const Ref<T>& t);
+  Position position_;
   std::unordered_map<const Node*, std::shared_ptr<const Node>> tensors_;
 };
 

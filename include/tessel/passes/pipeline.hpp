@@ -43,15 +43,21 @@ ir::Kernel check_arrival_counts(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_tensor_memory(const ir::Kernel& k, const PassContext& ctx);
 // The tensor memory a block holds at once, counted as plan_tensor_memory counts it: allocations in
 // program order, each freed by its dealloc, a loop's body once.
+// An allocation of tensor memory: the statement that makes it and the tensor it allocates (null for
+// none).
+struct TensorMemoryAllocation {
+  const ir::StmtNode* at = nullptr;
+  const ir::TMemoryTensorNode* tensor = nullptr;
+};
 struct TensorMemoryUse {
   int peak_columns = 0;
-  const ir::Tcgen05AllocNode* peak_alloc = nullptr;  // the allocation that reaches the peak
-  const ir::Tcgen05AllocNode* last_alloc = nullptr;
+  TensorMemoryAllocation peak;  // the allocation that reaches the peak
+  TensorMemoryAllocation last;
   bool last_is_nested = false;  // inside a loop or a branch
-  const ir::Tcgen05AllocNode* first_alloc = nullptr;
+  TensorMemoryAllocation first;
   // The first allocation whose CTA group differs from the first's, if any: a kernel uses one.
-  const ir::Tcgen05AllocNode* other_group_alloc = nullptr;
+  TensorMemoryAllocation other_group;
 };
-TensorMemoryUse tensor_memory_use(const ir::Stmt& body);
+TensorMemoryUse tensor_memory_use(const ir::KernelNode& k);
 
 }  // namespace tessel::passes

@@ -1,25 +1,24 @@
-// What the per-instruction verifier rules (verify_<family>.cpp) see of the verification in
+// What the per-instruction verifier rules (instructions/<family>.cpp) see of the verification in
 // progress: the kernel, the target, the thread group the instruction runs in, and the scopes of
 // the variables and tensors defined so far. Each rule is declared from nodes.def, so an
-// instruction without one fails to link.
+// instruction without one fails to link; so is each instruction's effects_of (effects.hpp).
 #pragma once
 
-#include <set>
-#include <vector>
-
+#include "tessel/ir/effects.hpp"
 #include "tessel/ir/ir.hpp"
+#include "tessel/ir/visitor.hpp"
 
 namespace tessel::ir {
 
 class Verification {
  public:
-  Verification(const KernelNode& k, Arch arch) : kernel(k), arch(arch) {}
+  Verification(const KernelNode& k, Arch arch, Position& position) : kernel(k), arch(arch), position_(position) {}
 
   const KernelNode& kernel;
   const Arch arch;
 
   // The thread group the current statement runs in (the whole block at the top level).
-  ThreadRange group() const { return groups_.back(); }
+  ThreadRange group() const { return position_.group(); }
 
   // A register tile the statement reads: defined in an enclosing scope, in this thread group.
   void use(const RegisterTensor& t, const StmtNode& s);
@@ -32,26 +31,23 @@ class Verification {
   void check_operands(const StmtNode& s);
 
  private:
-  friend class Verifier;
-  bool defined(const void* p) const;
   void check_expr(const Expr& e, const StmtNode& s);
   void check_shared(const SharedTensor& t, const StmtNode& s);
 
-  std::vector<std::set<const void*>> scopes_;
-  std::vector<ThreadRange> groups_;
+  Position& position_;
 };
 
 // Checks that `b`, used by `s`, names a barrier of a barrier array, in range when its index is
-// a trace-time constant (verify_mbarrier.cpp).
+// a trace-time constant (instructions/mbarrier.cpp).
 void check_barrier(const MbarrierRef& b, const StmtNode& s);
 
 // A K-major shared operand of a tensor-core instruction `n` (wgmma.mma, tcgen05.mma, tcgen05.copy)
 // with rows of `row_bytes`: its swizzle, once chosen, is the one the instruction reads such rows
-// with (verify_wgmma.cpp).
+// with (instructions/wgmma.cpp).
 void check_k_major_swizzle(const SharedTensorNode& t, int row_bytes, const StmtNode& n);
 
 // Clusters exist from sm_90a: a kernel with attrs.cluster for an older target is a user error
-// (verify_cluster.cpp).
+// (instructions/cluster.cpp).
 void check_cluster_target(const KernelNode& k, Arch arch);
 // Checks a block rank of the cluster that `s` names, when it is a trace-time constant.
 void check_cluster_rank(const KernelNode& k, const Expr& rank, std::string_view what, const StmtNode& s);

@@ -1,5 +1,5 @@
-// Verifier rules of clusters: the target has them, and block ranks known at trace time name a
-// block of the cluster.
+// Verifier rules and effects (tessel/ir/effects.hpp) of clusters: the target has them, and block
+// ranks known at trace time name a block of the cluster.
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -32,5 +32,9 @@ void check_cluster_mask(const KernelNode& k, const Expr& mask, std::string_view 
 }
 
 void verify_ClusterSync(Verification&, const ClusterSyncNode&) {}
+
+// ---- effects ----
+
+Effects effects_of(const ClusterSyncNode&) { return {}; }
 
 }  // namespace tessel::ir

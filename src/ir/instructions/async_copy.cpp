@@ -1,4 +1,4 @@
-// Verifier rules of cp.async.
+// Verifier rules and effects (tessel/ir/effects.hpp) of cp.async.
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -15,5 +15,11 @@ void verify_CopyAsyncCommit(Verification&, const CopyAsyncCommitNode&) {}
 void verify_CopyAsyncWait(Verification&, const CopyAsyncWaitNode& n) {
   TESSEL_CHECK(n.pending >= 0, "copy_async_wait_group {} at {}", n.pending, n.loc.str());
 }
+
+// ---- effects ----
+
+Effects effects_of(const CopyAsyncNode&) { return {}; }
+Effects effects_of(const CopyAsyncCommitNode&) { return {}; }
+Effects effects_of(const CopyAsyncWaitNode&) { return {}; }
 
 }  // namespace tessel::ir

@@ -1,5 +1,6 @@
-// Verifier rules of mbarriers: the barrier names an element of a barrier array, and the counts
-// that are known at trace time are in the ranges PTX allows (PTX ISA 9.7.13.15.1).
+// Verifier rules and effects (tessel/ir/effects.hpp) of mbarriers: the barrier names an element of
+// a barrier array, and the counts that are known at trace time are in the ranges PTX allows (PTX
+// ISA 9.7.13.15.1).
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -24,6 +25,8 @@ void check_barrier(const MbarrierRef& b, const StmtNode& s) {
   const SharedTensorNode& array = *b.array->allocation();
   TESSEL_CHECK(array.dtype == DType::U64 && array.rank() == 1 && !b.array->root,
                "{} at {} names a barrier of something other than a barrier array", kind_name(s.kind), s.loc.str());
+  TESSEL_CHECK(!b.index->type.pointer && !is_float(b.index->type.dtype) && b.index->type.dtype != DType::Bool,
+               "{} at {} indexes a barrier array with a {}", kind_name(s.kind), s.loc.str(), b.index->type.str());
   int64_t index = 0;
   if (as_const_int(b.index, &index) && (index < 0 || index >= array.shape[0]))
     throw Error(s.loc, fmt::format("barrier index {} is out of range: the barrier array allocated at {} has {} "
@@ -90,6 +93,30 @@ void verify_MbarrierTryWait(Verification&, const MbarrierTryWaitNode& n) {
   check_barrier(n.barrier, n);
   TESSEL_CHECK(n.ready->type == Type{DType::Bool}, "mbarrier_try_wait at {} writes a {} variable", n.loc.str(),
                n.ready->type.str());
+}
+
+// ---- effects ----
+
+Effects effects_of(const MbarrierWaitNode&) { return {}; }
+Effects effects_of(const MbarrierTryWaitNode&) { return {}; }
+
+Effects effects_of(const MbarrierInitNode& n) {
+  return {.barriers_initialized = n.array->allocation(), .barrier_counts = &n.counts};
+}
+
+Effects effects_of(const MbarrierArriveNode& n) { return {.arrivals = {{&n.barrier, n.count}}}; }
+
+Effects effects_of(const MbarrierArriveExpectTxNode& n) {
+  return {.arrivals = {{&n.barrier, const_int(1)}}, .expected_bytes = {{&n.barrier, n.bytes}}};
+}
+
+Effects effects_of(const MbarrierExpectTxNode& n) { return {.expected_bytes = {{&n.barrier, n.bytes}}}; }
+
+// The arrival and the bytes go to another block's barrier: none of them count on this block's.
+Effects effects_of(const MbarrierRemoteArriveNode& n) {
+  Effects e{.arrivals = {{&n.barrier, nullptr}}};
+  if (n.bytes) e.expected_bytes.push_back({&n.barrier, n.bytes, true});
+  return e;
 }
 
 }  // namespace tessel::ir

@@ -1,5 +1,5 @@
-// Verifier rules of cluster launch control: responses are 16-byte shared tiles, and the barrier
-// names an element of a barrier array.
+// Verifier rules and effects (tessel/ir/effects.hpp) of cluster launch control: responses are
+// 16-byte shared tiles, and the barrier names an element of a barrier array.
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -26,5 +26,12 @@ void verify_ClcQuery(Verification&, const ClcQueryNode& n) {
   TESSEL_CHECK(n.canceled->type == Type{DType::Bool} && n.x->type == i32 && n.y->type == i32 && n.z->type == i32,
                "clc.query_response at {} writes variables of other types", n.loc.str());
 }
+
+// ---- effects ----
+
+Effects effects_of(const ClcQueryNode&) { return {}; }
+
+// A response is 16 bytes (PTX ISA 9.7.20.1).
+Effects effects_of(const ClcTryCancelNode& n) { return {.completed_bytes = {{&n.barrier, 16, n.multicast}}}; }
 
 }  // namespace tessel::ir

@@ -1,5 +1,6 @@
-// Verifier rules of the instructions of warp-specialized kernels: register reallocation between
-// warpgroups and division by grid constants. Who runs them and on which target is nodes.def's data.
+// Verifier rules and effects (tessel/ir/effects.hpp) of the instructions of warp-specialized
+// kernels: register reallocation between warpgroups and division by grid constants. Who runs them
+// and on which target is nodes.def's data.
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -18,5 +19,10 @@ void verify_FastDivmod(Verification&, const FastDivmodNode& n) {
   TESSEL_CHECK(!n.planned() || (n.multiplier->type.dtype == DType::U32 && n.log2->type.dtype == DType::U32),
                "fast_divmod at {} has magic numbers of the wrong type", n.loc.str());
 }
+
+// ---- effects ----
+
+Effects effects_of(const SetMaxNRegNode&) { return {}; }
+Effects effects_of(const FastDivmodNode&) { return {}; }
 
 }  // namespace tessel::ir

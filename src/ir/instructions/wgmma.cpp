@@ -1,7 +1,8 @@
-// Verifier rules of the wgmma instructions. nodes.def gives their oldest target (sm_90a) and
-// executor (whole warpgroups); wgmma is also absent from every later target (sm_90a features are
-// not forward compatible, and Blackwell has tcgen05 instead), which is checked here. Shapes,
-// types and strides were checked at tracing; what passes decide is checked as an invariant.
+// Verifier rules and effects (tessel/ir/effects.hpp) of the wgmma instructions. nodes.def gives
+// their oldest target (sm_90a) and executor (whole warpgroups); wgmma is also absent from every
+// later target (sm_90a features are not forward compatible, and Blackwell has tcgen05 instead),
+// which is checked here. Shapes, types and strides were checked at tracing; what passes decide is
+// checked as an invariant.
 #include "tessel/layout/wgmma_atoms.hpp"
 #include "tessel/layout/wgmma_descriptor.hpp"
 #include "verification.hpp"
@@ -57,6 +58,19 @@ void verify_WgmmaCommitGroup(Verification& v, const WgmmaCommitGroupNode& n) { c
 void verify_WgmmaWaitGroup(Verification& v, const WgmmaWaitGroupNode& n) {
   check_hopper_only(v, n);
   TESSEL_CHECK(n.pending >= 0 && n.pending <= 7, "wgmma.wait_group {} at {}", n.pending, n.loc.str());
+}
+
+// ---- effects ----
+
+Effects effects_of(const WgmmaFenceNode&) { return {}; }
+Effects effects_of(const WgmmaCommitGroupNode&) { return {}; }
+Effects effects_of(const WgmmaWaitGroupNode&) { return {}; }
+
+Effects effects_of(const WgmmaMmaNode& n) {
+  Effects e;
+  for (const SharedTensor& t : {n.a_shared, n.b})
+    if (t) e.tensor_core_reads.push_back({t->allocation(), n.k() * dtype_bytes(t->dtype)});
+  return e;
 }
 
 }  // namespace tessel::ir

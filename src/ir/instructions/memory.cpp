@@ -1,4 +1,5 @@
-// Verifier rules of the memory instructions: allocations, loads and stores, barriers.
+// Verifier rules and effects (tessel/ir/effects.hpp) of the memory instructions: allocations, loads
+// and stores, barriers.
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -39,6 +40,26 @@ void verify_StoreShared(Verification& v, const StoreSharedNode& n) {
   TESSEL_CHECK(int(n.offsets.size()) == n.dst->rank(), "store_shared with {} offsets at {}", n.offsets.size(),
                n.loc.str());
   v.use(n.src, n);
+}
+
+// ---- effects ----
+
+Effects effects_of(const SyncNode&) { return {}; }
+Effects effects_of(const LoadGlobalNode&) { return {}; }
+Effects effects_of(const StoreGlobalNode&) { return {}; }
+
+Effects effects_of(const AllocSharedNode& n) { return {.shared_allocated = n.tensor.get()}; }
+
+Effects effects_of(const LoadSharedNode& n) {
+  Effects e;
+  if (n.matrix.instruction != MatrixInstruction::None) e.row_accesses.push_back(n.src->allocation());
+  return e;
+}
+
+Effects effects_of(const StoreSharedNode& n) {
+  Effects e;
+  if (n.matrix.instruction != MatrixInstruction::None) e.row_accesses.push_back(n.dst->allocation());
+  return e;
 }
 
 }  // namespace tessel::ir

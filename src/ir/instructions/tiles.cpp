@@ -1,4 +1,5 @@
-// Verifier rules of the register-tile instructions: creation, elementwise math, casts, copies.
+// Verifier rules and effects (tessel/ir/effects.hpp) of the register-tile instructions: creation,
+// elementwise math, casts, copies.
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -55,5 +56,18 @@ void verify_SliceRegister(Verification& v, const SliceRegisterNode& n) {
 void verify_AnnotateLayout(Verification& v, const AnnotateLayoutNode& n) { v.use(n.tile, n); }
 
 void verify_PrintTensor(Verification& v, const PrintTensorNode& n) { v.use(n.tensor, n); }
+
+// ---- effects ----
+
+Effects effects_of(const AllocRegisterNode&) { return {}; }
+Effects effects_of(const ElementwiseBinaryNode&) { return {}; }
+Effects effects_of(const ElementwiseUnaryNode&) { return {}; }
+Effects effects_of(const WhereNode&) { return {}; }
+Effects effects_of(const FmaNode&) { return {}; }
+Effects effects_of(const CastTensorNode&) { return {}; }
+Effects effects_of(const CopyRegisterNode&) { return {}; }
+Effects effects_of(const SliceRegisterNode&) { return {}; }
+Effects effects_of(const AnnotateLayoutNode&) { return {}; }
+Effects effects_of(const PrintTensorNode&) { return {}; }
 
 }  // namespace tessel::ir

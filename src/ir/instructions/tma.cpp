@@ -1,4 +1,5 @@
-// Verifier rules of TMA: the box a shared tile makes in a global view, and what TMA accepts of it.
+// Verifier rules and effects (tessel/ir/effects.hpp) of TMA: the box a shared tile makes in a
+// global view, and what TMA accepts of it.
 #include "tessel/ir/tensor_map.hpp"
 #include "verification.hpp"
 
@@ -109,6 +110,19 @@ void verify_TmaCommit(Verification&, const TmaCommitNode&) {}
 
 void verify_TmaWait(Verification&, const TmaWaitNode& n) {
   TESSEL_CHECK(n.pending >= 0, "tma.wait_group {} at {}", n.pending, n.loc.str());
+}
+
+// ---- effects ----
+
+Effects effects_of(const TmaStoreNode&) { return {}; }
+Effects effects_of(const TmaCommitNode&) { return {}; }
+Effects effects_of(const TmaWaitNode&) { return {}; }
+
+// Every byte of the box counts, elements outside the tensor included.
+Effects effects_of(const TmaLoadNode& n) {
+  int64_t bytes = dtype_bytes(n.src->dtype);
+  for (int extent : tma_box(*n.dst, n.src->rank(), n.dims)) bytes *= extent;
+  return {.completed_bytes = {{&n.barrier, bytes, n.cta_mask != nullptr || n.barrier_rank != nullptr}}};
 }
 
 }  // namespace tessel::ir

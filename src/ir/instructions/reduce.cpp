@@ -1,4 +1,4 @@
-// Verifier rules of the reductions.
+// Verifier rules and effects (tessel/ir/effects.hpp) of the reductions.
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -9,5 +9,9 @@ void verify_Reduce(Verification& v, const ReduceNode& n) {
   v.use(n.a, n);
   v.define(n.out, n);
 }
+
+// ---- effects ----
+
+Effects effects_of(const ReduceNode&) { return {}; }
 
 }  // namespace tessel::ir

@@ -1,4 +1,4 @@
-// Verifier rules of the tensor-core instructions.
+// Verifier rules and effects (tessel/ir/effects.hpp) of the tensor-core instructions.
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -12,5 +12,9 @@ void verify_Dot(Verification& v, const DotNode& n) {
   v.use(n.c, n);
   v.define(n.out, n);
 }
+
+// ---- effects ----
+
+Effects effects_of(const DotNode&) { return {}; }
 
 }  // namespace tessel::ir

@@ -1,7 +1,7 @@
-// Verifier rules of the tcgen05 instructions. nodes.def gives their oldest target (sm_100a), so a
-// kernel compiled for sm_90a or sm_80 is rejected at the user's line, and their executor (whole
-// warps). Shapes, types, lane quadrants and strides were checked at tracing; what tracing and the
-// passes guarantee is checked here as an invariant.
+// Verifier rules and effects (tessel/ir/effects.hpp) of the tcgen05 instructions. nodes.def gives
+// their oldest target (sm_100a), so a kernel compiled for sm_90a or sm_80 is rejected at the user's
+// line, and their executor (whole warps). Shapes, types, lane quadrants and strides were checked at
+// tracing; what tracing and the passes guarantee is checked here as an invariant.
 #include <fmt/ranges.h>
 
 #include "tessel/layout/tcgen05_descriptor.hpp"
@@ -75,5 +75,27 @@ void verify_Tcgen05Store(Verification& v, const Tcgen05StoreNode& n) {
 }
 
 void verify_Tcgen05Wait(Verification&, const Tcgen05WaitNode&) {}
+
+// ---- effects ----
+
+Effects effects_of(const Tcgen05LoadNode&) { return {}; }
+Effects effects_of(const Tcgen05StoreNode&) { return {}; }
+Effects effects_of(const Tcgen05WaitNode&) { return {}; }
+
+Effects effects_of(const Tcgen05AllocNode& n) { return {.tensor_memory_allocated = n.tensor.get()}; }
+
+Effects effects_of(const Tcgen05DeallocNode& n) { return {.tensor_memory_freed = n.tensor.get()}; }
+
+Effects effects_of(const Tcgen05MmaNode& n) {
+  return {.tensor_core_reads = {{n.a->allocation(), n.k() * dtype_bytes(n.a->dtype)},
+                                {n.b->allocation(), n.k() * dtype_bytes(n.b->dtype)}}};
+}
+
+// The tensor core arrives, once the issuing thread's earlier operations complete.
+Effects effects_of(const Tcgen05CommitNode& n) { return {.arrivals = {{&n.barrier, nullptr}}}; }
+
+Effects effects_of(const Tcgen05CopyNode& n) {
+  return {.tensor_core_reads = {{n.src->allocation(), n.src->shape[1] * dtype_bytes(n.src->dtype)}}};
+}
 
 }  // namespace tessel::ir

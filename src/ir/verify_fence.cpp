@@ -1,9 +1,0 @@
-// Verifier rules of fences: the target (sm_90a) and executor come from nodes.def; a fence has no
-// operands of its own to check.
-#include "verification.hpp"
-
-namespace tessel::ir {
-
-void verify_FenceProxyAsync(Verification&, const FenceProxyAsyncNode&) {}
-
-}  // namespace tessel::ir
