@@ -58,10 +58,10 @@ struct OverwritesAStageInFlight : Script {
 TEST(AsyncCopy, TwoCopiesInFlightIntoOneStageAreReported) {
   Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
   const std::string got = error_of<OverwritesAStageInFlight>(64, x);
-  EXPECT_NE(got.find(fmt::format("{}:{}: write of shared memory that a copy_async issued at {}:{} may still be writing",
-                                 __FILE__, line, __FILE__, line - 3)),
-            std::string::npos)
-      << got;
+  EXPECT_EQ(got, fmt::format("{0}:{1}: write of shared memory that a copy_async issued at {0}:{2} may still be writing "
+                             "(thread 0 of block (0, 0, 0)); wait for the copy (copy_async_wait_group / "
+                             "copy_async_wait_all) and sync() first",
+                             __FILE__, line, line - 3));
 }
 
 TEST(AsyncCopy, EmitsCpAsyncWithZeroFillAndGroupBookkeeping) {

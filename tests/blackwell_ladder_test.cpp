@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "source_line.hpp"
 #include "cli.hpp"
 #include "examples.hpp"
 #include "expect_error.hpp"
@@ -69,14 +70,7 @@ TEST(BlackwellLadder, EveryCandidateOfSeedV4MatchesTheHostReference) {
 
 // The line of `examples/matmul_blackwell/<file>` that holds `statement`.
 int example_line(const std::string& file, const std::string& statement) {
-  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/examples/matmul_blackwell/" + file);
-  int n = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++n;
-    if (line.find(statement) != std::string::npos) return n;
-  }
-  ADD_FAILURE() << statement << " is not in " << file;
-  return 0;
+  return testing::line_of("examples/matmul_blackwell/" + file, statement);
 }
 
 std::vector<sim::Warning> warnings_of(const char* name, const std::vector<int64_t>& size) {

@@ -2,6 +2,7 @@
 // completion order, the read of a tile before its phase completes, and the generated code.
 #include <gtest/gtest.h>
 
+#include "source_line.hpp"
 #include "expect_error.hpp"
 #include "simulate.hpp"
 #include "tma_kernels.hpp"
@@ -261,8 +262,10 @@ TEST(TmaLoad, AKernelForSm80IsRejectedNamingSm90a) {
     k.lowered(64, 64, (float*)nullptr, (float*)nullptr);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("needs sm_90a or newer; the kernel is compiled for sm_80"), std::string::npos)
-        << e.what();
+    EXPECT_EQ(std::string(e.what()),
+              testing::source_at("tests/tma_kernels.hpp",
+                                 "mbarrier.arrive_and_expect_tx(bars[0], int(sizeof(T)) * TileM * TileN);") +
+                  ": mbarrier.arrive_and_expect_tx needs sm_90a or newer; the kernel is compiled for sm_80");
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "source_line.hpp"
 #include "expect_error.hpp"
 #include "simulate.hpp"
 #include "tma_kernels.hpp"
@@ -129,10 +130,11 @@ TEST(TmaStore, AWaitThatLeavesTheStoreInFlightDoesNotFreeItsSource) {
       testing::simulate<WaitsForTheWrongGroup>(o, 8, out);
       ADD_FAILURE() << "no error";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(fmt::format("tma.shared_to_global issued at {}:{} may still be reading",
-                                                       __FILE__, line)),
-                std::string::npos)
-          << e.what();
+      EXPECT_EQ(std::string(e.what()),
+                fmt::format("{0}:{1}: write of shared memory that a tma.shared_to_global issued at {0}:{2} may still "
+                            "be reading (thread 0 of block (0, 0, 0)); the issuing thread must retire the store "
+                            "(tma.commit_group, tma.wait_group(n, read = true)) and sync() first",
+                            __FILE__, line + 3, line));
     }
   }
 }
@@ -509,9 +511,8 @@ TEST(TmaStore, AKernelForSm80IsRejectedNamingSm90a) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     // The proxy fence before the store is its first sm_90a instruction.
-    EXPECT_NE(std::string(e.what()).find("fence.proxy_async needs sm_90a or newer; the kernel is compiled for sm_80"),
-              std::string::npos)
-        << e.what();
+    EXPECT_EQ(std::string(e.what()), testing::source_at("tests/tma_kernels.hpp", "fence.proxy_async();") +
+                                         ": fence.proxy_async needs sm_90a or newer; the kernel is compiled for sm_80");
   }
 }
 
