@@ -15,10 +15,14 @@ constexpr const char* kColors[] = {"#3b6fb6", "#d9822b", "#5aa469", "#b5485d"};
 std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
   }
   return out;
 }
@@ -67,20 +71,22 @@ std::string bar_chart_svg(const std::string& title, const std::string& y_label, 
       const double x0 = kLeft + cluster * double(i) + cluster * 0.1;
       for (size_t s = 0; s < k; ++s) {
         const double v = panel.values[s][i];
-        svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{} "
-                           "{}: {:.1f}</title></rect>\n",
-                           x0 + bar * double(s), y_of(v), bar * 0.95, top + kPanelHeight - y_of(v), kColors[s % 4],
-                           escape(panel.series[s]), escape(panel.labels[i]), v);
+        svg += fmt::format(
+            "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{} "
+            "{}: {:.1f}</title></rect>\n",
+            x0 + bar * double(s), y_of(v), bar * 0.95, top + kPanelHeight - y_of(v), kColors[s % 4],
+            escape(panel.series[s]), escape(panel.labels[i]), v);
       }
       const double cx = x0 + cluster * 0.4;
       svg += fmt::format("<text transform=\"translate({:.1f},{}) rotate(35)\" font-size=\"11\">{}</text>\n", cx,
                          top + kPanelHeight + 14, escape(panel.labels[i]));
     }
     for (size_t s = 0; s < k; ++s)
-      svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}"
-                         "</text>\n",
-                         kWidth - kRight - 200 + int(s) * 100, top - 20, kColors[s % 4], kWidth - kRight - 184 + int(s) * 100,
-                         top - 10, escape(panel.series[s]));
+      svg += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}"
+          "</text>\n",
+          kWidth - kRight - 200 + int(s) * 100, top - 20, kColors[s % 4], kWidth - kRight - 184 + int(s) * 100,
+          top - 10, escape(panel.series[s]));
   }
   svg += "</svg>\n";
   return svg;

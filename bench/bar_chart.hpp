@@ -8,9 +8,9 @@
 namespace tessel::bench {
 
 struct BarPanel {
-  std::string title;                // "fp16"
-  std::vector<std::string> labels;  // one per cluster: "4096x4096x4096"
-  std::vector<std::string> series;  // one per bar in a cluster: "tessel", "cuBLAS"
+  std::string title;                        // "fp16"
+  std::vector<std::string> labels;          // one per cluster: "4096x4096x4096"
+  std::vector<std::string> series;          // one per bar in a cluster: "tessel", "cuBLAS"
   std::vector<std::vector<double>> values;  // values[series][label]
 };
 

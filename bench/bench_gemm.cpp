@@ -18,9 +18,9 @@
 #include <cuda_profiler_api.h>
 
 #include <chrono>
-#include <stdexcept>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 
 #include "bar_chart.hpp"
 #include "matmul_hopper/v1_tma_wgmma.hpp"
@@ -157,8 +157,8 @@ struct LadderRow {
   Row row;
 };
 
-template <class S, class T> void ladder_step(bench::Timer& timer, Problem<T>& p, const char* name,
-                                              std::vector<LadderRow>& rows) {
+template <class S, class T>
+void ladder_step(bench::Timer& timer, Problem<T>& p, const char* name, std::vector<LadderRow>& rows) {
   Kernel<FirstCandidate<S>> kernel(Device::gpu());
   rows.push_back({name, p.run(timer, kernel)});
 }
@@ -193,9 +193,9 @@ std::vector<LadderRow> ladders(bench::Timer& timer, cublasHandle_t handle, bool 
 }
 
 // The flagship, tuned, over `shapes` in fp16 and bf16.
-template <template <class> class Flagship>
-std::vector<Row> flagship_rows(bench::Timer& timer, cublasHandle_t handle, const std::vector<Shape>& shapes,
-                               const char* name) {
+template <template <class> class Flagship> std::vector<Row> flagship_rows(bench::Timer& timer, cublasHandle_t handle,
+                                                                          const std::vector<Shape>& shapes,
+                                                                          const char* name) {
   std::vector<Row> rows;
   Kernel<Flagship<f16>> f16_kernel(Device::gpu());
   Kernel<Flagship<bf16>> bf16_kernel(Device::gpu());
@@ -203,8 +203,8 @@ std::vector<Row> flagship_rows(bench::Timer& timer, cublasHandle_t handle, const
     Problem<f16> p(handle, s, "fp16");
     rows.push_back(p.run(timer, f16_kernel));
     if (rows.size() == 1)
-      fmt::print("  tuning {} candidates of {} at {}: {:.1f} s wall\n", f16_kernel.stats().candidates, name,
-                 s.label(), f16_kernel.stats().tuning_wall_ms / 1000);
+      fmt::print("  tuning {} candidates of {} at {}: {:.1f} s wall\n", f16_kernel.stats().candidates, name, s.label(),
+                 f16_kernel.stats().tuning_wall_ms / 1000);
   }
   for (const Shape& s : shapes) {
     Problem<bf16> p(handle, s, "bf16");
@@ -220,9 +220,8 @@ struct AmpereOutputs {
   bool profile = false;
 };
 
-template <class T>
-Row ampere_tuned_row(bench::Timer& timer, cublasHandle_t handle, int size, const char* dtype,
-                     const AmpereOutputs& outputs) {
+template <class T> Row ampere_tuned_row(bench::Timer& timer, cublasHandle_t handle, int size, const char* dtype,
+                                        const AmpereOutputs& outputs) {
   Problem<T> p(handle, Shape{size, size, size}, dtype);
   Kernel<MatmulV5Swizzled<T>> kernel(Device::gpu());
   const Row row = p.run(timer, kernel);
@@ -310,9 +309,8 @@ std::pair<double, double> launch_overhead_us() {
     std::sort(rounds.begin(), rounds.end());
     return rounds[rounds.size() / 2];
   };
-  const double raw = per_launch([&] {
-    d.launchKernel(fn, blocks, 1, 1, unsigned(k->threads()), 1, 1, 0, nullptr, params, nullptr);
-  });
+  const double raw =
+      per_launch([&] { d.launchKernel(fn, blocks, 1, 1, unsigned(k->threads()), 1, 1, 0, nullptr, params, nullptr); });
   const double tessel = per_launch([&] { kernel(n, x, y, z); });
   d.moduleUnload(mod);
   for (float* p : {x, y, z}) bench::free_device(p);
@@ -327,13 +325,20 @@ int main(int argc, char** argv) {
   std::string csv_path = "bench_gemm.csv", svg_path = "bench_gemm.svg", cache_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--quick") quick = true;
-    else if (arg == "--csv" && i + 1 < argc) csv_path = argv[++i];
-    else if (arg == "--svg" && i + 1 < argc) svg_path = argv[++i];
-    else if (arg == "--ampere") ampere_only = true;
-    else if (arg == "--cubins" && i + 1 < argc) ampere_outputs.cubin_dir = argv[++i];
-    else if (arg == "--profile") ampere_outputs.profile = true;
-    else if (arg == "--cache" && i + 1 < argc) cache_dir = argv[++i];
+    if (arg == "--quick")
+      quick = true;
+    else if (arg == "--csv" && i + 1 < argc)
+      csv_path = argv[++i];
+    else if (arg == "--svg" && i + 1 < argc)
+      svg_path = argv[++i];
+    else if (arg == "--ampere")
+      ampere_only = true;
+    else if (arg == "--cubins" && i + 1 < argc)
+      ampere_outputs.cubin_dir = argv[++i];
+    else if (arg == "--profile")
+      ampere_outputs.profile = true;
+    else if (arg == "--cache" && i + 1 < argc)
+      cache_dir = argv[++i];
     else {
       fmt::print(stderr,
                  "usage: bench_gemm [--quick] [--csv FILE] [--svg FILE]\n"
@@ -376,7 +381,8 @@ int main(int argc, char** argv) {
   std::vector<Shape> shapes;
   for (int s : quick ? std::vector<int>{4096, 8192} : std::vector<int>{2048, 4096, 6144, 8192, 10240})
     shapes.push_back({s, s, s});
-  for (int m : quick ? std::vector<int>{128, 4096} : std::vector<int>{16, 128, 1024, 4096}) shapes.push_back({m, 14336, 4096});
+  for (int m : quick ? std::vector<int>{128, 4096} : std::vector<int>{16, 128, 1024, 4096})
+    shapes.push_back({m, 14336, 4096});
 
   const std::vector<Row> rows = hopper ? flagship_rows<MatmulV5Persistent>(timer, handle, shapes, flagship)
                                        : flagship_rows<MatmulV5Swizzled>(timer, handle, shapes, flagship);
@@ -414,8 +420,7 @@ int main(int argc, char** argv) {
     panels.back().values[1].push_back(r.cublas_tflops);
   }
   if (hopper) print_ampere_tuned(timer, handle, ampere_outputs);
-  std::ofstream(svg_path) << bench::bar_chart_svg(fmt::format("C = A B^T on {}", device.name),
-                                                  "TFLOPS", panels);
+  std::ofstream(svg_path) << bench::bar_chart_svg(fmt::format("C = A B^T on {}", device.name), "TFLOPS", panels);
   fmt::print("\nwrote {} and {}\n", csv_path, svg_path);
   cublasDestroy(handle);
   return 0;

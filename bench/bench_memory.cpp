@@ -13,9 +13,8 @@ int main() {
   const size_t copy_n = size_t(1) << 28;  // 1 GiB of floats
   float* src = bench::random_device_array<float>(copy_n, 1);
   float* dst = bench::random_device_array<float>(copy_n, 2);
-  const double copy_ms = timer.median_ms([&] {
-    bench::check(cudaMemcpyAsync(dst, src, copy_n * 4, cudaMemcpyDeviceToDevice), "copy");
-  });
+  const double copy_ms =
+      timer.median_ms([&] { bench::check(cudaMemcpyAsync(dst, src, copy_n * 4, cudaMemcpyDeviceToDevice), "copy"); });
   const double copy_gbs = 2.0 * copy_n * 4 / copy_ms / 1e6;
   fmt::print("device-to-device copy: {:.1f} GB/s (read + write, {} MiB)\n\n", copy_gbs, copy_n * 4 >> 20);
   fmt::print("{:<34} {:>10} {:>10} {:>12}\n", "kernel", "time ms", "GB/s", "of copy BW");

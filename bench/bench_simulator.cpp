@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
     std::sort(seconds.begin(), seconds.end());
     return seconds;
   };
-  for (const char* name :
-       {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4", "blackwell_v5", "blackwell_v6"}) {
+  for (const char* name : {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4",
+                           "blackwell_v5", "blackwell_v6"}) {
     examples::RunResult last;
     const std::vector<double> seconds = time(name, {}, &last);
     fmt::print("{:<16} {:>12.3f} {:>12.3f}  {}\n", name, seconds[seconds.size() / 2], seconds.front(), last.summary);

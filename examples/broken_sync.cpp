@@ -28,7 +28,8 @@ struct BrokenSync : Script {
 Example broken_sync_example() {
   Example e;
   e.name = "broken_sync";
-  e.description = "a deliberately broken kernel (sync() in a branch only some warps take): the simulator reports the deadlock";
+  e.description =
+      "a deliberately broken kernel (sync() in a branch only some warps take): the simulator reports the deadlock";
   e.size_names = {"n"};
   e.default_sizes = {256};
   e.runner = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) -> RunResult {

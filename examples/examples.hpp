@@ -31,7 +31,9 @@ struct Example {
     return runner(device, sizes, options);
   }
   // The traced (lowered=false) or lowered IR for the given sizes, for simulated_target().
-  ir::Kernel ir(const std::vector<int64_t>& sizes, bool lowered) const { return tracer(sizes, lowered, simulated_target()); }
+  ir::Kernel ir(const std::vector<int64_t>& sizes, bool lowered) const {
+    return tracer(sizes, lowered, simulated_target());
+  }
   // The target the simulator runs it as: sm_90a where it exists, else its first target (sm_100a
   // for the Blackwell kernels).
   std::string simulated_target() const {

@@ -21,8 +21,8 @@ template <class T> std::vector<T> random_vector(size_t n, uint64_t seed, float l
 template <class T> std::vector<T> poisoned(size_t n) { return std::vector<T>(n, T(12345.0f)); }
 
 // Compares element by element with |got - want| <= atol + rtol * |want|; reports the worst.
-template <class T>
-RunResult compare(const std::vector<T>& got, const std::vector<float>& want, double atol, double rtol, std::string what) {
+template <class T> RunResult compare(const std::vector<T>& got, const std::vector<float>& want, double atol,
+                                     double rtol, std::string what) {
   RunResult r;
   r.ok = got.size() == want.size();
   size_t worst = 0;
@@ -35,9 +35,9 @@ RunResult compare(const std::vector<T>& got, const std::vector<float>& want, dou
       worst = i;
     }
   }
-  r.summary = fmt::format("{}: {} ({} elements; worst element {}: got {}, want {})", what, r.ok ? "PASS" : "FAIL",
-                          got.size(), worst, got.empty() ? 0.0 : double(float(got[worst])),
-                          want.empty() ? 0.0 : want[worst]);
+  r.summary =
+      fmt::format("{}: {} ({} elements; worst element {}: got {}, want {})", what, r.ok ? "PASS" : "FAIL", got.size(),
+                  worst, got.empty() ? 0.0 : double(float(got[worst])), want.empty() ? 0.0 : want[worst]);
   return r;
 }
 

@@ -22,7 +22,8 @@ Example row_softmax_example() {
       double m = -INFINITY, total = 0;
       for (int c = 0; c < cols; ++c) m = std::max(m, double(x[size_t(r) * cols + c]));
       for (int c = 0; c < cols; ++c) total += std::exp(double(x[size_t(r) * cols + c]) - m);
-      for (int c = 0; c < cols; ++c) want[size_t(r) * cols + c] = float(std::exp(double(x[size_t(r) * cols + c]) - m) / total);
+      for (int c = 0; c < cols; ++c)
+        want[size_t(r) * cols + c] = float(std::exp(double(x[size_t(r) * cols + c]) - m) / total);
     }
     RunResult r = compare(dy.download(), want, 1e-7, 1e-5, fmt::format("row_softmax {}x{}", rows, cols));
     r.stats = k.stats();

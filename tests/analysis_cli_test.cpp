@@ -47,11 +47,10 @@ TEST(AnalysisCli, TilesSaysWhyA256x256x64TileDoesNotFitAnA100) {
 TEST(AnalysisCli, TilesReportsAFittingTile) {
   const Result r = tessel("tiles --gpu A100 --block 128x128x32 --stages 2 --threads 1024");
   EXPECT_EQ(r.status, 0) << r.output;
-  for (const char* s : {"shared per stage      16384 B (16 KB)", "shared per block      32768 B (32 KB)",
-                        "registers per thread  ~48  = 128x128 / 1024 threads + 32",
-                        "blocks per SM         1, limited by registers",
-                        "occupancy             50.0%  (32 of 64 warps)",
-                        "arithmetic intensity  64 FLOP/B", "fits on A100"})
+  for (const char* s :
+       {"shared per stage      16384 B (16 KB)", "shared per block      32768 B (32 KB)",
+        "registers per thread  ~48  = 128x128 / 1024 threads + 32", "blocks per SM         1, limited by registers",
+        "occupancy             50.0%  (32 of 64 warps)", "arithmetic intensity  64 FLOP/B", "fits on A100"})
     EXPECT_TRUE(contains(r.output, s)) << s << "\n" << r.output;
 }
 
@@ -64,8 +63,10 @@ TEST(AnalysisCli, TilesWithTensorMemory) {
 TEST(AnalysisCli, RooflineWritesTheChart) {
   const auto out = std::filesystem::temp_directory_path() / "tessel-roofline-test.svg";
   std::filesystem::remove(out);
-  const Result r = tessel("roofline --gpu h200 --point matmul_simt:2.0:33.4e12 --point 'big tile:300:700e12' "
-                          "--dtype f16 --dtype f32 --out " + out.string());
+  const Result r = tessel(
+      "roofline --gpu h200 --point matmul_simt:2.0:33.4e12 --point 'big tile:300:700e12' "
+      "--dtype f16 --dtype f32 --out " +
+      out.string());
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "wrote " + out.string())) << r.output;
   EXPECT_TRUE(contains(r.output, "f16 tensor   peak 989.5 TFLOP/s, ridge point 206.1 FLOP/B")) << r.output;

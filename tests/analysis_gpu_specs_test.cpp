@@ -126,16 +126,18 @@ TEST(GpuSpecs, FromDeviceTakesTheDevicesPropertiesAndTheTablesRates) {
   EXPECT_EQ(h200.full_name(), "NVIDIA H200");
   EXPECT_EQ(h200.hbm_bandwidth, 4.8e12);
   ASSERT_EQ(h200.notes.size(), 1u);
-  EXPECT_EQ(h200.notes[0], "SM count, compute capability and opt-in shared memory from the device; the rest from "
-                           "the table's H200 SXM 141GB");
+  EXPECT_EQ(h200.notes[0],
+            "SM count, compute capability and opt-in shared memory from the device; the rest from "
+            "the table's H200 SXM 141GB");
 
   // A PCIe H100 has fewer SMs than the SXM part the table describes: the spec says so.
   const GpuSpec pcie = from_device(device("NVIDIA H100 PCIe", 9, 0, 114, 232448));
   EXPECT_EQ(pcie.key, "h100");
   EXPECT_EQ(pcie.sm_count, 114);
   ASSERT_EQ(pcie.notes.size(), 2u);
-  EXPECT_EQ(pcie.notes[0], "the device is sm_90 with 114 SMs, the table's H100 SXM5 80GB sm_90 with 132: its "
-                           "bandwidth and peak rates are the table's and may not be this device's");
+  EXPECT_EQ(pcie.notes[0],
+            "the device is sm_90 with 114 SMs, the table's H100 SXM5 80GB sm_90 with 132: its "
+            "bandwidth and peak rates are the table's and may not be this device's");
 
   EXPECT_EQ(from_device(device("NVIDIA A100-SXM4-40GB", 8, 0, 108, 166912)).key, "a100");
   EXPECT_EQ(from_device(device("NVIDIA B200", 10, 0, 148, 232448)).tmem_columns, 512);

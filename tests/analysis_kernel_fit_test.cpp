@@ -31,9 +31,8 @@ TEST(KernelFit, EachOverflowSaysWhatAndHowMuch) {
   small.shared_per_block_optin = k->shared_bytes - 1;
   EXPECT_EQ(thread_overflow(*k, small),
             fmt::format("{} threads per block; H200 allows {}", k->threads(), k->threads() / 2));
-  EXPECT_EQ(shared_memory_overflow(*k, small),
-            fmt::format("needs {} bytes of shared memory per block; H200 allows {}", k->shared_bytes,
-                        k->shared_bytes - 1));
+  EXPECT_EQ(shared_memory_overflow(*k, small), fmt::format("needs {} bytes of shared memory per block; H200 allows {}",
+                                                           k->shared_bytes, k->shared_bytes - 1));
   // 65536 registers per block: exactly full fits, one register more per thread does not.
   const int full = 65536 / k->threads();
   EXPECT_EQ(register_overflow(*k, full, gpu_spec("h200")), std::nullopt);

@@ -16,8 +16,14 @@ namespace {
 constexpr int64_t MiB = 1024 * 1024;
 
 WorkingSetQuery seed_example(TileOrder order) {
-  return {.num_m_blocks = 8, .num_n_blocks = 8, .block_m = 128, .block_n = 128, .k = 8192, .elem_bytes = 2,
-          .active_blocks = 16, .order = order};
+  return {.num_m_blocks = 8,
+          .num_n_blocks = 8,
+          .block_m = 128,
+          .block_n = 128,
+          .k = 8192,
+          .elem_bytes = 2,
+          .active_blocks = 16,
+          .order = order};
 }
 
 // "Each A row-strip and each B column-strip is 128 x 8192 in fp16 = 2 MB" (2 MiB: 2097152 bytes).

@@ -58,13 +58,12 @@ TEST(RooflineChart, IsAWellFormedSvgDocument) {
 
 TEST(RooflineChart, HasTitleAxesLegendRidgeAndPoints) {
   const std::string svg = roofline_svg(a100_chart());
-  for (const char* s : {">Roofline: A100</text>", ">Arithmetic intensity (FLOP/byte)</text>",
-                        ">Performance (FLOP/s)</text>", ">memory: 2 TB/s</text>",
-                        ">f16 tensor: 312 TFLOP/s, ridge 156 FLOP/B</text>", ">ridge 156 FLOP/B</text>",
-                        ">ridge 9.75 FLOP/B</text>", ">f32 SIMT: 19.5 TFLOP/s, ridge 9.75 FLOP/B</text>",
-                        ">tiled 128x128 (64 FLOP/B, 94 TFLOP/s)</text>",
-                        ">naive &lt;K&gt; (0.5 FLOP/B, 6 TFLOP/s)</text>",
-                        ">measured</text>", ">100 TFLOP/s</text>", ">1000</text>", ">0.1</text>"})
+  for (const char* s :
+       {">Roofline: A100</text>", ">Arithmetic intensity (FLOP/byte)</text>", ">Performance (FLOP/s)</text>",
+        ">memory: 2 TB/s</text>", ">f16 tensor: 312 TFLOP/s, ridge 156 FLOP/B</text>", ">ridge 156 FLOP/B</text>",
+        ">ridge 9.75 FLOP/B</text>", ">f32 SIMT: 19.5 TFLOP/s, ridge 9.75 FLOP/B</text>",
+        ">tiled 128x128 (64 FLOP/B, 94 TFLOP/s)</text>", ">naive &lt;K&gt; (0.5 FLOP/B, 6 TFLOP/s)</text>",
+        ">measured</text>", ">100 TFLOP/s</text>", ">1000</text>", ">0.1</text>"})
     EXPECT_NE(svg.find(s), std::string::npos) << s;
 }
 

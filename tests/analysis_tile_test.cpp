@@ -34,12 +34,14 @@ TEST(TileAnalysis, Seed256x256x64ThreeStagesDoesNotFitOnA100) {
   EXPECT_EQ(a.shared_bytes, 196608);
   EXPECT_FALSE(a.feasible());
   ASSERT_EQ(a.problems.size(), 2u);
-  EXPECT_EQ(a.problems[0], "needs 196608 bytes of shared memory per block; A100 allows 166912 (163 KB), 29696 bytes "
-                           "too many");
+  EXPECT_EQ(a.problems[0],
+            "needs 196608 bytes of shared memory per block; A100 allows 166912 (163 KB), 29696 bytes "
+            "too many");
   // The seed does not say so, but a 256x256 f32 accumulator is 256 KB, the SM's whole register
   // file: registers are a second reason, whatever the number of threads.
-  EXPECT_EQ(a.problems[1], "needs 98304 registers per block (3072 per warp, 32 warps counted in fours); the limit is "
-                           "65536, 32768 too many");
+  EXPECT_EQ(a.problems[1],
+            "needs 98304 registers per block (3072 per warp, 32 warps counted in fours); the limit is "
+            "65536, 32768 too many");
   EXPECT_EQ(a.blocks_per_sm, 0);
   EXPECT_EQ(a.limited_by, (std::vector<std::string>{"shared memory", "registers"}));
   // The shared memory fits the 227 KB of a Hopper block.
@@ -105,13 +107,12 @@ TEST(TileAnalysis, BlockLimitsAgreeWithTheCudaOccupancyCalculator) {
     int registers, threads, shared, blocks;
   };
   const Measured measured[] = {
-      {24, 32, 0, 32},       {24, 32, 16384, 13},   {24, 32, 32768, 6},    {24, 96, 1024, 21},
-      {24, 256, 0, 8},       {24, 256, 33000, 6},   {24, 256, 100000, 2},  {24, 1024, 0, 2},
-      {32, 1024, 0, 2},      {40, 96, 1024, 16},    {40, 256, 0, 6},       {40, 1024, 0, 1},
-      {48, 96, 1024, 13},    {48, 256, 0, 5},       {64, 96, 1024, 10},    {64, 256, 0, 4},
-      {96, 96, 1024, 6},     {96, 1024, 0, 0},      {100, 96, 1024, 5},    {100, 256, 0, 2},
-      {128, 96, 1024, 5},    {128, 256, 100000, 2}, {168, 96, 1024, 4},    {168, 256, 0, 1},
-      {255, 96, 1024, 2},    {255, 256, 33000, 1},  {255, 1024, 0, 0},     {32, 128, 232448, 1},
+      {24, 32, 0, 32},      {24, 32, 16384, 13},   {24, 32, 32768, 6},   {24, 96, 1024, 21}, {24, 256, 0, 8},
+      {24, 256, 33000, 6},  {24, 256, 100000, 2},  {24, 1024, 0, 2},     {32, 1024, 0, 2},   {40, 96, 1024, 16},
+      {40, 256, 0, 6},      {40, 1024, 0, 1},      {48, 96, 1024, 13},   {48, 256, 0, 5},    {64, 96, 1024, 10},
+      {64, 256, 0, 4},      {96, 96, 1024, 6},     {96, 1024, 0, 0},     {100, 96, 1024, 5}, {100, 256, 0, 2},
+      {128, 96, 1024, 5},   {128, 256, 100000, 2}, {168, 96, 1024, 4},   {168, 256, 0, 1},   {255, 96, 1024, 2},
+      {255, 256, 33000, 1}, {255, 1024, 0, 0},     {32, 128, 232448, 1},
   };
   for (const Measured& m : measured) {
     int blocks = 1 << 30;
@@ -144,15 +145,17 @@ TEST(TileAnalysis, SeveralLimitsCanBind) {
 TEST(TileAnalysis, RegisterProblemsSayByHowMuch) {
   const TileAnalysis a = analyze_tile(tile(256, 256, 32, 2, 256), gpu_spec("h100"));
   ASSERT_EQ(a.problems.size(), 1u);
-  EXPECT_EQ(a.problems[0], "needs about 288 registers per thread (256 accumulator + 32 other); the limit is 255, 33 "
-                           "too many");
+  EXPECT_EQ(a.problems[0],
+            "needs about 288 registers per thread (256 accumulator + 32 other); the limit is 255, 33 "
+            "too many");
   EXPECT_EQ(a.blocks_allowed_by("registers"), 0);
   // 72 + 32 = 104 registers is allowed per thread, but 1024 threads of it are 106496 per block.
   const TileAnalysis b = analyze_tile(tile(256, 288, 16, 2, 1024), gpu_spec("h100"));
   EXPECT_EQ(b.registers_per_thread, 104);
   ASSERT_EQ(b.problems.size(), 1u);
-  EXPECT_EQ(b.problems[0], "needs 106496 registers per block (3328 per warp, 32 warps counted in fours); the limit is "
-                           "65536, 40960 too many");
+  EXPECT_EQ(b.problems[0],
+            "needs 106496 registers per block (3328 per warp, 32 warps counted in fours); the limit is "
+            "65536, 40960 too many");
   // Registers go to warps in units of 256: 100 registers per thread take 3328 per warp, as 104 do.
   EXPECT_EQ(analyze_tile(tile(256, 272, 16, 2, 1024), gpu_spec("h100")).registers_per_block, 3328 * 32);
 }
@@ -166,7 +169,7 @@ TEST(TileAnalysis, ThreadsPerBlock) {
 TEST(TileAnalysis, TensorMemoryColumns) {
   EXPECT_EQ(tmem_columns_for(128, 256, 4, 128), 256);
   EXPECT_EQ(tmem_columns_for(128, 64, 4, 128), 64);
-  EXPECT_EQ(tmem_columns_for(128, 16, 4, 128), 32);  // at least 32
+  EXPECT_EQ(tmem_columns_for(128, 16, 4, 128), 32);   // at least 32
   EXPECT_EQ(tmem_columns_for(128, 96, 4, 128), 128);  // a power of two
   EXPECT_EQ(tmem_columns_for(64, 128, 4, 128), 128);
   EXPECT_EQ(tmem_columns_for(256, 256, 4, 128), 512);  // two 128-lane halves side by side

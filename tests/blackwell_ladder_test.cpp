@@ -7,12 +7,12 @@
 
 #include <gtest/gtest.h>
 
-#include "source_line.hpp"
 #include "cli.hpp"
 #include "examples.hpp"
 #include "expect_error.hpp"
 #include "host_check.hpp"
 #include "simulate.hpp"
+#include "source_line.hpp"
 
 namespace tessel {
 namespace {
@@ -25,7 +25,8 @@ const std::vector<std::vector<int64_t>> sizes = {{256, 256, 512}, {200, 136, 296
 void expect_matches_under_every_order(const char* name) {
   for (const std::vector<int64_t>& size : sizes)
     for (const sim::Options& o : testing::every_order()) {
-      const examples::RunResult r = examples::find_example(name).run(Device::simulator(), size, KernelOptions{.sim = o});
+      const examples::RunResult r =
+          examples::find_example(name).run(Device::simulator(), size, KernelOptions{.sim = o});
       EXPECT_TRUE(r.ok) << name << ": " << r.summary;
     }
 }
@@ -48,8 +49,8 @@ void expect_every_candidate_matches(const char* name) {
   const std::vector<std::string> configurations = e.configurations();
   for (size_t i = 0; i < configurations.size(); ++i) {
     const sim::Options& schedule = schedules[i % schedules.size()];
-    const examples::RunResult r = e.run(Device::simulator(), e.default_sizes,
-                                        KernelOptions{.sim = schedule, .configuration = configurations[i]});
+    const examples::RunResult r =
+        e.run(Device::simulator(), e.default_sizes, KernelOptions{.sim = schedule, .configuration = configurations[i]});
     EXPECT_TRUE(r.ok) << name << " [" << configurations[i] << "], " << sim::schedule_name(schedule) << ": "
                       << r.summary;
   }
@@ -87,7 +88,8 @@ std::vector<sim::Warning> warnings_of(const char* name, const std::vector<int64_
 TEST(BlackwellLadder, SeedV2sPreloadsPastKAreAWarningAtTheirLines) {
   const std::vector<sim::Warning> warnings = warnings_of("blackwell_v2", {256, 256, 512});
   ASSERT_EQ(warnings.size(), 2u);
-  const char* statements[] = {"tma.global_to_shared(g_a, s_a[preload_stage]", "tma.global_to_shared(g_b, s_b[preload_stage]"};
+  const char* statements[] = {"tma.global_to_shared(g_a, s_a[preload_stage]",
+                              "tma.global_to_shared(g_b, s_b[preload_stage]"};
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(warnings[i].at.line, example_line("v2_multistage.hpp", statements[i]));
     EXPECT_TRUE(warnings[i].at.file.ends_with("examples/matmul_blackwell/v2_multistage.hpp")) << warnings[i].at.file;
@@ -102,12 +104,14 @@ TEST(BlackwellLadder, SeedV2sPreloadsPastKAreAWarningAtTheirLines) {
 }
 
 TEST(BlackwellLadder, TheWarningIsPrintedWithItsLineByTheCommand) {
-  const testing::Cli r = testing::tessel("run blackwell_v2 256 256 512 --config \"stages=3, block_k=64, "
-                                         "block_n=128\" --order eager");
+  const testing::Cli r = testing::tessel(
+      "run blackwell_v2 256 256 512 --config \"stages=3, block_k=64, "
+      "block_n=128\" --order eager");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find(fmt::format("v2_multistage.hpp:{}: warning: tma.global_to_shared: 8 loads issued here",
-                                      example_line("v2_multistage.hpp", "tma.global_to_shared(g_a, s_a[preload_stage]"))),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find(fmt::format("v2_multistage.hpp:{}: warning: tma.global_to_shared: 8 loads issued here",
+                                example_line("v2_multistage.hpp", "tma.global_to_shared(g_a, s_a[preload_stage]"))),
+      std::string::npos)
       << r.output;
 }
 
@@ -163,14 +167,16 @@ TEST(BlackwellLadder, TheSeedsV0WithoutItsProxyFenceIsReportedAtTheMma) {
     const std::string got = testing::error_of_call([&] {
       Kernel<SeedV0WithoutTheFence>(Device::simulator(), KernelOptions{.arch = "sm_100a", .sim = o})(m, n, k, a, b, c);
     });
-    EXPECT_EQ(got, fmt::format("{0}:{1}: shared memory s (allocated at {0}:{2}), byte 0 of the allocation, in block "
-                               "(0, 0, 0): the tcgen05.mma at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
-                               "async proxy what the copy_async at {0}:{3}, in group 0 of the cp.async groups of warp 0 "
-                               "of block (0, 0, 0) wrote through the generic proxy, and no fence.proxy_async of the writer lies between them; call "
-                               "fence.proxy_async() after the writes, in the threads that wrote, before the sync() or "
-                               "arrival that hands the memory over",
-                               __FILE__, SeedV0WithoutTheFence::mma_line, SeedV0WithoutTheFence::alloc_line,
-                               SeedV0WithoutTheFence::copy_line))
+    EXPECT_EQ(got,
+              fmt::format("{0}:{1}: shared memory s (allocated at {0}:{2}), byte 0 of the allocation, in block "
+                          "(0, 0, 0): the tcgen05.mma at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
+                          "async proxy what the copy_async at {0}:{3}, in group 0 of the cp.async groups of warp 0 "
+                          "of block (0, 0, 0) wrote through the generic proxy, and no fence.proxy_async of the writer "
+                          "lies between them; call "
+                          "fence.proxy_async() after the writes, in the threads that wrote, before the sync() or "
+                          "arrival that hands the memory over",
+                          __FILE__, SeedV0WithoutTheFence::mma_line, SeedV0WithoutTheFence::alloc_line,
+                          SeedV0WithoutTheFence::copy_line))
         << sim::schedule_name(o);
   }
 }

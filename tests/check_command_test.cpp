@@ -34,16 +34,17 @@ TEST(CheckCommand, AllCandidatesChecksEachCandidateOfTheSpaceUnderEverySchedule)
   const std::vector<std::string> configurations = examples::find_example("blackwell_v0").configurations();
   ASSERT_EQ(configurations.size(), 9u);
   for (size_t i = 0; i < configurations.size(); ++i)
-    EXPECT_NE(r.output.find(fmt::format("[{}/9] {}\n  eager    blackwell_v0 136x200x40: PASS", i + 1,
-                                        configurations[i])),
-              std::string::npos)
+    EXPECT_NE(
+        r.output.find(fmt::format("[{}/9] {}\n  eager    blackwell_v0 136x200x40: PASS", i + 1, configurations[i])),
+        std::string::npos)
         << r.output;
   EXPECT_NE(r.output.find("blackwell_v0: all 9 candidates pass\n"), std::string::npos) << r.output;
 }
 
 TEST(CheckCommand, ConfigChecksTheGivenHyperparameters) {
-  const Cli r = tessel("check blackwell_v4 136 600 40 --config \"block_n=128, block_k=32, stages=3, swizzle_size=4\" "
-                       "--seeds 1");
+  const Cli r = tessel(
+      "check blackwell_v4 136 600 40 --config \"block_n=128, block_k=32, stages=3, swizzle_size=4\" "
+      "--seeds 1");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("seed 1   blackwell_v4 136x600x40: PASS"), std::string::npos) << r.output;
 }

@@ -51,28 +51,29 @@ struct DoublesTilesPersistently : Script {
     Int32 tile_x = blockIdx.x, tile_y = blockIdx.y;
     Var<bool> finished = false;
     UInt32 phase = mbarrier.consumer_initial_phase;
-    while_([&] { return !finished; }, [&] {
-      single_thread([&] {
-        mbarrier.arrive_and_expect_tx(bars[0], 16);
-        clc.try_cancel(response, bars[0]);
-      });
-      auto t = load_global(src, {tile_y * kTileRows, tile_x * kTileCols}, {kTileRows, kTileCols});
-      store_global(dst, t + t + 1.0f, {tile_y * kTileRows, tile_x * kTileCols});
-      single_thread([&] {
-        auto count = load_global(computed, {tile_y, tile_x}, {1, 1});
-        store_global(computed, count + 1, {tile_y, tile_x});
-      });
-      mbarrier.wait(bars[0], phase);
-      phase ^= 1;
-      ClcResponse next = clc.query_response(response);
-      finished = !next.is_canceled;
-      tile_x = next.first_ctaid.x;
-      tile_y = next.first_ctaid.y;
-      // Every thread has read the response before the next request overwrites it (through the
-      // async proxy, hence the fence on hardware).
-      fence.proxy_async();
-      sync();
-    });
+    while_([&] { return !finished; },
+           [&] {
+             single_thread([&] {
+               mbarrier.arrive_and_expect_tx(bars[0], 16);
+               clc.try_cancel(response, bars[0]);
+             });
+             auto t = load_global(src, {tile_y * kTileRows, tile_x * kTileCols}, {kTileRows, kTileCols});
+             store_global(dst, t + t + 1.0f, {tile_y * kTileRows, tile_x * kTileCols});
+             single_thread([&] {
+               auto count = load_global(computed, {tile_y, tile_x}, {1, 1});
+               store_global(computed, count + 1, {tile_y, tile_x});
+             });
+             mbarrier.wait(bars[0], phase);
+             phase ^= 1;
+             ClcResponse next = clc.query_response(response);
+             finished = !next.is_canceled;
+             tile_x = next.first_ctaid.x;
+             tile_y = next.first_ctaid.y;
+             // Every thread has read the response before the next request overwrites it (through the
+             // async proxy, hence the fence on hardware).
+             fence.proxy_async();
+             sync();
+           });
   }
 };
 
@@ -235,11 +236,12 @@ TEST(Clc, TheResponseBytesCountWithTheLoadsOnItsBarrier) {
   EXPECT_EQ(error_of<LoadsAndCancelsOnOneBarrier<1024 + 16>>(in, out), "no error");
   EXPECT_EQ(out.download(), values);
   const auto message = [](int bytes, const char* outcome) {
-    return fmt::format("{0}:{1}: mbarrier.arrive_and_expect_tx: announces {2} transaction bytes, but the operations "
-                       "that complete bytes on this barrier (tma.global_to_shared {0}:{3}, clc.try_cancel {0}:{4}) "
-                       "bring 1040 bytes, every byte of the TMA loads' boxes and 16 of each try_cancel response; the "
-                       "phase would {5}. Announce exactly the bytes they bring",
-                       __FILE__, line, bytes, line + 1, line + 2, outcome);
+    return fmt::format(
+        "{0}:{1}: mbarrier.arrive_and_expect_tx: announces {2} transaction bytes, but the operations "
+        "that complete bytes on this barrier (tma.global_to_shared {0}:{3}, clc.try_cancel {0}:{4}) "
+        "bring 1040 bytes, every byte of the TMA loads' boxes and 16 of each try_cancel response; the "
+        "phase would {5}. Announce exactly the bytes they bring",
+        __FILE__, line, bytes, line + 1, line + 2, outcome);
   };
   EXPECT_EQ(error_of<LoadsAndCancelsOnOneBarrier<1024>>(in, out), message(1024, "receive more bytes than it expects"));
   EXPECT_EQ(error_of<LoadsAndCancelsOnOneBarrier<1056>>(in, out), message(1056, "never complete"));
@@ -251,9 +253,9 @@ TEST(Clc, AKernelForSm90aIsRejectedNamingTheLineAndSm100a) {
     k.lowered((int32_t*)nullptr);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              fmt::format("{}:{}: clc.try_cancel needs sm_100a or newer; the kernel is compiled for sm_90a", __FILE__,
-                          line));
+    EXPECT_EQ(
+        std::string(e.what()),
+        fmt::format("{}:{}: clc.try_cancel needs sm_100a or newer; the kernel is compiled for sm_90a", __FILE__, line));
   }
 }
 
@@ -263,8 +265,8 @@ TEST(Clc, GeneratedCodeCompilesForSm100a) {
   EXPECT_NE(src.find("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128"),
             std::string::npos)
       << src;
-  runtime::CompileRequest req{src, "DoublesTilesPersistently", kTarget,
-                              {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+  runtime::CompileRequest req{
+      src, "DoublesTilesPersistently", kTarget, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
   EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u);
 }
 

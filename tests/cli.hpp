@@ -1,10 +1,10 @@
 // Running the `tessel` command, or another, from a test: its exit status and its output.
 #pragma once
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
 namespace tessel::testing {
 

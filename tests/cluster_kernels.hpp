@@ -40,10 +40,9 @@ struct ReportsClusterValues : Script {
     attrs.warps = 1;
     Int32 base = ((blockIdx.z * gy + blockIdx.y) * gx + blockIdx.x) * kValues;
     auto view = global_view(out, {gx * gy * gz * kValues});
-    const Expr<int32_t> values[kValues] = {cluster.blockIdx.x,   cluster.blockIdx.y,   cluster.blockIdx.z,
-                                           cluster.clusterDim.x, cluster.clusterDim.y, cluster.clusterDim.z,
-                                           cluster.clusterIdx.x, cluster.clusterIdx.y, cluster.clusterIdx.z,
-                                           cluster.blockRank};
+    const Expr<int32_t> values[kValues] = {
+        cluster.blockIdx.x,   cluster.blockIdx.y,   cluster.blockIdx.z,   cluster.clusterDim.x, cluster.clusterDim.y,
+        cluster.clusterDim.z, cluster.clusterIdx.x, cluster.clusterIdx.y, cluster.clusterIdx.z, cluster.blockRank};
     single_thread([&] {
       for (int i = 0; i < kValues; ++i) store_global(view, register_tensor<int32_t>({1}, values[i]), {base + i});
     });

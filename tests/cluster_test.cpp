@@ -38,11 +38,13 @@ TEST(Cluster, AGridThatIsNotAWholeNumberOfClustersIsRefusedAtLaunchWithBothShape
   Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(size_t(3 * 2 * 2 * kValues), -1));
   const std::string blocks = fmt::format("{}:{}", ReportsClusterValues::file, ReportsClusterValues::blocks_line);
   EXPECT_EQ(error_of<ReportsClusterValues>(3, 2, 2, out),
-            blocks + ": kernel ReportsClusterValues: attrs.blocks gives a grid of 3 x 2 x 2 blocks, which is not a "
-                     "whole number of its 2 x 1 x 2 clusters (attrs.cluster)");
+            blocks +
+                ": kernel ReportsClusterValues: attrs.blocks gives a grid of 3 x 2 x 2 blocks, which is not a "
+                "whole number of its 2 x 1 x 2 clusters (attrs.cluster)");
   EXPECT_EQ(error_of<ReportsClusterValues>(4, 2, 3, out),
-            blocks + ": kernel ReportsClusterValues: attrs.blocks gives a grid of 4 x 2 x 3 blocks, which is not a "
-                     "whole number of its 2 x 1 x 2 clusters (attrs.cluster)");
+            blocks +
+                ": kernel ReportsClusterValues: attrs.blocks gives a grid of 4 x 2 x 3 blocks, which is not a "
+                "whole number of its 2 x 1 x 2 clusters (attrs.cluster)");
 }
 
 TEST(Cluster, ThePrintedKernelAndTheGeneratedCodeCarryTheClusterShape) {
@@ -106,8 +108,7 @@ TEST(ClusterSync, WithoutItABlockRacesWithItsPeerOnThePeersSlice) {
   for (const sim::Options& o : every_order()) {
     Buffer<float> din(Device::simulator(), in), scratch(Device::simulator(), std::vector<float>(in.size(), 0.0f)),
         out(Device::simulator(), std::vector<float>(in.size(), 77.0f));
-    const std::string got =
-        testing::simulation_error<SwapsThroughGlobalMemory<false>>(o, blocks, din, scratch, out);
+    const std::string got = testing::simulation_error<SwapsThroughGlobalMemory<false>>(o, blocks, din, scratch, out);
     EXPECT_NE(got.find("cluster_kernels.hpp:"), std::string::npos) << got;
     EXPECT_NE(got.find(": data race on global memory, byte "), std::string::npos) << got;
     EXPECT_NE(got.find("of a 1024-byte allocation"), std::string::npos) << got;
@@ -129,10 +130,10 @@ struct SyncsTheClusterInAThreadGroup : Script {
 TEST(ClusterSync, InsideAThreadGroupIsReported) {
   Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
   const std::string got = error_of<SyncsTheClusterInAThreadGroup>(out);
-  EXPECT_EQ(got,
-            fmt::format("{}:{}: cluster.sync() is executed by every thread of the block, but it runs in a thread group of "
-                        "threads 0..31 (the block has threads 0..63); move it out of the thread group",
-                        __FILE__, line));
+  EXPECT_EQ(got, fmt::format(
+                     "{}:{}: cluster.sync() is executed by every thread of the block, but it runs in a thread group of "
+                     "threads 0..31 (the block has threads 0..63); move it out of the thread group",
+                     __FILE__, line));
 }
 
 // Rank 1 syncs the cluster before it arrives on rank 0's barrier, which rank 0 waits for first: a
@@ -239,10 +240,9 @@ TEST(RemoteArrive, RanksOutsideTheClusterAreReportedAtTraceOrRunTime) {
   }
   {
     const std::string got = error_of<ArrivesOnTheNextRank>(out);
-    EXPECT_EQ(got,
-              fmt::format("{}:{}: mbarrier.arrive_and_expect_tx: block rank 2 is outside the cluster of 2 blocks "
-                          "(thread 0 of block (1, 0, 0)); ranks run from 0 to 1",
-                          __FILE__, line));
+    EXPECT_EQ(got, fmt::format("{}:{}: mbarrier.arrive_and_expect_tx: block rank 2 is outside the cluster of 2 blocks "
+                               "(thread 0 of block (1, 0, 0)); ranks run from 0 to 1",
+                               __FILE__, line));
   }
 }
 
@@ -253,12 +253,11 @@ struct ArrivesOnAnEndedBlock : Script {
     attrs.cluster = {2};
     attrs.warps = 1;
     auto bars = mbarrier.alloc({1});
-    if_(cluster.blockRank == 0, [&] { single_thread([&] { mbarrier.arrive(bars[0].remote(1)); }); })
-        .else_([&] {
-          mbarrier.wait(bars[0], 0, WaitSemantics::acquire, WaitScope::cluster);
-          line = __LINE__ + 1;
-          single_thread([&] { mbarrier.arrive(bars[0].remote(0)); });
-        });
+    if_(cluster.blockRank == 0, [&] { single_thread([&] { mbarrier.arrive(bars[0].remote(1)); }); }).else_([&] {
+      mbarrier.wait(bars[0], 0, WaitSemantics::acquire, WaitScope::cluster);
+      line = __LINE__ + 1;
+      single_thread([&] { mbarrier.arrive(bars[0].remote(0)); });
+    });
   }
 };
 
@@ -312,14 +311,13 @@ struct MulticastsToAnEndedBlock : Script {
     attrs.warps = 1;
     auto tile = shared_tensor<float>({kRows, kCols}, Swizzle::none);
     auto bars = mbarrier.alloc({1});
-    if_(cluster.blockRank == 0, [&] { single_thread([&] { mbarrier.arrive(bars[0].remote(1)); }); })
-        .else_([&] {
-          mbarrier.wait(bars[0], 0, WaitSemantics::acquire, WaitScope::cluster);
-          single_thread([&] {
-            line = __LINE__ + 1;
-            tma.global_to_shared(global_view(a, {kRows, kCols}), tile, {0, 0}, bars[0], Multicast{3});
-          });
-        });
+    if_(cluster.blockRank == 0, [&] { single_thread([&] { mbarrier.arrive(bars[0].remote(1)); }); }).else_([&] {
+      mbarrier.wait(bars[0], 0, WaitSemantics::acquire, WaitScope::cluster);
+      single_thread([&] {
+        line = __LINE__ + 1;
+        tma.global_to_shared(global_view(a, {kRows, kCols}), tile, {0, 0}, bars[0], Multicast{3});
+      });
+    });
   }
 };
 

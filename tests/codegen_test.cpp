@@ -97,7 +97,8 @@ TEST(Codegen, TensorCoreLadderUsesCpAsyncLdmatrixAndMma) {
 
 TEST(Codegen, IntegerDotUsesTheS8MmaWithPackedOperands) {
   Kernel<testing::IntegerDot> k(Device::simulator());
-  const std::string src = k.cuda_source(128, 128, 128, (i8*)nullptr, (i8*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr);
+  const std::string src =
+      k.cuda_source(128, 128, 128, (i8*)nullptr, (i8*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr);
   EXPECT_TRUE(testing::file_check(src, R"(
     CHECK: // dot on tensor cores: mma.sync m16n8k32, 2x2 warps
     CHECK: asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" : "+r"(acc[0]), "+r"(acc[1]), "+r"(acc[2]), "+r"(acc[3]) : "r"(tessel_pack4(r_4[0], r_4[1], r_4[2], r_4[3])),
@@ -189,8 +190,8 @@ TEST(Codegen, ThreadGroupsOfWholeWarpsBranchOnAWarpUniformIndex) {
     CHECK: // store_global [threads 96..111]
   )")) << src;
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
-    runtime::CompileRequest req{src, "RolesByWarpAndByThread", arch,
-                                {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+    runtime::CompileRequest req{
+        src, "RolesByWarpAndByThread", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
     EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u) << arch;
   }
   // Kernels without such groups do not compute the index.

@@ -59,15 +59,15 @@ TEST(DebugMode, TryWaitLoopsAreWatched) {
   for (const char* arch : {"sm_90a", "sm_100a"}) {
     Kernel<SpinsForAPhase> k(Device::simulator(), debug_on(arch));
     const std::string src = k.cuda_source(0u, no_data);
-    EXPECT_TRUE(file_check(src, fmt::format(R"(
+    EXPECT_TRUE(file_check(
+        src, fmt::format(R"(
       CHECK: long long tessel_try_wait_failing_since = -1;
       CHECK: while (
       CHECK: selp.u32
       CHECK-NEXT: = tessel_completed != 0;
       CHECK-NEXT: tessel_debug_watch_try_wait(tessel_completed != 0, tessel_try_wait_failing_since, "{}", "bars", int(0), uint32_t(arg0), "{}");
     )",
-                                            debug_kernels_line(SpinsForAPhase::try_line),
-                                            debug_kernels_line(SpinsForAPhase::alloc_line))))
+                         debug_kernels_line(SpinsForAPhase::try_line), debug_kernels_line(SpinsForAPhase::alloc_line))))
         << src;
     EXPECT_TRUE(is_cubin(k.cubin(0u, no_data))) << arch;
   }
@@ -154,7 +154,8 @@ TEST(DebugMode, ACallDoesNotTune) {
   options.tuning_timer = [&](const std::string&) { return double(++timed); };
   Kernel<examples::VectorAdd> add(Device::simulator(), options);
   const int n = 5000;
-  Buffer<float> a(Device::simulator(), std::vector<float>(n, 1.0f)), b(Device::simulator(), std::vector<float>(n, 2.0f));
+  Buffer<float> a(Device::simulator(), std::vector<float>(n, 1.0f)),
+      b(Device::simulator(), std::vector<float>(n, 2.0f));
   Buffer<float> c(Device::simulator(), n);
   add(n, a, b, c);
   EXPECT_EQ(timed, 0);

@@ -10,7 +10,6 @@ int line = 0;  // set by each kernel to the line the expected error points at
 
 std::string loc(int l) { return fmt::format("{}:{}", __FILE__, l); }
 
-
 float* no_data = nullptr;
 
 struct TileOutsideItsGroup : Script {
@@ -27,9 +26,9 @@ struct TileOutsideItsGroup : Script {
 
 TEST(Diagnostics, InstructionInTheWrongThreadGroup) {
   const std::string got1 = testing::error_of<TileOutsideItsGroup>(16, no_data);
-  EXPECT_EQ(got1,
-            loc(line) + ": store_global: the tile r is distributed over 128 threads, but the current thread group has "
-                        "32 threads; use tiles inside the thread group that created them");
+  EXPECT_EQ(got1, loc(line) +
+                      ": store_global: the tile r is distributed over 128 threads, but the current thread group has "
+                      "32 threads; use tiles inside the thread group that created them");
 }
 
 struct ShapeMismatch : Script {
@@ -61,8 +60,7 @@ struct DtypeMismatch : Script {
 
 TEST(Diagnostics, DtypeMismatch) {
   const std::string got3 = testing::error_of<DtypeMismatch>(16, (f16*)nullptr, no_data);
-  EXPECT_EQ(got3,
-            loc(line) + ": mul: operand types differ (f16 and f32); convert one with .to<T>()");
+  EXPECT_EQ(got3, loc(line) + ": mul: operand types differ (f16 and f32); convert one with .to<T>()");
 }
 
 struct StoreOfWrongType : Script {
@@ -95,8 +93,9 @@ TEST(Diagnostics, HyperparameterMissingFromTheSpace) {
     MislabelledSpace::space();
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              loc(line) + ": tune(\"block_m, block_n\"): the label names 2 hyperparameters but one member pointer is given");
+    EXPECT_EQ(
+        std::string(e.what()),
+        loc(line) + ": tune(\"block_m, block_n\"): the label names 2 hyperparameters but one member pointer is given");
   }
 }
 
@@ -104,7 +103,8 @@ struct JointTuneWithShortCandidate : Script {
   int block_m = 64, block_n = 64;
   static Space space() {
     line = __LINE__ + 1;
-    return tune("block_m, block_n", {&JointTuneWithShortCandidate::block_m, &JointTuneWithShortCandidate::block_n}, {{64, 64}, {128}});
+    return tune("block_m, block_n", {&JointTuneWithShortCandidate::block_m, &JointTuneWithShortCandidate::block_n},
+                {{64, 64}, {128}});
   }
 };
 
@@ -129,9 +129,9 @@ struct RunTimeShape : Script {
 
 TEST(Diagnostics, CompileTimeParameterGivenARunTimeValue) {
   const std::string got5 = testing::error_of<RunTimeShape>(16);
-  EXPECT_EQ(got5,
-            loc(line) + ": shared_tensor: dimension 0 of the shape must be a compile-time int, but it is a run-time "
-                        "value; use a hyperparameter or a compile-time (int) kernel parameter");
+  EXPECT_EQ(got5, loc(line) +
+                      ": shared_tensor: dimension 0 of the shape must be a compile-time int, but it is a run-time "
+                      "value; use a hyperparameter or a compile-time (int) kernel parameter");
 }
 
 struct BreakInTracedLoop : Script {
@@ -149,10 +149,10 @@ struct BreakInTracedLoop : Script {
 
 TEST(Diagnostics, TracedLoopCorruptedByBreak) {
   const std::string got6 = testing::error_of<BreakInTracedLoop>(16);
-  EXPECT_EQ(got6,
-            loc(line) + ": a C++ `break` (or `return`/`goto`) left a traced range loop; the loop body is traced once, "
-                        "so this would silently cut the kernel's loop short. Use if_ to guard the rest of the body, or "
-                        "while_ with an explicit condition");
+  EXPECT_EQ(got6, loc(line) +
+                      ": a C++ `break` (or `return`/`goto`) left a traced range loop; the loop body is traced once, "
+                      "so this would silently cut the kernel's loop short. Use if_ to guard the rest of the body, or "
+                      "while_ with an explicit condition");
 }
 
 struct ThreadGroupTooLarge : Script {
@@ -166,8 +166,7 @@ struct ThreadGroupTooLarge : Script {
 
 TEST(Diagnostics, ThreadGroupOutsideTheBlock) {
   const std::string got7 = testing::error_of<ThreadGroupTooLarge>(16);
-  EXPECT_EQ(got7,
-            loc(line) + ": thread_group(begin=32, count=64) does not fit in the enclosing group of 64 threads");
+  EXPECT_EQ(got7, loc(line) + ": thread_group(begin=32, count=64) does not fit in the enclosing group of 64 threads");
 }
 
 struct WarpsNotSet : Script {
@@ -180,8 +179,9 @@ struct WarpsNotSet : Script {
 
 TEST(Diagnostics, WarpsNotSetBeforeRegisterTiles) {
   const std::string got8 = testing::error_of<WarpsNotSet>(16);
-  EXPECT_EQ(got8, loc(line) + ": attrs.warps is 0; set it to a value in 1..32 before creating "
-                                                   "register tensors or thread groups");
+  EXPECT_EQ(got8, loc(line) +
+                      ": attrs.warps is 0; set it to a value in 1..32 before creating "
+                      "register tensors or thread groups");
 }
 
 struct AssignmentOfAnotherShape : Script {
@@ -197,8 +197,9 @@ struct AssignmentOfAnotherShape : Script {
 
 TEST(Diagnostics, AssignmentOfAnotherShape) {
   const std::string got = testing::error_of<AssignmentOfAnotherShape>(16, no_data);
-  EXPECT_EQ(got, loc(line) + ": assignment to register tile r (reg<f32>[32, 2]) from a tile of a different type "
-                             "(reg<f32>[32, 4]); convert with .to<T>() or keep the shapes equal");
+  EXPECT_EQ(got, loc(line) +
+                     ": assignment to register tile r (reg<f32>[32, 2]) from a tile of a different type "
+                     "(reg<f32>[32, 4]); convert with .to<T>() or keep the shapes equal");
 }
 
 struct DotThatDoesNotSplitIntoAtoms : Script {
@@ -214,8 +215,9 @@ struct DotThatDoesNotSplitIntoAtoms : Script {
 
 TEST(Diagnostics, DotThatDoesNotSplitIntoAtoms) {
   const std::string got = testing::error_of<DotThatDoesNotSplitIntoAtoms>((int8_t*)nullptr, (int32_t*)nullptr);
-  EXPECT_EQ(got, loc(line) + ": dot: a 64x32x16 tile does not split into m16n8k32 tensor-core atoms over 4 warps (k "
-                             "must be a multiple of 32, and m and n multiples of 16 and 8 times the warps along them)");
+  EXPECT_EQ(got, loc(line) +
+                     ": dot: a 64x32x16 tile does not split into m16n8k32 tensor-core atoms over 4 warps (k "
+                     "must be a multiple of 32, and m and n multiples of 16 and 8 times the warps along them)");
 }
 
 struct ReductionAcrossWarps : Script {
@@ -230,10 +232,10 @@ struct ReductionAcrossWarps : Script {
 
 TEST(Diagnostics, ReductionAcrossWarps) {
   const std::string got9 = testing::error_of<ReductionAcrossWarps>(16, no_data);
-  EXPECT_EQ(got9,
-            loc(line) + ": sum over dim 0: the threads spanning that dimension belong to different warps "
-                        "(layout[128](d0=128; threads=d0.0; local=-)); reductions combine lanes of one warp, so choose "
-                        "a layout whose threads along dim 0 lie within a warp");
+  EXPECT_EQ(got9, loc(line) +
+                      ": sum over dim 0: the threads spanning that dimension belong to different warps "
+                      "(layout[128](d0=128; threads=d0.0; local=-)); reductions combine lanes of one warp, so choose "
+                      "a layout whose threads along dim 0 lie within a warp");
 }
 
 struct WrongOffsetCount : Script {
@@ -282,9 +284,9 @@ struct TooMuchSharedMemory : Script {
 
 TEST(Diagnostics, SharedMemoryOverTheTargetsLimit) {
   const std::string got12 = testing::error_of<TooMuchSharedMemory>(16);
-  EXPECT_EQ(got12,
-            loc(line) + ": kernel TooMuchSharedMemory needs 262144 bytes of shared memory per block, more than the "
-                        "232448 bytes sm_90a allows");
+  EXPECT_EQ(got12, loc(line) +
+                       ": kernel TooMuchSharedMemory needs 262144 bytes of shared memory per block, more than the "
+                       "232448 bytes sm_90a allows");
 }
 
 TEST(Diagnostics, DslCallOutsideAKernelBody) {
@@ -295,8 +297,9 @@ TEST(Diagnostics, DslCallOutsideAKernelBody) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              loc(line) + ": kernel operation used outside a kernel body; tessel operations are valid only while a "
-                          "kernel's operator() is being traced (call the kernel through tessel::Kernel)");
+              loc(line) +
+                  ": kernel operation used outside a kernel body; tessel operations are valid only while a "
+                  "kernel's operator() is being traced (call the kernel through tessel::Kernel)");
   }
 }
 
@@ -309,8 +312,7 @@ struct TakesHalfPointer : Script {
 
 TEST(Diagnostics, ArgumentOfTheWrongType) {
   const std::string got13 = testing::error_of<TakesHalfPointer>(16, no_data);
-  EXPECT_EQ(got13,
-            "kernel TakesHalfPointer, argument 1: expected a pointer to f16, got a f32* value");
+  EXPECT_EQ(got13, "kernel TakesHalfPointer, argument 1: expected a pointer to f16, got a f32* value");
   const std::string got14 = testing::error_of<TakesHalfPointer>(16);
   EXPECT_EQ(got14, "kernel TakesHalfPointer takes 2 arguments, 1 given");
 }
@@ -344,8 +346,9 @@ struct NegationOutsideItsGroup : Script {
 
 TEST(Diagnostics, NegationReportsTheLineOfTheMinus) {
   const std::string got = testing::error_of<NegationOutsideItsGroup>(16);
-  EXPECT_EQ(got, loc(line) + ": neg: the tile r is distributed over 64 threads, but the current thread group has 32 "
-                             "threads; use tiles inside the thread group that created them");
+  EXPECT_EQ(got, loc(line) +
+                     ": neg: the tile r is distributed over 64 threads, but the current thread group has 32 "
+                     "threads; use tiles inside the thread group that created them");
 }
 
 struct CompoundAssignmentOfAnotherShape : Script {
@@ -402,9 +405,10 @@ struct SyncInsideAWholeBlockGroup : Script {
 
 TEST(Diagnostics, SyncInsideAThreadGroupThatSplitsAWarp) {
   const std::string got = testing::error_of<SyncInsideAGroupThatSplitsAWarp>(16);
-  EXPECT_EQ(got, loc(line) + ": sync() inside a thread group of threads 16..79: a thread group's sync() is a named "
-                             "barrier (bar.sync), which counts whole warps, and this group splits a warp; make the group "
-                             "start and end at multiples of 32 threads, or call sync() outside it");
+  EXPECT_EQ(got, loc(line) +
+                     ": sync() inside a thread group of threads 16..79: a thread group's sync() is a named "
+                     "barrier (bar.sync), which counts whole warps, and this group splits a warp; make the group "
+                     "start and end at multiples of 32 threads, or call sync() outside it");
   EXPECT_EQ(testing::error_of<SyncInsideAWholeBlockGroup>(16), "no error");
 }
 
@@ -435,9 +439,9 @@ struct GridFromABlockIndex : Script {
 
 TEST(Diagnostics, GridFromAValueKnownOnlyInsideTheKernel) {
   const std::string got = testing::error_of<GridFromABlockIndex>(16, no_data);
-  EXPECT_EQ(got,
-            loc(GridFromABlockIndex::blocks_line) + ": attrs.blocks of kernel GridFromABlockIndex uses blockIdx.x, which is only known inside the "
-                        "kernel");
+  EXPECT_EQ(got, loc(GridFromABlockIndex::blocks_line) +
+                     ": attrs.blocks of kernel GridFromABlockIndex uses blockIdx.x, which is only known inside the "
+                     "kernel");
 }
 
 const Layout column_blocks = Layout::local({1, 4}) * Layout::spatial({32, 4}) * Layout::local({1, 4});

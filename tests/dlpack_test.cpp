@@ -69,8 +69,8 @@ struct Producer {
   DLManagedTensor managed{};
   DLManagedTensor* hand_over(DLDataType type = {kDLFloat, 32, 1}, DLDeviceType device = kDLCPU,
                              std::vector<int64_t>* strides = nullptr, uint64_t byte_offset = 0) {
-    managed.dl_tensor = DLTensor{data.data(), DLDevice{device, 0}, 1, type, shape.data(),
-                                 strides ? strides->data() : nullptr, byte_offset};
+    managed.dl_tensor = DLTensor{
+        data.data(), DLDevice{device, 0}, 1, type, shape.data(), strides ? strides->data() : nullptr, byte_offset};
     managed.manager_ctx = this;
     managed.deleter = [](DLManagedTensor* self) { static_cast<Producer*>(self->manager_ctx)->deleted = true; };
     return &managed;

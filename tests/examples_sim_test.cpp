@@ -41,18 +41,17 @@ const auto kCases = ::testing::Values(
     Case{"blackwell_v2", {130, 72, 80}}, Case{"blackwell_v3", {130, 72, 80}}, Case{"blackwell_v4", {130, 72, 80}},
     Case{"blackwell_v5", {130, 72, 80}}, Case{"blackwell_v6", {130, 72, 80}});
 
-INSTANTIATE_TEST_SUITE_P(
-    Sizes, ExampleOnSimulator, kCases,
-    [](const ::testing::TestParamInfo<Case>& info) {
-      std::string name = info.param.example;
-      for (int64_t s : info.param.sizes) name += "_" + std::to_string(s);
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Sizes, ExampleOnSimulator, kCases, [](const ::testing::TestParamInfo<Case>& info) {
+  std::string name = info.param.example;
+  for (int64_t s : info.param.sizes) name += "_" + std::to_string(s);
+  return name;
+});
 
 TEST(ExampleOnSimulator, EveryExampleIsCovered) {
   std::set<std::string> covered = {"broken_sync"};
   for (const Case& c : ::testing::internal::ParamGenerator<Case>(kCases)) covered.insert(c.example);
-  for (const auto& e : examples::all_examples()) EXPECT_TRUE(covered.count(e.name)) << e.name << " has no simulator test";
+  for (const auto& e : examples::all_examples())
+    EXPECT_TRUE(covered.count(e.name)) << e.name << " has no simulator test";
 }
 
 TEST(ExampleOnSimulator, BrokenSyncIsReportedAsADeadlock) {
@@ -61,7 +60,8 @@ TEST(ExampleOnSimulator, BrokenSyncIsReportedAsADeadlock) {
     FAIL() << "no deadlock reported";
   } catch (const Error& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("broken_sync.cpp:20: deadlock in block (0, 0, 0) of kernel BrokenSync"), std::string::npos) << what;
+    EXPECT_NE(what.find("broken_sync.cpp:20: deadlock in block (0, 0, 0) of kernel BrokenSync"), std::string::npos)
+        << what;
     EXPECT_NE(what.find("warp 1 (threads 32..63): waiting at sync() at"), std::string::npos) << what;
     EXPECT_NE(what.find("warp 3 (threads 96..127): finished"), std::string::npos) << what;
     EXPECT_NE(what.find("barrier of sync(): 64 of 128 threads arrived"), std::string::npos) << what;

@@ -30,17 +30,20 @@ inline ::testing::AssertionResult file_check(const std::string& output, const st
       pending_not.push_back(t);
     } else if (std::string t = take("CHECK-NEXT:"); !t.empty()) {
       if (next >= lines.size() || lines[next].find(t) == std::string::npos)
-        return ::testing::AssertionFailure() << "CHECK-NEXT: '" << t << "' not on line " << next + 1 << " of:\n" << output;
+        return ::testing::AssertionFailure() << "CHECK-NEXT: '" << t << "' not on line " << next + 1 << " of:\n"
+                                             << output;
       ++next;
     } else if (std::string t = take("CHECK:"); !t.empty()) {
       size_t i = next;
       while (i < lines.size() && lines[i].find(t) == std::string::npos) ++i;
       if (i == lines.size())
-        return ::testing::AssertionFailure() << "CHECK: '" << t << "' not found after line " << next << " of:\n" << output;
+        return ::testing::AssertionFailure() << "CHECK: '" << t << "' not found after line " << next << " of:\n"
+                                             << output;
       for (const std::string& n : pending_not)
         for (size_t j = next; j < i; ++j)
           if (lines[j].find(n) != std::string::npos)
-            return ::testing::AssertionFailure() << "CHECK-NOT: '" << n << "' found on line " << j + 1 << " of:\n" << output;
+            return ::testing::AssertionFailure() << "CHECK-NOT: '" << n << "' found on line " << j + 1 << " of:\n"
+                                                 << output;
       pending_not.clear();
       next = i + 1;
     }
@@ -48,7 +51,8 @@ inline ::testing::AssertionResult file_check(const std::string& output, const st
   for (const std::string& n : pending_not)
     for (size_t j = next; j < lines.size(); ++j)
       if (lines[j].find(n) != std::string::npos)
-        return ::testing::AssertionFailure() << "CHECK-NOT: '" << n << "' found on line " << j + 1 << " of:\n" << output;
+        return ::testing::AssertionFailure() << "CHECK-NOT: '" << n << "' found on line " << j + 1 << " of:\n"
+                                             << output;
   return ::testing::AssertionSuccess();
 }
 

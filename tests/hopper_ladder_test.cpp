@@ -86,8 +86,8 @@ TEST(HopperLadder, V2AtEveryStageCountAndBlockKMatchesTheHostReference) {
   expect_v2_matches_under_every_order<V2Fixed<3, 64, 2>>("v2_two_warpgroups");
 }
 
-template <class S> void expect_matches_under_every_order(const char* name,
-                                                     const std::vector<std::vector<int64_t>>& sizes) {
+template <class S>
+void expect_matches_under_every_order(const char* name, const std::vector<std::vector<int64_t>>& sizes) {
   const examples::Example e = examples::matmul_example<S>(name, "");
   for (const std::vector<int64_t>& size : sizes)
     for (const KernelOptions& o : every_order()) {
@@ -110,8 +110,8 @@ TEST(HopperLadder, V3MatchesTheHostReferenceUnderEveryOrder) {
       }
 }
 
-template <int BlockN, int Stages, int ConsumerWarpgroups>
-struct V3Fixed : examples::hopper::MatmulV3WarpSpecialized<f16> {
+template <int BlockN, int Stages, int ConsumerWarpgroups> struct V3Fixed
+    : examples::hopper::MatmulV3WarpSpecialized<f16> {
   V3Fixed() {
     block_n = BlockN;
     stages = Stages;

@@ -76,10 +76,10 @@ Kernel every_kind() {
   };
   std::vector<Stmt> body = {
       std::make_shared<DeclareNode>(at(5), v, binary(BinaryOp::Add, n, const_int(1))),
-      std::make_shared<AssignNode>(at(6), v,
-                                   select(binary(BinaryOp::Lt, v, const_int(3)),
-                                          cast(DType::I32, unary(UnaryOp::Neg, const_float(2.0))),
-                                          std::make_shared<BuiltinNode>(at(6), BuiltinKind::BlockIdxX))),
+      std::make_shared<AssignNode>(
+          at(6), v,
+          select(binary(BinaryOp::Lt, v, const_int(3)), cast(DType::I32, unary(UnaryOp::Neg, const_float(2.0))),
+                 std::make_shared<BuiltinNode>(at(6), BuiltinKind::BlockIdxX))),
       std::make_shared<AllocSharedNode>(at(3), s),
       std::make_shared<AllocRegisterNode>(at(7), r, const_float(1.0)),
       std::make_shared<LoadGlobalNode>(at(8), x, g, std::vector<Expr>{v, const_int(0)}, 0.0),
@@ -87,7 +87,8 @@ Kernel every_kind() {
       std::make_shared<ForNode>(at(10), i, const_int(0), const_int(2), const_int(1), 2, seq(loop_body)),
       std::make_shared<ElementwiseBinaryNode>(at(12), c, BinaryOp::Lt, Operand{x, nullptr}, Operand{r, nullptr}),
       std::make_shared<ElementwiseUnaryNode>(at(13), w, UnaryOp::Exp, x),
-      std::make_shared<WhereNode>(at(14), f, Operand{c, nullptr}, Operand{w, nullptr}, Operand{nullptr, const_float(0)}),
+      std::make_shared<WhereNode>(at(14), f, Operand{c, nullptr}, Operand{w, nullptr},
+                                  Operand{nullptr, const_float(0)}),
       std::make_shared<FmaNode>(at(15), y, Operand{x, nullptr}, Operand{nullptr, const_float(2)}, f),
       std::make_shared<CastTensorNode>(at(16), as_int, y),
       std::make_shared<ReduceNode>(at(17), row, ReduceOp::Max, y, 1),
@@ -118,16 +119,16 @@ Kernel every_kind() {
                                std::make_shared<ThreadGroupNode>(
                                    at(28), 32, 32, seq({std::make_shared<SyncNode>(at(28), SyncNode::kUnallocated)})),
                                nullptr),
-      std::make_shared<WhileNode>(at(29), binary(BinaryOp::Lt, v, const_int(0)),
-                                  seq({std::make_shared<AssignNode>(at(30), v, binary(BinaryOp::Add, v, const_int(1)))})),
+      std::make_shared<WhileNode>(
+          at(29), binary(BinaryOp::Lt, v, const_int(0)),
+          seq({std::make_shared<AssignNode>(at(30), v, binary(BinaryOp::Add, v, const_int(1)))})),
       std::make_shared<AllocSharedNode>(at(31), bars),
       std::make_shared<ThreadGroupNode>(
           at(31), 0, 1, seq({std::make_shared<MbarrierInitNode>(at(31), bars, std::vector<int>{1, 128})})),
       std::make_shared<SyncNode>(at(31)),
-      std::make_shared<ThreadGroupNode>(
-          at(32), 0, 1,
-          seq({std::make_shared<MbarrierArriveExpectTxNode>(at(32), bar0, const_int(64)),
-               std::make_shared<MbarrierExpectTxNode>(at(33), bar0, const_int(32))})),
+      std::make_shared<ThreadGroupNode>(at(32), 0, 1,
+                                        seq({std::make_shared<MbarrierArriveExpectTxNode>(at(32), bar0, const_int(64)),
+                                             std::make_shared<MbarrierExpectTxNode>(at(33), bar0, const_int(32))})),
       std::make_shared<MbarrierArriveNode>(at(34), bar_v, const_int(1)),
       std::make_shared<MbarrierWaitNode>(at(35), bar0, const_int(0, DType::U32)),
       std::make_shared<DeclareNode>(at(36), ready, const_int(0, DType::Bool)),
@@ -180,11 +181,11 @@ Kernel every_blackwell_kind() {
                                                  "tmem_address", at(42), 0);
   auto tm = std::make_shared<TMemoryTensorNode>(DType::F32, std::vector<int>{128, 32}, nullptr, 0, nullptr, word, "tm",
                                                 at(42));
-  auto tview = std::make_shared<TMemoryTensorNode>(DType::F32, std::vector<int>{128, 16}, tm, 0,
-                                                   binary(BinaryOp::Mul, const_int(16), binary(BinaryOp::Mod, n, const_int(2))),
-                                                   nullptr, "tm", at(43));
-  auto bars = std::make_shared<SharedTensorNode>(DType::U64, std::vector<int>{1}, std::vector<int>{1}, nullptr,
-                                                 nullptr, "bars", at(44), 0);
+  auto tview = std::make_shared<TMemoryTensorNode>(
+      DType::F32, std::vector<int>{128, 16}, tm, 0,
+      binary(BinaryOp::Mul, const_int(16), binary(BinaryOp::Mod, n, const_int(2))), nullptr, "tm", at(43));
+  auto bars = std::make_shared<SharedTensorNode>(DType::U64, std::vector<int>{1}, std::vector<int>{1}, nullptr, nullptr,
+                                                 "bars", at(44), 0);
   const MbarrierRef bar0{bars, const_int(0)};
   auto r = std::make_shared<RegisterTensorNode>(DType::F32, std::vector<int>{128, 16}, 128, Layout(), "r", at(45));
   auto sc = std::make_shared<SharedTensorNode>(DType::F32, std::vector<int>{128, 32}, std::vector<int>{32, 1}, nullptr,
@@ -200,8 +201,8 @@ Kernel every_blackwell_kind() {
       std::make_shared<AllocSharedNode>(at(41), sb),
       std::make_shared<AllocSharedNode>(at(41), sc),
       std::make_shared<AllocSharedNode>(at(44), bars),
-      std::make_shared<ThreadGroupNode>(
-          at(44), 0, 1, seq({std::make_shared<MbarrierInitNode>(at(44), bars, std::vector<int>{1})})),
+      std::make_shared<ThreadGroupNode>(at(44), 0, 1,
+                                        seq({std::make_shared<MbarrierInitNode>(at(44), bars, std::vector<int>{1})})),
       std::make_shared<SyncNode>(at(44)),
       one_warp(46, {std::make_shared<Tcgen05CopyNode>(at(45), tm, sc),
                     std::make_shared<Tcgen05MmaNode>(at(46), tview, sa, sb_t, binary(BinaryOp::Ne, n, const_int(0))),
@@ -271,24 +272,57 @@ std::string verified_lowered_cuda(const Kernel& k, Arch target, const codegen::E
 TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   const Kernel k = every_kind();
   const std::string text = print(*k);
-  for (const char* piece : {"alloc_shared<f32>[2, 8, 32]", "load_global", "store_global", "load_shared view<f32>",
-                            "store_shared", "lt(", "exp(", "where(", "fma(", "dot(", "cast(", "reduce_max(", "copy(",
-                            "annotate_layout", "print \"row\"", "copy_async global<f32>", "copy_async_commit_group",
-                            "copy_async_wait_group 0", "sync", "thread_group(begin=32, count=32)", "while ",
-                            "for %i in range(0, 2, 1) unroll=2", "select(", "cast<i32>(neg(", "blockIdx.x", "full(",
-                            "wgmma.fence", "wgmma.mma %wacc += %wa @ view<f16>", "wgmma.commit_group", "wgmma.wait_group 0",
-                            "mbarrier.alloc %bars counts=[1, 128]", "mbarrier.arrive_and_expect_tx %bars[0] bytes=64",
-                            "mbarrier.expect_tx %bars[0] bytes=32", "mbarrier.arrive %bars[mod(%v, 2)] count=1",
+  for (const char* piece : {"alloc_shared<f32>[2, 8, 32]",
+                            "load_global",
+                            "store_global",
+                            "load_shared view<f32>",
+                            "store_shared",
+                            "lt(",
+                            "exp(",
+                            "where(",
+                            "fma(",
+                            "dot(",
+                            "cast(",
+                            "reduce_max(",
+                            "copy(",
+                            "annotate_layout",
+                            "print \"row\"",
+                            "copy_async global<f32>",
+                            "copy_async_commit_group",
+                            "copy_async_wait_group 0",
+                            "sync",
+                            "thread_group(begin=32, count=32)",
+                            "while ",
+                            "for %i in range(0, 2, 1) unroll=2",
+                            "select(",
+                            "cast<i32>(neg(",
+                            "blockIdx.x",
+                            "full(",
+                            "wgmma.fence",
+                            "wgmma.mma %wacc += %wa @ view<f16>",
+                            "wgmma.commit_group",
+                            "wgmma.wait_group 0",
+                            "mbarrier.alloc %bars counts=[1, 128]",
+                            "mbarrier.arrive_and_expect_tx %bars[0] bytes=64",
+                            "mbarrier.expect_tx %bars[0] bytes=32",
+                            "mbarrier.arrive %bars[mod(%v, 2)] count=1",
                             "mbarrier.wait %bars[0] parity=0:u32 acquire.cta",
                             "%ready = mbarrier.try_wait %bars[mod(%v, 2)] parity=1:u32 relaxed.cluster",
                             "fence_proxy_async shared::cta",
-                            "tma.shared_to_global %sh to global<f16>", "tma.global_to_shared global<f16>", "to %sh dims [0, 1] on %bars[0]",
-                            "tma.commit_group", "tma.wait_group 0 read",
-                            "sync group", "setmaxnreg.dec 40", "= fast_divmod(", "blocks=[2] cluster=[2, 1, 1]",
+                            "tma.shared_to_global %sh to global<f16>",
+                            "tma.global_to_shared global<f16>",
+                            "to %sh dims [0, 1] on %bars[0]",
+                            "tma.commit_group",
+                            "tma.wait_group 0 read",
+                            "sync group",
+                            "setmaxnreg.dec 40",
+                            "= fast_divmod(",
+                            "blocks=[2] cluster=[2, 1, 1]",
                             "cluster.sync",
                             "mbarrier.arrive %bars[0] of cluster block sub(1, cluster.blockRank) count=1",
                             "mbarrier.arrive_and_expect_tx %bars[0] of cluster block 0 bytes=32",
-                            "on %bars[0] multicast to blocks 3", "clc.try_cancel to %response on %bars[0]",
+                            "on %bars[0] multicast to blocks 3",
+                            "clc.try_cancel to %response on %bars[0]",
                             "%canceled, %ctaid_x, %ctaid_y, %ctaid_z = clc.query_response %response"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
   const std::string cuda = verified_lowered_cuda(k, Arch::Sm90a);
@@ -312,8 +346,8 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
 TEST(NodeKinds, EveryKindEmitsInDebugMode) {
   for (const Arch target : {Arch::Sm90a, Arch::Sm100a}) {
     const std::string cuda = verified_lowered_cuda(every_kind(), target, {.debug = true});
-    for (const char* piece : {"tessel_debug_wait_timed_out(", "tessel_debug_watch_try_wait(",
-                              "\"load_global reads\"", "\"store_global writes\"", "\"copy_async reads\""})
+    for (const char* piece : {"tessel_debug_wait_timed_out(", "tessel_debug_watch_try_wait(", "\"load_global reads\"",
+                              "\"store_global writes\"", "\"copy_async reads\""})
       EXPECT_NE(cuda.find(piece), std::string::npos) << piece << " for " << arch_name(target);
   }
 }
@@ -327,7 +361,8 @@ TEST(NodeKinds, EveryBlackwellKindPrintsVerifiesAndLowers) {
                             "tcgen05.commit %bars[0]", "tcgen05.copy %sc to %tm",
                             "%r: reg<f32> unresolved[128,16] over 128 threads = tcgen05.load "
                             "tmem_view<f32>(%tm + [0, mul(16, mod(%n, 2))], shape=[128, 16])",
-                            "tcgen05.wait_load", "tcgen05.store tmem_view<f32>(%tm + [0, mul(16, mod(%n, 2))], "
+                            "tcgen05.wait_load",
+                            "tcgen05.store tmem_view<f32>(%tm + [0, mul(16, mod(%n, 2))], "
                             "shape=[128, 16]) = %r",
                             "tcgen05.wait_store", "tcgen05.dealloc %tm"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
@@ -336,14 +371,13 @@ TEST(NodeKinds, EveryBlackwellKindPrintsVerifiesAndLowers) {
   verify(*lowered, Arch::Sm100a);
   EXPECT_NE(print(*lowered).find("tcgen05.alloc columns=32 address=%tmem_address relinquish"), std::string::npos);
   const std::string cuda = codegen::emit_cuda(*lowered, Arch::Sm100a).source;
-  for (const char* piece : {"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
-                            "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
-                            "tcgen05.mma.cta_group::1.kind::f16", "tcgen05.cp.cta_group::1.128x256b",
-                            "tcgen05.commit.cta_group::1.mbarrier::arrive::one",
-                            "tcgen05.ld.sync.aligned.32x32b.x16.b32", "tcgen05.st.sync.aligned.32x32b.x16.b32",
-                            "tcgen05.wait::ld.sync.aligned;", "tcgen05.wait::st.sync.aligned;",
-                            "tcgen05.fence::before_thread_sync;", "tcgen05.fence::after_thread_sync;",
-                            "tcgen05.dealloc.cta_group::1.sync.aligned.b32"})
+  for (const char* piece :
+       {"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
+        "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;", "tcgen05.mma.cta_group::1.kind::f16",
+        "tcgen05.cp.cta_group::1.128x256b", "tcgen05.commit.cta_group::1.mbarrier::arrive::one",
+        "tcgen05.ld.sync.aligned.32x32b.x16.b32", "tcgen05.st.sync.aligned.32x32b.x16.b32",
+        "tcgen05.wait::ld.sync.aligned;", "tcgen05.wait::st.sync.aligned;", "tcgen05.fence::before_thread_sync;",
+        "tcgen05.fence::after_thread_sync;", "tcgen05.dealloc.cta_group::1.sync.aligned.b32"})
     EXPECT_NE(cuda.find(piece), std::string::npos) << piece;
 }
 

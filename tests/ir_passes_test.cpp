@@ -98,12 +98,11 @@ TEST(Passes, SharedMemoryPlanAlignsEveryAllocation) {
 TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<std::string> names;
   for (const auto& p : passes::pipeline()) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"inline_grid_values", "infer_layouts", "simplify_scalars",
-                                             "check_transaction_bytes", "check_arrival_counts", "select_instructions",
-                                             "choose_swizzles", "plan_shared_memory", "plan_tensor_maps",
-                                             "allocate_barriers",
-                                             "plan_fast_divmods", "plan_multiprocessors",
-                                             "plan_tensor_memory"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"inline_grid_values", "infer_layouts", "simplify_scalars",
+                                      "check_transaction_bytes", "check_arrival_counts", "select_instructions",
+                                      "choose_swizzles", "plan_shared_memory", "plan_tensor_maps", "allocate_barriers",
+                                      "plan_fast_divmods", "plan_multiprocessors", "plan_tensor_memory"}));
 
   const auto dir = std::filesystem::temp_directory_path() / "tessel-dump-test";
   std::filesystem::remove_all(dir);
@@ -115,10 +114,10 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<std::string> files;
   for (const auto& f : std::filesystem::directory_iterator(dir)) files.push_back(f.path().filename().string());
   std::sort(files.begin(), files.end());
-  EXPECT_EQ(files, (std::vector<std::string>{"Tiny.00.traced.ir", "Tiny.01.inline_grid_values.ir",
-                                             "Tiny.02.infer_layouts.ir", "Tiny.03.simplify_scalars.ir",
-                                             "Tiny.06.select_instructions.ir", "Tiny.07.choose_swizzles.ir",
-                                             "Tiny.08.plan_shared_memory.ir"}));  // two checks, no tensor maps: unchanged
+  EXPECT_EQ(files, (std::vector<std::string>{
+                       "Tiny.00.traced.ir", "Tiny.01.inline_grid_values.ir", "Tiny.02.infer_layouts.ir",
+                       "Tiny.03.simplify_scalars.ir", "Tiny.06.select_instructions.ir", "Tiny.07.choose_swizzles.ir",
+                       "Tiny.08.plan_shared_memory.ir"}));  // two checks, no tensor maps: unchanged
   std::ifstream last(dir / "Tiny.08.plan_shared_memory.ir");
   std::string text((std::istreambuf_iterator<char>(last)), {});
   EXPECT_EQ(text, ir::print(*lowered));
@@ -133,7 +132,8 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
 TEST(Verifier, RejectsATileUsedOutsideItsScope) {
   // Built by hand: a tile defined inside a loop and stored after it.
   auto layout = Layout::spatial({32});
-  auto tile = std::make_shared<ir::RegisterTensorNode>(DType::F32, std::vector<int>{32}, 32, layout, "r", SourceLoc{"k.cpp", 3});
+  auto tile = std::make_shared<ir::RegisterTensorNode>(DType::F32, std::vector<int>{32}, 32, layout, "r",
+                                                       SourceLoc{"k.cpp", 3});
   auto i = ir::make_var(ir::Type{}, "i");
   auto body = ir::seq({std::make_shared<ir::AllocRegisterNode>(SourceLoc{"k.cpp", 3}, tile, ir::const_float(1))});
   auto ptr = ir::make_var(ir::Type{DType::F32, true}, "p");
@@ -144,13 +144,15 @@ TEST(Verifier, RejectsATileUsedOutsideItsScope) {
   k->params = {ptr};
   k->blocks = {ir::const_int(1)};
   k->warps = 1;
-  k->body = ir::seq({std::make_shared<ir::ForNode>(SourceLoc{}, i, ir::const_int(0), ir::const_int(2), ir::const_int(1), 0, body),
-                     std::make_shared<ir::StoreGlobalNode>(SourceLoc{"k.cpp", 5}, g, tile, std::vector<ir::Expr>{ir::const_int(0)})});
+  k->body = ir::seq(
+      {std::make_shared<ir::ForNode>(SourceLoc{}, i, ir::const_int(0), ir::const_int(2), ir::const_int(1), 0, body),
+       std::make_shared<ir::StoreGlobalNode>(SourceLoc{"k.cpp", 5}, g, tile, std::vector<ir::Expr>{ir::const_int(0)})});
   try {
     ir::verify(*k, ir::Arch::Sm90a);
     FAIL() << "verified";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "k.cpp:5: register tile r (created at k.cpp:3) is used outside the scope that created it");
+    EXPECT_EQ(std::string(e.what()),
+              "k.cpp:5: register tile r (created at k.cpp:3) is used outside the scope that created it");
   }
 }
 

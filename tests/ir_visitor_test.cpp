@@ -81,9 +81,9 @@ TEST(Visitor, TheMutatorKeepsTheSamePosition) {
   const ir::Kernel k = traced_positions();
   RecordGroupsWhileMutating record;
   EXPECT_EQ(record.mutate_kernel(k), k);
-  EXPECT_EQ(record.seen, (std::vector<std::string>{"bars[0]: threads 0..63", "bars[1]: threads 32..63",
-                                                   "bars[2]: threads 32..32", "bars[3]: threads 32..63",
-                                                   "bars[4]: threads 32..63", "bars[5]: threads 0..0"}));
+  EXPECT_EQ(record.seen,
+            (std::vector<std::string>{"bars[0]: threads 0..63", "bars[1]: threads 32..63", "bars[2]: threads 32..32",
+                                      "bars[3]: threads 32..63", "bars[4]: threads 32..63", "bars[5]: threads 0..0"}));
 }
 
 // A value is in scope in the body that defines it and the bodies inside, not after it.

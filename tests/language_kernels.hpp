@@ -67,13 +67,15 @@ struct CollatzPerBlock : Script {
     attrs.warps = 1;
     Int32 x = blockIdx.x + 1;
     Int32 steps = 0;
-    while_([&] { return x != 1; }, [&] {
-      auto [half, odd] = divmod(x, 2);
-      if_(odd == 1, [&] { x = 3 * x + 1; }).else_([&] { x = half; });
-      steps += 1;
-    });
+    while_([&] { return x != 1; },
+           [&] {
+             auto [half, odd] = divmod(x, 2);
+             if_(odd == 1, [&] { x = 3 * x + 1; }).else_([&] { x = half; });
+             steps += 1;
+           });
     Int32 parity = select(steps % 2 == 0, 100, 200);
-    single_thread([&] { store_global(global_view(out, {n}), register_tensor<int32_t>({1}, steps + parity), {blockIdx.x}); });
+    single_thread(
+        [&] { store_global(global_view(out, {n}), register_tensor<int32_t>({1}, steps + parity), {blockIdx.x}); });
   }
 };
 

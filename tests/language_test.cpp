@@ -64,8 +64,8 @@ struct PrintsATile : Script {
   void operator()(Int32 n) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto t = register_tensor<float>({2, 2}, 1.5f, Layout::spatial({2, 1}) * Layout::local({1, 2}) *
-                                                      Layout::replicated(2, 16));
+    auto t = register_tensor<float>({2, 2}, 1.5f,
+                                    Layout::spatial({2, 1}) * Layout::local({1, 2}) * Layout::replicated(2, 16));
     print("t", t);
   }
 };
@@ -138,7 +138,8 @@ TEST(Language, TheKernelsCompileForEveryTarget) {
                      .empty());
     EXPECT_FALSE(Kernel<ColumnAndRowReductions>(Device::simulator(), opt).cubin(f, f, f).empty());
     EXPECT_FALSE(Kernel<PrintsATile>(Device::simulator(), opt).cubin(1).empty());
-    EXPECT_FALSE(Kernel<Unsigned64BitValues>(Device::simulator(), opt).cubin(1, (uint64_t*)nullptr, (uint64_t*)nullptr).empty());
+    EXPECT_FALSE(
+        Kernel<Unsigned64BitValues>(Device::simulator(), opt).cubin(1, (uint64_t*)nullptr, (uint64_t*)nullptr).empty());
   }
 }
 

@@ -68,8 +68,9 @@ TEST(LayoutInference, DotWithoutLayoutsMatchesTheHostReference) {
 }
 
 TEST(LayoutInference, DotSplitsWarpsByTheHeuristicUnlessAnOperandIsPinned) {
-  const std::string heuristic = ir::print(*Kernel<DotWithoutLayouts>(Device::simulator())
-                                               .lowered((f16*)nullptr, (f16*)nullptr, (float*)nullptr, (float*)nullptr));
+  const std::string heuristic =
+      ir::print(*Kernel<DotWithoutLayouts>(Device::simulator())
+                     .lowered((f16*)nullptr, (f16*)nullptr, (float*)nullptr, (float*)nullptr));
   // 64x32 over 4 warps: 4x1 and 2x2 both load 48 fragment rows per warp; ties go to warps along m.
   EXPECT_TRUE(testing::file_check(heuristic, "CHECK: = dot(%r, %r.1, %r.2) warps=4x1")) << heuristic;
   const std::string pinned = ir::print(*Kernel<DotPinnedTo2x2>(Device::simulator())

@@ -280,8 +280,8 @@ TEST(LayoutLaws, SliceCutsOnlyRegisterModes) {
     acc.slice({0, 0}, {4, 32});
     FAIL() << "sliced across threads";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "cannot slice [4, 32] at [0, 0] out of " + acc.str() + ": dimension 0 is spread over threads outside the slice");
+    EXPECT_EQ(std::string(e.what()), "cannot slice [4, 32] at [0, 0] out of " + acc.str() +
+                                         ": dimension 0 is spread over threads outside the slice");
   }
   // Atoms 1 and 2: the atom digit is cut to a range of 2.
   EXPECT_EQ(acc.slice({0, 8}, {8, 16}).str(), acc.slice({0, 0}, {8, 16}).str());

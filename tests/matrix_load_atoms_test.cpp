@@ -20,7 +20,8 @@ void expect_ptx_mapping(const Layout& l, int down, int across, bool trans) {
         const int g = lane / 4, t = lane % 4;
         const int row = trans ? 2 * t + h : g, col = trans ? g : 2 * t + h;
         EXPECT_EQ(l.coords(lane, 2 * j + h), (std::vector<int>{8 * (j % down) + row, 8 * (j / down) + col}))
-            << "x" << down * across << (trans ? ".trans" : "") << " lane " << lane << " register " << j << " half " << h;
+            << "x" << down * across << (trans ? ".trans" : "") << " lane " << lane << " register " << j << " half "
+            << h;
       }
 }
 

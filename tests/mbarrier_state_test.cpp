@@ -70,16 +70,18 @@ TEST_F(MbarrierStateTest, UseBeforeInitAndInitTwiceAreReported) {
     bars.at(16, array, 0, "mbarrier.wait", by_arrive);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "k.cpp:11: mbarrier.wait on barrier 0 of the array allocated at k.cpp:10 before "
-                                     "it was initialized (thread 0 of block (0, 0, 0))");
+    EXPECT_EQ(std::string(e.what()),
+              "k.cpp:11: mbarrier.wait on barrier 0 of the array allocated at k.cpp:10 before "
+              "it was initialized (thread 0 of block (0, 0, 0))");
   }
   try {
     bars.init(8, array, 1, 2, 1, by_init);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "k.cpp:10: mbarrier.alloc: barrier 1 of the array allocated at k.cpp:10 is "
-                                     "initialized a second time (thread 0 of block (0, 0, 0)) while it is live since "
-                                     "k.cpp:10; allocate barriers once, outside loops");
+    EXPECT_EQ(std::string(e.what()),
+              "k.cpp:10: mbarrier.alloc: barrier 1 of the array allocated at k.cpp:10 is "
+              "initialized a second time (thread 0 of block (0, 0, 0)) while it is live since "
+              "k.cpp:10; allocate barriers once, outside loops");
   }
 }
 

@@ -5,8 +5,8 @@
 
 #include "expect_error.hpp"
 #include "filecheck.hpp"
-#include "tessel/ir/printer.hpp"
 #include "simulate.hpp"
+#include "tessel/ir/printer.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -196,9 +196,8 @@ struct IndexOutOfRange : Script {
 
 TEST(Mbarrier, ATraceTimeIndexOutOfRangeIsReportedWhereItIsIndexed) {
   const std::string got = trace_error<IndexOutOfRange>("sm_90a");
-  EXPECT_EQ(got,
-            fmt::format("{}: barrier index 2 is out of range: the barrier array allocated at {} has 2 barriers",
-                        loc(line_b), loc(line_a)));
+  EXPECT_EQ(got, fmt::format("{}: barrier index 2 is out of range: the barrier array allocated at {} has 2 barriers",
+                             loc(line_b), loc(line_a)));
 }
 
 struct ArriveCountZero : Script {
@@ -213,8 +212,7 @@ struct ArriveCountZero : Script {
 
 TEST(Mbarrier, AnArrivalCountBelowOneIsReported) {
   const std::string got = trace_error<ArriveCountZero>("sm_90a");
-  EXPECT_EQ(got,
-            loc(line_a) + ": mbarrier.arrive: an arrival count of 0; it must be between 1 and 1048575");
+  EXPECT_EQ(got, loc(line_a) + ": mbarrier.arrive: an arrival count of 0; it must be between 1 and 1048575");
 }
 
 struct ArriveCountTwo : Script {
@@ -230,9 +228,9 @@ struct ArriveCountTwo : Script {
 TEST(Mbarrier, ACountedArrivalNeedsSm90a) {
   {
     const std::string got = trace_error<ArriveCountTwo>("sm_80");
-    EXPECT_EQ(got,
-              loc(line_a) + ": mbarrier.arrive with a count other than 1 needs sm_90a or newer; the kernel is compiled "
-                            "for sm_80");
+    EXPECT_EQ(got, loc(line_a) +
+                       ": mbarrier.arrive with a count other than 1 needs sm_90a or newer; the kernel is compiled "
+                       "for sm_80");
   }
   {
     const std::string got = trace_error<ArriveCountTwo>("sm_90a");
@@ -263,22 +261,21 @@ struct ExpectTxNegative : Script {
 TEST(Mbarrier, TransactionBytesMustBeWhole16ByteUnits) {
   {
     const std::string got = trace_error<ExpectTxNotAMultipleOf16>("sm_90a");
-    EXPECT_EQ(got,
-              loc(line_a) + ": mbarrier.arrive_and_expect_tx: 100 transaction bytes; the count must be a multiple of 16 "
-                            "(every bulk copy moves whole 16-byte units) between 0 and 1048575");
+    EXPECT_EQ(got, loc(line_a) +
+                       ": mbarrier.arrive_and_expect_tx: 100 transaction bytes; the count must be a multiple of 16 "
+                       "(every bulk copy moves whole 16-byte units) between 0 and 1048575");
   }
   {
     const std::string got = trace_error<ExpectTxNegative>("sm_90a");
-    EXPECT_EQ(got,
-              loc(line_a) + ": mbarrier.expect_tx: -16 transaction bytes; the count must be a multiple of 16 (every "
-                            "bulk copy moves whole 16-byte units) between 0 and 1048575");
+    EXPECT_EQ(got, loc(line_a) +
+                       ": mbarrier.expect_tx: -16 transaction bytes; the count must be a multiple of 16 (every "
+                       "bulk copy moves whole 16-byte units) between 0 and 1048575");
   }
 }
 
 TEST(Mbarrier, TransactionCountsNeedSm90a) {
   const std::string got = trace_error<ExpectTxNegative>("sm_80");
-  EXPECT_EQ(got,
-            loc(line_a) + ": mbarrier.expect_tx needs sm_90a or newer; the kernel is compiled for sm_80");
+  EXPECT_EQ(got, loc(line_a) + ": mbarrier.expect_tx needs sm_90a or newer; the kernel is compiled for sm_80");
 }
 
 struct RelaxedWait : Script {
@@ -293,8 +290,9 @@ struct RelaxedWait : Script {
 
 TEST(Mbarrier, AWaitOtherThanAcquireAtCtaScopeNeedsSm90a) {
   const std::string got = trace_error<RelaxedWait>("sm_80");
-  EXPECT_EQ(got, loc(line_a) + ": mbarrier.wait with relaxed semantics at cta scope needs sm_90a or newer; the kernel "
-                               "is compiled for sm_80");
+  EXPECT_EQ(got, loc(line_a) +
+                     ": mbarrier.wait with relaxed semantics at cta scope needs sm_90a or newer; the kernel "
+                     "is compiled for sm_80");
 }
 
 struct AllocCountZero : Script {
@@ -318,16 +316,16 @@ struct AllocInAThreadGroup : Script {
 TEST(Mbarrier, AllocationMistakesAreReported) {
   {
     const std::string got = trace_error<AllocCountZero>("sm_90a");
-    EXPECT_EQ(got,
-              loc(line_a) + ": mbarrier.alloc: a barrier expects 0 arrivals per phase; the count must be between 1 and "
-                            "1048575");
+    EXPECT_EQ(got, loc(line_a) +
+                       ": mbarrier.alloc: a barrier expects 0 arrivals per phase; the count must be between 1 and "
+                       "1048575");
   }
   {
     const std::string got = trace_error<AllocInAThreadGroup>("sm_90a");
-    EXPECT_EQ(got,
-              loc(line_a) + ": mbarrier.alloc inside a thread group of threads 0..31: tessel initializes the barriers "
-                            "and then syncs the whole block, which the threads outside the group never reach; allocate "
-                            "the barriers outside the thread group");
+    EXPECT_EQ(got, loc(line_a) +
+                       ": mbarrier.alloc inside a thread group of threads 0..31: tessel initializes the barriers "
+                       "and then syncs the whole block, which the threads outside the group never reach; allocate "
+                       "the barriers outside the thread group");
   }
 }
 
@@ -389,8 +387,7 @@ struct ProxyFence : Script {
 
 TEST(Mbarrier, AProxyFenceNeedsSm90a) {
   const std::string got = trace_error<ProxyFence>("sm_80");
-  EXPECT_EQ(got,
-            loc(line_a) + ": fence.proxy_async needs sm_90a or newer; the kernel is compiled for sm_80");
+  EXPECT_EQ(got, loc(line_a) + ": fence.proxy_async needs sm_90a or newer; the kernel is compiled for sm_80");
 }
 
 // ---- misuse the simulator reports ----
@@ -420,12 +417,12 @@ template <bool AtRunTime> struct WholeWarpArrives : Script {
 TEST(Mbarrier, ArrivalsSpillingIntoTheNextPhaseAreReported) {
   Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
   const std::string got = error_of<WholeWarpArrives<true>>(unused);
-  EXPECT_EQ(got,
-            fmt::format("{}: mbarrier.arrive: thread 1 of block (0, 0, 0) arrives on barrier 0 of the array allocated "
-                        "at {} after earlier threads of this same instruction completed its phase 0 (the barrier's "
-                        "count is 1); every thread that executes it arrives: run it in single_thread(), or allocate the "
-                        "barrier with the count of all arriving threads",
-                        loc(line_a), loc(line_b)));
+  EXPECT_EQ(
+      got, fmt::format("{}: mbarrier.arrive: thread 1 of block (0, 0, 0) arrives on barrier 0 of the array allocated "
+                       "at {} after earlier threads of this same instruction completed its phase 0 (the barrier's "
+                       "count is 1); every thread that executes it arrives: run it in single_thread(), or allocate the "
+                       "barrier with the count of all arriving threads",
+                       loc(line_a), loc(line_b)));
 }
 
 template <bool AtRunTime> struct ArrivesBeyondTheCount : Script {
@@ -461,10 +458,11 @@ TEST(Mbarrier, ArrivalsBeyondThePendingCountAreReported) {
     Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
     const std::string got = error_of<ArrivesBeyondTheCount<true>>(unused);
     EXPECT_EQ(got,
-              fmt::format("{}: mbarrier.arrive: thread 0 of block (0, 0, 0) arrives with a count of 3 on barrier 0 of "
-                          "the array allocated at {}, which has 2 of its 2 arrivals left in phase 0; arrivals beyond the count "
-                          "would complete a phase nobody waited for",
-                          loc(line_a), loc(line_b)));
+              fmt::format(
+                  "{}: mbarrier.arrive: thread 0 of block (0, 0, 0) arrives with a count of 3 on barrier 0 of "
+                  "the array allocated at {}, which has 2 of its 2 arrivals left in phase 0; arrivals beyond the count "
+                  "would complete a phase nobody waited for",
+                  loc(line_a), loc(line_b)));
   }
   // The classic: arrive_and_expect_tx from every lane of a warp on a barrier that expects one.
   {
@@ -472,7 +470,8 @@ TEST(Mbarrier, ArrivalsBeyondThePendingCountAreReported) {
     const std::string got = error_of<EveryLaneExpectsTx<true>>(unused);
     EXPECT_EQ(got,
               fmt::format("{}: mbarrier.arrive_and_expect_tx: thread 1 of block (0, 0, 0) arrives with a count of 1 on "
-                          "barrier 0 of the array allocated at {}, which has 0 of its 1 arrivals left in phase 0; arrivals beyond the count "
+                          "barrier 0 of the array allocated at {}, which has 0 of its 1 arrivals left in phase 0; "
+                          "arrivals beyond the count "
                           "would complete a phase nobody waited for",
                           loc(line_a), loc(line_b)));
   }
@@ -490,11 +489,12 @@ TEST(Mbarrier, ArrivalCountsThatDifferFromTheArrivingThreadsAreReportedBeforeRun
   }
   {
     const std::string got = error_of<ArrivesBeyondTheCount<false>>(no_data);
-    EXPECT_EQ(got, fmt::format("{}: mbarrier.arrive: each time it runs, the 1 thread of its thread group arrives 3 "
-                               "times (3 arrivals in all), but the barriers it arrives on (allocated at {}) expect 2 per "
-                               "phase, and no other statement arrives on them; run it in single_thread() or a smaller "
-                               "thread group, or allocate the barriers with the count of every arrival",
-                               loc(line_a), loc(line_b)));
+    EXPECT_EQ(got,
+              fmt::format("{}: mbarrier.arrive: each time it runs, the 1 thread of its thread group arrives 3 "
+                          "times (3 arrivals in all), but the barriers it arrives on (allocated at {}) expect 2 per "
+                          "phase, and no other statement arrives on them; run it in single_thread() or a smaller "
+                          "thread group, or allocate the barriers with the count of every arrival",
+                          loc(line_a), loc(line_b)));
   }
   {
     const std::string got = error_of<EveryLaneExpectsTx<false>>(no_data);
@@ -566,17 +566,17 @@ struct ConsumerWaitsForAnArrivalThatNeverComes : Script {
 TEST(Mbarrier, AWaitThatCanNeverCompleteGivesADeadlockReportWithEveryBarrier) {
   Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
   const std::string got = error_of<ConsumerWaitsForAnArrivalThatNeverComes>(unused);
-  EXPECT_EQ(got,
-            fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumerWaitsForAnArrivalThatNeverComes: every warp "
-                        "is blocked or finished and nothing can release the waiting ones\n"
-                        "  warp 0 (threads 0..31): finished\n"
-                        "  warp 1 (threads 32..63): waiting at {0} for barrier 0 of the array allocated at {1} to "
-                        "complete its phase of parity 0\n"
-                        "  barrier 0 of the array allocated at {1}: in phase 0 (parity 0), 1 of 2 arrivals pending, "
-                        "tx-count 0\n"
-                        "  barrier 1 of the array allocated at {1}: in phase 0 (parity 0), 0 of 1 arrivals pending, "
-                        "tx-count 64",
-                        loc(line_a), loc(line_b)));
+  EXPECT_EQ(
+      got, fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumerWaitsForAnArrivalThatNeverComes: every warp "
+                       "is blocked or finished and nothing can release the waiting ones\n"
+                       "  warp 0 (threads 0..31): finished\n"
+                       "  warp 1 (threads 32..63): waiting at {0} for barrier 0 of the array allocated at {1} to "
+                       "complete its phase of parity 0\n"
+                       "  barrier 0 of the array allocated at {1}: in phase 0 (parity 0), 1 of 2 arrivals pending, "
+                       "tx-count 0\n"
+                       "  barrier 1 of the array allocated at {1}: in phase 0 (parity 0), 0 of 1 arrivals pending, "
+                       "tx-count 64",
+                       loc(line_a), loc(line_b)));
 }
 
 struct SpinsOnTryWaitForever : Script {
@@ -643,7 +643,8 @@ struct SmallestMbarrierKernel : Script {
 };
 
 TEST(Mbarrier, EmitsTheInitItsFenceAndTheSyncThenEveryOperation) {
-  const std::string src = Kernel<EveryMbarrierOperation>(Device::simulator(), KernelOptions{"sm_90a"}).cuda_source(no_data);
+  const std::string src =
+      Kernel<EveryMbarrierOperation>(Device::simulator(), KernelOptions{"sm_90a"}).cuda_source(no_data);
   EXPECT_TRUE(file_check(src, R"(
     CHECK: // mbarrier init of 2 barriers
     CHECK: asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(uint32_t(__cvta_generic_to_shared(tessel_smem + 0 + 8 * (0)))), "r"(1) : "memory");
@@ -661,22 +662,24 @@ TEST(Mbarrier, EmitsTheInitItsFenceAndTheSyncThenEveryOperation) {
     CHECK: mbarrier.arrive.shared::cta.b64 _, [%0], %1;
   )")) << src;
   for (const char* arch : {"sm_90a", "sm_100a"})
-    EXPECT_FALSE(Kernel<EveryMbarrierOperation>(Device::simulator(), KernelOptions{arch}).cubin(no_data).empty()) << arch;
+    EXPECT_FALSE(Kernel<EveryMbarrierOperation>(Device::simulator(), KernelOptions{arch}).cubin(no_data).empty())
+        << arch;
 }
 
 TEST(Mbarrier, OnSm80TheInitNeedsNoFenceAndWaitsUseTestWait) {
-  const std::string src = Kernel<SmallestMbarrierKernel>(Device::simulator(), KernelOptions{"sm_80"}).cuda_source(no_data);
+  const std::string src =
+      Kernel<SmallestMbarrierKernel>(Device::simulator(), KernelOptions{"sm_80"}).cuda_source(no_data);
   EXPECT_EQ(src.find("fence.mbarrier_init"), std::string::npos) << src;
   EXPECT_NE(src.find("mbarrier.test_wait.parity.shared::cta.b64 ready"), std::string::npos) << src;
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"})
-    EXPECT_FALSE(Kernel<SmallestMbarrierKernel>(Device::simulator(), KernelOptions{arch}).cubin(no_data).empty()) << arch;
+    EXPECT_FALSE(Kernel<SmallestMbarrierKernel>(Device::simulator(), KernelOptions{arch}).cubin(no_data).empty())
+        << arch;
 }
 
 TEST(Mbarrier, TheRingCompilesForEveryTarget) {
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"})
-    EXPECT_FALSE(Kernel<MbarrierRing>(Device::simulator(), KernelOptions{arch})
-                     .cubin(7, no_data, no_data, no_data)
-                     .empty())
+    EXPECT_FALSE(
+        Kernel<MbarrierRing>(Device::simulator(), KernelOptions{arch}).cubin(7, no_data, no_data, no_data).empty())
         << arch;
 }
 

@@ -62,7 +62,8 @@ TEST(MmaAtoms, S8BFragmentMatchesThePtxTable) {
   for (int lane = 0; lane < 32; ++lane)
     for (int i = 0; i < 8; ++i) {
       const int group = lane / 4, tid = lane % 4;
-      EXPECT_EQ(b.coords(lane, i), (std::vector<int>{tid * 4 + (i & 3) + (i >= 4 ? 16 : 0), group})) << lane << " b" << i;
+      EXPECT_EQ(b.coords(lane, i), (std::vector<int>{tid * 4 + (i & 3) + (i >= 4 ? 16 : 0), group}))
+          << lane << " b" << i;
     }
 }
 

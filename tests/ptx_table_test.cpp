@@ -32,8 +32,9 @@ template <class F> std::string internal_error_of(F&& f) {
 
 // Compiles `body` as the body of a kernel with parameters (uint32_t a, uint32_t b, float* out).
 void expect_compiles(const std::string& body, const char* arch) {
-  const std::string source = "#include \"tessel_device.h\"\nextern \"C\" __global__ void probe(uint32_t a, uint32_t b, float* out) {\n" +
-                             body + "\n}\n";
+  const std::string source =
+      "#include \"tessel_device.h\"\nextern \"C\" __global__ void probe(uint32_t a, uint32_t b, float* out) {\n" +
+      body + "\n}\n";
   runtime::CompileRequest req{source, "probe", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
   EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u) << arch << "\n" << source;
 }
@@ -53,8 +54,8 @@ TEST(PtxTable, RendersOutputsBeforeInputsWithTheirConstraints) {
   EXPECT_EQ(codegen::ptx_asm(Ptx::CvtRnF16F32, Arch::Sm80, {{"bits"}, {"v"}}),
             "asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(v));");
   // An output written after an input in the text is still numbered first.
-  const PtxRow add{"add", "add.s32 {sum}, {x}, {y};", Arch::Sm80,
-                   {{"x", "r"}, {"y", "r"}, {"sum", "=r"}}, PtxEffect::Pure};
+  const PtxRow add{
+      "add", "add.s32 {sum}, {x}, {y};", Arch::Sm80, {{"x", "r"}, {"y", "r"}, {"sum", "=r"}}, PtxEffect::Pure};
   EXPECT_EQ(codegen::render_ptx(add, Arch::Sm80, {{"a"}, {"b"}, {"c"}}, {}),
             "asm(\"add.s32 %0, %1, %2;\" : \"=r\"(c) : \"r\"(a), \"r\"(b));");
 }
@@ -65,18 +66,22 @@ TEST(PtxTable, MmaSyncIsSpelledFromTheAtomAndTheOperandTypes) {
     const int operand_bytes = dtype_bytes(operand);
     std::vector<std::string> d(atom.c.local_size(), "d"), a(atom.a.local_size() * operand_bytes / 4, "a"),
         b(atom.b.local_size() * operand_bytes / 4, "b");
-    return codegen::ptx_asm(Ptx::MmaSync, Arch::Sm80, {d, a, b}, codegen::mma_sync_modifiers(atom, operand, accumulator));
+    return codegen::ptx_asm(Ptx::MmaSync, Arch::Sm80, {d, a, b},
+                            codegen::mma_sync_modifiers(atom, operand, accumulator));
   };
   const std::string inputs = ": \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(b), \"r\"(b));";
   EXPECT_EQ(mma(DType::F16, DType::F32),
             "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-            "{%8, %9}, {%0, %1, %2, %3};\" : \"+f\"(d), \"+f\"(d), \"+f\"(d), \"+f\"(d) " + inputs);
+            "{%8, %9}, {%0, %1, %2, %3};\" : \"+f\"(d), \"+f\"(d), \"+f\"(d), \"+f\"(d) " +
+                inputs);
   EXPECT_EQ(mma(DType::BF16, DType::F32),
             "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-            "{%8, %9}, {%0, %1, %2, %3};\" : \"+f\"(d), \"+f\"(d), \"+f\"(d), \"+f\"(d) " + inputs);
+            "{%8, %9}, {%0, %1, %2, %3};\" : \"+f\"(d), \"+f\"(d), \"+f\"(d), \"+f\"(d) " +
+                inputs);
   EXPECT_EQ(mma(DType::I8, DType::I32),
             "asm volatile(\"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-            "{%8, %9}, {%0, %1, %2, %3};\" : \"+r\"(d), \"+r\"(d), \"+r\"(d), \"+r\"(d) " + inputs);
+            "{%8, %9}, {%0, %1, %2, %3};\" : \"+r\"(d), \"+r\"(d), \"+r\"(d), \"+r\"(d) " +
+                inputs);
 }
 
 TEST(PtxTable, AnOperandGroupTakesAsManyOperandsAsTheEmissionGives) {
@@ -89,9 +94,10 @@ TEST(PtxTable, AnOperandGroupTakesAsManyOperandsAsTheEmissionGives) {
   }
   const std::string rendered = codegen::ptx_asm(Ptx::WgmmaMmaSS, Arch::Sm90a, {accumulators, {"da"}, {"db"}},
                                                 codegen::wgmma_modifiers(128, DType::F16));
-  EXPECT_EQ(rendered, fmt::format("asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{}}}, %64, %65, 1, "
-                                  "1, 1, 0, 0;\" : {} : \"l\"(da), \"l\"(db) : \"memory\");",
-                                  fmt::join(numbers, ", "), fmt::join(constraints, ", ")));
+  EXPECT_EQ(rendered,
+            fmt::format("asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{}}}, %64, %65, 1, "
+                        "1, 1, 0, 0;\" : {} : \"l\"(da), \"l\"(db) : \"memory\");",
+                        fmt::join(numbers, ", "), fmt::join(constraints, ", ")));
   expect_compiles("float acc[64] = {};\nconst unsigned long long da = a, db = b;\n" + rendered +
                       "\nfor (int i = 0; i < 64; ++i) out[i] = acc[i];",
                   "sm_90a");
@@ -121,9 +127,13 @@ TEST(PtxTable, WaitLoopsRetryUnderAPredicateWithALabelUniqueToEachEmission) {
     )" + rendered + "\n" + rendered;
   for (const char* arch : {"sm_90a", "sm_100a"}) expect_compiles(body, arch);
   // Predicates are only meaningful in wait loops.
-  const PtxRow stray{"mbarrier.test_wait", "mbarrier.test_wait.shared::cta.b64 {ready}, [{barrier}], {state};",
-                     Arch::Sm80, {{"barrier", "r"}, {"state", "l"}}};
-  EXPECT_EQ(internal_error_of([&] { codegen::render_ptx(stray, Arch::Sm80, {{"bar"}, {"s"}}, {}); }),
+  const PtxRow stray{"mbarrier.test_wait",
+                     "mbarrier.test_wait.shared::cta.b64 {ready}, [{barrier}], {state};",
+                     Arch::Sm80,
+                     {{"barrier", "r"}, {"state", "l"}}};
+  EXPECT_EQ(internal_error_of([&] {
+              codegen::render_ptx(stray, Arch::Sm80, {{"bar"}, {"s"}}, {});
+            }),
             "PTX row mbarrier.test_wait has no operand group or modifier named ready");
 }
 
@@ -144,10 +154,13 @@ TEST(PtxTable, TmaStoresAndBulkGroups) {
 
 TEST(PtxTable, RenderingARowForATargetOlderThanItsMinimumIsAnInternalError) {
   EXPECT_EQ(codegen::ptx_min_target(Ptx::Stmatrix), Arch::Sm90a);
-  EXPECT_EQ(internal_error_of([] { codegen::ptx_asm(Ptx::Stmatrix, Arch::Sm80, {{"addr"}, {"x", "y"}}); }),
+  EXPECT_EQ(internal_error_of([] {
+              codegen::ptx_asm(Ptx::Stmatrix, Arch::Sm80, {{"addr"}, {"x", "y"}});
+            }),
             "stmatrix needs sm_90a or newer, not sm_80");
   const PtxRow commit{"tcgen05.commit",
-                      "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{barrier}];", Arch::Sm100a,
+                      "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{barrier}];",
+                      Arch::Sm100a,
                       {{"barrier", "r"}}};
   EXPECT_EQ(internal_error_of([&] { codegen::render_ptx(commit, Arch::Sm90a, {{"bar"}}, {}); }),
             "tcgen05.commit needs sm_100a or newer, not sm_90a");
@@ -157,13 +170,21 @@ TEST(PtxTable, RenderingARowForATargetOlderThanItsMinimumIsAnInternalError) {
 }
 
 TEST(PtxTable, MisusedRowsAreInternalErrors) {
-  EXPECT_EQ(internal_error_of([] { codegen::ptx_asm(Ptx::CpAsyncCg16, Arch::Sm80, {{"s"}, {"g"}}); }),
+  EXPECT_EQ(internal_error_of([] {
+              codegen::ptx_asm(Ptx::CpAsyncCg16, Arch::Sm80, {{"s"}, {"g"}});
+            }),
             "cp.async.cg takes 3 operand groups, 2 given");
-  EXPECT_EQ(internal_error_of([] { codegen::ptx_asm(Ptx::CvtF32F16, Arch::Sm80, {{"v", "w"}, {"bits"}}); }),
+  EXPECT_EQ(internal_error_of([] {
+              codegen::ptx_asm(Ptx::CvtF32F16, Arch::Sm80, {{"v", "w"}, {"bits"}});
+            }),
             "cvt.f32.f16 group dst takes 1 operands, 2 given");
-  EXPECT_EQ(internal_error_of([] { codegen::ptx_asm(Ptx::Ldmatrix, Arch::Sm80, {{}, {"addr"}}); }),
+  EXPECT_EQ(internal_error_of([] {
+              codegen::ptx_asm(Ptx::Ldmatrix, Arch::Sm80, {{}, {"addr"}});
+            }),
             "ldmatrix group dst needs at least one operand");
-  EXPECT_EQ(internal_error_of([] { codegen::ptx_asm(Ptx::CpAsyncWaitAll, Arch::Sm80, {}, {{"shape", "m16n8k16"}}); }),
+  EXPECT_EQ(internal_error_of([] {
+              codegen::ptx_asm(Ptx::CpAsyncWaitAll, Arch::Sm80, {}, {{"shape", "m16n8k16"}});
+            }),
             "cp.async.wait_all was given modifiers it has no hole for");
 }
 

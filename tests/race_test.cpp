@@ -53,13 +53,13 @@ TEST(Races, ATileStoredByOneWarpAndLoadedByAnotherWithoutSyncIsReported) {
   Buffer<float> in(Device::simulator(), random_floats(32)), out(Device::simulator(), std::vector<float>(32));
   // Warp 0 runs first in the default order: warp 1's load is the later access.
   const std::string got = simulation_error<HandsATileBetweenWarps<false>>(sim::Options{}, in, out);
-  EXPECT_EQ(got,
-            fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
-                        "allocation, in block (0, 0, 0): the load_shared at {0}:{1} by warp 1 of block (0, 0, 0) is "
-                        "not ordered after the store_shared at {0}:{3} by warp 0 of block (0, 0, 0); order them with a "
-                        "sync(), an mbarrier arrival and a wait on its phase, or the wait that retires the asynchronous "
-                        "operation",
-                        __FILE__, load_line, alloc_line, store_line));
+  EXPECT_EQ(
+      got, fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
+                       "allocation, in block (0, 0, 0): the load_shared at {0}:{1} by warp 1 of block (0, 0, 0) is "
+                       "not ordered after the store_shared at {0}:{3} by warp 0 of block (0, 0, 0); order them with a "
+                       "sync(), an mbarrier arrival and a wait on its phase, or the wait that retires the asynchronous "
+                       "operation",
+                       __FILE__, load_line, alloc_line, store_line));
   expect_copies_under_every_order<HandsATileBetweenWarps<true>>(in);
 }
 
@@ -204,13 +204,14 @@ template <bool Fence> struct StoresATileWithTma : Script {
 TEST(Races, AGenericWriteReadByTheAsyncProxyWithoutAFenceIsReported) {
   Buffer<float> in(Device::simulator(), random_floats(256)), out(Device::simulator(), std::vector<float>(256));
   const std::string got = simulation_error<StoresATileWithTma<false>>(sim::Options{}, in, out);
-  EXPECT_EQ(got, fmt::format("{0}:{1}: shared memory s (allocated at {0}:{2}), byte 0 of the allocation, in block (0, "
-                             "0, 0): the tma.shared_to_global at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
-                             "async proxy what the store_shared at {0}:{3} by warp 0 of block (0, 0, 0) wrote through "
-                             "the generic proxy, and no fence.proxy_async of the writer lies between them; call "
-                             "fence.proxy_async() after the writes, in the threads that wrote, before the sync() or "
-                             "arrival that hands the memory over",
-                             __FILE__, tma_line, alloc_line, store_line));
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: shared memory s (allocated at {0}:{2}), byte 0 of the allocation, in block (0, "
+                        "0, 0): the tma.shared_to_global at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
+                        "async proxy what the store_shared at {0}:{3} by warp 0 of block (0, 0, 0) wrote through "
+                        "the generic proxy, and no fence.proxy_async of the writer lies between them; call "
+                        "fence.proxy_async() after the writes, in the threads that wrote, before the sync() or "
+                        "arrival that hands the memory over",
+                        __FILE__, tma_line, alloc_line, store_line));
   expect_copies_under_every_order<StoresATileWithTma<true>>(in);
 }
 

@@ -5,17 +5,17 @@
 
 #include "tessel/tessel.hpp"
 
-#define TESSEL_TEST_AXPY(TWO_X)                                                                             \
-  struct TunedAxpy : tessel::Script {                                                                       \
-    int block = 128;                                                                                        \
+#define TESSEL_TEST_AXPY(TWO_X)                                                                              \
+  struct TunedAxpy : tessel::Script {                                                                        \
+    int block = 128;                                                                                         \
     static tessel::Space space() { return tessel::tune("block", &TunedAxpy::block, {2048, 128, 256, 512}); } \
-    void operator()(tessel::Int32 n, tessel::Ptr<float> x, tessel::Ptr<float> y, tessel::Ptr<float> z) {    \
-      attrs.blocks = tessel::cdiv(n, block);                                                                \
-      attrs.warps = block / 32;                                                                             \
-      auto rx = load_global(global_view(x, {n}), {blockIdx.x * block}, {block});                            \
-      auto ry = load_global(global_view(y, {n}), {blockIdx.x * block}, {block});                            \
-      store_global(global_view(z, {n}), TWO_X + ry, {blockIdx.x * block});                                  \
-    }                                                                                                       \
+    void operator()(tessel::Int32 n, tessel::Ptr<float> x, tessel::Ptr<float> y, tessel::Ptr<float> z) {     \
+      attrs.blocks = tessel::cdiv(n, block);                                                                 \
+      attrs.warps = block / 32;                                                                              \
+      auto rx = load_global(global_view(x, {n}), {blockIdx.x * block}, {block});                             \
+      auto ry = load_global(global_view(y, {n}), {blockIdx.x * block}, {block});                             \
+      store_global(global_view(z, {n}), TWO_X + ry, {blockIdx.x * block});                                   \
+    }                                                                                                        \
   };
 
 namespace tessel::testing::written_here {
@@ -23,7 +23,6 @@ TESSEL_TEST_AXPY(rx * 2.0f)
 }
 
 namespace tessel::testing::written_lower {
-
 
 TESSEL_TEST_AXPY(rx * 2.0f)
 }

@@ -51,24 +51,24 @@ TEST(CacheKey, FieldBoundariesAndCountsMatter) {
 TEST(CacheKey, BuildsTheCompileAndTuningKeys) {
   const std::vector<std::string> options = {"-O3"};
   EXPECT_EQ(compile_cache_key("source", "sm_90a", options), CacheKey("tessel-compile-key-v2")
-                                                                 .add(TESSEL_VERSION)
-                                                                 .add(nvrtc_version())
-                                                                 .add("source")
-                                                                 .add("sm_90a")
-                                                                 .add("-O3")
-                                                                 .digest());
-  EXPECT_EQ(tuning::TuningDb::key("K", "c0de", {"block=64", "block=128"}, "k=8", "a: 16-byte aligned", "n<=1024",
-                                  "sm_90a"),
-            CacheKey("tessel-tuning-key-v3")
-                .add("K")
-                .add("c0de")
-                .add("block=64")
-                .add("block=128")
-                .add("k=8")
-                .add("a: 16-byte aligned")
-                .add("n<=1024")
-                .add("sm_90a")
-                .digest());
+                                                                .add(TESSEL_VERSION)
+                                                                .add(nvrtc_version())
+                                                                .add("source")
+                                                                .add("sm_90a")
+                                                                .add("-O3")
+                                                                .digest());
+  EXPECT_EQ(
+      tuning::TuningDb::key("K", "c0de", {"block=64", "block=128"}, "k=8", "a: 16-byte aligned", "n<=1024", "sm_90a"),
+      CacheKey("tessel-tuning-key-v3")
+          .add("K")
+          .add("c0de")
+          .add("block=64")
+          .add("block=128")
+          .add("k=8")
+          .add("a: 16-byte aligned")
+          .add("n<=1024")
+          .add("sm_90a")
+          .digest());
 }
 
 }  // namespace

@@ -47,7 +47,10 @@ TEST_F(DiskCacheTest, StoreThenLoadRoundTrips) {
   EXPECT_FALSE(cache.load(kKey, "cubin"));
   EXPECT_FALSE(fs::exists(root_)) << "a lookup must not create the directory";
 
-  const std::vector<char> payload = bytes_of(std::string("\x7f" "ELF\0binary\xff", 12));
+  const std::vector<char> payload =
+      bytes_of(std::string("\x7f"
+                           "ELF\0binary\xff",
+                           12));
   cache.store(kKey, "cubin", payload);
   EXPECT_EQ(cache.load(kKey, "cubin"), payload);
   EXPECT_TRUE(fs::is_regular_file(entry_file(kKey, "cubin")));
@@ -163,8 +166,9 @@ TEST_F(DiskCacheTest, UnwritableDirectoryIsAClearError) {
     cache.store(kKey, "cubin", bytes_of("x"));
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    const std::string prefix = fmt::format("cannot write to the tessel compile cache in '{}': cannot create '{}': ",
-                                           dir.string(), (dir / "cubin" / kKey.substr(0, 2)).string());
+    const std::string prefix =
+        fmt::format("cannot write to the tessel compile cache in '{}': cannot create '{}': ", dir.string(),
+                    (dir / "cubin" / kKey.substr(0, 2)).string());
     EXPECT_TRUE(e.message().starts_with(prefix)) << e.message();
     EXPECT_TRUE(e.message().ends_with(". Set TESSEL_CACHE_DIR to a writable directory.")) << e.message();
   }

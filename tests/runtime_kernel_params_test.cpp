@@ -25,7 +25,7 @@ template <class T> T read(const void* p) {
   return value;
 }
 
-const std::vector<ir::Type> kEveryType = {{DType::Bool}, {DType::I8},  {DType::F16}, {DType::F32}, {DType::BF16},
+const std::vector<ir::Type> kEveryType = {{DType::Bool}, {DType::I8},  {DType::F16}, {DType::F32},      {DType::BF16},
                                           {DType::I64},  {DType::U32}, {DType::I32}, {DType::F32, true}};
 
 TEST(ParamLayout, PlacesEachParameterAtItsOwnAlignment) {
@@ -57,9 +57,10 @@ TEST(ParamLayout, WritesEachValueAsTheKernelDeclaresIt) {
   const ParamLayout layout = ParamLayout::of(*kernel_with(kEveryType));
   const int64_t wide = (int64_t(3) << 32) + 5;
   const int dummy = 0;
-  const std::vector<ir::Scalar> values = {{.i = 1},       {.i = -7},   {.f = 1.5},         {.f = 2.25},
-                                          {.f = -3.0},    {.i = wide}, {.i = 4000000000}, {.i = -123456},
-                                          {.i = int64_t(reinterpret_cast<uintptr_t>(&dummy))}};
+  const std::vector<ir::Scalar> values = {
+      {.i = 1},          {.i = -7},      {.f = 1.5},
+      {.f = 2.25},       {.f = -3.0},    {.i = wide},
+      {.i = 4000000000}, {.i = -123456}, {.i = int64_t(reinterpret_cast<uintptr_t>(&dummy))}};
   ArgumentBlock block(layout, values);
   void** p = block.pointers();
   EXPECT_EQ(read<uint8_t>(p[0]), 1);
@@ -163,8 +164,8 @@ TEST(ParamLayout, PlacesTensorMapsAfterTheParametersAsTheCompiledKernelDoes) {
   // The scalars sit where the compiler put them. The compiler aligns the map's absolute address in
   // the constant bank, whose parameter base is not 64-byte aligned, so its offset in the table
   // differs; the driver copies each parameter from its own pointer, so only the size must agree.
-  const std::vector<testing::CubinParam> compiled = testing::cubin_params(k.cubin(8, (float*)nullptr, 0),
-                                                                          "tessel_StoresOneBox");
+  const std::vector<testing::CubinParam> compiled =
+      testing::cubin_params(k.cubin(8, (float*)nullptr, 0), "tessel_StoresOneBox");
   ASSERT_EQ(compiled.size(), 4u);
   for (size_t i = 0; i < 3; ++i)
     EXPECT_EQ(compiled[i], (testing::CubinParam{layout.slots()[i].offset, layout.slots()[i].size})) << i;

@@ -29,7 +29,11 @@ class CompileForArch : public ::testing::TestWithParam<const char*> {};
 TEST_P(CompileForArch, ProducesCudaElf) {
   const CompileResult result = compile_to_cubin(add_one_kernel(GetParam()));
   ASSERT_GT(result.cubin.size(), 20u);
-  EXPECT_EQ(std::memcmp(result.cubin.data(), "\x7f" "ELF", 4), 0);
+  EXPECT_EQ(std::memcmp(result.cubin.data(),
+                        "\x7f"
+                        "ELF",
+                        4),
+            0);
   // e_machine (little-endian, offset 18) is EM_CUDA = 190.
   EXPECT_EQ(static_cast<unsigned char>(result.cubin[18]), 190);
   EXPECT_EQ(result.cubin[19], 0);

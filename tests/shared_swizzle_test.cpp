@@ -29,7 +29,7 @@ TEST(SharedSwizzle, PermutesChunksWithinEachLine) {
 }
 
 TEST(SharedSwizzle, AutomaticChoiceIsConflictFreeForLdmatrixRows) {
-  EXPECT_EQ(bank_groups_touched(64, 0, 0), 2);  // unswizzled 64-byte rows: 4-way conflicts
+  EXPECT_EQ(bank_groups_touched(64, 0, 0), 2);   // unswizzled 64-byte rows: 4-way conflicts
   EXPECT_EQ(bank_groups_touched(128, 0, 0), 1);  // 128-byte rows: 8-way
   for (int row : {32, 64, 128}) {
     const int bits = conflict_free_swizzle_bits(row);

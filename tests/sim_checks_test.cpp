@@ -11,7 +11,6 @@ int line = 0;
 
 std::string loc(int l) { return fmt::format("{}:{}", __FILE__, l); }
 
-
 // sync() behind a run-time condition that only warp 0 meets: the language cannot see it.
 struct SyncInABranchOfOneWarp : Script {
   void operator()(Int32 n) {
@@ -28,9 +27,11 @@ struct SyncInABranchOfOneWarp : Script {
 
 TEST(SimulatorChecks, SyncInABranchOfOneWarpIsReportedAsADeadlock) {
   const std::string got = testing::error_of<SyncInABranchOfOneWarp>(1);
-  EXPECT_EQ(got, loc(line) + ": deadlock in block (0, 0, 0) of kernel SyncInABranchOfOneWarp: every warp is blocked or "
-                             "finished and nothing can release the waiting ones\n"
-                             "  warp 0 (threads 0..31): waiting at sync() at " + loc(line) +
+  EXPECT_EQ(got, loc(line) +
+                     ": deadlock in block (0, 0, 0) of kernel SyncInABranchOfOneWarp: every warp is blocked or "
+                     "finished and nothing can release the waiting ones\n"
+                     "  warp 0 (threads 0..31): waiting at sync() at " +
+                     loc(line) +
                      " (32 of its 32 threads arrived)\n"
                      "  warp 1 (threads 32..63): finished\n"
                      "  warp 2 (threads 64..95): finished\n"
@@ -72,8 +73,9 @@ struct ViewLargerThanBuffer : Script {
 TEST(SimulatorChecks, OutOfBoundsGlobalAccess) {
   Buffer<float> x(Device::simulator(), 64);
   const std::string got = testing::error_of<ViewLargerThanBuffer>(64, x.data());
-  EXPECT_EQ(got, loc(line) + ": out-of-bounds global read of 4 bytes at byte 256 of a 256-byte allocation (index past "
-                             "its end); check the global_view's shape and strides against the buffer");
+  EXPECT_EQ(got, loc(line) +
+                     ": out-of-bounds global read of 4 bytes at byte 256 of a 256-byte allocation (index past "
+                     "its end); check the global_view's shape and strides against the buffer");
 }
 
 struct ReadBeforeWrite : Script {
@@ -90,9 +92,10 @@ struct ReadBeforeWrite : Script {
 TEST(SimulatorChecks, ReadOfNeverWrittenSharedMemory) {
   Buffer<float> x(Device::simulator(), 32);
   const std::string got = testing::error_of<ReadBeforeWrite>(32, x);
-  EXPECT_EQ(got, loc(line) + ": read of shared memory that was never written: s (allocated at " + loc(line - 2) +
-                     "), byte 0 of the allocation, read by thread 0 of block (0, 0, 0); store to it (and sync()) before "
-                     "loading");
+  EXPECT_EQ(got,
+            loc(line) + ": read of shared memory that was never written: s (allocated at " + loc(line - 2) +
+                "), byte 0 of the allocation, read by thread 0 of block (0, 0, 0); store to it (and sync()) before "
+                "loading");
 }
 
 struct DivisionByZero : Script {

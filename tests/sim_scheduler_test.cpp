@@ -19,9 +19,10 @@ std::string loc(int l) { return fmt::format("{}:{}", __FILE__, l); }
 // The report of thread 0 reading at line `read` shared memory that the copy issued at line
 // `issued` may still be writing.
 std::string read_in_flight(int read, int issued) {
-  return fmt::format("{}: read of shared memory that a copy_async issued at {} may still be writing (thread 0 of block "
-                     "(0, 0, 0)); wait for the copy (copy_async_wait_group / copy_async_wait_all) and sync() first",
-                     loc(read), loc(issued));
+  return fmt::format(
+      "{}: read of shared memory that a copy_async issued at {} may still be writing (thread 0 of block "
+      "(0, 0, 0)); wait for the copy (copy_async_wait_group / copy_async_wait_all) and sync() first",
+      loc(read), loc(issued));
 }
 
 struct Order {
@@ -151,13 +152,18 @@ TEST(SimulatorScheduler, DeadlockReportListsEveryWarpWithItsLineAndTheBarrier) {
   for (const Order& order : every_order()) {
     SCOPED_TRACE(order.label);
     const std::string got = simulation_error<TwoGroupsSyncApart>(order.options, 1);
-    EXPECT_EQ(got, loc(line) + ": deadlock in block (0, 0, 0) of kernel TwoGroupsSyncApart: every warp is blocked or "
-                          "finished and nothing can release the waiting ones\n"
-                          "  warp 0 (threads 0..31): waiting at sync() at " + loc(line) +
+    EXPECT_EQ(got,
+              loc(line) +
+                  ": deadlock in block (0, 0, 0) of kernel TwoGroupsSyncApart: every warp is blocked or "
+                  "finished and nothing can release the waiting ones\n"
+                  "  warp 0 (threads 0..31): waiting at sync() at " +
+                  loc(line) +
                   " (32 of its 32 threads arrived)\n"
-                  "  warp 1 (threads 32..63): waiting at sync() at " + loc(line) +
+                  "  warp 1 (threads 32..63): waiting at sync() at " +
+                  loc(line) +
                   " (32 of its 32 threads arrived)\n"
-                  "  warp 2 (threads 64..95): waiting at sync() at " + loc(other_line) +
+                  "  warp 2 (threads 64..95): waiting at sync() at " +
+                  loc(other_line) +
                   " (32 of its 32 threads arrived)\n"
                   "  warp 3 (threads 96..127): finished\n"
                   "  barrier of sync(): 96 of 128 threads arrived; a sync() must be reached by every thread of the "
@@ -221,16 +227,23 @@ struct SyncInOneWarpOfEachBlock : Script {
 TEST(SimulatorScheduler, DeadlockReportCoversEveryBlockRunTogether) {
   const std::string got = simulation_error<SyncInOneWarpOfEachBlock>({.blocks_per_group = {2, 1, 1}}, 1);
   const std::string waiting = ": waiting at sync() at " + loc(line) + " (32 of its 32 threads arrived)\n";
-  const std::string barrier = " barrier of sync(): 32 of 64 threads arrived; a sync() must be reached by every thread "
-                              "of the block (is it inside a thread group or a branch that only some threads take?)";
-  EXPECT_EQ(got, loc(line) + ": deadlock in blocks (0, 0, 0), (1, 0, 0) of kernel SyncInOneWarpOfEachBlock: "
-                             "every warp is blocked or finished and nothing can release the waiting ones\n"
-                             "  block (0, 0, 0) warp 0 (threads 0..31)" + waiting +
+  const std::string barrier =
+      " barrier of sync(): 32 of 64 threads arrived; a sync() must be reached by every thread "
+      "of the block (is it inside a thread group or a branch that only some threads take?)";
+  EXPECT_EQ(got, loc(line) +
+                     ": deadlock in blocks (0, 0, 0), (1, 0, 0) of kernel SyncInOneWarpOfEachBlock: "
+                     "every warp is blocked or finished and nothing can release the waiting ones\n"
+                     "  block (0, 0, 0) warp 0 (threads 0..31)" +
+                     waiting +
                      "  block (0, 0, 0) warp 1 (threads 32..63): finished\n"
-                     "  block (1, 0, 0) warp 0 (threads 0..31)" + waiting +
+                     "  block (1, 0, 0) warp 0 (threads 0..31)" +
+                     waiting +
                      "  block (1, 0, 0) warp 1 (threads 32..63): finished\n"
-                     "  block (0, 0, 0)" + barrier + "\n"
-                     "  block (1, 0, 0)" + barrier);
+                     "  block (0, 0, 0)" +
+                     barrier +
+                     "\n"
+                     "  block (1, 0, 0)" +
+                     barrier);
 }
 
 TEST(SimulatorScheduler, AGridThatDoesNotDivideIntoGroupsIsReported) {

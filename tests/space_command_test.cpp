@@ -50,8 +50,9 @@ using AmpereV5 = examples::ampere::MatmulV5Swizzled<f16>;
 TEST(SpaceCommand, EveryCandidateOfHopperStep5FitsAnH200) {
   const Cli r = tessel("space hopper_v5 --gpu h200");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "hopper_v5 at m=200 n=136 k=96 on H200 SXM 141GB (sm_90a; 232448 bytes of shared "
-                                 "memory and 65536 registers per block)"))
+  EXPECT_TRUE(contains(r.output,
+                       "hopper_v5 at m=200 n=136 k=96 on H200 SXM 141GB (sm_90a; 232448 bytes of shared "
+                       "memory and 65536 registers per block)"))
       << r.output;
   // threads, shared bytes, registers from ptxas, spill bytes, verdict
   const std::regex feasible(R"(\s+384\s+\d+\s+[1-9]\d*\s+\d+\s+feasible.*)");
@@ -92,9 +93,10 @@ TEST(SpaceCommand, AmpereStep5CandidatesOverTheA100sSharedMemoryAreDroppedWithBo
       ++over;
       EXPECT_TRUE(contains(row, "  dropped: ")) << row;
       EXPECT_TRUE(contains(row, "v5_swizzled.hpp:")) << row;
-      EXPECT_TRUE(row.ends_with(fmt::format(": kernel MatmulV5Swizzled_f16 needs {} bytes of shared memory per block, "
-                                            "more than the {} bytes sm_80 allows",
-                                            shared, limit)))
+      EXPECT_TRUE(
+          row.ends_with(fmt::format(": kernel MatmulV5Swizzled_f16 needs {} bytes of shared memory per block, "
+                                    "more than the {} bytes sm_80 allows",
+                                    shared, limit)))
           << row;
     } else {
       EXPECT_TRUE(contains(row, fmt::format(" {}  ", shared))) << row;
@@ -103,7 +105,8 @@ TEST(SpaceCommand, AmpereStep5CandidatesOverTheA100sSharedMemoryAreDroppedWithBo
     }
   });
   EXPECT_GT(over, 0u);
-  EXPECT_TRUE(contains(r.output, fmt::format("\n{} feasible of {} candidates on A100\n", candidates - over, candidates)))
+  EXPECT_TRUE(
+      contains(r.output, fmt::format("\n{} feasible of {} candidates on A100\n", candidates - over, candidates)))
       << r.output;
 
   const Cli no_spills = tessel("space ampere_v5_swizzled --gpu a100", "TESSEL_FAIL_ON_SPILL=1");

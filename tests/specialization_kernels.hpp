@@ -13,8 +13,7 @@ namespace tessel::testing {
 
 // C = A Bᵀ through `kernel`, with A, B and C starting `offset` elements into their buffers, against
 // a host loop. Elements of C's buffer outside the result must keep their poison.
-template <class S>
-void check_matmul_at_offset(Kernel<S>& kernel, const Device& dev, int m, int n, int k, int offset) {
+template <class S> void check_matmul_at_offset(Kernel<S>& kernel, const Device& dev, int m, int n, int k, int offset) {
   using T = f16;
   const auto a = examples::random_vector<T>(size_t(m) * k + offset, uint64_t(m * 7 + offset));
   const auto b = examples::random_vector<T>(size_t(n) * k + offset, uint64_t(n * 11 + offset));
@@ -31,9 +30,8 @@ void check_matmul_at_offset(Kernel<S>& kernel, const Device& dev, int m, int n, 
         acc += float(a[size_t(offset) + size_t(i) * k + p]) * float(b[size_t(offset) + size_t(j) * k + p]);
       want[size_t(i) * n + j] = acc;
     }
-  const examples::RunResult r =
-      examples::compare(std::vector<T>(c.begin() + offset, c.end()), want, 2e-2, 2e-2,
-                        fmt::format("{}x{}x{} at element offset {}", m, n, k, offset));
+  const examples::RunResult r = examples::compare(std::vector<T>(c.begin() + offset, c.end()), want, 2e-2, 2e-2,
+                                                  fmt::format("{}x{}x{} at element offset {}", m, n, k, offset));
   EXPECT_TRUE(r.ok) << r.summary;
 }
 

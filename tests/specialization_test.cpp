@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "filecheck.hpp"
-#include "tessel/ir/printer.hpp"
 #include "specialization_kernels.hpp"
+#include "tessel/ir/printer.hpp"
 #include "vector_add.hpp"
 
 namespace tessel::testing {
@@ -78,7 +78,8 @@ TEST(Specialization, WholeTilesOfGlobalLoadsAndStoresMoveWithoutTests) {
   )")) << src;
   float* misaligned = reinterpret_cast<float*>(0x1004);
   const std::string general = kernel.cuda_source(4096, misaligned, aligned, aligned);
-  EXPECT_TRUE(file_check(general, "CHECK: if (o0 >= 0 && o0 + 2048 <= n && reinterpret_cast<uint64_t>(tile) % 16 == 0) {"))
+  EXPECT_TRUE(
+      file_check(general, "CHECK: if (o0 >= 0 && o0 + 2048 <= n && reinterpret_cast<uint64_t>(tile) % 16 == 0) {"))
       << general;
 }
 

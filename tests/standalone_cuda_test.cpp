@@ -82,9 +82,8 @@ TEST_P(StandaloneCudaWithNvcc, EveryExampleCompilesAlone) {
     std::ofstream(source) << e->cuda_module(e->default_sizes, arch).standalone_source();
     const bool host_too = e == examples_of_arch.back();
     const std::filesystem::path output = dir / (e->name + (host_too ? ".o" : ".cubin"));
-    const testing::Cli nvcc = testing::run_command(fmt::format("{} {} {} {} -o {}", kNvcc, gencode,
-                                                               host_too ? "-c" : "-cubin", source.string(),
-                                                               output.string()));
+    const testing::Cli nvcc = testing::run_command(
+        fmt::format("{} {} {} {} -o {}", kNvcc, gencode, host_too ? "-c" : "-cubin", source.string(), output.string()));
     EXPECT_EQ(nvcc.status, 0) << e->name << " for " << arch << ":\n" << nvcc.output;
   }
 }

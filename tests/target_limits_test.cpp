@@ -14,8 +14,8 @@ namespace {
 TEST(TargetLimits, TheVerifierAndTheGpuTableReadThem) {
   for (Arch a : {Arch::Sm80, Arch::Sm90a, Arch::Sm100a})
     EXPECT_EQ(max_shared_bytes_per_block(a), target_limits(a).max_shared_bytes_per_block);
-  for (const auto& [key, arch] : {std::pair{"a100", Arch::Sm80}, {"h100", Arch::Sm90a}, {"h200", Arch::Sm90a},
-                                  {"b200", Arch::Sm100a}}) {
+  for (const auto& [key, arch] :
+       {std::pair{"a100", Arch::Sm80}, {"h100", Arch::Sm90a}, {"h200", Arch::Sm90a}, {"b200", Arch::Sm100a}}) {
     const analysis::GpuSpec& g = analysis::gpu_spec(key);
     const TargetLimits& l = target_limits(arch);
     EXPECT_EQ(g.max_threads_per_block, l.max_threads_per_block) << key;
@@ -96,7 +96,8 @@ struct TensorMemoryOf : Script {
 // The error of lowering kernel `S` configured with `configuration` for `arch`, or "no error".
 template <class S> std::string lowering(const std::string& arch, const std::string& configuration) {
   return testing::error_of_call([&] {
-    Kernel<S>(Device::simulator(), KernelOptions{.arch = arch, .configuration = configuration}).lowered((float*)nullptr);
+    Kernel<S>(Device::simulator(), KernelOptions{.arch = arch, .configuration = configuration})
+        .lowered((float*)nullptr);
   });
 }
 

@@ -63,8 +63,8 @@ template <class T, int BlockM, int BlockN, int BlockK, int EpilogueN = 0> struct
 // The seeds' V4 without rasterization: warp 0 loads the stages by TMA, warp 1 issues the mma and
 // commits each stage's release to its empty barrier, then commits a flush barrier that the
 // epilogue waits for; all four warps read the accumulator back in slices.
-template <class T, int BlockM, int BlockN, int BlockK, int Stages, int EpilogueN>
-struct Tcgen05WarpSpecialized : Script {
+template <class T, int BlockM, int BlockN, int BlockK, int Stages, int EpilogueN> struct Tcgen05WarpSpecialized
+    : Script {
   void operator()(Int32 m_size, int n_size, int k_size, Ptr<T> a_ptr, Ptr<T> b_ptr, Ptr<float> c_ptr) {
     attrs.blocks = {cdiv(m_size, BlockM), cdiv(n_size, BlockN)};
     attrs.warps = 4;
@@ -83,8 +83,8 @@ struct Tcgen05WarpSpecialized : Script {
       for (Int32 offset_k : range(0, k_size, BlockK, Stages)) {
         tma_pipe.producer_acquire();
         single_thread([&] {
-          mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
-                                                                         s_b[tma_pipe.producer_stage].nbytes());
+          mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(),
+                                        s_a[tma_pipe.producer_stage].nbytes() + s_b[tma_pipe.producer_stage].nbytes());
         });
         tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {offset_m, offset_k}, tma_pipe.producer_barrier());
         tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage], {offset_n, offset_k}, tma_pipe.producer_barrier());
@@ -133,7 +133,8 @@ void check_tcgen05_matmul(const KernelOptions& options, int m, int n, int k, uin
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       double want = 0;
-      for (int kk = 0; kk < k; ++kk) want += double(float(a[size_t(i) * k + kk])) * double(float(b[size_t(j) * k + kk]));
+      for (int kk = 0; kk < k; ++kk)
+        want += double(float(a[size_t(i) * k + kk])) * double(float(b[size_t(j) * k + kk]));
       ASSERT_NEAR(c[size_t(i) * n + j], want, 1e-4 * (1 + std::abs(want))) << "c[" << i << ", " << j << "]";
     }
 }

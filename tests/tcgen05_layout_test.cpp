@@ -32,7 +32,8 @@ TEST(Tcgen05Descriptors, OperandAddressesAreThoseOfWgmma) {
     const Tcgen05SmemDescriptor d = tcgen05_k_major_descriptor(0x800, bits);
     const WgmmaDescriptor h = wgmma_k_major_descriptor(0x800, bits);
     for (int row = 0; row < 128; row += 3)
-      for (int k = 0; k < 16; ++k) EXPECT_EQ(tcgen05_k_major_address(d, row, k, 2), wgmma_k_major_address(h, row, k, 2));
+      for (int k = 0; k < 16; ++k)
+        EXPECT_EQ(tcgen05_k_major_address(d, row, k, 2), wgmma_k_major_address(h, row, k, 2));
   }
 }
 

@@ -91,8 +91,9 @@ struct Leaks : Tcgen05Setup {
 
 TEST(Tcgen05Misuse, ALeakAtKernelExitIsReported) {
   const std::string got = error_of<Leaks>();
-  EXPECT_EQ(got, at(alloc_line, "block (0, 0, 0) ended holding the 32 columns of tensor memory allocated "
-                                              "here; call tcgen05.dealloc before the kernel ends"));
+  EXPECT_EQ(got, at(alloc_line,
+                    "block (0, 0, 0) ended holding the 32 columns of tensor memory allocated "
+                    "here; call tcgen05.dealloc before the kernel ends"));
 }
 
 struct FreesTwice : Tcgen05Setup {
@@ -107,10 +108,9 @@ struct FreesTwice : Tcgen05Setup {
 
 TEST(Tcgen05Misuse, ADoubleFreeIsReported) {
   const std::string got = error_of<FreesTwice>();
-  EXPECT_EQ(got,
-            at(line, fmt::format("tcgen05.dealloc of tensor memory tmem (allocated at {}), which was already "
-                                 "deallocated at {} (warp W of block (0, 0, 0))",
-                                 here(alloc_line), here(dealloc_line))));
+  EXPECT_EQ(got, at(line, fmt::format("tcgen05.dealloc of tensor memory tmem (allocated at {}), which was already "
+                                      "deallocated at {} (warp W of block (0, 0, 0))",
+                                      here(alloc_line), here(dealloc_line))));
 }
 
 struct LoadsAfterDealloc : Tcgen05Setup {
@@ -175,11 +175,10 @@ struct LoadsBeforeTheCommitCompletes : Tcgen05Setup {
 
 TEST(Tcgen05Misuse, ReadingTheAccumulatorBeforeTheCommitsPhaseCompletedIsReported) {
   const std::string got = error_of<LoadsBeforeTheCommitCompletes>(kLazy);
-  EXPECT_EQ(got,
-            at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be "
-                                 "writing (warp W of block (0, 0, 0)); wait for the phase of the mbarrier its "
-                                 "tcgen05.commit arrives on (mbarrier.wait) first",
-                                 here(mma_line))));
+  EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be "
+                                      "writing (warp W of block (0, 0, 0)); wait for the phase of the mbarrier its "
+                                      "tcgen05.commit arrives on (mbarrier.wait) first",
+                                      here(mma_line))));
 }
 
 struct NeverCommits : Tcgen05Setup {
@@ -395,20 +394,23 @@ struct HoldsMoreThan512Columns : Script {
 
 TEST(Tcgen05Diagnostics, AllocationsAreCheckedAtTheUsersLine) {
   std::string got = compile_error<TooManyColumns>();
-  EXPECT_EQ(got, at(line, "tcgen05.alloc: [128, 1024] needs 1024 columns of tensor memory; a block has 512 (from 1 to "
-                          "512 columns per allocation)"));
+  EXPECT_EQ(got, at(line,
+                    "tcgen05.alloc: [128, 1024] needs 1024 columns of tensor memory; a block has 512 (from 1 to "
+                    "512 columns per allocation)"));
   got = compile_error<HalfElements>();
   EXPECT_EQ(got, at(line, "tcgen05.alloc<f16>: tensor memory holds 32-bit elements (f32, i32, u32), one per column"));
   got = compile_error<ThirtyTwoLanes>();
   EXPECT_EQ(got, at(line, "tcgen05.alloc: the shape [32, 64] must be [lanes, columns] with 64 or 128 lanes"));
   got = compile_error<AllocatesInAThreadGroup>();
-  EXPECT_EQ(got, at(line, "tcgen05.alloc inside a thread group of threads 0..31: tessel allocates with one warp and "
-                          "then syncs the whole block, which the threads outside the group never reach; call it "
-                          "outside the thread group"));
+  EXPECT_EQ(got, at(line,
+                    "tcgen05.alloc inside a thread group of threads 0..31: tessel allocates with one warp and "
+                    "then syncs the whole block, which the threads outside the group never reach; call it "
+                    "outside the thread group"));
   got = compile_error<HoldsMoreThan512Columns>();
-  EXPECT_EQ(got, at(line, "tcgen05.alloc: this allocation of 512 columns brings the tensor memory the block holds at "
-                          "once to 768 columns; a block has 512: deallocate earlier allocations first or allocate "
-                          "fewer columns"));
+  EXPECT_EQ(got, at(line,
+                    "tcgen05.alloc: this allocation of 512 columns brings the tensor memory the block holds at "
+                    "once to 768 columns; a block has 512: deallocate earlier allocations first or allocate "
+                    "fewer columns"));
 }
 
 // Loads of a 128-lane tile by warps 1..4: warp 4 would need lanes 96..127 but may access 0..31.
@@ -442,13 +444,15 @@ struct StoresFromTheWrongWarp : Script {
 
 TEST(Tcgen05Diagnostics, TheLaneQuadrantRuleIsCheckedAtTheUsersLine) {
   std::string got = compile_error<LoadsFromTheWrongQuadrants>();
-  EXPECT_EQ(got, at(line, "tcgen05.load: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, "
-                          "so lanes 0..127 need a thread group of 128 threads (one warp per 32 lanes) whose first warp "
-                          "w has w mod 4 = 0; this thread group is threads 32..159 (its first warp is warp 1)"));
+  EXPECT_EQ(got, at(line,
+                    "tcgen05.load: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, "
+                    "so lanes 0..127 need a thread group of 128 threads (one warp per 32 lanes) whose first warp "
+                    "w has w mod 4 = 0; this thread group is threads 32..159 (its first warp is warp 1)"));
   got = compile_error<StoresFromTheWrongWarp>();
-  EXPECT_EQ(got, at(line, "tcgen05.store: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, "
-                          "so lanes 32..63 need a thread group of 32 threads (one warp per 32 lanes) whose first warp w "
-                          "has w mod 4 = 1; this thread group is threads 0..31 (its first warp is warp 0)"));
+  EXPECT_EQ(got, at(line,
+                    "tcgen05.store: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, "
+                    "so lanes 32..63 need a thread group of 32 threads (one warp per 32 lanes) whose first warp w "
+                    "has w mod 4 = 1; this thread group is threads 0..31 (its first warp is warp 0)"));
 }
 
 template <int M, int N, int K, int GroupThreads = 32> struct MmaShape : Script {
@@ -468,17 +472,21 @@ template <int M, int N, int K, int GroupThreads = 32> struct MmaShape : Script {
 
 TEST(Tcgen05Diagnostics, MmaShapesAndIssuersAreCheckedAtTheUsersLine) {
   std::string got = compile_error<MmaShape<128, 64, 16, 128>>();
-  EXPECT_EQ(got, at(line, "tcgen05.mma is issued by one warp (single_warp(), or a thread_group of 32 threads starting "
-                          "at a multiple of 32), but it runs in a thread group of threads 0..127"));
+  EXPECT_EQ(got, at(line,
+                    "tcgen05.mma is issued by one warp (single_warp(), or a thread_group of 32 threads starting "
+                    "at a multiple of 32), but it runs in a thread group of threads 0..127"));
   got = compile_error<MmaShape<64, 64, 16>>();
-  EXPECT_EQ(got, at(line, "tcgen05.mma: m = 64: tessel issues the M = 128 shape, whose row i is lane i of the "
-                          "accumulator; use an accumulator of 128 lanes"));
+  EXPECT_EQ(got, at(line,
+                    "tcgen05.mma: m = 64: tessel issues the M = 128 shape, whose row i is lane i of the "
+                    "accumulator; use an accumulator of 128 lanes"));
   got = compile_error<MmaShape<128, 40, 16>>();
-  EXPECT_EQ(got, at(line, "tcgen05.mma: n = 40 is not a tcgen05.mma shape; with m = 128, n must be a multiple of 16 "
-                          "from 16 to 256"));
+  EXPECT_EQ(got, at(line,
+                    "tcgen05.mma: n = 40 is not a tcgen05.mma shape; with m = 128, n must be a multiple of 16 "
+                    "from 16 to 256"));
   got = compile_error<MmaShape<128, 64, 128>>();
-  EXPECT_EQ(got, at(line, "tcgen05.mma: k = 128 does not fit; k must be 16, 32 or 64 (one instruction per 16, and "
-                          "shared rows of 32, 64 or 128 bytes, one swizzle span)"));
+  EXPECT_EQ(got, at(line,
+                    "tcgen05.mma: k = 128 does not fit; k must be 16, 32 or 64 (one instruction per 16, and "
+                    "shared rows of 32, 64 or 128 bytes, one swizzle span)"));
   EXPECT_EQ((compile_error<MmaShape<128, 256, 64>>()), "no error");
 }
 

@@ -134,17 +134,17 @@ TEST(Tcgen05Pair, AnMmaIntoATileThePeerDidNotAllocateIsReported) {
 TEST(Tcgen05Pair, APairsTileNeedsAClusterOfAnEvenNumberOfBlocks) {
   using ClusterOfOne = PairMatmul<CtaGroup::two, 1, true, 1>;
   const std::string got = error_of<ClusterOfOne>();
-  EXPECT_EQ(got,
-            at(alloc_line, "tcgen05.alloc: a pair's tile (CtaGroup::two) is allocated by both blocks of a pair, so the "
-                           "cluster must have an even number of blocks; attrs.cluster is {1, 1, 1}"));
+  EXPECT_EQ(got, at(alloc_line,
+                    "tcgen05.alloc: a pair's tile (CtaGroup::two) is allocated by both blocks of a pair, so the "
+                    "cluster must have an even number of blocks; attrs.cluster is {1, 1, 1}"));
 }
 
 TEST(Tcgen05Pair, OperandsThatAreNotTheBlocksHalvesAreReported) {
   using WholeB = PairMatmul<CtaGroup::two, 1, true, 2, kN>;
   const std::string got = error_of<WholeB>();
-  EXPECT_EQ(got,
-            at(line, "tcgen05.mma: shapes [128, 16] @ [16, 32] into the pair's [128, 32] do not match (want each "
-                     "block's halves a [128, k] and b [k, n / 2], and acc [128, n])"));
+  EXPECT_EQ(got, at(line,
+                    "tcgen05.mma: shapes [128, 16] @ [16, 32] into the pair's [128, 32] do not match (want each "
+                    "block's halves a [128, k] and b [k, n / 2], and acc [128, n])"));
 }
 
 // Two allocations of different CTA groups: every tcgen05 instruction of a kernel uses one.
@@ -227,16 +227,17 @@ template <class S> std::string tma_error_of(const std::string& arch, int rows) {
 TEST(Tcgen05Pair, ALoadOntoAnotherBlocksBarrierNeedsSm100aAndABlockOfThePair) {
   {
     const std::string got = tma_error_of<LoadsOntoTheEvenBlocksBarrier<>>("sm_90a", 16);
-    EXPECT_EQ(got,
-            at(line, "tma.global_to_shared: completing the bytes on a barrier of another block (bars[i].remote(rank)) "
-                     "is the cta_group::2 form of the load, which needs sm_100a; the kernel is compiled for sm_90a"));
+    EXPECT_EQ(got, at(line,
+                      "tma.global_to_shared: completing the bytes on a barrier of another block (bars[i].remote(rank)) "
+                      "is the cta_group::2 form of the load, which needs sm_100a; the kernel is compiled for sm_90a"));
   }
   using OntoAnotherPair = LoadsOntoTheEvenBlocksBarrier<2, 4>;
   {
     const std::string got = tma_error_of<OntoAnotherPair>("sm_100a", 32);
     EXPECT_EQ(got,
-            at(line, "tma.global_to_shared: block rank 2 is not in the pair of block (0, 0, 0) (cluster rank 0), which "
-                     "is ranks 0 and 1 (thread 0); a pair is the two blocks whose ranks differ in bit 0"));
+              at(line,
+                 "tma.global_to_shared: block rank 2 is not in the pair of block (0, 0, 0) (cluster rank 0), which "
+                 "is ranks 0 and 1 (thread 0); a pair is the two blocks whose ranks differ in bit 0"));
   }
 }
 
@@ -283,33 +284,33 @@ struct CopiesIntoAPairsTile : Script {
 TEST(Tcgen05Pair, MulticastMasksAndCopiesIntoAPairsTileAreReported) {
   {
     const std::string got = error_of<CommitsToMask<0b100>>();
-    EXPECT_EQ(got,
-              at(line, "tcgen05.commit: the multicast mask 0x4 names blocks outside the cluster of 2 blocks "
-                       "(attrs.cluster = {2, 1, 1}); set bit r for each block rank r in 0..1 that receives the "
-                       "arrival"));
+    EXPECT_EQ(got, at(line,
+                      "tcgen05.commit: the multicast mask 0x4 names blocks outside the cluster of 2 blocks "
+                      "(attrs.cluster = {2, 1, 1}); set bit r for each block rank r in 0..1 that receives the "
+                      "arrival"));
   }
   {
     const std::string got = error_of<AsksForAResponseInOneBlockOfTwo>();
-    EXPECT_EQ(got,
-              at(line, "clc.try_cancel: a multicast response lands in every block of the cluster, so the mask must "
-                       "be 0b11 for the cluster of 2 blocks (attrs.cluster, set before this call); got 0b1"));
+    EXPECT_EQ(got, at(line,
+                      "clc.try_cancel: a multicast response lands in every block of the cluster, so the mask must "
+                      "be 0b11 for the cluster of 2 blocks (attrs.cluster, set before this call); got 0b1"));
   }
   {
     const std::string got = error_of<CopiesIntoAPairsTile>();
-    EXPECT_EQ(got,
-              at(line, "tcgen05.copy: copying into a pair's tile (CtaGroup::two) is not supported; copy into "
-                       "tensor memory of a kernel that allocates with CtaGroup::one"));
+    EXPECT_EQ(got, at(line,
+                      "tcgen05.copy: copying into a pair's tile (CtaGroup::two) is not supported; copy into "
+                      "tensor memory of a kernel that allocates with CtaGroup::one"));
   }
 }
 
 TEST(Tcgen05Pair, TheGeneratedCodeUsesThePairFormsAndCompilesForSm100a) {
   Kernel<PairMatmul<>> k(Device::simulator(), KernelOptions{.arch = "sm_100a"});
   const std::string src = k.cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
-  for (const char* piece : {"tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32",
-                            "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;",
-                            "tcgen05.mma.cta_group::2.kind::f16",
-                            "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64",
-                            "tcgen05.dealloc.cta_group::2.sync.aligned.b32"})
+  for (const char* piece :
+       {"tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32",
+        "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;", "tcgen05.mma.cta_group::2.kind::f16",
+        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64",
+        "tcgen05.dealloc.cta_group::2.sync.aligned.b32"})
     EXPECT_NE(src.find(piece), std::string::npos) << piece;
   EXPECT_FALSE(k.cubin((f16*)nullptr, (f16*)nullptr, (float*)nullptr).empty());
   Kernel<LoadsOntoTheEvenBlocksBarrier<>> load(Device::simulator(), KernelOptions{.arch = "sm_100a"});

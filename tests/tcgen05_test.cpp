@@ -114,7 +114,8 @@ TEST(Tcgen05, CopiedBiasPlusMmaMatchesTheHostReferenceUnderEveryOrder) {
     for (int i = 0; i < 128; ++i)
       for (int j = 0; j < 16; ++j) {
         double want = bias[size_t(i) * 16 + j];
-        for (int k = 0; k < 32; ++k) want += double(float(a[size_t(i) * 32 + k])) * double(float(b[size_t(j) * 32 + k]));
+        for (int k = 0; k < 32; ++k)
+          want += double(float(a[size_t(i) * 32 + k])) * double(float(b[size_t(j) * 32 + k]));
         ASSERT_NEAR(c[size_t(i) * 16 + j], want, 1e-4 * (1 + std::abs(want))) << i << ", " << j;
       }
   }
@@ -132,7 +133,8 @@ TEST(Tcgen05, StoresAndLoadsSlicesOnEachWarpsLaneQuadrant) {
   const std::vector<float> out = d_out.download();
   for (int row = 0; row < 128; ++row)
     for (int col = 0; col < 16; ++col) ASSERT_EQ(out[size_t(row) * 16 + col], in[size_t(row) * 32 + col + 8]) << row;
-  EXPECT_FALSE(Kernel<StoreAndLoadSlices>(dev, KernelOptions{"sm_100a"}).cubin((float*)nullptr, (float*)nullptr).empty());
+  EXPECT_FALSE(
+      Kernel<StoreAndLoadSlices>(dev, KernelOptions{"sm_100a"}).cubin((float*)nullptr, (float*)nullptr).empty());
 }
 
 }  // namespace
@@ -178,7 +180,8 @@ TEST(Tcgen05Codegen, EmitsTheAllocationHandshakeDescriptorsAndWarpQuadrants) {
 
 TEST(Tcgen05Codegen, CompilesForSm100a) {
   for (const std::vector<char>& cubin :
-       {Kernel<SmallMatmul>(Device::simulator(), KernelOptions{"sm_100a"}).cubin(0, 64, 64, (f16*)nullptr, (f16*)nullptr, (float*)nullptr),
+       {Kernel<SmallMatmul>(Device::simulator(), KernelOptions{"sm_100a"})
+            .cubin(0, 64, 64, (f16*)nullptr, (f16*)nullptr, (float*)nullptr),
         Kernel<Tcgen05Matmul<bf16, 128, 256, 64, 64>>(Device::simulator(), KernelOptions{"sm_100a"})
             .cubin(0, 256, 64, (bf16*)nullptr, (bf16*)nullptr, (float*)nullptr),
         // The seeds' largest V0 tile, read back whole: 256 registers of accumulator per thread.

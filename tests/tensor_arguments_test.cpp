@@ -40,22 +40,31 @@ TEST(Tensor, RefusesShapesAndStridesItCannotDescribe) {
   float* p = nullptr;
   const Device sim = Device::simulator();
   int line = __LINE__ + 1;
-  EXPECT_EQ(error_of([&] { Tensor<float>(sim, p, {3, -1}); }),
+  EXPECT_EQ(error_of([&] {
+              Tensor<float>(sim, p, {3, -1});
+            }),
             here(line) + ": Tensor: the shape [3, -1] has a negative extent");
   line = __LINE__ + 1;
-  EXPECT_EQ(error_of([&] { Tensor<float>(sim, p, {3, 4}, {4}); }),
+  EXPECT_EQ(error_of([&] {
+              Tensor<float>(sim, p, {3, 4}, {4});
+            }),
             here(line) + ": Tensor: 1 strides given for the shape [3, 4] of rank 2");
   line = __LINE__ + 1;
-  EXPECT_EQ(error_of([&] { Tensor<float>(sim, p, {3, 4}, {-4, 1}); }),
-            here(line) + ": Tensor: the strides [-4, 1] have a negative one; pass the pointer to the element with the "
-                         "lowest address and non-negative strides");
+  EXPECT_EQ(error_of([&] {
+              Tensor<float>(sim, p, {3, 4}, {-4, 1});
+            }),
+            here(line) +
+                ": Tensor: the strides [-4, 1] have a negative one; pass the pointer to the element with the "
+                "lowest address and non-negative strides");
 }
 
 TEST(Tensor, OverABufferMustFitInIt) {
   Buffer<float> b(Device::simulator(), 100);
   EXPECT_EQ(Tensor<float>(b, {10, 10}).span(), 100);
   const int line = __LINE__ + 1;
-  EXPECT_EQ(error_of([&] { Tensor<float>(b, {10, 8}, {11, 1}); }),
+  EXPECT_EQ(error_of([&] {
+              Tensor<float>(b, {10, 8}, {11, 1});
+            }),
             here(line) + ": Tensor: the shape [10, 8] spans 107 elements, but the buffer holds 100");
 }
 
@@ -77,8 +86,9 @@ TEST(TensorArguments, AViewPastItsTensorIsRefusedBeforeAnythingRuns) {
   const std::vector<float> untouched = examples::poisoned<float>(size_t(kRows) * kCols);
   Buffer<float> dout(sim, untouched);
   Kernel<ScaleRows> k(sim);
-  const std::string got =
-      error_of([&] { k(kRows, kCols, 90, Tensor<float>(dx, {kRows, kLd}), Tensor<float>(dout, {kRows, kCols})); });
+  const std::string got = error_of([&] {
+    k(kRows, kCols, 90, Tensor<float>(dx, {kRows, kLd}), Tensor<float>(dout, {kRows, kCols}));
+  });
   EXPECT_EQ(got, ScaleRows::view_loc.str() +
                      ": kernel ScaleRows: the global_view of parameter x with shape [20, 64] and strides [90, 1] "
                      "spans 1774 elements, but the argument for x holds 1600; pass a larger tensor, or sizes that "
@@ -107,8 +117,7 @@ TEST(TensorArguments, RawPointersAreNotCheckedAtLaunch) {
   EXPECT_EQ(dout.download(), testing::scaled_rows(x, kRows, kCols, kLd));
   // Past the end, the simulator's check of each access finds it, in the block that reads there.
   const std::string got = error_of([&] { k(kRows, kCols, 90, dx.data(), dout.data()); });
-  EXPECT_NE(got.find(ScaleRows::view_loc.str() + ": out-of-bounds global read"), std::string::npos)
-      << got;
+  EXPECT_NE(got.find(ScaleRows::view_loc.str() + ": out-of-bounds global read"), std::string::npos) << got;
 }
 
 // The extent of this view depends on the block, which the launch does not know.

@@ -77,12 +77,12 @@ void check_image(const GlobalMatrix& g, std::array<uint32_t, 2> box, int swizzle
 TEST(TmaBoxImage, MatchesTheHostModelForEverySwizzleInsideAndOutsideTheTensor) {
   const GlobalMatrix g(40, 44, 48);
   // (box columns, swizzle): rows as wide as the span, and rows narrower than it.
-  const std::vector<std::pair<uint32_t, int>> shapes = {{8, 0}, {12, 0}, {8, 32}, {4, 32}, {16, 64}, {4, 64},
-                                                        {32, 128}, {16, 128}, {8, 128}};
+  const std::vector<std::pair<uint32_t, int>> shapes = {{8, 0},  {12, 0},   {8, 32},   {4, 32}, {16, 64},
+                                                        {4, 64}, {32, 128}, {16, 128}, {8, 128}};
   const std::vector<std::pair<int64_t, int64_t>> corners = {
-      {0, 0}, {4, 8},      // inside
-      {40, 36}, {-3, -5},  // partly outside: right and bottom, negative coordinates
-      {44, 0}, {0, 40}, {-40, -40}, {1000, 1000},  // wholly outside
+      {0, 0},   {4, 8},                              // inside
+      {40, 36}, {-3, -5},                            // partly outside: right and bottom, negative coordinates
+      {44, 0},  {0, 40},  {-40, -40}, {1000, 1000},  // wholly outside
   };
   for (const auto& [cols, swizzle] : shapes)
     for (const auto& [c0, c1] : corners)
@@ -144,36 +144,43 @@ TEST(TensorMapRules, EachRuleHasItsMessage) {
   EXPECT_EQ(rule_broken(m), "k.cpp:7: tma: a tensor map has 1 to 5 dimensions; this global view has 6");
   m = valid_map();
   m.address = 0x10008;
-  EXPECT_EQ(rule_broken(m), "k.cpp:7: tma: the global view starts at address 0x10008, which is not 16-byte aligned; "
-                            "TMA needs a 16-byte aligned global address");
+  EXPECT_EQ(rule_broken(m),
+            "k.cpp:7: tma: the global view starts at address 0x10008, which is not 16-byte aligned; "
+            "TMA needs a 16-byte aligned global address");
   m = valid_map();
   m.strides[0] = 4;
-  EXPECT_EQ(rule_broken(m), "k.cpp:7: tma: the global view's last dimension has a stride of 2 elements; TMA needs it "
-                            "contiguous (stride 1)");
+  EXPECT_EQ(rule_broken(m),
+            "k.cpp:7: tma: the global view's last dimension has a stride of 2 elements; TMA needs it "
+            "contiguous (stride 1)");
   m = valid_map();
   m.extents[1] = 0;
   EXPECT_EQ(rule_broken(m), "k.cpp:7: tma: dimension 0 of the global view has extent 0; TMA needs 1 to 2^32");
   m = valid_map();
   m.strides[1] = 120;
-  EXPECT_EQ(rule_broken(m), "k.cpp:7: tma: dimension 0 of the global view has a stride of 120 bytes; TMA needs a "
-                            "positive multiple of 16 bytes");
+  EXPECT_EQ(rule_broken(m),
+            "k.cpp:7: tma: dimension 0 of the global view has a stride of 120 bytes; TMA needs a "
+            "positive multiple of 16 bytes");
   m = valid_map();
   m.strides[1] = int64_t(1) << 40;
-  EXPECT_EQ(rule_broken(m), "k.cpp:7: tma: dimension 0 of the global view has a stride of 1099511627776 bytes; TMA "
-                            "needs less than 2^40");
+  EXPECT_EQ(rule_broken(m),
+            "k.cpp:7: tma: dimension 0 of the global view has a stride of 1099511627776 bytes; TMA "
+            "needs less than 2^40");
   m = valid_map();
   m.box[1] = 257;
-  EXPECT_EQ(rule_broken(m), "k.cpp:7: tma: the box has extent 257 in dimension 0; TMA boxes have 1 to 256 elements "
-                            "per dimension");
+  EXPECT_EQ(rule_broken(m),
+            "k.cpp:7: tma: the box has extent 257 in dimension 0; TMA boxes have 1 to 256 elements "
+            "per dimension");
   m = valid_map();
   m.box[0] = 12;
-  EXPECT_EQ(rule_broken(m), "k.cpp:7: tma: the box's rows are 24 bytes (12 elements of f16); TMA needs a multiple of "
-                            "16 bytes");
+  EXPECT_EQ(rule_broken(m),
+            "k.cpp:7: tma: the box's rows are 24 bytes (12 elements of f16); TMA needs a multiple of "
+            "16 bytes");
   m = valid_map();
   m.swizzle_bytes = 64;
-  EXPECT_EQ(rule_broken(m), "k.cpp:7: tma: the box's rows are 128 bytes, wider than the 64-byte swizzle of the shared "
-                            "tile; TMA needs rows of at most 64 bytes: make the tile's last extent smaller or its "
-                            "swizzle wider");
+  EXPECT_EQ(rule_broken(m),
+            "k.cpp:7: tma: the box's rows are 128 bytes, wider than the 64-byte swizzle of the shared "
+            "tile; TMA needs rows of at most 64 bytes: make the tile's last extent smaller or its "
+            "swizzle wider");
 }
 
 // The launch path checks before it calls the driver, so a broken rule never comes back as a bare
@@ -185,8 +192,9 @@ TEST(TensorMapRules, EncodingChecksTheRulesBeforeTheDriver) {
     runtime::encode_tensor_map(m, SourceLoc{"k.cpp", 11});
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "k.cpp:11: tma: the global view starts at address 0x10004, which is not 16-byte "
-                                     "aligned; TMA needs a 16-byte aligned global address");
+    EXPECT_EQ(std::string(e.what()),
+              "k.cpp:11: tma: the global view starts at address 0x10004, which is not 16-byte "
+              "aligned; TMA needs a 16-byte aligned global address");
   }
 }
 
@@ -237,8 +245,7 @@ TEST(TensorMapCache, EncodesEachDistinctTensorOnceAndKeepsTheMostRecent) {
     encode(64, 0x1004);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("k.cpp:5: tma: the global view starts at address 0x1004", 0), 0u)
-        << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("k.cpp:5: tma: the global view starts at address 0x1004", 0), 0u) << e.what();
   }
 }
 
@@ -270,9 +277,10 @@ TEST(TensorMapCache, DebugModeRefusesAViewPastItsAllocation) {
             "k.cpp:5: debug mode: the global view that TMA accesses here spans 8320 bytes from its pointer, but the "
             "allocation the pointer lies in ends 8192 bytes after it; check the global_view's shape and strides "
             "against the buffer");
-  EXPECT_EQ(check(64, 0x1000 + 128).rfind("k.cpp:5: debug mode: the global view that TMA accesses here spans 8192 "
-                                          "bytes from its pointer, but the allocation the pointer lies in ends 8064",
-                                          0),
+  EXPECT_EQ(check(64, 0x1000 + 128)
+                .rfind("k.cpp:5: debug mode: the global view that TMA accesses here spans 8192 "
+                       "bytes from its pointer, but the allocation the pointer lies in ends 8064",
+                       0),
             0u);
 }
 

@@ -64,9 +64,8 @@ template <class T, class Run> void check_store_tile(const Device& dev, int m, in
 
 // check_store_tile for kernel S on the simulator under `options`.
 template <class S, class T> void check_tile_by_tma(int m, int n, const sim::Options& options) {
-  check_store_tile<T>(Device::simulator(), m, n, [&](int m, int n, auto& in, auto& out) {
-    simulate<S>(options, m, n, in, out);
-  });
+  check_store_tile<T>(Device::simulator(), m, n,
+                      [&](int m, int n, auto& in, auto& out) { simulate<S>(options, m, n, in, out); });
 }
 
 }  // namespace tessel::testing

@@ -2,14 +2,14 @@
 // completion order, the read of a tile before its phase completes, and the generated code.
 #include <gtest/gtest.h>
 
-#include "source_line.hpp"
 #include "expect_error.hpp"
 #include "simulate.hpp"
-#include "tma_kernels.hpp"
+#include "source_line.hpp"
+#include "tessel/codegen/cuda.hpp"
 #include "tessel/ir/printer.hpp"
 #include "tessel/runtime/nvrtc_compiler.hpp"
-#include "tessel/codegen/cuda.hpp"
 #include "tessel/tessel.hpp"
+#include "tma_kernels.hpp"
 
 namespace tessel {
 namespace {
@@ -60,7 +60,8 @@ struct ReadsBeforeThePhaseCompletes : Script {
 };
 
 TEST(TmaLoad, ReadingTheTileBeforeThePhaseCompletesIsReported) {
-  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)), out(Device::simulator(), std::vector<float>(256));
+  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)),
+      out(Device::simulator(), std::vector<float>(256));
   try {
     Kernel<ReadsBeforeThePhaseCompletes> k(Device::simulator(), KernelOptions{});
     k(in, out);
@@ -94,7 +95,8 @@ struct LoadsTwiceWithoutWaiting : Script {
 };
 
 TEST(TmaLoad, ASecondLoadIntoATileInFlightIsReported) {
-  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)), out(Device::simulator(), std::vector<float>(256));
+  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)),
+      out(Device::simulator(), std::vector<float>(256));
   try {
     Kernel<LoadsTwiceWithoutWaiting> k(Device::simulator(), KernelOptions{});
     k(in, out);
@@ -149,8 +151,9 @@ TEST(TmaLoad, MistakesVisibleAtTraceTimeAreReportedAtTheLine) {
   const auto at = [](const std::string& got, const std::string& message) {
     EXPECT_EQ(got, fmt::format("{}:{}: {}", __FILE__, line, message));
   };
-  at(error_of<LoadsAnotherType>(h), "tma.global_to_shared: into a shared tile of f32 from a global view of f16; TMA "
-                                    "copies elements unchanged, so the types must be equal");
+  at(error_of<LoadsAnotherType>(h),
+     "tma.global_to_shared: into a shared tile of f32 from a global view of f16; TMA "
+     "copies elements unchanged, so the types must be equal");
   at(error_of<LoadsRowsNarrowerThanTheSwizzle>(h),
      "tma.global_to_shared: the shared tile's rows are 32 bytes and its swizzle is 64 bytes; TMA puts each row of a "
      "swizzled box on a 64-byte line, so the rows must be exactly 64 bytes");
@@ -176,7 +179,8 @@ template <int Bytes> struct AnnouncesBytes : Script {
 };
 
 TEST(TmaLoad, AnnouncedBytesThatCannotMatchTheLoadsAreReportedAtTheLine) {
-  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)), out(Device::simulator(), std::vector<float>(256));
+  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)),
+      out(Device::simulator(), std::vector<float>(256));
   const auto expect = [&](const std::string& got, int bytes, const char* outcome) {
     EXPECT_EQ(got, fmt::format("{0}:{1}: mbarrier.arrive_and_expect_tx: announces {2} transaction bytes, but the "
                                "operations that complete bytes on this barrier (tma.global_to_shared {0}:{3}, "
@@ -209,7 +213,8 @@ struct AnnouncesBytesAtRunTime : Script {
 };
 
 TEST(TmaLoad, RunTimeCountsThatDoNotMatchAreReportedBySimulator) {
-  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)), out(Device::simulator(), std::vector<float>(256));
+  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)),
+      out(Device::simulator(), std::vector<float>(256));
   // Too few: the first load completes the phase, the wait passes, and the second load, whose bytes
   // count toward the next phase, may still be writing the tile that is read.
   const std::string fewer = error_of<AnnouncesBytesAtRunTime>(1024, in, out);  // sets `line`
@@ -277,7 +282,8 @@ TEST(TmaLoad, GeneratedCodeCompilesForSm90aAndSm100a) {
                        "%3}], [%4];"),
               std::string::npos)
         << src;
-    runtime::CompileRequest req{src, "LoadTileByTma", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+    runtime::CompileRequest req{
+        src, "LoadTileByTma", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
     const runtime::CompileResult r = runtime::compile_to_cubin(req);
     EXPECT_GE(r.cubin.size(), 4u) << arch;
   }

@@ -4,16 +4,16 @@
 
 #include <gtest/gtest.h>
 
-#include "source_line.hpp"
 #include "expect_error.hpp"
 #include "simulate.hpp"
-#include "tma_kernels.hpp"
+#include "source_line.hpp"
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/ir/printer.hpp"
 #include "tessel/ir/tensor_map.hpp"
 #include "tessel/runtime/nvrtc_compiler.hpp"
 #include "tessel/sim/tma_box.hpp"
 #include "tessel/tessel.hpp"
+#include "tma_kernels.hpp"
 
 namespace tessel {
 namespace {
@@ -378,22 +378,28 @@ TEST(TmaStore, UserMistakesAreReportedAtTheirLine) {
   const auto at = [](const std::string& got, const std::string& message) {
     EXPECT_EQ(got, fmt::format("{}:{}: {}", __FILE__, line, message));
   };
-  at(error_of<StoresAnotherType>(8, h), "tma.shared_to_global: from a shared tile of f32 to a global view of f16; TMA copies elements "
-               "unchanged, so the types must be equal");
-  at(error_of<StoresATransposedTile>(8, f), "tma.shared_to_global: the shared tile has shape [8, 32] and strides [1, 8]; TMA moves a box as a "
-               "contiguous row-major image, so the tile must be one (strides [32, 1])");
-  at(error_of<StoresABoxTooLarge>(2, h), "tma: the box has extent 512 in dimension 1; TMA boxes have 1 to 256 elements per dimension");
-  at(error_of<StoresRowsWiderThanTheSwizzle>(8, h), "tma: the box's rows are 256 bytes, wider than the 64-byte swizzle of the shared tile; TMA needs rows "
-               "of at most 64 bytes: make the tile's last extent smaller or its swizzle wider");
-  at(error_of<StoresRowsNarrowerThanTheSwizzle>(8, h), "tma.shared_to_global: the shared tile's rows are 32 bytes and its swizzle is 64 bytes; TMA puts each "
-               "row of a swizzled box on a 64-byte line, so the rows must be exactly 64 bytes");
+  at(error_of<StoresAnotherType>(8, h),
+     "tma.shared_to_global: from a shared tile of f32 to a global view of f16; TMA copies elements "
+     "unchanged, so the types must be equal");
+  at(error_of<StoresATransposedTile>(8, f),
+     "tma.shared_to_global: the shared tile has shape [8, 32] and strides [1, 8]; TMA moves a box as a "
+     "contiguous row-major image, so the tile must be one (strides [32, 1])");
+  at(error_of<StoresABoxTooLarge>(2, h),
+     "tma: the box has extent 512 in dimension 1; TMA boxes have 1 to 256 elements per dimension");
+  at(error_of<StoresRowsWiderThanTheSwizzle>(8, h),
+     "tma: the box's rows are 256 bytes, wider than the 64-byte swizzle of the shared tile; TMA needs rows "
+     "of at most 64 bytes: make the tile's last extent smaller or its swizzle wider");
+  at(error_of<StoresRowsNarrowerThanTheSwizzle>(8, h),
+     "tma.shared_to_global: the shared tile's rows are 32 bytes and its swizzle is 64 bytes; TMA puts each "
+     "row of a swizzled box on a 64-byte line, so the rows must be exactly 64 bytes");
   const std::string uses_a_variable = error_of<StoresFromAViewOfABlockVariable>(8, f);
   at(uses_a_variable,
      fmt::format("tma: the global view uses the variable declared at {}:{}, not a kernel parameter; a tensor map is "
                  "made on the host at launch, so the view's address, shape and strides may use only parameters and "
                  "constants (move per-block offsets into the TMA offsets)",
                  __FILE__, line - 2));
-  at(error_of<StoresAtAMisalignedSharedAddress>(4, f), "tma: the shared tile starts at byte 32 of shared memory; TMA needs a 128-byte aligned shared address");
+  at(error_of<StoresAtAMisalignedSharedAddress>(4, f),
+     "tma: the shared tile starts at byte 32 of shared memory; TMA needs a 128-byte aligned shared address");
   at(error_of<StoresIntoASixDimensionalView>(8, f),
      "tma.shared_to_global: the global view has 6 dimensions; TMA handles 1 to 5");
   at(error_of<GivesTooFewOffsets>(8, f), "tma.shared_to_global: 1 offsets given for a global view of rank 2");
@@ -402,7 +408,8 @@ TEST(TmaStore, UserMistakesAreReportedAtTheirLine) {
      "one of the view");
   at(error_of<GivesDimsOutOfOrder>(8, f),
      "tma.shared_to_global: dims [2, 1] must be increasing dimensions of the global view (0 to 2)");
-  at(error_of<WaitsForTooManyGroups>(8, f), "tma.wait_group(8): the number of bulk groups left in flight must be in 0..7");
+  at(error_of<WaitsForTooManyGroups>(8, f),
+     "tma.wait_group(8): the number of bulk groups left in flight must be in 0..7");
 }
 
 // Boxes from a stage chosen at run time: checked by the simulator at each store.
@@ -450,9 +457,10 @@ struct StoresNineBoxShapes : Script {
 TEST(TmaStore, AKernelTakesAtMostEightTensorMaps) {
   Buffer<float> out(Device::simulator(), std::vector<float>(9 * 32, 0.0f));
   const std::string got = error_of<StoresNineBoxShapes>(9, out);
-  EXPECT_EQ(got, fmt::format("{}:{}: tma: this copy needs a tensor map beyond the 8 a kernel may take (one per distinct "
-                             "global view, box and swizzle); copy through fewer views or box shapes",
-                             __FILE__, line));
+  EXPECT_EQ(got,
+            fmt::format("{}:{}: tma: this copy needs a tensor map beyond the 8 a kernel may take (one per distinct "
+                        "global view, box and swizzle); copy through fewer views or box shapes",
+                        __FILE__, line));
 }
 
 struct StoresAtARow : Script {
@@ -498,7 +506,8 @@ struct StoresIntoAnOddPitch : Script {
 TEST(TmaStore, EncodingRulesBrokenByTheCallAreReportedAtTheLineOfTheCopy) {
   Buffer<f16> h(Device::simulator(), std::vector<f16>(4096, f16(0.0f)));
   const std::string got = error_of<StoresIntoAnOddPitch>(4, 12, h);
-  EXPECT_EQ(got, fmt::format("{}:{}: tma: dimension 0 of the global view has a stride of 24 bytes; TMA needs a positive "
+  EXPECT_EQ(got,
+            fmt::format("{}:{}: tma: dimension 0 of the global view has a stride of 24 bytes; TMA needs a positive "
                         "multiple of 16 bytes",
                         __FILE__, line));
   EXPECT_EQ(error_of<StoresIntoAnOddPitch>(4, 16, h), "no error");
@@ -528,7 +537,8 @@ TEST(TmaStore, GeneratedCodeCompilesForSm90aAndSm100a) {
     EXPECT_NE(src.find("cp.async.bulk.commit_group;"), std::string::npos) << src;
     EXPECT_NE(src.find(R"(asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(0) : "memory");)"), std::string::npos)
         << src;
-    runtime::CompileRequest req{src, "StoreTileByTma", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+    runtime::CompileRequest req{
+        src, "StoreTileByTma", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
     const runtime::CompileResult r = runtime::compile_to_cubin(req);
     EXPECT_GE(r.cubin.size(), 4u) << arch;
   }

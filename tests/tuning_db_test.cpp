@@ -42,8 +42,9 @@ struct TunedAxpy : Script {
 class TuningDbTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           fmt::format("tessel-tuning-{}-{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
+    dir_ =
+        std::filesystem::temp_directory_path() /
+        fmt::format("tessel-tuning-{}-{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
     std::filesystem::remove_all(dir_);
     saved_ = std::getenv("TESSEL_CACHE_DIR") ? std::getenv("TESSEL_CACHE_DIR") : "";
     setenv("TESSEL_CACHE_DIR", dir_.c_str(), 1);
@@ -132,8 +133,9 @@ TEST_F(TuningDbTest, TheCacheListingShowsWhatAResultIsSpecializedOn) {
   const std::string environment = "TESSEL_CACHE_DIR=" + dir_.string();
   const testing::Cli ls = testing::tessel("cache ls", environment);
   EXPECT_EQ(ls.status, 0) << ls.output;
-  EXPECT_NE(ls.output.find(key.substr(0, 12) + "  TunedAxpy (n<=1024) [x, y, z: 16-byte aligned] on simulator: [block=256]"),
-            std::string::npos)
+  EXPECT_NE(
+      ls.output.find(key.substr(0, 12) + "  TunedAxpy (n<=1024) [x, y, z: 16-byte aligned] on simulator: [block=256]"),
+      std::string::npos)
       << ls.output;
   const testing::Cli show = testing::tessel("cache show " + key.substr(0, 12), environment);
   EXPECT_NE(show.output.find("specialized: x, y, z: 16-byte aligned\n"), std::string::npos) << show.output;
@@ -261,7 +263,8 @@ tuning::TuningRecord record_for(int writer, int i) {
   r.kernel = "K";
   r.winner = fmt::format("writer={}, round={}", writer, i);
   r.fingerprint = {"simulator", "sm_90a", 0, 0, "13.0", "0.1.0"};
-  for (int c = 0; c < 40; ++c) r.candidates.push_back({fmt::format("block={}", c), {}, std::string(200, 'x'), 32, 1, 2});
+  for (int c = 0; c < 40; ++c)
+    r.candidates.push_back({fmt::format("block={}", c), {}, std::string(200, 'x'), 32, 1, 2});
   return r;
 }
 

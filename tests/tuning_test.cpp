@@ -1,8 +1,8 @@
 // The autotuner's logic with fake build and timing steps: spaces and constraints, pruning,
 // failures that do not stop the others, spills, the all-failed error, and ptxas's report.
+#include <algorithm>
 #include <array>
 #include <atomic>
-#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -44,9 +44,10 @@ TEST(Spaces, AConstraintThatRemovesEverythingIsAnError) {
     (void)tune("stages", &Tile::stages, {2, 3}).where<Tile>([](const Tile&) { return false; });
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), fmt::format("{}:{}: where: the constraint removes every one of the 2 candidates of "
-                                                 "the space",
-                                                 __FILE__, line));
+    EXPECT_EQ(std::string(e.what()),
+              fmt::format("{}:{}: where: the constraint removes every one of the 2 candidates of "
+                          "the space",
+                          __FILE__, line));
   }
 }
 
@@ -77,16 +78,19 @@ TEST(Spaces, AConfigurationTheSpaceCannotMeetIsAnErrorSayingWhatItHas) {
   EXPECT_EQ(configuration_error("block_m=128, block_n=128"),
             "kernel Tile: configuration \"block_m=128, block_n=128\": no candidate of the space has these values "
             "(block_m takes 64, 128; block_n takes 64, 128)");
-  EXPECT_EQ(configuration_error("stages=x"), "kernel Tile: configuration \"stages=x\": 'stages=x' is not name=value; "
-                                             "write the hyperparameters as \"block_n=128, stages=3\"");
-  EXPECT_EQ(configuration_error("block_m=64,"), "kernel Tile: configuration \"block_m=64,\": '' is not name=value; "
-                                                "write the hyperparameters as \"block_n=128, stages=3\"");
+  EXPECT_EQ(configuration_error("stages=x"),
+            "kernel Tile: configuration \"stages=x\": 'stages=x' is not name=value; "
+            "write the hyperparameters as \"block_n=128, stages=3\"");
+  EXPECT_EQ(configuration_error("block_m=64,"),
+            "kernel Tile: configuration \"block_m=64,\": '' is not name=value; "
+            "write the hyperparameters as \"block_n=128, stages=3\"");
   try {
     (void)Space().configured("block=64", "Plain");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "kernel Plain: configuration \"block=64\": the space has no hyperparameter 'block'; it has "
-                           "none");
+    EXPECT_STREQ(e.what(),
+                 "kernel Plain: configuration \"block=64\": the space has no hyperparameter 'block'; it has "
+                 "none");
   }
 }
 
@@ -257,7 +261,8 @@ TEST(Tuner, BuildAllBuildsEveryCandidateConcurrentlyAndTimesNone) {
   no_spills.fail_on_spill = true;
   const std::vector<CandidateOutcome> strict = tuning::build_all("k (n<=64)", names(6), build, no_spills);
   EXPECT_EQ(strict[3].status, CandidateOutcome::Status::Spills);
-  EXPECT_EQ(strict[3].message, "registers spill (8 bytes spill stores, 8 bytes spill loads) and TESSEL_FAIL_ON_SPILL=1");
+  EXPECT_EQ(strict[3].message,
+            "registers spill (8 bytes spill stores, 8 bytes spill loads) and TESSEL_FAIL_ON_SPILL=1");
 }
 
 TEST(PtxasInfo, RegistersAndSpillsAreRead) {

@@ -33,11 +33,10 @@ struct ValueUsedAfterItsLoop : Script {
 
 TEST(VerifierDiagnostics, ValueUsedAfterItsLoop) {
   const std::string got = testing::error_of<ValueUsedAfterItsLoop>(64, no_data);
-  EXPECT_EQ(got,
-            loc(used) + ": a kernel value created at " + loc(made) +
-                " is used here, outside the body that created it (a range, if_, while_ or thread group body); "
-                "values live until the end of that body: create it before the body (e.g. Var<int32_t> v = 0;) "
-                "and assign it inside");
+  EXPECT_EQ(got, loc(used) + ": a kernel value created at " + loc(made) +
+                     " is used here, outside the body that created it (a range, if_, while_ or thread group body); "
+                     "values live until the end of that body: create it before the body (e.g. Var<int32_t> v = 0;) "
+                     "and assign it inside");
 }
 
 struct ValueAssignedAfterItsBranch : Script {
@@ -79,10 +78,9 @@ struct ViewUsedAfterItsLoop : Script {
 
 TEST(VerifierDiagnostics, SharedViewUsedAfterItsLoop) {
   const std::string got = testing::error_of<ViewUsedAfterItsLoop>(64, no_data);
-  EXPECT_EQ(got,
-            loc(used) + ": the shared view made at " + loc(made) +
-                " is used here, outside the body that made it (a range, if_, while_ or thread group body); a view "
-                "made from a run-time index lives until the end of that body: make the view where it is used");
+  EXPECT_EQ(got, loc(used) + ": the shared view made at " + loc(made) +
+                     " is used here, outside the body that made it (a range, if_, while_ or thread group body); a view "
+                     "made from a run-time index lives until the end of that body: make the view where it is used");
 }
 
 struct DotInAGroupThatSplitsWarps : Script {
@@ -102,8 +100,9 @@ struct DotInAGroupThatSplitsWarps : Script {
 
 TEST(VerifierDiagnostics, WarpInstructionInAGroupThatSplitsWarps) {
   const std::string got = testing::error_of<DotInAGroupThatSplitsWarps>((f16*)nullptr, no_data);
-  EXPECT_EQ(got, loc(used) + ": dot is executed by whole warps, but it runs in a thread group of threads 16..47; "
-                             "make the group start and end at multiples of 32 threads");
+  EXPECT_EQ(got, loc(used) +
+                     ": dot is executed by whole warps, but it runs in a thread group of threads 16..47; "
+                     "make the group start and end at multiples of 32 threads");
 }
 
 }  // namespace

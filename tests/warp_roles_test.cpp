@@ -131,10 +131,12 @@ TEST(WarpRoles, ARoleSyncThatPartOfTheRoleNeverReachesIsADeadlockNamingTheBarrie
     SCOPED_TRACE(order.label);
     const std::string got = simulation_error<ARoleSyncOneOfItsWarpsNeverReaches>(order.options, 1);
     EXPECT_EQ(got,
-              loc(line) + ": deadlock in block (0, 0, 0) of kernel ARoleSyncOneOfItsWarpsNeverReaches: every warp is "
-                          "blocked or finished and nothing can release the waiting ones\n"
-                          "  warp 0 (threads 0..31): finished\n"
-                          "  warp 1 (threads 32..63): waiting at sync() of barrier 1 at " + loc(line) +
+              loc(line) +
+                  ": deadlock in block (0, 0, 0) of kernel ARoleSyncOneOfItsWarpsNeverReaches: every warp is "
+                  "blocked or finished and nothing can release the waiting ones\n"
+                  "  warp 0 (threads 0..31): finished\n"
+                  "  warp 1 (threads 32..63): waiting at sync() of barrier 1 at " +
+                  loc(line) +
                   " (32 of its 32 threads arrived)\n"
                   "  warp 2 (threads 64..95): finished\n"
                   "  warp 3 (threads 96..127): finished\n"
@@ -148,19 +150,16 @@ struct SixteenGroupsSynchronize : Script {
   void operator()(Int32 n) {
     attrs.blocks = 1;
     attrs.warps = 32;
-    for (int warps = 1; warps <= 16; ++warps)
-      thread_group(0, 32 * warps, [&] {
-        line = __LINE__, sync();
-      });
+    for (int warps = 1; warps <= 16; ++warps) thread_group(0, 32 * warps, [&] { line = __LINE__, sync(); });
   }
 };
 
 TEST(WarpRoles, RunningOutOfNamedBarriersIsReportedAtTheSync) {
   const std::string got = error_of<SixteenGroupsSynchronize>(1);
-  EXPECT_EQ(got,
-            loc(line) + ": sync() in the thread group of threads 0..511 needs a named barrier, but the 16 of a block "
-                        "are taken: barrier 0 by the block's sync() and one by each of 15 other thread groups that "
-                        "call sync(); synchronize fewer distinct groups");
+  EXPECT_EQ(got, loc(line) +
+                     ": sync() in the thread group of threads 0..511 needs a named barrier, but the 16 of a block "
+                     "are taken: barrier 0 by the block's sync() and one by each of 15 other thread groups that "
+                     "call sync(); synchronize fewer distinct groups");
 }
 
 // ---- setmaxnreg ----
@@ -243,13 +242,12 @@ struct SetmaxnregOnAmpere : Script {
 
 TEST(WarpRoles, SetmaxnregMistakesAreReportedAtTheirLines) {
   std::string got = error_of<SetmaxnregInOneWarp>(1);
-  EXPECT_EQ(got,
-            loc(line) + ": setmaxnreg.increase(232) in a thread group of threads 0..31: setmaxnreg is executed by "
-                        "whole warpgroups (128 threads starting at a multiple of 128), since every warp of a "
-                        "warpgroup must run it together; call it in warp_group(i, ...)");
+  EXPECT_EQ(got, loc(line) +
+                     ": setmaxnreg.increase(232) in a thread group of threads 0..31: setmaxnreg is executed by "
+                     "whole warpgroups (128 threads starting at a multiple of 128), since every warp of a "
+                     "warpgroup must run it together; call it in warp_group(i, ...)");
   got = error_of<SetmaxnregOfAnOddCount>(1);
-  EXPECT_EQ(got,
-            loc(line) + ": setmaxnreg.decrease(36): the register count must be a multiple of 8 from 24 to 256");
+  EXPECT_EQ(got, loc(line) + ": setmaxnreg.decrease(36): the register count must be a multiple of 8 from 24 to 256");
   try {
     Kernel<SetmaxnregOnAmpere>(Device::simulator(), KernelOptions{"sm_80"}).cuda_source(1);
     ADD_FAILURE() << "no error";
@@ -275,17 +273,19 @@ struct SetmaxnregInABranchOfOneThread : Script {
 
 TEST(WarpRoles, SetmaxnregOnPartOfAWarpIsReportedByTheSimulator) {
   const std::string got = error_of<SetmaxnregInABranchOfOneThread>(1);
-  EXPECT_EQ(got, loc(line) + ": setmaxnreg.decrease is executed by every thread of a warpgroup together, but warp 0 "
-                             "of block (0, 0, 0) reaches it with 1 of its 32 threads (is it inside an if_ or loop that "
-                             "splits the warp?)");
+  EXPECT_EQ(got, loc(line) +
+                     ": setmaxnreg.decrease is executed by every thread of a warpgroup together, but warp 0 "
+                     "of block (0, 0, 0) reaches it with 1 of its 32 threads (is it inside an if_ or loop that "
+                     "splits the warp?)");
 }
 
 // ---- fast_divmod ----
 
 TEST(WarpRoles, MagicNumbersDivideEveryValueExactly) {
   std::mt19937 rng(3);
-  std::vector<uint32_t> divisors = {1, 2, 3, 5, 7, 10, 641, 1u << 16, (1u << 16) + 1, INT32_MAX, 1u << 31,
-                                    (1u << 31) + 1, UINT32_MAX - 1, UINT32_MAX};
+  std::vector<uint32_t> divisors = {
+      1,         2, 3, 5, 7, 10, 641, 1u << 16, (1u << 16) + 1, INT32_MAX, 1u << 31, (1u << 31) + 1, UINT32_MAX - 1,
+      UINT32_MAX};
   for (int i = 0; i < 200; ++i) divisors.push_back(rng() >> (rng() % 32) | 1u);
   std::vector<uint32_t> values = {0, 1, 2, INT32_MAX, 1u << 31, UINT32_MAX - 1, UINT32_MAX};
   for (int i = 0; i < 200; ++i) values.push_back(rng() >> (rng() % 32));
@@ -563,19 +563,18 @@ struct DividesByZero : Script {
 TEST(WarpRoles, FastDivmodMistakesAreReportedAtTheirLines) {
   EXPECT_EQ(error_of<DividesByAZeroParameter>(5, 3), "no error");
   std::string got = error_of<DividesByAZeroParameter>(5, 1);
-  EXPECT_EQ(got,
-            loc(line) + ": fast_divmod: the divisor is 0 at this launch of kernel DividesByAZeroParameter; it must be "
-                        "positive (divide with / and % where it can be 0 or negative)");
+  EXPECT_EQ(got, loc(line) +
+                     ": fast_divmod: the divisor is 0 at this launch of kernel DividesByAZeroParameter; it must be "
+                     "positive (divide with / and % where it can be 0 or negative)");
   got = error_of<DividesByTheBlockIndex>(5);
-  EXPECT_EQ(got,
-            loc(line) + ": fast_divmod: the divisor must be the same for the whole grid (computed on the host from the "
-                        "kernel's parameters at launch), but it depends on blockIdx.x; divide with / and % instead");
+  EXPECT_EQ(got, loc(line) +
+                     ": fast_divmod: the divisor must be the same for the whole grid (computed on the host from the "
+                     "kernel's parameters at launch), but it depends on blockIdx.x; divide with / and % instead");
   got = error_of<DividesByAnAssignedVariable>(5);
-  EXPECT_EQ(got,
-            loc(line) + ": fast_divmod: the divisor must be the same for the whole grid (computed on the host from the "
-                        "kernel's parameters at launch), but it depends on the kernel variable created at " +
-                loc(line - 3) +
-                ", which is assigned or is a loop's variable; divide with / and % instead");
+  EXPECT_EQ(got, loc(line) +
+                     ": fast_divmod: the divisor must be the same for the whole grid (computed on the host from the "
+                     "kernel's parameters at launch), but it depends on the kernel variable created at " +
+                     loc(line - 3) + ", which is assigned or is a loop's variable; divide with / and % instead");
   got = error_of<DividesByZero>(5);
   EXPECT_EQ(got, loc(line) + ": fast_divmod: the divisor is 0");
 }

@@ -3,11 +3,11 @@
 // makes of it.
 #include <regex>
 
-#include "source_line.hpp"
 #include "expect_error.hpp"
-#include "simulate.hpp"
-#include "tessel/layout/wgmma_atoms.hpp"
 #include "filecheck.hpp"
+#include "simulate.hpp"
+#include "source_line.hpp"
+#include "tessel/layout/wgmma_atoms.hpp"
 #include "wgmma_kernels.hpp"
 
 namespace tessel::testing {
@@ -39,9 +39,9 @@ TEST(Wgmma, RegisterAMatchesTheHostReference) {
 
 TEST(Wgmma, RepeatsOverRowsAndWarpgroups) {
   for (const KernelOptions& o : every_order()) {
-    check_wgmma_tile<f16, 128, 64, 64, false>(o);        // one warpgroup, two m64 instructions
-    check_wgmma_tile<f16, 128, 32, 32, true, 8>(o);      // two warpgroups
-    check_wgmma_tile<bf16, 256, 16, 16, false, 8>(o);    // two warpgroups, two m64 each
+    check_wgmma_tile<f16, 128, 64, 64, false>(o);      // one warpgroup, two m64 instructions
+    check_wgmma_tile<f16, 128, 32, 32, true, 8>(o);    // two warpgroups
+    check_wgmma_tile<bf16, 256, 16, 16, false, 8>(o);  // two warpgroups, two m64 each
   }
 }
 
@@ -127,10 +127,11 @@ template <class S> std::string error_with_any_warp(const KernelOptions& o = {}) 
 
 // The report of a touch, two lines after the mma at `line`, of the accumulator while the mma runs.
 std::string accumulator_touched_early() {
-  return fmt::format("{0}:{1}: register tile r (created at {0}:{2}) is the accumulator of the wgmma.mma issued at "
-                     "{0}:{3}, which may still be running (warp W of block (0, 0, 0)); wait for it with "
-                     "wgmma.wait_group before touching it",
-                     __FILE__, line + 2, acc_line, line);
+  return fmt::format(
+      "{0}:{1}: register tile r (created at {0}:{2}) is the accumulator of the wgmma.mma issued at "
+      "{0}:{3}, which may still be running (warp W of block (0, 0, 0)); wait for it with "
+      "wgmma.wait_group before touching it",
+      __FILE__, line + 2, acc_line, line);
 }
 
 TEST(WgmmaMisuse, TouchingTheAccumulatorBeforeTheWaitIsReportedUnderEveryOrder) {

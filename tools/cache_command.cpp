@@ -16,7 +16,8 @@ struct CacheArgs {
 };
 
 std::string age_of(std::filesystem::file_time_type written) {
-  const auto age = std::chrono::duration_cast<std::chrono::seconds>(std::filesystem::file_time_type::clock::now() - written);
+  const auto age =
+      std::chrono::duration_cast<std::chrono::seconds>(std::filesystem::file_time_type::clock::now() - written);
   if (age.count() < 120) return fmt::format("{} s ago", age.count());
   if (age.count() < 7200) return fmt::format("{} min ago", age.count() / 60);
   if (age.count() < 172800) return fmt::format("{} h ago", age.count() / 3600);
@@ -57,10 +58,11 @@ int show(const std::string& prefix) {
     throw Error(fmt::format("cache show: {} tuning results' keys start with '{}'; give more characters", matches.size(),
                             prefix));
   const tuning::TuningRecord& r = matches.front().record;
-  fmt::print("key:         {}\nkernel:      {}\narguments:   {}\nspecialized: {}\nsizes:       {}\ntarget:      {}\n"
-             "measured on: {}\ntuned at:    {} in {:.1f} s\nwinner:      [{}] {:.4f} ms\n",
-             matches.front().key, r.kernel, r.compile_args, r.specialization.empty() ? "-" : r.specialization,
-             r.size_bucket, r.target, r.fingerprint.str(), r.tuned_at, r.tuning_wall_ms / 1000, r.winner, r.winner_ms);
+  fmt::print(
+      "key:         {}\nkernel:      {}\narguments:   {}\nspecialized: {}\nsizes:       {}\ntarget:      {}\n"
+      "measured on: {}\ntuned at:    {} in {:.1f} s\nwinner:      [{}] {:.4f} ms\n",
+      matches.front().key, r.kernel, r.compile_args, r.specialization.empty() ? "-" : r.specialization, r.size_bucket,
+      r.target, r.fingerprint.str(), r.tuned_at, r.tuning_wall_ms / 1000, r.winner, r.winner_ms);
   std::vector<const tuning::CandidateOutcome*> order;
   for (const auto& c : r.candidates) order.push_back(&c);
   std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) {

@@ -26,8 +26,9 @@ bool check_configuration(const examples::Example& e, const std::vector<int64_t>&
 }  // namespace
 
 Command add_check_command(CLI::App& app) {
-  auto* check = app.add_subcommand("check", "run an example on the simulator under adversarial schedules, with race "
-                                            "detection, and stop at the first report");
+  auto* check = app.add_subcommand("check",
+                                   "run an example on the simulator under adversarial schedules, with race "
+                                   "detection, and stop at the first report");
   auto example = std::make_shared<std::string>();
   auto sizes = std::make_shared<std::vector<int64_t>>();
   auto seeds = std::make_shared<std::string>("3");

@@ -46,11 +46,11 @@ int run(const RooflineArgs& args) {
   const GpuSpec gpu = resolve_gpu(args.gpu);
 
   chart.bandwidth = gpu.hbm_bandwidth;
-  chart.title = args.title.empty() ? fmt::format("Roofline: {} ({}), dense peak rates", gpu.full_name(), gpu.arch())
-                                   : args.title;
+  chart.title =
+      args.title.empty() ? fmt::format("Roofline: {} ({}), dense peak rates", gpu.full_name(), gpu.arch()) : args.title;
   for (MathType t : types)
-    chart.roofs.push_back({fmt::format("{} {}", math_type_name(t), t == MathType::F32 ? "SIMT" : "tensor"),
-                           peak_rate(gpu, t)});
+    chart.roofs.push_back(
+        {fmt::format("{} {}", math_type_name(t), t == MathType::F32 ? "SIMT" : "tensor"), peak_rate(gpu, t)});
   write_file(args.out, roofline_svg(chart));
 
   fmt::print("wrote {}: roofline of {}, memory {:.4g} TB/s\n", args.out, gpu.full_name(), gpu.hbm_bandwidth / 1e12);

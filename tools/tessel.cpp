@@ -61,8 +61,10 @@ int print_ir(const std::string& name, const std::vector<int64_t>& given, bool al
   const passes::PassContext ctx{ir::parse_arch(e.simulated_target())};
   for (const passes::Pass& p : passes::pipeline()) {
     ir::Kernel next = p.run(k, ctx);
-    if (next != k) fmt::print("\n// after {}\n{}", p.name, ir::print(*next));
-    else fmt::print("\n// {}: no change\n", p.name);
+    if (next != k)
+      fmt::print("\n// after {}\n{}", p.name, ir::print(*next));
+    else
+      fmt::print("\n// {}: no change\n", p.name);
     k = next;
   }
   return 0;
@@ -117,10 +119,10 @@ int main(int argc, char** argv) {
   run->add_option("--order", simulator.completion,
                   "when the simulator's asynchronous engines complete their work: eager, lazy or seeded (default: "
                   "lazy with seed 0, seeded otherwise)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, sim::CompletionOrder>{
-          {"eager", sim::CompletionOrder::Eager},
-          {"lazy", sim::CompletionOrder::Lazy},
-          {"seeded", sim::CompletionOrder::Seeded}}));
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, sim::CompletionOrder>{{"eager", sim::CompletionOrder::Eager},
+                                                      {"lazy", sim::CompletionOrder::Lazy},
+                                                      {"seeded", sim::CompletionOrder::Seeded}}));
   run->add_option("--multiprocessors", simulator.multiprocessors,
                   fmt::format("the simulated device's multiprocessor count (default: {})", simulator.multiprocessors))
       ->check(CLI::Range(1, 1024));

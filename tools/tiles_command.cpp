@@ -43,7 +43,8 @@ TileConfig parse_config(const TilesArgs& args, MathType math) {
   c.stages = parse_count("--stages", args.stages);
   c.threads = parse_count("--threads", args.threads);
   c.in_bytes = input_bytes(math);
-  if (args.accumulator == "tmem") c.accumulator = Accumulator::TensorMemory;
+  if (args.accumulator == "tmem")
+    c.accumulator = Accumulator::TensorMemory;
   else if (args.accumulator != "registers")
     throw Error(fmt::format("--accumulator '{}': expected registers or tmem", args.accumulator));
   return c;
@@ -69,14 +70,13 @@ int run(const TilesArgs& args) {
                                       c.block_k, c.block_k, c.block_n, c.in_bytes));
   row("shared per block", fmt::format("{}  = {} stages; the limit is {}", bytes_text(a.shared_bytes), c.stages,
                                       bytes_text(gpu.shared_per_block_optin)));
-  row("registers per thread",
-      c.accumulator == Accumulator::Registers
-          ? fmt::format("~{}  = {}x{} / {} threads + {}", a.registers_per_thread, c.block_m, c.block_n, c.threads,
-                        c.register_overhead)
-          : fmt::format("~{}  (accumulator in tensor memory)", a.registers_per_thread));
+  row("registers per thread", c.accumulator == Accumulator::Registers
+                                  ? fmt::format("~{}  = {}x{} / {} threads + {}", a.registers_per_thread, c.block_m,
+                                                c.block_n, c.threads, c.register_overhead)
+                                  : fmt::format("~{}  (accumulator in tensor memory)", a.registers_per_thread));
   if (c.accumulator == Accumulator::TensorMemory && gpu.has_tmem())
-    row("tensor memory", fmt::format("{} of {} columns ({} lanes of 32 bits each)", a.tmem_columns, gpu.tmem_columns,
-                                     gpu.tmem_lanes));
+    row("tensor memory",
+        fmt::format("{} of {} columns ({} lanes of 32 bits each)", a.tmem_columns, gpu.tmem_columns, gpu.tmem_lanes));
   std::vector<std::string> limits;
   for (const BlockLimit& l : a.limits) limits.push_back(fmt::format("{} {}", l.resource, l.blocks));
   row("blocks per SM", fmt::format("{}, limited by {}  (each allows: {})", a.blocks_per_sm,
@@ -88,8 +88,8 @@ int run(const TilesArgs& args) {
   row(fmt::format("ridge point ({})", math_type_name(math)),
       fmt::format("{:.4g} FLOP/B  = {:.4g} TFLOP/s / {:.4g} TB/s", ridge, peak / 1e12, gpu.hbm_bandwidth / 1e12));
   const double bound = attainable(peak, gpu.hbm_bandwidth, a.intensity);
-  row("roofline bound", fmt::format("{:.4g} TFLOP/s ({:.0f}% of peak) if every load came from HBM", bound / 1e12,
-                                    100 * bound / peak));
+  row("roofline bound",
+      fmt::format("{:.4g} TFLOP/s ({:.0f}% of peak) if every load came from HBM", bound / 1e12, 100 * bound / peak));
   fmt::print("\n");
   if (a.feasible()) {
     fmt::print("fits on {}\n", gpu.name);

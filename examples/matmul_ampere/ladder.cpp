@@ -10,7 +10,8 @@ namespace tessel::examples {
 
 std::vector<Example> ampere_ladder_examples() {
   return {
-      matmul_example<ampere::MatmulV1Naive>("ampere_v1_naive", "Ampere ladder 1: no reuse, operands from global memory"),
+      matmul_example<ampere::MatmulV1Naive>("ampere_v1_naive",
+                                            "Ampere ladder 1: no reuse, operands from global memory"),
       matmul_example<MatmulSimt>("ampere_v2_shared", "Ampere ladder 2: shared-memory tiling, SIMT FMA"),
       matmul_example<ampere::MatmulV3TensorCore>("ampere_v3_mma", "Ampere ladder 3: tensor cores (mma.sync m16n8k16)"),
       matmul_example<ampere::MatmulV4Pipelined>("ampere_v4_pipelined",

@@ -47,10 +47,10 @@ template <class T = f16> struct MatmulV5Swizzled : Script {
     // Fragments are loaded one k16 slice ahead of the mma that uses them, into two buffers.
     const MmaLayouts frag = mma_layouts(block_m, block_n, 16, warps_m, warps_n);
     auto acc = register_tensor<float>({block_m, block_n}, 0.0f, frag.c);
-    auto r_a = std::array{register_tensor<T>({block_m, 16}, 0.0f, frag.a),
-                          register_tensor<T>({block_m, 16}, 0.0f, frag.a)};
-    auto r_b = std::array{register_tensor<T>({16, block_n}, 0.0f, frag.b),
-                          register_tensor<T>({16, block_n}, 0.0f, frag.b)};
+    auto r_a =
+        std::array{register_tensor<T>({block_m, 16}, 0.0f, frag.a), register_tensor<T>({block_m, 16}, 0.0f, frag.a)};
+    auto r_b =
+        std::array{register_tensor<T>({16, block_n}, 0.0f, frag.b), register_tensor<T>({16, block_n}, 0.0f, frag.b)};
     const auto load_slice = [&](const Dim& stage, int slice, int buffer) {
       r_a[buffer] = load_shared(s_a[stage], {0, slice * 16}, {block_m, 16}, frag.a);
       r_b[buffer] = load_shared(s_b[stage].transpose(), {slice * 16, 0}, {16, block_n}, frag.b);

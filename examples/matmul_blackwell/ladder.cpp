@@ -25,11 +25,13 @@ std::vector<Example> blackwell_ladder_examples() {
       matmul_example<blackwell::BlackwellMatmulV4>(
           "blackwell_v4", "Blackwell seed V4: warp specialization with the Pipeline class, rasterized tiles"),
       matmul_example<blackwell::BlackwellMatmulV5>(
-          "blackwell_v5", "Blackwell V5: persistent on cluster launch control; TMA, MMA, scheduler and epilogue roles; "
-                          "double-buffered tensor memory"),
+          "blackwell_v5",
+          "Blackwell V5: persistent on cluster launch control; TMA, MMA, scheduler and epilogue roles; "
+          "double-buffered tensor memory"),
       matmul_example<blackwell::BlackwellMatmulV6>(
-          "blackwell_v6", "Blackwell V6: V5 on clusters of two blocks, one cta_group::2 mma per 256-row tile, "
-                          "multicast commits and responses"),
+          "blackwell_v6",
+          "Blackwell V6: V5 on clusters of two blocks, one cta_group::2 mma per 256-row tile, "
+          "multicast commits and responses"),
   };
   for (Example& e : ladder) {
     e.targets = {"sm_100a"};  // tcgen05 and tensor memory exist from sm_100a

@@ -48,9 +48,8 @@ struct BlackwellMatmulV3 : Script {
       UInt32 phase = mbarrier.producer_initial_phase;
       for (Int32 offset_k : range(0, k_size, block_k, stages)) {
         mbarrier.wait(empty_barriers[stage], phase, WaitSemantics::relaxed, WaitScope::cta);
-        single_thread([&] {
-          mbarrier.arrive_and_expect_tx(full_barriers[stage], s_a[stage].nbytes() + s_b[stage].nbytes());
-        });
+        single_thread(
+            [&] { mbarrier.arrive_and_expect_tx(full_barriers[stage], s_a[stage].nbytes() + s_b[stage].nbytes()); });
         tma.global_to_shared(g_a, s_a[stage], {offset_m, offset_k}, full_barriers[stage]);
         tma.global_to_shared(g_b, s_b[stage], {offset_n, offset_k}, full_barriers[stage]);
         stage = (stage + 1) % stages;

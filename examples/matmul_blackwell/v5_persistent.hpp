@@ -61,16 +61,17 @@ struct BlackwellMatmulV5 : Script {
     auto for_each_tile = [&](const std::function<void(const Int32&, const Int32&)>& body) {
       Int32 tile = blockIdx.x;
       Var<bool> finished = false;
-      while_([&] { return !finished; }, [&] {
-        auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
-        body(m_block, n_block);
-        sched_pipe.consumer_acquire();
-        ClcResponse next = clc.query_response(responses[sched_pipe.consumer_stage]);
-        finished = !next.is_canceled;
-        tile = next.first_ctaid.x;
-        mbarrier.arrive(sched_pipe.consumer_barrier());
-        sched_pipe.consumer_advance();
-      });
+      while_([&] { return !finished; },
+             [&] {
+               auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
+               body(m_block, n_block);
+               sched_pipe.consumer_acquire();
+               ClcResponse next = clc.query_response(responses[sched_pipe.consumer_stage]);
+               finished = !next.is_canceled;
+               tile = next.first_ctaid.x;
+               mbarrier.arrive(sched_pipe.consumer_barrier());
+               sched_pipe.consumer_advance();
+             });
     };
 
     thread_group(0, 32, [&] {
@@ -79,7 +80,7 @@ struct BlackwellMatmulV5 : Script {
           tma_pipe.producer_acquire();
           single_thread([&] {
             mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
-                                                                          s_b[tma_pipe.producer_stage].nbytes());
+                                                                           s_b[tma_pipe.producer_stage].nbytes());
           });
           tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {m_block * block_m, offset_k},
                                tma_pipe.producer_barrier());
@@ -107,22 +108,23 @@ struct BlackwellMatmulV5 : Script {
 
     thread_group(64, 32, [&] {
       Var<bool> finished = false;
-      while_([&] { return !finished; }, [&] {
-        sched_pipe.producer_acquire();
-        // every reader of this slot's last response read it before the async proxy writes it again
-        fence.proxy_async(ProxySpace::shared_cta);
-        single_thread([&] {
-          mbarrier.arrive_and_expect_tx(sched_pipe.producer_barrier(), 16);
-          clc.try_cancel(responses[sched_pipe.producer_stage], sched_pipe.producer_barrier());
-        });
-        sched_pipe.producer_advance();
-        // the scheduler reads each response too, to stop asking once one says no block was left
-        sched_pipe.consumer_acquire();
-        ClcResponse next = clc.query_response(responses[sched_pipe.consumer_stage]);
-        finished = !next.is_canceled;
-        mbarrier.arrive(sched_pipe.consumer_barrier());
-        sched_pipe.consumer_advance();
-      });
+      while_([&] { return !finished; },
+             [&] {
+               sched_pipe.producer_acquire();
+               // every reader of this slot's last response read it before the async proxy writes it again
+               fence.proxy_async(ProxySpace::shared_cta);
+               single_thread([&] {
+                 mbarrier.arrive_and_expect_tx(sched_pipe.producer_barrier(), 16);
+                 clc.try_cancel(responses[sched_pipe.producer_stage], sched_pipe.producer_barrier());
+               });
+               sched_pipe.producer_advance();
+               // the scheduler reads each response too, to stop asking once one says no block was left
+               sched_pipe.consumer_acquire();
+               ClcResponse next = clc.query_response(responses[sched_pipe.consumer_stage]);
+               finished = !next.is_canceled;
+               mbarrier.arrive(sched_pipe.consumer_barrier());
+               sched_pipe.consumer_advance();
+             });
     });
 
     thread_group(128, 128, [&] {
@@ -130,8 +132,8 @@ struct BlackwellMatmulV5 : Script {
       for_each_tile([&](const Int32& m_block, const Int32& n_block) {
         mma_pipe.consumer_acquire();
         for (Int32 e_offset_n : range(0, block_n, e_block_n)) {
-          auto t_acc_slice = tcgen05.slice(t_acc, {0, mma_pipe.consumer_stage * block_n + e_offset_n},
-                                           {block_m, e_block_n}, {0, 1});
+          auto t_acc_slice =
+              tcgen05.slice(t_acc, {0, mma_pipe.consumer_stage * block_n + e_offset_n}, {block_m, e_block_n}, {0, 1});
           auto r_acc = tcgen05.load(t_acc_slice);
           tcgen05.wait_load();
           // the store issued from this shared tile two slices ago has read it

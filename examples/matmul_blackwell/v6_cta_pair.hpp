@@ -69,16 +69,17 @@ struct BlackwellMatmulV6 : Script {
     auto for_each_tile = [&](const std::function<void(const Int32&, const Int32&)>& body) {
       Int32 tile = cluster.clusterIdx.x;
       Var<bool> finished = false;
-      while_([&] { return !finished; }, [&] {
-        auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
-        body(m_block, n_block);
-        sched_pipe.consumer_acquire();
-        ClcResponse next = clc.query_response(responses[sched_pipe.consumer_stage]);
-        finished = !next.is_canceled;
-        tile = next.first_ctaid.x / 2;
-        mbarrier.arrive(sched_pipe.consumer_barrier().remote(0));
-        sched_pipe.consumer_advance();
-      });
+      while_([&] { return !finished; },
+             [&] {
+               auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
+               body(m_block, n_block);
+               sched_pipe.consumer_acquire();
+               ClcResponse next = clc.query_response(responses[sched_pipe.consumer_stage]);
+               finished = !next.is_canceled;
+               tile = next.first_ctaid.x / 2;
+               mbarrier.arrive(sched_pipe.consumer_barrier().remote(0));
+               sched_pipe.consumer_advance();
+             });
     };
 
     thread_group(0, 32, [&] {
@@ -87,15 +88,13 @@ struct BlackwellMatmulV6 : Script {
           tma_pipe.producer_acquire();  // the pair's mma is done with this block's stage
           if_(rank == 0, [&] {
             single_thread([&] {
-              mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(),
-                                            2 * (s_a[tma_pipe.producer_stage].nbytes() +
-                                                 s_b[tma_pipe.producer_stage].nbytes()));
+              mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), 2 * (s_a[tma_pipe.producer_stage].nbytes() +
+                                                                              s_b[tma_pipe.producer_stage].nbytes()));
             });
           });
           tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {m_block * block_m + rank * (block_m / 2), offset_k},
                                tma_pipe.producer_barrier().remote(0));
-          tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage],
-                               {n_block * block_n + rank * (block_n / 2), offset_k},
+          tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage], {n_block * block_n + rank * (block_n / 2), offset_k},
                                tma_pipe.producer_barrier().remote(0));
           tma_pipe.producer_advance();
         }
@@ -109,8 +108,7 @@ struct BlackwellMatmulV6 : Script {
           auto acc = tcgen05.slice(t_acc, {0, mma_pipe.producer_stage * block_n}, {block_m / 2, block_n}, {0, 1});
           for (Int32 offset_k : range(0, k_size, block_k)) {
             tma_pipe.consumer_acquire();
-            tcgen05.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), acc,
-                        offset_k != 0);
+            tcgen05.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), acc, offset_k != 0);
             tcgen05.commit(tma_pipe.consumer_barrier(), Multicast{0b11});  // frees the stage in both blocks
             tma_pipe.consumer_advance();
           }
@@ -122,25 +120,26 @@ struct BlackwellMatmulV6 : Script {
 
     thread_group(64, 32, [&] {
       Var<bool> finished = false;
-      while_([&] { return !finished; }, [&] {
-        if_(rank == 0, [&] {
-          sched_pipe.producer_acquire();
-          // every reader of this slot's last response read it before the async proxy writes it again
-          fence.proxy_async(ProxySpace::shared_cta);
-          single_thread([&] {
-            for (int peer = 0; peer < 2; ++peer)
-              mbarrier.arrive_and_expect_tx(sched_pipe.producer_barrier().remote(peer), 16);
-            clc.try_cancel(responses[sched_pipe.producer_stage], sched_pipe.producer_barrier(), Multicast{0b11});
-          });
-          sched_pipe.producer_advance();
-        });
-        // the schedulers read each response too, to stop once one says no cluster was left
-        sched_pipe.consumer_acquire();
-        ClcResponse next = clc.query_response(responses[sched_pipe.consumer_stage]);
-        finished = !next.is_canceled;
-        mbarrier.arrive(sched_pipe.consumer_barrier().remote(0));
-        sched_pipe.consumer_advance();
-      });
+      while_([&] { return !finished; },
+             [&] {
+               if_(rank == 0, [&] {
+                 sched_pipe.producer_acquire();
+                 // every reader of this slot's last response read it before the async proxy writes it again
+                 fence.proxy_async(ProxySpace::shared_cta);
+                 single_thread([&] {
+                   for (int peer = 0; peer < 2; ++peer)
+                     mbarrier.arrive_and_expect_tx(sched_pipe.producer_barrier().remote(peer), 16);
+                   clc.try_cancel(responses[sched_pipe.producer_stage], sched_pipe.producer_barrier(), Multicast{0b11});
+                 });
+                 sched_pipe.producer_advance();
+               });
+               // the schedulers read each response too, to stop once one says no cluster was left
+               sched_pipe.consumer_acquire();
+               ClcResponse next = clc.query_response(responses[sched_pipe.consumer_stage]);
+               finished = !next.is_canceled;
+               mbarrier.arrive(sched_pipe.consumer_barrier().remote(0));
+               sched_pipe.consumer_advance();
+             });
     });
 
     thread_group(128, 128, [&] {

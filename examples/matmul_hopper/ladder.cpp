@@ -19,14 +19,14 @@ std::vector<Example> hopper_ladder_examples() {
       matmul_example<hopper::MatmulV3WarpSpecialized<f16>>(
           "hopper_v3", "Hopper ladder 3: a TMA producer warp and wgmma consumer warpgroups, with setmaxnreg"),
       matmul_example<hopper::MatmulV3WarpSpecialized<bf16>, bf16>("hopper_v3_bf16",
-                                                                   "Hopper ladder 3 with bf16 operands"),
+                                                                  "Hopper ladder 3 with bf16 operands"),
       matmul_example<hopper::MatmulV4PipelineClass<f16>>(
           "hopper_v4", "Hopper ladder 4: the ring as seed 000's Pipeline class, tiles rasterized with fast_divmod"),
-      matmul_example<hopper::MatmulV4PipelineClass<bf16>, bf16>("hopper_v4_bf16",
-                                                                 "Hopper ladder 4 with bf16 operands"),
+      matmul_example<hopper::MatmulV4PipelineClass<bf16>, bf16>("hopper_v4_bf16", "Hopper ladder 4 with bf16 operands"),
       matmul_example<hopper::MatmulV5Persistent<f16>>(
-          "hopper_v5", "Hopper ladder 5: persistent blocks over rasterized tiles, two consumer warpgroups, a TMA-store "
-                       "epilogue"),
+          "hopper_v5",
+          "Hopper ladder 5: persistent blocks over rasterized tiles, two consumer warpgroups, a TMA-store "
+          "epilogue"),
       matmul_example<hopper::MatmulV5Persistent<bf16>, bf16>("hopper_v5_bf16", "Hopper ladder 5 with bf16 operands"),
   };
   for (Example& e : ladder) e.targets = {"sm_90a"};  // wgmma exists only on sm_90a

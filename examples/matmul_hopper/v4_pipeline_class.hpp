@@ -54,8 +54,8 @@ template <class T = f16> struct MatmulV4PipelineClass : Script {
         for (Int32 offset_k : range(0, k, block_k, stages)) {
           tma_pipe.producer_acquire();
           single_thread([&] {
-            mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(),
-                                          s_a[tma_pipe.producer_stage].nbytes() + s_b[tma_pipe.producer_stage].nbytes());
+            mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
+                                                                           s_b[tma_pipe.producer_stage].nbytes());
           });
           tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {offset_m, offset_k}, tma_pipe.producer_barrier());
           tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage], {offset_n, offset_k}, tma_pipe.producer_barrier());
@@ -74,9 +74,7 @@ template <class T = f16> struct MatmulV4PipelineClass : Script {
         wgmma.commit_group();
         // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
         wgmma.wait_group(1);
-        if_(i > 0, [&] {
-          mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]);
-        });
+        if_(i > 0, [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
         tma_pipe.consumer_advance();
       }
       wgmma.wait_group(0);

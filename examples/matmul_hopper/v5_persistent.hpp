@@ -66,7 +66,7 @@ template <class T = f16> struct MatmulV5Persistent : Script {
             tma_pipe.producer_acquire();
             single_thread([&] {
               mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
-                                                                            s_b[tma_pipe.producer_stage].nbytes());
+                                                                             s_b[tma_pipe.producer_stage].nbytes());
             });
             tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {m_block * block_m, offset_k},
                                  tma_pipe.producer_barrier());
@@ -90,15 +90,13 @@ template <class T = f16> struct MatmulV5Persistent : Script {
           wgmma.commit_group();
           // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
           wgmma.wait_group(1);
-          if_(i > 0, [&] {
-            mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]);
-          });
+          if_(i > 0,
+              [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
           tma_pipe.consumer_advance();
         }
         wgmma.wait_group(0);
-        if_(k_tiles > 0, [&] {
-          mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]);
-        });
+        if_(k_tiles > 0,
+            [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
 
         // The previous tile's store has read s_c before anyone overwrites it.
         single_thread([&] { tma.wait_group(0, true); });

@@ -31,7 +31,7 @@ enum class DType : uint8_t {
 
 struct DTypeInfo {
   DType dtype;
-  std::string_view name;    // in printed IR and messages
+  std::string_view name;  // in printed IR and messages
   int bytes;
   bool is_float;
   bool is_signed;           // a signed integer
@@ -58,7 +58,11 @@ struct f16 {
   f16() = default;
   explicit f16(float v);
   explicit operator float() const;
-  static f16 from_bits(uint16_t b) { f16 h; h.bits = b; return h; }
+  static f16 from_bits(uint16_t b) {
+    f16 h;
+    h.bits = b;
+    return h;
+  }
 };
 
 // bfloat16, stored as its bit pattern; conversions round to nearest even.
@@ -67,7 +71,11 @@ struct bf16 {
   bf16() = default;
   explicit bf16(float v);
   explicit operator float() const;
-  static bf16 from_bits(uint16_t b) { bf16 h; h.bits = b; return h; }
+  static bf16 from_bits(uint16_t b) {
+    bf16 h;
+    h.bits = b;
+    return h;
+  }
 };
 
 using f32 = float;

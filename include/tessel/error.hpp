@@ -28,7 +28,8 @@ class Error : public std::runtime_error {
  public:
   Error(SourceLoc loc, const std::string& message)
       : std::runtime_error(loc.known() ? loc.str() + ": " + message : message),
-        loc_(std::move(loc)), message_(message) {}
+        loc_(std::move(loc)),
+        message_(message) {}
   explicit Error(const std::string& message) : Error(SourceLoc{}, message) {}
 
   const SourceLoc& loc() const { return loc_; }
@@ -44,7 +45,7 @@ class Error : public std::runtime_error {
 
 }  // namespace tessel
 
-#define TESSEL_CHECK(cond, ...)                                                        \
-  do {                                                                                 \
+#define TESSEL_CHECK(cond, ...)                                                                 \
+  do {                                                                                          \
     if (!(cond)) ::tessel::internal_error(#cond, __FILE__, __LINE__, fmt::format(__VA_ARGS__)); \
   } while (0)

@@ -4,9 +4,9 @@
 
 #include "tessel/dtype.hpp"
 #include "tessel/error.hpp"
-#include "tessel/layout/mma_atoms.hpp"
+#include "tessel/jit/kernel.hpp"
 #include "tessel/lang/script.hpp"
 #include "tessel/lang/space.hpp"
+#include "tessel/layout/mma_atoms.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/tensor.hpp"
-#include "tessel/jit/kernel.hpp"

@@ -50,8 +50,12 @@ std::vector<GpuSpec> make_table() {
   a100.sm_count = 108;
   a100.l2_bytes = 40 * MiB;
   a100.hbm_bandwidth = 2.0e12;
-  a100.peak = {.tensor_f16 = 312e12, .tensor_bf16 = 312e12, .tensor_tf32 = 156e12,
-               .tensor_f8 = 0, .tensor_i8 = 624e12, .simt_f32 = 19.5e12};
+  a100.peak = {.tensor_f16 = 312e12,
+               .tensor_bf16 = 312e12,
+               .tensor_tf32 = 156e12,
+               .tensor_f8 = 0,
+               .tensor_i8 = 624e12,
+               .simt_f32 = 19.5e12};
   t.push_back(a100);
 
   // H100 SXM5 80GB. SMs and L2: NVIDIA H100 Tensor Core GPU Architecture whitepaper (132 SMs,
@@ -62,8 +66,12 @@ std::vector<GpuSpec> make_table() {
   h100.sm_count = 132;
   h100.l2_bytes = 50 * MiB;
   h100.hbm_bandwidth = 3.35e12;
-  h100.peak = {.tensor_f16 = 989.5e12, .tensor_bf16 = 989.5e12, .tensor_tf32 = 494.5e12,
-               .tensor_f8 = 1979e12, .tensor_i8 = 1979e12, .simt_f32 = 67e12};
+  h100.peak = {.tensor_f16 = 989.5e12,
+               .tensor_bf16 = 989.5e12,
+               .tensor_tf32 = 494.5e12,
+               .tensor_f8 = 1979e12,
+               .tensor_i8 = 1979e12,
+               .simt_f32 = 67e12};
   t.push_back(h100);
 
   // H200 SXM 141GB: the H100's GH100 die (132 SMs, compute capability 9.0) with HBM3e. H200
@@ -88,8 +96,12 @@ std::vector<GpuSpec> make_table() {
   b200.sm_count = 148;
   b200.l2_bytes = 126 * MiB;
   b200.hbm_bandwidth = 7.7e12;
-  b200.peak = {.tensor_f16 = 2.25e15, .tensor_bf16 = 2.25e15, .tensor_tf32 = 1.1e15,
-               .tensor_f8 = 4.5e15, .tensor_i8 = 4.5e15, .simt_f32 = 75e12};
+  b200.peak = {.tensor_f16 = 2.25e15,
+               .tensor_bf16 = 2.25e15,
+               .tensor_tf32 = 1.1e15,
+               .tensor_f8 = 4.5e15,
+               .tensor_i8 = 4.5e15,
+               .simt_f32 = 75e12};
   t.push_back(b200);
   return t;
 }
@@ -182,17 +194,19 @@ GpuSpec from_device(const runtime::CudaDriver::DeviceInfo& info) {
   g.name = info.name;
   g.part.clear();
   if (info.sm_count != g.sm_count || info.cc_major != g.cc_major || info.cc_minor != g.cc_minor)
-    g.notes.push_back(fmt::format("the device is sm_{}{} with {} SMs, the table's {} sm_{}{} with {}: its bandwidth "
-                                  "and peak rates are the table's and may not be this device's",
-                                  info.cc_major, info.cc_minor, info.sm_count, entry->full_name(), entry->cc_major,
-                                  entry->cc_minor, entry->sm_count));
+    g.notes.push_back(
+        fmt::format("the device is sm_{}{} with {} SMs, the table's {} sm_{}{} with {}: its bandwidth "
+                    "and peak rates are the table's and may not be this device's",
+                    info.cc_major, info.cc_minor, info.sm_count, entry->full_name(), entry->cc_major, entry->cc_minor,
+                    entry->sm_count));
   g.cc_major = info.cc_major;
   g.cc_minor = info.cc_minor;
   g.sm_count = info.sm_count;
   if (info.max_shared_per_block_optin > 0) g.shared_per_block_optin = info.max_shared_per_block_optin;
-  g.notes.push_back(fmt::format("SM count, compute capability and opt-in shared memory from the device; the rest "
-                                "from the table's {}",
-                                entry->full_name()));
+  g.notes.push_back(
+      fmt::format("SM count, compute capability and opt-in shared memory from the device; the rest "
+                  "from the table's {}",
+                  entry->full_name()));
   return g;
 }
 
@@ -207,8 +221,7 @@ double peak_rate(const GpuSpec& gpu, MathType t) {
     case MathType::I8: rate = p.tensor_i8; break;
     case MathType::F32: rate = p.simt_f32; break;
   }
-  if (rate <= 0)
-    throw Error(fmt::format("{} ({}) has no {} tensor cores", gpu.name, gpu.arch(), math_type_name(t)));
+  if (rate <= 0) throw Error(fmt::format("{} ({}) has no {} tensor cores", gpu.name, gpu.arch(), math_type_name(t)));
   return rate;
 }
 

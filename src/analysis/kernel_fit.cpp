@@ -19,8 +19,8 @@ std::optional<std::string> shared_memory_overflow(const ir::KernelNode& k, const
 
 std::optional<std::string> register_overflow(const ir::KernelNode& k, int registers, const GpuSpec& gpu) {
   if (int64_t(registers) * k.threads() <= gpu.registers_per_block) return std::nullopt;
-  return fmt::format("{} registers x {} threads exceed the {} registers a block may use on {}", registers,
-                     k.threads(), gpu.registers_per_block, gpu.name);
+  return fmt::format("{} registers x {} threads exceed the {} registers a block may use on {}", registers, k.threads(),
+                     gpu.registers_per_block, gpu.name);
 }
 
 std::optional<std::string> tensor_memory_overflow(const ir::KernelNode& k, const GpuSpec& gpu) {

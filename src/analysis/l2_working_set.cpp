@@ -25,8 +25,7 @@ TileCoord tile_coord(const TileOrder& order, int64_t linear, int num_m_blocks, i
   const int64_t tiles = int64_t(num_m_blocks) * num_n_blocks;
   if (linear < 0 || linear >= tiles)
     throw Error(fmt::format("block {} is outside a {}x{} grid of tiles", linear, num_m_blocks, num_n_blocks));
-  if (order.kind == TileOrder::Kind::ColumnMajor)
-    return {int(linear % num_m_blocks), int(linear / num_m_blocks)};
+  if (order.kind == TileOrder::Kind::ColumnMajor) return {int(linear % num_m_blocks), int(linear / num_m_blocks)};
 
   // As the seed's compute_block_coord: group g covers N-columns [g * s, g * s + s); a full group
   // is walked row-major as a num_m_blocks x s tile, the last one, when narrower, as

@@ -46,16 +46,22 @@ std::string si(double v) {
 }
 
 std::string line(double x1, double y1, double x2, double y2, const std::string& attributes) {
-  return fmt::format(R"(<line x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)" "\n", x1, y1, x2, y2, attributes);
+  return fmt::format(R"(<line x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)"
+                     "\n",
+                     x1, y1, x2, y2, attributes);
 }
 
 // `content` is escaped here.
 std::string text(double x, double y, const std::string& attributes, const std::string& content) {
-  return fmt::format(R"(<text x="{:.2f}" y="{:.2f}" {}>{}</text>)" "\n", x, y, attributes, escape(content));
+  return fmt::format(R"(<text x="{:.2f}" y="{:.2f}" {}>{}</text>)"
+                     "\n",
+                     x, y, attributes, escape(content));
 }
 
 std::string dot(double x, double y, double r, const std::string& attributes) {
-  return fmt::format(R"(<circle cx="{:.2f}" cy="{:.2f}" r="{}" {}/>)" "\n", x, y, r, attributes);
+  return fmt::format(R"(<circle cx="{:.2f}" cy="{:.2f}" r="{}" {}/>)"
+                     "\n",
+                     x, y, r, attributes);
 }
 
 // Log-log axes over whole decades, [10^x0, 10^x1] x [10^y0, 10^y1], mapped to the plot area.
@@ -109,14 +115,15 @@ std::string draw_axes(const Axes& a) {
       out += line(kLeft - 4, ym, kLeft, ym, R"(class="axis")");
     }
   }
-  out += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" class="frame"/>)" "\n", kLeft, kTop,
-                     kPlotRight - kLeft, kPlotBottom - kTop);
+  out += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" class="frame"/>)"
+                     "\n",
+                     kLeft, kTop, kPlotRight - kLeft, kPlotBottom - kTop);
   out += text((kLeft + kPlotRight) / 2, kHeight - 25, R"(text-anchor="middle" class="label")",
               "Arithmetic intensity (FLOP/byte)");
   const double mid = (kTop + kPlotBottom) / 2;
-  out += text(25, mid,
-              fmt::format(R"svg(text-anchor="middle" class="label" transform="rotate(-90 25 {:.2f})")svg", mid),
-              "Performance (FLOP/s)");
+  out +=
+      text(25, mid, fmt::format(R"svg(text-anchor="middle" class="label" transform="rotate(-90 25 {:.2f})")svg", mid),
+           "Performance (FLOP/s)");
   return out;
 }
 
@@ -200,18 +207,22 @@ std::string roofline_svg(const RooflineChart& c) {
   const Axes a = axes_for(c);
 
   std::string out =
-      fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}">)" "\n",
+      fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}">)"
+                  "\n",
                   kWidth, kHeight);
-  out += "<style>\n"
-         "  text { font-family: sans-serif; font-size: 13px; fill: #222; }\n"
-         "  .title { font-size: 18px; font-weight: bold; }\n"
-         "  .label { font-size: 15px; }\n"
-         "  .grid { stroke: #ddd; stroke-width: 1; }\n"
-         "  .axis { stroke: #444; stroke-width: 1; }\n"
-         "  .frame { fill: none; stroke: #444; stroke-width: 1; }\n"
-         "  .halo { paint-order: stroke; stroke: white; stroke-width: 4px; stroke-linejoin: round; }\n"
-         "</style>\n";
-  out += fmt::format(R"(<rect width="{}" height="{}" fill="white"/>)" "\n", kWidth, kHeight);
+  out +=
+      "<style>\n"
+      "  text { font-family: sans-serif; font-size: 13px; fill: #222; }\n"
+      "  .title { font-size: 18px; font-weight: bold; }\n"
+      "  .label { font-size: 15px; }\n"
+      "  .grid { stroke: #ddd; stroke-width: 1; }\n"
+      "  .axis { stroke: #444; stroke-width: 1; }\n"
+      "  .frame { fill: none; stroke: #444; stroke-width: 1; }\n"
+      "  .halo { paint-order: stroke; stroke: white; stroke-width: 4px; stroke-linejoin: round; }\n"
+      "</style>\n";
+  out += fmt::format(R"(<rect width="{}" height="{}" fill="white"/>)"
+                     "\n",
+                     kWidth, kHeight);
   out += text(kWidth / 2, 32, R"(text-anchor="middle" class="title")", c.title);
   out += draw_axes(a);
   LegendEntries legend;

@@ -82,9 +82,9 @@ std::vector<BlockLimit> block_limits(const GpuSpec& gpu, int threads, int64_t re
   // sub-partitions; warps then fit per sub-partition.
   const bool registers_fit = registers <= gpu.max_registers_per_thread &&
                              registers_per_warp * round_up(warps, kSubPartitions) <= gpu.registers_per_block;
-  const int64_t warps_by_registers = registers_per_warp == 0
-      ? gpu.max_warps_per_sm
-      : kSubPartitions * (gpu.registers_per_sm / kSubPartitions / registers_per_warp);
+  const int64_t warps_by_registers =
+      registers_per_warp == 0 ? gpu.max_warps_per_sm
+                              : kSubPartitions * (gpu.registers_per_sm / kSubPartitions / registers_per_warp);
   return {
       {"shared memory", shared_bytes > gpu.shared_per_block_optin ? 0 : int(gpu.shared_per_sm / shared_allocated)},
       {"registers", registers_fit ? int(warps_by_registers / warps) : 0},
@@ -104,9 +104,10 @@ TileAnalysis analyze_tile(const TileConfig& c, const GpuSpec& gpu) {
   a.intensity = tile_intensity(c.block_m, c.block_n, c.in_bytes);
 
   // The seed's estimate: each thread holds an equal share of the accumulator, plus a constant.
-  const int64_t accumulator_registers = c.accumulator == Accumulator::Registers
-      ? ceil_div(int64_t(c.block_m) * c.block_n * c.acc_bytes, 4 * int64_t(c.threads))
-      : 0;
+  const int64_t accumulator_registers =
+      c.accumulator == Accumulator::Registers
+          ? ceil_div(int64_t(c.block_m) * c.block_n * c.acc_bytes, 4 * int64_t(c.threads))
+          : 0;
   const int64_t registers = accumulator_registers + c.register_overhead;
   a.registers_per_thread = registers;
   const int64_t registers_per_warp = round_up(registers * kWarpSize, kRegisterUnit);
@@ -123,30 +124,32 @@ TileAnalysis analyze_tile(const TileConfig& c, const GpuSpec& gpu) {
                                    a.shared_bytes, gpu.name, gpu.shared_per_block_optin,
                                    kib(gpu.shared_per_block_optin), a.shared_bytes - gpu.shared_per_block_optin));
   if (registers > gpu.max_registers_per_thread)
-    problems.push_back(fmt::format("needs about {} registers per thread ({} accumulator + {} other); the limit is {}, "
-                                   "{} too many",
-                                   registers, accumulator_registers, c.register_overhead,
-                                   gpu.max_registers_per_thread, registers - gpu.max_registers_per_thread));
+    problems.push_back(
+        fmt::format("needs about {} registers per thread ({} accumulator + {} other); the limit is {}, "
+                    "{} too many",
+                    registers, accumulator_registers, c.register_overhead, gpu.max_registers_per_thread,
+                    registers - gpu.max_registers_per_thread));
   else if (registers_checked > gpu.registers_per_block)
-    problems.push_back(fmt::format("needs {} registers per block ({} per warp, {} warps counted in fours); the limit "
-                                   "is {}, {} too many",
-                                   registers_checked, registers_per_warp, round_up(a.warps, kSubPartitions),
-                                   gpu.registers_per_block, registers_checked - gpu.registers_per_block));
+    problems.push_back(
+        fmt::format("needs {} registers per block ({} per warp, {} warps counted in fours); the limit "
+                    "is {}, {} too many",
+                    registers_checked, registers_per_warp, round_up(a.warps, kSubPartitions), gpu.registers_per_block,
+                    registers_checked - gpu.registers_per_block));
 
   a.limits = block_limits(gpu, c.threads, registers, a.shared_bytes);
 
   if (c.accumulator == Accumulator::TensorMemory) {
     if (!gpu.has_tmem()) {
-      problems.push_back(fmt::format("{} ({}) has no tensor memory; keep the accumulator in registers", gpu.name,
-                                     gpu.arch()));
+      problems.push_back(
+          fmt::format("{} ({}) has no tensor memory; keep the accumulator in registers", gpu.name, gpu.arch()));
       a.limits.push_back({"tensor memory", 0});
     } else {
       a.tmem_columns = tmem_columns_for(c.block_m, c.block_n, c.acc_bytes, gpu.tmem_lanes);
       if (a.tmem_columns > gpu.tmem_columns)
-        problems.push_back(fmt::format("needs {} tensor-memory columns for a {}x{} accumulator; an SM has {}, {} too "
-                                       "many",
-                                       a.tmem_columns, c.block_m, c.block_n, gpu.tmem_columns,
-                                       a.tmem_columns - gpu.tmem_columns));
+        problems.push_back(
+            fmt::format("needs {} tensor-memory columns for a {}x{} accumulator; an SM has {}, {} too "
+                        "many",
+                        a.tmem_columns, c.block_m, c.block_n, gpu.tmem_columns, a.tmem_columns - gpu.tmem_columns));
       a.limits.push_back({"tensor memory", gpu.tmem_columns / a.tmem_columns});
     }
   }

@@ -142,11 +142,11 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
   for (const std::string& c : coords) element.push_back(wide(c));
   for (const ir::Expr& extent : g->shape) shape.push_back(wide(e.expr(extent)));
   const std::string when = in_view.empty() ? "" : "(" + in_view + ") && ";
-  e.line(fmt::format("if ({}!tessel_debug_inside({}, {}, {})) tessel_debug_outside<{}>({}, {}, {}, {{{{{}}}}}, "
-                     "{{{{{}}}}}, {}, {}, {});  // debug",
-                     when, allocation, address, bytes, g->rank(), c_string(n.loc.str()), c_string(what),
-                     c_string(pointer.name), fmt::join(element, ", "), fmt::join(shape, ", "), address, bytes,
-                     allocation));
+  e.line(fmt::format(
+      "if ({}!tessel_debug_inside({}, {}, {})) tessel_debug_outside<{}>({}, {}, {}, {{{{{}}}}}, "
+      "{{{{{}}}}}, {}, {}, {});  // debug",
+      when, allocation, address, bytes, g->rank(), c_string(n.loc.str()), c_string(what), c_string(pointer.name),
+      fmt::join(element, ", "), fmt::join(shape, ", "), address, bytes, allocation));
 }
 
 void emit_bounded_wait(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,

@@ -49,7 +49,8 @@ struct tessel_bf16 {{
   __device__ explicit operator float() const {{ return __uint_as_float((unsigned int)bits << 16); }}
 }};
 )CUDA",
-                     ptx_asm(Ptx::CvtRnF16F32, oldest, {{"bits"}, {"v"}}), ptx_asm(Ptx::CvtF32F16, oldest, {{"v"}, {"bits"}}),
+                     ptx_asm(Ptx::CvtRnF16F32, oldest, {{"bits"}, {"v"}}),
+                     ptx_asm(Ptx::CvtF32F16, oldest, {{"v"}, {"bits"}}),
                      ptx_asm(Ptx::CvtRnBf16F32, oldest, {{"bits"}, {"v"}}));
 }
 

@@ -84,12 +84,14 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
       rows_inside.push_back(fmt::format("{0} >= 0 && {0} < {1}", at[size_t(d)], e.expr(g->shape[d])));
     rows_inside.push_back(at.back() + " >= 0");
     // Elements of this run inside the view; the copy zero-fills the rest of the run.
-    e.line(fmt::format("const int inside = ({}) ? min({}, max(0, {} - ({}))) : 0;", fmt::join(rows_inside, " && "),
-                       vec, e.expr(g->shape[rank - 1]), at.back()));
-    if (e.debug) emit_access_check(e, n, "copy_async reads", g, "inside > 0", "g", fmt::format("inside * {}", bytes), at);
+    e.line(fmt::format("const int inside = ({}) ? min({}, max(0, {} - ({}))) : 0;", fmt::join(rows_inside, " && "), vec,
+                       e.expr(g->shape[rank - 1]), at.back()));
+    if (e.debug)
+      emit_access_check(e, n, "copy_async reads", g, "inside > 0", "g", fmt::format("inside * {}", bytes), at);
     const auto zero_filling_copy = [&] {
       e.line(ptx_asm(copy_instruction(run_bytes, false), e.arch,
-                     {{"uint32_t(__cvta_generic_to_shared(s))"}, {fmt::format("inside > 0 ? g : {}", e.expr(g->ptr))},
+                     {{"uint32_t(__cvta_generic_to_shared(s))"},
+                      {fmt::format("inside > 0 ? g : {}", e.expr(g->ptr))},
                       {fmt::format("inside * {}", bytes)}}));
     };
     const auto synchronous_copy = [&] {
@@ -123,7 +125,7 @@ void emit_CopyAsyncCommit(Emitter& e, const ir::CopyAsyncCommitNode& n) {
 
 void emit_CopyAsyncWait(Emitter& e, const ir::CopyAsyncWaitNode& n) {
   e.line((n.all ? ptx_asm(Ptx::CpAsyncWaitAll, e.arch, {})
-                 : ptx_asm(Ptx::CpAsyncWaitGroup, e.arch, {{std::to_string(n.pending)}})) +
+                : ptx_asm(Ptx::CpAsyncWaitGroup, e.arch, {{std::to_string(n.pending)}})) +
          e.comment(n.loc));
 }
 

@@ -64,11 +64,11 @@ namespace {
 // keywords and types a user's names could otherwise collide with.
 bool reserved(const std::string& n) {
   static const std::set<std::string> words = {
-      "t", "l", "lv", "j", "p", "int", "float", "double", "bool", "char", "short", "long", "unsigned", "signed",
-      "void", "if", "else", "for", "while", "do", "return", "const", "auto", "break", "continue", "switch", "case",
-      "default", "new", "delete", "this", "true", "false", "struct", "class", "union", "enum", "static", "extern",
-      "inline", "template", "typename", "namespace", "using", "operator", "sizeof", "min", "max", "int32_t",
-      "uint32_t", "int64_t", "uint64_t", "threadIdx", "blockIdx", "gridDim", "blockDim", "warpSize",
+      "t", "l", "lv", "j", "p", "int", "float", "double", "bool", "char", "short", "long", "unsigned", "signed", "void",
+      "if", "else", "for", "while", "do", "return", "const", "auto", "break", "continue", "switch", "case", "default",
+      "new", "delete", "this", "true", "false", "struct", "class", "union", "enum", "static", "extern", "inline",
+      "template", "typename", "namespace", "using", "operator", "sizeof", "min", "max", "int32_t", "uint32_t",
+      "int64_t", "uint64_t", "threadIdx", "blockIdx", "gridDim", "blockDim", "warpSize",
       // the locals of the data-movement emitters, which a kernel value used beside them must not shadow
       "tile", "thread_g", "thread_p", "inside"};
   if (words.count(n) || n.rfind("tessel_", 0) == 0 || n.rfind("__", 0) == 0) return true;
@@ -170,7 +170,8 @@ std::string Emitter::expr(const ir::Expr& e) {
     }
     case ir::NodeKind::Cast: {
       auto& n = static_cast<const ir::CastNode&>(*e);
-      return to_storage(n.type.dtype, fmt::format("({})({})", arith_type(n.type.dtype), to_arith(n.a->type.dtype, expr(n.a))));
+      return to_storage(n.type.dtype,
+                        fmt::format("({})({})", arith_type(n.type.dtype), to_arith(n.a->type.dtype, expr(n.a))));
     }
     case ir::NodeKind::Builtin:
       switch (static_cast<const ir::BuiltinNode&>(*e).which) {
@@ -197,10 +198,12 @@ std::string Emitter::expr(const ir::Expr& e) {
                              cluster[0], cluster[1], cluster[2]);
       }
       break;
+// clang-format off
 #define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
 #define TESSEL_STMT(Name) case ir::NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case ir::NodeKind::Name:
 #include "tessel/ir/nodes.def"
+      // clang-format on
       break;
   }
   TESSEL_CHECK(false, "not an expression: {}", ir::kind_name(e->kind));
@@ -208,10 +211,9 @@ std::string Emitter::expr(const ir::Expr& e) {
 
 void Emitter::header(const ir::StmtNode& s, const std::string& what) {
   const ir::ThreadRange g = group();
-  std::string who = g.count == 1 ? fmt::format("thread {}", g.begin)
-                    : g.whole_warps()
-                        ? fmt::format("warps {}..{}", g.begin / 32, (g.begin + g.count) / 32 - 1)
-                        : fmt::format("threads {}..{}", g.begin, g.begin + g.count - 1);
+  std::string who = g.count == 1      ? fmt::format("thread {}", g.begin)
+                    : g.whole_warps() ? fmt::format("warps {}..{}", g.begin / 32, (g.begin + g.count) / 32 - 1)
+                                      : fmt::format("threads {}..{}", g.begin, g.begin + g.count - 1);
   line(fmt::format("// {} [{}]{}", what, who, where(s.loc)));
 }
 
@@ -221,16 +223,19 @@ void Emitter::visit(const ir::DeclareNode& n) {
 }
 
 void Emitter::visit(const ir::AssignNode& n) {
-  line(fmt::format("{} = {};", expr(n.var), to_storage(n.var->type.dtype, fmt::format("({})({})",
-                                                 arith_type(n.var->type.dtype), to_arith(n.value->type.dtype, expr(n.value))))));
+  line(fmt::format("{} = {};", expr(n.var),
+                   to_storage(n.var->type.dtype, fmt::format("({})({})", arith_type(n.var->type.dtype),
+                                                             to_arith(n.value->type.dtype, expr(n.value))))));
 }
 
 void Emitter::visit(const ir::ForNode& n) {
   int64_t step = 0;
   const std::string v = expr(n.var);
   std::string cond;
-  if (ir::as_const_int(n.step, &step)) cond = fmt::format("{} {} {}", v, step > 0 ? "<" : ">", expr(n.stop));
-  else cond = fmt::format("({0} > 0 ? {1} < {2} : {1} > {2})", expr(n.step), v, expr(n.stop));
+  if (ir::as_const_int(n.step, &step))
+    cond = fmt::format("{} {} {}", v, step > 0 ? "<" : ">", expr(n.stop));
+  else
+    cond = fmt::format("({0} > 0 ? {1} < {2} : {1} > {2})", expr(n.step), v, expr(n.stop));
   if (n.unroll > 0) line(fmt::format("#pragma unroll {}", n.unroll));
   open(fmt::format("for (int32_t {0} = {1}; {2}; {0} += {3})", v, expr(n.start), cond, expr(n.step)));
   visit_loop_body(n.body, n.var);
@@ -271,9 +276,11 @@ void Emitter::visit(const ir::ThreadGroupNode& n) {
   close();
 }
 
+// clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   void Emitter::visit(const ir::Name##Node& n) { emit_##Name(*this, n); }
 #include "tessel/ir/nodes.def"
+// clang-format on
 
 CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& options) {
   TESSEL_CHECK(k.shared_bytes >= 0, "kernel {} reached code generation without a shared-memory plan", k.name);
@@ -284,7 +291,8 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& 
   m.kernel_name = "tessel_" + identifier(k.name);
   std::vector<std::string> params;
   for (const ir::Var& p : k.params)
-    params.push_back(fmt::format("{}{} {}", c_type(p->type.dtype), p->type.pointer ? "*" : "", e.name(p.get(), p->name)));
+    params.push_back(
+        fmt::format("{}{} {}", c_type(p->type.dtype), p->type.pointer ? "*" : "", e.name(p.get(), p->name)));
   // Tensor maps follow the parameters, in table order, as runtime::ParamLayout places them.
   for (const ir::TensorMap& map : k.tensor_maps) {
     e.tensor_maps.push_back(e.name(&map, "tensor_map"));
@@ -302,13 +310,13 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& 
   e.line(fmt::format("#include \"{}\"", kDeviceHeaderName));
   if (e.debug) e.line(fmt::format("#include \"{}\"", kDebugHeaderName));
   e.line("");
-  const std::string bounds =
-      uses_setmaxnreg(k.body) ? fmt::format("{}, 1", k.threads()) : std::to_string(k.threads());
+  const std::string bounds = uses_setmaxnreg(k.body) ? fmt::format("{}, 1", k.threads()) : std::to_string(k.threads());
   e.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({})", bounds, m.kernel_name,
                      fmt::join(params, ", ")));
   if (k.shared_bytes > 0) e.line("extern __shared__ __align__(1024) unsigned char tessel_smem[];");
   if (has_whole_warp_group(k.body))
-    e.line(fmt::format("const int {} = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);  // warp-uniform", kWarpIndex));
+    e.line(
+        fmt::format("const int {} = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);  // warp-uniform", kWarpIndex));
   if (e.debug) emit_debug_entry(e, k);
   e.body(k);
   e.close();

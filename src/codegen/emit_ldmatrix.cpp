@@ -22,12 +22,14 @@ bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const SharedElement&
     const std::string thread = fmt::format("row * {} + col * {}", n.src->strides[0], n.src->strides[1]);
     for (int mi = 0; mi < rm; ++mi)
       for (int ki = 0; ki < rk; ++ki) {
-        const int64_t constant = int64_t(mi * match.warps_m * 16) * n.src->strides[0] + int64_t(ki * 16) * n.src->strides[1];
+        const int64_t constant =
+            int64_t(mi * match.warps_m * 16) * n.src->strides[0] + int64_t(ki * 16) * n.src->strides[1];
         const int slot = (mi * rk + ki) * 8;
         e.open("");
         e.line("uint32_t r0, r1, r2, r3;");
         e.line(ptx_asm(Ptx::Ldmatrix, e.arch,
-                       {{"r0", "r1", "r2", "r3"}, {fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", element(thread, constant))}}));
+                       {{"r0", "r1", "r2", "r3"},
+                        {fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", element(thread, constant))}}));
         for (int r = 0; r < 4; ++r)
           e.line(fmt::format("{0}[{1}] = tessel_unpack<{2}>(r{3}, 0); {0}[{4}] = tessel_unpack<{2}>(r{3}, 1);", out,
                              slot + 2 * r, T, r, slot + 2 * r + 1));
@@ -44,7 +46,8 @@ bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const SharedElement&
     const std::string thread = fmt::format("k * {} + col * {}", n.src->strides[0], n.src->strides[1]);
     for (int ki = 0; ki < rk; ++ki)
       for (int ni = 0; ni < rn; ni += per_load) {
-        const int64_t constant = int64_t(ki * 16) * n.src->strides[0] + int64_t(ni * match.warps_n * 8) * n.src->strides[1];
+        const int64_t constant =
+            int64_t(ki * 16) * n.src->strides[0] + int64_t(ni * match.warps_n * 8) * n.src->strides[1];
         std::vector<std::string> regs;
         for (int r = 0; r < registers; ++r) regs.push_back(fmt::format("r{}", r));
         e.open("");

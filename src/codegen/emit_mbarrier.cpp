@@ -38,11 +38,13 @@ void emit_MbarrierArrive(Emitter& e, const ir::MbarrierArriveNode& n) {
   if (ir::as_const_int(n.count, &count) && count == 1)
     e.line(ptx_asm(Ptx::MbarrierArrive, e.arch, {{barrier_address(e, n.barrier)}}) + e.comment(n.loc));
   else
-    e.line(ptx_asm(Ptx::MbarrierArriveCount, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.count)}}) + e.comment(n.loc));
+    e.line(ptx_asm(Ptx::MbarrierArriveCount, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.count)}}) +
+           e.comment(n.loc));
 }
 
 void emit_MbarrierArriveExpectTx(Emitter& e, const ir::MbarrierArriveExpectTxNode& n) {
-  e.line(ptx_asm(Ptx::MbarrierArriveExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + e.comment(n.loc));
+  e.line(ptx_asm(Ptx::MbarrierArriveExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) +
+         e.comment(n.loc));
 }
 
 // The same-offset barrier of block `rank` of the cluster: mapa maps the local address to it.
@@ -55,7 +57,8 @@ void emit_MbarrierRemoteArrive(Emitter& e, const ir::MbarrierRemoteArriveNode& n
 }
 
 void emit_MbarrierExpectTx(Emitter& e, const ir::MbarrierExpectTxNode& n) {
-  e.line(ptx_asm(Ptx::MbarrierExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) + e.comment(n.loc));
+  e.line(ptx_asm(Ptx::MbarrierExpectTx, e.arch, {{barrier_address(e, n.barrier)}, {e.expr(n.bytes)}}) +
+         e.comment(n.loc));
 }
 
 // try_wait where the target has it; before sm_90 test_wait, which the verifier allowed only for

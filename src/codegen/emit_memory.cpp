@@ -15,8 +15,10 @@ std::string shared_byte_offset(Emitter& e, const ir::SharedTensor& s, const std:
   // The swizzle permutes bytes within periods of 128 << bits bytes (layout/shared_swizzle.hpp).
   const int64_t period = s->swizzle_bits ? (int64_t(128) << s->swizzle_bits) / bytes : 1;
   int64_t view_offset = 0;
-  if (s->offset && ir::as_const_int(s->offset, &view_offset)) constant += view_offset;
-  else if (s->offset) add(e.divisibility.divides(period, s->offset) ? outside : swizzled, e.expr(s->offset));
+  if (s->offset && ir::as_const_int(s->offset, &view_offset))
+    constant += view_offset;
+  else if (s->offset)
+    add(e.divisibility.divides(period, s->offset) ? outside : swizzled, e.expr(s->offset));
   // swizzle(x + q * period + r) = swizzle(x + r) + q * period: whole periods of the constant leave it.
   const int64_t within = constant % period;
   if (constant - within) add(outside, std::to_string(constant - within));
@@ -180,8 +182,7 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   for (int d = 0; d < last; ++d) inside.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
   inside.push_back(fmt::format("c{0} >= 0 && c{0} + {1} <= {2}", last, vec, e.expr(g->shape[last])));
   e.line(fmt::format("{}* p = {} + ({});", c_type(g->dtype), e.expr(g->ptr), global_index(e, g)));
-  e.open(fmt::format("if ({} && (reinterpret_cast<uint64_t>(p) % {}) == 0)", fmt::join(inside, " && "),
-                     vec * bytes));
+  e.open(fmt::format("if ({} && (reinterpret_cast<uint64_t>(p) % {}) == 0)", fmt::join(inside, " && "), vec * bytes));
   if (e.debug) emit_access_check(e, n, what, g, "", "p", std::to_string(vec * bytes), coordinates(g->rank()));
   vector("p", "lv");
   e.close(" else {");
@@ -203,7 +204,8 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
   e.header(n, "load_global");
   e.declare_tile(n.out);
   e.open("");
-  const std::string fill = to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
+  const std::string fill =
+      to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
   emit_global_access(
       e, n, "load_global reads", n.out, n.src, n.offsets, n.vector,
       [&](const std::string& l) {
@@ -211,8 +213,8 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
                            global_index(e, n.src), fill));
       },
       [&](const std::string& p, const std::string& lv) {
-        e.line(fmt::format("tessel_load_vec<{}, {}>(&{}[{}], {});", c_type(n.out->dtype), n.vector,
-                           e.tile(n.out), lv, p));
+        e.line(
+            fmt::format("tessel_load_vec<{}, {}>(&{}[{}], {});", c_type(n.out->dtype), n.vector, e.tile(n.out), lv, p));
       });
   e.close();
 }
@@ -227,8 +229,8 @@ void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
                            e.tile(n.src), l));
       },
       [&](const std::string& p, const std::string& lv) {
-        e.line(fmt::format("tessel_store_vec<{}, {}>({}, &{}[{}]);", c_type(n.dst->dtype), n.vector,
-                           p, e.tile(n.src), lv));
+        e.line(fmt::format("tessel_store_vec<{}, {}>({}, &{}[{}]);", c_type(n.dst->dtype), n.vector, p, e.tile(n.src),
+                           lv));
       });
   e.close();
 }

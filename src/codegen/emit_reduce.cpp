@@ -37,8 +37,8 @@ void emit_Reduce(Emitter& e, const ir::ReduceNode& n) {
     for (const auto& s : spans)
       for (int k = 1; k < s.size; k <<= 1)
         e.line(fmt::format("acc{0} = {1};", lo,
-                           combine(fmt::format("acc{}", lo), fmt::format("tessel_shfl_xor(0x{:08x}u, acc{}, {})", mask, lo,
-                                                                         k * s.stride))));
+                           combine(fmt::format("acc{}", lo),
+                                   fmt::format("tessel_shfl_xor(0x{:08x}u, acc{}, {})", mask, lo, k * s.stride))));
     e.line(fmt::format("{}[{}] = {};", e.tile(n.out), lo, to_storage(n.out->dtype, fmt::format("acc{}", lo))));
   }
   e.close();

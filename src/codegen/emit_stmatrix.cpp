@@ -16,9 +16,9 @@ bool emit_stmatrix(Emitter& e, const ir::StoreSharedNode& n, const SharedElement
   e.line(fmt::format("const int lane = int(threadIdx.x) % 32, warp = {} / 32;", e.thread_in_group()));
   // Lane l addresses row l % 16 of atom (l / 16) % atoms: matrices 0, 1 are the row halves of the
   // first atom, 2, 3 those of the second.
-  e.line(fmt::format("const int row = {} + (warp / {}) * 16 + lane % 16, col = {} + (warp % {}) * 8 + ((lane / 16) % {}) * {};",
-                     e.expr(n.offsets[0]), split.warps_n, e.expr(n.offsets[1]), split.warps_n, atoms,
-                     split.warps_n * 8));
+  e.line(fmt::format(
+      "const int row = {} + (warp / {}) * 16 + lane % 16, col = {} + (warp % {}) * 8 + ((lane / 16) % {}) * {};",
+      e.expr(n.offsets[0]), split.warps_n, e.expr(n.offsets[1]), split.warps_n, atoms, split.warps_n * 8));
   const std::string thread = fmt::format("row * {} + col", n.dst->strides[0]);
   for (int mi = 0; mi < rm; ++mi)
     for (int ni = 0; ni < rn; ni += atoms) {

@@ -30,10 +30,9 @@ std::string allocation_address(Emitter& e, const ir::TMemoryTensorNode& t) {
 
 // The TMEM address of lane `lane` and column `column` (expressions) of the tile `t`.
 std::string tmem_address(Emitter& e, const ir::TMemoryTensor& t, const std::string& lane, const std::string& column) {
-  const std::string columns = t->column_offset ? fmt::format("uint32_t({}) + {}", e.expr(t->column_offset), column)
-                                               : column;
-  return fmt::format("({} + (uint32_t({} + {}) << 16) + {})", allocation_address(e, *t), t->lane_offset, lane,
-                     columns);
+  const std::string columns =
+      t->column_offset ? fmt::format("uint32_t({}) + {}", e.expr(t->column_offset), column) : column;
+  return fmt::format("({} + (uint32_t({} + {}) << 16) + {})", allocation_address(e, *t), t->lane_offset, lane, columns);
 }
 
 // The descriptor of the K-major operand `t` from its row 0 and column k (k has stride 1 in both
@@ -60,7 +59,7 @@ void move_32x32b(Emitter& e, Ptx instruction, const ir::TMemoryTensor& t, const 
     for (int j = first; j < first + count; ++j) regs.push_back(fmt::format("{}[{}]", e.tile(tile), j));
     const std::string taddr = fmt::format("tessel_taddr + {}", first);
     e.line(instruction == Ptx::Tcgen05Load32x32b ? ptx_asm(instruction, e.arch, {regs, {taddr}}, registers)
-                                                  : ptx_asm(instruction, e.arch, {{taddr}, regs}, registers));
+                                                 : ptx_asm(instruction, e.arch, {{taddr}, regs}, registers));
     first += count;
   }
 }
@@ -81,8 +80,7 @@ void emit_Tcgen05Dealloc(Emitter& e, const ir::Tcgen05DeallocNode& n) {
   e.header(n, "tcgen05.dealloc, by one warp");
   e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
   e.line(ptx_asm(Ptx::Tcgen05Dealloc, e.arch,
-                 {{allocation_address(e, *n.tensor)}, {std::to_string(n.tensor->allocated_columns())}},
-                 cta_group(e)));
+                 {{allocation_address(e, *n.tensor)}, {std::to_string(n.tensor->allocated_columns())}}, cta_group(e)));
 }
 
 void emit_Tcgen05Mma(Emitter& e, const ir::Tcgen05MmaNode& n) {

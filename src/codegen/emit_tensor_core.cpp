@@ -34,7 +34,8 @@ void emit_Dot(Emitter& e, const ir::DotNode& n) {
   const int rm = m / atom.m / n.warps_m, rn = nn / atom.n / n.warps_n, rk = k / atom.k;
   const int a_slots = atom.a.local_size(), b_slots = atom.b.local_size(), c_slots = atom.c.local_size();
   e.line("#pragma unroll");
-  e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}[l];", n.out->layout.local_size(), e.tile(n.out), e.tile(n.c)));
+  e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}[l];", n.out->layout.local_size(), e.tile(n.out),
+                     e.tile(n.c)));
   const PtxModifiers mma = mma_sync_modifiers(atom, n.a->dtype, n.out->dtype);
   const std::string a = e.tile(n.a), b = e.tile(n.b), d = e.tile(n.out);
   for (int ki = 0; ki < rk; ++ki)

@@ -47,7 +47,8 @@ void for_each_slot(Emitter& e, const ir::RegisterTensor& out, const std::vector<
     std::vector<std::string> args;
     for (const ir::Operand* o : ops) args.push_back(e.operand(*o, "l"));
     e.line("#pragma unroll");
-    e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n, e.tile(out), to_storage(out->dtype, value(args))));
+    e.line(
+        fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n, e.tile(out), to_storage(out->dtype, value(args))));
     return;
   }
   std::vector<std::vector<int>> slots;
@@ -76,9 +77,8 @@ void emit_ElementwiseBinary(Emitter& e, const ir::ElementwiseBinaryNode& n) {
   e.header(n, std::string(ir::op_name(n.op)));
   e.declare_tile(n.out);
   const DType t = n.a.dtype();
-  for_each_slot(e, n.out, {&n.a, &n.b}, [&](const std::vector<std::string>& v) {
-    return binary_expr(n.op, t, v[0], v[1]);
-  });
+  for_each_slot(e, n.out, {&n.a, &n.b},
+                [&](const std::vector<std::string>& v) { return binary_expr(n.op, t, v[0], v[1]); });
 }
 
 void emit_ElementwiseUnary(Emitter& e, const ir::ElementwiseUnaryNode& n) {
@@ -91,9 +91,8 @@ void emit_ElementwiseUnary(Emitter& e, const ir::ElementwiseUnaryNode& n) {
 void emit_Where(Emitter& e, const ir::WhereNode& n) {
   e.header(n, "where");
   e.declare_tile(n.out);
-  for_each_slot(e, n.out, {&n.cond, &n.a, &n.b}, [&](const std::vector<std::string>& v) {
-    return fmt::format("({} ? {} : {})", v[0], v[1], v[2]);
-  });
+  for_each_slot(e, n.out, {&n.cond, &n.a, &n.b},
+                [&](const std::vector<std::string>& v) { return fmt::format("({} ? {} : {})", v[0], v[1], v[2]); });
 }
 
 void emit_Fma(Emitter& e, const ir::FmaNode& n) {
@@ -145,7 +144,8 @@ void emit_PrintTensor(Emitter& e, const ir::PrintTensorNode& n) {
   const auto c = lay.coord_exprs("t", "l");
   std::vector<std::string> fmts(c.size(), "%d");
   const bool f = is_float(n.tensor->dtype);
-  std::string value = f ? fmt::format("(double)float({}[l])", e.tile(n.tensor)) : fmt::format("(long long)({}[l])", e.tile(n.tensor));
+  std::string value =
+      f ? fmt::format("(double)float({}[l])", e.tile(n.tensor)) : fmt::format("(long long)({}[l])", e.tile(n.tensor));
   e.line(fmt::format("printf(\"{} [block %d, thread %d] [{}] = {}\\n\", int(blockIdx.x), int(threadIdx.x), {}, {});",
                      n.label, fmt::join(fmts, ", "), f ? "%g" : "%lld", fmt::join(c, ", "), value));
   e.close();

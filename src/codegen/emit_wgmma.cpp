@@ -68,8 +68,7 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
 }
 
 void emit_WgmmaCommitGroup(Emitter& e, const ir::WgmmaCommitGroupNode& n) {
-  e.line(ptx_asm(Ptx::WgmmaCommitGroup, e.arch, {}) +
-         e.comment(n.loc, "wgmma.commit_group, by each warpgroup"));
+  e.line(ptx_asm(Ptx::WgmmaCommitGroup, e.arch, {}) + e.comment(n.loc, "wgmma.commit_group, by each warpgroup"));
 }
 
 void emit_WgmmaWaitGroup(Emitter& e, const ir::WgmmaWaitGroupNode& n) {

@@ -28,8 +28,14 @@ class Emitter : public ir::Visitor {
   const ir::Divisibility divisibility;
 
   void line(const std::string& s) { out += std::string(2 * indent, ' ') + s + "\n"; }
-  void open(const std::string& s) { line(s.empty() ? "{" : s + " {"); ++indent; }
-  void close(const std::string& tail = "") { --indent; line("}" + tail); }
+  void open(const std::string& s) {
+    line(s.empty() ? "{" : s + " {");
+    ++indent;
+  }
+  void close(const std::string& tail = "") {
+    --indent;
+    line("}" + tail);
+  }
 
   std::string name(const void* object, const std::string& hint);
   std::string expr(const ir::Expr& e);
@@ -63,7 +69,7 @@ class Emitter : public ir::Visitor {
   std::map<const ir::SharedTensorNode*, int64_t> shared_offsets;
   // The accumulators of the wgmma.mma emitted so far, pinned after every wgmma.wait_group.
   std::vector<ir::RegisterTensor> wgmma_accumulators;
-  std::vector<std::string> tensor_maps;  // the parameter name of each of the kernel's tensor maps
+  std::vector<std::string> tensor_maps;    // the parameter name of each of the kernel's tensor maps
   std::array<int, 3> cluster = {1, 1, 1};  // the kernel's blocks per cluster
   int tcgen05_cta_group = 1;               // the CTA group of the kernel's tcgen05 instructions
   // Debug mode: the parameter holding the allocation of each pointer parameter.
@@ -77,8 +83,10 @@ class Emitter : public ir::Visitor {
   void visit(const ir::IfNode& n) override;
   void visit(const ir::WhileNode& n) override;
   void visit(const ir::ThreadGroupNode& n) override;
+// clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) void visit(const ir::Name##Node& n) override;
 #include "tessel/ir/nodes.def"
+  // clang-format on
 
  private:
   std::map<const void*, std::string> names_;
@@ -165,7 +173,9 @@ void emit_bounded_wait(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef&
 void emit_try_wait_watch(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,
                          const std::string& completed);
 
+// clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) void emit_##Name(Emitter& e, const ir::Name##Node& n);
 #include "tessel/ir/nodes.def"
+// clang-format on
 
 }  // namespace tessel::codegen

@@ -82,50 +82,71 @@ const PtxRow& ptx_row(Ptx instruction) {
   switch (instruction) {
     // PTX ISA, cvt: f32 to the nearest f16 or bf16 (ties to even), and f16 to f32 exactly.
     case Ptx::CvtRnF16F32: {
-      static const PtxRow row{"cvt.rn.f16.f32", "cvt.rn.f16.f32 {dst}, {src};", Arch::Sm80,
-                              {scalar("dst", "=h"), scalar("src", "f")}, PtxEffect::Pure};
+      static const PtxRow row{"cvt.rn.f16.f32",
+                              "cvt.rn.f16.f32 {dst}, {src};",
+                              Arch::Sm80,
+                              {scalar("dst", "=h"), scalar("src", "f")},
+                              PtxEffect::Pure};
       return row;
     }
     case Ptx::CvtF32F16: {
-      static const PtxRow row{"cvt.f32.f16", "cvt.f32.f16 {dst}, {src};", Arch::Sm80,
-                              {scalar("dst", "=f"), scalar("src", "h")}, PtxEffect::Pure};
+      static const PtxRow row{"cvt.f32.f16",
+                              "cvt.f32.f16 {dst}, {src};",
+                              Arch::Sm80,
+                              {scalar("dst", "=f"), scalar("src", "h")},
+                              PtxEffect::Pure};
       return row;
     }
     case Ptx::CvtRnBf16F32: {
-      static const PtxRow row{"cvt.rn.bf16.f32", "cvt.rn.bf16.f32 {dst}, {src};", Arch::Sm80,
-                              {scalar("dst", "=h"), scalar("src", "f")}, PtxEffect::Pure};
+      static const PtxRow row{"cvt.rn.bf16.f32",
+                              "cvt.rn.bf16.f32 {dst}, {src};",
+                              Arch::Sm80,
+                              {scalar("dst", "=h"), scalar("src", "f")},
+                              PtxEffect::Pure};
       return row;
     }
     // PTX ISA 9.7.9.25.3: cp.async of 16 bytes bypassing L1 (.cg), or 8 and 4 bytes through it
     // (.ca); the source size operand zero-fills the rest of the run.
     case Ptx::CpAsyncCg16: {
-      static const PtxRow row{"cp.async.cg", "cp.async.cg.shared.global [{dst}], [{src}], 16, {src_bytes};",
-                              Arch::Sm80, {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
+      static const PtxRow row{"cp.async.cg",
+                              "cp.async.cg.shared.global [{dst}], [{src}], 16, {src_bytes};",
+                              Arch::Sm80,
+                              {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
       return row;
     }
     case Ptx::CpAsyncCa8: {
-      static const PtxRow row{"cp.async.ca", "cp.async.ca.shared.global [{dst}], [{src}], 8, {src_bytes};",
-                              Arch::Sm80, {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
+      static const PtxRow row{"cp.async.ca",
+                              "cp.async.ca.shared.global [{dst}], [{src}], 8, {src_bytes};",
+                              Arch::Sm80,
+                              {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
       return row;
     }
     case Ptx::CpAsyncCa4: {
-      static const PtxRow row{"cp.async.ca", "cp.async.ca.shared.global [{dst}], [{src}], 4, {src_bytes};",
-                              Arch::Sm80, {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
+      static const PtxRow row{"cp.async.ca",
+                              "cp.async.ca.shared.global [{dst}], [{src}], 4, {src_bytes};",
+                              Arch::Sm80,
+                              {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
       return row;
     }
     // The same copies of a run that lies wholly inside the source: no source size, no zero-fill.
     case Ptx::CpAsyncCg16Whole: {
-      static const PtxRow row{"cp.async.cg", "cp.async.cg.shared.global [{dst}], [{src}], 16;", Arch::Sm80,
+      static const PtxRow row{"cp.async.cg",
+                              "cp.async.cg.shared.global [{dst}], [{src}], 16;",
+                              Arch::Sm80,
                               {scalar("dst", "r"), scalar("src", "l")}};
       return row;
     }
     case Ptx::CpAsyncCa8Whole: {
-      static const PtxRow row{"cp.async.ca", "cp.async.ca.shared.global [{dst}], [{src}], 8;", Arch::Sm80,
+      static const PtxRow row{"cp.async.ca",
+                              "cp.async.ca.shared.global [{dst}], [{src}], 8;",
+                              Arch::Sm80,
                               {scalar("dst", "r"), scalar("src", "l")}};
       return row;
     }
     case Ptx::CpAsyncCa4Whole: {
-      static const PtxRow row{"cp.async.ca", "cp.async.ca.shared.global [{dst}], [{src}], 4;", Arch::Sm80,
+      static const PtxRow row{"cp.async.ca",
+                              "cp.async.ca.shared.global [{dst}], [{src}], 4;",
+                              Arch::Sm80,
                               {scalar("dst", "r"), scalar("src", "l")}};
       return row;
     }
@@ -136,8 +157,8 @@ const PtxRow& ptx_row(Ptx instruction) {
       return row;
     }
     case Ptx::CpAsyncWaitGroup: {
-      static const PtxRow row{"cp.async.wait_group", "cp.async.wait_group {pending};", Arch::Sm80,
-                              {scalar("pending", "n")}};
+      static const PtxRow row{
+          "cp.async.wait_group", "cp.async.wait_group {pending};", Arch::Sm80, {scalar("pending", "n")}};
       return row;
     }
     case Ptx::CpAsyncWaitAll: {
@@ -146,24 +167,29 @@ const PtxRow& ptx_row(Ptx instruction) {
     }
     // PTX ISA 9.7.14.5.15: ldmatrix, one to four 8x8 matrices of 16-bit elements, one register each.
     case Ptx::Ldmatrix: {
-      static const PtxRow row{"ldmatrix", "ldmatrix.sync.aligned.m8n8.x{#dst}.shared.b16 {dst}, [{src}];", Arch::Sm80,
+      static const PtxRow row{"ldmatrix",
+                              "ldmatrix.sync.aligned.m8n8.x{#dst}.shared.b16 {dst}, [{src}];",
+                              Arch::Sm80,
                               {vector("dst", "=r"), scalar("src", "r")}};
       return row;
     }
     // PTX ISA 9.7.14.5.16: stmatrix, the inverse of ldmatrix.
     case Ptx::Stmatrix: {
-      static const PtxRow row{"stmatrix", "stmatrix.sync.aligned.m8n8.x{#src}.shared.b16 [{dst}], {src};", Arch::Sm90a,
+      static const PtxRow row{"stmatrix",
+                              "stmatrix.sync.aligned.m8n8.x{#src}.shared.b16 [{dst}], {src};",
+                              Arch::Sm90a,
                               {scalar("dst", "r"), vector("src", "r")}};
       return row;
     }
     // PTX ISA 9.7.14.5.14: mma.sync with row-major A and column-major B, accumulating in place;
     // shape and types come from the atom (mma_sync_modifiers).
     case Ptx::MmaSync: {
-      static const PtxRow row{"mma.sync",
-                              "mma.sync.aligned.{shape}.row.col.{d_type}.{a_type}.{b_type}.{d_type} {d}, {a}, {b}, {d};",
-                              Arch::Sm80,
-                              {vector("d", "+{d_reg}"), vector("a", "r"), vector("b", "r")},
-                              PtxEffect::Ordered};
+      static const PtxRow row{
+          "mma.sync",
+          "mma.sync.aligned.{shape}.row.col.{d_type}.{a_type}.{b_type}.{d_type} {d}, {a}, {b}, {d};",
+          Arch::Sm80,
+          {vector("d", "+{d_reg}"), vector("a", "r"), vector("b", "r")},
+          PtxEffect::Ordered};
       return row;
     }
     // PTX ISA 9.7.15.7: wgmma.fence orders the warpgroup's register accesses before the wgmma that
@@ -196,8 +222,8 @@ const PtxRow& ptx_row(Ptx instruction) {
       return row;
     }
     case Ptx::WgmmaWaitGroup: {
-      static const PtxRow row{"wgmma.wait_group", "wgmma.wait_group.sync.aligned {pending};", Arch::Sm90a,
-                              {scalar("pending", "n")}};
+      static const PtxRow row{
+          "wgmma.wait_group", "wgmma.wait_group.sync.aligned {pending};", Arch::Sm90a, {scalar("pending", "n")}};
       return row;
     }
     // Pins an accumulator register at this point of the program: the compiler may not move its
@@ -210,7 +236,9 @@ const PtxRow& ptx_row(Ptx instruction) {
     }
     // PTX ISA 9.7.13.15 (mbarrier): a barrier's phase expects `count` arrivals.
     case Ptx::MbarrierInit: {
-      static const PtxRow row{"mbarrier.init", "mbarrier.init.shared::cta.b64 [{bar}], {count};", Arch::Sm80,
+      static const PtxRow row{"mbarrier.init",
+                              "mbarrier.init.shared::cta.b64 [{bar}], {count};",
+                              Arch::Sm80,
                               {scalar("bar", "r"), scalar("count", "r")}};
       return row;
     }
@@ -222,24 +250,31 @@ const PtxRow& ptx_row(Ptx instruction) {
     // PTX ISA 9.7.13.15, mbarrier.arrive: one arrival (release at CTA scope); the phase token is not kept. A
     // count other than 1 exists from sm_90.
     case Ptx::MbarrierArrive: {
-      static const PtxRow row{"mbarrier.arrive", "mbarrier.arrive.shared::cta.b64 _, [{bar}];", Arch::Sm80,
-                              {scalar("bar", "r")}};
+      static const PtxRow row{
+          "mbarrier.arrive", "mbarrier.arrive.shared::cta.b64 _, [{bar}];", Arch::Sm80, {scalar("bar", "r")}};
       return row;
     }
     case Ptx::MbarrierArriveCount: {
-      static const PtxRow row{"mbarrier.arrive", "mbarrier.arrive.shared::cta.b64 _, [{bar}], {count};", Arch::Sm90a,
+      static const PtxRow row{"mbarrier.arrive",
+                              "mbarrier.arrive.shared::cta.b64 _, [{bar}], {count};",
+                              Arch::Sm90a,
                               {scalar("bar", "r"), scalar("count", "r")}};
       return row;
     }
-    // PTX ISA 9.7.13.15, mbarrier.arrive.expect_tx and mbarrier.expect_tx: raise the expected transaction bytes (then arrive once).
+    // PTX ISA 9.7.13.15, mbarrier.arrive.expect_tx and mbarrier.expect_tx: raise the expected transaction bytes (then
+    // arrive once).
     case Ptx::MbarrierArriveExpectTx: {
-      static const PtxRow row{"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], {bytes};",
-                              Arch::Sm90a, {scalar("bar", "r"), scalar("bytes", "r")}};
+      static const PtxRow row{"mbarrier.arrive.expect_tx",
+                              "mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], {bytes};",
+                              Arch::Sm90a,
+                              {scalar("bar", "r"), scalar("bytes", "r")}};
       return row;
     }
     case Ptx::MbarrierExpectTx: {
-      static const PtxRow row{"mbarrier.expect_tx", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{bar}], {bytes};",
-                              Arch::Sm90a, {scalar("bar", "r"), scalar("bytes", "r")}};
+      static const PtxRow row{"mbarrier.expect_tx",
+                              "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{bar}], {bytes};",
+                              Arch::Sm90a,
+                              {scalar("bar", "r"), scalar("bytes", "r")}};
       return row;
     }
     // PTX ISA 9.7.13.15.16: parity waits. test_wait never blocks and orders as acquire at CTA
@@ -247,14 +282,20 @@ const PtxRow& ptx_row(Ptx instruction) {
     // in a loop; its semantics (acquire, relaxed) and scope (cta, cluster) are modifiers.
     case Ptx::MbarrierTestWaitParityLoop: {
       static const PtxRow row{"mbarrier.test_wait.parity",
-                              "mbarrier.test_wait.parity.shared::cta.b64 {ready}, [{bar}], {parity};", Arch::Sm80,
-                              {scalar("bar", "r"), scalar("parity", "r")}, PtxEffect::Memory, true};
+                              "mbarrier.test_wait.parity.shared::cta.b64 {ready}, [{bar}], {parity};",
+                              Arch::Sm80,
+                              {scalar("bar", "r"), scalar("parity", "r")},
+                              PtxEffect::Memory,
+                              true};
       return row;
     }
     case Ptx::MbarrierTryWaitParityLoop: {
       static const PtxRow row{"mbarrier.try_wait.parity",
                               "mbarrier.try_wait.parity.{sem}.{scope}.shared::cta.b64 {ready}, [{bar}], {parity};",
-                              Arch::Sm90a, {scalar("bar", "r"), scalar("parity", "r")}, PtxEffect::Memory, true};
+                              Arch::Sm90a,
+                              {scalar("bar", "r"), scalar("parity", "r")},
+                              PtxEffect::Memory,
+                              true};
       return row;
     }
     // One test or try, its predicate turned into 0 or 1; the predicate's name is unique per emission.
@@ -268,12 +309,13 @@ const PtxRow& ptx_row(Ptx instruction) {
       return row;
     }
     case Ptx::MbarrierTryWaitParity: {
-      static const PtxRow row{"mbarrier.try_wait.parity",
-                              ".reg .pred tessel_try_%=; "
-                              "mbarrier.try_wait.parity.{sem}.{scope}.shared::cta.b64 tessel_try_%=, [{bar}], {parity}; "
-                              "selp.u32 {result}, 1, 0, tessel_try_%=;",
-                              Arch::Sm90a,
-                              {scalar("result", "=r"), scalar("bar", "r"), scalar("parity", "r")}};
+      static const PtxRow row{
+          "mbarrier.try_wait.parity",
+          ".reg .pred tessel_try_%=; "
+          "mbarrier.try_wait.parity.{sem}.{scope}.shared::cta.b64 tessel_try_%=, [{bar}], {parity}; "
+          "selp.u32 {result}, 1, 0, tessel_try_%=;",
+          Arch::Sm90a,
+          {scalar("result", "=r"), scalar("bar", "r"), scalar("parity", "r")}};
       return row;
     }
     // PTX ISA, membar/fence: orders this thread's generic-proxy accesses of the space before its later
@@ -286,10 +328,11 @@ const PtxRow& ptx_row(Ptx instruction) {
     // generic address {map}, the box at coordinates {coords} (innermost first; their number is the
     // rank), completing in the thread's bulk group.
     case Ptx::TmaStore: {
-      static const PtxRow row{"cp.async.bulk.tensor",
-                              "cp.async.bulk.tensor.{#coords}d.global.shared::cta.bulk_group [{map}, {coords}], [{src}];",
-                              Arch::Sm90a,
-                              {scalar("map", "l"), vector("coords", "r"), scalar("src", "r")}};
+      static const PtxRow row{
+          "cp.async.bulk.tensor",
+          "cp.async.bulk.tensor.{#coords}d.global.shared::cta.bulk_group [{map}, {coords}], [{src}];",
+          Arch::Sm90a,
+          {scalar("map", "l"), vector("coords", "r"), scalar("src", "r")}};
       return row;
     }
     // PTX ISA 9.7.9.25.5.1: cp.async.bulk.tensor, global -> shared: the box at coordinates
@@ -310,32 +353,40 @@ const PtxRow& ptx_row(Ptx instruction) {
       return row;
     }
     case Ptx::BulkWaitGroup: {
-      static const PtxRow row{"cp.async.bulk.wait_group", "cp.async.bulk.wait_group {pending};", Arch::Sm90a,
-                              {scalar("pending", "n")}};
+      static const PtxRow row{
+          "cp.async.bulk.wait_group", "cp.async.bulk.wait_group {pending};", Arch::Sm90a, {scalar("pending", "n")}};
       return row;
     }
     case Ptx::BulkWaitGroupRead: {
-      static const PtxRow row{"cp.async.bulk.wait_group.read", "cp.async.bulk.wait_group.read {pending};",
-                              Arch::Sm90a, {scalar("pending", "n")}};
+      static const PtxRow row{"cp.async.bulk.wait_group.read",
+                              "cp.async.bulk.wait_group.read {pending};",
+                              Arch::Sm90a,
+                              {scalar("pending", "n")}};
       return row;
     }
     // PTX ISA 9.7.13.1: bar.sync (barrier.sync.aligned) on a named barrier that completes when
     // `threads` threads (a multiple of 32, counted per warp) arrived.
     case Ptx::BarSync: {
-      static const PtxRow row{"bar.sync", "bar.sync {barrier}, {threads};", Arch::Sm80,
-                              {scalar("barrier", "n"), scalar("threads", "n")}};
+      static const PtxRow row{
+          "bar.sync", "bar.sync {barrier}, {threads};", Arch::Sm80, {scalar("barrier", "n"), scalar("threads", "n")}};
       return row;
     }
     // PTX ISA 9.7.19.5: setmaxnreg, run by every warp of a warpgroup: the warps' registers per
     // thread become `registers`, released to or taken from the block's pool.
     case Ptx::SetmaxnregInc: {
-      static const PtxRow row{"setmaxnreg.inc", "setmaxnreg.inc.sync.aligned.u32 {registers};", Arch::Sm90a,
-                              {scalar("registers", "n")}, PtxEffect::Ordered};
+      static const PtxRow row{"setmaxnreg.inc",
+                              "setmaxnreg.inc.sync.aligned.u32 {registers};",
+                              Arch::Sm90a,
+                              {scalar("registers", "n")},
+                              PtxEffect::Ordered};
       return row;
     }
     case Ptx::SetmaxnregDec: {
-      static const PtxRow row{"setmaxnreg.dec", "setmaxnreg.dec.sync.aligned.u32 {registers};", Arch::Sm90a,
-                              {scalar("registers", "n")}, PtxEffect::Ordered};
+      static const PtxRow row{"setmaxnreg.dec",
+                              "setmaxnreg.dec.sync.aligned.u32 {registers};",
+                              Arch::Sm90a,
+                              {scalar("registers", "n")},
+                              PtxEffect::Ordered};
       return row;
     }
     // PTX ISA 9.7.16.7: a warp allocates `columns` columns of the block's tensor memory (a power
@@ -343,50 +394,59 @@ const PtxRow& ptx_row(Ptx instruction) {
     // permit forbids later allocations; dealloc frees them. {cta_group} is the kernel's (1, or 2:
     // a warp of each block of the pair, together), as in every tcgen05 row.
     case Ptx::Tcgen05Alloc: {
-      static const PtxRow row{"tcgen05.alloc", "tcgen05.alloc.cta_group::{cta_group}.sync.aligned.shared::cta.b32 [{dst}], {columns};",
-                              Arch::Sm100a, {scalar("dst", "r"), scalar("columns", "n")}};
+      static const PtxRow row{"tcgen05.alloc",
+                              "tcgen05.alloc.cta_group::{cta_group}.sync.aligned.shared::cta.b32 [{dst}], {columns};",
+                              Arch::Sm100a,
+                              {scalar("dst", "r"), scalar("columns", "n")}};
       return row;
     }
     case Ptx::Tcgen05RelinquishAllocPermit: {
       static const PtxRow row{"tcgen05.relinquish_alloc_permit",
-                              "tcgen05.relinquish_alloc_permit.cta_group::{cta_group}.sync.aligned;", Arch::Sm100a, {}};
+                              "tcgen05.relinquish_alloc_permit.cta_group::{cta_group}.sync.aligned;",
+                              Arch::Sm100a,
+                              {}};
       return row;
     }
     case Ptx::Tcgen05Dealloc: {
-      static const PtxRow row{"tcgen05.dealloc", "tcgen05.dealloc.cta_group::{cta_group}.sync.aligned.b32 {taddr}, {columns};",
-                              Arch::Sm100a, {scalar("taddr", "r"), scalar("columns", "n")}};
+      static const PtxRow row{"tcgen05.dealloc",
+                              "tcgen05.dealloc.cta_group::{cta_group}.sync.aligned.b32 {taddr}, {columns};",
+                              Arch::Sm100a,
+                              {scalar("taddr", "r"), scalar("columns", "n")}};
       return row;
     }
     // PTX ISA 9.7.16.6: order this thread's tcgen05 operations before the thread syncs that
     // follow, and those after the syncs that precede.
     case Ptx::Tcgen05FenceBeforeThreadSync: {
-      static const PtxRow row{"tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;", Arch::Sm100a,
-                              {}};
+      static const PtxRow row{
+          "tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;", Arch::Sm100a, {}};
       return row;
     }
     case Ptx::Tcgen05FenceAfterThreadSync: {
-      static const PtxRow row{"tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;", Arch::Sm100a,
-                              {}};
+      static const PtxRow row{
+          "tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;", Arch::Sm100a, {}};
       return row;
     }
     // PTX ISA 9.7.16.10.9.1: D (tensor memory at {tmem}) = A B (+ D when {enable} is not 0), A and
     // B from shared memory by descriptor, the shape and types in the instruction descriptor
     // {idesc}. The predicate's name is unique per emission.
     case Ptx::Tcgen05Mma: {
-      static const PtxRow row{"tcgen05.mma",
-                              ".reg .pred tessel_d_%=; setp.ne.b32 tessel_d_%=, {enable}, 0; "
-                              "tcgen05.mma.cta_group::{cta_group}.kind::f16 [{tmem}], {a_desc}, {b_desc}, {idesc}, tessel_d_%=;",
-                              Arch::Sm100a,
-                              {scalar("tmem", "r"), scalar("a_desc", "l"), scalar("b_desc", "l"), scalar("idesc", "r"),
-                               scalar("enable", "r")}};
+      static const PtxRow row{
+          "tcgen05.mma",
+          ".reg .pred tessel_d_%=; setp.ne.b32 tessel_d_%=, {enable}, 0; "
+          "tcgen05.mma.cta_group::{cta_group}.kind::f16 [{tmem}], {a_desc}, {b_desc}, {idesc}, tessel_d_%=;",
+          Arch::Sm100a,
+          {scalar("tmem", "r"), scalar("a_desc", "l"), scalar("b_desc", "l"), scalar("idesc", "r"),
+           scalar("enable", "r")}};
       return row;
     }
     // PTX ISA 9.7.16.12.1: one arrival on the mbarrier at {bar} once the thread's earlier
     // tcgen05 operations complete.
     case Ptx::Tcgen05Commit: {
-      static const PtxRow row{"tcgen05.commit",
-                              "tcgen05.commit.cta_group::{cta_group}.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
-                              Arch::Sm100a, {scalar("bar", "r")}};
+      static const PtxRow row{
+          "tcgen05.commit",
+          "tcgen05.commit.cta_group::{cta_group}.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
+          Arch::Sm100a,
+          {scalar("bar", "r")}};
       return row;
     }
     // The same arrival on the barrier at {bar}'s offset in every block of the cluster whose rank
@@ -395,13 +455,16 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"tcgen05.commit.multicast::cluster",
                               "tcgen05.commit.cta_group::{cta_group}.mbarrier::arrive::one.shared::cluster."
                               "multicast::cluster.b64 [{bar}], {mask};",
-                              Arch::Sm100a, {scalar("bar", "r"), scalar("mask", "h")}};
+                              Arch::Sm100a,
+                              {scalar("bar", "r"), scalar("mask", "h")}};
       return row;
     }
     // PTX ISA 9.7.16.9.2: 128 lanes x 256 bits (8 columns) at {taddr} from the shared matrix the
     // descriptor {desc} describes.
     case Ptx::Tcgen05Copy128x256b: {
-      static const PtxRow row{"tcgen05.cp", "tcgen05.cp.cta_group::{cta_group}.128x256b [{taddr}], {desc};", Arch::Sm100a,
+      static const PtxRow row{"tcgen05.cp",
+                              "tcgen05.cp.cta_group::{cta_group}.128x256b [{taddr}], {desc};",
+                              Arch::Sm100a,
                               {scalar("taddr", "r"), scalar("desc", "l")}};
       return row;
     }
@@ -411,13 +474,15 @@ const PtxRow& ptx_row(Ptx instruction) {
     case Ptx::Tcgen05Load32x32b: {
       static const PtxRow row{"tcgen05.ld",
                               "tcgen05.ld.sync.aligned.32x32b.x{#r}.b32 {r}, [{taddr}]; tcgen05.wait::ld.sync.aligned;",
-                              Arch::Sm100a, {vector("r", "={reg}"), scalar("taddr", "r")}};
+                              Arch::Sm100a,
+                              {vector("r", "={reg}"), scalar("taddr", "r")}};
       return row;
     }
     case Ptx::Tcgen05Store32x32b: {
       static const PtxRow row{"tcgen05.st",
                               "tcgen05.st.sync.aligned.32x32b.x{#r}.b32 [{taddr}], {r}; tcgen05.wait::st.sync.aligned;",
-                              Arch::Sm100a, {scalar("taddr", "r"), vector("r", "{reg}")}};
+                              Arch::Sm100a,
+                              {scalar("taddr", "r"), vector("r", "{reg}")}};
       return row;
     }
     case Ptx::Tcgen05WaitLoad: {
@@ -433,7 +498,8 @@ const PtxRow& ptx_row(Ptx instruction) {
     case Ptx::ClusterArriveWait: {
       static const PtxRow row{"barrier.cluster",
                               "barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;",
-                              Arch::Sm90a, {}};
+                              Arch::Sm90a,
+                              {}};
       return row;
     }
     // PTX ISA 9.7.9.23 (mapa) and 9.7.13.15: the barrier at the same shared offset in the block of
@@ -443,7 +509,8 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"mbarrier.arrive.shared::cluster",
                               ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
                               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tessel_remote_%=], {count};",
-                              Arch::Sm90a, {scalar("bar", "r"), scalar("rank", "r"), scalar("count", "r")}};
+                              Arch::Sm90a,
+                              {scalar("bar", "r"), scalar("rank", "r"), scalar("count", "r")}};
       return row;
     }
     case Ptx::MbarrierArriveExpectTxRemote: {
@@ -451,32 +518,33 @@ const PtxRow& ptx_row(Ptx instruction) {
                               ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
                               "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [tessel_remote_%=], "
                               "{bytes};",
-                              Arch::Sm90a, {scalar("bar", "r"), scalar("rank", "r"), scalar("bytes", "r")}};
+                              Arch::Sm90a,
+                              {scalar("bar", "r"), scalar("rank", "r"), scalar("bytes", "r")}};
       return row;
     }
     // PTX ISA 9.7.9.25.5.1: the TMA load of Ptx::TmaLoad, written at {dst}'s offset in every block
     // of the cluster whose rank bit is set in the 16-bit {mask}, each completing the box's bytes on
     // its own barrier at {bar}'s offset.
     case Ptx::TmaLoadMulticast: {
-      static const PtxRow row{"cp.async.bulk.tensor.multicast::cluster",
-                              "cp.async.bulk.tensor.{#coords}d.shared::cluster.global.mbarrier::complete_tx::bytes."
-                              "multicast::cluster [{dst}], [{map}, {coords}], [{bar}], {mask};",
-                              Arch::Sm90a,
-                              {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"),
-                               scalar("mask", "h")}};
+      static const PtxRow row{
+          "cp.async.bulk.tensor.multicast::cluster",
+          "cp.async.bulk.tensor.{#coords}d.shared::cluster.global.mbarrier::complete_tx::bytes."
+          "multicast::cluster [{dst}], [{map}, {coords}], [{bar}], {mask};",
+          Arch::Sm90a,
+          {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"), scalar("mask", "h")}};
       return row;
     }
     // PTX ISA 9.7.9.25.5.1: the TMA load of Ptx::TmaLoad in its cta_group::2 form, whose bytes
     // complete on the barrier at {bar}'s offset in the block of cluster rank {rank} of this block's
     // pair (mapa gives its address; a register whose name is unique per emission holds it).
     case Ptx::TmaLoadPeerBarrier: {
-      static const PtxRow row{"cp.async.bulk.tensor.cta_group::2",
-                              ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
-                              "cp.async.bulk.tensor.{#coords}d.cta_group::2.shared::cluster.global.mbarrier::"
-                              "complete_tx::bytes [{dst}], [{map}, {coords}], [tessel_remote_%=];",
-                              Arch::Sm100a,
-                              {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"),
-                               scalar("rank", "r")}};
+      static const PtxRow row{
+          "cp.async.bulk.tensor.cta_group::2",
+          ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
+          "cp.async.bulk.tensor.{#coords}d.cta_group::2.shared::cluster.global.mbarrier::"
+          "complete_tx::bytes [{dst}], [{map}, {coords}], [tessel_remote_%=];",
+          Arch::Sm100a,
+          {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"), scalar("rank", "r")}};
       return row;
     }
     // PTX ISA 9.7.13.17: asks to cancel the launch of a cluster that has not started; the 16-byte
@@ -485,7 +553,8 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"clusterlaunchcontrol.try_cancel",
                               "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 "
                               "[{response}], [{bar}];",
-                              Arch::Sm100a, {scalar("response", "r"), scalar("bar", "r")}};
+                              Arch::Sm100a,
+                              {scalar("response", "r"), scalar("bar", "r")}};
       return row;
     }
     // The same request whose response lands at {response}'s offset in every block of the cluster,
@@ -494,7 +563,8 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"clusterlaunchcontrol.try_cancel.multicast::cluster::all",
                               "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes."
                               "multicast::cluster::all.b128 [{response}], [{bar}];",
-                              Arch::Sm100a, {scalar("response", "r"), scalar("bar", "r")}};
+                              Arch::Sm100a,
+                              {scalar("response", "r"), scalar("bar", "r")}};
       return row;
     }
     // PTX ISA 9.7.13.18: reads the response at {response}: {canceled} is 1 when a cluster was
@@ -554,7 +624,8 @@ std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& op
     return modifier(name, value);
   };
   std::string text = fill_holes(row.text, row.name, hole);
-  TESSEL_CHECK(written.size() == row.groups.size(), "{} does not write every operand group in \"{}\"", row.name, row.text);
+  TESSEL_CHECK(written.size() == row.groups.size(), "{} does not write every operand group in \"{}\"", row.name,
+               row.text);
   if (row.wait_loop)
     text = fmt::format("{{ .reg .pred {0}; TESSEL_WAIT_%=: {1} @!{0} bra TESSEL_WAIT_%=; }}", kWaitPredicate, text);
 

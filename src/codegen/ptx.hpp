@@ -106,7 +106,7 @@ struct PtxGroup {
   std::string name;
   std::string constraint;  // "r", "=r", "+f", ...: "=" and "+" mark outputs
   int size = 1;
-  bool vector = false;     // written in braces, `{%i, ...}`
+  bool vector = false;  // written in braces, `{%i, ...}`
 };
 
 struct PtxRow {

@@ -63,7 +63,9 @@ Divisibility::Divisibility(const KernelNode& k) {
       case NodeKind::Seq:
       case NodeKind::If:
       case NodeKind::While:
-      case NodeKind::ThreadGroup: break;
+      case NodeKind::ThreadGroup:
+        break;
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
@@ -72,6 +74,7 @@ Divisibility::Divisibility(const KernelNode& k) {
       // What an instruction writes (try_wait's flag, fast_divmod's quotient) is not known.
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
+        // clang-format on
         for (const Var& v : instruction_results(s)) unknown.push_back(v.get());
         break;
     }
@@ -147,11 +150,14 @@ int64_t Divisibility::of(const Expr& e) const {
       }
       return 1;
     }
-    case NodeKind::Builtin: return 1;
+    case NodeKind::Builtin:
+      return 1;
+// clang-format off
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
+      // clang-format on
       TESSEL_CHECK(false, "not an expression: {}", kind_name(e->kind));
   }
   return 1;

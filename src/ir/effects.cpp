@@ -4,6 +4,7 @@ namespace tessel::ir {
 
 Effects effects(const StmtNode& s) {
   switch (s.kind) {
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
@@ -15,6 +16,7 @@ Effects effects(const StmtNode& s) {
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   case NodeKind::Name: return effects_of(static_cast<const Name##Node&>(s));
 #include "tessel/ir/nodes.def"
+    // clang-format on
   }
   return {};
 }

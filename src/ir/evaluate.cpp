@@ -156,10 +156,12 @@ Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>&
       auto& n = static_cast<const CastNode&>(e);
       return convert(n.a->type.dtype, n.type.dtype, evaluate(*n.a, lookup));
     }
+// clang-format off
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
+      // clang-format on
       TESSEL_CHECK(false, "not an expression: {}", kind_name(e.kind));
   }
   return {};
@@ -178,9 +180,9 @@ Scalar evaluate_at_launch(const ExprNode& e, const KernelNode& k, std::span<cons
     for (size_t j = 0; j < l->values.size(); ++j)
       if (l->kernel->params[j].get() == &x) return l->values[j];
     TESSEL_CHECK(false, "kernel {}: a value computed at launch depends on {}, which the launch does not have",
-                 l->kernel->name, x.kind == NodeKind::Builtin
-                                      ? builtin_name(static_cast<const BuiltinNode&>(x).which)
-                                      : std::string_view(static_cast<const VarNode&>(x).name));
+                 l->kernel->name,
+                 x.kind == NodeKind::Builtin ? builtin_name(static_cast<const BuiltinNode&>(x).which)
+                                             : std::string_view(static_cast<const VarNode&>(x).name));
   };
   return evaluate(e, lookup);
 }

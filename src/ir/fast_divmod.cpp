@@ -1,6 +1,5 @@
 #include "tessel/ir/fast_divmod.hpp"
 
-
 namespace tessel::ir {
 
 DivisorMagic divisor_magic(uint32_t d) {

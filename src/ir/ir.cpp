@@ -6,17 +6,20 @@ namespace tessel::ir {
 
 std::string_view kind_name(NodeKind k) {
   switch (k) {
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name: return #Name;
 #define TESSEL_TENSOR(Name) case NodeKind::Name: return #Name;
 #define TESSEL_STMT(Name) case NodeKind::Name: return #Name;
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name: return #Name;
 #include "tessel/ir/nodes.def"
+    // clang-format on
   }
   return "?";
 }
 
 std::string_view call_name(NodeKind k) {
   switch (k) {
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
@@ -24,12 +27,14 @@ std::string_view call_name(NodeKind k) {
     return kind_name(k);
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name: return call;
 #include "tessel/ir/nodes.def"
+    // clang-format on
   }
   return "?";
 }
 
 bool is_instruction(NodeKind k) {
   switch (k) {
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
@@ -37,24 +42,28 @@ bool is_instruction(NodeKind k) {
       return false;
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
-      return true;
+    // clang-format on
+    return true;
   }
   return false;
 }
 
 std::vector<NodeKind> all_kinds() {
   return {
+// clang-format off
 #define TESSEL_EXPR(Name) NodeKind::Name,
 #define TESSEL_TENSOR(Name) NodeKind::Name,
 #define TESSEL_STMT(Name) NodeKind::Name,
 #define TESSEL_INSTR(Name, family, min_target, executor, call) NodeKind::Name,
 #include "tessel/ir/nodes.def"
+      // clang-format on
   };
 }
 
 const InstructionTraits& instruction_traits(NodeKind instruction) {
   static const InstructionTraits none{};
   switch (instruction) {
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
@@ -67,6 +76,7 @@ const InstructionTraits& instruction_traits(NodeKind instruction) {
     return traits;                                                                          \
   }
 #include "tessel/ir/nodes.def"
+    // clang-format on
   }
   return none;
 }
@@ -114,8 +124,9 @@ std::string Type::str() const {
 }
 
 std::string_view op_name(BinaryOp op) {
-  static constexpr std::string_view names[] = {"add", "sub", "mul", "div", "mod", "min", "max", "bitand", "bitor",
-                                               "bitxor", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "and", "or"};
+  static constexpr std::string_view names[] = {"add",    "sub",   "mul",    "div", "mod", "min", "max",
+                                               "bitand", "bitor", "bitxor", "shl", "shr", "eq",  "ne",
+                                               "lt",     "le",    "gt",     "ge",  "and", "or"};
   return names[int(op)];
 }
 
@@ -234,7 +245,9 @@ Expr cast(DType t, Expr a, SourceLoc l) {
   return std::make_shared<CastNode>(std::move(l), Type{t}, std::move(a));
 }
 
-Var make_var(Type t, std::string name, SourceLoc l) { return std::make_shared<VarNode>(std::move(l), t, std::move(name)); }
+Var make_var(Type t, std::string name, SourceLoc l) {
+  return std::make_shared<VarNode>(std::move(l), t, std::move(name));
+}
 
 bool as_const_int(const Expr& e, int64_t* v) {
   if (e->kind != NodeKind::Const || is_float(e->type.dtype)) return false;

@@ -5,6 +5,7 @@ namespace tessel::ir {
 Stmt Mutator::mutate(const Stmt& s) {
   if (!s) return s;
   switch (s->kind) {
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
@@ -14,6 +15,7 @@ Stmt Mutator::mutate(const Stmt& s) {
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   case NodeKind::Name: return visit(static_cast<const Name##Node&>(*s), s);
 #include "tessel/ir/nodes.def"
+    // clang-format on
   }
   return s;
 }
@@ -21,6 +23,7 @@ Stmt Mutator::mutate(const Stmt& s) {
 Expr Mutator::mutate(const Expr& e) {
   if (!e) return e;
   switch (e->kind) {
+// clang-format off
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
@@ -29,6 +32,7 @@ Expr Mutator::mutate(const Expr& e) {
       return e;
 #define TESSEL_EXPR(Name) case NodeKind::Name: return visit(static_cast<const Name##Node&>(*e), e);
 #include "tessel/ir/nodes.def"
+    // clang-format on
   }
   return e;
 }
@@ -89,11 +93,13 @@ MbarrierRef Mutator::update(const MbarrierRef& b, bool* changed) {
   return MbarrierRef{update(b.array, changed), update(b.index, changed)};
 }
 
+// clang-format off
 #define TESSEL_EXPR(Name) \
   Expr Mutator::visit(const Name##Node& n, const Expr& self) { return rebuilt(n, self); }
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   Stmt Mutator::visit(const Name##Node& n, const Stmt& self) { return rebuilt(n, self); }
 #include "tessel/ir/nodes.def"
+// clang-format on
 
 Stmt Mutator::visit(const SeqNode& n, const Stmt& self) { return rebuilt(n, self); }
 Stmt Mutator::visit(const DeclareNode& n, const Stmt& self) { return rebuilt(n, self); }
@@ -179,6 +185,7 @@ template <class N> std::vector<Var> results_of(const N& n) {
 // `f` applied to `s` as its node type.
 template <class F> auto as_statement(const StmtNode& s, F&& f) -> decltype(f(static_cast<const SeqNode&>(s))) {
   switch (s.kind) {
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
@@ -189,6 +196,7 @@ template <class F> auto as_statement(const StmtNode& s, F&& f) -> decltype(f(sta
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   case NodeKind::Name: return f(static_cast<const Name##Node&>(s));
 #include "tessel/ir/nodes.def"
+    // clang-format on
   }
   return {};
 }
@@ -217,17 +225,20 @@ std::vector<Expr> tensor_exprs(const Node& tensor) {
       const Expr& column_offset = static_cast<const TMemoryTensorNode&>(tensor).column_offset;
       return column_offset ? std::vector<Expr>{column_offset} : std::vector<Expr>{};
     }
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
-    TESSEL_CHECK(false, "not a tensor: {}", kind_name(tensor.kind));
+      // clang-format on
+      TESSEL_CHECK(false, "not a tensor: {}", kind_name(tensor.kind));
   }
   return {};
 }
 
 std::vector<Expr> expr_operands(const ExprNode& e) {
   switch (e.kind) {
+// clang-format off
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
@@ -237,6 +248,7 @@ std::vector<Expr> expr_operands(const ExprNode& e) {
 #define TESSEL_EXPR(Name) \
   case NodeKind::Name: return operands_of(static_cast<const Name##Node&>(e)).exprs;
 #include "tessel/ir/nodes.def"
+    // clang-format on
   }
   return {};
 }

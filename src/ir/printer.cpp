@@ -119,11 +119,14 @@ class Printer {
         auto& n = static_cast<const CastNode&>(*e);
         return fmt::format("cast<{}>({})", n.type.str(), expr(n.a));
       }
-      case NodeKind::Builtin: return std::string(builtin_name(static_cast<const BuiltinNode&>(*e).which));
+      case NodeKind::Builtin:
+        return std::string(builtin_name(static_cast<const BuiltinNode&>(*e).which));
+// clang-format off
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
+        // clang-format on
         TESSEL_CHECK(false, "not an expression: {}", kind_name(e->kind));
     }
     return "";
@@ -154,8 +157,9 @@ class Printer {
 
   std::string shared(const SharedTensor& s) {
     if (!s->root) return name(s.get(), s->name);
-    return fmt::format("view<{}>({} + {}, shape=[{}], strides=[{}])", dtype_name(s->dtype), name(s->root.get(), s->root->name),
-                       expr(s->offset), fmt::join(s->shape, ", "), fmt::join(s->strides, ", "));
+    return fmt::format("view<{}>({} + {}, shape=[{}], strides=[{}])", dtype_name(s->dtype),
+                       name(s->root.get(), s->root->name), expr(s->offset), fmt::join(s->shape, ", "),
+                       fmt::join(s->strides, ", "));
   }
 
   static std::string vector_text(int vector) { return vector > 1 ? fmt::format(" vector={}", vector) : ""; }
@@ -165,8 +169,9 @@ class Printer {
 
   std::string tmem(const TMemoryTensor& t) {
     if (!t->root) return name(t.get(), t->name);
-    return fmt::format("tmem_view<{}>({} + [{}, {}], shape=[{}])", dtype_name(t->dtype), name(t->root.get(), t->root->name),
-                       t->lane_offset, expr(t->column_offset), fmt::join(t->shape, ", "));
+    return fmt::format("tmem_view<{}>({} + [{}, {}], shape=[{}])", dtype_name(t->dtype),
+                       name(t->root.get(), t->root->name), t->lane_offset, expr(t->column_offset),
+                       fmt::join(t->shape, ", "));
   }
 
   static std::string swizzle_text(int bits) {
@@ -193,6 +198,7 @@ class Printer {
 
   void stmt(const Stmt& s) {
     switch (s->kind) {
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
@@ -202,6 +208,7 @@ class Printer {
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   case NodeKind::Name: return stmt(static_cast<const Name##Node&>(*s));
 #include "tessel/ir/nodes.def"
+      // clang-format on
     }
   }
 
@@ -213,9 +220,7 @@ class Printer {
     line(fmt::format("{}: {} = {}", name(n.var.get(), n.var->name), n.var->type.str(), expr(n.init)));
   }
 
-  void stmt(const AssignNode& n) {
-    line(fmt::format("{} = {}", name(n.var.get(), n.var->name), expr(n.value)));
-  }
+  void stmt(const AssignNode& n) { line(fmt::format("{} = {}", name(n.var.get(), n.var->name), expr(n.value))); }
 
   void stmt(const ForNode& n) {
     line(fmt::format("for {} in range({}, {}, {}){} {{", name(n.var.get(), n.var->name), expr(n.start), expr(n.stop),
@@ -251,9 +256,7 @@ class Printer {
     line(n.barrier == SyncNode::kUnallocated ? std::string("sync group") : fmt::format("sync barrier={}", n.barrier));
   }
 
-  void stmt(const SetMaxNRegNode& n) {
-    line(fmt::format("setmaxnreg.{} {}", n.increase ? "inc" : "dec", n.registers));
-  }
+  void stmt(const SetMaxNRegNode& n) { line(fmt::format("setmaxnreg.{} {}", n.increase ? "inc" : "dec", n.registers)); }
 
   void stmt(const FastDivmodNode& n) {
     const std::string magic =
@@ -268,9 +271,7 @@ class Printer {
                      swizzle_text(n.tensor->swizzle_bits)));
   }
 
-  void stmt(const AllocRegisterNode& n) {
-    line(fmt::format("{} = full({})", reg_decl(n.out), expr(n.init)));
-  }
+  void stmt(const AllocRegisterNode& n) { line(fmt::format("{} = full({})", reg_decl(n.out), expr(n.init))); }
 
   void stmt(const LoadGlobalNode& n) {
     line(fmt::format("{} = load_global {} at {}{}{}", reg_decl(n.out), global(n.src), exprs(n.offsets),
@@ -313,25 +314,19 @@ class Printer {
     line(fmt::format("{} = dot({}, {}, {}) warps={}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), warps));
   }
 
-  void stmt(const CastTensorNode& n) {
-    line(fmt::format("{} = cast({})", reg_decl(n.out), reg(n.a)));
-  }
+  void stmt(const CastTensorNode& n) { line(fmt::format("{} = cast({})", reg_decl(n.out), reg(n.a))); }
 
   void stmt(const ReduceNode& n) {
     line(fmt::format("{} = reduce_{}({}, dim={})", reg_decl(n.out), op_name(n.op), reg(n.a), n.dim));
   }
 
-  void stmt(const CopyRegisterNode& n) {
-    line(fmt::format("{} = copy({})", reg(n.dst), reg(n.src)));
-  }
+  void stmt(const CopyRegisterNode& n) { line(fmt::format("{} = copy({})", reg(n.dst), reg(n.src))); }
 
   void stmt(const SliceRegisterNode& n) {
     line(fmt::format("{} = slice({}, at=[{}])", reg_decl(n.out), reg(n.src), fmt::join(n.offsets, ", ")));
   }
 
-  void stmt(const AnnotateLayoutNode& n) {
-    line(fmt::format("annotate_layout {} {}", reg(n.tile), n.layout.str()));
-  }
+  void stmt(const AnnotateLayoutNode& n) { line(fmt::format("annotate_layout {} {}", reg(n.tile), n.layout.str())); }
 
   void stmt(const CopyAsyncNode& n) {
     line(fmt::format("copy_async {} at {} to {}{}", global(n.src), exprs(n.offsets), shared(n.dst),
@@ -380,7 +375,9 @@ class Printer {
   void stmt(const MbarrierInitNode& n) {
     line(fmt::format("mbarrier.alloc {} counts=[{}]", shared(n.array), fmt::join(n.counts, ", ")));
   }
-  void stmt(const MbarrierArriveNode& n) { line(fmt::format("mbarrier.arrive {} count={}", barrier(n.barrier), expr(n.count))); }
+  void stmt(const MbarrierArriveNode& n) {
+    line(fmt::format("mbarrier.arrive {} count={}", barrier(n.barrier), expr(n.count)));
+  }
   void stmt(const MbarrierArriveExpectTxNode& n) {
     line(fmt::format("mbarrier.arrive_and_expect_tx {} bytes={}", barrier(n.barrier), expr(n.bytes)));
   }
@@ -399,8 +396,8 @@ class Printer {
   }
   void stmt(const MbarrierRemoteArriveNode& n) {
     if (n.bytes)
-      line(fmt::format("mbarrier.arrive_and_expect_tx {} of cluster block {} bytes={}", barrier(n.barrier), expr(n.rank),
-                       expr(n.bytes)));
+      line(fmt::format("mbarrier.arrive_and_expect_tx {} of cluster block {} bytes={}", barrier(n.barrier),
+                       expr(n.rank), expr(n.bytes)));
     else
       line(fmt::format("mbarrier.arrive {} of cluster block {} count={}", barrier(n.barrier), expr(n.rank),
                        expr(n.count)));
@@ -437,9 +434,7 @@ class Printer {
 
   void stmt(const TmaWaitNode& n) { line(fmt::format("tma.wait_group {}{}", n.pending, n.read ? " read" : "")); }
 
-  void stmt(const PrintTensorNode& n) {
-    line(fmt::format("print \"{}\" {}", n.label, reg(n.tensor)));
-  }
+  void stmt(const PrintTensorNode& n) { line(fmt::format("print \"{}\" {}", n.label, reg(n.tensor))); }
 
   std::string out_;
   int indent_ = 0;

@@ -32,8 +32,8 @@ void check_tensor_map(const TensorMapValues& m, const SourceLoc& loc) {
   // Dimensions are named as the user wrote them, outermost first.
   const auto user_dim = [&](int d) { return m.rank - 1 - d; };
   if (m.rank < 1 || m.rank > kTensorMapMaxRank)
-    throw Error(loc, fmt::format("tma: a tensor map has 1 to {} dimensions; this global view has {}",
-                                 kTensorMapMaxRank, m.rank));
+    throw Error(loc, fmt::format("tma: a tensor map has 1 to {} dimensions; this global view has {}", kTensorMapMaxRank,
+                                 m.rank));
   if (m.address % 16 != 0)
     throw Error(loc, fmt::format("tma: the global view starts at address {:#x}, which is not 16-byte aligned; TMA "
                                  "needs a 16-byte aligned global address",

@@ -3,10 +3,10 @@
 // pass, so what a user can cause is reported at the user's line before any pass relies on it.
 #include "tessel/ir/verifier.hpp"
 
+#include "instructions/verification.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/ir/printer.hpp"
 #include "tessel/ir/target_limits.hpp"
-#include "instructions/verification.hpp"
 
 namespace tessel::ir {
 
@@ -25,8 +25,8 @@ void check_type(const ExprNode& x, const StmtNode& s) {
       const auto& n = static_cast<const BinaryNode&>(x);
       TESSEL_CHECK(n.a && n.b, "binary expression without an operand in {}", where());
       const Type want = is_comparison(n.op) || n.op == BinaryOp::And || n.op == BinaryOp::Or ? Type{DType::Bool}
-                        : n.a->type.pointer                                                 ? n.a->type
-                                                                                            : Type{promote(n.a->type.dtype, n.b->type.dtype)};
+                        : n.a->type.pointer                                                  ? n.a->type
+                                            : Type{promote(n.a->type.dtype, n.b->type.dtype)};
       TESSEL_CHECK(n.type == want && !n.b->type.pointer, "{}({}, {}) typed {} in {}", op_name(n.op), n.a->type.str(),
                    n.b->type.str(), n.type.str(), where());
       return;
@@ -53,11 +53,14 @@ void check_type(const ExprNode& x, const StmtNode& s) {
       TESSEL_CHECK(x.type == Type{DType::I32}, "builtin typed {} in {}", x.type.str(), where());
       return;
     case NodeKind::Const:
-    case NodeKind::Var: return;
+    case NodeKind::Var:
+      return;
+// clang-format off
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
+      // clang-format on
       TESSEL_CHECK(false, "{} used as an expression in {}", kind_name(x.kind), where());
   }
 }
@@ -85,8 +88,8 @@ void Verification::check_expr(const Expr& e, const StmtNode& s) {
 
 void Verification::check_shared(const SharedTensor& t, const StmtNode& s) {
   if (!t->root) {
-    TESSEL_CHECK(position_.defined(t.get()), "shared tensor {} (created at {}) used at {} before its allocation", t->name,
-                 t->loc.str(), s.loc.str());
+    TESSEL_CHECK(position_.defined(t.get()), "shared tensor {} (created at {}) used at {} before its allocation",
+                 t->name, t->loc.str(), s.loc.str());
     return;
   }
   check_shared(t->root, s);
@@ -121,10 +124,12 @@ void Verification::check_operands(const StmtNode& s) {
       case NodeKind::TMemoryTensor:
         for (const Expr& e : tensor_exprs(*t)) check_expr(e, s);
         break;
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_STMT(Name) case NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
+        // clang-format on
         TESSEL_CHECK(false, "{} named as a tensor at {}", kind_name(t->kind), s.loc.str());
     }
   }
@@ -178,17 +183,18 @@ class Verifier : public Visitor {
     if (k.shared_bytes > max_shared_bytes_per_block(v_.arch))
       throw Error(k.loc, fmt::format("kernel {} needs {} bytes of shared memory per block, more than the {} bytes {} "
                                      "allows",
-                                     k.name, k.shared_bytes, max_shared_bytes_per_block(v_.arch),
-                                     arch_name(v_.arch)));
+                                     k.name, k.shared_bytes, max_shared_bytes_per_block(v_.arch), arch_name(v_.arch)));
   }
 
  private:
+// clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   void visit(const Name##Node& n) override {                   \
     instruction(n);                                            \
     verify_##Name(v_, n);                                      \
   }
 #include "tessel/ir/nodes.def"
+  // clang-format on
 
   // What nodes.def says of every instruction: the target that has it and who runs it.
   void instruction(const StmtNode& s) {

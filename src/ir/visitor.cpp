@@ -62,6 +62,7 @@ void Visitor::visit_kernel(const KernelNode& k) {
 
 void Visitor::visit_stmt(const Stmt& s) {
   switch (s->kind) {
+// clang-format off
 #define TESSEL_EXPR(Name) case NodeKind::Name:
 #define TESSEL_TENSOR(Name) case NodeKind::Name:
 #include "tessel/ir/nodes.def"
@@ -72,6 +73,7 @@ void Visitor::visit_stmt(const Stmt& s) {
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   case NodeKind::Name: return visit(static_cast<const Name##Node&>(*s));
 #include "tessel/ir/nodes.def"
+    // clang-format on
   }
 }
 
@@ -107,8 +109,10 @@ void Visitor::visit(const IfNode& n) {
 void Visitor::visit(const WhileNode& n) { visit_loop_body(n.body); }
 void Visitor::visit(const ThreadGroupNode& n) { visit_group(n); }
 
+// clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   void Visitor::visit(const Name##Node& n) { visit_instruction(n); }
 #include "tessel/ir/nodes.def"
+// clang-format on
 
 }  // namespace tessel::ir

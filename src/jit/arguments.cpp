@@ -50,8 +50,7 @@ int64_t size_bucket(int64_t v) {
 // The facts a variant is specialized on: the largest of 16, 8 (integers only) and the element's
 // size (pointers) or 1 (integers) that divides the argument. Few classes keep the variants few.
 int64_t divisor_fact(const ParamSpec& p, const HostArg& a) {
-  if (p.kind == ParamSpec::Kind::Pointer)
-    return reinterpret_cast<uintptr_t>(a.p) % 16 == 0 ? 16 : dtype_bytes(p.dtype);
+  if (p.kind == ParamSpec::Kind::Pointer) return reinterpret_cast<uintptr_t>(a.p) % 16 == 0 ? 16 : dtype_bytes(p.dtype);
   if (!integer_size(p) || p.dtype == DType::Bool) return 1;
   return a.i % 16 == 0 ? 16 : a.i % 8 == 0 ? 8 : 1;
 }
@@ -95,22 +94,25 @@ void KernelSignature::check_pointers(std::span<const HostArg> args) const {
     // Built only for a message: every launch checks, and a launch allocates nothing.
     const auto parameter = [&] { return fmt::format("kernel {}, parameter {} (argument {})", kernel_, names_[i], i); };
     if (!p)
-      throw Error(fmt::format("{}: the pointer is null; pass device memory (a tessel::Buffer, or an allocation of "
-                              "the device the kernel runs on)",
-                              parameter()));
+      throw Error(
+          fmt::format("{}: the pointer is null; pass device memory (a tessel::Buffer, or an allocation of "
+                      "the device the kernel runs on)",
+                      parameter()));
     if (reinterpret_cast<uintptr_t>(p) % uintptr_t(dtype_bytes(element)) != 0)
-      throw Error(fmt::format("{}: the pointer {} is not aligned to its element type {} ({} bytes); pass the address "
-                              "of a whole {} element",
-                              parameter(), p, dtype_name(element), dtype_bytes(element), dtype_name(element)));
+      throw Error(
+          fmt::format("{}: the pointer {} is not aligned to its element type {} ({} bytes); pass the address "
+                      "of a whole {} element",
+                      parameter(), p, dtype_name(element), dtype_bytes(element), dtype_name(element)));
   }
 }
 
-void KernelSignature::variant_key(std::span<const HostArg> args, bool size_buckets,
-                                  std::vector<int64_t>& out) const {
+void KernelSignature::variant_key(std::span<const HostArg> args, bool size_buckets, std::vector<int64_t>& out) const {
   out.clear();
   for (size_t i = 0; i < params_.size(); ++i)
-    if (compile_time(params_[i])) out.push_back(args[i].i);
-    else if (size_buckets && integer_size(params_[i])) out.push_back(size_bucket(args[i].i));
+    if (compile_time(params_[i]))
+      out.push_back(args[i].i);
+    else if (size_buckets && integer_size(params_[i]))
+      out.push_back(size_bucket(args[i].i));
   divisors(args, out);
 }
 
@@ -133,7 +135,8 @@ std::string KernelSignature::specialization(std::span<const HostArg> args) const
   std::vector<std::string> parts;
   for (const auto& [d, names] : aligned) parts.push_back(fmt::format("{}: {}-byte aligned", fmt::join(names, ", "), d));
   for (const auto& [d, names] : multiples)
-    parts.push_back(fmt::format("{}: {} of {}", fmt::join(names, ", "), names.size() == 1 ? "multiple" : "multiples", d));
+    parts.push_back(
+        fmt::format("{}: {} of {}", fmt::join(names, ", "), names.size() == 1 ? "multiple" : "multiples", d));
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
@@ -160,9 +163,12 @@ void KernelSignature::run_time_values(std::span<const HostArg> args, std::span<i
     const HostArg& a = args[i];
     ir::Scalar& s = out[n++];
     s.i = 0;
-    if (spec.kind == ParamSpec::Kind::Pointer) s.i = int64_t(reinterpret_cast<uintptr_t>(a.p));
-    else if (is_float(spec.dtype)) s.f = a.kind == HostArg::Kind::Float ? a.f : double(a.i);
-    else s.i = a.i;
+    if (spec.kind == ParamSpec::Kind::Pointer)
+      s.i = int64_t(reinterpret_cast<uintptr_t>(a.p));
+    else if (is_float(spec.dtype))
+      s.f = a.kind == HostArg::Kind::Float ? a.f : double(a.i);
+    else
+      s.i = a.i;
   }
   TESSEL_CHECK(n == out.size(), "kernel {}: {} run-time arguments for {} parameters", kernel_, n, out.size());
 }

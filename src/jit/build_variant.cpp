@@ -51,7 +51,8 @@ std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> 
     }
   if (!request.compile) return v;
   v->set_binary(runtime::compile_kernel(
-      lowered, arch_, {.time_limit_s = request.time_limit_s, .require_cached = request.strict, .debug = options_.debug}));
+      lowered, arch_,
+      {.time_limit_s = request.time_limit_s, .require_cached = request.strict, .debug = options_.debug}));
   const int registers = v->binary.resources.registers;
   if (registers > 0)
     if (const auto overflow = analysis::register_overflow(lowered, registers, gpu)) *infeasible = *overflow;

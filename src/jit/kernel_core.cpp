@@ -70,11 +70,15 @@ int multiprocessors_of_device(const Device& d, const sim::Options& sim) {
 
 KernelCore::KernelCore(std::string name, KernelSignature signature, TraceFn trace, Space space, Device device,
                        KernelOptions options)
-    : name_(std::move(name)), signature_(std::move(signature)), trace_(std::move(trace)),
+    : name_(std::move(name)),
+      signature_(std::move(signature)),
+      trace_(std::move(trace)),
       space_(options.configuration.empty() ? std::move(space) : space.configured(options.configuration, name_)),
-      device_(device), options_(with_environment(std::move(options))),
+      device_(device),
+      options_(with_environment(std::move(options))),
       arch_(options_.arch.empty() ? arch_of_device(device_) : ir::parse_arch(options_.arch)),
-      device_limits_(limits_of(device_, arch_)), multiprocessors_(multiprocessors_of_device(device_, options_.sim)) {}
+      device_limits_(limits_of(device_, arch_)),
+      multiprocessors_(multiprocessors_of_device(device_, options_.sim)) {}
 
 KernelCore::~KernelCore() = default;
 
@@ -117,14 +121,13 @@ KernelCore::Variant& KernelCore::prepare(std::span<const HostArg> args, bool all
   last_ = &v;
   const CompileStats& s = v.stats;
   if (options_.verbose)
-    fmt::print(stderr,
-               "tessel: kernel {} [{}] for {} ({}): trace {:.2f} ms, passes {:.2f} ms, codegen {:.2f} ms, {} {:.2f} ms, "
-               "module load {:.2f} ms{}\n",
-               name_, v.hyperparameters, s.arch, selection_name(s.selection), s.trace_ms,
-               s.lower_ms, s.codegen_ms, s.from_cache ? "cache load" : "NVRTC compile",
-               s.compile_ms, s.load_ms,
-               s.registers >= 0 ? fmt::format(", {} registers, {} spill bytes", s.registers, s.spill_bytes)
-                                     : "");
+    fmt::print(
+        stderr,
+        "tessel: kernel {} [{}] for {} ({}): trace {:.2f} ms, passes {:.2f} ms, codegen {:.2f} ms, {} {:.2f} ms, "
+        "module load {:.2f} ms{}\n",
+        name_, v.hyperparameters, s.arch, selection_name(s.selection), s.trace_ms, s.lower_ms, s.codegen_ms,
+        s.from_cache ? "cache load" : "NVRTC compile", s.compile_ms, s.load_ms,
+        s.registers >= 0 ? fmt::format(", {} registers, {} spill bytes", s.registers, s.spill_bytes) : "");
   // Only calls that may tune are remembered: an introspection call must not pin an untuned choice.
   if (allow_tuning || space_.size() == 1) bindings_.push_back({call_key_, &v});
   return v;

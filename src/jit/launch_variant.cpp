@@ -1,6 +1,6 @@
 // Launching a variant: the call's pointers checked, its run-time values and the parameters derived from them, the grid
-// computed from them, then the simulator or the GPU. Every call takes this path, so it allocates nothing for any ordinary
-// kernel.
+// computed from them, then the simulator or the GPU. Every call takes this path, so it allocates nothing for any
+// ordinary kernel.
 #include <array>
 #include <span>
 
@@ -23,8 +23,8 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
   for (size_t d = 0; d < k.blocks.size(); ++d) {
     const ir::Scalar g = ir::evaluate_at_launch(*k.blocks[d], k, values, multiprocessors);
     if (g.i < 0 || g.i > limit[d])
-      throw Error(k.blocks_loc,
-                  fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts", k.name, d, g.i));
+      throw Error(k.blocks_loc, fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts",
+                                            k.name, d, g.i));
     grid[d] = unsigned(g.i);
   }
   return grid;
@@ -62,8 +62,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   check_tensor_arguments(k, signature_, v.views, args, values, multiprocessors_, device_.is_gpu());
   if (!device_.is_gpu()) {
     const std::array<int, 3> grid = {int(shape.grid[0]), int(shape.grid[1]), int(shape.grid[2])};
-    sim::run(k, sim::Launch{grid, std::vector<ir::Scalar>(values.begin(), values.end())},
-             options_.sim);
+    sim::run(k, sim::Launch{grid, std::vector<ir::Scalar>(values.begin(), values.end())}, options_.sim);
     return;
   }
   runtime::launch(*v.loaded, shape, values, stream);
@@ -73,11 +72,11 @@ void KernelCore::wait_for_call(const Variant& v, uint64_t call, void* stream) co
   auto& d = runtime::CudaDriver::get();
   const CUresult r = d.streamSynchronize(static_cast<CUstream>(stream));
   if (r == CUDA_SUCCESS) return;
-  throw Error(fmt::format("kernel {}{}, call {}, failed on the GPU: {}. Debug mode waits for every launch, so this call "
-                          "caused it; a debug check that failed printed its report above. The GPU context cannot be "
-                          "used again in this process",
-                          name_, v.hyperparameters.empty() ? "" : " [" + v.hyperparameters + "]", call,
-                          d.describe(r)));
+  throw Error(
+      fmt::format("kernel {}{}, call {}, failed on the GPU: {}. Debug mode waits for every launch, so this call "
+                  "caused it; a debug check that failed printed its report above. The GPU context cannot be "
+                  "used again in this process",
+                  name_, v.hyperparameters.empty() ? "" : " [" + v.hyperparameters + "]", call, d.describe(r)));
 }
 
 }  // namespace tessel::detail

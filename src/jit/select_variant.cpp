@@ -59,8 +59,8 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
     std::string infeasible;
     auto v = build(args, i, request, &infeasible);
     if (!infeasible.empty())
-      throw Error(fmt::format("kernel {} [{}] cannot run here: {}", name_, Space::describe(candidates[size_t(i)]),
-                              infeasible));
+      throw Error(
+          fmt::format("kernel {} [{}] cannot run here: {}", name_, Space::describe(candidates[size_t(i)]), infeasible));
     return v;
   };
   if (candidates.size() == 1) {
@@ -118,13 +118,14 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   // Debug builds are not timed: their checks, not the kernel, would decide the result.
   if (options_.debug) return first_feasible_variant();
   if (settings.strict)
-    throw Error(fmt::format("kernel {}: {}, and TESSEL_STRICT_CACHE=1 forbids tuning at run time; run once without "
-                            "it on this machine to record a result in {}",
-                            label,
-                            record ? fmt::format("the tuning result was measured elsewhere ({})",
-                                                 record->fingerprint.difference(fingerprint))
-                                   : std::string("there is no tuning result for it"),
-                            cache_dir.string()));
+    throw Error(fmt::format(
+        "kernel {}: {}, and TESSEL_STRICT_CACHE=1 forbids tuning at run time; run once without "
+        "it on this machine to record a result in {}",
+        label,
+        record
+            ? fmt::format("the tuning result was measured elsewhere ({})", record->fingerprint.difference(fingerprint))
+            : std::string("there is no tuning result for it"),
+        cache_dir.string()));
 
   // Tuning runs the kernel: a pointer that no launch accepts is the call's error, not every candidate's.
   signature_.check_pointers(args);

@@ -30,18 +30,17 @@ std::vector<int64_t> evaluated(const std::vector<ir::Expr>& exprs, const ir::Ker
 }
 
 [[noreturn]] void throw_overrun(const ir::KernelNode& k, const ViewOfParameter& v, const HostArg& tensor,
-                                std::span<const ir::Scalar> values, int multiprocessors, int64_t first,
-                                int64_t end) {
+                                std::span<const ir::Scalar> values, int multiprocessors, int64_t first, int64_t end) {
   const ir::GlobalTensorNode& view = *v.view;
   const std::string& param = k.params[v.param]->name;
   const std::vector<int64_t> shape = evaluated(view.shape, k, values, multiprocessors);
   const std::vector<int64_t> strides = evaluated(view.strides, k, values, multiprocessors);
   const std::string reach =
       first < 0 ? fmt::format("elements {} to {}", first, end - 1) : fmt::format("{} elements", end);
-  throw Error(view.loc, fmt::format("kernel {}: the global_view of parameter {} with shape [{}] and strides [{}] spans "
-                                    "{}, but the argument for {} holds {}; pass a larger tensor, or sizes that fit it",
-                                    k.name, param, fmt::join(shape, ", "), fmt::join(strides, ", "), reach, param,
-                                    tensor.span));
+  throw Error(view.loc,
+              fmt::format("kernel {}: the global_view of parameter {} with shape [{}] and strides [{}] spans "
+                          "{}, but the argument for {} holds {}; pass a larger tensor, or sizes that fit it",
+                          k.name, param, fmt::join(shape, ", "), fmt::join(strides, ", "), reach, param, tensor.span));
 }
 
 }  // namespace

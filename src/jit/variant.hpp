@@ -5,11 +5,11 @@
 #include <memory>
 #include <string>
 
+#include "tensor_arguments.hpp"
 #include "tessel/jit/kernel_core.hpp"
 #include "tessel/runtime/kernel_compiler.hpp"
 #include "tessel/runtime/loaded_kernel.hpp"
 #include "tessel/tuning/tuner.hpp"
-#include "tensor_arguments.hpp"
 
 namespace tessel::detail {
 
@@ -19,7 +19,7 @@ struct KernelCore::Variant {
   runtime::KernelBinary binary;
   CompileStats stats;
   std::unique_ptr<runtime::LoadedKernel> loaded;  // GPU only, once chosen or timed
-  std::vector<ViewOfParameter> views;  // what a launch checks against the tensors a call passes
+  std::vector<ViewOfParameter> views;             // what a launch checks against the tensors a call passes
 
   // Records a compiled binary and what compiling it cost.
   void set_binary(runtime::KernelBinary b) {
@@ -40,7 +40,8 @@ struct KernelCore::Variant {
     const runtime::ResourceUsage& r = v->binary.resources;
     b.registers = r.registers;
     b.spills = r.spills();
-    b.spill_report = fmt::format("{} bytes spill stores, {} bytes spill loads", r.spill_store_bytes, r.spill_load_bytes);
+    b.spill_report =
+        fmt::format("{} bytes spill stores, {} bytes spill loads", r.spill_store_bytes, r.spill_load_bytes);
     b.compile_ms = v->binary.compile_ms;
     return b;
   }

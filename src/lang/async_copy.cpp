@@ -8,13 +8,14 @@ void Instructions::copy_async(const GlobalTensor& src, const SharedTensor& dst, 
   Builder& b = Builder::current(loc);
   b.group(loc);  // copies are made by a thread group: attrs.warps must be set
   if (src.dtype() != dst.dtype())
-    throw Error(loc, fmt::format("copy_async: from a global view of {} to a shared tensor of {}", dtype_name(src.dtype()),
-                                 dtype_name(dst.dtype())));
+    throw Error(loc, fmt::format("copy_async: from a global view of {} to a shared tensor of {}",
+                                 dtype_name(src.dtype()), dtype_name(dst.dtype())));
   if (src.ir()->rank() != dst.ir()->rank())
     throw Error(loc, fmt::format("copy_async: from a tensor of rank {} to a shared tensor of rank {}", src.ir()->rank(),
                                  dst.ir()->rank()));
   if (int(offsets.size()) != src.ir()->rank())
-    throw Error(loc, fmt::format("copy_async: {} offsets given for a tensor of rank {}", offsets.size(), src.ir()->rank()));
+    throw Error(loc,
+                fmt::format("copy_async: {} offsets given for a tensor of rank {}", offsets.size(), src.ir()->rank()));
   std::vector<ir::Expr> offs;
   for (const Dim& d : offsets) offs.push_back(d.ir());
   b.emit(std::make_shared<ir::CopyAsyncNode>(loc, src.ir(), dst.ir(), std::move(offs), Layout()));
@@ -29,8 +30,8 @@ void Instructions::copy_async_wait_group(int pending, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   if (pending < 0 || pending > 7)
-    throw Error(loc, fmt::format("copy_async_wait_group({}): the number of groups left in flight must be in 0..7",
-                                 pending));
+    throw Error(loc,
+                fmt::format("copy_async_wait_group({}): the number of groups left in flight must be in 0..7", pending));
   b.emit(std::make_shared<ir::CopyAsyncWaitNode>(loc, pending, false));
 }
 

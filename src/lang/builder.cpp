@@ -17,8 +17,9 @@ Builder::~Builder() { current_builder = previous_; }
 
 Builder& Builder::current(const SourceLoc& loc) {
   if (!current_builder)
-    throw Error(loc, "kernel operation used outside a kernel body; tessel operations are valid only while "
-                     "a kernel's operator() is being traced (call the kernel through tessel::Kernel)");
+    throw Error(loc,
+                "kernel operation used outside a kernel body; tessel operations are valid only while "
+                "a kernel's operator() is being traced (call the kernel through tessel::Kernel)");
   return *current_builder;
 }
 

@@ -24,9 +24,8 @@ void ClcInstructions::try_cancel(const SharedTensor& response, const Mbarrier& b
                                  "mask must be {:#b} for the cluster of {} blocks (attrs.cluster, set before this "
                                  "call); got {}",
                                  every_block, blocks,
-                                 multicast.cta_mask.is_constant()
-                                     ? fmt::format("{:#b}", multicast.cta_mask.value())
-                                     : std::string("a kernel value")));
+                                 multicast.cta_mask.is_constant() ? fmt::format("{:#b}", multicast.cta_mask.value())
+                                                                  : std::string("a kernel value")));
   b.emit(std::make_shared<ir::ClcTryCancelNode>(loc, response.ir(), barrier.ir(), true));
 }
 

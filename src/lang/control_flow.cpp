@@ -47,9 +47,10 @@ Range::~Range() {
   // The body scope is still open: the loop was left without finishing its iteration.
   while (b.depth() >= depth_) b.close_scope(loc_);
   if (std::uncaught_exceptions() > uncaught_) return;
-  b.defer_error(Error(loc_, "a C++ `break` (or `return`/`goto`) left a traced range loop; the loop body is traced "
-                            "once, so this would silently cut the kernel's loop short. Use if_ to guard the rest "
-                            "of the body, or while_ with an explicit condition"));
+  b.defer_error(Error(loc_,
+                      "a C++ `break` (or `return`/`goto`) left a traced range loop; the loop body is traced "
+                      "once, so this would silently cut the kernel's loop short. Use if_ to guard the rest "
+                      "of the body, or while_ with an explicit condition"));
 }
 
 IfBuilder::~IfBuilder() {

@@ -30,8 +30,8 @@ MbarrierArray MbarrierInstructions::alloc(std::vector<int> counts, loc_t l) {
                                  "allocate the barriers outside the thread group",
                                  group.str()));
   if (counts.empty()) throw Error(loc, "mbarrier.alloc: no counts given; pass one count per barrier");
-  auto words = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{
-      DType::U64, {int(counts.size())}, {1}, nullptr, nullptr, "bars", loc, 0});
+  auto words = std::make_shared<ir::SharedTensorNode>(
+      ir::SharedTensorNode{DType::U64, {int(counts.size())}, {1}, nullptr, nullptr, "bars", loc, 0});
   b.emit(std::make_shared<ir::AllocSharedNode>(loc, words));
   auto init = std::make_shared<ir::MbarrierInitNode>(loc, words, std::move(counts));
   b.emit(std::make_shared<ir::ThreadGroupNode>(loc, 0, 1, ir::seq({init}, loc)));

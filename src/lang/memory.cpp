@@ -16,8 +16,7 @@ using detail::static_shape;
 namespace {
 
 void check_offsets(size_t n, int rank, std::string_view what, const SourceLoc& loc) {
-  if (int(n) != rank)
-    throw Error(loc, fmt::format("{}: {} offsets given for a tensor of rank {}", what, n, rank));
+  if (int(n) != rank) throw Error(loc, fmt::format("{}: {} offsets given for a tensor of rank {}", what, n, rank));
 }
 
 }  // namespace
@@ -29,7 +28,8 @@ RegisterTensor Instructions::load_global(const GlobalTensor& src, std::vector<Di
   check_offsets(offsets.size(), src.ir()->rank(), "load_global", loc);
   std::vector<int> s = static_shape(shape, "load_global", loc);
   if (s.size() != size_t(src.ir()->rank()))
-    throw Error(loc, fmt::format("load_global: a tile of rank {} from a tensor of rank {}", s.size(), src.ir()->rank()));
+    throw Error(loc,
+                fmt::format("load_global: a tile of rank {} from a tensor of rank {}", s.size(), src.ir()->rank()));
   check_pinned_layout(layout, s, "load_global", loc);
   auto out = new_tile(src.dtype(), s, layout, "r", loc);
   b.emit(std::make_shared<ir::LoadGlobalNode>(loc, out, src.ir(), exprs_of(offsets), fill));
@@ -58,8 +58,10 @@ RegisterTensor Instructions::load_shared(const SharedTensor& src, std::vector<Di
   if (offsets.empty()) offsets.assign(rank, Dim(0));
   check_offsets(offsets.size(), rank, "load_shared", loc);
   std::vector<int> s;
-  if (shape.empty()) s = src.shape();
-  else s = static_shape(shape, "load_shared", loc);
+  if (shape.empty())
+    s = src.shape();
+  else
+    s = static_shape(shape, "load_shared", loc);
   if (int(s.size()) != rank)
     throw Error(loc, fmt::format("load_shared: a tile of rank {} from a shared tensor of rank {}", s.size(), rank));
   for (int d = 0; d < rank; ++d)
@@ -81,10 +83,12 @@ void Instructions::store_shared(const SharedTensor& dst, const RegisterTensor& s
   if (offsets.empty()) offsets.assign(rank, Dim(0));
   check_offsets(offsets.size(), rank, "store_shared", loc);
   if (src.dtype() != dst.dtype())
-    throw Error(loc, fmt::format("store_shared: a tile of {} stored to a shared tensor of {}; convert it with .to<{}>()",
-                                 dtype_name(src.dtype()), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
+    throw Error(loc,
+                fmt::format("store_shared: a tile of {} stored to a shared tensor of {}; convert it with .to<{}>()",
+                            dtype_name(src.dtype()), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
   if (int(src.shape().size()) != rank)
-    throw Error(loc, fmt::format("store_shared: a tile of rank {} into a shared tensor of rank {}", src.shape().size(), rank));
+    throw Error(
+        loc, fmt::format("store_shared: a tile of rank {} into a shared tensor of rank {}", src.shape().size(), rank));
   for (int d = 0; d < rank; ++d) {
     const int off = offsets[d].is_constant() ? offsets[d].value() : 0;
     if (off + src.shape()[d] > dst.shape()[d])
@@ -110,14 +114,16 @@ SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& s
     int64_t total = row_bytes;
     for (size_t i = 0; i + 1 < s.size(); ++i) total *= s[i];
     if (total % 128 != 0)
-      throw Error(loc, fmt::format("shared_tensor: a swizzled tile must span whole 128-byte lines; this one has {} bytes",
-                                   total));
+      throw Error(
+          loc,
+          fmt::format("shared_tensor: a swizzled tile must span whole 128-byte lines; this one has {} bytes", total));
     bits = *swizzle == Swizzle::automatic ? conflict_free_swizzle_bits(row_bytes)
            : *swizzle == Swizzle::b32     ? 1
            : *swizzle == Swizzle::b64     ? 2
                                           : 3;
   }
-  auto node = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{t, s, strides, nullptr, nullptr, "s", loc, bits});
+  auto node =
+      std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{t, s, strides, nullptr, nullptr, "s", loc, bits});
   b.emit(std::make_shared<ir::AllocSharedNode>(loc, node));
   return SharedTensor(node);
 }

@@ -19,8 +19,14 @@ RegisterTensor Instructions::reduce(ir::ReduceOp op, const RegisterTensor& x, in
   return RegisterTensor(out);
 }
 
-RegisterTensor Instructions::sum(const RegisterTensor& x, int dim, loc_t l) { return reduce(ir::ReduceOp::Sum, x, dim, SourceLoc::from(l)); }
-RegisterTensor Instructions::max(const RegisterTensor& x, int dim, loc_t l) { return reduce(ir::ReduceOp::Max, x, dim, SourceLoc::from(l)); }
-RegisterTensor Instructions::min(const RegisterTensor& x, int dim, loc_t l) { return reduce(ir::ReduceOp::Min, x, dim, SourceLoc::from(l)); }
+RegisterTensor Instructions::sum(const RegisterTensor& x, int dim, loc_t l) {
+  return reduce(ir::ReduceOp::Sum, x, dim, SourceLoc::from(l));
+}
+RegisterTensor Instructions::max(const RegisterTensor& x, int dim, loc_t l) {
+  return reduce(ir::ReduceOp::Max, x, dim, SourceLoc::from(l));
+}
+RegisterTensor Instructions::min(const RegisterTensor& x, int dim, loc_t l) {
+  return reduce(ir::ReduceOp::Min, x, dim, SourceLoc::from(l));
+}
 
 }  // namespace tessel

@@ -17,8 +17,10 @@ std::vector<std::string> split_label(const std::string& label) {
     cur.clear();
   };
   for (char c : label) {
-    if (c == ',') flush();
-    else cur += c;
+    if (c == ',')
+      flush();
+    else
+      cur += c;
   }
   flush();
   return out;
@@ -66,9 +68,10 @@ Space Space::configured(const std::string& configuration, const std::string& ker
       used = 0;
     }
     if (name.empty() || used == 0 || value.find_first_not_of(' ', used) != std::string::npos)
-      throw Error(fmt::format("kernel {}: configuration \"{}\": '{}' is not name=value; write the hyperparameters as "
-                              "\"block_n=128, stages=3\"",
-                              kernel, configuration, part));
+      throw Error(
+          fmt::format("kernel {}: configuration \"{}\": '{}' is not name=value; write the hyperparameters as "
+                      "\"block_n=128, stages=3\"",
+                      kernel, configuration, part));
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw Error(fmt::format("kernel {}: configuration \"{}\": the space has no hyperparameter '{}'; {}", kernel,
                               configuration, name, names_text));
@@ -86,7 +89,8 @@ Space Space::configured(const std::string& configuration, const std::string& ker
     for (const Candidate& c : candidates_)
       for (const Setting& s : c) values[s.name].insert(s.value);
     std::vector<std::string> taken;
-    for (const auto& [name, value] : wanted) taken.push_back(fmt::format("{} takes {}", name, fmt::join(values[name], ", ")));
+    for (const auto& [name, value] : wanted)
+      taken.push_back(fmt::format("{} takes {}", name, fmt::join(values[name], ", ")));
     throw Error(fmt::format("kernel {}: configuration \"{}\": no candidate of the space has these values ({})", kernel,
                             configuration, fmt::join(taken, "; ")));
   }

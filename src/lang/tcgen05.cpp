@@ -64,15 +64,15 @@ TMemoryTensor Tcgen05Instructions::make_alloc(DType t, const std::vector<int>& s
     throw Error(loc, fmt::format("tcgen05.alloc: [{}, {}] needs {} columns of tensor memory; a block has {} (from 1 "
                                  "to {} columns per allocation)",
                                  shape[0], shape[1], shape[1], columns, columns));
-  auto address = std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{
-      DType::U32, {1}, {1}, nullptr, nullptr, "tmem_address", loc, 0});
+  auto address = std::make_shared<ir::SharedTensorNode>(
+      ir::SharedTensorNode{DType::U32, {1}, {1}, nullptr, nullptr, "tmem_address", loc, 0});
   b.emit(std::make_shared<ir::AllocSharedNode>(loc, address));
   if (group == CtaGroup::two && shape[0] != 128)
     throw Error(loc, fmt::format("tcgen05.alloc: a pair's tile (CtaGroup::two) has 128 lanes in each block, the "
                                  "block's half of a pair mma's 256 rows; got [{}]",
                                  fmt::join(shape, ", ")));
-  auto tensor = std::make_shared<ir::TMemoryTensorNode>(t, shape, nullptr, 0, nullptr, address, "tmem", loc,
-                                                        int(group));
+  auto tensor =
+      std::make_shared<ir::TMemoryTensorNode>(t, shape, nullptr, 0, nullptr, address, "tmem", loc, int(group));
   b.emit(std::make_shared<ir::ThreadGroupNode>(loc, 0, 32,
                                                ir::seq({std::make_shared<ir::Tcgen05AllocNode>(loc, tensor)}, loc)));
   b.emit(std::make_shared<ir::SyncNode>(loc));
@@ -91,27 +91,26 @@ void Tcgen05Instructions::dealloc(const TMemoryTensor& t, loc_t l) {
     throw Error(loc, fmt::format("tcgen05.dealloc is executed by a whole warp, but it runs in a thread group of {}; "
                                  "call it outside the group or in a group of whole warps",
                                  g.str()));
-  b.emit(std::make_shared<ir::ThreadGroupNode>(
-      loc, g.begin, 32, ir::seq({std::make_shared<ir::Tcgen05DeallocNode>(loc, t.ir())}, loc)));
+  b.emit(std::make_shared<ir::ThreadGroupNode>(loc, g.begin, 32,
+                                               ir::seq({std::make_shared<ir::Tcgen05DeallocNode>(loc, t.ir())}, loc)));
 }
 
 void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
                                    ir::Expr enable_input_d, const SourceLoc& loc) {
   Builder& bld = Builder::current(loc);
   check_one_warp(bld, "tcgen05.mma", loc);
-  if (a.shape().size() != 2 || b.shape().size() != 2)
-    throw Error(loc, "tcgen05.mma: a and b must be 2-D shared tiles");
+  if (a.shape().size() != 2 || b.shape().size() != 2) throw Error(loc, "tcgen05.mma: a and b must be 2-D shared tiles");
   const int pair = acc.ir()->allocation()->cta_group;
   const int m = a.shape()[0], k = a.shape()[1], n = b.shape()[1] * pair;
   if (b.shape()[0] != k || acc.shape()[0] != m || acc.shape()[1] != n)
-    throw Error(loc, pair == 1 ? fmt::format("tcgen05.mma: shapes [{}] @ [{}] into [{}] do not match (want a [m, k], b "
-                                             "[k, n], acc [m, n])",
-                                             fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "),
-                                             fmt::join(acc.shape(), ", "))
-                               : fmt::format("tcgen05.mma: shapes [{}] @ [{}] into the pair's [{}] do not match (want "
-                                             "each block's halves a [128, k] and b [k, n / 2], and acc [128, n])",
-                                             fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "),
-                                             fmt::join(acc.shape(), ", ")));
+    throw Error(
+        loc, pair == 1
+                 ? fmt::format("tcgen05.mma: shapes [{}] @ [{}] into [{}] do not match (want a [m, k], b "
+                               "[k, n], acc [m, n])",
+                               fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "), fmt::join(acc.shape(), ", "))
+                 : fmt::format("tcgen05.mma: shapes [{}] @ [{}] into the pair's [{}] do not match (want "
+                               "each block's halves a [128, k] and b [k, n / 2], and acc [128, n])",
+                               fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "), fmt::join(acc.shape(), ", ")));
   const bool half = a.dtype() == DType::F16 || a.dtype() == DType::BF16;
   if (!half || b.dtype() != a.dtype() || acc.dtype() != DType::F32)
     throw Error(loc, fmt::format("tcgen05.mma: takes f16 or bf16 operands of one type and an f32 accumulator; got {} "
@@ -150,8 +149,9 @@ void Tcgen05Instructions::copy(const SharedTensor& src, const TMemoryTensor& dst
                                  dtype_name(src.dtype()), fmt::join(src.shape(), ", "), dtype_name(dst.dtype()),
                                  fmt::join(dst.shape(), ", "), dst.ir()->lane_offset));
   if (dst.ir()->allocation()->cta_group == 2)
-    throw Error(loc, "tcgen05.copy: copying into a pair's tile (CtaGroup::two) is not supported; copy into tensor "
-                     "memory of a kernel that allocates with CtaGroup::one");
+    throw Error(loc,
+                "tcgen05.copy: copying into a pair's tile (CtaGroup::two) is not supported; copy into tensor "
+                "memory of a kernel that allocates with CtaGroup::one");
   detail::check_k_major_operand(src.ir(), "tcgen05.copy", "the source", 1, loc);
   b.emit(std::make_shared<ir::Tcgen05CopyNode>(loc, dst.ir(), src.ir()));
 }
@@ -223,8 +223,8 @@ TMemoryTensor Tcgen05Instructions::slice(const TMemoryTensor& t, std::vector<Dim
                                  offsets[1].is_constant() ? std::to_string(offsets[1].value()) : "a kernel value",
                                  shape[1], from->shape[1]));
   const ir::TMemoryTensor root = from->root ? from->root : from;
-  ir::Expr column = from->column_offset ? ir::binary(ir::BinaryOp::Add, from->column_offset, offsets[1].ir(), loc)
-                                        : offsets[1].ir();
+  ir::Expr column =
+      from->column_offset ? ir::binary(ir::BinaryOp::Add, from->column_offset, offsets[1].ir(), loc) : offsets[1].ir();
   return TMemoryTensor(std::make_shared<ir::TMemoryTensorNode>(from->dtype, std::move(shape), root,
                                                                from->lane_offset + offsets[0].value(), column, nullptr,
                                                                from->name, loc, from->cta_group));

@@ -24,7 +24,8 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
                                  "i8 operands with an i32 accumulator; got {} @ {} + {}",
                                  dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(c.dtype())));
   if (g.count % 32 != 0)
-    throw Error(loc, fmt::format("dot: tensor cores are used by whole warps; the thread group has {} threads", g.count));
+    throw Error(loc,
+                fmt::format("dot: tensor cores are used by whole warps; the thread group has {} threads", g.count));
   for (const RegisterTensor* t : {&a, &b, &c}) detail::check_group(t->ir(), "dot", loc);
   const int warps = g.count / 32;
   const MmaAtom& atom = mma_atom(a.dtype());

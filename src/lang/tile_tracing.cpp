@@ -14,7 +14,8 @@ std::vector<int> static_shape(const std::vector<Dim>& shape, std::string_view wh
                                    "value; use a hyperparameter or a compile-time (int) kernel parameter",
                                    what, i));
     if (shape[i].value() <= 0)
-      throw Error(loc, fmt::format("{}: dimension {} of the shape must be positive, got {}", what, i, shape[i].value()));
+      throw Error(loc,
+                  fmt::format("{}: dimension {} of the shape must be positive, got {}", what, i, shape[i].value()));
     out.push_back(shape[i].value());
   }
   if (out.empty()) throw Error(loc, fmt::format("{}: the shape must have at least one dimension", what));
@@ -56,8 +57,10 @@ void check_group(const ir::RegisterTensor& t, std::string_view what, const Sourc
 
 ir::Operand resolve(const TileOperand& o, DType tile_type) {
   if (o.tensor) return ir::Operand{o.tensor, nullptr};
-  if (o.literal) return ir::Operand{nullptr, is_float(tile_type) ? ir::const_float(static_cast<const ir::ConstNode&>(*o.scalar).f, tile_type)
-                                                                 : ir::cast(tile_type, o.scalar)};
+  if (o.literal)
+    return ir::Operand{nullptr, is_float(tile_type)
+                                    ? ir::const_float(static_cast<const ir::ConstNode&>(*o.scalar).f, tile_type)
+                                    : ir::cast(tile_type, o.scalar)};
   return ir::Operand{nullptr, o.scalar};
 }
 

@@ -118,8 +118,6 @@ RegisterTensor Instructions::make_register_tensor(DType t, const std::vector<Dim
 
 // ---- elementwise instructions: operators with broadcasting, unary math, fma and where ----
 
-
-
 RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOperand& b) {
   const SourceLoc& loc = a.tensor ? a.loc : b.loc;
   Builder& bld = Builder::current(loc);
@@ -147,8 +145,10 @@ RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOper
                                      fmt::join(sb, ", ")));
       so[i] = std::max(sa[i], sb[i]);
     }
-    if (so == sa) full = &a.tensor;
-    else if (so == sb) full = &b.tensor;
+    if (so == sa)
+      full = &a.tensor;
+    else if (so == sb)
+      full = &b.tensor;
     else
       throw Error(loc, fmt::format("{}: broadcasting both operands ([{}] and [{}]) is not supported; broadcast one "
                                    "of them to the result shape first",
@@ -200,8 +200,9 @@ RegisterTensor Instructions::fma(const TileOperand& a, const TileOperand& b, con
   for (const TileOperand* o : {&a, &b}) {
     if (o->tensor) {
       if (o->tensor->dtype != t)
-        throw Error(loc, fmt::format("fma: operand of type {} with an accumulator of type {}; convert it with .to<{}>()",
-                                     dtype_name(o->tensor->dtype), dtype_name(t), dtype_name(t)));
+        throw Error(loc,
+                    fmt::format("fma: operand of type {} with an accumulator of type {}; convert it with .to<{}>()",
+                                dtype_name(o->tensor->dtype), dtype_name(t), dtype_name(t)));
       const auto& so = o->tensor->shape();
       bool fits = so.size() == c.shape().size();
       for (size_t d = 0; fits && d < so.size(); ++d) fits = so[d] == c.shape()[d] || so[d] == 1;
@@ -248,11 +249,23 @@ RegisterTensor Instructions::unary_op(ir::UnaryOp op, const RegisterTensor& x, S
   return RegisterTensor(out);
 }
 
-RegisterTensor Instructions::exp(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Exp, x, SourceLoc::from(l)); }
-RegisterTensor Instructions::exp2(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Exp2, x, SourceLoc::from(l)); }
-RegisterTensor Instructions::log(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Log, x, SourceLoc::from(l)); }
-RegisterTensor Instructions::sqrt(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Sqrt, x, SourceLoc::from(l)); }
-RegisterTensor Instructions::rsqrt(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Rsqrt, x, SourceLoc::from(l)); }
-RegisterTensor Instructions::abs(const RegisterTensor& x, loc_t l) { return unary_op(ir::UnaryOp::Abs, x, SourceLoc::from(l)); }
+RegisterTensor Instructions::exp(const RegisterTensor& x, loc_t l) {
+  return unary_op(ir::UnaryOp::Exp, x, SourceLoc::from(l));
+}
+RegisterTensor Instructions::exp2(const RegisterTensor& x, loc_t l) {
+  return unary_op(ir::UnaryOp::Exp2, x, SourceLoc::from(l));
+}
+RegisterTensor Instructions::log(const RegisterTensor& x, loc_t l) {
+  return unary_op(ir::UnaryOp::Log, x, SourceLoc::from(l));
+}
+RegisterTensor Instructions::sqrt(const RegisterTensor& x, loc_t l) {
+  return unary_op(ir::UnaryOp::Sqrt, x, SourceLoc::from(l));
+}
+RegisterTensor Instructions::rsqrt(const RegisterTensor& x, loc_t l) {
+  return unary_op(ir::UnaryOp::Rsqrt, x, SourceLoc::from(l));
+}
+RegisterTensor Instructions::abs(const RegisterTensor& x, loc_t l) {
+  return unary_op(ir::UnaryOp::Abs, x, SourceLoc::from(l));
+}
 
 }  // namespace tessel

@@ -24,7 +24,8 @@ GlobalTensor Instructions::make_global_view(DType t, ir::Expr ptr, const std::ve
   } else {
     st = exprs_of(strides);
   }
-  return GlobalTensor(std::make_shared<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
+  return GlobalTensor(
+      std::make_shared<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
 }
 
 SharedTensor SharedTensor::operator[](const ViewIndex& index) const {

@@ -20,8 +20,7 @@ void SetmaxnregInstructions::trace(bool increase, int registers, loc_t loc) {
 
 namespace detail {
 
-void trace_fast_divmod(const ir::Var& quotient, const ir::Var& remainder, ir::Expr x, ir::Expr divisor,
-                       SourceLoc loc) {
+void trace_fast_divmod(const ir::Var& quotient, const ir::Var& remainder, ir::Expr x, ir::Expr divisor, SourceLoc loc) {
   Builder& b = Builder::current(loc);
   b.emit(std::make_shared<ir::FastDivmodNode>(loc, quotient, remainder, std::move(x), std::move(divisor)));
 }

@@ -9,7 +9,6 @@
 
 namespace tessel {
 
-
 Layout Layout::local(std::vector<int> shape) {
   Layout l;
   for (int d = 0; d < int(shape.size()); ++d) {
@@ -124,8 +123,8 @@ Layout Layout::divide(const Layout& inner) const {
   // Each inner mode, matched (splitting w's modes) to the innermost unmatched mode of its dimension.
   std::vector<int> match(inner.mode_size_.size(), -1);
   for (int d = 0; d < rank(); ++d) {
-    if (shape_[d] % inner.shape_[d] != 0) throw fail(fmt::format("extent {} of dimension {} is not a multiple of {}",
-                                                                 shape_[d], d, inner.shape_[d]));
+    if (shape_[d] % inner.shape_[d] != 0)
+      throw fail(fmt::format("extent {} of dimension {} is not a multiple of {}", shape_[d], d, inner.shape_[d]));
     int next = -1;  // w's innermost unmatched mode of dimension d
     for (int m = int(w.mode_size_.size()) - 1; m >= 0; --m)
       if (w.mode_dim_[m] == d) {
@@ -281,9 +280,10 @@ Layout Layout::slice(const std::vector<int>& offsets, const std::vector<int>& sh
     int inner = 1;
     while (i < modes.size() && shape[d] % (inner * mode_size_[modes[i]]) == 0) inner *= mode_size_[modes[i++]];
     if (offsets[d] % inner != 0)
-      throw fail(fmt::format("the offset {} of dimension {} is not a multiple of {}, the extent of its modes that the "
-                             "slice holds whole",
-                             offsets[d], d, inner));
+      throw fail(
+          fmt::format("the offset {} of dimension {} is not a multiple of {}, the extent of its modes that the "
+                      "slice holds whole",
+                      offsets[d], d, inner));
     if (const int need = shape[d] / inner; need > 1) {
       const int m = modes[i++], start = offsets[d] / inner % mode_size_[m];
       if (mode_size_[m] % need != 0 || start + need > mode_size_[m])

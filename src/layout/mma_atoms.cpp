@@ -47,10 +47,10 @@ const MmaAtom& mma_atom(DType operand) {
 MmaLayouts mma_layouts(int m, int n, int k, int warps_m, int warps_n, DType operand) {
   const MmaAtom& atom = mma_atom(operand);
   if (warps_m <= 0 || warps_n <= 0 || m % (atom.m * warps_m) != 0 || n % (atom.n * warps_n) != 0 || k % atom.k != 0)
-    throw Error(fmt::format("mma_layouts: a {}x{}x{} tile does not split into m{}n{}k{} atoms over {}x{} warps (m "
-                            "must be a multiple of {}, n of {}, k of {})",
-                            m, n, k, atom.m, atom.n, atom.k, warps_m, warps_n, atom.m * warps_m, atom.n * warps_n,
-                            atom.k));
+    throw Error(
+        fmt::format("mma_layouts: a {}x{}x{} tile does not split into m{}n{}k{} atoms over {}x{} warps (m "
+                    "must be a multiple of {}, n of {}, k of {})",
+                    m, n, k, atom.m, atom.n, atom.k, warps_m, warps_n, atom.m * warps_m, atom.n * warps_n, atom.k));
   const int rm = m / atom.m / warps_m, rn = n / atom.n / warps_n, rk = k / atom.k;
   MmaLayouts l;
   l.a = Layout::local({rm, rk}) * Layout::spatial({warps_m, 1}) * Layout::replicated(2, warps_n) * atom.a;
@@ -66,9 +66,8 @@ std::vector<WarpSplit> mma_warp_splits(int m, int n, int k, int warps, DType ope
   for (int wm = warps; wm >= 1; --wm)
     if (warps % wm == 0 && m % (atom.m * wm) == 0 && n % (atom.n * (warps / wm)) == 0)
       splits.push_back({wm, warps / wm});
-  std::stable_sort(splits.begin(), splits.end(), [&](const WarpSplit& x, const WarpSplit& y) {
-    return m / x.m + n / x.n < m / y.m + n / y.n;
-  });
+  std::stable_sort(splits.begin(), splits.end(),
+                   [&](const WarpSplit& x, const WarpSplit& y) { return m / x.m + n / x.n < m / y.m + n / y.n; });
   return splits;
 }
 

@@ -13,7 +13,8 @@ int bank_groups_touched(int row_bytes, int bits, int chunk) {
 int conflict_free_swizzle_bits(int row_bytes) {
   for (int bits = 0; bits <= 3; ++bits) {
     bool free = true;
-    for (int chunk = 0; chunk * 16 < row_bytes && free; ++chunk) free = bank_groups_touched(row_bytes, bits, chunk) == 8;
+    for (int chunk = 0; chunk * 16 < row_bytes && free; ++chunk)
+      free = bank_groups_touched(row_bytes, bits, chunk) == 8;
     if (free) return bits;
   }
   return 3;

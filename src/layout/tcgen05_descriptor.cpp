@@ -72,8 +72,8 @@ Tcgen05SmemDescriptor tcgen05_k_major_descriptor(uint32_t start_address, int swi
 int64_t tcgen05_k_major_address(const Tcgen05SmemDescriptor& d, int row, int k, int elem_bytes) {
   TESSEL_CHECK(d.swizzle_bits >= 1, "the simulator reads only swizzled K-major tcgen05 operands");
   const int64_t span = int64_t(16) << d.swizzle_bits;
-  const int64_t linear = d.start_address + (row % 8) * span + (row / 8) * int64_t(d.stride_byte_offset) +
-                         int64_t(k) * elem_bytes;
+  const int64_t linear =
+      d.start_address + (row % 8) * span + (row / 8) * int64_t(d.stride_byte_offset) + int64_t(k) * elem_bytes;
   return swizzle_byte(linear, d.swizzle_bits);
 }
 

@@ -19,9 +19,10 @@ Layout wgmma_m64nNk16_a() { return Layout::spatial({4, 1}) * mma_m16n8k16_a(); }
 
 WgmmaLayouts wgmma_layouts(int m, int n, int k, int warpgroups) {
   if (warpgroups <= 0 || m % (kWgmmaM * warpgroups) != 0 || k % kWgmmaK != 0 || !wgmma_n_is_legal(n))
-    throw Error(fmt::format("wgmma_layouts: a {}x{}x{} tile does not split into m64n{}k16 instructions over {} "
-                            "warpgroups (m must be a multiple of {}, k of 16, n a multiple of 8 from 8 to {})",
-                            m, n, k, n, warpgroups, kWgmmaM * warpgroups, kWgmmaMaxN));
+    throw Error(
+        fmt::format("wgmma_layouts: a {}x{}x{} tile does not split into m64n{}k16 instructions over {} "
+                    "warpgroups (m must be a multiple of {}, k of 16, n a multiple of 8 from 8 to {})",
+                    m, n, k, n, warpgroups, kWgmmaM * warpgroups, kWgmmaMaxN));
   const int rm = m / kWgmmaM / warpgroups, rk = k / kWgmmaK;
   WgmmaLayouts l;
   l.a = Layout::local({rm, rk}) * Layout::spatial({warpgroups, 1}) * wgmma_m64nNk16_a();

@@ -37,8 +37,6 @@ class AllocateBarriers : public ir::Mutator {
 
 }  // namespace
 
-ir::Kernel allocate_barriers(const ir::Kernel& k, const PassContext&) {
-  return AllocateBarriers().mutate_kernel(k);
-}
+ir::Kernel allocate_barriers(const ir::Kernel& k, const PassContext&) { return AllocateBarriers().mutate_kernel(k); }
 
 }  // namespace tessel::passes

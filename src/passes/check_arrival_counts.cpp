@@ -66,7 +66,7 @@ ir::Kernel check_arrival_counts(const ir::Kernel& k, const PassContext&) {
     const std::string_view what = ir::call_name(site.node->kind);
     const std::string who = site.threads == 1 ? std::string("the 1 thread of its thread group arrives")
                                               : fmt::format("the {} threads of its thread group arrive", site.threads);
-    const std::string times = site.count == 1    ? ""
+    const std::string times = site.count == 1     ? ""
                               : site.threads == 1 ? fmt::format(" {} times", site.count)
                                                   : fmt::format(" {} times each", site.count);
     const std::string_view advice = arriving > expected
@@ -76,8 +76,7 @@ ir::Kernel check_arrival_counts(const ir::Kernel& k, const PassContext&) {
     throw Error(site.node->loc,
                 fmt::format("{}: each time it runs, {}{} ({} arrival{} in all), but the barriers it arrives on "
                             "(allocated at {}) expect {} per phase, and no other statement arrives on them; {}",
-                            what, who, times, arriving, arriving == 1 ? "" : "s", array->loc.str(), expected,
-                            advice));
+                            what, who, times, arriving, arriving == 1 ? "" : "s", array->loc.str(), expected, advice));
   }
   return k;
 }

@@ -68,7 +68,8 @@ class SingleThreadBodies : public ir::Visitor {
 
  protected:
   void visit(const ir::ThreadGroupNode& n) override {
-    if (n.count == 1 && n.body->kind == ir::NodeKind::Seq) check_producer(static_cast<const ir::SeqNode&>(*n.body), uses_);
+    if (n.count == 1 && n.body->kind == ir::NodeKind::Seq)
+      check_producer(static_cast<const ir::SeqNode&>(*n.body), uses_);
     ir::Visitor::visit(n);
   }
 

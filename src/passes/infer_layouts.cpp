@@ -74,11 +74,10 @@ class LayoutSolver {
 
   Error conflict(const Requirement& first, const Requirement& second) const {
     const TileInfo &t1 = c_.tiles[first.tile], &t2 = c_.tiles[second.tile];
-    const std::string subject2 =
-        first.tile == second.tile
-            ? std::string()
-            : fmt::format("the tile created by {} at {}, which must have the same layout, ", t2.created_by,
-                          t2.loc.str());
+    const std::string subject2 = first.tile == second.tile
+                                     ? std::string()
+                                     : fmt::format("the tile created by {} at {}, which must have the same layout, ",
+                                                   t2.created_by, t2.loc.str());
     return Error(second.loc, fmt::format("layout conflict: the tile created by {} at {} {} ({}), but {}{} ({})",
                                          t1.created_by, t1.loc.str(), first.describe(), first.layout.str(), subject2,
                                          second.describe(), second.layout.str()));
@@ -233,8 +232,8 @@ ir::Kernel infer_layouts(const ir::Kernel& k, const PassContext&) {
       tiles[old.get()] = old;
       continue;
     }
-    tiles[old.get()] = std::make_shared<ir::RegisterTensorNode>(old->dtype, old->shape(), old->threads, layout,
-                                                                old->name, old->loc);
+    tiles[old.get()] =
+        std::make_shared<ir::RegisterTensorNode>(old->dtype, old->shape(), old->threads, layout, old->name, old->loc);
     changed = true;
   }
   std::map<const ir::DotNode*, WarpSplit> splits;

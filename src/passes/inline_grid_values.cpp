@@ -48,22 +48,23 @@ ir::Kernel inline_grid_values(const ir::Kernel& k, const PassContext&) {
   for (const ir::Expr& b : k->blocks) {
     ir::Expr nb = sub.mutate(b);
     changed |= nb != b;
-    ir::walk(std::make_shared<ir::DeclareNode>(SourceLoc{}, ir::make_var(ir::Type{}, "grid"), nb),
-             [](const ir::StmtNode&) {},
-             [&](const ir::ExprNode& e) {
-               if (e.kind == ir::NodeKind::Var && !params.count(&e))
-                 throw Error(k->blocks_loc,
-                             fmt::format("attrs.blocks of kernel {} uses the variable {} (declared at {}), which is "
-                                         "not computable from the kernel's parameters; the grid is computed on the "
-                                         "host before launch",
-                                         k->name, static_cast<const ir::VarNode&>(e).name, e.loc.str()));
-               if (e.kind != ir::NodeKind::Builtin) return;
-               const ir::BuiltinKind which = static_cast<const ir::BuiltinNode&>(e).which;
-               if (which != ir::BuiltinKind::Multiprocessors)
-                 throw Error(k->blocks_loc, fmt::format("attrs.blocks of kernel {} uses {}, which is only known "
-                                                        "inside the kernel",
-                                                        k->name, ir::builtin_name(which)));
-             });
+    ir::walk(
+        std::make_shared<ir::DeclareNode>(SourceLoc{}, ir::make_var(ir::Type{}, "grid"), nb),
+        [](const ir::StmtNode&) {},
+        [&](const ir::ExprNode& e) {
+          if (e.kind == ir::NodeKind::Var && !params.count(&e))
+            throw Error(k->blocks_loc,
+                        fmt::format("attrs.blocks of kernel {} uses the variable {} (declared at {}), which is "
+                                    "not computable from the kernel's parameters; the grid is computed on the "
+                                    "host before launch",
+                                    k->name, static_cast<const ir::VarNode&>(e).name, e.loc.str()));
+          if (e.kind != ir::NodeKind::Builtin) return;
+          const ir::BuiltinKind which = static_cast<const ir::BuiltinNode&>(e).which;
+          if (which != ir::BuiltinKind::Multiprocessors)
+            throw Error(k->blocks_loc, fmt::format("attrs.blocks of kernel {} uses {}, which is only known "
+                                                   "inside the kernel",
+                                                   k->name, ir::builtin_name(which)));
+        });
     blocks.push_back(nb);
   }
   if (!changed) return k;

@@ -31,14 +31,17 @@ void LayoutRules::operand(const ir::Operand& o, int out, std::string_view op, co
   std::vector<int> dims;
   for (size_t d = 0; d < want.size(); ++d)
     if (have[d] != want[d]) dims.push_back(int(d));
-  if (dims.empty()) same(i, out);
-  else constraints.broadcasts.push_back({i, out, dims, std::string(op), loc});
+  if (dims.empty())
+    same(i, out);
+  else
+    constraints.broadcasts.push_back({i, out, dims, std::string(op), loc});
 }
 
 LayoutConstraints collect_layout_constraints(const ir::KernelNode& k) {
   LayoutRules rules;
   ir::walk(k.body, [&](const ir::StmtNode& s) {
     switch (s.kind) {
+// clang-format off
 #define TESSEL_EXPR(Name) case ir::NodeKind::Name:
 #define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
 #define TESSEL_STMT(Name) case ir::NodeKind::Name:
@@ -47,6 +50,7 @@ LayoutConstraints collect_layout_constraints(const ir::KernelNode& k) {
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
   case ir::NodeKind::Name: return layout_rule_##Name(rules, static_cast<const ir::Name##Node&>(s));
 #include "tessel/ir/nodes.def"
+      // clang-format on
     }
   });
   return std::move(rules.constraints);

@@ -27,7 +27,9 @@ class LayoutRules {
   std::map<const ir::RegisterTensorNode*, int> index_;
 };
 
+// clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) void layout_rule_##Name(LayoutRules& r, const ir::Name##Node& n);
 #include "tessel/ir/nodes.def"
+// clang-format on
 
 }  // namespace tessel::passes

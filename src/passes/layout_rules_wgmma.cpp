@@ -11,11 +11,11 @@ void layout_rule_WgmmaFence(LayoutRules&, const ir::WgmmaFenceNode&) {}
 
 void layout_rule_WgmmaMma(LayoutRules& r, const ir::WgmmaMmaNode& n) {
   const WgmmaLayouts l = wgmma_layouts(n.m(), n.n(), n.k(), n.acc->threads / 128);
-  r.constraints.pins.push_back({l.c, r.index(n.acc), "is needed as the wgmma accumulator fragment by", "wgmma.mma",
-                                n.loc});
+  r.constraints.pins.push_back(
+      {l.c, r.index(n.acc), "is needed as the wgmma accumulator fragment by", "wgmma.mma", n.loc});
   if (n.a_registers)
-    r.constraints.pins.push_back({l.a, r.index(n.a_registers), "is needed as the wgmma A fragment by", "wgmma.mma",
-                                  n.loc});
+    r.constraints.pins.push_back(
+        {l.a, r.index(n.a_registers), "is needed as the wgmma A fragment by", "wgmma.mma", n.loc});
 }
 
 void layout_rule_WgmmaCommitGroup(LayoutRules&, const ir::WgmmaCommitGroupNode&) {}

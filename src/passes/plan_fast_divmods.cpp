@@ -60,9 +60,10 @@ class PlanFastDivmods : public ir::Mutator {
     int64_t constant = 0;
     if (ir::as_const_int(divisor, &constant)) {
       if (constant == 0) throw Error(n.loc, "fast_divmod: the divisor is 0");
-      return ir::seq({std::make_shared<ir::AssignNode>(n.loc, n.quotient, ir::binary(ir::BinaryOp::Div, n.x, divisor)),
-                      std::make_shared<ir::AssignNode>(n.loc, n.remainder, ir::binary(ir::BinaryOp::Mod, n.x, divisor))},
-                     n.loc);
+      return ir::seq(
+          {std::make_shared<ir::AssignNode>(n.loc, n.quotient, ir::binary(ir::BinaryOp::Div, n.x, divisor)),
+           std::make_shared<ir::AssignNode>(n.loc, n.remainder, ir::binary(ir::BinaryOp::Mod, n.x, divisor))},
+          n.loc);
     }
     const Magic& m = magic_of(divisor, n.loc);
     auto planned = ir::copy_of(n);
@@ -88,8 +89,8 @@ class PlanFastDivmods : public ir::Mutator {
     };
     ir::walk_expr(*divisor, [&](const ir::ExprNode& e) {
       if (e.kind == ir::NodeKind::Var && !params_.count(&e))
-        throw depends(fmt::format("the kernel variable created at {}, which is assigned or is a loop's variable",
-                                  e.loc.str()));
+        throw depends(
+            fmt::format("the kernel variable created at {}, which is assigned or is a loop's variable", e.loc.str()));
       if (e.kind != ir::NodeKind::Builtin) return;
       const ir::BuiltinKind which = static_cast<const ir::BuiltinNode&>(e).which;
       if (which != ir::BuiltinKind::Multiprocessors) throw depends(std::string(ir::builtin_name(which)));

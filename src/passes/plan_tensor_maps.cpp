@@ -23,7 +23,8 @@ class TensorMapPlanner : public ir::Mutator {
  protected:
   ir::Stmt visit(const ir::TmaStoreNode& n, const ir::Stmt& self) override {
     check_shared_address(*n.src, n.loc);
-    const int index = entry(n.dst, ir::tma_box(*n.src, n.dst->rank(), n.dims), n.src->allocation()->swizzle_bits, n.loc);
+    const int index =
+        entry(n.dst, ir::tma_box(*n.src, n.dst->rank(), n.dims), n.src->allocation()->swizzle_bits, n.loc);
     if (index == n.tensor_map) return self;
     auto planned = ir::copy_of(n);
     planned->tensor_map = index;
@@ -32,7 +33,8 @@ class TensorMapPlanner : public ir::Mutator {
 
   ir::Stmt visit(const ir::TmaLoadNode& n, const ir::Stmt& self) override {
     check_shared_address(*n.dst, n.loc);
-    const int index = entry(n.src, ir::tma_box(*n.dst, n.src->rank(), n.dims), n.dst->allocation()->swizzle_bits, n.loc);
+    const int index =
+        entry(n.src, ir::tma_box(*n.dst, n.src->rank(), n.dims), n.dst->allocation()->swizzle_bits, n.loc);
     if (index == n.tensor_map) return self;
     auto planned = ir::copy_of(n);
     planned->tensor_map = index;
@@ -57,9 +59,9 @@ class TensorMapPlanner : public ir::Mutator {
   void check_made_from_parameters(const ir::GlobalTensorNode& view, const SourceLoc& loc) const {
     for (const ir::Expr& e : ir::tensor_exprs(view))
       ir::walk_expr(*e, [&](const ir::ExprNode& x) {
-        const bool parameter = x.kind == ir::NodeKind::Var &&
-                               std::any_of(kernel_.params.begin(), kernel_.params.end(),
-                                           [&](const ir::Var& p) { return p.get() == &x; });
+        const bool parameter =
+            x.kind == ir::NodeKind::Var &&
+            std::any_of(kernel_.params.begin(), kernel_.params.end(), [&](const ir::Var& p) { return p.get() == &x; });
         if ((x.kind == ir::NodeKind::Var && !parameter) || x.kind == ir::NodeKind::Builtin)
           throw Error(loc, fmt::format("tma: the global view uses {}, not a kernel parameter; a tensor map is made on "
                                        "the host at launch, so the view's address, shape and strides may use only "

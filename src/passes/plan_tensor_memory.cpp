@@ -7,8 +7,8 @@
 // relinquishes: a later iteration, or the other branch, may still allocate.
 #include "tessel/ir/effects.hpp"
 #include "tessel/ir/mutator.hpp"
-#include "tessel/ir/visitor.hpp"
 #include "tessel/ir/target_limits.hpp"
+#include "tessel/ir/visitor.hpp"
 #include "tessel/passes/pipeline.hpp"
 
 namespace tessel::passes {

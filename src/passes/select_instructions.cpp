@@ -29,7 +29,8 @@ bool allocation_rows_are_chunks(const ir::SharedTensor& s) {
 // ldmatrix reads rows of 8 contiguous 16-bit elements starting on 16-byte boundaries: along k
 // (dimension `contiguous` of the view) for the fragment being loaded.
 bool rows_are_chunks(const ir::SharedTensor& s, const std::vector<ir::Expr>& offsets, int contiguous) {
-  if (s->strides[contiguous] != 1 || s->strides[1 - contiguous] % 8 != 0 || !allocation_rows_are_chunks(s)) return false;
+  if (s->strides[contiguous] != 1 || s->strides[1 - contiguous] % 8 != 0 || !allocation_rows_are_chunks(s))
+    return false;
   int64_t offset = 0;
   return ir::as_const_int(offsets[contiguous], &offset) && offset % 8 == 0;
 }

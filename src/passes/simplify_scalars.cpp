@@ -17,8 +17,8 @@ class Simplifier : public ir::Mutator {
  protected:
   ir::Expr visit(const ir::BinaryNode& n, const ir::Expr& self) override {
     ir::Expr a = mutate(n.a), b = mutate(n.b);
-    const bool ints = !a->type.pointer && !is_float(a->type.dtype) && !is_float(b->type.dtype) &&
-                      a->type == n.type && b->type == n.type;
+    const bool ints = !a->type.pointer && !is_float(a->type.dtype) && !is_float(b->type.dtype) && a->type == n.type &&
+                      b->type == n.type;
     if (a->kind == ir::NodeKind::Const && b->kind == ir::NodeKind::Const && ints && n.op != ir::BinaryOp::Div &&
         n.op != ir::BinaryOp::Mod) {
       auto no_vars = [](const ir::ExprNode&) -> ir::Scalar { TESSEL_CHECK(false, "constant has no variables"); };
@@ -30,7 +30,8 @@ class Simplifier : public ir::Mutator {
       if (n.op == ir::BinaryOp::Sub && is_int_const(b, 0)) return a;
       if (n.op == ir::BinaryOp::Mul && is_int_const(b, 1)) return a;
       if (n.op == ir::BinaryOp::Mul && is_int_const(a, 1)) return b;
-      if (n.op == ir::BinaryOp::Mul && (is_int_const(a, 0) || is_int_const(b, 0))) return ir::const_int(0, n.type.dtype);
+      if (n.op == ir::BinaryOp::Mul && (is_int_const(a, 0) || is_int_const(b, 0)))
+        return ir::const_int(0, n.type.dtype);
     }
     if (a == n.a && b == n.b) return self;
     return std::make_shared<ir::BinaryNode>(n.loc, n.type, n.op, a, b);

@@ -48,8 +48,7 @@ CudaDriver::~CudaDriver() {
 
 std::string CudaDriver::load(const std::string& library) {
   library_ = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library_)
-    return fmt::format("{} not found (no NVIDIA driver on this machine): {}", library, ::dlerror());
+  if (!library_) return fmt::format("{} not found (no NVIDIA driver on this machine): {}", library, ::dlerror());
 
   std::vector<std::string> missing;
   TESSEL_BIND(init, cuInit);
@@ -93,9 +92,10 @@ std::string CudaDriver::load(const std::string& library) {
   TESSEL_BIND(eventElapsedTime, cuEventElapsedTime);
   TESSEL_BIND(eventDestroy, cuEventDestroy);
   if (!missing.empty())
-    return fmt::format("{} does not export {}: the NVIDIA driver is older than CUDA {}.{}, which tessel was built "
-                       "with; update the driver",
-                       library, fmt::join(missing, ", "), CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+    return fmt::format(
+        "{} does not export {}: the NVIDIA driver is older than CUDA {}.{}, which tessel was built "
+        "with; update the driver",
+        library, fmt::join(missing, ", "), CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
 
   if (CUresult r = init(0); r != CUDA_SUCCESS) return fmt::format("cuInit failed: {}", describe(r));
   int count = 0;

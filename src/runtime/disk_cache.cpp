@@ -61,9 +61,10 @@ std::optional<std::vector<char>> decode(const std::vector<char>& file) {
 }
 
 [[noreturn]] void throw_unwritable(const fs::path& dir, const std::string& what) {
-  throw Error(fmt::format("cannot write to the tessel compile cache in '{}': {}. Set TESSEL_CACHE_DIR to a "
-                          "writable directory.",
-                          dir.string(), what));
+  throw Error(
+      fmt::format("cannot write to the tessel compile cache in '{}': {}. Set TESSEL_CACHE_DIR to a "
+                  "writable directory.",
+                  dir.string(), what));
 }
 
 std::string errno_message(int error) { return std::error_code(error, std::generic_category()).message(); }
@@ -91,8 +92,7 @@ FileRole role_of(std::string_view name, std::string_view prefix) {
 // Calls fn(kind, role, file) for each regular file at <dir>/<kind>/<prefix>/<name>, the only
 // places store() writes. Unreadable directories are skipped: the cache is an optimisation, and
 // looking at it should not fail because of something else in a shared directory.
-template <class Fn>
-void for_each_cache_file(const fs::path& dir, Fn&& fn) {
+template <class Fn> void for_each_cache_file(const fs::path& dir, Fn&& fn) {
   std::error_code ec;
   for (const auto& kind_dir : fs::directory_iterator(dir, ec)) {
     const std::string kind = kind_dir.path().filename().string();

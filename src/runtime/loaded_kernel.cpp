@@ -11,7 +11,8 @@ constexpr int64_t kSharedBytesWithoutOptIn = 48 * 1024;
 }  // namespace
 
 LoadedKernel::LoadedKernel(const KernelBinary& binary, const ir::KernelNode& k)
-    : params_(ParamLayout::of(k, binary.debug)), tensor_maps_(std::make_unique<TensorMapEncoder>(k)),
+    : params_(ParamLayout::of(k, binary.debug)),
+      tensor_maps_(std::make_unique<TensorMapEncoder>(k)),
       label_("kernel " + k.name) {
   auto& d = CudaDriver::get();
   d.context();

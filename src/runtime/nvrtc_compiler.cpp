@@ -23,8 +23,8 @@ constexpr std::array<std::string_view, 3> kSupportedArchs = {"sm_80", "sm_90a", 
 
 void check(nvrtcResult result, const char* call, const std::string& kernel_name) {
   if (result != NVRTC_SUCCESS)
-    throw Error(fmt::format("NVRTC call {} failed for kernel '{}': {}", call, kernel_name,
-                            nvrtcGetErrorString(result)));
+    throw Error(
+        fmt::format("NVRTC call {} failed for kernel '{}': {}", call, kernel_name, nvrtcGetErrorString(result)));
 }
 
 // NVRTC logs end with a NUL and blank lines; the message shows only the text.
@@ -140,7 +140,7 @@ CompileResult compile_to_cubin(const CompileRequest& request) {
   for (const auto& option : options) option_pointers.push_back(option.c_str());
 
   auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                             std::chrono::duration<double>(request.time_limit_s));
+                              std::chrono::duration<double>(request.time_limit_s));
   if (request.time_limit_s > 0)
     check(nvrtcSetFlowCallback(program.get(), past_deadline, &deadline), "nvrtcSetFlowCallback", request.kernel_name);
 

@@ -35,9 +35,9 @@ struct InFlightWrite {
 // it is in flight, writes to its bytes are reported.
 struct InFlightRead {
   const AsyncAgent* agent;
-  int64_t begin, end;          // bytes [begin, end) of the block's shared memory
-  const SourceLoc* issued_at;  // the issuing instruction's user line
-  int thread;                  // the issuing thread, within its block
+  int64_t begin, end;               // bytes [begin, end) of the block's shared memory
+  const SourceLoc* issued_at;       // the issuing instruction's user line
+  int thread;                       // the issuing thread, within its block
   std::string_view operation = {};  // for messages, when not the agent's operation()
 };
 

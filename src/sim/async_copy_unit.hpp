@@ -19,8 +19,7 @@ class AsyncCopyUnit final : public AsyncAgent {
   // Thread `thread` copies `data` (read from global memory now) to shared bytes starting at `byte`.
   // Thread `thread`, of a warp whose clock is `issuer`, copies `bytes` bytes of `data` to shared
   // byte `byte`.
-  void issue(int thread, int64_t byte, const uint8_t* data, int bytes, const VectorClock& issuer,
-             const SourceLoc& loc);
+  void issue(int thread, int64_t byte, const uint8_t* data, int bytes, const VectorClock& issuer, const SourceLoc& loc);
   void commit(int thread);
   // The thread's groups committed so far.
   int committed(int thread) const { return threads_[size_t(thread)].committed; }

@@ -33,13 +33,22 @@ std::vector<ir::Scalar>& Warp::tile(const ir::RegisterTensorNode* t) {
 }
 
 Cta::Cta(Scheduler& s, const ir::KernelNode& k, const Launch& l, std::array<int, 3> b, LayoutTables& t)
-    : scheduler(s), kernel(k), launch(l), block(b), tables(t), async_copies(*this), wgmma(*this), tma(*this),
-      tensor_memory(*this), clc(*this), agents{&async_copies, &wgmma, &tma, &tensor_memory, &clc} {
+    : scheduler(s),
+      kernel(k),
+      launch(l),
+      block(b),
+      tables(t),
+      async_copies(*this),
+      wgmma(*this),
+      tma(*this),
+      tensor_memory(*this),
+      clc(*this),
+      agents{&async_copies, &wgmma, &tma, &tensor_memory, &clc} {
   for (size_t i = 0; i < k.params.size(); ++i) params[k.params[i].get()] = l.args[i];
   const auto parameter = [&](const ir::ExprNode& e) {
     const auto it = params.find(static_cast<const ir::VarNode*>(&e));
-    TESSEL_CHECK(e.kind == ir::NodeKind::Var && it != params.end(), "a tensor map of kernel {} depends on a non-parameter",
-                 k.name);
+    TESSEL_CHECK(e.kind == ir::NodeKind::Var && it != params.end(),
+                 "a tensor map of kernel {} depends on a non-parameter", k.name);
     return it->second;
   };
   for (const ir::TensorMap& map : k.tensor_maps) {
@@ -72,8 +81,7 @@ void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& 
       throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
                                    "block {}); {}",
                                    r->operation.empty() ? agent->operation() : r->operation, r->issued_at->str(),
-                                   thread, block_name(),
-                                   agent->wait_advice()));
+                                   thread, block_name(), agent->wait_advice()));
 }
 
 void Cta::mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end) {
@@ -84,8 +92,9 @@ void Cta::complete_in_flight_write(const InFlightWrite& w, const uint8_t* data, 
   const size_t n = size_t(w.end - w.begin);
   const Access at{landed, scheduler.happens_before.site(w.issued_at, w.agent->write_operation()),
                   w.proxy == Proxy::Generic};
-  scheduler.happens_before.access(shadow, w.begin, int(n), true, w.issuer, at,
-                                  [&](int64_t byte) { return shared_byte_name(byte); }, data, &smem[size_t(w.begin)]);
+  scheduler.happens_before.access(
+      shadow, w.begin, int(n), true, w.issuer, at, [&](int64_t byte) { return shared_byte_name(byte); }, data,
+      &smem[size_t(w.begin)]);
   std::memcpy(&smem[size_t(w.begin)], data, n);
   std::memset(&written[size_t(w.begin)], 1, n);
   std::fill_n(in_flight_writes_.begin() + w.begin, n, nullptr);
@@ -113,13 +122,14 @@ void Cta::access_shared(Warp& w, int64_t byte, int n, bool write, const SourceLo
                         const uint8_t* incoming) {
   Access at = w.access(loc, operation);
   at.generic = write;
-  scheduler.happens_before.access(shadow, byte, n, write, w.clock, at,
-                                  [&](int64_t b) { return shared_byte_name(b); }, incoming, &smem[size_t(byte)]);
+  scheduler.happens_before.access(
+      shadow, byte, n, write, w.clock, at, [&](int64_t b) { return shared_byte_name(b); }, incoming,
+      &smem[size_t(byte)]);
 }
 
 void Cta::check_async_read(const VectorClock& issuer, Access at, int64_t begin, int64_t end) {
   scheduler.happens_before.check_async_read(shadow, begin, int(end - begin), issuer, at,
-                                                [&](int64_t b) { return shared_byte_name(b); });
+                                            [&](int64_t b) { return shared_byte_name(b); });
 }
 
 void Cta::check_async_read(const VectorClock& issuer, Access at, const std::vector<int64_t>& bytes) {

@@ -8,17 +8,19 @@ namespace {
 
 std::string describe_barrier(int id, const Barrier& b) {
   if (id == Cta::kBlockBarrier)
-    return fmt::format("barrier of sync(): {} of {} threads arrived; a sync() must be reached by every thread of the "
-                       "block (is it inside a thread group or a branch that only some threads take?)",
-                       b.arrived, b.expected);
-  return fmt::format("barrier {}: {} of {} threads arrived; the sync() of a thread group must be reached by every "
-                     "warp of the group (is it inside a branch that only some of them take?)",
-                     id, b.arrived, b.expected);
+    return fmt::format(
+        "barrier of sync(): {} of {} threads arrived; a sync() must be reached by every thread of the "
+        "block (is it inside a thread group or a branch that only some threads take?)",
+        b.arrived, b.expected);
+  return fmt::format(
+      "barrier {}: {} of {} threads arrived; the sync() of a thread group must be reached by every "
+      "warp of the group (is it inside a branch that only some of them take?)",
+      id, b.arrived, b.expected);
 }
 
 std::string describe_mbarrier(const MbarrierState& b) {
-  return fmt::format("{}: in phase {} (parity {}), {} of {} arrivals pending, tx-count {}", barrier_name(*b.array, b.index),
-                     b.phase, b.phase & 1, b.pending, b.expected, b.tx);
+  return fmt::format("{}: in phase {} (parity {}), {} of {} arrivals pending, tx-count {}",
+                     barrier_name(*b.array, b.index), b.phase, b.phase & 1, b.pending, b.expected, b.tx);
 }
 
 }  // namespace
@@ -50,12 +52,14 @@ Error deadlock_error(const ir::KernelNode& k, const std::vector<std::unique_ptr<
                              describe_barrier(id, b));
   for (const auto& cta : ctas)
     if (const Barrier& b = cta->cluster_barrier; b.arrived > 0)
-      lines += fmt::format("\n  cluster barrier of cluster.sync(): {} of {} threads arrived; every thread of every "
-                           "block of the cluster must reach cluster.sync()",
-                           b.arrived, b.expected);
+      lines += fmt::format(
+          "\n  cluster barrier of cluster.sync(): {} of {} threads arrived; every thread of every "
+          "block of the cluster must reach cluster.sync()",
+          b.arrived, b.expected);
   for (const auto& cta : ctas)
     for (const auto& [byte, b] : cta->mbarriers.all())
-      lines += fmt::format("\n  {}{}", several ? fmt::format("block {} ", cta->block_name()) : "", describe_mbarrier(b));
+      lines +=
+          fmt::format("\n  {}{}", several ? fmt::format("block {} ", cta->block_name()) : "", describe_mbarrier(b));
   return Error(first, fmt::format("deadlock in {} {} of kernel {}: every warp is blocked or finished and nothing can "
                                   "release the waiting ones{}",
                                   several ? "blocks" : "block", fmt::join(blocks, ", "), k.name, lines));

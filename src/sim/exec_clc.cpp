@@ -37,10 +37,10 @@ void exec_ClcTryCancel(Warp& w, const ir::ClcTryCancelNode& n, Mask mask) {
                                    w.cta.block_name(), w.thread(lane), failure->str()));
   const int64_t response = response_byte(w, *n.response, lane, n.loc, "clc.try_cancel");
   const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, "clc.try_cancel");
-  std::vector<Cta*> targets =
-      n.multicast ? multicast_blocks(w, (int64_t(1) << w.cta.kernel.cluster_blocks()) - 1, n.barrier, lane, n.loc,
-                                     "clc.try_cancel", "receives the response")
-                  : std::vector<Cta*>{&w.cta};
+  std::vector<Cta*> targets = n.multicast
+                                  ? multicast_blocks(w, (int64_t(1) << w.cta.kernel.cluster_blocks()) - 1, n.barrier,
+                                                     lane, n.loc, "clc.try_cancel", "receives the response")
+                                  : std::vector<Cta*>{&w.cta};
   w.cta.clc.issue(w.thread(lane), response, barrier, std::move(targets), w.clock, n.loc);
   w.tick();
   w.cta.scheduler.issued(w.cta.clc);

@@ -13,10 +13,11 @@ std::vector<Cta*> multicast_blocks(Warp& w, int64_t mask, const ir::MbarrierRef&
                                    const SourceLoc& loc, std::string_view operation, std::string_view receives) {
   const int blocks = w.cta.kernel.cluster_blocks();
   if (mask <= 0 || mask >= (int64_t(1) << blocks))
-    throw Error(loc, fmt::format("{}: the multicast mask {:#x} {} the cluster of {} blocks (thread {} of block {}); set "
-                                 "bit r for each block rank r in 0..{} that {}",
-                                 operation, mask, mask == 0 ? "names no block of" : "names blocks outside", blocks,
-                                 w.thread(lane), w.cta.block_name(), blocks - 1, receives));
+    throw Error(loc,
+                fmt::format("{}: the multicast mask {:#x} {} the cluster of {} blocks (thread {} of block {}); set "
+                            "bit r for each block rank r in 0..{} that {}",
+                            operation, mask, mask == 0 ? "names no block of" : "names blocks outside", blocks,
+                            w.thread(lane), w.cta.block_name(), blocks - 1, receives));
   const int64_t barrier_byte = mbarrier_byte(w, barrier, lane, loc, operation);
   const int index = int((barrier_byte - w.cta.shared_offsets.at(barrier.array->allocation())) / 8);
   const std::string issuer = w.cta.block_name();

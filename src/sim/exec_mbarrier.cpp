@@ -25,9 +25,10 @@ std::array<int64_t, 32> barrier_bytes(Warp& w, const ir::MbarrierRef& b, Mask ma
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
     if (index[lane].i < 0 || index[lane].i >= array.shape[0])
-      throw Error(loc, fmt::format("barrier index {} is out of range: the barrier array allocated at {} has {} barriers "
-                                   "(thread {} of block {})",
-                                   index[lane].i, array.loc.str(), array.shape[0], w.thread(lane), block));
+      throw Error(loc,
+                  fmt::format("barrier index {} is out of range: the barrier array allocated at {} has {} barriers "
+                              "(thread {} of block {})",
+                              index[lane].i, array.loc.str(), array.shape[0], w.thread(lane), block));
     bytes[size_t(lane)] = base + 8 * index[lane].i;
     w.cta.mbarriers.at(bytes[size_t(lane)], array, int(index[lane].i), operation, origin(w, loc, lane, block));
   }
@@ -71,9 +72,8 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
     const std::string remote_operation =
         ranks ? fmt::format("{} to block {}", operation, target.block_name()) : std::string(operation);
     const ir::SharedTensorNode& array = *b.array->allocation();
-    const MbarrierState& state =
-        target.mbarriers.at(byte, array, int((byte - w.cta.shared_offsets.at(&array)) / 8), remote_operation,
-                            origin(w, loc, lane, block));
+    const MbarrierState& state = target.mbarriers.at(byte, array, int((byte - w.cta.shared_offsets.at(&array)) / 8),
+                                                     remote_operation, origin(w, loc, lane, block));
     if (completed.count({&target, byte}))
       throw Error(loc, fmt::format("{}: thread {} of block {} arrives on {} after earlier threads of this same "
                                    "instruction completed its phase {} (the barrier's count is {}); every thread that "
@@ -162,8 +162,7 @@ void exec_MbarrierExpectTx(Warp& w, const ir::MbarrierExpectTxNode& n, Mask mask
 // Lanes waiting on one barrier and parity pass together when the scheduler finds their phase
 // completed; the others are checked again and waited for in turn.
 void exec_MbarrierWait(Warp& w, const ir::MbarrierWaitNode& n, Mask mask) {
-  const std::array<int64_t, 32> bytes =
-      barrier_bytes(w, n.barrier, mask, n.loc, "mbarrier.wait", w.cta.block_name());
+  const std::array<int64_t, 32> bytes = barrier_bytes(w, n.barrier, mask, n.loc, "mbarrier.wait", w.cta.block_name());
   const Lanes parity = w.eval(n.parity, mask);
   Mask waiting = mask;
   for (;;) {

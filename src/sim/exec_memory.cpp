@@ -9,8 +9,7 @@ namespace tessel::sim {
 namespace {
 
 // Calls f(lane, thread-in-group, slot, coords) for every element the active lanes hold.
-template <class F>
-void for_each_element(Warp& w, const ir::RegisterTensorNode* tile, Mask mask, F&& f) {
+template <class F> void for_each_element(Warp& w, const ir::RegisterTensorNode* tile, Mask mask, F&& f) {
   const auto& table = w.cta.tables.coords(tile);
   const int local = tile->layout.local_size(), rank = tile->layout.rank();
   for (int lane = 0; lane < 32; ++lane) {
@@ -40,8 +39,8 @@ SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const Lanes& vi
   const int64_t base = w.cta.shared_offsets.at(root);
   const int64_t byte = base + swizzle_byte(index * dtype_bytes(s->dtype), s->swizzle_bits);
   if (index < 0 || (index + 1) * dtype_bytes(s->dtype) > root->nbytes())
-    throw Error(loc, fmt::format("shared tensor view {} reaches element {} of its {}-element allocation", s->name, index,
-                                 root->nbytes() / dtype_bytes(s->dtype)));
+    throw Error(loc, fmt::format("shared tensor view {} reaches element {} of its {}-element allocation", s->name,
+                                 index, root->nbytes() / dtype_bytes(s->dtype)));
   return {byte, root};
 }
 
@@ -60,9 +59,7 @@ void exec_Sync(Warp& w, const ir::SyncNode& n, Mask mask) {
   w.cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
 }
 
-void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) {
-  w.cta.shared_offsets[n.tensor.get()] = n.offset;
-}
+void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) { w.cta.shared_offsets[n.tensor.get()] = n.offset; }
 
 void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
   const auto offsets = eval_all(w, n.offsets, mask);
@@ -124,12 +121,12 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
     w.cta.check_not_in_flight(a.byte, bytes, false, n.loc, w.thread(lane));
     for (int b = 0; b < bytes; ++b)
       if (!w.cta.written[size_t(a.byte + b)])
-        throw Error(n.loc, fmt::format("read of shared memory that was never written: {} (allocated at {}), byte {} "
-                                       "of the allocation, read by thread {} of block {}; store to it (and sync()) "
-                                       "before loading",
-                                       a.allocation->name, a.allocation->loc.str(),
-                                       a.byte - w.cta.shared_offsets.at(a.allocation), w.thread(lane),
-                                       w.cta.block_name()));
+        throw Error(n.loc,
+                    fmt::format("read of shared memory that was never written: {} (allocated at {}), byte {} "
+                                "of the allocation, read by thread {} of block {}; store to it (and sync()) "
+                                "before loading",
+                                a.allocation->name, a.allocation->loc.str(),
+                                a.byte - w.cta.shared_offsets.at(a.allocation), w.thread(lane), w.cta.block_name()));
     w.cta.access_shared(w, a.byte, bytes, false, n.loc, "load_shared");
     out[size_t(lane) * local + l] = load_value(n.src->dtype, &w.cta.smem[size_t(a.byte)]);
   });

@@ -34,10 +34,14 @@ void exec_Reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
                                          "but does not take part (is the reduction inside a branch?)",
                                          ir::op_name(n.op), n.dim, w.thread(holder)));
         const ir::Scalar v = src[size_t(holder) * in_local + slot];
-        if (first) acc = v;
-        else if (n.op == ir::ReduceOp::Sum) acc = ir::apply_binary(ir::BinaryOp::Add, t, acc, v);
-        else if (n.op == ir::ReduceOp::Max) acc = ir::apply_binary(ir::BinaryOp::Max, t, acc, v);
-        else acc = ir::apply_binary(ir::BinaryOp::Min, t, acc, v);
+        if (first)
+          acc = v;
+        else if (n.op == ir::ReduceOp::Sum)
+          acc = ir::apply_binary(ir::BinaryOp::Add, t, acc, v);
+        else if (n.op == ir::ReduceOp::Max)
+          acc = ir::apply_binary(ir::BinaryOp::Max, t, acc, v);
+        else
+          acc = ir::apply_binary(ir::BinaryOp::Min, t, acc, v);
         first = false;
       }
       dst[size_t(lane) * out_local + lo] = acc;

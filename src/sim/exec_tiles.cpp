@@ -51,7 +51,8 @@ template <class F> void for_each_slot(Warp& w, const ir::RegisterTensorNode* out
 
 void exec_AllocRegister(Warp& w, const ir::AllocRegisterNode& n, Mask mask) {
   const Lanes init = w.eval(n.init, mask);
-  for_each_slot(w, n.out.get(), mask, [&](int lane, int) { return ir::convert(n.init->type.dtype, n.out->dtype, init[lane]); });
+  for_each_slot(w, n.out.get(), mask,
+                [&](int lane, int) { return ir::convert(n.init->type.dtype, n.out->dtype, init[lane]); });
 }
 
 void exec_ElementwiseBinary(Warp& w, const ir::ElementwiseBinaryNode& n, Mask mask) {
@@ -91,7 +92,8 @@ void exec_Fma(Warp& w, const ir::FmaNode& n, Mask mask) {
 void exec_CastTensor(Warp& w, const ir::CastTensorNode& n, Mask mask) {
   const ir::Operand op{n.a, nullptr};
   OperandReader a(w, op, n.out.get(), mask);
-  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) { return ir::convert(n.a->dtype, n.out->dtype, a(lane, l)); });
+  for_each_slot(w, n.out.get(), mask,
+                [&](int lane, int l) { return ir::convert(n.a->dtype, n.out->dtype, a(lane, l)); });
 }
 
 void exec_CopyRegister(Warp& w, const ir::CopyRegisterNode& n, Mask mask) {
@@ -124,7 +126,8 @@ void exec_PrintTensor(Warp& w, const ir::PrintTensorNode& n, Mask mask) {
       const ir::Scalar v = values[size_t(lane) * local + l];
       const std::string value = is_float(n.tensor->dtype) ? fmt::format("{:g}", v.f) : fmt::format("{}", v.i);
       std::printf("%s\n", fmt::format("{} [block {}, thread {}] [{}] = {}", n.label, w.cta.block[0], w.thread(lane),
-                                      fmt::join(c, ", "), value).c_str());
+                                      fmt::join(c, ", "), value)
+                              .c_str());
     }
   }
 }

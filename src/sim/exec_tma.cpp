@@ -35,8 +35,8 @@ int64_t box_start(Warp& w, const ir::SharedTensorNode& tile, const ir::TensorMap
 }
 
 // Throws unless every byte of the image at `begin` that holds an element was written.
-void check_image_written(const Warp& w, const ir::SharedTensorNode& tile, const ir::TensorMapValues& map,
-                         int64_t begin, int lane, const SourceLoc& loc) {
+void check_image_written(const Warp& w, const ir::SharedTensorNode& tile, const ir::TensorMapValues& map, int64_t begin,
+                         int lane, const SourceLoc& loc) {
   const std::vector<uint8_t> elements = box_element_mask(map, begin);
   for (size_t b = 0; b < elements.size(); ++b)
     if (elements[b] && !w.cta.written[size_t(begin) + b]) {
@@ -87,21 +87,21 @@ void exec_TmaLoad(Warp& w, const ir::TmaLoadNode& n, Mask mask) {
   const auto coords = box_coordinates(w, n.offsets, lane);
   const int64_t begin = box_start(w, *n.dst, map, lane, n.loc, "tma.global_to_shared");
   const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, "tma.global_to_shared");
-  std::vector<Cta*> targets =
-      n.cta_mask ? multicast_blocks(w, w.eval(n.cta_mask, Mask(1) << lane)[size_t(lane)].i, n.barrier, lane, n.loc,
-                                    "tma.global_to_shared", "receives the box")
-                 : std::vector<Cta*>{&w.cta};
+  std::vector<Cta*> targets = n.cta_mask
+                                  ? multicast_blocks(w, w.eval(n.cta_mask, Mask(1) << lane)[size_t(lane)].i, n.barrier,
+                                                     lane, n.loc, "tma.global_to_shared", "receives the box")
+                                  : std::vector<Cta*>{&w.cta};
   Cta* barrier_block = nullptr;
   if (n.barrier_rank) {
-    barrier_block = &pair_block(w, w.eval(n.barrier_rank, Mask(1) << lane)[size_t(lane)].i, lane, n.loc,
-                                "tma.global_to_shared");
-    barrier_block->mbarriers.at(barrier, *n.barrier.array->allocation(),
-                                int((barrier - w.cta.shared_offsets.at(n.barrier.array->allocation())) / 8),
-                                fmt::format("tma.global_to_shared to the barrier of block {}", barrier_block->block_name()),
-                                {&n.loc, w.thread(lane), w.cta.block_name()});
+    barrier_block =
+        &pair_block(w, w.eval(n.barrier_rank, Mask(1) << lane)[size_t(lane)].i, lane, n.loc, "tma.global_to_shared");
+    barrier_block->mbarriers.at(
+        barrier, *n.barrier.array->allocation(),
+        int((barrier - w.cta.shared_offsets.at(n.barrier.array->allocation())) / 8),
+        fmt::format("tma.global_to_shared to the barrier of block {}", barrier_block->block_name()),
+        {&n.loc, w.thread(lane), w.cta.block_name()});
   }
-  w.cta.tma.issue_load(w.thread(lane), map, coords, begin, barrier, std::move(targets), barrier_block, w.clock,
-                       n.loc);
+  w.cta.tma.issue_load(w.thread(lane), map, coords, begin, barrier, std::move(targets), barrier_block, w.clock, n.loc);
   w.tick();
   w.cta.scheduler.issued(w.cta.tma);
 }

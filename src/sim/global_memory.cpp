@@ -75,9 +75,10 @@ void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLo
   uint64_t first = 0;
   size_t size = 0;
   Shadow& shadow = hb.global_shadow(p, &first, &size);
-  hb.access(shadow, int64_t(p - first), int(bytes), write, w.clock, w.access(loc, operation), [&](int64_t byte) {
-    return fmt::format("global memory, byte {} of a {}-byte allocation", byte, size);
-  }, incoming, reinterpret_cast<const uint8_t*>(p));
+  hb.access(
+      shadow, int64_t(p - first), int(bytes), write, w.clock, w.access(loc, operation),
+      [&](int64_t byte) { return fmt::format("global memory, byte {} of a {}-byte allocation", byte, size); }, incoming,
+      reinterpret_cast<const uint8_t*>(p));
 }
 
 ir::Scalar load_value(DType t, const void* p) {

@@ -47,11 +47,12 @@ bool HappensBefore::fenced(const Access& write, const VectorClock& reader) const
 
 void HappensBefore::report_unfenced(const Access& write, const Access& read, const std::string& memory) const {
   const Site& s = sites_[read.site];
-  throw Error(*s.loc, fmt::format("{}: {} reads through the async proxy what {} wrote through the generic proxy, and no "
-                                  "fence.proxy_async of the writer lies between them; call fence.proxy_async() after "
-                                  "the writes, in the threads that wrote, before the sync() or arrival that hands the "
-                                  "memory over",
-                                  memory, describe(read), describe(write)));
+  throw Error(*s.loc,
+              fmt::format("{}: {} reads through the async proxy what {} wrote through the generic proxy, and no "
+                          "fence.proxy_async of the writer lies between them; call fence.proxy_async() after "
+                          "the writes, in the threads that wrote, before the sync() or arrival that hands the "
+                          "memory over",
+                          memory, describe(read), describe(write)));
 }
 
 uint32_t HappensBefore::site(const SourceLoc* loc, std::string_view operation) {
@@ -68,8 +69,7 @@ std::string HappensBefore::describe(const Access& a) const {
   const std::string at = s.loc ? fmt::format("the {} at {}", s.operation, s.loc->str()) : std::string(s.operation);
   switch (actor.kind) {
     case ActorKind::Warp: return fmt::format("{} by {}", at, actor.name);
-    case ActorKind::Mbarrier:
-      return fmt::format("{}, landed in phase {} of {}", at, a.epoch.clock - 1, actor.name);
+    case ActorKind::Mbarrier: return fmt::format("{}, landed in phase {} of {}", at, a.epoch.clock - 1, actor.name);
     case ActorKind::CopyGroups: return fmt::format("{}, in group {} of {}", at, a.epoch.clock - 1, actor.name);
   }
   return at;
@@ -115,8 +115,8 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
   }
 }
 
-void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock,
-                                     Access at, const std::function<std::string(int64_t)>& memory) const {
+void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
+                                     const std::function<std::string(int64_t)>& memory) const {
   if (!enabled_) return;
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     const Access& last_write = shadow.write[size_t(byte)];

@@ -50,8 +50,8 @@ class VectorClock {
 // An access as shadow memory remembers it.
 struct Access {
   Epoch epoch;
-  uint32_t site = 0;         // HappensBefore::site
-  bool generic = false;      // a write through the generic proxy (a store, cp.async)
+  uint32_t site = 0;     // HappensBefore::site
+  bool generic = false;  // a write through the generic proxy (a store, cp.async)
 };
 
 // The accesses of a region of memory, per byte: the last write, a replica of it (the same

@@ -58,7 +58,8 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
           continue;
         }
         try {
-          out[l] = ir::apply_binary(n.op, t, ir::convert(n.a->type.dtype, t, a[l]), ir::convert(n.b->type.dtype, t, b[l]));
+          out[l] =
+              ir::apply_binary(n.op, t, ir::convert(n.a->type.dtype, t, a[l]), ir::convert(n.b->type.dtype, t, b[l]));
         } catch (const Error& err) {
           throw Error(n.loc, fmt::format("{} in thread {} of block {}", err.message(), thread(l), cta.block_name()));
         }
@@ -90,11 +91,13 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
       return out;
     }
     // Statements, reached only through a broken invariant.
+// clang-format off
 #define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
 #define TESSEL_STMT(Name) case ir::NodeKind::Name:
 #define TESSEL_INSTR(Name, family, min_target, executor, call) case ir::NodeKind::Name:
 #include "tessel/ir/nodes.def"
-      break;
+    // clang-format on
+    break;
   }
   TESSEL_CHECK(false, "not an expression: {}", ir::kind_name(e->kind));
   return out;
@@ -124,8 +127,10 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
     case ir::NodeKind::Declare:
     case ir::NodeKind::Assign: {
       const bool declare = s->kind == ir::NodeKind::Declare;
-      const ir::Var& var = declare ? static_cast<const ir::DeclareNode&>(*s).var : static_cast<const ir::AssignNode&>(*s).var;
-      const ir::Expr& value = declare ? static_cast<const ir::DeclareNode&>(*s).init : static_cast<const ir::AssignNode&>(*s).value;
+      const ir::Var& var =
+          declare ? static_cast<const ir::DeclareNode&>(*s).var : static_cast<const ir::AssignNode&>(*s).var;
+      const ir::Expr& value =
+          declare ? static_cast<const ir::DeclareNode&>(*s).init : static_cast<const ir::AssignNode&>(*s).value;
       const Lanes v = eval(value, mask);
       Lanes& slot = vars_[var.get()];
       for (int l = 0; l < 32; ++l)
@@ -188,6 +193,7 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
       groups.pop_back();
       return;
     }
+// clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call)                                           \
   case ir::NodeKind::Name:                                           \
     if (cta.wgmma.watching()) cta.wgmma.before_instruction(*this, *s); \
@@ -198,6 +204,7 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
 #define TESSEL_EXPR(Name) case ir::NodeKind::Name:
 #define TESSEL_TENSOR(Name) case ir::NodeKind::Name:
 #include "tessel/ir/nodes.def"
+      // clang-format on
       TESSEL_CHECK(false, "not a statement: {}", ir::kind_name(s->kind));
   }
 }

@@ -15,7 +15,8 @@ const std::vector<int>& LayoutTables::coords(const ir::RegisterTensorNode* t) {
   return it->second;
 }
 
-const std::vector<int>& LayoutTables::broadcast(const ir::RegisterTensorNode* operand, const ir::RegisterTensorNode* out) {
+const std::vector<int>& LayoutTables::broadcast(const ir::RegisterTensorNode* operand,
+                                                const ir::RegisterTensorNode* out) {
   auto [it, fresh] = broadcast_.try_emplace({operand, out});
   if (fresh) {
     const Layout& in = operand->layout;

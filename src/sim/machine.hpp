@@ -16,13 +16,13 @@
 #include "async_copy_unit.hpp"
 #include "clc_unit.hpp"
 #include "happens_before.hpp"
-#include "wgmma_unit.hpp"
 #include "mbarriers.hpp"
-#include "tessel/sim/simulator.hpp"
 #include "tensor_memory.hpp"
+#include "tessel/sim/simulator.hpp"
 #include "tma_unit.hpp"
-#include "warnings.hpp"
 #include "wait_condition.hpp"
+#include "warnings.hpp"
+#include "wgmma_unit.hpp"
 
 namespace tessel::sim {
 
@@ -98,7 +98,7 @@ class Warp {
 struct Barrier {
   int expected = 0;  // set by the first arrival of a phase
   int arrived = 0;
-  int phases = 0;    // completed phases
+  int phases = 0;        // completed phases
   VectorClock arrivals;  // what the current phase's arrivals released
   VectorClock released;  // what the completed phases published
   void complete_phase();
@@ -262,7 +262,9 @@ void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLo
 ir::Scalar load_value(DType t, const void* p);
 void store_value(DType t, void* p, ir::Scalar v);
 
+// clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) void exec_##Name(Warp& w, const ir::Name##Node& n, Mask mask);
 #include "tessel/ir/nodes.def"
+// clang-format on
 
 }  // namespace tessel::sim

@@ -18,12 +18,13 @@ void Mbarriers::init(int64_t byte, const ir::SharedTensorNode& array, int index,
                      const Origin& by) {
   auto [it, fresh] = barriers_.try_emplace(byte);
   if (!fresh)
-    throw Error(*by.loc, fmt::format("mbarrier.alloc: {} is initialized a second time (thread {} of block {}) while it "
-                                     "is live since {}; allocate barriers once, outside loops",
-                                     barrier_name(array, index), by.thread, by.block, it->second.initialized_at->str()));
+    throw Error(*by.loc,
+                fmt::format("mbarrier.alloc: {} is initialized a second time (thread {} of block {}) while it "
+                            "is live since {}; allocate barriers once, outside loops",
+                            barrier_name(array, index), by.thread, by.block, it->second.initialized_at->str()));
   TESSEL_CHECK(count >= 1 && count <= kMaxCount, "barrier init count {} at {}", count, by.loc->str());
-  it->second = MbarrierState{.expected = count, .pending = count, .array = &array, .index = index,
-                             .initialized_at = by.loc, .actor = actor};
+  it->second = MbarrierState{
+      .expected = count, .pending = count, .array = &array, .index = index, .initialized_at = by.loc, .actor = actor};
 }
 
 const MbarrierState& Mbarriers::at(int64_t byte, const ir::SharedTensorNode& array, int index,
@@ -37,7 +38,8 @@ const MbarrierState& Mbarriers::at(int64_t byte, const ir::SharedTensorNode& arr
 
 MbarrierState& Mbarriers::initialized(int64_t byte, const SourceLoc& loc) {
   auto it = barriers_.find(byte);
-  TESSEL_CHECK(it != barriers_.end(), "operation at {} on the uninitialized barrier at shared byte {}", loc.str(), byte);
+  TESSEL_CHECK(it != barriers_.end(), "operation at {} on the uninitialized barrier at shared byte {}", loc.str(),
+               byte);
   return it->second;
 }
 
@@ -70,10 +72,10 @@ bool Mbarriers::arrive(int64_t byte, int64_t count, int64_t tx_bytes, const Vect
 void Mbarriers::expect_tx(int64_t byte, int64_t bytes, const Origin& by) {
   MbarrierState& b = initialized(byte, *by.loc);
   if (b.tx + bytes > kMaxCount)
-    throw Error(*by.loc, fmt::format("mbarrier.expect_tx: {} more transaction bytes on {} (thread {} of block {}) "
-                                     "would make {}, more than the {} a barrier counts",
-                                     bytes, barrier_name(*b.array, b.index), by.thread, by.block, b.tx + bytes,
-                                     kMaxCount));
+    throw Error(*by.loc,
+                fmt::format("mbarrier.expect_tx: {} more transaction bytes on {} (thread {} of block {}) "
+                            "would make {}, more than the {} a barrier counts",
+                            bytes, barrier_name(*b.array, b.index), by.thread, by.block, b.tx + bytes, kMaxCount));
   b.tx += bytes;
 }
 

@@ -18,10 +18,10 @@
 namespace tessel::sim {
 
 struct MbarrierState {
-  int64_t phase = 0;    // completed phases; waits see its parity
-  int64_t expected = 0; // arrivals per phase
-  int64_t pending = 0;  // arrivals missing in the current phase
-  int64_t tx = 0;       // transaction bytes expected and not yet completed (negative: completed early)
+  int64_t phase = 0;     // completed phases; waits see its parity
+  int64_t expected = 0;  // arrivals per phase
+  int64_t pending = 0;   // arrivals missing in the current phase
+  int64_t tx = 0;        // transaction bytes expected and not yet completed (negative: completed early)
   const ir::SharedTensorNode* array = nullptr;  // where the barrier was allocated, for messages
   int index = 0;
   const SourceLoc* initialized_at = nullptr;

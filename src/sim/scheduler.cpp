@@ -50,9 +50,16 @@ void Warp::wait(const SourceLoc& at, WaitCondition condition) {
 Scheduler::Scheduler(const ir::KernelNode& k, const Launch& launch, std::deque<std::array<int, 3>> groups,
                      std::array<int, 3> group_shape, int resident, const Options& options, LayoutTables& tables,
                      HappensBefore& happens_before, RunWarnings& warnings)
-    : happens_before(happens_before), warnings(warnings), kernel_(k), launch_(launch), tables_(tables), launch_queue_(std::move(groups)),
+    : happens_before(happens_before),
+      warnings(warnings),
+      kernel_(k),
+      launch_(launch),
+      tables_(tables),
+      launch_queue_(std::move(groups)),
       group_shape_(group_shape),
-      resident_(resident), order_(options.completion_order()), random_interleaving_(options.seed != 0),
+      resident_(resident),
+      order_(options.completion_order()),
+      random_interleaving_(options.seed != 0),
       rng_(options.seed) {}
 
 void Scheduler::launch_group(std::array<int, 3> first) {

@@ -58,12 +58,11 @@ void TensorMemory::deallocate(const Warp& w, const ir::Tcgen05DeallocNode& n) {
   const Allocation* allocation = newest(n.tensor.get());
   if (!allocation) {
     const auto freed = freed_at_.find(n.tensor.get());
-    throw Error(n.loc, fmt::format("tcgen05.dealloc of tensor memory {}, which {} (warp {} of block {})",
-                                   tile_name(*n.tensor),
-                                   freed != freed_at_.end()
-                                       ? fmt::format("was already deallocated at {}", freed->second->str())
-                                       : std::string("is not allocated"),
-                                   w.id, cta_.block_name()));
+    throw Error(
+        n.loc, fmt::format("tcgen05.dealloc of tensor memory {}, which {} (warp {} of block {})", tile_name(*n.tensor),
+                           freed != freed_at_.end() ? fmt::format("was already deallocated at {}", freed->second->str())
+                                                    : std::string("is not allocated"),
+                           w.id, cta_.block_name()));
   }
   check_not_written(allocation->column, allocation->column + allocation->columns, "tcgen05.dealloc", n.loc, w.id);
   std::fill_n(taken_.begin() + allocation->column, allocation->columns, false);
@@ -117,8 +116,7 @@ void TensorMemory::check_not_written(int begin, int end, std::string_view operat
                                      int warp) const {
   for (const TensorMemory* issuer : issuers())
     for (const auto& m : issuer->operations_) {
-      if (!issuer->touches(*m, cta_) || m->column >= end || m->column + m->columns <= begin ||
-          !issuer->owned(*m, cta_))
+      if (!issuer->touches(*m, cta_) || m->column >= end || m->column + m->columns <= begin || !issuer->owned(*m, cta_))
         continue;
       bool committed = false;
       for (const Commit& c : issuer->commits_) committed |= c.thread == m->thread && c.covers > m->sequence;
@@ -194,7 +192,8 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   mma->columns = n.n();
   if (n.cta_group() == 2) mma->peer = &pair_peer(w, n);
   mma->accumulate = w.eval(n.enable_input_d, Mask(1) << lane)[size_t(lane)].i != 0;
-  mma->instruction_descriptor = Tcgen05InstrDescriptor{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32}.bits();
+  mma->instruction_descriptor =
+      Tcgen05InstrDescriptor{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32}.bits();
   // The unswizzled shared byte of element (0, k) of an operand: rows run along k in both.
   const auto start = [&](const ir::SharedTensor& t, int k) {
     const int64_t offset = t->offset ? w.eval(t->offset, Mask(1) << lane)[size_t(lane)].i : 0;
@@ -204,12 +203,12 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
     return cta_.shared_offsets.at(t->allocation()) + (offset + k) * bytes;
   };
   for (int k0 = 0; k0 < n.k(); k0 += kTcgen05K)
-    mma->instructions.push_back(Instruction{
-        Tcgen05SmemDescriptor::decode(
-            tcgen05_k_major_descriptor(uint32_t(start(n.a, k0)), n.a->allocation()->swizzle_bits).bits()),
-        Tcgen05SmemDescriptor::decode(
-            tcgen05_k_major_descriptor(uint32_t(start(n.b, k0)), n.b->allocation()->swizzle_bits).bits()),
-        k0});
+    mma->instructions.push_back(
+        Instruction{Tcgen05SmemDescriptor::decode(
+                        tcgen05_k_major_descriptor(uint32_t(start(n.a, k0)), n.a->allocation()->swizzle_bits).bits()),
+                    Tcgen05SmemDescriptor::decode(
+                        tcgen05_k_major_descriptor(uint32_t(start(n.b, k0)), n.b->allocation()->swizzle_bits).bits()),
+                    k0});
   // Each block's operand rows: a pair's blocks hold half of a's rows and half of b's columns each.
   const int64_t row_bytes = int64_t(n.k()) * bytes;
   const int64_t a_rows = n.a->shape[0], b_rows = n.b->shape[1];
@@ -249,10 +248,12 @@ Cta& TensorMemory::pair_peer(Warp& w, const ir::Tcgen05MmaNode& n) const {
 
 void TensorMemory::issue_copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask) {
   if (mask != 0xffffffffu)
-    throw Error(n.loc, fmt::format("tcgen05.copy is executed by a whole warp, but only {} lanes of warp {} reach it (is "
-                                   "it inside an if_ that part of the warp takes?)",
-                                   popcount(mask), w.id));
-  const int lane = 0, thread = w.thread(lane), bytes = dtype_bytes(n.src->dtype), swizzle = n.src->allocation()->swizzle_bits;
+    throw Error(n.loc,
+                fmt::format("tcgen05.copy is executed by a whole warp, but only {} lanes of warp {} reach it (is "
+                            "it inside an if_ that part of the warp takes?)",
+                            popcount(mask), w.id));
+  const int lane = 0, thread = w.thread(lane), bytes = dtype_bytes(n.src->dtype),
+            swizzle = n.src->allocation()->swizzle_bits;
   auto copy = std::make_unique<Operation>();
   copy->copy = &n;
   copy->thread = thread;
@@ -265,10 +266,11 @@ void TensorMemory::issue_copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask) 
                "tcgen05.copy at {}: the source starts inside its swizzle pattern", n.loc.str());
   for (int k0 = 0; k0 < copy->columns; k0 += 8)
     copy->instructions.push_back(Instruction{
-        Tcgen05SmemDescriptor::decode(tcgen05_k_major_descriptor(uint32_t(start + k0 * bytes), swizzle).bits()), {},
+        Tcgen05SmemDescriptor::decode(tcgen05_k_major_descriptor(uint32_t(start + k0 * bytes), swizzle).bits()),
+        {},
         k0});
-  copy->a = InFlightRead{this, start, start + int64_t(n.src->shape[0]) * copy->columns * bytes, &n.loc, thread,
-                         "tcgen05.copy"};
+  copy->a = InFlightRead{this,   start,  start + int64_t(n.src->shape[0]) * copy->columns * bytes,
+                         &n.loc, thread, "tcgen05.copy"};
   copy->b = InFlightRead{this, 0, 0, &n.loc, thread, "tcgen05.copy"};
   cta_.check_not_in_flight(copy->a.begin, int(copy->a.end - copy->a.begin), false, n.loc, thread);
   cta_.check_async_read(w.clock, w.access(n.loc, "tcgen05.copy"), copy->a.begin, copy->a.end);
@@ -295,7 +297,8 @@ void TensorMemory::complete_copy(Operation& m) {
     for (int row = 0; row < n.dst->shape[0]; ++row)
       for (int c = 0; c < 8; ++c) {
         const int64_t address = tcgen05_k_major_address(in.a, row, c, 4);
-        if (!std::all_of(cta_.written.begin() + address, cta_.written.begin() + address + 4, [](uint8_t b) { return b; }))
+        if (!std::all_of(cta_.written.begin() + address, cta_.written.begin() + address + 4,
+                         [](uint8_t b) { return b; }))
           throw Error(n.loc, fmt::format("tcgen05.copy reads shared memory that was never written (byte {} of block "
                                          "{}'s shared memory)",
                                          address, cta_.block_name()));
@@ -412,10 +415,9 @@ bool TensorMemory::complete_needed_by(const Warp& warp, const WaitCondition& con
                         // The oldest commit on the barrier, with the mma it waits for.
                         [&](const MbarrierPhaseWait& wait) {
                           for (Commit& c : commits_) {
-                            const bool reaches =
-                                std::any_of(c.arrivals.begin(), c.arrivals.end(), [&](const Arrival& a) {
-                                  return a.block == &warp.cta && a.barrier == wait.barrier;
-                                });
+                            const bool reaches = std::any_of(
+                                c.arrivals.begin(), c.arrivals.end(),
+                                [&](const Arrival& a) { return a.block == &warp.cta && a.barrier == wait.barrier; });
                             if (c.arrived || !reaches) continue;
                             complete_thread_until(c.thread, c.covers);
                             arrive_ready_commits();

@@ -10,10 +10,10 @@
 // The tensor core: a tcgen05.mma (or tcgen05.copy) is issued by one thread and completes, in issue
 // order per thread, when the scheduler chooses: it reads its shared operands through its
 // descriptors then and writes its accumulator (destination). A tcgen05.commit arrives on its
-// mbarrier once every operation its thread issued before has completed. Until the phase that arrival counts toward has completed, the
-// mma owns its accumulator's columns (loads, stores and deallocation are reported) and its
-// operand tiles (writes are reported), whenever it actually completed: a program may not rely
-// on an early completion. An mma never committed owns them for good.
+// mbarrier once every operation its thread issued before has completed. Until the phase that arrival counts toward has
+// completed, the mma owns its accumulator's columns (loads, stores and deallocation are reported) and its operand tiles
+// (writes are reported), whenever it actually completed: a program may not rely on an early completion. An mma never
+// committed owns them for good.
 //
 // Pairs (cta_group::2): the even block of a pair issues the pair's mma, which reads the operand
 // halves of both blocks at the same shared offsets and writes each block's rows into that block's
@@ -76,7 +76,7 @@ class TensorMemory final : public AsyncAgent {
   };
   struct Instruction {
     Tcgen05SmemDescriptor a, b;  // a copy reads its source through `a`
-    int k0;  // its first column of k (of the destination, for a copy)
+    int k0;                      // its first column of k (of the destination, for a copy)
   };
   // An mma or a copy: both write tensor-memory columns from shared operands, complete in issue
   // order per thread, and are observed through commits.
@@ -90,7 +90,7 @@ class TensorMemory final : public AsyncAgent {
     bool accumulate = false;
     uint32_t instruction_descriptor = 0;
     std::vector<Instruction> instructions;
-    InFlightRead a, b;  // `b` empty for a copy
+    InFlightRead a, b;    // `b` empty for a copy
     Cta* peer = nullptr;  // a pair mma's odd block, whose memories it touches at the same places
     bool done = false;
     const SourceLoc& loc() const { return mma ? mma->loc : copy->loc; }
@@ -142,16 +142,16 @@ class TensorMemory final : public AsyncAgent {
   void forget_released();
 
   Cta& cta_;
-  std::vector<uint32_t> cells_;      // [lane * 512 + column]
-  std::vector<bool> taken_;               // per column
+  std::vector<uint32_t> cells_;  // [lane * 512 + column]
+  std::vector<bool> taken_;      // per column
   // Live allocations, oldest first. Allocating a tensor again before freeing it (in a loop) makes
   // a new one; the tensor then names the newest, and the older is leaked.
   std::vector<Allocation> allocations_;
   const Allocation* newest(const ir::TMemoryTensorNode* tensor) const;
   std::map<const ir::TMemoryTensorNode*, const SourceLoc*> freed_at_;
   std::vector<std::unique_ptr<Operation>> operations_;  // issue order; boxed because reads point at them
-  std::vector<Commit> commits_;             // issue order
-  std::map<int, int64_t> issued_;  // per thread: operations issued so far
+  std::vector<Commit> commits_;                         // issue order
+  std::map<int, int64_t> issued_;                       // per thread: operations issued so far
 };
 
 }  // namespace tessel::sim

@@ -11,7 +11,9 @@ namespace tessel::sim {
 
 namespace {
 
-int swizzle_bits_of(int swizzle_bytes) { return swizzle_bytes == 0 ? 0 : swizzle_bytes == 32 ? 1 : swizzle_bytes == 64 ? 2 : 3; }
+int swizzle_bits_of(int swizzle_bytes) {
+  return swizzle_bytes == 0 ? 0 : swizzle_bytes == 32 ? 1 : swizzle_bytes == 64 ? 2 : 3;
+}
 
 int64_t row_pitch(const ir::TensorMapValues& map) {
   const int64_t row_bytes = int64_t(map.box[0]) * dtype_bytes(map.dtype);
@@ -59,9 +61,8 @@ std::vector<uint8_t> box_element_mask(const ir::TensorMapValues& map, int64_t be
   const int64_t rank = map.rank;
   std::vector<uint8_t> mask(size_t(box_footprint(map)), 0);
   const std::array<int64_t, ir::kTensorMapMaxRank> origin{};
-  for_each_element(map, std::span(origin).first(size_t(rank)), begin, [&](int64_t byte, bool, uint64_t) {
-    std::memset(&mask[size_t(byte - begin)], 1, element);
-  });
+  for_each_element(map, std::span(origin).first(size_t(rank)), begin,
+                   [&](int64_t byte, bool, uint64_t) { std::memset(&mask[size_t(byte - begin)], 1, element); });
   return mask;
 }
 

@@ -7,11 +7,11 @@ namespace tessel::sim {
 
 TmaUnit::TmaUnit(Cta& cta) : cta_(cta), threads_(size_t(cta.kernel.threads())) {}
 
-void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map,
-                          std::array<int64_t, ir::kTensorMapMaxRank> coords, int64_t begin, const SourceLoc& loc) {
+void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
+                          int64_t begin, const SourceLoc& loc) {
   const int64_t end = begin + box_footprint(map);
-  TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA store of shared bytes [{}, {}) of {}", begin,
-               end, cta_.smem.size());
+  TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA store of shared bytes [{}, {}) of {}", begin, end,
+               cta_.smem.size());
   // The engine may read the source at once: a copy still writing it is a race.
   cta_.check_not_in_flight(begin, int(end - begin), false, loc, thread);
   ThreadGroups& groups = threads_[size_t(thread)];
@@ -19,17 +19,16 @@ void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map,
   ++groups.stores_in_flight[groups.committed];
 }
 
-void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map,
-                         std::array<int64_t, ir::kTensorMapMaxRank> coords, int64_t begin, int64_t barrier_byte,
-                         std::vector<Cta*> targets, Cta* barrier_block, const VectorClock& issuer,
-                         const SourceLoc& loc) {
+void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
+                         int64_t begin, int64_t barrier_byte, std::vector<Cta*> targets, Cta* barrier_block,
+                         const VectorClock& issuer, const SourceLoc& loc) {
   const int64_t end = begin + box_footprint(map);
-  TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA load of shared bytes [{}, {}) of {}", begin,
-               end, cta_.smem.size());
+  TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA load of shared bytes [{}, {}) of {}", begin, end,
+               cta_.smem.size());
   for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread);
-  loads_in_flight_.push_back(std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer},
-                                                         map, coords, barrier_byte, std::move(targets),
-                                                         barrier_block}));
+  loads_in_flight_.push_back(
+      std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer}, map, coords,
+                                  barrier_byte, std::move(targets), barrier_block}));
   const Load& load = *loads_in_flight_.back();
   for (Cta* target : load.targets) {
     target->mark_in_flight(load.write, begin, end);
@@ -72,8 +71,7 @@ bool complete_ops(std::vector<std::unique_ptr<Op>>& ops, Pick&& pick, Land&& lan
 
 }  // namespace
 
-template <class PickStore, class PickLoad>
-bool TmaUnit::complete_where(PickStore&& pick_store, PickLoad&& pick_load) {
+template <class PickStore, class PickLoad> bool TmaUnit::complete_where(PickStore&& pick_store, PickLoad&& pick_load) {
   const bool stored = complete_ops(in_flight_, pick_store, [&](const Store& s) { land(s); });
   const bool loaded = complete_ops(loads_in_flight_, pick_load, [&](const Load& l) { land(l); });
   return stored || loaded;

@@ -77,9 +77,7 @@ struct Wait {
 
 // A visitor made of one lambda per kind of condition. Without a catch-all lambda, a new kind does
 // not compile until every visit handles it.
-template <class... F> struct PerCondition : F... {
-  using F::operator()...;
-};
+template <class... F> struct PerCondition : F... { using F::operator()...; };
 
 bool holds(const Warp& w, const WaitCondition& c);
 // "waiting at sync() at file:line (32 of its 32 threads arrived)"

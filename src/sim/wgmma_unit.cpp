@@ -106,10 +106,10 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
   for (int r = 0; r < n.m() / kWgmmaM / warpgroups; ++r)
     for (int k0 = 0; k0 < n.k(); k0 += kWgmmaK) {
       Instruction in{{}, {}, kWgmmaM * (warpgroup + warpgroups * r), k0};
-      in.b = WgmmaDescriptor::decode(
-          wgmma_k_major_descriptor(uint32_t(operand_start(w, n.b, 0, 0, k0, mask, "b", n.loc)),
-                                   n.b->allocation()->swizzle_bits)
-              .bits());
+      in.b =
+          WgmmaDescriptor::decode(wgmma_k_major_descriptor(uint32_t(operand_start(w, n.b, 0, 0, k0, mask, "b", n.loc)),
+                                                           n.b->allocation()->swizzle_bits)
+                                      .bits());
       for (int row = 0; row < n.n(); ++row)
         for (int k = 0; k < kWgmmaK; ++k)
           for (int byte = 0; byte < bytes; ++byte)

@@ -74,8 +74,8 @@ class WgmmaUnit final : public AsyncAgent {
   void complete(Mma& mma);
   // Completes the first `count` mma of `warp`.
   void complete_first(WarpState& warp, size_t count);
-  int64_t operand_start(Warp& w, const ir::SharedTensor& t, int k_dim, int row, int k, Mask mask,
-                        std::string_view name, const SourceLoc& loc) const;
+  int64_t operand_start(Warp& w, const ir::SharedTensor& t, int k_dim, int row, int k, Mask mask, std::string_view name,
+                        const SourceLoc& loc) const;
 
   Cta& cta_;
   bool watching_ = false;

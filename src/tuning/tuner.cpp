@@ -77,10 +77,11 @@ std::string file_safe(const std::string& s) {
   for (const CandidateOutcome& o : r.outcomes)
     if (o.status != Status::NotReached && (!first || (first->status != Status::Failed && o.status == Status::Failed)))
       first = &o;
-  throw Error(fmt::format("{}: none of the {} candidates can run; the first, [{}], is {}: {}\nevery candidate's "
-                          "outcome is in {}",
-                          label, r.outcomes.size(), first ? first->hyperparameters : "", first ? status_name(first->status) : "",
-                          first ? first->message : "", ec ? "(the log could not be written)" : path.string()));
+  throw Error(fmt::format(
+      "{}: none of the {} candidates can run; the first, [{}], is {}: {}\nevery candidate's "
+      "outcome is in {}",
+      label, r.outcomes.size(), first ? first->hyperparameters : "", first ? status_name(first->status) : "",
+      first ? first->message : "", ec ? "(the log could not be written)" : path.string()));
 }
 
 std::vector<CandidateOutcome> outcomes_for(const std::vector<std::string>& candidates) {
@@ -193,8 +194,10 @@ TuneResult tune(const std::string& label, const std::vector<std::string>& candid
     std::lock_guard lock(mutex);
     r.outcomes[i] = o;
     ++built;
-    if (timeable) ready.push_back(i);
-    else ++dropped;
+    if (timeable)
+      ready.push_back(i);
+    else
+      ++dropped;
     ready_cv.notify_one();
   });
 
@@ -237,7 +240,7 @@ TuneResult tune(const std::string& label, const std::vector<std::string>& candid
       if (o.status != Status::Timed) note_dropped(line, label, o);
   if (r.winner < 0) fail_all(label, r, log_dir);
   line.note(fmt::format("tessel: tuned {} in {:.1f} s: {} timed, {} dropped; best {:.4f} ms [{}]", label,
-                          r.wall_ms / 1000, timed, dropped, best, candidates[r.winner]));
+                        r.wall_ms / 1000, timed, dropped, best, candidates[r.winner]));
   return r;
 }
 

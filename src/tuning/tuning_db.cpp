@@ -31,9 +31,12 @@ json fingerprint_json(const Fingerprint& f) {
 }
 
 Fingerprint fingerprint_from(const json& j) {
-  return Fingerprint{j.at("gpu").get<std::string>(),           j.at("compute_capability").get<std::string>(),
-                     j.at("sm_count").get<int>(),              j.at("driver_version").get<int>(),
-                     j.at("nvrtc_version").get<std::string>(), j.at("tessel_version").get<std::string>()};
+  return Fingerprint{j.at("gpu").get<std::string>(),
+                     j.at("compute_capability").get<std::string>(),
+                     j.at("sm_count").get<int>(),
+                     j.at("driver_version").get<int>(),
+                     j.at("nvrtc_version").get<std::string>(),
+                     j.at("tessel_version").get<std::string>()};
 }
 
 CandidateOutcome::Status status_from(std::string_view name) {
@@ -51,9 +54,11 @@ std::string Fingerprint::difference(const Fingerprint& o) const {
   if (compute_capability != o.compute_capability)
     parts.push_back(fmt::format("compute capability {} != {}", compute_capability, o.compute_capability));
   if (sm_count != o.sm_count) parts.push_back(fmt::format("SMs {} != {}", sm_count, o.sm_count));
-  if (driver_version != o.driver_version) parts.push_back(fmt::format("driver {} != {}", driver_version, o.driver_version));
+  if (driver_version != o.driver_version)
+    parts.push_back(fmt::format("driver {} != {}", driver_version, o.driver_version));
   if (nvrtc_version != o.nvrtc_version) parts.push_back(fmt::format("NVRTC {} != {}", nvrtc_version, o.nvrtc_version));
-  if (tessel_version != o.tessel_version) parts.push_back(fmt::format("tessel {} != {}", tessel_version, o.tessel_version));
+  if (tessel_version != o.tessel_version)
+    parts.push_back(fmt::format("tessel {} != {}", tessel_version, o.tessel_version));
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
@@ -112,9 +117,10 @@ std::optional<TuningRecord> from_json(std::string_view text) {
     r.tuning_wall_ms = j.at("tuning_wall_ms").get<double>();
     r.tuned_at = j.at("tuned_at").get<std::string>();
     for (const json& c : j.at("candidates"))
-      r.candidates.push_back({c.at("hyperparameters").get<std::string>(), status_from(c.at("status").get<std::string>()),
-                              c.at("message").get<std::string>(), c.at("registers").get<int>(),
-                              c.at("compile_ms").get<double>(), c.at("median_ms").get<double>()});
+      r.candidates.push_back({c.at("hyperparameters").get<std::string>(),
+                              status_from(c.at("status").get<std::string>()), c.at("message").get<std::string>(),
+                              c.at("registers").get<int>(), c.at("compile_ms").get<double>(),
+                              c.at("median_ms").get<double>()});
     return r;
   } catch (const std::exception&) {
     return std::nullopt;  // a record from another version of tessel, or not a record: a miss
@@ -154,8 +160,7 @@ TuningDb::Lock TuningDb::lock(const std::string& key) const {
   std::filesystem::create_directories(locks, ec);
   const auto path = locks / (key + ".lock");
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw Error(fmt::format("cannot open the tuning lock '{}': {}", path.string(), std::strerror(errno)));
+  if (fd < 0) throw Error(fmt::format("cannot open the tuning lock '{}': {}", path.string(), std::strerror(errno)));
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     const int err = errno;

@@ -79,8 +79,8 @@ TEST_F(DebugOnGpu, ExamplesRunAsBefore) {
   std::vector<std::pair<std::string, std::vector<int64_t>>> cases = {
       {"vector_add", {1000003}}, {"row_softmax", {333, 4096}}, {"ampere_v4_pipelined", {300, 257, 96}}};
   if (runtime::CudaDriver::get().device_info().cc_major == 9)
-    cases.insert(cases.end(), {{"hopper_v2", {300, 257, 296}}, {"hopper_v4", {300, 1400, 296}},
-                               {"hopper_v5", {2048, 2048, 1024}}});
+    cases.insert(cases.end(),
+                 {{"hopper_v2", {300, 257, 296}}, {"hopper_v4", {300, 1400, 296}}, {"hopper_v5", {2048, 2048, 1024}}});
   for (const auto& [name, sizes] : cases) {
     const examples::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, kDebug);
     EXPECT_TRUE(r.ok) << r.summary;

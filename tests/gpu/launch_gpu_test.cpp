@@ -50,7 +50,8 @@ struct BlockIds : Script {
   void operator()(Int32 n, Ptr<int32_t> out) {
     attrs.blocks = n;
     attrs.warps = 1;
-    single_thread([&] { store_global(global_view(out, {n}), register_tensor<int32_t>({1}, blockIdx.x), {blockIdx.x}); });
+    single_thread(
+        [&] { store_global(global_view(out, {n}), register_tensor<int32_t>({1}, blockIdx.x), {blockIdx.x}); });
   }
 };
 

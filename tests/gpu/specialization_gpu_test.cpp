@@ -12,8 +12,7 @@ using SpecializationOnGpu = GpuTest;
 TEST_F(SpecializationOnGpu, EachVariantIsRightOnAlignedAndMisalignedViews) {
   Kernel<examples::ampere::MatmulV5Swizzled<f16>> kernel(Device::gpu());
   for (const auto [m, n, k] : {std::tuple{300, 257, 96}, std::tuple{512, 512, 512}, std::tuple{129, 200, 40}})
-    for (int offset : {0, 1, 0, 3, 8})
-      check_matmul_at_offset(kernel, Device::gpu(), m, n, k, offset);
+    for (int offset : {0, 1, 0, 3, 8}) check_matmul_at_offset(kernel, Device::gpu(), m, n, k, offset);
 }
 
 }  // namespace

@@ -29,8 +29,9 @@ TEST_F(TensorArgumentsOnGpu, AViewPastItsTensorIsRefusedBeforeTheLaunch) {
   const std::vector<float> untouched = examples::poisoned<float>(size_t(kRows) * kCols);
   Buffer<float> dout(gpu, untouched);
   Kernel<ScaleRows> k(gpu);
-  const std::string got = error_of_call(
-      [&] { k(kRows, kCols, 90, Tensor<float>(dx, {kRows, kLd}), Tensor<float>(dout, {kRows, kCols})); });
+  const std::string got = error_of_call([&] {
+    k(kRows, kCols, 90, Tensor<float>(dx, {kRows, kLd}), Tensor<float>(dout, {kRows, kCols}));
+  });
   EXPECT_EQ(got, ScaleRows::view_loc.str() +
                      ": kernel ScaleRows: the global_view of parameter x with shape [20, 64] and strides [90, 1] "
                      "spans 1774 elements, but the argument for x holds 1600; pass a larger tensor, or sizes that "

@@ -60,7 +60,7 @@ struct GpuSpec {
   std::vector<std::string> notes;
 
   bool has_tmem() const { return tmem_columns > 0; }
-  std::string arch() const;       // "sm_90"
+  std::string arch() const;  // "sm_90"
   // The code-generation target kernels for it are built for: sm_100a from compute capability 10,
   // sm_90a for 9.x, sm_80 below.
   ir::Arch target() const;

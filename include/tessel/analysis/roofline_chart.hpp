@@ -14,7 +14,7 @@ struct RooflineRoof {
 };
 
 struct RooflinePoint {
-  std::string label;    // "matmul_simt"
+  std::string label;     // "matmul_simt"
   double intensity = 0;  // FLOP/B
   double flops = 0;      // achieved FLOP/s
 };

@@ -37,13 +37,13 @@ struct BlockLimit {
 
 struct TileAnalysis {
   TileConfig config;
-  int64_t shared_per_stage = 0;  // (block_m * block_k + block_n * block_k) * in_bytes
-  int64_t shared_bytes = 0;      // shared_per_stage * stages: what the block asks for
-  int64_t shared_allocated = 0;  // what a resident block takes from the SM (reservation, granules)
+  int64_t shared_per_stage = 0;      // (block_m * block_k + block_n * block_k) * in_bytes
+  int64_t shared_bytes = 0;          // shared_per_stage * stages: what the block asks for
+  int64_t shared_allocated = 0;      // what a resident block takes from the SM (reservation, granules)
   int64_t registers_per_thread = 0;  // estimate: the thread's share of the accumulator + overhead
   int64_t registers_per_block = 0;   // allocated per warp in units of 256
-  int warps = 0;                 // per block
-  int tmem_columns = 0;          // allocated per block; 0 with the accumulator in registers
+  int warps = 0;                     // per block
+  int tmem_columns = 0;              // allocated per block; 0 with the accumulator in registers
   std::vector<BlockLimit> limits;
   int blocks_per_sm = 0;                // the least of the limits
   std::vector<std::string> limited_by;  // the resources that set it

@@ -62,7 +62,9 @@ struct Effects {
 // The effects of instruction `s` (none for control flow).
 Effects effects(const StmtNode& s);
 
+// clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) Effects effects_of(const Name##Node& n);
 #include "tessel/ir/nodes.def"
+// clang-format on
 
 }  // namespace tessel::ir

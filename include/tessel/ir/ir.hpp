@@ -20,7 +20,7 @@ namespace tessel::ir {
 
 // Compilation targets, oldest first.
 enum class Arch : uint8_t { Sm80, Sm90a, Sm100a };
-std::string_view arch_name(Arch a);  // "sm_80", ...
+std::string_view arch_name(Arch a);   // "sm_80", ...
 Arch parse_arch(std::string_view s);  // throws tessel::Error for unknown names
 
 // Who must execute an instruction together (nodes.def): any single thread, whole warps, whole
@@ -28,11 +28,13 @@ Arch parse_arch(std::string_view s);  // throws tessel::Error for unknown names
 enum class Executor : uint8_t { Thread, Warp, Warpgroup, Block };
 
 enum class NodeKind : uint8_t {
+// clang-format off
 #define TESSEL_EXPR(Name) Name,
 #define TESSEL_TENSOR(Name) Name,
 #define TESSEL_STMT(Name) Name,
 #define TESSEL_INSTR(Name, family, min_target, executor, call) Name,
 #include "tessel/ir/nodes.def"
+  // clang-format on
 };
 std::string_view kind_name(NodeKind k);
 // How the user writes an instruction ("mbarrier.expect_tx", "tma.global_to_shared"), for messages;
@@ -111,8 +113,28 @@ struct VarNode : ExprNode {
 };
 using Var = Ref<VarNode>;
 
-enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Mod, Min, Max, BitAnd, BitOr, BitXor, Shl, Shr,
-                                Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+enum class BinaryOp : uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Min,
+  Max,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  And,
+  Or
+};
 std::string_view op_name(BinaryOp op);
 bool is_comparison(BinaryOp op);
 
@@ -155,9 +177,23 @@ struct CastNode : ExprNode {
 // (%cluster_nctaid, KernelNode::cluster), the cluster's index in the grid (%clusterid) and the
 // block's rank in its cluster (%cluster_ctarank: x fastest).
 enum class BuiltinKind : uint8_t {
-  BlockIdxX, BlockIdxY, BlockIdxZ, GridDimX, GridDimY, GridDimZ, Multiprocessors,
-  ClusterBlockIdxX, ClusterBlockIdxY, ClusterBlockIdxZ, ClusterDimX, ClusterDimY, ClusterDimZ,
-  ClusterIdxX, ClusterIdxY, ClusterIdxZ, ClusterBlockRank,
+  BlockIdxX,
+  BlockIdxY,
+  BlockIdxZ,
+  GridDimX,
+  GridDimY,
+  GridDimZ,
+  Multiprocessors,
+  ClusterBlockIdxX,
+  ClusterBlockIdxY,
+  ClusterBlockIdxZ,
+  ClusterDimX,
+  ClusterDimY,
+  ClusterDimZ,
+  ClusterIdxX,
+  ClusterIdxY,
+  ClusterIdxZ,
+  ClusterBlockRank,
 };
 std::string_view builtin_name(BuiltinKind b);
 
@@ -189,14 +225,20 @@ bool as_const_int(const Expr& e, int64_t* v);
 struct GlobalTensorNode : Node {
   GlobalTensorNode(DType dtype, Expr ptr, std::vector<Expr> shape, std::vector<Expr> strides, std::string name,
                    SourceLoc loc)
-      : Node(NodeKind::GlobalTensor, std::move(loc)), dtype(dtype), ptr(std::move(ptr)), shape(std::move(shape)),
-        strides(std::move(strides)), name(std::move(name)) {}
+      : Node(NodeKind::GlobalTensor, std::move(loc)),
+        dtype(dtype),
+        ptr(std::move(ptr)),
+        shape(std::move(shape)),
+        strides(std::move(strides)),
+        name(std::move(name)) {}
   DType dtype;
   Expr ptr;
   std::vector<Expr> shape, strides;
   std::string name;
   int rank() const { return int(shape.size()); }
-  static constexpr auto operands() { return std::tuple{&GlobalTensorNode::ptr, &GlobalTensorNode::shape, &GlobalTensorNode::strides}; }
+  static constexpr auto operands() {
+    return std::tuple{&GlobalTensorNode::ptr, &GlobalTensorNode::shape, &GlobalTensorNode::strides};
+  }
 };
 using GlobalTensor = Ref<GlobalTensorNode>;
 
@@ -207,8 +249,13 @@ inline constexpr int kSwizzleUndecided = -1;
 struct SharedTensorNode : Node {
   SharedTensorNode(DType dtype, std::vector<int> shape, std::vector<int> strides, Ref<SharedTensorNode> root,
                    Expr offset, std::string name, SourceLoc loc, int swizzle_bits)
-      : Node(NodeKind::SharedTensor, std::move(loc)), dtype(dtype), shape(std::move(shape)),
-        strides(std::move(strides)), root(std::move(root)), offset(std::move(offset)), name(std::move(name)),
+      : Node(NodeKind::SharedTensor, std::move(loc)),
+        dtype(dtype),
+        shape(std::move(shape)),
+        strides(std::move(strides)),
+        root(std::move(root)),
+        offset(std::move(offset)),
+        name(std::move(name)),
         swizzle_bits(swizzle_bits) {}
   DType dtype;
   std::vector<int> shape, strides;
@@ -230,8 +277,12 @@ using SharedTensor = Ref<SharedTensorNode>;
 // decides it, unless the user pinned it when creating the tile.
 struct RegisterTensorNode : Node {
   RegisterTensorNode(DType dtype, std::vector<int> shape, int threads, Layout layout, std::string name, SourceLoc loc)
-      : Node(NodeKind::RegisterTensor, std::move(loc)), dtype(dtype), tile_shape(std::move(shape)), threads(threads),
-        layout(std::move(layout)), name(std::move(name)) {}
+      : Node(NodeKind::RegisterTensor, std::move(loc)),
+        dtype(dtype),
+        tile_shape(std::move(shape)),
+        threads(threads),
+        layout(std::move(layout)),
+        name(std::move(name)) {}
   DType dtype;
   std::vector<int> tile_shape;
   int threads;
@@ -252,9 +303,15 @@ struct TMemoryTensorNode : Node {
   TMemoryTensorNode(DType dtype, std::vector<int> shape, Ref<TMemoryTensorNode> root, int lane_offset,
                     Expr column_offset, Ref<SharedTensorNode> address, std::string name, SourceLoc loc,
                     int cta_group = 1)
-      : Node(NodeKind::TMemoryTensor, std::move(loc)), dtype(dtype), shape(std::move(shape)), root(std::move(root)),
-        lane_offset(lane_offset), column_offset(std::move(column_offset)), address(std::move(address)),
-        name(std::move(name)), cta_group(cta_group) {}
+      : Node(NodeKind::TMemoryTensor, std::move(loc)),
+        dtype(dtype),
+        shape(std::move(shape)),
+        root(std::move(root)),
+        lane_offset(lane_offset),
+        column_offset(std::move(column_offset)),
+        address(std::move(address)),
+        name(std::move(name)),
+        cta_group(cta_group) {}
   DType dtype;
   std::vector<int> shape;  // [lanes, columns]
   Ref<TMemoryTensorNode> root;
@@ -270,7 +327,9 @@ struct TMemoryTensorNode : Node {
   // The columns tcgen05.alloc reserves for an allocation: its columns rounded up to a power of
   // two, at least 32.
   int allocated_columns() const;
-  static constexpr auto operands() { return std::tuple{&TMemoryTensorNode::root, &TMemoryTensorNode::column_offset, &TMemoryTensorNode::address}; }
+  static constexpr auto operands() {
+    return std::tuple{&TMemoryTensorNode::root, &TMemoryTensorNode::column_offset, &TMemoryTensorNode::address};
+  }
 };
 using TMemoryTensor = Ref<TMemoryTensorNode>;
 
@@ -301,26 +360,35 @@ struct SeqNode : StmtNode {
   static constexpr auto operands() { return std::tuple{&SeqNode::stmts}; }
 };
 struct DeclareNode : StmtNode {
-  DeclareNode(SourceLoc l, Var v, Expr init) : StmtNode(NodeKind::Declare, std::move(l)), var(std::move(v)), init(std::move(init)) {}
+  DeclareNode(SourceLoc l, Var v, Expr init)
+      : StmtNode(NodeKind::Declare, std::move(l)), var(std::move(v)), init(std::move(init)) {}
   Var var;
   Expr init;
   static constexpr auto operands() { return std::tuple{&DeclareNode::init}; }
 };
 struct AssignNode : StmtNode {
-  AssignNode(SourceLoc l, Var v, Expr value) : StmtNode(NodeKind::Assign, std::move(l)), var(std::move(v)), value(std::move(value)) {}
+  AssignNode(SourceLoc l, Var v, Expr value)
+      : StmtNode(NodeKind::Assign, std::move(l)), var(std::move(v)), value(std::move(value)) {}
   Var var;
   Expr value;
   static constexpr auto operands() { return std::tuple{&AssignNode::value}; }
 };
 struct ForNode : StmtNode {
   ForNode(SourceLoc l, Var v, Expr start, Expr stop, Expr step, int unroll, Stmt body)
-      : StmtNode(NodeKind::For, std::move(l)), var(std::move(v)), start(std::move(start)), stop(std::move(stop)),
-        step(std::move(step)), unroll(unroll), body(std::move(body)) {}
+      : StmtNode(NodeKind::For, std::move(l)),
+        var(std::move(v)),
+        start(std::move(start)),
+        stop(std::move(stop)),
+        step(std::move(step)),
+        unroll(unroll),
+        body(std::move(body)) {}
   Var var;
   Expr start, stop, step;
   int unroll;  // 0: no hint
   Stmt body;
-  static constexpr auto operands() { return std::tuple{&ForNode::start, &ForNode::stop, &ForNode::step, &ForNode::body}; }
+  static constexpr auto operands() {
+    return std::tuple{&ForNode::start, &ForNode::stop, &ForNode::step, &ForNode::body};
+  }
 };
 struct IfNode : StmtNode {
   IfNode(SourceLoc l, Expr c, Stmt t, Stmt e)
@@ -330,7 +398,8 @@ struct IfNode : StmtNode {
   static constexpr auto operands() { return std::tuple{&IfNode::cond, &IfNode::then_case, &IfNode::else_case}; }
 };
 struct WhileNode : StmtNode {
-  WhileNode(SourceLoc l, Expr c, Stmt b) : StmtNode(NodeKind::While, std::move(l)), cond(std::move(c)), body(std::move(b)) {}
+  WhileNode(SourceLoc l, Expr c, Stmt b)
+      : StmtNode(NodeKind::While, std::move(l)), cond(std::move(c)), body(std::move(b)) {}
   Expr cond;
   Stmt body;
   static constexpr auto operands() { return std::tuple{&WhileNode::cond, &WhileNode::body}; }
@@ -375,48 +444,69 @@ struct AllocRegisterNode : StmtNode {
 struct LoadGlobalNode : StmtNode {
   LoadGlobalNode(SourceLoc l, RegisterTensor out, GlobalTensor src, std::vector<Expr> offsets, double fill,
                  int vector = 0)
-      : StmtNode(NodeKind::LoadGlobal, std::move(l)), out(std::move(out)), src(std::move(src)),
-        offsets(std::move(offsets)), fill(fill), vector(vector) {}
+      : StmtNode(NodeKind::LoadGlobal, std::move(l)),
+        out(std::move(out)),
+        src(std::move(src)),
+        offsets(std::move(offsets)),
+        fill(fill),
+        vector(vector) {}
   RegisterTensor out;
   GlobalTensor src;
   std::vector<Expr> offsets;
   double fill;
   int vector;  // elements per access (select_instructions); 0 until selected
-  static constexpr auto operands() { return std::tuple{&LoadGlobalNode::out, &LoadGlobalNode::src, &LoadGlobalNode::offsets}; }
+  static constexpr auto operands() {
+    return std::tuple{&LoadGlobalNode::out, &LoadGlobalNode::src, &LoadGlobalNode::offsets};
+  }
 };
 // Elements outside the view's shape are not written.
 struct StoreGlobalNode : StmtNode {
   StoreGlobalNode(SourceLoc l, GlobalTensor dst, RegisterTensor src, std::vector<Expr> offsets, int vector = 0)
-      : StmtNode(NodeKind::StoreGlobal, std::move(l)), dst(std::move(dst)), src(std::move(src)),
-        offsets(std::move(offsets)), vector(vector) {}
+      : StmtNode(NodeKind::StoreGlobal, std::move(l)),
+        dst(std::move(dst)),
+        src(std::move(src)),
+        offsets(std::move(offsets)),
+        vector(vector) {}
   GlobalTensor dst;
   RegisterTensor src;
   std::vector<Expr> offsets;
   int vector;  // elements per access (select_instructions); 0 until selected
-  static constexpr auto operands() { return std::tuple{&StoreGlobalNode::dst, &StoreGlobalNode::src, &StoreGlobalNode::offsets}; }
+  static constexpr auto operands() {
+    return std::tuple{&StoreGlobalNode::dst, &StoreGlobalNode::src, &StoreGlobalNode::offsets};
+  }
 };
 struct LoadSharedNode : StmtNode {
-  LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets,
-                 MatrixAccess matrix = {})
-      : StmtNode(NodeKind::LoadShared, std::move(l)), out(std::move(out)), src(std::move(src)),
-        offsets(std::move(offsets)), matrix(matrix) {}
+  LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets, MatrixAccess matrix = {})
+      : StmtNode(NodeKind::LoadShared, std::move(l)),
+        out(std::move(out)),
+        src(std::move(src)),
+        offsets(std::move(offsets)),
+        matrix(matrix) {}
   RegisterTensor out;
   SharedTensor src;
   std::vector<Expr> offsets;
   MatrixAccess matrix;  // ldmatrix, when select_instructions chose it
-  static constexpr auto operands() { return std::tuple{&LoadSharedNode::out, &LoadSharedNode::src, &LoadSharedNode::offsets}; }
+  static constexpr auto operands() {
+    return std::tuple{&LoadSharedNode::out, &LoadSharedNode::src, &LoadSharedNode::offsets};
+  }
 };
 struct StoreSharedNode : StmtNode {
   StoreSharedNode(SourceLoc l, SharedTensor dst, RegisterTensor src, std::vector<Expr> offsets,
                   MatrixAccess matrix = {}, int vector = 0)
-      : StmtNode(NodeKind::StoreShared, std::move(l)), dst(std::move(dst)), src(std::move(src)),
-        offsets(std::move(offsets)), matrix(matrix), vector(vector) {}
+      : StmtNode(NodeKind::StoreShared, std::move(l)),
+        dst(std::move(dst)),
+        src(std::move(src)),
+        offsets(std::move(offsets)),
+        matrix(matrix),
+        vector(vector) {}
   SharedTensor dst;
   RegisterTensor src;
   std::vector<Expr> offsets;
   MatrixAccess matrix;  // stmatrix, when select_instructions chose it
   int vector;           // elements per access otherwise; 0 until selected
-  static constexpr auto operands() { return std::tuple{&StoreSharedNode::dst, &StoreSharedNode::src, &StoreSharedNode::offsets}; }
+  static constexpr auto operands() {
+    return std::tuple{&StoreSharedNode::dst, &StoreSharedNode::src, &StoreSharedNode::offsets};
+  }
 };
 // An elementwise operand: a register tile (broadcast along its extent-1 dimensions) or a scalar.
 struct Operand {
@@ -427,11 +517,17 @@ struct Operand {
 };
 struct ElementwiseBinaryNode : StmtNode {
   ElementwiseBinaryNode(SourceLoc l, RegisterTensor out, BinaryOp op, Operand a, Operand b)
-      : StmtNode(NodeKind::ElementwiseBinary, std::move(l)), out(std::move(out)), op(op), a(std::move(a)), b(std::move(b)) {}
+      : StmtNode(NodeKind::ElementwiseBinary, std::move(l)),
+        out(std::move(out)),
+        op(op),
+        a(std::move(a)),
+        b(std::move(b)) {}
   RegisterTensor out;
   BinaryOp op;
   Operand a, b;
-  static constexpr auto operands() { return std::tuple{&ElementwiseBinaryNode::out, &ElementwiseBinaryNode::a, &ElementwiseBinaryNode::b}; }
+  static constexpr auto operands() {
+    return std::tuple{&ElementwiseBinaryNode::out, &ElementwiseBinaryNode::a, &ElementwiseBinaryNode::b};
+  }
 };
 struct ElementwiseUnaryNode : StmtNode {
   ElementwiseUnaryNode(SourceLoc l, RegisterTensor out, UnaryOp op, RegisterTensor a)
@@ -443,10 +539,16 @@ struct ElementwiseUnaryNode : StmtNode {
 };
 struct WhereNode : StmtNode {
   WhereNode(SourceLoc l, RegisterTensor out, Operand c, Operand a, Operand b)
-      : StmtNode(NodeKind::Where, std::move(l)), out(std::move(out)), cond(std::move(c)), a(std::move(a)), b(std::move(b)) {}
+      : StmtNode(NodeKind::Where, std::move(l)),
+        out(std::move(out)),
+        cond(std::move(c)),
+        a(std::move(a)),
+        b(std::move(b)) {}
   RegisterTensor out;
   Operand cond, a, b;
-  static constexpr auto operands() { return std::tuple{&WhereNode::out, &WhereNode::cond, &WhereNode::a, &WhereNode::b}; }
+  static constexpr auto operands() {
+    return std::tuple{&WhereNode::out, &WhereNode::cond, &WhereNode::a, &WhereNode::b};
+  }
 };
 // out = a * b + c, with a and b broadcast to the shape of c.
 struct FmaNode : StmtNode {
@@ -462,9 +564,15 @@ struct FmaNode : StmtNode {
 // mma_layouts(m, n, k, warps_m, warps_n, a's type). The warp split is 0x0 from tracing until
 // infer_layouts chooses it.
 struct DotNode : StmtNode {
-  DotNode(SourceLoc l, RegisterTensor out, RegisterTensor a, RegisterTensor b, RegisterTensor c, int warps_m, int warps_n)
-      : StmtNode(NodeKind::Dot, std::move(l)), out(std::move(out)), a(std::move(a)), b(std::move(b)), c(std::move(c)),
-        warps_m(warps_m), warps_n(warps_n) {}
+  DotNode(SourceLoc l, RegisterTensor out, RegisterTensor a, RegisterTensor b, RegisterTensor c, int warps_m,
+          int warps_n)
+      : StmtNode(NodeKind::Dot, std::move(l)),
+        out(std::move(out)),
+        a(std::move(a)),
+        b(std::move(b)),
+        c(std::move(c)),
+        warps_m(warps_m),
+        warps_n(warps_n) {}
   RegisterTensor out, a, b, c;
   int warps_m, warps_n;
   static constexpr auto operands() { return std::tuple{&DotNode::out, &DotNode::a, &DotNode::b, &DotNode::c}; }
@@ -497,7 +605,9 @@ struct CopyRegisterNode : StmtNode {
 // `out` holds the sub-tile of `src` at the constant `offsets`, of out's shape.
 struct SliceRegisterNode : StmtNode {
   SliceRegisterNode(SourceLoc l, RegisterTensor out, RegisterTensor src, std::vector<int> offsets)
-      : StmtNode(NodeKind::SliceRegister, std::move(l)), out(std::move(out)), src(std::move(src)),
+      : StmtNode(NodeKind::SliceRegister, std::move(l)),
+        out(std::move(out)),
+        src(std::move(src)),
         offsets(std::move(offsets)) {}
   RegisterTensor out, src;
   std::vector<int> offsets;
@@ -525,8 +635,12 @@ struct PrintTensorNode : StmtNode {
 struct CopyAsyncNode : StmtNode {
   CopyAsyncNode(SourceLoc l, GlobalTensor src, SharedTensor dst, std::vector<Expr> offsets, Layout layout,
                 int vector = 0)
-      : StmtNode(NodeKind::CopyAsync, std::move(l)), src(std::move(src)), dst(std::move(dst)),
-        offsets(std::move(offsets)), layout(std::move(layout)), vector(vector) {}
+      : StmtNode(NodeKind::CopyAsync, std::move(l)),
+        src(std::move(src)),
+        dst(std::move(dst)),
+        offsets(std::move(offsets)),
+        layout(std::move(layout)),
+        vector(vector) {}
   GlobalTensor src;
   SharedTensor dst;
   std::vector<Expr> offsets;
@@ -534,7 +648,9 @@ struct CopyAsyncNode : StmtNode {
   // Elements per cp.async (4, 8 or 16 bytes), or 1 where runs are too short and the copy is
   // synchronous; 0 until selected.
   int vector;
-  static constexpr auto operands() { return std::tuple{&CopyAsyncNode::src, &CopyAsyncNode::dst, &CopyAsyncNode::offsets}; }
+  static constexpr auto operands() {
+    return std::tuple{&CopyAsyncNode::src, &CopyAsyncNode::dst, &CopyAsyncNode::offsets};
+  }
 };
 // Closes the thread's current group of cp.async operations.
 struct CopyAsyncCommitNode : StmtNode {
@@ -566,8 +682,11 @@ struct WgmmaFenceNode : StmtNode {
 // [m, n] is in the wgmma accumulator layout over the group's warpgroups (wgmma_layouts()).
 struct WgmmaMmaNode : StmtNode {
   WgmmaMmaNode(SourceLoc l, RegisterTensor acc, SharedTensor a_shared, RegisterTensor a_registers, SharedTensor b)
-      : StmtNode(NodeKind::WgmmaMma, std::move(l)), acc(std::move(acc)), a_shared(std::move(a_shared)),
-        a_registers(std::move(a_registers)), b(std::move(b)) {}
+      : StmtNode(NodeKind::WgmmaMma, std::move(l)),
+        acc(std::move(acc)),
+        a_shared(std::move(a_shared)),
+        a_registers(std::move(a_registers)),
+        b(std::move(b)) {}
   RegisterTensor acc;
   SharedTensor a_shared;       // null in the RS form
   RegisterTensor a_registers;  // null in the SS form
@@ -576,7 +695,9 @@ struct WgmmaMmaNode : StmtNode {
   int n() const { return acc->shape()[1]; }
   int k() const { return b->shape[0]; }
   DType operand_type() const { return b->dtype; }
-  static constexpr auto operands() { return std::tuple{&WgmmaMmaNode::acc, &WgmmaMmaNode::a_registers, &WgmmaMmaNode::a_shared, &WgmmaMmaNode::b}; }
+  static constexpr auto operands() {
+    return std::tuple{&WgmmaMmaNode::acc, &WgmmaMmaNode::a_registers, &WgmmaMmaNode::a_shared, &WgmmaMmaNode::b};
+  }
 };
 // Closes the warpgroup's group of wgmma.mma issued since the last commit.
 struct WgmmaCommitGroupNode : StmtNode {
@@ -623,7 +744,9 @@ struct MbarrierArriveExpectTxNode : StmtNode {
       : StmtNode(NodeKind::MbarrierArriveExpectTx, std::move(l)), barrier(std::move(b)), bytes(std::move(bytes)) {}
   MbarrierRef barrier;
   Expr bytes;
-  static constexpr auto operands() { return std::tuple{&MbarrierArriveExpectTxNode::barrier, &MbarrierArriveExpectTxNode::bytes}; }
+  static constexpr auto operands() {
+    return std::tuple{&MbarrierArriveExpectTxNode::barrier, &MbarrierArriveExpectTxNode::bytes};
+  }
 };
 // Raises the phase's expected transaction bytes by `bytes`, without arriving.
 struct MbarrierExpectTxNode : StmtNode {
@@ -644,7 +767,10 @@ std::string_view wait_scope_name(WaitScope s);          // "cta", "cluster"
 struct MbarrierWaitNode : StmtNode {
   MbarrierWaitNode(SourceLoc l, MbarrierRef b, Expr parity, WaitSemantics sem = WaitSemantics::Acquire,
                    WaitScope scope = WaitScope::Cta)
-      : StmtNode(NodeKind::MbarrierWait, std::move(l)), barrier(std::move(b)), parity(std::move(parity)), sem(sem),
+      : StmtNode(NodeKind::MbarrierWait, std::move(l)),
+        barrier(std::move(b)),
+        parity(std::move(parity)),
+        sem(sem),
         scope(scope) {}
   MbarrierRef barrier;
   Expr parity;
@@ -657,8 +783,12 @@ struct MbarrierWaitNode : StmtNode {
 struct MbarrierTryWaitNode : StmtNode {
   MbarrierTryWaitNode(SourceLoc l, Var ready, MbarrierRef b, Expr parity, WaitSemantics sem = WaitSemantics::Acquire,
                       WaitScope scope = WaitScope::Cta)
-      : StmtNode(NodeKind::MbarrierTryWait, std::move(l)), ready(std::move(ready)), barrier(std::move(b)),
-        parity(std::move(parity)), sem(sem), scope(scope) {}
+      : StmtNode(NodeKind::MbarrierTryWait, std::move(l)),
+        ready(std::move(ready)),
+        barrier(std::move(b)),
+        parity(std::move(parity)),
+        sem(sem),
+        scope(scope) {}
   Var ready;  // a declared bool variable
   MbarrierRef barrier;
   Expr parity;
@@ -673,13 +803,19 @@ struct MbarrierTryWaitNode : StmtNode {
 // with `bytes`, a raise of the phase's expected transaction bytes then one arrival.
 struct MbarrierRemoteArriveNode : StmtNode {
   MbarrierRemoteArriveNode(SourceLoc l, MbarrierRef b, Expr rank, Expr count, Expr bytes)
-      : StmtNode(NodeKind::MbarrierRemoteArrive, std::move(l)), barrier(std::move(b)), rank(std::move(rank)),
-        count(std::move(count)), bytes(std::move(bytes)) {}
+      : StmtNode(NodeKind::MbarrierRemoteArrive, std::move(l)),
+        barrier(std::move(b)),
+        rank(std::move(rank)),
+        count(std::move(count)),
+        bytes(std::move(bytes)) {}
   MbarrierRef barrier;
   Expr rank;
   Expr count;  // null with bytes
   Expr bytes;  // null for plain arrivals
-  static constexpr auto operands() { return std::tuple{&MbarrierRemoteArriveNode::barrier, &MbarrierRemoteArriveNode::rank, &MbarrierRemoteArriveNode::count, &MbarrierRemoteArriveNode::bytes}; }
+  static constexpr auto operands() {
+    return std::tuple{&MbarrierRemoteArriveNode::barrier, &MbarrierRemoteArriveNode::rank,
+                      &MbarrierRemoteArriveNode::count, &MbarrierRemoteArriveNode::bytes};
+  }
 };
 
 // fence.proxy.async: orders this thread's generic-proxy accesses before its later async-proxy
@@ -687,7 +823,8 @@ struct MbarrierRemoteArriveNode : StmtNode {
 enum class ProxyFenceSpace : uint8_t { SharedCta, SharedCluster, Global, All };
 std::string_view proxy_fence_space_name(ProxyFenceSpace s);  // "shared::cta", ...; "" for All
 struct FenceProxyAsyncNode : StmtNode {
-  FenceProxyAsyncNode(SourceLoc l, ProxyFenceSpace space) : StmtNode(NodeKind::FenceProxyAsync, std::move(l)), space(space) {}
+  FenceProxyAsyncNode(SourceLoc l, ProxyFenceSpace space)
+      : StmtNode(NodeKind::FenceProxyAsync, std::move(l)), space(space) {}
   ProxyFenceSpace space;
   static constexpr auto operands() { return std::tuple<>{}; }
 };
@@ -702,14 +839,20 @@ struct FenceProxyAsyncNode : StmtNode {
 struct TmaStoreNode : StmtNode {
   TmaStoreNode(SourceLoc l, SharedTensor src, GlobalTensor dst, std::vector<Expr> offsets, std::vector<int> dims,
                int tensor_map = -1)
-      : StmtNode(NodeKind::TmaStore, std::move(l)), src(std::move(src)), dst(std::move(dst)),
-        offsets(std::move(offsets)), dims(std::move(dims)), tensor_map(tensor_map) {}
+      : StmtNode(NodeKind::TmaStore, std::move(l)),
+        src(std::move(src)),
+        dst(std::move(dst)),
+        offsets(std::move(offsets)),
+        dims(std::move(dims)),
+        tensor_map(tensor_map) {}
   SharedTensor src;
   GlobalTensor dst;
   std::vector<Expr> offsets;  // one per dimension of dst
   std::vector<int> dims;      // one per dimension of src
   int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
-  static constexpr auto operands() { return std::tuple{&TmaStoreNode::src, &TmaStoreNode::dst, &TmaStoreNode::offsets}; }
+  static constexpr auto operands() {
+    return std::tuple{&TmaStoreNode::src, &TmaStoreNode::dst, &TmaStoreNode::offsets};
+  }
 };
 // shared <- global through a tensor map: the box at `offsets` of `src` lands in the tile `dst` as
 // its image (elements outside the view read as zero) and completes its bytes on `barrier`
@@ -720,20 +863,29 @@ struct TmaStoreNode : StmtNode {
 struct TmaLoadNode : StmtNode {
   TmaLoadNode(SourceLoc l, GlobalTensor src, SharedTensor dst, std::vector<Expr> offsets, std::vector<int> dims,
               MbarrierRef barrier, int tensor_map = -1, Expr cta_mask = nullptr, Expr barrier_rank = nullptr)
-      : StmtNode(NodeKind::TmaLoad, std::move(l)), src(std::move(src)), dst(std::move(dst)),
-        offsets(std::move(offsets)), dims(std::move(dims)), barrier(std::move(barrier)), tensor_map(tensor_map),
-        cta_mask(std::move(cta_mask)), barrier_rank(std::move(barrier_rank)) {}
+      : StmtNode(NodeKind::TmaLoad, std::move(l)),
+        src(std::move(src)),
+        dst(std::move(dst)),
+        offsets(std::move(offsets)),
+        dims(std::move(dims)),
+        barrier(std::move(barrier)),
+        tensor_map(tensor_map),
+        cta_mask(std::move(cta_mask)),
+        barrier_rank(std::move(barrier_rank)) {}
   GlobalTensor src;
   SharedTensor dst;
   std::vector<Expr> offsets;  // one per dimension of src
   std::vector<int> dims;      // one per dimension of dst
   MbarrierRef barrier;
-  int tensor_map;             // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
-  Expr cta_mask;              // bit r: cluster rank r receives the box; null: this block only
+  int tensor_map;  // index into KernelNode::tensor_maps; -1 until plan_tensor_maps
+  Expr cta_mask;   // bit r: cluster rank r receives the box; null: this block only
   // The cluster rank of the block of this block's pair whose barrier the bytes complete on
   // (cta_group::2, sm_100a); null: the receiving block's own.
   Expr barrier_rank;
-  static constexpr auto operands() { return std::tuple{&TmaLoadNode::src, &TmaLoadNode::dst, &TmaLoadNode::offsets, &TmaLoadNode::barrier, &TmaLoadNode::cta_mask, &TmaLoadNode::barrier_rank}; }
+  static constexpr auto operands() {
+    return std::tuple{&TmaLoadNode::src,     &TmaLoadNode::dst,      &TmaLoadNode::offsets,
+                      &TmaLoadNode::barrier, &TmaLoadNode::cta_mask, &TmaLoadNode::barrier_rank};
+  }
 };
 // Closes the issuing thread's current bulk group of TMA stores (cp.async.bulk.commit_group).
 struct TmaCommitNode : StmtNode {
@@ -771,7 +923,9 @@ inline constexpr int kClcResponseBytes = 16;
 // bytes on `barrier` (complete-tx).
 struct ClcTryCancelNode : StmtNode {
   ClcTryCancelNode(SourceLoc l, SharedTensor response, MbarrierRef barrier, bool multicast = false)
-      : StmtNode(NodeKind::ClcTryCancel, std::move(l)), response(std::move(response)), barrier(std::move(barrier)),
+      : StmtNode(NodeKind::ClcTryCancel, std::move(l)),
+        response(std::move(response)),
+        barrier(std::move(barrier)),
         multicast(multicast) {}
   SharedTensor response;
   MbarrierRef barrier;
@@ -784,12 +938,18 @@ struct ClcTryCancelNode : StmtNode {
 // block (undefined when none was), into the declared variables (bool, then i32 x, y, z).
 struct ClcQueryNode : StmtNode {
   ClcQueryNode(SourceLoc l, Var canceled, Var x, Var y, Var z, SharedTensor response)
-      : StmtNode(NodeKind::ClcQuery, std::move(l)), canceled(std::move(canceled)), x(std::move(x)), y(std::move(y)),
-        z(std::move(z)), response(std::move(response)) {}
+      : StmtNode(NodeKind::ClcQuery, std::move(l)),
+        canceled(std::move(canceled)),
+        x(std::move(x)),
+        y(std::move(y)),
+        z(std::move(z)),
+        response(std::move(response)) {}
   Var canceled, x, y, z;
   SharedTensor response;
   static constexpr auto operands() { return std::tuple{&ClcQueryNode::response}; }
-  static constexpr auto results() { return std::tuple{&ClcQueryNode::canceled, &ClcQueryNode::x, &ClcQueryNode::y, &ClcQueryNode::z}; }
+  static constexpr auto results() {
+    return std::tuple{&ClcQueryNode::canceled, &ClcQueryNode::x, &ClcQueryNode::y, &ClcQueryNode::z};
+  }
 };
 
 // setmaxnreg.inc / .dec (sm_90a): each warpgroup running it changes its warps' register count to
@@ -808,13 +968,20 @@ struct SetMaxNRegNode : StmtNode {
 struct FastDivmodNode : StmtNode {
   FastDivmodNode(SourceLoc l, Var quotient, Var remainder, Expr x, Expr divisor, Expr multiplier = nullptr,
                  Expr log2 = nullptr)
-      : StmtNode(NodeKind::FastDivmod, std::move(l)), quotient(std::move(quotient)), remainder(std::move(remainder)),
-        x(std::move(x)), divisor(std::move(divisor)), multiplier(std::move(multiplier)), log2(std::move(log2)) {}
+      : StmtNode(NodeKind::FastDivmod, std::move(l)),
+        quotient(std::move(quotient)),
+        remainder(std::move(remainder)),
+        x(std::move(x)),
+        divisor(std::move(divisor)),
+        multiplier(std::move(multiplier)),
+        log2(std::move(log2)) {}
   Var quotient, remainder;
   Expr x, divisor;
   Expr multiplier, log2;  // null until planned
   bool planned() const { return multiplier != nullptr; }
-  static constexpr auto operands() { return std::tuple{&FastDivmodNode::x, &FastDivmodNode::divisor, &FastDivmodNode::multiplier, &FastDivmodNode::log2}; }
+  static constexpr auto operands() {
+    return std::tuple{&FastDivmodNode::x, &FastDivmodNode::divisor, &FastDivmodNode::multiplier, &FastDivmodNode::log2};
+  }
   static constexpr auto results() { return std::tuple{&FastDivmodNode::quotient, &FastDivmodNode::remainder}; }
 };
 
@@ -835,7 +1002,8 @@ struct Tcgen05AllocNode : StmtNode {
 };
 // tcgen05.dealloc by one warp: frees the allocation's columns.
 struct Tcgen05DeallocNode : StmtNode {
-  Tcgen05DeallocNode(SourceLoc l, TMemoryTensor t) : StmtNode(NodeKind::Tcgen05Dealloc, std::move(l)), tensor(std::move(t)) {}
+  Tcgen05DeallocNode(SourceLoc l, TMemoryTensor t)
+      : StmtNode(NodeKind::Tcgen05Dealloc, std::move(l)), tensor(std::move(t)) {}
   TMemoryTensor tensor;  // an allocation
   static constexpr auto operands() { return std::tuple{&Tcgen05DeallocNode::tensor}; }
 };
@@ -848,7 +1016,10 @@ struct Tcgen05DeallocNode : StmtNode {
 // tensor memory at acc's columns.
 struct Tcgen05MmaNode : StmtNode {
   Tcgen05MmaNode(SourceLoc l, TMemoryTensor acc, SharedTensor a, SharedTensor b, Expr enable_input_d)
-      : StmtNode(NodeKind::Tcgen05Mma, std::move(l)), acc(std::move(acc)), a(std::move(a)), b(std::move(b)),
+      : StmtNode(NodeKind::Tcgen05Mma, std::move(l)),
+        acc(std::move(acc)),
+        a(std::move(a)),
+        b(std::move(b)),
         enable_input_d(std::move(enable_input_d)) {}
   TMemoryTensor acc;
   SharedTensor a, b;
@@ -858,7 +1029,9 @@ struct Tcgen05MmaNode : StmtNode {
   int n() const { return acc->shape[1]; }
   int k() const { return a->shape[1]; }
   DType operand_type() const { return a->dtype; }
-  static constexpr auto operands() { return std::tuple{&Tcgen05MmaNode::acc, &Tcgen05MmaNode::a, &Tcgen05MmaNode::b, &Tcgen05MmaNode::enable_input_d}; }
+  static constexpr auto operands() {
+    return std::tuple{&Tcgen05MmaNode::acc, &Tcgen05MmaNode::a, &Tcgen05MmaNode::b, &Tcgen05MmaNode::enable_input_d};
+  }
 };
 // tcgen05.commit by the thread that issued the mma (or copy): one arrival on `barrier` once every
 // tcgen05 operation that thread issued before has completed; with a `cta_mask` (multicast), on the
@@ -930,22 +1103,22 @@ enum class DerivedValue : uint8_t { Divisor, Multiplier, Log2, Multiprocessors }
 struct DerivedParam {
   Var param;
   DerivedValue value;
-  Expr divisor;  // over the call's parameters; null for Multiprocessors
-  SourceLoc loc; // the fast_divmod that divides by it, or the first use of multiprocessors
+  Expr divisor;   // over the call's parameters; null for Multiprocessors
+  SourceLoc loc;  // the fast_divmod that divides by it, or the first use of multiprocessors
 };
 
 struct KernelNode {
   std::string name;
   std::vector<Var> params;  // the call's, then the derived ones
   std::vector<DerivedParam> derived_params;
-  std::vector<Expr> blocks;  // grid extents, 1 to 3, over the parameters
-  SourceLoc blocks_loc;      // where attrs.blocks was set
+  std::vector<Expr> blocks;                // grid extents, 1 to 3, over the parameters
+  SourceLoc blocks_loc;                    // where attrs.blocks was set
   std::array<int, 3> cluster = {1, 1, 1};  // blocks per cluster (attrs.cluster); 1 x 1 x 1: no clusters
   int warps = 0;
   Stmt body;
-  int64_t shared_bytes = -1;  // set by the shared-memory planner
+  int64_t shared_bytes = -1;           // set by the shared-memory planner
   std::vector<TensorMap> tensor_maps;  // set by plan_tensor_maps
-  int tcgen05_cta_group = 1;  // set by plan_tensor_memory: the CTA group of every tcgen05 instruction
+  int tcgen05_cta_group = 1;           // set by plan_tensor_memory: the CTA group of every tcgen05 instruction
   // What the launch knows about the call's parameters (the specialization of a variant): the value
   // of parameter i (a pointer's address, in bytes) is a multiple of param_divisors[i], a power of
   // two. Missing entries and 1: nothing known.

@@ -35,11 +35,13 @@ class Mutator {
  protected:
   const Position& position() const { return position_; }
 
+// clang-format off
 #define TESSEL_EXPR(Name) virtual Expr visit(const Name##Node& n, const Expr& self);
 #define TESSEL_TENSOR(Name) virtual Name visit(const Name##Node& n, const Name& self);
 #define TESSEL_STMT(Name) virtual Stmt visit(const Name##Node& n, const Stmt& self);
 #define TESSEL_INSTR(Name, family, min_target, executor, call) virtual Stmt visit(const Name##Node& n, const Stmt& self);
 #include "tessel/ir/nodes.def"
+  // clang-format on
 
   // mutate(x), recording in *changed whether the result differs.
   template <class T> Ref<T> update(const Ref<T>& x, bool* changed) {

@@ -13,16 +13,16 @@ namespace tessel::ir {
 struct TargetLimits {
   std::array<int64_t, 3> max_grid_blocks = {};  // per dimension, x y z
   int max_threads_per_block = 0;
-  int64_t max_shared_bytes_per_block = 0;  // the opt-in maximum of one block's shared memory
-  int64_t shared_bytes_per_sm = 0;         // with the largest shared-memory carveout
+  int64_t max_shared_bytes_per_block = 0;       // the opt-in maximum of one block's shared memory
+  int64_t shared_bytes_per_sm = 0;              // with the largest shared-memory carveout
   int64_t shared_bytes_reserved_per_block = 0;  // kept by the system for each resident block
-  int registers_per_sm = 0;                // 32-bit registers
+  int registers_per_sm = 0;                     // 32-bit registers
   int registers_per_block = 0;
   int max_registers_per_thread = 0;
   int max_threads_per_sm = 0;
   int max_blocks_per_sm = 0;
-  int tmem_lanes = 0, tmem_columns = 0;    // tensor memory of an SM, in 32-bit cells; 0 without
-  int max_cluster_blocks = 1;              // the portable cluster size; 1 where there are no clusters
+  int tmem_lanes = 0, tmem_columns = 0;  // tensor memory of an SM, in 32-bit cells; 0 without
+  int max_cluster_blocks = 1;            // the portable cluster size; 1 where there are no clusters
 };
 
 const TargetLimits& target_limits(Arch arch);

@@ -59,9 +59,11 @@ class Visitor {
 
   // Every statement kind has a visit; control flow's default visits the bodies with the position
   // updated, an instruction's calls visit_instruction.
+// clang-format off
 #define TESSEL_STMT(Name) virtual void visit(const Name##Node& n);
 #define TESSEL_INSTR(Name, family, min_target, executor, call) virtual void visit(const Name##Node& n);
 #include "tessel/ir/nodes.def"
+  // clang-format on
   virtual void visit_instruction(const StmtNode&) {}
 
   // The bodies of control flow, visited with the position a visit override needs when it writes

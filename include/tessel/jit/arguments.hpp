@@ -79,10 +79,18 @@ class KernelSignature {
 };
 
 template <class P> struct param_traits;
-template <> struct param_traits<int> { static ParamSpec spec() { return {ParamSpec::Kind::CompileInt}; } };
-template <> struct param_traits<bool> { static ParamSpec spec() { return {ParamSpec::Kind::CompileBool, DType::Bool}; } };
-template <class T> struct param_traits<Var<T>> { static ParamSpec spec() { return {ParamSpec::Kind::Scalar, dtype_v<T>}; } };
-template <class T> struct param_traits<Ptr<T>> { static ParamSpec spec() { return {ParamSpec::Kind::Pointer, dtype_v<T>}; } };
+template <> struct param_traits<int> {
+  static ParamSpec spec() { return {ParamSpec::Kind::CompileInt}; }
+};
+template <> struct param_traits<bool> {
+  static ParamSpec spec() { return {ParamSpec::Kind::CompileBool, DType::Bool}; }
+};
+template <class T> struct param_traits<Var<T>> {
+  static ParamSpec spec() { return {ParamSpec::Kind::Scalar, dtype_v<T>}; }
+};
+template <class T> struct param_traits<Ptr<T>> {
+  static ParamSpec spec() { return {ParamSpec::Kind::Pointer, dtype_v<T>}; }
+};
 
 template <class X> HostArg host_arg(const X& x) {
   using T = std::remove_cvref_t<X>;
@@ -98,9 +106,15 @@ template <class X> HostArg host_arg(const X& x) {
     a.kind = HostArg::Kind::Pointer;
     a.p = x;
     using E = std::remove_cv_t<std::remove_pointer_t<T>>;
-    if constexpr (std::is_void_v<E>) a.void_pointer = true;
-    else a.pointee = dtype_v<E>;
-  } else if constexpr (requires { x.data(); x.device(); x.span(); }) {
+    if constexpr (std::is_void_v<E>)
+      a.void_pointer = true;
+    else
+      a.pointee = dtype_v<E>;
+  } else if constexpr (requires {
+                         x.data();
+                         x.device();
+                         x.span();
+                       }) {
     a = host_arg(x.data());
     a.span = x.span();
     a.on_gpu = x.device().is_gpu();

@@ -35,8 +35,10 @@ template <class S> std::string param_name(int index) {
 }
 
 template <class P> P make_param(const HostArg& a, std::vector<ir::Var>& params, const std::string& name) {
-  if constexpr (std::is_same_v<P, int>) return int(a.i);
-  else if constexpr (std::is_same_v<P, bool>) return a.i != 0;
+  if constexpr (std::is_same_v<P, int>)
+    return int(a.i);
+  else if constexpr (std::is_same_v<P, bool>)
+    return a.i != 0;
   else {
     const bool pointer = param_traits<P>::spec().kind == ParamSpec::Kind::Pointer;
     ir::Var v = ir::make_var(ir::Type{param_traits<P>::spec().dtype, pointer}, name);
@@ -78,8 +80,10 @@ template <class S> class Kernel {
   const Device& device() const { return core_.device(); }
   // The hyperparameter space: S::space(), or one configuration without hyperparameters.
   static Space space() {
-    if constexpr (requires { S::space(); }) return S::space();
-    else return Space();
+    if constexpr (requires { S::space(); })
+      return S::space();
+    else
+      return Space();
   }
 
  private:
@@ -91,9 +95,10 @@ template <class S> class Kernel {
   // The call's arguments, on the stack: a call allocates nothing.
   template <class... A> static std::array<HostArg, N> pack(const A&... args) {
     if constexpr (sizeof...(A) != N)
-      throw Error(fmt::format("kernel {} takes {} arguments, {} given", detail::kernel_name_of(typeid(S)), N,
-                              sizeof...(A)));
-    else return {detail::host_arg(args)...};
+      throw Error(
+          fmt::format("kernel {} takes {} arguments, {} given", detail::kernel_name_of(typeid(S)), N, sizeof...(A)));
+    else
+      return {detail::host_arg(args)...};
   }
   static detail::TraceFn trace_fn() {
     return [](std::span<const HostArg> args, const Space::Candidate& config) {
@@ -107,7 +112,8 @@ template <class S> class Kernel {
     Builder b(&script.attrs);
     std::vector<ir::Var> params;
     // Braced initialization evaluates in order, so parameters are numbered left to right.
-    Params values{detail::make_param<std::tuple_element_t<I, Params>>(args[I], params, detail::param_name<S>(int(I)))...};
+    Params values{
+        detail::make_param<std::tuple_element_t<I, Params>>(args[I], params, detail::param_name<S>(int(I)))...};
     std::apply([&](auto&&... p) { script(std::move(p)...); }, std::move(values));
     b.throw_deferred();
     return detail::finish_trace(b, script.attrs, detail::kernel_name_of(typeid(S)), std::move(params));

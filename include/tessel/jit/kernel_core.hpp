@@ -21,11 +21,11 @@
 namespace tessel {
 
 struct KernelOptions {
-  std::string arch;        // code-generation target; empty: the device's (sm_90a on the simulator)
+  std::string arch;  // code-generation target; empty: the device's (sm_90a on the simulator)
   // The simulator's run: interleaving seed, completion order of asynchronous work, blocks run
   // together (sim::Options).
   sim::Options sim;
-  bool verbose = false;    // print compile economics and dropped tuning candidates to stderr
+  bool verbose = false;  // print compile economics and dropped tuning candidates to stderr
   // Hyperparameters fixed for this kernel, as "block_n=128, stages=3": only the candidates of its
   // space with these values are built (Space::configured); naming all of them picks one.
   std::string configuration;
@@ -55,10 +55,10 @@ struct CompileStats {
   bool from_cache = false;  // the cubin came from the disk cache
   std::string arch, hyperparameters;
   Selection selection = Selection::Only;
-  int candidates = 1;           // in the space
-  double tuning_wall_ms = 0;    // Tuned: the whole search
-  int registers = -1;           // per thread, from ptxas (GPU only)
-  int spill_bytes = 0;          // spill stores + loads
+  int candidates = 1;         // in the space
+  double tuning_wall_ms = 0;  // Tuned: the whole search
+  int registers = -1;         // per thread, from ptxas (GPU only)
+  int spill_bytes = 0;        // spill stores + loads
 };
 
 // One candidate of a kernel's space built for a GPU that need not be present (`tessel space`):
@@ -154,7 +154,7 @@ class KernelCore {
   KernelOptions options_;
   ir::Arch arch_;
   analysis::GpuSpec device_limits_;  // what a candidate must fit on this device (see limits_of)
-  int multiprocessors_;  // the device's, read once: a launch does not ask the driver
+  int multiprocessors_;              // the device's, read once: a launch does not ask the driver
   std::map<std::string, std::unique_ptr<Variant>> variants_;  // by compile-time args and hyperparameters
   std::vector<Binding> bindings_;
   std::vector<int64_t> call_key_;  // scratch, reused by every call

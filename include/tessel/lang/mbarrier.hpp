@@ -101,16 +101,20 @@ class MbarrierInstructions {
 
   // Blocks every executing thread until the barrier's phase of parity `phase` completed, i.e.
   // until the barrier's current phase has the other parity.
-  template <class P> requires(detail::is_kernel_scalar<P> || detail::is_literal<P>)
-  void wait(const Mbarrier& bar, const P& phase, WaitSemantics sem = WaitSemantics::acquire,
-            WaitScope scope = WaitScope::cta, loc_t loc = loc_t::current()) {
+  template <class P>
+  requires(detail::is_kernel_scalar<P> || detail::is_literal<P>) void wait(const Mbarrier& bar, const P& phase,
+                                                                           WaitSemantics sem = WaitSemantics::acquire,
+                                                                           WaitScope scope = WaitScope::cta,
+                                                                           loc_t loc = loc_t::current()) {
     wait_parity(bar, detail::to_ir<uint32_t>(phase), sem, scope, SourceLoc::from(loc));
   }
   // Whether that phase completed, after waiting for a while at most (sm_90a). It may be false
   // before the phase completes even when nothing else happens: loop on it.
-  template <class P> requires(detail::is_kernel_scalar<P> || detail::is_literal<P>)
-  Expr<bool> try_wait(const Mbarrier& bar, const P& phase, WaitSemantics sem = WaitSemantics::acquire,
-                      WaitScope scope = WaitScope::cta, loc_t loc = loc_t::current()) {
+  template <class P>
+  requires(detail::is_kernel_scalar<P> ||
+           detail::is_literal<P>) Expr<bool> try_wait(const Mbarrier& bar, const P& phase,
+                                                      WaitSemantics sem = WaitSemantics::acquire,
+                                                      WaitScope scope = WaitScope::cta, loc_t loc = loc_t::current()) {
     return try_wait_parity(bar, detail::to_ir<uint32_t>(phase), sem, scope, SourceLoc::from(loc));
   }
 

@@ -17,9 +17,9 @@
 #include "tessel/lang/mbarrier.hpp"
 #include "tessel/lang/tcgen05.hpp"
 #include "tessel/lang/tensors.hpp"
-#include "tessel/lang/wgmma.hpp"
 #include "tessel/lang/tma.hpp"
 #include "tessel/lang/warp_roles.hpp"
+#include "tessel/lang/wgmma.hpp"
 
 namespace tessel {
 
@@ -33,8 +33,9 @@ struct Attrs {
     // What an assignment gives, with where it was written.
     struct Extents {
       template <class D>
-        requires std::is_constructible_v<Dim, const D&>
-      Extents(const D& d, std::source_location l = std::source_location::current()) : dims{Dim(d)}, loc(l) {}
+      requires std::is_constructible_v<Dim, const D&> Extents(const D& d,
+                                                              std::source_location l = std::source_location::current())
+          : dims{Dim(d)}, loc(l) {}
       Extents(std::initializer_list<Dim> ds, std::source_location l = std::source_location::current())
           : dims(ds), loc(l) {}
       std::vector<Dim> dims;
@@ -106,7 +107,8 @@ class Range {
 // full expression.
 class IfBuilder {
  public:
-  IfBuilder(ir::Expr cond, ir::Stmt then_case, SourceLoc loc) : cond_(std::move(cond)), then_(std::move(then_case)), loc_(std::move(loc)) {}
+  IfBuilder(ir::Expr cond, ir::Stmt then_case, SourceLoc loc)
+      : cond_(std::move(cond)), then_(std::move(then_case)), loc_(std::move(loc)) {}
   IfBuilder(const IfBuilder&) = delete;
   ~IfBuilder();
   IfBuilder& else_(const std::function<void()>& body);
@@ -135,9 +137,8 @@ class Instructions {
   ClcInstructions clc;
 
   // ---- tensors ----
-  template <class T>
-  GlobalTensor global_view(const Ptr<T>& ptr, std::vector<Dim> shape, std::vector<Dim> strides = {},
-                           loc_t loc = loc_t::current()) {
+  template <class T> GlobalTensor global_view(const Ptr<T>& ptr, std::vector<Dim> shape, std::vector<Dim> strides = {},
+                                              loc_t loc = loc_t::current()) {
     return make_global_view(dtype_v<T>, ptr.ir(), shape, strides, SourceLoc::from(loc));
   }
   // A shared tile; the choose_swizzles pass swizzles it when ldmatrix reads it and 8-row reads
@@ -153,9 +154,8 @@ class Instructions {
   }
   // A register tile filled with `init` over the current thread group, distributed by `layout`
   // when given; otherwise infer_layouts chooses the layout from how the tile is used.
-  template <class T>
-  RegisterTensor register_tensor(std::vector<Dim> shape, const TileOperand& init, const Layout& layout = {},
-                                 loc_t loc = loc_t::current()) {
+  template <class T> RegisterTensor register_tensor(std::vector<Dim> shape, const TileOperand& init,
+                                                    const Layout& layout = {}, loc_t loc = loc_t::current()) {
     return make_register_tensor(dtype_v<T>, shape, init, layout, SourceLoc::from(loc));
   }
 
@@ -212,14 +212,12 @@ class Instructions {
   // ---- scalars ----
   // The smaller and the larger of two kernel values (tessel::min and tessel::max, which the
   // reductions above would otherwise hide inside a kernel body).
-  template <class A, class B> requires KernelOperands<A, B>
-  Expr<typename detail::result_elem<A, B>::type> min(const A& a, const B& b) const {
-    return tessel::min(a, b);
-  }
-  template <class A, class B> requires KernelOperands<A, B>
-  Expr<typename detail::result_elem<A, B>::type> max(const A& a, const B& b) const {
-    return tessel::max(a, b);
-  }
+  template <class A, class B>
+  requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type> min(const A& a, const B& b)
+  const { return tessel::min(a, b); }
+  template <class A, class B>
+  requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type> max(const A& a, const B& b)
+  const { return tessel::max(a, b); }
 
   // Pins the layout of `x` (and of every tile that must share it) for layout inference.
   void annotate_layout(const RegisterTensor& x, const Layout& layout, loc_t loc = loc_t::current());
@@ -243,13 +241,15 @@ class Instructions {
   }
   // Python's one-argument form: `range(n)` counts from 0 to n - 1.
   Range range(Dim stop, loc_t loc = loc_t::current()) { return Range(0, stop, 1, 0, SourceLoc::from(loc)); }
-  template <class C> requires(detail::is_kernel_scalar<C>)
-  IfBuilder if_(const C& cond, const std::function<void()>& then_body, loc_t loc = loc_t::current()) {
+  template <class C>
+  requires(detail::is_kernel_scalar<C>) IfBuilder
+      if_(const C& cond, const std::function<void()>& then_body, loc_t loc = loc_t::current()) {
     return make_if(detail::to_ir<bool>(cond), then_body, SourceLoc::from(loc));
   }
   // while_([&] { return x != 1; }, [&] { ... }): the condition is traced once, before the body.
-  template <class F> requires(detail::is_kernel_scalar<std::invoke_result_t<F&>>)
-  void while_(F&& cond, const std::function<void()>& body, loc_t loc = loc_t::current()) {
+  template <class F>
+  requires(detail::is_kernel_scalar<std::invoke_result_t<F&>>) void while_(F&& cond, const std::function<void()>& body,
+                                                                           loc_t loc = loc_t::current()) {
     static_assert(!detail::is_var_by_value<std::invoke_result_t<F&>>,
                   "while_: the condition returns a Var by value, a copy declared once before the loop, so the "
                   "loop would never see the body's assignments; return an expression of it, such as "

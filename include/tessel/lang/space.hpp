@@ -41,9 +41,8 @@ class Space {
   // The candidates for which `keep` holds on a script with the candidate's values set, e.g.
   //   (tune(...) * tune(...)).where<Matmul>([](const Matmul& s) { return s.block_m >= s.block_n; })
   // Constraints drop combinations before anything is traced or compiled.
-  template <class S>
-  Space where(const std::function<bool(const S&)>& keep,
-              std::source_location loc = std::source_location::current()) const {
+  template <class S> Space where(const std::function<bool(const S&)>& keep,
+                                 std::source_location loc = std::source_location::current()) const {
     std::vector<Candidate> kept;
     for (const Candidate& c : candidates_) {
       S script;
@@ -65,9 +64,8 @@ namespace detail {
 std::vector<std::string> split_label(const std::string& label);
 }
 
-template <class S>
-Space tune(const std::string& label, int S::*member, std::vector<int> values,
-           std::source_location loc = std::source_location::current()) {
+template <class S> Space tune(const std::string& label, int S::*member, std::vector<int> values,
+                              std::source_location loc = std::source_location::current()) {
   const auto names = detail::split_label(label);
   if (names.size() != 1)
     throw Error(SourceLoc::from(loc), fmt::format("tune(\"{}\"): the label names {} hyperparameters but one member "
@@ -80,9 +78,9 @@ Space tune(const std::string& label, int S::*member, std::vector<int> values,
   return Space(std::move(out));
 }
 
-template <class S>
-Space tune(const std::string& label, std::initializer_list<int S::*> member_list, std::vector<std::vector<int>> values,
-           std::source_location loc = std::source_location::current()) {
+template <class S> Space tune(const std::string& label, std::initializer_list<int S::*> member_list,
+                              std::vector<std::vector<int>> values,
+                              std::source_location loc = std::source_location::current()) {
   const std::vector<int S::*> members(member_list);
   const auto names = detail::split_label(label);
   const SourceLoc l = SourceLoc::from(loc);

@@ -78,9 +78,10 @@ class Tcgen05Instructions {
   // Into a pair's tile (alloc with CtaGroup::two), the even block of the pair issues the mma of
   // shape [256, k] @ [k, n]: a [128, k] and b [k, n / 2] are each block's halves, at the same
   // shared offsets in both, and each block receives its 128 rows of the result in acc [128, n].
-  template <class E> requires(detail::is_kernel_scalar<E> || std::is_same_v<E, bool>)
-  void mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc, const E& enable_input_d,
-           loc_t loc = loc_t::current()) {
+  template <class E>
+  requires(detail::is_kernel_scalar<E> ||
+           std::is_same_v<E, bool>) void mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
+                                             const E& enable_input_d, loc_t loc = loc_t::current()) {
     make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), SourceLoc::from(loc));
   }
   // dst = src (tcgen05.cp 128x256b), asynchronously like mma and ordered before the issuing

@@ -14,8 +14,8 @@ namespace tessel {
 class Dim {
  public:
   Dim(int v) : e_(ir::const_int(v)), constant_(true), value_(v) {}
-  template <class X> requires detail::is_kernel_scalar<X>
-  Dim(const X& x) : e_(detail::to_ir<int32_t>(x)) {}
+  template <class X>
+  requires detail::is_kernel_scalar<X> Dim(const X& x) : e_(detail::to_ir<int32_t>(x)) {}
   const ir::Expr& ir() const { return e_; }
   bool is_constant() const { return constant_; }
   int value() const { return value_; }
@@ -29,12 +29,11 @@ class Dim {
 // An index into the first dimension of a shared tensor. `s[i]` is an operator and cannot take a
 // defaulted std::source_location, so the index records where the user wrote it on conversion.
 struct ViewIndex {
-  ViewIndex(int v, std::source_location loc = std::source_location::current())
-      : dim(v), loc(SourceLoc::from(loc)) {}
+  ViewIndex(int v, std::source_location loc = std::source_location::current()) : dim(v), loc(SourceLoc::from(loc)) {}
   ViewIndex(const Dim& d, std::source_location loc = std::source_location::current())
       : dim(d), loc(SourceLoc::from(loc)) {}
-  template <class X> requires detail::is_kernel_scalar<X>
-  ViewIndex(const X& x, std::source_location loc = std::source_location::current())
+  template <class X>
+  requires detail::is_kernel_scalar<X> ViewIndex(const X& x, std::source_location loc = std::source_location::current())
       : dim(x), loc(SourceLoc::from(loc)) {}
 
   Dim dim;
@@ -82,13 +81,15 @@ struct TileArgument {
 // An operand of an elementwise tile operation; records where the user wrote the operation.
 struct TileOperand {
   TileOperand(const RegisterTensor& t, std::source_location loc = std::source_location::current());
-  template <class L> requires detail::is_literal<L>
-  TileOperand(L v, std::source_location loc = std::source_location::current())
+  template <class L>
+  requires detail::is_literal<L> TileOperand(L v, std::source_location loc = std::source_location::current())
       : scalar(std::is_floating_point_v<L> ? ir::const_float(double(v), DType::F32)
                                            : ir::const_int(int64_t(v), detail::cpp_dtype<L>())),
-        literal(true), loc(SourceLoc::from(loc)) {}
-  template <class X> requires detail::is_kernel_scalar<X>
-  TileOperand(const X& x, std::source_location loc = std::source_location::current())
+        literal(true),
+        loc(SourceLoc::from(loc)) {}
+  template <class X>
+  requires detail::is_kernel_scalar<X> TileOperand(const X& x,
+                                                   std::source_location loc = std::source_location::current())
       : scalar(x.ir()), loc(SourceLoc::from(loc)) {}
 
   ir::RegisterTensor tensor;

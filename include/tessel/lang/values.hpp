@@ -28,12 +28,18 @@ template <class X> inline constexpr bool is_var_by_value = false;
 template <class T> inline constexpr bool is_var_by_value<Var<T>> = true;
 
 template <class T> constexpr DType cpp_dtype() {
-  if constexpr (std::is_same_v<T, bool>) return DType::Bool;
-  else if constexpr (std::is_floating_point_v<T>) return DType::F32;
-  else if constexpr (std::is_unsigned_v<T> && sizeof(T) <= 4) return DType::U32;
-  else if constexpr (sizeof(T) <= 4) return DType::I32;
-  else if constexpr (std::is_unsigned_v<T>) return DType::U64;
-  else return DType::I64;
+  if constexpr (std::is_same_v<T, bool>)
+    return DType::Bool;
+  else if constexpr (std::is_floating_point_v<T>)
+    return DType::F32;
+  else if constexpr (std::is_unsigned_v<T> && sizeof(T) <= 4)
+    return DType::U32;
+  else if constexpr (sizeof(T) <= 4)
+    return DType::I32;
+  else if constexpr (std::is_unsigned_v<T>)
+    return DType::U64;
+  else
+    return DType::I64;
 }
 
 // The element type of a binary operation on A and B: a literal adopts the kernel operand's type;
@@ -42,15 +48,22 @@ template <class A, class B> struct result_elem {
   using TA = kernel_elem_t<A>;
   using TB = kernel_elem_t<B>;
   template <class X, class Y> static auto pick() {
-    if constexpr (std::is_void_v<Y>) return X{};
-    else if constexpr (std::is_void_v<X>) return Y{};
-    else if constexpr (std::is_same_v<X, Y>) return X{};
-    else if constexpr (std::is_floating_point_v<X> || std::is_floating_point_v<Y>) return float{};
+    if constexpr (std::is_void_v<Y>)
+      return X{};
+    else if constexpr (std::is_void_v<X>)
+      return Y{};
+    else if constexpr (std::is_same_v<X, Y>)
+      return X{};
+    else if constexpr (std::is_floating_point_v<X> || std::is_floating_point_v<Y>)
+      return float{};
     else if constexpr ((std::is_unsigned_v<X> && sizeof(X) == 8) || (std::is_unsigned_v<Y> && sizeof(Y) == 8))
       return uint64_t{};
-    else if constexpr (sizeof(X) == 8 || sizeof(Y) == 8) return int64_t{};
-    else if constexpr (std::is_unsigned_v<X> || std::is_unsigned_v<Y>) return uint32_t{};
-    else return int32_t{};
+    else if constexpr (sizeof(X) == 8 || sizeof(Y) == 8)
+      return int64_t{};
+    else if constexpr (std::is_unsigned_v<X> || std::is_unsigned_v<Y>)
+      return uint32_t{};
+    else
+      return int32_t{};
   }
   using type = decltype(pick<TA, TB>());
 };
@@ -70,8 +83,9 @@ template <class T, class X> ir::Expr to_ir(const X& x) {
 // A value assigned to a Var<T>, as IR of type T. An assignment is an operator and cannot take a
 // defaulted std::source_location, so the value records where the user wrote it on conversion.
 template <class T> struct AssignedValue {
-  template <class X> requires(is_kernel_scalar<X> || is_literal<X>)
-  AssignedValue(const X& x, std::source_location loc = std::source_location::current())
+  template <class X>
+  requires(is_kernel_scalar<X> || is_literal<X>)
+      AssignedValue(const X& x, std::source_location loc = std::source_location::current())
       : value(to_ir<T>(x)), loc(SourceLoc::from(loc)) {}
 
   ir::Expr value;
@@ -83,8 +97,8 @@ template <class T> class Expr {
  public:
   using element_type = T;
   explicit Expr(ir::Expr e) : e_(std::move(e)) {}
-  template <class L> requires detail::is_literal<L>
-  Expr(L v) : e_(detail::to_ir<T>(v)) {}
+  template <class L>
+  requires detail::is_literal<L> Expr(L v) : e_(detail::to_ir<T>(v)) {}
   const ir::Expr& ir() const { return e_; }
   // A kernel condition cannot steer C++ control flow: use if_/while_ instead.
   explicit operator bool() const = delete;
@@ -97,8 +111,9 @@ template <class T> class Var {
  public:
   using element_type = T;
   Var(std::source_location loc = std::source_location::current()) : Var(T{}, loc) {}
-  template <class X> requires(detail::is_kernel_scalar<X> || detail::is_literal<X>)
-  Var(const X& init, std::source_location loc = std::source_location::current()) {
+  template <class X>
+  requires(detail::is_kernel_scalar<X> || detail::is_literal<X>)
+      Var(const X& init, std::source_location loc = std::source_location::current()) {
     declare(detail::to_ir<T>(init), SourceLoc::from(loc));
   }
   Var(const Var& other, std::source_location loc = std::source_location::current()) {
@@ -163,15 +178,15 @@ template <class T> class Ptr {
 // ---- operators ---------------------------------------------------------------------------
 
 template <class A, class B>
-concept KernelOperands = (detail::is_kernel_scalar<A> || detail::is_kernel_scalar<B>) &&
-                         (detail::is_kernel_scalar<A> || detail::is_literal<A>) &&
-                         (detail::is_kernel_scalar<B> || detail::is_literal<B>);
+concept KernelOperands = (detail::is_kernel_scalar<A> || detail::is_kernel_scalar<B>)&&(
+    detail::is_kernel_scalar<A> || detail::is_literal<A>)&&(detail::is_kernel_scalar<B> || detail::is_literal<B>);
 
-#define TESSEL_ARITH_OP(sym, op)                                                                 \
-  template <class A, class B> requires KernelOperands<A, B>                                     \
-  Expr<typename detail::result_elem<A, B>::type> operator sym(const A& a, const B& b) {          \
-    using R = typename detail::result_elem<A, B>::type;                                          \
-    return Expr<R>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b)));      \
+#define TESSEL_ARITH_OP(sym, op)                                                            \
+  template <class A, class B>                                                               \
+  requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type>              \
+  operator sym(const A& a, const B& b) {                                                    \
+    using R = typename detail::result_elem<A, B>::type;                                     \
+    return Expr<R>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b))); \
   }
 TESSEL_ARITH_OP(+, Add)
 TESSEL_ARITH_OP(-, Sub)
@@ -185,11 +200,12 @@ TESSEL_ARITH_OP(<<, Shl)
 TESSEL_ARITH_OP(>>, Shr)
 #undef TESSEL_ARITH_OP
 
-#define TESSEL_COMPARE_OP(sym, op)                                                               \
-  template <class A, class B> requires KernelOperands<A, B>                                     \
-  Expr<bool> operator sym(const A& a, const B& b) {                                              \
-    using R = typename detail::result_elem<A, B>::type;                                          \
-    return Expr<bool>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b)));   \
+#define TESSEL_COMPARE_OP(sym, op)                                                             \
+  template <class A, class B>                                                                  \
+  requires KernelOperands<A, B> Expr<bool>                                                     \
+  operator sym(const A& a, const B& b) {                                                       \
+    using R = typename detail::result_elem<A, B>::type;                                        \
+    return Expr<bool>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b))); \
   }
 TESSEL_COMPARE_OP(==, Eq)
 TESSEL_COMPARE_OP(!=, Ne)
@@ -199,36 +215,38 @@ TESSEL_COMPARE_OP(>, Gt)
 TESSEL_COMPARE_OP(>=, Ge)
 #undef TESSEL_COMPARE_OP
 
-template <class A, class B> requires KernelOperands<A, B>
-Expr<bool> operator&&(const A& a, const B& b) {
+template <class A, class B>
+requires KernelOperands<A, B> Expr<bool>
+operator&&(const A& a, const B& b) {
   return Expr<bool>(ir::binary(ir::BinaryOp::And, detail::to_ir<bool>(a), detail::to_ir<bool>(b)));
 }
-template <class A, class B> requires KernelOperands<A, B>
-Expr<bool> operator||(const A& a, const B& b) {
+template <class A, class B>
+requires KernelOperands<A, B> Expr<bool>
+operator||(const A& a, const B& b) {
   return Expr<bool>(ir::binary(ir::BinaryOp::Or, detail::to_ir<bool>(a), detail::to_ir<bool>(b)));
 }
-template <class A> requires detail::is_kernel_scalar<A>
-Expr<bool> operator!(const A& a) { return Expr<bool>(ir::unary(ir::UnaryOp::Not, detail::to_ir<bool>(a))); }
-template <class A> requires detail::is_kernel_scalar<A>
-Expr<detail::kernel_elem_t<A>> operator-(const A& a) {
-  return Expr<detail::kernel_elem_t<A>>(ir::unary(ir::UnaryOp::Neg, a.ir()));
-}
+template <class A>
+requires detail::is_kernel_scalar<A> Expr<bool>
+operator!(const A& a) { return Expr<bool>(ir::unary(ir::UnaryOp::Not, detail::to_ir<bool>(a))); }
+template <class A>
+requires detail::is_kernel_scalar<A> Expr<detail::kernel_elem_t<A>>
+operator-(const A& a) { return Expr<detail::kernel_elem_t<A>>(ir::unary(ir::UnaryOp::Neg, a.ir())); }
 
 // Integer ceiling division, the usual way to size a grid.
-template <class A, class B> requires KernelOperands<A, B>
-Expr<typename detail::result_elem<A, B>::type> cdiv(const A& a, const B& b) {
+template <class A, class B>
+requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type> cdiv(const A& a, const B& b) {
   return (a + b - 1) / b;
 }
 inline int cdiv(int a, int b) { return (a + b - 1) / b; }
 
 // The smaller and the larger of two kernel values, e.g. a persistent grid: min(tiles, multiprocessors).
-template <class A, class B> requires KernelOperands<A, B>
-Expr<typename detail::result_elem<A, B>::type> min(const A& a, const B& b) {
+template <class A, class B>
+requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type> min(const A& a, const B& b) {
   using R = typename detail::result_elem<A, B>::type;
   return Expr<R>(ir::binary(ir::BinaryOp::Min, detail::to_ir<R>(a), detail::to_ir<R>(b)));
 }
-template <class A, class B> requires KernelOperands<A, B>
-Expr<typename detail::result_elem<A, B>::type> max(const A& a, const B& b) {
+template <class A, class B>
+requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type> max(const A& a, const B& b) {
   using R = typename detail::result_elem<A, B>::type;
   return Expr<R>(ir::binary(ir::BinaryOp::Max, detail::to_ir<R>(a), detail::to_ir<R>(b)));
 }
@@ -236,22 +254,22 @@ Expr<typename detail::result_elem<A, B>::type> max(const A& a, const B& b) {
 // Trace-time conditional selection of kernel values: cond ? a : b.
 namespace detail {
 template <class A, class B> struct select_elem : result_elem<A, B> {};
-template <class A, class B> requires(is_literal<A> && is_literal<B>)
-struct select_elem<A, B> {
+template <class A, class B>
+requires(is_literal<A>&& is_literal<B>) struct select_elem<A, B> {
   using type = std::conditional_t<std::is_same_v<A, bool> && std::is_same_v<B, bool>, bool,
                                   decltype(std::declval<A>() + std::declval<B>())>;
 };
 }  // namespace detail
 
 template <class C, class A, class B>
-  requires(detail::is_kernel_scalar<C> && (detail::is_kernel_scalar<A> || detail::is_literal<A>) &&
-           (detail::is_kernel_scalar<B> || detail::is_literal<B>))
-Expr<typename detail::select_elem<A, B>::type> select(const C& cond, const A& a, const B& b) {
+requires(detail::is_kernel_scalar<C> &&
+         (detail::is_kernel_scalar<A> || detail::is_literal<A>)&&(detail::is_kernel_scalar<B> || detail::is_literal<B>))
+    Expr<typename detail::select_elem<A, B>::type> select(const C& cond, const A& a, const B& b) {
   using R = typename detail::select_elem<A, B>::type;
   return Expr<R>(ir::select(detail::to_ir<bool>(cond), detail::to_ir<R>(a), detail::to_ir<R>(b)));
 }
 
-template <class T, class X> requires detail::is_kernel_scalar<X>
-Expr<T> cast(const X& x) { return Expr<T>(ir::cast(dtype_v<T>, x.ir())); }
+template <class T, class X>
+requires detail::is_kernel_scalar<X> Expr<T> cast(const X& x) { return Expr<T>(ir::cast(dtype_v<T>, x.ir())); }
 
 }  // namespace tessel

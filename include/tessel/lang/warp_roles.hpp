@@ -25,8 +25,7 @@ class SetmaxnregInstructions {
 };
 
 namespace detail {
-void trace_fast_divmod(const ir::Var& quotient, const ir::Var& remainder, ir::Expr x, ir::Expr divisor,
-                       SourceLoc loc);
+void trace_fast_divmod(const ir::Var& quotient, const ir::Var& remainder, ir::Expr x, ir::Expr divisor, SourceLoc loc);
 void check_divisor(int divisor, std::source_location loc);
 }  // namespace detail
 
@@ -36,9 +35,9 @@ void check_divisor(int divisor, std::source_location loc);
 // kernel divides by a multiply-high and shifts; a d that is 0 (or negative) at a launch is an error
 // there.
 template <class X, class D>
-  requires(detail::is_kernel_scalar<X> && detail::is_kernel_scalar<D>)
-std::pair<Var<typename detail::result_elem<X, D>::type>, Var<typename detail::result_elem<X, D>::type>> fast_divmod(
-    const X& x, const D& d, std::source_location loc = std::source_location::current()) {
+requires(detail::is_kernel_scalar<X>&& detail::is_kernel_scalar<D>)
+    std::pair<Var<typename detail::result_elem<X, D>::type>, Var<typename detail::result_elem<X, D>::type>> fast_divmod(
+        const X& x, const D& d, std::source_location loc = std::source_location::current()) {
   using T = typename detail::result_elem<X, D>::type;
   static_assert(std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t>,
                 "fast_divmod divides 32-bit integers (Int32, UInt32)");
@@ -50,9 +49,9 @@ std::pair<Var<typename detail::result_elem<X, D>::type>, Var<typename detail::re
 // A divisor known at compile time needs no magic numbers: x / d and x % d, which the compiler
 // turns into a multiply and shifts itself.
 template <class X>
-  requires(detail::is_kernel_scalar<X>)
-std::pair<Var<detail::kernel_elem_t<X>>, Var<detail::kernel_elem_t<X>>> fast_divmod(
-    const X& x, int d, std::source_location loc = std::source_location::current()) {
+requires(detail::is_kernel_scalar<X>)
+    std::pair<Var<detail::kernel_elem_t<X>>, Var<detail::kernel_elem_t<X>>> fast_divmod(
+        const X& x, int d, std::source_location loc = std::source_location::current()) {
   using T = detail::kernel_elem_t<X>;
   static_assert(std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t>,
                 "fast_divmod divides 32-bit integers (Int32, UInt32)");

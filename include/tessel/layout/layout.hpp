@@ -84,7 +84,10 @@ class Layout {
 
   // Thread-index strides of the spatial modes of `dim` (each with its size): the lanes a
   // reduction over `dim` must combine.
-  struct ThreadSpan { int stride; int size; };
+  struct ThreadSpan {
+    int stride;
+    int size;
+  };
   std::vector<ThreadSpan> thread_spans(int dim) const;
 
   // How many consecutive registers of each thread hold consecutive elements of the last dimension
@@ -98,7 +101,10 @@ class Layout {
   bool operator==(const Layout& o) const { return str() == o.str(); }
 
  private:
-  struct Digit { int mode; int size; };  // mode < 0: a replication digit of `size`
+  struct Digit {
+    int mode;
+    int size;
+  };  // mode < 0: a replication digit of `size`
   void canonicalize();
   int mode_stride_in_dim(int mode) const;
   // Splits mode `m` into an outer mode of size/inner and an inner mode of `inner`; returns the
@@ -106,10 +112,10 @@ class Layout {
   int split_mode(int m, int inner);
 
   std::vector<int> shape_;
-  std::vector<int> mode_size_;   // per mode
-  std::vector<int> mode_dim_;    // the logical dimension of each mode; modes of a dim are outer->inner
-  std::vector<Digit> spatial_;   // thread digits, most significant first
-  std::vector<Digit> local_;     // register digits, most significant first
+  std::vector<int> mode_size_;  // per mode
+  std::vector<int> mode_dim_;   // the logical dimension of each mode; modes of a dim are outer->inner
+  std::vector<Digit> spatial_;  // thread digits, most significant first
+  std::vector<Digit> local_;    // register digits, most significant first
 };
 
 }  // namespace tessel

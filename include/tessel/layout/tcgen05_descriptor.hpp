@@ -30,7 +30,7 @@ struct Tcgen05SmemDescriptor {
   uint32_t stride_byte_offset = 0;   // bytes, a multiple of 16
   int version = 1;
   int base_offset = 0;
-  int swizzle_bits = 0;              // tessel's swizzle (shared_swizzle.hpp): 0 none, 1/2/3 = 32/64/128 bytes
+  int swizzle_bits = 0;  // tessel's swizzle (shared_swizzle.hpp): 0 none, 1/2/3 = 32/64/128 bytes
 
   uint64_t bits() const;
   // Throws an internal error on a field a tcgen05.mma would reject (version, swizzle code).

@@ -21,7 +21,7 @@ struct WgmmaDescriptor {
   uint32_t leading_byte_offset = 0;  // bytes, a multiple of 16
   uint32_t stride_byte_offset = 0;   // bytes, a multiple of 16
   int base_offset = 0;
-  int swizzle_bits = 0;              // tessel's swizzle (shared_swizzle.hpp): 0 none, 1/2/3 = 32/64/128 bytes
+  int swizzle_bits = 0;  // tessel's swizzle (shared_swizzle.hpp): 0 none, 1/2/3 = 32/64/128 bytes
 
   uint64_t bits() const;
   static WgmmaDescriptor decode(uint64_t bits);

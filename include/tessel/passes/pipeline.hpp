@@ -24,7 +24,11 @@ const std::vector<Pass>& pipeline();
 
 // Runs every pass, verifying the IR after each one. With TESSEL_DUMP_IR=<dir>, writes the IR
 // before the first pass and after each pass that changed it to <dir>/<kernel>.<NN>.<pass>.ir.
-struct PassTiming { std::string name; double milliseconds; bool changed; };
+struct PassTiming {
+  std::string name;
+  double milliseconds;
+  bool changed;
+};
 ir::Kernel lower(const ir::Kernel& k, const PassContext& ctx, std::vector<PassTiming>* timings = nullptr);
 
 // The individual passes (one per file).

@@ -48,7 +48,7 @@ class CudaDriver {
     std::size_t total_memory = 0;
     int max_shared_per_block_optin = 0;  // bytes of shared memory a block may opt in to
     int l2_bytes = 0;
-    int driver_version = 0;              // as cuDriverGetVersion reports it, e.g. 13000
+    int driver_version = 0;  // as cuDriverGetVersion reports it, e.g. 13000
   };
   // Describes device 0. Throws tessel::Error when the driver is unavailable.
   DeviceInfo device_info() const;
@@ -80,7 +80,7 @@ class CudaDriver {
   decltype(&::cuFuncSetAttribute) funcSetAttribute = nullptr;
   decltype(&::cuFuncGetAttribute) funcGetAttribute = nullptr;
   decltype(&::cuLaunchKernel) launchKernel = nullptr;
-  decltype(&::cuLaunchKernelEx) launchKernelEx = nullptr;  // launches with clusters
+  decltype(&::cuLaunchKernelEx) launchKernelEx = nullptr;              // launches with clusters
   decltype(&::cuTensorMapEncodeTiled) tensorMapEncodeTiled = nullptr;  // TMA tensor maps
 
   decltype(&::cuMemAlloc) memAlloc = nullptr;

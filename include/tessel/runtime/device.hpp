@@ -48,7 +48,10 @@ template <class T> class Buffer {
   ~Buffer() { device_.free(ptr_); }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
-  Buffer(Buffer&& o) noexcept : device_(o.device_), n_(o.n_), ptr_(o.ptr_) { o.ptr_ = nullptr; o.n_ = 0; }
+  Buffer(Buffer&& o) noexcept : device_(o.device_), n_(o.n_), ptr_(o.ptr_) {
+    o.ptr_ = nullptr;
+    o.n_ = 0;
+  }
 
   void upload(const std::vector<T>& host) {
     if (host.size() != n_)

@@ -59,15 +59,15 @@ inline DLDeviceType dlpack_device_type(const Device& device) { return device.is_
 template <class T> Tensor<T> dlpack_view(const DLTensor& t, const Device& device, SourceLoc loc) {
   const DType type = dtype_v<T>;
   const std::optional<DLDataType> want = dlpack_type(type);
-  if (!want)
-    throw Error(loc, fmt::format("from_dlpack: tessel has no DLPack form of {} elements", dtype_name(type)));
+  if (!want) throw Error(loc, fmt::format("from_dlpack: tessel has no DLPack form of {} elements", dtype_name(type)));
   if (t.dtype.code != want->code || t.dtype.bits != want->bits || t.dtype.lanes != 1)
     throw Error(loc, fmt::format("from_dlpack: the tensor holds {} elements, and a Tensor<{}> takes {}",
                                  dlpack_type_name(t.dtype), dtype_name(type), dlpack_type_name(*want)));
   if (t.device.device_type != dlpack_device_type(device))
     throw Error(loc, fmt::format("from_dlpack: the tensor is in {} memory (DLPack device type {}), but {} runs on {}",
-                                 t.device.device_type == kDLCUDA ? "GPU" : t.device.device_type == kDLCPU ? "host"
-                                                                                                          : "other",
+                                 t.device.device_type == kDLCUDA  ? "GPU"
+                                 : t.device.device_type == kDLCPU ? "host"
+                                                                  : "other",
                                  int(t.device.device_type), device.name(),
                                  device.is_gpu() ? "GPU memory (kDLCUDA)" : "host memory (kDLCPU)"));
   if (t.ndim < 0) throw Error(loc, fmt::format("from_dlpack: the tensor has {} dimensions", t.ndim));
@@ -83,8 +83,7 @@ template <class T> Tensor<T> dlpack_view(const DLTensor& t, const Device& device
     throw Error(loc, fmt::format("from_dlpack: the tensor's first element (its data plus a byte offset of {}) is not "
                                  "aligned to its {}-byte elements",
                                  t.byte_offset, sizeof(T)));
-  return Tensor<T>(device, data, std::move(shape), std::move(strides),
-                   std::source_location::current());
+  return Tensor<T>(device, data, std::move(shape), std::move(strides), std::source_location::current());
 }
 
 // What to_dlpack's DLManagedTensor owns: its shape and strides.
@@ -113,7 +112,8 @@ template <class T> class DlpackTensor {
   DlpackTensor(const DlpackTensor&) = delete;
   DlpackTensor& operator=(const DlpackTensor&) = delete;
   DlpackTensor(DlpackTensor&& other) noexcept
-      : managed_(std::exchange(other.managed_, nullptr)), tensor_(other.tensor_),
+      : managed_(std::exchange(other.managed_, nullptr)),
+        tensor_(other.tensor_),
         registered_(std::exchange(other.registered_, false)) {}
   ~DlpackTensor() {
     if (registered_) sim::unregister_allocation(tensor_.data());
@@ -136,9 +136,8 @@ template <class T> class DlpackTensor {
 // Takes `managed` as a tensor on `device`; ownership passes to the result. When it does not fit
 // (its element type, its device, negative strides, a misaligned first element), the error says
 // why and `managed` stays the caller's.
-template <class T>
-DlpackTensor<T> from_dlpack(DLManagedTensor* managed, const Device& device,
-                            std::source_location loc = std::source_location::current()) {
+template <class T> DlpackTensor<T> from_dlpack(DLManagedTensor* managed, const Device& device,
+                                               std::source_location loc = std::source_location::current()) {
   return DlpackTensor<T>(managed, device, loc);
 }
 
@@ -160,9 +159,7 @@ template <class T> DLManagedTensor* to_dlpack(const Tensor<T>& t) {
   d.strides = owned->strides.data();
   d.byte_offset = 0;
   owned->managed.manager_ctx = owned.get();
-  owned->managed.deleter = [](DLManagedTensor* self) {
-    delete static_cast<detail::DlpackExport*>(self->manager_ctx);
-  };
+  owned->managed.deleter = [](DLManagedTensor* self) { delete static_cast<detail::DlpackExport*>(self->manager_ctx); };
   return &owned.release()->managed;
 }
 

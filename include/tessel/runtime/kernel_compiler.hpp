@@ -20,7 +20,7 @@ struct KernelBinary {
 };
 
 struct KernelCompileOptions {
-  double time_limit_s = 0;    // NVRTC time limit; 0: none
+  double time_limit_s = 0;      // NVRTC time limit; 0: none
   bool require_cached = false;  // a cache miss is an error (TESSEL_STRICT_CACHE=1)
   bool debug = false;           // codegen::EmitOptions::debug
 };

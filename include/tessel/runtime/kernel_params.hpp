@@ -30,9 +30,9 @@ struct AllocationRange {
 
 struct ParamSlot {
   enum class Kind : uint8_t {
-    Scalar,   // a run-time value of `dtype`
-    Pointer,  // a device address
-    TensorMap,  // a `__grid_constant__` CUtensorMap, encoded at launch; `source` is its table index
+    Scalar,      // a run-time value of `dtype`
+    Pointer,     // a device address
+    TensorMap,   // a `__grid_constant__` CUtensorMap, encoded at launch; `source` is its table index
     Allocation,  // debug mode: the AllocationRange of pointer parameter number `source`, found at launch
   };
   Kind kind = Kind::Scalar;

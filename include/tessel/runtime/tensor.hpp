@@ -32,7 +32,9 @@ template <class T> class Tensor {
   // `data` on `device`, row-major unless `strides` (in elements) are given.
   Tensor(Device device, T* data, std::vector<int64_t> shape, std::vector<int64_t> strides = {},
          std::source_location loc = std::source_location::current())
-      : device_(device), data_(data), shape_(std::move(shape)),
+      : device_(device),
+        data_(data),
+        shape_(std::move(shape)),
         strides_(detail::tensor_strides(shape_, std::move(strides), SourceLoc::from(loc))),
         span_(detail::tensor_span(shape_, strides_)) {}
   // The memory of `buffer`, which must hold the whole tensor.

@@ -23,7 +23,7 @@ struct TunerSettings {
   bool strict = false;
   bool fail_on_spill = false;
   double compile_time_limit_s = 120;
-  int workers = 0;  // 0: std::thread::hardware_concurrency()
+  int workers = 0;       // 0: std::thread::hardware_concurrency()
   bool verbose = false;  // one line per dropped candidate, with the reason
   static TunerSettings from_environment();
 };

@@ -19,7 +19,7 @@ struct Fingerprint {
   std::string gpu;                 // device name, or "simulator"
   std::string compute_capability;  // "9.0"
   int sm_count = 0;
-  int driver_version = 0;          // cuDriverGetVersion, e.g. 13000
+  int driver_version = 0;  // cuDriverGetVersion, e.g. 13000
   std::string nvrtc_version, tessel_version;
 
   bool operator==(const Fingerprint&) const = default;
@@ -34,10 +34,10 @@ struct CandidateOutcome {
   enum class Status { Timed, Built, Infeasible, Failed, Spills, NotReached };
   std::string hyperparameters;  // "block_m=128, block_n=64"
   Status status = Status::NotReached;
-  std::string message;          // why it was dropped, or ""
+  std::string message;  // why it was dropped, or ""
   int registers = -1;
   double compile_ms = 0;
-  double median_ms = 0;         // Timed only
+  double median_ms = 0;  // Timed only
 };
 std::string_view status_name(CandidateOutcome::Status s);
 

@@ -5,8 +5,7 @@ namespace tessel::ir {
 
 void verify_Dot(Verification& v, const DotNode& n) {
   TESSEL_CHECK(n.warps_m == 0 || n.warps_m * n.warps_n * 32 == v.group().count,
-               "dot at {} split over {}x{} warps in a group of {}", n.loc.str(), n.warps_m, n.warps_n,
-               v.group().count);
+               "dot at {} split over {}x{} warps in a group of {}", n.loc.str(), n.warps_m, n.warps_n, v.group().count);
   v.use(n.a, n);
   v.use(n.b, n);
   v.use(n.c, n);

@@ -37,8 +37,8 @@ void verify_CastTensor(Verification& v, const CastTensorNode& n) {
 }
 
 void verify_CopyRegister(Verification& v, const CopyRegisterNode& n) {
-  TESSEL_CHECK(n.dst->shape() == n.src->shape() && n.dst->dtype == n.src->dtype, "copy between tiles of other types at {}",
-               n.loc.str());
+  TESSEL_CHECK(n.dst->shape() == n.src->shape() && n.dst->dtype == n.src->dtype,
+               "copy between tiles of other types at {}", n.loc.str());
   v.use(n.src, n);
   v.use(n.dst, n);
 }

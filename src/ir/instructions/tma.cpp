@@ -35,8 +35,8 @@ enum class Direction { Store, Load };
 // What a store and a load of `tile` as a box of `view` at `offsets` share: the view's rank, the
 // types, the dimensions the tile covers, the tile as the box's image, and the table entry.
 void check_box_copy(Verification& v, const SharedTensorNode& tile, const GlobalTensor& view_ref,
-                    const std::vector<Expr>& offsets, const std::vector<int>& dims, int tensor_map,
-                    Direction direction, const SourceLoc& loc) {
+                    const std::vector<Expr>& offsets, const std::vector<int>& dims, int tensor_map, Direction direction,
+                    const SourceLoc& loc) {
   const bool load = direction == Direction::Load;
   const std::string_view operation = load ? "tma.global_to_shared" : "tma.shared_to_global";
   const GlobalTensorNode& view = *view_ref;
@@ -49,8 +49,8 @@ void check_box_copy(Verification& v, const SharedTensorNode& tile, const GlobalT
                                  operation, load ? "into" : "from", dtype_name(tile.dtype), load ? "from" : "to",
                                  dtype_name(view.dtype)));
   if (int(offsets.size()) != view.rank())
-    throw Error(loc, fmt::format("{}: {} offsets given for a global view of rank {}", operation, offsets.size(),
-                                 view.rank()));
+    throw Error(
+        loc, fmt::format("{}: {} offsets given for a global view of rank {}", operation, offsets.size(), view.rank()));
   if (tile.rank() > view.rank())
     throw Error(loc, fmt::format("{}: a shared tile of rank {} {} a global view of rank {}; each dimension of "
                                  "the tile must be one of the view",

@@ -55,7 +55,9 @@ void check_cluster_rank(const KernelNode& k, const Expr& rank, std::string_view 
 void check_cluster_mask(const KernelNode& k, const Expr& mask, std::string_view what, std::string_view receives,
                         const StmtNode& s);
 
+// clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) void verify_##Name(Verification& v, const Name##Node& n);
 #include "tessel/ir/nodes.def"
+// clang-format on
 
 }  // namespace tessel::ir

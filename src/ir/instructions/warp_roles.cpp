@@ -14,8 +14,8 @@ void verify_FastDivmod(Verification&, const FastDivmodNode& n) {
   const Type t = n.x->type;
   TESSEL_CHECK(!t.pointer && (t.dtype == DType::I32 || t.dtype == DType::U32), "fast_divmod of {} at {}", t.str(),
                n.loc.str());
-  TESSEL_CHECK(n.quotient->type == t && n.remainder->type == t && n.divisor->type == t,
-               "fast_divmod at {} mixes types", n.loc.str());
+  TESSEL_CHECK(n.quotient->type == t && n.remainder->type == t && n.divisor->type == t, "fast_divmod at {} mixes types",
+               n.loc.str());
   TESSEL_CHECK(!n.planned() || (n.multiplier->type.dtype == DType::U32 && n.log2->type.dtype == DType::U32),
                "fast_divmod at {} has magic numbers of the wrong type", n.loc.str());
 }
