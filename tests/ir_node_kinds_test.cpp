@@ -413,7 +413,7 @@ TEST(NodeKinds, EachLayerDefinesAnInstructionInItsFamilyFile) {
     std::string file, before, after;
   };
   const std::vector<Layer> layers = {
-      {"src/lang/", "std::make_shared<ir::", "Node>("},
+      {"src/lang/", "ir::make<ir::", "Node>("},
       {"src/ir/instructions/", "void verify_", "("},
       {"src/ir/instructions/", "Effects effects_of(const ", "Node&"},
       {"src/passes/layout_rules_", "void layout_rule_", "("},

@@ -132,21 +132,21 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
 TEST(Verifier, RejectsATileUsedOutsideItsScope) {
   // Built by hand: a tile defined inside a loop and stored after it.
   auto layout = Layout::spatial({32});
-  auto tile = std::make_shared<ir::RegisterTensorNode>(DType::F32, std::vector<int>{32}, 32, layout, "r",
-                                                       SourceLoc{"k.cpp", 3});
+  auto tile =
+      ir::make<ir::RegisterTensorNode>(DType::F32, std::vector<int>{32}, 32, layout, "r", SourceLoc{"k.cpp", 3});
   auto i = ir::make_var(ir::Type{}, "i");
-  auto body = ir::seq({std::make_shared<ir::AllocRegisterNode>(SourceLoc{"k.cpp", 3}, tile, ir::const_float(1))});
+  auto body = ir::seq({ir::make<ir::AllocRegisterNode>(SourceLoc{"k.cpp", 3}, tile, ir::const_float(1))});
   auto ptr = ir::make_var(ir::Type{DType::F32, true}, "p");
-  auto g = std::make_shared<ir::GlobalTensorNode>(
+  auto g = ir::make<ir::GlobalTensorNode>(
       ir::GlobalTensorNode{DType::F32, ptr, {ir::const_int(32)}, {ir::const_int(1)}, "g", {}});
   auto k = std::make_shared<ir::KernelNode>();
   k->name = "k";
   k->params = {ptr};
   k->blocks = {ir::const_int(1)};
   k->warps = 1;
-  k->body = ir::seq(
-      {std::make_shared<ir::ForNode>(SourceLoc{}, i, ir::const_int(0), ir::const_int(2), ir::const_int(1), 0, body),
-       std::make_shared<ir::StoreGlobalNode>(SourceLoc{"k.cpp", 5}, g, tile, std::vector<ir::Expr>{ir::const_int(0)})});
+  k->body =
+      ir::seq({ir::make<ir::ForNode>(SourceLoc{}, i, ir::const_int(0), ir::const_int(2), ir::const_int(1), 0, body),
+               ir::make<ir::StoreGlobalNode>(SourceLoc{"k.cpp", 5}, g, tile, std::vector<ir::Expr>{ir::const_int(0)})});
   try {
     ir::verify(*k, ir::Arch::Sm90a);
     FAIL() << "verified";

@@ -150,5 +150,35 @@ TEST(Effects, BarrierInstructionsSayWhatTheyInitializeArriveOnAndExpect) {
                   }));
 }
 
+// ---- making nodes ----
+
+// The message of the internal error `make` raises, from the failed check's own text on.
+template <class F> std::string internal_error_of(F&& make) {
+  try {
+    make();
+  } catch (const std::logic_error& e) {
+    const std::string what = e.what();
+    return what.substr(what.find("failed: ") + 8);
+  }
+  return "no error";
+}
+
+TEST(MakingNodes, ANodeWithoutARequiredOperandIsRefusedWhereItIsMade) {
+  const ir::Expr one = ir::const_int(1);
+  EXPECT_EQ(internal_error_of([&] {
+              ir::make<ir::BinaryNode>(SourceLoc{"k.cpp", 3}, one->type, ir::BinaryOp::Add, one, nullptr);
+            }),
+            "Binary made at k.cpp:3 without its operand 1");
+  EXPECT_EQ(internal_error_of([&] {
+              ir::make<ir::WhileNode>(SourceLoc{"k.cpp", 4}, nullptr, ir::seq({}));
+            }),
+            "While made at k.cpp:4 without its operand 0");
+  // An optional operand may be left out: an if_ without else.
+  EXPECT_EQ(internal_error_of([&] {
+              ir::make<ir::IfNode>(SourceLoc{"k.cpp", 5}, ir::const_int(1, DType::Bool), ir::seq({}), nullptr);
+            }),
+            "no error");
+}
+
 }  // namespace
 }  // namespace tessel

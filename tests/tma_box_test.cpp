@@ -213,9 +213,9 @@ runtime::EncodedTensorMap fake_encode(const ir::TensorMapValues& map, const Sour
 TEST(TensorMapCache, EncodesEachDistinctTensorOnceAndKeepsTheMostRecent) {
   auto n = ir::make_var(ir::Type{DType::I32}, "n");
   auto p = ir::make_var(ir::Type{DType::F32, true}, "p");
-  auto view = std::make_shared<ir::GlobalTensorNode>(DType::F32, p, std::vector<ir::Expr>{n, ir::const_int(32)},
-                                                     std::vector<ir::Expr>{ir::const_int(32), ir::const_int(1)}, "g",
-                                                     SourceLoc{});
+  auto view =
+      ir::make<ir::GlobalTensorNode>(DType::F32, p, std::vector<ir::Expr>{n, ir::const_int(32)},
+                                     std::vector<ir::Expr>{ir::const_int(32), ir::const_int(1)}, "g", SourceLoc{});
   ir::KernelNode k;
   k.params = {n, p};
   k.tensor_maps = {{view, {8, 32}, 0, SourceLoc{"k.cpp", 5}}};
@@ -254,9 +254,9 @@ TEST(TensorMapCache, EncodesEachDistinctTensorOnceAndKeepsTheMostRecent) {
 TEST(TensorMapCache, DebugModeRefusesAViewPastItsAllocation) {
   auto n = ir::make_var(ir::Type{DType::I32}, "n");
   auto p = ir::make_var(ir::Type{DType::F32, true}, "p");
-  auto view = std::make_shared<ir::GlobalTensorNode>(DType::F32, p, std::vector<ir::Expr>{n, ir::const_int(32)},
-                                                     std::vector<ir::Expr>{ir::const_int(32), ir::const_int(1)}, "g",
-                                                     SourceLoc{});
+  auto view =
+      ir::make<ir::GlobalTensorNode>(DType::F32, p, std::vector<ir::Expr>{n, ir::const_int(32)},
+                                     std::vector<ir::Expr>{ir::const_int(32), ir::const_int(1)}, "g", SourceLoc{});
   ir::KernelNode k;
   k.params = {n, p};
   k.tensor_maps = {{view, {8, 32}, 0, SourceLoc{"k.cpp", 5}}};

@@ -207,12 +207,10 @@ DType promote(DType a, DType b) {
 
 Expr const_int(int64_t v, DType t, SourceLoc l) {
   if (is_float(t)) return const_float(double(v), t, std::move(l));
-  return std::make_shared<ConstNode>(std::move(l), Type{t}, v, double(v));
+  return make<ConstNode>(std::move(l), Type{t}, v, double(v));
 }
 
-Expr const_float(double v, DType t, SourceLoc l) {
-  return std::make_shared<ConstNode>(std::move(l), Type{t}, int64_t(v), v);
-}
+Expr const_float(double v, DType t, SourceLoc l) { return make<ConstNode>(std::move(l), Type{t}, int64_t(v), v); }
 
 Expr binary(BinaryOp op, Expr a, Expr b, SourceLoc l) {
   Type t;
@@ -223,12 +221,12 @@ Expr binary(BinaryOp op, Expr a, Expr b, SourceLoc l) {
   } else {
     t = Type{promote(a->type.dtype, b->type.dtype)};
   }
-  return std::make_shared<BinaryNode>(std::move(l), t, op, std::move(a), std::move(b));
+  return make<BinaryNode>(std::move(l), t, op, std::move(a), std::move(b));
 }
 
 Expr unary(UnaryOp op, Expr a, SourceLoc l) {
   Type t = op == UnaryOp::Not ? Type{DType::Bool} : a->type;
-  return std::make_shared<UnaryNode>(std::move(l), t, op, std::move(a));
+  return make<UnaryNode>(std::move(l), t, op, std::move(a));
 }
 
 Expr select(Expr c, Expr a, Expr b, SourceLoc l) {
@@ -237,17 +235,15 @@ Expr select(Expr c, Expr a, Expr b, SourceLoc l) {
     a = cast(t, a, l);
     b = cast(t, b, l);
   }
-  return std::make_shared<SelectNode>(std::move(l), std::move(c), std::move(a), std::move(b));
+  return make<SelectNode>(std::move(l), std::move(c), std::move(a), std::move(b));
 }
 
 Expr cast(DType t, Expr a, SourceLoc l) {
   if (a->type == Type{t}) return a;
-  return std::make_shared<CastNode>(std::move(l), Type{t}, std::move(a));
+  return make<CastNode>(std::move(l), Type{t}, std::move(a));
 }
 
-Var make_var(Type t, std::string name, SourceLoc l) {
-  return std::make_shared<VarNode>(std::move(l), t, std::move(name));
-}
+Var make_var(Type t, std::string name, SourceLoc l) { return make<VarNode>(std::move(l), t, std::move(name)); }
 
 bool as_const_int(const Expr& e, int64_t* v) {
   if (e->kind != NodeKind::Const || is_float(e->type.dtype)) return false;
@@ -268,7 +264,7 @@ int TMemoryTensorNode::allocated_columns() const {
   return allocated;
 }
 
-Stmt seq(std::vector<Stmt> stmts, SourceLoc l) { return std::make_shared<SeqNode>(std::move(l), std::move(stmts)); }
+Stmt seq(std::vector<Stmt> stmts, SourceLoc l) { return make<SeqNode>(std::move(l), std::move(stmts)); }
 
 std::string_view arch_name(Arch a) {
   switch (a) {

@@ -137,7 +137,7 @@ TMemoryTensor Mutator::visit(const TMemoryTensorNode& n, const TMemoryTensor& se
 SharedTensor Mutator::visit(const SharedTensorNode& n, const SharedTensor& self) {
   SharedTensor m = rebuilt(n, self);
   if (m == self || !m->root || m->swizzle_bits == m->root->swizzle_bits) return m;
-  auto view = std::make_shared<SharedTensorNode>(*m);
+  auto view = make<SharedTensorNode>(*m);
   view->swizzle_bits = m->root->swizzle_bits;
   return view;
 }
@@ -174,7 +174,7 @@ struct Collect {
 template <class N> DirectOperands operands_of(const N& n) {
   DirectOperands out;
   const Collect collect{out};
-  std::apply([&](auto... field) { (collect(n.*field), ...); }, N::operands());
+  std::apply([&](auto... field) { (collect(n.*member_of(field)), ...); }, N::operands());
   return out;
 }
 

@@ -18,12 +18,12 @@ void Instructions::copy_async(const GlobalTensor& src, const SharedTensor& dst, 
                 fmt::format("copy_async: {} offsets given for a tensor of rank {}", offsets.size(), src.ir()->rank()));
   std::vector<ir::Expr> offs;
   for (const Dim& d : offsets) offs.push_back(d.ir());
-  b.emit(std::make_shared<ir::CopyAsyncNode>(loc, src.ir(), dst.ir(), std::move(offs), Layout()));
+  b.emit(ir::make<ir::CopyAsyncNode>(loc, src.ir(), dst.ir(), std::move(offs), Layout()));
 }
 
 void Instructions::copy_async_commit_group(loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(std::make_shared<ir::CopyAsyncCommitNode>(loc));
+  Builder::current(loc).emit(ir::make<ir::CopyAsyncCommitNode>(loc));
 }
 
 void Instructions::copy_async_wait_group(int pending, loc_t l) {
@@ -32,12 +32,12 @@ void Instructions::copy_async_wait_group(int pending, loc_t l) {
   if (pending < 0 || pending > 7)
     throw Error(loc,
                 fmt::format("copy_async_wait_group({}): the number of groups left in flight must be in 0..7", pending));
-  b.emit(std::make_shared<ir::CopyAsyncWaitNode>(loc, pending, false));
+  b.emit(ir::make<ir::CopyAsyncWaitNode>(loc, pending, false));
 }
 
 void Instructions::copy_async_wait_all(loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(std::make_shared<ir::CopyAsyncWaitNode>(loc, 0, true));
+  Builder::current(loc).emit(ir::make<ir::CopyAsyncWaitNode>(loc, 0, true));
 }
 
 }  // namespace tessel

@@ -7,7 +7,7 @@ void ClcInstructions::try_cancel(const SharedTensor& response, const Mbarrier& b
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   b.group(loc);  // issued by a thread group's first thread: attrs.warps must be set
-  b.emit(std::make_shared<ir::ClcTryCancelNode>(loc, response.ir(), barrier.ir()));
+  b.emit(ir::make<ir::ClcTryCancelNode>(loc, response.ir(), barrier.ir()));
 }
 
 void ClcInstructions::try_cancel(const SharedTensor& response, const Mbarrier& barrier, const Multicast& multicast,
@@ -26,7 +26,7 @@ void ClcInstructions::try_cancel(const SharedTensor& response, const Mbarrier& b
                                  every_block, blocks,
                                  multicast.cta_mask.is_constant() ? fmt::format("{:#b}", multicast.cta_mask.value())
                                                                   : std::string("a kernel value")));
-  b.emit(std::make_shared<ir::ClcTryCancelNode>(loc, response.ir(), barrier.ir(), true));
+  b.emit(ir::make<ir::ClcTryCancelNode>(loc, response.ir(), barrier.ir(), true));
 }
 
 ClcResponse ClcInstructions::query_response(const SharedTensor& response, loc_t l) {
@@ -34,12 +34,12 @@ ClcResponse ClcInstructions::query_response(const SharedTensor& response, loc_t 
   Builder& b = Builder::current(loc);
   const auto declare = [&](DType t, const char* name) {
     ir::Var v = ir::make_var(ir::Type{t}, name, loc);
-    b.emit(std::make_shared<ir::DeclareNode>(loc, v, ir::const_int(0, t)));
+    b.emit(ir::make<ir::DeclareNode>(loc, v, ir::const_int(0, t)));
     return v;
   };
   const ir::Var canceled = declare(DType::Bool, "canceled"), x = declare(DType::I32, "ctaid_x"),
                 y = declare(DType::I32, "ctaid_y"), z = declare(DType::I32, "ctaid_z");
-  b.emit(std::make_shared<ir::ClcQueryNode>(loc, canceled, x, y, z, response.ir()));
+  b.emit(ir::make<ir::ClcQueryNode>(loc, canceled, x, y, z, response.ir()));
   return ClcResponse{Expr<bool>(canceled), Index3{Expr<int32_t>(x), Expr<int32_t>(y), Expr<int32_t>(z)}};
 }
 

@@ -6,9 +6,7 @@ namespace tessel {
 
 namespace {
 
-Expr<int32_t> builtin(ir::BuiltinKind which) {
-  return Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, which));
-}
+Expr<int32_t> builtin(ir::BuiltinKind which) { return Expr<int32_t>(ir::make<ir::BuiltinNode>(SourceLoc{}, which)); }
 
 }  // namespace
 
@@ -23,7 +21,7 @@ ClusterInstructions::ClusterInstructions()
 
 void ClusterInstructions::sync(loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(std::make_shared<ir::ClusterSyncNode>(loc));
+  Builder::current(loc).emit(ir::make<ir::ClusterSyncNode>(loc));
 }
 
 bool Attrs::Cluster::clustered() const {

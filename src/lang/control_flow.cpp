@@ -37,7 +37,7 @@ bool Range::Iterator::operator!=(const Iterator&) const {
 void Range::finish() {
   Builder& b = Builder::current(loc_);
   ir::Stmt body = b.close_scope(loc_);
-  b.emit(std::make_shared<ir::ForNode>(loc_, var_, start_.ir(), stop_.ir(), step_.ir(), unroll_, body));
+  b.emit(ir::make<ir::ForNode>(loc_, var_, start_.ir(), stop_.ir(), step_.ir(), unroll_, body));
   state_ = State::Closed;
 }
 
@@ -55,7 +55,7 @@ Range::~Range() {
 
 IfBuilder::~IfBuilder() {
   if (std::uncaught_exceptions() > uncaught_ || !Builder::active()) return;
-  Builder::current(loc_).emit(std::make_shared<ir::IfNode>(loc_, cond_, then_, else_case_));
+  Builder::current(loc_).emit(ir::make<ir::IfNode>(loc_, cond_, then_, else_case_));
 }
 
 IfBuilder& IfBuilder::else_(const std::function<void()>& body) {
@@ -78,7 +78,7 @@ void Instructions::make_while(const std::function<ir::Expr()>& cond, const std::
   ir::Expr c = cond();
   b.open_scope();
   body();
-  b.emit(std::make_shared<ir::WhileNode>(loc, c, b.close_scope(loc)));
+  b.emit(ir::make<ir::WhileNode>(loc, c, b.close_scope(loc)));
 }
 
 void Instructions::thread_group(int begin, int count, const std::function<void()>& body, loc_t loc) {
@@ -98,7 +98,7 @@ void Instructions::thread_group(int begin, int count, const std::function<void()
     throw;
   }
   b.pop_group();
-  b.emit(std::make_shared<ir::ThreadGroupNode>(l, g.begin, g.count, b.close_scope(l)));
+  b.emit(ir::make<ir::ThreadGroupNode>(l, g.begin, g.count, b.close_scope(l)));
 }
 
 void Instructions::single_warp(const std::function<void()>& body, loc_t loc) { thread_group(0, 32, body, loc); }
@@ -115,12 +115,12 @@ Attrs::Blocks& Attrs::Blocks::operator=(const Extents& e) {
 }
 
 Script::Script()
-    : blockIdx{Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::BlockIdxX)),
-               Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::BlockIdxY)),
-               Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::BlockIdxZ))},
-      gridDim{Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimX)),
-              Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimY)),
-              Expr<int32_t>(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimZ))},
-      multiprocessors(std::make_shared<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::Multiprocessors)) {}
+    : blockIdx{Expr<int32_t>(ir::make<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::BlockIdxX)),
+               Expr<int32_t>(ir::make<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::BlockIdxY)),
+               Expr<int32_t>(ir::make<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::BlockIdxZ))},
+      gridDim{Expr<int32_t>(ir::make<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimX)),
+              Expr<int32_t>(ir::make<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimY)),
+              Expr<int32_t>(ir::make<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimZ))},
+      multiprocessors(ir::make<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::Multiprocessors)) {}
 
 }  // namespace tessel

@@ -14,7 +14,7 @@ void FenceInstructions::proxy_async(ProxySpace space, loc_t l) {
     }
     TESSEL_CHECK(false, "unknown proxy space {}", int(space));
   }();
-  Builder::current(loc).emit(std::make_shared<ir::FenceProxyAsyncNode>(loc, s));
+  Builder::current(loc).emit(ir::make<ir::FenceProxyAsyncNode>(loc, s));
 }
 
 }  // namespace tessel

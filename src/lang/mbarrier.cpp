@@ -16,7 +16,7 @@ Mbarrier MbarrierArray::operator[](const ViewIndex& index) const {
   }
   // Snapshot the index: the barrier is the one the index named when indexed.
   ir::Var v = ir::make_var(ir::Type{DType::I32}, "bar", loc);
-  b.emit(std::make_shared<ir::DeclareNode>(loc, v, index.dim.ir()));
+  b.emit(ir::make<ir::DeclareNode>(loc, v, index.dim.ir()));
   return Mbarrier(ir::MbarrierRef{words_, v});
 }
 
@@ -30,18 +30,18 @@ MbarrierArray MbarrierInstructions::alloc(std::vector<int> counts, loc_t l) {
                                  "allocate the barriers outside the thread group",
                                  group.str()));
   if (counts.empty()) throw Error(loc, "mbarrier.alloc: no counts given; pass one count per barrier");
-  auto words = std::make_shared<ir::SharedTensorNode>(
+  auto words = ir::make<ir::SharedTensorNode>(
       ir::SharedTensorNode{DType::U64, {int(counts.size())}, {1}, nullptr, nullptr, "bars", loc, 0});
-  b.emit(std::make_shared<ir::AllocSharedNode>(loc, words));
-  auto init = std::make_shared<ir::MbarrierInitNode>(loc, words, std::move(counts));
-  b.emit(std::make_shared<ir::ThreadGroupNode>(loc, 0, 1, ir::seq({init}, loc)));
+  b.emit(ir::make<ir::AllocSharedNode>(loc, words));
+  auto init = ir::make<ir::MbarrierInitNode>(loc, words, std::move(counts));
+  b.emit(ir::make<ir::ThreadGroupNode>(loc, 0, 1, ir::seq({init}, loc)));
   // The init's fence.mbarrier_init (release at cluster scope) and a cluster barrier publish the
   // barriers to the other blocks of the cluster before they arrive or multicast (hw-semantics §7.1).
   if (b.attrs().cluster.clustered()) {
-    b.emit(std::make_shared<ir::ClusterSyncNode>(loc));
+    b.emit(ir::make<ir::ClusterSyncNode>(loc));
   } else {
     if (!b.mbarriers_allocated_without_cluster) b.mbarriers_allocated_without_cluster = loc;
-    b.emit(std::make_shared<ir::SyncNode>(loc));
+    b.emit(ir::make<ir::SyncNode>(loc));
   }
   return MbarrierArray(words);
 }
@@ -56,29 +56,27 @@ RemoteMbarrier Mbarrier::remote(const Dim& rank) const { return RemoteMbarrier(r
 
 void MbarrierInstructions::arrive(const RemoteMbarrier& bar, const Dim& count, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(
-      std::make_shared<ir::MbarrierRemoteArriveNode>(loc, bar.ir(), bar.rank(), count.ir(), nullptr));
+  Builder::current(loc).emit(ir::make<ir::MbarrierRemoteArriveNode>(loc, bar.ir(), bar.rank(), count.ir(), nullptr));
 }
 
 void MbarrierInstructions::arrive_and_expect_tx(const RemoteMbarrier& bar, const Dim& bytes, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(
-      std::make_shared<ir::MbarrierRemoteArriveNode>(loc, bar.ir(), bar.rank(), nullptr, bytes.ir()));
+  Builder::current(loc).emit(ir::make<ir::MbarrierRemoteArriveNode>(loc, bar.ir(), bar.rank(), nullptr, bytes.ir()));
 }
 
 void MbarrierInstructions::arrive(const Mbarrier& bar, const Dim& count, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(std::make_shared<ir::MbarrierArriveNode>(loc, bar.ir(), count.ir()));
+  Builder::current(loc).emit(ir::make<ir::MbarrierArriveNode>(loc, bar.ir(), count.ir()));
 }
 
 void MbarrierInstructions::arrive_and_expect_tx(const Mbarrier& bar, const Dim& bytes, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(std::make_shared<ir::MbarrierArriveExpectTxNode>(loc, bar.ir(), bytes.ir()));
+  Builder::current(loc).emit(ir::make<ir::MbarrierArriveExpectTxNode>(loc, bar.ir(), bytes.ir()));
 }
 
 void MbarrierInstructions::expect_tx(const Mbarrier& bar, const Dim& bytes, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(std::make_shared<ir::MbarrierExpectTxNode>(loc, bar.ir(), bytes.ir()));
+  Builder::current(loc).emit(ir::make<ir::MbarrierExpectTxNode>(loc, bar.ir(), bytes.ir()));
 }
 
 namespace {
@@ -104,16 +102,16 @@ ir::WaitScope ir_scope(WaitScope scope) {
 void MbarrierInstructions::wait_parity(const Mbarrier& bar, ir::Expr parity, WaitSemantics sem, WaitScope scope,
                                        const SourceLoc& loc) {
   Builder::current(loc).emit(
-      std::make_shared<ir::MbarrierWaitNode>(loc, bar.ir(), std::move(parity), ir_semantics(sem), ir_scope(scope)));
+      ir::make<ir::MbarrierWaitNode>(loc, bar.ir(), std::move(parity), ir_semantics(sem), ir_scope(scope)));
 }
 
 Expr<bool> MbarrierInstructions::try_wait_parity(const Mbarrier& bar, ir::Expr parity, WaitSemantics sem,
                                                  WaitScope scope, const SourceLoc& loc) {
   Builder& b = Builder::current(loc);
   ir::Var ready = ir::make_var(ir::Type{DType::Bool}, "ready", loc);
-  b.emit(std::make_shared<ir::DeclareNode>(loc, ready, ir::const_int(0, DType::Bool)));
-  b.emit(std::make_shared<ir::MbarrierTryWaitNode>(loc, ready, bar.ir(), std::move(parity), ir_semantics(sem),
-                                                   ir_scope(scope)));
+  b.emit(ir::make<ir::DeclareNode>(loc, ready, ir::const_int(0, DType::Bool)));
+  b.emit(
+      ir::make<ir::MbarrierTryWaitNode>(loc, ready, bar.ir(), std::move(parity), ir_semantics(sem), ir_scope(scope)));
   return Expr<bool>(ready);
 }
 

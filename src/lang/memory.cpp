@@ -32,7 +32,7 @@ RegisterTensor Instructions::load_global(const GlobalTensor& src, std::vector<Di
                 fmt::format("load_global: a tile of rank {} from a tensor of rank {}", s.size(), src.ir()->rank()));
   check_pinned_layout(layout, s, "load_global", loc);
   auto out = new_tile(src.dtype(), s, layout, "r", loc);
-  b.emit(std::make_shared<ir::LoadGlobalNode>(loc, out, src.ir(), exprs_of(offsets), fill));
+  b.emit(ir::make<ir::LoadGlobalNode>(loc, out, src.ir(), exprs_of(offsets), fill));
   return RegisterTensor(out);
 }
 
@@ -47,7 +47,7 @@ void Instructions::store_global(const GlobalTensor& dst, const RegisterTensor& s
   if (src.dtype() != dst.dtype())
     throw Error(loc, fmt::format("store_global: a tile of {} stored to a global view of {}; convert it with .to<{}>()",
                                  dtype_name(src.dtype()), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
-  b.emit(std::make_shared<ir::StoreGlobalNode>(loc, dst.ir(), src.ir(), exprs_of(offsets)));
+  b.emit(ir::make<ir::StoreGlobalNode>(loc, dst.ir(), src.ir(), exprs_of(offsets)));
 }
 
 RegisterTensor Instructions::load_shared(const SharedTensor& src, std::vector<Dim> offsets, std::vector<Dim> shape,
@@ -71,7 +71,7 @@ RegisterTensor Instructions::load_shared(const SharedTensor& src, std::vector<Di
                                    fmt::join(s, ", "), offsets[d].value(), d, fmt::join(src.shape(), ", ")));
   check_pinned_layout(layout, s, "load_shared", loc);
   auto out = new_tile(src.dtype(), s, layout, "r", loc);
-  b.emit(std::make_shared<ir::LoadSharedNode>(loc, out, src.ir(), exprs_of(offsets)));
+  b.emit(ir::make<ir::LoadSharedNode>(loc, out, src.ir(), exprs_of(offsets)));
   return RegisterTensor(out);
 }
 
@@ -95,7 +95,7 @@ void Instructions::store_shared(const SharedTensor& dst, const RegisterTensor& s
       throw Error(loc, fmt::format("store_shared: the tile [{}] does not fit in the shared tensor [{}]",
                                    fmt::join(src.shape(), ", "), fmt::join(dst.shape(), ", ")));
   }
-  b.emit(std::make_shared<ir::StoreSharedNode>(loc, dst.ir(), src.ir(), exprs_of(offsets)));
+  b.emit(ir::make<ir::StoreSharedNode>(loc, dst.ir(), src.ir(), exprs_of(offsets)));
 }
 
 SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
@@ -122,9 +122,8 @@ SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& s
            : *swizzle == Swizzle::b64     ? 2
                                           : 3;
   }
-  auto node =
-      std::make_shared<ir::SharedTensorNode>(ir::SharedTensorNode{t, s, strides, nullptr, nullptr, "s", loc, bits});
-  b.emit(std::make_shared<ir::AllocSharedNode>(loc, node));
+  auto node = ir::make<ir::SharedTensorNode>(ir::SharedTensorNode{t, s, strides, nullptr, nullptr, "s", loc, bits});
+  b.emit(ir::make<ir::AllocSharedNode>(loc, node));
   return SharedTensor(node);
 }
 
@@ -132,7 +131,7 @@ void Instructions::sync(loc_t loc) {
   SourceLoc l = SourceLoc::from(loc);
   Builder& b = Builder::current(l);
   if (!b.inside_thread_group() || b.group(l) == ir::ThreadRange{0, b.attrs().warps * 32})
-    return b.emit(std::make_shared<ir::SyncNode>(l));
+    return b.emit(ir::make<ir::SyncNode>(l));
   const ir::ThreadRange g = b.group(l);
   if (!g.whole_warps())
     throw Error(l, fmt::format("sync() inside a thread group of {}: a thread group's sync() is a named barrier "
@@ -140,7 +139,7 @@ void Instructions::sync(loc_t loc) {
                                "start and end at multiples of 32 threads, or call sync() outside it",
                                g.str()));
   // allocate_barriers numbers the group's barrier.
-  b.emit(std::make_shared<ir::SyncNode>(l, ir::SyncNode::kUnallocated));
+  b.emit(ir::make<ir::SyncNode>(l, ir::SyncNode::kUnallocated));
 }
 
 }  // namespace tessel

@@ -15,7 +15,7 @@ RegisterTensor Instructions::reduce(ir::ReduceOp op, const RegisterTensor& x, in
   std::vector<int> reduced_shape = x.shape();
   reduced_shape[dim] = 1;
   auto out = new_tile(x.dtype(), reduced_shape, Layout(), "r", loc);
-  b.emit(std::make_shared<ir::ReduceNode>(loc, out, op, x.ir(), dim));
+  b.emit(ir::make<ir::ReduceNode>(loc, out, op, x.ir(), dim));
   return RegisterTensor(out);
 }
 

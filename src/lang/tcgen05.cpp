@@ -64,18 +64,16 @@ TMemoryTensor Tcgen05Instructions::make_alloc(DType t, const std::vector<int>& s
     throw Error(loc, fmt::format("tcgen05.alloc: [{}, {}] needs {} columns of tensor memory; a block has {} (from 1 "
                                  "to {} columns per allocation)",
                                  shape[0], shape[1], shape[1], columns, columns));
-  auto address = std::make_shared<ir::SharedTensorNode>(
+  auto address = ir::make<ir::SharedTensorNode>(
       ir::SharedTensorNode{DType::U32, {1}, {1}, nullptr, nullptr, "tmem_address", loc, 0});
-  b.emit(std::make_shared<ir::AllocSharedNode>(loc, address));
+  b.emit(ir::make<ir::AllocSharedNode>(loc, address));
   if (group == CtaGroup::two && shape[0] != 128)
     throw Error(loc, fmt::format("tcgen05.alloc: a pair's tile (CtaGroup::two) has 128 lanes in each block, the "
                                  "block's half of a pair mma's 256 rows; got [{}]",
                                  fmt::join(shape, ", ")));
-  auto tensor =
-      std::make_shared<ir::TMemoryTensorNode>(t, shape, nullptr, 0, nullptr, address, "tmem", loc, int(group));
-  b.emit(std::make_shared<ir::ThreadGroupNode>(loc, 0, 32,
-                                               ir::seq({std::make_shared<ir::Tcgen05AllocNode>(loc, tensor)}, loc)));
-  b.emit(std::make_shared<ir::SyncNode>(loc));
+  auto tensor = ir::make<ir::TMemoryTensorNode>(t, shape, nullptr, 0, nullptr, address, "tmem", loc, int(group));
+  b.emit(ir::make<ir::ThreadGroupNode>(loc, 0, 32, ir::seq({ir::make<ir::Tcgen05AllocNode>(loc, tensor)}, loc)));
+  b.emit(ir::make<ir::SyncNode>(loc));
   return TMemoryTensor(tensor);
 }
 
@@ -91,8 +89,8 @@ void Tcgen05Instructions::dealloc(const TMemoryTensor& t, loc_t l) {
     throw Error(loc, fmt::format("tcgen05.dealloc is executed by a whole warp, but it runs in a thread group of {}; "
                                  "call it outside the group or in a group of whole warps",
                                  g.str()));
-  b.emit(std::make_shared<ir::ThreadGroupNode>(loc, g.begin, 32,
-                                               ir::seq({std::make_shared<ir::Tcgen05DeallocNode>(loc, t.ir())}, loc)));
+  b.emit(
+      ir::make<ir::ThreadGroupNode>(loc, g.begin, 32, ir::seq({ir::make<ir::Tcgen05DeallocNode>(loc, t.ir())}, loc)));
 }
 
 void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
@@ -134,7 +132,7 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
                                  k));
   detail::check_k_major_operand(a.ir(), "tcgen05.mma", "a", 1, loc);
   detail::check_k_major_operand(b.ir(), "tcgen05.mma", "b", 0, loc);
-  bld.emit(std::make_shared<ir::Tcgen05MmaNode>(loc, acc.ir(), a.ir(), b.ir(), std::move(enable_input_d)));
+  bld.emit(ir::make<ir::Tcgen05MmaNode>(loc, acc.ir(), a.ir(), b.ir(), std::move(enable_input_d)));
 }
 
 void Tcgen05Instructions::copy(const SharedTensor& src, const TMemoryTensor& dst, loc_t l) {
@@ -153,21 +151,21 @@ void Tcgen05Instructions::copy(const SharedTensor& src, const TMemoryTensor& dst
                 "tcgen05.copy: copying into a pair's tile (CtaGroup::two) is not supported; copy into tensor "
                 "memory of a kernel that allocates with CtaGroup::one");
   detail::check_k_major_operand(src.ir(), "tcgen05.copy", "the source", 1, loc);
-  b.emit(std::make_shared<ir::Tcgen05CopyNode>(loc, dst.ir(), src.ir()));
+  b.emit(ir::make<ir::Tcgen05CopyNode>(loc, dst.ir(), src.ir()));
 }
 
 void Tcgen05Instructions::commit(const Mbarrier& bar, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   check_one_warp(b, "tcgen05.commit", loc);
-  b.emit(std::make_shared<ir::Tcgen05CommitNode>(loc, bar.ir()));
+  b.emit(ir::make<ir::Tcgen05CommitNode>(loc, bar.ir()));
 }
 
 void Tcgen05Instructions::commit(const Mbarrier& bar, const Multicast& multicast, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   check_one_warp(b, "tcgen05.commit", loc);
-  b.emit(std::make_shared<ir::Tcgen05CommitNode>(loc, bar.ir(), multicast.cta_mask.ir()));
+  b.emit(ir::make<ir::Tcgen05CommitNode>(loc, bar.ir(), multicast.cta_mask.ir()));
 }
 
 RegisterTensor Tcgen05Instructions::load(const TMemoryTensor& t, loc_t l) {
@@ -176,13 +174,13 @@ RegisterTensor Tcgen05Instructions::load(const TMemoryTensor& t, loc_t l) {
   check_lane_quadrants(b, t.ir(), "tcgen05.load", loc);
   const std::vector<int>& shape = t.shape();
   auto out = detail::new_tile(t.dtype(), shape, Layout{}, "r", loc);
-  b.emit(std::make_shared<ir::Tcgen05LoadNode>(loc, out, t.ir()));
+  b.emit(ir::make<ir::Tcgen05LoadNode>(loc, out, t.ir()));
   return RegisterTensor(out);
 }
 
 void Tcgen05Instructions::wait_load(loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(std::make_shared<ir::Tcgen05WaitNode>(loc, false));
+  Builder::current(loc).emit(ir::make<ir::Tcgen05WaitNode>(loc, false));
 }
 
 void Tcgen05Instructions::store(const TMemoryTensor& t, const RegisterTensor& r, loc_t l) {
@@ -195,12 +193,12 @@ void Tcgen05Instructions::store(const TMemoryTensor& t, const RegisterTensor& r,
                                  dtype_name(r.dtype()), fmt::join(r.shape(), ", "), dtype_name(t.dtype()),
                                  fmt::join(t.shape(), ", ")));
   detail::check_group(r.ir(), "tcgen05.store", loc);
-  b.emit(std::make_shared<ir::Tcgen05StoreNode>(loc, t.ir(), r.ir()));
+  b.emit(ir::make<ir::Tcgen05StoreNode>(loc, t.ir(), r.ir()));
 }
 
 void Tcgen05Instructions::wait_store(loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(std::make_shared<ir::Tcgen05WaitNode>(loc, true));
+  Builder::current(loc).emit(ir::make<ir::Tcgen05WaitNode>(loc, true));
 }
 
 TMemoryTensor Tcgen05Instructions::slice(const TMemoryTensor& t, std::vector<Dim> offsets, std::vector<int> shape,
@@ -225,9 +223,9 @@ TMemoryTensor Tcgen05Instructions::slice(const TMemoryTensor& t, std::vector<Dim
   const ir::TMemoryTensor root = from->root ? from->root : from;
   ir::Expr column =
       from->column_offset ? ir::binary(ir::BinaryOp::Add, from->column_offset, offsets[1].ir(), loc) : offsets[1].ir();
-  return TMemoryTensor(std::make_shared<ir::TMemoryTensorNode>(from->dtype, std::move(shape), root,
-                                                               from->lane_offset + offsets[0].value(), column, nullptr,
-                                                               from->name, loc, from->cta_group));
+  return TMemoryTensor(ir::make<ir::TMemoryTensorNode>(from->dtype, std::move(shape), root,
+                                                       from->lane_offset + offsets[0].value(), column, nullptr,
+                                                       from->name, loc, from->cta_group));
 }
 
 }  // namespace tessel

@@ -35,7 +35,7 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
                                  "along them)",
                                  m, n, k, atom.m, atom.n, atom.k, warps, atom.k, atom.m, atom.n));
   auto out = detail::new_tile(c.dtype(), c.shape(), Layout(), "acc", loc);
-  bld.emit(std::make_shared<ir::DotNode>(loc, out, a.ir(), b.ir(), c.ir(), 0, 0));
+  bld.emit(ir::make<ir::DotNode>(loc, out, a.ir(), b.ir(), c.ir(), 0, 0));
   return RegisterTensor(out);
 }
 

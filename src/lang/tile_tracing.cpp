@@ -43,8 +43,8 @@ void check_pinned_layout(const Layout& given, const std::vector<int>& shape, std
 
 ir::RegisterTensor new_tile(DType t, std::vector<int> shape, Layout layout, std::string name, SourceLoc loc) {
   const int threads = Builder::current(loc).group(loc).count;
-  return std::make_shared<ir::RegisterTensorNode>(t, std::move(shape), threads, std::move(layout), std::move(name),
-                                                  std::move(loc));
+  return ir::make<ir::RegisterTensorNode>(t, std::move(shape), threads, std::move(layout), std::move(name),
+                                          std::move(loc));
 }
 
 void check_group(const ir::RegisterTensor& t, std::string_view what, const SourceLoc& loc) {

@@ -27,8 +27,8 @@ RegisterTensor::RegisterTensor(const RegisterTensor& other, std::source_location
   Builder& b = Builder::current(loc);
   check_group(other.t_, "copy", loc);
   t_ = new_tile(other.dtype(), other.shape(), Layout(), other.t_->name, loc);
-  b.emit(std::make_shared<ir::AllocRegisterNode>(loc, t_, ir::const_int(0, other.dtype())));
-  b.emit(std::make_shared<ir::CopyRegisterNode>(loc, t_, other.t_));
+  b.emit(ir::make<ir::AllocRegisterNode>(loc, t_, ir::const_int(0, other.dtype())));
+  b.emit(ir::make<ir::CopyRegisterNode>(loc, t_, other.t_));
 }
 
 RegisterTensor& RegisterTensor::operator=(const TileArgument& other) & {
@@ -48,7 +48,7 @@ void RegisterTensor::assign(const RegisterTensor& other, const SourceLoc& loc) {
                                  fmt::join(other.shape(), ", ")));
   check_group(t_, "assignment", loc);
   check_group(other.t_, "assignment", loc);
-  Builder::current(loc).emit(std::make_shared<ir::CopyRegisterNode>(loc, t_, other.t_));
+  Builder::current(loc).emit(ir::make<ir::CopyRegisterNode>(loc, t_, other.t_));
 }
 
 RegisterTensor& RegisterTensor::update(ir::BinaryOp op, const TileOperand& b) {
@@ -63,7 +63,7 @@ RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc) const {
   Builder& b = Builder::current(loc);
   check_group(t_, "to<T>()", loc);
   auto out = new_tile(t, shape(), Layout(), "r", loc);
-  b.emit(std::make_shared<ir::CastTensorNode>(loc, out, t_));
+  b.emit(ir::make<ir::CastTensorNode>(loc, out, t_));
   return RegisterTensor(out);
 }
 
@@ -85,7 +85,7 @@ RegisterTensor RegisterTensor::slice(std::vector<int> offsets, std::vector<int> 
                                    t_->name, dtype_name(dtype()), fmt::join(extent, ", "), offsets[d],
                                    offsets[d] + shape[d], d, extent[d]));
   auto out = new_tile(dtype(), shape, Layout(), t_->name, loc);
-  b.emit(std::make_shared<ir::SliceRegisterNode>(loc, out, t_, std::move(offsets)));
+  b.emit(ir::make<ir::SliceRegisterNode>(loc, out, t_, std::move(offsets)));
   return RegisterTensor(out);
 }
 
@@ -95,14 +95,14 @@ void Instructions::annotate_layout(const RegisterTensor& x, const Layout& layout
   check_group(x.ir(), "annotate_layout", loc);
   if (layout.rank() == 0) throw Error(loc, "annotate_layout: the layout is empty");
   check_pinned_layout(layout, x.shape(), "annotate_layout", loc);
-  b.emit(std::make_shared<ir::AnnotateLayoutNode>(loc, x.ir(), layout));
+  b.emit(ir::make<ir::AnnotateLayoutNode>(loc, x.ir(), layout));
 }
 
 void Instructions::print(const std::string& label, const RegisterTensor& x, loc_t l) {
   SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   check_group(x.ir(), "print", loc);
-  b.emit(std::make_shared<ir::PrintTensorNode>(loc, label, x.ir()));
+  b.emit(ir::make<ir::PrintTensorNode>(loc, label, x.ir()));
 }
 
 RegisterTensor Instructions::make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,
@@ -112,7 +112,7 @@ RegisterTensor Instructions::make_register_tensor(DType t, const std::vector<Dim
   if (init.tensor) throw Error(loc, "register_tensor: the initial value must be a scalar");
   check_pinned_layout(layout, s, "register_tensor", loc);
   auto out = new_tile(t, s, layout, "r", loc);
-  b.emit(std::make_shared<ir::AllocRegisterNode>(loc, out, resolve(init, t).scalar));
+  b.emit(ir::make<ir::AllocRegisterNode>(loc, out, resolve(init, t).scalar));
   return RegisterTensor(out);
 }
 
@@ -160,7 +160,7 @@ RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOper
     if (o->tensor) check_group(o->tensor, what, loc);
   const DType out_type = ir::is_comparison(op) ? DType::Bool : t;
   auto out = new_tile(out_type, (*full)->shape(), Layout(), "r", loc);
-  bld.emit(std::make_shared<ir::ElementwiseBinaryNode>(loc, out, op, resolve(a, t), resolve(b, t)));
+  bld.emit(ir::make<ir::ElementwiseBinaryNode>(loc, out, op, resolve(a, t), resolve(b, t)));
   return RegisterTensor(out);
 }
 
@@ -180,7 +180,7 @@ RegisterTensor operator-(const TileArgument& x) {
   const ir::RegisterTensor& t = x.tile.ir();
   check_group(t, "neg", loc);
   auto out = new_tile(t->dtype, t->shape(), Layout(), "r", loc);
-  Builder::current(loc).emit(std::make_shared<ir::ElementwiseUnaryNode>(loc, out, ir::UnaryOp::Neg, t));
+  Builder::current(loc).emit(ir::make<ir::ElementwiseUnaryNode>(loc, out, ir::UnaryOp::Neg, t));
   return RegisterTensor(out);
 }
 
@@ -213,7 +213,7 @@ RegisterTensor Instructions::fma(const TileOperand& a, const TileOperand& b, con
     }
   }
   auto out = new_tile(t, c.shape(), Layout(), "r", loc);
-  bld.emit(std::make_shared<ir::FmaNode>(loc, out, resolve(a, t), resolve(b, t), c.ir()));
+  bld.emit(ir::make<ir::FmaNode>(loc, out, resolve(a, t), resolve(b, t), c.ir()));
   return RegisterTensor(out);
 }
 
@@ -234,7 +234,7 @@ RegisterTensor Instructions::where(const TileOperand& cond, const TileOperand& a
     if (o->tensor) check_group(o->tensor, "where", loc);
   }
   auto out = new_tile(t, cond.tensor->shape(), Layout(), "r", loc);
-  bld.emit(std::make_shared<ir::WhereNode>(loc, out, ir::Operand{cond.tensor, nullptr}, resolve(a, t), resolve(b, t)));
+  bld.emit(ir::make<ir::WhereNode>(loc, out, ir::Operand{cond.tensor, nullptr}, resolve(a, t), resolve(b, t)));
   return RegisterTensor(out);
 }
 
@@ -245,7 +245,7 @@ RegisterTensor Instructions::unary_op(ir::UnaryOp op, const RegisterTensor& x, S
     throw Error(loc, fmt::format("{}: needs a floating-point tile, got {}; convert with .to<float>()", ir::op_name(op),
                                  dtype_name(x.dtype())));
   auto out = new_tile(x.dtype(), x.shape(), Layout(), "r", loc);
-  b.emit(std::make_shared<ir::ElementwiseUnaryNode>(loc, out, op, x.ir()));
+  b.emit(ir::make<ir::ElementwiseUnaryNode>(loc, out, op, x.ir()));
   return RegisterTensor(out);
 }
 

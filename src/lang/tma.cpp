@@ -28,8 +28,8 @@ void TmaInstructions::shared_to_global(const SharedTensor& src, const GlobalTens
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   b.group(loc);  // issued by a thread group's first thread: attrs.warps must be set
-  b.emit(std::make_shared<ir::TmaStoreNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
-                                            tile_dimensions(std::move(dims), src.ir()->rank(), dst.ir()->rank())));
+  b.emit(ir::make<ir::TmaStoreNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
+                                    tile_dimensions(std::move(dims), src.ir()->rank(), dst.ir()->rank())));
 }
 
 void TmaInstructions::global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
@@ -37,9 +37,8 @@ void TmaInstructions::global_to_shared(const GlobalTensor& src, const SharedTens
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   b.group(loc);
-  b.emit(std::make_shared<ir::TmaLoadNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
-                                           tile_dimensions(std::move(dims), dst.ir()->rank(), src.ir()->rank()),
-                                           barrier.ir()));
+  b.emit(ir::make<ir::TmaLoadNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
+                                   tile_dimensions(std::move(dims), dst.ir()->rank(), src.ir()->rank()), barrier.ir()));
 }
 
 void TmaInstructions::global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
@@ -48,9 +47,9 @@ void TmaInstructions::global_to_shared(const GlobalTensor& src, const SharedTens
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   b.group(loc);
-  b.emit(std::make_shared<ir::TmaLoadNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
-                                           tile_dimensions(std::move(dims), dst.ir()->rank(), src.ir()->rank()),
-                                           barrier.ir(), -1, multicast.cta_mask.ir()));
+  b.emit(ir::make<ir::TmaLoadNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
+                                   tile_dimensions(std::move(dims), dst.ir()->rank(), src.ir()->rank()), barrier.ir(),
+                                   -1, multicast.cta_mask.ir()));
 }
 
 void TmaInstructions::global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
@@ -58,14 +57,14 @@ void TmaInstructions::global_to_shared(const GlobalTensor& src, const SharedTens
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   b.group(loc);
-  b.emit(std::make_shared<ir::TmaLoadNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
-                                           tile_dimensions(std::move(dims), dst.ir()->rank(), src.ir()->rank()),
-                                           barrier.ir(), -1, nullptr, barrier.rank()));
+  b.emit(ir::make<ir::TmaLoadNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets),
+                                   tile_dimensions(std::move(dims), dst.ir()->rank(), src.ir()->rank()), barrier.ir(),
+                                   -1, nullptr, barrier.rank()));
 }
 
 void TmaInstructions::commit_group(loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
-  Builder::current(loc).emit(std::make_shared<ir::TmaCommitNode>(loc));
+  Builder::current(loc).emit(ir::make<ir::TmaCommitNode>(loc));
 }
 
 void TmaInstructions::wait_group(int n, bool read, loc_t l) {
@@ -73,7 +72,7 @@ void TmaInstructions::wait_group(int n, bool read, loc_t l) {
   Builder& b = Builder::current(loc);
   if (n < 0 || n > 7)
     throw Error(loc, fmt::format("tma.wait_group({}): the number of bulk groups left in flight must be in 0..7", n));
-  b.emit(std::make_shared<ir::TmaWaitNode>(loc, n, read));
+  b.emit(ir::make<ir::TmaWaitNode>(loc, n, read));
 }
 
 }  // namespace tessel

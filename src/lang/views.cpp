@@ -25,7 +25,7 @@ GlobalTensor Instructions::make_global_view(DType t, ir::Expr ptr, const std::ve
     st = exprs_of(strides);
   }
   return GlobalTensor(
-      std::make_shared<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
+      ir::make<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
 }
 
 SharedTensor SharedTensor::operator[](const ViewIndex& index) const {
@@ -36,7 +36,7 @@ SharedTensor SharedTensor::operator[](const ViewIndex& index) const {
   if (!index.dim.is_constant()) {
     // Snapshot the index: a view keeps the value the index had when the view was made.
     ir::Var v = ir::make_var(ir::Type{DType::I32}, "idx", loc);
-    b.emit(std::make_shared<ir::DeclareNode>(loc, v, idx));
+    b.emit(ir::make<ir::DeclareNode>(loc, v, idx));
     idx = v;
   }
   ir::Expr base = t_->offset ? t_->offset : ir::const_int(0);
@@ -49,7 +49,7 @@ SharedTensor SharedTensor::operator[](const ViewIndex& index) const {
                          t_->name,
                          loc,
                          t_->swizzle_bits};
-  return SharedTensor(std::make_shared<ir::SharedTensorNode>(std::move(v)));
+  return SharedTensor(ir::make<ir::SharedTensorNode>(std::move(v)));
 }
 
 SharedTensor SharedTensor::transpose(std::source_location l) const {
@@ -67,7 +67,7 @@ SharedTensor SharedTensor::transpose(std::source_location l) const {
                          t_->name,
                          loc,
                          t_->swizzle_bits};
-  return SharedTensor(std::make_shared<ir::SharedTensorNode>(std::move(v)));
+  return SharedTensor(ir::make<ir::SharedTensorNode>(std::move(v)));
 }
 
 }  // namespace tessel

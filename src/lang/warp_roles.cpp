@@ -15,14 +15,14 @@ void SetmaxnregInstructions::trace(bool increase, int registers, loc_t loc) {
                                "threads starting at a multiple of 128), since every warp of a warpgroup must run it "
                                "together; call it in warp_group(i, ...)",
                                call, registers, g.str()));
-  b.emit(std::make_shared<ir::SetMaxNRegNode>(l, increase, registers));
+  b.emit(ir::make<ir::SetMaxNRegNode>(l, increase, registers));
 }
 
 namespace detail {
 
 void trace_fast_divmod(const ir::Var& quotient, const ir::Var& remainder, ir::Expr x, ir::Expr divisor, SourceLoc loc) {
   Builder& b = Builder::current(loc);
-  b.emit(std::make_shared<ir::FastDivmodNode>(loc, quotient, remainder, std::move(x), std::move(divisor)));
+  b.emit(ir::make<ir::FastDivmodNode>(loc, quotient, remainder, std::move(x), std::move(divisor)));
 }
 
 void check_divisor(int divisor, std::source_location loc) {

@@ -53,7 +53,7 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
   detail::check_k_major_operand(b.ir(), "wgmma.mma", "b", 0, loc);
   if (a_registers) detail::check_group(a_registers, "wgmma.mma", loc);
   detail::check_group(acc.ir(), "wgmma.mma", loc);
-  bld.emit(std::make_shared<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir()));
+  bld.emit(ir::make<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir()));
 }
 
 }  // namespace
@@ -61,7 +61,7 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
 void WgmmaInstructions::fence(loc_t l) const {
   const SourceLoc loc = SourceLoc::from(l);
   warpgroups(loc, "wgmma.fence");
-  Builder::current(loc).emit(std::make_shared<ir::WgmmaFenceNode>(loc));
+  Builder::current(loc).emit(ir::make<ir::WgmmaFenceNode>(loc));
 }
 
 void WgmmaInstructions::mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, loc_t l) const {
@@ -75,7 +75,7 @@ void WgmmaInstructions::mma(const RegisterTensor& a, const SharedTensor& b, cons
 void WgmmaInstructions::commit_group(loc_t l) const {
   const SourceLoc loc = SourceLoc::from(l);
   warpgroups(loc, "wgmma.commit_group");
-  Builder::current(loc).emit(std::make_shared<ir::WgmmaCommitGroupNode>(loc));
+  Builder::current(loc).emit(ir::make<ir::WgmmaCommitGroupNode>(loc));
 }
 
 void WgmmaInstructions::wait_group(int pending, loc_t l) const {
@@ -83,7 +83,7 @@ void WgmmaInstructions::wait_group(int pending, loc_t l) const {
   warpgroups(loc, "wgmma.wait_group");
   if (pending < 0 || pending > 7)
     throw Error(loc, fmt::format("wgmma.wait_group({}): the number of groups left running must be in 0..7", pending));
-  Builder::current(loc).emit(std::make_shared<ir::WgmmaWaitGroupNode>(loc, pending));
+  Builder::current(loc).emit(ir::make<ir::WgmmaWaitGroupNode>(loc, pending));
 }
 
 }  // namespace tessel

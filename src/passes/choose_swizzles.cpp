@@ -40,7 +40,7 @@ class ApplySwizzles : public ir::Mutator {
     if (it == bits_.end()) return self;
     ir::SharedTensorNode decided = n;
     decided.swizzle_bits = it->second;
-    return std::make_shared<ir::SharedTensorNode>(std::move(decided));
+    return ir::make<ir::SharedTensorNode>(std::move(decided));
   }
 
  private:

@@ -233,7 +233,7 @@ ir::Kernel infer_layouts(const ir::Kernel& k, const PassContext&) {
       continue;
     }
     tiles[old.get()] =
-        std::make_shared<ir::RegisterTensorNode>(old->dtype, old->shape(), old->threads, layout, old->name, old->loc);
+        ir::make<ir::RegisterTensorNode>(old->dtype, old->shape(), old->threads, layout, old->name, old->loc);
     changed = true;
   }
   std::map<const ir::DotNode*, WarpSplit> splits;

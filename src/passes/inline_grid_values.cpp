@@ -49,8 +49,7 @@ ir::Kernel inline_grid_values(const ir::Kernel& k, const PassContext&) {
     ir::Expr nb = sub.mutate(b);
     changed |= nb != b;
     ir::walk(
-        std::make_shared<ir::DeclareNode>(SourceLoc{}, ir::make_var(ir::Type{}, "grid"), nb),
-        [](const ir::StmtNode&) {},
+        ir::make<ir::DeclareNode>(SourceLoc{}, ir::make_var(ir::Type{}, "grid"), nb), [](const ir::StmtNode&) {},
         [&](const ir::ExprNode& e) {
           if (e.kind == ir::NodeKind::Var && !params.count(&e))
             throw Error(k->blocks_loc,

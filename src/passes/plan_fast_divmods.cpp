@@ -60,10 +60,9 @@ class PlanFastDivmods : public ir::Mutator {
     int64_t constant = 0;
     if (ir::as_const_int(divisor, &constant)) {
       if (constant == 0) throw Error(n.loc, "fast_divmod: the divisor is 0");
-      return ir::seq(
-          {std::make_shared<ir::AssignNode>(n.loc, n.quotient, ir::binary(ir::BinaryOp::Div, n.x, divisor)),
-           std::make_shared<ir::AssignNode>(n.loc, n.remainder, ir::binary(ir::BinaryOp::Mod, n.x, divisor))},
-          n.loc);
+      return ir::seq({ir::make<ir::AssignNode>(n.loc, n.quotient, ir::binary(ir::BinaryOp::Div, n.x, divisor)),
+                      ir::make<ir::AssignNode>(n.loc, n.remainder, ir::binary(ir::BinaryOp::Mod, n.x, divisor))},
+                     n.loc);
     }
     const Magic& m = magic_of(divisor, n.loc);
     auto planned = ir::copy_of(n);

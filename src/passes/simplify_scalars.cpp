@@ -34,7 +34,7 @@ class Simplifier : public ir::Mutator {
         return ir::const_int(0, n.type.dtype);
     }
     if (a == n.a && b == n.b) return self;
-    return std::make_shared<ir::BinaryNode>(n.loc, n.type, n.op, a, b);
+    return ir::make<ir::BinaryNode>(n.loc, n.type, n.op, a, b);
   }
 };
 

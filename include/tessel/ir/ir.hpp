@@ -72,6 +72,14 @@ struct ThreadRange {
 // operand queries are derived from the same list. Instructions that write variables (try_wait's
 // flag) list them in `results()`. Nodes are shared as Ref<const T>: a field is only ever set on a
 // copy that no one else holds yet.
+// An operand that a node may leave null (an if_ without else, a TMA load that does not
+// multicast): listed in operands() as optional(&Node::field). Every other operand is present in
+// every node, which ir::make checks.
+template <class M> struct OptionalOperand { M member; };
+template <class M> constexpr OptionalOperand<M> optional(M member) { return {member}; }
+template <class M> constexpr M member_of(M member) { return member; }
+template <class M> constexpr M member_of(OptionalOperand<M> o) { return o.member; }
+
 struct Node {
   Node(NodeKind k, SourceLoc l) : kind(k), loc(std::move(l)) {}
   virtual ~Node() = default;
@@ -268,7 +276,9 @@ struct SharedTensorNode : Node {
   int rank() const { return int(shape.size()); }
   int64_t nbytes() const;
   const SharedTensorNode* allocation() const { return root ? root.get() : this; }
-  static constexpr auto operands() { return std::tuple{&SharedTensorNode::root, &SharedTensorNode::offset}; }
+  static constexpr auto operands() {
+    return std::tuple{optional(&SharedTensorNode::root), optional(&SharedTensorNode::offset)};
+  }
 };
 using SharedTensor = Ref<SharedTensorNode>;
 
@@ -328,7 +338,8 @@ struct TMemoryTensorNode : Node {
   // two, at least 32.
   int allocated_columns() const;
   static constexpr auto operands() {
-    return std::tuple{&TMemoryTensorNode::root, &TMemoryTensorNode::column_offset, &TMemoryTensorNode::address};
+    return std::tuple{optional(&TMemoryTensorNode::root), optional(&TMemoryTensorNode::column_offset),
+                      optional(&TMemoryTensorNode::address)};
   }
 };
 using TMemoryTensor = Ref<TMemoryTensorNode>;
@@ -395,7 +406,9 @@ struct IfNode : StmtNode {
       : StmtNode(NodeKind::If, std::move(l)), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
   Expr cond;
   Stmt then_case, else_case;  // else_case may be null
-  static constexpr auto operands() { return std::tuple{&IfNode::cond, &IfNode::then_case, &IfNode::else_case}; }
+  static constexpr auto operands() {
+    return std::tuple{&IfNode::cond, &IfNode::then_case, optional(&IfNode::else_case)};
+  }
 };
 struct WhileNode : StmtNode {
   WhileNode(SourceLoc l, Expr c, Stmt b)
@@ -696,7 +709,8 @@ struct WgmmaMmaNode : StmtNode {
   int k() const { return b->shape[0]; }
   DType operand_type() const { return b->dtype; }
   static constexpr auto operands() {
-    return std::tuple{&WgmmaMmaNode::acc, &WgmmaMmaNode::a_registers, &WgmmaMmaNode::a_shared, &WgmmaMmaNode::b};
+    return std::tuple{&WgmmaMmaNode::acc, optional(&WgmmaMmaNode::a_registers), optional(&WgmmaMmaNode::a_shared),
+                      &WgmmaMmaNode::b};
   }
 };
 // Closes the warpgroup's group of wgmma.mma issued since the last commit.
@@ -814,7 +828,7 @@ struct MbarrierRemoteArriveNode : StmtNode {
   Expr bytes;  // null for plain arrivals
   static constexpr auto operands() {
     return std::tuple{&MbarrierRemoteArriveNode::barrier, &MbarrierRemoteArriveNode::rank,
-                      &MbarrierRemoteArriveNode::count, &MbarrierRemoteArriveNode::bytes};
+                      optional(&MbarrierRemoteArriveNode::count), optional(&MbarrierRemoteArriveNode::bytes)};
   }
 };
 
@@ -883,8 +897,12 @@ struct TmaLoadNode : StmtNode {
   // (cta_group::2, sm_100a); null: the receiving block's own.
   Expr barrier_rank;
   static constexpr auto operands() {
-    return std::tuple{&TmaLoadNode::src,     &TmaLoadNode::dst,      &TmaLoadNode::offsets,
-                      &TmaLoadNode::barrier, &TmaLoadNode::cta_mask, &TmaLoadNode::barrier_rank};
+    return std::tuple{&TmaLoadNode::src,
+                      &TmaLoadNode::dst,
+                      &TmaLoadNode::offsets,
+                      &TmaLoadNode::barrier,
+                      optional(&TmaLoadNode::cta_mask),
+                      optional(&TmaLoadNode::barrier_rank)};
   }
 };
 // Closes the issuing thread's current bulk group of TMA stores (cp.async.bulk.commit_group).
@@ -980,7 +998,8 @@ struct FastDivmodNode : StmtNode {
   Expr multiplier, log2;  // null until planned
   bool planned() const { return multiplier != nullptr; }
   static constexpr auto operands() {
-    return std::tuple{&FastDivmodNode::x, &FastDivmodNode::divisor, &FastDivmodNode::multiplier, &FastDivmodNode::log2};
+    return std::tuple{&FastDivmodNode::x, &FastDivmodNode::divisor, optional(&FastDivmodNode::multiplier),
+                      optional(&FastDivmodNode::log2)};
   }
   static constexpr auto results() { return std::tuple{&FastDivmodNode::quotient, &FastDivmodNode::remainder}; }
 };
@@ -1041,7 +1060,9 @@ struct Tcgen05CommitNode : StmtNode {
       : StmtNode(NodeKind::Tcgen05Commit, std::move(l)), barrier(std::move(b)), cta_mask(std::move(cta_mask)) {}
   MbarrierRef barrier;
   Expr cta_mask;  // bit r: cluster rank r's barrier receives the arrival; null: this block's
-  static constexpr auto operands() { return std::tuple{&Tcgen05CommitNode::barrier, &Tcgen05CommitNode::cta_mask}; }
+  static constexpr auto operands() {
+    return std::tuple{&Tcgen05CommitNode::barrier, optional(&Tcgen05CommitNode::cta_mask)};
+  }
 };
 // dst <- src by one thread of the warp, asynchronously, with tcgen05.cp 128x256b: src [128, c] is a
 // shared tile of 32-bit elements with rows of one swizzle span (c = 8, 16 or 32), read through
@@ -1133,5 +1154,36 @@ struct KernelNode {
 using Kernel = Ref<KernelNode>;
 
 Kernel with_body(const Kernel& k, Stmt body);
+
+// ---- making nodes ------------------------------------------------------------------------
+
+namespace detail {
+
+template <class T> bool present(const Ref<T>& x) { return x != nullptr; }
+template <class T> bool present(const std::vector<T>& xs) {
+  for (const T& x : xs)
+    if (!present(x)) return false;
+  return true;
+}
+inline bool present(const Operand& o) { return (o.tensor != nullptr) != (o.scalar != nullptr); }
+inline bool present(const MbarrierRef& b) { return b.array && b.index; }
+
+}  // namespace detail
+
+// Every node is made here: the node, once its required operands (all those operands() does not
+// mark optional) are checked to be present, so a node missing one fails where it is made rather
+// than where a later layer reads it.
+template <class N, class... A> std::shared_ptr<N> make(A&&... args) {
+  auto n = std::make_shared<N>(std::forward<A>(args)...);
+  int index = 0;
+  const auto check = [&](auto field) {
+    if constexpr (std::is_same_v<decltype(field), decltype(member_of(field))>)
+      TESSEL_CHECK(detail::present((*n).*field), "{} made at {} without its operand {}", kind_name(n->kind),
+                   n->loc.str(), index);
+    ++index;
+  };
+  std::apply([&](auto... field) { (check(field), ...); }, N::operands());
+  return n;
+}
 
 }  // namespace tessel::ir

@@ -70,10 +70,10 @@ template <class N, class R> R Mutator::rebuilt(const N& n, const R& self) {
   std::shared_ptr<N> copy;
   const auto replace = [&](auto field) {
     bool changed = false;
-    auto m = update(n.*field, &changed);
+    auto m = update(n.*member_of(field), &changed);
     if (!changed) return;
     if (!copy) copy = std::make_shared<N>(n);
-    (*copy).*field = std::move(m);
+    (*copy).*member_of(field) = std::move(m);
   };
   std::apply([&](auto... field) { (replace(field), ...); }, N::operands());
   return copy ? R(std::move(copy)) : self;

@@ -146,10 +146,10 @@ template <class T> class Var {
   void declare(ir::Expr init, SourceLoc loc) {
     Builder& b = Builder::current(loc);
     var_ = ir::make_var(ir::Type{dtype_v<T>}, "v", loc);
-    b.emit(std::make_shared<ir::DeclareNode>(loc, var_, std::move(init)));
+    b.emit(ir::make<ir::DeclareNode>(loc, var_, std::move(init)));
   }
   Var& assign(ir::Expr v, const SourceLoc& loc) {
-    Builder::current(loc).emit(std::make_shared<ir::AssignNode>(loc, var_, std::move(v)));
+    Builder::current(loc).emit(ir::make<ir::AssignNode>(loc, var_, std::move(v)));
     return *this;
   }
   Var& update(ir::BinaryOp op, const detail::AssignedValue<T>& v) {

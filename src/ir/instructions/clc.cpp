@@ -32,6 +32,10 @@ void verify_ClcQuery(Verification&, const ClcQueryNode& n) {
 Effects effects_of(const ClcQueryNode&) { return {}; }
 
 // A response is 16 bytes (PTX ISA 9.7.20.1).
-Effects effects_of(const ClcTryCancelNode& n) { return {.completed_bytes = {{&n.barrier, 16, n.multicast}}}; }
+Effects effects_of(const ClcTryCancelNode& n) {
+  Effects e;
+  e.completed_bytes.push_back({&n.barrier, 16, n.multicast});
+  return e;
+}
 
 }  // namespace tessel::ir

@@ -101,20 +101,35 @@ Effects effects_of(const MbarrierWaitNode&) { return {}; }
 Effects effects_of(const MbarrierTryWaitNode&) { return {}; }
 
 Effects effects_of(const MbarrierInitNode& n) {
-  return {.barriers_initialized = n.array->allocation(), .barrier_counts = &n.counts};
+  Effects e;
+  e.barriers_initialized = n.array->allocation();
+  e.barrier_counts = &n.counts;
+  return e;
 }
 
-Effects effects_of(const MbarrierArriveNode& n) { return {.arrivals = {{&n.barrier, n.count}}}; }
+Effects effects_of(const MbarrierArriveNode& n) {
+  Effects e;
+  e.arrivals.push_back({&n.barrier, n.count});
+  return e;
+}
 
 Effects effects_of(const MbarrierArriveExpectTxNode& n) {
-  return {.arrivals = {{&n.barrier, const_int(1)}}, .expected_bytes = {{&n.barrier, n.bytes}}};
+  Effects e;
+  e.arrivals.push_back({&n.barrier, const_int(1)});
+  e.expected_bytes.push_back({&n.barrier, n.bytes});
+  return e;
 }
 
-Effects effects_of(const MbarrierExpectTxNode& n) { return {.expected_bytes = {{&n.barrier, n.bytes}}}; }
+Effects effects_of(const MbarrierExpectTxNode& n) {
+  Effects e;
+  e.expected_bytes.push_back({&n.barrier, n.bytes});
+  return e;
+}
 
 // The arrival and the bytes go to another block's barrier: none of them count on this block's.
 Effects effects_of(const MbarrierRemoteArriveNode& n) {
-  Effects e{.arrivals = {{&n.barrier, nullptr}}};
+  Effects e;
+  e.arrivals.push_back({&n.barrier, nullptr});
   if (n.bytes) e.expected_bytes.push_back({&n.barrier, n.bytes, true});
   return e;
 }

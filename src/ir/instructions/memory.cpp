@@ -48,7 +48,11 @@ Effects effects_of(const SyncNode&) { return {}; }
 Effects effects_of(const LoadGlobalNode&) { return {}; }
 Effects effects_of(const StoreGlobalNode&) { return {}; }
 
-Effects effects_of(const AllocSharedNode& n) { return {.shared_allocated = n.tensor.get()}; }
+Effects effects_of(const AllocSharedNode& n) {
+  Effects e;
+  e.shared_allocated = n.tensor.get();
+  return e;
+}
 
 Effects effects_of(const LoadSharedNode& n) {
   Effects e;

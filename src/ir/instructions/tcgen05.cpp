@@ -82,20 +82,36 @@ Effects effects_of(const Tcgen05LoadNode&) { return {}; }
 Effects effects_of(const Tcgen05StoreNode&) { return {}; }
 Effects effects_of(const Tcgen05WaitNode&) { return {}; }
 
-Effects effects_of(const Tcgen05AllocNode& n) { return {.tensor_memory_allocated = n.tensor.get()}; }
+Effects effects_of(const Tcgen05AllocNode& n) {
+  Effects e;
+  e.tensor_memory_allocated = n.tensor.get();
+  return e;
+}
 
-Effects effects_of(const Tcgen05DeallocNode& n) { return {.tensor_memory_freed = n.tensor.get()}; }
+Effects effects_of(const Tcgen05DeallocNode& n) {
+  Effects e;
+  e.tensor_memory_freed = n.tensor.get();
+  return e;
+}
 
 Effects effects_of(const Tcgen05MmaNode& n) {
-  return {.tensor_core_reads = {{n.a->allocation(), n.k() * dtype_bytes(n.a->dtype)},
-                                {n.b->allocation(), n.k() * dtype_bytes(n.b->dtype)}}};
+  Effects e;
+  for (const SharedTensor& t : {n.a, n.b})
+    e.tensor_core_reads.push_back({t->allocation(), n.k() * dtype_bytes(t->dtype)});
+  return e;
 }
 
 // The tensor core arrives, once the issuing thread's earlier operations complete.
-Effects effects_of(const Tcgen05CommitNode& n) { return {.arrivals = {{&n.barrier, nullptr}}}; }
+Effects effects_of(const Tcgen05CommitNode& n) {
+  Effects e;
+  e.arrivals.push_back({&n.barrier, nullptr});
+  return e;
+}
 
 Effects effects_of(const Tcgen05CopyNode& n) {
-  return {.tensor_core_reads = {{n.src->allocation(), n.src->shape[1] * dtype_bytes(n.src->dtype)}}};
+  Effects e;
+  e.tensor_core_reads.push_back({n.src->allocation(), n.src->shape[1] * dtype_bytes(n.src->dtype)});
+  return e;
 }
 
 }  // namespace tessel::ir

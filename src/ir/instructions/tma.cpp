@@ -122,7 +122,9 @@ Effects effects_of(const TmaWaitNode&) { return {}; }
 Effects effects_of(const TmaLoadNode& n) {
   int64_t bytes = dtype_bytes(n.src->dtype);
   for (int extent : tma_box(*n.dst, n.src->rank(), n.dims)) bytes *= extent;
-  return {.completed_bytes = {{&n.barrier, bytes, n.cta_mask != nullptr || n.barrier_rank != nullptr}}};
+  Effects e;
+  e.completed_bytes.push_back({&n.barrier, bytes, n.cta_mask != nullptr || n.barrier_rank != nullptr});
+  return e;
 }
 
 }  // namespace tessel::ir
