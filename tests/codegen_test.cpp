@@ -24,6 +24,17 @@ TEST(Codegen, EveryExampleCompilesForEveryTarget) {
     }
 }
 
+// The printer checks that each instruction's line shows every operand its kind lists, so printing
+// every example before and after lowering covers every instruction the examples use.
+TEST(Codegen, EveryExamplePrintsEveryOperandOfEveryInstruction) {
+  for (const auto& e : examples::all_examples())
+    for (const std::string& arch : e.targets)
+      for (const bool lowered : {false, true}) {
+        const std::string text = ir::print(*e.tracer(e.default_sizes, lowered, arch));
+        EXPECT_NE(text.find("kernel "), std::string::npos) << e.name << " " << arch;
+      }
+}
+
 TEST(Codegen, VectorAddReadsWhoRunsWhatAndMasksTheTail) {
   const std::string src = examples::find_example("vector_add").cuda({1000}, "sm_90a");
   EXPECT_TRUE(testing::file_check(src, R"(

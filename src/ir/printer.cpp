@@ -92,6 +92,7 @@ class Printer {
   }
 
   std::string expr(const Expr& e) {
+    printed_.insert(e.get());
     switch (e->kind) {
       case NodeKind::Const: {
         auto& n = static_cast<const ConstNode&>(*e);
@@ -151,11 +152,13 @@ class Printer {
   }
 
   std::string global(const GlobalTensor& g) {
+    printed_.insert(g.get());
     return fmt::format("global<{}>({}, shape={}, strides={})", dtype_name(g->dtype), expr(g->ptr), exprs(g->shape),
                        exprs(g->strides));
   }
 
   std::string shared(const SharedTensor& s) {
+    printed_.insert(s.get());
     if (!s->root) return name(s.get(), s->name);
     return fmt::format("view<{}>({} + {}, shape=[{}], strides=[{}])", dtype_name(s->dtype),
                        name(s->root.get(), s->root->name), expr(s->offset), fmt::join(s->shape, ", "),
@@ -165,9 +168,13 @@ class Printer {
   static std::string vector_text(int vector) { return vector > 1 ? fmt::format(" vector={}", vector) : ""; }
   static std::string matrix_text(const MatrixAccess& m) { return m.str().empty() ? "" : " by " + m.str(); }
 
-  std::string reg(const RegisterTensor& r) { return name(r.get(), r->name); }
+  std::string reg(const RegisterTensor& r) {
+    printed_.insert(r.get());
+    return name(r.get(), r->name);
+  }
 
   std::string tmem(const TMemoryTensor& t) {
+    printed_.insert(t.get());
     if (!t->root) return name(t.get(), t->name);
     return fmt::format("tmem_view<{}>({} + [{}, {}], shape=[{}])", dtype_name(t->dtype),
                        name(t->root.get(), t->root->name), t->lane_offset, expr(t->column_offset),
@@ -206,10 +213,22 @@ class Printer {
         return;
 #define TESSEL_STMT(Name) case NodeKind::Name: return stmt(static_cast<const Name##Node&>(*s));
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
-  case NodeKind::Name: return stmt(static_cast<const Name##Node&>(*s));
+  case NodeKind::Name: return instruction(static_cast<const Name##Node&>(*s));
 #include "tessel/ir/nodes.def"
       // clang-format on
     }
+  }
+
+  // An instruction's line, which must show every operand its kind's operands() lists: a field
+  // added to a node and not to its line here is an error in the first kernel printed.
+  template <class N> void instruction(const N& n) {
+    printed_.clear();
+    stmt(n);
+    const DirectOperands operands = direct_operands(n);
+    for (const Expr& e : operands.exprs)
+      TESSEL_CHECK(printed_.count(e.get()), "the printed IR leaves out an expression operand of {}", call_name(n.kind));
+    for (const Ref<Node>& t : operands.tensors)
+      TESSEL_CHECK(printed_.count(t.get()), "the printed IR leaves out a tensor operand of {}", call_name(n.kind));
   }
 
   void stmt(const SeqNode& n) {
@@ -266,9 +285,8 @@ class Printer {
   }
 
   void stmt(const AllocSharedNode& n) {
-    line(fmt::format("{} = alloc_shared<{}>[{}] offset={}{}", name(n.tensor.get(), n.tensor->name),
-                     dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset,
-                     swizzle_text(n.tensor->swizzle_bits)));
+    line(fmt::format("{} = alloc_shared<{}>[{}] offset={}{}", shared(n.tensor), dtype_name(n.tensor->dtype),
+                     fmt::join(n.tensor->shape, ", "), n.offset, swizzle_text(n.tensor->swizzle_bits)));
   }
 
   void stmt(const AllocRegisterNode& n) { line(fmt::format("{} = full({})", reg_decl(n.out), expr(n.init))); }
@@ -440,6 +458,7 @@ class Printer {
   int indent_ = 0;
   std::map<const void*, std::string> names_;
   std::set<std::string> used_;
+  std::set<const void*> printed_;  // the operands the current instruction's line has shown
 };
 
 }  // namespace
