@@ -11,6 +11,10 @@ namespace tessel::examples {
 // it before refilling) and a "full" barrier (the producer's arrivals and transactions fill it; the
 // consumers wait on it). Each side keeps its own stage and phase, and flips the phase each time
 // its stage wraps around.
+// Both sides wait with acquire semantics, which orders what the other side published before its
+// arrival or landed with its bytes (the seed waits relaxed, which orders nothing: docs/seeds.md).
+// Where blocks of a cluster arrive on or land bytes for each other's barriers, the waits need
+// cluster scope.
 struct Pipeline : Class {
   int num_stages;
   MbarrierArray empty_barriers;
@@ -19,15 +23,18 @@ struct Pipeline : Class {
   Int32 consumer_stage = 0;
   UInt32 producer_phase = mbarrier.producer_initial_phase;
   UInt32 consumer_phase = mbarrier.consumer_initial_phase;
+  WaitScope scope;
 
-  explicit Pipeline(int num_stages, int producer_arrive_count = 1, int consumer_arrive_count = 1)
+  explicit Pipeline(int num_stages, int producer_arrive_count = 1, int consumer_arrive_count = 1,
+                    WaitScope scope = WaitScope::cta)
       : num_stages(num_stages),
         empty_barriers(mbarrier.alloc(std::vector<int>(num_stages, consumer_arrive_count))),
-        full_barriers(mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count))) {}
+        full_barriers(mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count))),
+        scope(scope) {}
 
   // Waits until the producer's stage is free (the consumers are done with it).
   void producer_acquire() {
-    mbarrier.wait(empty_barriers[producer_stage], producer_phase, WaitSemantics::relaxed, WaitScope::cta);
+    mbarrier.wait(empty_barriers[producer_stage], producer_phase, WaitSemantics::acquire, scope);
   }
   // The barrier that announces the producer's stage as filled.
   Mbarrier producer_barrier() const { return full_barriers[producer_stage]; }
@@ -38,7 +45,7 @@ struct Pipeline : Class {
 
   // Waits until the consumers' stage is filled.
   void consumer_acquire() {
-    mbarrier.wait(full_barriers[consumer_stage], consumer_phase, WaitSemantics::relaxed, WaitScope::cta);
+    mbarrier.wait(full_barriers[consumer_stage], consumer_phase, WaitSemantics::acquire, scope);
   }
   // The barrier that announces the consumers' stage as consumed.
   Mbarrier consumer_barrier() const { return empty_barriers[consumer_stage]; }

@@ -15,15 +15,15 @@ struct MbarrierStateTest : ::testing::Test {
   ir::SharedTensorNode array{DType::U64, {2}, {1}, nullptr, nullptr, "bars", kInit, 0};
   Mbarriers bars;
   const Mbarriers::Origin by_init{&kInit, 0, "(0, 0, 0)"}, by_arrive{&kArrive, 0, "(0, 0, 0)"};
-  void SetUp() override { bars.init(8, array, 1, 2, 1, by_init); }
+  void SetUp() override { bars.init(8, array, 1, 2, 1, 1, by_init); }
   const MbarrierState& state() { return bars.all().at(8); }
 };
 
 TEST_F(MbarrierStateTest, APhaseCompletesOnceArrivalsAndBytesAreIn) {
   EXPECT_FALSE(bars.phase_completed(8, 0));
   EXPECT_TRUE(bars.phase_completed(8, 1));
-  EXPECT_FALSE(bars.arrive(8, 1, 64, VectorClock{}, "mbarrier.arrive_and_expect_tx", by_arrive));
-  EXPECT_FALSE(bars.arrive(8, 1, 0, VectorClock{}, "mbarrier.arrive", by_arrive));
+  EXPECT_FALSE(bars.arrive(8, 1, 64, VectorClock{}, false, "mbarrier.arrive_and_expect_tx", by_arrive));
+  EXPECT_FALSE(bars.arrive(8, 1, 0, VectorClock{}, false, "mbarrier.arrive", by_arrive));
   EXPECT_EQ(state().pending, 0);
   EXPECT_EQ(state().tx, 64);
   bars.complete_tx(8, 32, kCopy);
@@ -39,21 +39,21 @@ TEST_F(MbarrierStateTest, APhaseCompletesOnceArrivalsAndBytesAreIn) {
 TEST_F(MbarrierStateTest, BytesMayLandBeforeTheyAreExpected) {
   bars.complete_tx(8, 16, kCopy);
   EXPECT_EQ(state().tx, -16);
-  EXPECT_FALSE(bars.arrive(8, 1, 0, VectorClock{}, "mbarrier.arrive", by_arrive));
-  EXPECT_TRUE(bars.arrive(8, 1, 16, VectorClock{}, "mbarrier.arrive_and_expect_tx", by_arrive));
+  EXPECT_FALSE(bars.arrive(8, 1, 0, VectorClock{}, false, "mbarrier.arrive", by_arrive));
+  EXPECT_TRUE(bars.arrive(8, 1, 16, VectorClock{}, false, "mbarrier.arrive_and_expect_tx", by_arrive));
   EXPECT_EQ(state().phase, 1);
 }
 
 TEST_F(MbarrierStateTest, ExpectTxWithoutArrivalHoldsThePhaseForTheBytes) {
   bars.expect_tx(8, 48, by_arrive);
-  EXPECT_FALSE(bars.arrive(8, 2, 0, VectorClock{}, "mbarrier.arrive", by_arrive));
+  EXPECT_FALSE(bars.arrive(8, 2, 0, VectorClock{}, false, "mbarrier.arrive", by_arrive));
   EXPECT_FALSE(bars.phase_completed(8, 0));
   bars.complete_tx(8, 48, kCopy);
   EXPECT_TRUE(bars.phase_completed(8, 0));
 }
 
 TEST_F(MbarrierStateTest, BytesBeyondWhatAPhaseExpectsAreReportedWhereTheyWereIssued) {
-  bars.arrive(8, 2, 32, VectorClock{}, "mbarrier.arrive_and_expect_tx", by_arrive);
+  bars.arrive(8, 2, 32, VectorClock{}, false, "mbarrier.arrive_and_expect_tx", by_arrive);
   try {
     bars.complete_tx(8, 48, kCopy);
     FAIL() << "no error";
@@ -75,7 +75,7 @@ TEST_F(MbarrierStateTest, UseBeforeInitAndInitTwiceAreReported) {
               "it was initialized (thread 0 of block (0, 0, 0))");
   }
   try {
-    bars.init(8, array, 1, 2, 1, by_init);
+    bars.init(8, array, 1, 2, 1, 1, by_init);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),

@@ -190,11 +190,12 @@ template <int BarrierRank = 0, int ClusterBlocks = 2> struct LoadsOntoTheEvenBlo
       line = __LINE__ + 1;
       tma.global_to_shared(g_in, tile, {rank * 8, 0}, bars[0].remote(BarrierRank));
     });
+    // the other block's loads and arrivals reach these barriers: cluster-scope waits acquire them
     if_(rank == 0, [&] {
-      mbarrier.wait(bars[0], 0u);
+      mbarrier.wait(bars[0], 0u, WaitSemantics::acquire, WaitScope::cluster);
       single_thread([&] { mbarrier.arrive(bars[1].remote(1)); });
     });
-    if_(rank == 1, [&] { mbarrier.wait(bars[1], 0u); });
+    if_(rank == 1, [&] { mbarrier.wait(bars[1], 0u, WaitSemantics::acquire, WaitScope::cluster); });
     store_global(global_view(out, {8 * ClusterBlocks, 32}), load_shared(tile), {rank * 8, 0});
     cluster.sync();
   }

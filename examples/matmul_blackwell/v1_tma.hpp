@@ -48,11 +48,11 @@ struct BlackwellMatmulV1 : Script {
         tma.global_to_shared(g_a, s_a, {offset_m, offset_k}, tma_barrier[0]);
         tma.global_to_shared(g_b, s_b, {offset_n, offset_k}, tma_barrier[0]);
         // wait for the tiles, then compute on them
-        mbarrier.wait(tma_barrier[0], tma_phase, WaitSemantics::relaxed, WaitScope::cta);
+        mbarrier.wait(tma_barrier[0], tma_phase, WaitSemantics::acquire, WaitScope::cta);
         tcgen05.mma(s_a, s_b.transpose(), t_acc, offset_k != 0);
         tcgen05.commit(mma_barrier[0]);
         // the tiles are free for the next loads once the mma is done
-        mbarrier.wait(mma_barrier[0], mma_phase, WaitSemantics::relaxed, WaitScope::cta);
+        mbarrier.wait(mma_barrier[0], mma_phase, WaitSemantics::acquire, WaitScope::cta);
       });
       tma_phase ^= 1u;
       mma_phase ^= 1u;

@@ -70,11 +70,11 @@ struct BlackwellMatmulV2 : Script {
         tma.global_to_shared(g_a, s_a[preload_stage], {offset_m, preload_offset_k}, tma_barriers[preload_stage]);
         tma.global_to_shared(g_b, s_b[preload_stage], {offset_n, preload_offset_k}, tma_barriers[preload_stage]);
         // wait for the current stage's TMA data to arrive
-        mbarrier.wait(tma_barriers[current_stage], tma_phase, WaitSemantics::relaxed, WaitScope::cta);
+        mbarrier.wait(tma_barriers[current_stage], tma_phase, WaitSemantics::acquire, WaitScope::cta);
         // compute on the current stage
         tcgen05.mma(s_a[current_stage], s_b[current_stage].transpose(), t_acc, offset_k != 0);
         tcgen05.commit(mma_barrier);
-        mbarrier.wait(mma_barrier, mma_phase, WaitSemantics::relaxed, WaitScope::cta);
+        mbarrier.wait(mma_barrier, mma_phase, WaitSemantics::acquire, WaitScope::cta);
       });
 
       // advance stage indices (ring buffer); flip phase when wrapping to stage 0

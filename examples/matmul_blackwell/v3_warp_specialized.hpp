@@ -47,7 +47,7 @@ struct BlackwellMatmulV3 : Script {
       Int32 stage = 0;
       UInt32 phase = mbarrier.producer_initial_phase;
       for (Int32 offset_k : range(0, k_size, block_k, stages)) {
-        mbarrier.wait(empty_barriers[stage], phase, WaitSemantics::relaxed, WaitScope::cta);
+        mbarrier.wait(empty_barriers[stage], phase, WaitSemantics::acquire, WaitScope::cta);
         single_thread(
             [&] { mbarrier.arrive_and_expect_tx(full_barriers[stage], s_a[stage].nbytes() + s_b[stage].nbytes()); });
         tma.global_to_shared(g_a, s_a[stage], {offset_m, offset_k}, full_barriers[stage]);
@@ -61,7 +61,7 @@ struct BlackwellMatmulV3 : Script {
       Int32 stage = 0;
       UInt32 phase = mbarrier.consumer_initial_phase;
       for (Int32 offset_k : range(0, k_size, block_k, stages)) {
-        mbarrier.wait(full_barriers[stage], phase, WaitSemantics::relaxed, WaitScope::cta);
+        mbarrier.wait(full_barriers[stage], phase, WaitSemantics::acquire, WaitScope::cta);
         tcgen05.mma(s_a[stage], s_b[stage].transpose(), t_acc, offset_k != 0);
         tcgen05.commit(empty_barriers[stage]);
         stage = (stage + 1) % stages;

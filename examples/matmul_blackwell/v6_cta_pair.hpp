@@ -57,9 +57,10 @@ struct BlackwellMatmulV6 : Script {
     // each block's 128 rows of the pair's accumulators
     auto t_acc = tcgen05.alloc<float>({block_m / 2, mma_stages * block_n}, CtaGroup::two);
 
-    Pipeline tma_pipe(tma_stages);
-    Pipeline mma_pipe(mma_stages, 1, epilogue_threads);
-    Pipeline sched_pipe(sched_stages, 1, sched_readers);
+    // the blocks of a pair arrive on and land bytes for each other's barriers: cluster-scope waits
+    Pipeline tma_pipe(tma_stages, 1, 1, WaitScope::cluster);
+    Pipeline mma_pipe(mma_stages, 1, epilogue_threads, WaitScope::cluster);
+    Pipeline sched_pipe(sched_stages, 1, sched_readers, WaitScope::cluster);
     TileRasterization rasterization(swizzle_size);
     auto rank = cluster.blockRank;
     // both blocks hold the pair's tensor memory before the even block's mma writes it

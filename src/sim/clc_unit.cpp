@@ -40,7 +40,7 @@ void ClcUnit::land(const Request& r) {
   static_assert(sizeof response == sizeof bytes);
   std::memcpy(bytes, &response, sizeof bytes);
   for (Cta* target : r.targets) {
-    target->complete_in_flight_write(r.write, bytes, target->mbarriers.landing(r.barrier_byte));
+    target->complete_in_flight_write(r.write, bytes, target->mbarriers.landing(r.barrier_byte, target != &cta_));
     target->complete_tx(r.barrier_byte, ir::kClcResponseBytes, *r.write.issued_at);
   }
 }

@@ -87,20 +87,29 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
     if (count[lane].i < 1)
       throw Error(loc, fmt::format("{}: an arrival count of {} (thread {} of block {}); it must be at least 1",
                                    operation, count[lane].i, w.thread(lane), block));
-    if (target.mbarriers.arrive(byte, count[lane].i, tx[lane].i, w.clock, remote_operation,
+    if (target.mbarriers.arrive(byte, count[lane].i, tx[lane].i, w.clock, &target != &w.cta, remote_operation,
                                 origin(w, loc, lane, block)))
       completed.insert({&target, byte});
   }
   w.tick();
 }
 
-// After a wait: the lanes in `passed` saw the phases of their barriers complete. They acquire what
-// those phases published, and the loads that completed bytes on them count as waited for.
-void pass_wait(Warp& w, const std::array<int64_t, 32>& bytes, Mask passed) {
+// After a wait at `loc`: the lanes in `passed` saw the phases of their barriers complete, and the
+// loads that completed bytes on them count as waited for. An acquiring wait acquires what those
+// phases published, from its block (cta scope) or from the whole cluster; a relaxed one acquires
+// nothing (PTX ISA, mbarrier.test_wait/try_wait: .relaxed gives no ordering). What a wait saw and
+// did not acquire is remembered, so that a race it would have ordered names it.
+void pass_wait(Warp& w, const std::array<int64_t, 32>& bytes, Mask passed, ir::WaitSemantics sem, ir::WaitScope scope,
+               const SourceLoc& loc) {
+  HappensBefore& happens_before = w.cta.scheduler.happens_before;
   for (int lane = 0; lane < 32; ++lane)
     if (passed >> lane & 1) {
-      w.clock.join(w.cta.mbarriers.released(bytes[size_t(lane)]));
-      w.cta.mbarriers.observed(bytes[size_t(lane)]);
+      const int64_t byte = bytes[size_t(lane)];
+      if (sem == ir::WaitSemantics::Acquire) w.clock.join(w.cta.mbarriers.released(byte, scope));
+      if (happens_before.enabled() && (sem == ir::WaitSemantics::Relaxed || scope == ir::WaitScope::Cta))
+        happens_before.weak_wait(w.actor, w.cta.mbarriers.released(byte, ir::WaitScope::Cluster),
+                                 HappensBefore::WeakWait{&loc, sem == ir::WaitSemantics::Relaxed});
+      w.cta.mbarriers.observed(byte);
     }
 }
 
@@ -121,12 +130,17 @@ void exec_MbarrierInit(Warp& w, const ir::MbarrierInitNode& n, Mask mask) {
   const int64_t base = w.cta.shared_offsets.at(n.array->allocation());
   for (int lane = 0; lane < 32; ++lane)
     if (mask >> lane & 1)
-      for (size_t i = 0; i < n.counts.size(); ++i)
-        w.cta.mbarriers.init(base + 8 * int64_t(i), *n.array, int(i), n.counts[i],
-                             w.cta.scheduler.happens_before.add_actor(
-                                 HappensBefore::ActorKind::Mbarrier,
-                                 fmt::format("{} in block {}", barrier_name(*n.array, int(i)), block)),
+      for (size_t i = 0; i < n.counts.size(); ++i) {
+        HappensBefore& happens_before = w.cta.scheduler.happens_before;
+        const std::string name = fmt::format("{} in block {}", barrier_name(*n.array, int(i)), block);
+        const uint32_t actor = happens_before.add_actor(HappensBefore::ActorKind::Mbarrier, name);
+        const uint32_t peer_actor =
+            w.cta.kernel.clustered()
+                ? happens_before.add_actor(HappensBefore::ActorKind::Mbarrier, name + ", from another block")
+                : actor;
+        w.cta.mbarriers.init(base + 8 * int64_t(i), *n.array, int(i), n.counts[i], actor, peer_actor,
                              origin(w, n.loc, lane, block));
+      }
 }
 
 void exec_MbarrierArrive(Warp& w, const ir::MbarrierArriveNode& n, Mask mask) {
@@ -169,7 +183,7 @@ void exec_MbarrierWait(Warp& w, const ir::MbarrierWaitNode& n, Mask mask) {
     for (int lane = 0; lane < 32; ++lane)
       if ((waiting >> lane & 1) && w.cta.mbarriers.phase_completed(bytes[size_t(lane)], parity[lane].i))
         waiting &= ~(1u << lane);
-    if (!waiting) return pass_wait(w, bytes, mask);
+    if (!waiting) return pass_wait(w, bytes, mask, n.sem, n.scope, n.loc);
     const int first = __builtin_ctz(waiting);
     const MbarrierPhaseWait until{bytes[size_t(first)], parity[first].i & 1, false};
     w.wait(n.loc, until);
@@ -200,7 +214,7 @@ void exec_MbarrierTryWait(Warp& w, const ir::MbarrierTryWaitNode& n, Mask mask) 
   Mask passed = 0;
   for (int lane = 0; lane < 32; ++lane)
     if ((mask >> lane & 1) && ready[lane].i) passed |= 1u << lane;
-  pass_wait(w, bytes, passed);
+  pass_wait(w, bytes, passed, n.sem, n.scope, n.loc);
   w.assign(n.ready.get(), ready, mask);
 }
 

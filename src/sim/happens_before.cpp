@@ -55,6 +55,31 @@ void HappensBefore::report_unfenced(const Access& write, const Access& read, con
                           memory, describe(read), describe(write)));
 }
 
+void HappensBefore::weak_wait(uint32_t warp, const VectorClock& published, WeakWait wait) {
+  auto [it, fresh] = weak_waits_[warp].try_emplace(wait.at, wait, VectorClock{});
+  it->second.second.join(published);
+}
+
+std::string HappensBefore::remedy(const Access& earlier, const Access& later) const {
+  const auto waits = weak_waits_.find(later.epoch.actor);
+  if (waits != weak_waits_.end())
+    for (const auto& [at, wait] : waits->second) {
+      if (!wait.second.covers(earlier.epoch)) continue;
+      if (wait.first.relaxed)
+        return fmt::format(
+            "the mbarrier wait at {} saw the phase that publishes it, but a relaxed wait orders no "
+            "memory: wait with WaitSemantics::acquire",
+            at->str());
+      return fmt::format(
+          "the mbarrier wait at {} saw the phase that publishes it, but another block of the "
+          "cluster released or landed it, which a wait of cta scope does not acquire: wait with "
+          "WaitScope::cluster",
+          at->str());
+    }
+  return "order them with a sync(), an mbarrier arrival and a wait on its phase, or the wait that retires the "
+         "asynchronous operation";
+}
+
 uint32_t HappensBefore::site(const SourceLoc* loc, std::string_view operation) {
   const auto key = std::make_pair(loc, operation.data());
   const auto it = site_ids_.find(key);
@@ -77,10 +102,8 @@ std::string HappensBefore::describe(const Access& a) const {
 
 void HappensBefore::report(const Access& earlier, const Access& later, const std::string& memory) const {
   const Site& s = sites_[later.site];
-  throw Error(*s.loc, fmt::format("data race on {}: {} is not ordered after {}; order them with a sync(), an "
-                                  "mbarrier arrival and a wait on its phase, or the wait that retires the "
-                                  "asynchronous operation",
-                                  memory, describe(later), describe(earlier)));
+  throw Error(*s.loc, fmt::format("data race on {}: {} is not ordered after {}; {}", memory, describe(later),
+                                  describe(earlier), remedy(earlier, later)));
 }
 
 void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, const VectorClock& clock, Access at,

@@ -78,6 +78,16 @@ class HappensBefore {
   // The interned (line, operation) of an access, for messages.
   uint32_t site(const SourceLoc* loc, std::string_view operation);
 
+  // A wait at `at` that saw a phase complete and acquired less than it published to the cluster:
+  // a relaxed wait (nothing), or one of cta scope (nothing other blocks released or landed).
+  struct WeakWait {
+    const SourceLoc* at;
+    bool relaxed;
+  };
+  // Warp `warp` passed such a wait, which missed (some of) `published`; a race that an acquiring
+  // wait of cluster scope would have ordered names that wait.
+  void weak_wait(uint32_t warp, const VectorClock& published, WeakWait wait);
+
   // An access of bytes [begin, begin + n) of `shadow` at `at`, by an actor whose clock is `clock`:
   // throws, at the line of `at`'s site, when an earlier access that nothing orders before this one
   // conflicts with it (one of them writes). A write passes `incoming`, the bytes it writes, and
@@ -118,10 +128,15 @@ class HappensBefore {
   // "the store_shared at k.cpp:12 by warp 0 of block (0, 0, 0)"
   std::string describe(const Access& a) const;
   [[noreturn]] void report(const Access& earlier, const Access& later, const std::string& memory) const;
+  // How to order `earlier` before `later`: the weak wait of `later`'s warp that saw it published,
+  // or the ways to order accesses.
+  std::string remedy(const Access& earlier, const Access& later) const;
 
   bool enabled_;
   std::vector<Actor> actors_ = {{ActorKind::Warp, "nobody", 0}};  // actor 0: host writes, before every launch
   std::map<uint32_t, std::vector<Fence>> fences_;                 // by warp actor, in program order
+  // By warp actor, then by the wait's line: what its weak waits saw published.
+  std::map<uint32_t, std::map<const SourceLoc*, std::pair<WeakWait, VectorClock>>> weak_waits_;
   std::vector<Site> sites_ = {{nullptr, "host write"}};
   std::map<std::pair<const SourceLoc*, const char*>, uint32_t> site_ids_;
   std::map<uint64_t, Shadow> globals_;  // by first byte of the allocation

@@ -15,7 +15,7 @@ std::string barrier_name(const ir::SharedTensorNode& array, int index) {
 }
 
 void Mbarriers::init(int64_t byte, const ir::SharedTensorNode& array, int index, int64_t count, uint32_t actor,
-                     const Origin& by) {
+                     uint32_t peer_actor, const Origin& by) {
   auto [it, fresh] = barriers_.try_emplace(byte);
   if (!fresh)
     throw Error(*by.loc,
@@ -23,8 +23,13 @@ void Mbarriers::init(int64_t byte, const ir::SharedTensorNode& array, int index,
                             "is live since {}; allocate barriers once, outside loops",
                             barrier_name(array, index), by.thread, by.block, it->second.initialized_at->str()));
   TESSEL_CHECK(count >= 1 && count <= kMaxCount, "barrier init count {} at {}", count, by.loc->str());
-  it->second = MbarrierState{
-      .expected = count, .pending = count, .array = &array, .index = index, .initialized_at = by.loc, .actor = actor};
+  it->second = MbarrierState{.expected = count,
+                             .pending = count,
+                             .array = &array,
+                             .index = index,
+                             .initialized_at = by.loc,
+                             .actor = actor,
+                             .peer_actor = peer_actor};
 }
 
 const MbarrierState& Mbarriers::at(int64_t byte, const ir::SharedTensorNode& array, int index,
@@ -49,13 +54,16 @@ void Mbarriers::complete_phase_if_done(MbarrierState& b) {
   b.pending = b.expected;
   b.released.join(b.arrivals);
   b.released.raise(b.actor, Clock(b.phase));
-  b.arrivals = VectorClock{};
+  b.released_to_cluster.join(b.released);
+  b.released_to_cluster.join(b.peer_arrivals);
+  b.released_to_cluster.raise(b.peer_actor, Clock(b.phase));
+  b.arrivals = b.peer_arrivals = VectorClock{};
 }
 
-bool Mbarriers::arrive(int64_t byte, int64_t count, int64_t tx_bytes, const VectorClock& clock,
+bool Mbarriers::arrive(int64_t byte, int64_t count, int64_t tx_bytes, const VectorClock& clock, bool from_peer,
                        std::string_view operation, const Origin& by) {
   MbarrierState& b = initialized(byte, *by.loc);
-  b.arrivals.join(clock);
+  (from_peer ? b.peer_arrivals : b.arrivals).join(clock);
   if (tx_bytes != 0) expect_tx(byte, tx_bytes, by);
   if (count > b.pending)
     throw Error(*by.loc, fmt::format("{}: thread {} of block {} arrives with a count of {} on {}, which has {} of its "
@@ -96,16 +104,16 @@ void Mbarriers::complete_tx(int64_t byte, int64_t bytes, const SourceLoc& issued
   complete_phase_if_done(b);
 }
 
-const VectorClock& Mbarriers::released(int64_t byte) const {
+const VectorClock& Mbarriers::released(int64_t byte, ir::WaitScope scope) const {
   auto it = barriers_.find(byte);
   TESSEL_CHECK(it != barriers_.end(), "wait on the uninitialized barrier at shared byte {}", byte);
-  return it->second.released;
+  return scope == ir::WaitScope::Cta ? it->second.released : it->second.released_to_cluster;
 }
 
-Epoch Mbarriers::landing(int64_t byte) const {
+Epoch Mbarriers::landing(int64_t byte, bool from_peer) const {
   auto it = barriers_.find(byte);
   TESSEL_CHECK(it != barriers_.end(), "bytes landing on the uninitialized barrier at shared byte {}", byte);
-  return Epoch{it->second.actor, Clock(it->second.phase + 1)};
+  return Epoch{from_peer ? it->second.peer_actor : it->second.actor, Clock(it->second.phase + 1)};
 }
 
 bool Mbarriers::phase_completed(int64_t byte, int64_t parity) const {

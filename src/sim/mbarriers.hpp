@@ -25,10 +25,13 @@ struct MbarrierState {
   const ir::SharedTensorNode* array = nullptr;  // where the barrier was allocated, for messages
   int index = 0;
   const SourceLoc* initialized_at = nullptr;
-  // Happens-before: the barrier's actor (its clock counts completed phases), what the current
-  // phase's arrivals released, and what the completed phases published to waiters.
-  uint32_t actor = 0;
-  VectorClock arrivals = {}, released = {};
+  // Happens-before: the barrier's actors (their clocks count completed phases), what the current
+  // phase's arrivals released, and what the completed phases published to waiters. What other
+  // blocks of the cluster release or land on it (remote arrivals, multicast commits, their TMA
+  // loads) is kept apart, under `peer_actor`: only a wait of cluster scope acquires it (a .cta
+  // acquire and a release by a thread of another block are not morally strong, PTX ISA 8.x §8).
+  uint32_t actor = 0, peer_actor = 0;
+  VectorClock arrivals = {}, peer_arrivals = {}, released = {}, released_to_cluster = {};
   // The loads that complete bytes on a phase no wait has seen completed yet: (the phase they count
   // towards, their issuing line).
   std::vector<std::pair<int64_t, const SourceLoc*>> loads_not_observed = {};
@@ -46,13 +49,16 @@ class Mbarriers {
     std::string_view block;
   };
 
+  // `actor` orders what the block itself releases and lands on the barrier, `peer_actor` what
+  // other blocks of its cluster do (the same actor outside clusters).
   void init(int64_t byte, const ir::SharedTensorNode& array, int index, int64_t count, uint32_t actor,
-            const Origin& by);
+            uint32_t peer_actor, const Origin& by);
   // `count` arrivals on the current phase, after raising its transaction count by `tx_bytes`
-  // (arrive.expect_tx), releasing `clock` (the arriving warp's); `operation` names the instruction
-  // in messages. Returns whether the arrival completed the phase.
-  bool arrive(int64_t byte, int64_t count, int64_t tx_bytes, const VectorClock& clock, std::string_view operation,
-              const Origin& by);
+  // (arrive.expect_tx), releasing `clock` (the arriving warp's, of another block of the cluster
+  // when `from_peer`); `operation` names the instruction in messages. Returns whether the arrival
+  // completed the phase.
+  bool arrive(int64_t byte, int64_t count, int64_t tx_bytes, const VectorClock& clock, bool from_peer,
+              std::string_view operation, const Origin& by);
   void expect_tx(int64_t byte, int64_t bytes, const Origin& by);
   // `bytes` of transactions landed (an asynchronous copy's complete-tx); `issued_at` is the line
   // of the operation that carried them.
@@ -60,11 +66,13 @@ class Mbarriers {
   // test_wait.parity: whether the phase of parity `parity` completed, i.e. the current phase's
   // parity differs (a fresh barrier's "phase before phase 0", parity 1, counts as completed).
   bool phase_completed(int64_t byte, int64_t parity) const;
-  // What a wait on the barrier acquires: everything its completed phases published.
-  const VectorClock& released(int64_t byte) const;
+  // What an acquiring wait of `scope` on the barrier acquires: what its completed phases published,
+  // from this block only (cta) or from the whole cluster.
+  const VectorClock& released(int64_t byte, ir::WaitScope scope) const;
   // The access an asynchronous write that completes bytes on the barrier now is: one of the
-  // phase in progress, which a wait for that phase orders.
-  Epoch landing(int64_t byte) const;
+  // phase in progress, which a wait for that phase orders (of cluster scope, `from_peer`: when the
+  // block that issued it is another of the cluster).
+  Epoch landing(int64_t byte, bool from_peer) const;
 
   // A load issued at `issued_at` will complete bytes on the barrier's current phase.
   void expect_load(int64_t byte, const SourceLoc& issued_at);

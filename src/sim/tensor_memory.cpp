@@ -363,7 +363,7 @@ void TensorMemory::arrive_ready_commits() {
     const std::string block = cta_.block_name();
     for (Arrival& a : c.arrivals) {
       a.phase = a.block->mbarriers.all().at(a.barrier).phase;
-      a.block->mbarriers.arrive(a.barrier, 1, 0, c.issuer, "tcgen05.commit",
+      a.block->mbarriers.arrive(a.barrier, 1, 0, c.issuer, a.block != &cta_, "tcgen05.commit",
                                 Mbarriers::Origin{&c.node->loc, c.thread, block});
     }
   }

@@ -94,7 +94,8 @@ void TmaUnit::land(const Load& l) {
   for (int d = 0; d < l.map.rank; ++d) box_bytes *= l.map.box[size_t(d)];
   for (Cta* target : l.targets) {
     Cta& signalled = l.barrier_block ? *l.barrier_block : *target;
-    target->complete_in_flight_write(l.write, image.bytes.data(), signalled.mbarriers.landing(l.barrier_byte));
+    target->complete_in_flight_write(l.write, image.bytes.data(),
+                                     signalled.mbarriers.landing(l.barrier_byte, &signalled != &cta_));
     signalled.complete_tx(l.barrier_byte, box_bytes, *l.write.issued_at);
   }
 }
