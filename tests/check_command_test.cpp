@@ -12,6 +12,19 @@ namespace {
 using testing::Cli;
 using testing::tessel;
 
+// A simulated `tessel run` is one schedule; it names it and points to the check.
+TEST(CheckCommand, ASimulatedRunNamesItsScheduleAndPointsToTheCheck) {
+  Cli r = tessel("run vector_add 1000 --device sim");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("\none schedule (lazy completion, warps in turn); `tessel check vector_add 1000` runs the "
+                          "eager, lazy and seeded ones\n"),
+            std::string::npos)
+      << r.output;
+  r = tessel("run vector_add 1000 --device sim --seed 7");
+  EXPECT_NE(r.output.find("\none schedule (seeded completion, warps interleaved by seed 7); "), std::string::npos)
+      << r.output;
+}
+
 TEST(CheckCommand, EveryExamplePassesUnderEveryScheduleWithRaceDetection) {
   for (const examples::Example& e : examples::all_examples()) {
     if (e.name == "broken_sync") continue;

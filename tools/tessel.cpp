@@ -17,6 +17,20 @@ namespace {
 
 using namespace tessel;
 
+// A simulated run is one schedule, which proves little about a kernel with asynchronous work:
+// says which one it was, and that `tessel check` is the check.
+std::string schedule_note(const examples::Example& e, const std::vector<int64_t>& sizes, const sim::Options& o) {
+  const std::string warps = o.seed == 0 ? "warps in turn" : fmt::format("warps interleaved by seed {}", o.seed);
+  std::string order;
+  switch (o.completion_order()) {
+    case sim::CompletionOrder::Eager: order = "eager"; break;
+    case sim::CompletionOrder::Lazy: order = "lazy"; break;
+    case sim::CompletionOrder::Seeded: order = "seeded"; break;
+  }
+  return fmt::format("one schedule ({} completion, {}); `tessel check {} {}` runs the eager, lazy and seeded ones",
+                     order, warps, e.name, fmt::join(sizes, " "));
+}
+
 int run_example(const std::string& name, const std::string& device, const std::vector<int64_t>& given, bool verbose,
                 const std::string& configuration, const sim::Options& simulator) {
   const examples::Example& e = examples::find_example(name);
@@ -29,6 +43,7 @@ int run_example(const std::string& name, const std::string& device, const std::v
   fmt::print("{} on {}\n", e.description, dev.name());
   const examples::RunResult r = e.run(dev, sizes, opt);
   fmt::print("{}\n", r.summary);
+  if (!dev.is_gpu()) fmt::print("{}\n", schedule_note(e, sizes, simulator));
   if (verbose) {
     const CompileStats& s = r.stats;
     fmt::print("  hyperparameters: {} ({}{})\n  target: {}\n  trace {:.2f} ms, passes {:.2f} ms",
