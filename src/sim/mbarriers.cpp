@@ -122,20 +122,21 @@ bool Mbarriers::phase_completed(int64_t byte, int64_t parity) const {
   return (it->second.phase & 1) != (parity & 1);
 }
 
-void Mbarriers::expect_load(int64_t byte, const SourceLoc& issued_at) {
+void Mbarriers::expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor) {
   auto it = barriers_.find(byte);
-  if (it != barriers_.end()) it->second.loads_not_observed.emplace_back(it->second.phase, &issued_at);
+  if (it != barriers_.end())
+    it->second.loads_not_observed.push_back(UnobservedLoad{it->second.phase, &issued_at, inside_tensor});
 }
 
 void Mbarriers::observed(int64_t byte) {
   MbarrierState& b = barriers_.at(byte);
-  std::erase_if(b.loads_not_observed, [&](const auto& load) { return load.first < b.phase; });
+  std::erase_if(b.loads_not_observed, [&](const UnobservedLoad& load) { return load.phase < b.phase; });
 }
 
-std::vector<const SourceLoc*> Mbarriers::loads_never_waited_for() const {
-  std::vector<const SourceLoc*> out;
+std::vector<std::pair<const MbarrierState*, UnobservedLoad>> Mbarriers::loads_never_waited_for() const {
+  std::vector<std::pair<const MbarrierState*, UnobservedLoad>> out;
   for (const auto& [byte, b] : barriers_)
-    for (const auto& [phase, issued_at] : b.loads_not_observed) out.push_back(issued_at);
+    for (const UnobservedLoad& load : b.loads_not_observed) out.emplace_back(&b, load);
   return out;
 }
 

@@ -17,6 +17,14 @@
 
 namespace tessel::sim {
 
+// A TMA load whose bytes count towards `phase` of a barrier: its issuing line, and whether any
+// element of its box lies inside the tensor (V2's prefetches past K lie wholly outside).
+struct UnobservedLoad {
+  int64_t phase = 0;
+  const SourceLoc* issued_at = nullptr;
+  bool inside_tensor = false;
+};
+
 struct MbarrierState {
   int64_t phase = 0;     // completed phases; waits see its parity
   int64_t expected = 0;  // arrivals per phase
@@ -32,9 +40,8 @@ struct MbarrierState {
   // acquire and a release by a thread of another block are not morally strong, PTX ISA 8.x §8).
   uint32_t actor = 0, peer_actor = 0;
   VectorClock arrivals = {}, peer_arrivals = {}, released = {}, released_to_cluster = {};
-  // The loads that complete bytes on a phase no wait has seen completed yet: (the phase they count
-  // towards, their issuing line).
-  std::vector<std::pair<int64_t, const SourceLoc*>> loads_not_observed = {};
+  // The loads that complete bytes on a phase no wait has seen completed yet.
+  std::vector<UnobservedLoad> loads_not_observed = {};
 };
 
 // "barrier 1 of the array allocated at k.cpp:12"
@@ -75,11 +82,11 @@ class Mbarriers {
   Epoch landing(int64_t byte, bool from_peer) const;
 
   // A load issued at `issued_at` will complete bytes on the barrier's current phase.
-  void expect_load(int64_t byte, const SourceLoc& issued_at);
+  void expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor);
   // A wait on the barrier passed: it saw every phase completed so far.
   void observed(int64_t byte);
-  // The issuing lines of the loads whose phase no wait saw completed.
-  std::vector<const SourceLoc*> loads_never_waited_for() const;
+  // The loads whose phase no wait saw completed, with their barriers.
+  std::vector<std::pair<const MbarrierState*, UnobservedLoad>> loads_never_waited_for() const;
 
   // The barrier at `byte`; a user error when it was never initialized.
   const MbarrierState& at(int64_t byte, const ir::SharedTensorNode& array, int index, std::string_view operation,

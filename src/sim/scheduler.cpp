@@ -157,8 +157,15 @@ void Scheduler::run() {
     cta->tma.check_no_store_reading(cta->block_name());
     cta->tensor_memory.check_released();
     cta->clc.check_none_pending(cta->block_name());
-    for (const SourceLoc* issued_at : cta->mbarriers.loads_never_waited_for())
-      warnings.load_never_waited_for(*issued_at, cta->block_name());
+    for (const auto& [barrier, load] : cta->mbarriers.loads_never_waited_for()) {
+      if (load.inside_tensor)
+        throw Error(*load.issued_at,
+                    fmt::format("tma.global_to_shared: this load of elements of the tensor by block {} was never "
+                                "waited for: no wait saw phase {} of {} complete before the block ended, so nothing "
+                                "read what it loaded (does a consumer loop end a step before its producer's?)",
+                                cta->block_name(), load.phase, barrier_name(*barrier->array, barrier->index)));
+      warnings.load_never_waited_for(*load.issued_at, cta->block_name());
+    }
   }
   complete_all_work();  // writes nobody waited for still land before the blocks end
 }

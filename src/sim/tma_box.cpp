@@ -56,6 +56,14 @@ int64_t box_footprint(const ir::TensorMapValues& map) {
   return rows * row_pitch(map);
 }
 
+bool box_outside_tensor(const ir::TensorMapValues& map, std::span<const int64_t> coords) {
+  for (int d = 0; d < map.rank; ++d) {
+    const int64_t first = coords[size_t(d)], end = first + int64_t(map.box[size_t(d)]);
+    if (end <= 0 || first >= int64_t(map.extents[size_t(d)])) return true;
+  }
+  return false;
+}
+
 std::vector<uint8_t> box_element_mask(const ir::TensorMapValues& map, int64_t begin) {
   const size_t element = size_t(dtype_bytes(map.dtype));
   const int64_t rank = map.rank;

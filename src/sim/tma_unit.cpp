@@ -30,9 +30,10 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<
       std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer}, map, coords,
                                   barrier_byte, std::move(targets), barrier_block}));
   const Load& load = *loads_in_flight_.back();
+  const bool inside = !box_outside_tensor(map, std::span(coords).first(size_t(map.rank)));
   for (Cta* target : load.targets) {
     target->mark_in_flight(load.write, begin, end);
-    (load.barrier_block ? *load.barrier_block : *target).mbarriers.expect_load(barrier_byte, loc);
+    (load.barrier_block ? *load.barrier_block : *target).mbarriers.expect_load(barrier_byte, loc, inside);
   }
 }
 

@@ -34,6 +34,9 @@ struct BoxImage {
 BoxImage load_box_image(const ir::TensorMapValues& map, std::span<const int64_t> coords, int64_t begin,
                         const SourceLoc& loc);
 
+// Whether no element of the box at `coords` (innermost first) lies inside the tensor.
+bool box_outside_tensor(const ir::TensorMapValues& map, std::span<const int64_t> coords);
+
 // Writes the box whose image starts at byte `begin` of `smem` (the block's shared memory) to the
 // tensor at `coords`; elements outside the tensor are not written.
 void store_box_image(const ir::TensorMapValues& map, std::span<const int64_t> coords, std::span<const uint8_t> smem,
