@@ -163,7 +163,11 @@ TEST(ClusterSync, ASyncThatAPeerNeverReachesIsADeadlockNamingIt) {
   const int alloc = SyncsTheClusterWhileAPeerWaits::allocated, sync = SyncsTheClusterWhileAPeerWaits::synced;
   EXPECT_EQ(got,
             fmt::format("{0}:{1}: deadlock in blocks (0, 0, 0), (1, 0, 0) of kernel SyncsTheClusterWhileAPeerWaits: "
-                        "every warp is blocked or finished and nothing can release the waiting ones\n"
+                        "block (0, 0, 0) warp 0 (threads 0..31) waits at {0}:{1} for phase 0 (parity 0) of barrier 0 "
+                        "of the array allocated at {0}:{2}, which lacks 1 of its 1 arrivals, and nothing in flight and "
+                        "no other warp can provide them; what completes phases of its array is an arrive on another "
+                        "block's barrier (remote) at {0}:{4} (thread 0).\n"
+                        "  every warp is blocked or finished and nothing can release the waiting ones\n"
                         "  block (0, 0, 0) warp 0 (threads 0..31): waiting at {0}:{1} for barrier 0 of the array "
                         "allocated at {0}:{2} to complete its phase of parity 0\n"
                         "  block (1, 0, 0) warp 0 (threads 0..31): waiting at cluster.sync() at {0}:{3} (32 of its 32 "
@@ -174,7 +178,44 @@ TEST(ClusterSync, ASyncThatAPeerNeverReachesIsADeadlockNamingIt) {
                         "arrivals pending, tx-count 0\n"
                         "  block (1, 0, 0) barrier 0 of the array allocated at {0}:{2}: in phase 0 (parity 0), 1 of 1 "
                         "arrivals pending, tx-count 0",
-                        __FILE__, line, alloc, sync));
+                        __FILE__, line, alloc, sync, sync + 1));
+}
+
+// Rank 1 waits for an arrival that rank 0 skips (it goes straight to cluster.sync()): the report
+// leads with rank 1's wait, the cause, not with rank 0's sync, which comes first in block order.
+struct SkipsTheArrivalAPeerWaitsFor : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    allocated = __LINE__ + 1;
+    auto bars = mbarrier.alloc({1});
+    cluster.sync();
+    if_(cluster.blockRank == 1, [&] {
+      line = __LINE__ + 1;
+      mbarrier.wait(bars[0], 0, WaitSemantics::acquire, WaitScope::cluster);
+    });
+    if_(cluster.blockRank == 2, [&] {
+      arrived = __LINE__ + 1;
+      single_thread([&] { mbarrier.arrive(bars[0].remote(1)); });
+    });
+    cluster.sync();
+  }
+  static inline int allocated = 0, arrived = 0;
+};
+
+TEST(ClusterSync, ADeadlockReportLeadsWithTheWaitNothingCanSatisfy) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(1, 0.0f));
+  const std::string got = error_of<SkipsTheArrivalAPeerWaitsFor>(out);
+  const std::string lead = got.substr(0, got.find('\n'));
+  EXPECT_EQ(lead, fmt::format(
+                      "{0}:{1}: deadlock in blocks (0, 0, 0), (1, 0, 0) of kernel SkipsTheArrivalAPeerWaitsFor: "
+                      "block (1, 0, 0) warp 0 (threads 0..31) waits at {0}:{1} for phase 0 (parity 0) of "
+                      "barrier 0 of the array allocated at {0}:{2}, which lacks 1 of its 1 arrivals, and "
+                      "nothing in flight and no other warp can provide them; what completes phases of its "
+                      "array is an arrive on another block's barrier (remote) at {0}:{3} (thread 0).",
+                      __FILE__, line, SkipsTheArrivalAPeerWaitsFor::allocated, SkipsTheArrivalAPeerWaitsFor::arrived));
+  EXPECT_NE(got.find("block (0, 0, 0) warp 0 (threads 0..31): waiting at cluster.sync()"), std::string::npos) << got;
 }
 
 // Rank 0 ends while rank 1 syncs the cluster: threads that have exited do not count, so rank 1

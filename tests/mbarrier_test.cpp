@@ -566,17 +566,21 @@ struct ConsumerWaitsForAnArrivalThatNeverComes : Script {
 TEST(Mbarrier, AWaitThatCanNeverCompleteGivesADeadlockReportWithEveryBarrier) {
   Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
   const std::string got = error_of<ConsumerWaitsForAnArrivalThatNeverComes>(unused);
-  EXPECT_EQ(
-      got, fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumerWaitsForAnArrivalThatNeverComes: every warp "
-                       "is blocked or finished and nothing can release the waiting ones\n"
-                       "  warp 0 (threads 0..31): finished\n"
-                       "  warp 1 (threads 32..63): waiting at {0} for barrier 0 of the array allocated at {1} to "
-                       "complete its phase of parity 0\n"
-                       "  barrier 0 of the array allocated at {1}: in phase 0 (parity 0), 1 of 2 arrivals pending, "
-                       "tx-count 0\n"
-                       "  barrier 1 of the array allocated at {1}: in phase 0 (parity 0), 0 of 1 arrivals pending, "
-                       "tx-count 64",
-                       loc(line_a), loc(line_b)));
+  EXPECT_EQ(got,
+            fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumerWaitsForAnArrivalThatNeverComes: warp 1 "
+                        "(threads 32..63) waits at {0} for phase 0 (parity 0) of barrier 0 of the array allocated at "
+                        "{1}, which lacks 1 of its 2 arrivals, and nothing in flight and no other warp can provide "
+                        "them; what completes phases of its array is mbarrier.arrive_and_expect_tx at {2} (thread 0), "
+                        "mbarrier.arrive at {3} (thread 32).\n"
+                        "  every warp is blocked or finished and nothing can release the waiting ones\n"
+                        "  warp 0 (threads 0..31): finished\n"
+                        "  warp 1 (threads 32..63): waiting at {0} for barrier 0 of the array allocated at {1} to "
+                        "complete its phase of parity 0\n"
+                        "  barrier 0 of the array allocated at {1}: in phase 0 (parity 0), 1 of 2 arrivals pending, "
+                        "tx-count 0\n"
+                        "  barrier 1 of the array allocated at {1}: in phase 0 (parity 0), 0 of 1 arrivals pending, "
+                        "tx-count 64",
+                        loc(line_a), loc(line_b), loc(line_b + 1), loc(line_a - 2)));
 }
 
 struct SpinsOnTryWaitForever : Script {
@@ -595,8 +599,11 @@ TEST(Mbarrier, ASpinOnTryWaitThatCannotEndIsADeadlock) {
   Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
   const std::string got = error_of<SpinsOnTryWaitForever>(unused);
   EXPECT_EQ(got,
-            fmt::format("{0}: deadlock in block (0, 0, 0) of kernel SpinsOnTryWaitForever: every warp is blocked or "
-                        "finished and nothing can release the waiting ones\n"
+            fmt::format("{0}: deadlock in block (0, 0, 0) of kernel SpinsOnTryWaitForever: warp 0 (threads 0..31) "
+                        "waits at {0} for phase 0 (parity 0) of barrier 0 of the array allocated at {1}, which lacks 1 "
+                        "of its 1 arrivals, and nothing in flight and no other warp can provide them; no instruction "
+                        "of the kernel arrives on it.\n"
+                        "  every warp is blocked or finished and nothing can release the waiting ones\n"
                         "  warp 0 (threads 0..31): waiting at {0} (try_wait) for barrier 0 of the array allocated at "
                         "{1} to complete its phase of parity 0\n"
                         "  barrier 0 of the array allocated at {1}: in phase 0 (parity 0), 1 of 1 arrivals pending, "
