@@ -25,11 +25,13 @@ struct Pipeline : Class {
   UInt32 consumer_phase = mbarrier.consumer_initial_phase;
   WaitScope scope;
 
+  // `constructed_at`, the user's line, names this instance in the simulator's reports.
   explicit Pipeline(int num_stages, int producer_arrive_count = 1, int consumer_arrive_count = 1,
-                    WaitScope scope = WaitScope::cta)
-      : num_stages(num_stages),
-        empty_barriers(mbarrier.alloc(std::vector<int>(num_stages, consumer_arrive_count))),
-        full_barriers(mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count))),
+                    WaitScope scope = WaitScope::cta, loc_t constructed_at = loc_t::current())
+      : Class("Pipeline", constructed_at),
+        num_stages(num_stages),
+        empty_barriers(mbarrier.alloc(std::vector<int>(num_stages, consumer_arrive_count), member("empty_barriers"))),
+        full_barriers(mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count), member("full_barriers"))),
         scope(scope) {}
 
   // Waits until the producer's stage is free (the consumers are done with it).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <vector>
 
 #include "expect_error.hpp"
 
@@ -33,6 +34,32 @@ struct ValueUsedAfterItsLoop : Script {
 
 TEST(VerifierDiagnostics, ValueUsedAfterItsLoop) {
   const std::string got = testing::error_of<ValueUsedAfterItsLoop>(64, no_data);
+  EXPECT_EQ(got, loc(used) + ": a kernel value created at " + loc(made) +
+                     " is used here, outside the body that created it (a range, if_, while_ or thread group body); "
+                     "values live until the end of that body: create it before the body (e.g. Var<int32_t> v = 0;) "
+                     "and assign it inside");
+}
+
+// The copy std::vector makes is declared inside the standard library; the report names the line
+// that created the value it copies.
+struct ValueKeptInAVectorAfterItsLoop : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    std::vector<Int32> kept;
+    for (Int32 i : range(0, n)) {
+      made = __LINE__ + 1;
+      Int32 doubled = i * 2;
+      kept.push_back(doubled);
+    }
+    auto ones = register_tensor<float>({32}, 1.0f);
+    used = __LINE__ + 1;
+    store_global(global_view(x, {n}), ones, {kept[0]});
+  }
+};
+
+TEST(VerifierDiagnostics, AValueCopiedIntoAVectorIsReportedAtTheLineThatCreatedIt) {
+  const std::string got = testing::error_of<ValueKeptInAVectorAfterItsLoop>(64, no_data);
   EXPECT_EQ(got, loc(used) + ": a kernel value created at " + loc(made) +
                      " is used here, outside the body that created it (a range, if_, while_ or thread group body); "
                      "values live until the end of that body: create it before the body (e.g. Var<int32_t> v = 0;) "

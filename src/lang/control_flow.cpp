@@ -123,4 +123,12 @@ Script::Script()
               Expr<int32_t>(ir::make<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::GridDimZ))},
       multiprocessors(ir::make<ir::BuiltinNode>(SourceLoc{}, ir::BuiltinKind::Multiprocessors)) {}
 
+Class::Class(std::string_view type, loc_t constructed_at)
+    : type_(type), constructed_at_(SourceLoc::from(constructed_at)) {}
+
+MemberOf Class::member(std::string_view name) const {
+  if (type_.empty()) return MemberOf{};
+  return MemberOf{fmt::format("{} of the {} constructed at {}", name, type_, constructed_at_.str())};
+}
+
 }  // namespace tessel

@@ -21,6 +21,10 @@ Mbarrier MbarrierArray::operator[](const ViewIndex& index) const {
 }
 
 MbarrierArray MbarrierInstructions::alloc(std::vector<int> counts, loc_t l) {
+  return alloc(std::move(counts), MemberOf{}, l);
+}
+
+MbarrierArray MbarrierInstructions::alloc(std::vector<int> counts, const MemberOf& owner, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   const ir::ThreadRange group = b.group(loc);
@@ -30,8 +34,9 @@ MbarrierArray MbarrierInstructions::alloc(std::vector<int> counts, loc_t l) {
                                  "allocate the barriers outside the thread group",
                                  group.str()));
   if (counts.empty()) throw Error(loc, "mbarrier.alloc: no counts given; pass one count per barrier");
-  auto words = ir::make<ir::SharedTensorNode>(
-      ir::SharedTensorNode{DType::U64, {int(counts.size())}, {1}, nullptr, nullptr, "bars", loc, 0});
+  ir::SharedTensorNode array{DType::U64, {int(counts.size())}, {1}, nullptr, nullptr, "bars", loc, 0};
+  array.owner = owner.description;
+  auto words = ir::make<ir::SharedTensorNode>(std::move(array));
   b.emit(ir::make<ir::AllocSharedNode>(loc, words));
   auto init = ir::make<ir::MbarrierInitNode>(loc, words, std::move(counts));
   b.emit(ir::make<ir::ThreadGroupNode>(loc, 0, 1, ir::seq({init}, loc)));

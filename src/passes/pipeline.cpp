@@ -13,12 +13,20 @@ namespace tessel::passes {
 
 const std::vector<Pass>& pipeline() {
   static const std::vector<Pass> passes = {
-      {"inline_grid_values", inline_grid_values},     {"infer_layouts", infer_layouts},
-      {"simplify_scalars", simplify_scalars},         {"check_transaction_bytes", check_transaction_bytes},
-      {"check_arrival_counts", check_arrival_counts}, {"select_instructions", select_instructions},
-      {"choose_swizzles", choose_swizzles},           {"plan_shared_memory", plan_shared_memory},
-      {"plan_tensor_maps", plan_tensor_maps},         {"allocate_barriers", allocate_barriers},
-      {"plan_fast_divmods", plan_fast_divmods},       {"plan_multiprocessors", plan_multiprocessors},
+      {"inline_grid_values", inline_grid_values},
+      {"infer_layouts", infer_layouts},
+      {"simplify_scalars", simplify_scalars},
+      {"check_transaction_bytes", check_transaction_bytes},
+      {"check_arrival_counts", check_arrival_counts},
+      {"check_async_copy_waits", check_async_copy_waits},
+      {"check_shared_handoffs", check_shared_handoffs},
+      {"select_instructions", select_instructions},
+      {"choose_swizzles", choose_swizzles},
+      {"plan_shared_memory", plan_shared_memory},
+      {"plan_tensor_maps", plan_tensor_maps},
+      {"allocate_barriers", allocate_barriers},
+      {"plan_fast_divmods", plan_fast_divmods},
+      {"plan_multiprocessors", plan_multiprocessors},
       {"plan_tensor_memory", plan_tensor_memory},
   };
   return passes;

@@ -11,6 +11,8 @@ constexpr int64_t kMaxCount = (int64_t(1) << 20) - 1;
 }  // namespace
 
 std::string barrier_name(const ir::SharedTensorNode& array, int index) {
+  if (!array.owner.empty())
+    return fmt::format("barrier {} of {} (the array allocated at {})", index, array.owner, array.loc.str());
   return fmt::format("barrier {} of the array allocated at {}", index, array.loc.str());
 }
 

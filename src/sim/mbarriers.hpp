@@ -44,7 +44,8 @@ struct MbarrierState {
   std::vector<UnobservedLoad> loads_not_observed = {};
 };
 
-// "barrier 1 of the array allocated at k.cpp:12"
+// "barrier 1 of the array allocated at k.cpp:12", or of a helper-class member: "barrier 1 of
+// empty_barriers of the Pipeline constructed at k.cpp:56 (the array allocated at pipeline.hpp:32)"
 std::string barrier_name(const ir::SharedTensorNode& array, int index);
 
 class Mbarriers {

@@ -273,6 +273,9 @@ struct SharedTensorNode : Node {
   // The allocation's XOR swizzle (layout/shared_swizzle.hpp); 0: none; kSwizzleUndecided until
   // choose_swizzles decides it for a tile created without a Swizzle argument.
   int swizzle_bits = 0;
+  // Which member of which helper-class instance the allocation is, for messages ("empty_barriers
+  // of the Pipeline constructed at k.cpp:56"); empty when no instance owns it.
+  std::string owner;
   int rank() const { return int(shape.size()); }
   int64_t nbytes() const;
   const SharedTensorNode* allocation() const { return root ? root.get() : this; }

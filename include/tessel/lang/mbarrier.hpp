@@ -59,6 +59,11 @@ class MbarrierArray {
 enum class WaitSemantics { acquire, relaxed };
 enum class WaitScope { cta, cluster };
 
+// The helper-class member an allocation is, as Class::member gives it, for messages.
+struct MemberOf {
+  std::string description;
+};
+
 class MbarrierInstructions {
  public:
   using loc_t = std::source_location;
@@ -75,6 +80,8 @@ class MbarrierInstructions {
   // attrs.cluster first) the sync is cluster.sync(), so that the other blocks of the cluster may
   // arrive on them and multicast to them.
   MbarrierArray alloc(std::vector<int> counts, loc_t loc = loc_t::current());
+  // The same, as the member `owner` of a helper-class instance (Class::member).
+  MbarrierArray alloc(std::vector<int> counts, const MemberOf& owner, loc_t loc = loc_t::current());
   // `mbarrier.alloc({1})` is an array of one barrier, as a list of counts is.
   MbarrierArray alloc(std::initializer_list<int> counts, loc_t loc = loc_t::current()) {
     return alloc(std::vector<int>(counts), loc);

@@ -281,7 +281,21 @@ struct Script : Instructions {
   Script();
 };
 
-// Base of helper objects used inside kernel bodies (their members are kernel variables).
-struct Class : Instructions {};
+// Base of helper objects used inside kernel bodies (their members are kernel variables). A class
+// that allocates barriers names itself and the user's line that constructed it, and passes
+// member("...") to mbarrier.alloc: the simulator's reports then say which instance a barrier
+// belongs to, when several instances share the class's lines.
+struct Class : Instructions {
+  Class() = default;
+  // `type` names the class; `constructed_at` is the user's line, taken as a default argument of
+  // the derived class's constructor: `Pipeline(int stages, loc_t at = loc_t::current())`.
+  Class(std::string_view type, loc_t constructed_at);
+  // The owner of one member's allocation: "empty_barriers of the Pipeline constructed at k.cpp:56".
+  MemberOf member(std::string_view name) const;
+
+ private:
+  std::string type_;
+  SourceLoc constructed_at_;
+};
 
 }  // namespace tessel

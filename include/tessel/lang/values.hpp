@@ -80,6 +80,11 @@ template <class T, class X> ir::Expr to_ir(const X& x) {
   }
 }
 
+// Whether `loc` is a line of the C++ standard library's headers (libstdc++ or libc++).
+inline bool in_standard_library(const SourceLoc& loc) {
+  return loc.file.find("/include/c++/") != std::string::npos;
+}
+
 // A value assigned to a Var<T>, as IR of type T. An assignment is an operator and cannot take a
 // defaulted std::source_location, so the value records where the user wrote it on conversion.
 template <class T> struct AssignedValue {
@@ -116,8 +121,11 @@ template <class T> class Var {
       Var(const X& init, std::source_location loc = std::source_location::current()) {
     declare(detail::to_ir<T>(init), SourceLoc::from(loc));
   }
+  // A copy made inside the standard library (a std::vector growing) is declared at the original's
+  // line: the library's line would mean nothing to the user.
   Var(const Var& other, std::source_location loc = std::source_location::current()) {
-    declare(other.ir(), SourceLoc::from(loc));
+    const SourceLoc at = SourceLoc::from(loc);
+    declare(other.ir(), detail::in_standard_library(at) && other.var_ ? other.var_->loc : at);
   }
   Var(Var&&) = default;
 

@@ -44,6 +44,8 @@ ir::Kernel plan_multiprocessors(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel allocate_barriers(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel check_transaction_bytes(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel check_arrival_counts(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel check_async_copy_waits(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel check_shared_handoffs(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_tensor_memory(const ir::Kernel& k, const PassContext& ctx);
 // The tensor memory a block holds at once, counted as plan_tensor_memory counts it: allocations in
 // program order, each freed by its dealloc, a loop's body once.

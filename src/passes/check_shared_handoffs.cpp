@@ -1,0 +1,131 @@
+// Checks that a shared tile one thread group writes and another reads is handed over by something
+// that can order the two: where two groups at the top of the kernel body touch the same tile, one
+// writing it, and neither uses an mbarrier and no statement that syncs the whole block (a sync(),
+// a cluster.sync()) lies between them, no path orders the write before the read or after it, on
+// any device and under any schedule. Tiles are the same when they are the same view, or one is the
+// allocation the other views; other views of one allocation may be disjoint (a stage per role)
+// and are not compared. Groups inside loops or branches, and groups that use mbarriers, are left
+// to the simulator. Changes nothing.
+#include <map>
+#include <set>
+
+#include "tessel/ir/effects.hpp"
+#include "tessel/ir/mutator.hpp"
+#include "tessel/ir/visitor.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel::passes {
+
+namespace {
+
+// The barrier arrays of the kernel: what mbarrier.alloc initialized.
+std::set<const ir::SharedTensorNode*> barrier_arrays(const ir::KernelNode& k) {
+  std::set<const ir::SharedTensorNode*> arrays;
+  ir::walk(k.body, [&](const ir::StmtNode& s) {
+    if (const ir::SharedTensorNode* a = ir::effects(s).barriers_initialized) arrays.insert(a);
+  });
+  return arrays;
+}
+
+bool related(const ir::SharedTensorNode* a, const ir::SharedTensorNode* b) {
+  return a == b || a == b->allocation() || b == a->allocation();
+}
+
+// What one thread group does to shared memory: the first write and the first read of each tile,
+// and whether it uses any mbarrier.
+class GroupAccesses : public ir::Visitor {
+ public:
+  GroupAccesses(const ir::ThreadGroupNode& group, const std::set<const ir::SharedTensorNode*>& barriers)
+      : barriers_(barriers) {
+    visit_group(group);
+  }
+  std::map<const ir::SharedTensorNode*, const ir::StmtNode*> writes, reads;
+  bool uses_mbarriers = false;
+
+ protected:
+  void visit(const ir::StoreSharedNode& n) override { access(writes, n.dst, n); }
+  void visit(const ir::CopyAsyncNode& n) override { access(writes, n.dst, n); }
+  void visit(const ir::LoadSharedNode& n) override { access(reads, n.src, n); }
+  void visit(const ir::TmaStoreNode& n) override { access(reads, n.src, n); }
+  void visit_instruction(const ir::StmtNode& s) override {
+    for (const ir::TensorCoreRead& r : ir::effects(s).tensor_core_reads) reads.try_emplace(r.tile, &s);
+    for (const ir::Ref<ir::Node>& t : ir::direct_operands(s).tensors)
+      if (t->kind == ir::NodeKind::SharedTensor &&
+          barriers_.count(static_cast<const ir::SharedTensorNode&>(*t).allocation()))
+        uses_mbarriers = true;
+  }
+
+ private:
+  void access(std::map<const ir::SharedTensorNode*, const ir::StmtNode*>& to, const ir::SharedTensor& tile,
+              const ir::StmtNode& s) {
+    to.try_emplace(tile.get(), &s);
+    visit_instruction(s);
+  }
+  const std::set<const ir::SharedTensorNode*>& barriers_;
+};
+
+// The statements of the kernel body in order, nested Seqs flattened.
+void flatten(const ir::Stmt& s, std::vector<ir::Stmt>& out) {
+  if (s->kind != ir::NodeKind::Seq) return out.push_back(s);
+  for (const ir::Stmt& c : static_cast<const ir::SeqNode&>(*s).stmts) flatten(c, out);
+}
+
+// Whether a top-level statement syncs the whole block, or may: a sync() or cluster.sync() outside
+// every thread group, also inside a loop or a branch.
+class BlockSyncs : public ir::Visitor {
+ public:
+  explicit BlockSyncs(const ir::Stmt& s) { visit_stmt(s); }
+  bool found = false;
+
+ protected:
+  void visit(const ir::ThreadGroupNode&) override {}
+  void visit(const ir::SyncNode&) override { found = true; }
+  void visit(const ir::ClusterSyncNode&) override { found = true; }
+};
+
+struct Group {
+  const ir::ThreadGroupNode* node;
+  int syncs_before;  // block-wide syncs before it in the body
+  GroupAccesses accesses;
+};
+
+[[noreturn]] void report(const ir::StmtNode& read, const ir::SharedTensorNode& tile, const ir::StmtNode& write,
+                         const ir::ThreadGroupNode& writer, const ir::ThreadGroupNode& reader) {
+  throw Error(read.loc, fmt::format("{} reads shared tile {} (allocated at {}) in threads {}..{}, which threads {}..{} "
+                                    "write at {}, and nothing orders the write and the read: no sync() of the whole "
+                                    "block lies between their thread groups and neither uses an mbarrier; sync() "
+                                    "between the groups, or hand the tile over with an mbarrier arrival and wait",
+                                    ir::call_name(read.kind), tile.name, tile.loc.str(), reader.begin,
+                                    reader.begin + reader.count - 1, writer.begin, writer.begin + writer.count - 1,
+                                    write.loc.str()));
+}
+
+}  // namespace
+
+ir::Kernel check_shared_handoffs(const ir::Kernel& k, const PassContext&) {
+  const std::set<const ir::SharedTensorNode*> barriers = barrier_arrays(*k);
+  std::vector<ir::Stmt> body;
+  flatten(k->body, body);
+  std::vector<Group> groups;
+  int syncs = 0;
+  for (const ir::Stmt& s : body) {
+    if (BlockSyncs(s).found) ++syncs;
+    if (s->kind != ir::NodeKind::ThreadGroup) continue;
+    const auto& g = static_cast<const ir::ThreadGroupNode&>(*s);
+    groups.push_back(Group{&g, syncs, GroupAccesses(g, barriers)});
+  }
+  for (const Group& writer : groups)
+    for (const Group& reader : groups) {
+      const ir::ThreadGroupNode &w = *writer.node, &r = *reader.node;
+      const bool disjoint = w.begin + w.count <= r.begin || r.begin + r.count <= w.begin;
+      if (!disjoint || writer.syncs_before != reader.syncs_before || writer.accesses.uses_mbarriers ||
+          reader.accesses.uses_mbarriers)
+        continue;
+      for (const auto& [written, write] : writer.accesses.writes)
+        for (const auto& [read_tile, read] : reader.accesses.reads)
+          if (related(written, read_tile)) report(*read, *read_tile->allocation(), *write, w, r);
+    }
+  return k;
+}
+
+}  // namespace tessel::passes

@@ -1,0 +1,46 @@
+// Helper classes (tessel::Class): a report about a barrier that an instance owns names the
+// instance, by the line that constructed it and the member, even though every instance waits at
+// the class's own lines.
+#include <gtest/gtest.h>
+
+#include "pipeline.hpp"
+#include "simulate.hpp"
+#include "source_line.hpp"
+
+namespace tessel::testing {
+namespace {
+
+int first_line = 0, second_line = 0;
+
+// Two rings: the first is filled and its stage consumed, the second is never filled.
+struct ConsumesARingNobodyFills : Script {
+  void operator()(Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    first_line = __LINE__ + 1;
+    examples::Pipeline first(2);
+    second_line = __LINE__ + 1;
+    examples::Pipeline second(2);
+    single_thread([&] { mbarrier.arrive(first.producer_barrier()); });
+    first.consumer_acquire();
+    second.consumer_acquire();
+  }
+};
+
+TEST(HelperClasses, ADeadlockInsideAnInstancesMethodNamesTheInstance) {
+  Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
+  const std::string got = simulation_error<ConsumesARingNobodyFills>(sim::Options{}, unused);
+  const std::string wait = source_at("examples/pipeline.hpp", "mbarrier.wait(full_barriers[consumer_stage]");
+  const std::string alloc =
+      source_at("examples/pipeline.hpp", "mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count)");
+  EXPECT_EQ(got.substr(0, got.find('\n')),
+            fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumesARingNobodyFills: warp 0 (threads 0..31) "
+                        "waits at {0} for phase 0 (parity 0) of barrier 0 of full_barriers of the Pipeline "
+                        "constructed at {1}:{2} (the array allocated at {3}), which lacks 1 of its 1 arrivals, and "
+                        "nothing in flight and no other warp can provide them; no instruction of the kernel arrives "
+                        "on it.",
+                        wait, __FILE__, second_line, alloc));
+}
+
+}  // namespace
+}  // namespace tessel::testing
