@@ -81,9 +81,7 @@ template <class T, class X> ir::Expr to_ir(const X& x) {
 }
 
 // Whether `loc` is a line of the C++ standard library's headers (libstdc++ or libc++).
-inline bool in_standard_library(const SourceLoc& loc) {
-  return loc.file.find("/include/c++/") != std::string::npos;
-}
+inline bool in_standard_library(const SourceLoc& loc) { return loc.file.find("/include/c++/") != std::string::npos; }
 
 // A value assigned to a Var<T>, as IR of type T. An assignment is an operator and cannot take a
 // defaulted std::source_location, so the value records where the user wrote it on conversion.
