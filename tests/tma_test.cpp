@@ -191,6 +191,42 @@ TEST(TmaStore, StoringSharedMemoryNothingWroteIsReported) {
                              __FILE__, line, line - 5));
 }
 
+// Warp 1 writes the tile and warp 0's first thread stores it with TMA, with no sync() between
+// them that the one block takes (the one in the if_ is never taken, so check_shared_handoffs
+// cannot refuse the kernel before it runs): the report names the writes nothing ordered.
+int writer_line = 0;
+struct StoresATileAnotherWarpWritesUnordered : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    thread_group(32, 32, [&] {
+      writer_line = __LINE__ + 1;
+      store_shared(s, register_tensor<float>({8, 32}, 1.0f));
+      fence.proxy_async();
+    });
+    if_(n < 0, [&] { sync(); });
+    single_thread([&] {
+      line = __LINE__ + 1;
+      tma.shared_to_global(s, global_view(out, {n, 32}), {0, 0});
+      tma.commit_group();
+      tma.wait_group(0);
+    });
+  }
+};
+
+TEST(TmaStore, StoringATileWhoseWritesNothingOrderedNamesTheWrites) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+  const std::string got = error_of<StoresATileAnotherWarpWritesUnordered>(8, out);
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: tma.shared_to_global: reads shared memory that was never written: s (allocated "
+                        "at {0}:{2}), byte 0 of the allocation, stored by thread 0 of block (0, 0, 0); store to "
+                        "the tile (and sync()) before storing it to global memory; store_shared at {0}:{3} (threads "
+                        "32..63) writes this tile, and nothing ordered that write before this read: is a sync() or "
+                        "an mbarrier handoff missing between them?",
+                        __FILE__, line, writer_line - 3, writer_line));
+}
+
 // A whole-warp group other than the first: its first thread issues, commits and waits.
 struct StoresFromTheSecondWarp : Script {
   void operator()(Int32 n, Ptr<float> out) {

@@ -3,6 +3,7 @@
 
 #include "machine.hpp"
 #include "tessel/layout/shared_swizzle.hpp"
+#include "unwritten_memory.hpp"
 
 namespace tessel::sim {
 
@@ -121,12 +122,12 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
     w.cta.check_not_in_flight(a.byte, bytes, false, n.loc, w.thread(lane));
     for (int b = 0; b < bytes; ++b)
       if (!w.cta.written[size_t(a.byte + b)])
-        throw Error(n.loc,
-                    fmt::format("read of shared memory that was never written: {} (allocated at {}), byte {} "
-                                "of the allocation, read by thread {} of block {}; store to it (and sync()) "
-                                "before loading",
-                                a.allocation->name, a.allocation->loc.str(),
-                                a.byte - w.cta.shared_offsets.at(a.allocation), w.thread(lane), w.cta.block_name()));
+        throw Error(n.loc, fmt::format("read of shared memory that was never written: {} (allocated at {}), byte {} "
+                                       "of the allocation, read by thread {} of block {}; store to it (and sync()) "
+                                       "before loading{}",
+                                       a.allocation->name, a.allocation->loc.str(),
+                                       a.byte - w.cta.shared_offsets.at(a.allocation), w.thread(lane),
+                                       w.cta.block_name(), unwritten_memory_cause(w.cta, a.byte + b, w.id)));
     w.cta.access_shared(w, a.byte, bytes, false, n.loc, "load_shared");
     out[size_t(lane) * local + l] = load_value(n.src->dtype, &w.cta.smem[size_t(a.byte)]);
   });

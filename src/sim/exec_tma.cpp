@@ -3,6 +3,7 @@
 // it completes.
 #include "machine.hpp"
 #include "tessel/sim/tma_box.hpp"
+#include "unwritten_memory.hpp"
 
 namespace tessel::sim {
 
@@ -43,10 +44,10 @@ void check_image_written(const Warp& w, const ir::SharedTensorNode& tile, const 
       const ir::SharedTensorNode& allocation = *tile.allocation();
       throw Error(loc, fmt::format("tma.shared_to_global: reads shared memory that was never written: {} (allocated "
                                    "at {}), byte {} of the allocation, stored by thread {} of block {}; store to the "
-                                   "tile (and sync()) before storing it to global memory",
+                                   "tile (and sync()) before storing it to global memory{}",
                                    allocation.name, allocation.loc.str(),
                                    begin + int64_t(b) - w.cta.shared_offsets.at(&allocation), w.thread(lane),
-                                   w.cta.block_name()));
+                                   w.cta.block_name(), unwritten_memory_cause(w.cta, begin + int64_t(b), w.id)));
     }
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "machine.hpp"
+#include "unwritten_memory.hpp"
 
 namespace tessel::sim {
 
@@ -299,9 +300,10 @@ void TensorMemory::complete_copy(Operation& m) {
         const int64_t address = tcgen05_k_major_address(in.a, row, c, 4);
         if (!std::all_of(cta_.written.begin() + address, cta_.written.begin() + address + 4,
                          [](uint8_t b) { return b; }))
-          throw Error(n.loc, fmt::format("tcgen05.copy reads shared memory that was never written (byte {} of block "
-                                         "{}'s shared memory)",
-                                         address, cta_.block_name()));
+          throw Error(n.loc,
+                      fmt::format("tcgen05.copy reads shared memory that was never written (byte {} of block "
+                                  "{}'s shared memory){}",
+                                  address, cta_.block_name(), unwritten_memory_cause(cta_, address, m.thread / 32)));
         std::memcpy(&cells_[size_t(row) * kTmemColumns + size_t(m.column + in.k0 + c)], &cta_.smem[size_t(address)], 4);
       }
   m.done = true;
@@ -322,8 +324,9 @@ void TensorMemory::complete(Operation& m) {
   const auto read = [&](const Cta& block, int64_t address) {
     if (!block.written[size_t(address)])
       throw Error(n.loc, fmt::format("tcgen05.mma reads shared memory that was never written (byte {} of block {}'s "
-                                     "shared memory)",
-                                     address, block.block_name()));
+                                     "shared memory){}",
+                                     address, block.block_name(),
+                                     unwritten_memory_cause(block, address, &block == &cta_ ? m.thread / 32 : -1)));
     return float(load_value(type, &block.smem[size_t(address)]).f);
   };
   std::vector<float> a(size_t(rows) * k), b(size_t(cols) * k);

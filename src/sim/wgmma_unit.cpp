@@ -6,6 +6,7 @@
 #include "machine.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/layout/wgmma_atoms.hpp"
+#include "unwritten_memory.hpp"
 
 namespace tessel::sim {
 
@@ -142,8 +143,8 @@ void WgmmaUnit::complete(Mma& mma) {
   for (int64_t b : mma.bytes_read)
     if (!cta_.written[size_t(b)])
       throw Error(n.loc, fmt::format("wgmma.mma reads shared memory that was never written (byte {} of block {}'s "
-                                     "shared memory, warp {})",
-                                     b, cta_.block_name(), w.id));
+                                     "shared memory, warp {}){}",
+                                     b, cta_.block_name(), w.id, unwritten_memory_cause(cta_, b, w.id)));
   auto read = [&](int64_t address) { return float(load_value(type, &cta_.smem[size_t(address)]).f); };
   // The warp's rows of A and all of B as dense matrices; rows the warp does not compute stay NaN.
   std::vector<float> a(size_t(n.m()) * k, NAN), b(size_t(k) * cols);

@@ -1,0 +1,63 @@
+// The likely cause of a read of shared memory that was never written, from the kernel's code.
+#include "unwritten_memory.hpp"
+
+#include <vector>
+
+#include "machine.hpp"
+#include "tessel/ir/visitor.hpp"
+
+namespace tessel::sim {
+
+namespace {
+
+// The instructions that write one allocation: "store_shared at k.cpp:30 (threads 32..63)".
+class Writers : public ir::Visitor {
+ public:
+  Writers(const ir::KernelNode& k, const ir::SharedTensorNode* allocation, int reader_warp)
+      : allocation_(allocation), reader_warp_(reader_warp) {
+    visit_kernel(k);
+  }
+  std::vector<std::string> generic, tma;
+
+ protected:
+  void visit(const ir::StoreSharedNode& n) override { add(generic, n.dst, n); }
+  void visit(const ir::CopyAsyncNode& n) override { add(generic, n.dst, n); }
+  void visit(const ir::TmaLoadNode& n) override { add(tma, n.dst, n); }
+
+ private:
+  void add(std::vector<std::string>& to, const ir::SharedTensor& tile, const ir::StmtNode& s) {
+    if (tile->allocation() != allocation_) return;
+    const ir::ThreadRange g = position().group();
+    // The reader's own warp wrote before it, in program order: no handoff is missing there.
+    const bool only_the_readers_warp = g.begin >= 32 * reader_warp_ && g.begin + g.count <= 32 * (reader_warp_ + 1);
+    if (&to == &generic && only_the_readers_warp) return;
+    to.push_back(fmt::format("{} at {} ({})", ir::call_name(s.kind), s.loc.str(),
+                             g.count == 1 ? fmt::format("thread {}", g.begin) : g.str()));
+  }
+  const ir::SharedTensorNode* allocation_;
+  int reader_warp_;
+};
+
+}  // namespace
+
+std::string unwritten_memory_cause(const Cta& cta, int64_t byte, int reader_warp) {
+  const ir::SharedTensorNode* allocation = nullptr;
+  for (const auto& [a, offset] : cta.shared_offsets)
+    if (byte >= offset && byte < offset + a->nbytes()) allocation = a;
+  if (!allocation) return "";
+  const Writers writers(cta.kernel, allocation, reader_warp);
+  std::string cause;
+  if (!writers.generic.empty())
+    cause += fmt::format(
+        "; {} writes this tile, and nothing ordered that write before this read: is a sync() or an "
+        "mbarrier handoff missing between them?",
+        fmt::join(writers.generic, ", "));
+  if (!writers.tma.empty())
+    cause += fmt::format(
+        "; {} loads this tile: did the wait before this read pass on a phase that completed with "
+        "fewer transaction bytes than the load's box, or on another phase than the load's?",
+        fmt::join(writers.tma, ", "));
+  return cause;
+}
+
+}  // namespace tessel::sim
