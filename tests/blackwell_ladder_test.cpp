@@ -181,6 +181,73 @@ TEST(BlackwellLadder, TheSeedsV0WithoutItsProxyFenceIsReportedAtTheMma) {
   }
 }
 
+// Seed 004's V1 loop with its waits as the seed writes them, relaxed: the wait sees the TMA bytes
+// complete the phase but orders nothing, so the mma after it reads tiles it is not ordered after.
+struct SeedV1WithItsRelaxedWaits : Script {
+  int block_m = 128, block_n = 64, block_k = 16;
+  static inline int mma_line = 0, load_line = 0, alloc_line = 0, wait_line = 0, barrier_line = 0;
+
+  void operator()(Int32 m_size, int n_size, int k_size, Ptr<f16> a_ptr, Ptr<f16> b_ptr, Ptr<f16> c_ptr) {
+    attrs.blocks = {cdiv(m_size, block_m), cdiv(n_size, block_n)};
+    attrs.warps = 4;
+    Int32 offset_m = block_m * blockIdx.x;
+    Int32 offset_n = block_n * blockIdx.y;
+    auto g_a = global_view(a_ptr, {m_size, k_size});
+    auto g_b = global_view(b_ptr, {n_size, k_size});
+    alloc_line = __LINE__ + 1;
+    auto s_a = shared_tensor<f16>({block_m, block_k});
+    auto s_b = shared_tensor<f16>({block_n, block_k});
+    auto t_acc = tcgen05.alloc<float>({block_m, block_n});
+    barrier_line = __LINE__ + 1;
+    auto tma_barrier = mbarrier.alloc({1});
+    auto mma_barrier = mbarrier.alloc({1});
+    UInt32 tma_phase = 0u;
+    UInt32 mma_phase = 0u;
+    sync();
+    for (Int32 offset_k : range(0, k_size, block_k)) {
+      single_warp([&] {
+        single_thread([&] { mbarrier.arrive_and_expect_tx(tma_barrier[0], s_a.nbytes() + s_b.nbytes()); });
+        load_line = __LINE__ + 1;
+        tma.global_to_shared(g_a, s_a, {offset_m, offset_k}, tma_barrier[0]);
+        tma.global_to_shared(g_b, s_b, {offset_n, offset_k}, tma_barrier[0]);
+        wait_line = __LINE__ + 1;
+        mbarrier.wait(tma_barrier[0], tma_phase, WaitSemantics::relaxed, WaitScope::cta);
+        mma_line = __LINE__ + 1;
+        tcgen05.mma(s_a, s_b.transpose(), t_acc, offset_k != 0);
+        tcgen05.commit(mma_barrier[0]);
+        mbarrier.wait(mma_barrier[0], mma_phase, WaitSemantics::relaxed, WaitScope::cta);
+      });
+      tma_phase ^= 1u;
+      mma_phase ^= 1u;
+      sync();
+    }
+    auto r_acc = tcgen05.load(t_acc);
+    store_global(global_view(c_ptr, {m_size, n_size}), r_acc.to<f16>(), {offset_m, offset_n});
+    sync();
+    tcgen05.dealloc(t_acc);
+  }
+};
+
+TEST(BlackwellLadder, TheSeedsRelaxedWaitsAreReportedAtTheMma) {
+  const int m = 128, n = 64, k = 32;
+  Buffer<f16> a(Device::simulator(), examples::random_vector<f16>(size_t(m) * k, 1));
+  Buffer<f16> b(Device::simulator(), examples::random_vector<f16>(size_t(n) * k, 2));
+  Buffer<f16> c(Device::simulator(), examples::poisoned<f16>(size_t(m) * n));
+  using S = SeedV1WithItsRelaxedWaits;
+  for (const sim::Options& o : testing::every_order()) {
+    const std::string got = testing::error_of_call(
+        [&] { Kernel<S>(Device::simulator(), KernelOptions{.arch = "sm_100a", .sim = o})(m, n, k, a, b, c); });
+    EXPECT_EQ(got, fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
+                               "allocation, in block (0, 0, 0): the tcgen05.mma at {0}:{1} by warp 0 of block (0, 0, "
+                               "0) is not ordered after the tma.global_to_shared at {0}:{3}, landed in phase 0 of "
+                               "barrier 0 of the array allocated at {0}:{4} in block (0, 0, 0); the mbarrier wait at "
+                               "{0}:{5} saw the phase that publishes it, but a relaxed wait orders no memory: wait "
+                               "with WaitSemantics::acquire",
+                               __FILE__, S::mma_line, S::alloc_line, S::load_line, S::barrier_line, S::wait_line))
+        << sim::schedule_name(o);
+  }
+}
+
 // V5's blocks cancel the launch of blocks that have not started: with 1 resident block it computes
 // every tile, with 3 the blocks share them, and with every block resident no request succeeds.
 TEST(BlackwellLadder, V5MatchesTheHostReferenceWithOneThreeAndAllBlocksResident) {
