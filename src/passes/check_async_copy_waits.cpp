@@ -7,6 +7,7 @@
 // the allocation the other views; other views of one allocation are not compared. Changes nothing.
 #include <map>
 
+#include "shared_tiles.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/ir/visitor.hpp"
 #include "tessel/passes/pipeline.hpp"
@@ -14,10 +15,6 @@
 namespace tessel::passes {
 
 namespace {
-
-bool related(const ir::SharedTensorNode* a, const ir::SharedTensorNode* b) {
-  return a == b || a == b->allocation() || b == a->allocation();
-}
 
 class CopyWaits : public ir::Visitor {
  protected:
@@ -48,7 +45,7 @@ class CopyWaits : public ir::Visitor {
       if (t->kind != ir::NodeKind::SharedTensor) continue;
       const auto* tile = static_cast<const ir::SharedTensorNode*>(t.get());
       for (const auto& [written, copy] : pending_)
-        if (related(tile, written) && copy != &s)
+        if (certainly_overlap(tile, written) && copy != &s)
           throw Error(s.loc, fmt::format("{} uses shared tile {} (allocated at {}), which the copy_async at {} writes, "
                                          "with no copy_async wait between them: the copy may still be landing; wait "
                                          "for its group (copy_async_wait_all or copy_async_wait_group) first, and "

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "shared_tiles.hpp"
 #include "tessel/ir/effects.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/ir/visitor.hpp"
@@ -25,10 +26,6 @@ std::set<const ir::SharedTensorNode*> barrier_arrays(const ir::KernelNode& k) {
     if (const ir::SharedTensorNode* a = ir::effects(s).barriers_initialized) arrays.insert(a);
   });
   return arrays;
-}
-
-bool related(const ir::SharedTensorNode* a, const ir::SharedTensorNode* b) {
-  return a == b || a == b->allocation() || b == a->allocation();
 }
 
 // What one thread group does to shared memory: the first write and the first read of each tile,
@@ -123,7 +120,7 @@ ir::Kernel check_shared_handoffs(const ir::Kernel& k, const PassContext&) {
         continue;
       for (const auto& [written, write] : writer.accesses.writes)
         for (const auto& [read_tile, read] : reader.accesses.reads)
-          if (related(written, read_tile)) report(*read, *read_tile->allocation(), *write, w, r);
+          if (certainly_overlap(written, read_tile)) report(*read, *read_tile->allocation(), *write, w, r);
     }
   return k;
 }
