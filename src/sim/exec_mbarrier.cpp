@@ -102,11 +102,15 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
 void pass_wait(Warp& w, const std::array<int64_t, 32>& bytes, Mask passed, ir::WaitSemantics sem, ir::WaitScope scope,
                const SourceLoc& loc) {
   HappensBefore& happens_before = w.cta.scheduler.happens_before;
+  // Outside clusters a wait of cta scope misses nothing.
+  const bool weak = happens_before.enabled() &&
+                    (sem == ir::WaitSemantics::Relaxed || (scope == ir::WaitScope::Cta && w.cta.kernel.clustered()));
+  int64_t previous = -1;  // lanes of a warp mostly wait on one barrier: join its clocks once
   for (int lane = 0; lane < 32; ++lane)
-    if (passed >> lane & 1) {
-      const int64_t byte = bytes[size_t(lane)];
+    if ((passed >> lane & 1) && bytes[size_t(lane)] != previous) {
+      const int64_t byte = previous = bytes[size_t(lane)];
       if (sem == ir::WaitSemantics::Acquire) w.clock.join(w.cta.mbarriers.released(byte, scope));
-      if (happens_before.enabled() && (sem == ir::WaitSemantics::Relaxed || scope == ir::WaitScope::Cta))
+      if (weak)
         happens_before.weak_wait(w.actor, w.cta.mbarriers.released(byte, ir::WaitScope::Cluster),
                                  HappensBefore::WeakWait{&loc, sem == ir::WaitSemantics::Relaxed});
       w.cta.mbarriers.observed(byte);
