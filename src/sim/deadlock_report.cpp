@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "code_sites.hpp"
 #include "machine.hpp"
 #include "tessel/ir/effects.hpp"
 #include "tessel/ir/visitor.hpp"
@@ -31,13 +32,7 @@ class BarrierProviders : public ir::Visitor {
     for (const ir::BarrierArrival& a : e.arrivals) arrays.insert(a.barrier->array->allocation());
     for (const ir::ExpectedBytes& x : e.expected_bytes) arrays.insert(x.barrier->array->allocation());
     for (const ir::CompletedBytes& c : e.completed_bytes) arrays.insert(c.barrier->array->allocation());
-    for (const ir::SharedTensorNode* array : arrays)
-      providers_[array].push_back(fmt::format("{} at {} ({})", ir::call_name(s.kind), s.loc.str(), threads()));
-  }
-  // "thread 32" or "threads 32..63"
-  std::string threads() const {
-    const ir::ThreadRange g = position().group();
-    return g.count == 1 ? fmt::format("thread {}", g.begin) : g.str();
+    for (const ir::SharedTensorNode* array : arrays) providers_[array].push_back(describe_site(s, position().group()));
   }
   std::map<const ir::SharedTensorNode*, std::vector<std::string>> providers_;
 };

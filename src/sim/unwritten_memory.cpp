@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "code_sites.hpp"
 #include "machine.hpp"
 #include "tessel/ir/visitor.hpp"
 
@@ -31,8 +32,7 @@ class Writers : public ir::Visitor {
     // The reader's own warp wrote before it, in program order: no handoff is missing there.
     const bool only_the_readers_warp = g.begin >= 32 * reader_warp_ && g.begin + g.count <= 32 * (reader_warp_ + 1);
     if (&to == &generic && only_the_readers_warp) return;
-    to.push_back(fmt::format("{} at {} ({})", ir::call_name(s.kind), s.loc.str(),
-                             g.count == 1 ? fmt::format("thread {}", g.begin) : g.str()));
+    to.push_back(describe_site(s, g));
   }
   const ir::SharedTensorNode* allocation_;
   int reader_warp_;
