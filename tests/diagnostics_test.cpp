@@ -235,7 +235,9 @@ TEST(Diagnostics, ReductionAcrossWarps) {
   EXPECT_EQ(got9, loc(line) +
                       ": sum over dim 0: the threads spanning that dimension belong to different warps "
                       "(layout[128](d0=128; threads=d0.0; local=-)); reductions combine lanes of one warp, so choose "
-                      "a layout whose threads along dim 0 lie within a warp");
+                      "a layout whose threads along dim 0 lie within a warp, or split the dimension into [warps, n / "
+                      "warps] so that each warp reduces its own part, and combine the parts through a shared tile "
+                      "(docs/language.md, \"Reductions across warps\")");
 }
 
 struct WrongOffsetCount : Script {

@@ -50,6 +50,7 @@ Kernel every_kind() {
   auto c = tile(DType::Bool, {8, 32}, "c"), w = tile(DType::F32, {8, 32}, "w"), f = tile(DType::F32, {8, 32}, "f");
   auto row = tile(DType::F32, {8, 1}, "row"), as_int = tile(DType::I32, {8, 32}, "as_int");
   auto part = tile(DType::F32, {8, 32}, "part");
+  auto bits = tile(DType::U32, {8, 32}, "bits"), index = tile(DType::I32, {8, 32}, "index");
   auto a = tile(DType::F16, {32, 16}, "a"), b = tile(DType::F16, {16, 32}, "b");
   auto acc = tile(DType::F32, {32, 32}, "acc"), d = tile(DType::F32, {32, 32}, "d");
   auto zeros = [](int k) { return std::vector<Expr>(size_t(k), const_int(0)); };
@@ -91,6 +92,8 @@ Kernel every_kind() {
                                   Operand{nullptr, const_float(0)}),
       std::make_shared<FmaNode>(at(15), y, Operand{x, nullptr}, Operand{nullptr, const_float(2)}, f),
       std::make_shared<CastTensorNode>(at(16), as_int, y),
+      std::make_shared<BitcastTensorNode>(at(16), bits, y),
+      std::make_shared<IotaNode>(at(16), index, 1),
       std::make_shared<ReduceNode>(at(17), row, ReduceOp::Max, y, 1),
       std::make_shared<CopyRegisterNode>(at(18), r, y),
       std::make_shared<SliceRegisterNode>(at(18), part, y, std::vector<int>{0, 0}),

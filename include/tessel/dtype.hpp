@@ -12,16 +12,21 @@ namespace tessel {
 // usual arithmetic conversions (ir::promote meets f16 and bf16 in f32, the narrowest type that
 // holds both exactly). A new type is a new line here: the enum and kDTypes are generated from this
 // list, and -Werror=switch points at the switches that must handle it.
-#define TESSEL_DTYPES(X)                            \
-  X(Bool, "bool", 1, false, false, 0, "bool")       \
-  X(I32, "i32", 4, false, true, 2, "int32_t")       \
-  X(U32, "u32", 4, false, false, 3, "uint32_t")     \
-  X(I64, "i64", 8, false, true, 4, "int64_t")       \
-  X(F16, "f16", 2, true, false, 6, "tessel_f16")    \
-  X(BF16, "bf16", 2, true, false, 7, "tessel_bf16") \
-  X(F32, "f32", 4, true, false, 8, "float")         \
-  X(I8, "i8", 1, false, true, 1, "int8_t")          \
-  X(U64, "u64", 8, false, false, 5, "uint64_t")
+#define TESSEL_DTYPES(X)                                  \
+  X(Bool, "bool", 1, false, false, 0, "bool")             \
+  X(I32, "i32", 4, false, true, 5, "int32_t")             \
+  X(U32, "u32", 4, false, false, 6, "uint32_t")           \
+  X(I64, "i64", 8, false, true, 7, "int64_t")             \
+  X(F16, "f16", 2, true, false, 11, "tessel_f16")         \
+  X(BF16, "bf16", 2, true, false, 12, "tessel_bf16")      \
+  X(F32, "f32", 4, true, false, 13, "float")              \
+  X(I8, "i8", 1, false, true, 1, "int8_t")                \
+  X(U64, "u64", 8, false, false, 8, "uint64_t")           \
+  X(U8, "u8", 1, false, false, 2, "uint8_t")              \
+  X(I16, "i16", 2, false, true, 3, "int16_t")             \
+  X(U16, "u16", 2, false, false, 4, "uint16_t")           \
+  X(F8E4M3, "f8e4m3", 1, true, false, 9, "tessel_f8e4m3") \
+  X(F8E5M2, "f8e5m2", 1, true, false, 10, "tessel_f8e5m2")
 
 enum class DType : uint8_t {
 #define TESSEL_DTYPE_ENUMERATOR(dtype, ...) dtype,
@@ -80,21 +85,67 @@ struct bf16 {
 
 using f32 = float;
 using i8 = int8_t;
+using u8 = uint8_t;
+using i16 = int16_t;
+using u16 = uint16_t;
 using i32 = int32_t;
 using u32 = uint32_t;
 using i64 = int64_t;
 using u64 = uint64_t;
 
+// The fp8 formats of the OCP 8-bit floating point specification, as PTX's e4m3 and e5m2 types,
+// stored as their bit patterns. e4m3 (E4M3FN: exponent bias 7) has no infinities, NaN S.1111.111
+// and largest finite 448; e5m2 (bias 15) has IEEE infinities and NaNs and largest finite 57344.
+// Conversions from float are PTX's `cvt.rn.satfinite`: nearest, ties to even; magnitudes beyond the
+// largest finite value, infinities included, become the largest finite value of their sign; NaN
+// becomes 0x7f with the sign of the input.
+struct f8e4m3 {
+  uint8_t bits = 0;
+  f8e4m3() = default;
+  explicit f8e4m3(float v);
+  explicit operator float() const;
+  static f8e4m3 from_bits(uint8_t b) {
+    f8e4m3 x;
+    x.bits = b;
+    return x;
+  }
+};
+struct f8e5m2 {
+  uint8_t bits = 0;
+  f8e5m2() = default;
+  explicit f8e5m2(float v);
+  explicit operator float() const;
+  static f8e5m2 from_bits(uint8_t b) {
+    f8e5m2 x;
+    x.bits = b;
+    return x;
+  }
+};
+
 // Rounds a float to the nearest value representable in the floating-point type `t` (identity for f32).
 float round_to(DType t, float v);
 
-template <class T> struct dtype_of;
+namespace detail {
+template <class T> inline constexpr bool no_element_type = false;
+}
+// The element type of a C++ type, for Ptr<T>, shared_tensor<T>, register_tensor<T>, to<T>().
+template <class T> struct dtype_of {
+  static_assert(detail::no_element_type<T>,
+                "tessel has no element type for this C++ type; the element types are bool, int8_t, uint8_t, "
+                "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, tessel::f8e4m3, tessel::f8e5m2, "
+                "tessel::f16, tessel::bf16 and float (docs/language.md, \"Element types\")");
+};
 template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
 template <> struct dtype_of<int8_t> { static constexpr DType value = DType::I8; };
+template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::U8; };
+template <> struct dtype_of<int16_t> { static constexpr DType value = DType::I16; };
+template <> struct dtype_of<uint16_t> { static constexpr DType value = DType::U16; };
 template <> struct dtype_of<int32_t> { static constexpr DType value = DType::I32; };
 template <> struct dtype_of<uint32_t> { static constexpr DType value = DType::U32; };
 template <> struct dtype_of<int64_t> { static constexpr DType value = DType::I64; };
 template <> struct dtype_of<uint64_t> { static constexpr DType value = DType::U64; };
+template <> struct dtype_of<f8e4m3> { static constexpr DType value = DType::F8E4M3; };
+template <> struct dtype_of<f8e5m2> { static constexpr DType value = DType::F8E5M2; };
 template <> struct dtype_of<f16> { static constexpr DType value = DType::F16; };
 template <> struct dtype_of<bf16> { static constexpr DType value = DType::BF16; };
 template <> struct dtype_of<float> { static constexpr DType value = DType::F32; };

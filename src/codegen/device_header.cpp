@@ -15,6 +15,9 @@ namespace {
 const char* const kIntegerTypes = R"CUDA(#pragma once
 #ifdef __CUDACC_RTC__
 typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
 typedef int int32_t;
 typedef unsigned int uint32_t;
 typedef long long int64_t;
@@ -52,6 +55,118 @@ struct tessel_bf16 {{
                      ptx_asm(Ptx::CvtRnF16F32, oldest, {{"bits"}, {"v"}}),
                      ptx_asm(Ptx::CvtF32F16, oldest, {{"v"}, {"bits"}}),
                      ptx_asm(Ptx::CvtRnBf16F32, oldest, {{"bits"}, {"v"}}));
+}
+
+// fp8 converts with PTX cvt where the target has it (sm_89 and newer) and with the same rounding in
+// integer arithmetic on sm_80 (dtype.hpp states the conversions).
+std::string fp8_types() {
+  const ir::Arch fp8 = ir::Arch::Sm90a;
+  std::string text = R"CUDA(
+// fp8 on targets without fp8 cvt: nearest (ties to even), saturated to the largest finite value,
+// NaN as 0x7f with its sign.
+__device__ __forceinline__ unsigned char tessel_f32_to_f8(float v, int mantissa, int bias, float max_finite) {
+  const unsigned char sign = (__float_as_uint(v) >> 24) & 0x80u;
+  if (v != v) return sign | 0x7fu;  // NaN
+  const float a = fminf(fabsf(v), max_finite);
+  const int min_exponent = 1 - bias;
+  const int e = a == 0.0f ? min_exponent : max(ilogbf(a), min_exponent);
+  int m = int(rintf(ldexpf(a, mantissa - e)));
+  if (m == 0) return sign;
+  int exponent = e;
+  if (m >= 2 << mantissa) {
+    m >>= 1;
+    ++exponent;
+  }
+  const int field = m >= 1 << mantissa ? exponent + bias : 0;
+  return (unsigned char)(sign | field << mantissa | (m & ((1 << mantissa) - 1)));
+}
+__device__ __forceinline__ float tessel_f8_to_f32(unsigned char b, int mantissa, int bias, bool has_infinity) {
+  const int top = (1 << (7 - mantissa)) - 1;
+  const int field = (b >> mantissa) & top, m = b & ((1 << mantissa) - 1);
+  const float sign = (b & 0x80u) ? -1.0f : 1.0f;
+  if (has_infinity && field == top) return m == 0 ? sign * __int_as_float(0x7f800000) : __int_as_float(0x7fc00000);
+  if (!has_infinity && field == top && m == (1 << mantissa) - 1) return __int_as_float(0x7fc00000);
+  if (field == 0) return sign * ldexpf(float(m), 1 - bias - mantissa);
+  return sign * ldexpf(float(m | 1 << mantissa), field - bias - mantissa);
+}
+)CUDA";
+  struct Format {
+    const char* type;
+    const char* ptx;
+    const char* description;
+    int mantissa, bias;
+    const char* max_finite;
+    bool has_infinity;
+  };
+  for (const Format& f : {Format{"tessel_f8e4m3", "e4m3", "fp8 e4m3 (OCP E4M3FN)", 3, 7, "448.0f", false},
+                          Format{"tessel_f8e5m2", "e5m2", "fp8 e5m2", 2, 15, "57344.0f", true}}) {
+    const PtxModifiers format{{"format", f.ptx}};
+    text += fmt::format(R"CUDA(
+// {0}: arithmetic happens in f32.
+struct {1} {{
+  unsigned char bits;
+  {1}() = default;
+  __device__ explicit {1}(float v) {{
+#if __CUDA_ARCH__ >= 890
+    unsigned short pair;
+    const float zero = 0.0f;
+    {2}
+    bits = (unsigned char)(pair & 0xffu);
+#else
+    bits = tessel_f32_to_f8(v, {4}, {5}, {6});
+#endif
+  }}
+  __device__ explicit operator float() const {{
+#if __CUDA_ARCH__ >= 890
+    const unsigned short in = bits;
+    unsigned int pair;
+    {3}
+    const unsigned short half = (unsigned short)(pair & 0xffffu);
+    float v;
+    {7}
+    return v;
+#else
+    return tessel_f8_to_f32(bits, {4}, {5}, {8});
+#endif
+  }}
+}};
+)CUDA",
+                        f.description, f.type,
+                        ptx_asm(Ptx::CvtRnSatfiniteF8x2F32, fp8, {{"pair"}, {"zero"}, {"v"}}, format),
+                        ptx_asm(Ptx::CvtRnF16x2F8x2, fp8, {{"pair"}, {"in"}}, format), f.mantissa, f.bias, f.max_finite,
+                        ptx_asm(Ptx::CvtF32F16, ir::Arch::Sm80, {{"v"}, {"half"}}), f.has_infinity ? "true" : "false");
+  }
+  return text;
+}
+
+// The fast forms of the math functions (Precision::fast): PTX's approximations.
+std::string fast_math() {
+  const ir::Arch oldest = ir::Arch::Sm80;
+  return fmt::format(R"CUDA(
+__device__ __forceinline__ float tessel_ex2_approx(float x) {{
+  float y;
+  {}
+  return y;
+}}
+__device__ __forceinline__ float tessel_lg2_approx(float x) {{
+  float y;
+  {}
+  return y;
+}}
+__device__ __forceinline__ float tessel_tanh_approx(float x) {{
+  float y;
+  {}
+  return y;
+}}
+__device__ __forceinline__ float tessel_sqrt_approx(float x) {{
+  float y;
+  {}
+  return y;
+}}
+)CUDA",
+                     ptx_asm(Ptx::Ex2Approx, oldest, {{"y"}, {"x"}}), ptx_asm(Ptx::Lg2Approx, oldest, {{"y"}, {"x"}}),
+                     ptx_asm(Ptx::TanhApprox, oldest, {{"y"}, {"x"}}),
+                     ptx_asm(Ptx::SqrtApprox, oldest, {{"y"}, {"x"}}));
 }
 
 const char* const kHelpers = R"CUDA(
@@ -100,6 +215,13 @@ template <class T> __device__ __forceinline__ T tessel_unpack(uint32_t r, int hi
   return x;
 }
 
+// An element of type T with the bits `b` (a bitcast to a type stored as its bit pattern).
+template <class T, class U> __device__ __forceinline__ T tessel_from_bits(U b) {
+  T x;
+  x.bits = b;
+  return x;
+}
+
 template <class T> __device__ __forceinline__ T tessel_shfl_xor(unsigned mask, T v, int lane_mask) {
   return __shfl_xor_sync(mask, v, lane_mask);
 }
@@ -119,7 +241,7 @@ __device__ __forceinline__ int32_t tessel_fast_divide(int32_t x, uint32_t m, uin
 }  // namespace
 
 const std::string& device_header() {
-  static const std::string text = kIntegerTypes + half_types() + kHelpers;
+  static const std::string text = kIntegerTypes + half_types() + fp8_types() + fast_math() + kHelpers;
   return text;
 }
 

@@ -10,15 +10,15 @@ namespace tessel::codegen {
 
 std::string c_type(DType t) { return std::string(dtype_info(t).c_type); }
 
-std::string arith_type(DType t) { return t == DType::F16 || t == DType::BF16 ? "float" : c_type(t); }
+bool stored_as_bits(DType t) { return is_float(t) && t != DType::F32; }
+
+std::string arith_type(DType t) { return stored_as_bits(t) ? "float" : c_type(t); }
 
 std::string to_storage(DType t, const std::string& v) {
-  return t == DType::F16 || t == DType::BF16 ? fmt::format("{}({})", c_type(t), v) : v;
+  return stored_as_bits(t) ? fmt::format("{}({})", c_type(t), v) : v;
 }
 
-std::string to_arith(DType t, const std::string& v) {
-  return t == DType::F16 || t == DType::BF16 ? fmt::format("float({})", v) : v;
-}
+std::string to_arith(DType t, const std::string& v) { return stored_as_bits(t) ? fmt::format("float({})", v) : v; }
 
 std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const std::string& b) {
   using ir::BinaryOp;
@@ -34,20 +34,41 @@ std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const st
   return fmt::format("({} {} {})", a, infix.at(op), b);
 }
 
-std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a) {
+std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a, ir::MathPrecision precision) {
   using ir::UnaryOp;
+  const bool fast = precision == ir::MathPrecision::Fast;
   switch (op) {
     case UnaryOp::Neg: return fmt::format("(-{})", a);
     case UnaryOp::Not: return fmt::format("(!{})", a);
-    case UnaryOp::BitNot: return fmt::format("(~{})", a);
-    case UnaryOp::Exp: return fmt::format("expf({})", a);
-    case UnaryOp::Exp2: return fmt::format("exp2f({})", a);
-    case UnaryOp::Log: return fmt::format("logf({})", a);
-    case UnaryOp::Sqrt: return fmt::format("sqrtf({})", a);
+    // C promotes narrow integers to int: the result is cut back to the operand's type.
+    case UnaryOp::BitNot: return fmt::format("{}(~{})", c_type(t), a);
+    case UnaryOp::Exp: return fast ? fmt::format("tessel_ex2_approx({} * 1.44269504f)", a) : fmt::format("expf({})", a);
+    case UnaryOp::Exp2: return fast ? fmt::format("tessel_ex2_approx({})", a) : fmt::format("exp2f({})", a);
+    case UnaryOp::Log:
+      return fast ? fmt::format("(tessel_lg2_approx({}) * 0.693147181f)", a) : fmt::format("logf({})", a);
+    case UnaryOp::Log2: return fast ? fmt::format("tessel_lg2_approx({})", a) : fmt::format("log2f({})", a);
+    case UnaryOp::Sqrt: return fast ? fmt::format("tessel_sqrt_approx({})", a) : fmt::format("sqrtf({})", a);
     case UnaryOp::Rsqrt: return fmt::format("rsqrtf({})", a);
+    case UnaryOp::Tanh: return fast ? fmt::format("tessel_tanh_approx({})", a) : fmt::format("tanhf({})", a);
+    case UnaryOp::Erf: return fmt::format("erff({})", a);
+    case UnaryOp::Sigmoid:
+      return fast ? fmt::format("fmaf(0.5f, tessel_tanh_approx(0.5f * {}), 0.5f)", a)
+                  : fmt::format("(1.0f / (1.0f + expf(-{})))", a);
     case UnaryOp::Abs: return is_float(t) ? fmt::format("fabsf({})", a) : fmt::format("abs({})", a);
   }
   return a;
+}
+
+std::string bits_expr(DType t, const std::string& v) {
+  if (stored_as_bits(t)) return fmt::format("{}.bits", v);
+  if (t == DType::F32) return fmt::format("__float_as_uint({})", v);
+  return fmt::format("uint{}_t({})", 8 * dtype_bytes(t), v);
+}
+
+std::string from_bits_expr(DType t, const std::string& bits) {
+  if (stored_as_bits(t)) return fmt::format("tessel_from_bits<{}>({})", c_type(t), bits);
+  if (t == DType::F32) return fmt::format("__uint_as_float({})", bits);
+  return fmt::format("{}({})", c_type(t), bits);
 }
 
 std::string float_literal(double v) {
@@ -110,13 +131,18 @@ std::string literal(const ir::ConstNode& n) {
   switch (n.type.dtype) {
     case DType::Bool: return n.i ? "true" : "false";
     case DType::I8: return fmt::format("int8_t({})", n.i);
+    case DType::U8: return fmt::format("uint8_t({})", n.i);
+    case DType::I16: return fmt::format("int16_t({})", n.i);
+    case DType::U16: return fmt::format("uint16_t({})", n.i);
     case DType::I32: return n.i == INT32_MIN ? "(-2147483647 - 1)" : fmt::format("{}", n.i);
     case DType::U32: return fmt::format("{}u", n.i);
     case DType::I64: return fmt::format("{}ll", n.i);
     case DType::U64: return fmt::format("{}ull", uint64_t(n.i));
     case DType::F32: return float_literal(n.f);
     case DType::F16:
-    case DType::BF16: return to_storage(n.type.dtype, float_literal(n.f));
+    case DType::BF16:
+    case DType::F8E4M3:
+    case DType::F8E5M2: return to_storage(n.type.dtype, float_literal(n.f));
   }
   TESSEL_CHECK(false, "constant of unknown dtype {}", int(n.type.dtype));
 }

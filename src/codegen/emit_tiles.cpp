@@ -85,7 +85,8 @@ void emit_ElementwiseUnary(Emitter& e, const ir::ElementwiseUnaryNode& n) {
   e.header(n, std::string(ir::op_name(n.op)));
   e.declare_tile(n.out);
   const ir::Operand a{n.a, nullptr};
-  for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) { return unary_expr(n.op, n.a->dtype, v[0]); });
+  for_each_slot(e, n.out, {&a},
+                [&](const std::vector<std::string>& v) { return unary_expr(n.op, n.a->dtype, v[0], n.precision); });
 }
 
 void emit_Where(Emitter& e, const ir::WhereNode& n) {
@@ -112,6 +113,25 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) {
     return fmt::format("({})({})", arith_type(n.out->dtype), v[0]);
   });
+}
+
+void emit_BitcastTensor(Emitter& e, const ir::BitcastTensorNode& n) {
+  e.header(n, fmt::format("bitcast {} -> {}", dtype_name(n.a->dtype), dtype_name(n.out->dtype)));
+  e.declare_tile(n.out);
+  e.line("#pragma unroll");
+  e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n.out->layout.local_size(), e.tile(n.out),
+                     from_bits_expr(n.out->dtype, bits_expr(n.a->dtype, fmt::format("{}[l]", e.tile(n.a))))));
+}
+
+void emit_Iota(Emitter& e, const ir::IotaNode& n) {
+  e.header(n, fmt::format("arange along dimension {}", n.dim));
+  e.declare_tile(n.out);
+  e.open("");
+  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line("#pragma unroll");
+  e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n.out->layout.local_size(), e.tile(n.out),
+                     n.out->layout.coord_exprs("t", "l")[size_t(n.dim)]));
+  e.close();
 }
 
 void emit_CopyRegister(Emitter& e, const ir::CopyRegisterNode& n) {

@@ -143,12 +143,18 @@ std::string identifier(const std::string& hint);
 std::string float_literal(double v);
 // The type arithmetic on `t` happens in (f32 for the half types).
 std::string arith_type(DType t);
+// Types held as their bit pattern in a struct (f16, bf16, fp8), with arithmetic in f32.
+bool stored_as_bits(DType t);
+// An element's bits as an unsigned integer of its width, and an element from such bits.
+std::string bits_expr(DType t, const std::string& v);
+std::string from_bits_expr(DType t, const std::string& bits);
 // `v` (of arithmetic type) converted to the storage type `t`.
 std::string to_storage(DType t, const std::string& v);
 // `v` (of storage type `t`) converted to its arithmetic type.
 std::string to_arith(DType t, const std::string& v);
 std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const std::string& b);
-std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a);
+std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a,
+                       ir::MathPrecision precision = ir::MathPrecision::Exact);
 
 // load_shared of tensor-core fragments with ldmatrix; false when select_instructions did not choose it.
 // `element` gives the lvalue of the source element at an element index of the view.

@@ -105,6 +105,58 @@ const PtxRow& ptx_row(Ptx instruction) {
                               PtxEffect::Pure};
       return row;
     }
+    // PTX ISA, cvt: two f32 to a pair of fp8 ({format} e4m3 or e5m2), `hi` in the upper byte, to the
+    // nearest (ties to even) and saturated to the largest finite value; and a pair of fp8 to f16
+    // exactly. sm_89 and newer.
+    case Ptx::CvtRnSatfiniteF8x2F32: {
+      static const PtxRow row{"cvt.rn.satfinite.f8x2.f32",
+                              "cvt.rn.satfinite.{format}x2.f32 {dst}, {hi}, {lo};",
+                              Arch::Sm90a,
+                              {scalar("dst", "=h"), scalar("hi", "f"), scalar("lo", "f")},
+                              PtxEffect::Pure};
+      return row;
+    }
+    case Ptx::CvtRnF16x2F8x2: {
+      static const PtxRow row{"cvt.rn.f16x2.f8x2",
+                              "cvt.rn.f16x2.{format}x2 {dst}, {src};",
+                              Arch::Sm90a,
+                              {scalar("dst", "=r"), scalar("src", "h")},
+                              PtxEffect::Pure};
+      return row;
+    }
+    // PTX ISA 9.7.4: the fast approximations of 2^x, log2 x, tanh x (sm_75) and the square root.
+    case Ptx::Ex2Approx: {
+      static const PtxRow row{"ex2.approx.f32",
+                              "ex2.approx.f32 {dst}, {src};",
+                              Arch::Sm80,
+                              {scalar("dst", "=f"), scalar("src", "f")},
+                              PtxEffect::Pure};
+      return row;
+    }
+    case Ptx::Lg2Approx: {
+      static const PtxRow row{"lg2.approx.f32",
+                              "lg2.approx.f32 {dst}, {src};",
+                              Arch::Sm80,
+                              {scalar("dst", "=f"), scalar("src", "f")},
+                              PtxEffect::Pure};
+      return row;
+    }
+    case Ptx::TanhApprox: {
+      static const PtxRow row{"tanh.approx.f32",
+                              "tanh.approx.f32 {dst}, {src};",
+                              Arch::Sm80,
+                              {scalar("dst", "=f"), scalar("src", "f")},
+                              PtxEffect::Pure};
+      return row;
+    }
+    case Ptx::SqrtApprox: {
+      static const PtxRow row{"sqrt.approx.f32",
+                              "sqrt.approx.f32 {dst}, {src};",
+                              Arch::Sm80,
+                              {scalar("dst", "=f"), scalar("src", "f")},
+                              PtxEffect::Pure};
+      return row;
+    }
     // PTX ISA 9.7.9.25.3: cp.async of 16 bytes bypassing L1 (.cg), or 8 and 4 bytes through it
     // (.ca); the source size operand zero-fills the rest of the run.
     case Ptx::CpAsyncCg16: {
@@ -643,6 +695,11 @@ std::string_view ptx_type(DType t) {
   switch (t) {
     case DType::Bool: return "pred";
     case DType::I8: return "s8";
+    case DType::U8: return "u8";
+    case DType::I16: return "s16";
+    case DType::U16: return "u16";
+    case DType::F8E4M3: return "e4m3";
+    case DType::F8E5M2: return "e5m2";
     case DType::I32: return "s32";
     case DType::U32: return "u32";
     case DType::I64: return "s64";

@@ -1,20 +1,138 @@
 #include "tessel/ir/evaluate.hpp"
 
+#include <bit>
 #include <cmath>
+#include <optional>
 
 namespace tessel::ir {
+
+namespace {
+
+// A NaN keeps its bits through a bitcast, a load and a store, as on the GPU: the simulator holds a
+// float type's NaN as an f64 NaN whose leading mantissa bits are the type's mantissa, written
+// directly (an f32 -> f64 conversion would quiet a signalling NaN).
+struct FloatFormat {
+  int mantissa_bits;
+  int exponent_bits;
+};
+std::optional<FloatFormat> float_format(DType t) {
+  switch (t) {
+    case DType::F32: return FloatFormat{23, 8};
+    case DType::F16: return FloatFormat{10, 5};
+    case DType::BF16: return FloatFormat{7, 8};
+    case DType::F8E4M3: return FloatFormat{3, 4};
+    case DType::F8E5M2: return FloatFormat{2, 5};
+    case DType::Bool:
+    case DType::I8:
+    case DType::U8:
+    case DType::I16:
+    case DType::U16:
+    case DType::I32:
+    case DType::U32:
+    case DType::I64:
+    case DType::U64: break;
+  }
+  return std::nullopt;
+}
+
+bool is_nan_pattern(DType t, const FloatFormat& f, uint64_t bits) {
+  const uint64_t mantissa = bits & ((uint64_t(1) << f.mantissa_bits) - 1);
+  const uint64_t exponent = (bits >> f.mantissa_bits) & ((uint64_t(1) << f.exponent_bits) - 1);
+  const uint64_t top = (uint64_t(1) << f.exponent_bits) - 1;
+  if (t == DType::F8E4M3) return exponent == top && mantissa == 7;  // E4M3FN: one NaN per sign
+  return exponent == top && mantissa != 0;
+}
+
+Scalar nan_from_bits(const FloatFormat& f, uint64_t bits) {
+  const uint64_t sign = bits >> (f.exponent_bits + f.mantissa_bits) & 1;
+  const uint64_t mantissa = bits & ((uint64_t(1) << f.mantissa_bits) - 1);
+  return Scalar{.f = std::bit_cast<double>(sign << 63 | uint64_t(0x7ff) << 52 | mantissa << (52 - f.mantissa_bits))};
+}
+
+uint64_t nan_bits(DType t, const FloatFormat& f, double v) {
+  const uint64_t x = std::bit_cast<uint64_t>(v);
+  const uint64_t sign = x >> 63;
+  uint64_t mantissa = (x >> (52 - f.mantissa_bits)) & ((uint64_t(1) << f.mantissa_bits) - 1);
+  if (t == DType::F8E4M3) mantissa = 7;
+  if (mantissa == 0) mantissa = uint64_t(1) << (f.mantissa_bits - 1);  // quiet
+  return sign << (f.exponent_bits + f.mantissa_bits) | ((uint64_t(1) << f.exponent_bits) - 1) << f.mantissa_bits |
+         mantissa;
+}
+
+// The bits a conversion from f32 gives a NaN (dtype.hpp states them).
+uint64_t converted_nan_bits(DType t, float v) {
+  switch (t) {
+    case DType::F16: return f16(v).bits;
+    case DType::BF16: return bf16(v).bits;
+    case DType::F8E4M3: return f8e4m3(v).bits;
+    case DType::F8E5M2: return f8e5m2(v).bits;
+    default: return std::bit_cast<uint32_t>(v);
+  }
+}
+
+}  // namespace
+
+uint64_t bits_of(DType t, Scalar v) {
+  if (const auto f = float_format(t); f && std::isnan(v.f)) return nan_bits(t, *f, v.f);
+  switch (t) {
+    case DType::F32: return std::bit_cast<uint32_t>(float(v.f));
+    case DType::F16: return f16(float(v.f)).bits;
+    case DType::BF16: return bf16(float(v.f)).bits;
+    case DType::F8E4M3: return f8e4m3(float(v.f)).bits;
+    case DType::F8E5M2: return f8e5m2(float(v.f)).bits;
+    case DType::Bool:
+    case DType::I8:
+    case DType::U8:
+    case DType::I16:
+    case DType::U16:
+    case DType::I32:
+    case DType::U32:
+    case DType::I64:
+    case DType::U64: break;
+  }
+  const int bits = 8 * dtype_bytes(t);
+  return bits == 64 ? uint64_t(v.i) : uint64_t(v.i) & ((uint64_t(1) << bits) - 1);
+}
+
+Scalar from_bits(DType t, uint64_t bits) {
+  if (const auto f = float_format(t); f && is_nan_pattern(t, *f, bits)) return nan_from_bits(*f, bits);
+  switch (t) {
+    case DType::F32: return Scalar{.f = double(std::bit_cast<float>(uint32_t(bits)))};
+    case DType::F16: return Scalar{.f = double(float(f16::from_bits(uint16_t(bits))))};
+    case DType::BF16: return Scalar{.f = double(float(bf16::from_bits(uint16_t(bits))))};
+    case DType::F8E4M3: return Scalar{.f = double(float(f8e4m3::from_bits(uint8_t(bits))))};
+    case DType::F8E5M2: return Scalar{.f = double(float(f8e5m2::from_bits(uint8_t(bits))))};
+    case DType::Bool:
+    case DType::I8:
+    case DType::U8:
+    case DType::I16:
+    case DType::U16:
+    case DType::I32:
+    case DType::U32:
+    case DType::I64:
+    case DType::U64: break;
+  }
+  return normalize(t, Scalar{.i = int64_t(bits)});
+}
 
 Scalar normalize(DType t, Scalar v) {
   switch (t) {
     case DType::Bool: return Scalar{.i = v.i != 0};
     case DType::I8: return Scalar{.i = int64_t(int8_t(uint8_t(uint64_t(v.i))))};
+    case DType::U8: return Scalar{.i = int64_t(uint8_t(uint64_t(v.i)))};
+    case DType::I16: return Scalar{.i = int64_t(int16_t(uint16_t(uint64_t(v.i))))};
+    case DType::U16: return Scalar{.i = int64_t(uint16_t(uint64_t(v.i)))};
     case DType::I32: return Scalar{.i = int64_t(int32_t(uint32_t(uint64_t(v.i))))};
     case DType::U32: return Scalar{.i = int64_t(uint32_t(uint64_t(v.i)))};
     case DType::I64:
     case DType::U64: return v;
     case DType::F32:
     case DType::F16:
-    case DType::BF16: return Scalar{.f = double(round_to(t, float(v.f)))};
+    case DType::BF16:
+    case DType::F8E4M3:
+    case DType::F8E5M2:
+      if (std::isnan(v.f) && t != DType::F32) return from_bits(t, converted_nan_bits(t, float(v.f)));
+      return Scalar{.f = double(round_to(t, float(v.f)))};
   }
   return v;
 }
@@ -109,6 +227,10 @@ Scalar apply_unary(UnaryOp op, DType t, Scalar a) {
       case UnaryOp::Sqrt: r = std::sqrt(x); break;
       case UnaryOp::Rsqrt: r = 1.0f / std::sqrt(x); break;
       case UnaryOp::Abs: r = std::fabs(x); break;
+      case UnaryOp::Log2: r = std::log2(x); break;
+      case UnaryOp::Tanh: r = std::tanh(x); break;
+      case UnaryOp::Erf: r = std::erf(x); break;
+      case UnaryOp::Sigmoid: r = 1.0f / (1.0f + std::exp(-x)); break;
     }
     return normalize(t, Scalar{.f = double(r)});
   }
@@ -120,8 +242,12 @@ Scalar apply_unary(UnaryOp op, DType t, Scalar a) {
     case UnaryOp::Exp:
     case UnaryOp::Exp2:
     case UnaryOp::Log:
+    case UnaryOp::Log2:
     case UnaryOp::Sqrt:
-    case UnaryOp::Rsqrt: throw Error(fmt::format("{} needs a floating-point operand", op_name(op)));
+    case UnaryOp::Rsqrt:
+    case UnaryOp::Tanh:
+    case UnaryOp::Erf:
+    case UnaryOp::Sigmoid: throw Error(fmt::format("{} needs a floating-point operand", op_name(op)));
   }
   return a;
 }

@@ -136,12 +136,54 @@ bool is_comparison(BinaryOp op) {
 }
 
 std::string_view op_name(UnaryOp op) {
-  static constexpr std::string_view names[] = {"neg", "not", "bitnot", "exp", "exp2", "log", "sqrt", "rsqrt", "abs"};
+  static constexpr std::string_view names[] = {"neg",   "not", "bitnot", "exp",  "exp2", "log",    "sqrt",
+                                               "rsqrt", "abs", "log2",   "tanh", "erf",  "sigmoid"};
   return names[int(op)];
 }
 
 bool is_transcendental(UnaryOp op) {
-  return op == UnaryOp::Exp || op == UnaryOp::Exp2 || op == UnaryOp::Log || op == UnaryOp::Sqrt || op == UnaryOp::Rsqrt;
+  switch (op) {
+    case UnaryOp::Neg:
+    case UnaryOp::Not:
+    case UnaryOp::BitNot:
+    case UnaryOp::Abs: return false;
+    case UnaryOp::Exp:
+    case UnaryOp::Exp2:
+    case UnaryOp::Log:
+    case UnaryOp::Log2:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Rsqrt:
+    case UnaryOp::Tanh:
+    case UnaryOp::Erf:
+    case UnaryOp::Sigmoid: return true;
+  }
+  return false;
+}
+
+bool has_fast_form(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp:
+    case UnaryOp::Exp2:
+    case UnaryOp::Log:
+    case UnaryOp::Log2:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Tanh:
+    case UnaryOp::Sigmoid: return true;
+    case UnaryOp::Neg:
+    case UnaryOp::Not:
+    case UnaryOp::BitNot:
+    case UnaryOp::Abs:
+    case UnaryOp::Rsqrt:
+    case UnaryOp::Erf: return false;
+  }
+  return false;
+}
+
+std::string_view precision_name(MathPrecision p) { return p == MathPrecision::Fast ? "fast" : "exact"; }
+
+bool is_bitwise(BinaryOp op) {
+  return op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor || op == BinaryOp::Shl ||
+         op == BinaryOp::Shr;
 }
 
 std::string_view op_name(ReduceOp op) {
@@ -202,6 +244,8 @@ DType promote(DType a, DType b) {
   if (a == b) return a;
   // Mixed f16/bf16 arithmetic has no exact common type narrower than f32.
   if ((a == DType::F16 && b == DType::BF16) || (a == DType::BF16 && b == DType::F16)) return DType::F32;
+  // Nor has mixed fp8 arithmetic; f16 holds both formats exactly.
+  if ((a == DType::F8E4M3 && b == DType::F8E5M2) || (a == DType::F8E5M2 && b == DType::F8E4M3)) return DType::F16;
   return dtype_info(a).promotion_rank > dtype_info(b).promotion_rank ? a : b;
 }
 

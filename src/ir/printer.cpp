@@ -316,7 +316,8 @@ class Printer {
   }
 
   void stmt(const ElementwiseUnaryNode& n) {
-    line(fmt::format("{} = {}({})", reg_decl(n.out), op_name(n.op), reg(n.a)));
+    line(fmt::format("{} = {}{}({})", reg_decl(n.out), op_name(n.op), n.precision == MathPrecision::Fast ? ".fast" : "",
+                     reg(n.a)));
   }
 
   void stmt(const WhereNode& n) {
@@ -333,6 +334,10 @@ class Printer {
   }
 
   void stmt(const CastTensorNode& n) { line(fmt::format("{} = cast({})", reg_decl(n.out), reg(n.a))); }
+
+  void stmt(const BitcastTensorNode& n) { line(fmt::format("{} = bitcast({})", reg_decl(n.out), reg(n.a))); }
+
+  void stmt(const IotaNode& n) { line(fmt::format("{} = arange(dim={})", reg_decl(n.out), n.dim)); }
 
   void stmt(const ReduceNode& n) {
     line(fmt::format("{} = reduce_{}({}, dim={})", reg_decl(n.out), op_name(n.op), reg(n.a), n.dim));

@@ -119,6 +119,7 @@ KernelCore::Variant& KernelCore::prepare(std::span<const HostArg> args, bool all
     }
   Variant& v = select(args, allow_tuning);
   last_ = &v;
+  v.report_spills(name_);
   const CompileStats& s = v.stats;
   if (options_.verbose)
     fmt::print(
@@ -166,6 +167,7 @@ std::vector<char> KernelCore::cubin(std::span<const HostArg> args) {
   Variant& v = prepare(args, false);
   if (v.binary.cubin.empty()) {  // the simulator prepares kernels without compiling them
     v.set_binary(runtime::compile_kernel(*v.kernel, arch_, {.debug = options_.debug}));
+    v.report_spills(name_);
   }
   last_ = &v;
   return v.binary.cubin;

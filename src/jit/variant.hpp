@@ -20,6 +20,7 @@ struct KernelCore::Variant {
   CompileStats stats;
   std::unique_ptr<runtime::LoadedKernel> loaded;  // GPU only, once chosen or timed
   std::vector<ViewOfParameter> views;             // what a launch checks against the tensors a call passes
+  bool spills_reported = false;
 
   // Records a compiled binary and what compiling it cost.
   void set_binary(runtime::KernelBinary b) {
@@ -29,6 +30,25 @@ struct KernelCore::Variant {
     stats.from_cache = binary.from_cache;
     stats.registers = binary.resources.registers;
     stats.spill_bytes = binary.resources.spill_store_bytes + binary.resources.spill_load_bytes;
+  }
+
+  // A configuration in use that spills registers runs slowly for no visible reason: says so once on
+  // stderr, or refuses it when TESSEL_FAIL_ON_SPILL is set.
+  void report_spills(const std::string& kernel_name) {
+    const runtime::ResourceUsage& r = binary.resources;
+    if (!r.spills() || spills_reported) return;
+    spills_reported = true;
+    const std::string what =
+        fmt::format("kernel {} [{}] for {} spills registers ({} bytes spill stores, {} bytes spill loads)", kernel_name,
+                    hyperparameters, stats.arch, r.spill_store_bytes, r.spill_load_bytes);
+    if (tuning::TunerSettings::from_environment().fail_on_spill)
+      throw Error(what +
+                  " and TESSEL_FAIL_ON_SPILL=1; hold fewer values per thread (smaller register tiles, more "
+                  "warps)");
+    fmt::print(stderr,
+               "tessel: warning: {}; holding fewer values per thread (smaller register tiles, more warps) avoids "
+               "it, and TESSEL_FAIL_ON_SPILL=1 makes it an error\n",
+               what);
   }
 
   // What building a candidate gave, for the tuner: `v` as far as it got (null when it did not

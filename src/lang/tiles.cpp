@@ -7,6 +7,12 @@
 
 namespace tessel {
 
+namespace {
+std::string width_text(DType t) {
+  return t == DType::Bool ? "a predicate" : fmt::format("{} bits wide", 8 * dtype_bytes(t));
+}
+}  // namespace
+
 using detail::check_group;
 using detail::check_pinned_layout;
 using detail::new_tile;
@@ -64,6 +70,21 @@ RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc) const {
   check_group(t_, "to<T>()", loc);
   auto out = new_tile(t, shape(), Layout(), "r", loc);
   b.emit(ir::make<ir::CastTensorNode>(loc, out, t_));
+  return RegisterTensor(out);
+}
+
+RegisterTensor RegisterTensor::bitcast_to(DType t, SourceLoc loc) const {
+  if (!t_) throw Error(loc, "use of an unassigned RegisterTensor");
+  Builder& b = Builder::current(loc);
+  check_group(t_, "bitcast<T>()", loc);
+  if (t == DType::Bool || dtype() == DType::Bool || dtype_bytes(t) != dtype_bytes(dtype()))
+    throw Error(loc, fmt::format("bitcast<{}>() of register tile {} (reg<{}>[{}]): {} is {} and {} is {}; a bitcast "
+                                 "keeps the bits of each element, so both types must have the same width (bool has "
+                                 "none)",
+                                 dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "),
+                                 dtype_name(dtype()), width_text(dtype()), dtype_name(t), width_text(t)));
+  auto out = new_tile(t, shape(), Layout(), t_->name, loc);
+  b.emit(ir::make<ir::BitcastTensorNode>(loc, out, t_));
   return RegisterTensor(out);
 }
 
@@ -158,6 +179,11 @@ RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOper
   }
   for (const TileOperand* o : {&a, &b})
     if (o->tensor) check_group(o->tensor, what, loc);
+  if (ir::is_bitwise(op) && (is_float(t) || t == DType::Bool))
+    throw Error(loc, fmt::format("{}: bit operations need integer tiles, got {}; {}", what, dtype_name(t),
+                                 is_float(t) ? "reinterpret a float's bits with .bitcast<T>() to an integer type of "
+                                               "its width"
+                                             : "combine conditions with where"));
   const DType out_type = ir::is_comparison(op) ? DType::Bool : t;
   auto out = new_tile(out_type, (*full)->shape(), Layout(), "r", loc);
   bld.emit(ir::make<ir::ElementwiseBinaryNode>(loc, out, op, resolve(a, t), resolve(b, t)));
@@ -168,6 +194,12 @@ RegisterTensor operator+(const TileOperand& a, const TileOperand& b) { return el
 RegisterTensor operator-(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Sub, a, b); }
 RegisterTensor operator*(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Mul, a, b); }
 RegisterTensor operator/(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Div, a, b); }
+RegisterTensor operator%(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Mod, a, b); }
+RegisterTensor operator&(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::BitAnd, a, b); }
+RegisterTensor operator|(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::BitOr, a, b); }
+RegisterTensor operator^(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::BitXor, a, b); }
+RegisterTensor operator<<(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Shl, a, b); }
+RegisterTensor operator>>(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Shr, a, b); }
 RegisterTensor operator==(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Eq, a, b); }
 RegisterTensor operator!=(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Ne, a, b); }
 RegisterTensor operator<(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Lt, a, b); }
@@ -181,6 +213,20 @@ RegisterTensor operator-(const TileArgument& x) {
   check_group(t, "neg", loc);
   auto out = new_tile(t->dtype, t->shape(), Layout(), "r", loc);
   Builder::current(loc).emit(ir::make<ir::ElementwiseUnaryNode>(loc, out, ir::UnaryOp::Neg, t));
+  return RegisterTensor(out);
+}
+
+RegisterTensor operator~(const TileArgument& x) {
+  const SourceLoc& loc = x.loc;
+  const ir::RegisterTensor& t = x.tile.ir();
+  check_group(t, "bitnot", loc);
+  if (is_float(t->dtype) || t->dtype == DType::Bool)
+    throw Error(loc, fmt::format("bitnot: bit operations need integer tiles, got {}; {}", dtype_name(t->dtype),
+                                 is_float(t->dtype) ? "reinterpret a float's bits with .bitcast<T>() to an integer "
+                                                      "type of its width"
+                                                    : "negate a condition with where"));
+  auto out = new_tile(t->dtype, t->shape(), Layout(), "r", loc);
+  Builder::current(loc).emit(ir::make<ir::ElementwiseUnaryNode>(loc, out, ir::UnaryOp::BitNot, t));
   return RegisterTensor(out);
 }
 
@@ -238,34 +284,62 @@ RegisterTensor Instructions::where(const TileOperand& cond, const TileOperand& a
   return RegisterTensor(out);
 }
 
-RegisterTensor Instructions::unary_op(ir::UnaryOp op, const RegisterTensor& x, SourceLoc loc) {
+RegisterTensor Instructions::unary_op(ir::UnaryOp op, const RegisterTensor& x, Precision p, SourceLoc loc) {
   Builder& b = Builder::current(loc);
   check_group(x.ir(), ir::op_name(op), loc);
   if (ir::is_transcendental(op) && !is_float(x.dtype()))
     throw Error(loc, fmt::format("{}: needs a floating-point tile, got {}; convert with .to<float>()", ir::op_name(op),
                                  dtype_name(x.dtype())));
+  const ir::MathPrecision precision = p == Precision::fast ? ir::MathPrecision::Fast : ir::MathPrecision::Exact;
   auto out = new_tile(x.dtype(), x.shape(), Layout(), "r", loc);
-  b.emit(ir::make<ir::ElementwiseUnaryNode>(loc, out, op, x.ir()));
+  b.emit(ir::make<ir::ElementwiseUnaryNode>(loc, out, op, x.ir(), precision));
   return RegisterTensor(out);
 }
 
-RegisterTensor Instructions::exp(const RegisterTensor& x, loc_t l) {
-  return unary_op(ir::UnaryOp::Exp, x, SourceLoc::from(l));
+RegisterTensor Instructions::exp(const RegisterTensor& x, Precision p, loc_t l) {
+  return unary_op(ir::UnaryOp::Exp, x, p, SourceLoc::from(l));
 }
-RegisterTensor Instructions::exp2(const RegisterTensor& x, loc_t l) {
-  return unary_op(ir::UnaryOp::Exp2, x, SourceLoc::from(l));
+RegisterTensor Instructions::exp2(const RegisterTensor& x, Precision p, loc_t l) {
+  return unary_op(ir::UnaryOp::Exp2, x, p, SourceLoc::from(l));
 }
-RegisterTensor Instructions::log(const RegisterTensor& x, loc_t l) {
-  return unary_op(ir::UnaryOp::Log, x, SourceLoc::from(l));
+RegisterTensor Instructions::log(const RegisterTensor& x, Precision p, loc_t l) {
+  return unary_op(ir::UnaryOp::Log, x, p, SourceLoc::from(l));
 }
-RegisterTensor Instructions::sqrt(const RegisterTensor& x, loc_t l) {
-  return unary_op(ir::UnaryOp::Sqrt, x, SourceLoc::from(l));
+RegisterTensor Instructions::log2(const RegisterTensor& x, Precision p, loc_t l) {
+  return unary_op(ir::UnaryOp::Log2, x, p, SourceLoc::from(l));
+}
+RegisterTensor Instructions::sqrt(const RegisterTensor& x, Precision p, loc_t l) {
+  return unary_op(ir::UnaryOp::Sqrt, x, p, SourceLoc::from(l));
+}
+RegisterTensor Instructions::tanh(const RegisterTensor& x, Precision p, loc_t l) {
+  return unary_op(ir::UnaryOp::Tanh, x, p, SourceLoc::from(l));
+}
+RegisterTensor Instructions::sigmoid(const RegisterTensor& x, Precision p, loc_t l) {
+  return unary_op(ir::UnaryOp::Sigmoid, x, p, SourceLoc::from(l));
 }
 RegisterTensor Instructions::rsqrt(const RegisterTensor& x, loc_t l) {
-  return unary_op(ir::UnaryOp::Rsqrt, x, SourceLoc::from(l));
+  return unary_op(ir::UnaryOp::Rsqrt, x, Precision::exact, SourceLoc::from(l));
+}
+RegisterTensor Instructions::erf(const RegisterTensor& x, loc_t l) {
+  return unary_op(ir::UnaryOp::Erf, x, Precision::exact, SourceLoc::from(l));
 }
 RegisterTensor Instructions::abs(const RegisterTensor& x, loc_t l) {
-  return unary_op(ir::UnaryOp::Abs, x, SourceLoc::from(l));
+  return unary_op(ir::UnaryOp::Abs, x, Precision::exact, SourceLoc::from(l));
+}
+
+RegisterTensor Instructions::arange(std::vector<int> shape, int dim, const Layout& layout, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  for (int extent : shape)
+    if (extent <= 0)
+      throw Error(loc, fmt::format("arange: the shape [{}] has an empty dimension", fmt::join(shape, ", ")));
+  if (dim < 0 || dim >= int(shape.size()))
+    throw Error(loc, fmt::format("arange: dimension {} of a tile of rank {} (shape [{}]); the dimensions are 0 to {}",
+                                 dim, shape.size(), fmt::join(shape, ", "), int(shape.size()) - 1));
+  check_pinned_layout(layout, shape, "arange", loc);
+  auto out = new_tile(DType::I32, shape, layout, "index", loc);
+  b.emit(ir::make<ir::IotaNode>(loc, out, dim));
+  return RegisterTensor(out);
 }
 
 }  // namespace tessel

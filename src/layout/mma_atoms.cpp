@@ -35,6 +35,11 @@ const MmaAtom& mma_atom(DType operand) {
     case DType::BF16: return half;
     case DType::I8: return int8;
     case DType::Bool:
+    case DType::U8:
+    case DType::I16:
+    case DType::U16:
+    case DType::F8E4M3:
+    case DType::F8E5M2:
     case DType::I32:
     case DType::U32:
     case DType::I64:

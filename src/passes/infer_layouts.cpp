@@ -177,7 +177,9 @@ void check_reduction(const ReduceUse& r, const Layout& in) {
     if (s.stride * s.size > 32)
       throw Error(r.loc, fmt::format("{} over dim {}: the threads spanning that dimension belong to different warps "
                                      "({}); reductions combine lanes of one warp, so choose a layout whose threads "
-                                     "along dim {} lie within a warp",
+                                     "along dim {} lie within a warp, or split the dimension into [warps, n / warps] "
+                                     "so that each warp reduces its own part, and combine the parts through a shared "
+                                     "tile (docs/language.md, \"Reductions across warps\")",
                                      r.op, r.dim, in.str(), r.dim));
     if (s.size & (s.size - 1))
       throw Error(r.loc, fmt::format("{} over dim {}: {} threads span that dimension; the lane count must be a power "

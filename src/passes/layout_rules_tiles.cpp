@@ -1,6 +1,6 @@
 // Layout rules of the register-tile instructions: elementwise results share their full-shape
-// operands' layout and broadcast the others; casts and copies keep the layout; a slice keeps the
-// registers that hold the sub-tile.
+// operands' layout and broadcast the others; casts, bitcasts and copies keep the layout; an index
+// tile takes whatever layout its uses need; a slice keeps the registers that hold the sub-tile.
 #include "layout_rules.hpp"
 
 namespace tessel::passes {
@@ -33,6 +33,12 @@ void layout_rule_Fma(LayoutRules& r, const ir::FmaNode& n) {
 void layout_rule_CastTensor(LayoutRules& r, const ir::CastTensorNode& n) {
   r.same(r.index(n.a), r.define(n.out, "to<T>()"));
 }
+
+void layout_rule_BitcastTensor(LayoutRules& r, const ir::BitcastTensorNode& n) {
+  r.same(r.index(n.a), r.define(n.out, "bitcast<T>()"));
+}
+
+void layout_rule_Iota(LayoutRules& r, const ir::IotaNode& n) { r.define(n.out, "arange"); }
 
 void layout_rule_CopyRegister(LayoutRules& r, const ir::CopyRegisterNode& n) { r.same(r.index(n.dst), r.index(n.src)); }
 

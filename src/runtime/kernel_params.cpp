@@ -16,6 +16,11 @@ void write_scalar(DType t, ir::Scalar v, std::byte* dst) {
   switch (t) {
     case DType::Bool: return write(dst, uint8_t(v.i != 0));
     case DType::I8: return write(dst, int8_t(v.i));
+    case DType::U8: return write(dst, uint8_t(v.i));
+    case DType::I16: return write(dst, int16_t(v.i));
+    case DType::U16: return write(dst, uint16_t(v.i));
+    case DType::F8E4M3: return write(dst, f8e4m3(float(v.f)).bits);
+    case DType::F8E5M2: return write(dst, f8e5m2(float(v.f)).bits);
     case DType::I32: return write(dst, int32_t(v.i));
     case DType::U32: return write(dst, uint32_t(v.i));
     case DType::I64: return write(dst, int64_t(v.i));

@@ -96,6 +96,22 @@ void exec_CastTensor(Warp& w, const ir::CastTensorNode& n, Mask mask) {
                 [&](int lane, int l) { return ir::convert(n.a->dtype, n.out->dtype, a(lane, l)); });
 }
 
+void exec_BitcastTensor(Warp& w, const ir::BitcastTensorNode& n, Mask mask) {
+  const ir::Operand op{n.a, nullptr};
+  OperandReader a(w, op, n.out.get(), mask);
+  for_each_slot(w, n.out.get(), mask,
+                [&](int lane, int l) { return ir::from_bits(n.out->dtype, ir::bits_of(n.a->dtype, a(lane, l))); });
+}
+
+void exec_Iota(Warp& w, const ir::IotaNode& n, Mask mask) {
+  const auto& table = w.cta.tables.coords(n.out.get());
+  const int local = n.out->layout.local_size(), rank = n.out->layout.rank();
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
+    const size_t t = size_t(w.thread_in_group(lane));
+    return ir::Scalar{.i = table[(t * local + l) * rank + n.dim]};
+  });
+}
+
 void exec_CopyRegister(Warp& w, const ir::CopyRegisterNode& n, Mask mask) {
   const ir::Operand op{n.src, nullptr};
   OperandReader a(w, op, n.dst.get(), mask);

@@ -81,73 +81,18 @@ void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLo
       reinterpret_cast<const uint8_t*>(p));
 }
 
+// Memory holds elements little-endian in their width, as the GPU does; the bit patterns are those
+// a bitcast keeps (ir::bits_of).
 ir::Scalar load_value(DType t, const void* p) {
-  switch (t) {
-    case DType::Bool: return ir::Scalar{.i = *static_cast<const uint8_t*>(p) != 0};
-    case DType::I8: return ir::Scalar{.i = *static_cast<const int8_t*>(p)};
-    case DType::I32: {
-      int32_t v;
-      std::memcpy(&v, p, 4);
-      return ir::Scalar{.i = v};
-    }
-    case DType::U32: {
-      uint32_t v;
-      std::memcpy(&v, p, 4);
-      return ir::Scalar{.i = v};
-    }
-    case DType::I64:
-    case DType::U64: {
-      int64_t v;
-      std::memcpy(&v, p, 8);
-      return ir::Scalar{.i = v};
-    }
-    case DType::F16: {
-      uint16_t b;
-      std::memcpy(&b, p, 2);
-      return ir::Scalar{.f = float(f16::from_bits(b))};
-    }
-    case DType::BF16: {
-      uint16_t b;
-      std::memcpy(&b, p, 2);
-      return ir::Scalar{.f = float(bf16::from_bits(b))};
-    }
-    case DType::F32: {
-      float v;
-      std::memcpy(&v, p, 4);
-      return ir::Scalar{.f = v};
-    }
-  }
-  return ir::Scalar{.i = 0};
+  uint64_t bits = 0;
+  std::memcpy(&bits, p, size_t(dtype_bytes(t)));
+  if (t == DType::Bool) return ir::Scalar{.i = bits != 0};
+  return ir::from_bits(t, bits);
 }
 
 void store_value(DType t, void* p, ir::Scalar v) {
-  switch (t) {
-    case DType::Bool: *static_cast<uint8_t*>(p) = v.i != 0; return;
-    case DType::I8: *static_cast<int8_t*>(p) = int8_t(v.i); return;
-    case DType::I32:
-    case DType::U32: {
-      const uint32_t x = uint32_t(v.i);
-      std::memcpy(p, &x, 4);
-      return;
-    }
-    case DType::I64:
-    case DType::U64: std::memcpy(p, &v.i, 8); return;
-    case DType::F16: {
-      const uint16_t b = f16(float(v.f)).bits;
-      std::memcpy(p, &b, 2);
-      return;
-    }
-    case DType::BF16: {
-      const uint16_t b = bf16(float(v.f)).bits;
-      std::memcpy(p, &b, 2);
-      return;
-    }
-    case DType::F32: {
-      const float x = float(v.f);
-      std::memcpy(p, &x, 4);
-      return;
-    }
-  }
+  const uint64_t bits = t == DType::Bool ? uint64_t(v.i != 0) : ir::bits_of(t, v);
+  std::memcpy(p, &bits, size_t(dtype_bytes(t)));
 }
 
 }  // namespace tessel::sim

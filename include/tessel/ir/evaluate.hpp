@@ -19,6 +19,10 @@ Scalar normalize(DType t, Scalar v);
 Scalar apply_binary(BinaryOp op, DType operand_type, Scalar a, Scalar b);
 Scalar apply_unary(UnaryOp op, DType t, Scalar a);
 Scalar convert(DType from, DType to, Scalar v);
+// The bit pattern of `v` as an element of type `t` holds it (a float's IEEE bits, an integer's
+// two's complement in the type's width), and back: what a bitcast keeps.
+uint64_t bits_of(DType t, Scalar v);
+Scalar from_bits(DType t, uint64_t bits);
 
 // Evaluates `e`; `lookup` supplies variables and built-ins and throws if one has no value.
 Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>& lookup);

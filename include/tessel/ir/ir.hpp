@@ -145,6 +145,8 @@ enum class BinaryOp : uint8_t {
 };
 std::string_view op_name(BinaryOp op);
 bool is_comparison(BinaryOp op);
+// &, |, ^, << and >>: integer operands only.
+bool is_bitwise(BinaryOp op);
 
 struct BinaryNode : ExprNode {
   BinaryNode(SourceLoc l, Type t, BinaryOp op, Expr a, Expr b)
@@ -154,9 +156,15 @@ struct BinaryNode : ExprNode {
   static constexpr auto operands() { return std::tuple{&BinaryNode::a, &BinaryNode::b}; }
 };
 
-enum class UnaryOp : uint8_t { Neg, Not, BitNot, Exp, Exp2, Log, Sqrt, Rsqrt, Abs };
+enum class UnaryOp : uint8_t { Neg, Not, BitNot, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Log2, Tanh, Erf, Sigmoid };
 std::string_view op_name(UnaryOp op);
+// A math function of floating-point values (exp, tanh, ...).
 bool is_transcendental(UnaryOp op);
+// Whether the function has an approximate hardware form (ex2.approx, tanh.approx, ...) beside the
+// exact one (docs/language.md, "Math functions").
+bool has_fast_form(UnaryOp op);
+enum class MathPrecision : uint8_t { Exact, Fast };
+std::string_view precision_name(MathPrecision p);
 
 struct UnaryNode : ExprNode {
   UnaryNode(SourceLoc l, Type t, UnaryOp op, Expr a)
@@ -546,11 +554,17 @@ struct ElementwiseBinaryNode : StmtNode {
   }
 };
 struct ElementwiseUnaryNode : StmtNode {
-  ElementwiseUnaryNode(SourceLoc l, RegisterTensor out, UnaryOp op, RegisterTensor a)
-      : StmtNode(NodeKind::ElementwiseUnary, std::move(l)), out(std::move(out)), op(op), a(std::move(a)) {}
+  ElementwiseUnaryNode(SourceLoc l, RegisterTensor out, UnaryOp op, RegisterTensor a,
+                       MathPrecision precision = MathPrecision::Exact)
+      : StmtNode(NodeKind::ElementwiseUnary, std::move(l)),
+        out(std::move(out)),
+        op(op),
+        a(std::move(a)),
+        precision(precision) {}
   RegisterTensor out;
   UnaryOp op;
   RegisterTensor a;
+  MathPrecision precision;  // Fast only for functions that have_fast_form
   static constexpr auto operands() { return std::tuple{&ElementwiseUnaryNode::out, &ElementwiseUnaryNode::a}; }
 };
 struct WhereNode : StmtNode {
@@ -610,6 +624,22 @@ struct ReduceNode : StmtNode {
   RegisterTensor a;
   int dim;
   static constexpr auto operands() { return std::tuple{&ReduceNode::out, &ReduceNode::a}; }
+};
+// out holds the bits of `a`, element by element, read as out's type of the same width.
+struct BitcastTensorNode : StmtNode {
+  BitcastTensorNode(SourceLoc l, RegisterTensor out, RegisterTensor a)
+      : StmtNode(NodeKind::BitcastTensor, std::move(l)), out(std::move(out)), a(std::move(a)) {}
+  RegisterTensor out;
+  RegisterTensor a;
+  static constexpr auto operands() { return std::tuple{&BitcastTensorNode::out, &BitcastTensorNode::a}; }
+};
+// arange: each element of `out` (i32) is its own coordinate along `dim`.
+struct IotaNode : StmtNode {
+  IotaNode(SourceLoc l, RegisterTensor out, int dim)
+      : StmtNode(NodeKind::Iota, std::move(l)), out(std::move(out)), dim(dim) {}
+  RegisterTensor out;
+  int dim;
+  static constexpr auto operands() { return std::tuple{&IotaNode::out}; }
 };
 // dst <- src: the assignment of a register tile to a mutable tile variable.
 struct CopyRegisterNode : StmtNode {

@@ -122,6 +122,11 @@ class IfBuilder {
 
 enum class Swizzle { none, automatic, b32, b64, b128 };
 
+// Which form of a math function runs on the GPU: the exact one (CUDA's libdevice, within a few
+// ulp) or the fast hardware approximation (ex2.approx, tanh.approx, ...). docs/language.md, "Math
+// functions", gives each one's measured error.
+enum class Precision { exact, fast };
+
 class Instructions {
  public:
   using loc_t = std::source_location;
@@ -186,11 +191,16 @@ class Instructions {
 
   // ---- elementwise math ----
   RegisterTensor where(const TileOperand& cond, const TileOperand& a, const TileOperand& b);
-  RegisterTensor exp(const RegisterTensor& x, loc_t loc = loc_t::current());
-  RegisterTensor exp2(const RegisterTensor& x, loc_t loc = loc_t::current());
-  RegisterTensor log(const RegisterTensor& x, loc_t loc = loc_t::current());
-  RegisterTensor sqrt(const RegisterTensor& x, loc_t loc = loc_t::current());
+  RegisterTensor exp(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
+  RegisterTensor exp2(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
+  RegisterTensor log(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
+  RegisterTensor log2(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
+  RegisterTensor sqrt(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
+  RegisterTensor tanh(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
+  // 1 / (1 + exp(-x)).
+  RegisterTensor sigmoid(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
   RegisterTensor rsqrt(const RegisterTensor& x, loc_t loc = loc_t::current());
+  RegisterTensor erf(const RegisterTensor& x, loc_t loc = loc_t::current());
   RegisterTensor abs(const RegisterTensor& x, loc_t loc = loc_t::current());
   RegisterTensor maximum(const TileOperand& a, const TileOperand& b);
   // a * b + c, with a and b broadcast to the shape (and layout) of c.
@@ -218,6 +228,11 @@ class Instructions {
   template <class A, class B>
   requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type> max(const A& a, const B& b)
   const { return tessel::max(a, b); }
+
+  // An i32 tile of `shape` whose every element is its own coordinate along `dim`: with a row offset,
+  // `arange({64, 64}, 0) + row0` holds each element's row, from which masks are written as tile
+  // expressions (docs/language.md, "Index tiles").
+  RegisterTensor arange(std::vector<int> shape, int dim, const Layout& layout = {}, loc_t loc = loc_t::current());
 
   // Pins the layout of `x` (and of every tile that must share it) for layout inference.
   void annotate_layout(const RegisterTensor& x, const Layout& layout, loc_t loc = loc_t::current());
@@ -264,7 +279,7 @@ class Instructions {
                                   SourceLoc loc);
   RegisterTensor make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,
                                       const Layout& layout, SourceLoc loc);
-  RegisterTensor unary_op(ir::UnaryOp op, const RegisterTensor& x, SourceLoc loc);
+  RegisterTensor unary_op(ir::UnaryOp op, const RegisterTensor& x, Precision p, SourceLoc loc);
   RegisterTensor reduce(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc);
   IfBuilder make_if(ir::Expr cond, const std::function<void()>& then_body, SourceLoc loc);
   void make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc);

@@ -121,6 +121,12 @@ class RegisterTensor {
     return cast_to(dtype_v<T>, SourceLoc::from(loc));
   }
   RegisterTensor cast_to(DType t, SourceLoc loc) const;
+  // The same bits read as T, element by element: T must have the element type's width
+  // (f32 <-> i32/u32, f16/bf16 <-> i16/u16, f8 <-> i8/u8). No instruction runs.
+  template <class T> RegisterTensor bitcast(std::source_location loc = std::source_location::current()) const {
+    return bitcast_to(dtype_v<T>, SourceLoc::from(loc));
+  }
+  RegisterTensor bitcast_to(DType t, SourceLoc loc) const;
   // The sub-tile of `shape` at the trace-time `offsets`, as a new tile. No data moves between
   // threads: each keeps the registers that hold the sub-tile, so a slice may cut a dimension only
   // where the layout spreads it over registers (e.g. column blocks of an mma accumulator).
@@ -131,6 +137,14 @@ class RegisterTensor {
   friend RegisterTensor operator-(const TileOperand& a, const TileOperand& b);
   friend RegisterTensor operator*(const TileOperand& a, const TileOperand& b);
   friend RegisterTensor operator/(const TileOperand& a, const TileOperand& b);
+  friend RegisterTensor operator%(const TileOperand& a, const TileOperand& b);
+  // Bit operations, on integer tiles only.
+  friend RegisterTensor operator&(const TileOperand& a, const TileOperand& b);
+  friend RegisterTensor operator|(const TileOperand& a, const TileOperand& b);
+  friend RegisterTensor operator^(const TileOperand& a, const TileOperand& b);
+  friend RegisterTensor operator<<(const TileOperand& a, const TileOperand& b);
+  friend RegisterTensor operator>>(const TileOperand& a, const TileOperand& b);
+  friend RegisterTensor operator~(const TileArgument& x);
   friend RegisterTensor operator==(const TileOperand& a, const TileOperand& b);
   friend RegisterTensor operator!=(const TileOperand& a, const TileOperand& b);
   friend RegisterTensor operator<(const TileOperand& a, const TileOperand& b);
@@ -142,6 +156,9 @@ class RegisterTensor {
   RegisterTensor& operator+=(const TileOperand& b) { return update(ir::BinaryOp::Add, b); }
   RegisterTensor& operator-=(const TileOperand& b) { return update(ir::BinaryOp::Sub, b); }
   RegisterTensor& operator*=(const TileOperand& b) { return update(ir::BinaryOp::Mul, b); }
+  RegisterTensor& operator&=(const TileOperand& b) { return update(ir::BinaryOp::BitAnd, b); }
+  RegisterTensor& operator|=(const TileOperand& b) { return update(ir::BinaryOp::BitOr, b); }
+  RegisterTensor& operator^=(const TileOperand& b) { return update(ir::BinaryOp::BitXor, b); }
 
  private:
   void assign(const RegisterTensor& other, const SourceLoc& loc);

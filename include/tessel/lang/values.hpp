@@ -21,6 +21,7 @@ template <class X> struct kernel_elem { using type = void; };
 template <class T> struct kernel_elem<Expr<T>> { using type = T; };
 template <class T> struct kernel_elem<Var<T>> { using type = T; };
 template <class X> using kernel_elem_t = typename kernel_elem<std::remove_cvref_t<X>>::type;
+template <class X> inline constexpr bool never = false;
 template <class X> inline constexpr bool is_kernel_scalar = !std::is_void_v<kernel_elem_t<X>>;
 template <class X> inline constexpr bool is_literal = std::is_arithmetic_v<std::remove_cvref_t<X>>;
 // A Var returned by value: copying a Var declares a new kernel variable.
@@ -96,6 +97,11 @@ template <class T> struct AssignedValue {
 };
 }  // namespace detail
 
+// What a C++ `if` on a kernel value says (a static_assert message must be a literal).
+#define TESSEL_NOT_A_CONDITION                                                                                   \
+  "a kernel value cannot steer C++ control flow (an `if`, `while` or `?:` on it): its value is known only when " \
+  "the kernel runs; write if_(cond, [&] { ... }), while_(...) or select(cond, a, b)"
+
 template <class T> class Expr {
  public:
   using element_type = T;
@@ -103,8 +109,11 @@ template <class T> class Expr {
   template <class L>
   requires detail::is_literal<L> Expr(L v) : e_(detail::to_ir<T>(v)) {}
   const ir::Expr& ir() const { return e_; }
-  // A kernel condition cannot steer C++ control flow: use if_/while_ instead.
-  explicit operator bool() const = delete;
+  // A kernel value is known only when the kernel runs, so it cannot steer C++ control flow.
+  template <class Never = void> explicit operator bool() const {
+    static_assert(detail::never<Never>, TESSEL_NOT_A_CONDITION);
+    return false;
+  }
 
  private:
   ir::Expr e_;
@@ -141,7 +150,10 @@ template <class T> class Var {
   operator Expr<T>() const { return Expr<T>(ir()); }
   ir::Expr ir() const { return var_; }
   const ir::Var& var() const { return var_; }
-  explicit operator bool() const = delete;
+  template <class Never = void> explicit operator bool() const {
+    static_assert(detail::never<Never>, TESSEL_NOT_A_CONDITION);
+    return false;
+  }
 
   // A handle to an existing variable (a parameter or loop variable): declares nothing.
   static Var bind(ir::Var v) { return Var(std::move(v), Bind{}); }
@@ -163,6 +175,8 @@ template <class T> class Var {
   }
   ir::Var var_;
 };
+
+#undef TESSEL_NOT_A_CONDITION
 
 using Int32 = Var<int32_t>;
 using UInt32 = Var<uint32_t>;
@@ -199,12 +213,35 @@ TESSEL_ARITH_OP(-, Sub)
 TESSEL_ARITH_OP(*, Mul)
 TESSEL_ARITH_OP(/, Div)
 TESSEL_ARITH_OP(%, Mod)
-TESSEL_ARITH_OP(&, BitAnd)
-TESSEL_ARITH_OP(|, BitOr)
-TESSEL_ARITH_OP(^, BitXor)
-TESSEL_ARITH_OP(<<, Shl)
-TESSEL_ARITH_OP(>>, Shr)
 #undef TESSEL_ARITH_OP
+
+// Bit operations take integer values only; a float's bits are reached with bitcast.
+#define TESSEL_BIT_OP(sym, op)                                                                                  \
+  template <class A, class B>                                                                                   \
+  requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type>                                  \
+  operator sym(const A& a, const B& b) {                                                                        \
+    using R = typename detail::result_elem<A, B>::type;                                                         \
+    static_assert(std::is_integral_v<R>,                                                                        \
+                  "bit operations (& | ^ << >> ~) need integer kernel values; reinterpret a float's bits with " \
+                  "bitcast<T>()");                                                                              \
+    return Expr<R>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b)));                     \
+  }
+TESSEL_BIT_OP(&, BitAnd)
+TESSEL_BIT_OP(|, BitOr)
+TESSEL_BIT_OP(^, BitXor)
+TESSEL_BIT_OP(<<, Shl)
+TESSEL_BIT_OP(>>, Shr)
+#undef TESSEL_BIT_OP
+
+template <class A>
+requires detail::is_kernel_scalar<A> Expr<detail::kernel_elem_t<A>>
+operator~(const A& a) {
+  using R = detail::kernel_elem_t<A>;
+  static_assert(std::is_integral_v<R>,
+                "bit operations (& | ^ << >> ~) need integer kernel values; reinterpret a float's bits with "
+                "bitcast<T>()");
+  return Expr<R>(ir::unary(ir::UnaryOp::BitNot, a.ir()));
+}
 
 #define TESSEL_COMPARE_OP(sym, op)                                                             \
   template <class A, class B>                                                                  \

@@ -31,6 +31,16 @@ inline std::optional<DLDataType> dlpack_type(DType t) {
     case DType::BF16: return DLDataType{kDLBfloat, 16, 1};
     case DType::F32: return DLDataType{kDLFloat, 32, 1};
     case DType::I8: return DLDataType{kDLInt, 8, 1};
+    case DType::U8: return DLDataType{kDLUInt, 8, 1};
+    case DType::I16: return DLDataType{kDLInt, 16, 1};
+    case DType::U16: return DLDataType{kDLUInt, 16, 1};
+#if DLPACK_MAJOR_VERSION > 1 || (DLPACK_MAJOR_VERSION == 1 && DLPACK_MINOR_VERSION >= 1)
+    case DType::F8E4M3: return DLDataType{kDLFloat8_e4m3fn, 8, 1};
+    case DType::F8E5M2: return DLDataType{kDLFloat8_e5m2, 8, 1};
+#else  // DLPack before 1.1 has no fp8 codes
+    case DType::F8E4M3:
+    case DType::F8E5M2: return std::nullopt;
+#endif
     case DType::I32: return DLDataType{kDLInt, 32, 1};
     case DType::U32: return DLDataType{kDLUInt, 32, 1};
     case DType::I64: return DLDataType{kDLInt, 64, 1};

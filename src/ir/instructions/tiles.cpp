@@ -1,5 +1,5 @@
 // Verifier rules and effects (tessel/ir/effects.hpp) of the register-tile instructions: creation,
-// elementwise math, casts, copies.
+// elementwise math, casts, bitcasts, index tiles, copies.
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -36,6 +36,19 @@ void verify_CastTensor(Verification& v, const CastTensorNode& n) {
   v.define(n.out, n);
 }
 
+void verify_BitcastTensor(Verification& v, const BitcastTensorNode& n) {
+  TESSEL_CHECK(dtype_bytes(n.out->dtype) == dtype_bytes(n.a->dtype) && n.out->shape() == n.a->shape(),
+               "bitcast at {} between types of other widths or tiles of other shapes", n.loc.str());
+  v.use(n.a, n);
+  v.define(n.out, n);
+}
+
+void verify_Iota(Verification& v, const IotaNode& n) {
+  TESSEL_CHECK(n.out->dtype == DType::I32 && n.dim >= 0 && n.dim < int(n.out->shape().size()),
+               "arange at {} is not an i32 tile indexed along one of its dimensions", n.loc.str());
+  v.define(n.out, n);
+}
+
 void verify_CopyRegister(Verification& v, const CopyRegisterNode& n) {
   TESSEL_CHECK(n.dst->shape() == n.src->shape() && n.dst->dtype == n.src->dtype,
                "copy between tiles of other types at {}", n.loc.str());
@@ -65,6 +78,8 @@ Effects effects_of(const ElementwiseUnaryNode&) { return {}; }
 Effects effects_of(const WhereNode&) { return {}; }
 Effects effects_of(const FmaNode&) { return {}; }
 Effects effects_of(const CastTensorNode&) { return {}; }
+Effects effects_of(const BitcastTensorNode&) { return {}; }
+Effects effects_of(const IotaNode&) { return {}; }
 Effects effects_of(const CopyRegisterNode&) { return {}; }
 Effects effects_of(const SliceRegisterNode&) { return {}; }
 Effects effects_of(const AnnotateLayoutNode&) { return {}; }

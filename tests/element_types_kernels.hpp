@@ -1,0 +1,155 @@
+// Kernels over the narrow element types (fp8, u8, i16, u16) and bitcasts, with host expectations.
+// Run on the simulator by tests/element_types_test.cpp and on the GPU by
+// tests/gpu/element_types_gpu_test.cpp.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "tessel/tessel.hpp"
+
+namespace tessel::testing {
+
+// f32 to both fp8 formats and back, and the fp8 bits read through u8.
+struct Fp8Conversions : Script {
+  void operator()(Int32 n, Ptr<float> x, Ptr<f8e4m3> e4m3, Ptr<f8e5m2> e5m2, Ptr<float> back4, Ptr<float> back5,
+                  Ptr<uint8_t> bits4) {
+    attrs.blocks = cdiv(n, 256);
+    attrs.warps = 2;
+    const Int32 at = blockIdx.x * 256;
+    auto t = load_global(global_view(x, {n}), {at}, {256});
+    auto a = t.to<f8e4m3>();
+    auto b = t.to<f8e5m2>();
+    store_global(global_view(e4m3, {n}), a, {at});
+    store_global(global_view(e5m2, {n}), b, {at});
+    store_global(global_view(back4, {n}), a.to<float>(), {at});
+    store_global(global_view(back5, {n}), b.to<float>(), {at});
+    store_global(global_view(bits4, {n}), a.bitcast<uint8_t>(), {at});
+  }
+};
+
+// The values fp8 conversions must get right: both signs of zero, the largest finite values and
+// what lies beyond them, ties between neighbours, subnormals, infinities and NaN, then random
+// values over the whole range of both formats.
+inline std::vector<float> fp8_inputs(int n) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          1.0625f,
+                          1.1875f,
+                          -1.0625f,
+                          448.0f,
+                          449.0f,
+                          464.0f,
+                          480.0f,
+                          -500.0f,
+                          1e6f,
+                          57344.0f,
+                          61440.0f,
+                          65536.0f,
+                          -1e9f,
+                          inf,
+                          -inf,
+                          std::ldexp(1.0f, -9),
+                          std::ldexp(1.0f, -10),
+                          std::ldexp(3.0f, -11),
+                          std::ldexp(1.0f, -16),
+                          std::ldexp(1.0f, -17),
+                          std::ldexp(3.0f, -18),
+                          1e-30f,
+                          -1e-30f,
+                          std::numeric_limits<float>::quiet_NaN()};
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> exponent(-20, 17), sign(-1, 1);
+  while (int(x.size()) < n) x.push_back(std::copysign(std::exp2(exponent(rng)), sign(rng)));
+  return x;
+}
+
+inline void check_fp8_conversions(const Device& dev) {
+  const int n = 1000;
+  const std::vector<float> x = fp8_inputs(n);
+  Buffer<float> dx(dev, x), back4(dev, std::vector<float>(n, 7.0f)), back5(dev, std::vector<float>(n, 7.0f));
+  Buffer<f8e4m3> d4(dev, std::vector<f8e4m3>(n, f8e4m3::from_bits(0x55)));
+  Buffer<f8e5m2> d5(dev, std::vector<f8e5m2>(n, f8e5m2::from_bits(0x55)));
+  Buffer<uint8_t> bits(dev, std::vector<uint8_t>(n, 0x55));
+  Kernel<Fp8Conversions> k(dev);
+  k(n, dx, d4, d5, back4, back5, bits);
+  const auto got4 = d4.download();
+  const auto got5 = d5.download();
+  const auto b4 = back4.download();
+  const auto b5 = back5.download();
+  const auto raw = bits.download();
+  for (int i = 0; i < n; ++i) {
+    const f8e4m3 want4(x[i]);
+    const f8e5m2 want5(x[i]);
+    EXPECT_EQ(int(got4[i].bits), int(want4.bits)) << "e4m3 of " << x[i];
+    EXPECT_EQ(int(got5[i].bits), int(want5.bits)) << "e5m2 of " << x[i];
+    EXPECT_EQ(int(raw[i]), int(want4.bits)) << "bits of e4m3 of " << x[i];
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(b4[i]) && std::isnan(b5[i])) << i;
+    } else {
+      EXPECT_EQ(std::bit_cast<uint32_t>(b4[i]), std::bit_cast<uint32_t>(float(want4))) << "e4m3 back of " << x[i];
+      EXPECT_EQ(std::bit_cast<uint32_t>(b5[i]), std::bit_cast<uint32_t>(float(want5))) << "e5m2 back of " << x[i];
+    }
+  }
+}
+
+// Narrow integers wrap as their width does; bitcasts keep bits between types of one width.
+struct NarrowIntegersAndBitcasts : Script {
+  void operator()(Int32 n, Ptr<uint8_t> a, Ptr<int16_t> b, Ptr<float> f, Ptr<uint8_t> a_out, Ptr<int16_t> b_out,
+                  Ptr<uint32_t> f_bits, Ptr<f16> halves, Ptr<float> f_again) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto ta = load_global(global_view(a, {n}), {0}, {128});
+    auto tb = load_global(global_view(b, {n}), {0}, {128});
+    auto tf = load_global(global_view(f, {n}), {0}, {128});
+    store_global(global_view(a_out, {n}), ta * 3 + 200, {0});
+    store_global(global_view(b_out, {n}), tb * tb - 7, {0});
+    auto u = tf.bitcast<uint32_t>();
+    store_global(global_view(f_bits, {n}), u, {0});
+    // The low half of each float's bits, read as an f16.
+    store_global(global_view(halves, {n}), (u & 0xffffu).to<uint16_t>().bitcast<f16>(), {0});
+    store_global(global_view(f_again, {n}), u.bitcast<float>(), {0});
+  }
+};
+
+inline void check_narrow_integers_and_bitcasts(const Device& dev) {
+  const int n = 128;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> byte(0, 255), word(-30000, 30000);
+  std::uniform_real_distribution<float> real(-100, 100);
+  std::vector<uint8_t> a(n);
+  std::vector<int16_t> b(n);
+  std::vector<float> f(n);
+  for (int i = 0; i < n; ++i) {
+    a[i] = uint8_t(byte(rng));
+    b[i] = int16_t(word(rng));
+    f[i] = real(rng);
+  }
+  Buffer<uint8_t> da(dev, a), da_out(dev, std::vector<uint8_t>(n, 1));
+  Buffer<int16_t> db(dev, b), db_out(dev, std::vector<int16_t>(n, 1));
+  Buffer<float> df(dev, f), df_again(dev, std::vector<float>(n, 1.5f));
+  Buffer<uint32_t> dbits(dev, std::vector<uint32_t>(n, 1));
+  Buffer<f16> dhalves(dev, std::vector<f16>(n, f16(1.5f)));
+  Kernel<NarrowIntegersAndBitcasts> k(dev);
+  k(n, da, db, df, da_out, db_out, dbits, dhalves, df_again);
+  const auto ga = da_out.download();
+  const auto gb = db_out.download();
+  const auto gbits = dbits.download();
+  const auto ghalves = dhalves.download();
+  const auto gf = df_again.download();
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(int(ga[i]), (a[i] * 3 + 200) % 256) << i;
+    EXPECT_EQ(gb[i], int16_t(uint16_t(b[i] * b[i] - 7))) << i;
+    EXPECT_EQ(gbits[i], std::bit_cast<uint32_t>(f[i])) << i;
+    EXPECT_EQ(ghalves[i].bits, uint16_t(std::bit_cast<uint32_t>(f[i]) & 0xffffu)) << i;
+    EXPECT_EQ(std::bit_cast<uint32_t>(gf[i]), std::bit_cast<uint32_t>(f[i])) << i;
+  }
+}
+
+}  // namespace tessel::testing

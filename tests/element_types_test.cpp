@@ -1,0 +1,72 @@
+// The narrow element types: the host's fp8 encoding against the OCP specification's values, the
+// kernels of element_types_kernels.hpp on the simulator, and misuse.
+#include "element_types_kernels.hpp"
+#include "expect_error.hpp"
+#include "source_line.hpp"
+
+namespace tessel::testing {
+namespace {
+
+TEST(Fp8Encoding, MatchesTheSpecificationsValues) {
+  // OCP 8-bit floating point specification, tables of E4M3 and E5M2.
+  EXPECT_EQ(f8e4m3(1.0f).bits, 0x38);
+  EXPECT_EQ(f8e4m3(448.0f).bits, 0x7e);
+  EXPECT_EQ(f8e4m3(std::ldexp(1.0f, -6)).bits, 0x08);  // smallest normal
+  EXPECT_EQ(f8e4m3(std::ldexp(1.0f, -9)).bits, 0x01);  // smallest subnormal
+  EXPECT_EQ(float(f8e4m3::from_bits(0x7e)), 448.0f);
+  EXPECT_TRUE(std::isnan(float(f8e4m3::from_bits(0x7f))));
+  EXPECT_EQ(f8e5m2(1.0f).bits, 0x3c);
+  EXPECT_EQ(f8e5m2(57344.0f).bits, 0x7b);
+  EXPECT_EQ(f8e5m2(std::ldexp(1.0f, -16)).bits, 0x01);
+  EXPECT_EQ(float(f8e5m2::from_bits(0x7c)), std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(float(f8e5m2::from_bits(0x7d))));
+}
+
+TEST(Fp8Encoding, RoundsToNearestEvenAndSaturatesToTheLargestFiniteValue) {
+  EXPECT_EQ(f8e4m3(1.0625f).bits, 0x38);  // halfway between 1 and 1.125: the even one
+  EXPECT_EQ(f8e4m3(1.1875f).bits, 0x3a);  // halfway between 1.125 and 1.25: the even one
+  EXPECT_EQ(f8e4m3(1.07f).bits, 0x39);    // nearer 1.125
+  EXPECT_EQ(f8e4m3(464.0f).bits, 0x7e);   // beyond 448 saturates
+  EXPECT_EQ(f8e4m3(-1e9f).bits, 0xfe);
+  EXPECT_EQ(f8e4m3(std::numeric_limits<float>::infinity()).bits, 0x7e);
+  EXPECT_EQ(f8e5m2(-std::numeric_limits<float>::infinity()).bits, 0xfb);
+  EXPECT_EQ(f8e5m2(61440.0f).bits, 0x7b);
+  EXPECT_EQ(f8e4m3(std::ldexp(1.0f, -10)).bits, 0x00);  // half the smallest subnormal: ties to even zero
+  EXPECT_EQ(f8e4m3(std::ldexp(3.0f, -11)).bits, 0x01);  // three quarters of it: rounds up
+  EXPECT_EQ(f8e4m3(-0.0f).bits, 0x80);
+  EXPECT_EQ(f8e4m3(std::numeric_limits<float>::quiet_NaN()).bits, 0x7f);
+  EXPECT_EQ(f8e5m2(-std::numeric_limits<float>::quiet_NaN()).bits, 0xff);
+}
+
+TEST(Fp8Encoding, EveryValueOfBothFormatsRoundTrips) {
+  for (int b = 0; b < 256; ++b) {
+    const float v4 = float(f8e4m3::from_bits(uint8_t(b)));
+    if (!std::isnan(v4)) EXPECT_EQ(f8e4m3(v4).bits, b) << b;
+    const float v5 = float(f8e5m2::from_bits(uint8_t(b)));
+    if (!std::isnan(v5) && !std::isinf(v5)) EXPECT_EQ(f8e5m2(v5).bits, b) << b;
+  }
+}
+
+TEST(ElementTypes, Fp8ConversionsOnTheSimulator) { check_fp8_conversions(Device::simulator()); }
+
+TEST(ElementTypes, NarrowIntegersAndBitcastsOnTheSimulator) { check_narrow_integers_and_bitcasts(Device::simulator()); }
+
+struct BitcastOfOtherWidth : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {32}), {0}, {32});
+    store_global(global_view(x, {32}), t.bitcast<f16>().to<float>(), {0});
+  }
+};
+
+TEST(ElementTypes, ABitcastBetweenTypesOfOtherWidthsIsRefused) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(32, 1.0f));
+  EXPECT_EQ(error_of<BitcastOfOtherWidth>(x),
+            source_at("tests/element_types_test.cpp", "t.bitcast<f16>()") +
+                ": bitcast<f16>() of register tile r (reg<f32>[32]): f32 is 32 bits wide and f16 is 16 bits wide; a "
+                "bitcast keeps the bits of each element, so both types must have the same width (bool has none)");
+}
+
+}  // namespace
+}  // namespace tessel::testing

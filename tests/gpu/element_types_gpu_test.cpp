@@ -1,0 +1,18 @@
+// The narrow element types, bit operations and index tiles on the GPU; skipped, visibly, without one.
+#include "../element_types_kernels.hpp"
+#include "../integer_tiles_kernels.hpp"
+#include "gpu_test.hpp"
+
+namespace tessel::testing {
+namespace {
+
+using ElementTypesOnGpu = GpuTest;
+
+TEST_F(ElementTypesOnGpu, Fp8ConversionsMatchTheHostBitForBit) { check_fp8_conversions(Device::gpu()); }
+TEST_F(ElementTypesOnGpu, NarrowIntegersAndBitcasts) { check_narrow_integers_and_bitcasts(Device::gpu()); }
+TEST_F(ElementTypesOnGpu, BitOperators) { check_bit_operators(Device::gpu()); }
+TEST_F(ElementTypesOnGpu, Int4Dequantization) { check_int4_dequantize(Device::gpu()); }
+TEST_F(ElementTypesOnGpu, CausalMaskFromIndexTiles) { check_causal_mask(Device::gpu()); }
+
+}  // namespace
+}  // namespace tessel::testing

@@ -1,0 +1,126 @@
+// Bit operations on integer tiles and index tiles (arange), with host expectations: int4 weights
+// unpacked and scaled, and a causal mask. Run on the simulator by tests/integer_tiles_test.cpp and
+// on the GPU by tests/gpu/integer_tiles_gpu_test.cpp.
+#pragma once
+
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "tessel/tessel.hpp"
+
+namespace tessel::testing {
+
+// Every bit operator on u32 and i32 tiles and on a u8 tile.
+struct BitOperators : Script {
+  void operator()(Ptr<uint32_t> a, Ptr<int32_t> b, Ptr<uint8_t> c, Ptr<uint32_t> ua, Ptr<int32_t> ib, Ptr<uint8_t> uc) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto ta = load_global(global_view(a, {64}), {0}, {64});
+    auto tb = load_global(global_view(b, {64}), {0}, {64});
+    auto tc = load_global(global_view(c, {64}), {0}, {64});
+    auto shift = ta & 31u;
+    store_global(global_view(ua, {64}), ((ta >> 4) & 15u) | (ta << shift) ^ ~ta, {0});
+    // >> of a signed value shifts in copies of the sign bit.
+    store_global(global_view(ib, {64}), (tb >> 3) ^ (tb & 0x0ff0) | (tb << 2), {0});
+    auto rotated = (tc << 3) | (tc >> 5);
+    rotated ^= 0x5a;
+    store_global(global_view(uc, {64}), ~rotated, {0});
+  }
+};
+
+inline void check_bit_operators(const Device& dev) {
+  std::mt19937 rng(3);
+  std::vector<uint32_t> a(64);
+  std::vector<int32_t> b(64);
+  std::vector<uint8_t> c(64);
+  for (int i = 0; i < 64; ++i) {
+    a[i] = uint32_t(rng());
+    b[i] = int32_t(rng());
+    c[i] = uint8_t(rng());
+  }
+  Buffer<uint32_t> da(dev, a), dua(dev, std::vector<uint32_t>(64, 1));
+  Buffer<int32_t> db(dev, b), dib(dev, std::vector<int32_t>(64, 1));
+  Buffer<uint8_t> dc(dev, c), duc(dev, std::vector<uint8_t>(64, 1));
+  Kernel<BitOperators> k(dev);
+  k(da, db, dc, dua, dib, duc);
+  const auto ua = dua.download();
+  const auto ib = dib.download();
+  const auto uc = duc.download();
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(ua[i], ((a[i] >> 4) & 15u) | ((a[i] << (a[i] & 31u)) ^ ~a[i])) << i;
+    EXPECT_EQ(ib[i], ((b[i] >> 3) ^ (b[i] & 0x0ff0)) | int32_t(uint32_t(b[i]) << 2)) << i;
+    const uint8_t rotated = uint8_t(uint8_t(c[i] << 3) | uint8_t(c[i] >> 5)) ^ 0x5a;
+    EXPECT_EQ(uc[i], uint8_t(~rotated)) << i;
+  }
+}
+
+// W4A16-style dequantization: each u32 word holds 8 signed 4-bit weights (two's complement, the
+// first in the lowest nibble), and each row shares one f16 scale. Output column 8 w + j of a row is
+// nibble j of its word w: the words broadcast along a third dimension whose index tile picks the
+// nibble.
+struct Int4Dequantize : Script {
+  void operator()(Int32 rows, Ptr<uint32_t> packed, Ptr<f16> scales, Ptr<f16> out) {
+    attrs.blocks = cdiv(rows, 16);
+    attrs.warps = 4;
+    const Int32 row0 = blockIdx.x * 16;
+    auto words = load_global(global_view(packed, {rows, 8, 1}), {row0, 0, 0}, {16, 8, 1});
+    auto scale = load_global(global_view(scales, {rows, 1, 1}), {row0, 0, 0}, {16, 1, 1});
+    auto shift = (arange({16, 8, 8}, 2) * 4).to<uint32_t>();
+    auto nibble = ((words >> shift) & 15u).to<int32_t>();
+    auto value = (nibble ^ 8) - 8;  // sign-extends the 4-bit value
+    store_global(global_view(out, {rows, 8, 8}), value.to<f16>() * scale, {row0, 0, 0});
+  }
+};
+
+inline void check_int4_dequantize(const Device& dev) {
+  const int rows = 40;
+  std::mt19937 rng(9);
+  std::vector<uint32_t> packed(rows * 8);
+  std::vector<f16> scales(rows);
+  std::uniform_real_distribution<float> scale(0.01f, 0.1f);
+  for (auto& w : packed) w = uint32_t(rng());
+  for (auto& s : scales) s = f16(scale(rng));
+  Buffer<uint32_t> dp(dev, packed);
+  Buffer<f16> ds(dev, scales), dout(dev, std::vector<f16>(rows * 64, f16(99.0f)));
+  Kernel<Int4Dequantize> k(dev);
+  k(rows, dp, ds, dout);
+  const auto out = dout.download();
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < 64; ++c) {
+      const int nibble = int(packed[size_t(r) * 8 + size_t(c / 8)] >> (4 * (c % 8)) & 15u);
+      const float want = float(f16(float(nibble >= 8 ? nibble - 16 : nibble) * float(scales[size_t(r)])));
+      EXPECT_EQ(float(out[size_t(r) * 64 + c]), want) << r << ", " << c;
+    }
+}
+
+// A causal mask written with index tiles: scores above the diagonal of the block at (row0, col0)
+// become -inf.
+struct CausalMask : Script {
+  void operator()(Int32 n, Ptr<float> scores, Ptr<float> masked) {
+    attrs.blocks = {cdiv(n, 32), cdiv(n, 32)};
+    attrs.warps = 4;
+    const Int32 row0 = blockIdx.x * 32, col0 = blockIdx.y * 32;
+    auto s = load_global(global_view(scores, {n, n}), {row0, col0}, {32, 32});
+    auto rows = arange({32, 32}, 0) + row0;
+    auto cols = arange({32, 32}, 1) + col0;
+    store_global(global_view(masked, {n, n}), where(cols <= rows, s, -INFINITY), {row0, col0});
+  }
+};
+
+inline void check_causal_mask(const Device& dev) {
+  const int n = 70;
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> dist(-5, 5);
+  std::vector<float> s(n * n);
+  for (auto& v : s) v = dist(rng);
+  Buffer<float> ds(dev, s), dm(dev, std::vector<float>(n * n, 7.0f));
+  Kernel<CausalMask> k(dev);
+  k(n, ds, dm);
+  const auto m = dm.download();
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) EXPECT_EQ(m[r * n + c], c <= r ? s[r * n + c] : -INFINITY) << r << ", " << c;
+}
+
+}  // namespace tessel::testing

@@ -1,0 +1,46 @@
+// Bit operations and index tiles on the simulator (integer_tiles_kernels.hpp), and their misuse.
+#include "expect_error.hpp"
+#include "integer_tiles_kernels.hpp"
+#include "source_line.hpp"
+
+namespace tessel::testing {
+namespace {
+
+TEST(IntegerTiles, BitOperatorsOnTheSimulator) { check_bit_operators(Device::simulator()); }
+TEST(IntegerTiles, Int4DequantizationOnTheSimulator) { check_int4_dequantize(Device::simulator()); }
+TEST(IntegerTiles, CausalMaskFromIndexTilesOnTheSimulator) { check_causal_mask(Device::simulator()); }
+
+struct ShiftOfFloats : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {32}), {0}, {32});
+    store_global(global_view(x, {32}), t << 1, {0});
+  }
+};
+
+TEST(IntegerTiles, BitOperationsOnFloatTilesAreRefused) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(32, 1.0f));
+  EXPECT_EQ(error_of<ShiftOfFloats>(x),
+            source_at("tests/integer_tiles_test.cpp", "t << 1") +
+                ": shl: bit operations need integer tiles, got f32; reinterpret a float's bits with .bitcast<T>() "
+                "to an integer type of its width");
+}
+
+struct IndexAlongAMissingDimension : Script {
+  void operator()(Ptr<int32_t> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    store_global(global_view(x, {8, 8}), arange({8, 8}, 2), {0, 0});
+  }
+};
+
+TEST(IntegerTiles, AnIndexTileAlongADimensionTheTileLacksIsRefused) {
+  Buffer<int32_t> x(Device::simulator(), std::vector<int32_t>(64, 0));
+  EXPECT_EQ(error_of<IndexAlongAMissingDimension>(x),
+            source_at("tests/integer_tiles_test.cpp", "arange({8, 8}, 2)") +
+                ": arange: dimension 2 of a tile of rank 2 (shape [8, 8]); the dimensions are 0 to 1");
+}
+
+}  // namespace
+}  // namespace tessel::testing
