@@ -1,10 +1,13 @@
 // Memory-bound kernels against the device-to-device copy bandwidth measured in the same run:
-// vector add (reads 2, writes 1) and row softmax (reads 1, writes 1).
+// vector add (reads 2, writes 1), row softmax, one warp per row and one block per row (reads 1,
+// writes 1), and LayerNorm (reads 1, writes 1; gamma and beta stay in L2).
 #include <cstdio>
 
+#include "layer_norm.hpp"
 #include "row_softmax.hpp"
 #include "timing.hpp"
 #include "vector_add.hpp"
+#include "wide_row_softmax.hpp"
 
 using namespace tessel;
 
@@ -38,6 +41,23 @@ int main() {
                100 * gbs / copy_gbs);
     bench::free_device(y);
   }
+  Kernel<examples::WideRowSoftmax> wide_softmax(Device::gpu());
+  Kernel<examples::LayerNorm> layer_norm(Device::gpu());
+  float* gamma = bench::random_device_array<float>(8192, 5);
+  float* beta = bench::random_device_array<float>(8192, 6);
+  for (auto [rows, cols] : {std::pair{16384, 4096}, std::pair{8192, 8192}, std::pair{65536, 1024}}) {
+    float* y = bench::random_device_array<float>(size_t(rows) * cols, 4);
+    const double bytes = 2.0 * rows * cols * 4;
+    const double softmax_ms = timer.median_ms([&] { wide_softmax(rows, cols, src, y); });
+    fmt::print("{:<34} {:>10.3f} {:>10.1f} {:>11.1f}%\n", fmt::format("wide_row_softmax {}x{}", rows, cols), softmax_ms,
+               bytes / softmax_ms / 1e6, 100 * bytes / softmax_ms / 1e6 / copy_gbs);
+    const double norm_ms = timer.median_ms([&] { layer_norm(rows, cols, src, gamma, beta, y); });
+    fmt::print("{:<34} {:>10.3f} {:>10.1f} {:>11.1f}%\n", fmt::format("layer_norm {}x{}", rows, cols), norm_ms,
+               bytes / norm_ms / 1e6, 100 * bytes / norm_ms / 1e6 / copy_gbs);
+    bench::free_device(y);
+  }
+  bench::free_device(gamma);
+  bench::free_device(beta);
   bench::free_device(src);
   bench::free_device(dst);
   return 0;

@@ -92,6 +92,8 @@ const Example& find_example(const std::string& name);
 // The examples' registrations (one per example file).
 Example vector_add_example();
 Example row_softmax_example();
+Example wide_row_softmax_example();
+Example layer_norm_example();
 Example matmul_simt_example();
 Example broken_sync_example();
 std::vector<Example> ampere_ladder_examples();

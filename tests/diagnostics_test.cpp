@@ -220,26 +220,6 @@ TEST(Diagnostics, DotThatDoesNotSplitIntoAtoms) {
                      "must be a multiple of 32, and m and n multiples of 16 and 8 times the warps along them)");
 }
 
-struct ReductionAcrossWarps : Script {
-  void operator()(Int32 n, Ptr<float> x) {
-    attrs.blocks = 1;
-    attrs.warps = 4;
-    auto t = load_global(global_view(x, {n}), {0}, {128}, Layout::spatial({128}));
-    line = __LINE__ + 1;
-    auto s = sum(t, 0);
-  }
-};
-
-TEST(Diagnostics, ReductionAcrossWarps) {
-  const std::string got9 = testing::error_of<ReductionAcrossWarps>(16, no_data);
-  EXPECT_EQ(got9, loc(line) +
-                      ": sum over dim 0: the threads spanning that dimension belong to different warps "
-                      "(layout[128](d0=128; threads=d0.0; local=-)); reductions combine lanes of one warp, so choose "
-                      "a layout whose threads along dim 0 lie within a warp, or split the dimension into [warps, n / "
-                      "warps] so that each warp reduces its own part, and combine the parts through a shared tile "
-                      "(docs/language.md, \"Reductions across warps\")");
-}
-
 struct WrongOffsetCount : Script {
   void operator()(Int32 n, Ptr<float> x) {
     attrs.blocks = 1;

@@ -28,18 +28,20 @@ TEST_P(ExampleOnSimulator, MatchesTheHostReference) {
 const auto kCases = ::testing::Values(
     Case{"vector_add", {1}}, Case{"vector_add", {2048}}, Case{"vector_add", {5000}}, Case{"vector_add", {12289}},
     Case{"row_softmax", {4, 128}}, Case{"row_softmax", {5, 1}}, Case{"row_softmax", {9, 300}},
-    Case{"row_softmax", {3, 1000}}, Case{"matmul_simt", {128, 128, 32}}, Case{"matmul_simt", {100, 72, 80}},
-    Case{"matmul_simt", {1, 130, 7}}, Case{"ampere_v1_naive", {70, 65, 33}}, Case{"ampere_v2_shared", {129, 64, 16}},
-    Case{"ampere_v3_mma", {128, 128, 64}}, Case{"ampere_v3_mma", {130, 200, 40}},
-    Case{"ampere_v4_pipelined", {128, 128, 128}}, Case{"ampere_v4_pipelined", {150, 129, 72}},
-    Case{"ampere_v4_pipelined", {40, 33, 200}}, Case{"ampere_v5_swizzled", {128, 128, 128}},
-    Case{"ampere_v5_swizzled", {150, 129, 72}}, Case{"ampere_v5_swizzled_bf16", {150, 129, 72}},
-    Case{"hopper_v1", {130, 72, 80}}, Case{"hopper_v1_bf16", {64, 128, 64}}, Case{"hopper_v2", {130, 72, 208}},
-    Case{"hopper_v2_bf16", {64, 128, 256}}, Case{"hopper_v3", {130, 72, 208}}, Case{"hopper_v3_bf16", {64, 256, 128}},
-    Case{"hopper_v4", {130, 600, 208}}, Case{"hopper_v4_bf16", {64, 256, 128}}, Case{"hopper_v5", {130, 600, 208}},
-    Case{"hopper_v5_bf16", {64, 256, 128}}, Case{"blackwell_v0", {130, 72, 80}}, Case{"blackwell_v1", {130, 72, 80}},
-    Case{"blackwell_v2", {130, 72, 80}}, Case{"blackwell_v3", {130, 72, 80}}, Case{"blackwell_v4", {130, 72, 80}},
-    Case{"blackwell_v5", {130, 72, 80}}, Case{"blackwell_v6", {130, 72, 80}});
+    Case{"row_softmax", {3, 1000}}, Case{"wide_row_softmax", {3, 4096}}, Case{"wide_row_softmax", {2, 3000}},
+    Case{"layer_norm", {3, 4096}}, Case{"layer_norm", {2, 1000}}, Case{"matmul_simt", {128, 128, 32}},
+    Case{"matmul_simt", {100, 72, 80}}, Case{"matmul_simt", {1, 130, 7}}, Case{"ampere_v1_naive", {70, 65, 33}},
+    Case{"ampere_v2_shared", {129, 64, 16}}, Case{"ampere_v3_mma", {128, 128, 64}},
+    Case{"ampere_v3_mma", {130, 200, 40}}, Case{"ampere_v4_pipelined", {128, 128, 128}},
+    Case{"ampere_v4_pipelined", {150, 129, 72}}, Case{"ampere_v4_pipelined", {40, 33, 200}},
+    Case{"ampere_v5_swizzled", {128, 128, 128}}, Case{"ampere_v5_swizzled", {150, 129, 72}},
+    Case{"ampere_v5_swizzled_bf16", {150, 129, 72}}, Case{"hopper_v1", {130, 72, 80}},
+    Case{"hopper_v1_bf16", {64, 128, 64}}, Case{"hopper_v2", {130, 72, 208}}, Case{"hopper_v2_bf16", {64, 128, 256}},
+    Case{"hopper_v3", {130, 72, 208}}, Case{"hopper_v3_bf16", {64, 256, 128}}, Case{"hopper_v4", {130, 600, 208}},
+    Case{"hopper_v4_bf16", {64, 256, 128}}, Case{"hopper_v5", {130, 600, 208}}, Case{"hopper_v5_bf16", {64, 256, 128}},
+    Case{"blackwell_v0", {130, 72, 80}}, Case{"blackwell_v1", {130, 72, 80}}, Case{"blackwell_v2", {130, 72, 80}},
+    Case{"blackwell_v3", {130, 72, 80}}, Case{"blackwell_v4", {130, 72, 80}}, Case{"blackwell_v5", {130, 72, 80}},
+    Case{"blackwell_v6", {130, 72, 80}});
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ExampleOnSimulator, kCases, [](const ::testing::TestParamInfo<Case>& info) {
   std::string name = info.param.example;

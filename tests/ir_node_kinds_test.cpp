@@ -26,6 +26,7 @@ Kernel every_kind() {
   auto n = make_var(Type{DType::I32}, "n");
   auto ptr = make_var(Type{DType::F32, true}, "p");
   auto half = make_var(Type{DType::F16, true}, "h");
+  auto counters = make_var(Type{DType::I32, true}, "counters");
   auto v = make_var(Type{DType::I32}, "v");
   auto i = make_var(Type{DType::I32}, "i");
   auto q = make_var(Type{DType::I32}, "q");
@@ -71,6 +72,10 @@ Kernel every_kind() {
   auto canceled = make_var(Type{DType::Bool}, "canceled"), ctaid_x = make_var(Type{DType::I32}, "ctaid_x"),
        ctaid_y = make_var(Type{DType::I32}, "ctaid_y"), ctaid_z = make_var(Type{DType::I32}, "ctaid_z");
   const MbarrierRef bar0{bars, const_int(0)}, bar_v{bars, binary(BinaryOp::Mod, v, const_int(2))};
+  auto seen = make_var(Type{DType::I32}, "seen");
+  auto counts = std::make_shared<GlobalTensorNode>(DType::I32, counters, std::vector<Expr>{const_int(32)},
+                                                   std::vector<Expr>{const_int(1)}, "counts", at(46));
+  auto ones = tile(DType::I32, {32}, "ones");
   std::vector<Stmt> loop_body = {
       std::make_shared<LoadSharedNode>(at(10), y, view, zeros(2)),
       std::make_shared<StoreSharedNode>(at(11), view, y, zeros(2)),
@@ -158,10 +163,16 @@ Kernel every_kind() {
       std::make_shared<DeclareNode>(at(45), ctaid_y, const_int(0)),
       std::make_shared<DeclareNode>(at(45), ctaid_z, const_int(0)),
       std::make_shared<ClcQueryNode>(at(45), canceled, ctaid_x, ctaid_y, ctaid_z, response),
+      std::make_shared<DeclareNode>(at(46), seen, const_int(0)),
+      std::make_shared<AtomicScalarNode>(at(46), seen, AtomicOp::Add, counts, nullptr, std::vector<Expr>{const_int(0)},
+                                         const_int(1), nullptr, MemoryOrder::AcqRel, MemoryScope::Gpu),
+      std::make_shared<LoadGlobalNode>(at(47), ones, counts, zeros(1), 0.0),
+      std::make_shared<AtomicTensorNode>(at(47), nullptr, AtomicOp::Max, counts, nullptr, zeros(1), ones, nullptr,
+                                         MemoryOrder::Relaxed, MemoryScope::Gpu),
   };
   auto k = std::make_shared<KernelNode>();
   k->name = "every_kind";
-  k->params = {n, ptr, half};
+  k->params = {n, ptr, half, counters};
   k->blocks = {const_int(2)};
   k->cluster = {2, 1, 1};
   k->warps = 4;

@@ -69,16 +69,17 @@ std::string run_offset(Emitter& e, const ir::GlobalTensor& g, const std::vector<
   return terms.empty() ? "" : fmt::format(" + ({})", fmt::join(terms, " + "));
 }
 
-namespace {
+std::vector<std::string> coordinates(int rank) {
+  std::vector<std::string> c;
+  for (int d = 0; d < rank; ++d) c.push_back(fmt::format("c{}", d));
+  return c;
+}
 
-// An lvalue for the element of `s` at element index `index` + `constant` (from the view's first element).
-std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::string& index, int64_t constant = 0) {
+std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::string& index, int64_t constant) {
   return fmt::format("*reinterpret_cast<{}*>(tessel_smem + {})", c_type(s->dtype),
                      shared_byte_offset(e, s, index, constant));
 }
 
-// Opens a per-thread loop over the tile's slots with `c0..cN` the element's coordinates in the
-// source/destination (tile coordinates plus offsets).
 void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets) {
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
   e.line("#pragma unroll");
@@ -108,8 +109,6 @@ std::string shared_index(const ir::SharedTensor& s) {
   return fmt::format("{}", fmt::join(terms, " + "));
 }
 
-}  // namespace
-
 void emit_AllocShared(Emitter& e, const ir::AllocSharedNode& n) {
   TESSEL_CHECK(n.offset >= 0, "shared tensor {} was not planned", n.tensor->name);
   e.shared_offsets[n.tensor.get()] = n.offset;
@@ -118,13 +117,6 @@ void emit_AllocShared(Emitter& e, const ir::AllocSharedNode& n) {
 }
 
 namespace {
-
-// The element coordinates c0, c1, ... of a view of rank `rank`.
-std::vector<std::string> coordinates(int rank) {
-  std::vector<std::string> c;
-  for (int d = 0; d < rank; ++d) c.push_back(fmt::format("c{}", d));
-  return c;
-}
 
 // Emits the per-thread loop of a global load or store. Runs of `vec` consecutive elements that are
 // fully inside the view and aligned move as one vector access; the others element by element. In

@@ -134,6 +134,18 @@ std::string run_offset(Emitter& e, const ir::GlobalTensor& g, const std::vector<
 // The shared-window (32-bit) address of `tile`'s first byte (emit_tma.cpp), and of barrier `b`
 // (emit_mbarrier.cpp).
 std::string shared_address(Emitter& e, const ir::SharedTensor& tile);
+// An lvalue for the element of `s` at element index `index` + `constant` (from the view's first element).
+std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::string& index, int64_t constant = 0);
+// The element index in `s` of coordinates c0, c1, ...
+std::string shared_index(const ir::SharedTensor& s);
+// The element coordinates c0, c1, ... of a view of rank `rank`.
+std::vector<std::string> coordinates(int rank);
+// Opens a per-thread loop over the tile's slots `l` with `c0..cN` the element's coordinates in the
+// source/destination (tile coordinates plus offsets), and `t` the thread's index in its group.
+void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets);
+// The element index in `g`, and whether the element is inside it, of coordinates c0, c1, ...
+std::string global_index(Emitter& e, const ir::GlobalTensor& g);
+std::string in_bounds(Emitter& e, const ir::GlobalTensor& g);
 std::string barrier_address(Emitter& e, const ir::MbarrierRef& b);
 
 std::string c_type(DType t);

@@ -418,6 +418,46 @@ const PtxRow& ptx_row(Ptx instruction) {
     }
     // PTX ISA 9.7.13.1: bar.sync (barrier.sync.aligned) on a named barrier that completes when
     // `threads` threads (a multiple of 32, counted per warp) arrived.
+    // PTX ISA 9.7.13.5-6 and 9.7.9.8-9: atom, red, and ld/st with a memory order. The emitter
+    // supplies the order {sem} and {scope}, the state space {space} (".global", ".shared::cta", or
+    // "" for a generic address), the operation {op} ("add", "add.noftz" for f16/bf16, ...), the
+    // type {type}, and the constraints of the value ({reg}) and address ({address_reg}).
+    case Ptx::AtomRmw: {
+      static const PtxRow row{"atom",
+                              "atom.{sem}.{scope}{space}.{op}.{type} {old}, [{address}], {value};",
+                              Arch::Sm80,
+                              {scalar("old", "={reg}"), scalar("address", "{address_reg}"), scalar("value", "{reg}")}};
+      return row;
+    }
+    case Ptx::AtomCas: {
+      static const PtxRow row{"atom.cas",
+                              "atom.{sem}.{scope}{space}.cas.{type} {old}, [{address}], {expected}, {value};",
+                              Arch::Sm80,
+                              {scalar("old", "={reg}"), scalar("address", "{address_reg}"), scalar("expected", "{reg}"),
+                               scalar("value", "{reg}")}};
+      return row;
+    }
+    case Ptx::RedRmw: {
+      static const PtxRow row{"red",
+                              "red.{sem}.{scope}{space}.{op}.{type} [{address}], {value};",
+                              Arch::Sm80,
+                              {scalar("address", "{address_reg}"), scalar("value", "{reg}")}};
+      return row;
+    }
+    case Ptx::LdOrdered: {
+      static const PtxRow row{"ld.relaxed/acquire",
+                              "ld.{sem}.{scope}{space}.{type} {value}, [{address}];",
+                              Arch::Sm80,
+                              {scalar("value", "={reg}"), scalar("address", "{address_reg}")}};
+      return row;
+    }
+    case Ptx::StOrdered: {
+      static const PtxRow row{"st.relaxed/release",
+                              "st.{sem}.{scope}{space}.{type} [{address}], {value};",
+                              Arch::Sm80,
+                              {scalar("address", "{address_reg}"), scalar("value", "{reg}")}};
+      return row;
+    }
     case Ptx::BarSync: {
       static const PtxRow row{
           "bar.sync", "bar.sync {barrier}, {threads};", Arch::Sm80, {scalar("barrier", "n"), scalar("threads", "n")}};

@@ -191,6 +191,25 @@ std::string_view op_name(ReduceOp op) {
   return names[int(op)];
 }
 
+std::string_view atomic_op_name(AtomicOp op) {
+  static constexpr std::string_view names[] = {
+      "add", "min", "max", "and", "or", "xor", "exchange", "compare_exchange", "load", "store"};
+  return names[int(op)];
+}
+
+bool reads_memory(AtomicOp op) { return op != AtomicOp::Store; }
+bool writes_memory(AtomicOp op) { return op != AtomicOp::Load; }
+
+std::string_view memory_order_name(MemoryOrder o) {
+  static constexpr std::string_view names[] = {"relaxed", "acquire", "release", "acq_rel"};
+  return names[int(o)];
+}
+
+std::string_view memory_scope_name(MemoryScope s) {
+  static constexpr std::string_view names[] = {"cta", "cluster", "gpu", "sys"};
+  return names[int(s)];
+}
+
 std::string_view builtin_name(BuiltinKind b) {
   switch (b) {
     case BuiltinKind::BlockIdxX: return "blockIdx.x";

@@ -178,8 +178,12 @@ template <class N> DirectOperands operands_of(const N& n) {
   return out;
 }
 
+// The variables an instruction writes; a result it may leave null (an atomic's unused old value)
+// is not one.
 template <class N> std::vector<Var> results_of(const N& n) {
-  return std::apply([&](auto... field) { return std::vector<Var>{n.*field...}; }, N::results());
+  std::vector<Var> vars = std::apply([&](auto... field) { return std::vector<Var>{n.*field...}; }, N::results());
+  std::erase(vars, nullptr);
+  return vars;
 }
 
 // `f` applied to `s` as its node type.

@@ -340,7 +340,31 @@ class Printer {
   void stmt(const IotaNode& n) { line(fmt::format("{} = arange(dim={})", reg_decl(n.out), n.dim)); }
 
   void stmt(const ReduceNode& n) {
-    line(fmt::format("{} = reduce_{}({}, dim={})", reg_decl(n.out), op_name(n.op), reg(n.a), n.dim));
+    const std::string across_warps =
+        n.scratch ? fmt::format(" through {} barrier={}", shared(n.scratch), n.barrier) : std::string();
+    line(fmt::format("{} = reduce_{}({}, dim={}){}", reg_decl(n.out), op_name(n.op), reg(n.a), n.dim, across_warps));
+  }
+
+  // "atomic.add.relaxed.gpu", the order and scope always shown.
+  static std::string atomic_text(AtomicOp op, MemoryOrder order, MemoryScope scope) {
+    return fmt::format("atomic.{}.{}.{}", atomic_op_name(op), memory_order_name(order), memory_scope_name(scope));
+  }
+
+  void stmt(const AtomicScalarNode& n) {
+    const std::string target = n.global ? global(n.global) : shared(n.shared);
+    std::string args = fmt::format("{} at {}", target, exprs(n.index));
+    if (n.compare) args += ", expected=" + expr(n.compare);
+    if (n.value) args += ", " + expr(n.value);
+    const std::string call = fmt::format("{} {}", atomic_text(n.op, n.order, n.scope), args);
+    line(n.result ? fmt::format("{} = {}", name(n.result.get(), n.result->name), call) : call);
+  }
+
+  void stmt(const AtomicTensorNode& n) {
+    const std::string target = n.global ? global(n.global) : shared(n.shared);
+    const std::string expected = n.compare ? fmt::format(" expected={}", reg(n.compare)) : std::string();
+    const std::string call = fmt::format("{} {}{} into {} at {}", atomic_text(n.op, n.order, n.scope), reg(n.value),
+                                         expected, target, exprs(n.offsets));
+    line(n.out ? fmt::format("{} = {}", reg_decl(n.out), call) : call);
   }
 
   void stmt(const CopyRegisterNode& n) { line(fmt::format("{} = copy({})", reg(n.dst), reg(n.src))); }

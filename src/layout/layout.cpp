@@ -443,6 +443,34 @@ std::vector<Layout::ThreadSpan> Layout::thread_spans(int dim) const {
   return spans;
 }
 
+bool Layout::split_at_warps(int dim, WarpSplit* split) const {
+  constexpr int kWarp = 32;
+  *split = {};
+  for (const ThreadSpan& s : thread_spans(dim)) {
+    if (s.stride >= kWarp) {
+      split->warps.push_back(s);
+    } else if (s.stride * s.size <= kWarp) {
+      split->lanes.push_back(s);
+    } else {
+      const int lanes = kWarp / s.stride;
+      if (kWarp % s.stride != 0 || s.size % lanes != 0) return false;
+      split->lanes.push_back({s.stride, lanes});
+      split->warps.push_back({kWarp, s.size / lanes});
+    }
+  }
+  return true;
+}
+
+std::vector<Layout::ThreadSpan> Layout::replica_spans() const {
+  std::vector<ThreadSpan> spans;
+  int stride = 1;
+  for (int i = int(spatial_.size()) - 1; i >= 0; --i) {
+    if (spatial_[i].mode < 0) spans.push_back({stride, spatial_[i].size});
+    stride *= spatial_[i].size;
+  }
+  return spans;
+}
+
 int Layout::contiguous_run() const {
   if (local_.empty() || local_.back().mode < 0) return 1;
   const int m = local_.back().mode;

@@ -15,23 +15,34 @@ class AllocateBarriers : public ir::Mutator {
  protected:
   ir::Stmt visit(const ir::SyncNode& n, const ir::Stmt& self) override {
     if (n.barrier != ir::SyncNode::kUnallocated) return self;
+    auto allocated = ir::copy_of(n);
+    allocated->barrier = barrier_of_group(n.loc, "sync()");
+    return allocated;
+  }
+  // A reduction across the warps of a thread group synchronizes them as its sync() would.
+  ir::Stmt visit(const ir::ReduceNode& n, const ir::Stmt& self) override {
+    if (!n.scratch || n.barrier != ir::ReduceNode::kUnallocated) return self;
+    auto allocated = ir::copy_of(n);
+    allocated->barrier = barrier_of_group(n.loc, fmt::format("{} across warps", ir::op_name(n.op)));
+    return allocated;
+  }
+
+ private:
+  int barrier_of_group(const SourceLoc& loc, const std::string& what) {
     const ir::ThreadRange g = position().group();
     auto it = barriers_.find({g.begin, g.count});
     if (it == barriers_.end()) {
       const int id = int(barriers_.size()) + 1;
       if (id >= ir::SyncNode::kBarriers)
-        throw Error(n.loc, fmt::format("sync() in the thread group of {} needs a named barrier, but the {} of a block "
-                                       "are taken: barrier 0 by the block's sync() and one by each of {} other "
-                                       "thread groups that call sync(); synchronize fewer distinct groups",
-                                       g.str(), ir::SyncNode::kBarriers, barriers_.size()));
+        throw Error(loc, fmt::format("{} in the thread group of {} needs a named barrier, but the {} of a block are "
+                                     "taken: barrier 0 by the block's sync() and one by each of {} other thread "
+                                     "groups that call sync(); synchronize fewer distinct groups",
+                                     what, g.str(), ir::SyncNode::kBarriers, barriers_.size()));
       it = barriers_.emplace(std::pair{g.begin, g.count}, id).first;
     }
-    auto allocated = ir::copy_of(n);
-    allocated->barrier = it->second;
-    return allocated;
+    return it->second;
   }
 
- private:
   std::map<std::pair<int, int>, int> barriers_;  // (first thread, count) -> barrier
 };
 

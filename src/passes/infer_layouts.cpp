@@ -172,20 +172,19 @@ void check_broadcast(const BroadcastUse& b, const ir::RegisterTensor& operand, c
     }
 }
 
+// Lanes of a warp combine with butterfly shuffles; warps combine through shared memory
+// (plan_reductions).
 void check_reduction(const ReduceUse& r, const Layout& in) {
-  for (const Layout::ThreadSpan& s : in.thread_spans(r.dim)) {
-    if (s.stride * s.size > 32)
-      throw Error(r.loc, fmt::format("{} over dim {}: the threads spanning that dimension belong to different warps "
-                                     "({}); reductions combine lanes of one warp, so choose a layout whose threads "
-                                     "along dim {} lie within a warp, or split the dimension into [warps, n / warps] "
-                                     "so that each warp reduces its own part, and combine the parts through a shared "
-                                     "tile (docs/language.md, \"Reductions across warps\")",
-                                     r.op, r.dim, in.str(), r.dim));
+  Layout::WarpSplit split;
+  if (!in.split_at_warps(r.dim, &split))
+    throw Error(r.loc, fmt::format("{} over dim {}: the threads spanning that dimension in {} cross a warp boundary "
+                                   "unevenly; choose a layout whose threads along dim {} fill whole warps",
+                                   r.op, r.dim, in.str(), r.dim));
+  for (const Layout::ThreadSpan& s : split.lanes)
     if (s.size & (s.size - 1))
-      throw Error(r.loc, fmt::format("{} over dim {}: {} threads span that dimension; the lane count must be a power "
-                                     "of two",
+      throw Error(r.loc, fmt::format("{} over dim {}: {} lanes of a warp span that dimension; the lane count must be "
+                                     "a power of two",
                                      r.op, r.dim, s.size));
-  }
 }
 
 // Replaces every tile by its resolved counterpart, sets each dot's warp split and drops the

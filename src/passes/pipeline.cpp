@@ -12,6 +12,8 @@
 namespace tessel::passes {
 
 const std::vector<Pass>& pipeline() {
+  // One pass per line, in order.
+  // clang-format off
   static const std::vector<Pass> passes = {
       {"inline_grid_values", inline_grid_values},
       {"infer_layouts", infer_layouts},
@@ -20,6 +22,7 @@ const std::vector<Pass>& pipeline() {
       {"check_arrival_counts", check_arrival_counts},
       {"check_async_copy_waits", check_async_copy_waits},
       {"check_shared_handoffs", check_shared_handoffs},
+      {"plan_reductions", plan_reductions},
       {"select_instructions", select_instructions},
       {"choose_swizzles", choose_swizzles},
       {"plan_shared_memory", plan_shared_memory},
@@ -29,6 +32,7 @@ const std::vector<Pass>& pipeline() {
       {"plan_multiprocessors", plan_multiprocessors},
       {"plan_tensor_memory", plan_tensor_memory},
   };
+  // clang-format on
   return passes;
 }
 

@@ -12,6 +12,7 @@ Warp::Warp(Cta& c, int i) : cta(c), id(i) {
   actor = hb.add_actor(HappensBefore::ActorKind::Warp, fmt::format("warp {} of block {}", i, c.block_name()));
   copy_actor = hb.add_actor(HappensBefore::ActorKind::CopyGroups,
                             fmt::format("the cp.async groups of warp {} of block {}", i, c.block_name()), actor);
+  hb.place(actor, c.linear_block(), c.linear_cluster());
   tick();
 }
 
@@ -63,6 +64,20 @@ Cta::Cta(Scheduler& s, const ir::KernelNode& k, const Launch& l, std::array<int,
 }
 
 std::string Cta::block_name() const { return fmt::format("({}, {}, {})", block[0], block[1], block[2]); }
+
+int64_t Cta::linear_block() const {
+  return block[0] + int64_t(launch.grid[0]) * (block[1] + int64_t(launch.grid[1]) * block[2]);
+}
+
+int64_t Cta::linear_cluster() const {
+  if (!kernel.clustered()) return linear_block();
+  std::array<int64_t, 3> c{}, clusters{};
+  for (int d = 0; d < 3; ++d) {
+    c[size_t(d)] = block[size_t(d)] / kernel.cluster[size_t(d)];
+    clusters[size_t(d)] = launch.grid[size_t(d)] / kernel.cluster[size_t(d)];
+  }
+  return c[0] + clusters[0] * (c[1] + clusters[1] * c[2]);
+}
 
 void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread) const {
   for (int b = 0; b < n; ++b)

@@ -2,56 +2,11 @@
 #include <cstring>
 
 #include "machine.hpp"
+#include "memory_access.hpp"
 #include "tessel/layout/shared_swizzle.hpp"
 #include "unwritten_memory.hpp"
 
 namespace tessel::sim {
-
-namespace {
-
-// Calls f(lane, thread-in-group, slot, coords) for every element the active lanes hold.
-template <class F> void for_each_element(Warp& w, const ir::RegisterTensorNode* tile, Mask mask, F&& f) {
-  const auto& table = w.cta.tables.coords(tile);
-  const int local = tile->layout.local_size(), rank = tile->layout.rank();
-  for (int lane = 0; lane < 32; ++lane) {
-    if (!(mask >> lane & 1)) continue;
-    const int t = w.thread_in_group(lane);
-    for (int l = 0; l < local; ++l) f(lane, t, l, &table[(size_t(t) * local + l) * rank]);
-  }
-}
-
-struct SharedAddress {
-  int64_t byte;
-  const ir::SharedTensorNode* allocation;
-};
-
-SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const Lanes& view_offset, int lane,
-                             const std::vector<Lanes>& offsets, const int* c, const SourceLoc& loc) {
-  int64_t index = s->offset ? view_offset[lane].i : 0;
-  for (int d = 0; d < s->rank(); ++d) {
-    const int64_t coord = c[d] + offsets[d][lane].i;
-    if (coord < 0 || coord >= s->shape[d])
-      throw Error(loc, fmt::format("shared tensor {} accessed at index {} of dimension {}, outside its extent {} "
-                                   "(thread {} of block {})",
-                                   s->name, coord, d, s->shape[d], w.thread(lane), w.cta.block_name()));
-    index += coord * s->strides[d];
-  }
-  const ir::SharedTensorNode* root = s->allocation();
-  const int64_t base = w.cta.shared_offsets.at(root);
-  const int64_t byte = base + swizzle_byte(index * dtype_bytes(s->dtype), s->swizzle_bits);
-  if (index < 0 || (index + 1) * dtype_bytes(s->dtype) > root->nbytes())
-    throw Error(loc, fmt::format("shared tensor view {} reaches element {} of its {}-element allocation", s->name,
-                                 index, root->nbytes() / dtype_bytes(s->dtype)));
-  return {byte, root};
-}
-
-std::vector<Lanes> eval_all(Warp& w, const std::vector<ir::Expr>& es, Mask mask) {
-  std::vector<Lanes> out;
-  for (const ir::Expr& e : es) out.push_back(w.eval(e, mask));
-  return out;
-}
-
-}  // namespace
 
 // The barrier expects the threads of the group the sync() runs in: the block's for barrier 0.
 void exec_Sync(Warp& w, const ir::SyncNode& n, Mask mask) {

@@ -20,14 +20,95 @@ void VectorClock::join(const VectorClock& other) {
 void Shadow::resize(size_t bytes) {
   write.assign(bytes, Access{});
   replica.assign(bytes, Access{});
-  read[0].assign(bytes, Access{});
-  read[1].assign(bytes, Access{});
+  for (auto* slots : {read, atomic}) {
+    slots[0].assign(bytes, Access{});
+    slots[1].assign(bytes, Access{});
+  }
 }
 
 uint32_t HappensBefore::add_actor(ActorKind kind, std::string name, uint32_t owner) {
   const uint32_t id = uint32_t(actors_.size());
   actors_.push_back(Actor{kind, std::move(name), owner ? owner : id});
   return id;
+}
+
+void HappensBefore::place(uint32_t warp, int64_t block, int64_t cluster) {
+  actors_[warp].block = block;
+  actors_[warp].cluster = cluster;
+}
+
+bool HappensBefore::includes(ir::MemoryScope scope, uint32_t a, uint32_t b) const {
+  switch (scope) {
+    case ir::MemoryScope::Cta: return actors_[a].block == actors_[b].block;
+    case ir::MemoryScope::Cluster: return actors_[a].cluster == actors_[b].cluster;
+    case ir::MemoryScope::Gpu:
+    case ir::MemoryScope::Sys: return true;
+  }
+  return false;
+}
+
+bool HappensBefore::morally_strong(const Access& x, const Access& y) const {
+  return x.atomic && y.atomic && includes(*x.atomic, x.epoch.actor, y.epoch.actor) &&
+         includes(*y.atomic, y.epoch.actor, x.epoch.actor);
+}
+
+void HappensBefore::report_weak_atomics(const Access& earlier, const Access& later, const std::string& memory) const {
+  const Site& s = sites_[later.site];
+  const Access& narrow = includes(*later.atomic, later.epoch.actor, earlier.epoch.actor) ? earlier : later;
+  throw Error(*s.loc, fmt::format("data race on {}: {} and {} are atomics that do not exclude each other: the scope {} "
+                                  "of {} does not include the other's thread (PTX memory model: atomics are atomic "
+                                  "with each other only when each one's scope includes the other's thread); give "
+                                  "both a scope that includes both threads, such as MemoryScope::gpu",
+                                  memory, describe(later), describe(earlier), ir::memory_scope_name(*narrow.atomic),
+                                  describe(narrow)));
+}
+
+void HappensBefore::atomic_access(Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
+                                  const std::function<std::string(int64_t)>& memory) const {
+  if (!enabled_) return;
+  const auto unordered = [&](const Access& a) { return HappensBefore::unordered(a, at, clock); };
+  for (int64_t byte = begin; byte < begin + n; ++byte) {
+    const Access& last_write = shadow.write[size_t(byte)];
+    const Access& replica = shadow.replica[size_t(byte)];
+    const bool after_replica = replica.epoch.clock != 0 && !unordered(replica);
+    if (unordered(last_write) && (at.atomic_write || !after_replica)) report(last_write, at, memory(byte));
+    if (at.atomic_write) {
+      if (unordered(replica)) report(replica, at, memory(byte));
+      for (const auto& reads : shadow.read)
+        if (unordered(reads[size_t(byte)])) report(reads[size_t(byte)], at, memory(byte));
+    }
+    Access& a0 = shadow.atomic[0][size_t(byte)];
+    Access& a1 = shadow.atomic[1][size_t(byte)];
+    for (const Access* a : {&a0, &a1})
+      if (unordered(*a) && (at.atomic_write || a->atomic_write) && !morally_strong(*a, at))
+        report_weak_atomics(*a, at, memory(byte));
+    (unordered(a0) ? a1 : a0) = at;
+  }
+}
+
+void HappensBefore::release(SyncLocation location, const VectorClock& clock, uint32_t warp, ir::MemoryScope scope,
+                            bool read_modify_write) {
+  if (!enabled_) return;
+  std::vector<Release>& sequences = releases_[location];
+  if (!read_modify_write) sequences.clear();
+  for (Release& r : sequences)
+    if (r.warp == warp && r.scope == scope) {
+      r.clock.join(clock);
+      return;
+    }
+  sequences.push_back(Release{clock, warp, scope});
+}
+
+void HappensBefore::end_release_sequences(SyncLocation location) {
+  if (enabled_) releases_.erase(location);
+}
+
+void HappensBefore::acquire(SyncLocation location, VectorClock& clock, uint32_t warp, ir::MemoryScope scope) const {
+  if (!enabled_) return;
+  const auto it = releases_.find(location);
+  if (it == releases_.end()) return;
+  for (const Release& r : it->second)
+    if (includes(r.scope, r.warp, warp) && includes(scope, warp, r.warp)) clock.join(r.clock);
 }
 
 void HappensBefore::fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock) {
@@ -116,6 +197,11 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
     Access& replica = shadow.replica[size_t(byte)];
     Access& r0 = shadow.read[0][size_t(byte)];
     Access& r1 = shadow.read[1][size_t(byte)];
+    Access& a0 = shadow.atomic[0][size_t(byte)];
+    Access& a1 = shadow.atomic[1][size_t(byte)];
+    for (const Access* a : {&a0, &a1})
+      if (unordered(*a) && (write || a->atomic_write)) report(*a, at, memory(byte));
+    if (write) a0 = a1 = Access{};
     if (write && unordered(last_write) && last_write.site == at.site && incoming && current &&
         incoming[byte - begin] == current[byte - begin]) {
       replica = at;  // the same value again: a replica of the last write

@@ -13,18 +13,24 @@
 //  - an asynchronous read (a TMA store's source, wgmma and tcgen05 operands) happens as its issuing
 //    warp stands: what it reads must have been written before, in happens-before; and what the
 //    generic proxy wrote (stores, cp.async) must have been fenced by its writer
-//    (fence.proxy_async after the write, before what orders it before the read).
+//    (fence.proxy_async after the write, before what orders it before the read);
+//  - atomics (PTX memory model): two atomics never race when each one's scope includes the other's
+//    thread (they are "morally strong"); a release (or a read-modify-write after it, continuing its
+//    release sequence) publishes its warp's clock at the location, and an acquire that reads there
+//    acquires what every release it is morally strong with published.
 // Shared memory is shadowed per block, global memory per allocation, byte by byte.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tessel/error.hpp"
+#include "tessel/ir/ir.hpp"
 
 namespace tessel::sim {
 
@@ -52,13 +58,24 @@ struct Access {
   Epoch epoch;
   uint32_t site = 0;     // HappensBefore::site
   bool generic = false;  // a write through the generic proxy (a store, cp.async)
+  // An atomic's: whom its scope includes (ir::MemoryScope), and whether it writes.
+  std::optional<ir::MemoryScope> atomic;
+  bool atomic_write = false;
+};
+
+// Where an atomic synchronizes: a global address (block -1), or a byte of a block's shared memory.
+struct SyncLocation {
+  int64_t block;
+  uint64_t address;
+  auto operator<=>(const SyncLocation&) const = default;
 };
 
 // The accesses of a region of memory, per byte: the last write, a replica of it (the same
 // instruction in another warp writing the same value, as the warps holding replicas of a register
-// tile do), and up to two reads that no later read is ordered after.
+// tile do), up to two reads that no later read is ordered after, and as many atomics since the
+// last write.
 struct Shadow {
-  std::vector<Access> write, replica, read[2];
+  std::vector<Access> write, replica, read[2], atomic[2];
   void resize(size_t bytes);
 };
 
@@ -72,6 +89,9 @@ class HappensBefore {
   // A new actor; `name` describes it in messages ("warp 2 of block (0, 0, 0)"). The cp.async
   // groups of a warp name the warp as their `owner`.
   uint32_t add_actor(ActorKind kind, std::string name, uint32_t owner = 0);
+  // Where a warp actor runs, for the scopes of its atomics: its block's and its cluster's linear
+  // indices in the grid.
+  void place(uint32_t warp, int64_t block, int64_t cluster);
   // Warp `warp` executes fence.proxy_async at its clock `warp_clock`, having retired its cp.async
   // groups up to `copy_clock`: its generic writes before it are visible to the async proxy.
   void fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock);
@@ -96,6 +116,18 @@ class HappensBefore {
   void access(Shadow& shadow, int64_t begin, int n, bool write, const VectorClock& clock, Access at,
               const std::function<std::string(int64_t)>& memory, const uint8_t* incoming = nullptr,
               const uint8_t* current = nullptr) const;
+  // An atomic access (at.atomic set) of bytes [begin, begin + n): it races with a plain access that
+  // nothing orders against it, and with an atomic that is not morally strong with it.
+  void atomic_access(Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
+                     const std::function<std::string(int64_t)>& memory) const;
+  // Release and acquire at `location` by the warp whose clock is `clock`, with `scope`. A release
+  // store heads the location's release sequence anew; a read-modify-write continues the sequences
+  // there (and heads one of its own when it releases); a relaxed store ends them.
+  void release(SyncLocation location, const VectorClock& clock, uint32_t warp, ir::MemoryScope scope,
+               bool read_modify_write);
+  void end_release_sequences(SyncLocation location);
+  void acquire(SyncLocation location, VectorClock& clock, uint32_t warp, ir::MemoryScope scope) const;
+
   // An asynchronous read, which leaves no trace: the bytes were written before it, and what the
   // generic proxy wrote was fenced by its writer before it.
   void check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
@@ -110,7 +142,18 @@ class HappensBefore {
     ActorKind kind;
     std::string name;
     uint32_t owner;  // the warp of a warp's cp.async groups; the actor itself otherwise
+    int64_t block = -1, cluster = -1;
   };
+  // Whether `scope`, taken by actor `a`, includes actor `b`'s thread.
+  bool includes(ir::MemoryScope scope, uint32_t a, uint32_t b) const;
+  bool morally_strong(const Access& x, const Access& y) const;
+  [[noreturn]] void report_weak_atomics(const Access& earlier, const Access& later, const std::string& memory) const;
+  struct Release {
+    VectorClock clock;
+    uint32_t warp;
+    ir::MemoryScope scope;
+  };
+  std::map<SyncLocation, std::vector<Release>> releases_;
   struct Fence {
     Clock warp_clock, copy_clock;
   };

@@ -76,6 +76,13 @@ class Warp {
 
   // Blocks until `condition` holds: the scheduler re-checks it and resumes the warp.
   void wait(const SourceLoc& at, WaitCondition condition);
+  // After an atomic read at `at` that saw `observed` (the addresses and values its lanes read): lets
+  // the other warps run, so that a warp spinning on a flag lets its writer go on; the scheduler
+  // calls a spin that sees nothing change a deadlock.
+  void poll(const SourceLoc& at, uint64_t observed);
+  const SourceLoc* polled_at = nullptr;
+  uint64_t polled = 0;
+  bool polled_unchanged = false;  // the last poll saw what the one before it at the same line saw
 
   // Happens-before: the warp's actor, the actor of its cp.async groups, and its vector clock.
   uint32_t actor = 0, copy_actor = 0;
@@ -167,6 +174,10 @@ class Cta {
   std::vector<AsyncAgent*> agents;  // every agent of the block, for the scheduler
 
   std::string block_name() const;
+  // The block's and its cluster's indices in the grid, x fastest (a block is a cluster of one in a
+  // kernel without clusters).
+  int64_t linear_block() const;
+  int64_t linear_cluster() const;
 
   // Clusters: the block's rank in its cluster, and the cluster barrier of cluster.sync(), used in
   // the cluster's block of rank 0 (Scheduler::cluster_peer).
@@ -228,6 +239,9 @@ class Scheduler {
   // The mbarrier states and wait sites when try_waits last timed out: timing out again at the
   // same sites with no barrier changed in between is a spin that cannot end, so a deadlock.
   std::optional<std::vector<int64_t>> states_at_last_time_out_;
+  // Scheduling turns in a row in which a warp only polled and saw nothing change.
+  int64_t unchanged_polls_ = 0;
+  [[noreturn]] void report_endless_spin() const;
 };
 
 // The report of a deadlock among `ctas`, built from the wait of every blocked warp.

@@ -47,6 +47,13 @@ void Warp::wait(const SourceLoc& at, WaitCondition condition) {
   swapcontext(&context, &cta.scheduler.context);
 }
 
+void Warp::poll(const SourceLoc& at, uint64_t observed) {
+  polled_unchanged = polled_at == &at && polled == observed;
+  polled_at = &at;
+  polled = observed;
+  swapcontext(&context, &cta.scheduler.context);
+}
+
 Scheduler::Scheduler(const ir::KernelNode& k, const Launch& launch, std::deque<std::array<int, 3>> groups,
                      std::array<int, 3> group_shape, int resident, const Options& options, LayoutTables& tables,
                      HappensBefore& happens_before, RunWarnings& warnings)
@@ -147,8 +154,17 @@ void Scheduler::run() {
       throw deadlock_error(kernel_, ctas_);
     }
     Warp* w = random_interleaving_ ? ready[rng_() % ready.size()] : ready[next++ % ready.size()];
+    w->polled_unchanged = false;
     swapcontext(&context, &w->context);
     if (w->error) std::rethrow_exception(w->error);
+    // Every ready warp gets many turns before a spin is called endless, whichever order they run in.
+    unchanged_polls_ = w->state == Warp::State::Ready && w->polled_unchanged ? unchanged_polls_ + 1 : 0;
+    if (unchanged_polls_ > 64 * int64_t(ready.size()) + 64) {
+      bool busy = false;
+      for (auto& cta : ctas_)
+        for (AsyncAgent* a : cta->agents) busy |= a->busy();
+      if (!busy) report_endless_spin();
+    }
     if (w->state == Warp::State::Done) w->cta.complete_cluster_barrier_if_all_arrived();
   }
   // A block's shared memory goes to the next block when it ends: a store still reading it would
@@ -168,6 +184,22 @@ void Scheduler::run() {
     }
   }
   complete_all_work();  // writes nobody waited for still land before the blocks end
+}
+
+void Scheduler::report_endless_spin() const {
+  std::vector<std::string> spinning;
+  const SourceLoc* first = nullptr;
+  for (const Warp* w : warps_)
+    if (w->state == Warp::State::Ready && w->polled_at) {
+      spinning.push_back(fmt::format("warp {} of block {} at {}", w->id, w->cta.block_name(), w->polled_at->str()));
+      if (!first) first = w->polled_at;
+    }
+  throw Error(*first, fmt::format("deadlock: the running warps spin on atomic reads that see nothing change ({}), and "
+                                  "no other warp or asynchronous operation can change what they read. The simulator "
+                                  "runs a grid's blocks group after group in launch order (sim::Options::"
+                                  "blocks_per_group), so a block may wait only for blocks launched before it, as on a "
+                                  "GPU that cannot hold every block at once",
+                                  fmt::join(spinning, "; ")));
 }
 
 void Scheduler::release_warps_whose_wait_holds() {

@@ -616,14 +616,23 @@ struct CastTensorNode : StmtNode {
 };
 enum class ReduceOp : uint8_t { Sum, Max, Min };
 std::string_view op_name(ReduceOp op);
+// A reduction whose dimension spans warps combines each warp's partial result through `scratch`, a
+// shared allocation of [warps along dim, out's elements] that plan_reductions gives it, between
+// two barriers of the thread group (`barrier`, numbered by allocate_barriers). Within a warp,
+// `scratch` is null and the lanes combine with shuffles.
 struct ReduceNode : StmtNode {
+  static constexpr int kUnallocated = -1;
   ReduceNode(SourceLoc l, RegisterTensor out, ReduceOp op, RegisterTensor a, int dim)
       : StmtNode(NodeKind::Reduce, std::move(l)), out(std::move(out)), op(op), a(std::move(a)), dim(dim) {}
   RegisterTensor out;  // extent 1 along `dim`
   ReduceOp op;
   RegisterTensor a;
   int dim;
-  static constexpr auto operands() { return std::tuple{&ReduceNode::out, &ReduceNode::a}; }
+  SharedTensor scratch;
+  int barrier = kUnallocated;
+  static constexpr auto operands() {
+    return std::tuple{&ReduceNode::out, &ReduceNode::a, optional(&ReduceNode::scratch)};
+  }
 };
 // out holds the bits of `a`, element by element, read as out's type of the same width.
 struct BitcastTensorNode : StmtNode {
@@ -673,6 +682,92 @@ struct PrintTensorNode : StmtNode {
   std::string label;
   RegisterTensor tensor;
   static constexpr auto operands() { return std::tuple{&PrintTensorNode::tensor}; }
+};
+
+// ---- atomics ----
+
+// What an atomic does to the element it addresses: a read-modify-write (atom, or red when the old
+// value is unused), or a load or store with a memory order (ld/st.relaxed, .acquire, .release).
+enum class AtomicOp : uint8_t { Add, Min, Max, And, Or, Xor, Exchange, CompareExchange, Load, Store };
+std::string_view atomic_op_name(AtomicOp op);  // "add", ..., "compare_exchange", "load", "store"
+bool reads_memory(AtomicOp op);                // all but Store
+bool writes_memory(AtomicOp op);               // all but Load
+// The orders and scopes of the PTX memory model (PTX ISA, "Memory Consistency Model"): an acquire
+// that reads what a release wrote (or a read-modify-write after it) orders the releasing thread's
+// earlier accesses before the acquiring thread's later ones, when each operation's scope includes
+// the other's thread.
+enum class MemoryOrder : uint8_t { Relaxed, Acquire, Release, AcqRel };
+enum class MemoryScope : uint8_t { Cta, Cluster, Gpu, Sys };
+std::string_view memory_order_name(MemoryOrder o);  // "relaxed", "acquire", "release", "acq_rel"
+std::string_view memory_scope_name(MemoryScope s);  // "cta", "cluster", "gpu", "sys"
+
+// One thread's atomic on the element at `index` of `global` or of `shared` (one of them is null):
+// `result` receives the old value (the value read, for Load); it is null for Store and for a
+// read-modify-write whose old value is unused (red).
+struct AtomicScalarNode : StmtNode {
+  AtomicScalarNode(SourceLoc l, Var result, AtomicOp op, GlobalTensor global, SharedTensor shared,
+                   std::vector<Expr> index, Expr value, Expr compare, MemoryOrder order, MemoryScope scope)
+      : StmtNode(NodeKind::AtomicScalar, std::move(l)),
+        result(std::move(result)),
+        op(op),
+        global(std::move(global)),
+        shared(std::move(shared)),
+        index(std::move(index)),
+        value(std::move(value)),
+        compare(std::move(compare)),
+        order(order),
+        scope(scope) {}
+  Var result;
+  AtomicOp op;
+  GlobalTensor global;
+  SharedTensor shared;
+  std::vector<Expr> index;
+  Expr value;    // null for Load
+  Expr compare;  // CompareExchange: the value expected; `value` is stored when it is found
+  MemoryOrder order;
+  MemoryScope scope;
+  static constexpr auto operands() {
+    return std::tuple{optional(&AtomicScalarNode::global), optional(&AtomicScalarNode::shared),
+                      &AtomicScalarNode::index, optional(&AtomicScalarNode::value),
+                      optional(&AtomicScalarNode::compare)};
+  }
+  static constexpr auto results() { return std::tuple{&AtomicScalarNode::result}; }
+};
+
+// Every element of `value` combined into the element at its coordinates plus `offsets` of `global`
+// or `shared` (one of them is null), each by one atomic; elements outside the view are skipped, and
+// an element that several threads hold is combined once. `out` receives the old values (null: red).
+struct AtomicTensorNode : StmtNode {
+  AtomicTensorNode(SourceLoc l, RegisterTensor out, AtomicOp op, GlobalTensor global, SharedTensor shared,
+                   std::vector<Expr> offsets, RegisterTensor value, RegisterTensor compare, MemoryOrder order,
+                   MemoryScope scope)
+      : StmtNode(NodeKind::AtomicTensor, std::move(l)),
+        out(std::move(out)),
+        op(op),
+        global(std::move(global)),
+        shared(std::move(shared)),
+        offsets(std::move(offsets)),
+        value(std::move(value)),
+        compare(std::move(compare)),
+        order(order),
+        scope(scope) {}
+  RegisterTensor out;
+  AtomicOp op;
+  GlobalTensor global;
+  SharedTensor shared;
+  std::vector<Expr> offsets;
+  RegisterTensor value;
+  RegisterTensor compare;  // CompareExchange only
+  MemoryOrder order;
+  MemoryScope scope;
+  static constexpr auto operands() {
+    return std::tuple{optional(&AtomicTensorNode::out),
+                      optional(&AtomicTensorNode::global),
+                      optional(&AtomicTensorNode::shared),
+                      &AtomicTensorNode::offsets,
+                      &AtomicTensorNode::value,
+                      optional(&AtomicTensorNode::compare)};
+  }
 };
 
 // cp.async: global -> shared without passing through registers, completing asynchronously.

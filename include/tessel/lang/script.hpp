@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tessel/lang/atomic.hpp"
 #include "tessel/lang/clc.hpp"
 #include "tessel/lang/cluster.hpp"
 #include "tessel/lang/fence.hpp"
@@ -132,6 +133,7 @@ class Instructions {
   using loc_t = std::source_location;
 
   // ---- instruction groups ----
+  AtomicInstructions atomic;
   WgmmaInstructions wgmma;
   Tcgen05Instructions tcgen05;
   MbarrierInstructions mbarrier;

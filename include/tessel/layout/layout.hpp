@@ -89,6 +89,17 @@ class Layout {
     int size;
   };
   std::vector<ThreadSpan> thread_spans(int dim) const;
+  // thread_spans(dim) split at warp boundaries: the spans within a warp (lanes a shuffle reaches)
+  // and those across warps (strides of 32 threads and more). A span that crosses the boundary is
+  // split in two; false when it cannot be (32 is not a multiple of its stride, or its size not of
+  // the lanes it has in a warp).
+  struct WarpSplit {
+    std::vector<ThreadSpan> lanes, warps;
+  };
+  bool split_at_warps(int dim, WarpSplit* split) const;
+  // Thread-index strides of the replication digits: a thread holds the first replica of its
+  // elements when each of these digits of its index is 0.
+  std::vector<ThreadSpan> replica_spans() const;
 
   // How many consecutive registers of each thread hold consecutive elements of the last dimension
   // (the innermost register digit, when it is the innermost mode of the last dimension); 1 if none.

@@ -37,6 +37,7 @@ ir::Kernel select_instructions(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel inline_grid_values(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel simplify_scalars(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel plan_reductions(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_shared_memory(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_tensor_maps(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_fast_divmods(const ir::Kernel& k, const PassContext& ctx);

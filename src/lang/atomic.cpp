@@ -1,0 +1,234 @@
+// The atomic instruction group: the checks a user can fail at trace time (element types, orders,
+// shapes), and the AtomicScalar and AtomicTensor instructions.
+#include "tessel/lang/atomic.hpp"
+
+#include "tile_tracing.hpp"
+
+namespace tessel {
+
+using detail::check_group;
+using detail::exprs_of;
+using detail::new_tile;
+
+namespace {
+
+ir::MemoryOrder ir_order(MemoryOrder o) {
+  switch (o) {
+    case MemoryOrder::relaxed: return ir::MemoryOrder::Relaxed;
+    case MemoryOrder::acquire: return ir::MemoryOrder::Acquire;
+    case MemoryOrder::release: return ir::MemoryOrder::Release;
+    case MemoryOrder::acq_rel: return ir::MemoryOrder::AcqRel;
+  }
+  return ir::MemoryOrder::Relaxed;
+}
+
+ir::MemoryScope ir_scope(std::optional<MemoryScope> s, const AtomicTarget& dst) {
+  if (!s) return dst.global ? ir::MemoryScope::Gpu : ir::MemoryScope::Cta;
+  switch (*s) {
+    case MemoryScope::cta: return ir::MemoryScope::Cta;
+    case MemoryScope::cluster: return ir::MemoryScope::Cluster;
+    case MemoryScope::gpu: return ir::MemoryScope::Gpu;
+    case MemoryScope::sys: return ir::MemoryScope::Sys;
+  }
+  return ir::MemoryScope::Gpu;
+}
+
+// The element types PTX has each operation for (atom, red, ld, st).
+bool supported(ir::AtomicOp op, DType t) {
+  switch (op) {
+    case ir::AtomicOp::Add:
+      return t == DType::I32 || t == DType::U32 || t == DType::U64 || t == DType::F32 || t == DType::F16 ||
+             t == DType::BF16;
+    case ir::AtomicOp::Min:
+    case ir::AtomicOp::Max: return t == DType::I32 || t == DType::U32 || t == DType::I64 || t == DType::U64;
+    case ir::AtomicOp::And:
+    case ir::AtomicOp::Or:
+    case ir::AtomicOp::Xor: return t == DType::I32 || t == DType::U32 || t == DType::I64 || t == DType::U64;
+    case ir::AtomicOp::Exchange:
+    case ir::AtomicOp::CompareExchange:
+    case ir::AtomicOp::Load:
+    case ir::AtomicOp::Store:
+      return t == DType::I32 || t == DType::U32 || t == DType::I64 || t == DType::U64 || t == DType::F32;
+  }
+  return false;
+}
+
+std::string_view supported_types(ir::AtomicOp op) {
+  switch (op) {
+    case ir::AtomicOp::Add: return "i32, u32, u64, f32, f16 and bf16";
+    case ir::AtomicOp::Min:
+    case ir::AtomicOp::Max:
+    case ir::AtomicOp::And:
+    case ir::AtomicOp::Or:
+    case ir::AtomicOp::Xor: return "i32, u32, i64 and u64";
+    default: return "i32, u32, i64, u64 and f32";
+  }
+}
+
+// "atomic.fetch_add", "atomic.load", ...
+std::string call_name(ir::AtomicOp op, bool result) {
+  const std::string_view name = ir::atomic_op_name(op);
+  if (op == ir::AtomicOp::Exchange || op == ir::AtomicOp::CompareExchange || op == ir::AtomicOp::Load ||
+      op == ir::AtomicOp::Store)
+    return fmt::format("atomic.{}", name);
+  if (!result)
+    return fmt::format("atomic.{}", op == ir::AtomicOp::And   ? "bit_and"
+                                    : op == ir::AtomicOp::Or  ? "bit_or"
+                                    : op == ir::AtomicOp::Xor ? "bit_xor"
+                                                              : name);
+  return fmt::format("atomic.fetch_{}", name);
+}
+
+void check_order(ir::AtomicOp op, bool result, MemoryOrder order, const std::string& what, const SourceLoc& loc) {
+  const bool acquires = order == MemoryOrder::acquire || order == MemoryOrder::acq_rel;
+  const bool releases = order == MemoryOrder::release || order == MemoryOrder::acq_rel;
+  if (op == ir::AtomicOp::Load && releases)
+    throw Error(loc, fmt::format("{}: a load cannot release (order {}); a load is relaxed or acquire", what,
+                                 ir::memory_order_name(ir_order(order))));
+  if (op == ir::AtomicOp::Store && acquires)
+    throw Error(loc, fmt::format("{}: a store cannot acquire (order {}); a store is relaxed or release", what,
+                                 ir::memory_order_name(ir_order(order))));
+  if (op != ir::AtomicOp::Load && op != ir::AtomicOp::Store && !result && acquires)
+    throw Error(loc, fmt::format("{}: an atomic whose old value is not returned reads nothing to acquire (order {}); "
+                                 "use fetch_{} to acquire, or order relaxed or release",
+                                 what, ir::memory_order_name(ir_order(order)), ir::atomic_op_name(op)));
+}
+
+void check_target(ir::AtomicOp op, const AtomicTarget& dst, const std::string& what, const SourceLoc& loc) {
+  if (!supported(op, dst.dtype()))
+    throw Error(loc, fmt::format("{}: no atomic {} on {} elements; PTX has it for {}", what, ir::atomic_op_name(op),
+                                 dtype_name(dst.dtype()), supported_types(op)));
+}
+
+std::string target_name(const AtomicTarget& dst) {
+  return dst.global ? std::string("the global view") : fmt::format("shared tensor {}", dst.shared->name);
+}
+
+}  // namespace
+
+ir::Expr AtomicInstructions::scalar_atomic(ir::AtomicOp op, const AtomicTarget& dst, std::vector<Dim> index,
+                                           ir::Expr value, ir::Expr compare, DType value_type, bool result,
+                                           MemoryOrder order, Scope scope, const SourceLoc& loc) {
+  Builder& b = Builder::current(loc);
+  const std::string what = call_name(op, result);
+  check_target(op, dst, what, loc);
+  check_order(op, result, order, what, loc);
+  if (value_type != dst.dtype())
+    throw Error(loc, fmt::format("{}: {} holds {} but the {} is {}; pass a value of {}", what, target_name(dst),
+                                 dtype_name(dst.dtype()), op == ir::AtomicOp::Load ? "requested type" : "value",
+                                 dtype_name(value_type), dtype_name(dst.dtype())));
+  const int rank = dst.global ? dst.global->rank() : dst.shared->rank();
+  if (int(index.size()) != rank)
+    throw Error(loc, fmt::format("{}: {} index values for {} of rank {}", what, index.size(), target_name(dst), rank));
+  ir::Var old;
+  if (result) {
+    old = ir::make_var(ir::Type{dst.dtype()}, "old", loc);
+    b.emit(ir::make<ir::DeclareNode>(
+        loc, old, is_float(dst.dtype()) ? ir::const_float(0, dst.dtype()) : ir::const_int(0, dst.dtype())));
+  }
+  b.emit(ir::make<ir::AtomicScalarNode>(loc, old, op, dst.global, dst.shared, exprs_of(index), std::move(value),
+                                        std::move(compare), ir_order(order), ir_scope(scope, dst)));
+  if (old) return old;
+  return ir::const_int(0);
+}
+
+RegisterTensor AtomicInstructions::tile_atomic(ir::AtomicOp op, const AtomicTarget& dst, const RegisterTensor& values,
+                                               const RegisterTensor* expected, std::vector<Dim> offsets, bool result,
+                                               MemoryOrder order, Scope scope, const SourceLoc& loc) {
+  Builder& b = Builder::current(loc);
+  const std::string what = call_name(op, result);
+  check_group(values.ir(), what, loc);
+  check_target(op, dst, what, loc);
+  check_order(op, result, order, what, loc);
+  if (values.dtype() != dst.dtype())
+    throw Error(
+        loc, fmt::format("{}: a tile of {} into {} of {}; convert it with .to<{}>()", what, dtype_name(values.dtype()),
+                         target_name(dst), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
+  const int rank = dst.global ? dst.global->rank() : dst.shared->rank();
+  if (int(values.shape().size()) != rank || int(offsets.size()) != rank)
+    throw Error(loc, fmt::format("{}: a tile of rank {} at {} offsets into {} of rank {}", what, values.shape().size(),
+                                 offsets.size(), target_name(dst), rank));
+  if (dst.shared)
+    for (int d = 0; d < rank; ++d)
+      if (offsets[d].is_constant() &&
+          (offsets[d].value() < 0 || offsets[d].value() + values.shape()[d] > dst.shared->shape[d]))
+        throw Error(loc, fmt::format("{}: the tile [{}] at offset {} of dim {} exceeds {}'s shape [{}]", what,
+                                     fmt::join(values.shape(), ", "), offsets[d].value(), d, target_name(dst),
+                                     fmt::join(dst.shared->shape, ", ")));
+  ir::RegisterTensor compare;
+  if (expected) {
+    check_group(expected->ir(), what, loc);
+    if (expected->dtype() != values.dtype() || expected->shape() != values.shape())
+      throw Error(loc, fmt::format("{}: expected is a [{}] tile of {} but desired a [{}] tile of {}", what,
+                                   fmt::join(expected->shape(), ", "), dtype_name(expected->dtype()),
+                                   fmt::join(values.shape(), ", "), dtype_name(values.dtype())));
+    compare = expected->ir();
+  }
+  ir::RegisterTensor out = result ? new_tile(dst.dtype(), values.shape(), Layout(), "old", loc) : nullptr;
+  b.emit(ir::make<ir::AtomicTensorNode>(loc, out, op, dst.global, dst.shared, exprs_of(offsets), values.ir(), compare,
+                                        ir_order(order), ir_scope(scope, dst)));
+  return out ? RegisterTensor(out) : RegisterTensor();
+}
+
+void AtomicInstructions::add(const AtomicTarget& dst, const RegisterTensor& values, std::vector<Dim> offsets,
+                             MemoryOrder order, Scope scope, loc_t l) {
+  tile_atomic(ir::AtomicOp::Add, dst, values, nullptr, std::move(offsets), false, order, scope, SourceLoc::from(l));
+}
+
+RegisterTensor AtomicInstructions::fetch_add(const AtomicTarget& dst, const RegisterTensor& values,
+                                             std::vector<Dim> offsets, MemoryOrder order, Scope scope, loc_t l) {
+  return tile_atomic(ir::AtomicOp::Add, dst, values, nullptr, std::move(offsets), true, order, scope,
+                     SourceLoc::from(l));
+}
+
+void AtomicInstructions::min(const AtomicTarget& dst, const RegisterTensor& values, std::vector<Dim> offsets,
+                             MemoryOrder order, Scope scope, loc_t l) {
+  tile_atomic(ir::AtomicOp::Min, dst, values, nullptr, std::move(offsets), false, order, scope, SourceLoc::from(l));
+}
+
+RegisterTensor AtomicInstructions::fetch_min(const AtomicTarget& dst, const RegisterTensor& values,
+                                             std::vector<Dim> offsets, MemoryOrder order, Scope scope, loc_t l) {
+  return tile_atomic(ir::AtomicOp::Min, dst, values, nullptr, std::move(offsets), true, order, scope,
+                     SourceLoc::from(l));
+}
+
+void AtomicInstructions::max(const AtomicTarget& dst, const RegisterTensor& values, std::vector<Dim> offsets,
+                             MemoryOrder order, Scope scope, loc_t l) {
+  tile_atomic(ir::AtomicOp::Max, dst, values, nullptr, std::move(offsets), false, order, scope, SourceLoc::from(l));
+}
+
+RegisterTensor AtomicInstructions::fetch_max(const AtomicTarget& dst, const RegisterTensor& values,
+                                             std::vector<Dim> offsets, MemoryOrder order, Scope scope, loc_t l) {
+  return tile_atomic(ir::AtomicOp::Max, dst, values, nullptr, std::move(offsets), true, order, scope,
+                     SourceLoc::from(l));
+}
+
+void AtomicInstructions::bit_and(const AtomicTarget& dst, const RegisterTensor& values, std::vector<Dim> offsets,
+                                 MemoryOrder order, Scope scope, loc_t l) {
+  tile_atomic(ir::AtomicOp::And, dst, values, nullptr, std::move(offsets), false, order, scope, SourceLoc::from(l));
+}
+
+void AtomicInstructions::bit_or(const AtomicTarget& dst, const RegisterTensor& values, std::vector<Dim> offsets,
+                                MemoryOrder order, Scope scope, loc_t l) {
+  tile_atomic(ir::AtomicOp::Or, dst, values, nullptr, std::move(offsets), false, order, scope, SourceLoc::from(l));
+}
+
+void AtomicInstructions::bit_xor(const AtomicTarget& dst, const RegisterTensor& values, std::vector<Dim> offsets,
+                                 MemoryOrder order, Scope scope, loc_t l) {
+  tile_atomic(ir::AtomicOp::Xor, dst, values, nullptr, std::move(offsets), false, order, scope, SourceLoc::from(l));
+}
+
+RegisterTensor AtomicInstructions::exchange(const AtomicTarget& dst, const RegisterTensor& values,
+                                            std::vector<Dim> offsets, MemoryOrder order, Scope scope, loc_t l) {
+  return tile_atomic(ir::AtomicOp::Exchange, dst, values, nullptr, std::move(offsets), true, order, scope,
+                     SourceLoc::from(l));
+}
+
+RegisterTensor AtomicInstructions::compare_exchange(const AtomicTarget& dst, const RegisterTensor& expected,
+                                                    const RegisterTensor& desired, std::vector<Dim> offsets,
+                                                    MemoryOrder order, Scope scope, loc_t l) {
+  return tile_atomic(ir::AtomicOp::CompareExchange, dst, desired, &expected, std::move(offsets), true, order, scope,
+                     SourceLoc::from(l));
+}
+
+}  // namespace tessel

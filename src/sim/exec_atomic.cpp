@@ -1,0 +1,227 @@
+// Simulator semantics of the atomics. Each element's read-modify-write is indivisible: a warp runs
+// its instruction lane by lane, slot by slot, with no other warp in between. Each access is
+// checked as the PTX memory model orders it (happens_before.hpp): against plain accesses, and
+// against atomics whose scope does not include this thread. Releases and acquires order the
+// warps' clocks; an atomic that reads lets the other warps run after it, so that a spin on a flag
+// lets its writer go on.
+#include <cstring>
+
+#include "machine.hpp"
+#include "memory_access.hpp"
+#include "unwritten_memory.hpp"
+
+namespace tessel::sim {
+
+namespace {
+
+// The operation in race reports; static, since reports keep the text by address.
+std::string_view operation_name(ir::AtomicOp op) {
+  static constexpr std::string_view names[] = {
+      "atomic add",  "atomic min",  "atomic max",      "atomic and",
+      "atomic or",   "atomic xor",  "atomic exchange", "atomic compare_exchange",
+      "atomic load", "atomic store"};
+  return names[int(op)];
+}
+
+// The value the element holds after `op` found `old` there.
+ir::Scalar updated(ir::AtomicOp op, DType t, ir::Scalar old, ir::Scalar value, ir::Scalar expected) {
+  switch (op) {
+    case ir::AtomicOp::Add: return ir::apply_binary(ir::BinaryOp::Add, t, old, value);
+    case ir::AtomicOp::Min: return ir::apply_binary(ir::BinaryOp::Min, t, old, value);
+    case ir::AtomicOp::Max: return ir::apply_binary(ir::BinaryOp::Max, t, old, value);
+    case ir::AtomicOp::And: return ir::apply_binary(ir::BinaryOp::BitAnd, t, old, value);
+    case ir::AtomicOp::Or: return ir::apply_binary(ir::BinaryOp::BitOr, t, old, value);
+    case ir::AtomicOp::Xor: return ir::apply_binary(ir::BinaryOp::BitXor, t, old, value);
+    // cas compares bit patterns (.b32, .b64), floats included.
+    case ir::AtomicOp::CompareExchange: return ir::bits_of(t, old) == ir::bits_of(t, expected) ? value : old;
+    case ir::AtomicOp::Exchange:
+    case ir::AtomicOp::Store: return value;
+    case ir::AtomicOp::Load: return old;
+  }
+  return old;
+}
+
+bool acquires(ir::MemoryOrder o) { return o == ir::MemoryOrder::Acquire || o == ir::MemoryOrder::AcqRel; }
+bool releases(ir::MemoryOrder o) { return o == ir::MemoryOrder::Release || o == ir::MemoryOrder::AcqRel; }
+
+// One atomic on one element, by one lane of `w`.
+class ElementAtomic {
+ public:
+  ElementAtomic(Warp& w, const ir::StmtNode& n, ir::AtomicOp op, ir::MemoryOrder order, ir::MemoryScope scope, DType t)
+      : w_(w), n_(n), op_(op), order_(order), scope_(scope), t_(t), bytes_(dtype_bytes(t)) {}
+
+  // The atomic on global memory at `address`; returns the old value.
+  ir::Scalar global(uint64_t address, ir::Scalar value, ir::Scalar expected) {
+    check_global_access(address, size_t(bytes_), ir::writes_memory(op_), n_.loc);
+    HappensBefore& hb = w_.cta.scheduler.happens_before;
+    if (hb.enabled()) {
+      uint64_t first = 0;
+      size_t size = 0;
+      Shadow& shadow = hb.global_shadow(address, &first, &size);
+      hb.atomic_access(shadow, int64_t(address - first), bytes_, w_.clock, access(), [&](int64_t byte) {
+        return fmt::format("global memory, byte {} of a {}-byte allocation", byte, size);
+      });
+    }
+    void* p = reinterpret_cast<void*>(address);
+    return apply(p, SyncLocation{-1, address}, value, expected);
+  }
+
+  // The atomic on the block's shared memory at `byte`, by thread `thread`; returns the old value.
+  ir::Scalar shared(const SharedAddress& a, int thread, ir::Scalar value, ir::Scalar expected) {
+    Cta& cta = w_.cta;
+    cta.check_not_in_flight(a.byte, bytes_, ir::writes_memory(op_), n_.loc, thread);
+    if (ir::reads_memory(op_))
+      for (int b = 0; b < bytes_; ++b)
+        if (!cta.written[size_t(a.byte + b)])
+          throw Error(n_.loc, fmt::format("{} of shared memory that was never written: {} (allocated at {}), byte {} "
+                                          "of the allocation, by thread {} of block {}; store to it (and sync()) "
+                                          "before{}",
+                                          operation_name(op_), a.allocation->name, a.allocation->loc.str(),
+                                          a.byte - cta.shared_offsets.at(a.allocation), thread, cta.block_name(),
+                                          unwritten_memory_cause(cta, a.byte + b, w_.id)));
+    cta.scheduler.happens_before.atomic_access(cta.shadow, a.byte, bytes_, w_.clock, access(),
+                                               [&](int64_t byte) { return cta.shared_byte_name(byte); });
+    const ir::Scalar old =
+        apply(&cta.smem[size_t(a.byte)], SyncLocation{cta.linear_block(), uint64_t(a.byte)}, value, expected);
+    if (ir::writes_memory(op_)) std::memset(&cta.written[size_t(a.byte)], 1, size_t(bytes_));
+    return old;
+  }
+
+  // What the lanes observed, for the scheduler's spin detection.
+  uint64_t observed() const { return observed_; }
+  bool released() const { return released_; }
+
+ private:
+  Access access() {
+    Access at = w_.access(n_.loc, operation_name(op_));
+    at.atomic = scope_;
+    at.atomic_write = ir::writes_memory(op_);
+    return at;
+  }
+
+  ir::Scalar apply(void* p, SyncLocation location, ir::Scalar value, ir::Scalar expected) {
+    HappensBefore& hb = w_.cta.scheduler.happens_before;
+    const ir::Scalar old = load_value(t_, p);
+    if (ir::writes_memory(op_)) store_value(t_, p, updated(op_, t_, old, value, expected));
+    if (ir::reads_memory(op_) && acquires(order_)) hb.acquire(location, w_.clock, w_.actor, scope_);
+    const bool read_modify_write = op_ != ir::AtomicOp::Store;
+    if (ir::writes_memory(op_) && releases(order_)) {
+      hb.release(location, w_.clock, w_.actor, scope_, read_modify_write);
+      released_ = true;
+    } else if (op_ == ir::AtomicOp::Store) {
+      hb.end_release_sequences(location);
+    }
+    const auto address = reinterpret_cast<uint64_t>(p);
+    observed_ = (observed_ * 1000003u) ^ address ^ (ir::bits_of(t_, old) * 0x9e3779b97f4a7c15ull);
+    return old;
+  }
+
+  Warp& w_;
+  const ir::StmtNode& n_;
+  const ir::AtomicOp op_;
+  const ir::MemoryOrder order_;
+  const ir::MemoryScope scope_;
+  const DType t_;
+  const int bytes_;
+  uint64_t observed_ = 0;
+  bool released_ = false;
+};
+
+// After the instruction: later accesses of a warp that released are new to the release; a warp
+// that read lets the others run.
+void finish(Warp& w, const ir::StmtNode& n, const ElementAtomic& atomic, bool reads) {
+  if (atomic.released()) w.tick();
+  if (reads) w.poll(n.loc, atomic.observed());
+}
+
+// Whether thread `t` holds the first replica of its elements of `layout`.
+bool first_replica(const Layout& layout, int t) {
+  for (const Layout::ThreadSpan& s : layout.replica_spans())
+    if (t / s.stride % s.size != 0) return false;
+  return true;
+}
+
+}  // namespace
+
+void exec_AtomicScalar(Warp& w, const ir::AtomicScalarNode& n, Mask mask) {
+  const DType t = n.global ? n.global->dtype : n.shared->dtype;
+  const auto index = eval_all(w, n.index, mask);
+  const Lanes value = n.value ? w.eval(n.value, mask) : Lanes{};
+  const Lanes expected = n.compare ? w.eval(n.compare, mask) : Lanes{};
+  Lanes old{};
+  ElementAtomic atomic(w, n, n.op, n.order, n.scope, t);
+  if (n.global) {
+    const auto shape = eval_all(w, n.global->shape, mask), strides = eval_all(w, n.global->strides, mask);
+    const Lanes ptr = w.eval(n.global->ptr, mask);
+    for (int lane = 0; lane < 32; ++lane) {
+      if (!(mask >> lane & 1)) continue;
+      int64_t element = 0;
+      std::vector<int64_t> at;
+      for (int d = 0; d < n.global->rank(); ++d) {
+        at.push_back(index[size_t(d)][lane].i);
+        element += at.back() * strides[size_t(d)][lane].i;
+      }
+      for (int d = 0; d < n.global->rank(); ++d)
+        if (at[size_t(d)] < 0 || at[size_t(d)] >= shape[size_t(d)][lane].i)
+          throw Error(n.loc, fmt::format("atomic {} at index [{}], outside the global view's extent {} in dimension {} "
+                                         "(thread {} of block {})",
+                                         ir::atomic_op_name(n.op), fmt::join(at, ", "), shape[size_t(d)][lane].i, d,
+                                         w.thread(lane), w.cta.block_name()));
+      const uint64_t address = uint64_t(ptr[lane].i) + uint64_t(element * dtype_bytes(t));
+      old[lane] = atomic.global(address, value[lane], expected[lane]);
+    }
+  } else {
+    const Lanes view = n.shared->offset ? w.eval(n.shared->offset, mask) : Lanes{};
+    const std::vector<int> origin(size_t(n.shared->rank()), 0);
+    for (int lane = 0; lane < 32; ++lane) {
+      if (!(mask >> lane & 1)) continue;
+      const SharedAddress a = shared_address(w, n.shared, view, lane, index, origin.data(), n.loc);
+      old[lane] = atomic.shared(a, w.thread(lane), value[lane], expected[lane]);
+    }
+  }
+  if (n.result) w.assign(n.result.get(), old, mask);
+  finish(w, n, atomic, ir::reads_memory(n.op) && n.result);
+}
+
+void exec_AtomicTensor(Warp& w, const ir::AtomicTensorNode& n, Mask mask) {
+  const DType t = n.value->dtype;
+  const auto offsets = eval_all(w, n.offsets, mask);
+  const auto& values = w.tile(n.value.get());
+  const std::vector<ir::Scalar>* expected = n.compare ? &w.tile(n.compare.get()) : nullptr;
+  std::vector<ir::Scalar>* out = n.out ? &w.tile(n.out.get()) : nullptr;
+  const int local = n.value->layout.local_size();
+  ElementAtomic atomic(w, n, n.op, n.order, n.scope, t);
+  std::vector<Lanes> shape, strides;
+  Lanes ptr{}, view{};
+  if (n.global) {
+    shape = eval_all(w, n.global->shape, mask);
+    strides = eval_all(w, n.global->strides, mask);
+    ptr = w.eval(n.global->ptr, mask);
+  } else if (n.shared->offset) {
+    view = w.eval(n.shared->offset, mask);
+  }
+  for_each_element(w, n.value.get(), mask, [&](int lane, int thread, int l, const int* c) {
+    const size_t slot = size_t(lane) * local + l;
+    const ir::Scalar compare = expected ? (*expected)[slot] : ir::Scalar{};
+    if (out) (*out)[slot] = is_float(t) ? ir::Scalar{.f = 0} : ir::Scalar{.i = 0};
+    if (!first_replica(n.value->layout, thread)) return;
+    if (n.shared) {
+      const SharedAddress a = shared_address(w, n.shared, view, lane, offsets, c, n.loc);
+      const ir::Scalar old = atomic.shared(a, w.thread(lane), values[slot], compare);
+      if (out) (*out)[slot] = old;
+      return;
+    }
+    int64_t element = 0;
+    for (int d = 0; d < n.global->rank(); ++d) {
+      const int64_t coord = c[d] + offsets[size_t(d)][lane].i;
+      if (coord < 0 || coord >= shape[size_t(d)][lane].i) return;
+      element += coord * strides[size_t(d)][lane].i;
+    }
+    const uint64_t address = uint64_t(ptr[lane].i) + uint64_t(element * dtype_bytes(t));
+    const ir::Scalar old = atomic.global(address, values[slot], compare);
+    if (out) (*out)[slot] = old;
+  });
+  finish(w, n, atomic, bool(out));
+}
+
+}  // namespace tessel::sim
