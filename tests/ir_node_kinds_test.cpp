@@ -50,7 +50,7 @@ Kernel every_kind() {
   auto r = tile(DType::F32, {8, 32}, "r"), x = tile(DType::F32, {8, 32}, "x"), y = tile(DType::F32, {8, 32}, "y");
   auto c = tile(DType::Bool, {8, 32}, "c"), w = tile(DType::F32, {8, 32}, "w"), f = tile(DType::F32, {8, 32}, "f");
   auto row = tile(DType::F32, {8, 1}, "row"), as_int = tile(DType::I32, {8, 32}, "as_int");
-  auto part = tile(DType::F32, {8, 32}, "part");
+  auto part = tile(DType::F32, {8, 32}, "part"), prefix = tile(DType::F32, {8, 32}, "prefix");
   auto bits = tile(DType::U32, {8, 32}, "bits"), index = tile(DType::I32, {8, 32}, "index");
   auto a = tile(DType::F16, {32, 16}, "a"), b = tile(DType::F16, {16, 32}, "b");
   auto acc = tile(DType::F32, {32, 32}, "acc"), d = tile(DType::F32, {32, 32}, "d");
@@ -100,6 +100,7 @@ Kernel every_kind() {
       std::make_shared<BitcastTensorNode>(at(16), bits, y),
       std::make_shared<IotaNode>(at(16), index, 1),
       std::make_shared<ReduceNode>(at(17), row, ReduceOp::Max, y, 1),
+      std::make_shared<ScanNode>(at(17), prefix, ReduceOp::Sum, y, 1, true),
       std::make_shared<CopyRegisterNode>(at(18), r, y),
       std::make_shared<SliceRegisterNode>(at(18), part, y, std::vector<int>{0, 0}),
       std::make_shared<AnnotateLayoutNode>(at(19), r, Layout::distributed({8, 32}, threads, 4)),

@@ -1,6 +1,11 @@
 // Reductions over one dimension of a register tile: first over each thread's own slots, then
 // across the lanes that span the dimension with butterfly shuffles, then, when the dimension spans
 // warps, across the warps through the shared partials that plan_reductions gave the reduction.
+// Scans likewise: each thread's run, then the lanes (Hillis-Steele with shuffles up), then the
+// warps' totals through shared memory.
+#include <cmath>
+#include <map>
+
 #include "emitter.hpp"
 #include "ptx.hpp"
 
@@ -61,6 +66,19 @@ template <class Combine> void emit_across_warps(Emitter& e, const ir::ReduceNode
 
 }  // namespace
 
+// The identity of `op` on `t` as a C++ expression of t's arithmetic type: what an exclusive scan's
+// first element holds.
+std::string identity(ir::ReduceOp op, DType t) {
+  const std::string a = arith_type(t);
+  if (op == ir::ReduceOp::Sum) return fmt::format("({})0", a);
+  const bool lowest = op == ir::ReduceOp::Max;
+  if (is_float(t)) return float_literal(lowest ? -HUGE_VAL : HUGE_VAL);
+  const int bits = dtype_bytes(t) * 8;
+  if (!is_signed(t)) return lowest ? fmt::format("({})0", a) : fmt::format("({})~0ull", a);
+  const std::string largest = fmt::format("(({})((1ull << {}) - 1))", a, bits - 1);
+  return lowest ? fmt::format("(-{} - 1)", largest) : largest;
+}
+
 void emit_Reduce(Emitter& e, const ir::ReduceNode& n) {
   e.header(n, fmt::format("reduce_{} over dim {}", ir::op_name(n.op), n.dim));
   e.declare_tile(n.out);
@@ -102,6 +120,118 @@ void emit_Reduce(Emitter& e, const ir::ReduceNode& n) {
       e.line(fmt::format("{}[{}] = {};", e.tile(n.out), lo, to_storage(n.out->dtype, fmt::format("acc{}", lo))));
   }
   if (n.scratch) emit_across_warps(e, n, split.warps, combine);
+  e.close();
+}
+
+// Per row of the thread's run (slots sorted by position): running values s<slot>; the lanes'
+// inclusive totals by shuffles up; the warps' totals through the scratch; then each slot is its
+// prefix (warps before, lanes before) combined with its running value, or with the one before it.
+void emit_Scan(Emitter& e, const ir::ScanNode& n) {
+  e.header(n, fmt::format("scan_{} over dim {}{}", ir::op_name(n.op), n.dim, n.exclusive ? ", exclusive" : ""));
+  e.declare_tile(n.out);
+  const Layout& in = n.a->layout;
+  const DType t = n.a->dtype;
+  const std::string a_type = arith_type(t);
+  auto combine = [&](const std::string& x, const std::string& y) {
+    switch (n.op) {
+      case ir::ReduceOp::Sum: return binary_expr(ir::BinaryOp::Add, t, x, y);
+      case ir::ReduceOp::Max: return binary_expr(ir::BinaryOp::Max, t, x, y);
+      case ir::ReduceOp::Min: return binary_expr(ir::BinaryOp::Min, t, x, y);
+    }
+    return x;
+  };
+  Layout::ScanOrder order;
+  TESSEL_CHECK(in.scan_order(n.dim, &order), "scan at {} over a layout out of scan order", n.loc.str());
+  // The thread's slots by row (the coordinates but along dim), each row's in order of position.
+  std::map<std::vector<int>, std::map<int, int>> rows;
+  for (int l = 0; l < in.local_size(); ++l) {
+    std::vector<int> c = in.coords(0, l);
+    const int k = c[size_t(n.dim)];
+    c[size_t(n.dim)] = 0;
+    rows[c][k] = l;
+  }
+  const auto g = e.group();
+  const unsigned mask = g.count >= 32 ? 0xffffffffu : ((1u << g.count) - 1u) << (g.begin % 32);
+  e.open("");
+  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line(fmt::format("const int lane_pos = t / {} % {};", order.lanes.stride, order.lanes.size));
+  std::vector<std::string> q_terms = {"0"};
+  int warp_rows = 1;
+  for (const Layout::ThreadSpan& s : order.warps) {
+    q_terms.push_back(fmt::format("t / {} % {} * {}", s.stride, s.size, warp_rows));
+    warp_rows *= s.size;
+  }
+  e.line(fmt::format("const int q = {};", fmt::join(q_terms, " + ")));
+  int r = 0;
+  for (const auto& [row, slots] : rows) {
+    std::string previous;
+    for (const auto& [k, l] : slots) {
+      const std::string v = to_arith(t, fmt::format("{}[{}]", e.tile(n.a), l));
+      e.line(fmt::format("const {} s{} = {};", a_type, l, previous.empty() ? v : combine(previous, v)));
+      previous = fmt::format("s{}", l);
+    }
+    // The lanes' inclusive totals, and the prefix of the lanes before this one.
+    e.line(fmt::format("{} lanes{} = {};", a_type, r, previous));
+    for (int d = 1; d < order.lanes.size; d <<= 1) {
+      e.open("");
+      e.line(fmt::format("const {} up = __shfl_up_sync(0x{:08x}u, lanes{}, {});", a_type, mask, r,
+                         d * order.lanes.stride));
+      e.line(fmt::format("if (lane_pos >= {}) lanes{} = {};", d, r, combine("up", fmt::format("lanes{}", r))));
+      e.close();
+    }
+    e.line(
+        fmt::format("{} prefix{} = __shfl_up_sync(0x{:08x}u, lanes{}, {});", a_type, r, mask, r, order.lanes.stride));
+    e.line(fmt::format("bool has_prefix{} = lane_pos > 0;", r));
+    ++r;
+  }
+  if (n.scratch) {
+    // Each warp's total per row (its last lane's inclusive value) to row q of the scratch.
+    // The row of slot l: its coordinates but along dim, row-major.
+    const auto element = [&](int l) {
+      const auto c = in.coord_exprs("t", std::to_string(l));
+      std::string index = "0";
+      for (int d = 0; d < in.rank(); ++d)
+        if (d != n.dim) index = fmt::format("({}) * {} + ({})", index, in.shape()[size_t(d)], c[size_t(d)]);
+      return index;
+    };
+    const int elements = in.num_elements() / in.shape()[size_t(n.dim)];
+    const auto total = [&](const std::string& warp, const std::map<int, int>& slots) {
+      return shared_element(e, n.scratch,
+                            fmt::format("({}) * {} + {}", warp, elements, element(slots.begin()->second)));
+    };
+    e.open(fmt::format("if (lane_pos == {})", order.lanes.size - 1));
+    r = 0;
+    for (const auto& [row, slots] : rows)
+      e.line(fmt::format("{} = {};", total("q", slots), to_storage(t, fmt::format("lanes{}", r++))));
+    e.close();
+    emit_barrier(e, n.barrier);
+    r = 0;
+    for (const auto& [row, slots] : rows) {
+      // The warps before this one, in order, then this warp's lanes before this lane.
+      e.open("if (q > 0)");
+      e.line(fmt::format("{} warps = {};", a_type, to_arith(t, total("0", slots))));
+      e.line(fmt::format("for (int w = 1; w < q; ++w) warps = {};", combine("warps", to_arith(t, total("w", slots)))));
+      e.line(fmt::format("prefix{0} = has_prefix{0} ? {1} : warps;", r, combine("warps", fmt::format("prefix{}", r))));
+      e.line(fmt::format("has_prefix{} = true;", r));
+      e.close();
+      ++r;
+    }
+    emit_barrier(e, n.barrier);
+  }
+  r = 0;
+  for (const auto& [row, slots] : rows) {
+    std::string previous;
+    for (const auto& [k, l] : slots) {
+      const std::string running = fmt::format("s{}", l);
+      const std::string own = n.exclusive ? previous : running;
+      const std::string value =
+          own.empty() ? fmt::format("(has_prefix{0} ? prefix{0} : {1})", r, identity(n.op, t))
+                      : fmt::format("(has_prefix{0} ? {1} : {2})", r, combine(fmt::format("prefix{}", r), own), own);
+      e.line(fmt::format("{}[{}] = {};", e.tile(n.out), l, to_storage(t, value)));
+      previous = running;
+    }
+    ++r;
+  }
   e.close();
 }
 

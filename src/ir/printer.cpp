@@ -345,6 +345,13 @@ class Printer {
     line(fmt::format("{} = reduce_{}({}, dim={}){}", reg_decl(n.out), op_name(n.op), reg(n.a), n.dim, across_warps));
   }
 
+  void stmt(const ScanNode& n) {
+    const std::string across_warps =
+        n.scratch ? fmt::format(" through {} barrier={}", shared(n.scratch), n.barrier) : std::string();
+    line(fmt::format("{} = scan_{}({}, dim={}{}){}", reg_decl(n.out), op_name(n.op), reg(n.a), n.dim,
+                     n.exclusive ? ", exclusive" : "", across_warps));
+  }
+
   // "atomic.add.relaxed.gpu", the order and scope always shown.
   static std::string atomic_text(AtomicOp op, MemoryOrder order, MemoryScope scope) {
     return fmt::format("atomic.{}.{}.{}", atomic_op_name(op), memory_order_name(order), memory_scope_name(scope));

@@ -1,4 +1,4 @@
-// Reductions of a register tile over one dimension.
+// Reductions and scans of a register tile along one dimension.
 #include "tile_tracing.hpp"
 
 namespace tessel {
@@ -17,6 +17,29 @@ RegisterTensor Instructions::reduce(ir::ReduceOp op, const RegisterTensor& x, in
   auto out = new_tile(x.dtype(), reduced_shape, Layout(), "r", loc);
   b.emit(ir::make<ir::ReduceNode>(loc, out, op, x.ir(), dim));
   return RegisterTensor(out);
+}
+
+RegisterTensor Instructions::scan(ir::ReduceOp op, const RegisterTensor& x, int dim, ScanKind kind, SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  const std::string what = fmt::format("cum{}", ir::op_name(op));
+  check_group(x.ir(), what, loc);
+  if (dim < 0 || dim >= int(x.shape().size()))
+    throw Error(loc, fmt::format("{}: dim {} is out of range for a tile of rank {}", what, dim, x.shape().size()));
+  if (x.dtype() == DType::Bool)
+    throw Error(loc, fmt::format("{}: a tile of bool; convert it with .to<int32_t>() first", what));
+  auto out = new_tile(x.dtype(), x.shape(), Layout(), "scan", loc);
+  b.emit(ir::make<ir::ScanNode>(loc, out, op, x.ir(), dim, kind == ScanKind::exclusive));
+  return RegisterTensor(out);
+}
+
+RegisterTensor Instructions::cumsum(const RegisterTensor& x, int dim, ScanKind kind, loc_t l) {
+  return scan(ir::ReduceOp::Sum, x, dim, kind, SourceLoc::from(l));
+}
+RegisterTensor Instructions::cummax(const RegisterTensor& x, int dim, ScanKind kind, loc_t l) {
+  return scan(ir::ReduceOp::Max, x, dim, kind, SourceLoc::from(l));
+}
+RegisterTensor Instructions::cummin(const RegisterTensor& x, int dim, ScanKind kind, loc_t l) {
+  return scan(ir::ReduceOp::Min, x, dim, kind, SourceLoc::from(l));
 }
 
 RegisterTensor Instructions::sum(const RegisterTensor& x, int dim, loc_t l) {

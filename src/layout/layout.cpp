@@ -461,6 +461,30 @@ bool Layout::split_at_warps(int dim, WarpSplit* split) const {
   return true;
 }
 
+bool Layout::scan_order(int dim, ScanOrder* order) const {
+  WarpSplit split;
+  if (!split_at_warps(dim, &split) || split.lanes.size() > 1) return false;
+  *order = {};
+  if (!split.lanes.empty()) order->lanes = split.lanes.front();
+  order->warps = split.warps;
+  int warps = 1;
+  for (const ThreadSpan& s : split.warps) warps *= s.size;
+  const int runs = order->lanes.size * warps;
+  if (shape_[size_t(dim)] % runs != 0) return false;
+  order->run = shape_[size_t(dim)] / runs;
+  for (int t = 0; t < num_threads(); ++t) {
+    int warp = 0, step = 1;
+    for (const ThreadSpan& s : split.warps) {
+      warp += t / s.stride % s.size * step;
+      step *= s.size;
+    }
+    const int position = warp * order->lanes.size + t / order->lanes.stride % order->lanes.size;
+    for (int l = 0; l < local_size(); ++l)
+      if (coords(t, l)[size_t(dim)] / order->run != position) return false;
+  }
+  return true;
+}
+
 std::vector<Layout::ThreadSpan> Layout::replica_spans() const {
   std::vector<ThreadSpan> spans;
   int stride = 1;

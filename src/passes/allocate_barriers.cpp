@@ -26,6 +26,12 @@ class AllocateBarriers : public ir::Mutator {
     allocated->barrier = barrier_of_group(n.loc, fmt::format("{} across warps", ir::op_name(n.op)));
     return allocated;
   }
+  ir::Stmt visit(const ir::ScanNode& n, const ir::Stmt& self) override {
+    if (!n.scratch || n.barrier != ir::ReduceNode::kUnallocated) return self;
+    auto allocated = ir::copy_of(n);
+    allocated->barrier = barrier_of_group(n.loc, fmt::format("cum{} across warps", ir::op_name(n.op)));
+    return allocated;
+  }
 
  private:
   int barrier_of_group(const SourceLoc& loc, const std::string& what) {

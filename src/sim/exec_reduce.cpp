@@ -1,9 +1,12 @@
-// Simulator semantics of reductions: each output element combines the input elements of its
-// row (along the reduced dimension). Within a warp the lanes that hold them combine directly;
-// across warps, as the generated code does: each warp's partial goes to its row of the shared
-// partials, the group's barrier, every thread folds the rows in order, and a second barrier.
+// Simulator semantics of reductions and scans: each output element combines the input elements of
+// its row (along the dimension) - all of them, or those up to its position. Within a warp the lanes
+// that hold them combine directly; across warps, as the generated code does: each warp's partial
+// (or total) goes to its row of the shared scratch, the group's barrier, every thread folds the
+// rows in order (those of the warps before its own, for a scan), and a second barrier.
+#include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include "machine.hpp"
 
@@ -79,6 +82,17 @@ void combine_across_warps(Warp& w, const ir::ReduceNode& n, Mask mask, std::vect
   cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
 }
 
+// The identity of `op` on `t`: what an exclusive scan's first element holds.
+ir::Scalar identity(ir::ReduceOp op, DType t) {
+  if (op == ir::ReduceOp::Sum) return is_float(t) ? ir::Scalar{.f = 0} : ir::Scalar{.i = 0};
+  const bool lowest = op == ir::ReduceOp::Max;
+  if (is_float(t)) return ir::Scalar{.f = lowest ? -INFINITY : INFINITY};
+  const int bits = dtype_bytes(t) * 8;
+  if (!is_signed(t)) return ir::normalize(t, ir::Scalar{.i = lowest ? 0 : -1});
+  const int64_t largest = int64_t((uint64_t(1) << (bits - 1)) - 1);
+  return ir::Scalar{.i = lowest ? -largest - 1 : largest};
+}
+
 }  // namespace
 
 void exec_Reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
@@ -130,6 +144,118 @@ void exec_Reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
     }
   }
   if (n.scratch) combine_across_warps(w, n, mask, dst);
+}
+
+void exec_Scan(Warp& w, const ir::ScanNode& n, Mask mask) {
+  const Layout& in = n.a->layout;
+  const int local = in.local_size(), rank = in.rank(), bytes = dtype_bytes(n.a->dtype);
+  const auto& src = w.tile(n.a.get());
+  auto& dst = w.tile(n.out.get());
+  const DType t = n.a->dtype;
+  Layout::ScanOrder order;
+  TESSEL_CHECK(in.scan_order(n.dim, &order), "scan at {} over a layout out of scan order", n.loc.str());
+  // The elements of each row this warp holds, by position; the lowest lane holding one is its holder.
+  struct Held {
+    int lane;
+    ir::Scalar value;
+  };
+  std::map<int64_t, std::map<int, Held>> rows;
+  const auto& coords = w.cta.tables.coords(n.a.get());
+  const auto row_of = [&](int th, int l, int* k) {
+    std::vector<int> c(&coords[(size_t(th) * local + l) * rank], &coords[(size_t(th) * local + l + 1) * rank]);
+    *k = c[size_t(n.dim)];
+    c[size_t(n.dim)] = 0;
+    return element_index(c, in.shape());
+  };
+  for (int lane = 0; lane < 32; ++lane) {
+    const int th = w.thread_in_group(lane);
+    if (th < 0 || th >= in.num_threads()) continue;
+    for (int l = 0; l < local; ++l) {
+      int k = 0;
+      const int64_t row = row_of(th, l, &k);
+      rows[row].try_emplace(k, Held{lane, src[size_t(lane) * local + l]});
+    }
+  }
+  // This warp's inclusive values by position, and each row's total.
+  std::map<int64_t, std::map<int, ir::Scalar>> inclusive;
+  for (const auto& [row, held] : rows) {
+    ir::Scalar acc{};
+    bool first = true;
+    for (const auto& [k, h] : held) {
+      if (!(mask >> h.lane & 1))
+        throw Error(n.loc, fmt::format("cum{} over dim {} executed by only part of a warp: thread {} holds an element "
+                                       "but does not take part (is the scan inside a branch?)",
+                                       ir::op_name(n.op), n.dim, w.thread(h.lane)));
+      acc = first ? h.value : combine(n.op, t, acc, h.value);
+      first = false;
+      inclusive[row][k] = acc;
+    }
+  }
+  // The prefix of the warps before this one, per row.
+  std::map<int64_t, ir::Scalar> warps_before;
+  if (n.scratch) {
+    Cta& cta = w.cta;
+    const int64_t base = cta.shared_offsets.at(n.scratch.get());
+    const int64_t elements = in.num_elements() / in.shape()[size_t(n.dim)];
+    // The rows of the scratch are indexed by row-major coordinates but along dim.
+    std::vector<int> row_shape = in.shape();
+    row_shape[size_t(n.dim)] = 1;
+    const auto row_index = [&](int64_t row) {
+      std::vector<int> c(static_cast<size_t>(rank), 0);
+      for (int d = rank - 1; d >= 0; --d) {
+        c[size_t(d)] = int(row % in.shape()[size_t(d)]);
+        row /= in.shape()[size_t(d)];
+      }
+      return element_index(c, row_shape);
+    };
+    int64_t q = 0, step = 1;
+    const int th0 = w.thread_in_group(0);
+    for (const Layout::ThreadSpan& s : order.warps) {
+      q += th0 / s.stride % s.size * step;
+      step *= s.size;
+    }
+    for (const auto& [row, values] : inclusive) {
+      const int writer = rows[row].rbegin()->second.lane;
+      const int64_t byte = base + (q * elements + row_index(row)) * bytes;
+      uint8_t incoming[8];
+      store_value(t, incoming, values.rbegin()->second);
+      cta.check_not_in_flight(byte, bytes, true, n.loc, w.thread(writer));
+      cta.access_shared(w, byte, bytes, true, n.loc, "scan across warps", incoming);
+      std::memcpy(&cta.smem[size_t(byte)], incoming, size_t(bytes));
+      std::memset(&cta.written[size_t(byte)], 1, size_t(bytes));
+    }
+    cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+    for (const auto& [row, values] : inclusive)
+      for (int64_t before = 0; before < q; ++before) {
+        const int64_t byte = base + (before * elements + row_index(row)) * bytes;
+        cta.access_shared(w, byte, bytes, false, n.loc, "scan across warps");
+        const ir::Scalar v = load_value(t, &cta.smem[size_t(byte)]);
+        warps_before[row] = before == 0 ? v : combine(n.op, t, warps_before[row], v);
+      }
+    cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(mask >> lane & 1)) continue;
+    const int th = w.thread_in_group(lane);
+    for (int l = 0; l < local; ++l) {
+      int k = 0;
+      const int64_t row = row_of(th, l, &k);
+      const std::map<int, ir::Scalar>& values = inclusive.at(row);
+      const auto it = values.find(k);
+      const auto before = warps_before.find(row);
+      std::optional<ir::Scalar> own;
+      if (!n.exclusive)
+        own = it->second;
+      else if (it != values.begin())
+        own = std::prev(it)->second;
+      ir::Scalar v;
+      if (before != warps_before.end())
+        v = own ? combine(n.op, t, before->second, *own) : before->second;
+      else
+        v = own ? *own : identity(n.op, t);
+      dst[size_t(lane) * local + l] = v;
+    }
+  }
 }
 
 }  // namespace tessel::sim

@@ -634,6 +634,27 @@ struct ReduceNode : StmtNode {
     return std::tuple{&ReduceNode::out, &ReduceNode::a, optional(&ReduceNode::scratch)};
   }
 };
+// A prefix combination along `dim` (cumsum, cummax, cummin): out's element at position k combines
+// a's elements at positions 0..k, or 0..k-1 when `exclusive` (the first being the operation's
+// identity). a's layout must walk the dimension in scan order (Layout::scan_order); across warps
+// the warps' totals go through `scratch` between two barriers, as a reduction's partials do.
+struct ScanNode : StmtNode {
+  ScanNode(SourceLoc l, RegisterTensor out, ReduceOp op, RegisterTensor a, int dim, bool exclusive)
+      : StmtNode(NodeKind::Scan, std::move(l)),
+        out(std::move(out)),
+        op(op),
+        a(std::move(a)),
+        dim(dim),
+        exclusive(exclusive) {}
+  RegisterTensor out;  // a's shape and layout
+  ReduceOp op;
+  RegisterTensor a;
+  int dim;
+  bool exclusive;
+  SharedTensor scratch;
+  int barrier = ReduceNode::kUnallocated;
+  static constexpr auto operands() { return std::tuple{&ScanNode::out, &ScanNode::a, optional(&ScanNode::scratch)}; }
+};
 // out holds the bits of `a`, element by element, read as out's type of the same width.
 struct BitcastTensorNode : StmtNode {
   BitcastTensorNode(SourceLoc l, RegisterTensor out, RegisterTensor a)

@@ -128,6 +128,9 @@ enum class Swizzle { none, automatic, b32, b64, b128 };
 // functions", gives each one's measured error.
 enum class Precision { exact, fast };
 
+// Whether a scan's element k includes element k itself.
+enum class ScanKind { inclusive, exclusive };
+
 class Instructions {
  public:
   using loc_t = std::source_location;
@@ -221,6 +224,18 @@ class Instructions {
   RegisterTensor max(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor min(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
 
+  // ---- scans along one dimension (the result has the operand's shape and layout) ----
+  // Inclusive: element k combines elements 0..k. Exclusive: elements 0..k-1, and the first is the
+  // identity (0 for cumsum, the lowest value for cummax, the highest for cummin). The operand's
+  // layout must give each thread a run of consecutive positions along `dim`, the runs following
+  // the lanes and then the warps in order (docs/language.md, "Scans").
+  RegisterTensor cumsum(const RegisterTensor& x, int dim, ScanKind kind = ScanKind::inclusive,
+                        loc_t loc = loc_t::current());
+  RegisterTensor cummax(const RegisterTensor& x, int dim, ScanKind kind = ScanKind::inclusive,
+                        loc_t loc = loc_t::current());
+  RegisterTensor cummin(const RegisterTensor& x, int dim, ScanKind kind = ScanKind::inclusive,
+                        loc_t loc = loc_t::current());
+
   // ---- scalars ----
   // The smaller and the larger of two kernel values (tessel::min and tessel::max, which the
   // reductions above would otherwise hide inside a kernel body).
@@ -283,6 +298,7 @@ class Instructions {
                                       const Layout& layout, SourceLoc loc);
   RegisterTensor unary_op(ir::UnaryOp op, const RegisterTensor& x, Precision p, SourceLoc loc);
   RegisterTensor reduce(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc);
+  RegisterTensor scan(ir::ReduceOp op, const RegisterTensor& x, int dim, ScanKind kind, SourceLoc loc);
   IfBuilder make_if(ir::Expr cond, const std::function<void()>& then_body, SourceLoc loc);
   void make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc);
 };

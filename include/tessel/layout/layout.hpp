@@ -97,6 +97,16 @@ class Layout {
     std::vector<ThreadSpan> lanes, warps;
   };
   bool split_at_warps(int dim, WarpSplit* split) const;
+  // How a scan along `dim` walks this layout: each thread holds a run of `run` consecutive
+  // positions of each row, and the runs follow each other along `lanes` (one span of lanes, size 1
+  // when none) and then along the warps of `warps` (least significant first). False when the
+  // layout does not place the dimension so.
+  struct ScanOrder {
+    int run = 1;
+    ThreadSpan lanes{1, 1};
+    std::vector<ThreadSpan> warps;
+  };
+  bool scan_order(int dim, ScanOrder* order) const;
   // Thread-index strides of the replication digits: a thread holds the first replica of its
   // elements when each of these digits of its index is 0.
   std::vector<ThreadSpan> replica_spans() const;
