@@ -13,6 +13,29 @@ namespace tessel::codegen {
 
 namespace {
 
+// x and y combined by `op`, as a C++ expression of t's arithmetic type.
+std::string combined(ir::ReduceOp op, DType t, const std::string& x, const std::string& y) {
+  switch (op) {
+    case ir::ReduceOp::Sum: return binary_expr(ir::BinaryOp::Add, t, x, y);
+    case ir::ReduceOp::Max: return binary_expr(ir::BinaryOp::Max, t, x, y);
+    case ir::ReduceOp::Min: return binary_expr(ir::BinaryOp::Min, t, x, y);
+  }
+  return x;
+}
+
+// The identity of `op` on `t` as a C++ expression of t's arithmetic type: what an exclusive scan's
+// first element holds.
+std::string identity(ir::ReduceOp op, DType t) {
+  const std::string a = arith_type(t);
+  if (op == ir::ReduceOp::Sum) return fmt::format("({})0", a);
+  const bool lowest = op == ir::ReduceOp::Max;
+  if (is_float(t)) return float_literal(lowest ? -HUGE_VAL : HUGE_VAL);
+  const int bits = dtype_bytes(t) * 8;
+  if (!is_signed(t)) return lowest ? fmt::format("({})0", a) : fmt::format("({})~0ull", a);
+  const std::string largest = fmt::format("(({})((1ull << {}) - 1))", a, bits - 1);
+  return lowest ? fmt::format("(-{} - 1)", largest) : largest;
+}
+
 void emit_barrier(Emitter& e, int barrier) {
   if (barrier == ir::SyncNode::kBlockBarrier) return e.line("__syncthreads();");
   e.line(ptx_asm(Ptx::BarSync, e.arch, {{std::to_string(barrier)}, {std::to_string(e.group().count)}}));
@@ -22,8 +45,7 @@ void emit_barrier(Emitter& e, int barrier) {
 // the warp's position along the dimension, from the lanes at position 0 within their warp; after a
 // barrier every thread folds the rows in order; a second barrier frees the partials for the next
 // time the reduction runs.
-template <class Combine> void emit_across_warps(Emitter& e, const ir::ReduceNode& n,
-                                                const std::vector<Layout::ThreadSpan>& warps, const Combine& combine) {
+void emit_across_warps(Emitter& e, const ir::ReduceNode& n, const std::vector<Layout::ThreadSpan>& warps) {
   const Layout& in = n.a->layout;
   const Layout& out = n.out->layout;
   const DType t = n.out->dtype;
@@ -58,7 +80,7 @@ template <class Combine> void emit_across_warps(Emitter& e, const ir::ReduceNode
   emit_barrier(e, n.barrier);
   for (int lo = 0; lo < out.local_size(); ++lo) {
     std::string acc = to_arith(t, partial("0", lo));
-    for (int r = 1; r < rows; ++r) acc = combine(acc, to_arith(t, partial(std::to_string(r), lo)));
+    for (int r = 1; r < rows; ++r) acc = combined(n.op, t, acc, to_arith(t, partial(std::to_string(r), lo)));
     e.line(fmt::format("{}[{}] = {};", e.tile(n.out), lo, to_storage(t, acc)));
   }
   emit_barrier(e, n.barrier);
@@ -66,33 +88,13 @@ template <class Combine> void emit_across_warps(Emitter& e, const ir::ReduceNode
 
 }  // namespace
 
-// The identity of `op` on `t` as a C++ expression of t's arithmetic type: what an exclusive scan's
-// first element holds.
-std::string identity(ir::ReduceOp op, DType t) {
-  const std::string a = arith_type(t);
-  if (op == ir::ReduceOp::Sum) return fmt::format("({})0", a);
-  const bool lowest = op == ir::ReduceOp::Max;
-  if (is_float(t)) return float_literal(lowest ? -HUGE_VAL : HUGE_VAL);
-  const int bits = dtype_bytes(t) * 8;
-  if (!is_signed(t)) return lowest ? fmt::format("({})0", a) : fmt::format("({})~0ull", a);
-  const std::string largest = fmt::format("(({})((1ull << {}) - 1))", a, bits - 1);
-  return lowest ? fmt::format("(-{} - 1)", largest) : largest;
-}
-
 void emit_Reduce(Emitter& e, const ir::ReduceNode& n) {
   e.header(n, fmt::format("reduce_{} over dim {}", ir::op_name(n.op), n.dim));
   e.declare_tile(n.out);
   const Layout& in = n.a->layout;
   const Layout& out = n.out->layout;
   const DType t = n.a->dtype;
-  auto combine = [&](const std::string& x, const std::string& y) {
-    switch (n.op) {
-      case ir::ReduceOp::Sum: return binary_expr(ir::BinaryOp::Add, t, x, y);
-      case ir::ReduceOp::Max: return binary_expr(ir::BinaryOp::Max, t, x, y);
-      case ir::ReduceOp::Min: return binary_expr(ir::BinaryOp::Min, t, x, y);
-    }
-    return x;
-  };
+  const auto combine = [&](const std::string& x, const std::string& y) { return combined(n.op, t, x, y); };
   Layout::WarpSplit split;
   TESSEL_CHECK(in.split_at_warps(n.dim, &split), "reduction at {} over an unsplittable layout", n.loc.str());
   const auto& spans = split.lanes;
@@ -119,7 +121,7 @@ void emit_Reduce(Emitter& e, const ir::ReduceNode& n) {
     if (!n.scratch)
       e.line(fmt::format("{}[{}] = {};", e.tile(n.out), lo, to_storage(n.out->dtype, fmt::format("acc{}", lo))));
   }
-  if (n.scratch) emit_across_warps(e, n, split.warps, combine);
+  if (n.scratch) emit_across_warps(e, n, split.warps);
   e.close();
 }
 
@@ -132,14 +134,7 @@ void emit_Scan(Emitter& e, const ir::ScanNode& n) {
   const Layout& in = n.a->layout;
   const DType t = n.a->dtype;
   const std::string a_type = arith_type(t);
-  auto combine = [&](const std::string& x, const std::string& y) {
-    switch (n.op) {
-      case ir::ReduceOp::Sum: return binary_expr(ir::BinaryOp::Add, t, x, y);
-      case ir::ReduceOp::Max: return binary_expr(ir::BinaryOp::Max, t, x, y);
-      case ir::ReduceOp::Min: return binary_expr(ir::BinaryOp::Min, t, x, y);
-    }
-    return x;
-  };
+  const auto combine = [&](const std::string& x, const std::string& y) { return combined(n.op, t, x, y); };
   Layout::ScanOrder order;
   TESSEL_CHECK(in.scan_order(n.dim, &order), "scan at {} over a layout out of scan order", n.loc.str());
   // The thread's slots by row (the coordinates but along dim), each row's in order of position.
