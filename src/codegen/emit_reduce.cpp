@@ -41,26 +41,30 @@ void emit_barrier(Emitter& e, int barrier) {
   e.line(ptx_asm(Ptx::BarSync, e.arch, {{std::to_string(barrier)}, {std::to_string(e.group().count)}}));
 }
 
+// Declares `q`, the thread's warp position along `warps` (least significant first), from `t`;
+// returns the number of positions.
+int declare_warp_position(Emitter& e, const std::vector<Layout::ThreadSpan>& warps) {
+  std::vector<std::string> terms;
+  int positions = 1;
+  for (const Layout::ThreadSpan& s : warps) {
+    terms.push_back(fmt::format("t / {} % {} * {}", s.stride, s.size, positions));
+    positions *= s.size;
+  }
+  e.line(fmt::format("const int q = {};", terms.empty() ? "0" : fmt::format("{}", fmt::join(terms, " + "))));
+  return positions;
+}
+
 // Each warp's partials acc0, acc1, ... (one per result slot) go to row q of the partials, q being
 // the warp's position along the dimension, from the lanes at position 0 within their warp; after a
 // barrier every thread folds the rows in order; a second barrier frees the partials for the next
 // time the reduction runs.
-void emit_across_warps(Emitter& e, const ir::ReduceNode& n, const std::vector<Layout::ThreadSpan>& warps) {
-  const Layout& in = n.a->layout;
+void emit_across_warps(Emitter& e, const ir::ReduceNode& n, const Layout::WarpSplit& split) {
   const Layout& out = n.out->layout;
   const DType t = n.out->dtype;
   const int elements = out.num_elements();
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
-  std::vector<std::string> q_terms;
-  int rows = 1;
-  for (const Layout::ThreadSpan& s : warps) {
-    q_terms.push_back(fmt::format("t / {} % {} * {}", s.stride, s.size, rows));
-    rows *= s.size;
-  }
-  e.line(fmt::format("const int q = {};", fmt::join(q_terms, " + ")));
+  const int rows = declare_warp_position(e, split.warps);
   std::vector<std::string> first_lane;
-  Layout::WarpSplit split;
-  in.split_at_warps(n.dim, &split);
   for (const Layout::ThreadSpan& s : split.lanes)
     first_lane.push_back(fmt::format("t / {} % {} == 0", s.stride, s.size));
   // The result element of each slot, row-major in the result's shape.
@@ -121,7 +125,7 @@ void emit_Reduce(Emitter& e, const ir::ReduceNode& n) {
     if (!n.scratch)
       e.line(fmt::format("{}[{}] = {};", e.tile(n.out), lo, to_storage(n.out->dtype, fmt::format("acc{}", lo))));
   }
-  if (n.scratch) emit_across_warps(e, n, split.warps);
+  if (n.scratch) emit_across_warps(e, n, split);
   e.close();
 }
 
@@ -150,13 +154,7 @@ void emit_Scan(Emitter& e, const ir::ScanNode& n) {
   e.open("");
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
   e.line(fmt::format("const int lane_pos = t / {} % {};", order.lanes.stride, order.lanes.size));
-  std::vector<std::string> q_terms = {"0"};
-  int warp_rows = 1;
-  for (const Layout::ThreadSpan& s : order.warps) {
-    q_terms.push_back(fmt::format("t / {} % {} * {}", s.stride, s.size, warp_rows));
-    warp_rows *= s.size;
-  }
-  e.line(fmt::format("const int q = {};", fmt::join(q_terms, " + ")));
+  declare_warp_position(e, order.warps);
   int r = 0;
   for (const auto& [row, slots] : rows) {
     std::string previous;

@@ -19,21 +19,22 @@ class AllocateBarriers : public ir::Mutator {
     allocated->barrier = barrier_of_group(n.loc, "sync()");
     return allocated;
   }
-  // A reduction across the warps of a thread group synchronizes them as its sync() would.
+  // A reduction or scan across the warps of a thread group synchronizes them as its sync() would.
   ir::Stmt visit(const ir::ReduceNode& n, const ir::Stmt& self) override {
-    if (!n.scratch || n.barrier != ir::ReduceNode::kUnallocated) return self;
-    auto allocated = ir::copy_of(n);
-    allocated->barrier = barrier_of_group(n.loc, fmt::format("{} across warps", ir::op_name(n.op)));
-    return allocated;
+    return across_warps(n, self, fmt::format("{} across warps", ir::op_name(n.op)));
   }
   ir::Stmt visit(const ir::ScanNode& n, const ir::Stmt& self) override {
-    if (!n.scratch || n.barrier != ir::ReduceNode::kUnallocated) return self;
-    auto allocated = ir::copy_of(n);
-    allocated->barrier = barrier_of_group(n.loc, fmt::format("cum{} across warps", ir::op_name(n.op)));
-    return allocated;
+    return across_warps(n, self, fmt::format("cum{} across warps", ir::op_name(n.op)));
   }
 
  private:
+  template <class N> ir::Stmt across_warps(const N& n, const ir::Stmt& self, const std::string& what) {
+    if (!n.scratch || n.barrier != ir::ReduceNode::kUnallocated) return self;
+    auto allocated = ir::copy_of(n);
+    allocated->barrier = barrier_of_group(n.loc, what);
+    return allocated;
+  }
+
   int barrier_of_group(const SourceLoc& loc, const std::string& what) {
     const ir::ThreadRange g = position().group();
     auto it = barriers_.find({g.begin, g.count});

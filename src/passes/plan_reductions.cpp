@@ -21,15 +21,7 @@ class PlanReductions : public ir::Mutator {
     const bool splits = n.a->layout.split_at_warps(n.dim, &split);
     TESSEL_CHECK(splits, "reduction at {} over a layout infer_layouts accepted", n.loc.str());
     if (split.warps.empty()) return self;
-    const ir::ThreadRange g = position().group();
-    if (g.begin % 32 != 0 || g.count % 32 != 0)
-      throw Error(n.loc, fmt::format("{} over dim {}: its warps combine their parts at a barrier of the thread group "
-                                     "({}), which must be whole warps",
-                                     ir::op_name(n.op), n.dim, g.str()));
-    auto planned = ir::copy_of(n);
-    planned->scratch = scratch(split, n.out->layout.num_elements(), n.out->dtype, ir::op_name(n.op), n.loc);
-    planned->barrier = g.count == block_threads_ ? ir::SyncNode::kBlockBarrier : ir::ReduceNode::kUnallocated;
-    return planned;
+    return across_warps(n, split.warps, ir::op_name(n.op), "parts");
   }
 
   ir::Stmt visit(const ir::ScanNode& n, const ir::Stmt& self) override {
@@ -43,30 +35,31 @@ class PlanReductions : public ir::Mutator {
                                      "the threads outer and each thread's run inner along dim {}",
                                      what, n.dim, n.a->layout.str(), n.dim));
     if (order.warps.empty()) return self;
-    const ir::ThreadRange g = position().group();
-    if (g.begin % 32 != 0 || g.count % 32 != 0)
-      throw Error(n.loc, fmt::format("{} over dim {}: its warps combine their totals at a barrier of the thread group "
-                                     "({}), which must be whole warps",
-                                     what, n.dim, g.str()));
-    Layout::WarpSplit split;
-    split.warps = order.warps;
-    const int rows = n.out->layout.num_elements() / n.out->shape()[size_t(n.dim)];
-    auto planned = ir::copy_of(n);
-    planned->scratch = scratch(split, rows, n.out->dtype, what, n.loc);
-    planned->barrier = g.count == block_threads_ ? ir::SyncNode::kBlockBarrier : ir::ReduceNode::kUnallocated;
-    return planned;
+    return across_warps(n, order.warps, what, "totals");
   }
 
  private:
-  // A new allocation of [warps along the dimension, `elements`] of `t`, at the kernel's start.
-  ir::SharedTensor scratch(const Layout::WarpSplit& split, int elements, DType t, std::string_view what,
-                           const SourceLoc& loc) {
+  // `n` (a reduction or scan, `what` in messages) with its scratch, a new allocation of [warps
+  // along the dimension, result rows] at the kernel's start, and its group's barrier. The warps
+  // exchange their `parts` at the barrier, so the group must be whole warps.
+  template <class N> ir::Stmt across_warps(const N& n, const std::vector<Layout::ThreadSpan>& warp_spans,
+                                           std::string_view what, std::string_view parts) {
+    const ir::ThreadRange g = position().group();
+    if (g.begin % 32 != 0 || g.count % 32 != 0)
+      throw Error(n.loc, fmt::format("{} over dim {}: its warps combine their {} at a barrier of the thread group "
+                                     "({}), which must be whole warps",
+                                     what, n.dim, parts, g.str()));
     int warps = 1;
-    for (const Layout::ThreadSpan& s : split.warps) warps *= s.size;
-    auto tensor = ir::make<ir::SharedTensorNode>(t, std::vector<int>{warps, elements}, std::vector<int>{elements, 1},
-                                                 nullptr, nullptr, fmt::format("{}_partials", what), loc, 0);
-    allocations.push_back(ir::make<ir::AllocSharedNode>(loc, tensor));
-    return tensor;
+    for (const Layout::ThreadSpan& s : warp_spans) warps *= s.size;
+    const int rows = n.out->layout.num_elements() / n.out->shape()[size_t(n.dim)];
+    auto scratch =
+        ir::make<ir::SharedTensorNode>(n.out->dtype, std::vector<int>{warps, rows}, std::vector<int>{rows, 1}, nullptr,
+                                       nullptr, fmt::format("{}_partials", what), n.loc, 0);
+    allocations.push_back(ir::make<ir::AllocSharedNode>(n.loc, scratch));
+    auto planned = ir::copy_of(n);
+    planned->scratch = scratch;
+    planned->barrier = g.count == block_threads_ ? ir::SyncNode::kBlockBarrier : ir::ReduceNode::kUnallocated;
+    return planned;
   }
 
   int block_threads_;

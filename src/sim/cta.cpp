@@ -17,7 +17,7 @@ Warp::Warp(Cta& c, int i) : cta(c), id(i) {
 }
 
 Access Warp::access(const SourceLoc& loc, std::string_view operation) {
-  return Access{Epoch{actor, clock[actor]}, cta.scheduler.happens_before.site(&loc, operation)};
+  return Access{.epoch = Epoch{actor, clock[actor]}, .site = cta.scheduler.happens_before.site(&loc, operation)};
 }
 
 void Barrier::complete_phase() {
@@ -105,8 +105,9 @@ void Cta::mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end) {
 
 void Cta::complete_in_flight_write(const InFlightWrite& w, const uint8_t* data, Epoch landed) {
   const size_t n = size_t(w.end - w.begin);
-  const Access at{landed, scheduler.happens_before.site(w.issued_at, w.agent->write_operation()),
-                  w.proxy == Proxy::Generic};
+  const Access at{.epoch = landed,
+                  .site = scheduler.happens_before.site(w.issued_at, w.agent->write_operation()),
+                  .generic = w.proxy == Proxy::Generic};
   scheduler.happens_before.access(
       shadow, w.begin, int(n), true, w.issuer, at, [&](int64_t byte) { return shared_byte_name(byte); }, data,
       &smem[size_t(w.begin)]);

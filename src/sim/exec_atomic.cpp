@@ -151,24 +151,24 @@ void exec_AtomicScalar(Warp& w, const ir::AtomicScalarNode& n, Mask mask) {
   Lanes old{};
   ElementAtomic atomic(w, n, n.op, n.order, n.scope, t);
   if (n.global) {
-    const auto shape = eval_all(w, n.global->shape, mask), strides = eval_all(w, n.global->strides, mask);
-    const Lanes ptr = w.eval(n.global->ptr, mask);
+    const GlobalViewLanes view(w, n.global, mask);
+    const std::vector<int> origin(size_t(n.global->rank()), 0);
     for (int lane = 0; lane < 32; ++lane) {
       if (!(mask >> lane & 1)) continue;
-      int64_t element = 0;
-      std::vector<int64_t> at;
-      for (int d = 0; d < n.global->rank(); ++d) {
-        at.push_back(index[size_t(d)][lane].i);
-        element += at.back() * strides[size_t(d)][lane].i;
-      }
-      for (int d = 0; d < n.global->rank(); ++d)
-        if (at[size_t(d)] < 0 || at[size_t(d)] >= shape[size_t(d)][lane].i)
-          throw Error(n.loc, fmt::format("atomic {} at index [{}], outside the global view's extent {} in dimension {} "
-                                         "(thread {} of block {})",
-                                         ir::atomic_op_name(n.op), fmt::join(at, ", "), shape[size_t(d)][lane].i, d,
-                                         w.thread(lane), w.cta.block_name()));
-      const uint64_t address = uint64_t(ptr[lane].i) + uint64_t(element * dtype_bytes(t));
-      old[lane] = atomic.global(address, value[lane], expected[lane]);
+      const auto address = view.address(lane, origin.data(), index);
+      if (!address)
+        for (int d = 0; d < n.global->rank(); ++d) {
+          const int64_t at = index[size_t(d)][lane].i;
+          if (at < 0 || at >= view.extent(d, lane)) {
+            std::vector<int64_t> position;
+            for (const Lanes& i : index) position.push_back(i[lane].i);
+            throw Error(n.loc, fmt::format("atomic {} at index [{}], outside the global view's extent {} in dimension "
+                                           "{} (thread {} of block {})",
+                                           ir::atomic_op_name(n.op), fmt::join(position, ", "), view.extent(d, lane), d,
+                                           w.thread(lane), w.cta.block_name()));
+          }
+        }
+      old[lane] = atomic.global(*address, value[lane], expected[lane]);
     }
   } else {
     const Lanes view = n.shared->offset ? w.eval(n.shared->offset, mask) : Lanes{};
@@ -191,15 +191,9 @@ void exec_AtomicTensor(Warp& w, const ir::AtomicTensorNode& n, Mask mask) {
   std::vector<ir::Scalar>* out = n.out ? &w.tile(n.out.get()) : nullptr;
   const int local = n.value->layout.local_size();
   ElementAtomic atomic(w, n, n.op, n.order, n.scope, t);
-  std::vector<Lanes> shape, strides;
-  Lanes ptr{}, view{};
-  if (n.global) {
-    shape = eval_all(w, n.global->shape, mask);
-    strides = eval_all(w, n.global->strides, mask);
-    ptr = w.eval(n.global->ptr, mask);
-  } else if (n.shared->offset) {
-    view = w.eval(n.shared->offset, mask);
-  }
+  const std::optional<GlobalViewLanes> global =
+      n.global ? std::optional<GlobalViewLanes>(std::in_place, w, n.global, mask) : std::nullopt;
+  const Lanes view = n.shared && n.shared->offset ? w.eval(n.shared->offset, mask) : Lanes{};
   for_each_element(w, n.value.get(), mask, [&](int lane, int thread, int l, const int* c) {
     const size_t slot = size_t(lane) * local + l;
     const ir::Scalar compare = expected ? (*expected)[slot] : ir::Scalar{};
@@ -211,14 +205,9 @@ void exec_AtomicTensor(Warp& w, const ir::AtomicTensorNode& n, Mask mask) {
       if (out) (*out)[slot] = old;
       return;
     }
-    int64_t element = 0;
-    for (int d = 0; d < n.global->rank(); ++d) {
-      const int64_t coord = c[d] + offsets[size_t(d)][lane].i;
-      if (coord < 0 || coord >= shape[size_t(d)][lane].i) return;
-      element += coord * strides[size_t(d)][lane].i;
-    }
-    const uint64_t address = uint64_t(ptr[lane].i) + uint64_t(element * dtype_bytes(t));
-    const ir::Scalar old = atomic.global(address, values[slot], compare);
+    const auto address = global->address(lane, c, offsets);
+    if (!address) return;
+    const ir::Scalar old = atomic.global(*address, values[slot], compare);
     if (out) (*out)[slot] = old;
   });
   finish(w, n, atomic, bool(out));

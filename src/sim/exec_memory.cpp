@@ -19,25 +19,16 @@ void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) { w.cta.share
 
 void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
   const auto offsets = eval_all(w, n.offsets, mask);
-  const auto shape = eval_all(w, n.src->shape, mask), strides = eval_all(w, n.src->strides, mask);
-  const Lanes ptr = w.eval(n.src->ptr, mask);
+  const GlobalViewLanes view(w, n.src, mask);
   auto& out = w.tile(n.out.get());
   const int local = n.out->layout.local_size();
   const size_t bytes = dtype_bytes(n.src->dtype);
   for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
-    int64_t index = 0;
-    bool inside = true;
-    for (int d = 0; d < n.src->rank(); ++d) {
-      const int64_t coord = c[d] + offsets[d][lane].i;
-      inside &= coord >= 0 && coord < shape[d][lane].i;
-      index += coord * strides[d][lane].i;
-    }
     ir::Scalar v = is_float(n.src->dtype) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)};
-    if (inside) {
-      const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * int64_t(bytes));
-      check_global_access(addr, bytes, false, n.loc);
-      access_global(w, addr, bytes, false, n.loc, "load_global");
-      v = load_value(n.src->dtype, reinterpret_cast<const void*>(addr));
+    if (const auto addr = view.address(lane, c, offsets)) {
+      check_global_access(*addr, bytes, false, n.loc);
+      access_global(w, *addr, bytes, false, n.loc, "load_global");
+      v = load_value(n.src->dtype, reinterpret_cast<const void*>(*addr));
     }
     out[size_t(lane) * local + l] = v;
   });
@@ -45,24 +36,18 @@ void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
 
 void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   const auto offsets = eval_all(w, n.offsets, mask);
-  const auto shape = eval_all(w, n.dst->shape, mask), strides = eval_all(w, n.dst->strides, mask);
-  const Lanes ptr = w.eval(n.dst->ptr, mask);
+  const GlobalViewLanes view(w, n.dst, mask);
   auto& src = w.tile(n.src.get());
   const int local = n.src->layout.local_size();
   const size_t bytes = dtype_bytes(n.dst->dtype);
   for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
-    int64_t index = 0;
-    for (int d = 0; d < n.dst->rank(); ++d) {
-      const int64_t coord = c[d] + offsets[d][lane].i;
-      if (coord < 0 || coord >= shape[d][lane].i) return;
-      index += coord * strides[d][lane].i;
-    }
-    const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * int64_t(bytes));
-    check_global_access(addr, bytes, true, n.loc);
+    const auto addr = view.address(lane, c, offsets);
+    if (!addr) return;
+    check_global_access(*addr, bytes, true, n.loc);
     uint8_t incoming[8];
     store_value(n.dst->dtype, incoming, src[size_t(lane) * local + l]);
-    access_global(w, addr, bytes, true, n.loc, "store_global", incoming);
-    std::memcpy(reinterpret_cast<void*>(addr), incoming, bytes);
+    access_global(w, *addr, bytes, true, n.loc, "store_global", incoming);
+    std::memcpy(reinterpret_cast<void*>(*addr), incoming, bytes);
   });
 }
 

@@ -23,65 +23,6 @@ ir::Scalar combine(ir::ReduceOp op, DType t, ir::Scalar a, ir::Scalar b) {
   return a;
 }
 
-// The row-major index of `c` in `shape`.
-int64_t element_index(const std::vector<int>& c, const std::vector<int>& shape) {
-  int64_t index = 0;
-  for (size_t d = 0; d < shape.size(); ++d) index = index * shape[d] + c[d];
-  return index;
-}
-
-void combine_across_warps(Warp& w, const ir::ReduceNode& n, Mask mask, std::vector<ir::Scalar>& partials) {
-  const Layout& out = n.out->layout;
-  const DType t = n.out->dtype;
-  const int out_local = out.local_size(), bytes = dtype_bytes(t);
-  const int64_t elements = out.num_elements();
-  Layout::WarpSplit split;
-  TESSEL_CHECK(n.a->layout.split_at_warps(n.dim, &split), "reduction at {} over an unsplittable layout", n.loc.str());
-  int rows = 1;
-  for (const Layout::ThreadSpan& s : split.warps) rows *= s.size;
-  Cta& cta = w.cta;
-  const int64_t base = cta.shared_offsets.at(n.scratch.get());
-  const auto byte_of = [&](int64_t row, int lane, int lo) {
-    return base + (row * elements + element_index(out.coords(w.thread_in_group(lane), lo), out.shape())) * bytes;
-  };
-  for (int lane = 0; lane < 32; ++lane) {
-    if (!(mask >> lane & 1)) continue;
-    const int th = w.thread_in_group(lane);
-    bool first_lane = true;
-    for (const Layout::ThreadSpan& s : split.lanes) first_lane &= th / s.stride % s.size == 0;
-    if (!first_lane) continue;
-    int64_t q = 0, step = 1;
-    for (const Layout::ThreadSpan& s : split.warps) {
-      q += th / s.stride % s.size * step;
-      step *= s.size;
-    }
-    for (int lo = 0; lo < out_local; ++lo) {
-      const int64_t byte = byte_of(q, lane, lo);
-      uint8_t incoming[8];
-      store_value(t, incoming, partials[size_t(lane) * out_local + lo]);
-      cta.check_not_in_flight(byte, bytes, true, n.loc, w.thread(lane));
-      cta.access_shared(w, byte, bytes, true, n.loc, "reduction across warps", incoming);
-      std::memcpy(&cta.smem[size_t(byte)], incoming, size_t(bytes));
-      std::memset(&cta.written[size_t(byte)], 1, size_t(bytes));
-    }
-  }
-  cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
-  for (int lane = 0; lane < 32; ++lane) {
-    if (!(mask >> lane & 1)) continue;
-    for (int lo = 0; lo < out_local; ++lo) {
-      ir::Scalar acc{};
-      for (int64_t row = 0; row < rows; ++row) {
-        const int64_t byte = byte_of(row, lane, lo);
-        cta.access_shared(w, byte, bytes, false, n.loc, "reduction across warps");
-        const ir::Scalar v = load_value(t, &cta.smem[size_t(byte)]);
-        acc = row == 0 ? v : combine(n.op, t, acc, v);
-      }
-      partials[size_t(lane) * out_local + lo] = acc;
-    }
-  }
-  cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
-}
-
 // The identity of `op` on `t`: what an exclusive scan's first element holds.
 ir::Scalar identity(ir::ReduceOp op, DType t) {
   if (op == ir::ReduceOp::Sum) return is_float(t) ? ir::Scalar{.f = 0} : ir::Scalar{.i = 0};
@@ -93,161 +34,177 @@ ir::Scalar identity(ir::ReduceOp op, DType t) {
   return ir::Scalar{.i = lowest ? -largest - 1 : largest};
 }
 
+// The shape of a tile's rows along `dim`: the tile's shape with extent 1 there (a reduction's
+// result shape).
+std::vector<int> row_shape(const Layout& layout, int dim) {
+  std::vector<int> shape = layout.shape();
+  shape[size_t(dim)] = 1;
+  return shape;
+}
+
+// The row of the element at `c`: its row-major index in row_shape (the coordinate along `dim`
+// dropped), and its position along `dim`.
+int64_t row_of(const int* c, const std::vector<int>& rows, int dim, int* position) {
+  int64_t index = 0;
+  for (size_t d = 0; d < rows.size(); ++d) index = index * rows[d] + (int(d) == dim ? 0 : c[d]);
+  *position = c[dim];
+  return index;
+}
+
+// The elements of `tile` this warp holds, by row and by position along `dim`; the lowest lane
+// holding an element is its holder, as the shuffles reach it. A holder outside `mask` is an error:
+// the instruction (`what`, "the reduction" or "the scan" in messages) runs in only part of the warp.
+struct Held {
+  int lane;
+  ir::Scalar value;
+};
+std::map<int64_t, std::map<int, Held>> held_rows(Warp& w, const ir::RegisterTensorNode& tile, int dim, Mask mask,
+                                                 const SourceLoc& loc, std::string_view op, std::string_view what) {
+  const Layout& layout = tile.layout;
+  const int local = layout.local_size(), rank = layout.rank();
+  const std::vector<int> rows = row_shape(layout, dim);
+  const auto& coords = w.cta.tables.coords(&tile);
+  const auto& values = w.tile(&tile);
+  std::map<int64_t, std::map<int, Held>> held;
+  for (int lane = 0; lane < 32; ++lane) {
+    const int th = w.thread_in_group(lane);
+    if (th < 0 || th >= layout.num_threads()) continue;
+    for (int l = 0; l < local; ++l) {
+      int k = 0;
+      const int64_t row = row_of(&coords[(size_t(th) * local + l) * rank], rows, dim, &k);
+      held[row].try_emplace(k, Held{lane, values[size_t(lane) * local + l]});
+    }
+  }
+  for (const auto& [row, elements] : held)
+    for (const auto& [k, h] : elements)
+      if (!(mask >> h.lane & 1))
+        throw Error(loc, fmt::format("{} over dim {} executed by only part of a warp: thread {} holds an element but "
+                                     "does not take part (is {} inside a branch?)",
+                                     op, dim, w.thread(h.lane), what));
+  return held;
+}
+
+// This warp's position along the warps that span the dimension (the scratch row it writes).
+int64_t warp_position(const Warp& w, const std::vector<Layout::ThreadSpan>& warps) {
+  int64_t q = 0, step = 1;
+  const int th = w.thread_in_group(0);
+  for (const Layout::ThreadSpan& s : warps) {
+    q += th / s.stride % s.size * step;
+    step *= s.size;
+  }
+  return q;
+}
+
+// The exchange through a scratch of [warps, rows]: this warp's value of each row goes to scratch
+// row `q`, the group meets at `barrier`, each of those rows folds scratch rows [0, fold) in order,
+// and the group meets again. Rows fold to nothing when `fold` is 0.
+std::map<int64_t, ir::Scalar> through_scratch(Warp& w, const ir::SharedTensor& scratch, int barrier, Mask mask,
+                                              const SourceLoc& loc, ir::ReduceOp op, int64_t q,
+                                              const std::map<int64_t, ir::Scalar>& mine, int64_t fold,
+                                              std::string_view operation) {
+  Cta& cta = w.cta;
+  const DType t = scratch->dtype;
+  const int bytes = dtype_bytes(t);
+  const int64_t base = cta.shared_offsets.at(scratch.get()), rows = scratch->shape[1];
+  const auto byte_of = [&](int64_t warp, int64_t row) { return base + (warp * rows + row) * bytes; };
+  const int thread = w.thread(__builtin_ctz(mask));
+  for (const auto& [row, value] : mine) {
+    const int64_t byte = byte_of(q, row);
+    uint8_t incoming[8];
+    store_value(t, incoming, value);
+    cta.check_not_in_flight(byte, bytes, true, loc, thread);
+    cta.access_shared(w, byte, bytes, true, loc, operation, incoming);
+    std::memcpy(&cta.smem[size_t(byte)], incoming, size_t(bytes));
+    std::memset(&cta.written[size_t(byte)], 1, size_t(bytes));
+  }
+  cta.arrive_at_barrier(w, barrier, w.group().count, mask, loc);
+  std::map<int64_t, ir::Scalar> folded;
+  for (const auto& [row, value] : mine)
+    for (int64_t warp = 0; warp < fold; ++warp) {
+      const int64_t byte = byte_of(warp, row);
+      cta.access_shared(w, byte, bytes, false, loc, operation);
+      const ir::Scalar v = load_value(t, &cta.smem[size_t(byte)]);
+      folded[row] = warp == 0 ? v : combine(op, t, folded[row], v);
+    }
+  cta.arrive_at_barrier(w, barrier, w.group().count, mask, loc);
+  return folded;
+}
+
 }  // namespace
 
 void exec_Reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
-  const Layout& in = n.a->layout;
   const Layout& out = n.out->layout;
-  const int in_local = in.local_size(), out_local = out.local_size(), rank = in.rank();
-  const auto& src = w.tile(n.a.get());
-  auto& dst = w.tile(n.out.get());
   const DType t = n.a->dtype;
-  // The elements this warp holds, by row (the result element they fold into) and by position k
-  // along the dimension; the lowest lane holding an element is its holder, as the shuffles reach it.
-  struct Held {
-    int lane;
-    ir::Scalar value;
-  };
-  std::map<int64_t, std::map<int, Held>> rows;
-  const auto& coords = w.cta.tables.coords(n.a.get());
-  for (int lane = 0; lane < 32; ++lane) {
-    const int th = w.thread_in_group(lane);
-    if (th < 0 || th >= in.num_threads()) continue;
-    for (int l = 0; l < in_local; ++l) {
-      std::vector<int> c(&coords[(size_t(th) * in_local + l) * rank], &coords[(size_t(th) * in_local + l + 1) * rank]);
-      const int k = c[size_t(n.dim)];
-      c[size_t(n.dim)] = 0;
-      rows[element_index(c, out.shape())].try_emplace(k, Held{lane, src[size_t(lane) * in_local + l]});
-    }
-  }
+  const auto held = held_rows(w, *n.a, n.dim, mask, n.loc, ir::op_name(n.op), "the reduction");
   std::map<int64_t, ir::Scalar> folded;
-  for (const auto& [row, held] : rows) {
-    ir::Scalar acc{.i = 0};
-    bool first = true;
-    for (const auto& [k, h] : held) {
-      if (!(mask >> h.lane & 1))
-        throw Error(n.loc, fmt::format("{} over dim {} executed by only part of a warp: thread {} holds an element "
-                                       "but does not take part (is the reduction inside a branch?)",
-                                       ir::op_name(n.op), n.dim, w.thread(h.lane)));
-      acc = first ? h.value : combine(n.op, t, acc, h.value);
-      first = false;
-    }
+  for (const auto& [row, elements] : held) {
+    ir::Scalar acc = elements.begin()->second.value;
+    for (auto it = std::next(elements.begin()); it != elements.end(); ++it)
+      acc = combine(n.op, t, acc, it->second.value);
     folded[row] = acc;
   }
+  if (n.scratch) {
+    Layout::WarpSplit split;
+    TESSEL_CHECK(n.a->layout.split_at_warps(n.dim, &split), "reduction at {} over an unsplittable layout", n.loc.str());
+    int64_t warps = 1;
+    for (const Layout::ThreadSpan& s : split.warps) warps *= s.size;
+    folded = through_scratch(w, n.scratch, n.barrier, mask, n.loc, n.op, warp_position(w, split.warps), folded, warps,
+                             "reduction across warps");
+  }
+  auto& dst = w.tile(n.out.get());
+  const int out_local = out.local_size();
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
-    const int th = w.thread_in_group(lane);
     for (int lo = 0; lo < out_local; ++lo) {
-      const auto it = folded.find(element_index(out.coords(th, lo), out.shape()));
+      int k = 0;
+      const auto it = folded.find(row_of(out.coords(w.thread_in_group(lane), lo).data(), out.shape(), n.dim, &k));
       TESSEL_CHECK(it != folded.end(), "reduce at {}: no element of a result row in warp {}", n.loc.str(), w.id);
       dst[size_t(lane) * out_local + lo] = it->second;
     }
   }
-  if (n.scratch) combine_across_warps(w, n, mask, dst);
 }
 
 void exec_Scan(Warp& w, const ir::ScanNode& n, Mask mask) {
   const Layout& in = n.a->layout;
-  const int local = in.local_size(), rank = in.rank(), bytes = dtype_bytes(n.a->dtype);
-  const auto& src = w.tile(n.a.get());
-  auto& dst = w.tile(n.out.get());
+  const int local = in.local_size(), rank = in.rank();
   const DType t = n.a->dtype;
   Layout::ScanOrder order;
   TESSEL_CHECK(in.scan_order(n.dim, &order), "scan at {} over a layout out of scan order", n.loc.str());
-  // The elements of each row this warp holds, by position; the lowest lane holding one is its holder.
-  struct Held {
-    int lane;
-    ir::Scalar value;
-  };
-  std::map<int64_t, std::map<int, Held>> rows;
-  const auto& coords = w.cta.tables.coords(n.a.get());
-  const auto row_of = [&](int th, int l, int* k) {
-    std::vector<int> c(&coords[(size_t(th) * local + l) * rank], &coords[(size_t(th) * local + l + 1) * rank]);
-    *k = c[size_t(n.dim)];
-    c[size_t(n.dim)] = 0;
-    return element_index(c, in.shape());
-  };
-  for (int lane = 0; lane < 32; ++lane) {
-    const int th = w.thread_in_group(lane);
-    if (th < 0 || th >= in.num_threads()) continue;
-    for (int l = 0; l < local; ++l) {
-      int k = 0;
-      const int64_t row = row_of(th, l, &k);
-      rows[row].try_emplace(k, Held{lane, src[size_t(lane) * local + l]});
-    }
-  }
-  // This warp's inclusive values by position, and each row's total.
+  // This warp's inclusive values by row and position, and each row's total.
   std::map<int64_t, std::map<int, ir::Scalar>> inclusive;
-  for (const auto& [row, held] : rows) {
+  std::map<int64_t, ir::Scalar> totals;
+  for (const auto& [row, elements] :
+       held_rows(w, *n.a, n.dim, mask, n.loc, fmt::format("cum{}", ir::op_name(n.op)), "the scan")) {
     ir::Scalar acc{};
-    bool first = true;
-    for (const auto& [k, h] : held) {
-      if (!(mask >> h.lane & 1))
-        throw Error(n.loc, fmt::format("cum{} over dim {} executed by only part of a warp: thread {} holds an element "
-                                       "but does not take part (is the scan inside a branch?)",
-                                       ir::op_name(n.op), n.dim, w.thread(h.lane)));
-      acc = first ? h.value : combine(n.op, t, acc, h.value);
-      first = false;
+    for (const auto& [k, h] : elements) {
+      acc = k == elements.begin()->first ? h.value : combine(n.op, t, acc, h.value);
       inclusive[row][k] = acc;
     }
+    totals[row] = acc;
   }
   // The prefix of the warps before this one, per row.
   std::map<int64_t, ir::Scalar> warps_before;
   if (n.scratch) {
-    Cta& cta = w.cta;
-    const int64_t base = cta.shared_offsets.at(n.scratch.get());
-    const int64_t elements = in.num_elements() / in.shape()[size_t(n.dim)];
-    // The rows of the scratch are indexed by row-major coordinates but along dim.
-    std::vector<int> row_shape = in.shape();
-    row_shape[size_t(n.dim)] = 1;
-    const auto row_index = [&](int64_t row) {
-      std::vector<int> c(static_cast<size_t>(rank), 0);
-      for (int d = rank - 1; d >= 0; --d) {
-        c[size_t(d)] = int(row % in.shape()[size_t(d)]);
-        row /= in.shape()[size_t(d)];
-      }
-      return element_index(c, row_shape);
-    };
-    int64_t q = 0, step = 1;
-    const int th0 = w.thread_in_group(0);
-    for (const Layout::ThreadSpan& s : order.warps) {
-      q += th0 / s.stride % s.size * step;
-      step *= s.size;
-    }
-    for (const auto& [row, values] : inclusive) {
-      const int writer = rows[row].rbegin()->second.lane;
-      const int64_t byte = base + (q * elements + row_index(row)) * bytes;
-      uint8_t incoming[8];
-      store_value(t, incoming, values.rbegin()->second);
-      cta.check_not_in_flight(byte, bytes, true, n.loc, w.thread(writer));
-      cta.access_shared(w, byte, bytes, true, n.loc, "scan across warps", incoming);
-      std::memcpy(&cta.smem[size_t(byte)], incoming, size_t(bytes));
-      std::memset(&cta.written[size_t(byte)], 1, size_t(bytes));
-    }
-    cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
-    for (const auto& [row, values] : inclusive)
-      for (int64_t before = 0; before < q; ++before) {
-        const int64_t byte = base + (before * elements + row_index(row)) * bytes;
-        cta.access_shared(w, byte, bytes, false, n.loc, "scan across warps");
-        const ir::Scalar v = load_value(t, &cta.smem[size_t(byte)]);
-        warps_before[row] = before == 0 ? v : combine(n.op, t, warps_before[row], v);
-      }
-    cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+    const int64_t q = warp_position(w, order.warps);
+    warps_before = through_scratch(w, n.scratch, n.barrier, mask, n.loc, n.op, q, totals, q, "scan across warps");
   }
+  auto& dst = w.tile(n.out.get());
+  const std::vector<int> rows = row_shape(in, n.dim);
+  const auto& coords = w.cta.tables.coords(n.a.get());
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
     const int th = w.thread_in_group(lane);
     for (int l = 0; l < local; ++l) {
       int k = 0;
-      const int64_t row = row_of(th, l, &k);
+      const int64_t row = row_of(&coords[(size_t(th) * local + l) * rank], rows, n.dim, &k);
       const std::map<int, ir::Scalar>& values = inclusive.at(row);
       const auto it = values.find(k);
-      const auto before = warps_before.find(row);
       std::optional<ir::Scalar> own;
       if (!n.exclusive)
         own = it->second;
       else if (it != values.begin())
         own = std::prev(it)->second;
+      const auto before = warps_before.find(row);
       ir::Scalar v;
       if (before != warps_before.end())
         v = own ? combine(n.op, t, before->second, *own) : before->second;

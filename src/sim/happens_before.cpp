@@ -20,10 +20,10 @@ void VectorClock::join(const VectorClock& other) {
 void Shadow::resize(size_t bytes) {
   write.assign(bytes, Access{});
   replica.assign(bytes, Access{});
-  for (auto* slots : {read, atomic}) {
-    slots[0].assign(bytes, Access{});
-    slots[1].assign(bytes, Access{});
-  }
+  read[0].assign(bytes, Access{});
+  read[1].assign(bytes, Access{});
+  atomic[0].clear();
+  atomic[1].clear();
 }
 
 uint32_t HappensBefore::add_actor(ActorKind kind, std::string name, uint32_t owner) {
@@ -67,6 +67,8 @@ void HappensBefore::atomic_access(Shadow& shadow, int64_t begin, int n, const Ve
                                   const std::function<std::string(int64_t)>& memory) const {
   if (!enabled_) return;
   const auto unordered = [&](const Access& a) { return HappensBefore::unordered(a, at, clock); };
+  if (shadow.atomic[0].empty())
+    for (auto& slots : shadow.atomic) slots.assign(shadow.write.size(), Access{});
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     const Access& last_write = shadow.write[size_t(byte)];
     const Access& replica = shadow.replica[size_t(byte)];
@@ -197,11 +199,13 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
     Access& replica = shadow.replica[size_t(byte)];
     Access& r0 = shadow.read[0][size_t(byte)];
     Access& r1 = shadow.read[1][size_t(byte)];
-    Access& a0 = shadow.atomic[0][size_t(byte)];
-    Access& a1 = shadow.atomic[1][size_t(byte)];
-    for (const Access* a : {&a0, &a1})
-      if (unordered(*a) && (write || a->atomic_write)) report(*a, at, memory(byte));
-    if (write) a0 = a1 = Access{};
+    if (!shadow.atomic[0].empty()) {
+      Access& a0 = shadow.atomic[0][size_t(byte)];
+      Access& a1 = shadow.atomic[1][size_t(byte)];
+      for (const Access* a : {&a0, &a1})
+        if (unordered(*a) && (write || a->atomic_write)) report(*a, at, memory(byte));
+      if (write) a0 = a1 = Access{};
+    }
     if (write && unordered(last_write) && last_write.site == at.site && incoming && current &&
         incoming[byte - begin] == current[byte - begin]) {
       replica = at;  // the same value again: a replica of the last write

@@ -59,7 +59,7 @@ struct Access {
   uint32_t site = 0;     // HappensBefore::site
   bool generic = false;  // a write through the generic proxy (a store, cp.async)
   // An atomic's: whom its scope includes (ir::MemoryScope), and whether it writes.
-  std::optional<ir::MemoryScope> atomic;
+  std::optional<ir::MemoryScope> atomic = std::nullopt;
   bool atomic_write = false;
 };
 
@@ -73,7 +73,7 @@ struct SyncLocation {
 // The accesses of a region of memory, per byte: the last write, a replica of it (the same
 // instruction in another warp writing the same value, as the warps holding replicas of a register
 // tile do), up to two reads that no later read is ordered after, and as many atomics since the
-// last write.
+// last write (sized on the first atomic access, so memory no atomic touches costs nothing more).
 struct Shadow {
   std::vector<Access> write, replica, read[2], atomic[2];
   void resize(size_t bytes);

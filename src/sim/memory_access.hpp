@@ -2,6 +2,8 @@
 // lanes hold, shared-memory addresses with their checks, and per-lane operands.
 #pragma once
 
+#include <optional>
+
 #include "machine.hpp"
 #include "tessel/layout/shared_swizzle.hpp"
 
@@ -48,5 +50,32 @@ inline std::vector<Lanes> eval_all(Warp& w, const std::vector<ir::Expr>& es, Mas
   for (const ir::Expr& e : es) out.push_back(w.eval(e, mask));
   return out;
 }
+
+// A global view as the active lanes of a warp see it: its pointer, shape and strides.
+class GlobalViewLanes {
+ public:
+  GlobalViewLanes(Warp& w, const ir::GlobalTensor& g, Mask mask)
+      : g_(g),
+        ptr_(w.eval(g->ptr, mask)),
+        shape_(eval_all(w, g->shape, mask)),
+        strides_(eval_all(w, g->strides, mask)) {}
+
+  // The address of the element at coordinates c + offsets in `lane`; none outside the view.
+  std::optional<uint64_t> address(int lane, const int* c, const std::vector<Lanes>& offsets) const {
+    int64_t index = 0;
+    for (int d = 0; d < g_->rank(); ++d) {
+      const int64_t coord = c[d] + offsets[size_t(d)][lane].i;
+      if (coord < 0 || coord >= extent(d, lane)) return std::nullopt;
+      index += coord * strides_[size_t(d)][lane].i;
+    }
+    return uint64_t(ptr_[lane].i) + uint64_t(index * dtype_bytes(g_->dtype));
+  }
+  int64_t extent(int d, int lane) const { return shape_[size_t(d)][lane].i; }
+
+ private:
+  const ir::GlobalTensor& g_;
+  Lanes ptr_;
+  std::vector<Lanes> shape_, strides_;
+};
 
 }  // namespace tessel::sim

@@ -1,19 +1,28 @@
-// Verifier rules and effects (tessel/ir/effects.hpp) of the reductions.
+// Verifier rules and effects (tessel/ir/effects.hpp) of the reductions and scans.
 #include "verification.hpp"
 
 namespace tessel::ir {
 
+namespace {
+
+// Across warps, a reduction or scan exchanges through an allocation of its result's type, at the
+// barrier of the group it runs in (the block's for the whole block, a named one otherwise).
+template <class N> void check_across_warps(Verification& v, const N& n) {
+  if (!n.scratch) return;
+  const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
+  TESSEL_CHECK(!n.scratch->root && n.scratch->dtype == n.out->dtype,
+               "the scratch of the {} at {} is not an allocation of its type", kind_name(n.kind), n.loc.str());
+  TESSEL_CHECK(n.barrier >= ReduceNode::kUnallocated && n.barrier < SyncNode::kBarriers &&
+                   (n.barrier == SyncNode::kBlockBarrier) == whole_block,
+               "{} barrier {} in a group of {} at {}", kind_name(n.kind), n.barrier, v.group().str(), n.loc.str());
+}
+
+}  // namespace
+
 void verify_Reduce(Verification& v, const ReduceNode& n) {
   TESSEL_CHECK(n.dim >= 0 && n.dim < n.a->rank() && n.out->shape()[size_t(n.dim)] == 1,
                "reduction over dim {} at {} does not keep it with extent 1", n.dim, n.loc.str());
-  if (n.scratch) {
-    const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
-    TESSEL_CHECK(!n.scratch->root && n.scratch->dtype == n.out->dtype,
-                 "the partials of the reduction at {} are not an allocation of its type", n.loc.str());
-    TESSEL_CHECK(n.barrier >= ReduceNode::kUnallocated && n.barrier < SyncNode::kBarriers &&
-                     (n.barrier == SyncNode::kBlockBarrier) == whole_block,
-                 "reduction barrier {} in a group of {} at {}", n.barrier, v.group().str(), n.loc.str());
-  }
+  check_across_warps(v, n);
   v.use(n.a, n);
   v.define(n.out, n);
 }
@@ -21,14 +30,7 @@ void verify_Reduce(Verification& v, const ReduceNode& n) {
 void verify_Scan(Verification& v, const ScanNode& n) {
   TESSEL_CHECK(n.dim >= 0 && n.dim < n.a->rank() && n.out->shape() == n.a->shape(),
                "scan over dim {} at {} changes the tile's shape", n.dim, n.loc.str());
-  if (n.scratch) {
-    const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
-    TESSEL_CHECK(!n.scratch->root && n.scratch->dtype == n.out->dtype,
-                 "the warp totals of the scan at {} are not an allocation of its type", n.loc.str());
-    TESSEL_CHECK(n.barrier >= ReduceNode::kUnallocated && n.barrier < SyncNode::kBarriers &&
-                     (n.barrier == SyncNode::kBlockBarrier) == whole_block,
-                 "scan barrier {} in a group of {} at {}", n.barrier, v.group().str(), n.loc.str());
-  }
+  check_across_warps(v, n);
   v.use(n.a, n);
   v.define(n.out, n);
 }
