@@ -4,8 +4,9 @@ namespace tessel::examples {
 
 const std::vector<Example>& all_examples() {
   static const std::vector<Example> list = [] {
-    std::vector<Example> l = {vector_add_example(), row_softmax_example(), wide_row_softmax_example(),
-                              layer_norm_example(), matmul_simt_example(), broken_sync_example()};
+    std::vector<Example> l = {vector_add_example(), row_softmax_example(),     wide_row_softmax_example(),
+                              layer_norm_example(), dequantize_int4_example(), matmul_simt_example(),
+                              broken_sync_example()};
     for (Example& e : ampere_ladder_examples()) l.push_back(std::move(e));
     for (Example& e : hopper_ladder_examples()) l.push_back(std::move(e));
     for (Example& e : blackwell_ladder_examples()) l.push_back(std::move(e));

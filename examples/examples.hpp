@@ -94,6 +94,7 @@ Example vector_add_example();
 Example row_softmax_example();
 Example wide_row_softmax_example();
 Example layer_norm_example();
+Example dequantize_int4_example();
 Example matmul_simt_example();
 Example broken_sync_example();
 std::vector<Example> ampere_ladder_examples();

@@ -28,7 +28,8 @@ TEST_P(ExampleOnSimulator, MatchesTheHostReference) {
 const auto kCases = ::testing::Values(
     Case{"vector_add", {1}}, Case{"vector_add", {2048}}, Case{"vector_add", {5000}}, Case{"vector_add", {12289}},
     Case{"row_softmax", {4, 128}}, Case{"row_softmax", {5, 1}}, Case{"row_softmax", {9, 300}},
-    Case{"row_softmax", {3, 1000}}, Case{"wide_row_softmax", {3, 4096}}, Case{"wide_row_softmax", {2, 3000}},
+    Case{"row_softmax", {3, 1000}}, Case{"wide_row_softmax", {3, 4096}}, Case{"dequantize_int4", {256, 512}},
+    Case{"dequantize_int4", {300, 1000}}, Case{"dequantize_int4", {17, 7}}, Case{"wide_row_softmax", {2, 3000}},
     Case{"layer_norm", {3, 4096}}, Case{"layer_norm", {2, 1000}}, Case{"matmul_simt", {128, 128, 32}},
     Case{"matmul_simt", {100, 72, 80}}, Case{"matmul_simt", {1, 130, 7}}, Case{"ampere_v1_naive", {70, 65, 33}},
     Case{"ampere_v2_shared", {129, 64, 16}}, Case{"ampere_v3_mma", {128, 128, 64}},

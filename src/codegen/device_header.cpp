@@ -32,7 +32,8 @@ typedef unsigned long long uint64_t;
 std::string half_types() {
   const ir::Arch oldest = ir::Arch::Sm80;
   return fmt::format(R"CUDA(
-// IEEE half: arithmetic happens in f32; conversions round to nearest even.
+// IEEE half: arithmetic happens in f32, but for +, - and * of tiles, in pairs (emit_tiles.cpp);
+// conversions round to nearest even.
 struct tessel_f16 {{
   unsigned short bits;
   tessel_f16() = default;
@@ -44,7 +45,7 @@ struct tessel_f16 {{
   }}
 }};
 
-// bfloat16: arithmetic happens in f32; conversions round to nearest even.
+// bfloat16: as tessel_f16.
 struct tessel_bf16 {{
   unsigned short bits;
   tessel_bf16() = default;
@@ -139,6 +140,64 @@ struct {1} {{
   return text;
 }
 
+// Eight 4-bit integers of one word as f16 or bf16 pairs, without a conversion instruction: the
+// element's bits are or-ed into the mantissa of a magic number whose last place is worth 1 (1024
+// in f16, 128 in bf16), and one packed multiply-add removes the magic. Signed elements are offset
+// by 8 first (x ^ 8 = x + 8 in 4 bits) and the offset removed with the magic. In f16 the high
+// nibble of each byte is taken in place, as 16 units, and scaled by 1/16 in the same multiply-add.
+// Pair p holds elements (p, p + 4); per 8 values: 4 and-or (lop3), 1 to 3 shifts, 4 multiply-adds.
+std::string dequantize_4bit() {
+  const ir::Arch oldest = ir::Arch::Sm80;
+  return fmt::format(R"CUDA(
+__device__ __forceinline__ unsigned int tessel_fma_f16x2(unsigned int a, unsigned int b, unsigned int c) {{
+  unsigned int d;
+  {}
+  return d;
+}}
+__device__ __forceinline__ unsigned int tessel_fma_bf16x2(unsigned int a, unsigned int b, unsigned int c) {{
+  unsigned int d;
+  {}
+  return d;
+}}
+// Two 16-bit values in one 32-bit register, the first in the low half, and back.
+__device__ __forceinline__ unsigned int tessel_pair2(unsigned short lo, unsigned short hi) {{
+  return (unsigned int)lo | (unsigned int)hi << 16;
+}}
+template <class T> __device__ __forceinline__ void tessel_unpair2(unsigned int v, T& lo, T& hi) {{
+  lo.bits = (unsigned short)(v & 0xffffu);
+  hi.bits = (unsigned short)(v >> 16);
+}}
+template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_f16(uint32_t w, tessel_f16* out) {{
+  if (Signed) w ^= 0x88888888u;
+  const unsigned int one = 0x3c003c00u, sixteenth = 0x2c002c00u;
+  const unsigned int minus_magic = Signed ? 0xe408e408u : 0xe400e400u;     // -1024 (- 8)
+  const unsigned int minus_magic_16 = Signed ? 0xd480d480u : 0xd400d400u;  // -1024/16 (- 8)
+#pragma unroll
+  for (int p = 0; p < 4; p += 2) {{
+    const uint32_t v = w >> (4 * p);
+    const unsigned int lo = tessel_fma_f16x2((v & 0x000f000fu) | 0x64006400u, one, minus_magic);
+    const unsigned int hi = tessel_fma_f16x2((v & 0x00f000f0u) | 0x64006400u, sixteenth, minus_magic_16);
+    out[p].bits = (unsigned short)(lo & 0xffffu);
+    out[p + 4].bits = (unsigned short)(lo >> 16);
+    out[p + 1].bits = (unsigned short)(hi & 0xffffu);
+    out[p + 5].bits = (unsigned short)(hi >> 16);
+  }}
+}}
+template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(uint32_t w, tessel_bf16* out) {{
+  if (Signed) w ^= 0x88888888u;
+  const unsigned int one = 0x3f803f80u, minus_magic = Signed ? 0xc308c308u : 0xc300c300u;  // -128 (- 8)
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {{
+    const unsigned int x = tessel_fma_bf16x2(((w >> (4 * p)) & 0x000f000fu) | 0x43004300u, one, minus_magic);
+    out[p].bits = (unsigned short)(x & 0xffffu);
+    out[p + 4].bits = (unsigned short)(x >> 16);
+  }}
+}}
+)CUDA",
+                     ptx_asm(Ptx::FmaF16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}),
+                     ptx_asm(Ptx::FmaBf16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}));
+}
+
 // The fast forms of the math functions (Precision::fast): PTX's approximations.
 std::string fast_math() {
   const ir::Arch oldest = ir::Arch::Sm80;
@@ -186,6 +245,35 @@ template <class T, int N> __device__ __forceinline__ void tessel_store_vec(T* p,
   *reinterpret_cast<tessel_vec<T, N>*>(p) = x;
 }
 
+// Packed tiles (i4, u4): register slot l of a thread is bits [B*(l % (32/B)), ...) of word
+// l / (32/B), the order of the elements in memory (element 2i in the low nibble of byte i).
+template <int B, bool Signed> __device__ __forceinline__ int tessel_packed_get(const uint32_t* words, int l) {
+  constexpr int per_word = 32 / B;
+  const uint32_t field = (words[l / per_word] >> (l % per_word * B)) & ((1u << B) - 1u);
+  return Signed ? int(field << (32 - B)) >> (32 - B) : int(field);
+}
+template <int B> __device__ __forceinline__ void tessel_packed_set(uint32_t* words, int l, int v) {
+  constexpr int per_word = 32 / B;
+  const int shift = l % per_word * B;
+  const uint32_t mask = ((1u << B) - 1u) << shift;
+  words[l / per_word] = (words[l / per_word] & ~mask) | ((uint32_t(v) << shift) & mask);
+}
+// Element l of packed memory at `p` (its first byte): byte l*B/8, bits from (l*B) % 8.
+template <int B, bool Signed> __device__ __forceinline__ int tessel_packed_read(const uint8_t* p, int64_t l) {
+  const uint32_t field = (uint32_t(p[l * B / 8]) >> (l * B % 8)) & ((1u << B) - 1u);
+  return Signed ? int(field << (32 - B)) >> (32 - B) : int(field);
+}
+// A packed element written alone shares its byte with a neighbour that another thread may write:
+// the read-modify-write of the byte's word is two atomics on disjoint bits.
+template <int B> __device__ __forceinline__ void tessel_packed_write(uint8_t* p, int64_t l, int v) {
+  uint8_t* byte = p + l * B / 8;
+  const unsigned long long address = reinterpret_cast<unsigned long long>(byte);
+  unsigned int* word = reinterpret_cast<unsigned int*>(address & ~3ull);
+  const int shift = int(address & 3) * 8 + int(l * B % 8);
+  const unsigned int mask = ((1u << B) - 1u) << shift;
+  atomicAnd(word, ~mask);
+  atomicOr(word, (unsigned(v) << shift) & mask);
+}
 // The byte offset of a shared element under a swizzle of B bits (layout/shared_swizzle.hpp).
 template <int B> __device__ __forceinline__ int tessel_swizzle(int byte) {
   return byte ^ (((byte >> 7) & ((1 << B) - 1)) << 4);
@@ -241,7 +329,8 @@ __device__ __forceinline__ int32_t tessel_fast_divide(int32_t x, uint32_t m, uin
 }  // namespace
 
 const std::string& device_header() {
-  static const std::string text = kIntegerTypes + half_types() + fp8_types() + fast_math() + kHelpers;
+  static const std::string text =
+      kIntegerTypes + half_types() + fp8_types() + fast_math() + dequantize_4bit() + kHelpers;
   return text;
 }
 

@@ -196,6 +196,10 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
   e.header(n, "load_global");
   e.declare_tile(n.out);
   e.open("");
+  if (is_packed(n.out->dtype)) {
+    emit_packed_load_global(e, n);
+    return e.close();
+  }
   const std::string fill =
       to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
   emit_global_access(
@@ -214,6 +218,10 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
 void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
   e.header(n, "store_global");
   e.open("");
+  if (is_packed(n.src->dtype)) {
+    emit_packed_store_global(e, n);
+    return e.close();
+  }
   emit_global_access(
       e, n, "store_global writes", n.src, n.dst, n.offsets, n.vector,
       [&](const std::string& l) {
@@ -231,9 +239,11 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   e.header(n, "load_shared");
   e.declare_tile(n.out);
   e.open("");
-  if (!emit_ldmatrix(e, n, [&](const std::string& index, int64_t constant) {
-        return shared_element(e, n.src, index, constant);
-      })) {
+  if (is_packed(n.out->dtype)) {
+    emit_packed_load_shared(e, n);
+  } else if (!emit_ldmatrix(e, n, [&](const std::string& index, int64_t constant) {
+               return shared_element(e, n.src, index, constant);
+             })) {
     open_slot_loop(e, n.out, n.offsets);
     e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src))));
     e.close();
@@ -244,6 +254,10 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
 void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   e.header(n, "store_shared");
   e.open("");
+  if (is_packed(n.src->dtype)) {
+    emit_packed_store_shared(e, n);
+    return e.close();
+  }
   const auto element = [&](const std::string& index, int64_t constant = 0) {
     return shared_element(e, n.dst, index, constant);
   };

@@ -1,4 +1,5 @@
 // Register-tile instructions: creation, elementwise math, casts, copies, slices and printing.
+#include <algorithm>
 #include <functional>
 
 #include "emitter.hpp"
@@ -6,6 +7,9 @@
 namespace tessel::codegen {
 
 void Emitter::declare_tile(const ir::RegisterTensor& t) {
+  if (is_packed(t->dtype))
+    return line(fmt::format("uint32_t {}[{}] = {{}};  // {} {}, packed", tile(t), packed_words(t), dtype_name(t->dtype),
+                            t->layout.str()));
   line(fmt::format("{} {}[{}];  // {} {}", c_type(t->dtype), tile(t), t->layout.local_size(), dtype_name(t->dtype),
                    t->layout.str()));
 }
@@ -31,6 +35,7 @@ std::vector<int> Emitter::broadcast_slots(const ir::RegisterTensor& operand, con
 
 std::string Emitter::operand(const ir::Operand& o, const std::string& l) {
   if (o.scalar) return to_arith(o.scalar->type.dtype, expr(o.scalar));
+  if (is_packed(o.tensor->dtype)) return packed_get(*this, o.tensor, l);
   return to_arith(o.tensor->dtype, fmt::format("{}[{}]", tile(o.tensor), l));
 }
 
@@ -67,15 +72,57 @@ void for_each_slot(Emitter& e, const ir::RegisterTensor& out, const std::vector<
 void emit_AllocRegister(Emitter& e, const ir::AllocRegisterNode& n) {
   e.header(n, "register tile");
   e.declare_tile(n.out);
+  if (is_packed(n.out->dtype)) {
+    e.line("#pragma unroll");
+    return e.line(fmt::format("for (int l = 0; l < {}; ++l) {}", n.out->layout.local_size(),
+                              packed_set(e, n.out, "l", fmt::format("int({})", e.expr(n.init)))));
+  }
   e.line("#pragma unroll");
   e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n.out->layout.local_size(), e.tile(n.out),
                      to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype),
                                                           to_arith(n.init->type.dtype, e.expr(n.init))))));
 }
 
+namespace {
+
+// +, - and * of f16 or bf16 tiles, two elements per instruction: a packed fma (a * 1 + b, b * -1 +
+// a, a * b + -0) rounds once, as the f32 arithmetic of the other form rounds to a result that the
+// 16-bit rounding does not change (f32 has more than twice the 16-bit types' precision, plus 2).
+bool emit_half_pairs(Emitter& e, const ir::ElementwiseBinaryNode& n) {
+  using ir::BinaryOp;
+  const DType t = n.out->dtype;
+  const int local = n.out->layout.local_size();
+  if ((t != DType::F16 && t != DType::BF16) || n.a.dtype() != t || n.b.dtype() != t || local % 2 != 0 ||
+      (n.op != BinaryOp::Add && n.op != BinaryOp::Sub && n.op != BinaryOp::Mul))
+    return false;
+  const char* fma = t == DType::F16 ? "tessel_fma_f16x2" : "tessel_fma_bf16x2";
+  const char* one = t == DType::F16 ? "0x3c003c00u" : "0x3f803f80u";
+  const char* minus_one = t == DType::F16 ? "0xbc00bc00u" : "0xbf80bf80u";
+  std::vector<std::vector<int>> slots;
+  for (const ir::Operand* o : {&n.a, &n.b})
+    slots.push_back(o->tensor ? e.broadcast_slots(o->tensor, n.out->layout) : std::vector<int>{});
+  const auto pair = [&](size_t i, int l) {
+    const ir::Operand& o = i == 0 ? n.a : n.b;
+    if (o.scalar) return fmt::format("tessel_pair2(({0}).bits, ({0}).bits)", e.expr(o.scalar));
+    return fmt::format("tessel_pair2({0}[{1}].bits, {0}[{2}].bits)", e.tile(o.tensor), slots[i][size_t(l)],
+                       slots[i][size_t(l) + 1]);
+  };
+  for (int l = 0; l < local; l += 2) {
+    const std::string a = pair(0, l), b = pair(1, l);
+    const std::string value = n.op == BinaryOp::Add   ? fmt::format("{}({}, {}, {})", fma, a, one, b)
+                              : n.op == BinaryOp::Sub ? fmt::format("{}({}, {}, {})", fma, b, minus_one, a)
+                                                      : fmt::format("{}({}, {}, 0x80008000u)", fma, a, b);
+    e.line(fmt::format("tessel_unpair2({}, {}[{}], {}[{}]);", value, e.tile(n.out), l, e.tile(n.out), l + 1));
+  }
+  return true;
+}
+
+}  // namespace
+
 void emit_ElementwiseBinary(Emitter& e, const ir::ElementwiseBinaryNode& n) {
   e.header(n, std::string(ir::op_name(n.op)));
   e.declare_tile(n.out);
+  if (emit_half_pairs(e, n)) return;
   const DType t = n.a.dtype();
   for_each_slot(e, n.out, {&n.a, &n.b},
                 [&](const std::vector<std::string>& v) { return binary_expr(n.op, t, v[0], v[1]); });
@@ -109,15 +156,62 @@ void emit_Fma(Emitter& e, const ir::FmaNode& n) {
 void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   e.header(n, fmt::format("cast {} -> {}", dtype_name(n.a->dtype), dtype_name(n.out->dtype)));
   e.declare_tile(n.out);
+  if (emit_packed_dequantize(e, n)) return;
   const ir::Operand a{n.a, nullptr};
+  if (is_packed(n.out->dtype)) {
+    const std::vector<int> slots = e.broadcast_slots(n.a, n.out->layout);
+    for (int l = 0; l < n.out->layout.local_size(); ++l)
+      e.line(packed_set(e, n.out, std::to_string(l), fmt::format("int({})", e.operand(a, std::to_string(slots[l])))));
+    return;
+  }
   for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) {
     return fmt::format("({})({})", arith_type(n.out->dtype), v[0]);
   });
 }
 
+// Between widths, slot l of the narrower tile is bits [w * (l % r), ...) of slot l / r of the wider
+// (r the ratio of the widths, w the narrower width): the order of the bits in memory. A packed tile
+// whose words are the slots of a 32-bit tile is a copy of the words.
 void emit_BitcastTensor(Emitter& e, const ir::BitcastTensorNode& n) {
   e.header(n, fmt::format("bitcast {} -> {}", dtype_name(n.a->dtype), dtype_name(n.out->dtype)));
   e.declare_tile(n.out);
+  const DType from = n.a->dtype, to = n.out->dtype;
+  const int wa = dtype_bits(from), wo = dtype_bits(to);
+  const auto word_of = [&](DType t, const std::string& v) { return is_packed(t) ? v : bits_expr(t, v); };
+  if (is_packed(from) || is_packed(to)) {
+    const ir::RegisterTensor& packed = is_packed(from) ? n.a : n.out;
+    const ir::RegisterTensor& other = is_packed(from) ? n.out : n.a;
+    if (dtype_bits(other->dtype) == 32 || is_packed(other->dtype)) {
+      e.line("#pragma unroll");
+      e.line(fmt::format("for (int w = 0; w < {}; ++w) {}[w] = {};", packed_words(packed), e.tile(n.out),
+                         is_packed(to) ? word_of(from, fmt::format("{}[w]", e.tile(n.a)))
+                                       : from_bits_expr(to, fmt::format("{}[w]", e.tile(n.a)))));
+      return;
+    }
+  }
+  if (wa != wo) {
+    const auto slot_bits = [&](const std::string& k) {
+      return is_packed(from) ? fmt::format("uint64_t(uint32_t({}))", packed_get(e, n.a, k))
+                             : fmt::format("uint64_t({})", bits_expr(from, fmt::format("{}[{}]", e.tile(n.a), k)));
+    };
+    const auto set = [&](int l, const std::string& bits) {
+      e.line(is_packed(to) ? packed_set(e, n.out, std::to_string(l), fmt::format("int({})", bits))
+                           : fmt::format("{}[{}] = {};", e.tile(n.out), l, from_bits_expr(to, bits)));
+    };
+    const int ratio = std::max(wa, wo) / std::min(wa, wo);
+    for (int l = 0; l < n.out->layout.local_size(); ++l) {
+      if (wa > wo) {
+        set(l, fmt::format("({} >> {}) & {}ull", slot_bits(std::to_string(l / ratio)), wo * (l % ratio),
+                           (uint64_t(1) << wo) - 1));
+        continue;
+      }
+      std::vector<std::string> parts;
+      for (int j = 0; j < ratio; ++j)
+        parts.push_back(fmt::format("({} << {})", slot_bits(std::to_string(l * ratio + j)), wa * j));
+      set(l, fmt::format("({})", fmt::join(parts, " | ")));
+    }
+    return;
+  }
   e.line("#pragma unroll");
   e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n.out->layout.local_size(), e.tile(n.out),
                      from_bits_expr(n.out->dtype, bits_expr(n.a->dtype, fmt::format("{}[l]", e.tile(n.a))))));
@@ -137,8 +231,8 @@ void emit_Iota(Emitter& e, const ir::IotaNode& n) {
 void emit_CopyRegister(Emitter& e, const ir::CopyRegisterNode& n) {
   e.header(n, "copy");
   e.line("#pragma unroll");
-  e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}[l];", n.dst->layout.local_size(), e.tile(n.dst),
-                     e.tile(n.src)));
+  const int slots = is_packed(n.dst->dtype) ? packed_words(n.dst) : n.dst->layout.local_size();
+  e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}[l];", slots, e.tile(n.dst), e.tile(n.src)));
 }
 
 // Each register of the slice is a register of its source: copies the C++ compiler renames away.
@@ -164,8 +258,9 @@ void emit_PrintTensor(Emitter& e, const ir::PrintTensorNode& n) {
   const auto c = lay.coord_exprs("t", "l");
   std::vector<std::string> fmts(c.size(), "%d");
   const bool f = is_float(n.tensor->dtype);
-  std::string value =
-      f ? fmt::format("(double)float({}[l])", e.tile(n.tensor)) : fmt::format("(long long)({}[l])", e.tile(n.tensor));
+  const std::string element =
+      is_packed(n.tensor->dtype) ? packed_get(e, n.tensor, "l") : fmt::format("{}[l]", e.tile(n.tensor));
+  std::string value = f ? fmt::format("(double)float({})", element) : fmt::format("(long long)({})", element);
   e.line(fmt::format("printf(\"{} [block %d, thread %d] [{}] = {}\\n\", int(blockIdx.x), int(threadIdx.x), {}, {});",
                      n.label, fmt::join(fmts, ", "), f ? "%g" : "%lld", fmt::join(c, ", "), value));
   e.close();

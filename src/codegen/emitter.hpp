@@ -168,6 +168,18 @@ std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const st
 std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a,
                        ir::MathPrecision precision = ir::MathPrecision::Exact);
 
+// Packed tiles (packed_tiles.cpp): each thread's slots packed into 32-bit words, `packed_words` of
+// them; `packed_get` is slot `slot` as an int, `packed_set` the statement that sets it.
+int packed_words(const ir::RegisterTensor& t);
+std::string packed_get(Emitter& e, const ir::RegisterTensor& t, const std::string& slot);
+std::string packed_set(Emitter& e, const ir::RegisterTensor& t, const std::string& slot, const std::string& value);
+void emit_packed_load_global(Emitter& e, const ir::LoadGlobalNode& n);
+void emit_packed_store_global(Emitter& e, const ir::StoreGlobalNode& n);
+void emit_packed_load_shared(Emitter& e, const ir::LoadSharedNode& n);
+void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n);
+// A 4-bit tile to f16 or bf16 of the same layout, a word at a time; false when it is not that.
+bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n);
+
 // load_shared of tensor-core fragments with ldmatrix; false when select_instructions did not choose it.
 // `element` gives the lvalue of the source element at an element index of the view.
 bool emit_ldmatrix(Emitter& e, const ir::LoadSharedNode& n, const SharedElement& element);

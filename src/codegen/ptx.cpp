@@ -124,6 +124,24 @@ const PtxRow& ptx_row(Ptx instruction) {
                               PtxEffect::Pure};
       return row;
     }
+    // PTX ISA 9.7.4.6 and 9.7.4.10: fused multiply-add of two f16 (bf16) pairs in 32-bit registers,
+    // one rounding to nearest even per half.
+    case Ptx::FmaF16x2: {
+      static const PtxRow row{"fma.rn.f16x2",
+                              "fma.rn.f16x2 {dst}, {a}, {b}, {c};",
+                              Arch::Sm80,
+                              {scalar("dst", "=r"), scalar("a", "r"), scalar("b", "r"), scalar("c", "r")},
+                              PtxEffect::Pure};
+      return row;
+    }
+    case Ptx::FmaBf16x2: {
+      static const PtxRow row{"fma.rn.bf16x2",
+                              "fma.rn.bf16x2 {dst}, {a}, {b}, {c};",
+                              Arch::Sm80,
+                              {scalar("dst", "=r"), scalar("a", "r"), scalar("b", "r"), scalar("c", "r")},
+                              PtxEffect::Pure};
+      return row;
+    }
     // PTX ISA 9.7.4: the fast approximations of 2^x, log2 x, tanh x (sm_75) and the square root.
     case Ptx::Ex2Approx: {
       static const PtxRow row{"ex2.approx.f32",
@@ -747,6 +765,8 @@ std::string_view ptx_type(DType t) {
     case DType::F16: return "f16";
     case DType::BF16: return "bf16";
     case DType::F32: return "f32";
+    case DType::I4: return "s4";
+    case DType::U4: return "u4";
   }
   TESSEL_CHECK(false, "no PTX type for dtype {}", int(t));
 }

@@ -39,6 +39,8 @@ enum class Ptx : uint8_t {
   Lg2Approx,
   TanhApprox,
   SqrtApprox,
+  FmaF16x2,
+  FmaBf16x2,
   CpAsyncCg16,
   CpAsyncCa8,
   CpAsyncCa4,

@@ -125,7 +125,9 @@ float round_to(DType t, float v) {
     case DType::I32:
     case DType::U32:
     case DType::I64:
-    case DType::U64: break;
+    case DType::U64:
+    case DType::I4:
+    case DType::U4: break;
   }
   TESSEL_CHECK(false, "round_to a non-floating-point type {}", dtype_name(t));
 }

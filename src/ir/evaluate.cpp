@@ -30,7 +30,9 @@ std::optional<FloatFormat> float_format(DType t) {
     case DType::I32:
     case DType::U32:
     case DType::I64:
-    case DType::U64: break;
+    case DType::U64:
+    case DType::I4:
+    case DType::U4: break;
   }
   return std::nullopt;
 }
@@ -88,9 +90,11 @@ uint64_t bits_of(DType t, Scalar v) {
     case DType::I32:
     case DType::U32:
     case DType::I64:
-    case DType::U64: break;
+    case DType::U64:
+    case DType::I4:
+    case DType::U4: break;
   }
-  const int bits = 8 * dtype_bytes(t);
+  const int bits = dtype_bits(t);
   return bits == 64 ? uint64_t(v.i) : uint64_t(v.i) & ((uint64_t(1) << bits) - 1);
 }
 
@@ -110,7 +114,9 @@ Scalar from_bits(DType t, uint64_t bits) {
     case DType::I32:
     case DType::U32:
     case DType::I64:
-    case DType::U64: break;
+    case DType::U64:
+    case DType::I4:
+    case DType::U4: break;
   }
   return normalize(t, Scalar{.i = int64_t(bits)});
 }
@@ -124,6 +130,8 @@ Scalar normalize(DType t, Scalar v) {
     case DType::U16: return Scalar{.i = int64_t(uint16_t(uint64_t(v.i)))};
     case DType::I32: return Scalar{.i = int64_t(int32_t(uint32_t(uint64_t(v.i))))};
     case DType::U32: return Scalar{.i = int64_t(uint32_t(uint64_t(v.i)))};
+    case DType::I4: return Scalar{.i = int64_t(uint64_t(v.i) & 0xf) - (v.i & 0x8 ? 16 : 0)};
+    case DType::U4: return Scalar{.i = int64_t(uint64_t(v.i) & 0xf)};
     case DType::I64:
     case DType::U64: return v;
     case DType::F32:

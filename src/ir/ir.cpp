@@ -32,6 +32,23 @@ std::string_view call_name(NodeKind k) {
   return "?";
 }
 
+bool takes_packed_tiles(NodeKind k) {
+  switch (k) {
+    case NodeKind::AllocShared:
+    case NodeKind::AllocRegister:
+    case NodeKind::LoadGlobal:
+    case NodeKind::StoreGlobal:
+    case NodeKind::LoadShared:
+    case NodeKind::StoreShared:
+    case NodeKind::CastTensor:
+    case NodeKind::BitcastTensor:
+    case NodeKind::CopyRegister:
+    case NodeKind::AnnotateLayout:
+    case NodeKind::PrintTensor: return true;
+    default: return false;
+  }
+}
+
 bool is_instruction(NodeKind k) {
   switch (k) {
 // clang-format off
@@ -315,9 +332,9 @@ bool as_const_int(const Expr& e, int64_t* v) {
 }
 
 int64_t SharedTensorNode::nbytes() const {
-  int64_t n = dtype_bytes(dtype);
-  for (int s : shape) n *= s;
-  return n;
+  int64_t bits = dtype_bits(dtype);
+  for (int s : shape) bits *= s;
+  return (bits + 7) / 8;
 }
 
 int TMemoryTensorNode::allocated_columns() const {

@@ -35,7 +35,7 @@ class Printer {
   static std::string fact(const KernelNode& k, size_t i) {
     const int64_t d = k.param_divisor(i);
     const Type& t = k.params[i]->type;
-    if (t.pointer) return d > dtype_bytes(t.dtype) ? fmt::format(" [{}-byte aligned]", d) : "";
+    if (t.pointer) return d > element_alignment(t.dtype) ? fmt::format(" [{}-byte aligned]", d) : "";
     return d > 1 ? fmt::format(" [multiple of {}]", d) : "";
   }
 

@@ -50,7 +50,8 @@ int64_t size_bucket(int64_t v) {
 // The facts a variant is specialized on: the largest of 16, 8 (integers only) and the element's
 // size (pointers) or 1 (integers) that divides the argument. Few classes keep the variants few.
 int64_t divisor_fact(const ParamSpec& p, const HostArg& a) {
-  if (p.kind == ParamSpec::Kind::Pointer) return reinterpret_cast<uintptr_t>(a.p) % 16 == 0 ? 16 : dtype_bytes(p.dtype);
+  if (p.kind == ParamSpec::Kind::Pointer)
+    return reinterpret_cast<uintptr_t>(a.p) % 16 == 0 ? 16 : element_alignment(p.dtype);
   if (!integer_size(p) || p.dtype == DType::Bool) return 1;
   return a.i % 16 == 0 ? 16 : a.i % 8 == 0 ? 8 : 1;
 }
@@ -80,7 +81,10 @@ void KernelSignature::check(std::span<const HostArg> args) const {
           throw Error(fmt::format("kernel {}, argument {}: {} does not fit in i32", kernel_, i, a.i));
         break;
       case ParamSpec::Kind::Pointer:
-        if (a.kind != HostArg::Kind::Pointer || (!a.void_pointer && a.pointee != p.dtype)) fail();
+        // Packed elements have no host type of their own: their bytes come as uint8_t.
+        if (a.kind != HostArg::Kind::Pointer ||
+            (!a.void_pointer && a.pointee != p.dtype && !(is_packed(p.dtype) && a.pointee == DType::U8)))
+          fail();
         break;
     }
   }
@@ -98,11 +102,11 @@ void KernelSignature::check_pointers(std::span<const HostArg> args) const {
           fmt::format("{}: the pointer is null; pass device memory (a tessel::Buffer, or an allocation of "
                       "the device the kernel runs on)",
                       parameter()));
-    if (reinterpret_cast<uintptr_t>(p) % uintptr_t(dtype_bytes(element)) != 0)
+    if (reinterpret_cast<uintptr_t>(p) % uintptr_t(element_alignment(element)) != 0)
       throw Error(
           fmt::format("{}: the pointer {} is not aligned to its element type {} ({} bytes); pass the address "
                       "of a whole {} element",
-                      parameter(), p, dtype_name(element), dtype_bytes(element), dtype_name(element)));
+                      parameter(), p, dtype_name(element), element_alignment(element), dtype_name(element)));
   }
 }
 
@@ -127,7 +131,7 @@ std::string KernelSignature::specialization(std::span<const HostArg> args) const
     if (compile_time(params_[i])) continue;
     const int64_t d = divisor_fact(params_[i], args[i]);
     if (params_[i].kind == ParamSpec::Kind::Pointer) {
-      if (d > dtype_bytes(params_[i].dtype)) aligned[d].push_back(names_[i]);
+      if (d > element_alignment(params_[i].dtype)) aligned[d].push_back(names_[i]);
     } else if (d > 1) {
       multiples[d].push_back(names_[i]);
     }

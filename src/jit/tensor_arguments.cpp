@@ -29,6 +29,12 @@ std::vector<int64_t> evaluated(const std::vector<ir::Expr>& exprs, const ir::Ker
   return out;
 }
 
+// The elements of the view's type the argument holds: packed elements come in bytes (uint8_t).
+int64_t elements_held(const ir::GlobalTensorNode& view, const HostArg& tensor) {
+  const bool bytes = is_packed(view.dtype) && !tensor.void_pointer && tensor.pointee == DType::U8;
+  return bytes ? tensor.span * 8 / dtype_bits(view.dtype) : tensor.span;
+}
+
 [[noreturn]] void throw_overrun(const ir::KernelNode& k, const ViewOfParameter& v, const HostArg& tensor,
                                 std::span<const ir::Scalar> values, int multiprocessors, int64_t first, int64_t end) {
   const ir::GlobalTensorNode& view = *v.view;
@@ -37,10 +43,10 @@ std::vector<int64_t> evaluated(const std::vector<ir::Expr>& exprs, const ir::Ker
   const std::vector<int64_t> strides = evaluated(view.strides, k, values, multiprocessors);
   const std::string reach =
       first < 0 ? fmt::format("elements {} to {}", first, end - 1) : fmt::format("{} elements", end);
-  throw Error(view.loc,
-              fmt::format("kernel {}: the global_view of parameter {} with shape [{}] and strides [{}] spans "
-                          "{}, but the argument for {} holds {}; pass a larger tensor, or sizes that fit it",
-                          k.name, param, fmt::join(shape, ", "), fmt::join(strides, ", "), reach, param, tensor.span));
+  throw Error(view.loc, fmt::format("kernel {}: the global_view of parameter {} with shape [{}] and strides [{}] spans "
+                                    "{}, but the argument for {} holds {}; pass a larger tensor, or sizes that fit it",
+                                    k.name, param, fmt::join(shape, ", "), fmt::join(strides, ", "), reach, param,
+                                    elements_held(view, tensor)));
 }
 
 }  // namespace
@@ -91,7 +97,7 @@ void check_tensor_arguments(const ir::KernelNode& k, const KernelSignature& sign
       empty |= extent <= 0;
       (stride < 0 ? first : last) += (extent - 1) * stride;
     }
-    if (!empty && (first < 0 || last >= tensor.span))
+    if (!empty && (first < 0 || last >= elements_held(view, tensor)))
       throw_overrun(k, v, tensor, values, multiprocessors, first, last + 1);
   }
 }

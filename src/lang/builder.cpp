@@ -1,12 +1,47 @@
 #include "tessel/lang/builder.hpp"
 
+#include "tessel/ir/mutator.hpp"
 #include "tessel/lang/script.hpp"
 
 namespace tessel {
 
 namespace {
 thread_local Builder* current_builder = nullptr;
+
+// The element type and display name of a tensor operand.
+std::pair<DType, std::string> element_of(const ir::Node& tensor) {
+  switch (tensor.kind) {
+    case ir::NodeKind::GlobalTensor: return {static_cast<const ir::GlobalTensorNode&>(tensor).dtype, "global view"};
+    case ir::NodeKind::SharedTensor: {
+      const auto& s = static_cast<const ir::SharedTensorNode&>(tensor);
+      return {s.dtype, "shared tensor " + s.name};
+    }
+    case ir::NodeKind::RegisterTensor: {
+      const auto& r = static_cast<const ir::RegisterTensorNode&>(tensor);
+      return {r.dtype, "register tile " + r.name};
+    }
+    case ir::NodeKind::TMemoryTensor: {
+      const auto& t = static_cast<const ir::TMemoryTensorNode&>(tensor);
+      return {t.dtype, "tensor-memory tile " + t.name};
+    }
+    default: return {DType::I32, ""};
+  }
 }
+
+// Packed tiles reach only the instructions that move and convert them (ir::takes_packed_tiles).
+void check_packed_operands(const ir::StmtNode& s) {
+  if (!ir::is_instruction(s.kind) || ir::takes_packed_tiles(s.kind)) return;
+  for (const ir::Ref<ir::Node>& tensor : ir::direct_operands(s).tensors) {
+    const auto [dtype, name] = element_of(*tensor);
+    if (is_packed(dtype))
+      throw Error(s.loc, fmt::format("{} does not take packed {} elements ({}); packed tiles are loaded, stored, "
+                                     "copied, bitcast and converted: convert it with .to<T>() first (to i8, i32 or "
+                                     "f16, for instance)",
+                                     ir::call_name(s.kind), dtype_name(dtype), name));
+  }
+}
+
+}  // namespace
 
 Builder::Builder(Attrs* attrs) : attrs_(attrs), previous_(current_builder) {
   current_builder = this;
@@ -25,7 +60,10 @@ Builder& Builder::current(const SourceLoc& loc) {
 
 bool Builder::active() { return current_builder != nullptr; }
 
-void Builder::emit(ir::Stmt s) { scopes_.back().push_back(std::move(s)); }
+void Builder::emit(ir::Stmt s) {
+  check_packed_operands(*s);
+  scopes_.back().push_back(std::move(s));
+}
 
 void Builder::open_scope() { scopes_.emplace_back(); }
 

@@ -104,7 +104,12 @@ SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& s
   std::vector<int> s = static_shape(shape, "shared_tensor", loc);
   std::vector<int> strides(s.size(), 1);
   for (int i = int(s.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * s[i + 1];
-  const int row_bytes = s.back() * dtype_bytes(t);
+  if (is_packed(t) && s.back() * dtype_bits(t) % 32 != 0)
+    throw Error(loc,
+                fmt::format("shared_tensor<{0}>: rows of {1} packed {0} elements are {2} bits; packed rows must be "
+                            "whole 32-bit words, a multiple of {3} elements, so that no two threads share a byte",
+                            dtype_name(t), s.back(), s.back() * dtype_bits(t), 32 / dtype_bits(t)));
+  const int row_bytes = s.back() * dtype_bits(t) / 8;
   int bits = swizzle ? 0 : ir::kSwizzleUndecided;
   if (swizzle && *swizzle != Swizzle::none) {
     if (row_bytes % 16 != 0)

@@ -3,13 +3,15 @@
 // (arithmetic and comparison operators with broadcasting, unary math, fma and where).
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "tile_tracing.hpp"
 
 namespace tessel {
 
 namespace {
 std::string width_text(DType t) {
-  return t == DType::Bool ? "a predicate" : fmt::format("{} bits wide", 8 * dtype_bytes(t));
+  return t == DType::Bool ? "a predicate" : fmt::format("{} bits wide", dtype_bits(t));
 }
 }  // namespace
 
@@ -68,6 +70,11 @@ RegisterTensor& RegisterTensor::update(ir::BinaryOp op, const TileOperand& b) {
 RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc) const {
   Builder& b = Builder::current(loc);
   check_group(t_, "to<T>()", loc);
+  if (is_packed(t) && is_float(dtype()))
+    throw Error(loc,
+                fmt::format("to<{}>() of register tile {} (reg<{}>[{}]): a float converts to a packed integer "
+                            "through an integer type (.to<i32>().to<{}>()), so that the rounding is stated",
+                            dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "), dtype_name(t)));
   auto out = new_tile(t, shape(), Layout(), "r", loc);
   b.emit(ir::make<ir::CastTensorNode>(loc, out, t_));
   return RegisterTensor(out);
@@ -77,13 +84,26 @@ RegisterTensor RegisterTensor::bitcast_to(DType t, SourceLoc loc) const {
   if (!t_) throw Error(loc, "use of an unassigned RegisterTensor");
   Builder& b = Builder::current(loc);
   check_group(t_, "bitcast<T>()", loc);
-  if (t == DType::Bool || dtype() == DType::Bool || dtype_bytes(t) != dtype_bytes(dtype()))
-    throw Error(loc, fmt::format("bitcast<{}>() of register tile {} (reg<{}>[{}]): {} is {} and {} is {}; a bitcast "
-                                 "keeps the bits of each element, so both types must have the same width (bool has "
-                                 "none)",
-                                 dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "),
-                                 dtype_name(dtype()), width_text(dtype()), dtype_name(t), width_text(t)));
-  auto out = new_tile(t, shape(), Layout(), t_->name, loc);
+  const int from = dtype_bits(dtype()), to = dtype_bits(t);
+  const int ratio = std::max(from, to) / std::min(from, to);
+  std::vector<int> out_shape = shape();
+  if (from > to) out_shape.back() *= ratio;
+  const auto refuse = [&](const std::string& why) {
+    return Error(loc, fmt::format("bitcast<{}>() of register tile {} (reg<{}>[{}]): {} is {} and {} is {}; {}",
+                                  dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "),
+                                  dtype_name(dtype()), width_text(dtype()), dtype_name(t), width_text(t), why));
+  };
+  if (t == DType::Bool || dtype() == DType::Bool)
+    throw refuse("a bitcast keeps the bits of each element, and bool has none");
+  if (std::max(from, to) % std::min(from, to) != 0)
+    throw refuse("a bitcast regroups the bits of each element, so one width must be a multiple of the other");
+  if (from < to && out_shape.back() % ratio != 0)
+    throw refuse(
+        fmt::format("{} consecutive elements of the last dimension make one {} element, and its extent {} "
+                    "is not a multiple of {}",
+                    ratio, dtype_name(t), out_shape.back(), ratio));
+  if (from < to) out_shape.back() /= ratio;
+  auto out = new_tile(t, out_shape, Layout(), t_->name, loc);
   b.emit(ir::make<ir::BitcastTensorNode>(loc, out, t_));
   return RegisterTensor(out);
 }

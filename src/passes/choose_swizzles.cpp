@@ -21,7 +21,7 @@ namespace tessel::passes {
 namespace {
 
 int chosen_bits(const ir::SharedTensorNode& t, bool accessed_by_rows) {
-  const int row_bytes = t.shape.back() * dtype_bytes(t.dtype);
+  const int row_bytes = t.shape.back() * dtype_bits(t.dtype) / 8;
   if (!accessed_by_rows || row_bytes % 16 != 0 || t.nbytes() % 128 != 0) return 0;
   for (int chunk = 0; chunk * 16 < row_bytes; ++chunk)
     if (bank_groups_touched(row_bytes, 0, chunk) < 8) return conflict_free_swizzle_bits(row_bytes);

@@ -49,8 +49,9 @@ class LayoutSolver {
     while (std::optional<int> t = largest_unfixed()) {
       const TileInfo& info = c_.tiles[*t];
       const ir::RegisterTensor& tile = info.tile;
-      require({Layout::distributed(tile->shape(), tile->threads, dtype_bytes(tile->dtype)), *t,
-               "gets the coalescing default", "", info.loc});
+      const int element_bytes = is_packed(tile->dtype) ? 1 : dtype_bytes(tile->dtype);
+      require({Layout::distributed(tile->shape(), tile->threads, element_bytes), *t, "gets the coalescing default", "",
+               info.loc});
       propagate();
     }
   }
@@ -118,6 +119,17 @@ class LayoutSolver {
         changed |= !is_fixed(s.out);
         require({slice_of(s), s.out, "is the slice by", "slice", s.loc});
       }
+      for (const WidthChangeUse& w : c_.width_changes) {
+        if (is_fixed(w.wide) && !is_fixed(w.narrow)) {
+          require({narrowed(w), w.narrow, "is the bitcast to narrower elements by", "bitcast<T>()", w.loc});
+          changed = true;
+        } else if (is_fixed(w.narrow) && !is_fixed(w.wide)) {
+          require({widened(w), w.wide, "is the bitcast to wider elements by", "bitcast<T>()", w.loc});
+          changed = true;
+        } else if (is_fixed(w.wide) && is_fixed(w.narrow)) {
+          require({narrowed(w), w.narrow, "is the bitcast to narrower elements by", "bitcast<T>()", w.loc});
+        }
+      }
       for (const BroadcastUse& b : c_.broadcasts) {
         if (!is_fixed(b.result) || is_fixed(b.operand)) continue;
         Layout want = layout(b.result);
@@ -125,6 +137,26 @@ class LayoutSolver {
         require({want, b.operand, "is needed as a broadcast operand by", b.op, b.loc});
         changed = true;
       }
+    }
+  }
+
+  static Layout last_dim_run(int rank, int ratio) {
+    std::vector<int> run(size_t(rank), 1);
+    run.back() = ratio;
+    return Layout::local(run);
+  }
+  Layout narrowed(const WidthChangeUse& w) { return layout(w.wide) * last_dim_run(layout(w.wide).rank(), w.ratio); }
+  Layout widened(const WidthChangeUse& w) {
+    const Layout& narrow = layout(w.narrow);
+    try {
+      return narrow.divide(last_dim_run(narrow.rank(), w.ratio));
+    } catch (const Error&) {
+      throw Error(w.loc, fmt::format("bitcast<T>() to {}x wider elements: the tile created by {} at {} ({}) does not "
+                                     "hold runs of {} consecutive elements of its last dimension in each thread's "
+                                     "consecutive registers, which one wider element takes; give it a layout that "
+                                     "does",
+                                     w.ratio, c_.tiles[w.narrow].created_by, c_.tiles[w.narrow].loc.str(), narrow.str(),
+                                     w.ratio));
     }
   }
 
@@ -170,6 +202,17 @@ void check_broadcast(const BroadcastUse& b, const ir::RegisterTensor& operand, c
                                        "tile, use the reduced layout of the other operand)",
                                        b.op, operand->name, in.str(), out.str()));
     }
+}
+
+// A packed tile lives in whole 32-bit registers (codegen packs its elements into words).
+void check_packed_registers(const TileInfo& info, const Layout& layout) {
+  const DType t = info.tile->dtype;
+  if (!is_packed(t) || layout.local_size() * dtype_bits(t) % 32 == 0) return;
+  throw Error(info.loc,
+              fmt::format("{} of packed {} elements: each thread holds {} of them in {}, and a packed tile "
+                          "must fill whole 32-bit registers, a multiple of {} elements per thread; give it "
+                          "more elements per thread (a larger tile, fewer threads, or a layout)",
+                          info.created_by, dtype_name(t), layout.local_size(), layout.str(), 32 / dtype_bits(t)));
 }
 
 // Lanes of a warp combine with butterfly shuffles; warps combine through shared memory
@@ -229,6 +272,7 @@ ir::Kernel infer_layouts(const ir::Kernel& k, const PassContext&) {
   for (int t = 0; t < int(c.tiles.size()); ++t) {
     const ir::RegisterTensor& old = c.tiles[t].tile;
     const Layout& layout = solver.layout(t);
+    check_packed_registers(c.tiles[t], layout);
     if (old->has_layout() && old->layout == layout) {
       tiles[old.get()] = old;
       continue;

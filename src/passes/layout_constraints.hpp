@@ -48,6 +48,13 @@ struct SliceUse {
   SourceLoc loc;
 };
 
+// A bitcast between element widths: each element of `wide` holds `ratio` consecutive elements of
+// `narrow` along the last dimension, in the same thread (narrow = wide * local(1, ..., ratio)).
+struct WidthChangeUse {
+  int wide, narrow, ratio;
+  SourceLoc loc;
+};
+
 // `operand` is broadcast along `dims` (extent 1 in the operand, more in `result`).
 struct BroadcastUse {
   int operand, result;
@@ -64,6 +71,7 @@ struct LayoutConstraints {
   std::vector<ReduceUse> reductions;
   std::vector<BroadcastUse> broadcasts;
   std::vector<SliceUse> slices;
+  std::vector<WidthChangeUse> width_changes;
   bool has_annotations = false;
 };
 

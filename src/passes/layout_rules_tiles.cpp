@@ -1,5 +1,5 @@
 // Layout rules of the register-tile instructions: elementwise results share their full-shape
-// operands' layout and broadcast the others; casts, bitcasts and copies keep the layout; an index
+// operands' layout and broadcast the others; casts, copies and bitcasts of one width keep the layout; an index
 // tile takes whatever layout its uses need; a slice keeps the registers that hold the sub-tile.
 #include "layout_rules.hpp"
 
@@ -34,8 +34,13 @@ void layout_rule_CastTensor(LayoutRules& r, const ir::CastTensorNode& n) {
   r.same(r.index(n.a), r.define(n.out, "to<T>()"));
 }
 
+// A bitcast between widths regroups each thread's registers along the last dimension.
 void layout_rule_BitcastTensor(LayoutRules& r, const ir::BitcastTensorNode& n) {
-  r.same(r.index(n.a), r.define(n.out, "bitcast<T>()"));
+  const int a = r.index(n.a), out = r.define(n.out, "bitcast<T>()");
+  const int from = dtype_bits(n.a->dtype), to = dtype_bits(n.out->dtype);
+  if (from == to) return r.same(a, out);
+  if (from > to) return r.constraints.width_changes.push_back({a, out, from / to, n.loc});
+  r.constraints.width_changes.push_back({out, a, to / from, n.loc});
 }
 
 void layout_rule_Iota(LayoutRules& r, const ir::IotaNode& n) { r.define(n.out, "arange"); }

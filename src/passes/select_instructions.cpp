@@ -37,7 +37,7 @@ bool rows_are_chunks(const ir::SharedTensor& s, const std::vector<ir::Expr>& off
 
 MatrixAccess ldmatrix(const ir::LoadSharedNode& n, int warps) {
   const auto& shape = n.out->shape();
-  if (shape.size() != 2 || dtype_bytes(n.out->dtype) != 2 || !n.out->has_layout()) return {};
+  if (shape.size() != 2 || dtype_bits(n.out->dtype) != 16 || !n.out->has_layout()) return {};
   for (int wm = 1; wm <= warps; ++wm) {
     if (warps % wm != 0) continue;
     const int wn = warps / wm;
@@ -53,7 +53,7 @@ MatrixAccess ldmatrix(const ir::LoadSharedNode& n, int warps) {
 
 MatrixAccess stmatrix(const ir::StoreSharedNode& n, int warps) {
   const auto& shape = n.src->shape();
-  if (shape.size() != 2 || dtype_bytes(n.src->dtype) != 2 || !n.src->has_layout()) return {};
+  if (shape.size() != 2 || dtype_bits(n.src->dtype) != 16 || !n.src->has_layout()) return {};
   if (!rows_are_chunks(n.dst, n.offsets, 1)) return {};
   for (int wm = 1; wm <= warps; ++wm) {
     if (warps % wm != 0) continue;
@@ -66,13 +66,15 @@ MatrixAccess stmatrix(const ir::StoreSharedNode& n, int warps) {
 }
 
 // The registers that hold consecutive elements of a unit-stride last dimension, up to 16 bytes,
-// as a power of two (vector accesses need a power-of-two size and alignment).
+// as a power of two (vector accesses need a power-of-two size and alignment). Packed elements move
+// as whole 32-bit words or one by one.
 int global_vector(const ir::RegisterTensor& tile, const ir::GlobalTensor& g) {
   int64_t stride = 0;
   if (!ir::as_const_int(g->strides.back(), &stride) || stride != 1) return 1;
-  int vec = 16 / dtype_bytes(tile->dtype);
+  const int bits = dtype_bits(tile->dtype);
+  int vec = 128 / bits;
   while (vec > 1 && tile->layout.contiguous_run() % vec != 0) vec /= 2;
-  return vec;
+  return is_packed(tile->dtype) && vec * bits < 32 ? 1 : vec;
 }
 
 // As global_vector, for shared stores: every run must also start on a multiple of the width
@@ -90,9 +92,10 @@ int shared_store_vector(const ir::StoreSharedNode& n) {
       if (s->allocation()->strides[d] % v != 0) return false;
     return true;
   };
-  int vec = 16 / dtype_bytes(s->dtype);
+  const int bits = dtype_bits(s->dtype);
+  int vec = 128 / bits;
   while (vec > 1 && !aligned(vec)) vec /= 2;
-  return vec;
+  return is_packed(s->dtype) && vec * bits < 32 ? 1 : vec;
 }
 
 // The copy is split over as many of the group's threads as have distinct elements to copy (a

@@ -28,6 +28,8 @@ void write_scalar(DType t, ir::Scalar v, std::byte* dst) {
     case DType::F16: return write(dst, f16(float(v.f)).bits);
     case DType::BF16: return write(dst, bf16(float(v.f)).bits);
     case DType::F32: return write(dst, float(v.f));
+    case DType::I4:
+    case DType::U4: break;  // packed types have no scalar parameters (lang/values.hpp)
   }
   TESSEL_CHECK(false, "bad dtype {}", int(t));
 }

@@ -1,4 +1,5 @@
 // Simulator semantics of data movement and of barriers.
+#include <algorithm>
 #include <cstring>
 
 #include "machine.hpp"
@@ -17,7 +18,46 @@ void exec_Sync(Warp& w, const ir::SyncNode& n, Mask mask) {
 
 void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) { w.cta.shared_offsets[n.tensor.get()] = n.offset; }
 
+namespace {
+
+// A packed element is a part of a byte: its load reads the byte, its store writes the whole byte
+// back with the element replaced.
+void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
+  const auto offsets = eval_all(w, n.offsets, mask);
+  const GlobalViewLanes view(w, n.src, mask);
+  auto& out = w.tile(n.out.get());
+  const int local = n.out->layout.local_size();
+  for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
+    ir::Scalar v = ir::normalize(n.src->dtype, ir::Scalar{.i = int64_t(n.fill)});
+    if (const auto at = view.packed_address(lane, c, offsets)) {
+      check_global_access(at->first, 1, false, n.loc);
+      access_global(w, at->first, 1, false, n.loc, "load_global");
+      v = load_packed(n.src->dtype, *reinterpret_cast<const uint8_t*>(at->first), at->second);
+    }
+    out[size_t(lane) * local + l] = v;
+  });
+}
+
+void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
+  const auto offsets = eval_all(w, n.offsets, mask);
+  const GlobalViewLanes view(w, n.dst, mask);
+  auto& src = w.tile(n.src.get());
+  const int local = n.src->layout.local_size();
+  for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
+    const auto at = view.packed_address(lane, c, offsets);
+    if (!at) return;
+    check_global_access(at->first, 1, true, n.loc);
+    auto* byte = reinterpret_cast<uint8_t*>(at->first);
+    const uint8_t incoming = store_packed(n.dst->dtype, *byte, at->second, src[size_t(lane) * local + l]);
+    access_global(w, at->first, 1, true, n.loc, "store_global", &incoming);
+    *byte = incoming;
+  });
+}
+
+}  // namespace
+
 void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
+  if (is_packed(n.src->dtype)) return load_packed_global(w, n, mask);
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.src, mask);
   auto& out = w.tile(n.out.get());
@@ -35,6 +75,7 @@ void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
 }
 
 void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
+  if (is_packed(n.dst->dtype)) return store_packed_global(w, n, mask);
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.dst, mask);
   auto& src = w.tile(n.src.get());
@@ -56,7 +97,7 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
   const Lanes view = n.src->offset ? w.eval(n.src->offset, mask) : Lanes{};
   auto& out = w.tile(n.out.get());
   const int local = n.out->layout.local_size();
-  const int bytes = dtype_bytes(n.src->dtype);
+  const int bytes = std::max(1, dtype_bits(n.src->dtype) / 8);
   for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
     const SharedAddress a = shared_address(w, n.src, view, lane, offsets, c, n.loc);
     w.cta.check_not_in_flight(a.byte, bytes, false, n.loc, w.thread(lane));
@@ -69,7 +110,9 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
                                        a.byte - w.cta.shared_offsets.at(a.allocation), w.thread(lane),
                                        w.cta.block_name(), unwritten_memory_cause(w.cta, a.byte + b, w.id)));
     w.cta.access_shared(w, a.byte, bytes, false, n.loc, "load_shared");
-    out[size_t(lane) * local + l] = load_value(n.src->dtype, &w.cta.smem[size_t(a.byte)]);
+    out[size_t(lane) * local + l] = is_packed(n.src->dtype)
+                                        ? load_packed(n.src->dtype, w.cta.smem[size_t(a.byte)], a.shift)
+                                        : load_value(n.src->dtype, &w.cta.smem[size_t(a.byte)]);
   });
 }
 
@@ -78,12 +121,16 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
   const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
   auto& src = w.tile(n.src.get());
   const int local = n.src->layout.local_size();
-  const int bytes = dtype_bytes(n.dst->dtype);
+  const int bytes = std::max(1, dtype_bits(n.dst->dtype) / 8);
   for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
     const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c, n.loc);
     w.cta.check_not_in_flight(a.byte, bytes, true, n.loc, w.thread(lane));
     uint8_t incoming[8];
-    store_value(n.dst->dtype, incoming, src[size_t(lane) * local + l]);
+    const ir::Scalar v = src[size_t(lane) * local + l];
+    if (is_packed(n.dst->dtype))
+      incoming[0] = store_packed(n.dst->dtype, w.cta.smem[size_t(a.byte)], a.shift, v);
+    else
+      store_value(n.dst->dtype, incoming, v);
     w.cta.access_shared(w, a.byte, bytes, true, n.loc, "store_shared", incoming);
     std::memcpy(&w.cta.smem[size_t(a.byte)], incoming, size_t(bytes));
     std::memset(&w.cta.written[size_t(a.byte)], 1, size_t(bytes));

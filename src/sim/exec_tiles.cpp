@@ -96,11 +96,26 @@ void exec_CastTensor(Warp& w, const ir::CastTensorNode& n, Mask mask) {
                 [&](int lane, int l) { return ir::convert(n.a->dtype, n.out->dtype, a(lane, l)); });
 }
 
+// Between widths, slot l of the narrower tile is bits [w * (l % r), ...) of slot l / r of the wider
+// (r the ratio of the widths, w the narrower width), as in memory.
 void exec_BitcastTensor(Warp& w, const ir::BitcastTensorNode& n, Mask mask) {
-  const ir::Operand op{n.a, nullptr};
-  OperandReader a(w, op, n.out.get(), mask);
-  for_each_slot(w, n.out.get(), mask,
-                [&](int lane, int l) { return ir::from_bits(n.out->dtype, ir::bits_of(n.a->dtype, a(lane, l))); });
+  const DType from = n.a->dtype, to = n.out->dtype;
+  const int wa = dtype_bits(from), wo = dtype_bits(to);
+  const auto& in = w.tile(n.a.get());
+  const size_t in_local = size_t(n.a->layout.local_size());
+  const auto bits_at = [&](int lane, int slot) { return ir::bits_of(from, in[size_t(lane) * in_local + slot]); };
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
+    uint64_t bits = 0;
+    if (wa == wo) {
+      bits = bits_at(lane, l);
+    } else if (wa > wo) {
+      const int ratio = wa / wo;
+      bits = bits_at(lane, l / ratio) >> (wo * (l % ratio)) & ((uint64_t(1) << wo) - 1);
+    } else {
+      for (int j = 0, ratio = wo / wa; j < ratio; ++j) bits |= bits_at(lane, l * ratio + j) << (wa * j);
+    }
+    return ir::from_bits(to, bits);
+  });
 }
 
 void exec_Iota(Warp& w, const ir::IotaNode& n, Mask mask) {

@@ -95,4 +95,13 @@ void store_value(DType t, void* p, ir::Scalar v) {
   std::memcpy(p, &bits, size_t(dtype_bytes(t)));
 }
 
+ir::Scalar load_packed(DType t, uint8_t byte, int shift) {
+  return ir::from_bits(t, uint64_t(byte >> shift) & ((uint64_t(1) << dtype_bits(t)) - 1));
+}
+
+uint8_t store_packed(DType t, uint8_t byte, int shift, ir::Scalar v) {
+  const unsigned mask = ((1u << dtype_bits(t)) - 1u) << shift;
+  return uint8_t((byte & ~mask) | ((unsigned(ir::bits_of(t, v)) << shift) & mask));
+}
+
 }  // namespace tessel::sim

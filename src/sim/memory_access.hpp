@@ -23,6 +23,7 @@ template <class F> void for_each_element(Warp& w, const ir::RegisterTensorNode* 
 struct SharedAddress {
   int64_t byte;
   const ir::SharedTensorNode* allocation;
+  int shift = 0;  // a packed element's first bit within its byte
 };
 
 inline SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const Lanes& view_offset, int lane,
@@ -38,11 +39,12 @@ inline SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const La
   }
   const ir::SharedTensorNode* root = s->allocation();
   const int64_t base = w.cta.shared_offsets.at(root);
-  const int64_t byte = base + swizzle_byte(index * dtype_bytes(s->dtype), s->swizzle_bits);
-  if (index < 0 || (index + 1) * dtype_bytes(s->dtype) > root->nbytes())
+  const int bits = dtype_bits(s->dtype);
+  if (index < 0 || (index + 1) * bits > root->nbytes() * 8)
     throw Error(loc, fmt::format("shared tensor view {} reaches element {} of its {}-element allocation", s->name,
-                                 index, root->nbytes() / dtype_bytes(s->dtype)));
-  return {byte, root};
+                                 index, root->nbytes() * 8 / bits));
+  const int64_t byte = base + swizzle_byte(index * bits / 8, s->swizzle_bits);
+  return {byte, root, int(index * bits % 8)};
 }
 
 inline std::vector<Lanes> eval_all(Warp& w, const std::vector<ir::Expr>& es, Mask mask) {
@@ -62,17 +64,32 @@ class GlobalViewLanes {
 
   // The address of the element at coordinates c + offsets in `lane`; none outside the view.
   std::optional<uint64_t> address(int lane, const int* c, const std::vector<Lanes>& offsets) const {
+    const auto i = index(lane, c, offsets);
+    if (!i) return std::nullopt;
+    return uint64_t(ptr_[lane].i) + uint64_t(*i * dtype_bytes(g_->dtype));
+  }
+  // A packed element's byte and its first bit within it.
+  std::optional<std::pair<uint64_t, int>> packed_address(int lane, const int* c,
+                                                         const std::vector<Lanes>& offsets) const {
+    const auto i = index(lane, c, offsets);
+    if (!i) return std::nullopt;
+    const int64_t bit = *i * dtype_bits(g_->dtype);
+    return std::pair{uint64_t(ptr_[lane].i) + uint64_t(bit / 8), int(bit % 8)};
+  }
+  int64_t extent(int d, int lane) const { return shape_[size_t(d)][lane].i; }
+
+ private:
+  // The element's index from the view's pointer; none outside the view.
+  std::optional<int64_t> index(int lane, const int* c, const std::vector<Lanes>& offsets) const {
     int64_t index = 0;
     for (int d = 0; d < g_->rank(); ++d) {
       const int64_t coord = c[d] + offsets[size_t(d)][lane].i;
       if (coord < 0 || coord >= extent(d, lane)) return std::nullopt;
       index += coord * strides_[size_t(d)][lane].i;
     }
-    return uint64_t(ptr_[lane].i) + uint64_t(index * dtype_bytes(g_->dtype));
+    return index;
   }
-  int64_t extent(int d, int lane) const { return shape_[size_t(d)][lane].i; }
 
- private:
   const ir::GlobalTensor& g_;
   Lanes ptr_;
   std::vector<Lanes> shape_, strides_;

@@ -41,6 +41,9 @@ std::string_view kind_name(NodeKind k);
 // the kind's name for other nodes.
 std::string_view call_name(NodeKind k);
 bool is_instruction(NodeKind k);
+// Whether instructions of kind `k` take tiles of packed types (i4, u4): those that move them
+// (loads, stores, copies, bitcasts) and convert them. Every other use converts them first.
+bool takes_packed_tiles(NodeKind k);
 std::vector<NodeKind> all_kinds();
 // The data nodes.def gives every instruction.
 struct InstructionTraits {

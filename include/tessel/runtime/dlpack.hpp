@@ -45,7 +45,9 @@ inline std::optional<DLDataType> dlpack_type(DType t) {
     case DType::U32: return DLDataType{kDLUInt, 32, 1};
     case DType::I64: return DLDataType{kDLInt, 64, 1};
     case DType::U64: return DLDataType{kDLUInt, 64, 1};
-    case DType::Bool: return std::nullopt;
+    case DType::Bool:
+    case DType::I4:  // packed data travels as its bytes (uint8)
+    case DType::U4: return std::nullopt;
   }
   return std::nullopt;
 }

@@ -1,0 +1,149 @@
+// Packed 4-bit tiles on the simulator (packed_types_kernels.hpp) under every order, the targets
+// they compile for, and their misuse.
+#include "expect_error.hpp"
+#include "packed_types_kernels.hpp"
+#include "simulate.hpp"
+#include "source_line.hpp"
+
+namespace tessel::testing {
+namespace {
+
+TEST(PackedTypes, LoadsStoresConversionsAndBitcasts) {
+  for (const sim::Options& o : every_order()) {
+    check_packed_tiles<i4>(Device::simulator(), o);
+    check_packed_tiles<u4>(Device::simulator(), o);
+  }
+}
+
+TEST(PackedTypes, CompileForEveryTarget) {
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
+    uint8_t* p = nullptr;
+    uint32_t* w = nullptr;
+    int32_t* i = nullptr;
+    f16* h = nullptr;
+    bf16* b = nullptr;
+    EXPECT_GT(Kernel<PackedTiles<u4>>(Device::simulator(), KernelOptions{arch})
+                  .cubin(p, w, i, p, p, h, b, i, p, i, w, i)
+                  .size(),
+              0u)
+        << arch;
+  }
+}
+
+TEST(PackedTypes, TheDequantizationIsAWordAtATime) {
+  uint8_t* p = nullptr;
+  uint32_t* w = nullptr;
+  int32_t* i = nullptr;
+  f16* h = nullptr;
+  bf16* b = nullptr;
+  const std::string cuda = Kernel<PackedTiles<i4>>(Device::simulator()).cuda_source(p, w, i, p, p, h, b, i, p, i, w, i);
+  EXPECT_NE(cuda.find("tessel_dequantize4_f16<true>("), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("tessel_dequantize4_bf16<true>("), std::string::npos) << cuda;
+}
+
+struct ArithmeticOnPackedTile : Script {
+  void operator()(Ptr<u4> x, Ptr<int32_t> y) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {8, 32}), {0, 0}, {8, 32});
+    store_global(global_view(y, {8, 32}), t + t, {0, 0});
+  }
+};
+
+TEST(PackedTypes, ArithmeticOnAPackedTileIsRefused) {
+  Buffer<uint8_t> x(Device::simulator(), std::vector<uint8_t>(128, 1));
+  Buffer<int32_t> y(Device::simulator(), std::vector<int32_t>(256, 0));
+  EXPECT_EQ(error_of<ArithmeticOnPackedTile>(x, y),
+            source_at("tests/packed_types_test.cpp", "t + t") +
+                ": an elementwise operation does not take packed u4 elements (register tile r); packed tiles are "
+                "loaded, stored, copied, bitcast and converted: convert it with .to<T>() first (to i8, i32 or f16, "
+                "for instance)");
+}
+
+struct StridedPackedView : Script {
+  void operator()(Ptr<i4> x, int ld) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    load_global(global_view(x, {8, 32}, {1, ld}), {0, 0}, {8, 32});
+  }
+};
+
+TEST(PackedTypes, APackedViewMustBeContiguousAlongItsLastDimension) {
+  Buffer<uint8_t> x(Device::simulator(), std::vector<uint8_t>(128, 1));
+  EXPECT_EQ(error_of<StridedPackedView>(x, 8),
+            source_at("tests/packed_types_test.cpp", "global_view(x, {8, 32}, {1, ld})") +
+                ": global_view of packed i4 elements: the last stride must be the constant 1, since i4 elements are "
+                "packed 2 to a byte along the last dimension (docs/language.md, \"Packed types\")");
+}
+
+struct SharedRowsOfHalfWords : Script {
+  void operator()() {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    shared_tensor<u4>({4, 12});
+  }
+};
+
+TEST(PackedTypes, SharedRowsMustBeWholeWords) {
+  EXPECT_EQ(error_of<SharedRowsOfHalfWords>(),
+            source_at("tests/packed_types_test.cpp", "shared_tensor<u4>({4, 12})") +
+                ": shared_tensor<u4>: rows of 12 packed u4 elements are 48 bits; packed rows must be whole 32-bit "
+                "words, a multiple of 8 elements, so that no two threads share a byte");
+}
+
+struct TooFewPackedElementsPerThread : Script {
+  void operator()(Ptr<u4> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {4, 8}), {0, 0}, {4, 8}, Layout::spatial({4, 8}));
+    store_global(global_view(x, {4, 8}), t, {0, 0});
+  }
+};
+
+TEST(PackedTypes, APackedTileFillsWholeRegisters) {
+  Buffer<uint8_t> x(Device::simulator(), std::vector<uint8_t>(16, 1));
+  EXPECT_EQ(error_of<TooFewPackedElementsPerThread>(x),
+            source_at("tests/packed_types_test.cpp", "auto t = load_global(global_view(x, {4, 8})") +
+                ": load_global of packed u4 elements: each thread holds 1 of them in "
+                "layout[4,8](d0=4 d1=8; threads=d0.0,d1.0; local=-), and a packed tile must fill whole 32-bit "
+                "registers, a multiple of 8 elements per thread; give it more elements per thread (a larger tile, "
+                "fewer threads, or a layout)");
+}
+
+struct FloatToPacked : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {8, 32}), {0, 0}, {8, 32});
+    t.to<i4>();
+  }
+};
+
+TEST(PackedTypes, AFloatConvertsToAPackedIntegerThroughAnInteger) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(256, 1.5f));
+  EXPECT_EQ(error_of<FloatToPacked>(x),
+            source_at("tests/packed_types_test.cpp", "t.to<i4>()") +
+                ": to<i4>() of register tile r (reg<f32>[8, 32]): a float converts to a packed integer through an "
+                "integer type (.to<i32>().to<i4>()), so that the rounding is stated");
+}
+
+struct WordsOfAnUnevenRow : Script {
+  void operator()(Ptr<u4> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {8, 36}), {0, 0}, {8, 36});
+    t.bitcast<uint32_t>();
+  }
+};
+
+TEST(PackedTypes, ABitcastToWordsNeedsWholeWordsPerRow) {
+  Buffer<uint8_t> x(Device::simulator(), std::vector<uint8_t>(144, 1));
+  EXPECT_EQ(error_of<WordsOfAnUnevenRow>(x),
+            source_at("tests/packed_types_test.cpp", "t.bitcast<uint32_t>()") +
+                ": bitcast<u32>() of register tile r (reg<u4>[8, 36]): u4 is 4 bits wide and u32 is 32 bits wide; 8 "
+                "consecutive elements of the last dimension make one u32 element, and its extent 36 is not a "
+                "multiple of 8");
+}
+
+}  // namespace
+}  // namespace tessel::testing
