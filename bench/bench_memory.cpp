@@ -1,8 +1,10 @@
 // Memory-bound kernels against the device-to-device copy bandwidth measured in the same run:
 // vector add (reads 2, writes 1), row softmax, one warp per row and one block per row (reads 1,
-// writes 1), and LayerNorm (reads 1, writes 1; gamma and beta stay in L2).
+// writes 1), LayerNorm (reads 1, writes 1; gamma and beta stay in L2), and the dequantization of
+// 4-bit weights to f16 (reads half a byte and writes 2 per weight, plus the scales).
 #include <cstdio>
 
+#include "dequantize_int4.hpp"
 #include "layer_norm.hpp"
 #include "row_softmax.hpp"
 #include "timing.hpp"
@@ -58,6 +60,17 @@ int main() {
   }
   bench::free_device(gamma);
   bench::free_device(beta);
+
+  Kernel<examples::DequantizeInt4> dequantize(Device::gpu());
+  for (auto [k, n] : {std::pair{4096, 14336}, std::pair{14336, 4096}}) {
+    const auto* q = reinterpret_cast<const uint8_t*>(src);
+    const auto* scales = reinterpret_cast<const f16*>(src) + size_t(k) * n / 4;
+    auto* w = reinterpret_cast<f16*>(dst);
+    const double ms = timer.median_ms([&] { dequantize(k, n, q, scales, w); });
+    const double bytes = double(k) * n * 2.5 + double(k) / 128 * n * 2;
+    fmt::print("{:<34} {:>10.3f} {:>10.1f} {:>11.1f}%\n", fmt::format("dequantize_int4 {}x{}", k, n), ms,
+               bytes / ms / 1e6, 100 * bytes / ms / 1e6 / copy_gbs);
+  }
   bench::free_device(src);
   bench::free_device(dst);
   return 0;

@@ -140,12 +140,14 @@ struct {1} {{
   return text;
 }
 
-// Eight 4-bit integers of one word as f16 or bf16 pairs, without a conversion instruction: the
-// element's bits are or-ed into the mantissa of a magic number whose last place is worth 1 (1024
-// in f16, 128 in bf16), and one packed multiply-add removes the magic. Signed elements are offset
-// by 8 first (x ^ 8 = x + 8 in 4 bits) and the offset removed with the magic. In f16 the high
-// nibble of each byte is taken in place, as 16 units, and scaled by 1/16 in the same multiply-add.
-// Pair p holds elements (p, p + 4); per 8 values: 4 and-or (lop3), 1 to 3 shifts, 4 multiply-adds.
+// Eight 4-bit integers of one word as f16 or bf16, in order, without a conversion instruction:
+// byte j of the word (elements 2j and 2j + 1) is copied into both halves of a register by one byte
+// permute, one and-or (lop3) leaves an element's bits in the mantissa of a magic number whose last
+// place is worth 1 (1024 in f16, 128 in bf16), and one packed multiply-add removes the magic. In
+// f16 the high nibble is taken in place, as 16 units, and scaled by 1/16 in the same multiply-add;
+// in bf16 (whose mantissa is 7 bits) it is shifted down first. Signed elements are offset by 8 (x ^
+// 8 = x + 8 in 4 bits) and the offset removed with the magic. Per 8 values: 4 permutes, 4 and-or,
+// 4 multiply-adds, and a xor (signed) or a shift (bf16).
 std::string dequantize_4bit() {
   const ir::Arch oldest = ir::Arch::Sm80;
   return fmt::format(R"CUDA(
@@ -167,35 +169,39 @@ template <class T> __device__ __forceinline__ void tessel_unpair2(unsigned int v
   lo.bits = (unsigned short)(v & 0xffffu);
   hi.bits = (unsigned short)(v >> 16);
 }}
+template <int Selector> __device__ __forceinline__ unsigned int tessel_prmt(unsigned int a, unsigned int b) {{
+  unsigned int d;
+  {}
+  return d;
+}}
 template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_f16(uint32_t w, tessel_f16* out) {{
   if (Signed) w ^= 0x88888888u;
-  const unsigned int one = 0x3c003c00u, sixteenth = 0x2c002c00u;
-  const unsigned int minus_magic = Signed ? 0xe408e408u : 0xe400e400u;     // -1024 (- 8)
-  const unsigned int minus_magic_16 = Signed ? 0xd480d480u : 0xd400d400u;  // -1024/16 (- 8)
+  const unsigned int scale = 0x2c003c00u;                            // (1, 1/16)
+  const unsigned int minus_magic = Signed ? 0xd480e408u : 0xd400e400u;  // (-1024, -1024/16), - 8 if signed
+  // Byte j in bytes 0 and 2, zeros in bytes 1 and 3.
+  const unsigned int pairs[4] = {{tessel_prmt<0x4040>(w, 0), tessel_prmt<0x4141>(w, 0), tessel_prmt<0x4242>(w, 0),
+                                 tessel_prmt<0x4343>(w, 0)}};
 #pragma unroll
-  for (int p = 0; p < 4; p += 2) {{
-    const uint32_t v = w >> (4 * p);
-    const unsigned int lo = tessel_fma_f16x2((v & 0x000f000fu) | 0x64006400u, one, minus_magic);
-    const unsigned int hi = tessel_fma_f16x2((v & 0x00f000f0u) | 0x64006400u, sixteenth, minus_magic_16);
-    out[p].bits = (unsigned short)(lo & 0xffffu);
-    out[p + 4].bits = (unsigned short)(lo >> 16);
-    out[p + 1].bits = (unsigned short)(hi & 0xffffu);
-    out[p + 5].bits = (unsigned short)(hi >> 16);
-  }}
+  for (int j = 0; j < 4; ++j)
+    tessel_unpair2(tessel_fma_f16x2((pairs[j] & 0x00f0000fu) | 0x64006400u, scale, minus_magic), out[2 * j],
+                   out[2 * j + 1]);
 }}
 template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(uint32_t w, tessel_bf16* out) {{
   if (Signed) w ^= 0x88888888u;
   const unsigned int one = 0x3f803f80u, minus_magic = Signed ? 0xc308c308u : 0xc300c300u;  // -128 (- 8)
+  const unsigned int high = w >> 4;
+  // Byte j of w in byte 0, byte j of w >> 4 in byte 2.
+  const unsigned int pairs[4] = {{tessel_prmt<0x0400>(w, high), tessel_prmt<0x0501>(w, high),
+                                 tessel_prmt<0x0602>(w, high), tessel_prmt<0x0703>(w, high)}};
 #pragma unroll
-  for (int p = 0; p < 4; ++p) {{
-    const unsigned int x = tessel_fma_bf16x2(((w >> (4 * p)) & 0x000f000fu) | 0x43004300u, one, minus_magic);
-    out[p].bits = (unsigned short)(x & 0xffffu);
-    out[p + 4].bits = (unsigned short)(x >> 16);
-  }}
+  for (int j = 0; j < 4; ++j)
+    tessel_unpair2(tessel_fma_bf16x2((pairs[j] & 0x000f000fu) | 0x43004300u, one, minus_magic), out[2 * j],
+                   out[2 * j + 1]);
 }}
 )CUDA",
                      ptx_asm(Ptx::FmaF16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}),
-                     ptx_asm(Ptx::FmaBf16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}));
+                     ptx_asm(Ptx::FmaBf16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}),
+                     ptx_asm(Ptx::Prmt, oldest, {{"d"}, {"a"}, {"b"}, {"Selector"}}));
 }
 
 // The fast forms of the math functions (Precision::fast): PTX's approximations.

@@ -134,6 +134,15 @@ const PtxRow& ptx_row(Ptx instruction) {
                               PtxEffect::Pure};
       return row;
     }
+    // PTX ISA 9.7.8.7: bytes of {b, a} picked by the four nibbles of `selector` (0-3 from a, 4-7 from b).
+    case Ptx::Prmt: {
+      static const PtxRow row{"prmt.b32",
+                              "prmt.b32 {dst}, {a}, {b}, {selector};",
+                              Arch::Sm80,
+                              {scalar("dst", "=r"), scalar("a", "r"), scalar("b", "r"), scalar("selector", "n")},
+                              PtxEffect::Pure};
+      return row;
+    }
     case Ptx::FmaBf16x2: {
       static const PtxRow row{"fma.rn.bf16x2",
                               "fma.rn.bf16x2 {dst}, {a}, {b}, {c};",

@@ -40,6 +40,7 @@ enum class Ptx : uint8_t {
   TanhApprox,
   SqrtApprox,
   FmaF16x2,
+  Prmt,
   FmaBf16x2,
   CpAsyncCg16,
   CpAsyncCa8,
