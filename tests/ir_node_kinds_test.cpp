@@ -51,6 +51,7 @@ Kernel every_kind() {
   auto c = tile(DType::Bool, {8, 32}, "c"), w = tile(DType::F32, {8, 32}, "w"), f = tile(DType::F32, {8, 32}, "f");
   auto row = tile(DType::F32, {8, 1}, "row"), as_int = tile(DType::I32, {8, 32}, "as_int");
   auto part = tile(DType::F32, {8, 32}, "part"), prefix = tile(DType::F32, {8, 32}, "prefix");
+  auto swapped = tile(DType::F32, {32, 8}, "swapped");
   auto bits = tile(DType::U32, {8, 32}, "bits"), index = tile(DType::I32, {8, 32}, "index");
   auto a = tile(DType::F16, {32, 16}, "a"), b = tile(DType::F16, {16, 32}, "b");
   auto acc = tile(DType::F32, {32, 32}, "acc"), d = tile(DType::F32, {32, 32}, "d");
@@ -103,6 +104,7 @@ Kernel every_kind() {
       std::make_shared<ScanNode>(at(17), prefix, ReduceOp::Sum, y, 1, true),
       std::make_shared<CopyRegisterNode>(at(18), r, y),
       std::make_shared<SliceRegisterNode>(at(18), part, y, std::vector<int>{0, 0}),
+      std::make_shared<RegroupRegistersNode>(at(18), swapped, Regroup::Permute, y, nullptr, std::vector<int>{1, 0}),
       std::make_shared<AnnotateLayoutNode>(at(19), r, Layout::distributed({8, 32}, threads, 4)),
       std::make_shared<PrintTensorNode>(at(20), "row", row),
       std::make_shared<LoadGlobalNode>(at(21), a, gh, zeros(2), 0.0),

@@ -244,6 +244,17 @@ void emit_SliceRegister(Emitter& e, const ir::SliceRegisterNode& n) {
     e.line(fmt::format("{}[{}] = {}[{}];", e.tile(n.out), l, e.tile(n.src), registers[l]));
 }
 
+// Each register of the result is a register of an operand: copies the C++ compiler renames away.
+void emit_RegroupRegisters(Emitter& e, const ir::RegroupRegistersNode& n) {
+  e.header(n, std::string(ir::regroup_name(n.regroup)));
+  e.declare_tile(n.out);
+  const auto registers = ir::regroup_registers(n);
+  for (int l = 0; l < int(registers.size()); ++l) {
+    const auto [which, slot] = registers[size_t(l)];
+    e.line(fmt::format("{}[{}] = {}[{}];", e.tile(n.out), l, e.tile(which == 0 ? n.a : n.b), slot));
+  }
+}
+
 // Layout annotations are consumed by infer_layouts; lowered IR has none.
 void emit_AnnotateLayout(Emitter&, const ir::AnnotateLayoutNode& n) {
   TESSEL_CHECK(false, "annotate_layout at {} reached code generation", n.loc.str());

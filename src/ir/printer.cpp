@@ -380,6 +380,11 @@ class Printer {
     line(fmt::format("{} = slice({}, at=[{}])", reg_decl(n.out), reg(n.src), fmt::join(n.offsets, ", ")));
   }
 
+  void stmt(const RegroupRegistersNode& n) {
+    line(fmt::format("{} = {}({}{}, dims=[{}])", reg_decl(n.out), regroup_name(n.regroup), reg(n.a),
+                     n.b ? ", " + reg(n.b) : std::string(), fmt::join(n.dims, ", ")));
+  }
+
   void stmt(const AnnotateLayoutNode& n) { line(fmt::format("annotate_layout {} {}", reg(n.tile), n.layout.str())); }
 
   void stmt(const CopyAsyncNode& n) {

@@ -130,6 +130,76 @@ RegisterTensor RegisterTensor::slice(std::vector<int> offsets, std::vector<int> 
   return RegisterTensor(out);
 }
 
+namespace {
+
+RegisterTensor regroup(ir::Regroup kind, const RegisterTensor& a, const RegisterTensor* b, std::vector<int> shape,
+                       std::vector<int> dims, const SourceLoc& loc) {
+  Builder& builder = Builder::current(loc);
+  check_group(a.ir(), ir::regroup_name(kind), loc);
+  auto out = new_tile(a.dtype(), shape, Layout(), a.ir()->name, loc);
+  builder.emit(ir::make<ir::RegroupRegistersNode>(loc, out, kind, a.ir(), b ? b->ir() : nullptr, std::move(dims)));
+  return RegisterTensor(out);
+}
+
+std::string tile_text(const RegisterTensor& t) {
+  return fmt::format("register tile {} (reg<{}>[{}])", t.ir()->name, dtype_name(t.dtype()), fmt::join(t.shape(), ", "));
+}
+
+// concat and interleave take two tiles of one type and shape, along one of their dimensions.
+void check_pair(std::string_view what, const RegisterTensor& a, const RegisterTensor& b, int dim,
+                const SourceLoc& loc) {
+  if (!a.ir() || !b.ir()) throw Error(loc, "use of an unassigned RegisterTensor");
+  if (a.shape() != b.shape() || a.dtype() != b.dtype())
+    throw Error(
+        loc, fmt::format("{} of {} and {}: the tiles must have one type and shape", what, tile_text(a), tile_text(b)));
+  if (dim < 0 || dim >= int(a.shape().size()))
+    throw Error(loc, fmt::format("{} along dimension {} of tiles of rank {}", what, dim, a.shape().size()));
+}
+
+}  // namespace
+
+RegisterTensor Instructions::reshape(const RegisterTensor& x, std::vector<int> shape, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (!x.ir()) throw Error(loc, "use of an unassigned RegisterTensor");
+  int64_t in = 1, out = 1;
+  for (int e : x.shape()) in *= e;
+  for (int e : shape) out *= e > 0 ? e : 0;
+  if (in != out || shape.empty())
+    throw Error(loc, fmt::format("reshape of {} to [{}]: {} elements cannot become {}", tile_text(x),
+                                 fmt::join(shape, ", "), in, out));
+  return regroup(ir::Regroup::Reshape, x, nullptr, shape, {}, loc);
+}
+
+RegisterTensor Instructions::permute(const RegisterTensor& x, std::vector<int> perm, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (!x.ir()) throw Error(loc, "use of an unassigned RegisterTensor");
+  std::vector<int> sorted = perm, shape;
+  std::sort(sorted.begin(), sorted.end());
+  bool each_once = sorted.size() == x.shape().size();
+  for (size_t i = 0; each_once && i < sorted.size(); ++i) each_once = sorted[i] == int(i);
+  if (!each_once)
+    throw Error(loc, fmt::format("permute of {} by [{}]: give each of its {} dimensions once", tile_text(x),
+                                 fmt::join(perm, ", "), x.shape().size()));
+  for (int d : perm) shape.push_back(x.shape()[size_t(d)]);
+  return regroup(ir::Regroup::Permute, x, nullptr, shape, std::move(perm), loc);
+}
+
+RegisterTensor Instructions::concat(const RegisterTensor& a, const RegisterTensor& b, int dim, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  check_pair("concat", a, b, dim, loc);
+  std::vector<int> shape = a.shape();
+  shape[size_t(dim)] *= 2;
+  return regroup(ir::Regroup::Concat, a, &b, shape, {dim}, loc);
+}
+
+RegisterTensor Instructions::interleave(const RegisterTensor& a, const RegisterTensor& b, int dim, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  check_pair("interleave", a, b, dim, loc);
+  std::vector<int> shape = a.shape();
+  shape[size_t(dim)] *= 2;
+  return regroup(ir::Regroup::Interleave, a, &b, shape, {dim}, loc);
+}
+
 void Instructions::annotate_layout(const RegisterTensor& x, const Layout& layout, loc_t l) {
   SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);

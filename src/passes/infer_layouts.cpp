@@ -119,15 +119,13 @@ class LayoutSolver {
         changed |= !is_fixed(s.out);
         require({slice_of(s), s.out, "is the slice by", "slice", s.loc});
       }
-      for (const WidthChangeUse& w : c_.width_changes) {
-        if (is_fixed(w.wide) && !is_fixed(w.narrow)) {
-          require({narrowed(w), w.narrow, "is the bitcast to narrower elements by", "bitcast<T>()", w.loc});
+      for (const DerivedUse& u : c_.derived) {
+        if (is_fixed(u.from)) {
+          changed |= !is_fixed(u.to);
+          require({derive(u, u.from, u.forward), u.to, u.how, u.instruction, u.loc});
+        } else if (is_fixed(u.to) && u.backward) {
+          require({derive(u, u.to, u.backward), u.from, "is the operand needed by", u.instruction, u.loc});
           changed = true;
-        } else if (is_fixed(w.narrow) && !is_fixed(w.wide)) {
-          require({widened(w), w.wide, "is the bitcast to wider elements by", "bitcast<T>()", w.loc});
-          changed = true;
-        } else if (is_fixed(w.wide) && is_fixed(w.narrow)) {
-          require({narrowed(w), w.narrow, "is the bitcast to narrower elements by", "bitcast<T>()", w.loc});
         }
       }
       for (const BroadcastUse& b : c_.broadcasts) {
@@ -140,23 +138,14 @@ class LayoutSolver {
     }
   }
 
-  static Layout last_dim_run(int rank, int ratio) {
-    std::vector<int> run(size_t(rank), 1);
-    run.back() = ratio;
-    return Layout::local(run);
-  }
-  Layout narrowed(const WidthChangeUse& w) { return layout(w.wide) * last_dim_run(layout(w.wide).rank(), w.ratio); }
-  Layout widened(const WidthChangeUse& w) {
-    const Layout& narrow = layout(w.narrow);
+  Layout derive(const DerivedUse& u, int tile, const std::function<Layout(const Layout&)>& rule) {
+    const Layout& given = layout(tile);
     try {
-      return narrow.divide(last_dim_run(narrow.rank(), w.ratio));
-    } catch (const Error&) {
-      throw Error(w.loc, fmt::format("bitcast<T>() to {}x wider elements: the tile created by {} at {} ({}) does not "
-                                     "hold runs of {} consecutive elements of its last dimension in each thread's "
-                                     "consecutive registers, which one wider element takes; give it a layout that "
-                                     "does",
-                                     w.ratio, c_.tiles[w.narrow].created_by, c_.tiles[w.narrow].loc.str(), narrow.str(),
-                                     w.ratio));
+      return rule(given);
+    } catch (const Error& e) {
+      throw Error(u.loc,
+                  fmt::format("{}: the tile created by {} at {} ({}) {}", u.instruction, c_.tiles[tile].created_by,
+                              c_.tiles[tile].loc.str(), given.str(), u.refusal.empty() ? e.message() : u.refusal));
     }
   }
 

@@ -3,6 +3,7 @@
 // infer_layouts.cpp for the rules and their priority).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,10 +49,15 @@ struct SliceUse {
   SourceLoc loc;
 };
 
-// A bitcast between element widths: each element of `wide` holds `ratio` consecutive elements of
-// `narrow` along the last dimension, in the same thread (narrow = wide * local(1, ..., ratio)).
-struct WidthChangeUse {
-  int wide, narrow, ratio;
+// `to`'s layout follows from `from`'s (forward) and, where the rule inverts, `from`'s from `to`'s
+// (backward): bitcasts between widths and register regroupings, which keep every element in its
+// thread. A layout a rule cannot map is refused at `loc`: "<instruction>: the tile created by ...
+// (<layout>) <refusal>".
+struct DerivedUse {
+  int from, to;
+  std::function<Layout(const Layout&)> forward, backward;
+  std::string how;  // for the result: "is the bitcast to narrower elements by"
+  std::string instruction, refusal;
   SourceLoc loc;
 };
 
@@ -71,7 +77,7 @@ struct LayoutConstraints {
   std::vector<ReduceUse> reductions;
   std::vector<BroadcastUse> broadcasts;
   std::vector<SliceUse> slices;
-  std::vector<WidthChangeUse> width_changes;
+  std::vector<DerivedUse> derived;
   bool has_annotations = false;
 };
 

@@ -1,6 +1,8 @@
 // Layout rules of the register-tile instructions: elementwise results share their full-shape
 // operands' layout and broadcast the others; casts, copies and bitcasts of one width keep the layout; an index
 // tile takes whatever layout its uses need; a slice keeps the registers that hold the sub-tile.
+#include <algorithm>
+
 #include "layout_rules.hpp"
 
 namespace tessel::passes {
@@ -34,13 +36,71 @@ void layout_rule_CastTensor(LayoutRules& r, const ir::CastTensorNode& n) {
   r.same(r.index(n.a), r.define(n.out, "to<T>()"));
 }
 
-// A bitcast between widths regroups each thread's registers along the last dimension.
+namespace {
+
+// `ratio` consecutive registers along the last dimension, within a thread.
+Layout last_dim_run(int rank, int ratio) {
+  std::vector<int> run(size_t(rank), 1);
+  run.back() = ratio;
+  return Layout::local(run);
+}
+
+}  // namespace
+
+// A bitcast between widths splits each register of the wider tile into consecutive registers of
+// the narrower one, along the last dimension.
 void layout_rule_BitcastTensor(LayoutRules& r, const ir::BitcastTensorNode& n) {
   const int a = r.index(n.a), out = r.define(n.out, "bitcast<T>()");
   const int from = dtype_bits(n.a->dtype), to = dtype_bits(n.out->dtype);
   if (from == to) return r.same(a, out);
-  if (from > to) return r.constraints.width_changes.push_back({a, out, from / to, n.loc});
-  r.constraints.width_changes.push_back({out, a, to / from, n.loc});
+  const int ratio = std::max(from, to) / std::min(from, to);
+  const auto split = [ratio](const Layout& wide) { return wide * last_dim_run(wide.rank(), ratio); };
+  const auto join = [ratio](const Layout& narrow) { return narrow.divide(last_dim_run(narrow.rank(), ratio)); };
+  const std::string refusal = fmt::format(
+      "does not hold runs of {} consecutive elements of its last dimension in "
+      "consecutive registers of each thread, which one {}-bit element takes; "
+      "give it a layout that does",
+      ratio, std::max(from, to));
+  if (from > to)
+    r.constraints.derived.push_back(
+        {a, out, split, join, "is the bitcast to narrower elements by", "bitcast<T>()", refusal, n.loc});
+  else
+    r.constraints.derived.push_back(
+        {a, out, join, split, "is the bitcast to wider elements by", "bitcast<T>()", refusal, n.loc});
+}
+
+// A regrouping renames registers: the result's layout is the operands' one, reshaped, permuted, or
+// composed with the two operands as the outer (concat) or inner (interleave) digit of a dimension.
+void layout_rule_RegroupRegisters(LayoutRules& r, const ir::RegroupRegistersNode& n) {
+  const std::string call(ir::regroup_name(n.regroup));
+  const int a = r.index(n.a), out = r.define(n.out, call);
+  if (n.b) r.same(a, r.index(n.b));
+  const std::vector<int> in_shape = n.a->shape(), out_shape = n.out->shape(), dims = n.dims;
+  std::vector<int> pair(in_shape.size(), 1);
+  if (!dims.empty()) pair[size_t(dims[0])] = 2;
+  std::function<Layout(const Layout&)> forward, backward;
+  switch (n.regroup) {
+    case ir::Regroup::Reshape:
+      forward = [out_shape](const Layout& l) { return l.reshape(out_shape); };
+      backward = [in_shape](const Layout& l) { return l.reshape(in_shape); };
+      break;
+    case ir::Regroup::Permute: {
+      std::vector<int> inverse(dims.size());
+      for (size_t i = 0; i < dims.size(); ++i) inverse[size_t(dims[i])] = int(i);
+      forward = [dims](const Layout& l) { return l.permute(dims); };
+      backward = [inverse](const Layout& l) { return l.permute(inverse); };
+      break;
+    }
+    case ir::Regroup::Concat: forward = [pair](const Layout& l) { return Layout::local(pair) * l; }; break;
+    case ir::Regroup::Interleave:
+      forward = [pair](const Layout& l) { return l * Layout::local(pair); };
+      backward = [pair](const Layout& l) { return l.divide(Layout::local(pair)); };
+      break;
+  }
+  r.constraints.derived.push_back({a, out, forward, backward, fmt::format("is the {} by", call), call,
+                                   "cannot be regrouped so without moving elements between threads; give it a "
+                                   "layout whose threads hold the elements the result keeps together",
+                                   n.loc});
 }
 
 void layout_rule_Iota(LayoutRules& r, const ir::IotaNode& n) { r.define(n.out, "arange"); }

@@ -140,6 +140,16 @@ void exec_SliceRegister(Warp& w, const ir::SliceRegisterNode& n, Mask mask) {
   for_each_slot(w, n.out.get(), mask, [&](int lane, int l) { return in[size_t(lane) * in_local + registers[l]]; });
 }
 
+void exec_RegroupRegisters(Warp& w, const ir::RegroupRegistersNode& n, Mask mask) {
+  const auto& registers = w.cta.tables.regroup(n);
+  const std::vector<ir::Scalar>* in[2] = {&w.tile(n.a.get()), n.b ? &w.tile(n.b.get()) : nullptr};
+  const size_t in_local = size_t(n.a->layout.local_size());
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
+    const auto [which, slot] = registers[size_t(l)];
+    return (*in[which])[size_t(lane) * in_local + size_t(slot)];
+  });
+}
+
 // Layout annotations are consumed by infer_layouts; lowered IR has none.
 void exec_AnnotateLayout(Warp&, const ir::AnnotateLayoutNode& n, Mask) {
   TESSEL_CHECK(false, "annotate_layout at {} reached the simulator", n.loc.str());

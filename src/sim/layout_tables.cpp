@@ -41,4 +41,10 @@ const std::vector<int>& LayoutTables::slice(const ir::SliceRegisterNode& n) {
   return it->second;
 }
 
+const std::vector<std::pair<int, int>>& LayoutTables::regroup(const ir::RegroupRegistersNode& n) {
+  auto [it, fresh] = regroup_.try_emplace(&n);
+  if (fresh) it->second = ir::regroup_registers(n);
+  return it->second;
+}
+
 }  // namespace tessel::sim

@@ -42,11 +42,14 @@ class LayoutTables {
   const std::vector<int>& broadcast(const ir::RegisterTensorNode* operand, const ir::RegisterTensorNode* out);
   // For each slot of a slice's result, the slot of its source that holds the same element.
   const std::vector<int>& slice(const ir::SliceRegisterNode& n);
+  // For each slot of a regrouping's result, the operand and slot that hold its element.
+  const std::vector<std::pair<int, int>>& regroup(const ir::RegroupRegistersNode& n);
 
  private:
   std::unordered_map<const void*, std::vector<int>> coords_;
   std::map<std::pair<const void*, const void*>, std::vector<int>> broadcast_;
   std::unordered_map<const void*, std::vector<int>> slice_;
+  std::unordered_map<const void*, std::vector<std::pair<int, int>>> regroup_;
 };
 
 class Warp {

@@ -692,6 +692,39 @@ struct SliceRegisterNode : StmtNode {
   std::vector<int> offsets;
   static constexpr auto operands() { return std::tuple{&SliceRegisterNode::out, &SliceRegisterNode::src}; }
 };
+// Tiles rearranged without moving data: every register of `out` is a register of `a` or `b` in the
+// same thread, so the instruction is a renaming of registers (Layout::reshape, permute, and the
+// compositions that concatenate and interleave).
+enum class Regroup : uint8_t {
+  Reshape,     // `a` with out's shape, elements in row-major order
+  Permute,     // out dimension i is dimension dims[i] of `a`
+  Concat,      // `a` then `b` along dimension dims[0]
+  Interleave,  // `a` and `b` alternating along dimension dims[0]
+};
+std::string_view regroup_name(Regroup r);
+struct RegroupRegistersNode : StmtNode {
+  RegroupRegistersNode(SourceLoc l, RegisterTensor out, Regroup regroup, RegisterTensor a, RegisterTensor b,
+                       std::vector<int> dims)
+      : StmtNode(NodeKind::RegroupRegisters, std::move(l)),
+        out(std::move(out)),
+        regroup(regroup),
+        a(std::move(a)),
+        b(std::move(b)),
+        dims(std::move(dims)) {}
+  RegisterTensor out;
+  Regroup regroup;
+  RegisterTensor a, b;  // b: concat and interleave only
+  std::vector<int> dims;
+  // The operand (0 for a, 1 for b) and coordinates of the element at `out_coords`.
+  std::pair<int, std::vector<int>> source(const std::vector<int>& out_coords) const;
+  static constexpr auto operands() {
+    return std::tuple{&RegroupRegistersNode::out, &RegroupRegistersNode::a, optional(&RegroupRegistersNode::b)};
+  }
+};
+// For each register of n.out, the operand and register that hold its element (the same in every
+// thread); throws tessel::Error at n's line when the layouts do not allow it.
+std::vector<std::pair<int, int>> regroup_registers(const RegroupRegistersNode& n);
+
 // Pins the layout of `tile` (annotate_layout); infer_layouts consumes it.
 struct AnnotateLayoutNode : StmtNode {
   AnnotateLayoutNode(SourceLoc l, RegisterTensor t, Layout layout)

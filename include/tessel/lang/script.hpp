@@ -212,6 +212,15 @@ class Instructions {
   RegisterTensor fma(const TileOperand& a, const TileOperand& b, const RegisterTensor& c);
   RegisterTensor minimum(const TileOperand& a, const TileOperand& b);
 
+  // ---- regroupings: no data moves, each thread keeps its registers (docs/language.md, "Reshapes") ----
+  // The elements of `x` in row-major order, with `shape`.
+  RegisterTensor reshape(const RegisterTensor& x, std::vector<int> shape, loc_t loc = loc_t::current());
+  // Dimension i of the result is dimension perm[i] of `x`.
+  RegisterTensor permute(const RegisterTensor& x, std::vector<int> perm, loc_t loc = loc_t::current());
+  // `a` followed by `b` along `dim`; and `a` and `b` alternating along `dim` (a0, b0, a1, b1, ...).
+  RegisterTensor concat(const RegisterTensor& a, const RegisterTensor& b, int dim, loc_t loc = loc_t::current());
+  RegisterTensor interleave(const RegisterTensor& a, const RegisterTensor& b, int dim, loc_t loc = loc_t::current());
+
   // ---- tensor cores ----
   // a @ b + c with mma.sync: a [m, k], b [k, n] in f16/bf16 with c [m, n] in f32, or in i8 with c
   // in i32 (exact integer products and sums). The operands take the layouts of

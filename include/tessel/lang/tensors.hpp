@@ -121,8 +121,9 @@ class RegisterTensor {
     return cast_to(dtype_v<T>, SourceLoc::from(loc));
   }
   RegisterTensor cast_to(DType t, SourceLoc loc) const;
-  // The same bits read as T, element by element: T must have the element type's width
-  // (f32 <-> i32/u32, f16/bf16 <-> i16/u16, f8 <-> i8/u8). No instruction runs.
+  // The same bits read as T (docs/language.md, "Element types"): element by element between types
+  // of one width; between widths the last dimension regroups (a reg<u32>[n] is a reg<u4>[8 n]).
+  // No instruction runs.
   template <class T> RegisterTensor bitcast(std::source_location loc = std::source_location::current()) const {
     return bitcast_to(dtype_v<T>, SourceLoc::from(loc));
   }

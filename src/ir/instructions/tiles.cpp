@@ -1,5 +1,5 @@
 // Verifier rules and effects (tessel/ir/effects.hpp) of the register-tile instructions: creation,
-// elementwise math, casts, bitcasts, index tiles, copies.
+// elementwise math, casts, bitcasts, index tiles, copies, slices and regroupings.
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -70,6 +70,80 @@ void verify_SliceRegister(Verification& v, const SliceRegisterNode& n) {
   v.define(n.out, n);
 }
 
+std::string_view regroup_name(Regroup r) {
+  switch (r) {
+    case Regroup::Reshape: return "reshape";
+    case Regroup::Permute: return "permute";
+    case Regroup::Concat: return "concat";
+    case Regroup::Interleave: return "interleave";
+  }
+  return "?";
+}
+
+std::pair<int, std::vector<int>> RegroupRegistersNode::source(const std::vector<int>& out_coords) const {
+  std::vector<int> c = out_coords;
+  const std::vector<int>& in = a->shape();
+  switch (regroup) {
+    case Regroup::Reshape: {
+      int64_t index = 0;
+      for (size_t d = 0; d < c.size(); ++d) index = index * out->shape()[d] + c[d];
+      std::vector<int> from(in.size());
+      for (size_t d = in.size(); d-- > 0;) {
+        from[d] = int(index % in[d]);
+        index /= in[d];
+      }
+      return {0, from};
+    }
+    case Regroup::Permute:
+      for (size_t i = 0; i < dims.size(); ++i) c[size_t(dims[i])] = out_coords[i];
+      return {0, c};
+    case Regroup::Concat: {
+      const int d = dims[0], which = c[size_t(d)] / in[size_t(d)];
+      c[size_t(d)] %= in[size_t(d)];
+      return {which, c};
+    }
+    case Regroup::Interleave: {
+      const int d = dims[0], which = c[size_t(d)] % 2;
+      c[size_t(d)] /= 2;
+      return {which, c};
+    }
+  }
+  return {0, c};
+}
+
+std::vector<std::pair<int, int>> regroup_registers(const RegroupRegistersNode& n) {
+  const Layout& out = n.out->layout;
+  std::vector<std::pair<int, int>> slots(size_t(out.local_size()), {-1, -1});
+  for (int t = 0; t < out.num_threads(); ++t)
+    for (int l = 0; l < out.local_size(); ++l) {
+      const auto [which, coords] = n.source(out.coords(t, l));
+      int slot = -1;
+      const RegisterTensor& operand = which == 0 ? n.a : n.b;
+      if (!operand->layout.holds(t, coords, &slot) ||
+          (slots[size_t(l)].first >= 0 && slots[size_t(l)] != std::pair{which, slot}))
+        throw Error(n.loc, fmt::format("{}: the result's layout {} does not keep each element in the thread and "
+                                       "register order of its operand's layout {}; give the operand a layout the "
+                                       "regrouping keeps in its threads",
+                                       regroup_name(n.regroup), out.str(), operand->layout.str()));
+      slots[size_t(l)] = {which, slot};
+    }
+  return slots;
+}
+
+void verify_RegroupRegisters(Verification& v, const RegroupRegistersNode& n) {
+  int64_t in = 1, out = 1;
+  for (int e : n.a->shape()) in *= e;
+  for (int e : n.out->shape()) out *= e;
+  const bool pair = n.regroup == Regroup::Concat || n.regroup == Regroup::Interleave;
+  TESSEL_CHECK(n.out->dtype == n.a->dtype &&
+                   (pair ? n.b && n.b->shape() == n.a->shape() && n.b->dtype == n.a->dtype : !n.b) &&
+                   out == (pair ? 2 * in : in),
+               "{} at {} does not regroup its operands' elements", regroup_name(n.regroup), n.loc.str());
+  v.use(n.a, n);
+  if (n.b) v.use(n.b, n);
+  v.define(n.out, n);
+}
+
 void verify_AnnotateLayout(Verification& v, const AnnotateLayoutNode& n) { v.use(n.tile, n); }
 
 void verify_PrintTensor(Verification& v, const PrintTensorNode& n) { v.use(n.tensor, n); }
@@ -86,6 +160,7 @@ Effects effects_of(const BitcastTensorNode&) { return {}; }
 Effects effects_of(const IotaNode&) { return {}; }
 Effects effects_of(const CopyRegisterNode&) { return {}; }
 Effects effects_of(const SliceRegisterNode&) { return {}; }
+Effects effects_of(const RegroupRegistersNode&) { return {}; }
 Effects effects_of(const AnnotateLayoutNode&) { return {}; }
 Effects effects_of(const PrintTensorNode&) { return {}; }
 

@@ -1,0 +1,13 @@
+// Register regroupings on the GPU; skipped, visibly, without one.
+#include "../regroup_kernels.hpp"
+#include "gpu_test.hpp"
+
+namespace tessel::testing {
+namespace {
+
+using RegroupOnGpu = GpuTest;
+
+TEST_F(RegroupOnGpu, ReshapePermuteConcatAndInterleave) { check_regroupings(Device::gpu()); }
+
+}  // namespace
+}  // namespace tessel::testing

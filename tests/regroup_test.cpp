@@ -1,0 +1,94 @@
+// Register regroupings on the simulator (regroup_kernels.hpp) under every order, the targets they
+// compile for, and their misuse.
+#include "expect_error.hpp"
+#include "regroup_kernels.hpp"
+#include "simulate.hpp"
+#include "source_line.hpp"
+
+namespace tessel::testing {
+namespace {
+
+TEST(Regroup, ReshapePermuteConcatAndInterleave) {
+  for (const sim::Options& o : every_order()) check_regroupings(Device::simulator(), o);
+}
+
+TEST(Regroup, CompileForEveryTarget) {
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
+    float* f = nullptr;
+    EXPECT_GT(Kernel<Regroupings>(Device::simulator(), KernelOptions{arch}).cubin(f, f, f, f, f, f, f, f).size(), 0u)
+        << arch;
+  }
+}
+
+struct ReshapeOfAnotherCount : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});
+    reshape(t, {8, 10});
+  }
+};
+
+TEST(Regroup, AReshapeKeepsTheElementCount) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(512, 1.0f));
+  EXPECT_EQ(error_of<ReshapeOfAnotherCount>(x),
+            source_at("tests/regroup_test.cpp", "reshape(t, {8, 10})") +
+                ": reshape of register tile r (reg<f32>[8, 64]) to [8, 10]: 512 elements cannot become 80");
+}
+
+struct PermuteTwice : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});
+    permute(t, {1, 1});
+  }
+};
+
+TEST(Regroup, APermutationNamesEachDimensionOnce) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(512, 1.0f));
+  EXPECT_EQ(error_of<PermuteTwice>(x), source_at("tests/regroup_test.cpp", "permute(t, {1, 1})") +
+                                           ": permute of register tile r (reg<f32>[8, 64]) by [1, 1]: give each of "
+                                           "its 2 dimensions once");
+}
+
+struct ConcatOfOtherShapes : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});
+    auto u = load_global(global_view(x, {8, 64}), {0, 0}, {8, 32});
+    concat(t, u, 1);
+  }
+};
+
+TEST(Regroup, ConcatenatedTilesShareTypeAndShape) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(512, 1.0f));
+  EXPECT_EQ(error_of<ConcatOfOtherShapes>(x),
+            source_at("tests/regroup_test.cpp", "concat(t, u, 1)") +
+                ": concat of register tile r (reg<f32>[8, 64]) and register tile r (reg<f32>[8, 32]): the tiles "
+                "must have one type and shape");
+}
+
+// Each thread holds 3 consecutive elements: rows of 32 would cut threads' runs.
+struct ReshapeAcrossThreads : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {96}), {0}, {96}, Layout::spatial({32}) * Layout::local({3}));
+    store_global(global_view(x, {3, 32}), reshape(t, {3, 32}), {0, 0});
+  }
+};
+
+TEST(Regroup, AReshapeThatMovesDataBetweenThreadsIsRefused) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(96, 1.0f));
+  EXPECT_EQ(error_of<ReshapeAcrossThreads>(x),
+            source_at("tests/regroup_test.cpp", "reshape(t, {3, 32})") +
+                ": reshape: the tile created by load_global at " +
+                source_at("tests/regroup_test.cpp", "auto t = load_global(global_view(x, {96})") +
+                " (layout[96](d0=32x3; threads=d0.0; local=d0.1)) cannot be regrouped so without moving elements "
+                "between threads; give it a layout whose threads hold the elements the result keeps together");
+}
+
+}  // namespace
+}  // namespace tessel::testing
