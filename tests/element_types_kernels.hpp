@@ -3,6 +3,7 @@
 // tests/gpu/element_types_gpu_test.cpp.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -117,6 +118,60 @@ struct NarrowIntegersAndBitcasts : Script {
     store_global(global_view(f_again, {n}), u.bitcast<float>(), {0});
   }
 };
+
+// Floats to integers as PTX cvt.rzi converts them: toward zero, saturated to the 32-bit (64-bit)
+// range of the target's signedness, NaN to 0; the 8- and 16-bit types then keep the low bits.
+struct FloatsToIntegers : Script {
+  void operator()(Ptr<float> f, Ptr<int8_t> i8s, Ptr<uint8_t> u8s, Ptr<int32_t> i32s, Ptr<uint32_t> u32s,
+                  Ptr<int64_t> i64s, Ptr<uint64_t> u64s) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(f, {32}), {0}, {32});
+    store_global(global_view(i8s, {32}), t.to<int8_t>(), {0});
+    store_global(global_view(u8s, {32}), t.to<uint8_t>(), {0});
+    store_global(global_view(i32s, {32}), t.to<int32_t>(), {0});
+    store_global(global_view(u32s, {32}), t.to<uint32_t>(), {0});
+    store_global(global_view(i64s, {32}), t.to<int64_t>(), {0});
+    store_global(global_view(u64s, {32}), t.to<uint64_t>(), {0});
+  }
+};
+
+inline void check_floats_to_integers(const Device& dev) {
+  const std::vector<float> f = {
+      0.0f,     -0.0f,      1.9f,   -1.9f,         127.5f,        128.0f, 300.7f, -300.7f, 255.9f,   256.0f,    -1.0f,
+      3e9f,     -3e9f,      5e9f,   1e19f,         -1e19f,        2e19f,  NAN,    -NAN,    INFINITY, -INFINITY, 65537.f,
+      -65537.f, 2147483520, 4.2e9f, 1.8446743e19f, 9.2233715e18f, -129.f, -2.5f,  1e-3f,   7.0f,     -7.0f};
+  Buffer<float> df(dev, f);
+  Buffer<int8_t> i8s(dev, std::vector<int8_t>(32, 9));
+  Buffer<uint8_t> u8s(dev, std::vector<uint8_t>(32, 9));
+  Buffer<int32_t> i32s(dev, std::vector<int32_t>(32, 9));
+  Buffer<uint32_t> u32s(dev, std::vector<uint32_t>(32, 9));
+  Buffer<int64_t> i64s(dev, std::vector<int64_t>(32, 9));
+  Buffer<uint64_t> u64s(dev, std::vector<uint64_t>(32, 9));
+  Kernel<FloatsToIntegers> kernel(dev);
+  kernel(df, i8s, u8s, i32s, u32s, i64s, u64s);
+  const auto a = i8s.download();
+  const auto b = u8s.download();
+  const auto c = i32s.download();
+  const auto d = u32s.download();
+  const auto e = i64s.download();
+  const auto g = u64s.download();
+  const auto saturate = [](float x, double low, double high) {
+    if (std::isnan(x)) return 0.0;
+    return std::clamp(std::trunc(double(x)), low, high);
+  };
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double s32 = saturate(f[i], -2147483648.0, 2147483647.0), u32 = saturate(f[i], 0, 4294967295.0);
+    EXPECT_EQ(a[i], int8_t(uint8_t(int64_t(s32)))) << f[i];
+    EXPECT_EQ(b[i], uint8_t(int64_t(u32))) << f[i];
+    EXPECT_EQ(c[i], int32_t(s32)) << f[i];
+    EXPECT_EQ(d[i], uint32_t(u32)) << f[i];
+    const double s64 = saturate(f[i], -9223372036854775808.0, 9223372036854775807.0);
+    EXPECT_EQ(e[i], s64 >= 9223372036854775807.0 ? INT64_MAX : int64_t(s64)) << f[i];
+    const double u64 = saturate(f[i], 0, 18446744073709551615.0);
+    EXPECT_EQ(g[i], u64 >= 18446744073709551615.0 ? UINT64_MAX : uint64_t(u64)) << f[i];
+  }
+}
 
 inline void check_narrow_integers_and_bitcasts(const Device& dev) {
   const int n = 128;

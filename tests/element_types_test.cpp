@@ -51,6 +51,8 @@ TEST(ElementTypes, Fp8ConversionsOnTheSimulator) { check_fp8_conversions(Device:
 
 TEST(ElementTypes, NarrowIntegersAndBitcastsOnTheSimulator) { check_narrow_integers_and_bitcasts(Device::simulator()); }
 
+TEST(ElementTypes, FloatsToIntegersSaturateAsPtxCvtOnTheSimulator) { check_floats_to_integers(Device::simulator()); }
+
 struct BitcastToBool : Script {
   void operator()(Ptr<float> x) {
     attrs.blocks = 1;

@@ -74,6 +74,8 @@ Kernel every_kind() {
        ctaid_y = make_var(Type{DType::I32}, "ctaid_y"), ctaid_z = make_var(Type{DType::I32}, "ctaid_z");
   const MbarrierRef bar0{bars, const_int(0)}, bar_v{bars, binary(BinaryOp::Mod, v, const_int(2))};
   auto seen = make_var(Type{DType::I32}, "seen");
+  auto neighbour = make_var(Type{DType::I32}, "neighbour"), voted = make_var(Type{DType::U32}, "voted");
+  auto ones_shuffled = tile(DType::I32, {32}, "ones_shuffled");
   auto counts = std::make_shared<GlobalTensorNode>(DType::I32, counters, std::vector<Expr>{const_int(32)},
                                                    std::vector<Expr>{const_int(1)}, "counts", at(46));
   auto ones = tile(DType::I32, {32}, "ones");
@@ -172,6 +174,12 @@ Kernel every_kind() {
       std::make_shared<LoadGlobalNode>(at(47), ones, counts, zeros(1), 0.0),
       std::make_shared<AtomicTensorNode>(at(47), nullptr, AtomicOp::Max, counts, nullptr, zeros(1), ones, nullptr,
                                          MemoryOrder::Relaxed, MemoryScope::Gpu),
+      std::make_shared<DeclareNode>(at(48), neighbour, const_int(0)),
+      std::make_shared<ShuffleNode>(at(48), neighbour, nullptr, ShuffleMode::Xor, Operand{nullptr, seen}, const_int(1)),
+      std::make_shared<ShuffleNode>(at(48), nullptr, ones_shuffled, ShuffleMode::Down, Operand{ones, nullptr},
+                                    const_int(2)),
+      std::make_shared<DeclareNode>(at(49), voted, const_int(0, DType::U32)),
+      std::make_shared<VoteNode>(at(49), voted, VoteMode::Ballot, binary(BinaryOp::Gt, seen, const_int(0))),
   };
   auto k = std::make_shared<KernelNode>();
   k->name = "every_kind";

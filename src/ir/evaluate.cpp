@@ -145,11 +145,29 @@ Scalar normalize(DType t, Scalar v) {
   return v;
 }
 
+namespace {
+
+// What the generated code's conversion gives (`(T)x` compiles to PTX cvt.rzi): toward zero,
+// saturated to the range of the 32-bit integer of the target's signedness (64-bit for the 64-bit
+// types), NaN to 0; a narrower target then keeps the low bits, as C's integer conversion does.
+int64_t float_to_integer(double x, DType to) {
+  if (std::isnan(x)) return 0;
+  const bool wide = dtype_bits(to) == 64, sign = is_signed(to);
+  const double low = !sign ? 0.0 : wide ? -9223372036854775808.0 : -2147483648.0;
+  const double high =
+      !sign ? (wide ? 18446744073709551615.0 : 4294967295.0) : (wide ? 9223372036854775807.0 : 2147483647.0);
+  const double t = std::trunc(x);
+  if (t <= low) return sign ? (wide ? INT64_MIN : INT32_MIN) : 0;
+  if (t >= high) return sign ? (wide ? INT64_MAX : INT32_MAX) : (wide ? int64_t(UINT64_MAX) : int64_t(UINT32_MAX));
+  return !sign && wide ? int64_t(uint64_t(t)) : int64_t(t);
+}
+
+}  // namespace
+
 Scalar convert(DType from, DType to, Scalar v) {
   if (is_float(from) && !is_float(to)) {
     if (to == DType::Bool) return Scalar{.i = v.f != 0.0};
-    // Float to integer conversion truncates toward zero, as in C.
-    return normalize(to, Scalar{.i = int64_t(std::trunc(v.f))});
+    return normalize(to, Scalar{.i = float_to_integer(v.f, to)});
   }
   if (!is_float(from) && is_float(to)) {
     const double d = is_signed(from) ? double(v.i) : double(uint64_t(v.i));

@@ -357,6 +357,16 @@ class Printer {
     return fmt::format("atomic.{}.{}.{}", atomic_op_name(op), memory_order_name(order), memory_scope_name(scope));
   }
 
+  void stmt(const ShuffleNode& n) {
+    const std::string value = n.value.tensor ? reg(n.value.tensor) : expr(n.value.scalar);
+    const std::string call = fmt::format("warp.{}({}, lane={})", shuffle_name(n.mode), value, expr(n.lane));
+    line(fmt::format("{} = {}", n.out ? reg_decl(n.out) : name(n.result.get(), n.result->name), call));
+  }
+
+  void stmt(const VoteNode& n) {
+    line(fmt::format("{} = warp.{}({})", name(n.result.get(), n.result->name), vote_name(n.mode), expr(n.predicate)));
+  }
+
   void stmt(const AtomicScalarNode& n) {
     const std::string target = n.global ? global(n.global) : shared(n.shared);
     std::string args = fmt::format("{} at {}", target, exprs(n.index));

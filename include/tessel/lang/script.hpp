@@ -19,6 +19,7 @@
 #include "tessel/lang/tcgen05.hpp"
 #include "tessel/lang/tensors.hpp"
 #include "tessel/lang/tma.hpp"
+#include "tessel/lang/warp.hpp"
 #include "tessel/lang/warp_roles.hpp"
 #include "tessel/lang/wgmma.hpp"
 
@@ -137,6 +138,7 @@ class Instructions {
 
   // ---- instruction groups ----
   AtomicInstructions atomic;
+  WarpInstructions warp;
   WgmmaInstructions wgmma;
   Tcgen05Instructions tcgen05;
   MbarrierInstructions mbarrier;

@@ -1,0 +1,62 @@
+// The warp instruction group: the Shuffle and Vote instructions, for kernel values and tiles.
+#include "tessel/lang/warp.hpp"
+
+#include "tile_tracing.hpp"
+
+namespace tessel {
+
+using detail::check_group;
+using detail::new_tile;
+
+ir::Expr WarpInstructions::scalar_shuffle(ir::ShuffleMode mode, ir::Expr value, const Dim& lane, const SourceLoc& loc) {
+  Builder& b = Builder::current(loc);
+  const DType t = value->type.dtype;
+  ir::Var result = ir::make_var(ir::Type{t}, "shuffled", loc);
+  b.emit(ir::make<ir::DeclareNode>(loc, result, is_float(t) ? ir::const_float(0, t) : ir::const_int(0, t)));
+  b.emit(ir::make<ir::ShuffleNode>(loc, result, nullptr, mode, ir::Operand{nullptr, std::move(value)}, lane.ir()));
+  return result;
+}
+
+RegisterTensor WarpInstructions::tile_shuffle(ir::ShuffleMode mode, const RegisterTensor& value, const Dim& lane,
+                                              const SourceLoc& loc) {
+  Builder& b = Builder::current(loc);
+  if (!value.ir()) throw Error(loc, "use of an unassigned RegisterTensor");
+  check_group(value.ir(), fmt::format("warp.{}", ir::shuffle_name(mode)), loc);
+  auto out = new_tile(value.dtype(), value.shape(), Layout(), value.ir()->name, loc);
+  b.emit(ir::make<ir::ShuffleNode>(loc, nullptr, out, mode, ir::Operand{value.ir(), nullptr}, lane.ir()));
+  return RegisterTensor(out);
+}
+
+RegisterTensor WarpInstructions::shuffle(const RegisterTensor& value, const Dim& lane, loc_t loc) {
+  return tile_shuffle(ir::ShuffleMode::Index, value, lane, SourceLoc::from(loc));
+}
+RegisterTensor WarpInstructions::shuffle_xor(const RegisterTensor& value, const Dim& mask, loc_t loc) {
+  return tile_shuffle(ir::ShuffleMode::Xor, value, mask, SourceLoc::from(loc));
+}
+RegisterTensor WarpInstructions::shuffle_up(const RegisterTensor& value, const Dim& delta, loc_t loc) {
+  return tile_shuffle(ir::ShuffleMode::Up, value, delta, SourceLoc::from(loc));
+}
+RegisterTensor WarpInstructions::shuffle_down(const RegisterTensor& value, const Dim& delta, loc_t loc) {
+  return tile_shuffle(ir::ShuffleMode::Down, value, delta, SourceLoc::from(loc));
+}
+
+ir::Expr WarpInstructions::vote(ir::VoteMode mode, const Expr<bool>& predicate, const SourceLoc& loc) {
+  Builder& b = Builder::current(loc);
+  const DType t = mode == ir::VoteMode::Ballot ? DType::U32 : DType::Bool;
+  ir::Var result = ir::make_var(ir::Type{t}, std::string(ir::vote_name(mode)), loc);
+  b.emit(ir::make<ir::DeclareNode>(loc, result, ir::const_int(0, t)));
+  b.emit(ir::make<ir::VoteNode>(loc, result, mode, predicate.ir()));
+  return result;
+}
+
+Expr<uint32_t> WarpInstructions::ballot(const Expr<bool>& predicate, loc_t loc) {
+  return Expr<uint32_t>(vote(ir::VoteMode::Ballot, predicate, SourceLoc::from(loc)));
+}
+Expr<bool> WarpInstructions::any(const Expr<bool>& predicate, loc_t loc) {
+  return Expr<bool>(vote(ir::VoteMode::Any, predicate, SourceLoc::from(loc)));
+}
+Expr<bool> WarpInstructions::all(const Expr<bool>& predicate, loc_t loc) {
+  return Expr<bool>(vote(ir::VoteMode::All, predicate, SourceLoc::from(loc)));
+}
+
+}  // namespace tessel

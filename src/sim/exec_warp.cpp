@@ -1,0 +1,57 @@
+// Simulator semantics of the warp instructions: shuffles and votes read the lanes of the warp at
+// once, so every lane of it must execute them together.
+#include <fmt/ranges.h>
+
+#include "machine.hpp"
+
+namespace tessel::sim {
+
+namespace {
+
+// Lanes that stay behind in control flow that splits the warp would wait at the instruction
+// forever (or read undefined values) on the GPU.
+void require_whole_warp(const Warp& w, Mask mask, std::string_view what, const SourceLoc& loc) {
+  if (mask == 0xffffffffu) return;
+  std::vector<int> missing;
+  for (int lane = 0; lane < 32; ++lane)
+    if (!(mask >> lane & 1)) missing.push_back(w.thread(lane));
+  throw Error(loc, fmt::format("warp.{} in warp {} of block {}: threads {} did not reach it, since it runs inside "
+                               "control flow that splits the warp; every thread of the warp must execute it together",
+                               what, w.id, w.cta.block_name(), fmt::join(missing, ", ")));
+}
+
+}  // namespace
+
+void exec_Shuffle(Warp& w, const ir::ShuffleNode& n, Mask mask) {
+  require_whole_warp(w, mask, ir::shuffle_name(n.mode), n.loc);
+  const Lanes arg = w.eval(n.lane, mask);
+  std::array<int, 32> source;
+  for (int lane = 0; lane < 32; ++lane) source[size_t(lane)] = ir::shuffle_source(n.mode, lane, arg[size_t(lane)].i);
+  if (n.result) {
+    const Lanes value = w.eval(n.value.scalar, mask);
+    Lanes out;
+    for (int lane = 0; lane < 32; ++lane) out[size_t(lane)] = value[size_t(source[size_t(lane)])];
+    return w.assign(n.result.get(), out, mask);
+  }
+  const std::vector<ir::Scalar> in = w.tile(n.value.tensor.get());
+  auto& out = w.tile(n.out.get());
+  const size_t local = size_t(n.out->layout.local_size());
+  for (size_t lane = 0; lane < 32; ++lane)
+    for (size_t l = 0; l < local; ++l) out[lane * local + l] = in[size_t(source[lane]) * local + l];
+}
+
+void exec_Vote(Warp& w, const ir::VoteNode& n, Mask mask) {
+  require_whole_warp(w, mask, ir::vote_name(n.mode), n.loc);
+  const Lanes predicate = w.eval(n.predicate, mask);
+  uint32_t ballot = 0;
+  for (int lane = 0; lane < 32; ++lane)
+    if (predicate[size_t(lane)].i) ballot |= 1u << lane;
+  const int64_t result = n.mode == ir::VoteMode::Ballot ? int64_t(ballot)
+                         : n.mode == ir::VoteMode::Any  ? int64_t(ballot != 0)
+                                                        : int64_t(ballot == 0xffffffffu);
+  Lanes out;
+  out.fill(ir::Scalar{.i = result});
+  w.assign(n.result.get(), out, mask);
+}
+
+}  // namespace tessel::sim
