@@ -80,15 +80,22 @@ std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::str
                      shared_byte_offset(e, s, index, constant));
 }
 
-void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets) {
-  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+void open_run_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets,
+                   const std::string& slot, int run) {
+  const int n = tile->layout.local_size();
   e.line("#pragma unroll");
-  e.open(fmt::format("for (int l = 0; l < {}; ++l)", tile->layout.local_size()));
-  const auto c = tile->layout.coord_exprs("t", "l");
+  e.open(run == 1 ? fmt::format("for (int {0} = 0; {0} < {1}; ++{0})", slot, n)
+                  : fmt::format("for (int {0} = 0; {0} < {1}; {0} += {2})", slot, n, run));
+  const auto c = tile->layout.coord_exprs("t", slot);
   for (size_t d = 0; d < c.size(); ++d) {
     const std::string off = e.expr(offsets[d]);
     e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
   }
+}
+
+void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets) {
+  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  open_run_loop(e, tile, offsets, "l", 1);
 }
 
 std::string global_index(Emitter& e, const ir::GlobalTensor& g) {
@@ -161,13 +168,7 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
     e.close(" else {");
     ++e.indent;
   }
-  e.line("#pragma unroll");
-  e.open(fmt::format("for (int lv = 0; lv < {}; lv += {})", tile->layout.local_size(), vec));
-  const auto c = tile->layout.coord_exprs("t", "lv");
-  for (size_t d = 0; d < c.size(); ++d) {
-    const std::string off = e.expr(offsets[d]);
-    e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
-  }
+  open_run_loop(e, tile, offsets, "lv", vec);
   const int last = g->rank() - 1;
   e.line(fmt::format("const int c{0}_base = c{0};", last));
   std::vector<std::string> inside;
@@ -272,13 +273,7 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
     e.line(fmt::format("{} = {}[l];", element(shared_index(n.dst)), e.tile(n.src)));
   } else {
     e.line(fmt::format("const int t = {};", e.thread_in_group()));
-    e.line("#pragma unroll");
-    e.open(fmt::format("for (int lv = 0; lv < {}; lv += {})", n.src->layout.local_size(), vec));
-    const auto c = n.src->layout.coord_exprs("t", "lv");
-    for (size_t d = 0; d < c.size(); ++d) {
-      const std::string off = e.expr(n.offsets[d]);
-      e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
-    }
+    open_run_loop(e, n.src, n.offsets, "lv", vec);
     e.line(fmt::format("tessel_store_vec<{}, {}>(&{}, &{}[lv]);", c_type(n.dst->dtype), vec,
                        element(shared_index(n.dst)), e.tile(n.src)));
   }

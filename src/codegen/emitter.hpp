@@ -143,6 +143,10 @@ std::vector<std::string> coordinates(int rank);
 // Opens a per-thread loop over the tile's slots `l` with `c0..cN` the element's coordinates in the
 // source/destination (tile coordinates plus offsets), and `t` the thread's index in its group.
 void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets);
+// The same over runs of `run` slots (`slot` the first of each run, `c0..cN` its element's
+// coordinates), with `t` already declared.
+void open_run_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets,
+                   const std::string& slot, int run);
 // The element index in `g`, and whether the element is inside it, of coordinates c0, c1, ...
 std::string global_index(Emitter& e, const ir::GlobalTensor& g);
 std::string in_bounds(Emitter& e, const ir::GlobalTensor& g);

@@ -26,13 +26,7 @@ void packed_global_access(Emitter& e, const ir::StmtNode& n, const std::string& 
   const int bits = dtype_bits(g->dtype), last = g->rank() - 1;
   TESSEL_CHECK(vec == 1 || vec * bits % 32 == 0, "packed access at {} in runs of {} elements", n.loc.str(), vec);
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
-  e.line("#pragma unroll");
-  e.open(fmt::format("for (int lv = 0; lv < {}; lv += {})", tile->layout.local_size(), vec));
-  const auto c = tile->layout.coord_exprs("t", "lv");
-  for (size_t d = 0; d < c.size(); ++d) {
-    const std::string off = e.expr(offsets[d]);
-    e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
-  }
+  open_run_loop(e, tile, offsets, "lv", vec);
   e.line(fmt::format("const int64_t i = {};", global_index(e, g)));  // the last stride is 1
   std::vector<std::string> rows;
   for (int d = 0; d < last; ++d) rows.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
@@ -147,13 +141,7 @@ void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n) {
     return;
   }
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
-  e.line("#pragma unroll");
-  e.open(fmt::format("for (int lv = 0; lv < {}; lv += {})", n.src->layout.local_size(), n.vector));
-  const auto c = n.src->layout.coord_exprs("t", "lv");
-  for (size_t d = 0; d < c.size(); ++d) {
-    const std::string off = e.expr(n.offsets[d]);
-    e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
-  }
+  open_run_loop(e, n.src, n.offsets, "lv", n.vector);
   e.line(fmt::format("tessel_store_vec<uint32_t, {}>(reinterpret_cast<uint32_t*>(tessel_smem + {}), &{}[lv / {}]);",
                      n.vector * bits / 32, shared_byte(e, n.dst, index), e.tile(n.src), 32 / bits));
   e.close();
