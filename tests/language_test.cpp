@@ -60,25 +60,6 @@ TEST(Language, Unsigned64BitValuesAreUnsigned64BitInTheGeneratedCode) {
   )"));
 }
 
-struct PrintsATile : Script {
-  void operator()(Int32 n) {
-    attrs.blocks = 1;
-    attrs.warps = 1;
-    auto t = register_tensor<float>({2, 2}, 1.5f,
-                                    Layout::spatial({2, 1}) * Layout::local({1, 2}) * Layout::replicated(2, 16));
-    print("t", t);
-  }
-};
-
-TEST(Language, PrintShowsEveryElementWithItsCoordinates) {
-  ::testing::internal::CaptureStdout();
-  Kernel<PrintsATile>(Device::simulator())(1);
-  const std::string out = ::testing::internal::GetCapturedStdout();
-  EXPECT_NE(out.find("t [block 0, thread 0] [0, 0] = 1.5\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("t [block 0, thread 16] [1, 1] = 1.5\n"), std::string::npos) << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 64);
-}
-
 struct UsesACompileTimeSize : Script {
   void operator()(Int32 n, int width, Ptr<float> out) {
     attrs.blocks = 1;
@@ -137,7 +118,6 @@ TEST(Language, TheKernelsCompileForEveryTarget) {
                      .cubin(10, f, (f16*)nullptr, (bf16*)nullptr, i, (uint32_t*)nullptr, f, f)
                      .empty());
     EXPECT_FALSE(Kernel<ColumnAndRowReductions>(Device::simulator(), opt).cubin(f, f, f).empty());
-    EXPECT_FALSE(Kernel<PrintsATile>(Device::simulator(), opt).cubin(1).empty());
     EXPECT_FALSE(
         Kernel<Unsigned64BitValues>(Device::simulator(), opt).cubin(1, (uint64_t*)nullptr, (uint64_t*)nullptr).empty());
   }

@@ -281,6 +281,11 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   e.close();
 }
 
+void emit_barrier(Emitter& e, int barrier) {
+  if (barrier == ir::SyncNode::kBlockBarrier) return e.line("__syncthreads();");
+  e.line(ptx_asm(Ptx::BarSync, e.arch, {{std::to_string(barrier)}, {std::to_string(e.group().count)}}));
+}
+
 // The block's sync() is __syncthreads; a thread group's is its named barrier, over its threads.
 void emit_Sync(Emitter& e, const ir::SyncNode& n) {
   TESSEL_CHECK(n.barrier != ir::SyncNode::kUnallocated, "sync at {} reached code generation without a barrier",

@@ -36,11 +36,6 @@ std::string identity(ir::ReduceOp op, DType t) {
   return lowest ? fmt::format("(-{} - 1)", largest) : largest;
 }
 
-void emit_barrier(Emitter& e, int barrier) {
-  if (barrier == ir::SyncNode::kBlockBarrier) return e.line("__syncthreads();");
-  e.line(ptx_asm(Ptx::BarSync, e.arch, {{std::to_string(barrier)}, {std::to_string(e.group().count)}}));
-}
-
 // Declares `q`, the thread's warp position along `warps` (least significant first), from `t`;
 // returns the number of positions.
 int declare_warp_position(Emitter& e, const std::vector<Layout::ThreadSpan>& warps) {

@@ -260,21 +260,121 @@ void emit_AnnotateLayout(Emitter&, const ir::AnnotateLayoutNode& n) {
   TESSEL_CHECK(false, "annotate_layout at {} reached code generation", n.loc.str());
 }
 
+namespace {
+
+// The printf conversion of a printed element of type `t`, and the value it takes.
+std::string print_spec(DType t) {
+  if (is_float(t)) return "%g";
+  if (t == DType::Bool) return "%d";
+  return is_signed(t) ? "%lld" : "%llu";
+}
+std::string print_arg(DType t, const std::string& v) {
+  if (is_float(t)) return fmt::format("(double)float({})", v);
+  if (t == DType::Bool) return fmt::format("int({})", v);
+  return fmt::format("({})({})", is_signed(t) ? "long long" : "unsigned long long", v);
+}
+
+// `text` as a printf format in a C string literal, each \x01 in it replaced by the next of `holes`.
+std::string c_format(const std::string& text, const std::vector<std::string>& holes = {}) {
+  std::string out = "\"";
+  size_t hole = 0;
+  for (char c : text) {
+    if (c == '\x01') {
+      out += holes.at(hole++);
+      continue;
+    }
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '%') out += '%';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The condition that the current block is `block`.
+std::string in_block(const std::array<int, 3>& block) {
+  return fmt::format("blockIdx.x == {} && blockIdx.y == {} && blockIdx.z == {}", block[0], block[1], block[2]);
+}
+
+}  // namespace
+
+// The group's threads store their elements (the first replica of each) to the scratch in row-major
+// order; after the barrier the group's first thread prints the scratch row by row; a second
+// barrier frees it.
 void emit_PrintTensor(Emitter& e, const ir::PrintTensorNode& n) {
+  TESSEL_CHECK(n.scratch && n.barrier != ir::ReduceNode::kUnallocated, "print at {} reached code generation unplanned",
+               n.loc.str());
   e.header(n, "print");
   const Layout& lay = n.tensor->layout;
-  e.open("");
+  const DType printed = n.scratch->dtype;
+  const std::vector<int>& shape = lay.shape();
+  e.open(fmt::format("if ({})", in_block(n.block)));
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  std::vector<std::string> first_replica;
+  for (const Layout::ThreadSpan& s : lay.replica_spans())
+    first_replica.push_back(fmt::format("(t / {}) % {} == 0", s.stride, s.size));
+  e.open(first_replica.empty() ? "" : fmt::format("if ({})", fmt::join(first_replica, " && ")));
+  e.line("#pragma unroll");
   e.open(fmt::format("for (int l = 0; l < {}; ++l)", lay.local_size()));
   const auto c = lay.coord_exprs("t", "l");
-  std::vector<std::string> fmts(c.size(), "%d");
-  const bool f = is_float(n.tensor->dtype);
-  const std::string element =
-      is_packed(n.tensor->dtype) ? packed_get(e, n.tensor, "l") : fmt::format("{}[l]", e.tile(n.tensor));
-  std::string value = f ? fmt::format("(double)float({})", element) : fmt::format("(long long)({})", element);
-  e.line(fmt::format("printf(\"{} [block %d, thread %d] [{}] = {}\\n\", int(blockIdx.x), int(threadIdx.x), {}, {});",
-                     n.label, fmt::join(fmts, ", "), f ? "%g" : "%lld", fmt::join(c, ", "), value));
+  std::string index = "0";
+  for (size_t d = 0; d < c.size(); ++d) index = fmt::format("({}) * {} + ({})", index, shape[d], c[d]);
+  const ir::Operand element{n.tensor, nullptr};
+  e.line(fmt::format("{} = {};", shared_element(e, n.scratch, index),
+                     to_storage(printed, fmt::format("({})({})", arith_type(printed), e.operand(element, "l")))));
   e.close();
+  e.close();
+  emit_barrier(e, n.barrier);
+  e.open("if (t == 0)");
+  e.line(fmt::format("printf({});",
+                     c_format(fmt::format("{}: reg<{}>[{}] {}, block ({})\n", n.label, dtype_name(n.tensor->dtype),
+                                          fmt::join(shape, ", "), lay.str(), fmt::join(n.block, ", ")))));
+  const int row_length = shape.empty() ? 1 : shape.back();
+  const int rows = lay.num_elements() / row_length;
+  e.open(fmt::format("for (int r = 0; r < {}; ++r)", rows));
+  std::vector<std::string> row_coords;
+  int64_t stride = 1;
+  for (int d = int(shape.size()) - 2; d >= 0; --d) {
+    row_coords.insert(row_coords.begin(), fmt::format("r / {} % {}", stride, shape[size_t(d)]));
+    stride *= shape[size_t(d)];
+  }
+  if (row_coords.empty())
+    e.line("printf(\" \");");
+  else
+    e.line(fmt::format("printf(\"  [{}]\", {});", fmt::join(std::vector<std::string>(row_coords.size(), "%d"), ", "),
+                       fmt::join(row_coords, ", ")));
+  e.open(fmt::format("for (int k = 0; k < {}; ++k)", row_length));
+  e.line(fmt::format(
+      "printf(\" {}\", {});", print_spec(printed),
+      print_arg(printed, to_arith(printed, shared_element(e, n.scratch, fmt::format("r * {} + k", row_length))))));
+  e.close();
+  e.line("printf(\"\\n\");");
+  e.close();
+  e.close();
+  emit_barrier(e, n.barrier);
+  e.close();
+}
+
+void emit_PrintValues(Emitter& e, const ir::PrintValuesNode& n) {
+  e.header(n, "print");
+  std::string format;
+  std::vector<std::string> specs, args;
+  size_t from = 0;
+  for (const ir::Expr& v : n.values) {
+    const size_t at = n.format.find("{}", from);
+    format += n.format.substr(from, at - from) + "\x01";
+    from = at + 2;
+    const DType t = v->type.dtype;
+    specs.push_back(print_spec(t));
+    args.push_back(print_arg(t, to_arith(t, e.expr(v))));
+  }
+  format += n.format.substr(from) + "\n";
+  e.open(fmt::format("if ({} && {} == 0)", in_block(n.block), e.thread_in_group()));
+  e.line(fmt::format("printf({}{});", c_format(format, specs),
+                     args.empty() ? "" : ", " + fmt::format("{}", fmt::join(args, ", "))));
   e.close();
 }
 

@@ -131,6 +131,10 @@ std::vector<std::string> declare_tile(Emitter& e, const ir::GlobalTensor& g, con
 // "" or " + (...)", constant in an unrolled access.
 std::string run_offset(Emitter& e, const ir::GlobalTensor& g, const std::vector<int>& k);
 
+// The barrier of the current thread group, as allocate_barriers numbered it (the block's is
+// __syncthreads).
+void emit_barrier(Emitter& e, int barrier);
+
 // The shared-window (32-bit) address of `tile`'s first byte (emit_tma.cpp), and of barrier `b`
 // (emit_mbarrier.cpp).
 std::string shared_address(Emitter& e, const ir::SharedTensor& tile);

@@ -503,7 +503,14 @@ class Printer {
 
   void stmt(const TmaWaitNode& n) { line(fmt::format("tma.wait_group {}{}", n.pending, n.read ? " read" : "")); }
 
-  void stmt(const PrintTensorNode& n) { line(fmt::format("print \"{}\" {}", n.label, reg(n.tensor))); }
+  void stmt(const PrintTensorNode& n) {
+    line(fmt::format("print \"{}\" {} in block ({}){}", n.label, reg(n.tensor), fmt::join(n.block, ", "),
+                     n.scratch ? fmt::format(" through {} barrier={}", shared(n.scratch), n.barrier) : std::string()));
+  }
+
+  void stmt(const PrintValuesNode& n) {
+    line(fmt::format("print \"{}\" {} in block ({})", n.format, exprs(n.values), fmt::join(n.block, ", ")));
+  }
 
   std::string out_;
   int indent_ = 0;

@@ -209,11 +209,21 @@ void Instructions::annotate_layout(const RegisterTensor& x, const Layout& layout
   b.emit(ir::make<ir::AnnotateLayoutNode>(loc, x.ir(), layout));
 }
 
-void Instructions::print(const std::string& label, const RegisterTensor& x, loc_t l) {
+void Instructions::print(const std::string& label, const RegisterTensor& x, std::array<int, 3> block, loc_t l) {
   SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   check_group(x.ir(), "print", loc);
-  b.emit(ir::make<ir::PrintTensorNode>(loc, label, x.ir()));
+  b.emit(ir::make<ir::PrintTensorNode>(loc, label, x.ir(), block));
+}
+
+void Instructions::print_values(std::array<int, 3> block, const PrintFormat& format, std::vector<ir::Expr> values) {
+  Builder& b = Builder::current(format.loc);
+  size_t holes = 0;
+  for (size_t at = format.text.find("{}"); at != std::string::npos; at = format.text.find("{}", at + 2)) ++holes;
+  if (holes != values.size())
+    throw Error(format.loc, fmt::format("print(\"{}\"): the format has {} {{}} for {} values; give one {{}} per value",
+                                        format.text, holes, values.size()));
+  b.emit(ir::make<ir::PrintValuesNode>(format.loc, format.text, std::move(values), block));
 }
 
 RegisterTensor Instructions::make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,

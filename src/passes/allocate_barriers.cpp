@@ -19,12 +19,16 @@ class AllocateBarriers : public ir::Mutator {
     allocated->barrier = barrier_of_group(n.loc, "sync()");
     return allocated;
   }
-  // A reduction or scan across the warps of a thread group synchronizes them as its sync() would.
+  // A reduction or scan across the warps of a thread group, and a print, synchronize them as its
+  // sync() would.
   ir::Stmt visit(const ir::ReduceNode& n, const ir::Stmt& self) override {
     return across_warps(n, self, fmt::format("{} across warps", ir::op_name(n.op)));
   }
   ir::Stmt visit(const ir::ScanNode& n, const ir::Stmt& self) override {
     return across_warps(n, self, fmt::format("cum{} across warps", ir::op_name(n.op)));
+  }
+  ir::Stmt visit(const ir::PrintTensorNode& n, const ir::Stmt& self) override {
+    return across_warps(n, self, "print of a tile");
   }
 
  private:

@@ -118,4 +118,6 @@ void layout_rule_AnnotateLayout(LayoutRules& r, const ir::AnnotateLayoutNode& n)
 
 void layout_rule_PrintTensor(LayoutRules& r, const ir::PrintTensorNode& n) { r.index(n.tensor); }
 
+void layout_rule_PrintValues(LayoutRules&, const ir::PrintValuesNode&) {}
+
 }  // namespace tessel::passes

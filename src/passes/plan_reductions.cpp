@@ -1,7 +1,8 @@
 // Gives each reduction whose dimension spans warps the shared scratch its warps combine their
 // partial results through: [warps along the dimension, result elements] of the result's type,
 // allocated at the kernel's start, and the barrier of its thread group (the block's, or a named
-// one that allocate_barriers numbers).
+// one that allocate_barriers numbers). A printed tile is gathered the same way, in a scratch of
+// all its elements.
 #include "tessel/ir/mutator.hpp"
 #include "tessel/passes/pipeline.hpp"
 
@@ -36,6 +37,23 @@ class PlanReductions : public ir::Mutator {
                                      what, n.dim, n.a->layout.str(), n.dim));
     if (order.warps.empty()) return self;
     return across_warps(n, order.warps, what, "totals");
+  }
+
+  ir::Stmt visit(const ir::PrintTensorNode& n, const ir::Stmt& self) override {
+    if (n.scratch) return self;
+    const ir::ThreadRange g = position().group();
+    if (g.count != block_threads_ && (g.begin % 32 != 0 || g.count % 32 != 0))
+      throw Error(n.loc, fmt::format("print of {}: its threads gather the tile at a barrier of the thread group ({}), "
+                                     "which must be whole warps",
+                                     n.tensor->name, g.str()));
+    auto scratch = ir::make<ir::SharedTensorNode>(
+        ir::printed_type(n.tensor->dtype), std::vector<int>{n.tensor->layout.num_elements()}, std::vector<int>{1},
+        nullptr, nullptr, fmt::format("{}_printed", n.tensor->name), n.loc, 0);
+    allocations.push_back(ir::make<ir::AllocSharedNode>(n.loc, scratch));
+    auto planned = ir::copy_of(n);
+    planned->scratch = scratch;
+    planned->barrier = g.count == block_threads_ ? ir::SyncNode::kBlockBarrier : ir::ReduceNode::kUnallocated;
+    return planned;
   }
 
  private:

@@ -1,7 +1,10 @@
 // Simulator semantics of register-tile instructions. Arithmetic follows the generated code:
 // f32 arithmetic rounded to the element type after every operation.
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "machine.hpp"
 
@@ -155,22 +158,91 @@ void exec_AnnotateLayout(Warp&, const ir::AnnotateLayoutNode& n, Mask) {
   TESSEL_CHECK(false, "annotate_layout at {} reached the simulator", n.loc.str());
 }
 
+namespace {
+
+// A printed value as the generated code's printf writes it (%g, %lld, %llu, %d).
+std::string printed(DType t, ir::Scalar v) {
+  char text[64];
+  if (is_float(t))
+    std::snprintf(text, sizeof text, "%g", double(float(v.f)));
+  else if (t == DType::Bool)
+    std::snprintf(text, sizeof text, "%d", int(v.i != 0));
+  else if (is_signed(t))
+    std::snprintf(text, sizeof text, "%lld", static_cast<long long>(v.i));
+  else
+    std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(v.i));
+  return text;
+}
+
+bool in_block(const Warp& w, const std::array<int, 3>& block) { return w.cta.block == block; }
+
+}  // namespace
+
+// As the generated code: the group's threads store their elements (the first replica of each) to
+// the scratch, a barrier, the group's first thread prints it row by row, a second barrier.
 void exec_PrintTensor(Warp& w, const ir::PrintTensorNode& n, Mask mask) {
+  TESSEL_CHECK(n.scratch, "print at {} reached the simulator unplanned", n.loc.str());
+  if (!in_block(w, n.block)) return;
+  const Layout& layout = n.tensor->layout;
+  const DType t = n.scratch->dtype;
+  const int bytes = dtype_bytes(t), local = layout.local_size(), rank = layout.rank();
+  const std::vector<int>& shape = layout.shape();
+  const int64_t base = w.cta.shared_offsets.at(n.scratch.get());
   const auto& table = w.cta.tables.coords(n.tensor.get());
   const auto& values = w.tile(n.tensor.get());
-  const int local = n.tensor->layout.local_size(), rank = n.tensor->layout.rank();
+  const auto replicas = layout.replica_spans();
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
-    const int t = w.thread_in_group(lane);
+    const int th = w.thread_in_group(lane);
+    bool first = true;
+    for (const Layout::ThreadSpan& s : replicas) first = first && (th / s.stride) % s.size == 0;
+    if (!first) continue;
     for (int l = 0; l < local; ++l) {
-      std::vector<int> c(&table[(size_t(t) * local + l) * rank], &table[(size_t(t) * local + l) * rank] + rank);
-      const ir::Scalar v = values[size_t(lane) * local + l];
-      const std::string value = is_float(n.tensor->dtype) ? fmt::format("{:g}", v.f) : fmt::format("{}", v.i);
-      std::printf("%s\n", fmt::format("{} [block {}, thread {}] [{}] = {}", n.label, w.cta.block[0], w.thread(lane),
-                                      fmt::join(c, ", "), value)
-                              .c_str());
+      int64_t index = 0;
+      for (int d = 0; d < rank; ++d) index = index * shape[size_t(d)] + table[(size_t(th) * local + l) * rank + d];
+      const int64_t byte = base + index * bytes;
+      uint8_t incoming[8];
+      store_value(t, incoming, ir::convert(n.tensor->dtype, t, values[size_t(lane) * local + l]));
+      w.cta.check_not_in_flight(byte, bytes, true, n.loc, w.thread(lane));
+      w.cta.access_shared(w, byte, bytes, true, n.loc, "print", incoming);
+      std::memcpy(&w.cta.smem[size_t(byte)], incoming, size_t(bytes));
+      std::memset(&w.cta.written[size_t(byte)], 1, size_t(bytes));
     }
   }
+  w.cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+  if (w.thread_in_group(0) == 0 && (mask & 1)) {
+    std::string text = fmt::format("{}: reg<{}>[{}] {}, block ({})\n", n.label, dtype_name(n.tensor->dtype),
+                                   fmt::join(shape, ", "), layout.str(), fmt::join(n.block, ", "));
+    const int row_length = shape.back(), rows = layout.num_elements() / row_length;
+    for (int r = 0; r < rows; ++r) {
+      std::vector<int> row;
+      for (int d = rank - 2, rest = r; d >= 0; --d) {
+        row.insert(row.begin(), rest % shape[size_t(d)]);
+        rest /= shape[size_t(d)];
+      }
+      text += row.empty() ? " " : fmt::format("  [{}]", fmt::join(row, ", "));
+      for (int k = 0; k < row_length; ++k) {
+        const int64_t byte = base + (int64_t(r) * row_length + k) * bytes;
+        w.cta.access_shared(w, byte, bytes, false, n.loc, "print");
+        text += " " + printed(t, load_value(t, &w.cta.smem[size_t(byte)]));
+      }
+      text += "\n";
+    }
+    std::fputs(text.c_str(), stdout);
+  }
+  w.cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+}
+
+void exec_PrintValues(Warp& w, const ir::PrintValuesNode& n, Mask mask) {
+  if (!in_block(w, n.block) || w.thread_in_group(0) != 0 || !(mask & 1)) return;
+  std::string text;
+  size_t from = 0;
+  for (const ir::Expr& v : n.values) {
+    const size_t at = n.format.find("{}", from);
+    text += n.format.substr(from, at - from) + printed(v->type.dtype, w.eval(v, 1u)[0]);
+    from = at + 2;
+  }
+  std::fputs((text + n.format.substr(from) + "\n").c_str(), stdout);
 }
 
 }  // namespace tessel::sim

@@ -733,12 +733,34 @@ struct AnnotateLayoutNode : StmtNode {
   Layout layout;
   static constexpr auto operands() { return std::tuple{&AnnotateLayoutNode::tile}; }
 };
+// Prints a register tile from one thread, in block `block` (docs/language.md, "Printing"): the
+// threads of the group gather the tile in `scratch` (planned by plan_reductions, at the group's
+// barrier), and the group's first thread prints it, row by row, the same text on the GPU and on
+// the simulator.
 struct PrintTensorNode : StmtNode {
-  PrintTensorNode(SourceLoc l, std::string label, RegisterTensor t)
-      : StmtNode(NodeKind::PrintTensor, std::move(l)), label(std::move(label)), tensor(std::move(t)) {}
+  PrintTensorNode(SourceLoc l, std::string label, RegisterTensor t, std::array<int, 3> block)
+      : StmtNode(NodeKind::PrintTensor, std::move(l)), label(std::move(label)), tensor(std::move(t)), block(block) {}
   std::string label;
   RegisterTensor tensor;
-  static constexpr auto operands() { return std::tuple{&PrintTensorNode::tensor}; }
+  std::array<int, 3> block;
+  SharedTensor scratch;
+  int barrier = ReduceNode::kUnallocated;
+  static constexpr auto operands() { return std::tuple{&PrintTensorNode::tensor, optional(&PrintTensorNode::scratch)}; }
+};
+// The type a printed tile's elements are gathered in: their own, but i32 for the packed types.
+DType printed_type(DType t);
+// Prints kernel values from the first thread of the group, in block `block`: `format` with `{}`
+// for each of `values`, in order, and a newline.
+struct PrintValuesNode : StmtNode {
+  PrintValuesNode(SourceLoc l, std::string format, std::vector<Expr> values, std::array<int, 3> block)
+      : StmtNode(NodeKind::PrintValues, std::move(l)),
+        format(std::move(format)),
+        values(std::move(values)),
+        block(block) {}
+  std::string format;
+  std::vector<Expr> values;
+  std::array<int, 3> block;
+  static constexpr auto operands() { return std::tuple{&PrintValuesNode::values}; }
 };
 
 // ---- atomics ----

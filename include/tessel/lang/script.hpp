@@ -129,6 +129,14 @@ enum class Swizzle { none, automatic, b32, b64, b128 };
 // functions", gives each one's measured error.
 enum class Precision { exact, fast };
 
+// The format of a print of kernel values, with the line it is written at.
+struct PrintFormat {
+  PrintFormat(const char* text, std::source_location l = std::source_location::current())
+      : text(text), loc(SourceLoc::from(l)) {}
+  std::string text;
+  SourceLoc loc;
+};
+
 // Whether a scan's element k includes element k itself.
 enum class ScanKind { inclusive, exclusive };
 
@@ -265,8 +273,23 @@ class Instructions {
   // Pins the layout of `x` (and of every tile that must share it) for layout inference.
   void annotate_layout(const RegisterTensor& x, const Layout& layout, loc_t loc = loc_t::current());
 
-  // Prints the tile from every thread that holds elements of it (debugging).
-  void print(const std::string& label, const RegisterTensor& x, loc_t loc = loc_t::current());
+  // Prints the tile with its type and layout, a row per line, from the first thread of the group
+  // in block `block` (docs/language.md, "Printing"): the same text on the GPU and the simulator.
+  // Every thread of the group takes part (the tile is gathered through shared memory).
+  void print(const std::string& label, const RegisterTensor& x, std::array<int, 3> block = {0, 0, 0},
+             loc_t loc = loc_t::current());
+  // Prints `format` with each {} replaced by the next of `values` (kernel values), from the first
+  // thread of the group in block (0, 0, 0), or in `block`.
+  template <class... V>
+  requires(detail::is_kernel_scalar<V>&&...) void print(const PrintFormat& format, const V&... values) {
+    print_values({0, 0, 0}, format, {detail::to_ir<detail::kernel_elem_t<V>>(values)...});
+  }
+  template <class... V>
+  requires(detail::is_kernel_scalar<V>&&...) void print(std::array<int, 3> block, const PrintFormat& format,
+                                                        const V&... values) {
+    print_values(block, format, {detail::to_ir<detail::kernel_elem_t<V>>(values)...});
+  }
+  void print_values(std::array<int, 3> block, const PrintFormat& format, std::vector<ir::Expr> values);
 
   // ---- synchronization and control ----
   // Barrier over the threads of the current group: the block's (__syncthreads) at the top level,

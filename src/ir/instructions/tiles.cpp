@@ -70,6 +70,8 @@ void verify_SliceRegister(Verification& v, const SliceRegisterNode& n) {
   v.define(n.out, n);
 }
 
+DType printed_type(DType t) { return is_packed(t) ? DType::I32 : t; }
+
 std::string_view regroup_name(Regroup r) {
   switch (r) {
     case Regroup::Reshape: return "reshape";
@@ -146,7 +148,26 @@ void verify_RegroupRegisters(Verification& v, const RegroupRegistersNode& n) {
 
 void verify_AnnotateLayout(Verification& v, const AnnotateLayoutNode& n) { v.use(n.tile, n); }
 
-void verify_PrintTensor(Verification& v, const PrintTensorNode& n) { v.use(n.tensor, n); }
+// A tile is printed from a gathering scratch of its elements, at the barrier of its group.
+void verify_PrintTensor(Verification& v, const PrintTensorNode& n) {
+  if (n.scratch) {
+    const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
+    TESSEL_CHECK(!n.scratch->root && n.scratch->dtype == printed_type(n.tensor->dtype) &&
+                     n.scratch->nbytes() * 8 == int64_t(n.tensor->layout.num_elements()) * dtype_bits(n.scratch->dtype),
+                 "the scratch of the print at {} does not hold its tile", n.loc.str());
+    TESSEL_CHECK(n.barrier >= ReduceNode::kUnallocated && n.barrier < SyncNode::kBarriers &&
+                     (n.barrier == SyncNode::kBlockBarrier) == whole_block,
+                 "print barrier {} in a group of {} at {}", n.barrier, v.group().str(), n.loc.str());
+  }
+  v.use(n.tensor, n);
+}
+
+void verify_PrintValues(Verification&, const PrintValuesNode& n) {
+  size_t holes = 0;
+  for (size_t at = n.format.find("{}"); at != std::string::npos; at = n.format.find("{}", at + 2)) ++holes;
+  TESSEL_CHECK(holes == n.values.size(), "print at {} has {} values for {} places", n.loc.str(), n.values.size(),
+               holes);
+}
 
 // ---- effects ----
 
@@ -163,5 +184,6 @@ Effects effects_of(const SliceRegisterNode&) { return {}; }
 Effects effects_of(const RegroupRegistersNode&) { return {}; }
 Effects effects_of(const AnnotateLayoutNode&) { return {}; }
 Effects effects_of(const PrintTensorNode&) { return {}; }
+Effects effects_of(const PrintValuesNode&) { return {}; }
 
 }  // namespace tessel::ir

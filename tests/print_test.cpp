@@ -1,0 +1,56 @@
+// Printing from a kernel on the simulator (print_kernels.hpp), and its misuse.
+#include "expect_error.hpp"
+#include "print_kernels.hpp"
+#include "source_line.hpp"
+
+namespace tessel::testing {
+namespace {
+
+TEST(Print, TilesAndValuesFromAChosenBlock) {
+  EXPECT_EQ(run_prints(Device::simulator()),
+            "x: reg<f32>[4, 8] layout[4,8](d0=4 d1=2x4; threads=rep8,d0.0,d1.0; local=d1.1), block (1, 0, 0)\n"
+            "  [0] -3 -2.75 -2.5 -2.25 -2 -1.75 -1.5 -1.25\n"
+            "  [1] -1 -0.75 -0.5 -0.25 0 0.25 0.5 0.75\n"
+            "  [2] 1 1.25 1.5 1.75 2 2.25 2.5 2.75\n"
+            "  [3] 3 3.25 3.5 3.75 4 4.25 4.5 4.75\n"
+            "cube: reg<i32>[2, 3, 4] layout[2,3,4](d0=2 d1=3 d2=4; threads=rep32,d0.0; local=d1.0,d2.0), block (1, 0, "
+            "0)\n"
+            "  [0, 0] -5 -4 -3 -2\n"
+            "  [0, 1] 5 6 7 8\n"
+            "  [0, 2] 15 16 17 18\n"
+            "  [1, 0] 95 96 97 98\n"
+            "  [1, 1] 105 106 107 108\n"
+            "  [1, 2] 115 116 117 118\n"
+            "row sums: reg<f16>[4, 1] layout[4,1](d0=4 d1=1; threads=rep8,d0.0,rep2; local=-), block (1, 0, 0)\n"
+            "  [0] -17\n"
+            "  [1] -1\n"
+            "  [2] 15\n"
+            "  [3] 31\n"
+            "n = 5, half of n = 2.5, n > 3: 1\n"
+            "second warp: reg<u32>[1, 32] layout[1,32](d0=1 d1=8x4; threads=rep4,d1.0; local=d1.1), block (1, 0, 0)\n"
+            "  [0] 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21\n");
+}
+
+TEST(Print, CompilesForEveryTarget) {
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"})
+    EXPECT_GT(Kernel<PrintsTilesAndValues>(Device::simulator(), KernelOptions{arch}).cubin(5, (float*)nullptr).size(),
+              0u)
+        << arch;
+}
+
+struct TooFewValues : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    print("{} and {}", n);
+  }
+};
+
+TEST(Print, EachPlaceInTheFormatTakesAValue) {
+  EXPECT_EQ(error_of<TooFewValues>(3), source_at("tests/print_test.cpp", "print(\"{} and {}\", n)") +
+                                           ": print(\"{} and {}\"): the format has 2 {} for 1 values; give one {} "
+                                           "per value");
+}
+
+}  // namespace
+}  // namespace tessel::testing
