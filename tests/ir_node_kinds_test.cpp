@@ -436,9 +436,10 @@ std::string read_source(const std::string& path) {
 // the function that creates the instruction's node.
 TEST(NodeKinds, EachLayerDefinesAnInstructionInItsFamilyFile) {
   struct Layer {
-    std::string file, before, after;
+    std::string file, before, after, extension = ".cpp";
   };
   const std::vector<Layer> layers = {
+      {"include/tessel/ir/instructions/", "struct ", "Node : StmtNode {", ".hpp"},
       {"src/lang/", "ir::make<ir::", "Node>("},
       {"src/ir/instructions/", "void verify_", "("},
       {"src/ir/instructions/", "Effects effects_of(const ", "Node&"},
@@ -450,7 +451,7 @@ TEST(NodeKinds, EachLayerDefinesAnInstructionInItsFamilyFile) {
     if (!ir::is_instruction(kind)) continue;
     const std::string family(ir::instruction_traits(kind).family);
     for (const Layer& layer : layers) {
-      const std::string path = layer.file + family + ".cpp";
+      const std::string path = layer.file + family + layer.extension;
       const std::string text = read_source(path);
       ASSERT_FALSE(text.empty()) << path << " is missing (family of " << ir::kind_name(kind) << ")";
       const std::string entry = layer.before + std::string(ir::kind_name(kind)) + layer.after;

@@ -1,0 +1,98 @@
+// The IR nodes of the memory instruction family (nodes.def): data movement between global memory, shared memory and
+// registers, and the block's barrier.
+#pragma once
+
+#include "tessel/ir/core.hpp"
+
+namespace tessel::ir {
+
+// A barrier over the threads of the group it runs in (bar.sync): barrier 0 (__syncthreads) for
+// the whole block; a named barrier for a thread group of whole warps, numbered per group by
+// allocate_barriers (kUnallocated from tracing until then).
+struct SyncNode : StmtNode {
+  static constexpr int kUnallocated = -1;
+  static constexpr int kBlockBarrier = 0;
+  static constexpr int kBarriers = 16;  // per block (PTX ISA 9.7.13.1)
+  explicit SyncNode(SourceLoc l, int barrier = kBlockBarrier)
+      : StmtNode(NodeKind::Sync, std::move(l)), barrier(barrier) {}
+  int barrier;
+  static constexpr auto operands() { return std::tuple<>{}; }
+};
+struct AllocSharedNode : StmtNode {
+  AllocSharedNode(SourceLoc l, SharedTensor t, int64_t offset = -1, int alignment = 0)
+      : StmtNode(NodeKind::AllocShared, std::move(l)), tensor(std::move(t)), offset(offset), alignment(alignment) {}
+  SharedTensor tensor;
+  int64_t offset;  // bytes into the block's shared memory; -1 until planned
+  int alignment;   // the planner's alignment of `offset`, in bytes; 0 until planned
+  static constexpr auto operands() { return std::tuple{&AllocSharedNode::tensor}; }
+};
+// Elements outside the view's shape read as `fill`.
+struct LoadGlobalNode : StmtNode {
+  LoadGlobalNode(SourceLoc l, RegisterTensor out, GlobalTensor src, std::vector<Expr> offsets, double fill,
+                 int vector = 0)
+      : StmtNode(NodeKind::LoadGlobal, std::move(l)),
+        out(std::move(out)),
+        src(std::move(src)),
+        offsets(std::move(offsets)),
+        fill(fill),
+        vector(vector) {}
+  RegisterTensor out;
+  GlobalTensor src;
+  std::vector<Expr> offsets;
+  double fill;
+  int vector;  // elements per access (select_instructions); 0 until selected
+  static constexpr auto operands() {
+    return std::tuple{&LoadGlobalNode::out, &LoadGlobalNode::src, &LoadGlobalNode::offsets};
+  }
+};
+// Elements outside the view's shape are not written.
+struct StoreGlobalNode : StmtNode {
+  StoreGlobalNode(SourceLoc l, GlobalTensor dst, RegisterTensor src, std::vector<Expr> offsets, int vector = 0)
+      : StmtNode(NodeKind::StoreGlobal, std::move(l)),
+        dst(std::move(dst)),
+        src(std::move(src)),
+        offsets(std::move(offsets)),
+        vector(vector) {}
+  GlobalTensor dst;
+  RegisterTensor src;
+  std::vector<Expr> offsets;
+  int vector;  // elements per access (select_instructions); 0 until selected
+  static constexpr auto operands() {
+    return std::tuple{&StoreGlobalNode::dst, &StoreGlobalNode::src, &StoreGlobalNode::offsets};
+  }
+};
+struct LoadSharedNode : StmtNode {
+  LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets, MatrixAccess matrix = {})
+      : StmtNode(NodeKind::LoadShared, std::move(l)),
+        out(std::move(out)),
+        src(std::move(src)),
+        offsets(std::move(offsets)),
+        matrix(matrix) {}
+  RegisterTensor out;
+  SharedTensor src;
+  std::vector<Expr> offsets;
+  MatrixAccess matrix;  // ldmatrix, when select_instructions chose it
+  static constexpr auto operands() {
+    return std::tuple{&LoadSharedNode::out, &LoadSharedNode::src, &LoadSharedNode::offsets};
+  }
+};
+struct StoreSharedNode : StmtNode {
+  StoreSharedNode(SourceLoc l, SharedTensor dst, RegisterTensor src, std::vector<Expr> offsets,
+                  MatrixAccess matrix = {}, int vector = 0)
+      : StmtNode(NodeKind::StoreShared, std::move(l)),
+        dst(std::move(dst)),
+        src(std::move(src)),
+        offsets(std::move(offsets)),
+        matrix(matrix),
+        vector(vector) {}
+  SharedTensor dst;
+  RegisterTensor src;
+  std::vector<Expr> offsets;
+  MatrixAccess matrix;  // stmatrix, when select_instructions chose it
+  int vector;           // elements per access otherwise; 0 until selected
+  static constexpr auto operands() {
+    return std::tuple{&StoreSharedNode::dst, &StoreSharedNode::src, &StoreSharedNode::offsets};
+  }
+};
+
+}  // namespace tessel::ir

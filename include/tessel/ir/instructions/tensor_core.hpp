@@ -1,0 +1,27 @@
+// The IR nodes of the tensor_core instruction family (nodes.def): mma.sync.
+#pragma once
+
+#include "tessel/ir/core.hpp"
+
+namespace tessel::ir {
+
+// out = a @ b + c on tensor cores (mma.sync): a [m, k] and b [k, n] in f16 or bf16 with c and out
+// [m, n] in f32 (m16n8k16), or in i8 with c and out in i32 (m16n8k32); all in the layouts of
+// mma_layouts(m, n, k, warps_m, warps_n, a's type). The warp split is 0x0 from tracing until
+// infer_layouts chooses it.
+struct DotNode : StmtNode {
+  DotNode(SourceLoc l, RegisterTensor out, RegisterTensor a, RegisterTensor b, RegisterTensor c, int warps_m,
+          int warps_n)
+      : StmtNode(NodeKind::Dot, std::move(l)),
+        out(std::move(out)),
+        a(std::move(a)),
+        b(std::move(b)),
+        c(std::move(c)),
+        warps_m(warps_m),
+        warps_n(warps_n) {}
+  RegisterTensor out, a, b, c;
+  int warps_m, warps_n;
+  static constexpr auto operands() { return std::tuple{&DotNode::out, &DotNode::a, &DotNode::b, &DotNode::c}; }
+};
+
+}  // namespace tessel::ir

@@ -1,0 +1,52 @@
+// The IR nodes of the warp instruction family (nodes.def): warp shuffles and votes.
+#pragma once
+
+#include "tessel/ir/core.hpp"
+
+namespace tessel::ir {
+
+// Every lane of the warp reads `value` of another lane (PTX shfl.sync): of lane `lane` (Index,
+// modulo 32), of its own index xor `lane` (Xor), of the lane `lane` below (Up) or above (Down). A
+// lane whose source lies outside the warp keeps its own value. The value is a kernel scalar, whose
+// lanes' values land in `result`, or a tile, each register of which moves so into `out`.
+enum class ShuffleMode : uint8_t { Index, Xor, Up, Down };
+std::string_view shuffle_name(ShuffleMode m);  // "shuffle", "shuffle_xor", ...
+// The lane whose value lane `lane` of the warp receives, for the argument `arg`.
+int shuffle_source(ShuffleMode m, int lane, int64_t arg);
+struct ShuffleNode : StmtNode {
+  ShuffleNode(SourceLoc l, Var result, RegisterTensor out, ShuffleMode mode, Operand value, Expr lane)
+      : StmtNode(NodeKind::Shuffle, std::move(l)),
+        result(std::move(result)),
+        out(std::move(out)),
+        mode(mode),
+        value(std::move(value)),
+        lane(std::move(lane)) {}
+  Var result;          // a scalar's shuffle (else null)
+  RegisterTensor out;  // a tile's shuffle (else null)
+  ShuffleMode mode;
+  Operand value;
+  Expr lane;
+  static constexpr auto operands() {
+    return std::tuple{optional(&ShuffleNode::out), &ShuffleNode::value, &ShuffleNode::lane};
+  }
+  static constexpr auto results() { return std::tuple{&ShuffleNode::result}; }
+};
+
+// What the lanes of the warp say of `predicate` (PTX vote.sync): the u32 with bit i set where lane
+// i's holds (Ballot), whether any lane's holds (Any), whether every lane's does (All).
+enum class VoteMode : uint8_t { Ballot, Any, All };
+std::string_view vote_name(VoteMode m);  // "ballot", "any", "all"
+struct VoteNode : StmtNode {
+  VoteNode(SourceLoc l, Var result, VoteMode mode, Expr predicate)
+      : StmtNode(NodeKind::Vote, std::move(l)),
+        result(std::move(result)),
+        mode(mode),
+        predicate(std::move(predicate)) {}
+  Var result;
+  VoteMode mode;
+  Expr predicate;
+  static constexpr auto operands() { return std::tuple{&VoteNode::predicate}; }
+  static constexpr auto results() { return std::tuple{&VoteNode::result}; }
+};
+
+}  // namespace tessel::ir
