@@ -128,9 +128,7 @@ void emit_AtomicTensor(Emitter& e, const ir::AtomicTensorNode& n) {
   e.open("");
   open_slot_loop(e, n.value, n.offsets);
   // An element held by several threads is combined once, by its first replica.
-  std::vector<std::string> conditions;
-  for (const Layout::ThreadSpan& s : n.value->layout.replica_spans())
-    conditions.push_back(fmt::format("t / {} % {} == 0", s.stride, s.size));
+  std::vector<std::string> conditions = first_replica_conditions(n.value->layout, "t");
   std::string pointer;
   if (n.global) {
     conditions.push_back(in_bounds(e, n.global));

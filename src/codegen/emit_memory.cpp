@@ -281,6 +281,13 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   e.close();
 }
 
+std::vector<std::string> first_replica_conditions(const Layout& layout, const std::string& t) {
+  std::vector<std::string> conditions;
+  for (const Layout::ThreadSpan& s : layout.replica_spans())
+    conditions.push_back(fmt::format("{} / {} % {} == 0", t, s.stride, s.size));
+  return conditions;
+}
+
 void emit_barrier(Emitter& e, int barrier) {
   if (barrier == ir::SyncNode::kBlockBarrier) return e.line("__syncthreads();");
   e.line(ptx_asm(Ptx::BarSync, e.arch, {{std::to_string(barrier)}, {std::to_string(e.group().count)}}));

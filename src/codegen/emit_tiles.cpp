@@ -313,9 +313,7 @@ void emit_PrintTensor(Emitter& e, const ir::PrintTensorNode& n) {
   const std::vector<int>& shape = lay.shape();
   e.open(fmt::format("if ({})", in_block(n.block)));
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
-  std::vector<std::string> first_replica;
-  for (const Layout::ThreadSpan& s : lay.replica_spans())
-    first_replica.push_back(fmt::format("(t / {}) % {} == 0", s.stride, s.size));
+  const std::vector<std::string> first_replica = first_replica_conditions(lay, "t");
   e.open(first_replica.empty() ? "" : fmt::format("if ({})", fmt::join(first_replica, " && ")));
   e.line("#pragma unroll");
   e.open(fmt::format("for (int l = 0; l < {}; ++l)", lay.local_size()));

@@ -131,6 +131,10 @@ std::vector<std::string> declare_tile(Emitter& e, const ir::GlobalTensor& g, con
 // "" or " + (...)", constant in an unrolled access.
 std::string run_offset(Emitter& e, const ir::GlobalTensor& g, const std::vector<int>& k);
 
+// The conditions under which thread `t` (an expression) holds the first replica of its elements
+// of `layout`: none when no element has several.
+std::vector<std::string> first_replica_conditions(const Layout& layout, const std::string& t);
+
 // The barrier of the current thread group, as allocate_barriers numbered it (the block's is
 // __syncthreads).
 void emit_barrier(Emitter& e, int barrier);

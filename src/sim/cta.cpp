@@ -134,6 +134,14 @@ void Cta::arrive_at_barrier(Warp& w, int id, int expected, Mask mask, const Sour
   w.tick();
 }
 
+void Cta::store_shared(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int n, const SourceLoc& loc,
+                       std::string_view operation) {
+  check_not_in_flight(byte, n, true, loc, thread);
+  access_shared(w, byte, n, true, loc, operation, incoming);
+  std::memcpy(&smem[size_t(byte)], incoming, size_t(n));
+  std::memset(&written[size_t(byte)], 1, size_t(n));
+}
+
 void Cta::access_shared(Warp& w, int64_t byte, int n, bool write, const SourceLoc& loc, std::string_view operation,
                         const uint8_t* incoming) {
   Access at = w.access(loc, operation);

@@ -134,13 +134,6 @@ void finish(Warp& w, const ir::StmtNode& n, const ElementAtomic& atomic, bool re
   if (reads) w.poll(n.loc, atomic.observed());
 }
 
-// Whether thread `t` holds the first replica of its elements of `layout`.
-bool first_replica(const Layout& layout, int t) {
-  for (const Layout::ThreadSpan& s : layout.replica_spans())
-    if (t / s.stride % s.size != 0) return false;
-  return true;
-}
-
 }  // namespace
 
 void exec_AtomicScalar(Warp& w, const ir::AtomicScalarNode& n, Mask mask) {

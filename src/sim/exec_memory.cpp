@@ -131,9 +131,7 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
       incoming[0] = store_packed(n.dst->dtype, w.cta.smem[size_t(a.byte)], a.shift, v);
     else
       store_value(n.dst->dtype, incoming, v);
-    w.cta.access_shared(w, a.byte, bytes, true, n.loc, "store_shared", incoming);
-    std::memcpy(&w.cta.smem[size_t(a.byte)], incoming, size_t(bytes));
-    std::memset(&w.cta.written[size_t(a.byte)], 1, size_t(bytes));
+    w.cta.store_shared(w, w.thread(lane), a.byte, incoming, bytes, n.loc, "store_shared");
   });
 }
 

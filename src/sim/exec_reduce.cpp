@@ -112,10 +112,7 @@ std::map<int64_t, ir::Scalar> through_scratch(Warp& w, const ir::SharedTensor& s
     const int64_t byte = byte_of(q, row);
     uint8_t incoming[8];
     store_value(t, incoming, value);
-    cta.check_not_in_flight(byte, bytes, true, loc, thread);
-    cta.access_shared(w, byte, bytes, true, loc, operation, incoming);
-    std::memcpy(&cta.smem[size_t(byte)], incoming, size_t(bytes));
-    std::memset(&cta.written[size_t(byte)], 1, size_t(bytes));
+    cta.store_shared(w, thread, byte, incoming, bytes, loc, operation);
   }
   cta.arrive_at_barrier(w, barrier, w.group().count, mask, loc);
   std::map<int64_t, ir::Scalar> folded;

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "machine.hpp"
+#include "memory_access.hpp"
 
 namespace tessel::sim {
 
@@ -190,23 +191,16 @@ void exec_PrintTensor(Warp& w, const ir::PrintTensorNode& n, Mask mask) {
   const int64_t base = w.cta.shared_offsets.at(n.scratch.get());
   const auto& table = w.cta.tables.coords(n.tensor.get());
   const auto& values = w.tile(n.tensor.get());
-  const auto replicas = layout.replica_spans();
   for (int lane = 0; lane < 32; ++lane) {
-    if (!(mask >> lane & 1)) continue;
     const int th = w.thread_in_group(lane);
-    bool first = true;
-    for (const Layout::ThreadSpan& s : replicas) first = first && (th / s.stride) % s.size == 0;
-    if (!first) continue;
+    if (!(mask >> lane & 1) || !first_replica(layout, th)) continue;
     for (int l = 0; l < local; ++l) {
       int64_t index = 0;
       for (int d = 0; d < rank; ++d) index = index * shape[size_t(d)] + table[(size_t(th) * local + l) * rank + d];
       const int64_t byte = base + index * bytes;
       uint8_t incoming[8];
       store_value(t, incoming, ir::convert(n.tensor->dtype, t, values[size_t(lane) * local + l]));
-      w.cta.check_not_in_flight(byte, bytes, true, n.loc, w.thread(lane));
-      w.cta.access_shared(w, byte, bytes, true, n.loc, "print", incoming);
-      std::memcpy(&w.cta.smem[size_t(byte)], incoming, size_t(bytes));
-      std::memset(&w.cta.written[size_t(byte)], 1, size_t(bytes));
+      w.cta.store_shared(w, w.thread(lane), byte, incoming, bytes, n.loc, "print");
     }
   }
   w.cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);

@@ -147,6 +147,10 @@ class Cta {
                      const uint8_t* incoming = nullptr);
   void check_async_read(const VectorClock& issuer, Access at, int64_t begin, int64_t end);
   void check_async_read(const VectorClock& issuer, Access at, const std::vector<int64_t>& bytes);
+  // A store by `thread` of `w` of the `n` bytes `incoming` at `byte`: checked against asynchronous
+  // work in flight and for races, then written and marked written.
+  void store_shared(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int n, const SourceLoc& loc,
+                    std::string_view operation);
   // "shared memory s_a (allocated at k.cpp:3), byte 12 of the allocation, in block (0, 0, 0)"
   std::string shared_byte_name(int64_t byte) const;
 

@@ -47,6 +47,14 @@ inline SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const La
   return {byte, root, int(index * bits % 8)};
 }
 
+// Whether thread `t` holds the first replica of its elements of `layout` (the one that writes
+// them where several threads hold them).
+inline bool first_replica(const Layout& layout, int t) {
+  for (const Layout::ThreadSpan& s : layout.replica_spans())
+    if (t / s.stride % s.size != 0) return false;
+  return true;
+}
+
 inline std::vector<Lanes> eval_all(Warp& w, const std::vector<ir::Expr>& es, Mask mask) {
   std::vector<Lanes> out;
   for (const ir::Expr& e : es) out.push_back(w.eval(e, mask));
