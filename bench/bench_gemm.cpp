@@ -9,6 +9,8 @@
 //   - Ampere step 5 tuned at 4096^3 and 8192^3, the mma.sync kernel whose generated code
 //     docs/performance.md's "where the time goes" examines.
 //   bench_gemm [--quick] [--csv FILE] [--svg FILE]
+//   bench_gemm --shapes MxNxK,... [--each]: the flagship tuned at those shapes only; --each adds a
+//     row for every candidate of its space, for finding what a shape needs;
 //   bench_gemm --ampere [--cache DIR] [--cubins DIR] [--profile]: Ampere step 5 tuned only;
 //     --cache keeps the compile cache and tuning results in DIR (a second run finds the same
 //     winners), --cubins writes each winner's cubin into DIR, --profile brackets one launch of each
@@ -20,6 +22,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "bar_chart.hpp"
@@ -256,6 +259,42 @@ void print_ampere_tuned(bench::Timer& timer, cublasHandle_t handle, const Ampere
                r.selection);
 }
 
+void print_row(const Row& r, const std::string& configuration) {
+  fmt::print("{:<5} {:>20} {:>9.1f} {:>9.1f} {:>6.3f}x {:>9.2e}  [{}]\n", r.dtype, r.shape.label(), r.tessel_tflops,
+             r.cublas_tflops, r.tessel_tflops / r.cublas_tflops, r.max_error, configuration);
+}
+
+// The flagship at `shapes`, tuned, and with `each` at every candidate of its space.
+template <template <class> class Flagship, class T> void print_shapes(bench::Timer& timer, cublasHandle_t handle,
+                                                                      const std::vector<Shape>& shapes,
+                                                                      const char* dtype, bool each) {
+  for (const Shape& s : shapes) {
+    Problem<T> p(handle, s, dtype);
+    Kernel<Flagship<T>> tuned(Device::gpu());
+    const Row row = p.run(timer, tuned);
+    print_row(row, "tuned: " + row.hyperparameters);
+    if (!each) continue;
+    for (const Space::Candidate& c : Flagship<T>::space().candidates()) {
+      Kernel<Flagship<T>> configured(Device::gpu(), KernelOptions{.configuration = Space::describe(c)});
+      print_row(p.run(timer, configured), Space::describe(c));
+    }
+  }
+}
+
+std::vector<Shape> parse_shapes(const std::string& list) {
+  std::vector<Shape> shapes;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    Shape s{};
+    char x1 = 0, x2 = 0;
+    std::stringstream one(item);
+    if (!(one >> s.m >> x1 >> s.n >> x2 >> s.k) || x1 != 'x' || x2 != 'x' || s.m < 1 || s.n < 1 || s.k < 1)
+      throw std::runtime_error(fmt::format("--shapes: '{}' is not MxNxK with positive extents", item));
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
 template <class S> double cold_compile_ms() {
   Kernel<S> kernel(Device::gpu());
   f16* p = nullptr;  // compiling needs the argument types only
@@ -320,7 +359,8 @@ std::pair<double, double> launch_overhead_us() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, ampere_only = false;
+  bool quick = false, ampere_only = false, each = false;
+  std::vector<Shape> only_shapes;
   AmpereOutputs ampere_outputs;
   std::string csv_path = "bench_gemm.csv", svg_path = "bench_gemm.svg", cache_dir;
   for (int i = 1; i < argc; ++i) {
@@ -333,6 +373,10 @@ int main(int argc, char** argv) {
       svg_path = argv[++i];
     else if (arg == "--ampere")
       ampere_only = true;
+    else if (arg == "--shapes" && i + 1 < argc)
+      only_shapes = parse_shapes(argv[++i]);
+    else if (arg == "--each")
+      each = true;
     else if (arg == "--cubins" && i + 1 < argc)
       ampere_outputs.cubin_dir = argv[++i];
     else if (arg == "--profile")
@@ -342,6 +386,7 @@ int main(int argc, char** argv) {
     else {
       fmt::print(stderr,
                  "usage: bench_gemm [--quick] [--csv FILE] [--svg FILE]\n"
+                 "       bench_gemm --shapes MxNxK,... [--each]\n"
                  "       bench_gemm --ampere [--cache DIR] [--cubins DIR] [--profile]\n");
       return 2;
     }
@@ -361,6 +406,15 @@ int main(int argc, char** argv) {
   const char* flagship = hopper ? "hopper_v5" : "ampere_v5_swizzled";
   fmt::print("{} (cc {}.{}, {} SMs); flagship {}\n\n", device.name, device.cc_major, device.cc_minor, device.sm_count,
              flagship);
+  if (!only_shapes.empty()) {
+    if (!hopper) throw std::runtime_error("--shapes measures the Hopper flagship, which needs an sm_90 GPU");
+    fmt::print("{:<5} {:>20} {:>9} {:>9} {:>7} {:>9}  {}\n", "dtype", "MxNxK", "tessel", "cuBLAS", "ratio", "max err",
+               "tessel configuration");
+    print_shapes<MatmulV5Persistent, f16>(timer, handle, only_shapes, "fp16", each);
+    print_shapes<MatmulV5Persistent, bf16>(timer, handle, only_shapes, "bf16", each);
+    cublasDestroy(handle);
+    return 0;
+  }
   if (ampere_only) {
     print_ampere_tuned(timer, handle, ampere_outputs);
     cublasDestroy(handle);

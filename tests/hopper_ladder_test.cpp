@@ -170,11 +170,13 @@ TEST(HopperLadder, V5MatchesTheHostReferenceUnderEveryOrder) {
       }
 }
 
-template <int SwizzleSize, int BlockN, int Stages> struct V5Fixed : examples::hopper::MatmulV5Persistent<f16> {
+template <int SwizzleSize, int BlockN, int Stages, int SplitK = 1> struct V5Fixed
+    : examples::hopper::MatmulV5Persistent<f16> {
   V5Fixed() {
     swizzle_size = SwizzleSize;
     block_n = BlockN;
     stages = Stages;
+    split_k = SplitK;
   }
   static Space space() { return Space{}; }
 };
@@ -182,6 +184,23 @@ template <int SwizzleSize, int BlockN, int Stages> struct V5Fixed : examples::ho
 TEST(HopperLadder, V5AtTheOtherPointsOfItsSpaceMatchesTheHostReference) {
   expect_matches_under_every_order<V5Fixed<1, 128, 5>>("v5_swizzle1_n128_stages5", specialized_sizes);
   expect_matches_under_every_order<V5Fixed<8, 128, 4>>("v5_swizzle8_n128_stages4", specialized_sizes);
+}
+
+// Split-K: k = 296 is 5 k-tiles, so 2 splits take 3 and 2 and 4 splits take 2, 2, 1 and none. A
+// tile's units run on different blocks on 5 multiprocessors, and on one block on 1.
+TEST(HopperLadder, V5WithSplitKMatchesTheHostReference) {
+  const std::vector<std::vector<int64_t>> sizes = {{16, 600, 296}, {200, 264, 296}};
+  const examples::Example two = examples::matmul_example<V5Fixed<1, 128, 4, 2>>("v5_split2", "");
+  const examples::Example four = examples::matmul_example<V5Fixed<4, 128, 4, 4>>("v5_split4", "");
+  for (const std::vector<int64_t>& size : sizes)
+    for (sim::Options o : testing::every_order())
+      for (int multiprocessors : {1, 5}) {
+        o.multiprocessors = multiprocessors;
+        for (const examples::Example* e : {&two, &four}) {
+          const examples::RunResult r = e->run(Device::simulator(), size, KernelOptions{.sim = o});
+          EXPECT_TRUE(r.ok) << e->name << " on " << multiprocessors << " multiprocessors: " << r.summary;
+        }
+      }
 }
 
 using testing::Cli;

@@ -68,10 +68,10 @@ TEST(Passes, InferLayoutsResolvesEveryTile) {
 
 TEST(Passes, InlineGridValuesReplacesBodyVariables) {
   const ir::Kernel k = traced_tiny();
-  const ir::Kernel out = passes::inline_grid_values(k, {});
+  const ir::Kernel out = passes::inline_launch_values(k, {});
   EXPECT_NE(out, k);
   EXPECT_TRUE(testing::file_check(ir::print(*out), "CHECK: blocks=[div(sub(add(%arg0, 256), 1), 256)]"));
-  EXPECT_EQ(passes::inline_grid_values(out, {}), out) << "a pass that changes nothing returns its input";
+  EXPECT_EQ(passes::inline_launch_values(out, {}), out) << "a pass that changes nothing returns its input";
 }
 
 TEST(Passes, SimplifyFoldsIdentities) {
@@ -99,7 +99,7 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<std::string> names;
   for (const auto& p : passes::pipeline()) names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string>{
-                       "inline_grid_values", "infer_layouts", "simplify_scalars", "check_transaction_bytes",
+                       "inline_launch_values", "infer_layouts", "simplify_scalars", "check_transaction_bytes",
                        "check_arrival_counts", "check_async_copy_waits", "check_shared_handoffs", "plan_reductions",
                        "select_instructions", "choose_swizzles", "plan_shared_memory", "plan_tensor_maps",
                        "allocate_barriers", "plan_fast_divmods", "plan_multiprocessors", "plan_tensor_memory"}));
@@ -115,7 +115,7 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   for (const auto& f : std::filesystem::directory_iterator(dir)) files.push_back(f.path().filename().string());
   std::sort(files.begin(), files.end());
   EXPECT_EQ(files, (std::vector<std::string>{
-                       "Tiny.00.traced.ir", "Tiny.01.inline_grid_values.ir", "Tiny.02.infer_layouts.ir",
+                       "Tiny.00.traced.ir", "Tiny.01.inline_launch_values.ir", "Tiny.02.infer_layouts.ir",
                        "Tiny.03.simplify_scalars.ir", "Tiny.09.select_instructions.ir", "Tiny.10.choose_swizzles.ir",
                        "Tiny.11.plan_shared_memory.ir"}));  // four checks, no reductions or tensor maps: unchanged
   std::ifstream last(dir / "Tiny.11.plan_shared_memory.ir");

@@ -19,19 +19,30 @@ namespace tessel::examples::hopper {
 // about to overwrite it. The shared tile is kept as 64-column blocks, each a TMA box whose
 // 128-byte rows take the 128-byte swizzle, so the eight rows of each stmatrix land in different
 // banks (rows of the whole 512-byte tile would all start in the same one).
+//
+// Split-K, for shapes with fewer tiles than multiprocessors (decode: a few rows, many columns):
+// with split_k = s, each tile's k-tiles are cut into s ranges, and the blocks walk (tile, range)
+// units instead of tiles. A unit stores its f32 partial tile in a global scratch and takes a ticket
+// for its tile; the unit that takes the last ticket adds the partials in range order (so the sum
+// does not depend on which unit finishes last), writes the tile, and puts the ticket back to zero.
 template <class T = f16> struct MatmulV5Persistent : Script {
   int block_m = 128, block_n = 256, block_k = 64;
   int stages = 3;
   int swizzle_size = 4;
   int consumer_warpgroups = 2;
+  int split_k = 1;
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
 
   // The first candidate is the configuration above; 3 stages of 128 x 256 and the output tile fill
-  // shared memory, and 128 x 128 tiles leave room for 5.
+  // shared memory, and 128 x 128 tiles leave room for 5. Split-K adds a partial tile to the
+  // registers of the unit that finishes a tile, which only 128-column tiles have room for.
   static Space space() {
-    return tune("swizzle_size", &MatmulV5Persistent::swizzle_size, {4, 1, 8}) *
-           tune("block_n, stages", {&MatmulV5Persistent::block_n, &MatmulV5Persistent::stages},
-                {{256, 3}, {128, 5}, {128, 4}});
+    return (tune("swizzle_size", &MatmulV5Persistent::swizzle_size, {4, 1, 8}) *
+            tune("block_n, stages", {&MatmulV5Persistent::block_n, &MatmulV5Persistent::stages},
+                 {{256, 3}, {128, 5}, {128, 4}}) *
+            tune("split_k", &MatmulV5Persistent::split_k, {1, 2, 4}))
+        .template where<MatmulV5Persistent>(
+            [](const MatmulV5Persistent& s) { return s.split_k == 1 || s.block_n == 128; });
   }
 
   static constexpr int producer_registers = 40;
@@ -39,11 +50,29 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   static constexpr int epilogue_n = 64;
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
 
+  // The epilogue: the tile into shared memory (stmatrix), then out with TMA stores.
+  void store_tile(const RegisterTensor& tile, const SharedTensor& s_c, const GlobalTensor& g_c, const auto& m_block,
+                  const auto& n_block) {
+    // The previous tile's store has read s_c before anyone overwrites it.
+    single_thread([&] { tma.wait_group(0, true); });
+    sync();
+    for (int j = 0; j < block_n / epilogue_n; ++j)
+      store_shared(s_c[j], tile.slice({0, j * epilogue_n}, {block_m, epilogue_n}).to<T>());
+    fence.proxy_async();
+    sync();
+    single_thread([&] {
+      for (int j = 0; j < block_n / epilogue_n; ++j)
+        tma.shared_to_global(s_c[j], g_c, {m_block * block_m, n_block * block_n + j * epilogue_n});
+      tma.commit_group();
+    });
+  }
+
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
     Int32 num_m_blocks = cdiv(m, block_m);
     Int32 num_n_blocks = cdiv(n, block_n);
     Int32 num_tiles = num_m_blocks * num_n_blocks;
-    attrs.blocks = min(num_tiles, multiprocessors);
+    Int32 num_units = num_tiles * split_k;
+    attrs.blocks = min(num_units, multiprocessors);
     attrs.warps = 4 * (1 + consumer_warpgroups);
     const int consumer_threads = 128 * consumer_warpgroups;
 
@@ -56,13 +85,16 @@ template <class T = f16> struct MatmulV5Persistent : Script {
     Pipeline tma_pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
     Int32 k_tiles = cdiv(k, block_k);
+    // The k-tiles of one unit: split s of a tile takes [s * split_tiles, (s + 1) * split_tiles).
+    Int32 split_tiles = cdiv(k_tiles, split_k);
 
     warp_group(0, [&] {
       setmaxnreg.decrease(producer_registers);
       thread_group(0, 32, [&] {
-        for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
-          auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
-          for (Int32 offset_k : range(0, k, block_k, stages)) {
+        for (Int32 unit : range(blockIdx.x, num_units, gridDim.x)) {
+          auto [m_block, n_block] = rasterization.compute_block_coord(unit / split_k, num_m_blocks, num_n_blocks);
+          Int32 k_begin = unit % split_k * split_tiles * block_k;
+          for (Int32 offset_k : range(k_begin, min(k, k_begin + split_tiles * block_k), block_k, stages)) {
             tma_pipe.producer_acquire();
             single_thread([&] {
               mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
@@ -80,10 +112,13 @@ template <class T = f16> struct MatmulV5Persistent : Script {
 
     thread_group(128, consumer_threads, [&] {
       setmaxnreg.increase(consumer_registers());
-      for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
+      for (Int32 unit : range(blockIdx.x, num_units, gridDim.x)) {
+        Int32 tile = unit / split_k;
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
+        Int32 split = unit % split_k;
+        Int32 unit_k_tiles = max(0, min(k_tiles, (split + 1) * split_tiles) - split * split_tiles);
         auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
-        for (Int32 i : range(0, k_tiles, 1, stages)) {
+        for (Int32 i : range(0, unit_k_tiles, 1, stages)) {
           tma_pipe.consumer_acquire();
           wgmma.fence();
           wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), acc);
@@ -95,21 +130,30 @@ template <class T = f16> struct MatmulV5Persistent : Script {
           tma_pipe.consumer_advance();
         }
         wgmma.wait_group(0);
-        if_(k_tiles > 0,
+        if_(unit_k_tiles > 0,
             [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
-
-        // The previous tile's store has read s_c before anyone overwrites it.
-        single_thread([&] { tma.wait_group(0, true); });
-        sync();
-        for (int j = 0; j < block_n / epilogue_n; ++j)
-          store_shared(s_c[j], acc.slice({0, j * epilogue_n}, {block_m, epilogue_n}).to<T>());
-        fence.proxy_async();
-        sync();
-        single_thread([&] {
-          for (int j = 0; j < block_n / epilogue_n; ++j)
-            tma.shared_to_global(s_c[j], g_c, {m_block * block_m, n_block * block_n + j * epilogue_n});
-          tma.commit_group();
-        });
+        if (split_k == 1) {
+          store_tile(acc, s_c, g_c, m_block, n_block);
+        } else {
+          auto partials = global_scratch<float>({split_k, m, n});
+          auto tickets = global_scratch<int32_t>({num_tiles}, ScratchContents::zeroed);
+          auto s_ticket = shared_tensor<int32_t>({1});
+          Int32 row = m_block * block_m, column = n_block * block_n;
+          store_global(partials, reshape(acc, {1, block_m, block_n}), {split, row, column});
+          sync();  // every partial element is stored before the ticket releases them
+          single_thread(
+              [&] { atomic.store(s_ticket, {0}, atomic.fetch_add(tickets, {tile}, 1, MemoryOrder::acq_rel)); });
+          sync();
+          if_(atomic.load<int32_t>(s_ticket, {0}) == split_k - 1, [&] {
+            const auto partial = [&](int s) {
+              return reshape(load_global(partials, {s, row, column}, {1, block_m, block_n}), {block_m, block_n});
+            };
+            acc = partial(0);
+            for (int s = 1; s < split_k; ++s) acc = acc + partial(s);
+            single_thread([&] { atomic.store(tickets, {tile}, 0); });
+            store_tile(acc, s_c, g_c, m_block, n_block);
+          });
+        }
       }
       single_thread([&] { tma.wait_group(0); });
     });

@@ -1,5 +1,7 @@
 #include "tessel/ir/fast_divmod.hpp"
 
+#include "tessel/error.hpp"
+
 namespace tessel::ir {
 
 DivisorMagic divisor_magic(uint32_t d) {
@@ -22,30 +24,6 @@ int32_t fast_divide(int32_t x, DivisorMagic magic) {
   const uint32_t magnitude = x < 0 ? 0u - uint32_t(x) : uint32_t(x);
   const uint32_t q = fast_divide(magnitude, magic);
   return x < 0 ? int32_t(0u - q) : int32_t(q);
-}
-
-void compute_derived_params(const KernelNode& k, int multiprocessors, std::span<Scalar> values) {
-  TESSEL_CHECK(values.size() == k.params.size(), "kernel {}: {} values for {} parameters", k.name, values.size(),
-               k.params.size());
-  const size_t call = k.call_params();
-  for (size_t i = 0; i < k.derived_params.size(); ++i) {
-    const DerivedParam& p = k.derived_params[i];
-    const auto positive_divisor = [&] {
-      const int64_t d = evaluate_at_launch(*p.divisor, k, values.first(call), multiprocessors).i;
-      if (d <= 0)
-        throw Error(p.loc, fmt::format("fast_divmod: the divisor is {} at this launch of kernel {}; it must be "
-                                       "positive (divide with / and % where it can be 0 or negative)",
-                                       d, k.name));
-      return d;
-    };
-    Scalar& out = values[call + i];
-    switch (p.value) {
-      case DerivedValue::Divisor: out.i = positive_divisor(); break;
-      case DerivedValue::Multiplier: out.i = divisor_magic(uint32_t(positive_divisor())).multiplier; break;
-      case DerivedValue::Log2: out.i = divisor_magic(uint32_t(positive_divisor())).log2; break;
-      case DerivedValue::Multiprocessors: out.i = multiprocessors; break;
-    }
-  }
 }
 
 }  // namespace tessel::ir

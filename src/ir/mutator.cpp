@@ -57,7 +57,7 @@ Kernel Mutator::mutate_kernel(const Kernel& k) {
   Stmt body = update(k->body, &changed);
   std::vector<Expr> blocks = update(k->blocks, &changed);
   std::vector<DerivedParam> derived = k->derived_params;
-  for (DerivedParam& d : derived) d.divisor = update(d.divisor, &changed);
+  for (DerivedParam& d : derived) d.source = update(d.source, &changed);
   std::vector<TensorMap> maps = k->tensor_maps;
   for (TensorMap& m : maps) m.view = update(m.view, &changed);
   if (!changed) return k;

@@ -45,10 +45,12 @@ class Printer {
     for (const DerivedParam& p : k.derived_params) {
       std::string what;
       switch (p.value) {
-        case DerivedValue::Divisor: what = "fast_divmod divisor " + expr(p.divisor); break;
-        case DerivedValue::Multiplier: what = "fast_divmod multiplier of " + expr(p.divisor); break;
-        case DerivedValue::Log2: what = "fast_divmod ceil(log2) of " + expr(p.divisor); break;
+        case DerivedValue::Divisor: what = "fast_divmod divisor " + expr(p.source); break;
+        case DerivedValue::Multiplier: what = "fast_divmod multiplier of " + expr(p.source); break;
+        case DerivedValue::Log2: what = "fast_divmod ceil(log2) of " + expr(p.source); break;
         case DerivedValue::Multiprocessors: what = "the device's multiprocessor count"; break;
+        case DerivedValue::Scratch: what = "global scratch of " + expr(p.source) + " bytes"; break;
+        case DerivedValue::ZeroedScratch: what = "global scratch of " + expr(p.source) + " bytes, zeroed"; break;
       }
       line(fmt::format("// {} = {}, at launch", name(p.param.get(), p.param->name), what));
     }

@@ -173,7 +173,7 @@ class Verifier : public Visitor {
     TESSEL_CHECK(!k.blocks.empty() && k.blocks.size() <= 3, "kernel {} has {} grid extents", k.name, k.blocks.size());
     check_cluster_target(k, v_.arch);
     visit_kernel(k);
-    // Grid extents may name values declared at the top of the body until inline_grid_values
+    // Grid extents may name values declared at the top of the body until inline_launch_values
     // replaces them by their definitions.
     for (const Expr& b : k.blocks)
       walk_expr(*b, [&](const ExprNode& x) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "scratch_buffers.hpp"
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/ir/printer.hpp"
 #include "tessel/runtime/cache_key.hpp"
@@ -78,7 +79,8 @@ KernelCore::KernelCore(std::string name, KernelSignature signature, TraceFn trac
       options_(with_environment(std::move(options))),
       arch_(options_.arch.empty() ? arch_of_device(device_) : ir::parse_arch(options_.arch)),
       device_limits_(limits_of(device_, arch_)),
-      multiprocessors_(multiprocessors_of_device(device_, options_.sim)) {}
+      multiprocessors_(multiprocessors_of_device(device_, options_.sim)),
+      scratch_(std::make_unique<ScratchBuffers>(device_)) {}
 
 KernelCore::~KernelCore() = default;
 
@@ -91,6 +93,10 @@ ir::Kernel KernelCore::specialized(ir::Kernel k, std::span<const HostArg> args) 
   auto out = std::make_shared<ir::KernelNode>(*k);
   out->param_divisors.clear();
   signature_.divisors(args, out->param_divisors);
+  // Scratch buffers are allocated with cuMemAlloc's alignment (ScratchBuffers).
+  out->param_divisors.resize(out->params.size(), 1);
+  for (size_t i = 0; i < out->derived_params.size(); ++i)
+    if (out->derived_params[i].is_scratch()) out->param_divisors[out->call_params() + i] = 256;
   return out;
 }
 

@@ -4,7 +4,8 @@
 #include <array>
 #include <span>
 
-#include "tessel/ir/fast_divmod.hpp"
+#include "scratch_buffers.hpp"
+#include "tessel/ir/derived_params.hpp"
 #include "tessel/ir/target_limits.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/runtime/launch.hpp"
@@ -53,6 +54,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
       heap_values.empty() ? std::span(inline_values).first(k.params.size()) : std::span(heap_values);
   signature_.run_time_values(args, values.first(k.call_params()));
   ir::compute_derived_params(k, multiprocessors_, values);
+  scratch_->provide(k, values, multiprocessors_);
   runtime::LaunchShape shape;
   shape.grid = grid_of(k, values, multiprocessors_, arch_);
   shape.cluster = {unsigned(k.cluster[0]), unsigned(k.cluster[1]), unsigned(k.cluster[2])};

@@ -77,6 +77,8 @@ ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::
                             name));
   k->name = name;
   k->params = std::move(params);
+  for (ir::DerivedParam& p : b.scratch_params) k->params.push_back(p.param);
+  k->derived_params = std::move(b.scratch_params);
   k->blocks = attrs.blocks.dims();
   k->blocks_loc = attrs.blocks.loc();
   k->warps = attrs.warps;

@@ -34,6 +34,26 @@ GlobalTensor Instructions::make_global_view(DType t, ir::Expr ptr, const std::ve
       ir::make<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
 }
 
+GlobalTensor Instructions::make_global_scratch(DType t, const std::vector<Dim>& shape, ScratchContents contents,
+                                               SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  if (shape.empty()) throw Error(loc, "global_scratch: the shape must have at least one dimension");
+  // The bytes in 64 bits: a scratch may be larger than 2 GiB.
+  ir::Expr elements = ir::const_int(1, DType::I64);
+  for (const Dim& d : shape) elements = ir::binary(ir::BinaryOp::Mul, elements, ir::cast(DType::I64, d.ir()));
+  const int bits = dtype_bits(t);
+  const ir::Expr bytes =
+      ir::binary(ir::BinaryOp::Div,
+                 ir::binary(ir::BinaryOp::Add, ir::binary(ir::BinaryOp::Mul, elements, ir::const_int(bits, DType::I64)),
+                            ir::const_int(7, DType::I64)),
+                 ir::const_int(8, DType::I64));
+  ir::Var buffer = ir::make_var(ir::Type{t, true}, fmt::format("scratch{}", b.scratch_params.size()), loc);
+  b.scratch_params.push_back(
+      {buffer, contents == ScratchContents::zeroed ? ir::DerivedValue::ZeroedScratch : ir::DerivedValue::Scratch, bytes,
+       loc});
+  return make_global_view(t, buffer, shape, {}, loc);
+}
+
 SharedTensor SharedTensor::operator[](const ViewIndex& index) const {
   const SourceLoc& loc = index.loc;
   Builder& b = Builder::current(loc);

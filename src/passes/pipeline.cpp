@@ -15,7 +15,7 @@ const std::vector<Pass>& pipeline() {
   // One pass per line, in order.
   // clang-format off
   static const std::vector<Pass> passes = {
-      {"inline_grid_values", inline_grid_values},
+      {"inline_launch_values", inline_launch_values},
       {"infer_layouts", infer_layouts},
       {"simplify_scalars", simplify_scalars},
       {"check_transaction_bytes", check_transaction_bytes},

@@ -2,6 +2,7 @@
 // round: the grid group after group, or, for a kernel that cancels launches, from a launch queue
 // with a few groups resident at a time.
 #include "machine.hpp"
+#include "tessel/ir/derived_params.hpp"
 #include "tessel/ir/mutator.hpp"
 
 namespace tessel::sim {
@@ -37,6 +38,24 @@ bool uses_cluster_launch_control(const ir::KernelNode& k) {
   bool uses = false;
   ir::walk(k.body, [&](const ir::StmtNode& s) { uses |= s.kind == ir::NodeKind::ClcTryCancel; });
   return uses;
+}
+
+// A zeroed scratch buffer is zero at every launch only if each launch leaves it so.
+void check_zeroed_scratch(const ir::KernelNode& k, const Launch& launch, int multiprocessors) {
+  for (size_t i = 0; i < k.derived_params.size(); ++i) {
+    const ir::DerivedParam& p = k.derived_params[i];
+    if (p.value != ir::DerivedValue::ZeroedScratch) continue;
+    const int64_t bytes = ir::scratch_bytes(k, p, launch.args, multiprocessors);
+    const auto* data = reinterpret_cast<const uint8_t*>(launch.args[k.call_params() + i].i);
+    for (int64_t b = 0; b < bytes; ++b)
+      if (data[b] != 0) {
+        const int bits = dtype_bits(p.param->type.dtype);
+        throw Error(p.loc, fmt::format("kernel {}: the zeroed global_scratch made here is not zero when the launch "
+                                       "ends (byte {}, in element {}, is 0x{:02x}); the next launch expects zeros, "
+                                       "so put back every value the launch changed",
+                                       k.name, b, b * 8 / bits, data[b]));
+      }
+  }
 }
 
 }  // namespace
@@ -283,6 +302,7 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
     for (const std::array<int, 3>& first : groups)
       Scheduler(k, launch, {first}, g, 1, options, tables, happens_before, warnings).run();
   }
+  check_zeroed_scratch(k, launch, options.multiprocessors);
   warnings.report(options);
 }
 

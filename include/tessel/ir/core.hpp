@@ -471,13 +471,18 @@ struct TensorMap {
 };
 
 // A kernel parameter that the launch computes instead of taking it from the call: a grid-constant
-// fast_divmod divisor and its magic numbers, or the device's number of multiprocessors.
-enum class DerivedValue : uint8_t { Divisor, Multiplier, Log2, Multiprocessors };
+// fast_divmod divisor and its magic numbers, the device's number of multiprocessors, or the
+// address of a global scratch buffer that the runtime owns (global_scratch): its contents are
+// undefined at a launch, or zero at every launch for a ZeroedScratch, which each launch must leave
+// zeroed again.
+enum class DerivedValue : uint8_t { Divisor, Multiplier, Log2, Multiprocessors, Scratch, ZeroedScratch };
 struct DerivedParam {
   Var param;
   DerivedValue value;
-  Expr divisor;   // over the call's parameters; null for Multiprocessors
-  SourceLoc loc;  // the fast_divmod that divides by it, or the first use of multiprocessors
+  // Over the call's parameters: the divisor, or a scratch buffer's bytes; null for Multiprocessors.
+  Expr source;
+  SourceLoc loc;  // the fast_divmod that divides by it, the first use of multiprocessors, or the global_scratch
+  bool is_scratch() const { return value == DerivedValue::Scratch || value == DerivedValue::ZeroedScratch; }
 };
 
 struct KernelNode {

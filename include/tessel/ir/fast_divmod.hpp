@@ -10,9 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
-
-#include "tessel/ir/evaluate.hpp"
 
 namespace tessel::ir {
 
@@ -24,10 +21,5 @@ struct DivisorMagic {
 DivisorMagic divisor_magic(uint32_t d);  // d > 0
 uint32_t fast_divide(uint32_t x, DivisorMagic magic);
 int32_t fast_divide(int32_t x, DivisorMagic magic);
-
-// Fills the values of the kernel's derived parameters (KernelNode::derived_params) from the call's,
-// which `values` holds first, and the device's multiprocessor count. Throws tessel::Error at the
-// user's fast_divmod when its divisor is not positive at this launch.
-void compute_derived_params(const KernelNode& k, int multiprocessors, std::span<Scalar> values);
 
 }  // namespace tessel::ir

@@ -76,6 +76,8 @@ struct CandidateFit {
 
 namespace detail {
 
+class ScratchBuffers;
+
 using TraceFn = std::function<ir::Kernel(std::span<const HostArg> args, const Space::Candidate& config)>;
 
 class KernelCore {
@@ -157,8 +159,9 @@ class KernelCore {
   int multiprocessors_;              // the device's, read once: a launch does not ask the driver
   std::map<std::string, std::unique_ptr<Variant>> variants_;  // by compile-time args and hyperparameters
   std::vector<Binding> bindings_;
-  std::vector<int64_t> call_key_;  // scratch, reused by every call
-  uint64_t calls_ = 0;             // launches so far, for debug mode's errors
+  std::vector<int64_t> call_key_;            // scratch, reused by every call
+  uint64_t calls_ = 0;                       // launches so far, for debug mode's errors
+  std::unique_ptr<ScratchBuffers> scratch_;  // the kernel's global_scratch buffers, shared by its launches
   const Variant* last_ = nullptr;
 };
 

@@ -39,6 +39,9 @@ class Builder {
   // the block only, which a kernel with clusters must not do (checked when the trace ends).
   std::optional<SourceLoc> mbarriers_allocated_without_cluster;
 
+  // The global scratch buffers of the trace (global_scratch), parameters the launch fills.
+  std::vector<ir::DerivedParam> scratch_params;
+
   // A problem found where throwing is impossible (a destructor); reported when the trace ends.
   void defer_error(Error e);
   void throw_deferred();

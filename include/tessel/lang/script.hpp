@@ -124,6 +124,10 @@ class IfBuilder {
 
 enum class Swizzle { none, automatic, b32, b64, b128 };
 
+// What a global_scratch holds when a launch starts: anything (the simulator fills it with NaN bytes),
+// or zeros, which the launch must leave behind for the next one (the simulator checks).
+enum class ScratchContents { undefined, zeroed };
+
 // Which form of a math function runs on the GPU: the exact one (CUDA's libdevice, within a few
 // ulp) or the fast hardware approximation (ex2.approx, tanh.approx, ...). docs/language.md, "Math
 // functions", gives each one's measured error.
@@ -160,6 +164,15 @@ class Instructions {
   template <class T> GlobalTensor global_view(const Ptr<T>& ptr, std::vector<Dim> shape, std::vector<Dim> strides = {},
                                               loc_t loc = loc_t::current()) {
     return make_global_view(dtype_v<T>, ptr.ir(), shape, strides, SourceLoc::from(loc));
+  }
+  // A global view of `shape` over a buffer the runtime allocates for this kernel and keeps across its
+  // launches (a split-K reduction's partial tiles, tickets between blocks). The extents are computed
+  // on the host, from the parameters and `multiprocessors`, as attrs.blocks is. Launches of one Kernel
+  // object share it, so launches on different streams must not overlap.
+  template <class T> GlobalTensor global_scratch(std::vector<Dim> shape,
+                                                 ScratchContents contents = ScratchContents::undefined,
+                                                 loc_t loc = loc_t::current()) {
+    return make_global_scratch(dtype_v<T>, shape, contents, SourceLoc::from(loc));
   }
   // A shared tile; the choose_swizzles pass swizzles it when ldmatrix reads it and 8-row reads
   // would conflict.
@@ -326,6 +339,7 @@ class Instructions {
  private:
   GlobalTensor make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape, const std::vector<Dim>& strides,
                                 SourceLoc loc);
+  GlobalTensor make_global_scratch(DType t, const std::vector<Dim>& shape, ScratchContents contents, SourceLoc loc);
   SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
                                   SourceLoc loc);
   RegisterTensor make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,

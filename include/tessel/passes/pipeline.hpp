@@ -35,7 +35,7 @@ ir::Kernel lower(const ir::Kernel& k, const PassContext& ctx, std::vector<PassTi
 ir::Kernel infer_layouts(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel select_instructions(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext& ctx);
-ir::Kernel inline_grid_values(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel inline_launch_values(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel simplify_scalars(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_reductions(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_shared_memory(const ir::Kernel& k, const PassContext& ctx);

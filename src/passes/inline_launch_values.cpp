@@ -1,0 +1,90 @@
+// The grid and the sizes of global scratch buffers are computed on the host from the run-time
+// parameters and the device's multiprocessor count, so they may not refer to variables of the
+// body. Variables that are declared once at the top level of the body and never assigned are
+// replaced by their definitions.
+#include <map>
+#include <set>
+
+#include "tessel/ir/mutator.hpp"
+#include "tessel/ir/printer.hpp"
+#include "tessel/passes/pipeline.hpp"
+
+namespace tessel::passes {
+
+namespace {
+
+class Substitute : public ir::Mutator {
+ public:
+  explicit Substitute(const std::map<const ir::VarNode*, ir::Expr>& defs) : defs_(defs) {}
+
+ protected:
+  ir::Expr visit(const ir::VarNode& n, const ir::Expr& self) override {
+    auto it = defs_.find(&n);
+    return it == defs_.end() ? self : mutate(it->second);
+  }
+
+ private:
+  const std::map<const ir::VarNode*, ir::Expr>& defs_;
+};
+
+// Whether `e` (over parameters and inlined definitions) is computable at launch; the error says
+// what `what` uses instead.
+void check_known_at_launch(const ir::KernelNode& k, const ir::Expr& e, const std::set<const void*>& params,
+                           const SourceLoc& loc, const std::string& what) {
+  ir::walk(
+      ir::make<ir::DeclareNode>(SourceLoc{}, ir::make_var(ir::Type{}, "launch_value"), e), [](const ir::StmtNode&) {},
+      [&](const ir::ExprNode& x) {
+        if (x.kind == ir::NodeKind::Var && !params.count(&x))
+          throw Error(loc, fmt::format("{} of kernel {} uses the variable {} (declared at {}), which is not "
+                                       "computable from the kernel's parameters; it is computed on the host before "
+                                       "launch",
+                                       what, k.name, static_cast<const ir::VarNode&>(x).name, x.loc.str()));
+        if (x.kind != ir::NodeKind::Builtin) return;
+        const ir::BuiltinKind which = static_cast<const ir::BuiltinNode&>(x).which;
+        if (which != ir::BuiltinKind::Multiprocessors)
+          throw Error(loc, fmt::format("{} of kernel {} uses {}, which is only known inside the kernel", what, k.name,
+                                       ir::builtin_name(which)));
+      });
+}
+
+}  // namespace
+
+ir::Kernel inline_launch_values(const ir::Kernel& k, const PassContext&) {
+  std::set<const ir::VarNode*> assigned;
+  ir::walk(k.get()->body, [&](const ir::StmtNode& s) {
+    if (s.kind == ir::NodeKind::Assign) assigned.insert(static_cast<const ir::AssignNode&>(s).var.get());
+  });
+  std::map<const ir::VarNode*, ir::Expr> defs;
+  if (k->body->kind == ir::NodeKind::Seq)
+    for (const ir::Stmt& s : static_cast<const ir::SeqNode&>(*k->body).stmts)
+      if (s->kind == ir::NodeKind::Declare) {
+        auto& d = static_cast<const ir::DeclareNode&>(*s);
+        if (!assigned.count(d.var.get())) defs[d.var.get()] = d.init;
+      }
+  Substitute sub(defs);
+  bool changed = false;
+  std::set<const void*> params;
+  for (const ir::Var& p : k->params) params.insert(p.get());
+  std::vector<ir::Expr> blocks;
+  for (const ir::Expr& b : k->blocks) {
+    ir::Expr nb = sub.mutate(b);
+    changed |= nb != b;
+    check_known_at_launch(*k, nb, params, k->blocks_loc, "attrs.blocks");
+    blocks.push_back(nb);
+  }
+  std::vector<ir::DerivedParam> derived = k->derived_params;
+  for (ir::DerivedParam& p : derived) {
+    if (!p.is_scratch()) continue;
+    ir::Expr bytes = sub.mutate(p.source);
+    changed |= bytes != p.source;
+    check_known_at_launch(*k, bytes, params, p.loc, "the shape of a global_scratch");
+    p.source = bytes;
+  }
+  if (!changed) return k;
+  auto out = std::make_shared<ir::KernelNode>(*k);
+  out->blocks = std::move(blocks);
+  out->derived_params = std::move(derived);
+  return out;
+}
+
+}  // namespace tessel::passes
