@@ -30,15 +30,14 @@ class Substitute : public ir::Mutator {
 // Whether `e` (over parameters and inlined definitions) is computable at launch; the error says
 // what `what` uses instead.
 void check_known_at_launch(const ir::KernelNode& k, const ir::Expr& e, const std::set<const void*>& params,
-                           const SourceLoc& loc, const std::string& what) {
+                           const SourceLoc& loc, const std::string& what, const std::string& when) {
   ir::walk(
       ir::make<ir::DeclareNode>(SourceLoc{}, ir::make_var(ir::Type{}, "launch_value"), e), [](const ir::StmtNode&) {},
       [&](const ir::ExprNode& x) {
         if (x.kind == ir::NodeKind::Var && !params.count(&x))
           throw Error(loc, fmt::format("{} of kernel {} uses the variable {} (declared at {}), which is not "
-                                       "computable from the kernel's parameters; it is computed on the host before "
-                                       "launch",
-                                       what, k.name, static_cast<const ir::VarNode&>(x).name, x.loc.str()));
+                                       "computable from the kernel's parameters; {}",
+                                       what, k.name, static_cast<const ir::VarNode&>(x).name, x.loc.str(), when));
         if (x.kind != ir::NodeKind::Builtin) return;
         const ir::BuiltinKind which = static_cast<const ir::BuiltinNode&>(x).which;
         if (which != ir::BuiltinKind::Multiprocessors)
@@ -69,7 +68,8 @@ ir::Kernel inline_launch_values(const ir::Kernel& k, const PassContext&) {
   for (const ir::Expr& b : k->blocks) {
     ir::Expr nb = sub.mutate(b);
     changed |= nb != b;
-    check_known_at_launch(*k, nb, params, k->blocks_loc, "attrs.blocks");
+    check_known_at_launch(*k, nb, params, k->blocks_loc, "attrs.blocks",
+                          "the grid is computed on the host before launch");
     blocks.push_back(nb);
   }
   std::vector<ir::DerivedParam> derived = k->derived_params;
@@ -77,7 +77,8 @@ ir::Kernel inline_launch_values(const ir::Kernel& k, const PassContext&) {
     if (!p.is_scratch()) continue;
     ir::Expr bytes = sub.mutate(p.source);
     changed |= bytes != p.source;
-    check_known_at_launch(*k, bytes, params, p.loc, "the shape of a global_scratch");
+    check_known_at_launch(*k, bytes, params, p.loc, "the shape of a global_scratch",
+                          "the buffer is allocated on the host before launch");
     p.source = bytes;
   }
   if (!changed) return k;
