@@ -274,7 +274,8 @@ template <template <class> class Flagship, class T> void print_shapes(bench::Tim
     const Row row = p.run(timer, tuned);
     print_row(row, "tuned: " + row.hyperparameters);
     if (!each) continue;
-    for (const Space::Candidate& c : Flagship<T>::space().candidates()) {
+    const Space space = Flagship<T>::space();
+    for (const Space::Candidate& c : space.candidates()) {
       Kernel<Flagship<T>> configured(Device::gpu(), KernelOptions{.configuration = Space::describe(c)});
       print_row(p.run(timer, configured), Space::describe(c));
     }

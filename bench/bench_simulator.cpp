@@ -20,8 +20,8 @@ int main(int argc, char** argv) {
   fmt::print("{:<16} {:>12} {:>12}  {}\n", "example", "median s", "best s", "result");
   int failures = 0;
   // The median seconds of `runs` runs of `name`, and its last result.
-  const auto time = [&](const char* name, const sim::Options& options, examples::RunResult* last) {
-    const examples::Example& e = examples::find_example(name);
+  const auto time = [&](const char* name, const sim::Options& options, cli::RunResult* last) {
+    const cli::KernelEntry& e = examples::find_example(name);
     std::vector<double> seconds;
     for (int r = 0; r < runs; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -33,12 +33,12 @@ int main(int argc, char** argv) {
   };
   for (const char* name : {"blackwell_v0", "blackwell_v1", "blackwell_v2", "blackwell_v3", "blackwell_v4",
                            "blackwell_v5", "blackwell_v6"}) {
-    examples::RunResult last;
+    cli::RunResult last;
     const std::vector<double> seconds = time(name, {}, &last);
     fmt::print("{:<16} {:>12.3f} {:>12.3f}  {}\n", name, seconds[seconds.size() / 2], seconds.front(), last.summary);
     failures += last.ok ? 0 : 1;
   }
-  examples::RunResult checked_result, unchecked_result;
+  cli::RunResult checked_result, unchecked_result;
   const double checked = time("hopper_v4", {}, &checked_result)[size_t(runs) / 2];
   const double unchecked = time("hopper_v4", {.check_races = false}, &unchecked_result)[size_t(runs) / 2];
   fmt::print("\nhopper_v4 with race detection {:.3f} s, without {:.3f} s: {:.2f}x\n", checked, unchecked,

@@ -1,9 +1,10 @@
-# `cmake --install`: the library and its headers, and the CMake package that lets another project
-# write find_package(tessel CONFIG) and link tessel::tessel.
+# `cmake --install`: the libraries and their headers, and the CMake package that lets another
+# project write find_package(tessel CONFIG) and link tessel::tessel (and tessel::cli for the command
+# line over its own kernels).
 include(CMakePackageConfigHelpers)
 
 set(TESSEL_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tessel)
-install(TARGETS tessel EXPORT tesselTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS tessel tessel_cli_library EXPORT tesselTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/tessel DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT tesselTargets NAMESPACE tessel:: DESTINATION ${TESSEL_PACKAGE_DIR})
 

@@ -25,8 +25,8 @@ struct BrokenSync : Script {
 
 }  // namespace
 
-Example broken_sync_example() {
-  Example e;
+KernelEntry broken_sync_example() {
+  KernelEntry e;
   e.name = "broken_sync";
   e.description =
       "a deliberately broken kernel (sync() in a branch only some warps take): the simulator reports the deadlock";

@@ -1,11 +1,11 @@
 #include "dequantize_int4.hpp"
 
-#include "host_check.hpp"
+#include "examples.hpp"
 
 namespace tessel::examples {
 
-Example dequantize_int4_example() {
-  Example e;
+KernelEntry dequantize_int4_example() {
+  KernelEntry e;
   e.name = "dequantize_int4";
   e.description = "f16 weights from signed 4-bit ones (packed two to a byte) and f16 scales per group of 128 rows";
   e.size_names = {"k", "n"};

@@ -2,26 +2,19 @@
 
 namespace tessel::examples {
 
-const std::vector<Example>& all_examples() {
-  static const std::vector<Example> list = [] {
-    std::vector<Example> l = {vector_add_example(), row_softmax_example(),     wide_row_softmax_example(),
-                              layer_norm_example(), dequantize_int4_example(), matmul_simt_example(),
-                              broken_sync_example()};
-    for (Example& e : ampere_ladder_examples()) l.push_back(std::move(e));
-    for (Example& e : hopper_ladder_examples()) l.push_back(std::move(e));
-    for (Example& e : blackwell_ladder_examples()) l.push_back(std::move(e));
-    return l;
+const cli::Registry& registry() {
+  static const cli::Registry r = [] {
+    cli::Registry kernels;
+    for (KernelEntry e : {vector_add_example(), row_softmax_example(), wide_row_softmax_example(), layer_norm_example(),
+                          dequantize_int4_example(), matmul_simt_example(), broken_sync_example()})
+      kernels.add(std::move(e));
+    for (auto* group : {ampere_ladder_examples, hopper_ladder_examples, blackwell_ladder_examples})
+      for (KernelEntry& e : group()) kernels.add(std::move(e));
+    return kernels;
   }();
-  return list;
+  return r;
 }
 
-const Example& find_example(const std::string& name) {
-  std::vector<std::string> names;
-  for (const Example& e : all_examples()) {
-    if (e.name == name) return e;
-    names.push_back(e.name);
-  }
-  throw Error(fmt::format("unknown example '{}'; the examples are: {}", name, fmt::join(names, ", ")));
-}
+const KernelEntry& find_example(const std::string& name) { return registry().find(name); }
 
 }  // namespace tessel::examples

@@ -1,11 +1,11 @@
 #include "layer_norm.hpp"
 
-#include "host_check.hpp"
+#include "examples.hpp"
 
 namespace tessel::examples {
 
-Example layer_norm_example() {
-  Example e;
+KernelEntry layer_norm_example() {
+  KernelEntry e;
   e.name = "layer_norm";
   e.description = "LayerNorm along the rows of an [n_rows, n_cols] float matrix, one row per block";
   e.size_names = {"n_rows", "n_cols"};

@@ -3,12 +3,11 @@
 #pragma once
 
 #include "examples.hpp"
-#include "host_check.hpp"
 
 namespace tessel::examples {
 
-template <class S, class T = f16> Example matmul_example(std::string name, std::string description) {
-  Example e;
+template <class S, class T = f16> KernelEntry matmul_example(std::string name, std::string description) {
+  KernelEntry e;
   e.name = std::move(name);
   e.description = std::move(description);
   e.size_names = {"m", "n", "k"};

@@ -4,7 +4,7 @@
 
 namespace tessel::examples {
 
-Example matmul_simt_example() {
+KernelEntry matmul_simt_example() {
   return matmul_example<MatmulSimt>("matmul_simt",
                                     "C = A * B^T (f16 in, f32 accumulate, f16 out) with shared-memory tiling");
 }

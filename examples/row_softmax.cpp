@@ -1,11 +1,11 @@
 #include "row_softmax.hpp"
 
-#include "host_check.hpp"
+#include "examples.hpp"
 
 namespace tessel::examples {
 
-Example row_softmax_example() {
-  Example e;
+KernelEntry row_softmax_example() {
+  KernelEntry e;
   e.name = "row_softmax";
   e.description = "softmax along the rows of an [n_rows, n_cols] float matrix";
   e.size_names = {"n_rows", "n_cols"};

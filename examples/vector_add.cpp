@@ -1,11 +1,11 @@
 #include "vector_add.hpp"
 
-#include "host_check.hpp"
+#include "examples.hpp"
 
 namespace tessel::examples {
 
-Example vector_add_example() {
-  Example e;
+KernelEntry vector_add_example() {
+  KernelEntry e;
   e.name = "vector_add";
   e.description = "c = a + b over n floats";
   e.size_names = {"n"};

@@ -1,11 +1,11 @@
 #include "wide_row_softmax.hpp"
 
-#include "host_check.hpp"
+#include "examples.hpp"
 
 namespace tessel::examples {
 
-Example wide_row_softmax_example() {
-  Example e;
+KernelEntry wide_row_softmax_example() {
+  KernelEntry e;
   e.name = "wide_row_softmax";
   e.description = "softmax along wide rows of an [n_rows, n_cols] float matrix, one row per block";
   e.size_names = {"n_rows", "n_cols"};

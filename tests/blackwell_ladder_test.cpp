@@ -10,9 +10,9 @@
 #include "cli.hpp"
 #include "examples.hpp"
 #include "expect_error.hpp"
-#include "host_check.hpp"
 #include "simulate.hpp"
 #include "source_line.hpp"
+#include "tessel/cli/host_check.hpp"
 
 namespace tessel {
 namespace {
@@ -25,8 +25,7 @@ const std::vector<std::vector<int64_t>> sizes = {{256, 256, 512}, {200, 136, 296
 void expect_matches_under_every_order(const char* name) {
   for (const std::vector<int64_t>& size : sizes)
     for (const sim::Options& o : testing::every_order()) {
-      const examples::RunResult r =
-          examples::find_example(name).run(Device::simulator(), size, KernelOptions{.sim = o});
+      const cli::RunResult r = examples::find_example(name).run(Device::simulator(), size, KernelOptions{.sim = o});
       EXPECT_TRUE(r.ok) << name << ": " << r.summary;
     }
 }
@@ -44,12 +43,12 @@ TEST(BlackwellLadder, V6MatchesTheHostReferenceUnderEveryOrder) { expect_matches
 // 256, so swizzle groups of 4 and 8 occur with a narrower last group after them, and 5, 3 and 2
 // k-tiles for block_k 16, 32 and 64, so rings of stages wrap (at block_k 16 for every stage count).
 void expect_every_candidate_matches(const char* name) {
-  const examples::Example& e = examples::find_example(name);
+  const cli::KernelEntry& e = examples::find_example(name);
   const std::vector<sim::Options> schedules = testing::every_order();
   const std::vector<std::string> configurations = e.configurations();
   for (size_t i = 0; i < configurations.size(); ++i) {
     const sim::Options& schedule = schedules[i % schedules.size()];
-    const examples::RunResult r =
+    const cli::RunResult r =
         e.run(Device::simulator(), e.default_sizes, KernelOptions{.sim = schedule, .configuration = configurations[i]});
     EXPECT_TRUE(r.ok) << name << " [" << configurations[i] << "], " << sim::schedule_name(schedule) << ": "
                       << r.summary;
@@ -78,7 +77,7 @@ std::vector<sim::Warning> warnings_of(const char* name, const std::vector<int64_
   std::vector<sim::Warning> warnings;
   sim::Options o;
   o.on_warning = [&](const sim::Warning& w) { warnings.push_back(w); };
-  const examples::RunResult r = examples::find_example(name).run(Device::simulator(), size, KernelOptions{.sim = o});
+  const cli::RunResult r = examples::find_example(name).run(Device::simulator(), size, KernelOptions{.sim = o});
   EXPECT_TRUE(r.ok) << r.summary;
   return warnings;
 }
@@ -160,9 +159,9 @@ struct SeedV0WithoutTheFence : Script {
 
 TEST(BlackwellLadder, TheSeedsV0WithoutItsProxyFenceIsReportedAtTheMma) {
   const int m = 128, n = 64, k = 32;
-  Buffer<f16> a(Device::simulator(), examples::random_vector<f16>(size_t(m) * k, 1));
-  Buffer<f16> b(Device::simulator(), examples::random_vector<f16>(size_t(n) * k, 2));
-  Buffer<f16> c(Device::simulator(), examples::poisoned<f16>(size_t(m) * n));
+  Buffer<f16> a(Device::simulator(), cli::random_vector<f16>(size_t(m) * k, 1));
+  Buffer<f16> b(Device::simulator(), cli::random_vector<f16>(size_t(n) * k, 2));
+  Buffer<f16> c(Device::simulator(), cli::poisoned<f16>(size_t(m) * n));
   for (const sim::Options& o : testing::every_order()) {
     const std::string got = testing::error_of_call([&] {
       Kernel<SeedV0WithoutTheFence>(Device::simulator(), KernelOptions{.arch = "sm_100a", .sim = o})(m, n, k, a, b, c);
@@ -230,9 +229,9 @@ struct SeedV1WithItsRelaxedWaits : Script {
 
 TEST(BlackwellLadder, TheSeedsRelaxedWaitsAreReportedAtTheMma) {
   const int m = 128, n = 64, k = 32;
-  Buffer<f16> a(Device::simulator(), examples::random_vector<f16>(size_t(m) * k, 1));
-  Buffer<f16> b(Device::simulator(), examples::random_vector<f16>(size_t(n) * k, 2));
-  Buffer<f16> c(Device::simulator(), examples::poisoned<f16>(size_t(m) * n));
+  Buffer<f16> a(Device::simulator(), cli::random_vector<f16>(size_t(m) * k, 1));
+  Buffer<f16> b(Device::simulator(), cli::random_vector<f16>(size_t(n) * k, 2));
+  Buffer<f16> c(Device::simulator(), cli::poisoned<f16>(size_t(m) * n));
   using S = SeedV1WithItsRelaxedWaits;
   for (const sim::Options& o : testing::every_order()) {
     const std::string got = testing::error_of_call(
@@ -254,7 +253,7 @@ TEST(BlackwellLadder, V5MatchesTheHostReferenceWithOneThreeAndAllBlocksResident)
   for (int resident : {1, 3, 64})
     for (sim::Options o : testing::every_order()) {
       o.resident_clusters = resident;
-      const examples::RunResult r =
+      const cli::RunResult r =
           examples::find_example("blackwell_v5").run(Device::simulator(), {200, 600, 296}, KernelOptions{.sim = o});
       EXPECT_TRUE(r.ok) << resident << " resident: " << r.summary;
     }
@@ -266,7 +265,7 @@ TEST(BlackwellLadder, V6MatchesTheHostReferenceWithOneAndTwoClustersResident) {
   for (int resident : {1, 2})
     for (sim::Options o : testing::every_order()) {
       o.resident_clusters = resident;
-      const examples::RunResult r =
+      const cli::RunResult r =
           examples::find_example("blackwell_v6").run(Device::simulator(), {520, 528, 136}, KernelOptions{.sim = o});
       EXPECT_TRUE(r.ok) << resident << " resident: " << r.summary;
     }

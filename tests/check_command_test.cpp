@@ -26,7 +26,7 @@ TEST(CheckCommand, ASimulatedRunNamesItsScheduleAndPointsToTheCheck) {
 }
 
 TEST(CheckCommand, EveryExamplePassesUnderEveryScheduleWithRaceDetection) {
-  for (const examples::Example& e : examples::all_examples()) {
+  for (const cli::KernelEntry& e : examples::registry().entries()) {
     if (e.name == "broken_sync") continue;
     const Cli r = tessel("check " + e.name + " --seeds 2");
     EXPECT_EQ(r.status, 0) << e.name << ":\n" << r.output;

@@ -166,10 +166,14 @@ inline void check_floats_to_integers(const Device& dev) {
     EXPECT_EQ(b[i], uint8_t(int64_t(u32))) << f[i];
     EXPECT_EQ(c[i], int32_t(s32)) << f[i];
     EXPECT_EQ(d[i], uint32_t(u32)) << f[i];
+    // The 64-bit conversions give the bits 0x8000000000000000 for NaN.
     const double s64 = saturate(f[i], -9223372036854775808.0, 9223372036854775807.0);
-    EXPECT_EQ(e[i], s64 >= 9223372036854775807.0 ? INT64_MAX : int64_t(s64)) << f[i];
+    EXPECT_EQ(e[i], std::isnan(f[i]) ? INT64_MIN : s64 >= 9223372036854775807.0 ? INT64_MAX : int64_t(s64)) << f[i];
     const double u64 = saturate(f[i], 0, 18446744073709551615.0);
-    EXPECT_EQ(g[i], u64 >= 18446744073709551615.0 ? UINT64_MAX : uint64_t(u64)) << f[i];
+    EXPECT_EQ(g[i], std::isnan(f[i])                ? uint64_t(1) << 63
+                    : u64 >= 18446744073709551615.0 ? UINT64_MAX
+                                                    : uint64_t(u64))
+        << f[i];
   }
 }
 

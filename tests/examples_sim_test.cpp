@@ -20,7 +20,7 @@ TEST_P(ExampleOnSimulator, MatchesTheHostReference) {
   const Case& c = GetParam();
   const auto& e = examples::find_example(c.example);
   for (uint64_t seed : {0, 3}) {
-    const examples::RunResult r = e.run(Device::simulator(), c.sizes, KernelOptions{.sim = {.seed = seed}});
+    const cli::RunResult r = e.run(Device::simulator(), c.sizes, KernelOptions{.sim = {.seed = seed}});
     EXPECT_TRUE(r.ok) << r.summary << " (seed " << seed << ")";
   }
 }
@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, ExampleOnSimulator, kCases, [](const ::testing::
 TEST(ExampleOnSimulator, EveryExampleIsCovered) {
   std::set<std::string> covered = {"broken_sync"};
   for (const Case& c : ::testing::internal::ParamGenerator<Case>(kCases)) covered.insert(c.example);
-  for (const auto& e : examples::all_examples())
+  for (const auto& e : examples::registry().entries())
     EXPECT_TRUE(covered.count(e.name)) << e.name << " has no simulator test";
 }
 

@@ -26,7 +26,7 @@ TEST(HopperLadder, V1MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v1", "hopper_v1_bf16"})
     for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{256, 128, 128}, std::vector<int64_t>{200, 136, 96}})
       for (const KernelOptions& o : every_order()) {
-        const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
+        const cli::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << r.summary;
       }
 }
@@ -37,10 +37,10 @@ struct V1TwoWarpgroups : examples::hopper::MatmulV1TmaWgmma<f16> {
 };
 
 TEST(HopperLadder, V1WithTwoWarpgroupsMatchesTheHostReferenceUnderEveryOrder) {
-  const examples::Example e = examples::matmul_example<V1TwoWarpgroups>("hopper_v1_two_warpgroups", "");
+  const cli::KernelEntry e = examples::matmul_example<V1TwoWarpgroups>("hopper_v1_two_warpgroups", "");
   for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{128, 256, 128}, std::vector<int64_t>{200, 136, 96}})
     for (const KernelOptions& o : every_order()) {
-      const examples::RunResult r = e.run(Device::simulator(), sizes, o);
+      const cli::RunResult r = e.run(Device::simulator(), sizes, o);
       EXPECT_TRUE(r.ok) << r.summary;
     }
 }
@@ -53,7 +53,7 @@ TEST(HopperLadder, V2MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v2", "hopper_v2_bf16"})
     for (const std::vector<int64_t>& sizes : v2_sizes)
       for (const KernelOptions& o : every_order()) {
-        const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
+        const cli::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << name << " " << r.summary;
       }
 }
@@ -69,10 +69,10 @@ template <int Stages, int BlockK, int Warpgroups> struct V2Fixed : examples::hop
 };
 
 template <class S> void expect_v2_matches_under_every_order(const char* name) {
-  const examples::Example e = examples::matmul_example<S>(name, "");
+  const cli::KernelEntry e = examples::matmul_example<S>(name, "");
   for (const std::vector<int64_t>& sizes : v2_sizes)
     for (const KernelOptions& o : every_order()) {
-      const examples::RunResult r = e.run(Device::simulator(), sizes, o);
+      const cli::RunResult r = e.run(Device::simulator(), sizes, o);
       EXPECT_TRUE(r.ok) << name << " " << r.summary;
     }
 }
@@ -88,10 +88,10 @@ TEST(HopperLadder, V2AtEveryStageCountAndBlockKMatchesTheHostReference) {
 
 template <class S>
 void expect_matches_under_every_order(const char* name, const std::vector<std::vector<int64_t>>& sizes) {
-  const examples::Example e = examples::matmul_example<S>(name, "");
+  const cli::KernelEntry e = examples::matmul_example<S>(name, "");
   for (const std::vector<int64_t>& size : sizes)
     for (const KernelOptions& o : every_order()) {
-      const examples::RunResult r = e.run(Device::simulator(), size, o);
+      const cli::RunResult r = e.run(Device::simulator(), size, o);
       EXPECT_TRUE(r.ok) << name << " " << r.summary;
     }
 }
@@ -105,7 +105,7 @@ TEST(HopperLadder, V3MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v3", "hopper_v3_bf16"})
     for (const std::vector<int64_t>& sizes : specialized_sizes)
       for (const KernelOptions& o : every_order()) {
-        const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
+        const cli::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << name << " " << r.summary;
       }
 }
@@ -129,7 +129,7 @@ TEST(HopperLadder, V4MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v4", "hopper_v4_bf16"})
     for (const std::vector<int64_t>& sizes : specialized_sizes)
       for (const KernelOptions& o : every_order()) {
-        const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
+        const cli::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << name << " " << r.summary;
       }
 }
@@ -155,7 +155,7 @@ TEST(HopperLadder, V5OnOneAndOnFiveMultiprocessorsMatchesTheHostReference) {
     for (const std::vector<int64_t>& sizes : specialized_sizes)
       for (sim::Options o : testing::every_order()) {
         o.multiprocessors = multiprocessors;
-        const examples::RunResult r =
+        const cli::RunResult r =
             examples::find_example("hopper_v5").run(Device::simulator(), sizes, KernelOptions{.sim = o});
         EXPECT_TRUE(r.ok) << multiprocessors << " multiprocessors: " << r.summary;
       }
@@ -165,7 +165,7 @@ TEST(HopperLadder, V5MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v5", "hopper_v5_bf16"})
     for (const std::vector<int64_t>& sizes : specialized_sizes)
       for (const KernelOptions& o : every_order()) {
-        const examples::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
+        const cli::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << name << " " << r.summary;
       }
 }
@@ -190,14 +190,14 @@ TEST(HopperLadder, V5AtTheOtherPointsOfItsSpaceMatchesTheHostReference) {
 // tile's units run on different blocks on 5 multiprocessors, and on one block on 1.
 TEST(HopperLadder, V5WithSplitKMatchesTheHostReference) {
   const std::vector<std::vector<int64_t>> sizes = {{16, 600, 296}, {200, 264, 296}};
-  const examples::Example two = examples::matmul_example<V5Fixed<1, 128, 4, 2>>("v5_split2", "");
-  const examples::Example four = examples::matmul_example<V5Fixed<4, 128, 4, 4>>("v5_split4", "");
+  const cli::KernelEntry two = examples::matmul_example<V5Fixed<1, 128, 4, 2>>("v5_split2", "");
+  const cli::KernelEntry four = examples::matmul_example<V5Fixed<4, 128, 4, 4>>("v5_split4", "");
   for (const std::vector<int64_t>& size : sizes)
     for (sim::Options o : testing::every_order())
       for (int multiprocessors : {1, 5}) {
         o.multiprocessors = multiprocessors;
-        for (const examples::Example* e : {&two, &four}) {
-          const examples::RunResult r = e->run(Device::simulator(), size, KernelOptions{.sim = o});
+        for (const cli::KernelEntry* e : {&two, &four}) {
+          const cli::RunResult r = e->run(Device::simulator(), size, KernelOptions{.sim = o});
           EXPECT_TRUE(r.ok) << e->name << " on " << multiprocessors << " multiprocessors: " << r.summary;
         }
       }

@@ -73,11 +73,11 @@ TEST_P(StandaloneCudaWithNvcc, EveryExampleCompilesAlone) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / ("standalone_" + arch);
   std::filesystem::create_directories(dir);
   const std::string gencode = fmt::format("-gencode arch=compute_{0},code=sm_{0}", arch.substr(3));
-  std::vector<const examples::Example*> examples_of_arch;
-  for (const examples::Example& e : examples::all_examples())
+  std::vector<const cli::KernelEntry*> examples_of_arch;
+  for (const cli::KernelEntry& e : examples::registry().entries())
     if (std::find(e.targets.begin(), e.targets.end(), arch) != e.targets.end()) examples_of_arch.push_back(&e);
   ASSERT_FALSE(examples_of_arch.empty());
-  for (const examples::Example* e : examples_of_arch) {
+  for (const cli::KernelEntry* e : examples_of_arch) {
     const std::filesystem::path source = dir / (e->name + ".cu");
     std::ofstream(source) << e->cuda_module(e->default_sizes, arch).standalone_source();
     const bool host_too = e == examples_of_arch.back();

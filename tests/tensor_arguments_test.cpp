@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "expect_error.hpp"
-#include "host_check.hpp"
 #include "tensor_kernels.hpp"
+#include "tessel/cli/host_check.hpp"
 
 namespace tessel {
 namespace {
@@ -72,8 +72,8 @@ constexpr int kRows = 20, kCols = 64, kLd = 80;
 
 TEST(TensorArguments, APaddedTensorThatHoldsTheViewRuns) {
   const Device sim = Device::simulator();
-  const std::vector<float> x = examples::random_vector<float>(size_t(kRows) * kLd, 3);
-  Buffer<float> dx(sim, x), dout(sim, examples::poisoned<float>(size_t(kRows) * kCols));
+  const std::vector<float> x = cli::random_vector<float>(size_t(kRows) * kLd, 3);
+  Buffer<float> dx(sim, x), dout(sim, cli::poisoned<float>(size_t(kRows) * kCols));
   Kernel<ScaleRows> k(sim);
   k(kRows, kCols, kLd, Tensor<float>(dx, {kRows, kLd}), Tensor<float>(dout, {kRows, kCols}));
   EXPECT_EQ(dout.download(), testing::scaled_rows(x, kRows, kCols, kLd));
@@ -82,8 +82,8 @@ TEST(TensorArguments, APaddedTensorThatHoldsTheViewRuns) {
 // A leading dimension of 90 for rows 80 apart: the view reaches 19 * 90 + 64 elements.
 TEST(TensorArguments, AViewPastItsTensorIsRefusedBeforeAnythingRuns) {
   const Device sim = Device::simulator();
-  Buffer<float> dx(sim, examples::random_vector<float>(size_t(kRows) * kLd, 4));
-  const std::vector<float> untouched = examples::poisoned<float>(size_t(kRows) * kCols);
+  Buffer<float> dx(sim, cli::random_vector<float>(size_t(kRows) * kLd, 4));
+  const std::vector<float> untouched = cli::poisoned<float>(size_t(kRows) * kCols);
   Buffer<float> dout(sim, untouched);
   Kernel<ScaleRows> k(sim);
   const std::string got = error_of([&] {
@@ -110,7 +110,7 @@ TEST(TensorArguments, ABufferIsCheckedAsAOneDimensionalTensor) {
 
 TEST(TensorArguments, RawPointersAreNotCheckedAtLaunch) {
   const Device sim = Device::simulator();
-  const std::vector<float> x = examples::random_vector<float>(size_t(kRows) * kLd, 5);
+  const std::vector<float> x = cli::random_vector<float>(size_t(kRows) * kLd, 5);
   Buffer<float> dx(sim, x), dout(sim, size_t(kRows) * kCols);
   Kernel<ScaleRows> k(sim);
   k(kRows, kCols, kLd, dx.data(), dout.data());

@@ -8,7 +8,7 @@
 
 namespace tessel::examples {
 
-std::vector<Example> ampere_ladder_examples() {
+std::vector<KernelEntry> ampere_ladder_examples() {
   return {
       matmul_example<ampere::MatmulV1Naive>("ampere_v1_naive",
                                             "Ampere ladder 1: no reuse, operands from global memory"),

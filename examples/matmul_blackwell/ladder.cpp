@@ -12,8 +12,8 @@
 
 namespace tessel::examples {
 
-std::vector<Example> blackwell_ladder_examples() {
-  std::vector<Example> ladder = {
+std::vector<KernelEntry> blackwell_ladder_examples() {
+  std::vector<KernelEntry> ladder = {
       matmul_example<blackwell::BlackwellMatmulV0>(
           "blackwell_v0", "Blackwell seed V0: cp.async loads, tcgen05.mma into tensor memory, an mbarrier commit"),
       matmul_example<blackwell::BlackwellMatmulV1>("blackwell_v1",
@@ -33,7 +33,7 @@ std::vector<Example> blackwell_ladder_examples() {
           "Blackwell V6: V5 on clusters of two blocks, one cta_group::2 mma per 256-row tile, "
           "multicast commits and responses"),
   };
-  for (Example& e : ladder) {
+  for (KernelEntry& e : ladder) {
     e.targets = {"sm_100a"};  // tcgen05 and tensor memory exist from sm_100a
     e.default_sizes = {136, 2104, 72};
   }

@@ -8,8 +8,8 @@
 
 namespace tessel::examples {
 
-std::vector<Example> hopper_ladder_examples() {
-  std::vector<Example> ladder = {
+std::vector<KernelEntry> hopper_ladder_examples() {
+  std::vector<KernelEntry> ladder = {
       matmul_example<hopper::MatmulV1TmaWgmma<f16>>(
           "hopper_v1", "Hopper ladder 1: TMA loads onto an mbarrier, wgmma from shared memory, one stage"),
       matmul_example<hopper::MatmulV1TmaWgmma<bf16>, bf16>("hopper_v1_bf16", "Hopper ladder 1 with bf16 operands"),
@@ -29,7 +29,7 @@ std::vector<Example> hopper_ladder_examples() {
           "epilogue"),
       matmul_example<hopper::MatmulV5Persistent<bf16>, bf16>("hopper_v5_bf16", "Hopper ladder 5 with bf16 operands"),
   };
-  for (Example& e : ladder) e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
+  for (KernelEntry& e : ladder) e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
   return ladder;
 }
 

@@ -149,10 +149,12 @@ namespace {
 
 // What the generated code's conversion gives (`(T)x` compiles to PTX cvt.rzi): toward zero,
 // saturated to the range of the 32-bit integer of the target's signedness (64-bit for the 64-bit
-// types), NaN to 0; a narrower target then keeps the low bits, as C's integer conversion does.
+// types); a narrower target then keeps the low bits, as C's integer conversion does. NaN gives 0,
+// except in the 64-bit conversions, which give the bits 0x8000000000000000 (as measured on an
+// H200).
 int64_t float_to_integer(double x, DType to) {
-  if (std::isnan(x)) return 0;
   const bool wide = dtype_bits(to) == 64, sign = is_signed(to);
+  if (std::isnan(x)) return wide ? INT64_MIN : 0;
   const double low = !sign ? 0.0 : wide ? -9223372036854775808.0 : -2147483648.0;
   const double high =
       !sign ? (wide ? 18446744073709551615.0 : 4294967295.0) : (wide ? 9223372036854775807.0 : 2147483647.0);

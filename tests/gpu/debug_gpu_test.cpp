@@ -82,7 +82,7 @@ TEST_F(DebugOnGpu, ExamplesRunAsBefore) {
     cases.insert(cases.end(),
                  {{"hopper_v2", {300, 257, 296}}, {"hopper_v4", {300, 1400, 296}}, {"hopper_v5", {2048, 2048, 1024}}});
   for (const auto& [name, sizes] : cases) {
-    const examples::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, kDebug);
+    const cli::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, kDebug);
     EXPECT_TRUE(r.ok) << r.summary;
   }
 }

@@ -42,7 +42,7 @@ TEST_F(ExampleOnGpu, MatchTheHostReference) {
                                                                            {"hopper_v5", {4096, 4096, 1024}},
                                                                            {"hopper_v5_bf16", {300, 1400, 296}}};
   for (const auto& [name, sizes] : cases) {
-    const examples::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, {});
+    const cli::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, {});
     EXPECT_TRUE(r.ok) << r.summary;
   }
 }

@@ -4,7 +4,7 @@
 #include "../expect_error.hpp"
 #include "../tensor_kernels.hpp"
 #include "gpu_test.hpp"
-#include "host_check.hpp"
+#include "tessel/cli/host_check.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -15,8 +15,8 @@ constexpr int kRows = 20, kCols = 64, kLd = 80;
 
 TEST_F(TensorArgumentsOnGpu, APaddedTensorThatHoldsTheViewRuns) {
   const Device gpu = Device::gpu();
-  const std::vector<float> x = examples::random_vector<float>(size_t(kRows) * kLd, 3);
-  Buffer<float> dx(gpu, x), dout(gpu, examples::poisoned<float>(size_t(kRows) * kCols));
+  const std::vector<float> x = cli::random_vector<float>(size_t(kRows) * kLd, 3);
+  Buffer<float> dx(gpu, x), dout(gpu, cli::poisoned<float>(size_t(kRows) * kCols));
   Kernel<ScaleRows> k(gpu);
   k(kRows, kCols, kLd, Tensor<float>(dx, {kRows, kLd}), Tensor<float>(dout, {kRows, kCols}));
   gpu.synchronize();
@@ -25,8 +25,8 @@ TEST_F(TensorArgumentsOnGpu, APaddedTensorThatHoldsTheViewRuns) {
 
 TEST_F(TensorArgumentsOnGpu, AViewPastItsTensorIsRefusedBeforeTheLaunch) {
   const Device gpu = Device::gpu();
-  Buffer<float> dx(gpu, examples::random_vector<float>(size_t(kRows) * kLd, 4));
-  const std::vector<float> untouched = examples::poisoned<float>(size_t(kRows) * kCols);
+  Buffer<float> dx(gpu, cli::random_vector<float>(size_t(kRows) * kLd, 4));
+  const std::vector<float> untouched = cli::poisoned<float>(size_t(kRows) * kCols);
   Buffer<float> dout(gpu, untouched);
   Kernel<ScaleRows> k(gpu);
   const std::string got = error_of_call([&] {

@@ -6,7 +6,7 @@
 
 #include "examples.hpp"
 #include "gpu_test.hpp"
-#include "host_check.hpp"
+#include "tessel/cli/host_check.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel {
@@ -27,13 +27,13 @@ class TuningOnGpu : public testing::GpuTest {
 };
 
 TEST_F(TuningOnGpu, TheLadderStepIsTunedOnceAndThenReused) {
-  const examples::Example& e = examples::find_example("ampere_v5_swizzled");
+  const cli::KernelEntry& e = examples::find_example("ampere_v5_swizzled");
   const Device gpu = Device::gpu();
-  const examples::RunResult first = e.run(gpu, {1000, 1000, 512}, {});
+  const cli::RunResult first = e.run(gpu, {1000, 1000, 512}, {});
   EXPECT_TRUE(first.ok) << first.summary;
   EXPECT_EQ(first.stats.selection, Selection::Tuned);
   EXPECT_GE(first.stats.candidates, 24);
-  const examples::RunResult second = e.run(gpu, {1000, 1000, 512}, {});
+  const cli::RunResult second = e.run(gpu, {1000, 1000, 512}, {});
   EXPECT_TRUE(second.ok) << second.summary;
   EXPECT_EQ(second.stats.selection, Selection::FromDatabase);
   EXPECT_TRUE(second.stats.from_cache);
@@ -58,7 +58,7 @@ struct AccumulateInPlace : Script {
 TEST_F(TuningOnGpu, TimingRunsLeaveTheCallersBuffersUntouched) {
   const Device gpu = Device::gpu();
   const int n = 100000;
-  const auto x = examples::random_vector<float>(n, 11), z = examples::random_vector<float>(n, 12);
+  const auto x = cli::random_vector<float>(n, 11), z = cli::random_vector<float>(n, 12);
   Buffer<float> dx(gpu, x), dz(gpu, z);
   Kernel<AccumulateInPlace> k(gpu);
   k(n, dx, dz);

@@ -1,21 +1,21 @@
-// `tessel check <example> [sizes] [--seeds N] [--config C | --all-candidates]`: runs an example
+// `check <kernel> [sizes] [--seeds N] [--config C | --all-candidates]`: runs a registered kernel
 // on the simulator, with race detection, under sim::adversarial_schedules (eager, lazy and N
 // seeded ones), each checked against the host reference, and stops at the first report. By
-// default the example runs as a call would (its first feasible candidate); --config runs the
+// default the kernel runs as a call would (its first feasible candidate); --config runs the
 // given hyperparameters and --all-candidates every candidate of its space in turn.
 #include <fmt/format.h>
 
 #include "commands.hpp"
 
-namespace tessel::tools {
+namespace tessel::cli {
 
 namespace {
 
 // Runs one configuration ("" for the default) under every schedule; false at the first failure.
-bool check_configuration(const examples::Example& e, const std::vector<int64_t>& sizes, int seeds,
+bool check_configuration(const KernelEntry& e, const std::vector<int64_t>& sizes, int seeds,
                          const std::string& configuration, const std::string& indent) {
   for (const sim::Options& schedule : sim::adversarial_schedules(seeds)) {
-    const examples::RunResult r =
+    const RunResult r =
         e.run(Device::simulator(), sizes, KernelOptions{.sim = schedule, .configuration = configuration});
     fmt::print("{}{:<8} {}\n", indent, sim::schedule_name(schedule), r.summary);
     if (!r.ok) return false;
@@ -25,26 +25,26 @@ bool check_configuration(const examples::Example& e, const std::vector<int64_t>&
 
 }  // namespace
 
-Command add_check_command(CLI::App& app) {
+Command add_check_command(CLI::App& app, const Registry& kernels) {
   auto* check = app.add_subcommand("check",
-                                   "run an example on the simulator under adversarial schedules, with race "
+                                   "run a kernel on the simulator under adversarial schedules, with race "
                                    "detection, and stop at the first report");
-  auto example = std::make_shared<std::string>();
+  auto kernel = std::make_shared<std::string>();
   auto sizes = std::make_shared<std::vector<int64_t>>();
   auto seeds = std::make_shared<std::string>("3");
   auto configuration = std::make_shared<std::string>();
   auto all_candidates = std::make_shared<bool>(false);
-  check->add_option("example", *example, "an example (see `tessel list`)")->required();
-  check->add_option("sizes", *sizes, "problem sizes (see `tessel list`)");
+  check->add_option("kernel", *kernel, "a kernel (see `list`)")->required();
+  check->add_option("sizes", *sizes, "problem sizes (see `list`)");
   check->add_option("--seeds", *seeds, "seeded schedules besides eager and lazy (default: 3)");
   auto* config = check->add_option("--config", *configuration,
                                    "hyperparameters to check, as \"block_n=128, stages=3\" (default: the first "
                                    "feasible candidate)");
-  check->add_flag("--all-candidates", *all_candidates, "check every candidate of the example's space in turn")
+  check->add_flag("--all-candidates", *all_candidates, "check every candidate of the kernel's space in turn")
       ->excludes(config);
-  return Command{check, [=] {
-                   const examples::Example& e = examples::find_example(*example);
-                   const std::vector<int64_t> s = sizes_for(e, *sizes);
+  return Command{check, [=, &kernels] {
+                   const KernelEntry& e = kernels.find(*kernel);
+                   const std::vector<int64_t> s = e.sizes_for(*sizes);
                    const int n = parse_count("--seeds", *seeds);
                    if (!*all_candidates) return check_configuration(e, s, n, *configuration, "") ? 0 : 1;
                    const std::vector<std::string> configurations = e.configurations();
@@ -57,4 +57,4 @@ Command add_check_command(CLI::App& app) {
                  }};
 }
 
-}  // namespace tessel::tools
+}  // namespace tessel::cli

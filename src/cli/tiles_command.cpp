@@ -6,7 +6,7 @@
 #include "tessel/analysis/tile_analysis.hpp"
 #include "tessel/error.hpp"
 
-namespace tessel::tools {
+namespace tessel::cli {
 
 namespace {
 
@@ -115,4 +115,4 @@ Command add_tiles_command(CLI::App& app) {
   return {sub, [args] { return run(*args); }};
 }
 
-}  // namespace tessel::tools
+}  // namespace tessel::cli

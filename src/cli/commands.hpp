@@ -8,29 +8,27 @@
 
 #include <CLI/CLI.hpp>
 
-#include "examples.hpp"
 #include "tessel/analysis/gpu_specs.hpp"
+#include "tessel/cli/registry.hpp"
 
-namespace tessel::tools {
+namespace tessel::cli {
 
 struct Command {
   CLI::App* app = nullptr;  // the subcommand: true when it was given
   std::function<int()> run;
 };
 
-Command add_tiles_command(CLI::App& app);     // tools/tiles_command.cpp
-Command add_roofline_command(CLI::App& app);  // tools/roofline_command.cpp
-Command add_cache_command(CLI::App& app);     // tools/cache_command.cpp
-Command add_space_command(CLI::App& app);     // tools/space_command.cpp
-Command add_check_command(CLI::App& app);     // tools/check_command.cpp
+Command add_tiles_command(CLI::App& app);                           // tiles_command.cpp
+Command add_roofline_command(CLI::App& app);                        // roofline_command.cpp
+Command add_cache_command(CLI::App& app);                           // cache_command.cpp
+Command add_space_command(CLI::App& app, const Registry& kernels);  // space_command.cpp
+Command add_check_command(CLI::App& app, const Registry& kernels);  // check_command.cpp
 
 // Option values are taken as text and parsed here, so that bad input is a tessel::Error (one
-// line, exit code 2) like every other user error of the command (tools/command_args.cpp).
+// line, exit code 2) like every other user error of the command (command_args.cpp).
 // A table key ("a100") or "device": the live GPU.
 analysis::GpuSpec resolve_gpu(const std::string& name);
-// An example's sizes as given on the command line, or its defaults when none are.
-std::vector<int64_t> sizes_for(const examples::Example& e, const std::vector<int64_t>& given);
 int parse_count(std::string_view option, const std::string& text);        // a positive integer
 double parse_positive(std::string_view option, const std::string& text);  // positive and finite
 
-}  // namespace tessel::tools
+}  // namespace tessel::cli

@@ -1,13 +1,14 @@
-// Helpers for the examples' host-side checks: random inputs and comparison with a reference.
+// Helpers for a registered kernel's host-side check (tessel/cli/registry.hpp): random inputs, a
+// poisoned output, and comparison with a host reference.
 #pragma once
 
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "examples.hpp"
+#include "tessel/cli/registry.hpp"
 
-namespace tessel::examples {
+namespace tessel::cli {
 
 template <class T> std::vector<T> random_vector(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
   std::mt19937_64 rng(seed);
@@ -41,4 +42,4 @@ template <class T> RunResult compare(const std::vector<T>& got, const std::vecto
   return r;
 }
 
-}  // namespace tessel::examples
+}  // namespace tessel::cli

@@ -7,7 +7,7 @@
 #include "tessel/runtime/disk_cache.hpp"
 #include "tessel/tuning/tuning_db.hpp"
 
-namespace tessel::tools {
+namespace tessel::cli {
 
 namespace {
 
@@ -104,4 +104,4 @@ Command add_cache_command(CLI::App& app) {
           }};
 }
 
-}  // namespace tessel::tools
+}  // namespace tessel::cli

@@ -5,7 +5,7 @@
 #include "tessel/error.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
 
-namespace tessel::tools {
+namespace tessel::cli {
 
 analysis::GpuSpec resolve_gpu(const std::string& name) {
   if (name != "device") return analysis::gpu_spec(name);
@@ -17,17 +17,6 @@ analysis::GpuSpec resolve_gpu(const std::string& name) {
                             fmt::join(keys, ", ")));
   }
   return analysis::from_device(driver.device_info());
-}
-
-std::vector<int64_t> sizes_for(const examples::Example& e, const std::vector<int64_t>& given) {
-  if (given.empty()) return e.default_sizes;
-  if (given.size() != e.size_names.size())
-    throw Error(fmt::format("{} takes {} sizes ({}), {} given", e.name, e.size_names.size(),
-                            fmt::join(e.size_names, ", "), given.size()));
-  for (size_t i = 0; i < given.size(); ++i)
-    if (given[i] <= 0 || given[i] > (int64_t(1) << 30))
-      throw Error(fmt::format("{}: size {} = {} is out of range", e.name, e.size_names[i], given[i]));
-  return given;
 }
 
 int parse_count(std::string_view option, const std::string& text) {
@@ -46,4 +35,4 @@ double parse_positive(std::string_view option, const std::string& text) {
   return value;
 }
 
-}  // namespace tessel::tools
+}  // namespace tessel::cli

@@ -10,7 +10,7 @@
 #include "tessel/analysis/tile_analysis.hpp"
 #include "tessel/error.hpp"
 
-namespace tessel::tools {
+namespace tessel::cli {
 
 namespace {
 
@@ -96,4 +96,4 @@ Command add_roofline_command(CLI::App& app) {
   return {sub, [args] { return run(*args); }};
 }
 
-}  // namespace tessel::tools
+}  // namespace tessel::cli

@@ -1,4 +1,4 @@
-// `tessel space`: every candidate of an example's autotune space built for a GPU that need not be
+// `tessel space`: every candidate of a kernel's autotune space built for a GPU that need not be
 // here, with its resources and whether it fits (docs/tuning.md).
 #include <algorithm>
 #include <memory>
@@ -7,12 +7,12 @@
 #include "tessel/analysis/gpu_specs.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
 
-namespace tessel::tools {
+namespace tessel::cli {
 
 namespace {
 
 struct SpaceArgs {
-  std::string example, gpu;
+  std::string kernel, gpu;
   std::vector<int64_t> sizes;
 };
 
@@ -27,9 +27,9 @@ std::string verdict(const CandidateFit& f) {
   return f.reason.empty() ? "feasible" : "feasible; " + f.reason;
 }
 
-int run(const SpaceArgs& args) {
-  const examples::Example& e = examples::find_example(args.example);
-  const std::vector<int64_t> sizes = sizes_for(e, args.sizes);
+int run(const SpaceArgs& args, const Registry& kernels) {
+  const KernelEntry& e = kernels.find(args.kernel);
+  const std::vector<int64_t> sizes = e.sizes_for(args.sizes);
   const analysis::GpuSpec gpu = gpu_of(args.gpu);
   std::vector<std::string> named_sizes;
   for (size_t i = 0; i < sizes.size(); ++i) named_sizes.push_back(fmt::format("{}={}", e.size_names[i], sizes[i]));
@@ -60,15 +60,15 @@ int run(const SpaceArgs& args) {
 
 }  // namespace
 
-Command add_space_command(CLI::App& app) {
+Command add_space_command(CLI::App& app, const Registry& kernels) {
   auto args = std::make_shared<SpaceArgs>();
   CLI::App* sub = app.add_subcommand(
-      "space", "build every candidate of an example's autotune space for a GPU, without one: what fits, and why not");
-  sub->add_option("example", args->example, "an example (see `tessel list`)")->required();
-  sub->add_option("sizes", args->sizes, "problem sizes (see `tessel list`)");
+      "space", "build every candidate of a kernel's autotune space for a GPU, without one: what fits, and why not");
+  sub->add_option("kernel", args->kernel, "a kernel (see `list`)")->required();
+  sub->add_option("sizes", args->sizes, "problem sizes (see `list`)");
   sub->add_option("--gpu", args->gpu, "a100, h100, h200, b200, or device (default: the GPU here, else h200)")
       ->type_name("GPU");
-  return {sub, [args] { return run(*args); }};
+  return {sub, [args, &kernels] { return run(*args, kernels); }};
 }
 
-}  // namespace tessel::tools
+}  // namespace tessel::cli
