@@ -70,6 +70,35 @@ std::string configuration_error(const std::string& configuration) {
   return "no error";
 }
 
+// Each block fills its `block` elements of the output with the value of `block`.
+struct FillWithBlock : Script {
+  int block = 64;
+  static Space space() { return tune("block", &FillWithBlock::block, {64, 128}); }
+  void operator()(Int32 n, Ptr<int32_t> out) {
+    attrs.blocks = cdiv(n, block);
+    attrs.warps = 1;
+    store_global(global_view(out, {n}), register_tensor<int32_t>({block}, block), {blockIdx.x * block});
+  }
+};
+
+TEST(Spaces, AScriptObjectIsTheConfigurationOfItsKernel) {
+  FillWithBlock script;
+  script.block = 32;  // a value the space does not have
+  Kernel<FillWithBlock> kernel(script, Device::simulator());
+  Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(100, -1));
+  kernel(100, out);
+  for (int32_t v : out.download()) EXPECT_EQ(v, 32);
+  EXPECT_EQ(kernel.stats().selection, Selection::Only);
+  try {
+    Kernel<FillWithBlock> both(script, Device::simulator(), KernelOptions{.configuration = "block=64"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "kernel FillWithBlock: built from a script object, whose members are the configuration, and given "
+              "KernelOptions::configuration \"block=64\" too; set the members on the object instead");
+  }
+}
+
 TEST(Spaces, AConfigurationTheSpaceCannotMeetIsAnErrorSayingWhatItHas) {
   EXPECT_EQ(configuration_error("stages=3, warps=4"),
             "kernel Tile: configuration \"stages=3, warps=4\": the space has no hyperparameter 'warps'; it has "

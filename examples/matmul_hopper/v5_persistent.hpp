@@ -34,15 +34,14 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
 
   // The first candidate is the configuration above; 3 stages of 128 x 256 and the output tile fill
-  // shared memory, and 128 x 128 tiles leave room for 5. Split-K adds a partial tile to the
-  // registers of the unit that finishes a tile, which only 128-column tiles have room for.
+  // shared memory, and 128 x 128 tiles leave room for 5. Split-K is not tuned: on the H200 it is
+  // slower at every shape measured (docs/performance.md, "Decode shapes"). A kernel built from a
+  // script object asks for it (split_k = 2, block_n = 128: the unit that finishes a tile needs
+  // registers for a partial tile besides its own, which only 128-column tiles leave).
   static Space space() {
-    return (tune("swizzle_size", &MatmulV5Persistent::swizzle_size, {4, 1, 8}) *
-            tune("block_n, stages", {&MatmulV5Persistent::block_n, &MatmulV5Persistent::stages},
-                 {{256, 3}, {128, 5}, {128, 4}}) *
-            tune("split_k", &MatmulV5Persistent::split_k, {1, 2, 4}))
-        .template where<MatmulV5Persistent>(
-            [](const MatmulV5Persistent& s) { return s.split_k == 1 || s.block_n == 128; });
+    return tune("swizzle_size", &MatmulV5Persistent::swizzle_size, {4, 1, 8}) *
+           tune("block_n, stages", {&MatmulV5Persistent::block_n, &MatmulV5Persistent::stages},
+                {{256, 3}, {128, 5}, {128, 4}});
   }
 
   static constexpr int producer_registers = 40;

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <iterator>
+#include <memory>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <typeinfo>
@@ -58,8 +60,15 @@ template <class S> class Kernel {
 
  public:
   explicit Kernel(Device device = Device::default_device(), KernelOptions options = {})
-      : core_(detail::kernel_name_of(typeid(S)), signature(std::make_index_sequence<N>{}), trace_fn(), space(), device,
-              std::move(options)) {}
+      : core_(detail::kernel_name_of(typeid(S)), signature(std::make_index_sequence<N>{}), trace_fn(nullptr), space(),
+              device, std::move(options)) {}
+  // A kernel with the hyperparameters `script` holds: its members are the configuration, and the
+  // space is not used (KernelOptions::configuration must then be empty).
+  explicit Kernel(const S& script, Device device = Device::default_device(),
+                  KernelOptions options = {}) requires std::is_copy_constructible_v<S>
+      : core_(detail::kernel_name_of(typeid(S)), signature(std::make_index_sequence<N>{}),
+              trace_fn(std::make_shared<const S>(script)), Space(), device, without_configuration(std::move(options))) {
+  }
 
   template <class... A> void operator()(const A&... args) { core_.launch(pack(args...), nullptr); }
   // Launches on a CUDA stream (a CUstream; ignored by the simulator).
@@ -100,14 +109,27 @@ template <class S> class Kernel {
     else
       return {detail::host_arg(args)...};
   }
-  static detail::TraceFn trace_fn() {
-    return [](std::span<const HostArg> args, const Space::Candidate& config) {
-      return trace(args, config, std::make_index_sequence<N>{});
+  // Traces a copy of `prototype`, or of a default script, with the candidate's values set.
+  static detail::TraceFn trace_fn(std::shared_ptr<const S> prototype) {
+    return [prototype](std::span<const HostArg> args, const Space::Candidate& config) {
+      return trace(prototype.get(), args, config, std::make_index_sequence<N>{});
     };
   }
-  template <size_t... I>
-  static ir::Kernel trace(std::span<const HostArg> args, const Space::Candidate& config, std::index_sequence<I...>) {
-    S script;
+  static KernelOptions without_configuration(KernelOptions options) {
+    if (!options.configuration.empty())
+      throw Error(
+          fmt::format("kernel {}: built from a script object, whose members are the configuration, and given "
+                      "KernelOptions::configuration \"{}\" too; set the members on the object instead",
+                      detail::kernel_name_of(typeid(S)), options.configuration));
+    return options;
+  }
+  template <size_t... I> static ir::Kernel trace(const S* prototype, std::span<const HostArg> args,
+                                                 const Space::Candidate& config, std::index_sequence<I...>) {
+    std::optional<S> holder;
+    if constexpr (std::is_copy_constructible_v<S>)
+      if (prototype) holder.emplace(*prototype);
+    if (!holder) holder.emplace();
+    S& script = *holder;
     for (const Space::Setting& s : config) s.apply(&script);
     Builder b(&script.attrs);
     std::vector<ir::Var> params;
