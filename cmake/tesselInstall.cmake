@@ -4,7 +4,11 @@
 include(CMakePackageConfigHelpers)
 
 set(TESSEL_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tessel)
-install(TARGETS tessel tessel_cli_library EXPORT tesselTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+set(TESSEL_INSTALLED_LIBRARIES tessel)
+if(TARGET tessel_cli_library)
+  list(APPEND TESSEL_INSTALLED_LIBRARIES tessel_cli_library)
+endif()
+install(TARGETS ${TESSEL_INSTALLED_LIBRARIES} EXPORT tesselTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/tessel DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT tesselTargets NAMESPACE tessel:: DESTINATION ${TESSEL_PACKAGE_DIR})
 

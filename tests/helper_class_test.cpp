@@ -3,7 +3,7 @@
 // the class's own lines.
 #include <gtest/gtest.h>
 
-#include "pipeline.hpp"
+#include "tessel/lib/pipeline.hpp"
 #include "simulate.hpp"
 #include "source_line.hpp"
 
@@ -18,9 +18,9 @@ struct ConsumesARingNobodyFills : Script {
     attrs.blocks = 1;
     attrs.warps = 1;
     first_line = __LINE__ + 1;
-    examples::Pipeline first(2);
+    Pipeline first(2);
     second_line = __LINE__ + 1;
-    examples::Pipeline second(2);
+    Pipeline second(2);
     single_thread([&] { mbarrier.arrive(first.producer_barrier()); });
     first.consumer_acquire();
     second.consumer_acquire();
@@ -30,9 +30,9 @@ struct ConsumesARingNobodyFills : Script {
 TEST(HelperClasses, ADeadlockInsideAnInstancesMethodNamesTheInstance) {
   Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
   const std::string got = simulation_error<ConsumesARingNobodyFills>(sim::Options{}, unused);
-  const std::string wait = source_at("examples/pipeline.hpp", "mbarrier.wait(full_barriers[consumer_stage]");
+  const std::string wait = source_at("include/tessel/lib/pipeline.hpp", "mbarrier.wait(full_barriers[consumer_stage]");
   const std::string alloc =
-      source_at("examples/pipeline.hpp", "mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count)");
+      source_at("include/tessel/lib/pipeline.hpp", "mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count)");
   EXPECT_EQ(got.substr(0, got.find('\n')),
             fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumesARingNobodyFills: warp 0 (threads 0..31) "
                         "waits at {0} for phase 0 (parity 0) of barrier 0 of full_barriers of the Pipeline "

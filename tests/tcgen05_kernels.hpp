@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pipeline.hpp"
+#include "tessel/lib/pipeline.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::testing {
@@ -76,7 +76,7 @@ template <class T, int BlockM, int BlockN, int BlockK, int Stages, int EpilogueN
     auto s_a = shared_tensor<T>({Stages, BlockM, BlockK});
     auto s_b = shared_tensor<T>({Stages, BlockN, BlockK});
     auto t_acc = tcgen05.alloc<float>({BlockM, BlockN});
-    examples::Pipeline tma_pipe(Stages);
+    Pipeline tma_pipe(Stages);
     auto flush_barrier = mbarrier.alloc({1});
 
     thread_group(0, 32, [&] {

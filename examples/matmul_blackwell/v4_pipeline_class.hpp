@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "pipeline.hpp"
+#include "tessel/lib/pipeline.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::examples::blackwell {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "pipeline.hpp"
-#include "rasterization.hpp"
+#include "tessel/lib/pipeline.hpp"
+#include "tessel/lib/tile_rasterization.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::examples::hopper {

@@ -4,7 +4,7 @@
 
 #include "tessel/tessel.hpp"
 
-namespace tessel::examples {
+namespace tessel {
 
 // Seed 000's tile rasterization: a one-dimensional grid of blocks walks the output tiles in groups
 // of `swizzle_size` N columns, down the M tiles of a group in row-major order, so that the blocks
@@ -41,4 +41,4 @@ struct TileRasterization : Class {
   }
 };
 
-}  // namespace tessel::examples
+}  // namespace tessel

@@ -4,7 +4,7 @@
 
 #include "tessel/tessel.hpp"
 
-namespace tessel::examples {
+namespace tessel {
 
 // The producer-consumer ring of seed 000, as a tessel::Class: `num_stages` slots, each with an
 // "empty" barrier (the consumers arrive once they are done with the slot; the producer waits on
@@ -57,4 +57,4 @@ struct Pipeline : Class {
   }
 };
 
-}  // namespace tessel::examples
+}  // namespace tessel
