@@ -1,6 +1,7 @@
 // wgmma kernels with host references: one warpgroup (or two) computing C = A Bᵀ with A [m, k]
 // and B [n, k] K-major in f16/bf16 and C in f32, through shared memory (SS) or with A in
-// registers (RS). Run on the simulator by tests/wgmma_test.cpp.
+// registers (RS), and C = A B with B [k, n] MN-major. Run on the simulator by tests/wgmma_test.cpp
+// and on the GPU by tests/gpu/wgmma_gpu_test.cpp.
 #pragma once
 
 #include <cstdint>
@@ -70,16 +71,44 @@ template <class T, int N, int K, bool SyncAfterWait = true> struct WgmmaPipeline
   }
 };
 
+// C = A B with B a row-major [K, N] tile read MN-major, straight from the layout it has in global
+// memory (as attention's V is).
+template <class T, int N, int K, bool RegisterA> struct WgmmaMnMajorB : Script {
+  void operator()(Ptr<T> a, Ptr<T> b, Ptr<float> c) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<T>({64, K});
+    auto s_b = shared_tensor<T>({K, N});
+    copy_async(global_view(a, {64, K}), s_a, {0, 0});
+    copy_async(global_view(b, {K, N}), s_b, {0, 0});
+    copy_async_wait_all();
+    fence.proxy_async();
+    sync();
+    auto acc = register_tensor<float>({64, N}, 0.0f);
+    wgmma.fence();
+    if constexpr (RegisterA) {
+      auto r_a = load_shared(s_a);
+      wgmma.fence();
+      wgmma.mma(r_a, s_b, acc);
+    } else {
+      wgmma.mma(s_a, s_b, acc);
+    }
+    wgmma.commit_group();
+    wgmma.wait_group(0);
+    store_global(global_view(c, {64, N}), acc, {0, 0});
+  }
+};
+
 // Random operands in [-2, 2] rounded to T; the reference sums the exact products in double, so
-// the only difference is the f32 accumulation.
+// the only difference is the f32 accumulation. B is [N, K], or [K, N] when `b_mn_major`.
 template <class Script, class T, int M, int N, int K>
-void check_wgmma_kernel(const KernelOptions& options, uint64_t data_seed = 1) {
+void check_wgmma_kernel(const KernelOptions& options, uint64_t data_seed = 1, const Device& dev = Device::simulator(),
+                        bool b_mn_major = false) {
   std::mt19937_64 rng(data_seed * 1000 + N);
   std::uniform_real_distribution<float> dist(-2, 2);
   std::vector<T> a(static_cast<size_t>(M * K)), b(static_cast<size_t>(N * K));
   for (auto& x : a) x = T(dist(rng));
   for (auto& x : b) x = T(dist(rng));
-  const Device dev = Device::simulator();
   Buffer<T> da(dev, a), db(dev, b);
   Buffer<float> dc(dev, std::vector<float>(static_cast<size_t>(M * N), 1e9f));
   Kernel<Script> kernel(dev, options);
@@ -88,7 +117,10 @@ void check_wgmma_kernel(const KernelOptions& options, uint64_t data_seed = 1) {
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       double want = 0;
-      for (int k = 0; k < K; ++k) want += double(float(a[size_t(i) * K + k])) * double(float(b[size_t(j) * K + k]));
+      for (int k = 0; k < K; ++k) {
+        const T bkj = b_mn_major ? b[size_t(k) * N + j] : b[size_t(j) * K + k];
+        want += double(float(a[size_t(i) * K + k])) * double(float(bkj));
+      }
       ASSERT_NEAR(c[size_t(i) * N + j], want, 1e-4 * (1 + std::abs(want))) << "c[" << i << ", " << j << "]";
     }
 }
@@ -96,6 +128,11 @@ void check_wgmma_kernel(const KernelOptions& options, uint64_t data_seed = 1) {
 template <class T, int M, int N, int K, bool RegisterA, int Warps = 4>
 void check_wgmma_tile(const KernelOptions& options) {
   check_wgmma_kernel<WgmmaTile<T, M, N, K, RegisterA, Warps>, T, M, N, K>(options);
+}
+
+template <class T, int N, int K, bool RegisterA>
+void check_wgmma_mn_major_b(const KernelOptions& options, const Device& dev = Device::simulator()) {
+  check_wgmma_kernel<WgmmaMnMajorB<T, N, K, RegisterA>, T, 64, N, K>(options, 2, dev, true);
 }
 
 }  // namespace tessel::testing

@@ -37,6 +37,16 @@ TEST(Wgmma, RegisterAMatchesTheHostReference) {
   }
 }
 
+// B as a row-major [k, n] tile, n of one swizzle span: 128, 64 and 32 bytes.
+TEST(Wgmma, MnMajorBMatchesTheHostReference) {
+  for (const KernelOptions& o : every_order()) {
+    check_wgmma_mn_major_b<f16, 64, 64, false>(o);
+    check_wgmma_mn_major_b<bf16, 64, 64, true>(o);  // attention's P V: P in registers, V as it lies
+    check_wgmma_mn_major_b<bf16, 32, 32, false>(o);
+    check_wgmma_mn_major_b<f16, 16, 16, true>(o);
+  }
+}
+
 TEST(Wgmma, RepeatsOverRowsAndWarpgroups) {
   for (const KernelOptions& o : every_order()) {
     check_wgmma_tile<f16, 128, 64, 64, false>(o);      // one warpgroup, two m64 instructions
@@ -330,11 +340,32 @@ struct PinnedAccumulator : Script {
   }
 };
 
+// B MN-major with rows of 256 bytes, more than a swizzle span.
+struct WideMnMajorB : Script {
+  void operator()(Ptr<f16> a, Ptr<f16> b) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<f16>({64, 64});
+    auto s_b = shared_tensor<f16>({64, 128});
+    auto acc = register_tensor<float>({64, 128}, 0.0f);
+    line = __LINE__ + 1;
+    wgmma.mma(s_a, s_b, acc);
+  }
+};
+
+TEST(WgmmaDiagnostics, AnMnMajorBWiderThanASwizzleSpanIsReported) {
+  const std::string got = trace_error<WideMnMajorB>();
+  EXPECT_EQ(got,
+            at_line("wgmma.mma: an MN-major b [64, 128] has rows of 256 bytes; they must be one swizzle span, 32, 64 "
+                    "or 128 bytes (n = 16, 32 or 64); issue one mma per 64-column block of b, each into its own "
+                    "accumulator"));
+}
+
 TEST(WgmmaDiagnostics, OperandsInTheWrongLayoutAreReported) {
   std::string got = trace_error<BNotTransposed>();
-  EXPECT_EQ(got,
-            at_line("wgmma.mma: b must be K-major: pass the transpose of a shared tile [n, k] whose rows run along k "
-                    "(s_b.transpose()); this view has shape [16, 8] and strides [8, 1]"));
+  EXPECT_EQ(got, at_line("wgmma.mma: an MN-major b [16, 8] has rows of 16 bytes; they must be one swizzle span, 32, "
+                         "64 or 128 bytes (n = 16, 32 or 64); pass b K-major, as the transpose of a shared tile [n, k] "
+                         "(s_b.transpose())"));
   got = trace_error<ATransposed>();
   EXPECT_EQ(got,
             at_line("wgmma.mma: a must be K-major: pass a shared tile [m, k] whose rows run along k; this view has "

@@ -21,6 +21,35 @@ int warpgroups(const SourceLoc& loc, std::string_view what) {
   return g.count / 128;
 }
 
+// An MN-major B: a row-major [k, n] tile of 16-bit elements whose rows are one swizzle span.
+void check_mn_major_b(const ir::SharedTensor& b, const SourceLoc& loc) {
+  const int k = b->shape[0], n = b->shape[1], bytes = dtype_bytes(b->dtype);
+  if (b->strides[0] != n)
+    throw Error(loc, fmt::format("wgmma.mma: an MN-major b must be a row-major shared tile [k, n]; this view has shape "
+                                 "[{}] and strides [{}]",
+                                 fmt::join(b->shape, ", "), fmt::join(b->strides, ", ")));
+  const int want = wgmma_swizzle_bits(n * bytes);
+  if (want < 0) {
+    const std::string fix = n * bytes > 128 ? fmt::format(
+                                                  "issue one mma per {}-column block of b, each into its own "
+                                                  "accumulator",
+                                                  128 / bytes)
+                                            : "pass b K-major, as the transpose of a shared tile [n, k] "
+                                              "(s_b.transpose())";
+    throw Error(loc, fmt::format("wgmma.mma: an MN-major b [{}, {}] has rows of {} bytes; they must be one swizzle "
+                                 "span, 32, 64 or 128 bytes (n = {}, {} or {}); {}",
+                                 k, n, n * bytes, 32 / bytes, 64 / bytes, 128 / bytes, fix));
+  }
+  const int have = b->allocation()->swizzle_bits;
+  if (have != ir::kSwizzleUndecided && have != want)
+    throw Error(loc, fmt::format("wgmma.mma: b has rows of {} bytes, which wgmma.mma reads only with the {}-byte "
+                                 "swizzle, but its shared tile (created at {}) was given {}; create it without a "
+                                 "Swizzle argument or with Swizzle::b{}",
+                                 n * bytes, n * bytes, b->allocation()->loc.str(),
+                                 have == 0 ? std::string("no swizzle") : fmt::format("the {}-byte swizzle", 16 << have),
+                                 n * bytes));
+}
+
 void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_registers, const SharedTensor& b,
                const RegisterTensor& acc, const SourceLoc& loc) {
   Builder& bld = Builder::current(loc);
@@ -50,7 +79,10 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
                                  "per 16, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
                                  k));
   if (a_shared) detail::check_k_major_operand(a_shared, "wgmma.mma", "a", 1, loc);
-  detail::check_k_major_operand(b.ir(), "wgmma.mma", "b", 0, loc);
+  if (b.ir()->strides[1] == 1)
+    check_mn_major_b(b.ir(), loc);
+  else
+    detail::check_k_major_operand(b.ir(), "wgmma.mma", "b", 0, loc);
   if (a_registers) detail::check_group(a_registers, "wgmma.mma", loc);
   detail::check_group(acc.ir(), "wgmma.mma", loc);
   bld.emit(ir::make<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir()));

@@ -67,4 +67,20 @@ int64_t wgmma_k_major_address(const WgmmaDescriptor& d, int row, int k, int elem
   return swizzle_byte(linear, d.swizzle_bits);
 }
 
+WgmmaDescriptor wgmma_mn_major_descriptor(uint32_t start_address, int swizzle_bits) {
+  TESSEL_CHECK(swizzle_bits >= 1 && swizzle_bits <= 3, "MN-major wgmma operands are swizzled; bits {}", swizzle_bits);
+  TESSEL_CHECK(start_address % 16 == 0, "wgmma operand start {} is not 16-byte aligned", start_address);
+  const uint32_t span = 16u << swizzle_bits;
+  return WgmmaDescriptor{start_address & 0x3FFFF, 16, 8 * span, 0, swizzle_bits};
+}
+
+int64_t wgmma_mn_major_address(const WgmmaDescriptor& d, int n, int k, int elem_bytes) {
+  TESSEL_CHECK(d.swizzle_bits >= 1, "the simulator reads only swizzled MN-major wgmma operands");
+  const int64_t span = int64_t(16) << d.swizzle_bits, per_span = span / elem_bytes;
+  const int64_t linear = d.start_address + (n % per_span) * elem_bytes +
+                         (n / per_span) * int64_t(d.leading_byte_offset) + (k % 8) * span +
+                         (k / 8) * int64_t(d.stride_byte_offset);
+  return swizzle_byte(linear, d.swizzle_bits);
+}
+
 }  // namespace tessel

@@ -88,6 +88,24 @@ int64_t WgmmaUnit::operand_start(Warp& w, const ir::SharedTensor& t, int k_dim, 
   return cta_.shared_offsets.at(t->allocation()) + element * bytes;
 }
 
+// The descriptor of B for the instruction at k-row `k0`: K-major, or MN-major (its operand starts
+// k0 rows down the tile).
+WgmmaDescriptor WgmmaUnit::b_descriptor(Warp& w, const ir::WgmmaMmaNode& n, int k0, Mask mask) const {
+  const int swizzle = n.b->allocation()->swizzle_bits;
+  if (!n.b_mn_major())
+    return WgmmaDescriptor::decode(
+        wgmma_k_major_descriptor(uint32_t(operand_start(w, n.b, 0, 0, k0, mask, "b", n.loc)), swizzle).bits());
+  // An MN-major B's k-rows are its rows: row k0, column 0 of the tile starts the operand.
+  const auto start = uint32_t(operand_start(w, n.b, 1, k0, 0, mask, "b", n.loc));
+  return WgmmaDescriptor::decode(wgmma_mn_major_descriptor(start, swizzle).bits());
+}
+
+// The shared byte from which the tensor core reads element (column `col` of n, `k`) of B.
+int64_t WgmmaUnit::b_address(const ir::WgmmaMmaNode& n, const WgmmaDescriptor& d, int col, int k) {
+  const int bytes = dtype_bytes(n.operand_type());
+  return n.b_mn_major() ? wgmma_mn_major_address(d, col, k, bytes) : wgmma_k_major_address(d, col, k, bytes);
+}
+
 void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
   if (mask != 0xffffffffu)
     throw Error(n.loc, fmt::format("wgmma.mma is executed by whole warps, but only {} lanes of warp {} reach it (is "
@@ -107,14 +125,10 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
   for (int r = 0; r < n.m() / kWgmmaM / warpgroups; ++r)
     for (int k0 = 0; k0 < n.k(); k0 += kWgmmaK) {
       Instruction in{{}, {}, kWgmmaM * (warpgroup + warpgroups * r), k0};
-      in.b =
-          WgmmaDescriptor::decode(wgmma_k_major_descriptor(uint32_t(operand_start(w, n.b, 0, 0, k0, mask, "b", n.loc)),
-                                                           n.b->allocation()->swizzle_bits)
-                                      .bits());
+      in.b = b_descriptor(w, n, k0, mask);
       for (int row = 0; row < n.n(); ++row)
         for (int k = 0; k < kWgmmaK; ++k)
-          for (int byte = 0; byte < bytes; ++byte)
-            mma->bytes_read.push_back(wgmma_k_major_address(in.b, row, k, bytes) + byte);
+          for (int byte = 0; byte < bytes; ++byte) mma->bytes_read.push_back(b_address(n, in.b, row, k) + byte);
       if (n.a_shared) {
         in.a = WgmmaDescriptor::decode(
             wgmma_k_major_descriptor(uint32_t(operand_start(w, n.a_shared, 1, in.row0, k0, mask, "a", n.loc)),
@@ -150,8 +164,7 @@ void WgmmaUnit::complete(Mma& mma) {
   std::vector<float> a(size_t(n.m()) * k, NAN), b(size_t(k) * cols);
   for (const Instruction& in : mma.instructions) {
     for (int row = 0; row < cols; ++row)
-      for (int kk = 0; kk < kWgmmaK; ++kk)
-        b[size_t(in.k0 + kk) * cols + row] = read(wgmma_k_major_address(in.b, row, kk, bytes));
+      for (int kk = 0; kk < kWgmmaK; ++kk) b[size_t(in.k0 + kk) * cols + row] = read(b_address(n, in.b, row, kk));
     if (n.a_shared)
       for (int row = 16 * mma.quarter; row < 16 * mma.quarter + 16; ++row)
         for (int kk = 0; kk < kWgmmaK; ++kk)

@@ -37,8 +37,8 @@ struct CompletedBytes {
   bool other_blocks = false;
 };
 
-// A shared tile read by a tensor core through matrix descriptors, K-major with rows of `row_bytes`:
-// its swizzle must be the one whose span is that row (wgmma_swizzle_bits).
+// A shared tile read by a tensor core through matrix descriptors, K-major or MN-major, with rows of
+// `row_bytes`: its swizzle must be the one whose span is that row (wgmma_swizzle_bits).
 struct TensorCoreRead {
   const SharedTensorNode* tile;
   int row_bytes;

@@ -5,11 +5,15 @@
 //   bits 32-45  stride-dimension byte offset >> 4
 //   bits 49-51  base offset (0: the operand starts on a repeat of its swizzle pattern)
 //   bits 62-63  swizzle: 0 none, 1 128-byte, 2 64-byte, 3 32-byte
-// tessel's operands are K-major (PTX ISA 9.7.15.5.1.2.1.3): rows (the M or N index) of exactly
-// one swizzle span (32, 64 or 128 bytes, i.e. K = 16, 32 or 64 halves), 8-row groups one stride
-// offset (8 spans) apart, the swizzle XOR applied to the address (hw-semantics.md §4.3). The
-// leading offset is unused for swizzled K-major operands and set to 1, as CUTLASS does. The k-th
-// k16 step of a row is addressed by moving the start address 32 bytes per step.
+// K-major operands (PTX ISA 9.7.15.5.1.2.1.3) have rows (the M or N index) of exactly one swizzle
+// span (32, 64 or 128 bytes, i.e. K = 16, 32 or 64 halves), 8-row groups one stride offset (8
+// spans) apart, the swizzle XOR applied to the address (hw-semantics.md §4.3). The leading offset
+// is unused for swizzled K-major operands and set to 1, as CUTLASS does. The k-th k16 step of a
+// row is addressed by moving the start address 32 bytes per step.
+// An MN-major B operand (16-bit types only) is a row-major [k, n] tile whose rows (one k each) are
+// one swizzle span of N: groups of 8 k-rows one stride offset (8 spans) apart, and the leading
+// offset, the distance between spans of N, unused since N is one span. The k-th k16 step starts
+// 16 rows further.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +40,13 @@ int wgmma_swizzle_bits(int row_bytes);
 // The descriptor of a K-major operand starting at shared byte `start_address` (the unswizzled
 // address of its row 0, column k) in a tile swizzled by `swizzle_bits` (1..3, rows of one span).
 WgmmaDescriptor wgmma_k_major_descriptor(uint32_t start_address, int swizzle_bits);
+
+// The descriptor of an MN-major operand starting at shared byte `start_address` (the unswizzled
+// address of its k-row 0) in a tile swizzled by `swizzle_bits` (1..3, k-rows of one span).
+WgmmaDescriptor wgmma_mn_major_descriptor(uint32_t start_address, int swizzle_bits);
+
+// The shared byte address from which the tensor core reads element (n, k) of an MN-major operand.
+int64_t wgmma_mn_major_address(const WgmmaDescriptor& d, int n, int k, int elem_bytes);
 
 // The shared byte address from which the tensor core reads element (row, k) of a K-major operand
 // described by `d` with elements of `elem_bytes` (hw-semantics.md §4.3): what the simulator reads.

@@ -46,8 +46,8 @@ void verify_Tcgen05Mma(Verification& v, const Tcgen05MmaNode& n) {
                "tcgen05.mma at {} of shape {}x{}x{}", n.loc.str(), n.m(), n.n(), n.k());
   TESSEL_CHECK(n.enable_input_d->type.dtype == DType::Bool, "tcgen05.mma at {} with enable_input_d of type {}",
                n.loc.str(), n.enable_input_d->type.str());
-  check_k_major_swizzle(*n.a, n.k() * dtype_bytes(n.a->dtype), n);
-  check_k_major_swizzle(*n.b, n.k() * dtype_bytes(n.b->dtype), n);
+  check_operand_swizzle(*n.a, n.k() * dtype_bytes(n.a->dtype), n);
+  check_operand_swizzle(*n.b, n.k() * dtype_bytes(n.b->dtype), n);
 }
 
 void verify_Tcgen05Commit(Verification& v, const Tcgen05CommitNode& n) {
@@ -61,7 +61,7 @@ void verify_Tcgen05Copy(Verification& v, const Tcgen05CopyNode& n) {
   TESSEL_CHECK(n.dst->shape[0] == 128 && n.dst->lane_offset == 0 && n.src->shape == n.dst->shape,
                "tcgen05.copy at {} of [{}] into [{}] lanes {}+", n.loc.str(), fmt::join(n.src->shape, ", "),
                fmt::join(n.dst->shape, ", "), n.dst->lane_offset);
-  check_k_major_swizzle(*n.src, n.src->shape[1] * dtype_bytes(n.src->dtype), n);
+  check_operand_swizzle(*n.src, n.src->shape[1] * dtype_bytes(n.src->dtype), n);
 }
 
 void verify_Tcgen05Load(Verification& v, const Tcgen05LoadNode& n) {

@@ -44,7 +44,7 @@ void check_barrier(const MbarrierRef& b, const StmtNode& s);
 // A K-major shared operand of a tensor-core instruction `n` (wgmma.mma, tcgen05.mma, tcgen05.copy)
 // with rows of `row_bytes`: its swizzle, once chosen, is the one the instruction reads such rows
 // with (instructions/wgmma.cpp).
-void check_k_major_swizzle(const SharedTensorNode& t, int row_bytes, const StmtNode& n);
+void check_operand_swizzle(const SharedTensorNode& t, int row_bytes, const StmtNode& n);
 
 // Clusters exist from sm_90a: a kernel with attrs.cluster for an older target is a user error
 // (instructions/cluster.cpp).

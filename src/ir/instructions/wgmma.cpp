@@ -28,7 +28,7 @@ void check_fragment(const RegisterTensor& t, const Layout& want, std::string_vie
 
 }  // namespace
 
-void check_k_major_swizzle(const SharedTensorNode& t, int row_bytes, const StmtNode& n) {
+void check_operand_swizzle(const SharedTensorNode& t, int row_bytes, const StmtNode& n) {
   const int bits = t.allocation()->swizzle_bits;
   TESSEL_CHECK(bits == kSwizzleUndecided || bits == wgmma_swizzle_bits(row_bytes),
                "{} at {} reads rows of {} bytes from a tile swizzled by {} bits", call_name(n.kind), n.loc.str(),
@@ -44,8 +44,8 @@ void verify_WgmmaMma(Verification& v, const WgmmaMmaNode& n) {
                "wgmma.mma at {} of shape {}x{}x{} over {} warpgroups", n.loc.str(), n.m(), n.n(), n.k(), warpgroups);
   const WgmmaLayouts want = wgmma_layouts(n.m(), n.n(), n.k(), warpgroups);
   check_fragment(n.acc, want.c, "accumulator", n);
-  if (n.a_shared) check_k_major_swizzle(*n.a_shared, n.k() * dtype_bytes(n.b->dtype), n);
-  check_k_major_swizzle(*n.b, n.k() * dtype_bytes(n.b->dtype), n);
+  if (n.a_shared) check_operand_swizzle(*n.a_shared, n.k() * dtype_bytes(n.b->dtype), n);
+  check_operand_swizzle(*n.b, n.b_row_bytes(), n);
   if (n.a_registers) {
     check_fragment(n.a_registers, want.a, "register A operand", n);
     v.use(n.a_registers, n);
@@ -68,8 +68,8 @@ Effects effects_of(const WgmmaWaitGroupNode&) { return {}; }
 
 Effects effects_of(const WgmmaMmaNode& n) {
   Effects e;
-  for (const SharedTensor& t : {n.a_shared, n.b})
-    if (t) e.tensor_core_reads.push_back({t->allocation(), n.k() * dtype_bytes(t->dtype)});
+  if (n.a_shared) e.tensor_core_reads.push_back({n.a_shared->allocation(), n.k() * dtype_bytes(n.a_shared->dtype)});
+  e.tensor_core_reads.push_back({n.b->allocation(), n.b_row_bytes()});
   return e;
 }
 

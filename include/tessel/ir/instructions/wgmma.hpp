@@ -33,6 +33,11 @@ struct WgmmaMmaNode : StmtNode {
   int n() const { return acc->shape()[1]; }
   int k() const { return b->shape[0]; }
   DType operand_type() const { return b->dtype; }
+  // B is MN-major (a row-major [k, n] view, n contiguous) rather than K-major (the transpose of a
+  // row-major [n, k] view).
+  bool b_mn_major() const { return b->strides[1] == 1; }
+  // The bytes of one of B's rows in shared memory: its k, or its n when MN-major.
+  int b_row_bytes() const { return (b_mn_major() ? n() : k()) * dtype_bytes(b->dtype); }
   static constexpr auto operands() {
     return std::tuple{&WgmmaMmaNode::acc, optional(&WgmmaMmaNode::a_registers), optional(&WgmmaMmaNode::a_shared),
                       &WgmmaMmaNode::b};
