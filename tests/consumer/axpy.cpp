@@ -5,22 +5,9 @@
 #include <random>
 #include <vector>
 
-#include "tessel/tessel.hpp"
+#include "axpy.hpp"
 
 using namespace tessel;
-
-// out = alpha * x + y over n floats; each block handles `block` of them.
-struct Axpy : Script {
-  int block = 1024;
-  void operator()(Int32 n, Float32 alpha, Ptr<float> x, Ptr<float> y, Ptr<float> out) {
-    attrs.blocks = cdiv(n, block);
-    attrs.warps = 4;
-    Int32 offset = blockIdx.x * block;
-    auto rx = load_global(global_view(x, {n}), {offset}, {block});
-    auto ry = load_global(global_view(y, {n}), {offset}, {block});
-    store_global(global_view(out, {n}), alpha * rx + ry, {offset});
-  }
-};
 
 int main() {
   const int n = 5000;  // not a whole number of blocks: the last one is masked

@@ -43,7 +43,7 @@ expect_output("list" "axpy +sizes \\[n\\] \\(default 5000\\)  out = alpha x \\+ 
 expect_output("run" "axpy n=777: PASS" run axpy 777 --device sim)
 expect_output("run with a configuration" "axpy n=777: PASS" run axpy 777 --device sim --config "block=512")
 expect_output("check" "axpy: all 2 candidates pass" check axpy 3000 --seeds 1 --all-candidates)
-expect_output("ir" "kernel ScaledSum" ir axpy)
+expect_output("ir" "kernel Axpy" ir axpy)
 expect_output("cuda" "__global__" cuda axpy --arch sm_80)
 expect_output("compile" "axpy for sm_90a: [0-9]+ byte cubin" compile axpy)
 expect_output("space" "2 feasible of 2 candidates on H200" space axpy --gpu h200)

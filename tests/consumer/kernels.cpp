@@ -3,35 +3,21 @@
 // examples.
 #include <cmath>
 
+#include "axpy.hpp"
 #include "tessel/cli/host_check.hpp"
 #include "tessel/cli/main.hpp"
-#include "tessel/tessel.hpp"
 
 using namespace tessel;
 
-// out = alpha * x + y over n floats; each block handles `block` of them.
-struct ScaledSum : Script {
-  int block = 1024;
-  static Space space() { return tune("block", &ScaledSum::block, {1024, 512}); }
-  void operator()(Int32 n, Float32 alpha, Ptr<float> x, Ptr<float> y, Ptr<float> out) {
-    attrs.blocks = cdiv(n, block);
-    attrs.warps = 4;
-    Int32 offset = blockIdx.x * block;
-    auto rx = load_global(global_view(x, {n}), {offset}, {block});
-    auto ry = load_global(global_view(y, {n}), {offset}, {block});
-    store_global(global_view(out, {n}), alpha * rx + ry, {offset});
-  }
-};
-
 int main(int argc, char** argv) {
   cli::Registry kernels;
-  kernels.add<ScaledSum>(
+  kernels.add<Axpy>(
       {"axpy", "out = alpha x + y over n floats", {"n"}, {5000}},
       [](const cli::Sizes& s) {
         float* p = nullptr;  // the commands that only build the kernel pass no data
         return std::make_tuple(int(s[0]), 1.75f, p, p, p);
       },
-      [](const Device& dev, const cli::Sizes& s, Kernel<ScaledSum>& kernel) {
+      [](const Device& dev, const cli::Sizes& s, Kernel<Axpy>& kernel) {
         const int n = int(s[0]);
         const std::vector<float> x = cli::random_vector<float>(n, 1), y = cli::random_vector<float>(n, 2);
         Buffer<float> dx(dev, x), dy(dev, y), dout(dev, cli::poisoned<float>(n));
