@@ -9,8 +9,10 @@
 //   - Ampere step 5 tuned at 4096^3 and 8192^3, the mma.sync kernel whose generated code
 //     docs/performance.md's "where the time goes" examines.
 //   bench_gemm [--quick] [--csv FILE] [--svg FILE]
-//   bench_gemm --shapes MxNxK,... [--each]: the flagship tuned at those shapes only; --each adds a
-//     row for every candidate of its space, for finding what a shape needs;
+//   bench_gemm --shapes MxNxK,... [--each] [--members "block_m=64, stages=8" ...]: the flagship
+//     tuned at those shapes only; --each adds a row for every candidate of its space, and each
+//     --members a row for a script object with those members set (any of them, tuned or not), for
+//     finding what a shape needs;
 //   bench_gemm --ampere [--cache DIR] [--cubins DIR] [--profile]: Ampere step 5 tuned only;
 //     --cache keeps the compile cache and tuning results in DIR (a second run finds the same
 //     winners), --cubins writes each winner's cubin into DIR, --profile brackets one launch of each
@@ -22,6 +24,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -264,19 +267,48 @@ void print_row(const Row& r, const std::string& configuration) {
              r.cublas_tflops, r.tessel_tflops / r.cublas_tflops, r.max_error, configuration);
 }
 
-// The flagship at `shapes`, tuned, and with `each` at every candidate of its space.
-template <template <class> class Flagship, class T> void print_shapes(bench::Timer& timer, cublasHandle_t handle,
-                                                                      const std::vector<Shape>& shapes,
-                                                                      const char* dtype, bool each) {
+// A Hopper step 5 script with the members `assignments` ("block_m=64, stages=8") set.
+template <class T> MatmulV5Persistent<T> flagship_with(const std::string& assignments) {
+  MatmulV5Persistent<T> script;
+  const std::map<std::string, int MatmulV5Persistent<T>::*> members = {
+      {"block_m", &MatmulV5Persistent<T>::block_m},
+      {"block_n", &MatmulV5Persistent<T>::block_n},
+      {"block_k", &MatmulV5Persistent<T>::block_k},
+      {"stages", &MatmulV5Persistent<T>::stages},
+      {"swizzle_size", &MatmulV5Persistent<T>::swizzle_size},
+      {"consumer_warpgroups", &MatmulV5Persistent<T>::consumer_warpgroups},
+      {"split_k", &MatmulV5Persistent<T>::split_k}};
+  std::stringstream in(assignments);
+  for (std::string item; std::getline(in, item, ',');) {
+    const size_t eq = item.find('=');
+    std::string name = eq == std::string::npos ? item : item.substr(0, eq);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    const auto member = members.find(name);
+    if (eq == std::string::npos || member == members.end())
+      throw std::runtime_error(fmt::format("--members: '{}' is not member=value of a step 5 member", item));
+    script.*(member->second) = std::stoi(item.substr(eq + 1));
+  }
+  return script;
+}
+
+// The flagship at `shapes`, tuned, with `each` at every candidate of its space, and as a script
+// object with each of `members` set.
+template <class T> void print_shapes(bench::Timer& timer, cublasHandle_t handle, const std::vector<Shape>& shapes,
+                                     const char* dtype, bool each, const std::vector<std::string>& members) {
   for (const Shape& s : shapes) {
     Problem<T> p(handle, s, dtype);
-    Kernel<Flagship<T>> tuned(Device::gpu());
+    Kernel<MatmulV5Persistent<T>> tuned(Device::gpu());
     const Row row = p.run(timer, tuned);
     print_row(row, "tuned: " + row.hyperparameters);
+    for (const std::string& m : members) {
+      Kernel<MatmulV5Persistent<T>> object(flagship_with<T>(m), Device::gpu());
+      print_row(p.run(timer, object), "members: " + m);
+    }
     if (!each) continue;
-    const Space space = Flagship<T>::space();
+    const Space space = MatmulV5Persistent<T>::space();
     for (const Space::Candidate& c : space.candidates()) {
-      Kernel<Flagship<T>> configured(Device::gpu(), KernelOptions{.configuration = Space::describe(c)});
+      Kernel<MatmulV5Persistent<T>> configured(Device::gpu(), KernelOptions{.configuration = Space::describe(c)});
       print_row(p.run(timer, configured), Space::describe(c));
     }
   }
@@ -362,6 +394,7 @@ std::pair<double, double> launch_overhead_us() {
 int main(int argc, char** argv) {
   bool quick = false, ampere_only = false, each = false;
   std::vector<Shape> only_shapes;
+  std::vector<std::string> members;
   AmpereOutputs ampere_outputs;
   std::string csv_path = "bench_gemm.csv", svg_path = "bench_gemm.svg", cache_dir;
   for (int i = 1; i < argc; ++i) {
@@ -378,6 +411,8 @@ int main(int argc, char** argv) {
       only_shapes = parse_shapes(argv[++i]);
     else if (arg == "--each")
       each = true;
+    else if (arg == "--members" && i + 1 < argc)
+      members.push_back(argv[++i]);
     else if (arg == "--cubins" && i + 1 < argc)
       ampere_outputs.cubin_dir = argv[++i];
     else if (arg == "--profile")
@@ -387,7 +422,7 @@ int main(int argc, char** argv) {
     else {
       fmt::print(stderr,
                  "usage: bench_gemm [--quick] [--csv FILE] [--svg FILE]\n"
-                 "       bench_gemm --shapes MxNxK,... [--each]\n"
+                 "       bench_gemm --shapes MxNxK,... [--each] [--members \"block_m=64, stages=8\" ...]\n"
                  "       bench_gemm --ampere [--cache DIR] [--cubins DIR] [--profile]\n");
       return 2;
     }
@@ -411,8 +446,8 @@ int main(int argc, char** argv) {
     if (!hopper) throw std::runtime_error("--shapes measures the Hopper flagship, which needs an sm_90 GPU");
     fmt::print("{:<5} {:>20} {:>9} {:>9} {:>7} {:>9}  {}\n", "dtype", "MxNxK", "tessel", "cuBLAS", "ratio", "max err",
                "tessel configuration");
-    print_shapes<MatmulV5Persistent, f16>(timer, handle, only_shapes, "fp16", each);
-    print_shapes<MatmulV5Persistent, bf16>(timer, handle, only_shapes, "bf16", each);
+    print_shapes<f16>(timer, handle, only_shapes, "fp16", each, members);
+    print_shapes<bf16>(timer, handle, only_shapes, "bf16", each, members);
     cublasDestroy(handle);
     return 0;
   }
