@@ -70,6 +70,11 @@ std::string configuration_error(const std::string& configuration) {
   return "no error";
 }
 
+// The candidates of a temporary space are a value: a range-for over them outlives the space.
+static_assert(std::is_same_v<decltype(Space().candidates()), std::vector<Space::Candidate>>);
+static_assert(
+    std::is_same_v<decltype(std::declval<const Space&>().candidates()), const std::vector<Space::Candidate>&>);
+
 // Each block fills its `block` elements of the output with the value of `block`.
 struct FillWithBlock : Script {
   int block = 64;

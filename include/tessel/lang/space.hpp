@@ -27,7 +27,10 @@ class Space {
   Space() : candidates_{Candidate{}} {}
   explicit Space(std::vector<Candidate> c) : candidates_(std::move(c)) {}
 
-  const std::vector<Candidate>& candidates() const { return candidates_; }
+  const std::vector<Candidate>& candidates() const& { return candidates_; }
+  // A temporary space's candidates by value, so that `for (auto& c : S::space().candidates())`
+  // does not read a space that is gone.
+  std::vector<Candidate> candidates() && { return std::move(candidates_); }
   size_t size() const { return candidates_.size(); }
   Space operator*(const Space& other) const;
 
