@@ -3,9 +3,9 @@
 // the class's own lines.
 #include <gtest/gtest.h>
 
-#include "tessel/lib/pipeline.hpp"
 #include "simulate.hpp"
 #include "source_line.hpp"
+#include "tessel/lib/pipeline.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -31,8 +31,8 @@ TEST(HelperClasses, ADeadlockInsideAnInstancesMethodNamesTheInstance) {
   Buffer<float> unused(Device::simulator(), 32);  // a launch refuses a null pointer
   const std::string got = simulation_error<ConsumesARingNobodyFills>(sim::Options{}, unused);
   const std::string wait = source_at("include/tessel/lib/pipeline.hpp", "mbarrier.wait(full_barriers[consumer_stage]");
-  const std::string alloc =
-      source_at("include/tessel/lib/pipeline.hpp", "mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count)");
+  const std::string alloc = source_at("include/tessel/lib/pipeline.hpp",
+                                      "mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count)");
   EXPECT_EQ(got.substr(0, got.find('\n')),
             fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumesARingNobodyFills: warp 0 (threads 0..31) "
                         "waits at {0} for phase 0 (parity 0) of barrier 0 of full_barriers of the Pipeline "
