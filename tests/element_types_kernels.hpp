@@ -177,6 +177,71 @@ inline void check_floats_to_integers(const Device& dev) {
   }
 }
 
+// Saturating conversions (to<T>(saturate)): floats to the nearest, ties to even, NaN to 0, then
+// clamped to the target's range; integers clamped. Each thread holds 8 consecutive elements, so
+// the packed i4 result fills whole registers.
+struct SaturatingConversions : Script {
+  void operator()(Ptr<float> f, Ptr<int32_t> ints, Ptr<int8_t> i8s, Ptr<uint8_t> u8s, Ptr<int16_t> i16s,
+                  Ptr<uint32_t> u32s, Ptr<i4> i4s, Ptr<int8_t> ints_to_i8, Ptr<uint16_t> ints_to_u16) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    const Layout runs = Layout::spatial({32}) * Layout::local({8});
+    auto t = load_global(global_view(f, {256}), {0}, {256}, runs);
+    store_global(global_view(i8s, {256}), t.to<int8_t>(saturate), {0});
+    store_global(global_view(u8s, {256}), t.to<uint8_t>(saturate), {0});
+    store_global(global_view(i16s, {256}), t.to<int16_t>(saturate), {0});
+    store_global(global_view(u32s, {256}), t.to<uint32_t>(saturate), {0});
+    store_global(global_view(i4s, {256}), t.to<i4>(saturate), {0});
+    auto n = load_global(global_view(ints, {256}), {0}, {256}, runs);
+    store_global(global_view(ints_to_i8, {256}), n.to<int8_t>(saturate), {0});
+    store_global(global_view(ints_to_u16, {256}), n.to<uint16_t>(saturate), {0});
+  }
+};
+
+inline void check_saturating_conversions(const Device& dev) {
+  std::vector<float> f = {0.0f,     -0.0f,     0.5f,     1.5f,      2.5f,    -0.5f,        -1.5f,
+                          -2.5f,    126.5f,    127.5f,   -128.5f,   -129.f,  254.5f,       255.5f,
+                          7.5f,     -8.5f,     3e9f,     -3e9f,     5e9f,    NAN,          -NAN,
+                          INFINITY, -INFINITY, 32767.5f, -32768.5f, 65535.f, 2147483520.f, 1e-3f};
+  std::vector<int32_t> ints = {0, 1, -1, 127, 128, -128, -129, 255, 256, 65535, 65536, INT32_MAX, INT32_MIN};
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> wide(-400.0f, 400.0f);
+  std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), near(-70000, 70000);
+  while (f.size() < 256) f.push_back(f.size() % 3 ? wide(rng) : std::round(wide(rng)) + 0.5f);
+  while (ints.size() < 256) ints.push_back(ints.size() % 2 ? any(rng) : near(rng));
+  Buffer<float> df(dev, f);
+  Buffer<int32_t> dints(dev, ints);
+  Buffer<int8_t> i8s(dev, std::vector<int8_t>(256, 9)), ints_to_i8(dev, std::vector<int8_t>(256, 9));
+  Buffer<uint8_t> u8s(dev, std::vector<uint8_t>(256, 9)), i4s(dev, std::vector<uint8_t>(128, 0x99));
+  Buffer<int16_t> i16s(dev, std::vector<int16_t>(256, 9));
+  Buffer<uint32_t> u32s(dev, std::vector<uint32_t>(256, 9));
+  Buffer<uint16_t> ints_to_u16(dev, std::vector<uint16_t>(256, 9));
+  Kernel<SaturatingConversions> kernel(dev);
+  kernel(df, dints, i8s, u8s, i16s, u32s, i4s, ints_to_i8, ints_to_u16);
+  // The host reference: round half to even, then clamp.
+  const auto rounded = [](float x, double low, double high) {
+    if (std::isnan(x)) return 0.0;
+    const double r = std::floor(double(x)), frac = double(x) - r;
+    const double even = frac > 0.5 || (frac == 0.5 && std::fmod(r, 2.0) != 0) ? r + 1 : r;
+    return std::clamp(even, low, high);
+  };
+  const auto a = i8s.download(), b = ints_to_i8.download();
+  const auto c = u8s.download(), nibbles = i4s.download();
+  const auto d = i16s.download();
+  const auto e = u32s.download();
+  const auto g = ints_to_u16.download();
+  for (size_t i = 0; i < 256; ++i) {
+    EXPECT_EQ(a[i], int8_t(rounded(f[i], -128, 127))) << f[i];
+    EXPECT_EQ(c[i], uint8_t(rounded(f[i], 0, 255))) << f[i];
+    EXPECT_EQ(d[i], int16_t(rounded(f[i], -32768, 32767))) << f[i];
+    EXPECT_EQ(e[i], uint32_t(rounded(f[i], 0, 4294967295.0))) << f[i];
+    const int nibble = nibbles[i / 2] >> (4 * (i % 2)) & 15;
+    EXPECT_EQ(nibble >= 8 ? nibble - 16 : nibble, int(rounded(f[i], -8, 7))) << f[i];
+    EXPECT_EQ(b[i], int8_t(std::clamp<int32_t>(ints[i], -128, 127))) << ints[i];
+    EXPECT_EQ(g[i], uint16_t(std::clamp<int32_t>(ints[i], 0, 65535))) << ints[i];
+  }
+}
+
 inline void check_narrow_integers_and_bitcasts(const Device& dev) {
   const int n = 128;
   std::mt19937 rng(7);

@@ -52,6 +52,24 @@ TEST(ElementTypes, Fp8ConversionsOnTheSimulator) { check_fp8_conversions(Device:
 TEST(ElementTypes, NarrowIntegersAndBitcastsOnTheSimulator) { check_narrow_integers_and_bitcasts(Device::simulator()); }
 
 TEST(ElementTypes, FloatsToIntegersSaturateAsPtxCvtOnTheSimulator) { check_floats_to_integers(Device::simulator()); }
+TEST(ElementTypes, SaturatingConversionsRoundToEvenAndClamp) { check_saturating_conversions(Device::simulator()); }
+
+struct SaturatingToAFloat : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {32}), {0}, {32});
+    t.to<f16>(saturate);
+  }
+};
+
+TEST(ElementTypes, SaturationIsForIntegerTargets) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(32, 1.5f));
+  EXPECT_EQ(error_of<SaturatingToAFloat>(x),
+            source_at("tests/element_types_test.cpp", "t.to<f16>(saturate)") +
+                ": to<f16>(saturate) of register tile r (reg<f32>[32]): saturation clamps to the range of an integer "
+                "type of at most 32 bits (i4, u4, i8, u8, i16, u16, i32, u32); f16 is not one");
+}
 
 struct BitcastToBool : Script {
   void operator()(Ptr<float> x) {

@@ -75,7 +75,7 @@ Kernel every_kind() {
   const MbarrierRef bar0{bars, const_int(0)}, bar_v{bars, binary(BinaryOp::Mod, v, const_int(2))};
   auto seen = make_var(Type{DType::I32}, "seen");
   auto neighbour = make_var(Type{DType::I32}, "neighbour"), voted = make_var(Type{DType::U32}, "voted");
-  auto ones_shuffled = tile(DType::I32, {32}, "ones_shuffled");
+  auto ones_shuffled = tile(DType::I32, {32}, "ones_shuffled"), ones_moved = tile(DType::I32, {32}, "ones_moved");
   auto counts = std::make_shared<GlobalTensorNode>(DType::I32, counters, std::vector<Expr>{const_int(32)},
                                                    std::vector<Expr>{const_int(1)}, "counts", at(46));
   auto ones = tile(DType::I32, {32}, "ones");
@@ -109,6 +109,7 @@ Kernel every_kind() {
       std::make_shared<RegroupRegistersNode>(at(18), swapped, Regroup::Permute, y, nullptr, std::vector<int>{1, 0}),
       std::make_shared<AnnotateLayoutNode>(at(19), r, Layout::distributed({8, 32}, threads, 4)),
       std::make_shared<PrintTensorNode>(at(20), "row", row, std::array<int, 3>{0, 0, 0}),
+      std::make_shared<PrintSharedNode>(at(20), "tile", s, std::array<int, 3>{0, 0, 0}),
       std::make_shared<PrintValuesNode>(at(20), "n = {}", std::vector<Expr>{n}, std::array<int, 3>{1, 0, 0}),
       std::make_shared<LoadGlobalNode>(at(21), a, gh, zeros(2), 0.0),
       std::make_shared<LoadGlobalNode>(at(21), b, gh, zeros(2), 0.0),
@@ -179,6 +180,7 @@ Kernel every_kind() {
       std::make_shared<ShuffleNode>(at(48), neighbour, nullptr, ShuffleMode::Xor, Operand{nullptr, seen}, const_int(1)),
       std::make_shared<ShuffleNode>(at(48), nullptr, ones_shuffled, ShuffleMode::Down, Operand{ones, nullptr},
                                     const_int(2)),
+      std::make_shared<RelayoutNode>(at(48), ones_moved, ones_shuffled),
       std::make_shared<DeclareNode>(at(49), voted, const_int(0, DType::U32)),
       std::make_shared<VoteNode>(at(49), voted, VoteMode::Ballot, binary(BinaryOp::Gt, seen, const_int(0))),
   };
@@ -313,6 +315,7 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "copy(",
                             "annotate_layout",
                             "print \"row\"",
+                            "print \"tile\" %s in block (0, 0, 0)",
                             "copy_async global<f32>",
                             "copy_async_commit_group",
                             "copy_async_wait_group 0",
@@ -342,6 +345,7 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "tma.wait_group 0 read",
                             "sync group",
                             "setmaxnreg.dec 40",
+                            "= convert_layout(%ones_shuffled)",
                             "= fast_divmod(",
                             "blocks=[2] cluster=[2, 1, 1]",
                             "cluster.sync",

@@ -124,7 +124,8 @@ TEST(PackedTypes, AFloatConvertsToAPackedIntegerThroughAnInteger) {
   EXPECT_EQ(error_of<FloatToPacked>(x),
             source_at("tests/packed_types_test.cpp", "t.to<i4>()") +
                 ": to<i4>() of register tile r (reg<f32>[8, 32]): a float converts to a packed integer through an "
-                "integer type (.to<i32>().to<i4>()), so that the rounding is stated");
+                "integer type (.to<i32>().to<i4>()) or with saturation (.to<i4>(saturate)), so that the rounding is "
+                "stated");
 }
 
 struct WordsOfAnUnevenRow : Script {

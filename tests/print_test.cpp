@@ -1,6 +1,7 @@
 // Printing from a kernel on the simulator (print_kernels.hpp), and its misuse.
 #include "expect_error.hpp"
 #include "print_kernels.hpp"
+#include "simulate.hpp"
 #include "source_line.hpp"
 
 namespace tessel::testing {
@@ -28,7 +29,8 @@ TEST(Print, TilesAndValuesFromAChosenBlock) {
             "  [3] 31\n"
             "n = 5, half of n = 2.5, n > 3: 1\n"
             "second warp: reg<u32>[1, 32] layout[1,32](d0=1 d1=8x4; threads=rep4,d1.0; local=d1.1), block (1, 0, 0)\n"
-            "  [0] 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21\n");
+            "  [0] 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21\n" +
+                printed_shared_tiles());
 }
 
 TEST(Print, CompilesForEveryTarget) {
@@ -50,6 +52,55 @@ TEST(Print, EachPlaceInTheFormatTakesAValue) {
   EXPECT_EQ(error_of<TooFewValues>(3), source_at("tests/print_test.cpp", "print(\"{} and {}\", n)") +
                                            ": print(\"{} and {}\"): the format has 2 {} for 1 values; give one {} "
                                            "per value");
+}
+
+// Prints lanes 0..31, columns 0..3 of a tensor-memory tile that the warpgroup stored, from the
+// warp that holds those lanes.
+struct PrintsTensorMemory : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto t = tcgen05.alloc<float>({128, 32});
+    tcgen05.store(t, (arange({128, 32}, 0) * 32 + arange({128, 32}, 1) - n).to<float>());
+    tcgen05.wait_store();
+    sync();
+    thread_group(0, 32, [&] { print("accumulator", tcgen05.slice(t, {0, 0}, {32, 4}, {0, 1})); });
+    sync();
+    tcgen05.dealloc(t);
+  }
+};
+
+TEST(Print, TensorMemoryTiles) {
+  std::string expected = "accumulator: tmem<f32>[32, 4], block (0, 0, 0)\n";
+  for (int r = 0; r < 32; ++r) {
+    expected += "  [" + std::to_string(r) + "]";
+    for (int c = 0; c < 4; ++c) expected += " " + std::to_string(r * 32 + c - 7);
+    expected += "\n";
+  }
+  for (const sim::Options& o : every_order()) {
+    Kernel<PrintsTensorMemory> k(Device::simulator(), KernelOptions{.arch = "sm_100a", .sim = o});
+    ::testing::internal::CaptureStdout();
+    k(7);
+    EXPECT_EQ(::testing::internal::GetCapturedStdout(), expected);
+  }
+}
+
+struct PrintsUnwrittenSharedMemory : Script {
+  void operator()() {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({2, 4});
+    print("s", s);
+  }
+};
+
+TEST(Print, ASharedTileMustBeWrittenFirst) {
+  EXPECT_EQ(error_of<PrintsUnwrittenSharedMemory>(),
+            source_at("tests/print_test.cpp", "print(\"s\", s)") +
+                ": read of shared memory that was never written: s (allocated at " +
+                source_at("tests/print_test.cpp", "auto s = shared_tensor<float>({2, 4})") +
+                "), byte 0 of the allocation, read by thread 0 of block (0, 0, 0); store to it (and sync()) before "
+                "printing");
 }
 
 }  // namespace

@@ -92,11 +92,12 @@ TEST(PtxTable, AnOperandGroupTakesAsManyOperandsAsTheEmissionGives) {
     numbers.push_back(fmt::format("%{}", i));
     constraints.push_back(fmt::format("\"+f\"(acc[{}])", i));
   }
-  const std::string rendered = codegen::ptx_asm(Ptx::WgmmaMmaSS, Arch::Sm90a, {accumulators, {"da"}, {"db"}, {"1"}},
-                                                codegen::wgmma_modifiers(128, DType::F16));
+  const std::string rendered =
+      codegen::ptx_asm(Ptx::WgmmaMmaSS, Arch::Sm90a, {accumulators, {"da"}, {"0"}, {"db"}, {"1"}},
+                       codegen::wgmma_modifiers(128, DType::F16));
   EXPECT_EQ(rendered,
-            fmt::format("asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{}}}, %64, %65, 1, "
-                        "1, 1, 0, %66;\" : {} : \"l\"(da), \"l\"(db), \"n\"(1) : \"memory\");",
+            fmt::format("asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{}}}, %64, %66, 1, "
+                        "1, 1, %65, %67;\" : {} : \"l\"(da), \"n\"(0), \"l\"(db), \"n\"(1) : \"memory\");",
                         fmt::join(numbers, ", "), fmt::join(constraints, ", ")));
   expect_compiles("float acc[64] = {};\nconst unsigned long long da = a, db = b;\n" + rendered +
                       "\nfor (int i = 0; i < 64; ++i) out[i] = acc[i];",

@@ -59,4 +59,38 @@ inline void check_regroupings(const Device& dev, const sim::Options& options = {
     }
 }
 
+// Layout conversions by warp shuffles, over two warps. x [2, 96]: each thread holds 3 consecutive
+// elements of its warp's row, which a reshape to [2, 3, 32] would cut; converted to a layout whose
+// threads hold columns 32 apart, it reshapes, so `split` is x. h [8, 32] (f16) is converted by the
+// second warp between two layouts that share no thread's registers, so `halves` is h.
+struct ConvertsLayouts : Script {
+  void operator()(Ptr<float> x, Ptr<float> split, Ptr<f16> h, Ptr<f16> halves) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto t = load_global(global_view(x, {2, 96}), {0, 0}, {2, 96}, Layout::spatial({2, 32}) * Layout::local({1, 3}));
+    auto columns = convert_layout(t, Layout::spatial({2, 1}) * Layout::local({1, 3}) * Layout::spatial({1, 32}));
+    store_global(global_view(split, {2, 3, 32}), reshape(columns, {2, 3, 32}), {0, 0, 0});
+    thread_group(32, 32, [&] {
+      auto u = load_global(global_view(h, {8, 32}), {0, 0}, {8, 32}, Layout::spatial({4, 8}) * Layout::local({2, 4}));
+      auto v = convert_layout(u, Layout::local({2, 4}) * Layout::spatial({4, 8}));
+      store_global(global_view(halves, {8, 32}), v, {0, 0});
+    });
+  }
+};
+
+inline void check_layout_conversions(const Device& dev, const sim::Options& options = {}) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<float> x(192);
+  std::vector<f16> h(256);
+  for (float& v : x) v = dist(rng);
+  for (f16& v : h) v = f16(dist(rng));
+  Buffer<float> dx(dev, x), split(dev, std::vector<float>(192, -1e30f));
+  Buffer<f16> dh(dev, h), halves(dev, std::vector<f16>(256, f16(-99.0f)));
+  Kernel<ConvertsLayouts>(dev, KernelOptions{.sim = options})(dx, split, dh, halves);
+  EXPECT_EQ(split.download(), x);
+  const std::vector<f16> got = halves.download();
+  for (size_t i = 0; i < h.size(); ++i) ASSERT_EQ(float(got[i]), float(h[i])) << i;
+}
+
 }  // namespace tessel::testing

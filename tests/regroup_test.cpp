@@ -87,7 +87,36 @@ TEST(Regroup, AReshapeThatMovesDataBetweenThreadsIsRefused) {
                 ": reshape: the tile created by load_global at " +
                 source_at("tests/regroup_test.cpp", "auto t = load_global(global_view(x, {96})") +
                 " (layout[96](d0=32x3; threads=d0.0; local=d0.1)) cannot be regrouped so without moving elements "
-                "between threads; give it a layout whose threads hold the elements the result keeps together");
+                "between threads; give it a layout whose threads hold the elements the result keeps together, or "
+                "move them there with convert_layout(x, layout) (warp shuffles)");
+}
+
+TEST(Regroup, ConvertLayoutMovesElementsByWarpShuffles) {
+  for (const sim::Options& o : every_order()) check_layout_conversions(Device::simulator(), o);
+  const std::string src = Kernel<ConvertsLayouts>(Device::simulator(), KernelOptions{"sm_90a"})
+                              .cuda_source((float*)nullptr, (float*)nullptr, (f16*)nullptr, (f16*)nullptr);
+  EXPECT_NE(src.find("__shfl_sync(0xffffffffu"), std::string::npos) << src;
+}
+
+// Rows 8..15 of the new layout's first warp are held by the second warp in the old one.
+struct ConvertLayoutAcrossWarps : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto t = load_global(global_view(x, {16, 32}), {0, 0}, {16, 32}, Layout::spatial({8, 8}) * Layout::local({2, 4}));
+    store_global(global_view(x, {16, 32}), convert_layout(t, Layout::local({2, 4}) * Layout::spatial({8, 8})), {0, 0});
+  }
+};
+
+TEST(Regroup, ConvertLayoutKeepsElementsWithinTheirWarp) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(512, 1.0f));
+  EXPECT_EQ(error_of<ConvertLayoutAcrossWarps>(x),
+            source_at("tests/regroup_test.cpp", "convert_layout(t, Layout::local({2, 4})") +
+                ": convert_layout of register tile r from layout[16,32](d0=8x2 d1=8x4; threads=d0.0,d1.0; "
+                "local=d0.1,d1.1) to layout[16,32](d0=2x8 d1=4x8; threads=d0.1,d1.1; local=d0.0,d1.0): element (8, "
+                "0) is held by thread 0 of the group in the new layout, but by no thread of its warp in the old "
+                "one; warp shuffles move elements within a warp only: store the tile to shared memory, sync(), "
+                "and load it in the new layout");
 }
 
 }  // namespace

@@ -303,13 +303,14 @@ struct BNotTransposed : Script {
   }
 };
 
+// A MN-major over 128 rows of m: k-rows of 256 bytes, two swizzle spans.
 struct ATransposed : Script {
   void operator()(Ptr<f16>, Ptr<f16>) {
     attrs.blocks = 1;
-    attrs.warps = 4;
-    auto s_a = shared_tensor<f16>({64, 64});
+    attrs.warps = 8;
+    auto s_a = shared_tensor<f16>({64, 128});
     auto s_b = shared_tensor<f16>({64, 64});
-    auto acc = register_tensor<float>({64, 64}, 0.0f);
+    auto acc = register_tensor<float>({128, 64}, 0.0f);
     line = __LINE__ + 1;
     wgmma.mma(s_a.transpose(), s_b.transpose(), acc);
   }
@@ -357,19 +358,19 @@ TEST(WgmmaDiagnostics, AnMnMajorBWiderThanASwizzleSpanIsReported) {
   const std::string got = trace_error<WideMnMajorB>();
   EXPECT_EQ(got,
             at_line("wgmma.mma: an MN-major b [64, 128] has rows of 256 bytes; they must be one swizzle span, 32, 64 "
-                    "or 128 bytes (n = 16, 32 or 64); issue one mma per 64-column block of b, each into its own "
-                    "accumulator"));
+                    "or 128 bytes (n = 16, 32 or 64); give it as its 64-wide blocks, a shared tile [n / 64, k, 64] "
+                    "(docs/language.md, \"MN-major operands\")"));
 }
 
 TEST(WgmmaDiagnostics, OperandsInTheWrongLayoutAreReported) {
   std::string got = trace_error<BNotTransposed>();
   EXPECT_EQ(got, at_line("wgmma.mma: an MN-major b [16, 8] has rows of 16 bytes; they must be one swizzle span, 32, "
                          "64 or 128 bytes (n = 16, 32 or 64); pass b K-major, as the transpose of a shared tile [n, k] "
-                         "(s_b.transpose())"));
+                         "whose rows run along k (s_b.transpose())"));
   got = trace_error<ATransposed>();
-  EXPECT_EQ(got,
-            at_line("wgmma.mma: a must be K-major: pass a shared tile [m, k] whose rows run along k; this view has "
-                    "shape [64, 64] and strides [1, 64]"));
+  EXPECT_EQ(got, at_line("wgmma.mma: an MN-major a [128, 64] has rows of 256 bytes; they must be one swizzle span, 32, "
+                         "64 or 128 bytes (m = 16, 32 or 64); give it as its 64-wide blocks, a shared tile [m / 64, k, "
+                         "64] (docs/language.md, \"MN-major operands\")"));
   got = trace_error<UnswizzledOperand>();
   EXPECT_EQ(got, at_line(fmt::format("wgmma.mma: a has rows of 128 bytes, which wgmma.mma reads only with the 128-byte "
                                      "swizzle, but its shared tile (created at {}:{}) was given no swizzle; create it "

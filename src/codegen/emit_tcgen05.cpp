@@ -35,13 +35,14 @@ std::string tmem_address(Emitter& e, const ir::TMemoryTensor& t, const std::stri
   return fmt::format("({} + (uint32_t({} + {}) << 16) + {})", allocation_address(e, *t), t->lane_offset, lane, columns);
 }
 
-// The descriptor of the K-major operand `t` from its row 0 and column k (k has stride 1 in both
-// operands: a's rows and the transposed b's columns run along k).
-std::string descriptor(Emitter& e, const ir::SharedTensor& t, int k) {
-  const uint64_t constant_bits = tcgen05_k_major_descriptor(0, t->allocation()->swizzle_bits).bits();
-  const std::string element = fmt::format("{}{}", t->offset ? e.expr(t->offset) + " + " : "", k);
-  return fmt::format("(0x{:x}ull | uint64_t(((tessel_smem_base + {} + ({}) * {}) & 0x3FFFF) >> 4))", constant_bits,
-                     e.shared_offsets.at(t->allocation()), element, dtype_bytes(t->dtype));
+// The descriptor of shared operand `t` (read as `o`) for the instruction that starts at its
+// column `k`.
+std::string descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
+  const int bits = t->allocation()->swizzle_bits;
+  const uint64_t constant_bits =
+      o.mn_major ? tcgen05_mn_major_descriptor(0, bits, uint32_t(o.block_stride * dtype_bytes(t->dtype))).bits()
+                 : tcgen05_k_major_descriptor(0, bits).bits();
+  return mma_descriptor(e, t, o, constant_bits, "0", k);
 }
 
 // Moves a 32x32b tile between the tile `tile` of the warp's registers and tensor memory, in
@@ -91,14 +92,17 @@ void emit_Tcgen05Mma(Emitter& e, const ir::Tcgen05MmaNode& n) {
   e.line("const uint32_t tessel_smem_base = uint32_t(__cvta_generic_to_shared(tessel_smem));");
   e.line(fmt::format("const uint32_t tessel_taddr = {};", tmem_address(e, n.acc, "0", "0")));
   e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
-  const Tcgen05InstrDescriptor idesc{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32};
+  const ir::MmaOperand a = n.a_operand(), b = n.b_operand();
+  Tcgen05InstrDescriptor idesc{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32};
+  idesc.a_mn_major = a.mn_major;
+  idesc.b_mn_major = b.mn_major;
   const std::string instruction_descriptor = fmt::format("0x{:x}u", idesc.bits());
   for (int s = 0; s < steps; ++s) {
     const std::string enable = s == 0 ? fmt::format("uint32_t({})", e.expr(n.enable_input_d)) : "1u";
     e.line(ptx_asm(Ptx::Tcgen05Mma, e.arch,
                    {{"tessel_taddr"},
-                    {descriptor(e, n.a, kTcgen05K * s)},
-                    {descriptor(e, n.b, kTcgen05K * s)},
+                    {descriptor(e, n.a, a, kTcgen05K * s)},
+                    {descriptor(e, n.b, b, kTcgen05K * s)},
                     {instruction_descriptor},
                     {enable}},
                    cta_group(e)));
@@ -127,8 +131,10 @@ void emit_Tcgen05Copy(Emitter& e, const ir::Tcgen05CopyNode& n) {
   e.line(fmt::format("const uint32_t tessel_taddr = {};", tmem_address(e, n.dst, "0", "0")));
   e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
   for (int first = 0; first < columns; first += 8)
-    e.line(ptx_asm(Ptx::Tcgen05Copy128x256b, e.arch,
-                   {{fmt::format("tessel_taddr + {}", first)}, {descriptor(e, n.src, first)}}, cta_group(e)));
+    e.line(
+        ptx_asm(Ptx::Tcgen05Copy128x256b, e.arch,
+                {{fmt::format("tessel_taddr + {}", first)}, {descriptor(e, n.src, ir::mma_operand(*n.src, 1), first)}},
+                cta_group(e)));
   e.close();
 }
 

@@ -153,19 +153,44 @@ void emit_Fma(Emitter& e, const ir::FmaNode& n) {
   });
 }
 
+namespace {
+
+// `v` (of type `from`, in its arithmetic type) converted to integer type `to` with saturation
+// (ir::convert_saturated): floats through cvt.rni (nearest, ties to even; NaN to 0, and to the
+// 32-bit range), then clamped.
+std::string saturated(DType from, DType to, const std::string& v) {
+  const int bits = dtype_bits(to);
+  if (!is_signed(to)) {
+    const uint64_t high = (uint64_t(1) << bits) - 1;
+    return is_float(from) ? fmt::format("min(__float2uint_rn(float({})), {}u)", v, high)
+                          : fmt::format("min((unsigned long long)({}), {}ull)", v, high);
+  }
+  const int64_t high = (int64_t(1) << (bits - 1)) - 1, low = -high - 1;
+  if (is_float(from))
+    return bits == 32 ? fmt::format("__float2int_rn(float({}))", v)
+                      : fmt::format("max(min(__float2int_rn(float({})), {}), {})", v, high, low);
+  if (!is_signed(from)) return fmt::format("min((unsigned long long)({}), {}ull)", v, high);
+  return fmt::format("max(min((long long)({}), {}ll), {}ll)", v, high, low);
+}
+
+}  // namespace
+
 void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
-  e.header(n, fmt::format("cast {} -> {}", dtype_name(n.a->dtype), dtype_name(n.out->dtype)));
+  e.header(n, fmt::format("cast {} -> {}{}", dtype_name(n.a->dtype), dtype_name(n.out->dtype),
+                          n.saturate ? ", saturated" : ""));
   e.declare_tile(n.out);
-  if (emit_packed_dequantize(e, n)) return;
+  if (!n.saturate && emit_packed_dequantize(e, n)) return;
   const ir::Operand a{n.a, nullptr};
+  const auto converted = [&](const std::string& v) { return n.saturate ? saturated(n.a->dtype, n.out->dtype, v) : v; };
   if (is_packed(n.out->dtype)) {
     const std::vector<int> slots = e.broadcast_slots(n.a, n.out->layout);
     for (int l = 0; l < n.out->layout.local_size(); ++l)
-      e.line(packed_set(e, n.out, std::to_string(l), fmt::format("int({})", e.operand(a, std::to_string(slots[l])))));
+      e.line(packed_set(e, n.out, std::to_string(l),
+                        fmt::format("int({})", converted(e.operand(a, std::to_string(slots[l]))))));
     return;
   }
   for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) {
-    return fmt::format("({})({})", arith_type(n.out->dtype), v[0]);
+    return fmt::format("({})({})", arith_type(n.out->dtype), converted(v[0]));
   });
 }
 
@@ -304,6 +329,35 @@ std::string in_block(const std::array<int, 3>& block) {
 // The group's threads store their elements (the first replica of each) to the scratch in row-major
 // order; after the barrier the group's first thread prints the scratch row by row; a second
 // barrier frees it.
+// The rows of a printed tile of `shape` by the thread that prints it: each row's coordinates, then
+// its elements, `element` being element (c0, c1, ...) of the tile (the last coordinate is the
+// column k, the row's index r).
+void emit_printed_rows(Emitter& e, const std::vector<int>& shape, DType printed, const std::string& element) {
+  const int rank = int(shape.size());
+  const int row_length = shape.back();
+  int64_t rows = 1;
+  for (int d = 0; d + 1 < rank; ++d) rows *= shape[size_t(d)];
+  e.open(fmt::format("for (int r = 0; r < {}; ++r)", rows));
+  int64_t stride = 1;
+  std::vector<std::string> row_coords;
+  for (int d = rank - 2; d >= 0; --d) {
+    e.line(fmt::format("const int c{} = r / {} % {};", d, stride, shape[size_t(d)]));
+    row_coords.insert(row_coords.begin(), fmt::format("c{}", d));
+    stride *= shape[size_t(d)];
+  }
+  if (row_coords.empty())
+    e.line("printf(\" \");");
+  else
+    e.line(fmt::format("printf(\"  [{}]\", {});", fmt::join(std::vector<std::string>(row_coords.size(), "%d"), ", "),
+                       fmt::join(row_coords, ", ")));
+  e.open(fmt::format("for (int k = 0; k < {}; ++k)", row_length));
+  e.line(fmt::format("const int c{} = k;", rank - 1));
+  e.line(fmt::format("printf(\" {}\", {});", print_spec(printed), print_arg(printed, to_arith(printed, element))));
+  e.close();
+  e.line("printf(\"\\n\");");
+  e.close();
+}
+
 void emit_PrintTensor(Emitter& e, const ir::PrintTensorNode& n) {
   TESSEL_CHECK(n.scratch && n.barrier != ir::ReduceNode::kUnallocated, "print at {} reached code generation unplanned",
                n.loc.str());
@@ -327,32 +381,31 @@ void emit_PrintTensor(Emitter& e, const ir::PrintTensorNode& n) {
   e.close();
   emit_barrier(e, n.barrier);
   e.open("if (t == 0)");
+  const std::string header =
+      n.memory == "reg" ? fmt::format("reg<{}>[{}] {}", dtype_name(n.tensor->dtype), fmt::join(shape, ", "), lay.str())
+                        : fmt::format("{}<{}>[{}]", n.memory, dtype_name(n.tensor->dtype), fmt::join(shape, ", "));
   e.line(fmt::format("printf({});",
-                     c_format(fmt::format("{}: reg<{}>[{}] {}, block ({})\n", n.label, dtype_name(n.tensor->dtype),
-                                          fmt::join(shape, ", "), lay.str(), fmt::join(n.block, ", ")))));
-  const int row_length = shape.empty() ? 1 : shape.back();
-  const int rows = lay.num_elements() / row_length;
-  e.open(fmt::format("for (int r = 0; r < {}; ++r)", rows));
-  std::vector<std::string> row_coords;
-  int64_t stride = 1;
-  for (int d = int(shape.size()) - 2; d >= 0; --d) {
-    row_coords.insert(row_coords.begin(), fmt::format("r / {} % {}", stride, shape[size_t(d)]));
-    stride *= shape[size_t(d)];
-  }
-  if (row_coords.empty())
-    e.line("printf(\" \");");
-  else
-    e.line(fmt::format("printf(\"  [{}]\", {});", fmt::join(std::vector<std::string>(row_coords.size(), "%d"), ", "),
-                       fmt::join(row_coords, ", ")));
-  e.open(fmt::format("for (int k = 0; k < {}; ++k)", row_length));
-  e.line(fmt::format(
-      "printf(\" {}\", {});", print_spec(printed),
-      print_arg(printed, to_arith(printed, shared_element(e, n.scratch, fmt::format("r * {} + k", row_length))))));
-  e.close();
-  e.line("printf(\"\\n\");");
-  e.close();
+                     c_format(fmt::format("{}: {}, block ({})\n", n.label, header, fmt::join(n.block, ", ")))));
+  std::string row_major = "0";
+  for (size_t d = 0; d < shape.size(); ++d) row_major = fmt::format("({}) * {} + c{}", row_major, shape[d], d);
+  emit_printed_rows(e, shape.empty() ? std::vector<int>{1} : shape, printed,
+                    shared_element(e, n.scratch, shape.empty() ? "0" : row_major));
   e.close();
   emit_barrier(e, n.barrier);
+  e.close();
+}
+
+// One thread reads the tile from shared memory as it stands, without a barrier: what it prints
+// must be visible to it already (the simulator reports a read that races a write).
+void emit_PrintShared(Emitter& e, const ir::PrintSharedNode& n) {
+  e.header(n, "print");
+  const ir::SharedTensor& s = n.tensor;
+  e.open(fmt::format("if ({} && {} == 0)", in_block(n.block), e.thread_in_group()));
+  e.line(fmt::format("printf({});", c_format(fmt::format("{}: {}, block ({})\n", n.label, ir::shared_print_header(*s),
+                                                         fmt::join(n.block, ", ")))));
+  const std::string element =
+      is_packed(s->dtype) ? packed_shared_read(e, s, shared_index(s)) : shared_element(e, s, shared_index(s));
+  emit_printed_rows(e, s->shape, ir::printed_type(s->dtype), element);
   e.close();
 }
 

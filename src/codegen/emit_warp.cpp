@@ -1,5 +1,10 @@
-// The warp instructions: shuffles (__shfl_*_sync) and votes (__ballot_sync, __any_sync,
-// __all_sync), over the whole warp.
+// The warp instructions: shuffles (__shfl_*_sync), votes (__ballot_sync, __any_sync,
+// __all_sync) and relayouts (__shfl_sync per register and source register), over the whole warp.
+#include <fmt/ranges.h>
+
+#include <map>
+#include <optional>
+
 #include "emitter.hpp"
 
 namespace tessel::codegen {
@@ -29,7 +34,83 @@ std::string shuffled(ir::ShuffleMode m, DType t, const std::string& v, const std
   return call(v);
 }
 
+// The lane each lane of `lanes` reads from, given as `source[i]` for lane i, as an expression
+// of `lane`: an xor, a constant, or the five bits of the lane read from 32-bit tables.
+std::string source_lane(const std::array<int, 32>& source, uint32_t lanes) {
+  std::optional<int> xor_of, constant;
+  bool is_xor = true, is_constant = true;
+  for (int i = 0; i < 32; ++i) {
+    if (!(lanes >> i & 1)) continue;
+    if (!xor_of) xor_of = source[size_t(i)] ^ i, constant = source[size_t(i)];
+    is_xor = is_xor && (source[size_t(i)] ^ i) == *xor_of;
+    is_constant = is_constant && source[size_t(i)] == *constant;
+  }
+  if (is_constant) return std::to_string(*constant);
+  if (is_xor) return *xor_of == 0 ? "lane" : fmt::format("(lane ^ {})", *xor_of);
+  std::vector<std::string> bits;
+  for (int b = 0; b < 5; ++b) {
+    uint32_t plane = 0;
+    for (int i = 0; i < 32; ++i)
+      if (lanes >> i & 1 && source[size_t(i)] >> b & 1) plane |= 1u << i;
+    if (plane) bits.push_back(fmt::format("(0x{:x}u >> lane & 1u) << {}", plane, b));
+  }
+  return bits.empty() ? "0" : fmt::format("int({})", fmt::join(bits, " | "));
+}
+
 }  // namespace
+
+void emit_Relayout(Emitter& e, const ir::RelayoutNode& n) {
+  e.header(n, fmt::format("convert_layout {} -> {}", n.a->layout.str(), n.out->layout.str()));
+  const std::vector<ir::RelayoutSource> sources = ir::relayout_sources(n);
+  const int local = n.out->layout.local_size(), warps = (n.out->layout.num_threads() + 31) / 32;
+  // Warp w's lanes read [slot][lane] = (source lane, source slot); every warp must read alike, as
+  // the code is one for all.
+  const auto pattern = [&](int w, int l) {
+    std::array<std::pair<int, int>, 32> p{};
+    for (int i = 0; i < 32; ++i) {
+      const ir::RelayoutSource& s = sources[size_t(32 * w + i) * size_t(local) + size_t(l)];
+      p[size_t(i)] = {s.thread - 32 * w, s.slot};
+    }
+    return p;
+  };
+  for (int w = 1; w < warps; ++w)
+    for (int l = 0; l < local; ++l)
+      if (pattern(w, l) != pattern(0, l))
+        throw Error(n.loc, fmt::format("convert_layout of register tile {} from {} to {}: warp {} of the group moves "
+                                       "its elements otherwise than warp 0, which one shuffle sequence cannot do; "
+                                       "give the tile layouts that repeat across warps",
+                                       n.a->name, n.a->layout.str(), n.out->layout.str(), w));
+  e.declare_tile(n.out);
+  e.open("");
+  e.line(fmt::format("const int lane = {} % 32;", e.thread_in_group()));
+  const std::string out = e.tile(n.out), in = e.tile(n.a);
+  for (int l = 0; l < local; ++l) {
+    const auto p = pattern(0, l);
+    std::map<int, std::array<int, 32>> by_slot;  // source slot -> source lane of each lane
+    std::map<int, uint32_t> lanes_of;
+    bool in_place = true;
+    for (int i = 0; i < 32; ++i) {
+      by_slot[p[size_t(i)].second][size_t(i)] = p[size_t(i)].first;
+      lanes_of[p[size_t(i)].second] |= 1u << i;
+      in_place = in_place && p[size_t(i)].first == i;
+    }
+    if (in_place && by_slot.size() == 1) {
+      e.line(fmt::format("{}[{}] = {}[{}];", out, l, in, by_slot.begin()->first));
+      continue;
+    }
+    bool first = true;
+    for (const auto& [slot, source] : by_slot) {
+      const std::string moved = shuffled(ir::ShuffleMode::Index, n.a->dtype, fmt::format("{}[{}]", in, slot),
+                                         source_lane(source, lanes_of[slot]));
+      // Every lane runs every shuffle (a lane may be the source of another), then keeps its own.
+      e.line(first ? fmt::format("{}[{}] = {};", out, l, moved)
+                   : fmt::format("{{ const auto moved = {}; if (0x{:x}u >> lane & 1u) {}[{}] = moved; }}", moved,
+                                 lanes_of[slot], out, l));
+      first = false;
+    }
+  }
+  e.close();
+}
 
 void emit_Shuffle(Emitter& e, const ir::ShuffleNode& n) {
   e.header(n, fmt::format("warp.{}", ir::shuffle_name(n.mode)));

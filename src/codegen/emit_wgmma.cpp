@@ -16,25 +16,14 @@ namespace tessel::codegen {
 
 namespace {
 
-// A descriptor of `t` with the constant bits `constant_bits` whose operand starts at `element`.
-std::string descriptor_at(Emitter& e, const ir::SharedTensor& t, uint64_t constant_bits, const std::string& element) {
-  return fmt::format("(0x{:x}ull | uint64_t(((tessel_smem_base + {} + ({}{}) * {}) & 0x3FFFF) >> 4))", constant_bits,
-                     e.shared_offsets.at(t->allocation()), t->offset ? e.expr(t->offset) + " + " : "", element,
-                     dtype_bytes(t->dtype));
-}
-
-// The descriptor of the K-major operand `t` whose row `row` (an expression) and column `k` start
-// the instruction's operand.
-std::string descriptor(Emitter& e, const ir::SharedTensor& t, int k_dim, const std::string& row, int k) {
-  const uint64_t constant_bits = wgmma_k_major_descriptor(0, t->allocation()->swizzle_bits).bits();
-  return descriptor_at(e, t, constant_bits, fmt::format("({}) * {} + {}", row, t->strides[size_t(1 - k_dim)], k));
-}
-
-// The descriptor of B, K-major or MN-major, whose k-row `k` starts the instruction's operand.
-std::string b_descriptor(Emitter& e, const ir::WgmmaMmaNode& n, int k) {
-  if (!n.b_mn_major()) return descriptor(e, n.b, 0, "0", k);
-  const uint64_t constant_bits = wgmma_mn_major_descriptor(0, n.b->allocation()->swizzle_bits).bits();
-  return descriptor_at(e, n.b, constant_bits, fmt::format("{} * {}", k, n.b->strides[0]));
+// The descriptor of shared operand `t` (read as `o`) for the instruction that starts at its row
+// `row` (an expression) and column `k`.
+std::string descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaOperand& o, const std::string& row, int k) {
+  const int bits = t->allocation()->swizzle_bits;
+  const uint64_t constant_bits =
+      o.mn_major ? wgmma_mn_major_descriptor(0, bits, uint32_t(o.block_stride * dtype_bytes(t->dtype))).bits()
+                 : wgmma_k_major_descriptor(0, bits).bits();
+  return mma_descriptor(e, t, o, constant_bits, row, k);
 }
 
 }  // namespace
@@ -55,16 +44,20 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
   e.line(fmt::format("const int warpgroup = {} / 128;", e.thread_in_group()));
   const PtxModifiers types = wgmma_modifiers(nn, n.operand_type());
   const std::string acc = e.tile(n.acc);
+  const ir::MmaOperand b_operand = n.b_operand();
   for (int r = 0; r < rm; ++r) {
     const std::string row0 = fmt::format("64 * (warpgroup + {})", warpgroups * r);
     std::vector<std::string> d;
     for (int i = 0; i < nn / 2; ++i) d.push_back(fmt::format("{}[{}]", acc, r * nn / 2 + i));
     for (int s = 0; s < rk; ++s) {
-      const std::string b = b_descriptor(e, n, 16 * s);
-      const std::string trans_b = n.b_mn_major() ? "1" : "0";
+      const std::string b = descriptor(e, n.b, b_operand, "0", 16 * s);
+      const std::string trans_b = b_operand.mn_major ? "1" : "0";
       if (n.a_shared) {
-        e.line(
-            ptx_asm(Ptx::WgmmaMmaSS, e.arch, {d, {descriptor(e, n.a_shared, 1, row0, 16 * s)}, {b}, {trans_b}}, types));
+        const ir::MmaOperand a_operand = n.a_operand();
+        e.line(ptx_asm(
+            Ptx::WgmmaMmaSS, e.arch,
+            {d, {descriptor(e, n.a_shared, a_operand, row0, 16 * s)}, {a_operand.mn_major ? "1" : "0"}, {b}, {trans_b}},
+            types));
       } else {
         const std::string a = e.tile(n.a_registers);
         std::vector<std::string> regs;

@@ -180,6 +180,12 @@ std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const st
 std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a,
                        ir::MathPrecision precision = ir::MathPrecision::Exact);
 
+// The descriptor (constant bits `constant_bits` and the start address) of the instruction that
+// reads shared operand `t`, laid out as `o`, from its row `row` (an expression) and column `k`
+// (mma_operands.cpp).
+std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaOperand& o, uint64_t constant_bits,
+                           const std::string& row, int k);
+
 // Packed tiles (packed_tiles.cpp): each thread's slots packed into 32-bit words, `packed_words` of
 // them; `packed_get` is slot `slot` as an int, `packed_set` the statement that sets it.
 int packed_words(const ir::RegisterTensor& t);
@@ -187,6 +193,8 @@ std::string packed_get(Emitter& e, const ir::RegisterTensor& t, const std::strin
 std::string packed_set(Emitter& e, const ir::RegisterTensor& t, const std::string& slot, const std::string& value);
 void emit_packed_load_global(Emitter& e, const ir::LoadGlobalNode& n);
 void emit_packed_store_global(Emitter& e, const ir::StoreGlobalNode& n);
+// Element `index` of packed shared view `s`, as an int.
+std::string packed_shared_read(Emitter& e, const ir::SharedTensor& s, const std::string& index);
 void emit_packed_load_shared(Emitter& e, const ir::LoadSharedNode& n);
 void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n);
 // A 4-bit tile to f16 or bf16 of the same layout, a word at a time; false when it is not that.

@@ -121,12 +121,14 @@ void emit_packed_store_global(Emitter& e, const ir::StoreGlobalNode& n) {
       {});
 }
 
+std::string packed_shared_read(Emitter& e, const ir::SharedTensor& s, const std::string& index) {
+  return fmt::format("tessel_packed_read<{}>(tessel_smem + {}, {})", packed_args(s->dtype), shared_byte(e, s, index),
+                     place_in_byte(e, s, index));
+}
+
 void emit_packed_load_shared(Emitter& e, const ir::LoadSharedNode& n) {
   open_slot_loop(e, n.out, n.offsets);
-  const std::string index = shared_index(n.src);
-  e.line(packed_set(e, n.out, "l",
-                    fmt::format("tessel_packed_read<{}>(tessel_smem + {}, {})", packed_args(n.src->dtype),
-                                shared_byte(e, n.src, index), place_in_byte(e, n.src, index))));
+  e.line(packed_set(e, n.out, "l", packed_shared_read(e, n.src, shared_index(n.src))));
   e.close();
 }
 

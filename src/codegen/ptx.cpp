@@ -277,16 +277,15 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"wgmma.fence", "wgmma.fence.sync.aligned;", Arch::Sm90a, {}};
       return row;
     }
-    // PTX ISA 9.7.15.5.2: m64nNk16 into f32, A and B from shared memory by descriptor, A K-major
-    // (imm-trans-a 0), B K-major or MN-major (imm-trans-b 0 or 1), scale-d 1 (accumulate), no
-    // negation.
+    // PTX ISA 9.7.15.5.2: m64nNk16 into f32, A and B from shared memory by descriptor, each
+    // K-major or MN-major (imm-trans-a, imm-trans-b 0 or 1), scale-d 1 (accumulate), no negation.
     case Ptx::WgmmaMmaSS: {
-      static const PtxRow row{
-          "wgmma.mma_async",
-          "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ab_type}.{ab_type} {d}, {a_desc}, "
-          "{b_desc}, 1, 1, 1, 0, {trans_b};",
-          Arch::Sm90a,
-          {vector("d", "+f"), scalar("a_desc", "l"), scalar("b_desc", "l"), scalar("trans_b", "n")}};
+      static const PtxRow row{"wgmma.mma_async",
+                              "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ab_type}.{ab_type} {d}, {a_desc}, "
+                              "{b_desc}, 1, 1, 1, {trans_a}, {trans_b};",
+                              Arch::Sm90a,
+                              {vector("d", "+f"), scalar("a_desc", "l"), scalar("trans_a", "n"), scalar("b_desc", "l"),
+                               scalar("trans_b", "n")}};
       return row;
     }
     // The same with A from four 32-bit registers of packed halves (no imm-trans-a).

@@ -1,5 +1,6 @@
 #include "tessel/ir/evaluate.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <optional>
@@ -176,6 +177,24 @@ Scalar convert(DType from, DType to, Scalar v) {
     return normalize(to, Scalar{.f = d});
   }
   return normalize(to, v);
+}
+
+bool saturates_to(DType t) { return !is_float(t) && t != DType::Bool && dtype_bits(t) <= 32; }
+
+Scalar convert_saturated(DType from, DType to, Scalar v) {
+  TESSEL_CHECK(saturates_to(to), "saturating conversion to {}", dtype_name(to));
+  const int bits = dtype_bits(to);
+  const int64_t low = is_signed(to) ? -(int64_t(1) << (bits - 1)) : 0;
+  const int64_t high = is_signed(to) ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
+  int64_t out = 0;
+  if (is_float(from)) {
+    if (!std::isnan(v.f)) out = int64_t(std::clamp(std::nearbyint(v.f), double(low), double(high)));
+  } else if (is_signed(from)) {
+    out = std::clamp(v.i, low, high);
+  } else {
+    out = int64_t(std::min(uint64_t(v.i), uint64_t(high)));
+  }
+  return normalize(to, Scalar{.i = out});
 }
 
 Scalar apply_binary(BinaryOp op, DType t, Scalar a, Scalar b) {

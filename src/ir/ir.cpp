@@ -44,7 +44,8 @@ bool takes_packed_tiles(NodeKind k) {
     case NodeKind::BitcastTensor:
     case NodeKind::CopyRegister:
     case NodeKind::AnnotateLayout:
-    case NodeKind::PrintTensor: return true;
+    case NodeKind::PrintTensor:
+    case NodeKind::PrintShared: return true;
     default: return false;
   }
 }

@@ -335,7 +335,9 @@ class Printer {
     line(fmt::format("{} = dot({}, {}, {}) warps={}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), warps));
   }
 
-  void stmt(const CastTensorNode& n) { line(fmt::format("{} = cast({})", reg_decl(n.out), reg(n.a))); }
+  void stmt(const CastTensorNode& n) {
+    line(fmt::format("{} = cast({}){}", reg_decl(n.out), reg(n.a), n.saturate ? " saturate" : ""));
+  }
 
   void stmt(const BitcastTensorNode& n) { line(fmt::format("{} = bitcast({})", reg_decl(n.out), reg(n.a))); }
 
@@ -364,6 +366,8 @@ class Printer {
     const std::string call = fmt::format("warp.{}({}, lane={})", shuffle_name(n.mode), value, expr(n.lane));
     line(fmt::format("{} = {}", n.out ? reg_decl(n.out) : name(n.result.get(), n.result->name), call));
   }
+
+  void stmt(const RelayoutNode& n) { line(fmt::format("{} = convert_layout({})", reg_decl(n.out), reg(n.a))); }
 
   void stmt(const VoteNode& n) {
     line(fmt::format("{} = warp.{}({})", name(n.result.get(), n.result->name), vote_name(n.mode), expr(n.predicate)));
@@ -506,8 +510,13 @@ class Printer {
   void stmt(const TmaWaitNode& n) { line(fmt::format("tma.wait_group {}{}", n.pending, n.read ? " read" : "")); }
 
   void stmt(const PrintTensorNode& n) {
-    line(fmt::format("print \"{}\" {} in block ({}){}", n.label, reg(n.tensor), fmt::join(n.block, ", "),
+    line(fmt::format("print \"{}\" {}{} in block ({}){}", n.label, reg(n.tensor),
+                     n.memory == "reg" ? std::string() : " from " + n.memory, fmt::join(n.block, ", "),
                      n.scratch ? fmt::format(" through {} barrier={}", shared(n.scratch), n.barrier) : std::string()));
+  }
+
+  void stmt(const PrintSharedNode& n) {
+    line(fmt::format("print \"{}\" {} in block ({})", n.label, shared(n.tensor), fmt::join(n.block, ", ")));
   }
 
   void stmt(const PrintValuesNode& n) {

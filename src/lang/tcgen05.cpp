@@ -97,18 +97,20 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
                                    ir::Expr enable_input_d, const SourceLoc& loc) {
   Builder& bld = Builder::current(loc);
   check_one_warp(bld, "tcgen05.mma", loc);
-  if (a.shape().size() != 2 || b.shape().size() != 2) throw Error(loc, "tcgen05.mma: a and b must be 2-D shared tiles");
+  const auto rank_ok = [](const SharedTensor& t) { return t.shape().size() == 2 || t.shape().size() == 3; };
+  if (!rank_ok(a) || !rank_ok(b))
+    throw Error(loc, "tcgen05.mma: a and b must be 2-D shared tiles (or MN-major in span-wide blocks, 3-D tiles)");
   const int pair = acc.ir()->allocation()->cta_group;
-  const int m = a.shape()[0], k = a.shape()[1], n = b.shape()[1] * pair;
-  if (b.shape()[0] != k || acc.shape()[0] != m || acc.shape()[1] != n)
+  const std::vector<int> a_shape = detail::mma_operand_shape(a.ir(), 1), b_shape = detail::mma_operand_shape(b.ir(), 0);
+  const int m = a_shape[0], k = a_shape[1], n = b_shape[1] * pair;
+  if (b_shape[0] != k || acc.shape()[0] != m || acc.shape()[1] != n)
     throw Error(
-        loc, pair == 1
-                 ? fmt::format("tcgen05.mma: shapes [{}] @ [{}] into [{}] do not match (want a [m, k], b "
-                               "[k, n], acc [m, n])",
-                               fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "), fmt::join(acc.shape(), ", "))
-                 : fmt::format("tcgen05.mma: shapes [{}] @ [{}] into the pair's [{}] do not match (want "
-                               "each block's halves a [128, k] and b [k, n / 2], and acc [128, n])",
-                               fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "), fmt::join(acc.shape(), ", ")));
+        loc, pair == 1 ? fmt::format("tcgen05.mma: shapes [{}] @ [{}] into [{}] do not match (want a [m, k], b "
+                                     "[k, n], acc [m, n])",
+                                     fmt::join(a_shape, ", "), fmt::join(b_shape, ", "), fmt::join(acc.shape(), ", "))
+                       : fmt::format("tcgen05.mma: shapes [{}] @ [{}] into the pair's [{}] do not match (want "
+                                     "each block's halves a [128, k] and b [k, n / 2], and acc [128, n])",
+                                     fmt::join(a_shape, ", "), fmt::join(b_shape, ", "), fmt::join(acc.shape(), ", ")));
   const bool half = a.dtype() == DType::F16 || a.dtype() == DType::BF16;
   if (!half || b.dtype() != a.dtype() || acc.dtype() != DType::F32)
     throw Error(loc, fmt::format("tcgen05.mma: takes f16 or bf16 operands of one type and an f32 accumulator; got {} "
@@ -130,8 +132,8 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
     throw Error(loc, fmt::format("tcgen05.mma: k = {} does not fit; k must be 16, 32 or 64 (one instruction per 16, "
                                  "and shared rows of 32, 64 or 128 bytes, one swizzle span)",
                                  k));
-  detail::check_k_major_operand(a.ir(), "tcgen05.mma", "a", 1, loc);
-  detail::check_k_major_operand(b.ir(), "tcgen05.mma", "b", 0, loc);
+  detail::check_mma_operand(a.ir(), "tcgen05.mma", "a", 1, loc);
+  detail::check_mma_operand(b.ir(), "tcgen05.mma", "b", 0, loc);
   bld.emit(ir::make<ir::Tcgen05MmaNode>(loc, acc.ir(), a.ir(), b.ir(), std::move(enable_input_d)));
 }
 

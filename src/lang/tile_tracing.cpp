@@ -2,8 +2,6 @@
 
 #include <fmt/ranges.h>
 
-#include "tessel/layout/wgmma_descriptor.hpp"
-
 namespace tessel::detail {
 
 std::vector<int> static_shape(const std::vector<Dim>& shape, std::string_view what, const SourceLoc& loc) {
@@ -62,28 +60,6 @@ ir::Operand resolve(const TileOperand& o, DType tile_type) {
                                     ? ir::const_float(static_cast<const ir::ConstNode&>(*o.scalar).f, tile_type)
                                     : ir::cast(tile_type, o.scalar)};
   return ir::Operand{nullptr, o.scalar};
-}
-
-void check_k_major_operand(const ir::SharedTensor& t, std::string_view what, std::string_view name, int k_dim,
-                           const SourceLoc& loc) {
-  const int row_dim = 1 - k_dim, k = t->shape[size_t(k_dim)], bytes = dtype_bytes(t->dtype);
-  const bool k_major = t->strides[size_t(k_dim)] == 1 && t->strides[size_t(row_dim)] == k;
-  if (!k_major) {
-    const std::string how = k_dim == 1 ? "a shared tile [m, k] whose rows run along k"
-                                       : "the transpose of a shared tile [n, k] whose rows run along k "
-                                         "(s_b.transpose())";
-    throw Error(loc, fmt::format("{}: {} must be K-major: pass {}; this view has shape [{}] and strides [{}]", what,
-                                 name, how, fmt::join(t->shape, ", "), fmt::join(t->strides, ", ")));
-  }
-  const int want = wgmma_swizzle_bits(k * bytes);
-  const int have = t->allocation()->swizzle_bits;
-  if (have != ir::kSwizzleUndecided && have != want)
-    throw Error(loc, fmt::format("{}: {} has rows of {} bytes, which {} reads only with the {}-byte swizzle, but its "
-                                 "shared tile (created at {}) was given {}; create it without a Swizzle argument or "
-                                 "with Swizzle::b{}",
-                                 what, name, k * bytes, what, k * bytes, t->allocation()->loc.str(),
-                                 have == 0 ? std::string("no swizzle") : fmt::format("the {}-byte swizzle", 16 << have),
-                                 k * bytes));
 }
 
 }  // namespace tessel::detail

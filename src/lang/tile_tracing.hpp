@@ -31,6 +31,15 @@ void check_group(const ir::RegisterTensor& t, std::string_view what, const Sourc
 void check_k_major_operand(const ir::SharedTensor& t, std::string_view what, std::string_view name, int k_dim,
                            const SourceLoc& loc);
 
+// A shared operand of a tensor-core mma (mma_operands.cpp): K-major, MN-major (16-bit types, the
+// M or N dimension of stride 1), or MN-major in span-wide blocks (a 3-D tile [mn / P, k, P]).
+void check_mma_operand(const ir::SharedTensor& t, std::string_view what, std::string_view name, int k_dim,
+                       const SourceLoc& loc);
+
+// The shape [m, k] (`k_dim` 1) or [k, n] (`k_dim` 0) that a shared mma operand stands for: its
+// own, or that of its span-wide blocks.
+std::vector<int> mma_operand_shape(const ir::SharedTensor& t, int k_dim);
+
 // An operand of a tile instruction on tiles of `tile_type`: a tile, or a scalar (a C++ literal
 // takes the tile's type).
 ir::Operand resolve(const TileOperand& o, DType tile_type);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "tessel/ir/evaluate.hpp"
 #include "tile_tracing.hpp"
 
 namespace tessel {
@@ -67,16 +68,26 @@ RegisterTensor& RegisterTensor::update(ir::BinaryOp op, const TileOperand& b) {
   return *this;
 }
 
-RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc) const {
+RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc, bool saturate) const {
   Builder& b = Builder::current(loc);
   check_group(t_, "to<T>()", loc);
-  if (is_packed(t) && is_float(dtype()))
+  if (saturate && !ir::saturates_to(t))
+    throw Error(loc,
+                fmt::format("to<{}>(saturate) of register tile {} (reg<{}>[{}]): saturation clamps to the range "
+                            "of an integer type of at most 32 bits (i4, u4, i8, u8, i16, u16, i32, u32); {} is "
+                            "not one",
+                            dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "), dtype_name(t)));
+  if (is_packed(t) && is_float(dtype()) && !saturate)
     throw Error(loc,
                 fmt::format("to<{}>() of register tile {} (reg<{}>[{}]): a float converts to a packed integer "
-                            "through an integer type (.to<i32>().to<{}>()), so that the rounding is stated",
-                            dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "), dtype_name(t)));
+                            "through an integer type (.to<i32>().to<{}>()) or with saturation (.to<{}>(saturate)), "
+                            "so that the rounding is stated",
+                            dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "), dtype_name(t),
+                            dtype_name(t)));
   auto out = new_tile(t, shape(), Layout(), "r", loc);
-  b.emit(ir::make<ir::CastTensorNode>(loc, out, t_));
+  auto cast = ir::make<ir::CastTensorNode>(loc, out, t_);
+  cast->saturate = saturate;
+  b.emit(cast);
   return RegisterTensor(out);
 }
 
@@ -214,6 +225,20 @@ void Instructions::print(const std::string& label, const RegisterTensor& x, std:
   Builder& b = Builder::current(loc);
   check_group(x.ir(), "print", loc);
   b.emit(ir::make<ir::PrintTensorNode>(loc, label, x.ir(), block));
+}
+
+void Instructions::print(const std::string& label, const SharedTensor& x, std::array<int, 3> block, loc_t l) {
+  SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(ir::make<ir::PrintSharedNode>(loc, label, x.ir(), block));
+}
+
+void Instructions::print(const std::string& label, const TMemoryTensor& x, std::array<int, 3> block, loc_t l) {
+  SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  const RegisterTensor loaded = tcgen05.load(x, l);
+  auto node = ir::make<ir::PrintTensorNode>(loc, label, loaded.ir(), block);
+  node->memory = "tmem";
+  b.emit(node);
 }
 
 void Instructions::print_values(std::array<int, 3> block, const PrintFormat& format, std::vector<ir::Expr> values) {

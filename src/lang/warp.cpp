@@ -1,5 +1,10 @@
-// The warp instruction group: the Shuffle and Vote instructions, for kernel values and tiles.
+// The warp instruction group: the Shuffle and Vote instructions, for kernel values and tiles; and
+// convert_layout, which moves a tile's elements by shuffles.
 #include "tessel/lang/warp.hpp"
+
+#include <fmt/ranges.h>
+
+#include "tessel/lang/script.hpp"
 
 #include "tile_tracing.hpp"
 
@@ -24,6 +29,27 @@ RegisterTensor WarpInstructions::tile_shuffle(ir::ShuffleMode mode, const Regist
   check_group(value.ir(), fmt::format("warp.{}", ir::shuffle_name(mode)), loc);
   auto out = new_tile(value.dtype(), value.shape(), Layout(), value.ir()->name, loc);
   b.emit(ir::make<ir::ShuffleNode>(loc, nullptr, out, mode, ir::Operand{value.ir(), nullptr}, lane.ir()));
+  return RegisterTensor(out);
+}
+
+RegisterTensor Instructions::convert_layout(const RegisterTensor& x, const Layout& layout, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  if (!x.ir()) throw Error(loc, "use of an unassigned RegisterTensor");
+  check_group(x.ir(), "convert_layout", loc);
+  const ir::ThreadRange g = b.group(loc);
+  if (!g.whole_warps())
+    throw Error(loc, fmt::format("convert_layout moves elements by warp shuffles, which whole warps run, but the "
+                                 "thread group {} splits a warp",
+                                 g.str()));
+  if (is_packed(x.dtype()))
+    throw Error(loc, fmt::format("convert_layout of register tile {} (reg<{}>[{}]): packed elements move as whole "
+                                 "32-bit registers only; convert the tile first (.to<i8>()) or bitcast it to words",
+                                 x.ir()->name, dtype_name(x.dtype()), fmt::join(x.shape(), ", ")));
+  if (layout.rank() == 0) throw Error(loc, "convert_layout: the layout is empty");
+  detail::check_pinned_layout(layout, x.shape(), "convert_layout", loc);
+  auto out = new_tile(x.dtype(), x.shape(), layout, x.ir()->name, loc);
+  b.emit(ir::make<ir::RelayoutNode>(loc, out, x.ir()));
   return RegisterTensor(out);
 }
 

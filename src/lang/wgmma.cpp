@@ -21,48 +21,24 @@ int warpgroups(const SourceLoc& loc, std::string_view what) {
   return g.count / 128;
 }
 
-// An MN-major B: a row-major [k, n] tile of 16-bit elements whose rows are one swizzle span.
-void check_mn_major_b(const ir::SharedTensor& b, const SourceLoc& loc) {
-  const int k = b->shape[0], n = b->shape[1], bytes = dtype_bytes(b->dtype);
-  if (b->strides[0] != n)
-    throw Error(loc, fmt::format("wgmma.mma: an MN-major b must be a row-major shared tile [k, n]; this view has shape "
-                                 "[{}] and strides [{}]",
-                                 fmt::join(b->shape, ", "), fmt::join(b->strides, ", ")));
-  const int want = wgmma_swizzle_bits(n * bytes);
-  if (want < 0) {
-    const std::string fix = n * bytes > 128 ? fmt::format(
-                                                  "issue one mma per {}-column block of b, each into its own "
-                                                  "accumulator",
-                                                  128 / bytes)
-                                            : "pass b K-major, as the transpose of a shared tile [n, k] "
-                                              "(s_b.transpose())";
-    throw Error(loc, fmt::format("wgmma.mma: an MN-major b [{}, {}] has rows of {} bytes; they must be one swizzle "
-                                 "span, 32, 64 or 128 bytes (n = {}, {} or {}); {}",
-                                 k, n, n * bytes, 32 / bytes, 64 / bytes, 128 / bytes, fix));
-  }
-  const int have = b->allocation()->swizzle_bits;
-  if (have != ir::kSwizzleUndecided && have != want)
-    throw Error(loc, fmt::format("wgmma.mma: b has rows of {} bytes, which wgmma.mma reads only with the {}-byte "
-                                 "swizzle, but its shared tile (created at {}) was given {}; create it without a "
-                                 "Swizzle argument or with Swizzle::b{}",
-                                 n * bytes, n * bytes, b->allocation()->loc.str(),
-                                 have == 0 ? std::string("no swizzle") : fmt::format("the {}-byte swizzle", 16 << have),
-                                 n * bytes));
-}
-
 void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_registers, const SharedTensor& b,
                const RegisterTensor& acc, const SourceLoc& loc) {
   Builder& bld = Builder::current(loc);
   const int groups = warpgroups(loc, "wgmma.mma");
   const DType a_type = a_shared ? a_shared->dtype : a_registers->dtype;
-  const std::vector<int>& a_shape = a_shared ? a_shared->shape : a_registers->shape();
-  if (a_shape.size() != 2 || b.shape().size() != 2 || acc.shape().size() != 2)
-    throw Error(loc, "wgmma.mma: the operands must be 2-D tiles");
-  const int m = a_shape[0], k = a_shape[1], n = b.shape()[1];
-  if (b.shape()[0] != k || acc.shape()[0] != m || acc.shape()[1] != n)
+  const bool shared_ranks =
+      (!a_shared || a_shared->rank() == 2 || a_shared->rank() == 3) && (b.shape().size() == 2 || b.shape().size() == 3);
+  if (!shared_ranks || (a_registers && a_registers->shape().size() != 2) || acc.shape().size() != 2)
+    throw Error(loc,
+                "wgmma.mma: the operands must be 2-D tiles (a shared operand may also be MN-major in span-wide "
+                "blocks, a 3-D tile)");
+  const std::vector<int> a_shape = a_shared ? detail::mma_operand_shape(a_shared, 1) : a_registers->shape();
+  const std::vector<int> b_shape = detail::mma_operand_shape(b.ir(), 0);
+  const int m = a_shape[0], k = a_shape[1], n = b_shape[1];
+  if (b_shape[0] != k || acc.shape()[0] != m || acc.shape()[1] != n)
     throw Error(loc, fmt::format("wgmma.mma: shapes [{}] @ [{}] into [{}] do not match (want a [m, k], b [k, n], acc "
                                  "[m, n])",
-                                 fmt::join(a_shape, ", "), fmt::join(b.shape(), ", "), fmt::join(acc.shape(), ", ")));
+                                 fmt::join(a_shape, ", "), fmt::join(b_shape, ", "), fmt::join(acc.shape(), ", ")));
   const bool half = a_type == DType::F16 || a_type == DType::BF16;
   if (!half || b.dtype() != a_type || acc.dtype() != DType::F32)
     throw Error(loc, fmt::format("wgmma.mma: takes f16 or bf16 operands of one type and an f32 accumulator; got {} @ "
@@ -78,11 +54,8 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
     throw Error(loc, fmt::format("wgmma.mma: k = {} does not fit; k must be 16, 32 or 64 (one m64nNk16 instruction "
                                  "per 16, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
                                  k));
-  if (a_shared) detail::check_k_major_operand(a_shared, "wgmma.mma", "a", 1, loc);
-  if (b.ir()->strides[1] == 1)
-    check_mn_major_b(b.ir(), loc);
-  else
-    detail::check_k_major_operand(b.ir(), "wgmma.mma", "b", 0, loc);
+  if (a_shared) detail::check_mma_operand(a_shared, "wgmma.mma", "a", 1, loc);
+  detail::check_mma_operand(b.ir(), "wgmma.mma", "b", 0, loc);
   if (a_registers) detail::check_group(a_registers, "wgmma.mma", loc);
   detail::check_group(acc.ir(), "wgmma.mma", loc);
   bld.emit(ir::make<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir()));

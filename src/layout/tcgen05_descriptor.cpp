@@ -77,13 +77,31 @@ int64_t tcgen05_k_major_address(const Tcgen05SmemDescriptor& d, int row, int k, 
   return swizzle_byte(linear, d.swizzle_bits);
 }
 
+Tcgen05SmemDescriptor tcgen05_mn_major_descriptor(uint32_t start_address, int swizzle_bits, uint32_t block_bytes) {
+  TESSEL_CHECK(swizzle_bits >= 1 && swizzle_bits <= 3, "MN-major tcgen05 operands are swizzled; bits {}", swizzle_bits);
+  TESSEL_CHECK(start_address % 16 == 0, "tcgen05 operand start {} is not 16-byte aligned", start_address);
+  TESSEL_CHECK(block_bytes % 16 == 0 && block_bytes < (1u << 18), "tcgen05 operand blocks {} bytes apart", block_bytes);
+  const uint32_t span = 16u << swizzle_bits;
+  return Tcgen05SmemDescriptor{start_address & 0x3FFFF, block_bytes ? block_bytes : 16, 8 * span, 1, 0, swizzle_bits};
+}
+
+int64_t tcgen05_mn_major_address(const Tcgen05SmemDescriptor& d, int row, int k, int elem_bytes) {
+  TESSEL_CHECK(d.swizzle_bits >= 1, "the simulator reads only swizzled MN-major tcgen05 operands");
+  const int64_t span = int64_t(16) << d.swizzle_bits, per_span = span / elem_bytes;
+  const int64_t linear = d.start_address + (row % per_span) * elem_bytes +
+                         (row / per_span) * int64_t(d.leading_byte_offset) + (k % 8) * span +
+                         (k / 8) * int64_t(d.stride_byte_offset);
+  return swizzle_byte(linear, d.swizzle_bits);
+}
+
 uint32_t Tcgen05InstrDescriptor::bits() const {
   TESSEL_CHECK(d_type == DType::F32, "tcgen05 kind::f16 accumulator of type {}", dtype_name(d_type));
-  return 1u << 4 | type_code(a_type) << 7 | type_code(b_type) << 10 | uint32_t(n >> 3) << 17 | uint32_t(m >> 4) << 24;
+  return 1u << 4 | type_code(a_type) << 7 | type_code(b_type) << 10 | uint32_t(a_mn_major) << 15 |
+         uint32_t(b_mn_major) << 16 | uint32_t(n >> 3) << 17 | uint32_t(m >> 4) << 24;
 }
 
 Tcgen05InstrDescriptor Tcgen05InstrDescriptor::decode(uint32_t b) {
-  constexpr uint32_t known = 3u << 4 | 0x3Fu << 7 | 0x3Fu << 17 | 0x1Fu << 24;
+  constexpr uint32_t known = 3u << 4 | 0x3Fu << 7 | 3u << 15 | 0x3Fu << 17 | 0x1Fu << 24;
   TESSEL_CHECK((b & ~known) == 0, "tcgen05 instruction descriptor 0x{:x} sets bits tessel never sets", b);
   TESSEL_CHECK((b >> 4 & 3) == 1, "tcgen05 instruction descriptor 0x{:x} has a D type other than f32", b);
   Tcgen05InstrDescriptor d;
@@ -91,6 +109,8 @@ Tcgen05InstrDescriptor Tcgen05InstrDescriptor::decode(uint32_t b) {
   d.n = int(b >> 17 & 0x3F) << 3;
   d.a_type = type_of_code(b >> 7 & 7);
   d.b_type = type_of_code(b >> 10 & 7);
+  d.a_mn_major = (b >> 15 & 1) != 0;
+  d.b_mn_major = (b >> 16 & 1) != 0;
   return d;
 }
 

@@ -67,11 +67,12 @@ int64_t wgmma_k_major_address(const WgmmaDescriptor& d, int row, int k, int elem
   return swizzle_byte(linear, d.swizzle_bits);
 }
 
-WgmmaDescriptor wgmma_mn_major_descriptor(uint32_t start_address, int swizzle_bits) {
+WgmmaDescriptor wgmma_mn_major_descriptor(uint32_t start_address, int swizzle_bits, uint32_t block_bytes) {
   TESSEL_CHECK(swizzle_bits >= 1 && swizzle_bits <= 3, "MN-major wgmma operands are swizzled; bits {}", swizzle_bits);
   TESSEL_CHECK(start_address % 16 == 0, "wgmma operand start {} is not 16-byte aligned", start_address);
+  TESSEL_CHECK(block_bytes % 16 == 0 && block_bytes < (1u << 18), "wgmma operand blocks {} bytes apart", block_bytes);
   const uint32_t span = 16u << swizzle_bits;
-  return WgmmaDescriptor{start_address & 0x3FFFF, 16, 8 * span, 0, swizzle_bits};
+  return WgmmaDescriptor{start_address & 0x3FFFF, block_bytes ? block_bytes : 16, 8 * span, 0, swizzle_bits};
 }
 
 int64_t wgmma_mn_major_address(const WgmmaDescriptor& d, int n, int k, int elem_bytes) {

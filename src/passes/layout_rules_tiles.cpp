@@ -99,7 +99,8 @@ void layout_rule_RegroupRegisters(LayoutRules& r, const ir::RegroupRegistersNode
   }
   r.constraints.derived.push_back({a, out, forward, backward, fmt::format("is the {} by", call), call,
                                    "cannot be regrouped so without moving elements between threads; give it a "
-                                   "layout whose threads hold the elements the result keeps together",
+                                   "layout whose threads hold the elements the result keeps together, or move them "
+                                   "there with convert_layout(x, layout) (warp shuffles)",
                                    n.loc});
 }
 
@@ -117,6 +118,8 @@ void layout_rule_AnnotateLayout(LayoutRules& r, const ir::AnnotateLayoutNode& n)
 }
 
 void layout_rule_PrintTensor(LayoutRules& r, const ir::PrintTensorNode& n) { r.index(n.tensor); }
+
+void layout_rule_PrintShared(LayoutRules&, const ir::PrintSharedNode&) {}
 
 void layout_rule_PrintValues(LayoutRules&, const ir::PrintValuesNode&) {}
 

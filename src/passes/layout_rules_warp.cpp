@@ -1,4 +1,5 @@
-// Layout rules of the warp instructions: a tile's shuffle keeps its layout; votes have no tiles.
+// Layout rules of the warp instructions: a tile's shuffle keeps its layout; a relayout's result has
+// the layout the user gave, independent of its operand's; votes have no tiles.
 #include "layout_rules.hpp"
 
 namespace tessel::passes {
@@ -8,5 +9,10 @@ void layout_rule_Shuffle(LayoutRules& r, const ir::ShuffleNode& n) {
 }
 
 void layout_rule_Vote(LayoutRules&, const ir::VoteNode&) {}
+
+void layout_rule_Relayout(LayoutRules& r, const ir::RelayoutNode& n) {
+  r.index(n.a);
+  r.define(n.out, "convert_layout");
+}
 
 }  // namespace tessel::passes

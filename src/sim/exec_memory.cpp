@@ -100,15 +100,7 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
   const int bytes = std::max(1, dtype_bits(n.src->dtype) / 8);
   for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
     const SharedAddress a = shared_address(w, n.src, view, lane, offsets, c, n.loc);
-    w.cta.check_not_in_flight(a.byte, bytes, false, n.loc, w.thread(lane));
-    for (int b = 0; b < bytes; ++b)
-      if (!w.cta.written[size_t(a.byte + b)])
-        throw Error(n.loc, fmt::format("read of shared memory that was never written: {} (allocated at {}), byte {} "
-                                       "of the allocation, read by thread {} of block {}; store to it (and sync()) "
-                                       "before loading{}",
-                                       a.allocation->name, a.allocation->loc.str(),
-                                       a.byte - w.cta.shared_offsets.at(a.allocation), w.thread(lane),
-                                       w.cta.block_name(), unwritten_memory_cause(w.cta, a.byte + b, w.id)));
+    check_shared_read(w, a, bytes, lane, n.loc, "loading");
     w.cta.access_shared(w, a.byte, bytes, false, n.loc, "load_shared");
     out[size_t(lane) * local + l] = is_packed(n.src->dtype)
                                         ? load_packed(n.src->dtype, w.cta.smem[size_t(a.byte)], a.shift)

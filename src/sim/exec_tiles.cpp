@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 #include "machine.hpp"
 #include "memory_access.hpp"
+#include "unwritten_memory.hpp"
 
 namespace tessel::sim {
 
@@ -96,8 +98,10 @@ void exec_Fma(Warp& w, const ir::FmaNode& n, Mask mask) {
 void exec_CastTensor(Warp& w, const ir::CastTensorNode& n, Mask mask) {
   const ir::Operand op{n.a, nullptr};
   OperandReader a(w, op, n.out.get(), mask);
-  for_each_slot(w, n.out.get(), mask,
-                [&](int lane, int l) { return ir::convert(n.a->dtype, n.out->dtype, a(lane, l)); });
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
+    return n.saturate ? ir::convert_saturated(n.a->dtype, n.out->dtype, a(lane, l))
+                      : ir::convert(n.a->dtype, n.out->dtype, a(lane, l));
+  });
 }
 
 // Between widths, slot l of the narrower tile is bits [w * (l % r), ...) of slot l / r of the wider
@@ -179,6 +183,31 @@ bool in_block(const Warp& w, const std::array<int, 3>& block) { return w.cta.blo
 
 }  // namespace
 
+// The rows of a printed tile of `shape` as the generated code prints them: each row's
+// coordinates, then its elements, `element` giving the one at coordinates c.
+std::string printed_rows(const std::vector<int>& shape, DType t,
+                         const std::function<ir::Scalar(const std::vector<int>&)>& element) {
+  const int rank = int(shape.size());
+  int64_t rows = 1;
+  for (int d = 0; d + 1 < rank; ++d) rows *= shape[size_t(d)];
+  std::string text;
+  std::vector<int> c(size_t(rank), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t rest = r;
+    for (int d = rank - 2; d >= 0; --d) {
+      c[size_t(d)] = int(rest % shape[size_t(d)]);
+      rest /= shape[size_t(d)];
+    }
+    text += rank == 1 ? " " : fmt::format("  [{}]", fmt::join(c.begin(), c.end() - 1, ", "));
+    for (int k = 0; k < shape.back(); ++k) {
+      c.back() = k;
+      text += " " + printed(t, element(c));
+    }
+    text += "\n";
+  }
+  return text;
+}
+
 // As the generated code: the group's threads store their elements (the first replica of each) to
 // the scratch, a barrier, the group's first thread prints it row by row, a second barrier.
 void exec_PrintTensor(Warp& w, const ir::PrintTensorNode& n, Mask mask) {
@@ -205,26 +234,42 @@ void exec_PrintTensor(Warp& w, const ir::PrintTensorNode& n, Mask mask) {
   }
   w.cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
   if (w.thread_in_group(0) == 0 && (mask & 1)) {
-    std::string text = fmt::format("{}: reg<{}>[{}] {}, block ({})\n", n.label, dtype_name(n.tensor->dtype),
-                                   fmt::join(shape, ", "), layout.str(), fmt::join(n.block, ", "));
-    const int row_length = shape.back(), rows = layout.num_elements() / row_length;
-    for (int r = 0; r < rows; ++r) {
-      std::vector<int> row;
-      for (int d = rank - 2, rest = r; d >= 0; --d) {
-        row.insert(row.begin(), rest % shape[size_t(d)]);
-        rest /= shape[size_t(d)];
-      }
-      text += row.empty() ? " " : fmt::format("  [{}]", fmt::join(row, ", "));
-      for (int k = 0; k < row_length; ++k) {
-        const int64_t byte = base + (int64_t(r) * row_length + k) * bytes;
-        w.cta.access_shared(w, byte, bytes, false, n.loc, "print");
-        text += " " + printed(t, load_value(t, &w.cta.smem[size_t(byte)]));
-      }
-      text += "\n";
-    }
+    const std::string header =
+        n.memory == "reg"
+            ? fmt::format("reg<{}>[{}] {}", dtype_name(n.tensor->dtype), fmt::join(shape, ", "), layout.str())
+            : fmt::format("{}<{}>[{}]", n.memory, dtype_name(n.tensor->dtype), fmt::join(shape, ", "));
+    const std::string text =
+        fmt::format("{}: {}, block ({})\n", n.label, header, fmt::join(n.block, ", ")) +
+        printed_rows(shape.empty() ? std::vector<int>{1} : shape, t, [&](const std::vector<int>& c) {
+          int64_t index = 0;
+          for (int d = 0; d < rank; ++d) index = index * shape[size_t(d)] + c[size_t(d)];
+          const int64_t byte = base + index * bytes;
+          w.cta.access_shared(w, byte, bytes, false, n.loc, "print");
+          return load_value(t, &w.cta.smem[size_t(byte)]);
+        });
     std::fputs(text.c_str(), stdout);
   }
   w.cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+}
+
+// As the generated code: the group's first thread reads the tile from shared memory as it stands,
+// each read checked as load_shared's are.
+void exec_PrintShared(Warp& w, const ir::PrintSharedNode& n, Mask mask) {
+  if (!in_block(w, n.block) || w.thread_in_group(0) != 0 || !(mask & 1)) return;
+  const ir::SharedTensor& s = n.tensor;
+  const Lanes view = s->offset ? w.eval(s->offset, 1u) : Lanes{};
+  const std::vector<Lanes> offsets(size_t(s->rank()), Lanes{});
+  const int bytes = std::max(1, dtype_bits(s->dtype) / 8);
+  const std::string text =
+      fmt::format("{}: {}, block ({})\n", n.label, ir::shared_print_header(*s), fmt::join(n.block, ", ")) +
+      printed_rows(s->shape, ir::printed_type(s->dtype), [&](const std::vector<int>& c) {
+        const SharedAddress a = shared_address(w, s, view, 0, offsets, c.data(), n.loc);
+        check_shared_read(w, a, bytes, 0, n.loc, "printing");
+        w.cta.access_shared(w, a.byte, bytes, false, n.loc, "print");
+        return is_packed(s->dtype) ? load_packed(s->dtype, w.cta.smem[size_t(a.byte)], a.shift)
+                                   : load_value(s->dtype, &w.cta.smem[size_t(a.byte)]);
+      });
+  std::fputs(text.c_str(), stdout);
 }
 
 void exec_PrintValues(Warp& w, const ir::PrintValuesNode& n, Mask mask) {

@@ -40,6 +40,23 @@ void exec_Shuffle(Warp& w, const ir::ShuffleNode& n, Mask mask) {
     for (size_t l = 0; l < local; ++l) out[lane * local + l] = in[size_t(source[lane]) * local + l];
 }
 
+// Each lane takes its elements from the lanes that hold them in the operand's layout.
+void exec_Relayout(Warp& w, const ir::RelayoutNode& n, Mask mask) {
+  require_whole_warp(w, mask, "convert_layout", n.loc);
+  const std::vector<ir::RelayoutSource>& sources = w.cta.tables.relayout(&n);
+  const std::vector<ir::Scalar> in = w.tile(n.a.get());
+  auto& out = w.tile(n.out.get());
+  const size_t local = size_t(n.out->layout.local_size()), in_local = size_t(n.a->layout.local_size());
+  for (int lane = 0; lane < 32; ++lane) {
+    const int t = w.thread_in_group(lane);
+    for (size_t l = 0; l < local; ++l) {
+      const ir::RelayoutSource& s = sources[size_t(t) * local + l];
+      const int source_lane = lane + (s.thread - t);
+      out[size_t(lane) * local + l] = in[size_t(source_lane) * in_local + size_t(s.slot)];
+    }
+  }
+}
+
 void exec_Vote(Warp& w, const ir::VoteNode& n, Mask mask) {
   require_whole_warp(w, mask, ir::vote_name(n.mode), n.loc);
   const Lanes predicate = w.eval(n.predicate, mask);

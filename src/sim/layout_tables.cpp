@@ -47,4 +47,10 @@ const std::vector<std::pair<int, int>>& LayoutTables::regroup(const ir::RegroupR
   return it->second;
 }
 
+const std::vector<ir::RelayoutSource>& LayoutTables::relayout(const ir::RelayoutNode* n) {
+  auto [it, fresh] = relayout_.try_emplace(n);
+  if (fresh) it->second = ir::relayout_sources(*n);
+  return it->second;
+}
+
 }  // namespace tessel::sim

@@ -44,12 +44,15 @@ class LayoutTables {
   const std::vector<int>& slice(const ir::SliceRegisterNode& n);
   // For each slot of a regrouping's result, the operand and slot that hold its element.
   const std::vector<std::pair<int, int>>& regroup(const ir::RegroupRegistersNode& n);
+  // For each slot of a relayout's result, the thread and slot of the operand that hold its element.
+  const std::vector<ir::RelayoutSource>& relayout(const ir::RelayoutNode* n);
 
  private:
   std::unordered_map<const void*, std::vector<int>> coords_;
   std::map<std::pair<const void*, const void*>, std::vector<int>> broadcast_;
   std::unordered_map<const void*, std::vector<int>> slice_;
   std::unordered_map<const void*, std::vector<std::pair<int, int>>> regroup_;
+  std::unordered_map<const void*, std::vector<ir::RelayoutSource>> relayout_;
 };
 
 class Warp {

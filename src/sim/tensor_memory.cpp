@@ -193,28 +193,33 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   mma->columns = n.n();
   if (n.cta_group() == 2) mma->peer = &pair_peer(w, n);
   mma->accumulate = w.eval(n.enable_input_d, Mask(1) << lane)[size_t(lane)].i != 0;
-  mma->instruction_descriptor =
-      Tcgen05InstrDescriptor{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32}.bits();
-  // The unswizzled shared byte of element (0, k) of an operand: rows run along k in both.
-  const auto start = [&](const ir::SharedTensor& t, int k) {
+  const ir::MmaOperand a = n.a_operand(), b = n.b_operand();
+  Tcgen05InstrDescriptor idesc{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32};
+  idesc.a_mn_major = a.mn_major;
+  idesc.b_mn_major = b.mn_major;
+  mma->instruction_descriptor = idesc.bits();
+  // The unswizzled shared byte where an instruction reading operand `t` (laid out as `o`) from
+  // column `k` starts.
+  const auto start = [&](const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
     const int64_t offset = t->offset ? w.eval(t->offset, Mask(1) << lane)[size_t(lane)].i : 0;
     const int64_t span = int64_t(16) << t->allocation()->swizzle_bits;
     TESSEL_CHECK((offset * bytes) % (8 * span) == 0, "tcgen05.mma at {}: an operand starts inside its swizzle pattern",
                  n.loc.str());
-    return cta_.shared_offsets.at(t->allocation()) + (offset + k) * bytes;
+    return cta_.shared_offsets.at(t->allocation()) + (offset + o.element(0, k)) * bytes;
+  };
+  const auto smem_descriptor = [&](const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
+    const auto address = uint32_t(start(t, o, k));
+    const int swizzle = t->allocation()->swizzle_bits;
+    return Tcgen05SmemDescriptor::decode(
+        (o.mn_major ? tcgen05_mn_major_descriptor(address, swizzle, uint32_t(o.block_stride * bytes))
+                    : tcgen05_k_major_descriptor(address, swizzle))
+            .bits());
   };
   for (int k0 = 0; k0 < n.k(); k0 += kTcgen05K)
-    mma->instructions.push_back(
-        Instruction{Tcgen05SmemDescriptor::decode(
-                        tcgen05_k_major_descriptor(uint32_t(start(n.a, k0)), n.a->allocation()->swizzle_bits).bits()),
-                    Tcgen05SmemDescriptor::decode(
-                        tcgen05_k_major_descriptor(uint32_t(start(n.b, k0)), n.b->allocation()->swizzle_bits).bits()),
-                    k0});
-  // Each block's operand rows: a pair's blocks hold half of a's rows and half of b's columns each.
-  const int64_t row_bytes = int64_t(n.k()) * bytes;
-  const int64_t a_rows = n.a->shape[0], b_rows = n.b->shape[1];
-  mma->a = InFlightRead{this, start(n.a, 0), start(n.a, 0) + a_rows * row_bytes, &n.loc, thread, "tcgen05.mma"};
-  mma->b = InFlightRead{this, start(n.b, 0), start(n.b, 0) + b_rows * row_bytes, &n.loc, thread, "tcgen05.mma"};
+    mma->instructions.push_back(Instruction{smem_descriptor(n.a, a, k0), smem_descriptor(n.b, b, k0), k0});
+  // Each block's operands: a pair's blocks hold half of a's rows and half of b's columns each.
+  mma->a = InFlightRead{this, start(n.a, a, 0), start(n.a, a, 0) + a.extent() * bytes, &n.loc, thread, "tcgen05.mma"};
+  mma->b = InFlightRead{this, start(n.b, b, 0), start(n.b, b, 0) + b.extent() * bytes, &n.loc, thread, "tcgen05.mma"};
   // The tensor core may read the operands at once: a copy still writing them is a race, and so
   // is a write the issuing warp is not ordered after.
   for (Cta* block : {&cta_, mma->peer})
@@ -329,15 +334,19 @@ void TensorMemory::complete(Operation& m) {
                                      unwritten_memory_cause(block, address, &block == &cta_ ? m.thread / 32 : -1)));
     return float(load_value(type, &block.smem[size_t(address)]).f);
   };
+  // Element (row of m or n, kk) of an operand, in the layout the instruction descriptor names.
+  const auto address = [&](bool mn_major, const Tcgen05SmemDescriptor& d, int row, int kk) {
+    return mn_major ? tcgen05_mn_major_address(d, row, kk, bytes) : tcgen05_k_major_address(d, row, kk, bytes);
+  };
   std::vector<float> a(size_t(rows) * k), b(size_t(cols) * k);
   for (const Instruction& in : m.instructions)
     for (int kk = 0; kk < kTcgen05K; ++kk) {
       for (int row = 0; row < rows; ++row)
         a[size_t(row) * k + in.k0 + kk] =
-            read(block_of(row, block_rows), tcgen05_k_major_address(in.a, row % block_rows, kk, bytes));
+            read(block_of(row, block_rows), address(idesc.a_mn_major, in.a, row % block_rows, kk));
       for (int col = 0; col < cols; ++col)
         b[size_t(col) * k + in.k0 + kk] =
-            read(block_of(col, block_cols), tcgen05_k_major_address(in.b, col % block_cols, kk, bytes));
+            read(block_of(col, block_cols), address(idesc.b_mn_major, in.b, col % block_cols, kk));
     }
   for (int row = 0; row < rows; ++row)
     for (int col = 0; col < cols; ++col) {

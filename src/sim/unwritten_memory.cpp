@@ -60,4 +60,16 @@ std::string unwritten_memory_cause(const Cta& cta, int64_t byte, int reader_warp
   return cause;
 }
 
+void check_shared_read(Warp& w, const SharedAddress& a, int bytes, int lane, const SourceLoc& loc,
+                       std::string_view doing) {
+  w.cta.check_not_in_flight(a.byte, bytes, false, loc, w.thread(lane));
+  for (int b = 0; b < bytes; ++b)
+    if (!w.cta.written[size_t(a.byte + b)])
+      throw Error(
+          loc, fmt::format("read of shared memory that was never written: {} (allocated at {}), byte {} of the "
+                           "allocation, read by thread {} of block {}; store to it (and sync()) before {}{}",
+                           a.allocation->name, a.allocation->loc.str(), a.byte - w.cta.shared_offsets.at(a.allocation),
+                           w.thread(lane), w.cta.block_name(), doing, unwritten_memory_cause(w.cta, a.byte + b, w.id)));
+}
+
 }  // namespace tessel::sim

@@ -3,10 +3,11 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+
+#include "memory_access.hpp"
 
 namespace tessel::sim {
-
-class Cta;
 
 // What the kernel's code suggests about byte `byte` of `cta`'s shared memory, read by warp
 // `reader_warp` (or an instruction it issued) before anything wrote it: the instructions of other
@@ -14,5 +15,10 @@ class Cta;
 // sync() or mbarrier handoff), and TMA loads into it (a phase completed with fewer transaction
 // bytes than the box). Starts with "; "; empty when the code suggests nothing.
 std::string unwritten_memory_cause(const Cta& cta, int64_t byte, int reader_warp);
+
+// Checks a read of `bytes` at `a` by `lane` of `w` (`doing` it, as "loading"): an error names an
+// asynchronous write still in flight there, or a byte never written and its likely cause.
+void check_shared_read(Warp& w, const SharedAddress& a, int bytes, int lane, const SourceLoc& loc,
+                       std::string_view doing);
 
 }  // namespace tessel::sim

@@ -63,11 +63,11 @@ void WgmmaUnit::retire(const Warp& w, int pending) {
   }
 }
 
-// The unswizzled shared address of element (row, k) of the K-major operand `t` (`k_dim` its
-// dimension along k); the view's offset must be the same in every lane, as the descriptor must be
-// the same in every thread of the warpgroup.
-int64_t WgmmaUnit::operand_start(Warp& w, const ir::SharedTensor& t, int k_dim, int row, int k, Mask mask,
-                                 std::string_view name, const SourceLoc& loc) const {
+// The descriptor of the instruction that reads shared operand `t` (laid out as `o`) from its row
+// `row` and column `k`. The view's offset must be the same in every lane, as the descriptor must
+// be the same in every thread of the warpgroup.
+WgmmaDescriptor WgmmaUnit::descriptor(Warp& w, const ir::SharedTensor& t, const ir::MmaOperand& o, int row, int k,
+                                      Mask mask, std::string_view name, const SourceLoc& loc) const {
   int64_t offset = 0;
   if (t->offset) {
     const Lanes view = w.eval(t->offset, mask);
@@ -78,32 +78,24 @@ int64_t WgmmaUnit::operand_start(Warp& w, const ir::SharedTensor& t, int k_dim, 
                                      "in lane 0, {} in lane {}); wgmma operands must be the same in every thread",
                                      t->name, name, w.id, offset, view[lane].i, lane));
   }
-  const int bytes = dtype_bytes(t->dtype);
-  const int64_t element = offset + int64_t(row) * t->strides[size_t(1 - k_dim)] + k;
-  const int64_t span = int64_t(16) << t->allocation()->swizzle_bits;
-  // Operand rows are multiples of 8 (m of 64, n of 8) and views select whole operands, so every
-  // operand starts on a repeat of its swizzle pattern, where the descriptor's base offset is 0.
+  const int bytes = dtype_bytes(t->dtype), swizzle = t->allocation()->swizzle_bits;
+  const int64_t element = offset + o.element(row, k);
+  const int64_t span = int64_t(16) << swizzle;
+  // Operand rows are multiples of 8 (m of 64, n of 8), k-rows multiples of 16, and views select
+  // whole operands, so every operand starts on a repeat of its swizzle pattern, where the
+  // descriptor's base offset is 0.
   TESSEL_CHECK(element * bytes / span % 8 == 0, "wgmma.mma at {}: {} starts at row {} of its swizzle pattern",
                loc.str(), name, element * bytes / span % 8);
-  return cta_.shared_offsets.at(t->allocation()) + element * bytes;
+  const auto start = uint32_t(cta_.shared_offsets.at(t->allocation()) + element * bytes);
+  return WgmmaDescriptor::decode((o.mn_major
+                                      ? wgmma_mn_major_descriptor(start, swizzle, uint32_t(o.block_stride * bytes))
+                                      : wgmma_k_major_descriptor(start, swizzle))
+                                     .bits());
 }
 
-// The descriptor of B for the instruction at k-row `k0`: K-major, or MN-major (its operand starts
-// k0 rows down the tile).
-WgmmaDescriptor WgmmaUnit::b_descriptor(Warp& w, const ir::WgmmaMmaNode& n, int k0, Mask mask) const {
-  const int swizzle = n.b->allocation()->swizzle_bits;
-  if (!n.b_mn_major())
-    return WgmmaDescriptor::decode(
-        wgmma_k_major_descriptor(uint32_t(operand_start(w, n.b, 0, 0, k0, mask, "b", n.loc)), swizzle).bits());
-  // An MN-major B's k-rows are its rows: row k0, column 0 of the tile starts the operand.
-  const auto start = uint32_t(operand_start(w, n.b, 1, k0, 0, mask, "b", n.loc));
-  return WgmmaDescriptor::decode(wgmma_mn_major_descriptor(start, swizzle).bits());
-}
-
-// The shared byte from which the tensor core reads element (column `col` of n, `k`) of B.
-int64_t WgmmaUnit::b_address(const ir::WgmmaMmaNode& n, const WgmmaDescriptor& d, int col, int k) {
-  const int bytes = dtype_bytes(n.operand_type());
-  return n.b_mn_major() ? wgmma_mn_major_address(d, col, k, bytes) : wgmma_k_major_address(d, col, k, bytes);
+// The shared byte from which the tensor core reads element (`row` of m or n, `k`) of an operand.
+int64_t WgmmaUnit::address(const ir::MmaOperand& o, const WgmmaDescriptor& d, int row, int k, int elem_bytes) {
+  return o.mn_major ? wgmma_mn_major_address(d, row, k, elem_bytes) : wgmma_k_major_address(d, row, k, elem_bytes);
 }
 
 void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
@@ -122,22 +114,19 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
   const int warpgroups = w.group().count / 128, bytes = dtype_bytes(n.operand_type());
   const int warp_in_group = w.thread_in_group(0) / 32, warpgroup = warp_in_group / 4, quarter = warp_in_group % 4;
   auto mma = std::make_unique<Mma>(Mma{&w, &n, state.committed, quarter, {}, {}});
+  const ir::MmaOperand b = n.b_operand(), a = n.a_shared ? n.a_operand() : ir::MmaOperand{};
   for (int r = 0; r < n.m() / kWgmmaM / warpgroups; ++r)
     for (int k0 = 0; k0 < n.k(); k0 += kWgmmaK) {
       Instruction in{{}, {}, kWgmmaM * (warpgroup + warpgroups * r), k0};
-      in.b = b_descriptor(w, n, k0, mask);
+      in.b = descriptor(w, n.b, b, 0, k0, mask, "b", n.loc);
       for (int row = 0; row < n.n(); ++row)
         for (int k = 0; k < kWgmmaK; ++k)
-          for (int byte = 0; byte < bytes; ++byte) mma->bytes_read.push_back(b_address(n, in.b, row, k) + byte);
+          for (int byte = 0; byte < bytes; ++byte) mma->bytes_read.push_back(address(b, in.b, row, k, bytes) + byte);
       if (n.a_shared) {
-        in.a = WgmmaDescriptor::decode(
-            wgmma_k_major_descriptor(uint32_t(operand_start(w, n.a_shared, 1, in.row0, k0, mask, "a", n.loc)),
-                                     n.a_shared->allocation()->swizzle_bits)
-                .bits());
+        in.a = descriptor(w, n.a_shared, a, in.row0, k0, mask, "a", n.loc);
         for (int row = 16 * quarter; row < 16 * quarter + 16; ++row)
           for (int k = 0; k < kWgmmaK; ++k)
-            for (int byte = 0; byte < bytes; ++byte)
-              mma->bytes_read.push_back(wgmma_k_major_address(in.a, row, k, bytes) + byte);
+            for (int byte = 0; byte < bytes; ++byte) mma->bytes_read.push_back(address(a, in.a, row, k, bytes) + byte);
       }
       mma->instructions.push_back(in);
     }
@@ -162,13 +151,15 @@ void WgmmaUnit::complete(Mma& mma) {
   auto read = [&](int64_t address) { return float(load_value(type, &cta_.smem[size_t(address)]).f); };
   // The warp's rows of A and all of B as dense matrices; rows the warp does not compute stay NaN.
   std::vector<float> a(size_t(n.m()) * k, NAN), b(size_t(k) * cols);
+  const ir::MmaOperand b_operand = n.b_operand(), a_operand = n.a_shared ? n.a_operand() : ir::MmaOperand{};
   for (const Instruction& in : mma.instructions) {
     for (int row = 0; row < cols; ++row)
-      for (int kk = 0; kk < kWgmmaK; ++kk) b[size_t(in.k0 + kk) * cols + row] = read(b_address(n, in.b, row, kk));
+      for (int kk = 0; kk < kWgmmaK; ++kk)
+        b[size_t(in.k0 + kk) * cols + row] = read(address(b_operand, in.b, row, kk, bytes));
     if (n.a_shared)
       for (int row = 16 * mma.quarter; row < 16 * mma.quarter + 16; ++row)
         for (int kk = 0; kk < kWgmmaK; ++kk)
-          a[size_t(in.row0 + row) * k + in.k0 + kk] = read(wgmma_k_major_address(in.a, row, kk, bytes));
+          a[size_t(in.row0 + row) * k + in.k0 + kk] = read(address(a_operand, in.a, row, kk, bytes));
   }
   if (n.a_registers) {
     const auto& table = cta_.tables.coords(n.a_registers.get());

@@ -74,10 +74,9 @@ class WgmmaUnit final : public AsyncAgent {
   void complete(Mma& mma);
   // Completes the first `count` mma of `warp`.
   void complete_first(WarpState& warp, size_t count);
-  WgmmaDescriptor b_descriptor(Warp& w, const ir::WgmmaMmaNode& n, int k0, Mask mask) const;
-  static int64_t b_address(const ir::WgmmaMmaNode& n, const WgmmaDescriptor& d, int col, int k);
-  int64_t operand_start(Warp& w, const ir::SharedTensor& t, int k_dim, int row, int k, Mask mask, std::string_view name,
-                        const SourceLoc& loc) const;
+  WgmmaDescriptor descriptor(Warp& w, const ir::SharedTensor& t, const ir::MmaOperand& o, int row, int k, Mask mask,
+                             std::string_view name, const SourceLoc& loc) const;
+  static int64_t address(const ir::MmaOperand& o, const WgmmaDescriptor& d, int row, int k, int elem_bytes);
 
   Cta& cta_;
   bool watching_ = false;

@@ -11,6 +11,7 @@ using ElementTypesOnGpu = GpuTest;
 TEST_F(ElementTypesOnGpu, Fp8ConversionsMatchTheHostBitForBit) { check_fp8_conversions(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, NarrowIntegersAndBitcasts) { check_narrow_integers_and_bitcasts(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, FloatsToIntegersSaturateAsPtxCvt) { check_floats_to_integers(Device::gpu()); }
+TEST_F(ElementTypesOnGpu, SaturatingConversions) { check_saturating_conversions(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, BitOperators) { check_bit_operators(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, Int4Dequantization) { check_int4_dequantize(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, CausalMaskFromIndexTiles) { check_causal_mask(Device::gpu()); }

@@ -8,6 +8,7 @@ namespace {
 using RegroupOnGpu = GpuTest;
 
 TEST_F(RegroupOnGpu, ReshapePermuteConcatAndInterleave) { check_regroupings(Device::gpu()); }
+TEST_F(RegroupOnGpu, ConvertLayoutByWarpShuffles) { check_layout_conversions(Device::gpu()); }
 
 }  // namespace
 }  // namespace tessel::testing

@@ -1,5 +1,6 @@
-// wgmma on the GPU against host references: K-major operands, and B MN-major (whose descriptors
-// and transpose bit only the hardware can confirm); skipped, visibly, without one.
+// wgmma on the GPU against host references: K-major operands, and MN-major ones (whose
+// descriptors and transpose bits only the hardware can confirm); skipped, visibly, without one.
+#include "../mn_major_kernels.hpp"
 #include "../wgmma_kernels.hpp"
 #include "gpu_test.hpp"
 
@@ -18,6 +19,12 @@ TEST_F(WgmmaOnGpu, MnMajorBMatchesTheHostReference) {
   check_wgmma_mn_major_b<bf16, 64, 64, true>({}, Device::gpu());
   check_wgmma_mn_major_b<bf16, 32, 32, false>({}, Device::gpu());
   check_wgmma_mn_major_b<f16, 16, 16, true>({}, Device::gpu());
+}
+
+TEST_F(WgmmaOnGpu, ATransposedAndBInBlocksMatchTheHostReference) {
+  check_wgmma_mn_major_operands<f16, 128, 64, false>({}, Device::gpu());
+  check_wgmma_mn_major_operands<bf16, 192, 32, true>({}, Device::gpu());
+  check_wgmma_mn_major_operands<bf16, 64, 16, false>({}, Device::gpu());
 }
 
 }  // namespace

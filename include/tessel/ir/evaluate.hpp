@@ -19,6 +19,11 @@ Scalar normalize(DType t, Scalar v);
 Scalar apply_binary(BinaryOp op, DType operand_type, Scalar a, Scalar b);
 Scalar apply_unary(UnaryOp op, DType t, Scalar a);
 Scalar convert(DType from, DType to, Scalar v);
+// The saturating conversion to an integer type of at most 32 bits: a float rounds to the nearest
+// integer, ties to even, NaN to 0; the result is clamped to the range of `to`.
+Scalar convert_saturated(DType from, DType to, Scalar v);
+// Whether `t` is a target of convert_saturated.
+bool saturates_to(DType t);
 // The bit pattern of `v` as an element of type `t` holds it (a float's IEEE bits, an integer's
 // two's complement in the type's width), and back: what a bitcast keeps.
 uint64_t bits_of(DType t, Scalar v);

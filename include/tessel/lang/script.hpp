@@ -285,11 +285,23 @@ class Instructions {
 
   // Pins the layout of `x` (and of every tile that must share it) for layout inference.
   void annotate_layout(const RegisterTensor& x, const Layout& layout, loc_t loc = loc_t::current());
+  // `x` in `layout` (docs/language.md, "Reshapes"): each element moves by warp shuffles from a
+  // thread of the warp that holds it to the threads that hold it in `layout`. The group must be
+  // whole warps, and the element must stay within its warp.
+  RegisterTensor convert_layout(const RegisterTensor& x, const Layout& layout, loc_t loc = loc_t::current());
 
   // Prints the tile with its type and layout, a row per line, from the first thread of the group
   // in block `block` (docs/language.md, "Printing"): the same text on the GPU and the simulator.
   // Every thread of the group takes part (the tile is gathered through shared memory).
   void print(const std::string& label, const RegisterTensor& x, std::array<int, 3> block = {0, 0, 0},
+             loc_t loc = loc_t::current());
+  // A shared tile with its strides and swizzle, read by the group's first thread straight from
+  // shared memory: the writes must be visible to it (a sync() or an mbarrier wait after them).
+  void print(const std::string& label, const SharedTensor& x, std::array<int, 3> block = {0, 0, 0},
+             loc_t loc = loc_t::current());
+  // A tensor-memory tile, loaded by the group (a warpgroup: each warp its 32 lanes, as
+  // tcgen05.load) and printed as a register tile is.
+  void print(const std::string& label, const TMemoryTensor& x, std::array<int, 3> block = {0, 0, 0},
              loc_t loc = loc_t::current());
   // Prints `format` with each {} replaced by the next of `values` (kernel values), from the first
   // thread of the group in block (0, 0, 0), or in `block`.

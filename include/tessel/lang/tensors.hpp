@@ -69,6 +69,10 @@ class SharedTensor {
 
 class RegisterTensor;
 
+// The tag of a saturating conversion: `r.to<i8>(saturate)`.
+struct Saturate {};
+inline constexpr Saturate saturate{};
+
 // A register tile as the operand of an operator that accepts only tiles (unary minus, assignment);
 // records where the user wrote the operator, which cannot take a defaulted std::source_location.
 struct TileArgument {
@@ -120,7 +124,12 @@ class RegisterTensor {
   template <class T> RegisterTensor to(std::source_location loc = std::source_location::current()) const {
     return cast_to(dtype_v<T>, SourceLoc::from(loc));
   }
-  RegisterTensor cast_to(DType t, SourceLoc loc) const;
+  // The saturating conversion to an integer type of at most 32 bits (`r.to<i8>(saturate)`):
+  // floats round to the nearest, ties to even, NaN to 0, and every value is clamped to T's range.
+  template <class T> RegisterTensor to(Saturate, std::source_location loc = std::source_location::current()) const {
+    return cast_to(dtype_v<T>, SourceLoc::from(loc), true);
+  }
+  RegisterTensor cast_to(DType t, SourceLoc loc, bool saturate = false) const;
   // The same bits read as T (docs/language.md, "Element types"): element by element between types
   // of one width; between widths the last dimension regroups (a reg<u32>[n] is a reg<u4>[8 n]).
   // No instruction runs.

@@ -9,9 +9,10 @@
 //   bits 49-51  base offset (0: the operand starts on a repeat of its swizzle pattern)
 //   bits 61-63  swizzle: 0 none, 2 128-byte, 4 64-byte, 6 32-byte (1: 128-byte with 32-byte
 //               atoms, which tessel does not use; 3, 5, 7 invalid)
-// tessel's operands are K-major rows of exactly one swizzle span, as for wgmma
-// (wgmma_descriptor.hpp): 8-row groups 8 spans apart, the leading offset unused (1), the k-th
-// 32-byte step of a row addressed by moving the start address.
+// tessel's operands have the layouts of wgmma's (wgmma_descriptor.hpp): K-major rows of exactly
+// one swizzle span, 8-row groups 8 spans apart, the leading offset unused (1), the k-th 32-byte
+// step of a row addressed by moving the start address; or MN-major k-rows of one span, span-wide
+// blocks along M or N one leading offset apart, the k-th step 16 k-rows further.
 //
 // Instruction descriptor, 32 bits, for kind::f16 (PTX ISA 9.7.16.4.2; hw-semantics.md §5.4):
 //   bits 4-5 D type (1: f32), 7-9 A type and 10-12 B type (0: f16, 1: bf16), 15/16 A/B
@@ -46,9 +47,19 @@ Tcgen05SmemDescriptor tcgen05_k_major_descriptor(uint32_t start_address, int swi
 // described by `d` with elements of `elem_bytes`: what the simulator reads.
 int64_t tcgen05_k_major_address(const Tcgen05SmemDescriptor& d, int row, int k, int elem_bytes);
 
+// The descriptor of an MN-major operand starting at shared byte `start_address` (the unswizzled
+// address of its k-row 0) in a tile swizzled by `swizzle_bits` (1..3, k-rows of one span), with
+// its span-wide blocks `block_bytes` apart (0: one block).
+Tcgen05SmemDescriptor tcgen05_mn_major_descriptor(uint32_t start_address, int swizzle_bits, uint32_t block_bytes);
+
+// The shared byte address from which the tensor core reads element (row, k) of an MN-major
+// operand, `row` its M or N index.
+int64_t tcgen05_mn_major_address(const Tcgen05SmemDescriptor& d, int row, int k, int elem_bytes);
+
 struct Tcgen05InstrDescriptor {
   int m = 0, n = 0;
   DType a_type = DType::F16, b_type = DType::F16, d_type = DType::F32;
+  bool a_mn_major = false, b_mn_major = false;
 
   uint32_t bits() const;
   // Throws an internal error on a descriptor tessel cannot have made (reserved bits, types).

@@ -10,10 +10,10 @@
 // spans) apart, the swizzle XOR applied to the address (hw-semantics.md §4.3). The leading offset
 // is unused for swizzled K-major operands and set to 1, as CUTLASS does. The k-th k16 step of a
 // row is addressed by moving the start address 32 bytes per step.
-// An MN-major B operand (16-bit types only) is a row-major [k, n] tile whose rows (one k each) are
-// one swizzle span of N: groups of 8 k-rows one stride offset (8 spans) apart, and the leading
-// offset, the distance between spans of N, unused since N is one span. The k-th k16 step starts
-// 16 rows further.
+// An MN-major operand (16-bit types only) has k-rows of one swizzle span along M or N: groups of 8
+// k-rows one stride offset (8 spans) apart, and blocks of one span along M or N one leading offset
+// apart (unused, and set to 1, when M or N is one span). The k-th k16 step starts 16 k-rows
+// further.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +42,9 @@ int wgmma_swizzle_bits(int row_bytes);
 WgmmaDescriptor wgmma_k_major_descriptor(uint32_t start_address, int swizzle_bits);
 
 // The descriptor of an MN-major operand starting at shared byte `start_address` (the unswizzled
-// address of its k-row 0) in a tile swizzled by `swizzle_bits` (1..3, k-rows of one span).
-WgmmaDescriptor wgmma_mn_major_descriptor(uint32_t start_address, int swizzle_bits);
+// address of its k-row 0) in a tile swizzled by `swizzle_bits` (1..3, k-rows of one span), with
+// its span-wide blocks `block_bytes` apart (0: one block).
+WgmmaDescriptor wgmma_mn_major_descriptor(uint32_t start_address, int swizzle_bits, uint32_t block_bytes);
 
 // The shared byte address from which the tensor core reads element (n, k) of an MN-major operand.
 int64_t wgmma_mn_major_address(const WgmmaDescriptor& d, int n, int k, int elem_bytes);

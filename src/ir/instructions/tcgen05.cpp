@@ -42,12 +42,12 @@ void verify_Tcgen05Dealloc(Verification& v, const Tcgen05DeallocNode& n) {
 void verify_Tcgen05Mma(Verification& v, const Tcgen05MmaNode& n) {
   check_one_warp(v, n);
   TESSEL_CHECK(tcgen05_mma_shape_is_legal(n.m(), n.n(), n.cta_group()) && n.k() % kTcgen05K == 0 &&
-                   n.acc->lane_offset == 0 && n.b->shape[1] * n.cta_group() == n.n(),
+                   n.acc->lane_offset == 0 && n.b_operand().mn * n.cta_group() == n.n(),
                "tcgen05.mma at {} of shape {}x{}x{}", n.loc.str(), n.m(), n.n(), n.k());
   TESSEL_CHECK(n.enable_input_d->type.dtype == DType::Bool, "tcgen05.mma at {} with enable_input_d of type {}",
                n.loc.str(), n.enable_input_d->type.str());
-  check_operand_swizzle(*n.a, n.k() * dtype_bytes(n.a->dtype), n);
-  check_operand_swizzle(*n.b, n.k() * dtype_bytes(n.b->dtype), n);
+  check_operand_swizzle(*n.a, n.a_operand().row_bytes, n);
+  check_operand_swizzle(*n.b, n.b_operand().row_bytes, n);
 }
 
 void verify_Tcgen05Commit(Verification& v, const Tcgen05CommitNode& n) {
@@ -96,8 +96,8 @@ Effects effects_of(const Tcgen05DeallocNode& n) {
 
 Effects effects_of(const Tcgen05MmaNode& n) {
   Effects e;
-  for (const SharedTensor& t : {n.a, n.b})
-    e.tensor_core_reads.push_back({t->allocation(), n.k() * dtype_bytes(t->dtype)});
+  e.tensor_core_reads.push_back({n.a->allocation(), n.a_operand().row_bytes});
+  e.tensor_core_reads.push_back({n.b->allocation(), n.b_operand().row_bytes});
   return e;
 }
 

@@ -1,5 +1,6 @@
 // Verifier rules and effects (tessel/ir/effects.hpp) of the register-tile instructions: creation,
 // elementwise math, casts, bitcasts, index tiles, copies, slices and regroupings.
+#include "tessel/ir/evaluate.hpp"
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -32,6 +33,8 @@ void verify_Fma(Verification& v, const FmaNode& n) {
 }
 
 void verify_CastTensor(Verification& v, const CastTensorNode& n) {
+  TESSEL_CHECK(!n.saturate || saturates_to(n.out->dtype), "saturating cast at {} to {}", n.loc.str(),
+               dtype_name(n.out->dtype));
   v.use(n.a, n);
   v.define(n.out, n);
 }
@@ -71,6 +74,12 @@ void verify_SliceRegister(Verification& v, const SliceRegisterNode& n) {
 }
 
 DType printed_type(DType t) { return is_packed(t) ? DType::I32 : t; }
+
+std::string shared_print_header(const SharedTensorNode& s) {
+  const std::string swizzle = s.swizzle_bits > 0 ? fmt::format(" swizzle {}B", 16 << s.swizzle_bits) : "";
+  return fmt::format("shared<{}>[{}] strides [{}]{}", dtype_name(s.dtype), fmt::join(s.shape, ", "),
+                     fmt::join(s.strides, ", "), swizzle);
+}
 
 std::string_view regroup_name(Regroup r) {
   switch (r) {
@@ -159,7 +168,13 @@ void verify_PrintTensor(Verification& v, const PrintTensorNode& n) {
                      (n.barrier == SyncNode::kBlockBarrier) == whole_block,
                  "print barrier {} in a group of {} at {}", n.barrier, v.group().str(), n.loc.str());
   }
+  TESSEL_CHECK(n.memory == "reg" || n.memory == "tmem", "print at {} of a tile from memory \"{}\"", n.loc.str(),
+               n.memory);
   v.use(n.tensor, n);
+}
+
+void verify_PrintShared(Verification&, const PrintSharedNode& n) {
+  TESSEL_CHECK(n.tensor->rank() > 0, "print at {} of a shared tile without dimensions", n.loc.str());
 }
 
 void verify_PrintValues(Verification&, const PrintValuesNode& n) {
@@ -184,6 +199,7 @@ Effects effects_of(const SliceRegisterNode&) { return {}; }
 Effects effects_of(const RegroupRegistersNode&) { return {}; }
 Effects effects_of(const AnnotateLayoutNode&) { return {}; }
 Effects effects_of(const PrintTensorNode&) { return {}; }
+Effects effects_of(const PrintSharedNode&) { return {}; }
 Effects effects_of(const PrintValuesNode&) { return {}; }
 
 }  // namespace tessel::ir

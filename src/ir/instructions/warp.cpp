@@ -1,4 +1,7 @@
-// Verifier rules and effects (tessel/ir/effects.hpp) of the warp instructions: shuffles and votes.
+// Verifier rules and effects (tessel/ir/effects.hpp) of the warp instructions: shuffles, votes and
+// relayouts.
+#include <fmt/ranges.h>
+
 #include "verification.hpp"
 
 namespace tessel::ir {
@@ -33,6 +36,29 @@ std::string_view vote_name(VoteMode m) {
   return "?";
 }
 
+std::vector<RelayoutSource> relayout_sources(const RelayoutNode& n) {
+  const Layout &from = n.a->layout, &to = n.out->layout;
+  const int local = to.local_size();
+  std::vector<RelayoutSource> sources(size_t(to.num_threads()) * size_t(local));
+  for (int t = 0; t < to.num_threads(); ++t)
+    for (int l = 0; l < local; ++l) {
+      const std::vector<int> c = to.coords(t, l);
+      RelayoutSource& s = sources[size_t(t) * size_t(local) + size_t(l)];
+      s.thread = -1;
+      for (int candidate = t; candidate < t + 32 && s.thread < 0; ++candidate) {
+        const int u = t / 32 * 32 + candidate % 32;  // t itself first, then the rest of its warp
+        if (from.holds(u, c, &s.slot)) s.thread = u;
+      }
+      if (s.thread < 0)
+        throw Error(n.loc, fmt::format("convert_layout of register tile {} from {} to {}: element ({}) is held by "
+                                       "thread {} of the group in the new layout, but by no thread of its warp in "
+                                       "the old one; warp shuffles move elements within a warp only: store the tile "
+                                       "to shared memory, sync(), and load it in the new layout",
+                                       n.a->name, from.str(), to.str(), fmt::join(c, ", "), t));
+    }
+  return sources;
+}
+
 void verify_Shuffle(Verification& v, const ShuffleNode& n) {
   TESSEL_CHECK(
       (n.result != nullptr) == (n.value.scalar != nullptr) && (n.out != nullptr) == (n.value.tensor != nullptr),
@@ -49,8 +75,16 @@ void verify_Vote(Verification&, const VoteNode& n) {
                "{} at {} does not turn a predicate into a {}", vote_name(n.mode), n.loc.str(), dtype_name(want));
 }
 
-// Shuffles and votes exchange registers within a warp; they touch no memory.
+void verify_Relayout(Verification& v, const RelayoutNode& n) {
+  TESSEL_CHECK(n.out->shape() == n.a->shape() && n.out->dtype == n.a->dtype && !is_packed(n.a->dtype),
+               "convert_layout at {} changes more than the layout", n.loc.str());
+  v.use(n.a, n);
+  v.define(n.out, n);
+}
+
+// Shuffles, votes and relayouts exchange registers within a warp; they touch no memory.
 Effects effects_of(const ShuffleNode&) { return {}; }
 Effects effects_of(const VoteNode&) { return {}; }
+Effects effects_of(const RelayoutNode&) { return {}; }
 
 }  // namespace tessel::ir

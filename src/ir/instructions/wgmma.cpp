@@ -44,8 +44,8 @@ void verify_WgmmaMma(Verification& v, const WgmmaMmaNode& n) {
                "wgmma.mma at {} of shape {}x{}x{} over {} warpgroups", n.loc.str(), n.m(), n.n(), n.k(), warpgroups);
   const WgmmaLayouts want = wgmma_layouts(n.m(), n.n(), n.k(), warpgroups);
   check_fragment(n.acc, want.c, "accumulator", n);
-  if (n.a_shared) check_operand_swizzle(*n.a_shared, n.k() * dtype_bytes(n.b->dtype), n);
-  check_operand_swizzle(*n.b, n.b_row_bytes(), n);
+  if (n.a_shared) check_operand_swizzle(*n.a_shared, n.a_operand().row_bytes, n);
+  check_operand_swizzle(*n.b, n.b_operand().row_bytes, n);
   if (n.a_registers) {
     check_fragment(n.a_registers, want.a, "register A operand", n);
     v.use(n.a_registers, n);
@@ -68,8 +68,8 @@ Effects effects_of(const WgmmaWaitGroupNode&) { return {}; }
 
 Effects effects_of(const WgmmaMmaNode& n) {
   Effects e;
-  if (n.a_shared) e.tensor_core_reads.push_back({n.a_shared->allocation(), n.k() * dtype_bytes(n.a_shared->dtype)});
-  e.tensor_core_reads.push_back({n.b->allocation(), n.b_row_bytes()});
+  if (n.a_shared) e.tensor_core_reads.push_back({n.a_shared->allocation(), n.a_operand().row_bytes});
+  e.tensor_core_reads.push_back({n.b->allocation(), n.b_operand().row_bytes});
   return e;
 }
 

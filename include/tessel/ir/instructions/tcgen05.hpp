@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tessel/ir/core.hpp"
+#include "tessel/ir/mma_operand.hpp"
 
 namespace tessel::ir {
 
@@ -28,7 +29,7 @@ struct Tcgen05DeallocNode : StmtNode {
   static constexpr auto operands() { return std::tuple{&Tcgen05DeallocNode::tensor}; }
 };
 // acc = a @ b (+ acc when enable_input_d) by one thread of the warp, asynchronously: a [m, k]
-// and b [k, n] are K-major shared tiles (b the transpose of an [n, k] tile) read through matrix
+// and b [k, n] are shared operands, K-major or MN-major (mma_operand.hpp), read through matrix
 // descriptors, acc [m, n] is in tensor memory. One instruction per 32 bytes of k.
 // With a pair accumulator (cta_group 2), issued by the pair's even block: the mma is [2 m, k] @
 // [k, n]; block v of the pair holds rows v m ... of a and columns v n / 2 ... of b at the same
@@ -47,8 +48,10 @@ struct Tcgen05MmaNode : StmtNode {
   int cta_group() const { return acc->allocation()->cta_group; }
   int m() const { return acc->shape[0] * cta_group(); }  // the instruction's M
   int n() const { return acc->shape[1]; }
-  int k() const { return a->shape[1]; }
+  int k() const { return a_operand().k; }
   DType operand_type() const { return a->dtype; }
+  MmaOperand a_operand() const { return mma_operand(*a, 1); }
+  MmaOperand b_operand() const { return mma_operand(*b, 0); }
   static constexpr auto operands() {
     return std::tuple{&Tcgen05MmaNode::acc, &Tcgen05MmaNode::a, &Tcgen05MmaNode::b, &Tcgen05MmaNode::enable_input_d};
   }

@@ -69,6 +69,9 @@ struct CastTensorNode : StmtNode {
       : StmtNode(NodeKind::CastTensor, std::move(l)), out(std::move(out)), a(std::move(a)) {}
   RegisterTensor out;
   RegisterTensor a;
+  // Rounded to the nearest and clamped to out's range (convert_saturated) rather than converted
+  // as convert() does.
+  bool saturate = false;
   static constexpr auto operands() { return std::tuple{&CastTensorNode::out, &CastTensorNode::a}; }
 };
 // out holds the bits of `a`, element by element, read as out's type of the same width.
@@ -156,12 +159,27 @@ struct PrintTensorNode : StmtNode {
   std::string label;
   RegisterTensor tensor;
   std::array<int, 3> block;
+  // Where the tile was read from, as its header names it: "reg", or "tmem" for a tensor-memory tile
+  // loaded into registers to be printed.
+  std::string memory = "reg";
   SharedTensor scratch;
   int barrier = ReduceNode::kUnallocated;
   static constexpr auto operands() { return std::tuple{&PrintTensorNode::tensor, optional(&PrintTensorNode::scratch)}; }
 };
 // The type a printed tile's elements are gathered in: their own, but i32 for the packed types.
 DType printed_type(DType t);
+// Prints a shared tile from the first thread of the group, in block `block`, straight from shared
+// memory: a header with its type, shape, strides and swizzle, then one line per row.
+struct PrintSharedNode : StmtNode {
+  PrintSharedNode(SourceLoc l, std::string label, SharedTensor t, std::array<int, 3> block)
+      : StmtNode(NodeKind::PrintShared, std::move(l)), label(std::move(label)), tensor(std::move(t)), block(block) {}
+  std::string label;
+  SharedTensor tensor;
+  std::array<int, 3> block;
+  static constexpr auto operands() { return std::tuple{&PrintSharedNode::tensor}; }
+};
+// The header of a printed shared tile: "shared<f16>[64, 64] strides [64, 1] swizzle 128B".
+std::string shared_print_header(const SharedTensorNode& s);
 // Prints kernel values from the first thread of the group, in block `block`: `format` with `{}`
 // for each of `values`, in order, and a newline.
 struct PrintValuesNode : StmtNode {

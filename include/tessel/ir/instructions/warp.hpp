@@ -49,4 +49,23 @@ struct VoteNode : StmtNode {
   static constexpr auto results() { return std::tuple{&VoteNode::result}; }
 };
 
+// out = a in out's layout (convert_layout): every element moves, by warp shuffles, from a thread
+// of the warp that holds it in a's layout to the threads that hold it in out's.
+struct RelayoutNode : StmtNode {
+  RelayoutNode(SourceLoc l, RegisterTensor out, RegisterTensor a)
+      : StmtNode(NodeKind::Relayout, std::move(l)), out(std::move(out)), a(std::move(a)) {}
+  RegisterTensor out;
+  RegisterTensor a;
+  static constexpr auto operands() { return std::tuple{&RelayoutNode::out, &RelayoutNode::a}; }
+};
+// Where slot `slot` of thread `thread` of the group finds its element in `a`: a thread of its warp
+// (itself when it holds the element), and that thread's slot.
+struct RelayoutSource {
+  int thread = 0, slot = 0;
+};
+// The sources of every slot of `out`, [thread * out's local size + slot], for a relayout whose
+// tiles have their layouts. An element that no thread of the receiving thread's warp holds in a's
+// layout is an error at the instruction's line.
+std::vector<RelayoutSource> relayout_sources(const RelayoutNode& n);
+
 }  // namespace tessel::ir

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "tessel/ir/core.hpp"
+#include "tessel/ir/mma_operand.hpp"
 
 namespace tessel::ir {
 
@@ -15,9 +16,9 @@ struct WgmmaFenceNode : StmtNode {
   static constexpr auto operands() { return std::tuple<>{}; }
 };
 // acc += a @ b with wgmma.mma_async m64nNk16 (f16/bf16 operands, f32 accumulator), N = acc's
-// columns. `a` [m, k] is a shared tile with K-major rows (SS) or a register tile in the wgmma A
-// fragment layout (RS); `b` [k, n] is the transposed view of a K-major [n, k] shared tile; `acc`
-// [m, n] is in the wgmma accumulator layout over the group's warpgroups (wgmma_layouts()).
+// columns. `a` [m, k] is a shared operand (SS; mma_operand.hpp) or a register tile in the wgmma A
+// fragment layout (RS); `b` [k, n] is a shared operand, K-major or MN-major; `acc` [m, n] is in
+// the wgmma accumulator layout over the group's warpgroups (wgmma_layouts()).
 struct WgmmaMmaNode : StmtNode {
   WgmmaMmaNode(SourceLoc l, RegisterTensor acc, SharedTensor a_shared, RegisterTensor a_registers, SharedTensor b)
       : StmtNode(NodeKind::WgmmaMma, std::move(l)),
@@ -31,13 +32,10 @@ struct WgmmaMmaNode : StmtNode {
   SharedTensor b;
   int m() const { return acc->shape()[0]; }
   int n() const { return acc->shape()[1]; }
-  int k() const { return b->shape[0]; }
+  int k() const { return b_operand().k; }
   DType operand_type() const { return b->dtype; }
-  // B is MN-major (a row-major [k, n] view, n contiguous) rather than K-major (the transpose of a
-  // row-major [n, k] view).
-  bool b_mn_major() const { return b->strides[1] == 1; }
-  // The bytes of one of B's rows in shared memory: its k, or its n when MN-major.
-  int b_row_bytes() const { return (b_mn_major() ? n() : k()) * dtype_bytes(b->dtype); }
+  MmaOperand a_operand() const { return mma_operand(*a_shared, 1); }  // the SS form's
+  MmaOperand b_operand() const { return mma_operand(*b, 0); }
   static constexpr auto operands() {
     return std::tuple{&WgmmaMmaNode::acc, optional(&WgmmaMmaNode::a_registers), optional(&WgmmaMmaNode::a_shared),
                       &WgmmaMmaNode::b};

@@ -1,0 +1,22 @@
+// The shared operands of the tensor core (wgmma, tcgen05.mma) in generated code: an instruction's
+// descriptor is constant bits derived from the operand's layout and swizzle, and the unswizzled
+// shared address where its operand starts, the only field that varies at run time.
+#include "emitter.hpp"
+
+namespace tessel::codegen {
+
+std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaOperand& o, uint64_t constant_bits,
+                           const std::string& row, int k) {
+  std::string element;
+  if (!o.mn_major)
+    element = fmt::format("({}) * {} + {}", row, o.row_stride, k);
+  else if (o.block_stride)
+    element = fmt::format("({}) / {} * {} + {}", row, o.block, o.block_stride, int64_t(k) * o.row_stride);
+  else
+    element = std::to_string(int64_t(k) * o.row_stride);  // one block: every instruction starts at row 0
+  return fmt::format("(0x{:x}ull | uint64_t(((tessel_smem_base + {} + ({}{}) * {}) & 0x3FFFF) >> 4))", constant_bits,
+                     e.shared_offsets.at(t->allocation()), t->offset ? e.expr(t->offset) + " + " : "", element,
+                     dtype_bytes(t->dtype));
+}
+
+}  // namespace tessel::codegen
