@@ -32,7 +32,7 @@ struct PrintsTilesAndValues : Script {
     });
     sync();
     print("halves", s_halves, {1, 0, 0});
-    thread_group(32, 32, [&] { print("nibbles", s_nibbles, {1, 0, 0}); });
+    print("nibbles", s_nibbles, {1, 0, 0});
   }
 };
 

@@ -160,17 +160,16 @@ namespace {
 // 32-bit range), then clamped.
 std::string saturated(DType from, DType to, const std::string& v) {
   const int bits = dtype_bits(to);
-  if (!is_signed(to)) {
-    const uint64_t high = (uint64_t(1) << bits) - 1;
-    return is_float(from) ? fmt::format("min(__float2uint_rn(float({})), {}u)", v, high)
-                          : fmt::format("min((unsigned long long)({}), {}ull)", v, high);
+  const int64_t high = is_signed(to) ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
+  const int64_t low = is_signed(to) ? -high - 1 : 0;
+  if (is_float(from)) {
+    const std::string rounded = fmt::format("{}(float({}))", is_signed(to) ? "__float2int_rn" : "__float2uint_rn", v);
+    if (bits == 32) return rounded;
+    return is_signed(to) ? fmt::format("max(min({}, {}), {})", rounded, high, low)
+                         : fmt::format("min({}, {}u)", rounded, high);
   }
-  const int64_t high = (int64_t(1) << (bits - 1)) - 1, low = -high - 1;
-  if (is_float(from))
-    return bits == 32 ? fmt::format("__float2int_rn(float({}))", v)
-                      : fmt::format("max(min(__float2int_rn(float({})), {}), {})", v, high, low);
-  if (!is_signed(from)) return fmt::format("min((unsigned long long)({}), {}ull)", v, high);
-  return fmt::format("max(min((long long)({}), {}ll), {}ll)", v, high, low);
+  if (is_signed(from)) return fmt::format("max(min((long long)({}), {}ll), {}ll)", v, high, low);
+  return fmt::format("min((unsigned long long)({}), {}ull)", v, high);
 }
 
 }  // namespace
