@@ -23,6 +23,7 @@ Command add_roofline_command(CLI::App& app);                        // roofline_
 Command add_cache_command(CLI::App& app);                           // cache_command.cpp
 Command add_space_command(CLI::App& app, const Registry& kernels);  // space_command.cpp
 Command add_check_command(CLI::App& app, const Registry& kernels);  // check_command.cpp
+Command add_aot_command(CLI::App& app, const Registry& kernels);    // aot_command.cpp
 
 // Option values are taken as text and parsed here, so that bad input is a tessel::Error (one
 // line, exit code 2) like every other user error of the command (command_args.cpp).

@@ -180,6 +180,7 @@ int run(int argc, char** argv, const Registry& kernels) {
   const Command cache = add_cache_command(app);
   const Command space = add_space_command(app, kernels);
   const Command check = add_check_command(app, kernels);
+  const Command aot = add_aot_command(app, kernels);
 
   try {
     app.parse(argc, argv);
@@ -225,6 +226,7 @@ int run(int argc, char** argv, const Registry& kernels) {
     if (*cache.app) return cache.run();
     if (*space.app) return space.run();
     if (*check.app) return check.run();
+    if (*aot.app) return aot.run();
   } catch (const tessel::Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", e.what());

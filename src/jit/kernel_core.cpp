@@ -179,6 +179,22 @@ std::vector<char> KernelCore::cubin(std::span<const HostArg> args) {
   return v.binary.cubin;
 }
 
+aot::ExportedKernel KernelCore::exported(std::span<const HostArg> args, const std::string& name) {
+  aot::ExportedKernel e;
+  e.name = name;
+  e.cubin = cubin(args);
+  const Variant& v = prepare(args, false);
+  e.kernel = v.kernel;
+  e.symbol = v.binary.symbol;
+  e.arch = std::string(ir::arch_name(arch_));
+  std::vector<std::string> facts;
+  for (const std::string& part : {signature_.compile_args(args), v.hyperparameters, signature_.specialization(args)})
+    if (!part.empty()) facts.push_back(part);
+  e.compiled_for = fmt::format("{}", fmt::join(facts, "; "));
+  for (const ViewOfParameter& view : v.views) e.checked_views.push_back({view.view, view.param});
+  return e;
+}
+
 void KernelCore::launch(std::span<const HostArg> args, void* stream) {
   const Variant& v = prepare(args, true);
   ++calls_;

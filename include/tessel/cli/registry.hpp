@@ -69,6 +69,9 @@ struct KernelEntry : KernelInfo {
   std::function<std::vector<CandidateFit>(const Sizes&, const analysis::GpuSpec&)> fit_space;
   // The candidates of its space, each as KernelOptions::configuration takes it.
   std::function<std::vector<std::string>()> configurations;
+  // The variant the sizes select for `arch` under `configuration` ("" for the tuning database's
+  // choice or the first candidate), compiled for an ahead-of-time launcher (tessel aot).
+  std::function<aot::ExportedKernel(const Sizes&, const std::string& arch, const std::string& configuration)> exported;
 };
 
 // Fills the entries that build kernel S without running it (ir, cuda_module, compile, fit_space,
@@ -87,6 +90,10 @@ template <class S, class Arguments> void add_introspection(KernelEntry& e, Argum
     std::vector<char> cubin = std::apply([&](auto... a) { return k.cubin(a...); }, arguments(s));
     *stats = k.stats();
     return cubin;
+  };
+  e.exported = [arguments, name = e.name](const Sizes& s, const std::string& arch, const std::string& configuration) {
+    Kernel<S> k(Device::simulator(), KernelOptions{.arch = arch, .configuration = configuration});
+    return std::apply([&](auto... a) { return k.exported(name, a...); }, arguments(s));
   };
   e.configurations = [] {
     std::vector<std::string> out;

@@ -80,6 +80,11 @@ template <class S> class Kernel {
   // The CUDA C++ with its headers; `.standalone_source()` is one translation unit for nvcc.
   template <class... A> codegen::CudaModule cuda_module(const A&... args) { return core_.cuda_module(pack(args...)); }
   template <class... A> std::vector<char> cubin(const A&... args) { return core_.cubin(pack(args...)); }
+  // The variant these arguments select, compiled, for an ahead-of-time launcher class `name`
+  // (tessel/aot/exported_kernel.hpp).
+  template <class... A> aot::ExportedKernel exported(const std::string& name, const A&... args) {
+    return core_.exported(pack(args...), name);
+  }
   // Builds every candidate of the space for `gpu` without running any; the kernel's target must
   // be the GPU's (`KernelOptions{.arch}`).
   template <class... A> std::vector<CandidateFit> fit_space(const analysis::GpuSpec& gpu, const A&... args) const {

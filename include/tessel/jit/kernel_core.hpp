@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tessel/analysis/gpu_specs.hpp"
+#include "tessel/aot/exported_kernel.hpp"
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/ir/ir.hpp"
 #include "tessel/jit/arguments.hpp"
@@ -95,6 +96,8 @@ class KernelCore {
   // Compiles to a cubin for the kernel's target through the disk cache, without loading it (no
   // GPU needed); `stats()` then says whether it came from the cache.
   std::vector<char> cubin(std::span<const HostArg> args);
+  // The variant these arguments select, compiled, for an ahead-of-time launcher class `name`.
+  aot::ExportedKernel exported(std::span<const HostArg> args, const std::string& name);
   // Builds every candidate of the space for `gpu`, whose target must be the kernel's, on the
   // compile threads (TESSEL_TUNE_WORKERS), without loading or running any.
   std::vector<CandidateFit> fit_space(std::span<const HostArg> args, const analysis::GpuSpec& gpu) const;

@@ -1,0 +1,389 @@
+// The launcher header of ahead-of-time exported kernels: for each kernel a class that loads its
+// embedded cubin into the current context and whose call does, in generated C++, what
+// KernelCore::launch_variant does for the same variant (src/jit/launch_variant.cpp).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "host_expressions.hpp"
+#include "tessel/aot/exported_kernel.hpp"
+#include "tessel/ir/target_limits.hpp"
+
+namespace tessel::aot {
+
+namespace {
+
+// A C++ string literal of `text`.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) out += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+// The C++ type of a scalar kernel parameter, as the kernel takes it.
+std::string scalar_type(const ir::VarNode& p, const ir::KernelNode& k) {
+  switch (p.type.dtype) {
+    case DType::Bool: return "bool";
+    case DType::I8: return "int8_t";
+    case DType::U8: return "uint8_t";
+    case DType::I16: return "int16_t";
+    case DType::U16: return "uint16_t";
+    case DType::I32: return "int32_t";
+    case DType::U32: return "uint32_t";
+    case DType::I64: return "int64_t";
+    case DType::U64: return "uint64_t";
+    case DType::F32: return "float";
+    default:
+      throw Error(p.loc, fmt::format("aot: kernel {} takes parameter {} of type {}, which an exported launcher does "
+                                     "not take yet; pass it as f32 and convert it in the kernel",
+                                     k.name, p.name, dtype_name(p.type.dtype)));
+  }
+}
+
+std::string tensor_map_type(DType t) {
+  switch (t) {
+    case DType::Bool:
+    case DType::I8:
+    case DType::U8:
+    case DType::F8E4M3:
+    case DType::F8E5M2: return "CU_TENSOR_MAP_DATA_TYPE_UINT8";
+    case DType::I16:
+    case DType::U16: return "CU_TENSOR_MAP_DATA_TYPE_UINT16";
+    case DType::I32: return "CU_TENSOR_MAP_DATA_TYPE_INT32";
+    case DType::U32: return "CU_TENSOR_MAP_DATA_TYPE_UINT32";
+    case DType::I64: return "CU_TENSOR_MAP_DATA_TYPE_INT64";
+    case DType::U64: return "CU_TENSOR_MAP_DATA_TYPE_UINT64";
+    case DType::F16: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
+    case DType::BF16: return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
+    case DType::F32: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+    default: TESSEL_CHECK(false, "a tensor map of {} elements", dtype_name(t));
+  }
+  return "";
+}
+
+std::string tensor_map_swizzle(int bits) {
+  switch (bits) {
+    case 0: return "CU_TENSOR_MAP_SWIZZLE_NONE";
+    case 1: return "CU_TENSOR_MAP_SWIZZLE_32B";
+    case 2: return "CU_TENSOR_MAP_SWIZZLE_64B";
+    case 3: return "CU_TENSOR_MAP_SWIZZLE_128B";
+  }
+  TESSEL_CHECK(false, "a tensor map swizzle of {} bits", bits);
+  return "";
+}
+
+class LauncherWriter {
+ public:
+  explicit LauncherWriter(const ExportedKernel& e) : e_(e), k_(*e.kernel) {}
+
+  std::string text() {
+    line(fmt::format("// {}: kernel {} for {}, compiled for {}.", e_.name, k_.name, e_.arch,
+                     e_.compiled_for.empty() ? "any arguments" : e_.compiled_for));
+    line(fmt::format("class {} {{", e_.name));
+    line(" public:");
+    constructor();
+    line(fmt::format("  ~{}() {{", e_.name));
+    for (size_t s = 0; s < scratch_count(); ++s)
+      line(fmt::format("    if (scratch_[{0}]) cuMemFree(scratch_[{0}]);", s));
+    line("    if (module_) cuModuleUnload(module_);");
+    line("  }");
+    line(fmt::format("  {0}(const {0}&) = delete;", e_.name));
+    line(fmt::format("  {0}& operator=(const {0}&) = delete;", e_.name));
+    call();
+    line("");
+    line(" private:");
+    line(fmt::format("  static constexpr unsigned char kCubin[{}] = {{", e_.cubin.size()));
+    for (size_t i = 0; i < e_.cubin.size(); i += 24) {
+      std::string row = "     ";
+      for (size_t j = i; j < std::min(e_.cubin.size(), i + 24); ++j) row += fmt::format(" {},", uint8_t(e_.cubin[j]));
+      line(row);
+    }
+    line("  };");
+    line("  CUmodule module_ = nullptr;");
+    line("  CUfunction function_ = nullptr;");
+    line("  int multiprocessors_ = 0;");
+    if (scratch_count()) {
+      line(fmt::format("  CUdeviceptr scratch_[{}] = {{}};", scratch_count()));
+      line(fmt::format("  int64_t scratch_bytes_[{}] = {{}};", scratch_count()));
+    }
+    line("};");
+    return out_;
+  }
+
+ private:
+  void line(const std::string& s) { out_ += s + "\n"; }
+  size_t call_params() const { return k_.call_params(); }
+  size_t scratch_count() const {
+    size_t n = 0;
+    for (const ir::DerivedParam& p : k_.derived_params) n += p.is_scratch();
+    return n;
+  }
+  std::string expr(const ir::Expr& e) const { return host_expression(*e, k_); }
+  std::string where(const SourceLoc& loc) const { return quoted(loc.str() + ": "); }
+
+  void constructor() {
+    line("  // Loads the kernel into the current CUDA context, on its device.");
+    line(fmt::format("  {}() {{", e_.name));
+    line(fmt::format("    detail::check(cuModuleLoadData(&module_, kCubin), \"{}: cuModuleLoadData\");", e_.name));
+    line(fmt::format("    detail::check(cuModuleGetFunction(&function_, module_, {}), \"{}: cuModuleGetFunction\");",
+                     quoted(e_.symbol), e_.name));
+    if (k_.shared_bytes > 48 * 1024)
+      line(fmt::format(
+          "    detail::check(cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "
+          "{}), \"{}: cuFuncSetAttribute\");",
+          k_.shared_bytes, e_.name));
+    line("    CUdevice device;");
+    line(fmt::format("    detail::check(cuCtxGetDevice(&device), \"{}: cuCtxGetDevice\");", e_.name));
+    line(
+        "    detail::check(cuDeviceGetAttribute(&multiprocessors_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),");
+    line(fmt::format("                  \"{}: cuDeviceGetAttribute\");", e_.name));
+    line("  }");
+  }
+
+  void call() {
+    std::vector<std::string> params;
+    for (size_t i = 0; i < call_params(); ++i) {
+      const ir::VarNode& p = *k_.params[i];
+      params.push_back(p.type.pointer ? fmt::format("Buffer {}", p.name)
+                                      : fmt::format("{} {}", scalar_type(p, k_), p.name));
+    }
+    line("  // Checks the arguments as tessel's JIT does and launches on `stream`.");
+    line(fmt::format("  void operator()(CUstream stream{}{}) {{", params.empty() ? "" : ", ", fmt::join(params, ", ")));
+    line(fmt::format("    const std::string tessel_kernel = \"kernel {}\";", k_.name));
+    line(fmt::format("    int64_t tessel_v[{}] = {{}};", k_.params.size()));
+    for (size_t i = 0; i < call_params(); ++i) arguments(i);
+    derived();
+    views();
+    grid();
+    tensor_maps();
+    launch();
+    line("  }");
+  }
+
+  void arguments(size_t i) {
+    const ir::VarNode& p = *k_.params[i];
+    const int64_t divisor = k_.param_divisor(i);
+    if (!p.type.pointer) {
+      if (!is_float(p.type.dtype)) line(fmt::format("    tessel_v[{}] = int64_t({});", i, p.name));
+      if (divisor > 1)
+        line(
+            fmt::format("    if (tessel_v[{0}] % {1} != 0) throw Error(tessel_kernel + \", parameter {2}: \" + "
+                        "std::to_string(tessel_v[{0}]) "
+                        "+ \" is not a multiple of {1}, and this export was compiled for multiples of {1}; export it "
+                        "with sizes that are not\");",
+                        i, divisor, p.name));
+      return;
+    }
+    const int align = element_alignment(p.type.dtype);
+    line(fmt::format("    tessel_v[{}] = int64_t({}.data);", i, p.name));
+    line(fmt::format(
+        "    if (!{}.data) throw Error(tessel_kernel + \", parameter {}: the pointer is null; pass device memory\");",
+        p.name, p.name));
+    line(fmt::format(
+        "    if ({0}.data % {1} != 0) throw Error(tessel_kernel + \", parameter {0}: the pointer is not aligned to "
+        "its element type {2} ({1} bytes); pass the address of a whole {2} element\");",
+        p.name, align, dtype_name(p.type.dtype)));
+    if (divisor > align)
+      line(
+          fmt::format("    if ({0}.data % {1} != 0) throw Error(tessel_kernel + \", parameter {0}: the pointer is not "
+                      "{1}-byte aligned, and this export was compiled for a {1}-byte aligned {0}\");",
+                      p.name, divisor));
+  }
+
+  void derived() {
+    size_t scratch = 0;
+    for (size_t i = 0; i < k_.derived_params.size(); ++i) {
+      const ir::DerivedParam& p = k_.derived_params[i];
+      const size_t j = call_params() + i;
+      switch (p.value) {
+        case ir::DerivedValue::Divisor:
+        case ir::DerivedValue::Multiplier:
+        case ir::DerivedValue::Log2: {
+          line("    {");
+          line(fmt::format("      const int64_t d = {};", expr(p.source)));
+          line(fmt::format(
+              "      if (d <= 0) throw Error({} \"fast_divmod: the divisor is \" + std::to_string(d) + \" at "
+              "this launch of \" + tessel_kernel + \"; it must be positive\");",
+              where(p.loc)));
+          if (p.value == ir::DerivedValue::Divisor) {
+            line(fmt::format("      tessel_v[{}] = d;", j));
+          } else {
+            line("      int64_t multiplier, log2;");
+            line("      detail::divisor_magic(uint32_t(d), &multiplier, &log2);");
+            line(fmt::format("      tessel_v[{}] = {};", j,
+                             p.value == ir::DerivedValue::Multiplier ? "multiplier" : "log2"));
+          }
+          line("    }");
+          break;
+        }
+        case ir::DerivedValue::Multiprocessors: line(fmt::format("    tessel_v[{}] = multiprocessors_;", j)); break;
+        case ir::DerivedValue::Scratch:
+        case ir::DerivedValue::ZeroedScratch: {
+          line("    {");
+          line(fmt::format("      const int64_t bytes = {};", expr(p.source)));
+          line(fmt::format(
+              "      if (bytes < 0) throw Error({} \"global_scratch: the shape gives \" + std::to_string(bytes) "
+              "+ \" bytes at this launch of \" + tessel_kernel);",
+              where(p.loc)));
+          line(fmt::format("      if (bytes > scratch_bytes_[{}] || !scratch_[{}]) {{", scratch, scratch));
+          line(fmt::format("        if (scratch_[{0}]) cuMemFree(scratch_[{0}]);", scratch));
+          line(fmt::format("        scratch_[{}] = 0;", scratch));
+          line(fmt::format(
+              "        detail::check(cuMemAlloc(&scratch_[{}], size_t(bytes > 0 ? bytes : 1)), tessel_kernel + \": "
+              "cuMemAlloc of a scratch buffer\");",
+              scratch));
+          if (p.value == ir::DerivedValue::ZeroedScratch)
+            line(fmt::format(
+                "        detail::check(cuMemsetD8(scratch_[{}], 0, size_t(bytes)), tessel_kernel + \": cuMemsetD8\");",
+                scratch));
+          line(fmt::format("        scratch_bytes_[{}] = bytes;", scratch));
+          line("      }");
+          line(fmt::format("      tessel_v[{}] = int64_t(scratch_[{}]);", j, scratch));
+          line("    }");
+          ++scratch;
+          break;
+        }
+      }
+    }
+  }
+
+  void views() {
+    for (const CheckedView& c : e_.checked_views) {
+      const ir::GlobalTensorNode& view = *c.view;
+      const std::string& param = k_.params[c.param]->name;
+      line(fmt::format("    if ({}.elements >= 0) {{", param));
+      line("      int64_t first = 0, last = 0;");
+      line("      bool empty = false;");
+      for (int d = 0; d < view.rank(); ++d) {
+        line(fmt::format("      {{ const int64_t extent = {}, stride = {};", expr(view.shape[size_t(d)]),
+                         expr(view.strides[size_t(d)])));
+        line("        empty = empty || extent <= 0; (stride < 0 ? first : last) += (extent - 1) * stride; }");
+      }
+      line(fmt::format("      if (!empty && (first < 0 || last >= {}.elements))", param));
+      line(fmt::format(
+          "        throw Error({} + tessel_kernel + \": the global_view of parameter {} spans elements \" + "
+          "std::to_string(first) + \" to \" + std::to_string(last) + \", but the argument for {} holds \" "
+          "+ std::to_string({}.elements) + \"; pass a larger tensor, or sizes that fit it\");",
+          where(view.loc), param, param, param));
+      line("    }");
+    }
+  }
+
+  void grid() {
+    const std::array<int64_t, 3>& limit = ir::target_limits(ir::parse_arch(e_.arch)).max_grid_blocks;
+    line("    unsigned tessel_grid[3] = {1, 1, 1};");
+    for (size_t d = 0; d < k_.blocks.size(); ++d) {
+      line("    {");
+      line(fmt::format("      const int64_t g = {};", expr(k_.blocks[d])));
+      line(fmt::format(
+          "      if (g < 0 || g > {}) throw Error({} + tessel_kernel + \": grid extent {} is \" + std::to_string(g) "
+          "+ \", outside the range the hardware accepts\");",
+          limit[d], where(k_.blocks_loc), d));
+      line(fmt::format("      tessel_grid[{}] = unsigned(g);", d));
+      line("    }");
+    }
+    if (k_.clustered())
+      line(
+          fmt::format("    if (tessel_grid[0] % {} || tessel_grid[1] % {} || tessel_grid[2] % {}) throw Error({} + "
+                      "tessel_kernel + \": attrs.blocks "
+                      "gives a grid that is not a whole number of its {} x {} x {} clusters (attrs.cluster)\");",
+                      k_.cluster[0], k_.cluster[1], k_.cluster[2], where(k_.blocks_loc), k_.cluster[0], k_.cluster[1],
+                      k_.cluster[2]));
+    line("    if (tessel_grid[0] == 0 || tessel_grid[1] == 0 || tessel_grid[2] == 0) return;");
+  }
+
+  void tensor_maps() {
+    if (k_.tensor_maps.empty()) return;
+    line(fmt::format("    alignas(64) CUtensorMap tessel_maps[{}];", k_.tensor_maps.size()));
+    for (size_t m = 0; m < k_.tensor_maps.size(); ++m) {
+      const ir::TensorMap& map = k_.tensor_maps[m];
+      const ir::GlobalTensorNode& view = *map.view;
+      const int rank = view.rank(), element = dtype_bytes(view.dtype);
+      line("    {");
+      line(fmt::format("      const int64_t address = {};", expr(view.ptr)));
+      line(
+          fmt::format("      if (address % 16 != 0) throw Error({} \"tma: the global view starts at an address that is "
+                      "not 16-byte aligned; TMA needs a 16-byte aligned global address\");",
+                      where(map.loc)));
+      std::vector<std::string> extents, strides, box, ones;
+      for (int d = 0; d < rank; ++d) {
+        const size_t inner = size_t(rank - 1 - d);  // the driver counts from the innermost dimension
+        extents.push_back(fmt::format("cuuint64_t({})", expr(view.shape[inner])));
+        if (d > 0) strides.push_back(fmt::format("cuuint64_t({}) * {}", expr(view.strides[inner]), element));
+        box.push_back(std::to_string(map.box[inner]));
+        ones.push_back("1");
+      }
+      line(fmt::format("      const cuuint64_t extents[{}] = {{{}}};", rank, fmt::join(extents, ", ")));
+      line(fmt::format("      const cuuint64_t strides[{}] = {{{}}};", std::max(rank - 1, 1),
+                       strides.empty() ? "0" : fmt::format("{}", fmt::join(strides, ", "))));
+      line(fmt::format("      const cuuint32_t box[{}] = {{{}}}, element_strides[{}] = {{{}}};", rank,
+                       fmt::join(box, ", "), rank, fmt::join(ones, ", ")));
+      line(fmt::format(
+          "      detail::check(cuTensorMapEncodeTiled(&tessel_maps[{}], {}, {}, reinterpret_cast<void*>(address), "
+          "extents, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, {}, "
+          "CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE), {} + tessel_kernel + \": "
+          "cuTensorMapEncodeTiled\");",
+          m, tensor_map_type(view.dtype), rank, tensor_map_swizzle(map.swizzle_bits), where(map.loc)));
+      line("    }");
+    }
+  }
+
+  void launch() {
+    std::vector<std::string> pointers;
+    for (size_t i = 0; i < k_.params.size(); ++i) {
+      const ir::VarNode& p = *k_.params[i];
+      const std::string type = p.type.pointer ? "CUdeviceptr" : scalar_type(p, k_);
+      const std::string value = !p.type.pointer && is_float(p.type.dtype) && i < call_params()
+                                    ? p.name
+                                    : fmt::format("{}(tessel_v[{}])", type, i);
+      line(fmt::format("    {} tessel_p{} = {};", type, i, value));
+      pointers.push_back(fmt::format("&tessel_p{}", i));
+    }
+    for (size_t m = 0; m < k_.tensor_maps.size(); ++m) pointers.push_back(fmt::format("&tessel_maps[{}]", m));
+    line(fmt::format("    void* tessel_params[] = {{{}}};",
+                     pointers.empty() ? "nullptr" : fmt::format("{}", fmt::join(pointers, ", "))));
+    const std::string shape = fmt::format("tessel_grid[0], tessel_grid[1], tessel_grid[2], {}, 1, 1, {}", k_.threads(),
+                                          std::max<int64_t>(k_.shared_bytes, 0));
+    if (!k_.clustered()) {
+      line(fmt::format(
+          "    detail::check(cuLaunchKernel(function_, {}, stream, tessel_params, nullptr), tessel_kernel + \": "
+          "cuLaunchKernel\");",
+          shape));
+      return;
+    }
+    line("    CUlaunchAttribute cluster;");
+    line("    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;");
+    line(fmt::format("    cluster.value.clusterDim.x = {};", k_.cluster[0]));
+    line(fmt::format("    cluster.value.clusterDim.y = {};", k_.cluster[1]));
+    line(fmt::format("    cluster.value.clusterDim.z = {};", k_.cluster[2]));
+    line("    CUlaunchConfig config = {};");
+    line("    config.gridDimX = tessel_grid[0]; config.gridDimY = tessel_grid[1]; config.gridDimZ = tessel_grid[2];");
+    line(fmt::format("    config.blockDimX = {}; config.blockDimY = 1; config.blockDimZ = 1;", k_.threads()));
+    line(fmt::format("    config.sharedMemBytes = {};", std::max<int64_t>(k_.shared_bytes, 0)));
+    line("    config.hStream = stream; config.attrs = &cluster; config.numAttrs = 1;");
+    line(
+        "    detail::check(cuLaunchKernelEx(&config, function_, tessel_params, nullptr), tessel_kernel + \": "
+        "cuLaunchKernelEx\");");
+  }
+
+  const ExportedKernel& e_;
+  const ir::KernelNode& k_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string launcher_header(const std::vector<ExportedKernel>& kernels) {
+  std::vector<std::string> names;
+  for (const ExportedKernel& e : kernels) names.push_back(e.name);
+  std::string out = fmt::format(
+      "// Generated by tessel aot: {}. Include it and link libcuda (-lcuda); a launcher class loads its kernel into "
+      "the current CUDA context when constructed.\n#pragma once\n\n",
+      fmt::join(names, ", "));
+  out += "#ifndef TESSEL_AOT_RUNTIME\n#define TESSEL_AOT_RUNTIME\n" + launcher_runtime() +
+         "#endif  // TESSEL_AOT_RUNTIME\n";
+  out += "\nnamespace tessel_aot {\n\n";
+  for (const ExportedKernel& e : kernels) out += LauncherWriter(e).text() + "\n";
+  return out + "}  // namespace tessel_aot\n";
+}
+
+}  // namespace tessel::aot
