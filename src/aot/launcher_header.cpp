@@ -33,7 +33,7 @@ std::string scalar_type(const ir::VarNode& p, const ir::KernelNode& k) {
     case DType::U64: return "uint64_t";
     case DType::F32: return "float";
     default:
-      throw Error(p.loc, fmt::format("aot: kernel {} takes parameter {} of type {}, which an exported launcher does "
+      throw Error(k.loc, fmt::format("aot: kernel {} takes parameter {} of type {}, which an exported launcher does "
                                      "not take yet; pass it as f32 and convert it in the kernel",
                                      k.name, p.name, dtype_name(p.type.dtype)));
   }
@@ -169,7 +169,7 @@ class LauncherWriter {
             fmt::format("    if (tessel_v[{0}] % {1} != 0) throw Error(tessel_kernel + \", parameter {2}: \" + "
                         "std::to_string(tessel_v[{0}]) "
                         "+ \" is not a multiple of {1}, and this export was compiled for multiples of {1}; export it "
-                        "with sizes that are not\");",
+                        "for sizes that are not multiples of {1}\");",
                         i, divisor, p.name));
       return;
     }

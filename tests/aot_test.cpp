@@ -1,0 +1,58 @@
+// Ahead-of-time export (tessel/aot/exported_kernel.hpp): what the launcher header holds for a
+// kernel's launch, and the exact refusals. tests/aot/ builds and runs exported kernels.
+#include <gtest/gtest.h>
+
+#include "expect_error.hpp"
+#include "source_line.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel::testing {
+namespace {
+
+// A grid over n / 128 blocks of a fast_divmod by d, with a scaled store.
+struct ScaledRows : Script {
+  static constexpr const char* param_names[] = {"n", "d", "scale", "x"};
+  void operator()(Int32 n, Int32 d, Float32 scale, Ptr<float> x) {
+    attrs.blocks = cdiv(n, 128);
+    attrs.warps = 4;
+    auto [q, r] = fast_divmod(blockIdx.x, d);
+    auto t = load_global(global_view(x, {n}), {blockIdx.x * 128}, {128});
+    store_global(global_view(x, {n}), t * scale + cast<float>(q + r), {blockIdx.x * 128});
+  }
+};
+
+TEST(AheadOfTime, TheLauncherComputesWhatTheLaunchDoes) {
+  Kernel<ScaledRows> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const aot::ExportedKernel e = k.exported("scaled_rows", 4096, 3, 2.0f, (float*)nullptr);
+  EXPECT_EQ(e.compiled_for, "x: 16-byte aligned; n: multiple of 16");
+  const std::string header = aot::launcher_header({e});
+  for (const char* piece :
+       {"class scaled_rows {", "void operator()(CUstream stream, int32_t n, int32_t d, float scale, Buffer x) {",
+        "is not a multiple of 16, and this export was compiled for multiples of 16",
+        "detail::divisor_magic(uint32_t(d), &multiplier, &log2);", "if (x.elements >= 0) {",
+        "cuLaunchKernel(function_, tessel_grid[0], tessel_grid[1], tessel_grid[2], 128, 1, 1",
+        "float tessel_p2 = scale;"})
+    EXPECT_NE(header.find(piece), std::string::npos) << piece << "\n" << header.substr(0, 6000);
+}
+
+struct HalfScale : Script {
+  static constexpr const char* param_names[] = {"scale", "x"};
+  void operator()(Var<f16> scale, Ptr<f16> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {32}), {0}, {32});
+    store_global(global_view(x, {32}), t * scale, {0});
+  }
+};
+
+TEST(AheadOfTime, AParameterTheLauncherCannotTakeIsNamed) {
+  Kernel<HalfScale> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const aot::ExportedKernel e = k.exported("half_scale", 1.5f, (f16*)nullptr);
+  EXPECT_EQ(error_of_call([&] { aot::launcher_header({e}); }),
+            source_at("tests/aot_test.cpp", "auto t = load_global(global_view(x, {32}), {0}, {32})") +
+                ": aot: kernel HalfScale takes parameter scale of type f16, which an exported launcher does not take "
+                "yet; pass it as f32 and convert it in the kernel");
+}
+
+}  // namespace
+}  // namespace tessel::testing
