@@ -45,6 +45,8 @@ class AsyncAgent {
  public:
   virtual ~AsyncAgent() = default;
 
+  // The engine, as a timeline names its track ("the TMA engine").
+  virtual std::string_view engine() const = 0;
   // For messages: the user's name of the operation ("copy_async") and how to wait for it.
   virtual std::string_view operation() const = 0;
   virtual std::string_view wait_advice() const = 0;

@@ -26,6 +26,8 @@ class AsyncCopyUnit final : public AsyncAgent {
   // The thread's committed groups from its oldest incomplete one on (cp.async.wait_group's count).
   int pending_groups(int thread) const;
 
+  std::string_view engine() const override { return "the cp.async unit"; }
+
   std::string_view operation() const override { return "copy_async"; }
   std::string_view wait_advice() const override {
     return "wait for the copy (copy_async_wait_group / copy_async_wait_all) and sync() first";

@@ -25,6 +25,8 @@ class ClcUnit final : public AsyncAgent {
   // Throws at the issuing line of a request still in flight when block `block` ends.
   void check_none_pending(const std::string& block) const;
 
+  std::string_view engine() const override { return "cluster launch control"; }
+
   std::string_view operation() const override { return "clc.try_cancel"; }
   std::string_view wait_advice() const override {
     return "wait on the mbarrier phase the request completes (mbarrier.wait) before reading its response";

@@ -32,6 +32,7 @@ inline int popcount(Mask m) { return __builtin_popcount(m); }
 
 class Cta;
 class Scheduler;
+class Timeline;
 
 // Per-kernel-run caches of layout arithmetic (coordinates of every (thread, slot)).
 class LayoutTables {
@@ -224,7 +225,8 @@ class Scheduler {
   // try_cancel's completion: takes a group that has not started from the launch queue, never to
   // start, and returns its first block; none when the queue is empty. Seeded orders take any.
   std::optional<std::array<int, 3>> cancel_cluster();
-  ucontext_t context;  // where warps yield to
+  ucontext_t context;            // where warps yield to
+  Timeline* timeline = nullptr;  // records the run's turns when tracing
 
  private:
   void launch_groups_while_room();

@@ -1,9 +1,13 @@
 // The scheduler: runs groups of blocks (their warps as fibers, their asynchronous agents) round by
 // round: the grid group after group, or, for a kernel that cancels launches, from a launch queue
 // with a few groups resident at a time.
+#include <cstdlib>
+#include <optional>
+
 #include "machine.hpp"
 #include "tessel/ir/derived_params.hpp"
 #include "tessel/ir/mutator.hpp"
+#include "timeline.hpp"
 
 namespace tessel::sim {
 
@@ -175,6 +179,10 @@ void Scheduler::run() {
     Warp* w = random_interleaving_ ? ready[rng_() % ready.size()] : ready[next++ % ready.size()];
     w->polled_unchanged = false;
     swapcontext(&context, &w->context);
+    if (timeline) {
+      timeline->turn();
+      timeline->observe(ctas_);
+    }
     if (w->error) std::rethrow_exception(w->error);
     // Every ready warp gets many turns before a spin is called endless, whichever order they run in.
     unchanged_polls_ = w->state == Warp::State::Ready && w->polled_unchanged ? unchanged_polls_ + 1 : 0;
@@ -203,6 +211,7 @@ void Scheduler::run() {
     }
   }
   complete_all_work();  // writes nobody waited for still land before the blocks end
+  if (timeline) timeline->end_blocks(ctas_);
 }
 
 void Scheduler::report_endless_spin() const {
@@ -292,16 +301,29 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
       for (int x = 0; x < launch.grid[0]; x += g[0]) groups.push_back({x, y, z});
   // A kernel that cancels launches needs blocks waiting in the launch queue: a few groups are
   // resident, the others start as resident ones end. Any other kernel runs group after group.
-  if (uses_cluster_launch_control(k)) {
-    if (options.resident_clusters < 1)
-      throw Error(fmt::format("simulator: resident_clusters is {}; at least one cluster must be resident",
-                              options.resident_clusters));
-    Scheduler(k, launch, std::move(groups), g, options.resident_clusters, options, tables, happens_before, warnings)
-        .run();
-  } else {
-    for (const std::array<int, 3>& first : groups)
-      Scheduler(k, launch, {first}, g, 1, options, tables, happens_before, warnings).run();
+  const char* traced = std::getenv("TESSEL_TRACE");
+  const std::string trace_file = !options.trace_file.empty() ? options.trace_file : traced ? traced : "";
+  std::optional<Timeline> timeline;
+  if (!trace_file.empty()) timeline.emplace(trace_file, k);
+  const auto run_groups = [&](std::deque<std::array<int, 3>> queue, int resident) {
+    Scheduler scheduler(k, launch, std::move(queue), g, resident, options, tables, happens_before, warnings);
+    scheduler.timeline = timeline ? &*timeline : nullptr;
+    scheduler.run();
+  };
+  try {
+    if (uses_cluster_launch_control(k)) {
+      if (options.resident_clusters < 1)
+        throw Error(fmt::format("simulator: resident_clusters is {}; at least one cluster must be resident",
+                                options.resident_clusters));
+      run_groups(std::move(groups), options.resident_clusters);
+    } else {
+      for (const std::array<int, 3>& first : groups) run_groups({first}, 1);
+    }
+  } catch (...) {
+    if (timeline) timeline->write();  // the trace shows how the run got to its error
+    throw;
   }
+  if (timeline) timeline->write();
   check_zeroed_scratch(k, launch, options.multiprocessors);
   warnings.report(options);
 }

@@ -59,6 +59,8 @@ class TensorMemory final : public AsyncAgent {
   // Throws at the allocating line of an allocation still held when the block ends.
   void check_released() const;
 
+  std::string_view engine() const override { return "the tensor core"; }
+
   std::string_view operation() const override { return "tcgen05.mma"; }
   std::string_view wait_advice() const override {
     return "wait for the phase of the mbarrier its tcgen05.commit arrives on (mbarrier.wait) first";

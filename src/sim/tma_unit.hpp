@@ -41,6 +41,8 @@ class TmaUnit final : public AsyncAgent {
   // Throws at the issuing line of a store still in flight when block `block` ends.
   void check_no_store_reading(const std::string& block) const;
 
+  std::string_view engine() const override { return "the TMA engine"; }
+
   std::string_view operation() const override { return "tma.shared_to_global"; }
   std::string_view wait_advice() const override {
     return "the issuing thread must retire the store (tma.commit_group, tma.wait_group(n, read = true)) and sync() "

@@ -42,6 +42,8 @@ class WgmmaUnit final : public AsyncAgent {
   // The line of an mma in flight that reads one of shared bytes [byte, byte + n); null if none.
   const SourceLoc* reading(int64_t byte, int n) const;
 
+  std::string_view engine() const override { return "the wgmma unit"; }
+
   std::string_view operation() const override { return "wgmma.mma"; }
   std::string_view wait_advice() const override { return "wait for it with wgmma.wait_group first"; }
   bool busy() const override;

@@ -56,6 +56,10 @@ struct Options {
   // Receives each warning of a run that ends without error, once per line. Unset: printed to
   // stderr as "file:line: warning: message".
   std::function<void(const Warning&)> on_warning = nullptr;
+  // Where to write a Chrome/Perfetto trace of the run (docs/debugging.md, "A timeline"): each
+  // warp's thread groups and waits, each block's mbarrier phases and its asynchronous agents' work,
+  // over simulated time. Empty: the file TESSEL_TRACE names, if it is set.
+  std::string trace_file;
 
   CompletionOrder completion_order() const {
     return completion.value_or(seed == 0 ? CompletionOrder::Lazy : CompletionOrder::Seeded);
