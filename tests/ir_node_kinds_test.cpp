@@ -181,6 +181,8 @@ Kernel every_kind() {
       std::make_shared<ShuffleNode>(at(48), nullptr, ones_shuffled, ShuffleMode::Down, Operand{ones, nullptr},
                                     const_int(2)),
       std::make_shared<RelayoutNode>(at(48), ones_moved, ones_shuffled),
+      std::make_shared<TraceMarkNode>(at(48), "moving", true),
+      std::make_shared<TraceMarkNode>(at(48), "moving", false),
       std::make_shared<DeclareNode>(at(49), voted, const_int(0, DType::U32)),
       std::make_shared<VoteNode>(at(49), voted, VoteMode::Ballot, binary(BinaryOp::Gt, seen, const_int(0))),
   };
@@ -346,6 +348,7 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "sync group",
                             "setmaxnreg.dec 40",
                             "= convert_layout(%ones_shuffled)",
+                            "trace_region \"moving\" begins",
                             "= fast_divmod(",
                             "blocks=[2] cluster=[2, 1, 1]",
                             "cluster.sync",

@@ -216,6 +216,7 @@ class LauncherWriter {
           break;
         }
         case ir::DerivedValue::Multiprocessors: line(fmt::format("    tessel_v[{}] = multiprocessors_;", j)); break;
+        case ir::DerivedValue::TraceBuffer: break;  // an exported launcher records no timeline: null
         case ir::DerivedValue::Scratch:
         case ir::DerivedValue::ZeroedScratch: {
           line("    {");

@@ -18,7 +18,11 @@ namespace tessel::codegen {
 class Emitter : public ir::Visitor {
  public:
   Emitter(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& options)
-      : arch(arch), debug(options.debug), locations(options.source_locations), divisibility(k) {}
+      : arch(arch),
+        debug(options.debug),
+        locations(options.source_locations),
+        divisibility(k),
+        trace_regions(ir::trace_region_names(k)) {}
 
   const ir::Arch arch;
   const bool debug;      // EmitOptions::debug: emit the checks of debug mode (debug_checks.cpp)
@@ -26,6 +30,8 @@ class Emitter : public ir::Visitor {
   // What the kernel's values are known to be multiples of: proves addresses aligned, so that no
   // run-time test is emitted for them.
   const ir::Divisibility divisibility;
+  // The kernel's timeline regions: a mark records the index of its region's name.
+  const std::vector<std::string> trace_regions;
 
   void line(const std::string& s) { out += std::string(2 * indent, ' ') + s + "\n"; }
   void open(const std::string& s) {

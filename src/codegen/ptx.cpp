@@ -701,6 +701,15 @@ const PtxRow& ptx_row(Ptx instruction) {
                               {scalar("canceled", "=r"), vector("ctaid", "=r", 4), scalar("response", "r")}};
       return row;
     }
+    // PTX ISA 10.26: the global nanosecond timer, the same on every SM (a timeline's clock).
+    case Ptx::GlobalTimer: {
+      static const PtxRow row{"mov.u64 %globaltimer",
+                              "mov.u64 {now}, %%globaltimer;",
+                              Arch::Sm80,
+                              {scalar("now", "=l")},
+                              PtxEffect::Ordered};
+      return row;
+    }
   }
   TESSEL_CHECK(false, "no PTX row for instruction {}", int(instruction));
 }

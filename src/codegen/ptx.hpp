@@ -107,6 +107,8 @@ enum class Ptx : uint8_t {
   ClcTryCancel,
   ClcTryCancelMulticast,
   ClcQuery,
+  // timelines
+  GlobalTimer,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

@@ -25,7 +25,8 @@ void compute_derived_params(const KernelNode& k, int multiprocessors, std::span<
       case DerivedValue::Log2: out.i = divisor_magic(uint32_t(positive_divisor())).log2; break;
       case DerivedValue::Multiprocessors: out.i = multiprocessors; break;
       case DerivedValue::Scratch:
-      case DerivedValue::ZeroedScratch: break;
+      case DerivedValue::ZeroedScratch:
+      case DerivedValue::TraceBuffer: break;  // the launch's own buffers
     }
   }
 }

@@ -51,6 +51,7 @@ class Printer {
         case DerivedValue::Multiprocessors: what = "the device's multiprocessor count"; break;
         case DerivedValue::Scratch: what = "global scratch of " + expr(p.source) + " bytes"; break;
         case DerivedValue::ZeroedScratch: what = "global scratch of " + expr(p.source) + " bytes, zeroed"; break;
+        case DerivedValue::TraceBuffer: what = "the timeline's buffer, or null"; break;
       }
       line(fmt::format("// {} = {}, at launch", name(p.param.get(), p.param->name), what));
     }
@@ -368,6 +369,11 @@ class Printer {
   }
 
   void stmt(const RelayoutNode& n) { line(fmt::format("{} = convert_layout({})", reg_decl(n.out), reg(n.a))); }
+
+  void stmt(const TraceMarkNode& n) {
+    line(fmt::format("trace_region \"{}\" {}{}", n.name, n.begin ? "begins" : "ends",
+                     n.buffer ? " into " + expr(n.buffer) : std::string()));
+  }
 
   void stmt(const VoteNode& n) {
     line(fmt::format("{} = warp.{}({})", name(n.result.get(), n.result->name), vote_name(n.mode), expr(n.predicate)));

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "gpu_timeline.hpp"
 #include "scratch_buffers.hpp"
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/ir/printer.hpp"
@@ -80,7 +81,8 @@ KernelCore::KernelCore(std::string name, KernelSignature signature, TraceFn trac
       arch_(options_.arch.empty() ? arch_of_device(device_) : ir::parse_arch(options_.arch)),
       device_limits_(limits_of(device_, arch_)),
       multiprocessors_(multiprocessors_of_device(device_, options_.sim)),
-      scratch_(std::make_unique<ScratchBuffers>(device_)) {}
+      scratch_(std::make_unique<ScratchBuffers>(device_)),
+      timeline_(std::make_unique<GpuTimeline>(device_)) {}
 
 KernelCore::~KernelCore() = default;
 

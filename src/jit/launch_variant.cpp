@@ -4,6 +4,7 @@
 #include <array>
 #include <span>
 
+#include "gpu_timeline.hpp"
 #include "scratch_buffers.hpp"
 #include "tessel/ir/derived_params.hpp"
 #include "tessel/ir/target_limits.hpp"
@@ -55,6 +56,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   signature_.run_time_values(args, values.first(k.call_params()));
   ir::compute_derived_params(k, multiprocessors_, values);
   scratch_->provide(k, values, multiprocessors_);
+  const bool records_timeline = timeline_->provide(k, values);
   runtime::LaunchShape shape;
   shape.grid = grid_of(k, values, multiprocessors_, arch_);
   shape.cluster = {unsigned(k.cluster[0]), unsigned(k.cluster[1]), unsigned(k.cluster[2])};
@@ -68,6 +70,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
     return;
   }
   runtime::launch(*v.loaded, shape, values, stream);
+  if (records_timeline) timeline_->write(k, stream);
 }
 
 void KernelCore::wait_for_call(const Variant& v, uint64_t call, void* stream) const {

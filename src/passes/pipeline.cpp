@@ -30,6 +30,7 @@ const std::vector<Pass>& pipeline() {
       {"allocate_barriers", allocate_barriers},
       {"plan_fast_divmods", plan_fast_divmods},
       {"plan_multiprocessors", plan_multiprocessors},
+      {"plan_trace_buffer", plan_trace_buffer},
       {"plan_tensor_memory", plan_tensor_memory},
   };
   // clang-format on

@@ -14,6 +14,7 @@ namespace {
 // Track ids within a block: warps by their index, then the mbarriers, then the agents.
 constexpr int kMbarrierTrack = 1000;
 constexpr int kFirstAgentTrack = 1001;
+constexpr int kFirstRegionTrack = 2000;  // the user's regions of warp w: 2000 + w
 
 // A wait's name on the timeline: the instruction that waits.
 std::string_view waiting_at(const WaitCondition& c) {
@@ -45,20 +46,44 @@ void Timeline::end(Track t) {
 
 void Timeline::name_block(const Cta& cta, int process) {
   events_.push_back(Event{'M', process, 0, 0, 0, "process_name", "block " + cta.block_name()});
-  for (const auto& w : cta.warps)
+  for (const auto& w : cta.warps) {
     events_.push_back(Event{'M', process, w->id, 0, 0, "thread_name", fmt::format("warp {}", w->id)});
+    events_.push_back(
+        Event{'M', process, kFirstRegionTrack + w->id, 0, 0, "thread_name", fmt::format("warp {} regions", w->id)});
+  }
   events_.push_back(Event{'M', process, kMbarrierTrack, 0, 0, "thread_name", "mbarrier phases"});
   for (size_t a = 0; a < cta.agents.size(); ++a)
     events_.push_back(
         Event{'M', process, kFirstAgentTrack + int(a), 0, 0, "thread_name", std::string(cta.agents[a]->engine())});
 }
 
+int Timeline::process_of(const Cta& cta) {
+  auto [it, fresh] = processes_.try_emplace(&cta, next_process_);
+  if (fresh) {
+    ++next_process_;
+    name_block(cta, it->second);
+  }
+  return it->second;
+}
+
+void Timeline::region(const Warp& w, const std::string& name, bool begin) {
+  const Track t{process_of(w.cta), kFirstRegionTrack + w.id};
+  std::vector<Open>& open = regions_[t];
+  if (begin)
+    open.push_back(Open{name, "trace_region", now_});
+  else if (!open.empty())
+    close_region(t, open);
+}
+
+void Timeline::close_region(Track t, std::vector<Open>& open) {
+  events_.push_back(Event{'X', t.first, t.second, open.back().start, std::max<int64_t>(1, now_ - open.back().start),
+                          open.back().name, open.back().detail});
+  open.pop_back();
+}
+
 void Timeline::observe(const std::vector<std::unique_ptr<Cta>>& ctas) {
   for (const auto& cta : ctas) {
-    auto [it, fresh] = processes_.try_emplace(cta.get(), next_process_);
-    next_process_ += fresh;
-    const int process = it->second;
-    if (fresh) name_block(*cta, process);
+    const int process = process_of(*cta);
     for (const auto& w : cta->warps) {
       // The warp's innermost thread group, a span while it runs; a wait, a span on top of it.
       const Track group{process, w->id}, wait{process, -1 - w->id};
@@ -97,6 +122,9 @@ void Timeline::end_blocks(const std::vector<std::unique_ptr<Cta>>& ctas) {
     for (const auto& [t, open] : open_)
       if (t.first == it->second) closing.push_back(t);
     for (const Track& t : closing) end(t);
+    for (auto& [t, open] : regions_)
+      if (t.first == it->second)
+        while (!open.empty()) close_region(t, open);
     processes_.erase(it);
   }
 }
@@ -122,6 +150,8 @@ void Timeline::write() const {
   for (const Event& e : events_) emit(e);
   for (const auto& [t, open] : open_)
     emit(Event{'X', t.first, t.second, open.start, now_ - open.start, open.name, open.detail});
+  for (const auto& [t, open] : regions_)
+    for (const Open& o : open) emit(Event{'X', t.first, t.second, o.start, now_ - o.start, o.name, o.detail});
   const nlohmann::json trace = {
       {"traceEvents", events},
       {"otherData",

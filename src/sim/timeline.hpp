@@ -16,6 +16,7 @@
 namespace tessel::sim {
 
 class Cta;
+class Warp;
 
 class Timeline {
  public:
@@ -24,6 +25,8 @@ class Timeline {
   void turn() { ++now_; }
   // Records what changed in `ctas` since the last observation.
   void observe(const std::vector<std::unique_ptr<Cta>>& ctas);
+  // Starts or ends the user's region `name` (trace_region) on warp `w`'s track of regions.
+  void region(const Warp& w, const std::string& name, bool begin);
   // Ends the spans of the blocks in `ctas`, which are ending.
   void end_blocks(const std::vector<std::unique_ptr<Cta>>& ctas);
   // Writes the trace file (also when the run ended in an error: the trace shows how it got there).
@@ -46,13 +49,16 @@ class Timeline {
   void begin(Track t, std::string name, std::string detail);
   void end(Track t);
   void name_block(const Cta& cta, int process);
+  int process_of(const Cta& cta);
+  void close_region(Track t, std::vector<Open>& open);
 
   std::string path_;
   std::string kernel_;
   int64_t now_ = 0;
   std::vector<Event> events_;
   std::map<Track, Open> open_;
-  std::map<const Cta*, int> processes_;  // each running block's process id
+  std::map<Track, std::vector<Open>> regions_;  // the user's regions open on each warp, innermost last
+  std::map<const Cta*, int> processes_;         // each running block's process id
   int next_process_ = 1;
   std::map<std::pair<int, int64_t>, int64_t> phases_;  // (block, mbarrier byte) -> phases seen complete
 };

@@ -474,8 +474,9 @@ struct TensorMap {
 // fast_divmod divisor and its magic numbers, the device's number of multiprocessors, or the
 // address of a global scratch buffer that the runtime owns (global_scratch): its contents are
 // undefined at a launch, or zero at every launch for a ZeroedScratch, which each launch must leave
-// zeroed again.
-enum class DerivedValue : uint8_t { Divisor, Multiplier, Log2, Multiprocessors, Scratch, ZeroedScratch };
+// zeroed again; or the buffer of a GPU timeline (TraceBuffer, ir/instructions/trace.hpp), null when
+// the launch records none.
+enum class DerivedValue : uint8_t { Divisor, Multiplier, Log2, Multiprocessors, Scratch, ZeroedScratch, TraceBuffer };
 struct DerivedParam {
   Var param;
   DerivedValue value;

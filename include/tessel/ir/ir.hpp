@@ -16,6 +16,7 @@
 #include "tessel/ir/instructions/tensor_core.hpp"
 #include "tessel/ir/instructions/tiles.hpp"
 #include "tessel/ir/instructions/tma.hpp"
+#include "tessel/ir/instructions/trace.hpp"
 #include "tessel/ir/instructions/warp.hpp"
 #include "tessel/ir/instructions/warp_roles.hpp"
 #include "tessel/ir/instructions/wgmma.hpp"

@@ -78,6 +78,7 @@ struct CandidateFit {
 namespace detail {
 
 class ScratchBuffers;
+class GpuTimeline;
 
 using TraceFn = std::function<ir::Kernel(std::span<const HostArg> args, const Space::Candidate& config)>;
 
@@ -165,6 +166,7 @@ class KernelCore {
   std::vector<int64_t> call_key_;            // scratch, reused by every call
   uint64_t calls_ = 0;                       // launches so far, for debug mode's errors
   std::unique_ptr<ScratchBuffers> scratch_;  // the kernel's global_scratch buffers, shared by its launches
+  std::unique_ptr<GpuTimeline> timeline_;    // its timeline buffer, while TESSEL_TRACE asks for one
   const Variant* last_ = nullptr;
 };
 

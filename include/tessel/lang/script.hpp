@@ -325,6 +325,10 @@ class Instructions {
   // Threads [begin, begin + count) of the current group run `body`.
   void thread_group(int begin, int count, const std::function<void()>& body, loc_t loc = loc_t::current());
   void single_warp(const std::function<void()>& body, loc_t loc = loc_t::current());
+  // Marks `body` as region `name` of the kernel's timeline (docs/debugging.md, "A timeline"): each
+  // warp that runs it records when it starts and ends it, on the GPU (global timer) when the launch
+  // records a timeline (TESSEL_TRACE), and on the simulator's timeline. Whole warps run it.
+  void trace_region(const std::string& name, const std::function<void()>& body, loc_t loc = loc_t::current());
   void single_thread(const std::function<void()>& body, loc_t loc = loc_t::current());
   void warp_group(int index, const std::function<void()>& body, loc_t loc = loc_t::current());
   Range range(Dim start, Dim stop, Dim step = 1, int unroll = 0, loc_t loc = loc_t::current()) {

@@ -42,6 +42,7 @@ ir::Kernel plan_shared_memory(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_tensor_maps(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_fast_divmods(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel plan_multiprocessors(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel plan_trace_buffer(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel allocate_barriers(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel check_transaction_bytes(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel check_arrival_counts(const ir::Kernel& k, const PassContext& ctx);
