@@ -8,6 +8,7 @@
 
 #include "expect_error.hpp"
 #include "tcgen05_kernels.hpp"
+#include "timeline_kernels.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -80,27 +81,14 @@ TEST(Timeline, IsWrittenWhenTheRunEndsInADeadlock) {
   }
 }
 
-// Each of two warps marks a region around its load and one around its store.
-struct MarksRegions : Script {
-  void operator()(Ptr<float> x) {
-    attrs.blocks = 2;
-    attrs.warps = 2;
-    auto view = global_view(x, {2, 64});
-    RegisterTensor t;
-    trace_region("load", [&] { t = load_global(view, {blockIdx.x, 0}, {1, 64}); });
-    sync();  // the warps hold the row's elements together: every load before any store
-    trace_region("store", [&] { store_global(view, t * 2.0f, {blockIdx.x, 0}); });
-  }
-};
-
 TEST(Timeline, ShowsTheUsersRegionsOnEachWarp) {
   const std::string path = (std::filesystem::temp_directory_path() / "tessel_timeline_regions.json").string();
   std::filesystem::remove(path);
   KernelOptions options;
   options.sim.trace_file = path;
   Buffer<float> x(Device::simulator(), std::vector<float>(128, 1.5f));
-  Kernel<MarksRegions>(Device::simulator(), options)(x);
-  EXPECT_EQ(x.download(), std::vector<float>(128, 3.0f));
+  Kernel<MarksRegions<2, 2, 64>>(Device::simulator(), options)(x);
+  EXPECT_EQ(x.download(), std::vector<float>(128, 2.5f));
   const nlohmann::json trace = read_trace(path);
   for (const char* region : {"load", "store"}) {
     const std::vector<nlohmann::json> spans = events(trace, "X", "name", region);
@@ -108,7 +96,7 @@ TEST(Timeline, ShowsTheUsersRegionsOnEachWarp) {
     for (const nlohmann::json& e : spans) EXPECT_EQ(e["args"]["detail"], "trace_region");
   }
   const std::string cuda =
-      Kernel<MarksRegions>(Device::simulator(), KernelOptions{"sm_90a"}).cuda_source((float*)nullptr);
+      Kernel<MarksRegions<2, 2, 64>>(Device::simulator(), KernelOptions{"sm_90a"}).cuda_source((float*)nullptr);
   EXPECT_NE(cuda.find("mov.u64 %0, %%globaltimer;"), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("// trace_region \"store\" ends"), std::string::npos) << cuda;
 }

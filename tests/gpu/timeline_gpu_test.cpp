@@ -7,32 +7,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../timeline_kernels.hpp"
 #include "gpu_test.hpp"
-#include "tessel/tessel.hpp"
 
 namespace tessel::testing {
 namespace {
 
 using TimelineOnGpu = GpuTest;
 
-// Each warp of 4 blocks of 4 warps marks its load and its store.
-struct MarksRegionsOnGpu : Script {
-  void operator()(Ptr<float> x) {
-    attrs.blocks = 4;
-    attrs.warps = 4;
-    auto view = global_view(x, {4, 512});
-    RegisterTensor t;
-    trace_region("load", [&] { t = load_global(view, {blockIdx.x, 0}, {1, 512}); });
-    sync();  // the warps hold the row's elements together: every load before any store
-    trace_region("store", [&] { store_global(view, t + 1.0f, {blockIdx.x, 0}); });
-  }
-};
-
 TEST_F(TimelineOnGpu, EachWarpsRegionsAreTimedByTheGlobalTimer) {
   const std::string path = (std::filesystem::temp_directory_path() / "tessel_gpu_timeline.json").string();
   std::filesystem::remove(path);
   Buffer<float> x(Device::gpu(), std::vector<float>(2048, 2.0f));
-  Kernel<MarksRegionsOnGpu> kernel(Device::gpu());
+  Kernel<MarksRegions<4, 4, 512>> kernel(Device::gpu());
   setenv("TESSEL_TRACE", path.c_str(), 1);
   kernel(x);
   unsetenv("TESSEL_TRACE");
