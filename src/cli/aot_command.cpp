@@ -48,6 +48,7 @@ void write_file(const std::filesystem::path& path, const char* data, size_t byte
 int run(const AotArgs& args, const Registry& kernels) {
   std::vector<aot::ExportedKernel> exported;
   const std::filesystem::path header(args.output);
+  if (header.has_parent_path()) std::filesystem::create_directories(header.parent_path());
   for (const std::string& text : args.kernels) {
     const auto [name, given] = kernel_and_sizes(text);
     const KernelEntry& e = kernels.find(name);
