@@ -30,13 +30,8 @@ MmaOperand mma_operand(const SharedTensorNode& t, int k_dim) {
   o.k = t.shape[size_t(k_dim)];
   o.mn_major = t.strides[size_t(mn_dim)] == 1 && o.mn > 1;
   o.row_stride = t.strides[size_t(o.mn_major ? k_dim : mn_dim)];
-  if (o.mn_major) {
-    o.block = o.mn;
-    o.row_bytes = o.mn * bytes;
-  } else {
-    o.block = o.mn;
-    o.row_bytes = t.strides[size_t(k_dim)] == 1 ? o.k * bytes : -1;
-  }
+  o.block = o.mn;
+  o.row_bytes = o.mn_major ? o.mn * bytes : t.strides[size_t(k_dim)] == 1 ? o.k * bytes : -1;
   return o;
 }
 

@@ -257,6 +257,28 @@ std::vector<Expr> expr_operands(const ExprNode& e) {
   return {};
 }
 
+namespace {
+
+class Substitute : public Mutator {
+ public:
+  explicit Substitute(const std::map<const VarNode*, Expr>& definitions) : definitions_(definitions) {}
+
+ protected:
+  Expr visit(const VarNode& n, const Expr& self) override {
+    const auto it = definitions_.find(&n);
+    return it == definitions_.end() ? self : mutate(it->second);
+  }
+
+ private:
+  const std::map<const VarNode*, Expr>& definitions_;
+};
+
+}  // namespace
+
+Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& definitions) {
+  return Substitute(definitions).mutate(e);
+}
+
 void walk_expr(const ExprNode& e, const std::function<void(const ExprNode&)>& on_expr) {
   on_expr(e);
   for (const Expr& c : expr_operands(e)) walk_expr(*c, on_expr);

@@ -1,7 +1,7 @@
 #include "tessel/layout/tcgen05_descriptor.hpp"
 
 #include "tessel/error.hpp"
-#include "tessel/layout/shared_swizzle.hpp"
+#include "tessel/layout/operand_addresses.hpp"
 
 namespace tessel {
 
@@ -70,11 +70,7 @@ Tcgen05SmemDescriptor tcgen05_k_major_descriptor(uint32_t start_address, int swi
 }
 
 int64_t tcgen05_k_major_address(const Tcgen05SmemDescriptor& d, int row, int k, int elem_bytes) {
-  TESSEL_CHECK(d.swizzle_bits >= 1, "the simulator reads only swizzled K-major tcgen05 operands");
-  const int64_t span = int64_t(16) << d.swizzle_bits;
-  const int64_t linear =
-      d.start_address + (row % 8) * span + (row / 8) * int64_t(d.stride_byte_offset) + int64_t(k) * elem_bytes;
-  return swizzle_byte(linear, d.swizzle_bits);
+  return k_major_operand_address(d.start_address, d.stride_byte_offset, d.swizzle_bits, row, k, elem_bytes);
 }
 
 Tcgen05SmemDescriptor tcgen05_mn_major_descriptor(uint32_t start_address, int swizzle_bits, uint32_t block_bytes) {
@@ -86,12 +82,8 @@ Tcgen05SmemDescriptor tcgen05_mn_major_descriptor(uint32_t start_address, int sw
 }
 
 int64_t tcgen05_mn_major_address(const Tcgen05SmemDescriptor& d, int row, int k, int elem_bytes) {
-  TESSEL_CHECK(d.swizzle_bits >= 1, "the simulator reads only swizzled MN-major tcgen05 operands");
-  const int64_t span = int64_t(16) << d.swizzle_bits, per_span = span / elem_bytes;
-  const int64_t linear = d.start_address + (row % per_span) * elem_bytes +
-                         (row / per_span) * int64_t(d.leading_byte_offset) + (k % 8) * span +
-                         (k / 8) * int64_t(d.stride_byte_offset);
-  return swizzle_byte(linear, d.swizzle_bits);
+  return mn_major_operand_address(d.start_address, d.leading_byte_offset, d.stride_byte_offset, d.swizzle_bits, row, k,
+                                  elem_bytes);
 }
 
 uint32_t Tcgen05InstrDescriptor::bits() const {

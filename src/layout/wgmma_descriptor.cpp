@@ -1,7 +1,7 @@
 #include "tessel/layout/wgmma_descriptor.hpp"
 
 #include "tessel/error.hpp"
-#include "tessel/layout/shared_swizzle.hpp"
+#include "tessel/layout/operand_addresses.hpp"
 
 namespace tessel {
 
@@ -60,11 +60,7 @@ WgmmaDescriptor wgmma_k_major_descriptor(uint32_t start_address, int swizzle_bit
 }
 
 int64_t wgmma_k_major_address(const WgmmaDescriptor& d, int row, int k, int elem_bytes) {
-  TESSEL_CHECK(d.swizzle_bits >= 1, "the simulator reads only swizzled K-major wgmma operands");
-  const int64_t span = int64_t(16) << d.swizzle_bits;
-  const int64_t linear =
-      d.start_address + (row % 8) * span + (row / 8) * int64_t(d.stride_byte_offset) + int64_t(k) * elem_bytes;
-  return swizzle_byte(linear, d.swizzle_bits);
+  return k_major_operand_address(d.start_address, d.stride_byte_offset, d.swizzle_bits, row, k, elem_bytes);
 }
 
 WgmmaDescriptor wgmma_mn_major_descriptor(uint32_t start_address, int swizzle_bits, uint32_t block_bytes) {
@@ -75,13 +71,9 @@ WgmmaDescriptor wgmma_mn_major_descriptor(uint32_t start_address, int swizzle_bi
   return WgmmaDescriptor{start_address & 0x3FFFF, block_bytes ? block_bytes : 16, 8 * span, 0, swizzle_bits};
 }
 
-int64_t wgmma_mn_major_address(const WgmmaDescriptor& d, int n, int k, int elem_bytes) {
-  TESSEL_CHECK(d.swizzle_bits >= 1, "the simulator reads only swizzled MN-major wgmma operands");
-  const int64_t span = int64_t(16) << d.swizzle_bits, per_span = span / elem_bytes;
-  const int64_t linear = d.start_address + (n % per_span) * elem_bytes +
-                         (n / per_span) * int64_t(d.leading_byte_offset) + (k % 8) * span +
-                         (k / 8) * int64_t(d.stride_byte_offset);
-  return swizzle_byte(linear, d.swizzle_bits);
+int64_t wgmma_mn_major_address(const WgmmaDescriptor& d, int row, int k, int elem_bytes) {
+  return mn_major_operand_address(d.start_address, d.leading_byte_offset, d.stride_byte_offset, d.swizzle_bits, row, k,
+                                  elem_bytes);
 }
 
 }  // namespace tessel

@@ -13,20 +13,6 @@ namespace tessel::passes {
 
 namespace {
 
-class Substitute : public ir::Mutator {
- public:
-  explicit Substitute(const std::map<const ir::VarNode*, ir::Expr>& defs) : defs_(defs) {}
-
- protected:
-  ir::Expr visit(const ir::VarNode& n, const ir::Expr& self) override {
-    auto it = defs_.find(&n);
-    return it == defs_.end() ? self : mutate(it->second);
-  }
-
- private:
-  const std::map<const ir::VarNode*, ir::Expr>& defs_;
-};
-
 // Whether `e` (over parameters and inlined definitions) is computable at launch; the error says
 // what `what` uses instead.
 void check_known_at_launch(const ir::KernelNode& k, const ir::Expr& e, const std::set<const void*>& params,
@@ -60,13 +46,12 @@ ir::Kernel inline_launch_values(const ir::Kernel& k, const PassContext&) {
         auto& d = static_cast<const ir::DeclareNode&>(*s);
         if (!assigned.count(d.var.get())) defs[d.var.get()] = d.init;
       }
-  Substitute sub(defs);
   bool changed = false;
   std::set<const void*> params;
   for (const ir::Var& p : k->params) params.insert(p.get());
   std::vector<ir::Expr> blocks;
   for (const ir::Expr& b : k->blocks) {
-    ir::Expr nb = sub.mutate(b);
+    ir::Expr nb = ir::substitute(b, defs);
     changed |= nb != b;
     check_known_at_launch(*k, nb, params, k->blocks_loc, "attrs.blocks",
                           "the grid is computed on the host before launch");
@@ -75,7 +60,7 @@ ir::Kernel inline_launch_values(const ir::Kernel& k, const PassContext&) {
   std::vector<ir::DerivedParam> derived = k->derived_params;
   for (ir::DerivedParam& p : derived) {
     if (!p.is_scratch()) continue;
-    ir::Expr bytes = sub.mutate(p.source);
+    ir::Expr bytes = ir::substitute(p.source, defs);
     changed |= bytes != p.source;
     check_known_at_launch(*k, bytes, params, p.loc, "the shape of a global_scratch",
                           "the buffer is allocated on the host before launch");

@@ -16,21 +16,6 @@ namespace tessel::passes {
 
 namespace {
 
-// Replaces variables declared once and never assigned by their definitions, recursively.
-class InlineDefinitions : public ir::Mutator {
- public:
-  explicit InlineDefinitions(const std::map<const ir::VarNode*, ir::Expr>& defs) : defs_(defs) {}
-
- protected:
-  ir::Expr visit(const ir::VarNode& n, const ir::Expr& self) override {
-    auto it = defs_.find(&n);
-    return it == defs_.end() ? self : mutate(it->second);
-  }
-
- private:
-  const std::map<const ir::VarNode*, ir::Expr>& defs_;
-};
-
 class PlanFastDivmods : public ir::Mutator {
  public:
   explicit PlanFastDivmods(ir::KernelNode& k) : kernel_(k) {
@@ -79,7 +64,7 @@ class PlanFastDivmods : public ir::Mutator {
 
   // The divisor over the kernel's parameters only, or a user error naming what it depends on.
   ir::Expr grid_constant(const ir::FastDivmodNode& n) {
-    const ir::Expr divisor = InlineDefinitions(defs_).mutate(n.divisor);
+    const ir::Expr divisor = ir::substitute(n.divisor, defs_);
     auto depends = [&](const std::string& what) {
       return Error(n.loc, fmt::format("fast_divmod: the divisor must be the same for the whole grid (computed on the "
                                       "host from the kernel's parameters at launch), but it depends on {}; divide "

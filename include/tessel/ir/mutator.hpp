@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <tuple>
 #include <unordered_map>
@@ -106,5 +107,9 @@ std::vector<Expr> expr_operands(const ExprNode& e);
 
 // Pre-order walk over an expression tree.
 void walk_expr(const ExprNode& e, const std::function<void(const ExprNode&)>& on_expr);
+
+// `e` with every variable of `definitions` replaced by its definition, recursively (a definition
+// may use other defined variables).
+Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& definitions);
 
 }  // namespace tessel::ir
