@@ -24,6 +24,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q "${missing[@]}" >/dev/null
 fi
 
+# The Python module's build and tests (python/): nanobind, numpy and pytest from PyPI.
+if ! python3 -c "import nanobind, numpy, pytest" 2>/dev/null; then
+  echo "tessel: installing nanobind, numpy and pytest for the Python module" >&2
+  python3 -m pip install -q nanobind numpy pytest >/dev/null
+fi
+
 cuda_root="${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}"
 if [ ! -e "$cuda_root/include/nvrtc.h" ]; then
   echo "tessel: the CUDA 13 toolkit (headers and NVRTC) was not found at $cuda_root; set CUDA_HOME" >&2
@@ -31,4 +37,4 @@ if [ ! -e "$cuda_root/include/nvrtc.h" ]; then
 fi
 
 cmake -S "$tessel_root" -B "$tessel_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCUDAToolkit_ROOT="$cuda_root" ${TESSEL_CMAKE_ARGS:-} >/dev/null
+  -DCUDAToolkit_ROOT="$cuda_root" -DTESSEL_BUILD_PYTHON=ON ${TESSEL_CMAKE_ARGS:-} >/dev/null

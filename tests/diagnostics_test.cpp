@@ -294,9 +294,21 @@ struct TakesHalfPointer : Script {
 
 TEST(Diagnostics, ArgumentOfTheWrongType) {
   const std::string got13 = testing::error_of<TakesHalfPointer>(16, no_data);
-  EXPECT_EQ(got13, "kernel TakesHalfPointer, argument 1: expected a pointer to f16, got a f32* value");
+  EXPECT_EQ(got13, "kernel TakesHalfPointer, parameter arg1 (argument 1): expected a pointer to f16, got a f32* value");
   const std::string got14 = testing::error_of<TakesHalfPointer>(16);
   EXPECT_EQ(got14, "kernel TakesHalfPointer takes 2 arguments, 1 given");
+}
+
+TEST(Diagnostics, TensorThatIsNotContiguous) {
+  Buffer<f16> b(Device::simulator(), 12);
+  // [3, 4] with column-major strides: the transpose of a contiguous [4, 3] tensor.
+  const std::string got = testing::error_of<TakesHalfPointer>(12, Tensor<f16>(b, {3, 4}, {1, 3}));
+  EXPECT_EQ(got,
+            "kernel TakesHalfPointer, parameter arg1 (argument 1): the tensor is not contiguous (its strides are not "
+            "row-major for its shape), and a pointer parameter reads its elements in row-major order; pass a "
+            "contiguous copy");
+  // Extent-1 dimensions may have any stride, as in a PyTorch tensor sliced to one row.
+  EXPECT_EQ(testing::error_of<TakesHalfPointer>(4, Tensor<f16>(b, {1, 4}, {99, 1})), "no error");
 }
 
 struct IndexOfARank1SharedTensor : Script {

@@ -66,8 +66,8 @@ void KernelSignature::check(std::span<const HostArg> args) const {
     const ParamSpec& p = params_[i];
     const HostArg& a = args[i];
     auto fail = [&] {
-      throw Error(fmt::format("kernel {}, argument {}: expected {}, got a {} value", kernel_, i, describe_param(p),
-                              a.type_name()));
+      throw Error(fmt::format("kernel {}, parameter {} (argument {}): expected {}, got a {} value", kernel_, names_[i],
+                              i, describe_param(p), a.type_name()));
     };
     switch (p.kind) {
       case ParamSpec::Kind::CompileInt:
@@ -85,6 +85,12 @@ void KernelSignature::check(std::span<const HostArg> args) const {
         if (a.kind != HostArg::Kind::Pointer ||
             (!a.void_pointer && a.pointee != p.dtype && !(is_packed(p.dtype) && a.pointee == DType::U8)))
           fail();
+        if (!a.row_major)
+          throw Error(
+              fmt::format("kernel {}, parameter {} (argument {}): the tensor is not contiguous (its strides "
+                          "are not row-major for its shape), and a pointer parameter reads its elements in "
+                          "row-major order; pass a contiguous copy",
+                          kernel_, names_[i], i));
         break;
     }
   }
@@ -175,6 +181,15 @@ void KernelSignature::run_time_values(std::span<const HostArg> args, std::span<i
       s.i = a.i;
   }
   TESSEL_CHECK(n == out.size(), "kernel {}: {} run-time arguments for {} parameters", kernel_, n, out.size());
+}
+
+bool is_row_major(std::span<const int64_t> shape, std::span<const int64_t> strides) {
+  int64_t expected = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1 && strides[d] != expected) return false;
+    expected *= shape[d];
+  }
+  return true;
 }
 
 size_t KernelSignature::argument_of(size_t index) const {

@@ -6,6 +6,7 @@
 struct Axpy : tessel::Script {
   int block = 1024;
   static tessel::Space space() { return tessel::tune("block", &Axpy::block, {1024, 512}); }
+  static constexpr const char* param_names[] = {"n", "alpha", "x", "y", "out"};
   void operator()(tessel::Int32 n, tessel::Float32 alpha, tessel::Ptr<float> x, tessel::Ptr<float> y,
                   tessel::Ptr<float> out) {
     attrs.blocks = cdiv(n, block);

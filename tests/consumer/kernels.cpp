@@ -1,6 +1,6 @@
 // The consumer's own kernels under the tessel command line: `kernels list`, `kernels run axpy`,
-// `kernels check axpy`, `kernels ir|cuda|compile|space axpy`, as the tessel command gives for its
-// examples.
+// `kernels check axpy`, `kernels ir|cuda|compile|space|aot axpy`, as the tessel command gives for
+// its examples; and from Python, `tessel.load("kernels.cpp").axpy(n, alpha, x, y, out)`.
 #include <cmath>
 
 #include "axpy.hpp"
@@ -9,8 +9,7 @@
 
 using namespace tessel;
 
-int main(int argc, char** argv) {
-  cli::Registry kernels;
+TESSEL_KERNELS(kernels) {
   kernels.add<Axpy>(
       {"axpy", "out = alpha x + y over n floats", {"n"}, {5000}},
       [](const cli::Sizes& s) {
@@ -26,5 +25,6 @@ int main(int argc, char** argv) {
         for (int i = 0; i < n; ++i) want[i] = 1.75f * x[i] + y[i];
         return cli::compare(dout.download(), want, 1e-6, 1e-6, fmt::format("axpy n={}", n));
       });
-  return cli::run(argc, argv, kernels);
 }
+
+int main(int argc, char** argv) { return cli::run(argc, argv, *tessel_kernels()); }

@@ -17,6 +17,8 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -72,6 +74,12 @@ struct KernelEntry : KernelInfo {
   // The variant the sizes select for `arch` under `configuration` ("" for the tuning database's
   // choice or the first candidate), compiled for an ahead-of-time launcher (tessel aot).
   std::function<aot::ExportedKernel(const Sizes&, const std::string& arch, const std::string& configuration)> exported;
+  // Its parameters: names and what each takes, for callers that build arguments at run time.
+  std::function<detail::KernelSignature()> signature;
+  // A kernel object for `device` and `options` that takes arguments built at run time (the Python
+  // module's calls), checked as a C++ call's; launch(arguments, stream).
+  using Launch = std::function<void(std::span<const HostArg> arguments, void* stream)>;
+  std::function<Launch(const Device&, const KernelOptions&)> launcher;
 };
 
 // Fills the entries that build kernel S without running it (ir, cuda_module, compile, fit_space,
@@ -94,6 +102,11 @@ template <class S, class Arguments> void add_introspection(KernelEntry& e, Argum
   e.exported = [arguments, name = e.name](const Sizes& s, const std::string& arch, const std::string& configuration) {
     Kernel<S> k(Device::simulator(), KernelOptions{.arch = arch, .configuration = configuration});
     return std::apply([&](auto... a) { return k.exported(name, a...); }, arguments(s));
+  };
+  e.signature = [] { return Kernel<S>::signature(); };
+  e.launcher = [](const Device& device, const KernelOptions& options) -> KernelEntry::Launch {
+    auto kernel = std::make_shared<Kernel<S>>(device, options);
+    return [kernel](std::span<const HostArg> arguments, void* stream) { kernel->launch_args(arguments, stream); };
   };
   e.configurations = [] {
     std::vector<std::string> out;
@@ -138,3 +151,24 @@ class Registry {
 };
 
 }  // namespace tessel::cli
+
+// The kernels of one C++ file, for Python's `tessel.load(file)` and for the file's own `main`:
+//
+//   TESSEL_KERNELS(kernels) {
+//     kernels.add<Saxpy>(...);
+//   }
+//   int main(int argc, char** argv) { return tessel::cli::run(argc, argv, *tessel_kernels()); }
+//
+// Defines `tessel_kernels()`, with C linkage so that a shared library of the file can be searched
+// for it, which fills a registry with the block's registrations on its first call.
+#define TESSEL_KERNELS(registry)                                          \
+  static void tessel_register_kernels(::tessel::cli::Registry& registry); \
+  extern "C" const ::tessel::cli::Registry* tessel_kernels() {            \
+    static const ::tessel::cli::Registry kernels = [] {                   \
+      ::tessel::cli::Registry r;                                          \
+      tessel_register_kernels(r);                                         \
+      return r;                                                           \
+    }();                                                                  \
+    return &kernels;                                                      \
+  }                                                                       \
+  static void tessel_register_kernels(::tessel::cli::Registry& registry)

@@ -27,6 +27,9 @@ struct HostArg {
   // reach from it, and whether they are on the GPU. -1: a raw pointer, of which nothing is known.
   int64_t span = -1;
   bool on_gpu = false;
+  // False for a tensor whose strides are not those of a contiguous row-major tensor of its shape:
+  // a pointer parameter would read its elements in the wrong order.
+  bool row_major = true;
   std::string type_name() const;  // the C++ type, for messages
 };
 
@@ -72,6 +75,10 @@ class KernelSignature {
   // The pointer arguments, for saving what they point to.
   std::vector<const void*> pointers(std::span<const HostArg> args) const;
 
+  const std::string& kernel() const { return kernel_; }
+  const std::vector<ParamSpec>& params() const { return params_; }
+  const std::vector<std::string>& names() const { return names_; }
+
  private:
   std::string kernel_;
   std::vector<ParamSpec> params_;
@@ -91,6 +98,10 @@ template <class T> struct param_traits<Var<T>> {
 template <class T> struct param_traits<Ptr<T>> {
   static ParamSpec spec() { return {ParamSpec::Kind::Pointer, dtype_v<T>}; }
 };
+
+// Whether `strides` (in elements) are those of a contiguous row-major tensor of `shape`; the stride
+// of an extent-1 dimension does not matter.
+bool is_row_major(std::span<const int64_t> shape, std::span<const int64_t> strides);
 
 template <class X> HostArg host_arg(const X& x) {
   using T = std::remove_cvref_t<X>;
@@ -118,6 +129,7 @@ template <class X> HostArg host_arg(const X& x) {
     a = host_arg(x.data());
     a.span = x.span();
     a.on_gpu = x.device().is_gpu();
+    if constexpr (requires { x.strides(); }) a.row_major = is_row_major(x.shape(), x.strides());
   } else {
     static_assert(sizeof(T) == 0, "kernel arguments are integers, floats, pointers, tessel::Buffer or tessel::Tensor");
   }

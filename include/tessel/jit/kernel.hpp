@@ -60,19 +60,26 @@ template <class S> class Kernel {
 
  public:
   explicit Kernel(Device device = Device::default_device(), KernelOptions options = {})
-      : core_(detail::kernel_name_of(typeid(S)), signature(std::make_index_sequence<N>{}), trace_fn(nullptr), space(),
-              device, std::move(options)) {}
+      : core_(detail::kernel_name_of(typeid(S)), signature(), trace_fn(nullptr), space(), device, std::move(options)) {}
   // A kernel with the hyperparameters `script` holds: its members are the configuration, and the
   // space is not used (KernelOptions::configuration must then be empty).
   explicit Kernel(const S& script, Device device = Device::default_device(),
                   KernelOptions options = {}) requires std::is_copy_constructible_v<S>
-      : core_(detail::kernel_name_of(typeid(S)), signature(std::make_index_sequence<N>{}),
-              trace_fn(std::make_shared<const S>(script)), Space(), device, without_configuration(std::move(options))) {
-  }
+      : core_(detail::kernel_name_of(typeid(S)), signature(), trace_fn(std::make_shared<const S>(script)), Space(),
+              device, without_configuration(std::move(options))) {}
 
   template <class... A> void operator()(const A&... args) { core_.launch(pack(args...), nullptr); }
   // Launches on a CUDA stream (a CUstream; ignored by the simulator).
   template <class... A> void launch_on(void* stream, const A&... args) { core_.launch(pack(args...), stream); }
+  // Launches with arguments built at run time (the Python module's calls), checked as a C++ call's.
+  void launch_args(std::span<const HostArg> args, void* stream) {
+    if (args.size() != N)
+      throw Error(
+          fmt::format("kernel {} takes {} arguments, {} given", detail::kernel_name_of(typeid(S)), N, args.size()));
+    core_.launch(args, stream);
+  }
+  // Its parameters: their names and what each takes.
+  static detail::KernelSignature signature() { return signature(std::make_index_sequence<N>{}); }
 
   template <class... A> ir::Kernel traced(const A&... args) { return core_.traced(pack(args...)); }
   template <class... A> ir::Kernel lowered(const A&... args) { return core_.lowered(pack(args...)); }

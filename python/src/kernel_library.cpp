@@ -1,0 +1,73 @@
+#include "kernel_library.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include "call_arguments.hpp"
+#include "examples.hpp"
+
+namespace nb = nanobind;
+
+namespace tessel::python {
+
+KernelFunction::KernelFunction(const cli::KernelEntry& entry, KernelOptions options)
+    : entry_(&entry), signature_(entry.signature()), options_(std::move(options)) {}
+
+const cli::KernelEntry::Launch& KernelFunction::launcher(const Device& device) {
+  std::optional<cli::KernelEntry::Launch>& slot = device.is_gpu() ? on_gpu_ : on_simulator_;
+  if (!slot) slot = entry_->launcher(device, options_);
+  return *slot;
+}
+
+void KernelFunction::call(nb::handle args, std::optional<uintptr_t> stream) {
+  const CallArguments arguments(signature_, args);
+  const Device device = arguments.memory() == Memory::Gpu    ? Device::gpu()
+                        : arguments.memory() == Memory::Host ? Device::simulator()
+                                                             : Device::default_device();
+  const cli::KernelEntry::Launch& launch = launcher(device);
+  void* const on = reinterpret_cast<void*>(stream ? *stream : arguments.default_stream());
+  // The simulator may run for seconds and a first call compiles: other Python threads go on.
+  nb::gil_scoped_release unlocked;
+  launch(arguments.host_args(), on);
+}
+
+KernelLibrary KernelLibrary::examples() { return KernelLibrary(&examples::registry(), "the built-in examples"); }
+
+KernelLibrary KernelLibrary::open(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) throw Error(fmt::format("cannot load the kernel library {}: {}", path, dlerror()));
+  using Kernels = const cli::Registry* (*)();
+  auto kernels = reinterpret_cast<Kernels>(dlsym(handle, "tessel_kernels"));
+  if (!kernels)
+    throw Error(
+        fmt::format("{} defines no tessel_kernels(): register its kernels in a TESSEL_KERNELS block "
+                    "(tessel/cli/registry.hpp)",
+                    path));
+  return KernelLibrary(kernels(), path);
+}
+
+std::vector<std::string> KernelLibrary::names() const {
+  std::vector<std::string> out;
+  for (const cli::KernelEntry& e : registry_->entries()) out.push_back(e.name);
+  return out;
+}
+
+KernelFunction KernelLibrary::kernel(const std::string& name, const std::string& configuration,
+                                     const std::string& arch) const {
+  KernelOptions options;
+  options.arch = arch;
+  options.configuration = configuration;
+  return KernelFunction(entry(name), std::move(options));
+}
+
+std::pair<bool, std::string> KernelLibrary::check(const std::string& name, const std::string& device,
+                                                  const std::vector<int64_t>& sizes) const {
+  const cli::KernelEntry& e = entry(name);
+  if (!e.runnable()) throw Error(fmt::format("kernel {} has no host check registered", name));
+  const Device d = Device::named(device);
+  nb::gil_scoped_release unlocked;
+  const cli::RunResult r = e.run(d, e.sizes_for(sizes));
+  return {r.ok, r.summary};
+}
+
+}  // namespace tessel::python

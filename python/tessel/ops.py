@@ -1,0 +1,114 @@
+"""Ready functions over the built-in examples, on torch tensors (GPU, or the simulator for CPU
+tensors) and numpy arrays (the simulator). With torch tensors they run as the custom ops
+torch.ops.tessel.* (tessel/torch_ops.py), so torch.compile traces through them.
+
+    y = tessel.ops.linear(x, weight)        # x @ weight.T: f16 or bf16, [m, k] x [n, k]
+    p = tessel.ops.softmax(scores)          # along the rows of a 2-D float32 array
+    z = tessel.ops.layer_norm(x, gamma, beta)  # along the rows, eps = 1e-5, float32
+"""
+
+import sys
+
+from . import _tessel
+from .kernels import examples
+
+
+def _is_torch(x):
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _dtype(x):
+    return str(x.dtype).replace("torch.", "")
+
+
+def _empty(like, shape):
+    if _is_torch(like):
+        return sys.modules["torch"].empty(shape, dtype=like.dtype, device=like.device)
+    import numpy
+
+    if isinstance(like, numpy.ndarray):
+        return numpy.empty(shape, dtype=like.dtype)
+    raise TypeError(f"tessel.ops take torch tensors and numpy arrays, not {type(like).__name__}")
+
+
+def _on_gpu(x):
+    return _is_torch(x) and x.is_cuda
+
+
+def _expect(condition, message):
+    if not condition:
+        raise _tessel.Error(message)
+
+
+def _linear_kernel(x):
+    bf16 = _dtype(x) == "bfloat16"
+    capability = _tessel.gpu_capability() if _on_gpu(x) else None
+    if capability is not None and capability[0] == 9:
+        return examples().kernel("hopper_v5_bf16" if bf16 else "hopper_v5")
+    return examples().kernel("ampere_v5_swizzled_bf16" if bf16 else "ampere_v5_swizzled")
+
+
+def linear_into(x, weight, out):
+    """out = x @ weight.T, written into `out` ([m, n])."""
+    _linear_kernel(x)(x.shape[0], weight.shape[0], x.shape[1], x, weight, out)
+
+
+def softmax_into(x, out):
+    rows, cols = x.shape
+    kernel = "row_softmax" if cols <= 1024 else "wide_row_softmax"
+    examples().kernel(kernel)(rows, cols, x, out)
+
+
+def layer_norm_into(x, gamma, beta, out):
+    rows, cols = x.shape
+    examples().kernel("layer_norm")(rows, cols, x, gamma, beta, out)
+
+
+def _check_matrix(name, x, dtypes):
+    _expect(len(x.shape) == 2, f"tessel.ops.{name}: expected a 2-D array, got shape {list(x.shape)}")
+    _expect(_dtype(x) in dtypes,
+            f"tessel.ops.{name}: expected {' or '.join(dtypes)} elements, got {_dtype(x)}")
+
+
+def linear(x, weight):
+    """x @ weight.T for x [m, k] and weight [n, k] (nn.Linear's layout), f16 or bf16, f32
+    accumulation."""
+    _check_matrix("linear", x, ("float16", "bfloat16"))
+    _check_matrix("linear", weight, (_dtype(x),))
+    _expect(x.shape[1] == weight.shape[1],
+            f"tessel.ops.linear: x is {list(x.shape)} and weight {list(weight.shape)}; their k (last extents) differ")
+    if _is_torch(x):
+        from . import torch_ops
+
+        return torch_ops.ops().linear(x, weight)
+    out = _empty(x, (x.shape[0], weight.shape[0]))
+    linear_into(x, weight, out)
+    return out
+
+
+def softmax(x):
+    """softmax along the rows of a 2-D float32 array."""
+    _check_matrix("softmax", x, ("float32",))
+    if _is_torch(x):
+        from . import torch_ops
+
+        return torch_ops.ops().softmax(x)
+    out = _empty(x, tuple(x.shape))
+    softmax_into(x, out)
+    return out
+
+
+def layer_norm(x, gamma, beta):
+    """LayerNorm along the rows of a 2-D float32 array, eps = 1e-5, with per-column gamma and beta."""
+    _check_matrix("layer_norm", x, ("float32",))
+    for name, v in (("gamma", gamma), ("beta", beta)):
+        _expect(tuple(v.shape) == (x.shape[1],),
+                f"tessel.ops.layer_norm: {name} has shape {list(v.shape)}, and x's rows need [{x.shape[1]}]")
+    if _is_torch(x):
+        from . import torch_ops
+
+        return torch_ops.ops().layer_norm(x, gamma, beta)
+    out = _empty(x, tuple(x.shape))
+    layer_norm_into(x, gamma, beta, out)
+    return out

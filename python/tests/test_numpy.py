@@ -1,0 +1,152 @@
+"""The Python module on numpy arrays: host memory runs on the simulator, so these run everywhere
+(CI has no GPU and no torch). test_torch.py runs the GPU half."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tessel
+
+rng = np.random.default_rng(7)
+
+
+def axpy_inputs(n):
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    out = np.full(n, np.nan, dtype=np.float32)  # poisoned: every element must be written
+    return x, y, out
+
+
+def error_of(call):
+    with pytest.raises(tessel.Error) as e:
+        call()
+    return str(e.value)
+
+
+def test_a_user_kernel_runs_on_the_simulator_and_matches_numpy(consumer):
+    n = 3000  # not a multiple of the block
+    x, y, out = axpy_inputs(n)
+    consumer.axpy(n, 1.75, x, y, out)
+    np.testing.assert_allclose(out, np.float32(1.75) * x + y, rtol=1e-6)
+
+
+def test_the_library_lists_and_describes_its_kernels(consumer):
+    assert consumer.names() == ["axpy"]
+    assert consumer.describe("axpy") == "out = alpha x + y over n floats"
+    assert consumer.axpy.parameters == [("n", "scalar", "i32"), ("alpha", "scalar", "f32"),
+                                        ("x", "pointer", "f32"), ("y", "pointer", "f32"),
+                                        ("out", "pointer", "f32")]
+    with pytest.raises(AttributeError, match="unknown kernel 'saxpy'; the registered kernels are: axpy"):
+        consumer.saxpy
+
+
+def test_a_configuration_fixes_the_hyperparameters(consumer):
+    n = 1500
+    x, y, out = axpy_inputs(n)
+    consumer.kernel("axpy", configuration="block=512")(n, -2.0, x, y, out)
+    np.testing.assert_allclose(out, np.float32(-2.0) * x + y, rtol=1e-6)
+    assert "the space has no hyperparameter 'blok'" in error_of(
+        lambda: consumer.kernel("axpy", configuration="blok=512")(n, -2.0, x, y, out))
+
+
+def test_the_registered_host_check_runs(consumer):
+    ok, summary = consumer.check("axpy", "sim", [777])
+    assert ok, summary
+    assert "axpy n=777" in summary
+
+
+def test_wrong_arguments_get_the_messages_of_the_cpp_api(consumer):
+    n = 256
+    x, y, out = axpy_inputs(n)
+    assert error_of(lambda: consumer.axpy(n, 1.0, x.astype(np.float16), y, out)) == (
+        "kernel Axpy, parameter x (argument 2): expected a pointer to f32, got a f16* value")
+    assert error_of(lambda: consumer.axpy(n, 1.0, x.astype(np.float64), y, out)) == (
+        "kernel Axpy, parameter x (argument 2): the array holds float64 elements, which tessel has no element type "
+        "for")
+    strided = np.repeat(x, 2)[::2]
+    assert error_of(lambda: consumer.axpy(n, 1.0, strided, y, out)) == (
+        "kernel Axpy, parameter x (argument 2): the tensor is not contiguous (its strides are not row-major for its "
+        "shape), and a pointer parameter reads its elements in row-major order; pass a contiguous copy")
+    assert error_of(lambda: consumer.axpy(n, 1.0, x, y)) == "kernel Axpy takes 5 arguments, 4 given"
+    assert error_of(lambda: consumer.axpy(n, 1.0, "x", y, out)) == (
+        "kernel Axpy, parameter x (argument 2): got a str value; kernel arguments are integers, floats, bools and "
+        "arrays (torch tensors, numpy arrays, any DLPack producer)")
+    short = error_of(lambda: consumer.axpy(n, 1.0, x[:100], y, out))
+    assert re.fullmatch(r".*axpy\.hpp:\d+: kernel Axpy: the global_view of parameter x with shape \[256\] and strides "
+                        r"\[1\] spans 256 elements, but the argument for x holds 100; pass a larger tensor, or sizes "
+                        r"that fit it", short), short
+    # Nothing ran: the output is as poisoned as before.
+    assert np.isnan(out).all()
+
+
+def test_a_second_load_uses_the_cache_and_an_edited_header_compiles_again(consumer, consumer_dir, capfd):
+    assert tessel.load(consumer_dir / "kernels.cpp") is consumer
+    assert "compiling" not in capfd.readouterr().err
+    header = consumer_dir / "axpy.hpp"
+    header.write_text(header.read_text().replace("alpha * rx + ry", "alpha * rx - ry"))
+    edited = tessel.load(consumer_dir / "kernels.cpp")
+    assert "compiling kernels.cpp" in capfd.readouterr().err
+    n = 700
+    x, y, out = axpy_inputs(n)
+    edited.axpy(n, 0.5, x, y, out)
+    np.testing.assert_allclose(out, np.float32(0.5) * x - y, rtol=1e-6)
+    # The library loaded before the edit is still open and still the old kernel.
+    consumer.axpy(n, 0.5, x, y, out)
+    np.testing.assert_allclose(out, np.float32(0.5) * x + y, rtol=1e-6)
+
+
+def test_a_file_that_does_not_compile_reports_the_compiler(tmp_path):
+    source = tmp_path / "broken.cpp"
+    source.write_text('#include "no_such_header.hpp"\n')
+    message = error_of(lambda: tessel.load(source))
+    assert message.startswith(f"compiling {source} failed (exit code 1):")
+    assert "no_such_header.hpp" in message
+
+
+def test_a_library_without_a_kernels_block_is_refused(tmp_path):
+    source = tmp_path / "plain.cpp"
+    source.write_text("int answer() { return 42; }\n")
+    message = error_of(lambda: tessel.load(source))
+    assert re.fullmatch(r".*kernels-[0-9a-f]+\.so defines no tessel_kernels\(\): register its kernels in a "
+                        r"TESSEL_KERNELS block \(tessel/cli/registry\.hpp\)", message), message
+
+
+def test_load_names_a_missing_file():
+    assert error_of(lambda: tessel.load("no/such/kernels.cpp")) == "tessel.load: no file no/such/kernels.cpp"
+
+
+def test_ready_functions_on_numpy_arrays():
+    scores = (rng.standard_normal((37, 300)) * 8).astype(np.float32)
+    e = np.exp(scores.astype(np.float64) - scores.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(tessel.ops.softmax(scores), e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+    x = rng.standard_normal((5, 3000)).astype(np.float32)
+    gamma = rng.standard_normal(3000).astype(np.float32)
+    beta = rng.standard_normal(3000).astype(np.float32)
+    x64 = x.astype(np.float64)
+    want = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-5) * gamma + beta
+    np.testing.assert_allclose(tessel.ops.layer_norm(x, gamma, beta), want, rtol=1e-4, atol=1e-4)
+
+    a = rng.standard_normal((64, 96)).astype(np.float16)
+    w = rng.standard_normal((80, 96)).astype(np.float16)
+    want = a.astype(np.float64) @ w.astype(np.float64).T
+    np.testing.assert_allclose(tessel.ops.linear(a, w).astype(np.float64), want, rtol=2e-3, atol=2e-2)
+
+
+def test_ready_functions_check_their_inputs():
+    assert error_of(lambda: tessel.ops.softmax(np.zeros((4, 4, 4), np.float32))) == (
+        "tessel.ops.softmax: expected a 2-D array, got shape [4, 4, 4]")
+    assert error_of(lambda: tessel.ops.linear(np.zeros((4, 8), np.float16), np.zeros((4, 16), np.float16))) == (
+        "tessel.ops.linear: x is [4, 8] and weight [4, 16]; their k (last extents) differ")
+    assert error_of(lambda: tessel.ops.linear(np.zeros((4, 8), np.float32), np.zeros((4, 8), np.float32))) == (
+        "tessel.ops.linear: expected float16 or bfloat16 elements, got float32")
+
+
+def test_the_examples_are_a_library():
+    examples = tessel.examples()
+    assert "hopper_v5" in examples.names()
+    n = 1000
+    a, b, c = axpy_inputs(n)
+    examples.vector_add(n, a, b, c)
+    np.testing.assert_array_equal(c, a + b)

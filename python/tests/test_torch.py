@@ -1,0 +1,110 @@
+"""The Python module on torch tensors on the GPU: current and side streams, CUDA graphs,
+torch.compile through custom ops, and the C++ API's messages. Skipped without torch or a GPU; run
+on a GPU machine with `python -m pytest python/tests` (docs/python.md)."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA GPU", allow_module_level=True)
+
+import tessel  # noqa: E402
+
+
+def axpy_inputs(n, device="cuda"):
+    g = torch.Generator(device=device).manual_seed(n)
+    x = torch.randn(n, device=device, generator=g)
+    y = torch.randn(n, device=device, generator=g)
+    out = torch.full((n,), float("nan"), device=device)
+    return x, y, out
+
+
+def error_of(call):
+    with pytest.raises(tessel.Error) as e:
+        call()
+    return str(e.value)
+
+
+def test_a_user_kernel_runs_on_torch_tensors(consumer):
+    n = 100_003
+    x, y, out = axpy_inputs(n)
+    consumer.axpy(n, 1.75, x, y, out)
+    torch.testing.assert_close(out, 1.75 * x + y)
+
+
+def test_cpu_tensors_run_on_the_simulator(consumer):
+    n = 2000
+    x, y, out = axpy_inputs(n, "cpu")
+    consumer.axpy(n, -0.5, x, y, out)
+    torch.testing.assert_close(out, -0.5 * x + y)
+
+
+def test_wrong_dtype_and_non_contiguous_tensors_get_the_messages_of_the_cpp_api(consumer):
+    n = 256
+    x, y, out = axpy_inputs(n)
+    assert error_of(lambda: consumer.axpy(n, 1.0, x.half(), y, out)) == (
+        "kernel Axpy, parameter x (argument 2): expected a pointer to f32, got a f16* value")
+    strided = torch.randn(2 * n, device="cuda")[::2]
+    assert error_of(lambda: consumer.axpy(n, 1.0, strided, y, out)) == (
+        "kernel Axpy, parameter x (argument 2): the tensor is not contiguous (its strides are not row-major for its "
+        "shape), and a pointer parameter reads its elements in row-major order; pass a contiguous copy")
+    assert error_of(lambda: consumer.axpy(n, 1.0, x.cpu(), y, out)) == (
+        "kernel Axpy: parameter x is in host memory and parameter y in GPU memory; pass every array in one memory "
+        "(host memory runs on the simulator, GPU memory on the GPU)")
+
+
+def test_a_call_runs_on_the_current_stream(consumer):
+    n = 1 << 20
+    side = torch.cuda.Stream()
+    x, y, out = axpy_inputs(n)
+    with torch.cuda.stream(side):
+        assert tessel.kernels.current_stream((n, 2.0, x)) == side.cuda_stream
+        torch.cuda._sleep(50_000_000)  # the side stream is busy: a launch elsewhere would run first
+        x.mul_(3)
+        consumer.axpy(n, 2.0, x, y, out)
+    side.synchronize()
+    torch.testing.assert_close(out, 2.0 * x + y)
+
+
+def test_a_call_is_captured_in_a_cuda_graph(consumer):
+    n = 50_000
+    x, y, out = axpy_inputs(n)
+    consumer.axpy(n, 3.0, x, y, out)  # warm-up: compiles outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        consumer.axpy(n, 3.0, x, y, out)
+    x.copy_(torch.randn(n, device="cuda"))
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, 3.0 * x + y)
+
+
+def test_a_user_kernel_as_a_custom_op_under_torch_compile(consumer):
+    axpy = consumer.axpy.as_torch_op("tessel_test::axpy", mutates=["out"])
+
+    def f(x, y):
+        out = torch.empty_like(x)
+        axpy(x.numel(), 0.25, x.sin(), y, out)
+        return out.cos()
+
+    compiled = torch.compile(f, fullgraph=True)
+    x, y, _ = axpy_inputs(4096)
+    torch.testing.assert_close(compiled(x, y), (0.25 * x.sin() + y).cos())
+    assert "no array parameter outs" in error_of(lambda: consumer.axpy.as_torch_op("tessel_test::b", mutates=["outs"]))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_ready_functions_on_the_gpu_and_under_torch_compile(dtype):
+    x = torch.randn(256, 512, device="cuda", dtype=dtype)
+    w = torch.randn(384, 512, device="cuda", dtype=dtype)
+    want = (x.double() @ w.double().T)
+    torch.testing.assert_close(tessel.ops.linear(x, w).double(), want, rtol=1e-2, atol=1e-1)
+    compiled = torch.compile(lambda a, b: tessel.ops.linear(a, b).relu(), fullgraph=True)
+    torch.testing.assert_close(compiled(x, w).double(), want.relu(), rtol=1e-2, atol=1e-1)
+
+    scores = torch.randn(64, 3000, device="cuda") * 8
+    torch.testing.assert_close(tessel.ops.softmax(scores), torch.softmax(scores, 1))
+    gamma, beta = torch.randn(3000, device="cuda"), torch.randn(3000, device="cuda")
+    torch.testing.assert_close(tessel.ops.layer_norm(scores, gamma, beta),
+                               torch.nn.functional.layer_norm(scores, (3000,), gamma, beta), rtol=1e-4, atol=1e-4)
