@@ -44,6 +44,9 @@ NB_MODULE(_tessel, m) {
   using tessel::python::KernelFunction;
   using tessel::python::KernelLibrary;
   m.attr("__version__") = TESSEL_VERSION;
+  // Kernels registered as torch ops stay referenced by PyTorch's op registry until the interpreter
+  // is gone; nanobind's report of them at exit would be noise, not a leak.
+  nb::set_leak_warnings(false);
   nb::exception<tessel::Error>(m, "Error", PyExc_RuntimeError);
   m.def(
       "default_cache_dir", [] { return tessel::runtime::DiskCache::default_dir().string(); },
