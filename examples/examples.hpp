@@ -30,5 +30,6 @@ KernelEntry broken_sync_example();
 std::vector<KernelEntry> ampere_ladder_examples();
 std::vector<KernelEntry> hopper_ladder_examples();
 std::vector<KernelEntry> blackwell_ladder_examples();
+std::vector<KernelEntry> attention_ladder_examples();
 
 }  // namespace tessel::examples

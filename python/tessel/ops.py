@@ -5,6 +5,7 @@ torch.ops.tessel.* (tessel/torch_ops.py), so torch.compile traces through them.
     y = tessel.ops.linear(x, weight)        # x @ weight.T: f16 or bf16, [m, k] x [n, k]
     p = tessel.ops.softmax(scores)          # along the rows of a 2-D float32 array
     z = tessel.ops.layer_norm(x, gamma, beta)  # along the rows, eps = 1e-5, float32
+    o, lse = tessel.ops.attention(q, k, v, causal=True)  # [batch, heads, seq, head_dim], f16 or bf16
 """
 
 import sys
@@ -22,13 +23,14 @@ def _dtype(x):
     return str(x.dtype).replace("torch.", "")
 
 
-def _empty(like, shape):
+def _empty(like, shape, float32=False):
     if _is_torch(like):
-        return sys.modules["torch"].empty(shape, dtype=like.dtype, device=like.device)
+        torch = sys.modules["torch"]
+        return torch.empty(shape, dtype=torch.float32 if float32 else like.dtype, device=like.device)
     import numpy
 
     if isinstance(like, numpy.ndarray):
-        return numpy.empty(shape, dtype=like.dtype)
+        return numpy.empty(shape, dtype=numpy.float32 if float32 else like.dtype)
     raise TypeError(f"tessel.ops take torch tensors and numpy arrays, not {type(like).__name__}")
 
 
@@ -63,6 +65,14 @@ def softmax_into(x, out):
 def layer_norm_into(x, gamma, beta, out):
     rows, cols = x.shape
     examples().kernel("layer_norm")(rows, cols, x, gamma, beta, out)
+
+
+def attention_into(q, k, v, causal, scale, out, lse):
+    batch, heads, seq_q, head_dim = q.shape
+    kv_heads, seq_k = k.shape[1], k.shape[2]
+    kernel = "attention_v1_bf16" if _dtype(q) == "bfloat16" else "attention_v1"
+    examples().kernel(kernel)(batch, heads, kv_heads, seq_q, seq_k, head_dim, bool(causal), float(scale), q, k, v, out,
+                              lse)
 
 
 def _check_matrix(name, x, dtypes):
@@ -112,3 +122,37 @@ def layer_norm(x, gamma, beta):
     out = _empty(x, tuple(x.shape))
     layer_norm_into(x, gamma, beta, out)
     return out
+
+
+def attention(q, k, v, causal=False, scale=None):
+    """softmax(q kᵀ · scale) v with f32 accumulation, for q [batch, heads, seq_q, head_dim] and k, v
+    [batch, kv_heads, seq_k, head_dim] (heads a multiple of kv_heads: grouped-query attention), f16
+    or bf16; scale defaults to 1 / sqrt(head_dim), and causal keeps key j <= query i (PyTorch's
+    is_causal). Returns (o, lse): o like q, and the f32 log-sum-exp of each row [batch, heads,
+    seq_q] for a backward pass."""
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        _expect(len(x.shape) == 4,
+                f"tessel.ops.attention: {name} must be [batch, heads, seq, head_dim], got shape {list(x.shape)}")
+        _expect(_dtype(x) in ("float16", "bfloat16") and _dtype(x) == _dtype(q),
+                f"tessel.ops.attention: q, k and v must all be float16 or all bfloat16, got {_dtype(q)}, {_dtype(k)} "
+                f"and {_dtype(v)}")
+    _expect(q.shape[3] == k.shape[3] == v.shape[3],
+            f"tessel.ops.attention: the head dimensions of q, k and v disagree: {q.shape[3]}, {k.shape[3]} and "
+            f"{v.shape[3]}")
+    _expect(tuple(k.shape) == tuple(v.shape),
+            f"tessel.ops.attention: k {list(k.shape)} and v {list(v.shape)} must have one shape")
+    _expect(q.shape[0] == k.shape[0], f"tessel.ops.attention: q has batch {q.shape[0]} and k {k.shape[0]}")
+    _expect(q.shape[1] % k.shape[1] == 0,
+            f"tessel.ops.attention: {q.shape[1]} query heads cannot share {k.shape[1]} K/V heads evenly")
+    _expect(q.shape[3] % 16 == 0 and q.shape[3] <= 256,
+            f"tessel.ops.attention: head_dim {q.shape[3]} must be a multiple of 16 up to 256")
+    if scale is None:
+        scale = q.shape[3] ** -0.5
+    if _is_torch(q):
+        from . import torch_ops
+
+        return torch_ops.ops().attention(q, k, v, bool(causal), float(scale))
+    out = _empty(q, tuple(q.shape))
+    lse = _empty(q, tuple(q.shape[:3]), float32=True)
+    attention_into(q, k, v, causal, scale, out, lse)
+    return out, lse

@@ -85,6 +85,21 @@ def _(x, gamma, beta):
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
+@torch.library.custom_op("tessel::attention", mutates_args=())
+def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+               scale: float) -> tuple[torch.Tensor, torch.Tensor]:
+    out = torch.empty_like(q, memory_format=torch.contiguous_format)
+    lse = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
+    _ops.attention_into(q, k, v, causal, scale, out, lse)
+    return out, lse
+
+
+@_attention.register_fake
+def _(q, k, v, causal, scale):
+    return (torch.empty_like(q, memory_format=torch.contiguous_format),
+            q.new_empty(q.shape[:3], dtype=torch.float32))
+
+
 def ops():
-    """torch.ops.tessel: linear, softmax and layer_norm."""
+    """torch.ops.tessel: linear, softmax, layer_norm and attention."""
     return torch.ops.tessel

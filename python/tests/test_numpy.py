@@ -150,3 +150,39 @@ def test_the_examples_are_a_library():
     a, b, c = axpy_inputs(n)
     examples.vector_add(n, a, b, c)
     np.testing.assert_array_equal(c, a + b)
+
+
+def attention_reference(q, k, v, causal, scale):
+    group = q.shape[1] // k.shape[1]
+    q64 = q.astype(np.float64)
+    k64 = np.repeat(k.astype(np.float64), group, axis=1)
+    v64 = np.repeat(v.astype(np.float64), group, axis=1)
+    s = q64 @ k64.transpose(0, 1, 3, 2) * scale
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
+    m = s.max(-1, keepdims=True)
+    p = np.exp(s - m)
+    l = p.sum(-1, keepdims=True)
+    return (p @ v64) / l, (m + np.log(l))[..., 0]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_on_numpy_arrays(causal):
+    q = rng.standard_normal((1, 4, 90, 64)).astype(np.float16)
+    q[:, :, ::7] *= 200  # logits that overflow an unshifted exp
+    k = rng.standard_normal((1, 2, 110, 64)).astype(np.float16)
+    v = rng.standard_normal((1, 2, 110, 64)).astype(np.float16)
+    o, lse = tessel.ops.attention(q, k, v, causal=causal)
+    want_o, want_lse = attention_reference(q, k, v, causal, 64 ** -0.5)
+    np.testing.assert_allclose(o.astype(np.float64), want_o, rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(lse, want_lse, rtol=1e-4, atol=2e-3)
+
+
+def test_attention_checks_its_inputs():
+    q = np.zeros((1, 4, 16, 64), np.float16)
+    kv = np.zeros((1, 2, 16, 128), np.float16)
+    assert error_of(lambda: tessel.ops.attention(q, kv, kv)) == (
+        "tessel.ops.attention: the head dimensions of q, k and v disagree: 64, 128 and 128")
+    kv = np.zeros((1, 3, 16, 64), np.float16)
+    assert error_of(lambda: tessel.ops.attention(q, kv, kv)) == (
+        "tessel.ops.attention: 4 query heads cannot share 3 K/V heads evenly")

@@ -108,3 +108,18 @@ def test_ready_functions_on_the_gpu_and_under_torch_compile(dtype):
     gamma, beta = torch.randn(3000, device="cuda"), torch.randn(3000, device="cuda")
     torch.testing.assert_close(tessel.ops.layer_norm(scores, gamma, beta),
                                torch.nn.functional.layer_norm(scores, (3000,), gamma, beta), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_matches_sdpa_and_compiles(dtype, causal):
+    q = torch.randn(2, 8, 300, 128, device="cuda", dtype=dtype)
+    k = torch.randn(2, 2, 300, 128, device="cuda", dtype=dtype)
+    v = torch.randn(2, 2, 300, 128, device="cuda", dtype=dtype)
+    want = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal,
+                                                            enable_gqa=True)
+    o, lse = tessel.ops.attention(q, k, v, causal=causal)
+    torch.testing.assert_close(o.double(), want, rtol=2e-2, atol=2e-2)
+    assert lse.shape == (2, 8, 300) and lse.dtype == torch.float32
+    compiled = torch.compile(lambda a, b, c: tessel.ops.attention(a, b, c, causal=causal)[0] * 2, fullgraph=True)
+    torch.testing.assert_close(compiled(q, k, v).double(), want * 2, rtol=4e-2, atol=4e-2)

@@ -24,7 +24,7 @@ Sizes KernelEntry::sizes_for(const Sizes& given) const {
     throw Error(fmt::format("{} takes {} sizes ({}), {} given", name, size_names.size(), fmt::join(size_names, ", "),
                             given.size()));
   for (size_t i = 0; i < given.size(); ++i)
-    if (given[i] <= 0 || given[i] > (int64_t(1) << 30))
+    if (given[i] < (i < smallest_sizes.size() ? smallest_sizes[i] : 1) || given[i] > (int64_t(1) << 30))
       throw Error(fmt::format("{}: size {} = {} is out of range", name, size_names[i], given[i]));
   return given;
 }

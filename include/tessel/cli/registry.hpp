@@ -44,6 +44,9 @@ struct KernelInfo {
   std::string name, description;
   std::vector<std::string> size_names;
   Sizes default_sizes;
+  // The smallest value each size takes, where it is not 1 (a flag such as attention's `causal`
+  // takes 0).
+  Sizes smallest_sizes;
   // The code-generation targets it exists on (sm_90a-only instructions exist on no other).
   std::vector<std::string> targets = {"sm_80", "sm_90a", "sm_100a"};
 };
