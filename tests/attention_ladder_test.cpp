@@ -32,8 +32,13 @@ TEST(AttentionLadder, V1Bf16MatchesTheHostReferenceUnderEveryOrder) {
   expect_matches_under_every_order("attention_v1_bf16");
 }
 
+TEST(AttentionLadder, V2MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("attention_v2"); }
+TEST(AttentionLadder, V2Bf16MatchesTheHostReferenceUnderEveryOrder) {
+  expect_matches_under_every_order("attention_v2_bf16");
+}
+
 TEST(AttentionLadder, CheckPassesForEveryStep) {
-  for (const char* name : {"attention_v1", "attention_v1_bf16"}) {
+  for (const char* name : {"attention_v1", "attention_v1_bf16", "attention_v2", "attention_v2_bf16"}) {
     const testing::Cli r = testing::tessel(std::string("check ") + name);
     EXPECT_EQ(r.status, 0) << r.output;
   }

@@ -1,16 +1,28 @@
 // The attention ladder (docs/performance.md): each step improving on the one before.
 #include "attention_example.hpp"
 #include "v1_portable.hpp"
+#include "v2_tma_wgmma.hpp"
 
 namespace tessel::examples {
 
 std::vector<KernelEntry> attention_ladder_examples() {
-  return {
+  std::vector<KernelEntry> hopper = {
+      attention_example<attention::AttentionV2TmaWgmma<f16>, f16>(
+          "attention_v2",
+          "Attention ladder 2: TMA loads into a ring, Q Kᵀ by wgmma from shared memory, P V by wgmma "
+          "with P in registers and V MN-major"),
+      attention_example<attention::AttentionV2TmaWgmma<bf16>, bf16>("attention_v2_bf16",
+                                                                    "Attention ladder 2 with bf16 operands"),
+  };
+  for (KernelEntry& e : hopper) e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
+  std::vector<KernelEntry> ladder = {
       attention_example<attention::AttentionV1Portable<f16>, f16>(
           "attention_v1", "Attention ladder 1: mma.sync and a cp.async ring, online softmax, P in registers (sm_80)"),
       attention_example<attention::AttentionV1Portable<bf16>, bf16>("attention_v1_bf16",
                                                                     "Attention ladder 1 with bf16 operands"),
   };
+  for (KernelEntry& e : hopper) ladder.push_back(std::move(e));
+  return ladder;
 }
 
 }  // namespace tessel::examples
