@@ -2,6 +2,7 @@
 #include "attention_example.hpp"
 #include "v1_portable.hpp"
 #include "v2_tma_wgmma.hpp"
+#include "v3_warp_specialized.hpp"
 
 namespace tessel::examples {
 
@@ -13,6 +14,12 @@ std::vector<KernelEntry> attention_ladder_examples() {
           "with P in registers and V MN-major"),
       attention_example<attention::AttentionV2TmaWgmma<bf16>, bf16>("attention_v2_bf16",
                                                                     "Attention ladder 2 with bf16 operands"),
+      attention_example<attention::AttentionV3WarpSpecialized<f16>, f16>(
+          "attention_v3",
+          "Attention ladder 3: a TMA producer warp and two consumer warpgroups over an mbarrier ring, "
+          "with setmaxnreg"),
+      attention_example<attention::AttentionV3WarpSpecialized<bf16>, bf16>("attention_v3_bf16",
+                                                                           "Attention ladder 3 with bf16 operands"),
   };
   for (KernelEntry& e : hopper) e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
   std::vector<KernelEntry> ladder = {

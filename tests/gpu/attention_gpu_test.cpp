@@ -14,7 +14,8 @@ TEST_F(AttentionOnGpu, EveryStepMatchesTheHostReference) {
                                                    {2, 4, 1, 130, 97, 128, 0},
                                                    {1, 8, 8, 1024, 1024, 128, 1},
                                                    {1, 8, 2, 1024, 1024, 64, 0}};
-  for (const char* name : {"attention_v1", "attention_v1_bf16", "attention_v2", "attention_v2_bf16"})
+  for (const char* name :
+       {"attention_v1", "attention_v1_bf16", "attention_v2", "attention_v2_bf16", "attention_v3", "attention_v3_bf16"})
     for (const std::vector<int64_t>& size : sizes) {
       const cli::RunResult r = examples::find_example(name).run(Device::gpu(), size, {});
       EXPECT_TRUE(r.ok) << r.summary;
