@@ -42,9 +42,14 @@ TEST(AttentionLadder, V3Bf16MatchesTheHostReferenceUnderEveryOrder) {
   expect_matches_under_every_order("attention_v3_bf16");
 }
 
+TEST(AttentionLadder, V4MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("attention_v4"); }
+TEST(AttentionLadder, V4Bf16MatchesTheHostReferenceUnderEveryOrder) {
+  expect_matches_under_every_order("attention_v4_bf16");
+}
+
 TEST(AttentionLadder, CheckPassesForEveryStep) {
   for (const char* name : {"attention_v1", "attention_v1_bf16", "attention_v2", "attention_v2_bf16", "attention_v3",
-                           "attention_v3_bf16"}) {
+                           "attention_v3_bf16", "attention_v4 --all-candidates", "attention_v4_bf16"}) {
     const testing::Cli r = testing::tessel(std::string("check ") + name);
     EXPECT_EQ(r.status, 0) << r.output;
   }

@@ -3,6 +3,7 @@
 #include "v1_portable.hpp"
 #include "v2_tma_wgmma.hpp"
 #include "v3_warp_specialized.hpp"
+#include "v4_overlapped.hpp"
 
 namespace tessel::examples {
 
@@ -20,6 +21,12 @@ std::vector<KernelEntry> attention_ladder_examples() {
           "with setmaxnreg"),
       attention_example<attention::AttentionV3WarpSpecialized<bf16>, bf16>("attention_v3_bf16",
                                                                            "Attention ladder 3 with bf16 operands"),
+      attention_example<attention::AttentionV4Overlapped<f16>, f16>(
+          "attention_v4",
+          "Attention ladder 4: the softmax of each key block overlapped with the wgmma of its "
+          "neighbours, masks only where needed, causal blocks skipped, tuned"),
+      attention_example<attention::AttentionV4Overlapped<bf16>, bf16>("attention_v4_bf16",
+                                                                      "Attention ladder 4 with bf16 operands"),
   };
   for (KernelEntry& e : hopper) e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
   std::vector<KernelEntry> ladder = {

@@ -71,7 +71,7 @@ def attention_into(q, k, v, causal, scale, out, lse):
     batch, heads, seq_q, head_dim = q.shape
     kv_heads, seq_k = k.shape[1], k.shape[2]
     capability = _tessel.gpu_capability() if _on_gpu(q) else None
-    step = "attention_v2" if capability is not None and capability[0] == 9 else "attention_v1"
+    step = "attention_v4" if capability is not None and capability[0] == 9 else "attention_v1"
     kernel = step + "_bf16" if _dtype(q) == "bfloat16" else step
     examples().kernel(kernel)(batch, heads, kv_heads, seq_q, seq_k, head_dim, bool(causal), float(scale), q, k, v, out,
                               lse)
