@@ -55,6 +55,17 @@ TEST(AttentionLadder, CheckPassesForEveryStep) {
   }
 }
 
+// NVRTC compiles every candidate of step 4's space for the H200 (no GPU needed): the score tile of
+// the loop body, out of scope after the loop, must not be named by the last wait's fences.
+TEST(AttentionLadder, EveryCandidateOfStep4CompilesForTheH200) {
+  for (const char* head_dim : {"64", "128"}) {
+    const testing::Cli r =
+        testing::tessel(std::string("space attention_v4 1 16 16 1024 1024 ") + head_dim + " 1 --gpu h200");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("4 feasible of 4 candidates on H200"), std::string::npos) << r.output;
+  }
+}
+
 TEST(AttentionLadder, SizesBelowTheirSmallestAreRefused) {
   // causal takes 0; a head dimension below one mma step (16) is refused before anything is built.
   const testing::Cli r = testing::tessel("run attention_v1 1 2 2 64 64 8 0 --device sim");

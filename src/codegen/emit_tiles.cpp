@@ -7,6 +7,7 @@
 namespace tessel::codegen {
 
 void Emitter::declare_tile(const ir::RegisterTensor& t) {
+  tile_depths[t.get()] = indent;
   if (is_packed(t->dtype))
     return line(fmt::format("uint32_t {}[{}] = {{}};  // {} {}, packed", tile(t), packed_words(t), dtype_name(t->dtype),
                             t->layout.str()));

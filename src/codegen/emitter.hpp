@@ -41,6 +41,11 @@ class Emitter : public ir::Visitor {
   void close(const std::string& tail = "") {
     --indent;
     line("}" + tail);
+    // A tile declared in the block is out of scope now: later waits must not fence it.
+    std::erase_if(wgmma_accumulators, [&](const ir::RegisterTensor& t) {
+      const auto declared = tile_depths.find(t.get());
+      return declared != tile_depths.end() && declared->second > indent;
+    });
   }
 
   std::string name(const void* object, const std::string& hint);
@@ -73,8 +78,11 @@ class Emitter : public ir::Visitor {
   std::string out;
   int indent = 0;
   std::map<const ir::SharedTensorNode*, int64_t> shared_offsets;
-  // The accumulators of the wgmma.mma emitted so far, pinned after every wgmma.wait_group.
+  // The accumulators of the wgmma.mma emitted so far that are still in scope, pinned after every
+  // wgmma.wait_group.
   std::vector<ir::RegisterTensor> wgmma_accumulators;
+  // The block depth at which each register tile was declared.
+  std::map<const void*, int> tile_depths;
   std::vector<std::string> tensor_maps;    // the parameter name of each of the kernel's tensor maps
   std::array<int, 3> cluster = {1, 1, 1};  // the kernel's blocks per cluster
   int tcgen05_cta_group = 1;               // the CTA group of the kernel's tcgen05 instructions
