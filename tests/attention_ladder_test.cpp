@@ -1,7 +1,8 @@
 // The attention ladder on the simulator: every step against the f64 host reference (with rows of
 // logits large enough to overflow an unshifted exp) under every completion order, at sequence
 // lengths that are not block multiples, causal and not, with grouped K and V heads and both head
-// dimensions; `tessel check` over each step.
+// dimensions; `tessel check` over each step; step 4's candidates and step 5 (Blackwell) through
+// NVRTC.
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
@@ -47,9 +48,26 @@ TEST(AttentionLadder, V4Bf16MatchesTheHostReferenceUnderEveryOrder) {
   expect_matches_under_every_order("attention_v4_bf16");
 }
 
+TEST(AttentionLadder, V5MatchesTheHostReferenceUnderEveryOrder) { expect_matches_under_every_order("attention_v5"); }
+TEST(AttentionLadder, V5Bf16MatchesTheHostReferenceUnderEveryOrder) {
+  expect_matches_under_every_order("attention_v5_bf16");
+}
+
+// Step 5 is a Blackwell kernel: NVRTC compiles it for sm_100a (no GPU needed), at both head
+// dimensions.
+TEST(AttentionLadder, Step5CompilesForSm100a) {
+  for (const char* head_dim : {"64", "128"}) {
+    const testing::Cli r =
+        testing::tessel(std::string("compile attention_v5 1 16 16 1024 1024 ") + head_dim + " 1 --arch sm_100a");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("attention_v5 for sm_100a:"), std::string::npos) << r.output;
+  }
+}
+
 TEST(AttentionLadder, CheckPassesForEveryStep) {
-  for (const char* name : {"attention_v1", "attention_v1_bf16", "attention_v2", "attention_v2_bf16", "attention_v3",
-                           "attention_v3_bf16", "attention_v4 --all-candidates", "attention_v4_bf16"}) {
+  for (const char* name :
+       {"attention_v1", "attention_v1_bf16", "attention_v2", "attention_v2_bf16", "attention_v3", "attention_v3_bf16",
+        "attention_v4 --all-candidates", "attention_v4_bf16", "attention_v5", "attention_v5_bf16"}) {
     const testing::Cli r = testing::tessel(std::string("check ") + name);
     EXPECT_EQ(r.status, 0) << r.output;
   }

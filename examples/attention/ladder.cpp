@@ -4,6 +4,7 @@
 #include "v2_tma_wgmma.hpp"
 #include "v3_warp_specialized.hpp"
 #include "v4_overlapped.hpp"
+#include "v5_blackwell.hpp"
 
 namespace tessel::examples {
 
@@ -36,6 +37,16 @@ std::vector<KernelEntry> attention_ladder_examples() {
                                                                     "Attention ladder 1 with bf16 operands"),
   };
   for (KernelEntry& e : hopper) ladder.push_back(std::move(e));
+  std::vector<KernelEntry> blackwell = {
+      attention_example<attention::AttentionV5Blackwell<f16>, f16>(
+          "attention_v5", "Attention ladder 5 (Blackwell): S and O in tensor memory, tcgen05.mma, a row per thread"),
+      attention_example<attention::AttentionV5Blackwell<bf16>, bf16>("attention_v5_bf16",
+                                                                     "Attention ladder 5 with bf16 operands"),
+  };
+  for (KernelEntry& e : blackwell) {
+    e.targets = {"sm_100a"};  // tcgen05 exists only on sm_100a
+    ladder.push_back(std::move(e));
+  }
   return ladder;
 }
 
