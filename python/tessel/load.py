@@ -66,12 +66,11 @@ def _up_to_date(entry_dir):
         return None
 
 
-def _compile(source, command_prefix, entry_dir, verbose):
+def _compile(source, command_prefix, config, entry_dir, verbose):
     os.makedirs(entry_dir, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=entry_dir) as work:
         output = os.path.join(work, "kernels.so")
         depfile = os.path.join(work, "kernels.d")
-        config = _build_config()
         command = command_prefix + [source, "-o", output, "-MD", "-MF", depfile] + config["libraries"]
         command += [f"-Wl,-rpath,{d}" for d in config["runtime_dirs"]]
         print(f"tessel: compiling {os.path.basename(source)} (its host code; cached until it or a header it "
@@ -108,7 +107,7 @@ def load(path, *, extra_cflags=(), verbose=False):
                       + [f"-I{d}" for d in config["include_dirs"]] + list(extra_cflags))
     key = hashlib.sha256(json.dumps([source, command_prefix, config["libraries"]]).encode()).hexdigest()[:24]
     entry_dir = os.path.join(_tessel.default_cache_dir(), "host", key)
-    library = _up_to_date(entry_dir) or _compile(source, command_prefix, entry_dir, verbose)
+    library = _up_to_date(entry_dir) or _compile(source, command_prefix, config, entry_dir, verbose)
     if library not in _loaded:
         _loaded[library] = Library(_tessel.KernelLibrary.open(library))
     return _loaded[library]
