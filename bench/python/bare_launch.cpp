@@ -8,21 +8,9 @@
 
 #include "tessel/cli/registry.hpp"
 #include "tessel/tessel.hpp"
+#include "vector_add.hpp"  // the example (python_overhead.py adds examples/ to the include path)
 
 TESSEL_KERNELS(kernels) {}
-
-// The vector_add example's kernel.
-struct Add : tessel::Script {
-  int block = 2048;
-  void operator()(tessel::Int32 n, tessel::Ptr<float> a, tessel::Ptr<float> b, tessel::Ptr<float> c) {
-    attrs.blocks = cdiv(n, block);
-    attrs.warps = 4;
-    tessel::Int32 offset = blockIdx.x * block;
-    auto ra = load_global(global_view(a, {n}), {offset}, {block});
-    auto rb = load_global(global_view(b, {n}), {offset}, {block});
-    store_global(global_view(c, {n}), ra + rb, {offset});
-  }
-};
 
 // Seconds for `calls` launches of `function` on `stream` with `params`, without waiting for them.
 extern "C" double bare_launch_seconds(CUfunction function, void** params, int calls, unsigned grid, unsigned block,
@@ -37,7 +25,7 @@ extern "C" double bare_launch_seconds(CUfunction function, void** params, int ca
 // Seconds for `calls` calls of a tessel::Kernel with GPU tensors over a, b and c (checked against
 // the kernel's views, as a Python call's arrays are), without waiting for them.
 extern "C" double tessel_launch_seconds(int calls, int n, float* a, float* b, float* c, CUstream stream) {
-  static tessel::Kernel<Add> add(tessel::Device::gpu());
+  static tessel::Kernel<tessel::examples::VectorAdd> add(tessel::Device::gpu());
   const tessel::Device gpu = tessel::Device::gpu();
   const tessel::Tensor<float> ta(gpu, a, {n});
   const tessel::Tensor<float> tb(gpu, b, {n});

@@ -60,7 +60,8 @@ def bare_launchers(n, a, b, c):
             launch(function, grid, 1, 1, 256, 1, 1, 0, None, params, None)
         return time.perf_counter() - start
 
-    loop = tessel.load(pathlib.Path(__file__).with_name("bare_launch.cpp"))
+    examples = pathlib.Path(__file__).resolve().parents[2] / "examples"
+    loop = tessel.load(pathlib.Path(__file__).with_name("bare_launch.cpp"), extra_cflags=[f"-I{examples}"])
     native = ctypes.CDLL(loop._native.origin)
     native.bare_launch_seconds.restype = ctypes.c_double
     native.bare_launch_seconds.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_uint,

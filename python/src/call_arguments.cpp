@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "tessel/error.hpp"
+#include "tessel/runtime/tensor.hpp"
 #include "tessel/sim/simulator.hpp"
 #include "torch_tensors.hpp"
 
@@ -152,15 +153,11 @@ HostArg CallArguments::pointer_argument(const detail::KernelSignature& signature
                     signature.kernel(), signature.names()[first_array_], memory_words(memory_),
                     signature.names()[index], memory_words(memory)));
   }
-  int64_t span = 1;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0) span = 0;
-    if (strides[d] < 0)
+  for (int64_t stride : strides)
+    if (stride < 0)
       throw Error(
           fmt::format("{}: the array has a negative stride; pass a contiguous copy", parameter(signature, index)));
-  }
-  if (span != 0)
-    for (size_t d = 0; d < shape.size(); ++d) span += (shape[d] - 1) * strides[d];
+  const int64_t span = detail::tensor_span(shape, strides);
   HostArg h;
   h.kind = HostArg::Kind::Pointer;
   h.p = data;
