@@ -10,7 +10,7 @@ namespace tessel::examples::attention {
 
 // Attention step 4: step 3 with the softmax of one key block overlapped with the tensor cores'
 // work on its neighbours, the two consumer warpgroups in ping-pong, masks only where a block needs
-// one, and a tuned space.
+// one, persistent blocks, and a tuned space.
 //
 // Each consumer iteration issues S_j = Q K_jᵀ and then O += P_{j-1} V_{j-1} as two wgmma groups,
 // waits for the first only, and computes block j's softmax while the second runs; then it waits
@@ -22,22 +22,31 @@ namespace tessel::examples::attention {
 // turns are two mbarriers of 128 arrivals, one per warpgroup; the first warpgroup's first wait
 // passes (it waits with the producer's initial phase). Key blocks past the block's last query row
 // are skipped (causal), and the key and causal masks are built only for the blocks that cross
-// seq_k or the diagonal. P V runs in 64-key steps, V's
-// slot being [block_n / 64, head_dim / 64, 64, 64] boxes: each step's V is MN-major in 64-wide
-// column blocks.
+// seq_k or the diagonal. P V runs in 64-key steps, V's slot being [block_n / 64, head_dim / 64,
+// 64, 64] boxes: each step's V is MN-major in 64-wide column blocks.
+//
+// With persistent, the grid has one block per multiprocessor, each walking the tiles (a head's
+// block of block_m query rows) blockIdx.x, blockIdx.x + gridDim.x, ...; else one block per tile.
+// The tiles of one head are consecutive, so the blocks at work share a few heads' K and V in L2,
+// and causal tiles come longest first. The ring runs on across tiles, and Q has a barrier pair of
+// its own: the producer loads the next tile's Q and first key blocks while the consumers finish
+// the current tile. The static walk balances equal tiles only: causal tiles, whose work grows
+// with their row, are left to the hardware's block scheduler when that is faster (the tuner
+// decides).
 template <class T> struct AttentionV4Overlapped : Script {
   int block_m = 128, block_n = 128;
   int consumer_warpgroups = 2;
-  int stages = 2;
+  int stages = 3;
   int ping_pong = 1;
+  int persistent = 1;
   static constexpr const char* param_names[] = {"batch", "heads", "kv_heads", "seq_q", "seq_k", "head_dim", "causal",
                                                 "scale", "q",     "k",        "v",     "o",     "lse"};
 
   // The first candidate is the configuration above.
   static Space space() {
     return tune("ping_pong", &AttentionV4Overlapped::ping_pong, {1, 0}) *
-           tune("block_n", &AttentionV4Overlapped::block_n, {128, 64}) *
-           tune("stages", &AttentionV4Overlapped::stages, {2, 3});
+           tune("persistent", &AttentionV4Overlapped::persistent, {1, 0}) *
+           tune("block_n", &AttentionV4Overlapped::block_n, {128, 64});
   }
 
   static constexpr int producer_registers = 40;
@@ -45,13 +54,12 @@ template <class T> struct AttentionV4Overlapped : Script {
 
   void operator()(Int32 batch, Int32 heads, Int32 kv_heads, Int32 seq_q, Int32 seq_k, int head_dim, bool causal,
                   Float32 scale, Ptr<T> q, Ptr<T> k, Ptr<T> v, Ptr<T> o, Ptr<float> lse) {
-    attrs.blocks = {cdiv(seq_q, block_m), batch * heads};
+    Int32 m_blocks = cdiv(seq_q, block_m);
+    Int32 tiles = m_blocks * batch * heads;
+    attrs.blocks = persistent ? min(tiles, multiprocessors) : Expr<int>(tiles);
     attrs.warps = 4 * (1 + consumer_warpgroups);
     const int consumer_threads = 128 * consumer_warpgroups;
     const int chunks = head_dim / 64, key_chunks = block_n / 64;
-    Int32 bh = blockIdx.y;
-    Int32 kv_bh = (bh / heads) * kv_heads + (bh % heads) / (heads / kv_heads);
-    Int32 row0 = blockIdx.x * block_m;
     auto gq = global_view(q, {batch * heads * seq_q, head_dim});
     auto gk = global_view(k, {batch * kv_heads * seq_k, head_dim});
     auto gv = global_view(v, {batch * kv_heads * seq_k, head_dim});
@@ -61,33 +69,50 @@ template <class T> struct AttentionV4Overlapped : Script {
     auto sk = shared_tensor<T>({stages, chunks, block_n, 64});
     auto sv = shared_tensor<T>({stages, key_chunks, chunks, 64, 64});
     auto q_full = mbarrier.alloc(std::vector<int>{1});
+    auto q_empty = mbarrier.alloc(std::vector<int>{consumer_threads});
     auto full = mbarrier.alloc(std::vector<int>(stages, 1));
     auto empty = mbarrier.alloc(std::vector<int>(stages, consumer_threads));
     auto turn = mbarrier.alloc(std::vector<int>(2, 128));
     const int stage_bytes = int(sk[0].nbytes() + sv[0].nbytes());
-    Int32 key_blocks = cdiv(seq_k, block_n);
-    if (causal) key_blocks = min(key_blocks, cdiv(row0 + block_m, block_n));
+    // Tile `tile`'s head (bh), its K/V head, its first query row and its key blocks.
+    struct Tile {
+      Int32 bh, kv_bh, row0, key_blocks;
+    };
+    auto tile_at = [&](const Int32& tile) {
+      Int32 bh = tile / m_blocks;
+      Int32 m_block = tile % m_blocks;
+      if (causal) m_block = m_blocks - 1 - m_block;
+      Int32 row0 = m_block * block_m;
+      Int32 key_blocks = cdiv(seq_k, block_n);
+      if (causal) key_blocks = min(key_blocks, cdiv(row0 + block_m, block_n));
+      return Tile{bh, (bh / heads) * kv_heads + (bh % heads) / (heads / kv_heads), row0, key_blocks};
+    };
 
     warp_group(0, [&] {
       setmaxnreg.decrease(producer_registers);
       thread_group(0, 32, [&] {
-        single_thread([&] { mbarrier.arrive_and_expect_tx(q_full[0], int(sq.nbytes())); });
-        for (int g = 0; g < groups; ++g)
-          for (int c = 0; c < chunks; ++c)
-            tma.global_to_shared(gq, sq[g][c], {bh * seq_q + row0 + g * group_rows, c * 64}, q_full[0]);
         Int32 stage = 0;
-        UInt32 phase = mbarrier.producer_initial_phase;
-        for (Int32 j : range(0, key_blocks)) {
-          mbarrier.wait(empty[stage], phase);
-          single_thread([&] { mbarrier.arrive_and_expect_tx(full[stage], stage_bytes); });
-          Int32 key_row = kv_bh * seq_k + j * block_n;
-          for (int c = 0; c < chunks; ++c) {
-            tma.global_to_shared(gk, sk[stage][c], {key_row, c * 64}, full[stage]);
-            for (int kc = 0; kc < key_chunks; ++kc)
-              tma.global_to_shared(gv, sv[stage][kc][c], {key_row + kc * 64, c * 64}, full[stage]);
+        UInt32 phase = mbarrier.producer_initial_phase, q_phase = mbarrier.producer_initial_phase;
+        for (Int32 tile : range(blockIdx.x, tiles, gridDim.x)) {
+          const Tile t = tile_at(tile);
+          mbarrier.wait(q_empty[0], q_phase);
+          q_phase ^= 1u;
+          single_thread([&] { mbarrier.arrive_and_expect_tx(q_full[0], int(sq.nbytes())); });
+          for (int g = 0; g < groups; ++g)
+            for (int c = 0; c < chunks; ++c)
+              tma.global_to_shared(gq, sq[g][c], {t.bh * seq_q + t.row0 + g * group_rows, c * 64}, q_full[0]);
+          for (Int32 j : range(0, t.key_blocks)) {
+            mbarrier.wait(empty[stage], phase);
+            single_thread([&] { mbarrier.arrive_and_expect_tx(full[stage], stage_bytes); });
+            Int32 key_row = t.kv_bh * seq_k + j * block_n;
+            for (int c = 0; c < chunks; ++c) {
+              tma.global_to_shared(gk, sk[stage][c], {key_row, c * 64}, full[stage]);
+              for (int kc = 0; kc < key_chunks; ++kc)
+                tma.global_to_shared(gv, sv[stage][kc][c], {key_row + kc * 64, c * 64}, full[stage]);
+            }
+            stage = (stage + 1) % stages;
+            phase ^= stage == 0;
           }
-          stage = (stage + 1) % stages;
-          phase ^= stage == 0;
         }
       });
     });
@@ -95,11 +120,7 @@ template <class T> struct AttentionV4Overlapped : Script {
     auto consume = [&](int g) {
       setmaxnreg.increase(consumer_registers());
       const int rows = group_rows;
-      Int32 first_row = row0 + g * group_rows;
       const WgmmaLayouts pv = wgmma_layouts(rows, head_dim, 64, consumer_warpgroups / groups);
-      auto acc = register_tensor<float>({rows, head_dim}, 0.0f);
-      auto m_i = register_tensor<float>({rows, 1}, -INFINITY);
-      auto l_i = register_tensor<float>({rows, 1}, 0.0f);
       UInt32 turn_phase = g == 0 ? mbarrier.producer_initial_phase : mbarrier.consumer_initial_phase;
       // The tensor cores' turn, in ping-pong: wait for it before issuing, hand it over after.
       auto take_turn = [&] {
@@ -112,29 +133,12 @@ template <class T> struct AttentionV4Overlapped : Script {
       };
       Float32 scale_log2 = scale * 1.4426950408889634f;
       Int32 stage = 0, previous_stage = 0;
-      UInt32 phase = mbarrier.consumer_initial_phase;
+      UInt32 phase = mbarrier.consumer_initial_phase, q_phase = mbarrier.consumer_initial_phase;
 
       // S_j = Q K_jᵀ into `s` (zeroed before the fence), issued as one wgmma group.
       auto issue_scores = [&](RegisterTensor& s) {
         for (int c = 0; c < chunks; ++c) wgmma.mma(sq[g][c], sk[stage][c].transpose(), s);
         wgmma.commit_group();
-      };
-      // Block j's online-softmax step on its scores; returns the factor O must be rescaled by.
-      auto softmax = [&](RegisterTensor& s, Int32 j) {
-        s = s * scale_log2;
-        Int32 last_key = (j + 1) * block_n - 1;
-        if_(causal ? (last_key >= seq_k || last_key > first_row) : last_key >= seq_k, [&] {
-          auto cols = arange({rows, block_n}, 1) + j * block_n;
-          s = where(cols < seq_k, s, -INFINITY);
-          if (causal) s = where(cols <= arange({rows, block_n}, 0) + first_row, s, -INFINITY);
-        });
-        auto m_new = maximum(m_i, max(s, 1));
-        auto p = exp2(s - m_new);
-        auto rescale = exp2(m_i - m_new);
-        l_i = l_i * rescale + sum(p, 1);
-        m_i = m_new;
-        s = p;
-        return rescale;
       };
       // P as the A operands of P V's 64-key steps: T, in wgmma's register-A layout.
       auto value_steps = [&](const RegisterTensor& p) {
@@ -144,7 +148,7 @@ template <class T> struct AttentionV4Overlapped : Script {
         return steps;
       };
       // O += P V for the block in `slot`, as one wgmma group (after a fence: the steps were written).
-      auto issue_values = [&](const std::vector<RegisterTensor>& steps, Int32 slot) {
+      auto issue_values = [&](const std::vector<RegisterTensor>& steps, Int32 slot, RegisterTensor& acc) {
         for (int kc = 0; kc < key_chunks; ++kc) wgmma.mma(steps[kc], sv[slot][kc], acc);
         wgmma.commit_group();
       };
@@ -154,45 +158,73 @@ template <class T> struct AttentionV4Overlapped : Script {
         phase ^= stage == 0;
       };
 
-      mbarrier.wait(q_full[0], mbarrier.consumer_initial_phase);
-      mbarrier.wait(full[stage], phase);
-      auto first = register_tensor<float>({rows, block_n}, 0.0f);
-      take_turn();
-      wgmma.fence();
-      issue_scores(first);
-      pass_turn();
-      wgmma.wait_group(0);
-      softmax(first, 0);  // O is zero: its rescale is moot
-      std::vector<RegisterTensor> p = value_steps(first);
-      advance();
-      for (Int32 j : range(1, key_blocks)) {
+      for (Int32 tile : range(blockIdx.x, tiles, gridDim.x)) {
+        const Tile t = tile_at(tile);
+        Int32 first_row = t.row0 + g * group_rows;
+        auto acc = register_tensor<float>({rows, head_dim}, 0.0f);
+        auto m_i = register_tensor<float>({rows, 1}, -INFINITY);
+        auto l_i = register_tensor<float>({rows, 1}, 0.0f);
+        // Block j's online-softmax step on its scores; returns the factor O must be rescaled by.
+        // The row maximum is taken on the raw scores and scaled after (scale > 0), so that each
+        // score costs one fma and one ex2 (the fast, flush-to-zero form: a term below 2^-126 is 0).
+        auto softmax = [&](RegisterTensor& s, Int32 j) {
+          Int32 last_key = (j + 1) * block_n - 1;
+          if_(causal ? (last_key >= seq_k || last_key > first_row) : last_key >= seq_k, [&] {
+            auto cols = arange({rows, block_n}, 1) + j * block_n;
+            s = where(cols < seq_k, s, -INFINITY);
+            if (causal) s = where(cols <= arange({rows, block_n}, 0) + first_row, s, -INFINITY);
+          });
+          auto m_new = maximum(m_i, max(s, 1) * scale_log2);
+          auto p = exp2(s * scale_log2 - m_new, Precision::fast);  // contracted to one fma
+          auto rescale = exp2(m_i - m_new, Precision::fast);
+          l_i = l_i * rescale + sum(p, 1);
+          m_i = m_new;
+          s = p;
+          return rescale;
+        };
+
+        mbarrier.wait(q_full[0], q_phase);
+        q_phase ^= 1u;
         mbarrier.wait(full[stage], phase);
-        auto s = register_tensor<float>({rows, block_n}, 0.0f);
+        auto first = register_tensor<float>({rows, block_n}, 0.0f);
         take_turn();
         wgmma.fence();
-        issue_scores(s);
-        issue_values(p, previous_stage);
+        issue_scores(first);
         pass_turn();
-        wgmma.wait_group(1);  // S_j is done; P_{j-1} V_{j-1} may still run
-        auto rescale = softmax(s, j);
-        const std::vector<RegisterTensor> next = value_steps(s);
         wgmma.wait_group(0);
-        mbarrier.arrive(empty[previous_stage]);  // both mmas that read block j - 1 are retired
-        acc = acc * rescale;
-        for (int kc = 0; kc < key_chunks; ++kc) p[kc] = next[kc];
+        softmax(first, 0);  // O is zero: its rescale is moot
+        std::vector<RegisterTensor> p = value_steps(first);
         advance();
+        for (Int32 j : range(1, t.key_blocks)) {
+          mbarrier.wait(full[stage], phase);
+          auto s = register_tensor<float>({rows, block_n}, 0.0f);
+          take_turn();
+          wgmma.fence();
+          issue_scores(s);
+          issue_values(p, previous_stage, acc);
+          pass_turn();
+          wgmma.wait_group(1);  // S_j is done; P_{j-1} V_{j-1} may still run
+          auto rescale = softmax(s, j);
+          const std::vector<RegisterTensor> next = value_steps(s);
+          wgmma.wait_group(0);
+          mbarrier.arrive(empty[previous_stage]);  // both mmas that read block j - 1 are retired
+          acc = acc * rescale;
+          for (int kc = 0; kc < key_chunks; ++kc) p[kc] = next[kc];
+          advance();
+        }
+        mbarrier.arrive(q_empty[0]);  // every S of the tile is done: the next tile's Q may come
+        take_turn();
+        wgmma.fence();
+        issue_values(p, previous_stage, acc);
+        pass_turn();
+        wgmma.wait_group(0);
+        mbarrier.arrive(empty[previous_stage]);
+        auto out = acc * (1.0f / l_i);
+        store_global(global_view(o, {batch * heads, seq_q, head_dim}),
+                     reshape(out.template to<T>(), {1, rows, head_dim}), {t.bh, first_row, 0});
+        store_global(global_view(lse, {batch * heads, seq_q}),
+                     reshape((m_i + log2(l_i)) * 0.6931471805599453f, {1, rows}), {t.bh, first_row});
       }
-      take_turn();
-      wgmma.fence();
-      issue_values(p, previous_stage);
-      pass_turn();
-      wgmma.wait_group(0);
-      mbarrier.arrive(empty[previous_stage]);
-      auto out = acc / l_i;
-      store_global(global_view(o, {batch * heads, seq_q, head_dim}), reshape(out.template to<T>(), {1, rows, head_dim}),
-                   {bh, first_row, 0});
-      store_global(global_view(lse, {batch * heads, seq_q}),
-                   reshape((m_i + log2(l_i)) * 0.6931471805599453f, {1, rows}), {bh, first_row});
     };
     if (ping_pong) {
       for (int g = 0; g < groups; ++g) thread_group(128 * (1 + g), 128, [&] { consume(g); });

@@ -150,6 +150,7 @@ def attention(q, k, v, causal=False, scale=None):
             f"tessel.ops.attention: head_dim {q.shape[3]} must be a multiple of 16 up to 256")
     if scale is None:
         scale = q.shape[3] ** -0.5
+    _expect(scale > 0, f"tessel.ops.attention: scale must be positive, got {scale}")
     if _is_torch(q):
         from . import torch_ops
 

@@ -186,3 +186,6 @@ def test_attention_checks_its_inputs():
     kv = np.zeros((1, 3, 16, 64), np.float16)
     assert error_of(lambda: tessel.ops.attention(q, kv, kv)) == (
         "tessel.ops.attention: 4 query heads cannot share 3 K/V heads evenly")
+    kv = np.zeros((1, 2, 16, 64), np.float16)
+    assert error_of(lambda: tessel.ops.attention(q, kv, kv, scale=-0.125)) == (
+        "tessel.ops.attention: scale must be positive, got -0.125")

@@ -152,9 +152,10 @@ const PtxRow& ptx_row(Ptx instruction) {
       return row;
     }
     // PTX ISA 9.7.4: the fast approximations of 2^x, log2 x, tanh x (sm_75) and the square root.
+    // 2^x flushes subnormal results to zero: one MUFU.EX2, where the non-ftz form adds a range fix.
     case Ptx::Ex2Approx: {
-      static const PtxRow row{"ex2.approx.f32",
-                              "ex2.approx.f32 {dst}, {src};",
+      static const PtxRow row{"ex2.approx.ftz.f32",
+                              "ex2.approx.ftz.f32 {dst}, {src};",
                               Arch::Sm80,
                               {scalar("dst", "=f"), scalar("src", "f")},
                               PtxEffect::Pure};

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 #include "machine.hpp"
 #include "memory_access.hpp"
@@ -72,7 +73,14 @@ void exec_ElementwiseBinary(Warp& w, const ir::ElementwiseBinaryNode& n, Mask ma
 void exec_ElementwiseUnary(Warp& w, const ir::ElementwiseUnaryNode& n, Mask mask) {
   const ir::Operand op{n.a, nullptr};
   OperandReader a(w, op, n.out.get(), mask);
-  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) { return ir::apply_unary(n.op, n.a->dtype, a(lane, l)); });
+  // The fast exp and exp2 (ex2.approx.ftz) flush a subnormal result to zero.
+  const bool flushes =
+      n.precision == ir::MathPrecision::Fast && (n.op == ir::UnaryOp::Exp || n.op == ir::UnaryOp::Exp2);
+  for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
+    ir::Scalar r = ir::apply_unary(n.op, n.a->dtype, a(lane, l));
+    if (flushes && std::fabs(r.f) < std::numeric_limits<float>::min()) r.f = 0;
+    return r;
+  });
 }
 
 void exec_Where(Warp& w, const ir::WhereNode& n, Mask mask) {
