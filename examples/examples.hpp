@@ -31,5 +31,6 @@ std::vector<KernelEntry> ampere_ladder_examples();
 std::vector<KernelEntry> hopper_ladder_examples();
 std::vector<KernelEntry> blackwell_ladder_examples();
 std::vector<KernelEntry> attention_ladder_examples();
+std::vector<KernelEntry> fp8_gemm_examples();
 
 }  // namespace tessel::examples

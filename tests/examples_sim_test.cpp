@@ -42,7 +42,8 @@ const auto kCases = ::testing::Values(
     Case{"hopper_v4_bf16", {64, 256, 128}}, Case{"hopper_v5", {130, 600, 208}}, Case{"hopper_v5_bf16", {64, 256, 128}},
     Case{"blackwell_v0", {130, 72, 80}}, Case{"blackwell_v1", {130, 72, 80}}, Case{"blackwell_v2", {130, 72, 80}},
     Case{"blackwell_v3", {130, 72, 80}}, Case{"blackwell_v4", {130, 72, 80}}, Case{"blackwell_v5", {130, 72, 80}},
-    Case{"blackwell_v6", {130, 72, 80}});
+    Case{"blackwell_v6", {130, 72, 80}}, Case{"fp8_gemm", {130, 304, 208}}, Case{"fp8_gemm_e5m2", {64, 256, 128}},
+    Case{"fp8_gemm_block_scaled", {130, 304, 1008}});
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ExampleOnSimulator, kCases, [](const ::testing::TestParamInfo<Case>& info) {
   std::string name = info.param.example;

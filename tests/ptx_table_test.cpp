@@ -94,7 +94,7 @@ TEST(PtxTable, AnOperandGroupTakesAsManyOperandsAsTheEmissionGives) {
   }
   const std::string rendered =
       codegen::ptx_asm(Ptx::WgmmaMmaSS, Arch::Sm90a, {accumulators, {"da"}, {"0"}, {"db"}, {"1"}},
-                       codegen::wgmma_modifiers(128, DType::F16));
+                       codegen::wgmma_modifiers(128, DType::F16, DType::F16));
   EXPECT_EQ(rendered,
             fmt::format("asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{}}}, %64, %66, 1, "
                         "1, 1, %65, %67;\" : {} : \"l\"(da), \"n\"(0), \"l\"(db), \"n\"(1) : \"memory\");",

@@ -1,6 +1,6 @@
 // wgmma: the warpgroup tensor-core instructions. A wgmma.mma over an [m, n] accumulator and k
-// columns is one m64nNk16 instruction per 64-row repetition of each warpgroup and per 16 columns
-// of k. Shared operands are passed as matrix descriptors built at run time from the operand's
+// columns is one m64nNk16 (fp8: m64nNk32) instruction per 64-row repetition of each warpgroup and
+// per 16 (32) columns of k. Shared operands are passed as matrix descriptors built at run time from the operand's
 // unswizzled shared address (the only field that varies) and constant bits derived from its
 // swizzle (wgmma_descriptor.hpp). The accumulator registers of repetition r are slots
 // [r * n/2, (r+1) * n/2) of the tile (wgmma_layouts()), a register A of (r, k-step s) slots
@@ -33,16 +33,17 @@ void emit_WgmmaFence(Emitter& e, const ir::WgmmaFenceNode& n) {
 }
 
 void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
-  const int warpgroups = e.group().count / 128, m = n.m(), nn = n.n(), k = n.k();
-  const int rm = m / kWgmmaM / warpgroups, rk = k / kWgmmaK;
-  e.header(n, fmt::format("wgmma.mma {} m64n{}k16 x {}, by each of {} warpgroups", n.a_shared ? "SS" : "RS", nn,
+  const int warpgroups = e.group().count / 128, m = n.m(), nn = n.n(), k = n.k(), step = wgmma_k(n.operand_type());
+  const int rm = m / kWgmmaM / warpgroups, rk = k / step;
+  e.header(n, fmt::format("wgmma.mma {} m64n{}k{} x {}, by each of {} warpgroups", n.a_shared ? "SS" : "RS", nn, step,
                           rm * rk, warpgroups));
   if (std::find(e.wgmma_accumulators.begin(), e.wgmma_accumulators.end(), n.acc) == e.wgmma_accumulators.end())
     e.wgmma_accumulators.push_back(n.acc);
   e.open("");
   e.line("const uint32_t tessel_smem_base = uint32_t(__cvta_generic_to_shared(tessel_smem));");
   e.line(fmt::format("const int warpgroup = {} / 128;", e.thread_in_group()));
-  const PtxModifiers types = wgmma_modifiers(nn, n.operand_type());
+  const PtxModifiers types = wgmma_modifiers(nn, n.a_type(), n.operand_type());
+  const bool transposable = !is_wgmma_fp8(n.operand_type());
   const std::string acc = e.tile(n.acc);
   const ir::MmaOperand b_operand = n.b_operand();
   for (int r = 0; r < rm; ++r) {
@@ -50,14 +51,14 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
     std::vector<std::string> d;
     for (int i = 0; i < nn / 2; ++i) d.push_back(fmt::format("{}[{}]", acc, r * nn / 2 + i));
     for (int s = 0; s < rk; ++s) {
-      const std::string b = descriptor(e, n.b, b_operand, "0", 16 * s);
+      const std::string b = descriptor(e, n.b, b_operand, "0", step * s);
       const std::string trans_b = b_operand.mn_major ? "1" : "0";
       if (n.a_shared) {
         const ir::MmaOperand a_operand = n.a_operand();
-        e.line(ptx_asm(
-            Ptx::WgmmaMmaSS, e.arch,
-            {d, {descriptor(e, n.a_shared, a_operand, row0, 16 * s)}, {a_operand.mn_major ? "1" : "0"}, {b}, {trans_b}},
-            types));
+        const std::string a = descriptor(e, n.a_shared, a_operand, row0, step * s);
+        e.line(transposable
+                   ? ptx_asm(Ptx::WgmmaMmaSS, e.arch, {d, {a}, {a_operand.mn_major ? "1" : "0"}, {b}, {trans_b}}, types)
+                   : ptx_asm(Ptx::WgmmaMmaSSKMajor, e.arch, {d, {a}, {b}}, types));
       } else {
         const std::string a = e.tile(n.a_registers);
         std::vector<std::string> regs;

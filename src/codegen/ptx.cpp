@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "tessel/error.hpp"
+#include "tessel/layout/wgmma_atoms.hpp"
 
 namespace tessel::codegen {
 
@@ -282,18 +283,28 @@ const PtxRow& ptx_row(Ptx instruction) {
     // K-major or MN-major (imm-trans-a, imm-trans-b 0 or 1), scale-d 1 (accumulate), no negation.
     case Ptx::WgmmaMmaSS: {
       static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ab_type}.{ab_type} {d}, {a_desc}, "
+                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a_desc}, "
                               "{b_desc}, 1, 1, 1, {trans_a}, {trans_b};",
                               Arch::Sm90a,
                               {vector("d", "+f"), scalar("a_desc", "l"), scalar("trans_a", "n"), scalar("b_desc", "l"),
                                scalar("trans_b", "n")}};
       return row;
     }
+    // The same for the types wgmma does not transpose (fp8: m64nNk32, e4m3 or e5m2 each): both
+    // operands K-major, no imm-trans.
+    case Ptx::WgmmaMmaSSKMajor: {
+      static const PtxRow row{"wgmma.mma_async",
+                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a_desc}, "
+                              "{b_desc}, 1, 1, 1;",
+                              Arch::Sm90a,
+                              {vector("d", "+f"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
+      return row;
+    }
     // The same with A from four 32-bit registers of packed halves (no imm-trans-a).
     case Ptx::WgmmaMmaRS: {
       static const PtxRow row{
           "wgmma.mma_async",
-          "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ab_type}.{ab_type} {d}, {a}, {b_desc}, 1, 1, 1, {trans_b};",
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a}, {b_desc}, 1, 1, 1, {trans_b};",
           Arch::Sm90a,
           {vector("d", "+f"), vector("a", "r", 4), scalar("b_desc", "l"), scalar("trans_b", "n")}};
       return row;
@@ -801,10 +812,14 @@ PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType operand, DType accumu
           {"d_reg", accumulator == DType::F32 ? "f" : "r"}};
 }
 
-PtxModifiers wgmma_modifiers(int n, DType operand) {
-  TESSEL_CHECK(operand == DType::F16 || operand == DType::BF16, "wgmma takes f16 or bf16 operands, not {}",
-               dtype_name(operand));
-  return {{"n", std::to_string(n)}, {"ab_type", std::string(ptx_type(operand))}};
+PtxModifiers wgmma_modifiers(int n, DType a, DType b) {
+  const bool half = (a == DType::F16 || a == DType::BF16) && b == a;
+  TESSEL_CHECK(half || (is_wgmma_fp8(a) && is_wgmma_fp8(b)), "wgmma takes f16, bf16 or fp8 operands, not {} and {}",
+               dtype_name(a), dtype_name(b));
+  return {{"n", std::to_string(n)},
+          {"k", std::to_string(wgmma_k(b))},
+          {"a_type", std::string(ptx_type(a))},
+          {"b_type", std::string(ptx_type(b))}};
 }
 
 }  // namespace tessel::codegen

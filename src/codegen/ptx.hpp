@@ -56,6 +56,7 @@ enum class Ptx : uint8_t {
   MmaSync,
   WgmmaFence,
   WgmmaMmaSS,
+  WgmmaMmaSSKMajor,
   WgmmaMmaRS,
   WgmmaCommitGroup,
   WgmmaWaitGroup,
@@ -153,7 +154,7 @@ std::string_view ptx_type(DType t);
 // The modifiers of Ptx::MmaSync for `atom` with operands of type `operand` accumulating in
 // `accumulator`: the shape from the atom, the types from the operands.
 PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType operand, DType accumulator);
-// The modifiers of Ptx::WgmmaMmaSS/RS for m64`n`k16 with operands of type `operand`.
-PtxModifiers wgmma_modifiers(int n, DType operand);
+// The modifiers of Ptx::WgmmaMmaSS/SSKMajor/RS for m64`n` with A of type `a` and B of type `b`.
+PtxModifiers wgmma_modifiers(int n, DType a, DType b);
 
 }  // namespace tessel::codegen

@@ -39,23 +39,33 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
     throw Error(loc, fmt::format("wgmma.mma: shapes [{}] @ [{}] into [{}] do not match (want a [m, k], b [k, n], acc "
                                  "[m, n])",
                                  fmt::join(a_shape, ", "), fmt::join(b_shape, ", "), fmt::join(acc.shape(), ", ")));
-  const bool half = a_type == DType::F16 || a_type == DType::BF16;
-  if (!half || b.dtype() != a_type || acc.dtype() != DType::F32)
-    throw Error(loc, fmt::format("wgmma.mma: takes f16 or bf16 operands of one type and an f32 accumulator; got {} @ "
-                                 "{} into {}",
+  const bool half = (a_type == DType::F16 || a_type == DType::BF16) && b.dtype() == a_type;
+  const bool fp8 = is_wgmma_fp8(a_type) && is_wgmma_fp8(b.dtype());
+  if (!(half || fp8) || acc.dtype() != DType::F32)
+    throw Error(loc, fmt::format("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, "
+                                 "in any pairing), and an f32 accumulator; got {} @ {} into {}",
                                  dtype_name(a_type), dtype_name(b.dtype()), dtype_name(acc.dtype())));
+  if (fp8 && a_registers)
+    throw Error(loc, fmt::format("wgmma.mma: an fp8 A operand is read from shared memory; the register form takes f16 "
+                                 "or bf16 (store {} to a shared tile, or convert it with .to<f16>())",
+                                 a_registers->name));
   if (m % (kWgmmaM * groups) != 0)
     throw Error(loc, fmt::format("wgmma.mma: m = {} must be a multiple of {} (64 rows for each of the {} warpgroups "
                                  "of the thread group)",
                                  m, kWgmmaM * groups, groups));
   if (!wgmma_n_is_legal(n))
     throw Error(loc, fmt::format("wgmma.mma: n = {} is not a wgmma shape; n must be a multiple of 8 from 8 to 256", n));
-  if (k % kWgmmaK != 0 || wgmma_swizzle_bits(k * dtype_bytes(a_type)) < 0)
-    throw Error(loc, fmt::format("wgmma.mma: k = {} does not fit; k must be 16, 32 or 64 (one m64nNk16 instruction "
-                                 "per 16, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
-                                 k));
+  if (k % wgmma_k(a_type) != 0 || wgmma_swizzle_bits(k * dtype_bytes(a_type)) < 0)
+    throw Error(loc, fp8 ? fmt::format("wgmma.mma: k = {} does not fit; for fp8, k must be 32, 64 or 128 (one "
+                                       "m64nNk32 instruction per 32, and shared rows of 32, 64 or 128 bytes, one "
+                                       "swizzle span)",
+                                       k)
+                         : fmt::format("wgmma.mma: k = {} does not fit; k must be 16, 32 or 64 (one m64nNk16 "
+                                       "instruction per 16, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
+                                       k));
   if (a_shared) detail::check_mma_operand(a_shared, "wgmma.mma", "a", 1, loc);
   detail::check_mma_operand(b.ir(), "wgmma.mma", "b", 0, loc);
+
   if (a_registers) detail::check_group(a_registers, "wgmma.mma", loc);
   detail::check_group(acc.ir(), "wgmma.mma", loc);
   bld.emit(ir::make<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir()));

@@ -1,6 +1,6 @@
 // The wgmma unit: per-warp mma in flight, completed in issue order when the scheduler chooses.
 // Operands are read when an mma completes, the shared ones at the addresses its descriptors give
-// (hw-semantics.md §4.3); f16/bf16 products are exact in f32 and summed in f32.
+// (hw-semantics.md §4.3); f16/bf16 and fp8 products are exact in f32 and summed in f32.
 #include <cmath>
 
 #include "machine.hpp"
@@ -111,21 +111,21 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
                                      "accumulator or register A and the mma",
                                      operand->name, operand->loc.str(), state.accessed.at(operand.get())->str()));
   if (readers_.empty()) readers_.assign(cta_.smem.size(), 0);
-  const int warpgroups = w.group().count / 128, bytes = dtype_bytes(n.operand_type());
+  const int warpgroups = w.group().count / 128, bytes = dtype_bytes(n.operand_type()), step = wgmma_k(n.operand_type());
   const int warp_in_group = w.thread_in_group(0) / 32, warpgroup = warp_in_group / 4, quarter = warp_in_group % 4;
   auto mma = std::make_unique<Mma>(Mma{&w, &n, state.committed, quarter, {}, {}});
   const ir::MmaOperand b = n.b_operand(), a = n.a_shared ? n.a_operand() : ir::MmaOperand{};
   for (int r = 0; r < n.m() / kWgmmaM / warpgroups; ++r)
-    for (int k0 = 0; k0 < n.k(); k0 += kWgmmaK) {
+    for (int k0 = 0; k0 < n.k(); k0 += step) {
       Instruction in{{}, {}, kWgmmaM * (warpgroup + warpgroups * r), k0};
       in.b = descriptor(w, n.b, b, 0, k0, mask, "b", n.loc);
       for (int row = 0; row < n.n(); ++row)
-        for (int k = 0; k < kWgmmaK; ++k)
+        for (int k = 0; k < step; ++k)
           for (int byte = 0; byte < bytes; ++byte) mma->bytes_read.push_back(address(b, in.b, row, k, bytes) + byte);
       if (n.a_shared) {
         in.a = descriptor(w, n.a_shared, a, in.row0, k0, mask, "a", n.loc);
         for (int row = 16 * quarter; row < 16 * quarter + 16; ++row)
-          for (int k = 0; k < kWgmmaK; ++k)
+          for (int k = 0; k < step; ++k)
             for (int byte = 0; byte < bytes; ++byte) mma->bytes_read.push_back(address(a, in.a, row, k, bytes) + byte);
       }
       mma->instructions.push_back(in);
@@ -141,25 +141,25 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
 void WgmmaUnit::complete(Mma& mma) {
   Warp& w = *mma.warp;
   const ir::WgmmaMmaNode& n = *mma.node;
-  const DType type = n.operand_type();
-  const int bytes = dtype_bytes(type), cols = n.n(), k = n.k();
+  const DType type = n.operand_type(), a_type = n.a_type();
+  const int bytes = dtype_bytes(type), cols = n.n(), k = n.k(), step = wgmma_k(type);
   for (int64_t b : mma.bytes_read)
     if (!cta_.written[size_t(b)])
       throw Error(n.loc, fmt::format("wgmma.mma reads shared memory that was never written (byte {} of block {}'s "
                                      "shared memory, warp {}){}",
                                      b, cta_.block_name(), w.id, unwritten_memory_cause(cta_, b, w.id)));
-  auto read = [&](int64_t address) { return float(load_value(type, &cta_.smem[size_t(address)]).f); };
+  auto read = [&](DType t, int64_t address) { return float(load_value(t, &cta_.smem[size_t(address)]).f); };
   // The warp's rows of A and all of B as dense matrices; rows the warp does not compute stay NaN.
   std::vector<float> a(size_t(n.m()) * k, NAN), b(size_t(k) * cols);
   const ir::MmaOperand b_operand = n.b_operand(), a_operand = n.a_shared ? n.a_operand() : ir::MmaOperand{};
   for (const Instruction& in : mma.instructions) {
     for (int row = 0; row < cols; ++row)
-      for (int kk = 0; kk < kWgmmaK; ++kk)
-        b[size_t(in.k0 + kk) * cols + row] = read(address(b_operand, in.b, row, kk, bytes));
+      for (int kk = 0; kk < step; ++kk)
+        b[size_t(in.k0 + kk) * cols + row] = read(type, address(b_operand, in.b, row, kk, bytes));
     if (n.a_shared)
       for (int row = 16 * mma.quarter; row < 16 * mma.quarter + 16; ++row)
-        for (int kk = 0; kk < kWgmmaK; ++kk)
-          a[size_t(in.row0 + row) * k + in.k0 + kk] = read(address(a_operand, in.a, row, kk, bytes));
+        for (int kk = 0; kk < step; ++kk)
+          a[size_t(in.row0 + row) * k + in.k0 + kk] = read(a_type, address(a_operand, in.a, row, kk, bytes));
   }
   if (n.a_registers) {
     const auto& table = cta_.tables.coords(n.a_registers.get());

@@ -16,6 +16,10 @@ namespace tessel {
 // wgmma's instruction shape for f16/bf16 operands: m64 nN k16, N a multiple of 8 up to 256.
 inline constexpr int kWgmmaM = 64, kWgmmaK = 16, kWgmmaMaxN = 256;
 inline bool wgmma_n_is_legal(int n) { return n >= 8 && n <= kWgmmaMaxN && n % 8 == 0; }
+// The k of one instruction: 32 bytes of each operand row, k16 for f16/bf16 and k32 for fp8.
+inline int wgmma_k(DType operand) { return 32 / dtype_bytes(operand); }
+// fp8 operands (e4m3, e5m2; A and B may differ), which wgmma reads K-major from shared memory only.
+inline bool is_wgmma_fp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
 
 // The m64xN f32 accumulator of one warpgroup.
 Layout wgmma_m64nNk16_c(int n);

@@ -15,10 +15,11 @@ struct WgmmaFenceNode : StmtNode {
   explicit WgmmaFenceNode(SourceLoc l) : StmtNode(NodeKind::WgmmaFence, std::move(l)) {}
   static constexpr auto operands() { return std::tuple<>{}; }
 };
-// acc += a @ b with wgmma.mma_async m64nNk16 (f16/bf16 operands, f32 accumulator), N = acc's
-// columns. `a` [m, k] is a shared operand (SS; mma_operand.hpp) or a register tile in the wgmma A
-// fragment layout (RS); `b` [k, n] is a shared operand, K-major or MN-major; `acc` [m, n] is in
-// the wgmma accumulator layout over the group's warpgroups (wgmma_layouts()).
+// acc += a @ b with wgmma.mma_async m64nNk16 (f16/bf16 operands of one type) or m64nNk32 (fp8
+// operands, e4m3 or e5m2 each), f32 accumulator, N = acc's columns. `a` [m, k] is a shared operand
+// (SS; mma_operand.hpp) or, for f16/bf16, a register tile in the wgmma A fragment layout (RS); `b`
+// [k, n] is a shared operand, K-major or (f16/bf16) MN-major; `acc` [m, n] is in the wgmma
+// accumulator layout over the group's warpgroups (wgmma_layouts()).
 struct WgmmaMmaNode : StmtNode {
   WgmmaMmaNode(SourceLoc l, RegisterTensor acc, SharedTensor a_shared, RegisterTensor a_registers, SharedTensor b)
       : StmtNode(NodeKind::WgmmaMma, std::move(l)),
@@ -33,7 +34,8 @@ struct WgmmaMmaNode : StmtNode {
   int m() const { return acc->shape()[0]; }
   int n() const { return acc->shape()[1]; }
   int k() const { return b_operand().k; }
-  DType operand_type() const { return b->dtype; }
+  DType operand_type() const { return b->dtype; }  // B's; A's has as many bytes
+  DType a_type() const { return a_shared ? a_shared->dtype : a_registers->dtype; }
   MmaOperand a_operand() const { return mma_operand(*a_shared, 1); }  // the SS form's
   MmaOperand b_operand() const { return mma_operand(*b, 0); }
   static constexpr auto operands() {

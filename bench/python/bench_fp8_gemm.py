@@ -1,0 +1,68 @@
+"""fp8 GEMM on the GPU: tessel's fp8_gemm example against cuBLASLt's fp8 GEMM as PyTorch's
+torch._scaled_mm calls it, in one process. D [m, n] = scale_a * scale_b * A [m, k] B [n, k]^T with
+e4m3 operands, per-tensor scales and a bf16 output; random inputs; each timed call follows an L2
+flush; the methods alternate by round; medians. Reports TFLOPS (2 m n k) and tessel's ratio; checks
+that the two outputs agree first. The last column times fp8_gemm_block_scaled (DeepSeek-V3's 1 x 128
+and 128 x 128 scales, promoted to f32 every k-tile) at the same shape; its ratio is to the same
+per-tensor cuBLASLt figure, for scale, as PyTorch has no block-scaled anchor on Hopper.
+
+    python bench/python/bench_fp8_gemm.py [--shapes 4096x4096x4096,128x7168x16384] [--rounds 20]
+"""
+
+import argparse
+import statistics
+
+import torch
+
+import tessel
+
+SHAPES = "4096x4096x4096,8192x8192x8192,4096x7168x16384,128x7168x16384"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shapes", default=SHAPES)
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args()
+    kernel = tessel.examples().kernel("fp8_gemm")
+    block_scaled = tessel.examples().kernel("fp8_gemm_block_scaled")
+    flush = torch.empty(512 << 20, dtype=torch.uint8, device="cuda")  # larger than the H200's 50 MB L2
+    print(f"# {torch.cuda.get_device_name()}, e4m3 x e4m3 -> bf16, TFLOPS (median of {args.rounds} rounds, "
+          "L2 flushed)")
+    print(f"{'m x n x k':>20s} {'cuBLASLt':>10s} {'tessel':>10s}  ratio  {'block-scaled':>12s}  ratio")
+    for shape in args.shapes.split(","):
+        m, n, k = map(int, shape.split("x"))
+        a = (torch.randn(m, k, device="cuda") * 2).to(torch.float8_e4m3fn)
+        b = (torch.randn(n, k, device="cuda") * 2).to(torch.float8_e4m3fn)
+        scale_a = torch.tensor(0.5, device="cuda")
+        scale_b = torch.tensor(0.25, device="cuda")
+        d = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        row_scales = torch.rand(m, (k + 127) // 128, device="cuda") + 0.5
+        block_scales = torch.rand((n + 127) // 128, (k + 127) // 128, device="cuda") + 0.5
+        methods = {
+            "cublaslt": lambda: torch._scaled_mm(a, b.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16),
+            "tessel": lambda: kernel(m, n, k, 0.5, 0.25, a, b, d),
+            "block_scaled": lambda: block_scaled(m, n, k, row_scales, block_scales, a, b, d),
+        }
+        methods["block_scaled"]()  # compiles, tunes
+        methods["tessel"]()
+        want = methods["cublaslt"]()
+        torch.testing.assert_close(d.float(), want.float(), rtol=2e-2, atol=2e-2 * want.float().abs().max().item())
+        times = {name: [] for name in methods}
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        for _ in range(args.rounds):
+            for name, run in methods.items():
+                flush.zero_()
+                start.record()
+                run()
+                end.record()
+                end.synchronize()
+                times[name].append(start.elapsed_time(end) * 1e-3)
+        tflops = {name: 2 * m * n * k / statistics.median(t) / 1e12 for name, t in times.items()}
+        ratio = {name: tflops[name] / tflops["cublaslt"] for name in tflops}
+        print(f"{shape:>20s} {tflops['cublaslt']:10.1f} {tflops['tessel']:10.1f}  {ratio['tessel']:.2f}x "
+              f"{tflops['block_scaled']:12.1f}  {ratio['block_scaled']:.2f}x", flush=True)
+
+
+if __name__ == "__main__":
+    main()

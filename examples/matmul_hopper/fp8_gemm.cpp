@@ -1,0 +1,107 @@
+// The fp8 GEMM's registrations: e4m3 x e4m3 and e5m2 x e4m3 into bf16 with per-tensor scales, and
+// e4m3 x e4m3 with block scales.
+#include "fp8_gemm.hpp"
+
+#include "examples.hpp"
+
+namespace tessel::examples {
+
+namespace {
+
+// Random fp8 operands spread over the formats' range (products up to 4^2 with scales of 1/4 and
+// 1/2), a poisoned output, and a reference that decodes every fp8 value exactly and accumulates in
+// double precision.
+template <class A, class B> KernelEntry fp8_gemm_example(std::string name, std::string description) {
+  using S = hopper::MatmulFp8<A, B, bf16>;
+  KernelEntry e;
+  e.name = std::move(name);
+  e.description = std::move(description);
+  e.size_names = {"m", "n", "k"};
+  e.default_sizes = {200, 136, 384};
+  e.targets = {"sm_90a"};
+  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
+    const float scale_a = 0.25f, scale_b = 0.5f;
+    auto a = random_vector<A>(size_t(m) * k, 4, -4.0f, 4.0f), b = random_vector<B>(size_t(n) * k, 5, -4.0f, 4.0f);
+    Buffer<A> da(dev, a);
+    Buffer<B> db(dev, b);
+    Buffer<bf16> dd(dev, poisoned<bf16>(size_t(m) * n));
+    Kernel<S> kernel(dev, opt);
+    kernel(m, n, k, scale_a, scale_b, da, db, dd);
+    dev.synchronize();
+    std::vector<float> want(size_t(m) * n);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int p = 0; p < k; ++p) acc += double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p]));
+        want[size_t(i) * n + j] = float(acc * scale_a * scale_b);
+      }
+    // Half an ulp of bf16 output rounding (2^-8) plus f32 accumulation error.
+    RunResult r = compare(dd.download(), want, 2e-2, 8e-3, fmt::format("{} {}x{}x{}", label, m, n, k));
+    r.stats = kernel.stats();
+    return r;
+  };
+  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
+    A* pa = nullptr;
+    B* pb = nullptr;
+    bf16* pd = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), 1.0f, 1.0f, pa, pb, pd);
+  });
+  return e;
+}
+
+// The block-scaled form: random scales per row and 128 columns of A and per 128 x 128 block of B.
+KernelEntry fp8_gemm_block_scaled_example() {
+  using S = hopper::MatmulFp8<f8e4m3, f8e4m3, bf16, true>;
+  KernelEntry e;
+  e.name = "fp8_gemm_block_scaled";
+  e.description =
+      "fp8 GEMM with DeepSeek-V3's block scales (1 x 128 for A, 128 x 128 for B), promoted to f32 every k-tile";
+  e.size_names = {"m", "n", "k"};
+  e.default_sizes = {200, 136, 384};
+  e.targets = {"sm_90a"};
+  e.runner = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int m = int(s[0]), n = int(s[1]), k = int(s[2]), kb = (k + 127) / 128, nb = (n + 127) / 128;
+    auto a = random_vector<f8e4m3>(size_t(m) * k, 4, -4.0f, 4.0f),
+         b = random_vector<f8e4m3>(size_t(n) * k, 5, -4.0f, 4.0f);
+    auto scale_a = random_vector<float>(size_t(m) * kb, 6, 0.01f, 1.0f);
+    auto scale_b = random_vector<float>(size_t(nb) * kb, 7, 0.01f, 1.0f);
+    Buffer<f8e4m3> da(dev, a), db(dev, b);
+    Buffer<float> dsa(dev, scale_a), dsb(dev, scale_b);
+    Buffer<bf16> dd(dev, poisoned<bf16>(size_t(m) * n));
+    Kernel<S> kernel(dev, opt);
+    kernel(m, n, k, dsa, dsb, da, db, dd);
+    dev.synchronize();
+    std::vector<float> want(size_t(m) * n);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int p = 0; p < k; ++p)
+          acc += double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p])) *
+                 scale_a[size_t(i) * kb + p / 128] * scale_b[size_t(j / 128) * kb + p / 128];
+        want[size_t(i) * n + j] = float(acc);
+      }
+    RunResult r = compare(dd.download(), want, 2e-2, 8e-3, fmt::format("fp8_gemm_block_scaled {}x{}x{}", m, n, k));
+    r.stats = kernel.stats();
+    return r;
+  };
+  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
+    f8e4m3* p = nullptr;
+    float* scales = nullptr;
+    bf16* pd = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), scales, scales, p, p, pd);
+  });
+  return e;
+}
+
+}  // namespace
+
+std::vector<KernelEntry> fp8_gemm_examples() {
+  return {fp8_gemm_example<f8e4m3, f8e4m3>("fp8_gemm",
+                                           "fp8 GEMM (e4m3 x e4m3 into bf16, per-tensor scales): wgmma m64nNk32 in "
+                                           "the Hopper ladder's persistent, warp-specialized structure"),
+          fp8_gemm_example<f8e5m2, f8e4m3>("fp8_gemm_e5m2", "fp8 GEMM with e5m2 A (gradients) and e4m3 B"),
+          fp8_gemm_block_scaled_example()};
+}
+
+}  // namespace tessel::examples

@@ -1,0 +1,155 @@
+#pragma once
+
+#include <type_traits>
+
+#include "tessel/lib/pipeline.hpp"
+#include "tessel/lib/tile_rasterization.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel::examples::hopper {
+
+// An fp8 GEMM in the structure of the Hopper ladder's step 5: D = scale_a · scale_b · A Bᵀ, with A
+// [m, k] and B [n, k] in fp8 (A and B each e4m3 or e5m2), f32 accumulation and D [m, n] in `Out`
+// (bf16 or f16), per-tensor scales; or, with BlockScaled, DeepSeek-V3's fine-grained scales.
+//
+// wgmma reads fp8 operands K-major only (it transposes 16-bit types alone), so both A and B keep
+// k contiguous, as cuBLASLt's fp8 GEMM also requires ("TN"). One k-tile is 128 elements: a
+// 128-byte row, the widest swizzle span. The grid is persistent over rasterized tiles; a TMA
+// producer warp fills a ring of stages that two consumer warpgroups (64 rows of every 128 each)
+// drain with m64nNk32 wgmma; each tile's accumulator is scaled, converted, written to a shared
+// tile by 64-column blocks and stored with TMA while the next tile's loads are under way.
+//
+// BlockScaled: A has a scale per row and 128 columns ([m, cdiv(k, 128)] f32: activations quantized
+// 1 x 128), B one per 128 x 128 block ([cdiv(n, 128), cdiv(k, 128)]: weights), and the kernel takes
+// pointers to them instead of two per-tensor scales. Each k-tile's product goes to a fresh f32
+// tile, which is scaled by its row's A scale times the block's B scale and added to the
+// accumulator: the promotion to f32 that DeepGEMM does, here every k-tile, so no more than 128
+// products are summed at the tensor cores' fp8 accumulation precision. The tile is 128 x 128, so
+// that one B scale covers it.
+template <class A, class B = A, class Out = bf16, bool BlockScaled = false> struct MatmulFp8 : Script {
+  int block_m = 128, block_n = 256, block_k = 128;
+  int stages = 3;
+  int swizzle_size = 4;
+  int consumer_warpgroups = 2;
+  static constexpr const char* param_names[] = {"m", "n", "k", "scale_a", "scale_b", "a", "b", "d"};
+
+  // The first candidate is the configuration above: 3 stages of 128 x 256 and the output tile fill
+  // shared memory; 128 x 128 tiles leave room for 6 (the only tile with BlockScaled).
+  MatmulFp8() {
+    if (BlockScaled) {
+      block_n = 128;
+      stages = 6;
+    }
+  }
+  static Space space() {
+    using S = MatmulFp8;
+    if (BlockScaled) return tune("swizzle_size", &S::swizzle_size, {4, 8});
+    return tune("swizzle_size", &S::swizzle_size, {4, 8}) *
+           tune("block_n, stages", {&S::block_n, &S::stages}, {{256, 3}, {128, 6}});
+  }
+  using Scales = std::conditional_t<BlockScaled, Ptr<float>, Float32>;
+  static constexpr int scale_block = 128;  // the columns (and B's rows) one block scale covers
+
+  static constexpr int producer_registers = 40;
+  // Columns of one epilogue block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box has.
+  static constexpr int epilogue_n = 64;
+  int consumer_registers() const { return (512 - producer_registers) / consumer_warpgroups / 8 * 8; }
+
+  void operator()(Int32 m, Int32 n, Int32 k, Scales scale_a, Scales scale_b, Ptr<A> a, Ptr<B> b, Ptr<Out> d) {
+    Int32 num_m_blocks = cdiv(m, block_m);
+    Int32 num_n_blocks = cdiv(n, block_n);
+    Int32 num_tiles = num_m_blocks * num_n_blocks;
+    attrs.blocks = min(num_tiles, multiprocessors);
+    attrs.warps = 4 * (1 + consumer_warpgroups);
+    const int consumer_threads = 128 * consumer_warpgroups;
+
+    auto g_a = global_view(a, {m, k});
+    auto g_b = global_view(b, {n, k});
+    auto g_d = global_view(d, {m, n});
+    auto s_a = shared_tensor<A>({stages, block_m, block_k});
+    auto s_b = shared_tensor<B>({stages, block_n, block_k});
+    auto s_d = shared_tensor<Out>({block_n / epilogue_n, block_m, epilogue_n}, Swizzle::b128);
+    Pipeline tma_pipe(stages, 1, consumer_threads);
+    TileRasterization rasterization(swizzle_size);
+
+    warp_group(0, [&] {
+      setmaxnreg.decrease(producer_registers);
+      thread_group(0, 32, [&] {
+        for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
+          auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
+          for (Int32 offset_k : range(0, k, block_k, stages)) {
+            tma_pipe.producer_acquire();
+            single_thread([&] {
+              mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
+                                                                             s_b[tma_pipe.producer_stage].nbytes());
+            });
+            tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {m_block * block_m, offset_k},
+                                 tma_pipe.producer_barrier());
+            tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage], {n_block * block_n, offset_k},
+                                 tma_pipe.producer_barrier());
+            tma_pipe.producer_advance();
+          }
+        }
+      });
+    });
+
+    thread_group(128, consumer_threads, [&] {
+      setmaxnreg.increase(consumer_registers());
+      Int32 k_tiles = cdiv(k, block_k);
+      for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
+        auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
+        auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
+        if constexpr (BlockScaled) {
+          auto g_scale_a = global_view(scale_a, {m, cdiv(k, scale_block)});
+          auto g_scale_b = global_view(scale_b, {cdiv(n, scale_block), cdiv(k, scale_block)});
+          for (Int32 i : range(0, k_tiles)) {
+            auto partial = register_tensor<float>({block_m, block_n}, 0.0f);
+            tma_pipe.consumer_acquire();
+            wgmma.fence();
+            wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), partial);
+            wgmma.commit_group();
+            // The scales load while the mma runs.
+            auto row_scales = load_global(g_scale_a, {m_block * block_m, i}, {block_m, 1});
+            auto block_scale = load_global(g_scale_b, {n_block, i}, {1, 1});
+            wgmma.wait_group(0);
+            mbarrier.arrive(tma_pipe.consumer_barrier());
+            acc = fma(partial, row_scales * block_scale, acc);
+            tma_pipe.consumer_advance();
+          }
+        } else {
+          for (Int32 i : range(0, k_tiles, 1, stages)) {
+            tma_pipe.consumer_acquire();
+            wgmma.fence();
+            wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), acc);
+            wgmma.commit_group();
+            // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
+            wgmma.wait_group(1);
+            if_(i > 0,
+                [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
+            tma_pipe.consumer_advance();
+          }
+          wgmma.wait_group(0);
+          if_(k_tiles > 0,
+              [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
+          acc = acc * (scale_a * scale_b);
+        }
+        // The previous tile's store has read s_d before anyone overwrites it.
+        single_thread([&] { tma.wait_group(0, true); });
+        sync();
+        auto out = acc.template to<Out>();
+        for (int j = 0; j < block_n / epilogue_n; ++j)
+          store_shared(s_d[j], out.slice({0, j * epilogue_n}, {block_m, epilogue_n}));
+        fence.proxy_async();
+        sync();
+        single_thread([&] {
+          for (int j = 0; j < block_n / epilogue_n; ++j)
+            tma.shared_to_global(s_d[j], g_d, {m_block * block_m, n_block * block_n + j * epilogue_n});
+          tma.commit_group();
+        });
+      }
+      single_thread([&] { tma.wait_group(0); });
+    });
+  }
+};
+
+}  // namespace tessel::examples::hopper

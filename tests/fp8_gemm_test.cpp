@@ -1,0 +1,137 @@
+// fp8 on the warpgroup tensor cores: the fp8 GEMM example against a host reference that decodes
+// every fp8 value exactly, under every completion order and at the other point of its space; its
+// candidates compiled for the H200; and the misuses of fp8 operands, reported at the user's line.
+
+#include <gtest/gtest.h>
+
+#include "cli.hpp"
+#include "examples.hpp"
+#include "matmul_hopper/fp8_gemm.hpp"
+#include "simulate.hpp"
+
+namespace tessel {
+namespace {
+
+std::vector<KernelOptions> every_order() {
+  std::vector<KernelOptions> orders;
+  for (const sim::Options& o : testing::every_order()) orders.push_back(KernelOptions{.sim = o});
+  return orders;
+}
+
+// Sizes that are and are not multiples of the 128 x 256 x 128 tile; k = 640 has more k-tiles than
+// the 3 stages, so the ring wraps.
+const std::vector<std::vector<int64_t>> sizes = {{128, 256, 640}, {200, 136, 320}};
+
+TEST(Fp8Gemm, MatchesTheHostReferenceUnderEveryOrder) {
+  for (const char* name : {"fp8_gemm", "fp8_gemm_e5m2"})
+    for (const std::vector<int64_t>& s : sizes)
+      for (const KernelOptions& o : every_order()) {
+        const cli::RunResult r = examples::find_example(name).run(Device::simulator(), s, o);
+        EXPECT_TRUE(r.ok) << name << " " << r.summary;
+      }
+}
+
+TEST(Fp8Gemm, EveryCandidateCompilesForTheH200) {
+  const testing::Cli r = testing::tessel("space fp8_gemm 4096 4096 4096 --gpu h200");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("4 feasible of 4 candidates on H200"), std::string::npos) << r.output;
+}
+
+// The space's other tile, 128 x 128 with 6 stages (8 k-tiles at k = 1024 wrap its ring).
+struct Fp8Narrow : examples::hopper::MatmulFp8<f8e4m3> {
+  Fp8Narrow() {
+    block_n = 128;
+    stages = 6;
+  }
+  static Space space() { return Space{}; }
+};
+
+TEST(Fp8Gemm, TheNarrowTileMatchesTheHostReference) {
+  const std::vector<f8e4m3> a = cli::random_vector<f8e4m3>(size_t(64) * 1024, 1, -4.0f, 4.0f);
+  const std::vector<f8e4m3> b = cli::random_vector<f8e4m3>(size_t(136) * 1024, 2, -4.0f, 4.0f);
+  const Device dev = Device::simulator();
+  Buffer<f8e4m3> da(dev, a), db(dev, b);
+  Buffer<bf16> dd(dev, cli::poisoned<bf16>(size_t(64) * 136));
+  Kernel<Fp8Narrow> kernel(dev);
+  kernel(64, 136, 1024, 2.0f, 0.125f, da, db, dd);
+  std::vector<float> want(size_t(64) * 136);
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 136; ++j) {
+      double acc = 0;
+      for (int p = 0; p < 1024; ++p) acc += double(float(a[size_t(i) * 1024 + p])) * float(b[size_t(j) * 1024 + p]);
+      want[size_t(i) * 136 + j] = float(acc * 0.25);
+    }
+  const cli::RunResult r = cli::compare(dd.download(), want, 2e-2, 8e-3, "fp8 128x128");
+  EXPECT_TRUE(r.ok) << r.summary;
+}
+
+int line = 0;
+
+// One wgmma of fp8 operands; the variant is the misuse.
+enum class Misuse { MnMajorB, RegisterA, NarrowK, HalfTimesFp8 };
+template <Misuse M> struct Fp8Mma : Script {
+  void operator()(Ptr<f8e4m3>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto acc = register_tensor<float>({64, M == Misuse::MnMajorB ? 128 : 64}, 0.0f);
+    if constexpr (M == Misuse::MnMajorB) {  // B [k, n] with rows of 128 bytes, one swizzle span
+      auto s_a = shared_tensor<f8e4m3>({64, 32});
+      auto s_b = shared_tensor<f8e4m3>({32, 128});
+      line = __LINE__ + 1;
+      wgmma.mma(s_a, s_b, acc);
+    } else if constexpr (M == Misuse::RegisterA) {
+      auto s_b = shared_tensor<f8e4m3>({64, 32});
+      auto r_a = register_tensor<f8e4m3>({64, 32}, 0.0f);
+      line = __LINE__ + 1;
+      wgmma.mma(r_a, s_b.transpose(), acc);
+    } else if constexpr (M == Misuse::NarrowK) {
+      auto s_a = shared_tensor<f8e4m3>({64, 16});
+      auto s_b = shared_tensor<f8e4m3>({64, 16});
+      line = __LINE__ + 1;
+      wgmma.mma(s_a, s_b.transpose(), acc);
+    } else {
+      auto s_a = shared_tensor<f16>({64, 32});
+      auto s_b = shared_tensor<f8e4m3>({64, 32});
+      line = __LINE__ + 1;
+      wgmma.mma(s_a, s_b.transpose(), acc);
+    }
+  }
+};
+
+template <Misuse M> std::string trace_error() {
+  try {
+    Kernel<Fp8Mma<M>>(Device::simulator()).cuda_source((f8e4m3*)nullptr);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string at_line(const std::string& message) { return fmt::format("{}:{}: {}", __FILE__, line, message); }
+
+TEST(Fp8GemmMisuse, AnMnMajorFp8OperandIsReported) {
+  const std::string got = trace_error<Misuse::MnMajorB>();
+  EXPECT_EQ(got, at_line("wgmma.mma: b must be K-major: pass the transpose of a shared tile [n, k] whose rows run "
+                         "along k (s_b.transpose()); this view has shape [32, 128] and strides [128, 1]"));
+}
+
+TEST(Fp8GemmMisuse, AnFp8RegisterOperandIsReported) {
+  const std::string got = trace_error<Misuse::RegisterA>();
+  EXPECT_EQ(got, at_line("wgmma.mma: an fp8 A operand is read from shared memory; the register form takes f16 or bf16 "
+                         "(store r to a shared tile, or convert it with .to<f16>())"));
+}
+
+TEST(Fp8GemmMisuse, AnFp8KBelowOneInstructionIsReported) {
+  const std::string got = trace_error<Misuse::NarrowK>();
+  EXPECT_EQ(got, at_line("wgmma.mma: k = 16 does not fit; for fp8, k must be 32, 64 or 128 (one m64nNk32 instruction "
+                         "per 32, and shared rows of 32, 64 or 128 bytes, one swizzle span)"));
+}
+
+TEST(Fp8GemmMisuse, A16BitOperandWithAnFp8OneIsReported) {
+  const std::string got = trace_error<Misuse::HalfTimesFp8>();
+  EXPECT_EQ(got, at_line("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, in any "
+                         "pairing), and an f32 accumulator; got f16 @ f8e4m3 into f32"));
+}
+
+}  // namespace
+}  // namespace tessel
