@@ -9,6 +9,7 @@ namespace tessel::examples {
 
 using cli::add_introspection;
 using cli::compare;
+using cli::compare_within;
 using cli::KernelEntry;
 using cli::poisoned;
 using cli::random_vector;

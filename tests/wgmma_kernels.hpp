@@ -41,6 +41,28 @@ template <class T, int M, int N, int K, bool RegisterA, int Warps = 4> struct Wg
   }
 };
 
+// C = A Bᵀ by an mma that does not accumulate (scale-d 0), into an accumulator holding 1000 before
+// it: the old value must not reach C.
+template <class T, int N, int K> struct WgmmaOverwrite : Script {
+  void operator()(Ptr<T> a, Ptr<T> b, Ptr<float> c) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<T>({64, K});
+    auto s_b = shared_tensor<T>({N, K});
+    copy_async(global_view(a, {64, K}), s_a, {0, 0});
+    copy_async(global_view(b, {N, K}), s_b, {0, 0});
+    copy_async_wait_all();
+    fence.proxy_async();
+    sync();
+    auto acc = register_tensor<float>({64, N}, 1000.0f);
+    wgmma.fence();
+    wgmma.mma(s_a, s_b.transpose(), acc, false);
+    wgmma.commit_group();
+    wgmma.wait_group(0);
+    store_global(global_view(c, {64, N}), acc, {0, 0});
+  }
+};
+
 // A two-stage pipeline over k, 16 columns a step: while the mma of one stage runs, the next stage
 // is copied; wait_group(1) retires the mma of the stage about to be refilled, and the sync() after
 // it does so for every warp (without it, another warp's mma may still read the stage).
@@ -128,6 +150,10 @@ void check_wgmma_kernel(const KernelOptions& options, uint64_t data_seed = 1, co
 template <class T, int M, int N, int K, bool RegisterA, int Warps = 4>
 void check_wgmma_tile(const KernelOptions& options) {
   check_wgmma_kernel<WgmmaTile<T, M, N, K, RegisterA, Warps>, T, M, N, K>(options);
+}
+
+template <class T, int N, int K> void check_wgmma_overwrite(const KernelOptions& options, const Device& dev) {
+  check_wgmma_kernel<WgmmaOverwrite<T, N, K>, T, 64, N, K>(options, 3, dev);
 }
 
 template <class T, int N, int K, bool RegisterA>

@@ -37,6 +37,16 @@ TEST(Wgmma, RegisterAMatchesTheHostReference) {
   }
 }
 
+// An mma without accumulate ignores the accumulator's old value (1000 here), over one and several
+// k-steps, in f16 and fp8.
+TEST(Wgmma, AnMmaThatDoesNotAccumulateOverwrites) {
+  for (const KernelOptions& o : every_order()) {
+    check_wgmma_overwrite<f16, 64, 16>(o, Device::simulator());
+    check_wgmma_overwrite<bf16, 128, 64>(o, Device::simulator());
+    check_wgmma_overwrite<f8e4m3, 64, 128>(o, Device::simulator());
+  }
+}
+
 // B as a row-major [k, n] tile, n of one swizzle span: 128, 64 and 32 bytes.
 TEST(Wgmma, MnMajorBMatchesTheHostReference) {
   for (const KernelOptions& o : every_order()) {

@@ -2,11 +2,20 @@
 // e4m3 x e4m3 with block scales.
 #include "fp8_gemm.hpp"
 
+#include <cmath>
+
 #include "examples.hpp"
 
 namespace tessel::examples {
 
 namespace {
+
+// How far an output may be from the exact one: half an ulp of bf16 (2^-8, relative) and an absolute
+// floor for the output rounding, plus 2^-11 of the sum of its products' magnitudes (`magnitude`,
+// scaled as the output): the tensor cores' fp8 accumulation keeps about 14 bits (DeepSeek-V3's
+// report measured it on the H800), so an element near 0 from large products carries the error of
+// those products' sum, not of its own size.
+double fp8_gemm_bound(double want, double magnitude) { return 2e-2 + 8e-3 * std::abs(want) + magnitude / 2048; }
 
 // Random fp8 operands spread over the formats' range (products up to 4^2 with scales of 1/4 and
 // 1/2), a poisoned output, and a reference that decodes every fp8 value exactly and accumulates in
@@ -30,14 +39,19 @@ template <class A, class B> KernelEntry fp8_gemm_example(std::string name, std::
     kernel(m, n, k, scale_a, scale_b, da, db, dd);
     dev.synchronize();
     std::vector<float> want(size_t(m) * n);
+    std::vector<double> bound(want.size());
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j) {
-        double acc = 0;
-        for (int p = 0; p < k; ++p) acc += double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p]));
+        double acc = 0, magnitude = 0;
+        for (int p = 0; p < k; ++p) {
+          const double product = double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p]));
+          acc += product;
+          magnitude += std::abs(product);
+        }
         want[size_t(i) * n + j] = float(acc * scale_a * scale_b);
+        bound[size_t(i) * n + j] = fp8_gemm_bound(want[size_t(i) * n + j], magnitude * scale_a * scale_b);
       }
-    // Half an ulp of bf16 output rounding (2^-8) plus f32 accumulation error.
-    RunResult r = compare(dd.download(), want, 2e-2, 8e-3, fmt::format("{} {}x{}x{}", label, m, n, k));
+    RunResult r = compare_within(dd.download(), want, bound, fmt::format("{} {}x{}x{}", label, m, n, k));
     r.stats = kernel.stats();
     return r;
   };
@@ -73,15 +87,20 @@ KernelEntry fp8_gemm_block_scaled_example() {
     kernel(m, n, k, dsa, dsb, da, db, dd);
     dev.synchronize();
     std::vector<float> want(size_t(m) * n);
+    std::vector<double> bound(want.size());
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j) {
-        double acc = 0;
-        for (int p = 0; p < k; ++p)
-          acc += double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p])) *
-                 scale_a[size_t(i) * kb + p / 128] * scale_b[size_t(j / 128) * kb + p / 128];
+        double acc = 0, magnitude = 0;
+        for (int p = 0; p < k; ++p) {
+          const double product = double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p])) *
+                                 scale_a[size_t(i) * kb + p / 128] * scale_b[size_t(j / 128) * kb + p / 128];
+          acc += product;
+          magnitude += std::abs(product);
+        }
         want[size_t(i) * n + j] = float(acc);
+        bound[size_t(i) * n + j] = fp8_gemm_bound(want[size_t(i) * n + j], magnitude);
       }
-    RunResult r = compare(dd.download(), want, 2e-2, 8e-3, fmt::format("fp8_gemm_block_scaled {}x{}x{}", m, n, k));
+    RunResult r = compare_within(dd.download(), want, bound, fmt::format("fp8_gemm_block_scaled {}x{}x{}", m, n, k));
     r.stats = kernel.stats();
     return r;
   };

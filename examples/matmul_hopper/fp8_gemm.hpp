@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 
 #include "tessel/lib/pipeline.hpp"
@@ -22,10 +23,12 @@ namespace tessel::examples::hopper {
 // BlockScaled: A has a scale per row and 128 columns ([m, cdiv(k, 128)] f32: activations quantized
 // 1 x 128), B one per 128 x 128 block ([cdiv(n, 128), cdiv(k, 128)]: weights), and the kernel takes
 // pointers to them instead of two per-tensor scales. Each k-tile's product goes to a fresh f32
-// tile, which is scaled by its row's A scale times the block's B scale and added to the
-// accumulator: the promotion to f32 that DeepGEMM does, here every k-tile, so no more than 128
-// products are summed at the tensor cores' fp8 accumulation precision. The tile is 128 x 128, so
-// that one B scale covers it.
+// tile (written by the mma without accumulating, so it needs no zeroing), which is scaled by its
+// row's A scale times the block's B scale and added to the accumulator: the promotion to f32 that
+// DeepGEMM does, here every k-tile, so no more than 128 products are summed at the tensor cores'
+// fp8 accumulation precision. The scales of the next k-tile load while the mma runs. The tile is
+// 128 x 128, so that one B scale covers it; the two consumer warpgroups, each waiting for its own
+// mma, promote while the other's runs.
 template <class A, class B = A, class Out = bf16, bool BlockScaled = false> struct MatmulFp8 : Script {
   int block_m = 128, block_n = 256, block_k = 128;
   int stages = 3;
@@ -34,7 +37,9 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
   static constexpr const char* param_names[] = {"m", "n", "k", "scale_a", "scale_b", "a", "b", "d"};
 
   // The first candidate is the configuration above: 3 stages of 128 x 256 and the output tile fill
-  // shared memory; 128 x 128 tiles leave room for 6 (the only tile with BlockScaled).
+  // shared memory; 128 x 128 tiles leave room for 6 (the only tile with BlockScaled). The last, one
+  // consumer warpgroup of 64 rows, is for a few rows (decode), where 128-row tiles leave most
+  // multiprocessors without a tile.
   MatmulFp8() {
     if (BlockScaled) {
       block_n = 128;
@@ -45,7 +50,9 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
     using S = MatmulFp8;
     if (BlockScaled) return tune("swizzle_size", &S::swizzle_size, {4, 8});
     return tune("swizzle_size", &S::swizzle_size, {4, 8}) *
-           tune("block_n, stages", {&S::block_n, &S::stages}, {{256, 3}, {128, 6}});
+           tune("block_m, consumer_warpgroups, block_n, stages",
+                {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
+                {{128, 2, 256, 3}, {128, 2, 128, 6}, {64, 1, 128, 8}});
   }
   using Scales = std::conditional_t<BlockScaled, Ptr<float>, Float32>;
   static constexpr int scale_block = 128;  // the columns (and B's rows) one block scale covers
@@ -53,7 +60,7 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
   static constexpr int producer_registers = 40;
   // Columns of one epilogue block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box has.
   static constexpr int epilogue_n = 64;
-  int consumer_registers() const { return (512 - producer_registers) / consumer_warpgroups / 8 * 8; }
+  int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
 
   void operator()(Int32 m, Int32 n, Int32 k, Scales scale_a, Scales scale_b, Ptr<A> a, Ptr<B> b, Ptr<Out> d) {
     Int32 num_m_blocks = cdiv(m, block_m);
@@ -102,18 +109,24 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
         if constexpr (BlockScaled) {
           auto g_scale_a = global_view(scale_a, {m, cdiv(k, scale_block)});
           auto g_scale_b = global_view(scale_b, {cdiv(n, scale_block), cdiv(k, scale_block)});
+          // k-tile i's scales: its rows' A scales times its block's B scale.
+          auto scales_of = [&](const Int32& i) {
+            return load_global(g_scale_a, {m_block * block_m, i}, {block_m, 1}) *
+                   load_global(g_scale_b, {n_block, i}, {1, 1});
+          };
+          auto scales = scales_of(0);
+          auto partial = register_tensor<float>({block_m, block_n}, 0.0f);
           for (Int32 i : range(0, k_tiles)) {
-            auto partial = register_tensor<float>({block_m, block_n}, 0.0f);
             tma_pipe.consumer_acquire();
             wgmma.fence();
-            wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), partial);
+            wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), partial, false);
             wgmma.commit_group();
-            // The scales load while the mma runs.
-            auto row_scales = load_global(g_scale_a, {m_block * block_m, i}, {block_m, 1});
-            auto block_scale = load_global(g_scale_b, {n_block, i}, {1, 1});
+            // The next k-tile's scales load while the mma runs (a last extra load past k is masked).
+            auto next_scales = scales_of(i + 1);
             wgmma.wait_group(0);
             mbarrier.arrive(tma_pipe.consumer_barrier());
-            acc = fma(partial, row_scales * block_scale, acc);
+            acc = fma(partial, scales, acc);
+            scales = next_scales;
             tma_pipe.consumer_advance();
           }
         } else {

@@ -56,9 +56,12 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
       if (n.a_shared) {
         const ir::MmaOperand a_operand = n.a_operand();
         const std::string a = descriptor(e, n.a_shared, a_operand, row0, step * s);
-        e.line(transposable
-                   ? ptx_asm(Ptx::WgmmaMmaSS, e.arch, {d, {a}, {a_operand.mn_major ? "1" : "0"}, {b}, {trans_b}}, types)
-                   : ptx_asm(Ptx::WgmmaMmaSSKMajor, e.arch, {d, {a}, {b}}, types));
+        // Without accumulate, the first k-step of each row block overwrites the accumulator.
+        const bool overwrite = !n.accumulate && s == 0;
+        e.line(transposable ? ptx_asm(overwrite ? Ptx::WgmmaMmaSSOverwrite : Ptx::WgmmaMmaSS, e.arch,
+                                      {d, {a}, {a_operand.mn_major ? "1" : "0"}, {b}, {trans_b}}, types)
+                            : ptx_asm(overwrite ? Ptx::WgmmaMmaSSKMajorOverwrite : Ptx::WgmmaMmaSSKMajor, e.arch,
+                                      {d, {a}, {b}}, types));
       } else {
         const std::string a = e.tile(n.a_registers);
         std::vector<std::string> regs;

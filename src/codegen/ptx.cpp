@@ -290,6 +290,17 @@ const PtxRow& ptx_row(Ptx instruction) {
                                scalar("trans_b", "n")}};
       return row;
     }
+    // The same with scale-d 0: d = a b, d's old value neither read nor needed (an output only, so
+    // that nothing defines it while other wgmma run, which would make ptxas serialize them).
+    case Ptx::WgmmaMmaSSOverwrite: {
+      static const PtxRow row{"wgmma.mma_async",
+                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a_desc}, "
+                              "{b_desc}, 0, 1, 1, {trans_a}, {trans_b};",
+                              Arch::Sm90a,
+                              {vector("d", "=f"), scalar("a_desc", "l"), scalar("trans_a", "n"), scalar("b_desc", "l"),
+                               scalar("trans_b", "n")}};
+      return row;
+    }
     // The same for the types wgmma does not transpose (fp8: m64nNk32, e4m3 or e5m2 each): both
     // operands K-major, no imm-trans.
     case Ptx::WgmmaMmaSSKMajor: {
@@ -298,6 +309,14 @@ const PtxRow& ptx_row(Ptx instruction) {
                               "{b_desc}, 1, 1, 1;",
                               Arch::Sm90a,
                               {vector("d", "+f"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
+      return row;
+    }
+    case Ptx::WgmmaMmaSSKMajorOverwrite: {
+      static const PtxRow row{"wgmma.mma_async",
+                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a_desc}, "
+                              "{b_desc}, 0, 1, 1;",
+                              Arch::Sm90a,
+                              {vector("d", "=f"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
       return row;
     }
     // The same with A from four 32-bit registers of packed halves (no imm-trans-a).

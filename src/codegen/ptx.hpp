@@ -56,7 +56,9 @@ enum class Ptx : uint8_t {
   MmaSync,
   WgmmaFence,
   WgmmaMmaSS,
+  WgmmaMmaSSOverwrite,
   WgmmaMmaSSKMajor,
+  WgmmaMmaSSKMajorOverwrite,
   WgmmaMmaRS,
   WgmmaCommitGroup,
   WgmmaWaitGroup,
@@ -154,7 +156,7 @@ std::string_view ptx_type(DType t);
 // The modifiers of Ptx::MmaSync for `atom` with operands of type `operand` accumulating in
 // `accumulator`: the shape from the atom, the types from the operands.
 PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType operand, DType accumulator);
-// The modifiers of Ptx::WgmmaMmaSS/SSKMajor/RS for m64`n` with A of type `a` and B of type `b`.
+// The modifiers of Ptx::WgmmaMmaSS*/RS for m64`n` with A of type `a` and B of type `b`.
 PtxModifiers wgmma_modifiers(int n, DType a, DType b);
 
 }  // namespace tessel::codegen

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "tessel/ir/mutator.hpp"
+#include "tessel/layout/wgmma_atoms.hpp"
 
 namespace tessel::ir {
 
@@ -424,7 +425,8 @@ class Printer {
 
   void stmt(const WgmmaMmaNode& n) {
     const std::string a = n.a_shared ? shared(n.a_shared) : reg(n.a_registers);
-    line(fmt::format("wgmma.mma {} += {} @ {} m64n{}k16", reg(n.acc), a, shared(n.b), n.n()));
+    line(fmt::format("wgmma.mma {} {} {} @ {} m64n{}k{}", reg(n.acc), n.accumulate ? "+=" : "=", a, shared(n.b), n.n(),
+                     wgmma_k(n.operand_type())));
   }
 
   void stmt(const WgmmaCommitGroupNode&) { line("wgmma.commit_group"); }

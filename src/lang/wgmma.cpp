@@ -22,7 +22,7 @@ int warpgroups(const SourceLoc& loc, std::string_view what) {
 }
 
 void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_registers, const SharedTensor& b,
-               const RegisterTensor& acc, const SourceLoc& loc) {
+               const RegisterTensor& acc, bool accumulate, const SourceLoc& loc) {
   Builder& bld = Builder::current(loc);
   const int groups = warpgroups(loc, "wgmma.mma");
   const DType a_type = a_shared ? a_shared->dtype : a_registers->dtype;
@@ -68,7 +68,7 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
 
   if (a_registers) detail::check_group(a_registers, "wgmma.mma", loc);
   detail::check_group(acc.ir(), "wgmma.mma", loc);
-  bld.emit(ir::make<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir()));
+  bld.emit(ir::make<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir(), accumulate));
 }
 
 }  // namespace
@@ -80,11 +80,16 @@ void WgmmaInstructions::fence(loc_t l) const {
 }
 
 void WgmmaInstructions::mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, loc_t l) const {
-  trace_mma(a.ir(), nullptr, b, acc, SourceLoc::from(l));
+  trace_mma(a.ir(), nullptr, b, acc, true, SourceLoc::from(l));
 }
 
 void WgmmaInstructions::mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, loc_t l) const {
-  trace_mma(nullptr, a.ir(), b, acc, SourceLoc::from(l));
+  trace_mma(nullptr, a.ir(), b, acc, true, SourceLoc::from(l));
+}
+
+void WgmmaInstructions::mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate,
+                            loc_t l) const {
+  trace_mma(a.ir(), nullptr, b, acc, accumulate, SourceLoc::from(l));
 }
 
 void WgmmaInstructions::commit_group(loc_t l) const {

@@ -177,7 +177,7 @@ void WgmmaUnit::complete(Mma& mma) {
   for (int lane = 0; lane < 32; ++lane)
     for (int s = 0; s < local; ++s) {
       const int* c = &table[(size_t(w.thread_in_group(lane)) * local + s) * 2];
-      float sum = float(acc[size_t(lane) * local + s].f);
+      float sum = n.accumulate ? float(acc[size_t(lane) * local + s].f) : 0.0f;
       for (int kk = 0; kk < k; ++kk) sum += a[size_t(c[0]) * k + kk] * b[size_t(kk) * cols + c[1]];
       acc[size_t(lane) * local + s] = ir::Scalar{.f = sum};
     }

@@ -14,6 +14,12 @@ TEST_F(WgmmaOnGpu, KMajorOperandsMatchTheHostReference) {
   check_wgmma_kernel<WgmmaTile<bf16, 64, 64, 32, true>, bf16, 64, 64, 32>({}, 1, Device::gpu());
 }
 
+// scale-d 0: the accumulator's old value (1000) must not reach C.
+TEST_F(WgmmaOnGpu, AnMmaThatDoesNotAccumulateOverwrites) {
+  check_wgmma_overwrite<f16, 64, 16>({}, Device::gpu());
+  check_wgmma_overwrite<bf16, 128, 64>({}, Device::gpu());
+}
+
 TEST_F(WgmmaOnGpu, MnMajorBMatchesTheHostReference) {
   check_wgmma_mn_major_b<f16, 64, 64, false>({}, Device::gpu());
   check_wgmma_mn_major_b<bf16, 64, 64, true>({}, Device::gpu());

@@ -21,15 +21,15 @@ template <class T> std::vector<T> random_vector(size_t n, uint64_t seed, float l
 // A value no correct kernel writes, to detect elements that were never written.
 template <class T> std::vector<T> poisoned(size_t n) { return std::vector<T>(n, T(12345.0f)); }
 
-// Compares element by element with |got - want| <= atol + rtol * |want|; reports the worst.
-template <class T> RunResult compare(const std::vector<T>& got, const std::vector<float>& want, double atol,
-                                     double rtol, std::string what) {
+// Compares element by element with |got - want| <= bound[i]; reports the worst.
+template <class T> RunResult compare_within(const std::vector<T>& got, const std::vector<float>& want,
+                                            const std::vector<double>& bound, std::string what) {
   RunResult r;
-  r.ok = got.size() == want.size();
+  r.ok = got.size() == want.size() && bound.size() == want.size();
   size_t worst = 0;
-  for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
+  for (size_t i = 0; i < got.size() && i < want.size() && i < bound.size(); ++i) {
     const double g = double(float(got[i])), w = want[i];
-    const double err = std::abs(g - w) / (atol + rtol * std::abs(w));
+    const double err = std::abs(g - w) / bound[i];
     if (!(err <= 1.0)) r.ok = false;
     if (!(err <= r.max_error)) {
       r.max_error = std::isnan(err) ? INFINITY : err;
@@ -40,6 +40,14 @@ template <class T> RunResult compare(const std::vector<T>& got, const std::vecto
       fmt::format("{}: {} ({} elements; worst element {}: got {}, want {})", what, r.ok ? "PASS" : "FAIL", got.size(),
                   worst, got.empty() ? 0.0 : double(float(got[worst])), want.empty() ? 0.0 : want[worst]);
   return r;
+}
+
+// Compares element by element with |got - want| <= atol + rtol * |want|; reports the worst.
+template <class T> RunResult compare(const std::vector<T>& got, const std::vector<float>& want, double atol,
+                                     double rtol, std::string what) {
+  std::vector<double> bound(want.size());
+  for (size_t i = 0; i < want.size(); ++i) bound[i] = atol + rtol * std::abs(double(want[i]));
+  return compare_within(got, want, bound, std::move(what));
 }
 
 }  // namespace tessel::cli

@@ -23,7 +23,8 @@ class WgmmaInstructions {
   // wgmma.fence: required before the first mma and between any other access to an mma's
   // accumulator or register A operand and the mma.
   void fence(loc_t loc = loc_t::current()) const;
-  // acc += a @ b on the tensor cores, f16 or bf16 operands into an f32 accumulator:
+  // acc += a @ b on the tensor cores, f16 or bf16 operands (or fp8, from shared memory) into an f32
+  // accumulator:
   //  - a [m, k]: a shared tile with rows along k (SS), or a register tile (RS), which takes the
   //    wgmma A fragment layout;
   //  - b [k, n]: the transpose of an [n, k] shared tile (`s_b.transpose()`);
@@ -36,6 +37,11 @@ class WgmmaInstructions {
   // group, acc (and a register a) must not be touched and the shared operands not overwritten.
   void mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, loc_t loc = loc_t::current()) const;
   void mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc,
+           loc_t loc = loc_t::current()) const;
+  // With accumulate false, acc = a @ b: acc's old value is ignored (PTX's scale-d = 0), so a
+  // partial product needs no zeroed tile, whose zeroing while other mma run would make ptxas
+  // serialize them.
+  void mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate,
            loc_t loc = loc_t::current()) const;
   // Closes the warpgroup's group of the mma issued since the last commit.
   void commit_group(loc_t loc = loc_t::current()) const;

@@ -19,18 +19,22 @@ struct WgmmaFenceNode : StmtNode {
 // operands, e4m3 or e5m2 each), f32 accumulator, N = acc's columns. `a` [m, k] is a shared operand
 // (SS; mma_operand.hpp) or, for f16/bf16, a register tile in the wgmma A fragment layout (RS); `b`
 // [k, n] is a shared operand, K-major or (f16/bf16) MN-major; `acc` [m, n] is in the wgmma
-// accumulator layout over the group's warpgroups (wgmma_layouts()).
+// accumulator layout over the group's warpgroups (wgmma_layouts()). Without `accumulate`, acc =
+// a @ b: the first instruction of each row block ignores acc's old value (PTX's scale-d = 0).
 struct WgmmaMmaNode : StmtNode {
-  WgmmaMmaNode(SourceLoc l, RegisterTensor acc, SharedTensor a_shared, RegisterTensor a_registers, SharedTensor b)
+  WgmmaMmaNode(SourceLoc l, RegisterTensor acc, SharedTensor a_shared, RegisterTensor a_registers, SharedTensor b,
+               bool accumulate = true)
       : StmtNode(NodeKind::WgmmaMma, std::move(l)),
         acc(std::move(acc)),
         a_shared(std::move(a_shared)),
         a_registers(std::move(a_registers)),
-        b(std::move(b)) {}
+        b(std::move(b)),
+        accumulate(accumulate) {}
   RegisterTensor acc;
   SharedTensor a_shared;       // null in the RS form
   RegisterTensor a_registers;  // null in the SS form
   SharedTensor b;
+  bool accumulate;
   int m() const { return acc->shape()[0]; }
   int n() const { return acc->shape()[1]; }
   int k() const { return b_operand().k; }
