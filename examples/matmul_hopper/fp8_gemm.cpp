@@ -10,12 +10,30 @@ namespace tessel::examples {
 
 namespace {
 
-// How far an output may be from the exact one: half an ulp of bf16 (2^-8, relative) and an absolute
-// floor for the output rounding, plus 2^-11 of the sum of its products' magnitudes (`magnitude`,
-// scaled as the output): the tensor cores' fp8 accumulation keeps about 14 bits (DeepSeek-V3's
-// report measured it on the H800), so an element near 0 from large products carries the error of
-// those products' sum, not of its own size.
-double fp8_gemm_bound(double want, double magnitude) { return 2e-2 + 8e-3 * std::abs(want) + magnitude / 2048; }
+// D = A Bᵀ with product (i, j, p) scaled by scale(i, j, p), in double precision, checked against
+// `got`. Each output may be off by half an ulp of bf16 (2^-8, relative) and an absolute floor for
+// the output rounding, plus 2^-11 of the sum of its products' magnitudes: the tensor cores' fp8
+// accumulation keeps about 14 bits (DeepSeek-V3's report measured it on the H800), so an element
+// near 0 from large products carries the error of those products' sum, not of its own size.
+template <class A, class B, class Scale> RunResult check_fp8_gemm(const std::vector<bf16>& got, const std::vector<A>& a,
+                                                                  const std::vector<B>& b, int m, int n, int k,
+                                                                  Scale scale, const std::string& label) {
+  std::vector<float> want(size_t(m) * n);
+  std::vector<double> bound(want.size());
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0, magnitude = 0;
+      for (int p = 0; p < k; ++p) {
+        const double product =
+            double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p])) * scale(i, j, p);
+        acc += product;
+        magnitude += std::abs(product);
+      }
+      want[size_t(i) * n + j] = float(acc);
+      bound[size_t(i) * n + j] = 2e-2 + 8e-3 * std::abs(acc) + magnitude / 2048;
+    }
+  return compare_within(got, want, bound, fmt::format("{} {}x{}x{}", label, m, n, k));
+}
 
 // Random fp8 operands spread over the formats' range (products up to 4^2 with scales of 1/4 and
 // 1/2), a poisoned output, and a reference that decodes every fp8 value exactly and accumulates in
@@ -38,20 +56,8 @@ template <class A, class B> KernelEntry fp8_gemm_example(std::string name, std::
     Kernel<S> kernel(dev, opt);
     kernel(m, n, k, scale_a, scale_b, da, db, dd);
     dev.synchronize();
-    std::vector<float> want(size_t(m) * n);
-    std::vector<double> bound(want.size());
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) {
-        double acc = 0, magnitude = 0;
-        for (int p = 0; p < k; ++p) {
-          const double product = double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p]));
-          acc += product;
-          magnitude += std::abs(product);
-        }
-        want[size_t(i) * n + j] = float(acc * scale_a * scale_b);
-        bound[size_t(i) * n + j] = fp8_gemm_bound(want[size_t(i) * n + j], magnitude * scale_a * scale_b);
-      }
-    RunResult r = compare_within(dd.download(), want, bound, fmt::format("{} {}x{}x{}", label, m, n, k));
+    RunResult r = check_fp8_gemm(
+        dd.download(), a, b, m, n, k, [&](int, int, int) { return double(scale_a) * scale_b; }, label);
     r.stats = kernel.stats();
     return r;
   };
@@ -86,21 +92,10 @@ KernelEntry fp8_gemm_block_scaled_example() {
     Kernel<S> kernel(dev, opt);
     kernel(m, n, k, dsa, dsb, da, db, dd);
     dev.synchronize();
-    std::vector<float> want(size_t(m) * n);
-    std::vector<double> bound(want.size());
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) {
-        double acc = 0, magnitude = 0;
-        for (int p = 0; p < k; ++p) {
-          const double product = double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p])) *
-                                 scale_a[size_t(i) * kb + p / 128] * scale_b[size_t(j / 128) * kb + p / 128];
-          acc += product;
-          magnitude += std::abs(product);
-        }
-        want[size_t(i) * n + j] = float(acc);
-        bound[size_t(i) * n + j] = fp8_gemm_bound(want[size_t(i) * n + j], magnitude);
-      }
-    RunResult r = compare_within(dd.download(), want, bound, fmt::format("fp8_gemm_block_scaled {}x{}x{}", m, n, k));
+    const auto scale = [&](int i, int j, int p) {
+      return double(scale_a[size_t(i) * kb + p / 128]) * scale_b[size_t(j / 128) * kb + p / 128];
+    };
+    RunResult r = check_fp8_gemm(dd.download(), a, b, m, n, k, scale, "fp8_gemm_block_scaled");
     r.stats = kernel.stats();
     return r;
   };
