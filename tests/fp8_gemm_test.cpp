@@ -12,12 +12,6 @@
 namespace tessel {
 namespace {
 
-std::vector<KernelOptions> every_order() {
-  std::vector<KernelOptions> orders;
-  for (const sim::Options& o : testing::every_order()) orders.push_back(KernelOptions{.sim = o});
-  return orders;
-}
-
 // Sizes that are and are not multiples of the 128 x 256 x 128 tile; k = 640 has more k-tiles than
 // the 3 stages, so the ring wraps.
 const std::vector<std::vector<int64_t>> sizes = {{128, 256, 640}, {200, 136, 320}};
@@ -25,7 +19,7 @@ const std::vector<std::vector<int64_t>> sizes = {{128, 256, 640}, {200, 136, 320
 TEST(Fp8Gemm, MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"fp8_gemm", "fp8_gemm_e5m2"})
     for (const std::vector<int64_t>& s : sizes)
-      for (const KernelOptions& o : every_order()) {
+      for (const KernelOptions& o : testing::every_order_options()) {
         const cli::RunResult r = examples::find_example(name).run(Device::simulator(), s, o);
         EXPECT_TRUE(r.ok) << name << " " << r.summary;
       }

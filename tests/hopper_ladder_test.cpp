@@ -16,16 +16,10 @@
 namespace tessel {
 namespace {
 
-std::vector<KernelOptions> every_order() {
-  std::vector<KernelOptions> orders;
-  for (const sim::Options& o : testing::every_order()) orders.push_back(KernelOptions{.sim = o});
-  return orders;
-}
-
 TEST(HopperLadder, V1MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v1", "hopper_v1_bf16"})
     for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{256, 128, 128}, std::vector<int64_t>{200, 136, 96}})
-      for (const KernelOptions& o : every_order()) {
+      for (const KernelOptions& o : testing::every_order_options()) {
         const cli::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << r.summary;
       }
@@ -39,7 +33,7 @@ struct V1TwoWarpgroups : examples::hopper::MatmulV1TmaWgmma<f16> {
 TEST(HopperLadder, V1WithTwoWarpgroupsMatchesTheHostReferenceUnderEveryOrder) {
   const cli::KernelEntry e = examples::matmul_example<V1TwoWarpgroups>("hopper_v1_two_warpgroups", "");
   for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{128, 256, 128}, std::vector<int64_t>{200, 136, 96}})
-    for (const KernelOptions& o : every_order()) {
+    for (const KernelOptions& o : testing::every_order_options()) {
       const cli::RunResult r = e.run(Device::simulator(), sizes, o);
       EXPECT_TRUE(r.ok) << r.summary;
     }
@@ -52,7 +46,7 @@ const std::vector<std::vector<int64_t>> v2_sizes = {{256, 128, 320}, {200, 136, 
 TEST(HopperLadder, V2MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v2", "hopper_v2_bf16"})
     for (const std::vector<int64_t>& sizes : v2_sizes)
-      for (const KernelOptions& o : every_order()) {
+      for (const KernelOptions& o : testing::every_order_options()) {
         const cli::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << name << " " << r.summary;
       }
@@ -71,7 +65,7 @@ template <int Stages, int BlockK, int Warpgroups> struct V2Fixed : examples::hop
 template <class S> void expect_v2_matches_under_every_order(const char* name) {
   const cli::KernelEntry e = examples::matmul_example<S>(name, "");
   for (const std::vector<int64_t>& sizes : v2_sizes)
-    for (const KernelOptions& o : every_order()) {
+    for (const KernelOptions& o : testing::every_order_options()) {
       const cli::RunResult r = e.run(Device::simulator(), sizes, o);
       EXPECT_TRUE(r.ok) << name << " " << r.summary;
     }
@@ -90,7 +84,7 @@ template <class S>
 void expect_matches_under_every_order(const char* name, const std::vector<std::vector<int64_t>>& sizes) {
   const cli::KernelEntry e = examples::matmul_example<S>(name, "");
   for (const std::vector<int64_t>& size : sizes)
-    for (const KernelOptions& o : every_order()) {
+    for (const KernelOptions& o : testing::every_order_options()) {
       const cli::RunResult r = e.run(Device::simulator(), size, o);
       EXPECT_TRUE(r.ok) << name << " " << r.summary;
     }
@@ -104,7 +98,7 @@ const std::vector<std::vector<int64_t>> specialized_sizes = {{256, 512, 320}, {2
 TEST(HopperLadder, V3MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v3", "hopper_v3_bf16"})
     for (const std::vector<int64_t>& sizes : specialized_sizes)
-      for (const KernelOptions& o : every_order()) {
+      for (const KernelOptions& o : testing::every_order_options()) {
         const cli::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << name << " " << r.summary;
       }
@@ -128,7 +122,7 @@ TEST(HopperLadder, V3AtOtherBlockWidthsStagesAndConsumerCountsMatchesTheHostRefe
 TEST(HopperLadder, V4MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v4", "hopper_v4_bf16"})
     for (const std::vector<int64_t>& sizes : specialized_sizes)
-      for (const KernelOptions& o : every_order()) {
+      for (const KernelOptions& o : testing::every_order_options()) {
         const cli::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << name << " " << r.summary;
       }
@@ -164,7 +158,7 @@ TEST(HopperLadder, V5OnOneAndOnFiveMultiprocessorsMatchesTheHostReference) {
 TEST(HopperLadder, V5MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v5", "hopper_v5_bf16"})
     for (const std::vector<int64_t>& sizes : specialized_sizes)
-      for (const KernelOptions& o : every_order()) {
+      for (const KernelOptions& o : testing::every_order_options()) {
         const cli::RunResult r = examples::find_example(name).run(Device::simulator(), sizes, o);
         EXPECT_TRUE(r.ok) << name << " " << r.summary;
       }

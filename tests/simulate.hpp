@@ -24,4 +24,14 @@ template <class S, class... A> std::string simulation_error(const sim::Options& 
 // The completion orders every asynchronous kernel is checked under: eager, lazy and three seeds.
 inline std::vector<sim::Options> every_order() { return sim::adversarial_schedules(3); }
 
+// `base` run under each of every_order(), as the options of a Kernel or an example's run.
+inline std::vector<KernelOptions> every_order_options(const KernelOptions& base = {}) {
+  std::vector<KernelOptions> orders;
+  for (const sim::Options& o : every_order()) {
+    orders.push_back(base);
+    orders.back().sim = o;
+  }
+  return orders;
+}
+
 }  // namespace tessel::testing

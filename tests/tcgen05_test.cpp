@@ -9,35 +9,29 @@
 namespace tessel::testing {
 namespace {
 
-std::vector<KernelOptions> every_order() {
-  std::vector<KernelOptions> orders;
-  for (const sim::Options& o : testing::every_order()) orders.push_back(KernelOptions{.arch = "sm_100a", .sim = o});
-  return orders;
-}
-
 TEST(Tcgen05, MatmulMatchesTheHostReferenceUnderEveryOrder) {
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options({.arch = "sm_100a"})) {
     check_tcgen05_matmul<Tcgen05Matmul<f16, 128, 64, 32>, f16>(o, 256, 128, 128);
     check_tcgen05_matmul<Tcgen05Matmul<bf16, 128, 128, 64>, bf16>(o, 128, 256, 128);
   }
 }
 
 TEST(Tcgen05, MatmulMasksSizesThatAreNotTileMultiples) {
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options({.arch = "sm_100a"})) {
     check_tcgen05_matmul<Tcgen05Matmul<f16, 128, 64, 32>, f16>(o, 200, 72, 80);
     check_tcgen05_matmul<Tcgen05Matmul<bf16, 128, 32, 16>, bf16>(o, 130, 40, 24);
   }
 }
 
 TEST(Tcgen05, WarpSpecializedPipelineMatchesTheHostReferenceUnderEveryOrder) {
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options({.arch = "sm_100a"})) {
     check_tcgen05_matmul<Tcgen05WarpSpecialized<f16, 128, 64, 64, 3, 32>, f16>(o, 256, 128, 512);
     check_tcgen05_matmul<Tcgen05WarpSpecialized<bf16, 128, 128, 32, 2, 64>, bf16>(o, 200, 136, 120);
   }
 }
 
 TEST(Tcgen05, SlicedEpilogueMatchesTheHostReference) {
-  for (const KernelOptions& o : every_order())
+  for (const KernelOptions& o : testing::every_order_options({.arch = "sm_100a"}))
     check_tcgen05_matmul<Tcgen05Matmul<f16, 128, 128, 64, 32>, f16>(o, 128, 256, 192);
 }
 
@@ -107,7 +101,7 @@ TEST(Tcgen05, CopiedBiasPlusMmaMatchesTheHostReferenceUnderEveryOrder) {
   const Device dev = Device::simulator();
   Buffer<f16> da(dev, a), db(dev, b);
   Buffer<float> dbias(dev, bias);
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options({.arch = "sm_100a"})) {
     Buffer<float> dc(dev, std::vector<float>(128 * 16, 1e9f));
     Kernel<CopiesTheBiasThenAccumulates>(dev, o)(da, db, dbias, dc);
     const std::vector<float> c = dc.download();

@@ -13,14 +13,8 @@
 namespace tessel::testing {
 namespace {
 
-std::vector<KernelOptions> every_order() {
-  std::vector<KernelOptions> orders;
-  for (const sim::Options& o : testing::every_order()) orders.push_back(KernelOptions{.sim = o});
-  return orders;
-}
-
 TEST(Wgmma, SharedOperandsMatchTheHostReference) {
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options()) {
     check_wgmma_tile<f16, 64, 8, 16, false>(o);
     check_wgmma_tile<f16, 64, 64, 64, false>(o);
     check_wgmma_tile<bf16, 64, 128, 32, false>(o);
@@ -29,7 +23,7 @@ TEST(Wgmma, SharedOperandsMatchTheHostReference) {
 }
 
 TEST(Wgmma, RegisterAMatchesTheHostReference) {
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options()) {
     check_wgmma_tile<f16, 64, 8, 16, true>(o);
     check_wgmma_tile<bf16, 64, 64, 64, true>(o);
     check_wgmma_tile<f16, 64, 128, 32, true>(o);
@@ -40,7 +34,7 @@ TEST(Wgmma, RegisterAMatchesTheHostReference) {
 // An mma without accumulate ignores the accumulator's old value (1000 here), over one and several
 // k-steps, in f16 and fp8.
 TEST(Wgmma, AnMmaThatDoesNotAccumulateOverwrites) {
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options()) {
     check_wgmma_overwrite<f16, 64, 16>(o, Device::simulator());
     check_wgmma_overwrite<bf16, 128, 64>(o, Device::simulator());
     check_wgmma_overwrite<f8e4m3, 64, 128>(o, Device::simulator());
@@ -49,7 +43,7 @@ TEST(Wgmma, AnMmaThatDoesNotAccumulateOverwrites) {
 
 // B as a row-major [k, n] tile, n of one swizzle span: 128, 64 and 32 bytes.
 TEST(Wgmma, MnMajorBMatchesTheHostReference) {
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options()) {
     check_wgmma_mn_major_b<f16, 64, 64, false>(o);
     check_wgmma_mn_major_b<bf16, 64, 64, true>(o);  // attention's P V: P in registers, V as it lies
     check_wgmma_mn_major_b<bf16, 32, 32, false>(o);
@@ -58,7 +52,7 @@ TEST(Wgmma, MnMajorBMatchesTheHostReference) {
 }
 
 TEST(Wgmma, RepeatsOverRowsAndWarpgroups) {
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options()) {
     check_wgmma_tile<f16, 128, 64, 64, false>(o);      // one warpgroup, two m64 instructions
     check_wgmma_tile<f16, 128, 32, 32, true, 8>(o);    // two warpgroups
     check_wgmma_tile<bf16, 256, 16, 16, false, 8>(o);  // two warpgroups, two m64 each
@@ -66,7 +60,7 @@ TEST(Wgmma, RepeatsOverRowsAndWarpgroups) {
 }
 
 TEST(Wgmma, TwoStagePipelineMatchesTheHostReference) {
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options()) {
     check_wgmma_kernel<WgmmaPipeline<f16, 64, 96>, f16, 64, 64, 96>(o);
     check_wgmma_kernel<WgmmaPipeline<bf16, 8, 64>, bf16, 64, 8, 64>(o);
   }
@@ -155,7 +149,7 @@ std::string accumulator_touched_early() {
 }
 
 TEST(WgmmaMisuse, TouchingTheAccumulatorBeforeTheWaitIsReportedUnderEveryOrder) {
-  for (const KernelOptions& o : every_order()) {
+  for (const KernelOptions& o : testing::every_order_options()) {
     const std::string got = error_with_any_warp<StoresTheAccumulatorEarly>(o);  // the run sets the lines
     EXPECT_EQ(got, accumulator_touched_early());
   }
