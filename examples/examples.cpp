@@ -8,8 +8,8 @@ const cli::Registry& registry() {
     for (KernelEntry e : {vector_add_example(), row_softmax_example(), wide_row_softmax_example(), layer_norm_example(),
                           dequantize_int4_example(), matmul_simt_example(), broken_sync_example()})
       kernels.add(std::move(e));
-    for (auto* group : {ampere_ladder_examples, hopper_ladder_examples, fp8_gemm_examples, blackwell_ladder_examples,
-                        attention_ladder_examples})
+    for (auto* group : {ampere_ladder_examples, hopper_ladder_examples, fp8_gemm_examples, weight_only_gemm_examples,
+                        blackwell_ladder_examples, attention_ladder_examples})
       for (KernelEntry& e : group()) kernels.add(std::move(e));
     return kernels;
   }();

@@ -33,5 +33,6 @@ std::vector<KernelEntry> hopper_ladder_examples();
 std::vector<KernelEntry> blackwell_ladder_examples();
 std::vector<KernelEntry> attention_ladder_examples();
 std::vector<KernelEntry> fp8_gemm_examples();
+std::vector<KernelEntry> weight_only_gemm_examples();
 
 }  // namespace tessel::examples

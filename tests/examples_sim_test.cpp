@@ -43,7 +43,12 @@ const auto kCases = ::testing::Values(
     Case{"blackwell_v0", {130, 72, 80}}, Case{"blackwell_v1", {130, 72, 80}}, Case{"blackwell_v2", {130, 72, 80}},
     Case{"blackwell_v3", {130, 72, 80}}, Case{"blackwell_v4", {130, 72, 80}}, Case{"blackwell_v5", {130, 72, 80}},
     Case{"blackwell_v6", {130, 72, 80}}, Case{"fp8_gemm", {130, 304, 208}}, Case{"fp8_gemm_e5m2", {64, 256, 128}},
-    Case{"fp8_gemm_block_scaled", {130, 304, 1008}});
+    Case{"fp8_gemm_block_scaled", {130, 304, 1008}}, Case{"weight_only_gemm_i2", {33, 136, 640}},
+    Case{"weight_only_gemm_i3", {33, 136, 640}}, Case{"weight_only_gemm_i4", {33, 136, 640}},
+    Case{"weight_only_gemm_u4", {1, 72, 224}}, Case{"weight_only_gemm_i6", {33, 136, 640}},
+    Case{"weight_only_gemm_i8", {33, 136, 640}}, Case{"weight_only_gemm_f4e2m1", {33, 136, 640}},
+    Case{"weight_only_gemm_f6e2m3", {33, 136, 640}}, Case{"weight_only_gemm_f6e3m2", {5, 100, 160}},
+    Case{"weight_only_gemm_f8e4m3", {33, 136, 640}});
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ExampleOnSimulator, kCases, [](const ::testing::TestParamInfo<Case>& info) {
   std::string name = info.param.example;

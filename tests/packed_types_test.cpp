@@ -1,5 +1,6 @@
-// Packed 4-bit tiles on the simulator (packed_types_kernels.hpp) under every order, the targets
-// they compile for, and their misuse.
+// Packed tiles on the simulator (packed_types_kernels.hpp for 4-bit integers, any_width_kernels.hpp
+// for every other width) under every order, the targets they compile for, and their misuse.
+#include "any_width_kernels.hpp"
 #include "expect_error.hpp"
 #include "packed_types_kernels.hpp"
 #include "simulate.hpp"
@@ -13,6 +14,29 @@ TEST(PackedTypes, LoadsStoresConversionsAndBitcasts) {
     check_packed_tiles<i4>(Device::simulator(), o);
     check_packed_tiles<u4>(Device::simulator(), o);
   }
+}
+
+TEST(PackedTypes, EveryWidthLoadsStoresAndConverts) {
+  for_each_any_width_type([](auto type) {
+    for (const sim::Options& o : every_order()) check_any_width_tiles<decltype(type)>(Device::simulator(), o);
+  });
+}
+
+TEST(PackedTypes, EveryWidthCompilesForEveryTarget) {
+  for_each_any_width_type([](auto type) {
+    using T = decltype(type);
+    for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
+      uint8_t* p = nullptr;
+      float* f = nullptr;
+      f16* h = nullptr;
+      uint32_t* w = nullptr;
+      EXPECT_GT(Kernel<AnyWidthTiles<T>>(Device::simulator(), KernelOptions{arch})
+                    .cubin(p, f, p, p, f, h, p, f, w, f, w)
+                    .size(),
+                0u)
+          << dtype_name(dtype_v<T>) << " on " << arch;
+    }
+  });
 }
 
 TEST(PackedTypes, CompileForEveryTarget) {
@@ -73,7 +97,7 @@ TEST(PackedTypes, APackedViewMustBeContiguousAlongItsLastDimension) {
   EXPECT_EQ(error_of<StridedPackedView>(x, 8),
             source_at("tests/packed_types_test.cpp", "global_view(x, {8, 32}, {1, ld})") +
                 ": global_view of packed i4 elements: the last stride must be the constant 1, since i4 elements are "
-                "packed 2 to a byte along the last dimension (docs/language.md, \"Packed types\")");
+                "packed 4 bits each along the last dimension (docs/language.md, \"Packed types\")");
 }
 
 struct SharedRowsOfHalfWords : Script {
@@ -108,6 +132,21 @@ TEST(PackedTypes, APackedTileFillsWholeRegisters) {
                 "layout[4,8](d0=4 d1=8; threads=d0.0,d1.0; local=-), and a packed tile must fill whole 32-bit "
                 "registers, a multiple of 8 elements per thread; give it more elements per thread (a larger tile, "
                 "fewer threads, or a layout)");
+}
+
+struct SwizzledThreeBitTile : Script {
+  void operator()() {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    shared_tensor<u3>({8, 512}, Swizzle::b128);
+  }
+};
+
+TEST(PackedTypes, AWidthThatSplitsBytesHasNoSwizzle) {
+  EXPECT_EQ(error_of<SwizzledThreeBitTile>(),
+            source_at("tests/packed_types_test.cpp", "shared_tensor<u3>({8, 512}, Swizzle::b128)") +
+                ": shared_tensor<u3>: a swizzle moves 16-byte chunks, which would split elements of 3 bits between "
+                "them; give this tile Swizzle::none");
 }
 
 struct FloatToPacked : Script {

@@ -4,32 +4,76 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string_view>
+#include <vector>
 
 namespace tessel {
 
 // Every element type, once, with the fields of DTypeInfo below. The promotion ranks follow C's
 // usual arithmetic conversions (ir::promote meets f16 and bf16 in f32, the narrowest type that
-// holds both exactly). A new type is a new line here: the enum and kDTypes are generated from this
-// list, and -Werror=switch points at the switches that must handle it.
-#define TESSEL_DTYPES(X)                                   \
-  X(Bool, "bool", 8, false, false, 0, "bool")              \
-  X(I32, "i32", 32, false, true, 5, "int32_t")             \
-  X(U32, "u32", 32, false, false, 6, "uint32_t")           \
-  X(I64, "i64", 64, false, true, 7, "int64_t")             \
-  X(F16, "f16", 16, true, false, 11, "tessel_f16")         \
-  X(BF16, "bf16", 16, true, false, 12, "tessel_bf16")      \
-  X(F32, "f32", 32, true, false, 13, "float")              \
-  X(I8, "i8", 8, false, true, 1, "int8_t")                 \
-  X(U64, "u64", 64, false, false, 8, "uint64_t")           \
-  X(U8, "u8", 8, false, false, 2, "uint8_t")               \
-  X(I16, "i16", 16, false, true, 3, "int16_t")             \
-  X(U16, "u16", 16, false, false, 4, "uint16_t")           \
-  X(F8E4M3, "f8e4m3", 8, true, false, 9, "tessel_f8e4m3")  \
-  X(F8E5M2, "f8e5m2", 8, true, false, 10, "tessel_f8e5m2") \
-  X(I4, "i4", 4, false, true, -2, "uint8_t")               \
-  X(U4, "u4", 4, false, false, -1, "uint8_t")
+// holds both exactly); packed types take part in no arithmetic. A new type is a new line here: the
+// enum and kDTypes are generated from these lists, and -Werror=switch points at the switches that
+// must handle it.
+#define TESSEL_BYTE_DTYPES(X)                                \
+  X(Bool, "bool", 8, false, false, 0, "bool", 0)             \
+  X(I32, "i32", 32, false, true, 5, "int32_t", 0)            \
+  X(U32, "u32", 32, false, false, 6, "uint32_t", 0)          \
+  X(I64, "i64", 64, false, true, 7, "int64_t", 0)            \
+  X(F16, "f16", 16, true, false, 11, "tessel_f16", 5)        \
+  X(BF16, "bf16", 16, true, false, 12, "tessel_bf16", 8)     \
+  X(F32, "f32", 32, true, false, 13, "float", 8)             \
+  X(I8, "i8", 8, false, true, 1, "int8_t", 0)                \
+  X(U64, "u64", 64, false, false, 8, "uint64_t", 0)          \
+  X(U8, "u8", 8, false, false, 2, "uint8_t", 0)              \
+  X(I16, "i16", 16, false, true, 3, "int16_t", 0)            \
+  X(U16, "u16", 16, false, false, 4, "uint16_t", 0)          \
+  X(F8E4M3, "f8e4m3", 8, true, false, 9, "tessel_f8e4m3", 4) \
+  X(F8E5M2, "f8e5m2", 8, true, false, 10, "tessel_f8e5m2", 5)
+
+// The integers of 1 to 7 bits, packed (docs/language.md, "Packed types").
+#define TESSEL_PACKED_INT_DTYPES(X)              \
+  X(I4, "i4", 4, false, true, -1, "uint8_t", 0)  \
+  X(U4, "u4", 4, false, false, -1, "uint8_t", 0) \
+  X(I1, "i1", 1, false, true, -1, "uint8_t", 0)  \
+  X(I2, "i2", 2, false, true, -1, "uint8_t", 0)  \
+  X(I3, "i3", 3, false, true, -1, "uint8_t", 0)  \
+  X(I5, "i5", 5, false, true, -1, "uint8_t", 0)  \
+  X(I6, "i6", 6, false, true, -1, "uint8_t", 0)  \
+  X(I7, "i7", 7, false, true, -1, "uint8_t", 0)  \
+  X(U1, "u1", 1, false, false, -1, "uint8_t", 0) \
+  X(U2, "u2", 2, false, false, -1, "uint8_t", 0) \
+  X(U3, "u3", 3, false, false, -1, "uint8_t", 0) \
+  X(U5, "u5", 5, false, false, -1, "uint8_t", 0) \
+  X(U6, "u6", 6, false, false, -1, "uint8_t", 0) \
+  X(U7, "u7", 7, false, false, -1, "uint8_t", 0)
+
+// The floating-point formats of 3 to 7 bits, packed: fNeEmM has a sign, E exponent and M mantissa
+// bits (N = 1 + E + M) and the exponent bias 2^(E-1) - 1. The formats with 5 exponent bits keep
+// the top exponent for infinities and NaNs, as IEEE does; the others have neither (OCP MX's fp4
+// and fp6 formats are e2m1, e2m3 and e3m2).
+#define TESSEL_PACKED_FLOAT_DTYPES(X)                   \
+  X(F3E1M1, "f3e1m1", 3, true, false, -1, "uint8_t", 1) \
+  X(F4E1M2, "f4e1m2", 4, true, false, -1, "uint8_t", 1) \
+  X(F4E2M1, "f4e2m1", 4, true, false, -1, "uint8_t", 2) \
+  X(F5E1M3, "f5e1m3", 5, true, false, -1, "uint8_t", 1) \
+  X(F5E2M2, "f5e2m2", 5, true, false, -1, "uint8_t", 2) \
+  X(F5E3M1, "f5e3m1", 5, true, false, -1, "uint8_t", 3) \
+  X(F6E2M3, "f6e2m3", 6, true, false, -1, "uint8_t", 2) \
+  X(F6E3M2, "f6e3m2", 6, true, false, -1, "uint8_t", 3) \
+  X(F6E4M1, "f6e4m1", 6, true, false, -1, "uint8_t", 4) \
+  X(F7E2M4, "f7e2m4", 7, true, false, -1, "uint8_t", 2) \
+  X(F7E3M3, "f7e3m3", 7, true, false, -1, "uint8_t", 3) \
+  X(F7E4M2, "f7e4m2", 7, true, false, -1, "uint8_t", 4) \
+  X(F7E5M1, "f7e5m1", 7, true, false, -1, "uint8_t", 5)
+
+#define TESSEL_DTYPES(X) TESSEL_BYTE_DTYPES(X) TESSEL_PACKED_INT_DTYPES(X) TESSEL_PACKED_FLOAT_DTYPES(X)
+
+// The packed types are the last enumerators, from I4 to F7E5M1 (checked below): the compiler's
+// switches over DType name them all with `case TESSEL_PACKED_DTYPES:` (a case range, which GCC and
+// Clang take), and -Werror=switch still sees each.
+#define TESSEL_PACKED_DTYPES DType::I4... DType::F7E5M1
 
 enum class DType : uint8_t {
 #define TESSEL_DTYPE_ENUMERATOR(dtype, ...) dtype,
@@ -44,7 +88,8 @@ struct DTypeInfo {
   bool is_float;
   bool is_signed;           // a signed integer
   int promotion_rank;       // operands of two types meet in the type of higher rank
-  std::string_view c_type;  // the element type in generated CUDA (for packed types, the byte of a pair)
+  std::string_view c_type;  // the element type in generated CUDA (for packed types, a byte of them)
+  int exponent_bits;        // of a floating-point type; 0 for the others
 };
 
 // One row per enumerator, in enumerator order.
@@ -67,7 +112,35 @@ constexpr int dtype_bytes(DType t) {
 // The alignment, in bytes, of a pointer to elements of `t`: a packed pair's byte for packed types.
 constexpr int element_alignment(DType t) { return is_packed(t) ? 1 : dtype_bytes(t); }
 constexpr bool is_float(DType t) { return dtype_info(t).is_float; }
+static_assert(
+    [] {
+      for (const DTypeInfo& i : kDTypes)
+        if (is_packed(i.dtype) != (i.dtype >= DType::I4)) return false;
+      return kDTypes[std::size(kDTypes) - 1].dtype == DType::F7E5M1;
+    }(),
+    "the packed types must be the last enumerators, from I4 to F7E5M1");
 constexpr bool is_signed(DType t) { return dtype_info(t).is_signed; }
+
+// The fields of a floating-point type and what its top exponent holds.
+enum class FloatSpecials {
+  ieee,        // infinities (mantissa 0) and NaNs: f32, f16, bf16, e5m2 and the packed e5 formats
+  single_nan,  // only S.1111.111 is NaN, no infinities: e4m3 (OCP's E4M3FN)
+  finite,      // every pattern is a number: the packed formats with fewer than 5 exponent bits
+};
+struct FloatFormat {
+  int exponent_bits;
+  int mantissa_bits;
+  FloatSpecials specials;
+  constexpr int bias() const { return (1 << (exponent_bits - 1)) - 1; }
+};
+constexpr FloatFormat float_format(DType t) {
+  if (!is_float(t)) throw std::logic_error("float_format of a type that is not floating-point");
+  const int e = dtype_info(t).exponent_bits;
+  const FloatSpecials specials = t == DType::F8E4M3 ? FloatSpecials::single_nan
+                                 : e >= 5           ? FloatSpecials::ieee
+                                                    : FloatSpecials::finite;
+  return FloatFormat{e, dtype_bits(t) - 1 - e, specials};
+}
 
 // IEEE binary16, stored as its bit pattern; conversions round to nearest even.
 struct f16 {
@@ -134,14 +207,53 @@ struct f8e5m2 {
   }
 };
 
-// The 4-bit integers. Memory holds them packed two to a byte, element 2i in the low nibble of byte
-// i; a host buffer of them is one of bytes (uint8_t). These types only name the element type of a
+// The packed types (fewer than 8 bits). Memory holds them as one stream of bits, element i in bits
+// [i * N, (i + 1) * N) counted from the lowest bit of the first byte; a host buffer of them is one
+// of bytes (uint8_t; pack_bits and unpack_bits below). These types only name the element type of a
 // Ptr<T> or a tile: there is no host value of one.
-struct i4 {};
-struct u4 {};
+template <int Bits, bool Signed> struct packed_int {};
+template <int Exponent, int Mantissa> struct packed_float {};
+using i1 = packed_int<1, true>;
+using i2 = packed_int<2, true>;
+using i3 = packed_int<3, true>;
+using i4 = packed_int<4, true>;
+using i5 = packed_int<5, true>;
+using i6 = packed_int<6, true>;
+using i7 = packed_int<7, true>;
+using u1 = packed_int<1, false>;
+using u2 = packed_int<2, false>;
+using u3 = packed_int<3, false>;
+using u4 = packed_int<4, false>;
+using u5 = packed_int<5, false>;
+using u6 = packed_int<6, false>;
+using u7 = packed_int<7, false>;
+using f3e1m1 = packed_float<1, 1>;
+using f4e1m2 = packed_float<1, 2>;
+using f4e2m1 = packed_float<2, 1>;
+using f5e1m3 = packed_float<1, 3>;
+using f5e2m2 = packed_float<2, 2>;
+using f5e3m1 = packed_float<3, 1>;
+using f6e2m3 = packed_float<2, 3>;
+using f6e3m2 = packed_float<3, 2>;
+using f6e4m1 = packed_float<4, 1>;
+using f7e2m4 = packed_float<2, 4>;
+using f7e3m3 = packed_float<3, 3>;
+using f7e4m2 = packed_float<4, 2>;
+using f7e5m1 = packed_float<5, 1>;
 
 // Rounds a float to the nearest value representable in the floating-point type `t` (identity for f32).
 float round_to(DType t, float v);
+
+// A floating-point type's value of the bit pattern `bits`, and the pattern of a float converted to
+// it (PTX's cvt.rn.satfinite: docs/language.md, "Conversions"). For f32 and the types of 16 bits or
+// fewer.
+float float_from_bits(DType t, uint32_t bits);
+uint32_t float_to_bits(DType t, float v);
+
+// Host buffers of packed elements: `fields` (each element's bits, the low dtype_bits(t) of each
+// value) packed into bytes in memory order, and field i of such bytes.
+std::vector<uint8_t> pack_bits(DType t, const std::vector<uint32_t>& fields);
+uint32_t unpack_bits(DType t, const uint8_t* bytes, int64_t i);
 
 namespace detail {
 template <class T> inline constexpr bool no_element_type = false;
@@ -150,8 +262,10 @@ template <class T> inline constexpr bool no_element_type = false;
 template <class T> struct dtype_of {
   static_assert(detail::no_element_type<T>,
                 "tessel has no element type for this C++ type; the element types are bool, int8_t, uint8_t, "
-                "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, tessel::i4, tessel::u4, tessel::f8e4m3, "
-                "tessel::f8e5m2, tessel::f16, tessel::bf16 and float (docs/language.md, \"Element types\")");
+                "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, tessel::f8e4m3, tessel::f8e5m2, "
+                "tessel::f16, tessel::bf16, float, the packed integers tessel::i1 to tessel::i7 and tessel::u1 to "
+                "tessel::u7, and the packed floats tessel::f3e1m1 to tessel::f7e5m1 (docs/language.md, \"Element "
+                "types\")");
 };
 template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
 template <> struct dtype_of<int8_t> { static constexpr DType value = DType::I8; };
@@ -162,8 +276,20 @@ template <> struct dtype_of<int32_t> { static constexpr DType value = DType::I32
 template <> struct dtype_of<uint32_t> { static constexpr DType value = DType::U32; };
 template <> struct dtype_of<int64_t> { static constexpr DType value = DType::I64; };
 template <> struct dtype_of<uint64_t> { static constexpr DType value = DType::U64; };
-template <> struct dtype_of<i4> { static constexpr DType value = DType::I4; };
-template <> struct dtype_of<u4> { static constexpr DType value = DType::U4; };
+namespace detail {
+constexpr DType packed_dtype(int bits, bool is_float, bool is_signed, int exponent_bits) {
+  for (const DTypeInfo& i : kDTypes)
+    if (i.bits == bits && i.is_float == is_float && i.is_signed == is_signed && i.exponent_bits == exponent_bits)
+      return i.dtype;
+  throw std::logic_error("no packed type of these fields");
+}
+}  // namespace detail
+template <int Bits, bool Signed> struct dtype_of<packed_int<Bits, Signed>> {
+  static constexpr DType value = detail::packed_dtype(Bits, false, Signed, 0);
+};
+template <int Exponent, int Mantissa> struct dtype_of<packed_float<Exponent, Mantissa>> {
+  static constexpr DType value = detail::packed_dtype(1 + Exponent + Mantissa, true, false, Exponent);
+};
 template <> struct dtype_of<f8e4m3> { static constexpr DType value = DType::F8E4M3; };
 template <> struct dtype_of<f8e5m2> { static constexpr DType value = DType::F8E5M2; };
 template <> struct dtype_of<f16> { static constexpr DType value = DType::F16; };

@@ -251,34 +251,70 @@ template <class T, int N> __device__ __forceinline__ void tessel_store_vec(T* p,
   *reinterpret_cast<tessel_vec<T, N>*>(p) = x;
 }
 
-// Packed tiles (i4, u4): register slot l of a thread is bits [B*(l % (32/B)), ...) of word
-// l / (32/B), the order of the elements in memory (element 2i in the low nibble of byte i).
-template <int B, bool Signed> __device__ __forceinline__ int tessel_packed_get(const uint32_t* words, int l) {
-  constexpr int per_word = 32 / B;
-  const uint32_t field = (words[l / per_word] >> (l % per_word * B)) & ((1u << B) - 1u);
-  return Signed ? int(field << (32 - B)) >> (32 - B) : int(field);
+// Packed tiles: register slot l of a thread is bits [B*l, B*l + B) of the stream of its words,
+// the order of the elements in memory; a field of a width that does not divide 32 may cross into
+// the next word.
+template <int B> __device__ __forceinline__ uint32_t tessel_packed_field(const uint32_t* words, int l) {
+  const int bit = l * B, w = bit / 32, s = bit % 32;
+  uint32_t field = words[w] >> s;
+  if (s + B > 32) field |= words[w + 1] << (32 - s);
+  return field & ((1u << B) - 1u);
 }
-template <int B> __device__ __forceinline__ void tessel_packed_set(uint32_t* words, int l, int v) {
-  constexpr int per_word = 32 / B;
-  const int shift = l % per_word * B;
-  const uint32_t mask = ((1u << B) - 1u) << shift;
-  words[l / per_word] = (words[l / per_word] & ~mask) | ((uint32_t(v) << shift) & mask);
+template <int B> __device__ __forceinline__ void tessel_packed_set(uint32_t* words, int l, uint32_t v) {
+  const int bit = l * B, w = bit / 32, s = bit % 32;
+  const uint32_t mask = (1u << B) - 1u;
+  words[w] = (words[w] & ~(mask << s)) | ((v & mask) << s);
+  if (s + B > 32) words[w + 1] = (words[w + 1] & ~(mask >> (32 - s))) | ((v & mask) >> (32 - s));
 }
-// Element l of packed memory at `p` (its first byte): byte l*B/8, bits from (l*B) % 8.
-template <int B, bool Signed> __device__ __forceinline__ int tessel_packed_read(const uint8_t* p, int64_t l) {
-  const uint32_t field = (uint32_t(p[l * B / 8]) >> (l * B % 8)) & ((1u << B) - 1u);
-  return Signed ? int(field << (32 - B)) >> (32 - B) : int(field);
+template <int B> __device__ __forceinline__ int tessel_sign_extend(uint32_t field) {
+  return int(field << (32 - B)) >> (32 - B);
 }
-// A packed element written alone shares its byte with a neighbour that another thread may write:
-// the read-modify-write of the byte's word is two atomics on disjoint bits.
-template <int B> __device__ __forceinline__ void tessel_packed_write(uint8_t* p, int64_t l, int v) {
-  uint8_t* byte = p + l * B / 8;
+// The packed element whose first bit is bit `shift` of `byte`; it may end in the next byte.
+template <int B> __device__ __forceinline__ uint32_t tessel_packed_read(const uint8_t* byte, int shift) {
+  uint32_t bits = uint32_t(byte[0]) >> shift;
+  if (shift + B > 8) bits |= uint32_t(byte[1]) << (8 - shift);
+  return bits & ((1u << B) - 1u);
+}
+// A packed element written alone shares its bytes with neighbours that other threads may write:
+// the read-modify-write of each 32-bit word it touches is two atomics on disjoint bits.
+template <int B> __device__ __forceinline__ void tessel_packed_write(uint8_t* byte, int shift, uint32_t v) {
   const unsigned long long address = reinterpret_cast<unsigned long long>(byte);
   unsigned int* word = reinterpret_cast<unsigned int*>(address & ~3ull);
-  const int shift = int(address & 3) * 8 + int(l * B % 8);
-  const unsigned int mask = ((1u << B) - 1u) << shift;
-  atomicAnd(word, ~mask);
-  atomicOr(word, (unsigned(v) << shift) & mask);
+  const int s = int(address & 3) * 8 + shift;
+  const unsigned int field = v & ((1u << B) - 1u);
+  atomicAnd(word, ~(((1u << B) - 1u) << s));
+  atomicOr(word, field << s);
+  if (s + B > 32) {
+    atomicAnd(word + 1, ~(((1u << B) - 1u) >> (32 - s)));
+    atomicOr(word + 1, field >> (32 - s));
+  }
+}
+// A packed float's value (Specials 0: infinities and NaNs in the top exponent, 1: none), exact in
+// f32; and the pattern of a float converted to it as cvt.rn.satfinite converts (`max_finite` the
+// format's largest finite value; NaN becomes the pattern of all ones with its sign).
+template <int E, int M, int Specials> __device__ __forceinline__ float tessel_decode_float(uint32_t f) {
+  constexpr int bias = (1 << (E - 1)) - 1, top = (1 << E) - 1;
+  const uint32_t sign = (f >> (E + M) & 1u) << 31;
+  const int field = int(f >> M) & top;
+  const uint32_t m = f & ((1u << M) - 1u);
+  if (Specials == 0 && field == top) return __uint_as_float(sign | 0x7f800000u | (m << (23 - M)));
+  if (field == 0) return __uint_as_float(sign | __float_as_uint(float(m) * __uint_as_float(uint32_t(128 - bias - M) << 23)));
+  return __uint_as_float(sign | uint32_t(field - bias + 127) << 23 | m << (23 - M));
+}
+template <int E, int M> __device__ __forceinline__ uint32_t tessel_encode_float(float v, float max_finite) {
+  constexpr int bias = (1 << (E - 1)) - 1;
+  const uint32_t x = __float_as_uint(v), sign = (x >> 31) << (E + M);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return sign | ((1u << (E + M)) - 1u);
+  const float a = fminf(__uint_as_float(x & 0x7fffffffu), max_finite);
+  int e = max(int(__float_as_uint(a) >> 23) - 127, 1 - bias);
+  // Units of the last place at exponent e (an exact scaling by 2^(M - e)), rounded to even.
+  int m = int(rintf(a * __uint_as_float(uint32_t(M - e + 127) << 23)));
+  if (m >= (2 << M)) {
+    m >>= 1;
+    ++e;
+  }
+  const uint32_t field = m >= (1 << M) ? uint32_t(e + bias) : 0u;
+  return sign | field << M | (uint32_t(m) & ((1u << M) - 1u));
 }
 // The byte offset of a shared element under a swizzle of B bits (layout/shared_swizzle.hpp).
 template <int B> __device__ __forceinline__ int tessel_swizzle(int byte) {

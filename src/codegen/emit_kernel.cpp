@@ -138,8 +138,9 @@ std::string literal(const ir::ConstNode& n) {
     case DType::U32: return fmt::format("{}u", n.i);
     case DType::I64: return fmt::format("{}ll", n.i);
     case DType::U64: return fmt::format("{}ull", uint64_t(n.i));
-    case DType::I4: return fmt::format("int8_t({})", n.i);
-    case DType::U4: return fmt::format("uint8_t({})", n.i);
+    // A packed float's constant is its bit pattern, what a packed tile's slots hold.
+    case TESSEL_PACKED_DTYPES:
+      return fmt::format("int({})", is_float(n.type.dtype) ? int64_t(float_to_bits(n.type.dtype, float(n.f))) : n.i);
     case DType::F32: return float_literal(n.f);
     case DType::F16:
     case DType::BF16:

@@ -186,7 +186,7 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
     const std::vector<int> slots = e.broadcast_slots(n.a, n.out->layout);
     for (int l = 0; l < n.out->layout.local_size(); ++l)
       e.line(packed_set(e, n.out, std::to_string(l),
-                        fmt::format("int({})", converted(e.operand(a, std::to_string(slots[l]))))));
+                        packed_encode(n.out->dtype, converted(e.operand(a, std::to_string(slots[l]))))));
     return;
   }
   for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) {
@@ -216,7 +216,7 @@ void emit_BitcastTensor(Emitter& e, const ir::BitcastTensorNode& n) {
   }
   if (wa != wo) {
     const auto slot_bits = [&](const std::string& k) {
-      return is_packed(from) ? fmt::format("uint64_t(uint32_t({}))", packed_get(e, n.a, k))
+      return is_packed(from) ? fmt::format("uint64_t({})", packed_field(e, n.a, k))
                              : fmt::format("uint64_t({})", bits_expr(from, fmt::format("{}[{}]", e.tile(n.a), k)));
     };
     const auto set = [&](int l, const std::string& bits) {

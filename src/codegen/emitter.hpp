@@ -201,13 +201,17 @@ std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaO
                            const std::string& row, int k);
 
 // Packed tiles (packed_tiles.cpp): each thread's slots packed into 32-bit words, `packed_words` of
-// them; `packed_get` is slot `slot` as an int, `packed_set` the statement that sets it.
+// them. `packed_field` is slot `slot`'s bits, `packed_get` its value (an int, or a float for a
+// packed float), `packed_set` the statement that sets its bits to `field`, and `packed_encode` the
+// bits of `value` converted to packed type `t`.
 int packed_words(const ir::RegisterTensor& t);
+std::string packed_field(Emitter& e, const ir::RegisterTensor& t, const std::string& slot);
 std::string packed_get(Emitter& e, const ir::RegisterTensor& t, const std::string& slot);
-std::string packed_set(Emitter& e, const ir::RegisterTensor& t, const std::string& slot, const std::string& value);
+std::string packed_set(Emitter& e, const ir::RegisterTensor& t, const std::string& slot, const std::string& field);
+std::string packed_encode(DType t, const std::string& value);
 void emit_packed_load_global(Emitter& e, const ir::LoadGlobalNode& n);
 void emit_packed_store_global(Emitter& e, const ir::StoreGlobalNode& n);
-// Element `index` of packed shared view `s`, as an int.
+// The value of element `index` of packed shared view `s` (as packed_get gives it).
 std::string packed_shared_read(Emitter& e, const ir::SharedTensor& s, const std::string& index);
 void emit_packed_load_shared(Emitter& e, const ir::LoadSharedNode& n);
 void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n);

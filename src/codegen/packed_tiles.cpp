@@ -1,5 +1,6 @@
-// Packed tiles (i4, u4) in generated code: a thread's slots are packed into 32-bit words, in the
-// order of memory, so that loads and stores move whole words and conversions work on them.
+// Packed tiles (integers and floats of 1 to 7 bits) in generated code: a thread's slots are packed
+// into 32-bit words, in the order of memory, so that loads and stores move whole words and
+// conversions work on them.
 #include <functional>
 
 #include "emitter.hpp"
@@ -8,7 +9,28 @@ namespace tessel::codegen {
 
 namespace {
 
-std::string packed_args(DType t) { return fmt::format("{}, {}", dtype_bits(t), is_signed(t) ? "true" : "false"); }
+// The value of a packed element's bits `field` (a uint32_t expression): an int, or a float for a
+// packed float.
+std::string packed_value(DType t, const std::string& field) {
+  const int bits = dtype_bits(t);
+  if (is_float(t)) {
+    const FloatFormat f = float_format(t);
+    return fmt::format("tessel_decode_float<{}, {}, {}>({})", f.exponent_bits, f.mantissa_bits,
+                       f.specials == FloatSpecials::ieee ? 0 : 1, field);
+  }
+  return is_signed(t) ? fmt::format("tessel_sign_extend<{}>({})", bits, field) : fmt::format("int({})", field);
+}
+
+// A run of `words` 32-bit words between registers and memory at `p`: one vector access for a
+// power-of-two count, word by word otherwise (a vector needs a power-of-two size and alignment).
+std::string move_words(int words, const std::string& dst, const std::string& src, bool load) {
+  const char* access = load ? "tessel_load_vec" : "tessel_store_vec";
+  if ((words & (words - 1)) == 0) return fmt::format("{}<uint32_t, {}>({}, {});", access, words, dst, src);
+  return fmt::format("for (int k = 0; k < {}; ++k) {}<uint32_t, 1>({} + k, {} + k);", words, access, dst, src);
+}
+
+// The alignment, in bytes, that a run of `words` words needs.
+int run_alignment(int words) { return (words & (words - 1)) == 0 ? 4 * words : 4; }
 
 std::string byte_pointer(Emitter& e, const ir::GlobalTensor& g, bool write) {
   return fmt::format("reinterpret_cast<{}uint8_t*>({})", write ? "" : "const ", e.expr(g->ptr));
@@ -37,7 +59,7 @@ void packed_global_access(Emitter& e, const ir::StmtNode& n, const std::string& 
     e.open(
         fmt::format("if ({0} && c{1} >= 0 && c{1} + {2} <= {3} && (i * {4}) % 8 == 0 && "
                     "reinterpret_cast<uint64_t>(p) % {5} == 0)",
-                    row_inside, last, vec, e.expr(g->shape[last]), bits, bytes));
+                    row_inside, last, vec, e.expr(g->shape[last]), bits, run_alignment(bytes / 4)));
     if (e.debug) emit_access_check(e, n, what, g, "", "p", std::to_string(bytes), coordinates(g->rank()));
     words("p", "lv");
     e.close(" else {");
@@ -47,9 +69,10 @@ void packed_global_access(Emitter& e, const ir::StmtNode& n, const std::string& 
   e.open(fmt::format("for (int j = 0; j < {}; ++j)", vec));
   e.line(fmt::format("const int c{0}_j = c{0} + j;", last));
   e.open(fmt::format("if ({0} && c{1}_j >= 0 && c{1}_j < {2})", row_inside, last, e.expr(g->shape[last])));
+  // The element's bytes: one, or two where it crosses a byte.
   if (e.debug)
-    emit_access_check(e, n, what, g, "", fmt::format("{} + (i + j) * {} / 8", byte_pointer(e, g, false), bits), "1",
-                      coordinates(g->rank()));
+    emit_access_check(e, n, what, g, "", fmt::format("{} + (i + j) * {} / 8", byte_pointer(e, g, false), bits),
+                      fmt::format("((i + j) * {0} % 8 + {0} > 8 ? 2 : 1)", bits), coordinates(g->rank()));
   element("lv + j", "i + j");
   e.close(outside ? " else {" : "");
   if (outside) {
@@ -62,8 +85,9 @@ void packed_global_access(Emitter& e, const ir::StmtNode& n, const std::string& 
   e.close();
 }
 
-// The byte of tessel_smem holding element `index` of shared view `s` (through its swizzle), and
-// the element's place in that byte (what tessel_packed_read/write take as their element index).
+// The byte of tessel_smem holding the first bit of element `index` of shared view `s` (through its
+// swizzle), and that bit's place in the byte. Views of widths that do not divide 8 have no swizzle
+// (lang/memory.cpp), so an element's second byte is the next one.
 std::string shared_byte(Emitter& e, const ir::SharedTensor& s, const std::string& index) {
   const int bits = dtype_bits(s->dtype);
   const std::string element = s->offset ? fmt::format("({}) + ({})", e.expr(s->offset), index) : index;
@@ -72,35 +96,46 @@ std::string shared_byte(Emitter& e, const ir::SharedTensor& s, const std::string
   return s->swizzle_bits ? fmt::format("{} + tessel_swizzle<{}>({})", base, s->swizzle_bits, byte)
                          : fmt::format("{} + {}", base, byte);
 }
-std::string place_in_byte(Emitter& e, const ir::SharedTensor& s, const std::string& index) {
+std::string bit_in_byte(Emitter& e, const ir::SharedTensor& s, const std::string& index) {
   const std::string element = s->offset ? fmt::format("({}) + ({})", e.expr(s->offset), index) : index;
-  return fmt::format("(({}) % {})", element, 8 / dtype_bits(s->dtype));
+  return fmt::format("int(({}) * {} % 8)", element, dtype_bits(s->dtype));
 }
 
 }  // namespace
 
 int packed_words(const ir::RegisterTensor& t) { return t->layout.local_size() * dtype_bits(t->dtype) / 32; }
 
-std::string packed_get(Emitter& e, const ir::RegisterTensor& t, const std::string& slot) {
-  return fmt::format("tessel_packed_get<{}>({}, {})", packed_args(t->dtype), e.tile(t), slot);
+std::string packed_field(Emitter& e, const ir::RegisterTensor& t, const std::string& slot) {
+  return fmt::format("tessel_packed_field<{}>({}, {})", dtype_bits(t->dtype), e.tile(t), slot);
 }
 
-std::string packed_set(Emitter& e, const ir::RegisterTensor& t, const std::string& slot, const std::string& value) {
-  return fmt::format("tessel_packed_set<{}>({}, {}, {});", dtype_bits(t->dtype), e.tile(t), slot, value);
+std::string packed_get(Emitter& e, const ir::RegisterTensor& t, const std::string& slot) {
+  return packed_value(t->dtype, packed_field(e, t, slot));
+}
+
+std::string packed_set(Emitter& e, const ir::RegisterTensor& t, const std::string& slot, const std::string& field) {
+  return fmt::format("tessel_packed_set<{}>({}, {}, uint32_t({}));", dtype_bits(t->dtype), e.tile(t), slot, field);
+}
+
+std::string packed_encode(DType t, const std::string& value) {
+  if (!is_float(t)) return fmt::format("int({})", value);
+  const FloatFormat f = float_format(t);
+  return fmt::format("tessel_encode_float<{}, {}>(float({}), {})", f.exponent_bits, f.mantissa_bits, value,
+                     float_literal(double(float_from_bits(t, float_to_bits(t, INFINITY)))));
 }
 
 void emit_packed_load_global(Emitter& e, const ir::LoadGlobalNode& n) {
   const int bits = dtype_bits(n.out->dtype);
-  const std::string fill = std::to_string(int64_t(n.fill));
+  const std::string fill = packed_encode(n.out->dtype, std::to_string(n.fill));
   packed_global_access(
       e, n, "load_global reads", false, n.out, n.src, n.offsets, n.vector,
       [&](const std::string& p, const std::string& lv) {
-        e.line(fmt::format("tessel_load_vec<uint32_t, {}>(&{}[{} / {}], reinterpret_cast<const uint32_t*>({}));",
-                           n.vector * bits / 32, e.tile(n.out), lv, 32 / bits, p));
+        e.line(move_words(n.vector * bits / 32, fmt::format("&{}[{} * {} / 32]", e.tile(n.out), lv, bits),
+                          fmt::format("reinterpret_cast<const uint32_t*>({})", p), true));
       },
       [&](const std::string& l, const std::string& index) {
         e.line(packed_set(e, n.out, l,
-                          fmt::format("tessel_packed_read<{}>({}, {})", packed_args(n.src->dtype),
+                          fmt::format("tessel_packed_read<{0}>({1} + ({2}) * {0} / 8, int(({2}) * {0} % 8))", bits,
                                       byte_pointer(e, n.src, false), index)));
       },
       [&](const std::string& l) { e.line(packed_set(e, n.out, l, fill)); });
@@ -111,24 +146,28 @@ void emit_packed_store_global(Emitter& e, const ir::StoreGlobalNode& n) {
   packed_global_access(
       e, n, "store_global writes", true, n.src, n.dst, n.offsets, n.vector,
       [&](const std::string& p, const std::string& lv) {
-        e.line(fmt::format("tessel_store_vec<uint32_t, {}>(reinterpret_cast<uint32_t*>({}), &{}[{} / {}]);",
-                           n.vector * bits / 32, p, e.tile(n.src), lv, 32 / bits));
+        e.line(move_words(n.vector * bits / 32, fmt::format("reinterpret_cast<uint32_t*>({})", p),
+                          fmt::format("&{}[{} * {} / 32]", e.tile(n.src), lv, bits), false));
       },
       [&](const std::string& l, const std::string& index) {
-        e.line(fmt::format("tessel_packed_write<{}>({}, {}, {});", bits, byte_pointer(e, n.dst, true), index,
-                           packed_get(e, n.src, l)));
+        e.line(fmt::format("tessel_packed_write<{0}>({1} + ({2}) * {0} / 8, int(({2}) * {0} % 8), {3});", bits,
+                           byte_pointer(e, n.dst, true), index, packed_field(e, n.src, l)));
       },
       {});
 }
 
 std::string packed_shared_read(Emitter& e, const ir::SharedTensor& s, const std::string& index) {
-  return fmt::format("tessel_packed_read<{}>(tessel_smem + {}, {})", packed_args(s->dtype), shared_byte(e, s, index),
-                     place_in_byte(e, s, index));
+  return packed_value(s->dtype, fmt::format("tessel_packed_read<{}>(tessel_smem + {}, {})", dtype_bits(s->dtype),
+                                            shared_byte(e, s, index), bit_in_byte(e, s, index)));
 }
 
 void emit_packed_load_shared(Emitter& e, const ir::LoadSharedNode& n) {
+  const ir::SharedTensor& s = n.src;
+  const std::string index = shared_index(s);
   open_slot_loop(e, n.out, n.offsets);
-  e.line(packed_set(e, n.out, "l", packed_shared_read(e, n.src, shared_index(n.src))));
+  e.line(packed_set(e, n.out, "l",
+                    fmt::format("tessel_packed_read<{}>(tessel_smem + {}, {})", dtype_bits(s->dtype),
+                                shared_byte(e, s, index), bit_in_byte(e, s, index))));
   e.close();
 }
 
@@ -138,20 +177,22 @@ void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n) {
   if (n.vector == 1) {
     open_slot_loop(e, n.src, n.offsets);
     e.line(fmt::format("tessel_packed_write<{}>(tessel_smem + {}, {}, {});", bits, shared_byte(e, n.dst, index),
-                       place_in_byte(e, n.dst, index), packed_get(e, n.src, "l")));
+                       bit_in_byte(e, n.dst, index), packed_field(e, n.src, "l")));
     e.close();
     return;
   }
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
   open_run_loop(e, n.src, n.offsets, "lv", n.vector);
-  e.line(fmt::format("tessel_store_vec<uint32_t, {}>(reinterpret_cast<uint32_t*>(tessel_smem + {}), &{}[lv / {}]);",
-                     n.vector * bits / 32, shared_byte(e, n.dst, index), e.tile(n.src), 32 / bits));
+  e.line(move_words(n.vector * bits / 32,
+                    fmt::format("reinterpret_cast<uint32_t*>(tessel_smem + {})", shared_byte(e, n.dst, index)),
+                    fmt::format("&{}[lv * {} / 32]", e.tile(n.src), bits), false));
   e.close();
 }
 
 bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n) {
   const DType to = n.out->dtype;
-  if (dtype_bits(n.a->dtype) != 4 || (to != DType::F16 && to != DType::BF16) || !(n.a->layout == n.out->layout))
+  if (dtype_bits(n.a->dtype) != 4 || is_float(n.a->dtype) || (to != DType::F16 && to != DType::BF16) ||
+      !(n.a->layout == n.out->layout))
     return false;
   e.line("#pragma unroll");
   e.line(fmt::format("for (int w = 0; w < {}; ++w) tessel_dequantize4_{}<{}>({}[w], &{}[8 * w]);", packed_words(n.a),

@@ -800,6 +800,8 @@ std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& op
 }
 
 std::string_view ptx_type(DType t) {
+  if (t == DType::I4) return "s4";
+  if (t == DType::U4) return "u4";
   switch (t) {
     case DType::Bool: return "pred";
     case DType::I8: return "s8";
@@ -815,8 +817,7 @@ std::string_view ptx_type(DType t) {
     case DType::F16: return "f16";
     case DType::BF16: return "bf16";
     case DType::F32: return "f32";
-    case DType::I4: return "s4";
-    case DType::U4: return "u4";
+    case TESSEL_PACKED_DTYPES: break;
   }
   TESSEL_CHECK(false, "no PTX type for dtype {}", int(t));
 }

@@ -58,78 +58,98 @@ bf16::operator float() const { return std::bit_cast<float>(uint32_t(bits) << 16)
 
 namespace {
 
-// A small binary floating-point format with `mantissa` stored bits and exponent bias `bias`, whose
-// largest finite magnitude is `max_finite` (fp8 here).
-struct SmallFloat {
-  int mantissa;
-  int bias;
-  float max_finite;
-  bool has_infinity;  // the top exponent is reserved for infinities and NaNs (IEEE style)
-};
-constexpr SmallFloat kE4M3{3, 7, 448.0f, false};
-constexpr SmallFloat kE5M2{2, 15, 57344.0f, true};
+// The largest finite magnitude of a format of at most 8 bits: the top exponent with a full mantissa,
+// less what the top exponent keeps for infinities and NaNs.
+float max_finite(const FloatFormat& f) {
+  const int top = (1 << f.exponent_bits) - 1;
+  switch (f.specials) {
+    case FloatSpecials::ieee: return std::ldexp(2.0f - std::ldexp(1.0f, -f.mantissa_bits), top - 1 - f.bias());
+    case FloatSpecials::single_nan: return std::ldexp(2.0f - std::ldexp(1.0f, 1 - f.mantissa_bits), top - f.bias());
+    case FloatSpecials::finite: break;
+  }
+  return std::ldexp(2.0f - std::ldexp(1.0f, -f.mantissa_bits), top - f.bias());
+}
 
-// PTX cvt.rn.satfinite: nearest with ties to even, beyond the largest finite (infinities included)
-// the largest finite of the sign, NaN as 0x7f with the input's sign.
-uint8_t encode(const SmallFloat& f, float v) {
-  const uint8_t sign = std::signbit(v) ? 0x80u : 0u;
-  if (std::isnan(v)) return uint8_t(sign | 0x7fu);
-  const float a = std::min(std::fabs(v), f.max_finite);
-  const int min_exponent = 1 - f.bias;  // of the smallest normal value
+// PTX cvt.rn.satfinite for a format of at most 8 bits: nearest with ties to even; beyond the
+// largest finite magnitude (infinities included) the largest finite of the sign; NaN as the pattern
+// of all ones with the input's sign (NaN where the format has one, its largest finite otherwise).
+uint32_t encode(const FloatFormat& f, float v) {
+  const int width = 1 + f.exponent_bits + f.mantissa_bits;
+  const uint32_t sign = std::signbit(v) ? 1u << (width - 1) : 0u;
+  if (std::isnan(v)) return sign | ((1u << (width - 1)) - 1u);
+  const float a = std::min(std::fabs(v), max_finite(f));
+  const int min_exponent = 1 - f.bias();  // of the smallest normal value
   const int e = a == 0 ? min_exponent : std::max(std::ilogb(a), min_exponent);
   // Units of the last place at exponent e; scaling by a power of two is exact.
-  const float units = std::nearbyint(std::ldexp(a, f.mantissa - e));
+  const float units = std::nearbyint(std::ldexp(a, f.mantissa_bits - e));
   if (units == 0) return sign;
   // Rounding up may carry into the next binade: units == 2^(mantissa + 1).
   int exponent = e, m = int(units);
-  if (m >= 2 << f.mantissa) {
+  if (m >= 2 << f.mantissa_bits) {
     m >>= 1;
     ++exponent;
   }
-  const bool normal = m >= 1 << f.mantissa;
-  const int field = normal ? exponent + f.bias : 0;
-  return uint8_t(sign | field << f.mantissa | (m & ((1 << f.mantissa) - 1)));
+  const bool normal = m >= 1 << f.mantissa_bits;
+  const uint32_t field = normal ? uint32_t(exponent + f.bias()) : 0u;
+  return sign | field << f.mantissa_bits | uint32_t(m & ((1 << f.mantissa_bits) - 1));
 }
 
-float decode(const SmallFloat& f, uint8_t bits) {
-  const int exponent_bits = 7 - f.mantissa;
-  const int field = (bits >> f.mantissa) & ((1 << exponent_bits) - 1);
-  const int m = bits & ((1 << f.mantissa) - 1);
-  const float sign = bits & 0x80u ? -1.0f : 1.0f;
-  const int top = (1 << exponent_bits) - 1;
-  if (f.has_infinity && field == top) return m == 0 ? sign * INFINITY : NAN;
-  if (!f.has_infinity && field == top && m == (1 << f.mantissa) - 1) return NAN;
-  if (field == 0) return sign * std::ldexp(float(m), 1 - f.bias - f.mantissa);
-  return sign * std::ldexp(float(m | 1 << f.mantissa), field - f.bias - f.mantissa);
+float decode(const FloatFormat& f, uint32_t bits) {
+  const int field = int(bits >> f.mantissa_bits) & ((1 << f.exponent_bits) - 1);
+  const int m = int(bits) & ((1 << f.mantissa_bits) - 1);
+  const float sign = bits >> (f.exponent_bits + f.mantissa_bits) & 1u ? -1.0f : 1.0f;
+  const int top = (1 << f.exponent_bits) - 1;
+  if (f.specials == FloatSpecials::ieee && field == top) return m == 0 ? sign * INFINITY : NAN;
+  if (f.specials == FloatSpecials::single_nan && field == top && m == (1 << f.mantissa_bits) - 1) return NAN;
+  if (field == 0) return sign * std::ldexp(float(m), 1 - f.bias() - f.mantissa_bits);
+  return sign * std::ldexp(float(m | 1 << f.mantissa_bits), field - f.bias() - f.mantissa_bits);
 }
 
 }  // namespace
 
-f8e4m3::f8e4m3(float v) : bits(encode(kE4M3, v)) {}
-f8e4m3::operator float() const { return decode(kE4M3, bits); }
-f8e5m2::f8e5m2(float v) : bits(encode(kE5M2, v)) {}
-f8e5m2::operator float() const { return decode(kE5M2, bits); }
+f8e4m3::f8e4m3(float v) : bits(uint8_t(encode(float_format(DType::F8E4M3), v))) {}
+f8e4m3::operator float() const { return decode(float_format(DType::F8E4M3), bits); }
+f8e5m2::f8e5m2(float v) : bits(uint8_t(encode(float_format(DType::F8E5M2), v))) {}
+f8e5m2::operator float() const { return decode(float_format(DType::F8E5M2), bits); }
 
-float round_to(DType t, float v) {
-  switch (t) {
-    case DType::F16: return float(f16(v));
-    case DType::BF16: return float(bf16(v));
-    case DType::F8E4M3: return float(f8e4m3(v));
-    case DType::F8E5M2: return float(f8e5m2(v));
-    case DType::F32: return v;
-    case DType::Bool:
-    case DType::U8:
-    case DType::I16:
-    case DType::U16:
-    case DType::I8:
-    case DType::I32:
-    case DType::U32:
-    case DType::I64:
-    case DType::U64:
-    case DType::I4:
-    case DType::U4: break;
+float float_from_bits(DType t, uint32_t bits) {
+  TESSEL_CHECK(is_float(t), "float_from_bits of the non-floating-point type {}", dtype_name(t));
+  if (t == DType::F32) return std::bit_cast<float>(bits);
+  if (t == DType::F16) return float(f16::from_bits(uint16_t(bits)));
+  if (t == DType::BF16) return float(bf16::from_bits(uint16_t(bits)));
+  return decode(float_format(t), bits);
+}
+
+uint32_t float_to_bits(DType t, float v) {
+  TESSEL_CHECK(is_float(t), "float_to_bits of the non-floating-point type {}", dtype_name(t));
+  if (t == DType::F32) return std::bit_cast<uint32_t>(v);
+  if (t == DType::F16) return f16(v).bits;
+  if (t == DType::BF16) return bf16(v).bits;
+  return encode(float_format(t), v);
+}
+
+float round_to(DType t, float v) { return float_from_bits(t, float_to_bits(t, v)); }
+
+std::vector<uint8_t> pack_bits(DType t, const std::vector<uint32_t>& fields) {
+  const int bits = dtype_bits(t);
+  std::vector<uint8_t> bytes((fields.size() * size_t(bits) + 7) / 8);
+  for (size_t i = 0; i < fields.size(); ++i)
+    for (int b = 0; b < bits; ++b)
+      if (fields[i] >> b & 1u) {
+        const size_t at = i * size_t(bits) + size_t(b);
+        bytes[at / 8] = uint8_t(bytes[at / 8] | 1u << (at % 8));
+      }
+  return bytes;
+}
+
+uint32_t unpack_bits(DType t, const uint8_t* bytes, int64_t i) {
+  const int bits = dtype_bits(t);
+  uint32_t field = 0;
+  for (int b = 0; b < bits; ++b) {
+    const int64_t at = i * bits + b;
+    field |= uint32_t(bytes[at / 8] >> (at % 8) & 1u) << b;
   }
-  TESSEL_CHECK(false, "round_to a non-floating-point type {}", dtype_name(t));
+  return field;
 }
 
 }  // namespace tessel

@@ -11,39 +11,17 @@ namespace {
 
 // A NaN keeps its bits through a bitcast, a load and a store, as on the GPU: the simulator holds a
 // float type's NaN as an f64 NaN whose leading mantissa bits are the type's mantissa, written
-// directly (an f32 -> f64 conversion would quiet a signalling NaN).
-struct FloatFormat {
-  int mantissa_bits;
-  int exponent_bits;
-};
-std::optional<FloatFormat> float_format(DType t) {
-  switch (t) {
-    case DType::F32: return FloatFormat{23, 8};
-    case DType::F16: return FloatFormat{10, 5};
-    case DType::BF16: return FloatFormat{7, 8};
-    case DType::F8E4M3: return FloatFormat{3, 4};
-    case DType::F8E5M2: return FloatFormat{2, 5};
-    case DType::Bool:
-    case DType::I8:
-    case DType::U8:
-    case DType::I16:
-    case DType::U16:
-    case DType::I32:
-    case DType::U32:
-    case DType::I64:
-    case DType::U64:
-    case DType::I4:
-    case DType::U4: break;
-  }
-  return std::nullopt;
-}
-
-bool is_nan_pattern(DType t, const FloatFormat& f, uint64_t bits) {
+// directly (an f32 -> f64 conversion would quiet a signalling NaN). Formats without NaNs have none.
+bool is_nan_pattern(const FloatFormat& f, uint64_t bits) {
   const uint64_t mantissa = bits & ((uint64_t(1) << f.mantissa_bits) - 1);
   const uint64_t exponent = (bits >> f.mantissa_bits) & ((uint64_t(1) << f.exponent_bits) - 1);
   const uint64_t top = (uint64_t(1) << f.exponent_bits) - 1;
-  if (t == DType::F8E4M3) return exponent == top && mantissa == 7;  // E4M3FN: one NaN per sign
-  return exponent == top && mantissa != 0;
+  switch (f.specials) {
+    case FloatSpecials::ieee: return exponent == top && mantissa != 0;
+    case FloatSpecials::single_nan: return exponent == top && mantissa == (uint64_t(1) << f.mantissa_bits) - 1;
+    case FloatSpecials::finite: break;
+  }
+  return false;
 }
 
 Scalar nan_from_bits(const FloatFormat& f, uint64_t bits) {
@@ -52,98 +30,56 @@ Scalar nan_from_bits(const FloatFormat& f, uint64_t bits) {
   return Scalar{.f = std::bit_cast<double>(sign << 63 | uint64_t(0x7ff) << 52 | mantissa << (52 - f.mantissa_bits))};
 }
 
+// The bits of a NaN held as an f64: its sign and leading mantissa bits, quieted if that leaves
+// none set; the one NaN of e4m3; the conversion's pattern in a format without NaNs.
 uint64_t nan_bits(DType t, const FloatFormat& f, double v) {
+  if (f.specials == FloatSpecials::finite) return float_to_bits(t, float(v));
   const uint64_t x = std::bit_cast<uint64_t>(v);
   const uint64_t sign = x >> 63;
   uint64_t mantissa = (x >> (52 - f.mantissa_bits)) & ((uint64_t(1) << f.mantissa_bits) - 1);
-  if (t == DType::F8E4M3) mantissa = 7;
+  if (f.specials == FloatSpecials::single_nan) mantissa = (uint64_t(1) << f.mantissa_bits) - 1;
   if (mantissa == 0) mantissa = uint64_t(1) << (f.mantissa_bits - 1);  // quiet
   return sign << (f.exponent_bits + f.mantissa_bits) | ((uint64_t(1) << f.exponent_bits) - 1) << f.mantissa_bits |
          mantissa;
 }
 
-// The bits a conversion from f32 gives a NaN (dtype.hpp states them).
-uint64_t converted_nan_bits(DType t, float v) {
-  switch (t) {
-    case DType::F16: return f16(v).bits;
-    case DType::BF16: return bf16(v).bits;
-    case DType::F8E4M3: return f8e4m3(v).bits;
-    case DType::F8E5M2: return f8e5m2(v).bits;
-    default: return std::bit_cast<uint32_t>(v);
-  }
-}
-
 }  // namespace
 
 uint64_t bits_of(DType t, Scalar v) {
-  if (const auto f = float_format(t); f && std::isnan(v.f)) return nan_bits(t, *f, v.f);
-  switch (t) {
-    case DType::F32: return std::bit_cast<uint32_t>(float(v.f));
-    case DType::F16: return f16(float(v.f)).bits;
-    case DType::BF16: return bf16(float(v.f)).bits;
-    case DType::F8E4M3: return f8e4m3(float(v.f)).bits;
-    case DType::F8E5M2: return f8e5m2(float(v.f)).bits;
-    case DType::Bool:
-    case DType::I8:
-    case DType::U8:
-    case DType::I16:
-    case DType::U16:
-    case DType::I32:
-    case DType::U32:
-    case DType::I64:
-    case DType::U64:
-    case DType::I4:
-    case DType::U4: break;
+  if (is_float(t)) {
+    const FloatFormat f = float_format(t);
+    if (std::isnan(v.f)) return nan_bits(t, f, v.f);
+    // A value the type holds keeps its bits; the conversion would saturate an infinity.
+    if (std::isinf(v.f) && f.specials == FloatSpecials::ieee)
+      return uint64_t(std::signbit(v.f)) << (f.exponent_bits + f.mantissa_bits) | ((uint64_t(1) << f.exponent_bits) - 1)
+                                                                                      << f.mantissa_bits;
+    return float_to_bits(t, float(v.f));
   }
   const int bits = dtype_bits(t);
   return bits == 64 ? uint64_t(v.i) : uint64_t(v.i) & ((uint64_t(1) << bits) - 1);
 }
 
 Scalar from_bits(DType t, uint64_t bits) {
-  if (const auto f = float_format(t); f && is_nan_pattern(t, *f, bits)) return nan_from_bits(*f, bits);
-  switch (t) {
-    case DType::F32: return Scalar{.f = double(std::bit_cast<float>(uint32_t(bits)))};
-    case DType::F16: return Scalar{.f = double(float(f16::from_bits(uint16_t(bits))))};
-    case DType::BF16: return Scalar{.f = double(float(bf16::from_bits(uint16_t(bits))))};
-    case DType::F8E4M3: return Scalar{.f = double(float(f8e4m3::from_bits(uint8_t(bits))))};
-    case DType::F8E5M2: return Scalar{.f = double(float(f8e5m2::from_bits(uint8_t(bits))))};
-    case DType::Bool:
-    case DType::I8:
-    case DType::U8:
-    case DType::I16:
-    case DType::U16:
-    case DType::I32:
-    case DType::U32:
-    case DType::I64:
-    case DType::U64:
-    case DType::I4:
-    case DType::U4: break;
+  if (is_float(t)) {
+    if (is_nan_pattern(float_format(t), bits)) return nan_from_bits(float_format(t), bits);
+    return Scalar{.f = double(float_from_bits(t, uint32_t(bits)))};
   }
   return normalize(t, Scalar{.i = int64_t(bits)});
 }
 
 Scalar normalize(DType t, Scalar v) {
-  switch (t) {
-    case DType::Bool: return Scalar{.i = v.i != 0};
-    case DType::I8: return Scalar{.i = int64_t(int8_t(uint8_t(uint64_t(v.i))))};
-    case DType::U8: return Scalar{.i = int64_t(uint8_t(uint64_t(v.i)))};
-    case DType::I16: return Scalar{.i = int64_t(int16_t(uint16_t(uint64_t(v.i))))};
-    case DType::U16: return Scalar{.i = int64_t(uint16_t(uint64_t(v.i)))};
-    case DType::I32: return Scalar{.i = int64_t(int32_t(uint32_t(uint64_t(v.i))))};
-    case DType::U32: return Scalar{.i = int64_t(uint32_t(uint64_t(v.i)))};
-    case DType::I4: return Scalar{.i = int64_t(uint64_t(v.i) & 0xf) - (v.i & 0x8 ? 16 : 0)};
-    case DType::U4: return Scalar{.i = int64_t(uint64_t(v.i) & 0xf)};
-    case DType::I64:
-    case DType::U64: return v;
-    case DType::F32:
-    case DType::F16:
-    case DType::BF16:
-    case DType::F8E4M3:
-    case DType::F8E5M2:
-      if (std::isnan(v.f) && t != DType::F32) return from_bits(t, converted_nan_bits(t, float(v.f)));
-      return Scalar{.f = double(round_to(t, float(v.f)))};
+  if (t == DType::Bool) return Scalar{.i = v.i != 0};
+  if (is_float(t)) {
+    // A NaN converted from f32 takes the conversion's bits (dtype.hpp states them).
+    if (std::isnan(v.f) && t != DType::F32) return from_bits(t, float_to_bits(t, float(v.f)));
+    return Scalar{.f = double(round_to(t, float(v.f)))};
   }
-  return v;
+  // An integer wraps at its width: the low bits, sign-extended for a signed type.
+  const int bits = dtype_bits(t);
+  if (bits == 64) return v;
+  const uint64_t low = uint64_t(v.i) & ((uint64_t(1) << bits) - 1);
+  const bool negative = is_signed(t) && (low >> (bits - 1) & 1);
+  return Scalar{.i = negative ? int64_t(low) - (int64_t(1) << bits) : int64_t(low)};
 }
 
 namespace {

@@ -2,6 +2,8 @@
 // and global or shared memory.
 #include <fmt/ranges.h>
 
+#include <numeric>
+
 #include "tessel/layout/shared_swizzle.hpp"
 #include "tile_tracing.hpp"
 
@@ -108,10 +110,14 @@ SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& s
     throw Error(loc,
                 fmt::format("shared_tensor<{0}>: rows of {1} packed {0} elements are {2} bits; packed rows must be "
                             "whole 32-bit words, a multiple of {3} elements, so that no two threads share a byte",
-                            dtype_name(t), s.back(), s.back() * dtype_bits(t), 32 / dtype_bits(t)));
+                            dtype_name(t), s.back(), s.back() * dtype_bits(t), 32 / std::gcd(dtype_bits(t), 32)));
   const int row_bytes = s.back() * dtype_bits(t) / 8;
   int bits = swizzle ? 0 : ir::kSwizzleUndecided;
   if (swizzle && *swizzle != Swizzle::none) {
+    if (is_packed(t) && 8 % dtype_bits(t) != 0)
+      throw Error(loc, fmt::format("shared_tensor<{}>: a swizzle moves 16-byte chunks, which would split elements "
+                                   "of {} bits between them; give this tile Swizzle::none",
+                                   dtype_name(t), dtype_bits(t)));
     if (row_bytes % 16 != 0)
       throw Error(loc, fmt::format("shared_tensor: a swizzled tile needs rows of a multiple of 16 bytes; rows of {} "
                                    "{} elements are {} bytes",

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "tessel/ir/evaluate.hpp"
 #include "tile_tracing.hpp"
@@ -77,7 +78,7 @@ RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc, bool saturate) co
                             "of an integer type of at most 32 bits (i4, u4, i8, u8, i16, u16, i32, u32); {} is "
                             "not one",
                             dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "), dtype_name(t)));
-  if (is_packed(t) && is_float(dtype()) && !saturate)
+  if (is_packed(t) && !is_float(t) && is_float(dtype()) && !saturate)
     throw Error(loc,
                 fmt::format("to<{}>() of register tile {} (reg<{}>[{}]): a float converts to a packed integer "
                             "through an integer type (.to<i32>().to<{}>()) or with saturation (.to<{}>(saturate)), "
@@ -96,9 +97,9 @@ RegisterTensor RegisterTensor::bitcast_to(DType t, SourceLoc loc) const {
   Builder& b = Builder::current(loc);
   check_group(t_, "bitcast<T>()", loc);
   const int from = dtype_bits(dtype()), to = dtype_bits(t);
-  const int ratio = std::max(from, to) / std::min(from, to);
+  // `run_from` consecutive elements of the last dimension hold the bits of `run_to` results.
+  const int common = std::gcd(from, to), run_from = to / common, run_to = from / common;
   std::vector<int> out_shape = shape();
-  if (from > to) out_shape.back() *= ratio;
   const auto refuse = [&](const std::string& why) {
     return Error(loc, fmt::format("bitcast<{}>() of register tile {} (reg<{}>[{}]): {} is {} and {} is {}; {}",
                                   dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "),
@@ -106,14 +107,18 @@ RegisterTensor RegisterTensor::bitcast_to(DType t, SourceLoc loc) const {
   };
   if (t == DType::Bool || dtype() == DType::Bool)
     throw refuse("a bitcast keeps the bits of each element, and bool has none");
-  if (std::max(from, to) % std::min(from, to) != 0)
-    throw refuse("a bitcast regroups the bits of each element, so one width must be a multiple of the other");
-  if (from < to && out_shape.back() % ratio != 0)
+  const bool words_and_packed = (from == 32 && is_packed(t)) || (to == 32 && is_packed(dtype()));
+  if (std::max(from, to) % std::min(from, to) != 0 && !words_and_packed)
     throw refuse(
-        fmt::format("{} consecutive elements of the last dimension make one {} element, and its extent {} "
+        "a bitcast regroups the bits of each element, so one width must be a multiple of the other (or one type "
+        "be 32 bits wide and the other packed)");
+  if (out_shape.back() % run_from != 0)
+    throw refuse(
+        fmt::format("{} consecutive elements of the last dimension make {} {} element{}, and its extent {} "
                     "is not a multiple of {}",
-                    ratio, dtype_name(t), out_shape.back(), ratio));
-  if (from < to) out_shape.back() /= ratio;
+                    run_from, run_to == 1 ? "one" : std::to_string(run_to), dtype_name(t), run_to == 1 ? "" : "s",
+                    out_shape.back(), run_from));
+  out_shape.back() = out_shape.back() / run_from * run_to;
   auto out = new_tile(t, out_shape, Layout(), t_->name, loc);
   b.emit(ir::make<ir::BitcastTensorNode>(loc, out, t_));
   return RegisterTensor(out);

@@ -27,9 +27,9 @@ GlobalTensor Instructions::make_global_view(DType t, ir::Expr ptr, const std::ve
   int64_t last_stride = 0;
   if (is_packed(t) && !(ir::as_const_int(st.back(), &last_stride) && last_stride == 1))
     throw Error(loc, fmt::format("global_view of packed {0} elements: the last stride must be the constant 1, since "
-                                 "{0} elements are packed {1} to a byte along the last dimension (docs/language.md, "
+                                 "{0} elements are packed {1} bits each along the last dimension (docs/language.md, "
                                  "\"Packed types\")",
-                                 dtype_name(t), 8 / dtype_bits(t)));
+                                 dtype_name(t), dtype_bits(t)));
   return GlobalTensor(
       ir::make<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
 }

@@ -49,9 +49,13 @@ Layout Layout::replicated(int rank, int count) {
 }
 
 Layout Layout::distributed(const std::vector<int>& shape, int threads, int elem_bytes) {
+  return distributed_runs(shape, threads, std::max(1, 16 / elem_bytes));
+}
+
+Layout Layout::distributed_runs(const std::vector<int>& shape, int threads, int run) {
   const int rank = int(shape.size());
   if (rank == 0) return replicated(0, threads);
-  int vec = std::max(1, 16 / elem_bytes);
+  int vec = run;
   while (vec > 1 && shape[rank - 1] % vec != 0) vec /= 2;
   std::vector<int> per_thread(rank, 1), thread_extent(rank, 1), outer(rank, 1);
   per_thread[rank - 1] = vec;

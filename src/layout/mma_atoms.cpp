@@ -40,8 +40,7 @@ const MmaAtom& mma_atom(DType operand) {
     case DType::U16:
     case DType::F8E4M3:
     case DType::F8E5M2:
-    case DType::I4:
-    case DType::U4:
+    case TESSEL_PACKED_DTYPES:
     case DType::I32:
     case DType::U32:
     case DType::I64:

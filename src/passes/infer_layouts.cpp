@@ -16,6 +16,7 @@
 // instructions and source lines, and both layouts. Afterwards the requirements that depend on
 // layouts are checked: broadcast operands hold what each thread needs, reductions stay in a warp.
 #include <map>
+#include <numeric>
 #include <optional>
 
 #include "layout_constraints.hpp"
@@ -26,6 +27,13 @@
 namespace tessel::passes {
 
 namespace {
+
+// The longest run of consecutive elements that the coalescing default gives a thread: 16 bytes;
+// 16 packed elements, or the fewest that fill whole 32-bit words where that is more.
+int coalescing_run(DType t) {
+  if (!is_packed(t)) return 16 / dtype_bytes(t);
+  return std::max(16, 32 / std::gcd(dtype_bits(t), 32));
+}
 
 // Tiles that must share a layout form classes (union-find); a class's layout, once fixed, records
 // the rule that fixed it for error messages.
@@ -49,9 +57,8 @@ class LayoutSolver {
     while (std::optional<int> t = largest_unfixed()) {
       const TileInfo& info = c_.tiles[*t];
       const ir::RegisterTensor& tile = info.tile;
-      const int element_bytes = is_packed(tile->dtype) ? 1 : dtype_bytes(tile->dtype);
-      require({Layout::distributed(tile->shape(), tile->threads, element_bytes), *t, "gets the coalescing default", "",
-               info.loc});
+      require({Layout::distributed_runs(tile->shape(), tile->threads, coalescing_run(tile->dtype)), *t,
+               "gets the coalescing default", "", info.loc});
       propagate();
     }
   }
@@ -197,11 +204,11 @@ void check_broadcast(const BroadcastUse& b, const ir::RegisterTensor& operand, c
 void check_packed_registers(const TileInfo& info, const Layout& layout) {
   const DType t = info.tile->dtype;
   if (!is_packed(t) || layout.local_size() * dtype_bits(t) % 32 == 0) return;
-  throw Error(info.loc,
-              fmt::format("{} of packed {} elements: each thread holds {} of them in {}, and a packed tile "
-                          "must fill whole 32-bit registers, a multiple of {} elements per thread; give it "
-                          "more elements per thread (a larger tile, fewer threads, or a layout)",
-                          info.created_by, dtype_name(t), layout.local_size(), layout.str(), 32 / dtype_bits(t)));
+  throw Error(info.loc, fmt::format("{} of packed {} elements: each thread holds {} of them in {}, and a packed tile "
+                                    "must fill whole 32-bit registers, a multiple of {} elements per thread; give it "
+                                    "more elements per thread (a larger tile, fewer threads, or a layout)",
+                                    info.created_by, dtype_name(t), layout.local_size(), layout.str(),
+                                    32 / std::gcd(dtype_bits(t), 32)));
 }
 
 // Lanes of a warp combine with butterfly shuffles; warps combine through shared memory

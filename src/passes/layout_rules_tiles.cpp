@@ -2,6 +2,7 @@
 // operands' layout and broadcast the others; casts, copies and bitcasts of one width keep the layout; an index
 // tile takes whatever layout its uses need; a slice keeps the registers that hold the sub-tile.
 #include <algorithm>
+#include <numeric>
 
 #include "layout_rules.hpp"
 
@@ -47,26 +48,27 @@ Layout last_dim_run(int rank, int ratio) {
 
 }  // namespace
 
-// A bitcast between widths splits each register of the wider tile into consecutive registers of
-// the narrower one, along the last dimension.
+// A bitcast between widths regroups runs along the last dimension within each thread: a run of
+// run_a consecutive registers of the operand holds the bits of run_out consecutive registers of
+// the result (1 and 8 between u32 and u4; 3 and 32 between u32 and u3).
 void layout_rule_BitcastTensor(LayoutRules& r, const ir::BitcastTensorNode& n) {
   const int a = r.index(n.a), out = r.define(n.out, "bitcast<T>()");
   const int from = dtype_bits(n.a->dtype), to = dtype_bits(n.out->dtype);
   if (from == to) return r.same(a, out);
-  const int ratio = std::max(from, to) / std::min(from, to);
-  const auto split = [ratio](const Layout& wide) { return wide * last_dim_run(wide.rank(), ratio); };
-  const auto join = [ratio](const Layout& narrow) { return narrow.divide(last_dim_run(narrow.rank(), ratio)); };
+  const int common = std::gcd(from, to), run_a = to / common, run_out = from / common;
+  const auto regroup = [](int from_run, int to_run) {
+    return [from_run, to_run](const Layout& l) {
+      return l.divide(last_dim_run(l.rank(), from_run)) * last_dim_run(l.rank(), to_run);
+    };
+  };
   const std::string refusal = fmt::format(
-      "does not hold runs of {} consecutive elements of its last dimension in "
-      "consecutive registers of each thread, which one {}-bit element takes; "
-      "give it a layout that does",
-      ratio, std::max(from, to));
-  if (from > to)
-    r.constraints.derived.push_back(
-        {a, out, split, join, "is the bitcast to narrower elements by", "bitcast<T>()", refusal, n.loc});
-  else
-    r.constraints.derived.push_back(
-        {a, out, join, split, "is the bitcast to wider elements by", "bitcast<T>()", refusal, n.loc});
+      "does not hold runs of {} consecutive elements of its last dimension in consecutive registers of each "
+      "thread, which {} bits of the bitcast take; give it a layout that does",
+      from > to ? run_out : run_a, std::lcm(from, to));
+  r.constraints.derived.push_back(
+      {a, out, regroup(run_a, run_out), regroup(run_out, run_a),
+       from > to ? "is the bitcast to narrower elements by" : "is the bitcast to wider elements by", "bitcast<T>()",
+       refusal, n.loc});
 }
 
 // A regrouping renames registers: the result's layout is the operands' one, reshaped, permuted, or

@@ -8,6 +8,9 @@
 //     unit-stride last dimension (alignment is checked at run time, per access);
 //   - copy_async: the split of the tile over the group's threads (no thread copies twice) and the
 //     bytes per cp.async.
+#include <functional>
+#include <numeric>
+
 #include "tessel/ir/mutator.hpp"
 #include "tessel/layout/mma_atoms.hpp"
 #include "tessel/passes/pipeline.hpp"
@@ -65,16 +68,25 @@ MatrixAccess stmatrix(const ir::StoreSharedNode& n, int warps) {
   return {};
 }
 
-// The registers that hold consecutive elements of a unit-stride last dimension, up to 16 bytes,
-// as a power of two (vector accesses need a power-of-two size and alignment). Packed elements move
-// as whole 32-bit words or one by one.
+// The widest run of consecutive elements that one access moves, as far as `fits` allows: up to 16
+// bytes, a power of two (vector accesses need a power-of-two size and alignment). Packed elements
+// move as whole 32-bit words or one by one; a width that does not divide 32 moves the words of the
+// smallest run that fills whole words (32 elements of 3 bits are 3 words), or one by one.
+int vector_width(DType t, const std::function<bool(int)>& fits) {
+  const int bits = dtype_bits(t);
+  if (32 % bits != 0) {
+    const int whole_words = 32 / std::gcd(bits, 32);
+    return fits(whole_words) ? whole_words : 1;
+  }
+  int vec = 128 / bits;
+  while (vec > 1 && !fits(vec)) vec /= 2;
+  return is_packed(t) && vec * bits < 32 ? 1 : vec;
+}
+
 int global_vector(const ir::RegisterTensor& tile, const ir::GlobalTensor& g) {
   int64_t stride = 0;
   if (!ir::as_const_int(g->strides.back(), &stride) || stride != 1) return 1;
-  const int bits = dtype_bits(tile->dtype);
-  int vec = 128 / bits;
-  while (vec > 1 && tile->layout.contiguous_run() % vec != 0) vec /= 2;
-  return is_packed(tile->dtype) && vec * bits < 32 ? 1 : vec;
+  return vector_width(tile->dtype, [&](int v) { return tile->layout.contiguous_run() % v == 0; });
 }
 
 // As global_vector, for shared stores: every run must also start on a multiple of the width
@@ -92,10 +104,7 @@ int shared_store_vector(const ir::StoreSharedNode& n) {
       if (s->allocation()->strides[d] % v != 0) return false;
     return true;
   };
-  const int bits = dtype_bits(s->dtype);
-  int vec = 128 / bits;
-  while (vec > 1 && !aligned(vec)) vec /= 2;
-  return is_packed(s->dtype) && vec * bits < 32 ? 1 : vec;
+  return vector_width(s->dtype, aligned);
 }
 
 // The copy is split over as many of the group's threads as have distinct elements to copy (a

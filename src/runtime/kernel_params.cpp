@@ -11,27 +11,13 @@ size_t align_up(size_t n, size_t alignment) { return (n + alignment - 1) / align
 
 template <class T> void write(std::byte* dst, T value) { std::memcpy(dst, &value, sizeof value); }
 
-// The bytes of a scalar parameter as the generated kernel declares it (codegen's c_type).
+// The bytes of a scalar parameter as the generated kernel declares it (codegen's c_type): its
+// bits, little-endian, in the type's width. Packed types have no scalar parameters
+// (lang/values.hpp).
 void write_scalar(DType t, ir::Scalar v, std::byte* dst) {
-  switch (t) {
-    case DType::Bool: return write(dst, uint8_t(v.i != 0));
-    case DType::I8: return write(dst, int8_t(v.i));
-    case DType::U8: return write(dst, uint8_t(v.i));
-    case DType::I16: return write(dst, int16_t(v.i));
-    case DType::U16: return write(dst, uint16_t(v.i));
-    case DType::F8E4M3: return write(dst, f8e4m3(float(v.f)).bits);
-    case DType::F8E5M2: return write(dst, f8e5m2(float(v.f)).bits);
-    case DType::I32: return write(dst, int32_t(v.i));
-    case DType::U32: return write(dst, uint32_t(v.i));
-    case DType::I64: return write(dst, int64_t(v.i));
-    case DType::U64: return write(dst, uint64_t(v.i));
-    case DType::F16: return write(dst, f16(float(v.f)).bits);
-    case DType::BF16: return write(dst, bf16(float(v.f)).bits);
-    case DType::F32: return write(dst, float(v.f));
-    case DType::I4:
-    case DType::U4: break;  // packed types have no scalar parameters (lang/values.hpp)
-  }
-  TESSEL_CHECK(false, "bad dtype {}", int(t));
+  TESSEL_CHECK(!is_packed(t), "a scalar parameter of the packed type {}", dtype_name(t));
+  const uint64_t bits = t == DType::Bool ? uint64_t(v.i != 0) : ir::bits_of(t, v);
+  std::memcpy(dst, &bits, size_t(dtype_bytes(t)));
 }
 
 }  // namespace

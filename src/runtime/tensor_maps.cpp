@@ -27,8 +27,7 @@ CUtensorMapDataType tensor_map_type(DType t) {
     case DType::F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     case DType::BF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     case DType::F32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    case DType::I4:
-    case DType::U4: break;  // TMA of packed types is refused where the copy is written
+    case TESSEL_PACKED_DTYPES: break;  // TMA of packed types is refused where the copy is written
   }
   TESSEL_CHECK(false, "bad dtype {}", int(t));
 }

@@ -20,19 +20,21 @@ void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) { w.cta.share
 
 namespace {
 
-// A packed element is a part of a byte: its load reads the byte, its store writes the whole byte
-// back with the element replaced.
+// A packed element is a part of a byte or two: its load reads them, its store writes them back
+// whole with the element replaced.
 void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.src, mask);
   auto& out = w.tile(n.out.get());
   const int local = n.out->layout.local_size();
   for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
-    ir::Scalar v = ir::normalize(n.src->dtype, ir::Scalar{.i = int64_t(n.fill)});
+    ir::Scalar v = ir::normalize(n.src->dtype,
+                                 is_float(n.src->dtype) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)});
     if (const auto at = view.packed_address(lane, c, offsets)) {
-      check_global_access(at->first, 1, false, n.loc);
-      access_global(w, at->first, 1, false, n.loc, "load_global");
-      v = load_packed(n.src->dtype, *reinterpret_cast<const uint8_t*>(at->first), at->second);
+      const int bytes = packed_bytes(n.src->dtype, at->second);
+      check_global_access(at->first, size_t(bytes), false, n.loc);
+      access_global(w, at->first, size_t(bytes), false, n.loc, "load_global");
+      v = load_packed(n.src->dtype, reinterpret_cast<const uint8_t*>(at->first), at->second);
     }
     out[size_t(lane) * local + l] = v;
   });
@@ -46,11 +48,14 @@ void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
     const auto at = view.packed_address(lane, c, offsets);
     if (!at) return;
-    check_global_access(at->first, 1, true, n.loc);
-    auto* byte = reinterpret_cast<uint8_t*>(at->first);
-    const uint8_t incoming = store_packed(n.dst->dtype, *byte, at->second, src[size_t(lane) * local + l]);
-    access_global(w, at->first, 1, true, n.loc, "store_global", &incoming);
-    *byte = incoming;
+    const int bytes = packed_bytes(n.dst->dtype, at->second);
+    check_global_access(at->first, size_t(bytes), true, n.loc);
+    auto* memory = reinterpret_cast<uint8_t*>(at->first);
+    uint8_t incoming[2];
+    std::memcpy(incoming, memory, size_t(bytes));
+    store_packed(n.dst->dtype, incoming, at->second, src[size_t(lane) * local + l]);
+    access_global(w, at->first, size_t(bytes), true, n.loc, "store_global", incoming);
+    std::memcpy(memory, incoming, size_t(bytes));
   });
 }
 
@@ -97,14 +102,14 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
   const Lanes view = n.src->offset ? w.eval(n.src->offset, mask) : Lanes{};
   auto& out = w.tile(n.out.get());
   const int local = n.out->layout.local_size();
-  const int bytes = std::max(1, dtype_bits(n.src->dtype) / 8);
+  const DType t = n.src->dtype;
   for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
     const SharedAddress a = shared_address(w, n.src, view, lane, offsets, c, n.loc);
+    const int bytes = is_packed(t) ? packed_bytes(t, a.shift) : dtype_bytes(t);
     check_shared_read(w, a, bytes, lane, n.loc, "loading");
     w.cta.access_shared(w, a.byte, bytes, false, n.loc, "load_shared");
-    out[size_t(lane) * local + l] = is_packed(n.src->dtype)
-                                        ? load_packed(n.src->dtype, w.cta.smem[size_t(a.byte)], a.shift)
-                                        : load_value(n.src->dtype, &w.cta.smem[size_t(a.byte)]);
+    out[size_t(lane) * local + l] = is_packed(t) ? load_packed(t, &w.cta.smem[size_t(a.byte)], a.shift)
+                                                 : load_value(t, &w.cta.smem[size_t(a.byte)]);
   });
 }
 
@@ -113,16 +118,19 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
   const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
   auto& src = w.tile(n.src.get());
   const int local = n.src->layout.local_size();
-  const int bytes = std::max(1, dtype_bits(n.dst->dtype) / 8);
+  const DType t = n.dst->dtype;
   for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
     const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c, n.loc);
+    const int bytes = is_packed(t) ? packed_bytes(t, a.shift) : dtype_bytes(t);
     w.cta.check_not_in_flight(a.byte, bytes, true, n.loc, w.thread(lane));
     uint8_t incoming[8];
     const ir::Scalar v = src[size_t(lane) * local + l];
-    if (is_packed(n.dst->dtype))
-      incoming[0] = store_packed(n.dst->dtype, w.cta.smem[size_t(a.byte)], a.shift, v);
-    else
-      store_value(n.dst->dtype, incoming, v);
+    if (is_packed(t)) {
+      std::memcpy(incoming, &w.cta.smem[size_t(a.byte)], size_t(bytes));
+      store_packed(t, incoming, a.shift, v);
+    } else {
+      store_value(t, incoming, v);
+    }
     w.cta.store_shared(w, w.thread(lane), a.byte, incoming, bytes, n.loc, "store_shared");
   });
 }

@@ -120,15 +120,13 @@ void exec_BitcastTensor(Warp& w, const ir::BitcastTensorNode& n, Mask mask) {
   const auto& in = w.tile(n.a.get());
   const size_t in_local = size_t(n.a->layout.local_size());
   const auto bits_at = [&](int lane, int slot) { return ir::bits_of(from, in[size_t(lane) * in_local + slot]); };
+  // Slot l of the result is bits [l * wo, (l + 1) * wo) of the stream of the thread's slots.
   for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
+    if (wa == wo) return ir::from_bits(to, bits_at(lane, l));
     uint64_t bits = 0;
-    if (wa == wo) {
-      bits = bits_at(lane, l);
-    } else if (wa > wo) {
-      const int ratio = wa / wo;
-      bits = bits_at(lane, l / ratio) >> (wo * (l % ratio)) & ((uint64_t(1) << wo) - 1);
-    } else {
-      for (int j = 0, ratio = wo / wa; j < ratio; ++j) bits |= bits_at(lane, l * ratio + j) << (wa * j);
+    for (int b = 0; b < wo; ++b) {
+      const int64_t at = int64_t(l) * wo + b;
+      bits |= (bits_at(lane, int(at / wa)) >> (at % wa) & 1u) << b;
     }
     return ir::from_bits(to, bits);
   });
@@ -267,14 +265,14 @@ void exec_PrintShared(Warp& w, const ir::PrintSharedNode& n, Mask mask) {
   const ir::SharedTensor& s = n.tensor;
   const Lanes view = s->offset ? w.eval(s->offset, 1u) : Lanes{};
   const std::vector<Lanes> offsets(size_t(s->rank()), Lanes{});
-  const int bytes = std::max(1, dtype_bits(s->dtype) / 8);
   const std::string text =
       fmt::format("{}: {}, block ({})\n", n.label, ir::shared_print_header(*s), fmt::join(n.block, ", ")) +
       printed_rows(s->shape, ir::printed_type(s->dtype), [&](const std::vector<int>& c) {
         const SharedAddress a = shared_address(w, s, view, 0, offsets, c.data(), n.loc);
+        const int bytes = is_packed(s->dtype) ? packed_bytes(s->dtype, a.shift) : dtype_bytes(s->dtype);
         check_shared_read(w, a, bytes, 0, n.loc, "printing");
         w.cta.access_shared(w, a.byte, bytes, false, n.loc, "print");
-        return is_packed(s->dtype) ? load_packed(s->dtype, w.cta.smem[size_t(a.byte)], a.shift)
+        return is_packed(s->dtype) ? load_packed(s->dtype, &w.cta.smem[size_t(a.byte)], a.shift)
                                    : load_value(s->dtype, &w.cta.smem[size_t(a.byte)]);
       });
   std::fputs(text.c_str(), stdout);

@@ -95,13 +95,19 @@ void store_value(DType t, void* p, ir::Scalar v) {
   std::memcpy(p, &bits, size_t(dtype_bytes(t)));
 }
 
-ir::Scalar load_packed(DType t, uint8_t byte, int shift) {
-  return ir::from_bits(t, uint64_t(byte >> shift) & ((uint64_t(1) << dtype_bits(t)) - 1));
+int packed_bytes(DType t, int shift) { return (shift + dtype_bits(t) + 7) / 8; }
+
+ir::Scalar load_packed(DType t, const uint8_t* bytes, int shift) {
+  unsigned word = bytes[0];
+  if (packed_bytes(t, shift) == 2) word |= unsigned(bytes[1]) << 8;
+  return ir::from_bits(t, (word >> shift) & ((1u << dtype_bits(t)) - 1u));
 }
 
-uint8_t store_packed(DType t, uint8_t byte, int shift, ir::Scalar v) {
+void store_packed(DType t, uint8_t* bytes, int shift, ir::Scalar v) {
   const unsigned mask = ((1u << dtype_bits(t)) - 1u) << shift;
-  return uint8_t((byte & ~mask) | ((unsigned(ir::bits_of(t, v)) << shift) & mask));
+  const unsigned field = (unsigned(ir::bits_of(t, v)) << shift) & mask;
+  for (int b = 0; b < packed_bytes(t, shift); ++b)
+    bytes[b] = uint8_t((bytes[b] & ~(mask >> (8 * b))) | (field >> (8 * b)));
 }
 
 }  // namespace tessel::sim

@@ -287,9 +287,11 @@ void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLo
 
 ir::Scalar load_value(DType t, const void* p);
 void store_value(DType t, void* p, ir::Scalar v);
-// A packed element in `byte` from bit `shift`; and `byte` with that element replaced by `v`.
-ir::Scalar load_packed(DType t, uint8_t byte, int shift);
-uint8_t store_packed(DType t, uint8_t byte, int shift, ir::Scalar v);
+// A packed element from bit `shift` of bytes[0], which ends in bytes[1] where packed_bytes says it
+// spans two; and `bytes` with that element replaced by `v`.
+int packed_bytes(DType t, int shift);
+ir::Scalar load_packed(DType t, const uint8_t* bytes, int shift);
+void store_packed(DType t, uint8_t* bytes, int shift, ir::Scalar v);
 
 // clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) void exec_##Name(Warp& w, const ir::Name##Node& n, Mask mask);

@@ -1,4 +1,5 @@
-// Packed 4-bit tiles on the GPU; skipped, visibly, without one.
+// Packed tiles of every width on the GPU; skipped, visibly, without one.
+#include "../any_width_kernels.hpp"
 #include "../packed_types_kernels.hpp"
 #include "gpu_test.hpp"
 
@@ -10,6 +11,10 @@ using PackedTypesOnGpu = GpuTest;
 TEST_F(PackedTypesOnGpu, LoadsStoresConversionsAndBitcasts) {
   check_packed_tiles<i4>(Device::gpu());
   check_packed_tiles<u4>(Device::gpu());
+}
+
+TEST_F(PackedTypesOnGpu, EveryWidthLoadsStoresAndConverts) {
+  for_each_any_width_type([](auto type) { check_any_width_tiles<decltype(type)>(Device::gpu()); });
 }
 
 }  // namespace

@@ -40,6 +40,9 @@ class Layout {
   // A reasonable default for `shape` over `threads` threads: each thread owns a contiguous vector
   // of up to 16 bytes along the last dimension, neighbouring threads own neighbouring vectors.
   static Layout distributed(const std::vector<int>& shape, int threads, int elem_bytes);
+  // The same with runs of at most `run` consecutive elements (a power of two) per thread, halved
+  // until they divide the last extent.
+  static Layout distributed_runs(const std::vector<int>& shape, int threads, int run);
 
   // Composition: `*this` outer, `inner` within each of its cells.
   Layout operator*(const Layout& inner) const;

@@ -24,32 +24,20 @@ namespace tessel {
 
 namespace detail {
 
-// DLPack's name for tessel's element type `t`: code and bits (one lane); nullopt for none.
+// DLPack's name for tessel's element type `t`: code and bits (one lane); nullopt for none. Packed
+// data travels as its bytes (uint8), and DLPack before 1.1 has no fp8 codes.
 inline std::optional<DLDataType> dlpack_type(DType t) {
-  switch (t) {
-    case DType::F16: return DLDataType{kDLFloat, 16, 1};
-    case DType::BF16: return DLDataType{kDLBfloat, 16, 1};
-    case DType::F32: return DLDataType{kDLFloat, 32, 1};
-    case DType::I8: return DLDataType{kDLInt, 8, 1};
-    case DType::U8: return DLDataType{kDLUInt, 8, 1};
-    case DType::I16: return DLDataType{kDLInt, 16, 1};
-    case DType::U16: return DLDataType{kDLUInt, 16, 1};
+  if (t == DType::Bool || is_packed(t)) return std::nullopt;
+  const uint8_t bits = uint8_t(dtype_bits(t));
+  if (t == DType::BF16) return DLDataType{kDLBfloat, bits, 1};
+  if (t == DType::F8E4M3 || t == DType::F8E5M2) {
 #if DLPACK_MAJOR_VERSION > 1 || (DLPACK_MAJOR_VERSION == 1 && DLPACK_MINOR_VERSION >= 1)
-    case DType::F8E4M3: return DLDataType{kDLFloat8_e4m3fn, 8, 1};
-    case DType::F8E5M2: return DLDataType{kDLFloat8_e5m2, 8, 1};
-#else  // DLPack before 1.1 has no fp8 codes
-    case DType::F8E4M3:
-    case DType::F8E5M2: return std::nullopt;
+    return DLDataType{uint8_t(t == DType::F8E4M3 ? kDLFloat8_e4m3fn : kDLFloat8_e5m2), bits, 1};
+#else
+    return std::nullopt;
 #endif
-    case DType::I32: return DLDataType{kDLInt, 32, 1};
-    case DType::U32: return DLDataType{kDLUInt, 32, 1};
-    case DType::I64: return DLDataType{kDLInt, 64, 1};
-    case DType::U64: return DLDataType{kDLUInt, 64, 1};
-    case DType::Bool:
-    case DType::I4:  // packed data travels as its bytes (uint8)
-    case DType::U4: return std::nullopt;
   }
-  return std::nullopt;
+  return DLDataType{uint8_t(is_float(t) ? kDLFloat : is_signed(t) ? kDLInt : kDLUInt), bits, 1};
 }
 
 // "float16", "bfloat16", "int32x4"

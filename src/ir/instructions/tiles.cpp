@@ -73,7 +73,7 @@ void verify_SliceRegister(Verification& v, const SliceRegisterNode& n) {
   v.define(n.out, n);
 }
 
-DType printed_type(DType t) { return is_packed(t) ? DType::I32 : t; }
+DType printed_type(DType t) { return !is_packed(t) ? t : is_float(t) ? DType::F32 : DType::I32; }
 
 std::string shared_print_header(const SharedTensorNode& s) {
   const std::string swizzle = s.swizzle_bits > 0 ? fmt::format(" swizzle {}B", 16 << s.swizzle_bits) : "";

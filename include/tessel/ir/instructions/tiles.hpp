@@ -166,7 +166,8 @@ struct PrintTensorNode : StmtNode {
   int barrier = ReduceNode::kUnallocated;
   static constexpr auto operands() { return std::tuple{&PrintTensorNode::tensor, optional(&PrintTensorNode::scratch)}; }
 };
-// The type a printed tile's elements are gathered in: their own, but i32 for the packed types.
+// The type a printed tile's elements are gathered in: their own, but i32 for the packed integers and
+// f32 for the packed floats.
 DType printed_type(DType t);
 // Prints a shared tile from the first thread of the group, in block `block`, straight from shared
 // memory: a header with its type, shape, strides and swizzle, then one line per row.

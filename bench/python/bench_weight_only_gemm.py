@@ -1,0 +1,95 @@
+"""Weight-only quantized GEMM on the GPU: tessel's weight_only_gemm examples (f16 activations, weights
+of 2 to 8 bits with f16 scales and zero points per 128 of k) against cuBLAS's f16 GEMM of the same
+shape and PyTorch's torch._weight_int4pack_mm (int4, group 128, bf16), in one process. Random inputs;
+each timed call follows an L2 flush; the methods alternate by round; medians. Reports microseconds,
+tessel's TFLOPS, and the bandwidth at which it reads the weights as a fraction of the device-to-device
+copy bandwidth measured in the same process (bytes read plus written per second).
+
+    python bench/python/bench_weight_only_gemm.py [--types i4,i3] [--shapes 1x14336x4096] [--rounds 20]
+"""
+
+import argparse
+import statistics
+
+import torch
+
+import tessel
+
+SHAPES = "1x14336x4096,16x14336x4096,64x14336x4096,1x4096x14336,16x4096x14336,64x4096x14336,4096x14336x4096"
+TYPES = "i2,i3,i4,i6,i8,f4e2m1,f6e3m2,f8e4m3"
+BITS = {"i2": 2, "i3": 3, "i4": 4, "u4": 4, "i6": 6, "i8": 8, "f4e2m1": 4, "f6e2m3": 6, "f6e3m2": 6, "f8e4m3": 8}
+
+
+def timed(run, flush, start, end):
+    flush.zero_()
+    start.record()
+    run()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e-3
+
+
+def copy_bandwidth(flush, start, end, rounds):
+    src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    seconds = statistics.median(timed(lambda: dst.copy_(src), flush, start, end) for _ in range(rounds))
+    return 2 * src.numel() / seconds
+
+
+def weights(kind, n, k):
+    """Random weights of `kind` as the kernel takes them: the 32-bit words that hold them, [n, k * bits / 32]
+    (random bit patterns: the time does not depend on the values)."""
+    return torch.randint(0, 256, (n, k * BITS[kind] // 8), dtype=torch.uint8, device="cuda").view(torch.uint32)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shapes", default=SHAPES)
+    parser.add_argument("--types", default=TYPES)
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args()
+    flush = torch.empty(512 << 20, dtype=torch.uint8, device="cuda")  # larger than the H200's 50 MB L2
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    copy = copy_bandwidth(flush, start, end, args.rounds)
+    print(f"# {torch.cuda.get_device_name()}, copy bandwidth {copy / 1e9:.0f} GB/s; microseconds (median of "
+          f"{args.rounds} rounds, L2 flushed); 'of copy' = weight bytes / time / copy bandwidth")
+    print(f"{'m x n x k':>18s} {'type':>7s} {'cuBLAS f16':>10s} {'int4pack':>9s} {'tessel':>8s} {'TFLOPS':>7s} "
+          f"{'vs f16':>7s} {'of copy':>8s}")
+    for shape in args.shapes.split(","):
+        m, n, k = map(int, shape.split("x"))
+        x = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        w16 = torch.randn(n, k, device="cuda", dtype=torch.float16)
+        y = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        scales = (torch.rand(n, k // 128, device="cuda") * 0.01).half()
+        zeros = torch.zeros(n, k // 128, device="cuda", dtype=torch.float16)
+        anchors = {"cublas": lambda: x @ w16.t()}
+        try:
+            xb = x.bfloat16()
+            packed = torch._convert_weight_to_int4pack(
+                torch.randint(0, 256, (n, k // 2), dtype=torch.uint8, device="cuda"), 8)
+            scale_zeros = torch.rand(k // 128, n, 2, device="cuda", dtype=torch.bfloat16)
+            anchors["int4pack"] = lambda: torch._weight_int4pack_mm(xb, packed, 128, scale_zeros)
+            anchors["int4pack"]()
+        except (RuntimeError, AttributeError):
+            anchors.pop("int4pack", None)
+        for kind in args.types.split(","):
+            kernel = tessel.examples().kernel(f"weight_only_gemm_{kind}")
+            w = weights(kind, n, k)
+            methods = dict(anchors)
+            methods["tessel"] = lambda: kernel(m, n, k, x, w, scales, zeros, y)
+            methods["tessel"]()  # compiles, tunes
+            times = {name: [] for name in methods}
+            for _ in range(args.rounds):
+                for name, run in methods.items():
+                    times[name].append(timed(run, flush, start, end))
+            us = {name: statistics.median(t) * 1e6 for name, t in times.items()}
+            weight_bytes = n * k * BITS[kind] / 8
+            of_copy = weight_bytes / (us["tessel"] * 1e-6) / copy
+            int4pack = f"{us['int4pack']:9.1f}" if "int4pack" in us else f"{'n/a':>9s}"
+            print(f"{shape:>18s} {kind:>7s} {us['cublas']:10.1f} {int4pack} {us['tessel']:8.1f} "
+                  f"{2 * m * n * k / us['tessel'] / 1e6:7.1f} {us['cublas'] / us['tessel']:6.2f}x {of_copy:8.0%}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()

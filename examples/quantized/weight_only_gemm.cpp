@@ -1,0 +1,43 @@
+// The weight-only GEMM's registrations, one per weight type: the widths 2, 3, 4, 6 and 8, integer
+// and floating-point (tests/weight_only_gemm_test.cpp runs every other width).
+#include <tuple>
+
+#include "examples.hpp"
+#include "weight_only_gemm_check.hpp"
+
+namespace tessel::examples {
+
+namespace {
+
+template <class W> KernelEntry weight_only_gemm_example() {
+  using S = quantized::WeightOnlyGemm<W>;
+  const std::string type(dtype_name(dtype_v<W>));
+  KernelEntry e;
+  e.name = "weight_only_gemm_" + type;
+  e.description = fmt::format(
+      "GEMM of f16 activations and {} weights with f16 scales and zero points per 128 of k "
+      "(mma.sync, dequantized in registers)",
+      type);
+  e.size_names = {"m", "n", "k (a multiple of 32)"};
+  e.default_sizes = {40, 200, 384};
+  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    return quantized::run_weight_only_gemm<W>(dev, int(s[0]), int(s[1]), int(s[2]), opt, label);
+  };
+  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
+    f16* h = nullptr;
+    uint32_t* w = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), h, w, h, h, h);
+  });
+  return e;
+}
+
+}  // namespace
+
+std::vector<KernelEntry> weight_only_gemm_examples() {
+  std::vector<KernelEntry> entries;
+  std::apply([&](auto... types) { (entries.push_back(weight_only_gemm_example<decltype(types)>()), ...); },
+             std::tuple<i2, i3, i4, u4, i6, int8_t, f4e2m1, f6e2m3, f6e3m2, f8e4m3>{});
+  return entries;
+}
+
+}  // namespace tessel::examples
