@@ -30,13 +30,14 @@ constexpr int kAnyRows = 16, kAnyColumns = 128, kAnyShiftedColumns = 144;
 // `in` holds [16, 128] packed elements and `x` [16, 128] floats. Outputs, [16, 128] unless stated:
 //   copied: the tile stored back; shifted: [16, 144] packed, the tile stored at column 3 of a view
 //   125 columns wide (its last 6 columns fall outside); widened: the tile as f32; halves: as f16;
+//   brain: as bf16;
 //   narrowed: x converted to T (through i32 for the integers), packed; through_shared: the tile
 //   through shared memory, as f32; from_words: `in` loaded as [16, 4N] u32 words and bitcast to T,
 //   as f32; to_words: the tile bitcast to u32 words, [16, 4N].
 template <class T> struct AnyWidthTiles : Script {
   void operator()(Ptr<T> in, Ptr<float> x, Ptr<T> copied, Ptr<T> shifted, Ptr<float> widened, Ptr<f16> halves,
-                  Ptr<T> narrowed, Ptr<float> through_shared, Ptr<uint32_t> words, Ptr<float> from_words,
-                  Ptr<uint32_t> to_words) {
+                  Ptr<bf16> brain, Ptr<T> narrowed, Ptr<float> through_shared, Ptr<uint32_t> words,
+                  Ptr<float> from_words, Ptr<uint32_t> to_words) {
     attrs.blocks = 1;
     attrs.warps = 2;
     const int R = kAnyRows, C = kAnyColumns;
@@ -45,6 +46,7 @@ template <class T> struct AnyWidthTiles : Script {
     store_global(global_view(shifted, {R, C - 3}, {kAnyShiftedColumns, 1}), t, {0, 3});
     store_global(global_view(widened, {R, C}), t.template to<float>(), {0, 0});
     store_global(global_view(halves, {R, C}), t.template to<f16>(), {0, 0});
+    store_global(global_view(brain, {R, C}), t.template to<bf16>(), {0, 0});
     auto v = load_global(global_view(x, {R, C}), {0, 0}, {R, C});
     if constexpr (is_float(dtype_v<T>))
       store_global(global_view(narrowed, {R, C}), v.template to<T>(), {0, 0});
@@ -96,17 +98,19 @@ template <class T> void check_any_width_tiles(const Device& dev, const sim::Opti
   Buffer<float> d_x(dev, x), widened(dev, std::vector<float>(size_t(n), -99.0f)),
       through_shared(dev, std::vector<float>(size_t(n), -99.0f));
   Buffer<f16> halves(dev, std::vector<f16>(size_t(n), f16(-99.0f)));
+  Buffer<bf16> brain(dev, std::vector<bf16>(size_t(n), bf16(-99.0f)));
   std::vector<uint32_t> words(in.size() / 4);
   std::memcpy(words.data(), in.data(), in.size());
   Buffer<uint32_t> d_words(dev, words), to_words(dev, std::vector<uint32_t>(words.size(), 7u));
   Buffer<float> from_words(dev, std::vector<float>(size_t(n), -99.0f));
-  Kernel<AnyWidthTiles<T>>(dev, KernelOptions{.sim = options})(d_in, d_x, copied, shifted, widened, halves, narrowed,
-                                                               through_shared, d_words, from_words, to_words);
+  Kernel<AnyWidthTiles<T>>(dev, KernelOptions{.sim = options})(d_in, d_x, copied, shifted, widened, halves, brain,
+                                                               narrowed, through_shared, d_words, from_words, to_words);
   const std::string type(dtype_name(t));
   EXPECT_EQ(copied.download(), in) << type;
   EXPECT_EQ(to_words.download(), words) << type;
   const auto wi = widened.download(), ts = through_shared.download(), fw = from_words.download();
   const auto h = halves.download();
+  const auto b = brain.download();
   const auto na = narrowed.download();
   for (int i = 0; i < n; ++i) {
     const float want = packed_value(t, fields[size_t(i)]);
@@ -114,6 +118,7 @@ template <class T> void check_any_width_tiles(const Device& dev, const sim::Opti
     ASSERT_PRED2(same_value, ts[size_t(i)], want) << type << " through shared at " << i;
     ASSERT_PRED2(same_value, fw[size_t(i)], want) << type << " from words at " << i;
     ASSERT_PRED2(same_value, float(h[size_t(i)]), want) << type << " as f16 at " << i;
+    ASSERT_PRED2(same_value, float(b[size_t(i)]), want) << type << " as bf16 at " << i;
     const uint32_t narrow =
         is_float(t) ? float_to_bits(t, x[size_t(i)]) : uint32_t(int32_t(x[size_t(i)])) & ((1u << bits) - 1u);
     ASSERT_EQ(unpack_bits(t, na.data(), i), narrow) << type << " from " << x[size_t(i)] << " at " << i;

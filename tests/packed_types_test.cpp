@@ -29,9 +29,10 @@ TEST(PackedTypes, EveryWidthCompilesForEveryTarget) {
       uint8_t* p = nullptr;
       float* f = nullptr;
       f16* h = nullptr;
+      bf16* b = nullptr;
       uint32_t* w = nullptr;
       EXPECT_GT(Kernel<AnyWidthTiles<T>>(Device::simulator(), KernelOptions{arch})
-                    .cubin(p, f, p, p, f, h, p, f, w, f, w)
+                    .cubin(p, f, p, p, f, h, b, p, f, w, f, w)
                     .size(),
                 0u)
           << dtype_name(dtype_v<T>) << " on " << arch;
@@ -63,6 +64,17 @@ TEST(PackedTypes, TheDequantizationIsAWordAtATime) {
   const std::string cuda = Kernel<PackedTiles<i4>>(Device::simulator()).cuda_source(p, w, i, p, p, h, b, i, p, i, w, i);
   EXPECT_NE(cuda.find("tessel_dequantize4_f16<true>("), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("tessel_dequantize4_bf16<true>("), std::string::npos) << cuda;
+}
+
+TEST(PackedTypes, APackedFloatConvertsToHalfTwoElementsAtATime) {
+  uint8_t* p = nullptr;
+  float* f = nullptr;
+  f16* h = nullptr;
+  bf16* b = nullptr;
+  uint32_t* w = nullptr;
+  const std::string cuda =
+      Kernel<AnyWidthTiles<f4e2m1>>(Device::simulator()).cuda_source(p, f, p, p, f, h, b, p, f, w, f, w);
+  EXPECT_NE(cuda.find("tessel_fma_f16x2(tessel_float_bits_pair<2, 1, 10>("), std::string::npos) << cuda;
 }
 
 struct ArithmeticOnPackedTile : Script {

@@ -25,12 +25,12 @@ template <class W> struct WeightOnlyGemm : Script {
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "w", "scales", "zeros", "y"};
 
-  // Few rows (decode) take 16-row tiles, so that the grid covers n with narrow blocks, and deep
-  // rings; many rows (prefill) take 128 x 128.
+  // Few rows (decode) take 16-row tiles, so that the grid covers n with narrow blocks (32 columns:
+  // one mma column of 8 per warp), and deep rings; many rows (prefill) take 128 x 128.
   static Space space() {
     using S = WeightOnlyGemm;
     return tune("block_m, block_n, warps_m, warps_n", {&S::block_m, &S::block_n, &S::warps_m, &S::warps_n},
-                {{64, 128, 1, 4}, {16, 64, 1, 4}, {16, 128, 1, 4}, {128, 128, 2, 2}}) *
+                {{64, 128, 1, 4}, {16, 32, 1, 4}, {16, 64, 1, 4}, {16, 128, 1, 4}, {128, 128, 2, 2}}) *
            tune("block_k, stages", {&S::block_k, &S::stages}, {{64, 4}, {128, 4}, {64, 8}});
   }
 

@@ -169,6 +169,15 @@ template <class T> __device__ __forceinline__ void tessel_unpair2(unsigned int v
   lo.bits = (unsigned short)(v & 0xffffu);
   hi.bits = (unsigned short)(v >> 16);
 }}
+// Two packed floats of E exponent and M mantissa bits (fields f0 and f1) under the bits of a
+// 16-bit float of Mantissa16 mantissa bits, in the halves of a register: each sign to bit 15, the
+// exponent and mantissa under the 16-bit type's. A packed multiply by the power of two between the
+// biases then gives the values exactly, subnormals included.
+template <int E, int M, int Mantissa16>
+__device__ __forceinline__ unsigned int tessel_float_bits_pair(unsigned int f0, unsigned int f1) {{
+  const unsigned int pair = f0 | f1 << 16, magnitude = ((1u << (E + M)) - 1u) * 0x10001u;
+  return (pair & magnitude) << (Mantissa16 - M) | (pair >> (E + M) & 0x10001u) << 15;
+}}
 template <int Selector> __device__ __forceinline__ unsigned int tessel_prmt(unsigned int a, unsigned int b) {{
   unsigned int d;
   {}

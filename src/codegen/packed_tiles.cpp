@@ -189,11 +189,41 @@ void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n) {
   e.close();
 }
 
+namespace {
+
+// A packed float to f16 or bf16, two elements at a time: their bits moved under the 16-bit type's
+// (tessel_float_bits_pair) and one packed multiply by 2^(bias of the 16-bit type - the format's
+// bias). Exact where the format's exponents and mantissas fit the 16-bit type's and its specials
+// map onto them: the formats without infinities, and the IEEE ones of f16's bias into f16 (which
+// need no multiply).
+bool emit_packed_float_dequantize(Emitter& e, const ir::CastTensorNode& n) {
+  const DType from = n.a->dtype, to = n.out->dtype;
+  const FloatFormat f = float_format(from);
+  const bool half = to == DType::F16;
+  const int mantissa16 = half ? 10 : 7, bias16 = half ? 15 : 127;
+  const bool ieee_as_is = f.specials == FloatSpecials::ieee && half && f.bias() == bias16;
+  if (!ieee_as_is && f.specials != FloatSpecials::finite) return false;
+  const int scale_exponent = bias16 + (bias16 - f.bias());  // the field of 2^(bias16 - bias)
+  const uint32_t scale = uint32_t(scale_exponent) << mantissa16;
+  for (int l = 0; l < n.out->layout.local_size(); l += 2) {
+    std::string pair =
+        fmt::format("tessel_float_bits_pair<{}, {}, {}>({}, {})", f.exponent_bits, f.mantissa_bits, mantissa16,
+                    packed_field(e, n.a, std::to_string(l)), packed_field(e, n.a, std::to_string(l + 1)));
+    if (!ieee_as_is)
+      pair = fmt::format("tessel_fma_{}x2({}, {:#x}u, 0x80008000u)", dtype_name(to), pair, scale | scale << 16);
+    e.line(fmt::format("tessel_unpair2({}, {}[{}], {}[{}]);", pair, e.tile(n.out), l, e.tile(n.out), l + 1));
+  }
+  return true;
+}
+
+}  // namespace
+
 bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n) {
   const DType to = n.out->dtype;
-  if (dtype_bits(n.a->dtype) != 4 || is_float(n.a->dtype) || (to != DType::F16 && to != DType::BF16) ||
-      !(n.a->layout == n.out->layout))
+  if (!is_packed(n.a->dtype) || (to != DType::F16 && to != DType::BF16) || !(n.a->layout == n.out->layout))
     return false;
+  if (is_float(n.a->dtype)) return emit_packed_float_dequantize(e, n);
+  if (dtype_bits(n.a->dtype) != 4) return false;
   e.line("#pragma unroll");
   e.line(fmt::format("for (int w = 0; w < {}; ++w) tessel_dequantize4_{}<{}>({}[w], &{}[8 * w]);", packed_words(n.a),
                      dtype_name(to), is_signed(n.a->dtype) ? "true" : "false", e.tile(n.a), e.tile(n.out)));
