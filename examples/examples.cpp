@@ -9,7 +9,7 @@ const cli::Registry& registry() {
                           dequantize_int4_example(), matmul_simt_example(), broken_sync_example()})
       kernels.add(std::move(e));
     for (auto* group : {ampere_ladder_examples, hopper_ladder_examples, fp8_gemm_examples, weight_only_gemm_examples,
-                        blackwell_ladder_examples, attention_ladder_examples})
+                        blackwell_ladder_examples, blackwell_low_precision_examples, attention_ladder_examples})
       for (KernelEntry& e : group()) kernels.add(std::move(e));
     return kernels;
   }();

@@ -31,6 +31,7 @@ KernelEntry broken_sync_example();
 std::vector<KernelEntry> ampere_ladder_examples();
 std::vector<KernelEntry> hopper_ladder_examples();
 std::vector<KernelEntry> blackwell_ladder_examples();
+std::vector<KernelEntry> blackwell_low_precision_examples();
 std::vector<KernelEntry> attention_ladder_examples();
 std::vector<KernelEntry> fp8_gemm_examples();
 std::vector<KernelEntry> weight_only_gemm_examples();

@@ -1,0 +1,188 @@
+// The Blackwell low-precision GEMMs' registrations: kind::f8f6f4 (e4m3 x e4m3 and e5m2 x e4m3), and
+// the block-scaled kinds MXFP8, MXFP4 and NVFP4, each against a host reference that decodes every
+// operand and scale bit for bit.
+#include <cmath>
+#include <random>
+
+#include "block_scaled_tcgen05.hpp"
+#include "examples.hpp"
+#include "fp8_tcgen05.hpp"
+
+namespace tessel::examples {
+
+namespace {
+
+// C = sum over p of a(i, p) b(j, p), each decoded operand product as `product` gives it, in
+// double precision, checked against the bf16 `got`: half an ulp of bf16 plus an absolute floor,
+// plus 2^-11 of the sum of the products' magnitudes (the tensor core accumulates in f32 in an
+// order of its own).
+template <class Product> RunResult check_low_precision_gemm(const std::vector<bf16>& got, int m, int n, int k,
+                                                            Product product, const std::string& label) {
+  std::vector<float> want(size_t(m) * n);
+  std::vector<double> bound(want.size());
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0, magnitude = 0;
+      for (int p = 0; p < k; ++p) {
+        const double x = product(i, j, p);
+        acc += x;
+        magnitude += std::abs(x);
+      }
+      want[size_t(i) * n + j] = float(acc);
+      bound[size_t(i) * n + j] = 2e-2 + 8e-3 * std::abs(acc) + magnitude / 2048;
+    }
+  return compare_within(got, want, bound, fmt::format("{} {}x{}x{}", label, m, n, k));
+}
+
+template <class A, class B> KernelEntry fp8_example(std::string name, std::string description) {
+  using S = blackwell::BlackwellFp8Matmul<A, B>;
+  KernelEntry e;
+  e.name = std::move(name);
+  e.description = std::move(description);
+  e.size_names = {"m", "n", "k"};
+  e.default_sizes = {136, 200, 160};
+  e.targets = {"sm_100a"};
+  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
+    auto a = random_vector<A>(size_t(m) * k, 4, -4.0f, 4.0f);
+    auto b = random_vector<B>(size_t(n) * k, 5, -4.0f, 4.0f);
+    Buffer<A> da(dev, a);
+    Buffer<B> db(dev, b);
+    Buffer<bf16> dc(dev, poisoned<bf16>(size_t(m) * n));
+    Kernel<S> kernel(dev, opt);
+    kernel(m, n, k, da, db, dc);
+    dev.synchronize();
+    RunResult r = check_low_precision_gemm(
+        dc.download(), m, n, k,
+        [&](int i, int j, int p) { return double(float(a[size_t(i) * k + p])) * float(b[size_t(j) * k + p]); }, label);
+    r.stats = kernel.stats();
+    return r;
+  };
+  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
+    A* pa = nullptr;
+    B* pb = nullptr;
+    bf16* pc = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), pa, pb, pc);
+  });
+  return e;
+}
+
+// Random block scales of `rows` rows by `blocks` blocks of k (values from 1/8 to 4), the byte
+// of each, and their tiled layout: for each 128 rows and 4 blocks, 32 rows of 4 words, byte v of
+// word j of row l the scale of row 32 j + l for block 4 g + v.
+struct BlockScaleTable {
+  std::vector<uint8_t> bytes;  // [rows (padded to 128), blocks (padded to 4)]
+  std::vector<uint32_t> tiled;
+  int blocks = 0;
+  double value(ScaleFormat format, int row, int block) const {
+    const uint8_t byte = bytes[size_t(row) * blocks + block];
+    return format == ScaleFormat::ue8m0 ? std::ldexp(1.0, int(byte) - 127) : float_from_bits(DType::F8E4M3, byte);
+  }
+};
+
+BlockScaleTable block_scales(ScaleFormat format, int rows, int k, int scale_block, uint64_t seed) {
+  BlockScaleTable t;
+  const int row_tiles = (rows + 127) / 128, groups = (k + 4 * scale_block - 1) / (4 * scale_block);
+  t.blocks = 4 * groups;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> exponent(-3, 2);
+  t.bytes.resize(size_t(row_tiles) * 128 * t.blocks);
+  for (uint8_t& b : t.bytes) {
+    const int e = exponent(rng);
+    // ue8m0: 2^e; ue4m3: 2^e times 1, 1.25, 1.5 or 1.75 (e4m3 without its sign bit)
+    b = format == ScaleFormat::ue8m0 ? uint8_t(127 + e) : uint8_t((e + 7) << 3 | int(rng() % 4) << 1);
+  }
+  t.tiled.assign(size_t(row_tiles) * groups * 32 * 4, 0);
+  for (int tile = 0; tile < row_tiles; ++tile)
+    for (int g = 0; g < groups; ++g)
+      for (int l = 0; l < 32; ++l)
+        for (int j = 0; j < 4; ++j)
+          for (int v = 0; v < 4; ++v)
+            t.tiled[((size_t(tile) * groups + g) * 32 + l) * 4 + j] |=
+                uint32_t(t.bytes[(size_t(tile) * 128 + 32 * j + l) * t.blocks + 4 * g + v]) << (8 * v);
+  return t;
+}
+
+// The host element of a buffer of T: T itself, or the bytes of packed elements.
+template <class T> using HostElement = std::conditional_t<is_packed(dtype_v<T>), uint8_t, T>;
+
+// Random operands of `count` elements of T (fp8 values over [-4, 4], or every fp4 bit pattern
+// packed two per byte) and their values.
+template <class T> struct Operand {
+  std::vector<HostElement<T>> data;
+  std::vector<float> values;
+};
+
+template <class T> Operand<T> random_operand(size_t count, uint64_t seed) {
+  Operand<T> o;
+  if constexpr (is_packed(dtype_v<T>)) {
+    std::mt19937_64 rng(seed);
+    std::vector<uint32_t> fields(count);
+    for (size_t i = 0; i < count; ++i) {
+      fields[i] = uint32_t(rng() % 16);
+      o.values.push_back(float_from_bits(dtype_v<T>, fields[i]));
+    }
+    o.data = pack_bits(dtype_v<T>, fields);
+  } else {
+    o.data = random_vector<T>(count, seed, -4.0f, 4.0f);
+    for (const T& x : o.data) o.values.push_back(float(x));
+  }
+  return o;
+}
+
+template <class T, ScaleFormat Format> KernelEntry block_scaled_example(std::string name, std::string description) {
+  using S = blackwell::BlackwellBlockScaledMatmul<T, Format>;
+  KernelEntry e;
+  e.name = std::move(name);
+  e.description = std::move(description);
+  e.size_names = {"m", "n", "k"};
+  e.default_sizes = {136, 200, 384};
+  e.targets = {"sm_100a"};
+  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
+    if (is_packed(dtype_v<T>) && k % 2 != 0)
+      throw Error(fmt::format("{}: k = {} is odd; fp4 rows are whole bytes (two values per byte)", label, k));
+    const auto a = random_operand<T>(size_t(m) * k, 4), b = random_operand<T>(size_t(n) * k, 5);
+    const BlockScaleTable a_scales = block_scales(Format, m, k, S::scale_block, 6),
+                          b_scales = block_scales(Format, n, k, S::scale_block, 7);
+    Buffer<HostElement<T>> da(dev, a.data), db(dev, b.data);
+    Buffer<uint32_t> dsa(dev, a_scales.tiled), dsb(dev, b_scales.tiled);
+    Buffer<bf16> dc(dev, poisoned<bf16>(size_t(m) * n));
+    Kernel<S> kernel(dev, opt);
+    kernel(m, n, k, da, db, dsa, dsb, dc);
+    dev.synchronize();
+    const auto product = [&](int i, int j, int p) {
+      const int block = p / S::scale_block;
+      return double(a.values[size_t(i) * k + p]) * b.values[size_t(j) * k + p] * a_scales.value(Format, i, block) *
+             b_scales.value(Format, j, block);
+    };
+    RunResult r = check_low_precision_gemm(dc.download(), m, n, k, product, label);
+    r.stats = kernel.stats();
+    return r;
+  };
+  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
+    HostElement<T>* p = nullptr;
+    uint32_t* scales = nullptr;
+    bf16* pc = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), p, p, scales, scales, pc);
+  });
+  return e;
+}
+
+}  // namespace
+
+std::vector<KernelEntry> blackwell_low_precision_examples() {
+  return {
+      fp8_example<f8e4m3, f8e4m3>("blackwell_fp8",
+                                  "Blackwell fp8 GEMM: e4m3 x e4m3 on tcgen05.mma kind::f8f6f4 (the seeds' V0)"),
+      fp8_example<f8e5m2, f8e4m3>("blackwell_fp8_e5m2", "Blackwell fp8 GEMM with e5m2 A and e4m3 B (kind::f8f6f4)"),
+      block_scaled_example<f8e4m3, ScaleFormat::ue8m0>(
+          "blackwell_mxfp8", "Blackwell MXFP8 GEMM: e4m3 with ue8m0 scales per 32 of k (kind::mxf8f6f4)"),
+      block_scaled_example<f4e2m1, ScaleFormat::ue8m0>(
+          "blackwell_mxfp4", "Blackwell MXFP4 GEMM: e2m1 pairs with ue8m0 scales per 32 of k (kind::mxf4)"),
+      block_scaled_example<f4e2m1, ScaleFormat::ue4m3>(
+          "blackwell_nvfp4", "Blackwell NVFP4 GEMM: e2m1 pairs with ue4m3 scales per 16 of k (kind::mxf4nvf4)"),
+  };
+}
+
+}  // namespace tessel::examples
