@@ -485,7 +485,7 @@ TEST(Tcgen05Diagnostics, MmaShapesAndIssuersAreCheckedAtTheUsersLine) {
                     "from 16 to 256"));
   got = compile_error<MmaShape<128, 64, 128>>();
   EXPECT_EQ(got, at(line,
-                    "tcgen05.mma: k = 128 does not fit; k must be 16, 32 or 64 (one instruction per 16, and "
+                    "tcgen05.mma: k = 128 does not fit; with f16 operands k must be 16, 32 or 64 (one instruction per 16, and "
                     "shared rows of 32, 64 or 128 bytes, one swizzle span)"));
   EXPECT_EQ((compile_error<MmaShape<128, 256, 64>>()), "no error");
 }

@@ -149,7 +149,7 @@ TEST(Tcgen05Codegen, EmitsTheAllocationHandshakeDescriptorsAndWarpQuadrants) {
     CHECK-NEXT: asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");  // the kernel's last alloc
     CHECK-NEXT: asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
     CHECK: __syncthreads();
-    CHECK: // tcgen05.mma m128n64k16 x 2, issued by one thread of the warp
+    CHECK: // tcgen05.mma.kind::f16 m128n64k16 x 2, issued by one thread of the warp
     CHECK: asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
     CHECK-NEXT: tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, tessel_d_%=;"
     CHECK-SAME: "l"((0x8000402000010000ull | uint64_t(((tessel_smem_base + 0 + (0) * 2)

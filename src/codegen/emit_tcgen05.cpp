@@ -40,7 +40,7 @@ std::string tmem_address(Emitter& e, const ir::TMemoryTensor& t, const std::stri
 std::string descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
   const int bits = t->allocation()->swizzle_bits;
   const uint64_t constant_bits =
-      o.mn_major ? tcgen05_mn_major_descriptor(0, bits, uint32_t(o.block_stride * dtype_bytes(t->dtype))).bits()
+      o.mn_major ? tcgen05_mn_major_descriptor(0, bits, uint32_t(o.block_stride * dtype_bits(t->dtype) / 8)).bits()
                  : tcgen05_k_major_descriptor(0, bits).bits();
   return mma_descriptor(e, t, o, constant_bits, "0", k);
 }
@@ -85,27 +85,47 @@ void emit_Tcgen05Dealloc(Emitter& e, const ir::Tcgen05DeallocNode& n) {
 }
 
 void emit_Tcgen05Mma(Emitter& e, const ir::Tcgen05MmaNode& n) {
-  const int steps = n.k() / kTcgen05K;
-  e.header(n, fmt::format("tcgen05.mma m{}n{}k16 x {}, issued by one thread of the warp{}", n.m(), n.n(), steps,
-                          n.cta_group() == 2 ? " for the block pair" : ""));
+  const Tcgen05Kind kind = n.mma_kind();
+  const int steps = n.instructions(), vector = tcgen05_scale_vector(kind);
+  e.header(
+      n, fmt::format("tcgen05.mma.kind::{} m{}n{}k{} x {}, issued by one thread of the warp{}", tcgen05_kind_name(kind),
+                     n.m(), n.n(), n.instruction_k(), steps, n.cta_group() == 2 ? " for the block pair" : ""));
   e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
   e.line("const uint32_t tessel_smem_base = uint32_t(__cvta_generic_to_shared(tessel_smem));");
   e.line(fmt::format("const uint32_t tessel_taddr = {};", tmem_address(e, n.acc, "0", "0")));
+  if (vector) {
+    e.line(fmt::format("const uint32_t tessel_scale_a = {};", tmem_address(e, n.scale_a, "0", "0")));
+    e.line(fmt::format("const uint32_t tessel_scale_b = {};", tmem_address(e, n.scale_b, "0", "0")));
+  }
   e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
   const ir::MmaOperand a = n.a_operand(), b = n.b_operand();
-  Tcgen05InstrDescriptor idesc{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32};
-  idesc.a_mn_major = a.mn_major;
-  idesc.b_mn_major = b.mn_major;
-  const std::string instruction_descriptor = fmt::format("0x{:x}u", idesc.bits());
+  PtxModifiers modifiers = cta_group(e);
+  modifiers["kind"] = tcgen05_kind_name(kind);
+  if (vector) modifiers["vector"] = std::to_string(vector);
   for (int s = 0; s < steps; ++s) {
+    Tcgen05InstrDescriptor idesc{n.m(), n.n(), n.a->dtype, n.b->dtype, DType::F32, a.mn_major, b.mn_major, kind};
     const std::string enable = s == 0 ? fmt::format("uint32_t({})", e.expr(n.enable_input_d)) : "1u";
-    e.line(ptx_asm(Ptx::Tcgen05Mma, e.arch,
+    const std::string a_desc = descriptor(e, n.a, a, n.instruction_k() * s),
+                      b_desc = descriptor(e, n.b, b, n.instruction_k() * s);
+    if (!vector) {
+      e.line(ptx_asm(Ptx::Tcgen05Mma, e.arch,
+                     {{"tessel_taddr"}, {a_desc}, {b_desc}, {fmt::format("0x{:x}u", idesc.bits())}, {enable}},
+                     modifiers));
+      continue;
+    }
+    // Instruction s reads the scale bytes s * vector ... of its group of scale columns.
+    idesc.scale_format = n.scale_format;
+    idesc.a_scale_id = idesc.b_scale_id = s * vector % 4;
+    const int group = s * vector / 4;
+    e.line(ptx_asm(Ptx::Tcgen05MmaBlockScaled, e.arch,
                    {{"tessel_taddr"},
-                    {descriptor(e, n.a, a, kTcgen05K * s)},
-                    {descriptor(e, n.b, b, kTcgen05K * s)},
-                    {instruction_descriptor},
+                    {a_desc},
+                    {b_desc},
+                    {fmt::format("0x{:x}u", idesc.bits())},
+                    {fmt::format("tessel_scale_a + {}", group * n.scale_group_columns(0))},
+                    {fmt::format("tessel_scale_b + {}", group * n.scale_group_columns(1))},
                     {enable}},
-                   cta_group(e)));
+                   modifiers));
   }
   e.close();
 }
@@ -125,16 +145,28 @@ void emit_Tcgen05Commit(Emitter& e, const ir::Tcgen05CommitNode& n) {
 
 void emit_Tcgen05Copy(Emitter& e, const ir::Tcgen05CopyNode& n) {
   const int columns = n.dst->shape[1];
-  e.header(n, fmt::format("tcgen05.cp 128x256b x {}, issued by one thread of the warp", columns / 8));
+  e.header(n, n.to_every_quadrant()
+                  ? std::string("tcgen05.cp 32x128b.warpx4, issued by one thread of the warp")
+                  : fmt::format("tcgen05.cp 128x256b x {}, issued by one thread of the warp", columns / 8));
   e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
   e.line("const uint32_t tessel_smem_base = uint32_t(__cvta_generic_to_shared(tessel_smem));");
   e.line(fmt::format("const uint32_t tessel_taddr = {};", tmem_address(e, n.dst, "0", "0")));
   e.line(ptx_asm(Ptx::Tcgen05FenceAfterThreadSync, e.arch, {}));
-  for (int first = 0; first < columns; first += 8)
-    e.line(
-        ptx_asm(Ptx::Tcgen05Copy128x256b, e.arch,
-                {{fmt::format("tessel_taddr + {}", first)}, {descriptor(e, n.src, ir::mma_operand(*n.src, 1), first)}},
-                cta_group(e)));
+  if (n.to_every_quadrant()) {
+    const std::string start = fmt::format("tessel_smem_base + {} + ({}) * 4", e.shared_offsets.at(n.src->allocation()),
+                                          n.src->offset ? e.expr(n.src->offset) : "0");
+    e.line(ptx_asm(Ptx::Tcgen05Copy32x128bWarpx4, e.arch,
+                   {{"tessel_taddr"},
+                    {fmt::format("(0x{:x}ull | uint64_t((({}) & 0x3FFFF) >> 4))",
+                                 tcgen05_interleaved_descriptor(0).bits(), start)}},
+                   cta_group(e)));
+  } else {
+    for (int first = 0; first < columns; first += 8)
+      e.line(ptx_asm(
+          Ptx::Tcgen05Copy128x256b, e.arch,
+          {{fmt::format("tessel_taddr + {}", first)}, {descriptor(e, n.src, ir::mma_operand(*n.src, 1), first)}},
+          cta_group(e)));
+  }
   e.close();
 }
 

@@ -14,9 +14,11 @@ std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaO
     element = fmt::format("({}) / {} * {} + {}", row, o.block, o.block_stride, int64_t(k) * o.row_stride);
   else
     element = std::to_string(int64_t(k) * o.row_stride);  // one block: every instruction starts at row 0
+  // Elements to bytes: packed elements (fp4 pairs) come in whole bytes at every instruction's start.
+  const std::string bytes =
+      is_packed(t->dtype) ? fmt::format("{} / 8", dtype_bits(t->dtype)) : std::to_string(dtype_bytes(t->dtype));
   return fmt::format("(0x{:x}ull | uint64_t(((tessel_smem_base + {} + ({}{}) * {}) & 0x3FFFF) >> 4))", constant_bits,
-                     e.shared_offsets.at(t->allocation()), t->offset ? e.expr(t->offset) + " + " : "", element,
-                     dtype_bytes(t->dtype));
+                     e.shared_offsets.at(t->allocation()), t->offset ? e.expr(t->offset) + " + " : "", element, bytes);
 }
 
 }  // namespace tessel::codegen

@@ -579,15 +579,29 @@ const PtxRow& ptx_row(Ptx instruction) {
     }
     // PTX ISA 9.7.16.10.9.1: D (tensor memory at {tmem}) = A B (+ D when {enable} is not 0), A and
     // B from shared memory by descriptor, the shape and types in the instruction descriptor
-    // {idesc}. The predicate's name is unique per emission.
+    // {idesc}; {kind} f16 or f8f6f4. The predicate's name is unique per emission.
     case Ptx::Tcgen05Mma: {
       static const PtxRow row{
           "tcgen05.mma",
           ".reg .pred tessel_d_%=; setp.ne.b32 tessel_d_%=, {enable}, 0; "
-          "tcgen05.mma.cta_group::{cta_group}.kind::f16 [{tmem}], {a_desc}, {b_desc}, {idesc}, tessel_d_%=;",
+          "tcgen05.mma.cta_group::{cta_group}.kind::{kind} [{tmem}], {a_desc}, {b_desc}, {idesc}, tessel_d_%=;",
           Arch::Sm100a,
           {scalar("tmem", "r"), scalar("a_desc", "l"), scalar("b_desc", "l"), scalar("idesc", "r"),
            scalar("enable", "r")}};
+      return row;
+    }
+    // The block-scaled kinds ({kind} mxf8f6f4, mxf4 or mxf4nvf4, {vector} scales per row per
+    // instruction): each product scaled by the scales in tensor memory at {scale_a} and {scale_b},
+    // the bytes the instruction descriptor's scale IDs name.
+    case Ptx::Tcgen05MmaBlockScaled: {
+      static const PtxRow row{
+          "tcgen05.mma.block_scale",
+          ".reg .pred tessel_d_%=; setp.ne.b32 tessel_d_%=, {enable}, 0; "
+          "tcgen05.mma.cta_group::{cta_group}.kind::{kind}.block_scale.scale_vec::{vector}X [{tmem}], {a_desc}, "
+          "{b_desc}, {idesc}, [{scale_a}], [{scale_b}], tessel_d_%=;",
+          Arch::Sm100a,
+          {scalar("tmem", "r"), scalar("a_desc", "l"), scalar("b_desc", "l"), scalar("idesc", "r"),
+           scalar("scale_a", "r"), scalar("scale_b", "r"), scalar("enable", "r")}};
       return row;
     }
     // PTX ISA 9.7.16.12.1: one arrival on the mbarrier at {bar} once the thread's earlier
@@ -615,6 +629,15 @@ const PtxRow& ptx_row(Ptx instruction) {
     case Ptx::Tcgen05Copy128x256b: {
       static const PtxRow row{"tcgen05.cp",
                               "tcgen05.cp.cta_group::{cta_group}.128x256b [{taddr}], {desc};",
+                              Arch::Sm100a,
+                              {scalar("taddr", "r"), scalar("desc", "l")}};
+      return row;
+    }
+    // PTX ISA 9.7.16.9.2: 32 lanes x 128 bits (4 columns), each row written to the same lane of all
+    // four lane quadrants.
+    case Ptx::Tcgen05Copy32x128bWarpx4: {
+      static const PtxRow row{"tcgen05.cp.warpx4",
+                              "tcgen05.cp.cta_group::{cta_group}.32x128b.warpx4 [{taddr}], {desc};",
                               Arch::Sm100a,
                               {scalar("taddr", "r"), scalar("desc", "l")}};
       return row;

@@ -45,7 +45,8 @@ bool takes_packed_tiles(NodeKind k) {
     case NodeKind::CopyRegister:
     case NodeKind::AnnotateLayout:
     case NodeKind::PrintTensor:
-    case NodeKind::PrintShared: return true;
+    case NodeKind::PrintShared:
+    case NodeKind::Tcgen05Mma: return true;  // kind::mxf4 and mxf4nvf4 read f4e2m1 pairs
     default: return false;
   }
 }

@@ -13,14 +13,14 @@ int64_t MmaOperand::extent() const {
 }
 
 MmaOperand mma_operand(const SharedTensorNode& t, int k_dim) {
-  const int bytes = dtype_bytes(t.dtype);
+  const int bits = dtype_bits(t.dtype);
   MmaOperand o;
   if (t.rank() == 3) {
     o.mn_major = true;
     o.block = t.shape[2];
     o.mn = t.shape[0] * t.shape[2];
     o.k = t.shape[1];
-    o.row_bytes = t.strides[2] == 1 ? t.shape[2] * bytes : -1;
+    o.row_bytes = t.strides[2] == 1 ? t.shape[2] * bits / 8 : -1;
     o.block_stride = t.shape[0] > 1 ? t.strides[0] : 0;
     o.row_stride = t.strides[1];
     return o;
@@ -31,7 +31,7 @@ MmaOperand mma_operand(const SharedTensorNode& t, int k_dim) {
   o.mn_major = t.strides[size_t(mn_dim)] == 1 && o.mn > 1;
   o.row_stride = t.strides[size_t(o.mn_major ? k_dim : mn_dim)];
   o.block = o.mn;
-  o.row_bytes = o.mn_major ? o.mn * bytes : t.strides[size_t(k_dim)] == 1 ? o.k * bytes : -1;
+  o.row_bytes = o.mn_major ? o.mn * bits / 8 : t.strides[size_t(k_dim)] == 1 ? o.k * bits / 8 : -1;
   return o;
 }
 

@@ -443,8 +443,14 @@ class Printer {
   }
   void stmt(const Tcgen05DeallocNode& n) { line(fmt::format("tcgen05.dealloc {}", tmem(n.tensor))); }
   void stmt(const Tcgen05MmaNode& n) {
-    line(fmt::format("tcgen05.mma {} = {} @ {} enable_input_d={}", tmem(n.acc), shared(n.a), shared(n.b),
-                     expr(n.enable_input_d)));
+    const std::string kind =
+        n.mma_kind() == Tcgen05Kind::f16 ? "" : fmt::format(".kind::{}", tcgen05_kind_name(n.mma_kind()));
+    line(fmt::format(
+        "tcgen05.mma{} {} = {} @ {} enable_input_d={}{}", kind, tmem(n.acc), shared(n.a), shared(n.b),
+        expr(n.enable_input_d),
+        n.scale_a ? fmt::format(" scales={} {} {}", n.scale_format == Tcgen05ScaleFormat::ue8m0 ? "ue8m0" : "ue4m3",
+                                tmem(n.scale_a), tmem(n.scale_b))
+                  : ""));
   }
   void stmt(const Tcgen05CommitNode& n) {
     line(fmt::format("tcgen05.commit {}{}", barrier(n.barrier),

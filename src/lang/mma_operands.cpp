@@ -73,12 +73,12 @@ void check_operand_blocks(const ir::SharedTensor& t, std::string_view what, std:
 
 void check_k_major_operand(const ir::SharedTensor& t, std::string_view what, std::string_view name, int k_dim,
                            const SourceLoc& loc) {
-  const int row_dim = 1 - k_dim, k = t->shape[size_t(k_dim)], bytes = dtype_bytes(t->dtype);
+  const int row_dim = 1 - k_dim, k = t->shape[size_t(k_dim)], row_bytes = k * dtype_bits(t->dtype) / 8;
   const bool k_major = t->strides[size_t(k_dim)] == 1 && t->strides[size_t(row_dim)] == k;
   if (!k_major)
     throw Error(loc, fmt::format("{}: {} must be K-major: pass {}; this view has shape [{}] and strides [{}]", what,
                                  name, k_major_form(k_dim), fmt::join(t->shape, ", "), fmt::join(t->strides, ", ")));
-  check_swizzle(t, what, name, k * bytes, loc);
+  check_swizzle(t, what, name, row_bytes, loc);
 }
 
 std::vector<int> mma_operand_shape(const ir::SharedTensor& t, int k_dim) {

@@ -46,6 +46,37 @@ void check_lane_quadrants(Builder& b, const ir::TMemoryTensor& t, std::string_vi
                                what, first, first + lanes - 1, lanes, first / 32 % 4, g.str(), first_warp));
 }
 
+// The operand types an mma takes with scales of `format`.
+std::string operand_rule(ScaleFormat format) {
+  switch (format) {
+    case ScaleFormat::none:
+      return "without block scales, it takes f16 or bf16 operands of one type (kind::f16) or e4m3 and e5m2 operands "
+             "(kind::f8f6f4), and an f32 accumulator; f4e2m1 operands take block scales (BlockScales)";
+    case ScaleFormat::ue8m0:
+      return "with ue8m0 block scales, it takes e4m3 and e5m2 operands (kind::mxf8f6f4) or f4e2m1 operands of one "
+             "type (kind::mxf4), and an f32 accumulator";
+    case ScaleFormat::ue4m3:
+      return "with ue4m3 block scales, it takes f4e2m1 operands of one type (kind::mxf4nvf4, NVFP4), and an f32 "
+             "accumulator";
+  }
+  return "";
+}
+
+// The block scales of operand a (0) or b (1): a u32 tile of tensor memory at lane 0 of 128 lanes
+// with the columns the mma reads.
+void check_scale_tile(const ir::Tcgen05MmaNode& n, int operand, const SourceLoc& loc) {
+  const ir::TMemoryTensor& t = operand == 0 ? n.scale_a : n.scale_b;
+  const int columns = n.scale_columns(operand);
+  if (t->dtype == DType::U32 && t->shape[0] == 128 && t->lane_offset == 0 && t->shape[1] >= columns) return;
+  const int groups = columns / n.scale_group_columns(operand);
+  throw Error(loc, fmt::format("tcgen05.mma: the block scales of {} must be a u32 tile of tensor memory [128, c] at "
+                               "lane 0 with c >= {} (this mma reads {} group{} of {} columns, four scales per cell); "
+                               "got {}[{}] at lane {}",
+                               operand == 0 ? "a" : "b", columns, groups, groups == 1 ? "" : "s",
+                               n.scale_group_columns(operand), dtype_name(t->dtype), fmt::join(t->shape, ", "),
+                               t->lane_offset));
+}
+
 }  // namespace
 
 TMemoryTensor Tcgen05Instructions::make_alloc(DType t, const std::vector<int>& shape, CtaGroup group,
@@ -94,7 +125,7 @@ void Tcgen05Instructions::dealloc(const TMemoryTensor& t, loc_t l) {
 }
 
 void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
-                                   ir::Expr enable_input_d, const SourceLoc& loc) {
+                                   ir::Expr enable_input_d, const BlockScales* scales, const SourceLoc& loc) {
   Builder& bld = Builder::current(loc);
   check_one_warp(bld, "tcgen05.mma", loc);
   const auto rank_ok = [](const SharedTensor& t) { return t.shape().size() == 2 || t.shape().size() == 3; };
@@ -111,11 +142,12 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
                        : fmt::format("tcgen05.mma: shapes [{}] @ [{}] into the pair's [{}] do not match (want "
                                      "each block's halves a [128, k] and b [k, n / 2], and acc [128, n])",
                                      fmt::join(a_shape, ", "), fmt::join(b_shape, ", "), fmt::join(acc.shape(), ", ")));
-  const bool half = a.dtype() == DType::F16 || a.dtype() == DType::BF16;
-  if (!half || b.dtype() != a.dtype() || acc.dtype() != DType::F32)
-    throw Error(loc, fmt::format("tcgen05.mma: takes f16 or bf16 operands of one type and an f32 accumulator; got {} "
-                                 "@ {} into {}",
-                                 dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(acc.dtype())));
+  const std::optional<Tcgen05Kind> kind =
+      tcgen05_kind(a.dtype(), b.dtype(), scales ? scales->format : ScaleFormat::none);
+  if (!kind || acc.dtype() != DType::F32)
+    throw Error(loc, fmt::format("tcgen05.mma: {}; got {} @ {} into {}",
+                                 operand_rule(scales ? scales->format : ScaleFormat::none), dtype_name(a.dtype()),
+                                 dtype_name(b.dtype()), dtype_name(acc.dtype())));
   if (m != 128)
     throw Error(loc, fmt::format("tcgen05.mma: m = {}: tessel issues the M = 128 shape, whose row i is lane i of the "
                                  "accumulator; use an accumulator of 128 lanes",
@@ -128,31 +160,53 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
     throw Error(loc, fmt::format("tcgen05.mma: n = {} is not a tcgen05.mma shape; with m = {}, n must be a multiple "
                                  "of 16 from 16 to 256",
                                  n, m * pair));
-  if (k % kTcgen05K != 0 || wgmma_swizzle_bits(k * dtype_bytes(a.dtype())) < 0)
-    throw Error(loc, fmt::format("tcgen05.mma: k = {} does not fit; k must be 16, 32 or 64 (one instruction per 16, "
-                                 "and shared rows of 32, 64 or 128 bytes, one swizzle span)",
-                                 k));
+  const int step = tcgen05_instruction_k(*kind);
+  if (k % step != 0 || wgmma_swizzle_bits(k * dtype_bits(a.dtype()) / 8) < 0)
+    throw Error(loc, fmt::format("tcgen05.mma: k = {} does not fit; with {} operands k must be {}, {} or {} (one "
+                                 "instruction per {}, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
+                                 k, dtype_name(a.dtype()), step, 2 * step, 4 * step, step));
   detail::check_mma_operand(a.ir(), "tcgen05.mma", "a", 1, loc);
   detail::check_mma_operand(b.ir(), "tcgen05.mma", "b", 0, loc);
-  bld.emit(ir::make<ir::Tcgen05MmaNode>(loc, acc.ir(), a.ir(), b.ir(), std::move(enable_input_d)));
+  if (scales && pair != 1)
+    throw Error(loc,
+                "tcgen05.mma: a block-scaled mma into a pair's tile (CtaGroup::two) is not supported; allocate "
+                "the accumulator with CtaGroup::one");
+  auto node = ir::make<ir::Tcgen05MmaNode>(loc, acc.ir(), a.ir(), b.ir(), std::move(enable_input_d),
+                                           scales ? scales->a.ir() : nullptr, scales ? scales->b.ir() : nullptr,
+                                           scales ? scales->format : ScaleFormat::none);
+  if (scales) {
+    check_scale_tile(*node, 0, loc);
+    check_scale_tile(*node, 1, loc);
+  }
+  bld.emit(node);
 }
 
 void Tcgen05Instructions::copy(const SharedTensor& src, const TMemoryTensor& dst, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
   check_one_warp(b, "tcgen05.copy", loc);
+  const bool to_every_quadrant = src.shape() == std::vector<int>{32, 4};
   const int row_bytes = src.shape().size() == 2 ? src.shape()[1] * dtype_bytes(src.dtype()) : 0;
-  if (src.shape() != dst.shape() || dtype_bytes(src.dtype()) != 4 || src.dtype() != dst.dtype() ||
-      dst.shape()[0] != 128 || dst.ir()->lane_offset != 0 || wgmma_swizzle_bits(row_bytes) < 0)
+  const bool columns_match = to_every_quadrant ? dst.shape()[1] == 4 : src.shape() == dst.shape();
+  if (!columns_match || dtype_bytes(src.dtype()) != 4 || src.dtype() != dst.dtype() || dst.shape()[0] != 128 ||
+      dst.ir()->lane_offset != 0 || (!to_every_quadrant && wgmma_swizzle_bits(row_bytes) < 0))
     throw Error(loc, fmt::format("tcgen05.copy: copies a shared tile [128, c] into a tensor-memory tile [128, c] at "
-                                 "lane 0, both of one 32-bit type, c 8, 16 or 32; got {}[{}] into {}[{}] at lane {}",
+                                 "lane 0, both of one 32-bit type, c 8, 16 or 32, or a shared tile [32, 4] into [128, "
+                                 "4] (to every lane quadrant); got {}[{}] into {}[{}] at lane {}",
                                  dtype_name(src.dtype()), fmt::join(src.shape(), ", "), dtype_name(dst.dtype()),
                                  fmt::join(dst.shape(), ", "), dst.ir()->lane_offset));
   if (dst.ir()->allocation()->cta_group == 2)
     throw Error(loc,
                 "tcgen05.copy: copying into a pair's tile (CtaGroup::two) is not supported; copy into tensor "
                 "memory of a kernel that allocates with CtaGroup::one");
-  detail::check_k_major_operand(src.ir(), "tcgen05.copy", "the source", 1, loc);
+  if (!to_every_quadrant)
+    detail::check_k_major_operand(src.ir(), "tcgen05.copy", "the source", 1, loc);
+  else if (src.ir()->strides != std::vector<int>{4, 1} || src.ir()->allocation()->swizzle_bits > 0)
+    throw Error(loc, fmt::format("tcgen05.copy: a [32, 4] source is read as 32 rows of 16 bytes, one after another "
+                                 "without swizzle; give a whole row-major tile created with Swizzle::none (this "
+                                 "view has strides [{}]{})",
+                                 fmt::join(src.ir()->strides, ", "),
+                                 src.ir()->allocation()->swizzle_bits > 0 ? " and its tile a swizzle" : ""));
   b.emit(ir::make<ir::Tcgen05CopyNode>(loc, dst.ir(), src.ir()));
 }
 

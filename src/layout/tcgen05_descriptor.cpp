@@ -1,5 +1,7 @@
 #include "tessel/layout/tcgen05_descriptor.hpp"
 
+#include <vector>
+
 #include "tessel/error.hpp"
 #include "tessel/layout/operand_addresses.hpp"
 
@@ -32,14 +34,36 @@ int swizzle_bits_of_code(uint64_t code) {
 
 uint64_t field14(uint32_t bytes) { return (uint64_t(bytes) >> 4) & 0x3FFF; }
 
-uint32_t type_code(DType t) {
-  TESSEL_CHECK(t == DType::F16 || t == DType::BF16, "tcgen05 kind::f16 operand of type {}", dtype_name(t));
-  return t == DType::BF16 ? 1 : 0;
+struct TypeCode {
+  DType type;
+  uint32_t code;
+};
+
+// The operand types of a kind and their codes in the instruction descriptor.
+std::vector<TypeCode> kind_types(Tcgen05Kind kind) {
+  switch (kind) {
+    case Tcgen05Kind::f16: return {{DType::F16, 0}, {DType::BF16, 1}};
+    case Tcgen05Kind::f8f6f4:
+    case Tcgen05Kind::mxf8f6f4: return {{DType::F8E4M3, 0}, {DType::F8E5M2, 1}};
+    case Tcgen05Kind::mxf4:
+    case Tcgen05Kind::mxf4nvf4: return {{DType::F4E2M1, 1}};
+  }
+  return {};
 }
 
-DType type_of_code(uint32_t code) {
-  TESSEL_CHECK(code <= 1, "tcgen05 instruction descriptor with operand type code {}", code);
-  return code == 1 ? DType::BF16 : DType::F16;
+uint32_t type_code(Tcgen05Kind kind, DType t) {
+  for (const TypeCode& c : kind_types(kind))
+    if (c.type == t) return c.code;
+  TESSEL_CHECK(false, "tcgen05 kind::{} operand of type {}", tcgen05_kind_name(kind), dtype_name(t));
+  return 0;
+}
+
+DType type_of_code(Tcgen05Kind kind, uint32_t code) {
+  for (const TypeCode& c : kind_types(kind))
+    if (c.code == code) return c.type;
+  TESSEL_CHECK(false, "tcgen05 kind::{} instruction descriptor with operand type code {}", tcgen05_kind_name(kind),
+               code);
+  return DType::F16;
 }
 
 }  // namespace
@@ -86,24 +110,108 @@ int64_t tcgen05_mn_major_address(const Tcgen05SmemDescriptor& d, int row, int k,
                                   elem_bytes);
 }
 
-uint32_t Tcgen05InstrDescriptor::bits() const {
-  TESSEL_CHECK(d_type == DType::F32, "tcgen05 kind::f16 accumulator of type {}", dtype_name(d_type));
-  return 1u << 4 | type_code(a_type) << 7 | type_code(b_type) << 10 | uint32_t(a_mn_major) << 15 |
-         uint32_t(b_mn_major) << 16 | uint32_t(n >> 3) << 17 | uint32_t(m >> 4) << 24;
+std::string_view tcgen05_kind_name(Tcgen05Kind k) {
+  switch (k) {
+    case Tcgen05Kind::f16: return "f16";
+    case Tcgen05Kind::f8f6f4: return "f8f6f4";
+    case Tcgen05Kind::mxf8f6f4: return "mxf8f6f4";
+    case Tcgen05Kind::mxf4: return "mxf4";
+    case Tcgen05Kind::mxf4nvf4: return "mxf4nvf4";
+  }
+  return "?";
 }
 
-Tcgen05InstrDescriptor Tcgen05InstrDescriptor::decode(uint32_t b) {
-  constexpr uint32_t known = 3u << 4 | 0x3Fu << 7 | 3u << 15 | 0x3Fu << 17 | 0x1Fu << 24;
+std::optional<Tcgen05Kind> tcgen05_kind(DType a, DType b, Tcgen05ScaleFormat scales) {
+  const auto fp8 = [](DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; };
+  const bool half = (a == DType::F16 || a == DType::BF16) && b == a;
+  switch (scales) {
+    case Tcgen05ScaleFormat::none:
+      if (half) return Tcgen05Kind::f16;
+      if (fp8(a) && fp8(b)) return Tcgen05Kind::f8f6f4;
+      break;
+    case Tcgen05ScaleFormat::ue8m0:
+      if (fp8(a) && fp8(b)) return Tcgen05Kind::mxf8f6f4;
+      if (a == DType::F4E2M1 && b == a) return Tcgen05Kind::mxf4;
+      break;
+    case Tcgen05ScaleFormat::ue4m3:
+      if (a == DType::F4E2M1 && b == a) return Tcgen05Kind::mxf4nvf4;
+      break;
+  }
+  return std::nullopt;
+}
+
+bool tcgen05_kind_is_block_scaled(Tcgen05Kind k) { return k != Tcgen05Kind::f16 && k != Tcgen05Kind::f8f6f4; }
+
+int tcgen05_instruction_k(Tcgen05Kind k) {
+  switch (k) {
+    case Tcgen05Kind::f16: return 16;
+    case Tcgen05Kind::f8f6f4:
+    case Tcgen05Kind::mxf8f6f4: return 32;
+    case Tcgen05Kind::mxf4:
+    case Tcgen05Kind::mxf4nvf4: return 64;
+  }
+  return 0;
+}
+
+int tcgen05_scale_vector(Tcgen05Kind k) {
+  switch (k) {
+    case Tcgen05Kind::mxf8f6f4: return 1;
+    case Tcgen05Kind::mxf4: return 2;
+    case Tcgen05Kind::mxf4nvf4: return 4;
+    default: return 0;
+  }
+}
+
+int tcgen05_scale_block(Tcgen05Kind k) {
+  return tcgen05_scale_vector(k) ? tcgen05_instruction_k(k) / tcgen05_scale_vector(k) : 0;
+}
+
+uint32_t Tcgen05InstrDescriptor::bits() const {
+  const uint32_t common = type_code(kind, a_type) << 7 | type_code(kind, b_type) << 10 | uint32_t(a_mn_major) << 15 |
+                          uint32_t(b_mn_major) << 16 | uint32_t(n >> 3) << 17 | uint32_t(m >> 4) << 24;
+  TESSEL_CHECK(d_type == DType::F32, "tcgen05 kind::{} accumulator of type {}", tcgen05_kind_name(kind),
+               dtype_name(d_type));
+  if (!tcgen05_kind_is_block_scaled(kind)) return 1u << 4 | common;
+  TESSEL_CHECK(scale_format != Tcgen05ScaleFormat::none && a_scale_id >= 0 && a_scale_id < 4 && b_scale_id >= 0 &&
+                   b_scale_id < 4,
+               "tcgen05 kind::{} descriptor without a scale format or with scale IDs {}, {}", tcgen05_kind_name(kind),
+               a_scale_id, b_scale_id);
+  return uint32_t(b_scale_id) << 4 | common | uint32_t(scale_format == Tcgen05ScaleFormat::ue8m0) << 23 |
+         uint32_t(a_scale_id) << 29;
+}
+
+Tcgen05InstrDescriptor Tcgen05InstrDescriptor::decode(uint32_t b, Tcgen05Kind kind) {
+  const bool scaled = tcgen05_kind_is_block_scaled(kind);
+  const uint32_t known =
+      3u << 4 | 0x3Fu << 7 | 3u << 15 | 0x3Fu << 17 | 0x1Fu << 24 | (scaled ? (1u << 23 | 3u << 29) : 0u);
   TESSEL_CHECK((b & ~known) == 0, "tcgen05 instruction descriptor 0x{:x} sets bits tessel never sets", b);
-  TESSEL_CHECK((b >> 4 & 3) == 1, "tcgen05 instruction descriptor 0x{:x} has a D type other than f32", b);
   Tcgen05InstrDescriptor d;
+  d.kind = kind;
   d.m = int(b >> 24 & 0x1F) << 4;
   d.n = int(b >> 17 & 0x3F) << 3;
-  d.a_type = type_of_code(b >> 7 & 7);
-  d.b_type = type_of_code(b >> 10 & 7);
+  d.a_type = type_of_code(kind, b >> 7 & 7);
+  d.b_type = type_of_code(kind, b >> 10 & 7);
   d.a_mn_major = (b >> 15 & 1) != 0;
   d.b_mn_major = (b >> 16 & 1) != 0;
+  if (scaled) {
+    d.b_scale_id = int(b >> 4 & 3);
+    d.a_scale_id = int(b >> 29 & 3);
+    d.scale_format = (b >> 23 & 1) ? Tcgen05ScaleFormat::ue8m0 : Tcgen05ScaleFormat::ue4m3;
+  } else {
+    TESSEL_CHECK((b >> 4 & 3) == 1, "tcgen05 instruction descriptor 0x{:x} has a D type other than f32", b);
+  }
   return d;
+}
+
+Tcgen05SmemDescriptor tcgen05_interleaved_descriptor(uint32_t start_address) {
+  TESSEL_CHECK(start_address % 16 == 0, "tcgen05 operand start {} is not 16-byte aligned", start_address);
+  return Tcgen05SmemDescriptor{start_address & 0x3FFFF, 128, 128, 1, 0, 0};
+}
+
+int64_t tcgen05_interleaved_address(const Tcgen05SmemDescriptor& d, int row, int byte) {
+  TESSEL_CHECK(d.swizzle_bits == 0 && byte < 16, "tcgen05 interleaved descriptor with swizzle {} (byte {})",
+               d.swizzle_bits, byte);
+  return int64_t(d.start_address) + int64_t(row / 8) * d.stride_byte_offset + (row % 8) * 16 + byte;
 }
 
 bool tcgen05_mma_shape_is_legal(int m, int n, int cta_group) {

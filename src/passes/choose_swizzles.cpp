@@ -58,8 +58,7 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
     if (e.shared_allocated && e.shared_allocated->swizzle_bits == ir::kSwizzleUndecided)
       undecided.push_back(e.shared_allocated);
     accessed_by_rows.insert(e.row_accesses.begin(), e.row_accesses.end());
-    for (const ir::TensorCoreRead& read : e.tensor_core_reads)
-      read_by_tensor_core[read.tile] = wgmma_swizzle_bits(read.row_bytes);
+    for (const ir::TensorCoreRead& read : e.tensor_core_reads) read_by_tensor_core[read.tile] = read.swizzle_bits;
   });
   if (undecided.empty()) return k;
   std::map<const ir::SharedTensorNode*, int> bits;

@@ -2,7 +2,9 @@
 // mma completed when the scheduler chooses, observed through commits on mbarriers.
 #include "tensor_memory.hpp"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "machine.hpp"
 #include "unwritten_memory.hpp"
@@ -15,6 +17,13 @@ constexpr uint32_t kPoison = 0x7FC00000u;  // a quiet NaN
 
 std::string tile_name(const ir::TMemoryTensorNode& t) {
   return fmt::format("{} (allocated at {})", t.allocation()->name, t.allocation()->loc.str());
+}
+
+// The value of a block scale: ue8m0 is 2^(e - 127) (0xff NaN), ue4m3 an e4m3 value without its
+// sign bit.
+float block_scale(Tcgen05ScaleFormat format, uint32_t byte) {
+  if (format == Tcgen05ScaleFormat::ue4m3) return float_from_bits(DType::F8E4M3, byte & 0x7F);
+  return byte == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, int(byte) - 127);
 }
 
 }  // namespace
@@ -113,17 +122,22 @@ std::vector<const TensorMemory*> TensorMemory::issuers() const {
   return all;
 }
 
-void TensorMemory::check_not_written(int begin, int end, std::string_view operation, const SourceLoc& loc,
-                                     int warp) const {
+void TensorMemory::check_not_written(int begin, int end, std::string_view operation, const SourceLoc& loc, int warp,
+                                     bool writes) const {
+  const auto overlaps = [&](int first, int last) { return first < end && begin < last; };
   for (const TensorMemory* issuer : issuers())
     for (const auto& m : issuer->operations_) {
-      if (!issuer->touches(*m, cta_) || m->column >= end || m->column + m->columns <= begin || !issuer->owned(*m, cta_))
-        continue;
+      bool conflict = overlaps(m->column, m->column + m->columns);
+      if (writes)
+        for (const auto& [first, last] : m->scale_columns) conflict |= overlaps(first, last);
+      if (!issuer->touches(*m, cta_) || !conflict || !issuer->owned(*m, cta_)) continue;
       bool committed = false;
       for (const Commit& c : issuer->commits_) committed |= c.thread == m->thread && c.covers > m->sequence;
-      throw Error(loc, fmt::format("{} of tensor memory that the {} issued at {} may still be writing (warp {} of "
+      throw Error(loc, fmt::format("{} of tensor memory that the {} issued at {} may still be {} (warp {} of "
                                    "block {}); {}",
-                                   operation, m->name(), m->loc().str(), warp, cta_.block_name(),
+                                   operation, m->name(), m->loc().str(),
+                                   overlaps(m->column, m->column + m->columns) ? "writing" : "reading as block scales",
+                                   warp, cta_.block_name(),
                                    committed ? wait_advice()
                                              : fmt::format("the {0} was never committed (a tcgen05.commit covers only "
                                                            "the operations its own warp issued): commit it to an "
@@ -152,7 +166,7 @@ void TensorMemory::load(Warp& w, const ir::Tcgen05LoadNode& n, Mask mask) {
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
     const int column = first_column(w, n.src, lane, "tcgen05.load", n.loc);
-    check_not_written(column, column + n.src->shape[1], "tcgen05.load", n.loc, w.id);
+    check_not_written(column, column + n.src->shape[1], "tcgen05.load", n.loc, w.id, false);
     const int tmem_lane = access_lane(w, n.src, n.out, lane, "tcgen05.load", n.loc);
     for (int s = 0; s < local; ++s) {
       const int col = coords[(size_t(w.thread_in_group(lane)) * local + size_t(s)) * 2 + 1];
@@ -184,7 +198,7 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
     throw Error(n.loc, fmt::format("tcgen05.mma is executed by a whole warp, but only {} lanes of warp {} reach it (is "
                                    "it inside an if_ that part of the warp takes?)",
                                    popcount(mask), w.id));
-  const int lane = 0, thread = w.thread(lane), bytes = dtype_bytes(n.operand_type());
+  const int lane = 0, thread = w.thread(lane), bits = dtype_bits(n.operand_type());
   auto mma = std::make_unique<Operation>();
   mma->mma = &n;
   mma->thread = thread;
@@ -194,32 +208,51 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   if (n.cta_group() == 2) mma->peer = &pair_peer(w, n);
   mma->accumulate = w.eval(n.enable_input_d, Mask(1) << lane)[size_t(lane)].i != 0;
   const ir::MmaOperand a = n.a_operand(), b = n.b_operand();
-  Tcgen05InstrDescriptor idesc{n.m(), n.n(), n.operand_type(), n.operand_type(), DType::F32};
-  idesc.a_mn_major = a.mn_major;
-  idesc.b_mn_major = b.mn_major;
-  mma->instruction_descriptor = idesc.bits();
   // The unswizzled shared byte where an instruction reading operand `t` (laid out as `o`) from
   // column `k` starts.
   const auto start = [&](const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
     const int64_t offset = t->offset ? w.eval(t->offset, Mask(1) << lane)[size_t(lane)].i : 0;
     const int64_t span = int64_t(16) << t->allocation()->swizzle_bits;
-    TESSEL_CHECK((offset * bytes) % (8 * span) == 0, "tcgen05.mma at {}: an operand starts inside its swizzle pattern",
-                 n.loc.str());
-    return cta_.shared_offsets.at(t->allocation()) + (offset + o.element(0, k)) * bytes;
+    TESSEL_CHECK((offset * bits / 8) % (8 * span) == 0,
+                 "tcgen05.mma at {}: an operand starts inside its swizzle pattern", n.loc.str());
+    return cta_.shared_offsets.at(t->allocation()) + (offset + o.element(0, k)) * bits / 8;
   };
   const auto smem_descriptor = [&](const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
     const auto address = uint32_t(start(t, o, k));
     const int swizzle = t->allocation()->swizzle_bits;
     return Tcgen05SmemDescriptor::decode(
-        (o.mn_major ? tcgen05_mn_major_descriptor(address, swizzle, uint32_t(o.block_stride * bytes))
+        (o.mn_major ? tcgen05_mn_major_descriptor(address, swizzle, uint32_t(o.block_stride * bits / 8))
                     : tcgen05_k_major_descriptor(address, swizzle))
             .bits());
   };
-  for (int k0 = 0; k0 < n.k(); k0 += kTcgen05K)
-    mma->instructions.push_back(Instruction{smem_descriptor(n.a, a, k0), smem_descriptor(n.b, b, k0), k0});
+  const int vector = tcgen05_scale_vector(n.mma_kind());
+  int scale_a = 0, scale_b = 0;
+  if (vector) {
+    scale_a = first_column(w, n.scale_a, lane, "tcgen05.mma's scales of a", n.loc);
+    scale_b = first_column(w, n.scale_b, lane, "tcgen05.mma's scales of b", n.loc);
+    mma->scale_columns = {{scale_a, scale_a + n.scale_columns(0)}, {scale_b, scale_b + n.scale_columns(1)}};
+  }
+  for (int s = 0; s < n.instructions(); ++s) {
+    const int k0 = s * n.instruction_k();
+    Tcgen05InstrDescriptor idesc{n.m(),      n.n(),      n.operand_type(), n.b->dtype,
+                                 DType::F32, a.mn_major, b.mn_major,       n.mma_kind()};
+    Instruction in{smem_descriptor(n.a, a, k0), smem_descriptor(n.b, b, k0), k0};
+    if (vector) {
+      // Instruction s reads the scale bytes s * vector ... of the cells of its group of columns.
+      idesc.scale_format = n.scale_format;
+      idesc.a_scale_id = idesc.b_scale_id = s * vector % 4;
+      in.scale_a_column = scale_a + s * vector / 4 * n.scale_group_columns(0);
+      in.scale_b_column = scale_b + s * vector / 4 * n.scale_group_columns(1);
+    }
+    in.instruction_descriptor = idesc.bits();
+    mma->instructions.push_back(in);
+  }
   // Each block's operands: a pair's blocks hold half of a's rows and half of b's columns each.
-  mma->a = InFlightRead{this, start(n.a, a, 0), start(n.a, a, 0) + a.extent() * bytes, &n.loc, thread, "tcgen05.mma"};
-  mma->b = InFlightRead{this, start(n.b, b, 0), start(n.b, b, 0) + b.extent() * bytes, &n.loc, thread, "tcgen05.mma"};
+  const auto read = [&](const ir::SharedTensor& t, const ir::MmaOperand& o) {
+    return InFlightRead{this, start(t, o, 0), start(t, o, 0) + o.extent() * bits / 8, &n.loc, thread, "tcgen05.mma"};
+  };
+  mma->a = read(n.a, a);
+  mma->b = read(n.b, b);
   // The tensor core may read the operands at once: a copy still writing them is a race, and so
   // is a write the issuing warp is not ordered after.
   for (Cta* block : {&cta_, mma->peer})
@@ -268,15 +301,20 @@ void TensorMemory::issue_copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask) 
   copy->columns = n.dst->shape[1];
   const int64_t offset = n.src->offset ? w.eval(n.src->offset, Mask(1) << lane)[size_t(lane)].i : 0;
   const int64_t start = cta_.shared_offsets.at(n.src->allocation()) + offset * bytes;
-  TESSEL_CHECK((start - cta_.shared_offsets.at(n.src->allocation())) % (8 * (int64_t(16) << swizzle)) == 0,
-               "tcgen05.copy at {}: the source starts inside its swizzle pattern", n.loc.str());
-  for (int k0 = 0; k0 < copy->columns; k0 += 8)
-    copy->instructions.push_back(Instruction{
-        Tcgen05SmemDescriptor::decode(tcgen05_k_major_descriptor(uint32_t(start + k0 * bytes), swizzle).bits()),
-        {},
-        k0});
-  copy->a = InFlightRead{this,   start,  start + int64_t(n.src->shape[0]) * copy->columns * bytes,
-                         &n.loc, thread, "tcgen05.copy"};
+  if (n.to_every_quadrant()) {
+    copy->instructions.push_back(
+        Instruction{Tcgen05SmemDescriptor::decode(tcgen05_interleaved_descriptor(uint32_t(start)).bits()), {}, 0});
+  } else {
+    TESSEL_CHECK((start - cta_.shared_offsets.at(n.src->allocation())) % (8 * (int64_t(16) << swizzle)) == 0,
+                 "tcgen05.copy at {}: the source starts inside its swizzle pattern", n.loc.str());
+    for (int k0 = 0; k0 < copy->columns; k0 += 8)
+      copy->instructions.push_back(Instruction{
+          Tcgen05SmemDescriptor::decode(tcgen05_k_major_descriptor(uint32_t(start + k0 * bytes), swizzle).bits()),
+          {},
+          k0});
+  }
+  const int64_t end = start + int64_t(n.src->shape[0]) * n.src->shape[1] * bytes;
+  copy->a = InFlightRead{this, start, end, &n.loc, thread, "tcgen05.copy"};
   copy->b = InFlightRead{this, 0, 0, &n.loc, thread, "tcgen05.copy"};
   cta_.check_not_in_flight(copy->a.begin, int(copy->a.end - copy->a.begin), false, n.loc, thread);
   cta_.check_async_read(w.clock, w.access(n.loc, "tcgen05.copy"), copy->a.begin, copy->a.end);
@@ -299,62 +337,92 @@ void TensorMemory::commit(Warp& w, const ir::Tcgen05CommitNode& n, Mask mask) {
 
 void TensorMemory::complete_copy(Operation& m) {
   const ir::Tcgen05CopyNode& n = *m.copy;
+  const auto copy_word = [&](int64_t address, int lane, int column) {
+    if (!std::all_of(cta_.written.begin() + address, cta_.written.begin() + address + 4, [](uint8_t b) { return b; }))
+      throw Error(n.loc, fmt::format("tcgen05.copy reads shared memory that was never written (byte {} of block "
+                                     "{}'s shared memory){}",
+                                     address, cta_.block_name(), unwritten_memory_cause(cta_, address, m.thread / 32)));
+    std::memcpy(&cells_[size_t(lane) * kTmemColumns + size_t(column)], &cta_.smem[size_t(address)], 4);
+  };
   for (const Instruction& in : m.instructions)
-    for (int row = 0; row < n.dst->shape[0]; ++row)
-      for (int c = 0; c < 8; ++c) {
-        const int64_t address = tcgen05_k_major_address(in.a, row, c, 4);
-        if (!std::all_of(cta_.written.begin() + address, cta_.written.begin() + address + 4,
-                         [](uint8_t b) { return b; }))
-          throw Error(n.loc,
-                      fmt::format("tcgen05.copy reads shared memory that was never written (byte {} of block "
-                                  "{}'s shared memory){}",
-                                  address, cta_.block_name(), unwritten_memory_cause(cta_, address, m.thread / 32)));
-        std::memcpy(&cells_[size_t(row) * kTmemColumns + size_t(m.column + in.k0 + c)], &cta_.smem[size_t(address)], 4);
-      }
+    if (n.to_every_quadrant()) {
+      // 32 rows of 16 bytes, row l to lane l of every lane quadrant.
+      for (int row = 0; row < 32; ++row)
+        for (int c = 0; c < 4; ++c)
+          for (int quadrant = 0; quadrant < 4; ++quadrant)
+            copy_word(tcgen05_interleaved_address(in.a, row, 4 * c), 32 * quadrant + row, m.column + c);
+    } else {
+      for (int row = 0; row < n.dst->shape[0]; ++row)
+        for (int c = 0; c < 8; ++c) copy_word(tcgen05_k_major_address(in.a, row, c, 4), row, m.column + in.k0 + c);
+    }
   m.done = true;
 }
 
 void TensorMemory::complete(Operation& m) {
   if (m.copy) return complete_copy(m);
   const ir::Tcgen05MmaNode& n = *m.mma;
-  const Tcgen05InstrDescriptor idesc = Tcgen05InstrDescriptor::decode(m.instruction_descriptor);
-  TESSEL_CHECK(idesc.m == n.m() && idesc.n == n.n(), "tcgen05.mma at {}: instruction descriptor of {}x{}", n.loc.str(),
-               idesc.m, idesc.n);
-  const DType type = idesc.a_type;
-  const int bytes = dtype_bytes(type), k = n.k(), rows = idesc.m, cols = idesc.n;
+  const int k = n.k(), instruction_k = n.instruction_k(), rows = n.m(), cols = n.n();
   // A pair mma's first half of a's rows, of b's columns and of the result's rows are the issuing
   // block's, the second half its peer's.
   const int blocks = m.peer ? 2 : 1, block_rows = rows / blocks, block_cols = cols / blocks;
   const auto block_of = [&](int i, int half) -> Cta& { return i < half ? cta_ : *m.peer; };
-  const auto read = [&](const Cta& block, int64_t address) {
+  // Element (row of m or n, kk) of an operand of `type`, in the layout the descriptor `d` names.
+  const auto element = [&](const Cta& block, DType type, bool mn_major, const Tcgen05SmemDescriptor& d, int row,
+                           int kk) {
+    const int bits = dtype_bits(type);
+    const int64_t address = !is_packed(type) ? mn_major ? tcgen05_mn_major_address(d, row, kk, bits / 8)
+                                                        : tcgen05_k_major_address(d, row, kk, bits / 8)
+                                             : tcgen05_k_major_address(d, row, kk * bits / 8, 1);
     if (!block.written[size_t(address)])
       throw Error(n.loc, fmt::format("tcgen05.mma reads shared memory that was never written (byte {} of block {}'s "
                                      "shared memory){}",
                                      address, block.block_name(),
                                      unwritten_memory_cause(block, address, &block == &cta_ ? m.thread / 32 : -1)));
-    return float(load_value(type, &block.smem[size_t(address)]).f);
+    if (!is_packed(type)) return float(load_value(type, &block.smem[size_t(address)]).f);
+    const uint32_t field = block.smem[size_t(address)] >> (kk * bits % 8) & ((1u << bits) - 1);
+    return float_from_bits(type, field);
   };
-  // Element (row of m or n, kk) of an operand, in the layout the instruction descriptor names.
-  const auto address = [&](bool mn_major, const Tcgen05SmemDescriptor& d, int row, int kk) {
-    return mn_major ? tcgen05_mn_major_address(d, row, kk, bytes) : tcgen05_k_major_address(d, row, kk, bytes);
+  // The scale byte `v` of an instruction's cell at (lane, column).
+  const auto scale = [&](int lane, int column, int v) {
+    return block_scale(n.scale_format, cells_[size_t(lane) * kTmemColumns + size_t(column)] >> (8 * v) & 0xFF);
   };
   std::vector<float> a(size_t(rows) * k), b(size_t(cols) * k);
-  for (const Instruction& in : m.instructions)
-    for (int kk = 0; kk < kTcgen05K; ++kk) {
-      for (int row = 0; row < rows; ++row)
-        a[size_t(row) * k + in.k0 + kk] =
-            read(block_of(row, block_rows), address(idesc.a_mn_major, in.a, row % block_rows, kk));
-      for (int col = 0; col < cols; ++col)
-        b[size_t(col) * k + in.k0 + kk] =
-            read(block_of(col, block_cols), address(idesc.b_mn_major, in.b, col % block_cols, kk));
+  // Block scales: b's column j as the rows of lane quadrant q see it, each quadrant reading its own
+  // copy of b's scales.
+  const bool scaled = n.scale_format != Tcgen05ScaleFormat::none;
+  std::vector<float> b_scales(scaled ? size_t(4) * cols * k : 0);
+  for (const Instruction& in : m.instructions) {
+    const Tcgen05InstrDescriptor idesc = Tcgen05InstrDescriptor::decode(in.instruction_descriptor, n.mma_kind());
+    TESSEL_CHECK(idesc.m == rows && idesc.n == cols, "tcgen05.mma at {}: instruction descriptor of {}x{}", n.loc.str(),
+                 idesc.m, idesc.n);
+    const int block = scaled ? tcgen05_scale_block(n.mma_kind()) : instruction_k;
+    for (int kk = 0; kk < instruction_k; ++kk) {
+      const int p = in.k0 + kk, v = kk / block;
+      for (int row = 0; row < rows; ++row) {
+        a[size_t(row) * k + p] =
+            element(block_of(row, block_rows), idesc.a_type, idesc.a_mn_major, in.a, row % block_rows, kk);
+        // Row r of a is computed by lane r's quadrant, which holds its scales at column r / 32.
+        if (scaled) a[size_t(row) * k + p] *= scale(row, in.scale_a_column + row / 32, idesc.a_scale_id + v);
+      }
+      for (int col = 0; col < cols; ++col) {
+        b[size_t(col) * k + p] =
+            element(block_of(col, block_cols), idesc.b_type, idesc.b_mn_major, in.b, col % block_cols, kk);
+        if (scaled)
+          for (int q = 0; q < 4; ++q)
+            b_scales[(size_t(q) * cols + col) * k + p] =
+                scale(32 * q + col % 32, in.scale_b_column + col / 32, idesc.b_scale_id + v);
+      }
     }
+  }
   for (int row = 0; row < rows; ++row)
     for (int col = 0; col < cols; ++col) {
       uint32_t& cell = block_of(row, block_rows)
                            .tensor_memory.cells_[size_t(row % block_rows) * kTmemColumns + size_t(m.column + col)];
       float sum = 0;
       if (m.accumulate) std::memcpy(&sum, &cell, 4);
-      for (int kk = 0; kk < k; ++kk) sum += a[size_t(row) * k + kk] * b[size_t(col) * k + kk];
+      const float* b_scale = scaled ? &b_scales[(size_t(row / 32) * cols + col) * k] : nullptr;
+      for (int kk = 0; kk < k; ++kk)
+        sum += a[size_t(row) * k + kk] * b[size_t(col) * k + kk] * (b_scale ? b_scale[kk] : 1.0f);
       std::memcpy(&cell, &sum, 4);
     }
   m.done = true;

@@ -77,8 +77,10 @@ class TensorMemory final : public AsyncAgent {
     int column, columns;
   };
   struct Instruction {
-    Tcgen05SmemDescriptor a, b;  // a copy reads its source through `a`
-    int k0;                      // its first column of k (of the destination, for a copy)
+    Tcgen05SmemDescriptor a, b;                  // a copy reads its source through `a`
+    int k0;                                      // its first column of k (of the destination, for a copy)
+    uint32_t instruction_descriptor = 0;         // an mma's
+    int scale_a_column = 0, scale_b_column = 0;  // a block-scaled mma's first scale columns
   };
   // An mma or a copy: both write tensor-memory columns from shared operands, complete in issue
   // order per thread, and are observed through commits.
@@ -90,9 +92,9 @@ class TensorMemory final : public AsyncAgent {
     int column;        // the destination's first TMEM column
     int columns;
     bool accumulate = false;
-    uint32_t instruction_descriptor = 0;
     std::vector<Instruction> instructions;
-    InFlightRead a, b;    // `b` empty for a copy
+    std::vector<std::pair<int, int>> scale_columns;  // a block-scaled mma's: the columns [begin, end) it reads
+    InFlightRead a, b;                               // `b` empty for a copy
     Cta* peer = nullptr;  // a pair mma's odd block, whose memories it touches at the same places
     bool done = false;
     const SourceLoc& loc() const { return mma ? mma->loc : copy->loc; }
@@ -120,8 +122,10 @@ class TensorMemory final : public AsyncAgent {
   // The first TMEM column of `t` as lane `lane` of `w` sees it, checked against its allocation.
   int first_column(Warp& w, const ir::TMemoryTensor& t, int lane, std::string_view operation,
                    const SourceLoc& loc) const;
-  // Throws when an operation that still owns them writes one of this block's columns [begin, end).
-  void check_not_written(int begin, int end, std::string_view operation, const SourceLoc& loc, int warp) const;
+  // Throws when an operation that still owns them writes one of this block's columns [begin, end)
+  // or, for an `operation` that writes them, reads one as block scales.
+  void check_not_written(int begin, int end, std::string_view operation, const SourceLoc& loc, int warp,
+                         bool writes = true) const;
   // Whether `m` still owns what it touches in `block` (its issuing block or its peer).
   bool owned(const Operation& m, const Cta& block) const;
   bool touches(const Operation& m, const Cta& block) const { return &block == &cta_ || m.peer == &block; }

@@ -37,11 +37,12 @@ struct CompletedBytes {
   bool other_blocks = false;
 };
 
-// A shared tile read by a tensor core through matrix descriptors, K-major or MN-major, with rows of
-// `row_bytes`: its swizzle must be the one whose span is that row (wgmma_swizzle_bits).
+// A shared tile read by a tensor core through matrix descriptors, which need the tile swizzled by
+// `swizzle_bits`: the swizzle whose span is a K-major or MN-major row (wgmma_swizzle_bits), or 0
+// for the 16-byte rows tcgen05.cp reads block scales from.
 struct TensorCoreRead {
   const SharedTensorNode* tile;
-  int row_bytes;
+  int swizzle_bits;
 };
 
 struct Effects {

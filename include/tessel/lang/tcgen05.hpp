@@ -26,12 +26,15 @@
 #include "tessel/lang/cluster.hpp"
 #include "tessel/lang/mbarrier.hpp"
 #include "tessel/lang/tensors.hpp"
+#include "tessel/layout/tcgen05_descriptor.hpp"
 
 namespace tessel {
 
 // Whose tensor memory and tensor core the tcgen05 instructions of a kernel use: the block's own
 // (cta_group::1), or its pair's (cta_group::2). One kernel uses one.
 enum class CtaGroup { one = 1, two = 2 };
+
+using ScaleFormat = Tcgen05ScaleFormat;
 
 // A tile of tensor memory: an allocation, or a slice of one.
 class TMemoryTensor {
@@ -43,6 +46,13 @@ class TMemoryTensor {
 
  private:
   ir::TMemoryTensor t_;
+};
+
+// The block scales of a block-scaled mma: u32 tiles of tensor memory [128, c], each cell four
+// scales (byte v the v-th), in the layout the tensor core reads (Tcgen05Instructions::mma).
+struct BlockScales {
+  TMemoryTensor a, b;
+  ScaleFormat format;
 };
 
 class Tcgen05Instructions {
@@ -69,9 +79,10 @@ class Tcgen05Instructions {
   // bool), on the tensor core, asynchronously. Issued by one warp (single_warp() or a thread group
   // of 32 threads), of which one thread issues the instructions:
   //  - a [m, k]: a shared tile with rows along k; b [k, n]: the transpose of an [n, k] shared tile
-  //    with rows along k (`s_b.transpose()`); f16 or bf16, both of one type; k 16, 32 or 64 (rows
-  //    of one swizzle span, which the tiles get unless created with another Swizzle), one
-  //    instruction per 16 of k;
+  //    with rows along k (`s_b.transpose()`); f16 or bf16, both of one type (kind::f16), or e4m3
+  //    and e5m2 in any pairing (kind::f8f6f4); rows of one swizzle span, 32, 64 or 128 bytes
+  //    (which the tiles get unless created with another Swizzle), one instruction per 32 bytes of
+  //    k (16 halves, 32 fp8 values);
   //  - acc [128, n]: an f32 tile of tensor memory, n a multiple of 16 from 16 to 256.
   // The mma reads its operands and writes acc at a time of the tensor core's choosing: commit it
   // to an mbarrier and wait for that phase before reading acc or overwriting a or b.
@@ -82,13 +93,37 @@ class Tcgen05Instructions {
   requires(detail::is_kernel_scalar<E> ||
            std::is_same_v<E, bool>) void mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
                                              const E& enable_input_d, loc_t loc = loc_t::current()) {
-    make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), SourceLoc::from(loc));
+    make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), nullptr, SourceLoc::from(loc));
   }
-  // dst = src (tcgen05.cp 128x256b), asynchronously like mma and ordered before the issuing
-  // thread's later mma (an accumulator's initial value, say): src [128, c] a shared tile of a 32-bit
-  // type with c 8, 16 or 32 (rows of one swizzle span, which the tile gets unless created with
-  // another Swizzle), dst [128, c] a tensor-memory tile at lane 0. Issued by one warp; commit it
-  // before reading dst or overwriting src.
+  // The block-scaled mma: every product a(i, p) b(p, j) is multiplied by the scales of row i of a
+  // and of column j of b for p's block of k. The kind follows from the operands and the scales:
+  //  - e4m3 / e5m2 operands with ue8m0 scales, one per 32 of k: kind::mxf8f6f4 (MXFP8), 32 of k
+  //    per instruction;
+  //  - f4e2m1 operands (two per byte) with ue8m0 scales per 32 of k: kind::mxf4 (MXFP4), or with
+  //    ue4m3 scales per 16 of k: kind::mxf4nvf4 (NVFP4); 64 of k per instruction, K-major only.
+  // The scales are read from tensor memory when the instructions run (do not overwrite them before
+  // the commit's phase completes). Instruction s of the mma (k from s * K, K its k) reads the
+  // scale bytes v = s * V ... s * V + V - 1 (V = 1, 2 or 4 per instruction) of the cells in the
+  // group of columns (s * V) / 4: a's group has 4 columns, and row r's scales are at lane r,
+  // column r / 32; b's group has 4 ceil(n / 128) columns, and column j's scales are at lane
+  // 32 q + j mod 32, column j / 32, for every lane quadrant q (each quadrant of the accumulator
+  // reads its own copy). tcgen05.copy of a [32, 4] shared tile writes such a group: 128 rows'
+  // scales for four blocks of k, copied to every quadrant.
+  template <class E>
+  requires(detail::is_kernel_scalar<E> ||
+           std::is_same_v<E, bool>) void mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
+                                             const E& enable_input_d, const BlockScales& scales,
+                                             loc_t loc = loc_t::current()) {
+    make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), &scales, SourceLoc::from(loc));
+  }
+  // dst = src, asynchronously like mma and ordered before the issuing thread's later mma, in one
+  // of two forms:
+  //  - tcgen05.cp 128x256b (an accumulator's initial value, say): src [128, c] a shared tile of a
+  //    32-bit type with c 8, 16 or 32 (rows of one swizzle span, which the tile gets unless
+  //    created with another Swizzle), dst [128, c] a tensor-memory tile at lane 0;
+  //  - tcgen05.cp 32x128b.warpx4 (block scales): src [32, 4] a shared u32 tile without swizzle,
+  //    dst [128, 4] at lane 0, row l of src going to lanes l, 32 + l, 64 + l and 96 + l.
+  // Issued by one warp; commit it before reading dst or overwriting src.
   void copy(const SharedTensor& src, const TMemoryTensor& dst, loc_t loc = loc_t::current());
   // One arrival on `bar` once every tcgen05.mma and copy the issuing thread issued before has
   // completed. Issued by the thread that issued them (in the same one-warp group).
@@ -122,7 +157,7 @@ class Tcgen05Instructions {
  private:
   TMemoryTensor make_alloc(DType t, const std::vector<int>& shape, CtaGroup group, const SourceLoc& loc);
   void make_mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc, ir::Expr enable_input_d,
-                const SourceLoc& loc);
+                const BlockScales* scales, const SourceLoc& loc);
 };
 
 }  // namespace tessel

@@ -71,8 +71,9 @@ Effects effects_of(const WgmmaWaitGroupNode&) { return {}; }
 
 Effects effects_of(const WgmmaMmaNode& n) {
   Effects e;
-  if (n.a_shared) e.tensor_core_reads.push_back({n.a_shared->allocation(), n.a_operand().row_bytes});
-  e.tensor_core_reads.push_back({n.b->allocation(), n.b_operand().row_bytes});
+  if (n.a_shared)
+    e.tensor_core_reads.push_back({n.a_shared->allocation(), wgmma_swizzle_bits(n.a_operand().row_bytes)});
+  e.tensor_core_reads.push_back({n.b->allocation(), wgmma_swizzle_bits(n.b_operand().row_bytes)});
   return e;
 }
 

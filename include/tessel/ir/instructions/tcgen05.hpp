@@ -4,6 +4,7 @@
 
 #include "tessel/ir/core.hpp"
 #include "tessel/ir/mma_operand.hpp"
+#include "tessel/layout/tcgen05_descriptor.hpp"
 
 namespace tessel::ir {
 
@@ -30,30 +31,58 @@ struct Tcgen05DeallocNode : StmtNode {
 };
 // acc = a @ b (+ acc when enable_input_d) by one thread of the warp, asynchronously: a [m, k]
 // and b [k, n] are shared operands, K-major or MN-major (mma_operand.hpp), read through matrix
-// descriptors, acc [m, n] is in tensor memory. One instruction per 32 bytes of k.
+// descriptors, acc [m, n] is in tensor memory. One instruction per 32 bytes of operand row (the
+// kind's instruction k). The kind follows from the operand types and the scales
+// (tcgen05_descriptor.hpp): block-scaled, each product a(i, p) b(p, j) is multiplied by the scale
+// of row i of a and of column j of b for p's block of k, read from the tensor-memory tiles
+// scale_a and scale_b when the instruction runs. Instruction s reads the scale bytes
+// s * vector ... mod 4 of the cells of column group s * vector / 4: row r of a at lane r mod 32
+// (of the lane quadrant that computes the row) and column r / 32 of a's group of 4 columns, column
+// j of b at lane j mod 32 and column j / 32 of b's group of 4 ceil(n / 128) columns.
 // With a pair accumulator (cta_group 2), issued by the pair's even block: the mma is [2 m, k] @
 // [k, n]; block v of the pair holds rows v m ... of a and columns v n / 2 ... of b at the same
 // shared offsets (b is [k, n / 2] in each), and receives rows v m ... of the result in its own
 // tensor memory at acc's columns.
 struct Tcgen05MmaNode : StmtNode {
-  Tcgen05MmaNode(SourceLoc l, TMemoryTensor acc, SharedTensor a, SharedTensor b, Expr enable_input_d)
+  Tcgen05MmaNode(SourceLoc l, TMemoryTensor acc, SharedTensor a, SharedTensor b, Expr enable_input_d,
+                 TMemoryTensor scale_a = nullptr, TMemoryTensor scale_b = nullptr,
+                 Tcgen05ScaleFormat scale_format = Tcgen05ScaleFormat::none)
       : StmtNode(NodeKind::Tcgen05Mma, std::move(l)),
         acc(std::move(acc)),
         a(std::move(a)),
         b(std::move(b)),
-        enable_input_d(std::move(enable_input_d)) {}
+        enable_input_d(std::move(enable_input_d)),
+        scale_a(std::move(scale_a)),
+        scale_b(std::move(scale_b)),
+        scale_format(scale_format) {}
   TMemoryTensor acc;
   SharedTensor a, b;
-  Expr enable_input_d;  // bool
+  Expr enable_input_d;             // bool
+  TMemoryTensor scale_a, scale_b;  // u32 cells of four scales each; null when unscaled
+  Tcgen05ScaleFormat scale_format;
   int cta_group() const { return acc->allocation()->cta_group; }
   int m() const { return acc->shape[0] * cta_group(); }  // the instruction's M
   int n() const { return acc->shape[1]; }
   int k() const { return a_operand().k; }
   DType operand_type() const { return a->dtype; }
+  Tcgen05Kind mma_kind() const { return *tcgen05_kind(a->dtype, b->dtype, scale_format); }
+  int instruction_k() const { return tcgen05_instruction_k(mma_kind()); }
+  int instructions() const { return k() / instruction_k(); }
+  // Block-scaled: the columns of one group of scale cells of a (operand 0) or b (1), and the
+  // columns of scale_a or scale_b the mma reads.
+  int scale_group_columns(int operand) const { return operand == 0 ? 4 : 4 * ((n() + 127) / 128); }
+  int scale_columns(int operand) const {
+    return scale_group_columns(operand) * ((instructions() * tcgen05_scale_vector(mma_kind()) + 3) / 4);
+  }
   MmaOperand a_operand() const { return mma_operand(*a, 1); }
   MmaOperand b_operand() const { return mma_operand(*b, 0); }
   static constexpr auto operands() {
-    return std::tuple{&Tcgen05MmaNode::acc, &Tcgen05MmaNode::a, &Tcgen05MmaNode::b, &Tcgen05MmaNode::enable_input_d};
+    return std::tuple{&Tcgen05MmaNode::acc,
+                      &Tcgen05MmaNode::a,
+                      &Tcgen05MmaNode::b,
+                      &Tcgen05MmaNode::enable_input_d,
+                      optional(&Tcgen05MmaNode::scale_a),
+                      optional(&Tcgen05MmaNode::scale_b)};
   }
 };
 // tcgen05.commit by the thread that issued the mma (or copy): one arrival on `barrier` once every
@@ -68,15 +97,20 @@ struct Tcgen05CommitNode : StmtNode {
     return std::tuple{&Tcgen05CommitNode::barrier, optional(&Tcgen05CommitNode::cta_mask)};
   }
 };
-// dst <- src by one thread of the warp, asynchronously, with tcgen05.cp 128x256b: src [128, c] is a
-// shared tile of 32-bit elements with rows of one swizzle span (c = 8, 16 or 32), read through
-// matrix descriptors 8 columns (32 bytes) per instruction; dst [128, c] is in tensor memory at
-// lane 0. Ordered before the issuing thread's later mma; a commit observes its completion.
+// dst <- src by one thread of the warp, asynchronously, in one of two forms:
+//  - tcgen05.cp 128x256b: src [128, c] is a shared tile of 32-bit elements with rows of one
+//    swizzle span (c = 8, 16 or 32), read through matrix descriptors 8 columns (32 bytes) per
+//    instruction; dst [128, c] is in tensor memory at lane 0;
+//  - tcgen05.cp 32x128b.warpx4 (block scales): src [32, 4] is a shared tile of 32-bit elements,
+//    rows of 16 bytes without swizzle; dst [128, 4] receives row l at lanes l, 32 + l, 64 + l and
+//    96 + l, a copy for each lane quadrant.
+// Ordered before the issuing thread's later mma; a commit observes its completion.
 struct Tcgen05CopyNode : StmtNode {
   Tcgen05CopyNode(SourceLoc l, TMemoryTensor dst, SharedTensor src)
       : StmtNode(NodeKind::Tcgen05Copy, std::move(l)), dst(std::move(dst)), src(std::move(src)) {}
   TMemoryTensor dst;
   SharedTensor src;
+  bool to_every_quadrant() const { return src->shape[0] == 32; }  // the 32x128b.warpx4 form
   static constexpr auto operands() { return std::tuple{&Tcgen05CopyNode::dst, &Tcgen05CopyNode::src}; }
 };
 // out <- src with tcgen05.ld 32x32b, then tcgen05.wait::ld: warp w of the group reads lanes

@@ -1,0 +1,216 @@
+// tcgen05.mma's low-precision kinds: kind::f8f6f4 and the block-scaled mxf8f6f4, mxf4 and mxf4nvf4
+// (NVFP4), with the scales in tensor memory written by tcgen05.copy 32x128b.warpx4. The seed-style
+// GEMMs of examples/matmul_blackwell against host references under every completion order, their
+// instruction descriptors, their PTX for sm_100a, and their misuse at the user's line.
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "examples.hpp"
+#include "matmul_blackwell/block_scaled_tcgen05.hpp"
+#include "matmul_blackwell/fp8_tcgen05.hpp"
+#include "simulate.hpp"
+
+namespace tessel::testing {
+namespace {
+
+int line = 0, mma_line = 0;
+
+std::string at(int l, const std::string& message) { return fmt::format("{}:{}: {}", __FILE__, l, message); }
+
+TEST(Tcgen05LowPrecision, InstructionDescriptorsHaveThePtxFields) {
+  // kind::f8f6f4: e5m2 A (code 1), e4m3 B (0), D f32 (bits 4-5 = 1).
+  const Tcgen05InstrDescriptor fp8{128,        256,   DType::F8E5M2, DType::F8E4M3,
+                                   DType::F32, false, false,         Tcgen05Kind::f8f6f4};
+  EXPECT_EQ(fp8.bits(), 1u << 4 | 1u << 7 | 0u << 10 | (256u >> 3) << 17 | (128u >> 4) << 24);
+  EXPECT_EQ(Tcgen05InstrDescriptor::decode(fp8.bits(), Tcgen05Kind::f8f6f4), fp8);
+  // kind::mxf8f6f4: B's scale ID in bits 4-5, ue8m0 in bit 23, A's scale ID in bits 29-30.
+  Tcgen05InstrDescriptor mx{128, 128, DType::F8E4M3, DType::F8E4M3, DType::F32, false, false, Tcgen05Kind::mxf8f6f4};
+  mx.scale_format = ScaleFormat::ue8m0;
+  mx.a_scale_id = 2;
+  mx.b_scale_id = 1;
+  EXPECT_EQ(mx.bits(), 1u << 4 | (128u >> 3) << 17 | 1u << 23 | (128u >> 4) << 24 | 2u << 29);
+  EXPECT_EQ(Tcgen05InstrDescriptor::decode(mx.bits(), Tcgen05Kind::mxf8f6f4), mx);
+  // kind::mxf4nvf4: e2m1 is code 1 for both operands, ue4m3 leaves bit 23 clear.
+  Tcgen05InstrDescriptor nv{128, 64, DType::F4E2M1, DType::F4E2M1, DType::F32, false, false, Tcgen05Kind::mxf4nvf4};
+  nv.scale_format = ScaleFormat::ue4m3;
+  EXPECT_EQ(nv.bits(), 1u << 7 | 1u << 10 | (64u >> 3) << 17 | (128u >> 4) << 24);
+  EXPECT_EQ(Tcgen05InstrDescriptor::decode(nv.bits(), Tcgen05Kind::mxf4nvf4), nv);
+}
+
+TEST(Tcgen05LowPrecision, KindsFollowFromTheOperandsAndTheScales) {
+  EXPECT_EQ(tcgen05_kind(DType::F8E4M3, DType::F8E5M2, ScaleFormat::none), Tcgen05Kind::f8f6f4);
+  EXPECT_EQ(tcgen05_kind(DType::F8E4M3, DType::F8E4M3, ScaleFormat::ue8m0), Tcgen05Kind::mxf8f6f4);
+  EXPECT_EQ(tcgen05_kind(DType::F4E2M1, DType::F4E2M1, ScaleFormat::ue8m0), Tcgen05Kind::mxf4);
+  EXPECT_EQ(tcgen05_kind(DType::F4E2M1, DType::F4E2M1, ScaleFormat::ue4m3), Tcgen05Kind::mxf4nvf4);
+  EXPECT_EQ(tcgen05_kind(DType::F4E2M1, DType::F4E2M1, ScaleFormat::none), std::nullopt);
+  EXPECT_EQ(tcgen05_kind(DType::F8E4M3, DType::F8E4M3, ScaleFormat::ue4m3), std::nullopt);
+  EXPECT_EQ(tcgen05_instruction_k(Tcgen05Kind::mxf4nvf4), 64);
+  EXPECT_EQ(tcgen05_scale_block(Tcgen05Kind::mxf4nvf4), 16);
+  EXPECT_EQ(tcgen05_scale_block(Tcgen05Kind::mxf4), 32);
+  EXPECT_EQ(tcgen05_scale_block(Tcgen05Kind::mxf8f6f4), 32);
+}
+
+TEST(Tcgen05LowPrecision, BlockScaledGemmsMatchTheHostReferenceUnderEveryOrder) {
+  for (const char* name : {"blackwell_mxfp8", "blackwell_nvfp4"})
+    for (const KernelOptions& o : every_order_options()) {
+      const cli::RunResult r = examples::find_example(name).run(Device::simulator(), {130, 136, 256}, o);
+      EXPECT_TRUE(r.ok) << name << ": " << r.summary;
+    }
+}
+
+TEST(Tcgen05LowPrecision, EmitsEachKindAndCompilesForSm100a) {
+  const KernelOptions sm100a{"sm_100a"};
+  f8e4m3* fp8 = nullptr;
+  uint8_t* fp4 = nullptr;
+  uint32_t* scales = nullptr;
+  bf16* c = nullptr;
+  Kernel<examples::blackwell::BlackwellFp8Matmul<f8e4m3, f8e4m3>> f8f6f4(Device::simulator(), sm100a);
+  EXPECT_NE(f8f6f4.cuda_source(256, 128, 128, fp8, fp8, c).find("tcgen05.mma.cta_group::1.kind::f8f6f4 ["),
+            std::string::npos);
+  Kernel<examples::blackwell::BlackwellBlockScaledMatmul<f4e2m1, ScaleFormat::ue4m3>> nvfp4(Device::simulator(),
+                                                                                            sm100a);
+  const std::string source = nvfp4.cuda_source(256, 128, 128, fp4, fp4, scales, scales, c);
+  EXPECT_NE(source.find("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X ["), std::string::npos);
+  EXPECT_NE(source.find("tcgen05.cp.cta_group::1.32x128b.warpx4 ["), std::string::npos);
+  EXPECT_FALSE(f8f6f4.cubin(256, 128, 128, fp8, fp8, c).empty());
+  EXPECT_FALSE(nvfp4.cubin(256, 128, 128, fp4, fp4, scales, scales, c).empty());
+  Kernel<examples::blackwell::BlackwellBlockScaledMatmul<f8e4m3, ScaleFormat::ue8m0>> mxfp8(Device::simulator(),
+                                                                                            sm100a);
+  EXPECT_FALSE(mxfp8.cubin(256, 128, 128, fp8, fp8, scales, scales, c).empty());
+}
+
+// One block-scaled mma of a [128, K] by [128, K]ᵀ of T, with scales of `Format` in tiles of
+// `ScaleColumns` columns, copied from a shared tile of `SourceSwizzle`.
+template <class T, ScaleFormat Format, int K, int ScaleColumns = 4, Swizzle SourceSwizzle = Swizzle::none>
+struct ScaledMma : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<T>({128, K});
+    auto s_b = shared_tensor<T>({128, K});
+    auto s_scales = shared_tensor<uint32_t>({32, 4}, SourceSwizzle);
+    auto t = tcgen05.alloc<float>({128, 128});
+    auto t_scales = tcgen05.alloc<uint32_t>({128, ScaleColumns});
+    single_warp([&] {
+      line = __LINE__ + 1;
+      tcgen05.copy(s_scales, tcgen05.slice(t_scales, {0, 0}, {128, 4}, {0, 1}));
+      mma_line = __LINE__ + 1;
+      tcgen05.mma(s_a, s_b.transpose(), t, false, BlockScales{t_scales, t_scales, Format});
+    });
+    tcgen05.dealloc(t_scales);
+    tcgen05.dealloc(t);
+  }
+};
+
+// An unscaled mma of [128, K] by [128, K]ᵀ of T.
+template <class T, int K> struct UnscaledMma : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<T>({128, K});
+    auto s_b = shared_tensor<T>({128, K});
+    auto t = tcgen05.alloc<float>({128, 128});
+    single_warp([&] {
+      mma_line = __LINE__ + 1;
+      tcgen05.mma(s_a, s_b.transpose(), t, false);
+    });
+    tcgen05.dealloc(t);
+  }
+};
+
+template <class S> std::string compile_error() {
+  try {
+    Kernel<S>(Device::simulator(), KernelOptions{"sm_100a"}).cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Tcgen05LowPrecision, MisuseIsReportedAtTheUsersLine) {
+  std::string got;
+  got = compile_error<UnscaledMma<f4e2m1, 128>>();
+  EXPECT_EQ(got, at(mma_line,
+                    "tcgen05.mma: without block scales, it takes f16 or bf16 operands of one type (kind::f16) or e4m3 "
+                    "and e5m2 operands (kind::f8f6f4), and an f32 accumulator; f4e2m1 operands take block scales "
+                    "(BlockScales); got f4e2m1 @ f4e2m1 into f32"));
+  got = compile_error<ScaledMma<f8e4m3, ScaleFormat::ue4m3, 128>>();
+  EXPECT_EQ(got,
+            at(mma_line,
+               "tcgen05.mma: with ue4m3 block scales, it takes f4e2m1 operands of one type (kind::mxf4nvf4, NVFP4), "
+               "and an f32 accumulator; got f8e4m3 @ f8e4m3 into f32"));
+  got = compile_error<UnscaledMma<f8e4m3, 48>>();
+  EXPECT_EQ(got,
+            at(mma_line,
+               "tcgen05.mma: k = 48 does not fit; with f8e4m3 operands k must be 32, 64 or 128 (one instruction per "
+               "32, and shared rows of 32, 64 or 128 bytes, one swizzle span)"));
+  // NVFP4 over k = 256: 4 instructions of 4 scales each, 4 groups of 4 columns.
+  got = compile_error<ScaledMma<f4e2m1, ScaleFormat::ue4m3, 256, 8>>();
+  EXPECT_EQ(got,
+            at(mma_line,
+               "tcgen05.mma: the block scales of a must be a u32 tile of tensor memory [128, c] at lane 0 with c >= "
+               "16 (this mma reads 4 groups of 4 columns, four scales per cell); got u32[128, 8] at lane 0"));
+  got = compile_error<ScaledMma<f8e4m3, ScaleFormat::ue8m0, 128, 4, Swizzle::b128>>();
+  EXPECT_EQ(got,
+            at(line,
+               "tcgen05.copy: a [32, 4] source is read as 32 rows of 16 bytes, one after another without swizzle; "
+               "give a whole row-major tile created with Swizzle::none (this view has strides [4, 1] and its tile a "
+               "swizzle)"));
+  EXPECT_EQ((compile_error<ScaledMma<f4e2m1, ScaleFormat::ue4m3, 256, 16>>()), "no error");
+  EXPECT_EQ((compile_error<ScaledMma<f8e4m3, ScaleFormat::ue8m0, 128>>()), "no error");
+}
+
+int store_line = 0;
+
+// Writes the scales while the mma that reads them may still be running: a race the simulator
+// names, with the mma's line.
+struct ScalesOverwrittenBeforeTheCommit : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<f8e4m3>({128, 128});
+    auto s_b = shared_tensor<f8e4m3>({128, 128});
+    store_shared(s_a, register_tensor<f8e4m3>({128, 128}, 1.0f));
+    store_shared(s_b, register_tensor<f8e4m3>({128, 128}, 1.0f));
+    fence.proxy_async();
+    auto t = tcgen05.alloc<float>({128, 128});
+    auto t_scales = tcgen05.alloc<uint32_t>({128, 4});
+    auto bars = mbarrier.alloc({1});
+    tcgen05.store(t_scales, register_tensor<uint32_t>({128, 4}, 0x7F7F7F7Fu));
+    tcgen05.wait_store();
+    sync();
+    single_warp([&] {
+      mma_line = __LINE__ + 1;
+      tcgen05.mma(s_a, s_b.transpose(), t, false, BlockScales{t_scales, t_scales, ScaleFormat::ue8m0});
+      tcgen05.commit(bars[0]);
+    });
+    store_line = __LINE__ + 1;
+    tcgen05.store(t_scales, register_tensor<uint32_t>({128, 4}, 0x80808080u));
+    mbarrier.wait(bars[0], 0u);
+    sync();
+    tcgen05.dealloc(t_scales);
+    tcgen05.dealloc(t);
+  }
+};
+
+TEST(Tcgen05LowPrecision, OverwritingScalesTheMmaMayStillReadIsReported) {
+  const Device dev = Device::simulator();
+  Buffer<f16> a(dev, std::vector<f16>(1, f16(1.0f)));
+  Buffer<float> c(dev, std::vector<float>(1, 0.0f));
+  std::string got = "no error";
+  try {
+    Kernel<ScalesOverwrittenBeforeTheCommit>(
+        dev, KernelOptions{.arch = "sm_100a", .sim = {.completion = sim::CompletionOrder::Lazy}})(a, a, c);
+  } catch (const Error& e) {
+    got = std::regex_replace(e.what(), std::regex("warp [0-9] of"), "warp W of");
+  }
+  EXPECT_EQ(got, at(store_line, fmt::format("tcgen05.store of tensor memory that the tcgen05.mma issued at {}:{} may "
+                                            "still be reading as block scales (warp W of block (0, 0, 0)); wait for "
+                                            "the phase of the mbarrier its tcgen05.commit arrives on (mbarrier.wait) "
+                                            "first",
+                                            __FILE__, mma_line)));
+}
+
+}  // namespace
+}  // namespace tessel::testing
