@@ -57,23 +57,28 @@ template <class W> struct WeightOnlyGemm : Script {
       if_(s < k_tiles, [&] { load_tile(Int32(s), Int32(s)); });
       copy_async_commit_group();
     }
+    // A k-tile lies in one group, since block_k divides the group. Each k-tile's scales and zero
+    // points are loaded one k-tile ahead, so that their latency hides behind a k-tile's work.
+    auto scale = load_global(g_scales, {offset_n, Int32(0)}, {block_n, 1});
+    auto zero = load_global(g_zeros, {offset_n, Int32(0)}, {block_n, 1});
     for (Int32 i : range(0, k_tiles)) {
+      Int32 next_group = (i + 1) * block_k / group;
+      auto next_scale = load_global(g_scales, {offset_n, next_group}, {block_n, 1});
+      auto next_zero = load_global(g_zeros, {offset_n, next_group}, {block_n, 1});
       copy_async_wait_group(stages - 2);  // k-tile i has landed
       // Every warp sees k-tile i, and is done with the previous k-tile's stage and weights.
       sync();
       Int32 next = i + (stages - 1);
       if_(next < k_tiles, [&] { load_tile(next, next % stages); });
       copy_async_commit_group();
-      // A k-tile lies in one group, since block_k divides the group.
-      Int32 g = i * block_k / group;
-      auto scale = load_global(g_scales, {offset_n, g}, {block_n, 1});
-      auto zero = load_global(g_zeros, {offset_n, g}, {block_n, 1});
       auto q = load_shared(s_w[i % stages], {0, 0}, {block_n, tile_words}).template bitcast<W>();
       store_shared(s_dequantized, (q.template to<f16>() - zero) * scale);
       sync();
       auto r_x = load_shared(s_x[i % stages], {0, 0}, {block_m, block_k}, frag.a);
       auto r_w = load_shared(s_dequantized.transpose(), {0, 0}, {block_k, block_n}, frag.b);
       acc = dot(r_x, r_w, acc);
+      scale = next_scale;
+      zero = next_zero;
     }
     store_global(global_view(y, {m, n}), acc.to<f16>(), {offset_m, offset_n});
   }
