@@ -12,28 +12,6 @@ namespace tessel::examples {
 
 namespace {
 
-// C = sum over p of a(i, p) b(j, p), each decoded operand product as `product` gives it, in
-// double precision, checked against the bf16 `got`: half an ulp of bf16 plus an absolute floor,
-// plus 2^-11 of the sum of the products' magnitudes (the tensor core accumulates in f32 in an
-// order of its own).
-template <class Product> RunResult check_low_precision_gemm(const std::vector<bf16>& got, int m, int n, int k,
-                                                            Product product, const std::string& label) {
-  std::vector<float> want(size_t(m) * n);
-  std::vector<double> bound(want.size());
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      double acc = 0, magnitude = 0;
-      for (int p = 0; p < k; ++p) {
-        const double x = product(i, j, p);
-        acc += x;
-        magnitude += std::abs(x);
-      }
-      want[size_t(i) * n + j] = float(acc);
-      bound[size_t(i) * n + j] = 2e-2 + 8e-3 * std::abs(acc) + magnitude / 2048;
-    }
-  return compare_within(got, want, bound, fmt::format("{} {}x{}x{}", label, m, n, k));
-}
-
 template <class A, class B> KernelEntry fp8_example(std::string name, std::string description) {
   using S = blackwell::BlackwellFp8Matmul<A, B>;
   KernelEntry e;
@@ -52,9 +30,10 @@ template <class A, class B> KernelEntry fp8_example(std::string name, std::strin
     Kernel<S> kernel(dev, opt);
     kernel(m, n, k, da, db, dc);
     dev.synchronize();
-    RunResult r = check_low_precision_gemm(
+    RunResult r = cli::check_gemm(
         dc.download(), m, n, k,
-        [&](int i, int j, int p) { return double(float(a[size_t(i) * k + p])) * float(b[size_t(j) * k + p]); }, label);
+        [&](int i, int j, int p) { return double(float(a[size_t(i) * k + p])) * float(b[size_t(j) * k + p]); },
+        cli::kLowPrecisionGemmTolerance, label);
     r.stats = kernel.stats();
     return r;
   };
@@ -156,7 +135,7 @@ template <class T, ScaleFormat Format> KernelEntry block_scaled_example(std::str
       return double(a.values[size_t(i) * k + p]) * b.values[size_t(j) * k + p] * a_scales.value(Format, i, block) *
              b_scales.value(Format, j, block);
     };
-    RunResult r = check_low_precision_gemm(dc.download(), m, n, k, product, label);
+    RunResult r = cli::check_gemm(dc.download(), m, n, k, product, cli::kLowPrecisionGemmTolerance, label);
     r.stats = kernel.stats();
     return r;
   };

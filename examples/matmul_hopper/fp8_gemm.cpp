@@ -10,29 +10,14 @@ namespace tessel::examples {
 
 namespace {
 
-// D = A Bᵀ with product (i, j, p) scaled by scale(i, j, p), in double precision, checked against
-// `got`. Each output may be off by half an ulp of bf16 (2^-8, relative) and an absolute floor for
-// the output rounding, plus 2^-11 of the sum of its products' magnitudes: the tensor cores' fp8
-// accumulation keeps about 14 bits (DeepSeek-V3's report measured it on the H800), so an element
-// near 0 from large products carries the error of those products' sum, not of its own size.
+// D = A Bᵀ with product (i, j, p) scaled by scale(i, j, p), checked against `got`.
 template <class A, class B, class Scale> RunResult check_fp8_gemm(const std::vector<bf16>& got, const std::vector<A>& a,
                                                                   const std::vector<B>& b, int m, int n, int k,
                                                                   Scale scale, const std::string& label) {
-  std::vector<float> want(size_t(m) * n);
-  std::vector<double> bound(want.size());
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      double acc = 0, magnitude = 0;
-      for (int p = 0; p < k; ++p) {
-        const double product =
-            double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p])) * scale(i, j, p);
-        acc += product;
-        magnitude += std::abs(product);
-      }
-      want[size_t(i) * n + j] = float(acc);
-      bound[size_t(i) * n + j] = 2e-2 + 8e-3 * std::abs(acc) + magnitude / 2048;
-    }
-  return compare_within(got, want, bound, fmt::format("{} {}x{}x{}", label, m, n, k));
+  const auto product = [&](int i, int j, int p) {
+    return double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p])) * scale(i, j, p);
+  };
+  return cli::check_gemm(got, m, n, k, product, cli::kLowPrecisionGemmTolerance, label);
 }
 
 // Random fp8 operands spread over the formats' range (products up to 4^2 with scales of 1/4 and

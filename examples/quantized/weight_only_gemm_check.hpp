@@ -65,20 +65,10 @@ template <class W> cli::RunResult run_weight_only_gemm(const Device& dev, int m,
       const f16 shifted(weight_value(t, fields[size_t(j) * k + p]) - float(zeros[g]));
       dequantized[size_t(j) * k + p] = float(f16(float(shifted) * float(scales[g])));
     }
-  std::vector<float> want(size_t(m) * n);
-  std::vector<double> bound(want.size());
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      double acc = 0, magnitude = 0;
-      for (int p = 0; p < k; ++p) {
-        const double product = double(float(x[size_t(i) * k + p])) * dequantized[size_t(j) * k + p];
-        acc += product;
-        magnitude += std::abs(product);
-      }
-      want[size_t(i) * n + j] = float(acc);
-      bound[size_t(i) * n + j] = 1e-4 + std::abs(acc) / 1024 + magnitude / 16384;
-    }
-  cli::RunResult r = cli::compare_within(dy.download(), want, bound, fmt::format("{} {}x{}x{}", label, m, n, k));
+  const auto product = [&](int i, int j, int p) {
+    return double(float(x[size_t(i) * k + p])) * dequantized[size_t(j) * k + p];
+  };
+  cli::RunResult r = cli::check_gemm(dy.download(), m, n, k, product, {1e-4, 1.0 / 1024, 1.0 / 16384}, label);
   r.stats = kernel.stats();
   return r;
 }

@@ -50,4 +50,36 @@ template <class T> RunResult compare(const std::vector<T>& got, const std::vecto
   return compare_within(got, want, bound, std::move(what));
 }
 
+// How far a GEMM's output may be from the reference: `absolute` plus `relative` of its value (the
+// output's rounding) plus `of_magnitude` of the sum of its products' magnitudes (what accumulating
+// in f32, in an order of the tensor core's, can lose on an element near 0 from large products).
+struct GemmTolerance {
+  double absolute, relative, of_magnitude;
+};
+
+// For low-precision GEMMs into bf16: half an ulp of bf16 (2^-8, relative) and an absolute floor for
+// the output rounding, plus 2^-11 of the products' magnitudes: the tensor cores' fp8 accumulation
+// keeps about 14 bits (DeepSeek-V3's report measured it on the H800).
+inline constexpr GemmTolerance kLowPrecisionGemmTolerance{2e-2, 8e-3, 1.0 / 2048};
+
+// Checks got [m, n] against C(i, j) = sum over p < k of product(i, j, p), accumulated in double.
+template <class T, class Product> RunResult check_gemm(const std::vector<T>& got, int m, int n, int k, Product product,
+                                                       GemmTolerance tolerance, const std::string& what) {
+  std::vector<float> want(size_t(m) * n);
+  std::vector<double> bound(want.size());
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0, magnitude = 0;
+      for (int p = 0; p < k; ++p) {
+        const double x = product(i, j, p);
+        acc += x;
+        magnitude += std::abs(x);
+      }
+      want[size_t(i) * n + j] = float(acc);
+      bound[size_t(i) * n + j] =
+          tolerance.absolute + tolerance.relative * std::abs(acc) + tolerance.of_magnitude * magnitude;
+    }
+  return compare_within(got, want, bound, fmt::format("{} {}x{}x{}", what, m, n, k));
+}
+
 }  // namespace tessel::cli
