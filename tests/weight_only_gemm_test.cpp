@@ -35,6 +35,29 @@ TEST(WeightOnlyGemm, KMustBeAMultipleOf32) {
   }
 }
 
+// Split-K at decode sizes: k = 384 is 6 k-tiles of 64, so 4 splits take 2, 2, 2 and none.
+template <class W, int SplitK> struct WeightOnlySplitK : examples::quantized::WeightOnlyGemm<W> {
+  WeightOnlySplitK() {
+    this->block_m = 16;
+    this->block_n = 32;
+    this->split_k = SplitK;
+  }
+  static Space space() { return Space{}; }
+};
+
+TEST(WeightOnlyGemm, SplitKUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options()) {
+    for (const auto& [m, n, k] : {std::tuple{5, 72, 384}, std::tuple{20, 40, 128}}) {
+      const cli::RunResult r = examples::quantized::run_weight_only_gemm<i4, WeightOnlySplitK<i4, 4>>(
+          Device::simulator(), m, n, k, o, "weight_only_gemm<i4> split 4");
+      EXPECT_TRUE(r.ok) << r.summary;
+    }
+    const cli::RunResult r = examples::quantized::run_weight_only_gemm<i3, WeightOnlySplitK<i3, 2>>(
+        Device::simulator(), 17, 72, 224, o, "weight_only_gemm<i3> split 2");
+    EXPECT_TRUE(r.ok) << r.summary;
+  }
+}
+
 TEST(WeightOnlyGemm, EveryOrder) {
   for (const KernelOptions& o : every_order_options()) {
     expect_weight_only_gemm<i3>(20, 136, 384, o);

@@ -17,10 +17,14 @@ namespace tessel::examples::quantized {
 // are all the traffic, each block keeps stages - 1 k-tiles of them in flight. A k-tile's words are
 // loaded from shared memory into registers, reinterpreted as W (a bitcast, which moves nothing),
 // dequantized there and written back as f16, from where the mma reads them with the activations.
+// At decode sizes the grid of output tiles is too small to keep the weights streaming, so the k
+// range may be split over `split_k` blocks per tile (blockIdx.z): each stores its f32 partial tile
+// to a global scratch, and the last to take a ticket sums them and writes the tile.
 template <class W> struct WeightOnlyGemm : Script {
   int block_m = 64, block_n = 128, block_k = 64;
   int warps_m = 1, warps_n = 4;
   int stages = 4;
+  int split_k = 1;
   static constexpr int group = 128;  // the k-extent of one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "w", "scales", "zeros", "y"};
@@ -31,11 +35,12 @@ template <class W> struct WeightOnlyGemm : Script {
     using S = WeightOnlyGemm;
     return tune("block_m, block_n, warps_m, warps_n", {&S::block_m, &S::block_n, &S::warps_m, &S::warps_n},
                 {{64, 128, 1, 4}, {16, 32, 1, 4}, {16, 64, 1, 4}, {16, 128, 1, 4}, {128, 128, 2, 2}}) *
-           tune("block_k, stages", {&S::block_k, &S::stages}, {{64, 4}, {128, 4}, {64, 8}});
+           tune("block_k, stages", {&S::block_k, &S::stages}, {{64, 4}, {128, 4}, {64, 8}}) *
+           tune("split_k", &S::split_k, {1, 2, 4, 8});
   }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<f16> x, Ptr<uint32_t> w, Ptr<f16> scales, Ptr<f16> zeros, Ptr<f16> y) {
-    attrs.blocks = {cdiv(n, block_n), cdiv(m, block_m)};
+    attrs.blocks = {cdiv(n, block_n), cdiv(m, block_m), split_k};
     attrs.warps = warps_m * warps_n;
     const int tile_words = block_k * bits / 32;
     Int32 offset_m = blockIdx.y * block_m, offset_n = blockIdx.x * block_n;
@@ -48,10 +53,13 @@ template <class W> struct WeightOnlyGemm : Script {
     auto s_dequantized = shared_tensor<f16>({block_n, block_k});
     const MmaLayouts frag = mma_layouts(block_m, block_n, block_k, warps_m, warps_n);
     auto acc = register_tensor<float>({block_m, block_n}, 0.0f, frag.c);
-    const Int32 k_tiles = cdiv(k, block_k);
+    // This block's k-tiles: split blockIdx.z's share of them.
+    const Int32 all_k_tiles = cdiv(k, block_k), split_tiles = cdiv(all_k_tiles, split_k);
+    const Int32 first_tile = blockIdx.z * split_tiles;
+    const Int32 k_tiles = max(0, min(all_k_tiles, first_tile + split_tiles) - first_tile);
     const auto load_tile = [&](const Int32& tile, const Int32& stage) {
-      copy_async(g_x, s_x[stage], {offset_m, tile * block_k});
-      copy_async(g_w, s_w[stage], {offset_n, tile * tile_words});
+      copy_async(g_x, s_x[stage], {offset_m, (first_tile + tile) * block_k});
+      copy_async(g_w, s_w[stage], {offset_n, (first_tile + tile) * tile_words});
     };
     for (int s = 0; s < stages - 1; ++s) {  // prologue: the first stages - 1 k-tiles in flight
       if_(s < k_tiles, [&] { load_tile(Int32(s), Int32(s)); });
@@ -59,10 +67,11 @@ template <class W> struct WeightOnlyGemm : Script {
     }
     // A k-tile lies in one group, since block_k divides the group. Each k-tile's scales and zero
     // points are loaded one k-tile ahead, so that their latency hides behind a k-tile's work.
-    auto scale = load_global(g_scales, {offset_n, Int32(0)}, {block_n, 1});
-    auto zero = load_global(g_zeros, {offset_n, Int32(0)}, {block_n, 1});
+    const Int32 first_group = first_tile * block_k / group;
+    auto scale = load_global(g_scales, {offset_n, first_group}, {block_n, 1});
+    auto zero = load_global(g_zeros, {offset_n, first_group}, {block_n, 1});
     for (Int32 i : range(0, k_tiles)) {
-      Int32 next_group = (i + 1) * block_k / group;
+      Int32 next_group = (first_tile + i + 1) * block_k / group;
       auto next_scale = load_global(g_scales, {offset_n, next_group}, {block_n, 1});
       auto next_zero = load_global(g_zeros, {offset_n, next_group}, {block_n, 1});
       copy_async_wait_group(stages - 2);  // k-tile i has landed
@@ -80,7 +89,28 @@ template <class W> struct WeightOnlyGemm : Script {
       scale = next_scale;
       zero = next_zero;
     }
-    store_global(global_view(y, {m, n}), acc.to<f16>(), {offset_m, offset_n});
+    auto g_y = global_view(y, {m, n});
+    if (split_k == 1) {
+      store_global(g_y, acc.to<f16>(), {offset_m, offset_n});
+    } else {
+      auto partials = global_scratch<float>({split_k, m, n});
+      auto tickets = global_scratch<int32_t>({cdiv(m, block_m) * cdiv(n, block_n)}, ScratchContents::zeroed);
+      auto s_ticket = shared_tensor<int32_t>({1});
+      Int32 tile = blockIdx.y * gridDim.x + blockIdx.x;
+      store_global(partials, reshape(acc, {1, block_m, block_n}), {blockIdx.z, offset_m, offset_n});
+      sync();  // every partial element is stored before the ticket releases them
+      single_thread([&] { atomic.store(s_ticket, {0}, atomic.fetch_add(tickets, {tile}, 1, MemoryOrder::acq_rel)); });
+      sync();
+      if_(atomic.load<int32_t>(s_ticket, {0}) == split_k - 1, [&] {
+        const auto partial = [&](int s) {
+          return reshape(load_global(partials, {s, offset_m, offset_n}, {1, block_m, block_n}), {block_m, block_n});
+        };
+        acc = partial(0);
+        for (int s = 1; s < split_k; ++s) acc = acc + partial(s);
+        single_thread([&] { atomic.store(tickets, {tile}, 0); });
+        store_global(g_y, acc.to<f16>(), {offset_m, offset_n});
+      });
+    }
   }
 };
 

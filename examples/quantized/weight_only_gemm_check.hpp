@@ -23,14 +23,14 @@ inline float largest_weight(DType t) {
   return is_signed(t) ? float(1 << (dtype_bits(t) - 1)) : float((1 << dtype_bits(t)) - 1);
 }
 
-// Runs WeightOnlyGemm<W> on [m, n, k] (k a multiple of 32) and checks it: random weights of every finite pattern of W,
-// scales that bring them to about 1, zero points of -1, 0 or 1, activations in [-1, 1] and a
-// poisoned output. The reference dequantizes as the kernel does (f16 rounding after the
-// subtraction and after the product) and accumulates in double; each output may be off by its f16
-// rounding and 2^-14 of the sum of its products' magnitudes (f32 accumulation over k).
-template <class W> cli::RunResult run_weight_only_gemm(const Device& dev, int m, int n, int k, const KernelOptions& opt,
-                                                       const std::string& label) {
-  using S = WeightOnlyGemm<W>;
+// Runs WeightOnlyGemm<W> (or S, a configuration of it) on [m, n, k] (k a multiple of 32) and checks it: random weights
+// of every finite pattern of W, scales that bring them to about 1, zero points of -1, 0 or 1, activations in [-1, 1]
+// and a poisoned output. The reference dequantizes as the kernel does (f16 rounding after the subtraction and after the
+// product) and accumulates in double; each output may be off by its f16 rounding and 2^-14 of the sum of its products'
+// magnitudes (f32 accumulation over k).
+template <class W, class S = WeightOnlyGemm<W>> cli::RunResult run_weight_only_gemm(const Device& dev, int m, int n,
+                                                                                    int k, const KernelOptions& opt,
+                                                                                    const std::string& label) {
   constexpr DType t = dtype_v<W>;
   if (k % 32 != 0)
     throw Error(
