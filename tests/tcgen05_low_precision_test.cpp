@@ -8,7 +8,7 @@
 
 #include "examples.hpp"
 #include "matmul_blackwell/block_scaled_tcgen05.hpp"
-#include "matmul_blackwell/fp8_tcgen05.hpp"
+#include "matmul_blackwell/f8f6f4_tcgen05.hpp"
 #include "simulate.hpp"
 
 namespace tessel::testing {
@@ -24,6 +24,14 @@ TEST(Tcgen05LowPrecision, InstructionDescriptorsHaveThePtxFields) {
                                    DType::F32, false, false,         Tcgen05Kind::f8f6f4};
   EXPECT_EQ(fp8.bits(), 1u << 4 | 1u << 7 | 0u << 10 | (256u >> 3) << 17 | (128u >> 4) << 24);
   EXPECT_EQ(Tcgen05InstrDescriptor::decode(fp8.bits(), Tcgen05Kind::f8f6f4), fp8);
+  // kind::f8f6f4 with fp6 and fp4 operands: e2m3 is code 3, e3m2 4, e2m1 5.
+  const Tcgen05InstrDescriptor fp6{128,        64,    DType::F6E2M3, DType::F4E2M1,
+                                   DType::F32, false, false,         Tcgen05Kind::f8f6f4};
+  EXPECT_EQ(fp6.bits(), 1u << 4 | 3u << 7 | 5u << 10 | (64u >> 3) << 17 | (128u >> 4) << 24);
+  EXPECT_EQ(Tcgen05InstrDescriptor::decode(fp6.bits(), Tcgen05Kind::f8f6f4), fp6);
+  const Tcgen05InstrDescriptor e3m2{128,        64,    DType::F6E3M2, DType::F6E3M2,
+                                    DType::F32, false, false,         Tcgen05Kind::f8f6f4};
+  EXPECT_EQ(e3m2.bits() >> 7 & 0x3F, 4u | 4u << 3);
   // kind::mxf8f6f4: B's scale ID in bits 4-5, ue8m0 in bit 23, A's scale ID in bits 29-30.
   Tcgen05InstrDescriptor mx{128, 128, DType::F8E4M3, DType::F8E4M3, DType::F32, false, false, Tcgen05Kind::mxf8f6f4};
   mx.scale_format = ScaleFormat::ue8m0;
@@ -39,12 +47,16 @@ TEST(Tcgen05LowPrecision, InstructionDescriptorsHaveThePtxFields) {
 }
 
 TEST(Tcgen05LowPrecision, KindsFollowFromTheOperandsAndTheScales) {
-  EXPECT_EQ(tcgen05_kind(DType::F8E4M3, DType::F8E5M2, ScaleFormat::none), Tcgen05Kind::f8f6f4);
-  EXPECT_EQ(tcgen05_kind(DType::F8E4M3, DType::F8E4M3, ScaleFormat::ue8m0), Tcgen05Kind::mxf8f6f4);
-  EXPECT_EQ(tcgen05_kind(DType::F4E2M1, DType::F4E2M1, ScaleFormat::ue8m0), Tcgen05Kind::mxf4);
-  EXPECT_EQ(tcgen05_kind(DType::F4E2M1, DType::F4E2M1, ScaleFormat::ue4m3), Tcgen05Kind::mxf4nvf4);
-  EXPECT_EQ(tcgen05_kind(DType::F4E2M1, DType::F4E2M1, ScaleFormat::none), std::nullopt);
-  EXPECT_EQ(tcgen05_kind(DType::F8E4M3, DType::F8E4M3, ScaleFormat::ue4m3), std::nullopt);
+  EXPECT_EQ(tcgen05_kind({DType::F8E4M3}, {DType::F8E5M2}, ScaleFormat::none), Tcgen05Kind::f8f6f4);
+  EXPECT_EQ(tcgen05_kind({DType::F8E4M3}, {DType::F8E4M3}, ScaleFormat::ue8m0), Tcgen05Kind::mxf8f6f4);
+  EXPECT_EQ(tcgen05_kind({DType::F4E2M1}, {DType::F4E2M1}, ScaleFormat::ue8m0), Tcgen05Kind::mxf4);
+  EXPECT_EQ(tcgen05_kind({DType::F4E2M1}, {DType::F4E2M1}, ScaleFormat::ue4m3), Tcgen05Kind::mxf4nvf4);
+  EXPECT_EQ(tcgen05_kind({DType::F4E2M1}, {DType::F4E2M1}, ScaleFormat::none), std::nullopt);
+  EXPECT_EQ(tcgen05_kind({DType::F8E4M3}, {DType::F8E4M3}, ScaleFormat::ue4m3), std::nullopt);
+  EXPECT_EQ(tcgen05_kind({DType::F6E2M3, true}, {DType::F4E2M1, true}, ScaleFormat::none), Tcgen05Kind::f8f6f4);
+  EXPECT_EQ(tcgen05_kind({DType::F6E3M2, true}, {DType::F8E4M3}, ScaleFormat::ue8m0), Tcgen05Kind::mxf8f6f4);
+  EXPECT_EQ(tcgen05_kind({DType::F6E2M3}, {DType::F6E2M3}, ScaleFormat::none), std::nullopt);
+  EXPECT_EQ(tcgen05_kind({DType::F4E2M1, true}, {DType::F4E2M1, true}, ScaleFormat::ue4m3), std::nullopt);
   EXPECT_EQ(tcgen05_instruction_k(Tcgen05Kind::mxf4nvf4), 64);
   EXPECT_EQ(tcgen05_scale_block(Tcgen05Kind::mxf4nvf4), 16);
   EXPECT_EQ(tcgen05_scale_block(Tcgen05Kind::mxf4), 32);
@@ -65,7 +77,7 @@ TEST(Tcgen05LowPrecision, EmitsEachKindAndCompilesForSm100a) {
   uint8_t* fp4 = nullptr;
   uint32_t* scales = nullptr;
   bf16* c = nullptr;
-  Kernel<examples::blackwell::BlackwellFp8Matmul<f8e4m3, f8e4m3>> f8f6f4(Device::simulator(), sm100a);
+  Kernel<examples::blackwell::BlackwellF8F6F4Matmul<f8e4m3, f8e4m3>> f8f6f4(Device::simulator(), sm100a);
   EXPECT_NE(f8f6f4.cuda_source(256, 128, 128, fp8, fp8, c).find("tcgen05.mma.cta_group::1.kind::f8f6f4 ["),
             std::string::npos);
   Kernel<examples::blackwell::BlackwellBlockScaledMatmul<f4e2m1, ScaleFormat::ue4m3>> nvfp4(Device::simulator(),
@@ -78,6 +90,23 @@ TEST(Tcgen05LowPrecision, EmitsEachKindAndCompilesForSm100a) {
   Kernel<examples::blackwell::BlackwellBlockScaledMatmul<f8e4m3, ScaleFormat::ue8m0>> mxfp8(Device::simulator(),
                                                                                             sm100a);
   EXPECT_FALSE(mxfp8.cubin(256, 128, 128, fp8, fp8, scales, scales, c).empty());
+}
+
+// 16 elements to a 16-byte chunk at its start (PTX ISA 9.7.16.10.4.4): element 16 starts the
+// second chunk, and fp6 element 15 ends at bit 96 of its chunk.
+TEST(Tcgen05LowPrecision, ChunksHoldSixteenElementsAtTheirStart) {
+  ir::SharedTensorNode fp6{DType::F6E2M3, {2, 32}, {32, 1}, nullptr, nullptr, "s", SourceLoc{}, 0};
+  fp6.chunks16 = true;
+  EXPECT_EQ(fp6.element_bit(15), 90);
+  EXPECT_EQ(fp6.element_bit(16), 128);
+  EXPECT_EQ(fp6.element_bit(33), 2 * 128 + 6);
+  EXPECT_EQ(fp6.nbytes(), 64);
+  ir::SharedTensorNode fp4{DType::F4E2M1, {1, 32}, {32, 1}, nullptr, nullptr, "s", SourceLoc{}, 0};
+  fp4.chunks16 = true;
+  EXPECT_EQ(fp4.element_bit(17), 128 + 4);
+  fp4.chunks16 = false;
+  EXPECT_EQ(fp4.element_bit(17), 68);
+  EXPECT_EQ(fp4.nbytes(), 16);
 }
 
 // One block-scaled mma of a [128, K] by [128, K]ᵀ of T, with scales of `Format` in tiles of
@@ -119,6 +148,20 @@ template <class T, int K> struct UnscaledMma : Script {
   }
 };
 
+// An unscaled mma of [128, K] by [128, K]ᵀ of T in tiles of 16-element chunks.
+template <class T, int K> struct ChunkedTile : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    line = __LINE__ + 1;
+    auto s_a = shared_tensor<T>({128, K}, Packing::chunks16);
+    auto s_b = shared_tensor<T>({128, K}, Packing::chunks16);
+    auto t = tcgen05.alloc<float>({128, 128});
+    single_warp([&] { tcgen05.mma(s_a, s_b.transpose(), t, false); });
+    tcgen05.dealloc(t);
+  }
+};
+
 template <class S> std::string compile_error() {
   try {
     Kernel<S>(Device::simulator(), KernelOptions{"sm_100a"}).cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
@@ -132,14 +175,14 @@ TEST(Tcgen05LowPrecision, MisuseIsReportedAtTheUsersLine) {
   std::string got;
   got = compile_error<UnscaledMma<f4e2m1, 128>>();
   EXPECT_EQ(got, at(mma_line,
-                    "tcgen05.mma: without block scales, it takes f16 or bf16 operands of one type (kind::f16) or e4m3 "
-                    "and e5m2 operands (kind::f8f6f4), and an f32 accumulator; f4e2m1 operands take block scales "
-                    "(BlockScales); got f4e2m1 @ f4e2m1 into f32"));
+                    "tcgen05.mma: without block scales, it takes f16 or bf16 operands of one type (kind::f16), or "
+                    "e4m3, e5m2, e2m3, e3m2 and e2m1 operands in any pairing, the last three in tiles created with "
+                    "Packing::chunks16 (kind::f8f6f4), and an f32 accumulator; f4e2m1 pairs (Packing::dense) take "
+                    "block scales (BlockScales); got f4e2m1 @ f4e2m1 into f32"));
   got = compile_error<ScaledMma<f8e4m3, ScaleFormat::ue4m3, 128>>();
-  EXPECT_EQ(got,
-            at(mma_line,
-               "tcgen05.mma: with ue4m3 block scales, it takes f4e2m1 operands of one type (kind::mxf4nvf4, NVFP4), "
-               "and an f32 accumulator; got f8e4m3 @ f8e4m3 into f32"));
+  EXPECT_EQ(got, at(mma_line,
+                    "tcgen05.mma: with ue4m3 block scales, it takes f4e2m1 pairs of one type, Packing::dense "
+                    "(kind::mxf4nvf4, NVFP4), and an f32 accumulator; got f8e4m3 @ f8e4m3 into f32"));
   got = compile_error<UnscaledMma<f8e4m3, 48>>();
   EXPECT_EQ(got,
             at(mma_line,
@@ -157,6 +200,15 @@ TEST(Tcgen05LowPrecision, MisuseIsReportedAtTheUsersLine) {
                "tcgen05.copy: a [32, 4] source is read as 32 rows of 16 bytes, one after another without swizzle; "
                "give a whole row-major tile created with Swizzle::none (this view has strides [4, 1] and its tile a "
                "swizzle)"));
+  got = compile_error<ChunkedTile<f6e2m3, 40>>();
+  EXPECT_EQ(got, at(line,
+                    "shared_tensor<f6e2m3>({128, 40}, Packing::chunks16): chunks of 16 hold f6e2m3, f6e3m2 or f4e2m1 "
+                    "elements, and rows of a multiple of 16 of them"));
+  got = compile_error<ChunkedTile<i4, 64>>();
+  EXPECT_EQ(got, at(line,
+                    "shared_tensor<i4>({128, 64}, Packing::chunks16): chunks of 16 hold f6e2m3, f6e3m2 or f4e2m1 "
+                    "elements, and rows of a multiple of 16 of them"));
+  EXPECT_EQ((compile_error<ChunkedTile<f6e3m2, 128>>()), "no error");
   EXPECT_EQ((compile_error<ScaledMma<f4e2m1, ScaleFormat::ue4m3, 256, 16>>()), "no error");
   EXPECT_EQ((compile_error<ScaledMma<f8e4m3, ScaleFormat::ue8m0, 128>>()), "no error");
 }

@@ -484,9 +484,11 @@ TEST(Tcgen05Diagnostics, MmaShapesAndIssuersAreCheckedAtTheUsersLine) {
                     "tcgen05.mma: n = 40 is not a tcgen05.mma shape; with m = 128, n must be a multiple of 16 "
                     "from 16 to 256"));
   got = compile_error<MmaShape<128, 64, 128>>();
-  EXPECT_EQ(got, at(line,
-                    "tcgen05.mma: k = 128 does not fit; with f16 operands k must be 16, 32 or 64 (one instruction per 16, and "
-                    "shared rows of 32, 64 or 128 bytes, one swizzle span)"));
+  EXPECT_EQ(
+      got,
+      at(line,
+         "tcgen05.mma: k = 128 does not fit; with f16 operands k must be 16, 32 or 64 (one instruction per 16, and "
+         "shared rows of 32, 64 or 128 bytes, one swizzle span)"));
   EXPECT_EQ((compile_error<MmaShape<128, 256, 64>>()), "no error");
 }
 

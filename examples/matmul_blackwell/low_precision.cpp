@@ -1,4 +1,5 @@
-// The Blackwell low-precision GEMMs' registrations: kind::f8f6f4 (e4m3 x e4m3 and e5m2 x e4m3), and
+// The Blackwell low-precision GEMMs' registrations: kind::f8f6f4 (e4m3 x e4m3, e5m2 x e4m3, e2m3 x
+// e2m1 and e3m2 x e4m3), and
 // the block-scaled kinds MXFP8, MXFP4 and NVFP4, each against a host reference that decodes every
 // operand and scale bit for bit.
 #include <cmath>
@@ -6,14 +7,48 @@
 
 #include "block_scaled_tcgen05.hpp"
 #include "examples.hpp"
-#include "fp8_tcgen05.hpp"
+#include "f8f6f4_tcgen05.hpp"
 
 namespace tessel::examples {
 
 namespace {
 
-template <class A, class B> KernelEntry fp8_example(std::string name, std::string description) {
-  using S = blackwell::BlackwellFp8Matmul<A, B>;
+// The host element of a buffer of T: T itself, or the bytes of packed elements.
+template <class T> using HostElement = std::conditional_t<is_packed(dtype_v<T>), uint8_t, T>;
+
+// Random operands of `count` elements of T (fp8 values over [-4, 4], or every bit pattern of a
+// packed type, packed as one bit stream) and their values.
+template <class T> struct Operand {
+  std::vector<HostElement<T>> data;
+  std::vector<float> values;
+};
+
+template <class T> Operand<T> random_operand(size_t count, uint64_t seed) {
+  Operand<T> o;
+  if constexpr (is_packed(dtype_v<T>)) {
+    std::mt19937_64 rng(seed);
+    std::vector<uint32_t> fields(count);
+    for (size_t i = 0; i < count; ++i) {
+      fields[i] = uint32_t(rng() % (1u << dtype_bits(dtype_v<T>)));
+      o.values.push_back(float_from_bits(dtype_v<T>, fields[i]));
+    }
+    o.data = pack_bits(dtype_v<T>, fields);
+  } else {
+    o.data = random_vector<T>(count, seed, -4.0f, 4.0f);
+    for (const T& x : o.data) o.values.push_back(float(x));
+  }
+  return o;
+}
+
+// k must be a multiple of 32 for packed operands, so that every row starts on a 32-bit word.
+template <class T> void check_packed_rows(const std::string& label, int k) {
+  if (is_packed(dtype_v<T>) && k % 32 != 0)
+    throw Error(fmt::format("{}: k = {} is not a multiple of 32; rows of packed {} operands start on 32-bit words",
+                            label, k, dtype_name(dtype_v<T>)));
+}
+
+template <class A, class B> KernelEntry f8f6f4_example(std::string name, std::string description) {
+  using S = blackwell::BlackwellF8F6F4Matmul<A, B>;
   KernelEntry e;
   e.name = std::move(name);
   e.description = std::move(description);
@@ -22,24 +57,26 @@ template <class A, class B> KernelEntry fp8_example(std::string name, std::strin
   e.targets = {"sm_100a"};
   e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
-    auto a = random_vector<A>(size_t(m) * k, 4, -4.0f, 4.0f);
-    auto b = random_vector<B>(size_t(n) * k, 5, -4.0f, 4.0f);
-    Buffer<A> da(dev, a);
-    Buffer<B> db(dev, b);
+    check_packed_rows<A>(label, k);
+    check_packed_rows<B>(label, k);
+    const auto a = random_operand<A>(size_t(m) * k, 4);
+    const auto b = random_operand<B>(size_t(n) * k, 5);
+    Buffer<HostElement<A>> da(dev, a.data);
+    Buffer<HostElement<B>> db(dev, b.data);
     Buffer<bf16> dc(dev, poisoned<bf16>(size_t(m) * n));
     Kernel<S> kernel(dev, opt);
     kernel(m, n, k, da, db, dc);
     dev.synchronize();
     RunResult r = cli::check_gemm(
         dc.download(), m, n, k,
-        [&](int i, int j, int p) { return double(float(a[size_t(i) * k + p])) * float(b[size_t(j) * k + p]); },
+        [&](int i, int j, int p) { return double(a.values[size_t(i) * k + p]) * b.values[size_t(j) * k + p]; },
         cli::kLowPrecisionGemmTolerance, label);
     r.stats = kernel.stats();
     return r;
   };
   add_introspection<S>(e, [](const std::vector<int64_t>& s) {
-    A* pa = nullptr;
-    B* pb = nullptr;
+    HostElement<A>* pa = nullptr;
+    HostElement<B>* pb = nullptr;
     bf16* pc = nullptr;
     return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), pa, pb, pc);
   });
@@ -82,33 +119,6 @@ BlockScaleTable block_scales(ScaleFormat format, int rows, int k, int scale_bloc
   return t;
 }
 
-// The host element of a buffer of T: T itself, or the bytes of packed elements.
-template <class T> using HostElement = std::conditional_t<is_packed(dtype_v<T>), uint8_t, T>;
-
-// Random operands of `count` elements of T (fp8 values over [-4, 4], or every fp4 bit pattern
-// packed two per byte) and their values.
-template <class T> struct Operand {
-  std::vector<HostElement<T>> data;
-  std::vector<float> values;
-};
-
-template <class T> Operand<T> random_operand(size_t count, uint64_t seed) {
-  Operand<T> o;
-  if constexpr (is_packed(dtype_v<T>)) {
-    std::mt19937_64 rng(seed);
-    std::vector<uint32_t> fields(count);
-    for (size_t i = 0; i < count; ++i) {
-      fields[i] = uint32_t(rng() % 16);
-      o.values.push_back(float_from_bits(dtype_v<T>, fields[i]));
-    }
-    o.data = pack_bits(dtype_v<T>, fields);
-  } else {
-    o.data = random_vector<T>(count, seed, -4.0f, 4.0f);
-    for (const T& x : o.data) o.values.push_back(float(x));
-  }
-  return o;
-}
-
 template <class T, ScaleFormat Format> KernelEntry block_scaled_example(std::string name, std::string description) {
   using S = blackwell::BlackwellBlockScaledMatmul<T, Format>;
   KernelEntry e;
@@ -119,8 +129,7 @@ template <class T, ScaleFormat Format> KernelEntry block_scaled_example(std::str
   e.targets = {"sm_100a"};
   e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
-    if (is_packed(dtype_v<T>) && k % 2 != 0)
-      throw Error(fmt::format("{}: k = {} is odd; fp4 rows are whole bytes (two values per byte)", label, k));
+    check_packed_rows<T>(label, k);
     const auto a = random_operand<T>(size_t(m) * k, 4), b = random_operand<T>(size_t(n) * k, 5);
     const BlockScaleTable a_scales = block_scales(Format, m, k, S::scale_block, 6),
                           b_scales = block_scales(Format, n, k, S::scale_block, 7);
@@ -152,9 +161,12 @@ template <class T, ScaleFormat Format> KernelEntry block_scaled_example(std::str
 
 std::vector<KernelEntry> blackwell_low_precision_examples() {
   return {
-      fp8_example<f8e4m3, f8e4m3>("blackwell_fp8",
-                                  "Blackwell fp8 GEMM: e4m3 x e4m3 on tcgen05.mma kind::f8f6f4 (the seeds' V0)"),
-      fp8_example<f8e5m2, f8e4m3>("blackwell_fp8_e5m2", "Blackwell fp8 GEMM with e5m2 A and e4m3 B (kind::f8f6f4)"),
+      f8f6f4_example<f8e4m3, f8e4m3>("blackwell_fp8",
+                                     "Blackwell fp8 GEMM: e4m3 x e4m3 on tcgen05.mma kind::f8f6f4 (the seeds' V0)"),
+      f8f6f4_example<f8e5m2, f8e4m3>("blackwell_fp8_e5m2", "Blackwell fp8 GEMM with e5m2 A and e4m3 B (kind::f8f6f4)"),
+      f8f6f4_example<f6e2m3, f4e2m1>("blackwell_fp6_fp4",
+                                     "Blackwell GEMM of e2m3 A and e2m1 B in 16-element chunks (kind::f8f6f4)"),
+      f8f6f4_example<f6e3m2, f8e4m3>("blackwell_fp6_fp8", "Blackwell GEMM of e3m2 A and e4m3 B (kind::f8f6f4)"),
       block_scaled_example<f8e4m3, ScaleFormat::ue8m0>(
           "blackwell_mxfp8", "Blackwell MXFP8 GEMM: e4m3 with ue8m0 scales per 32 of k (kind::mxf8f6f4)"),
       block_scaled_example<f4e2m1, ScaleFormat::ue8m0>(

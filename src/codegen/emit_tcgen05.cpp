@@ -40,7 +40,7 @@ std::string tmem_address(Emitter& e, const ir::TMemoryTensor& t, const std::stri
 std::string descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
   const int bits = t->allocation()->swizzle_bits;
   const uint64_t constant_bits =
-      o.mn_major ? tcgen05_mn_major_descriptor(0, bits, uint32_t(o.block_stride * dtype_bits(t->dtype) / 8)).bits()
+      o.mn_major ? tcgen05_mn_major_descriptor(0, bits, uint32_t(o.block_stride * dtype_bytes(t->dtype))).bits()
                  : tcgen05_k_major_descriptor(0, bits).bits();
   return mma_descriptor(e, t, o, constant_bits, "0", k);
 }

@@ -85,20 +85,27 @@ void packed_global_access(Emitter& e, const ir::StmtNode& n, const std::string& 
   e.close();
 }
 
+// The bit of shared view `s`'s allocation where element `index` of the view starts: a bit stream, or
+// 16 elements to each 16-byte chunk (ir::SharedTensorNode::chunks16).
+std::string shared_bit(Emitter& e, const ir::SharedTensor& s, const std::string& index) {
+  const int bits = dtype_bits(s->dtype);
+  const std::string element = s->offset ? fmt::format("(({}) + ({}))", e.expr(s->offset), index) : index;
+  return s->allocation()->chunks16 ? fmt::format("(({0}) / 16 * 128 + ({0}) % 16 * {1})", element, bits)
+                                   : fmt::format("(({}) * {})", element, bits);
+}
+
 // The byte of tessel_smem holding the first bit of element `index` of shared view `s` (through its
 // swizzle), and that bit's place in the byte. Views of widths that do not divide 8 have no swizzle
-// (lang/memory.cpp), so an element's second byte is the next one.
+// (lang/memory.cpp), or keep their elements inside 16-byte chunks, which a swizzle moves whole, so
+// an element's second byte is the next one.
 std::string shared_byte(Emitter& e, const ir::SharedTensor& s, const std::string& index) {
-  const int bits = dtype_bits(s->dtype);
-  const std::string element = s->offset ? fmt::format("({}) + ({})", e.expr(s->offset), index) : index;
-  const std::string byte = fmt::format("(({}) * {} / 8)", element, bits);
+  const std::string byte = fmt::format("({} / 8)", shared_bit(e, s, index));
   const int64_t base = e.shared_offsets.at(s->allocation());
   return s->swizzle_bits ? fmt::format("{} + tessel_swizzle<{}>({})", base, s->swizzle_bits, byte)
                          : fmt::format("{} + {}", base, byte);
 }
 std::string bit_in_byte(Emitter& e, const ir::SharedTensor& s, const std::string& index) {
-  const std::string element = s->offset ? fmt::format("({}) + ({})", e.expr(s->offset), index) : index;
-  return fmt::format("int(({}) * {} % 8)", element, dtype_bits(s->dtype));
+  return fmt::format("int({} % 8)", shared_bit(e, s, index));
 }
 
 }  // namespace

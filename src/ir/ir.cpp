@@ -333,8 +333,13 @@ bool as_const_int(const Expr& e, int64_t* v) {
   return true;
 }
 
+int64_t SharedTensorNode::element_bit(int64_t index) const {
+  const int bits = dtype_bits(dtype);
+  return allocation()->chunks16 ? index / 16 * 128 + index % 16 * bits : index * bits;
+}
+
 int64_t SharedTensorNode::nbytes() const {
-  int64_t bits = dtype_bits(dtype);
+  int64_t bits = allocation()->chunks16 ? 8 : dtype_bits(dtype);
   for (int s : shape) bits *= s;
   return (bits + 7) / 8;
 }

@@ -101,12 +101,18 @@ void Instructions::store_shared(const SharedTensor& dst, const RegisterTensor& s
 }
 
 SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
-                                              SourceLoc loc) {
+                                              SourceLoc loc, Packing packing) {
   Builder& b = Builder::current(loc);
   std::vector<int> s = static_shape(shape, "shared_tensor", loc);
   std::vector<int> strides(s.size(), 1);
   for (int i = int(s.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * s[i + 1];
-  if (is_packed(t) && s.back() * dtype_bits(t) % 32 != 0)
+  if (packing == Packing::chunks16) {
+    const bool chunkable = t == DType::F6E2M3 || t == DType::F6E3M2 || t == DType::F4E2M1;
+    if (!chunkable || s.back() % 16 != 0)
+      throw Error(loc, fmt::format("shared_tensor<{}>({{{}}}, Packing::chunks16): chunks of 16 hold f6e2m3, f6e3m2 "
+                                   "or f4e2m1 elements, and rows of a multiple of 16 of them",
+                                   dtype_name(t), fmt::join(s, ", ")));
+  } else if (is_packed(t) && s.back() * dtype_bits(t) % 32 != 0)
     throw Error(loc,
                 fmt::format("shared_tensor<{0}>: rows of {1} packed {0} elements are {2} bits; packed rows must be "
                             "whole 32-bit words, a multiple of {3} elements, so that no two threads share a byte",
@@ -133,7 +139,9 @@ SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& s
            : *swizzle == Swizzle::b64     ? 2
                                           : 3;
   }
-  auto node = ir::make<ir::SharedTensorNode>(ir::SharedTensorNode{t, s, strides, nullptr, nullptr, "s", loc, bits});
+  ir::SharedTensorNode allocation{t, s, strides, nullptr, nullptr, "s", loc, bits};
+  allocation.chunks16 = packing == Packing::chunks16;
+  auto node = ir::make<ir::SharedTensorNode>(std::move(allocation));
   b.emit(ir::make<ir::AllocSharedNode>(loc, node));
   return SharedTensor(node);
 }

@@ -50,14 +50,15 @@ void check_lane_quadrants(Builder& b, const ir::TMemoryTensor& t, std::string_vi
 std::string operand_rule(ScaleFormat format) {
   switch (format) {
     case ScaleFormat::none:
-      return "without block scales, it takes f16 or bf16 operands of one type (kind::f16) or e4m3 and e5m2 operands "
-             "(kind::f8f6f4), and an f32 accumulator; f4e2m1 operands take block scales (BlockScales)";
+      return "without block scales, it takes f16 or bf16 operands of one type (kind::f16), or e4m3, e5m2, e2m3, e3m2 "
+             "and e2m1 operands in any pairing, the last three in tiles created with Packing::chunks16 "
+             "(kind::f8f6f4), and an f32 accumulator; f4e2m1 pairs (Packing::dense) take block scales (BlockScales)";
     case ScaleFormat::ue8m0:
-      return "with ue8m0 block scales, it takes e4m3 and e5m2 operands (kind::mxf8f6f4) or f4e2m1 operands of one "
-             "type (kind::mxf4), and an f32 accumulator";
+      return "with ue8m0 block scales, it takes kind::f8f6f4's operands (kind::mxf8f6f4) or f4e2m1 pairs of one "
+             "type, Packing::dense (kind::mxf4), and an f32 accumulator";
     case ScaleFormat::ue4m3:
-      return "with ue4m3 block scales, it takes f4e2m1 operands of one type (kind::mxf4nvf4, NVFP4), and an f32 "
-             "accumulator";
+      return "with ue4m3 block scales, it takes f4e2m1 pairs of one type, Packing::dense (kind::mxf4nvf4, NVFP4), "
+             "and an f32 accumulator";
   }
   return "";
 }
@@ -143,7 +144,8 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
                                      "each block's halves a [128, k] and b [k, n / 2], and acc [128, n])",
                                      fmt::join(a_shape, ", "), fmt::join(b_shape, ", "), fmt::join(acc.shape(), ", ")));
   const std::optional<Tcgen05Kind> kind =
-      tcgen05_kind(a.dtype(), b.dtype(), scales ? scales->format : ScaleFormat::none);
+      tcgen05_kind({a.dtype(), a.ir()->allocation()->chunks16}, {b.dtype(), b.ir()->allocation()->chunks16},
+                   scales ? scales->format : ScaleFormat::none);
   if (!kind || acc.dtype() != DType::F32)
     throw Error(loc, fmt::format("tcgen05.mma: {}; got {} @ {} into {}",
                                  operand_rule(scales ? scales->format : ScaleFormat::none), dtype_name(a.dtype()),
@@ -161,7 +163,7 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
                                  "of 16 from 16 to 256",
                                  n, m * pair));
   const int step = tcgen05_instruction_k(*kind);
-  if (k % step != 0 || wgmma_swizzle_bits(k * dtype_bits(a.dtype()) / 8) < 0)
+  if (k % step != 0 || wgmma_swizzle_bits(k * ir::Tcgen05MmaNode::operand_bits(*a.ir()) / 8) < 0)
     throw Error(loc, fmt::format("tcgen05.mma: k = {} does not fit; with {} operands k must be {}, {} or {} (one "
                                  "instruction per {}, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
                                  k, dtype_name(a.dtype()), step, 2 * step, 4 * step, step));

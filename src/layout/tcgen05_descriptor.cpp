@@ -44,7 +44,8 @@ std::vector<TypeCode> kind_types(Tcgen05Kind kind) {
   switch (kind) {
     case Tcgen05Kind::f16: return {{DType::F16, 0}, {DType::BF16, 1}};
     case Tcgen05Kind::f8f6f4:
-    case Tcgen05Kind::mxf8f6f4: return {{DType::F8E4M3, 0}, {DType::F8E5M2, 1}};
+    case Tcgen05Kind::mxf8f6f4:
+      return {{DType::F8E4M3, 0}, {DType::F8E5M2, 1}, {DType::F6E2M3, 3}, {DType::F6E3M2, 4}, {DType::F4E2M1, 5}};
     case Tcgen05Kind::mxf4:
     case Tcgen05Kind::mxf4nvf4: return {{DType::F4E2M1, 1}};
   }
@@ -121,20 +122,25 @@ std::string_view tcgen05_kind_name(Tcgen05Kind k) {
   return "?";
 }
 
-std::optional<Tcgen05Kind> tcgen05_kind(DType a, DType b, Tcgen05ScaleFormat scales) {
-  const auto fp8 = [](DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; };
-  const bool half = (a == DType::F16 || a == DType::BF16) && b == a;
+std::optional<Tcgen05Kind> tcgen05_kind(Tcgen05Operand a, Tcgen05Operand b, Tcgen05ScaleFormat scales) {
+  // kind::f8f6f4's operands: fp8, or fp6 and fp4 in chunks of 16.
+  const auto f8f6f4 = [](Tcgen05Operand o) {
+    if (o.type == DType::F8E4M3 || o.type == DType::F8E5M2) return true;
+    return o.chunks16 && (o.type == DType::F6E2M3 || o.type == DType::F6E3M2 || o.type == DType::F4E2M1);
+  };
+  const auto fp4_pairs = [](Tcgen05Operand o) { return o.type == DType::F4E2M1 && !o.chunks16; };
+  const bool half = (a.type == DType::F16 || a.type == DType::BF16) && b.type == a.type;
   switch (scales) {
     case Tcgen05ScaleFormat::none:
       if (half) return Tcgen05Kind::f16;
-      if (fp8(a) && fp8(b)) return Tcgen05Kind::f8f6f4;
+      if (f8f6f4(a) && f8f6f4(b)) return Tcgen05Kind::f8f6f4;
       break;
     case Tcgen05ScaleFormat::ue8m0:
-      if (fp8(a) && fp8(b)) return Tcgen05Kind::mxf8f6f4;
-      if (a == DType::F4E2M1 && b == a) return Tcgen05Kind::mxf4;
+      if (f8f6f4(a) && f8f6f4(b)) return Tcgen05Kind::mxf8f6f4;
+      if (fp4_pairs(a) && fp4_pairs(b)) return Tcgen05Kind::mxf4;
       break;
     case Tcgen05ScaleFormat::ue4m3:
-      if (a == DType::F4E2M1 && b == a) return Tcgen05Kind::mxf4nvf4;
+      if (fp4_pairs(a) && fp4_pairs(b)) return Tcgen05Kind::mxf4nvf4;
       break;
   }
   return std::nullopt;

@@ -91,13 +91,14 @@ int global_vector(const ir::RegisterTensor& tile, const ir::GlobalTensor& g) {
 
 // As global_vector, for shared stores: every run must also start on a multiple of the width
 // (strides and offsets multiples of it). A swizzle moves aligned 16-byte chunks whole, so it
-// never splits such a vector.
+// never splits such a vector. Into 16-byte chunks of packed elements, a run stays in one chunk.
 int shared_store_vector(const ir::StoreSharedNode& n) {
   const ir::SharedTensor& s = n.dst;
   int64_t last_offset = 0;
   if (s->strides.back() != 1 || !ir::as_const_int(n.offsets.back(), &last_offset)) return 1;
   auto aligned = [&](int v) {
     if (n.src->layout.contiguous_run() % v != 0 || last_offset % v != 0) return false;
+    if (s->allocation()->chunks16 && 16 % v != 0) return false;
     for (size_t d = 0; d + 1 < s->strides.size(); ++d)
       if (s->strides[d] % v != 0) return false;
     for (size_t d = 0; d + 1 < s->allocation()->strides.size(); ++d)

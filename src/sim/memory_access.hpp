@@ -39,12 +39,13 @@ inline SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const La
   }
   const ir::SharedTensorNode* root = s->allocation();
   const int64_t base = w.cta.shared_offsets.at(root);
-  const int bits = dtype_bits(s->dtype);
-  if (index < 0 || (index + 1) * bits > root->nbytes() * 8)
+  const int64_t elements = root->nbytes() * 8 / (root->chunks16 ? 8 : dtype_bits(s->dtype));
+  if (index < 0 || index >= elements)
     throw Error(loc, fmt::format("shared tensor view {} reaches element {} of its {}-element allocation", s->name,
-                                 index, root->nbytes() * 8 / bits));
-  const int64_t byte = base + swizzle_byte(index * bits / 8, s->swizzle_bits);
-  return {byte, root, int(index * bits % 8)};
+                                 index, elements));
+  const int64_t bit = root->element_bit(index);
+  const int64_t byte = base + swizzle_byte(bit / 8, s->swizzle_bits);
+  return {byte, root, int(bit % 8)};
 }
 
 // Whether thread `t` holds the first replica of its elements of `layout` (the one that writes

@@ -198,7 +198,7 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
     throw Error(n.loc, fmt::format("tcgen05.mma is executed by a whole warp, but only {} lanes of warp {} reach it (is "
                                    "it inside an if_ that part of the warp takes?)",
                                    popcount(mask), w.id));
-  const int lane = 0, thread = w.thread(lane), bits = dtype_bits(n.operand_type());
+  const int lane = 0, thread = w.thread(lane);
   auto mma = std::make_unique<Operation>();
   mma->mma = &n;
   mma->thread = thread;
@@ -211,6 +211,7 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   // The unswizzled shared byte where an instruction reading operand `t` (laid out as `o`) from
   // column `k` starts.
   const auto start = [&](const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
+    const int bits = ir::Tcgen05MmaNode::operand_bits(*t);
     const int64_t offset = t->offset ? w.eval(t->offset, Mask(1) << lane)[size_t(lane)].i : 0;
     const int64_t span = int64_t(16) << t->allocation()->swizzle_bits;
     TESSEL_CHECK((offset * bits / 8) % (8 * span) == 0,
@@ -219,7 +220,7 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   };
   const auto smem_descriptor = [&](const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
     const auto address = uint32_t(start(t, o, k));
-    const int swizzle = t->allocation()->swizzle_bits;
+    const int swizzle = t->allocation()->swizzle_bits, bits = ir::Tcgen05MmaNode::operand_bits(*t);
     return Tcgen05SmemDescriptor::decode(
         (o.mn_major ? tcgen05_mn_major_descriptor(address, swizzle, uint32_t(o.block_stride * bits / 8))
                     : tcgen05_k_major_descriptor(address, swizzle))
@@ -249,7 +250,8 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   }
   // Each block's operands: a pair's blocks hold half of a's rows and half of b's columns each.
   const auto read = [&](const ir::SharedTensor& t, const ir::MmaOperand& o) {
-    return InFlightRead{this, start(t, o, 0), start(t, o, 0) + o.extent() * bits / 8, &n.loc, thread, "tcgen05.mma"};
+    const int64_t bytes = o.extent() * ir::Tcgen05MmaNode::operand_bits(*t) / 8;
+    return InFlightRead{this, start(t, o, 0), start(t, o, 0) + bytes, &n.loc, thread, "tcgen05.mma"};
   };
   mma->a = read(n.a, a);
   mma->b = read(n.b, b);
@@ -366,21 +368,22 @@ void TensorMemory::complete(Operation& m) {
   // block's, the second half its peer's.
   const int blocks = m.peer ? 2 : 1, block_rows = rows / blocks, block_cols = cols / blocks;
   const auto block_of = [&](int i, int half) -> Cta& { return i < half ? cta_ : *m.peer; };
-  // Element (row of m or n, kk) of an operand of `type`, in the layout the descriptor `d` names.
-  const auto element = [&](const Cta& block, DType type, bool mn_major, const Tcgen05SmemDescriptor& d, int row,
-                           int kk) {
+  // Element (row of m or n, kk) of operand `t` of `type`, in the layout the descriptor `d` names:
+  // packed elements two to a byte, or 16 to a 16-byte chunk.
+  const auto element = [&](const Cta& block, const ir::SharedTensor& t, DType type, bool mn_major,
+                           const Tcgen05SmemDescriptor& d, int row, int kk) {
     const int bits = dtype_bits(type);
+    const int64_t bit = t->allocation()->chunks16 ? kk / 16 * 128 + kk % 16 * bits : int64_t(kk) * bits;
     const int64_t address = !is_packed(type) ? mn_major ? tcgen05_mn_major_address(d, row, kk, bits / 8)
                                                         : tcgen05_k_major_address(d, row, kk, bits / 8)
-                                             : tcgen05_k_major_address(d, row, kk * bits / 8, 1);
+                                             : tcgen05_k_major_address(d, row, int(bit / 8), 1);
     if (!block.written[size_t(address)])
       throw Error(n.loc, fmt::format("tcgen05.mma reads shared memory that was never written (byte {} of block {}'s "
                                      "shared memory){}",
                                      address, block.block_name(),
                                      unwritten_memory_cause(block, address, &block == &cta_ ? m.thread / 32 : -1)));
     if (!is_packed(type)) return float(load_value(type, &block.smem[size_t(address)]).f);
-    const uint32_t field = block.smem[size_t(address)] >> (kk * bits % 8) & ((1u << bits) - 1);
-    return float_from_bits(type, field);
+    return float(load_packed(type, &block.smem[size_t(address)], int(bit % 8)).f);
   };
   // The scale byte `v` of an instruction's cell at (lane, column).
   const auto scale = [&](int lane, int column, int v) {
@@ -400,13 +403,13 @@ void TensorMemory::complete(Operation& m) {
       const int p = in.k0 + kk, v = kk / block;
       for (int row = 0; row < rows; ++row) {
         a[size_t(row) * k + p] =
-            element(block_of(row, block_rows), idesc.a_type, idesc.a_mn_major, in.a, row % block_rows, kk);
+            element(block_of(row, block_rows), n.a, idesc.a_type, idesc.a_mn_major, in.a, row % block_rows, kk);
         // Row r of a is computed by lane r's quadrant, which holds its scales at column r / 32.
         if (scaled) a[size_t(row) * k + p] *= scale(row, in.scale_a_column + row / 32, idesc.a_scale_id + v);
       }
       for (int col = 0; col < cols; ++col) {
         b[size_t(col) * k + p] =
-            element(block_of(col, block_cols), idesc.b_type, idesc.b_mn_major, in.b, col % block_cols, kk);
+            element(block_of(col, block_cols), n.b, idesc.b_type, idesc.b_mn_major, in.b, col % block_cols, kk);
         if (scaled)
           for (int q = 0; q < 4; ++q)
             b_scales[(size_t(q) * cols + col) * k + p] =

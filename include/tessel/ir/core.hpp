@@ -288,8 +288,14 @@ struct SharedTensorNode : Node {
   // Which member of which helper-class instance the allocation is, for messages ("empty_barriers
   // of the Pipeline constructed at k.cpp:56"); empty when no instance owns it.
   std::string owner;
+  // Packed elements 16 to a 16-byte chunk, at its start (fp4: 8 bytes, fp6: 12) and the rest padding:
+  // the layout in which tcgen05.mma kind::f8f6f4 reads fp6 and fp4 operands (PTX ISA 9.7.16.10.4.4).
+  // Each element then takes one byte of the tile's rows. Set on allocations; views follow theirs.
+  bool chunks16 = false;
   int rank() const { return int(shape.size()); }
   int64_t nbytes() const;
+  // The bit of the allocation (before any swizzle) where element `index` of the allocation starts.
+  int64_t element_bit(int64_t index) const;
   const SharedTensorNode* allocation() const { return root ? root.get() : this; }
   static constexpr auto operands() {
     return std::tuple{optional(&SharedTensorNode::root), optional(&SharedTensorNode::offset)};

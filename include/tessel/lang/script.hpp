@@ -124,6 +124,11 @@ class IfBuilder {
 
 enum class Swizzle { none, automatic, b32, b64, b128 };
 
+// How a shared tile of packed elements lays out its rows: as one bit stream, or 16 elements to each
+// 16-byte chunk followed by padding (fp4: 8 bytes and 8 of padding, fp6: 12 and 4), the layout in
+// which tcgen05.mma kind::f8f6f4 and mxf8f6f4 read e2m3, e3m2 and e2m1 operands.
+enum class Packing { dense, chunks16 };
+
 // What a global_scratch holds when a launch starts: anything (the simulator fills it with NaN bytes),
 // or zeros, which the launch must leave behind for the next one (the simulator checks).
 enum class ScratchContents { undefined, zeroed };
@@ -184,6 +189,11 @@ class Instructions {
   // others fix the pattern.
   template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, Swizzle swizzle, loc_t loc = loc_t::current()) {
     return make_shared_tensor(dtype_v<T>, shape, swizzle, SourceLoc::from(loc));
+  }
+  // A shared tile of packed elements (f6e2m3, f6e3m2, f4e2m1) with the given Packing; rows of a
+  // multiple of 16 elements.
+  template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, Packing packing, loc_t loc = loc_t::current()) {
+    return make_shared_tensor(dtype_v<T>, shape, std::nullopt, SourceLoc::from(loc), packing);
   }
   // A register tile filled with `init` over the current thread group, distributed by `layout`
   // when given; otherwise infer_layouts chooses the layout from how the tile is used.
@@ -356,8 +366,8 @@ class Instructions {
   GlobalTensor make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape, const std::vector<Dim>& strides,
                                 SourceLoc loc);
   GlobalTensor make_global_scratch(DType t, const std::vector<Dim>& shape, ScratchContents contents, SourceLoc loc);
-  SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,
-                                  SourceLoc loc);
+  SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle, SourceLoc loc,
+                                  Packing packing = Packing::dense);
   RegisterTensor make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,
                                       const Layout& layout, SourceLoc loc);
   RegisterTensor unary_op(ir::UnaryOp op, const RegisterTensor& x, Precision p, SourceLoc loc);

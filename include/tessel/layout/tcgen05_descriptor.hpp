@@ -20,8 +20,8 @@
 //   The block-scaled kinds: bits 4-5 B's scale-factor ID, 7-9 / 10-12 the types, 15/16 the
 //   majors, 17-22 N >> 3, 23 the scale format (0 ue4m3, 1 ue8m0), 24-28 M >> 4, 29-30 A's
 //   scale-factor ID; D is f32.
-// Type codes: kind::f16 f16 0, bf16 1; kind::f8f6f4 and mxf8f6f4 e4m3 0, e5m2 1; kind::mxf4 and
-// mxf4nvf4 e2m1 1.
+// Type codes: kind::f16 f16 0, bf16 1; kind::f8f6f4 and mxf8f6f4 e4m3 0, e5m2 1, e2m3 3, e3m2 4,
+// e2m1 5; kind::mxf4 and mxf4nvf4 e2m1 1.
 #pragma once
 
 #include <cstdint>
@@ -64,11 +64,12 @@ Tcgen05SmemDescriptor tcgen05_mn_major_descriptor(uint32_t start_address, int sw
 int64_t tcgen05_mn_major_address(const Tcgen05SmemDescriptor& d, int row, int k, int elem_bytes);
 
 // The kinds of tcgen05.mma tessel issues (PTX ISA 9.7.16.10.9.1). Every instruction reads 32 bytes
-// of k from each operand row: 16 halves, 32 fp8 values, or 64 fp4 values packed two per byte.
+// of k from each operand row: 16 halves, 32 fp8 values or fp6 / fp4 values in 16-byte chunks of 16,
+// or 64 fp4 values packed two per byte.
 enum class Tcgen05Kind {
   f16,       // f16 or bf16 operands
-  f8f6f4,    // e4m3 or e5m2 operands, unscaled
-  mxf8f6f4,  // e4m3 or e5m2 operands, one ue8m0 scale per 32 of k (scale_vec::1X)
+  f8f6f4,    // e4m3, e5m2, e2m3, e3m2 or e2m1 operands (the last three in chunks), unscaled
+  mxf8f6f4,  // the same operands, one ue8m0 scale per 32 of k (scale_vec::1X)
   mxf4,      // e2m1 operands, one ue8m0 scale per 32 of k (scale_vec::2X)
   mxf4nvf4,  // e2m1 operands, one ue4m3 scale per 16 of k (scale_vec::4X): NVFP4
 };
@@ -78,9 +79,15 @@ enum class Tcgen05Kind {
 enum class Tcgen05ScaleFormat { none, ue8m0, ue4m3 };
 
 std::string_view tcgen05_kind_name(Tcgen05Kind k);
-// The kind of an mma of operand types a and b with scales of `scales` (none: unscaled), or
-// nullopt where PTX has none.
-std::optional<Tcgen05Kind> tcgen05_kind(DType a, DType b, Tcgen05ScaleFormat scales);
+// An mma operand as the kind depends on it: its element type, and whether its packed elements lie
+// 16 to a 16-byte chunk (SharedTensorNode::chunks16) or two to a byte.
+struct Tcgen05Operand {
+  DType type;
+  bool chunks16 = false;
+};
+// The kind of an mma of operands a and b with scales of `scales` (none: unscaled), or nullopt
+// where PTX has none.
+std::optional<Tcgen05Kind> tcgen05_kind(Tcgen05Operand a, Tcgen05Operand b, Tcgen05ScaleFormat scales);
 bool tcgen05_kind_is_block_scaled(Tcgen05Kind k);
 // The k of one instruction: 32 bytes of operand row.
 int tcgen05_instruction_k(Tcgen05Kind k);

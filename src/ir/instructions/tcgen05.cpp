@@ -48,9 +48,11 @@ void verify_Tcgen05Dealloc(Verification& v, const Tcgen05DeallocNode& n) {
 
 void verify_Tcgen05Mma(Verification& v, const Tcgen05MmaNode& n) {
   check_one_warp(v, n);
-  TESSEL_CHECK(tcgen05_kind(n.a->dtype, n.b->dtype, n.scale_format).has_value(),
-               "tcgen05.mma at {} of {} @ {} with scales {}", n.loc.str(), dtype_name(n.a->dtype),
-               dtype_name(n.b->dtype), int(n.scale_format));
+  TESSEL_CHECK(
+      tcgen05_kind({n.a->dtype, n.a->allocation()->chunks16}, {n.b->dtype, n.b->allocation()->chunks16}, n.scale_format)
+          .has_value(),
+      "tcgen05.mma at {} of {} @ {} with scales {}", n.loc.str(), dtype_name(n.a->dtype), dtype_name(n.b->dtype),
+      int(n.scale_format));
   TESSEL_CHECK(tcgen05_mma_shape_is_legal(n.m(), n.n(), n.cta_group()) && n.k() % n.instruction_k() == 0 &&
                    n.acc->lane_offset == 0 && n.b_operand().mn * n.cta_group() == n.n(),
                "tcgen05.mma at {} of shape {}x{}x{}", n.loc.str(), n.m(), n.n(), n.k());

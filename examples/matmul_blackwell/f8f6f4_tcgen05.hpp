@@ -4,16 +4,31 @@
 
 namespace tessel::examples::blackwell {
 
-// The seeds' V0 in fp8: C = A Bᵀ with A [m, k] and B [n, k] K-major in e4m3 or e5m2 (any pairing),
-// read by tcgen05.mma kind::f8f6f4 (32 of k per instruction) into an f32 accumulator in tensor
-// memory, written out in bf16. The statements are V0's; only the element types differ.
-template <class A, class B> struct BlackwellFp8Matmul : Script {
+// The seeds' V0 in fp8, fp6 and fp4: C = A Bᵀ with A [m, k] and B [n, k] K-major in e4m3, e5m2,
+// e2m3, e3m2 or e2m1 (any pairing), read by tcgen05.mma kind::f8f6f4 (32 of k per instruction) into
+// an f32 accumulator in tensor memory, written out in bf16. The statements are V0's; fp6 and fp4
+// operands (packed in global memory) go through registers into shared tiles of 16-element chunks,
+// the layout the tensor core reads them in.
+template <class A, class B> struct BlackwellF8F6F4Matmul : Script {
   int block_m = 128, block_n = 128, block_k = 128;
   static constexpr const char* param_names[] = {"m_size", "n_size", "k_size", "a_ptr", "b_ptr", "c_ptr"};
 
+  // fp6 and fp4 take one byte per element in chunks of 16, like fp8.
+  template <class T> SharedTensor operand_tile(int rows) {
+    if constexpr (is_packed(dtype_v<T>)) return shared_tensor<T>({rows, block_k}, Packing::chunks16);
+    return shared_tensor<T>({rows, block_k});
+  }
+  // cp.async does not move packed views: fp6 and fp4 come through registers.
+  template <class T> void load_operand(const GlobalTensor& g, const SharedTensor& s, const Int32& row, const Int32& k) {
+    if constexpr (is_packed(dtype_v<T>))
+      store_shared(s, load_global(g, {row, k}, {s.shape()[0], s.shape()[1]}));
+    else
+      copy_async(g, s, {row, k});
+  }
+
   static Space space() {
-    return tune("block_n", &BlackwellFp8Matmul::block_n, {64, 128, 256}) *
-           tune("block_k", &BlackwellFp8Matmul::block_k, {32, 64, 128});
+    return tune("block_n", &BlackwellF8F6F4Matmul::block_n, {64, 128, 256}) *
+           tune("block_k", &BlackwellF8F6F4Matmul::block_k, {32, 64, 128});
   }
 
   void operator()(Int32 m_size, int n_size, int k_size, Ptr<A> a_ptr, Ptr<B> b_ptr, Ptr<bf16> c_ptr) {
@@ -26,16 +41,16 @@ template <class A, class B> struct BlackwellFp8Matmul : Script {
     auto g_b = global_view(b_ptr, {n_size, k_size});
 
     // rows of block_k bytes: one swizzle span at block_k = 32, 64 or 128
-    auto s_a = shared_tensor<A>({block_m, block_k});
-    auto s_b = shared_tensor<B>({block_n, block_k});
+    auto s_a = operand_tile<A>(block_m);
+    auto s_b = operand_tile<B>(block_n);
     auto t_acc = tcgen05.alloc<float>({block_m, block_n});
     auto mbarriers = mbarrier.alloc({1});
     UInt32 phase = 0u;
     sync();
 
     for (Int32 offset_k : range(0, k_size, block_k)) {
-      copy_async(g_a, s_a, {offset_m, offset_k});
-      copy_async(g_b, s_b, {offset_n, offset_k});
+      load_operand<A>(g_a, s_a, offset_m, offset_k);
+      load_operand<B>(g_b, s_b, offset_n, offset_k);
       copy_async_wait_all();
       fence.proxy_async(ProxySpace::shared_cta);
       sync();
