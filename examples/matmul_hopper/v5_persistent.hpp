@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tessel/lib/pipeline.hpp"
+#include "tessel/lib/split_k.hpp"
 #include "tessel/lib/tile_rasterization.hpp"
 #include "tessel/tessel.hpp"
 
@@ -22,9 +23,8 @@ namespace tessel::examples::hopper {
 //
 // Split-K, for shapes with fewer tiles than multiprocessors (decode: a few rows, many columns):
 // with split_k = s, each tile's k-tiles are cut into s ranges, and the blocks walk (tile, range)
-// units instead of tiles. A unit stores its f32 partial tile in a global scratch and takes a ticket
-// for its tile; the unit that takes the last ticket adds the partials in range order (so the sum
-// does not depend on which unit finishes last), writes the tile, and puts the ticket back to zero.
+// units instead of tiles, whose partials a SplitKReduction sums in range order (so the sum does not
+// depend on which unit finishes last) before the tile is written.
 template <class T = f16> struct MatmulV5Persistent : Script {
   int block_m = 128, block_n = 256, block_k = 64;
   int stages = 3;
@@ -139,24 +139,9 @@ template <class T = f16> struct MatmulV5Persistent : Script {
         if (split_k == 1) {
           store_tile(acc, s_c, g_c, m_block, n_block);
         } else {
-          auto partials = global_scratch<float>({split_k, m, n});
-          auto tickets = global_scratch<int32_t>({num_tiles}, ScratchContents::zeroed);
-          auto s_ticket = shared_tensor<int32_t>({1});
-          Int32 row = m_block * block_m, column = n_block * block_n;
-          store_global(partials, reshape(acc, {1, block_m, block_n}), {split, row, column});
-          sync();  // every partial element is stored before the ticket releases them
-          single_thread(
-              [&] { atomic.store(s_ticket, {0}, atomic.fetch_add(tickets, {tile}, 1, MemoryOrder::acq_rel)); });
-          sync();
-          if_(atomic.load<int32_t>(s_ticket, {0}) == split_k - 1, [&] {
-            const auto partial = [&](int s) {
-              return reshape(load_global(partials, {s, row, column}, {1, block_m, block_n}), {block_m, block_n});
-            };
-            acc = partial(0);
-            for (int s = 1; s < split_k; ++s) acc = acc + partial(s);
-            single_thread([&] { atomic.store(tickets, {tile}, 0); });
-            store_tile(acc, s_c, g_c, m_block, n_block);
-          });
+          SplitKReduction reduction(split_k, m, n, num_tiles);
+          reduction.reduce(acc, tile, split, m_block * block_m, n_block * block_n,
+                           [&] { store_tile(acc, s_c, g_c, m_block, n_block); });
         }
       }
       single_thread([&] { tma.wait_group(0); });

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "tessel/lib/split_k.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::examples::quantized {
@@ -18,8 +19,8 @@ namespace tessel::examples::quantized {
 // loaded from shared memory into registers, reinterpreted as W (a bitcast, which moves nothing),
 // dequantized there and written back as f16, from where the mma reads them with the activations.
 // At decode sizes the grid of output tiles is too small to keep the weights streaming, so the k
-// range may be split over `split_k` blocks per tile (blockIdx.z): each stores its f32 partial tile
-// to a global scratch, and the last to take a ticket sums them and writes the tile.
+// range may be split over `split_k` blocks per tile (blockIdx.z), whose partials a SplitKReduction
+// sums (tessel/lib/split_k.hpp).
 template <class W> struct WeightOnlyGemm : Script {
   int block_m = 64, block_n = 128, block_k = 64;
   int warps_m = 1, warps_n = 4;
@@ -93,21 +94,8 @@ template <class W> struct WeightOnlyGemm : Script {
     if (split_k == 1) {
       store_global(g_y, acc.to<f16>(), {offset_m, offset_n});
     } else {
-      auto partials = global_scratch<float>({split_k, m, n});
-      auto tickets = global_scratch<int32_t>({cdiv(m, block_m) * cdiv(n, block_n)}, ScratchContents::zeroed);
-      auto s_ticket = shared_tensor<int32_t>({1});
-      Int32 tile = blockIdx.y * gridDim.x + blockIdx.x;
-      store_global(partials, reshape(acc, {1, block_m, block_n}), {blockIdx.z, offset_m, offset_n});
-      sync();  // every partial element is stored before the ticket releases them
-      single_thread([&] { atomic.store(s_ticket, {0}, atomic.fetch_add(tickets, {tile}, 1, MemoryOrder::acq_rel)); });
-      sync();
-      if_(atomic.load<int32_t>(s_ticket, {0}) == split_k - 1, [&] {
-        const auto partial = [&](int s) {
-          return reshape(load_global(partials, {s, offset_m, offset_n}, {1, block_m, block_n}), {block_m, block_n});
-        };
-        acc = partial(0);
-        for (int s = 1; s < split_k; ++s) acc = acc + partial(s);
-        single_thread([&] { atomic.store(tickets, {tile}, 0); });
+      SplitKReduction reduction(split_k, m, n, cdiv(m, block_m) * cdiv(n, block_n));
+      reduction.reduce(acc, blockIdx.y * gridDim.x + blockIdx.x, blockIdx.z, offset_m, offset_n, [&] {
         store_global(g_y, acc.to<f16>(), {offset_m, offset_n});
       });
     }
