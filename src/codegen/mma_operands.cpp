@@ -15,10 +15,8 @@ std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaO
   else
     element = std::to_string(int64_t(k) * o.row_stride);  // one block: every instruction starts at row 0
   // Elements to bytes: packed elements (fp4 pairs) come in whole bytes at every instruction's start.
-  // In chunks of 16, a packed element takes one byte of its row.
-  const std::string bytes = t->allocation()->chunks16 ? "1"
-                            : is_packed(t->dtype)     ? fmt::format("{} / 8", dtype_bits(t->dtype))
-                                                      : std::to_string(dtype_bytes(t->dtype));
+  const int bits = t->slot_bits();
+  const std::string bytes = bits % 8 == 0 ? std::to_string(bits / 8) : fmt::format("{} / 8", bits);
   return fmt::format("(0x{:x}ull | uint64_t(((tessel_smem_base + {} + ({}{}) * {}) & 0x3FFFF) >> 4))", constant_bits,
                      e.shared_offsets.at(t->allocation()), t->offset ? e.expr(t->offset) + " + " : "", element, bytes);
 }

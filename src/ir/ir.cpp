@@ -339,7 +339,7 @@ int64_t SharedTensorNode::element_bit(int64_t index) const {
 }
 
 int64_t SharedTensorNode::nbytes() const {
-  int64_t bits = allocation()->chunks16 ? 8 : dtype_bits(dtype);
+  int64_t bits = slot_bits();
   for (int s : shape) bits *= s;
   return (bits + 7) / 8;
 }

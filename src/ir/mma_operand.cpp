@@ -13,7 +13,7 @@ int64_t MmaOperand::extent() const {
 }
 
 MmaOperand mma_operand(const SharedTensorNode& t, int k_dim) {
-  const int bits = t.allocation()->chunks16 ? 8 : dtype_bits(t.dtype);  // one byte per element in chunks
+  const int bits = t.slot_bits();
   MmaOperand o;
   if (t.rank() == 3) {
     o.mn_major = true;

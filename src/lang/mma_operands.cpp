@@ -73,8 +73,7 @@ void check_operand_blocks(const ir::SharedTensor& t, std::string_view what, std:
 
 void check_k_major_operand(const ir::SharedTensor& t, std::string_view what, std::string_view name, int k_dim,
                            const SourceLoc& loc) {
-  const int bits = t->allocation()->chunks16 ? 8 : dtype_bits(t->dtype);  // one byte per element in chunks
-  const int row_dim = 1 - k_dim, k = t->shape[size_t(k_dim)], row_bytes = k * bits / 8;
+  const int row_dim = 1 - k_dim, k = t->shape[size_t(k_dim)], row_bytes = k * t->slot_bits() / 8;
   const bool k_major = t->strides[size_t(k_dim)] == 1 && t->strides[size_t(row_dim)] == k;
   if (!k_major)
     throw Error(loc, fmt::format("{}: {} must be K-major: pass {}; this view has shape [{}] and strides [{}]", what,

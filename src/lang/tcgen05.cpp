@@ -163,7 +163,7 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
                                  "of 16 from 16 to 256",
                                  n, m * pair));
   const int step = tcgen05_instruction_k(*kind);
-  if (k % step != 0 || wgmma_swizzle_bits(k * ir::Tcgen05MmaNode::operand_bits(*a.ir()) / 8) < 0)
+  if (k % step != 0 || wgmma_swizzle_bits(k * a.ir()->slot_bits() / 8) < 0)
     throw Error(loc, fmt::format("tcgen05.mma: k = {} does not fit; with {} operands k must be {}, {} or {} (one "
                                  "instruction per {}, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
                                  k, dtype_name(a.dtype()), step, 2 * step, 4 * step, step));

@@ -39,7 +39,7 @@ inline SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const La
   }
   const ir::SharedTensorNode* root = s->allocation();
   const int64_t base = w.cta.shared_offsets.at(root);
-  const int64_t elements = root->nbytes() * 8 / (root->chunks16 ? 8 : dtype_bits(s->dtype));
+  const int64_t elements = root->nbytes() * 8 / s->slot_bits();
   if (index < 0 || index >= elements)
     throw Error(loc, fmt::format("shared tensor view {} reaches element {} of its {}-element allocation", s->name,
                                  index, elements));

@@ -211,7 +211,7 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   // The unswizzled shared byte where an instruction reading operand `t` (laid out as `o`) from
   // column `k` starts.
   const auto start = [&](const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
-    const int bits = ir::Tcgen05MmaNode::operand_bits(*t);
+    const int bits = t->slot_bits();
     const int64_t offset = t->offset ? w.eval(t->offset, Mask(1) << lane)[size_t(lane)].i : 0;
     const int64_t span = int64_t(16) << t->allocation()->swizzle_bits;
     TESSEL_CHECK((offset * bits / 8) % (8 * span) == 0,
@@ -220,7 +220,7 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   };
   const auto smem_descriptor = [&](const ir::SharedTensor& t, const ir::MmaOperand& o, int k) {
     const auto address = uint32_t(start(t, o, k));
-    const int swizzle = t->allocation()->swizzle_bits, bits = ir::Tcgen05MmaNode::operand_bits(*t);
+    const int swizzle = t->allocation()->swizzle_bits, bits = t->slot_bits();
     return Tcgen05SmemDescriptor::decode(
         (o.mn_major ? tcgen05_mn_major_descriptor(address, swizzle, uint32_t(o.block_stride * bits / 8))
                     : tcgen05_k_major_descriptor(address, swizzle))
@@ -250,7 +250,7 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   }
   // Each block's operands: a pair's blocks hold half of a's rows and half of b's columns each.
   const auto read = [&](const ir::SharedTensor& t, const ir::MmaOperand& o) {
-    const int64_t bytes = o.extent() * ir::Tcgen05MmaNode::operand_bits(*t) / 8;
+    const int64_t bytes = o.extent() * t->slot_bits() / 8;
     return InFlightRead{this, start(t, o, 0), start(t, o, 0) + bytes, &n.loc, thread, "tcgen05.mma"};
   };
   mma->a = read(n.a, a);
@@ -373,7 +373,7 @@ void TensorMemory::complete(Operation& m) {
   const auto element = [&](const Cta& block, const ir::SharedTensor& t, DType type, bool mn_major,
                            const Tcgen05SmemDescriptor& d, int row, int kk) {
     const int bits = dtype_bits(type);
-    const int64_t bit = t->allocation()->chunks16 ? kk / 16 * 128 + kk % 16 * bits : int64_t(kk) * bits;
+    const int64_t bit = t->element_bit(kk);  // the operand's rows start on chunks
     const int64_t address = !is_packed(type) ? mn_major ? tcgen05_mn_major_address(d, row, kk, bits / 8)
                                                         : tcgen05_k_major_address(d, row, kk, bits / 8)
                                              : tcgen05_k_major_address(d, row, int(bit / 8), 1);

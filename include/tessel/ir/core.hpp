@@ -293,6 +293,8 @@ struct SharedTensorNode : Node {
   // Each element then takes one byte of the tile's rows. Set on allocations; views follow theirs.
   bool chunks16 = false;
   int rank() const { return int(shape.size()); }
+  // The bits an element takes in the tile's rows: its width, or one byte in chunks of 16.
+  int slot_bits() const { return allocation()->chunks16 ? 8 : dtype_bits(dtype); }
   int64_t nbytes() const;
   // The bit of the allocation (before any swizzle) where element `index` of the allocation starts.
   int64_t element_bit(int64_t index) const;

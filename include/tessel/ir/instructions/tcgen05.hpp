@@ -68,8 +68,6 @@ struct Tcgen05MmaNode : StmtNode {
   Tcgen05Kind mma_kind() const {
     return *tcgen05_kind({a->dtype, a->allocation()->chunks16}, {b->dtype, b->allocation()->chunks16}, scale_format);
   }
-  // The bits an element of operand t takes in its rows: one byte in chunks of 16.
-  static int operand_bits(const SharedTensorNode& t) { return t.allocation()->chunks16 ? 8 : dtype_bits(t.dtype); }
   int instruction_k() const { return tcgen05_instruction_k(mma_kind()); }
   int instructions() const { return k() / instruction_k(); }
   // Block-scaled: the columns of one group of scale cells of a (operand 0) or b (1), and the
