@@ -14,8 +14,10 @@ namespace tessel::examples::attention {
 //
 // Each consumer iteration issues S_j = Q K_jᵀ and then O += P_{j-1} V_{j-1} as two wgmma groups,
 // waits for the first only, and computes block j's softmax while the second runs; then it waits
-// for the second, frees block j - 1's slot, and rescales O for block j's new row maximum. So the
-// exp2 and the row reductions, which the tensor cores would otherwise wait for, run beside them.
+// for the second and frees block j - 1's slot. O is rescaled for block j's row maxima in the next
+// iteration, between the two groups' issues, so that the rescale runs beside S_{j+1}'s mma. So
+// the exp2, the row reductions and the rescale, which the tensor cores would otherwise wait for,
+// run beside them.
 // With ping_pong, each consumer warpgroup is a thread group of its own with its 64 query rows, and
 // the two take turns at the tensor cores (FA3's ping-pong): a warpgroup waits for its turn, issues
 // its wgmma, and hands the turn over, so that one's softmax runs while the other's mma do. The
@@ -135,9 +137,11 @@ template <class T> struct AttentionV4Overlapped : Script {
       Int32 stage = 0, previous_stage = 0;
       UInt32 phase = mbarrier.consumer_initial_phase, q_phase = mbarrier.consumer_initial_phase;
 
-      // S_j = Q K_jᵀ into `s` (zeroed before the fence), issued as one wgmma group.
-      auto issue_scores = [&](RegisterTensor& s) {
-        for (int c = 0; c < chunks; ++c) wgmma.mma(sq[g][c], sk[stage][c].transpose(), s);
+      auto s = register_tensor<float>({rows, block_n}, 0.0f);
+      // S_j = Q K_jᵀ into s, issued as one wgmma group; the first chunk overwrites s, which so
+      // needs no zeroing.
+      auto issue_scores = [&] {
+        for (int c = 0; c < chunks; ++c) wgmma.mma(sq[g][c], sk[stage][c].transpose(), s, c > 0);
         wgmma.commit_group();
       };
       // P as the A operands of P V's 64-key steps: T, in wgmma's register-A layout.
@@ -167,7 +171,7 @@ template <class T> struct AttentionV4Overlapped : Script {
         // Block j's online-softmax step on its scores; returns the factor O must be rescaled by.
         // The row maximum is taken on the raw scores and scaled after (scale > 0), so that each
         // score costs one fma and one ex2 (the fast, flush-to-zero form: a term below 2^-126 is 0).
-        auto softmax = [&](RegisterTensor& s, Int32 j) {
+        auto softmax = [&](Int32 j) {
           Int32 last_key = (j + 1) * block_n - 1;
           if_(causal ? (last_key >= seq_k || last_key > first_row) : last_key >= seq_k, [&] {
             auto cols = arange({rows, block_n}, 1) + j * block_n;
@@ -186,34 +190,34 @@ template <class T> struct AttentionV4Overlapped : Script {
         mbarrier.wait(q_full[0], q_phase);
         q_phase ^= 1u;
         mbarrier.wait(full[stage], phase);
-        auto first = register_tensor<float>({rows, block_n}, 0.0f);
         take_turn();
         wgmma.fence();
-        issue_scores(first);
+        issue_scores();
         pass_turn();
         wgmma.wait_group(0);
-        softmax(first, 0);  // O is zero: its rescale is moot
-        std::vector<RegisterTensor> p = value_steps(first);
+        auto rescale = softmax(0);  // O is zero: its rescale is moot
+        std::vector<RegisterTensor> p = value_steps(s);
         advance();
         for (Int32 j : range(1, t.key_blocks)) {
           mbarrier.wait(full[stage], phase);
-          auto s = register_tensor<float>({rows, block_n}, 0.0f);
           take_turn();
           wgmma.fence();
-          issue_scores(s);
+          issue_scores();
+          acc = acc * rescale;  // for block j - 1's row maxima, while S_j runs
+          wgmma.fence();
           issue_values(p, previous_stage, acc);
           pass_turn();
           wgmma.wait_group(1);  // S_j is done; P_{j-1} V_{j-1} may still run
-          auto rescale = softmax(s, j);
+          rescale = softmax(j);
           const std::vector<RegisterTensor> next = value_steps(s);
           wgmma.wait_group(0);
           mbarrier.arrive(empty[previous_stage]);  // both mmas that read block j - 1 are retired
-          acc = acc * rescale;
           for (int kc = 0; kc < key_chunks; ++kc) p[kc] = next[kc];
           advance();
         }
         mbarrier.arrive(q_empty[0]);  // every S of the tile is done: the next tile's Q may come
         take_turn();
+        acc = acc * rescale;
         wgmma.fence();
         issue_values(p, previous_stage, acc);
         pass_turn();
