@@ -401,7 +401,7 @@ TEST(WgmmaCodegen, EmitsDescriptorsAndTheInstructionsOfEachWarpgroup) {
     CHECK: const int warpgroup = int(threadIdx.x) / 128;
     CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1,
     CHECK-SAME: %31}, %32, %33, 1, 1, 1, 0, 0;
-    CHECK-SAME: "l"((0x4000004000010000ull | uint64_t(((tessel_smem_base + 0 + (
+    CHECK-SAME: "l"((0x4000004000010000ull | uint64_t((tessel_smem_base >> 4) + ((0 + (
     CHECK: asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     CHECK: asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(0) : "memory");
     CHECK: asm volatile("// wgmma operand %0" : "+f"(
