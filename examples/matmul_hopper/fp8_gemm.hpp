@@ -28,8 +28,8 @@ namespace tessel::examples::hopper {
 // row's A scale times the block's B scale and added to the accumulator: the promotion to f32 that
 // DeepGEMM does, here every k-tile, so no more than 128 products are summed at the tensor cores'
 // fp8 accumulation precision. The scales of the next k-tile load while the mma runs. The tile is
-// 128 x 128, so that one B scale covers it. Each consumer warpgroup is a thread group of its own
-// with 64 of the rows, and the two take turns at the tensor cores by k-tile (the ping-pong of
+// 128 x 128, so that one B scale covers it. With ping_pong, each consumer warpgroup is a thread
+// group of its own with 64 of the rows, and the two take turns at the tensor cores by k-tile (the ping-pong of
 // attention step 4: two mbarriers of 128 arrivals): a warpgroup's mma is queued behind the
 // other's, so one promotes while the other's mma runs, instead of both waiting for mma issued
 // together.
@@ -38,6 +38,7 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
   int stages = 3;
   int swizzle_size = 4;
   int consumer_warpgroups = 2;
+  int ping_pong = 1;  // BlockScaled: the consumer warpgroups take turns at the tensor cores
   static constexpr const char* param_names[] = {"m", "n", "k", "scale_a", "scale_b", "a", "b", "d"};
 
   // The first candidate is the configuration above: 3 stages of 128 x 256 and the output tile fill
@@ -52,7 +53,7 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
   }
   static Space space() {
     using S = MatmulFp8;
-    if (BlockScaled) return tune("swizzle_size", &S::swizzle_size, {4, 8});
+    if (BlockScaled) return tune("swizzle_size", &S::swizzle_size, {4, 8}) * tune("ping_pong", &S::ping_pong, {1, 0});
     return tune("swizzle_size", &S::swizzle_size, {4, 8}) *
            tune("block_m, consumer_warpgroups, block_n, stages",
                 {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
@@ -78,8 +79,8 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
     auto g_b = global_view(b, {n, k});
     auto g_d = global_view(d, {m, n});
     // The consumers' thread groups, each with its rows of A and of the output tile: one of block_m
-    // rows, or with BlockScaled one per warpgroup in ping-pong.
-    const int groups = BlockScaled ? consumer_warpgroups : 1, group_rows = block_m / groups;
+    // rows, or with BlockScaled and ping_pong one per warpgroup.
+    const int groups = BlockScaled && ping_pong ? consumer_warpgroups : 1, group_rows = block_m / groups;
     auto s_a = shared_tensor<A>({stages, groups, group_rows, block_k});
     auto s_b = shared_tensor<B>({stages, block_n, block_k});
     auto s_d = shared_tensor<Out>({groups, block_n / epilogue_n, group_rows, epilogue_n}, Swizzle::b128);
@@ -133,12 +134,14 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
           // registers than the ones in use instead of a copy at the back edge (which waits for the load).
           for (Int32 i : range(0, k_tiles, 1, stages)) {
             tma_pipe.consumer_acquire();
-            mbarrier.wait((*turn)[g], turn_phase);  // the tensor cores' turn: queued behind the other's mma
-            turn_phase ^= 1u;
+            if (turn) {
+              mbarrier.wait((*turn)[g], turn_phase);  // the tensor cores' turn: queued behind the other's mma
+              turn_phase ^= 1u;
+            }
             wgmma.fence();
             wgmma.mma(s_a[tma_pipe.consumer_stage][g], s_b[tma_pipe.consumer_stage].transpose(), partial, false);
             wgmma.commit_group();
-            mbarrier.arrive((*turn)[1 - g]);
+            if (turn) mbarrier.arrive((*turn)[1 - g]);
             // The next k-tile's scales load while the mma runs (a last extra load past k is masked).
             auto next_a_scales = a_scales_of(i + 1);
             auto next_b_scale = b_scale_of(i + 1);
