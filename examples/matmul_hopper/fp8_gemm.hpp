@@ -1,7 +1,6 @@
 #pragma once
 
 #include <algorithm>
-#include <optional>
 #include <type_traits>
 
 #include "tessel/lib/pipeline.hpp"
@@ -28,17 +27,13 @@ namespace tessel::examples::hopper {
 // row's A scale times the block's B scale and added to the accumulator: the promotion to f32 that
 // DeepGEMM does, here every k-tile, so no more than 128 products are summed at the tensor cores'
 // fp8 accumulation precision. The scales of the next k-tile load while the mma runs. The tile is
-// 128 x 128, so that one B scale covers it. With ping_pong, each consumer warpgroup is a thread
-// group of its own with 64 of the rows, and the two take turns at the tensor cores by k-tile (the ping-pong of
-// attention step 4: two mbarriers of 128 arrivals): a warpgroup's mma is queued behind the
-// other's, so one promotes while the other's mma runs, instead of both waiting for mma issued
-// together.
+// 128 x 128, so that one B scale covers it; the two consumer warpgroups, each waiting for its own
+// mma, promote while the other's runs.
 template <class A, class B = A, class Out = bf16, bool BlockScaled = false> struct MatmulFp8 : Script {
   int block_m = 128, block_n = 256, block_k = 128;
   int stages = 3;
   int swizzle_size = 4;
   int consumer_warpgroups = 2;
-  int ping_pong = 1;  // BlockScaled: the consumer warpgroups take turns at the tensor cores
   static constexpr const char* param_names[] = {"m", "n", "k", "scale_a", "scale_b", "a", "b", "d"};
 
   // The first candidate is the configuration above: 3 stages of 128 x 256 and the output tile fill
@@ -53,7 +48,7 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
   }
   static Space space() {
     using S = MatmulFp8;
-    if (BlockScaled) return tune("swizzle_size", &S::swizzle_size, {4, 8}) * tune("ping_pong", &S::ping_pong, {1, 0});
+    if (BlockScaled) return tune("swizzle_size", &S::swizzle_size, {4, 8});
     return tune("swizzle_size", &S::swizzle_size, {4, 8}) *
            tune("block_m, consumer_warpgroups, block_n, stages",
                 {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
@@ -78,15 +73,10 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
     auto g_a = global_view(a, {m, k});
     auto g_b = global_view(b, {n, k});
     auto g_d = global_view(d, {m, n});
-    // The consumers' thread groups, each with its rows of A and of the output tile: one of block_m
-    // rows, or with BlockScaled and ping_pong one per warpgroup.
-    const int groups = BlockScaled && ping_pong ? consumer_warpgroups : 1, group_rows = block_m / groups;
-    auto s_a = shared_tensor<A>({stages, groups, group_rows, block_k});
+    auto s_a = shared_tensor<A>({stages, block_m, block_k});
     auto s_b = shared_tensor<B>({stages, block_n, block_k});
-    auto s_d = shared_tensor<Out>({groups, block_n / epilogue_n, group_rows, epilogue_n}, Swizzle::b128);
+    auto s_d = shared_tensor<Out>({block_n / epilogue_n, block_m, epilogue_n}, Swizzle::b128);
     Pipeline tma_pipe(stages, 1, consumer_threads);
-    std::optional<MbarrierArray> turn;  // the ping-pong's turns, one per warpgroup
-    if (groups > 1) turn = mbarrier.alloc(std::vector<int>(groups, 128));
     TileRasterization rasterization(swizzle_size);
 
     warp_group(0, [&] {
@@ -100,9 +90,8 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
               mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
                                                                              s_b[tma_pipe.producer_stage].nbytes());
             });
-            for (int g = 0; g < groups; ++g)
-              tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage][g], {m_block * block_m + g * group_rows, offset_k},
-                                   tma_pipe.producer_barrier());
+            tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {m_block * block_m, offset_k},
+                                 tma_pipe.producer_barrier());
             tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage], {n_block * block_n, offset_k},
                                  tma_pipe.producer_barrier());
             tma_pipe.producer_advance();
@@ -111,37 +100,31 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
       });
     });
 
-    auto consume = [&](int g) {
+    thread_group(128, consumer_threads, [&] {
       setmaxnreg.increase(consumer_registers());
-      const int rows = group_rows;
-      UInt32 turn_phase = g == 0 ? mbarrier.producer_initial_phase : mbarrier.consumer_initial_phase;
       Int32 k_tiles = cdiv(k, block_k);
       for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
-        Int32 first_row = m_block * block_m + g * group_rows;
-        auto acc = register_tensor<float>({rows, block_n}, 0.0f);
+        auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
         if constexpr (BlockScaled) {
           auto g_scale_a = global_view(scale_a, {m, cdiv(k, scale_block)});
           auto g_scale_b = global_view(scale_b, {cdiv(n, scale_block), cdiv(k, scale_block)});
           // k-tile i's scales: its rows' A scales and its block's B scale, multiplied where they
           // are used, a k-tile after their load: a product at the load would wait for it.
-          auto a_scales_of = [&](const Int32& i) { return load_global(g_scale_a, {first_row, i}, {rows, 1}); };
+          auto a_scales_of = [&](const Int32& i) {
+            return load_global(g_scale_a, {m_block * block_m, i}, {block_m, 1});
+          };
           auto b_scale_of = [&](const Int32& i) { return load_global(g_scale_b, {n_block, i}, {1, 1}); };
           auto a_scales = a_scales_of(0);
           auto b_scale = b_scale_of(0);
-          auto partial = register_tensor<float>({rows, block_n}, 0.0f);
-          // Unrolled by the stages, so that the scales loaded for the next k-tile take other
-          // registers than the ones in use instead of a copy at the back edge (which waits for the load).
+          auto partial = register_tensor<float>({block_m, block_n}, 0.0f);
+          // Unrolled by the stages: the scales loaded for the next k-tile then take other registers
+          // than the ones in use, instead of a copy at the back edge that waits for the load.
           for (Int32 i : range(0, k_tiles, 1, stages)) {
             tma_pipe.consumer_acquire();
-            if (turn) {
-              mbarrier.wait((*turn)[g], turn_phase);  // the tensor cores' turn: queued behind the other's mma
-              turn_phase ^= 1u;
-            }
             wgmma.fence();
-            wgmma.mma(s_a[tma_pipe.consumer_stage][g], s_b[tma_pipe.consumer_stage].transpose(), partial, false);
+            wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), partial, false);
             wgmma.commit_group();
-            if (turn) mbarrier.arrive((*turn)[1 - g]);
             // The next k-tile's scales load while the mma runs (a last extra load past k is masked).
             auto next_a_scales = a_scales_of(i + 1);
             auto next_b_scale = b_scale_of(i + 1);
@@ -156,7 +139,7 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
           for (Int32 i : range(0, k_tiles, 1, stages)) {
             tma_pipe.consumer_acquire();
             wgmma.fence();
-            wgmma.mma(s_a[tma_pipe.consumer_stage][g], s_b[tma_pipe.consumer_stage].transpose(), acc);
+            wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), acc);
             wgmma.commit_group();
             // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
             wgmma.wait_group(1);
@@ -174,22 +157,17 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
         sync();
         auto out = acc.template to<Out>();
         for (int j = 0; j < block_n / epilogue_n; ++j)
-          store_shared(s_d[g][j], out.slice({0, j * epilogue_n}, {rows, epilogue_n}));
+          store_shared(s_d[j], out.slice({0, j * epilogue_n}, {block_m, epilogue_n}));
         fence.proxy_async();
         sync();
         single_thread([&] {
           for (int j = 0; j < block_n / epilogue_n; ++j)
-            tma.shared_to_global(s_d[g][j], g_d, {first_row, n_block * block_n + j * epilogue_n});
+            tma.shared_to_global(s_d[j], g_d, {m_block * block_m, n_block * block_n + j * epilogue_n});
           tma.commit_group();
         });
       }
       single_thread([&] { tma.wait_group(0); });
-    };
-    if (groups > 1) {
-      for (int g = 0; g < groups; ++g) thread_group(128 * (1 + g), 128, [&] { consume(g); });
-    } else {
-      thread_group(128, consumer_threads, [&] { consume(0); });
-    }
+    });
   }
 };
 
