@@ -65,13 +65,6 @@ template <class T> struct AnyWidthTiles : Script {
   }
 };
 
-// The value of a packed element's bits: its integer, or its float.
-inline float packed_value(DType t, uint32_t field) {
-  if (is_float(t)) return float_from_bits(t, field);
-  const int bits = dtype_bits(t);
-  return is_signed(t) && (field >> (bits - 1) & 1u) ? float(int(field) - (1 << bits)) : float(field);
-}
-
 // Equal, or both NaN.
 inline bool same_value(float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
@@ -113,7 +106,7 @@ template <class T> void check_any_width_tiles(const Device& dev, const sim::Opti
   const auto b = brain.download();
   const auto na = narrowed.download();
   for (int i = 0; i < n; ++i) {
-    const float want = packed_value(t, fields[size_t(i)]);
+    const float want = value_from_bits(t, fields[size_t(i)]);
     ASSERT_PRED2(same_value, wi[size_t(i)], want) << type << " as f32 at " << i;
     ASSERT_PRED2(same_value, ts[size_t(i)], want) << type << " through shared at " << i;
     ASSERT_PRED2(same_value, fw[size_t(i)], want) << type << " from words at " << i;

@@ -16,6 +16,19 @@ TEST(PackedTypes, LoadsStoresConversionsAndBitcasts) {
   }
 }
 
+TEST(PackedTypes, AnElementsValueFromItsBits) {
+  EXPECT_EQ(value_from_bits(dtype_v<i3>, 0b111), -1.0f);
+  EXPECT_EQ(value_from_bits(dtype_v<i3>, 0b100), -4.0f);
+  EXPECT_EQ(value_from_bits(dtype_v<i3>, 0b011), 3.0f);
+  EXPECT_EQ(value_from_bits(dtype_v<u3>, 0b111), 7.0f);
+  EXPECT_EQ(value_from_bits(dtype_v<int8_t>, 0x80), -128.0f);
+  EXPECT_EQ(value_from_bits(dtype_v<uint16_t>, 0xffff), 65535.0f);
+  EXPECT_EQ(value_from_bits(dtype_v<f4e2m1>, 0b0111), 6.0f);   // 2^(3 - 1) x 1.5
+  EXPECT_EQ(value_from_bits(dtype_v<f4e2m1>, 0b1001), -0.5f);  // subnormal: 0.5 x 2^0
+  EXPECT_EQ(value_from_bits(dtype_v<f16>, 0x3c00), 1.0f);
+  EXPECT_THROW(value_from_bits(dtype_v<int32_t>, 1), std::exception);
+}
+
 TEST(PackedTypes, EveryWidthLoadsStoresAndConverts) {
   for_each_any_width_type([](auto type) {
     for (const sim::Options& o : every_order()) check_any_width_tiles<decltype(type)>(Device::simulator(), o);

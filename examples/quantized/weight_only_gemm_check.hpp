@@ -10,13 +10,6 @@
 
 namespace tessel::examples::quantized {
 
-// The value of weight bits `field` of type t.
-inline float weight_value(DType t, uint32_t field) {
-  if (is_float(t)) return float_from_bits(t, field);
-  const int bits = dtype_bits(t);
-  return is_signed(t) && (field >> (bits - 1) & 1u) ? float(int(field) - (1 << bits)) : float(field);
-}
-
 // The largest magnitude of type t.
 inline float largest_weight(DType t) {
   if (is_float(t)) return float_from_bits(t, float_to_bits(t, INFINITY));
@@ -42,7 +35,7 @@ template <class W, class S = WeightOnlyGemm<W>> cli::RunResult run_weight_only_g
   std::vector<uint32_t> fields(size_t(n) * k);
   for (uint32_t& f : fields) do
       f = rng() & ((1u << dtype_bits(t)) - 1u);
-    while (!std::isfinite(weight_value(t, f)));
+    while (!std::isfinite(value_from_bits(t, f)));
   const std::vector<uint8_t> packed = pack_bits(t, fields);
   std::vector<uint32_t> w(packed.size() / 4);
   std::memcpy(w.data(), packed.data(), packed.size());
@@ -62,7 +55,7 @@ template <class W, class S = WeightOnlyGemm<W>> cli::RunResult run_weight_only_g
   for (int j = 0; j < n; ++j)
     for (int p = 0; p < k; ++p) {
       const size_t g = size_t(j) * groups + size_t(p / S::group);
-      const f16 shifted(weight_value(t, fields[size_t(j) * k + p]) - float(zeros[g]));
+      const f16 shifted(value_from_bits(t, fields[size_t(j) * k + p]) - float(zeros[g]));
       dequantized[size_t(j) * k + p] = float(f16(float(shifted) * float(scales[g])));
     }
   const auto product = [&](int i, int j, int p) {

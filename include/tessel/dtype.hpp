@@ -249,6 +249,9 @@ float round_to(DType t, float v);
 // fewer.
 float float_from_bits(DType t, uint32_t bits);
 uint32_t float_to_bits(DType t, float v);
+// The value of an element of type `t` whose bits are `bits`: its float, or its integer (a signed
+// type's sign extended). For f32 and the types of 16 bits or fewer.
+float value_from_bits(DType t, uint32_t bits);
 
 // Host buffers of packed elements: `fields` (each element's bits, the low dtype_bits(t) of each
 // value) packed into bytes in memory order, and field i of such bytes.

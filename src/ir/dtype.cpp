@@ -128,6 +128,14 @@ uint32_t float_to_bits(DType t, float v) {
   return encode(float_format(t), v);
 }
 
+float value_from_bits(DType t, uint32_t bits) {
+  if (is_float(t)) return float_from_bits(t, bits);
+  const int width = dtype_bits(t);
+  TESSEL_CHECK(width <= 16, "value_from_bits of the {}-bit type {}", width, dtype_name(t));
+  const bool negative = is_signed(t) && (bits >> (width - 1) & 1u);
+  return negative ? float(int64_t(bits) - (int64_t(1) << width)) : float(bits);
+}
+
 float round_to(DType t, float v) { return float_from_bits(t, float_to_bits(t, v)); }
 
 std::vector<uint8_t> pack_bits(DType t, const std::vector<uint32_t>& fields) {
