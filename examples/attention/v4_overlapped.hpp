@@ -138,7 +138,7 @@ template <class T> struct AttentionV4Overlapped : Script {
       UInt32 phase = mbarrier.consumer_initial_phase, q_phase = mbarrier.consumer_initial_phase;
 
       auto s = register_tensor<float>({rows, block_n}, 0.0f);
-      // S_j = Q K_jᵀ into s, issued as one wgmma group; the first chunk overwrites s, which so
+      // S_j = Q K_jᵀ into s, issued as one wgmma group; the first chunk's mma overwrites s, so s
       // needs no zeroing.
       auto issue_scores = [&] {
         for (int c = 0; c < chunks; ++c) wgmma.mma(sq[g][c], sk[stage][c].transpose(), s, c > 0);
@@ -195,7 +195,7 @@ template <class T> struct AttentionV4Overlapped : Script {
         issue_scores();
         pass_turn();
         wgmma.wait_group(0);
-        auto rescale = softmax(0);  // O is zero: its rescale is moot
+        auto rescale = softmax(0);  // O is zero, so its rescale at the next block changes nothing
         std::vector<RegisterTensor> p = value_steps(s);
         advance();
         for (Int32 j : range(1, t.key_blocks)) {
