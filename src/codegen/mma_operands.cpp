@@ -17,7 +17,7 @@ std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaO
   // Elements to bytes: packed elements (fp4 pairs) come in whole bytes at every instruction's start.
   const int bits = t->slot_bits();
   const std::string bytes = bits % 8 == 0 ? std::to_string(bits / 8) : fmt::format("{} / 8", bits);
-  // The start address in 16-byte units: the base's shifted once, the operand's offset (a multiple of
+  // The start address in 16-byte units: the base shifted once, plus the operand's offset (a multiple of
   // 16 bytes) in int arithmetic, which the compiler folds into one add per instruction. Shared
   // addresses are below 2^18, so the field's 14 bits hold every start.
   return fmt::format("(0x{:x}ull | uint64_t((tessel_smem_base >> 4) + (({} + ({}{}) * {}) >> 4)))", constant_bits,
