@@ -35,7 +35,7 @@ TEST(MnMajor, TheInstructionsCarryTheTransposeBitsAndBlockOffsets) {
   // (64 k-rows of 128 bytes, 8192 bytes: 0x200 in 16-byte units at bit 16), and imm-trans-b 1.
   EXPECT_NE(wgmma.find("1, 1, 1, %65, %67;"), std::string::npos) << wgmma;
   EXPECT_NE(wgmma.find("\"n\"(1), \"l\"((0x4000004002000000ull"), std::string::npos) << wgmma;
-  EXPECT_NE(wgmma.find(">> 4))), \"n\"(1) : \"memory\");"), std::string::npos) << wgmma;
+  EXPECT_NE(wgmma.find(">> 4)))), \"n\"(1) : \"memory\");"), std::string::npos) << wgmma;
   const std::string tcgen05 = Kernel<Tcgen05MnMajorOperands<f16, 128, 64, true>>(Device::simulator(), {"sm_100a"})
                                   .cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
   // The instruction descriptor: f32 D, f16 A and B, A and B MN-major (bits 15, 16), N 128, M 128.
