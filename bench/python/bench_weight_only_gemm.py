@@ -1,9 +1,10 @@
 """Weight-only quantized GEMM on the GPU: tessel's weight_only_gemm examples (f16 activations, weights
 of 2 to 8 bits with f16 scales and zero points per 128 of k) against cuBLAS's f16 GEMM of the same
 shape and PyTorch's torch._weight_int4pack_mm (int4, group 128, bf16), in one process. Random inputs;
-each timed call follows an L2 flush (a read of a larger buffer); the methods alternate by round; medians. Reports microseconds,
-tessel's TFLOPS, and the bandwidth at which it reads the weights as a fraction of the device-to-device
-copy bandwidth measured in the same process (bytes read plus written per second).
+each timed call follows an L2 flush (a read of a larger buffer); the methods alternate by round;
+medians. Reports microseconds, tessel's TFLOPS, and the bandwidth at which it reads the weights as a
+fraction of the device-to-device copy bandwidth measured in the same process (bytes read plus written
+per second).
 
     python bench/python/bench_weight_only_gemm.py [--types i4,i3] [--shapes 1x14336x4096] [--rounds 20]
 """
@@ -22,7 +23,7 @@ BITS = {"i2": 2, "i3": 3, "i4": 4, "u4": 4, "i6": 6, "i8": 8, "f4e2m1": 4, "f6e2
 
 def timed(run, flush, start, end):
     # Evicts L2 by reading a larger buffer: a flush that writes (zero_) leaves L2 full of dirty lines,
-    # whose write-back (about 12 us on an H200) a short kernel would pay for.
+    # whose write-back (about 8 us on an H200) a short kernel would pay for.
     flush.max()
     start.record()
     run()
