@@ -1,5 +1,6 @@
-// The weight-only GEMM's registrations, one per weight type: the widths 2, 3, 4, 6 and 8, integer
-// and floating-point (tests/weight_only_gemm_test.cpp runs every other width).
+// The weight-only GEMM's registrations and its weights' repacking, one of each per weight type: the
+// widths 2, 3, 4, 6 and 8, integer and floating-point (tests/weight_only_gemm_test.cpp runs every
+// other width).
 #include <tuple>
 
 #include "examples.hpp"
@@ -16,9 +17,9 @@ template <class W> KernelEntry weight_only_gemm_example() {
   e.name = "weight_only_gemm_" + type;
   e.description = fmt::format(
       "GEMM of f16 activations and {} weights with f16 scales and zero points per 128 of k "
-      "(mma.sync, dequantized in registers)",
-      type);
-  e.size_names = {"m", "n", "k (a multiple of 32)"};
+      "(mma.sync, dequantized in registers; weights repacked by weight_only_repack_{})",
+      type, type);
+  e.size_names = {"m", "n (a multiple of 8)", "k (a multiple of 128)"};
   e.default_sizes = {40, 200, 384};
   e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     return quantized::run_weight_only_gemm<W>(dev, int(s[0]), int(s[1]), int(s[2]), opt, label);
@@ -26,7 +27,27 @@ template <class W> KernelEntry weight_only_gemm_example() {
   add_introspection<S>(e, [](const std::vector<int64_t>& s) {
     f16* h = nullptr;
     uint32_t* w = nullptr;
-    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), h, w, h, h, h);
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), h, w, h, h);
+  });
+  return e;
+}
+
+template <class W> KernelEntry repack_weights_example() {
+  const std::string type(dtype_name(dtype_v<W>));
+  KernelEntry e;
+  e.name = "weight_only_repack_" + type;
+  e.description = fmt::format(
+      "repacks {} weights [n, k] (k contiguous) and their scales into the order weight_only_gemm_{} reads", type, type);
+  e.size_names = {"n (a multiple of 8)", "k (a multiple of 128)"};
+  e.default_sizes = {200, 384};
+  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    return quantized::run_repack_weights<W>(dev, int(s[0]), int(s[1]), opt, label);
+  };
+  add_introspection<quantized::RepackWeights<W>>(e, [](const std::vector<int64_t>& s) {
+    quantized::StoredWeight<W>* w = nullptr;
+    f16* h = nullptr;
+    uint32_t* units = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), w, h, h, units, h);
   });
   return e;
 }
@@ -35,8 +56,12 @@ template <class W> KernelEntry weight_only_gemm_example() {
 
 std::vector<KernelEntry> weight_only_gemm_examples() {
   std::vector<KernelEntry> entries;
-  std::apply([&](auto... types) { (entries.push_back(weight_only_gemm_example<decltype(types)>()), ...); },
-             std::tuple<i2, i3, i4, u4, i6, int8_t, f4e2m1, f6e2m3, f6e3m2, f8e4m3>{});
+  std::apply(
+      [&](auto... types) {
+        (entries.push_back(weight_only_gemm_example<decltype(types)>()), ...);
+        (entries.push_back(repack_weights_example<decltype(types)>()), ...);
+      },
+      std::tuple<i2, i3, i4, u4, i6, int8_t, f4e2m1, f6e2m3, f6e3m2, f8e4m3>{});
   return entries;
 }
 

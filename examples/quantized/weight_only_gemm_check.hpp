@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 
+#include "repack_weights.hpp"
 #include "tessel/cli/host_check.hpp"
 #include "weight_only_gemm.hpp"
 
@@ -16,54 +17,131 @@ inline float largest_weight(DType t) {
   return is_signed(t) ? float(1 << (dtype_bits(t) - 1)) : float((1 << dtype_bits(t)) - 1);
 }
 
-// Runs WeightOnlyGemm<W> (or S, a configuration of it) on [m, n, k] (k a multiple of 32) and checks it: random weights
-// of every finite pattern of W, scales that bring them to about 1, zero points of -1, 0 or 1, activations in [-1, 1]
-// and a poisoned output. The reference dequantizes as the kernel does (f16 rounding after the subtraction and after the
-// product) and accumulates in double; each output may be off by its f16 rounding and 2^-14 of the sum of its products'
-// magnitudes (f32 accumulation over k).
+// Refuses the sizes the repacked order cannot hold, naming them.
+inline void check_weight_only_sizes(int n, int k, const std::string& label) {
+  if (n % WeightUnits::rows != 0 || k % WeightUnits::depth != 0)
+    throw Error(
+        fmt::format("{}: n = {}, k = {}: the repacked weights come in units of {} rows of W by {} of k, so n "
+                    "must be a multiple of {} and k of {}",
+                    label, n, k, WeightUnits::rows, WeightUnits::depth, WeightUnits::rows, WeightUnits::depth));
+}
+
+// Random weights of every finite pattern of W (the bits of each), their scales (bringing them to about 1) and zero
+// points (-1, 0 or 1), per 128 of k.
+struct QuantizedWeights {
+  std::vector<uint32_t> fields;    // [n, k]
+  std::vector<f16> scales, zeros;  // [n, k / 128]
+};
+inline QuantizedWeights random_quantized_weights(DType t, int n, int k) {
+  std::mt19937 rng(uint32_t(k * 31 + n));
+  QuantizedWeights q;
+  q.fields.resize(size_t(n) * k);
+  for (uint32_t& f : q.fields) do
+      f = rng() & ((1u << dtype_bits(t)) - 1u);
+    while (!std::isfinite(value_from_bits(t, f)));
+  std::uniform_real_distribution<float> unit(0.5f, 1.0f);
+  q.scales.resize(size_t(n) * (k / WeightUnits::depth));
+  q.zeros.resize(q.scales.size());
+  for (size_t i = 0; i < q.scales.size(); ++i) {
+    q.scales[i] = f16(unit(rng) / largest_weight(t));
+    q.zeros[i] = f16(float(int(rng() % 3) - 1));
+  }
+  return q;
+}
+
+// What the host passes for a Ptr<W>: the bytes of a packed type, the elements of an 8-bit one.
+template <class W> using StoredWeight = std::conditional_t<is_packed(dtype_v<W>), uint8_t, W>;
+
+// The weights of a checkpoint on the device, and RepackWeights<W>'s output.
+struct RepackedWeights {
+  Buffer<uint32_t> units;
+  Buffer<f16> unit_scales;
+};
+template <class W>
+RepackedWeights repack_on_device(const Device& dev, const QuantizedWeights& q, int n, int k, const KernelOptions& opt) {
+  constexpr DType t = dtype_v<W>;
+  const std::vector<uint8_t> bytes = pack_bits(t, q.fields);
+  std::vector<StoredWeight<W>> stored(bytes.size() / sizeof(StoredWeight<W>));
+  std::memcpy(stored.data(), bytes.data(), bytes.size());
+  Buffer<StoredWeight<W>> w(dev, stored);
+  Buffer<f16> scales(dev, q.scales), zeros(dev, q.zeros);
+  const size_t units = size_t(n / WeightUnits::rows) * size_t(k / WeightUnits::depth);
+  RepackedWeights r{Buffer<uint32_t>(dev, cli::poisoned<uint32_t>(units * WeightUnits::lanes * dtype_bits(t))),
+                    Buffer<f16>(dev, cli::poisoned<f16>(units * 2 * WeightUnits::rows))};
+  Kernel<RepackWeights<W>> repack(dev, opt);
+  repack(n, k, w, scales, zeros, r.units, r.unit_scales);
+  return r;
+}
+
+// Runs RepackWeights<W> and compares its output with the order weight_units.hpp states, bit for bit.
+template <class W>
+cli::RunResult run_repack_weights(const Device& dev, int n, int k, const KernelOptions& opt, const std::string& label) {
+  constexpr DType t = dtype_v<W>;
+  check_weight_only_sizes(n, k, label);
+  const QuantizedWeights q = random_quantized_weights(t, n, k);
+  const RepackedWeights r = repack_on_device<W>(dev, q, n, k, opt);
+  dev.synchronize();
+  const int groups = k / WeightUnits::depth;
+  std::vector<uint32_t> ordered(q.fields.size());
+  std::vector<f16> unit_scales(size_t(n / WeightUnits::rows) * groups * 2 * WeightUnits::rows);
+  for (int row = 0; row < n; ++row)
+    for (int p = 0; p < k; ++p) {
+      const int unit = row / 8, g = row % 8, group = p / 128, d = p % 128;
+      const int lane = 4 * g + d % 8 / 2, element = 4 * (d / 16) + 2 * (d % 16 / 8) + d % 2;
+      const size_t first = size_t(unit * groups + group);
+      ordered[(first * WeightUnits::lanes + size_t(lane)) * WeightUnits::run + size_t(element)] =
+          q.fields[size_t(row) * k + p];
+      if (d == 0) {
+        unit_scales[(first * 2) * 8 + size_t(g)] = q.scales[size_t(row) * groups + group];
+        unit_scales[(first * 2 + 1) * 8 + size_t(g)] = q.zeros[size_t(row) * groups + group];
+      }
+    }
+  const std::vector<uint8_t> want = pack_bits(t, ordered);
+  const std::vector<uint32_t> got_words = r.units.download();
+  std::vector<uint8_t> got(got_words.size() * 4);
+  std::memcpy(got.data(), got_words.data(), got.size());
+  size_t wrong = 0;
+  for (size_t i = 0; i < want.size(); ++i) wrong += got[i] != want[i];
+  const std::vector<f16> got_scales = r.unit_scales.download();
+  for (size_t i = 0; i < unit_scales.size(); ++i) wrong += float(got_scales[i]) != float(unit_scales[i]);
+  cli::RunResult result;
+  result.ok = got.size() == want.size() && wrong == 0;
+  result.max_error = double(wrong);
+  result.summary = fmt::format("{}: {} ({} bytes of weights, {} scales and zero points; {} differ)", label,
+                               result.ok ? "PASS" : "FAIL", want.size(), unit_scales.size(), wrong);
+  return result;
+}
+
+// Runs WeightOnlyGemm<W> (or S, a configuration of it) on [m, n, k] after RepackWeights<W>, and checks it: random
+// weights, activations in [-1, 1] and a poisoned output. The reference dequantizes as the kernel does (f16 rounding
+// after the subtraction and after the product) and accumulates in double; each output may be off by its f16 rounding
+// and 2^-14 of the sum of its products' magnitudes (f32 accumulation over k).
 template <class W, class S = WeightOnlyGemm<W>> cli::RunResult run_weight_only_gemm(const Device& dev, int m, int n,
                                                                                     int k, const KernelOptions& opt,
                                                                                     const std::string& label) {
   constexpr DType t = dtype_v<W>;
-  if (k % 32 != 0)
-    throw Error(
-        fmt::format("{}: k = {} is not a multiple of 32; the kernel reads each row of weights as whole "
-                    "32-bit words",
-                    label, k));
-  const int groups = (k + S::group - 1) / S::group;
-  std::mt19937 rng(uint32_t(k * 31 + n));
-  std::vector<uint32_t> fields(size_t(n) * k);
-  for (uint32_t& f : fields) do
-      f = rng() & ((1u << dtype_bits(t)) - 1u);
-    while (!std::isfinite(value_from_bits(t, f)));
-  const std::vector<uint8_t> packed = pack_bits(t, fields);
-  std::vector<uint32_t> w(packed.size() / 4);
-  std::memcpy(w.data(), packed.data(), packed.size());
-  std::uniform_real_distribution<float> unit(0.5f, 1.0f);
-  std::vector<f16> scales(size_t(n) * groups), zeros(scales.size());
-  for (size_t i = 0; i < scales.size(); ++i) {
-    scales[i] = f16(unit(rng) / largest_weight(t));
-    zeros[i] = f16(float(int(rng() % 3) - 1));
-  }
+  check_weight_only_sizes(n, k, label);
+  const QuantizedWeights q = random_quantized_weights(t, n, k);
+  const int groups = k / S::group;
+  const RepackedWeights r = repack_on_device<W>(dev, q, n, k, opt);
   const auto x = cli::random_vector<f16>(size_t(m) * k, 3);
-  Buffer<f16> dx(dev, x), dscales(dev, scales), dzeros(dev, zeros), dy(dev, cli::poisoned<f16>(size_t(m) * n));
-  Buffer<uint32_t> dw(dev, w);
+  Buffer<f16> dx(dev, x), dy(dev, cli::poisoned<f16>(size_t(m) * n));
   Kernel<S> kernel(dev, opt);
-  kernel(m, n, k, dx, dw, dscales, dzeros, dy);
+  kernel(m, n, k, dx, r.units, r.unit_scales, dy);
   dev.synchronize();
-  std::vector<float> dequantized(fields.size());
+  std::vector<float> dequantized(q.fields.size());
   for (int j = 0; j < n; ++j)
     for (int p = 0; p < k; ++p) {
       const size_t g = size_t(j) * groups + size_t(p / S::group);
-      const f16 shifted(value_from_bits(t, fields[size_t(j) * k + p]) - float(zeros[g]));
-      dequantized[size_t(j) * k + p] = float(f16(float(shifted) * float(scales[g])));
+      const f16 shifted(value_from_bits(t, q.fields[size_t(j) * k + p]) - float(q.zeros[g]));
+      dequantized[size_t(j) * k + p] = float(f16(float(shifted) * float(q.scales[g])));
     }
   const auto product = [&](int i, int j, int p) {
     return double(float(x[size_t(i) * k + p])) * dequantized[size_t(j) * k + p];
   };
-  cli::RunResult r = cli::check_gemm(dy.download(), m, n, k, product, {1e-4, 1.0 / 1024, 1.0 / 16384}, label);
-  r.stats = kernel.stats();
-  return r;
+  cli::RunResult result = cli::check_gemm(dy.download(), m, n, k, product, {1e-4, 1.0 / 1024, 1.0 / 16384}, label);
+  result.stats = kernel.stats();
+  return result;
 }
 
 }  // namespace tessel::examples::quantized

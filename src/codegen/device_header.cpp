@@ -183,6 +183,12 @@ template <int Selector> __device__ __forceinline__ unsigned int tessel_prmt(unsi
   {}
   return d;
 }}
+// (a & b) | c in one instruction.
+__device__ __forceinline__ unsigned int tessel_and_or(unsigned int a, unsigned int b, unsigned int c) {{
+  unsigned int d;
+  {}
+  return d;
+}}
 template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_f16(uint32_t w, tessel_f16* out) {{
   if (Signed) w ^= 0x88888888u;
   const unsigned int scale = 0x2c003c00u;                            // (1, 1/16)
@@ -192,7 +198,7 @@ template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_f16(ui
                                  tessel_prmt<0x4343>(w, 0)}};
 #pragma unroll
   for (int j = 0; j < 4; ++j)
-    tessel_unpair2(tessel_fma_f16x2((pairs[j] & 0x00f0000fu) | 0x64006400u, scale, minus_magic), out[2 * j],
+    tessel_unpair2(tessel_fma_f16x2(tessel_and_or(pairs[j], 0x00f0000fu, 0x64006400u), scale, minus_magic), out[2 * j],
                    out[2 * j + 1]);
 }}
 template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(uint32_t w, tessel_bf16* out) {{
@@ -204,13 +210,14 @@ template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(u
                                  tessel_prmt<0x0602>(w, high), tessel_prmt<0x0703>(w, high)}};
 #pragma unroll
   for (int j = 0; j < 4; ++j)
-    tessel_unpair2(tessel_fma_bf16x2((pairs[j] & 0x000f000fu) | 0x43004300u, one, minus_magic), out[2 * j],
+    tessel_unpair2(tessel_fma_bf16x2(tessel_and_or(pairs[j], 0x000f000fu, 0x43004300u), one, minus_magic), out[2 * j],
                    out[2 * j + 1]);
 }}
 )CUDA",
                      ptx_asm(Ptx::FmaF16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}),
                      ptx_asm(Ptx::FmaBf16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}),
-                     ptx_asm(Ptx::Prmt, oldest, {{"d"}, {"a"}, {"b"}, {"Selector"}}));
+                     ptx_asm(Ptx::Prmt, oldest, {{"d"}, {"a"}, {"b"}, {"Selector"}}),
+                     ptx_asm(Ptx::Lop3, oldest, {{"d"}, {"a"}, {"b"}, {"c"}, {"0xea"}}));
 }
 
 // The fast forms of the math functions (Precision::fast): PTX's approximations.

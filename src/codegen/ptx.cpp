@@ -144,6 +144,18 @@ const PtxRow& ptx_row(Ptx instruction) {
                               PtxEffect::Pure};
       return row;
     }
+    // PTX ISA 9.7.8.6: any function of three 32-bit values, bit by bit, given by its truth table
+    // (lut: the result for a = 0xf0, b = 0xcc, c = 0xaa). Written out, since ptxas splits
+    // (a & b) | c with two constants into two LOP3 (one instruction holds one immediate).
+    case Ptx::Lop3: {
+      static const PtxRow row{
+          "lop3.b32",
+          "lop3.b32 {dst}, {a}, {b}, {c}, {lut};",
+          Arch::Sm80,
+          {scalar("dst", "=r"), scalar("a", "r"), scalar("b", "r"), scalar("c", "r"), scalar("lut", "n")},
+          PtxEffect::Pure};
+      return row;
+    }
     case Ptx::FmaBf16x2: {
       static const PtxRow row{"fma.rn.bf16x2",
                               "fma.rn.bf16x2 {dst}, {a}, {b}, {c};",

@@ -41,6 +41,7 @@ enum class Ptx : uint8_t {
   SqrtApprox,
   FmaF16x2,
   Prmt,
+  Lop3,
   FmaBf16x2,
   CpAsyncCg16,
   CpAsyncCa8,

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "tessel/tessel.hpp"
+#include "weight_units.hpp"
+
+namespace tessel::examples::quantized {
+
+// Repacks a checkpoint's quantized weights once, on the device, into the order the weight-only
+// GEMM reads (weight_units.hpp): W [n, k] of packed W elements, k contiguous (GPTQ's order; other
+// orders are regrouped first), with scales and zero points [n, cdiv(k, 128)]. Writes the units'
+// words [n / 8, k / 128, 32, bits] and each unit's scales and zero points [n / 8, k / 128, 2, 8].
+// n must be a multiple of 8 and k of 128. Each warp gathers one unit: it loads the unit's weights
+// in the B fragments' layout (element by element where a thread's run is shorter than a word) and
+// stores each lane's run as whole words. The weights are renamed into the units' order in a type
+// that holds every value of W exactly (f16 for the floats, i32 for the integers), since renamings
+// keep a packed tile's registers whole.
+template <class W> struct RepackWeights : Script {
+  static constexpr int warps = 4, bits = dtype_bits(dtype_v<W>);
+  using Exact = std::conditional_t<is_float(dtype_v<W>), f16, int32_t>;
+  static constexpr const char* param_names[] = {"n", "k", "w", "scales", "zeros", "units", "unit_scales"};
+
+  void operator()(Int32 n, Int32 k, Ptr<W> w, Ptr<f16> scales, Ptr<f16> zeros, Ptr<uint32_t> units_out,
+                  Ptr<f16> unit_scales) {
+    constexpr int rows = WeightUnits::rows * warps, depth = WeightUnits::depth;
+    attrs.blocks = {cdiv(n, rows), k / depth};
+    attrs.warps = warps;
+    WeightUnits units(1, warps, 1, mma_layouts(16, rows, depth, 1, warps).b);
+    const Int32 row = blockIdx.x * rows, unit = blockIdx.x * warps, group = blockIdx.y;
+    auto nk = load_global(global_view(w, {n, k}), {row, group * depth}, {rows, depth}, units.fragments.permute({1, 0}));
+    auto run = units.from_fragments(permute(nk.template to<Exact>(), {1, 0})).template to<W>();
+    store_global(global_view(units_out, {n / 8, k / depth, WeightUnits::lanes, bits}), run.template bitcast<uint32_t>(),
+                 {unit, group, 0, 0});
+    auto g_unit_scales = global_view(unit_scales, {n / 8, k / depth, 2, WeightUnits::rows});
+    auto g_scales = global_view(scales, {n, k / depth}), g_zeros = global_view(zeros, {n, k / depth});
+    const auto of_units = [&](const RegisterTensor& t) { return reshape(t, {warps, 1, 1, WeightUnits::rows}); };
+    store_global(g_unit_scales, of_units(load_global(g_scales, {row, group}, {rows, 1})), {unit, group, 0, 0});
+    store_global(g_unit_scales, of_units(load_global(g_zeros, {row, group}, {rows, 1})), {unit, group, 1, 0});
+  }
+};
+
+}  // namespace tessel::examples::quantized
