@@ -49,10 +49,15 @@ const auto kCases = ::testing::Values(
     Case{"fp8_gemm", {130, 304, 208}}, Case{"fp8_gemm_e5m2", {64, 256, 128}},
     Case{"fp8_gemm_block_scaled", {130, 304, 1008}}, Case{"weight_only_gemm_i2", {33, 136, 640}},
     Case{"weight_only_gemm_i3", {33, 136, 640}}, Case{"weight_only_gemm_i4", {33, 136, 640}},
-    Case{"weight_only_gemm_u4", {1, 72, 224}}, Case{"weight_only_gemm_i6", {33, 136, 640}},
+    Case{"weight_only_gemm_u4", {1, 72, 256}}, Case{"weight_only_gemm_i6", {33, 136, 640}},
     Case{"weight_only_gemm_i8", {33, 136, 640}}, Case{"weight_only_gemm_f4e2m1", {33, 136, 640}},
-    Case{"weight_only_gemm_f6e2m3", {33, 136, 640}}, Case{"weight_only_gemm_f6e3m2", {5, 100, 160}},
-    Case{"weight_only_gemm_f8e4m3", {33, 136, 640}});
+    Case{"weight_only_gemm_f6e2m3", {33, 136, 640}}, Case{"weight_only_gemm_f6e3m2", {5, 104, 256}},
+    Case{"weight_only_gemm_f8e4m3", {33, 136, 640}}, Case{"weight_only_repack_i2", {40, 256}},
+    Case{"weight_only_repack_i3", {40, 256}}, Case{"weight_only_repack_i4", {40, 256}},
+    Case{"weight_only_repack_u4", {40, 256}}, Case{"weight_only_repack_i6", {40, 256}},
+    Case{"weight_only_repack_i8", {40, 256}}, Case{"weight_only_repack_f4e2m1", {40, 256}},
+    Case{"weight_only_repack_f6e2m3", {40, 256}}, Case{"weight_only_repack_f6e3m2", {40, 256}},
+    Case{"weight_only_repack_f8e4m3", {40, 256}});
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ExampleOnSimulator, kCases, [](const ::testing::TestParamInfo<Case>& info) {
   std::string name = info.param.example;

@@ -1,6 +1,6 @@
-// The weight-only GEMM (examples/quantized/weight_only_gemm.hpp) for weights of every width on the
-// simulator: the packed integers and floats of 1 to 7 bits and the 8-bit types, at sizes that are
-// not multiples of the tiles.
+// The weight-only GEMM (examples/quantized/weight_only_gemm.hpp) and its weights' repacking for
+// weights of every width on the simulator: the packed integers and floats of 1 to 7 bits and the
+// 8-bit types, at sizes that are not multiples of the tiles.
 #include "any_width_kernels.hpp"
 #include "quantized/weight_only_gemm_check.hpp"
 #include "simulate.hpp"
@@ -15,35 +15,69 @@ template <class W> void expect_weight_only_gemm(int m, int n, int k, const Kerne
 }
 
 TEST(WeightOnlyGemm, EveryWidth) {
-  for_each_any_width_type([](auto type) { expect_weight_only_gemm<decltype(type)>(17, 72, 224); });
-  expect_weight_only_gemm<i4>(17, 72, 224);
-  expect_weight_only_gemm<u4>(17, 72, 224);
-  expect_weight_only_gemm<int8_t>(17, 72, 224);
-  expect_weight_only_gemm<uint8_t>(17, 72, 224);
-  expect_weight_only_gemm<f8e4m3>(17, 72, 224);
-  expect_weight_only_gemm<f8e5m2>(17, 72, 224);
+  for_each_any_width_type([](auto type) { expect_weight_only_gemm<decltype(type)>(17, 72, 256); });
+  expect_weight_only_gemm<i4>(17, 72, 256);
+  expect_weight_only_gemm<u4>(17, 72, 256);
+  expect_weight_only_gemm<int8_t>(17, 72, 256);
+  expect_weight_only_gemm<uint8_t>(17, 72, 256);
+  expect_weight_only_gemm<f8e4m3>(17, 72, 256);
+  expect_weight_only_gemm<f8e5m2>(17, 72, 256);
 }
 
-TEST(WeightOnlyGemm, KMustBeAMultipleOf32) {
+template <class W> void expect_repacked(int n, int k) {
+  const std::string label = fmt::format("weight_only_repack<{}>", dtype_name(dtype_v<W>));
+  const cli::RunResult r = examples::quantized::run_repack_weights<W>(Device::simulator(), n, k, {}, label);
+  EXPECT_TRUE(r.ok) << r.summary;
+}
+
+TEST(WeightOnlyGemm, RepackedInTheFragmentsOrder) {
+  for_each_any_width_type([](auto type) { expect_repacked<decltype(type)>(40, 256); });
+  expect_repacked<i4>(72, 384);
+  expect_repacked<int8_t>(40, 128);
+  expect_repacked<f8e4m3>(40, 128);
+}
+
+TEST(WeightOnlyGemm, SizesMustFillUnits) {
   try {
     examples::quantized::run_weight_only_gemm<i3>(Device::simulator(), 4, 64, 200, {}, "weight_only_gemm<i3>");
     FAIL() << "k = 200 ran";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "weight_only_gemm<i3>: k = 200 is not a multiple of 32; the kernel reads each row of weights as "
-                 "whole 32-bit words");
+                 "weight_only_gemm<i3>: n = 64, k = 200: the repacked weights come in units of 8 rows of W by 128 of "
+                 "k, so n must be a multiple of 8 and k of 128");
   }
 }
 
-// Split-K at decode sizes: k = 384 is 6 k-tiles of 64, so 4 splits take 2, 2, 2 and none.
+// Split-K at decode sizes: k = 384 is 3 k-tiles of 128, so 4 splits take 1, 1, 1 and none.
 template <class W, int SplitK> struct WeightOnlySplitK : examples::quantized::WeightOnlyGemm<W> {
   WeightOnlySplitK() {
     this->block_m = 16;
-    this->block_n = 32;
+    this->units_per_warp = 1;
     this->split_k = SplitK;
   }
   static Space space() { return Space{}; }
 };
+
+// The prefill tile: two warps along m share each B fragment, and each warp's 8 units are renamed
+// into the fragments' order.
+template <class W> struct WeightOnlyPrefill : examples::quantized::WeightOnlyGemm<W> {
+  WeightOnlyPrefill() {
+    this->block_m = 128;
+    this->warps_m = 2;
+    this->warps_n = 2;
+    this->units_per_warp = 8;
+    this->stages = 3;
+  }
+  static Space space() { return Space{}; }
+};
+
+TEST(WeightOnlyGemm, PrefillTile) {
+  for (const KernelOptions& o : every_order_options()) {
+    const cli::RunResult r = examples::quantized::run_weight_only_gemm<i4, WeightOnlyPrefill<i4>>(
+        Device::simulator(), 130, 136, 384, o, "weight_only_gemm<i4> 128 x 128");
+    EXPECT_TRUE(r.ok) << r.summary;
+  }
+}
 
 TEST(WeightOnlyGemm, SplitKUnderEveryOrder) {
   for (const KernelOptions& o : every_order_options()) {
@@ -53,7 +87,7 @@ TEST(WeightOnlyGemm, SplitKUnderEveryOrder) {
       EXPECT_TRUE(r.ok) << r.summary;
     }
     const cli::RunResult r = examples::quantized::run_weight_only_gemm<i3, WeightOnlySplitK<i3, 2>>(
-        Device::simulator(), 17, 72, 224, o, "weight_only_gemm<i3> split 2");
+        Device::simulator(), 17, 72, 256, o, "weight_only_gemm<i3> split 2");
     EXPECT_TRUE(r.ok) << r.summary;
   }
 }

@@ -1,5 +1,5 @@
 """Weight-only quantized GEMM on the GPU: tessel's weight_only_gemm examples (f16 activations, weights
-of 2 to 8 bits with f16 scales and zero points per 128 of k) against cuBLAS's f16 GEMM of the same
+of 2 to 8 bits with f16 scales and zero points per 128 of k, repacked once before timing) against cuBLAS's f16 GEMM of the same
 shape and PyTorch's torch._weight_int4pack_mm (int4, group 128, bf16), in one process. Random inputs;
 each timed call follows an L2 flush (a read of a larger buffer); the methods alternate by round;
 medians. Reports microseconds, tessel's TFLOPS, and the bandwidth at which it reads the weights as a
@@ -39,10 +39,18 @@ def copy_bandwidth(flush, start, end, rounds):
     return 2 * src.numel() / seconds
 
 
-def weights(kind, n, k):
-    """Random weights of `kind` as the kernel takes them: the 32-bit words that hold them, [n, k * bits / 32]
-    (random bit patterns: the time does not depend on the values)."""
-    return torch.randint(0, 256, (n, k * BITS[kind] // 8), dtype=torch.uint8, device="cuda").view(torch.uint32)
+STORED = {"i8": torch.int8, "f8e4m3": torch.float8_e4m3fn}
+
+
+def repacked_weights(kind, n, k, scales, zeros):
+    """Random weights of `kind` (random bit patterns: the time does not depend on the values), repacked
+    once by weight_only_repack_<kind> into the order the GEMM reads: the units' words and their scales."""
+    bits = BITS[kind]
+    w = torch.randint(0, 256, (n, k * bits // 8), dtype=torch.uint8, device="cuda").view(STORED.get(kind, torch.uint8))
+    units = torch.empty(n // 8 * (k // 128) * 32 * bits, dtype=torch.uint32, device="cuda")
+    unit_scales = torch.empty(n // 8 * (k // 128) * 16, dtype=torch.float16, device="cuda")
+    tessel.examples().kernel(f"weight_only_repack_{kind}")(n, k, w, scales, zeros, units, unit_scales)
+    return units, unit_scales
 
 
 def main():
@@ -77,9 +85,9 @@ def main():
             anchors.pop("int4pack", None)
         for kind in args.types.split(","):
             kernel = tessel.examples().kernel(f"weight_only_gemm_{kind}")
-            w = weights(kind, n, k)
+            units, unit_scales = repacked_weights(kind, n, k, scales, zeros)
             methods = dict(anchors)
-            methods["tessel"] = lambda: kernel(m, n, k, x, w, scales, zeros, y)
+            methods["tessel"] = lambda: kernel(m, n, k, x, units, unit_scales, y)
             methods["tessel"]()  # compiles, tunes
             times = {name: [] for name in methods}
             for _ in range(args.rounds):

@@ -47,16 +47,18 @@ TEST_F(ExampleOnGpu, MatchTheHostReference) {
       {"fp8_gemm_e5m2", {300, 1400, 304}},
       {"fp8_gemm_block_scaled", {300, 1400, 304}},
       {"fp8_gemm_block_scaled", {1024, 1024, 1024}},
-      {"weight_only_gemm_i2", {33, 1400, 992}},
+      {"weight_only_gemm_i2", {33, 1400, 1024}},
       {"weight_only_gemm_i3", {128, 1024, 2048}},
-      {"weight_only_gemm_i4", {33, 1400, 992}},
+      {"weight_only_gemm_i4", {33, 1400, 1024}},
       {"weight_only_gemm_u4", {128, 1024, 2048}},
-      {"weight_only_gemm_i6", {33, 1400, 992}},
+      {"weight_only_gemm_i6", {33, 1400, 1024}},
       {"weight_only_gemm_i8", {128, 1024, 2048}},
-      {"weight_only_gemm_f4e2m1", {33, 1400, 992}},
+      {"weight_only_gemm_f4e2m1", {33, 1400, 1024}},
       {"weight_only_gemm_f6e2m3", {128, 1024, 2048}},
-      {"weight_only_gemm_f6e3m2", {33, 1400, 992}},
-      {"weight_only_gemm_f8e4m3", {128, 1024, 2048}}};
+      {"weight_only_gemm_f6e3m2", {33, 1400, 1024}},
+      {"weight_only_gemm_f8e4m3", {128, 1024, 2048}},
+      {"weight_only_repack_i4", {1400, 1024}},
+      {"weight_only_repack_i3", {1024, 2048}}};
   for (const auto& [name, sizes] : cases) {
     const cli::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, {});
     EXPECT_TRUE(r.ok) << r.summary;
