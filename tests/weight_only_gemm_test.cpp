@@ -58,18 +58,39 @@ template <class W, int SplitK> struct WeightOnlySplitK : examples::quantized::We
   static Space space() { return Space{}; }
 };
 
-// The prefill tile: two warps along m share each B fragment, and each warp's 8 units are renamed
+// The prefill tile: two warps along m share each B fragment, and each warp's 4 units are renamed
 // into the fragments' order.
 template <class W> struct WeightOnlyPrefill : examples::quantized::WeightOnlyGemm<W> {
   WeightOnlyPrefill() {
     this->block_m = 128;
     this->warps_m = 2;
-    this->warps_n = 2;
-    this->units_per_warp = 8;
+    this->warps_n = 4;
+    this->units_per_warp = 4;
     this->stages = 3;
   }
   static Space space() { return Space{}; }
 };
+
+// k-tiles of two groups (the last one of k = 384 and 640 half past k) over four units per warp,
+// split over two blocks.
+template <class W> struct WeightOnlyDeepTiles : examples::quantized::WeightOnlyGemm<W> {
+  WeightOnlyDeepTiles() {
+    this->units_per_warp = 4;
+    this->groups_per_tile = 2;
+    this->stages = 3;
+    this->split_k = 2;
+  }
+  static Space space() { return Space{}; }
+};
+
+TEST(WeightOnlyGemm, DeepTilesUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options())
+    for (const auto& [m, n, k] : {std::tuple{5, 136, 384}, std::tuple{17, 264, 640}}) {
+      const cli::RunResult r = examples::quantized::run_weight_only_gemm<i4, WeightOnlyDeepTiles<i4>>(
+          Device::simulator(), m, n, k, o, "weight_only_gemm<i4> 16 x 128 x 256");
+      EXPECT_TRUE(r.ok) << r.summary;
+    }
+}
 
 TEST(WeightOnlyGemm, PrefillTile) {
   for (const KernelOptions& o : every_order_options()) {

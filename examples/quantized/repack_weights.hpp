@@ -24,10 +24,14 @@ template <class W> struct RepackWeights : Script {
     constexpr int rows = WeightUnits::rows * warps, depth = WeightUnits::depth;
     attrs.blocks = {cdiv(n, rows), k / depth};
     attrs.warps = warps;
-    WeightUnits units(1, warps, 1, mma_layouts(16, rows, depth, 1, warps).b);
+    WeightUnits units(1, warps, 1, 1, mma_layouts(16, rows, depth, 1, warps).b);
     const Int32 row = blockIdx.x * rows, unit = blockIdx.x * warps, group = blockIdx.y;
     auto nk = load_global(global_view(w, {n, k}), {row, group * depth}, {rows, depth}, units.fragments.permute({1, 0}));
-    auto run = units.from_fragments(permute(nk.template to<Exact>(), {1, 0})).template to<W>();
+    const auto stored = [&](const RegisterTensor& runs) {
+      if constexpr (WeightUnits::interleaved(dtype_v<W>)) return units.interleave(runs);
+      return runs;
+    };
+    auto run = stored(units.from_fragments(permute(nk.template to<Exact>(), {1, 0}))).template to<W>();
     store_global(global_view(units_out, {n / 8, k / depth, WeightUnits::lanes, bits}), run.template bitcast<uint32_t>(),
                  {unit, group, 0, 0});
     auto g_unit_scales = global_view(unit_scales, {n / 8, k / depth, 2, WeightUnits::rows});

@@ -25,57 +25,62 @@ namespace tessel::examples::quantized {
 // SplitKReduction sums (tessel/lib/split_k.hpp).
 template <class W> struct WeightOnlyGemm : Script {
   int block_m = 16, warps_m = 1, warps_n = 4, units_per_warp = 2;
+  int groups_per_tile = 1;  // k-tiles of 128 or 256
   int stages = 4;
   int split_k = 1;
-  static constexpr int group = WeightUnits::depth;  // the k-extent of one scale and zero point, and of a k-tile
+  static constexpr int group = WeightUnits::depth;  // the k-extent of one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
 
   // Few rows (decode) take 16-row tiles over 64 to 128 columns and rings of 4 to 8 k-tiles, traded
-  // against the blocks an SM holds; many rows (prefill) take 128 x 128.
+  // against the blocks an SM holds; many rows (prefill) take 128 x 128. Deeper k-tiles spread each
+  // k-tile's fixed work (the ring's wait and barrier, the copies' addresses) over more weights.
   static Space space() {
     using S = WeightOnlyGemm;
-    return tune("block_m, warps_m, warps_n, units_per_warp, stages",
-                {&S::block_m, &S::warps_m, &S::warps_n, &S::units_per_warp, &S::stages},
-                {{16, 1, 4, 2, 4},
-                 {16, 1, 4, 2, 8},
-                 {16, 1, 4, 4, 4},
-                 {16, 1, 4, 4, 6},
-                 {16, 1, 8, 1, 6},
-                 {16, 1, 8, 2, 4},
-                 {64, 1, 4, 2, 4},
-                 {128, 2, 2, 8, 3}}) *
+    return tune("block_m, warps_m, warps_n, units_per_warp, groups_per_tile, stages",
+                {&S::block_m, &S::warps_m, &S::warps_n, &S::units_per_warp, &S::groups_per_tile, &S::stages},
+                {{16, 1, 4, 2, 1, 4},
+                 {16, 1, 4, 2, 2, 4},
+                 {16, 1, 4, 4, 1, 4},
+                 {16, 1, 4, 4, 2, 3},
+                 {16, 1, 8, 1, 2, 4},
+                 {16, 1, 8, 2, 1, 4},
+                 {64, 1, 4, 2, 1, 4},
+                 {128, 2, 4, 4, 1, 3}}) *
            tune("split_k", &S::split_k, {1, 2, 4, 8});
   }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<f16> x, Ptr<uint32_t> units_in, Ptr<f16> unit_scales, Ptr<f16> y) {
-    const int block_n = WeightUnits::rows * units_per_warp * warps_n;
-    const MmaLayouts frag = mma_layouts(block_m, block_n, group, warps_m, warps_n);
-    WeightUnits units(units_per_warp, warps_n, warps_m, frag.b);
+    const int block_n = WeightUnits::rows * units_per_warp * warps_n, block_k = group * groups_per_tile;
+    const MmaLayouts frag = mma_layouts(block_m, block_n, block_k, warps_m, warps_n);
+    constexpr int step_k = 32;
+    const MmaLayouts step = mma_layouts(block_m, block_n, step_k, warps_m, warps_n);
+    WeightUnits units(units_per_warp, warps_n, warps_m, groups_per_tile, frag.b);
     attrs.blocks = {cdiv(n, block_n), cdiv(m, block_m), split_k};
     attrs.warps = warps_m * warps_n;
     Int32 offset_m = blockIdx.y * block_m, offset_n = blockIdx.x * block_n, first_unit = blockIdx.x * units.units();
     auto g_x = global_view(x, {m, k});
     auto g_units = global_view(units_in, {n / 8, k / group, WeightUnits::lanes, bits});
     auto g_scales = global_view(unit_scales, {n / 8, k / group, 2, WeightUnits::rows});
-    auto s_x = shared_tensor<f16>({stages, block_m, group});
-    auto s_units = shared_tensor<uint32_t>({stages, units.units(), 1, WeightUnits::lanes, bits}, Swizzle::none);
-    auto s_scales = shared_tensor<f16>({stages, units.units(), 1, 2, WeightUnits::rows}, Swizzle::none);
+    auto s_x = shared_tensor<f16>({stages, block_m, block_k});
+    auto s_units =
+        shared_tensor<uint32_t>({stages, units.units(), groups_per_tile, WeightUnits::lanes, bits}, Swizzle::none);
+    auto s_scales = shared_tensor<f16>({stages, units.units(), groups_per_tile, 2, WeightUnits::rows}, Swizzle::none);
     auto acc = register_tensor<float>({block_m, block_n}, 0.0f, frag.c);
-    // This block's k-tiles: split blockIdx.z's share of them.
-    const Int32 all_k_tiles = k / group, split_tiles = cdiv(all_k_tiles, split_k);
+    // This block's k-tiles: split blockIdx.z's share of them. A last k-tile that reaches past k
+    // reads zeros there: weights, scales and activations alike.
+    const Int32 all_k_tiles = cdiv(k, block_k), split_tiles = cdiv(all_k_tiles, split_k);
     const Int32 first_tile = blockIdx.z * split_tiles;
     const Int32 k_tiles = max(0, min(all_k_tiles, first_tile + split_tiles) - first_tile);
     const auto load_tile = [&](const Int32& tile, const Int32& stage) {
-      copy_async(g_x, s_x[stage], {offset_m, (first_tile + tile) * group});
-      copy_async(g_units, s_units[stage], {first_unit, first_tile + tile, 0, 0});
-      copy_async(g_scales, s_scales[stage], {first_unit, first_tile + tile, 0, 0});
+      copy_async(g_x, s_x[stage], {offset_m, (first_tile + tile) * block_k});
+      copy_async(g_units, s_units[stage], {first_unit, (first_tile + tile) * groups_per_tile, 0, 0});
+      copy_async(g_scales, s_scales[stage], {first_unit, (first_tile + tile) * groups_per_tile, 0, 0});
     };
     for (int s = 0; s < stages - 1; ++s) {  // prologue: the first stages - 1 k-tiles in flight
       if_(s < k_tiles, [&] { load_tile(Int32(s), Int32(s)); });
       copy_async_commit_group();
     }
-    const std::vector<int> one_scale = {units.units(), 1, 1, WeightUnits::rows};
     for (Int32 i : range(0, k_tiles)) {
       copy_async_wait_group(stages - 2);  // k-tile i has landed
       // Every warp sees k-tile i, and is done with the stage the next load overwrites.
@@ -83,15 +88,12 @@ template <class W> struct WeightOnlyGemm : Script {
       Int32 next = i + (stages - 1), stage = i % stages;
       if_(next < k_tiles, [&] { load_tile(next, next % stages); });
       copy_async_commit_group();
-      auto words = load_shared(s_units[stage], {0, 0, 0, 0}, {units.units(), 1, WeightUnits::lanes, bits},
-                               units.tile_layout(bits));
-      auto q = units.to_fragments(words.template bitcast<W>().template to<f16>());
-      auto scales =
-          load_shared(s_scales[stage], {0, 0, 0, 0}, {units.units(), 1, 2, WeightUnits::rows}, units.scale_layout());
-      auto scale = reshape(scales.slice({0, 0, 0, 0}, one_scale), {1, block_n});
-      auto zero = reshape(scales.slice({0, 0, 1, 0}, one_scale), {1, block_n});
-      auto r_x = load_shared(s_x[stage], {0, 0}, {block_m, group}, frag.a);
-      acc = dot(r_x, (q - zero) * scale, acc);
+      auto b = dequantized(units, s_units[stage], s_scales[stage]);
+      // The activations 32 of k at a time, so that a tile of many rows holds few of them at once.
+      for (int kk = 0; kk < block_k; kk += step_k) {
+        auto r_x = load_shared(s_x[stage], {0, kk}, {block_m, step_k}, step.a);
+        acc = dot(r_x, b.slice({kk, 0}, {step_k, block_n}), acc);
+      }
     }
     auto g_y = global_view(y, {m, n});
     if (split_k == 1) {
@@ -102,6 +104,60 @@ template <class W> struct WeightOnlyGemm : Script {
         store_global(g_y, acc.to<f16>(), {offset_m, offset_n});
       });
     }
+  }
+
+  // A k-tile's weights from the ring, dequantized: w = (q - zero) * scale, the B operand
+  // [128 groups, 8 units] in f16.
+  RegisterTensor dequantized(WeightUnits& units, const SharedTensor& s_units, const SharedTensor& s_scales) {
+    const int groups = units.groups;
+    auto words =
+        load_shared(s_units, {0, 0, 0, 0}, {units.units(), groups, WeightUnits::lanes, bits}, units.tile_layout(bits));
+    if constexpr (WeightUnits::interleaved(dtype_v<W>)) {
+      auto scales =
+          load_shared(s_scales, {0, 0, 0, 0}, {units.units(), groups, 2, WeightUnits::rows}, units.scale_layout(false));
+      return units.to_fragments(dequantize_nibbles(units, words, scales));
+    } else {
+      auto scales =
+          load_shared(s_scales, {0, 0, 0, 0}, {units.units(), groups, 2, WeightUnits::rows}, units.scale_layout(true));
+      auto q =
+          reshape(units.to_fragments(words.template bitcast<W>().template to<f16>()), {groups, group, units.columns()});
+      return reshape((q - units.scale_row(scales, 1)) * units.scale_row(scales, 0), {group * groups, units.columns()});
+    }
+  }
+
+  // 4-bit integers, eight to a word in the interleaved order (weight_units.hpp), two at a time as
+  // Marlin dequantizes them: one lop3 puts the nibbles at bits 4p and 16 + 4p (p = 0 or 1, of the
+  // word or of the word shifted by 8) under the exponent of 1024 (0x6400), which makes f16 pairs of
+  // 1024 + v for p = 0 and 1024 + 16 v for p = 1; one subtraction of 1024 + zero (times 16) and one
+  // product by the scale (over 16) finish each pair, exactly for integer zero points. Signed
+  // weights are made excess-8 first (an xor with 8 per nibble), so v is the weight plus 8. Returns
+  // the runs [units, groups, 32, 32] in the fragments' order.
+  RegisterTensor dequantize_nibbles(WeightUnits& units, const RegisterTensor& words, const RegisterTensor& scales) {
+    constexpr bool is_signed_weight = dtype_v<W> == DType::I4;
+    constexpr float excess = is_signed_weight ? 8.0f : 0.0f;
+    const int groups = units.groups;
+    const auto per_lane_group = [&](int which) {  // [units, groups, 8, 1, 1]: one value per lane / 4
+      return reshape(scales.slice({0, 0, which, 0}, {units.units(), groups, 1, WeightUnits::rows}),
+                     {units.units(), groups, WeightUnits::rows, 1, 1});
+    };
+    const auto scale = per_lane_group(0), zero = per_lane_group(1);
+    const auto offset = zero + (1024.0f + excess), offset16 = zero * 16.0f + (1024.0f + 16.0f * excess);
+    const auto scale16 = scale * 0.0625f;
+    const auto biased = is_signed_weight ? words ^ 0x88888888u : words;
+    const auto shifted = biased >> 8u;
+    // Pair p of the nibbles of each word (p = 0: bits 0 and 16; p = 1: bits 4 and 20), dequantized.
+    const auto pair = [&](const RegisterTensor& w, int p) {
+      const uint32_t mask = p == 0 ? 0x000f000fu : 0x00f000f0u;
+      auto magic = reshape(((w & mask) | 0x6400'6400u).template bitcast<f16>(),
+                           {units.units(), groups, WeightUnits::rows, 4, WeightUnits::run / 4});
+      auto value = p == 0 ? (magic - offset) * scale : (magic - offset16) * scale16;
+      return reshape(value, {units.units(), groups, WeightUnits::lanes, WeightUnits::run / 8, 1, 2});
+    };
+    // Element 2 p + h of a word sits at nibble p + 4 h: the pairs in order p = 0, 1 (of the word),
+    // 2, 3 (of the word shifted by 8).
+    const auto runs =
+        concat(concat(pair(biased, 0), pair(biased, 1), 4), concat(pair(shifted, 0), pair(shifted, 1), 4), 4);
+    return reshape(runs, {units.units(), groups, WeightUnits::lanes, WeightUnits::run});
   }
 };
 

@@ -14,52 +14,79 @@ namespace tessel::examples::quantized {
 // starts at element 1024 (u cdiv(k, 128) + j). With b-bit weights, a lane's run is b 32-bit words.
 //
 // A block of the GEMM reads `units_per_warp` units in each of its `warps_n` warps (the block's
-// units are adjacent, unit v to warp v mod warps_n), so one [units, 1, 32, 32] tile of
-// elements, renamed by to_fragments, is the block's B operand [128, 8 units] in the fragment
-// layout of mma_layouts; the renaming moves nothing.
+// units are adjacent along n, unit v to warp v mod warps_n) and `groups` units along k: one tile
+// [units, groups, 32, 32] of elements, which to_fragments renames into the block's B operand
+// [128 groups, 8 units] in the fragment layout of mma_layouts without moving anything.
 struct WeightUnits : Class {
   static constexpr int rows = 8, depth = 128, lanes = 32, run = 32;
-  int units_per_warp, warps_n, warps_m;
-  Layout fragments;  // the B operand's layout: mma_layouts(...).b over [128, 8 units]
+  int units_per_warp, warps_n, warps_m, groups;
+  Layout fragments;  // the B operand's layout: mma_layouts(...).b over [128 groups, 8 units]
 
-  WeightUnits(int units_per_warp, int warps_n, int warps_m, Layout fragments, loc_t at = loc_t::current())
+  WeightUnits(int units_per_warp, int warps_n, int warps_m, int groups, Layout fragments, loc_t at = loc_t::current())
       : Class("WeightUnits", at),
         units_per_warp(units_per_warp),
         warps_n(warps_n),
         warps_m(warps_m),
+        groups(groups),
         fragments(std::move(fragments)) {}
 
   int units() const { return units_per_warp * warps_n; }
+  int columns() const { return rows * units(); }
 
-  // The layout of the block's tile [units, 1, 32, per_lane] (a lane's run as per_lane words or
+  // The layout of the block's tile [units, groups, 32, per_lane] (a lane's run as per_lane words or
   // elements): each warp's units in its registers, unit by unit, and each lane's run in
   // consecutive registers. The warps of a column hold the same tile.
   Layout tile_layout(int per_lane) const {
-    return Layout::local({units_per_warp, 1, 1, 1}) * Layout::replicated(4, warps_m) *
+    return Layout::local({units_per_warp, groups, 1, 1}) * Layout::replicated(4, warps_m) *
            Layout::spatial({warps_n, 1, lanes, 1}) * Layout::local({1, 1, 1, per_lane});
   }
 
-  // The layout of the block's scales and zero points [units, 1, 2, 8] (a unit's 8 scales, then its
-  // 8 zero points): each thread holds those of its fragments' columns, as the B operand reduced
-  // over k does.
-  Layout scale_layout() const {
-    return Layout::local({units_per_warp, 1, 2, 1}) * Layout::replicated(4, warps_m) *
-           Layout::spatial({warps_n, 1, 1, rows}) * Layout::replicated(4, 4);
+  // The layout of the block's scales and zero points [units, groups, 2, 8] (a unit's 8 scales, then
+  // its 8 zero points): each thread holds those of its fragments' columns, in its registers group by
+  // group (as the B operand reduced over each group's k holds them) or, for the tile before
+  // to_fragments, unit by unit.
+  Layout scale_layout(bool group_by_group) const {
+    const Layout registers = group_by_group
+                                 ? Layout::local({1, groups, 1, 1}) * Layout::local({units_per_warp, 1, 2, 1})
+                                 : Layout::local({units_per_warp, groups, 2, 1});
+    return registers * Layout::replicated(4, warps_m) * Layout::spatial({warps_n, 1, 1, rows}) *
+           Layout::replicated(4, 4);
   }
 
-  // [units, 1, 32, 32] in tile_layout(32) -> [128, 8 units] in `fragments`.
+  // [units, groups, 32, 32] in tile_layout(32), or in registers ordered otherwise within each
+  // thread -> [128 groups, 8 units] in `fragments`.
   RegisterTensor to_fragments(const RegisterTensor& t) {
-    const auto split = reshape(t, {units_per_warp, warps_n, rows, 4, depth / 16, 2, 2});
-    const auto kn = reshape(permute(split, {4, 5, 3, 6, 0, 1, 2}), {depth, rows * units()});
-    // With several units per warp their registers come unit by unit, where the fragments take
-    // them k-step by k-step: a renaming of each thread's own registers.
-    return units_per_warp == 1 ? kn : convert_layout(kn, fragments);
+    const auto split = reshape(t, {units_per_warp, warps_n, groups, rows, 4, depth / 16, 2, 2});
+    const auto kn = reshape(permute(split, {2, 5, 6, 4, 7, 0, 1, 3}), {depth * groups, columns()});
+    // The fragments take each thread's registers k-step by k-step: where the tile holds them
+    // otherwise (unit by unit, say), a renaming of the thread's own registers.
+    return convert_layout(kn, fragments);
   }
 
-  // The inverse: [128, 8 units] in `fragments` (with one unit per warp) -> [units, 1, 32, 32].
+  // The inverse: [128 groups, 8 units] in `fragments` (with one unit per warp) -> [units, groups,
+  // 32, 32].
   RegisterTensor from_fragments(const RegisterTensor& kn) {
-    const auto split = reshape(kn, {depth / 16, 2, 4, 2, units_per_warp, warps_n, rows});
-    return reshape(permute(split, {4, 5, 6, 2, 0, 1, 3}), {units(), 1, lanes, run});
+    const auto split = reshape(kn, {groups, depth / 16, 2, 4, 2, units_per_warp, warps_n, rows});
+    return reshape(permute(split, {5, 6, 0, 7, 3, 1, 2, 4}), {units(), groups, lanes, run});
+  }
+
+  // 4-bit integers are stored with the 8 elements of each word in the order in which
+  // dequantize_nibbles takes them from the word two at a time, with one lop3 for each pair (the
+  // elements at bits 4p and 16 + 4p): element 2 p + h of a word's run at nibble p + 4 h.
+  static constexpr bool interleaved(DType t) { return t == DType::I4 || t == DType::U4; }
+
+  // A tile [units, groups, 32, 32] of runs in the fragments' order -> in the stored order, each
+  // lane's run in consecutive registers (moved within each thread).
+  RegisterTensor interleave(const RegisterTensor& runs) {
+    const auto split = reshape(runs, {units(), groups, lanes, run / 8, 4, 2});
+    return convert_layout(reshape(permute(split, {0, 1, 2, 3, 5, 4}), {units(), groups, lanes, run}), tile_layout(run));
+  }
+
+  // Row `which` (0: the scales, 1: the zero points) of a tile in scale_layout(), as [groups, 1,
+  // 8 units], to broadcast over the B operand viewed as [groups, 128, 8 units].
+  RegisterTensor scale_row(const RegisterTensor& scales, int which) {
+    const auto row = reshape(scales.slice({0, 0, which, 0}, {units(), groups, 1, rows}), {units(), groups, rows});
+    return reshape(permute(row, {1, 0, 2}), {groups, 1, columns()});
   }
 };
 
