@@ -8,7 +8,7 @@ namespace tessel::examples::quantized {
 // Repacks a checkpoint's quantized weights once, on the device, into the order the weight-only
 // GEMM reads (weight_units.hpp): W [n, k] of packed W elements, k contiguous (GPTQ's order; other
 // orders are regrouped first), with scales and zero points [n, cdiv(k, 128)]. Writes the units'
-// words [n / 8, k / 128, 32, bits] and each unit's scales and zero points [n / 8, k / 128, 2, 8].
+// words [k / 128, n / 8, 32, bits] and each unit's scales and zero points [k / 128, n / 8, 2, 8].
 // n must be a multiple of 8 and k of 128. Each warp gathers one unit: it loads the unit's weights
 // in the B fragments' layout (element by element where a thread's run is shorter than a word) and
 // stores each lane's run as whole words. The weights are renamed into the units' order in a type
@@ -32,13 +32,13 @@ template <class W> struct RepackWeights : Script {
       return runs;
     };
     auto run = stored(units.from_fragments(permute(nk.template to<Exact>(), {1, 0}))).template to<W>();
-    store_global(global_view(units_out, {n / 8, k / depth, WeightUnits::lanes, bits}), run.template bitcast<uint32_t>(),
-                 {unit, group, 0, 0});
-    auto g_unit_scales = global_view(unit_scales, {n / 8, k / depth, 2, WeightUnits::rows});
+    store_global(global_view(units_out, {k / depth, n / 8, WeightUnits::lanes, bits}), run.template bitcast<uint32_t>(),
+                 {group, unit, 0, 0});
+    auto g_unit_scales = global_view(unit_scales, {k / depth, n / 8, 2, WeightUnits::rows});
     auto g_scales = global_view(scales, {n, k / depth}), g_zeros = global_view(zeros, {n, k / depth});
-    const auto of_units = [&](const RegisterTensor& t) { return reshape(t, {warps, 1, 1, WeightUnits::rows}); };
-    store_global(g_unit_scales, of_units(load_global(g_scales, {row, group}, {rows, 1})), {unit, group, 0, 0});
-    store_global(g_unit_scales, of_units(load_global(g_zeros, {row, group}, {rows, 1})), {unit, group, 1, 0});
+    const auto of_units = [&](const RegisterTensor& t) { return reshape(t, {1, warps, 1, WeightUnits::rows}); };
+    store_global(g_unit_scales, of_units(load_global(g_scales, {row, group}, {rows, 1})), {group, unit, 0, 0});
+    store_global(g_unit_scales, of_units(load_global(g_zeros, {row, group}, {rows, 1})), {group, unit, 1, 0});
   }
 };
 

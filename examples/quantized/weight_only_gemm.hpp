@@ -60,12 +60,12 @@ template <class W> struct WeightOnlyGemm : Script {
     attrs.warps = warps_m * warps_n;
     Int32 offset_m = blockIdx.y * block_m, offset_n = blockIdx.x * block_n, first_unit = blockIdx.x * units.units();
     auto g_x = global_view(x, {m, k});
-    auto g_units = global_view(units_in, {n / 8, k / group, WeightUnits::lanes, bits});
-    auto g_scales = global_view(unit_scales, {n / 8, k / group, 2, WeightUnits::rows});
+    auto g_units = global_view(units_in, {k / group, n / 8, WeightUnits::lanes, bits});
+    auto g_scales = global_view(unit_scales, {k / group, n / 8, 2, WeightUnits::rows});
     auto s_x = shared_tensor<f16>({stages, block_m, block_k});
     auto s_units =
-        shared_tensor<uint32_t>({stages, units.units(), groups_per_tile, WeightUnits::lanes, bits}, Swizzle::none);
-    auto s_scales = shared_tensor<f16>({stages, units.units(), groups_per_tile, 2, WeightUnits::rows}, Swizzle::none);
+        shared_tensor<uint32_t>({stages, groups_per_tile, units.units(), WeightUnits::lanes, bits}, Swizzle::none);
+    auto s_scales = shared_tensor<f16>({stages, groups_per_tile, units.units(), 2, WeightUnits::rows}, Swizzle::none);
     auto acc = register_tensor<float>({block_m, block_n}, 0.0f, frag.c);
     // This block's k-tiles: split blockIdx.z's share of them. A last k-tile that reaches past k
     // reads zeros there: weights, scales and activations alike.
@@ -74,8 +74,8 @@ template <class W> struct WeightOnlyGemm : Script {
     const Int32 k_tiles = max(0, min(all_k_tiles, first_tile + split_tiles) - first_tile);
     const auto load_tile = [&](const Int32& tile, const Int32& stage) {
       copy_async(g_x, s_x[stage], {offset_m, (first_tile + tile) * block_k});
-      copy_async(g_units, s_units[stage], {first_unit, (first_tile + tile) * groups_per_tile, 0, 0});
-      copy_async(g_scales, s_scales[stage], {first_unit, (first_tile + tile) * groups_per_tile, 0, 0});
+      copy_async(g_units, s_units[stage], {(first_tile + tile) * groups_per_tile, first_unit, 0, 0});
+      copy_async(g_scales, s_scales[stage], {(first_tile + tile) * groups_per_tile, first_unit, 0, 0});
     };
     for (int s = 0; s < stages - 1; ++s) {  // prologue: the first stages - 1 k-tiles in flight
       if_(s < k_tiles, [&] { load_tile(Int32(s), Int32(s)); });
@@ -111,14 +111,14 @@ template <class W> struct WeightOnlyGemm : Script {
   RegisterTensor dequantized(WeightUnits& units, const SharedTensor& s_units, const SharedTensor& s_scales) {
     const int groups = units.groups;
     auto words =
-        load_shared(s_units, {0, 0, 0, 0}, {units.units(), groups, WeightUnits::lanes, bits}, units.tile_layout(bits));
+        load_shared(s_units, {0, 0, 0, 0}, {groups, units.units(), WeightUnits::lanes, bits}, units.tile_layout(bits));
     if constexpr (WeightUnits::interleaved(dtype_v<W>)) {
       auto scales =
-          load_shared(s_scales, {0, 0, 0, 0}, {units.units(), groups, 2, WeightUnits::rows}, units.scale_layout(false));
+          load_shared(s_scales, {0, 0, 0, 0}, {groups, units.units(), 2, WeightUnits::rows}, units.scale_layout());
       return units.to_fragments(dequantize_nibbles(units, words, scales));
     } else {
       auto scales =
-          load_shared(s_scales, {0, 0, 0, 0}, {units.units(), groups, 2, WeightUnits::rows}, units.scale_layout(true));
+          load_shared(s_scales, {0, 0, 0, 0}, {groups, units.units(), 2, WeightUnits::rows}, units.scale_layout());
       auto q =
           reshape(units.to_fragments(words.template bitcast<W>().template to<f16>()), {groups, group, units.columns()});
       return reshape((q - units.scale_row(scales, 1)) * units.scale_row(scales, 0), {group * groups, units.columns()});
@@ -131,14 +131,14 @@ template <class W> struct WeightOnlyGemm : Script {
   // 1024 + v for p = 0 and 1024 + 16 v for p = 1; one subtraction of 1024 + zero (times 16) and one
   // product by the scale (over 16) finish each pair, exactly for integer zero points. Signed
   // weights are made excess-8 first (an xor with 8 per nibble), so v is the weight plus 8. Returns
-  // the runs [units, groups, 32, 32] in the fragments' order.
+  // the runs [groups, units, 32, 32] in the fragments' order.
   RegisterTensor dequantize_nibbles(WeightUnits& units, const RegisterTensor& words, const RegisterTensor& scales) {
     constexpr bool is_signed_weight = dtype_v<W> == DType::I4;
     constexpr float excess = is_signed_weight ? 8.0f : 0.0f;
     const int groups = units.groups;
-    const auto per_lane_group = [&](int which) {  // [units, groups, 8, 1, 1]: one value per lane / 4
-      return reshape(scales.slice({0, 0, which, 0}, {units.units(), groups, 1, WeightUnits::rows}),
-                     {units.units(), groups, WeightUnits::rows, 1, 1});
+    const auto per_lane_group = [&](int which) {  // [groups, units, 8, 1, 1]: one value per lane / 4
+      return reshape(scales.slice({0, 0, which, 0}, {groups, units.units(), 1, WeightUnits::rows}),
+                     {groups, units.units(), WeightUnits::rows, 1, 1});
     };
     const auto scale = per_lane_group(0), zero = per_lane_group(1);
     const auto offset = zero + (1024.0f + excess), offset16 = zero * 16.0f + (1024.0f + 16.0f * excess);
@@ -149,15 +149,15 @@ template <class W> struct WeightOnlyGemm : Script {
     const auto pair = [&](const RegisterTensor& w, int p) {
       const uint32_t mask = p == 0 ? 0x000f000fu : 0x00f000f0u;
       auto magic = reshape(((w & mask) | 0x6400'6400u).template bitcast<f16>(),
-                           {units.units(), groups, WeightUnits::rows, 4, WeightUnits::run / 4});
+                           {groups, units.units(), WeightUnits::rows, 4, WeightUnits::run / 4});
       auto value = p == 0 ? (magic - offset) * scale : (magic - offset16) * scale16;
-      return reshape(value, {units.units(), groups, WeightUnits::lanes, WeightUnits::run / 8, 1, 2});
+      return reshape(value, {groups, units.units(), WeightUnits::lanes, WeightUnits::run / 8, 1, 2});
     };
     // Element 2 p + h of a word sits at nibble p + 4 h: the pairs in order p = 0, 1 (of the word),
     // 2, 3 (of the word shifted by 8).
     const auto runs =
         concat(concat(pair(biased, 0), pair(biased, 1), 4), concat(pair(shifted, 0), pair(shifted, 1), 4), 4);
-    return reshape(runs, {units.units(), groups, WeightUnits::lanes, WeightUnits::run});
+    return reshape(runs, {groups, units.units(), WeightUnits::lanes, WeightUnits::run});
   }
 };
 

@@ -65,7 +65,7 @@ RepackedWeights repack_on_device(const Device& dev, const QuantizedWeights& q, i
   std::memcpy(stored.data(), bytes.data(), bytes.size());
   Buffer<StoredWeight<W>> w(dev, stored);
   Buffer<f16> scales(dev, q.scales), zeros(dev, q.zeros);
-  const size_t units = size_t(n / WeightUnits::rows) * size_t(k / WeightUnits::depth);
+  const size_t units = size_t(k / WeightUnits::depth) * size_t(n / WeightUnits::rows);
   RepackedWeights r{Buffer<uint32_t>(dev, cli::poisoned<uint32_t>(units * WeightUnits::lanes * dtype_bits(t))),
                     Buffer<f16>(dev, cli::poisoned<f16>(units * 2 * WeightUnits::rows))};
   Kernel<RepackWeights<W>> repack(dev, opt);
@@ -90,7 +90,7 @@ cli::RunResult run_repack_weights(const Device& dev, int n, int k, const KernelO
       const int lane = 4 * g + d % 8 / 2, in_run = 4 * (d / 16) + 2 * (d % 16 / 8) + d % 2;
       // 4-bit integers: element 2 p + h of each word at nibble p + 4 h.
       const int element = WeightUnits::interleaved(t) ? in_run / 8 * 8 + in_run % 8 / 2 + 4 * (in_run % 2) : in_run;
-      const size_t first = size_t(unit * groups + group);
+      const size_t first = size_t(group) * size_t(n / 8) + size_t(unit);
       ordered[(first * WeightUnits::lanes + size_t(lane)) * WeightUnits::run + size_t(element)] =
           q.fields[size_t(row) * k + p];
       if (d == 0) {

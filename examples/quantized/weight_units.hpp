@@ -10,13 +10,14 @@ namespace tessel::examples::quantized {
 // of the output) by 128 of k (one quantization group). A unit is 32 lanes x 32 elements: lane
 // 4 g + t holds the 32 weights that thread of a warp holds in the B fragments of the unit's 8
 // m16n8k16 mma (row g of the unit; k = 16 s + 8 h + 2 t + e), as element 4 s + 2 h + e of its run.
-// Units follow each other k-fastest: unit (u, j) covers rows 8 u.. of W and k from 128 j, and
-// starts at element 1024 (u cdiv(k, 128) + j). With b-bit weights, a lane's run is b 32-bit words.
+// Units follow each other n-fastest: unit (j, u) covers k from 128 j and rows 8 u.. of W, and
+// starts at element 1024 (j n / 8 + u), so that the units a block reads for one group are one
+// contiguous run of memory, whatever its width. With b-bit weights, a lane's run is b 32-bit words.
 //
-// A block of the GEMM reads `units_per_warp` units in each of its `warps_n` warps (the block's
-// units are adjacent along n, unit v to warp v mod warps_n) and `groups` units along k: one tile
-// [units, groups, 32, 32] of elements, which to_fragments renames into the block's B operand
-// [128 groups, 8 units] in the fragment layout of mma_layouts without moving anything.
+// A block of the GEMM reads `groups` units along k and `units_per_warp` units along n in each of
+// its `warps_n` warps (the block's units are adjacent, unit v to warp v mod warps_n): one tile
+// [groups, units, 32, 32] of elements, which to_fragments renames into the block's B operand
+// [128 groups, 8 units] in the fragment layout of mma_layouts.
 struct WeightUnits : Class {
   static constexpr int rows = 8, depth = 128, lanes = 32, run = 32;
   int units_per_warp, warps_n, warps_m, groups;
@@ -33,60 +34,55 @@ struct WeightUnits : Class {
   int units() const { return units_per_warp * warps_n; }
   int columns() const { return rows * units(); }
 
-  // The layout of the block's tile [units, groups, 32, per_lane] (a lane's run as per_lane words or
-  // elements): each warp's units in its registers, unit by unit, and each lane's run in
-  // consecutive registers. The warps of a column hold the same tile.
+  // The layout of the block's tile [groups, units, 32, per_lane] (a lane's run as per_lane words
+  // or elements): each warp's units in its registers, group by group and unit by unit, and each
+  // lane's run in consecutive registers. The warps of a column hold the same tile.
   Layout tile_layout(int per_lane) const {
-    return Layout::local({units_per_warp, groups, 1, 1}) * Layout::replicated(4, warps_m) *
-           Layout::spatial({warps_n, 1, lanes, 1}) * Layout::local({1, 1, 1, per_lane});
+    return Layout::local({groups, units_per_warp, 1, 1}) * Layout::replicated(4, warps_m) *
+           Layout::spatial({1, warps_n, lanes, 1}) * Layout::local({1, 1, 1, per_lane});
   }
 
-  // The layout of the block's scales and zero points [units, groups, 2, 8] (a unit's 8 scales, then
-  // its 8 zero points): each thread holds those of its fragments' columns, in its registers group by
-  // group (as the B operand reduced over each group's k holds them) or, for the tile before
-  // to_fragments, unit by unit.
-  Layout scale_layout(bool group_by_group) const {
-    const Layout registers = group_by_group
-                                 ? Layout::local({1, groups, 1, 1}) * Layout::local({units_per_warp, 1, 2, 1})
-                                 : Layout::local({units_per_warp, groups, 2, 1});
-    return registers * Layout::replicated(4, warps_m) * Layout::spatial({warps_n, 1, 1, rows}) *
-           Layout::replicated(4, 4);
+  // The layout of the block's scales and zero points [groups, units, 2, 8] (a unit's 8 scales,
+  // then its 8 zero points): each thread holds those of its fragments' columns, in its registers
+  // in the order of tile_layout's.
+  Layout scale_layout() const {
+    return Layout::local({groups, units_per_warp, 2, 1}) * Layout::replicated(4, warps_m) *
+           Layout::spatial({1, warps_n, 1, rows}) * Layout::replicated(4, 4);
   }
 
-  // [units, groups, 32, 32] in tile_layout(32), or in registers ordered otherwise within each
+  // [groups, units, 32, 32] in tile_layout(32), or in registers ordered otherwise within each
   // thread -> [128 groups, 8 units] in `fragments`.
   RegisterTensor to_fragments(const RegisterTensor& t) {
-    const auto split = reshape(t, {units_per_warp, warps_n, groups, rows, 4, depth / 16, 2, 2});
-    const auto kn = reshape(permute(split, {2, 5, 6, 4, 7, 0, 1, 3}), {depth * groups, columns()});
+    const auto split = reshape(t, {groups, units_per_warp, warps_n, rows, 4, depth / 16, 2, 2});
+    const auto kn = reshape(permute(split, {0, 5, 6, 4, 7, 1, 2, 3}), {depth * groups, columns()});
     // The fragments take each thread's registers k-step by k-step: where the tile holds them
     // otherwise (unit by unit, say), a renaming of the thread's own registers.
     return convert_layout(kn, fragments);
   }
 
-  // The inverse: [128 groups, 8 units] in `fragments` (with one unit per warp) -> [units, groups,
+  // The inverse: [128 groups, 8 units] in `fragments` (with one unit per warp) -> [groups, units,
   // 32, 32].
   RegisterTensor from_fragments(const RegisterTensor& kn) {
     const auto split = reshape(kn, {groups, depth / 16, 2, 4, 2, units_per_warp, warps_n, rows});
-    return reshape(permute(split, {5, 6, 0, 7, 3, 1, 2, 4}), {units(), groups, lanes, run});
+    return reshape(permute(split, {0, 5, 6, 7, 3, 1, 2, 4}), {groups, units(), lanes, run});
   }
 
   // 4-bit integers are stored with the 8 elements of each word in the order in which
-  // dequantize_nibbles takes them from the word two at a time, with one lop3 for each pair (the
+  // dequantize_nibbles takes them from the word two at a time, with one mask for each pair (the
   // elements at bits 4p and 16 + 4p): element 2 p + h of a word's run at nibble p + 4 h.
   static constexpr bool interleaved(DType t) { return t == DType::I4 || t == DType::U4; }
 
-  // A tile [units, groups, 32, 32] of runs in the fragments' order -> in the stored order, each
+  // A tile [groups, units, 32, 32] of runs in the fragments' order -> in the stored order, each
   // lane's run in consecutive registers (moved within each thread).
   RegisterTensor interleave(const RegisterTensor& runs) {
-    const auto split = reshape(runs, {units(), groups, lanes, run / 8, 4, 2});
-    return convert_layout(reshape(permute(split, {0, 1, 2, 3, 5, 4}), {units(), groups, lanes, run}), tile_layout(run));
+    const auto split = reshape(runs, {groups, units(), lanes, run / 8, 4, 2});
+    return convert_layout(reshape(permute(split, {0, 1, 2, 3, 5, 4}), {groups, units(), lanes, run}), tile_layout(run));
   }
 
   // Row `which` (0: the scales, 1: the zero points) of a tile in scale_layout(), as [groups, 1,
   // 8 units], to broadcast over the B operand viewed as [groups, 128, 8 units].
   RegisterTensor scale_row(const RegisterTensor& scales, int which) {
-    const auto row = reshape(scales.slice({0, 0, which, 0}, {units(), groups, 1, rows}), {units(), groups, rows});
-    return reshape(permute(row, {1, 0, 2}), {groups, 1, columns()});
+    return reshape(scales.slice({0, 0, which, 0}, {groups, units(), 1, rows}), {groups, 1, columns()});
   }
 };
 
