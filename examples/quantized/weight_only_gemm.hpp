@@ -8,14 +8,15 @@ namespace tessel::examples::quantized {
 
 // A weight-only quantized GEMM, generic over the weights' element type W (any packed integer or
 // float of 1 to 7 bits, or an 8-bit type): Y = X · Wᵀ with X [m, k] f16 activations, W [n, k]
-// quantized weights, and per group of 128 along k a scale and a zero point: w = (q - zero) *
-// scale, in f16. Symmetric quantization gives zeros of 0. Y is [m, n] f16, accumulated in f32.
+// quantized weights, and per group of 128 along k a scale and an integer zero point (as GPTQ and
+// AWQ checkpoints hold them): w = (q - zero) * scale, in f16. Symmetric quantization gives zeros
+// of 0. Y is [m, n] f16, accumulated in f32.
 // The weights come repacked by RepackWeights<W> (repack_weights.hpp): `units` holds them in the
 // order of the mma's B fragments, `unit_scales` the scales and zero points by unit. n must be a
 // multiple of 8 and k of 128.
 //
 // The portable structure (mma.sync, sm_80 and later): the activations, the weights' words and
-// their scales stream through one cp.async ring of `stages` k-tiles of 128, so that at decode
+// their scales stream through one cp.async ring of `stages` k-tiles of 128 or 256, so that at decode
 // sizes, where the weights are all the traffic, each block keeps stages - 1 k-tiles of them in
 // flight. Each thread reads its weights of a k-tile from shared memory as whole words (16 bytes
 // for 4 bits), reinterprets them as W (a bitcast, which moves nothing), and dequantizes them in
