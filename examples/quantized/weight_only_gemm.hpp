@@ -34,8 +34,10 @@ template <class W> struct WeightOnlyGemm : Script {
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
 
   // Few rows (decode) take 16-row tiles over 64 to 128 columns and rings of 4 to 8 k-tiles, traded
-  // against the blocks an SM holds; many rows (prefill) take 128 x 128. Deeper k-tiles spread each
-  // k-tile's fixed work (the ring's wait and barrier, the copies' addresses) over more weights.
+  // against the blocks an SM holds; 64 rows take 64 x 64 or 64 x 128, with their B fragments
+  // dequantized once per warp or shared by two warps along m; many rows (prefill) take 128 x 128.
+  // Deeper k-tiles spread each k-tile's fixed work (the ring's wait and barrier, the copies'
+  // addresses) over more weights.
   static Space space() {
     using S = WeightOnlyGemm;
     return tune("block_m, warps_m, warps_n, units_per_warp, groups_per_tile, stages",
@@ -47,6 +49,8 @@ template <class W> struct WeightOnlyGemm : Script {
                  {16, 1, 8, 1, 2, 4},
                  {16, 1, 8, 2, 1, 4},
                  {64, 1, 4, 2, 1, 4},
+                 {64, 2, 2, 4, 1, 4},
+                 {64, 1, 4, 4, 1, 3},
                  {128, 2, 4, 4, 1, 3}}) *
            tune("split_k", &S::split_k, {1, 2, 4, 8});
   }
