@@ -117,13 +117,11 @@ template <class W> struct WeightOnlyGemm : Script {
     const int groups = units.groups;
     auto words =
         load_shared(s_units, {0, 0, 0, 0}, {groups, units.units(), WeightUnits::lanes, bits}, units.tile_layout(bits));
+    auto scales =
+        load_shared(s_scales, {0, 0, 0, 0}, {groups, units.units(), 2, WeightUnits::rows}, units.scale_layout());
     if constexpr (WeightUnits::interleaved(dtype_v<W>)) {
-      auto scales =
-          load_shared(s_scales, {0, 0, 0, 0}, {groups, units.units(), 2, WeightUnits::rows}, units.scale_layout());
       return units.to_fragments(dequantize_nibbles(units, words, scales));
     } else {
-      auto scales =
-          load_shared(s_scales, {0, 0, 0, 0}, {groups, units.units(), 2, WeightUnits::rows}, units.scale_layout());
       auto q =
           reshape(units.to_fragments(words.template bitcast<W>().template to<f16>()), {groups, group, units.columns()});
       return reshape((q - units.scale_row(scales, 1)) * units.scale_row(scales, 0), {group * groups, units.columns()});
@@ -131,7 +129,7 @@ template <class W> struct WeightOnlyGemm : Script {
   }
 
   // 4-bit integers, eight to a word in the interleaved order (weight_units.hpp), two at a time as
-  // Marlin dequantizes them: one lop3 puts the nibbles at bits 4p and 16 + 4p (p = 0 or 1, of the
+  // Marlin dequantizes them: one and-or puts the nibbles at bits 4p and 16 + 4p (p = 0 or 1, of the
   // word or of the word shifted by 8) under the exponent of 1024 (0x6400), which makes f16 pairs of
   // 1024 + v for p = 0 and 1024 + 16 v for p = 1; one subtraction of 1024 + zero (times 16) and one
   // product by the scale (over 16) finish each pair, exactly for integer zero points. Signed

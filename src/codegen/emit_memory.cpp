@@ -245,8 +245,16 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   } else if (!emit_ldmatrix(e, n, [&](const std::string& index, int64_t constant) {
                return shared_element(e, n.src, index, constant);
              })) {
-    open_slot_loop(e, n.out, n.offsets);
-    e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src))));
+    TESSEL_CHECK(n.vector >= 1, "load_shared at {} reached code generation without a vector width", n.loc.str());
+    if (n.vector == 1) {
+      open_slot_loop(e, n.out, n.offsets);
+      e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src))));
+    } else {
+      e.line(fmt::format("const int t = {};", e.thread_in_group()));
+      open_run_loop(e, n.out, n.offsets, "lv", n.vector);
+      e.line(fmt::format("tessel_load_vec<{}, {}>(&{}[lv], &{});", c_type(n.out->dtype), n.vector, e.tile(n.out),
+                         shared_element(e, n.src, shared_index(n.src))));
+    }
     e.close();
   }
   e.close();

@@ -306,8 +306,8 @@ class Printer {
   }
 
   void stmt(const LoadSharedNode& n) {
-    line(fmt::format("{} = load_shared {} at {}{}", reg_decl(n.out), shared(n.src), exprs(n.offsets),
-                     matrix_text(n.matrix)));
+    line(fmt::format("{} = load_shared {} at {}{}{}", reg_decl(n.out), shared(n.src), exprs(n.offsets),
+                     matrix_text(n.matrix), vector_text(n.vector)));
   }
 
   void stmt(const StoreSharedNode& n) {

@@ -2,6 +2,7 @@
 // the IR for the code generator (and for choose_swizzles, which swizzles the tiles that ldmatrix
 // and stmatrix touch):
 //   - load_shared into an mma A/B fragment layout whose rows are 16-byte chunks: ldmatrix;
+//     otherwise the widest vector load that every run of the tile allows;
 //   - store_shared of a 16-bit accumulator fragment on sm_90+: stmatrix; otherwise the widest
 //     vector store that every run of the tile allows;
 //   - load_global / store_global: the widest vector that the tile's contiguous runs allow over a
@@ -89,15 +90,14 @@ int global_vector(const ir::RegisterTensor& tile, const ir::GlobalTensor& g) {
   return vector_width(tile->dtype, [&](int v) { return tile->layout.contiguous_run() % v == 0; });
 }
 
-// As global_vector, for shared stores: every run must also start on a multiple of the width
-// (strides and offsets multiples of it). A swizzle moves aligned 16-byte chunks whole, so it
+// As global_vector, for shared loads and stores: every run must also start on a multiple of the
+// width (strides and offsets multiples of it). A swizzle moves aligned 16-byte chunks whole, so it
 // never splits such a vector. Into 16-byte chunks of packed elements, a run stays in one chunk.
-int shared_store_vector(const ir::StoreSharedNode& n) {
-  const ir::SharedTensor& s = n.dst;
+int shared_vector(const ir::SharedTensor& s, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets) {
   int64_t last_offset = 0;
-  if (s->strides.back() != 1 || !ir::as_const_int(n.offsets.back(), &last_offset)) return 1;
+  if (s->strides.back() != 1 || !ir::as_const_int(offsets.back(), &last_offset)) return 1;
   auto aligned = [&](int v) {
-    if (n.src->layout.contiguous_run() % v != 0 || last_offset % v != 0) return false;
+    if (tile->layout.contiguous_run() % v != 0 || last_offset % v != 0) return false;
     if (s->allocation()->chunks16 && 16 % v != 0) return false;
     for (size_t d = 0; d + 1 < s->strides.size(); ++d)
       if (s->strides[d] % v != 0) return false;
@@ -154,9 +154,14 @@ class Selector : public ir::Mutator {
   ir::Stmt visit(const ir::LoadSharedNode& n, const ir::Stmt& self) override {
     const ir::ThreadRange g = position().group();
     const MatrixAccess m = g.whole_warps() ? ldmatrix(n, g.count / 32) : MatrixAccess{};
-    if (m == n.matrix) return self;
+    // Packed tiles move whole words their own way (packed_tiles.cpp).
+    const int vector = m.instruction == MatrixInstruction::None && !is_packed(n.out->dtype)
+                           ? shared_vector(n.src, n.out, n.offsets)
+                           : 1;
+    if (m == n.matrix && vector == n.vector) return self;
     auto selected = ir::copy_of(n);
     selected->matrix = m;
+    selected->vector = vector;
     return selected;
   }
 
@@ -165,7 +170,7 @@ class Selector : public ir::Mutator {
     const ir::ThreadRange g = position().group();
     const MatrixAccess m =
         g.whole_warps() && int(arch_) >= int(ir::Arch::Sm90a) ? stmatrix(n, g.count / 32) : MatrixAccess{};
-    const int vector = m.instruction == MatrixInstruction::None ? shared_store_vector(n) : 1;
+    const int vector = m.instruction == MatrixInstruction::None ? shared_vector(n.dst, n.src, n.offsets) : 1;
     if (m == n.matrix && vector == n.vector) return self;
     auto selected = ir::copy_of(n);
     selected->matrix = m;

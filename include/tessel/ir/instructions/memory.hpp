@@ -62,16 +62,19 @@ struct StoreGlobalNode : StmtNode {
   }
 };
 struct LoadSharedNode : StmtNode {
-  LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets, MatrixAccess matrix = {})
+  LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets, MatrixAccess matrix = {},
+                 int vector = 0)
       : StmtNode(NodeKind::LoadShared, std::move(l)),
         out(std::move(out)),
         src(std::move(src)),
         offsets(std::move(offsets)),
-        matrix(matrix) {}
+        matrix(matrix),
+        vector(vector) {}
   RegisterTensor out;
   SharedTensor src;
   std::vector<Expr> offsets;
   MatrixAccess matrix;  // ldmatrix, when select_instructions chose it
+  int vector;           // elements per access otherwise; 0 until selected
   static constexpr auto operands() {
     return std::tuple{&LoadSharedNode::out, &LoadSharedNode::src, &LoadSharedNode::offsets};
   }
