@@ -1,10 +1,10 @@
 """Weight-only quantized GEMM on the GPU: tessel's weight_only_gemm examples (f16 activations, weights
-of 2 to 8 bits with f16 scales and zero points per 128 of k, repacked once before timing) against cuBLAS's f16 GEMM of the same
-shape and PyTorch's torch._weight_int4pack_mm (int4, group 128, bf16), in one process. Random inputs;
-each timed call follows an L2 flush (a read of a larger buffer); the methods alternate by round;
-medians. Reports microseconds, tessel's TFLOPS, and the bandwidth at which it reads the weights as a
-fraction of the device-to-device copy bandwidth measured in the same process (bytes read plus written
-per second).
+of 2 to 8 bits with f16 scales and zero points per 128 of k, repacked once before timing) against
+cuBLAS's f16 GEMM of the same shape and PyTorch's torch._weight_int4pack_mm (int4, group 128, bf16),
+in one process. Random inputs; each timed call follows an L2 flush (a read of a larger buffer); the
+methods alternate by round; medians. Reports microseconds, tessel's TFLOPS, and the bandwidth at which
+it reads the weights as a fraction of the device-to-device copy bandwidth measured in the same process
+(bytes read plus written per second).
 
     python bench/python/bench_weight_only_gemm.py [--types i4,i3] [--shapes 1x14336x4096] [--rounds 20]
 """

@@ -21,12 +21,13 @@ template <class W> struct RepackWeights : Script {
 
   void operator()(Int32 n, Int32 k, Ptr<W> w, Ptr<f16> scales, Ptr<f16> zeros, Ptr<uint32_t> units_out,
                   Ptr<f16> unit_scales) {
-    constexpr int rows = WeightUnits::rows * warps, depth = WeightUnits::depth;
-    attrs.blocks = {cdiv(n, rows), k / depth};
+    constexpr int block_rows = WeightUnits::rows * warps, depth = WeightUnits::depth;
+    attrs.blocks = {cdiv(n, block_rows), k / depth};
     attrs.warps = warps;
-    WeightUnits units(1, warps, 1, 1, mma_layouts(16, rows, depth, 1, warps).b);
-    const Int32 row = blockIdx.x * rows, unit = blockIdx.x * warps, group = blockIdx.y;
-    auto nk = load_global(global_view(w, {n, k}), {row, group * depth}, {rows, depth}, units.fragments.permute({1, 0}));
+    WeightUnits units(1, warps, 1, 1, mma_layouts(16, block_rows, depth, 1, warps).b);
+    const Int32 row = blockIdx.x * block_rows, unit = blockIdx.x * warps, group = blockIdx.y;
+    auto nk =
+        load_global(global_view(w, {n, k}), {row, group * depth}, {block_rows, depth}, units.fragments.permute({1, 0}));
     const auto stored = [&](const RegisterTensor& runs) {
       if constexpr (WeightUnits::interleaved(dtype_v<W>)) return units.interleave(runs);
       return runs;
@@ -37,8 +38,8 @@ template <class W> struct RepackWeights : Script {
     auto g_unit_scales = global_view(unit_scales, {k / depth, n / 8, 2, WeightUnits::rows});
     auto g_scales = global_view(scales, {n, k / depth}), g_zeros = global_view(zeros, {n, k / depth});
     const auto of_units = [&](const RegisterTensor& t) { return reshape(t, {1, warps, 1, WeightUnits::rows}); };
-    store_global(g_unit_scales, of_units(load_global(g_scales, {row, group}, {rows, 1})), {group, unit, 0, 0});
-    store_global(g_unit_scales, of_units(load_global(g_zeros, {row, group}, {rows, 1})), {group, unit, 1, 0});
+    store_global(g_unit_scales, of_units(load_global(g_scales, {row, group}, {block_rows, 1})), {group, unit, 0, 0});
+    store_global(g_unit_scales, of_units(load_global(g_zeros, {row, group}, {block_rows, 1})), {group, unit, 1, 0});
   }
 };
 
