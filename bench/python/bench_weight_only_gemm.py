@@ -58,6 +58,8 @@ def main():
     parser.add_argument("--shapes", default=SHAPES)
     parser.add_argument("--types", default=TYPES)
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--kernel", default="weight_only_gemm",
+                        help="weight_only_gemm (mma.sync) or weight_only_gemm_wgmma (many rows, sm_90a)")
     args = parser.parse_args()
     flush = torch.empty(512 << 20, dtype=torch.uint8, device="cuda")  # larger than the H200's 50 MB L2
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -84,7 +86,7 @@ def main():
         except (RuntimeError, AttributeError):
             anchors.pop("int4pack", None)
         for kind in args.types.split(","):
-            kernel = tessel.examples().kernel(f"weight_only_gemm_{kind}")
+            kernel = tessel.examples().kernel(f"{args.kernel}_{kind}")
             units, unit_scales = repacked_weights(kind, n, k, scales, zeros)
             methods = dict(anchors)
             methods["tessel"] = lambda: kernel(m, n, k, x, units, unit_scales, y)

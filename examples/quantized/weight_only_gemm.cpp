@@ -1,6 +1,6 @@
-// The weight-only GEMM's registrations and its weights' repacking, one of each per weight type: the
-// widths 2, 3, 4, 6 and 8, integer and floating-point (tests/weight_only_gemm_test.cpp runs every
-// other width).
+// The weight-only GEMMs' registrations (mma.sync, and wgmma for many rows) and their weights'
+// repacking, one of each per weight type: the widths 2, 3, 4, 6 and 8, integer and floating-point
+// (tests/weight_only_gemm_test.cpp runs every other width).
 #include <tuple>
 
 #include "examples.hpp"
@@ -23,6 +23,28 @@ template <class W> KernelEntry weight_only_gemm_example() {
   e.default_sizes = {40, 200, 384};
   e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     return quantized::run_weight_only_gemm<W>(dev, int(s[0]), int(s[1]), int(s[2]), opt, label);
+  };
+  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
+    f16* h = nullptr;
+    uint32_t* w = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), h, w, h, h);
+  });
+  return e;
+}
+
+template <class W> KernelEntry weight_only_gemm_wgmma_example() {
+  using S = quantized::WeightOnlyGemmWgmma<W>;
+  const std::string type(dtype_name(dtype_v<W>));
+  KernelEntry e;
+  e.name = "weight_only_gemm_wgmma_" + type;
+  e.description = fmt::format(
+      "weight_only_gemm_{} for many rows on sm_90a (RS wgmma, the dequantized weights as the A operand; "
+      "weights repacked by weight_only_repack_{})",
+      type, type);
+  e.size_names = {"m", "n (a multiple of 8)", "k (a multiple of 128)"};
+  e.default_sizes = {200, 200, 384};
+  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    return quantized::run_weight_only_gemm<W, S>(dev, int(s[0]), int(s[1]), int(s[2]), opt, label);
   };
   add_introspection<S>(e, [](const std::vector<int64_t>& s) {
     f16* h = nullptr;
@@ -59,6 +81,7 @@ std::vector<KernelEntry> weight_only_gemm_examples() {
   std::apply(
       [&](auto... types) {
         (entries.push_back(weight_only_gemm_example<decltype(types)>()), ...);
+        (entries.push_back(weight_only_gemm_wgmma_example<decltype(types)>()), ...);
         (entries.push_back(repack_weights_example<decltype(types)>()), ...);
       },
       std::tuple<i2, i3, i4, u4, i6, int8_t, f4e2m1, f6e2m3, f6e3m2, f8e4m3>{});

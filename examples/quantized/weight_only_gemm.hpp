@@ -2,6 +2,7 @@
 
 #include "tessel/lib/split_k.hpp"
 #include "tessel/tessel.hpp"
+#include "dequantize_units.hpp"
 #include "weight_units.hpp"
 
 namespace tessel::examples::quantized {
@@ -119,48 +120,7 @@ template <class W> struct WeightOnlyGemm : Script {
         load_shared(s_units, {0, 0, 0, 0}, {groups, units.units(), WeightUnits::lanes, bits}, units.tile_layout(bits));
     auto scales =
         load_shared(s_scales, {0, 0, 0, 0}, {groups, units.units(), 2, WeightUnits::rows}, units.scale_layout());
-    if constexpr (WeightUnits::interleaved(dtype_v<W>)) {
-      return units.to_fragments(dequantize_nibbles(units, words, scales));
-    } else {
-      auto q =
-          reshape(units.to_fragments(words.template bitcast<W>().template to<f16>()), {groups, group, units.columns()});
-      return reshape((q - units.scale_row(scales, 1)) * units.scale_row(scales, 0), {group * groups, units.columns()});
-    }
-  }
-
-  // 4-bit integers, eight to a word in the interleaved order (weight_units.hpp), two at a time as
-  // Marlin dequantizes them: one and-or puts the nibbles at bits 4p and 16 + 4p (p = 0 or 1, of the
-  // word or of the word shifted by 8) under the exponent of 1024 (0x6400), which makes f16 pairs of
-  // 1024 + v for p = 0 and 1024 + 16 v for p = 1; one subtraction of 1024 + zero (times 16) and one
-  // product by the scale (over 16) finish each pair, exactly for integer zero points. Signed
-  // weights are made excess-8 first (an xor with 8 per nibble), so v is the weight plus 8. Returns
-  // the runs [groups, units, 32, 32] in the fragments' order.
-  RegisterTensor dequantize_nibbles(WeightUnits& units, const RegisterTensor& words, const RegisterTensor& scales) {
-    constexpr bool is_signed_weight = dtype_v<W> == DType::I4;
-    constexpr float excess = is_signed_weight ? 8.0f : 0.0f;
-    const int groups = units.groups;
-    const auto per_lane_group = [&](int which) {  // [groups, units, 8, 1, 1]: one value per lane / 4
-      return reshape(scales.slice({0, 0, which, 0}, {groups, units.units(), 1, WeightUnits::rows}),
-                     {groups, units.units(), WeightUnits::rows, 1, 1});
-    };
-    const auto scale = per_lane_group(0), zero = per_lane_group(1);
-    const auto offset = zero + (1024.0f + excess), offset16 = zero * 16.0f + (1024.0f + 16.0f * excess);
-    const auto scale16 = scale * 0.0625f;
-    const auto biased = is_signed_weight ? words ^ 0x88888888u : words;
-    const auto shifted = biased >> 8u;
-    // Pair p of the nibbles of each word (p = 0: bits 0 and 16; p = 1: bits 4 and 20), dequantized.
-    const auto pair = [&](const RegisterTensor& w, int p) {
-      const uint32_t mask = p == 0 ? 0x000f000fu : 0x00f000f0u;
-      auto magic = reshape(((w & mask) | 0x6400'6400u).template bitcast<f16>(),
-                           {groups, units.units(), WeightUnits::rows, 4, WeightUnits::run / 4});
-      auto value = p == 0 ? (magic - offset) * scale : (magic - offset16) * scale16;
-      return reshape(value, {groups, units.units(), WeightUnits::lanes, WeightUnits::run / 8, 1, 2});
-    };
-    // Element 2 p + h of a word sits at nibble p + 4 h: the pairs in order p = 0, 1 (of the word),
-    // 2, 3 (of the word shifted by 8).
-    const auto runs =
-        concat(concat(pair(biased, 0), pair(biased, 1), 4), concat(pair(shifted, 0), pair(shifted, 1), 4), 4);
-    return reshape(runs, {groups, units.units(), WeightUnits::lanes, WeightUnits::run});
+    return units.to_fragments(DequantizeUnits<W>()(words, scales));
   }
 };
 

@@ -8,6 +8,7 @@
 #include "repack_weights.hpp"
 #include "tessel/cli/host_check.hpp"
 #include "weight_only_gemm.hpp"
+#include "weight_only_gemm_wgmma.hpp"
 
 namespace tessel::examples::quantized {
 

@@ -78,12 +78,6 @@ struct WeightUnits : Class {
     const auto split = reshape(runs, {groups, units(), lanes, run / 8, 4, 2});
     return convert_layout(reshape(permute(split, {0, 1, 2, 3, 5, 4}), {groups, units(), lanes, run}), tile_layout(run));
   }
-
-  // Row `which` (0: the scales, 1: the zero points) of a tile in scale_layout(), as [groups, 1,
-  // 8 units], to broadcast over the B operand viewed as [groups, 128, 8 units].
-  RegisterTensor scale_row(const RegisterTensor& scales, int which) {
-    return reshape(scales.slice({0, 0, which, 0}, {groups, units(), 1, rows}), {groups, 1, columns()});
-  }
 };
 
 }  // namespace tessel::examples::quantized

@@ -1,0 +1,119 @@
+#pragma once
+
+#include <algorithm>
+
+#include "dequantize_units.hpp"
+#include "tessel/lib/pipeline.hpp"
+#include "tessel/lib/tile_rasterization.hpp"
+#include "tessel/tessel.hpp"
+#include "wgmma_weight_units.hpp"
+
+namespace tessel::examples::quantized {
+
+// The weight-only GEMM for many rows (prefill) on Hopper (sm_90a): the GEMM of weight_only_gemm.hpp,
+// with the same parameters and the same repacked weights, on wgmma. wgmma reads its B operand from
+// shared memory only, so the kernel computes Yᵀ = W Xᵀ: the weights, dequantized in registers, are
+// the A operand (RS wgmma, as in Machete, CUTLASS's mixed-input GEMM for Hopper), and a tile of X is
+// B, K-major as it lies in memory. The runs of the repacked units are the A fragments as they are
+// (wgmma_weight_units.hpp).
+//
+// The structure is the Hopper ladder's step 5: a persistent grid over rasterized tiles, a TMA
+// producer warp filling a ring with each k-tile of 128 (one quantization group): X as two 64-column
+// blocks (a 128-byte swizzle span each), the block's units and their scales, each one contiguous run
+// of memory; and `consumer_warpgroups` consumer warpgroups of 64 rows of W each, which dequantize
+// their k-tile's weights and run 8 m64nNk16 wgmma with N = block_m rows of X. The two warpgroups'
+// mma and dequantization overlap each other. Each tile's accumulator is stored transposed.
+template <class W> struct WeightOnlyGemmWgmma : Script {
+  int block_m = 128;  // rows of X per tile: the wgmma's N
+  int consumer_warpgroups = 2;
+  int swizzle_size = 8;
+  static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
+  static constexpr int bits = dtype_bits(dtype_v<W>);
+  static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
+
+  static Space space() {
+    using S = WeightOnlyGemmWgmma;
+    return tune("block_m", &S::block_m, {128, 256}) * tune("swizzle_size", &S::swizzle_size, {4, 8});
+  }
+
+  static constexpr int producer_registers = 40;
+  int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
+  // As many k-tiles in flight as 200 KB of shared memory holds, up to 6.
+  int stages() const {
+    const int stage_bytes = block_m * group * 2 + block_rows() * group * bits / 8 + block_rows() / 8 * 2 * 8 * 2;
+    return std::min(6, 200 * 1024 / stage_bytes);
+  }
+  int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * consumer_warpgroups; }
+
+  void operator()(Int32 m, Int32 n, Int32 k, Ptr<f16> x, Ptr<uint32_t> units_in, Ptr<f16> unit_scales, Ptr<f16> y) {
+    constexpr int half = group / 2;
+    const int block_n = block_rows(), stages = this->stages(), units_per_tile = block_n / WeightUnits::rows;
+    Int32 num_m_blocks = cdiv(m, block_m), num_n_blocks = cdiv(n, block_n);
+    Int32 num_tiles = num_m_blocks * num_n_blocks, k_tiles = k / group;
+    attrs.blocks = min(num_tiles, multiprocessors);
+    attrs.warps = 4 * (1 + consumer_warpgroups);
+    const int consumer_threads = 128 * consumer_warpgroups;
+
+    auto g_x = global_view(x, {m, k});
+    auto g_units = global_view(units_in, {k / group, n / WeightUnits::rows, WeightUnits::lanes * bits});
+    auto g_scales = global_view(unit_scales, {k / group, n / WeightUnits::rows, 2, WeightUnits::rows});
+    auto s_x = shared_tensor<f16>({stages, 2, block_m, half});
+    auto s_units = shared_tensor<uint32_t>({stages, units_per_tile, WeightUnits::lanes * bits}, Swizzle::none);
+    auto s_scales = shared_tensor<f16>({stages, units_per_tile, 2, WeightUnits::rows}, Swizzle::none);
+    Pipeline pipe(stages, 1, consumer_threads);
+    TileRasterization rasterization(swizzle_size);
+
+    warp_group(0, [&] {
+      setmaxnreg.decrease(producer_registers);
+      thread_group(0, 32, [&] {
+        for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
+          auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
+          for (Int32 kt : range(0, k_tiles)) {
+            pipe.producer_acquire();
+            const int bytes = int(s_x[0].nbytes() + s_units[0].nbytes() + s_scales[0].nbytes());
+            single_thread([&] { mbarrier.arrive_and_expect_tx(pipe.producer_barrier(), bytes); });
+            for (int c = 0; c < 2; ++c)
+              tma.global_to_shared(g_x, s_x[pipe.producer_stage][c], {m_block * block_m, kt * group + c * half},
+                                   pipe.producer_barrier());
+            tma.global_to_shared(g_units, s_units[pipe.producer_stage], {kt, n_block * units_per_tile, 0},
+                                 pipe.producer_barrier());
+            tma.global_to_shared(g_scales, s_scales[pipe.producer_stage], {kt, n_block * units_per_tile, 0, 0},
+                                 pipe.producer_barrier());
+            pipe.producer_advance();
+          }
+        }
+      });
+    });
+
+    thread_group(128, consumer_threads, [&] {
+      setmaxnreg.increase(consumer_registers());
+      WgmmaWeightUnits units(block_n, consumer_warpgroups, wgmma_layouts(block_n, block_m, group, consumer_warpgroups).a);
+      auto g_y = global_view(y, {m, n});
+      for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
+        auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
+        auto acc = register_tensor<float>({block_n, block_m}, 0.0f);
+        for (Int32 kt : range(0, k_tiles)) {
+          pipe.consumer_acquire();
+          auto words = load_shared(s_units[pipe.consumer_stage], {0, 0}, {units_per_tile, WeightUnits::lanes * bits},
+                                   units.tile_layout(bits));
+          auto scales = load_shared(s_scales[pipe.consumer_stage], {0, 0, 0}, {units_per_tile, 2, WeightUnits::rows},
+                                    units.scale_layout());
+          auto a = units.to_fragments(
+              DequantizeUnits<W>()(reshape(words, {1, units_per_tile, WeightUnits::lanes, bits}),
+                                   reshape(scales, {1, units_per_tile, 2, WeightUnits::rows})));
+          auto a_lo = a.slice({0, 0}, {block_n, half}), a_hi = a.slice({0, half}, {block_n, half});
+          wgmma.fence();
+          wgmma.mma(a_lo, s_x[pipe.consumer_stage][0].transpose(), acc);
+          wgmma.mma(a_hi, s_x[pipe.consumer_stage][1].transpose(), acc);
+          wgmma.commit_group();
+          wgmma.wait_group(0);
+          mbarrier.arrive(pipe.consumer_barrier());
+          pipe.consumer_advance();
+        }
+        store_global(g_y, permute(acc.to<f16>(), {1, 0}), {m_block * block_m, n_block * block_n});
+      }
+    });
+  }
+};
+
+}  // namespace tessel::examples::quantized
