@@ -1,8 +1,8 @@
 #pragma once
 
+#include "dequantize_units.hpp"
 #include "tessel/lib/split_k.hpp"
 #include "tessel/tessel.hpp"
-#include "dequantize_units.hpp"
 #include "weight_units.hpp"
 
 namespace tessel::examples::quantized {

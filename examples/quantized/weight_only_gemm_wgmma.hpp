@@ -87,7 +87,8 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
 
     thread_group(128, consumer_threads, [&] {
       setmaxnreg.increase(consumer_registers());
-      WgmmaWeightUnits units(block_n, consumer_warpgroups, wgmma_layouts(block_n, block_m, group, consumer_warpgroups).a);
+      WgmmaWeightUnits units(block_n, consumer_warpgroups,
+                             wgmma_layouts(block_n, block_m, group, consumer_warpgroups).a);
       auto g_y = global_view(y, {m, n});
       for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
@@ -98,9 +99,9 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
                                    units.tile_layout(bits));
           auto scales = load_shared(s_scales[pipe.consumer_stage], {0, 0, 0}, {units_per_tile, 2, WeightUnits::rows},
                                     units.scale_layout());
-          auto a = units.to_fragments(
-              DequantizeUnits<W>()(reshape(words, {1, units_per_tile, WeightUnits::lanes, bits}),
-                                   reshape(scales, {1, units_per_tile, 2, WeightUnits::rows})));
+          auto a =
+              units.to_fragments(DequantizeUnits<W>()(reshape(words, {1, units_per_tile, WeightUnits::lanes, bits}),
+                                                      reshape(scales, {1, units_per_tile, 2, WeightUnits::rows})));
           auto a_lo = a.slice({0, 0}, {block_n, half}), a_hi = a.slice({0, half}, {block_n, half});
           wgmma.fence();
           wgmma.mma(a_lo, s_x[pipe.consumer_stage][0].transpose(), acc);

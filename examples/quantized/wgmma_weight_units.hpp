@@ -18,7 +18,10 @@ struct WgmmaWeightUnits : Class {
   Layout fragments;  // wgmma_layouts(block_rows, n, 128, warpgroups).a
 
   WgmmaWeightUnits(int block_rows, int warpgroups, Layout fragments, loc_t at = loc_t::current())
-      : Class("WgmmaWeightUnits", at), block_rows(block_rows), warpgroups(warpgroups), fragments(std::move(fragments)) {}
+      : Class("WgmmaWeightUnits", at),
+        block_rows(block_rows),
+        warpgroups(warpgroups),
+        fragments(std::move(fragments)) {}
 
   int units() const { return block_rows / WeightUnits::rows; }
   // The 64-row repetitions of each warpgroup: warpgroup q owns rows 64 (q + warpgroups r).
