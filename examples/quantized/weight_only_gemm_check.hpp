@@ -69,7 +69,10 @@ RepackedWeights repack_on_device(const Device& dev, const QuantizedWeights& q, i
   const size_t units = size_t(k / WeightUnits::depth) * size_t(n / WeightUnits::rows);
   RepackedWeights r{Buffer<uint32_t>(dev, cli::poisoned<uint32_t>(units * WeightUnits::lanes * dtype_bits(t))),
                     Buffer<f16>(dev, cli::poisoned<f16>(units * 2 * WeightUnits::rows))};
-  Kernel<RepackWeights<W>> repack(dev, opt);
+  // A configuration names the GEMM's hyperparameters; the repacking has none.
+  KernelOptions repack_options = opt;
+  repack_options.configuration.clear();
+  Kernel<RepackWeights<W>> repack(dev, repack_options);
   repack(n, k, w, scales, zeros, r.units, r.unit_scales);
   return r;
 }

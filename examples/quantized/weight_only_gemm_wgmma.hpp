@@ -1,8 +1,10 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 
 #include "dequantize_units.hpp"
+#include "tessel/lib/split_k.hpp"
 #include "tessel/lib/pipeline.hpp"
 #include "tessel/lib/tile_rasterization.hpp"
 #include "tessel/tessel.hpp"
@@ -23,25 +25,33 @@ namespace tessel::examples::quantized {
 // of memory; and `consumer_warpgroups` consumer warpgroups of 64 rows of W each, which dequantize
 // their k-tile's weights and run 8 m64nNk16 wgmma with N = block_m rows of X. The two warpgroups'
 // mma and dequantization overlap each other. Each tile's accumulator is stored transposed.
+//
+// At decode sizes the same structure streams the weights: X's few rows are the wgmma's N (16, with
+// no rows of padding beyond), one thread issues every copy, and the ring holds up to 12 k-tiles.
+// The tiles of W's rows are then too few for the multiprocessors, so the k range of each may be
+// split over `split_k` work items, whose partials a SplitKReduction sums (tessel/lib/split_k.hpp).
 template <class W> struct WeightOnlyGemmWgmma : Script {
   int block_m = 128;  // rows of X per tile: the wgmma's N
   int consumer_warpgroups = 2;
   int swizzle_size = 8;
+  int split_k = 1;
   static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
 
   static Space space() {
     using S = WeightOnlyGemmWgmma;
-    return tune("block_m", &S::block_m, {128, 256}) * tune("swizzle_size", &S::swizzle_size, {4, 8});
+    return tune("block_m, split_k", {&S::block_m, &S::split_k},
+                {{256, 1}, {128, 1}, {64, 1}, {64, 2}, {16, 2}, {16, 4}, {16, 8}}) *
+           tune("swizzle_size", &S::swizzle_size, {4, 8});
   }
 
   static constexpr int producer_registers = 40;
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
-  // As many k-tiles in flight as 200 KB of shared memory holds, up to 6.
+  // As many k-tiles in flight as 200 KB of shared memory holds, up to 12.
   int stages() const {
     const int stage_bytes = block_m * group * 2 + block_rows() * group * bits / 8 + block_rows() / 8 * 2 * 8 * 2;
-    return std::min(6, 200 * 1024 / stage_bytes);
+    return std::min(12, 200 * 1024 / stage_bytes);
   }
   int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * consumer_warpgroups; }
 
@@ -49,8 +59,10 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
     constexpr int half = group / 2;
     const int block_n = block_rows(), stages = this->stages(), units_per_tile = block_n / WeightUnits::rows;
     Int32 num_m_blocks = cdiv(m, block_m), num_n_blocks = cdiv(n, block_n);
-    Int32 num_tiles = num_m_blocks * num_n_blocks, k_tiles = k / group;
-    attrs.blocks = min(num_tiles, multiprocessors);
+    Int32 num_tiles = num_m_blocks * num_n_blocks, all_k_tiles = k / group;
+    // Work item i is split i % split_k of tile i / split_k: its share of the k-tiles.
+    Int32 num_items = num_tiles * split_k, split_tiles = cdiv(all_k_tiles, split_k);
+    attrs.blocks = min(num_items, multiprocessors);
     attrs.warps = 4 * (1 + consumer_warpgroups);
     const int consumer_threads = 128 * consumer_warpgroups;
 
@@ -66,9 +78,10 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
     warp_group(0, [&] {
       setmaxnreg.decrease(producer_registers);
       thread_group(0, 32, [&] {
-        for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
-          auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
-          for (Int32 kt : range(0, k_tiles)) {
+        for (Int32 item : range(blockIdx.x, num_items, gridDim.x)) {
+          auto [m_block, n_block] = rasterization.compute_block_coord(item / split_k, num_m_blocks, num_n_blocks);
+          const Int32 first = (item % split_k) * split_tiles;
+          for (Int32 kt : range(first, min(all_k_tiles, first + split_tiles))) {
             pipe.producer_acquire();
             const int bytes = int(s_x[0].nbytes() + s_units[0].nbytes() + s_scales[0].nbytes());
             single_thread([&] { mbarrier.arrive_and_expect_tx(pipe.producer_barrier(), bytes); });
@@ -90,10 +103,13 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
       WgmmaWeightUnits units(block_n, consumer_warpgroups,
                              wgmma_layouts(block_n, block_m, group, consumer_warpgroups).a);
       auto g_y = global_view(y, {m, n});
-      for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
+      std::optional<SplitKReduction> reduction;
+      if (split_k > 1) reduction.emplace(split_k, m, n, num_tiles);
+      for (Int32 item : range(blockIdx.x, num_items, gridDim.x)) {
+        const Int32 tile = item / split_k, split = item % split_k, first = split * split_tiles;
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
         auto acc = register_tensor<float>({block_n, block_m}, 0.0f);
-        for (Int32 kt : range(0, k_tiles)) {
+        for (Int32 kt : range(first, min(all_k_tiles, first + split_tiles))) {
           pipe.consumer_acquire();
           auto words = load_shared(s_units[pipe.consumer_stage], {0, 0}, {units_per_tile, WeightUnits::lanes * bits},
                                    units.tile_layout(bits));
@@ -111,7 +127,13 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
           mbarrier.arrive(pipe.consumer_barrier());
           pipe.consumer_advance();
         }
-        store_global(g_y, permute(acc.to<f16>(), {1, 0}), {m_block * block_m, n_block * block_n});
+        auto out = permute(acc, {1, 0});
+        const auto write = [&] { store_global(g_y, out.to<f16>(), {m_block * block_m, n_block * block_n}); };
+        if (reduction) {
+          reduction->reduce(out, tile, split, m_block * block_m, n_block * block_n, write);
+        } else {
+          write();
+        }
       }
     });
   }

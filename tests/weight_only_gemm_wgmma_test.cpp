@@ -1,0 +1,56 @@
+// The weight-only GEMM on wgmma (examples/quantized/weight_only_gemm_wgmma.hpp) on the simulator:
+// weights of every width as the register A operand, tiles of many rows and of a few, persistent
+// blocks that take several tiles, and split-K, at sizes that are not multiples of the tiles.
+#include "any_width_kernels.hpp"
+#include "quantized/weight_only_gemm_check.hpp"
+#include "simulate.hpp"
+
+namespace tessel::testing {
+namespace {
+
+template <class W, int BlockM = 128, int SplitK = 1> struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
+  WgmmaConfig() {
+    this->block_m = BlockM;
+    this->split_k = SplitK;
+  }
+  static Space space() { return Space{}; }
+};
+
+template <class S, class W> void expect_wgmma_gemm(int m, int n, int k, const KernelOptions& options = {}) {
+  const std::string label = fmt::format("weight_only_gemm_wgmma<{}>", dtype_name(dtype_v<W>));
+  const cli::RunResult r = examples::quantized::run_weight_only_gemm<W, S>(Device::simulator(), m, n, k, options, label);
+  EXPECT_TRUE(r.ok) << r.summary;
+}
+
+TEST(WeightOnlyGemmWgmma, EveryWidth) {
+  for_each_any_width_type([](auto type) {
+    using W = decltype(type);
+    expect_wgmma_gemm<WgmmaConfig<W>, W>(130, 136, 384);
+  });
+  expect_wgmma_gemm<WgmmaConfig<i4>, i4>(130, 136, 384);
+  expect_wgmma_gemm<WgmmaConfig<u4>, u4>(130, 136, 384);
+  expect_wgmma_gemm<WgmmaConfig<int8_t>, int8_t>(130, 136, 384);
+  expect_wgmma_gemm<WgmmaConfig<f8e4m3>, f8e4m3>(130, 136, 384);
+}
+
+// 9 tiles of 128 x 128 on one and on five multiprocessors: each persistent block takes several,
+// and the ring's stages and phases run on from one tile to the next.
+TEST(WeightOnlyGemmWgmma, PersistentBlocksUnderEveryOrder) {
+  for (int multiprocessors : {1, 5})
+    for (KernelOptions o : every_order_options()) {
+      o.sim.multiprocessors = multiprocessors;
+      expect_wgmma_gemm<WgmmaConfig<i4>, i4>(300, 264, 384, o);
+    }
+}
+
+// Decode sizes: 16 rows of X as the wgmma's N, with k = 384 (3 k-tiles) split 4 ways (1, 1, 1 and
+// none) and 2 ways (2 and 1).
+TEST(WeightOnlyGemmWgmma, SplitKUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options()) {
+    expect_wgmma_gemm<WgmmaConfig<i4, 16, 4>, i4>(5, 200, 384, o);
+    expect_wgmma_gemm<WgmmaConfig<i3, 16, 2>, i3>(17, 264, 384, o);
+  }
+}
+
+}  // namespace
+}  // namespace tessel::testing
