@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "dequantize_units.hpp"
-#include "tessel/lib/split_k.hpp"
 #include "tessel/lib/pipeline.hpp"
+#include "tessel/lib/split_k.hpp"
 #include "tessel/lib/tile_rasterization.hpp"
 #include "tessel/tessel.hpp"
 #include "wgmma_weight_units.hpp"

@@ -65,5 +65,20 @@ TEST_F(ExampleOnGpu, MatchTheHostReference) {
   }
 }
 
+// The weight-only GEMM on wgmma for 2, 3, 4, 6 and 8 bits, at decode and prefill sizes (each tuned,
+// so every candidate of its space runs once).
+TEST_F(ExampleOnGpu, WeightOnlyGemmWgmmaMatchesTheHostReference) {
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> cases = {
+      {"weight_only_gemm_wgmma_i2", {5, 1400, 1024}},       {"weight_only_gemm_wgmma_i3", {300, 1024, 2048}},
+      {"weight_only_gemm_wgmma_i4", {1, 4096, 4096}},       {"weight_only_gemm_wgmma_i4", {1000, 1096, 1536}},
+      {"weight_only_gemm_wgmma_u4", {64, 1400, 1024}},      {"weight_only_gemm_wgmma_i6", {33, 1400, 1024}},
+      {"weight_only_gemm_wgmma_i8", {300, 1024, 2048}},     {"weight_only_gemm_wgmma_f4e2m1", {17, 1400, 1024}},
+      {"weight_only_gemm_wgmma_f6e3m2", {300, 1024, 2048}}, {"weight_only_gemm_wgmma_f8e4m3", {33, 1400, 1024}}};
+  for (const auto& [name, sizes] : cases) {
+    const cli::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, {});
+    EXPECT_TRUE(r.ok) << r.summary;
+  }
+}
+
 }  // namespace
 }  // namespace tessel
