@@ -18,7 +18,8 @@ template <class W, int BlockM = 128, int SplitK = 1> struct WgmmaConfig : exampl
 
 template <class S, class W> void expect_wgmma_gemm(int m, int n, int k, const KernelOptions& options = {}) {
   const std::string label = fmt::format("weight_only_gemm_wgmma<{}>", dtype_name(dtype_v<W>));
-  const cli::RunResult r = examples::quantized::run_weight_only_gemm<W, S>(Device::simulator(), m, n, k, options, label);
+  const cli::RunResult r =
+      examples::quantized::run_weight_only_gemm<W, S>(Device::simulator(), m, n, k, options, label);
   EXPECT_TRUE(r.ok) << r.summary;
 }
 
