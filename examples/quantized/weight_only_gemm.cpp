@@ -43,6 +43,7 @@ template <class W> KernelEntry weight_only_gemm_wgmma_example() {
       type, type);
   e.size_names = {"m", "n (a multiple of 8)", "k (a multiple of 128)"};
   e.default_sizes = {200, 200, 384};
+  e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
   e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     return quantized::run_weight_only_gemm<W, S>(dev, int(s[0]), int(s[1]), int(s[2]), opt, label);
   };

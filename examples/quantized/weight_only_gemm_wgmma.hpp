@@ -47,7 +47,12 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
   }
 
   static constexpr int producer_registers = 40;
-  int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
+  // The consumers share what the producer gives up of the block's registers at entry.
+  int consumer_registers() const {
+    const int warpgroups = 1 + consumer_warpgroups;
+    const int block = SetmaxnregInstructions::registers_at_entry(128 * warpgroups) * warpgroups;
+    return std::min(256, (block - producer_registers) / consumer_warpgroups / 8 * 8);
+  }
   // As many k-tiles in flight as 200 KB of shared memory holds, up to 12.
   int stages() const {
     const int stage_bytes = block_m * group * 2 + block_rows() * group * bits / 8 + block_rows() / 8 * 2 * 8 * 2;

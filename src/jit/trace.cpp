@@ -8,6 +8,7 @@
 
 #include "tessel/ir/target_limits.hpp"
 #include "tessel/jit/kernel.hpp"
+#include "tessel/lang/warp_roles.hpp"
 
 namespace tessel::detail {
 
@@ -56,6 +57,31 @@ std::array<int, 3> cluster_shape(const Attrs::Cluster& cluster, const std::strin
   return shape;
 }
 
+// setmaxnreg's increases take registers only from what the block's decreases released (PTX ISA
+// 9.7.19.5, setmaxnreg): more waits forever on the GPU, which the simulator, holding no register
+// file, cannot show. Each warpgroup holds what its last setmaxnreg asked, the others their entry
+// count.
+void check_register_requests(const Builder& b, int threads, const std::string& name) {
+  const auto increase = std::find_if(b.register_requests.begin(), b.register_requests.end(),
+                                     [](const Builder::RegisterRequest& r) { return r.increase; });
+  if (increase == b.register_requests.end()) return;
+  const int warpgroups = threads / 128, entry = SetmaxnregInstructions::registers_at_entry(threads);
+  std::vector<int> held(size_t(warpgroups), entry);
+  for (const Builder::RegisterRequest& r : b.register_requests)
+    for (int w = r.group.begin / 128; w < std::min(warpgroups, (r.group.begin + r.group.count) / 128); ++w)
+      held[size_t(w)] = r.registers;
+  int total = 0;
+  for (int h : held) total += h;
+  if (total <= entry * warpgroups) return;
+  throw Error(increase->loc,
+              fmt::format("kernel {}: setmaxnreg.increase({}): the block's {} warpgroups start with {} registers per "
+                          "thread ({} threads share 65536), {} in all, and after every setmaxnreg would hold {} ({}); "
+                          "an increase takes only registers that decreases released, so on the GPU it would wait "
+                          "forever: lower the increases or the decreases' counts",
+                          name, increase->registers, warpgroups, entry, threads, entry * warpgroups, total,
+                          fmt::join(held, " + ")));
+}
+
 }  // namespace
 
 ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::vector<ir::Var> params) {
@@ -68,6 +94,7 @@ ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::
   if (attrs.warps < 1 || attrs.warps > most_warps)
     throw Error(fmt::format("kernel {}: attrs.warps must be set to a value in 1..{} in the kernel body, got {}", name,
                             most_warps, attrs.warps));
+  check_register_requests(b, attrs.warps * 32, name);
   auto k = std::make_shared<ir::KernelNode>();
   k->cluster = cluster_shape(attrs.cluster, name);
   if (k->clustered() && b.mbarriers_allocated_without_cluster)

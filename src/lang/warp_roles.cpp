@@ -15,6 +15,7 @@ void SetmaxnregInstructions::trace(bool increase, int registers, loc_t loc) {
                                "threads starting at a multiple of 128), since every warp of a warpgroup must run it "
                                "together; call it in warp_group(i, ...)",
                                call, registers, g.str()));
+  b.register_requests.push_back({g, increase, registers, l});
   b.emit(ir::make<ir::SetMaxNRegNode>(l, increase, registers));
 }
 

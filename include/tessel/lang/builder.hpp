@@ -39,6 +39,15 @@ class Builder {
   // the block only, which a kernel with clusters must not do (checked when the trace ends).
   std::optional<SourceLoc> mbarriers_allocated_without_cluster;
 
+  // The setmaxnreg calls of the trace, checked against the block's registers when it ends.
+  struct RegisterRequest {
+    ir::ThreadRange group;
+    bool increase;
+    int registers;
+    SourceLoc loc;
+  };
+  std::vector<RegisterRequest> register_requests;
+
   // The global scratch buffers of the trace (global_scratch), parameters the launch fills.
   std::vector<ir::DerivedParam> scratch_params;
 

@@ -12,13 +12,18 @@ namespace tessel {
 
 // setmaxnreg (sm_90a): run by whole warpgroups (warp_group(i, ...), or a thread group of
 // multiples of 128 threads); each warp's registers per thread become `registers`, a multiple of 8
-// in 24..256. A producer role decreases, consumer roles increase; the block's total stays what
-// the kernel starts with, which tessel fixes at entry for kernels that use setmaxnreg.
+// in 24..256. A producer role decreases, consumer roles increase. The registers an increase takes
+// come only from what decreases released, so the block's total stays what the kernel starts with:
+// registers_at_entry(threads) per thread, which tessel fixes for kernels that use setmaxnreg. An
+// increase beyond that would wait forever on the GPU; the trace refuses it.
 class SetmaxnregInstructions {
  public:
   using loc_t = std::source_location;
   void increase(int registers, loc_t loc = loc_t::current()) { trace(true, registers, loc); }
   void decrease(int registers, loc_t loc = loc_t::current()) { trace(false, registers, loc); }
+  // Each thread's registers at entry in a block of `threads` that uses setmaxnreg: its share of
+  // the 65536-register file, rounded down to a multiple of 8 (168 for 384 threads).
+  static constexpr int registers_at_entry(int threads) { return 65536 / threads / 8 * 8; }
 
  private:
   static void trace(bool increase, int registers, loc_t loc);
