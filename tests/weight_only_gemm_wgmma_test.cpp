@@ -8,10 +8,13 @@
 namespace tessel::testing {
 namespace {
 
-template <class W, int BlockM = 128, int SplitK = 1> struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
+template <class W, int BlockM = 128, int SplitK = 1, int Warpgroups = 2, int Overlap = 0> struct WgmmaConfig
+    : examples::quantized::WeightOnlyGemmWgmma<W> {
   WgmmaConfig() {
     this->block_m = BlockM;
     this->split_k = SplitK;
+    this->consumer_warpgroups = Warpgroups;
+    this->overlap = Overlap;
   }
   static Space space() { return Space{}; }
 };
@@ -45,11 +48,14 @@ TEST(WeightOnlyGemmWgmma, PersistentBlocksUnderEveryOrder) {
 }
 
 // Decode sizes: 16 rows of X as the wgmma's N, with k = 384 (3 k-tiles) split 4 ways (1, 1, 1 and
-// none) and 2 ways (2 and 1).
+// none) and 2 ways (2 and 1); with each warpgroup dequantizing the next k-tile during its mma, over
+// two and four consumer warpgroups.
 TEST(WeightOnlyGemmWgmma, SplitKUnderEveryOrder) {
   for (const KernelOptions& o : every_order_options()) {
     expect_wgmma_gemm<WgmmaConfig<i4, 16, 4>, i4>(5, 200, 384, o);
     expect_wgmma_gemm<WgmmaConfig<i3, 16, 2>, i3>(17, 264, 384, o);
+    expect_wgmma_gemm<WgmmaConfig<i4, 16, 4, 2, 1>, i4>(5, 200, 384, o);
+    expect_wgmma_gemm<WgmmaConfig<f4e2m1, 16, 2, 4, 1>, f4e2m1>(17, 520, 640, o);
   }
 }
 

@@ -4,7 +4,11 @@ cuBLAS's f16 GEMM of the same shape and PyTorch's torch._weight_int4pack_mm (int
 in one process. Random inputs; each timed call follows an L2 flush (a read of a larger buffer); the
 methods alternate by round; medians. Reports microseconds, tessel's TFLOPS, and the bandwidth at which
 it reads the weights as a fraction of the device-to-device copy bandwidth measured in the same process
-(bytes read plus written per second).
+(bytes read plus written per second). At decode sizes every kernel also pays a fixed cost (its launch,
+the first bytes' latency, the last wave), so "same bytes" times cuBLAS's f16 GEMM of the same rows over
+a weight matrix of as many bytes as the quantized one (k * bits / 16 columns), what the fastest
+bandwidth-bound GEMM takes to read those bytes in this harness, and "of same" is that time over
+tessel's.
 
     python bench/python/bench_weight_only_gemm.py [--types i4,i3] [--shapes 1x14336x4096] [--rounds 20]
 """
@@ -66,8 +70,8 @@ def main():
     copy = copy_bandwidth(flush, start, end, args.rounds)
     print(f"# {torch.cuda.get_device_name()}, copy bandwidth {copy / 1e9:.0f} GB/s; microseconds (median of "
           f"{args.rounds} rounds, L2 flushed); 'of copy' = weight bytes / time / copy bandwidth")
-    print(f"{'m x n x k':>18s} {'type':>7s} {'cuBLAS f16':>10s} {'int4pack':>9s} {'tessel':>8s} {'TFLOPS':>7s} "
-          f"{'vs f16':>7s} {'of copy':>8s}")
+    print(f"{'m x n x k':>18s} {'type':>7s} {'cuBLAS f16':>10s} {'int4pack':>9s} {'same bytes':>10s} {'tessel':>8s} "
+          f"{'TFLOPS':>7s} {'vs f16':>7s} {'of copy':>8s} {'of same':>8s}")
     for shape in args.shapes.split(","):
         m, n, k = map(int, shape.split("x"))
         x = torch.randn(m, k, device="cuda", dtype=torch.float16)
@@ -89,6 +93,8 @@ def main():
             kernel = tessel.examples().kernel(f"{args.kernel}_{kind}")
             units, unit_scales = repacked_weights(kind, n, k, scales, zeros)
             methods = dict(anchors)
+            same_k = k * BITS[kind] // 16
+            methods["same"] = lambda: x[:, :same_k] @ w16[:, :same_k].t()
             methods["tessel"] = lambda: kernel(m, n, k, x, units, unit_scales, y)
             methods["tessel"]()  # compiles, tunes
             times = {name: [] for name in methods}
@@ -99,9 +105,9 @@ def main():
             weight_bytes = n * k * BITS[kind] / 8
             of_copy = weight_bytes / (us["tessel"] * 1e-6) / copy
             int4pack = f"{us['int4pack']:9.1f}" if "int4pack" in us else f"{'n/a':>9s}"
-            print(f"{shape:>18s} {kind:>7s} {us['cublas']:10.1f} {int4pack} {us['tessel']:8.1f} "
-                  f"{2 * m * n * k / us['tessel'] / 1e6:7.1f} {us['cublas'] / us['tessel']:6.2f}x {of_copy:8.0%}",
-                  flush=True)
+            print(f"{shape:>18s} {kind:>7s} {us['cublas']:10.1f} {int4pack} {us['same']:10.1f} {us['tessel']:8.1f} "
+                  f"{2 * m * n * k / us['tessel'] / 1e6:7.1f} {us['cublas'] / us['tessel']:6.2f}x {of_copy:8.0%} "
+                  f"{us['same'] / us['tessel']:8.0%}", flush=True)
 
 
 if __name__ == "__main__":

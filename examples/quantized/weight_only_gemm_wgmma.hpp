@@ -35,14 +35,28 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
   int consumer_warpgroups = 2;
   int swizzle_size = 8;
   int split_k = 1;
+  // Whether each warpgroup dequantizes the next k-tile while its mma runs (a second A operand live).
+  int overlap = 0;
   static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
 
   static Space space() {
     using S = WeightOnlyGemmWgmma;
-    return tune("block_m, split_k", {&S::block_m, &S::split_k},
-                {{256, 1}, {128, 1}, {64, 1}, {64, 2}, {16, 2}, {16, 4}, {16, 8}}) *
+    return tune("block_m, split_k, consumer_warpgroups, overlap",
+                {&S::block_m, &S::split_k, &S::consumer_warpgroups, &S::overlap},
+                {{256, 1, 2, 0},
+                 {128, 1, 2, 0},
+                 {64, 1, 2, 0},
+                 {64, 1, 2, 1},
+                 {64, 2, 2, 0},
+                 {16, 2, 2, 0},
+                 {16, 2, 2, 1},
+                 {16, 4, 2, 0},
+                 {16, 4, 2, 1},
+                 {16, 8, 2, 0},
+                 {16, 2, 4, 1},
+                 {16, 4, 4, 1}}) *
            tune("swizzle_size", &S::swizzle_size, {4, 8});
   }
 
@@ -108,29 +122,59 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
       WgmmaWeightUnits units(block_n, consumer_warpgroups,
                              wgmma_layouts(block_n, block_m, group, consumer_warpgroups).a);
       auto g_y = global_view(y, {m, n});
+      // A k-tile's weights from stage `stage` of the ring, dequantized: the A operand [block_n, 128].
+      const auto weights = [&](const Int32& stage) {
+        auto words =
+            load_shared(s_units[stage], {0, 0}, {units_per_tile, WeightUnits::lanes * bits}, units.tile_layout(bits));
+        auto scales =
+            load_shared(s_scales[stage], {0, 0, 0}, {units_per_tile, 2, WeightUnits::rows}, units.scale_layout());
+        return units.to_fragments(DequantizeUnits<W>()(reshape(words, {1, units_per_tile, WeightUnits::lanes, bits}),
+                                                       reshape(scales, {1, units_per_tile, 2, WeightUnits::rows})));
+      };
+      // acc += a X[stage]ᵀ, committed.
+      const auto mma = [&](const RegisterTensor& a, const Int32& stage, const RegisterTensor& acc) {
+        auto a_lo = a.slice({0, 0}, {block_n, half}), a_hi = a.slice({0, half}, {block_n, half});
+        wgmma.fence();
+        wgmma.mma(a_lo, s_x[stage][0].transpose(), acc);
+        wgmma.mma(a_hi, s_x[stage][1].transpose(), acc);
+        wgmma.commit_group();
+      };
       std::optional<SplitKReduction> reduction;
       if (split_k > 1) reduction.emplace(split_k, m, n, num_tiles);
       for (Int32 item : range(blockIdx.x, num_items, gridDim.x)) {
         const Int32 tile = item / split_k, split = item % split_k, first = split * split_tiles;
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
         auto acc = register_tensor<float>({block_n, block_m}, 0.0f);
-        for (Int32 kt : range(first, min(all_k_tiles, first + split_tiles))) {
-          pipe.consumer_acquire();
-          auto words = load_shared(s_units[pipe.consumer_stage], {0, 0}, {units_per_tile, WeightUnits::lanes * bits},
-                                   units.tile_layout(bits));
-          auto scales = load_shared(s_scales[pipe.consumer_stage], {0, 0, 0}, {units_per_tile, 2, WeightUnits::rows},
-                                    units.scale_layout());
-          auto a =
-              units.to_fragments(DequantizeUnits<W>()(reshape(words, {1, units_per_tile, WeightUnits::lanes, bits}),
-                                                      reshape(scales, {1, units_per_tile, 2, WeightUnits::rows})));
-          auto a_lo = a.slice({0, 0}, {block_n, half}), a_hi = a.slice({0, half}, {block_n, half});
-          wgmma.fence();
-          wgmma.mma(a_lo, s_x[pipe.consumer_stage][0].transpose(), acc);
-          wgmma.mma(a_hi, s_x[pipe.consumer_stage][1].transpose(), acc);
-          wgmma.commit_group();
-          wgmma.wait_group(0);
-          mbarrier.arrive(pipe.consumer_barrier());
-          pipe.consumer_advance();
+        const Int32 last = min(all_k_tiles, first + split_tiles);
+        if (overlap) {
+          // The next k-tile's weights dequantize while the mma of this one runs; after the last,
+          // the stage still held is read again and the result dropped. An item past k has none.
+          if_(first < last, [&] {
+            pipe.consumer_acquire();
+            auto a = weights(pipe.consumer_stage);
+            for (Int32 kt : range(first, last)) {
+              const Int32 stage = pipe.consumer_stage;
+              mma(a, stage, acc);
+              pipe.consumer_advance();
+              Int32 next_stage = stage;
+              if_(kt + 1 < last, [&] {
+                pipe.consumer_acquire();
+                next_stage = pipe.consumer_stage;
+              });
+              auto a_next = weights(next_stage);
+              wgmma.wait_group(0);
+              mbarrier.arrive(pipe.empty_barriers[stage]);
+              a = a_next;
+            }
+          });
+        } else {
+          for (Int32 kt : range(first, last)) {
+            pipe.consumer_acquire();
+            mma(weights(pipe.consumer_stage), pipe.consumer_stage, acc);
+            wgmma.wait_group(0);
+            mbarrier.arrive(pipe.consumer_barrier());
+            pipe.consumer_advance();
+          }
         }
         auto out = permute(acc, {1, 0});
         const auto write = [&] { store_global(g_y, out.to<f16>(), {m_block * block_m, n_block * block_n}); };
