@@ -38,8 +38,8 @@ template <class W> KernelEntry weight_only_gemm_wgmma_example() {
   KernelEntry e;
   e.name = "weight_only_gemm_wgmma_" + type;
   e.description = fmt::format(
-      "weight_only_gemm_{} for many rows on sm_90a (RS wgmma, the dequantized weights as the A operand; "
-      "weights repacked by weight_only_repack_{})",
+      "weight_only_gemm_{} on sm_90a (RS wgmma, the dequantized weights as the A operand; weights repacked by "
+      "weight_only_repack_{})",
       type, type);
   e.size_names = {"m", "n (a multiple of 8)", "k (a multiple of 128)"};
   e.default_sizes = {200, 200, 384};

@@ -12,19 +12,19 @@
 
 namespace tessel::examples::quantized {
 
-// The weight-only GEMM for many rows (prefill) on Hopper (sm_90a): the GEMM of weight_only_gemm.hpp,
-// with the same parameters and the same repacked weights, on wgmma. wgmma reads its B operand from
-// shared memory only, so the kernel computes Yᵀ = W Xᵀ: the weights, dequantized in registers, are
-// the A operand (RS wgmma, as in Machete, CUTLASS's mixed-input GEMM for Hopper), and a tile of X is
-// B, K-major as it lies in memory. The runs of the repacked units are the A fragments as they are
+// The weight-only GEMM on Hopper (sm_90a): the GEMM of weight_only_gemm.hpp, with the same
+// parameters and the same repacked weights, on wgmma. wgmma reads its B operand from shared memory
+// only, so the kernel computes Yᵀ = W Xᵀ: the weights, dequantized in registers, are the A operand
+// (RS wgmma, as CUTLASS's mixed-input GEMMs for Hopper and vLLM's Machete do), and a tile of X is B,
+// K-major as it lies in memory. The runs of the repacked units are the A fragments as they are
 // (wgmma_weight_units.hpp).
 //
 // The structure is the Hopper ladder's step 5: a persistent grid over rasterized tiles, a TMA
 // producer warp filling a ring with each k-tile of 128 (one quantization group): X as two 64-column
 // blocks (a 128-byte swizzle span each), the block's units and their scales, each one contiguous run
 // of memory; and `consumer_warpgroups` consumer warpgroups of 64 rows of W each, which dequantize
-// their k-tile's weights and run 8 m64nNk16 wgmma with N = block_m rows of X. The two warpgroups'
-// mma and dequantization overlap each other. Each tile's accumulator is stored transposed.
+// their k-tile's weights and run 8 m64nNk16 wgmma with N = block_m rows of X. The warpgroups' mma
+// and dequantization overlap each other's. Each tile's accumulator is stored transposed.
 //
 // At decode sizes the same structure streams the weights: X's few rows are the wgmma's N (16, with
 // no rows of padding beyond), one thread issues every copy, and the ring holds up to 12 k-tiles.
