@@ -241,8 +241,9 @@ struct SetmaxnregOnAmpere : Script {
 };
 
 // Five warpgroups start with 96 registers per thread (65536 / 640, rounded down to a multiple of
-// 8): the 56 the producer releases do not cover four increases of 16, which on the GPU wait forever.
-struct SetmaxnregBeyondTheBlock : Script {
+// 8), so the 56 the producer releases cover four increases to 104 (40 + 4 x 104 = 456 of 480) but
+// not to 112, which on the GPU wait forever.
+template <int Increase> struct FiveWarpgroups : Script {
   void operator()(Int32 n) {
     attrs.blocks = 1;
     attrs.warps = 20;
@@ -250,32 +251,22 @@ struct SetmaxnregBeyondTheBlock : Script {
     for (int consumer = 1; consumer <= 4; ++consumer)
       warp_group(consumer, [&] {
         line = __LINE__ + 1;
-        setmaxnreg.increase(112);
+        setmaxnreg.increase(Increase);
       });
-  }
-};
-
-// The same block with increases of 104 fits: 40 + 4 x 104 = 456 of 480.
-struct SetmaxnregWithinTheBlock : Script {
-  void operator()(Int32 n) {
-    attrs.blocks = 1;
-    attrs.warps = 20;
-    warp_group(0, [&] { setmaxnreg.decrease(40); });
-    for (int consumer = 1; consumer <= 4; ++consumer) warp_group(consumer, [&] { setmaxnreg.increase(104); });
   }
 };
 
 TEST(WarpRoles, SetmaxnregMistakesAreReportedAtTheirLines) {
   EXPECT_EQ(SetmaxnregInstructions::registers_at_entry(640), 96);
   EXPECT_EQ(SetmaxnregInstructions::registers_at_entry(384), 168);
-  const std::string overdrawn = error_of<SetmaxnregBeyondTheBlock>(1);
+  const std::string overdrawn = error_of<FiveWarpgroups<112>>(1);
   EXPECT_EQ(overdrawn,
             loc(line) +
-                ": kernel SetmaxnregBeyondTheBlock: setmaxnreg.increase(112): the block's 5 warpgroups start with 96 "
+                ": kernel FiveWarpgroups_112: setmaxnreg.increase(112): the block's 5 warpgroups start with 96 "
                 "registers per thread (640 threads share 65536), 480 in all, and after every setmaxnreg would hold "
                 "488 (40 + 112 + 112 + 112 + 112); an increase takes only registers that decreases released, so on "
                 "the GPU it would wait forever: lower the increases or the decreases' counts");
-  EXPECT_NO_THROW(simulate<SetmaxnregWithinTheBlock>({}, 1));
+  EXPECT_NO_THROW(simulate<FiveWarpgroups<104>>({}, 1));
 
   std::string got = error_of<SetmaxnregInOneWarp>(1);
   EXPECT_EQ(got, loc(line) +

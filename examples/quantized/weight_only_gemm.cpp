@@ -10,19 +10,16 @@ namespace tessel::examples {
 
 namespace {
 
-template <class W> KernelEntry weight_only_gemm_example() {
-  using S = quantized::WeightOnlyGemm<W>;
-  const std::string type(dtype_name(dtype_v<W>));
+// One of the weight-only GEMMs S over weights W, named `name` and run by run_weight_only_gemm.
+template <class W, class S>
+KernelEntry weight_only_gemm_entry(std::string name, std::string description, std::vector<int64_t> default_sizes) {
   KernelEntry e;
-  e.name = "weight_only_gemm_" + type;
-  e.description = fmt::format(
-      "GEMM of f16 activations and {} weights with f16 scales and zero points per 128 of k "
-      "(mma.sync, dequantized in registers; weights repacked by weight_only_repack_{})",
-      type, type);
+  e.name = std::move(name);
+  e.description = std::move(description);
   e.size_names = {"m", "n (a multiple of 8)", "k (a multiple of 128)"};
-  e.default_sizes = {40, 200, 384};
+  e.default_sizes = std::move(default_sizes);
   e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
-    return quantized::run_weight_only_gemm<W>(dev, int(s[0]), int(s[1]), int(s[2]), opt, label);
+    return quantized::run_weight_only_gemm<W, S>(dev, int(s[0]), int(s[1]), int(s[2]), opt, label);
   };
   add_introspection<S>(e, [](const std::vector<int64_t>& s) {
     f16* h = nullptr;
@@ -32,26 +29,25 @@ template <class W> KernelEntry weight_only_gemm_example() {
   return e;
 }
 
-template <class W> KernelEntry weight_only_gemm_wgmma_example() {
-  using S = quantized::WeightOnlyGemmWgmma<W>;
+template <class W> KernelEntry weight_only_gemm_example() {
   const std::string type(dtype_name(dtype_v<W>));
-  KernelEntry e;
-  e.name = "weight_only_gemm_wgmma_" + type;
-  e.description = fmt::format(
-      "weight_only_gemm_{} on sm_90a (RS wgmma, the dequantized weights as the A operand; weights repacked by "
-      "weight_only_repack_{})",
-      type, type);
-  e.size_names = {"m", "n (a multiple of 8)", "k (a multiple of 128)"};
-  e.default_sizes = {200, 200, 384};
+  return weight_only_gemm_entry<W, quantized::WeightOnlyGemm<W>>(
+      "weight_only_gemm_" + type,
+      fmt::format("GEMM of f16 activations and {} weights with f16 scales and zero points per 128 of k "
+                  "(mma.sync, dequantized in registers; weights repacked by weight_only_repack_{})",
+                  type, type),
+      {40, 200, 384});
+}
+
+template <class W> KernelEntry weight_only_gemm_wgmma_example() {
+  const std::string type(dtype_name(dtype_v<W>));
+  KernelEntry e = weight_only_gemm_entry<W, quantized::WeightOnlyGemmWgmma<W>>(
+      "weight_only_gemm_wgmma_" + type,
+      fmt::format("weight_only_gemm_{} on sm_90a (RS wgmma, the dequantized weights as the A operand; weights "
+                  "repacked by weight_only_repack_{})",
+                  type, type),
+      {200, 200, 384});
   e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
-  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
-    return quantized::run_weight_only_gemm<W, S>(dev, int(s[0]), int(s[1]), int(s[2]), opt, label);
-  };
-  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
-    f16* h = nullptr;
-    uint32_t* w = nullptr;
-    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), h, w, h, h);
-  });
   return e;
 }
 
