@@ -8,13 +8,14 @@
 namespace tessel::testing {
 namespace {
 
-template <class W, int BlockM = 128, int SplitK = 1, int Warpgroups = 2, int Overlap = 0> struct WgmmaConfig
-    : examples::quantized::WeightOnlyGemmWgmma<W> {
+template <class W, int BlockM = 128, int SplitK = 1, int Warpgroups = 2, int Overlap = 0, int EpilogueTma = 0>
+struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
   WgmmaConfig() {
     this->block_m = BlockM;
     this->split_k = SplitK;
     this->consumer_warpgroups = Warpgroups;
     this->overlap = Overlap;
+    this->epilogue_tma = EpilogueTma;
   }
   static Space space() { return Space{}; }
 };
@@ -38,12 +39,14 @@ TEST(WeightOnlyGemmWgmma, EveryWidth) {
 }
 
 // 9 tiles of 128 x 128 on one and on five multiprocessors: each persistent block takes several,
-// and the ring's stages and phases run on from one tile to the next.
+// and the ring's stages and phases run on from one tile to the next; with the output through shared
+// memory, each tile's TMA store has read it before the next tile's output overwrites it.
 TEST(WeightOnlyGemmWgmma, PersistentBlocksUnderEveryOrder) {
   for (int multiprocessors : {1, 5})
     for (KernelOptions o : every_order_options()) {
       o.sim.multiprocessors = multiprocessors;
       expect_wgmma_gemm<WgmmaConfig<i4>, i4>(300, 264, 384, o);
+      expect_wgmma_gemm<WgmmaConfig<i3, 128, 1, 2, 0, 1>, i3>(300, 264, 384, o);
     }
 }
 

@@ -37,26 +37,33 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
   int split_k = 1;
   // Whether each warpgroup dequantizes the next k-tile while its mma runs (a second A operand live).
   int overlap = 0;
+  // Whether each tile's output is stored by TMA from shared memory (else by each thread, transposed).
+  int epilogue_tma = 0;
   static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
 
+  // Many rows take tiles of 256 or 128 rows of X, their output stored by each thread or through
+  // shared memory by TMA; 64 rows, tiles of 64; decode sizes, 16 rows split over 2 to 8 items of k,
+  // with two or four consumer warpgroups, each dequantizing its next k-tile during its mma or not.
   static Space space() {
     using S = WeightOnlyGemmWgmma;
-    return tune("block_m, split_k, consumer_warpgroups, overlap",
-                {&S::block_m, &S::split_k, &S::consumer_warpgroups, &S::overlap},
-                {{256, 1, 2, 0},
-                 {128, 1, 2, 0},
-                 {64, 1, 2, 0},
-                 {64, 1, 2, 1},
-                 {64, 2, 2, 0},
-                 {16, 2, 2, 0},
-                 {16, 2, 2, 1},
-                 {16, 4, 2, 0},
-                 {16, 4, 2, 1},
-                 {16, 8, 2, 0},
-                 {16, 2, 4, 1},
-                 {16, 4, 4, 1}}) *
+    return tune("block_m, split_k, consumer_warpgroups, overlap, epilogue_tma",
+                {&S::block_m, &S::split_k, &S::consumer_warpgroups, &S::overlap, &S::epilogue_tma},
+                {{256, 1, 2, 0, 0},
+                 {256, 1, 2, 0, 1},
+                 {128, 1, 2, 0, 0},
+                 {128, 1, 2, 0, 1},
+                 {64, 1, 2, 0, 0},
+                 {64, 1, 2, 1, 0},
+                 {64, 2, 2, 0, 0},
+                 {16, 2, 2, 0, 0},
+                 {16, 2, 2, 1, 0},
+                 {16, 4, 2, 0, 0},
+                 {16, 4, 2, 1, 0},
+                 {16, 8, 2, 0, 0},
+                 {16, 2, 4, 1, 0},
+                 {16, 4, 4, 1, 0}}) *
            tune("swizzle_size", &S::swizzle_size, {4, 8});
   }
 
@@ -67,10 +74,12 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
     const int block = SetmaxnregInstructions::registers_at_entry(128 * warpgroups) * warpgroups;
     return std::min(256, (block - producer_registers) / consumer_warpgroups / 8 * 8);
   }
-  // As many k-tiles in flight as 200 KB of shared memory holds, up to 12.
+  // As many k-tiles in flight as 200 KB of shared memory holds, up to 12; with the output tile in
+  // shared memory, as many as 224 KB holds beside it.
   int stages() const {
     const int stage_bytes = block_m * group * 2 + block_rows() * group * bits / 8 + block_rows() / 8 * 2 * 8 * 2;
-    return std::min(12, 200 * 1024 / stage_bytes);
+    const int budget = epilogue_tma ? 224 * 1024 - block_m * block_rows() * 2 : 200 * 1024;
+    return std::clamp(budget / stage_bytes, 1, 12);
   }
   int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * consumer_warpgroups; }
 
@@ -91,6 +100,10 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
     auto s_x = shared_tensor<f16>({stages, 2, block_m, half});
     auto s_units = shared_tensor<uint32_t>({stages, units_per_tile, WeightUnits::lanes * bits}, Swizzle::none);
     auto s_scales = shared_tensor<f16>({stages, units_per_tile, 2, WeightUnits::rows}, Swizzle::none);
+    // With epilogue_tma, each tile's output goes through shared memory and leaves by one TMA store
+    // while the next tile's mma run.
+    std::optional<SharedTensor> s_y;
+    if (epilogue_tma) s_y = shared_tensor<f16>({block_m, block_n}, Swizzle::none);
     Pipeline pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
 
@@ -180,10 +193,22 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
         const auto write = [&] { store_global(g_y, out.to<f16>(), {m_block * block_m, n_block * block_n}); };
         if (reduction) {
           reduction->reduce(out, tile, split, m_block * block_m, n_block * block_n, write);
+        } else if (s_y) {
+          // The previous tile's store has read s_y before anyone overwrites it.
+          single_thread([&] { tma.wait_group(0, true); });
+          sync();
+          store_shared(*s_y, out.to<f16>());
+          fence.proxy_async();
+          sync();
+          single_thread([&] {
+            tma.shared_to_global(*s_y, g_y, {m_block * block_m, n_block * block_n});
+            tma.commit_group();
+          });
         } else {
           write();
         }
       }
+      if (s_y) single_thread([&] { tma.wait_group(0); });
     });
   }
 };
