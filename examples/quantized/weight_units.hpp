@@ -68,7 +68,7 @@ struct WeightUnits : Class {
   }
 
   // 4-bit integers are stored with the 8 elements of each word in the order in which
-  // dequantize_nibbles takes them from the word two at a time, with one mask for each pair (the
+  // DequantizeUnits takes them from the word two at a time, with one mask for each pair (the
   // elements at bits 4p and 16 + 4p): element 2 p + h of a word's run at nibble p + 4 h.
   static constexpr bool interleaved(DType t) { return t == DType::I4 || t == DType::U4; }
 
