@@ -95,6 +95,38 @@ inline void check_int4_dequantize(const Device& dev) {
     }
 }
 
+// 8-bit integers to f16 and scaled, as the 8-bit weight-only GEMMs dequantize them: [16, 64] bytes,
+// 16 a thread, every row scaled by its own f16.
+template <class T> struct ByteDequantize : Script {
+  void operator()(Ptr<T> bytes, Ptr<f16> scales, Ptr<f16> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    const Layout rows_of_eight = Layout::local({2, 1}) * Layout::spatial({8, 8}) * Layout::local({1, 8});
+    auto q = load_global(global_view(bytes, {16, 64}), {0, 0}, {16, 64}, rows_of_eight);
+    auto scale = load_global(global_view(scales, {16, 1}), {0, 0}, {16, 1});
+    store_global(global_view(out, {16, 64}), q.template to<f16>() * scale, {0, 0});
+  }
+};
+
+template <class T> void check_byte_dequantize(const Device& dev) {
+  std::mt19937 rng(std::is_signed_v<T> ? 11 : 12);
+  std::vector<T> bytes(16 * 64);
+  for (T& b : bytes) b = T(rng());
+  std::vector<f16> scales(16);
+  std::uniform_real_distribution<float> scale(0.01f, 0.1f);
+  for (auto& s : scales) s = f16(scale(rng));
+  Buffer<T> db(dev, bytes);
+  Buffer<f16> ds(dev, scales), dout(dev, std::vector<f16>(16 * 64, f16(99.0f)));
+  Kernel<ByteDequantize<T>> kernel(dev);
+  kernel(db, ds, dout);
+  const auto out = dout.download();
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 64; ++c) {
+      const size_t i = size_t(r) * 64 + size_t(c);
+      EXPECT_EQ(float(out[i]), float(f16(float(bytes[i]) * float(scales[size_t(r)])))) << r << ", " << c;
+    }
+}
+
 // A causal mask written with index tiles: scores above the diagonal of the block at (row0, col0)
 // become -inf.
 struct CausalMask : Script {

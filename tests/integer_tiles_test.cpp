@@ -8,6 +8,21 @@ namespace {
 
 TEST(IntegerTiles, BitOperatorsOnTheSimulator) { check_bit_operators(Device::simulator()); }
 TEST(IntegerTiles, Int4DequantizationOnTheSimulator) { check_int4_dequantize(Device::simulator()); }
+TEST(IntegerTiles, ByteDequantizationOnTheSimulator) {
+  check_byte_dequantize<int8_t>(Device::simulator());
+  check_byte_dequantize<uint8_t>(Device::simulator());
+}
+TEST(IntegerTiles, BytesConvertToHalfFourAtATime) {
+  int8_t* i = nullptr;
+  uint8_t* u = nullptr;
+  f16* h = nullptr;
+  EXPECT_NE(
+      Kernel<ByteDequantize<int8_t>>(Device::simulator()).cuda_source(i, h, h).find("tessel_dequantize8_f16<true>("),
+      std::string::npos);
+  EXPECT_NE(
+      Kernel<ByteDequantize<uint8_t>>(Device::simulator()).cuda_source(u, h, h).find("tessel_dequantize8_f16<false>("),
+      std::string::npos);
+}
 TEST(IntegerTiles, CausalMaskFromIndexTilesOnTheSimulator) { check_causal_mask(Device::simulator()); }
 
 struct ShiftOfFloats : Script {

@@ -2,9 +2,10 @@
 torch._scaled_mm calls it, in one process. D [m, n] = scale_a * scale_b * A [m, k] B [n, k]^T with
 e4m3 operands, per-tensor scales and a bf16 output; random inputs; each timed call follows an L2
 flush; the methods alternate by round; medians. Reports TFLOPS (2 m n k) and tessel's ratio; checks
-that the two outputs agree first. The last column times fp8_gemm_block_scaled (DeepSeek-V3's 1 x 128
-and 128 x 128 scales, promoted to f32 every k-tile) at the same shape; its ratio is to the same
-per-tensor cuBLASLt figure, for scale, as PyTorch has no block-scaled anchor on Hopper.
+that the two outputs agree first. The last columns time fp8_gemm_block_scaled (DeepSeek-V3's 1 x 128
+and 128 x 128 scales, promoted to f32 every k-tile) against cuBLASLt's block-scaled fp8 GEMM with
+the same scales (torch._scaled_mm with BlockWise1x128 x BlockWise128x128 scales, CUDA 12.9 and
+later on Hopper), again checked against each other; "-" where this PyTorch has no such path.
 
     python bench/python/bench_fp8_gemm.py [--shapes 4096x4096x4096,128x7168x16384] [--rounds 20]
 """
@@ -29,7 +30,8 @@ def main():
     flush = torch.empty(512 << 20, dtype=torch.uint8, device="cuda")  # larger than the H200's 50 MB L2
     print(f"# {torch.cuda.get_device_name()}, e4m3 x e4m3 -> bf16, TFLOPS (median of {args.rounds} rounds, "
           "L2 flushed)")
-    print(f"{'m x n x k':>20s} {'cuBLASLt':>10s} {'tessel':>10s}  ratio  {'block-scaled':>12s}  ratio")
+    print(f"{'m x n x k':>20s} {'cuBLASLt':>10s} {'tessel':>10s}  ratio  {'cuBLASLt bs':>12s} "
+          f"{'block-scaled':>12s}  ratio")
     for shape in args.shapes.split(","):
         m, n, k = map(int, shape.split("x"))
         a = (torch.randn(m, k, device="cuda") * 2).to(torch.float8_e4m3fn)
@@ -44,10 +46,23 @@ def main():
             "tessel": lambda: kernel(m, n, k, 0.5, 0.25, a, b, d),
             "block_scaled": lambda: block_scaled(m, n, k, row_scales, block_scales, a, b, d),
         }
-        methods["block_scaled"]()  # compiles, tunes
-        methods["tessel"]()
+        methods["tessel"]()  # compiles, tunes
         want = methods["cublaslt"]()
         torch.testing.assert_close(d.float(), want.float(), rtol=2e-2, atol=2e-2 * want.float().abs().max().item())
+        methods["block_scaled"]()
+        # cuBLASLt takes the row scales [m, k / 128] column-major and the block scales of B (k x n)
+        # as [k / 128, n / 128] column-major, which is block_scales' own storage.
+        column_major_rows = row_scales.t().contiguous().t()
+        try:
+            want = torch._scaled_mm(a, b.t(), scale_a=column_major_rows, scale_b=block_scales.t(),
+                                    out_dtype=torch.bfloat16)
+        except (RuntimeError, ValueError):
+            want = None
+        if want is not None:
+            torch.testing.assert_close(d.float(), want.float(), rtol=2e-2,
+                                       atol=2e-2 * want.float().abs().max().item())
+            methods["cublaslt_block_scaled"] = lambda: torch._scaled_mm(
+                a, b.t(), scale_a=column_major_rows, scale_b=block_scales.t(), out_dtype=torch.bfloat16)
         times = {name: [] for name in methods}
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         for _ in range(args.rounds):
@@ -60,8 +75,13 @@ def main():
                 times[name].append(start.elapsed_time(end) * 1e-3)
         tflops = {name: 2 * m * n * k / statistics.median(t) / 1e12 for name, t in times.items()}
         ratio = {name: tflops[name] / tflops["cublaslt"] for name in tflops}
+        if "cublaslt_block_scaled" in tflops:
+            anchor = f"{tflops['cublaslt_block_scaled']:12.1f}"
+            block_ratio = f"{tflops['block_scaled'] / tflops['cublaslt_block_scaled']:.2f}x"
+        else:
+            anchor, block_ratio = f"{'-':>12s}", "-"
         print(f"{shape:>20s} {tflops['cublaslt']:10.1f} {tflops['tessel']:10.1f}  {ratio['tessel']:.2f}x "
-              f"{tflops['block_scaled']:12.1f}  {ratio['block_scaled']:.2f}x", flush=True)
+              f"{anchor} {tflops['block_scaled']:12.1f}  {block_ratio}", flush=True)
 
 
 if __name__ == "__main__":

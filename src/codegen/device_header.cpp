@@ -147,8 +147,8 @@ struct {1} {{
 // f16 the high nibble is taken in place, as 16 units, and scaled by 1/16 in the same multiply-add;
 // in bf16 (whose mantissa is 7 bits) it is shifted down first. Signed elements are offset by 8 (x ^
 // 8 = x + 8 in 4 bits) and the offset removed with the magic. Per 8 values: 4 permutes, 4 and-or,
-// 4 multiply-adds, and a xor (signed) or a shift (bf16).
-std::string dequantize_4bit() {
+// 4 multiply-adds, and a xor (signed) or a shift (bf16). 8-bit integers go the same way, a byte per half.
+std::string dequantize_narrow_integers() {
   const ir::Arch oldest = ir::Arch::Sm80;
   return fmt::format(R"CUDA(
 __device__ __forceinline__ unsigned int tessel_fma_f16x2(unsigned int a, unsigned int b, unsigned int c) {{
@@ -200,6 +200,17 @@ template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_f16(ui
   for (int j = 0; j < 4; ++j)
     tessel_unpair2(tessel_fma_f16x2(tessel_and_or(pairs[j], 0x00f0000fu, 0x64006400u), scale, minus_magic), out[2 * j],
                    out[2 * j + 1]);
+}}
+// 8-bit integers to f16, four at a time (two permutes and two multiply-adds): each byte under the
+// exponent of 1024 (0x64) is the f16 1024 + v, exactly; signed bytes are made excess-128 first.
+template <bool Signed>
+__device__ __forceinline__ void tessel_dequantize8_f16(unsigned int b0, unsigned int b1, unsigned int b2,
+                                                       unsigned int b3, tessel_f16* out) {{
+  unsigned int w = (b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | (b3 & 0xffu) << 24;
+  if (Signed) w ^= 0x80808080u;
+  const unsigned int one = 0x3c003c00u, minus_magic = Signed ? 0xe480e480u : 0xe400e400u;  // -1024 (- 128)
+  tessel_unpair2(tessel_fma_f16x2(tessel_prmt<0x4140>(w, 0x64646464u), one, minus_magic), out[0], out[1]);
+  tessel_unpair2(tessel_fma_f16x2(tessel_prmt<0x4342>(w, 0x64646464u), one, minus_magic), out[2], out[3]);
 }}
 template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(uint32_t w, tessel_bf16* out) {{
   if (Signed) w ^= 0x88888888u;
@@ -388,7 +399,7 @@ __device__ __forceinline__ int32_t tessel_fast_divide(int32_t x, uint32_t m, uin
 
 const std::string& device_header() {
   static const std::string text =
-      kIntegerTypes + half_types() + fp8_types() + fast_math() + dequantize_4bit() + kHelpers;
+      kIntegerTypes + half_types() + fp8_types() + fast_math() + dequantize_narrow_integers() + kHelpers;
   return text;
 }
 

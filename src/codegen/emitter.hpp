@@ -215,8 +215,8 @@ void emit_packed_store_global(Emitter& e, const ir::StoreGlobalNode& n);
 std::string packed_shared_read(Emitter& e, const ir::SharedTensor& s, const std::string& index);
 void emit_packed_load_shared(Emitter& e, const ir::LoadSharedNode& n);
 void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n);
-// A 4-bit integer tile to f16 or bf16 of the same layout, a word at a time, or a packed float tile
-// two elements at a time; false when it is neither.
+// A 4-bit integer tile to f16 or bf16 of the same layout, a word at a time, an 8-bit integer tile to
+// f16 four elements at a time, or a packed float tile two elements at a time; false when it is none.
 bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n);
 
 // load_shared of tensor-core fragments with ldmatrix; false when select_instructions did not choose it.

@@ -226,9 +226,18 @@ bool emit_packed_float_dequantize(Emitter& e, const ir::CastTensorNode& n) {
 }  // namespace
 
 bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n) {
-  const DType to = n.out->dtype;
-  if (!is_packed(n.a->dtype) || (to != DType::F16 && to != DType::BF16) || !(n.a->layout == n.out->layout))
-    return false;
+  const DType from = n.a->dtype, to = n.out->dtype;
+  if ((to != DType::F16 && to != DType::BF16) || !(n.a->layout == n.out->layout)) return false;
+  const int slots = n.out->layout.local_size();
+  if ((from == DType::I8 || from == DType::U8) && to == DType::F16 && slots % 4 == 0) {
+    e.line("#pragma unroll");
+    e.line(
+        fmt::format("for (int l = 0; l < {0}; l += 4) tessel_dequantize8_f16<{1}>({2}[l], {2}[l + 1], {2}[l + 2], "
+                    "{2}[l + 3], &{3}[l]);",
+                    slots, from == DType::I8 ? "true" : "false", e.tile(n.a), e.tile(n.out)));
+    return true;
+  }
+  if (!is_packed(from)) return false;
   if (is_float(n.a->dtype)) return emit_packed_float_dequantize(e, n);
   if (dtype_bits(n.a->dtype) != 4) return false;
   e.line("#pragma unroll");

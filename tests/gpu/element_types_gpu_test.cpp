@@ -14,6 +14,10 @@ TEST_F(ElementTypesOnGpu, FloatsToIntegersSaturateAsPtxCvt) { check_floats_to_in
 TEST_F(ElementTypesOnGpu, SaturatingConversions) { check_saturating_conversions(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, BitOperators) { check_bit_operators(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, Int4Dequantization) { check_int4_dequantize(Device::gpu()); }
+TEST_F(ElementTypesOnGpu, ByteDequantization) {
+  check_byte_dequantize<int8_t>(Device::gpu());
+  check_byte_dequantize<uint8_t>(Device::gpu());
+}
 TEST_F(ElementTypesOnGpu, CausalMaskFromIndexTiles) { check_causal_mask(Device::gpu()); }
 
 }  // namespace
