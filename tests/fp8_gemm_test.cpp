@@ -25,6 +25,17 @@ TEST(Fp8Gemm, MatchesTheHostReferenceUnderEveryOrder) {
       }
 }
 
+// The block-scaled form on one multiprocessor: one block walks all 6 tiles, and its ring of 6
+// stages wraps within each (7 k-tiles).
+TEST(Fp8Gemm, BlockScaledPersistentBlocksUnderEveryOrder) {
+  for (KernelOptions o : testing::every_order_options()) {
+    o.sim.multiprocessors = 1;
+    const cli::RunResult r =
+        examples::find_example("fp8_gemm_block_scaled").run(Device::simulator(), {200, 264, 896}, o);
+    EXPECT_TRUE(r.ok) << r.summary;
+  }
+}
+
 TEST(Fp8Gemm, EveryCandidateCompilesForTheH200) {
   const testing::Cli r = testing::tessel("space fp8_gemm 4096 4096 4096 --gpu h200");
   EXPECT_EQ(r.status, 0) << r.output;
