@@ -96,6 +96,20 @@ TEST(PackedTypes, APackedFloatConvertsToHalfTwoElementsAtATime) {
   EXPECT_NE(cuda.find("tessel_fma_f16x2(tessel_float_bits_pair<2, 1, 10>("), std::string::npos) << cuda;
 }
 
+TEST(PackedTypes, APackedIntegerConvertsToHalfTwoElementsAtATime) {
+  uint8_t* p = nullptr;
+  float* f = nullptr;
+  f16* h = nullptr;
+  bf16* b = nullptr;
+  uint32_t* w = nullptr;
+  const std::string cuda =
+      Kernel<AnyWidthTiles<i3>>(Device::simulator()).cuda_source(p, f, p, p, f, h, b, p, f, w, f, w);
+  // The sign bits flipped (excess 4), under 1024 (f16) and 128 (bf16), and -(magic + 4) added.
+  EXPECT_NE(cuda.find("tessel_fma_f16x2((((tessel_packed_field<3>("), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("^ 0x40004u) | 0x64006400u), 0x3c003c00u, 0xe404e404u)"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("^ 0x40004u) | 0x43004300u), 0x3f803f80u, 0xc304c304u)"), std::string::npos) << cuda;
+}
+
 struct ArithmeticOnPackedTile : Script {
   void operator()(Ptr<u4> x, Ptr<int32_t> y) {
     attrs.blocks = 1;

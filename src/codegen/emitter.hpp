@@ -215,8 +215,9 @@ void emit_packed_store_global(Emitter& e, const ir::StoreGlobalNode& n);
 std::string packed_shared_read(Emitter& e, const ir::SharedTensor& s, const std::string& index);
 void emit_packed_load_shared(Emitter& e, const ir::LoadSharedNode& n);
 void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n);
-// A 4-bit integer tile to f16 or bf16 of the same layout, a word at a time, an 8-bit integer tile to
-// f16 four elements at a time, or a packed float tile two elements at a time; false when it is none.
+// An integer or float tile of 1 to 8 bits to f16 or bf16 of the same layout without a conversion
+// instruction: 4-bit integers a word at a time, 8-bit integers (to f16) four elements at a time,
+// the other packed types two at a time; false when it does not apply.
 bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n);
 
 // load_shared of tensor-core fragments with ldmatrix; false when select_instructions did not choose it.

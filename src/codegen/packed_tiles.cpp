@@ -223,6 +223,28 @@ bool emit_packed_float_dequantize(Emitter& e, const ir::CastTensorNode& n) {
   return true;
 }
 
+// Packed integers of widths other than 4 to f16 or bf16, two elements at a time: the two fields
+// in the halves of a register under the exponent of a magic number whose last place is worth 1
+// (1024 in f16, 128 in bf16; both hold every field of up to 7 bits), and one packed multiply-add
+// that subtracts it. Signed fields are made excess-2^(bits - 1) first by flipping their sign bit,
+// and the excess is subtracted with the magic.
+bool emit_packed_integer_pairs(Emitter& e, const ir::CastTensorNode& n) {
+  const int bits = dtype_bits(n.a->dtype), slots = n.out->layout.local_size();
+  if (slots % 2 != 0) return false;
+  const bool half = n.out->dtype == DType::F16;
+  const uint32_t magic = half ? 0x6400u : 0x4300u, one = half ? 0x3c00u : 0x3f80u;
+  const uint32_t excess = is_signed(n.a->dtype) ? 1u << (bits - 1) : 0u;
+  const uint32_t minus_magic = (half ? 0xe400u : 0xc300u) + excess;  // -(magic + excess): the last place is 1
+  for (int l = 0; l < slots; l += 2) {
+    const std::string pair =
+        fmt::format("((({} | {} << 16) ^ {:#x}u) | {:#x}u)", packed_field(e, n.a, std::to_string(l)),
+                    packed_field(e, n.a, std::to_string(l + 1)), excess * 0x10001u, magic * 0x10001u);
+    e.line(fmt::format("tessel_unpair2(tessel_fma_{}x2({}, {:#x}u, {:#x}u), {}[{}], {}[{}]);", dtype_name(n.out->dtype),
+                       pair, one * 0x10001u, minus_magic * 0x10001u, e.tile(n.out), l, e.tile(n.out), l + 1));
+  }
+  return true;
+}
+
 }  // namespace
 
 bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n) {
@@ -239,7 +261,7 @@ bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n) {
   }
   if (!is_packed(from)) return false;
   if (is_float(n.a->dtype)) return emit_packed_float_dequantize(e, n);
-  if (dtype_bits(n.a->dtype) != 4) return false;
+  if (dtype_bits(n.a->dtype) != 4) return emit_packed_integer_pairs(e, n);
   e.line("#pragma unroll");
   e.line(fmt::format("for (int w = 0; w < {}; ++w) tessel_dequantize4_{}<{}>({}[w], &{}[8 * w]);", packed_words(n.a),
                      dtype_name(to), is_signed(n.a->dtype) ? "true" : "false", e.tile(n.a), e.tile(n.out)));
