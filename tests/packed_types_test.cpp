@@ -85,25 +85,23 @@ TEST(PackedTypes, TheDequantizationIsAWordAtATime) {
   EXPECT_NE(cuda.find("tessel_dequantize4_bf16<true>("), std::string::npos) << cuda;
 }
 
-TEST(PackedTypes, APackedFloatConvertsToHalfTwoElementsAtATime) {
+// The generated source of AnyWidthTiles<T>.
+template <class T> std::string any_width_source() {
   uint8_t* p = nullptr;
   float* f = nullptr;
   f16* h = nullptr;
   bf16* b = nullptr;
   uint32_t* w = nullptr;
-  const std::string cuda =
-      Kernel<AnyWidthTiles<f4e2m1>>(Device::simulator()).cuda_source(p, f, p, p, f, h, b, p, f, w, f, w);
+  return Kernel<AnyWidthTiles<T>>(Device::simulator()).cuda_source(p, f, p, p, f, h, b, p, f, w, f, w);
+}
+
+TEST(PackedTypes, APackedFloatConvertsToHalfTwoElementsAtATime) {
+  const std::string cuda = any_width_source<f4e2m1>();
   EXPECT_NE(cuda.find("tessel_fma_f16x2(tessel_float_bits_pair<2, 1, 10>("), std::string::npos) << cuda;
 }
 
 TEST(PackedTypes, APackedIntegerConvertsToHalfTwoElementsAtATime) {
-  uint8_t* p = nullptr;
-  float* f = nullptr;
-  f16* h = nullptr;
-  bf16* b = nullptr;
-  uint32_t* w = nullptr;
-  const std::string cuda =
-      Kernel<AnyWidthTiles<i3>>(Device::simulator()).cuda_source(p, f, p, p, f, h, b, p, f, w, f, w);
+  const std::string cuda = any_width_source<i3>();
   // The sign bits flipped (excess 4), under 1024 (f16) and 128 (bf16), and -(magic + 4) added.
   EXPECT_NE(cuda.find("tessel_fma_f16x2((((tessel_packed_field<3>("), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("^ 0x40004u) | 0x64006400u), 0x3c003c00u, 0xe404e404u)"), std::string::npos) << cuda;

@@ -2,8 +2,10 @@
 // weights of every width as the register A operand, tiles of many rows and of a few, persistent
 // blocks that take several tiles, and split-K, at sizes that are not multiples of the tiles.
 #include "any_width_kernels.hpp"
+#include "expect_error.hpp"
 #include "quantized/weight_only_gemm_check.hpp"
 #include "simulate.hpp"
+#include "source_line.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -60,6 +62,23 @@ TEST(WeightOnlyGemmWgmma, SplitKUnderEveryOrder) {
     expect_wgmma_gemm<WgmmaConfig<i4, 16, 4, 2, 1>, i4>(5, 200, 384, o);
     expect_wgmma_gemm<WgmmaConfig<f4e2m1, 16, 2, 4, 1>, f4e2m1>(17, 520, 640, o);
   }
+}
+
+// The kernel itself refuses sizes the repacked units do not cover, whoever calls it.
+TEST(WeightOnlyGemmWgmma, SizesTheUnitsDoNotCoverAreRefusedAtLaunch) {
+  const Device dev = Device::simulator();
+  Buffer<f16> x(dev, 16 * 256), y(dev, 16 * 64), scales(dev, 2 * 8 * 16);
+  Buffer<uint32_t> units(dev, 64 * 256 / 8);
+  const std::string where =
+      source_at("examples/quantized/weight_only_gemm_wgmma.hpp", "require_whole_units(*this, n, k)");
+  EXPECT_EQ(error_of<WgmmaConfig<i4>>(16, 64, 200, x, units, scales, y),
+            where +
+                ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0: k must be a multiple of 128, the depth of a "
+                "quantization group (this launch has k = 200)");
+  EXPECT_EQ(error_of<WgmmaConfig<i4>>(16, 60, 256, x, units, scales, y),
+            where +
+                ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0: n must be a multiple of 8, the rows of a unit "
+                "of repacked weights (this launch has n = 60)");
 }
 
 }  // namespace

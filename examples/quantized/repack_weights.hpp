@@ -21,6 +21,7 @@ template <class W> struct RepackWeights : Script {
 
   void operator()(Int32 n, Int32 k, Ptr<W> w, Ptr<f16> scales, Ptr<f16> zeros, Ptr<uint32_t> units_out,
                   Ptr<f16> unit_scales) {
+    require_whole_units(*this, n, k);
     constexpr int block_rows = WeightUnits::rows * warps, depth = WeightUnits::depth;
     attrs.blocks = {cdiv(n, block_rows), k / depth};
     attrs.warps = warps;

@@ -57,6 +57,7 @@ template <class W> struct WeightOnlyGemm : Script {
   }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<f16> x, Ptr<uint32_t> units_in, Ptr<f16> unit_scales, Ptr<f16> y) {
+    require_whole_units(*this, n, k);
     const int block_n = WeightUnits::rows * units_per_warp * warps_n, block_k = group * groups_per_tile;
     const MmaLayouts frag = mma_layouts(block_m, block_n, block_k, warps_m, warps_n);
     constexpr int step_k = 32;

@@ -84,6 +84,7 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
   int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * consumer_warpgroups; }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<f16> x, Ptr<uint32_t> units_in, Ptr<f16> unit_scales, Ptr<f16> y) {
+    require_whole_units(*this, n, k);
     constexpr int half = group / 2;
     const int block_n = block_rows(), stages = this->stages(), units_per_tile = block_n / WeightUnits::rows;
     Int32 num_m_blocks = cdiv(m, block_m), num_n_blocks = cdiv(n, block_n);

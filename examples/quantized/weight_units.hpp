@@ -80,4 +80,15 @@ struct WeightUnits : Class {
   }
 };
 
+// The sizes the repacked units cover, required at every launch of a kernel that reads or writes
+// them (`script`): n in whole units of rows and k in whole quantization groups.
+inline void require_whole_units(Script& script, const Int32& n, const Int32& k,
+                                std::source_location loc = std::source_location::current()) {
+  script.require(n % WeightUnits::rows == 0,
+                 fmt::format("n must be a multiple of {}, the rows of a unit of repacked weights", WeightUnits::rows),
+                 loc);
+  script.require(k % WeightUnits::depth == 0,
+                 fmt::format("k must be a multiple of {}, the depth of a quantization group", WeightUnits::depth), loc);
+}
+
 }  // namespace tessel::examples::quantized

@@ -151,6 +151,7 @@ class LauncherWriter {
     line(fmt::format("    const std::string tessel_kernel = \"kernel {}\";", k_.name));
     line(fmt::format("    int64_t tessel_v[{}] = {{}};", k_.params.size()));
     for (size_t i = 0; i < call_params(); ++i) arguments(i);
+    requirements();
     derived();
     views();
     grid();
@@ -267,6 +268,13 @@ class LauncherWriter {
           where(view.loc), param, param, param));
       line("    }");
     }
+  }
+
+  // Script::require: the first condition that fails throws, naming the user's line.
+  void requirements() {
+    for (const ir::Requirement& r : k_.requirements)
+      line(fmt::format("    if (!({})) throw Error({} + tessel_kernel + {});", expr(r.cond), where(r.loc),
+                       quoted(": " + r.message)));
   }
 
   void grid() {

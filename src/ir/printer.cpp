@@ -24,6 +24,9 @@ class Printer {
     const std::string cluster = k.clustered() ? fmt::format(" cluster=[{}]", fmt::join(k.cluster, ", ")) : "";
     line(fmt::format("kernel {}({}) blocks=[{}]{} warps={} shared={} {{", k.name, fmt::join(params, ", "),
                      fmt::join(blocks, ", "), cluster, k.warps, k.shared_bytes));
+    ++indent_;
+    for (const Requirement& r : k.requirements) line(fmt::format("require {}  // {}", expr(r.cond), r.message));
+    --indent_;
     derived_params(k);
     if (k.shared_bytes >= 0) shared_memory_plan(k);
     tensor_maps(k);

@@ -1,12 +1,16 @@
-// Launching a variant: the call's pointers checked, its run-time values and the parameters derived from them, the grid
-// computed from them, then the simulator or the GPU. Every call takes this path, so it allocates nothing for any
-// ordinary kernel.
+// Launching a variant: the call's pointers checked, its run-time values, its requirements (Script::require) and the
+// parameters derived from them, the grid computed from them, then the simulator or the GPU. Every call takes this path,
+// so it allocates nothing for any ordinary kernel.
 #include <array>
 #include <span>
+
+#include <fmt/ranges.h>
 
 #include "gpu_timeline.hpp"
 #include "scratch_buffers.hpp"
 #include "tessel/ir/derived_params.hpp"
+#include "tessel/ir/evaluate.hpp"
+#include "tessel/ir/mutator.hpp"
 #include "tessel/ir/target_limits.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/runtime/launch.hpp"
@@ -32,6 +36,25 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
   return grid;
 }
 
+// Every require condition of the kernel holds for this launch; the error names the first that does
+// not, where the user wrote it, with the parameters it reads.
+void check_requirements(const ir::KernelNode& k, std::span<const ir::Scalar> values, int multiprocessors) {
+  for (const ir::Requirement& r : k.requirements) {
+    if (ir::evaluate_at_launch(*r.cond, k, values, multiprocessors).i) continue;
+    std::vector<std::string> read;
+    ir::walk_expr(*r.cond, [&](const ir::ExprNode& x) {
+      for (size_t j = 0; j < k.call_params(); ++j) {
+        const ir::VarNode& p = *k.params[j];
+        const std::string value =
+            fmt::format("{} = {}", p.name,
+                        is_float(p.type.dtype) ? fmt::format("{}", values[j].f) : fmt::format("{}", values[j].i));
+        if (&x == &p && std::find(read.begin(), read.end(), value) == read.end()) read.push_back(value);
+      }
+    });
+    throw Error(r.loc, fmt::format("kernel {}: {} (this launch has {})", k.name, r.message, fmt::join(read, ", ")));
+  }
+}
+
 // A grid of clusters must be a whole number of them; the error names the line of attrs.blocks.
 void check_cluster_fit(const ir::KernelNode& k, const runtime::LaunchShape& shape) {
   if (!k.clustered() || shape.whole_clusters()) return;
@@ -54,6 +77,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   const std::span<ir::Scalar> values =
       heap_values.empty() ? std::span(inline_values).first(k.params.size()) : std::span(heap_values);
   signature_.run_time_values(args, values.first(k.call_params()));
+  check_requirements(k, values.first(k.call_params()), multiprocessors_);
   ir::compute_derived_params(k, multiprocessors_, values);
   scratch_->provide(k, values, multiprocessors_);
   const bool records_timeline = timeline_->provide(k, values);

@@ -108,6 +108,7 @@ ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::
   k->derived_params = std::move(b.scratch_params);
   k->blocks = attrs.blocks.dims();
   k->blocks_loc = attrs.blocks.loc();
+  k->requirements = std::move(b.requirements);
   k->warps = attrs.warps;
   k->body = std::move(body);
   // The kernel is reported where its body starts.

@@ -1,4 +1,5 @@
-// Traced control flow: range-for loops, if_/else_, while_, thread groups and sync.
+// Traced control flow: range-for loops, if_/else_, while_, thread groups and sync; and the
+// conditions every launch checks (require).
 #include "tessel/lang/script.hpp"
 
 namespace tessel {
@@ -64,6 +65,10 @@ IfBuilder& IfBuilder::else_(const std::function<void()>& body) {
   body();
   else_case_ = b.close_scope(loc_);
   return *this;
+}
+
+void Instructions::make_requirement(ir::Expr cond, std::string message, SourceLoc loc) {
+  Builder::current(loc).requirements.push_back({std::move(cond), std::move(message), loc});
 }
 
 IfBuilder Instructions::make_if(ir::Expr cond, const std::function<void()>& then_body, SourceLoc loc) {

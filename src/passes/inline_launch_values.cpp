@@ -1,7 +1,7 @@
-// The grid and the sizes of global scratch buffers are computed on the host from the run-time
-// parameters and the device's multiprocessor count, so they may not refer to variables of the
-// body. Variables that are declared once at the top level of the body and never assigned are
-// replaced by their definitions.
+// The grid, the sizes of global scratch buffers and the kernel's requirements (Script::require)
+// are computed on the host from the run-time parameters and the device's multiprocessor count, so
+// they may not refer to variables of the body. Variables that are declared once at the top level
+// of the body and never assigned are replaced by their definitions.
 #include <map>
 #include <set>
 
@@ -66,10 +66,19 @@ ir::Kernel inline_launch_values(const ir::Kernel& k, const PassContext&) {
                           "the buffer is allocated on the host before launch");
     p.source = bytes;
   }
+  std::vector<ir::Requirement> requirements = k->requirements;
+  for (ir::Requirement& r : requirements) {
+    ir::Expr cond = ir::substitute(r.cond, defs);
+    changed |= cond != r.cond;
+    check_known_at_launch(*k, cond, params, r.loc, fmt::format("require(\"{}\")", r.message),
+                          "a requirement is checked on the host before launch");
+    r.cond = cond;
+  }
   if (!changed) return k;
   auto out = std::make_shared<ir::KernelNode>(*k);
   out->blocks = std::move(blocks);
   out->derived_params = std::move(derived);
+  out->requirements = std::move(requirements);
   return out;
 }
 

@@ -494,12 +494,20 @@ struct DerivedParam {
   bool is_scratch() const { return value == DerivedValue::Scratch || value == DerivedValue::ZeroedScratch; }
 };
 
+// A condition on the call's parameters that every launch checks before it runs (Script::require).
+struct Requirement {
+  Expr cond;
+  std::string message;
+  SourceLoc loc;
+};
+
 struct KernelNode {
   std::string name;
   std::vector<Var> params;  // the call's, then the derived ones
   std::vector<DerivedParam> derived_params;
   std::vector<Expr> blocks;                // grid extents, 1 to 3, over the parameters
   SourceLoc blocks_loc;                    // where attrs.blocks was set
+  std::vector<Requirement> requirements;   // over the call's parameters and multiprocessors
   std::array<int, 3> cluster = {1, 1, 1};  // blocks per cluster (attrs.cluster); 1 x 1 x 1: no clusters
   int warps = 0;
   Stmt body;

@@ -50,6 +50,8 @@ class Builder {
 
   // The global scratch buffers of the trace (global_scratch), parameters the launch fills.
   std::vector<ir::DerivedParam> scratch_params;
+  // The kernel's Script::require conditions, in the order written.
+  std::vector<ir::Requirement> requirements;
 
   // A problem found where throwing is impossible (a destructor); reported when the trace ends.
   void defer_error(Error e);

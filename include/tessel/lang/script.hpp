@@ -346,6 +346,14 @@ class Instructions {
   }
   // Python's one-argument form: `range(n)` counts from 0 to n - 1.
   Range range(Dim stop, loc_t loc = loc_t::current()) { return Range(0, stop, 1, 0, SourceLoc::from(loc)); }
+  // A condition on the parameters that every launch checks on the host before the kernel runs
+  // (the simulator's and the GPU's, and the AOT launchers'): a launch where it is false throws an
+  // Error naming this line, `message` and the parameters' values. For sizes a kernel assumes, such
+  // as `require(k % 128 == 0, "k must be a multiple of 128")`.
+  template <class C>
+  requires(detail::is_kernel_scalar<C>) void require(const C& cond, std::string message, loc_t loc = loc_t::current()) {
+    make_requirement(detail::to_ir<bool>(cond), std::move(message), SourceLoc::from(loc));
+  }
   template <class C>
   requires(detail::is_kernel_scalar<C>) IfBuilder
       if_(const C& cond, const std::function<void()>& then_body, loc_t loc = loc_t::current()) {
@@ -374,6 +382,7 @@ class Instructions {
   RegisterTensor reduce(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc);
   RegisterTensor scan(ir::ReduceOp op, const RegisterTensor& x, int dim, ScanKind kind, SourceLoc loc);
   IfBuilder make_if(ir::Expr cond, const std::function<void()>& then_body, SourceLoc loc);
+  void make_requirement(ir::Expr cond, std::string message, SourceLoc loc);
   void make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc);
 };
 

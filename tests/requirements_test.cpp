@@ -1,0 +1,78 @@
+// Script::require: every launch checks the conditions on the host before the kernel runs, and
+// names the user's line, the message and the parameters' values; a condition on what a launch
+// cannot know is refused when the kernel is lowered; exported launchers check the same conditions.
+#include <gtest/gtest.h>
+
+#include "expect_error.hpp"
+#include "source_line.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel::testing {
+namespace {
+
+// Scales x [n] in rows of 4, which it requires (of a value computed from n, which the launch
+// computes as it does the grid).
+struct RowsOfFour : Script {
+  static constexpr const char* param_names[] = {"n", "scale", "x"};
+  void operator()(Int32 n, Float32 scale, Ptr<float> x) {
+    Int32 rows = n / 4;
+    require(rows * 4 == n && n <= 1024, "n must be a multiple of 4, at most 1024");
+    attrs.blocks = rows;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {rows, 4}), {blockIdx.x, 0}, {1, 4});
+    store_global(global_view(x, {rows, 4}), t * scale, {blockIdx.x, 0});
+  }
+};
+
+TEST(Requirements, ALaunchThatMeetsThemRuns) {
+  Buffer<float> x(Device::simulator(), std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
+  Kernel<RowsOfFour> k(Device::simulator());
+  k(8, 2.0f, x);
+  EXPECT_EQ(x.download(), (std::vector<float>{2, 4, 6, 8, 10, 12, 14, 16}));
+}
+
+TEST(Requirements, ALaunchThatFailsOneIsRefusedWithTheValues) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(8, 1.0f));
+  const std::string where = source_at("tests/requirements_test.cpp", "require(rows * 4 == n && n <= 1024");
+  EXPECT_EQ(error_of<RowsOfFour>(6, 2.0f, x),
+            where + ": kernel RowsOfFour: n must be a multiple of 4, at most 1024 (this launch has n = 6)");
+  EXPECT_EQ(error_of<RowsOfFour>(2048, 2.0f, x),
+            where + ": kernel RowsOfFour: n must be a multiple of 4, at most 1024 (this launch has n = 2048)");
+  EXPECT_EQ(x.download(), std::vector<float>(8, 1.0f));  // the kernel did not run
+}
+
+struct RequiresABlockIndex : Script {
+  static constexpr const char* param_names[] = {"n", "x"};
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = n;
+    attrs.warps = 1;
+    require(blockIdx.x < n, "the block must lie in the grid");
+    store_global(global_view(x, {n}), register_tensor<float>({1}, 1.0f), {blockIdx.x});
+  }
+};
+
+TEST(Requirements, AConditionALaunchCannotEvaluateIsRefused) {
+  Buffer<float> x(Device::simulator(), 4);
+  EXPECT_EQ(error_of<RequiresABlockIndex>(4, x),
+            source_at("tests/requirements_test.cpp", "require(blockIdx.x < n") +
+                ": require(\"the block must lie in the grid\") of kernel RequiresABlockIndex uses blockIdx.x, which is "
+                "only known inside the kernel");
+}
+
+TEST(Requirements, TheExportedLauncherChecksThem) {
+  Kernel<RowsOfFour> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string header = aot::launcher_header({k.exported("rows_of_four", 8, 2.0f, (float*)nullptr)});
+  const std::string check =
+      "if (!(tessel_aot::detail::binary(tessel_aot::detail::Op::And, 1, false, "
+      "tessel_aot::detail::binary(tessel_aot::detail::Op::Eq, 32, true, "
+      "tessel_aot::detail::binary(tessel_aot::detail::Op::Mul, 32, true, "
+      "tessel_aot::detail::binary(tessel_aot::detail::Op::Div, 32, true, tessel_v[0], int64_t(4)), int64_t(4)), "
+      "tessel_v[0]), tessel_aot::detail::binary(tessel_aot::detail::Op::Le, 32, true, tessel_v[0], int64_t(1024))))) "
+      "throw Error(\"" +
+      source_at("tests/requirements_test.cpp", "require(rows * 4 == n && n <= 1024") +
+      ": \" + tessel_kernel + \": n must be a multiple of 4, at most 1024\");";
+  EXPECT_NE(header.find(check), std::string::npos) << header.substr(0, 6000);
+}
+
+}  // namespace
+}  // namespace tessel::testing
