@@ -1,6 +1,7 @@
 // Launching a variant: the call's pointers checked, its run-time values, its requirements (Script::require) and the
 // parameters derived from them, the grid computed from them, then the simulator or the GPU. Every call takes this path,
 // so it allocates nothing for any ordinary kernel.
+#include <algorithm>
 #include <array>
 #include <span>
 
@@ -45,10 +46,11 @@ void check_requirements(const ir::KernelNode& k, std::span<const ir::Scalar> val
     ir::walk_expr(*r.cond, [&](const ir::ExprNode& x) {
       for (size_t j = 0; j < k.call_params(); ++j) {
         const ir::VarNode& p = *k.params[j];
-        const std::string value =
+        if (&x != &p) continue;
+        std::string value =
             fmt::format("{} = {}", p.name,
                         is_float(p.type.dtype) ? fmt::format("{}", values[j].f) : fmt::format("{}", values[j].i));
-        if (&x == &p && std::find(read.begin(), read.end(), value) == read.end()) read.push_back(value);
+        if (std::find(read.begin(), read.end(), value) == read.end()) read.push_back(std::move(value));
       }
     });
     throw Error(r.loc, fmt::format("kernel {}: {} (this launch has {})", k.name, r.message, fmt::join(read, ", ")));
