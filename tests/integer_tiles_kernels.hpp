@@ -56,6 +56,41 @@ inline void check_bit_operators(const Device& dev) {
   }
 }
 
+// (t & c) | d on 32-bit tiles, with c and d constants or a parameter and the operands either way
+// round: each compiles to one and-or (lop3).
+struct AndOr : Script {
+  void operator()(Ptr<uint32_t> a, Ptr<int32_t> b, UInt32 bits, Ptr<uint32_t> ua, Ptr<int32_t> ib) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto ta = load_global(global_view(a, {64}), {0}, {64});
+    auto tb = load_global(global_view(b, {64}), {0}, {64});
+    auto exponent = (ta & 0x000f000fu) | 0x6400'6400u;
+    store_global(global_view(ua, {64}), exponent ^ (bits | (0xff00'0000u & ta)), {0});
+    store_global(global_view(ib, {64}), (tb & -256) | 0x55, {0});
+  }
+};
+
+inline void check_and_or(const Device& dev) {
+  std::mt19937 rng(5);
+  std::vector<uint32_t> a(64);
+  std::vector<int32_t> b(64);
+  for (int i = 0; i < 64; ++i) {
+    a[i] = uint32_t(rng());
+    b[i] = int32_t(rng());
+  }
+  const uint32_t bits = 0x0000'5a5au;
+  Buffer<uint32_t> da(dev, a), dua(dev, std::vector<uint32_t>(64, 1));
+  Buffer<int32_t> db(dev, b), dib(dev, std::vector<int32_t>(64, 1));
+  Kernel<AndOr> k(dev);
+  k(da, db, bits, dua, dib);
+  const auto ua = dua.download();
+  const auto ib = dib.download();
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(ua[i], ((a[i] & 0x000f000fu) | 0x64006400u) ^ (bits | (0xff000000u & a[i]))) << i;
+    EXPECT_EQ(ib[i], (b[i] & -256) | 0x55) << i;
+  }
+}
+
 // W4A16-style dequantization: each u32 word holds 8 signed 4-bit weights (two's complement, the
 // first in the lowest nibble), and each row shares one f16 scale. Output column 8 w + j of a row is
 // nibble j of its word w: the words broadcast along a third dimension whose index tile picks the

@@ -23,6 +23,15 @@ TEST(IntegerTiles, BytesConvertToHalfFourAtATime) {
       Kernel<ByteDequantize<uint8_t>>(Device::simulator()).cuda_source(u, h, h).find("tessel_dequantize8_f16<false>("),
       std::string::npos);
 }
+TEST(IntegerTiles, AndOrOnTheSimulator) { check_and_or(Device::simulator()); }
+TEST(IntegerTiles, AndOrOfValuesIsOneLop3) {
+  uint32_t* u = nullptr;
+  int32_t* i = nullptr;
+  const std::string source = Kernel<AndOr>(Device::simulator()).cuda_source(u, i, 0u, u, i);
+  size_t fused = 0;
+  for (size_t at = source.find("one and-or"); at != std::string::npos; at = source.find("one and-or", at + 1)) ++fused;
+  EXPECT_EQ(fused, 3u) << source;
+}
 TEST(IntegerTiles, CausalMaskFromIndexTilesOnTheSimulator) { check_causal_mask(Device::simulator()); }
 
 struct ShiftOfFloats : Script {

@@ -118,15 +118,51 @@ bool emit_half_pairs(Emitter& e, const ir::ElementwiseBinaryNode& n) {
   return true;
 }
 
+// Of `x op v` with x a 32-bit integer tile of the result's layout and v a value: x's operand, else
+// null.
+const ir::Operand* tile_with_value(const ir::ElementwiseBinaryNode& n) {
+  const DType t = n.out->dtype;
+  if ((t != DType::U32 && t != DType::I32) || n.a.dtype() != t || n.b.dtype() != t) return nullptr;
+  for (const auto& [tile, value] : {std::pair{&n.a, &n.b}, std::pair{&n.b, &n.a}})
+    if (tile->tensor && value->scalar && tile->tensor->layout == n.out->layout) return tile;
+  return nullptr;
+}
+
+// (x & c) | d, where the and is the code just before: one lop3 from x, c and d. The C++ form
+// becomes two LOP3 in SASS when c and d are constants (one instruction holds one immediate); the
+// and's own result, if nothing else reads it, is dropped by the compiler.
+bool emit_and_or(Emitter& e, const ir::ElementwiseBinaryNode& n) {
+  const ir::ElementwiseBinaryNode* masked = e.and_with_value;
+  if (n.op != ir::BinaryOp::BitOr || !masked || e.and_with_value_end != e.out.size()) return false;
+  const ir::Operand* tile = tile_with_value(n);
+  if (!tile || tile->tensor != masked->out) return false;
+  const ir::Operand* x = tile_with_value(*masked);
+  const ir::Operand& c = x == &masked->a ? masked->b : masked->a;
+  const ir::Operand& d = tile == &n.a ? n.b : n.a;
+  e.header(n, "(x & c) | d, one and-or");
+  e.declare_tile(n.out);
+  e.line("#pragma unroll");
+  e.line(
+      fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}(tessel_and_or(unsigned({}), unsigned({}), unsigned({})));",
+                  n.out->layout.local_size(), e.tile(n.out), c_type(n.out->dtype), e.operand(*x, "l"), e.operand(c, ""),
+                  e.operand(d, "")));
+  return true;
+}
+
 }  // namespace
 
 void emit_ElementwiseBinary(Emitter& e, const ir::ElementwiseBinaryNode& n) {
+  if (emit_and_or(e, n)) return;
   e.header(n, std::string(ir::op_name(n.op)));
   e.declare_tile(n.out);
-  if (emit_half_pairs(e, n)) return;
-  const DType t = n.a.dtype();
-  for_each_slot(e, n.out, {&n.a, &n.b},
-                [&](const std::vector<std::string>& v) { return binary_expr(n.op, t, v[0], v[1]); });
+  if (!emit_half_pairs(e, n)) {
+    const DType t = n.a.dtype();
+    for_each_slot(e, n.out, {&n.a, &n.b},
+                  [&](const std::vector<std::string>& v) { return binary_expr(n.op, t, v[0], v[1]); });
+  }
+  const bool fusable = n.op == ir::BinaryOp::BitAnd && tile_with_value(n);
+  e.and_with_value = fusable ? &n : nullptr;
+  e.and_with_value_end = e.out.size();
 }
 
 void emit_ElementwiseUnary(Emitter& e, const ir::ElementwiseUnaryNode& n) {

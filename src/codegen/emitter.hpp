@@ -83,6 +83,10 @@ class Emitter : public ir::Visitor {
   std::vector<ir::RegisterTensor> wgmma_accumulators;
   // The block depth at which each register tile was declared.
   std::map<const void*, int> tile_depths;
+  // The last and of a 32-bit integer tile with a value, and the length of `out` after it: an or
+  // with a value that follows at once fuses with it (emit_tiles.cpp).
+  const ir::ElementwiseBinaryNode* and_with_value = nullptr;
+  size_t and_with_value_end = 0;
   std::vector<std::string> tensor_maps;    // the parameter name of each of the kernel's tensor maps
   std::array<int, 3> cluster = {1, 1, 1};  // the kernel's blocks per cluster
   int tcgen05_cta_group = 1;               // the CTA group of the kernel's tcgen05 instructions

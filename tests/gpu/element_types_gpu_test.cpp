@@ -13,6 +13,7 @@ TEST_F(ElementTypesOnGpu, NarrowIntegersAndBitcasts) { check_narrow_integers_and
 TEST_F(ElementTypesOnGpu, FloatsToIntegersSaturateAsPtxCvt) { check_floats_to_integers(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, SaturatingConversions) { check_saturating_conversions(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, BitOperators) { check_bit_operators(Device::gpu()); }
+TEST_F(ElementTypesOnGpu, AndOr) { check_and_or(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, Int4Dequantization) { check_int4_dequantize(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, ByteDequantization) {
   check_byte_dequantize<int8_t>(Device::gpu());
