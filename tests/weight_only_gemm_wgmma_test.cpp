@@ -10,7 +10,8 @@
 namespace tessel::testing {
 namespace {
 
-template <class W, int BlockM = 128, int SplitK = 1, int Warpgroups = 2, int Overlap = 0, int EpilogueTma = 0>
+template <class W, int BlockM = 128, int SplitK = 1, int Warpgroups = 2, int Overlap = 0, int EpilogueTma = 0,
+          int Promote = 0, int RowBlocks = 1>
 struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
   WgmmaConfig() {
     this->block_m = BlockM;
@@ -18,6 +19,8 @@ struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
     this->consumer_warpgroups = Warpgroups;
     this->overlap = Overlap;
     this->epilogue_tma = EpilogueTma;
+    this->promote = Promote;
+    this->row_blocks = RowBlocks;
   }
   static Space space() { return Space{}; }
 };
@@ -64,6 +67,19 @@ TEST(WeightOnlyGemmWgmma, SplitKUnderEveryOrder) {
   }
 }
 
+// Each k-tile's product of the unscaled weights scaled into the accumulator by the rows' scales:
+// 4-bit integers (their own dequantization), 3-bit integers and fp4 (the generic one), each with
+// and without the next k-tile dequantized during the mma, and warpgroups of two 64-row blocks.
+TEST(WeightOnlyGemmWgmma, ScalesAppliedToEachProductUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options()) {
+    expect_wgmma_gemm<WgmmaConfig<i4, 16, 2, 4, 0, 0, 1>, i4>(5, 520, 384, o);
+    expect_wgmma_gemm<WgmmaConfig<i3, 16, 2, 2, 1, 0, 1>, i3>(17, 264, 384, o);
+    expect_wgmma_gemm<WgmmaConfig<f4e2m1, 64, 1, 2, 0, 0, 1>, f4e2m1>(70, 136, 256, o);
+    expect_wgmma_gemm<WgmmaConfig<i4, 16, 2, 2, 0, 0, 1, 2>, i4>(5, 520, 640, o);
+    expect_wgmma_gemm<WgmmaConfig<int8_t, 64, 1, 2, 0, 0, 0, 2>, int8_t>(70, 264, 384, o);
+  }
+}
+
 // The kernel itself refuses sizes the repacked units do not cover, whoever calls it.
 TEST(WeightOnlyGemmWgmma, SizesTheUnitsDoNotCoverAreRefusedAtLaunch) {
   const Device dev = Device::simulator();
@@ -73,11 +89,11 @@ TEST(WeightOnlyGemmWgmma, SizesTheUnitsDoNotCoverAreRefusedAtLaunch) {
       source_at("examples/quantized/weight_only_gemm_wgmma.hpp", "require_whole_units(*this, n, k)");
   EXPECT_EQ(error_of<WgmmaConfig<i4>>(16, 64, 200, x, units, scales, y),
             where +
-                ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0: k must be a multiple of 128, the depth of a "
+                ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1: k must be a multiple of 128, the depth of a "
                 "quantization group (this launch has k = 200)");
   EXPECT_EQ(error_of<WgmmaConfig<i4>>(16, 60, 256, x, units, scales, y),
             where +
-                ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0: n must be a multiple of 8, the rows of a unit "
+                ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1: n must be a multiple of 8, the rows of a unit "
                 "of repacked weights (this launch has n = 60)");
 }
 

@@ -6,8 +6,9 @@
 namespace tessel::examples::quantized {
 
 // Dequantizes units of repacked weights (weight_units.hpp) in registers: w = (q - zero) * scale in
-// f16, exactly for integer zero points. Both weight-only GEMMs use it, each then renaming the runs
-// into its tensor core's fragments.
+// f16, exactly for integer zero points, or, unscaled, q - zero (exact), for a GEMM that scales its
+// products instead. Both weight-only GEMMs use it, each then renaming the runs into its tensor
+// core's fragments.
 //   words  [groups, units, 32, bits]: each lane's run of each unit, as b 32-bit words;
 //   scales [groups, units, 2, 8]: each unit's 8 scales, then its 8 zero points (row g of a unit is
 //          lane 4 g + t's, so a thread holds those of its row);
@@ -16,14 +17,18 @@ template <class W> struct DequantizeUnits : Class {
   static constexpr DType type = dtype_v<W>;
   static constexpr int rows = WeightUnits::rows, lanes = WeightUnits::lanes, run = WeightUnits::run;
 
-  explicit DequantizeUnits(loc_t at = loc_t::current()) : Class("DequantizeUnits", at) {}
+  bool scaled;
+
+  explicit DequantizeUnits(bool scaled = true, loc_t at = loc_t::current())
+      : Class("DequantizeUnits", at), scaled(scaled) {}
 
   RegisterTensor operator()(const RegisterTensor& words, const RegisterTensor& scales) {
     if constexpr (WeightUnits::interleaved(type)) return nibbles(words, scales);
     const int groups = words.shape()[0], units = words.shape()[1];
     // Lane 4 g + t's run, [groups, units, g, t, run]: row g of its unit.
     auto q = reshape(words.template bitcast<W>().template to<f16>(), {groups, units, rows, 4, run});
-    return reshape((q - per_row(scales, 1)) * per_row(scales, 0), {groups, units, lanes, run});
+    auto centered = q - per_row(scales, 1);
+    return reshape(scaled ? centered * per_row(scales, 0) : centered, {groups, units, lanes, run});
   }
 
  private:
@@ -34,26 +39,26 @@ template <class W> struct DequantizeUnits : Class {
   }
 
   // 4-bit integers, eight to a word in the interleaved order (weight_units.hpp), two at a time as
-  // Marlin dequantizes them: one and-or puts the nibbles at bits 4p and 16 + 4p (p = 0 or 1, of the
-  // word or of the word shifted by 8) under the exponent of 1024 (0x6400), which makes f16 pairs of
-  // 1024 + v for p = 0 and 1024 + 16 v for p = 1; one subtraction of 1024 + zero (times 16) and one
-  // product by the scale (over 16) finish each pair, exactly for integer zero points. Signed
-  // weights are made excess-8 first (an xor with 8 per nibble), so v is the weight plus 8.
+  // Marlin dequantizes them: one and-or (one lop3) puts the nibbles at bits 4p and 16 + 4p (p = 0 or
+  // 1, of the word or of the word shifted by 8) under an exponent whose last mantissa place is worth
+  // 1 at that position, 1024 (0x6400) for p = 0 and 64 (0x5400) for p = 1, which makes f16 pairs of
+  // 1024 + v and 64 + v; one subtraction of that base + zero (and one product by the scale) finishes
+  // each pair, exactly for integer zero points. Signed weights are made excess-8 first (an xor with
+  // 8 per nibble), so v is the weight plus 8.
   RegisterTensor nibbles(const RegisterTensor& words, const RegisterTensor& scales) {
     constexpr bool is_signed_weight = type == DType::I4;
     constexpr float excess = is_signed_weight ? 8.0f : 0.0f;
     const int groups = words.shape()[0], units = words.shape()[1];
-    const auto scale = per_row(scales, 0), zero = per_row(scales, 1);
-    const auto offset = zero + (1024.0f + excess), offset16 = zero * 16.0f + (1024.0f + 16.0f * excess);
-    const auto scale16 = scale * 0.0625f;
+    const auto zero = per_row(scales, 1);
+    const RegisterTensor bases[2] = {zero + (1024.0f + excess), zero + (64.0f + excess)};
     const auto biased = is_signed_weight ? words ^ 0x88888888u : words;
     const auto shifted = biased >> 8u;
     // Pair p of the nibbles of each word (p = 0: bits 0 and 16; p = 1: bits 4 and 20), dequantized.
     const auto pair = [&](const RegisterTensor& w, int p) {
-      const uint32_t mask = p == 0 ? 0x000f000fu : 0x00f000f0u;
-      auto magic = reshape(((w & mask) | 0x6400'6400u).template bitcast<f16>(), {groups, units, rows, 4, run / 4});
-      auto value = p == 0 ? (magic - offset) * scale : (magic - offset16) * scale16;
-      return reshape(value, {groups, units, lanes, run / 8, 1, 2});
+      const uint32_t mask = p == 0 ? 0x000f000fu : 0x00f000f0u, exponent = p == 0 ? 0x6400'6400u : 0x5400'5400u;
+      auto magic = reshape(((w & mask) | exponent).template bitcast<f16>(), {groups, units, rows, 4, run / 4});
+      auto centered = magic - bases[p];
+      return reshape(scaled ? centered * per_row(scales, 0) : centered, {groups, units, lanes, run / 8, 1, 2});
     };
     // Element 2 p + h of a word sits at nibble p + 4 h: the pairs in order p = 0, 1 (of the word),
     // 2, 3 (of the word shifted by 8).

@@ -33,37 +33,40 @@ namespace tessel::examples::quantized {
 template <class W> struct WeightOnlyGemmWgmma : Script {
   int block_m = 128;  // rows of X per tile: the wgmma's N
   int consumer_warpgroups = 2;
+  // The 64-row blocks of W each consumer warpgroup takes: two give each k-tile's dequantization and
+  // mma twice the independent work between the same waits.
+  int row_blocks = 1;
   int swizzle_size = 8;
   int split_k = 1;
   // Whether each warpgroup dequantizes the next k-tile while its mma runs (a second A operand live).
   int overlap = 0;
   // Whether each tile's output is stored by TMA from shared memory (else by each thread, transposed).
   int epilogue_tma = 0;
+  // Whether each k-tile's product of the unscaled weights (q - zero) goes to a fresh f32 tile,
+  // which the rows' scales then scale into the accumulator: one multiply per accumulator element
+  // instead of one per weight, far fewer where X has few rows (decode).
+  int promote = 0;
   static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
 
   // Many rows take tiles of 256 or 128 rows of X, their output stored by each thread or through
-  // shared memory by TMA; 64 rows, tiles of 64; decode sizes, 16 rows split over 2 to 8 items of k,
-  // with two or four consumer warpgroups, each dequantizing its next k-tile during its mma or not.
+  // shared memory by TMA; 64 rows, tiles of 64; decode sizes, 16 rows, whole or split over 2 to 8
+  // items of k, with two consumer warpgroups of one or two 64-row blocks or four of one, each
+  // dequantizing its next k-tile during its mma or not, and the scales applied to the weights or to
+  // each k-tile's product.
   static Space space() {
     using S = WeightOnlyGemmWgmma;
-    return tune("block_m, split_k, consumer_warpgroups, overlap, epilogue_tma",
-                {&S::block_m, &S::split_k, &S::consumer_warpgroups, &S::overlap, &S::epilogue_tma},
-                {{256, 1, 2, 0, 0},
-                 {256, 1, 2, 0, 1},
-                 {128, 1, 2, 0, 0},
-                 {128, 1, 2, 0, 1},
-                 {64, 1, 2, 0, 0},
-                 {64, 1, 2, 1, 0},
-                 {64, 2, 2, 0, 0},
-                 {16, 2, 2, 0, 0},
-                 {16, 2, 2, 1, 0},
-                 {16, 4, 2, 0, 0},
-                 {16, 4, 2, 1, 0},
-                 {16, 8, 2, 0, 0},
-                 {16, 2, 4, 1, 0},
-                 {16, 4, 4, 1, 0}}) *
+    return tune("block_m, split_k, consumer_warpgroups, row_blocks, overlap, epilogue_tma, promote",
+                {&S::block_m, &S::split_k, &S::consumer_warpgroups, &S::row_blocks, &S::overlap, &S::epilogue_tma,
+                 &S::promote},
+                {{256, 1, 2, 1, 0, 0, 0}, {256, 1, 2, 1, 0, 1, 0}, {128, 1, 2, 1, 0, 0, 0}, {128, 1, 2, 1, 0, 1, 0},
+                 {64, 1, 2, 1, 0, 0, 0},  {64, 1, 2, 1, 1, 0, 0},  {64, 2, 2, 1, 0, 0, 0},  {64, 1, 2, 1, 0, 0, 1},
+                 {16, 1, 2, 1, 0, 0, 1},  {16, 2, 2, 1, 0, 0, 0},  {16, 2, 2, 1, 1, 0, 0},  {16, 4, 2, 1, 0, 0, 0},
+                 {16, 4, 2, 1, 1, 0, 0},  {16, 8, 2, 1, 0, 0, 0},  {16, 2, 4, 1, 0, 0, 0},  {16, 2, 4, 1, 1, 0, 0},
+                 {16, 4, 4, 1, 0, 0, 0},  {16, 4, 4, 1, 1, 0, 0},  {16, 2, 2, 1, 0, 0, 1},  {16, 4, 2, 1, 0, 0, 1},
+                 {16, 2, 4, 1, 0, 0, 1},  {16, 4, 4, 1, 0, 0, 1},  {16, 2, 4, 1, 1, 0, 1},  {16, 2, 2, 2, 0, 0, 0},
+                 {16, 4, 2, 2, 0, 0, 0},  {16, 2, 2, 2, 0, 0, 1},  {16, 4, 2, 2, 0, 0, 1},  {64, 1, 2, 2, 0, 0, 0}}) *
            tune("swizzle_size", &S::swizzle_size, {4, 8});
   }
 
@@ -81,7 +84,7 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
     const int budget = epilogue_tma ? 224 * 1024 - block_m * block_rows() * 2 : 200 * 1024;
     return std::clamp(budget / stage_bytes, 1, 12);
   }
-  int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * consumer_warpgroups; }
+  int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * consumer_warpgroups * row_blocks; }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<f16> x, Ptr<uint32_t> units_in, Ptr<f16> unit_scales, Ptr<f16> y) {
     require_whole_units(*this, n, k);
@@ -107,14 +110,20 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
     if (epilogue_tma) s_y = shared_tensor<f16>({block_m, block_n}, Swizzle::none);
     Pipeline pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
+    // Calls body(tile, first, last) for each work item of this block: k-tiles [first, last) of a tile.
+    const auto for_each_item = [&](auto body) {
+      for (Int32 item : range(blockIdx.x, num_items, gridDim.x)) {
+        const Int32 first = (item % split_k) * split_tiles;
+        body(item / split_k, first, min(all_k_tiles, first + split_tiles));
+      }
+    };
 
     warp_group(0, [&] {
       setmaxnreg.decrease(producer_registers);
       thread_group(0, 32, [&] {
-        for (Int32 item : range(blockIdx.x, num_items, gridDim.x)) {
-          auto [m_block, n_block] = rasterization.compute_block_coord(item / split_k, num_m_blocks, num_n_blocks);
-          const Int32 first = (item % split_k) * split_tiles;
-          for (Int32 kt : range(first, min(all_k_tiles, first + split_tiles))) {
+        for_each_item([&](const Int32& tile, const Int32& first, const Int32& last) {
+          auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
+          for (Int32 kt : range(first, last)) {
             pipe.producer_acquire();
             const int bytes = int(s_x[0].nbytes() + s_units[0].nbytes() + s_scales[0].nbytes());
             single_thread([&] { mbarrier.arrive_and_expect_tx(pipe.producer_barrier(), bytes); });
@@ -127,73 +136,94 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
                                  pipe.producer_barrier());
             pipe.producer_advance();
           }
-        }
+        });
       });
     });
 
     thread_group(128, consumer_threads, [&] {
       setmaxnreg.increase(consumer_registers());
-      WgmmaWeightUnits units(block_n, consumer_warpgroups,
-                             wgmma_layouts(block_n, block_m, group, consumer_warpgroups).a);
+      const WgmmaLayouts layouts = wgmma_layouts(block_n, block_m, group, consumer_warpgroups);
+      WgmmaWeightUnits units(block_n, consumer_warpgroups, layouts.a);
       auto g_y = global_view(y, {m, n});
-      // A k-tile's weights from stage `stage` of the ring, dequantized: the A operand [block_n, 128].
-      const auto weights = [&](const Int32& stage) {
+      // The scales and zero points of a k-tile's units in stage `stage` of the ring.
+      const auto scales_of = [&](const Int32& stage) {
+        return load_shared(s_scales[stage], {0, 0, 0}, {units_per_tile, 2, WeightUnits::rows}, units.scale_layout());
+      };
+      // A k-tile's weights from stage `stage`, dequantized (unscaled with promote): the A operand
+      // [block_n, 128].
+      const auto weights = [&](const Int32& stage, const RegisterTensor& scales) {
         auto words =
             load_shared(s_units[stage], {0, 0}, {units_per_tile, WeightUnits::lanes * bits}, units.tile_layout(bits));
-        auto scales =
-            load_shared(s_scales[stage], {0, 0, 0}, {units_per_tile, 2, WeightUnits::rows}, units.scale_layout());
-        return units.to_fragments(DequantizeUnits<W>()(reshape(words, {1, units_per_tile, WeightUnits::lanes, bits}),
-                                                       reshape(scales, {1, units_per_tile, 2, WeightUnits::rows})));
+        return units.to_fragments(
+            DequantizeUnits<W>(!promote)(reshape(words, {1, units_per_tile, WeightUnits::lanes, bits}),
+                                         reshape(scales, {1, units_per_tile, 2, WeightUnits::rows})));
       };
-      // acc += a X[stage]ᵀ, committed.
-      const auto mma = [&](const RegisterTensor& a, const Int32& stage, const RegisterTensor& acc) {
+      // The scale of each row of W [block_n, 1] in f32, in the accumulator's layout.
+      const auto row_scales = [&](const RegisterTensor& scales) {
+        auto of_rows = reshape(scales.slice({0, 0, 0}, {units_per_tile, 1, WeightUnits::rows}), {block_n, 1});
+        return convert_layout(of_rows.to<float>(), layouts.c.reduced(1));
+      };
+      // acc (+)= a X[stage]ᵀ, committed; without accumulate, acc's old value is not read.
+      const auto mma = [&](const RegisterTensor& a, const Int32& stage, const RegisterTensor& acc, bool accumulate) {
         auto a_lo = a.slice({0, 0}, {block_n, half}), a_hi = a.slice({0, half}, {block_n, half});
         wgmma.fence();
-        wgmma.mma(a_lo, s_x[stage][0].transpose(), acc);
+        wgmma.mma(a_lo, s_x[stage][0].transpose(), acc, accumulate);
         wgmma.mma(a_hi, s_x[stage][1].transpose(), acc);
         wgmma.commit_group();
       };
       std::optional<SplitKReduction> reduction;
       if (split_k > 1) reduction.emplace(split_k, m, n, num_tiles);
-      for (Int32 item : range(blockIdx.x, num_items, gridDim.x)) {
-        const Int32 tile = item / split_k, split = item % split_k, first = split * split_tiles;
+      for_each_item([&](const Int32& tile, const Int32& first, const Int32& last) {
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
         auto acc = register_tensor<float>({block_n, block_m}, 0.0f);
-        const Int32 last = min(all_k_tiles, first + split_tiles);
+        // With promote, each k-tile's product, which the rows' scales then scale into acc.
+        std::optional<RegisterTensor> partial;
+        if (promote) partial = register_tensor<float>({block_n, block_m}, 0.0f);
+        const auto product = [&](const RegisterTensor& a, const Int32& stage) {
+          mma(a, stage, promote ? *partial : acc, !promote);
+        };
         if (overlap) {
           // The next k-tile's weights dequantize while the mma of this one runs; after the last,
           // the stage still held is read again and the result dropped. An item past k has none.
           if_(first < last, [&] {
             pipe.consumer_acquire();
-            auto a = weights(pipe.consumer_stage);
+            auto scales = scales_of(pipe.consumer_stage);
+            auto a = weights(pipe.consumer_stage, scales);
             for (Int32 kt : range(first, last)) {
               const Int32 stage = pipe.consumer_stage;
-              mma(a, stage, acc);
+              product(a, stage);
               pipe.consumer_advance();
               Int32 next_stage = stage;
               if_(kt + 1 < last, [&] {
                 pipe.consumer_acquire();
                 next_stage = pipe.consumer_stage;
               });
-              auto a_next = weights(next_stage);
+              auto next_scales = scales_of(next_stage);
+              auto a_next = weights(next_stage, next_scales);
               wgmma.wait_group(0);
               mbarrier.arrive(pipe.empty_barriers[stage]);
+              if (promote) acc = fma(*partial, row_scales(scales), acc);
               a = a_next;
+              scales = next_scales;
             }
           });
         } else {
           for (Int32 kt : range(first, last)) {
             pipe.consumer_acquire();
-            mma(weights(pipe.consumer_stage), pipe.consumer_stage, acc);
+            auto scales = scales_of(pipe.consumer_stage);
+            product(weights(pipe.consumer_stage, scales), pipe.consumer_stage);
+            std::optional<RegisterTensor> scale;
+            if (promote) scale = row_scales(scales);
             wgmma.wait_group(0);
             mbarrier.arrive(pipe.consumer_barrier());
             pipe.consumer_advance();
+            if (promote) acc = fma(*partial, *scale, acc);
           }
         }
         auto out = permute(acc, {1, 0});
         const auto write = [&] { store_global(g_y, out.to<f16>(), {m_block * block_m, n_block * block_n}); };
         if (reduction) {
-          reduction->reduce(out, tile, split, m_block * block_m, n_block * block_n, write);
+          reduction->reduce(out, tile, first / split_tiles, m_block * block_m, n_block * block_n, write);
         } else if (s_y) {
           // The previous tile's store has read s_y before anyone overwrites it.
           single_thread([&] { tma.wait_group(0, true); });
@@ -208,7 +238,7 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
         } else {
           write();
         }
-      }
+      });
       if (s_y) single_thread([&] { tma.wait_group(0); });
     });
   }

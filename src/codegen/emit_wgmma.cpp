@@ -53,11 +53,11 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
     for (int s = 0; s < rk; ++s) {
       const std::string b = descriptor(e, n.b, b_operand, "0", step * s);
       const std::string trans_b = b_operand.mn_major ? "1" : "0";
+      // Without accumulate, the first k-step of each row block overwrites the accumulator.
+      const bool overwrite = !n.accumulate && s == 0;
       if (n.a_shared) {
         const ir::MmaOperand a_operand = n.a_operand();
         const std::string a = descriptor(e, n.a_shared, a_operand, row0, step * s);
-        // Without accumulate, the first k-step of each row block overwrites the accumulator.
-        const bool overwrite = !n.accumulate && s == 0;
         e.line(transposable ? ptx_asm(overwrite ? Ptx::WgmmaMmaSSOverwrite : Ptx::WgmmaMmaSS, e.arch,
                                       {d, {a}, {a_operand.mn_major ? "1" : "0"}, {b}, {trans_b}}, types)
                             : ptx_asm(overwrite ? Ptx::WgmmaMmaSSKMajorOverwrite : Ptx::WgmmaMmaSSKMajor, e.arch,
@@ -69,7 +69,8 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
           const int slot = (r * rk + s) * 8 + j;
           regs.push_back(fmt::format("tessel_pack2({}[{}], {}[{}])", a, slot, a, slot + 1));
         }
-        e.line(ptx_asm(Ptx::WgmmaMmaRS, e.arch, {d, regs, {b}, {trans_b}}, types));
+        e.line(
+            ptx_asm(overwrite ? Ptx::WgmmaMmaRSOverwrite : Ptx::WgmmaMmaRS, e.arch, {d, regs, {b}, {trans_b}}, types));
       }
     }
   }

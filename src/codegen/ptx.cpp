@@ -340,6 +340,14 @@ const PtxRow& ptx_row(Ptx instruction) {
           {vector("d", "+f"), vector("a", "r", 4), scalar("b_desc", "l"), scalar("trans_b", "n")}};
       return row;
     }
+    case Ptx::WgmmaMmaRSOverwrite: {
+      static const PtxRow row{
+          "wgmma.mma_async",
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a}, {b_desc}, 0, 1, 1, {trans_b};",
+          Arch::Sm90a,
+          {vector("d", "=f"), vector("a", "r", 4), scalar("b_desc", "l"), scalar("trans_b", "n")}};
+      return row;
+    }
     case Ptx::WgmmaCommitGroup: {
       static const PtxRow row{"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", Arch::Sm90a, {}};
       return row;

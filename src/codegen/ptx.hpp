@@ -61,6 +61,7 @@ enum class Ptx : uint8_t {
   WgmmaMmaSSKMajor,
   WgmmaMmaSSKMajorOverwrite,
   WgmmaMmaRS,
+  WgmmaMmaRSOverwrite,
   WgmmaCommitGroup,
   WgmmaWaitGroup,
   WgmmaFenceOperand,

@@ -92,6 +92,11 @@ void WgmmaInstructions::mma(const SharedTensor& a, const SharedTensor& b, const 
   trace_mma(a.ir(), nullptr, b, acc, accumulate, SourceLoc::from(l));
 }
 
+void WgmmaInstructions::mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate,
+                            loc_t l) const {
+  trace_mma(nullptr, a.ir(), b, acc, accumulate, SourceLoc::from(l));
+}
+
 void WgmmaInstructions::commit_group(loc_t l) const {
   const SourceLoc loc = SourceLoc::from(l);
   warpgroups(loc, "wgmma.commit_group");

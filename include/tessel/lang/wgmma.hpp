@@ -43,6 +43,8 @@ class WgmmaInstructions {
   // serialize them.
   void mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate,
            loc_t loc = loc_t::current()) const;
+  void mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate,
+           loc_t loc = loc_t::current()) const;
   // Closes the warpgroup's group of the mma issued since the last commit.
   void commit_group(loc_t loc = loc_t::current()) const;
   // Waits until at most `pending` (0..7) committed groups are still running.
