@@ -30,7 +30,7 @@ TEST(Codegen, EveryExamplePrintsEveryOperandOfEveryInstruction) {
   for (const auto& e : examples::registry().entries())
     for (const std::string& arch : e.targets)
       for (const bool lowered : {false, true}) {
-        const std::string text = ir::print(*e.tracer(e.default_sizes, lowered, arch));
+        const std::string text = ir::print(*e.tracer(e.default_sizes, lowered, arch, ""));
         EXPECT_NE(text.find("kernel "), std::string::npos) << e.name << " " << arch;
       }
 }
@@ -102,7 +102,7 @@ TEST(Codegen, TensorCoreLadderUsesCpAsyncLdmatrixAndMma) {
   )")) << src;
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
     CompileStats stats;
-    EXPECT_GT(examples::find_example("ampere_v5_swizzled").compile({256, 256, 128}, arch, &stats).size(), 0u);
+    EXPECT_GT(examples::find_example("ampere_v5_swizzled").compile({256, 256, 128}, arch, "", &stats).size(), 0u);
   }
 }
 

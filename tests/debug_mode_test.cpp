@@ -133,7 +133,7 @@ TEST(DebugMode, ExamplesCompile) {
     const DebugEnvironment debug("1");
     EXPECT_NE(e.cuda(e.default_sizes, arch).find("#include \"tessel_debug.h\""), std::string::npos) << name;
     CompileStats stats;
-    EXPECT_GT(e.compile(e.default_sizes, arch, &stats).size(), 0u) << name;
+    EXPECT_GT(e.compile(e.default_sizes, arch, "", &stats).size(), 0u) << name;
   }
 }
 

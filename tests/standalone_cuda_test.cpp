@@ -17,7 +17,7 @@ namespace {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(StandaloneCuda, InlinesTheDeviceHeaderInPlaceOfItsInclude) {
-  const codegen::CudaModule m = examples::find_example("vector_add").cuda_module({1000}, "sm_90a");
+  const codegen::CudaModule m = examples::find_example("vector_add").cuda_module({1000}, "sm_90a", "");
   const std::string include = fmt::format("#include \"{}\"", codegen::kDeviceHeaderName);
   ASSERT_TRUE(contains(m.source, include)) << m.source;
 
@@ -79,7 +79,7 @@ TEST_P(StandaloneCudaWithNvcc, EveryExampleCompilesAlone) {
   ASSERT_FALSE(examples_of_arch.empty());
   for (const cli::KernelEntry* e : examples_of_arch) {
     const std::filesystem::path source = dir / (e->name + ".cu");
-    std::ofstream(source) << e->cuda_module(e->default_sizes, arch).standalone_source();
+    std::ofstream(source) << e->cuda_module(e->default_sizes, arch, "").standalone_source();
     const bool host_too = e == examples_of_arch.back();
     const std::filesystem::path output = dir / (e->name + (host_too ? ".o" : ".cubin"));
     const testing::Cli nvcc = testing::run_command(

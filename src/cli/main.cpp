@@ -68,14 +68,15 @@ int run_kernel(const std::string& program, const Registry& kernels, const std::s
   return r.ok ? 0 : 1;
 }
 
-int print_ir(const Registry& kernels, const std::string& name, const std::vector<int64_t>& given, bool all) {
+int print_ir(const Registry& kernels, const std::string& name, const std::vector<int64_t>& given, bool all,
+             const std::string& configuration) {
   const KernelEntry& e = kernels.find(name);
   const auto sizes = e.sizes_for(given);
   if (!all) {
-    fmt::print("{}", ir::print(*e.ir(sizes, true)));
+    fmt::print("{}", ir::print(*e.ir(sizes, true, configuration)));
     return 0;
   }
-  ir::Kernel k = e.ir(sizes, false);
+  ir::Kernel k = e.ir(sizes, false, configuration);
   fmt::print("// traced\n{}", ir::print(*k));
   const passes::PassContext ctx{ir::parse_arch(e.simulated_target())};
   for (const passes::Pass& p : passes::pipeline()) {
@@ -158,6 +159,11 @@ int run(int argc, char** argv, const Registry& kernels) {
   irc->add_option("kernel", kernel)->required();
   irc->add_option("sizes", sizes);
   irc->add_flag("--all", all, "print the IR as traced and after each pass");
+  // ir, cuda and compile build the first candidate of the kernel's space, or of those --config fixes.
+  const std::string pick =
+      "hyperparameters to build with, as \"block_n=128, stages=3\" (see `tessel space`); the "
+      "others take the first candidate that has these";
+  irc->add_option("--config", configuration, pick);
 
   auto* cuda = app.add_subcommand("cuda", "print the CUDA C++ generated for a kernel");
   cuda->add_option("kernel", kernel)->required();
@@ -165,6 +171,7 @@ int run(int argc, char** argv, const Registry& kernels) {
   cuda->add_option("--arch", arch, "sm_80, sm_90a or sm_100a (default: sm_90a, or the kernel's only target)");
   cuda->add_flag("--standalone", standalone,
                  "inline tessel's device header: one translation unit that nvcc compiles alone");
+  cuda->add_option("--config", configuration, pick);
 
   auto* compile = app.add_subcommand("compile", "compile a kernel to a cubin through the disk cache");
   compile->add_option("kernel", kernel)->required();
@@ -172,6 +179,7 @@ int run(int argc, char** argv, const Registry& kernels) {
   compile->add_option("--arch", arch, "sm_80, sm_90a or sm_100a (default: sm_90a, or the kernel's only target)");
   std::string cubin_path;
   compile->add_option("--output", cubin_path, "also write the cubin to this file (for cuobjdump -sass, say)");
+  compile->add_option("--config", configuration, pick);
 
   auto* list = app.add_subcommand("list", "list the kernels");
   auto* doc = app.add_subcommand("doctor", "check the toolkit, NVRTC, driver, GPU and cache");
@@ -192,10 +200,11 @@ int run(int argc, char** argv, const Registry& kernels) {
   try {
     simulator.check_races = !no_race_check;
     if (*run) return run_kernel(program, kernels, kernel, device, sizes, verbose, configuration, simulator);
-    if (*irc) return print_ir(kernels, kernel, sizes, all);
+    if (*irc) return print_ir(kernels, kernel, sizes, all, configuration);
     if (*cuda) {
       const KernelEntry& e = kernels.find(kernel);
-      const codegen::CudaModule m = e.cuda_module(e.sizes_for(sizes), arch.empty() ? e.simulated_target() : arch);
+      const codegen::CudaModule m =
+          e.cuda_module(e.sizes_for(sizes), arch.empty() ? e.simulated_target() : arch, configuration);
       fmt::print("{}", standalone ? m.standalone_source() : m.source);
       return 0;
     }
@@ -203,7 +212,7 @@ int run(int argc, char** argv, const Registry& kernels) {
       const KernelEntry& e = kernels.find(kernel);
       CompileStats s;
       if (arch.empty()) arch = e.simulated_target();
-      const std::vector<char> cubin = e.compile(e.sizes_for(sizes), arch, &s);
+      const std::vector<char> cubin = e.compile(e.sizes_for(sizes), arch, configuration, &s);
       fmt::print("{} for {}: {} byte cubin, {} in {:.2f} ms\n", e.name, arch, cubin.size(),
                  s.from_cache ? "loaded from the cache" : "compiled by NVRTC", s.compile_ms);
       if (!cubin_path.empty()) {

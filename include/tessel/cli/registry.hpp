@@ -56,8 +56,11 @@ struct KernelEntry : KernelInfo {
   // for simulated_target() unless `options` name a target. Empty for a kernel without one.
   RunResult run(const Device& device, const Sizes& sizes, KernelOptions options = {}) const;
   bool runnable() const { return bool(runner); }
-  // The traced (lowered=false) or lowered IR for the given sizes, for simulated_target().
-  ir::Kernel ir(const Sizes& sizes, bool lowered) const { return tracer(sizes, lowered, simulated_target()); }
+  // The traced (lowered=false) or lowered IR for the given sizes, for simulated_target(), of the
+  // first candidate (of those that `configuration` fixes, if given).
+  ir::Kernel ir(const Sizes& sizes, bool lowered, const std::string& configuration = "") const {
+    return tracer(sizes, lowered, simulated_target(), configuration);
+  }
   // The target the simulator runs it as: sm_90a where it exists, else its first target (sm_100a
   // for Blackwell kernels).
   std::string simulated_target() const;
@@ -65,11 +68,17 @@ struct KernelEntry : KernelInfo {
   Sizes sizes_for(const Sizes& given) const;
 
   std::function<RunResult(const Device&, const Sizes&, const KernelOptions&)> runner;
-  std::function<ir::Kernel(const Sizes&, bool lowered, const std::string& arch)> tracer;
-  std::function<codegen::CudaModule(const Sizes&, const std::string& arch)> cuda_module;
-  std::string cuda(const Sizes& sizes, const std::string& arch) const { return cuda_module(sizes, arch).source; }
+  // These build the first candidate of the kernel's space, or of the candidates `configuration`
+  // fixes ("block_n=128"; "" for all).
+  std::function<ir::Kernel(const Sizes&, bool lowered, const std::string& arch, const std::string& configuration)>
+      tracer;
+  std::function<codegen::CudaModule(const Sizes&, const std::string& arch, const std::string& configuration)>
+      cuda_module;
+  std::string cuda(const Sizes& sizes, const std::string& arch) const { return cuda_module(sizes, arch, "").source; }
   // Compiles to a cubin through the disk cache without running; returns the cubin.
-  std::function<std::vector<char>(const Sizes&, const std::string& arch, CompileStats*)> compile;
+  std::function<std::vector<char>(const Sizes&, const std::string& arch, const std::string& configuration,
+                                  CompileStats*)>
+      compile;
   // Builds every candidate of its space for a GPU, for the GPU's target, without running any.
   std::function<std::vector<CandidateFit>(const Sizes&, const analysis::GpuSpec&)> fit_space;
   // The candidates of its space, each as KernelOptions::configuration takes it.
@@ -88,16 +97,17 @@ struct KernelEntry : KernelInfo {
 // Fills the entries that build kernel S without running it (ir, cuda_module, compile, fit_space,
 // configurations); `arguments` turns sizes into a tuple of kernel arguments (pointers may be null).
 template <class S, class Arguments> void add_introspection(KernelEntry& e, Arguments arguments) {
-  e.tracer = [arguments](const Sizes& s, bool lowered, const std::string& arch) {
-    Kernel<S> k(Device::simulator(), KernelOptions{arch});
+  e.tracer = [arguments](const Sizes& s, bool lowered, const std::string& arch, const std::string& configuration) {
+    Kernel<S> k(Device::simulator(), KernelOptions{.arch = arch, .configuration = configuration});
     return std::apply([&](auto... a) { return lowered ? k.lowered(a...) : k.traced(a...); }, arguments(s));
   };
-  e.cuda_module = [arguments](const Sizes& s, const std::string& arch) {
-    Kernel<S> k(Device::simulator(), KernelOptions{arch});
+  e.cuda_module = [arguments](const Sizes& s, const std::string& arch, const std::string& configuration) {
+    Kernel<S> k(Device::simulator(), KernelOptions{.arch = arch, .configuration = configuration});
     return std::apply([&](auto... a) { return k.cuda_module(a...); }, arguments(s));
   };
-  e.compile = [arguments](const Sizes& s, const std::string& arch, CompileStats* stats) {
-    Kernel<S> k(Device::simulator(), KernelOptions{arch});
+  e.compile = [arguments](const Sizes& s, const std::string& arch, const std::string& configuration,
+                          CompileStats* stats) {
+    Kernel<S> k(Device::simulator(), KernelOptions{.arch = arch, .configuration = configuration});
     std::vector<char> cubin = std::apply([&](auto... a) { return k.cubin(a...); }, arguments(s));
     *stats = k.stats();
     return cubin;
