@@ -23,7 +23,7 @@ template <class W> struct DequantizeUnits : Class {
       : Class("DequantizeUnits", at), scaled(scaled) {}
 
   RegisterTensor operator()(const RegisterTensor& words, const RegisterTensor& scales) {
-    if constexpr (WeightUnits::interleaved(type)) return nibbles(words, scales);
+    if constexpr (WeightUnits::interleaved(type)) return fields(words, scales);
     const int groups = words.shape()[0], units = words.shape()[1];
     // Lane 4 g + t's run, [groups, units, g, t, run]: row g of its unit.
     auto q = reshape(words.template bitcast<W>().template to<f16>(), {groups, units, rows, 4, run});
@@ -38,33 +38,40 @@ template <class W> struct DequantizeUnits : Class {
     return reshape(scales.slice({0, 0, which, 0}, {groups, units, 1, rows}), {groups, units, rows, 1, 1});
   }
 
-  // 4-bit integers, eight to a word in the interleaved order (weight_units.hpp), two at a time as
-  // Marlin dequantizes them: one and-or (one lop3) puts the nibbles at bits 4p and 16 + 4p (p = 0 or
-  // 1, of the word or of the word shifted by 8) under an exponent whose last mantissa place is worth
-  // 1 at that position, 1024 (0x6400) for p = 0 and 64 (0x5400) for p = 1, which makes f16 pairs of
-  // 1024 + v and 64 + v; one subtraction of that base + zero (and one product by the scale) finishes
-  // each pair, exactly for integer zero points. Signed weights are made excess-8 first (an xor with
-  // 8 per nibble), so v is the weight plus 8.
-  RegisterTensor nibbles(const RegisterTensor& words, const RegisterTensor& scales) {
-    constexpr bool is_signed_weight = type == DType::I4;
-    constexpr float excess = is_signed_weight ? 8.0f : 0.0f;
+  // 4- and 8-bit integers, F = 32 / b to a word in the interleaved order (weight_units.hpp), two at
+  // a time as Marlin dequantizes them: one and-or (one lop3) puts the fields at bits b p' and
+  // 16 + b p' (p' = 0 or 1 of 4-bit fields, 0 of bytes; of the word or of the word shifted by 8)
+  // under an exponent whose last mantissa place is worth 1 at that position, 1024 (0x6400) at bit 0
+  // and 64 (0x5400) at bit 4, which makes f16 pairs of 1024 + v or 64 + v; one subtraction of that
+  // base + zero (and one product by the scale) finishes each pair, exactly for integer zero points.
+  // Signed weights are made excess-2^(b-1) first (an xor of each field's top bit), so v is the
+  // weight plus 2^(b-1).
+  RegisterTensor fields(const RegisterTensor& words, const RegisterTensor& scales) {
+    constexpr int bits = dtype_bits(type), pairs = 16 / bits;
+    constexpr bool is_signed_weight = is_signed(type);
+    constexpr float excess = is_signed_weight ? float(1 << (bits - 1)) : 0.0f;
+    constexpr uint32_t top_bits = bits == 4 ? 0x88888888u : 0x80808080u, field = (1u << bits) - 1;
     const int groups = words.shape()[0], units = words.shape()[1];
     const auto zero = per_row(scales, 1);
     const RegisterTensor bases[2] = {zero + (1024.0f + excess), zero + (64.0f + excess)};
-    const auto biased = is_signed_weight ? words ^ 0x88888888u : words;
+    const auto biased = is_signed_weight ? words ^ top_bits : words;
     const auto shifted = biased >> 8u;
-    // Pair p of the nibbles of each word (p = 0: bits 0 and 16; p = 1: bits 4 and 20), dequantized.
-    const auto pair = [&](const RegisterTensor& w, int p) {
-      const uint32_t mask = p == 0 ? 0x000f000fu : 0x00f000f0u, exponent = p == 0 ? 0x6400'6400u : 0x5400'5400u;
-      auto magic = reshape(((w & mask) | exponent).template bitcast<f16>(), {groups, units, rows, 4, run / 4});
-      auto centered = magic - bases[p];
-      return reshape(scaled ? centered * per_row(scales, 0) : centered, {groups, units, lanes, run / 8, 1, 2});
+    // Pair p of the fields of each word (at bits b p and 16 + b p of the word for p < pairs / 2,
+    // of the word shifted by 8 after that), dequantized.
+    const auto pair = [&](int p) {
+      const int at = p % (pairs / 2);
+      const uint32_t mask = (field << 4 * at) * 0x10001u, exponent = at == 0 ? 0x6400'6400u : 0x5400'5400u;
+      const auto& w = p < pairs / 2 ? biased : shifted;
+      auto magic = reshape(((w & mask) | exponent).template bitcast<f16>(), {groups, units, rows, 4, 2 * bits});
+      auto centered = magic - bases[at];
+      return reshape(scaled ? centered * per_row(scales, 0) : centered, {groups, units, lanes, bits, 1, 2});
     };
-    // Element 2 p + h of a word sits at nibble p + 4 h: the pairs in order p = 0, 1 (of the word),
-    // 2, 3 (of the word shifted by 8).
-    const auto runs =
-        concat(concat(pair(biased, 0), pair(biased, 1), 4), concat(pair(shifted, 0), pair(shifted, 1), 4), 4);
-    return reshape(runs, {groups, units, lanes, run});
+    // Element 2 p + h of a word sits at field p + F / 2 h: the pairs in order p = 0, 1, ...
+    const auto in_order = [&](const auto& self, int first, int count) -> RegisterTensor {
+      if (count == 1) return pair(first);
+      return concat(self(self, first, count / 2), self(self, first + count / 2, count / 2), 4);
+    };
+    return reshape(in_order(in_order, 0, pairs), {groups, units, lanes, run});
   }
 };
 

@@ -30,7 +30,7 @@ template <class W> struct RepackWeights : Script {
     auto nk =
         load_global(global_view(w, {n, k}), {row, group * depth}, {block_rows, depth}, units.fragments.permute({1, 0}));
     const auto stored = [&](const RegisterTensor& runs) {
-      if constexpr (WeightUnits::interleaved(dtype_v<W>)) return units.interleave(runs);
+      if constexpr (WeightUnits::interleaved(dtype_v<W>)) return units.interleave(runs, dtype_v<W>);
       return runs;
     };
     auto run = stored(units.from_fragments(permute(nk.template to<Exact>(), {1, 0}))).template to<W>();

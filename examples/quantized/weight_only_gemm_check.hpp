@@ -92,8 +92,7 @@ cli::RunResult run_repack_weights(const Device& dev, int n, int k, const KernelO
     for (int p = 0; p < k; ++p) {
       const int unit = row / 8, g = row % 8, group = p / 128, d = p % 128;
       const int lane = 4 * g + d % 8 / 2, in_run = 4 * (d / 16) + 2 * (d % 16 / 8) + d % 2;
-      // 4-bit integers: element 2 p + h of each word at nibble p + 4 h.
-      const int element = WeightUnits::interleaved(t) ? in_run / 8 * 8 + in_run % 8 / 2 + 4 * (in_run % 2) : in_run;
+      const int element = WeightUnits::stored_position(t, in_run);
       const size_t first = size_t(group) * size_t(n / 8) + size_t(unit);
       ordered[(first * WeightUnits::lanes + size_t(lane)) * WeightUnits::run + size_t(element)] =
           q.fields[size_t(row) * k + p];

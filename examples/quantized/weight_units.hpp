@@ -67,15 +67,25 @@ struct WeightUnits : Class {
     return reshape(permute(split, {0, 5, 6, 7, 3, 1, 2, 4}), {groups, units(), lanes, run});
   }
 
-  // 4-bit integers are stored with the 8 elements of each word in the order in which
+  // 4- and 8-bit integers are stored with the elements of each word in the order in which
   // DequantizeUnits takes them from the word two at a time, with one mask for each pair (the
-  // elements at bits 4p and 16 + 4p): element 2 p + h of a word's run at nibble p + 4 h.
-  static constexpr bool interleaved(DType t) { return t == DType::I4 || t == DType::U4; }
+  // elements at bits b p and 16 + b p for b bits): of the F = 32 / b elements of a word, element
+  // 2 p + h at field p + F / 2 h.
+  static constexpr bool interleaved(DType t) {
+    return t == DType::I4 || t == DType::U4 || t == DType::I8 || t == DType::U8;
+  }
+  // Where element `element` of a run lies in the stored run.
+  static constexpr int stored_position(DType t, int element) {
+    if (!interleaved(t)) return element;
+    const int fields = 32 / dtype_bits(t), in_word = element % fields;
+    return element - in_word + in_word / 2 + fields / 2 * (in_word % 2);
+  }
 
   // A tile [groups, units, 32, 32] of runs in the fragments' order -> in the stored order, each
   // lane's run in consecutive registers (moved within each thread).
-  RegisterTensor interleave(const RegisterTensor& runs) {
-    const auto split = reshape(runs, {groups, units(), lanes, run / 8, 4, 2});
+  RegisterTensor interleave(const RegisterTensor& runs, DType t) {
+    const int fields = 32 / dtype_bits(t);
+    const auto split = reshape(runs, {groups, units(), lanes, run / fields, fields / 2, 2});
     return convert_layout(reshape(permute(split, {0, 1, 2, 3, 5, 4}), {groups, units(), lanes, run}), tile_layout(run));
   }
 };
