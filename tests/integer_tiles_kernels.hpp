@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -130,8 +131,7 @@ inline void check_int4_dequantize(const Device& dev) {
     }
 }
 
-// 8-bit integers to f16 and scaled, as the 8-bit weight-only GEMMs dequantize them: [16, 64] bytes,
-// 16 a thread, every row scaled by its own f16.
+// 8-bit integers to f16 and scaled: [16, 64] bytes, 16 a thread, every row scaled by its own f16.
 template <class T> struct ByteDequantize : Script {
   void operator()(Ptr<T> bytes, Ptr<f16> scales, Ptr<f16> out) {
     attrs.blocks = 1;
@@ -143,17 +143,39 @@ template <class T> struct ByteDequantize : Script {
   }
 };
 
-template <class T> void check_byte_dequantize(const Device& dev) {
+// The same bytes loaded as 32-bit words [16, 16] and bitcast (byte j of word w is element 4 w + j).
+template <class T> struct ByteWordsDequantize : Script {
+  void operator()(Ptr<uint32_t> words, Ptr<f16> scales, Ptr<f16> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    const Layout rows_of_two = Layout::local({2, 1}) * Layout::spatial({8, 8}) * Layout::local({1, 2});
+    auto w = load_global(global_view(words, {16, 16}), {0, 0}, {16, 16}, rows_of_two);
+    auto scale = load_global(global_view(scales, {16, 1}), {0, 0}, {16, 1});
+    store_global(global_view(out, {16, 64}), w.template bitcast<T>().template to<f16>() * scale, {0, 0});
+  }
+};
+
+// Random bytes of T converted by ByteDequantize (or, `as_words`, ByteWordsDequantize) against the
+// host's f16 product.
+template <class T> void check_byte_dequantize(const Device& dev, bool as_words = false) {
   std::mt19937 rng(std::is_signed_v<T> ? 11 : 12);
   std::vector<T> bytes(16 * 64);
   for (T& b : bytes) b = T(rng());
   std::vector<f16> scales(16);
   std::uniform_real_distribution<float> scale(0.01f, 0.1f);
   for (auto& s : scales) s = f16(scale(rng));
-  Buffer<T> db(dev, bytes);
   Buffer<f16> ds(dev, scales), dout(dev, std::vector<f16>(16 * 64, f16(99.0f)));
-  Kernel<ByteDequantize<T>> kernel(dev);
-  kernel(db, ds, dout);
+  if (as_words) {
+    std::vector<uint32_t> words(bytes.size() / 4);
+    std::memcpy(words.data(), bytes.data(), bytes.size());
+    Buffer<uint32_t> dw(dev, words);
+    Kernel<ByteWordsDequantize<T>> kernel(dev);
+    kernel(dw, ds, dout);
+  } else {
+    Buffer<T> db(dev, bytes);
+    Kernel<ByteDequantize<T>> kernel(dev);
+    kernel(db, ds, dout);
+  }
   const auto out = dout.download();
   for (int r = 0; r < 16; ++r)
     for (int c = 0; c < 64; ++c) {

@@ -11,6 +11,8 @@ TEST(IntegerTiles, Int4DequantizationOnTheSimulator) { check_int4_dequantize(Dev
 TEST(IntegerTiles, ByteDequantizationOnTheSimulator) {
   check_byte_dequantize<int8_t>(Device::simulator());
   check_byte_dequantize<uint8_t>(Device::simulator());
+  check_byte_dequantize<int8_t>(Device::simulator(), true);
+  check_byte_dequantize<uint8_t>(Device::simulator(), true);
 }
 TEST(IntegerTiles, BytesConvertToHalfFourAtATime) {
   int8_t* i = nullptr;
@@ -22,6 +24,13 @@ TEST(IntegerTiles, BytesConvertToHalfFourAtATime) {
   EXPECT_NE(
       Kernel<ByteDequantize<uint8_t>>(Device::simulator()).cuda_source(u, h, h).find("tessel_dequantize8_f16<false>("),
       std::string::npos);
+}
+TEST(IntegerTiles, BytesOfWordsConvertFromTheWords) {
+  uint32_t* w = nullptr;
+  f16* h = nullptr;
+  const std::string source = Kernel<ByteWordsDequantize<int8_t>>(Device::simulator()).cuda_source(w, h, h);
+  EXPECT_NE(source.find("tessel_dequantize8_word_f16<true>(unsigned("), std::string::npos) << source;
+  EXPECT_EQ(source.find("tessel_dequantize8_f16<"), std::string::npos) << source;
 }
 TEST(IntegerTiles, AndOrOnTheSimulator) { check_and_or(Device::simulator()); }
 TEST(IntegerTiles, AndOrOfValuesIsOneLop3) {

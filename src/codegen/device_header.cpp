@@ -201,16 +201,21 @@ template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_f16(ui
     tessel_unpair2(tessel_fma_f16x2(tessel_and_or(pairs[j], 0x00f0000fu, 0x64006400u), scale, minus_magic), out[2 * j],
                    out[2 * j + 1]);
 }}
-// 8-bit integers to f16, four at a time (two permutes and two multiply-adds): each byte under the
-// exponent of 1024 (0x64) is the f16 1024 + v, exactly; signed bytes are made excess-128 first.
-template <bool Signed>
-__device__ __forceinline__ void tessel_dequantize8_f16(unsigned int b0, unsigned int b1, unsigned int b2,
-                                                       unsigned int b3, tessel_f16* out) {{
-  unsigned int w = (b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | (b3 & 0xffu) << 24;
+// 8-bit integers to f16, four at a time from the word that holds them, byte j element j (two
+// permutes and two multiply-adds): each byte under the exponent of 1024 (0x64) is the f16 1024 + v,
+// exactly; signed bytes are made excess-128 first.
+template <bool Signed> __device__ __forceinline__ void tessel_dequantize8_word_f16(unsigned int w, tessel_f16* out) {{
   if (Signed) w ^= 0x80808080u;
   const unsigned int one = 0x3c003c00u, minus_magic = Signed ? 0xe480e480u : 0xe400e400u;  // -1024 (- 128)
   tessel_unpair2(tessel_fma_f16x2(tessel_prmt<0x4140>(w, 0x64646464u), one, minus_magic), out[0], out[1]);
   tessel_unpair2(tessel_fma_f16x2(tessel_prmt<0x4342>(w, 0x64646464u), one, minus_magic), out[2], out[3]);
+}}
+// The same from four bytes, one a register.
+template <bool Signed>
+__device__ __forceinline__ void tessel_dequantize8_f16(unsigned int b0, unsigned int b1, unsigned int b2,
+                                                       unsigned int b3, tessel_f16* out) {{
+  tessel_dequantize8_word_f16<Signed>((b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | (b3 & 0xffu) << 24,
+                                      out);
 }}
 template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(uint32_t w, tessel_bf16* out) {{
   if (Signed) w ^= 0x88888888u;

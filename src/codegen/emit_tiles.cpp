@@ -212,10 +212,13 @@ std::string saturated(DType from, DType to, const std::string& v) {
 }  // namespace
 
 void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
+  // Bytes just taken apart from their words convert from the words.
+  const ir::BitcastTensorNode* bitcast = e.bytes_of_words;
+  const bool of_words = bitcast && e.bytes_of_words_end == e.out.size() && bitcast->out == n.a;
   e.header(n, fmt::format("cast {} -> {}{}", dtype_name(n.a->dtype), dtype_name(n.out->dtype),
                           n.saturate ? ", saturated" : ""));
   e.declare_tile(n.out);
-  if (!n.saturate && emit_packed_dequantize(e, n)) return;
+  if (!n.saturate && emit_packed_dequantize(e, n, of_words ? &bitcast->a : nullptr)) return;
   const ir::Operand a{n.a, nullptr};
   const auto converted = [&](const std::string& v) { return n.saturate ? saturated(n.a->dtype, n.out->dtype, v) : v; };
   if (is_packed(n.out->dtype)) {
@@ -230,10 +233,12 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   });
 }
 
+namespace {
+
 // Between widths, slot l of the narrower tile is bits [w * (l % r), ...) of slot l / r of the wider
 // (r the ratio of the widths, w the narrower width): the order of the bits in memory. A packed tile
 // whose words are the slots of a 32-bit tile is a copy of the words.
-void emit_BitcastTensor(Emitter& e, const ir::BitcastTensorNode& n) {
+void emit_bitcast_slots(Emitter& e, const ir::BitcastTensorNode& n) {
   e.header(n, fmt::format("bitcast {} -> {}", dtype_name(n.a->dtype), dtype_name(n.out->dtype)));
   e.declare_tile(n.out);
   const DType from = n.a->dtype, to = n.out->dtype;
@@ -276,6 +281,16 @@ void emit_BitcastTensor(Emitter& e, const ir::BitcastTensorNode& n) {
   e.line("#pragma unroll");
   e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n.out->layout.local_size(), e.tile(n.out),
                      from_bits_expr(n.out->dtype, bits_expr(n.a->dtype, fmt::format("{}[l]", e.tile(n.a))))));
+}
+
+}  // namespace
+
+void emit_BitcastTensor(Emitter& e, const ir::BitcastTensorNode& n) {
+  emit_bitcast_slots(e, n);
+  const DType from = n.a->dtype, to = n.out->dtype;
+  const bool bytes = (from == DType::U32 || from == DType::I32) && (to == DType::I8 || to == DType::U8);
+  e.bytes_of_words = bytes ? &n : nullptr;
+  e.bytes_of_words_end = e.out.size();
 }
 
 void emit_Iota(Emitter& e, const ir::IotaNode& n) {

@@ -87,6 +87,10 @@ class Emitter : public ir::Visitor {
   // with a value that follows at once fuses with it (emit_tiles.cpp).
   const ir::ElementwiseBinaryNode* and_with_value = nullptr;
   size_t and_with_value_end = 0;
+  // The last bitcast of a 32-bit tile to 8-bit integers, and the length of `out` after it: a
+  // conversion of its bytes to f16 that follows at once reads the words (packed_tiles.cpp).
+  const ir::BitcastTensorNode* bytes_of_words = nullptr;
+  size_t bytes_of_words_end = 0;
   std::vector<std::string> tensor_maps;    // the parameter name of each of the kernel's tensor maps
   std::array<int, 3> cluster = {1, 1, 1};  // the kernel's blocks per cluster
   int tcgen05_cta_group = 1;               // the CTA group of the kernel's tcgen05 instructions
@@ -221,8 +225,9 @@ void emit_packed_load_shared(Emitter& e, const ir::LoadSharedNode& n);
 void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n);
 // An integer or float tile of 1 to 8 bits to f16 or bf16 of the same layout without a conversion
 // instruction: 4-bit integers a word at a time, 8-bit integers (to f16) four elements at a time,
-// the other packed types two at a time; false when it does not apply.
-bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n);
+// from `words` where the 8-bit tile is the bytes of that 32-bit tile (else null), the other packed
+// types two at a time; false when it does not apply.
+bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n, const ir::RegisterTensor* words);
 
 // load_shared of tensor-core fragments with ldmatrix; false when select_instructions did not choose it.
 // `element` gives the lvalue of the source element at an element index of the view.

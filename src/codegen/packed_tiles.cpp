@@ -247,12 +247,17 @@ bool emit_packed_integer_pairs(Emitter& e, const ir::CastTensorNode& n) {
 
 }  // namespace
 
-bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n) {
+bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n, const ir::RegisterTensor* words) {
   const DType from = n.a->dtype, to = n.out->dtype;
   if ((to != DType::F16 && to != DType::BF16) || !(n.a->layout == n.out->layout)) return false;
   const int slots = n.out->layout.local_size();
   if ((from == DType::I8 || from == DType::U8) && to == DType::F16 && slots % 4 == 0) {
     e.line("#pragma unroll");
+    if (words) {
+      e.line(fmt::format("for (int w = 0; w < {}; ++w) tessel_dequantize8_word_f16<{}>(unsigned({}[w]), &{}[4 * w]);",
+                         slots / 4, from == DType::I8 ? "true" : "false", e.tile(*words), e.tile(n.out)));
+      return true;
+    }
     e.line(
         fmt::format("for (int l = 0; l < {0}; l += 4) tessel_dequantize8_f16<{1}>({2}[l], {2}[l + 1], {2}[l + 2], "
                     "{2}[l + 3], &{3}[l]);",

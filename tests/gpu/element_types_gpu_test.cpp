@@ -18,6 +18,8 @@ TEST_F(ElementTypesOnGpu, Int4Dequantization) { check_int4_dequantize(Device::gp
 TEST_F(ElementTypesOnGpu, ByteDequantization) {
   check_byte_dequantize<int8_t>(Device::gpu());
   check_byte_dequantize<uint8_t>(Device::gpu());
+  check_byte_dequantize<int8_t>(Device::gpu(), true);
+  check_byte_dequantize<uint8_t>(Device::gpu(), true);
 }
 TEST_F(ElementTypesOnGpu, CausalMaskFromIndexTiles) { check_causal_mask(Device::gpu()); }
 
