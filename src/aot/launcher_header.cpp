@@ -40,6 +40,8 @@ std::string scalar_type(const ir::VarNode& p, const ir::KernelNode& k) {
 }
 
 std::string tensor_map_type(DType t) {
+  if (t == DType::F4E2M1) return "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B";
+  if (t == DType::F6E2M3 || t == DType::F6E3M2) return "CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B";
   switch (t) {
     case DType::Bool:
     case DType::I8:
@@ -306,7 +308,10 @@ class LauncherWriter {
     for (size_t m = 0; m < k_.tensor_maps.size(); ++m) {
       const ir::TensorMap& map = k_.tensor_maps[m];
       const ir::GlobalTensorNode& view = *map.view;
-      const int rank = view.rank(), element = dtype_bytes(view.dtype);
+      const int rank = view.rank();
+      // Bytes of a stride of packed elements: a whole number, as a packed view's rows are whole bytes.
+      const std::string bytes = is_packed(view.dtype) ? fmt::format("{} / 8", dtype_bits(view.dtype))
+                                                      : std::to_string(dtype_bytes(view.dtype));
       line("    {");
       line(fmt::format("      const int64_t address = {};", expr(view.ptr)));
       line(
@@ -317,7 +322,7 @@ class LauncherWriter {
       for (int d = 0; d < rank; ++d) {
         const size_t inner = size_t(rank - 1 - d);  // the driver counts from the innermost dimension
         extents.push_back(fmt::format("cuuint64_t({})", expr(view.shape[inner])));
-        if (d > 0) strides.push_back(fmt::format("cuuint64_t({}) * {}", expr(view.strides[inner]), element));
+        if (d > 0) strides.push_back(fmt::format("cuuint64_t({}) * {}", expr(view.strides[inner]), bytes));
         box.push_back(std::to_string(map.box[inner]));
         ones.push_back("1");
       }

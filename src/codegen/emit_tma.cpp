@@ -2,6 +2,7 @@
 // issued by the first thread of the group that runs it.
 #include "emitter.hpp"
 #include "ptx.hpp"
+#include "tessel/ir/tensor_map.hpp"
 
 namespace tessel::codegen {
 
@@ -24,9 +25,9 @@ std::string tensor_map_address(Emitter& e, int tensor_map, const SourceLoc& loc)
 
 std::string shared_address(Emitter& e, const ir::SharedTensor& tile) {
   const int64_t base = e.shared_offsets.at(tile->allocation());
-  const std::string start =
-      tile->offset ? fmt::format("tessel_smem + {} + ({}) * {}", base, e.expr(tile->offset), dtype_bytes(tile->dtype))
-                   : fmt::format("tessel_smem + {}", base);
+  const std::string start = tile->offset ? fmt::format("tessel_smem + {} + ({}) * {}", base, e.expr(tile->offset),
+                                                       ir::tma_shared_element_bytes(tile->dtype))
+                                         : fmt::format("tessel_smem + {}", base);
   return fmt::format("uint32_t(__cvta_generic_to_shared({}))", start);
 }
 

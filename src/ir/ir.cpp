@@ -46,6 +46,7 @@ bool takes_packed_tiles(NodeKind k) {
     case NodeKind::AnnotateLayout:
     case NodeKind::PrintTensor:
     case NodeKind::PrintShared:
+    case NodeKind::TmaLoad:                  // into tiles of 16-element chunks (tensor_map.hpp)
     case NodeKind::Tcgen05Mma: return true;  // kind::mxf4 and mxf4nvf4 read f4e2m1 pairs
     default: return false;
   }

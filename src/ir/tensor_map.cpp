@@ -18,15 +18,38 @@ TensorMapValues evaluate_tensor_map(const TensorMap& map, const std::function<Sc
   v.rank = view.rank();
   v.address = uint64_t(evaluate(*view.ptr, lookup).i);
   v.swizzle_bytes = map.swizzle_bits == 0 ? 0 : 16 << map.swizzle_bits;
-  const int64_t element = dtype_bytes(view.dtype);
+  const int64_t bits = dtype_bits(view.dtype);
   for (int d = 0; d < v.rank && d < kTensorMapMaxRank; ++d) {
     const size_t inner = size_t(v.rank - 1 - d);  // the driver counts from the innermost dimension
     v.extents[size_t(d)] = uint64_t(evaluate(*view.shape[inner], lookup).i);
-    v.strides[size_t(d)] = evaluate(*view.strides[inner], lookup).i * element;
+    // A packed view's last stride is 1 (its elements lie next to each other) and its others whole bytes.
+    v.strides[size_t(d)] = is_packed(view.dtype) && d == 0 ? 0 : evaluate(*view.strides[inner], lookup).i * bits / 8;
     v.box[size_t(d)] = uint32_t(map.box[inner]);
   }
   return v;
 }
+
+namespace {
+
+// The rules the driver adds for the 16U4_ALIGN16B and 16U6_ALIGN16B types.
+void check_packed_tensor_map(const TensorMapValues& m, const SourceLoc& loc) {
+  const auto user_dim = [&](int d) { return m.rank - 1 - d; };
+  if (m.address % 32 != 0)
+    throw Error(loc, fmt::format("tma: the global view of packed {} elements starts at address {:#x}, which is not "
+                                 "32-byte aligned; TMA of packed elements needs a 32-byte aligned global address",
+                                 dtype_name(m.dtype), m.address));
+  if (m.extents[0] % kTmaPackedRow != 0)
+    throw Error(loc, fmt::format("tma: the global view's rows are {} packed {} elements; TMA of packed elements needs "
+                                 "rows of a multiple of {}",
+                                 int64_t(m.extents[0]), dtype_name(m.dtype), kTmaPackedRow));
+  for (int d = 1; d < m.rank; ++d)
+    if (m.strides[size_t(d)] % 32 != 0)
+      throw Error(loc, fmt::format("tma: dimension {} of the global view of packed {} elements has a stride of {} "
+                                   "bytes; TMA of packed elements needs a multiple of 32 bytes",
+                                   user_dim(d), dtype_name(m.dtype), m.strides[size_t(d)]));
+}
+
+}  // namespace
 
 void check_tensor_map(const TensorMapValues& m, const SourceLoc& loc) {
   // Dimensions are named as the user wrote them, outermost first.
@@ -38,7 +61,8 @@ void check_tensor_map(const TensorMapValues& m, const SourceLoc& loc) {
     throw Error(loc, fmt::format("tma: the global view starts at address {:#x}, which is not 16-byte aligned; TMA "
                                  "needs a 16-byte aligned global address",
                                  m.address));
-  const int64_t element = dtype_bytes(m.dtype);
+  if (is_packed(m.dtype)) check_packed_tensor_map(m, loc);
+  const int64_t element = is_packed(m.dtype) ? 0 : dtype_bytes(m.dtype);
   if (m.strides[0] != element)
     throw Error(loc, fmt::format("tma: the global view's last dimension has a stride of {} elements; TMA needs it "
                                  "contiguous (stride 1)",
@@ -69,7 +93,12 @@ void check_tma_box(const std::vector<int>& box, DType dtype, int swizzle_bytes, 
       throw Error(loc, fmt::format("tma: the box has extent {} in dimension {}; TMA boxes have 1 to {} elements per "
                                    "dimension",
                                    box[d], d, kTensorMapMaxBox));
-  const int64_t row_bytes = int64_t(box.back()) * dtype_bytes(dtype);
+  if (is_packed(dtype) && box.back() != kTmaPackedRow)
+    throw Error(loc,
+                fmt::format("tma: the box's rows are {} elements of {}; TMA moves packed elements in box rows of {} "
+                            "(8 chunks of 16 bytes in shared memory): make the tile's last extent {}",
+                            box.back(), dtype_name(dtype), kTmaPackedRow, kTmaPackedRow));
+  const int64_t row_bytes = int64_t(box.back()) * tma_shared_element_bytes(dtype);
   if (row_bytes % 16 != 0)
     throw Error(loc, fmt::format("tma: the box's rows are {} bytes ({} elements of {}); TMA needs a multiple of 16 "
                                  "bytes",

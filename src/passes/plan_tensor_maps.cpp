@@ -79,7 +79,8 @@ class TensorMapPlanner : public ir::Mutator {
     int64_t offset = 0;
     if (planned == shared_offsets_.end() || (tile.offset && !ir::as_const_int(tile.offset, &offset))) return;
     const int bits = tile.allocation()->swizzle_bits;
-    ir::check_tma_shared_address(planned->second + offset * dtype_bytes(tile.dtype), bits > 0 ? 16 << bits : 0, loc);
+    ir::check_tma_shared_address(planned->second + offset * ir::tma_shared_element_bytes(tile.dtype),
+                                 bits > 0 ? 16 << bits : 0, loc);
   }
 
   const ir::KernelNode& kernel_;

@@ -12,6 +12,9 @@ namespace {
 // TMA copies bits (and fills zeros), so a type without its own code travels as the unsigned one of
 // its size.
 CUtensorMapDataType tensor_map_type(DType t) {
+  // Packed elements go into 16-element chunks (tensor_map.hpp); the verifier refuses the other packed types.
+  if (t == DType::F4E2M1) return CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B;
+  if (t == DType::F6E2M3 || t == DType::F6E3M2) return CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B;
   switch (t) {
     case DType::Bool: return CU_TENSOR_MAP_DATA_TYPE_UINT8;
     case DType::I8:
@@ -27,7 +30,7 @@ CUtensorMapDataType tensor_map_type(DType t) {
     case DType::F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     case DType::BF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     case DType::F32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    case TESSEL_PACKED_DTYPES: break;  // TMA of packed types is refused where the copy is written
+    case TESSEL_PACKED_DTYPES: break;
   }
   TESSEL_CHECK(false, "bad dtype {}", int(t));
 }
@@ -94,8 +97,10 @@ void TensorMapEncoder::check_allocations(std::span<const ir::Scalar> values,
   for (size_t i = 0; i < maps_.size(); ++i) {
     const ir::TensorMapValues v = evaluate(i, values);
     // The view's last byte: every dimension at its last index (strides[0] is the element's size).
-    uint64_t span = uint64_t(dtype_bytes(v.dtype));
-    for (int d = 0; d < v.rank; ++d) span += (v.extents[size_t(d)] - 1) * uint64_t(v.strides[size_t(d)]);
+    uint64_t span =
+        is_packed(v.dtype) ? v.extents[0] * uint64_t(dtype_bits(v.dtype)) / 8 : uint64_t(dtype_bytes(v.dtype));
+    for (int d = is_packed(v.dtype) ? 1 : 0; d < v.rank; ++d)
+      span += (v.extents[size_t(d)] - 1) * uint64_t(v.strides[size_t(d)]);
     const AllocationRange a = allocation_of(v.address);
     if (v.address + span > a.end)
       throw Error(maps_[i].loc,

@@ -25,7 +25,7 @@ int64_t box_start(Warp& w, const ir::SharedTensorNode& tile, const ir::TensorMap
   const ir::SharedTensorNode& allocation = *tile.allocation();
   const int64_t first = w.cta.shared_offsets.at(&allocation);
   const int64_t view = tile.offset ? w.eval(tile.offset, Mask(1) << lane)[size_t(lane)].i : 0;
-  const int64_t begin = first + view * dtype_bytes(tile.dtype), end = begin + box_footprint(map);
+  const int64_t begin = first + view * ir::tma_shared_element_bytes(tile.dtype), end = begin + box_footprint(map);
   if (begin < first || end > first + allocation.nbytes())
     throw Error(loc, fmt::format("{}: the box's image, bytes [{}, {}) of its {}-byte allocation, lies outside it "
                                  "(thread {} of block {})",
@@ -86,6 +86,11 @@ void exec_TmaLoad(Warp& w, const ir::TmaLoadNode& n, Mask mask) {
                "tma load at {} reached the simulator without a tensor map", n.loc.str());
   const ir::TensorMapValues& map = w.cta.tensor_maps[size_t(n.tensor_map)];
   const auto coords = box_coordinates(w, n.offsets, lane);
+  if (is_packed(map.dtype) && coords[0] % 16 != 0)
+    throw Error(n.loc, fmt::format("tma.global_to_shared: the box starts at element {} of the rows of packed {} "
+                                   "elements; TMA moves them 16 to a chunk, so a box starts at a multiple of 16 "
+                                   "(thread {} of block {})",
+                                   coords[0], dtype_name(map.dtype), w.thread(lane), w.cta.block_name()));
   const int64_t begin = box_start(w, *n.dst, map, lane, n.loc, "tma.global_to_shared");
   const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, "tma.global_to_shared");
   std::vector<Cta*> targets = n.cta_mask

@@ -91,7 +91,7 @@ void TmaUnit::land(const Load& l) {
       load_box_image(l.map, std::span(l.coords).first(size_t(l.map.rank)), l.write.begin, *l.write.issued_at);
   TESSEL_CHECK(std::all_of(image.written.begin(), image.written.end(), [](uint8_t w) { return w == 1; }),
                "a TMA load at {} whose image has row padding", l.write.issued_at->str());
-  int64_t box_bytes = dtype_bytes(l.map.dtype);
+  int64_t box_bytes = ir::tma_shared_element_bytes(l.map.dtype);
   for (int d = 0; d < l.map.rank; ++d) box_bytes *= l.map.box[size_t(d)];
   for (Cta* target : l.targets) {
     Cta& signalled = l.barrier_block ? *l.barrier_block : *target;

@@ -19,6 +19,12 @@ inline constexpr int kTensorMapBytes = 128, kTensorMapAlignment = 64;
 // Tensor maps one kernel may take (each is a 128-byte parameter).
 inline constexpr int kMaxTensorMapsPerKernel = 8;
 
+// TMA moves packed f4e2m1, f6e2m3 and f6e3m2 elements only into tiles of 16-element chunks, 16 to
+// each 16-byte chunk of shared memory (the driver's 16U4_ALIGN16B and 16U6_ALIGN16B types, sm_100a),
+// in box rows of 128 elements: one shared byte per element. Other types take their own size.
+inline constexpr int kTmaPackedRow = 128;
+inline int64_t tma_shared_element_bytes(DType t) { return is_packed(t) ? 1 : dtype_bytes(t); }
+
 // The box a shared tile makes in a view of `view_rank` dimensions: the tile's extents at `dims`, 1
 // elsewhere (outermost first).
 std::vector<int> tma_box(const SharedTensorNode& tile, int view_rank, const std::vector<int>& dims);
@@ -29,9 +35,10 @@ struct TensorMapValues {
   int rank = 0;
   uint64_t address = 0;
   std::array<uint64_t, kTensorMapMaxRank> extents{};  // elements
-  std::array<int64_t, kTensorMapMaxRank> strides{};   // bytes; strides[0] is the element's size when contiguous
-  std::array<uint32_t, kTensorMapMaxRank> box{};      // elements
-  int swizzle_bytes = 0;                              // 0, 32, 64 or 128
+  // Bytes; strides[0] is the element's size when contiguous (0 for packed elements, always contiguous).
+  std::array<int64_t, kTensorMapMaxRank> strides{};
+  std::array<uint32_t, kTensorMapMaxRank> box{};  // elements
+  int swizzle_bytes = 0;                          // 0, 32, 64 or 128
   bool operator==(const TensorMapValues&) const = default;
 };
 
@@ -41,7 +48,8 @@ TensorMapValues evaluate_tensor_map(const TensorMap& map, const std::function<Sc
 // Throws tessel::Error at `loc`, naming the rule broken, unless cuTensorMapEncodeTiled accepts
 // `map`: rank 1 to 5, 16-byte aligned address, a contiguous last dimension, other strides
 // multiples of 16 bytes below 2^40, extents 1 to 2^32, box extents 1 to 256, box rows a multiple
-// of 16 bytes and no wider than the swizzle span.
+// of 16 bytes and no wider than the swizzle span; of packed elements, a 32-byte aligned address,
+// strides of 32 bytes, rows of a multiple of 128 elements and box rows of 128.
 void check_tensor_map(const TensorMapValues& map, const SourceLoc& loc);
 
 // Throws tessel::Error at `loc` unless TMA accepts a box of `box` elements (outermost first) of

@@ -32,6 +32,24 @@ void check_tile_is_box_image(const SharedTensorNode& tile, std::string_view oper
 
 enum class Direction { Store, Load };
 
+// A load of packed elements: into a tile of 16-element chunks, on sm_100a (tensor_map.hpp).
+void check_packed_box(const Verification& v, const SharedTensorNode& tile, DType dtype, Direction direction,
+                      const SourceLoc& loc) {
+  if (direction == Direction::Store)
+    throw Error(loc, fmt::format("tma.shared_to_global does not take packed {} elements; TMA stores packed elements "
+                                 "from no layout of shared memory: store the tile's words as u32",
+                                 dtype_name(dtype)));
+  if (!tile.allocation()->chunks16)
+    throw Error(loc, fmt::format("tma.global_to_shared: packed {} elements load by TMA only into a tile of 16-element "
+                                 "chunks (shared_tensor<{}>(shape, Packing::chunks16)), the layout tcgen05 reads; "
+                                 "to copy the bytes as they lie, view them as u32 words",
+                                 dtype_name(dtype), dtype_name(dtype)));
+  if (v.arch < Arch::Sm100a)
+    throw Error(loc, fmt::format("tma.global_to_shared: TMA of packed {} elements into 16-element chunks needs "
+                                 "sm_100a; the kernel is compiled for {}",
+                                 dtype_name(dtype), arch_name(v.arch)));
+}
+
 // What a store and a load of `tile` as a box of `view` at `offsets` share: the view's rank, the
 // types, the dimensions the tile covers, the tile as the box's image, and the table entry.
 void check_box_copy(Verification& v, const SharedTensorNode& tile, const GlobalTensor& view_ref,
@@ -64,11 +82,12 @@ void check_box_copy(Verification& v, const SharedTensorNode& tile, const GlobalT
       throw Error(loc, fmt::format("{}: dims [{}] must be increasing dimensions of the global view (0 to {})",
                                    operation, fmt::join(dims, ", "), view.rank() - 1));
   check_tile_is_box_image(tile, operation, loc);
+  if (is_packed(view.dtype)) check_packed_box(v, tile, view.dtype, direction, loc);
   const int bits = tile.allocation()->swizzle_bits;
   const int swizzle_bytes = bits > 0 ? 16 << bits : 0;
   const std::vector<int> box = tma_box(tile, view.rank(), dims);
   check_tma_box(box, view.dtype, swizzle_bytes, loc);
-  const int64_t row_bytes = int64_t(box.back()) * dtype_bytes(view.dtype);
+  const int64_t row_bytes = int64_t(box.back()) * tma_shared_element_bytes(view.dtype);
   if (swizzle_bytes > 0 && row_bytes != swizzle_bytes)
     throw Error(loc, fmt::format("{}: the shared tile's rows are {} bytes and its swizzle is {} bytes; TMA puts each "
                                  "row of a swizzled box on a {}-byte line, so the rows must be exactly {} bytes",
@@ -120,7 +139,7 @@ Effects effects_of(const TmaWaitNode&) { return {}; }
 
 // Every byte of the box counts, elements outside the tensor included.
 Effects effects_of(const TmaLoadNode& n) {
-  int64_t bytes = dtype_bytes(n.src->dtype);
+  int64_t bytes = tma_shared_element_bytes(n.src->dtype);
   for (int extent : tma_box(*n.dst, n.src->rank(), n.dims)) bytes *= extent;
   Effects e;
   e.completed_bytes.push_back({&n.barrier, bytes, n.cta_mask != nullptr || n.barrier_rank != nullptr});
