@@ -307,7 +307,11 @@ void Emitter::visit(const ir::ThreadGroupNode& n) {
 
 // clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) \
-  void Emitter::visit(const ir::Name##Node& n) { emit_##Name(*this, n); }
+  void Emitter::visit(const ir::Name##Node& n) {             \
+    emit_##Name(*this, n);                                   \
+    last_instruction = &n;                                   \
+    last_instruction_end = out.size();                       \
+  }
 #include "tessel/ir/nodes.def"
 // clang-format on
 

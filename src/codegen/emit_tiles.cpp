@@ -132,8 +132,9 @@ const ir::Operand* tile_with_value(const ir::ElementwiseBinaryNode& n) {
 // becomes two LOP3 in SASS when c and d are constants (one instruction holds one immediate); the
 // and's own result, if nothing else reads it, is dropped by the compiler.
 bool emit_and_or(Emitter& e, const ir::ElementwiseBinaryNode& n) {
-  const ir::ElementwiseBinaryNode* masked = e.and_with_value;
-  if (n.op != ir::BinaryOp::BitOr || !masked || e.and_with_value_end != e.out.size()) return false;
+  const auto* masked = e.just_after<ir::ElementwiseBinaryNode>(ir::NodeKind::ElementwiseBinary);
+  if (n.op != ir::BinaryOp::BitOr || !masked || masked->op != ir::BinaryOp::BitAnd || !tile_with_value(*masked))
+    return false;
   const ir::Operand* tile = tile_with_value(n);
   if (!tile || tile->tensor != masked->out) return false;
   const ir::Operand* x = tile_with_value(*masked);
@@ -160,9 +161,6 @@ void emit_ElementwiseBinary(Emitter& e, const ir::ElementwiseBinaryNode& n) {
     for_each_slot(e, n.out, {&n.a, &n.b},
                   [&](const std::vector<std::string>& v) { return binary_expr(n.op, t, v[0], v[1]); });
   }
-  const bool fusable = n.op == ir::BinaryOp::BitAnd && tile_with_value(n);
-  e.and_with_value = fusable ? &n : nullptr;
-  e.and_with_value_end = e.out.size();
 }
 
 void emit_ElementwiseUnary(Emitter& e, const ir::ElementwiseUnaryNode& n) {
@@ -213,8 +211,9 @@ std::string saturated(DType from, DType to, const std::string& v) {
 
 void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   // Bytes just taken apart from their words convert from the words.
-  const ir::BitcastTensorNode* bitcast = e.bytes_of_words;
-  const bool of_words = bitcast && e.bytes_of_words_end == e.out.size() && bitcast->out == n.a;
+  const auto* bitcast = e.just_after<ir::BitcastTensorNode>(ir::NodeKind::BitcastTensor);
+  const DType words = bitcast ? bitcast->a->dtype : DType::F32;
+  const bool of_words = bitcast && bitcast->out == n.a && (words == DType::U32 || words == DType::I32);
   e.header(n, fmt::format("cast {} -> {}{}", dtype_name(n.a->dtype), dtype_name(n.out->dtype),
                           n.saturate ? ", saturated" : ""));
   e.declare_tile(n.out);
@@ -233,12 +232,10 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   });
 }
 
-namespace {
-
 // Between widths, slot l of the narrower tile is bits [w * (l % r), ...) of slot l / r of the wider
 // (r the ratio of the widths, w the narrower width): the order of the bits in memory. A packed tile
 // whose words are the slots of a 32-bit tile is a copy of the words.
-void emit_bitcast_slots(Emitter& e, const ir::BitcastTensorNode& n) {
+void emit_BitcastTensor(Emitter& e, const ir::BitcastTensorNode& n) {
   e.header(n, fmt::format("bitcast {} -> {}", dtype_name(n.a->dtype), dtype_name(n.out->dtype)));
   e.declare_tile(n.out);
   const DType from = n.a->dtype, to = n.out->dtype;
@@ -281,16 +278,6 @@ void emit_bitcast_slots(Emitter& e, const ir::BitcastTensorNode& n) {
   e.line("#pragma unroll");
   e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n.out->layout.local_size(), e.tile(n.out),
                      from_bits_expr(n.out->dtype, bits_expr(n.a->dtype, fmt::format("{}[l]", e.tile(n.a))))));
-}
-
-}  // namespace
-
-void emit_BitcastTensor(Emitter& e, const ir::BitcastTensorNode& n) {
-  emit_bitcast_slots(e, n);
-  const DType from = n.a->dtype, to = n.out->dtype;
-  const bool bytes = (from == DType::U32 || from == DType::I32) && (to == DType::I8 || to == DType::U8);
-  e.bytes_of_words = bytes ? &n : nullptr;
-  e.bytes_of_words_end = e.out.size();
 }
 
 void emit_Iota(Emitter& e, const ir::IotaNode& n) {

@@ -83,14 +83,15 @@ class Emitter : public ir::Visitor {
   std::vector<ir::RegisterTensor> wgmma_accumulators;
   // The block depth at which each register tile was declared.
   std::map<const void*, int> tile_depths;
-  // The last and of a 32-bit integer tile with a value, and the length of `out` after it: an or
-  // with a value that follows at once fuses with it (emit_tiles.cpp).
-  const ir::ElementwiseBinaryNode* and_with_value = nullptr;
-  size_t and_with_value_end = 0;
-  // The last bitcast of a 32-bit tile to 8-bit integers, and the length of `out` after it: a
-  // conversion of its bytes to f16 that follows at once reads the words (packed_tiles.cpp).
-  const ir::BitcastTensorNode* bytes_of_words = nullptr;
-  size_t bytes_of_words_end = 0;
+  // The last instruction emitted and the length of `out` after it, for the instructions that fuse
+  // with the one they follow at once (emit_tiles.cpp).
+  const ir::StmtNode* last_instruction = nullptr;
+  size_t last_instruction_end = 0;
+  // The instruction whose code `out` ends with, if it is a `T` of `kind`; else null.
+  template <class T> const T* just_after(ir::NodeKind kind) const {
+    if (!last_instruction || last_instruction_end != out.size() || last_instruction->kind != kind) return nullptr;
+    return static_cast<const T*>(last_instruction);
+  }
   std::vector<std::string> tensor_maps;    // the parameter name of each of the kernel's tensor maps
   std::array<int, 3> cluster = {1, 1, 1};  // the kernel's blocks per cluster
   int tcgen05_cta_group = 1;               // the CTA group of the kernel's tcgen05 instructions

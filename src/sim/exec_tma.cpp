@@ -86,11 +86,12 @@ void exec_TmaLoad(Warp& w, const ir::TmaLoadNode& n, Mask mask) {
                "tma load at {} reached the simulator without a tensor map", n.loc.str());
   const ir::TensorMapValues& map = w.cta.tensor_maps[size_t(n.tensor_map)];
   const auto coords = box_coordinates(w, n.offsets, lane);
-  if (is_packed(map.dtype) && coords[0] % 16 != 0)
+  if (is_packed(map.dtype) && coords[0] % ir::kTmaPackedChunk != 0)
     throw Error(n.loc, fmt::format("tma.global_to_shared: the box starts at element {} of the rows of packed {} "
-                                   "elements; TMA moves them 16 to a chunk, so a box starts at a multiple of 16 "
+                                   "elements; TMA moves them {} to a chunk, so a box starts at a multiple of {} "
                                    "(thread {} of block {})",
-                                   coords[0], dtype_name(map.dtype), w.thread(lane), w.cta.block_name()));
+                                   coords[0], dtype_name(map.dtype), ir::kTmaPackedChunk, ir::kTmaPackedChunk,
+                                   w.thread(lane), w.cta.block_name()));
   const int64_t begin = box_start(w, *n.dst, map, lane, n.loc, "tma.global_to_shared");
   const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, "tma.global_to_shared");
   std::vector<Cta*> targets = n.cta_mask

@@ -22,7 +22,8 @@ struct Step {
 };
 
 Step step_of(const ir::TensorMapValues& map) {
-  if (is_packed(map.dtype)) return {16, 2 * dtype_bits(map.dtype), 16};
+  constexpr int64_t chunk = ir::kTmaPackedChunk;
+  if (is_packed(map.dtype)) return {chunk, chunk * dtype_bits(map.dtype) / 8, chunk};
   const int64_t bytes = dtype_bytes(map.dtype);
   return {1, bytes, bytes};
 }

@@ -22,7 +22,7 @@ inline constexpr int kMaxTensorMapsPerKernel = 8;
 // TMA moves packed f4e2m1, f6e2m3 and f6e3m2 elements only into tiles of 16-element chunks, 16 to
 // each 16-byte chunk of shared memory (the driver's 16U4_ALIGN16B and 16U6_ALIGN16B types, sm_100a),
 // in box rows of 128 elements: one shared byte per element. Other types take their own size.
-inline constexpr int kTmaPackedRow = 128;
+inline constexpr int kTmaPackedRow = 128, kTmaPackedChunk = 16;
 inline int64_t tma_shared_element_bytes(DType t) { return is_packed(t) ? 1 : dtype_bytes(t); }
 
 // The box a shared tile makes in a view of `view_rank` dimensions: the tile's extents at `dims`, 1
