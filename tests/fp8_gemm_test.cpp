@@ -4,10 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "cli.hpp"
 #include "examples.hpp"
+#include "expect_error.hpp"
 #include "matmul_hopper/fp8_gemm.hpp"
 #include "simulate.hpp"
+#include "source_line.hpp"
 
 namespace tessel {
 namespace {
@@ -25,15 +29,35 @@ TEST(Fp8Gemm, MatchesTheHostReferenceUnderEveryOrder) {
       }
 }
 
-// The block-scaled form on one multiprocessor: one block walks all 6 tiles, and its ring of 6
-// stages wraps within each (7 k-tiles).
+// The block-scaled form on one multiprocessor, in both tiles of its space: one block walks all 6
+// tiles of 128 x 128 (12 of 64 x 128), and its ring of 5 stages wraps within each (7 k-tiles), the
+// ring of 8 across them.
 TEST(Fp8Gemm, BlockScaledPersistentBlocksUnderEveryOrder) {
-  for (KernelOptions o : testing::every_order_options()) {
-    o.sim.multiprocessors = 1;
-    const cli::RunResult r =
-        examples::find_example("fp8_gemm_block_scaled").run(Device::simulator(), {200, 264, 896}, o);
-    EXPECT_TRUE(r.ok) << r.summary;
-  }
+  for (const char* configuration :
+       {"block_m=128, consumer_warpgroups=2, stages=5", "block_m=64, consumer_warpgroups=1, stages=8"})
+    for (KernelOptions o : testing::every_order_options()) {
+      o.sim.multiprocessors = 1;
+      o.configuration = configuration;
+      const cli::RunResult r =
+          examples::find_example("fp8_gemm_block_scaled").run(Device::simulator(), {200, 264, 896}, o);
+      EXPECT_TRUE(r.ok) << configuration << ": " << r.summary;
+    }
+}
+
+// A's block scales come by TMA in rows of m floats, which must be whole 16-byte units.
+TEST(Fp8Gemm, BlockScalesOfRowsNotMultiplesOfFourAreRefused) {
+  const Device dev = Device::simulator();
+  Buffer<f8e4m3> a(dev, std::vector<f8e4m3>(size_t(130) * 128)), b(dev, std::vector<f8e4m3>(size_t(128) * 128));
+  Buffer<float> scale_a(dev, std::vector<float>(130, 1.0f)), scale_b(dev, std::vector<float>(1, 1.0f));
+  Buffer<bf16> d(dev, cli::poisoned<bf16>(size_t(130) * 128));
+  const std::string where = testing::source_at("examples/matmul_hopper/fp8_gemm.hpp", "require(m % 4 == 0");
+  using BlockScaled = examples::hopper::MatmulFp8<f8e4m3, f8e4m3, bf16, true>;
+  EXPECT_EQ(testing::error_of<BlockScaled>(130, 128, 128, scale_a, scale_b, a, b, d),
+            where +
+                ": kernel MatmulFp8_f8e4m3_f8e4m3_bf16_true: m must be a multiple of 4: TMA reads A's scales "
+                "[k / 128, m] in rows of whole 16 bytes (this launch has m = 130)");
+  const std::vector<bf16> got = d.download(), poison = cli::poisoned<bf16>(got.size());
+  EXPECT_EQ(std::memcmp(got.data(), poison.data(), got.size() * sizeof(bf16)), 0);  // the kernel did not run
 }
 
 TEST(Fp8Gemm, EveryCandidateCompilesForTheH200) {

@@ -41,18 +41,20 @@ def main():
         d = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
         row_scales = torch.rand(m, (k + 127) // 128, device="cuda") + 0.5
         block_scales = torch.rand((n + 127) // 128, (k + 127) // 128, device="cuda") + 0.5
+        # A's scales [m, k / 128] stored M-major, as cuBLASLt takes them: tessel reads the same
+        # storage as [k / 128, m].
+        column_major_rows = row_scales.t().contiguous().t()
         methods = {
             "cublaslt": lambda: torch._scaled_mm(a, b.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16),
             "tessel": lambda: kernel(m, n, k, 0.5, 0.25, a, b, d),
-            "block_scaled": lambda: block_scaled(m, n, k, row_scales, block_scales, a, b, d),
+            "block_scaled": lambda: block_scaled(m, n, k, column_major_rows.t(), block_scales, a, b, d),
         }
         methods["tessel"]()  # compiles, tunes
         want = methods["cublaslt"]()
         torch.testing.assert_close(d.float(), want.float(), rtol=2e-2, atol=2e-2 * want.float().abs().max().item())
         methods["block_scaled"]()
-        # cuBLASLt takes the row scales [m, k / 128] column-major and the block scales of B (k x n)
-        # as [k / 128, n / 128] column-major, which is block_scales' own storage.
-        column_major_rows = row_scales.t().contiguous().t()
+        # cuBLASLt takes the block scales of B (k x n) as [k / 128, n / 128] column-major, which is
+        # block_scales' own storage.
         try:
             want = torch._scaled_mm(a, b.t(), scale_a=column_major_rows, scale_b=block_scales.t(),
                                     out_dtype=torch.bfloat16)

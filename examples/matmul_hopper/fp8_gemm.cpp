@@ -55,7 +55,8 @@ template <class A, class B> KernelEntry fp8_gemm_example(std::string name, std::
   return e;
 }
 
-// The block-scaled form: random scales per row and 128 columns of A and per 128 x 128 block of B.
+// The block-scaled form: random scales per row and 128 columns of A (stored M-major, [k / 128, m])
+// and per 128 x 128 block of B.
 KernelEntry fp8_gemm_block_scaled_example() {
   using S = hopper::MatmulFp8<f8e4m3, f8e4m3, bf16, true>;
   KernelEntry e;
@@ -78,7 +79,7 @@ KernelEntry fp8_gemm_block_scaled_example() {
     kernel(m, n, k, dsa, dsb, da, db, dd);
     dev.synchronize();
     const auto scale = [&](int i, int j, int p) {
-      return double(scale_a[size_t(i) * kb + p / 128]) * scale_b[size_t(j / 128) * kb + p / 128];
+      return double(scale_a[size_t(p / 128) * m + i]) * scale_b[size_t(j / 128) * kb + p / 128];
     };
     RunResult r = check_fp8_gemm(dd.download(), a, b, m, n, k, scale, "fp8_gemm_block_scaled");
     r.stats = kernel.stats();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 
 #include "tessel/lib/pipeline.hpp"
@@ -20,15 +21,17 @@ namespace tessel::examples::hopper {
 // drain with m64nNk32 wgmma; each tile's accumulator is scaled, converted, written to a shared
 // tile by 64-column blocks and stored with TMA while the next tile's loads are under way.
 //
-// BlockScaled: A has a scale per row and 128 columns ([m, cdiv(k, 128)] f32: activations quantized
-// 1 x 128), B one per 128 x 128 block ([cdiv(n, 128), cdiv(k, 128)]: weights), and the kernel takes
-// pointers to them instead of two per-tensor scales. Each k-tile's product goes to a fresh f32
-// tile (written by the mma without accumulating, so it needs no zeroing), which is scaled by its
-// row's A scale times the block's B scale and added to the accumulator: the promotion to f32 that
-// DeepGEMM does, here every k-tile, so no more than 128 products are summed at the tensor cores'
-// fp8 accumulation precision. The scales of the next k-tile load while the mma runs. The tile is
-// 128 x 128, so that one B scale covers it; the two consumer warpgroups, each waiting for its own
-// mma, promote while the other's runs.
+// BlockScaled: A has a scale per row and 128 columns (activations quantized 1 x 128), stored M-major
+// as cuBLASLt and DeepGEMM take them ([cdiv(k, 128), m] f32, m a multiple of 4 so that its rows
+// are whole 16-byte units for TMA), B one per 128 x 128 block ([cdiv(n, 128), cdiv(k, 128)]:
+// weights), and the kernel takes pointers to them instead of two per-tensor scales. A k-tile's A
+// scales come with its stage, one more TMA box, so the consumers read them from shared memory. Each
+// k-tile's product goes to a fresh f32 tile (written by the mma without accumulating, so it needs
+// no zeroing), which is scaled by its row's A scale times the block's B scale and added to the
+// accumulator: the promotion to f32 that DeepGEMM does, here every k-tile, so no more than 128
+// products are summed at the tensor cores' fp8 accumulation precision. The next k-tile's B scale
+// loads while the mma runs. The tile is 128 (or 64) x 128, so that one B scale covers it; the two
+// consumer warpgroups, each waiting for its own mma, promote while the other's runs.
 template <class A, class B = A, class Out = bf16, bool BlockScaled = false> struct MatmulFp8 : Script {
   int block_m = 128, block_n = 256, block_k = 128;
   int stages = 3;
@@ -37,18 +40,21 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
   static constexpr const char* param_names[] = {"m", "n", "k", "scale_a", "scale_b", "a", "b", "d"};
 
   // The first candidate is the configuration above: 3 stages of 128 x 256 and the output tile fill
-  // shared memory; 128 x 128 tiles leave room for 6 (the only tile with BlockScaled). The last, one
+  // shared memory; 128 x 128 tiles leave room for 6 (5 beside BlockScaled's scales). The last, one
   // consumer warpgroup of 64 rows, is for a few rows (decode), where 128-row tiles leave most
   // multiprocessors without a tile.
   MatmulFp8() {
     if (BlockScaled) {
       block_n = 128;
-      stages = 6;
+      stages = 5;
     }
   }
   static Space space() {
     using S = MatmulFp8;
-    if (BlockScaled) return tune("swizzle_size", &S::swizzle_size, {4, 8});
+    if (BlockScaled)
+      return tune("swizzle_size", &S::swizzle_size, {4, 8}) * tune("block_m, consumer_warpgroups, stages",
+                                                                   {&S::block_m, &S::consumer_warpgroups, &S::stages},
+                                                                   {{128, 2, 5}, {64, 1, 8}});
     return tune("swizzle_size", &S::swizzle_size, {4, 8}) *
            tune("block_m, consumer_warpgroups, block_n, stages",
                 {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
@@ -76,6 +82,14 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
     auto s_a = shared_tensor<A>({stages, block_m, block_k});
     auto s_b = shared_tensor<B>({stages, block_n, block_k});
     auto s_d = shared_tensor<Out>({block_n / epilogue_n, block_m, epilogue_n}, Swizzle::b128);
+    // BlockScaled: A's scales of a k-tile's rows come with its stage (scale_a is [k / 128, m]).
+    std::optional<GlobalTensor> g_scale_a;
+    std::optional<SharedTensor> s_scales;
+    if constexpr (BlockScaled) {
+      require(m % 4 == 0, "m must be a multiple of 4: TMA reads A's scales [k / 128, m] in rows of whole 16 bytes");
+      g_scale_a = global_view(scale_a, {cdiv(k, scale_block), m});
+      s_scales = shared_tensor<float>({stages, 1, block_m}, Swizzle::none);
+    }
     Pipeline tma_pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
 
@@ -86,12 +100,17 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
           auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
           for (Int32 offset_k : range(0, k, block_k, stages)) {
             tma_pipe.producer_acquire();
+            const int64_t scale_bytes = s_scales ? (*s_scales)[0].nbytes() : 0;
             single_thread([&] {
-              mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
-                                                                             s_b[tma_pipe.producer_stage].nbytes());
+              mbarrier.arrive_and_expect_tx(
+                  tma_pipe.producer_barrier(),
+                  s_a[tma_pipe.producer_stage].nbytes() + s_b[tma_pipe.producer_stage].nbytes() + scale_bytes);
             });
             tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {m_block * block_m, offset_k},
                                  tma_pipe.producer_barrier());
+            if (s_scales)
+              tma.global_to_shared(*g_scale_a, (*s_scales)[tma_pipe.producer_stage],
+                                   {offset_k / scale_block, m_block * block_m}, tma_pipe.producer_barrier());
             tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage], {n_block * block_n, offset_k},
                                  tma_pipe.producer_barrier());
             tma_pipe.producer_advance();
@@ -107,31 +126,24 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
         auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
         if constexpr (BlockScaled) {
-          auto g_scale_a = global_view(scale_a, {m, cdiv(k, scale_block)});
           auto g_scale_b = global_view(scale_b, {cdiv(n, scale_block), cdiv(k, scale_block)});
-          // k-tile i's scales: its rows' A scales and its block's B scale, multiplied where they
-          // are used, a k-tile after their load: a product at the load would wait for it.
-          auto a_scales_of = [&](const Int32& i) {
-            return load_global(g_scale_a, {m_block * block_m, i}, {block_m, 1});
-          };
           auto b_scale_of = [&](const Int32& i) { return load_global(g_scale_b, {n_block, i}, {1, 1}); };
-          auto a_scales = a_scales_of(0);
           auto b_scale = b_scale_of(0);
           auto partial = register_tensor<float>({block_m, block_n}, 0.0f);
-          // Unrolled by the stages: the scales loaded for the next k-tile then take other registers
-          // than the ones in use, instead of a copy at the back edge that waits for the load.
+          // Unrolled by the stages: the B scale loaded for the next k-tile then takes other registers
+          // than the one in use, instead of a copy at the back edge that waits for the load.
           for (Int32 i : range(0, k_tiles, 1, stages)) {
             tma_pipe.consumer_acquire();
             wgmma.fence();
             wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), partial, false);
             wgmma.commit_group();
-            // The next k-tile's scales load while the mma runs (a last extra load past k is masked).
-            auto next_a_scales = a_scales_of(i + 1);
+            // While the mma runs: this k-tile's A scales from its stage, and the next k-tile's B
+            // scale (a last extra load past k is masked).
+            auto a_scales = load_shared((*s_scales)[tma_pipe.consumer_stage].transpose(), {0, 0}, {block_m, 1});
             auto next_b_scale = b_scale_of(i + 1);
             wgmma.wait_group(0);
             mbarrier.arrive(tma_pipe.consumer_barrier());
             acc = fma(partial, a_scales * b_scale, acc);
-            a_scales = next_a_scales;
             b_scale = next_b_scale;
             tma_pipe.consumer_advance();
           }
