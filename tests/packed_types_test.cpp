@@ -158,6 +158,25 @@ TEST(PackedTypes, SharedRowsMustBeWholeWords) {
                 "words, a multiple of 8 elements, so that no two threads share a byte");
 }
 
+struct CopyAsyncOfPackedElements : Script {
+  void operator()(Ptr<i4> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<i4>({4, 32});
+    copy_async(global_view(x, {4, 32}), s, {0, 0});
+    copy_async_wait_all();
+  }
+};
+
+TEST(PackedTypes, CopyAsyncOfPackedElementsIsRefused) {
+  Buffer<uint8_t> x(Device::simulator(), std::vector<uint8_t>(64, 1));
+  EXPECT_EQ(error_of<CopyAsyncOfPackedElements>(x),
+            source_at("tests/packed_types_test.cpp", "copy_async(global_view(x, {4, 32}), s, {0, 0})") +
+                ": copy_async: cp.async does not move packed i4 elements; copy their bytes as u32 words (a "
+                "Ptr<uint32_t> to the same memory, a shared tile of u32) and read the tile's words with "
+                "bitcast<i4>()");
+}
+
 struct TooFewPackedElementsPerThread : Script {
   void operator()(Ptr<u4> x) {
     attrs.blocks = 1;
