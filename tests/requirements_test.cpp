@@ -70,7 +70,8 @@ TEST(Requirements, TheExportedLauncherChecksThem) {
       "tessel_v[0]), tessel_aot::detail::binary(tessel_aot::detail::Op::Le, 32, true, tessel_v[0], int64_t(1024))))) "
       "throw Error(\"" +
       source_at("tests/requirements_test.cpp", "require(rows * 4 == n && n <= 1024") +
-      ": \" + tessel_kernel + \": n must be a multiple of 4, at most 1024\");";
+      ": \" + tessel_kernel + \": n must be a multiple of 4, at most 1024 (this launch has \" + \"n = \" + "
+      "std::to_string(tessel_v[0]) + \")\");";
   EXPECT_NE(header.find(check), std::string::npos) << header.substr(0, 6000);
 }
 

@@ -3,9 +3,11 @@
 // KernelCore::launch_variant does for the same variant (src/jit/launch_variant.cpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 
 #include "host_expressions.hpp"
 #include "tessel/aot/exported_kernel.hpp"
+#include "tessel/ir/mutator.hpp"
 #include "tessel/ir/target_limits.hpp"
 
 namespace tessel::aot {
@@ -272,11 +274,26 @@ class LauncherWriter {
     }
   }
 
-  // Script::require: the first condition that fails throws, naming the user's line.
+  // Script::require: the first condition that fails throws, naming the user's line and the values
+  // of the parameters it reads, as the JIT's launch does.
   void requirements() {
-    for (const ir::Requirement& r : k_.requirements)
-      line(fmt::format("    if (!({})) throw Error({} + tessel_kernel + {});", expr(r.cond), where(r.loc),
-                       quoted(": " + r.message)));
+    for (const ir::Requirement& r : k_.requirements) {
+      std::vector<std::string> values;
+      ir::walk_expr(*r.cond, [&](const ir::ExprNode& x) {
+        for (size_t j = 0; j < call_params(); ++j) {
+          const ir::VarNode& p = *k_.params[j];
+          if (&x != &p) continue;
+          const std::string value =
+              fmt::format("{} + std::to_string({})", quoted(p.name + " = "), host_expression(p, k_));
+          if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+        }
+      });
+      const std::string message = values.empty()
+                                      ? quoted(": " + r.message)
+                                      : quoted(": " + r.message + " (this launch has ") + " + " +
+                                            fmt::format("{}", fmt::join(values, " + \", \" + ")) + " + \")\"";
+      line(fmt::format("    if (!({})) throw Error({} + tessel_kernel + {});", expr(r.cond), where(r.loc), message));
+    }
   }
 
   void grid() {

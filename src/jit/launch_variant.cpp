@@ -53,6 +53,7 @@ void check_requirements(const ir::KernelNode& k, std::span<const ir::Scalar> val
         if (std::find(read.begin(), read.end(), value) == read.end()) read.push_back(std::move(value));
       }
     });
+    if (read.empty()) throw Error(r.loc, fmt::format("kernel {}: {}", k.name, r.message));
     throw Error(r.loc, fmt::format("kernel {}: {} (this launch has {})", k.name, r.message, fmt::join(read, ", ")));
   }
 }
