@@ -62,7 +62,8 @@ KernelEntry fp8_gemm_block_scaled_example() {
   KernelEntry e;
   e.name = "fp8_gemm_block_scaled";
   e.description =
-      "fp8 GEMM with DeepSeek-V3's block scales (1 x 128 for A, 128 x 128 for B), promoted to f32 every k-tile";
+      "fp8 GEMM with DeepSeek-V3's block scales (1 x 128 for A, stored M-major as [k / 128, m]; 128 x 128 for B), "
+      "promoted to f32 every k-tile";
   e.size_names = {"m", "n", "k"};
   e.default_sizes = {200, 136, 384};
   e.targets = {"sm_90a"};
