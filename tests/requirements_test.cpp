@@ -75,5 +75,26 @@ TEST(Requirements, TheExportedLauncherChecksThem) {
   EXPECT_NE(header.find(check), std::string::npos) << header.substr(0, 6000);
 }
 
+// A condition on the device alone reads no parameter of the call: the message has no values.
+struct ManyMultiprocessors : Script {
+  static constexpr const char* param_names[] = {"x"};
+  void operator()(Ptr<float> x) {
+    require(multiprocessors >= 100000, "needs 100000 multiprocessors");
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    store_global(global_view(x, {32}), load_global(global_view(x, {32}), {0}, {32}) * 2.0f, {0});
+  }
+};
+
+TEST(Requirements, AConditionOnTheDeviceAloneNamesNoValues) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(32, 1.0f));
+  const std::string where = source_at("tests/requirements_test.cpp", "require(multiprocessors >= 100000");
+  EXPECT_EQ(error_of<ManyMultiprocessors>(x), where + ": kernel ManyMultiprocessors: needs 100000 multiprocessors");
+  Kernel<ManyMultiprocessors> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string header = aot::launcher_header({k.exported("many_multiprocessors", (float*)nullptr)});
+  EXPECT_NE(header.find("tessel_kernel + \": needs 100000 multiprocessors\");"), std::string::npos)
+      << header.substr(0, 6000);
+}
+
 }  // namespace
 }  // namespace tessel::testing
