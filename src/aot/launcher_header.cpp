@@ -3,11 +3,10 @@
 // KernelCore::launch_variant does for the same variant (src/jit/launch_variant.cpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <algorithm>
 
 #include "host_expressions.hpp"
 #include "tessel/aot/exported_kernel.hpp"
-#include "tessel/ir/mutator.hpp"
+#include "tessel/ir/evaluate.hpp"
 #include "tessel/ir/target_limits.hpp"
 
 namespace tessel::aot {
@@ -279,15 +278,10 @@ class LauncherWriter {
   void requirements() {
     for (const ir::Requirement& r : k_.requirements) {
       std::vector<std::string> values;
-      ir::walk_expr(*r.cond, [&](const ir::ExprNode& x) {
-        for (size_t j = 0; j < call_params(); ++j) {
-          const ir::VarNode& p = *k_.params[j];
-          if (&x != &p) continue;
-          const std::string value =
-              fmt::format("{} + std::to_string({})", quoted(p.name + " = "), host_expression(p, k_));
-          if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
-        }
-      });
+      for (size_t j : ir::call_params_read(*r.cond, k_)) {
+        const ir::VarNode& p = *k_.params[j];
+        values.push_back(fmt::format("{} + std::to_string({})", quoted(p.name + " = "), host_expression(p, k_)));
+      }
       const std::string message = values.empty()
                                       ? quoted(": " + r.message)
                                       : quoted(": " + r.message + " (this launch has ") + " + " +

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <optional>
 
+#include "tessel/ir/mutator.hpp"
+
 namespace tessel::ir {
 
 namespace {
@@ -294,6 +296,15 @@ Scalar evaluate_at_launch(const ExprNode& e, const KernelNode& k, std::span<cons
                                              : std::string_view(static_cast<const VarNode&>(x).name));
   };
   return evaluate(e, lookup);
+}
+
+std::vector<size_t> call_params_read(const ExprNode& e, const KernelNode& k) {
+  std::vector<size_t> read;
+  walk_expr(e, [&](const ExprNode& x) {
+    for (size_t j = 0; j < k.call_params(); ++j)
+      if (&x == &*k.params[j] && std::find(read.begin(), read.end(), j) == read.end()) read.push_back(j);
+  });
+  return read;
 }
 
 }  // namespace tessel::ir

@@ -1,7 +1,6 @@
 // Launching a variant: the call's pointers checked, its run-time values, its requirements (Script::require) and the
 // parameters derived from them, the grid computed from them, then the simulator or the GPU. Every call takes this path,
 // so it allocates nothing for any ordinary kernel.
-#include <algorithm>
 #include <array>
 #include <span>
 
@@ -11,7 +10,6 @@
 #include "scratch_buffers.hpp"
 #include "tessel/ir/derived_params.hpp"
 #include "tessel/ir/evaluate.hpp"
-#include "tessel/ir/mutator.hpp"
 #include "tessel/ir/target_limits.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/runtime/launch.hpp"
@@ -43,16 +41,11 @@ void check_requirements(const ir::KernelNode& k, std::span<const ir::Scalar> val
   for (const ir::Requirement& r : k.requirements) {
     if (ir::evaluate_at_launch(*r.cond, k, values, multiprocessors).i) continue;
     std::vector<std::string> read;
-    ir::walk_expr(*r.cond, [&](const ir::ExprNode& x) {
-      for (size_t j = 0; j < k.call_params(); ++j) {
-        const ir::VarNode& p = *k.params[j];
-        if (&x != &p) continue;
-        std::string value =
-            fmt::format("{} = {}", p.name,
-                        is_float(p.type.dtype) ? fmt::format("{}", values[j].f) : fmt::format("{}", values[j].i));
-        if (std::find(read.begin(), read.end(), value) == read.end()) read.push_back(std::move(value));
-      }
-    });
+    for (size_t j : ir::call_params_read(*r.cond, k)) {
+      const ir::VarNode& p = *k.params[j];
+      read.push_back(fmt::format(
+          "{} = {}", p.name, is_float(p.type.dtype) ? fmt::format("{}", values[j].f) : fmt::format("{}", values[j].i)));
+    }
     if (read.empty()) throw Error(r.loc, fmt::format("kernel {}: {}", k.name, r.message));
     throw Error(r.loc, fmt::format("kernel {}: {} (this launch has {})", k.name, r.message, fmt::join(read, ", ")));
   }

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "tessel/ir/ir.hpp"
 
@@ -36,5 +37,9 @@ Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>&
 // over the kernel's first values.size() parameters, whose values `values` holds, and the device's
 // `multiprocessors`. Allocates nothing, as a launch must not.
 Scalar evaluate_at_launch(const ExprNode& e, const KernelNode& k, std::span<const Scalar> values, int multiprocessors);
+
+// The call's parameters of `k` that `e` reads, by index, each once, in the order `e` first reads
+// them: the values an error about a launch names.
+std::vector<size_t> call_params_read(const ExprNode& e, const KernelNode& k);
 
 }  // namespace tessel::ir
