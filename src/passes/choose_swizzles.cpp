@@ -5,8 +5,10 @@
 // Otherwise a tile is swizzled, with the smallest conflict-free pattern, when select_instructions
 // chose ldmatrix to read it or stmatrix to write it and its rows make those 8-row accesses
 // conflict without one; the pattern needs rows of whole 16-byte chunks and whole 128-byte lines.
-// Otherwise it stays unswizzled. Every view of a decided tile is rewritten with the allocation's
-// pattern.
+// Otherwise it stays unswizzled. A tile that TMA moves needs a pattern whose span holds the box's
+// rows, so a narrower choice is dropped (8-row accesses conflict rather than TMA refusing the tile).
+// Every view of a decided tile is rewritten with the allocation's pattern.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -53,18 +55,27 @@ ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext&) {
   std::vector<const ir::SharedTensorNode*> undecided;
   std::set<const ir::SharedTensorNode*> accessed_by_rows;
   std::map<const ir::SharedTensorNode*, int> read_by_tensor_core;  // by wgmma or tcgen05.mma: the swizzle its rows need
+  std::map<const ir::SharedTensorNode*, int64_t> tma_row_bytes;    // the widest box row TMA moves
   ir::walk(k->body, [&](const ir::StmtNode& s) {
     const ir::Effects e = ir::effects(s);
     if (e.shared_allocated && e.shared_allocated->swizzle_bits == ir::kSwizzleUndecided)
       undecided.push_back(e.shared_allocated);
     accessed_by_rows.insert(e.row_accesses.begin(), e.row_accesses.end());
     for (const ir::TensorCoreRead& read : e.tensor_core_reads) read_by_tensor_core[read.tile] = read.swizzle_bits;
+    for (const ir::TmaRows& rows : e.tma_rows)
+      tma_row_bytes[rows.tile] = std::max(tma_row_bytes[rows.tile], rows.row_bytes);
   });
   if (undecided.empty()) return k;
   std::map<const ir::SharedTensorNode*, int> bits;
   for (const ir::SharedTensorNode* t : undecided) {
     auto wgmma = read_by_tensor_core.find(t);
-    bits[t] = wgmma != read_by_tensor_core.end() ? wgmma->second : chosen_bits(*t, accessed_by_rows.count(t) > 0);
+    if (wgmma != read_by_tensor_core.end()) {
+      bits[t] = wgmma->second;
+      continue;
+    }
+    auto tma = tma_row_bytes.find(t);
+    const int by_rows = chosen_bits(*t, accessed_by_rows.count(t) > 0);
+    bits[t] = tma != tma_row_bytes.end() && tma->second > (16 << by_rows) ? 0 : by_rows;
   }
   return ir::with_body(k, ApplySwizzles(std::move(bits)).mutate(k->body));
 }

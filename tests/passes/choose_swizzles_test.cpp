@@ -1,6 +1,7 @@
 // choose_swizzles: decides the swizzle of each shared tile created without one: the span of its
 // row when wgmma reads it, the smallest conflict-free pattern when ldmatrix reads it and 8-row reads
-// would conflict, none otherwise; tiles created with a Swizzle keep theirs.
+// would conflict, none otherwise, or when TMA moves the tile in rows wider than that pattern; tiles
+// created with a Swizzle keep theirs.
 #include "pass_test.hpp"
 
 namespace tessel::testing {
@@ -91,6 +92,47 @@ TEST(ChooseSwizzles, GivesTilesThatWgmmaReadsTheSpanOfTheirRows) {
     CHECK-NEXT: %s.1 = alloc_shared<f16>[32, 32] offset=-1 swizzle=64B
     CHECK: wgmma.mma %r += %s @ view<f16>(%s.1 + 0, shape=[32, 32], strides=[1, 32]) m64n32k16
   )"));
+}
+
+// Two tiles that TMA loads and ldmatrix reads. 8-row reads of the 224-byte rows of the first would
+// take the 32-byte pattern, too narrow for the box's rows; the 128-byte pattern of the second holds
+// its rows.
+struct LdmatrixOfTmaTiles : Script {
+  void operator()(Int32 n, Ptr<f16> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto g = global_view(in, {16, 112});
+    auto s_wide = shared_tensor<f16>({16, 112});
+    auto s_line = shared_tensor<f16>({16, 64});
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], s_wide.nbytes() + s_line.nbytes());
+      tma.global_to_shared(g, s_wide, {0, 0}, bars[0]);
+      tma.global_to_shared(g, s_line, {0, 0}, bars[0]);
+    });
+    mbarrier.wait(bars[0], 0);
+    auto b = register_tensor<f16>({16, 8}, 1.0f);
+    auto c = dot(load_shared(s_wide, {0, 96}, {16, 16}), b, register_tensor<float>({16, 8}, 0.0f));
+    c = dot(load_shared(s_line, {0, 48}, {16, 16}), b, c);
+    store_global(global_view(out, {16, 8}), c, {0, 0});
+  }
+};
+
+TEST(ChooseSwizzles, LeavesTilesUnswizzledWhereTmaRowsAreWiderThanThePattern) {
+  const ir::Kernel k = before_pass(Kernel<LdmatrixOfTmaTiles>(Device::simulator(), KernelOptions{"sm_90a"})
+                                       .traced(1, (f16*)nullptr, (float*)nullptr));
+  EXPECT_TRUE(file_check(ir::print(*k), R"(
+    CHECK: %s = alloc_shared<f16>[16, 112] offset=-1 swizzle=undecided
+    CHECK-NEXT: %s.1 = alloc_shared<f16>[16, 64] offset=-1 swizzle=undecided
+    CHECK: = load_shared %s at [0, 96] by ldmatrix A over 1x1 warps
+    CHECK: = load_shared %s.1 at [0, 48] by ldmatrix A over 1x1 warps
+  )"));
+  std::string expected = ir::print(*k);
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"[16, 112] offset=-1 swizzle=undecided", "[16, 112] offset=-1"},
+           {"[16, 64] offset=-1 swizzle=undecided", "[16, 64] offset=-1 swizzle=128B"}})
+    expected.replace(expected.find(from), from.size(), to);
+  EXPECT_EQ(ir::print(*passes::choose_swizzles(k, {})), expected);
 }
 
 // Every tile's swizzle is fixed by its creation.

@@ -1,7 +1,7 @@
 // What an instruction does to the block's shared resources besides reading and writing its
 // operands: the barriers it initializes, arrives on, and expects or completes transaction bytes
-// on; the shared tiles that tensor cores read, and those read or written a row at a time; the
-// tensor memory it allocates and frees. Every instruction states its effects beside its verifier
+// on; the shared tiles that tensor cores read, those read or written a row at a time, and those TMA
+// moves; the tensor memory it allocates and frees. Every instruction states its effects beside its verifier
 // rule (src/ir/instructions/<family>.cpp), declared from nodes.def, so a new instruction does not
 // link until it says what it does; the analyses that need these facts (arrival counts, transaction
 // bytes, swizzles, tensor memory) read them instead of testing node kinds.
@@ -45,6 +45,12 @@ struct TensorCoreRead {
   int swizzle_bits;
 };
 
+// A shared tile a TMA copy moves, in box rows of `row_bytes`: its swizzle's span must hold a row.
+struct TmaRows {
+  const SharedTensorNode* tile;
+  int64_t row_bytes;
+};
+
 struct Effects {
   const SharedTensorNode* shared_allocated = nullptr;
   // A barrier array initialized, with each barrier's arrival count.
@@ -56,6 +62,7 @@ struct Effects {
   std::vector<TensorCoreRead> tensor_core_reads;
   // Shared tiles read (ldmatrix) or written (stmatrix) in 8-row matrix accesses.
   std::vector<const SharedTensorNode*> row_accesses;
+  std::vector<TmaRows> tma_rows;
   const TMemoryTensorNode* tensor_memory_allocated = nullptr;
   const TMemoryTensorNode* tensor_memory_freed = nullptr;
 };

@@ -133,7 +133,17 @@ void verify_TmaWait(Verification&, const TmaWaitNode& n) {
 
 // ---- effects ----
 
-Effects effects_of(const TmaStoreNode&) { return {}; }
+namespace {
+TmaRows rows_moved(const SharedTensorNode& tile, int view_rank, const std::vector<int>& dims, DType dtype) {
+  return {tile.allocation(), int64_t(tma_box(tile, view_rank, dims).back()) * tma_shared_element_bytes(dtype)};
+}
+}  // namespace
+
+Effects effects_of(const TmaStoreNode& n) {
+  Effects e;
+  e.tma_rows.push_back(rows_moved(*n.src, n.dst->rank(), n.dims, n.dst->dtype));
+  return e;
+}
 Effects effects_of(const TmaCommitNode&) { return {}; }
 Effects effects_of(const TmaWaitNode&) { return {}; }
 
@@ -143,6 +153,7 @@ Effects effects_of(const TmaLoadNode& n) {
   for (int extent : tma_box(*n.dst, n.src->rank(), n.dims)) bytes *= extent;
   Effects e;
   e.completed_bytes.push_back({&n.barrier, bytes, n.cta_mask != nullptr || n.barrier_rank != nullptr});
+  e.tma_rows.push_back(rows_moved(*n.dst, n.src->rank(), n.dims, n.src->dtype));
   return e;
 }
 
