@@ -15,6 +15,7 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import tessel
+from flushed_timer import FlushedTimer
 
 
 def main():
@@ -28,7 +29,7 @@ def main():
     dtype = getattr(torch, args.dtype)
     suffix = "_bf16" if dtype == torch.bfloat16 else ""
     examples = tessel.examples()
-    flush = torch.empty(512 << 20, dtype=torch.uint8, device="cuda")  # larger than the H200's 50 MB L2
+    timed = FlushedTimer()
     print(f"# {torch.cuda.get_device_name()}, {args.dtype}, TFLOPS (median of {args.rounds} rounds, L2 flushed)")
     print("seq    d  causal " + " ".join(f"{name:>14s}" for name in ["cudnn", "flash"] + args.steps.split(","))
           + "  ratio to the faster backend")
@@ -53,15 +54,9 @@ def main():
                 times = {name: [] for name in methods}
                 for run in methods.values():  # warm-up: compiles, tunes
                     run()
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 for _ in range(args.rounds):
                     for name, run in methods.items():
-                        flush.zero_()
-                        start.record()
-                        run()
-                        end.record()
-                        end.synchronize()
-                        times[name].append(start.elapsed_time(end) * 1e-3)
+                        times[name].append(timed(run))
                 flops = 4 * batch * heads * seq * seq * d / (2 if causal else 1)
                 tflops = {name: flops / statistics.median(t) / 1e12 for name, t in times.items()}
                 best = max(tflops["cudnn"], tflops["flash"])

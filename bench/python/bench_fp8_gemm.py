@@ -16,6 +16,7 @@ import statistics
 import torch
 
 import tessel
+from flushed_timer import FlushedTimer
 
 SHAPES = "4096x4096x4096,8192x8192x8192,4096x7168x16384,128x7168x16384"
 
@@ -27,7 +28,7 @@ def main():
     args = parser.parse_args()
     kernel = tessel.examples().kernel("fp8_gemm")
     block_scaled = tessel.examples().kernel("fp8_gemm_block_scaled")
-    flush = torch.empty(512 << 20, dtype=torch.uint8, device="cuda")  # larger than the H200's 50 MB L2
+    timed = FlushedTimer()
     print(f"# {torch.cuda.get_device_name()}, e4m3 x e4m3 -> bf16, TFLOPS (median of {args.rounds} rounds, "
           "L2 flushed)")
     print(f"{'m x n x k':>20s} {'cuBLASLt':>10s} {'tessel':>10s}  ratio  {'cuBLASLt bs':>12s} "
@@ -66,17 +67,9 @@ def main():
             methods["cublaslt_block_scaled"] = lambda: torch._scaled_mm(
                 a, b.t(), scale_a=column_major_rows, scale_b=block_scales.t(), out_dtype=torch.bfloat16)
         times = {name: [] for name in methods}
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         for _ in range(args.rounds):
             for name, run in methods.items():
-                # A read evicts L2: a flush that writes leaves dirty lines, whose write-back the
-                # next kernel would pay for.
-                flush.max()
-                start.record()
-                run()
-                end.record()
-                end.synchronize()
-                times[name].append(start.elapsed_time(end) * 1e-3)
+                times[name].append(timed(run))
         tflops = {name: 2 * m * n * k / statistics.median(t) / 1e12 for name, t in times.items()}
         ratio = {name: tflops[name] / tflops["cublaslt"] for name in tflops}
         if "cublaslt_block_scaled" in tflops:

@@ -19,27 +19,17 @@ import statistics
 import torch
 
 import tessel
+from flushed_timer import FlushedTimer
 
 SHAPES = "1x14336x4096,16x14336x4096,64x14336x4096,1x4096x14336,16x4096x14336,64x4096x14336,4096x14336x4096"
 TYPES = "i2,i3,i4,i6,i8,f4e2m1,f6e3m2,f8e4m3"
 BITS = {"i2": 2, "i3": 3, "i4": 4, "u4": 4, "i6": 6, "i8": 8, "f4e2m1": 4, "f6e2m3": 6, "f6e3m2": 6, "f8e4m3": 8}
 
 
-def timed(run, flush, start, end):
-    # Evicts L2 by reading a larger buffer: a flush that writes (zero_) leaves L2 full of dirty lines,
-    # whose write-back (about 8 us on an H200) a short kernel would pay for.
-    flush.max()
-    start.record()
-    run()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) * 1e-3
-
-
-def copy_bandwidth(flush, start, end, rounds):
+def copy_bandwidth(timed, rounds):
     src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
-    seconds = statistics.median(timed(lambda: dst.copy_(src), flush, start, end) for _ in range(rounds))
+    seconds = statistics.median(timed(lambda: dst.copy_(src)) for _ in range(rounds))
     return 2 * src.numel() / seconds
 
 
@@ -65,9 +55,8 @@ def main():
     parser.add_argument("--kernel", default="weight_only_gemm",
                         help="weight_only_gemm (mma.sync) or weight_only_gemm_wgmma (many rows, sm_90a)")
     args = parser.parse_args()
-    flush = torch.empty(512 << 20, dtype=torch.uint8, device="cuda")  # larger than the H200's 50 MB L2
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    copy = copy_bandwidth(flush, start, end, args.rounds)
+    timed = FlushedTimer()
+    copy = copy_bandwidth(timed, args.rounds)
     print(f"# {torch.cuda.get_device_name()}, copy bandwidth {copy / 1e9:.0f} GB/s; microseconds (median of "
           f"{args.rounds} rounds, L2 flushed); 'of copy' = weight bytes / time / copy bandwidth")
     print(f"{'m x n x k':>18s} {'type':>7s} {'cuBLAS f16':>10s} {'int4pack':>9s} {'same bytes':>10s} {'tessel':>8s} "
@@ -100,7 +89,7 @@ def main():
             times = {name: [] for name in methods}
             for _ in range(args.rounds):
                 for name, run in methods.items():
-                    times[name].append(timed(run, flush, start, end))
+                    times[name].append(timed(run))
             us = {name: statistics.median(t) * 1e6 for name, t in times.items()}
             weight_bytes = n * k * BITS[kind] / 8
             of_copy = weight_bytes / (us["tessel"] * 1e-6) / copy
