@@ -1,5 +1,6 @@
 // How tessel times GPU work, in the autotuner and in every benchmark: CUDA events around each
-// run, the L2 cache flushed before each run, warm-up runs first, the median of the timed runs.
+// run, the L2 cache flushed (by reading a buffer twice its size) before each run, warm-up runs
+// first, the median of the timed runs.
 #pragma once
 
 #include <functional>
@@ -14,7 +15,7 @@ class GpuTimer {
     double budget_ms = 100;  // runs beyond min_runs stop once this much GPU time was measured
   };
 
-  // Needs a GPU; allocates a flush buffer of twice the L2 size.
+  // Needs a GPU; allocates a flush buffer of twice the L2 size and loads the kernel that reads it.
   GpuTimer();
   ~GpuTimer();
   GpuTimer(const GpuTimer&) = delete;
@@ -31,6 +32,9 @@ class GpuTimer {
   void* stop_ = nullptr;
   unsigned long long scrub_ = 0;  // CUdeviceptr
   size_t scrub_bytes_ = 0;
+  void* flush_module_ = nullptr;    // CUmodule
+  void* flush_function_ = nullptr;  // CUfunction: reads the scrub buffer
+  unsigned flush_blocks_ = 0;
 };
 
 }  // namespace tessel::tuning
