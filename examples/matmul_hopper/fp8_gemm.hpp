@@ -37,12 +37,17 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
   int stages = 3;
   int swizzle_size = 4;
   int consumer_warpgroups = 2;
+  // The 128-column chunks of k a stage holds, consecutive in each row: with 2, every row's read is
+  // 256 contiguous bytes, which DRAM serves faster than 128-byte pieces of rows 16 KB apart (k =
+  // 16384), so a few rows, whose time is B's read, go faster. The block-scaled form keeps one: its
+  // scales cover 128 columns.
+  int k_chunks = 1;
   static constexpr const char* param_names[] = {"m", "n", "k", "scale_a", "scale_b", "a", "b", "d"};
 
   // The first candidate is the configuration above: 3 stages of 128 x 256 and the output tile fill
-  // shared memory; 128 x 128 tiles leave room for 6 (5 beside BlockScaled's scales). The last, one
-  // consumer warpgroup of 64 rows, is for a few rows (decode), where 128-row tiles leave most
-  // multiprocessors without a tile.
+  // shared memory; 128 x 128 tiles leave room for 6 (5 beside BlockScaled's scales). The last ones,
+  // one consumer warpgroup of 64 rows, are for a few rows (decode), where 128-row tiles leave most
+  // multiprocessors without a tile; 4 stages of two chunks each hold as many bytes as 8 of one.
   MatmulFp8() {
     if (BlockScaled) {
       block_n = 128;
@@ -56,9 +61,9 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
                                                                    {&S::block_m, &S::consumer_warpgroups, &S::stages},
                                                                    {{128, 2, 5}, {64, 1, 8}});
     return tune("swizzle_size", &S::swizzle_size, {4, 8}) *
-           tune("block_m, consumer_warpgroups, block_n, stages",
-                {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
-                {{128, 2, 256, 3}, {128, 2, 128, 6}, {64, 1, 128, 8}});
+           tune("block_m, consumer_warpgroups, block_n, stages, k_chunks",
+                {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::k_chunks},
+                {{128, 2, 256, 3, 1}, {128, 2, 128, 6, 1}, {64, 1, 128, 8, 1}, {64, 1, 128, 4, 2}});
   }
   using Scales = std::conditional_t<BlockScaled, Ptr<float>, Float32>;
   static constexpr int scale_block = 128;  // the columns (and B's rows) one block scale covers
@@ -79,13 +84,15 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
     auto g_a = global_view(a, {m, k});
     auto g_b = global_view(b, {n, k});
     auto g_d = global_view(d, {m, n});
-    auto s_a = shared_tensor<A>({stages, block_m, block_k});
-    auto s_b = shared_tensor<B>({stages, block_n, block_k});
+    auto s_a = shared_tensor<A>({stages, k_chunks, block_m, block_k});
+    auto s_b = shared_tensor<B>({stages, k_chunks, block_n, block_k});
     auto s_d = shared_tensor<Out>({block_n / epilogue_n, block_m, epilogue_n}, Swizzle::b128);
     // BlockScaled: A's scales of a k-tile's rows come with its stage (scale_a is [k / 128, m]).
     std::optional<GlobalTensor> g_scale_a;
     std::optional<SharedTensor> s_scales;
     if constexpr (BlockScaled) {
+      if (k_chunks != 1)
+        throw Error("fp8_gemm_block_scaled: k_chunks must be 1; a stage's scales cover 128 columns of k");
       require(m % 4 == 0, "m must be a multiple of 4: TMA reads A's scales [k / 128, m] in rows of whole 16 bytes");
       g_scale_a = global_view(scale_a, {cdiv(k, scale_block), m});
       s_scales = shared_tensor<float>({stages, 1, block_m}, Swizzle::none);
@@ -98,7 +105,7 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
       thread_group(0, 32, [&] {
         for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
           auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
-          for (Int32 offset_k : range(0, k, block_k, stages)) {
+          for (Int32 offset_k : range(0, k, block_k * k_chunks, stages)) {
             tma_pipe.producer_acquire();
             const int64_t scale_bytes = s_scales ? (*s_scales)[0].nbytes() : 0;
             single_thread([&] {
@@ -106,12 +113,14 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
                   tma_pipe.producer_barrier(),
                   s_a[tma_pipe.producer_stage].nbytes() + s_b[tma_pipe.producer_stage].nbytes() + scale_bytes);
             });
-            tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {m_block * block_m, offset_k},
+            for (int c = 0; c < k_chunks; ++c)
+              tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage][c], {m_block * block_m, offset_k + c * block_k},
                                  tma_pipe.producer_barrier());
             if (s_scales)
               tma.global_to_shared(*g_scale_a, (*s_scales)[tma_pipe.producer_stage],
                                    {offset_k / scale_block, m_block * block_m}, tma_pipe.producer_barrier());
-            tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage], {n_block * block_n, offset_k},
+            for (int c = 0; c < k_chunks; ++c)
+              tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage][c], {n_block * block_n, offset_k + c * block_k},
                                  tma_pipe.producer_barrier());
             tma_pipe.producer_advance();
           }
@@ -121,7 +130,7 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
 
     thread_group(128, consumer_threads, [&] {
       setmaxnreg.increase(consumer_registers());
-      Int32 k_tiles = cdiv(k, block_k);
+      Int32 k_tiles = cdiv(k, block_k * k_chunks);
       for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
         auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
@@ -135,7 +144,7 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
           for (Int32 i : range(0, k_tiles, 1, stages)) {
             tma_pipe.consumer_acquire();
             wgmma.fence();
-            wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), partial, false);
+            wgmma.mma(s_a[tma_pipe.consumer_stage][0], s_b[tma_pipe.consumer_stage][0].transpose(), partial, false);
             wgmma.commit_group();
             // While the mma runs: this k-tile's A scales from its stage, and the next k-tile's B
             // scale (a last extra load past k is masked).
@@ -151,7 +160,8 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
           for (Int32 i : range(0, k_tiles, 1, stages)) {
             tma_pipe.consumer_acquire();
             wgmma.fence();
-            wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), acc);
+            for (int c = 0; c < k_chunks; ++c)
+              wgmma.mma(s_a[tma_pipe.consumer_stage][c], s_b[tma_pipe.consumer_stage][c].transpose(), acc);
             wgmma.commit_group();
             // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
             wgmma.wait_group(1);
