@@ -115,13 +115,13 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
             });
             for (int c = 0; c < k_chunks; ++c)
               tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage][c], {m_block * block_m, offset_k + c * block_k},
-                                 tma_pipe.producer_barrier());
+                                   tma_pipe.producer_barrier());
             if (s_scales)
               tma.global_to_shared(*g_scale_a, (*s_scales)[tma_pipe.producer_stage],
                                    {offset_k / scale_block, m_block * block_m}, tma_pipe.producer_barrier());
             for (int c = 0; c < k_chunks; ++c)
               tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage][c], {n_block * block_n, offset_k + c * block_k},
-                                 tma_pipe.producer_barrier());
+                                   tma_pipe.producer_barrier());
             tma_pipe.producer_advance();
           }
         }
