@@ -175,18 +175,21 @@ template <int SwizzleSize, int BlockN, int Stages, int SplitK = 1> struct V5Fixe
   static Space space() { return Space{}; }
 };
 
-// The decode candidate: one consumer warpgroup of 64 rows.
-struct V5OneConsumer : V5Fixed<4, 128, 8> {
+// The decode candidates: one consumer warpgroup of 64 rows.
+template <int BlockN, int Stages> struct V5OneConsumer : V5Fixed<4, BlockN, Stages> {
   V5OneConsumer() {
-    block_m = 64;
-    consumer_warpgroups = 1;
+    this->block_m = 64;
+    this->consumer_warpgroups = 1;
   }
 };
 
 TEST(HopperLadder, V5AtTheOtherPointsOfItsSpaceMatchesTheHostReference) {
   expect_matches_under_every_order<V5Fixed<1, 128, 5>>("v5_swizzle1_n128_stages5", specialized_sizes);
   expect_matches_under_every_order<V5Fixed<8, 128, 4>>("v5_swizzle8_n128_stages4", specialized_sizes);
-  expect_matches_under_every_order<V5OneConsumer>("v5_one_consumer", {{16, 600, 296}, {200, 264, 296}});
+  expect_matches_under_every_order<V5OneConsumer<128, 8>>("v5_one_consumer", {{16, 600, 296}, {200, 264, 296}});
+  // 112 columns, whose output tile is one unswizzled epilogue block of 224-byte rows.
+  expect_matches_under_every_order<V5Fixed<4, 112, 6>>("v5_n112_stages6", specialized_sizes);
+  expect_matches_under_every_order<V5OneConsumer<112, 9>>("v5_one_consumer_n112", {{16, 600, 296}, {200, 264, 296}});
 }
 
 // Split-K: k = 296 is 5 k-tiles, so 2 splits take 3 and 2 and 4 splits take 2, 2, 1 and none. A

@@ -34,9 +34,10 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
 
   // The first candidate is the configuration above; 3 stages of 128 x 256 and the output tile fill
-  // shared memory, and 128 x 128 tiles leave room for 5. The last is for a few rows (decode): one
-  // consumer warpgroup of 64 rows computes fewer rows that do not exist, and its smaller A stage
-  // leaves room for 8 stages in flight (0.73x to 0.98x cuBLAS at 16 x 14336 x 4096 on an H200).
+  // shared memory, and 128 x 128 tiles leave room for 5. The last ones are for a few rows (decode):
+  // one consumer warpgroup of 64 rows computes fewer rows that do not exist, and its smaller A stage
+  // leaves room for 8 stages in flight (0.73x to 0.98x cuBLAS at 16 x 14336 x 4096 on an H200). 112
+  // columns make 128 tiles of 14336 (or 7168) columns for 132 multiprocessors, where 128 make 112.
   // Split-K is not tuned: on the H200 it is slower at every shape measured (docs/performance.md,
   // "Decode shapes"). A kernel built from a script object asks for it (split_k = 2, block_n = 128:
   // the unit that finishes a tile needs registers for a partial tile besides its own, which only
@@ -46,12 +47,18 @@ template <class T = f16> struct MatmulV5Persistent : Script {
     return tune("swizzle_size", &S::swizzle_size, {4, 1, 8}) *
            tune("block_m, consumer_warpgroups, block_n, stages",
                 {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
-                {{128, 2, 256, 3}, {128, 2, 128, 5}, {128, 2, 128, 4}, {64, 1, 128, 8}});
+                {{128, 2, 256, 3},
+                 {128, 2, 128, 5},
+                 {128, 2, 128, 4},
+                 {128, 2, 112, 6},
+                 {64, 1, 128, 8},
+                 {64, 1, 112, 9}});
   }
 
   static constexpr int producer_registers = 40;
-  // Columns of one epilogue block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box has.
-  static constexpr int epilogue_n = 64;
+  // Columns of one epilogue block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box
+  // has; a tile of other widths is one block, whose swizzle the compiler chooses.
+  int epilogue_n() const { return block_n % 64 == 0 ? 64 : block_n; }
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
 
   // The epilogue: the tile into shared memory (stmatrix), then out with TMA stores.
@@ -60,6 +67,7 @@ template <class T = f16> struct MatmulV5Persistent : Script {
     // The previous tile's store has read s_c before anyone overwrites it.
     single_thread([&] { tma.wait_group(0, true); });
     sync();
+    const int epilogue_n = this->epilogue_n();
     for (int j = 0; j < block_n / epilogue_n; ++j)
       store_shared(s_c[j], tile.slice({0, j * epilogue_n}, {block_m, epilogue_n}).to<T>());
     fence.proxy_async();
@@ -85,7 +93,8 @@ template <class T = f16> struct MatmulV5Persistent : Script {
     auto g_c = global_view(c, {m, n});
     auto s_a = shared_tensor<T>({stages, block_m, block_k});
     auto s_b = shared_tensor<T>({stages, block_n, block_k});
-    auto s_c = shared_tensor<T>({block_n / epilogue_n, block_m, epilogue_n}, Swizzle::b128);
+    const std::vector<Dim> epilogue_shape = {block_n / epilogue_n(), block_m, epilogue_n()};
+    auto s_c = epilogue_n() == 64 ? shared_tensor<T>(epilogue_shape, Swizzle::b128) : shared_tensor<T>(epilogue_shape);
     Pipeline tma_pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
     Int32 k_tiles = cdiv(k, block_k);
