@@ -195,6 +195,11 @@ template <class T> struct AttentionV4Overlapped : Script {
         issue_scores();
         pass_turn();
         wgmma.wait_group(0);
+        // Once the tile's last S is done, Q's slot is free: the next tile's Q loads from here on.
+        const auto release_q_after = [&](const Int32& j) {
+          if_(j + 1 == t.key_blocks, [&] { mbarrier.arrive(q_empty[0]); });
+        };
+        release_q_after(0);
         auto rescale = softmax(0);  // O is zero, so its rescale at the next block changes nothing
         std::vector<RegisterTensor> p = value_steps(s);
         advance();
@@ -208,6 +213,7 @@ template <class T> struct AttentionV4Overlapped : Script {
           issue_values(p, previous_stage, acc);
           pass_turn();
           wgmma.wait_group(1);  // S_j is done; P_{j-1} V_{j-1} may still run
+          release_q_after(j);
           rescale = softmax(j);
           const std::vector<RegisterTensor> next = value_steps(s);
           wgmma.wait_group(0);
@@ -215,7 +221,6 @@ template <class T> struct AttentionV4Overlapped : Script {
           for (int kc = 0; kc < key_chunks; ++kc) p[kc] = next[kc];
           advance();
         }
-        mbarrier.arrive(q_empty[0]);  // every S of the tile is done: the next tile's Q may come
         take_turn();
         acc = acc * rescale;
         wgmma.fence();
