@@ -36,8 +36,9 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   // The first candidate is the configuration above; 3 stages of 128 x 256 and the output tile fill
   // shared memory, and 128 x 128 tiles leave room for 5. The last ones are for a few rows (decode):
   // one consumer warpgroup of 64 rows computes fewer rows that do not exist, and its smaller A stage
-  // leaves room for 8 stages in flight (0.73x to 0.98x cuBLAS at 16 x 14336 x 4096 on an H200). 112
-  // columns make 128 tiles of 14336 (or 7168) columns for 132 multiprocessors, where 128 make 112.
+  // leaves room for 8 stages in flight (0.73x to 0.98x cuBLAS at 16 x 14336 x 4096 on an H200,
+  // timed after a writing L2 flush). 112 columns make 128 tiles of 14336 columns for 132
+  // multiprocessors, where 128 make 112.
   // Split-K is not tuned: on the H200 it is slower at every shape measured (docs/performance.md,
   // "Decode shapes"). A kernel built from a script object asks for it (split_k = 2, block_n = 128:
   // the unit that finishes a tile needs registers for a partial tile besides its own, which only
