@@ -5,6 +5,7 @@
 
 #include "cli.hpp"
 #include "examples.hpp"
+#include "expect_error.hpp"
 #include "matmul_example.hpp"
 #include "matmul_hopper/v1_tma_wgmma.hpp"
 #include "matmul_hopper/v2_multistage.hpp"
@@ -183,6 +184,15 @@ template <int BlockN, int Stages> struct V5OneConsumer : V5Fixed<4, BlockN, Stag
   }
 };
 
+// Swapped operands: B's rows are the mma's M and A's 16 rows its N.
+template <int ConsumerWarpgroups, int Stages> struct V5Swapped : V5Fixed<4, 128, Stages> {
+  V5Swapped() {
+    this->block_m = 16;
+    this->consumer_warpgroups = ConsumerWarpgroups;
+    this->swap_ab = 1;
+  }
+};
+
 TEST(HopperLadder, V5AtTheOtherPointsOfItsSpaceMatchesTheHostReference) {
   expect_matches_under_every_order<V5Fixed<1, 128, 5>>("v5_swizzle1_n128_stages5", specialized_sizes);
   expect_matches_under_every_order<V5Fixed<8, 128, 4>>("v5_swizzle8_n128_stages4", specialized_sizes);
@@ -190,6 +200,19 @@ TEST(HopperLadder, V5AtTheOtherPointsOfItsSpaceMatchesTheHostReference) {
   // 112 columns, whose output tile is one unswizzled epilogue block of 224-byte rows.
   expect_matches_under_every_order<V5Fixed<4, 112, 6>>("v5_n112_stages6", specialized_sizes);
   expect_matches_under_every_order<V5OneConsumer<112, 9>>("v5_one_consumer_n112", {{16, 600, 296}, {200, 264, 296}});
+  // 40 rows are three blocks of 16, the last one partial.
+  expect_matches_under_every_order<V5Swapped<1, 10>>("v5_swapped", {{16, 600, 296}, {40, 264, 296}});
+  expect_matches_under_every_order<V5Swapped<2, 11>>("v5_swapped_two_consumers", {{16, 600, 296}, {40, 264, 296}});
+}
+
+struct V5SwappedSplit : V5Swapped<1, 10> {
+  V5SwappedSplit() { split_k = 2; }
+};
+
+TEST(HopperLadder, V5RefusesSwappedOperandsWithSplitK) {
+  const Device dev = Device::simulator();
+  Buffer<f16> a(dev, std::vector<f16>(16 * 64)), b(dev, std::vector<f16>(128 * 64)), c(dev, std::vector<f16>(16 * 128));
+  EXPECT_EQ(testing::error_of<V5SwappedSplit>(16, 128, 64, a, b, c), "MatmulV5Persistent: swap_ab = 1 takes split_k = 1");
 }
 
 // Split-K: k = 296 is 5 k-tiles, so 2 splits take 3 and 2 and 4 splits take 2, 2, 1 and none. A

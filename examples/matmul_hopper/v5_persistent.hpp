@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 
 #include "tessel/lib/pipeline.hpp"
 #include "tessel/lib/split_k.hpp"
@@ -25,20 +26,26 @@ namespace tessel::examples::hopper {
 // with split_k = s, each tile's k-tiles are cut into s ranges, and the blocks walk (tile, range)
 // units instead of tiles, whose partials a SplitKReduction sums in range order (so the sum does not
 // depend on which unit finishes last) before the tile is written.
+//
+// Swapped operands, for a few rows: with swap_ab = 1 the mma computes the tile's transpose,
+// B's block_n rows as its M and A's block_m rows as its N (which may be 16), so the stages hold
+// no rows that do not exist. The epilogue stores the accumulator's transpose straight from
+// registers; the output tile is a few rows, so its stores are few.
 template <class T = f16> struct MatmulV5Persistent : Script {
   int block_m = 128, block_n = 256, block_k = 64;
   int stages = 3;
   int swizzle_size = 4;
   int consumer_warpgroups = 2;
   int split_k = 1;
+  int swap_ab = 0;
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
 
   // The first candidate is the configuration above; 3 stages of 128 x 256 and the output tile fill
-  // shared memory, and 128 x 128 tiles leave room for 5. The last ones are for a few rows (decode):
+  // shared memory, and 128 x 128 tiles leave room for 5. 112 columns make 128 tiles of 14336
+  // columns for 132 multiprocessors, where 128 make 112. The last ones are for a few rows (decode):
   // one consumer warpgroup of 64 rows computes fewer rows that do not exist, and its smaller A stage
-  // leaves room for 8 stages in flight (0.73x to 0.98x cuBLAS at 16 x 14336 x 4096 on an H200,
-  // timed after a writing L2 flush). 112 columns make 128 tiles of 14336 columns for 132
-  // multiprocessors, where 128 make 112.
+  // leaves room for more stages in flight; swapped operands give the stages to B alone (16 rows:
+  // 0.93x to 1.00-1.02x cuBLAS at 16 x 14336 x 4096 on an H200, docs/performance.md).
   // Split-K is not tuned: on the H200 it is slower at every shape measured (docs/performance.md,
   // "Decode shapes"). A kernel built from a script object asks for it (split_k = 2, block_n = 128:
   // the unit that finishes a tile needs registers for a partial tile besides its own, which only
@@ -46,14 +53,16 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   static Space space() {
     using S = MatmulV5Persistent;
     return tune("swizzle_size", &S::swizzle_size, {4, 1, 8}) *
-           tune("block_m, consumer_warpgroups, block_n, stages",
-                {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
-                {{128, 2, 256, 3},
-                 {128, 2, 128, 5},
-                 {128, 2, 128, 4},
-                 {128, 2, 112, 6},
-                 {64, 1, 128, 8},
-                 {64, 1, 112, 9}});
+           tune("block_m, consumer_warpgroups, block_n, stages, swap_ab",
+                {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::swap_ab},
+                {{128, 2, 256, 3, 0},
+                 {128, 2, 128, 5, 0},
+                 {128, 2, 128, 4, 0},
+                 {128, 2, 112, 6, 0},
+                 {64, 1, 128, 8, 0},
+                 {64, 1, 112, 9, 0},
+                 {16, 1, 128, 10, 1},
+                 {16, 2, 128, 11, 1}});
   }
 
   static constexpr int producer_registers = 40;
@@ -81,6 +90,8 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
+    if (swap_ab && split_k != 1)
+      throw Error("MatmulV5Persistent: swap_ab = 1 takes split_k = 1");
     Int32 num_m_blocks = cdiv(m, block_m);
     Int32 num_n_blocks = cdiv(n, block_n);
     Int32 num_tiles = num_m_blocks * num_n_blocks;
@@ -94,8 +105,11 @@ template <class T = f16> struct MatmulV5Persistent : Script {
     auto g_c = global_view(c, {m, n});
     auto s_a = shared_tensor<T>({stages, block_m, block_k});
     auto s_b = shared_tensor<T>({stages, block_n, block_k});
+    // The output tile's shared copy, for the TMA-store epilogue (swapped operands store from registers).
+    std::optional<SharedTensor> s_c;
     const std::vector<Dim> epilogue_shape = {block_n / epilogue_n(), block_m, epilogue_n()};
-    auto s_c = epilogue_n() == 64 ? shared_tensor<T>(epilogue_shape, Swizzle::b128) : shared_tensor<T>(epilogue_shape);
+    if (!swap_ab)
+      s_c = epilogue_n() == 64 ? shared_tensor<T>(epilogue_shape, Swizzle::b128) : shared_tensor<T>(epilogue_shape);
     Pipeline tma_pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
     Int32 k_tiles = cdiv(k, block_k);
@@ -131,11 +145,15 @@ template <class T = f16> struct MatmulV5Persistent : Script {
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
         Int32 split = unit % split_k;
         Int32 unit_k_tiles = max(0, min(k_tiles, (split + 1) * split_tiles) - split * split_tiles);
-        auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
+        auto acc = swap_ab ? register_tensor<float>({block_n, block_m}, 0.0f)
+                           : register_tensor<float>({block_m, block_n}, 0.0f);
         for (Int32 i : range(0, unit_k_tiles, 1, stages)) {
           tma_pipe.consumer_acquire();
           wgmma.fence();
-          wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), acc);
+          if (swap_ab)
+            wgmma.mma(s_b[tma_pipe.consumer_stage], s_a[tma_pipe.consumer_stage].transpose(), acc);
+          else
+            wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), acc);
           wgmma.commit_group();
           // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
           wgmma.wait_group(1);
@@ -146,12 +164,14 @@ template <class T = f16> struct MatmulV5Persistent : Script {
         wgmma.wait_group(0);
         if_(unit_k_tiles > 0,
             [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
-        if (split_k == 1) {
-          store_tile(acc, s_c, g_c, m_block, n_block);
+        if (swap_ab) {
+          store_global(g_c, permute(acc, {1, 0}).to<T>(), {m_block * block_m, n_block * block_n});
+        } else if (split_k == 1) {
+          store_tile(acc, *s_c, g_c, m_block, n_block);
         } else {
           SplitKReduction reduction(split_k, m, n, num_tiles);
           reduction.reduce(acc, tile, split, m_block * block_m, n_block * block_n,
-                           [&] { store_tile(acc, s_c, g_c, m_block, n_block); });
+                           [&] { store_tile(acc, *s_c, g_c, m_block, n_block); });
         }
       }
       single_thread([&] { tma.wait_group(0); });
