@@ -90,8 +90,7 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
-    if (swap_ab && split_k != 1)
-      throw Error("MatmulV5Persistent: swap_ab = 1 takes split_k = 1");
+    if (swap_ab && split_k != 1) throw Error("MatmulV5Persistent: swap_ab = 1 takes split_k = 1");
     Int32 num_m_blocks = cdiv(m, block_m);
     Int32 num_n_blocks = cdiv(n, block_n);
     Int32 num_tiles = num_m_blocks * num_n_blocks;
