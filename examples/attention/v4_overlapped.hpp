@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "tessel/lang/space.hpp"
@@ -9,12 +10,15 @@
 namespace tessel::examples::attention {
 
 // Attention step 4: step 3 with the softmax of one key block overlapped with the tensor cores'
-// work on its neighbours, the two consumer warpgroups in ping-pong, masks only where a block needs
-// one, persistent blocks, and a tuned space.
+// work on its neighbours, K and V in rings of their own, masks only where a block needs one,
+// persistent blocks, O stored through shared memory by TMA, the two consumer warpgroups in
+// ping-pong or not, and a tuned space.
 //
 // Each consumer iteration issues S_j = Q K_jᵀ and then O += P_{j-1} V_{j-1} as two wgmma groups,
-// waits for the first only, and computes block j's softmax while the second runs; then it waits
-// for the second and frees block j - 1's slot. O is rescaled for block j's row maxima in the next
+// waits for the first only, frees K_j's slot, and computes block j's softmax while the second
+// runs; then it waits for the second and frees V_{j-1}'s slot. K's slots are freed an iteration
+// before V's, and two of each with O's tile for the TMA store fit where three of each do without
+// it (and run faster: docs/performance.md). O is rescaled for block j's row maxima in the next
 // iteration, between the two groups' issues, so that the rescale runs beside S_{j+1}'s mma. So
 // the exp2, the row reductions and the rescale, which the tensor cores would otherwise wait for,
 // run beside them.
@@ -38,17 +42,27 @@ namespace tessel::examples::attention {
 template <class T> struct AttentionV4Overlapped : Script {
   int block_m = 128, block_n = 128;
   int consumer_warpgroups = 2;
-  int stages = 3;
-  int ping_pong = 1;
+  // K and V stages: a K slot is free once S has read it, a V slot only once P V has, an iteration
+  // later.
+  int k_stages = 2, v_stages = 2;
+  int ping_pong = 0;
   int persistent = 1;
+  // With epilogue_tma, each consumer group writes its rows of O to a shared tile of its own (stmatrix)
+  // and one thread stores it with TMA, so that the group is back at the tensor cores sooner than
+  // with stores from registers.
+  int epilogue_tma = 1;
   static constexpr const char* param_names[] = {"batch", "heads", "kv_heads", "seq_q", "seq_k", "head_dim", "causal",
                                                 "scale", "q",     "k",        "v",     "o",     "lse"};
 
   // The first candidate is the configuration above.
   static Space space() {
-    return tune("ping_pong", &AttentionV4Overlapped::ping_pong, {1, 0}) *
+    return tune("ping_pong", &AttentionV4Overlapped::ping_pong, {0, 1}) *
            tune("persistent", &AttentionV4Overlapped::persistent, {1, 0}) *
-           tune("block_n", &AttentionV4Overlapped::block_n, {128, 64});
+           tune("block_n", &AttentionV4Overlapped::block_n, {128, 64}) *
+           tune("k_stages, v_stages, epilogue_tma",
+                {&AttentionV4Overlapped::k_stages, &AttentionV4Overlapped::v_stages,
+                 &AttentionV4Overlapped::epilogue_tma},
+                {{2, 2, 1}, {3, 3, 0}});
   }
 
   static constexpr int producer_registers = 40;
@@ -68,14 +82,28 @@ template <class T> struct AttentionV4Overlapped : Script {
     // Q by consumer thread group: two of 64 rows in ping-pong, else one of block_m.
     const int groups = ping_pong ? consumer_warpgroups : 1, group_rows = block_m / groups;
     auto sq = shared_tensor<T>({groups, chunks, group_rows, 64});
-    auto sk = shared_tensor<T>({stages, chunks, block_n, 64});
-    auto sv = shared_tensor<T>({stages, key_chunks, chunks, 64, 64});
+    auto sk = shared_tensor<T>({k_stages, chunks, block_n, 64});
+    auto sv = shared_tensor<T>({v_stages, key_chunks, chunks, 64, 64});
+    std::optional<SharedTensor> so;  // O by consumer group, in 64-column TMA boxes of 128-byte rows
+    if (epilogue_tma) so = shared_tensor<T>({groups, chunks, group_rows, 64}, Swizzle::b128);
     auto q_full = mbarrier.alloc(std::vector<int>{1});
     auto q_empty = mbarrier.alloc(std::vector<int>{consumer_threads});
-    auto full = mbarrier.alloc(std::vector<int>(stages, 1));
-    auto empty = mbarrier.alloc(std::vector<int>(stages, consumer_threads));
+    // K and V have rings of their own: key block j is in K slot j % k_stages and V slot j % v_stages.
+    auto k_full = mbarrier.alloc(std::vector<int>(k_stages, 1));
+    auto k_empty = mbarrier.alloc(std::vector<int>(k_stages, consumer_threads));
+    auto v_full = mbarrier.alloc(std::vector<int>(v_stages, 1));
+    auto v_empty = mbarrier.alloc(std::vector<int>(v_stages, consumer_threads));
+    // A role's place in a ring: the next slot and the phase its barriers are waited with.
+    struct Cursor {
+      int slots;
+      Int32 slot;
+      UInt32 phase;
+      void advance() {
+        slot = (slot + 1) % slots;
+        phase ^= slot == 0;
+      }
+    };
     auto turn = mbarrier.alloc(std::vector<int>(2, 128));
-    const int stage_bytes = int(sk[0].nbytes() + sv[0].nbytes());
     // Tile `tile`'s head (bh), its K/V head, its first query row and its key blocks.
     struct Tile {
       Int32 bh, kv_bh, row0, key_blocks;
@@ -93,8 +121,9 @@ template <class T> struct AttentionV4Overlapped : Script {
     warp_group(0, [&] {
       setmaxnreg.decrease(producer_registers);
       thread_group(0, 32, [&] {
-        Int32 stage = 0;
-        UInt32 phase = mbarrier.producer_initial_phase, q_phase = mbarrier.producer_initial_phase;
+        Cursor k_ring{k_stages, 0, mbarrier.producer_initial_phase};
+        Cursor v_ring{v_stages, 0, mbarrier.producer_initial_phase};
+        UInt32 q_phase = mbarrier.producer_initial_phase;
         for (Int32 tile : range(blockIdx.x, tiles, gridDim.x)) {
           const Tile t = tile_at(tile);
           mbarrier.wait(q_empty[0], q_phase);
@@ -104,16 +133,18 @@ template <class T> struct AttentionV4Overlapped : Script {
             for (int c = 0; c < chunks; ++c)
               tma.global_to_shared(gq, sq[g][c], {t.bh * seq_q + t.row0 + g * group_rows, c * 64}, q_full[0]);
           for (Int32 j : range(0, t.key_blocks)) {
-            mbarrier.wait(empty[stage], phase);
-            single_thread([&] { mbarrier.arrive_and_expect_tx(full[stage], stage_bytes); });
             Int32 key_row = t.kv_bh * seq_k + j * block_n;
-            for (int c = 0; c < chunks; ++c) {
-              tma.global_to_shared(gk, sk[stage][c], {key_row, c * 64}, full[stage]);
+            mbarrier.wait(k_empty[k_ring.slot], k_ring.phase);
+            single_thread([&] { mbarrier.arrive_and_expect_tx(k_full[k_ring.slot], int(sk[0].nbytes())); });
+            for (int c = 0; c < chunks; ++c)
+              tma.global_to_shared(gk, sk[k_ring.slot][c], {key_row, c * 64}, k_full[k_ring.slot]);
+            k_ring.advance();
+            mbarrier.wait(v_empty[v_ring.slot], v_ring.phase);
+            single_thread([&] { mbarrier.arrive_and_expect_tx(v_full[v_ring.slot], int(sv[0].nbytes())); });
+            for (int c = 0; c < chunks; ++c)
               for (int kc = 0; kc < key_chunks; ++kc)
-                tma.global_to_shared(gv, sv[stage][kc][c], {key_row + kc * 64, c * 64}, full[stage]);
-            }
-            stage = (stage + 1) % stages;
-            phase ^= stage == 0;
+                tma.global_to_shared(gv, sv[v_ring.slot][kc][c], {key_row + kc * 64, c * 64}, v_full[v_ring.slot]);
+            v_ring.advance();
           }
         }
       });
@@ -134,15 +165,22 @@ template <class T> struct AttentionV4Overlapped : Script {
         if (ping_pong) mbarrier.arrive(turn[1 - g]);
       };
       Float32 scale_log2 = scale * 1.4426950408889634f;
-      Int32 stage = 0, previous_stage = 0;
-      UInt32 phase = mbarrier.consumer_initial_phase, q_phase = mbarrier.consumer_initial_phase;
+      // The next block S reads K of, and the next block P V reads V of.
+      Cursor k_ring{k_stages, 0, mbarrier.consumer_initial_phase};
+      Cursor v_ring{v_stages, 0, mbarrier.consumer_initial_phase};
+      UInt32 q_phase = mbarrier.consumer_initial_phase;
 
       auto s = register_tensor<float>({rows, block_n}, 0.0f);
       // S_j = Q K_jᵀ into s, issued as one wgmma group; the first chunk's mma overwrites s, so s
       // needs no zeroing.
       auto issue_scores = [&] {
-        for (int c = 0; c < chunks; ++c) wgmma.mma(sq[g][c], sk[stage][c].transpose(), s, c > 0);
+        for (int c = 0; c < chunks; ++c) wgmma.mma(sq[g][c], sk[k_ring.slot][c].transpose(), s, c > 0);
         wgmma.commit_group();
+      };
+      // S is retired: its K slot goes back to the producer.
+      auto release_keys = [&] {
+        mbarrier.arrive(k_empty[k_ring.slot]);
+        k_ring.advance();
       };
       // P as the A operands of P V's 64-key steps: T, in wgmma's register-A layout.
       auto value_steps = [&](const RegisterTensor& p) {
@@ -151,15 +189,18 @@ template <class T> struct AttentionV4Overlapped : Script {
           steps.push_back(convert_layout(p.slice({0, kc * 64}, {rows, 64}).template to<T>(), pv.a));
         return steps;
       };
-      // O += P V for the block in `slot`, as one wgmma group (after a fence: the steps were written).
-      auto issue_values = [&](const std::vector<RegisterTensor>& steps, Int32 slot, RegisterTensor& acc) {
-        for (int kc = 0; kc < key_chunks; ++kc) wgmma.mma(steps[kc], sv[slot][kc], acc);
+      // O += P V for the previous block, as one wgmma group, once its V is in (after a fence: the
+      // steps were written).
+      auto issue_values = [&](const std::vector<RegisterTensor>& steps, RegisterTensor& acc) {
+        mbarrier.wait(v_full[v_ring.slot], v_ring.phase);
+        wgmma.fence();
+        for (int kc = 0; kc < key_chunks; ++kc) wgmma.mma(steps[kc], sv[v_ring.slot][kc], acc);
         wgmma.commit_group();
       };
-      auto advance = [&] {
-        previous_stage = stage;
-        stage = (stage + 1) % stages;
-        phase ^= stage == 0;
+      // P V is retired: its V slot goes back to the producer.
+      auto release_values = [&] {
+        mbarrier.arrive(v_empty[v_ring.slot]);
+        v_ring.advance();
       };
 
       for (Int32 tile : range(blockIdx.x, tiles, gridDim.x)) {
@@ -189,12 +230,13 @@ template <class T> struct AttentionV4Overlapped : Script {
 
         mbarrier.wait(q_full[0], q_phase);
         q_phase ^= 1u;
-        mbarrier.wait(full[stage], phase);
+        mbarrier.wait(k_full[k_ring.slot], k_ring.phase);
         take_turn();
         wgmma.fence();
         issue_scores();
         pass_turn();
         wgmma.wait_group(0);
+        release_keys();
         // Once the tile's last S is done, Q's slot is free: the next tile's Q loads from here on.
         const auto release_q_after = [&](const Int32& j) {
           if_(j + 1 == t.key_blocks, [&] { mbarrier.arrive(q_empty[0]); });
@@ -202,38 +244,49 @@ template <class T> struct AttentionV4Overlapped : Script {
         release_q_after(0);
         auto rescale = softmax(0);  // O is zero, so its rescale at the next block changes nothing
         std::vector<RegisterTensor> p = value_steps(s);
-        advance();
         for (Int32 j : range(1, t.key_blocks)) {
-          mbarrier.wait(full[stage], phase);
+          mbarrier.wait(k_full[k_ring.slot], k_ring.phase);
           take_turn();
           wgmma.fence();
           issue_scores();
           acc = acc * rescale;  // for block j - 1's row maxima, while S_j runs
-          wgmma.fence();
-          issue_values(p, previous_stage, acc);
+          issue_values(p, acc);
           pass_turn();
           wgmma.wait_group(1);  // S_j is done; P_{j-1} V_{j-1} may still run
+          release_keys();
           release_q_after(j);
           rescale = softmax(j);
           const std::vector<RegisterTensor> next = value_steps(s);
           wgmma.wait_group(0);
-          mbarrier.arrive(empty[previous_stage]);  // both mmas that read block j - 1 are retired
+          release_values();
           for (int kc = 0; kc < key_chunks; ++kc) p[kc] = next[kc];
-          advance();
         }
         take_turn();
         acc = acc * rescale;
-        wgmma.fence();
-        issue_values(p, previous_stage, acc);
+        issue_values(p, acc);
         pass_turn();
         wgmma.wait_group(0);
-        mbarrier.arrive(empty[previous_stage]);
-        auto out = acc * (1.0f / l_i);
-        store_global(global_view(o, {batch * heads, seq_q, head_dim}),
-                     reshape(out.template to<T>(), {1, rows, head_dim}), {t.bh, first_row, 0});
+        release_values();
+        auto out = (acc * (1.0f / l_i)).template to<T>();
+        auto go = global_view(o, {batch * heads, seq_q, head_dim});
+        if (epilogue_tma) {
+          // The previous tile's store has read the group's tile before anyone overwrites it.
+          single_thread([&] { tma.wait_group(0, true); });
+          sync();
+          for (int c = 0; c < chunks; ++c) store_shared((*so)[g][c], out.slice({0, c * 64}, {rows, 64}));
+          fence.proxy_async();
+          sync();
+          single_thread([&] {
+            for (int c = 0; c < chunks; ++c) tma.shared_to_global((*so)[g][c], go, {t.bh, first_row, c * 64}, {1, 2});
+            tma.commit_group();
+          });
+        } else {
+          store_global(go, reshape(out, {1, rows, head_dim}), {t.bh, first_row, 0});
+        }
         store_global(global_view(lse, {batch * heads, seq_q}),
                      reshape((m_i + log2(l_i)) * 0.6931471805599453f, {1, rows}), {t.bh, first_row});
       }
+      if (epilogue_tma) single_thread([&] { tma.wait_group(0); });
     };
     if (ping_pong) {
       for (int g = 0; g < groups; ++g) thread_group(128 * (1 + g), 128, [&] { consume(g); });
