@@ -1,6 +1,8 @@
 // How tessel times GPU work, in the autotuner and in every benchmark: CUDA events around each
 // run, the L2 cache flushed (by reading a buffer twice its size) before each run, warm-up runs
-// first, the median of the timed runs.
+// first, the median of the timed runs. Each run is enqueued behind a gate, a kernel that holds the
+// GPU until the host has enqueued the whole run, so that host delays (such as the compiles that the
+// tuner runs meanwhile) between the start event and the work are never timed.
 #pragma once
 
 #include <functional>
@@ -22,12 +24,15 @@ class GpuTimer {
   GpuTimer& operator=(const GpuTimer&) = delete;
 
   // Median milliseconds of `work`, which enqueues its GPU work on the stream it is given (a
-  // CUstream). Errors of the work (a failed launch, a fault) are thrown as tessel::Error.
+  // CUstream) and must not wait for the GPU. Errors of the work (a failed launch, a fault) are
+  // thrown as tessel::Error.
   double median_ms(const std::function<void(void* stream)>& work, const Options& options);
   double median_ms(const std::function<void(void* stream)>& work) { return median_ms(work, Options{}); }
 
  private:
   void flush_l2();
+  void close_gate();       // enqueues the gate for the next ticket
+  void open_gate();        // opens it from a stream of its own
   void* start_ = nullptr;  // CUevent
   void* stop_ = nullptr;
   unsigned long long scrub_ = 0;  // CUdeviceptr
@@ -35,6 +40,10 @@ class GpuTimer {
   void* flush_module_ = nullptr;    // CUmodule
   void* flush_function_ = nullptr;  // CUfunction: reads the scrub buffer
   unsigned flush_blocks_ = 0;
+  void* gate_function_ = nullptr;  // CUfunction: waits for its ticket
+  unsigned long long gate_ = 0;    // CUdeviceptr: the ticket that opens the gate, then the late flag
+  void* opener_ = nullptr;         // CUstream that does not wait for the timed stream
+  unsigned ticket_ = 0;
 };
 
 }  // namespace tessel::tuning
