@@ -50,6 +50,18 @@ TEST(AttentionLadder, V4Bf16MatchesTheHostReferenceUnderEveryOrder) {
   expect_matches_under_every_order("attention_v4_bf16");
 }
 
+// Step 4's persistent blocks walk every other pass backwards when causal: the default size's 8 tiles
+// take three passes on 3 multiprocessors (the second backwards, the last partial) and 8 on one.
+TEST(AttentionLadder, V4CausalWalkComputesEveryTileOnOneAndOnThreeMultiprocessors) {
+  for (int multiprocessors : {3, 1})
+    for (sim::Options o : testing::every_order()) {
+      o.multiprocessors = multiprocessors;
+      const cli::RunResult r =
+          examples::find_example("attention_v4").run(Device::simulator(), sizes[0], KernelOptions{.sim = o});
+      EXPECT_TRUE(r.ok) << multiprocessors << " multiprocessors: " << r.summary;
+    }
+}
+
 // Step 4 in ping-pong (not tuned; asked for by a script object): with three K and V stages and O
 // stored from registers, and with one block per tile, 64-key blocks and O stored by TMA.
 template <int Persistent, int BlockN, int Stages, int EpilogueTma> struct V4PingPong

@@ -119,13 +119,24 @@ template <class T> struct AttentionV4Overlapped : Script {
       return Tile{bh, (bh / heads) * kv_heads + (bh % heads) / (heads / kv_heads), row0, key_blocks};
     };
 
+    // Calls body(tile) for this block's tiles: pass p takes tile p * gridDim.x + blockIdx.x, and
+    // with a causal mask every other pass runs the other way, so that the blocks that take a pass's
+    // longest tiles take the next pass's shortest.
+    auto for_each_tile = [&](auto body) {
+      for (Int32 pass : range(0, cdiv(tiles, gridDim.x))) {
+        Int32 tile = pass * gridDim.x + blockIdx.x;
+        if (causal) tile = tile + pass % 2 * (gridDim.x - 1 - 2 * blockIdx.x);
+        if_(tile < tiles, [&] { body(tile); });
+      }
+    };
+
     warp_group(0, [&] {
       setmaxnreg.decrease(producer_registers);
       thread_group(0, 32, [&] {
         Cursor k_ring{k_stages, 0, mbarrier.producer_initial_phase};
         Cursor v_ring{v_stages, 0, mbarrier.producer_initial_phase};
         UInt32 q_phase = mbarrier.producer_initial_phase;
-        for (Int32 tile : range(blockIdx.x, tiles, gridDim.x)) {
+        for_each_tile([&](const Int32& tile) {
           const Tile t = tile_at(tile);
           mbarrier.wait(q_empty[0], q_phase);
           q_phase ^= 1u;
@@ -147,7 +158,7 @@ template <class T> struct AttentionV4Overlapped : Script {
                 tma.global_to_shared(gv, sv[v_ring.slot][kc][c], {key_row + kc * 64, c * 64}, v_full[v_ring.slot]);
             v_ring.advance();
           }
-        }
+        });
       });
     });
 
@@ -204,7 +215,7 @@ template <class T> struct AttentionV4Overlapped : Script {
         v_ring.advance();
       };
 
-      for (Int32 tile : range(blockIdx.x, tiles, gridDim.x)) {
+      for_each_tile([&](const Int32& tile) {
         const Tile t = tile_at(tile);
         Int32 first_row = t.row0 + g * group_rows;
         auto acc = register_tensor<float>({rows, head_dim}, 0.0f);
@@ -286,7 +297,7 @@ template <class T> struct AttentionV4Overlapped : Script {
         }
         store_global(global_view(lse, {batch * heads, seq_q}),
                      reshape((m_i + log2(l_i)) * 0.6931471805599453f, {1, rows}), {t.bh, first_row});
-      }
+      });
       if (epilogue_tma) single_thread([&] { tma.wait_group(0); });
     };
     if (ping_pong) {
