@@ -17,34 +17,31 @@ namespace tessel::examples::attention {
 // Each consumer iteration issues S_j = Q K_jᵀ and then O += P_{j-1} V_{j-1} as two wgmma groups,
 // waits for the first only, frees K_j's slot, and computes block j's softmax while the second
 // runs; then it waits for the second and frees V_{j-1}'s slot. K's slots are freed an iteration
-// before V's, and two of each with O's tile for the TMA store fit where three of each do without
-// it (and run faster: docs/performance.md). O is rescaled for block j's row maxima in the next
-// iteration, between the two groups' issues, so that the rescale runs beside S_{j+1}'s mma. So
-// the exp2, the row reductions and the rescale, which the tensor cores would otherwise wait for,
-// run beside them.
-// With ping_pong, each consumer warpgroup is a thread group of its own with its 64 query rows, and
-// the two take turns at the tensor cores (FA3's ping-pong): a warpgroup waits for its turn, issues
-// its wgmma, and hands the turn over, so that one's softmax runs while the other's mma do. The
-// turns are two mbarriers of 128 arrivals, one per warpgroup; the first warpgroup's first wait
-// passes (it waits with the producer's initial phase). Key blocks past the block's last query row
-// are skipped (causal), and the key and causal masks are built only for the blocks that cross
-// seq_k or the diagonal. P V runs in 64-key steps, V's slot being [block_n / 64, head_dim / 64,
-// 64, 64] boxes: each step's V is MN-major in 64-wide column blocks.
+// before V's, so at head dimension 128 two of each with O's tile for the TMA store (which fit where
+// three of each do without it) keep the tensor cores fed (docs/performance.md). O is rescaled for block j's row maxima
+// in the next iteration, between the two groups' issues, so that the rescale runs beside S_{j+1}'s mma. So the exp2,
+// the row reductions and the rescale, which the tensor cores would otherwise wait for, run beside them. With ping_pong,
+// each consumer warpgroup is a thread group of its own with its 64 query rows, and the two take turns at the tensor
+// cores (FA3's ping-pong): a warpgroup waits for its turn, issues its wgmma, and hands the turn over, so that one's
+// softmax runs while the other's mma do. The turns are two mbarriers of 128 arrivals, one per warpgroup; the first
+// warpgroup's first wait passes (it waits with the producer's initial phase). Key blocks past the block's last query
+// row are skipped (causal), and the key and causal masks are built only for the blocks that cross seq_k or the
+// diagonal. P V runs in 64-key steps, V's slot being [block_n / 64, head_dim / 64, 64, 64] boxes: each step's V is
+// MN-major in 64-wide column blocks.
 //
 // With persistent, the grid has one block per multiprocessor, each walking the tiles (a head's
-// block of block_m query rows) blockIdx.x, blockIdx.x + gridDim.x, ...; else one block per tile.
-// The tiles of one head are consecutive, so the blocks at work share a few heads' K and V in L2,
-// and causal tiles come longest first. The ring runs on across tiles, and Q has a barrier pair of
-// its own: the producer loads the next tile's Q and first key blocks while the consumers finish
-// the current tile. The static walk balances equal tiles only: causal tiles, whose work grows
-// with their row, are left to the hardware's block scheduler when that is faster (the tuner
-// decides).
+// block of block_m query rows) in passes of gridDim.x; else one block per tile. The tiles of one
+// head are consecutive, so the blocks at work share a few heads' K and V in L2, and causal tiles
+// come longest first. Causal tiles' work grows with their row, so every other pass runs backwards:
+// the block that took a long tile in one pass takes a short one in the next. The rings run on
+// across tiles, and Q has a barrier pair of its own: the producer loads the next tile's Q and
+// first key blocks while the consumers finish the current tile.
 template <class T> struct AttentionV4Overlapped : Script {
   int block_m = 128, block_n = 128;
   int consumer_warpgroups = 2;
   // K and V stages: a K slot is free once S has read it, a V slot only once P V has, an iteration
-  // later.
-  int k_stages = 2, v_stages = 2;
+  // later. 0: as many of each as fit beside Q and O, at most 3.
+  int k_stages = 0, v_stages = 0;
   int ping_pong = 0;
   int persistent = 1;
   // With epilogue_tma, each consumer group writes its rows of O to a shared tile of its own (stmatrix)
@@ -54,16 +51,21 @@ template <class T> struct AttentionV4Overlapped : Script {
   static constexpr const char* param_names[] = {"batch", "heads", "kv_heads", "seq_q", "seq_k", "head_dim", "causal",
                                                 "scale", "q",     "k",        "v",     "o",     "lse"};
 
-  // The first candidate is the configuration above. Ping-pong is not tuned: on the H200 it measured
-  // slower at head dimension 128 and the same at 64 (docs/performance.md); a kernel built from a
-  // script object asks for it.
+  // The first candidate is the configuration above. Ping-pong and one block per tile are not tuned:
+  // on the H200 they measured slower at head dimension 128 and no faster at 64, causal or not
+  // (docs/performance.md); a kernel built from a script object asks for them.
   static Space space() {
-    return tune("persistent", &AttentionV4Overlapped::persistent, {1, 0}) *
-           tune("block_n", &AttentionV4Overlapped::block_n, {128, 64}) *
-           tune("k_stages, v_stages, epilogue_tma",
-                {&AttentionV4Overlapped::k_stages, &AttentionV4Overlapped::v_stages,
-                 &AttentionV4Overlapped::epilogue_tma},
-                {{2, 2, 1}, {3, 3, 0}});
+    return tune("block_n", &AttentionV4Overlapped::block_n, {128, 64}) *
+           tune("epilogue_tma", &AttentionV4Overlapped::epilogue_tma, {1, 0});
+  }
+
+  static constexpr int shared_budget = 224 * 1024;  // of the 227 KB a block may have, some left for barriers
+  // The stages of a ring asked for `asked` (0: as many pairs of a K and a V stage as fit, at most 3).
+  int stages(int asked, int head_dim) const {
+    if (asked > 0) return asked;
+    const int element = dtype_bits(dtype_v<T>) / 8, tile = block_m * head_dim * element;
+    const int pair = 2 * block_n * head_dim * element;
+    return std::clamp((shared_budget - tile * (1 + epilogue_tma)) / pair, 1, 3);
   }
 
   static constexpr int producer_registers = 40;
@@ -83,17 +85,18 @@ template <class T> struct AttentionV4Overlapped : Script {
     // Q by consumer thread group: two of 64 rows in ping-pong, else one of block_m.
     const int groups = ping_pong ? consumer_warpgroups : 1, group_rows = block_m / groups;
     auto sq = shared_tensor<T>({groups, chunks, group_rows, 64});
-    auto sk = shared_tensor<T>({k_stages, chunks, block_n, 64});
-    auto sv = shared_tensor<T>({v_stages, key_chunks, chunks, 64, 64});
+    const int k_slots = stages(k_stages, head_dim), v_slots = stages(v_stages, head_dim);
+    auto sk = shared_tensor<T>({k_slots, chunks, block_n, 64});
+    auto sv = shared_tensor<T>({v_slots, key_chunks, chunks, 64, 64});
     std::optional<SharedTensor> so;  // O by consumer group, in 64-column TMA boxes of 128-byte rows
     if (epilogue_tma) so = shared_tensor<T>({groups, chunks, group_rows, 64}, Swizzle::b128);
     auto q_full = mbarrier.alloc(std::vector<int>{1});
     auto q_empty = mbarrier.alloc(std::vector<int>{consumer_threads});
-    // K and V have rings of their own: key block j is in K slot j % k_stages and V slot j % v_stages.
-    auto k_full = mbarrier.alloc(std::vector<int>(k_stages, 1));
-    auto k_empty = mbarrier.alloc(std::vector<int>(k_stages, consumer_threads));
-    auto v_full = mbarrier.alloc(std::vector<int>(v_stages, 1));
-    auto v_empty = mbarrier.alloc(std::vector<int>(v_stages, consumer_threads));
+    // K and V have rings of their own: key block j is in K slot j % k_slots and V slot j % v_slots.
+    auto k_full = mbarrier.alloc(std::vector<int>(k_slots, 1));
+    auto k_empty = mbarrier.alloc(std::vector<int>(k_slots, consumer_threads));
+    auto v_full = mbarrier.alloc(std::vector<int>(v_slots, 1));
+    auto v_empty = mbarrier.alloc(std::vector<int>(v_slots, consumer_threads));
     // A role's place in a ring: the next slot and the phase its barriers are waited with.
     struct Cursor {
       int slots;
@@ -133,8 +136,8 @@ template <class T> struct AttentionV4Overlapped : Script {
     warp_group(0, [&] {
       setmaxnreg.decrease(producer_registers);
       thread_group(0, 32, [&] {
-        Cursor k_ring{k_stages, 0, mbarrier.producer_initial_phase};
-        Cursor v_ring{v_stages, 0, mbarrier.producer_initial_phase};
+        Cursor k_ring{k_slots, 0, mbarrier.producer_initial_phase};
+        Cursor v_ring{v_slots, 0, mbarrier.producer_initial_phase};
         UInt32 q_phase = mbarrier.producer_initial_phase;
         for_each_tile([&](const Int32& tile) {
           const Tile t = tile_at(tile);
@@ -178,8 +181,8 @@ template <class T> struct AttentionV4Overlapped : Script {
       };
       Float32 scale_log2 = scale * 1.4426950408889634f;
       // The next block S reads K of, and the next block P V reads V of.
-      Cursor k_ring{k_stages, 0, mbarrier.consumer_initial_phase};
-      Cursor v_ring{v_stages, 0, mbarrier.consumer_initial_phase};
+      Cursor k_ring{k_slots, 0, mbarrier.consumer_initial_phase};
+      Cursor v_ring{v_slots, 0, mbarrier.consumer_initial_phase};
       UInt32 q_phase = mbarrier.consumer_initial_phase;
 
       auto s = register_tensor<float>({rows, block_n}, 0.0f);
