@@ -118,7 +118,7 @@ TEST(AttentionLadder, EveryCandidateOfStep4CompilesForTheH200) {
     const testing::Cli r =
         testing::tessel(std::string("space attention_v4 1 16 16 1024 1024 ") + head_dim + " 1 --gpu h200");
     EXPECT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("4 feasible of 4 candidates on H200"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("8 feasible of 8 candidates on H200"), std::string::npos) << r.output;
   }
 }
 

@@ -51,11 +51,13 @@ template <class T> struct AttentionV4Overlapped : Script {
   static constexpr const char* param_names[] = {"batch", "heads", "kv_heads", "seq_q", "seq_k", "head_dim", "causal",
                                                 "scale", "q",     "k",        "v",     "o",     "lse"};
 
-  // The first candidate is the configuration above. Ping-pong and one block per tile are not tuned:
-  // on the H200 they measured slower at head dimension 128 and no faster at 64, causal or not
-  // (docs/performance.md); a kernel built from a script object asks for them.
+  // The first candidate is the configuration above. Ping-pong is not tuned: on the H200 it measured
+  // slower at head dimension 128 and no faster at 64 (docs/performance.md); a kernel built from a
+  // script object asks for it. One block per tile is for causal tiles that the persistent walk
+  // leaves unbalanced (at 16k tokens, where a head's tiles are about as many as the blocks).
   static Space space() {
-    return tune("block_n", &AttentionV4Overlapped::block_n, {128, 64}) *
+    return tune("persistent", &AttentionV4Overlapped::persistent, {1, 0}) *
+           tune("block_n", &AttentionV4Overlapped::block_n, {128, 64}) *
            tune("epilogue_tma", &AttentionV4Overlapped::epilogue_tma, {1, 0});
   }
 
