@@ -77,14 +77,14 @@ template <class T = f16> struct MatmulV5Persistent : Script {
     // The previous tile's store has read s_c before anyone overwrites it.
     single_thread([&] { tma.wait_group(0, true); });
     sync();
-    const int epilogue_n = this->epilogue_n();
-    for (int j = 0; j < block_n / epilogue_n; ++j)
-      store_shared(s_c[j], tile.slice({0, j * epilogue_n}, {block_m, epilogue_n}).to<T>());
+    const int columns = epilogue_n();
+    for (int j = 0; j < block_n / columns; ++j)
+      store_shared(s_c[j], tile.slice({0, j * columns}, {block_m, columns}).to<T>());
     fence.proxy_async();
     sync();
     single_thread([&] {
-      for (int j = 0; j < block_n / epilogue_n; ++j)
-        tma.shared_to_global(s_c[j], g_c, {m_block * block_m, n_block * block_n + j * epilogue_n});
+      for (int j = 0; j < block_n / columns; ++j)
+        tma.shared_to_global(s_c[j], g_c, {m_block * block_m, n_block * block_n + j * columns});
       tma.commit_group();
     });
   }
