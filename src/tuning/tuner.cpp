@@ -10,7 +10,6 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <numeric>
 #include <thread>
 
 #include "progress_line.hpp"
@@ -127,10 +126,13 @@ void note_dropped(ProgressLine& line, const std::string& label, const CandidateO
 // that was lucky once must not win on that alone. The GPU's clocks drift as it heats up under the
 // load, so a first timing taken early reads fast (docs/tuning.md has an example): every
 // candidate within kContenderWindow of the fastest first timing is a finalist (at least
-// kMinFinalists, at most kMaxFinalists). The finalists are timed in two rounds, in order and then
-// in reverse, and each keeps the mean of its two, so that a linear drift reaches them all alike.
+// kMinFinalists, at most kMaxFinalists). The finalists are then run in kFinalRounds rounds, one
+// run each per round, in order and in reverse by turns, and each keeps the median of its runs: a
+// drift of the clocks, slow or fast, reaches them all alike, as in the benches' alternating
+// rounds.
 constexpr double kContenderWindow = 1.10;
 constexpr size_t kMinFinalists = 3, kMaxFinalists = 8;
+constexpr int kFinalRounds = 10;
 
 void retime_finalists(TuneResult& r, const TuningSteps& steps) {
   std::vector<int> timed;
@@ -146,18 +148,20 @@ void retime_finalists(TuneResult& r, const TuningSteps& steps) {
   timed.resize(finalists);
   std::map<int, std::vector<double>> rounds;
   std::vector<int> order = timed;
-  for (int round = 0; round < 2; ++round) {
+  for (int round = 0; round < kFinalRounds; ++round) {
     for (int i : order) {
       try {
-        rounds[i].push_back(steps.time(i));
+        rounds[i].push_back(steps.time_once(i));
       } catch (const std::exception&) {
         // It ran once; its first timing stands.
       }
     }
     std::reverse(order.begin(), order.end());
   }
-  for (const auto& [i, ms] : rounds)
-    r.outcomes[size_t(i)].median_ms = std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size());
+  for (auto& [i, ms] : rounds) {
+    std::nth_element(ms.begin(), ms.begin() + ptrdiff_t(ms.size() / 2), ms.end());
+    r.outcomes[size_t(i)].median_ms = ms[ms.size() / 2];
+  }
   r.winner = *std::min_element(timed.begin(), timed.end(), faster);
 }
 

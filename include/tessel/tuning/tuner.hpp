@@ -44,6 +44,10 @@ struct TuningSteps {
   // Median milliseconds of candidate i. Called from the tuning thread only, one at a time, while
   // other candidates may still be building.
   std::function<double(int index)> time;
+  // Milliseconds of one run of candidate i, for the final rounds, which alternate the finalists run
+  // by run as the benches alternate methods. Called from the tuning thread once every candidate is
+  // built.
+  std::function<double(int index)> time_once;
 };
 
 struct TuneResult {
