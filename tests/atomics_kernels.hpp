@@ -167,6 +167,116 @@ template <int Writer> void check_flag_handoff(const Device& dev, const sim::Opti
   for (int i = 0; i < 64; ++i) EXPECT_EQ(got[size_t(i)], 2.5f + float(i)) << i;
 }
 
+// FlagHandoff with a relaxed flag, ordered by memory fences (the release and acquire patterns of
+// the PTX memory model): the writer fences between its data and the flag, the reader between the
+// flag and its loads. Without either fence, or with one whose scope leaves out the other block,
+// nothing orders the copy after the store.
+template <int Writer, bool WriterFences = true, bool ReaderFences = true, bool Sc = false,
+          MemoryScope FenceScope = MemoryScope::gpu, MemoryScope ReaderScope = FenceScope>
+struct FencedFlagHandoff : Script {
+  void memory_fence(MemoryScope scope) {
+    if (Sc)
+      fence.sc(scope);
+    else
+      fence.acq_rel(scope);
+  }
+  void operator()(Ptr<float> data, Ptr<int32_t> flag, Ptr<float> copy) {
+    attrs.blocks = 2;
+    attrs.warps = 2;
+    auto flag_view = global_view(flag, {1});
+    auto data_view = global_view(data, {64});
+    if_(blockIdx.x == Writer, [&] {
+      store_global(data_view, register_tensor<float>({64}, 2.5f) + arange({64}, 0).to<float>(), {0});
+      sync();
+      single_thread([&] {
+        if (WriterFences) memory_fence(FenceScope);
+        atomic.store(flag_view, {0}, 1);
+      });
+    }).else_([&] {
+      single_thread([&] {
+        Var<int32_t> seen(0);
+        while_([&] { return seen == 0; }, [&] { seen = atomic.load<int32_t>(flag_view, {0}); });
+        if (ReaderFences) memory_fence(ReaderScope);
+      });
+      sync();
+      store_global(global_view(copy, {64}), load_global(data_view, {0}, {64}), {0});
+    });
+  }
+};
+
+template <int Writer, bool Sc> void check_fenced_flag_handoff(const Device& dev, const sim::Options& options = {}) {
+  Buffer<float> data(dev, std::vector<float>(64, -1.0f)), copy(dev, std::vector<float>(64, -1.0f));
+  Buffer<int32_t> flag(dev, std::vector<int32_t>{0});
+  Kernel<FencedFlagHandoff<Writer, true, true, Sc>>(dev, KernelOptions{.sim = options})(data, flag, copy);
+  const auto got = copy.download();
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(got[size_t(i)], 2.5f + float(i)) << i;
+}
+
+// A histogram of values by scatter atomics: each block counts its 256 values into a histogram of
+// its own in shared memory, then adds it into the global one; the largest value of each bin goes
+// straight to global memory. Values outside [0, 32) are counted nowhere.
+struct Histogram : Script {
+  void operator()(Int32 n, Ptr<int32_t> x, Ptr<int32_t> counts, Ptr<int32_t> largest) {
+    attrs.blocks = cdiv(n, 256);
+    attrs.warps = 4;
+    auto t = load_global(global_view(x, {n}), {blockIdx.x * 256}, {256}, Layout{}, -1);
+    auto local = shared_tensor<int32_t>({32});
+    store_shared(local, register_tensor<int32_t>({32}, 0));
+    sync();
+    atomic.scatter_add(local, t, register_tensor<int32_t>({256}, 1));
+    sync();
+    atomic.add(global_view(counts, {32}), load_shared(local), {0});
+    atomic.scatter_max(global_view(largest, {32}), t, t * 3);
+  }
+};
+
+inline void check_histogram(const Device& dev, const sim::Options& options = {}) {
+  const int n = 1000;
+  std::mt19937 rng(21);
+  std::vector<int32_t> x(n);
+  for (auto& v : x) v = int32_t(rng() % 40) - 4;
+  Buffer<int32_t> dx(dev, x), counts(dev, std::vector<int32_t>(32, 0)), largest(dev, std::vector<int32_t>(32, -1));
+  Kernel<Histogram>(dev, KernelOptions{.sim = options})(n, dx, counts, largest);
+  std::vector<int32_t> want_counts(32, 0), want_largest(32, -1);
+  for (int32_t v : x)
+    if (v >= 0 && v < 32) {
+      ++want_counts[size_t(v)];
+      want_largest[size_t(v)] = std::max(want_largest[size_t(v)], 3 * v);
+    }
+  EXPECT_EQ(counts.download(), want_counts);
+  EXPECT_EQ(largest.download(), want_largest);
+}
+
+// Tokens take places in their expert's list: scatter_fetch_add returns each token's place, and the
+// counts per expert are left in `counts`.
+struct TokenPlaces : Script {
+  void operator()(Int32 n, Ptr<int32_t> expert, Ptr<int32_t> counts, Ptr<int32_t> places) {
+    attrs.blocks = cdiv(n, 128);
+    attrs.warps = 4;
+    // One token per thread: a fetch form returns each old value to the one thread that holds it.
+    auto e = load_global(global_view(expert, {n}), {blockIdx.x * 128}, {128}, Layout::spatial({128}), -1);
+    auto place = atomic.scatter_fetch_add(global_view(counts, {8}), e, register_tensor<int32_t>({128}, 1));
+    store_global(global_view(places, {n}), place, {blockIdx.x * 128});
+  }
+};
+
+inline void check_token_places(const Device& dev, const sim::Options& options = {}) {
+  const int n = 700;
+  std::mt19937 rng(22);
+  std::vector<int32_t> expert(n);
+  for (auto& v : expert) v = int32_t(rng() % 8);
+  Buffer<int32_t> de(dev, expert), counts(dev, std::vector<int32_t>(8, 0)), places(dev, std::vector<int32_t>(n, -7));
+  Kernel<TokenPlaces>(dev, KernelOptions{.sim = options})(n, de, counts, places);
+  const auto got_counts = counts.download(), got_places = places.download();
+  std::vector<std::vector<int32_t>> taken(8);
+  for (int i = 0; i < n; ++i) taken[size_t(expert[size_t(i)])].push_back(got_places[size_t(i)]);
+  for (int k = 0; k < 8; ++k) {
+    EXPECT_EQ(got_counts[size_t(k)], int32_t(taken[size_t(k)].size())) << "expert " << k;
+    std::sort(taken[size_t(k)].begin(), taken[size_t(k)].end());
+    for (size_t j = 0; j < taken[size_t(k)].size(); ++j) EXPECT_EQ(taken[size_t(k)][j], int32_t(j)) << "expert " << k;
+  }
+}
+
 // Row sums and maxima of [4, 1024] tiles whose rows span all 8 warps of the block, and of [2, 512]
 // tiles of the second warpgroup alone (a named barrier).
 template <class T> struct RowsAcrossWarps : Script {

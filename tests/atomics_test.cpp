@@ -41,25 +41,34 @@ TEST(Atomics, ReleaseAndAcquireHandADataTileBetweenBlocks) {
   }
 }
 
-// The race is reported at the reader's load, naming the writer's store.
-std::string handoff_race() {
+// The race is reported at the reader's load, naming the writer's store, and then the flag's access
+// that orders nothing.
+std::string handoff_race(const std::string& remedy) {
   const std::string load = source_at("tests/atomics_kernels.hpp", "load_global(global_view(data, {64}), {0}, {64})");
   return load + ": data race on global memory, byte 0 of a 256-byte allocation: the load_global at " + load +
          " by warp 1 of block (1, 0, 0) is not ordered after the store_global at " +
          source_at("tests/atomics_kernels.hpp", "store_global(global_view(data, {64}), register_tensor") +
-         " by warp 0 of block (0, 0, 0); order them with a sync(), an mbarrier arrival and a wait on its phase, or "
-         "the wait that retires the asynchronous operation";
+         " by warp 0 of block (0, 0, 0); " + remedy;
 }
 
 TEST(Atomics, ARelaxedFlagOrdersNothing) {
   Buffer<float> data(Device::simulator(), std::vector<float>(64, -1.0f)),
       copy(Device::simulator(), std::vector<float>(64, -1.0f));
   Buffer<int32_t> flag(Device::simulator(), std::vector<int32_t>{0});
-  EXPECT_EQ((simulation_error<FlagHandoff<0, MemoryOrder::relaxed>>(sim::Options{}, data, flag, copy)), handoff_race());
+  const std::string load =
+      "atomic load at " + source_at("tests/atomics_kernels.hpp", "seen = atomic.load<int32_t>(flag_view, {0}, Acquire");
+  const std::string store =
+      "atomic store at " + source_at("tests/atomics_kernels.hpp", "atomic.store(flag_view, {0}, 1, Release, Scope)");
+  EXPECT_EQ((simulation_error<FlagHandoff<0, MemoryOrder::relaxed>>(sim::Options{}, data, flag, copy)),
+            handoff_race("the " + load + " read what the " + store +
+                         " wrote, but a relaxed write releases nothing: write with MemoryOrder::release, or call "
+                         "fence.acq_rel() before the write, with a scope that includes the reader"));
   flag.upload(std::vector<int32_t>{0});
   EXPECT_EQ(
       (simulation_error<FlagHandoff<0, MemoryOrder::release, MemoryOrder::relaxed>>(sim::Options{}, data, flag, copy)),
-      handoff_race());
+      handoff_race("the " + load +
+                   " saw it released, but a relaxed read acquires nothing: read with MemoryOrder::acquire, or call "
+                   "fence.acq_rel() after the read"));
 }
 
 TEST(Atomics, AFlagOfBlockScopeOrdersNothingBetweenBlocks) {

@@ -212,4 +212,33 @@ inline void check_causal_mask(const Device& dev) {
     for (int c = 0; c < n; ++c) EXPECT_EQ(m[r * n + c], c <= r ? s[r * n + c] : -INFINITY) << r << ", " << c;
 }
 
+// Conditions combined with &&, || and !: the band lo < x < hi of each row, or the zeros, with a
+// mask that runs out at column n.
+struct BandOrZeros : Script {
+  void operator()(Int32 n, Ptr<int32_t> x, Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto t = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});
+    auto in_band = (t > -20) && (t < 20);
+    auto keep = (in_band || !(t != 0)) && (arange({8, 64}, 1) < n);
+    store_global(global_view(out, {8, 64}), where(keep, t, -1000), {0, 0});
+  }
+};
+
+inline void check_band_or_zeros(const Device& dev) {
+  std::mt19937 rng(12);
+  std::vector<int32_t> x(8 * 64);
+  for (auto& v : x) v = int32_t(rng() % 81) - 40;
+  for (size_t i = 0; i < x.size(); i += 7) x[i] = 0;
+  Buffer<int32_t> dx(dev, x), out(dev, std::vector<int32_t>(x.size(), 77));
+  const int n = 45;
+  Kernel<BandOrZeros> band(dev);
+  band(n, dx, out);
+  const auto got = out.download();
+  for (size_t i = 0; i < x.size(); ++i) {
+    const bool keep = ((x[i] > -20 && x[i] < 20) || x[i] == 0) && int(i % 64) < n;
+    EXPECT_EQ(got[i], keep ? x[i] : -1000) << i;
+  }
+}
+
 }  // namespace tessel::testing

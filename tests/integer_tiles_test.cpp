@@ -75,5 +75,59 @@ TEST(IntegerTiles, AnIndexTileAlongADimensionTheTileLacksIsRefused) {
                 ": arange: dimension 2 of a tile of rank 2 (shape [8, 8]); the dimensions are 0 to 1");
 }
 
+TEST(IntegerTiles, ConditionsCombineWithAndOrNot) { check_band_or_zeros(Device::simulator()); }
+
+struct AndOfIntegers : Script {
+  void operator()(Ptr<int32_t> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {32}), {0}, {32});
+    store_global(global_view(x, {32}), where(t && t, t, 0), {0});
+  }
+};
+
+TEST(IntegerTiles, AndOfNonBoolTilesIsRefused) {
+  Buffer<int32_t> x(Device::simulator(), std::vector<int32_t>(32, 3));
+  EXPECT_EQ(error_of<AndOfIntegers>(x),
+            source_at("tests/integer_tiles_test.cpp", "where(t && t, t, 0)") +
+                ": and: && and || combine bool tiles (comparisons), got i32; compare first, as in (t > 0) && (t < 1)");
+}
+
+struct ShiftByAConstant : Script {
+  void operator()(Ptr<uint32_t> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {32}), {0}, {32});
+    store_global(global_view(x, {32}), t << 32, {0});
+  }
+};
+
+// The amounts come from memory, so only the run can tell; the first is 33.
+struct ShiftByAmountsInMemory : Script {
+  void operator()(Ptr<uint32_t> x, Ptr<uint32_t> amounts) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {32}), {0}, {32});
+    auto a = load_global(global_view(amounts, {32}), {0}, {32});
+    store_global(global_view(x, {32}), t >> a, {0});
+  }
+};
+
+TEST(IntegerTiles, ShiftAmountsOutsideTheWidthAreRefused) {
+  Buffer<uint32_t> x(Device::simulator(), std::vector<uint32_t>(32, 0xf0f0f0f0u));
+  EXPECT_EQ(error_of<ShiftByAConstant>(x), source_at("tests/integer_tiles_test.cpp", "t << 32") +
+                                               ": shl: a shift amount must lie in [0, 32) for u32 tiles, got 32");
+  std::vector<uint32_t> amounts(32);
+  for (uint32_t i = 0; i < 32; ++i) amounts[i] = i;
+  Buffer<uint32_t> fine(Device::simulator(), amounts);
+  EXPECT_EQ(error_of<ShiftByAmountsInMemory>(x, fine), "no error");
+  EXPECT_EQ(x.download()[5], 0xf0f0f0f0u >> 5);
+  amounts[0] = 33;
+  Buffer<uint32_t> wrong(Device::simulator(), amounts);
+  EXPECT_EQ(error_of<ShiftByAmountsInMemory>(x, wrong),
+            source_at("tests/integer_tiles_test.cpp", "t >> a") +
+                ": shr of u32 by 33: a shift amount must lie in [0, 32) in thread 0 of block (0, 0, 0)");
+}
+
 }  // namespace
 }  // namespace tessel::testing

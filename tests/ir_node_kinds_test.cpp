@@ -150,6 +150,7 @@ Kernel every_kind() {
       std::make_shared<MbarrierTryWaitNode>(at(36), ready, bar_v, const_int(1, DType::U32), WaitSemantics::Relaxed,
                                             WaitScope::Cluster),
       std::make_shared<FenceProxyAsyncNode>(at(37), ProxyFenceSpace::SharedCta),
+      std::make_shared<MemoryFenceNode>(at(37), FenceSemantics::AcqRel, MemoryScope::Gpu),
       std::make_shared<TmaLoadNode>(at(38), gh, sh, zeros(2), std::vector<int>{0, 1}, bar0),
       std::make_shared<SetMaxNRegNode>(at(31), false, 40),
       std::make_shared<DeclareNode>(at(32), q, const_int(0)),

@@ -1,6 +1,7 @@
 // The launch path on the simulator: the values of run-time parameters of every type, and the
 // pointers no launch accepts.
 #include "launch_kernels.hpp"
+#include "source_line.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -21,6 +22,16 @@ TEST(Launch, ACallThatWouldTuneIsRefusedBeforeTiming) {
             "kernel VectorAdd, parameter c (argument 3): the pointer is null; pass device memory (a tessel::Buffer, "
             "or an allocation of the device the kernel runs on)");
   EXPECT_EQ(timed, 0);
+}
+
+// A grid that a parameter makes negative is refused at attrs.blocks, with the parameter's value.
+TEST(Launch, ANegativeGridIsRefusedWithTheValuesItReads) {
+  Kernel<examples::VectorAdd> add(Device::simulator());
+  Buffer<float> a(Device::simulator(), 64);
+  EXPECT_EQ(error_of_call([&] { add(-5000, a, a, a); }),
+            source_at("examples/vector_add.hpp", "attrs.blocks = cdiv(n, block)") +
+                ": kernel VectorAdd: grid extent 0 is -1, outside the range the hardware accepts (0 to 2147483647) "
+                "(this launch has n = -5000)");
 }
 
 }  // namespace

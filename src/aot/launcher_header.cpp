@@ -298,8 +298,8 @@ class LauncherWriter {
       line(fmt::format("      const int64_t g = {};", expr(k_.blocks[d])));
       line(fmt::format(
           "      if (g < 0 || g > {}) throw Error({} + tessel_kernel + \": grid extent {} is \" + std::to_string(g) "
-          "+ \", outside the range the hardware accepts\");",
-          limit[d], where(k_.blocks_loc), d));
+          "+ \", outside the range the hardware accepts (0 to {})\");",
+          limit[d], where(k_.blocks_loc), d, limit[d]));
       line(fmt::format("      tessel_grid[{}] = unsigned(g);", d));
       line("    }");
     }

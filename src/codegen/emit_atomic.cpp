@@ -126,7 +126,15 @@ void emit_AtomicTensor(Emitter& e, const ir::AtomicTensorNode& n) {
   e.header(n, fmt::format("tile atomic {}", ir::atomic_op_name(n.op)));
   if (n.out) e.declare_tile(n.out);
   e.open("");
-  open_slot_loop(e, n.value, n.offsets);
+  if (n.index) {
+    // A scatter: each element's position in the rank-1 target is its element of the index tile.
+    e.line(fmt::format("const int t = {};", e.thread_in_group()));
+    e.line("#pragma unroll");
+    e.open(fmt::format("for (int l = 0; l < {}; ++l)", n.value->layout.local_size()));
+    e.line(fmt::format("const int64_t c0 = int64_t({}[l]);", e.tile(n.index)));
+  } else {
+    open_slot_loop(e, n.value, n.offsets);
+  }
   // An element held by several threads is combined once, by its first replica.
   std::vector<std::string> conditions = first_replica_conditions(n.value->layout, "t");
   std::string pointer;
@@ -134,6 +142,7 @@ void emit_AtomicTensor(Emitter& e, const ir::AtomicTensorNode& n) {
     conditions.push_back(in_bounds(e, n.global));
     pointer = fmt::format("({} + ({}))", e.expr(n.global->ptr), global_index(e, n.global));
   } else {
+    if (n.index) conditions.push_back(fmt::format("c0 >= 0 && c0 < {}", n.shared->shape[0]));
     pointer = "&" + shared_element(e, n.shared, shared_index(n.shared));
   }
   if (n.out) e.line(fmt::format("{}[l] = {};", e.tile(n.out), to_storage(t, fmt::format("({})0", arith_type(t)))));

@@ -455,6 +455,12 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"fence.proxy.async", "fence.proxy.async{space};", Arch::Sm90a, {}};
       return row;
     }
+    // PTX ISA, membar/fence: fence.{sem} ("acq_rel", "sc") at {scope} ("cta", "cluster", "gpu",
+    // "sys"); the memory consistency model's release and acquire patterns give it its meaning.
+    case Ptx::MemoryFence: {
+      static const PtxRow row{"fence", "fence.{sem}.{scope};", Arch::Sm80, {}};
+      return row;
+    }
     // PTX ISA 9.7.9.25.5.1: cp.async.bulk.tensor, shared -> global through the tensor map at
     // generic address {map}, the box at coordinates {coords} (innermost first; their number is the
     // rank), completing in the thread's bulk group.

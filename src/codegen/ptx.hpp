@@ -76,6 +76,7 @@ enum class Ptx : uint8_t {
   MbarrierTestWaitParity,
   MbarrierTryWaitParity,
   FenceProxyAsync,
+  MemoryFence,
   TmaStore,
   TmaLoad,
   TmaLoadPeerBarrier,

@@ -184,8 +184,14 @@ Scalar apply_binary(BinaryOp op, DType t, Scalar a, Scalar b) {
     case BinaryOp::BitAnd: return wrap(x & y);
     case BinaryOp::BitOr: return wrap(x | y);
     case BinaryOp::BitXor: return wrap(x ^ y);
-    case BinaryOp::Shl: return wrap(int64_t(ux << (y & 63)));
-    case BinaryOp::Shr: return wrap(u ? int64_t(ux >> (y & 63)) : x >> (y & 63));
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+      // The language defines shifts by [0, width) only (C++ leaves the others undefined).
+      if (y < 0 || y >= dtype_bits(t))
+        throw Error(fmt::format("{} of {} by {}: a shift amount must lie in [0, {})", op_name(op), dtype_name(t),
+                                u ? fmt::format("{}", uy) : fmt::format("{}", y), dtype_bits(t)));
+      if (op == BinaryOp::Shl) return wrap(int64_t(ux << y));
+      return wrap(u ? int64_t(ux >> y) : x >> y);
     case BinaryOp::Eq: return Scalar{.i = x == y};
     case BinaryOp::Ne: return Scalar{.i = x != y};
     case BinaryOp::Lt: return Scalar{.i = less(x, y)};

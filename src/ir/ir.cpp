@@ -111,6 +111,8 @@ std::string_view proxy_fence_space_name(ProxyFenceSpace s) {
   return "?";
 }
 
+std::string_view fence_semantics_name(FenceSemantics s) { return s == FenceSemantics::Sc ? "sc" : "acq_rel"; }
+
 std::string_view wait_semantics_name(WaitSemantics s) {
   switch (s) {
     case WaitSemantics::Acquire: return "acquire";

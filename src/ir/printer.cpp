@@ -396,7 +396,7 @@ class Printer {
     const std::string target = n.global ? global(n.global) : shared(n.shared);
     const std::string expected = n.compare ? fmt::format(" expected={}", reg(n.compare)) : std::string();
     const std::string call = fmt::format("{} {}{} into {} at {}", atomic_text(n.op, n.order, n.scope), reg(n.value),
-                                         expected, target, exprs(n.offsets));
+                                         expected, target, n.index ? "indices " + reg(n.index) : exprs(n.offsets));
     line(n.out ? fmt::format("{} = {}", reg_decl(n.out), call) : call);
   }
 
@@ -507,6 +507,9 @@ class Printer {
   void stmt(const FenceProxyAsyncNode& n) {
     const std::string_view space = proxy_fence_space_name(n.space);
     line(space.empty() ? std::string("fence_proxy_async") : fmt::format("fence_proxy_async {}", space));
+  }
+  void stmt(const MemoryFenceNode& n) {
+    line(fmt::format("fence.{}.{}", fence_semantics_name(n.sem), memory_scope_name(n.scope)));
   }
 
   void stmt(const TmaStoreNode& n) {

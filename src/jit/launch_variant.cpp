@@ -20,6 +20,18 @@ namespace tessel::detail {
 
 namespace {
 
+// " (this launch has n = 6, k = 3)": the call parameters that `e` reads, with this launch's values;
+// empty when it reads none.
+std::string values_read(const ir::Expr& e, const ir::KernelNode& k, std::span<const ir::Scalar> values) {
+  std::vector<std::string> read;
+  for (size_t j : ir::call_params_read(*e, k)) {
+    const ir::VarNode& p = *k.params[j];
+    read.push_back(fmt::format(
+        "{} = {}", p.name, is_float(p.type.dtype) ? fmt::format("{}", values[j].f) : fmt::format("{}", values[j].i)));
+  }
+  return read.empty() ? "" : fmt::format(" (this launch has {})", fmt::join(read, ", "));
+}
+
 // The grid extents, evaluated from the kernel's parameter values and the device's multiprocessor count.
 std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Scalar> values, int multiprocessors,
                                 ir::Arch arch) {
@@ -28,8 +40,9 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
   for (size_t d = 0; d < k.blocks.size(); ++d) {
     const ir::Scalar g = ir::evaluate_at_launch(*k.blocks[d], k, values, multiprocessors);
     if (g.i < 0 || g.i > limit[d])
-      throw Error(k.blocks_loc, fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts",
-                                            k.name, d, g.i));
+      throw Error(k.blocks_loc, fmt::format("kernel {}: grid extent {} is {}, outside the range the hardware accepts "
+                                            "(0 to {}){}",
+                                            k.name, d, g.i, limit[d], values_read(k.blocks[d], k, values)));
     grid[d] = unsigned(g.i);
   }
   return grid;
@@ -40,14 +53,7 @@ std::array<unsigned, 3> grid_of(const ir::KernelNode& k, std::span<const ir::Sca
 void check_requirements(const ir::KernelNode& k, std::span<const ir::Scalar> values, int multiprocessors) {
   for (const ir::Requirement& r : k.requirements) {
     if (ir::evaluate_at_launch(*r.cond, k, values, multiprocessors).i) continue;
-    std::vector<std::string> read;
-    for (size_t j : ir::call_params_read(*r.cond, k)) {
-      const ir::VarNode& p = *k.params[j];
-      read.push_back(fmt::format(
-          "{} = {}", p.name, is_float(p.type.dtype) ? fmt::format("{}", values[j].f) : fmt::format("{}", values[j].i)));
-    }
-    if (read.empty()) throw Error(r.loc, fmt::format("kernel {}: {}", k.name, r.message));
-    throw Error(r.loc, fmt::format("kernel {}: {} (this launch has {})", k.name, r.message, fmt::join(read, ", ")));
+    throw Error(r.loc, fmt::format("kernel {}: {}{}", k.name, r.message, values_read(r.cond, k, values)));
   }
 }
 

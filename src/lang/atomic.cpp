@@ -2,6 +2,7 @@
 // shapes), and the AtomicScalar and AtomicTensor instructions.
 #include "tessel/lang/atomic.hpp"
 
+#include "memory_model.hpp"
 #include "tile_tracing.hpp"
 
 namespace tessel {
@@ -12,25 +13,9 @@ using detail::new_tile;
 
 namespace {
 
-ir::MemoryOrder ir_order(MemoryOrder o) {
-  switch (o) {
-    case MemoryOrder::relaxed: return ir::MemoryOrder::Relaxed;
-    case MemoryOrder::acquire: return ir::MemoryOrder::Acquire;
-    case MemoryOrder::release: return ir::MemoryOrder::Release;
-    case MemoryOrder::acq_rel: return ir::MemoryOrder::AcqRel;
-  }
-  return ir::MemoryOrder::Relaxed;
-}
-
 ir::MemoryScope ir_scope(std::optional<MemoryScope> s, const AtomicTarget& dst) {
   if (!s) return dst.global ? ir::MemoryScope::Gpu : ir::MemoryScope::Cta;
-  switch (*s) {
-    case MemoryScope::cta: return ir::MemoryScope::Cta;
-    case MemoryScope::cluster: return ir::MemoryScope::Cluster;
-    case MemoryScope::gpu: return ir::MemoryScope::Gpu;
-    case MemoryScope::sys: return ir::MemoryScope::Sys;
-  }
-  return ir::MemoryScope::Gpu;
+  return detail::ir_memory_scope(*s);
 }
 
 // The element types PTX has each operation for (atom, red, ld, st).
@@ -84,14 +69,14 @@ void check_order(ir::AtomicOp op, bool result, MemoryOrder order, const std::str
   const bool releases = order == MemoryOrder::release || order == MemoryOrder::acq_rel;
   if (op == ir::AtomicOp::Load && releases)
     throw Error(loc, fmt::format("{}: a load cannot release (order {}); a load is relaxed or acquire", what,
-                                 ir::memory_order_name(ir_order(order))));
+                                 ir::memory_order_name(detail::ir_memory_order(order))));
   if (op == ir::AtomicOp::Store && acquires)
     throw Error(loc, fmt::format("{}: a store cannot acquire (order {}); a store is relaxed or release", what,
-                                 ir::memory_order_name(ir_order(order))));
+                                 ir::memory_order_name(detail::ir_memory_order(order))));
   if (op != ir::AtomicOp::Load && op != ir::AtomicOp::Store && !result && acquires)
     throw Error(loc, fmt::format("{}: an atomic whose old value is not returned reads nothing to acquire (order {}); "
                                  "use fetch_{} to acquire, or order relaxed or release",
-                                 what, ir::memory_order_name(ir_order(order)), ir::atomic_op_name(op)));
+                                 what, ir::memory_order_name(detail::ir_memory_order(order)), ir::atomic_op_name(op)));
 }
 
 void check_target(ir::AtomicOp op, const AtomicTarget& dst, const std::string& what, const SourceLoc& loc) {
@@ -127,7 +112,7 @@ ir::Expr AtomicInstructions::scalar_atomic(ir::AtomicOp op, const AtomicTarget& 
         loc, old, is_float(dst.dtype()) ? ir::const_float(0, dst.dtype()) : ir::const_int(0, dst.dtype())));
   }
   b.emit(ir::make<ir::AtomicScalarNode>(loc, old, op, dst.global, dst.shared, exprs_of(index), std::move(value),
-                                        std::move(compare), ir_order(order), ir_scope(scope, dst)));
+                                        std::move(compare), detail::ir_memory_order(order), ir_scope(scope, dst)));
   if (old) return old;
   return ir::const_int(0);
 }
@@ -166,8 +151,61 @@ RegisterTensor AtomicInstructions::tile_atomic(ir::AtomicOp op, const AtomicTarg
   }
   ir::RegisterTensor out = result ? new_tile(dst.dtype(), values.shape(), Layout(), "old", loc) : nullptr;
   b.emit(ir::make<ir::AtomicTensorNode>(loc, out, op, dst.global, dst.shared, exprs_of(offsets), values.ir(), compare,
-                                        ir_order(order), ir_scope(scope, dst)));
+                                        detail::ir_memory_order(order), ir_scope(scope, dst)));
   return out ? RegisterTensor(out) : RegisterTensor();
+}
+
+RegisterTensor AtomicInstructions::scatter_atomic(ir::AtomicOp op, const AtomicTarget& dst,
+                                                  const RegisterTensor& positions, const RegisterTensor& values,
+                                                  bool result, MemoryOrder order, Scope scope, const SourceLoc& loc) {
+  Builder& b = Builder::current(loc);
+  const std::string what = "atomic.scatter_" + call_name(op, result).substr(std::string_view("atomic.").size());
+  check_group(values.ir(), what, loc);
+  check_group(positions.ir(), what, loc);
+  check_target(op, dst, what, loc);
+  check_order(op, result, order, what, loc);
+  if (values.dtype() != dst.dtype())
+    throw Error(
+        loc, fmt::format("{}: a tile of {} into {} of {}; convert it with .to<{}>()", what, dtype_name(values.dtype()),
+                         target_name(dst), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
+  const int rank = dst.global ? dst.global->rank() : dst.shared->rank();
+  if (rank != 1)
+    throw Error(loc, fmt::format("{}: positions address a target of rank 1, but {} has rank {}; view its elements "
+                                 "as one dimension{}",
+                                 what, target_name(dst), rank, dst.global ? " (global_view(ptr, {size}))" : ""));
+  const DType p = positions.dtype();
+  if (is_float(p) || p == DType::Bool || is_packed(p))
+    throw Error(loc, fmt::format("{}: positions are an integer tile, got {}; convert them with .to<int32_t>()", what,
+                                 dtype_name(p)));
+  if (positions.shape() != values.shape())
+    throw Error(loc, fmt::format("{}: positions [{}] for values [{}]; give one position per value", what,
+                                 fmt::join(positions.shape(), ", "), fmt::join(values.shape(), ", ")));
+  ir::RegisterTensor out = result ? new_tile(dst.dtype(), values.shape(), Layout(), "old", loc) : nullptr;
+  b.emit(ir::make<ir::AtomicTensorNode>(loc, out, op, dst.global, dst.shared, std::vector<ir::Expr>{ir::const_int(0)},
+                                        values.ir(), nullptr, detail::ir_memory_order(order), ir_scope(scope, dst),
+                                        positions.ir()));
+  return out ? RegisterTensor(out) : RegisterTensor();
+}
+
+void AtomicInstructions::scatter_add(const AtomicTarget& dst, const RegisterTensor& positions,
+                                     const RegisterTensor& values, MemoryOrder order, Scope scope, loc_t l) {
+  scatter_atomic(ir::AtomicOp::Add, dst, positions, values, false, order, scope, SourceLoc::from(l));
+}
+
+void AtomicInstructions::scatter_min(const AtomicTarget& dst, const RegisterTensor& positions,
+                                     const RegisterTensor& values, MemoryOrder order, Scope scope, loc_t l) {
+  scatter_atomic(ir::AtomicOp::Min, dst, positions, values, false, order, scope, SourceLoc::from(l));
+}
+
+void AtomicInstructions::scatter_max(const AtomicTarget& dst, const RegisterTensor& positions,
+                                     const RegisterTensor& values, MemoryOrder order, Scope scope, loc_t l) {
+  scatter_atomic(ir::AtomicOp::Max, dst, positions, values, false, order, scope, SourceLoc::from(l));
+}
+
+RegisterTensor AtomicInstructions::scatter_fetch_add(const AtomicTarget& dst, const RegisterTensor& positions,
+                                                     const RegisterTensor& values, MemoryOrder order, Scope scope,
+                                                     loc_t l) {
+  return scatter_atomic(ir::AtomicOp::Add, dst, positions, values, true, order, scope, SourceLoc::from(l));
 }
 
 void AtomicInstructions::add(const AtomicTarget& dst, const RegisterTensor& values, std::vector<Dim> offsets,

@@ -1,4 +1,5 @@
 // The fence instruction group.
+#include "memory_model.hpp"
 #include "tessel/lang/script.hpp"
 
 namespace tessel {
@@ -15,6 +16,18 @@ void FenceInstructions::proxy_async(ProxySpace space, loc_t l) {
     TESSEL_CHECK(false, "unknown proxy space {}", int(space));
   }();
   Builder::current(loc).emit(ir::make<ir::FenceProxyAsyncNode>(loc, s));
+}
+
+void FenceInstructions::acq_rel(MemoryScope scope, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(
+      ir::make<ir::MemoryFenceNode>(loc, ir::FenceSemantics::AcqRel, detail::ir_memory_scope(scope)));
+}
+
+void FenceInstructions::sc(MemoryScope scope, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(
+      ir::make<ir::MemoryFenceNode>(loc, ir::FenceSemantics::Sc, detail::ir_memory_scope(scope)));
 }
 
 }  // namespace tessel

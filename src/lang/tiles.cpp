@@ -313,7 +313,16 @@ RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOper
     throw Error(loc, fmt::format("{}: bit operations need integer tiles, got {}; {}", what, dtype_name(t),
                                  is_float(t) ? "reinterpret a float's bits with .bitcast<T>() to an integer type of "
                                                "its width"
-                                             : "combine conditions with where"));
+                                             : "combine conditions with && and ||"));
+  int64_t amount = 0;
+  if ((op == ir::BinaryOp::Shl || op == ir::BinaryOp::Shr) && !b.tensor && ir::as_const_int(b.scalar, &amount) &&
+      (amount < 0 || amount >= dtype_bits(t)))
+    throw Error(loc, fmt::format("{}: a shift amount must lie in [0, {}) for {} tiles, got {}", what, dtype_bits(t),
+                                 dtype_name(t), amount));
+  if ((op == ir::BinaryOp::And || op == ir::BinaryOp::Or) && t != DType::Bool)
+    throw Error(loc, fmt::format("{}: && and || combine bool tiles (comparisons), got {}; compare first, as in "
+                                 "(t > 0) && (t < 1)",
+                                 what, dtype_name(t)));
   const DType out_type = ir::is_comparison(op) ? DType::Bool : t;
   auto out = new_tile(out_type, (*full)->shape(), Layout(), "r", loc);
   bld.emit(ir::make<ir::ElementwiseBinaryNode>(loc, out, op, resolve(a, t), resolve(b, t)));
@@ -336,6 +345,19 @@ RegisterTensor operator<(const TileOperand& a, const TileOperand& b) { return el
 RegisterTensor operator<=(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Le, a, b); }
 RegisterTensor operator>(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Gt, a, b); }
 RegisterTensor operator>=(const TileOperand& a, const TileOperand& b) { return elementwise(ir::BinaryOp::Ge, a, b); }
+namespace {
+
+// Both operands of a condition, at the line of the first.
+RegisterTensor condition(ir::BinaryOp op, const TileArgument& a, const RegisterTensor& b) {
+  TileOperand first(a.tile), second(b);
+  first.loc = second.loc = a.loc;
+  return elementwise(op, first, second);
+}
+
+}  // namespace
+
+RegisterTensor operator&&(const TileArgument& a, const RegisterTensor& b) { return condition(ir::BinaryOp::And, a, b); }
+RegisterTensor operator||(const TileArgument& a, const RegisterTensor& b) { return condition(ir::BinaryOp::Or, a, b); }
 
 RegisterTensor operator-(const TileArgument& x) {
   const SourceLoc& loc = x.loc;
@@ -343,6 +365,18 @@ RegisterTensor operator-(const TileArgument& x) {
   check_group(t, "neg", loc);
   auto out = new_tile(t->dtype, t->shape(), Layout(), "r", loc);
   Builder::current(loc).emit(ir::make<ir::ElementwiseUnaryNode>(loc, out, ir::UnaryOp::Neg, t));
+  return RegisterTensor(out);
+}
+
+RegisterTensor operator!(const RegisterTensor& x) {
+  const ir::RegisterTensor& t = x.ir();
+  const SourceLoc& loc = t->loc;
+  check_group(t, "not", loc);
+  if (t->dtype != DType::Bool)
+    throw Error(loc, fmt::format("not: ! negates bool tiles (comparisons), got {}; compare first, as in !(t > 0)",
+                                 dtype_name(t->dtype)));
+  auto out = new_tile(DType::Bool, t->shape(), Layout(), "r", loc);
+  Builder::current(loc).emit(ir::make<ir::ElementwiseUnaryNode>(loc, out, ir::UnaryOp::Not, t));
   return RegisterTensor(out);
 }
 
@@ -354,7 +388,7 @@ RegisterTensor operator~(const TileArgument& x) {
     throw Error(loc, fmt::format("bitnot: bit operations need integer tiles, got {}; {}", dtype_name(t->dtype),
                                  is_float(t->dtype) ? "reinterpret a float's bits with .bitcast<T>() to an integer "
                                                       "type of its width"
-                                                    : "negate a condition with where"));
+                                                    : "negate a condition with !"));
   auto out = new_tile(t->dtype, t->shape(), Layout(), "r", loc);
   Builder::current(loc).emit(ir::make<ir::ElementwiseUnaryNode>(loc, out, ir::UnaryOp::BitNot, t));
   return RegisterTensor(out);

@@ -4,5 +4,6 @@
 namespace tessel::passes {
 
 void layout_rule_FenceProxyAsync(LayoutRules&, const ir::FenceProxyAsyncNode&) {}
+void layout_rule_MemoryFence(LayoutRules&, const ir::MemoryFenceNode&) {}
 
 }  // namespace tessel::passes

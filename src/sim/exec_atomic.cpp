@@ -2,8 +2,8 @@
 // its instruction lane by lane, slot by slot, with no other warp in between. Each access is
 // checked as the PTX memory model orders it (happens_before.hpp): against plain accesses, and
 // against atomics whose scope does not include this thread. Releases and acquires order the
-// warps' clocks; an atomic that reads lets the other warps run after it, so that a spin on a flag
-// lets its writer go on.
+// warps' clocks, and so do relaxed atomics through the memory fences around them; an atomic that
+// reads lets the other warps run after it, so that a spin on a flag lets its writer go on.
 #include <cstring>
 
 #include "machine.hpp"
@@ -47,8 +47,19 @@ bool releases(ir::MemoryOrder o) { return o == ir::MemoryOrder::Release || o == 
 // One atomic on one element, by one lane of `w`.
 class ElementAtomic {
  public:
-  ElementAtomic(Warp& w, const ir::StmtNode& n, ir::AtomicOp op, ir::MemoryOrder order, ir::MemoryScope scope, DType t)
-      : w_(w), n_(n), op_(op), order_(order), scope_(scope), t_(t), bytes_(dtype_bytes(t)) {}
+  // `observed`: the instruction returns the old values; `flag`: a scalar atomic, the kind that
+  // hands data between threads, whose relaxed writes race reports may name.
+  ElementAtomic(Warp& w, const ir::StmtNode& n, ir::AtomicOp op, ir::MemoryOrder order, ir::MemoryScope scope, DType t,
+                bool observed, bool flag)
+      : w_(w),
+        n_(n),
+        op_(op),
+        order_(order),
+        scope_(scope),
+        t_(t),
+        bytes_(dtype_bytes(t)),
+        observed_value_(observed),
+        flag_(flag) {}
 
   // The atomic on global memory at `address`; returns the old value.
   ir::Scalar global(uint64_t address, ir::Scalar value, ir::Scalar expected) {
@@ -89,7 +100,7 @@ class ElementAtomic {
 
   // What the lanes observed, for the scheduler's spin detection.
   uint64_t observed() const { return observed_; }
-  bool released() const { return released_; }
+  bool wrote() const { return wrote_; }
 
  private:
   Access access() {
@@ -103,14 +114,13 @@ class ElementAtomic {
     HappensBefore& hb = w_.cta.scheduler.happens_before;
     const ir::Scalar old = load_value(t_, p);
     if (ir::writes_memory(op_)) store_value(t_, p, updated(op_, t_, old, value, expected));
-    if (ir::reads_memory(op_) && acquires(order_)) hb.acquire(location, w_.clock, w_.actor, scope_);
-    const bool read_modify_write = op_ != ir::AtomicOp::Store;
-    if (ir::writes_memory(op_) && releases(order_)) {
-      hb.release(location, w_.clock, w_.actor, scope_, read_modify_write);
-      released_ = true;
-    } else if (op_ == ir::AtomicOp::Store) {
-      hb.end_release_sequences(location);
+    if (hb.enabled()) {
+      const Access at = access();
+      if (ir::reads_memory(op_)) hb.atomic_read(location, w_.clock, at, acquires(order_), observed_value_);
+      if (ir::writes_memory(op_))
+        hb.atomic_write(location, w_.clock, at, releases(order_), op_ != ir::AtomicOp::Store, flag_);
     }
+    wrote_ = wrote_ || ir::writes_memory(op_);
     const auto address = reinterpret_cast<uint64_t>(p);
     observed_ = (observed_ * 1000003u) ^ address ^ (ir::bits_of(t_, old) * 0x9e3779b97f4a7c15ull);
     return old;
@@ -123,14 +133,15 @@ class ElementAtomic {
   const ir::MemoryScope scope_;
   const DType t_;
   const int bytes_;
+  const bool observed_value_, flag_;
   uint64_t observed_ = 0;
-  bool released_ = false;
+  bool wrote_ = false;
 };
 
-// After the instruction: later accesses of a warp that released are new to the release; a warp
-// that read lets the others run.
+// After the instruction: later accesses of a warp that wrote are new to what the write released (or
+// would have, for race reports); a warp that read lets the others run.
 void finish(Warp& w, const ir::StmtNode& n, const ElementAtomic& atomic, bool reads) {
-  if (atomic.released()) w.tick();
+  if (atomic.wrote()) w.tick();
   if (reads) w.poll(n.loc, atomic.observed());
 }
 
@@ -142,7 +153,7 @@ void exec_AtomicScalar(Warp& w, const ir::AtomicScalarNode& n, Mask mask) {
   const Lanes value = n.value ? w.eval(n.value, mask) : Lanes{};
   const Lanes expected = n.compare ? w.eval(n.compare, mask) : Lanes{};
   Lanes old{};
-  ElementAtomic atomic(w, n, n.op, n.order, n.scope, t);
+  ElementAtomic atomic(w, n, n.op, n.order, n.scope, t, bool(n.result), true);
   if (n.global) {
     const GlobalViewLanes view(w, n.global, mask);
     const std::vector<int> origin(size_t(n.global->rank()), 0);
@@ -183,15 +194,25 @@ void exec_AtomicTensor(Warp& w, const ir::AtomicTensorNode& n, Mask mask) {
   const std::vector<ir::Scalar>* expected = n.compare ? &w.tile(n.compare.get()) : nullptr;
   std::vector<ir::Scalar>* out = n.out ? &w.tile(n.out.get()) : nullptr;
   const int local = n.value->layout.local_size();
-  ElementAtomic atomic(w, n, n.op, n.order, n.scope, t);
+  ElementAtomic atomic(w, n, n.op, n.order, n.scope, t, bool(out), false);
   const std::optional<GlobalViewLanes> global =
       n.global ? std::optional<GlobalViewLanes>(std::in_place, w, n.global, mask) : std::nullopt;
   const Lanes view = n.shared && n.shared->offset ? w.eval(n.shared->offset, mask) : Lanes{};
+  const std::vector<ir::Scalar>* positions = n.index ? &w.tile(n.index.get()) : nullptr;
   for_each_element(w, n.value.get(), mask, [&](int lane, int thread, int l, const int* c) {
     const size_t slot = size_t(lane) * local + l;
     const ir::Scalar compare = expected ? (*expected)[slot] : ir::Scalar{};
     if (out) (*out)[slot] = is_float(t) ? ir::Scalar{.f = 0} : ir::Scalar{.i = 0};
     if (!first_replica(n.value->layout, thread)) return;
+    // A scatter's element goes to its position in the rank-1 target; positions outside it are skipped.
+    int position = 0;
+    if (positions) {
+      const int64_t p = (*positions)[slot].i;
+      const int64_t extent = n.global ? global->extent(0, lane) : n.shared->shape[0];
+      if (p < 0 || p >= extent) return;
+      position = int(p);
+      c = &position;
+    }
     if (n.shared) {
       const SharedAddress a = shared_address(w, n.shared, view, lane, offsets, c, n.loc);
       const ir::Scalar old = atomic.shared(a, w.thread(lane), values[slot], compare);

@@ -66,7 +66,11 @@ void exec_ElementwiseBinary(Warp& w, const ir::ElementwiseBinaryNode& n, Mask ma
   OperandReader a(w, n.a, n.out.get(), mask), b(w, n.b, n.out.get(), mask);
   const DType t = n.a.dtype();
   for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
-    return ir::apply_binary(n.op, t, ir::convert(a.dtype(), t, a(lane, l)), ir::convert(b.dtype(), t, b(lane, l)));
+    try {
+      return ir::apply_binary(n.op, t, ir::convert(a.dtype(), t, a(lane, l)), ir::convert(b.dtype(), t, b(lane, l)));
+    } catch (const Error& e) {
+      throw Error(n.loc, fmt::format("{} in thread {} of block {}", e.message(), w.thread(lane), w.cta.block_name()));
+    }
   });
 }
 

@@ -1,6 +1,8 @@
 // Vector clocks, shadow memory and the race reports of the simulator.
 #include "happens_before.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "machine.hpp"
@@ -73,11 +75,11 @@ void HappensBefore::atomic_access(Shadow& shadow, int64_t begin, int n, const Ve
     const Access& last_write = shadow.write[size_t(byte)];
     const Access& replica = shadow.replica[size_t(byte)];
     const bool after_replica = replica.epoch.clock != 0 && !unordered(replica);
-    if (unordered(last_write) && (at.atomic_write || !after_replica)) report(last_write, at, memory(byte));
+    if (unordered(last_write) && (at.atomic_write || !after_replica)) report(last_write, at, memory(byte), clock);
     if (at.atomic_write) {
-      if (unordered(replica)) report(replica, at, memory(byte));
+      if (unordered(replica)) report(replica, at, memory(byte), clock);
       for (const auto& reads : shadow.read)
-        if (unordered(reads[size_t(byte)])) report(reads[size_t(byte)], at, memory(byte));
+        if (unordered(reads[size_t(byte)])) report(reads[size_t(byte)], at, memory(byte), clock);
     }
     Access& a0 = shadow.atomic[0][size_t(byte)];
     Access& a1 = shadow.atomic[1][size_t(byte)];
@@ -88,11 +90,8 @@ void HappensBefore::atomic_access(Shadow& shadow, int64_t begin, int n, const Ve
   }
 }
 
-void HappensBefore::release(SyncLocation location, const VectorClock& clock, uint32_t warp, ir::MemoryScope scope,
-                            bool read_modify_write) {
-  if (!enabled_) return;
+void HappensBefore::release(SyncLocation location, const VectorClock& clock, uint32_t warp, ir::MemoryScope scope) {
   std::vector<Release>& sequences = releases_[location];
-  if (!read_modify_write) sequences.clear();
   for (Release& r : sequences)
     if (r.warp == warp && r.scope == scope) {
       r.clock.join(clock);
@@ -101,16 +100,98 @@ void HappensBefore::release(SyncLocation location, const VectorClock& clock, uin
   sequences.push_back(Release{clock, warp, scope});
 }
 
-void HappensBefore::end_release_sequences(SyncLocation location) {
-  if (enabled_) releases_.erase(location);
-}
-
-void HappensBefore::acquire(SyncLocation location, VectorClock& clock, uint32_t warp, ir::MemoryScope scope) const {
+void HappensBefore::atomic_read(SyncLocation location, VectorClock& clock, const Access& at, bool acquire,
+                                bool observed) {
   if (!enabled_) return;
+  const uint32_t warp = at.epoch.actor;
+  const ir::MemoryScope scope = *at.atomic;
+  const auto w = observed ? relaxed_writes_.find(location) : relaxed_writes_.end();
+  if (w != relaxed_writes_.end() && w->second.warp != warp) {
+    const auto same =
+        std::find_if(reads_of_relaxed_writes_.begin(), reads_of_relaxed_writes_.end(), [&](const auto& r) {
+          return r.write.site == w->second.site && r.write.warp == w->second.warp && r.read_site == at.site &&
+                 r.read.actor == warp;
+        });
+    if (same != reads_of_relaxed_writes_.end()) {
+      same->write.clock.join(w->second.clock);
+      same->read = at.epoch;
+    } else {
+      reads_of_relaxed_writes_.push_back(ReadOfRelaxedWrite{w->second, at.epoch, at.site});
+    }
+  }
   const auto it = releases_.find(location);
   if (it == releases_.end()) return;
-  for (const Release& r : it->second)
-    if (includes(r.scope, r.warp, warp) && includes(scope, warp, r.warp)) clock.join(r.clock);
+  std::vector<Unacquired>& unacquired = memory_fences_[warp].unacquired;
+  for (const Release& r : it->second) {
+    if (!includes(r.scope, r.warp, warp) || !includes(scope, warp, r.warp)) continue;
+    if (acquire) {
+      clock.join(r.clock);
+      continue;
+    }
+    const auto same = std::find_if(unacquired.begin(), unacquired.end(), [&](const Unacquired& u) {
+      return u.read_site == at.site && u.release.warp == r.warp && u.release.scope == r.scope;
+    });
+    if (same != unacquired.end()) {
+      same->release.clock.join(r.clock);
+      same->read = at.epoch;
+    } else {
+      unacquired.push_back(Unacquired{r, at.epoch, at.site});
+    }
+  }
+}
+
+void HappensBefore::atomic_write(SyncLocation location, const VectorClock& clock, const Access& at, bool release,
+                                 bool read_modify_write, bool recorded) {
+  if (!enabled_) return;
+  const uint32_t warp = at.epoch.actor;
+  const ir::MemoryScope scope = *at.atomic;
+  if (!read_modify_write) releases_.erase(location);
+  if (release) {
+    relaxed_writes_.erase(location);
+    this->release(location, clock, warp, scope);
+    return;
+  }
+  if (recorded)
+    relaxed_writes_[location] = RelaxedWrite{clock, warp, at.site};
+  else
+    relaxed_writes_.erase(location);
+  const auto it = memory_fences_.find(warp);
+  if (it == memory_fences_.end()) return;
+  // The release pattern's scope is the narrower of the fence's and the write's: each must include
+  // the acquiring thread.
+  const std::vector<VectorClock>& released = it->second.released_by_scope;
+  for (size_t s = 0; s < released.size(); ++s)
+    this->release(location, released[s], warp, std::min(ir::MemoryScope(s), scope));
+}
+
+void HappensBefore::memory_fence(uint32_t warp, VectorClock& clock, ir::MemoryScope scope, bool sequentially_consistent,
+                                 const SourceLoc* at) {
+  if (!enabled_) return;
+  FenceState& state = memory_fences_[warp];
+  std::erase_if(state.unacquired, [&](Unacquired& u) {
+    const Release& r = u.release;
+    if (!includes(scope, warp, r.warp) || !includes(r.scope, r.warp, warp)) {
+      u.narrow_fence = at;
+      u.narrow_scope = scope;
+      return false;
+    }
+    clock.join(r.clock);
+    return true;
+  });
+  if (sequentially_consistent) {
+    for (const Release& f : sc_fences_)
+      if (includes(f.scope, f.warp, warp) && includes(scope, warp, f.warp)) clock.join(f.clock);
+    const auto mine = std::find_if(sc_fences_.begin(), sc_fences_.end(),
+                                   [&](const Release& f) { return f.warp == warp && f.scope == scope; });
+    if (mine != sc_fences_.end())
+      mine->clock = clock;
+    else
+      sc_fences_.push_back(Release{clock, warp, scope});
+  }
+  // A fence of a scope is one of every narrower scope too.
+  std::vector<VectorClock>& released = state.released_by_scope;
+  if (released.size() < size_t(scope) + 1) released.resize(size_t(scope) + 1);
+  for (size_t s = 0; s <= size_t(scope); ++s) released[s] = clock;
 }
 
 void HappensBefore::fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock) {
@@ -143,7 +224,7 @@ void HappensBefore::weak_wait(uint32_t warp, const VectorClock& published, WeakW
   it->second.second.join(published);
 }
 
-std::string HappensBefore::remedy(const Access& earlier, const Access& later) const {
+std::string HappensBefore::remedy(const Access& earlier, const Access& later, const VectorClock& clock) const {
   const auto waits = weak_waits_.find(later.epoch.actor);
   if (waits != weak_waits_.end())
     for (const auto& [at, wait] : waits->second) {
@@ -159,6 +240,37 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later) co
           "WaitScope::cluster",
           at->str());
     }
+  const auto site_name = [&](uint32_t site) {
+    return fmt::format("{} at {}", sites_[site].operation, sites_[site].loc->str());
+  };
+  // A flag between the two: a read that acquired nothing, or a write that released nothing, which
+  // `later` is ordered after and which saw or followed `earlier`.
+  for (const auto& [warp, state] : memory_fences_)
+    for (const Unacquired& u : state.unacquired)
+      if (clock.covers(u.read) && u.release.clock.covers(earlier.epoch))
+        return u.narrow_fence
+                   ? fmt::format(
+                         "the {} saw it released, but the fence at {} after it has scope {}, which does not "
+                         "include the writing thread; give the fence a scope that does, such as "
+                         "MemoryScope::gpu",
+                         site_name(u.read_site), u.narrow_fence->str(), ir::memory_scope_name(u.narrow_scope))
+                   : fmt::format(
+                         "the {} saw it released, but a relaxed read acquires nothing: read with "
+                         "MemoryOrder::acquire, or call fence.acq_rel() after the read",
+                         site_name(u.read_site));
+  for (const ReadOfRelaxedWrite& r : reads_of_relaxed_writes_)
+    if (clock.covers(r.read) && r.write.clock.covers(earlier.epoch))
+      return fmt::format(
+          "the {} read what the {} wrote, but a relaxed write releases nothing: write with MemoryOrder::release, or "
+          "call fence.acq_rel() before the write, with a scope that includes the reader",
+          site_name(r.read_site), site_name(r.write.site));
+  // Warps of two blocks share no sync(): only the memory model, or a barrier of their cluster, orders them.
+  const Actor &a = actors_[actors_[earlier.epoch.actor].owner], &b = actors_[actors_[later.epoch.actor].owner];
+  if (a.kind == ActorKind::Warp && b.kind == ActorKind::Warp && a.block >= 0 && b.block >= 0 && a.block != b.block)
+    return fmt::format(
+        "the two blocks share no sync(): release the writes with an atomic that the other block acquires "
+        "(MemoryOrder::release and MemoryOrder::acquire, or fence.acq_rel() around relaxed atomics){}",
+        a.cluster == b.cluster ? ", or order them with cluster.sync() or an mbarrier of their cluster" : "");
   return "order them with a sync(), an mbarrier arrival and a wait on its phase, or the wait that retires the "
          "asynchronous operation";
 }
@@ -183,10 +295,11 @@ std::string HappensBefore::describe(const Access& a) const {
   return at;
 }
 
-void HappensBefore::report(const Access& earlier, const Access& later, const std::string& memory) const {
+void HappensBefore::report(const Access& earlier, const Access& later, const std::string& memory,
+                           const VectorClock& clock) const {
   const Site& s = sites_[later.site];
   throw Error(*s.loc, fmt::format("data race on {}: {} is not ordered after {}; {}", memory, describe(later),
-                                  describe(earlier), remedy(earlier, later)));
+                                  describe(earlier), remedy(earlier, later, clock)));
 }
 
 void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, const VectorClock& clock, Access at,
@@ -203,7 +316,7 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
       Access& a0 = shadow.atomic[0][size_t(byte)];
       Access& a1 = shadow.atomic[1][size_t(byte)];
       for (const Access* a : {&a0, &a1})
-        if (unordered(*a) && (write || a->atomic_write)) report(*a, at, memory(byte));
+        if (unordered(*a) && (write || a->atomic_write)) report(*a, at, memory(byte), clock);
       if (write) a0 = a1 = Access{};
     }
     if (write && unordered(last_write) && last_write.site == at.site && incoming && current &&
@@ -213,11 +326,11 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
     }
     // Reading either of two writes of one value reads that value; a write must follow both.
     const bool after_replica = replica.epoch.clock != 0 && !unordered(replica);
-    if (unordered(last_write) && (write || !after_replica)) report(last_write, at, memory(byte));
-    if (write && unordered(replica)) report(replica, at, memory(byte));
+    if (unordered(last_write) && (write || !after_replica)) report(last_write, at, memory(byte), clock);
+    if (write && unordered(replica)) report(replica, at, memory(byte), clock);
     if (write) {
       for (const Access* r : {&r0, &r1})
-        if (unordered(*r)) report(*r, at, memory(byte));
+        if (unordered(*r)) report(*r, at, memory(byte), clock);
       last_write = at;
       replica = r0 = r1 = Access{};
       continue;
@@ -235,7 +348,7 @@ void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n,
     const Access& last_write = shadow.write[size_t(byte)];
     const Access& replica = shadow.replica[size_t(byte)];
     if (unordered(last_write, at, clock) && (replica.epoch.clock == 0 || unordered(replica, at, clock)))
-      report(last_write, at, memory(byte));
+      report(last_write, at, memory(byte), clock);
     if (last_write.generic && !fenced(last_write, clock) && !(replica.generic && fenced(replica, clock)))
       report_unfenced(last_write, at, memory(byte));
   }

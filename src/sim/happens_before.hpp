@@ -17,7 +17,11 @@
 //  - atomics (PTX memory model): two atomics never race when each one's scope includes the other's
 //    thread (they are "morally strong"); a release (or a read-modify-write after it, continuing its
 //    release sequence) publishes its warp's clock at the location, and an acquire that reads there
-//    acquires what every release it is morally strong with published.
+//    acquires what every release it is morally strong with published;
+//  - memory fences (the model's release and acquire patterns): a strong write after a fence
+//    publishes the warp's clock as it stood at the fence; what a strong read saw published is
+//    acquired at the warp's next fence whose scope includes the releasing warp; fence.sc fences
+//    acquire what every morally strong fence.sc executed before them released.
 // Shared memory is shadowed per block, global memory per allocation, byte by byte.
 #pragma once
 
@@ -120,13 +124,21 @@ class HappensBefore {
   // nothing orders against it, and with an atomic that is not morally strong with it.
   void atomic_access(Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
                      const std::function<std::string(int64_t)>& memory) const;
-  // Release and acquire at `location` by the warp whose clock is `clock`, with `scope`. A release
-  // store heads the location's release sequence anew; a read-modify-write continues the sequences
-  // there (and heads one of its own when it releases); a relaxed store ends them.
-  void release(SyncLocation location, const VectorClock& clock, uint32_t warp, ir::MemoryScope scope,
-               bool read_modify_write);
-  void end_release_sequences(SyncLocation location);
-  void acquire(SyncLocation location, VectorClock& clock, uint32_t warp, ir::MemoryScope scope) const;
+  // An atomic's read at `location` by the warp whose clock is `clock` (`at.atomic` its scope): an
+  // acquire acquires what every release it is morally strong with published there; a relaxed read
+  // leaves that for the warp's next memory fence to acquire. `observed`: the thread receives the
+  // value read, so a race report may name the write it read.
+  void atomic_read(SyncLocation location, VectorClock& clock, const Access& at, bool acquire, bool observed);
+  // An atomic's write: a release publishes `clock`, a relaxed write what the warp's memory fences
+  // before it released. A store heads the location's release sequences anew; a read-modify-write
+  // continues them (and heads one of its own when it releases). A relaxed write with `recorded` is
+  // kept for race reports to name.
+  void atomic_write(SyncLocation location, const VectorClock& clock, const Access& at, bool release,
+                    bool read_modify_write, bool recorded);
+  // Warp `warp`, whose clock is `clock`, executes fence.acq_rel (or fence.sc with
+  // `sequentially_consistent`) at `scope`: `clock` acquires, then the fence releases it.
+  void memory_fence(uint32_t warp, VectorClock& clock, ir::MemoryScope scope, bool sequentially_consistent,
+                    const SourceLoc* at);
 
   // An asynchronous read, which leaves no trace: the bytes were written before it, and what the
   // generic proxy wrote was fenced by its writer before it.
@@ -154,6 +166,37 @@ class HappensBefore {
     ir::MemoryScope scope;
   };
   std::map<SyncLocation, std::vector<Release>> releases_;
+  void release(SyncLocation location, const VectorClock& clock, uint32_t warp, ir::MemoryScope scope);
+  // A warp's memory fences: by scope, the clock its latest fence of at least that scope released,
+  // and what its relaxed reads saw released that no fence has acquired yet.
+  struct Unacquired {
+    Release release;
+    Epoch read;  // the latest such read
+    uint32_t read_site;
+    // A fence after the read whose scope left out the releasing warp, with that scope.
+    const SourceLoc* narrow_fence = nullptr;
+    ir::MemoryScope narrow_scope = ir::MemoryScope::Cta;
+  };
+  struct FenceState {
+    std::vector<VectorClock> released_by_scope;
+    std::vector<Unacquired> unacquired;
+  };
+  std::map<uint32_t, FenceState> memory_fences_;  // by warp actor
+  std::vector<Release> sc_fences_;                // one per warp and scope, joined
+  // For race reports: the last relaxed write at each location, with its writer's clock, and the
+  // relaxed writes that atomics read, with the latest such read.
+  struct RelaxedWrite {
+    VectorClock clock;
+    uint32_t warp;
+    uint32_t site;
+  };
+  std::map<SyncLocation, RelaxedWrite> relaxed_writes_;
+  struct ReadOfRelaxedWrite {
+    RelaxedWrite write;
+    Epoch read;
+    uint32_t read_site;
+  };
+  std::vector<ReadOfRelaxedWrite> reads_of_relaxed_writes_;
   struct Fence {
     Clock warp_clock, copy_clock;
   };
@@ -170,10 +213,12 @@ class HappensBefore {
   }
   // "the store_shared at k.cpp:12 by warp 0 of block (0, 0, 0)"
   std::string describe(const Access& a) const;
-  [[noreturn]] void report(const Access& earlier, const Access& later, const std::string& memory) const;
+  // `clock` is the clock of `later`'s actor.
+  [[noreturn]] void report(const Access& earlier, const Access& later, const std::string& memory,
+                           const VectorClock& clock) const;
   // How to order `earlier` before `later`: the weak wait of `later`'s warp that saw it published,
   // or the ways to order accesses.
-  std::string remedy(const Access& earlier, const Access& later) const;
+  std::string remedy(const Access& earlier, const Access& later, const VectorClock& clock) const;
 
   bool enabled_;
   std::vector<Actor> actors_ = {{ActorKind::Warp, "nobody", 0}};  // actor 0: host writes, before every launch

@@ -20,6 +20,17 @@ TEST_F(AtomicsOnGpu, ReleaseAndAcquireHandADataTileBetweenBlocks) {
     check_flag_handoff<1>(Device::gpu());
   }
 }
+// A relaxed flag ordered by fences on each side; fence.sc as well as fence.acq_rel.
+TEST_F(AtomicsOnGpu, FencesOrderARelaxedFlagBetweenBlocks) {
+  for (int i = 0; i < 20; ++i) {
+    check_fenced_flag_handoff<0, false>(Device::gpu());
+    check_fenced_flag_handoff<1, true>(Device::gpu());
+  }
+}
+TEST_F(AtomicsOnGpu, ScatterHistogramAndTokenPlaces) {
+  check_histogram(Device::gpu());
+  check_token_places(Device::gpu());
+}
 TEST_F(AtomicsOnGpu, RowsAcrossWarps) {
   check_rows_across_warps<float>(Device::gpu());
   check_rows_across_warps<int32_t>(Device::gpu());

@@ -22,6 +22,7 @@ TEST_F(ElementTypesOnGpu, ByteDequantization) {
   check_byte_dequantize<uint8_t>(Device::gpu(), true);
 }
 TEST_F(ElementTypesOnGpu, CausalMaskFromIndexTiles) { check_causal_mask(Device::gpu()); }
+TEST_F(ElementTypesOnGpu, ConditionsCombineWithAndOrNot) { check_band_or_zeros(Device::gpu()); }
 
 }  // namespace
 }  // namespace tessel::testing

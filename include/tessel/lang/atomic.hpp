@@ -8,17 +8,10 @@
 #include <source_location>
 #include <vector>
 
+#include "tessel/lang/memory_model.hpp"
 #include "tessel/lang/tensors.hpp"
 
 namespace tessel {
-
-// What an atomic orders (PTX memory model): relaxed orders nothing; a release makes the thread's
-// earlier accesses visible to whoever acquires what it wrote; acq_rel does both.
-enum class MemoryOrder { relaxed, acquire, release, acq_rel };
-// Among which threads the atomic is atomic and orders: the block's, the cluster's, the GPU's
-// (every block of the grid) or the system's. The default is gpu for global memory and cta for
-// shared memory.
-enum class MemoryScope { cta, cluster, gpu, sys };
 
 // Where an atomic acts: a global view or a shared tile.
 struct AtomicTarget {
@@ -79,6 +72,22 @@ class AtomicInstructions {
                                   const RegisterTensor& desired, std::vector<Dim> offsets,
                                   MemoryOrder order = MemoryOrder::relaxed, Scope scope = {},
                                   loc_t loc = loc_t::current());
+
+  // ---- scatter forms: each element of `values` into the element of the rank-1 `dst` at its position ----
+  // `positions` is an integer tile of the values' shape (in the same layout). Positions outside `dst`
+  // are skipped, so -1 leaves an element out; elements that share a position are each combined by
+  // an atomic of their own (a histogram, counts per expert).
+  void scatter_add(const AtomicTarget& dst, const RegisterTensor& positions, const RegisterTensor& values,
+                   MemoryOrder order = MemoryOrder::relaxed, Scope scope = {}, loc_t loc = loc_t::current());
+  void scatter_min(const AtomicTarget& dst, const RegisterTensor& positions, const RegisterTensor& values,
+                   MemoryOrder order = MemoryOrder::relaxed, Scope scope = {}, loc_t loc = loc_t::current());
+  void scatter_max(const AtomicTarget& dst, const RegisterTensor& positions, const RegisterTensor& values,
+                   MemoryOrder order = MemoryOrder::relaxed, Scope scope = {}, loc_t loc = loc_t::current());
+  // The old values, in the layout of `values` (0 where a position was skipped): a slot claimed per
+  // element, as when tokens take places in their expert's list.
+  RegisterTensor scatter_fetch_add(const AtomicTarget& dst, const RegisterTensor& positions,
+                                   const RegisterTensor& values, MemoryOrder order = MemoryOrder::relaxed,
+                                   Scope scope = {}, loc_t loc = loc_t::current());
 
   // ---- scalar forms: every executing thread, on the element at `index` of `dst` ----
   template <AtomicValue V> void add(const AtomicTarget& dst, std::vector<Dim> index, const V& value,
@@ -158,6 +167,9 @@ class AtomicInstructions {
   RegisterTensor tile_atomic(ir::AtomicOp op, const AtomicTarget& dst, const RegisterTensor& values,
                              const RegisterTensor* expected, std::vector<Dim> offsets, bool result, MemoryOrder order,
                              Scope scope, const SourceLoc& loc);
+  RegisterTensor scatter_atomic(ir::AtomicOp op, const AtomicTarget& dst, const RegisterTensor& positions,
+                                const RegisterTensor& values, bool result, MemoryOrder order, Scope scope,
+                                const SourceLoc& loc);
 };
 
 }  // namespace tessel

@@ -161,7 +161,18 @@ class RegisterTensor {
   friend RegisterTensor operator<=(const TileOperand& a, const TileOperand& b);
   friend RegisterTensor operator>(const TileOperand& a, const TileOperand& b);
   friend RegisterTensor operator>=(const TileOperand& a, const TileOperand& b);
+  // Conditions: bool tiles combined element by element. The second operand (and !'s only one) is
+  // taken exactly, so that they win over C++'s own &&, || and !, which would convert a tile with the
+  // operator bool below; the first records the user's line.
+  friend RegisterTensor operator&&(const TileArgument& a, const RegisterTensor& b);
+  friend RegisterTensor operator||(const TileArgument& a, const RegisterTensor& b);
+  friend RegisterTensor operator!(const RegisterTensor& x);
   friend RegisterTensor operator-(const TileArgument& x);
+  // A tile's elements are known only when the kernel runs, so it cannot steer C++ control flow.
+  template <class Never = void> explicit operator bool() const {
+    static_assert(detail::never<Never>, TESSEL_TILE_NOT_A_CONDITION);
+    return false;
+  }
 
   RegisterTensor& operator+=(const TileOperand& b) { return update(ir::BinaryOp::Add, b); }
   RegisterTensor& operator-=(const TileOperand& b) { return update(ir::BinaryOp::Sub, b); }

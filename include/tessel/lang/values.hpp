@@ -102,6 +102,12 @@ template <class T> struct AssignedValue {
   "a kernel value cannot steer C++ control flow (an `if`, `while` or `?:` on it): its value is known only when " \
   "the kernel runs; write if_(cond, [&] { ... }), while_(...) or select(cond, a, b)"
 
+// The same for a register tile.
+#define TESSEL_TILE_NOT_A_CONDITION                                                                                \
+  "a register tile cannot steer C++ control flow (an `if`, `while` or `?:` on it): its elements are known only "   \
+  "when the kernel runs; choose elements with where(cond, a, b), or reduce the tile to a kernel value and branch " \
+  "on it with if_"
+
 template <class T> class Expr {
  public:
   using element_type = T;

@@ -47,11 +47,20 @@ void verify_AtomicTensor(Verification& v, const AtomicTensorNode& n) {
                atomic_op_name(n.op), n.loc.str(), n.compare ? "" : "out");
   // Only the first replica of an element reaches memory: the others could not receive its old value.
   if (n.out && !n.value->layout.replica_spans().empty())
-    throw Error(n.loc, fmt::format("atomic.{}{}: the values' layout {} holds each element in several threads, but "
+    throw Error(n.loc, fmt::format("atomic.{}{}{}: the values' layout {} holds each element in several threads, but "
                                    "only one of them may combine it and receive the old value; use the form that "
                                    "returns nothing, or give the values a layout without replicas",
+                                   n.index ? "scatter_" : "",
                                    n.op == AtomicOp::Exchange || n.op == AtomicOp::CompareExchange ? "" : "fetch_",
                                    atomic_op_name(n.op), n.value->layout.str()));
+  if (n.index) {
+    const DType t = n.index->dtype;
+    TESSEL_CHECK(n.offsets.size() == 1 && !is_float(t) && t != DType::Bool && !is_packed(t) &&
+                     n.index->shape() == n.value->shape(),
+                 "a scatter atomic at {} with {} offsets and indices of {}", n.loc.str(), n.offsets.size(),
+                 dtype_name(t));
+    v.use(n.index, n);
+  }
   v.use(n.value, n);
   if (n.compare) v.use(n.compare, n);
   if (n.out) v.define(n.out, n);

@@ -57,10 +57,13 @@ struct AtomicScalarNode : StmtNode {
 // Every element of `value` combined into the element at its coordinates plus `offsets` of `global`
 // or `shared` (one of them is null), each by one atomic; elements outside the view are skipped, and
 // an element that several threads hold is combined once. `out` receives the old values (null: red).
+// A scatter names the element by `index` instead: the element of the integer tile `index` at the
+// value's coordinates is its position in the rank-1 `global` or `shared` (whose offset is 0), and
+// positions outside it are skipped.
 struct AtomicTensorNode : StmtNode {
   AtomicTensorNode(SourceLoc l, RegisterTensor out, AtomicOp op, GlobalTensor global, SharedTensor shared,
                    std::vector<Expr> offsets, RegisterTensor value, RegisterTensor compare, MemoryOrder order,
-                   MemoryScope scope)
+                   MemoryScope scope, RegisterTensor index = nullptr)
       : StmtNode(NodeKind::AtomicTensor, std::move(l)),
         out(std::move(out)),
         op(op),
@@ -70,7 +73,8 @@ struct AtomicTensorNode : StmtNode {
         value(std::move(value)),
         compare(std::move(compare)),
         order(order),
-        scope(scope) {}
+        scope(scope),
+        index(std::move(index)) {}
   RegisterTensor out;
   AtomicOp op;
   GlobalTensor global;
@@ -80,13 +84,15 @@ struct AtomicTensorNode : StmtNode {
   RegisterTensor compare;  // CompareExchange only
   MemoryOrder order;
   MemoryScope scope;
+  RegisterTensor index;  // a scatter's positions; null for the tile forms
   static constexpr auto operands() {
     return std::tuple{optional(&AtomicTensorNode::out),
                       optional(&AtomicTensorNode::global),
                       optional(&AtomicTensorNode::shared),
                       &AtomicTensorNode::offsets,
                       &AtomicTensorNode::value,
-                      optional(&AtomicTensorNode::compare)};
+                      optional(&AtomicTensorNode::compare),
+                      optional(&AtomicTensorNode::index)};
   }
 };
 
