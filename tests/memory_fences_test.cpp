@@ -38,6 +38,12 @@ std::string fenced_handoff_race(const std::string& remedy) {
          " by warp 0 of block (0, 0, 0); " + remedy;
 }
 
+std::string cross_block_remedy() {
+  return "the two blocks share no sync(): combine into one place with atomics (atomic.add), or hand the data over "
+         "with an atomic release that the other block acquires (MemoryOrder::release and MemoryOrder::acquire, or "
+         "fence.acq_rel() around relaxed atomics)";
+}
+
 template <class S> std::string handoff_error() {
   Buffer<float> data(Device::simulator(), std::vector<float>(64, -1.0f)),
       copy(Device::simulator(), std::vector<float>(64, -1.0f));
@@ -120,9 +126,7 @@ TEST(MemoryFences, ScFencesSynchronizeInTheOrderTheyRun) {
             load + ": data race on global memory, byte 0 of a 256-byte allocation: the load_global at " + load +
                 " by warp 0 of block (1, 0, 0) is not ordered after the store_global at " +
                 source_at("tests/memory_fences_test.cpp", "store_global(global_view(data, {64}), arange") +
-                " by warp 0 of block (0, 0, 0); the two blocks share no sync(): release the writes with an atomic "
-                "that the other block acquires (MemoryOrder::release and MemoryOrder::acquire, or fence.acq_rel() "
-                "around relaxed atomics)");
+                " by warp 0 of block (0, 0, 0); " + cross_block_remedy());
 }
 
 struct ClusterFence : Script {

@@ -89,8 +89,9 @@ TEST(Races, BlocksThatReadWhatOtherBlocksWriteInPlaceAreReported) {
   EXPECT_EQ(got,
             fmt::format("{0}:{1}: data race on global memory, byte 0 of a 128-byte allocation: the load_global at "
                         "{0}:{1} by warp 0 of block (1, 0, 0) is not ordered after the store_global at {0}:{2} by warp "
-                        "0 of block (0, 0, 0); order them with a sync(), an mbarrier arrival and a wait on its phase, "
-                        "or the wait that retires the asynchronous operation",
+                        "0 of block (0, 0, 0); the two blocks share no sync(): combine into one place with atomics "
+                        "(atomic.add), or hand the data over with an atomic release that the other block acquires "
+                        "(MemoryOrder::release and MemoryOrder::acquire, or fence.acq_rel() around relaxed atomics)",
                         __FILE__, load_line, store_line));
 }
 

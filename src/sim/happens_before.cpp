@@ -268,8 +268,9 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
   const Actor &a = actors_[actors_[earlier.epoch.actor].owner], &b = actors_[actors_[later.epoch.actor].owner];
   if (a.kind == ActorKind::Warp && b.kind == ActorKind::Warp && a.block >= 0 && b.block >= 0 && a.block != b.block)
     return fmt::format(
-        "the two blocks share no sync(): release the writes with an atomic that the other block acquires "
-        "(MemoryOrder::release and MemoryOrder::acquire, or fence.acq_rel() around relaxed atomics){}",
+        "the two blocks share no sync(): combine into one place with atomics (atomic.add), or hand the data over "
+        "with an atomic release that the other block acquires (MemoryOrder::release and MemoryOrder::acquire, or "
+        "fence.acq_rel() around relaxed atomics){}",
         a.cluster == b.cluster ? ", or order them with cluster.sync() or an mbarrier of their cluster" : "");
   return "order them with a sync(), an mbarrier arrival and a wait on its phase, or the wait that retires the "
          "asynchronous operation";
