@@ -12,32 +12,26 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Two blocks run together, so that their warps interleave.
-sim::Options together(sim::Options o) {
-  o.blocks_per_group = {2, 1, 1};
-  return o;
-}
-
 TEST(Atomics, OnePassColumnSums) {
   for (const sim::Options& o : every_order()) {
     check_column_sums<int32_t>(Device::simulator(), 61, o);
-    check_column_sums<float>(Device::simulator(), 61, together(o));
+    check_column_sums<float>(Device::simulator(), 61, two_blocks_together(o));
   }
 }
 
 TEST(Atomics, TicketsArePermutations) {
-  for (const sim::Options& o : every_order()) check_tickets(Device::simulator(), together(o));
+  for (const sim::Options& o : every_order()) check_tickets(Device::simulator(), two_blocks_together(o));
 }
 
 TEST(Atomics, MinMaxBitwiseAndClaims) {
-  for (const sim::Options& o : every_order()) check_combine_and_claim(Device::simulator(), together(o));
+  for (const sim::Options& o : every_order()) check_combine_and_claim(Device::simulator(), two_blocks_together(o));
 }
 
 TEST(Atomics, ReleaseAndAcquireHandADataTileBetweenBlocks) {
   for (const sim::Options& o : every_order()) {
     check_flag_handoff<0>(Device::simulator(), o);
-    check_flag_handoff<0>(Device::simulator(), together(o));
-    check_flag_handoff<1>(Device::simulator(), together(o));
+    check_flag_handoff<0>(Device::simulator(), two_blocks_together(o));
+    check_flag_handoff<1>(Device::simulator(), two_blocks_together(o));
   }
 }
 

@@ -13,19 +13,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Two blocks run together, so that their warps interleave.
-sim::Options together(sim::Options o) {
-  o.blocks_per_group = {2, 1, 1};
-  return o;
-}
-
 TEST(MemoryFences, OrderARelaxedFlagBetweenBlocks) {
   for (const sim::Options& o : every_order()) {
     check_fenced_flag_handoff<0, false>(Device::simulator(), o);
-    check_fenced_flag_handoff<0, false>(Device::simulator(), together(o));
-    check_fenced_flag_handoff<1, false>(Device::simulator(), together(o));
-    check_fenced_flag_handoff<0, true>(Device::simulator(), together(o));
-    check_fenced_flag_handoff<1, true>(Device::simulator(), together(o));
+    check_fenced_flag_handoff<0, false>(Device::simulator(), two_blocks_together(o));
+    check_fenced_flag_handoff<1, false>(Device::simulator(), two_blocks_together(o));
+    check_fenced_flag_handoff<0, true>(Device::simulator(), two_blocks_together(o));
+    check_fenced_flag_handoff<1, true>(Device::simulator(), two_blocks_together(o));
   }
 }
 

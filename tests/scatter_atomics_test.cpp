@@ -10,18 +10,12 @@
 namespace tessel::testing {
 namespace {
 
-// Blocks run two at a time, so that their warps interleave.
-sim::Options together(sim::Options o) {
-  o.blocks_per_group = {2, 1, 1};
-  return o;
-}
-
 TEST(ScatterAtomics, HistogramInSharedAndGlobalMemory) {
-  for (const sim::Options& o : every_order()) check_histogram(Device::simulator(), together(o));
+  for (const sim::Options& o : every_order()) check_histogram(Device::simulator(), two_blocks_together(o));
 }
 
 TEST(ScatterAtomics, TokensClaimPlacesPerExpert) {
-  for (const sim::Options& o : every_order()) check_token_places(Device::simulator(), together(o));
+  for (const sim::Options& o : every_order()) check_token_places(Device::simulator(), two_blocks_together(o));
 }
 
 struct ScatterIntoAMatrix : Script {

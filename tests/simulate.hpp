@@ -24,6 +24,12 @@ template <class S, class... A> std::string simulation_error(const sim::Options& 
 // The completion orders every asynchronous kernel is checked under: eager, lazy and three seeds.
 inline std::vector<sim::Options> every_order() { return sim::adversarial_schedules(3); }
 
+// `o` with two blocks run together, so that their warps interleave.
+inline sim::Options two_blocks_together(sim::Options o) {
+  o.blocks_per_group = {2, 1, 1};
+  return o;
+}
+
 // `base` run under each of every_order(), as the options of a Kernel or an example's run.
 inline std::vector<KernelOptions> every_order_options(const KernelOptions& base = {}) {
   std::vector<KernelOptions> orders;

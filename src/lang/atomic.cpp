@@ -89,6 +89,15 @@ std::string target_name(const AtomicTarget& dst) {
   return dst.global ? std::string("the global view") : fmt::format("shared tensor {}", dst.shared->name);
 }
 
+// A tile's elements go into memory of their own type.
+void check_values(const RegisterTensor& values, const AtomicTarget& dst, const std::string& what,
+                  const SourceLoc& loc) {
+  if (values.dtype() != dst.dtype())
+    throw Error(
+        loc, fmt::format("{}: a tile of {} into {} of {}; convert it with .to<{}>()", what, dtype_name(values.dtype()),
+                         target_name(dst), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
+}
+
 }  // namespace
 
 ir::Expr AtomicInstructions::scalar_atomic(ir::AtomicOp op, const AtomicTarget& dst, std::vector<Dim> index,
@@ -125,10 +134,7 @@ RegisterTensor AtomicInstructions::tile_atomic(ir::AtomicOp op, const AtomicTarg
   check_group(values.ir(), what, loc);
   check_target(op, dst, what, loc);
   check_order(op, result, order, what, loc);
-  if (values.dtype() != dst.dtype())
-    throw Error(
-        loc, fmt::format("{}: a tile of {} into {} of {}; convert it with .to<{}>()", what, dtype_name(values.dtype()),
-                         target_name(dst), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
+  check_values(values, dst, what, loc);
   const int rank = dst.global ? dst.global->rank() : dst.shared->rank();
   if (int(values.shape().size()) != rank || int(offsets.size()) != rank)
     throw Error(loc, fmt::format("{}: a tile of rank {} at {} offsets into {} of rank {}", what, values.shape().size(),
@@ -164,10 +170,7 @@ RegisterTensor AtomicInstructions::scatter_atomic(ir::AtomicOp op, const AtomicT
   check_group(positions.ir(), what, loc);
   check_target(op, dst, what, loc);
   check_order(op, result, order, what, loc);
-  if (values.dtype() != dst.dtype())
-    throw Error(
-        loc, fmt::format("{}: a tile of {} into {} of {}; convert it with .to<{}>()", what, dtype_name(values.dtype()),
-                         target_name(dst), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
+  check_values(values, dst, what, loc);
   const int rank = dst.global ? dst.global->rank() : dst.shared->rank();
   if (rank != 1)
     throw Error(loc, fmt::format("{}: positions address a target of rank 1, but {} has rank {}; view its elements "
