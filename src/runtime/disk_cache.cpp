@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
 #include <set>
 #include <system_error>
 #include <tuple>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -69,6 +69,18 @@ std::optional<std::vector<char>> decode(const std::vector<char>& file) {
 
 std::string errno_message(int error) { return std::error_code(error, std::generic_category()).message(); }
 
+// The whole file behind `fd`; false on a read error.
+bool read_all(int fd, std::vector<char>& out) {
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return false;
+    if (got == 0) return true;
+    out.insert(out.end(), chunk, chunk + got);
+  }
+}
+
 // write(2) may write less than asked; returns false with errno set on failure.
 bool write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
@@ -129,14 +141,15 @@ fs::path DiskCache::entry_path(const std::string& key, const std::string& kind) 
   return dir_ / kind / key.substr(0, 2) / key;
 }
 
+// Read with POSIX calls, as store() writes: no iostreams, whose locale machinery is what a process
+// with two copies of the C++ library (a Python module beside PyTorch's) can get wrong.
 std::optional<std::vector<char>> DiskCache::load(const std::string& key, const std::string& kind) const {
-  std::ifstream in(entry_path(key, kind), std::ios::binary | std::ios::ate);
-  if (!in) return std::nullopt;
-  const std::streamoff size = in.tellg();
-  if (size < 0) return std::nullopt;
-  std::vector<char> file(static_cast<std::size_t>(size));
-  in.seekg(0);
-  if (!in.read(file.data(), size)) return std::nullopt;
+  const int fd = ::open(entry_path(key, kind).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::vector<char> file;
+  const bool read = read_all(fd, file);
+  ::close(fd);
+  if (!read) return std::nullopt;
   return decode(file);
 }
 

@@ -1,7 +1,7 @@
 #include "tessel/runtime/kernel_compiler.hpp"
 
+#include <charconv>
 #include <chrono>
-#include <sstream>
 
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/runtime/disk_cache.hpp"
@@ -19,10 +19,19 @@ std::string encode(const ResourceUsage& r) {
   return fmt::format("{} {} {} {}", r.registers, r.spill_store_bytes, r.spill_load_bytes, r.stack_bytes);
 }
 
+// Parsed without iostreams: a stream's numeric parsing looks its facets up in the global locale,
+// and in a process that holds a second copy of the C++ library's locale code (a Python module beside
+// PyTorch's libraries) the lookup can return another facet and crash.
 std::optional<ResourceUsage> decode(const std::vector<char>& bytes) {
-  std::istringstream in(std::string(bytes.begin(), bytes.end()));
+  const char* at = bytes.data();
+  const char* const end = at + bytes.size();
   ResourceUsage r;
-  if (!(in >> r.registers >> r.spill_store_bytes >> r.spill_load_bytes >> r.stack_bytes)) return std::nullopt;
+  for (int* field : {&r.registers, &r.spill_store_bytes, &r.spill_load_bytes, &r.stack_bytes}) {
+    while (at != end && *at == ' ') ++at;
+    const auto [next, error] = std::from_chars(at, end, *field);
+    if (error != std::errc()) return std::nullopt;
+    at = next;
+  }
   return r;
 }
 
