@@ -8,6 +8,10 @@ the same scales (torch._scaled_mm with BlockWise1x128 x BlockWise128x128 scales,
 later on Hopper), again checked against each other; "-" where this PyTorch has no such path.
 
     python bench/python/bench_fp8_gemm.py [--shapes 4096x4096x4096,128x7168x16384] [--rounds 20]
+        [--configurations "block_m=64, consumer_warpgroups=1, block_n=128, stages=8, k_chunks=1;..."]
+
+--configurations also times fp8_gemm at each of the given points of its space (separated by ';'),
+in the same rounds, each checked first; they are listed under their shape's row.
 """
 
 import argparse
@@ -25,7 +29,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", default=SHAPES)
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--configurations", default="", help="points of fp8_gemm's space to time too, ';'-separated")
     args = parser.parse_args()
+    configurations = [c.strip() for c in args.configurations.split(";") if c.strip()]
     kernel = tessel.examples().kernel("fp8_gemm")
     block_scaled = tessel.examples().kernel("fp8_gemm_block_scaled")
     timed = FlushedTimer()
@@ -50,9 +56,15 @@ def main():
             "tessel": lambda: kernel(m, n, k, 0.5, 0.25, a, b, d),
             "block_scaled": lambda: block_scaled(m, n, k, column_major_rows.t(), block_scales, a, b, d),
         }
-        methods["tessel"]()  # compiles, tunes
+        for c in configurations:
+            fixed = tessel.examples().kernel("fp8_gemm", configuration=c)
+            methods[c] = lambda fixed=fixed: fixed(m, n, k, 0.5, 0.25, a, b, d)
         want = methods["cublaslt"]()
-        torch.testing.assert_close(d.float(), want.float(), rtol=2e-2, atol=2e-2 * want.float().abs().max().item())
+        for name in ["tessel"] + configurations:
+            d.fill_(float("nan"))
+            methods[name]()  # compiles (and tunes)
+            torch.testing.assert_close(d.float(), want.float(), rtol=2e-2,
+                                       atol=2e-2 * want.float().abs().max().item())
         methods["block_scaled"]()
         # cuBLASLt takes the block scales of B (k x n) as [k / 128, n / 128] column-major, which is
         # block_scales' own storage.
@@ -79,6 +91,8 @@ def main():
             anchor, block_ratio = f"{'-':>12s}", "-"
         print(f"{shape:>20s} {tflops['cublaslt']:10.1f} {tflops['tessel']:10.1f}  {ratio['tessel']:.2f}x "
               f"{anchor} {tflops['block_scaled']:12.1f}  {block_ratio}", flush=True)
+        for c in configurations:
+            print(f"{'':>20s} {'':>10s} {tflops[c]:10.1f}  {ratio[c]:.2f}x  {c}", flush=True)
 
 
 if __name__ == "__main__":
