@@ -53,6 +53,18 @@ def test_wrong_dtype_and_non_contiguous_tensors_get_the_messages_of_the_cpp_api(
         "(host memory runs on the simulator, GPU memory on the GPU)")
 
 
+def test_a_kernel_read_back_from_the_compile_cache_runs_beside_torch():
+    # Two spellings of one configuration are two kernel objects: the second finds the first's cubin
+    # in the disk cache. Reading an entry back used C++ streams, whose locale lookups crashed in a
+    # process that holds PyTorch's libraries.
+    n = 50_000
+    a, b, _ = axpy_inputs(n)
+    for configuration in ("block=2048, warps=4", "warps=4, block=2048"):
+        c = torch.full((n,), float("nan"), device="cuda")
+        tessel.examples().kernel("vector_add", configuration=configuration)(n, a, b, c)
+        torch.testing.assert_close(c, a + b)
+
+
 def test_a_call_runs_on_the_current_stream(consumer):
     n = 1 << 20
     side = torch.cuda.Stream()
