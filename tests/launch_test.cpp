@@ -34,5 +34,17 @@ TEST(Launch, ANegativeGridIsRefusedWithTheValuesItReads) {
                 "(this launch has n = -5000)");
 }
 
+// The exported launcher checks the grid as the launch does, and names the same values.
+TEST(Launch, TheExportedLauncherNamesTheValuesOfAGridOutOfRange) {
+  Kernel<examples::VectorAdd> add(Device::simulator(), KernelOptions{.arch = "sm_90a"});
+  const std::string header =
+      aot::launcher_header({add.exported("vector_add", 64, (float*)nullptr, (float*)nullptr, (float*)nullptr)});
+  const std::string check = "throw Error(\"" + source_at("examples/vector_add.hpp", "attrs.blocks = cdiv(n, block)") +
+                            ": \" + tessel_kernel + \": grid extent 0 is \" + std::to_string(g) + \", outside the "
+                            "range the hardware accepts (0 to 2147483647) (this launch has \" + \"n = \" + "
+                            "std::to_string(tessel_v[0]) + \")\");";
+  EXPECT_NE(header.find(check), std::string::npos) << header.substr(0, 6000);
+}
+
 }  // namespace
 }  // namespace tessel::testing

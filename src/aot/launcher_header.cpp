@@ -276,18 +276,23 @@ class LauncherWriter {
   // Script::require: the first condition that fails throws, naming the user's line and the values
   // of the parameters it reads, as the JIT's launch does.
   void requirements() {
-    for (const ir::Requirement& r : k_.requirements) {
-      std::vector<std::string> values;
-      for (size_t j : ir::call_params_read(*r.cond, k_)) {
-        const ir::VarNode& p = *k_.params[j];
-        values.push_back(fmt::format("{} + std::to_string({})", quoted(p.name + " = "), host_expression(p, k_)));
-      }
-      const std::string message = values.empty()
-                                      ? quoted(": " + r.message)
-                                      : quoted(": " + r.message + " (this launch has ") + " + " +
-                                            fmt::format("{}", fmt::join(values, " + \", \" + ")) + " + \")\"";
-      line(fmt::format("    if (!({})) throw Error({} + tessel_kernel + {});", expr(r.cond), where(r.loc), message));
+    for (const ir::Requirement& r : k_.requirements)
+      line(fmt::format("    if (!({})) throw Error({} + tessel_kernel + {});", expr(r.cond), where(r.loc),
+                       with_launch_values(": " + r.message, r.cond)));
+  }
+
+  // `text` followed by the call parameters that `e` reads with this launch's values, as a C++ string
+  // expression: "<text> (this launch has " + "n = " + std::to_string(...) + ")", as the JIT's
+  // messages have them; `text` alone when `e` reads none.
+  std::string with_launch_values(const std::string& text, const ir::Expr& e) const {
+    std::vector<std::string> values;
+    for (size_t j : ir::call_params_read(*e, k_)) {
+      const ir::VarNode& p = *k_.params[j];
+      values.push_back(fmt::format("{} + std::to_string({})", quoted(p.name + " = "), host_expression(p, k_)));
     }
+    if (values.empty()) return quoted(text);
+    return quoted(text + " (this launch has ") + " + " + fmt::format("{}", fmt::join(values, " + \", \" + ")) +
+           " + \")\"";
   }
 
   void grid() {
@@ -297,9 +302,11 @@ class LauncherWriter {
       line("    {");
       line(fmt::format("      const int64_t g = {};", expr(k_.blocks[d])));
       line(fmt::format(
-          "      if (g < 0 || g > {}) throw Error({} + tessel_kernel + \": grid extent {} is \" + std::to_string(g) "
-          "+ \", outside the range the hardware accepts (0 to {})\");",
-          limit[d], where(k_.blocks_loc), d, limit[d]));
+          "      if (g < 0 || g > {}) throw Error({} + tessel_kernel + \": grid extent {} is \" + std::to_string(g) + "
+          "{});",
+          limit[d], where(k_.blocks_loc), d,
+          with_launch_values(fmt::format(", outside the range the hardware accepts (0 to {})", limit[d]),
+                             k_.blocks[d])));
       line(fmt::format("      tessel_grid[{}] = unsigned(g);", d));
       line("    }");
     }
