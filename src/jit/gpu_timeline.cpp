@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <vector>
 
+#include <fmt/os.h>
 #include <nlohmann/json.hpp>
 
 #include "tessel/runtime/cuda_driver.hpp"
@@ -96,9 +96,13 @@ void GpuTimeline::write(const ir::KernelNode& k, void* stream) const {
         {"records", count},
         {"dropped", count > uint64_t(ir::kTraceRecords) ? count - uint64_t(ir::kTraceRecords) : 0}}}};
   const std::string path = requested_file();
-  std::ofstream out(path);
-  out << trace.dump(1) << "\n";
-  if (!out) throw Error(fmt::format("TESSEL_TRACE: cannot write the timeline of kernel {} to {}", k.name, path));
+  // fmt's file, not an iostream (sim/timeline.cpp says why).
+  try {
+    fmt::output_file(path).print("{}\n", trace.dump(1));
+  } catch (const std::system_error& e) {
+    throw Error(fmt::format("TESSEL_TRACE: cannot write the timeline of kernel {} to {}: {}", k.name, path,
+                            e.code().message()));
+  }
 }
 
 }  // namespace tessel::detail

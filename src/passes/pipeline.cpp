@@ -4,7 +4,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+
+#include <fmt/os.h>
 
 #include "tessel/ir/printer.hpp"
 #include "tessel/ir/verifier.hpp"
@@ -44,7 +45,12 @@ void dump(const ir::Kernel& k, int index, const char* pass) {
   if (!dir || !*dir) return;
   std::filesystem::create_directories(dir);
   const auto path = std::filesystem::path(dir) / fmt::format("{}.{:02}.{}.ir", k->name, index, pass);
-  std::ofstream(path) << ir::print(*k);
+  // fmt's file, not an iostream (sim/timeline.cpp says why).
+  try {
+    fmt::output_file(path.string()).print("{}", ir::print(*k));
+  } catch (const std::system_error& e) {
+    throw Error(fmt::format("TESSEL_DUMP_IR: cannot write {}: {}", path.string(), e.code().message()));
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "timeline.hpp"
 
-#include <fstream>
+#include <fmt/os.h>
 
 #include <nlohmann/json.hpp>
 
@@ -157,9 +157,13 @@ void Timeline::write() const {
       {"otherData",
        {{"kernel", kernel_},
         {"time", "simulated: one scheduler turn (a warp running until it waits or yields) per microsecond"}}}};
-  std::ofstream out(path_);
-  out << trace.dump(1) << "\n";
-  if (!out) throw Error(fmt::format("TESSEL_TRACE: cannot write the trace to {}", path_));
+  // fmt's file, not an iostream: no locale machinery, which a process holding two copies of the C++
+  // library's (a Python module beside PyTorch's) can get wrong.
+  try {
+    fmt::output_file(path_).print("{}\n", trace.dump(1));
+  } catch (const std::system_error& e) {
+    throw Error(fmt::format("TESSEL_TRACE: cannot write the trace to {}: {}", path_, e.code().message()));
+  }
 }
 
 }  // namespace tessel::sim

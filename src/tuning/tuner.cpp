@@ -7,10 +7,11 @@
 #include <cstdlib>
 #include <ctime>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
+
+#include <fmt/os.h>
 
 #include "progress_line.hpp"
 #include "tessel/error.hpp"
@@ -66,10 +67,15 @@ std::string file_safe(const std::string& s) {
   std::error_code ec;
   std::filesystem::create_directories(log_dir, ec);
   const auto path = log_dir / fmt::format("{}-{}.log", file_safe(label), std::time(nullptr));
-  {
-    std::ofstream log(path);
+  // fmt's file, not an iostream (sim/timeline.cpp says why). The error below names the first
+  // failure whether or not the log of them all could be written.
+  bool written = !ec;
+  try {
+    auto log = fmt::output_file(path.string());
     for (const CandidateOutcome& o : r.outcomes)
-      log << fmt::format("[{}] {}: {}\n", o.hyperparameters, status_name(o.status), o.message);
+      log.print("[{}] {}: {}\n", o.hyperparameters, status_name(o.status), o.message);
+  } catch (const std::system_error&) {
+    written = false;
   }
   // The first failure, else the first candidate that was ruled out.
   const CandidateOutcome* first = nullptr;
@@ -80,7 +86,7 @@ std::string file_safe(const std::string& s) {
       "{}: none of the {} candidates can run; the first, [{}], is {}: {}\nevery candidate's "
       "outcome is in {}",
       label, r.outcomes.size(), first ? first->hyperparameters : "", first ? status_name(first->status) : "",
-      first ? first->message : "", ec ? "(the log could not be written)" : path.string()));
+      first ? first->message : "", written ? path.string() : "(the log could not be written)"));
 }
 
 std::vector<CandidateOutcome> outcomes_for(const std::vector<std::string>& candidates) {
