@@ -25,7 +25,7 @@ TEST(CheckCommand, ASimulatedRunNamesItsScheduleAndPointsToTheCheck) {
       << r.output;
 }
 
-TEST(CheckCommand, EveryExamplePassesUnderEveryScheduleWithRaceDetection) {
+TEST(CheckCommandSweep, EveryExamplePassesUnderEveryScheduleWithRaceDetection) {
   for (const cli::KernelEntry& e : examples::registry().entries()) {
     if (e.name == "broken_sync") continue;
     const Cli r = tessel("check " + e.name + " --seeds 2");

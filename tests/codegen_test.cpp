@@ -13,7 +13,7 @@
 namespace tessel {
 namespace {
 
-TEST(Codegen, EveryExampleCompilesForEveryTarget) {
+TEST(CodegenSweep, EveryExampleCompilesForEveryTarget) {
   for (const auto& e : examples::registry().entries())
     for (const std::string& arch : e.targets) {
       const std::string source = e.cuda(e.default_sizes, arch);

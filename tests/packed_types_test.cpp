@@ -52,7 +52,7 @@ template <class T> void expect_compiles(const std::vector<const char*>& arches) 
   }
 }
 
-TEST(PackedTypes, EveryWidthCompilesForEveryTarget) {
+TEST(PackedTypesSweep, EveryWidthCompilesForEveryTarget) {
   for_each_any_width_type([](auto type) { expect_compiles<decltype(type)>({"sm_90a"}); });
   expect_compiles<i3>({"sm_80", "sm_100a"});
   expect_compiles<f4e2m1>({"sm_80", "sm_100a"});

@@ -60,12 +60,12 @@ bool nvcc_supports(const std::string& arch) {
   return archs.status == 0 && contains(archs.output + "\n", "compute_" + arch_number(arch) + "\n");
 }
 
-class StandaloneCudaWithNvcc : public ::testing::TestWithParam<std::string> {};
+class StandaloneCudaWithNvccSweep : public ::testing::TestWithParam<std::string> {};
 
 // Every example of the target to a cubin; the last, whose kernel takes the most kinds of parameter
 // (tensor maps, half-precision pointers), also to an object file with its host side, as `nvcc -c`
 // builds one into a program. (Host objects for all of them would double the test's time.)
-TEST_P(StandaloneCudaWithNvcc, EveryExampleCompilesAlone) {
+TEST_P(StandaloneCudaWithNvccSweep, EveryExampleCompilesAlone) {
   const std::string arch = GetParam();
   if (kNvcc.empty()) GTEST_SKIP() << "the CUDA toolkit tessel was configured with has no nvcc";
   if (!nvcc_supports(arch)) GTEST_SKIP() << kNvcc << " does not compile for " << arch;
@@ -88,7 +88,7 @@ TEST_P(StandaloneCudaWithNvcc, EveryExampleCompilesAlone) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, StandaloneCudaWithNvcc, ::testing::Values("sm_80", "sm_90a", "sm_100a"),
+INSTANTIATE_TEST_SUITE_P(Targets, StandaloneCudaWithNvccSweep, ::testing::Values("sm_80", "sm_90a", "sm_100a"),
                          [](const ::testing::TestParamInfo<std::string>& target) { return target.param; });
 
 }  // namespace

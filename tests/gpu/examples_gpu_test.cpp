@@ -5,80 +5,92 @@
 namespace tessel {
 namespace {
 
-using ExampleOnGpu = testing::GpuTest;
+// One example at one size: a test of its own, so that ctest runs them side by side and names the
+// one that fails.
+struct ExampleCase {
+  std::string name;
+  std::vector<int64_t> sizes;
+};
 
-TEST_F(ExampleOnGpu, MatchTheHostReference) {
-  const std::vector<std::pair<std::string, std::vector<int64_t>>> cases = {
-      {"vector_add", {1}},
-      {"vector_add", {1 << 20}},
-      {"vector_add", {1000003}},
-      {"row_softmax", {1, 7}},
-      {"row_softmax", {333, 4096}},
-      {"row_softmax", {1024, 1000}},
-      {"matmul_simt", {1, 1, 1}},
-      {"matmul_simt", {257, 129, 95}},
-      {"matmul_simt", {512, 512, 512}},
-      {"ampere_v1_naive", {257, 129, 95}},
-      {"ampere_v3_mma", {1, 1, 16}},
-      {"ampere_v3_mma", {300, 257, 96}},
-      {"ampere_v3_mma", {1024, 1024, 1024}},
-      {"ampere_v4_pipelined", {300, 257, 96}},
-      {"ampere_v4_pipelined", {1024, 1024, 1024}},
-      {"ampere_v4_pipelined", {129, 129, 40}},
-      {"ampere_v5_swizzled", {300, 257, 96}},
-      {"ampere_v5_swizzled", {2048, 1024, 512}},
-      {"hopper_v1", {300, 257, 96}},
-      {"hopper_v1", {2048, 1024, 512}},
-      {"hopper_v1_bf16", {300, 257, 96}},
-      {"hopper_v2", {300, 257, 296}},
-      {"hopper_v2", {2048, 1024, 512}},
-      {"hopper_v2_bf16", {300, 257, 296}},
-      {"hopper_v3", {300, 257, 296}},
-      {"hopper_v3", {2048, 1024, 512}},
-      {"hopper_v3_bf16", {300, 257, 296}},
-      {"hopper_v4", {300, 1400, 296}},
-      {"hopper_v4", {2048, 2304, 512}},
-      {"hopper_v4_bf16", {300, 1400, 296}},
-      {"hopper_v5", {300, 1400, 296}},
-      {"hopper_v5", {4096, 4096, 1024}},
-      {"hopper_v5_bf16", {300, 1400, 296}},
-      {"fp8_gemm", {300, 1400, 304}},
-      {"fp8_gemm", {2048, 2048, 1024}},
-      {"fp8_gemm_e5m2", {300, 1400, 304}},
-      {"fp8_gemm_block_scaled", {300, 1400, 304}},
-      {"fp8_gemm_block_scaled", {1024, 1024, 1024}},
-      {"weight_only_gemm_i2", {33, 1400, 1024}},
-      {"weight_only_gemm_i3", {128, 1024, 2048}},
-      {"weight_only_gemm_i4", {33, 1400, 1024}},
-      {"weight_only_gemm_u4", {128, 1024, 2048}},
-      {"weight_only_gemm_i6", {33, 1400, 1024}},
-      {"weight_only_gemm_i8", {128, 1024, 2048}},
-      {"weight_only_gemm_f4e2m1", {33, 1400, 1024}},
-      {"weight_only_gemm_f6e2m3", {128, 1024, 2048}},
-      {"weight_only_gemm_f6e3m2", {33, 1400, 1024}},
-      {"weight_only_gemm_f8e4m3", {128, 1024, 2048}},
-      {"weight_only_repack_i4", {1400, 1024}},
-      {"weight_only_repack_i3", {1024, 2048}}};
-  for (const auto& [name, sizes] : cases) {
-    const cli::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, {});
-    EXPECT_TRUE(r.ok) << r.summary;
-  }
+// "hopper_v5" at {4096, 4096, 1024} -> "hopper_v5_4096x4096x1024".
+std::string case_name(const ::testing::TestParamInfo<ExampleCase>& info) {
+  std::string sizes;
+  for (const int64_t size : info.param.sizes) sizes += (sizes.empty() ? "" : "x") + std::to_string(size);
+  return info.param.name + "_" + sizes;
 }
+
+const std::vector<ExampleCase> kExamples = {
+    {"vector_add", {1}},
+    {"vector_add", {1 << 20}},
+    {"vector_add", {1000003}},
+    {"row_softmax", {1, 7}},
+    {"row_softmax", {333, 4096}},
+    {"row_softmax", {1024, 1000}},
+    {"matmul_simt", {1, 1, 1}},
+    {"matmul_simt", {257, 129, 95}},
+    {"matmul_simt", {512, 512, 512}},
+    {"ampere_v1_naive", {257, 129, 95}},
+    {"ampere_v3_mma", {1, 1, 16}},
+    {"ampere_v3_mma", {300, 257, 96}},
+    {"ampere_v3_mma", {1024, 1024, 1024}},
+    {"ampere_v4_pipelined", {300, 257, 96}},
+    {"ampere_v4_pipelined", {1024, 1024, 1024}},
+    {"ampere_v4_pipelined", {129, 129, 40}},
+    {"ampere_v5_swizzled", {300, 257, 96}},
+    {"ampere_v5_swizzled", {2048, 1024, 512}},
+    {"hopper_v1", {300, 257, 96}},
+    {"hopper_v1", {2048, 1024, 512}},
+    {"hopper_v1_bf16", {300, 257, 96}},
+    {"hopper_v2", {300, 257, 296}},
+    {"hopper_v2", {2048, 1024, 512}},
+    {"hopper_v2_bf16", {300, 257, 296}},
+    {"hopper_v3", {300, 257, 296}},
+    {"hopper_v3", {2048, 1024, 512}},
+    {"hopper_v3_bf16", {300, 257, 296}},
+    {"hopper_v4", {300, 1400, 296}},
+    {"hopper_v4", {2048, 2304, 512}},
+    {"hopper_v4_bf16", {300, 1400, 296}},
+    {"hopper_v5", {300, 1400, 296}},
+    {"hopper_v5", {4096, 4096, 1024}},
+    {"hopper_v5_bf16", {300, 1400, 296}},
+    {"fp8_gemm", {300, 1400, 304}},
+    {"fp8_gemm", {2048, 2048, 1024}},
+    {"fp8_gemm_e5m2", {300, 1400, 304}},
+    {"fp8_gemm_block_scaled", {300, 1400, 304}},
+    {"fp8_gemm_block_scaled", {1024, 1024, 1024}},
+    {"weight_only_gemm_i2", {33, 1400, 1024}},
+    {"weight_only_gemm_i3", {128, 1024, 2048}},
+    {"weight_only_gemm_i4", {33, 1400, 1024}},
+    {"weight_only_gemm_u4", {128, 1024, 2048}},
+    {"weight_only_gemm_i6", {33, 1400, 1024}},
+    {"weight_only_gemm_i8", {128, 1024, 2048}},
+    {"weight_only_gemm_f4e2m1", {33, 1400, 1024}},
+    {"weight_only_gemm_f6e2m3", {128, 1024, 2048}},
+    {"weight_only_gemm_f6e3m2", {33, 1400, 1024}},
+    {"weight_only_gemm_f8e4m3", {128, 1024, 2048}},
+    {"weight_only_repack_i4", {1400, 1024}},
+    {"weight_only_repack_i3", {1024, 2048}},
+};
 
 // The weight-only GEMM on wgmma for 2, 3, 4, 6 and 8 bits, at decode and prefill sizes (each tuned,
 // so every candidate of its space runs once).
-TEST_F(ExampleOnGpu, WeightOnlyGemmWgmmaMatchesTheHostReference) {
-  const std::vector<std::pair<std::string, std::vector<int64_t>>> cases = {
-      {"weight_only_gemm_wgmma_i2", {5, 1400, 1024}},       {"weight_only_gemm_wgmma_i3", {300, 1024, 2048}},
-      {"weight_only_gemm_wgmma_i4", {1, 4096, 4096}},       {"weight_only_gemm_wgmma_i4", {1000, 1096, 1536}},
-      {"weight_only_gemm_wgmma_u4", {64, 1400, 1024}},      {"weight_only_gemm_wgmma_i6", {33, 1400, 1024}},
-      {"weight_only_gemm_wgmma_i8", {300, 1024, 2048}},     {"weight_only_gemm_wgmma_f4e2m1", {17, 1400, 1024}},
-      {"weight_only_gemm_wgmma_f6e3m2", {300, 1024, 2048}}, {"weight_only_gemm_wgmma_f8e4m3", {33, 1400, 1024}}};
-  for (const auto& [name, sizes] : cases) {
-    const cli::RunResult r = examples::find_example(name).run(Device::gpu(), sizes, {});
-    EXPECT_TRUE(r.ok) << r.summary;
-  }
+const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
+    {"weight_only_gemm_wgmma_i2", {5, 1400, 1024}},       {"weight_only_gemm_wgmma_i3", {300, 1024, 2048}},
+    {"weight_only_gemm_wgmma_i4", {1, 4096, 4096}},       {"weight_only_gemm_wgmma_i4", {1000, 1096, 1536}},
+    {"weight_only_gemm_wgmma_u4", {64, 1400, 1024}},      {"weight_only_gemm_wgmma_i6", {33, 1400, 1024}},
+    {"weight_only_gemm_wgmma_i8", {300, 1024, 2048}},     {"weight_only_gemm_wgmma_f4e2m1", {17, 1400, 1024}},
+    {"weight_only_gemm_wgmma_f6e3m2", {300, 1024, 2048}}, {"weight_only_gemm_wgmma_f8e4m3", {33, 1400, 1024}},
+};
+
+class ExampleOnGpu : public testing::GpuTest, public ::testing::WithParamInterface<ExampleCase> {};
+
+TEST_P(ExampleOnGpu, MatchesTheHostReference) {
+  const cli::RunResult r = examples::find_example(GetParam().name).run(Device::gpu(), GetParam().sizes, {});
+  EXPECT_TRUE(r.ok) << r.summary;
 }
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleOnGpu, ::testing::ValuesIn(kExamples), case_name);
+INSTANTIATE_TEST_SUITE_P(WeightOnlyGemmWgmma, ExampleOnGpu, ::testing::ValuesIn(kWeightOnlyGemmWgmma), case_name);
 
 }  // namespace
 }  // namespace tessel
