@@ -24,6 +24,15 @@ TEST(CodegenSweep, EveryExampleCompilesForEveryTarget) {
     }
 }
 
+// What the sweep above compiles, emitted: every example's CUDA for every target, without NVRTC.
+TEST(Codegen, EveryExampleEmitsCudaForEveryTarget) {
+  for (const auto& e : examples::registry().entries())
+    for (const std::string& arch : e.targets) {
+      const std::string source = e.cuda(e.default_sizes, arch);
+      EXPECT_NE(source.find("extern \"C\" __global__ void"), std::string::npos) << e.name << " " << arch;
+    }
+}
+
 // The printer checks that each instruction's line shows every operand its kind lists, so printing
 // every example before and after lowering covers every instruction the examples use.
 TEST(Codegen, EveryExamplePrintsEveryOperandOfEveryInstruction) {
