@@ -278,7 +278,8 @@ template <class T> MatmulV5Persistent<T> flagship_with(const std::string& assign
       {"swizzle_size", &MatmulV5Persistent<T>::swizzle_size},
       {"consumer_warpgroups", &MatmulV5Persistent<T>::consumer_warpgroups},
       {"split_k", &MatmulV5Persistent<T>::split_k},
-      {"swap_ab", &MatmulV5Persistent<T>::swap_ab}};
+      {"swap_ab", &MatmulV5Persistent<T>::swap_ab},
+      {"k_chunks", &MatmulV5Persistent<T>::k_chunks}};
   std::stringstream in(assignments);
   for (std::string item; std::getline(in, item, ',');) {
     const size_t eq = item.find('=');

@@ -205,6 +205,42 @@ TEST(HopperLadder, V5AtTheOtherPointsOfItsSpaceMatchesTheHostReference) {
   expect_matches_under_every_order<V5Swapped<2, 11>>("v5_swapped_two_consumers", {{16, 600, 296}, {40, 264, 296}});
 }
 
+// Stages of two 64-column chunks of k. k = 296 is 2 stages and a partial third (the last chunk
+// past k), k = 40 a partial first chunk; 4 splits of k = 296 take 1, 1, 1 and no stages.
+template <class Base> struct V5TwoChunks : Base {
+  V5TwoChunks() {
+    this->k_chunks = 2;
+    this->stages = std::max(2, this->stages / 2);
+  }
+};
+
+TEST(HopperLadder, V5WithStagesOfTwoChunksMatchesTheHostReferenceUnderEveryOrder) {
+  const std::vector<std::vector<int64_t>> sizes = {{200, 264, 296}, {136, 200, 40}};
+  expect_matches_under_every_order<V5TwoChunks<V5Fixed<4, 112, 6>>>("v5_n112_two_chunks", sizes);
+  expect_matches_under_every_order<V5TwoChunks<V5OneConsumer<128, 8>>>("v5_one_consumer_two_chunks", sizes);
+  expect_matches_under_every_order<V5TwoChunks<V5Swapped<1, 10>>>("v5_swapped_two_chunks",
+                                                                  {{16, 600, 296}, {40, 264, 40}});
+  const cli::KernelEntry split =
+      examples::matmul_example<V5TwoChunks<V5Fixed<4, 128, 4, 4>>>("v5_split4_two_chunks", "");
+  for (sim::Options o : testing::every_order()) {
+    o.multiprocessors = 5;
+    const cli::RunResult r = split.run(Device::simulator(), {16, 600, 296}, KernelOptions{.sim = o});
+    EXPECT_TRUE(r.ok) << r.summary;
+  }
+}
+
+struct V5NoChunks : V5Fixed<4, 128, 4> {
+  V5NoChunks() { k_chunks = 0; }
+};
+
+TEST(HopperLadder, V5RefusesStagesOfNoChunk) {
+  const Device dev = Device::simulator();
+  Buffer<f16> a(dev, std::vector<f16>(128 * 64)), b(dev, std::vector<f16>(128 * 64)),
+      c(dev, std::vector<f16>(128 * 128));
+  EXPECT_EQ(testing::error_of<V5NoChunks>(128, 128, 64, a, b, c),
+            "MatmulV5Persistent: k_chunks must be at least 1, not 0");
+}
+
 struct V5SwappedSplit : V5Swapped<1, 10> {
   V5SwappedSplit() { split_k = 2; }
 };

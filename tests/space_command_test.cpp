@@ -60,8 +60,8 @@ TEST(SpaceCommand, EveryCandidateOfHopperStep5FitsAnH200) {
     const std::string row = row_of(r.output, hyperparameters);
     EXPECT_TRUE(std::regex_match(row.substr(std::min(row.size(), hyperparameters.size())), feasible)) << row;
   });
-  EXPECT_EQ(candidates, 24u);
-  EXPECT_TRUE(contains(r.output, "\n24 feasible of 24 candidates on H200\n")) << r.output;
+  EXPECT_EQ(candidates, 27u);
+  EXPECT_TRUE(contains(r.output, "\n27 feasible of 27 candidates on H200\n")) << r.output;
 }
 
 TEST(SpaceCommand, NoCandidateOfHopperStep5BuildsForAB200) {
@@ -74,7 +74,7 @@ TEST(SpaceCommand, NoCandidateOfHopperStep5BuildsForAB200) {
                                                   R"(no wgmma\); the kernel is compiled for sm_100a$)")))
         << row;
   });
-  EXPECT_TRUE(contains(r.output, "\n0 feasible of 24 candidates on B200\n")) << r.output;
+  EXPECT_TRUE(contains(r.output, "\n0 feasible of 27 candidates on B200\n")) << r.output;
 }
 
 // Ampere step 5 keeps `stages` A and B tiles of f16 in shared memory: (block_m + block_n) x block_k

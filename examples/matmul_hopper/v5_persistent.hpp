@@ -38,14 +38,20 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   int consumer_warpgroups = 2;
   int split_k = 1;
   int swap_ab = 0;
+  // The 64-column chunks of k a stage holds, consecutive in each row: with 2, every row of B is read
+  // 256 contiguous bytes at a time instead of 128, which DRAM serves faster when B's rows are far
+  // apart and its read is the kernel's time (a few rows, docs/performance.md "Decode shapes").
+  int k_chunks = 1;
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
 
   // The first candidate is the configuration above; 3 stages of 128 x 256 and the output tile fill
   // shared memory, and 128 x 128 tiles leave room for 5. 112 columns make 128 tiles of 14336
   // columns for 132 multiprocessors, where 128 make 112. The last ones are for a few rows (decode):
   // one consumer warpgroup of 64 rows computes fewer rows that do not exist, and its smaller A stage
-  // leaves room for more stages in flight; swapped operands give the stages to B alone (16 rows:
-  // 0.93x to 1.00-1.02x cuBLAS at 16 x 14336 x 4096 on an H200, docs/performance.md).
+  // leaves room for more stages in flight; swapped operands give the stages to B alone, and with
+  // stages of two chunks of k, B's rows are read 256 bytes at a time (16 rows: 0.93x to 1.00-1.02x
+  // cuBLAS at 16 x 14336 x 4096 on an H200 with swapped operands; on an H100, 0.96-0.98x with 10
+  // stages of one chunk and 1.00-1.01x with 5 of two, docs/performance.md).
   // Split-K is not tuned: on the H200 it is slower at every shape measured (docs/performance.md,
   // "Decode shapes"). A kernel built from a script object asks for it (split_k = 2, block_n = 128:
   // the unit that finishes a tile needs registers for a partial tile besides its own, which only
@@ -53,16 +59,17 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   static Space space() {
     using S = MatmulV5Persistent;
     return tune("swizzle_size", &S::swizzle_size, {4, 1, 8}) *
-           tune("block_m, consumer_warpgroups, block_n, stages, swap_ab",
-                {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::swap_ab},
-                {{128, 2, 256, 3, 0},
-                 {128, 2, 128, 5, 0},
-                 {128, 2, 128, 4, 0},
-                 {128, 2, 112, 6, 0},
-                 {64, 1, 128, 8, 0},
-                 {64, 1, 112, 9, 0},
-                 {16, 1, 128, 10, 1},
-                 {16, 2, 128, 11, 1}});
+           tune("block_m, consumer_warpgroups, block_n, stages, swap_ab, k_chunks",
+                {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::swap_ab, &S::k_chunks},
+                {{128, 2, 256, 3, 0, 1},
+                 {128, 2, 128, 5, 0, 1},
+                 {128, 2, 128, 4, 0, 1},
+                 {128, 2, 112, 6, 0, 1},
+                 {64, 1, 128, 8, 0, 1},
+                 {64, 1, 112, 9, 0, 1},
+                 {16, 1, 128, 10, 1, 1},
+                 {16, 1, 128, 5, 1, 2},
+                 {16, 2, 128, 11, 1, 1}});
   }
 
   static constexpr int producer_registers = 40;
@@ -91,6 +98,7 @@ template <class T = f16> struct MatmulV5Persistent : Script {
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
     if (swap_ab && split_k != 1) throw Error("MatmulV5Persistent: swap_ab = 1 takes split_k = 1");
+    if (k_chunks < 1) throw Error(fmt::format("MatmulV5Persistent: k_chunks must be at least 1, not {}", k_chunks));
     Int32 num_m_blocks = cdiv(m, block_m);
     Int32 num_n_blocks = cdiv(n, block_n);
     Int32 num_tiles = num_m_blocks * num_n_blocks;
@@ -102,8 +110,8 @@ template <class T = f16> struct MatmulV5Persistent : Script {
     auto g_a = global_view(a, {m, k});
     auto g_b = global_view(b, {n, k});
     auto g_c = global_view(c, {m, n});
-    auto s_a = shared_tensor<T>({stages, block_m, block_k});
-    auto s_b = shared_tensor<T>({stages, block_n, block_k});
+    auto s_a = shared_tensor<T>({stages, k_chunks, block_m, block_k});
+    auto s_b = shared_tensor<T>({stages, k_chunks, block_n, block_k});
     // The output tile's shared copy, for the TMA-store epilogue (swapped operands store from registers).
     std::optional<SharedTensor> s_c;
     const std::vector<Dim> epilogue_shape = {block_n / epilogue_n(), block_m, epilogue_n()};
@@ -111,7 +119,8 @@ template <class T = f16> struct MatmulV5Persistent : Script {
       s_c = epilogue_n() == 64 ? shared_tensor<T>(epilogue_shape, Swizzle::b128) : shared_tensor<T>(epilogue_shape);
     Pipeline tma_pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
-    Int32 k_tiles = cdiv(k, block_k);
+    const int stage_k = block_k * k_chunks;  // the columns of k one stage holds
+    Int32 k_tiles = cdiv(k, stage_k);
     // The k-tiles of one unit: split s of a tile takes [s * split_tiles, (s + 1) * split_tiles).
     Int32 split_tiles = cdiv(k_tiles, split_k);
 
@@ -120,17 +129,19 @@ template <class T = f16> struct MatmulV5Persistent : Script {
       thread_group(0, 32, [&] {
         for (Int32 unit : range(blockIdx.x, num_units, gridDim.x)) {
           auto [m_block, n_block] = rasterization.compute_block_coord(unit / split_k, num_m_blocks, num_n_blocks);
-          Int32 k_begin = unit % split_k * split_tiles * block_k;
-          for (Int32 offset_k : range(k_begin, min(k, k_begin + split_tiles * block_k), block_k, stages)) {
+          Int32 k_begin = unit % split_k * split_tiles * stage_k;
+          for (Int32 offset_k : range(k_begin, min(k, k_begin + split_tiles * stage_k), stage_k, stages)) {
             tma_pipe.producer_acquire();
             single_thread([&] {
               mbarrier.arrive_and_expect_tx(tma_pipe.producer_barrier(), s_a[tma_pipe.producer_stage].nbytes() +
                                                                              s_b[tma_pipe.producer_stage].nbytes());
             });
-            tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage], {m_block * block_m, offset_k},
-                                 tma_pipe.producer_barrier());
-            tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage], {n_block * block_n, offset_k},
-                                 tma_pipe.producer_barrier());
+            for (int c = 0; c < k_chunks; ++c)
+              tma.global_to_shared(g_a, s_a[tma_pipe.producer_stage][c], {m_block * block_m, offset_k + c * block_k},
+                                   tma_pipe.producer_barrier());
+            for (int c = 0; c < k_chunks; ++c)
+              tma.global_to_shared(g_b, s_b[tma_pipe.producer_stage][c], {n_block * block_n, offset_k + c * block_k},
+                                   tma_pipe.producer_barrier());
             tma_pipe.producer_advance();
           }
         }
@@ -149,10 +160,11 @@ template <class T = f16> struct MatmulV5Persistent : Script {
         for (Int32 i : range(0, unit_k_tiles, 1, stages)) {
           tma_pipe.consumer_acquire();
           wgmma.fence();
-          if (swap_ab)
-            wgmma.mma(s_b[tma_pipe.consumer_stage], s_a[tma_pipe.consumer_stage].transpose(), acc);
-          else
-            wgmma.mma(s_a[tma_pipe.consumer_stage], s_b[tma_pipe.consumer_stage].transpose(), acc);
+          for (int c = 0; c < k_chunks; ++c)
+            if (swap_ab)
+              wgmma.mma(s_b[tma_pipe.consumer_stage][c], s_a[tma_pipe.consumer_stage][c].transpose(), acc);
+            else
+              wgmma.mma(s_a[tma_pipe.consumer_stage][c], s_b[tma_pipe.consumer_stage][c].transpose(), acc);
           wgmma.commit_group();
           // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
           wgmma.wait_group(1);
