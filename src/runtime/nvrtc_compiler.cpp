@@ -132,8 +132,16 @@ CompileResult compile_to_cubin(const CompileRequest& request) {
   Program program(request);
 
   // A real architecture (sm_*, not compute_*) makes NVRTC emit a cubin rather than only PTX.
-  std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "-std=c++17", "-default-device",
-                                      "-lineinfo", "--ptxas-options=-v"};
+  // --no-cache: where a driver is installed, NVRTC (12.9 and later) keeps compiled programs in the
+  // driver's compute cache and returns a hit without running ptxas, so without ptxas's report: no
+  // registers or spills for the tuner, the spill warning or `tessel space`. tessel's own cache
+  // keeps cubins with their report.
+  std::vector<std::string> options = {"--gpu-architecture=" + request.arch,
+                                      "-std=c++17",
+                                      "-default-device",
+                                      "-lineinfo",
+                                      "--ptxas-options=-v",
+                                      "--no-cache"};
   if (const auto& include_dir = cuda_include_dir()) options.push_back("--include-path=" + *include_dir);
   options.insert(options.end(), request.options.begin(), request.options.end());
   std::vector<const char*> option_pointers;
