@@ -6,6 +6,11 @@
 
 namespace tessel::examples {
 
+// C = A * B^T (A [m, k], B [n, k]) summed in double precision and rounded to f32. It lives in
+// matmul_example.cpp, compiled once with the library's optimization, not in every program that
+// registers a matmul (the tests build without optimization).
+std::vector<float> matmul_reference(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k);
+
 template <class S, class T = f16> KernelEntry matmul_example(std::string name, std::string description) {
   KernelEntry e;
   e.name = std::move(name);
@@ -20,13 +25,12 @@ template <class S, class T = f16> KernelEntry matmul_example(std::string name, s
     Kernel<S> kernel(dev, opt);
     kernel(m, n, k, da, db, dc);
     dev.synchronize();
-    std::vector<float> want(size_t(m) * n);
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) {
-        double acc = 0;
-        for (int p = 0; p < k; ++p) acc += double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p]));
-        want[size_t(i) * n + j] = float(acc);
-      }
+    const auto as_float = [](const std::vector<T>& v) {
+      std::vector<float> f(v.size());
+      for (size_t i = 0; i < v.size(); ++i) f[i] = float(v[i]);
+      return f;
+    };
+    const std::vector<float> want = matmul_reference(as_float(a), as_float(b), m, n, k);
     // Half an ulp of output rounding (f16: 2^-11, bf16: 2^-8) plus f32 accumulation error.
     const double rtol = std::is_same_v<T, bf16> ? 8e-3 : 2e-3;
     RunResult r = compare(dc.download(), want, 1e-2, rtol, fmt::format("{} {}x{}x{}", label, m, n, k));

@@ -80,7 +80,7 @@ TEST(SpaceCommand, NoCandidateOfHopperStep5BuildsForAB200) {
 // Ampere step 5 keeps `stages` A and B tiles of f16 in shared memory: (block_m + block_n) x block_k
 // elements per stage. The candidates over the A100's opt-in limit fail to lower; every other one
 // fits, and with TESSEL_FAIL_ON_SPILL=1 the ones whose registers spill are dropped too.
-TEST(SpaceCommand, AmpereStep5CandidatesOverTheA100sSharedMemoryAreDroppedWithBothNumbers) {
+TEST(SpaceCommandSweep, AmpereStep5CandidatesOverTheA100sSharedMemoryAreDroppedWithBothNumbers) {
   const Cli r = tessel("space ampere_v5_swizzled --gpu a100");
   EXPECT_EQ(r.status, 0) << r.output;
   const int64_t limit = analysis::gpu_spec("a100").shared_per_block_optin;
@@ -145,7 +145,7 @@ template <class S> void expect_every_candidate_fits_a_b200(const std::string& ex
   EXPECT_TRUE(contains(r.output, fmt::format("\n{0} feasible of {0} candidates on B200\n", candidates))) << r.output;
 }
 
-TEST(SpaceCommand, EveryCandidateOfTheSeedKernelsFitsAB200) {
+TEST(SpaceCommandSweep, EveryCandidateOfTheSeedKernelsFitsAB200) {
   using namespace examples::blackwell;
   expect_every_candidate_fits_a_b200<BlackwellMatmulV0>("blackwell_v0", [](const BlackwellMatmulV0&) { return 1; });
   expect_every_candidate_fits_a_b200<BlackwellMatmulV2>("blackwell_v2",
