@@ -14,6 +14,9 @@ struct Case {
   std::vector<int64_t> sizes;
 };
 
+// How gtest names a case in `ctest -N` and in failures: "hopper_v5 130x600x208".
+void PrintTo(const Case& c, std::ostream* os) { *os << fmt::format("{} {}", c.example, fmt::join(c.sizes, "x")); }
+
 class ExampleOnSimulator : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ExampleOnSimulator, MatchesTheHostReference) {

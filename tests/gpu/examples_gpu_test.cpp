@@ -14,9 +14,7 @@ struct ExampleCase {
 
 // "hopper_v5" at {4096, 4096, 1024} -> "hopper_v5_4096x4096x1024".
 std::string case_name(const ::testing::TestParamInfo<ExampleCase>& info) {
-  std::string sizes;
-  for (const int64_t size : info.param.sizes) sizes += (sizes.empty() ? "" : "x") + std::to_string(size);
-  return info.param.name + "_" + sizes;
+  return fmt::format("{}_{}", info.param.name, fmt::join(info.param.sizes, "x"));
 }
 
 const std::vector<ExampleCase> kExamples = {
@@ -81,6 +79,9 @@ const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
     {"weight_only_gemm_wgmma_i8", {300, 1024, 2048}},     {"weight_only_gemm_wgmma_f4e2m1", {17, 1400, 1024}},
     {"weight_only_gemm_wgmma_f6e3m2", {300, 1024, 2048}}, {"weight_only_gemm_wgmma_f8e4m3", {33, 1400, 1024}},
 };
+
+// How gtest names a case in `ctest -N` and in failures: "hopper_v5 4096x4096x1024".
+void PrintTo(const ExampleCase& c, std::ostream* os) { *os << fmt::format("{} {}", c.name, fmt::join(c.sizes, "x")); }
 
 class ExampleOnGpu : public testing::GpuTest, public ::testing::WithParamInterface<ExampleCase> {};
 
