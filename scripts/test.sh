@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds tessel and runs the test suite (GPU tests skip themselves without a GPU). The sweeps
-# (label `sweep`: every example compiled and checked for every target) run with --sweeps.
+# (label `sweep`: suites named *Sweep, which compile or check every example, packed width or
+# candidate of a space) run with --sweeps.
 set -euo pipefail
 sweeps=no
 for argument in "$@"; do
