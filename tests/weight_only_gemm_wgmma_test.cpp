@@ -11,9 +11,10 @@ namespace tessel::testing {
 namespace {
 
 template <class W, int BlockM = 128, int SplitK = 1, int Warpgroups = 2, int Overlap = 0, int EpilogueTma = 0,
-          int Promote = 0, int RowBlocks = 1>
+          int Promote = 0, int RowBlocks = 1, int KSlices = 1>
 struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
   WgmmaConfig() {
+    this->k_slices = KSlices;
     this->block_m = BlockM;
     this->split_k = SplitK;
     this->consumer_warpgroups = Warpgroups;
@@ -80,6 +81,34 @@ TEST(WeightOnlyGemmWgmma, ScalesAppliedToEachProductUnderEveryOrder) {
   }
 }
 
+// Each k-tile's dequantization and mma in two halves of k, the first half's mma running while the
+// second half dequantizes: 4- and 8-bit integers (their own dequantization, a half of 2 and 4
+// words), 2-bit integers and 6-bit floats (the generic one, a half of 1 and 3 words), with and
+// without the products scaled, at decode sizes split over k and at 64 rows.
+TEST(WeightOnlyGemmWgmma, HalvesOfEachKTileUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options()) {
+    expect_wgmma_gemm<WgmmaConfig<i4, 16, 2, 2, 0, 0, 1, 2, 2>, i4>(5, 520, 640, o);
+    expect_wgmma_gemm<WgmmaConfig<int8_t, 64, 1, 2, 0, 0, 0, 1, 2>, int8_t>(70, 264, 384, o);
+    expect_wgmma_gemm<WgmmaConfig<i2, 16, 2, 4, 0, 0, 1, 1, 2>, i2>(17, 520, 384, o);
+    expect_wgmma_gemm<WgmmaConfig<f6e3m2, 16, 4, 2, 0, 0, 0, 1, 2>, f6e3m2>(5, 264, 384, o);
+  }
+}
+
+TEST(WeightOnlyGemmWgmma, RefusesHalvesOfOddWidthsAndOfOverlappedKTiles) {
+  const Device dev = Device::simulator();
+  Buffer<f16> x(dev, 16 * 256), y(dev, 16 * 64), scales(dev, 2 * 8 * 16);
+  Buffer<uint32_t> units(dev, 64 * 256 / 8);
+  EXPECT_EQ((error_of<WgmmaConfig<i3, 16, 2, 2, 0, 0, 1, 1, 2>>(16, 64, 256, x, units, scales, y)),
+            "WeightOnlyGemmWgmma: k_slices = 2 needs 1, or 2 with weights of even bits and overlap = 0 (3 bits, "
+            "overlap = 0)");
+  EXPECT_EQ((error_of<WgmmaConfig<i4, 16, 2, 2, 1, 0, 1, 1, 2>>(16, 64, 256, x, units, scales, y)),
+            "WeightOnlyGemmWgmma: k_slices = 2 needs 1, or 2 with weights of even bits and overlap = 0 (4 bits, "
+            "overlap = 1)");
+  EXPECT_EQ((error_of<WgmmaConfig<i4, 16, 2, 2, 0, 0, 1, 1, 4>>(16, 64, 256, x, units, scales, y)),
+            "WeightOnlyGemmWgmma: k_slices = 4 needs 1, or 2 with weights of even bits and overlap = 0 (4 bits, "
+            "overlap = 0)");
+}
+
 // The kernel itself refuses sizes the repacked units do not cover, whoever calls it.
 TEST(WeightOnlyGemmWgmma, SizesTheUnitsDoNotCoverAreRefusedAtLaunch) {
   const Device dev = Device::simulator();
@@ -89,12 +118,13 @@ TEST(WeightOnlyGemmWgmma, SizesTheUnitsDoNotCoverAreRefusedAtLaunch) {
       source_at("examples/quantized/weight_only_gemm_wgmma.hpp", "require_whole_units(*this, n, k)");
   EXPECT_EQ(error_of<WgmmaConfig<i4>>(16, 64, 200, x, units, scales, y),
             where +
-                ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1: k must be a multiple of 128, the depth of a "
+                ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1_1: k must be a multiple of 128, the depth of a "
                 "quantization group (this launch has k = 200)");
-  EXPECT_EQ(error_of<WgmmaConfig<i4>>(16, 60, 256, x, units, scales, y),
-            where +
-                ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1: n must be a multiple of 8, the rows of a unit "
-                "of repacked weights (this launch has n = 60)");
+  EXPECT_EQ(
+      error_of<WgmmaConfig<i4>>(16, 60, 256, x, units, scales, y),
+      where +
+          ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1_1: n must be a multiple of 8, the rows of a unit "
+          "of repacked weights (this launch has n = 60)");
 }
 
 }  // namespace

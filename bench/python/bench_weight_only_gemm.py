@@ -11,6 +11,10 @@ bandwidth-bound GEMM takes to read those bytes in this harness, and "of same" is
 tessel's.
 
     python bench/python/bench_weight_only_gemm.py [--types i4,i3] [--shapes 1x14336x4096] [--rounds 20]
+        [--configuration "k_slices=1" ...]
+
+Each --configuration also times the kernel with those hyperparameters fixed (the others tuned) in the
+same rounds, on a line of its own beneath the tuned one.
 """
 
 import argparse
@@ -54,6 +58,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--kernel", default="weight_only_gemm",
                         help="weight_only_gemm (mma.sync) or weight_only_gemm_wgmma (many rows, sm_90a)")
+    parser.add_argument("--configuration", action="append", default=[],
+                        help="also time the kernel with these hyperparameters fixed, e.g. 'k_slices=1' (repeatable)")
     args = parser.parse_args()
     timed = FlushedTimer()
     copy = copy_bandwidth(timed, args.rounds)
@@ -86,6 +92,10 @@ def main():
             methods["same"] = lambda: x[:, :same_k] @ w16[:, :same_k].t()
             methods["tessel"] = lambda: kernel(m, n, k, x, units, unit_scales, y)
             methods["tessel"]()  # compiles, tunes
+            for configuration in args.configuration:
+                fixed = tessel.examples().kernel(f"{args.kernel}_{kind}", configuration=configuration)
+                methods[configuration] = lambda fixed=fixed: fixed(m, n, k, x, units, unit_scales, y)
+                methods[configuration]()
             times = {name: [] for name in methods}
             for _ in range(args.rounds):
                 for name, run in methods.items():
@@ -97,6 +107,9 @@ def main():
             print(f"{shape:>18s} {kind:>7s} {us['cublas']:10.1f} {int4pack} {us['same']:10.1f} {us['tessel']:8.1f} "
                   f"{2 * m * n * k / us['tessel'] / 1e6:7.1f} {us['cublas'] / us['tessel']:6.2f}x {of_copy:8.0%} "
                   f"{us['same'] / us['tessel']:8.0%}", flush=True)
+            for configuration in args.configuration:
+                print(f"{'':>18s} {kind:>7s} [{configuration}] {us[configuration]:.1f} us, "
+                      f"{us[configuration] / us['tessel']:.3f}x the tuned time", flush=True)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,10 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
   // which the rows' scales then scale into the accumulator: one multiply per accumulator element
   // instead of one per weight, far fewer where X has few rows (decode).
   int promote = 0;
+  // The slices of k that each k-tile's dequantization and mma are cut into (1 or 2, and a divisor
+  // of the weights' bits, so that a slice is whole words): the mma of one slice runs while the
+  // warpgroup dequantizes the next.
+  int k_slices = 1;
   static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
@@ -54,20 +58,23 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
   // shared memory by TMA; 64 rows, tiles of 64; decode sizes, 16 rows, whole or split over 2 to 8
   // items of k, with two consumer warpgroups of one or two 64-row blocks or four of one, each
   // dequantizing its next k-tile during its mma or not, and the scales applied to the weights or to
-  // each k-tile's product.
+  // each k-tile's product; where a k-tile is not overlapped with the next and the weights' bits are
+  // even, its two halves dequantized and multiplied in turn or not.
   static Space space() {
     using S = WeightOnlyGemmWgmma;
-    return tune("block_m, split_k, consumer_warpgroups, row_blocks, overlap, epilogue_tma, promote",
-                {&S::block_m, &S::split_k, &S::consumer_warpgroups, &S::row_blocks, &S::overlap, &S::epilogue_tma,
-                 &S::promote},
-                {{256, 1, 2, 1, 0, 0, 0}, {256, 1, 2, 1, 0, 1, 0}, {128, 1, 2, 1, 0, 0, 0}, {128, 1, 2, 1, 0, 1, 0},
-                 {64, 1, 2, 1, 0, 0, 0},  {64, 1, 2, 1, 1, 0, 0},  {64, 2, 2, 1, 0, 0, 0},  {64, 1, 2, 1, 0, 0, 1},
-                 {16, 1, 2, 1, 0, 0, 1},  {16, 2, 2, 1, 0, 0, 0},  {16, 2, 2, 1, 1, 0, 0},  {16, 4, 2, 1, 0, 0, 0},
-                 {16, 4, 2, 1, 1, 0, 0},  {16, 8, 2, 1, 0, 0, 0},  {16, 2, 4, 1, 0, 0, 0},  {16, 2, 4, 1, 1, 0, 0},
-                 {16, 4, 4, 1, 0, 0, 0},  {16, 4, 4, 1, 1, 0, 0},  {16, 2, 2, 1, 0, 0, 1},  {16, 4, 2, 1, 0, 0, 1},
-                 {16, 2, 4, 1, 0, 0, 1},  {16, 4, 4, 1, 0, 0, 1},  {16, 2, 4, 1, 1, 0, 1},  {16, 2, 2, 2, 0, 0, 0},
-                 {16, 4, 2, 2, 0, 0, 0},  {16, 2, 2, 2, 0, 0, 1},  {16, 4, 2, 2, 0, 0, 1},  {64, 1, 2, 2, 0, 0, 0}}) *
-           tune("swizzle_size", &S::swizzle_size, {4, 8});
+    const Space space =
+        tune("block_m, split_k, consumer_warpgroups, row_blocks, overlap, epilogue_tma, promote",
+             {&S::block_m, &S::split_k, &S::consumer_warpgroups, &S::row_blocks, &S::overlap, &S::epilogue_tma,
+              &S::promote},
+             {{256, 1, 2, 1, 0, 0, 0}, {256, 1, 2, 1, 0, 1, 0}, {128, 1, 2, 1, 0, 0, 0}, {128, 1, 2, 1, 0, 1, 0},
+              {64, 1, 2, 1, 0, 0, 0},  {64, 1, 2, 1, 1, 0, 0},  {64, 2, 2, 1, 0, 0, 0},  {64, 1, 2, 1, 0, 0, 1},
+              {16, 1, 2, 1, 0, 0, 1},  {16, 2, 2, 1, 0, 0, 0},  {16, 2, 2, 1, 1, 0, 0},  {16, 4, 2, 1, 0, 0, 0},
+              {16, 4, 2, 1, 1, 0, 0},  {16, 8, 2, 1, 0, 0, 0},  {16, 2, 4, 1, 0, 0, 0},  {16, 2, 4, 1, 1, 0, 0},
+              {16, 4, 4, 1, 0, 0, 0},  {16, 4, 4, 1, 1, 0, 0},  {16, 2, 2, 1, 0, 0, 1},  {16, 4, 2, 1, 0, 0, 1},
+              {16, 2, 4, 1, 0, 0, 1},  {16, 4, 4, 1, 0, 0, 1},  {16, 2, 4, 1, 1, 0, 1},  {16, 2, 2, 2, 0, 0, 0},
+              {16, 4, 2, 2, 0, 0, 0},  {16, 2, 2, 2, 0, 0, 1},  {16, 4, 2, 2, 0, 0, 1},  {64, 1, 2, 2, 0, 0, 0}}) *
+        tune("k_slices", &S::k_slices, {1, 2}) * tune("swizzle_size", &S::swizzle_size, {4, 8});
+    return space.where<S>([](const S& s) { return s.k_slices == 1 || (bits % 2 == 0 && !s.overlap); });
   }
 
   static constexpr int producer_registers = 40;
@@ -87,6 +94,11 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
   int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * consumer_warpgroups * row_blocks; }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<f16> x, Ptr<uint32_t> units_in, Ptr<f16> unit_scales, Ptr<f16> y) {
+    if (k_slices != 1 && (k_slices != 2 || bits % 2 != 0 || overlap))
+      throw Error(
+          fmt::format("WeightOnlyGemmWgmma: k_slices = {} needs 1, or 2 with weights of even bits and "
+                      "overlap = 0 ({} bits, overlap = {})",
+                      k_slices, bits, overlap));
     require_whole_units(*this, n, k);
     constexpr int half = group / 2;
     const int block_n = block_rows(), stages = this->stages(), units_per_tile = block_n / WeightUnits::rows;
@@ -144,19 +156,28 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
       setmaxnreg.increase(consumer_registers());
       const WgmmaLayouts layouts = wgmma_layouts(block_n, block_m, group, consumer_warpgroups);
       WgmmaWeightUnits units(block_n, consumer_warpgroups, layouts.a);
+      // A slice of a k-tile's weights as the A operand [block_n, 64] (k_slices = 2).
+      WgmmaWeightUnits half_units(block_n, consumer_warpgroups,
+                                  wgmma_layouts(block_n, block_m, half, consumer_warpgroups).a);
       auto g_y = global_view(y, {m, n});
       // The scales and zero points of a k-tile's units in stage `stage` of the ring.
       const auto scales_of = [&](const Int32& stage) {
         return load_shared(s_scales[stage], {0, 0, 0}, {units_per_tile, 2, WeightUnits::rows}, units.scale_layout());
       };
-      // A k-tile's weights from stage `stage`, dequantized (unscaled with promote): the A operand
-      // [block_n, 128].
-      const auto weights = [&](const Int32& stage, const RegisterTensor& scales) {
+      // A k-tile's words in stage `stage`: [1, units, 32, bits].
+      const auto words_of = [&](const Int32& stage) {
         auto words =
             load_shared(s_units[stage], {0, 0}, {units_per_tile, WeightUnits::lanes * bits}, units.tile_layout(bits));
-        return units.to_fragments(
-            DequantizeUnits<W>(!promote)(reshape(words, {1, units_per_tile, WeightUnits::lanes, bits}),
-                                         reshape(scales, {1, units_per_tile, 2, WeightUnits::rows})));
+        return reshape(words, {1, units_per_tile, WeightUnits::lanes, bits});
+      };
+      // Words [1, units, 32, w] dequantized (unscaled with promote) as `as`'s A operand.
+      const auto dequantized = [&](const RegisterTensor& words, const RegisterTensor& scales, WgmmaWeightUnits& as) {
+        return as.to_fragments(
+            DequantizeUnits<W>(!promote)(words, reshape(scales, {1, units_per_tile, 2, WeightUnits::rows})));
+      };
+      // A k-tile's weights from stage `stage`, dequantized: the A operand [block_n, 128].
+      const auto weights = [&](const Int32& stage, const RegisterTensor& scales) {
+        return dequantized(words_of(stage), scales, units);
       };
       // The scale of each row of W [block_n, 1] in f32, in the accumulator's layout.
       const auto row_scales = [&](const RegisterTensor& scales) {
@@ -181,6 +202,19 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
         if (promote) partial = register_tensor<float>({block_n, block_m}, 0.0f);
         const auto product = [&](const RegisterTensor& a, const Int32& stage) {
           mma(a, stage, promote ? *partial : acc, !promote);
+        };
+        // The same in two halves of k: the first half's mma runs while the second half dequantizes.
+        const auto product_by_halves = [&](const Int32& stage, const RegisterTensor& scales) {
+          const auto words = words_of(stage);
+          const int per_half = bits / 2;
+          for (int h = 0; h < 2; ++h) {
+            auto a =
+                dequantized(words.slice({0, 0, 0, h * per_half}, {1, units_per_tile, WeightUnits::lanes, per_half}),
+                            scales, half_units);
+            wgmma.fence();
+            wgmma.mma(a, s_x[stage][h].transpose(), promote ? *partial : acc, !promote || h > 0);
+          }
+          wgmma.commit_group();
         };
         if (overlap) {
           // The next k-tile's weights dequantize while the mma of this one runs; after the last,
@@ -211,7 +245,10 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
           for (Int32 kt : range(first, last)) {
             pipe.consumer_acquire();
             auto scales = scales_of(pipe.consumer_stage);
-            product(weights(pipe.consumer_stage, scales), pipe.consumer_stage);
+            if (k_slices == 2)
+              product_by_halves(pipe.consumer_stage, scales);
+            else
+              product(weights(pipe.consumer_stage, scales), pipe.consumer_stage);
             std::optional<RegisterTensor> scale;
             if (promote) scale = row_scales(scales);
             wgmma.wait_group(0);

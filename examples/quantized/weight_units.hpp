@@ -67,12 +67,13 @@ struct WeightUnits : Class {
     return reshape(permute(split, {0, 5, 6, 7, 3, 1, 2, 4}), {groups, units(), lanes, run});
   }
 
-  // 4- and 8-bit integers are stored with the elements of each word in the order in which
-  // DequantizeUnits takes them from the word two at a time, with one mask for each pair (the
-  // elements at bits b p and 16 + b p for b bits): of the F = 32 / b elements of a word, element
-  // 2 p + h at field p + F / 2 h.
+  // Integers of 1, 2, 4 and 8 bits (whose fields never straddle a byte) are stored with the
+  // elements of each word in the order in which DequantizeUnits takes them from the word two at a
+  // time, with one mask for each pair (the elements at bits b p and 16 + b p for b bits): of the
+  // F = 32 / b elements of a word, element 2 p + h at field p + F / 2 h.
   static constexpr bool interleaved(DType t) {
-    return t == DType::I4 || t == DType::U4 || t == DType::I8 || t == DType::U8;
+    return t == DType::I1 || t == DType::U1 || t == DType::I2 || t == DType::U2 || t == DType::I4 || t == DType::U4 ||
+           t == DType::I8 || t == DType::U8;
   }
   // Where element `element` of a run lies in the stored run.
   static constexpr int stored_position(DType t, int element) {

@@ -15,7 +15,9 @@ namespace tessel::examples::quantized {
 struct WgmmaWeightUnits : Class {
   static constexpr int rows_per_warpgroup = 64;
   int block_rows, warpgroups;
-  Layout fragments;  // wgmma_layouts(block_rows, n, 128, warpgroups).a
+  // wgmma_layouts(block_rows, n, depth, warpgroups).a, for the depth of k to_fragments renames: 128,
+  // or a slice of it.
+  Layout fragments;
 
   WgmmaWeightUnits(int block_rows, int warpgroups, Layout fragments, loc_t at = loc_t::current())
       : Class("WgmmaWeightUnits", at),
@@ -40,11 +42,13 @@ struct WgmmaWeightUnits : Class {
            Layout::local({2, 2, 1}) * Layout::replicated(3, 4);
   }
 
-  // Runs [1, units, 32, 32] in tile_layout(32)'s threads -> the A operand [block_rows, 128] in
-  // `fragments`.
+  // Runs [1, units, 32, e] in tile_layout(e)'s threads -> the A operand [block_rows, 4 e] in
+  // `fragments`: whole runs (e = 32) are a k-tile of 128, and e consecutive elements of each run
+  // a slice of it, k-step by k-step.
   RegisterTensor to_fragments(const RegisterTensor& runs) {
-    const auto split = reshape(runs, {units(), WeightUnits::rows, 4, WeightUnits::depth / 16, 2, 2});
-    const auto nk = reshape(permute(split, {0, 1, 3, 4, 2, 5}), {block_rows, WeightUnits::depth});
+    const int elements = runs.shape()[3];
+    const auto split = reshape(runs, {units(), WeightUnits::rows, 4, elements / 4, 2, 2});
+    const auto nk = reshape(permute(split, {0, 1, 3, 4, 2, 5}), {block_rows, 4 * elements});
     return convert_layout(nk, fragments);
   }
 };
