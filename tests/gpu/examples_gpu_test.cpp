@@ -10,11 +10,15 @@ namespace {
 struct ExampleCase {
   std::string name;
   std::vector<int64_t> sizes;
+  // Hyperparameters fixed for the run (docs/tuning.md), with a name for the case; else tuned.
+  std::string configuration = {}, configuration_name = {};
 };
 
-// "hopper_v5" at {4096, 4096, 1024} -> "hopper_v5_4096x4096x1024".
+// "hopper_v5" at {4096, 4096, 1024} -> "hopper_v5_4096x4096x1024" (+ "_" and the configuration's name).
 std::string case_name(const ::testing::TestParamInfo<ExampleCase>& info) {
-  return fmt::format("{}_{}", info.param.name, fmt::join(info.param.sizes, "x"));
+  const ExampleCase& c = info.param;
+  return fmt::format("{}_{}{}{}", c.name, fmt::join(c.sizes, "x"), c.configuration_name.empty() ? "" : "_",
+                     c.configuration_name);
 }
 
 const std::vector<ExampleCase> kExamples = {
@@ -73,20 +77,40 @@ const std::vector<ExampleCase> kExamples = {
 // The weight-only GEMM on wgmma for 2, 3, 4, 6 and 8 bits, at decode and prefill sizes (each tuned,
 // so every candidate of its space runs once).
 const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
-    {"weight_only_gemm_wgmma_i2", {5, 1400, 1024}},       {"weight_only_gemm_wgmma_i3", {300, 1024, 2048}},
-    {"weight_only_gemm_wgmma_i4", {1, 4096, 4096}},       {"weight_only_gemm_wgmma_i4", {1000, 1096, 1536}},
-    {"weight_only_gemm_wgmma_u4", {64, 1400, 1024}},      {"weight_only_gemm_wgmma_i6", {33, 1400, 1024}},
-    {"weight_only_gemm_wgmma_i8", {300, 1024, 2048}},     {"weight_only_gemm_wgmma_f4e2m1", {17, 1400, 1024}},
-    {"weight_only_gemm_wgmma_f6e3m2", {300, 1024, 2048}}, {"weight_only_gemm_wgmma_f8e4m3", {33, 1400, 1024}},
+    {"weight_only_gemm_wgmma_i2", {5, 1400, 1024}},
+    {"weight_only_gemm_wgmma_i3", {300, 1024, 2048}},
+    {"weight_only_gemm_wgmma_i4", {1, 4096, 4096}},
+    {"weight_only_gemm_wgmma_i4", {1000, 1096, 1536}},
+    {"weight_only_gemm_wgmma_u4", {64, 1400, 1024}},
+    {"weight_only_gemm_wgmma_i6", {33, 1400, 1024}},
+    {"weight_only_gemm_wgmma_i8", {300, 1024, 2048}},
+    {"weight_only_gemm_wgmma_f4e2m1", {17, 1400, 1024}},
+    {"weight_only_gemm_wgmma_f6e3m2", {300, 1024, 2048}},
+    {"weight_only_gemm_wgmma_f8e4m3", {33, 1400, 1024}},
+    // Each k-tile in two halves, at decode and at prefill sizes.
+    {"weight_only_gemm_wgmma_i4",
+     {5, 1400, 1024},
+     "block_m=16, split_k=2, consumer_warpgroups=2, row_blocks=1, overlap=0, epilogue_tma=0, promote=1, k_slices=2, "
+     "swizzle_size=8",
+     "halves"},
+    {"weight_only_gemm_wgmma_i2",
+     {300, 1024, 2048},
+     "block_m=256, split_k=1, consumer_warpgroups=2, row_blocks=1, overlap=0, epilogue_tma=1, promote=0, k_slices=2, "
+     "swizzle_size=8",
+     "halves"},
 };
 
 // How gtest names a case in `ctest -N` and in failures: "hopper_v5 4096x4096x1024".
-void PrintTo(const ExampleCase& c, std::ostream* os) { *os << fmt::format("{} {}", c.name, fmt::join(c.sizes, "x")); }
+void PrintTo(const ExampleCase& c, std::ostream* os) {
+  *os << fmt::format("{} {}{}{}", c.name, fmt::join(c.sizes, "x"), c.configuration.empty() ? "" : " ", c.configuration);
+}
 
 class ExampleOnGpu : public testing::GpuTest, public ::testing::WithParamInterface<ExampleCase> {};
 
 TEST_P(ExampleOnGpu, MatchesTheHostReference) {
-  const cli::RunResult r = examples::find_example(GetParam().name).run(Device::gpu(), GetParam().sizes, {});
+  KernelOptions options;
+  options.configuration = GetParam().configuration;
+  const cli::RunResult r = examples::find_example(GetParam().name).run(Device::gpu(), GetParam().sizes, options);
   EXPECT_TRUE(r.ok) << r.summary;
 }
 
