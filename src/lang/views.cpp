@@ -78,6 +78,42 @@ SharedTensor SharedTensor::operator[](const ViewIndex& index) const {
   return SharedTensor(ir::make<ir::SharedTensorNode>(std::move(v)));
 }
 
+SharedTensor SharedTensor::reshape(std::vector<int> shape, std::source_location l) const {
+  const SourceLoc loc = SourceLoc::from(l);
+  const auto count = [](const std::vector<int>& extents) {
+    int64_t n = 1;
+    for (int e : extents) n *= e;
+    return n;
+  };
+  if (shape.empty() || count(shape) != count(t_->shape))
+    throw Error(loc, fmt::format("reshape of shared tensor {} [{}] into [{}]: {} elements cannot hold its {}", t_->name,
+                                 fmt::join(t_->shape, ", "), fmt::join(shape, ", "), count(shape), count(t_->shape)));
+  // Row-major and dense: each stride is the product of the extents after it.
+  int64_t dense = 1;
+  for (int d = t_->rank() - 1; d >= 0; --d) {
+    if (t_->strides[size_t(d)] != dense)
+      throw Error(loc, fmt::format("reshape of shared tensor {}: it is a strided view (strides [{}]); reshape a dense "
+                                   "row-major tile or view",
+                                   t_->name, fmt::join(t_->strides, ", ")));
+    dense *= t_->shape[size_t(d)];
+  }
+  if (t_->swizzle_bits != 0)
+    throw Error(loc, fmt::format("reshape of shared tensor {}: its elements are swizzled, or may be; create it with "
+                                 "Swizzle::none to view it in another shape",
+                                 t_->name));
+  std::vector<int> strides(shape.size(), 1);
+  for (size_t d = shape.size() - 1; d > 0; --d) strides[d - 1] = strides[d] * shape[d];
+  ir::SharedTensorNode v{t_->dtype,
+                         std::move(shape),
+                         std::move(strides),
+                         t_->root ? t_->root : t_,
+                         t_->offset ? t_->offset : ir::const_int(0),
+                         t_->name,
+                         loc,
+                         t_->swizzle_bits};
+  return SharedTensor(ir::make<ir::SharedTensorNode>(std::move(v)));
+}
+
 SharedTensor SharedTensor::transpose(std::source_location l) const {
   const SourceLoc loc = SourceLoc::from(l);
   if (t_->rank() != 2)

@@ -62,6 +62,9 @@ class SharedTensor {
   SharedTensor operator[](const ViewIndex& index) const;
   // The view with the two dimensions swapped (no data moves).
   SharedTensor transpose(std::source_location loc = std::source_location::current()) const;
+  // The same elements, in row-major order, as a view of another shape (no data moves). The tensor
+  // must be a dense row-major view without a swizzle.
+  SharedTensor reshape(std::vector<int> shape, std::source_location loc = std::source_location::current()) const;
 
  private:
   ir::SharedTensor t_;
