@@ -190,6 +190,26 @@ TEST(Tuner, EveryCandidateNearTheFastestFirstTimingIsTimedAgain) {
   EXPECT_DOUBLE_EQ(r.outcomes[4].median_ms, 1.3);
 }
 
+TEST(Tuner, FinalistsWithinTwoPercentOfTheFastestRunTwentyRoundsMore) {
+  // After the ten final rounds, 0 (1.00) leads 1 (1.01) by 1%, within the runs' spread: both run
+  // twenty rounds more, in which 1 runs at 0.98, and 1 wins by the median of all its 30 runs.
+  // 2 is 5% slower than 0 and is not run again.
+  const double first[] = {1.0, 1.01, 1.05, 1.5};
+  std::array<int, 4> runs{};
+  tuning::TuningSteps steps;
+  steps.build = [](int) { return tuning::BuiltCandidate{}; };
+  steps.time = [&](int i) { return first[i]; };
+  steps.time_once = [&](int i) {
+    const int run = runs[size_t(i)]++;
+    return i == 1 && run >= 10 ? 0.98 : first[i];
+  };
+  const tuning::TuneResult r = tuning::tune("k", names(4), steps, quiet(), log_dir());
+  EXPECT_EQ(r.winner, 1);
+  EXPECT_EQ(runs, (std::array<int, 4>{30, 30, 10, 0}));
+  EXPECT_DOUBLE_EQ(r.outcomes[1].median_ms, 0.98);
+  EXPECT_DOUBLE_EQ(r.outcomes[0].median_ms, 1.0);
+}
+
 // Counts the builds that run at once. Each waits in meet() until another runs beside it, so only
 // a tuner that builds concurrently reaches a peak of 2; one that does not fails the test after
 // the first wait's 10 seconds, rather than hang.

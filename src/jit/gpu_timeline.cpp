@@ -5,10 +5,10 @@
 #include <map>
 #include <vector>
 
-#include <fmt/os.h>
 #include <nlohmann/json.hpp>
 
 #include "tessel/runtime/cuda_driver.hpp"
+#include "tessel/text_file.hpp"
 
 namespace tessel::detail {
 
@@ -96,13 +96,8 @@ void GpuTimeline::write(const ir::KernelNode& k, void* stream) const {
         {"records", count},
         {"dropped", count > uint64_t(ir::kTraceRecords) ? count - uint64_t(ir::kTraceRecords) : 0}}}};
   const std::string path = requested_file();
-  // fmt's file, not an iostream (sim/timeline.cpp says why).
-  try {
-    fmt::output_file(path).print("{}\n", trace.dump(1));
-  } catch (const std::system_error& e) {
-    throw Error(fmt::format("TESSEL_TRACE: cannot write the timeline of kernel {} to {}: {}", k.name, path,
-                            e.code().message()));
-  }
+  if (const std::string reason = write_text_file(path, trace.dump(1) + "\n"); !reason.empty())
+    throw Error(fmt::format("TESSEL_TRACE: cannot write the timeline of kernel {} to {}: {}", k.name, path, reason));
 }
 
 }  // namespace tessel::detail

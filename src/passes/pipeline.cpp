@@ -5,10 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include <fmt/os.h>
-
 #include "tessel/ir/printer.hpp"
 #include "tessel/ir/verifier.hpp"
+#include "tessel/text_file.hpp"
 
 namespace tessel::passes {
 
@@ -45,12 +44,8 @@ void dump(const ir::Kernel& k, int index, const char* pass) {
   if (!dir || !*dir) return;
   std::filesystem::create_directories(dir);
   const auto path = std::filesystem::path(dir) / fmt::format("{}.{:02}.{}.ir", k->name, index, pass);
-  // fmt's file, not an iostream (sim/timeline.cpp says why).
-  try {
-    fmt::output_file(path.string()).print("{}", ir::print(*k));
-  } catch (const std::system_error& e) {
-    throw Error(fmt::format("TESSEL_DUMP_IR: cannot write {}: {}", path.string(), e.code().message()));
-  }
+  if (const std::string reason = write_text_file(path.string(), ir::print(*k)); !reason.empty())
+    throw Error(fmt::format("TESSEL_DUMP_IR: cannot write {}: {}", path.string(), reason));
 }
 
 }  // namespace

@@ -1,10 +1,9 @@
 #include "timeline.hpp"
 
-#include <fmt/os.h>
-
 #include <nlohmann/json.hpp>
 
 #include "machine.hpp"
+#include "tessel/text_file.hpp"
 #include "wait_condition.hpp"
 
 namespace tessel::sim {
@@ -157,13 +156,8 @@ void Timeline::write() const {
       {"otherData",
        {{"kernel", kernel_},
         {"time", "simulated: one scheduler turn (a warp running until it waits or yields) per microsecond"}}}};
-  // fmt's file, not an iostream: no locale machinery, which a process holding two copies of the C++
-  // library's (a Python module beside PyTorch's) can get wrong.
-  try {
-    fmt::output_file(path_).print("{}\n", trace.dump(1));
-  } catch (const std::system_error& e) {
-    throw Error(fmt::format("TESSEL_TRACE: cannot write the trace to {}: {}", path_, e.code().message()));
-  }
+  if (const std::string reason = write_text_file(path_, trace.dump(1) + "\n"); !reason.empty())
+    throw Error(fmt::format("TESSEL_TRACE: cannot write the trace to {}: {}", path_, reason));
 }
 
 }  // namespace tessel::sim

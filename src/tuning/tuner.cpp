@@ -11,10 +11,9 @@
 #include <mutex>
 #include <thread>
 
-#include <fmt/os.h>
-
 #include "progress_line.hpp"
 #include "tessel/error.hpp"
+#include "tessel/text_file.hpp"
 
 namespace tessel::tuning {
 
@@ -67,16 +66,11 @@ std::string file_safe(const std::string& s) {
   std::error_code ec;
   std::filesystem::create_directories(log_dir, ec);
   const auto path = log_dir / fmt::format("{}-{}.log", file_safe(label), std::time(nullptr));
-  // fmt's file, not an iostream (sim/timeline.cpp says why). The error below names the first
-  // failure whether or not the log of them all could be written.
-  bool written = !ec;
-  try {
-    auto log = fmt::output_file(path.string());
-    for (const CandidateOutcome& o : r.outcomes)
-      log.print("[{}] {}: {}\n", o.hyperparameters, status_name(o.status), o.message);
-  } catch (const std::system_error&) {
-    written = false;
-  }
+  // The error below names the first failure whether or not the log of them all could be written.
+  std::string log;
+  for (const CandidateOutcome& o : r.outcomes)
+    log += fmt::format("[{}] {}: {}\n", o.hyperparameters, status_name(o.status), o.message);
+  const bool written = !ec && write_text_file(path.string(), log).empty();
   // The first failure, else the first candidate that was ruled out.
   const CandidateOutcome* first = nullptr;
   for (const CandidateOutcome& o : r.outcomes)
@@ -135,10 +129,36 @@ void note_dropped(ProgressLine& line, const std::string& label, const CandidateO
 // kMinFinalists, at most kMaxFinalists). The finalists are then run in kFinalRounds rounds, one
 // run each per round, in order and in reverse by turns, and each keeps the median of its runs: a
 // drift of the clocks, slow or fast, reaches them all alike, as in the benches' alternating
-// rounds.
+// rounds. Where the fastest medians lie within kCloseCall of each other, the runs' spread can
+// still order them either way: those finalists run kCloseCallRounds more rounds, and their
+// medians are taken over all their runs.
 constexpr double kContenderWindow = 1.10;
 constexpr size_t kMinFinalists = 3, kMaxFinalists = 8;
 constexpr int kFinalRounds = 10;
+constexpr double kCloseCall = 1.02;
+constexpr int kCloseCallRounds = 20;
+
+// Adds `rounds` rounds of one run of each of `order` to `runs`, the order reversed by turns.
+void run_rounds(std::vector<int> order, int rounds, std::map<int, std::vector<double>>& runs,
+                const TuningSteps& steps) {
+  for (int round = 0; round < rounds; ++round) {
+    for (int i : order) {
+      try {
+        runs[i].push_back(steps.time_once(i));
+      } catch (const std::exception&) {
+        // It ran once; its first timing stands.
+      }
+    }
+    std::reverse(order.begin(), order.end());
+  }
+}
+
+void take_medians(TuneResult& r, std::map<int, std::vector<double>> runs) {
+  for (auto& [i, ms] : runs) {
+    std::nth_element(ms.begin(), ms.begin() + ptrdiff_t(ms.size() / 2), ms.end());
+    r.outcomes[size_t(i)].median_ms = ms[ms.size() / 2];
+  }
+}
 
 void retime_finalists(TuneResult& r, const TuningSteps& steps) {
   std::vector<int> timed;
@@ -146,27 +166,23 @@ void retime_finalists(TuneResult& r, const TuningSteps& steps) {
     if (r.outcomes[i].status == CandidateOutcome::Status::Timed) timed.push_back(int(i));
   if (timed.size() < 2) return;
   const auto faster = [&](int a, int b) { return r.outcomes[size_t(a)].median_ms < r.outcomes[size_t(b)].median_ms; };
-  std::sort(timed.begin(), timed.end(), faster);
-  const double cutoff = r.outcomes[size_t(timed.front())].median_ms * kContenderWindow;
-  size_t finalists = std::min(timed.size(), kMinFinalists);
-  while (finalists < std::min(timed.size(), kMaxFinalists) && r.outcomes[size_t(timed[finalists])].median_ms <= cutoff)
-    ++finalists;
-  timed.resize(finalists);
-  std::map<int, std::vector<double>> rounds;
-  std::vector<int> order = timed;
-  for (int round = 0; round < kFinalRounds; ++round) {
-    for (int i : order) {
-      try {
-        rounds[i].push_back(steps.time_once(i));
-      } catch (const std::exception&) {
-        // It ran once; its first timing stands.
-      }
-    }
-    std::reverse(order.begin(), order.end());
-  }
-  for (auto& [i, ms] : rounds) {
-    std::nth_element(ms.begin(), ms.begin() + ptrdiff_t(ms.size() / 2), ms.end());
-    r.outcomes[size_t(i)].median_ms = ms[ms.size() / 2];
+  // The finalists, fastest first by `faster`, and those within `window` of the fastest.
+  const auto leaders = [&](std::vector<int> candidates, double window, size_t at_least, size_t at_most) {
+    std::sort(candidates.begin(), candidates.end(), faster);
+    const double cutoff = r.outcomes[size_t(candidates.front())].median_ms * window;
+    size_t kept = std::min(candidates.size(), at_least);
+    while (kept < std::min(candidates.size(), at_most) && r.outcomes[size_t(candidates[kept])].median_ms <= cutoff)
+      ++kept;
+    candidates.resize(kept);
+    return candidates;
+  };
+  timed = leaders(timed, kContenderWindow, kMinFinalists, kMaxFinalists);
+  std::map<int, std::vector<double>> runs;
+  run_rounds(timed, kFinalRounds, runs, steps);
+  take_medians(r, runs);
+  if (const std::vector<int> close = leaders(timed, kCloseCall, 1, timed.size()); close.size() > 1) {
+    run_rounds(close, kCloseCallRounds, runs, steps);
+    take_medians(r, runs);
   }
   r.winner = *std::min_element(timed.begin(), timed.end(), faster);
 }
