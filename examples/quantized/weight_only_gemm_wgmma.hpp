@@ -50,6 +50,9 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
   // of the weights' bits, so that a slice is whole words): the mma of one slice runs while the
   // warpgroup dequantizes the next.
   int k_slices = 1;
+  // Whether k_slices fits the other members: halves are whole words of even widths, and the
+  // overlapped form dequantizes whole k-tiles.
+  bool k_slices_fit() const { return k_slices == 1 || (k_slices == 2 && bits % 2 == 0 && !overlap); }
   static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
@@ -74,7 +77,7 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
               {16, 2, 4, 1, 0, 0, 1},  {16, 4, 4, 1, 0, 0, 1},  {16, 2, 4, 1, 1, 0, 1},  {16, 2, 2, 2, 0, 0, 0},
               {16, 4, 2, 2, 0, 0, 0},  {16, 2, 2, 2, 0, 0, 1},  {16, 4, 2, 2, 0, 0, 1},  {64, 1, 2, 2, 0, 0, 0}}) *
         tune("k_slices", &S::k_slices, {1, 2}) * tune("swizzle_size", &S::swizzle_size, {4, 8});
-    return space.where<S>([](const S& s) { return s.k_slices == 1 || (bits % 2 == 0 && !s.overlap); });
+    return space.where<S>([](const S& s) { return s.k_slices_fit(); });
   }
 
   static constexpr int producer_registers = 40;
@@ -94,7 +97,7 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
   int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * consumer_warpgroups * row_blocks; }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<f16> x, Ptr<uint32_t> units_in, Ptr<f16> unit_scales, Ptr<f16> y) {
-    if (k_slices != 1 && (k_slices != 2 || bits % 2 != 0 || overlap))
+    if (!k_slices_fit())
       throw Error(
           fmt::format("WeightOnlyGemmWgmma: k_slices = {} needs 1, or 2 with weights of even bits and "
                       "overlap = 0 ({} bits, overlap = {})",

@@ -54,6 +54,19 @@ GlobalTensor Instructions::make_global_scratch(DType t, const std::vector<Dim>& 
   return make_global_view(t, buffer, shape, {}, loc);
 }
 
+namespace {
+
+// A view of `t`'s allocation: `shape` with `strides` from element `offset` of it.
+SharedTensor view_of(const ir::SharedTensor& t, std::vector<int> shape, std::vector<int> strides, ir::Expr offset,
+                     const SourceLoc& loc) {
+  ir::SharedTensorNode v{
+      t->dtype, std::move(shape), std::move(strides), t->root ? t->root : t, std::move(offset), t->name,
+      loc,      t->swizzle_bits};
+  return SharedTensor(ir::make<ir::SharedTensorNode>(std::move(v)));
+}
+
+}  // namespace
+
 SharedTensor SharedTensor::operator[](const ViewIndex& index) const {
   const SourceLoc& loc = index.loc;
   Builder& b = Builder::current(loc);
@@ -67,15 +80,8 @@ SharedTensor SharedTensor::operator[](const ViewIndex& index) const {
   }
   ir::Expr base = t_->offset ? t_->offset : ir::const_int(0);
   ir::Expr off = ir::binary(ir::BinaryOp::Add, base, ir::binary(ir::BinaryOp::Mul, idx, ir::const_int(t_->strides[0])));
-  ir::SharedTensorNode v{t_->dtype,
-                         std::vector<int>(t_->shape.begin() + 1, t_->shape.end()),
-                         std::vector<int>(t_->strides.begin() + 1, t_->strides.end()),
-                         t_->root ? t_->root : t_,
-                         off,
-                         t_->name,
-                         loc,
-                         t_->swizzle_bits};
-  return SharedTensor(ir::make<ir::SharedTensorNode>(std::move(v)));
+  return view_of(t_, std::vector<int>(t_->shape.begin() + 1, t_->shape.end()),
+                 std::vector<int>(t_->strides.begin() + 1, t_->strides.end()), off, loc);
 }
 
 SharedTensor SharedTensor::reshape(std::vector<int> shape, std::source_location l) const {
@@ -103,15 +109,7 @@ SharedTensor SharedTensor::reshape(std::vector<int> shape, std::source_location 
                                  t_->name));
   std::vector<int> strides(shape.size(), 1);
   for (size_t d = shape.size() - 1; d > 0; --d) strides[d - 1] = strides[d] * shape[d];
-  ir::SharedTensorNode v{t_->dtype,
-                         std::move(shape),
-                         std::move(strides),
-                         t_->root ? t_->root : t_,
-                         t_->offset ? t_->offset : ir::const_int(0),
-                         t_->name,
-                         loc,
-                         t_->swizzle_bits};
-  return SharedTensor(ir::make<ir::SharedTensorNode>(std::move(v)));
+  return view_of(t_, std::move(shape), std::move(strides), t_->offset ? t_->offset : ir::const_int(0), loc);
 }
 
 SharedTensor SharedTensor::transpose(std::source_location l) const {
@@ -121,15 +119,7 @@ SharedTensor SharedTensor::transpose(std::source_location l) const {
   std::vector<int> shape = t_->shape, strides = t_->strides;
   std::swap(shape[0], shape[1]);
   std::swap(strides[0], strides[1]);
-  ir::SharedTensorNode v{t_->dtype,
-                         std::move(shape),
-                         std::move(strides),
-                         t_->root ? t_->root : t_,
-                         t_->offset ? t_->offset : ir::const_int(0),
-                         t_->name,
-                         loc,
-                         t_->swizzle_bits};
-  return SharedTensor(ir::make<ir::SharedTensorNode>(std::move(v)));
+  return view_of(t_, std::move(shape), std::move(strides), t_->offset ? t_->offset : ir::const_int(0), loc);
 }
 
 }  // namespace tessel
