@@ -287,6 +287,11 @@ TEST(LayoutLaws, SliceCutsOnlyRegisterModes) {
   EXPECT_EQ(acc.slice({0, 8}, {8, 16}).str(), acc.slice({0, 0}, {8, 16}).str());
   EXPECT_THROW(acc.slice({0, 4}, {8, 16}), Error);  // starts inside an atom's 4 threads
   EXPECT_THROW(acc.slice({0, 0}, {8, 12}), Error);  // 12 columns straddle an atom
+  // A register mode is cut to any range of it: three words a thread, as two and one.
+  const Layout words = Layout::spatial({32, 1}) * Layout::local({1, 3});
+  EXPECT_EQ(words.slice({0, 0}, {32, 2}).str(), (Layout::spatial({32, 1}) * Layout::local({1, 2})).str());
+  EXPECT_EQ(words.slice_registers({0, 1}, words.slice({0, 1}, {32, 2})), (std::vector<int>{1, 2}));
+  EXPECT_EQ(words.slice_registers({0, 2}, words.slice({0, 2}, {32, 1})), (std::vector<int>{2}));
 }
 
 }  // namespace

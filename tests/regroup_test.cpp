@@ -98,6 +98,33 @@ TEST(Regroup, ConvertLayoutMovesElementsByWarpShuffles) {
   EXPECT_NE(src.find("__shfl_sync(0xffffffffu"), std::string::npos) << src;
 }
 
+// Two tiles of the same elements in other registers: thread t holds columns 2 t and 2 t + 1 of both
+// rows, row by row in one and column by column in the other. Without a layout, the conversion takes
+// its partner's.
+struct AddsAcrossLayouts : Script {
+  void operator()(Ptr<float> x, Ptr<float> y) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto g = global_view(x, {2, 64});
+    auto by_rows =
+        load_global(g, {0, 0}, {2, 64}, Layout::local({2, 1}) * Layout::spatial({1, 32}) * Layout::local({1, 2}));
+    auto by_columns =
+        load_global(g, {0, 0}, {2, 64}, Layout::spatial({1, 32}) * Layout::local({1, 2}) * Layout::local({2, 1}));
+    store_global(global_view(y, {2, 64}), by_rows * 2.0f + convert_layout(by_columns), {0, 0});
+  }
+};
+
+TEST(Regroup, ConvertLayoutWithoutALayoutTakesThatOfItsUse) {
+  std::vector<float> x(128);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 13) - 6.5f;
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> dx(Device::simulator(), x), y(Device::simulator(), std::vector<float>(128, -1e30f));
+    Kernel<AddsAcrossLayouts>(Device::simulator(), KernelOptions{.sim = o})(dx, y);
+    const std::vector<float> got = y.download();
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], 3.0f * x[i]) << i;
+  }
+}
+
 // Rows 8..15 of the new layout's first warp are held by the second warp in the old one.
 struct ConvertLayoutAcrossWarps : Script {
   void operator()(Ptr<float> x) {

@@ -83,13 +83,16 @@ TEST(WeightOnlyGemmWgmma, ScalesAppliedToEachProductUnderEveryOrder) {
 
 // Each k-tile's dequantization and mma in two halves of k, the first half's mma running while the
 // second half dequantizes: 4- and 8-bit integers (their own dequantization, a half of 2 and 4
-// words), 2-bit integers and 6-bit floats (the generic one, a half of 1 and 3 words), with and
-// without the products scaled, at decode sizes split over k and at 64 rows.
+// words), 2-bit integers, 6-bit integers (planes of 4 and 2 bits, a half of each plane's words) and
+// 6-bit floats (the generic one, a half of 1 and 3 words), with and without the products scaled, at
+// decode sizes split over k and at 64 rows.
 TEST(WeightOnlyGemmWgmma, HalvesOfEachKTileUnderEveryOrder) {
   for (const KernelOptions& o : every_order_options()) {
     expect_wgmma_gemm<WgmmaConfig<i4, 16, 2, 2, 0, 0, 1, 2, 2>, i4>(5, 520, 640, o);
     expect_wgmma_gemm<WgmmaConfig<int8_t, 64, 1, 2, 0, 0, 0, 1, 2>, int8_t>(70, 264, 384, o);
     expect_wgmma_gemm<WgmmaConfig<i2, 16, 2, 4, 0, 0, 1, 1, 2>, i2>(17, 520, 384, o);
+    expect_wgmma_gemm<WgmmaConfig<i6, 64, 1, 2, 0, 0, 0, 1, 2>, i6>(70, 264, 384, o);
+    expect_wgmma_gemm<WgmmaConfig<u6, 16, 2, 2, 0, 0, 1, 1, 2>, u6>(5, 520, 384, o);
     expect_wgmma_gemm<WgmmaConfig<f6e3m2, 16, 4, 2, 0, 0, 0, 1, 2>, f6e3m2>(5, 264, 384, o);
   }
 }

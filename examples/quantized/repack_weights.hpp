@@ -11,9 +11,9 @@ namespace tessel::examples::quantized {
 // words [k / 128, n / 8, 32, bits] and each unit's scales and zero points [k / 128, n / 8, 2, 8].
 // n must be a multiple of 8 and k of 128. Each warp gathers one unit: it loads the unit's weights
 // in the B fragments' layout (element by element where a thread's run is shorter than a word) and
-// stores each lane's run as whole words. The weights are renamed into the units' order in a type
-// that holds every value of W exactly (f16 for the floats, i32 for the integers), since renamings
-// keep a packed tile's registers whole.
+// stores each lane's run as whole words (planar types: each plane's). The weights are renamed into the units' order in
+// a type that holds every value of W exactly (f16 for the floats, i32 for the integers), since renamings keep a packed
+// tile's registers whole.
 template <class W> struct RepackWeights : Script {
   static constexpr int warps = 4, bits = dtype_bits(dtype_v<W>);
   using Exact = std::conditional_t<is_float(dtype_v<W>), f16, int32_t>;
@@ -29,13 +29,24 @@ template <class W> struct RepackWeights : Script {
     const Int32 row = blockIdx.x * block_rows, unit = blockIdx.x * warps, group = blockIdx.y;
     auto nk =
         load_global(global_view(w, {n, k}), {row, group * depth}, {block_rows, depth}, units.fragments.permute({1, 0}));
-    const auto stored = [&](const RegisterTensor& runs) {
-      if constexpr (WeightUnits::interleaved(dtype_v<W>)) return units.interleave(runs, dtype_v<W>);
-      return runs;
-    };
-    auto run = stored(units.from_fragments(permute(nk.template to<Exact>(), {1, 0}))).template to<W>();
-    store_global(global_view(units_out, {k / depth, n / 8, WeightUnits::lanes, bits}), run.template bitcast<uint32_t>(),
-                 {group, unit, 0, 0});
+    auto g_units = global_view(units_out, {k / depth, n / 8, WeightUnits::lanes, bits});
+    auto runs = units.from_fragments(permute(nk.template to<Exact>(), {1, 0}));
+    if constexpr (WeightUnits::planar(dtype_v<W>)) {
+      // Each plane of the weights made unsigned, as its own interleaved words.
+      auto excess = is_signed(dtype_v<W>) ? runs + (1 << (bits - 1)) : runs;
+      for (const WeightUnits::Plane& p : WeightUnits::planes(bits)) {
+        const DType t = WeightUnits::plane_type(p.bits);
+        const auto plane = units.interleave((excess >> p.offset) & ((1 << p.bits) - 1), t);
+        store_global(g_units, plane.cast_to(t, SourceLoc::from(loc_t::current())).template bitcast<uint32_t>(),
+                     {group, unit, 0, p.offset});
+      }
+    } else {
+      const auto stored = [&](const RegisterTensor& r) {
+        if constexpr (WeightUnits::interleaved(dtype_v<W>)) return units.interleave(r, dtype_v<W>);
+        return r;
+      };
+      store_global(g_units, stored(runs).template to<W>().template bitcast<uint32_t>(), {group, unit, 0, 0});
+    }
     auto g_unit_scales = global_view(unit_scales, {k / depth, n / 8, 2, WeightUnits::rows});
     auto g_scales = global_view(scales, {n, k / depth}), g_zeros = global_view(zeros, {n, k / depth});
     const auto of_units = [&](const RegisterTensor& t) { return reshape(t, {1, warps, 1, WeightUnits::rows}); };

@@ -77,6 +77,33 @@ RepackedWeights repack_on_device(const Device& dev, const QuantizedWeights& q, i
   return r;
 }
 
+// The bytes of runs of 32 fields of type t each (`runs`, in the runs' order), stored as
+// weight_units.hpp states: each run's fields at their stored positions, packed; or, for planar types,
+// each plane of each run so, one after the other.
+inline std::vector<uint8_t> stored_runs(DType t, const std::vector<uint32_t>& runs) {
+  const auto ordered = [](DType as, const std::vector<uint32_t>& fields) {
+    std::vector<uint32_t> out(fields.size());
+    for (size_t i = 0; i < fields.size(); ++i)
+      out[i / WeightUnits::run * WeightUnits::run +
+          size_t(WeightUnits::stored_position(as, int(i % WeightUnits::run)))] = fields[i];
+    return pack_bits(as, out);
+  };
+  if (!WeightUnits::planar(t)) return ordered(t, runs);
+  const int bits = dtype_bits(t);
+  const size_t count = runs.size() / WeightUnits::run;
+  std::vector<uint8_t> bytes(count * size_t(bits) * 4);
+  for (const WeightUnits::Plane& p : WeightUnits::planes(bits)) {
+    std::vector<uint32_t> plane(runs.size());
+    for (size_t i = 0; i < runs.size(); ++i)
+      plane[i] = ((is_signed(t) ? runs[i] ^ (1u << (bits - 1)) : runs[i]) >> p.offset) & ((1u << p.bits) - 1u);
+    const std::vector<uint8_t> packed = ordered(WeightUnits::plane_type(p.bits), plane);
+    for (size_t r = 0; r < count; ++r)
+      std::memcpy(&bytes[(r * size_t(bits) + size_t(p.offset)) * 4], &packed[r * size_t(p.bits) * 4],
+                  size_t(p.bits) * 4);
+  }
+  return bytes;
+}
+
 // Runs RepackWeights<W> and compares its output with the order weight_units.hpp states, bit for bit.
 template <class W>
 cli::RunResult run_repack_weights(const Device& dev, int n, int k, const KernelOptions& opt, const std::string& label) {
@@ -86,22 +113,21 @@ cli::RunResult run_repack_weights(const Device& dev, int n, int k, const KernelO
   const RepackedWeights r = repack_on_device<W>(dev, q, n, k, opt);
   dev.synchronize();
   const int groups = k / WeightUnits::depth;
-  std::vector<uint32_t> ordered(q.fields.size());
+  std::vector<uint32_t> runs(q.fields.size());  // each lane's run of each unit, in the runs' order
   std::vector<f16> unit_scales(size_t(n / WeightUnits::rows) * groups * 2 * WeightUnits::rows);
   for (int row = 0; row < n; ++row)
     for (int p = 0; p < k; ++p) {
       const int unit = row / 8, g = row % 8, group = p / 128, d = p % 128;
       const int lane = 4 * g + d % 8 / 2, in_run = 4 * (d / 16) + 2 * (d % 16 / 8) + d % 2;
-      const int element = WeightUnits::stored_position(t, in_run);
       const size_t first = size_t(group) * size_t(n / 8) + size_t(unit);
-      ordered[(first * WeightUnits::lanes + size_t(lane)) * WeightUnits::run + size_t(element)] =
+      runs[(first * WeightUnits::lanes + size_t(lane)) * WeightUnits::run + size_t(in_run)] =
           q.fields[size_t(row) * k + p];
       if (d == 0) {
         unit_scales[(first * 2) * 8 + size_t(g)] = q.scales[size_t(row) * groups + group];
         unit_scales[(first * 2 + 1) * 8 + size_t(g)] = q.zeros[size_t(row) * groups + group];
       }
     }
-  const std::vector<uint8_t> want = pack_bits(t, ordered);
+  const std::vector<uint8_t> want = stored_runs(t, runs);
   const std::vector<uint32_t> got_words = r.units.download();
   std::vector<uint8_t> got(got_words.size() * 4);
   std::memcpy(got.data(), got_words.data(), got.size());

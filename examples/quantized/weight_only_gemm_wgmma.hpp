@@ -173,10 +173,12 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
             load_shared(s_units[stage], {0, 0}, {units_per_tile, WeightUnits::lanes * bits}, units.tile_layout(bits));
         return reshape(words, {1, units_per_tile, WeightUnits::lanes, bits});
       };
-      // Words [1, units, 32, w] dequantized (unscaled with promote) as `as`'s A operand.
-      const auto dequantized = [&](const RegisterTensor& words, const RegisterTensor& scales, WgmmaWeightUnits& as) {
-        return as.to_fragments(
-            DequantizeUnits<W>(!promote)(words, reshape(scales, {1, units_per_tile, 2, WeightUnits::rows})));
+      // Slice `slice` of `slices` of k of words [1, units, 32, bits] dequantized (unscaled with promote)
+      // as `as`'s A operand.
+      const auto dequantized = [&](const RegisterTensor& words, const RegisterTensor& scales, WgmmaWeightUnits& as,
+                                   int slice = 0, int slices = 1) {
+        return as.to_fragments(DequantizeUnits<W>(!promote)(
+            words, reshape(scales, {1, units_per_tile, 2, WeightUnits::rows}), slice, slices));
       };
       // A k-tile's weights from stage `stage`, dequantized: the A operand [block_n, 128].
       const auto weights = [&](const Int32& stage, const RegisterTensor& scales) {
@@ -209,11 +211,8 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
         // The same in two halves of k: the first half's mma runs while the second half dequantizes.
         const auto product_by_halves = [&](const Int32& stage, const RegisterTensor& scales) {
           const auto words = words_of(stage);
-          const int per_half = bits / 2;
           for (int h = 0; h < 2; ++h) {
-            auto a =
-                dequantized(words.slice({0, 0, 0, h * per_half}, {1, units_per_tile, WeightUnits::lanes, per_half}),
-                            scales, half_units);
+            auto a = dequantized(words, scales, half_units, h, 2);
             wgmma.fence();
             wgmma.mma(a, s_x[stage][h].transpose(), promote ? *partial : acc, !promote || h > 0);
           }

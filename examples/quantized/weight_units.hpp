@@ -1,5 +1,7 @@
 #pragma once
 
+#include <vector>
+
 #include "tessel/tessel.hpp"
 
 namespace tessel::examples::quantized {
@@ -75,7 +77,28 @@ struct WeightUnits : Class {
     return t == DType::I1 || t == DType::U1 || t == DType::I2 || t == DType::U2 || t == DType::I4 || t == DType::U4 ||
            t == DType::I8 || t == DType::U8;
   }
-  // Where element `element` of a run lies in the stored run.
+  // Integers of 3, 5, 6 and 7 bits are stored as planes of 4, 2 and 1 bits, widest first (3 = 2 + 1,
+  // 5 = 4 + 1, 6 = 4 + 2, 7 = 4 + 2 + 1), so that each plane takes the interleaved path: plane j
+  // holds bits o_j.. of each weight made unsigned (excess-2^(b-1) for signed weights) as a b_j-bit
+  // unsigned integer in the interleaved order, and a lane's run is its planes' b_j words each, one
+  // after the other. A plane of b_j bits starting at bit o_j then starts at word o_j of the run.
+  static constexpr bool planar(DType t) { return !is_float(t) && !interleaved(t); }
+  struct Plane {
+    int bits, offset;  // its width, and the weight's bit (and the run's word) it starts at
+  };
+  static std::vector<Plane> planes(int bits) {
+    std::vector<Plane> planes;
+    for (int width = 4, offset = 0; width >= 1; width /= 2)
+      if (bits - offset >= width) {
+        planes.push_back({width, offset});
+        offset += width;
+      }
+    return planes;
+  }
+  // The unsigned integer type of a plane's width.
+  static constexpr DType plane_type(int bits) { return bits == 1 ? DType::U1 : bits == 2 ? DType::U2 : DType::U4; }
+
+  // Where element `element` of a run lies in the stored run (of a plane of it, for planar types).
   static constexpr int stored_position(DType t, int element) {
     if (!interleaved(t)) return element;
     const int fields = 32 / dtype_bits(t), in_word = element % fields;

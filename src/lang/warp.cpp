@@ -32,8 +32,10 @@ RegisterTensor WarpInstructions::tile_shuffle(ir::ShuffleMode mode, const Regist
   return RegisterTensor(out);
 }
 
-RegisterTensor Instructions::convert_layout(const RegisterTensor& x, const Layout& layout, loc_t l) {
-  const SourceLoc loc = SourceLoc::from(l);
+namespace {
+
+// A relayout of x into `layout`, or, with none, into the layout inference gives its result.
+RegisterTensor relayout(const RegisterTensor& x, const Layout* layout, const SourceLoc& loc) {
   Builder& b = Builder::current(loc);
   if (!x.ir()) throw Error(loc, "use of an unassigned RegisterTensor");
   check_group(x.ir(), "convert_layout", loc);
@@ -46,11 +48,23 @@ RegisterTensor Instructions::convert_layout(const RegisterTensor& x, const Layou
     throw Error(loc, fmt::format("convert_layout of register tile {} (reg<{}>[{}]): packed elements move as whole "
                                  "32-bit registers only; convert the tile first (.to<i8>()) or bitcast it to words",
                                  x.ir()->name, dtype_name(x.dtype()), fmt::join(x.shape(), ", ")));
-  if (layout.rank() == 0) throw Error(loc, "convert_layout: the layout is empty");
-  detail::check_pinned_layout(layout, x.shape(), "convert_layout", loc);
-  auto out = new_tile(x.dtype(), x.shape(), layout, x.ir()->name, loc);
+  if (layout) {
+    if (layout->rank() == 0) throw Error(loc, "convert_layout: the layout is empty");
+    detail::check_pinned_layout(*layout, x.shape(), "convert_layout", loc);
+  }
+  auto out = new_tile(x.dtype(), x.shape(), layout ? *layout : Layout(), x.ir()->name, loc);
   b.emit(ir::make<ir::RelayoutNode>(loc, out, x.ir()));
   return RegisterTensor(out);
+}
+
+}  // namespace
+
+RegisterTensor Instructions::convert_layout(const RegisterTensor& x, const Layout& layout, loc_t l) {
+  return relayout(x, &layout, SourceLoc::from(l));
+}
+
+RegisterTensor Instructions::convert_layout(const RegisterTensor& x, loc_t l) {
+  return relayout(x, nullptr, SourceLoc::from(l));
 }
 
 RegisterTensor WarpInstructions::shuffle(const RegisterTensor& value, const Dim& lane, loc_t loc) {

@@ -279,7 +279,8 @@ Layout Layout::slice(const std::vector<int>& offsets, const std::vector<int>& sh
     for (int m = int(mode_size_.size()) - 1; m >= 0; --m)
       if (mode_dim_[m] == d) modes.push_back(m);
     // The innermost modes lie whole inside the slice; then one mode may be cut to the slice's range
-    // of it, and the modes outside are fixed by the offset.
+    // of it (any range of a register mode; a whole share of a thread mode), and the modes outside
+    // are fixed by the offset.
     size_t i = 0;
     int inner = 1;
     while (i < modes.size() && shape[d] % (inner * mode_size_[modes[i]]) == 0) inner *= mode_size_[modes[i++]];
@@ -290,7 +291,7 @@ Layout Layout::slice(const std::vector<int>& offsets, const std::vector<int>& sh
                       offsets[d], d, inner));
     if (const int need = shape[d] / inner; need > 1) {
       const int m = modes[i++], start = offsets[d] / inner % mode_size_[m];
-      if (mode_size_[m] % need != 0 || start + need > mode_size_[m])
+      if ((is_spatial(m) && mode_size_[m] % need != 0) || start + need > mode_size_[m])
         throw fail(fmt::format("[{}, {}) of dimension {} straddles a mode of size {}", offsets[d],
                                offsets[d] + shape[d], d, mode_size_[m]));
       if (is_spatial(m)) throw fail(fmt::format("dimension {} is spread over threads outside the slice", d));

@@ -1,5 +1,6 @@
 // Layout rules of the warp instructions: a tile's shuffle keeps its layout; a relayout's result has
-// the layout the user gave, independent of its operand's; votes have no tiles.
+// the layout the user gave, or the one its uses need, independent of its operand's; votes have no
+// tiles.
 #include "layout_rules.hpp"
 
 namespace tessel::passes {

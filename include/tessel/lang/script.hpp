@@ -299,6 +299,9 @@ class Instructions {
   // thread of the warp that holds it to the threads that hold it in `layout`. The group must be
   // whole warps, and the element must stay within its warp.
   RegisterTensor convert_layout(const RegisterTensor& x, const Layout& layout, loc_t loc = loc_t::current());
+  // `x` in the layout its uses need, inferred as any tile's is (an elementwise partner's, say): for
+  // combining tiles that hold the same elements in other registers or threads. The same moves.
+  RegisterTensor convert_layout(const RegisterTensor& x, loc_t loc = loc_t::current());
 
   // Prints the tile with its type and layout, a row per line, from the first thread of the group
   // in block `block` (docs/language.md, "Printing"): the same text on the GPU and the simulator.
