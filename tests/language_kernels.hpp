@@ -144,6 +144,54 @@ inline void check_math_and_casts(const Device& dev) {
   }
 }
 
+// fma of f16 and of bf16 tiles: one rounding of a * b + c.
+struct HalfFma : Script {
+  void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<f16> c, Ptr<f16> d, Ptr<bf16> ba, Ptr<bf16> bb, Ptr<bf16> bc,
+                  Ptr<bf16> bd) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    const auto tile = [&](const auto& p) { return load_global(global_view(p, {256}), {0}, {256}); };
+    store_global(global_view(d, {256}), fma(tile(a), tile(b), tile(c)), {0});
+    store_global(global_view(bd, {256}), fma(tile(ba), tile(bb), tile(bc)), {0});
+  }
+};
+
+// x rounded once to `mantissa` bits (ties to even), with the least quantum 2^least.
+inline double rounded_to(double x, int mantissa, int least) {
+  if (x == 0) return x;
+  int exponent = 0;
+  std::frexp(x, &exponent);
+  const int quantum = std::max(exponent - 1 - mantissa, least);
+  return std::ldexp(std::nearbyint(std::ldexp(x, -quantum)), quantum);
+}
+
+inline void check_half_fma(const Device& dev) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<f16> a(256), b(256), c(256);
+  std::vector<bf16> ba(256), bb(256), bc(256);
+  for (int j = 0; j < 256; ++j) {
+    a[j] = f16(dist(rng)), b[j] = f16(dist(rng)), c[j] = f16(8 * dist(rng));
+    ba[j] = bf16(dist(rng)), bb[j] = bf16(dist(rng)), bc[j] = bf16(8 * dist(rng));
+  }
+  // a * b + c is just above a tie of two f16 values; rounded to f32 first, it would be the tie,
+  // and round to the even one below (10.71875).
+  a[0] = f16(0.6069335938f), b[0] = f16(0.1866455078f), c[0] = f16(10.609375f);
+  Buffer<f16> da(dev, a), db(dev, b), dc(dev, c), dd(dev, std::vector<f16>(256, f16(-99.0f)));
+  Buffer<bf16> dba(dev, ba), dbb(dev, bb), dbc(dev, bc), dbd(dev, std::vector<bf16>(256, bf16(-99.0f)));
+  Kernel<HalfFma> kernel(dev);
+  kernel(da, db, dc, dd, dba, dbb, dbc, dbd);
+  const auto d = dd.download();
+  const auto bd = dbd.download();
+  EXPECT_EQ(float(d[0]), 10.7265625f);
+  for (int j = 0; j < 256; ++j) {
+    const double exact = std::fma(double(float(a[j])), double(float(b[j])), double(float(c[j])));
+    EXPECT_EQ(d[j].bits, f16(float(rounded_to(exact, 10, -24))).bits) << j;
+    const double bexact = std::fma(double(float(ba[j])), double(float(bb[j])), double(float(bc[j])));
+    EXPECT_EQ(bd[j].bits, bf16(float(rounded_to(bexact, 7, -133))).bits) << j;
+  }
+}
+
 // Reductions over each dimension of a 2-D tile, with the reduced dimension spread over lanes.
 struct ColumnAndRowReductions : Script {
   void operator()(Ptr<float> x, Ptr<float> col_min, Ptr<float> row_max) {

@@ -9,6 +9,7 @@ namespace {
 TEST(Language, ClassMembersAreKernelVariables) { check_pipeline_walk(Device::simulator()); }
 TEST(Language, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::simulator()); }
 TEST(Language, CastsAndElementwiseMath) { check_math_and_casts(Device::simulator()); }
+TEST(Language, FmaOfHalvesRoundsOnce) { check_half_fma(Device::simulator()); }
 TEST(Language, ReductionsOverEitherDimension) { check_reductions(Device::simulator()); }
 TEST(Language, SlicesOfRegisterTiles) { check_column_block_slices(Device::simulator()); }
 TEST(Language, Unsigned64BitValues) { check_unsigned_64_bit_values(Device::simulator()); }

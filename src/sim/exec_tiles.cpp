@@ -2,6 +2,7 @@
 // f32 arithmetic rounded to the element type after every operation.
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -95,13 +96,31 @@ void exec_Where(Warp& w, const ir::WhereNode& n, Mask mask) {
   });
 }
 
+namespace {
+
+// v rounded to the nearest f16 or bf16 (ties to even), directly: through an f32 it would round
+// twice. A finite f16 result of f16 operands' fma is exact in a double, so this is its one rounding.
+double rounded_once(DType t, double v) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const int mantissa = t == DType::F16 ? 10 : 7, least = t == DType::F16 ? -24 : -133;
+  int exponent = 0;
+  std::frexp(v, &exponent);  // |v| in [2^(exponent - 1), 2^exponent)
+  const int quantum = std::max(exponent - 1 - mantissa, least);
+  return std::ldexp(std::nearbyint(std::ldexp(v, -quantum)), quantum);
+}
+
+}  // namespace
+
 void exec_Fma(Warp& w, const ir::FmaNode& n, Mask mask) {
   const ir::Operand acc{n.c, nullptr};
   OperandReader a(w, n.a, n.out.get(), mask), b(w, n.b, n.out.get(), mask), c(w, acc, n.out.get(), mask);
   const DType t = n.out->dtype;
   for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
     const ir::Scalar x = ir::convert(a.dtype(), t, a(lane, l)), y = ir::convert(b.dtype(), t, b(lane, l));
-    if (is_float(t))  // fused: one rounding, as fmaf does
+    // Fused: one rounding, as fmaf and fma.rn.f16x2 do.
+    if (t == DType::F16 || t == DType::BF16)
+      return ir::normalize(t, ir::Scalar{.f = rounded_once(t, std::fma(x.f, y.f, c(lane, l).f))});
+    if (is_float(t))
       return ir::normalize(t, ir::Scalar{.f = double(std::fma(float(x.f), float(y.f), float(c(lane, l).f)))});
     return ir::apply_binary(ir::BinaryOp::Add, t, ir::apply_binary(ir::BinaryOp::Mul, t, x, y), c(lane, l));
   });

@@ -10,6 +10,7 @@ using LanguageOnGpu = GpuTest;
 TEST_F(LanguageOnGpu, ClassMembersAreKernelVariables) { check_pipeline_walk(Device::gpu()); }
 TEST_F(LanguageOnGpu, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::gpu()); }
 TEST_F(LanguageOnGpu, CastsAndElementwiseMath) { check_math_and_casts(Device::gpu()); }
+TEST_F(LanguageOnGpu, FmaOfHalvesRoundsOnce) { check_half_fma(Device::gpu()); }
 TEST_F(LanguageOnGpu, ReductionsOverEitherDimension) { check_reductions(Device::gpu()); }
 TEST_F(LanguageOnGpu, SlicesOfRegisterTiles) { check_column_block_slices(Device::gpu()); }
 TEST_F(LanguageOnGpu, Unsigned64BitValues) { check_unsigned_64_bit_values(Device::gpu()); }
