@@ -11,9 +11,9 @@ namespace tessel::examples::quantized {
 // words [k / 128, n / 8, 32, bits] and each unit's scales and zero points [k / 128, n / 8, 2, 8].
 // n must be a multiple of 8 and k of 128. Each warp gathers one unit: it loads the unit's weights
 // in the B fragments' layout (element by element where a thread's run is shorter than a word) and
-// stores each lane's run as whole words (planar types: each plane's). The weights are renamed into the units' order in
-// a type that holds every value of W exactly (f16 for the floats, i32 for the integers), since renamings keep a packed
-// tile's registers whole.
+// stores each lane's run as whole words (each plane's, for planar types). The weights are renamed
+// into the units' order in a type that holds every value of W exactly (f16 for the floats, i32 for
+// the integers), since renamings keep a packed tile's registers whole.
 template <class W> struct RepackWeights : Script {
   static constexpr int warps = 4, bits = dtype_bits(dtype_v<W>);
   using Exact = std::conditional_t<is_float(dtype_v<W>), f16, int32_t>;

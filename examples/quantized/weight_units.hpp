@@ -98,7 +98,8 @@ struct WeightUnits : Class {
   // The unsigned integer type of a plane's width.
   static constexpr DType plane_type(int bits) { return bits == 1 ? DType::U1 : bits == 2 ? DType::U2 : DType::U4; }
 
-  // Where element `element` of a run lies in the stored run (of a plane of it, for planar types).
+  // Where element `element` of a run lies in the stored run; for a planar type, in each plane's words
+  // with the plane's type.
   static constexpr int stored_position(DType t, int element) {
     if (!interleaved(t)) return element;
     const int fields = 32 / dtype_bits(t), in_word = element % fields;
