@@ -65,7 +65,11 @@ const auto kCases = ::testing::Values(
     Case{"weight_only_repack_u4", {40, 256}}, Case{"weight_only_repack_i6", {40, 256}},
     Case{"weight_only_repack_i8", {40, 256}}, Case{"weight_only_repack_f4e2m1", {40, 256}},
     Case{"weight_only_repack_f6e2m3", {40, 256}}, Case{"weight_only_repack_f6e3m2", {40, 256}},
-    Case{"weight_only_repack_f8e4m3", {40, 256}});
+    Case{"weight_only_repack_f8e4m3", {40, 256}}, Case{"weight_only_gemm_wgmma_bf16_i3", {5, 200, 384}},
+    Case{"weight_only_gemm_wgmma_bf16_i4", {130, 136, 640}}, Case{"weight_only_gemm_wgmma_bf16_i6", {5, 200, 384}},
+    Case{"weight_only_gemm_wgmma_bf16_i8", {130, 136, 384}}, Case{"weight_only_repack_bf16_i3", {40, 256}},
+    Case{"weight_only_repack_bf16_i4", {40, 256}}, Case{"weight_only_repack_bf16_i6", {40, 256}},
+    Case{"weight_only_repack_bf16_i8", {40, 256}});
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ExampleOnSimulator, kCases, [](const ::testing::TestParamInfo<Case>& info) {
   std::string name = info.param.example;

@@ -11,7 +11,10 @@ bandwidth-bound GEMM takes to read those bytes in this harness, and "of same" is
 tessel's.
 
     python bench/python/bench_weight_only_gemm.py [--types i4,i3] [--shapes 1x14336x4096] [--rounds 20]
-        [--configuration "k_slices=1" ...]
+        [--configuration "k_slices=1" ...] [--kernel weight_only_gemm_wgmma --activations bfloat16]
+
+With --activations bfloat16 (the wgmma kernel's bf16 forms, for i3, i4, i6 and i8), the activations,
+scales and output are bf16, and so are cuBLAS's GEMMs.
 
 Each --configuration also times the kernel with those hyperparameters fixed (the others tuned) in the
 same rounds, on a line of its own beneath the tuned one.
@@ -40,14 +43,14 @@ def copy_bandwidth(timed, rounds):
 STORED = {"i8": torch.int8, "f8e4m3": torch.float8_e4m3fn}
 
 
-def repacked_weights(kind, n, k, scales, zeros):
+def repacked_weights(name, kind, n, k, scales, zeros):
     """Random weights of `kind` (random bit patterns: the time does not depend on the values), repacked
-    once by weight_only_repack_<kind> into the order the GEMM reads: the units' words and their scales."""
+    once by weight_only_repack_<name> into the order the GEMM reads: the units' words and their scales."""
     bits = BITS[kind]
     w = torch.randint(0, 256, (n, k * bits // 8), dtype=torch.uint8, device="cuda").view(STORED.get(kind, torch.uint8))
     units = torch.empty(n // 8 * (k // 128) * 32 * bits, dtype=torch.uint32, device="cuda")
-    unit_scales = torch.empty(n // 8 * (k // 128) * 16, dtype=torch.float16, device="cuda")
-    tessel.examples().kernel(f"weight_only_repack_{kind}")(n, k, w, scales, zeros, units, unit_scales)
+    unit_scales = torch.empty(n // 8 * (k // 128) * 16, dtype=scales.dtype, device="cuda")
+    tessel.examples().kernel(f"weight_only_repack_{name}")(n, k, w, scales, zeros, units, unit_scales)
     return units, unit_scales
 
 
@@ -60,20 +63,25 @@ def main():
                         help="weight_only_gemm (mma.sync) or weight_only_gemm_wgmma (many rows, sm_90a)")
     parser.add_argument("--configuration", action="append", default=[],
                         help="also time the kernel with these hyperparameters fixed, e.g. 'k_slices=1' (repeatable)")
+    parser.add_argument("--activations", default="float16", choices=["float16", "bfloat16"],
+                        help="the activations', scales' and output's type (bfloat16: the wgmma kernel)")
     args = parser.parse_args()
+    dtype = getattr(torch, args.activations)
+    prefix = "" if args.activations == "float16" else "bf16_"
+    anchor = "cuBLAS f16" if args.activations == "float16" else "cuBLAS bf16"
     timed = FlushedTimer()
     copy = copy_bandwidth(timed, args.rounds)
     print(f"# {torch.cuda.get_device_name()}, copy bandwidth {copy / 1e9:.0f} GB/s; microseconds (median of "
           f"{args.rounds} rounds, L2 flushed); 'of copy' = weight bytes / time / copy bandwidth")
-    print(f"{'m x n x k':>18s} {'type':>7s} {'cuBLAS f16':>10s} {'int4pack':>9s} {'same bytes':>10s} {'tessel':>8s} "
-          f"{'TFLOPS':>7s} {'vs f16':>7s} {'of copy':>8s} {'of same':>8s}")
+    print(f"{'m x n x k':>18s} {'type':>7s} {anchor:>10s} {'int4pack':>9s} {'same bytes':>10s} {'tessel':>8s} "
+          f"{'TFLOPS':>7s} {'vs ' + anchor.split()[1]:>7s} {'of copy':>8s} {'of same':>8s}")
     for shape in args.shapes.split(","):
         m, n, k = map(int, shape.split("x"))
-        x = torch.randn(m, k, device="cuda", dtype=torch.float16)
-        w16 = torch.randn(n, k, device="cuda", dtype=torch.float16)
-        y = torch.empty(m, n, device="cuda", dtype=torch.float16)
-        scales = (torch.rand(n, k // 128, device="cuda") * 0.01).half()
-        zeros = torch.zeros(n, k // 128, device="cuda", dtype=torch.float16)
+        x = torch.randn(m, k, device="cuda", dtype=dtype)
+        w16 = torch.randn(n, k, device="cuda", dtype=dtype)
+        y = torch.empty(m, n, device="cuda", dtype=dtype)
+        scales = (torch.rand(n, k // 128, device="cuda") * 0.01).to(dtype)
+        zeros = torch.zeros(n, k // 128, device="cuda", dtype=dtype)
         anchors = {"cublas": lambda: x @ w16.t()}
         try:
             xb = x.bfloat16()
@@ -85,15 +93,15 @@ def main():
         except (RuntimeError, AttributeError):
             anchors.pop("int4pack", None)
         for kind in args.types.split(","):
-            kernel = tessel.examples().kernel(f"{args.kernel}_{kind}")
-            units, unit_scales = repacked_weights(kind, n, k, scales, zeros)
+            kernel = tessel.examples().kernel(f"{args.kernel}_{prefix}{kind}")
+            units, unit_scales = repacked_weights(prefix + kind, kind, n, k, scales, zeros)
             methods = dict(anchors)
             same_k = k * BITS[kind] // 16
             methods["same"] = lambda: x[:, :same_k] @ w16[:, :same_k].t()
             methods["tessel"] = lambda: kernel(m, n, k, x, units, unit_scales, y)
             methods["tessel"]()  # compiles, tunes
             for configuration in args.configuration:
-                fixed = tessel.examples().kernel(f"{args.kernel}_{kind}", configuration=configuration)
+                fixed = tessel.examples().kernel(f"{args.kernel}_{prefix}{kind}", configuration=configuration)
                 methods[configuration] = lambda fixed=fixed: fixed(m, n, k, x, units, unit_scales, y)
                 methods[configuration]()
             times = {name: [] for name in methods}

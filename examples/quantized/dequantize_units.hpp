@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "tessel/tessel.hpp"
@@ -9,17 +10,20 @@
 namespace tessel::examples::quantized {
 
 // Dequantizes units of repacked weights (weight_units.hpp) in registers: w = (q - zero) * scale in
-// f16, exactly for integer zero points, or, unscaled, q - zero (exact), for a GEMM that scales its
+// Act (f16 or bf16), exactly for integer zero points, or, unscaled, q - zero (exact), for a GEMM that scales its
 // products instead. Both weight-only GEMMs use it, each then renaming the runs into its tensor
 // core's fragments.
 //   words  [groups, units, 32, b]: each lane's run of each unit, as b 32-bit words;
 //   scales [groups, units, 2, 8]: each unit's 8 scales, then its 8 zero points (row g of a unit is
 //          lane 4 g + t's, so a thread holds those of its row);
-//   result [groups, units, 32, 32 / slices] in f16: element e of each lane's run, or of its slice
+//   result [groups, units, 32, 32 / slices] in Act: element e of each lane's run, or of its slice
 //          (32 / slices consecutive elements, a slice of k), in the fragments' order.
-template <class W> struct DequantizeUnits : Class {
+template <class W, class Act = f16> struct DequantizeUnits : Class {
+  static_assert(std::is_same_v<Act, f16> || std::is_same_v<Act, bf16>, "DequantizeUnits: f16 or bf16 weights");
   static constexpr DType type = dtype_v<W>;
   static constexpr int bits = dtype_bits(type), rows = WeightUnits::rows, lanes = WeightUnits::lanes;
+  // The result type's mantissa bits and exponent bias.
+  static constexpr int mantissa = std::is_same_v<Act, f16> ? 10 : 7, bias = std::is_same_v<Act, f16> ? 15 : 127;
 
   bool scaled;
 
@@ -36,13 +40,21 @@ template <class W> struct DequantizeUnits : Class {
       const auto zero = per_row(scales, 1);
       std::optional<RegisterTensor> scale;
       if (scaled) scale = per_row(scales, 0);
-      if constexpr (WeightUnits::interleaved(type))
+      if constexpr (WeightUnits::interleaved(type) && bits <= mantissa)
         return fields(part, bits, is_signed(type), &zero, is_signed(type) ? float(1 << (bits - 1)) : 0.0f,
                       scale ? &*scale : nullptr);
       const int groups = part.shape()[0], units = part.shape()[1], elements = part.shape()[3] * 32 / bits;
+      const auto q = [&] {
+        auto as_stored = part.template bitcast<W>().template to<Act>();
+        // Bytes that bf16's 7 mantissa bits cannot hold convert one by one, from the interleaved
+        // order (element 2 p + h at byte p + 2 h of its word) to the run's.
+        if constexpr (WeightUnits::interleaved(type))
+          return reshape(permute(reshape(as_stored, {groups, units, lanes, elements / 4, 2, 2}), {0, 1, 2, 3, 5, 4}),
+                         {groups, units, lanes, elements});
+        return as_stored;
+      }();
       // Lane 4 g + t's run, [groups, units, g, t, elements]: row g of its unit.
-      auto q = reshape(part.template bitcast<W>().template to<f16>(), {groups, units, rows, 4, elements});
-      auto centered = q - zero;
+      auto centered = reshape(q, {groups, units, rows, 4, elements}) - zero;
       return reshape(scale ? centered * *scale : centered, {groups, units, lanes, elements});
     }
   }
@@ -63,34 +75,36 @@ template <class W> struct DequantizeUnits : Class {
     return reshape(scales.slice({0, 0, which, 0}, {groups, units, 1, rows}), {groups, units, rows, 1, 1});
   }
 
-  // Fields of 1, 2, 4 or 8 bits (`width`), F = 32 / width to a word in the interleaved order
-  // (weight_units.hpp), two at a time as Marlin dequantizes 4-bit ones: one and-or (one lop3) puts
-  // the fields at bits s and 16 + s (s = width p' for p' < 8 / width, of the word or of the word
-  // shifted by 8) under the f16 exponent whose last mantissa place is worth 1 at bit s, that of
-  // 2^(10 - s) (1024, 0x6400, at bit 0; 64, 0x5400, at bit 4), which makes f16 pairs of 2^(10 - s)
-  // + v; one subtraction of that base (plus the zero point and `excess`, where given) and one product
-  // by the scale (where given) finish each pair, exactly for integer zero points. Signed fields
-  // (`flip`) are made excess-2^(width-1) first (an xor of each field's top bit), so v is the field
-  // plus 2^(width-1). The result is f16 [groups, units, 32, 32 w / width], in the run's order.
+  // Fields of 1, 2, 4 or 8 bits (`width`, at most the mantissa's), F = 32 / width to a word in the
+  // interleaved order (weight_units.hpp), two at a time as Marlin dequantizes 4-bit ones: one and-or
+  // (one lop3) puts the fields at bits s and 16 + s of the word shifted right by a multiple of
+  // `span` (s < span) under the exponent whose last mantissa place is worth 1 at bit s, that of
+  // 2^(m - s) for m mantissa bits (f16: 1024, 0x6400, at bit 0; 64, 0x5400, at bit 4; the shifts
+  // are 0 and 8), which makes pairs of 2^(m - s) + v; one subtraction of that base (plus the zero
+  // point and `excess`, where given) and one product by the scale (where given) finish each pair,
+  // exactly for integer zero points. Signed fields (`flip`) are made excess-2^(width-1) first (an xor
+  // of each field's top bit), so v is the field plus 2^(width-1). The result is Act [groups, units,
+  // 32, 32 w / width], in the run's order.
   RegisterTensor fields(const RegisterTensor& words, int width, bool flip, const RegisterTensor* zero, float excess,
                         const RegisterTensor* scale) {
-    const int pairs = 16 / width, per_byte = pairs / 2;
+    const int pairs = 16 / width, span = mantissa == 10 ? 8 : ((mantissa - width) / width + 1) * width;
     const uint32_t field = (1u << width) - 1, top_bits = 0xffff'ffffu / field << (width - 1);
     const int groups = words.shape()[0], units = words.shape()[1], per_lane = words.shape()[3];
-    // The field at bit s of a byte is under 2^(10 - s): what its pairs subtract.
+    // The field at bit s of the shifted word is under 2^(m - s): what its pairs subtract.
     std::vector<RegisterTensor> bases;
     if (zero)
-      for (int at = 0; at < 8; at += width) bases.push_back(*zero + (float(1 << (10 - at)) + excess));
+      for (int at = 0; at < span; at += width) bases.push_back(*zero + (float(1 << (mantissa - at)) + excess));
     const auto biased = flip ? words ^ top_bits : words;
-    const auto shifted = biased >> 8u;
-    // Pair p of the fields of each word (at bits width p and 16 + width p of the word for p < 8 /
-    // width, of the word shifted by 8 after that), dequantized.
+    std::vector<RegisterTensor> shifted = {biased};
+    for (int shift = span; shift < 16; shift += span) shifted.push_back(biased >> uint32_t(shift));
+    // Pair p of the fields of each word (at bits width p and 16 + width p), dequantized.
     const auto pair = [&](int p) {
-      const int at = width * (p % per_byte);
-      const uint32_t mask = (field << at) * 0x10001u, exponent = (uint32_t(10 - at + 15) << 10) * 0x10001u;
-      const auto& w = p < per_byte ? biased : shifted;
-      auto magic = reshape(((w & mask) | exponent).template bitcast<f16>(), {groups, units, rows, 4, 2 * per_lane});
-      auto centered = zero ? magic - bases[size_t(p % per_byte)] : magic - (float(1 << (10 - at)) + excess);
+      const int at = width * p % span;
+      const uint32_t mask = (field << at) * 0x10001u,
+                     exponent = (uint32_t(mantissa - at + bias) << mantissa) * 0x10001u;
+      const auto& w = shifted[size_t(width * p / span)];
+      auto magic = reshape(((w & mask) | exponent).template bitcast<Act>(), {groups, units, rows, 4, 2 * per_lane});
+      auto centered = zero ? magic - bases[size_t(at / width)] : magic - (float(1 << (mantissa - at)) + excess);
       return reshape(scale ? centered * *scale : centered, {groups, units, lanes, per_lane, 1, 2});
     };
     // Element 2 p + h of a word sits at field p + F / 2 h: the pairs in order p = 0, 1, ...

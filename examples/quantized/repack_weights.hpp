@@ -7,20 +7,20 @@ namespace tessel::examples::quantized {
 
 // Repacks a checkpoint's quantized weights once, on the device, into the order the weight-only
 // GEMM reads (weight_units.hpp): W [n, k] of packed W elements, k contiguous (GPTQ's order; other
-// orders are regrouped first), with scales and zero points [n, cdiv(k, 128)]. Writes the units'
-// words [k / 128, n / 8, 32, bits] and each unit's scales and zero points [k / 128, n / 8, 2, 8].
-// n must be a multiple of 8 and k of 128. Each warp gathers one unit: it loads the unit's weights
+// orders are regrouped first), with scales and zero points [n, cdiv(k, 128)] in Act (f16 or bf16).
+// Writes the units' words [k / 128, n / 8, 32, bits] and each unit's scales and zero points [k /
+// 128, n / 8, 2, 8]. n must be a multiple of 8 and k of 128. Each warp gathers one unit: it loads the unit's weights
 // in the B fragments' layout (element by element where a thread's run is shorter than a word) and
 // stores each lane's run as whole words (each plane's, for planar types). The weights are renamed
 // into the units' order in a type that holds every value of W exactly (f16 for the floats, i32 for
 // the integers), since renamings keep a packed tile's registers whole.
-template <class W> struct RepackWeights : Script {
+template <class W, class Act = f16> struct RepackWeights : Script {
   static constexpr int warps = 4, bits = dtype_bits(dtype_v<W>);
   using Exact = std::conditional_t<is_float(dtype_v<W>), f16, int32_t>;
   static constexpr const char* param_names[] = {"n", "k", "w", "scales", "zeros", "units", "unit_scales"};
 
-  void operator()(Int32 n, Int32 k, Ptr<W> w, Ptr<f16> scales, Ptr<f16> zeros, Ptr<uint32_t> units_out,
-                  Ptr<f16> unit_scales) {
+  void operator()(Int32 n, Int32 k, Ptr<W> w, Ptr<Act> scales, Ptr<Act> zeros, Ptr<uint32_t> units_out,
+                  Ptr<Act> unit_scales) {
     require_whole_units(*this, n, k);
     constexpr int block_rows = WeightUnits::rows * warps, depth = WeightUnits::depth;
     attrs.blocks = {cdiv(n, block_rows), k / depth};

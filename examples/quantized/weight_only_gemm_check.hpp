@@ -4,6 +4,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 
 #include "repack_weights.hpp"
 #include "tessel/cli/host_check.hpp"
@@ -53,26 +54,33 @@ inline QuantizedWeights random_quantized_weights(DType t, int n, int k) {
 // What the host passes for a Ptr<W>: the bytes of a packed type, the elements of an 8-bit one.
 template <class W> using StoredWeight = std::conditional_t<is_packed(dtype_v<W>), uint8_t, W>;
 
-// The weights of a checkpoint on the device, and RepackWeights<W>'s output.
-struct RepackedWeights {
+// The 16-bit values `v` as Act (rounded to it).
+template <class Act> std::vector<Act> converted(const std::vector<f16>& v) {
+  std::vector<Act> out;
+  for (const f16& e : v) out.push_back(Act(float(e)));
+  return out;
+}
+
+// The weights of a checkpoint on the device, and RepackWeights<W, Act>'s output.
+template <class Act = f16> struct RepackedWeights {
   Buffer<uint32_t> units;
-  Buffer<f16> unit_scales;
+  Buffer<Act> unit_scales;
 };
-template <class W>
-RepackedWeights repack_on_device(const Device& dev, const QuantizedWeights& q, int n, int k, const KernelOptions& opt) {
+template <class W, class Act = f16> RepackedWeights<Act> repack_on_device(const Device& dev, const QuantizedWeights& q,
+                                                                          int n, int k, const KernelOptions& opt) {
   constexpr DType t = dtype_v<W>;
   const std::vector<uint8_t> bytes = pack_bits(t, q.fields);
   std::vector<StoredWeight<W>> stored(bytes.size() / sizeof(StoredWeight<W>));
   std::memcpy(stored.data(), bytes.data(), bytes.size());
   Buffer<StoredWeight<W>> w(dev, stored);
-  Buffer<f16> scales(dev, q.scales), zeros(dev, q.zeros);
+  Buffer<Act> scales(dev, converted<Act>(q.scales)), zeros(dev, converted<Act>(q.zeros));
   const size_t units = size_t(k / WeightUnits::depth) * size_t(n / WeightUnits::rows);
-  RepackedWeights r{Buffer<uint32_t>(dev, cli::poisoned<uint32_t>(units * WeightUnits::lanes * dtype_bits(t))),
-                    Buffer<f16>(dev, cli::poisoned<f16>(units * 2 * WeightUnits::rows))};
+  RepackedWeights<Act> r{Buffer<uint32_t>(dev, cli::poisoned<uint32_t>(units * WeightUnits::lanes * dtype_bits(t))),
+                         Buffer<Act>(dev, cli::poisoned<Act>(units * 2 * WeightUnits::rows))};
   // A configuration names the GEMM's hyperparameters; the repacking has none.
   KernelOptions repack_options = opt;
   repack_options.configuration.clear();
-  Kernel<RepackWeights<W>> repack(dev, repack_options);
+  Kernel<RepackWeights<W, Act>> repack(dev, repack_options);
   repack(n, k, w, scales, zeros, r.units, r.unit_scales);
   return r;
 }
@@ -104,13 +112,13 @@ inline std::vector<uint8_t> stored_runs(DType t, const std::vector<uint32_t>& ru
   return bytes;
 }
 
-// Runs RepackWeights<W> and compares its output with the order weight_units.hpp states, bit for bit.
-template <class W>
+// Runs RepackWeights<W, Act> and compares its output with the order weight_units.hpp states, bit for bit.
+template <class W, class Act = f16>
 cli::RunResult run_repack_weights(const Device& dev, int n, int k, const KernelOptions& opt, const std::string& label) {
   constexpr DType t = dtype_v<W>;
   check_weight_only_sizes(n, k, label);
   const QuantizedWeights q = random_quantized_weights(t, n, k);
-  const RepackedWeights r = repack_on_device<W>(dev, q, n, k, opt);
+  const RepackedWeights<Act> r = repack_on_device<W, Act>(dev, q, n, k, opt);
   dev.synchronize();
   const int groups = k / WeightUnits::depth;
   std::vector<uint32_t> runs(q.fields.size());  // each lane's run of each unit, in the runs' order
@@ -133,8 +141,8 @@ cli::RunResult run_repack_weights(const Device& dev, int n, int k, const KernelO
   std::memcpy(got.data(), got_words.data(), got.size());
   size_t wrong = 0;
   for (size_t i = 0; i < want.size(); ++i) wrong += got[i] != want[i];
-  const std::vector<f16> got_scales = r.unit_scales.download();
-  for (size_t i = 0; i < unit_scales.size(); ++i) wrong += float(got_scales[i]) != float(unit_scales[i]);
+  const std::vector<Act> got_scales = r.unit_scales.download();
+  for (size_t i = 0; i < unit_scales.size(); ++i) wrong += float(got_scales[i]) != float(Act(float(unit_scales[i])));
   cli::RunResult result;
   result.ok = got.size() == want.size() && wrong == 0;
   result.max_error = double(wrong);
@@ -143,21 +151,23 @@ cli::RunResult run_repack_weights(const Device& dev, int n, int k, const KernelO
   return result;
 }
 
-// Runs WeightOnlyGemm<W> (or S, a configuration of it) on [m, n, k] after RepackWeights<W>, and checks it: random
-// weights, activations in [-1, 1] and a poisoned output. The reference dequantizes as the kernel does (f16 rounding
-// after the subtraction and after the product) and accumulates in double; each output may be off by its f16 rounding
-// and 2^-14 of the sum of its products' magnitudes (f32 accumulation over k), plus 2^-11 of it where the kernel
-// scales each k-tile's sum instead of each weight (the wgmma GEMM's `promote`), which skips the product's rounding.
-template <class W, class S = WeightOnlyGemm<W>> cli::RunResult run_weight_only_gemm(const Device& dev, int m, int n,
-                                                                                    int k, const KernelOptions& opt,
-                                                                                    const std::string& label) {
+// Runs WeightOnlyGemm<W> (or S, a configuration of it, with activations, scales and output in Act) on [m, n, k]
+// after RepackWeights<W, Act>, and checks it: random weights, activations in [-1, 1] and a poisoned output. The
+// reference dequantizes as the kernel does (Act rounding after the subtraction and after the product) and
+// accumulates in double; each output may be off by its rounding to Act and 2^-14 of the sum of its products'
+// magnitudes (f32 accumulation over k), plus Act's rounding of it where the kernel scales each k-tile's sum instead
+// of each weight (the wgmma GEMM's `promote`), which skips the product's rounding.
+template <class W, class S = WeightOnlyGemm<W>, class Act = f16>
+cli::RunResult run_weight_only_gemm(const Device& dev, int m, int n, int k, const KernelOptions& opt,
+                                    const std::string& label) {
   constexpr DType t = dtype_v<W>;
   check_weight_only_sizes(n, k, label);
   const QuantizedWeights q = random_quantized_weights(t, n, k);
+  const std::vector<Act> scales = converted<Act>(q.scales);
   const int groups = k / S::group;
-  const RepackedWeights r = repack_on_device<W>(dev, q, n, k, opt);
-  const auto x = cli::random_vector<f16>(size_t(m) * k, 3);
-  Buffer<f16> dx(dev, x), dy(dev, cli::poisoned<f16>(size_t(m) * n));
+  const RepackedWeights<Act> r = repack_on_device<W, Act>(dev, q, n, k, opt);
+  const auto x = cli::random_vector<Act>(size_t(m) * k, 3);
+  Buffer<Act> dx(dev, x), dy(dev, cli::poisoned<Act>(size_t(m) * n));
   Kernel<S> kernel(dev, opt);
   kernel(m, n, k, dx, r.units, r.unit_scales, dy);
   dev.synchronize();
@@ -165,14 +175,16 @@ template <class W, class S = WeightOnlyGemm<W>> cli::RunResult run_weight_only_g
   for (int j = 0; j < n; ++j)
     for (int p = 0; p < k; ++p) {
       const size_t g = size_t(j) * groups + size_t(p / S::group);
-      const f16 shifted(value_from_bits(t, q.fields[size_t(j) * k + p]) - float(q.zeros[g]));
-      dequantized[size_t(j) * k + p] = float(f16(float(shifted) * float(q.scales[g])));
+      const Act shifted(value_from_bits(t, q.fields[size_t(j) * k + p]) - float(q.zeros[g]));
+      dequantized[size_t(j) * k + p] = float(Act(float(shifted) * float(scales[g])));
     }
   const auto product = [&](int i, int j, int p) {
     return double(float(x[size_t(i) * k + p])) * dequantized[size_t(j) * k + p];
   };
+  // Half a unit in the last place of Act's 11 or 8 significant bits.
+  const double rounding = std::is_same_v<Act, f16> ? 1.0 / 2048 : 1.0 / 256;
   cli::RunResult result =
-      cli::check_gemm(dy.download(), m, n, k, product, {1e-4, 1.0 / 1024, 1.0 / 2048 + 1.0 / 16384}, label);
+      cli::check_gemm(dy.download(), m, n, k, product, {1e-4, 2 * rounding, rounding + 1.0 / 16384}, label);
   result.stats = kernel.stats();
   return result;
 }

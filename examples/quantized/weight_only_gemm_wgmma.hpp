@@ -17,7 +17,8 @@ namespace tessel::examples::quantized {
 // only, so the kernel computes Yᵀ = W Xᵀ: the weights, dequantized in registers, are the A operand
 // (RS wgmma, as CUTLASS's mixed-input GEMMs for Hopper and vLLM's Machete do), and a tile of X is B,
 // K-major as it lies in memory. The runs of the repacked units are the A fragments as they are
-// (wgmma_weight_units.hpp).
+// (wgmma_weight_units.hpp). Act is the type of the activations, the scales and zero points and the
+// output: f16, or bf16 (whose weights dequantize under bf16's exponent, docs/performance.md).
 //
 // The structure is the Hopper ladder's step 5: a persistent grid over rasterized tiles, a TMA
 // producer warp filling a ring with each k-tile of 128 (one quantization group): X as two 64-column
@@ -30,7 +31,7 @@ namespace tessel::examples::quantized {
 // no rows of padding beyond), one thread issues every copy, and the ring holds up to 12 k-tiles.
 // The tiles of W's rows are then too few for the multiprocessors, so the k range of each may be
 // split over `split_k` work items, whose partials a SplitKReduction sums (tessel/lib/split_k.hpp).
-template <class W> struct WeightOnlyGemmWgmma : Script {
+template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   int block_m = 128;  // rows of X per tile: the wgmma's N
   int consumer_warpgroups = 2;
   // The 64-row blocks of W each consumer warpgroup takes: two give each k-tile's dequantization and
@@ -96,7 +97,7 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
   }
   int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * consumer_warpgroups * row_blocks; }
 
-  void operator()(Int32 m, Int32 n, Int32 k, Ptr<f16> x, Ptr<uint32_t> units_in, Ptr<f16> unit_scales, Ptr<f16> y) {
+  void operator()(Int32 m, Int32 n, Int32 k, Ptr<Act> x, Ptr<uint32_t> units_in, Ptr<Act> unit_scales, Ptr<Act> y) {
     if (!k_slices_fit())
       throw Error(
           fmt::format("WeightOnlyGemmWgmma: k_slices = {} needs 1, or 2 with weights of even bits and "
@@ -116,13 +117,13 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
     auto g_x = global_view(x, {m, k});
     auto g_units = global_view(units_in, {k / group, n / WeightUnits::rows, WeightUnits::lanes * bits});
     auto g_scales = global_view(unit_scales, {k / group, n / WeightUnits::rows, 2, WeightUnits::rows});
-    auto s_x = shared_tensor<f16>({stages, 2, block_m, half});
+    auto s_x = shared_tensor<Act>({stages, 2, block_m, half});
     auto s_units = shared_tensor<uint32_t>({stages, units_per_tile, WeightUnits::lanes * bits}, Swizzle::none);
-    auto s_scales = shared_tensor<f16>({stages, units_per_tile, 2, WeightUnits::rows}, Swizzle::none);
+    auto s_scales = shared_tensor<Act>({stages, units_per_tile, 2, WeightUnits::rows}, Swizzle::none);
     // With epilogue_tma, each tile's output goes through shared memory and leaves by one TMA store
     // while the next tile's mma run.
     std::optional<SharedTensor> s_y;
-    if (epilogue_tma) s_y = shared_tensor<f16>({block_m, block_n}, Swizzle::none);
+    if (epilogue_tma) s_y = shared_tensor<Act>({block_m, block_n}, Swizzle::none);
     Pipeline pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
     // Calls body(tile, first, last) for each work item of this block: k-tiles [first, last) of a tile.
@@ -177,7 +178,7 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
       // as `as`'s A operand.
       const auto dequantized = [&](const RegisterTensor& words, const RegisterTensor& scales, WgmmaWeightUnits& as,
                                    int slice = 0, int slices = 1) {
-        return as.to_fragments(DequantizeUnits<W>(!promote)(
+        return as.to_fragments(DequantizeUnits<W, Act>(!promote)(
             words, reshape(scales, {1, units_per_tile, 2, WeightUnits::rows}), slice, slices));
       };
       // A k-tile's weights from stage `stage`, dequantized: the A operand [block_n, 128].
@@ -260,14 +261,14 @@ template <class W> struct WeightOnlyGemmWgmma : Script {
           }
         }
         auto out = permute(acc, {1, 0});
-        const auto write = [&] { store_global(g_y, out.to<f16>(), {m_block * block_m, n_block * block_n}); };
+        const auto write = [&] { store_global(g_y, out.template to<Act>(), {m_block * block_m, n_block * block_n}); };
         if (reduction) {
           reduction->reduce(out, tile, first / split_tiles, m_block * block_m, n_block * block_n, write);
         } else if (s_y) {
           // The previous tile's store has read s_y before anyone overwrites it.
           single_thread([&] { tma.wait_group(0, true); });
           sync();
-          store_shared(*s_y, out.to<f16>());
+          store_shared(*s_y, out.template to<Act>());
           fence.proxy_async();
           sync();
           single_thread([&] {

@@ -75,7 +75,7 @@ const std::vector<ExampleCase> kExamples = {
 };
 
 // The weight-only GEMM on wgmma for 2, 3, 4, 6 and 8 bits, at decode and prefill sizes (each tuned,
-// so every candidate of its space runs once).
+// so every candidate of its space runs once), with f16 and with bf16 activations.
 const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
     {"weight_only_gemm_wgmma_i2", {5, 1400, 1024}},
     {"weight_only_gemm_wgmma_i3", {300, 1024, 2048}},
@@ -98,6 +98,11 @@ const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
      "block_m=256, split_k=1, consumer_warpgroups=2, row_blocks=1, overlap=0, epilogue_tma=1, promote=0, k_slices=2, "
      "swizzle_size=8",
      "halves"},
+    // bf16 activations, scales and output.
+    {"weight_only_gemm_wgmma_bf16_i4", {1, 4096, 4096}},
+    {"weight_only_gemm_wgmma_bf16_i3", {300, 1024, 2048}},
+    {"weight_only_gemm_wgmma_bf16_i6", {33, 1400, 1024}},
+    {"weight_only_gemm_wgmma_bf16_i8", {64, 1400, 1024}},
 };
 
 // How gtest names a case in `ctest -N` and in failures: "hopper_v5 4096x4096x1024".
