@@ -28,10 +28,12 @@ struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
   static Space space() { return Space{}; }
 };
 
-template <class S, class W> void expect_wgmma_gemm(int m, int n, int k, const KernelOptions& options = {}) {
-  const std::string label = fmt::format("weight_only_gemm_wgmma<{}>", dtype_name(dtype_v<W>));
+template <class S, class W, class Act = f16>
+void expect_wgmma_gemm(int m, int n, int k, const KernelOptions& options = {}) {
+  const std::string label =
+      fmt::format("weight_only_gemm_wgmma<{}, {}>", dtype_name(dtype_v<W>), dtype_name(dtype_v<Act>));
   const cli::RunResult r =
-      examples::quantized::run_weight_only_gemm<W, S>(Device::simulator(), m, n, k, options, label);
+      examples::quantized::run_weight_only_gemm<W, S, Act>(Device::simulator(), m, n, k, options, label);
   EXPECT_TRUE(r.ok) << r.summary;
 }
 
@@ -47,9 +49,9 @@ TEST(WeightOnlyGemmWgmma, EveryWidth) {
 }
 
 // bf16 activations, scales and output: every integer width (1, 2 and 4 bits under bf16's exponent,
-// one field a shift where f16 takes two; 8 bits converted one by one, since bf16's 7 mantissa bits
-// cannot hold them; the others as planes) and a packed float, with and without the products scaled,
-// split over k at decode sizes and in halves of each k-tile.
+// from more shifts of each word than f16 takes; 8 bits converted one by one, since bf16's 7
+// mantissa bits cannot hold them; the others as planes) and a packed float, with and without the
+// products scaled, split over k at decode sizes and in halves of each k-tile.
 template <class W, int BlockM = 128, int SplitK = 1, int Promote = 0, int KSlices = 1> struct Bf16Config
     : examples::quantized::WeightOnlyGemmWgmma<W, bf16> {
   Bf16Config() {
@@ -61,22 +63,15 @@ template <class W, int BlockM = 128, int SplitK = 1, int Promote = 0, int KSlice
   static Space space() { return Space{}; }
 };
 
-template <class S, class W> void expect_bf16_gemm(int m, int n, int k, const KernelOptions& options = {}) {
-  const std::string label = fmt::format("weight_only_gemm_wgmma<{}, bf16>", dtype_name(dtype_v<W>));
-  const cli::RunResult r =
-      examples::quantized::run_weight_only_gemm<W, S, bf16>(Device::simulator(), m, n, k, options, label);
-  EXPECT_TRUE(r.ok) << r.summary;
-}
-
 TEST(WeightOnlyGemmWgmma, Bf16ActivationsForEveryIntegerWidth) {
   const auto each = [](auto... types) {
-    (expect_bf16_gemm<Bf16Config<decltype(types)>, decltype(types)>(130, 136, 384), ...);
+    (expect_wgmma_gemm<Bf16Config<decltype(types)>, decltype(types), bf16>(130, 136, 384), ...);
   };
   std::apply(each, std::tuple<i1, u1, i2, u2, i3, u3, i4, u4, i5, u5, i6, u6, i7, u7, int8_t, uint8_t, f6e3m2>{});
   for (const KernelOptions& o : every_order_options()) {
-    expect_bf16_gemm<Bf16Config<i4, 16, 2, 1, 2>, i4>(5, 520, 640, o);
-    expect_bf16_gemm<Bf16Config<i3, 16, 4, 1>, i3>(17, 264, 640, o);
-    expect_bf16_gemm<Bf16Config<int8_t, 64, 1, 0, 2>, int8_t>(70, 264, 384, o);
+    expect_wgmma_gemm<Bf16Config<i4, 16, 2, 1, 2>, i4, bf16>(5, 520, 640, o);
+    expect_wgmma_gemm<Bf16Config<i3, 16, 4, 1>, i3, bf16>(17, 264, 640, o);
+    expect_wgmma_gemm<Bf16Config<int8_t, 64, 1, 0, 2>, int8_t, bf16>(70, 264, 384, o);
   }
 }
 

@@ -86,29 +86,50 @@ void emit_AllocRegister(Emitter& e, const ir::AllocRegisterNode& n) {
 
 namespace {
 
+// The operands of a packed instruction on the f16 or bf16 elements of `out`, two at a time: each
+// operand's registers for the output's slots l and l + 1 (a scalar twice), as one 32-bit pair.
+class HalfPairs {
+ public:
+  HalfPairs(Emitter& e, const ir::RegisterTensor& out, std::vector<const ir::Operand*> operands)
+      : e_(e), operands_(std::move(operands)) {
+    for (const ir::Operand* o : operands_)
+      slots_.push_back(o->tensor ? e.broadcast_slots(o->tensor, out->layout) : std::vector<int>{});
+  }
+  // Whether `out` and every operand are of type t, in whole pairs of registers.
+  static bool apply(const ir::RegisterTensor& out, const std::vector<const ir::Operand*>& operands) {
+    const DType t = out->dtype;
+    return (t == DType::F16 || t == DType::BF16) && out->layout.local_size() % 2 == 0 &&
+           std::all_of(operands.begin(), operands.end(), [&](const ir::Operand* o) { return o->dtype() == t; });
+  }
+  std::string operator()(size_t i, int l) const {
+    const ir::Operand& o = *operands_[i];
+    if (o.scalar) return fmt::format("tessel_pair2(({0}).bits, ({0}).bits)", e_.expr(o.scalar));
+    return fmt::format("tessel_pair2({0}[{1}].bits, {0}[{2}].bits)", e_.tile(o.tensor), slots_[i][size_t(l)],
+                       slots_[i][size_t(l) + 1]);
+  }
+
+ private:
+  Emitter& e_;
+  std::vector<const ir::Operand*> operands_;
+  std::vector<std::vector<int>> slots_;
+};
+
+const char* packed_fma(DType t) { return t == DType::F16 ? "tessel_fma_f16x2" : "tessel_fma_bf16x2"; }
+
 // +, - and * of f16 or bf16 tiles, two elements per instruction: a packed fma (a * 1 + b, b * -1 +
 // a, a * b + -0) rounds once, as the f32 arithmetic of the other form rounds to a result that the
 // 16-bit rounding does not change (f32 has more than twice the 16-bit types' precision, plus 2).
 bool emit_half_pairs(Emitter& e, const ir::ElementwiseBinaryNode& n) {
   using ir::BinaryOp;
   const DType t = n.out->dtype;
-  const int local = n.out->layout.local_size();
-  if ((t != DType::F16 && t != DType::BF16) || n.a.dtype() != t || n.b.dtype() != t || local % 2 != 0 ||
+  if (!HalfPairs::apply(n.out, {&n.a, &n.b}) ||
       (n.op != BinaryOp::Add && n.op != BinaryOp::Sub && n.op != BinaryOp::Mul))
     return false;
-  const char* fma = t == DType::F16 ? "tessel_fma_f16x2" : "tessel_fma_bf16x2";
+  const char* fma = packed_fma(t);
   const char* one = t == DType::F16 ? "0x3c003c00u" : "0x3f803f80u";
   const char* minus_one = t == DType::F16 ? "0xbc00bc00u" : "0xbf80bf80u";
-  std::vector<std::vector<int>> slots;
-  for (const ir::Operand* o : {&n.a, &n.b})
-    slots.push_back(o->tensor ? e.broadcast_slots(o->tensor, n.out->layout) : std::vector<int>{});
-  const auto pair = [&](size_t i, int l) {
-    const ir::Operand& o = i == 0 ? n.a : n.b;
-    if (o.scalar) return fmt::format("tessel_pair2(({0}).bits, ({0}).bits)", e.expr(o.scalar));
-    return fmt::format("tessel_pair2({0}[{1}].bits, {0}[{2}].bits)", e.tile(o.tensor), slots[i][size_t(l)],
-                       slots[i][size_t(l) + 1]);
-  };
-  for (int l = 0; l < local; l += 2) {
+  const HalfPairs pair(e, n.out, {&n.a, &n.b});
+  for (int l = 0; l < n.out->layout.local_size(); l += 2) {
     const std::string a = pair(0, l), b = pair(1, l);
     const std::string value = n.op == BinaryOp::Add   ? fmt::format("{}({}, {}, {})", fma, a, one, b)
                               : n.op == BinaryOp::Sub ? fmt::format("{}({}, {}, {})", fma, b, minus_one, a)
@@ -183,24 +204,12 @@ namespace {
 // An fma of f16 or bf16 tiles, two elements per instruction (fma.rn.f16x2): one rounding, where
 // the f32 arithmetic of the other form would round twice.
 bool emit_half_pairs(Emitter& e, const ir::FmaNode& n) {
-  const DType t = n.out->dtype;
-  const int local = n.out->layout.local_size();
-  if ((t != DType::F16 && t != DType::BF16) || n.a.dtype() != t || n.b.dtype() != t || n.c->dtype != t ||
-      local % 2 != 0)
-    return false;
   const ir::Operand c{n.c, nullptr};
-  std::vector<std::vector<int>> slots;
-  for (const ir::Operand* o : {&n.a, &n.b, &c})
-    slots.push_back(o->tensor ? e.broadcast_slots(o->tensor, n.out->layout) : std::vector<int>{});
-  const auto pair = [&](const ir::Operand& o, size_t i, int l) {
-    if (o.scalar) return fmt::format("tessel_pair2(({0}).bits, ({0}).bits)", e.expr(o.scalar));
-    return fmt::format("tessel_pair2({0}[{1}].bits, {0}[{2}].bits)", e.tile(o.tensor), slots[i][size_t(l)],
-                       slots[i][size_t(l) + 1]);
-  };
-  for (int l = 0; l < local; l += 2)
-    e.line(fmt::format("tessel_unpair2({}({}, {}, {}), {}[{}], {}[{}]);",
-                       t == DType::F16 ? "tessel_fma_f16x2" : "tessel_fma_bf16x2", pair(n.a, 0, l), pair(n.b, 1, l),
-                       pair(c, 2, l), e.tile(n.out), l, e.tile(n.out), l + 1));
+  if (!HalfPairs::apply(n.out, {&n.a, &n.b, &c})) return false;
+  const HalfPairs pair(e, n.out, {&n.a, &n.b, &c});
+  for (int l = 0; l < n.out->layout.local_size(); l += 2)
+    e.line(fmt::format("tessel_unpair2({}({}, {}, {}), {}[{}], {}[{}]);", packed_fma(n.out->dtype), pair(0, l),
+                       pair(1, l), pair(2, l), e.tile(n.out), l, e.tile(n.out), l + 1));
   return true;
 }
 
