@@ -95,14 +95,17 @@ template <class W, class Act = f16> struct DequantizeUnits : Class {
     if (zero)
       for (int at = 0; at < span; at += width) bases.push_back(*zero + (float(1 << (mantissa - at)) + excess));
     const auto biased = flip ? words ^ top_bits : words;
-    std::vector<RegisterTensor> shifted = {biased};
+    // The word shifted right by span, 2 span, ... (kept as they are made: a copy would be a new tile).
+    std::vector<RegisterTensor> shifted;
+    shifted.reserve(size_t(16 / span));
     for (int shift = span; shift < 16; shift += span) shifted.push_back(biased >> uint32_t(shift));
     // Pair p of the fields of each word (at bits width p and 16 + width p), dequantized.
     const auto pair = [&](int p) {
       const int at = width * p % span;
       const uint32_t mask = (field << at) * 0x10001u,
                      exponent = (uint32_t(mantissa - at + bias) << mantissa) * 0x10001u;
-      const auto& w = shifted[size_t(width * p / span)];
+      const int shifts = width * p / span;
+      const auto& w = shifts == 0 ? biased : shifted[size_t(shifts - 1)];
       auto magic = reshape(((w & mask) | exponent).template bitcast<Act>(), {groups, units, rows, 4, 2 * per_lane});
       auto centered = zero ? magic - bases[size_t(at / width)] : magic - (float(1 << (mantissa - at)) + excess);
       return reshape(scale ? centered * *scale : centered, {groups, units, lanes, per_lane, 1, 2});
