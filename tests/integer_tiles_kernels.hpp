@@ -131,57 +131,69 @@ inline void check_int4_dequantize(const Device& dev) {
     }
 }
 
-// 8-bit integers to f16 and scaled: [16, 64] bytes, 16 a thread, every row scaled by its own f16.
-template <class T> struct ByteDequantize : Script {
-  void operator()(Ptr<T> bytes, Ptr<f16> scales, Ptr<f16> out) {
+// 8-bit integers to H (f16 or bf16) and scaled: [16, 64] bytes, 16 a thread, every row scaled by
+// its own H.
+template <class T, class H = f16> struct ByteDequantize : Script {
+  void operator()(Ptr<T> bytes, Ptr<H> scales, Ptr<H> out) {
     attrs.blocks = 1;
     attrs.warps = 2;
     const Layout rows_of_eight = Layout::local({2, 1}) * Layout::spatial({8, 8}) * Layout::local({1, 8});
     auto q = load_global(global_view(bytes, {16, 64}), {0, 0}, {16, 64}, rows_of_eight);
     auto scale = load_global(global_view(scales, {16, 1}), {0, 0}, {16, 1});
-    store_global(global_view(out, {16, 64}), q.template to<f16>() * scale, {0, 0});
+    store_global(global_view(out, {16, 64}), q.template to<H>() * scale, {0, 0});
   }
 };
 
 // The same bytes loaded as 32-bit words [16, 16] and bitcast (byte j of word w is element 4 w + j).
-template <class T> struct ByteWordsDequantize : Script {
-  void operator()(Ptr<uint32_t> words, Ptr<f16> scales, Ptr<f16> out) {
+template <class T, class H = f16> struct ByteWordsDequantize : Script {
+  void operator()(Ptr<uint32_t> words, Ptr<H> scales, Ptr<H> out) {
     attrs.blocks = 1;
     attrs.warps = 2;
     const Layout rows_of_two = Layout::local({2, 1}) * Layout::spatial({8, 8}) * Layout::local({1, 2});
     auto w = load_global(global_view(words, {16, 16}), {0, 0}, {16, 16}, rows_of_two);
     auto scale = load_global(global_view(scales, {16, 1}), {0, 0}, {16, 1});
-    store_global(global_view(out, {16, 64}), w.template bitcast<T>().template to<f16>() * scale, {0, 0});
+    store_global(global_view(out, {16, 64}), w.template bitcast<T>().template to<H>() * scale, {0, 0});
   }
 };
 
 // Random bytes of T converted by ByteDequantize (or, `as_words`, ByteWordsDequantize) against the
-// host's f16 product.
-template <class T> void check_byte_dequantize(const Device& dev, bool as_words = false) {
+// host's product in H.
+template <class T, class H = f16> void check_byte_dequantize(const Device& dev, bool as_words = false) {
   std::mt19937 rng(std::is_signed_v<T> ? 11 : 12);
   std::vector<T> bytes(16 * 64);
   for (T& b : bytes) b = T(rng());
-  std::vector<f16> scales(16);
+  std::vector<H> scales(16);
   std::uniform_real_distribution<float> scale(0.01f, 0.1f);
-  for (auto& s : scales) s = f16(scale(rng));
-  Buffer<f16> ds(dev, scales), dout(dev, std::vector<f16>(16 * 64, f16(99.0f)));
+  for (auto& s : scales) s = H(scale(rng));
+  Buffer<H> ds(dev, scales), dout(dev, std::vector<H>(16 * 64, H(99.0f)));
   if (as_words) {
     std::vector<uint32_t> words(bytes.size() / 4);
     std::memcpy(words.data(), bytes.data(), bytes.size());
     Buffer<uint32_t> dw(dev, words);
-    Kernel<ByteWordsDequantize<T>> kernel(dev);
+    Kernel<ByteWordsDequantize<T, H>> kernel(dev);
     kernel(dw, ds, dout);
   } else {
     Buffer<T> db(dev, bytes);
-    Kernel<ByteDequantize<T>> kernel(dev);
+    Kernel<ByteDequantize<T, H>> kernel(dev);
     kernel(db, ds, dout);
   }
   const auto out = dout.download();
   for (int r = 0; r < 16; ++r)
     for (int c = 0; c < 64; ++c) {
       const size_t i = size_t(r) * 64 + size_t(c);
-      EXPECT_EQ(float(out[i]), float(f16(float(bytes[i]) * float(scales[size_t(r)])))) << r << ", " << c;
+      EXPECT_EQ(float(out[i]), float(H(float(bytes[i]) * float(scales[size_t(r)])))) << r << ", " << c;
     }
+}
+
+// Every form of check_byte_dequantize: signed and unsigned bytes, from bytes and from words, to f16
+// and bf16.
+inline void check_byte_dequantize_forms(const Device& dev) {
+  for (const bool as_words : {false, true}) {
+    check_byte_dequantize<int8_t>(dev, as_words);
+    check_byte_dequantize<uint8_t>(dev, as_words);
+    check_byte_dequantize<int8_t, bf16>(dev, as_words);
+    check_byte_dequantize<uint8_t, bf16>(dev, as_words);
+  }
 }
 
 // A causal mask written with index tiles: scores above the diagonal of the block at (row0, col0)

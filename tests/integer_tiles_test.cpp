@@ -8,29 +8,31 @@ namespace {
 
 TEST(IntegerTiles, BitOperatorsOnTheSimulator) { check_bit_operators(Device::simulator()); }
 TEST(IntegerTiles, Int4DequantizationOnTheSimulator) { check_int4_dequantize(Device::simulator()); }
-TEST(IntegerTiles, ByteDequantizationOnTheSimulator) {
-  check_byte_dequantize<int8_t>(Device::simulator());
-  check_byte_dequantize<uint8_t>(Device::simulator());
-  check_byte_dequantize<int8_t>(Device::simulator(), true);
-  check_byte_dequantize<uint8_t>(Device::simulator(), true);
-}
+TEST(IntegerTiles, ByteDequantizationOnTheSimulator) { check_byte_dequantize_forms(Device::simulator()); }
 TEST(IntegerTiles, BytesConvertToHalfFourAtATime) {
   int8_t* i = nullptr;
   uint8_t* u = nullptr;
   f16* h = nullptr;
-  EXPECT_NE(
-      Kernel<ByteDequantize<int8_t>>(Device::simulator()).cuda_source(i, h, h).find("tessel_dequantize8_f16<true>("),
-      std::string::npos);
-  EXPECT_NE(
-      Kernel<ByteDequantize<uint8_t>>(Device::simulator()).cuda_source(u, h, h).find("tessel_dequantize8_f16<false>("),
-      std::string::npos);
+  bf16* b = nullptr;
+  const auto source = [](auto kernel, auto bytes, auto half) { return kernel.cuda_source(bytes, half, half); };
+  const Device sim = Device::simulator();
+  EXPECT_NE(source(Kernel<ByteDequantize<int8_t>>(sim), i, h).find("tessel_dequantize8_f16<true>("), std::string::npos);
+  EXPECT_NE(source(Kernel<ByteDequantize<uint8_t>>(sim), u, h).find("tessel_dequantize8_f16<false>("),
+            std::string::npos);
+  EXPECT_NE(source(Kernel<ByteDequantize<int8_t, bf16>>(sim), i, b).find("tessel_dequantize8_bf16<true>("),
+            std::string::npos);
+  EXPECT_NE(source(Kernel<ByteDequantize<uint8_t, bf16>>(sim), u, b).find("tessel_dequantize8_bf16<false>("),
+            std::string::npos);
 }
 TEST(IntegerTiles, BytesOfWordsConvertFromTheWords) {
   uint32_t* w = nullptr;
   f16* h = nullptr;
+  bf16* b = nullptr;
   const std::string source = Kernel<ByteWordsDequantize<int8_t>>(Device::simulator()).cuda_source(w, h, h);
   EXPECT_NE(source.find("tessel_dequantize8_word_f16<true>(unsigned("), std::string::npos) << source;
   EXPECT_EQ(source.find("tessel_dequantize8_f16<"), std::string::npos) << source;
+  const std::string of_bf16 = Kernel<ByteWordsDequantize<uint8_t, bf16>>(Device::simulator()).cuda_source(w, b, b);
+  EXPECT_NE(of_bf16.find("tessel_dequantize8_word_bf16<false>(unsigned("), std::string::npos) << of_bf16;
 }
 TEST(IntegerTiles, AndOrOnTheSimulator) { check_and_or(Device::simulator()); }
 TEST(IntegerTiles, AndOrOfValuesIsOneLop3) {

@@ -46,8 +46,9 @@ template <class W, class Act = f16> struct DequantizeUnits : Class {
       const int groups = part.shape()[0], units = part.shape()[1], elements = part.shape()[3] * 32 / bits;
       const auto q = [&] {
         auto as_stored = part.template bitcast<W>().template to<Act>();
-        // Bytes that bf16's 7 mantissa bits cannot hold convert one by one, from the interleaved
-        // order (element 2 p + h at byte p + 2 h of its word) to the run's.
+        // Bytes, which bf16's 7 mantissa bits cannot hold under a magic exponent, convert four at a
+        // time from their words (under f32's exponent: docs/language.md, "Packed types"), then are
+        // renamed from the interleaved order (element 2 p + h at byte p + 2 h of its word) to the run's.
         if constexpr (WeightUnits::interleaved(type))
           return reshape(permute(reshape(as_stored, {groups, units, lanes, elements / 4, 2, 2}), {0, 1, 2, 3, 5, 4}),
                          {groups, units, lanes, elements});

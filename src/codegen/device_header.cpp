@@ -147,7 +147,8 @@ struct {1} {{
 // f16 the high nibble is taken in place, as 16 units, and scaled by 1/16 in the same multiply-add;
 // in bf16 (whose mantissa is 7 bits) it is shifted down first. Signed elements are offset by 8 (x ^
 // 8 = x + 8 in 4 bits) and the offset removed with the magic. Per 8 values: 4 permutes, 4 and-or,
-// 4 multiply-adds, and a xor (signed) or a shift (bf16). 8-bit integers go the same way, a byte per half.
+// 4 multiply-adds, and a xor (signed) or a shift (bf16). 8-bit integers go the same way to f16, a
+// byte per half.
 std::string dequantize_narrow_integers() {
   const ir::Arch oldest = ir::Arch::Sm80;
   return fmt::format(R"CUDA(
@@ -217,6 +218,31 @@ __device__ __forceinline__ void tessel_dequantize8_f16(unsigned int b0, unsigned
   tessel_dequantize8_word_f16<Signed>((b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | (b3 & 0xffu) << 24,
                                       out);
 }}
+// 8-bit integers to bf16, four at a time from the word that holds them: bf16's 7 mantissa bits
+// cannot hold a byte under a magic exponent, so each byte goes under f32's exponent of 2^23 (0x4b)
+// by one permute, one subtraction makes it exact, and one conversion rounds each pair (exactly:
+// every 8-bit integer is a bf16); signed bytes are made excess-128 first.
+__device__ __forceinline__ unsigned int tessel_bf16x2_from_f32(float hi, float lo) {{
+  unsigned int d;
+  {}
+  return d;
+}}
+template <bool Signed> __device__ __forceinline__ void tessel_dequantize8_word_bf16(unsigned int w, tessel_bf16* out) {{
+  if (Signed) w ^= 0x80808080u;
+  const float magic = Signed ? 8388736.0f : 8388608.0f;  // 2^23 (+ 128)
+  const float v0 = __uint_as_float(tessel_prmt<0x7540>(w, 0x4b000000u)) - magic,
+              v1 = __uint_as_float(tessel_prmt<0x7541>(w, 0x4b000000u)) - magic,
+              v2 = __uint_as_float(tessel_prmt<0x7542>(w, 0x4b000000u)) - magic,
+              v3 = __uint_as_float(tessel_prmt<0x7543>(w, 0x4b000000u)) - magic;
+  tessel_unpair2(tessel_bf16x2_from_f32(v1, v0), out[0], out[1]);
+  tessel_unpair2(tessel_bf16x2_from_f32(v3, v2), out[2], out[3]);
+}}
+template <bool Signed>
+__device__ __forceinline__ void tessel_dequantize8_bf16(unsigned int b0, unsigned int b1, unsigned int b2,
+                                                        unsigned int b3, tessel_bf16* out) {{
+  tessel_dequantize8_word_bf16<Signed>((b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | (b3 & 0xffu) << 24,
+                                       out);
+}}
 template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(uint32_t w, tessel_bf16* out) {{
   if (Signed) w ^= 0x88888888u;
   const unsigned int one = 0x3f803f80u, minus_magic = Signed ? 0xc308c308u : 0xc300c300u;  // -128 (- 8)
@@ -233,7 +259,8 @@ template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(u
                      ptx_asm(Ptx::FmaF16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}),
                      ptx_asm(Ptx::FmaBf16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}),
                      ptx_asm(Ptx::Prmt, oldest, {{"d"}, {"a"}, {"b"}, {"Selector"}}),
-                     ptx_asm(Ptx::Lop3, oldest, {{"d"}, {"a"}, {"b"}, {"c"}, {"0xea"}}));
+                     ptx_asm(Ptx::Lop3, oldest, {{"d"}, {"a"}, {"b"}, {"c"}, {"0xea"}}),
+                     ptx_asm(Ptx::CvtRnBf16x2F32, oldest, {{"d"}, {"hi"}, {"lo"}}));
 }
 
 // The fast forms of the math functions (Precision::fast): PTX's approximations.

@@ -251,17 +251,18 @@ bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n, const ir::R
   const DType from = n.a->dtype, to = n.out->dtype;
   if ((to != DType::F16 && to != DType::BF16) || !(n.a->layout == n.out->layout)) return false;
   const int slots = n.out->layout.local_size();
-  if ((from == DType::I8 || from == DType::U8) && to == DType::F16 && slots % 4 == 0) {
+  if ((from == DType::I8 || from == DType::U8) && slots % 4 == 0) {
+    const std::string_view half = dtype_name(to), is_signed = from == DType::I8 ? "true" : "false";
     e.line("#pragma unroll");
     if (words) {
-      e.line(fmt::format("for (int w = 0; w < {}; ++w) tessel_dequantize8_word_f16<{}>(unsigned({}[w]), &{}[4 * w]);",
-                         slots / 4, from == DType::I8 ? "true" : "false", e.tile(*words), e.tile(n.out)));
+      e.line(fmt::format("for (int w = 0; w < {}; ++w) tessel_dequantize8_word_{}<{}>(unsigned({}[w]), &{}[4 * w]);",
+                         slots / 4, half, is_signed, e.tile(*words), e.tile(n.out)));
       return true;
     }
     e.line(
-        fmt::format("for (int l = 0; l < {0}; l += 4) tessel_dequantize8_f16<{1}>({2}[l], {2}[l + 1], {2}[l + 2], "
-                    "{2}[l + 3], &{3}[l]);",
-                    slots, from == DType::I8 ? "true" : "false", e.tile(n.a), e.tile(n.out)));
+        fmt::format("for (int l = 0; l < {0}; l += 4) tessel_dequantize8_{1}<{2}>({3}[l], {3}[l + 1], {3}[l + 2], "
+                    "{3}[l + 3], &{4}[l]);",
+                    slots, half, is_signed, e.tile(n.a), e.tile(n.out)));
     return true;
   }
   if (!is_packed(from)) return false;

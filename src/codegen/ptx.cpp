@@ -106,6 +106,16 @@ const PtxRow& ptx_row(Ptx instruction) {
                               PtxEffect::Pure};
       return row;
     }
+    // PTX ISA 9.7.9.21: two f32 to a pair of bf16, each to the nearest, ties to even; `hi` in the
+    // upper half.
+    case Ptx::CvtRnBf16x2F32: {
+      static const PtxRow row{"cvt.rn.bf16x2.f32",
+                              "cvt.rn.bf16x2.f32 {dst}, {hi}, {lo};",
+                              Arch::Sm80,
+                              {scalar("dst", "=r"), scalar("hi", "f"), scalar("lo", "f")},
+                              PtxEffect::Pure};
+      return row;
+    }
     // PTX ISA, cvt: two f32 to a pair of fp8 ({format} e4m3 or e5m2), `hi` in the upper byte, to the
     // nearest (ties to even) and saturated to the largest finite value; and a pair of fp8 to f16
     // exactly. sm_89 and newer.

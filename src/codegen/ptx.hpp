@@ -33,6 +33,7 @@ enum class Ptx : uint8_t {
   CvtRnF16F32,
   CvtF32F16,
   CvtRnBf16F32,
+  CvtRnBf16x2F32,
   CvtRnSatfiniteF8x2F32,
   CvtRnF16x2F8x2,
   Ex2Approx,

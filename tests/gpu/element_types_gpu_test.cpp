@@ -15,12 +15,7 @@ TEST_F(ElementTypesOnGpu, SaturatingConversions) { check_saturating_conversions(
 TEST_F(ElementTypesOnGpu, BitOperators) { check_bit_operators(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, AndOr) { check_and_or(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, Int4Dequantization) { check_int4_dequantize(Device::gpu()); }
-TEST_F(ElementTypesOnGpu, ByteDequantization) {
-  check_byte_dequantize<int8_t>(Device::gpu());
-  check_byte_dequantize<uint8_t>(Device::gpu());
-  check_byte_dequantize<int8_t>(Device::gpu(), true);
-  check_byte_dequantize<uint8_t>(Device::gpu(), true);
-}
+TEST_F(ElementTypesOnGpu, ByteDequantization) { check_byte_dequantize_forms(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, CausalMaskFromIndexTiles) { check_causal_mask(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, ConditionsCombineWithAndOrNot) { check_band_or_zeros(Device::gpu()); }
 
