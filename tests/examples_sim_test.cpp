@@ -69,7 +69,9 @@ const auto kCases = ::testing::Values(
     Case{"weight_only_gemm_wgmma_bf16_i4", {130, 136, 640}}, Case{"weight_only_gemm_wgmma_bf16_i6", {5, 200, 384}},
     Case{"weight_only_gemm_wgmma_bf16_i8", {130, 136, 384}}, Case{"weight_only_repack_bf16_i3", {40, 256}},
     Case{"weight_only_repack_bf16_i4", {40, 256}}, Case{"weight_only_repack_bf16_i6", {40, 256}},
-    Case{"weight_only_repack_bf16_i8", {40, 256}});
+    Case{"weight_only_repack_bf16_i8", {40, 256}}, Case{"weight_only_gemm_bf16_i3", {17, 72, 256}},
+    Case{"weight_only_gemm_bf16_i4", {40, 200, 384}}, Case{"weight_only_gemm_bf16_i6", {5, 136, 256}},
+    Case{"weight_only_gemm_bf16_i8", {17, 72, 384}});
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ExampleOnSimulator, kCases, [](const ::testing::TestParamInfo<Case>& info) {
   std::string name = info.param.example;

@@ -1,6 +1,8 @@
 // The weight-only GEMM (examples/quantized/weight_only_gemm.hpp) and its weights' repacking for
 // weights of every width on the simulator: the packed integers and floats of 1 to 7 bits and the
 // 8-bit types, at sizes that are not multiples of the tiles.
+#include <tuple>
+
 #include "any_width_kernels.hpp"
 #include "quantized/weight_only_gemm_check.hpp"
 #include "simulate.hpp"
@@ -8,9 +10,11 @@
 namespace tessel::testing {
 namespace {
 
-template <class W> void expect_weight_only_gemm(int m, int n, int k, const KernelOptions& options = {}) {
-  const std::string label = fmt::format("weight_only_gemm<{}>", dtype_name(dtype_v<W>));
-  const cli::RunResult r = examples::quantized::run_weight_only_gemm<W>(Device::simulator(), m, n, k, options, label);
+template <class W, class S = examples::quantized::WeightOnlyGemm<W>, class Act = f16>
+void expect_weight_only_gemm(int m, int n, int k, const KernelOptions& options = {}) {
+  const std::string label = fmt::format("weight_only_gemm<{}, {}>", dtype_name(dtype_v<W>), dtype_name(dtype_v<Act>));
+  const cli::RunResult r =
+      examples::quantized::run_weight_only_gemm<W, S, Act>(Device::simulator(), m, n, k, options, label);
   EXPECT_TRUE(r.ok) << r.summary;
 }
 
@@ -49,7 +53,7 @@ TEST(WeightOnlyGemm, SizesMustFillUnits) {
 }
 
 // Split-K at decode sizes: k = 384 is 3 k-tiles of 128, so 4 splits take 1, 1, 1 and none.
-template <class W, int SplitK> struct WeightOnlySplitK : examples::quantized::WeightOnlyGemm<W> {
+template <class W, int SplitK, class Act = f16> struct WeightOnlySplitK : examples::quantized::WeightOnlyGemm<W, Act> {
   WeightOnlySplitK() {
     this->block_m = 16;
     this->units_per_warp = 1;
@@ -110,6 +114,21 @@ TEST(WeightOnlyGemm, SplitKUnderEveryOrder) {
     const cli::RunResult r = examples::quantized::run_weight_only_gemm<i3, WeightOnlySplitK<i3, 2>>(
         Device::simulator(), 17, 72, 256, o, "weight_only_gemm<i3> split 2");
     EXPECT_TRUE(r.ok) << r.summary;
+  }
+}
+
+// bf16 activations, scales and output: the fields under bf16's exponent (every integer width and a
+// packed float), and 8-bit integers converted from their words; split-K under every order.
+TEST(WeightOnlyGemm, Bf16ActivationsForEveryIntegerWidth) {
+  const auto each = [](auto... types) {
+    (expect_weight_only_gemm<decltype(types), examples::quantized::WeightOnlyGemm<decltype(types), bf16>, bf16>(17, 72,
+                                                                                                                256),
+     ...);
+  };
+  std::apply(each, std::tuple<i1, u1, i2, u2, i3, u3, i4, u4, i5, u5, i6, u6, i7, u7, int8_t, uint8_t, f6e3m2>{});
+  for (const KernelOptions& o : every_order_options()) {
+    expect_weight_only_gemm<i4, WeightOnlySplitK<i4, 2, bf16>, bf16>(5, 72, 384, o);
+    expect_weight_only_gemm<int8_t, WeightOnlySplitK<int8_t, 4, bf16>, bf16>(20, 40, 384, o);
   }
 }
 

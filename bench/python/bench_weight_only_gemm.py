@@ -13,7 +13,7 @@ tessel's.
     python bench/python/bench_weight_only_gemm.py [--types i4,i3] [--shapes 1x14336x4096] [--rounds 20]
         [--configuration "k_slices=1" ...] [--kernel weight_only_gemm_wgmma --activations bfloat16]
 
-With --activations bfloat16 (the wgmma kernel's bf16 forms, for i3, i4, i6 and i8), the activations,
+With --activations bfloat16 (both kernels' bf16 forms, for i3, i4, i6 and i8), the activations,
 scales and output are bf16, and so are cuBLAS's GEMMs.
 
 Each --configuration also times the kernel with those hyperparameters fixed (the others tuned) in the
@@ -64,7 +64,7 @@ def main():
     parser.add_argument("--configuration", action="append", default=[],
                         help="also time the kernel with these hyperparameters fixed, e.g. 'k_slices=1' (repeatable)")
     parser.add_argument("--activations", default="float16", choices=["float16", "bfloat16"],
-                        help="the activations', scales' and output's type (bfloat16: the wgmma kernel)")
+                        help="the activations', scales' and output's type (bfloat16: i3, i4, i6 and i8)")
     args = parser.parse_args()
     dtype = getattr(torch, args.activations)
     prefix = "" if args.activations == "float16" else "bf16_"

@@ -1,7 +1,7 @@
 // The weight-only GEMMs' registrations (mma.sync, and wgmma for many rows) and their weights'
 // repacking, one of each per weight type: the widths 2, 3, 4, 6 and 8, integer and floating-point
-// (tests/weight_only_gemm_test.cpp runs every other width); and the wgmma GEMM with bf16
-// activations for 3-, 4-, 6- and 8-bit integers.
+// (tests/weight_only_gemm_test.cpp runs every other width); and both GEMMs with bf16 activations
+// for 3-, 4-, 6- and 8-bit integers.
 #include <tuple>
 #include <type_traits>
 
@@ -32,13 +32,15 @@ KernelEntry weight_only_gemm_entry(std::string name, std::string description, st
   return e;
 }
 
-template <class W> KernelEntry weight_only_gemm_example() {
-  const std::string type(dtype_name(dtype_v<W>));
-  return weight_only_gemm_entry<W, quantized::WeightOnlyGemm<W>>(
-      "weight_only_gemm_" + type,
-      fmt::format("GEMM of f16 activations and {} weights with f16 scales and zero points per 128 of k "
-                  "(mma.sync, dequantized in registers; weights repacked by weight_only_repack_{})",
-                  type, type),
+// The mma.sync GEMM with activations, scales and output in Act; bf16's names say so.
+template <class W, class Act = f16> KernelEntry weight_only_gemm_example() {
+  const std::string type(dtype_name(dtype_v<W>)), act = std::is_same_v<Act, f16> ? "" : "bf16_";
+  const std::string_view act_name = dtype_name(dtype_v<Act>);
+  return weight_only_gemm_entry<W, quantized::WeightOnlyGemm<W, Act>, Act>(
+      "weight_only_gemm_" + act + type,
+      fmt::format("GEMM of {} activations and {} weights with {} scales and zero points per 128 of k "
+                  "(mma.sync, dequantized in registers; weights repacked by weight_only_repack_{}{})",
+                  act_name, type, act_name, act, type),
       {40, 200, 384});
 }
 
@@ -60,8 +62,9 @@ template <class W, class Act = f16> KernelEntry repack_weights_example() {
   KernelEntry e;
   e.name = "weight_only_repack_" + act + type;
   e.description = fmt::format(
-      "repacks {} weights [n, k] (k contiguous) and their {} scales into the order weight_only_gemm_{}{} reads", type,
-      act.empty() ? "f16" : "bf16", act.empty() ? "" : "wgmma_bf16_", type);
+      "repacks {} weights [n, k] (k contiguous) and their {} scales into the order weight_only_gemm_{}{} and "
+      "weight_only_gemm_wgmma_{}{} read",
+      type, act.empty() ? "f16" : "bf16", act, type, act, type);
   e.size_names = {"n (a multiple of 8)", "k (a multiple of 128)"};
   e.default_sizes = {200, 384};
   e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
@@ -90,6 +93,7 @@ std::vector<KernelEntry> weight_only_gemm_examples() {
   // bf16 activations, for the widths the GEMM benchmarks against int4pack and cuBLAS in bf16.
   std::apply(
       [&](auto... types) {
+        (entries.push_back(weight_only_gemm_example<decltype(types), bf16>()), ...);
         (entries.push_back(weight_only_gemm_wgmma_example<decltype(types), bf16>()), ...);
         (entries.push_back(repack_weights_example<decltype(types), bf16>()), ...);
       },

@@ -8,11 +8,11 @@
 namespace tessel::examples::quantized {
 
 // A weight-only quantized GEMM, generic over the weights' element type W (any packed integer or
-// float of 1 to 7 bits, or an 8-bit type): Y = X · Wᵀ with X [m, k] f16 activations, W [n, k]
-// quantized weights, and per group of 128 along k a scale and an integer zero point (as GPTQ and
-// AWQ checkpoints hold them): w = (q - zero) * scale, in f16. Symmetric quantization gives zeros
-// of 0. Y is [m, n] f16, accumulated in f32.
-// The weights come repacked by RepackWeights<W> (repack_weights.hpp): `units` holds them in the
+// float of 1 to 7 bits, or an 8-bit type): Y = X · Wᵀ with X [m, k] activations of type Act (f16
+// or bf16), W [n, k] quantized weights, and per group of 128 along k a scale and an integer zero
+// point in Act (as GPTQ and AWQ checkpoints hold them): w = (q - zero) * scale, in Act. Symmetric
+// quantization gives zeros of 0. Y is [m, n] in Act, accumulated in f32.
+// The weights come repacked by RepackWeights<W, Act> (repack_weights.hpp): `units` holds them in the
 // order of the mma's B fragments, `unit_scales` the scales and zero points by unit. n must be a
 // multiple of 8 and k of 128.
 //
@@ -25,7 +25,7 @@ namespace tessel::examples::quantized {
 // as f16. At decode sizes the grid of output tiles is too small to keep the weights streaming, so
 // the k range may be split over `split_k` blocks per tile (blockIdx.z), whose partials a
 // SplitKReduction sums (tessel/lib/split_k.hpp).
-template <class W> struct WeightOnlyGemm : Script {
+template <class W, class Act = f16> struct WeightOnlyGemm : Script {
   int block_m = 16, warps_m = 1, warps_n = 4, units_per_warp = 2;
   int groups_per_tile = 1;  // k-tiles of 128 or 256
   int stages = 4;
@@ -56,7 +56,7 @@ template <class W> struct WeightOnlyGemm : Script {
            tune("split_k", &S::split_k, {1, 2, 4, 8});
   }
 
-  void operator()(Int32 m, Int32 n, Int32 k, Ptr<f16> x, Ptr<uint32_t> units_in, Ptr<f16> unit_scales, Ptr<f16> y) {
+  void operator()(Int32 m, Int32 n, Int32 k, Ptr<Act> x, Ptr<uint32_t> units_in, Ptr<Act> unit_scales, Ptr<Act> y) {
     require_whole_units(*this, n, k);
     const int block_n = WeightUnits::rows * units_per_warp * warps_n, block_k = group * groups_per_tile;
     const MmaLayouts frag = mma_layouts(block_m, block_n, block_k, warps_m, warps_n);
@@ -69,10 +69,10 @@ template <class W> struct WeightOnlyGemm : Script {
     auto g_x = global_view(x, {m, k});
     auto g_units = global_view(units_in, {k / group, n / 8, WeightUnits::lanes, bits});
     auto g_scales = global_view(unit_scales, {k / group, n / 8, 2, WeightUnits::rows});
-    auto s_x = shared_tensor<f16>({stages, block_m, block_k});
+    auto s_x = shared_tensor<Act>({stages, block_m, block_k});
     auto s_units =
         shared_tensor<uint32_t>({stages, groups_per_tile, units.units(), WeightUnits::lanes, bits}, Swizzle::none);
-    auto s_scales = shared_tensor<f16>({stages, groups_per_tile, units.units(), 2, WeightUnits::rows}, Swizzle::none);
+    auto s_scales = shared_tensor<Act>({stages, groups_per_tile, units.units(), 2, WeightUnits::rows}, Swizzle::none);
     auto acc = register_tensor<float>({block_m, block_n}, 0.0f, frag.c);
     // This block's k-tiles: split blockIdx.z's share of them. A last k-tile that reaches past k
     // reads zeros there: weights, scales and activations alike.
@@ -104,24 +104,24 @@ template <class W> struct WeightOnlyGemm : Script {
     }
     auto g_y = global_view(y, {m, n});
     if (split_k == 1) {
-      store_global(g_y, acc.to<f16>(), {offset_m, offset_n});
+      store_global(g_y, acc.to<Act>(), {offset_m, offset_n});
     } else {
       SplitKReduction reduction(split_k, m, n, cdiv(m, block_m) * cdiv(n, block_n));
       reduction.reduce(acc, blockIdx.y * gridDim.x + blockIdx.x, blockIdx.z, offset_m, offset_n, [&] {
-        store_global(g_y, acc.to<f16>(), {offset_m, offset_n});
+        store_global(g_y, acc.to<Act>(), {offset_m, offset_n});
       });
     }
   }
 
   // A k-tile's weights from the ring, dequantized: w = (q - zero) * scale, the B operand
-  // [128 groups, 8 units] in f16.
+  // [128 groups, 8 units] in Act.
   RegisterTensor dequantized(WeightUnits& units, const SharedTensor& s_units, const SharedTensor& s_scales) {
     const int groups = units.groups;
     auto words =
         load_shared(s_units, {0, 0, 0, 0}, {groups, units.units(), WeightUnits::lanes, bits}, units.tile_layout(bits));
     auto scales =
         load_shared(s_scales, {0, 0, 0, 0}, {groups, units.units(), 2, WeightUnits::rows}, units.scale_layout());
-    return units.to_fragments(DequantizeUnits<W>()(words, scales));
+    return units.to_fragments(DequantizeUnits<W, Act>()(words, scales));
   }
 };
 

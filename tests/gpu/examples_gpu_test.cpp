@@ -103,6 +103,10 @@ const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
     {"weight_only_gemm_wgmma_bf16_i3", {300, 1024, 2048}},
     {"weight_only_gemm_wgmma_bf16_i6", {33, 1400, 1024}},
     {"weight_only_gemm_wgmma_bf16_i8", {64, 1400, 1024}},
+    {"weight_only_gemm_bf16_i4", {16, 4096, 4096}},
+    {"weight_only_gemm_bf16_i3", {130, 1024, 2048}},
+    {"weight_only_gemm_bf16_i6", {1, 1400, 1024}},
+    {"weight_only_gemm_bf16_i8", {64, 1400, 1024}},
 };
 
 // How gtest names a case in `ctest -N` and in failures: "hopper_v5 4096x4096x1024".
