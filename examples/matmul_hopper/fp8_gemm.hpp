@@ -47,7 +47,8 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
   // The first candidate is the configuration above: 3 stages of 128 x 256 and the output tile fill
   // shared memory; 128 x 128 tiles leave room for 6 (5 beside BlockScaled's scales). The last ones,
   // one consumer warpgroup of 64 rows, are for a few rows (decode), where 128-row tiles leave most
-  // multiprocessors without a tile; 4 stages of two chunks each hold as many bytes as 8 of one.
+  // multiprocessors without a tile; 4 stages of two chunks each hold as many bytes as 8 of one, and
+  // 112 columns make 128 tiles of 64 x 112 over n = 7168 for 132 multiprocessors where 128 make 112.
   MatmulFp8() {
     if (BlockScaled) {
       block_n = 128;
@@ -63,14 +64,16 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
     return tune("swizzle_size", &S::swizzle_size, {4, 8}) *
            tune("block_m, consumer_warpgroups, block_n, stages, k_chunks",
                 {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::k_chunks},
-                {{128, 2, 256, 3, 1}, {128, 2, 128, 6, 1}, {64, 1, 128, 8, 1}, {64, 1, 128, 4, 2}});
+                {{128, 2, 256, 3, 1}, {128, 2, 128, 6, 1}, {64, 1, 128, 8, 1}, {64, 1, 128, 4, 2}, {64, 1, 112, 4, 2}});
   }
   using Scales = std::conditional_t<BlockScaled, Ptr<float>, Float32>;
   static constexpr int scale_block = 128;  // the columns (and B's rows) one block scale covers
 
   static constexpr int producer_registers = 40;
-  // Columns of one epilogue block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box has.
+  // Columns of one epilogue block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box
+  // has; a tile of other widths (112 columns) is one block, whose swizzle the compiler chooses.
   static constexpr int epilogue_n = 64;
+  int epilogue_columns() const { return block_n % epilogue_n == 0 ? epilogue_n : block_n; }
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
 
   void operator()(Int32 m, Int32 n, Int32 k, Scales scale_a, Scales scale_b, Ptr<A> a, Ptr<B> b, Ptr<Out> d) {
@@ -86,7 +89,10 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
     auto g_d = global_view(d, {m, n});
     auto s_a = shared_tensor<A>({stages, k_chunks, block_m, block_k});
     auto s_b = shared_tensor<B>({stages, k_chunks, block_n, block_k});
-    auto s_d = shared_tensor<Out>({block_n / epilogue_n, block_m, epilogue_n}, Swizzle::b128);
+    const int epilogue_columns = this->epilogue_columns();
+    const std::vector<Dim> epilogue_shape = {block_n / epilogue_columns, block_m, epilogue_columns};
+    auto s_d = epilogue_columns == epilogue_n ? shared_tensor<Out>(epilogue_shape, Swizzle::b128)
+                                              : shared_tensor<Out>(epilogue_shape);
     // BlockScaled: A's scales of a k-tile's rows come with its stage (scale_a is [k / 128, m]).
     std::optional<GlobalTensor> g_scale_a;
     std::optional<SharedTensor> s_scales;
@@ -178,13 +184,13 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
         single_thread([&] { tma.wait_group(0, true); });
         sync();
         auto out = acc.template to<Out>();
-        for (int j = 0; j < block_n / epilogue_n; ++j)
-          store_shared(s_d[j], out.slice({0, j * epilogue_n}, {block_m, epilogue_n}));
+        for (int j = 0; j < block_n / epilogue_columns; ++j)
+          store_shared(s_d[j], out.slice({0, j * epilogue_columns}, {block_m, epilogue_columns}));
         fence.proxy_async();
         sync();
         single_thread([&] {
-          for (int j = 0; j < block_n / epilogue_n; ++j)
-            tma.shared_to_global(s_d[j], g_d, {m_block * block_m, n_block * block_n + j * epilogue_n});
+          for (int j = 0; j < block_n / epilogue_columns; ++j)
+            tma.shared_to_global(s_d[j], g_d, {m_block * block_m, n_block * block_n + j * epilogue_columns});
           tma.commit_group();
         });
       }
