@@ -226,9 +226,8 @@ void emit_packed_load_shared(Emitter& e, const ir::LoadSharedNode& n);
 void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n);
 // An integer or float tile of 1 to 8 bits to f16 or bf16 of the same layout without a conversion
 // instruction (8-bit integers to bf16: one packed conversion a pair): 4-bit integers a word at a
-// time, 8-bit integers four elements at a time,
-// from `words` where the 8-bit tile is the bytes of that 32-bit tile (else null), the other packed
-// types two at a time; false when it does not apply.
+// time, 8-bit integers four elements at a time, from `words` where the 8-bit tile is the bytes of
+// that 32-bit tile (else null), the other packed types two at a time; false when it does not apply.
 bool emit_packed_dequantize(Emitter& e, const ir::CastTensorNode& n, const ir::RegisterTensor* words);
 
 // load_shared of tensor-core fragments with ldmatrix; false when select_instructions did not choose it.
