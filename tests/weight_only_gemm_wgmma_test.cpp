@@ -49,8 +49,8 @@ TEST(WeightOnlyGemmWgmma, EveryWidth) {
 }
 
 // bf16 activations, scales and output: every integer width (1, 2 and 4 bits under bf16's exponent,
-// from more shifts of each word than f16 takes; 8 bits converted one by one, since bf16's 7
-// mantissa bits cannot hold them; the others as planes) and a packed float, with and without the
+// from more shifts of each word than f16 takes; 8 bits, which bf16's 7 mantissa bits cannot hold,
+// under f32's exponent; the others as planes) and a packed float, with and without the
 // products scaled, split over k at decode sizes and in halves of each k-tile.
 template <class W, int BlockM = 128, int SplitK = 1, int Promote = 0, int KSlices = 1> struct Bf16Config
     : examples::quantized::WeightOnlyGemmWgmma<W, bf16> {
@@ -96,6 +96,16 @@ TEST(WeightOnlyGemmWgmma, SplitKUnderEveryOrder) {
     expect_wgmma_gemm<WgmmaConfig<i3, 16, 2>, i3>(17, 264, 384, o);
     expect_wgmma_gemm<WgmmaConfig<i4, 16, 4, 2, 1>, i4>(5, 200, 384, o);
     expect_wgmma_gemm<WgmmaConfig<f4e2m1, 16, 2, 4, 1>, f4e2m1>(17, 520, 640, o);
+  }
+}
+
+// 8 rows of X as the wgmma's N (m64n8k16), for one to eight rows: one row, split 2 over two
+// warpgroups of two row blocks with the products scaled; and 9 rows (two tiles of 8), split 4, in
+// halves of each k-tile.
+TEST(WeightOnlyGemmWgmma, EightRowsOfXUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options()) {
+    expect_wgmma_gemm<WgmmaConfig<i4, 8, 2, 2, 0, 0, 1, 2>, i4>(1, 520, 640, o);
+    expect_wgmma_gemm<WgmmaConfig<int8_t, 8, 4, 2, 0, 0, 0, 1, 2>, int8_t>(9, 264, 384, o);
   }
 }
 

@@ -59,11 +59,12 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
 
   // Many rows take tiles of 256 or 128 rows of X, their output stored by each thread or through
-  // shared memory by TMA; 64 rows, tiles of 64; decode sizes, 16 rows, whole or split over 2 to 8
-  // items of k, with two consumer warpgroups of one or two 64-row blocks or four of one, each
-  // dequantizing its next k-tile during its mma or not, and the scales applied to the weights or to
-  // each k-tile's product; where a k-tile is not overlapped with the next and the weights' bits are
-  // even, its two halves dequantized and multiplied in turn or not.
+  // shared memory by TMA; 64 rows, tiles of 64; decode sizes, 16 rows (or 8, which halves the
+  // wgmma's N and X's stage for up to 8 rows), whole or split over 2 to 8 items of k, with two
+  // consumer warpgroups of one or two 64-row blocks or four of one, each dequantizing its next
+  // k-tile during its mma or not, and the scales applied to the weights or to each k-tile's
+  // product; where a k-tile is not overlapped with the next and the weights' bits are even, its two
+  // halves dequantized and multiplied in turn or not.
   static Space space() {
     using S = WeightOnlyGemmWgmma;
     const Space space =
@@ -76,7 +77,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
               {16, 4, 2, 1, 1, 0, 0},  {16, 8, 2, 1, 0, 0, 0},  {16, 2, 4, 1, 0, 0, 0},  {16, 2, 4, 1, 1, 0, 0},
               {16, 4, 4, 1, 0, 0, 0},  {16, 4, 4, 1, 1, 0, 0},  {16, 2, 2, 1, 0, 0, 1},  {16, 4, 2, 1, 0, 0, 1},
               {16, 2, 4, 1, 0, 0, 1},  {16, 4, 4, 1, 0, 0, 1},  {16, 2, 4, 1, 1, 0, 1},  {16, 2, 2, 2, 0, 0, 0},
-              {16, 4, 2, 2, 0, 0, 0},  {16, 2, 2, 2, 0, 0, 1},  {16, 4, 2, 2, 0, 0, 1},  {64, 1, 2, 2, 0, 0, 0}}) *
+              {16, 4, 2, 2, 0, 0, 0},  {16, 2, 2, 2, 0, 0, 1},  {16, 4, 2, 2, 0, 0, 1},  {64, 1, 2, 2, 0, 0, 0},
+              {8, 2, 2, 2, 0, 0, 1},   {8, 4, 2, 1, 0, 0, 0}}) *
         tune("k_slices", &S::k_slices, {1, 2}) * tune("swizzle_size", &S::swizzle_size, {4, 8});
     return space.where<S>([](const S& s) { return s.k_slices_fit(); });
   }

@@ -102,6 +102,11 @@ const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
      "block_m=256, split_k=1, consumer_warpgroups=2, row_blocks=1, overlap=0, epilogue_tma=1, promote=0, k_slices=2, "
      "swizzle_size=8",
      "halves"},
+    {"weight_only_gemm_wgmma_i4",
+     {1, 14336, 4096},
+     "block_m=8, split_k=2, consumer_warpgroups=2, row_blocks=2, overlap=0, epilogue_tma=0, promote=1, k_slices=1, "
+     "swizzle_size=4",
+     "rows8"},
     // bf16 activations, scales and output.
     {"weight_only_gemm_wgmma_bf16_i4", {1, 4096, 4096}},
     {"weight_only_gemm_wgmma_bf16_i3", {300, 1024, 2048}},
