@@ -10,9 +10,9 @@
 namespace tessel::examples::quantized {
 
 // Dequantizes units of repacked weights (weight_units.hpp) in registers: w = (q - zero) * scale in
-// Act (f16 or bf16), exactly for integer zero points, or, unscaled, q - zero (exact), for a GEMM that scales its
-// products instead. Both weight-only GEMMs use it, each then renaming the runs into its tensor
-// core's fragments.
+// Act (f16 or bf16), exactly for integer zero points, or, unscaled, q - zero (exact), for a GEMM
+// that scales its products instead. Both weight-only GEMMs use it, each then renaming the runs into
+// its tensor core's fragments.
 //   words  [groups, units, 32, b]: each lane's run of each unit, as b 32-bit words;
 //   scales [groups, units, 2, 8]: each unit's 8 scales, then its 8 zero points (row g of a unit is
 //          lane 4 g + t's, so a thread holds those of its row);
@@ -23,7 +23,8 @@ template <class W, class Act = f16> struct DequantizeUnits : Class {
   static constexpr DType type = dtype_v<W>;
   static constexpr int bits = dtype_bits(type), rows = WeightUnits::rows, lanes = WeightUnits::lanes;
   // The result type's mantissa bits and exponent bias.
-  static constexpr int mantissa = std::is_same_v<Act, f16> ? 10 : 7, bias = std::is_same_v<Act, f16> ? 15 : 127;
+  static constexpr FloatFormat format = float_format(dtype_v<Act>);
+  static constexpr int mantissa = format.mantissa_bits, bias = format.bias();
 
   bool scaled;
 

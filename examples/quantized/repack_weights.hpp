@@ -8,12 +8,12 @@ namespace tessel::examples::quantized {
 // Repacks a checkpoint's quantized weights once, on the device, into the order the weight-only
 // GEMM reads (weight_units.hpp): W [n, k] of packed W elements, k contiguous (GPTQ's order; other
 // orders are regrouped first), with scales and zero points [n, cdiv(k, 128)] in Act (f16 or bf16).
-// Writes the units' words [k / 128, n / 8, 32, bits] and each unit's scales and zero points [k /
-// 128, n / 8, 2, 8]. n must be a multiple of 8 and k of 128. Each warp gathers one unit: it loads the unit's weights
-// in the B fragments' layout (element by element where a thread's run is shorter than a word) and
-// stores each lane's run as whole words (each plane's, for planar types). The weights are renamed
-// into the units' order in a type that holds every value of W exactly (f16 for the floats, i32 for
-// the integers), since renamings keep a packed tile's registers whole.
+// Writes the units' words [k / 128, n / 8, 32, bits] and each unit's scales and zero points
+// [k / 128, n / 8, 2, 8]. n must be a multiple of 8 and k of 128. Each warp gathers one unit: it
+// loads the unit's weights in the B fragments' layout (element by element where a thread's run is
+// shorter than a word) and stores each lane's run as whole words (each plane's, for planar types).
+// The weights are renamed into the units' order in a type that holds every value of W exactly (f16
+// for the floats, i32 for the integers), since renamings keep a packed tile's registers whole.
 template <class W, class Act = f16> struct RepackWeights : Script {
   static constexpr int warps = 4, bits = dtype_bits(dtype_v<W>);
   using Exact = std::conditional_t<is_float(dtype_v<W>), f16, int32_t>;
