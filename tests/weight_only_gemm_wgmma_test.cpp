@@ -13,7 +13,7 @@ namespace tessel::testing {
 namespace {
 
 template <class W, int BlockM = 128, int SplitK = 1, int Warpgroups = 2, int Overlap = 0, int EpilogueTma = 0,
-          int Promote = 0, int RowBlocks = 1, int KSlices = 1>
+          int Promote = 0, int RowBlocks = 1, int KSlices = 1, int InterleaveK = 0>
 struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
   WgmmaConfig() {
     this->k_slices = KSlices;
@@ -24,6 +24,7 @@ struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
     this->epilogue_tma = EpilogueTma;
     this->promote = Promote;
     this->row_blocks = RowBlocks;
+    this->interleave_k = InterleaveK;
   }
   static Space space() { return Space{}; }
 };
@@ -109,6 +110,20 @@ TEST(WeightOnlyGemmWgmma, EightRowsOfXUnderEveryOrder) {
   }
 }
 
+// The consumer warpgroups on the same rows, taking the k-tiles in turn and summing their partials
+// through shared memory: one row of X over 5 k-tiles (3 and 2) in tiles of 128 rows, each block
+// taking several tiles, so that the ring's fillings run on across tiles of an odd count; 9 rows,
+// split 2 (3 and 2 k-tiles) over four warpgroups, one of which has no k-tile of an item, in halves
+// of each k-tile; 3-bit weights (the generic dequantization) over two.
+TEST(WeightOnlyGemmWgmma, InterleavedWarpgroupsUnderEveryOrder) {
+  for (KernelOptions o : every_order_options()) {
+    o.sim.multiprocessors = 2;
+    expect_wgmma_gemm<WgmmaConfig<i4, 8, 1, 2, 0, 0, 1, 2, 1, 1>, i4>(1, 520, 640, o);
+    expect_wgmma_gemm<WgmmaConfig<int8_t, 8, 2, 4, 0, 0, 0, 1, 2, 1>, int8_t>(9, 264, 640, o);
+    expect_wgmma_gemm<WgmmaConfig<i3, 16, 1, 2, 0, 0, 0, 1, 1, 1>, i3>(17, 136, 384, o);
+  }
+}
+
 // Each k-tile's product of the unscaled weights scaled into the accumulator by the rows' scales:
 // 4-bit integers (their own dequantization), 3-bit integers and fp4 (the generic one), each with
 // and without the next k-tile dequantized during the mma, and warpgroups of two 64-row blocks.
@@ -138,7 +153,7 @@ TEST(WeightOnlyGemmWgmma, HalvesOfEachKTileUnderEveryOrder) {
   }
 }
 
-TEST(WeightOnlyGemmWgmma, RefusesHalvesOfOddWidthsAndOfOverlappedKTiles) {
+TEST(WeightOnlyGemmWgmma, RefusesHalvesOfOddWidthsOverlappedKTilesAndLoneInterleavedWarpgroups) {
   const Device dev = Device::simulator();
   Buffer<f16> x(dev, 16 * 256), y(dev, 16 * 64), scales(dev, 2 * 8 * 16);
   Buffer<uint32_t> units(dev, 64 * 256 / 8);
@@ -151,6 +166,12 @@ TEST(WeightOnlyGemmWgmma, RefusesHalvesOfOddWidthsAndOfOverlappedKTiles) {
   EXPECT_EQ((error_of<WgmmaConfig<i4, 16, 2, 2, 0, 0, 1, 1, 4>>(16, 64, 256, x, units, scales, y)),
             "WeightOnlyGemmWgmma: k_slices = 4 needs 1, or 2 with weights of even bits and overlap = 0 (4 bits, "
             "overlap = 0)");
+  EXPECT_EQ((error_of<WgmmaConfig<i4, 16, 1, 1, 0, 0, 1, 2, 1, 1>>(16, 64, 256, x, units, scales, y)),
+            "WeightOnlyGemmWgmma: interleave_k = 1 needs consumer_warpgroups > 1 and overlap = 0 "
+            "(consumer_warpgroups = 1, overlap = 0)");
+  EXPECT_EQ((error_of<WgmmaConfig<i4, 16, 1, 2, 1, 0, 1, 2, 1, 1>>(16, 64, 256, x, units, scales, y)),
+            "WeightOnlyGemmWgmma: interleave_k = 1 needs consumer_warpgroups > 1 and overlap = 0 "
+            "(consumer_warpgroups = 2, overlap = 1)");
 }
 
 // The kernel itself refuses sizes the repacked units do not cover, whoever calls it.
@@ -160,14 +181,15 @@ TEST(WeightOnlyGemmWgmma, SizesTheUnitsDoNotCoverAreRefusedAtLaunch) {
   Buffer<uint32_t> units(dev, 64 * 256 / 8);
   const std::string where =
       source_at("examples/quantized/weight_only_gemm_wgmma.hpp", "require_whole_units(*this, n, k)");
-  EXPECT_EQ(error_of<WgmmaConfig<i4>>(16, 64, 200, x, units, scales, y),
-            where +
-                ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1_1: k must be a multiple of 128, the depth of a "
-                "quantization group (this launch has k = 200)");
+  EXPECT_EQ(
+      error_of<WgmmaConfig<i4>>(16, 64, 200, x, units, scales, y),
+      where +
+          ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1_1_0: k must be a multiple of 128, the depth of a "
+          "quantization group (this launch has k = 200)");
   EXPECT_EQ(
       error_of<WgmmaConfig<i4>>(16, 60, 256, x, units, scales, y),
       where +
-          ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1_1: n must be a multiple of 8, the rows of a unit "
+          ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1_1_0: n must be a multiple of 8, the rows of a unit "
           "of repacked weights (this launch has n = 60)");
 }
 

@@ -30,7 +30,9 @@ namespace tessel::examples::quantized {
 // At decode sizes the same structure streams the weights: X's few rows are the wgmma's N (16, with
 // no rows of padding beyond), one thread issues every copy, and the ring holds up to 12 k-tiles.
 // The tiles of W's rows are then too few for the multiprocessors, so the k range of each may be
-// split over `split_k` work items, whose partials a SplitKReduction sums (tessel/lib/split_k.hpp).
+// split over `split_k` work items, whose partials a SplitKReduction sums (tessel/lib/split_k.hpp),
+// and within a block over its consumer warpgroups, which then all take the same rows and hand their
+// partials over through shared memory (`interleave_k`).
 template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   int block_m = 128;  // rows of X per tile: the wgmma's N
   int consumer_warpgroups = 2;
@@ -54,6 +56,12 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   // Whether k_slices fits the other members: halves are whole words of even widths, and the
   // overlapped form dequantizes whole k-tiles.
   bool k_slices_fit() const { return k_slices == 1 || (k_slices == 2 && bits % 2 == 0 && !overlap); }
+  // Whether the consumer warpgroups share each tile's rows and take its k-tiles in turn (warpgroup q
+  // of c the k-tiles q, q + c, ...), their partials summed through shared memory at the tile's end:
+  // k split within a block, without split-K's reduction through global memory.
+  int interleave_k = 0;
+  // Interleaving takes several warpgroups, each of which dequantizes only its own k-tiles.
+  bool interleave_k_fits() const { return !interleave_k || (consumer_warpgroups > 1 && !overlap); }
   static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
@@ -62,25 +70,30 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   // shared memory by TMA; 64 rows, tiles of 64; decode sizes, 16 rows (or 8, which halves the
   // wgmma's N and X's stage for up to 8 rows), whole or split over 2 to 8 items of k, with two
   // consumer warpgroups of one or two 64-row blocks or four of one, each dequantizing its next
-  // k-tile during its mma or not, and the scales applied to the weights or to each k-tile's
-  // product; where a k-tile is not overlapped with the next and the weights' bits are even, its two
-  // halves dequantized and multiplied in turn or not.
+  // k-tile during its mma or not, or all of them on the same rows taking the k-tiles in turn, and
+  // the scales applied to the weights or to each k-tile's product; where a k-tile is not
+  // overlapped with the next and the weights' bits are even, its two halves dequantized and
+  // multiplied in turn or not.
   static Space space() {
     using S = WeightOnlyGemmWgmma;
     const Space space =
-        tune("block_m, split_k, consumer_warpgroups, row_blocks, overlap, epilogue_tma, promote",
+        tune("block_m, split_k, consumer_warpgroups, row_blocks, overlap, epilogue_tma, promote, interleave_k",
              {&S::block_m, &S::split_k, &S::consumer_warpgroups, &S::row_blocks, &S::overlap, &S::epilogue_tma,
-              &S::promote},
-             {{256, 1, 2, 1, 0, 0, 0}, {256, 1, 2, 1, 0, 1, 0}, {128, 1, 2, 1, 0, 0, 0}, {128, 1, 2, 1, 0, 1, 0},
-              {64, 1, 2, 1, 0, 0, 0},  {64, 1, 2, 1, 1, 0, 0},  {64, 2, 2, 1, 0, 0, 0},  {64, 1, 2, 1, 0, 0, 1},
-              {16, 1, 2, 1, 0, 0, 1},  {16, 2, 2, 1, 0, 0, 0},  {16, 2, 2, 1, 1, 0, 0},  {16, 4, 2, 1, 0, 0, 0},
-              {16, 4, 2, 1, 1, 0, 0},  {16, 8, 2, 1, 0, 0, 0},  {16, 2, 4, 1, 0, 0, 0},  {16, 2, 4, 1, 1, 0, 0},
-              {16, 4, 4, 1, 0, 0, 0},  {16, 4, 4, 1, 1, 0, 0},  {16, 2, 2, 1, 0, 0, 1},  {16, 4, 2, 1, 0, 0, 1},
-              {16, 2, 4, 1, 0, 0, 1},  {16, 4, 4, 1, 0, 0, 1},  {16, 2, 4, 1, 1, 0, 1},  {16, 2, 2, 2, 0, 0, 0},
-              {16, 4, 2, 2, 0, 0, 0},  {16, 2, 2, 2, 0, 0, 1},  {16, 4, 2, 2, 0, 0, 1},  {64, 1, 2, 2, 0, 0, 0},
-              {8, 2, 2, 2, 0, 0, 1},   {8, 4, 2, 1, 0, 0, 0}}) *
+              &S::promote, &S::interleave_k},
+             {{256, 1, 2, 1, 0, 0, 0, 0}, {256, 1, 2, 1, 0, 1, 0, 0}, {128, 1, 2, 1, 0, 0, 0, 0},
+              {128, 1, 2, 1, 0, 1, 0, 0}, {64, 1, 2, 1, 0, 0, 0, 0},  {64, 1, 2, 1, 1, 0, 0, 0},
+              {64, 2, 2, 1, 0, 0, 0, 0},  {64, 1, 2, 1, 0, 0, 1, 0},  {16, 1, 2, 1, 0, 0, 1, 0},
+              {16, 2, 2, 1, 0, 0, 0, 0},  {16, 2, 2, 1, 1, 0, 0, 0},  {16, 4, 2, 1, 0, 0, 0, 0},
+              {16, 4, 2, 1, 1, 0, 0, 0},  {16, 8, 2, 1, 0, 0, 0, 0},  {16, 2, 4, 1, 0, 0, 0, 0},
+              {16, 2, 4, 1, 1, 0, 0, 0},  {16, 4, 4, 1, 0, 0, 0, 0},  {16, 4, 4, 1, 1, 0, 0, 0},
+              {16, 2, 2, 1, 0, 0, 1, 0},  {16, 4, 2, 1, 0, 0, 1, 0},  {16, 2, 4, 1, 0, 0, 1, 0},
+              {16, 4, 4, 1, 0, 0, 1, 0},  {16, 2, 4, 1, 1, 0, 1, 0},  {16, 2, 2, 2, 0, 0, 0, 0},
+              {16, 4, 2, 2, 0, 0, 0, 0},  {16, 2, 2, 2, 0, 0, 1, 0},  {16, 4, 2, 2, 0, 0, 1, 0},
+              {64, 1, 2, 2, 0, 0, 0, 0},  {8, 2, 2, 2, 0, 0, 1, 0},   {8, 4, 2, 1, 0, 0, 0, 0},
+              {8, 1, 2, 2, 0, 0, 1, 1},   {16, 1, 2, 2, 0, 0, 1, 1},  {8, 4, 2, 2, 0, 0, 1, 1},
+              {16, 4, 2, 2, 0, 0, 1, 1},  {8, 2, 4, 1, 0, 0, 1, 1}}) *
         tune("k_slices", &S::k_slices, {1, 2}) * tune("swizzle_size", &S::swizzle_size, {4, 8});
-    return space.where<S>([](const S& s) { return s.k_slices_fit(); });
+    return space.where<S>([](const S& s) { return s.k_slices_fit() && s.interleave_k_fits(); });
   }
 
   static constexpr int producer_registers = 40;
@@ -91,13 +104,17 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
     return std::min(256, (block - producer_registers) / consumer_warpgroups / 8 * 8);
   }
   // As many k-tiles in flight as 200 KB of shared memory holds, up to 12; with the output tile in
-  // shared memory, as many as 224 KB holds beside it.
+  // shared memory, as many as 224 KB holds beside it; less the interleaved warpgroups' partials.
   int stages() const {
     const int stage_bytes = block_m * group * 2 + block_rows() * group * bits / 8 + block_rows() / 8 * 2 * 8 * 2;
-    const int budget = epilogue_tma ? 224 * 1024 - block_m * block_rows() * 2 : 200 * 1024;
+    const int budget = (epilogue_tma ? 224 * 1024 - block_m * block_rows() * 2 : 200 * 1024) - partials_bytes();
     return std::clamp(budget / stage_bytes, 1, 12);
   }
-  int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * consumer_warpgroups * row_blocks; }
+  // The warpgroups over which a tile's rows are spread: one where they all take the same rows.
+  int row_warpgroups() const { return interleave_k ? 1 : consumer_warpgroups; }
+  int block_rows() const { return WgmmaWeightUnits::rows_per_warpgroup * row_warpgroups() * row_blocks; }
+  // The f32 partials that interleaved warpgroups other than the first hand it at each tile's end.
+  int partials_bytes() const { return interleave_k ? (consumer_warpgroups - 1) * block_rows() * block_m * 4 : 0; }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<Act> x, Ptr<uint32_t> units_in, Ptr<Act> unit_scales, Ptr<Act> y) {
     if (!k_slices_fit())
@@ -105,6 +122,11 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
           fmt::format("WeightOnlyGemmWgmma: k_slices = {} needs 1, or 2 with weights of even bits and "
                       "overlap = 0 ({} bits, overlap = {})",
                       k_slices, bits, overlap));
+    if (!interleave_k_fits())
+      throw Error(
+          fmt::format("WeightOnlyGemmWgmma: interleave_k = 1 needs consumer_warpgroups > 1 and overlap = 0 "
+                      "(consumer_warpgroups = {}, overlap = {})",
+                      consumer_warpgroups, overlap));
     require_whole_units(*this, n, k);
     constexpr int half = group / 2;
     const int block_n = block_rows(), stages = this->stages(), units_per_tile = block_n / WeightUnits::rows;
@@ -126,8 +148,16 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
     // while the next tile's mma run.
     std::optional<SharedTensor> s_y;
     if (epilogue_tma) s_y = shared_tensor<Act>({block_m, block_n}, Swizzle::none);
-    Pipeline pipe(stages, 1, consumer_threads);
+    // Interleaved, each stage is one warpgroup's.
+    Pipeline pipe(stages, 1, interleave_k ? 128 : consumer_threads);
     TileRasterization rasterization(swizzle_size);
+    // Interleaved, warpgroups 1 to c - 1 hand their partials to warpgroup 0 through this one-slot ring.
+    std::optional<SharedTensor> s_partials;
+    std::optional<Pipeline> handover;
+    if (interleave_k) {
+      s_partials = shared_tensor<float>({consumer_warpgroups - 1, block_n, block_m}, Swizzle::none);
+      handover.emplace(1, 128 * (consumer_warpgroups - 1), 128);
+    }
     // Calls body(tile, first, last) for each work item of this block: k-tiles [first, last) of a tile.
     const auto for_each_item = [&](auto body) {
       for (Int32 item : range(blockIdx.x, num_items, gridDim.x)) {
@@ -158,13 +188,14 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
       });
     });
 
-    thread_group(128, consumer_threads, [&] {
+    // The consumers' code, run by the c consumer warpgroups together (q = 0, `warpgroups` = c: every
+    // k-tile) or, interleaved, by each warpgroup q alone (`warpgroups` = 1: k-tiles q, q + c, ...).
+    const auto consume = [&](int q, int warpgroups) {
       setmaxnreg.increase(consumer_registers());
-      const WgmmaLayouts layouts = wgmma_layouts(block_n, block_m, group, consumer_warpgroups);
-      WgmmaWeightUnits units(block_n, consumer_warpgroups, layouts.a);
+      const WgmmaLayouts layouts = wgmma_layouts(block_n, block_m, group, warpgroups);
+      WgmmaWeightUnits units(block_n, warpgroups, layouts.a);
       // A slice of a k-tile's weights as the A operand [block_n, 64] (k_slices = 2).
-      WgmmaWeightUnits half_units(block_n, consumer_warpgroups,
-                                  wgmma_layouts(block_n, block_m, half, consumer_warpgroups).a);
+      WgmmaWeightUnits half_units(block_n, warpgroups, wgmma_layouts(block_n, block_m, half, warpgroups).a);
       auto g_y = global_view(y, {m, n});
       // The scales and zero points of a k-tile's units in stage `stage` of the ring.
       const auto scales_of = [&](const Int32& stage) {
@@ -201,7 +232,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
         wgmma.commit_group();
       };
       std::optional<SplitKReduction> reduction;
-      if (split_k > 1) reduction.emplace(split_k, m, n, num_tiles);
+      if (split_k > 1 && q == 0) reduction.emplace(split_k, m, n, num_tiles);
+      Int32 filled = 0;  // interleaved: the ring's fillings of the block's earlier items
       for_each_item([&](const Int32& tile, const Int32& first, const Int32& last) {
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
         auto acc = register_tensor<float>({block_n, block_m}, 0.0f);
@@ -247,7 +279,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
             }
           });
         } else {
-          for (Int32 kt : range(first, last)) {
+          for (Int32 kt : range(first + q, last, interleave_k ? consumer_warpgroups : 1)) {
+            if (interleave_k) pipe.consumer_seek(filled + kt - first);
             pipe.consumer_acquire();
             auto scales = scales_of(pipe.consumer_stage);
             if (k_slices == 2)
@@ -258,9 +291,24 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
             if (promote) scale = row_scales(scales);
             wgmma.wait_group(0);
             mbarrier.arrive(pipe.consumer_barrier());
-            pipe.consumer_advance();
+            if (!interleave_k) pipe.consumer_advance();
             if (promote) acc = fma(*partial, *scale, acc);
           }
+        }
+        if (interleave_k) {
+          filled = filled + (last - first);
+          if (q > 0) {
+            handover->producer_acquire();
+            store_shared((*s_partials)[q - 1], acc);
+            mbarrier.arrive(handover->producer_barrier());
+            handover->producer_advance();
+            return;
+          }
+          handover->consumer_acquire();
+          for (int p = 0; p < consumer_warpgroups - 1; ++p)
+            acc = acc + load_shared((*s_partials)[p], {0, 0}, {block_n, block_m}, layouts.c);
+          mbarrier.arrive(handover->consumer_barrier());
+          handover->consumer_advance();
         }
         auto out = permute(acc, {1, 0});
         const auto write = [&] { store_global(g_y, out.template to<Act>(), {m_block * block_m, n_block * block_n}); };
@@ -281,8 +329,12 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
           write();
         }
       });
-      if (s_y) single_thread([&] { tma.wait_group(0); });
-    });
+      if (s_y && q == 0) single_thread([&] { tma.wait_group(0); });
+    };
+    if (interleave_k)
+      for (int q = 0; q < consumer_warpgroups; ++q) warp_group(1 + q, [&] { consume(q, 1); });
+    else
+      thread_group(128, consumer_threads, [&] { consume(0, consumer_warpgroups); });
   }
 };
 

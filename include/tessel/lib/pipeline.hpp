@@ -55,6 +55,12 @@ struct Pipeline : Class {
     consumer_stage = (consumer_stage + 1) % num_stages;
     consumer_phase = consumer_phase ^ (consumer_stage == 0);
   }
+  // Moves the consumers to the ring's `position`-th filling, counted from 0: for consumers that
+  // take the fillings in turn, each waiting on and releasing only its own.
+  void consumer_seek(const Int32& position) {
+    consumer_stage = position % num_stages;
+    consumer_phase = cast<uint32_t>(position / num_stages % 2) ^ mbarrier.consumer_initial_phase;
+  }
 };
 
 }  // namespace tessel
