@@ -114,13 +114,15 @@ TEST(WeightOnlyGemmWgmma, EightRowsOfXUnderEveryOrder) {
 // through shared memory: one row of X over 5 k-tiles (3 and 2) in tiles of 128 rows, each block
 // taking several tiles, so that the ring's fillings run on across tiles of an odd count; 9 rows,
 // split 2 (3 and 2 k-tiles) over four warpgroups, one of which has no k-tile of an item, in halves
-// of each k-tile; 3-bit weights (the generic dequantization) over two.
+// of each k-tile; 3-bit weights (the generic dequantization) over two; 7 k-tiles split 2 (4 and 3)
+// over three warpgroups of two row blocks.
 TEST(WeightOnlyGemmWgmma, InterleavedWarpgroupsUnderEveryOrder) {
   for (KernelOptions o : every_order_options()) {
     o.sim.multiprocessors = 2;
     expect_wgmma_gemm<WgmmaConfig<i4, 8, 1, 2, 0, 0, 1, 2, 1, 1>, i4>(1, 520, 640, o);
     expect_wgmma_gemm<WgmmaConfig<int8_t, 8, 2, 4, 0, 0, 0, 1, 2, 1>, int8_t>(9, 264, 640, o);
     expect_wgmma_gemm<WgmmaConfig<i3, 16, 1, 2, 0, 0, 0, 1, 1, 1>, i3>(17, 136, 384, o);
+    expect_wgmma_gemm<WgmmaConfig<i4, 16, 2, 3, 0, 0, 1, 2, 2, 1>, i4>(5, 264, 896, o);
   }
 }
 

@@ -107,13 +107,19 @@ const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
      "block_m=8, split_k=2, consumer_warpgroups=2, row_blocks=2, overlap=0, epilogue_tma=0, promote=1, k_slices=1, "
      "swizzle_size=4",
      "rows8"},
-    // The consumer warpgroups on the same rows, taking the k-tiles in turn: two of two row blocks,
-    // and four of one, split 2.
+    // The consumer warpgroups on the same rows, taking the k-tiles in turn: two and three of two
+    // row blocks, and four of one, split 2.
     {"weight_only_gemm_wgmma_i4",
      {1, 14336, 4096},
      "block_m=8, split_k=1, consumer_warpgroups=2, row_blocks=2, overlap=0, epilogue_tma=0, promote=1, interleave_k=1, "
      "k_slices=1, swizzle_size=4",
      "interleaved"},
+    {"weight_only_gemm_wgmma_i4",
+     {9, 4096, 14336},
+     "block_m=16, split_k=4, consumer_warpgroups=3, row_blocks=2, overlap=0, epilogue_tma=0, promote=1, "
+     "interleave_k=1, "
+     "k_slices=2, swizzle_size=8",
+     "interleaved3"},
     {"weight_only_gemm_wgmma_i8",
      {9, 4096, 14336},
      "block_m=8, split_k=2, consumer_warpgroups=4, row_blocks=1, overlap=0, epilogue_tma=0, promote=1, interleave_k=1, "
