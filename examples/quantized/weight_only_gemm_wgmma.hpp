@@ -70,7 +70,7 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   // shared memory by TMA; 64 rows, tiles of 64; decode sizes, 16 rows (or 8, which halves the
   // wgmma's N and X's stage for up to 8 rows), whole or split over 2 to 8 items of k, with two
   // consumer warpgroups of one or two 64-row blocks or four of one, each dequantizing its next
-  // k-tile during its mma or not, or all of them on the same rows taking the k-tiles in turn, and
+  // k-tile during its mma or not, or two to four on the same rows taking the k-tiles in turn, and
   // the scales applied to the weights or to each k-tile's product; where a k-tile is not
   // overlapped with the next and the weights' bits are even, its two halves dequantized and
   // multiplied in turn or not.
