@@ -189,9 +189,10 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
       });
     });
 
-    // The consumers' code, run by the c consumer warpgroups together (q = 0, `warpgroups` = c: every
-    // k-tile) or, interleaved, by each warpgroup q alone (`warpgroups` = 1: k-tiles q, q + c, ...).
-    const auto consume = [&](int q, int warpgroups) {
+    // The consumers' code: run by the c consumer warpgroups together (q = 0: every k-tile, the rows
+    // spread over them) or, interleaved, by each warpgroup q alone (k-tiles q, q + c, ..., all rows).
+    const auto consume = [&](int q) {
+      const int warpgroups = row_warpgroups();
       setmaxnreg.increase(consumer_registers());
       const WgmmaLayouts layouts = wgmma_layouts(block_n, block_m, group, warpgroups);
       WgmmaWeightUnits units(block_n, warpgroups, layouts.a);
@@ -333,9 +334,9 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
       if (s_y && q == 0) single_thread([&] { tma.wait_group(0); });
     };
     if (interleave_k)
-      for (int q = 0; q < consumer_warpgroups; ++q) warp_group(1 + q, [&] { consume(q, 1); });
+      for (int q = 0; q < consumer_warpgroups; ++q) warp_group(1 + q, [&] { consume(q); });
     else
-      thread_group(128, consumer_threads, [&] { consume(0, consumer_warpgroups); });
+      thread_group(128, consumer_threads, [&] { consume(0); });
   }
 };
 
