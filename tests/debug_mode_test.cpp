@@ -81,7 +81,7 @@ TEST(DebugMode, GlobalAccessesAreCheckedAgainstTheirAllocations) {
   EXPECT_TRUE(file_check(src, fmt::format(R"(
     CHECK: tessel_DoublesARow(int32_t n, float* x, float* y, const tessel_allocation tessel_allocation_x, const tessel_allocation tessel_allocation_y)
     CHECK: // load_global [warps 0..3] ({0})
-    CHECK: if (c0 >= 0 && c0 + 4 <= n && (reinterpret_cast<uint64_t>(p) % 16) == 0) {{
+    CHECK: if (c0 >= 0 && c0 + 4 <= n) {{
     CHECK-NEXT: if (!tessel_debug_inside(tessel_allocation_x, p, 16)) tessel_debug_outside<1>("{0}", "load_global reads", "x", {{{{(long long)(c0)}}}}, {{{{(long long)(n)}}}}, p, 16, tessel_allocation_x);  // debug
     CHECK-NEXT: tessel_load_vec<float, 4>
     CHECK: if ((c0 >= 0 && c0 < n) && !tessel_debug_inside(tessel_allocation_x, &x[int64_t(c0) * 1], 4)) tessel_debug_outside<1>("{0}", "load_global reads", "x",

@@ -6,6 +6,10 @@ causal) and each step's ratio to the faster PyTorch backend.
 
     python bench/python/bench_attention.py [--steps attention_v1] [--seqs 1024,4096] [--dims 64,128]
                                            [--dtype float16|bfloat16] [--rounds 20]
+                                           [--configuration "split_tail=0" ...]
+
+Each --configuration also times every step with those hyperparameters fixed (the others tuned), as a
+column of its own named by the configuration.
 """
 
 import argparse
@@ -25,13 +29,17 @@ def main():
     parser.add_argument("--dims", default="64,128")
     parser.add_argument("--dtype", default="float16", choices=["float16", "bfloat16"])
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--configuration", action="append", default=[],
+                        help="hyperparameters to fix, as in tessel run --config; repeatable")
     args = parser.parse_args()
     dtype = getattr(torch, args.dtype)
     suffix = "_bf16" if dtype == torch.bfloat16 else ""
     examples = tessel.examples()
     timed = FlushedTimer()
+    steps = args.steps.split(",")
+    columns = steps + [f"{step}[{c}]" for step in steps for c in args.configuration]
     print(f"# {torch.cuda.get_device_name()}, {args.dtype}, TFLOPS (median of {args.rounds} rounds, L2 flushed)")
-    print("seq    d  causal " + " ".join(f"{name:>14s}" for name in ["cudnn", "flash"] + args.steps.split(","))
+    print("seq    d  causal " + " ".join(f"{name:>14s}" for name in ["cudnn", "flash"] + columns)
           + "  ratio to the faster backend")
     for seq in map(int, args.seqs.split(",")):
         for d in map(int, args.dims.split(",")):
@@ -47,10 +55,12 @@ def main():
                         with sdpa_kernel(backend):
                             torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
                     methods[name] = run
-                for step in args.steps.split(","):
-                    kernel = examples.kernel(step + suffix)
-                    methods[step] = lambda kernel=kernel: kernel(batch, heads, heads, seq, seq, d, causal, scale, q, k,
-                                                                 v, o, lse)
+                for step in steps:
+                    for configuration in [""] + args.configuration:
+                        kernel = examples.kernel(step + suffix, configuration=configuration)
+                        name = step if not configuration else f"{step}[{configuration}]"
+                        methods[name] = lambda kernel=kernel: kernel(batch, heads, heads, seq, seq, d, causal, scale,
+                                                                     q, k, v, o, lse)
                 times = {name: [] for name in methods}
                 for run in methods.values():  # warm-up: compiles, tunes
                     run()
@@ -60,7 +70,7 @@ def main():
                 flops = 4 * batch * heads * seq * seq * d / (2 if causal else 1)
                 tflops = {name: flops / statistics.median(t) / 1e12 for name, t in times.items()}
                 best = max(tflops["cudnn"], tflops["flash"])
-                ratios = " ".join(f"{tflops[s]/best:.2f}x" for s in args.steps.split(","))
+                ratios = " ".join(f"{tflops[c]/best:.3f}x" for c in columns)
                 print(f"{seq:<6d} {d:<3d} {str(causal):6s} " + " ".join(f"{tflops[n]:14.1f}" for n in methods)
                       + f"  {ratios}", flush=True)
 

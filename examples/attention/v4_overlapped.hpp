@@ -36,6 +36,15 @@ namespace tessel::examples::attention {
 // the block that took a long tile in one pass takes a short one in the next. The rings run on
 // across tiles, and Q has a barrier pair of its own: the producer loads the next tile's Q and
 // first key blocks while the consumers finish the current tile.
+//
+// Without a mask, the tiles left for the last pass are fewer than the blocks (2048 tiles make 15.5
+// passes on 132 multiprocessors), so with split_tail their key blocks are dealt out evenly to every
+// block, in runs that may start or end inside a tile (stream-K over the last pass). The run that
+// holds a tile's first key block finishes the tile: it merges the partials (O unnormalized, row
+// maximum and sum) that the runs holding the rest of its key blocks stored in a global scratch,
+// each before a release of its flag. The ranges of key blocks are dealt in reverse block order, so
+// that a merging block waits only for blocks launched before it; partials are stored by a block's
+// first run and merged at the end of another's, so the wait is short.
 template <class T> struct AttentionV4Overlapped : Script {
   int block_m = 128, block_n = 128;
   int consumer_warpgroups = 2;
@@ -48,6 +57,8 @@ template <class T> struct AttentionV4Overlapped : Script {
   // and one thread stores it with TMA, so that the group is back at the tensor cores sooner than
   // with stores from registers.
   int epilogue_tma = 1;
+  // Split the last pass's tiles over every block (persistent, without a mask; see above).
+  int split_tail = 1;
   static constexpr const char* param_names[] = {"batch", "heads", "kv_heads", "seq_q", "seq_k", "head_dim", "causal",
                                                 "scale", "q",     "k",        "v",     "o",     "lse"};
 
@@ -56,9 +67,10 @@ template <class T> struct AttentionV4Overlapped : Script {
   // script object asks for it. One block per tile is for causal tiles that the persistent walk
   // leaves unbalanced (at 16k tokens, where a head's tiles are about as many as the blocks).
   static Space space() {
-    return tune("persistent", &AttentionV4Overlapped::persistent, {1, 0}) *
-           tune("block_n", &AttentionV4Overlapped::block_n, {128, 64}) *
-           tune("epilogue_tma", &AttentionV4Overlapped::epilogue_tma, {1, 0});
+    return (tune("persistent, split_tail", {&AttentionV4Overlapped::persistent, &AttentionV4Overlapped::split_tail},
+                 {{1, 1}, {1, 0}, {0, 0}}) *
+            tune("block_n", &AttentionV4Overlapped::block_n, {128, 64}) *
+            tune("epilogue_tma", &AttentionV4Overlapped::epilogue_tma, {1, 0}));
   }
 
   static constexpr int shared_budget = 224 * 1024;  // of the 227 KB a block may have, some left for barriers
@@ -70,7 +82,7 @@ template <class T> struct AttentionV4Overlapped : Script {
     return std::clamp((shared_budget - tile * (1 + epilogue_tma)) / pair, 1, 3);
   }
 
-  static constexpr int producer_registers = 40;
+  static constexpr int producer_registers = 24;
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
 
   void operator()(Int32 batch, Int32 heads, Int32 kv_heads, Int32 seq_q, Int32 seq_k, int head_dim, bool causal,
@@ -124,16 +136,47 @@ template <class T> struct AttentionV4Overlapped : Script {
       return Tile{bh, (bh / heads) * kv_heads + (bh % heads) / (heads / kv_heads), row0, key_blocks};
     };
 
-    // Calls body(tile) for this block's tiles: pass p takes tile p * gridDim.x + blockIdx.x, and
-    // with a causal mask every other pass runs the other way, so that the blocks that take a pass's
-    // longest tiles take the next pass's shortest.
-    auto for_each_tile = [&](auto body) {
-      for (Int32 pass : range(0, cdiv(tiles, gridDim.x))) {
-        Int32 tile = pass * gridDim.x + blockIdx.x;
-        if (causal) tile = tile + pass % 2 * (gridDim.x - 1 - 2 * blockIdx.x);
-        if_(tile < tiles, [&] { body(tile); });
+    // A run of one tile's key blocks [first, end) that this block computes.
+    struct Segment {
+      Int32 tile, first, end;
+    };
+    // Calls body(segment) for this block's runs. Pass p takes tile p * gridDim.x + blockIdx.x whole,
+    // and with a causal mask every other pass runs the other way, so that the blocks that take a
+    // pass's longest tiles take the next pass's shortest. With split_tail, the tiles after the last
+    // full pass are dealt out as runs of key blocks: range r (of block gridDim.x - 1 - r) takes
+    // their units [tail_start(r), tail_start(r + 1)), one or two runs (steps full_passes and
+    // full_passes + 1).
+    const bool split = persistent && split_tail && !causal;
+    Int32 key_blocks = cdiv(seq_k, block_n);  // of every tile without a mask
+    Int32 full_passes = split ? Expr<int>(tiles / gridDim.x) : cdiv(tiles, gridDim.x);
+    Int32 tail_units = (tiles - full_passes * gridDim.x) * key_blocks;
+    Int32 my_range = gridDim.x - 1 - blockIdx.x;
+    auto tail_start = [&](const Expr<int>& range) { return range * tail_units / gridDim.x; };
+    auto for_each_segment = [&](auto body) {
+      for (Int32 step : range(0, full_passes + (split ? 2 : 0))) {
+        Int32 tile = step * gridDim.x + blockIdx.x;
+        if (causal) tile = tile + step % 2 * (gridDim.x - 1 - 2 * blockIdx.x);
+        Int32 first = 0, end = tile_at(tile).key_blocks;
+        if (split) {
+          Int32 start =
+              select(step == full_passes, tail_start(my_range), (tail_start(my_range) / key_blocks + 1) * key_blocks);
+          Int32 stop = min(tail_start(my_range + 1), (start / key_blocks + 1) * key_blocks);
+          Expr<bool> in_tail = step >= full_passes;
+          tile = select(in_tail, full_passes * gridDim.x + start / key_blocks, tile);
+          first = select(in_tail, start % key_blocks, 0);
+          end = select(in_tail, first + stop - start, end);
+        }
+        if_(tile < tiles && first < end, [&] { body(Segment{tile, first, end}); });
       }
     };
+
+    // A run that does not start a tile stores its partial; the tile's first run merges them.
+    std::optional<GlobalTensor> partial_o, partial_stats, partial_ready;
+    if (split) {
+      partial_o = global_scratch<float>({multiprocessors * block_m, head_dim});
+      partial_stats = global_scratch<float>({multiprocessors * block_m, 2});  // row maximum (log2) and sum
+      partial_ready = global_scratch<int32_t>({multiprocessors * groups}, ScratchContents::zeroed);
+    }
 
     warp_group(0, [&] {
       setmaxnreg.decrease(producer_registers);
@@ -141,15 +184,15 @@ template <class T> struct AttentionV4Overlapped : Script {
         Cursor k_ring{k_slots, 0, mbarrier.producer_initial_phase};
         Cursor v_ring{v_slots, 0, mbarrier.producer_initial_phase};
         UInt32 q_phase = mbarrier.producer_initial_phase;
-        for_each_tile([&](const Int32& tile) {
-          const Tile t = tile_at(tile);
+        for_each_segment([&](const Segment& run) {
+          const Tile t = tile_at(run.tile);
           mbarrier.wait(q_empty[0], q_phase);
           q_phase ^= 1u;
           single_thread([&] { mbarrier.arrive_and_expect_tx(q_full[0], int(sq.nbytes())); });
           for (int g = 0; g < groups; ++g)
             for (int c = 0; c < chunks; ++c)
               tma.global_to_shared(gq, sq[g][c], {t.bh * seq_q + t.row0 + g * group_rows, c * 64}, q_full[0]);
-          for (Int32 j : range(0, t.key_blocks)) {
+          for (Int32 j : range(run.first, run.end)) {
             Int32 key_row = t.kv_bh * seq_k + j * block_n;
             mbarrier.wait(k_empty[k_ring.slot], k_ring.phase);
             single_thread([&] { mbarrier.arrive_and_expect_tx(k_full[k_ring.slot], int(sk[0].nbytes())); });
@@ -220,8 +263,8 @@ template <class T> struct AttentionV4Overlapped : Script {
         v_ring.advance();
       };
 
-      for_each_tile([&](const Int32& tile) {
-        const Tile t = tile_at(tile);
+      for_each_segment([&](const Segment& run) {
+        const Tile t = tile_at(run.tile);
         Int32 first_row = t.row0 + g * group_rows;
         auto acc = register_tensor<float>({rows, head_dim}, 0.0f);
         auto m_i = register_tensor<float>({rows, 1}, -INFINITY);
@@ -254,14 +297,14 @@ template <class T> struct AttentionV4Overlapped : Script {
         pass_turn();
         wgmma.wait_group(0);
         release_keys();
-        // Once the tile's last S is done, Q's slot is free: the next tile's Q loads from here on.
+        // Once the run's last S is done, Q's slot is free: the next run's Q loads from here on.
         const auto release_q_after = [&](const Int32& j) {
-          if_(j + 1 == t.key_blocks, [&] { mbarrier.arrive(q_empty[0]); });
+          if_(j + 1 == run.end, [&] { mbarrier.arrive(q_empty[0]); });
         };
-        release_q_after(0);
-        auto rescale = softmax(0);  // O is zero, so its rescale at the next block changes nothing
+        release_q_after(run.first);
+        auto rescale = softmax(run.first);  // O is zero, so its rescale at the next block changes nothing
         std::vector<RegisterTensor> p = value_steps(s);
-        for (Int32 j : range(1, t.key_blocks)) {
+        for (Int32 j : range(run.first + 1, run.end)) {
           mbarrier.wait(k_full[k_ring.slot], k_ring.phase);
           take_turn();
           wgmma.fence();
@@ -284,24 +327,71 @@ template <class T> struct AttentionV4Overlapped : Script {
         pass_turn();
         wgmma.wait_group(0);
         release_values();
-        auto out = (acc * (1.0f / l_i)).template to<T>();
-        auto go = global_view(o, {batch * heads, seq_q, head_dim});
-        if (epilogue_tma) {
-          // The previous tile's store has read the group's tile before anyone overwrites it.
-          single_thread([&] { tma.wait_group(0, true); });
-          sync();
-          for (int c = 0; c < chunks; ++c) store_shared((*so)[g][c], out.slice({0, c * 64}, {rows, 64}));
-          fence.proxy_async();
-          sync();
-          single_thread([&] {
-            for (int c = 0; c < chunks; ++c) tma.shared_to_global((*so)[g][c], go, {t.bh, first_row, c * 64}, {1, 2});
-            tma.commit_group();
-          });
+        // The partials of a split tile: its rows of O unnormalized, their maxima (log2) and sums.
+        auto partial_row = [&](const Expr<int>& range) { return range * block_m + g * group_rows; };
+        auto store_partial = [&] {
+          store_global(*partial_o, acc, {partial_row(my_range), 0});
+          store_global(*partial_stats, m_i, {partial_row(my_range), 0});
+          store_global(*partial_stats, l_i, {partial_row(my_range), 1});
+          sync();  // every element is stored before the flag releases them
+          single_thread([&] { atomic.store(*partial_ready, {my_range * groups + g}, 1, MemoryOrder::release); });
+        };
+        // The tile's first run takes in the partials of the ranges after its own that start inside
+        // the tile (an empty range stores none), as one more online-softmax step each.
+        auto merge_partials = [&] {
+          Int32 tile_end = (run.tile - full_passes * gridDim.x + 1) * key_blocks;
+          Int32 other = my_range + 1;
+          while_([&] { return other < gridDim.x && tail_start(other) < tile_end; },
+                 [&] {
+                   if_(tail_start(other) < tail_start(other + 1), [&] {
+                     single_thread([&] {
+                       Var<int32_t> seen(0);
+                       while_([&] { return seen == 0; },
+                              [&] {
+                                seen = atomic.load<int32_t>(*partial_ready, {other * groups + g}, MemoryOrder::acquire);
+                              });
+                       atomic.store(*partial_ready, {other * groups + g}, 0);  // zero for the next launch
+                     });
+                     sync();
+                     auto m_other = load_global(*partial_stats, {partial_row(other), 0}, {rows, 1});
+                     auto l_other = load_global(*partial_stats, {partial_row(other), 1}, {rows, 1});
+                     auto m_new = maximum(m_i, m_other);
+                     auto mine = exp2(m_i - m_new, Precision::fast), theirs = exp2(m_other - m_new, Precision::fast);
+                     acc = acc * mine + load_global(*partial_o, {partial_row(other), 0}, {rows, head_dim}) * theirs;
+                     l_i = l_i * mine + l_other * theirs;
+                     m_i = m_new;
+                   });
+                   other = other + 1;
+                 });
+        };
+        auto write_out = [&] {
+          auto out = (acc * (1.0f / l_i)).template to<T>();
+          auto go = global_view(o, {batch * heads, seq_q, head_dim});
+          if (epilogue_tma) {
+            // The previous tile's store has read the group's tile before anyone overwrites it.
+            single_thread([&] { tma.wait_group(0, true); });
+            sync();
+            for (int c = 0; c < chunks; ++c) store_shared((*so)[g][c], out.slice({0, c * 64}, {rows, 64}));
+            fence.proxy_async();
+            sync();
+            single_thread([&] {
+              for (int c = 0; c < chunks; ++c) tma.shared_to_global((*so)[g][c], go, {t.bh, first_row, c * 64}, {1, 2});
+              tma.commit_group();
+            });
+          } else {
+            store_global(go, reshape(out, {1, rows, head_dim}), {t.bh, first_row, 0});
+          }
+          store_global(global_view(lse, {batch * heads, seq_q}),
+                       reshape((m_i + log2(l_i)) * 0.6931471805599453f, {1, rows}), {t.bh, first_row});
+        };
+        if (!split) {
+          write_out();
         } else {
-          store_global(go, reshape(out, {1, rows, head_dim}), {t.bh, first_row, 0});
+          if_(run.first > 0, store_partial).else_([&] {
+            if_(run.end < key_blocks, merge_partials);
+            write_out();
+          });
         }
-        store_global(global_view(lse, {batch * heads, seq_q}),
-                     reshape((m_i + log2(l_i)) * 0.6931471805599453f, {1, rows}), {t.bh, first_row});
       });
       if (epilogue_tma) single_thread([&] { tma.wait_group(0); });
     };

@@ -104,10 +104,22 @@ std::string global_index(Emitter& e, const ir::GlobalTensor& g) {
   return fmt::format("{}", fmt::join(terms, " + "));
 }
 
-std::string in_bounds(Emitter& e, const ir::GlobalTensor& g) {
+std::string in_bounds(Emitter& e, const ir::GlobalTensor& g) { return unproven_bounds(e, g, {}, {}); }
+
+bool proven_inside(const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, const std::vector<int>& extent,
+                   int d) {
+  int64_t offset = 0, shape = 0;
+  return size_t(d) < offsets.size() && ir::as_const_int(offsets[size_t(d)], &offset) &&
+         ir::as_const_int(g->shape[d], &shape) && offset >= 0 && offset + extent[size_t(d)] <= shape;
+}
+
+std::string unproven_bounds(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
+                            const std::vector<int>& extent) {
   std::vector<std::string> conds;
-  for (int d = 0; d < g->rank(); ++d) conds.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
-  return fmt::format("{}", fmt::join(conds, " && "));
+  for (int d = 0; d < g->rank(); ++d)
+    if (!proven_inside(g, offsets, extent, d))
+      conds.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
+  return conds.empty() ? "true" : fmt::format("{}", fmt::join(conds, " && "));
 }
 
 std::string shared_index(const ir::SharedTensor& s) {
@@ -130,15 +142,16 @@ namespace {
 // debug mode each access is checked against its allocation first, reported as `what` at n's line.
 void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::RegisterTensor& tile,
                         const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, int vec,
-                        const std::function<void(const std::string&)>& scalar,
+                        const std::function<void(const std::string&, const std::string&)>& scalar,
                         const std::function<void(const std::string&, const std::string&)>& vector) {
   TESSEL_CHECK(vec >= 1, "global access of {} reached code generation without a vector width", tile->name);
   const int bytes = dtype_bytes(g->dtype);
+  const std::vector<int> extent = tile->layout.shape();
   const auto checked_scalar = [&] {
     if (e.debug)
       emit_access_check(e, n, what, g, in_bounds(e, g), fmt::format("&{}[{}]", e.expr(g->ptr), global_index(e, g)),
                         std::to_string(bytes), coordinates(g->rank()));
-    scalar("l");
+    scalar("l", unproven_bounds(e, g, offsets, extent));
   };
   if (vec == 1) {
     open_slot_loop(e, tile, offsets);
@@ -168,14 +181,22 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
     e.close(" else {");
     ++e.indent;
   }
+  // Each run's test leaves out what trace-time constants prove: dimensions inside the view, and
+  // the alignment when the tile's origin and strides are proven aligned (so is every run then),
+  // so that no loop-invariant test of a run is computed, hoisted and kept alive by the compiler.
   open_run_loop(e, tile, offsets, "lv", vec);
   const int last = g->rank() - 1;
   e.line(fmt::format("const int c{0}_base = c{0};", last));
   std::vector<std::string> inside;
-  for (int d = 0; d < last; ++d) inside.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
-  inside.push_back(fmt::format("c{0} >= 0 && c{0} + {1} <= {2}", last, vec, e.expr(g->shape[last])));
+  for (int d = 0; d < last; ++d)
+    if (!proven_inside(g, offsets, extent, d))
+      inside.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
+  if (!proven_inside(g, offsets, extent, last))
+    inside.push_back(fmt::format("c{0} >= 0 && c{0} + {1} <= {2}", last, vec, e.expr(g->shape[last])));
   e.line(fmt::format("{}* p = {} + ({});", c_type(g->dtype), e.expr(g->ptr), global_index(e, g)));
-  e.open(fmt::format("if ({} && (reinterpret_cast<uint64_t>(p) % {}) == 0)", fmt::join(inside, " && "), vec * bytes));
+  if (!unproven_alignment(e, g, offsets, vec * bytes, "tile").empty())
+    inside.push_back(fmt::format("(reinterpret_cast<uint64_t>(p) % {}) == 0", vec * bytes));
+  e.open(fmt::format("if ({})", inside.empty() ? "true" : fmt::format("{}", fmt::join(inside, " && "))));
   if (e.debug) emit_access_check(e, n, what, g, "", "p", std::to_string(vec * bytes), coordinates(g->rank()));
   vector("p", "lv");
   e.close(" else {");
@@ -205,8 +226,8 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
       to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
   emit_global_access(
       e, n, "load_global reads", n.out, n.src, n.offsets, n.vector,
-      [&](const std::string& l) {
-        e.line(fmt::format("{}[{}] = ({}) ? {}[{}] : {};", e.tile(n.out), l, in_bounds(e, n.src), e.expr(n.src->ptr),
+      [&](const std::string& l, const std::string& inside) {
+        e.line(fmt::format("{}[{}] = ({}) ? {}[{}] : {};", e.tile(n.out), l, inside, e.expr(n.src->ptr),
                            global_index(e, n.src), fill));
       },
       [&](const std::string& p, const std::string& lv) {
@@ -225,8 +246,8 @@ void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
   }
   emit_global_access(
       e, n, "store_global writes", n.src, n.dst, n.offsets, n.vector,
-      [&](const std::string& l) {
-        e.line(fmt::format("if ({}) {}[{}] = {}[{}];", in_bounds(e, n.dst), e.expr(n.dst->ptr), global_index(e, n.dst),
+      [&](const std::string& l, const std::string& inside) {
+        e.line(fmt::format("if ({}) {}[{}] = {}[{}];", inside, e.expr(n.dst->ptr), global_index(e, n.dst),
                            e.tile(n.src), l));
       },
       [&](const std::string& p, const std::string& lv) {
