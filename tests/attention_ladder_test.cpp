@@ -86,11 +86,22 @@ TEST(AttentionLadder, V4InPingPongMatchesTheHostReferenceUnderEveryOrder) {
       }
 }
 
+// Step 4 with three consumer warpgroups on 192 query rows (a candidate of its space, for head
+// dimension 64).
+struct V4ThreeWarpgroups : examples::attention::AttentionV4Overlapped<f16> {
+  V4ThreeWarpgroups() {
+    block_m = 192;
+    consumer_warpgroups = 3;
+  }
+  static Space space() { return Space{}; }
+};
+
 // Without a mask, step 4's persistent blocks deal the key blocks of the tiles after the last full
 // pass out as runs, and each tile's first run merges the others' partials. Six tiles of 4 key
 // blocks on 4 multiprocessors leave two tiles in halves; on 5 one tile in four runs of one block,
 // one range empty; five tiles of 5 key blocks on 3 multiprocessors give a range two runs, the
-// end of one tile and the start of the next. In ping-pong each consumer group has its own flags.
+// end of one tile and the start of the next. In ping-pong each consumer group has its own flags;
+// with three consumer warpgroups a tile has 192 rows.
 TEST(AttentionLadder, V4SplitTailMergesEveryRunsPartialUnderEveryOrder) {
   const struct {
     std::vector<int64_t> size;
@@ -98,10 +109,11 @@ TEST(AttentionLadder, V4SplitTailMergesEveryRunsPartialUnderEveryOrder) {
   } cases[] = {{{1, 2, 2, 300, 450, 64, 0}, 4}, {{1, 2, 2, 300, 450, 64, 0}, 5}, {{1, 5, 1, 100, 600, 128, 0}, 3}};
   const cli::KernelEntry& v4 = examples::find_example("attention_v4");
   const cli::KernelEntry ping_pong = examples::attention_example<V4PingPong<1, 128, 3, 0>, f16>("v4_ping_pong", "");
+  const cli::KernelEntry three = examples::attention_example<V4ThreeWarpgroups, f16>("v4_three_warpgroups", "");
   for (const auto& c : cases)
     for (sim::Options o : testing::every_order()) {
       o.multiprocessors = c.multiprocessors;
-      for (const cli::KernelEntry* e : {&v4, &ping_pong}) {
+      for (const cli::KernelEntry* e : {&v4, &ping_pong, &three}) {
         const cli::RunResult r = e->run(Device::simulator(), c.size, KernelOptions{.sim = o});
         EXPECT_TRUE(r.ok) << e->name << " on " << c.multiprocessors << " multiprocessors: " << r.summary;
       }
@@ -140,7 +152,7 @@ TEST(AttentionLadder, EveryCandidateOfStep4CompilesForTheH200) {
     const testing::Cli r =
         testing::tessel(std::string("space attention_v4 1 16 16 1024 1024 ") + head_dim + " 1 --gpu h200");
     EXPECT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("12 feasible of 12 candidates on H200"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("18 feasible of 18 candidates on H200"), std::string::npos) << r.output;
   }
 }
 

@@ -65,11 +65,17 @@ template <class T> struct AttentionV4Overlapped : Script {
   // The first candidate is the configuration above. Ping-pong is not tuned: on the H200 it measured
   // slower at head dimension 128 and no faster at 64 (docs/performance.md); a kernel built from a
   // script object asks for it. One block per tile is for causal tiles that the persistent walk
-  // leaves unbalanced (at 16k tokens, where a head's tiles are about as many as the blocks).
+  // leaves unbalanced (at 16k tokens, where a head's tiles are about as many as the blocks). Three
+  // consumer warpgroups on 192 query rows are for head dimension 64, where a key block's two mma
+  // are half as long as at 128 and the softmax between them weighs more (FlashAttention-3 takes
+  // 192-row tiles there too); at 128 their 160 registers a thread do not hold S, P and O.
   static Space space() {
     return (tune("persistent, split_tail", {&AttentionV4Overlapped::persistent, &AttentionV4Overlapped::split_tail},
                  {{1, 1}, {1, 0}, {0, 0}}) *
-            tune("block_n", &AttentionV4Overlapped::block_n, {128, 64}) *
+            tune("block_m, consumer_warpgroups, block_n",
+                 {&AttentionV4Overlapped::block_m, &AttentionV4Overlapped::consumer_warpgroups,
+                  &AttentionV4Overlapped::block_n},
+                 {{128, 2, 128}, {128, 2, 64}, {192, 3, 128}}) *
             tune("epilogue_tma", &AttentionV4Overlapped::epilogue_tma, {1, 0}));
   }
 
