@@ -87,11 +87,12 @@ TEST(AttentionLadder, V4InPingPongMatchesTheHostReferenceUnderEveryOrder) {
 }
 
 // Step 4 with three consumer warpgroups on 192 query rows (a candidate of its space, for head
-// dimension 64).
-struct V4ThreeWarpgroups : examples::attention::AttentionV4Overlapped<f16> {
+// dimension 64), and the same in ping-pong, the three taking turns.
+template <int PingPong> struct V4ThreeWarpgroups : examples::attention::AttentionV4Overlapped<f16> {
   V4ThreeWarpgroups() {
     block_m = 192;
     consumer_warpgroups = 3;
+    ping_pong = PingPong;
   }
   static Space space() { return Space{}; }
 };
@@ -100,20 +101,25 @@ struct V4ThreeWarpgroups : examples::attention::AttentionV4Overlapped<f16> {
 // pass out as runs, and each tile's first run merges the others' partials. Six tiles of 4 key
 // blocks on 4 multiprocessors leave two tiles in halves; on 5 one tile in four runs of one block,
 // one range empty; five tiles of 5 key blocks on 3 multiprocessors give a range two runs, the
-// end of one tile and the start of the next. In ping-pong each consumer group has its own flags;
-// with three consumer warpgroups a tile has 192 rows.
+// end of one tile and the start of the next; with 192-row tiles, the fourth splits one tile of 4
+// key blocks over 5 multiprocessors. In ping-pong each consumer group has its own flags.
 TEST(AttentionLadder, V4SplitTailMergesEveryRunsPartialUnderEveryOrder) {
   const struct {
     std::vector<int64_t> size;
     int multiprocessors;
-  } cases[] = {{{1, 2, 2, 300, 450, 64, 0}, 4}, {{1, 2, 2, 300, 450, 64, 0}, 5}, {{1, 5, 1, 100, 600, 128, 0}, 3}};
+  } cases[] = {{{1, 2, 2, 300, 450, 64, 0}, 4},
+               {{1, 2, 2, 300, 450, 64, 0}, 5},
+               {{1, 5, 1, 100, 600, 128, 0}, 3},
+               {{1, 2, 2, 450, 450, 64, 0}, 5}};
   const cli::KernelEntry& v4 = examples::find_example("attention_v4");
   const cli::KernelEntry ping_pong = examples::attention_example<V4PingPong<1, 128, 3, 0>, f16>("v4_ping_pong", "");
-  const cli::KernelEntry three = examples::attention_example<V4ThreeWarpgroups, f16>("v4_three_warpgroups", "");
+  const cli::KernelEntry three = examples::attention_example<V4ThreeWarpgroups<0>, f16>("v4_three_warpgroups", "");
+  const cli::KernelEntry three_in_turn =
+      examples::attention_example<V4ThreeWarpgroups<1>, f16>("v4_three_warpgroups_ping_pong", "");
   for (const auto& c : cases)
     for (sim::Options o : testing::every_order()) {
       o.multiprocessors = c.multiprocessors;
-      for (const cli::KernelEntry* e : {&v4, &ping_pong, &three}) {
+      for (const cli::KernelEntry* e : {&v4, &ping_pong, &three, &three_in_turn}) {
         const cli::RunResult r = e->run(Device::simulator(), c.size, KernelOptions{.sim = o});
         EXPECT_TRUE(r.ok) << e->name << " on " << c.multiprocessors << " multiprocessors: " << r.summary;
       }
@@ -145,12 +151,13 @@ TEST(AttentionLadder, CheckPassesForEveryStep) {
   }
 }
 
-// NVRTC compiles every candidate of step 4's space for the H200 (no GPU needed): the score tile of
-// the loop body, out of scope after the loop, must not be named by the last wait's fences.
+// NVRTC compiles every candidate of step 4's space for the H200 (no GPU needed), with a mask and
+// without (the split tail's partials and flags): the score tile of the loop body, out of scope
+// after the loop, must not be named by the last wait's fences.
 TEST(AttentionLadder, EveryCandidateOfStep4CompilesForTheH200) {
-  for (const char* head_dim : {"64", "128"}) {
+  for (const char* dim_and_mask : {"64 1", "128 1", "128 0"}) {
     const testing::Cli r =
-        testing::tessel(std::string("space attention_v4 1 16 16 1024 1024 ") + head_dim + " 1 --gpu h200");
+        testing::tessel(std::string("space attention_v4 1 16 16 1024 1024 ") + dim_and_mask + " --gpu h200");
     EXPECT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("18 feasible of 18 candidates on H200"), std::string::npos) << r.output;
   }

@@ -11,8 +11,8 @@ namespace tessel::examples::attention {
 
 // Attention step 4: step 3 with the softmax of one key block overlapped with the tensor cores'
 // work on its neighbours, K and V in rings of their own, masks only where a block needs one,
-// persistent blocks, O stored through shared memory by TMA, the two consumer warpgroups in
-// ping-pong or not, and a tuned space.
+// persistent blocks, O stored through shared memory by TMA, the consumer warpgroups in ping-pong
+// or not, and a tuned space.
 //
 // Each consumer iteration issues S_j = Q K_jᵀ and then O += P_{j-1} V_{j-1} as two wgmma groups,
 // waits for the first only, frees K_j's slot, and computes block j's softmax while the second
@@ -21,11 +21,11 @@ namespace tessel::examples::attention {
 // three of each do without it) keep the tensor cores fed (docs/performance.md). O is rescaled for block j's row maxima
 // in the next iteration, between the two groups' issues, so that the rescale runs beside S_{j+1}'s mma. So the exp2,
 // the row reductions and the rescale, which the tensor cores would otherwise wait for, run beside them. With ping_pong,
-// each consumer warpgroup is a thread group of its own with its 64 query rows, and the two take turns at the tensor
-// cores (FA3's ping-pong): a warpgroup waits for its turn, issues its wgmma, and hands the turn over, so that one's
-// softmax runs while the other's mma do. The turns are two mbarriers of 128 arrivals, one per warpgroup; the first
-// warpgroup's first wait passes (it waits with the producer's initial phase). Key blocks past the block's last query
-// row are skipped (causal), and the key and causal masks are built only for the blocks that cross seq_k or the
+// each consumer warpgroup is a thread group of its own with its 64 query rows, and they take turns in order at the
+// tensor cores (FA3's ping-pong): a warpgroup waits for its turn, issues its wgmma, and hands the turn to the next, so
+// that one's softmax runs while another's mma do. The turns are mbarriers of 128 arrivals, one per warpgroup; the
+// first warpgroup's first wait passes (it waits with the producer's initial phase). Key blocks past the block's last
+// query row are skipped (causal), and the key and causal masks are built only for the blocks that cross seq_k or the
 // diagonal. P V runs in 64-key steps, V's slot being [block_n / 64, head_dim / 64, 64, 64] boxes: each step's V is
 // MN-major in 64-wide column blocks.
 //
@@ -102,7 +102,7 @@ template <class T> struct AttentionV4Overlapped : Script {
     auto gq = global_view(q, {batch * heads * seq_q, head_dim});
     auto gk = global_view(k, {batch * kv_heads * seq_k, head_dim});
     auto gv = global_view(v, {batch * kv_heads * seq_k, head_dim});
-    // Q by consumer thread group: two of 64 rows in ping-pong, else one of block_m.
+    // Q by consumer thread group: one of 64 rows per warpgroup in ping-pong, else one of block_m.
     const int groups = ping_pong ? consumer_warpgroups : 1, group_rows = block_m / groups;
     auto sq = shared_tensor<T>({groups, chunks, group_rows, 64});
     const int k_slots = stages(k_stages, head_dim), v_slots = stages(v_stages, head_dim);
@@ -127,7 +127,8 @@ template <class T> struct AttentionV4Overlapped : Script {
         phase ^= slot == 0;
       }
     };
-    auto turn = mbarrier.alloc(std::vector<int>(2, 128));
+    auto turn = mbarrier.alloc(std::vector<int>(groups, 128));
+    Int32 key_blocks = cdiv(seq_k, block_n);  // of a tile without a mask
     // Tile `tile`'s head (bh), its K/V head, its first query row and its key blocks.
     struct Tile {
       Int32 bh, kv_bh, row0, key_blocks;
@@ -137,9 +138,9 @@ template <class T> struct AttentionV4Overlapped : Script {
       Int32 m_block = tile % m_blocks;
       if (causal) m_block = m_blocks - 1 - m_block;
       Int32 row0 = m_block * block_m;
-      Int32 key_blocks = cdiv(seq_k, block_n);
-      if (causal) key_blocks = min(key_blocks, cdiv(row0 + block_m, block_n));
-      return Tile{bh, (bh / heads) * kv_heads + (bh % heads) / (heads / kv_heads), row0, key_blocks};
+      Int32 blocks = key_blocks;
+      if (causal) blocks = min(key_blocks, cdiv(row0 + block_m, block_n));
+      return Tile{bh, (bh / heads) * kv_heads + (bh % heads) / (heads / kv_heads), row0, blocks};
     };
 
     // A run of one tile's key blocks [first, end) that this block computes.
@@ -150,25 +151,25 @@ template <class T> struct AttentionV4Overlapped : Script {
     // and with a causal mask every other pass runs the other way, so that the blocks that take a
     // pass's longest tiles take the next pass's shortest. With split_tail, the tiles after the last
     // full pass are dealt out as runs of key blocks: range r (of block gridDim.x - 1 - r) takes
-    // their units [tail_start(r), tail_start(r + 1)), one or two runs (steps full_passes and
-    // full_passes + 1).
+    // their units [tail_start(r), tail_start(r + 1)), one or two runs (steps tile_passes and
+    // tile_passes + 1).
     const bool split = persistent && split_tail && !causal;
-    Int32 key_blocks = cdiv(seq_k, block_n);  // of every tile without a mask
-    Int32 full_passes = split ? Expr<int>(tiles / gridDim.x) : cdiv(tiles, gridDim.x);
-    Int32 tail_units = (tiles - full_passes * gridDim.x) * key_blocks;
+    // The passes that take tiles whole: every pass without the split.
+    Int32 tile_passes = split ? Expr<int>(tiles / gridDim.x) : cdiv(tiles, gridDim.x);
+    Int32 tail_units = (tiles - tile_passes * gridDim.x) * key_blocks;
     Int32 my_range = gridDim.x - 1 - blockIdx.x;
     auto tail_start = [&](const Expr<int>& range) { return range * tail_units / gridDim.x; };
     auto for_each_segment = [&](auto body) {
-      for (Int32 step : range(0, full_passes + (split ? 2 : 0))) {
+      for (Int32 step : range(0, tile_passes + (split ? 2 : 0))) {
         Int32 tile = step * gridDim.x + blockIdx.x;
         if (causal) tile = tile + step % 2 * (gridDim.x - 1 - 2 * blockIdx.x);
         Int32 first = 0, end = tile_at(tile).key_blocks;
         if (split) {
           Int32 start =
-              select(step == full_passes, tail_start(my_range), (tail_start(my_range) / key_blocks + 1) * key_blocks);
+              select(step == tile_passes, tail_start(my_range), (tail_start(my_range) / key_blocks + 1) * key_blocks);
           Int32 stop = min(tail_start(my_range + 1), (start / key_blocks + 1) * key_blocks);
-          Expr<bool> in_tail = step >= full_passes;
-          tile = select(in_tail, full_passes * gridDim.x + start / key_blocks, tile);
+          Expr<bool> in_tail = step >= tile_passes;
+          tile = select(in_tail, tile_passes * gridDim.x + start / key_blocks, tile);
           first = select(in_tail, start % key_blocks, 0);
           end = select(in_tail, first + stop - start, end);
         }
@@ -228,7 +229,7 @@ template <class T> struct AttentionV4Overlapped : Script {
         turn_phase ^= 1u;
       };
       auto pass_turn = [&] {
-        if (ping_pong) mbarrier.arrive(turn[1 - g]);
+        if (ping_pong) mbarrier.arrive(turn[(g + 1) % groups]);
       };
       Float32 scale_log2 = scale * 1.4426950408889634f;
       // The next block S reads K of, and the next block P V reads V of.
@@ -345,7 +346,7 @@ template <class T> struct AttentionV4Overlapped : Script {
         // The tile's first run takes in the partials of the ranges after its own that start inside
         // the tile (an empty range stores none), as one more online-softmax step each.
         auto merge_partials = [&] {
-          Int32 tile_end = (run.tile - full_passes * gridDim.x + 1) * key_blocks;
+          Int32 tile_end = (run.tile - tile_passes * gridDim.x + 1) * key_blocks;
           Int32 other = my_range + 1;
           while_([&] { return other < gridDim.x && tail_start(other) < tile_end; },
                  [&] {

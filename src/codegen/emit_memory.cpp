@@ -104,8 +104,10 @@ std::string global_index(Emitter& e, const ir::GlobalTensor& g) {
   return fmt::format("{}", fmt::join(terms, " + "));
 }
 
-std::string in_bounds(Emitter& e, const ir::GlobalTensor& g) { return unproven_bounds(e, g, {}, {}); }
+namespace {
 
+// Whether dimension d of a tile of `extent` elements at `offsets` lies inside `g` by trace-time
+// constants (the offset and the view's extent): its coordinates then need no test.
 bool proven_inside(const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, const std::vector<int>& extent,
                    int d) {
   int64_t offset = 0, shape = 0;
@@ -113,6 +115,7 @@ bool proven_inside(const ir::GlobalTensor& g, const std::vector<ir::Expr>& offse
          ir::as_const_int(g->shape[d], &shape) && offset >= 0 && offset + extent[size_t(d)] <= shape;
 }
 
+// in_bounds without the tests of the dimensions proven_inside.
 std::string unproven_bounds(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
                             const std::vector<int>& extent) {
   std::vector<std::string> conds;
@@ -121,6 +124,10 @@ std::string unproven_bounds(Emitter& e, const ir::GlobalTensor& g, const std::ve
       conds.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
   return conds.empty() ? "true" : fmt::format("{}", fmt::join(conds, " && "));
 }
+
+}  // namespace
+
+std::string in_bounds(Emitter& e, const ir::GlobalTensor& g) { return unproven_bounds(e, g, {}, {}); }
 
 std::string shared_index(const ir::SharedTensor& s) {
   std::vector<std::string> terms;
@@ -147,6 +154,7 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   TESSEL_CHECK(vec >= 1, "global access of {} reached code generation without a vector width", tile->name);
   const int bytes = dtype_bytes(g->dtype);
   const std::vector<int> extent = tile->layout.shape();
+  const bool runs_aligned = unproven_alignment(e, g, offsets, vec * bytes, "tile").empty();
   const auto checked_scalar = [&] {
     if (e.debug)
       emit_access_check(e, n, what, g, in_bounds(e, g), fmt::format("&{}[{}]", e.expr(g->ptr), global_index(e, g)),
@@ -194,8 +202,7 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   if (!proven_inside(g, offsets, extent, last))
     inside.push_back(fmt::format("c{0} >= 0 && c{0} + {1} <= {2}", last, vec, e.expr(g->shape[last])));
   e.line(fmt::format("{}* p = {} + ({});", c_type(g->dtype), e.expr(g->ptr), global_index(e, g)));
-  if (!unproven_alignment(e, g, offsets, vec * bytes, "tile").empty())
-    inside.push_back(fmt::format("(reinterpret_cast<uint64_t>(p) % {}) == 0", vec * bytes));
+  if (!runs_aligned) inside.push_back(fmt::format("(reinterpret_cast<uint64_t>(p) % {}) == 0", vec * bytes));
   e.open(fmt::format("if ({})", inside.empty() ? "true" : fmt::format("{}", fmt::join(inside, " && "))));
   if (e.debug) emit_access_check(e, n, what, g, "", "p", std::to_string(vec * bytes), coordinates(g->rank()));
   vector("p", "lv");

@@ -181,13 +181,6 @@ void open_run_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector
 // The element index in `g`, and whether the element is inside it, of coordinates c0, c1, ...
 std::string global_index(Emitter& e, const ir::GlobalTensor& g);
 std::string in_bounds(Emitter& e, const ir::GlobalTensor& g);
-// Whether dimension d of a tile of `extent` elements at `offsets` lies inside `g` by trace-time
-// constants (offset and the view's extent): its coordinates then need no test.
-bool proven_inside(const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, const std::vector<int>& extent,
-                   int d);
-// in_bounds without the tests of the dimensions proven_inside.
-std::string unproven_bounds(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
-                            const std::vector<int>& extent);
 std::string barrier_address(Emitter& e, const ir::MbarrierRef& b);
 
 std::string c_type(DType t);
