@@ -37,7 +37,12 @@ def main():
     examples = tessel.examples()
     timed = FlushedTimer()
     steps = args.steps.split(",")
-    columns = steps + [f"{step}[{c}]" for step in steps for c in args.configuration]
+    configurations = [""] + args.configuration
+
+    def column(step, configuration):
+        return f"{step}[{configuration}]" if configuration else step
+
+    columns = [column(step, c) for step in steps for c in configurations]
     print(f"# {torch.cuda.get_device_name()}, {args.dtype}, TFLOPS (median of {args.rounds} rounds, L2 flushed)")
     print("seq    d  causal " + " ".join(f"{name:>14s}" for name in ["cudnn", "flash"] + columns)
           + "  ratio to the faster backend")
@@ -56,11 +61,10 @@ def main():
                             torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
                     methods[name] = run
                 for step in steps:
-                    for configuration in [""] + args.configuration:
+                    for configuration in configurations:
                         kernel = examples.kernel(step + suffix, configuration=configuration)
-                        name = step if not configuration else f"{step}[{configuration}]"
-                        methods[name] = lambda kernel=kernel: kernel(batch, heads, heads, seq, seq, d, causal, scale,
-                                                                     q, k, v, o, lse)
+                        methods[column(step, configuration)] = lambda kernel=kernel: kernel(
+                            batch, heads, heads, seq, seq, d, causal, scale, q, k, v, o, lse)
                 times = {name: [] for name in methods}
                 for run in methods.values():  # warm-up: compiles, tunes
                     run()

@@ -117,8 +117,7 @@ const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
     {"weight_only_gemm_wgmma_i4",
      {9, 4096, 14336},
      "block_m=16, split_k=4, consumer_warpgroups=3, row_blocks=2, overlap=0, epilogue_tma=0, promote=1, "
-     "interleave_k=1, "
-     "k_slices=2, swizzle_size=8",
+     "interleave_k=1, k_slices=2, swizzle_size=8",
      "interleaved3"},
     {"weight_only_gemm_wgmma_i8",
      {9, 4096, 14336},
