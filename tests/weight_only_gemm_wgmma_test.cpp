@@ -90,9 +90,11 @@ TEST(WeightOnlyGemmWgmma, PersistentBlocksUnderEveryOrder) {
 
 // Decode sizes: 16 rows of X as the wgmma's N, with k = 384 (3 k-tiles) split 4 ways (1, 1, 1 and
 // none) and 2 ways (2 and 1); with each warpgroup dequantizing the next k-tile during its mma, over
-// two and four consumer warpgroups.
+// two and four consumer warpgroups. 64 rows in tiles of 64 with k = 640 split 4 ways (2, 2, 1 and
+// none), the products scaled.
 TEST(WeightOnlyGemmWgmma, SplitKUnderEveryOrder) {
   for (const KernelOptions& o : every_order_options()) {
+    expect_wgmma_gemm<WgmmaConfig<i4, 64, 4, 2, 0, 0, 1>, i4>(70, 136, 640, o);
     expect_wgmma_gemm<WgmmaConfig<i4, 16, 4>, i4>(5, 200, 384, o);
     expect_wgmma_gemm<WgmmaConfig<i3, 16, 2>, i3>(17, 264, 384, o);
     expect_wgmma_gemm<WgmmaConfig<i4, 16, 4, 2, 1>, i4>(5, 200, 384, o);
