@@ -32,10 +32,11 @@ TEST(MnMajor, TheInstructionsCarryTheTransposeBitsAndBlockOffsets) {
   const std::string wgmma = Kernel<WgmmaMnMajorOperands<f16, 128, 64, false>>(Device::simulator(), {"sm_90a"})
                                 .cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
   // imm-trans-a 1 after A's descriptor, then B's, whose leading offset steps from block to block
-  // (64 k-rows of 128 bytes, 8192 bytes: 0x200 in 16-byte units at bit 16), and imm-trans-b 1.
+  // (64 k-rows of 128 bytes, 8192 bytes: 0x200 in 16-byte units at bit 16), and imm-trans-b 1; the
+  // second k-step starts 16 k-rows further, 2048 bytes: 128 units added to the start.
   EXPECT_NE(wgmma.find("1, 1, 1, %65, %67;"), std::string::npos) << wgmma;
-  EXPECT_NE(wgmma.find("\"n\"(1), \"l\"((0x4000004002000000ull"), std::string::npos) << wgmma;
-  EXPECT_NE(wgmma.find(">> 4)))), \"n\"(1) : \"memory\");"), std::string::npos) << wgmma;
+  EXPECT_NE(wgmma.find("\"n\"(1), \"l\"((uint64_t(0x40000040u) << 32 | (0x2000000u + "), std::string::npos) << wgmma;
+  EXPECT_NE(wgmma.find(">> 4) + 128u))), \"n\"(1) : \"memory\");"), std::string::npos) << wgmma;
   const std::string tcgen05 = Kernel<Tcgen05MnMajorOperands<f16, 128, 64, true>>(Device::simulator(), {"sm_100a"})
                                   .cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
   // The instruction descriptor: f32 D, f16 A and B, A and B MN-major (bits 15, 16), N 128, M 128.

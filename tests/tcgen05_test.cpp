@@ -152,7 +152,7 @@ TEST(Tcgen05Codegen, EmitsTheAllocationHandshakeDescriptorsAndWarpQuadrants) {
     CHECK: // tcgen05.mma.kind::f16 m128n64k16 x 2, issued by one thread of the warp
     CHECK: asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
     CHECK-NEXT: tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, tessel_d_%=;"
-    CHECK-SAME: "l"((0x8000402000010000ull | uint64_t((tessel_smem_base >> 4) + ((0 + (0) * 2) >> 4)))
+    CHECK-SAME: "l"((uint64_t(0x80004020u) << 32 | (0x10000u + (tessel_smem_base >> 4) + (uint32_t(0 + (0) * 2) >> 4))))
     CHECK-SAME: "r"(0x8100010u), "r"(uint32_t((i != 0)))
     CHECK-NEXT: tcgen05.mma.cta_group::1.kind::f16
     CHECK-SAME: (16) * 2)

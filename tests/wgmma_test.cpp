@@ -398,10 +398,10 @@ TEST(WgmmaCodegen, EmitsDescriptorsAndTheInstructionsOfEachWarpgroup) {
     CHECK: extern __shared__ __align__(1024) unsigned char tessel_smem[];
     CHECK: asm volatile("wgmma.fence.sync.aligned;" ::: "memory");  // wgmma.fence, by each warpgroup
     CHECK: // wgmma.mma SS m64n64k16 x 4, by each of 1 warpgroups
-    CHECK: const int warpgroup = int(threadIdx.x) / 128;
+    CHECK: const int warpgroup = 0;
     CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1,
     CHECK-SAME: %31}, %32, %33, 1, 1, 1, 0, 0;
-    CHECK-SAME: "l"((0x4000004000010000ull | uint64_t((tessel_smem_base >> 4) + ((0 + (
+    CHECK-SAME: "l"((uint64_t(0x40000040u) << 32 | (0x10000u + (tessel_smem_base >> 4) + (uint32_t(0 + (
     CHECK: asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     CHECK: asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(0) : "memory");
     CHECK: asm volatile("// wgmma operand %0" : "+f"(

@@ -100,12 +100,6 @@ bool reserved(const std::string& n) {
   return false;
 }
 
-// Thread groups of whole warps branch on the warp index read from lane 0 with __shfl_sync, which
-// the compiler knows is the same on every lane (CUTLASS's canonical_warp_idx_sync), so the branch
-// is warp-uniform and warp-collective instructions inside it (wgmma, setmaxnreg, elect.sync) are
-// legal. Partial warps test the thread index.
-constexpr const char* kWarpIndex = "tessel_warp";
-
 bool has_whole_warp_group(const ir::Stmt& body) {
   bool found = false;
   ir::walk(body, [&](const ir::StmtNode& s) {
@@ -116,14 +110,10 @@ bool has_whole_warp_group(const ir::Stmt& body) {
   return found;
 }
 
-// setmaxnreg moves registers between warpgroups within the block's allocation, so ptxas must fix
-// the registers per thread at kernel entry: with a minimum of one block per multiprocessor in
-// __launch_bounds__ it gives every thread its share of the register file (168 for 384 threads,
-// PTX ISA 9.7.19.5) and honours setmaxnreg; with the thread count alone it picks a count of its
-// own and ignores setmaxnreg (ptxas C7508, "unable to determine register count at entry").
-bool uses_setmaxnreg(const ir::Stmt& body) {
+// Whether `body` holds a statement of `kind`.
+bool contains(const ir::Stmt& body, ir::NodeKind kind) {
   bool found = false;
-  ir::walk(body, [&](const ir::StmtNode& s) { found = found || s.kind == ir::NodeKind::SetMaxNReg; });
+  ir::walk(body, [&](const ir::StmtNode& s) { found = found || s.kind == kind; });
   return found;
 }
 
@@ -343,11 +333,17 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& 
   e.line(fmt::format("#include \"{}\"", kDeviceHeaderName));
   if (e.debug) e.line(fmt::format("#include \"{}\"", kDebugHeaderName));
   e.line("");
-  const std::string bounds = uses_setmaxnreg(k.body) ? fmt::format("{}, 1", k.threads()) : std::to_string(k.threads());
+  // setmaxnreg moves registers between warpgroups within the block's allocation, so ptxas must fix
+  // the registers per thread at kernel entry: with a minimum of one block per multiprocessor in
+  // __launch_bounds__ it gives every thread its share of the register file (168 for 384 threads,
+  // PTX ISA 9.7.19.5) and honours setmaxnreg; with the thread count alone it picks a count of its
+  // own and ignores setmaxnreg (ptxas C7508, "unable to determine register count at entry").
+  const std::string bounds =
+      contains(k.body, ir::NodeKind::SetMaxNReg) ? fmt::format("{}, 1", k.threads()) : std::to_string(k.threads());
   e.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({})", bounds, m.kernel_name,
                      fmt::join(params, ", ")));
   if (k.shared_bytes > 0) e.line("extern __shared__ __align__(1024) unsigned char tessel_smem[];");
-  if (has_whole_warp_group(k.body))
+  if (has_whole_warp_group(k.body) || contains(k.body, ir::NodeKind::WgmmaMma))
     e.line(
         fmt::format("const int {} = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);  // warp-uniform", kWarpIndex));
   if (e.debug) emit_debug_entry(e, k);

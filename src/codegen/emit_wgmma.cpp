@@ -41,7 +41,9 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
     e.wgmma_accumulators.push_back(n.acc);
   e.open("");
   e.line("const uint32_t tessel_smem_base = uint32_t(__cvta_generic_to_shared(tessel_smem));");
-  e.line(fmt::format("const int warpgroup = {} / 128;", e.thread_in_group()));
+  // From the warp-uniform warp index, so that the descriptors built from it stay in uniform registers.
+  e.line(warpgroups == 1 ? "const int warpgroup = 0;"
+                         : fmt::format("const int warpgroup = ({} - {}) / 4;", kWarpIndex, e.group().begin / 32));
   const PtxModifiers types = wgmma_modifiers(nn, n.a_type(), n.operand_type());
   const bool transposable = !is_wgmma_fp8(n.operand_type());
   const std::string acc = e.tile(n.acc);

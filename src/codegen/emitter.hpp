@@ -15,6 +15,13 @@
 
 namespace tessel::codegen {
 
+// The warp index read from lane 0 with __shfl_sync, which the compiler knows is the same on every
+// lane (CUTLASS's canonical_warp_idx_sync): thread groups of whole warps branch on it, so the branch
+// is warp-uniform and warp-collective instructions inside it (wgmma, setmaxnreg, elect.sync) are
+// legal (partial warps test the thread index), and wgmma's descriptors built from it stay in
+// uniform registers. Kernels with such groups or with wgmma define it at entry.
+inline constexpr const char* kWarpIndex = "tessel_warp";
+
 class Emitter : public ir::Visitor {
  public:
   Emitter(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& options)

@@ -7,21 +7,38 @@ namespace tessel::codegen {
 
 std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaOperand& o, uint64_t constant_bits,
                            const std::string& row, int k) {
-  std::string element;
-  if (!o.mn_major)
-    element = fmt::format("({}) * {} + {}", row, o.row_stride, k);
-  else if (o.block_stride)
-    element = fmt::format("({}) / {} * {} + {}", row, o.block, o.block_stride, int64_t(k) * o.row_stride);
-  else
-    element = std::to_string(int64_t(k) * o.row_stride);  // one block: every instruction starts at row 0
+  // The operand's start in elements: a part that varies at run time (the tile's offset and the row)
+  // and the instruction's own, known here (its column k).
+  std::string varying;
+  int64_t known = 0;
+  if (!o.mn_major) {
+    varying = fmt::format("({}) * {}", row, o.row_stride);
+    known = k;
+  } else if (o.block_stride) {
+    varying = fmt::format("({}) / {} * {}", row, o.block, o.block_stride);
+    known = int64_t(k) * o.row_stride;
+  } else {
+    varying = "0";  // one block: every instruction starts at row 0
+    known = int64_t(k) * o.row_stride;
+  }
+  if (t->offset) varying = e.expr(t->offset) + " + " + varying;
   // Elements to bytes: packed elements (fp4 pairs) come in whole bytes at every instruction's start.
   const int bits = t->slot_bits();
   const std::string bytes = bits % 8 == 0 ? std::to_string(bits / 8) : fmt::format("{} / 8", bits);
-  // The start address in 16-byte units: the base shifted once, plus the operand's offset (a multiple of
-  // 16 bytes) in int arithmetic, which the compiler folds into one add per instruction. Shared
-  // addresses are below 2^18, so the field's 14 bits hold every start.
-  return fmt::format("(0x{:x}ull | uint64_t((tessel_smem_base >> 4) + (({} + ({}{}) * {}) >> 4)))", constant_bits,
-                     e.shared_offsets.at(t->allocation()), t->offset ? e.expr(t->offset) + " + " : "", element, bytes);
+  // The start address in 16-byte units, in unsigned 32-bit arithmetic: the low word of the constant
+  // bits (whose address field is zero) plus the varying start, the same expression for every
+  // instruction of one operand, which the compiler computes once, plus the instruction's own
+  // offset, one add each. Shared addresses are below 2^18, so the field's 14 bits hold every start
+  // and no sum carries out of it. An offset that is not whole 16-byte units stays in the varying part.
+  if (known * bits % 128 != 0) {
+    varying = fmt::format("{} + {}", varying, known);
+    known = 0;
+  }
+  const int64_t units = known * bits / 128;
+  return fmt::format(
+      "(uint64_t(0x{:x}u) << 32 | (0x{:x}u + (tessel_smem_base >> 4) + (uint32_t({} + ({}) * {}) >> 4){}))",
+      constant_bits >> 32, constant_bits & 0xffff'ffffu, e.shared_offsets.at(t->allocation()), varying, bytes,
+      units ? fmt::format(" + {}u", units) : "");
 }
 
 }  // namespace tessel::codegen
