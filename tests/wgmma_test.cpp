@@ -408,8 +408,12 @@ TEST(WgmmaCodegen, EmitsDescriptorsAndTheInstructionsOfEachWarpgroup) {
   )")) << src;
   Kernel<RegisterTile> rs(Device::simulator(), KernelOptions{"sm_90a"});
   const std::string rs_src = rs.cuda_source((bf16*)nullptr, (bf16*)nullptr, (float*)nullptr);
+  // Two warpgroups take their rows' offset from the warp index read at entry, which the compiler knows
+  // is warp-uniform, so that their descriptors stay in uniform registers.
   EXPECT_TRUE(file_check(rs_src, R"(
+    CHECK: const int tessel_warp = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);
     CHECK: // wgmma.mma RS m64n32k16 x 2, by each of 2 warpgroups
+    CHECK: const int warpgroup = (tessel_warp - 0) / 4;
     CHECK: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0,
     CHECK-SAME: %15}, {%16, %17, %18, %19}, %20, 1, 1, 1, 0;
   )")) << rs_src;

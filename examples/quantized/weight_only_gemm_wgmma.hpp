@@ -67,8 +67,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
 
   // Many rows take tiles of 256 or 128 rows of X, their output stored by each thread or through
-  // shared memory by TMA; 64 rows, tiles of 64, whole or split over 2 or 4 items of k (a few columns of W,
-  // 4096 say, make 32 tiles of 128 for 132 multiprocessors); decode sizes, 16 rows (or 8, which halves the
+  // shared memory by TMA; 64 rows, tiles of 64, whole or split over 2 or 4 items of k (4096 columns
+  // of W make 32 tiles of 128 for 132 multiprocessors); decode sizes, 16 rows (or 8, which halves the
   // wgmma's N and X's stage for up to 8 rows), whole or split over 2 to 8 items of k, with two
   // consumer warpgroups of one or two 64-row blocks or four of one, each dequantizing its next
   // k-tile during its mma or not, or two to four on the same rows taking the k-tiles in turn, and
