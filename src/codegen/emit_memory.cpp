@@ -115,19 +115,27 @@ bool proven_inside(const ir::GlobalTensor& g, const std::vector<ir::Expr>& offse
          ir::as_const_int(g->shape[d], &shape) && offset >= 0 && offset + extent[size_t(d)] <= shape;
 }
 
-// in_bounds without the tests of the dimensions proven_inside.
-std::string unproven_bounds(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
-                            const std::vector<int>& extent) {
+// The bounds tests of coordinates c0, c1, ... that trace-time constants leave open: none for a
+// dimension proven_inside; in the last dimension, a run of `run` elements must fit whole.
+std::vector<std::string> unproven_bounds(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
+                                         const std::vector<int>& extent, int run = 1) {
   std::vector<std::string> conds;
+  const int last = g->rank() - 1;
   for (int d = 0; d < g->rank(); ++d)
     if (!proven_inside(g, offsets, extent, d))
-      conds.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
+      conds.push_back(d == last && run > 1 ? fmt::format("c{0} >= 0 && c{0} + {1} <= {2}", d, run, e.expr(g->shape[d]))
+                                           : fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
+  return conds;
+}
+
+// The conjunction of `conds`, "true" for none.
+std::string all_of(const std::vector<std::string>& conds) {
   return conds.empty() ? "true" : fmt::format("{}", fmt::join(conds, " && "));
 }
 
 }  // namespace
 
-std::string in_bounds(Emitter& e, const ir::GlobalTensor& g) { return unproven_bounds(e, g, {}, {}); }
+std::string in_bounds(Emitter& e, const ir::GlobalTensor& g) { return all_of(unproven_bounds(e, g, {}, {})); }
 
 std::string shared_index(const ir::SharedTensor& s) {
   std::vector<std::string> terms;
@@ -159,7 +167,7 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
     if (e.debug)
       emit_access_check(e, n, what, g, in_bounds(e, g), fmt::format("&{}[{}]", e.expr(g->ptr), global_index(e, g)),
                         std::to_string(bytes), coordinates(g->rank()));
-    scalar("l", unproven_bounds(e, g, offsets, extent));
+    scalar("l", all_of(unproven_bounds(e, g, offsets, extent)));
   };
   if (vec == 1) {
     open_slot_loop(e, tile, offsets);
@@ -195,15 +203,10 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   open_run_loop(e, tile, offsets, "lv", vec);
   const int last = g->rank() - 1;
   e.line(fmt::format("const int c{0}_base = c{0};", last));
-  std::vector<std::string> inside;
-  for (int d = 0; d < last; ++d)
-    if (!proven_inside(g, offsets, extent, d))
-      inside.push_back(fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
-  if (!proven_inside(g, offsets, extent, last))
-    inside.push_back(fmt::format("c{0} >= 0 && c{0} + {1} <= {2}", last, vec, e.expr(g->shape[last])));
+  std::vector<std::string> inside = unproven_bounds(e, g, offsets, extent, vec);
   e.line(fmt::format("{}* p = {} + ({});", c_type(g->dtype), e.expr(g->ptr), global_index(e, g)));
   if (!runs_aligned) inside.push_back(fmt::format("(reinterpret_cast<uint64_t>(p) % {}) == 0", vec * bytes));
-  e.open(fmt::format("if ({})", inside.empty() ? "true" : fmt::format("{}", fmt::join(inside, " && "))));
+  e.open(fmt::format("if ({})", all_of(inside)));
   if (e.debug) emit_access_check(e, n, what, g, "", "p", std::to_string(vec * bytes), coordinates(g->rank()));
   vector("p", "lv");
   e.close(" else {");
