@@ -210,6 +210,39 @@ TEST(Tuner, FinalistsWithinTwoPercentOfTheFastestRunTwentyRoundsMore) {
   EXPECT_DOUBLE_EQ(r.outcomes[0].median_ms, 1.0);
 }
 
+TEST(Tuner, AFinalistThatFailsWhenTimedAgainIsOutAndNamed) {
+  // 0 is the fastest at first and fails on its third run in the final rounds: it is out, with the
+  // error, and 1 wins; 2 fails on its first final run, and 3 is not a finalist.
+  const double first[] = {1.0, 1.05, 1.06, 1.5};
+  std::array<int, 4> runs{};
+  tuning::TuningSteps steps;
+  steps.build = [](int) { return tuning::BuiltCandidate{}; };
+  steps.time = [&](int i) { return first[i]; };
+  steps.time_once = [&](int i) -> double {
+    const int run = runs[size_t(i)]++;
+    if ((i == 0 && run == 2) || i == 2) throw Error(fmt::format("launch {} of candidate {} failed", run, i));
+    return first[i];
+  };
+  const tuning::TuneResult r = tuning::tune("k", names(4), steps, quiet(), log_dir());
+  EXPECT_EQ(r.winner, 1);
+  EXPECT_EQ(runs, (std::array<int, 4>{3, 10, 1, 0}));
+  EXPECT_EQ(r.outcomes[0].status, CandidateOutcome::Status::Failed);
+  EXPECT_EQ(r.outcomes[0].message, "failed when timed again: launch 2 of candidate 0 failed");
+  EXPECT_EQ(r.outcomes[2].message, "failed when timed again: launch 0 of candidate 2 failed");
+  EXPECT_EQ(r.outcomes[3].status, CandidateOutcome::Status::Timed);
+}
+
+TEST(Tuner, WhenEveryFinalistFailsWhenTimedAgainTheFastestOfTheOthersWins) {
+  const double first[] = {1.0, 1.01, 1.02, 1.5, 1.4};
+  tuning::TuningSteps steps;
+  steps.build = [](int) { return tuning::BuiltCandidate{}; };
+  steps.time = [&](int i) { return first[i]; };
+  steps.time_once = [&](int i) -> double { throw Error(fmt::format("candidate {} failed", i)); };
+  const tuning::TuneResult r = tuning::tune("k", names(5), steps, quiet(), log_dir());
+  EXPECT_EQ(r.winner, 4);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(r.outcomes[size_t(i)].status, CandidateOutcome::Status::Failed) << i;
+}
+
 // Counts the builds that run at once. Each waits in meet() until another runs beside it, so only
 // a tuner that builds concurrently reaches a peak of 2; one that does not fails the test after
 // the first wait's 10 seconds, rather than hang.

@@ -138,15 +138,23 @@ constexpr int kFinalRounds = 10;
 constexpr double kCloseCall = 1.02;
 constexpr int kCloseCallRounds = 20;
 
-// Adds `rounds` rounds of one run of each of `order` to `runs`, the order reversed by turns.
-void run_rounds(std::vector<int> order, int rounds, std::map<int, std::vector<double>>& runs,
-                const TuningSteps& steps) {
+// Adds `rounds` rounds of one run of each of `order` to `runs`, the order reversed by turns. A
+// finalist that fails to run is out: it is marked failed with the error, and the rounds go on
+// without it, since a candidate that ran once and then failed must not win on its first timing.
+void run_rounds(std::vector<int> order, int rounds, std::map<int, std::vector<double>>& runs, TuneResult& r,
+                std::vector<int>& failed, const TuningSteps& steps) {
   for (int round = 0; round < rounds; ++round) {
     for (int i : order) {
+      CandidateOutcome& o = r.outcomes[size_t(i)];
+      if (o.status != Status::Timed) continue;
       try {
-        runs[i].push_back(steps.time_once(i));
-      } catch (const std::exception&) {
-        // It ran once; its first timing stands.
+        const double ms = steps.time_once(i);
+        runs[i].push_back(ms);
+      } catch (const std::exception& e) {
+        o.status = Status::Failed;
+        o.message = fmt::format("failed when timed again: {}", e.what());
+        runs.erase(i);
+        failed.push_back(i);
       }
     }
     std::reverse(order.begin(), order.end());
@@ -160,11 +168,18 @@ void take_medians(TuneResult& r, std::map<int, std::vector<double>> runs) {
   }
 }
 
-void retime_finalists(TuneResult& r, const TuningSteps& steps) {
-  std::vector<int> timed;
+// Those of `candidates` that are still timed.
+std::vector<int> still_timed(const TuneResult& r, std::vector<int> candidates) {
+  std::erase_if(candidates, [&](int i) { return r.outcomes[size_t(i)].status != Status::Timed; });
+  return candidates;
+}
+
+// Chooses the winner from the finalists' final rounds; returns the finalists that failed in them.
+std::vector<int> retime_finalists(TuneResult& r, const TuningSteps& steps) {
+  std::vector<int> timed, failed;
   for (size_t i = 0; i < r.outcomes.size(); ++i)
     if (r.outcomes[i].status == CandidateOutcome::Status::Timed) timed.push_back(int(i));
-  if (timed.size() < 2) return;
+  if (timed.size() < 2) return failed;
   const auto faster = [&](int a, int b) { return r.outcomes[size_t(a)].median_ms < r.outcomes[size_t(b)].median_ms; };
   // The finalists, fastest first by `faster`, and those within `window` of the fastest.
   const auto leaders = [&](std::vector<int> candidates, double window, size_t at_least, size_t at_most) {
@@ -176,15 +191,22 @@ void retime_finalists(TuneResult& r, const TuningSteps& steps) {
     candidates.resize(kept);
     return candidates;
   };
-  timed = leaders(timed, kContenderWindow, kMinFinalists, kMaxFinalists);
+  std::vector<int> finalists = leaders(timed, kContenderWindow, kMinFinalists, kMaxFinalists);
   std::map<int, std::vector<double>> runs;
-  run_rounds(timed, kFinalRounds, runs, steps);
+  run_rounds(finalists, kFinalRounds, runs, r, failed, steps);
   take_medians(r, runs);
-  if (const std::vector<int> close = leaders(timed, kCloseCall, 1, timed.size()); close.size() > 1) {
-    run_rounds(close, kCloseCallRounds, runs, steps);
-    take_medians(r, runs);
+  finalists = still_timed(r, finalists);
+  if (finalists.size() > 1) {
+    if (const std::vector<int> close = leaders(finalists, kCloseCall, 1, finalists.size()); close.size() > 1) {
+      run_rounds(close, kCloseCallRounds, runs, r, failed, steps);
+      take_medians(r, runs);
+      finalists = still_timed(r, finalists);
+    }
   }
-  r.winner = *std::min_element(timed.begin(), timed.end(), faster);
+  // Where every finalist failed, the fastest of the others by its first timing.
+  const std::vector<int> pool = finalists.empty() ? still_timed(r, timed) : finalists;
+  r.winner = pool.empty() ? -1 : *std::min_element(pool.begin(), pool.end(), faster);
+  return failed;
 }
 
 }  // namespace
@@ -258,12 +280,18 @@ TuneResult tune(const std::string& label, const std::vector<std::string>& candid
                             n, timed, dropped, best, r.winner >= 0 ? candidates[r.winner] : ""));
   }
   pool.join();
-  retime_finalists(r, steps);
+  // A finalist that ran and then failed is worth a line, verbose or not.
+  const std::vector<int> failed_again = retime_finalists(r, steps);
+  for (int i : failed_again) note_dropped(line, label, r.outcomes[size_t(i)]);
+  timed = int(std::count_if(r.outcomes.begin(), r.outcomes.end(),
+                            [](const CandidateOutcome& o) { return o.status == Status::Timed; }));
+  dropped = n - timed;
   best = r.winner >= 0 ? r.outcomes[size_t(r.winner)].median_ms : 0;
   r.wall_ms = ms_since(start);
   if (settings.verbose)
-    for (const CandidateOutcome& o : r.outcomes)
-      if (o.status != Status::Timed) note_dropped(line, label, o);
+    for (size_t i = 0; i < r.outcomes.size(); ++i)
+      if (r.outcomes[i].status != Status::Timed && std::ranges::find(failed_again, int(i)) == failed_again.end())
+        note_dropped(line, label, r.outcomes[i]);
   if (r.winner < 0) fail_all(label, r, log_dir);
   line.note(fmt::format("tessel: tuned {} in {:.1f} s: {} timed, {} dropped; best {:.4f} ms [{}]", label,
                         r.wall_ms / 1000, timed, dropped, best, candidates[r.winner]));
