@@ -277,6 +277,33 @@ class Instructions {
                         loc_t loc = loc_t::current());
   RegisterTensor cummin(const RegisterTensor& x, int dim, ScanKind kind = ScanKind::inclusive,
                         loc_t loc = loc_t::current());
+  // A value where the reductions and scans take their dimension: C++ would convert a float to the
+  // int, so that max(tile, 1e-12f) reduced along dimension 0 and clamped nothing.
+  template <detail::NotADimension V> RegisterTensor sum(const RegisterTensor& x, const V&, loc_t = loc_t::current()) {
+    return value_for_a_dimension<V>(x);
+  }
+  template <detail::NotADimension V> RegisterTensor max(const RegisterTensor& x, const V&, loc_t = loc_t::current()) {
+    return value_for_a_dimension<V>(x);
+  }
+  template <detail::NotADimension V> RegisterTensor min(const RegisterTensor& x, const V&, loc_t = loc_t::current()) {
+    return value_for_a_dimension<V>(x);
+  }
+  template <detail::NotADimension V>
+  RegisterTensor cumsum(const RegisterTensor& x, const V&, ScanKind = ScanKind::inclusive, loc_t = loc_t::current()) {
+    return value_for_a_dimension<V>(x);
+  }
+  template <detail::NotADimension V>
+  RegisterTensor cummax(const RegisterTensor& x, const V&, ScanKind = ScanKind::inclusive, loc_t = loc_t::current()) {
+    return value_for_a_dimension<V>(x);
+  }
+  template <detail::NotADimension V>
+  RegisterTensor cummin(const RegisterTensor& x, const V&, ScanKind = ScanKind::inclusive, loc_t = loc_t::current()) {
+    return value_for_a_dimension<V>(x);
+  }
+  template <class V> static RegisterTensor value_for_a_dimension(const RegisterTensor& x) {
+    static_assert(detail::never<V>, TESSEL_VALUE_FOR_A_DIMENSION);
+    return x;
+  }
 
   // ---- scalars ----
   // The smaller and the larger of two kernel values (tessel::min and tessel::max, which the

@@ -108,6 +108,18 @@ template <class T> struct AssignedValue {
   "when the kernel runs; choose elements with where(cond, a, b), or reduce the tile to a kernel value and branch " \
   "on it with if_"
 
+namespace detail {
+// What a tile reduction or scan refuses where it takes its dimension (an int).
+template <class V>
+concept NotADimension = std::is_floating_point_v<V> || is_kernel_scalar<V>;
+}  // namespace detail
+
+// What a reduction or scan given a value for its dimension says.
+#define TESSEL_VALUE_FOR_A_DIMENSION                                                                             \
+  "the second argument of sum, max, min, cumsum, cummax and cummin is the dimension to reduce or scan along, a " \
+  "C++ int; the element-wise larger or smaller of a tile and a value is maximum(tile, value) or "                \
+  "minimum(tile, value)"
+
 template <class T> class Expr {
  public:
   using element_type = T;
