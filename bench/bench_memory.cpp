@@ -1,11 +1,13 @@
 // Memory-bound kernels against the device-to-device copy bandwidth measured in the same run:
 // vector add (reads 2, writes 1), row softmax, one warp per row and one block per row (reads 1,
-// writes 1), LayerNorm (reads 1, writes 1; gamma and beta stay in L2), and the dequantization of
-// 4-bit weights to f16 (reads half a byte and writes 2 per weight, plus the scales).
+// writes 1), LayerNorm (reads 1, writes 1; gamma and beta stay in L2), the dequantization of 4-bit
+// weights to f16 (reads half a byte and writes 2 per weight, plus the scales), and the fp8
+// quantization of bf16 activations (reads 2 bytes and writes 1 per value, plus the scales).
 #include <cstdio>
 
 #include "dequantize_int4.hpp"
 #include "layer_norm.hpp"
+#include "quantized/quantize_fp8_groups.hpp"
 #include "row_softmax.hpp"
 #include "timing.hpp"
 #include "vector_add.hpp"
@@ -69,6 +71,18 @@ int main() {
     const double ms = timer.median_ms([&] { dequantize(k, n, q, scales, w); });
     const double bytes = double(k) * n * 2.5 + double(k) / 128 * n * 2;
     fmt::print("{:<34} {:>10.3f} {:>10.1f} {:>11.1f}%\n", fmt::format("dequantize_int4 {}x{}", k, n), ms,
+               bytes / ms / 1e6, 100 * bytes / ms / 1e6 / copy_gbs);
+  }
+
+  // The activations of fp8_gemm_block_scaled: bf16 in, e4m3 and a scale per 128 columns out.
+  Kernel<examples::quantized::QuantizeFp8Groups> quantize(Device::gpu());
+  for (auto [m, k] : {std::pair{4096, 7168}, std::pair{16384, 7168}, std::pair{128, 7168}}) {
+    const auto* x = reinterpret_cast<const bf16*>(src);
+    auto* q = reinterpret_cast<f8e4m3*>(dst);
+    auto* scales = reinterpret_cast<float*>(dst) + size_t(m) * k / 4;
+    const double ms = timer.median_ms([&] { quantize(m, k, x, q, scales); });
+    const double bytes = double(m) * k * 3 + double(m) * k / 128 * 4;
+    fmt::print("{:<34} {:>10.3f} {:>10.1f} {:>11.1f}%\n", fmt::format("quantize_fp8_groups {}x{}", m, k), ms,
                bytes / ms / 1e6, 100 * bytes / ms / 1e6 / copy_gbs);
   }
   bench::free_device(src);

@@ -28,6 +28,7 @@ KernelEntry layer_norm_example();
 KernelEntry dequantize_int4_example();
 KernelEntry matmul_simt_example();
 KernelEntry broken_sync_example();
+KernelEntry quantize_fp8_groups_example();
 std::vector<KernelEntry> ampere_ladder_examples();
 std::vector<KernelEntry> hopper_ladder_examples();
 std::vector<KernelEntry> blackwell_ladder_examples();

@@ -28,6 +28,8 @@ const std::vector<ExampleCase> kExamples = {
     {"row_softmax", {1, 7}},
     {"row_softmax", {333, 4096}},
     {"row_softmax", {1024, 1000}},
+    {"quantize_fp8_groups", {37, 640}},
+    {"quantize_fp8_groups", {4096, 7168}},
     {"matmul_simt", {1, 1, 1}},
     {"matmul_simt", {257, 129, 95}},
     {"matmul_simt", {512, 512, 512}},
