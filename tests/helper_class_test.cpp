@@ -3,6 +3,7 @@
 // the class's own lines.
 #include <gtest/gtest.h>
 
+#include "expect_error.hpp"
 #include "simulate.hpp"
 #include "source_line.hpp"
 #include "tessel/lib/pipeline.hpp"
@@ -40,6 +41,25 @@ TEST(HelperClasses, ADeadlockInsideAnInstancesMethodNamesTheInstance) {
                         "nothing in flight and no other warp can provide them; no instruction of the kernel arrives "
                         "on it.",
                         wait, __FILE__, second_line, alloc));
+}
+
+int turns_line = 0;
+
+struct SharesEightStagesInThreeTurns : Script {
+  void operator()(Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    turns_line = __LINE__ + 1;
+    Pipeline ring(8, Turns{3});
+  }
+};
+
+TEST(HelperClasses, APipelineTakenInTurnsGivesEachConsumerAWholeNumberOfStages) {
+  Buffer<float> unused(Device::simulator(), 32);
+  const std::string got = error_of<SharesEightStagesInThreeTurns>(unused);
+  EXPECT_EQ(got, fmt::format("{}:{}: Pipeline: 8 stages cannot be shared by 3 consumers in turn; each takes a whole "
+                             "number of stages of its own (num_stages a multiple of Turns::consumers)",
+                             __FILE__, turns_line));
 }
 
 }  // namespace

@@ -125,6 +125,11 @@ TEST(WeightOnlyGemmWgmma, InterleavedWarpgroupsUnderEveryOrder) {
     expect_wgmma_gemm<WgmmaConfig<int8_t, 8, 2, 4, 0, 0, 0, 1, 2, 1>, int8_t>(9, 264, 640, o);
     expect_wgmma_gemm<WgmmaConfig<i3, 16, 1, 2, 0, 0, 0, 1, 1, 1>, i3>(17, 136, 384, o);
     expect_wgmma_gemm<WgmmaConfig<i4, 16, 2, 3, 0, 0, 1, 2, 2, 1>, i4>(5, 264, 896, o);
+    // Many laps of the ring: 32 k-tiles over three warpgroups of 2 stages each. Where they shared
+    // the ring's 8 stages, one came to a stage a lap ahead of the filling before its own, whose
+    // bytes could land after later ones, and read the stage while it was written (an H200 faulted
+    // within thousands of launches at 1 x 14336 x 4096; the lazy order here found it).
+    expect_wgmma_gemm<WgmmaConfig<int8_t, 16, 1, 3, 0, 0, 1, 2, 1, 1>, int8_t>(1, 128, 4096, o);
   }
 }
 

@@ -107,11 +107,14 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
     return std::min(256, (block - producer_registers) / consumer_warpgroups / 8 * 8);
   }
   // As many k-tiles in flight as 200 KB of shared memory holds, up to 12; with the output tile in
-  // shared memory, as many as 224 KB holds beside it; less the interleaved warpgroups' partials.
+  // shared memory, as many as 224 KB holds beside it; less the interleaved warpgroups' partials,
+  // whose stages are shared out equally among them (Turns).
   int stages() const {
     const int stage_bytes = block_m * group * 2 + block_rows() * group * bits / 8 + block_rows() / 8 * 2 * 8 * 2;
     const int budget = (epilogue_tma ? 224 * 1024 - block_m * block_rows() * 2 : 200 * 1024) - partials_bytes();
-    return std::clamp(budget / stage_bytes, 1, 12);
+    const int stages = std::clamp(budget / stage_bytes, 1, 12);
+    const int turns = interleave_k ? consumer_warpgroups : 1;
+    return std::max(turns, stages / turns * turns);
   }
   // The warpgroups over which a tile's rows are spread: one where they all take the same rows.
   int row_warpgroups() const { return interleave_k ? 1 : consumer_warpgroups; }
@@ -151,8 +154,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
     // while the next tile's mma run.
     std::optional<SharedTensor> s_y;
     if (epilogue_tma) s_y = shared_tensor<Act>({block_m, block_n}, Swizzle::none);
-    // Interleaved, each stage is one warpgroup's.
-    Pipeline pipe(stages, 1, interleave_k ? 128 : consumer_threads);
+    // Interleaved, the warpgroups take the fillings in turn, each in stages of its own.
+    Pipeline pipe(stages, Turns{interleave_k ? consumer_warpgroups : 1}, 1, interleave_k ? 128 : consumer_threads);
     TileRasterization rasterization(swizzle_size);
     // Interleaved, warpgroups 1 to c - 1 hand their partials to warpgroup 0 through this one-slot ring.
     std::optional<SharedTensor> s_partials;

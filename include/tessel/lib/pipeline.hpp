@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "tessel/tessel.hpp"
@@ -15,8 +16,20 @@ namespace tessel {
 // arrival or landed with its bytes (the seed waits relaxed, which orders nothing: docs/seeds.md).
 // Where blocks of a cluster arrive on or land bytes for each other's barriers, the waits need
 // cluster scope.
+//
+// With Turns{c}, the fillings go to c consumers in turn, each waiting on and releasing only its
+// own: filling n is consumer n % c's, in the stages n % c, n % c + c, ... that are its alone, so
+// that every stage is filled and consumed in order. A stage shared by consumers in turn would let
+// one of them come to it a lap ahead of the filling before its own, which bulk copies may land
+// after later ones; a wait on its phase's parity would then pass on the phase before (parity tells
+// two phases apart, not three), and the consumer would read the stage while it is still written.
+struct Turns {
+  int consumers = 1;
+};
+
 struct Pipeline : Class {
   int num_stages;
+  int turns = 1;
   MbarrierArray empty_barriers;
   MbarrierArray full_barriers;
   Int32 producer_stage = 0;
@@ -28,11 +41,22 @@ struct Pipeline : Class {
   // `constructed_at`, the user's line, names this instance in the simulator's reports.
   explicit Pipeline(int num_stages, int producer_arrive_count = 1, int consumer_arrive_count = 1,
                     WaitScope scope = WaitScope::cta, loc_t constructed_at = loc_t::current())
+      : Pipeline(num_stages, Turns{}, producer_arrive_count, consumer_arrive_count, scope, constructed_at) {}
+  Pipeline(int num_stages, Turns turns, int producer_arrive_count = 1, int consumer_arrive_count = 1,
+           WaitScope scope = WaitScope::cta, loc_t constructed_at = loc_t::current())
       : Class("Pipeline", constructed_at),
         num_stages(num_stages),
+        turns(turns.consumers),
         empty_barriers(mbarrier.alloc(std::vector<int>(num_stages, consumer_arrive_count), member("empty_barriers"))),
         full_barriers(mbarrier.alloc(std::vector<int>(num_stages, producer_arrive_count), member("full_barriers"))),
-        scope(scope) {}
+        scope(scope) {
+    if (turns.consumers < 1 || num_stages % turns.consumers != 0)
+      throw Error(SourceLoc::from(constructed_at),
+                  fmt::format("Pipeline: {} stages cannot be shared by {} consumers in turn; each takes a whole number "
+                              "of stages of its own (num_stages a multiple of Turns::consumers)",
+                              num_stages, turns.consumers));
+    if (this->turns > 1) produced.emplace(0);
+  }
 
   // Waits until the producer's stage is free (the consumers are done with it).
   void producer_acquire() {
@@ -41,8 +65,13 @@ struct Pipeline : Class {
   // The barrier that announces the producer's stage as filled.
   Mbarrier producer_barrier() const { return full_barriers[producer_stage]; }
   void producer_advance() {
-    producer_stage = (producer_stage + 1) % num_stages;
-    producer_phase = producer_phase ^ (producer_stage == 0);
+    if (turns == 1) {
+      producer_stage = (producer_stage + 1) % num_stages;
+      producer_phase = producer_phase ^ (producer_stage == 0);
+    } else {
+      *produced = *produced + 1;
+      place(*produced, producer_stage, producer_phase, mbarrier.producer_initial_phase);
+    }
   }
 
   // Waits until the consumers' stage is filled.
@@ -56,10 +85,21 @@ struct Pipeline : Class {
     consumer_phase = consumer_phase ^ (consumer_stage == 0);
   }
   // Moves the consumers to the ring's `position`-th filling, counted from 0: for consumers that
-  // take the fillings in turn, each waiting on and releasing only its own.
+  // take the fillings in turn (Turns), each waiting on and releasing only its own.
   void consumer_seek(const Int32& position) {
-    consumer_stage = position % num_stages;
-    consumer_phase = cast<uint32_t>(position / num_stages % 2) ^ mbarrier.consumer_initial_phase;
+    place(position, consumer_stage, consumer_phase, mbarrier.consumer_initial_phase);
+  }
+
+ private:
+  std::optional<Int32> produced;  // with turns, the fillings so far
+
+  // Filling n's stage and phase: the j-th filling of consumer q = n % turns, j = n / turns, is in
+  // its stage j % (num_stages / turns), stage q + turns (j % (num_stages / turns)) of the ring.
+  void place(const Int32& n, Int32& stage, UInt32& phase, uint32_t initial_phase) const {
+    const int own = num_stages / turns;
+    const Int32 j = n / turns;
+    stage = n % turns + turns * (j % own);
+    phase = cast<uint32_t>(j / own % 2) ^ initial_phase;
   }
 };
 
