@@ -286,7 +286,13 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
             }
           });
         } else {
-          for (Int32 kt : range(first + q, last, interleave_k ? consumer_warpgroups : 1)) {
+          // Interleaved, warpgroup q takes the ring's fillings n with n % c = q, whichever k-tiles of
+          // the item they are: its own stages (Turns), also where an item's k-tiles are not a
+          // multiple of c.
+          const int c = consumer_warpgroups;
+          Int32 start = first;
+          if (interleave_k) start = first + (q + c - filled % c) % c;
+          for (Int32 kt : range(start, last, interleave_k ? c : 1)) {
             if (interleave_k) pipe.consumer_seek(filled + kt - first);
             pipe.consumer_acquire();
             auto scales = scales_of(pipe.consumer_stage);
