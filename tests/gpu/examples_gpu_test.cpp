@@ -126,6 +126,19 @@ const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
      "block_m=8, split_k=2, consumer_warpgroups=4, row_blocks=1, overlap=0, epilogue_tma=0, promote=1, interleave_k=1, "
      "k_slices=2, swizzle_size=4",
      "interleaved4"},
+    // Three warpgroups in turn over 6 stages of their own, 32 k-tiles a tile (the configuration that
+    // faulted on shared stages: docs/performance.md, "Stages of their own"), and split 4, items of
+    // 8 k-tiles, not a multiple of 3.
+    {"weight_only_gemm_wgmma_i8",
+     {1, 14336, 4096},
+     "block_m=16, split_k=1, consumer_warpgroups=3, row_blocks=2, overlap=0, epilogue_tma=0, promote=1, "
+     "interleave_k=1, k_slices=2, swizzle_size=8",
+     "interleaved3_laps"},
+    {"weight_only_gemm_wgmma_i8",
+     {1, 14336, 4096},
+     "block_m=16, split_k=4, consumer_warpgroups=3, row_blocks=2, overlap=0, epilogue_tma=0, promote=1, "
+     "interleave_k=1, k_slices=2, swizzle_size=8",
+     "interleaved3_items"},
     // bf16 activations, scales and output.
     {"weight_only_gemm_wgmma_bf16_i4", {1, 4096, 4096}},
     {"weight_only_gemm_wgmma_bf16_i3", {300, 1024, 2048}},
