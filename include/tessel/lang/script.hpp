@@ -300,10 +300,6 @@ class Instructions {
   RegisterTensor cummin(const RegisterTensor& x, const V&, ScanKind = ScanKind::inclusive, loc_t = loc_t::current()) {
     return value_for_a_dimension<V>(x);
   }
-  template <class V> static RegisterTensor value_for_a_dimension(const RegisterTensor& x) {
-    static_assert(detail::never<V>, TESSEL_VALUE_FOR_A_DIMENSION);
-    return x;
-  }
 
   // ---- scalars ----
   // The smaller and the larger of two kernel values (tessel::min and tessel::max, which the
@@ -414,6 +410,11 @@ class Instructions {
   IfBuilder make_if(ir::Expr cond, const std::function<void()>& then_body, SourceLoc loc);
   void make_requirement(ir::Expr cond, std::string message, SourceLoc loc);
   void make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc);
+  // What the reductions and scans given a value for their dimension compile to: an error.
+  template <class V> static RegisterTensor value_for_a_dimension(const RegisterTensor& x) {
+    static_assert(detail::never<V>, TESSEL_VALUE_FOR_A_DIMENSION);
+    return x;
+  }
 };
 
 // Base of every kernel. Data members are hyperparameters; operator() is the body.
