@@ -8,9 +8,12 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "expect_error.hpp"
+#include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/runtime/nvrtc_compiler.hpp"
 #include "tessel/tessel.hpp"
 #include "tessel/tuning/tuner.hpp"
@@ -241,6 +244,76 @@ TEST(Tuner, WhenEveryFinalistFailsWhenTimedAgainTheFastestOfTheOthersWins) {
   const tuning::TuneResult r = tuning::tune("k", names(5), steps, quiet(), log_dir());
   EXPECT_EQ(r.winner, 4);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(r.outcomes[size_t(i)].status, CandidateOutcome::Status::Failed) << i;
+}
+
+// After a fault or a run that never finishes, the GPU can run nothing more in the process: every
+// later candidate would fail alike, or wait forever. Tuning stops at the candidate that caused it
+// and names it; it starts no more builds.
+TEST(Tuner, ACandidateThatFaultsOnTheGpuStopsTheTuningNamingIt) {
+  // The builds after the first two wait until candidate 1 is timed, and then take a while each.
+  std::atomic<int> builds = 0;
+  std::atomic<bool> faulted = false;
+  std::array<int, 40> timed{};
+  tuning::TuningSteps steps;
+  steps.build = [&](int i) {
+    ++builds;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (i >= 2 && !faulted && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (i >= 2) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return tuning::BuiltCandidate{};
+  };
+  steps.time = [&](int i) -> double {
+    ++timed[size_t(i)];
+    faulted = faulted || i == 1;
+    if (i == 1)
+      throw runtime::CudaError(CUDA_ERROR_ILLEGAL_ADDRESS,
+                               "CUDA driver call cuEventQuery failed for a timed run: CUDA_ERROR_ILLEGAL_ADDRESS: an "
+                               "illegal memory access was encountered");
+    return 1.0;
+  };
+  steps.time_once = steps.time;
+  EXPECT_EQ(testing::error_of_call([&] { tuning::tune("k (n<=4096)", names(40), steps, quiet(1), log_dir()); }),
+            "tuning k (n<=4096) stopped: candidate [block=64] failed on the GPU (CUDA driver call cuEventQuery failed "
+            "for a timed run: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered), which can run "
+            "nothing more in this process; run the candidate on the simulator or in debug mode (TESSEL_DEBUG=1), "
+            "which name the line of a fault or a deadlock (docs/debugging.md)");
+  EXPECT_EQ(timed[1], 1);
+  for (size_t i = 2; i < timed.size(); ++i) EXPECT_EQ(timed[i], 0) << i;
+  EXPECT_LE(builds, 4);
+}
+
+TEST(Tuner, AFinalistThatNeverFinishesStopsTheTuningNamingIt) {
+  tuning::TuningSteps steps;
+  steps.build = [](int) { return tuning::BuiltCandidate{}; };
+  steps.time = [](int i) { return 1.0 + 0.01 * i; };
+  steps.time_once = [](int i) -> double {
+    if (i == 2) throw runtime::CudaError(CUDA_ERROR_LAUNCH_TIMEOUT, "a timed run did not finish within 10 s");
+    return 1.0 + 0.01 * i;
+  };
+  EXPECT_EQ(testing::error_of_call([&] { tuning::tune("k", names(4), steps, quiet(), log_dir()); }),
+            "tuning k stopped: candidate [block=128] failed on the GPU (a timed run did not finish within 10 s: a "
+            "deadlock, or a run longer than TESSEL_RUN_TIME_LIMIT allows), which can run nothing more in this "
+            "process; run the candidate on the simulator or in debug mode (TESSEL_DEBUG=1), which name the line of a "
+            "fault or a deadlock (docs/debugging.md)");
+}
+
+// A CUDA error that leaves the context usable (here, a launch the device refuses) fails only its
+// candidate.
+TEST(Tuner, ACudaErrorThatLeavesTheGpuUsableFailsOnlyItsCandidate) {
+  tuning::TuningSteps steps;
+  steps.build = [](int) { return tuning::BuiltCandidate{}; };
+  steps.time = [](int i) -> double {
+    if (i == 0)
+      throw runtime::CudaError(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+                               "CUDA driver call cuLaunchKernel failed: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: too many "
+                               "resources requested for launch");
+    return 2.0 - 0.1 * i;
+  };
+  steps.time_once = steps.time;
+  const tuning::TuneResult r = tuning::tune("k", names(3), steps, quiet(), log_dir());
+  EXPECT_EQ(r.winner, 2);
+  EXPECT_EQ(r.outcomes[0].status, CandidateOutcome::Status::Failed);
 }
 
 // Counts the builds that run at once. Each waits in meet() until another runs beside it, so only

@@ -22,7 +22,7 @@ std::string requested_file() {
 }  // namespace
 
 GpuTimeline::~GpuTimeline() {
-  if (!buffer_) return;
+  if (!buffer_ || runtime::CudaDriver::get().hung()) return;
   runtime::CudaDriver::get().ctxSynchronize();  // a launch in flight may still write it
   device_.free(buffer_);
 }

@@ -13,7 +13,7 @@ ScratchBuffers::~ScratchBuffers() {
 }
 
 void ScratchBuffers::release(Buffer& b) {
-  if (!b.address) return;
+  if (!b.address || (device_.is_gpu() && runtime::CudaDriver::get().hung())) return;
   // A launch in flight may still use it.
   if (device_.is_gpu()) runtime::CudaDriver::get().ctxSynchronize();
   device_.free(b.address);

@@ -148,13 +148,14 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
     Variant& v = *built[size_t(i)];
     if (options_.tuning_timer) return options_.tuning_timer(v.hyperparameters);
     load(v);
-    return timer->median_ms([&](void* stream) { launch_variant(v, args, stream); });
+    return timer->median_ms([&](void* stream) { launch_variant(v, args, stream); },
+                            {.limit_s = settings.run_time_limit_s});
   };
   steps.time_once = [&](int i) {
     Variant& v = *built[size_t(i)];
     if (options_.tuning_timer) return options_.tuning_timer(v.hyperparameters);
     return timer->median_ms([&](void* stream) { launch_variant(v, args, stream); },
-                            {.warmup = 0, .min_runs = 1, .max_runs = 1});
+                            {.warmup = 0, .min_runs = 1, .max_runs = 1, .limit_s = settings.run_time_limit_s});
   };
   const tuning::TuneResult r = tuning::tune(label, descriptions, steps, settings, cache_dir / "logs");
   if (backup) backup->restore();

@@ -88,7 +88,7 @@ std::string CudaDriver::load(const std::string& library) {
   TESSEL_BIND(streamSynchronize, cuStreamSynchronize);
   TESSEL_BIND(eventCreate, cuEventCreate);
   TESSEL_BIND(eventRecord, cuEventRecord);
-  TESSEL_BIND(eventSynchronize, cuEventSynchronize);
+  TESSEL_BIND(eventQuery, cuEventQuery);
   TESSEL_BIND(eventElapsedTime, cuEventElapsedTime);
   TESSEL_BIND(eventDestroy, cuEventDestroy);
   if (!missing.empty())
@@ -117,8 +117,26 @@ std::string CudaDriver::describe(CUresult result) const {
 
 void CudaDriver::check(CUresult result, const char* call, std::string_view for_what) const {
   if (result == CUDA_SUCCESS) return;
-  throw Error(fmt::format("CUDA driver call {} failed{}{}: {}", call, for_what.empty() ? "" : " for ", for_what,
-                          describe(result)));
+  throw CudaError(result, fmt::format("CUDA driver call {} failed{}{}: {}", call, for_what.empty() ? "" : " for ",
+                                      for_what, describe(result)));
+}
+
+bool CudaError::context_lost() const {
+  // The errors that cuda.h says leave the process in an inconsistent state, every later CUDA call
+  // failing alike; a launch timeout is a run that did not finish.
+  switch (result_) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_TENSOR_MEMORY_LEAK: return true;
+    default: return false;
+  }
 }
 
 void CudaDriver::require_available(std::string_view action) const {

@@ -63,7 +63,7 @@ void Device::free(void* p) const {
     return;
   }
   auto& d = runtime::CudaDriver::get();
-  d.memFree(reinterpret_cast<CUdeviceptr>(p));  // errors while freeing are not actionable
+  if (!d.hung()) d.memFree(reinterpret_cast<CUdeviceptr>(p));  // errors while freeing are not actionable
 }
 
 void Device::upload(void* dst, const void* src, size_t bytes) const {
@@ -87,6 +87,10 @@ void Device::download(void* dst, const void* src, size_t bytes) const {
 void Device::synchronize() const {
   if (kind_ == Kind::Simulator) return;
   auto& d = driver();
+  if (d.hung())
+    throw Error(
+        "cannot synchronize with the GPU: it runs a kernel that will never finish (a tuning run past its time "
+        "limit), and only the process's end stops it");
   d.check(d.ctxSynchronize(), "cuCtxSynchronize");
 }
 

@@ -25,6 +25,8 @@ LoadedKernel::LoadedKernel(const KernelBinary& binary, const ir::KernelNode& k)
             "cuFuncSetAttribute", label_);
 }
 
-void LoadedKernel::Unload::operator()(CUmodule m) const { CudaDriver::get().moduleUnload(m); }
+void LoadedKernel::Unload::operator()(CUmodule m) const {
+  if (!CudaDriver::get().hung()) CudaDriver::get().moduleUnload(m);
+}
 
 }  // namespace tessel::runtime

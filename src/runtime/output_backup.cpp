@@ -24,6 +24,7 @@ OutputBackup::OutputBackup(std::span<const void* const> pointers) {
 
 OutputBackup::~OutputBackup() {
   auto& d = CudaDriver::get();
+  if (d.hung()) return;
   for (const Saved& s : saved_) d.memFree(s.copy);
 }
 

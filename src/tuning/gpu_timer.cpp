@@ -1,6 +1,8 @@
 #include "tessel/tuning/gpu_timer.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "tessel/error.hpp"
@@ -122,6 +124,7 @@ GpuTimer::GpuTimer() {
 
 GpuTimer::~GpuTimer() {
   auto& d = driver();
+  if (d.hung()) return;
   d.eventDestroy(static_cast<CUevent>(start_));
   d.eventDestroy(static_cast<CUevent>(stop_));
   d.memFree(scrub_);
@@ -155,11 +158,26 @@ void GpuTimer::open_gate() {
           "cuMemsetD8Async", "the timer's gate");
 }
 
+void GpuTimer::wait(void* event, const char* what, double limit_s) {
+  auto& d = driver();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  for (;;) {
+    const CUresult result = d.eventQuery(static_cast<CUevent>(event));
+    if (result != CUDA_ERROR_NOT_READY) return d.check(result, "cuEventQuery", what);
+    if (std::chrono::steady_clock::now() > deadline) {
+      d.mark_hung();
+      throw runtime::CudaError(CUDA_ERROR_LAUNCH_TIMEOUT, fmt::format("{} did not finish within {} s", what, limit_s));
+    }
+    std::this_thread::yield();
+  }
+}
+
 double GpuTimer::median_ms(const std::function<void(void*)>& work, const Options& options) {
   auto& d = driver();
   auto start = static_cast<CUevent>(start_), stop = static_cast<CUevent>(stop_);
   for (int i = 0; i < options.warmup; ++i) work(nullptr);
-  d.check(d.ctxSynchronize(), "cuCtxSynchronize", "warm-up runs");
+  d.check(d.eventRecord(stop, nullptr), "cuEventRecord", "timing");
+  wait(stop, "the warm-up runs", options.limit_s);
   std::vector<float> times;
   double total = 0;
   while (int(times.size()) < options.max_runs && (int(times.size()) < options.min_runs || total < options.budget_ms)) {
@@ -169,7 +187,7 @@ double GpuTimer::median_ms(const std::function<void(void*)>& work, const Options
     work(nullptr);
     d.check(d.eventRecord(stop, nullptr), "cuEventRecord", "timing");
     open_gate();
-    d.check(d.eventSynchronize(stop), "cuEventSynchronize", "a timed run");
+    wait(stop, "a timed run", options.limit_s);
     float ms = 0;
     d.check(d.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime", "timing");
     times.push_back(ms);

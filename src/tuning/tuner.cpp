@@ -13,6 +13,7 @@
 
 #include "progress_line.hpp"
 #include "tessel/error.hpp"
+#include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/text_file.hpp"
 
 namespace tessel::tuning {
@@ -98,10 +99,11 @@ int workers_for(int candidates, const TunerSettings& settings) {
 // left. The caller may consume results while they run; join() waits for the last.
 class BuildPool {
  public:
-  BuildPool(int candidates, int workers, std::function<void(int)> build_one) : build_one_(std::move(build_one)) {
+  BuildPool(int candidates, int workers, std::function<void(int)> build_one)
+      : candidates_(candidates), build_one_(std::move(build_one)) {
     for (int w = 0; w < workers; ++w)
-      threads_.emplace_back([this, candidates] {
-        for (int i = next_++; i < candidates; i = next_++) build_one_(i);
+      threads_.emplace_back([this] {
+        for (int i = next_++; i < candidates_; i = next_++) build_one_(i);
       });
   }
   BuildPool(const BuildPool&) = delete;
@@ -110,8 +112,11 @@ class BuildPool {
     for (std::thread& t : threads_)
       if (t.joinable()) t.join();
   }
+  // Starts no more builds; those under way finish.
+  void cancel() { next_ = candidates_; }
 
  private:
+  const int candidates_;
   std::atomic<int> next_{0};
   std::function<void(int)> build_one_;
   std::vector<std::thread> threads_;
@@ -138,11 +143,28 @@ constexpr int kFinalRounds = 10;
 constexpr double kCloseCall = 1.02;
 constexpr int kCloseCallRounds = 20;
 
+// The error of timing a candidate where it leaves the GPU unable to run more, else null: tuning
+// stops there, since every later candidate would fail alike or wait behind a run that never ends.
+const runtime::CudaError* gpu_lost(const std::exception& e) {
+  const auto* cuda = dynamic_cast<const runtime::CudaError*>(&e);
+  return cuda && cuda->context_lost() ? cuda : nullptr;
+}
+
+Error tuning_stopped(const std::string& label, const std::string& candidate, const runtime::CudaError& cuda) {
+  return Error(fmt::format(
+      "tuning {} stopped: candidate [{}] failed on the GPU ({}{}), which can run nothing more in this process; run "
+      "the candidate on the simulator or in debug mode (TESSEL_DEBUG=1), which name the line of a fault or a "
+      "deadlock (docs/debugging.md)",
+      label, candidate, cuda.message(),
+      cuda.result() == CUDA_ERROR_LAUNCH_TIMEOUT ? ": a deadlock, or a run longer than TESSEL_RUN_TIME_LIMIT allows"
+                                                 : ""));
+}
+
 // Adds `rounds` rounds of one run of each of `order` to `runs`, the order reversed by turns. A
 // finalist that fails to run is out: it is marked failed with the error, and the rounds go on
 // without it, since a candidate that ran once and then failed must not win on its first timing.
 void run_rounds(std::vector<int> order, int rounds, std::map<int, std::vector<double>>& runs, TuneResult& r,
-                std::vector<int>& failed, const TuningSteps& steps) {
+                std::vector<int>& failed, const TuningSteps& steps, const std::string& label) {
   for (int round = 0; round < rounds; ++round) {
     for (int i : order) {
       CandidateOutcome& o = r.outcomes[size_t(i)];
@@ -151,6 +173,7 @@ void run_rounds(std::vector<int> order, int rounds, std::map<int, std::vector<do
         const double ms = steps.time_once(i);
         runs[i].push_back(ms);
       } catch (const std::exception& e) {
+        if (const runtime::CudaError* lost = gpu_lost(e)) throw tuning_stopped(label, o.hyperparameters, *lost);
         o.status = Status::Failed;
         o.message = fmt::format("failed when timed again: {}", e.what());
         runs.erase(i);
@@ -175,7 +198,7 @@ std::vector<int> still_timed(const TuneResult& r, std::vector<int> candidates) {
 }
 
 // Chooses the winner from the finalists' final rounds; returns the finalists that failed in them.
-std::vector<int> retime_finalists(TuneResult& r, const TuningSteps& steps) {
+std::vector<int> retime_finalists(TuneResult& r, const TuningSteps& steps, const std::string& label) {
   std::vector<int> timed, failed;
   for (size_t i = 0; i < r.outcomes.size(); ++i)
     if (r.outcomes[i].status == CandidateOutcome::Status::Timed) timed.push_back(int(i));
@@ -193,12 +216,12 @@ std::vector<int> retime_finalists(TuneResult& r, const TuningSteps& steps) {
   };
   std::vector<int> finalists = leaders(timed, kContenderWindow, kMinFinalists, kMaxFinalists);
   std::map<int, std::vector<double>> runs;
-  run_rounds(finalists, kFinalRounds, runs, r, failed, steps);
+  run_rounds(finalists, kFinalRounds, runs, r, failed, steps, label);
   take_medians(r, runs);
   finalists = still_timed(r, finalists);
   if (finalists.size() > 1) {
     if (const std::vector<int> close = leaders(finalists, kCloseCall, 1, finalists.size()); close.size() > 1) {
-      run_rounds(close, kCloseCallRounds, runs, r, failed, steps);
+      run_rounds(close, kCloseCallRounds, runs, r, failed, steps, label);
       take_medians(r, runs);
       finalists = still_timed(r, finalists);
     }
@@ -217,6 +240,7 @@ TunerSettings TunerSettings::from_environment() {
   s.strict = env_flag("TESSEL_STRICT_CACHE");
   s.fail_on_spill = env_flag("TESSEL_FAIL_ON_SPILL");
   if (const char* v = std::getenv("TESSEL_COMPILE_TIME_LIMIT"); v && *v) s.compile_time_limit_s = std::atof(v);
+  if (const char* v = std::getenv("TESSEL_RUN_TIME_LIMIT"); v && *v) s.run_time_limit_s = std::atof(v);
   if (const char* v = std::getenv("TESSEL_TUNE_WORKERS"); v && *v) s.workers = std::max(1, std::atoi(v));
   return s;
 }
@@ -270,6 +294,10 @@ TuneResult tune(const std::string& label, const std::vector<std::string>& candid
         best = o.median_ms;
       }
     } catch (const std::exception& e) {
+      if (const runtime::CudaError* lost = gpu_lost(e)) {
+        pool.cancel();
+        throw tuning_stopped(label, candidates[size_t(i)], *lost);
+      }
       std::lock_guard lock(mutex);
       o.status = Status::Failed;
       o.message = e.what();
@@ -281,7 +309,7 @@ TuneResult tune(const std::string& label, const std::vector<std::string>& candid
   }
   pool.join();
   // A finalist that ran and then failed is worth a line, verbose or not.
-  const std::vector<int> failed_again = retime_finalists(r, steps);
+  const std::vector<int> failed_again = retime_finalists(r, steps, label);
   for (int i : failed_again) note_dropped(line, label, r.outcomes[size_t(i)]);
   timed = int(std::count_if(r.outcomes.begin(), r.outcomes.end(),
                             [](const CandidateOutcome& o) { return o.status == Status::Timed; }));

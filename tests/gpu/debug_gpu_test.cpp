@@ -4,12 +4,6 @@
 // the launch. A kernel that traps leaves the process's GPU
 // context unusable, so each failing call runs in a process of its own: a death test in the
 // "threadsafe" style runs this program again for it.
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstdlib>
-#include <ostream>
-
 #include "../debug_kernels.hpp"
 #include "../tma_kernels.hpp"
 #include "examples.hpp"
@@ -27,49 +21,6 @@ class DebugOnGpu : public GpuTest {
 };
 
 const KernelOptions kDebug{.debug = true};
-
-// Runs `call`, then ends the process with status 3 after writing to stderr what the GPU printed
-// (its printf writes to stdout) and the error the call raised.
-template <class Call> [[noreturn]] void run_and_exit(Call&& call) {
-  dup2(STDERR_FILENO, STDOUT_FILENO);
-  try {
-    call();
-    std::fprintf(stderr, "no error\n");
-  } catch (const Error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-  }
-  std::fflush(nullptr);
-  std::_Exit(3);
-}
-
-// Matches an output that holds each of `parts`, in order.
-class ContainsInOrder : public ::testing::MatcherInterface<const std::string&> {
- public:
-  explicit ContainsInOrder(std::vector<std::string> parts) : parts_(std::move(parts)) {}
-  bool MatchAndExplain(const std::string& output, ::testing::MatchResultListener* listener) const override {
-    size_t at = 0;
-    for (const std::string& part : parts_) {
-      at = output.find(part, at);
-      if (at == std::string::npos) {
-        *listener << "lacks, after what came before it: " << part;
-        return false;
-      }
-      at += part.size();
-    }
-    return true;
-  }
-  void DescribeTo(std::ostream* os) const override {
-    *os << "contains, in order:";
-    for (const std::string& part : parts_) *os << "\n  " << part;
-  }
-
- private:
-  std::vector<std::string> parts_;
-};
-
-::testing::Matcher<const std::string&> contains_in_order(std::vector<std::string> parts) {
-  return ::testing::Matcher<const std::string&>(new ContainsInOrder(std::move(parts)));
-}
 
 const char* const kCallFailed =
     ". Debug mode waits for every launch, so this call caused it; a debug check that failed printed its report "

@@ -1,6 +1,7 @@
 // Tuning on the GPU: the ladder's last step is tuned over its whole space with parallel
 // compilation and gives the right answer; a later kernel object reuses the result without
-// compiling; the timing runs leave the caller's buffers as they were.
+// compiling; the timing runs leave the caller's buffers as they were; a candidate that never
+// finishes or faults stops the tuning with an error that names it, in a process that can still end.
 #include <cstdlib>
 #include <filesystem>
 
@@ -66,6 +67,69 @@ TEST_F(TuningOnGpu, TimingRunsLeaveTheCallersBuffersUntouched) {
   EXPECT_EQ(k.stats().selection, Selection::Tuned);
   const std::vector<float> out = dz.download();
   for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], z[i] + x[i]) << i;
+}
+
+// Under parity 1, the second warp waits for a phase of the barrier that never completes.
+struct WaitsForItsPhase : Script {
+  int parity = 0;
+  static Space space() { return tune("parity", &WaitsForItsPhase::parity, {0, 1}); }
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto bars = mbarrier.alloc({1});
+    thread_group(0, 32, [&] { single_thread([&] { mbarrier.arrive(bars[0]); }); });
+    thread_group(32, 32, [&] {
+      mbarrier.wait(bars[0], parity);
+      store_global(global_view(out, {32}), register_tensor<float>({32}, 1.0f), {0});
+    });
+  }
+};
+
+// Under far = 1, stores 32 values at element n - 32 of its view, however small its buffer.
+struct StoresFarPastItsBuffer : Script {
+  int far = 0;
+  static Space space() { return tune("far", &StoresFarPastItsBuffer::far, {0, 1}); }
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Int32 at = 0;
+    if (far) at = n - 32;
+    store_global(global_view(out, {n}), register_tensor<float>({32}, 1.0f), {at});
+  }
+};
+
+TEST_F(TuningOnGpu, ACandidateThatNeverFinishesStopsTheTuningNamingIt) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(testing::run_and_exit([] {
+                setenv("TESSEL_RUN_TIME_LIMIT", "2", 1);
+                const Device gpu = Device::gpu();
+                Buffer<float> out(gpu, std::vector<float>(32, 0.0f));
+                Kernel<WaitsForItsPhase> k(gpu);
+                k(out);
+              }),
+              ::testing::ExitedWithCode(3),
+              testing::contains_in_order(
+                  {"error: tuning WaitsForItsPhase",
+                   " stopped: candidate [parity=1] failed on the GPU (the warm-up runs "
+                   "did not finish within 2 s: a deadlock, or a run longer than TESSEL_RUN_TIME_LIMIT allows), which "
+                   "can run nothing more in this process; run the candidate on the simulator or in debug mode "
+                   "(TESSEL_DEBUG=1), which name the line of a fault or a deadlock (docs/debugging.md)\n"}));
+}
+
+TEST_F(TuningOnGpu, ACandidateThatFaultsStopsTheTuningNamingIt) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(testing::run_and_exit([] {
+                const Device gpu = Device::gpu();
+                Buffer<float> out(gpu, std::vector<float>(32, 0.0f));
+                Kernel<StoresFarPastItsBuffer> k(gpu);
+                k(2147483584, out.data());  // 2^31 - 64 floats: 8 GiB past the buffer, which a raw pointer hides
+              }),
+              ::testing::ExitedWithCode(3),
+              // The fault is met where the next call after it waits: a launch, or the wait for the runs.
+              testing::contains_in_order({"error: tuning StoresFarPastItsBuffer (",
+                                          ") stopped: candidate [far=1] failed on the GPU (CUDA driver call ",
+                                          "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered), "
+                                          "which can run nothing more in this process"}));
 }
 
 }  // namespace

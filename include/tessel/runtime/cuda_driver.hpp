@@ -3,6 +3,7 @@
 // only running on a GPU needs one.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -10,7 +11,22 @@
 
 #include <cuda.h>  // types, enums and declarations only; libcuda is never linked
 
+#include "tessel/error.hpp"
+
 namespace tessel::runtime {
+
+// A CUDA driver call that failed, with the driver's result.
+class CudaError : public Error {
+ public:
+  CudaError(CUresult result, const std::string& message) : Error(message), result_(result) {}
+  CUresult result() const { return result_; }
+  // Whether the process's CUDA context can run nothing more: a fault in a kernel (the driver's
+  // sticky errors, which every later call returns too), or work that never finished.
+  bool context_lost() const;
+
+ private:
+  CUresult result_;
+};
 
 class CudaDriver {
  public:
@@ -31,7 +47,7 @@ class CudaDriver {
   bool available() const { return unavailable_reason_.empty(); }
   const std::string& unavailable_reason() const { return unavailable_reason_; }
 
-  // Throws tessel::Error("CUDA driver call <call> failed[ for <for_what>]: <NAME>: <description>")
+  // Throws CudaError("CUDA driver call <call> failed[ for <for_what>]: <NAME>: <description>")
   // unless `result` is CUDA_SUCCESS. `call` is the API name as written in code, e.g. "cuMemAlloc".
   void check(CUresult result, const char* call, std::string_view for_what = {}) const;
   // "<NAME>: <description>" for a CUresult, or its number when the driver cannot describe it.
@@ -40,6 +56,13 @@ class CudaDriver {
   // The primary context of device 0, retained on first use and made current on the calling thread.
   // Throws tessel::Error when the driver is unavailable.
   CUcontext context();
+
+  // The GPU runs work that will never finish (a timed run past its limit: tuning/gpu_timer.hpp). No
+  // call can end it short of the process's end, and every call that waits for it, as cuMemFree,
+  // cuModuleUnload and cuCtxSynchronize do, would wait forever: once hung(), cleanup that would
+  // make such a call skips it and leaves what it would free to the process's end.
+  void mark_hung() { hung_ = true; }
+  bool hung() const { return hung_; }
 
   struct DeviceInfo {
     std::string name;
@@ -99,7 +122,7 @@ class CudaDriver {
 
   decltype(&::cuEventCreate) eventCreate = nullptr;
   decltype(&::cuEventRecord) eventRecord = nullptr;
-  decltype(&::cuEventSynchronize) eventSynchronize = nullptr;
+  decltype(&::cuEventQuery) eventQuery = nullptr;
   decltype(&::cuEventElapsedTime) eventElapsedTime = nullptr;
   decltype(&::cuEventDestroy) eventDestroy = nullptr;
 
@@ -113,6 +136,7 @@ class CudaDriver {
   CUdevice device_ = 0;
   std::mutex context_mutex_;
   CUcontext context_ = nullptr;
+  std::atomic<bool> hung_ = false;
 };
 
 }  // namespace tessel::runtime
