@@ -79,6 +79,17 @@ INSTANTIATE_TEST_SUITE_P(Sizes, ExampleOnSimulator, kCases, [](const ::testing::
   return name;
 });
 
+// The cases above run each example's first candidate; these forms of quantize_fp8_groups split a row
+// over several blocks, the last of which reaches past k.
+TEST(ExampleOnSimulator, QuantizeFp8GroupsSplitsARowOverBlocks) {
+  const auto& e = examples::find_example("quantize_fp8_groups");
+  for (const char* configuration : {"warps=4, passes=1", "warps=4, passes=2", "warps=8, passes=1"})
+    for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{9, 7168}, std::vector<int64_t>{37, 640}}) {
+      const cli::RunResult r = e.run(Device::simulator(), sizes, KernelOptions{.configuration = configuration});
+      EXPECT_TRUE(r.ok) << r.summary << " [" << configuration << "]";
+    }
+}
+
 TEST(ExampleOnSimulator, EveryExampleIsCovered) {
   std::set<std::string> covered = {"broken_sync"};
   for (const Case& c : ::testing::internal::ParamGenerator<Case>(kCases)) covered.insert(c.example);
