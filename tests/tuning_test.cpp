@@ -316,6 +316,21 @@ TEST(Tuner, ACudaErrorThatLeavesTheGpuUsableFailsOnlyItsCandidate) {
   EXPECT_EQ(r.outcomes[0].status, CandidateOutcome::Status::Failed);
 }
 
+TEST(Tuner, ATimeLimitThatIsNotAPositiveNumberIsRefused) {
+  for (const char* value : {"0", "ten", "-3", "5s"}) {
+    setenv("TESSEL_RUN_TIME_LIMIT", value, 1);
+    EXPECT_EQ(testing::error_of_call([] { tuning::TunerSettings::from_environment(); }),
+              fmt::format("TESSEL_RUN_TIME_LIMIT={} is not a positive number of seconds", value));
+  }
+  setenv("TESSEL_RUN_TIME_LIMIT", "2.5", 1);
+  EXPECT_EQ(tuning::TunerSettings::from_environment().run_time_limit_s, 2.5);
+  unsetenv("TESSEL_RUN_TIME_LIMIT");
+  setenv("TESSEL_COMPILE_TIME_LIMIT", "0", 1);
+  EXPECT_EQ(testing::error_of_call([] { tuning::TunerSettings::from_environment(); }),
+            "TESSEL_COMPILE_TIME_LIMIT=0 is not a positive number of seconds");
+  unsetenv("TESSEL_COMPILE_TIME_LIMIT");
+}
+
 // Counts the builds that run at once. Each waits in meet() until another runs beside it, so only
 // a tuner that builds concurrently reaches a peak of 2; one that does not fails the test after
 // the first wait's 10 seconds, rather than hang.

@@ -31,6 +31,16 @@ bool env_flag(const char* name) {
   return v && *v && std::string_view(v) != "0" && std::string_view(v) != "off";
 }
 
+// A time limit from the environment: a positive number of seconds. A limit of 0 would take every
+// timed run for one that never finishes.
+double seconds_from(const char* variable, const char* value) {
+  char* end = nullptr;
+  const double seconds = std::strtod(value, &end);
+  if (end == value || *end != '\0' || !(seconds > 0))
+    throw Error(fmt::format("{}={} is not a positive number of seconds", variable, value));
+  return seconds;
+}
+
 // Records the outcome of building candidate i; returns whether it may be timed.
 bool record_build(CandidateOutcome& o, const std::function<BuiltCandidate(int)>& build, int i,
                   const TunerSettings& settings) {
@@ -239,8 +249,10 @@ TunerSettings TunerSettings::from_environment() {
   if (const char* v = std::getenv("TESSEL_TUNE"); v && std::string_view(v) == "off") s.enabled = false;
   s.strict = env_flag("TESSEL_STRICT_CACHE");
   s.fail_on_spill = env_flag("TESSEL_FAIL_ON_SPILL");
-  if (const char* v = std::getenv("TESSEL_COMPILE_TIME_LIMIT"); v && *v) s.compile_time_limit_s = std::atof(v);
-  if (const char* v = std::getenv("TESSEL_RUN_TIME_LIMIT"); v && *v) s.run_time_limit_s = std::atof(v);
+  if (const char* v = std::getenv("TESSEL_COMPILE_TIME_LIMIT"); v && *v)
+    s.compile_time_limit_s = seconds_from("TESSEL_COMPILE_TIME_LIMIT", v);
+  if (const char* v = std::getenv("TESSEL_RUN_TIME_LIMIT"); v && *v)
+    s.run_time_limit_s = seconds_from("TESSEL_RUN_TIME_LIMIT", v);
   if (const char* v = std::getenv("TESSEL_TUNE_WORKERS"); v && *v) s.workers = std::max(1, std::atoi(v));
   return s;
 }
