@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
+#include "expect_error.hpp"
 #include "relocated_kernels.hpp"
 #include "tessel/tessel.hpp"
 #include "tessel/tuning/tuning_db.hpp"
@@ -36,6 +38,14 @@ struct TunedAxpy : Script {
     auto ry = load_global(global_view(y, {n}), {blockIdx.x * block}, {block});
     store_global(global_view(z, {n}), rx * 2.0f + ry, {blockIdx.x * block});
   }
+};
+
+// TunedAxpy with its size tuned for each value, and with a name for that which no size has.
+struct ExactAxpy : TunedAxpy {
+  static constexpr const char* exact_sizes[] = {"n"};
+};
+struct MisnamedExactAxpy : TunedAxpy {
+  static constexpr const char* exact_sizes[] = {"x"};
 };
 
 // Points TESSEL_CACHE_DIR at a fresh directory for one test and clears the tuning switches.
@@ -97,6 +107,28 @@ class TuningDbTest : public ::testing::Test {
   std::filesystem::path dir_;
   std::string saved_;
 };
+
+// 608 and 704 (both multiples of 16) share the bucket of 1024: TunedAxpy tunes once for both,
+// ExactAxpy once for each.
+TEST_F(TuningDbTest, AnExactSizeIsTunedForEachValue) {
+  KernelOptions options;
+  options.tuning_timer = [](const std::string& hyperparameters) { return double(hyperparameters.size()); };
+  const Device sim = Device::simulator();
+  Buffer<float> x(sim, std::vector<float>(704, 1.0f)), y(sim, std::vector<float>(704, 2.0f)),
+      z(sim, std::vector<float>(704, 0.0f));
+  const auto buckets = [&] {
+    std::vector<std::string> out;
+    for (const auto& e : tuning::TuningDb(dir_).list()) out.push_back(e.record.kernel + " " + e.record.size_bucket);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (int n : {608, 704, 704}) Kernel<ExactAxpy>(sim, options)(n, x, y, z);
+  EXPECT_EQ(buckets(), (std::vector<std::string>{"ExactAxpy n=608", "ExactAxpy n=704"}));
+  for (int n : {608, 704}) Kernel<TunedAxpy>(sim, options)(n, x, y, z);
+  EXPECT_EQ(buckets(), (std::vector<std::string>{"ExactAxpy n=608", "ExactAxpy n=704", "TunedAxpy n<=1024"}));
+  EXPECT_EQ(testing::error_of_call([&] { Kernel<MisnamedExactAxpy> k(sim); }),
+            "kernel MisnamedExactAxpy: exact_sizes names 'x', which is not one of its run-time integer parameters (n)");
+}
 
 TEST_F(TuningDbTest, TheWinnerIsRecordedAndReusedWithoutTiming) {
   int timed = 0;

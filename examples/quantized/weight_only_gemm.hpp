@@ -33,6 +33,9 @@ template <class W, class Act = f16> struct WeightOnlyGemm : Script {
   static constexpr int group = WeightUnits::depth;  // the k-extent of one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
+  // W's dimensions are a model's, few and fixed, and the tiles they make decide the best split:
+  // tuned for each value, the rows of X per power-of-two bucket.
+  static constexpr const char* exact_sizes[] = {"n", "k"};
 
   // Few rows (decode) take 16-row tiles over 64 to 128 columns and rings of 4 to 8 k-tiles, traded
   // against the blocks an SM holds; 64 rows take 64 x 64 or 64 x 128, with their B fragments

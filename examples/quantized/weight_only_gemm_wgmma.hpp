@@ -65,6 +65,9 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
+  // W's dimensions are a model's, few and fixed, and the tiles they make decide the best split:
+  // tuned for each value, the rows of X per power-of-two bucket.
+  static constexpr const char* exact_sizes[] = {"n", "k"};
 
   // Many rows take tiles of 256 or 128 rows of X, their output stored by each thread or through
   // shared memory by TMA; 64 rows, tiles of 64, whole or split over 2 or 4 items of k (4096 columns

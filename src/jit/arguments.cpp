@@ -2,6 +2,7 @@
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 
 #include "tessel/error.hpp"
@@ -58,8 +59,24 @@ int64_t divisor_fact(const ParamSpec& p, const HostArg& a) {
 
 }  // namespace
 
-KernelSignature::KernelSignature(std::string kernel, std::vector<ParamSpec> params, std::vector<std::string> names)
-    : kernel_(std::move(kernel)), params_(std::move(params)), names_(std::move(names)) {}
+KernelSignature::KernelSignature(std::string kernel, std::vector<ParamSpec> params, std::vector<std::string> names,
+                                 const std::vector<std::string>& exact_sizes)
+    : kernel_(std::move(kernel)), params_(std::move(params)), names_(std::move(names)), exact_(params_.size()) {
+  for (const std::string& name : exact_sizes) {
+    const auto at = std::find(names_.begin(), names_.end(), name);
+    const size_t i = size_t(at - names_.begin());
+    if (at == names_.end() || !integer_size(params_[i])) {
+      std::vector<std::string> sizes;
+      for (size_t j = 0; j < params_.size(); ++j)
+        if (integer_size(params_[j])) sizes.push_back(names_[j]);
+      throw Error(
+          fmt::format("kernel {}: exact_sizes names '{}', which is not one of its run-time integer "
+                      "parameters ({})",
+                      kernel_, name, sizes.empty() ? "it has none" : fmt::format("{}", fmt::join(sizes, ", "))));
+    }
+    exact_[i] = true;
+  }
+}
 
 void KernelSignature::check(std::span<const HostArg> args) const {
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -122,7 +139,7 @@ void KernelSignature::variant_key(std::span<const HostArg> args, bool size_bucke
     if (compile_time(params_[i]))
       out.push_back(args[i].i);
     else if (size_buckets && integer_size(params_[i]))
-      out.push_back(size_bucket(args[i].i));
+      out.push_back(exact_[i] ? args[i].i : size_bucket(args[i].i));
   divisors(args, out);
 }
 
@@ -160,7 +177,10 @@ std::string KernelSignature::compile_args(std::span<const HostArg> args) const {
 std::string KernelSignature::size_buckets(std::span<const HostArg> args) const {
   std::vector<std::string> parts;
   for (size_t i = 0; i < params_.size(); ++i)
-    if (integer_size(params_[i])) parts.push_back(fmt::format("{}<={}", names_[i], size_bucket(args[i].i)));
+    if (exact_[i])
+      parts.push_back(fmt::format("{}={}", names_[i], args[i].i));
+    else if (integer_size(params_[i]))
+      parts.push_back(fmt::format("{}<={}", names_[i], size_bucket(args[i].i)));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 

@@ -44,7 +44,10 @@ struct ParamSpec {
 // The parameters of a kernel's operator(), and what they make of a call's arguments.
 class KernelSignature {
  public:
-  KernelSignature(std::string kernel, std::vector<ParamSpec> params, std::vector<std::string> names);
+  // `exact_sizes` names the run-time integers tuned for each value rather than per bucket; throws
+  // tessel::Error when one names no such parameter.
+  KernelSignature(std::string kernel, std::vector<ParamSpec> params, std::vector<std::string> names,
+                  const std::vector<std::string>& exact_sizes = {});
 
   // Throws tessel::Error when an argument does not fit its parameter.
   void check(std::span<const HostArg> args) const;
@@ -53,7 +56,7 @@ class KernelSignature {
   void check_pointers(std::span<const HostArg> args) const;
   // What tells apart the variants that calls run, into `out` (reused, so a call allocates
   // nothing): the compile-time arguments, and with `size_buckets` the bucket of each run-time
-  // integer, as sizes in one bucket share a tuning result.
+  // integer (its value where it is an exact size), as sizes in one bucket share a tuning result.
   void variant_key(std::span<const HostArg> args, bool size_buckets, std::vector<int64_t>& out) const;
   // "k=4096": the compile-time arguments.
   std::string compile_args(std::span<const HostArg> args) const;
@@ -64,7 +67,7 @@ class KernelSignature {
   void divisors(std::span<const HostArg> args, std::vector<int64_t>& out) const;
   // "a, b, c: 16-byte aligned; m, n: multiples of 16": the same facts in words ("" when none).
   std::string specialization(std::span<const HostArg> args) const;
-  // "m<=4096, n<=4096": the buckets of the run-time integers.
+  // "m<=4096, n=14336": the buckets of the run-time integers, and the exact sizes' values.
   std::string size_buckets(std::span<const HostArg> args) const;
   // The run-time arguments as the values of the kernel's parameters, in order; `out` holds one
   // per run-time parameter.
@@ -83,6 +86,7 @@ class KernelSignature {
   std::string kernel_;
   std::vector<ParamSpec> params_;
   std::vector<std::string> names_;
+  std::vector<bool> exact_;  // per parameter: an integer tuned for each value
 };
 
 template <class P> struct param_traits;

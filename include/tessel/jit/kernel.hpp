@@ -36,6 +36,16 @@ template <class S> std::string param_name(int index) {
   return fmt::format("arg{}", index);
 }
 
+// A script may tune some run-time sizes for each value rather than per power-of-two bucket (a model's
+// dimensions, which are few and fixed, where the batch varies):
+//   static constexpr const char* exact_sizes[] = {"n", "k"};
+template <class S> std::vector<std::string> exact_size_names() {
+  if constexpr (requires { S::exact_sizes[0]; })
+    return {std::begin(S::exact_sizes), std::end(S::exact_sizes)};
+  else
+    return {};
+}
+
 template <class P> P make_param(const HostArg& a, std::vector<ir::Var>& params, const std::string& name) {
   if constexpr (std::is_same_v<P, int>)
     return int(a.i);
@@ -111,7 +121,7 @@ template <class S> class Kernel {
   template <size_t... I> static detail::KernelSignature signature(std::index_sequence<I...>) {
     return detail::KernelSignature(detail::kernel_name_of(typeid(S)),
                                    {detail::param_traits<std::tuple_element_t<I, Params>>::spec()...},
-                                   {detail::param_name<S>(int(I))...});
+                                   {detail::param_name<S>(int(I))...}, detail::exact_size_names<S>());
   }
   // The call's arguments, on the stack: a call allocates nothing.
   template <class... A> static std::array<HostArg, N> pack(const A&... args) {
