@@ -8,7 +8,9 @@ it reads the weights as a fraction of the device-to-device copy bandwidth measur
 the first bytes' latency, the last wave), so "same bytes" times cuBLAS's f16 GEMM of the same rows over
 a weight matrix of as many bytes as the quantized one (k * bits / 16 columns), what the fastest
 bandwidth-bound GEMM takes to read those bytes in this harness, and "of same" is that time over
-tessel's.
+tessel's. "read" times a Triton kernel that only reads as many bytes as tessel's kernel reads of the
+weights and their scales (every block sums 16 KB of them), the harness's floor for those bytes, and
+"of read" is that time over tessel's.
 
     python bench/python/bench_weight_only_gemm.py [--types i4,i3] [--shapes 1x14336x4096] [--rounds 20]
         [--configuration "k_slices=1" ...] [--kernel weight_only_gemm_wgmma --activations bfloat16]
@@ -24,6 +26,8 @@ import argparse
 import statistics
 
 import torch
+import triton
+import triton.language as tl
 
 import tessel
 from flushed_timer import FlushedTimer
@@ -38,6 +42,23 @@ def copy_bandwidth(timed, rounds):
     dst = torch.empty_like(src)
     seconds = statistics.median(timed(lambda: dst.copy_(src)) for _ in range(rounds))
     return 2 * src.numel() / seconds
+
+
+READ_BLOCK = 4096  # 32-bit words a block of read_words sums
+
+
+@triton.jit
+def read_words(words, sums, count, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(sums + tl.program_id(0), tl.sum(tl.load(words + offsets, mask=offsets < count, other=0), axis=0))
+
+
+def read_floor(nbytes):
+    """A call that reads `nbytes` (rounded up to whole words) and does nothing else worth timing."""
+    words = torch.randint(0, 1 << 20, ((nbytes + 3) // 4,), dtype=torch.int32, device="cuda")
+    blocks = triton.cdiv(words.numel(), READ_BLOCK)
+    sums = torch.empty(blocks, dtype=torch.int32, device="cuda")
+    return lambda: read_words[(blocks,)](words, sums, words.numel(), BLOCK=READ_BLOCK, num_warps=8)
 
 
 STORED = {"i8": torch.int8, "f8e4m3": torch.float8_e4m3fn}
@@ -74,7 +95,7 @@ def main():
     print(f"# {torch.cuda.get_device_name()}, copy bandwidth {copy / 1e9:.0f} GB/s; microseconds (median of "
           f"{args.rounds} rounds, L2 flushed); 'of copy' = weight bytes / time / copy bandwidth")
     print(f"{'m x n x k':>18s} {'type':>7s} {anchor:>10s} {'int4pack':>9s} {'same bytes':>10s} {'tessel':>8s} "
-          f"{'TFLOPS':>7s} {'vs ' + anchor.split()[1]:>7s} {'of copy':>8s} {'of same':>8s}")
+          f"{'read':>6s} {'TFLOPS':>7s} {'vs ' + anchor.split()[1]:>7s} {'of copy':>8s} {'of same':>8s} {'of read':>8s}")
     for shape in args.shapes.split(","):
         m, n, k = map(int, shape.split("x"))
         x = torch.randn(m, k, device="cuda", dtype=dtype)
@@ -98,6 +119,7 @@ def main():
             methods = dict(anchors)
             same_k = k * BITS[kind] // 16
             methods["same"] = lambda: x[:, :same_k] @ w16[:, :same_k].t()
+            methods["read"] = read_floor(units.numel() * 4 + unit_scales.numel() * unit_scales.element_size())
             methods["tessel"] = lambda: kernel(m, n, k, x, units, unit_scales, y)
             methods["tessel"]()  # compiles, tunes
             for configuration in args.configuration:
@@ -113,8 +135,8 @@ def main():
             of_copy = weight_bytes / (us["tessel"] * 1e-6) / copy
             int4pack = f"{us['int4pack']:9.1f}" if "int4pack" in us else f"{'n/a':>9s}"
             print(f"{shape:>18s} {kind:>7s} {us['cublas']:10.1f} {int4pack} {us['same']:10.1f} {us['tessel']:8.1f} "
-                  f"{2 * m * n * k / us['tessel'] / 1e6:7.1f} {us['cublas'] / us['tessel']:6.2f}x {of_copy:8.0%} "
-                  f"{us['same'] / us['tessel']:8.0%}", flush=True)
+                  f"{us['read']:6.1f} {2 * m * n * k / us['tessel'] / 1e6:7.1f} {us['cublas'] / us['tessel']:6.2f}x "
+                  f"{of_copy:8.0%} {us['same'] / us['tessel']:8.0%} {us['read'] / us['tessel']:8.0%}", flush=True)
             for configuration in args.configuration:
                 print(f"{'':>18s} {kind:>7s} [{configuration}] {us[configuration]:.1f} us, "
                       f"{us[configuration] / us['tessel']:.3f}x the tuned time", flush=True)
