@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "expect_error.hpp"
+#include "last_block_column_sums.hpp"
 #include "source_line.hpp"
 #include "tessel/tessel.hpp"
 
@@ -33,6 +34,20 @@ TEST(AheadOfTime, TheLauncherComputesWhatTheLaunchDoes) {
         "cuLaunchKernel(function_, tessel_grid[0], tessel_grid[1], tessel_grid[2], 128, 1, 1",
         "float tessel_p2 = scale;"})
     EXPECT_NE(header.find(piece), std::string::npos) << piece << "\n" << header.substr(0, 6000);
+}
+
+TEST(AheadOfTime, AGlobalScratchIsASetOfBuffersForEachStream) {
+  Kernel<LastBlockColumnSums<>> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string header = aot::launcher_header({k.exported("column_sums", 4096, (float*)nullptr, (float*)nullptr)});
+  for (const char* piece :
+       {"for (CUdeviceptr b : s.buffer)", "Scratch& tessel_scratch = scratch_for(stream);",
+        "if (bytes > tessel_scratch.bytes[1] || !tessel_scratch.buffer[1]) {",
+        "detail::check(cuMemsetD8Async(tessel_scratch.buffer[1], 0, size_t(bytes), stream)",
+        "tessel_v[3] = int64_t(tessel_scratch.buffer[0]);",
+        "const std::thread::id thread = stream == CU_STREAM_PER_THREAD ? std::this_thread::get_id() : "
+        "std::thread::id();",
+        "if (s.stream == stream && s.thread == thread) return s;"})
+    EXPECT_NE(header.find(piece), std::string::npos) << piece << "\n" << header.substr(0, 8000);
 }
 
 struct HalfScale : Script {

@@ -26,7 +26,7 @@ TEST(Scratch, ALaunchMustLeaveAZeroedScratchZeroed) {
   Buffer<float> x(Device::simulator(), std::vector<float>(200 * 64, 1.0f)),
       sums(Device::simulator(), std::vector<float>(64, 0.0f));
   EXPECT_EQ(error_of<LastBlockColumnSums<false>>(200, x, sums),
-            source_at("tests/scratch_kernels.hpp", "auto tickets = global_scratch<int32_t>") +
+            source_at("tests/last_block_column_sums.hpp", "auto tickets = global_scratch<int32_t>") +
                 ": kernel LastBlockColumnSums_false: the zeroed global_scratch made here is not zero when the launch "
                 "ends (byte 0, in element 0, is 0x0d); the next launch expects zeros, so put back every value the "
                 "launch changed");

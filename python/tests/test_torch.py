@@ -2,6 +2,8 @@
 torch.compile through custom ops, and the C++ API's messages. Skipped without torch or a GPU; run
 on a GPU machine with `python -m pytest python/tests` (docs/python.md)."""
 
+import pathlib
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -90,6 +92,61 @@ def test_a_call_is_captured_in_a_cuda_graph(consumer):
     graph.replay()
     torch.cuda.synchronize()
     torch.testing.assert_close(out, 3.0 * x + y)
+
+
+@pytest.fixture(scope="module")
+def scratch_kernels():
+    return tessel.load(pathlib.Path(__file__).parent / "scratch_kernels.cpp")
+
+
+def column_sums_inputs(rows, seed):
+    """[rows, 64] multiples of 1/64 of at most 1/2, whose sums (below 2^15) f32 adds exactly in any order."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randint(-32, 33, (rows, 64), device="cuda", generator=g).float() / 64
+    return x, x.double().sum(0)
+
+
+def test_launches_on_two_streams_run_at_once_with_scratch_of_their_own(scratch_kernels):
+    # The last block of each launch adds 4096 partials one after another, so the other stream's launch
+    # runs meanwhile: with one set of scratch buffers it would overwrite them and share the tickets.
+    rows = 16 * 4096
+    streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+    inputs = [column_sums_inputs(rows, seed) for seed in (1, 2)]
+    sums = [torch.full((64,), -1.0, device="cuda") for _ in range(8)]
+    torch.cuda.synchronize()
+    for i, out in enumerate(sums):
+        with torch.cuda.stream(streams[i % 2]):
+            scratch_kernels.column_sums(rows, inputs[i % 2][0], out)
+    torch.cuda.synchronize()
+    for i, out in enumerate(sums):
+        assert torch.equal(out.double(), inputs[i % 2][1]), f"launch {i}"
+
+
+def test_a_kernel_with_global_scratch_is_captured_in_a_cuda_graph(scratch_kernels):
+    small, want_small = column_sums_inputs(4096, 3)
+    out_small = torch.full((64,), -1.0, device="cuda")
+    scratch_kernels.column_sums(4096, small, out_small)  # warm-up: compiles outside the capture
+    # Captured on a stream of its own, at a larger size: the graph's scratch is made during the capture.
+    rows = 16 * 4096
+    x, _ = column_sums_inputs(rows, 4)
+    out = torch.full((64,), -1.0, device="cuda")
+    capture = torch.cuda.Stream()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=capture):
+        scratch_kernels.column_sums(rows, x, out)
+    assert torch.equal(out, torch.full_like(out, -1.0))  # captured, not run
+    with torch.cuda.stream(capture):  # a launch outside the graph before any replay finds zeroed tickets
+        scratch_kernels.column_sums(4096, small, out_small)
+    capture.synchronize()
+    assert torch.equal(out_small.double(), want_small)
+    for replay in range(3):
+        x.copy_(column_sums_inputs(rows, 5 + replay)[0])
+        out.fill_(-1.0)
+        graph.replay()
+        scratch_kernels.column_sums(4096, small, out_small)
+        torch.cuda.synchronize()
+        assert torch.equal(out.double(), x.double().sum(0)), f"replay {replay}"
+        assert torch.equal(out_small.double(), want_small)
 
 
 def test_a_user_kernel_as_a_custom_op_under_torch_compile(consumer):

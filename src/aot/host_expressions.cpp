@@ -102,6 +102,8 @@ std::string launcher_runtime() {
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace tessel_aot {
 

@@ -85,8 +85,11 @@ class LauncherWriter {
     line(" public:");
     constructor();
     line(fmt::format("  ~{}() {{", e_.name));
-    for (size_t s = 0; s < scratch_count(); ++s)
-      line(fmt::format("    if (scratch_[{0}]) cuMemFree(scratch_[{0}]);", s));
+    if (scratch_count()) {
+      line("    for (Scratch& s : scratch_)");
+      line("      for (CUdeviceptr b : s.buffer)");
+      line("        if (b) cuMemFree(b);");
+    }
     line("    if (module_) cuModuleUnload(module_);");
     line("  }");
     line(fmt::format("  {0}(const {0}&) = delete;", e_.name));
@@ -104,10 +107,7 @@ class LauncherWriter {
     line("  CUmodule module_ = nullptr;");
     line("  CUfunction function_ = nullptr;");
     line("  int multiprocessors_ = 0;");
-    if (scratch_count()) {
-      line(fmt::format("  CUdeviceptr scratch_[{}] = {{}};", scratch_count()));
-      line(fmt::format("  int64_t scratch_bytes_[{}] = {{}};", scratch_count()));
-    }
+    if (scratch_count()) scratch_members();
     line("};");
     return out_;
   }
@@ -121,6 +121,26 @@ class LauncherWriter {
     return n;
   }
   std::string expr(const ir::Expr& e) const { return host_expression(*e, k_); }
+
+  // The global_scratch buffers, a set for each stream (the per-thread default stream is one for each
+  // host thread), so that launches on two streams, which may run at once, never share one.
+  void scratch_members() {
+    line("  struct Scratch {");
+    line("    CUstream stream;");
+    line("    std::thread::id thread;");
+    line(fmt::format("    CUdeviceptr buffer[{}] = {{}};", scratch_count()));
+    line(fmt::format("    int64_t bytes[{}] = {{}};", scratch_count()));
+    line("  };");
+    line("  std::vector<Scratch> scratch_;");
+    line("  Scratch& scratch_for(CUstream stream) {");
+    line(
+        "    const std::thread::id thread = stream == CU_STREAM_PER_THREAD ? std::this_thread::get_id() : "
+        "std::thread::id();");
+    line("    for (Scratch& s : scratch_)");
+    line("      if (s.stream == stream && s.thread == thread) return s;");
+    line("    return scratch_.emplace_back(Scratch{stream, thread});");
+    line("  }");
+  }
   std::string where(const SourceLoc& loc) const { return quoted(loc.str() + ": "); }
 
   void constructor() {
@@ -194,6 +214,7 @@ class LauncherWriter {
   }
 
   void derived() {
+    if (scratch_count()) line("    Scratch& tessel_scratch = scratch_for(stream);");
     size_t scratch = 0;
     for (size_t i = 0; i < k_.derived_params.size(); ++i) {
       const ir::DerivedParam& p = k_.derived_params[i];
@@ -229,20 +250,22 @@ class LauncherWriter {
               "      if (bytes < 0) throw Error({} \"global_scratch: the shape gives \" + std::to_string(bytes) "
               "+ \" bytes at this launch of \" + tessel_kernel);",
               where(p.loc)));
-          line(fmt::format("      if (bytes > scratch_bytes_[{}] || !scratch_[{}]) {{", scratch, scratch));
-          line(fmt::format("        if (scratch_[{0}]) cuMemFree(scratch_[{0}]);", scratch));
-          line(fmt::format("        scratch_[{}] = 0;", scratch));
-          line(fmt::format(
-              "        detail::check(cuMemAlloc(&scratch_[{}], size_t(bytes > 0 ? bytes : 1)), tessel_kernel + \": "
-              "cuMemAlloc of a scratch buffer\");",
-              scratch));
+          const std::string buffer = fmt::format("tessel_scratch.buffer[{}]", scratch);
+          line(fmt::format("      if (bytes > tessel_scratch.bytes[{}] || !{}) {{", scratch, buffer));
+          line(fmt::format("        if ({0}) cuMemFree({0});", buffer));
+          line(fmt::format("        {} = 0;", buffer));
+          line(
+              fmt::format("        detail::check(cuMemAlloc(&{}, size_t(bytes > 0 ? bytes : 1)), tessel_kernel + \": "
+                          "cuMemAlloc of a scratch buffer\");",
+                          buffer));
           if (p.value == ir::DerivedValue::ZeroedScratch)
-            line(fmt::format(
-                "        detail::check(cuMemsetD8(scratch_[{}], 0, size_t(bytes)), tessel_kernel + \": cuMemsetD8\");",
-                scratch));
-          line(fmt::format("        scratch_bytes_[{}] = bytes;", scratch));
+            line(
+                fmt::format("        detail::check(cuMemsetD8Async({}, 0, size_t(bytes), stream), tessel_kernel + \": "
+                            "cuMemsetD8Async\");",
+                            buffer));
+          line(fmt::format("        tessel_scratch.bytes[{}] = bytes;", scratch));
           line("      }");
-          line(fmt::format("      tessel_v[{}] = int64_t(scratch_[{}]);", j, scratch));
+          line(fmt::format("      tessel_v[{}] = int64_t({});", j, buffer));
           line("    }");
           ++scratch;
           break;

@@ -81,7 +81,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   signature_.run_time_values(args, values.first(k.call_params()));
   check_requirements(k, values.first(k.call_params()), multiprocessors_);
   ir::compute_derived_params(k, multiprocessors_, values);
-  scratch_->provide(k, values, multiprocessors_);
+  scratch_->provide(k, values, multiprocessors_, stream);
   const bool records_timeline = timeline_->provide(k, values);
   runtime::LaunchShape shape;
   shape.grid = grid_of(k, values, multiprocessors_, arch_);

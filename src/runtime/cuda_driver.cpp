@@ -86,6 +86,8 @@ std::string CudaDriver::load(const std::string& library) {
   TESSEL_BIND(streamCreate, cuStreamCreate);
   TESSEL_BIND(streamDestroy, cuStreamDestroy);
   TESSEL_BIND(streamSynchronize, cuStreamSynchronize);
+  TESSEL_BIND(streamIsCapturing, cuStreamIsCapturing);
+  TESSEL_BIND(threadExchangeStreamCaptureMode, cuThreadExchangeStreamCaptureMode);
   TESSEL_BIND(eventCreate, cuEventCreate);
   TESSEL_BIND(eventRecord, cuEventRecord);
   TESSEL_BIND(eventQuery, cuEventQuery);

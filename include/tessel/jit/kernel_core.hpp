@@ -165,7 +165,7 @@ class KernelCore {
   std::vector<Binding> bindings_;
   std::vector<int64_t> call_key_;            // scratch, reused by every call
   uint64_t calls_ = 0;                       // launches so far, for debug mode's errors
-  std::unique_ptr<ScratchBuffers> scratch_;  // the kernel's global_scratch buffers, shared by its launches
+  std::unique_ptr<ScratchBuffers> scratch_;  // the kernel's global_scratch buffers, a set per stream
   std::unique_ptr<GpuTimeline> timeline_;    // its timeline buffer, while TESSEL_TRACE asks for one
   const Variant* last_ = nullptr;
 };

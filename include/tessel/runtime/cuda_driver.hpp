@@ -119,6 +119,8 @@ class CudaDriver {
   decltype(&::cuStreamCreate) streamCreate = nullptr;
   decltype(&::cuStreamDestroy) streamDestroy = nullptr;
   decltype(&::cuStreamSynchronize) streamSynchronize = nullptr;
+  decltype(&::cuStreamIsCapturing) streamIsCapturing = nullptr;
+  decltype(&::cuThreadExchangeStreamCaptureMode) threadExchangeStreamCaptureMode = nullptr;
 
   decltype(&::cuEventCreate) eventCreate = nullptr;
   decltype(&::cuEventRecord) eventRecord = nullptr;
