@@ -40,12 +40,12 @@ TEST(DebugMode, MbarrierWaitsAreBoundedAndNameTheBarrierAndTheLine) {
     EXPECT_TRUE(file_check(src, fmt::format(R"(
       CHECK: for {} from kernel WaitsForAPhase ({}) in debug mode.
       CHECK: #include "tessel_debug.h"
-      CHECK: const long long tessel_wait_start = clock64();
+      CHECK: const long long tessel_wait_start = tessel_debug_now_ns();
       CHECK-NEXT: for (;;) {{
       CHECK-NEXT: uint32_t tessel_completed;
       CHECK-NEXT: {}
       CHECK-NEXT: if (tessel_completed) break;
-      CHECK-NEXT: if (clock64() - tessel_wait_start > tessel_debug_wait_cycles) tessel_debug_wait_timed_out("{}", "bars", int(0), uint32_t(arg0), "{}");
+      CHECK-NEXT: if (tessel_debug_now_ns() - tessel_wait_start > tessel_debug_wait_ns) tessel_debug_wait_timed_out("{}", "bars", int(0), uint32_t(arg0), "{}");
     )",
                                             arch, debug_kernels_line(WaitsForAPhase::alloc_line), wait,
                                             debug_kernels_line(WaitsForAPhase::wait_line),

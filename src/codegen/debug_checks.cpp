@@ -18,9 +18,17 @@ struct tessel_allocation {
   unsigned long long begin, end;
 };
 
-// An mbarrier wait that has not completed after this many clock cycles (about four seconds at
-// 2 GHz, far beyond any wait of a working kernel) is reported as a hang.
-constexpr long long tessel_debug_wait_cycles = 8000000000ll;
+// An mbarrier wait that has not completed after this many nanoseconds of the GPU's global timer
+// (four seconds, far beyond any wait of a working kernel) is reported as a hang. Wall time, not
+// clock cycles: a GPU shared with other processes, or at a low clock, takes many more seconds to
+// count as many cycles.
+constexpr long long tessel_debug_wait_ns = 4000000000ll;
+
+__device__ __forceinline__ long long tessel_debug_now_ns() {
+  long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 // Set by the first thread of the launch whose check fails: it alone prints a report.
 __device__ unsigned int tessel_debug_failed = 0u;
@@ -39,8 +47,8 @@ __device__ __noinline__ void tessel_debug_wait_timed_out(const char* where, cons
   const bool first = tessel_debug_first_failure();
   if (first)
     printf("tessel debug: %s: mbarrier wait timed out: barrier %s[%d] (allocated at %s) did not complete its phase "
-           "of parity %u within %lld clock cycles (block (%d, %d, %d), thread %d)\n",
-           where, barrier, index, allocated_at, parity, tessel_debug_wait_cycles, int(blockIdx.x), int(blockIdx.y),
+           "of parity %u within %lld seconds (block (%d, %d, %d), thread %d)\n",
+           where, barrier, index, allocated_at, parity, tessel_debug_wait_ns / 1000000000ll, int(blockIdx.x), int(blockIdx.y),
            int(blockIdx.z), int(threadIdx.x));
   tessel_debug_stop(first);
 }
@@ -54,9 +62,9 @@ __device__ __forceinline__ void tessel_debug_watch_try_wait(bool completed, long
     failing_since = -1;
     return;
   }
-  const long long now = clock64();
+  const long long now = tessel_debug_now_ns();
   if (failing_since < 0) failing_since = now;
-  else if (now - failing_since > tessel_debug_wait_cycles)
+  else if (now - failing_since > tessel_debug_wait_ns)
     tessel_debug_wait_timed_out(where, barrier, index, parity, allocated_at);
 }
 
@@ -152,13 +160,14 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
 void emit_bounded_wait(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,
                        const std::string& try_once) {
   e.open("");
-  e.line("const long long tessel_wait_start = clock64();  // debug: a wait that does not end is reported");
+  e.line("const long long tessel_wait_start = tessel_debug_now_ns();  // debug: a wait that does not end is reported");
   e.open("for (;;)");
   e.line("uint32_t tessel_completed;");
   e.line(try_once);
   e.line("if (tessel_completed) break;");
-  e.line(fmt::format("if (clock64() - tessel_wait_start > tessel_debug_wait_cycles) tessel_debug_wait_timed_out({});",
-                     barrier_report(e, n, barrier, parity)));
+  e.line(fmt::format(
+      "if (tessel_debug_now_ns() - tessel_wait_start > tessel_debug_wait_ns) tessel_debug_wait_timed_out({});",
+      barrier_report(e, n, barrier, parity)));
   e.close();
   e.close();
 }
