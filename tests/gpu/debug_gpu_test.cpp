@@ -50,8 +50,8 @@ TEST_F(DebugOnGpu, AWaitForAPhaseThatNeverCompletesIsReported) {
               }),
               ::testing::ExitedWithCode(3),
               contains_in_order({fmt::format("tessel debug: {}: mbarrier wait timed out: barrier bars[0] (allocated "
-                                             "at {}) did not complete its phase of parity 1 within 8000000000 clock "
-                                             "cycles (block (0, 0, 0), thread ",
+                                             "at {}) did not complete its phase of parity 1 within 4 seconds "
+                                             "(block (0, 0, 0), thread ",
                                              debug_kernels_line(WaitsForAPhase::wait_line),
                                              debug_kernels_line(WaitsForAPhase::alloc_line)),
                                  "error: kernel WaitsForAPhase, call 2, failed on the GPU: CUDA_ERROR_", kCallFailed}));
