@@ -1,6 +1,6 @@
 # `cmake --install`: the libraries and their headers, and the CMake package that lets another
 # project write find_package(tessel CONFIG) and link tessel::tessel (and tessel::cli for the command
-# line over its own kernels).
+# line over its own kernels); and the same package in the build folder.
 include(CMakePackageConfigHelpers)
 
 set(TESSEL_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tessel)
@@ -21,3 +21,8 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/tesselConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/tesselConfig.cmake ${PROJECT_BINARY_DIR}/tesselConfigVersion.cmake
               cmake/tesselNvrtc.cmake
         DESTINATION ${TESSEL_PACKAGE_DIR})
+
+# The build folder is a package as well: find_package(tessel CONFIG) with CMAKE_PREFIX_PATH (or
+# tessel_DIR) at it takes the libraries where they were built and the headers from the sources.
+export(EXPORT tesselTargets NAMESPACE tessel:: FILE ${PROJECT_BINARY_DIR}/tesselTargets.cmake)
+configure_file(cmake/tesselNvrtc.cmake ${PROJECT_BINARY_DIR}/tesselNvrtc.cmake COPYONLY)

@@ -95,6 +95,41 @@ TEST(Races, BlocksThatReadWhatOtherBlocksWriteInPlaceAreReported) {
                         __FILE__, load_line, store_line));
 }
 
+// 8 warps add 1 to 256 i32 in place. The default layout gives each of 64 threads 16 bytes and
+// copies the tile in 4 warps, each of which loads and stores its copy; a layout of one element a
+// thread (`OwnCopy`) has none.
+template <bool OwnCopy> struct IncrementsInPlace : Script {
+  void operator()(Ptr<int32_t> y) {
+    attrs.blocks = 1;
+    attrs.warps = 8;
+    auto g = global_view(y, {256});
+    store_line = __LINE__ + 1;
+    store_global(g, load_global(g, {0}, {256}, OwnCopy ? Layout::spatial({256}) : Layout{}) + 1, {0});
+  }
+};
+
+TEST(Races, AnInPlaceUpdateOfATileCopiedInSeveralWarpsNamesTheCopies) {
+  std::vector<int32_t> values(256);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = int32_t(i * 7 % 31) - 15;
+  Buffer<int32_t> y(Device::simulator(), values);
+  const std::string got = simulation_error<IncrementsInPlace<false>>(sim::Options{}, y);
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: data race on global memory, byte 0 of a 1024-byte allocation: the load_global "
+                        "at {0}:{1} by warp 2 of block (0, 0, 0) is not ordered after the store_global at {0}:{1} "
+                        "by warp 0 of block (0, 0, 0); the store_global at {0}:{1} moves a tile whose layout keeps "
+                        "a copy of each element in 4 warps, and each warp loads or stores its own copy: give the "
+                        "tile a layout without copies across warps (such as Layout::spatial over its shape; "
+                        "docs/layouts.md), or order the accesses with a sync()",
+                        __FILE__, store_line));
+  for (const sim::Options& o : every_order()) {
+    Buffer<int32_t> own(Device::simulator(), values);
+    simulate<IncrementsInPlace<true>>(o, own);
+    std::vector<int32_t> want = values;
+    for (int32_t& v : want) ++v;
+    EXPECT_EQ(own.download(), want);
+  }
+}
+
 // One thread loads a tile with TMA onto a barrier; warp 1 waits on the phase (`Wait`) or not, and
 // reads the tile.
 template <bool Wait> struct ReadsATmaTile : Script {

@@ -6,6 +6,7 @@
 #include "expect_error.hpp"
 #include "simulate.hpp"
 #include "source_line.hpp"
+#include "tessel/ir/printer.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -16,6 +17,16 @@ TEST(ScatterAtomics, HistogramInSharedAndGlobalMemory) {
 
 TEST(ScatterAtomics, TokensClaimPlacesPerExpert) {
   for (const sim::Options& o : every_order()) check_token_places(Device::simulator(), two_blocks_together(o));
+}
+
+TEST(ScatterAtomics, TheIrShowsTheIndices) {
+  const Device sim = Device::simulator();
+  Buffer<int32_t> x(sim, std::vector<int32_t>(256, 1)), counts(sim, std::vector<int32_t>(32, 0)),
+      largest(sim, std::vector<int32_t>(32, 0));
+  const std::string ir = ir::print(*Kernel<Histogram>(sim).lowered(256, x, counts, largest));
+  EXPECT_THAT(ir, ::testing::HasSubstr("atomic.add.relaxed.cta %r.2 into %s at [0] + indices %r\n"));
+  EXPECT_THAT(ir, ::testing::HasSubstr("atomic.max.relaxed.gpu %r.4 into global<i32>(%arg3, shape=[32], strides=[1]) "
+                                       "at [0] + indices %r\n"));
 }
 
 struct ScatterIntoAMatrix : Script {

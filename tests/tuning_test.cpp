@@ -126,8 +126,9 @@ TEST(Spaces, AConfigurationTheSpaceCannotMeetIsAnErrorSayingWhatItHas) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "kernel Plain: configuration \"block=64\": the space has no hyperparameter 'block'; it has "
-                 "none");
+                 "kernel Plain: configuration \"block=64\": the kernel has no hyperparameters to set (its script has "
+                 "no static space()); tune 'block' by giving it a space (docs/tuning.md), or build the Kernel from a "
+                 "script object whose member holds the value");
   }
 }
 

@@ -43,6 +43,9 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
   // scales cover 128 columns.
   int k_chunks = 1;
   static constexpr const char* param_names[] = {"m", "n", "k", "scale_a", "scale_b", "a", "b", "d"};
+  // B's dimensions are a model's weights', few and fixed, and the tiles they make decide the best
+  // configuration: tuned for each value, the rows of A per power-of-two bucket.
+  static constexpr const char* exact_sizes[] = {"n", "k"};
 
   // The first candidate is the configuration above: 3 stages of 128 x 256 and the output tile fill
   // shared memory; 128 x 128 tiles leave room for 6 (5 beside BlockScaled's scales). The last ones,

@@ -30,8 +30,10 @@ std::string schedule_note(const std::string& program, const KernelEntry& e, cons
     case sim::CompletionOrder::Lazy: order = "lazy"; break;
     case sim::CompletionOrder::Seeded: order = "seeded"; break;
   }
-  return fmt::format("one schedule ({} completion, {}); `{} check {} {}` runs the eager, lazy and seeded ones", order,
-                     warps, program, e.name, fmt::join(sizes, " "));
+  const std::string check = sizes.empty() ? fmt::format("{} check {}", program, e.name)
+                                          : fmt::format("{} check {} {}", program, e.name, fmt::join(sizes, " "));
+  return fmt::format("one schedule ({} completion, {}); `{}` runs the eager, lazy and seeded ones", order, warps,
+                     check);
 }
 
 int run_kernel(const std::string& program, const Registry& kernels, const std::string& name, const std::string& device,

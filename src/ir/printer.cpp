@@ -395,8 +395,10 @@ class Printer {
   void stmt(const AtomicTensorNode& n) {
     const std::string target = n.global ? global(n.global) : shared(n.shared);
     const std::string expected = n.compare ? fmt::format(" expected={}", reg(n.compare)) : std::string();
-    const std::string call = fmt::format("{} {}{} into {} at {}", atomic_text(n.op, n.order, n.scope), reg(n.value),
-                                         expected, target, n.index ? "indices " + reg(n.index) : exprs(n.offsets));
+    // A scatter's positions are its indices from the view's origin (offsets 0).
+    const std::string at = n.index ? fmt::format("{} + indices {}", exprs(n.offsets), reg(n.index)) : exprs(n.offsets);
+    const std::string call =
+        fmt::format("{} {}{} into {} at {}", atomic_text(n.op, n.order, n.scope), reg(n.value), expected, target, at);
     line(n.out ? fmt::format("{} = {}", reg_decl(n.out), call) : call);
   }
 

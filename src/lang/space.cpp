@@ -53,7 +53,6 @@ std::string Space::describe(const Candidate& c) {
 Space Space::configured(const std::string& configuration, const std::string& kernel) const {
   std::vector<std::string> names;
   for (const Setting& s : candidates_.front()) names.push_back(s.name);
-  const std::string names_text = names.empty() ? "it has none" : fmt::format("it has {}", fmt::join(names, ", "));
   std::vector<std::pair<std::string, int>> wanted;
   for (const std::string& part : detail::split_label(configuration)) {
     const size_t eq = part.find('=');
@@ -72,9 +71,15 @@ Space Space::configured(const std::string& configuration, const std::string& ker
           fmt::format("kernel {}: configuration \"{}\": '{}' is not name=value; write the hyperparameters as "
                       "\"block_n=128, stages=3\"",
                       kernel, configuration, part));
+    if (names.empty())
+      throw Error(
+          fmt::format("kernel {}: configuration \"{}\": the kernel has no hyperparameters to set (its script "
+                      "has no static space()); tune '{}' by giving it a space (docs/tuning.md), or build the "
+                      "Kernel from a script object whose member holds the value",
+                      kernel, configuration, name));
     if (std::find(names.begin(), names.end(), name) == names.end())
-      throw Error(fmt::format("kernel {}: configuration \"{}\": the space has no hyperparameter '{}'; {}", kernel,
-                              configuration, name, names_text));
+      throw Error(fmt::format("kernel {}: configuration \"{}\": the space has no hyperparameter '{}'; it has {}",
+                              kernel, configuration, name, fmt::join(names, ", ")));
     wanted.emplace_back(name, v);
   }
   std::vector<Candidate> kept;

@@ -20,9 +20,37 @@ void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) { w.cta.share
 
 namespace {
 
+constexpr std::string_view kLoadGlobal = "load_global", kStoreGlobal = "store_global", kLoadShared = "load_shared",
+                           kStoreShared = "store_shared";
+
+// How many warps hold a copy of each element of a tile of layout `l`: its replica digits that select
+// threads of other warps.
+int warps_with_copies(const Layout& l) {
+  std::vector<int> threads = {0};
+  for (const Layout::ThreadSpan& span : l.replica_spans()) {
+    std::vector<int> more;
+    for (int t : threads)
+      for (int i = 0; i < span.size; ++i) more.push_back(t + i * span.stride);
+    threads = std::move(more);
+  }
+  std::vector<int> warps;
+  for (int t : threads) warps.push_back(t / 32);
+  std::ranges::sort(warps);
+  return int(std::ranges::unique(warps).begin() - warps.begin());
+}
+
+// Tells the race detector that the instruction at `loc` moves a tile whose copies are in several
+// warps (an in-place update of such a tile races between them).
+void note_copies(Warp& w, const SourceLoc& loc, std::string_view operation, const Layout& l) {
+  HappensBefore& hb = w.cta.scheduler.happens_before;
+  if (!hb.enabled()) return;
+  if (const int warps = warps_with_copies(l); warps > 1) hb.note_copies(&loc, operation, warps);
+}
+
 // A packed element is a part of a byte or two: its load reads them, its store writes them back
 // whole with the element replaced.
 void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
+  note_copies(w, n.loc, kLoadGlobal, n.out->layout);
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.src, mask);
   auto& out = w.tile(n.out.get());
@@ -33,7 +61,7 @@ void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
     if (const auto at = view.packed_address(lane, c, offsets)) {
       const int bytes = packed_bytes(n.src->dtype, at->second);
       check_global_access(at->first, size_t(bytes), false, n.loc);
-      access_global(w, at->first, size_t(bytes), false, n.loc, "load_global");
+      access_global(w, at->first, size_t(bytes), false, n.loc, kLoadGlobal);
       v = load_packed(n.src->dtype, reinterpret_cast<const uint8_t*>(at->first), at->second);
     }
     out[size_t(lane) * local + l] = v;
@@ -41,6 +69,7 @@ void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
 }
 
 void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
+  note_copies(w, n.loc, kStoreGlobal, n.src->layout);
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.dst, mask);
   auto& src = w.tile(n.src.get());
@@ -54,7 +83,7 @@ void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
     uint8_t incoming[2];
     std::memcpy(incoming, memory, size_t(bytes));
     store_packed(n.dst->dtype, incoming, at->second, src[size_t(lane) * local + l]);
-    access_global(w, at->first, size_t(bytes), true, n.loc, "store_global", incoming);
+    access_global(w, at->first, size_t(bytes), true, n.loc, kStoreGlobal, incoming);
     std::memcpy(memory, incoming, size_t(bytes));
   });
 }
@@ -63,6 +92,7 @@ void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
 
 void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
   if (is_packed(n.src->dtype)) return load_packed_global(w, n, mask);
+  note_copies(w, n.loc, kLoadGlobal, n.out->layout);
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.src, mask);
   auto& out = w.tile(n.out.get());
@@ -72,7 +102,7 @@ void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
     ir::Scalar v = is_float(n.src->dtype) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)};
     if (const auto addr = view.address(lane, c, offsets)) {
       check_global_access(*addr, bytes, false, n.loc);
-      access_global(w, *addr, bytes, false, n.loc, "load_global");
+      access_global(w, *addr, bytes, false, n.loc, kLoadGlobal);
       v = load_value(n.src->dtype, reinterpret_cast<const void*>(*addr));
     }
     out[size_t(lane) * local + l] = v;
@@ -81,6 +111,7 @@ void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
 
 void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   if (is_packed(n.dst->dtype)) return store_packed_global(w, n, mask);
+  note_copies(w, n.loc, kStoreGlobal, n.src->layout);
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.dst, mask);
   auto& src = w.tile(n.src.get());
@@ -92,12 +123,13 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
     check_global_access(*addr, bytes, true, n.loc);
     uint8_t incoming[8];
     store_value(n.dst->dtype, incoming, src[size_t(lane) * local + l]);
-    access_global(w, *addr, bytes, true, n.loc, "store_global", incoming);
+    access_global(w, *addr, bytes, true, n.loc, kStoreGlobal, incoming);
     std::memcpy(reinterpret_cast<void*>(*addr), incoming, bytes);
   });
 }
 
 void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
+  note_copies(w, n.loc, kLoadShared, n.out->layout);
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.src->offset ? w.eval(n.src->offset, mask) : Lanes{};
   auto& out = w.tile(n.out.get());
@@ -107,13 +139,14 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
     const SharedAddress a = shared_address(w, n.src, view, lane, offsets, c, n.loc);
     const int bytes = is_packed(t) ? packed_bytes(t, a.shift) : dtype_bytes(t);
     check_shared_read(w, a, bytes, lane, n.loc, "loading");
-    w.cta.access_shared(w, a.byte, bytes, false, n.loc, "load_shared");
+    w.cta.access_shared(w, a.byte, bytes, false, n.loc, kLoadShared);
     out[size_t(lane) * local + l] = is_packed(t) ? load_packed(t, &w.cta.smem[size_t(a.byte)], a.shift)
                                                  : load_value(t, &w.cta.smem[size_t(a.byte)]);
   });
 }
 
 void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
+  note_copies(w, n.loc, kStoreShared, n.src->layout);
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
   auto& src = w.tile(n.src.get());
@@ -131,7 +164,7 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
     } else {
       store_value(t, incoming, v);
     }
-    w.cta.store_shared(w, w.thread(lane), a.byte, incoming, bytes, n.loc, "store_shared");
+    w.cta.store_shared(w, w.thread(lane), a.byte, incoming, bytes, n.loc, kStoreShared);
   });
 }
 

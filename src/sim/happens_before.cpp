@@ -272,6 +272,13 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
         "with an atomic release that the other block acquires (MemoryOrder::release and MemoryOrder::acquire, or "
         "fence.acq_rel() around relaxed atomics){}",
         a.cluster == b.cluster ? ", or order them with cluster.sync() or an mbarrier of their cluster" : "");
+  for (const Access* a : {&earlier, &later})
+    if (const Site& s = sites_[a->site]; s.copies_in_warps > 1 && s.loc)
+      return fmt::format(
+          "the {} at {} moves a tile whose layout keeps a copy of each element in {} warps, and each warp loads or "
+          "stores its own copy: give the tile a layout without copies across warps (such as Layout::spatial over "
+          "its shape; docs/layouts.md), or order the accesses with a sync()",
+          s.operation, s.loc->str(), s.copies_in_warps);
   return "order them with a sync(), an mbarrier arrival and a wait on its phase, or the wait that retires the "
          "asynchronous operation";
 }
@@ -282,6 +289,10 @@ uint32_t HappensBefore::site(const SourceLoc* loc, std::string_view operation) {
   if (it != site_ids_.end()) return it->second;
   sites_.push_back(Site{loc, operation});
   return site_ids_[key] = uint32_t(sites_.size() - 1);
+}
+
+void HappensBefore::note_copies(const SourceLoc* loc, std::string_view operation, int warps) {
+  sites_[site(loc, operation)].copies_in_warps = warps;
 }
 
 std::string HappensBefore::describe(const Access& a) const {

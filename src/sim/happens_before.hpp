@@ -101,6 +101,10 @@ class HappensBefore {
   void fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock);
   // The interned (line, operation) of an access, for messages.
   uint32_t site(const SourceLoc* loc, std::string_view operation);
+  // Marks the accesses of (loc, operation) as those of a tile whose layout keeps a copy of each
+  // element in `warps` warps, each loaded or stored by its own warp: a race between two of them
+  // then names the copies as its cause.
+  void note_copies(const SourceLoc* loc, std::string_view operation, int warps);
 
   // A wait at `at` that saw a phase complete and acquired less than it published to the cluster:
   // a relaxed wait (nothing), or one of cta scope (nothing other blocks released or landed).
@@ -206,6 +210,7 @@ class HappensBefore {
   struct Site {
     const SourceLoc* loc;
     std::string_view operation;
+    int copies_in_warps = 1;  // note_copies
   };
   // Whether `earlier` is an access by another actor that `clock` is not ordered after.
   static bool unordered(const Access& earlier, const Access& at, const VectorClock& clock) {

@@ -1,5 +1,6 @@
 # Installs tessel from a build tree into a fresh prefix, then configures, builds and runs the
-# consumer project in this folder against it. Run with cmake -P and
+# consumer project in this folder against it, and its kernel against the build tree itself. Run with
+# cmake -P and
 #   -DTESSEL_BUILD_DIR=<tessel's build tree> -DWORK_DIR=<scratch folder, emptied first>
 #   -DGENERATOR=<CMake generator> -DCXX_COMPILER=<C++ compiler> [-DCXX_COMPILER_LAUNCHER=<ccache>]
 foreach(required TESSEL_BUILD_DIR WORK_DIR GENERATOR CXX_COMPILER)
@@ -23,6 +24,15 @@ endif()
 run_step("configure the consumer" ${CMAKE_COMMAND} ${configure_args})
 run_step("build the consumer" ${CMAKE_COMMAND} --build ${consumer_build})
 run_step("run the consumer's kernel" ${consumer_build}/axpy)
+
+# The build tree is a package too: the same project against it, without installing.
+set(tree_configure_args ${configure_args})
+list(TRANSFORM tree_configure_args REPLACE "^-DCMAKE_PREFIX_PATH=.*" "-DCMAKE_PREFIX_PATH=${TESSEL_BUILD_DIR}")
+list(TRANSFORM tree_configure_args REPLACE "^${consumer_build}$" "${WORK_DIR}/build_tree")
+run_step("configure the consumer against the build tree" ${CMAKE_COMMAND} ${tree_configure_args})
+run_step("build the consumer's kernel against the build tree" ${CMAKE_COMMAND} --build ${WORK_DIR}/build_tree
+         --target axpy)
+run_step("run the consumer's kernel built against the build tree" ${WORK_DIR}/build_tree/axpy)
 
 # The consumer's kernel under the command line, every subcommand that needs no GPU.
 function(expect_output what pattern)
