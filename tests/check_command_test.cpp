@@ -5,11 +5,14 @@
 
 #include "cli.hpp"
 #include "examples.hpp"
+#include "expect_error.hpp"
+#include "tessel/cli/check.hpp"
 
 namespace tessel {
 namespace {
 
 using testing::Cli;
+using testing::error_of_call;
 using testing::tessel;
 
 // A simulated `tessel run` is one schedule; it names it and points to the check.
@@ -39,6 +42,28 @@ TEST(CheckCommand, ABrokenExampleFailsWithItsReport) {
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.output.find("broken_sync.cpp:20: deadlock in block (0, 0, 0) of kernel BrokenSync"), std::string::npos)
       << r.output;
+}
+
+// A kernel whose lazy schedule alone fails is reported schedule by schedule; one that fails alike
+// under every schedule, once.
+TEST(CheckCommand, EachScheduleIsReportedAndAReportOfEveryScheduleOnce) {
+  cli::KernelEntry e;
+  e.name = "flaky";
+  e.runner = [](const Device&, const cli::Sizes&, const KernelOptions& o) -> cli::RunResult {
+    if (o.sim.completion_order() == sim::CompletionOrder::Lazy) throw Error("k.cpp:3: read in flight");
+    return {true, 0, "flaky: PASS", {}};
+  };
+  ::testing::internal::CaptureStdout();
+  const bool passed = cli::check_under_schedules(e, {}, 1, "", "  ");
+  EXPECT_FALSE(passed);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+            "  eager    flaky: PASS\n  lazy     error: k.cpp:3: read in flight\n  seed 1   flaky: PASS\n");
+  e.runner = [](const Device&, const cli::Sizes&, const KernelOptions&) -> cli::RunResult {
+    throw Error("k.cpp:5: deadlock");
+  };
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(error_of_call([&] { cli::check_under_schedules(e, {}, 1, ""); }), "k.cpp:5: deadlock");
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
 }
 
 TEST(CheckCommand, AllCandidatesChecksEachCandidateOfTheSpaceUnderEverySchedule) {

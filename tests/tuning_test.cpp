@@ -408,6 +408,32 @@ TEST(Tuner, WhenEveryCandidateFailsTheErrorQuotesTheFirstFailureAndNamesTheLog) 
   }
 }
 
+TEST(Tuner, TwoFailuresOfOneProblemKeepLogsOfTheirOwn) {
+  tuning::TuningSteps steps;
+  steps.time = [](int) -> double { throw std::logic_error("never timed"); };
+  steps.time_once = steps.time;
+  std::vector<std::string> paths;
+  for (const char* target : {"sm_80", "sm_100a"}) {
+    steps.build = [&](int) -> tuning::BuiltCandidate {
+      throw Error(fmt::format("NVRTC failed to compile kernel 'k' for {}", target));
+    };
+    try {
+      tuning::tune("k (n<=64)", names(2), steps, quiet(), log_dir());
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      paths.push_back(m.substr(m.rfind(' ') + 1));
+    }
+  }
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_NE(paths[0], paths[1]);
+  for (size_t i = 0; i < 2; ++i) {
+    std::ifstream log(paths[i]);
+    const std::string text((std::istreambuf_iterator<char>(log)), {});
+    EXPECT_NE(text.find(i == 0 ? "for sm_80" : "for sm_100a"), std::string::npos) << text;
+  }
+}
+
 TEST(Tuner, FirstFeasibleStopsAtTheFirstCandidateThatBuilds) {
   int built = 0;
   tuning::TuningSteps steps;

@@ -76,7 +76,9 @@ TEST(WgmmaMisuse, RefillingAStageAnotherWarpsMmaMayStillReadIsReported) {
               testing::source_at("tests/wgmma_kernels.hpp", "copy_async(g_b, s_b[stage], {0, step * 16});") +
                   ": write of shared memory that a wgmma.mma issued at " +
                   testing::source_at("tests/wgmma_kernels.hpp", "wgmma.mma(s_a[stage], s_b[stage].transpose(), acc);") +
-                  " may still be reading (thread 0 of block (0, 0, 0)); wait for it with wgmma.wait_group first");
+                  " may still be reading (thread 0 of block (0, 0, 0)); wait for it with wgmma.wait_group in the "
+                  "warpgroup that issued it, before that warpgroup lets this write happen (the mbarrier arrival that "
+                  "frees the stage, or a sync())");
   }
 }
 
@@ -193,7 +195,7 @@ TEST(WgmmaMisuse, OverwritingASharedOperandBeforeTheWaitIsReported) {
   EXPECT_EQ(got.substr(0, got.find(" (thread")),
             fmt::format("{0}:{1}: write of shared memory that a wgmma.mma issued at {0}:{2} may still be reading",
                         __FILE__, line + 2, line));
-  EXPECT_NE(got.find("; wait for it with wgmma.wait_group first"), std::string::npos) << got;
+  EXPECT_NE(got.find("; wait for it with wgmma.wait_group in the warpgroup that issued it"), std::string::npos) << got;
 }
 
 struct ForgetsTheFence : WgmmaSetup {

@@ -31,6 +31,15 @@ def test_a_user_kernel_runs_on_the_simulator_and_matches_numpy(consumer):
     np.testing.assert_allclose(out, np.float32(1.75) * x + y, rtol=1e-6)
 
 
+def test_empty_arrays_are_taken_whatever_their_strides(consumer):
+    # numpy gives an empty array strides that are not row-major for its shape; it holds no element.
+    empty = np.zeros(0, np.float32)
+    consumer.axpy(0, 2.0, empty, empty, np.zeros(0, np.float32))
+    x, y, out = axpy_inputs(40)
+    consumer.axpy(40, 2.0, x, y, out)
+    np.testing.assert_allclose(out, 2.0 * x + y, rtol=1e-6)
+
+
 def test_the_library_lists_and_describes_its_kernels(consumer):
     assert consumer.names() == ["axpy"]
     assert consumer.describe("axpy") == "out = alpha x + y over n floats"

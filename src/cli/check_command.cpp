@@ -1,34 +1,19 @@
 // `check <kernel> [sizes] [--seeds N] [--config C | --all-candidates]`: runs a registered kernel
 // on the simulator, with race detection, under sim::adversarial_schedules (eager, lazy and N
-// seeded ones), each checked against the host reference, and stops at the first report. By
+// seeded ones), each checked against the host reference and reported; it fails if any does. By
 // default the kernel runs as a call would (its first feasible candidate); --config runs the
 // given hyperparameters and --all-candidates every candidate of its space in turn.
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "tessel/cli/check.hpp"
 
 namespace tessel::cli {
-
-namespace {
-
-// Runs one configuration ("" for the default) under every schedule; false at the first failure.
-bool check_configuration(const KernelEntry& e, const std::vector<int64_t>& sizes, int seeds,
-                         const std::string& configuration, const std::string& indent) {
-  for (const sim::Options& schedule : sim::adversarial_schedules(seeds)) {
-    const RunResult r =
-        e.run(Device::simulator(), sizes, KernelOptions{.sim = schedule, .configuration = configuration});
-    fmt::print("{}{:<8} {}\n", indent, sim::schedule_name(schedule), r.summary);
-    if (!r.ok) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 Command add_check_command(CLI::App& app, const Registry& kernels) {
   auto* check = app.add_subcommand("check",
                                    "run a kernel on the simulator under adversarial schedules, with race "
-                                   "detection, and stop at the first report");
+                                   "detection, and report each");
   auto kernel = std::make_shared<std::string>();
   auto sizes = std::make_shared<std::vector<int64_t>>();
   auto seeds = std::make_shared<std::string>("3");
@@ -46,11 +31,11 @@ Command add_check_command(CLI::App& app, const Registry& kernels) {
                    const KernelEntry& e = kernels.find(*kernel);
                    const std::vector<int64_t> s = e.sizes_for(*sizes);
                    const int n = parse_count("--seeds", *seeds);
-                   if (!*all_candidates) return check_configuration(e, s, n, *configuration, "") ? 0 : 1;
+                   if (!*all_candidates) return check_under_schedules(e, s, n, *configuration) ? 0 : 1;
                    const std::vector<std::string> configurations = e.configurations();
                    for (size_t i = 0; i < configurations.size(); ++i) {
                      fmt::print("[{}/{}] {}\n", i + 1, configurations.size(), configurations[i]);
-                     if (!check_configuration(e, s, n, configurations[i], "  ")) return 1;
+                     if (!check_under_schedules(e, s, n, configurations[i], "  ")) return 1;
                    }
                    fmt::print("{}: all {} candidates pass\n", e.name, configurations.size());
                    return 0;

@@ -8,6 +8,7 @@
 // or signals it from another block (the bytes of other blocks' operations count too).
 // Changes nothing.
 #include <map>
+#include <set>
 
 #include "tessel/ir/effects.hpp"
 #include "tessel/ir/mutator.hpp"
@@ -25,14 +26,68 @@ struct BarrierUses {
   bool other_blocks = false;
 };
 
-bool same_barrier(const ir::MbarrierRef& a, const ir::MbarrierRef& b) {
-  if (a.array->allocation() != b.array->allocation()) return false;
+// The scalar variables of one straight-line body: those it declares, with their values, and those
+// it assigns, whose value depends on where they are read.
+struct BodyVariables {
+  std::map<const ir::VarNode*, ir::Expr> declared;
+  std::set<const ir::VarNode*> assigned;
+};
+
+// Whether two expressions of one straight-line body have the same value: the same operations on
+// the same variables or on variables declared with such values, none of them assigned (a ring's
+// `full[stage % n]`, written anew at each use, names one barrier).
+bool same_value(const ir::Expr& a, const ir::Expr& b, const BodyVariables& vars) {
   int64_t x = 0, y = 0;
-  if (ir::as_const_int(a.index, &x) && ir::as_const_int(b.index, &y)) return x == y;
-  return a.index == b.index;
+  if (ir::as_const_int(a, &x) && ir::as_const_int(b, &y)) return x == y;
+  const auto value_of = [&](const ir::Expr& e) -> const ir::Expr* {
+    const auto it = e->kind == ir::NodeKind::Var ? vars.declared.find(static_cast<const ir::VarNode*>(e.get()))
+                                                 : vars.declared.end();
+    return it != vars.declared.end() ? &it->second : nullptr;
+  };
+  const auto *value_a = value_of(a), *value_b = value_of(b);
+  if ((value_a || value_b) && a != b) return same_value(value_a ? *value_a : a, value_b ? *value_b : b, vars);
+  if (a->kind != b->kind || a->type != b->type) return false;
+  switch (a->kind) {
+    case ir::NodeKind::Const: {
+      const auto &p = static_cast<const ir::ConstNode&>(*a), &q = static_cast<const ir::ConstNode&>(*b);
+      return p.i == q.i && p.f == q.f;
+    }
+    case ir::NodeKind::Var: return a == b && !vars.assigned.count(static_cast<const ir::VarNode*>(a.get()));
+    case ir::NodeKind::Builtin:
+      return static_cast<const ir::BuiltinNode&>(*a).which == static_cast<const ir::BuiltinNode&>(*b).which;
+    case ir::NodeKind::Binary: {
+      const auto &p = static_cast<const ir::BinaryNode&>(*a), &q = static_cast<const ir::BinaryNode&>(*b);
+      return p.op == q.op && same_value(p.a, q.a, vars) && same_value(p.b, q.b, vars);
+    }
+    case ir::NodeKind::Unary: {
+      const auto &p = static_cast<const ir::UnaryNode&>(*a), &q = static_cast<const ir::UnaryNode&>(*b);
+      return p.op == q.op && same_value(p.a, q.a, vars);
+    }
+    case ir::NodeKind::Select: {
+      const auto &p = static_cast<const ir::SelectNode&>(*a), &q = static_cast<const ir::SelectNode&>(*b);
+      return same_value(p.cond, q.cond, vars) && same_value(p.a, q.a, vars) && same_value(p.b, q.b, vars);
+    }
+    case ir::NodeKind::Cast:
+      return same_value(static_cast<const ir::CastNode&>(*a).a, static_cast<const ir::CastNode&>(*b).a, vars);
+    default: return false;
+  }
+}
+
+bool same_barrier(const ir::MbarrierRef& a, const ir::MbarrierRef& b, const BodyVariables& vars) {
+  return a.array->allocation() == b.array->allocation() && same_value(a.index, b.index, vars);
 }
 
 void check_producer(const ir::SeqNode& body, const std::map<const ir::SharedTensorNode*, BarrierUses>& uses) {
+  BodyVariables vars;
+  for (const ir::Stmt& t : body.stmts)
+    ir::walk(t, [&](const ir::StmtNode& n) {
+      if (n.kind == ir::NodeKind::Assign) vars.assigned.insert(static_cast<const ir::AssignNode&>(n).var.get());
+      if (n.kind == ir::NodeKind::Declare) {
+        const auto& d = static_cast<const ir::DeclareNode&>(n);
+        vars.declared[d.var.get()] = d.init;
+      }
+    });
+  for (const ir::VarNode* v : vars.assigned) vars.declared.erase(v);
   for (const ir::Stmt& s : body.stmts)
     for (const ir::ExpectedBytes& expect : ir::effects(*s).expected_bytes) {
       const BarrierUses& all = uses.at(expect.barrier->array->allocation());
@@ -45,7 +100,7 @@ void check_producer(const ir::SeqNode& body, const std::map<const ir::SharedTens
       std::vector<std::string> lines;
       for (const ir::Stmt& t : body.stmts)
         for (const ir::CompletedBytes& p : ir::effects(*t).completed_bytes)
-          if (same_barrier(*p.barrier, *expect.barrier)) {
+          if (same_barrier(*p.barrier, *expect.barrier, vars)) {
             ++here;
             produced += p.bytes;
             lines.push_back(fmt::format("{} {}", ir::call_name(t->kind), t->loc.str()));

@@ -272,8 +272,11 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
         "with an atomic release that the other block acquires (MemoryOrder::release and MemoryOrder::acquire, or "
         "fence.acq_rel() around relaxed atomics){}",
         a.cluster == b.cluster ? ", or order them with cluster.sync() or an mbarrier of their cluster" : "");
-  for (const Access* a : {&earlier, &later})
-    if (const Site& s = sites_[a->site]; s.copies_in_warps > 1 && s.loc)
+  // Two warps of a block (not a warp and its own asynchronous copies), one moving a copied tile.
+  const bool warps = actors_[earlier.epoch.actor].kind == ActorKind::Warp &&
+                     actors_[later.epoch.actor].kind == ActorKind::Warp && a.block >= 0 && a.block == b.block;
+  for (const Access* access : {&earlier, &later})
+    if (const Site& s = sites_[access->site]; warps && s.copies_in_warps > 1 && s.loc)
       return fmt::format(
           "the {} at {} moves a tile whose layout keeps a copy of each element in {} warps, and each warp loads or "
           "stores its own copy: give the tile a layout without copies across warps (such as Layout::spatial over "

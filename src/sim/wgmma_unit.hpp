@@ -45,7 +45,11 @@ class WgmmaUnit final : public AsyncAgent {
   std::string_view engine() const override { return "the wgmma unit"; }
 
   std::string_view operation() const override { return "wgmma.mma"; }
-  std::string_view wait_advice() const override { return "wait for it with wgmma.wait_group first"; }
+  // The write may come from another warpgroup, which the issuer must release only once its mma is done.
+  std::string_view wait_advice() const override {
+    return "wait for it with wgmma.wait_group in the warpgroup that issued it, before that warpgroup lets this "
+           "write happen (the mbarrier arrival that frees the stage, or a sync())";
+  }
   bool busy() const override;
   void complete_all() override;
   void complete_at_random(std::mt19937_64& rng) override;

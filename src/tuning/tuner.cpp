@@ -76,7 +76,10 @@ std::string file_safe(const std::string& s) {
 [[noreturn]] void fail_all(const std::string& label, const TuneResult& r, const std::filesystem::path& log_dir) {
   std::error_code ec;
   std::filesystem::create_directories(log_dir, ec);
-  const auto path = log_dir / fmt::format("{}-{}.log", file_safe(label), std::time(nullptr));
+  // A name of its own, though another failure of the same problem (for another target) came in the same second.
+  const std::string stem = fmt::format("{}-{}", file_safe(label), std::time(nullptr));
+  auto path = log_dir / (stem + ".log");
+  for (int n = 2; std::filesystem::exists(path, ec); ++n) path = log_dir / fmt::format("{}-{}.log", stem, n);
   // The error below names the first failure whether or not the log of them all could be written.
   std::string log;
   for (const CandidateOutcome& o : r.outcomes)

@@ -78,6 +78,40 @@ TEST(CheckTransactionBytes, ReportsMoreBytesThanTheBoxesBring) {
                 "would never complete. Announce exactly the bytes they bring");
 }
 
+// A ring's stage index known only at run time, written anew at each use as a helper class writes
+// `full[stage]`: the same barrier while `SameStage`, else each load on a stage of its own.
+template <bool SameStage> struct RingStageIndexedAtEachUse : Script {
+  void operator()(Int32 n, Ptr<f16> a) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto g = global_view(a, {64, 64});
+    auto s = shared_tensor<f16>({32, 64});
+    auto full = mbarrier.alloc({2});
+    const auto stage = [&](int ahead) { return full[(n + ahead) % 2]; };
+    single_thread([&] {
+      expect_line = __LINE__ + 1;
+      mbarrier.arrive_and_expect_tx(stage(0), 4096);
+      first_line = __LINE__ + 1;
+      tma.global_to_shared(g, s, {0, 0}, stage(0));
+      second_line = __LINE__ + 1;
+      tma.global_to_shared(g, s, {32, 0}, stage(SameStage ? 0 : 1));
+    });
+  }
+};
+
+TEST(CheckTransactionBytes, ARingStageWrittenAtEachUseIsOneBarrier) {
+  const std::string got = check_error<RingStageIndexedAtEachUse<true>>();
+  EXPECT_EQ(got,
+            at(expect_line) +
+                ": mbarrier.arrive_and_expect_tx: announces 4096 transaction bytes, but the operations "
+                "that complete bytes on this barrier (tma.global_to_shared " +
+                at(first_line) + ", tma.global_to_shared " + at(second_line) +
+                ") bring 8192 bytes, every byte of the TMA loads' boxes and 16 of each try_cancel response; the phase "
+                "would receive more bytes than it expects. Announce exactly the bytes they bring");
+  const ir::Kernel k = traced<RingStageIndexedAtEachUse<false>>();
+  EXPECT_EQ(passes::check_transaction_bytes(k, {}), k);
+}
+
 // A try_cancel response is 16 bytes (sm_100a).
 struct CancelAnnouncesThirtyTwoBytes : Script {
   void operator()(Int32 n, Ptr<f16> a) {

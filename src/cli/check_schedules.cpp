@@ -1,0 +1,47 @@
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tessel/cli/check.hpp"
+#include "tessel/error.hpp"
+#include "tessel/sim/simulator.hpp"
+
+namespace tessel::cli {
+
+bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, const std::string& configuration,
+                           const std::string& indent) {
+  // Lines are printed as their schedules end, but for a run of identical reports from the first
+  // schedule on, held until a schedule differs: a report of every schedule is thrown once.
+  std::optional<Error> first_report;
+  std::vector<std::string> held;
+  bool all_alike = true, all_pass = true;
+  for (const sim::Options& schedule : sim::adversarial_schedules(seeds)) {
+    const std::string name = sim::schedule_name(schedule);
+    std::string line;
+    try {
+      KernelOptions options;
+      options.sim = schedule;
+      options.configuration = configuration;
+      const RunResult r = e.run(Device::simulator(), sizes, options);
+      all_pass &= r.ok;
+      line = fmt::format("{}{:<8} {}", indent, name, r.summary);
+    } catch (const Error& error) {
+      all_pass = false;
+      line = fmt::format("{}{:<8} error: {}", indent, name, error.what());
+      if (all_alike && (!first_report || std::string_view(first_report->what()) == error.what())) {
+        if (!first_report) first_report = error;
+        held.push_back(line);
+        continue;
+      }
+    }
+    for (const std::string& h : held) fmt::print("{}\n", h);
+    held.clear();
+    all_alike = false;
+    fmt::print("{}\n", line);
+  }
+  if (all_alike && first_report) throw *first_report;
+  return all_pass;
+}
+
+}  // namespace tessel::cli
