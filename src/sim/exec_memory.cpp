@@ -23,34 +23,18 @@ namespace {
 constexpr std::string_view kLoadGlobal = "load_global", kStoreGlobal = "store_global", kLoadShared = "load_shared",
                            kStoreShared = "store_shared";
 
-// How many warps hold a copy of each element of a tile of layout `l`: its replica digits that select
-// threads of other warps.
-int warps_with_copies(const Layout& l) {
-  std::vector<int> threads = {0};
-  for (const Layout::ThreadSpan& span : l.replica_spans()) {
-    std::vector<int> more;
-    for (int t : threads)
-      for (int i = 0; i < span.size; ++i) more.push_back(t + i * span.stride);
-    threads = std::move(more);
-  }
-  std::vector<int> warps;
-  for (int t : threads) warps.push_back(t / 32);
-  std::ranges::sort(warps);
-  return int(std::ranges::unique(warps).begin() - warps.begin());
-}
-
 // Tells the race detector that the instruction at `loc` moves a tile whose copies are in several
 // warps (an in-place update of such a tile races between them).
-void note_copies(Warp& w, const SourceLoc& loc, std::string_view operation, const Layout& l) {
+void note_copies(Warp& w, const SourceLoc& loc, std::string_view operation, const ir::RegisterTensorNode* tile) {
   HappensBefore& hb = w.cta.scheduler.happens_before;
   if (!hb.enabled()) return;
-  if (const int warps = warps_with_copies(l); warps > 1) hb.note_copies(&loc, operation, warps);
+  if (const int warps = w.cta.tables.warps_with_copies(tile); warps > 1) hb.note_copies(&loc, operation, warps);
 }
 
 // A packed element is a part of a byte or two: its load reads them, its store writes them back
 // whole with the element replaced.
 void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
-  note_copies(w, n.loc, kLoadGlobal, n.out->layout);
+  note_copies(w, n.loc, kLoadGlobal, n.out.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.src, mask);
   auto& out = w.tile(n.out.get());
@@ -69,7 +53,7 @@ void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
 }
 
 void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
-  note_copies(w, n.loc, kStoreGlobal, n.src->layout);
+  note_copies(w, n.loc, kStoreGlobal, n.src.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.dst, mask);
   auto& src = w.tile(n.src.get());
@@ -92,7 +76,7 @@ void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
 
 void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
   if (is_packed(n.src->dtype)) return load_packed_global(w, n, mask);
-  note_copies(w, n.loc, kLoadGlobal, n.out->layout);
+  note_copies(w, n.loc, kLoadGlobal, n.out.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.src, mask);
   auto& out = w.tile(n.out.get());
@@ -111,7 +95,7 @@ void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
 
 void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   if (is_packed(n.dst->dtype)) return store_packed_global(w, n, mask);
-  note_copies(w, n.loc, kStoreGlobal, n.src->layout);
+  note_copies(w, n.loc, kStoreGlobal, n.src.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.dst, mask);
   auto& src = w.tile(n.src.get());
@@ -129,7 +113,7 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
 }
 
 void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
-  note_copies(w, n.loc, kLoadShared, n.out->layout);
+  note_copies(w, n.loc, kLoadShared, n.out.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.src->offset ? w.eval(n.src->offset, mask) : Lanes{};
   auto& out = w.tile(n.out.get());
@@ -146,7 +130,7 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
 }
 
 void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
-  note_copies(w, n.loc, kStoreShared, n.src->layout);
+  note_copies(w, n.loc, kStoreShared, n.src.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
   auto& src = w.tile(n.src.get());

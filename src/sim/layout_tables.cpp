@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "machine.hpp"
 
 namespace tessel::sim {
@@ -50,6 +52,24 @@ const std::vector<std::pair<int, int>>& LayoutTables::regroup(const ir::RegroupR
 const std::vector<ir::RelayoutSource>& LayoutTables::relayout(const ir::RelayoutNode* n) {
   auto [it, fresh] = relayout_.try_emplace(n);
   if (fresh) it->second = ir::relayout_sources(*n);
+  return it->second;
+}
+
+int LayoutTables::warps_with_copies(const ir::RegisterTensorNode* t) {
+  auto [it, fresh] = warps_with_copies_.try_emplace(t);
+  if (fresh) {
+    std::vector<int> threads = {0};
+    for (const Layout::ThreadSpan& span : t->layout.replica_spans()) {
+      std::vector<int> more;
+      for (int thread : threads)
+        for (int i = 0; i < span.size; ++i) more.push_back(thread + i * span.stride);
+      threads = std::move(more);
+    }
+    std::vector<int> warps;
+    for (int thread : threads) warps.push_back(thread / 32);
+    std::ranges::sort(warps);
+    it->second = int(std::ranges::unique(warps).begin() - warps.begin());
+  }
   return it->second;
 }
 

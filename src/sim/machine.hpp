@@ -47,6 +47,9 @@ class LayoutTables {
   const std::vector<std::pair<int, int>>& regroup(const ir::RegroupRegistersNode& n);
   // For each slot of a relayout's result, the thread and slot of the operand that hold its element.
   const std::vector<ir::RelayoutSource>& relayout(const ir::RelayoutNode* n);
+  // How many warps hold a copy of each element of `t`: its replica digits that select threads of
+  // other warps (1 for a tile without copies across warps).
+  int warps_with_copies(const ir::RegisterTensorNode* t);
 
  private:
   std::unordered_map<const void*, std::vector<int>> coords_;
@@ -54,6 +57,7 @@ class LayoutTables {
   std::unordered_map<const void*, std::vector<int>> slice_;
   std::unordered_map<const void*, std::vector<std::pair<int, int>>> regroup_;
   std::unordered_map<const void*, std::vector<ir::RelayoutSource>> relayout_;
+  std::unordered_map<const void*, int> warps_with_copies_;
 };
 
 class Warp {
