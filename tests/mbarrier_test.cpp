@@ -12,6 +12,7 @@ namespace tessel::testing {
 namespace {
 
 std::string loc(int line) { return fmt::format("{}:{}", __FILE__, line); }
+int line_a = 0, line_b = 0, line_c = 0, line_d = 0;  // lines of the kernels below, recorded as they trace
 
 // Warp 0 fills a ring of `stages` shared chunks; warps 1 and 2 each read every chunk and write it,
 // scaled by 1 and by 2, to their own output. `full[s]` (one arrival: the producer's) says chunk s
@@ -171,7 +172,6 @@ TEST(Mbarrier, TryWaitLoopsUntilThePhaseCompletes) {
 
 // ---- misuse visible at trace time ----
 
-int line_a = 0, line_b = 0;
 float* no_data = nullptr;
 
 template <class S> std::string trace_error(const char* arch) {
@@ -570,8 +570,8 @@ TEST(Mbarrier, AWaitThatCanNeverCompleteGivesADeadlockReportWithEveryBarrier) {
             fmt::format("{0}: deadlock in block (0, 0, 0) of kernel ConsumerWaitsForAnArrivalThatNeverComes: warp 1 "
                         "(threads 32..63) waits at {0} for phase 0 (parity 0) of barrier 0 of the array allocated at "
                         "{1}, which lacks 1 of its 2 arrivals, and nothing in flight and no other warp can provide "
-                        "them; what completes phases of its array is mbarrier.arrive_and_expect_tx at {2} (thread 0), "
-                        "mbarrier.arrive at {3} (thread 32).\n"
+                        "them; what completes phases of its array is mbarrier.arrive_and_expect_tx at {2} (thread 0, "
+                        "finished), mbarrier.arrive at {3} (thread 32, waiting at {0}).\n"
                         "  every warp is blocked or finished and nothing can release the waiting ones\n"
                         "  warp 0 (threads 0..31): finished\n"
                         "  warp 1 (threads 32..63): waiting at {0} for barrier 0 of the array allocated at {1} to "
@@ -581,6 +581,57 @@ TEST(Mbarrier, AWaitThatCanNeverCompleteGivesADeadlockReportWithEveryBarrier) {
                         "  barrier 1 of the array allocated at {1}: in phase 0 (parity 0), 0 of 1 arrivals pending, "
                         "tx-count 64",
                         loc(line_a), loc(line_b), loc(line_b + 1), loc(line_a - 2)));
+}
+
+// A one-stage ring filled by two producer warps, one arrival each per chunk, of which the second
+// stops at half the chunks: the first producer then waits for the stage to be freed, and the
+// consumer for a full barrier that has had one of its two arrivals. The report leads with the
+// consumer's wait, where the arrivals fall short, not with the first producer's, which only waits
+// for the consumer.
+struct SecondProducerStopsEarly : Script {
+  void operator()(Int32 chunks, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 3;
+    line_b = __LINE__ + 1;
+    auto full = mbarrier.alloc({2});
+    auto empty = mbarrier.alloc({1});
+    const auto produce = [&](int warp, const Int32& count) {
+      thread_group(32 * warp, 32, [&] {
+        UInt32 phase = mbarrier.producer_initial_phase;
+        for (Int32 k : range(0, count)) {
+          line_d = __LINE__ + 1;
+          mbarrier.wait(empty[0], phase);
+          line_c = __LINE__ + 1;
+          single_thread([&] { mbarrier.arrive(full[0]); });
+          phase ^= 1;
+        }
+      });
+    };
+    produce(0, chunks);
+    produce(1, chunks / 2);
+    thread_group(64, 32, [&] {
+      UInt32 phase = mbarrier.consumer_initial_phase;
+      for (Int32 k : range(0, chunks)) {
+        line_a = __LINE__ + 1;
+        mbarrier.wait(full[0], phase);
+        store_global(global_view(out, {chunks * 32}), register_tensor<float>({32}, 1.0f), {k * 32});
+        single_thread([&] { mbarrier.arrive(empty[0]); });
+        phase ^= 1;
+      }
+    });
+  }
+};
+
+TEST(Mbarrier, ADeadlockReportLeadsWithTheBarrierThatHadSomeOfItsArrivals) {
+  Buffer<float> out(Device::simulator(), 4 * 32);
+  const std::string got = error_of<SecondProducerStopsEarly>(4, out);
+  EXPECT_EQ(got.substr(0, got.find('\n')),
+            fmt::format("{0}: deadlock in block (0, 0, 0) of kernel SecondProducerStopsEarly: warp 2 "
+                        "(threads 64..95) waits at {0} for phase 2 (parity 0) of barrier 0 of the array allocated at "
+                        "{1}, which lacks 1 of its 2 arrivals, and nothing in flight and no other warp can provide "
+                        "them; what completes phases of its array is mbarrier.arrive at {2} (thread 0, waiting at "
+                        "{3}), mbarrier.arrive at {2} (thread 32, finished).",
+                        loc(line_a), loc(line_b), loc(line_c), loc(line_d)));
 }
 
 struct SpinsOnTryWaitForever : Script {

@@ -1,4 +1,4 @@
-// The deadlock report: first the wait that nothing can satisfy, with what its barrier lacks and
+// The deadlock report: first the wait that tells most of its cause, with what its barrier lacks and
 // which instructions of the kernel provide it; then every warp of the blocked group with the line
 // it waits at and what it waits for, every barrier with arrivals pending and every mbarrier's
 // state.
@@ -14,13 +14,22 @@ namespace tessel::sim {
 
 namespace {
 
+// An instruction that arrives on or completes bytes on a barrier, and the threads that run it;
+// `in_block` when what it provides comes from those threads of the barrier's own block (not a
+// remote arrival, a multicast or the tensor core's arrival).
+struct Provider {
+  const ir::StmtNode* instruction;
+  ir::ThreadRange group;
+  bool in_block;
+};
+
 // The instructions of the kernel that arrive on or complete bytes on each barrier array, with
 // their lines and thread groups: the roles expected to complete its phases.
 class BarrierProviders : public ir::Visitor {
  public:
   explicit BarrierProviders(const ir::KernelNode& k) { visit_kernel(k); }
-  const std::vector<std::string>& of(const ir::SharedTensorNode* array) const {
-    static const std::vector<std::string> none;
+  const std::vector<Provider>& of(const ir::SharedTensorNode* array) const {
+    static const std::vector<Provider> none;
     const auto it = providers_.find(array);
     return it == providers_.end() ? none : it->second;
   }
@@ -28,35 +37,73 @@ class BarrierProviders : public ir::Visitor {
  private:
   void visit_instruction(const ir::StmtNode& s) override {
     const ir::Effects e = ir::effects(s);
-    std::set<const ir::SharedTensorNode*> arrays;
-    for (const ir::BarrierArrival& a : e.arrivals) arrays.insert(a.barrier->array->allocation());
-    for (const ir::ExpectedBytes& x : e.expected_bytes) arrays.insert(x.barrier->array->allocation());
-    for (const ir::CompletedBytes& c : e.completed_bytes) arrays.insert(c.barrier->array->allocation());
-    for (const ir::SharedTensorNode* array : arrays) providers_[array].push_back(describe_site(s, position().group()));
+    std::map<const ir::SharedTensorNode*, bool> in_block;  // the arrays it provides for
+    const auto add = [&](const ir::MbarrierRef* barrier, bool from_this_block) {
+      const auto it = in_block.emplace(barrier->array->allocation(), from_this_block).first;
+      it->second = it->second && from_this_block;
+    };
+    for (const ir::BarrierArrival& a : e.arrivals) add(a.barrier, bool(a.per_thread));
+    for (const ir::ExpectedBytes& x : e.expected_bytes) add(x.barrier, !x.remote);
+    for (const ir::CompletedBytes& c : e.completed_bytes) add(c.barrier, !c.other_blocks);
+    for (const auto& [array, from_this_block] : in_block)
+      providers_[array].push_back({&s, position().group(), from_this_block});
   }
-  std::map<const ir::SharedTensorNode*, std::vector<std::string>> providers_;
+  std::map<const ir::SharedTensorNode*, std::vector<Provider>> providers_;
 };
 
-// The first warp, in block and warp order, blocked on an mbarrier phase: in a deadlock nothing in
-// flight and no other warp can complete it, and the warps blocked elsewhere (a sync(), a
+// "mbarrier.arrive at k.cpp:31 (thread 32, finished)": a provider, with where the warps of `cta`
+// that run it are when all of them have finished or all wait (one step along the chain of waits).
+std::string describe_provider(const Provider& p, const Cta& cta) {
+  if (!p.in_block) return describe_site(*p.instruction, p.group);
+  std::set<std::string> waits;
+  bool all_done = true, all_blocked = true;
+  for (const auto& w : cta.warps)
+    if (w->id * 32 < p.group.end() && p.group.begin < w->id * 32 + 32) {
+      all_done = all_done && w->state == Warp::State::Done;
+      all_blocked = all_blocked && w->state == Warp::State::Blocked;
+      if (w->state == Warp::State::Blocked) waits.insert(w->waiting.at->str());
+    }
+  if (all_done) return describe_site(*p.instruction, p.group, "finished");
+  if (all_blocked)
+    return describe_site(*p.instruction, p.group, fmt::format("waiting at {}", fmt::join(waits, " and ")));
+  return describe_site(*p.instruction, p.group);
+}
+
+// How much a blocked wait on an mbarrier phase tells of a deadlock's cause, most first: a barrier
+// that no instruction of the kernel arrives on; a phase that has had some of its arrivals or bytes
+// but not all, where a count most likely disagrees with what arrives; any other, most often a wait
+// for a warp that is itself blocked (a producer waiting for a stage its blocked consumers free).
+int telling(const MbarrierState& b, const BarrierProviders& providers) {
+  if (providers.of(b.array).empty()) return 2;
+  return b.pending < b.expected || b.tx != 0 ? 1 : 0;
+}
+
+// The warp, of those blocked on an mbarrier phase, whose wait tells most of the deadlock's cause
+// (the first in block and warp order among equals): the warps blocked elsewhere (a sync(), a
 // cluster.sync()) most often wait for it.
-const Warp* first_mbarrier_waiter(const std::vector<std::unique_ptr<Cta>>& ctas) {
+const Warp* most_telling_mbarrier_waiter(const std::vector<std::unique_ptr<Cta>>& ctas,
+                                         const BarrierProviders& providers) {
+  const Warp* most = nullptr;
+  int most_told = -1;
   for (const auto& cta : ctas)
     for (const auto& w : cta->warps)
-      if (w->state == Warp::State::Blocked && std::holds_alternative<MbarrierPhaseWait>(w->waiting.until))
-        return w.get();
-  return nullptr;
+      if (w->state == Warp::State::Blocked)
+        if (const auto* wait = std::get_if<MbarrierPhaseWait>(&w->waiting.until)) {
+          const int told = telling(w->cta.mbarriers.all().at(wait->barrier), providers);
+          if (told > most_told) most = w.get(), most_told = told;
+        }
+  return most;
 }
 
 // "warp 1 (threads 32..63) waits at k.cpp:20 for phase 0 (parity 0) of barrier 0 of the array
 // allocated at k.cpp:12, which lacks 1 of its 2 arrivals; ..."
-std::string cause(const ir::KernelNode& k, const Warp& w, bool several) {
+std::string cause(const Warp& w, const BarrierProviders& all_providers, bool several) {
   const MbarrierState& b = w.cta.mbarriers.all().at(std::get<MbarrierPhaseWait>(w.waiting.until).barrier);
   std::vector<std::string> lacks;
   if (b.pending > 0) lacks.push_back(fmt::format("{} of its {} arrivals", b.pending, b.expected));
   if (b.tx > 0) lacks.push_back(fmt::format("{} transaction bytes", b.tx));
-  const BarrierProviders all_providers(k);
-  const std::vector<std::string>& providers = all_providers.of(b.array);
+  std::vector<std::string> providers;
+  for (const Provider& p : all_providers.of(b.array)) providers.push_back(describe_provider(p, w.cta));
   return fmt::format(
       "{}warp {} (threads {}..{}) waits at {} for phase {} (parity {}) of {}, which lacks {}, and nothing in flight "
       "and no other warp can provide them; {}",
@@ -120,12 +167,13 @@ Error deadlock_error(const ir::KernelNode& k, const std::vector<std::unique_ptr<
     for (const auto& [byte, b] : cta->mbarriers.all())
       lines +=
           fmt::format("\n  {}{}", several ? fmt::format("block {} ", cta->block_name()) : "", describe_mbarrier(b));
-  const Warp* waiter = first_mbarrier_waiter(ctas);
+  const BarrierProviders providers(k);
+  const Warp* waiter = most_telling_mbarrier_waiter(ctas, providers);
   return Error(waiter ? *waiter->waiting.at : first,
                fmt::format("deadlock in {} {} of kernel {}: {}every warp is blocked or finished and nothing can "
                            "release the waiting ones{}",
                            several ? "blocks" : "block", fmt::join(blocks, ", "), k.name,
-                           waiter ? cause(k, *waiter, several) + ".\n  " : "", lines));
+                           waiter ? cause(*waiter, providers, several) + ".\n  " : "", lines));
 }
 
 }  // namespace tessel::sim
