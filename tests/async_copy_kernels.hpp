@@ -10,9 +10,10 @@
 
 namespace tessel::testing {
 
-// One tile through shared memory: out = 2 * in, with zero fill beyond the view.
-template <class T> struct CopyTileThroughShared : Script {
-  int tile_m = 32, tile_n = 64;
+// One tile of TileM x TileN through shared memory: out = 2 * in, with zero fill beyond the view.
+// Extents with few factors of two (a halo's 130 columns) have their runs taken in turn.
+template <class T, int TileM = 32, int TileN = 64> struct CopyTileThroughShared : Script {
+  int tile_m = TileM, tile_n = TileN;
   void operator()(Int32 m, Int32 n, Ptr<T> in, Ptr<T> out) {
     attrs.blocks = {cdiv(m, tile_m), cdiv(n, tile_n)};
     attrs.warps = 4;
@@ -27,10 +28,11 @@ template <class T> struct CopyTileThroughShared : Script {
   }
 };
 
-// Runs CopyTileThroughShared<T> through `run(m, n, in, out)` on `dev` and compares with a host
-// reference.
-template <class T, class Run> void check_copy_tile(const Device& dev, int m, int n, Run&& run) {
-  const int pm = (m + 31) / 32 * 32, pn = (n + 63) / 64 * 64;
+// Runs CopyTileThroughShared<T, TileM, TileN> through `run(m, n, in, out)` on `dev` and compares
+// with a host reference.
+template <class T, int TileM = 32, int TileN = 64, class Run>
+void check_copy_tile(const Device& dev, int m, int n, Run&& run) {
+  const int pm = (m + TileM - 1) / TileM * TileM, pn = (n + TileN - 1) / TileN * TileN;
   std::mt19937 rng(m * 131 + n);
   std::uniform_real_distribution<float> dist(-2, 2);
   std::vector<T> in(size_t(m) * n);
@@ -45,11 +47,24 @@ template <class T, class Run> void check_copy_tile(const Device& dev, int m, int
     }
 }
 
-template <class T> void check_copy_tile(const Device& dev, int m, int n) {
-  check_copy_tile<T>(dev, m, n, [&](int m, int n, auto& in, auto& out) {
-    Kernel<CopyTileThroughShared<T>> k(dev);
+template <class T, int TileM = 32, int TileN = 64> void check_copy_tile(const Device& dev, int m, int n) {
+  check_copy_tile<T, TileM, TileN>(dev, m, n, [&](int m, int n, auto& in, auto& out) {
+    Kernel<CopyTileThroughShared<T, TileM, TileN>> k(dev);
     k(m, n, in, out);
   });
+}
+
+// Tiles whose extents spread over few threads by a layout, so that their runs are taken in turn:
+// a halo's [2, 130] (65 runs of 8 bytes a row in f32, of 4 in f16), [3, 64] (3 rows) and [1, 129]
+// (single f32 elements; in f16, copied synchronously), each over edges in both dimensions.
+inline void check_copies_taken_in_turn(const Device& dev) {
+  for (auto [m, n] : {std::pair{2, 130}, std::pair{5, 300}, std::pair{1, 100}}) {
+    check_copy_tile<float, 2, 130>(dev, m, n);
+    check_copy_tile<f16, 2, 130>(dev, m, n);
+    check_copy_tile<float, 3, 64>(dev, m, n);
+    check_copy_tile<float, 1, 129>(dev, m, n);
+    check_copy_tile<f16, 1, 129>(dev, m, n);
+  }
 }
 
 // Row sums over K with a `stages`-deep ring of cp.async buffers: the load of chunk k + stages - 1

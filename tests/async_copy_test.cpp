@@ -3,6 +3,8 @@
 #include "async_copy_kernels.hpp"
 #include "expect_error.hpp"
 #include "filecheck.hpp"
+#include "simulate.hpp"
+#include "tessel/ir/printer.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -12,6 +14,30 @@ TEST(AsyncCopy, CopiesATileAndZeroFillsBeyondTheView) {
     check_copy_tile<float>(Device::simulator(), m, n);
     check_copy_tile<f16>(Device::simulator(), m, n);
   }
+}
+
+TEST(AsyncCopy, ATileOfFewFactorsOfTwoIsCopiedByEveryThreadInTurn) {
+  check_copies_taken_in_turn(Device::simulator());
+  for (uint64_t seed : {1, 2}) {
+    using HaloCopy = CopyTileThroughShared<float, 2, 130>;
+    check_copy_tile<float, 2, 130>(Device::simulator(), 5, 300, [&](int m, int n, auto& in, auto& out) {
+      simulate<HaloCopy>(sim::Options{.seed = seed}, m, n, in, out);
+    });
+  }
+  Kernel<CopyTileThroughShared<float, 2, 130>> k(Device::simulator(), KernelOptions{.arch = "sm_80"});
+  EXPECT_TRUE(file_check(ir::print(*k.lowered(5, 300, (float*)nullptr, (float*)nullptr)), R"(
+    CHECK: to %s by runs of 2 in turn
+  )"));
+  EXPECT_TRUE(file_check(k.cuda_source(5, 300, (float*)nullptr, (float*)nullptr), R"(
+    CHECK: for (int r = t; r < 130; r += 128)
+    CHECK: const int c1 = rest % 65 * 2; rest /= 65;
+    CHECK: const int c0 = rest;
+    CHECK: cp.async.ca.shared.global [%0], [%1], 8;
+  )"));
+  using HaloCopy = CopyTileThroughShared<f16, 2, 130>;
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"})
+    EXPECT_FALSE(
+        Kernel<HaloCopy>(Device::simulator(), KernelOptions{arch}).cubin(5, 300, (f16*)nullptr, (f16*)nullptr).empty());
 }
 
 TEST(AsyncCopy, MultiStagePipelineUnderSeveralInterleavings) {

@@ -29,57 +29,93 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
   const ir::GlobalTensor& g = n.src;
   const int bytes = dtype_bytes(n.dst->dtype);
   const int run_bytes = vec * bytes;
+  const bool asynchronous = run_bytes >= 4;  // cp.async moves 4, 8 or 16 bytes
   const int rank = n.dst->rank();
   const std::string T = c_type(n.dst->dtype);
+  const int threads = n.in_turn ? e.group().count : n.layout.num_threads();
   e.open("");
   e.line(fmt::format("const int t = {};", e.thread_in_group()));
-  if (n.layout.num_threads() < e.group().count) e.open(fmt::format("if (t < {})", n.layout.num_threads()));
-  // A run's coordinates are the thread's part plus the run's own, a constant of the unrolled copy
-  // (every mode of a layout is either a thread digit or a register digit): the thread's addresses
-  // are computed once, and each run adds an immediate.
+  if (threads < e.group().count) e.open(fmt::format("if (t < {})", threads));
   const std::vector<std::string> whole = declare_tile(e, g, n.offsets, n.dst->shape, "const " + T + "*");
-  const std::vector<std::string> thread_coord = n.layout.coord_exprs("t", "0");
-  std::vector<std::string> sterms, gterms;
-  for (int d = 0; d < rank; ++d) {
-    e.line(fmt::format("const int c{} = {};", d, thread_coord[d]));
-    sterms.push_back(fmt::format("c{} * {}", d, n.dst->strides[d]));
-    gterms.push_back(fmt::format("int64_t(c{}) * {}", d, e.expr(g->strides[d])));
-  }
-  e.line(fmt::format("const {}* thread_g = tile + ({});", T, fmt::join(gterms, " + ")));
-  const std::string thread_s = fmt::format("{}", fmt::join(sterms, " + "));
   const std::vector<std::string> unproven =
       vec > 1 ? unproven_alignment(e, g, n.offsets, run_bytes, "tile") : std::vector<std::string>{};
-  // Opens the scope of run `lv`: its coordinates k0.. (relative to the thread's), `s` and `g`.
-  const auto open_run = [&](int lv) {
-    const std::vector<int> k = n.layout.coords(0, lv);
-    int64_t shared_constant = 0;
-    for (int d = 0; d < rank; ++d) shared_constant += int64_t(k[d]) * n.dst->strides[d];
-    e.open("");
-    e.line(fmt::format("{}* s = reinterpret_cast<{}*>(tessel_smem + {});", T, T,
-                       shared_byte_offset(e, n.dst, thread_s, shared_constant)));
-    e.line(fmt::format("const {}* g = thread_g{};", T, run_offset(e, g, k)));
-    return k;
+
+  // Emits body(at) for each of the thread's runs, with the run's first shared element `s`, its
+  // first global one `g`, and `at`, its coordinates in the view. Split by a layout, a run's
+  // coordinates are the thread's part plus the run's own, a constant of the unrolled copy (every
+  // mode of a layout is either a thread digit or a register digit): the thread's addresses are
+  // computed once, and each run adds an immediate. Taken in turn, they come from the run's index.
+  std::vector<std::string> sterms, gterms;
+  if (!n.in_turn) {
+    const std::vector<std::string> thread_coord = n.layout.coord_exprs("t", "0");
+    for (int d = 0; d < rank; ++d) {
+      e.line(fmt::format("const int c{} = {};", d, thread_coord[d]));
+      sterms.push_back(fmt::format("c{} * {}", d, n.dst->strides[d]));
+      gterms.push_back(fmt::format("int64_t(c{}) * {}", d, e.expr(g->strides[d])));
+    }
+    e.line(fmt::format("const {}* thread_g = tile + ({});", T, fmt::join(gterms, " + ")));
+  }
+  const auto for_each_run = [&](const auto& body) {
+    if (n.in_turn) {
+      int64_t runs = 1;
+      for (int d = 0; d < rank; ++d) runs *= d == rank - 1 ? n.dst->shape[d] / vec : n.dst->shape[d];
+      e.line("#pragma unroll");
+      e.open(fmt::format("for (int r = t; r < {}; r += {})", runs, threads));
+      std::vector<std::string> at, run_sterms, run_gterms;
+      e.line("int rest = r;");
+      for (int d = rank - 1; d >= 0; --d) {
+        const int extent = d == rank - 1 ? n.dst->shape[d] / vec : n.dst->shape[d];
+        const std::string scale = d == rank - 1 && vec > 1 ? fmt::format(" * {}", vec) : "";
+        if (d == 0)
+          e.line(fmt::format("const int c0 = rest{};", scale));
+        else
+          e.line(fmt::format("const int c{0} = rest % {1}{2}; rest /= {1};", d, extent, scale));
+      }
+      for (int d = 0; d < rank; ++d) {
+        at.push_back(fmt::format("o{0} + c{0}", d));
+        run_sterms.push_back(fmt::format("c{} * {}", d, n.dst->strides[d]));
+        run_gterms.push_back(fmt::format("int64_t(c{}) * {}", d, e.expr(g->strides[d])));
+      }
+      e.line(fmt::format("{}* s = reinterpret_cast<{}*>(tessel_smem + {});", T, T,
+                         shared_byte_offset(e, n.dst, fmt::format("{}", fmt::join(run_sterms, " + ")))));
+      e.line(fmt::format("const {}* g = tile + ({});", T, fmt::join(run_gterms, " + ")));
+      body(at);
+      e.close();
+      return;
+    }
+    for (int lv = 0; lv < n.layout.local_size(); lv += vec) {
+      const std::vector<int> k = n.layout.coords(0, lv);
+      int64_t shared_constant = 0;
+      std::vector<std::string> at;
+      for (int d = 0; d < rank; ++d) {
+        shared_constant += int64_t(k[d]) * n.dst->strides[d];
+        at.push_back(fmt::format("o{0} + c{0} + {1}", d, k[d]));
+      }
+      e.open("");
+      e.line(fmt::format("{}* s = reinterpret_cast<{}*>(tessel_smem + {});", T, T,
+                         shared_byte_offset(e, n.dst, fmt::format("{}", fmt::join(sterms, " + ")), shared_constant)));
+      e.line(fmt::format("const {}* g = thread_g{};", T, run_offset(e, g, k)));
+      body(at);
+      e.close();
+    }
   };
 
-  // Debug mode checks every run against its allocation, on the edge path.
-  if (vec > 1 && !e.debug) {
+  // A tile wholly inside the view with every run aligned copies each run unconditionally; debug
+  // mode checks every run against its allocation, on the edge path.
+  if (asynchronous && !e.debug) {
     std::vector<std::string> fast = whole;
     fast.insert(fast.end(), unproven.begin(), unproven.end());
     e.open(fmt::format("if ({})", fmt::join(fast, " && ")));
-    for (int lv = 0; lv < n.layout.local_size(); lv += vec) {
-      open_run(lv);
+    for_each_run([&](const std::vector<std::string>&) {
       e.line(ptx_asm(copy_instruction(run_bytes, true), e.arch, {{"uint32_t(__cvta_generic_to_shared(s))"}, {"g"}}));
-      e.close();
-    }
+    });
     e.close(" else {");
     ++e.indent;
   } else {
     e.open("");
   }
-  for (int lv = 0; lv < n.layout.local_size(); lv += vec) {
-    const std::vector<int> k = open_run(lv);
-    std::vector<std::string> at, rows_inside;
-    for (int d = 0; d < rank; ++d) at.push_back(fmt::format("o{0} + c{0} + {1}", d, k[d]));
+  for_each_run([&](const std::vector<std::string>& at) {
+    std::vector<std::string> rows_inside;
     for (int d = 0; d + 1 < rank; ++d)
       rows_inside.push_back(fmt::format("{0} >= 0 && {0} < {1}", at[size_t(d)], e.expr(g->shape[d])));
     rows_inside.push_back(at.back() + " >= 0");
@@ -99,7 +135,7 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
       e.line(fmt::format("for (int j = 0; j < {}; ++j) s[j] = j < inside ? g[j] : {};", vec,
                          to_storage(n.dst->dtype, fmt::format("({})(0)", arith_type(n.dst->dtype)))));
     };
-    if (vec == 1) {
+    if (!asynchronous) {
       synchronous_copy();
     } else if (unproven.empty()) {
       zero_filling_copy();
@@ -112,10 +148,9 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
       synchronous_copy();
       e.close();
     }
-    e.close();
-  }
+  });
   e.close();
-  if (n.layout.num_threads() < e.group().count) e.close();
+  if (threads < e.group().count) e.close();
   e.close();
 }
 

@@ -417,7 +417,9 @@ class Printer {
 
   void stmt(const CopyAsyncNode& n) {
     line(fmt::format("copy_async {} at {} to {}{}", global(n.src), exprs(n.offsets), shared(n.dst),
-                     n.layout.rank() ? " by " + n.layout.str() : ""));
+                     n.in_turn         ? fmt::format(" by runs of {} in turn", n.vector)
+                     : n.layout.rank() ? " by " + n.layout.str()
+                                       : ""));
   }
 
   void stmt(const CopyAsyncCommitNode&) { line("copy_async_commit_group"); }

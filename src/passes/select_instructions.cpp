@@ -119,15 +119,21 @@ Layout copy_split(const ir::SharedTensor& dst, int threads) {
   return layout;
 }
 
-// Elements per cp.async, or 1 when the copy must be synchronous (runs that are not 4, 8 or 16
-// contiguous bytes on both sides).
-int async_copy_vector(const ir::CopyAsyncNode& n, const Layout& split) {
+// Elements per cp.async of a copy whose threads each take runs of `contiguous` elements; 1 where
+// runs of 4, 8 or 16 contiguous bytes on both sides are impossible and the copy is synchronous.
+int async_copy_vector(const ir::CopyAsyncNode& n, int contiguous) {
   int64_t gstride = 0;
   if (!ir::as_const_int(n.src->strides.back(), &gstride) || gstride != 1 || n.dst->strides.back() != 1) return 1;
   const int bytes = dtype_bytes(n.dst->dtype);
   int vec = 16 / bytes;
-  while (vec > 1 && split.contiguous_run() % vec != 0) vec /= 2;
+  while (vec > 1 && contiguous % vec != 0) vec /= 2;
   return vec * bytes >= 4 ? vec : 1;
+}
+
+// Whether a layout split keeps fewer than half of the threads busy that the tile's runs could:
+// then each of its few threads copies many runs, unrolled, and the copy is better taken in turn.
+bool too_few_threads(const Layout& split, int64_t runs, int threads) {
+  return int64_t(split.num_threads()) * 2 < std::min<int64_t>(runs, threads);
 }
 
 class Selector : public ir::Mutator {
@@ -179,12 +185,19 @@ class Selector : public ir::Mutator {
   }
 
   ir::Stmt visit(const ir::CopyAsyncNode& n, const ir::Stmt& self) override {
-    Layout split = copy_split(n.dst, position().group().count);
-    const int vector = async_copy_vector(n, split);
-    if (split == n.layout && vector == n.vector) return self;
+    const int threads = position().group().count;
+    Layout split = copy_split(n.dst, threads);
+    int vector = async_copy_vector(n, split.contiguous_run());
+    int64_t elements = 1;
+    for (int extent : n.dst->shape) elements *= extent;
+    const int row_vector = n.dst->shape.empty() ? 1 : async_copy_vector(n, n.dst->shape.back());
+    const bool in_turn = too_few_threads(split, elements / row_vector, threads);
+    if (in_turn) split = Layout(), vector = row_vector;
+    if (split == n.layout && vector == n.vector && in_turn == n.in_turn) return self;
     auto selected = ir::copy_of(n);
     selected->layout = std::move(split);
     selected->vector = vector;
+    selected->in_turn = in_turn;
     return selected;
   }
 

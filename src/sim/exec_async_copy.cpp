@@ -9,8 +9,34 @@
 
 namespace tessel::sim {
 
+namespace {
+
+// Calls copy(c) with the coordinates c in the tile of each element that thread `t` of a group of
+// `threads` copies: by the copy's layout, or run by run in turn (ir::CopyAsyncNode::in_turn).
+template <class Copy> void for_each_element_of_thread(const ir::CopyAsyncNode& n, int t, int threads, Copy copy) {
+  if (!n.in_turn) {
+    if (t < n.layout.num_threads())
+      for (int l = 0; l < n.layout.local_size(); ++l) copy(n.layout.coords(t, l));
+    return;
+  }
+  const int rank = n.dst->rank(), row_runs = n.dst->shape.back() / n.vector;
+  int64_t runs = row_runs;
+  for (int d = 0; d + 1 < rank; ++d) runs *= n.dst->shape[d];
+  std::vector<int> c(static_cast<size_t>(rank));
+  for (int64_t r = t; r < runs; r += threads) {
+    int64_t rest = r / row_runs;
+    for (int d = rank - 2; d >= 0; --d) c[d] = int(rest % n.dst->shape[d]), rest /= n.dst->shape[d];
+    for (int j = 0; j < n.vector; ++j) {
+      c[rank - 1] = int(r % row_runs) * n.vector + j;
+      copy(c);
+    }
+  }
+}
+
+}  // namespace
+
 void exec_CopyAsync(Warp& w, const ir::CopyAsyncNode& n, Mask mask) {
-  const int rank = n.dst->rank(), local = n.layout.local_size();
+  const int rank = n.dst->rank();
   const int bytes = dtype_bytes(n.dst->dtype);
   std::vector<Lanes> offsets, shape, strides;
   for (const ir::Expr& e : n.offsets) offsets.push_back(w.eval(e, mask));
@@ -19,12 +45,10 @@ void exec_CopyAsync(Warp& w, const ir::CopyAsyncNode& n, Mask mask) {
   const Lanes ptr = w.eval(n.src->ptr, mask);
   const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
   const int64_t base = w.cta.shared_offsets.at(n.dst->allocation());
+  const int threads = w.group().count;
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
-    const int t = w.thread_in_group(lane);
-    if (t >= n.layout.num_threads()) continue;  // no share of this copy
-    for (int l = 0; l < local; ++l) {
-      const std::vector<int> c = n.layout.coords(t, l);
+    for_each_element_of_thread(n, w.thread_in_group(lane), threads, [&](const std::vector<int>& c) {
       int64_t index = 0, sindex = n.dst->offset ? view[lane].i : 0;
       bool inside = true;
       for (int d = 0; d < rank; ++d) {
@@ -47,7 +71,7 @@ void exec_CopyAsync(Warp& w, const ir::CopyAsyncNode& n, Mask mask) {
       }
       w.cta.async_copies.issue(w.thread(lane), base + swizzle_byte(sindex * bytes, n.dst->swizzle_bits), data.data(),
                                bytes, w.clock, n.loc);
-    }
+    });
   }
   w.tick();
   w.cta.scheduler.issued(w.cta.async_copies);

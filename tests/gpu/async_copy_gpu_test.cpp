@@ -14,6 +14,8 @@ TEST_F(AsyncCopyOnGpu, CopiesATileAndZeroFillsBeyondTheView) {
   }
 }
 
+TEST_F(AsyncCopyOnGpu, ATileOfFewFactorsOfTwoIsCopiedByEveryThreadInTurn) { check_copies_taken_in_turn(Device::gpu()); }
+
 TEST_F(AsyncCopyOnGpu, MultiStagePipeline) {
   check_pipelined_row_sum(Device::gpu(), 70, 300, 0);
   check_pipelined_row_sum(Device::gpu(), 4096, 4096, 0);

@@ -6,6 +6,7 @@ namespace tessel::ir {
 void verify_CopyAsync(Verification& v, const CopyAsyncNode& n) {
   TESSEL_CHECK(n.layout.num_threads() <= v.group().count, "copy_async split over {} threads in a group of {}",
                n.layout.num_threads(), v.group().count);
+  TESSEL_CHECK(!n.in_turn || n.layout.rank() == 0, "copy_async at {} taken in turn has a layout too", n.loc.str());
   TESSEL_CHECK(n.src->dtype == n.dst->dtype, "copy_async from {} to {}", dtype_name(n.src->dtype),
                dtype_name(n.dst->dtype));
 }

@@ -21,9 +21,13 @@ struct CopyAsyncNode : StmtNode {
   SharedTensor dst;
   std::vector<Expr> offsets;
   Layout layout;  // how the copy is split over the group's first layout.num_threads() threads
-  // Elements per cp.async (4, 8 or 16 bytes), or 1 where runs are too short and the copy is
-  // synchronous; 0 until selected.
+  // Elements per cp.async (4, 8 or 16 bytes); 1 where runs are shorter than 4 bytes and the copy
+  // is synchronous; 0 until selected.
   int vector;
+  // Instead of a layout, the tile's runs of `vector` elements, in row-major order, taken by the
+  // group's threads in turn (thread t copies runs t, t + threads, ...): where no layout spreads
+  // the tile over more than a few threads, its extents having few factors of two (a halo's 130).
+  bool in_turn = false;
   static constexpr auto operands() {
     return std::tuple{&CopyAsyncNode::src, &CopyAsyncNode::dst, &CopyAsyncNode::offsets};
   }
