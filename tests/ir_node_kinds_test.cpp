@@ -98,7 +98,7 @@ Kernel every_kind() {
       std::make_shared<ElementwiseUnaryNode>(at(13), w, UnaryOp::Exp, x),
       std::make_shared<WhereNode>(at(14), f, Operand{c, nullptr}, Operand{w, nullptr},
                                   Operand{nullptr, const_float(0)}),
-      std::make_shared<FmaNode>(at(15), y, Operand{x, nullptr}, Operand{nullptr, const_float(2)}, f),
+      std::make_shared<FmaNode>(at(15), y, Operand{x, nullptr}, Operand{nullptr, const_float(2)}, Operand{f, nullptr}),
       std::make_shared<CastTensorNode>(at(16), as_int, y),
       std::make_shared<BitcastTensorNode>(at(16), bits, y),
       std::make_shared<IotaNode>(at(16), index, 1),

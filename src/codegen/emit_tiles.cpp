@@ -204,9 +204,8 @@ namespace {
 // An fma of f16 or bf16 tiles, two elements per instruction (fma.rn.f16x2): one rounding, where
 // the f32 arithmetic of the other form would round twice.
 bool emit_half_pairs(Emitter& e, const ir::FmaNode& n) {
-  const ir::Operand c{n.c, nullptr};
-  if (!HalfPairs::apply(n.out, {&n.a, &n.b, &c})) return false;
-  const HalfPairs pair(e, n.out, {&n.a, &n.b, &c});
+  if (!HalfPairs::apply(n.out, {&n.a, &n.b, &n.c})) return false;
+  const HalfPairs pair(e, n.out, {&n.a, &n.b, &n.c});
   for (int l = 0; l < n.out->layout.local_size(); l += 2)
     e.line(fmt::format("tessel_unpair2({}({}, {}, {}), {}[{}], {}[{}]);", packed_fma(n.out->dtype), pair(0, l),
                        pair(1, l), pair(2, l), e.tile(n.out), l, e.tile(n.out), l + 1));
@@ -219,8 +218,7 @@ void emit_Fma(Emitter& e, const ir::FmaNode& n) {
   e.header(n, "fma");
   e.declare_tile(n.out);
   if (emit_half_pairs(e, n)) return;
-  const ir::Operand c{n.c, nullptr};
-  for_each_slot(e, n.out, {&n.a, &n.b, &c}, [&](const std::vector<std::string>& v) {
+  for_each_slot(e, n.out, {&n.a, &n.b, &n.c}, [&](const std::vector<std::string>& v) {
     return is_float(n.out->dtype) ? fmt::format("fmaf({}, {}, {})", v[0], v[1], v[2])
                                   : fmt::format("({} * {} + {})", v[0], v[1], v[2]);
   });

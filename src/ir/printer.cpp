@@ -332,7 +332,7 @@ class Printer {
   }
 
   void stmt(const FmaNode& n) {
-    line(fmt::format("{} = fma({}, {}, {})", reg_decl(n.out), operand(n.a), operand(n.b), reg(n.c)));
+    line(fmt::format("{} = fma({}, {}, {})", reg_decl(n.out), operand(n.a), operand(n.b), operand(n.c)));
   }
 
   void stmt(const DotNode& n) {

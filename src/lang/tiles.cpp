@@ -423,7 +423,7 @@ RegisterTensor Instructions::fma(const TileOperand& a, const TileOperand& b, con
     }
   }
   auto out = new_tile(t, c.shape(), Layout(), "r", loc);
-  bld.emit(ir::make<ir::FmaNode>(loc, out, resolve(a, t), resolve(b, t), c.ir()));
+  bld.emit(ir::make<ir::FmaNode>(loc, out, resolve(a, t), resolve(b, t), ir::Operand{c.ir(), nullptr}));
   return RegisterTensor(out);
 }
 

@@ -28,7 +28,10 @@ void layout_rule_Where(LayoutRules& r, const ir::WhereNode& n) {
 
 void layout_rule_Fma(LayoutRules& r, const ir::FmaNode& n) {
   const int out = r.define(n.out, "fma");
-  r.same(r.index(n.c), out);
+  if (n.c.tensor && n.c.tensor->shape() == n.out->shape())
+    r.same(r.index(n.c.tensor), out);
+  else
+    r.operand(n.c, out, "fma", n.loc);
   r.operand(n.a, out, "fma", n.loc);
   r.operand(n.b, out, "fma", n.loc);
 }
@@ -99,11 +102,12 @@ void layout_rule_RegroupRegisters(LayoutRules& r, const ir::RegroupRegistersNode
       backward = [pair](const Layout& l) { return l.divide(Layout::local(pair)); };
       break;
   }
-  r.constraints.derived.push_back({a, out, forward, backward, fmt::format("is the {} by", call), call,
+  const bool pairs = n.regroup == ir::Regroup::Concat || n.regroup == ir::Regroup::Interleave;
+  r.constraints.derived.push_back({a, out, forward, backward, "is the result of", call,
                                    "cannot be regrouped so without moving elements between threads; give it a "
                                    "layout whose threads hold the elements the result keeps together, or move them "
                                    "there with convert_layout(x, layout) (warp shuffles)",
-                                   n.loc});
+                                   n.loc, pairs});
 }
 
 void layout_rule_Iota(LayoutRules& r, const ir::IotaNode& n) { r.define(n.out, "arange"); }

@@ -17,6 +17,7 @@ const std::vector<Pass>& pipeline() {
   static const std::vector<Pass> passes = {
       {"inline_launch_values", inline_launch_values},
       {"infer_layouts", infer_layouts},
+      {"contract_multiply_adds", contract_multiply_adds},
       {"simplify_scalars", simplify_scalars},
       {"check_transaction_bytes", check_transaction_bytes},
       {"check_arrival_counts", check_arrival_counts},

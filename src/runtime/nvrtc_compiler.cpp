@@ -140,6 +140,9 @@ CompileResult compile_to_cubin(const CompileRequest& request) {
                                       "-std=c++17",
                                       "-default-device",
                                       "-lineinfo",
+                                      // Contraction of a * b + c is decided in the IR, where the
+                                      // simulator sees it (passes/contract_multiply_adds.cpp).
+                                      "--fmad=false",
                                       "--ptxas-options=-v",
                                       "--no-cache"};
   if (const auto& include_dir = cuda_include_dir()) options.push_back("--include-path=" + *include_dir);

@@ -112,8 +112,7 @@ double rounded_once(DType t, double v) {
 }  // namespace
 
 void exec_Fma(Warp& w, const ir::FmaNode& n, Mask mask) {
-  const ir::Operand acc{n.c, nullptr};
-  OperandReader a(w, n.a, n.out.get(), mask), b(w, n.b, n.out.get(), mask), c(w, acc, n.out.get(), mask);
+  OperandReader a(w, n.a, n.out.get(), mask), b(w, n.b, n.out.get(), mask), c(w, n.c, n.out.get(), mask);
   const DType t = n.out->dtype;
   for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
     const ir::Scalar x = ir::convert(a.dtype(), t, a(lane, l)), y = ir::convert(b.dtype(), t, b(lane, l));

@@ -33,6 +33,7 @@ ir::Kernel lower(const ir::Kernel& k, const PassContext& ctx, std::vector<PassTi
 
 // The individual passes (one per file).
 ir::Kernel infer_layouts(const ir::Kernel& k, const PassContext& ctx);
+ir::Kernel contract_multiply_adds(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel select_instructions(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel choose_swizzles(const ir::Kernel& k, const PassContext& ctx);
 ir::Kernel inline_launch_values(const ir::Kernel& k, const PassContext& ctx);

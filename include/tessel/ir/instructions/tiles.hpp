@@ -55,13 +55,13 @@ struct WhereNode : StmtNode {
     return std::tuple{&WhereNode::out, &WhereNode::cond, &WhereNode::a, &WhereNode::b};
   }
 };
-// out = a * b + c, with a and b broadcast to the shape of c.
+// out = a * b + c, rounded once, with a, b and c broadcast to out's shape (the user's fma has c
+// of out's shape; contract_multiply_adds makes the others).
 struct FmaNode : StmtNode {
-  FmaNode(SourceLoc l, RegisterTensor out, Operand a, Operand b, RegisterTensor c)
+  FmaNode(SourceLoc l, RegisterTensor out, Operand a, Operand b, Operand c)
       : StmtNode(NodeKind::Fma, std::move(l)), out(std::move(out)), a(std::move(a)), b(std::move(b)), c(std::move(c)) {}
   RegisterTensor out;
-  Operand a, b;
-  RegisterTensor c;
+  Operand a, b, c;
   static constexpr auto operands() { return std::tuple{&FmaNode::out, &FmaNode::a, &FmaNode::b, &FmaNode::c}; }
 };
 struct CastTensorNode : StmtNode {
