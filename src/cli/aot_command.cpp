@@ -52,7 +52,7 @@ int run(const AotArgs& args, const Registry& kernels) {
   for (const std::string& text : args.kernels) {
     const auto [name, given] = kernel_and_sizes(text);
     const KernelEntry& e = kernels.find(name);
-    const std::string arch = args.arch.empty() ? e.simulated_target() : args.arch;
+    const std::string arch = e.target_for(args.arch);
     exported.push_back(e.exported(e.sizes_for(given), arch, args.configuration));
     const aot::ExportedKernel& k = exported.back();
     const std::filesystem::path cubin = header.parent_path() / (k.name + ".cubin");

@@ -205,15 +205,14 @@ int run(int argc, char** argv, const Registry& kernels) {
     if (*irc) return print_ir(kernels, kernel, sizes, all, configuration);
     if (*cuda) {
       const KernelEntry& e = kernels.find(kernel);
-      const codegen::CudaModule m =
-          e.cuda_module(e.sizes_for(sizes), arch.empty() ? e.simulated_target() : arch, configuration);
+      const codegen::CudaModule m = e.cuda_module(e.sizes_for(sizes), e.target_for(arch), configuration);
       fmt::print("{}", standalone ? m.standalone_source() : m.source);
       return 0;
     }
     if (*compile) {
       const KernelEntry& e = kernels.find(kernel);
       CompileStats s;
-      if (arch.empty()) arch = e.simulated_target();
+      arch = e.target_for(arch);
       const std::vector<char> cubin = e.compile(e.sizes_for(sizes), arch, configuration, &s);
       fmt::print("{} for {}: {} byte cubin, {} in {:.2f} ms\n", e.name, arch, cubin.size(),
                  s.from_cache ? "loaded from the cache" : "compiled by NVRTC", s.compile_ms);

@@ -1,5 +1,7 @@
 #include "tessel/cli/registry.hpp"
 
+#include <algorithm>
+
 namespace tessel::cli {
 
 RunResult KernelEntry::run(const Device& device, const Sizes& sizes, KernelOptions options) const {
@@ -16,6 +18,14 @@ std::string KernelEntry::simulated_target() const {
   for (const std::string& t : targets)
     if (t == "sm_90a") return t;
   return targets.front();
+}
+
+std::string KernelEntry::target_for(const std::string& arch) const {
+  if (arch.empty()) return simulated_target();
+  if (std::find(targets.begin(), targets.end(), arch) == targets.end())
+    throw Error(fmt::format("kernel {} is registered for {} only, not {} (KernelInfo::targets)", name,
+                            fmt::join(targets, " and "), arch));
+  return arch;
 }
 
 Sizes KernelEntry::sizes_for(const Sizes& given) const {

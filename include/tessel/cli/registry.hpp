@@ -64,6 +64,9 @@ struct KernelEntry : KernelInfo {
   // The target the simulator runs it as: sm_90a where it exists, else its first target (sm_100a
   // for Blackwell kernels).
   std::string simulated_target() const;
+  // The target a command builds for: `arch` (simulated_target() when empty), refused by name
+  // when the kernel is not registered for it.
+  std::string target_for(const std::string& arch) const;
   // The sizes given on a command line, checked against size_names, or the defaults when none are.
   Sizes sizes_for(const Sizes& given) const;
 
