@@ -184,8 +184,8 @@ TEST(TmaLoad, AnnouncedBytesThatCannotMatchTheLoadsAreReportedAtTheLine) {
   const auto expect = [&](const std::string& got, int bytes, const char* outcome) {
     EXPECT_EQ(got, fmt::format("{0}:{1}: mbarrier.arrive_and_expect_tx: announces {2} transaction bytes, but the "
                                "operations that complete bytes on this barrier (tma.global_to_shared {0}:{3}, "
-                               "tma.global_to_shared {0}:{4}) bring 2048 bytes, every byte of the TMA loads' boxes and "
-                               "16 of each try_cancel response; the phase would {5}. Announce exactly the bytes they "
+                               "tma.global_to_shared {0}:{4}) bring 2048 bytes, every byte of the TMA loads' boxes; "
+                               "the phase would {5}. Announce exactly the bytes they "
                                "bring",
                                __FILE__, line, bytes, line + 1, line + 2, outcome));
   };

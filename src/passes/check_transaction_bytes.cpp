@@ -3,9 +3,10 @@
 // (their effects say which: TMA loads, and the 16-byte responses of clc.try_cancel): a phase
 // expecting more never completes, one expecting fewer underflows (PTX ISA 9.7.13.15.2). Decided
 // only in the producer shape whose count cannot depend on the run: one thread announces a
-// constant byte count and issues the operations, in straight-line code, and nothing else in the
-// kernel expects bytes or produces them on that barrier array, and no operation multicasts on it
-// or signals it from another block (the bytes of other blocks' operations count too).
+// constant byte count and issues the operations, in one straight-line sequence (the body of its
+// group, or of a loop or branch in it: a ring's producer loop), and nothing else in the kernel
+// expects bytes or produces them on that barrier array, and no operation multicasts on it or
+// signals it from another block (the bytes of other blocks' operations count too).
 // Changes nothing.
 #include <map>
 #include <set>
@@ -98,33 +99,38 @@ void check_producer(const ir::SeqNode& body, const std::map<const ir::SharedTens
       int here = 0;
       int64_t produced = 0;
       std::vector<std::string> lines;
+      bool loads = false, cancels = false;  // which kinds of operation bring them
       for (const ir::Stmt& t : body.stmts)
         for (const ir::CompletedBytes& p : ir::effects(*t).completed_bytes)
           if (same_barrier(*p.barrier, *expect.barrier, vars)) {
             ++here;
             produced += p.bytes;
             lines.push_back(fmt::format("{} {}", ir::call_name(t->kind), t->loc.str()));
+            (t->kind == ir::NodeKind::ClcTryCancel ? cancels : loads) = true;
           }
       if (here != all.producers) continue;
+      std::vector<std::string> counted;
+      if (loads) counted.push_back("every byte of the TMA loads' boxes");
+      if (cancels) counted.push_back("16 of each try_cancel response");
       if (produced != expected)
         throw Error(s->loc, fmt::format("{}: announces {} transaction bytes, but the operations that complete bytes on "
-                                        "this barrier ({}) bring {} bytes, every byte of the TMA loads' boxes and 16 "
-                                        "of each try_cancel response; the phase would {}. Announce exactly the bytes "
-                                        "they bring",
+                                        "this barrier ({}) bring {} bytes, {}; the phase would {}. Announce exactly "
+                                        "the bytes they bring",
                                         ir::call_name(s->kind), expected, fmt::join(lines, ", "), produced,
+                                        fmt::join(counted, " and "),
                                         produced < expected ? "never complete" : "receive more bytes than it expects"));
     }
 }
 
-// The producer shape: a thread group of one thread whose body is straight-line code.
+// The producer shape: the sequences of statements that a thread group of one thread runs, its
+// body and those of the loops and branches in it.
 class SingleThreadBodies : public ir::Visitor {
  public:
   explicit SingleThreadBodies(const std::map<const ir::SharedTensorNode*, BarrierUses>& uses) : uses_(uses) {}
 
  protected:
-  void visit(const ir::ThreadGroupNode& n) override {
-    if (n.count == 1 && n.body->kind == ir::NodeKind::Seq)
-      check_producer(static_cast<const ir::SeqNode&>(*n.body), uses_);
+  void visit(const ir::SeqNode& n) override {
+    if (position().group().count == 1) check_producer(n, uses_);
     ir::Visitor::visit(n);
   }
 
