@@ -14,15 +14,19 @@ namespace tessel::testing {
 // x and y are [8, 64]; each thread of the warp holds 16 consecutive elements of a row. Outputs:
 // split: x reshaped to [8, 4, 16]; flat: x reshaped to [512]; transposed: x permuted to [64, 8];
 // side_by_side: concat(x, y, 1), [8, 128]; stacked: concat(x, y, 0), [16, 64]; zipped:
-// interleave(x, y, 1), [8, 128].
+// interleave(x, y, 1), [8, 128]. Without `pinned`, x and y take the layouts the regroupings give
+// them (their results as large as both: the operands' layouts come first).
 struct Regroupings : Script {
+  bool pinned = true;
   void operator()(Ptr<float> x, Ptr<float> y, Ptr<float> split, Ptr<float> flat, Ptr<float> transposed,
                   Ptr<float> side_by_side, Ptr<float> stacked, Ptr<float> zipped) {
     attrs.blocks = 1;
     attrs.warps = 1;
     const Layout rows = Layout::spatial({8, 4}) * Layout::local({1, 16});
-    auto a = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64}, rows);
-    auto b = load_global(global_view(y, {8, 64}), {0, 0}, {8, 64}, rows);
+    auto a = pinned ? load_global(global_view(x, {8, 64}), {0, 0}, {8, 64}, rows)
+                    : load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});
+    auto b = pinned ? load_global(global_view(y, {8, 64}), {0, 0}, {8, 64}, rows)
+                    : load_global(global_view(y, {8, 64}), {0, 0}, {8, 64});
     store_global(global_view(split, {8, 4, 16}), reshape(a, {8, 4, 16}), {0, 0, 0});
     store_global(global_view(flat, {512}), reshape(a, {512}), {0});
     store_global(global_view(transposed, {64, 8}), permute(a, {1, 0}), {0, 0});
@@ -32,7 +36,11 @@ struct Regroupings : Script {
   }
 };
 
-inline void check_regroupings(const Device& dev, const sim::Options& options = {}) {
+struct RegroupingsOfDefaultLayouts : Regroupings {
+  RegroupingsOfDefaultLayouts() { pinned = false; }
+};
+
+template <class S = Regroupings> void check_regroupings(const Device& dev, const sim::Options& options = {}) {
   std::mt19937 rng(8);
   std::uniform_real_distribution<float> dist(-4, 4);
   std::vector<float> x(512), y(512);
@@ -42,7 +50,7 @@ inline void check_regroupings(const Device& dev, const sim::Options& options = {
   Buffer<float> dx(dev, x), dy(dev, y);
   auto split = poisoned(512), flat = poisoned(512), transposed = poisoned(512), side = poisoned(1024),
        stacked = poisoned(1024), zipped = poisoned(1024);
-  Kernel<Regroupings>(dev, KernelOptions{.sim = options})(dx, dy, split, flat, transposed, side, stacked, zipped);
+  Kernel<S>(dev, KernelOptions{.sim = options})(dx, dy, split, flat, transposed, side, stacked, zipped);
   EXPECT_EQ(split.download(), x);
   EXPECT_EQ(flat.download(), x);
   const auto t = transposed.download(), s = side.download(), st = stacked.download(), z = zipped.download();

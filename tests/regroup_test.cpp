@@ -12,6 +12,10 @@ TEST(Regroup, ReshapePermuteConcatAndInterleave) {
   for (const sim::Options& o : every_order()) check_regroupings(Device::simulator(), o);
 }
 
+TEST(Regroup, ConcatAndInterleaveOfTilesWithoutPinnedLayouts) {
+  for (const sim::Options& o : every_order()) check_regroupings<RegroupingsOfDefaultLayouts>(Device::simulator(), o);
+}
+
 TEST(Regroup, CompileForEveryTarget) {
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
     float* f = nullptr;

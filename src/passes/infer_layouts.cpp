@@ -166,11 +166,19 @@ class LayoutSolver {
     }
   }
 
+  // The largest tile without a layout, other than the results of derivations whose operand comes
+  // first and has none yet (unless nothing else is left).
   std::optional<int> largest_unfixed() {
-    std::optional<int> best;
-    for (int t = 0; t < int(c_.tiles.size()); ++t)
-      if (!is_fixed(t) && (!best || elements(t) > elements(*best))) best = t;
-    return best;
+    std::vector<bool> waits(c_.tiles.size(), false);
+    for (const DerivedUse& u : c_.derived)
+      if (u.operand_first && !is_fixed(u.from)) waits[size_t(find(u.to))] = true;
+    std::optional<int> best, best_waiting;
+    for (int t = 0; t < int(c_.tiles.size()); ++t) {
+      if (is_fixed(t)) continue;
+      std::optional<int>& slot = waits[size_t(find(t))] ? best_waiting : best;
+      if (!slot || elements(t) > elements(*slot)) slot = t;
+    }
+    return best ? best : best_waiting;
   }
 
   int64_t elements(int t) const {

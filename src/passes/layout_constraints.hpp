@@ -59,6 +59,10 @@ struct DerivedUse {
   std::string how;  // for the result: "is the bitcast to narrower elements by"
   std::string instruction, refusal;
   SourceLoc loc;
+  // Whether the coalescing default goes to the operand before the result: a concat's or an
+  // interleave's result is its operands' layout with a register digit added, which the result's
+  // own default (threads along every dimension) lacks.
+  bool operand_first = false;
 };
 
 // `operand` is broadcast along `dims` (extent 1 in the operand, more in `result`).

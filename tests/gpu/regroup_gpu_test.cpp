@@ -7,7 +7,10 @@ namespace {
 
 using RegroupOnGpu = GpuTest;
 
-TEST_F(RegroupOnGpu, ReshapePermuteConcatAndInterleave) { check_regroupings(Device::gpu()); }
+TEST_F(RegroupOnGpu, ReshapePermuteConcatAndInterleave) {
+  check_regroupings(Device::gpu());
+  check_regroupings<RegroupingsOfDefaultLayouts>(Device::gpu());
+}
 TEST_F(RegroupOnGpu, ConvertLayoutByWarpShuffles) { check_layout_conversions(Device::gpu()); }
 
 }  // namespace
