@@ -128,4 +128,40 @@ template <class T> void check_any_width_tiles(const Device& dev, const sim::Opti
     }
 }
 
+// f16 values narrowed to the packed float type T: [1024] from `in` to `out` (32 a thread: whole
+// words of every width).
+template <class T> struct NarrowsHalves : Script {
+  void operator()(Ptr<f16> in, Ptr<T> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto h = load_global(global_view(in, {1024}), {0}, {1024});
+    store_global(global_view(out, {1024}), h.template to<T>(), {0});
+  }
+};
+
+// Narrows f16 values of both signs, NaNs and infinities among them, to each packed float type: a
+// NaN becomes the pattern of all ones with its sign (the GPU widens an f16 NaN to f32 without one).
+inline void check_narrowing_from_f16(const Device& dev) {
+  for_each_any_width_type([&](auto type) {
+    using T = decltype(type);
+    constexpr DType t = dtype_v<T>;
+    if constexpr (is_float(t)) {
+      std::mt19937 rng(uint32_t(300 + int(t)));
+      std::uniform_real_distribution<float> exponent(-12.0f, 12.0f);
+      std::vector<f16> h(1024);
+      for (size_t i = 0; i < h.size(); ++i) h[i] = f16(std::exp2(exponent(rng)) * (i % 2 ? -1.0f : 1.0f));
+      const uint16_t specials[] = {0x7e00, 0xfe00, 0x7c00, 0xfc00, 0x7c01, 0xfc01};
+      for (size_t i = 0; i < std::size(specials); ++i) std::memcpy(&h[3 + 10 * i], &specials[i], 2);
+      Buffer<f16> in(dev, h);
+      Buffer<uint8_t> out(dev, std::vector<uint8_t>(size_t(1024 * dtype_bits(t) / 8), 0xa5));
+      Kernel<NarrowsHalves<T>> kernel(dev);
+      kernel(in, out);
+      const auto got = out.download();
+      for (int i = 0; i < 1024; ++i)
+        ASSERT_EQ(unpack_bits(t, got.data(), i), float_to_bits(t, float(h[size_t(i)])))
+            << dtype_name(t) << " of f16 bits " << std::hex << h[size_t(i)].bits;
+    }
+  });
+}
+
 }  // namespace tessel::testing

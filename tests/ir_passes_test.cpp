@@ -98,12 +98,12 @@ TEST(Passes, SharedMemoryPlanAlignsEveryAllocation) {
 TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<std::string> names;
   for (const auto& p : passes::pipeline()) names.push_back(p.name);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{
-                "inline_launch_values", "infer_layouts", "simplify_scalars", "check_transaction_bytes",
-                "check_arrival_counts", "check_async_copy_waits", "check_shared_handoffs", "plan_reductions",
-                "select_instructions", "choose_swizzles", "plan_shared_memory", "plan_tensor_maps", "allocate_barriers",
-                "plan_fast_divmods", "plan_multiprocessors", "plan_trace_buffer", "plan_tensor_memory"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"inline_launch_values", "infer_layouts", "contract_multiply_adds",
+                                             "simplify_scalars", "check_transaction_bytes", "check_arrival_counts",
+                                             "check_async_copy_waits", "check_shared_handoffs", "plan_reductions",
+                                             "select_instructions", "choose_swizzles", "plan_shared_memory",
+                                             "plan_tensor_maps", "allocate_barriers", "plan_fast_divmods",
+                                             "plan_multiprocessors", "plan_trace_buffer", "plan_tensor_memory"}));
 
   const auto dir = std::filesystem::temp_directory_path() / "tessel-dump-test";
   std::filesystem::remove_all(dir);
@@ -111,15 +111,16 @@ TEST(Passes, PipelineIsListedAndVerifiedAndDumpsOnlyChanges) {
   std::vector<passes::PassTiming> timings;
   const ir::Kernel lowered = passes::lower(traced_tiny(), {}, &timings);
   unsetenv("TESSEL_DUMP_IR");
-  ASSERT_EQ(timings.size(), 17u);
+  ASSERT_EQ(timings.size(), 18u);
   std::vector<std::string> files;
   for (const auto& f : std::filesystem::directory_iterator(dir)) files.push_back(f.path().filename().string());
   std::sort(files.begin(), files.end());
   EXPECT_EQ(files, (std::vector<std::string>{
                        "Tiny.00.traced.ir", "Tiny.01.inline_launch_values.ir", "Tiny.02.infer_layouts.ir",
-                       "Tiny.03.simplify_scalars.ir", "Tiny.09.select_instructions.ir", "Tiny.10.choose_swizzles.ir",
-                       "Tiny.11.plan_shared_memory.ir"}));  // four checks, no reductions or tensor maps: unchanged
-  std::ifstream last(dir / "Tiny.11.plan_shared_memory.ir");
+                       "Tiny.04.simplify_scalars.ir", "Tiny.10.select_instructions.ir", "Tiny.11.choose_swizzles.ir",
+                       "Tiny.12.plan_shared_memory.ir"}));  // no multiply-adds, four checks, no reductions or
+                                                            // tensor maps: unchanged
+  std::ifstream last(dir / "Tiny.12.plan_shared_memory.ir");
   std::string text((std::istreambuf_iterator<char>(last)), {});
   EXPECT_EQ(text, ir::print(*lowered));
   // Lowering an already-lowered kernel changes nothing, so nothing but the input is dumped.

@@ -35,7 +35,7 @@ TEST(Language, MultiprocessorsSizesTheGridOnTheHostAndIsAParameterInTheBody) {
   EXPECT_TRUE(file_check(k.cuda_source(1000, (float*)nullptr, (float*)nullptr, (int32_t*)nullptr), R"(
     CHECK: tessel_PersistentTiles(int32_t arg0, float* arg1, float* arg2, int32_t* arg3, int32_t multiprocessors)
     CHECK: for (int32_t i = int(blockIdx.x); (int(gridDim.x) > 0 ? i < v : i > v); i += int(gridDim.x))
-    CHECK: r_4[l] = (int32_t)(multiprocessors);
+    CHECK: r_3[l] = (int32_t)(multiprocessors);
   )"));
 }
 

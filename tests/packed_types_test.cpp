@@ -52,6 +52,8 @@ template <class T> void expect_compiles(const std::vector<const char*>& arches) 
   }
 }
 
+TEST(PackedTypes, F16NansNarrowWithTheirSign) { check_narrowing_from_f16(Device::simulator()); }
+
 TEST(PackedTypesSweep, EveryWidthCompilesForEveryTarget) {
   for_each_any_width_type([](auto type) { expect_compiles<decltype(type)>({"sm_90a"}); });
   expect_compiles<i3>({"sm_80", "sm_100a"});

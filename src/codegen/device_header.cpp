@@ -360,6 +360,11 @@ template <int E, int M, int Specials> __device__ __forceinline__ float tessel_de
   if (field == 0) return __uint_as_float(sign | __float_as_uint(float(m) * __uint_as_float(uint32_t(128 - bias - M) << 23)));
   return __uint_as_float(sign | uint32_t(field - bias + 127) << 23 | m << (23 - M));
 }
+// An f16 widened to f32 with its sign kept also where it is a NaN (cvt.f32.f16 gives the
+// canonical NaN, which has none).
+__device__ __forceinline__ float tessel_f16_with_nan_sign(tessel_f16 h) {
+  return copysignf(float(h), (h.bits & 0x8000u) ? -1.0f : 1.0f);
+}
 template <int E, int M> __device__ __forceinline__ uint32_t tessel_encode_float(float v, float max_finite) {
   constexpr int bias = (1 << (E - 1)) - 1;
   const uint32_t x = __float_as_uint(v), sign = (x >> 31) << (E + M);

@@ -260,7 +260,7 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
     const std::vector<int> slots = e.broadcast_slots(n.a, n.out->layout);
     for (int l = 0; l < n.out->layout.local_size(); ++l)
       e.line(packed_set(e, n.out, std::to_string(l),
-                        packed_encode(n.out->dtype, converted(e.operand(a, std::to_string(slots[l]))))));
+                        packed_encode(n.out->dtype, converted(e.operand(a, std::to_string(slots[l]))), n.a->dtype)));
     return;
   }
   for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) {

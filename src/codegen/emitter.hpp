@@ -224,7 +224,7 @@ int packed_words(const ir::RegisterTensor& t);
 std::string packed_field(Emitter& e, const ir::RegisterTensor& t, const std::string& slot);
 std::string packed_get(Emitter& e, const ir::RegisterTensor& t, const std::string& slot);
 std::string packed_set(Emitter& e, const ir::RegisterTensor& t, const std::string& slot, const std::string& field);
-std::string packed_encode(DType t, const std::string& value);
+std::string packed_encode(DType t, const std::string& value, DType from = DType::F32);
 void emit_packed_load_global(Emitter& e, const ir::LoadGlobalNode& n);
 void emit_packed_store_global(Emitter& e, const ir::StoreGlobalNode& n);
 // The value of element `index` of packed shared view `s` (as packed_get gives it).

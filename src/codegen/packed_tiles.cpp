@@ -124,10 +124,14 @@ std::string packed_set(Emitter& e, const ir::RegisterTensor& t, const std::strin
   return fmt::format("tessel_packed_set<{}>({}, {}, uint32_t({}));", dtype_bits(t->dtype), e.tile(t), slot, field);
 }
 
-std::string packed_encode(DType t, const std::string& value) {
+std::string packed_encode(DType t, const std::string& value, DType from) {
   if (!is_float(t)) return fmt::format("int({})", value);
   const FloatFormat f = float_format(t);
-  return fmt::format("tessel_encode_float<{}, {}>(float({}), {})", f.exponent_bits, f.mantissa_bits, value,
+  // An f16 NaN widens to f32's canonical NaN, which has no sign (cvt.f32.f16): the f16's sign is
+  // put back, so that the NaN encodes with its sign as the conversion states.
+  const std::string wide =
+      from == DType::F16 ? fmt::format("tessel_f16_with_nan_sign({})", value) : fmt::format("float({})", value);
+  return fmt::format("tessel_encode_float<{}, {}>({}, {})", f.exponent_bits, f.mantissa_bits, wide,
                      float_literal(double(float_from_bits(t, float_to_bits(t, INFINITY)))));
 }
 

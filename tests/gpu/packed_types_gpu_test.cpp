@@ -17,5 +17,7 @@ TEST_F(PackedTypesOnGpu, EveryWidthLoadsStoresAndConverts) {
   for_each_any_width_type([](auto type) { check_any_width_tiles<decltype(type)>(Device::gpu()); });
 }
 
+TEST_F(PackedTypesOnGpu, F16NansNarrowWithTheirSign) { check_narrowing_from_f16(Device::gpu()); }
+
 }  // namespace
 }  // namespace tessel::testing
