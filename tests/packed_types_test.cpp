@@ -52,7 +52,12 @@ template <class T> void expect_compiles(const std::vector<const char*>& arches) 
   }
 }
 
-TEST(PackedTypes, F16NansNarrowWithTheirSign) { check_narrowing_from_f16(Device::simulator()); }
+TEST(PackedTypes, F16NansNarrowWithTheirSign) {
+  check_narrowing_from_f16(Device::simulator());
+  f16* h = nullptr;
+  uint8_t* packed = nullptr;
+  EXPECT_FALSE(Kernel<NarrowsHalves<f6e2m3>>(Device::simulator(), KernelOptions{"sm_90a"}).cubin(h, packed).empty());
+}
 
 TEST(PackedTypesSweep, EveryWidthCompilesForEveryTarget) {
   for_each_any_width_type([](auto type) { expect_compiles<decltype(type)>({"sm_90a"}); });

@@ -258,9 +258,12 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   const auto converted = [&](const std::string& v) { return n.saturate ? saturated(n.a->dtype, n.out->dtype, v) : v; };
   if (is_packed(n.out->dtype)) {
     const std::vector<int> slots = e.broadcast_slots(n.a, n.out->layout);
-    for (int l = 0; l < n.out->layout.local_size(); ++l)
-      e.line(packed_set(e, n.out, std::to_string(l),
-                        packed_encode(n.out->dtype, converted(e.operand(a, std::to_string(slots[l]))), n.a->dtype)));
+    for (int l = 0; l < n.out->layout.local_size(); ++l) {
+      // f16 elements go to the encoding as they are (packed_encode keeps a NaN's sign).
+      const std::string element = n.a->dtype == DType::F16 ? fmt::format("{}[{}]", e.tile(n.a), slots[l])
+                                                           : converted(e.operand(a, std::to_string(slots[l])));
+      e.line(packed_set(e, n.out, std::to_string(l), packed_encode(n.out->dtype, element, n.a->dtype)));
+    }
     return;
   }
   for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) {

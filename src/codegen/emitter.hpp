@@ -219,7 +219,8 @@ std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaO
 // Packed tiles (packed_tiles.cpp): each thread's slots packed into 32-bit words, `packed_words` of
 // them. `packed_field` is slot `slot`'s bits, `packed_get` its value (an int, or a float for a
 // packed float), `packed_set` the statement that sets its bits to `field`, and `packed_encode` the
-// bits of `value` converted to packed type `t`.
+// bits of `value` converted to packed type `t`: a value of arithmetic type, or an f16 element as
+// it is where `from` is f16.
 int packed_words(const ir::RegisterTensor& t);
 std::string packed_field(Emitter& e, const ir::RegisterTensor& t, const std::string& slot);
 std::string packed_get(Emitter& e, const ir::RegisterTensor& t, const std::string& slot);
