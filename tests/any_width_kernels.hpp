@@ -128,14 +128,17 @@ template <class T> void check_any_width_tiles(const Device& dev, const sim::Opti
     }
 }
 
-// f16 values narrowed to the packed float type T: [1024] from `in` to `out` (32 a thread: whole
-// words of every width).
+// f16 values narrowed to the packed type T (an integer with saturation): [1024] from `in` to `out`
+// (32 a thread: whole words of every width).
 template <class T> struct NarrowsHalves : Script {
   void operator()(Ptr<f16> in, Ptr<T> out) {
     attrs.blocks = 1;
     attrs.warps = 1;
     auto h = load_global(global_view(in, {1024}), {0}, {1024});
-    store_global(global_view(out, {1024}), h.template to<T>(), {0});
+    if constexpr (is_float(dtype_v<T>))
+      store_global(global_view(out, {1024}), h.template to<T>(), {0});
+    else
+      store_global(global_view(out, {1024}), h.template to<T>(saturate), {0});
   }
 };
 

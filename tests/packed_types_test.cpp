@@ -57,6 +57,7 @@ TEST(PackedTypes, F16NansNarrowWithTheirSign) {
   f16* h = nullptr;
   uint8_t* packed = nullptr;
   EXPECT_FALSE(Kernel<NarrowsHalves<f6e2m3>>(Device::simulator(), KernelOptions{"sm_90a"}).cubin(h, packed).empty());
+  EXPECT_FALSE(Kernel<NarrowsHalves<u3>>(Device::simulator(), KernelOptions{"sm_90a"}).cubin(h, packed).empty());
 }
 
 TEST(PackedTypesSweep, EveryWidthCompilesForEveryTarget) {

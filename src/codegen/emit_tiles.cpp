@@ -259,10 +259,12 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   if (is_packed(n.out->dtype)) {
     const std::vector<int> slots = e.broadcast_slots(n.a, n.out->layout);
     for (int l = 0; l < n.out->layout.local_size(); ++l) {
-      // f16 elements go to the encoding as they are (packed_encode keeps a NaN's sign).
-      const std::string element = n.a->dtype == DType::F16 ? fmt::format("{}[{}]", e.tile(n.a), slots[l])
-                                                           : converted(e.operand(a, std::to_string(slots[l])));
-      e.line(packed_set(e, n.out, std::to_string(l), packed_encode(n.out->dtype, element, n.a->dtype)));
+      // f16 elements go to a float's encoding as they are (packed_encode keeps a NaN's sign).
+      const bool half_to_float = n.a->dtype == DType::F16 && is_float(n.out->dtype);
+      const std::string element = half_to_float ? fmt::format("{}[{}]", e.tile(n.a), slots[l])
+                                                : converted(e.operand(a, std::to_string(slots[l])));
+      e.line(packed_set(e, n.out, std::to_string(l),
+                        packed_encode(n.out->dtype, element, half_to_float ? DType::F16 : DType::F32)));
     }
     return;
   }
