@@ -57,7 +57,8 @@ TEST(CheckCommand, EachScheduleIsReportedAndAReportOfEveryScheduleOnce) {
   const bool passed = cli::check_under_schedules(e, {}, 1, "", "  ");
   EXPECT_FALSE(passed);
   EXPECT_EQ(::testing::internal::GetCapturedStdout(),
-            "  eager    flaky: PASS\n  lazy     error: k.cpp:3: read in flight\n  seed 1   flaky: PASS\n");
+            "  eager    flaky: PASS\n  lazy     error: k.cpp:3: read in flight\n  seed 1   flaky: PASS\n"
+            "  seed 1, 4 groups at once flaky: PASS\n");
   e.runner = [](const Device&, const cli::Sizes&, const KernelOptions&) -> cli::RunResult {
     throw Error("k.cpp:5: deadlock");
   };

@@ -68,7 +68,7 @@ TEST(ElementTypes, SaturationIsForIntegerTargets) {
   EXPECT_EQ(error_of<SaturatingToAFloat>(x),
             source_at("tests/element_types_test.cpp", "t.to<f16>(saturate)") +
                 ": to<f16>(saturate) of register tile r (reg<f32>[32]): saturation clamps to the range of an integer "
-                "type of at most 32 bits (i4, u4, i8, u8, i16, u16, i32, u32); f16 is not one");
+                "type of at most 32 bits (i1 to i7 and u1 to u7 packed, i8, u8, i16, u16, i32, u32); f16 is not one");
 }
 
 struct BitcastToBool : Script {

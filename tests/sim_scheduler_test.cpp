@@ -254,5 +254,57 @@ TEST(SimulatorScheduler, AGridThatDoesNotDivideIntoGroupsIsReported) {
             "(3, 1, 1) blocks");
 }
 
+// Each block b > 0 copies block b - 1's value, which b - 1 writes and then flags (release/acquire:
+// no race). With `Waits`, b spins until the flag is up; without, it looks once and, finding it
+// down, writes -7: right whenever every block ends before the next starts, as group after group
+// runs them, and wrong once blocks run side by side (a look-back's path for a predecessor not yet
+// done, say, that only such runs take).
+template <bool Waits> struct HandsOnAValue : Script {
+  void operator()(Ptr<int32_t> values, Ptr<int32_t> flags, Ptr<int32_t> out) {
+    attrs.blocks = 8;
+    attrs.warps = 1;
+    auto v = global_view(values, {8}), f = global_view(flags, {8}), o = global_view(out, {8});
+    single_thread([&] {
+      if_(blockIdx.x > 0, [&] {
+        Var<int32_t> seen = atomic.load<int32_t>(f, {blockIdx.x - 1}, MemoryOrder::acquire);
+        if (Waits)
+          while_([&] { return seen == 0; },
+                 [&] { seen = atomic.load<int32_t>(f, {blockIdx.x - 1}, MemoryOrder::acquire); });
+        if_(seen == 1, [&] { store_global(o, load_global(v, {blockIdx.x - 1}, {1}), {blockIdx.x}); }).else_([&] {
+          store_global(o, register_tensor<int32_t>({1}, -7), {blockIdx.x});
+        });
+      });
+      store_global(v, register_tensor<int32_t>({1}, blockIdx.x + 100), {blockIdx.x});
+      atomic.store(f, {blockIdx.x}, 1, MemoryOrder::release);
+    });
+  }
+};
+
+template <bool Waits> std::string hand_on(const sim::Options& options) {
+  Buffer<int32_t> values(Device::simulator(), std::vector<int32_t>(8, -1)),
+      flags(Device::simulator(), std::vector<int32_t>(8, 0)), out(Device::simulator(), std::vector<int32_t>(8, -1));
+  const std::string error = simulation_error<HandsOnAValue<Waits>>(options, values, flags, out);
+  if (error != "no error") return error;
+  const auto got = out.download();
+  for (int b = 1; b < 8; ++b)
+    if (got[size_t(b)] != b + 99) return fmt::format("block {} wrote {}", b, got[size_t(b)]);
+  return "right";
+}
+
+TEST(SimulatorScheduler, GroupsResidentAtOnceRevealAPathThatGroupAfterGroupNeverTakes) {
+  const std::vector<sim::Options> schedules = sim::adversarial_schedules();
+  ASSERT_EQ(sim::schedule_name(schedules.back()), "seed 1, 4 groups at once");
+  for (size_t i = 0; i + 1 < schedules.size(); ++i)
+    EXPECT_EQ(hand_on<false>(schedules[i]), "right") << sim::schedule_name(schedules[i]);
+  EXPECT_EQ(hand_on<false>(schedules.back()), "block 2 wrote -7");
+  for (const sim::Options& o : schedules) EXPECT_EQ(hand_on<true>(o), "right") << sim::schedule_name(o);
+}
+
+TEST(SimulatorScheduler, NoGroupResidentIsRefused) {
+  Buffer<int32_t> b(Device::simulator(), 8);
+  EXPECT_EQ(simulation_error<HandsOnAValue<false>>({.resident_groups = 0}, b, b, b),
+            "simulator: resident_groups is 0; at least one group must be resident");
+}
+
 }  // namespace
 }  // namespace tessel::testing

@@ -154,6 +154,10 @@ int run(int argc, char** argv, const Registry& kernels) {
                               "(default: {})",
                               simulator.resident_clusters))
       ->check(CLI::Range(1, 1 << 20));
+  run->add_option("--resident-groups", simulator.resident_groups,
+                  "groups of blocks resident at once, their warps interleaved, in a kernel without cluster launch "
+                  "control (default: 1, group after group)")
+      ->check(CLI::Range(1, 1 << 20));
   bool no_race_check = false;
   run->add_flag("--no-race-check", no_race_check, "run the simulator without race detection");
 

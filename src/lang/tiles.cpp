@@ -75,8 +75,8 @@ RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc, bool saturate) co
   if (saturate && !ir::saturates_to(t))
     throw Error(loc,
                 fmt::format("to<{}>(saturate) of register tile {} (reg<{}>[{}]): saturation clamps to the range "
-                            "of an integer type of at most 32 bits (i4, u4, i8, u8, i16, u16, i32, u32); {} is "
-                            "not one",
+                            "of an integer type of at most 32 bits (i1 to i7 and u1 to u7 packed, i8, u8, i16, u16, "
+                            "i32, u32); {} is not one",
                             dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "), dtype_name(t)));
   if (is_packed(t) && !is_float(t) && is_float(dtype()) && !saturate)
     throw Error(loc,

@@ -316,7 +316,12 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
         throw Error(fmt::format("simulator: resident_clusters is {}; at least one cluster must be resident",
                                 options.resident_clusters));
       run_groups(std::move(groups), options.resident_clusters);
+    } else if (options.resident_groups > 1) {
+      run_groups(std::move(groups), options.resident_groups);
     } else {
+      if (options.resident_groups < 1)
+        throw Error(fmt::format("simulator: resident_groups is {}; at least one group must be resident",
+                                options.resident_groups));
       for (const std::array<int, 3>& first : groups) run_groups({first}, 1);
     }
   } catch (...) {

@@ -240,6 +240,16 @@ class Instructions {
   RegisterTensor rsqrt(const RegisterTensor& x, loc_t loc = loc_t::current());
   RegisterTensor erf(const RegisterTensor& x, loc_t loc = loc_t::current());
   RegisterTensor abs(const RegisterTensor& x, loc_t loc = loc_t::current());
+  // rsqrt, erf and abs have one form each: a Precision given to them is refused with a message.
+  template <std::same_as<Precision> P> RegisterTensor rsqrt(const RegisterTensor&, P, loc_t = loc_t::current()) {
+    static_assert(detail::never<P>, TESSEL_ONE_FORM);
+  }
+  template <std::same_as<Precision> P> RegisterTensor erf(const RegisterTensor&, P, loc_t = loc_t::current()) {
+    static_assert(detail::never<P>, TESSEL_ONE_FORM);
+  }
+  template <std::same_as<Precision> P> RegisterTensor abs(const RegisterTensor&, P, loc_t = loc_t::current()) {
+    static_assert(detail::never<P>, TESSEL_ONE_FORM);
+  }
   RegisterTensor maximum(const TileOperand& a, const TileOperand& b);
   // a * b + c, with a and b broadcast to the shape (and layout) of c.
   RegisterTensor fma(const TileOperand& a, const TileOperand& b, const RegisterTensor& c);

@@ -102,11 +102,16 @@ template <class T> struct AssignedValue {
   "a kernel value cannot steer C++ control flow (an `if`, `while` or `?:` on it): its value is known only when " \
   "the kernel runs; write if_(cond, [&] { ... }), while_(...) or select(cond, a, b)"
 
+// What rsqrt, erf or abs given a Precision says.
+#define TESSEL_ONE_FORM                                                                                      \
+  "rsqrt, erf and abs have a single form, so they take no Precision: only exp, exp2, log, log2, sqrt, tanh " \
+  "and sigmoid have a fast one (docs/language.md, Math functions)"
+
 // The same for a register tile.
 #define TESSEL_TILE_NOT_A_CONDITION                                                                                \
   "a register tile cannot steer C++ control flow (an `if`, `while` or `?:` on it): its elements are known only "   \
-  "when the kernel runs; choose elements with where(cond, a, b), or reduce the tile to a kernel value and branch " \
-  "on it with if_"
+  "when the kernel runs; choose elements with where(cond, a, b); to branch on a tile's value, store it to shared " \
+  "memory and branch with if_ on the scalar that atomic.load reads back after a sync()"
 
 namespace detail {
 // What a tile reduction or scan refuses where it takes its dimension (an int).

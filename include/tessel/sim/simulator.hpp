@@ -50,6 +50,11 @@ struct Options {
   // control; the others wait in the launch queue, from which try_cancel takes them. Small, so that
   // persistent kernels cancel most of the grid.
   int resident_clusters = 2;
+  // Groups of blocks resident at once in a kernel without cluster launch control, taken from the
+  // launch queue in grid order as resident ones end, their warps interleaved: blocks that hand each
+  // other data through global memory (a look-back scan, a semaphore) then run side by side. 1: group
+  // after group.
+  int resident_groups = 1;
   // Race detection: report two accesses of one byte of shared or global memory, one a write, that
   // nothing orders (a sync(), an mbarrier phase, the wait of an asynchronous operation).
   bool check_races = true;
@@ -74,10 +79,11 @@ struct Launch {
 void run(const ir::KernelNode& k, const Launch& launch, const Options& options = {});
 
 // The schedules `tessel check` runs a kernel under: eager completion, lazy completion, then
-// `seeds` seeded interleavings and completions, all with race detection. A user's own test runs
+// `seeds` seeded interleavings and completions, the first of them again with four groups of
+// blocks resident at once, all with race detection. A user's own test runs
 // its kernel once per schedule: `Kernel<S>(Device::simulator(), KernelOptions{.sim = schedule})`.
 std::vector<Options> adversarial_schedules(int seeds = 3);
-// "eager", "lazy", "seed 2"
+// "eager", "lazy", "seed 2", "seed 1, 4 groups at once"
 std::string schedule_name(const Options& schedule);
 
 // The global memory kernels may touch: allocations made through Device::simulator().
