@@ -1,4 +1,5 @@
 // The command line over a registry of kernels (tessel/cli/main.hpp).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -229,8 +230,10 @@ int run(int argc, char** argv, const Registry& kernels) {
       return 0;
     }
     if (*list) {
+      size_t width = 0;
+      for (const KernelEntry& e : kernels.entries()) width = std::max(width, e.name.size());
       for (const KernelEntry& e : kernels.entries())
-        fmt::print("{:<12} sizes [{}] (default {})  {}\n", e.name, fmt::join(e.size_names, " "),
+        fmt::print("{:<{}} sizes [{}] (default {})  {}\n", e.name, width, fmt::join(e.size_names, " "),
                    fmt::join(e.default_sizes, " "), e.description);
       return 0;
     }
