@@ -136,12 +136,12 @@ CompileResult compile_to_cubin(const CompileRequest& request) {
   // driver's compute cache and returns a hit without running ptxas, so without ptxas's report: no
   // registers or spills for the tuner, the spill warning or `tessel space`. tessel's own cache
   // keeps cubins with their report.
+  // `--fmad=false`: which a * b + c are one fma is decided in the IR, where the simulator sees it
+  // (passes/contract_multiply_adds.cpp), not by the compiler.
   std::vector<std::string> options = {"--gpu-architecture=" + request.arch,
                                       "-std=c++17",
                                       "-default-device",
                                       "-lineinfo",
-                                      // Contraction of a * b + c is decided in the IR, where the
-                                      // simulator sees it (passes/contract_multiply_adds.cpp).
                                       "--fmad=false",
                                       "--ptxas-options=-v",
                                       "--no-cache"};
