@@ -14,14 +14,15 @@ TEST(MultiplyAdds, AProductReadOnlyByASumIsOneFmaAndAnyOtherRoundsOnItsOwn) {
 TEST(MultiplyAdds, TheContractionIsInTheIr) {
   Kernel<MultiplyAdds> k(Device::simulator());
   float* p = nullptr;
-  EXPECT_TRUE(file_check(ir::print(*k.lowered(1.0f, p, p, p, p, p, p, p, p)), R"(
+  EXPECT_TRUE(file_check(ir::print(*k.lowered(1.0f, p, p, p, p, p, p, p, p, p)), R"(
     CHECK: = fma(%r, %r.1, %r.2)
     CHECK: = neg(%r.2)
-    CHECK: = fma(%r, %r.1, %r.
-    CHECK: = neg(%r)
-    CHECK: = fma(%r.
+    CHECK: = fma(%r, %r.1, %r.4)
+    CHECK: = fma(%r, neg(%arg0), %r.2)
     CHECK: = mul(%r, %r.1)
-    CHECK: = add(%r.
+    CHECK: = add(%r.7, %r.2)
+    CHECK: = mul(%r, %r.2)
+    CHECK: = fma(%r, %r.1, %r.9)
   )"));
 }
 

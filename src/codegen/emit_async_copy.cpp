@@ -59,7 +59,6 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
     if (n.in_turn) {
       int64_t runs = 1;
       for (int d = 0; d < rank; ++d) runs *= d == rank - 1 ? n.dst->shape[d] / vec : n.dst->shape[d];
-      e.line("#pragma unroll");
       e.open(fmt::format("for (int r = t; r < {}; r += {})", runs, threads));
       std::vector<std::string> at, run_sterms, run_gterms;
       e.line("int rest = r;");

@@ -258,9 +258,9 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   const auto converted = [&](const std::string& v) { return n.saturate ? saturated(n.a->dtype, n.out->dtype, v) : v; };
   if (is_packed(n.out->dtype)) {
     const std::vector<int> slots = e.broadcast_slots(n.a, n.out->layout);
+    // f16 elements go to a float's encoding as they are (packed_encode keeps a NaN's sign).
+    const bool half_to_float = n.a->dtype == DType::F16 && is_float(n.out->dtype);
     for (int l = 0; l < n.out->layout.local_size(); ++l) {
-      // f16 elements go to a float's encoding as they are (packed_encode keeps a NaN's sign).
-      const bool half_to_float = n.a->dtype == DType::F16 && is_float(n.out->dtype);
       const std::string element = half_to_float ? fmt::format("{}[{}]", e.tile(n.a), slots[l])
                                                 : converted(e.operand(a, std::to_string(slots[l])));
       e.line(packed_set(e, n.out, std::to_string(l),

@@ -2,7 +2,8 @@
 // read nowhere else, into one fma, rounded once. nvcc contracts such pairs by its own choice; the
 // generated code is compiled without contraction (--fmad=false, runtime/nvrtc_compiler.cpp), so
 // the choice is made here, in the IR, and the simulator and the GPU round every operation alike.
-// f16 and bf16 tiles need none of this: their arithmetic is packed fma instructions already.
+// f16 and bf16 tiles need none of this: their +, - and * are packed instructions of inline PTX,
+// which no compiler contracts.
 #include <map>
 #include <set>
 
@@ -13,9 +14,10 @@ namespace tessel::passes {
 
 namespace {
 
-// How many statements name each register tile (its definition among them): a product named by
-// two is read by one statement only.
-std::map<const ir::RegisterTensorNode*, int> statements_naming(const ir::Stmt& body) {
+// How many times each register tile is an operand of a statement (its definition among them,
+// and a statement that reads it twice counting twice): a product named twice is read once, by one
+// statement (never `p + p`).
+std::map<const ir::RegisterTensorNode*, int> times_named(const ir::Stmt& body) {
   std::map<const ir::RegisterTensorNode*, int> count;
   ir::walk(body, [&](const ir::StmtNode& s) {
     for (const auto& t : ir::direct_operands(s).tensors)
@@ -32,10 +34,27 @@ const ir::ElementwiseBinaryNode* as_binary(const ir::Stmt& s, ir::BinaryOp op) {
              : nullptr;
 }
 
+// The tile operations that only define a fresh tile from others: between a product and its sum
+// they change nothing the product reads, so that which product of `x * y + x * z` contracts
+// depends on the sum's operands alone, not on the order C++ traced them in.
+bool defines_only_its_result(const ir::StmtNode& s) {
+  switch (s.kind) {
+    case ir::NodeKind::ElementwiseBinary:
+    case ir::NodeKind::ElementwiseUnary:
+    case ir::NodeKind::Where:
+    case ir::NodeKind::Fma:
+    case ir::NodeKind::CastTensor:
+    case ir::NodeKind::BitcastTensor: return true;
+    default: return false;
+  }
+}
+
 // Whether statement `s`, run between a product and the sum that reads it, may change what the
-// product reads: it nests statements, names one of the product's tiles, or writes one of the
-// variables its scalars read.
+// product reads: it nests statements, names one of the product's tiles (other than to read it in
+// an operation that only defines its result: tiles are otherwise written only by copies into them
+// and by instructions that update their operands), or writes one of the variables its scalars read.
 bool may_change_operands(const ir::StmtNode& s, const ir::ElementwiseBinaryNode& product) {
+  if (defines_only_its_result(s)) return false;
   const ir::DirectOperands direct = ir::direct_operands(s);
   if (!direct.children.empty()) return true;
   std::set<const ir::Node*> tiles;
@@ -66,7 +85,7 @@ ir::Operand negated(const ir::Operand& x, const SourceLoc& loc, std::vector<ir::
 
 class MultiplyAddContraction : public ir::Mutator {
  public:
-  explicit MultiplyAddContraction(std::map<const ir::RegisterTensorNode*, int> naming) : naming_(std::move(naming)) {}
+  explicit MultiplyAddContraction(std::map<const ir::RegisterTensorNode*, int> named) : named_(std::move(named)) {}
 
  protected:
   ir::Stmt visit(const ir::SeqNode& n, const ir::Stmt& self) override {
@@ -92,7 +111,9 @@ class MultiplyAddContraction : public ir::Mutator {
     for (const bool product_first : {true, false}) {
       const ir::Operand& side = product_first ? sum->a : sum->b;
       const ir::Operand& other = product_first ? sum->b : sum->a;
-      if (!side.tensor || naming_[side.tensor.get()] != 2) continue;
+      if (!side.tensor) continue;
+      const auto times = named_.find(side.tensor.get());
+      if (times == named_.end() || times->second != 2) continue;
       for (size_t j = out.size(); j-- > 0;) {
         const auto* product = as_binary(out[j], ir::BinaryOp::Mul);
         if (!product || product->out != side.tensor) continue;
@@ -102,14 +123,16 @@ class MultiplyAddContraction : public ir::Mutator {
         if (!unchanged) break;
         ir::Operand a = product->a, c = other;
         std::vector<ir::Stmt> negations;
+        ir::Operand b = product->b;
         if (sum->op == ir::BinaryOp::Sub) {
           if (product_first)
             c = negated(other, sum->loc, negations);  // a * b - c = fma(a, b, -c)
+          else if (b.scalar)
+            b = negated(b, sum->loc, negations);  // c - a * s = fma(a, -s, c)
           else
-            a = negated(product->a, sum->loc, negations);  // c - a * b = fma(-a, b, c)
+            a = negated(a, sum->loc, negations);  // c - a * b = fma(-a, b, c)
         }
-        const ir::Operand b = product->b;
-        out.erase(out.begin() + long(j));
+        out.erase(out.begin() + std::ptrdiff_t(j));
         out.insert(out.end(), negations.begin(), negations.end());
         out.push_back(ir::make<ir::FmaNode>(sum->loc, sum->out, a, b, c));
         return true;
@@ -118,13 +141,13 @@ class MultiplyAddContraction : public ir::Mutator {
     return false;
   }
 
-  std::map<const ir::RegisterTensorNode*, int> naming_;
+  std::map<const ir::RegisterTensorNode*, int> named_;
 };
 
 }  // namespace
 
 ir::Kernel contract_multiply_adds(const ir::Kernel& k, const PassContext&) {
-  return MultiplyAddContraction(statements_naming(k->body)).mutate_kernel(k);
+  return MultiplyAddContraction(times_named(k->body)).mutate_kernel(k);
 }
 
 }  // namespace tessel::passes

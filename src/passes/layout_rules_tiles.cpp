@@ -28,10 +28,7 @@ void layout_rule_Where(LayoutRules& r, const ir::WhereNode& n) {
 
 void layout_rule_Fma(LayoutRules& r, const ir::FmaNode& n) {
   const int out = r.define(n.out, "fma");
-  if (n.c.tensor && n.c.tensor->shape() == n.out->shape())
-    r.same(r.index(n.c.tensor), out);
-  else
-    r.operand(n.c, out, "fma", n.loc);
+  r.operand(n.c, out, "fma", n.loc);
   r.operand(n.a, out, "fma", n.loc);
   r.operand(n.b, out, "fma", n.loc);
 }

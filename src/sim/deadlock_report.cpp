@@ -70,9 +70,10 @@ std::string describe_provider(const Provider& p, const Cta& cta) {
 }
 
 // How much a blocked wait on an mbarrier phase tells of a deadlock's cause, most first: a barrier
-// that no instruction of the kernel arrives on; a phase that has had some of its arrivals or bytes
-// but not all, where a count most likely disagrees with what arrives; any other, most often a wait
-// for a warp that is itself blocked (a producer waiting for a stage its blocked consumers free).
+// that no instruction of the kernel arrives on or brings bytes to; a phase that has had some of its
+// arrivals, or bytes announced or landed that do not balance, where a count most likely disagrees
+// with what arrives; any other, most often a wait for a warp that is itself blocked (a producer
+// waiting for a stage its blocked consumers free).
 int telling(const MbarrierState& b, const BarrierProviders& providers) {
   if (providers.of(b.array).empty()) return 2;
   return b.pending < b.expected || b.tx != 0 ? 1 : 0;
