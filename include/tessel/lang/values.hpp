@@ -266,12 +266,30 @@ operator~(const A& a) {
   return Expr<R>(ir::unary(ir::UnaryOp::BitNot, a.ir()));
 }
 
-#define TESSEL_COMPARE_OP(sym, op)                                                             \
-  template <class A, class B>                                                                  \
-  requires KernelOperands<A, B> Expr<bool>                                                     \
-  operator sym(const A& a, const B& b) {                                                       \
-    using R = typename detail::result_elem<A, B>::type;                                        \
-    return Expr<bool>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b))); \
+namespace detail {
+// Two kernel integers of different signedness: C compares them as unsigned, so -1 < 0u is false.
+template <class A, class B> constexpr bool mixes_signedness() {
+  using TA = kernel_elem_t<A>;
+  using TB = kernel_elem_t<B>;
+  if constexpr (std::is_void_v<TA> || std::is_void_v<TB>)
+    return false;
+  else if constexpr (!std::is_integral_v<TA> || !std::is_integral_v<TB> || std::is_same_v<TA, bool> ||
+                     std::is_same_v<TB, bool>)
+    return false;
+  else
+    return std::is_signed_v<TA> != std::is_signed_v<TB>;
+}
+}  // namespace detail
+
+#define TESSEL_COMPARE_OP(sym, op)                                                                           \
+  template <class A, class B>                                                                                \
+  requires KernelOperands<A, B> Expr<bool>                                                                   \
+  operator sym(const A& a, const B& b) {                                                                     \
+    static_assert(!detail::mixes_signedness<A, B>(),                                                         \
+                  "comparing a signed with an unsigned kernel integer would compare them as unsigned (as C " \
+                  "does, so -1 > 0u); convert one with cast<T>() to the type the comparison should take");   \
+    using R = typename detail::result_elem<A, B>::type;                                                      \
+    return Expr<bool>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b)));               \
   }
 TESSEL_COMPARE_OP(==, Eq)
 TESSEL_COMPARE_OP(!=, Ne)
