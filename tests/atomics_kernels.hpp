@@ -253,8 +253,9 @@ struct TokenPlaces : Script {
   void operator()(Int32 n, Ptr<int32_t> expert, Ptr<int32_t> counts, Ptr<int32_t> places) {
     attrs.blocks = cdiv(n, 128);
     attrs.warps = 4;
-    // One token per thread: a fetch form returns each old value to the one thread that holds it.
-    auto e = load_global(global_view(expert, {n}), {blockIdx.x * 128}, {128}, Layout::spatial({128}), -1);
+    // No layout pinned: a fetch form's values get one without copies, so that each old value goes
+    // back to the one thread that holds it.
+    auto e = load_global(global_view(expert, {n}), {blockIdx.x * 128}, {128}, Layout{}, -1);
     auto place = atomic.scatter_fetch_add(global_view(counts, {8}), e, register_tensor<int32_t>({128}, 1));
     store_global(global_view(places, {n}), place, {blockIdx.x * 128});
   }

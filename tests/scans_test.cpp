@@ -1,4 +1,6 @@
 // Scans on the simulator (scans_kernels.hpp) under every order, and a layout they cannot walk.
+#include <random>
+
 #include "expect_error.hpp"
 #include "scans_kernels.hpp"
 #include "simulate.hpp"
@@ -19,6 +21,45 @@ TEST(Scans, CompileForEveryTarget) {
     float* f = nullptr;
     EXPECT_GT(Kernel<Scans<float>>(Device::simulator(), KernelOptions{arch}).cubin(f, f, f).size(), 0u) << arch;
   }
+}
+
+// An exclusive cumsum of an [R, C] tile along `Dim` whose layout nothing pins: layout inference
+// gives the scan its runs.
+template <int R, int C, int Dim, int Warps> struct ScanOfAnUnpinnedTile : Script {
+  void operator()(Ptr<int32_t> x, Ptr<int32_t> y) {
+    attrs.blocks = 1;
+    attrs.warps = Warps;
+    auto t = load_global(global_view(x, {R, C}), {0, 0}, {R, C});
+    store_global(global_view(y, {R, C}), cumsum(t, Dim, ScanKind::exclusive), {0, 0});
+  }
+};
+
+template <int R, int C, int Dim, int Warps> void check_unpinned_scan() {
+  std::mt19937 rng(R * 131 + C);
+  std::vector<int32_t> x(static_cast<size_t>(R * C)), want(x.size());
+  for (int32_t& v : x) v = int32_t(rng() % 2001) - 1000;
+  for (int line = 0; line < (Dim == 1 ? R : C); ++line) {
+    int32_t total = 0;
+    for (int k = 0; k < (Dim == 1 ? C : R); ++k) {
+      const size_t i = Dim == 1 ? size_t(line) * C + k : size_t(k) * C + line;
+      want[i] = total;
+      total += x[i];
+    }
+  }
+  Buffer<int32_t> dx(Device::simulator(), x);
+  for (const sim::Options& o : every_order()) {
+    Buffer<int32_t> y(Device::simulator(), std::vector<int32_t>(x.size(), -7));
+    Kernel<ScanOfAnUnpinnedTile<R, C, Dim, Warps>>(Device::simulator(), KernelOptions{.sim = o})(dx, y);
+    EXPECT_EQ(y.download(), want) << R << "x" << C << " along " << Dim << " in " << Warps << " warps";
+  }
+}
+
+TEST(Scans, ATileWithoutAPinnedLayoutGetsOneThatWalksTheDimension) {
+  check_unpinned_scan<1, 4096, 1, 8>();
+  check_unpinned_scan<2, 8192, 1, 8>();
+  check_unpinned_scan<3, 1000, 1, 8>();
+  check_unpinned_scan<2, 96, 1, 3>();
+  check_unpinned_scan<200, 3, 0, 4>();
 }
 
 // Each thread holds 4 runs of 4 columns, 128 columns apart: no run of consecutive positions.

@@ -10,7 +10,9 @@
 //       along the dimension; a broadcast operand takes the result's layout reduced along the
 //       broadcast dimensions; a slice's result keeps the registers of its operand that hold it
 //       (Layout::slice);
-//   (d) the coalescing default (Layout::distributed) for what remains, largest tile first, each
+//   (d) what an instruction needs of a tile that (a) to (c) left open (LayoutConstraints::
+//       preferred): a scan's runs along its dimension, a fetching atomic's one thread an element;
+//   (e) the coalescing default (Layout::distributed) for what remains, largest tile first, each
 //       choice propagated by (c) before the next.
 // A tile that two rules give different layouts is a user error naming both rules, their
 // instructions and source lines, and both layouts. Afterwards the requirements that depend on
@@ -54,6 +56,11 @@ class LayoutSolver {
     for (const Requirement& pin : c_.pins) require(pin);
     for (const DotUse& d : c_.dots) anchor_dot(d);
     propagate();
+    for (const Requirement& r : c_.preferred) {
+      if (is_fixed(r.tile) || follows_another(r.tile)) continue;
+      require(r);
+      propagate();
+    }
     while (std::optional<int> t = largest_unfixed()) {
       const TileInfo& info = c_.tiles[*t];
       const ir::RegisterTensor& tile = info.tile;
@@ -70,6 +77,21 @@ class LayoutSolver {
   int find(int t) { return parent_[t] == t ? t : parent_[t] = find(parent_[t]); }
 
   bool is_fixed(int tile) { return fixed_[find(tile)].has_value(); }
+
+  // Whether a directed rule of (c) gives `tile`'s class its layout from another tile's: a
+  // preference fixed first would contradict it once that tile's layout is chosen.
+  bool follows_another(int tile) {
+    const int c = find(tile);
+    for (const ReduceUse& r : c_.reductions)
+      if (find(r.out) == c) return true;
+    for (const SliceUse& u : c_.slices)
+      if (find(u.out) == c) return true;
+    for (const DerivedUse& u : c_.derived)
+      if (find(u.to) == c || (u.backward && find(u.from) == c)) return true;
+    for (const BroadcastUse& b : c_.broadcasts)
+      if (find(b.operand) == c) return true;
+    return false;
+  }
 
   void require(const Requirement& r) {
     std::optional<Requirement>& have = fixed_[find(r.tile)];

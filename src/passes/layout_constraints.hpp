@@ -79,6 +79,9 @@ struct LayoutConstraints {
   std::vector<Requirement> pins;                 // in program order
   std::vector<DotUse> dots;
   std::vector<ReduceUse> reductions;
+  // Layouts that instructions need of a tile where no pin, mma or propagation fixes one: a scan's
+  // runs along its dimension, a fetching atomic's one thread per element.
+  std::vector<Requirement> preferred;
   std::vector<BroadcastUse> broadcasts;
   std::vector<SliceUse> slices;
   std::vector<DerivedUse> derived;

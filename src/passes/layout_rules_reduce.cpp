@@ -1,5 +1,8 @@
 // Layout rules of the reductions (the result is the operand's layout reduced along the dimension)
-// and of the scans (the result has the operand's layout).
+// and of the scans (the result has the operand's layout, and a layout no rule fixes is the scan
+// default of infer_layouts).
+#include <numeric>
+
 #include "layout_rules.hpp"
 
 namespace tessel::passes {
@@ -9,8 +12,39 @@ void layout_rule_Reduce(LayoutRules& r, const ir::ReduceNode& n) {
   r.constraints.reductions.push_back({r.index(n.a), r.define(n.out, op), n.dim, op, n.loc});
 }
 
+namespace {
+
+// The layout a scan along `dim` takes where no rule fixes one: as many threads along `dim` as divide
+// its extent, each holding a run of the rest, consecutive threads consecutive runs; the other
+// threads spread over the other dimensions where they divide them, and copies beyond that.
+Layout scan_layout(const std::vector<int>& shape, int threads, int dim) {
+  const int rank = int(shape.size());
+  std::vector<int> order;  // the dimensions with `dim` last, so that threads vary fastest along it
+  for (int d = 0; d < rank; ++d)
+    if (d != dim) order.push_back(d);
+  order.push_back(dim);
+  std::vector<int> thread_extent(size_t(rank), 1), run(size_t(rank), 1);
+  int remaining = threads;
+  for (int i = rank - 1; i >= 0; --i) {
+    const int extent = shape[size_t(order[size_t(i)])];
+    thread_extent[size_t(i)] = std::gcd(extent, remaining);
+    remaining /= thread_extent[size_t(i)];
+    run[size_t(i)] = extent / thread_extent[size_t(i)];
+  }
+  const Layout ordered = Layout::replicated(rank, remaining) * Layout::spatial(thread_extent) * Layout::local(run);
+  std::vector<int> back(size_t(rank), 0);  // result dimension d is dimension back[d] of `ordered`
+  for (int i = 0; i < rank; ++i) back[size_t(order[size_t(i)])] = i;
+  return ordered.permute(back);
+}
+
+}  // namespace
+
 void layout_rule_Scan(LayoutRules& r, const ir::ScanNode& n) {
-  r.same(r.index(n.a), r.define(n.out, fmt::format("cum{}", ir::op_name(n.op))));
+  const std::string op = fmt::format("cum{}", ir::op_name(n.op));
+  const int in = r.index(n.a);
+  r.same(in, r.define(n.out, op));
+  r.constraints.preferred.push_back({scan_layout(n.a->shape(), n.a->threads, n.dim), in,
+                                     fmt::format("gets the layout of a scan over dim {} from", n.dim), op, n.loc});
 }
 
 }  // namespace tessel::passes
