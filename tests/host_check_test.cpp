@@ -26,5 +26,19 @@ TEST(HostCheck, ATolerancePassesWhatItBounds) {
   EXPECT_FALSE(cli::compare(got, want, 0.2, 0.1, "outside").ok);
 }
 
+// 2^24 + 1 rounds to the float 2^24: compare_exact tells the two apart, compare cannot.
+TEST(HostCheck, IntegersCompareExactlyAndTheFirstDifferenceIsNamed) {
+  const std::vector<int32_t> want = {16777217, -5, 7, 9};
+  EXPECT_TRUE(cli::compare_exact(want, want, "ints").ok);
+  std::vector<int32_t> got = want;
+  got[0] = 16777216;
+  EXPECT_TRUE(cli::compare(got, std::vector<float>(want.begin(), want.end()), 0, 0, "as floats").ok);
+  got[3] = 8;
+  const cli::RunResult r = cli::compare_exact(got, want, "ints");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.summary, "ints: FAIL (4 elements, 2 differ; first element 0: got 16777216, want 16777217)");
+  EXPECT_FALSE(cli::compare_exact(std::vector<int32_t>{1}, want, "short").ok);
+}
+
 }  // namespace
 }  // namespace tessel::testing

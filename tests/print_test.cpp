@@ -97,10 +97,34 @@ struct PrintsUnwrittenSharedMemory : Script {
 TEST(Print, ASharedTileMustBeWrittenFirst) {
   EXPECT_EQ(error_of<PrintsUnwrittenSharedMemory>(),
             source_at("tests/print_test.cpp", "print(\"s\", s)") +
-                ": read of shared memory that was never written: s (allocated at " +
+                ": read of shared memory that was never written: the allocation at " +
                 source_at("tests/print_test.cpp", "auto s = shared_tensor<float>({2, 4})") +
-                "), byte 0 of the allocation, read by thread 0 of block (0, 0, 0); store to it (and sync()) before "
+                ", byte 0 of the allocation, read by thread 0 of block (0, 0, 0); store to it (and sync()) before "
                 "printing");
+}
+
+// Prints from blocks 1 and 5 of a grid of `blocks`: the launch whose grid lacks block 5 says so once.
+struct PrintsFromAFarBlock : Script {
+  void operator()(Int32 blocks) {
+    attrs.blocks = blocks;
+    attrs.warps = 1;
+    print({1, 0, 0}, "near {}", blockIdx.x);
+    print({5, 0, 0}, "far {}", blockIdx.x);
+  }
+};
+
+TEST(Print, ABlockOutsideTheGridIsNamedOnce) {
+  Kernel<PrintsFromAFarBlock> k(Device::simulator());
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  k(6);
+  k(2);
+  k(2);
+  const std::string out = ::testing::internal::GetCapturedStdout(), err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(out, "near 1\nfar 5\nnear 1\nnear 1\n");
+  EXPECT_EQ(err, source_at("tests/print_test.cpp", "print({5, 0, 0}, \"far {}\", blockIdx.x);") +
+                     ": tessel: warning: kernel PrintsFromAFarBlock prints from block (5, 0, 0), but this launch's "
+                     "grid is 2 x 1 x 1 blocks: nothing is printed\n");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "tessel/analysis/kernel_fit.hpp"
+#include "tessel/ir/mutator.hpp"
 #include "tessel/passes/pipeline.hpp"
 #include "variant.hpp"
 
@@ -16,6 +17,19 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 
 // The first line of a message: a dropped candidate is reported on one line.
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::vector<std::pair<std::array<int, 3>, SourceLoc>> printing_blocks(const ir::KernelNode& k) {
+  std::vector<std::pair<std::array<int, 3>, SourceLoc>> blocks;
+  ir::walk(k.body, [&](const ir::StmtNode& s) {
+    if (s.kind == ir::NodeKind::PrintTensor)
+      blocks.emplace_back(static_cast<const ir::PrintTensorNode&>(s).block, s.loc);
+    else if (s.kind == ir::NodeKind::PrintShared)
+      blocks.emplace_back(static_cast<const ir::PrintSharedNode&>(s).block, s.loc);
+    else if (s.kind == ir::NodeKind::PrintValues)
+      blocks.emplace_back(static_cast<const ir::PrintValuesNode&>(s).block, s.loc);
+  });
+  return blocks;
+}
 
 }  // namespace
 
@@ -35,6 +49,7 @@ std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> 
     v->kernel = passes::lower(k, passes::PassContext{arch_});
     v->stats.lower_ms = ms_since(t0);
     v->views = views_of_parameters(*v->kernel, signature_);
+    v->printing_blocks = printing_blocks(*v->kernel);
   } catch (const Error& e) {
     // A tile that does not divide, shared memory over the target's limit: within a space this
     // rules out one candidate; for a single configuration it is the user's to fix.

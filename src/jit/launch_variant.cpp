@@ -89,6 +89,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   shape.threads = unsigned(k.threads());
   shape.shared_bytes = unsigned(k.shared_bytes);
   check_cluster_fit(k, shape);
+  v.report_absent_printers(name_, shape.grid);
   check_tensor_arguments(k, signature_, v.views, args, values, multiprocessors_, device_.is_gpu());
   if (!device_.is_gpu()) {
     const std::array<int, 3> grid = {int(shape.grid[0]), int(shape.grid[1]), int(shape.grid[2])};

@@ -2,6 +2,7 @@
 // compiled and loaded. Shared by the files of KernelCore.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 
@@ -21,6 +22,10 @@ struct KernelCore::Variant {
   std::unique_ptr<runtime::LoadedKernel> loaded;  // GPU only, once chosen or timed
   std::vector<ViewOfParameter> views;             // what a launch checks against the tensors a call passes
   bool spills_reported = false;
+  // The blocks that print statements print from (PrintTensor, PrintShared, PrintValues), with their
+  // lines: a launch whose grid lacks one says so once.
+  std::vector<std::pair<std::array<int, 3>, SourceLoc>> printing_blocks;
+  mutable bool absent_printers_reported = false;
 
   // Records a compiled binary and what compiling it cost.
   void set_binary(runtime::KernelBinary b) {
@@ -49,6 +54,20 @@ struct KernelCore::Variant {
                "tessel: warning: {}; holding fewer values per thread (smaller register tiles, more warps) avoids "
                "it, and TESSEL_FAIL_ON_SPILL=1 makes it an error\n",
                what);
+  }
+
+  // A print from a block the grid does not have prints nothing: said once, since the grid may lack
+  // the block only at some sizes.
+  void report_absent_printers(const std::string& kernel_name, const std::array<unsigned, 3>& grid) const {
+    if (absent_printers_reported) return;
+    for (const auto& [block, loc] : printing_blocks)
+      if (unsigned(block[0]) >= grid[0] || unsigned(block[1]) >= grid[1] || unsigned(block[2]) >= grid[2]) {
+        absent_printers_reported = true;
+        fmt::print(stderr,
+                   "{}: tessel: warning: kernel {} prints from block ({}, {}, {}), but this launch's grid is {} x {} "
+                   "x {} blocks: nothing is printed\n",
+                   loc.str(), kernel_name, block[0], block[1], block[2], grid[0], grid[1], grid[2]);
+      }
   }
 
   // What building a candidate gave, for the tuner: `v` as far as it got (null when it did not

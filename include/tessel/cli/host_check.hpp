@@ -50,6 +50,26 @@ template <class T> RunResult compare(const std::vector<T>& got, const std::vecto
   return compare_within(got, want, bound, std::move(what));
 }
 
+// Compares integers (or any values with ==) exactly, element by element; reports the first that
+// differs and how many do. Floats of 24 bits cannot hold every 32-bit integer: this is the check
+// for integer outputs.
+template <class T> RunResult compare_exact(const std::vector<T>& got, const std::vector<T>& want, std::string what) {
+  RunResult r;
+  size_t wrong = 0, first = 0;
+  for (size_t i = 0; i < got.size() && i < want.size(); ++i)
+    if (!(got[i] == want[i]) && wrong++ == 0) first = i;
+  r.ok = got.size() == want.size() && wrong == 0;
+  r.max_error = wrong == 0 ? 0.0 : INFINITY;
+  if (got.size() != want.size())
+    r.summary = fmt::format("{}: FAIL ({} elements, want {})", what, got.size(), want.size());
+  else if (wrong == 0)
+    r.summary = fmt::format("{}: PASS ({} elements, all equal)", what, got.size());
+  else
+    r.summary = fmt::format("{}: FAIL ({} elements, {} differ; first element {}: got {}, want {})", what, got.size(),
+                            wrong, first, got[first], want[first]);
+  return r;
+}
+
 // How far a GEMM's output may be from the reference: `absolute` plus `relative` of its value (the
 // output's rounding) plus `of_magnitude` of the sum of its products' magnitudes (what accumulating
 // in f32, in an order of the tensor core's, can lose on an element near 0 from large products).
