@@ -167,7 +167,7 @@ TEST(BlackwellLadder, TheSeedsV0WithoutItsProxyFenceIsReportedAtTheMma) {
       Kernel<SeedV0WithoutTheFence>(Device::simulator(), KernelOptions{.arch = "sm_100a", .sim = o})(m, n, k, a, b, c);
     });
     EXPECT_EQ(got,
-              fmt::format("{0}:{1}: shared memory s (allocated at {0}:{2}), byte 0 of the allocation, in block "
+              fmt::format("{0}:{1}: shared memory allocated at {0}:{2}, byte 0 of the allocation, in block "
                           "(0, 0, 0): the tcgen05.mma at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
                           "async proxy what the copy_async at {0}:{3}, in group 0 of the cp.async groups of warp 0 "
                           "of block (0, 0, 0) wrote through the generic proxy, and no fence.proxy_async of the writer "
@@ -236,7 +236,7 @@ TEST(BlackwellLadder, TheSeedsRelaxedWaitsAreReportedAtTheMma) {
   for (const sim::Options& o : testing::every_order()) {
     const std::string got = testing::error_of_call(
         [&] { Kernel<S>(Device::simulator(), KernelOptions{.arch = "sm_100a", .sim = o})(m, n, k, a, b, c); });
-    EXPECT_EQ(got, fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
+    EXPECT_EQ(got, fmt::format("{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 0 of the "
                                "allocation, in block (0, 0, 0): the tcgen05.mma at {0}:{1} by warp 0 of block (0, 0, "
                                "0) is not ordered after the tma.global_to_shared at {0}:{3}, landed in phase 0 of "
                                "barrier 0 of the array allocated at {0}:{4} in block (0, 0, 0); the mbarrier wait at "

@@ -26,9 +26,9 @@ struct TileOutsideItsGroup : Script {
 
 TEST(Diagnostics, InstructionInTheWrongThreadGroup) {
   const std::string got1 = testing::error_of<TileOutsideItsGroup>(16, no_data);
-  EXPECT_EQ(got1, loc(line) +
-                      ": store_global: the tile r is distributed over 128 threads, but the current thread group has "
-                      "32 threads; use tiles inside the thread group that created them");
+  EXPECT_EQ(got1, loc(line) + ": store_global: the tile created at " + loc(line - 3) +
+                      " is distributed over 128 threads, but the current thread group has 32 threads; use tiles "
+                      "inside the thread group that created them");
 }
 
 struct ShapeMismatch : Script {
@@ -197,9 +197,9 @@ struct AssignmentOfAnotherShape : Script {
 
 TEST(Diagnostics, AssignmentOfAnotherShape) {
   const std::string got = testing::error_of<AssignmentOfAnotherShape>(16, no_data);
-  EXPECT_EQ(got, loc(line) +
-                     ": assignment to register tile r (reg<f32>[32, 2]) from a tile of a different type "
-                     "(reg<f32>[32, 4]); convert with .to<T>() or keep the shapes equal");
+  EXPECT_EQ(got, loc(line) + ": assignment to the tile reg<f32>[32, 2] (created at " + loc(line - 3) +
+                     ") from a tile of a different type (reg<f32>[32, 4]); convert with .to<T>() or keep the shapes "
+                     "equal");
 }
 
 struct DotThatDoesNotSplitIntoAtoms : Script {
@@ -264,11 +264,33 @@ struct TooMuchSharedMemory : Script {
   }
 };
 
+// A shared tile that fits alone, and the scratch of a sum over warps that tips the block over: the
+// message gives each allocation's share, the largest first, at the largest one's line.
+int scratch_line = 0;
+struct SharedTileAndReductionScratch : Script {
+  void operator()(Ptr<float> x, Ptr<float> y) {
+    attrs.blocks = 1;
+    attrs.warps = 8;
+    line = __LINE__ + 1;
+    auto s = shared_tensor<float>({227, 256});
+    auto t = load_global(global_view(x, {2048, 32}), {0, 0}, {2048, 32});
+    scratch_line = __LINE__ + 1;
+    store_global(global_view(y, {1, 32}), sum(t, 0), {0, 0});
+  }
+};
+
 TEST(Diagnostics, SharedMemoryOverTheTargetsLimit) {
   const std::string got12 = testing::error_of<TooMuchSharedMemory>(16);
   EXPECT_EQ(got12, loc(line) +
                        ": kernel TooMuchSharedMemory needs 262144 bytes of shared memory per block, more than the "
-                       "232448 bytes sm_90a allows");
+                       "232448 bytes sm_90a allows: 262144 bytes for a shared tensor (f32[256, 256] at " +
+                       loc(line) + ")");
+  const std::string got = testing::error_of<SharedTileAndReductionScratch>((float*)nullptr, (float*)nullptr);
+  EXPECT_EQ(got, loc(line) +
+                     ": kernel SharedTileAndReductionScratch needs 233472 bytes of shared memory per block, more "
+                     "than the 232448 bytes sm_90a allows: 232448 bytes for a shared tensor (f32[227, 256] at " +
+                     loc(line) + "), 1024 bytes for the scratch of sum's partials, one row for each of 8 warps " +
+                     "(f32[8, 32] at " + loc(scratch_line) + ")");
 }
 
 TEST(Diagnostics, DslCallOutsideAKernelBody) {
@@ -340,9 +362,9 @@ struct NegationOutsideItsGroup : Script {
 
 TEST(Diagnostics, NegationReportsTheLineOfTheMinus) {
   const std::string got = testing::error_of<NegationOutsideItsGroup>(16);
-  EXPECT_EQ(got, loc(line) +
-                     ": neg: the tile r is distributed over 64 threads, but the current thread group has 32 "
-                     "threads; use tiles inside the thread group that created them");
+  EXPECT_EQ(got, loc(line) + ": neg: the tile created at " + loc(line - 3) +
+                     " is distributed over 64 threads, but the current thread group has 32 threads; use tiles inside "
+                     "the thread group that created them");
 }
 
 struct CompoundAssignmentOfAnotherShape : Script {
@@ -475,11 +497,11 @@ struct SliceAcrossThreads : Script {
 
 TEST(Diagnostics, SliceOutsideTheTile) {
   const std::string outside = testing::error_of<SliceOutsideTheTile>(64, no_data);
-  EXPECT_EQ(outside,
-            loc(line) + ": slice of register tile r (reg<f32>[32, 64]): [48, 80) is outside dimension 1 of extent 64");
+  EXPECT_EQ(outside, loc(line) + ": slice of the tile reg<f32>[32, 64] (created at " + loc(line - 2) +
+                         "): [48, 80) is outside dimension 1 of extent 64");
   const std::string rank = testing::error_of<SliceOfTheWrongRank>(64, no_data);
-  EXPECT_EQ(rank,
-            loc(line) + ": slice of register tile r (reg<f32>[32, 64]): give 2 offsets and 2 extents, got 1 and 2");
+  EXPECT_EQ(rank, loc(line) + ": slice of the tile reg<f32>[32, 64] (created at " + loc(line - 2) +
+                      "): give 2 offsets and 2 extents, got 1 and 2");
 }
 
 TEST(Diagnostics, SliceThatCutsAcrossThreads) {

@@ -58,7 +58,7 @@ struct SaturatingToAFloat : Script {
   void operator()(Ptr<float> x) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto t = load_global(global_view(x, {32}), {0}, {32});
+    auto t = load_global(global_view(x, {32}), {0}, {32});  // to be saturated
     t.to<f16>(saturate);
   }
 };
@@ -67,15 +67,17 @@ TEST(ElementTypes, SaturationIsForIntegerTargets) {
   Buffer<float> x(Device::simulator(), std::vector<float>(32, 1.5f));
   EXPECT_EQ(error_of<SaturatingToAFloat>(x),
             source_at("tests/element_types_test.cpp", "t.to<f16>(saturate)") +
-                ": to<f16>(saturate) of register tile r (reg<f32>[32]): saturation clamps to the range of an integer "
-                "type of at most 32 bits (i1 to i7 and u1 to u7 packed, i8, u8, i16, u16, i32, u32); f16 is not one");
+                ": to<f16>(saturate) of the tile reg<f32>[32] (created at " +
+                source_at("tests/element_types_test.cpp", "// to be saturated") +
+                "): saturation clamps to the range of an integer type of at most 32 bits (i1 to i7 and u1 to u7 "
+                "packed, i8, u8, i16, u16, i32, u32); f16 is not one");
 }
 
 struct BitcastToBool : Script {
   void operator()(Ptr<float> x) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto t = load_global(global_view(x, {32}), {0}, {32});
+    auto t = load_global(global_view(x, {32}), {0}, {32});  // to be bitcast
     store_global(global_view(x, {32}), t.bitcast<bool>().to<float>(), {0});
   }
 };
@@ -84,8 +86,10 @@ TEST(ElementTypes, ABitcastToBoolIsRefused) {
   Buffer<float> x(Device::simulator(), std::vector<float>(32, 1.0f));
   EXPECT_EQ(error_of<BitcastToBool>(x),
             source_at("tests/element_types_test.cpp", "t.bitcast<bool>()") +
-                ": bitcast<bool>() of register tile r (reg<f32>[32]): f32 is 32 bits wide and bool is a predicate; a "
-                "bitcast keeps the bits of each element, and bool has none");
+                ": bitcast<bool>() of the tile reg<f32>[32] (created at " +
+                source_at("tests/element_types_test.cpp", "// to be bitcast") +
+                "): f32 is 32 bits wide and bool is a predicate; a bitcast keeps the bits of each element, and bool "
+                "has none");
 }
 
 }  // namespace

@@ -154,7 +154,7 @@ TEST(Verifier, RejectsATileUsedOutsideItsScope) {
     FAIL() << "verified";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "k.cpp:5: register tile r (created at k.cpp:3) is used outside the scope that created it");
+              "k.cpp:5: the register tile created at k.cpp:3 is used outside the scope that created it");
   }
 }
 

@@ -120,7 +120,7 @@ struct ArithmeticOnPackedTile : Script {
   void operator()(Ptr<u4> x, Ptr<int32_t> y) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto t = load_global(global_view(x, {8, 32}), {0, 0}, {8, 32});
+    auto t = load_global(global_view(x, {8, 32}), {0, 0}, {8, 32});  // added to itself
     store_global(global_view(y, {8, 32}), t + t, {0, 0});
   }
 };
@@ -130,9 +130,10 @@ TEST(PackedTypes, ArithmeticOnAPackedTileIsRefused) {
   Buffer<int32_t> y(Device::simulator(), std::vector<int32_t>(256, 0));
   EXPECT_EQ(error_of<ArithmeticOnPackedTile>(x, y),
             source_at("tests/packed_types_test.cpp", "t + t") +
-                ": an elementwise operation does not take packed u4 elements (register tile r); packed tiles are "
-                "loaded, stored, copied, bitcast and converted: convert it with .to<T>() first (to i8, i32 or f16, "
-                "for instance)");
+                ": an elementwise operation does not take packed u4 elements (the register tile created at " +
+                source_at("tests/packed_types_test.cpp", "// added to itself") +
+                "); packed tiles are loaded, stored, copied, bitcast and converted: convert it with .to<T>() first "
+                "(to i8, i32 or f16, for instance)");
 }
 
 struct StridedPackedView : Script {
@@ -223,7 +224,7 @@ struct FloatToPacked : Script {
   void operator()(Ptr<float> x) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto t = load_global(global_view(x, {8, 32}), {0, 0}, {8, 32});
+    auto t = load_global(global_view(x, {8, 32}), {0, 0}, {8, 32});  // converted to i4
     t.to<i4>();
   }
 };
@@ -232,16 +233,17 @@ TEST(PackedTypes, AFloatConvertsToAPackedIntegerThroughAnInteger) {
   Buffer<float> x(Device::simulator(), std::vector<float>(256, 1.5f));
   EXPECT_EQ(error_of<FloatToPacked>(x),
             source_at("tests/packed_types_test.cpp", "t.to<i4>()") +
-                ": to<i4>() of register tile r (reg<f32>[8, 32]): a float converts to a packed integer through an "
-                "integer type (.to<i32>().to<i4>()) or with saturation (.to<i4>(saturate)), so that the rounding is "
-                "stated");
+                ": to<i4>() of the tile reg<f32>[8, 32] (created at " +
+                source_at("tests/packed_types_test.cpp", "// converted to i4") +
+                "): a float converts to a packed integer through an integer type (.to<i32>().to<i4>()) or with "
+                "saturation (.to<i4>(saturate)), so that the rounding is stated");
 }
 
 struct WordsOfAnUnevenRow : Script {
   void operator()(Ptr<u4> x) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto t = load_global(global_view(x, {8, 36}), {0, 0}, {8, 36});
+    auto t = load_global(global_view(x, {8, 36}), {0, 0}, {8, 36});  // bitcast to words
     t.bitcast<uint32_t>();
   }
 };
@@ -250,8 +252,10 @@ TEST(PackedTypes, ABitcastToWordsNeedsWholeWordsPerRow) {
   Buffer<uint8_t> x(Device::simulator(), std::vector<uint8_t>(144, 1));
   EXPECT_EQ(error_of<WordsOfAnUnevenRow>(x),
             source_at("tests/packed_types_test.cpp", "t.bitcast<uint32_t>()") +
-                ": bitcast<u32>() of register tile r (reg<u4>[8, 36]): u4 is 4 bits wide and u32 is 32 bits wide; 8 "
-                "consecutive elements of the last dimension make one u32 element, and its extent 36 is not a "
+                ": bitcast<u32>() of the tile reg<u4>[8, 36] (created at " +
+                source_at("tests/packed_types_test.cpp", "// bitcast to words") +
+                "): u4 is 4 bits wide and u32 is 32 bits wide; 8 consecutive elements of the last dimension make one "
+                "u32 element, and its extent 36 is not a "
                 "multiple of 8");
 }
 

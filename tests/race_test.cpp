@@ -59,7 +59,7 @@ TEST(Races, ATileStoredByOneWarpAndLoadedByAnotherWithoutSyncIsReported) {
   // Warp 0 runs first in the default order: warp 1's load is the later access.
   const std::string got = simulation_error<HandsATileBetweenWarps<false>>(sim::Options{}, in, out);
   EXPECT_EQ(
-      got, fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
+      got, fmt::format("{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 0 of the "
                        "allocation, in block (0, 0, 0): the load_shared at {0}:{1} by warp 1 of block (0, 0, 0) is "
                        "not ordered after the store_shared at {0}:{3} by warp 0 of block (0, 0, 0); order them with a "
                        "sync(), an mbarrier arrival and a wait on its phase, or the wait that retires the asynchronous "
@@ -130,6 +130,50 @@ TEST(Races, AnInPlaceUpdateOfATileCopiedInSeveralWarpsNamesTheCopies) {
   }
 }
 
+// 8 warps count 1024 positions into 32 bins of shared memory with atomics, then load the bins, in a
+// layout that copies them in several warps, and write them out. Without `Sync` the load is not
+// ordered with other warps' atomics: the copies have no part in that race, and the report says
+// only what orders the two.
+template <bool Sync> struct CountsIntoSharedBins : Script {
+  void operator()(Ptr<int32_t> positions, Ptr<int32_t> bins) {
+    attrs.blocks = 1;
+    attrs.warps = 8;
+    alloc_line = __LINE__ + 1;
+    auto counts = shared_tensor<int32_t>({32});
+    store_shared(counts, register_tensor<int32_t>({32}, 0));
+    sync();
+    auto p = load_global(global_view(positions, {1024}), {0}, {1024});
+    store_line = __LINE__ + 1;
+    atomic.scatter_add(counts, p, register_tensor<int32_t>({1024}, 1));
+    if (Sync)
+      sync();
+    else
+      if_(blockIdx.x != 0, [&] { sync(); });
+    load_line = __LINE__ + 1;
+    store_global(global_view(bins, {32}), load_shared(counts), {0});
+  }
+};
+
+TEST(Races, SharedAtomicsReadWithoutSyncAreReportedWithTheSyncAlone) {
+  std::vector<int32_t> positions(1024), want(32, 0);
+  std::mt19937 rng(5);
+  for (int32_t& p : positions) ++want[size_t(p = int32_t(rng() % 32))];
+  Buffer<int32_t> in(Device::simulator(), positions), bins(Device::simulator(), std::vector<int32_t>(32, -1));
+  // Warp 0 runs first in the default order: warp 3's atomic is the later access.
+  const std::string got = simulation_error<CountsIntoSharedBins<false>>(sim::Options{}, in, bins);
+  EXPECT_EQ(got, fmt::format("{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 100 of the "
+                             "allocation, in block (0, 0, 0): the atomic add at {0}:{1} by warp 3 of block (0, 0, 0) "
+                             "is not ordered after the load_shared at {0}:{3} by warp 0 of block (0, 0, 0); order "
+                             "them with a sync(), an mbarrier arrival and a wait on its phase, or the wait that "
+                             "retires the asynchronous operation",
+                             __FILE__, store_line, alloc_line, load_line));
+  for (const sim::Options& o : every_order()) {
+    Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(32, -1));
+    simulate<CountsIntoSharedBins<true>>(o, in, out);
+    EXPECT_EQ(out.download(), want);
+  }
+}
+
 // One thread loads a tile with TMA onto a barrier; warp 1 waits on the phase (`Wait`) or not, and
 // reads the tile.
 template <bool Wait> struct ReadsATmaTile : Script {
@@ -162,7 +206,7 @@ TEST(Races, ATileReadBeforeTheBarrierThatGuardsItIsReported) {
   const sim::Options eager{.completion = sim::CompletionOrder::Eager};
   const std::string got = simulation_error<ReadsATmaTile<false>>(eager, in, out);
   EXPECT_EQ(got,
-            fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
+            fmt::format("{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 0 of the "
                         "allocation, in block (0, 0, 0): the load_shared at {0}:{1} by warp 1 of block (0, 0, 0) is "
                         "not ordered after the tma.global_to_shared at {0}:{3}, landed in phase 0 of barrier 0 of the "
                         "array allocated at {0}:{4} in block (0, 0, 0); order them with a sync(), an mbarrier arrival "
@@ -210,7 +254,7 @@ TEST(Races, AStageRefilledWhileItsConsumerMayStillReadItIsReported) {
   Buffer<float> in(Device::simulator(), random_floats(512)), out(Device::simulator(), std::vector<float>(512));
   const sim::Options lazy{.completion = sim::CompletionOrder::Lazy};
   const std::string got = simulation_error<RefillsAStage<false>>(lazy, in, out);
-  EXPECT_EQ(got, fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
+  EXPECT_EQ(got, fmt::format("{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 0 of the "
                              "allocation, in block (0, 0, 0): the tma.global_to_shared at {0}:{1}, landed in phase 0 "
                              "of barrier 1 of the array allocated at {0}:{3} in block (0, 0, 0) is not ordered after "
                              "the load_shared at {0}:{4} by warp 1 of block (0, 0, 0); order them with a sync(), an "
@@ -246,7 +290,7 @@ TEST(Races, AGenericWriteReadByTheAsyncProxyWithoutAFenceIsReported) {
   Buffer<float> in(Device::simulator(), random_floats(256)), out(Device::simulator(), std::vector<float>(256));
   const std::string got = simulation_error<StoresATileWithTma<false>>(sim::Options{}, in, out);
   EXPECT_EQ(got,
-            fmt::format("{0}:{1}: shared memory s (allocated at {0}:{2}), byte 0 of the allocation, in block (0, "
+            fmt::format("{0}:{1}: shared memory allocated at {0}:{2}, byte 0 of the allocation, in block (0, "
                         "0, 0): the tma.shared_to_global at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
                         "async proxy what the store_shared at {0}:{3} by warp 0 of block (0, 0, 0) wrote through "
                         "the generic proxy, and no fence.proxy_async of the writer lies between them; call "

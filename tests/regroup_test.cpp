@@ -28,23 +28,24 @@ struct ReshapeOfAnotherCount : Script {
   void operator()(Ptr<float> x) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto t = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});
+    auto t = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});  // reshaped
     reshape(t, {8, 10});
   }
 };
 
 TEST(Regroup, AReshapeKeepsTheElementCount) {
   Buffer<float> x(Device::simulator(), std::vector<float>(512, 1.0f));
-  EXPECT_EQ(error_of<ReshapeOfAnotherCount>(x),
-            source_at("tests/regroup_test.cpp", "reshape(t, {8, 10})") +
-                ": reshape of register tile r (reg<f32>[8, 64]) to [8, 10]: 512 elements cannot become 80");
+  EXPECT_EQ(error_of<ReshapeOfAnotherCount>(x), source_at("tests/regroup_test.cpp", "reshape(t, {8, 10})") +
+                                                    ": reshape of the tile reg<f32>[8, 64] (created at " +
+                                                    source_at("tests/regroup_test.cpp", "// reshaped") +
+                                                    ") to [8, 10]: 512 elements cannot become 80");
 }
 
 struct PermuteTwice : Script {
   void operator()(Ptr<float> x) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto t = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});
+    auto t = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});  // permuted
     permute(t, {1, 1});
   }
 };
@@ -52,26 +53,28 @@ struct PermuteTwice : Script {
 TEST(Regroup, APermutationNamesEachDimensionOnce) {
   Buffer<float> x(Device::simulator(), std::vector<float>(512, 1.0f));
   EXPECT_EQ(error_of<PermuteTwice>(x), source_at("tests/regroup_test.cpp", "permute(t, {1, 1})") +
-                                           ": permute of register tile r (reg<f32>[8, 64]) by [1, 1]: give each of "
-                                           "its 2 dimensions once");
+                                           ": permute of the tile reg<f32>[8, 64] (created at " +
+                                           source_at("tests/regroup_test.cpp", "// permuted") +
+                                           ") by [1, 1]: give each of its 2 dimensions once");
 }
 
 struct ConcatOfOtherShapes : Script {
   void operator()(Ptr<float> x) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto t = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});
-    auto u = load_global(global_view(x, {8, 64}), {0, 0}, {8, 32});
+    auto t = load_global(global_view(x, {8, 64}), {0, 0}, {8, 64});  // concatenated
+    auto u = load_global(global_view(x, {8, 64}), {0, 0}, {8, 32});  // concatenated too
     concat(t, u, 1);
   }
 };
 
 TEST(Regroup, ConcatenatedTilesShareTypeAndShape) {
   Buffer<float> x(Device::simulator(), std::vector<float>(512, 1.0f));
-  EXPECT_EQ(error_of<ConcatOfOtherShapes>(x),
-            source_at("tests/regroup_test.cpp", "concat(t, u, 1)") +
-                ": concat of register tile r (reg<f32>[8, 64]) and register tile r (reg<f32>[8, 32]): the tiles "
-                "must have one type and shape");
+  EXPECT_EQ(
+      error_of<ConcatOfOtherShapes>(x),
+      source_at("tests/regroup_test.cpp", "concat(t, u, 1)") + ": concat of the tile reg<f32>[8, 64] (created at " +
+          source_at("tests/regroup_test.cpp", "// concatenated") + ") and the tile reg<f32>[8, 32] (created at " +
+          source_at("tests/regroup_test.cpp", "// concatenated too") + "): the tiles must have one type and shape");
 }
 
 // Each thread holds 3 consecutive elements: rows of 32 would cut threads' runs.
@@ -146,13 +149,16 @@ struct ConvertLayoutAcrossWarps : Script {
 
 TEST(Regroup, ConvertLayoutKeepsElementsWithinTheirWarp) {
   Buffer<float> x(Device::simulator(), std::vector<float>(512, 1.0f));
-  EXPECT_EQ(error_of<ConvertLayoutAcrossWarps>(x),
-            source_at("tests/regroup_test.cpp", "convert_layout(t, Layout::local({2, 4})") +
-                ": convert_layout of register tile r from layout[16,32](d0=8x2 d1=8x4; threads=d0.0,d1.0; "
-                "local=d0.1,d1.1) to layout[16,32](d0=2x8 d1=4x8; threads=d0.1,d1.1; local=d0.0,d1.0): element (8, "
-                "0) is held by thread 0 of the group in the new layout, but by no thread of its warp in the old "
-                "one; warp shuffles move elements within a warp only: store the tile to shared memory, sync(), "
-                "and load it in the new layout");
+  EXPECT_EQ(
+      error_of<ConvertLayoutAcrossWarps>(x),
+      source_at("tests/regroup_test.cpp", "convert_layout(t, Layout::local({2, 4})") +
+          ": convert_layout of the tile created at " +
+          source_at("tests/regroup_test.cpp", "auto t = load_global(global_view(x, {16, 32}), {0, 0}, {16, 32},") +
+          " from layout[16,32](d0=8x2 d1=8x4; threads=d0.0,d1.0; "
+          "local=d0.1,d1.1) to layout[16,32](d0=2x8 d1=4x8; threads=d0.1,d1.1; local=d0.0,d1.0): element (8, "
+          "0) is held by thread 0 of the group in the new layout, but by no thread of its warp in the old "
+          "one; warp shuffles move elements within a warp only: store the tile to shared memory, sync(), "
+          "and load it in the new layout");
 }
 
 }  // namespace

@@ -53,15 +53,19 @@ TEST(SharedReshape, RefusesOtherCountsStridedViewsAndSwizzledTiles) {
   const auto at = [](const std::string& statement) {
     return source_at("tests/shared_reshape_test.cpp", statement) + ": ";
   };
-  EXPECT_EQ(error_of<BadReshape<0>>(out), at("s.reshape({3, 32});") +
-                                              "reshape of shared tensor s [4, 32] into [3, 32]: 96 elements cannot "
-                                              "hold its 128");
+  const std::string allocated =
+      "(allocated at " + source_at("tests/shared_reshape_test.cpp", "auto s = shared_tensor<float>({4, 32}, Case") +
+      ")";
+  EXPECT_EQ(error_of<BadReshape<0>>(out), at("s.reshape({3, 32});") + "reshape of the shared tensor [4, 32] " +
+                                              allocated + " into [3, 32]: 96 elements cannot hold its 128");
   EXPECT_EQ(error_of<BadReshape<1>>(out), at("s.transpose().reshape({128});") +
-                                              "reshape of shared tensor s: it is a strided view (strides [1, 32]); "
-                                              "reshape a dense row-major tile or view");
+                                              "reshape of the shared tensor [32, 4] " + allocated +
+                                              ": it is a strided view (strides [1, 32]); reshape a dense row-major "
+                                              "tile or view");
   EXPECT_EQ(error_of<BadReshape<2>>(out), at("if constexpr (Case == 2) s.reshape({128});") +
-                                              "reshape of shared tensor s: its elements are swizzled, or may be; "
-                                              "create it with Swizzle::none to view it in another shape");
+                                              "reshape of the shared tensor [4, 32] " + allocated +
+                                              ": its elements are swizzled, or may be; create it with Swizzle::none "
+                                              "to view it in another shape");
 }
 
 }  // namespace

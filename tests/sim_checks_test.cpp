@@ -92,10 +92,9 @@ struct ReadBeforeWrite : Script {
 TEST(SimulatorChecks, ReadOfNeverWrittenSharedMemory) {
   Buffer<float> x(Device::simulator(), 32);
   const std::string got = testing::error_of<ReadBeforeWrite>(32, x);
-  EXPECT_EQ(got,
-            loc(line) + ": read of shared memory that was never written: s (allocated at " + loc(line - 2) +
-                "), byte 0 of the allocation, read by thread 0 of block (0, 0, 0); store to it (and sync()) before "
-                "loading");
+  EXPECT_EQ(got, loc(line) + ": read of shared memory that was never written: the allocation at " + loc(line - 2) +
+                     ", byte 0 of the allocation, read by thread 0 of block (0, 0, 0); store to it (and sync()) before "
+                     "loading");
 }
 
 struct DivisionByZero : Script {

@@ -81,7 +81,7 @@ TEST(SimulatorScheduler, AMissingWaitIsReportedUnderLazyAndEagerCompletion) {
   const std::string got = simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Lazy}, 64, x);
   EXPECT_EQ(got, read_in_flight(line, other_line));
   const std::string eager = simulation_error<ReadsWithoutWaiting>({.completion = CompletionOrder::Eager}, 64, x);
-  EXPECT_EQ(eager, fmt::format("{0}: data race on shared memory s (allocated at {1}), byte 0 of the allocation, in "
+  EXPECT_EQ(eager, fmt::format("{0}: data race on shared memory allocated at {1}, byte 0 of the allocation, in "
                                "block (0, 0, 0): the load_shared at {0} by warp 0 of block (0, 0, 0) is not ordered "
                                "after the copy_async at {2}, in group 0 of the cp.async groups of warp 0 of block (0, "
                                "0, 0); order them with a sync(), an mbarrier arrival and a wait on its phase, or the "

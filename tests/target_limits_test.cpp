@@ -105,9 +105,9 @@ TEST(TargetLimits, EachLimitIsWhereTheCompilerDrawsTheLine) {
   const int64_t shared = ir::target_limits(ir::Arch::Sm90a).max_shared_bytes_per_block;
   EXPECT_EQ(lowering<SharedMemoryOf>("sm_90a", fmt::format("floats={}", shared / 4)), "no error");
   EXPECT_EQ(lowering<SharedMemoryOf>("sm_90a", fmt::format("floats={}", shared / 4 + 4)),
-            fmt::format("{}:{}: kernel SharedMemoryOf needs {} bytes of shared memory per block, more than the {} "
-                        "bytes sm_90a allows",
-                        __FILE__, SharedMemoryOf::line, shared + 16, shared));
+            fmt::format("{0}:{1}: kernel SharedMemoryOf needs {2} bytes of shared memory per block, more than the {3} "
+                        "bytes sm_90a allows: {2} bytes for a shared tensor (f32[{4}] at {0}:{1})",
+                        __FILE__, SharedMemoryOf::line, shared + 16, shared, shared / 4 + 4));
   const int warps = ir::target_limits(ir::Arch::Sm80).max_threads_per_block / 32;
   EXPECT_EQ(lowering<WarpsOf>("sm_80", fmt::format("warps={}", warps)), "no error");
   EXPECT_EQ(lowering<WarpsOf>("sm_80", fmt::format("warps={}", warps + 1)),

@@ -108,7 +108,7 @@ struct FreesTwice : Tcgen05Setup {
 
 TEST(Tcgen05Misuse, ADoubleFreeIsReported) {
   const std::string got = error_of<FreesTwice>();
-  EXPECT_EQ(got, at(line, fmt::format("tcgen05.dealloc of tensor memory tmem (allocated at {}), which was already "
+  EXPECT_EQ(got, at(line, fmt::format("tcgen05.dealloc of tensor memory allocated at {}, which was already "
                                       "deallocated at {} (warp W of block (0, 0, 0))",
                                       here(alloc_line), here(dealloc_line))));
 }
@@ -127,10 +127,9 @@ struct LoadsAfterDealloc : Tcgen05Setup {
 
 TEST(Tcgen05Misuse, UseAfterDeallocIsReported) {
   const std::string got = error_of<LoadsAfterDealloc>();
-  EXPECT_EQ(got,
-            at(line, fmt::format("tcgen05.load of tensor memory tmem (allocated at {}), which was deallocated at {} "
-                                 "(warp W of block (0, 0, 0))",
-                                 here(alloc_line), here(dealloc_line))));
+  EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of tensor memory allocated at {}, which was deallocated at {} "
+                                      "(warp W of block (0, 0, 0))",
+                                      here(alloc_line), here(dealloc_line))));
 }
 
 struct LoadsPastTheAllocation : Tcgen05Setup {
@@ -157,7 +156,7 @@ TEST(Tcgen05Misuse, AccessToColumnsNotAllocatedIsReported) {
   } catch (const Error& e) {
     got = std::regex_replace(e.what(), std::regex("warp [0-9] of"), "warp W of");
   }
-  EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of columns 24..39 of tensor memory tmem (allocated at {}), which "
+  EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of columns 24..39 of tensor memory allocated at {}, which "
                                       "has 32 columns allocated (warp W of block (0, 0, 0))",
                                       here(alloc_line))));
 }

@@ -114,7 +114,7 @@ TEST(Tcgen05Pair, TheOddBlockIssuingThePairsMmaIsReported) {
   using BothIssue = PairMatmul<CtaGroup::two, 2>;
   const std::string got = error_of<BothIssue>();
   EXPECT_EQ(got,
-            at(line, fmt::format("tcgen05.mma into the pair's tensor memory tmem (allocated at {}:{}) is issued by "
+            at(line, fmt::format("tcgen05.mma into the pair's tensor memory allocated at {}:{} is issued by "
                                  "block (1, 0, 0) (cluster rank 1), but the even block of a pair issues the pair's "
                                  "mma: issue it under if_(cluster.blockRank % 2 == 0)",
                                  __FILE__, alloc_line)));
@@ -124,7 +124,7 @@ TEST(Tcgen05Pair, AnMmaIntoATileThePeerDidNotAllocateIsReported) {
   using PeerDoesNotAllocate = PairMatmul<CtaGroup::two, 1, false>;
   const std::string got = error_of<PeerDoesNotAllocate>();
   EXPECT_EQ(got,
-            at(line, fmt::format("tcgen05.mma into the pair's tensor memory tmem (allocated at {}:{}): block (1, 0, 0) "
+            at(line, fmt::format("tcgen05.mma into the pair's tensor memory allocated at {}:{}: block (1, 0, 0) "
                                  "of the pair has not allocated it (warp W of block (0, 0, 0)); both blocks allocate a "
                                  "pair's tile, and a cluster.sync() after the allocation lets the even block issue "
                                  "into it",

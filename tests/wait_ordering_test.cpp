@@ -55,7 +55,7 @@ template <WaitSemantics Semantics> struct HandsATileOverABarrier : Script {
 TEST(WaitOrdering, ARelaxedWaitOrdersNoneOfTheStoresItsPhasePublishes) {
   Buffer<float> in(Device::simulator(), random_floats(32)), out(Device::simulator(), std::vector<float>(32));
   const std::string got = simulation_error<HandsATileOverABarrier<WaitSemantics::relaxed>>(sim::Options{}, in, out);
-  EXPECT_EQ(got, fmt::format("{0}:{1}: data race on shared memory s (allocated at {0}:{2}), byte 0 of the "
+  EXPECT_EQ(got, fmt::format("{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 0 of the "
                              "allocation, in block (0, 0, 0): the load_shared at {0}:{1} by warp 1 of block (0, 0, 0) "
                              "is not ordered after the store_shared at {0}:{3} by warp 0 of block (0, 0, 0); the "
                              "mbarrier wait at {0}:{4} saw the phase that publishes it, but a relaxed wait orders no "

@@ -144,7 +144,7 @@ template <class S> std::string error_with_any_warp(const KernelOptions& o = {}) 
 // The report of a touch, two lines after the mma at `line`, of the accumulator while the mma runs.
 std::string accumulator_touched_early() {
   return fmt::format(
-      "{0}:{1}: register tile r (created at {0}:{2}) is the accumulator of the wgmma.mma issued at "
+      "{0}:{1}: the register tile created at {0}:{2} is the accumulator of the wgmma.mma issued at "
       "{0}:{3}, which may still be running (warp W of block (0, 0, 0)); wait for it with "
       "wgmma.wait_group before touching it",
       __FILE__, line + 2, acc_line, line);
@@ -213,7 +213,7 @@ TEST(WgmmaMisuse, AnMmaWithoutAFenceAfterRegisterAccessesIsReported) {
   Operands x;
   const std::string got = error_of<ForgetsTheFence>(x.a, x.b, x.c);
   EXPECT_EQ(got,
-            fmt::format("{0}:{1}: wgmma.mma: register tile r (created at {0}:{2}) was accessed at {0}:{2} since the "
+            fmt::format("{0}:{1}: wgmma.mma: the register tile created at {0}:{2} was accessed at {0}:{2} since the "
                         "last wgmma.fence(); call wgmma.fence() between other accesses to an mma's accumulator or "
                         "register A and the mma",
                         __FILE__, line, acc_line));
@@ -383,7 +383,7 @@ TEST(WgmmaDiagnostics, OperandsInTheWrongLayoutAreReported) {
                                      "without a Swizzle argument or with Swizzle::b128",
                                      __FILE__, line - 4)));
   got = trace_error<PinnedAccumulator>();
-  EXPECT_EQ(got, at_line(fmt::format("wgmma.mma: the accumulator r (created at {}:{}) has the layout {}, but wgmma "
+  EXPECT_EQ(got, at_line(fmt::format("wgmma.mma: the accumulator (created at {}:{}) has the layout {}, but wgmma "
                                      "needs {}; create it without a layout argument and layout inference gives it the "
                                      "fragment",
                                      __FILE__, line - 3, Layout::distributed({64, 8}, 128, 4).str(),

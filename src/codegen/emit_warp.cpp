@@ -76,10 +76,11 @@ void emit_Relayout(Emitter& e, const ir::RelayoutNode& n) {
   for (int w = 1; w < warps; ++w)
     for (int l = 0; l < local; ++l)
       if (pattern(w, l) != pattern(0, l))
-        throw Error(n.loc, fmt::format("convert_layout of register tile {} from {} to {}: warp {} of the group moves "
-                                       "its elements otherwise than warp 0, which one shuffle sequence cannot do; "
-                                       "give the tile layouts that repeat across warps",
-                                       n.a->name, n.a->layout.str(), n.out->layout.str(), w));
+        throw Error(n.loc,
+                    fmt::format("convert_layout of the tile created at {} from {} to {}: warp {} of the group moves "
+                                "its elements otherwise than warp 0, which one shuffle sequence cannot do; "
+                                "give the tile layouts that repeat across warps",
+                                n.a->loc.str(), n.a->layout.str(), n.out->layout.str(), w));
   e.declare_tile(n.out);
   e.open("");
   e.line(fmt::format("const int lane = {} % 32;", e.thread_in_group()));

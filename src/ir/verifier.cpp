@@ -3,6 +3,8 @@
 // pass, so what a user can cause is reported at the user's line before any pass relies on it.
 #include "tessel/ir/verifier.hpp"
 
+#include <algorithm>
+
 #include "instructions/verification.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/ir/printer.hpp"
@@ -138,12 +140,12 @@ void Verification::check_operands(const StmtNode& s) {
 void Verification::use(const RegisterTensor& t, const StmtNode& s) {
   TESSEL_CHECK(t != nullptr, "null tile in {}", kind_name(s.kind));
   if (!position_.defined(t.get()))
-    throw Error(s.loc, fmt::format("register tile {} (created at {}) is used outside the scope that created it",
-                                   t->name, t->loc.str()));
+    throw Error(s.loc,
+                fmt::format("the register tile created at {} is used outside the scope that created it", t->loc.str()));
   if (t->threads != group().count)
-    throw Error(s.loc, fmt::format("register tile {} is distributed over {} threads but is used in a thread group "
-                                   "of {} threads",
-                                   t->name, t->threads, group().count));
+    throw Error(s.loc, fmt::format("the register tile created at {} is distributed over {} threads but is used in "
+                                   "a thread group of {} threads",
+                                   t->loc.str(), t->threads, group().count));
 }
 
 void Verification::use(const Operand& o, const StmtNode& s) {
@@ -180,10 +182,26 @@ class Verifier : public Visitor {
         TESSEL_CHECK(x.kind != NodeKind::Var || position().defined(&x), "grid extent of {} names an undefined variable",
                      k.name);
       });
-    if (k.shared_bytes > max_shared_bytes_per_block(v_.arch))
-      throw Error(k.loc, fmt::format("kernel {} needs {} bytes of shared memory per block, more than the {} bytes {} "
-                                     "allows",
-                                     k.name, k.shared_bytes, max_shared_bytes_per_block(v_.arch), arch_name(v_.arch)));
+    if (k.shared_bytes > max_shared_bytes_per_block(v_.arch)) too_much_shared_memory(k);
+  }
+
+  // Reported at the largest allocation, with every allocation's share, largest first.
+  [[noreturn]] void too_much_shared_memory(const KernelNode& k) const {
+    std::vector<const SharedTensorNode*> allocations;
+    walk(k.body, [&](const StmtNode& s) {
+      if (s.kind == NodeKind::AllocShared) allocations.push_back(static_cast<const AllocSharedNode&>(s).tensor.get());
+    });
+    std::stable_sort(allocations.begin(), allocations.end(),
+                     [](const SharedTensorNode* a, const SharedTensorNode* b) { return a->nbytes() > b->nbytes(); });
+    std::vector<std::string> shares;
+    for (const SharedTensorNode* t : allocations)
+      shares.push_back(fmt::format("{} bytes for {} ({}[{}] at {})", t->nbytes(),
+                                   t->owner.empty() ? "a shared tensor" : t->owner, dtype_name(t->dtype),
+                                   fmt::join(t->shape, ", "), t->loc.str()));
+    throw Error(
+        allocations.empty() ? k.loc : allocations.front()->loc,
+        fmt::format("kernel {} needs {} bytes of shared memory per block, more than the {} bytes {} allows: {}", k.name,
+                    k.shared_bytes, max_shared_bytes_per_block(v_.arch), arch_name(v_.arch), fmt::join(shares, ", ")));
   }
 
  private:

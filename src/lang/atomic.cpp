@@ -86,7 +86,8 @@ void check_target(ir::AtomicOp op, const AtomicTarget& dst, const std::string& w
 }
 
 std::string target_name(const AtomicTarget& dst) {
-  return dst.global ? std::string("the global view") : fmt::format("shared tensor {}", dst.shared->name);
+  return dst.global ? std::string("the global view")
+                    : fmt::format("the shared tensor allocated at {}", dst.shared->allocation()->loc.str());
 }
 
 // A tile's elements go into memory of their own type.

@@ -14,15 +14,15 @@ std::pair<DType, std::string> element_of(const ir::Node& tensor) {
     case ir::NodeKind::GlobalTensor: return {static_cast<const ir::GlobalTensorNode&>(tensor).dtype, "global view"};
     case ir::NodeKind::SharedTensor: {
       const auto& s = static_cast<const ir::SharedTensorNode&>(tensor);
-      return {s.dtype, "shared tensor " + s.name};
+      return {s.dtype, "the shared tensor allocated at " + s.allocation()->loc.str()};
     }
     case ir::NodeKind::RegisterTensor: {
       const auto& r = static_cast<const ir::RegisterTensorNode&>(tensor);
-      return {r.dtype, "register tile " + r.name};
+      return {r.dtype, "the register tile created at " + r.loc.str()};
     }
     case ir::NodeKind::TMemoryTensor: {
       const auto& t = static_cast<const ir::TMemoryTensorNode&>(tensor);
-      return {t.dtype, "tensor-memory tile " + t.name};
+      return {t.dtype, "the tensor-memory tile allocated at " + t.loc.str()};
     }
     default: return {DType::I32, ""};
   }
@@ -31,8 +31,10 @@ std::pair<DType, std::string> element_of(const ir::Node& tensor) {
 // Packed tiles reach only the instructions that move and convert them (ir::takes_packed_tiles).
 void check_packed_operands(const ir::StmtNode& s) {
   if (!ir::is_instruction(s.kind) || ir::takes_packed_tiles(s.kind)) return;
-  for (const ir::Ref<ir::Node>& tensor : ir::direct_operands(s).tensors) {
-    const auto [dtype, name] = element_of(*tensor);
+  // Backwards: a statement names its results before its operands, and the message names an operand.
+  const std::vector<ir::Ref<ir::Node>> tensors = ir::direct_operands(s).tensors;
+  for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) {
+    const auto [dtype, name] = element_of(**it);
     if (is_packed(dtype))
       throw Error(s.loc, fmt::format("{} does not take packed {} elements ({}); packed tiles are loaded, stored, "
                                      "copied, bitcast and converted: convert it with .to<T>() first (to i8, i32 or "

@@ -48,9 +48,9 @@ ir::RegisterTensor new_tile(DType t, std::vector<int> shape, Layout layout, std:
 void check_group(const ir::RegisterTensor& t, std::string_view what, const SourceLoc& loc) {
   const ir::ThreadRange g = Builder::current(loc).group(loc);
   if (t->threads != g.count)
-    throw Error(loc, fmt::format("{}: the tile {} is distributed over {} threads, but the current thread group has {} "
-                                 "threads; use tiles inside the thread group that created them",
-                                 what, t->name, t->threads, g.count));
+    throw Error(loc, fmt::format("{}: the tile created at {} is distributed over {} threads, but the current thread "
+                                 "group has {} threads; use tiles inside the thread group that created them",
+                                 what, t->loc.str(), t->threads, g.count));
 }
 
 ir::Operand resolve(const TileOperand& o, DType tile_type) {

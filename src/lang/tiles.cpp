@@ -17,6 +17,11 @@ std::string width_text(DType t) {
 }
 }  // namespace
 
+std::string tile_text(const RegisterTensor& t) {
+  return fmt::format("the tile reg<{}>[{}] (created at {})", dtype_name(t.dtype()), fmt::join(t.shape(), ", "),
+                     t.ir()->loc.str());
+}
+
 using detail::check_group;
 using detail::check_pinned_layout;
 using detail::new_tile;
@@ -52,10 +57,9 @@ void RegisterTensor::assign(const RegisterTensor& other, const SourceLoc& loc) {
     return;
   }
   if (other.shape() != shape() || other.dtype() != dtype())
-    throw Error(loc, fmt::format("assignment to register tile {} (reg<{}>[{}]) from a tile of a different type "
-                                 "(reg<{}>[{}]); convert with .to<T>() or keep the shapes equal",
-                                 t_->name, dtype_name(dtype()), fmt::join(shape(), ", "), dtype_name(other.dtype()),
-                                 fmt::join(other.shape(), ", ")));
+    throw Error(loc, fmt::format("assignment to {} from a tile of a different type (reg<{}>[{}]); convert with "
+                                 ".to<T>() or keep the shapes equal",
+                                 tile_text(*this), dtype_name(other.dtype()), fmt::join(other.shape(), ", ")));
   check_group(t_, "assignment", loc);
   check_group(other.t_, "assignment", loc);
   Builder::current(loc).emit(ir::make<ir::CopyRegisterNode>(loc, t_, other.t_));
@@ -73,18 +77,15 @@ RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc, bool saturate) co
   Builder& b = Builder::current(loc);
   check_group(t_, "to<T>()", loc);
   if (saturate && !ir::saturates_to(t))
-    throw Error(loc,
-                fmt::format("to<{}>(saturate) of register tile {} (reg<{}>[{}]): saturation clamps to the range "
-                            "of an integer type of at most 32 bits (i1 to i7 and u1 to u7 packed, i8, u8, i16, u16, "
-                            "i32, u32); {} is not one",
-                            dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "), dtype_name(t)));
+    throw Error(loc, fmt::format("to<{}>(saturate) of {}: saturation clamps to the range of an integer type of at most "
+                                 "32 bits (i1 to i7 and u1 to u7 packed, i8, u8, i16, u16, i32, u32); {} is not one",
+                                 dtype_name(t), tile_text(*this), dtype_name(t)));
   if (is_packed(t) && !is_float(t) && is_float(dtype()) && !saturate)
     throw Error(loc,
-                fmt::format("to<{}>() of register tile {} (reg<{}>[{}]): a float converts to a packed integer "
-                            "through an integer type (.to<i32>().to<{}>()) or with saturation (.to<{}>(saturate)), "
-                            "so that the rounding is stated",
-                            dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "), dtype_name(t),
-                            dtype_name(t)));
+                fmt::format("to<{}>() of {}: a float converts to a packed integer through an integer type "
+                            "(.to<i32>().to<{}>()) or with saturation (.to<{}>(saturate)), so that the rounding is "
+                            "stated",
+                            dtype_name(t), tile_text(*this), dtype_name(t), dtype_name(t)));
   auto out = new_tile(t, shape(), Layout(), "r", loc);
   auto cast = ir::make<ir::CastTensorNode>(loc, out, t_);
   cast->saturate = saturate;
@@ -101,8 +102,7 @@ RegisterTensor RegisterTensor::bitcast_to(DType t, SourceLoc loc) const {
   const int common = std::gcd(from, to), run_from = to / common, run_to = from / common;
   std::vector<int> out_shape = shape();
   const auto refuse = [&](const std::string& why) {
-    return Error(loc, fmt::format("bitcast<{}>() of register tile {} (reg<{}>[{}]): {} is {} and {} is {}; {}",
-                                  dtype_name(t), t_->name, dtype_name(dtype()), fmt::join(shape(), ", "),
+    return Error(loc, fmt::format("bitcast<{}>() of {}: {} is {} and {} is {}; {}", dtype_name(t), tile_text(*this),
                                   dtype_name(dtype()), width_text(dtype()), dtype_name(t), width_text(t), why));
   };
   if (t == DType::Bool || dtype() == DType::Bool)
@@ -131,16 +131,12 @@ RegisterTensor RegisterTensor::slice(std::vector<int> offsets, std::vector<int> 
   check_group(t_, "slice", loc);
   const auto& extent = this->shape();
   if (offsets.size() != extent.size() || shape.size() != extent.size())
-    throw Error(loc, fmt::format("slice of register tile {} (reg<{}>[{}]): give {} offsets and {} extents, got {} "
-                                 "and {}",
-                                 t_->name, dtype_name(dtype()), fmt::join(extent, ", "), extent.size(), extent.size(),
-                                 offsets.size(), shape.size()));
+    throw Error(loc, fmt::format("slice of {}: give {} offsets and {} extents, got {} and {}", tile_text(*this),
+                                 extent.size(), extent.size(), offsets.size(), shape.size()));
   for (size_t d = 0; d < extent.size(); ++d)
     if (shape[d] <= 0 || offsets[d] < 0 || offsets[d] + shape[d] > extent[d])
-      throw Error(loc, fmt::format("slice of register tile {} (reg<{}>[{}]): [{}, {}) is outside dimension {} of "
-                                   "extent {}",
-                                   t_->name, dtype_name(dtype()), fmt::join(extent, ", "), offsets[d],
-                                   offsets[d] + shape[d], d, extent[d]));
+      throw Error(loc, fmt::format("slice of {}: [{}, {}) is outside dimension {} of extent {}", tile_text(*this),
+                                   offsets[d], offsets[d] + shape[d], d, extent[d]));
   auto out = new_tile(dtype(), shape, Layout(), t_->name, loc);
   b.emit(ir::make<ir::SliceRegisterNode>(loc, out, t_, std::move(offsets)));
   return RegisterTensor(out);
@@ -155,10 +151,6 @@ RegisterTensor regroup(ir::Regroup kind, const RegisterTensor& a, const Register
   auto out = new_tile(a.dtype(), shape, Layout(), a.ir()->name, loc);
   builder.emit(ir::make<ir::RegroupRegistersNode>(loc, out, kind, a.ir(), b ? b->ir() : nullptr, std::move(dims)));
   return RegisterTensor(out);
-}
-
-std::string tile_text(const RegisterTensor& t) {
-  return fmt::format("register tile {} (reg<{}>[{}])", t.ir()->name, dtype_name(t.dtype()), fmt::join(t.shape(), ", "));
 }
 
 // concat and interleave take two tiles of one type and shape, along one of their dimensions.

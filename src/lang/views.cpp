@@ -92,21 +92,25 @@ SharedTensor SharedTensor::reshape(std::vector<int> shape, std::source_location 
     return n;
   };
   if (shape.empty() || count(shape) != count(t_->shape))
-    throw Error(loc, fmt::format("reshape of shared tensor {} [{}] into [{}]: {} elements cannot hold its {}", t_->name,
-                                 fmt::join(t_->shape, ", "), fmt::join(shape, ", "), count(shape), count(t_->shape)));
+    throw Error(
+        loc,
+        fmt::format("reshape of the shared tensor [{}] (allocated at {}) into [{}]: {} elements cannot hold its {}",
+                    fmt::join(t_->shape, ", "), t_->allocation()->loc.str(), fmt::join(shape, ", "), count(shape),
+                    count(t_->shape)));
   // Row-major and dense: each stride is the product of the extents after it.
   int64_t dense = 1;
   for (int d = t_->rank() - 1; d >= 0; --d) {
     if (t_->strides[size_t(d)] != dense)
-      throw Error(loc, fmt::format("reshape of shared tensor {}: it is a strided view (strides [{}]); reshape a dense "
-                                   "row-major tile or view",
-                                   t_->name, fmt::join(t_->strides, ", ")));
+      throw Error(loc,
+                  fmt::format("reshape of the shared tensor [{}] (allocated at {}): it is a strided view "
+                              "(strides [{}]); reshape a dense row-major tile or view",
+                              fmt::join(t_->shape, ", "), t_->allocation()->loc.str(), fmt::join(t_->strides, ", ")));
     dense *= t_->shape[size_t(d)];
   }
   if (t_->swizzle_bits != 0)
-    throw Error(loc, fmt::format("reshape of shared tensor {}: its elements are swizzled, or may be; create it with "
-                                 "Swizzle::none to view it in another shape",
-                                 t_->name));
+    throw Error(loc, fmt::format("reshape of the shared tensor [{}] (allocated at {}): its elements are swizzled, or "
+                                 "may be; create it with Swizzle::none to view it in another shape",
+                                 fmt::join(t_->shape, ", "), t_->allocation()->loc.str()));
   std::vector<int> strides(shape.size(), 1);
   for (size_t d = shape.size() - 1; d > 0; --d) strides[d - 1] = strides[d] * shape[d];
   return view_of(t_, std::move(shape), std::move(strides), t_->offset ? t_->offset : ir::const_int(0), loc);

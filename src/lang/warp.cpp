@@ -45,9 +45,10 @@ RegisterTensor relayout(const RegisterTensor& x, const Layout* layout, const Sou
                                  "thread group {} splits a warp",
                                  g.str()));
   if (is_packed(x.dtype()))
-    throw Error(loc, fmt::format("convert_layout of register tile {} (reg<{}>[{}]): packed elements move as whole "
-                                 "32-bit registers only; convert the tile first (.to<i8>()) or bitcast it to words",
-                                 x.ir()->name, dtype_name(x.dtype()), fmt::join(x.shape(), ", ")));
+    throw Error(loc,
+                fmt::format("convert_layout of the tile reg<{}>[{}] (created at {}): packed elements move as whole "
+                            "32-bit registers only; convert the tile first (.to<i8>()) or bitcast it to words",
+                            dtype_name(x.dtype()), fmt::join(x.shape(), ", "), x.ir()->loc.str()));
   if (layout) {
     if (layout->rank() == 0) throw Error(loc, "convert_layout: the layout is empty");
     detail::check_pinned_layout(*layout, x.shape(), "convert_layout", loc);

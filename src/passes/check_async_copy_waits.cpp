@@ -46,12 +46,11 @@ class CopyWaits : public ir::Visitor {
       const auto* tile = static_cast<const ir::SharedTensorNode*>(t.get());
       for (const auto& [written, copy] : pending_)
         if (certainly_overlap(tile, written) && copy != &s)
-          throw Error(s.loc, fmt::format("{} uses shared tile {} (allocated at {}), which the copy_async at {} writes, "
+          throw Error(s.loc, fmt::format("{} uses the shared tile allocated at {}, which the copy_async at {} writes, "
                                          "with no copy_async wait between them: the copy may still be landing; wait "
                                          "for its group (copy_async_wait_all or copy_async_wait_group) first, and "
                                          "sync() when other threads issued it",
-                                         ir::call_name(s.kind), tile->allocation()->name, tile->allocation()->loc.str(),
-                                         copy->loc.str()));
+                                         ir::call_name(s.kind), tile->allocation()->loc.str(), copy->loc.str()));
     }
   }
 

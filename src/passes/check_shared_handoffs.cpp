@@ -88,13 +88,13 @@ struct Group {
 
 [[noreturn]] void report(const ir::StmtNode& read, const ir::SharedTensorNode& tile, const ir::StmtNode& write,
                          const ir::ThreadGroupNode& writer, const ir::ThreadGroupNode& reader) {
-  throw Error(read.loc, fmt::format("{} reads shared tile {} (allocated at {}) in threads {}..{}, which threads {}..{} "
-                                    "write at {}, and nothing orders the write and the read: no sync() of the whole "
-                                    "block lies between their thread groups and neither uses an mbarrier; sync() "
-                                    "between the groups, or hand the tile over with an mbarrier arrival and wait",
-                                    ir::call_name(read.kind), tile.name, tile.loc.str(), reader.begin,
-                                    reader.begin + reader.count - 1, writer.begin, writer.begin + writer.count - 1,
-                                    write.loc.str()));
+  throw Error(read.loc,
+              fmt::format("{} reads the shared tile allocated at {} in threads {}..{}, which threads {}..{} "
+                          "write at {}, and nothing orders the write and the read: no sync() of the whole "
+                          "block lies between their thread groups and neither uses an mbarrier; sync() "
+                          "between the groups, or hand the tile over with an mbarrier arrival and wait",
+                          ir::call_name(read.kind), tile.loc.str(), reader.begin, reader.begin + reader.count - 1,
+                          writer.begin, writer.begin + writer.count - 1, write.loc.str()));
 }
 
 }  // namespace

@@ -43,12 +43,13 @@ class PlanReductions : public ir::Mutator {
     if (n.scratch) return self;
     const ir::ThreadRange g = position().group();
     if (g.count != block_threads_ && (g.begin % 32 != 0 || g.count % 32 != 0))
-      throw Error(n.loc, fmt::format("print of {}: its threads gather the tile at a barrier of the thread group ({}), "
-                                     "which must be whole warps",
-                                     n.tensor->name, g.str()));
+      throw Error(n.loc, fmt::format("print of the tile created at {}: its threads gather the tile at a barrier of "
+                                     "the thread group ({}), which must be whole warps",
+                                     n.tensor->loc.str(), g.str()));
     auto scratch = ir::make<ir::SharedTensorNode>(
         ir::printed_type(n.tensor->dtype), std::vector<int>{n.tensor->layout.num_elements()}, std::vector<int>{1},
         nullptr, nullptr, fmt::format("{}_printed", n.tensor->name), n.loc, 0);
+    scratch->owner = "the scratch in which print gathers its tile";
     allocations.push_back(ir::make<ir::AllocSharedNode>(n.loc, scratch));
     auto planned = ir::copy_of(n);
     planned->scratch = scratch;
@@ -73,6 +74,7 @@ class PlanReductions : public ir::Mutator {
     auto scratch =
         ir::make<ir::SharedTensorNode>(n.out->dtype, std::vector<int>{warps, rows}, std::vector<int>{rows, 1}, nullptr,
                                        nullptr, fmt::format("{}_partials", what), n.loc, 0);
+    scratch->owner = fmt::format("the scratch of {}'s partials, one row for each of {} warps", what, warps);
     allocations.push_back(ir::make<ir::AllocSharedNode>(n.loc, scratch));
     auto planned = ir::copy_of(n);
     planned->scratch = scratch;

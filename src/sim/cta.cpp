@@ -164,8 +164,11 @@ void Cta::check_async_read(const VectorClock& issuer, Access at, const std::vect
 std::string Cta::shared_byte_name(int64_t byte) const {
   for (const auto& [tensor, offset] : shared_offsets)
     if (byte >= offset && byte < offset + tensor->nbytes())
-      return fmt::format("shared memory {} (allocated at {}), byte {} of the allocation, in block {}", tensor->name,
-                         tensor->loc.str(), byte - offset, block_name());
+      return tensor->owner.empty()
+                 ? fmt::format("shared memory allocated at {}, byte {} of the allocation, in block {}",
+                               tensor->loc.str(), byte - offset, block_name())
+                 : fmt::format("shared memory {} (allocated at {}), byte {} of the allocation, in block {}",
+                               tensor->owner, tensor->loc.str(), byte - offset, block_name());
   return fmt::format("byte {} of the shared memory of block {}", byte, block_name());
 }
 

@@ -84,10 +84,10 @@ class ElementAtomic {
     if (ir::reads_memory(op_))
       for (int b = 0; b < bytes_; ++b)
         if (!cta.written[size_t(a.byte + b)])
-          throw Error(n_.loc, fmt::format("{} of shared memory that was never written: {} (allocated at {}), byte {} "
+          throw Error(n_.loc, fmt::format("{} of shared memory that was never written: the allocation at {}, byte {} "
                                           "of the allocation, by thread {} of block {}; store to it (and sync()) "
                                           "before{}",
-                                          operation_name(op_), a.allocation->name, a.allocation->loc.str(),
+                                          operation_name(op_), a.allocation->loc.str(),
                                           a.byte - cta.shared_offsets.at(a.allocation), thread, cta.block_name(),
                                           unwritten_memory_cause(cta, a.byte + b, w_.id)));
     cta.scheduler.happens_before.atomic_access(cta.shadow, a.byte, bytes_, w_.clock, access(),

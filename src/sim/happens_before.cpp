@@ -272,11 +272,14 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
         "with an atomic release that the other block acquires (MemoryOrder::release and MemoryOrder::acquire, or "
         "fence.acq_rel() around relaxed atomics){}",
         a.cluster == b.cluster ? ", or order them with cluster.sync() or an mbarrier of their cluster" : "");
-  // Two warps of a block (not a warp and its own asynchronous copies), one moving a copied tile.
+  // Two warps of a block (not a warp and its own asynchronous copies), both moving a copied tile:
+  // an in-place update whose copies each warp loads and stores. Where either access moves no copies,
+  // removing the copies would leave the race as it is.
   const bool warps = actors_[earlier.epoch.actor].kind == ActorKind::Warp &&
                      actors_[later.epoch.actor].kind == ActorKind::Warp && a.block >= 0 && a.block == b.block;
+  const bool both_copied = sites_[earlier.site].copies_in_warps > 1 && sites_[later.site].copies_in_warps > 1;
   for (const Access* access : {&earlier, &later})
-    if (const Site& s = sites_[access->site]; warps && s.copies_in_warps > 1 && s.loc)
+    if (const Site& s = sites_[access->site]; warps && both_copied && s.loc)
       return fmt::format(
           "the {} at {} moves a tile whose layout keeps a copy of each element in {} warps, and each warp loads or "
           "stores its own copy: give the tile a layout without copies across warps (such as Layout::spatial over "

@@ -32,17 +32,19 @@ inline SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const La
   for (int d = 0; d < s->rank(); ++d) {
     const int64_t coord = c[d] + offsets[d][lane].i;
     if (coord < 0 || coord >= s->shape[d])
-      throw Error(loc, fmt::format("shared tensor {} accessed at index {} of dimension {}, outside its extent {} "
-                                   "(thread {} of block {})",
-                                   s->name, coord, d, s->shape[d], w.thread(lane), w.cta.block_name()));
+      throw Error(loc, fmt::format("the shared tensor [{}] (allocated at {}) accessed at index {} of dimension {}, "
+                                   "outside its extent {} (thread {} of block {})",
+                                   fmt::join(s->shape, ", "), s->allocation()->loc.str(), coord, d, s->shape[d],
+                                   w.thread(lane), w.cta.block_name()));
     index += coord * s->strides[d];
   }
   const ir::SharedTensorNode* root = s->allocation();
   const int64_t base = w.cta.shared_offsets.at(root);
   const int64_t elements = root->nbytes() * 8 / s->slot_bits();
   if (index < 0 || index >= elements)
-    throw Error(loc, fmt::format("shared tensor view {} reaches element {} of its {}-element allocation", s->name,
-                                 index, elements));
+    throw Error(loc, fmt::format("a view of the shared tensor allocated at {} reaches element {} of its "
+                                 "{}-element allocation",
+                                 root->loc.str(), index, elements));
   const int64_t bit = root->element_bit(index);
   const int64_t byte = base + swizzle_byte(bit / 8, s->swizzle_bits);
   return {byte, root, int(bit % 8)};

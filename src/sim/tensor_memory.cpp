@@ -16,7 +16,7 @@ namespace {
 constexpr uint32_t kPoison = 0x7FC00000u;  // a quiet NaN
 
 std::string tile_name(const ir::TMemoryTensorNode& t) {
-  return fmt::format("{} (allocated at {})", t.allocation()->name, t.allocation()->loc.str());
+  return fmt::format("allocated at {}", t.allocation()->loc.str());
 }
 
 // The value of a block scale: ue8m0 is 2^(e - 127) (0xff NaN), ue4m3 an e4m3 value without its

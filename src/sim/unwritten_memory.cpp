@@ -65,11 +65,11 @@ void check_shared_read(Warp& w, const SharedAddress& a, int bytes, int lane, con
   w.cta.check_not_in_flight(a.byte, bytes, false, loc, w.thread(lane));
   for (int b = 0; b < bytes; ++b)
     if (!w.cta.written[size_t(a.byte + b)])
-      throw Error(
-          loc, fmt::format("read of shared memory that was never written: {} (allocated at {}), byte {} of the "
-                           "allocation, read by thread {} of block {}; store to it (and sync()) before {}{}",
-                           a.allocation->name, a.allocation->loc.str(), a.byte - w.cta.shared_offsets.at(a.allocation),
-                           w.thread(lane), w.cta.block_name(), doing, unwritten_memory_cause(w.cta, a.byte + b, w.id)));
+      throw Error(loc,
+                  fmt::format("read of shared memory that was never written: the allocation at {}, byte {} of the "
+                              "allocation, read by thread {} of block {}; store to it (and sync()) before {}{}",
+                              a.allocation->loc.str(), a.byte - w.cta.shared_offsets.at(a.allocation), w.thread(lane),
+                              w.cta.block_name(), doing, unwritten_memory_cause(w.cta, a.byte + b, w.id)));
 }
 
 }  // namespace tessel::sim

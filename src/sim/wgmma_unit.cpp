@@ -22,12 +22,12 @@ void WgmmaUnit::before_instruction(const Warp& w, const ir::StmtNode& s) {
     const auto* tile = static_cast<const ir::RegisterTensorNode*>(t.get());
     for (const auto& mma : state.issued)
       if (mma->node->acc.get() == tile || mma->node->a_registers.get() == tile)
-        throw Error(s.loc, fmt::format("register tile {} (created at {}) is {} of the wgmma.mma issued at {}, which "
-                                       "may still be running (warp {} of block {}); wait for it with "
-                                       "wgmma.wait_group before touching it",
-                                       tile->name, tile->loc.str(),
-                                       mma->node->acc.get() == tile ? "the accumulator" : "the A operand",
-                                       mma->node->loc.str(), w.id, cta_.block_name()));
+        throw Error(s.loc,
+                    fmt::format("the register tile created at {} is {} of the wgmma.mma issued at {}, which "
+                                "may still be running (warp {} of block {}); wait for it with "
+                                "wgmma.wait_group before touching it",
+                                tile->loc.str(), mma->node->acc.get() == tile ? "the accumulator" : "the A operand",
+                                mma->node->loc.str(), w.id, cta_.block_name()));
     state.accessed[tile] = &s.loc;
   }
 }
@@ -106,10 +106,10 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
   WarpState& state = warps_[size_t(w.id)];
   for (const ir::RegisterTensor& operand : {n.acc, n.a_registers})
     if (operand && state.accessed.count(operand.get()))
-      throw Error(n.loc, fmt::format("wgmma.mma: register tile {} (created at {}) was accessed at {} since the last "
+      throw Error(n.loc, fmt::format("wgmma.mma: the register tile created at {} was accessed at {} since the last "
                                      "wgmma.fence(); call wgmma.fence() between other accesses to an mma's "
                                      "accumulator or register A and the mma",
-                                     operand->name, operand->loc.str(), state.accessed.at(operand.get())->str()));
+                                     operand->loc.str(), state.accessed.at(operand.get())->str()));
   if (readers_.empty()) readers_.assign(cta_.smem.size(), 0);
   const int warpgroups = w.group().count / 128, bytes = dtype_bytes(n.operand_type()), step = wgmma_k(n.operand_type());
   const int warp_in_group = w.thread_in_group(0) / 32, warpgroup = warp_in_group / 4, quarter = warp_in_group % 4;

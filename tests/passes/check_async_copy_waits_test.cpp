@@ -41,7 +41,7 @@ template <bool Wait> struct ReadsACopiedTile : Script {
 TEST(CheckAsyncCopyWaits, ReportsATileReadBeforeItsCopysWait) {
   const std::string got = check_error<ReadsACopiedTile<false>>();
   EXPECT_EQ(got,
-            fmt::format("{}: load_shared uses shared tile s (allocated at {}), which the copy_async at {} writes, with "
+            fmt::format("{}: load_shared uses the shared tile allocated at {}, which the copy_async at {} writes, with "
                         "no copy_async wait between them: the copy may still be landing; wait for its group "
                         "(copy_async_wait_all or copy_async_wait_group) first, and sync() when other threads issued it",
                         at(read_line), at(alloc_line), at(copy_line)));

@@ -46,7 +46,7 @@ TEST(CheckSharedHandoffs, ReportsATileWrittenAndReadByTwoGroupsThatNothingOrders
   const ir::Kernel k = traced<HandsATileToAnotherGroup<Handoff::none>>();
   const std::string got = error_of_call([&] { passes::check_shared_handoffs(k, {ir::Arch::Sm90a}); });
   EXPECT_EQ(got,
-            fmt::format("{}: load_shared reads shared tile s (allocated at {}) in threads 32..63, which threads 0..31 "
+            fmt::format("{}: load_shared reads the shared tile allocated at {} in threads 32..63, which threads 0..31 "
                         "write at {}, and nothing orders the write and the read: no sync() of the whole block lies "
                         "between their thread groups and neither uses an mbarrier; sync() between the groups, or hand "
                         "the tile over with an mbarrier arrival and wait",

@@ -50,11 +50,12 @@ std::vector<RelayoutSource> relayout_sources(const RelayoutNode& n) {
         if (from.holds(u, c, &s.slot)) s.thread = u;
       }
       if (s.thread < 0)
-        throw Error(n.loc, fmt::format("convert_layout of register tile {} from {} to {}: element ({}) is held by "
-                                       "thread {} of the group in the new layout, but by no thread of its warp in "
-                                       "the old one; warp shuffles move elements within a warp only: store the tile "
-                                       "to shared memory, sync(), and load it in the new layout",
-                                       n.a->name, from.str(), to.str(), fmt::join(c, ", "), t));
+        throw Error(n.loc,
+                    fmt::format("convert_layout of the tile created at {} from {} to {}: element ({}) is held by "
+                                "thread {} of the group in the new layout, but by no thread of its warp in "
+                                "the old one; warp shuffles move elements within a warp only: store the tile "
+                                "to shared memory, sync(), and load it in the new layout",
+                                n.a->loc.str(), from.str(), to.str(), fmt::join(c, ", "), t));
     }
   return sources;
 }

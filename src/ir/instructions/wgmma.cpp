@@ -21,9 +21,9 @@ void check_hopper_only(const Verification& v, const StmtNode& n) {
 // A register operand pinned by the user to a layout other than the fragment wgmma needs.
 void check_fragment(const RegisterTensor& t, const Layout& want, std::string_view role, const WgmmaMmaNode& n) {
   if (t->has_layout() && !(t->layout == want))
-    throw Error(n.loc, fmt::format("wgmma.mma: the {} {} (created at {}) has the layout {}, but wgmma needs {}; create "
+    throw Error(n.loc, fmt::format("wgmma.mma: the {} (created at {}) has the layout {}, but wgmma needs {}; create "
                                    "it without a layout argument and layout inference gives it the fragment",
-                                   role, t->name, t->loc.str(), t->layout.str(), want.str()));
+                                   role, t->loc.str(), t->layout.str(), want.str()));
 }
 
 }  // namespace
