@@ -119,6 +119,60 @@ struct NarrowIntegersAndBitcasts : Script {
   }
 };
 
+// Conversions between the 16- and 32-bit floats of NaNs of both signs and several payloads, of
+// infinities, zeros and ordinary values, kept as bits: what the simulator gives must be what the
+// GPU gives, NaNs included.
+struct FloatConversionBits : Script {
+  void operator()(Ptr<uint16_t> halves, Ptr<uint32_t> singles, Ptr<uint16_t> brains, Ptr<uint32_t> half_to_single,
+                  Ptr<uint16_t> single_to_half, Ptr<uint16_t> single_to_brain, Ptr<uint32_t> brain_to_single,
+                  Ptr<uint16_t> half_to_brain) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    constexpr int n = 32;
+    auto h = load_global(global_view(halves, {n}), {0}, {n}).bitcast<f16>();
+    auto f = load_global(global_view(singles, {n}), {0}, {n}).bitcast<float>();
+    auto b = load_global(global_view(brains, {n}), {0}, {n}).bitcast<bf16>();
+    store_global(global_view(half_to_single, {n}), h.to<float>().bitcast<uint32_t>(), {0});
+    store_global(global_view(single_to_half, {n}), f.to<f16>().bitcast<uint16_t>(), {0});
+    store_global(global_view(single_to_brain, {n}), f.to<bf16>().bitcast<uint16_t>(), {0});
+    store_global(global_view(brain_to_single, {n}), b.to<float>().bitcast<uint32_t>(), {0});
+    store_global(global_view(half_to_brain, {n}), h.to<bf16>().bitcast<uint16_t>(), {0});
+  }
+};
+
+struct FloatConversionResults {
+  std::vector<uint32_t> half_to_single, brain_to_single;
+  std::vector<uint16_t> single_to_half, single_to_brain, half_to_brain;
+};
+
+// The 32 inputs of each width: NaNs (quiet and signalling, both signs, several payloads), the
+// infinities and zeros of both signs, and ordinary values.
+inline FloatConversionResults float_conversion_bits(const Device& dev) {
+  const std::vector<uint16_t> nan16 = {0x7e00, 0xfe00, 0x7c01, 0xfc01, 0x7fff, 0xffff, 0x7d55, 0xfeaa},
+                              nanb = {0x7fc0, 0xffc0, 0x7f81, 0xff81, 0x7fff, 0xffff, 0x7fd5, 0xffaa};
+  const std::vector<uint32_t> nan32 = {0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001,
+                                       0x7fffffff, 0xffffffff, 0x7fd55555, 0xffaaaaaa};
+  std::vector<uint16_t> halves = nan16, brains = nanb;
+  std::vector<uint32_t> singles = nan32;
+  for (uint16_t v : {0x7c00, 0xfc00, 0x0000, 0x8000, 0x3c00, 0xc000, 0x0001, 0x83ff}) halves.push_back(v);
+  for (uint16_t v : {0x7f80, 0xff80, 0x0000, 0x8000, 0x3f80, 0xc000, 0x0001, 0x807f}) brains.push_back(v);
+  for (uint32_t v : {0x7f800000u, 0xff800000u, 0u, 0x80000000u, 0x3f800000u, 0xc0000000u, 0x477ff000u, 0x33000001u})
+    singles.push_back(v);
+  std::mt19937 rng(41);
+  while (halves.size() < 32) {
+    halves.push_back(uint16_t(rng() % 0x7c00 | (rng() % 2) << 15));
+    brains.push_back(uint16_t(rng() % 0x7f80 | (rng() % 2) << 15));
+    singles.push_back(uint32_t(rng() % 0x7f800000u | (rng() % 2) << 31));
+  }
+  Buffer<uint16_t> dh(dev, halves), db(dev, brains), s2h(dev, std::vector<uint16_t>(32, 0x1234)),
+      s2b(dev, std::vector<uint16_t>(32, 0x1234)), h2b(dev, std::vector<uint16_t>(32, 0x1234));
+  Buffer<uint32_t> ds(dev, singles), h2s(dev, std::vector<uint32_t>(32, 0x12345678)),
+      b2s(dev, std::vector<uint32_t>(32, 0x12345678));
+  Kernel<FloatConversionBits> convert(dev);
+  convert(dh, ds, db, h2s, s2h, s2b, b2s, h2b);
+  return {h2s.download(), b2s.download(), s2h.download(), s2b.download(), h2b.download()};
+}
+
 // Floats to integers as PTX cvt.rzi converts them: toward zero, saturated to the 32-bit (64-bit)
 // range of the target's signedness, NaN to 0; the 8- and 16-bit types then keep the low bits.
 struct FloatsToIntegers : Script {

@@ -19,5 +19,20 @@ TEST_F(ElementTypesOnGpu, ByteDequantization) { check_byte_dequantize_forms(Devi
 TEST_F(ElementTypesOnGpu, CausalMaskFromIndexTiles) { check_causal_mask(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, ConditionsCombineWithAndOrNot) { check_band_or_zeros(Device::gpu()); }
 
+TEST_F(ElementTypesOnGpu, FloatConversionsGiveTheSimulatorsBitsNaNsIncluded) {
+  const FloatConversionResults gpu = float_conversion_bits(Device::gpu()),
+                               sim = float_conversion_bits(Device::simulator());
+  const auto hex = [](const auto& v) {
+    std::string s;
+    for (auto x : v) s += fmt::format("{:x} ", x);
+    return s;
+  };
+  EXPECT_EQ(hex(gpu.half_to_single), hex(sim.half_to_single));
+  EXPECT_EQ(hex(gpu.brain_to_single), hex(sim.brain_to_single));
+  EXPECT_EQ(hex(gpu.single_to_half), hex(sim.single_to_half));
+  EXPECT_EQ(hex(gpu.single_to_brain), hex(sim.single_to_brain));
+  EXPECT_EQ(hex(gpu.half_to_brain), hex(sim.half_to_brain));
+}
+
 }  // namespace
 }  // namespace tessel::testing
