@@ -12,6 +12,7 @@
 #include <functional>
 #include <numeric>
 
+#include "tessel/ir/divisibility.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/layout/mma_atoms.hpp"
 #include "tessel/passes/pipeline.hpp"
@@ -90,22 +91,28 @@ int global_vector(const ir::RegisterTensor& tile, const ir::GlobalTensor& g) {
   return vector_width(tile->dtype, [&](int v) { return tile->layout.contiguous_run() % v == 0; });
 }
 
+// Whether every row of shared view `s` starts on a multiple of `v` elements: its strides, its
+// allocation's and its offset into the allocation are multiples of `v`. Into 16-byte chunks of
+// packed elements, a run of `v` stays in one chunk.
+bool shared_rows_aligned(const ir::SharedTensor& s, int v, const ir::Divisibility& divisibility) {
+  if (s->allocation()->chunks16 && 16 % v != 0) return false;
+  for (size_t d = 0; d + 1 < s->strides.size(); ++d)
+    if (s->strides[d] % v != 0) return false;
+  for (size_t d = 0; d + 1 < s->allocation()->strides.size(); ++d)
+    if (s->allocation()->strides[d] % v != 0) return false;
+  return !s->offset || divisibility.divides(v, s->offset);
+}
+
 // As global_vector, for shared loads and stores: every run must also start on a multiple of the
-// width (strides and offsets multiples of it). A swizzle moves aligned 16-byte chunks whole, so it
-// never splits such a vector. Into 16-byte chunks of packed elements, a run stays in one chunk.
-int shared_vector(const ir::SharedTensor& s, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets) {
+// width (rows and offsets multiples of it). A swizzle moves aligned 16-byte chunks whole, so it
+// never splits such a vector.
+int shared_vector(const ir::SharedTensor& s, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets,
+                  const ir::Divisibility& divisibility) {
   int64_t last_offset = 0;
   if (s->strides.back() != 1 || !ir::as_const_int(offsets.back(), &last_offset)) return 1;
-  auto aligned = [&](int v) {
-    if (tile->layout.contiguous_run() % v != 0 || last_offset % v != 0) return false;
-    if (s->allocation()->chunks16 && 16 % v != 0) return false;
-    for (size_t d = 0; d + 1 < s->strides.size(); ++d)
-      if (s->strides[d] % v != 0) return false;
-    for (size_t d = 0; d + 1 < s->allocation()->strides.size(); ++d)
-      if (s->allocation()->strides[d] % v != 0) return false;
-    return true;
-  };
-  return vector_width(s->dtype, aligned);
+  return vector_width(s->dtype, [&](int v) {
+    return tile->layout.contiguous_run() % v == 0 && last_offset % v == 0 && shared_rows_aligned(s, v, divisibility);
+  });
 }
 
 // The copy is split over as many of the group's threads as have distinct elements to copy (a
@@ -121,12 +128,13 @@ Layout copy_split(const ir::SharedTensor& dst, int threads) {
 
 // Elements per cp.async of a copy whose threads each take runs of `contiguous` elements; 1 where
 // runs of 4, 8 or 16 contiguous bytes on both sides are impossible and the copy is synchronous.
-int async_copy_vector(const ir::CopyAsyncNode& n, int contiguous) {
+// The shared side's rows must start on the run's alignment (the global side is tested at run time).
+int async_copy_vector(const ir::CopyAsyncNode& n, int contiguous, const ir::Divisibility& divisibility) {
   int64_t gstride = 0;
   if (!ir::as_const_int(n.src->strides.back(), &gstride) || gstride != 1 || n.dst->strides.back() != 1) return 1;
   const int bytes = dtype_bytes(n.dst->dtype);
   int vec = 16 / bytes;
-  while (vec > 1 && contiguous % vec != 0) vec /= 2;
+  while (vec > 1 && (contiguous % vec != 0 || !shared_rows_aligned(n.dst, vec, divisibility))) vec /= 2;
   return vec * bytes >= 4 ? vec : 1;
 }
 
@@ -138,7 +146,7 @@ bool too_few_threads(const Layout& split, int64_t runs, int threads) {
 
 class Selector : public ir::Mutator {
  public:
-  explicit Selector(ir::Arch arch) : arch_(arch) {}
+  Selector(ir::Arch arch, const ir::KernelNode& k) : arch_(arch), divisibility_(k) {}
 
  protected:
   ir::Stmt visit(const ir::LoadGlobalNode& n, const ir::Stmt& self) override {
@@ -162,7 +170,7 @@ class Selector : public ir::Mutator {
     const MatrixAccess m = g.whole_warps() ? ldmatrix(n, g.count / 32) : MatrixAccess{};
     // Packed tiles move whole words their own way (packed_tiles.cpp).
     const int vector = m.instruction == MatrixInstruction::None && !is_packed(n.out->dtype)
-                           ? shared_vector(n.src, n.out, n.offsets)
+                           ? shared_vector(n.src, n.out, n.offsets, divisibility_)
                            : 1;
     if (m == n.matrix && vector == n.vector) return self;
     auto selected = ir::copy_of(n);
@@ -176,7 +184,8 @@ class Selector : public ir::Mutator {
     const ir::ThreadRange g = position().group();
     const MatrixAccess m =
         g.whole_warps() && int(arch_) >= int(ir::Arch::Sm90a) ? stmatrix(n, g.count / 32) : MatrixAccess{};
-    const int vector = m.instruction == MatrixInstruction::None ? shared_vector(n.dst, n.src, n.offsets) : 1;
+    const int vector =
+        m.instruction == MatrixInstruction::None ? shared_vector(n.dst, n.src, n.offsets, divisibility_) : 1;
     if (m == n.matrix && vector == n.vector) return self;
     auto selected = ir::copy_of(n);
     selected->matrix = m;
@@ -187,10 +196,10 @@ class Selector : public ir::Mutator {
   ir::Stmt visit(const ir::CopyAsyncNode& n, const ir::Stmt& self) override {
     const int threads = position().group().count;
     Layout split = copy_split(n.dst, threads);
-    int vector = async_copy_vector(n, split.contiguous_run());
+    int vector = async_copy_vector(n, split.contiguous_run(), divisibility_);
     int64_t elements = 1;
     for (int extent : n.dst->shape) elements *= extent;
-    const int row_vector = n.dst->shape.empty() ? 1 : async_copy_vector(n, n.dst->shape.back());
+    const int row_vector = n.dst->shape.empty() ? 1 : async_copy_vector(n, n.dst->shape.back(), divisibility_);
     const bool in_turn = too_few_threads(split, elements / row_vector, threads);
     if (in_turn) split = Layout(), vector = row_vector;
     if (split == n.layout && vector == n.vector && in_turn == n.in_turn) return self;
@@ -203,12 +212,13 @@ class Selector : public ir::Mutator {
 
  private:
   ir::Arch arch_;
+  const ir::Divisibility divisibility_;
 };
 
 }  // namespace
 
 ir::Kernel select_instructions(const ir::Kernel& k, const PassContext& ctx) {
-  return Selector(ctx.arch).mutate_kernel(k);
+  return Selector(ctx.arch, *k).mutate_kernel(k);
 }
 
 }  // namespace tessel::passes
