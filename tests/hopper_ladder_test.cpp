@@ -120,6 +120,26 @@ TEST(HopperLadder, V3AtOtherBlockWidthsStagesAndConsumerCountsMatchesTheHostRefe
   expect_matches_under_every_order<V3Fixed<128, 2, 1>>("v3_one_consumer", specialized_sizes);
 }
 
+// ptxas serializes step 3's wgmma at block_n = 256 (its epilogue reads the accumulators inside the
+// pipeline stage): the compile says so once, under the kernel's name, from NVRTC's log or the cache.
+TEST(HopperLadder, V3sSerializedWgmmaIsReportedOnceAtCompileTime) {
+  const auto warnings = [] {
+    Kernel<V3Fixed<256, 4, 2>> kernel(Device::simulator(), KernelOptions{"sm_90a"});
+    ::testing::internal::CaptureStderr();
+    for (int i = 0; i < 2; ++i) kernel.cubin(200, 136, 96, (f16*)nullptr, (f16*)nullptr, (f16*)nullptr);
+    return ::testing::internal::GetCapturedStderr();
+  };
+  for (int compile = 0; compile < 2; ++compile) {  // NVRTC or the cache, then the cache
+    const std::string got = warnings();
+    const std::string note =
+        "tessel: warning: kernel V3Fixed_256_4_2 for sm_90a: ptxas: (C7514) Potential Performance Loss: "
+        "wgmma.mma_async instructions are serialized";
+    EXPECT_EQ(got.find(note), 0u) << got;
+    ASSERT_NE(got.find(note), std::string::npos) << got;
+    EXPECT_EQ(got.find(note, got.find(note) + 1), std::string::npos) << "said once: " << got;
+  }
+}
+
 TEST(HopperLadder, V4MatchesTheHostReferenceUnderEveryOrder) {
   for (const char* name : {"hopper_v4", "hopper_v4_bf16"})
     for (const std::vector<int64_t>& sizes : specialized_sizes)

@@ -128,6 +128,7 @@ KernelCore::Variant& KernelCore::prepare(std::span<const HostArg> args, bool all
   Variant& v = select(args, allow_tuning);
   last_ = &v;
   v.report_spills(name_);
+  v.report_compiler_warnings(name_);
   const CompileStats& s = v.stats;
   if (options_.verbose)
     fmt::print(
@@ -176,6 +177,7 @@ std::vector<char> KernelCore::cubin(std::span<const HostArg> args) {
   if (v.binary.cubin.empty()) {  // the simulator prepares kernels without compiling them
     v.set_binary(runtime::compile_kernel(*v.kernel, arch_, {.debug = options_.debug}));
     v.report_spills(name_);
+    v.report_compiler_warnings(name_);
   }
   last_ = &v;
   return v.binary.cubin;

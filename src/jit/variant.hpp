@@ -21,7 +21,7 @@ struct KernelCore::Variant {
   CompileStats stats;
   std::unique_ptr<runtime::LoadedKernel> loaded;  // GPU only, once chosen or timed
   std::vector<ViewOfParameter> views;             // what a launch checks against the tensors a call passes
-  bool spills_reported = false;
+  bool spills_reported = false, compiler_warnings_reported = false;
   // The blocks that print statements print from (PrintTensor, PrintShared, PrintValues), with their
   // lines: a launch whose grid lacks one says so once.
   std::vector<std::pair<std::array<int, 3>, SourceLoc>> printing_blocks;
@@ -37,6 +37,11 @@ struct KernelCore::Variant {
     stats.spill_bytes = binary.resources.spill_store_bytes + binary.resources.spill_load_bytes;
   }
 
+  // "name [block_n=128, stages=3]", or the name alone for a kernel without hyperparameters.
+  std::string configured(const std::string& kernel_name) const {
+    return hyperparameters.empty() ? kernel_name : fmt::format("{} [{}]", kernel_name, hyperparameters);
+  }
+
   // A configuration in use that spills registers runs slowly for no visible reason: says so once on
   // stderr, or refuses it when TESSEL_FAIL_ON_SPILL is set.
   void report_spills(const std::string& kernel_name) {
@@ -44,8 +49,8 @@ struct KernelCore::Variant {
     if (!r.spills() || spills_reported) return;
     spills_reported = true;
     const std::string what =
-        fmt::format("kernel {} [{}] for {} spills registers ({} bytes spill stores, {} bytes spill loads)", kernel_name,
-                    hyperparameters, stats.arch, r.spill_store_bytes, r.spill_load_bytes);
+        fmt::format("kernel {} for {} spills registers ({} bytes spill stores, {} bytes spill loads)",
+                    configured(kernel_name), stats.arch, r.spill_store_bytes, r.spill_load_bytes);
     if (tuning::TunerSettings::from_environment().fail_on_spill)
       throw Error(what +
                   " and TESSEL_FAIL_ON_SPILL=1; hold fewer values per thread (smaller register tiles, more "
@@ -54,6 +59,22 @@ struct KernelCore::Variant {
                "tessel: warning: {}; holding fewer values per thread (smaller register tiles, more warps) avoids "
                "it, and TESSEL_FAIL_ON_SPILL=1 makes it an error\n",
                what);
+  }
+
+  // What ptxas warned of (a wgmma serialized, which costs much of its speed): said once on stderr,
+  // each line under the kernel's name.
+  void report_compiler_warnings(const std::string& kernel_name) {
+    if (binary.warnings.empty() || compiler_warnings_reported) return;
+    compiler_warnings_reported = true;
+    std::string lines;
+    for (size_t start = 0; start < binary.warnings.size();) {
+      size_t end = binary.warnings.find('\n', start);
+      if (end == std::string::npos) end = binary.warnings.size();
+      lines += fmt::format("tessel: warning: kernel {} for {}: {}\n", configured(kernel_name), stats.arch,
+                           binary.warnings.substr(start, end - start));
+      start = end + 1;
+    }
+    fmt::print(stderr, "{}", lines);
   }
 
   // A print from a block the grid does not have prints nothing: said once, since the grid may lack

@@ -56,9 +56,11 @@ KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const Kernel
   auto cubin = cache.load(key, "cubin");
   auto resources = cubin ? cache.load(key, "resources") : std::nullopt;
   const auto usage = resources ? decode(*resources) : std::nullopt;
-  if (cubin && usage) {
+  const auto warnings = usage ? cache.load(key, "warnings") : std::nullopt;
+  if (cubin && usage && warnings) {
     out.cubin = std::move(*cubin);
     out.resources = *usage;
+    out.warnings.assign(warnings->begin(), warnings->end());
     out.from_cache = true;
   } else {
     if (options.require_cached)
@@ -70,9 +72,11 @@ KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const Kernel
     CompileResult r = compile_to_cubin(req);
     out.cubin = std::move(r.cubin);
     out.resources = r.resources;
+    out.warnings = r.ptxas_warnings;
     cache.store(key, "cubin", out.cubin);
     const std::string encoded = encode(out.resources);
     cache.store(key, "resources", encoded);
+    cache.store(key, "warnings", out.warnings);
   }
   out.compile_ms = ms_since(t0);
   return out;

@@ -102,6 +102,25 @@ std::string without_ptxas_info(std::string_view log) {
   return trim(out);
 }
 
+std::string ptxas_warnings(std::string_view log) {
+  std::string out;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    const std::string_view line = log.substr(start, end - start);
+    const size_t colon = line.find(':');
+    if (line.starts_with("ptxas") && colon != std::string_view::npos &&
+        (line.find("warning") < colon || line.find("Performance Loss") != std::string_view::npos)) {
+      // "ptxas info    : (C7514) ..." as "ptxas: (C7514) ..."
+      out += "ptxas: " + trim(line.substr(colon + 1));
+      out += '\n';
+    }
+    start = end + 1;
+  }
+  return trim(out);
+}
+
 int number_before(std::string_view line, std::string_view suffix) {
   const size_t at = line.find(suffix);
   if (at == std::string_view::npos) return -1;
@@ -163,6 +182,7 @@ CompileResult compile_to_cubin(const CompileRequest& request) {
   const std::string full_log = program_log(program, request.kernel_name);
   result.resources = parse_ptxas_info(full_log);
   result.log = without_ptxas_info(full_log);
+  result.ptxas_warnings = ptxas_warnings(full_log);
   if (compiled != NVRTC_SUCCESS)
     throw Error(fmt::format("NVRTC failed to compile kernel '{}' for {}:\n{}", request.kernel_name, request.arch,
                             result.log.empty() ? nvrtcGetErrorString(compiled) : result.log));

@@ -32,7 +32,7 @@ TEST_F(SpillsOnGpu, ASpillingConfigurationIsRefusedUnderFailOnSpill) {
     message = e.what();
   }
   unsetenv("TESSEL_FAIL_ON_SPILL");
-  const std::string head = "kernel HugeRegisterTile [] for sm_90a spills registers (";
+  const std::string head = "kernel HugeRegisterTile for sm_90a spills registers (";
   EXPECT_EQ(message.substr(0, head.size()), head) << message;
   EXPECT_NE(message.find(" bytes spill stores, "), std::string::npos) << message;
   const std::string tail =

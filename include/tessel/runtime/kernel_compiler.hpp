@@ -14,6 +14,7 @@ struct KernelBinary {
   std::vector<char> cubin;
   std::string symbol;  // the kernel's name in the cubin
   ResourceUsage resources;
+  std::string warnings;  // CompileResult::ptxas_warnings, cached with the cubin
   bool from_cache = false;
   bool debug = false;  // generated in debug mode: it takes the allocations of its pointers (ParamLayout)
   double codegen_ms = 0, compile_ms = 0;  // compile_ms: NVRTC, or the cache load on a hit
