@@ -141,6 +141,8 @@ struct FloatConversionBits : Script {
 };
 
 struct FloatConversionResults {
+  std::vector<uint16_t> halves, brains;  // the inputs, NaNs first
+  std::vector<uint32_t> singles;
   std::vector<uint32_t> half_to_single, brain_to_single;
   std::vector<uint16_t> single_to_half, single_to_brain, half_to_brain;
 };
@@ -170,7 +172,7 @@ inline FloatConversionResults float_conversion_bits(const Device& dev) {
       b2s(dev, std::vector<uint32_t>(32, 0x12345678));
   Kernel<FloatConversionBits> convert(dev);
   convert(dh, ds, db, h2s, s2h, s2b, b2s, h2b);
-  return {h2s.download(), b2s.download(), s2h.download(), s2b.download(), h2b.download()};
+  return {halves, brains, singles, h2s.download(), b2s.download(), s2h.download(), s2b.download(), h2b.download()};
 }
 
 // Floats to integers as PTX cvt.rzi converts them: toward zero, saturated to the 32-bit (64-bit)

@@ -92,5 +92,22 @@ TEST(ElementTypes, ABitcastToBoolIsRefused) {
                 "has none");
 }
 
+// The GPU's cvt (measured on an H200 by the GPU test of the same kernel): a NaN converted between
+// f32, f16 and bf16 becomes the target's canonical NaN, except bf16 to f32, a shift that keeps every
+// bit; the other values convert as the host's types do.
+TEST(ElementTypes, FloatConversionsGiveTheGpusBitsNaNsIncluded) {
+  const FloatConversionResults r = float_conversion_bits(Device::simulator());
+  const int nans = 8;
+  for (size_t i = 0; i < r.halves.size(); ++i) {
+    const bool nan = int(i) < nans;
+    const float h = float(f16::from_bits(r.halves[i])), f = std::bit_cast<float>(r.singles[i]);
+    EXPECT_EQ(r.half_to_single[i], nan ? 0x7fffffffu : std::bit_cast<uint32_t>(h)) << i;
+    EXPECT_EQ(r.single_to_half[i], nan ? 0x7fff : f16(f).bits) << i;
+    EXPECT_EQ(r.single_to_brain[i], nan ? 0x7fff : bf16(f).bits) << i;
+    EXPECT_EQ(r.half_to_brain[i], nan ? 0x7fff : bf16(h).bits) << i;
+    EXPECT_EQ(r.brain_to_single[i], uint32_t(r.brains[i]) << 16) << i;
+  }
+}
+
 }  // namespace
 }  // namespace tessel::testing
