@@ -41,6 +41,55 @@ TEST(Requirements, ALaunchThatFailsOneIsRefusedWithTheValues) {
   EXPECT_EQ(x.download(), std::vector<float>(8, 1.0f));  // the kernel did not run
 }
 
+// y = 3x over [n] in blocks of `block` elements, which must divide n: a requirement that reads a
+// hyperparameter, so that each call runs a candidate that meets it.
+struct TriplesWholeBlocks : Script {
+  int block = 256;
+  static constexpr const char* param_names[] = {"n", "x", "y"};
+  static Space space() { return tune("block", &TriplesWholeBlocks::block, {256, 128}); }
+  void operator()(Int32 n, Ptr<float> x, Ptr<float> y) {
+    require(n % block == 0, "n must be a multiple of block");
+    attrs.blocks = cdiv(n, block);
+    attrs.warps = 4;
+    auto t = load_global(global_view(x, {n}), {blockIdx.x * block}, {block});
+    store_global(global_view(y, {n}), t * 3.0f, {blockIdx.x * block});
+  }
+};
+
+// Calls of one size bucket, first tuned (a timer on the simulator) and then not, each run a
+// candidate their sizes meet; a call no candidate meets names the first one's requirement.
+TEST(Requirements, OnesThatReadAHyperparameterRuleOutTheCandidatesACallDoesNotMeet) {
+  KernelOptions tuned;
+  tuned.tuning_timer = [](const std::string& hyperparameters) {
+    return hyperparameters == "block=256" ? 1.0 : 2.0;  // 256 wins wherever it may run
+  };
+  // 384 first rules 256 out as its candidates are built; 512 first binds 256 to the size bucket
+  // that 384 then falls in, whose launch chooses again.
+  for (const std::vector<int>& calls : {std::vector<int>{384, 512, 384, 640, 1024}, std::vector<int>{512, 384, 1024}})
+    for (const KernelOptions& options : {KernelOptions{}, tuned}) {
+      Kernel<TriplesWholeBlocks> k(Device::simulator(), options);
+      for (int n : calls) {
+        std::vector<float> values(static_cast<size_t>(n)), want(values.size());
+        for (int i = 0; i < n; ++i) want[size_t(i)] = 3.0f * (values[size_t(i)] = float(i % 29) - 14.0f);
+        Buffer<float> x(Device::simulator(), values), y(Device::simulator(), std::vector<float>(values.size(), -1.0f));
+        k(n, x, y);
+        EXPECT_EQ(y.download(), want) << n;
+        // Untuned, the first candidate that meets the call; tuned, a result of the same size bucket
+        // (recorded by an earlier run) may choose 128 where 256 could run too.
+        if (!options.tuning_timer || n % 256 != 0)
+          EXPECT_EQ(k.stats().hyperparameters, n % 256 == 0 ? "block=256" : "block=128") << n;
+      }
+      Buffer<float> x(Device::simulator(), 100);
+      const std::string error = error_of_call([&] { k(100, x, x); });
+      // The label gives n exactly or its bucket, as earlier calls (and recorded results) made it.
+      const std::string first_line = error.substr(0, error.find('\n'));
+      EXPECT_EQ(first_line.substr(first_line.find("): ")),
+                "): none of the 2 candidates can run; the first, [block=256], is infeasible: " +
+                    source_at("tests/requirements_test.cpp", "require(n % block == 0") +
+                    ": n must be a multiple of block (this call has n = 100)");
+    }
+}
+
 struct RequiresABlockIndex : Script {
   static constexpr const char* param_names[] = {"n", "x"};
   void operator()(Int32 n, Ptr<float> x) {

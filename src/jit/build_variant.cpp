@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "tessel/analysis/kernel_fit.hpp"
+#include "tessel/ir/evaluate.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/passes/pipeline.hpp"
 #include "variant.hpp"
@@ -33,6 +34,33 @@ std::vector<std::pair<std::array<int, 3>, SourceLoc>> printing_blocks(const ir::
 
 }  // namespace
 
+// The first requirement (Script::require) that this call's values (put in `values`) do not meet,
+// or null.
+const ir::Requirement* KernelCore::unmet_requirement(const ir::KernelNode& k, std::span<const HostArg> args,
+                                                     std::vector<ir::Scalar>& values) const {
+  if (k.requirements.empty()) return nullptr;
+  values.resize(k.call_params());
+  signature_.run_time_values(args, values);
+  for (const ir::Requirement& r : k.requirements)
+    if (!ir::evaluate_at_launch(*r.cond, k, values, multiprocessors_).i) return &r;
+  return nullptr;
+}
+
+// The arguments that requirement `r` reads, and its message with their values, in the launch's words.
+std::string KernelCore::describe_unmet(const ir::Requirement& r, const ir::KernelNode& k,
+                                       std::span<const ir::Scalar> values, std::vector<size_t>& arguments) const {
+  std::vector<std::string> read;
+  for (size_t j : ir::call_params_read(*r.cond, k)) {
+    arguments.push_back(signature_.argument_of(j));
+    const ir::VarNode& p = *k.params[j];
+    const ir::Scalar value = values[j];
+    read.push_back(fmt::format("{} = {}", p.name,
+                               is_float(p.type.dtype) ? fmt::format("{}", value.f) : fmt::format("{}", value.i)));
+  }
+  return fmt::format("{}: {}{}", r.loc.str(), r.message,
+                     read.empty() ? "" : fmt::format(" (this call has {})", fmt::join(read, ", ")));
+}
+
 std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> args, int index,
                                                        const BuildRequest& request, std::string* infeasible) const {
   const analysis::GpuSpec& gpu = *request.gpu;
@@ -58,6 +86,12 @@ std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> 
     return nullptr;
   }
   const ir::KernelNode& lowered = *v->kernel;
+  std::vector<ir::Scalar> values;
+  if (request.errors_rule_out)
+    if (const ir::Requirement* unmet = unmet_requirement(lowered, args, values)) {
+      *infeasible = describe_unmet(*unmet, lowered, values, v->unmet_requirement_arguments);
+      return v;
+    }
   for (const auto& overflow : {analysis::thread_overflow(lowered, gpu), analysis::shared_memory_overflow(lowered, gpu),
                                analysis::tensor_memory_overflow(lowered, gpu)})
     if (overflow) {

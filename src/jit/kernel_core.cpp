@@ -139,6 +139,8 @@ KernelCore::Variant& KernelCore::prepare(std::span<const HostArg> args, bool all
         s.from_cache ? "cache load" : "NVRTC compile", s.compile_ms, s.load_ms,
         s.registers >= 0 ? fmt::format(", {} registers, {} spill bytes", s.registers, s.spill_bytes) : "");
   // Only calls that may tune are remembered: an introspection call must not pin an untuned choice.
+  // The key again: selecting may have made sizes exact (KernelSignature::make_exact).
+  signature_.variant_key(args, space_.size() > 1, call_key_);
   if (allow_tuning || space_.size() == 1) bindings_.push_back({call_key_, &v});
   return v;
 }
@@ -200,7 +202,18 @@ aot::ExportedKernel KernelCore::exported(std::span<const HostArg> args, const st
 }
 
 void KernelCore::launch(std::span<const HostArg> args, void* stream) {
-  const Variant& v = prepare(args, true);
+  const Variant* chosen = &prepare(args, true);
+  // A variant another call of the same size bucket chose may not meet this call's requirements (one
+  // that reads a hyperparameter): this call's values of what they read then tell the calls apart,
+  // and it chooses again among the candidates that meet them.
+  if (space_.size() > 1)
+    if (const ir::Requirement* unmet = unmet_requirement(*chosen->kernel, args, requirement_values_)) {
+      std::vector<size_t> read;
+      describe_unmet(*unmet, *chosen->kernel, requirement_values_, read);
+      for (size_t a : read) signature_.make_exact(a);
+      chosen = &prepare(args, true);
+    }
+  const Variant& v = *chosen;
   ++calls_;
   launch_variant(v, args, stream);
   if (options_.debug && device_.is_gpu()) wait_for_call(v, calls_, stream);

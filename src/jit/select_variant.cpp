@@ -1,6 +1,7 @@
 // Choosing the variant a call runs when it is not cached yet: the only configuration, a tuning
 // result recorded for this machine, the fastest candidate timed now, or the first that builds.
 #include <ctime>
+#include <mutex>
 #include <optional>
 
 #include "tessel/runtime/cuda_driver.hpp"
@@ -76,13 +77,30 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   // Candidates are built concurrently into their own slots.
   std::vector<std::unique_ptr<Variant>> built(candidates.size());
   tuning::TuningSteps steps;
+  // Arguments read by requirements that ruled a candidate out: built concurrently, applied after.
+  std::mutex ruled_out_by_mutex;
+  std::vector<size_t> ruled_out_by;
   steps.build = [&](int i) {
     std::string infeasible;
     std::unique_ptr<Variant> v = build(args, i, request, &infeasible);
     const tuning::BuiltCandidate b = Variant::outcome(v.get(), infeasible);
+    if (v && !v->unmet_requirement_arguments.empty()) {
+      const std::lock_guard lock(ruled_out_by_mutex);
+      ruled_out_by.insert(ruled_out_by.end(), v->unmet_requirement_arguments.begin(),
+                          v->unmet_requirement_arguments.end());
+    }
     if (infeasible.empty()) built[size_t(i)] = std::move(v);
     return b;
   };
+  // A candidate ruled out by a requirement may meet another call's: calls are told apart by the
+  // values such requirements read from now on (the binding of this call too, in prepare()).
+  struct ExactAfterwards {
+    KernelSignature& signature;
+    std::vector<size_t>& arguments;
+    ~ExactAfterwards() {
+      for (size_t a : arguments) signature.make_exact(a);
+    }
+  } exact_afterwards{signature_, ruled_out_by};
   const std::filesystem::path cache_dir = runtime::DiskCache::default_dir();
   const bool can_time = gpu || options_.tuning_timer;
   auto first_feasible_variant = [&]() -> Variant& {
@@ -105,16 +123,29 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
       if (descriptions[i] == rec->winner) return int(i);
     return -1;
   };
-  auto from_database = [&](int winner) -> Variant& {
-    Variant& v = adopt(variant_args, build_one(winner));
+  // The recorded winner, unless this call rules it out (a requirement that reads a value of the
+  // size bucket that another call tuned): then null, and this call tunes.
+  auto from_database = [&](int winner) -> Variant* {
+    std::string infeasible;
+    std::unique_ptr<Variant> built_winner = build(args, winner, request, &infeasible);
+    if (!infeasible.empty()) {
+      if (built_winner && !built_winner->unmet_requirement_arguments.empty()) {
+        ruled_out_by.insert(ruled_out_by.end(), built_winner->unmet_requirement_arguments.begin(),
+                            built_winner->unmet_requirement_arguments.end());
+        return nullptr;
+      }
+      throw Error(fmt::format("kernel {} [{}] cannot run here: {}", name_, descriptions[size_t(winner)], infeasible));
+    }
+    Variant& v = adopt(variant_args, std::move(built_winner));
     v.stats.selection = Selection::FromDatabase;
     v.stats.candidates = int(candidates.size());
     if (options_.verbose)
       fmt::print(stderr, "tessel: kernel {} [{}]: {}\n", label, v.hyperparameters, selection_name(v.stats.selection));
-    return v;
+    return &v;
   };
   std::optional<tuning::TuningRecord> record = db.load(key);
-  if (int w = usable(record); w >= 0) return from_database(w);
+  if (int w = usable(record); w >= 0)
+    if (Variant* v = from_database(w)) return *v;
   // Debug builds are not timed: their checks, not the kernel, would decide the result.
   if (options_.debug) return first_feasible_variant();
   if (settings.strict)
@@ -132,7 +163,8 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   // One process tunes a key at a time; the others wait and then read its result.
   const tuning::TuningDb::Lock lock = db.lock(key);
   record = db.load(key);
-  if (int w = usable(record); w >= 0) return from_database(w);
+  if (int w = usable(record); w >= 0)
+    if (Variant* v = from_database(w)) return *v;
   if (record && options_.verbose)
     fmt::print(stderr, "tessel: kernel {}: retuning, the recorded result was measured elsewhere ({})\n", label,
                record->fingerprint.difference(fingerprint));

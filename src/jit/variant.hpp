@@ -26,6 +26,9 @@ struct KernelCore::Variant {
   // lines: a launch whose grid lacks one says so once.
   std::vector<std::pair<std::array<int, 3>, SourceLoc>> printing_blocks;
   mutable bool absent_printers_reported = false;
+  // The arguments read by the requirement this call does not meet (KernelCore::build): the
+  // candidate is ruled out, and calls with other values of them are told apart.
+  std::vector<size_t> unmet_requirement_arguments;
 
   // Records a compiled binary and what compiling it cost.
   void set_binary(runtime::KernelBinary b) {

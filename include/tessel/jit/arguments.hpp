@@ -75,6 +75,9 @@ class KernelSignature {
   // The argument that gives the kernel's run-time parameter `index` (compile-time parameters
   // have none).
   size_t argument_of(size_t index) const;
+  // From now on the integer `argument` is tuned for each value, as an exact size is: a requirement
+  // that reads it has ruled out a candidate, so calls with other values may need another.
+  void make_exact(size_t argument);
   // The pointer arguments, for saving what they point to.
   std::vector<const void*> pointers(std::span<const HostArg> args) const;
 

@@ -133,6 +133,13 @@ class KernelCore {
   // variant as far as it got (null when it did not lower).
   std::unique_ptr<Variant> build(std::span<const HostArg> args, int index, const BuildRequest& request,
                                  std::string* infeasible) const;
+  // Script::require against a call: the first requirement it does not meet (null when none), with
+  // the call's parameter values put in `values`; and that one's message with the values it reads,
+  // whose arguments go to `arguments`.
+  const ir::Requirement* unmet_requirement(const ir::KernelNode& k, std::span<const HostArg> args,
+                                           std::vector<ir::Scalar>& values) const;
+  std::string describe_unmet(const ir::Requirement& r, const ir::KernelNode& k, std::span<const ir::Scalar> values,
+                             std::vector<size_t>& arguments) const;
   // A digest of every candidate's traced code for these arguments (a trace error's message for one
   // that does not trace), without source locations: editing a kernel's body changes it, editing
   // the lines above the kernel does not.
@@ -154,6 +161,7 @@ class KernelCore {
 
   std::string name_;
   KernelSignature signature_;
+  std::vector<ir::Scalar> requirement_values_;  // a launch's for unmet_requirement, reused
   TraceFn trace_;
   Space space_;
   Device device_;
