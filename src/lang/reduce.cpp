@@ -52,4 +52,26 @@ RegisterTensor Instructions::min(const RegisterTensor& x, int dim, loc_t l) {
   return reduce(ir::ReduceOp::Min, x, dim, SourceLoc::from(l));
 }
 
+RegisterTensor Instructions::position_of_extreme(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc) {
+  const RegisterTensor extreme = reduce(op, x, dim, loc);  // checks the dimension and the group
+  Builder& b = Builder::current(loc);
+  auto positions = new_tile(DType::I32, x.shape(), Layout(), "index", loc);
+  b.emit(ir::make<ir::IotaNode>(loc, positions, dim));
+  const auto at_user_line = [&](TileOperand o) {
+    o.loc = loc;
+    return o;
+  };
+  const RegisterTensor holds = elementwise(ir::BinaryOp::Eq, at_user_line(x), at_user_line(extreme));
+  const RegisterTensor candidates =
+      where(at_user_line(holds), at_user_line(RegisterTensor(positions)), at_user_line(x.shape()[size_t(dim)]));
+  return reduce(ir::ReduceOp::Min, candidates, dim, loc);
+}
+
+RegisterTensor Instructions::argmax(const RegisterTensor& x, int dim, loc_t l) {
+  return position_of_extreme(ir::ReduceOp::Max, x, dim, SourceLoc::from(l));
+}
+RegisterTensor Instructions::argmin(const RegisterTensor& x, int dim, loc_t l) {
+  return position_of_extreme(ir::ReduceOp::Min, x, dim, SourceLoc::from(l));
+}
+
 }  // namespace tessel

@@ -276,6 +276,13 @@ class Instructions {
   RegisterTensor max(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor min(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
 
+  // The position along `dim` of the largest (argmax) or smallest (argmin) element, as an i32 tile
+  // with extent 1 along `dim`; ties go to the first position, NaNs lose to every number (as max and
+  // min take them), and a line of NaNs alone gives the extent. Two reductions: the extreme, then the
+  // least position that holds it (docs/language.md, "Reductions").
+  RegisterTensor argmax(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
+  RegisterTensor argmin(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
+
   // ---- scans along one dimension (the result has the operand's shape and layout) ----
   // Inclusive: element k combines elements 0..k. Exclusive: elements 0..k-1, and the first is the
   // identity (0 for cumsum, the lowest value for cummax, the highest for cummin). The operand's
@@ -296,6 +303,14 @@ class Instructions {
     return value_for_a_dimension<V>(x);
   }
   template <detail::NotADimension V> RegisterTensor min(const RegisterTensor& x, const V&, loc_t = loc_t::current()) {
+    return value_for_a_dimension<V>(x);
+  }
+  template <detail::NotADimension V>
+  RegisterTensor argmax(const RegisterTensor& x, const V&, loc_t = loc_t::current()) {
+    return value_for_a_dimension<V>(x);
+  }
+  template <detail::NotADimension V>
+  RegisterTensor argmin(const RegisterTensor& x, const V&, loc_t = loc_t::current()) {
     return value_for_a_dimension<V>(x);
   }
   template <detail::NotADimension V>
@@ -417,6 +432,7 @@ class Instructions {
   RegisterTensor unary_op(ir::UnaryOp op, const RegisterTensor& x, Precision p, SourceLoc loc);
   RegisterTensor reduce(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc);
   RegisterTensor scan(ir::ReduceOp op, const RegisterTensor& x, int dim, ScanKind kind, SourceLoc loc);
+  RegisterTensor position_of_extreme(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc);
   IfBuilder make_if(ir::Expr cond, const std::function<void()>& then_body, SourceLoc loc);
   void make_requirement(ir::Expr cond, std::string message, SourceLoc loc);
   void make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc);
