@@ -1,5 +1,5 @@
-// The commands that build a registered kernel (cuda, compile, aot) for a target it is not
-// registered for: refused by name, before any tracing.
+// The commands that build a registered kernel (cuda, compile, aot, run, check, and space for a GPU
+// of another target) for a target it is not registered for: refused by name, before any tracing.
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
@@ -10,12 +10,23 @@ namespace {
 TEST(BuildCommands, ATargetTheKernelIsNotRegisteredForIsRefusedByName) {
   const std::string refusal =
       "error: kernel hopper_v5 is registered for sm_90a only, not sm_80 (KernelInfo::targets)\n";
-  for (const char* command : {"cuda hopper_v5 --arch sm_80", "compile hopper_v5 --arch sm_80",
-                              "aot hopper_v5 --arch sm_80 --output /tmp/tessel-refused-target/k.hpp"}) {
+  for (const char* command :
+       {"cuda hopper_v5 --arch sm_80", "compile hopper_v5 --arch sm_80",
+        "aot hopper_v5 --arch sm_80 --output /tmp/tessel-refused-target/k.hpp",
+        "run hopper_v5 --device sim --arch sm_80", "check hopper_v5 --arch sm_80", "space hopper_v5 --gpu a100"}) {
     const Cli r = tessel(command);
     EXPECT_EQ(r.status, 2) << command;
     EXPECT_EQ(r.output, refusal) << command;
   }
+}
+
+// run and check build the target asked for: the sm_80 code of a kernel registered for every target.
+TEST(BuildCommands, RunAndCheckBuildTheTargetAskedFor) {
+  const Cli run = tessel("run vector_add 3000 --device sim --arch sm_80 --verbose");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("  target: sm_80\n"), std::string::npos) << run.output;
+  const Cli check = tessel("check vector_add 3000 --arch sm_80 --seeds 1");
+  EXPECT_EQ(check.status, 0) << check.output;
 }
 
 }  // namespace

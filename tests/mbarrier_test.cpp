@@ -479,30 +479,31 @@ TEST(Mbarrier, ArrivalsBeyondThePendingCountAreReported) {
 
 // The same three, decided before running: one statement arrives on the barriers, outside any if_.
 TEST(Mbarrier, ArrivalCountsThatDifferFromTheArrivingThreadsAreReportedBeforeRunning) {
+  const std::string too_many_arrivals =
+      "allocate the barriers with the count of every arrival, or, where fewer threads stand for all of them (a "
+      "producer's one thread), run it in single_thread() or a smaller thread group; a release of data that every "
+      "thread of the group read needs every thread's arrival";
   {
     const std::string got = error_of<WholeWarpArrives<false>>(no_data);
     EXPECT_EQ(got, fmt::format("{}: mbarrier.arrive: each time it runs, the 32 threads of its thread group arrive (32 "
                                "arrivals in all), but the barriers it arrives on (allocated at {}) expect 1 per phase, "
-                               "and no other statement arrives on them; run it in single_thread() or a smaller thread "
-                               "group, or allocate the barriers with the count of every arrival",
-                               loc(line_a), loc(line_b)));
+                               "and no other statement arrives on them; {}",
+                               loc(line_a), loc(line_b), too_many_arrivals));
   }
   {
     const std::string got = error_of<ArrivesBeyondTheCount<false>>(no_data);
     EXPECT_EQ(got,
               fmt::format("{}: mbarrier.arrive: each time it runs, the 1 thread of its thread group arrives 3 "
                           "times (3 arrivals in all), but the barriers it arrives on (allocated at {}) expect 2 per "
-                          "phase, and no other statement arrives on them; run it in single_thread() or a smaller "
-                          "thread group, or allocate the barriers with the count of every arrival",
-                          loc(line_a), loc(line_b)));
+                          "phase, and no other statement arrives on them; {}",
+                          loc(line_a), loc(line_b), too_many_arrivals));
   }
   {
     const std::string got = error_of<EveryLaneExpectsTx<false>>(no_data);
     EXPECT_EQ(got, fmt::format("{}: mbarrier.arrive_and_expect_tx: each time it runs, the 32 threads of its thread "
                                "group arrive (32 arrivals in all), but the barriers it arrives on (allocated at {}) "
-                               "expect 1 per phase, and no other statement arrives on them; run it in single_thread() "
-                               "or a smaller thread group, or allocate the barriers with the count of every arrival",
-                               loc(line_a), loc(line_b)));
+                               "expect 1 per phase, and no other statement arrives on them; {}",
+                               loc(line_a), loc(line_b), too_many_arrivals));
   }
 }
 

@@ -113,6 +113,12 @@ CallArguments::CallArguments(const detail::KernelSignature& signature, nb::handl
       h = pointer_argument(signature, i, array.data(), element_type(array.dtype()), type_words(array.dtype()), memory,
                            shape, strides);
       arrays_.push_back(std::move(array));
+    } else if (nb::hasattr(a, "__dlpack__") && nb::hasattr(a, "ndim") && nb::cast<int>(a.attr("ndim")) > 0) {
+      throw Error(
+          fmt::format("{}: the array does not export itself through DLPack (numpy exports no read-only "
+                      "array, such as one of np.broadcast_to or with writeable=False); pass a writable "
+                      "copy (x.copy())",
+                      parameter(signature, i)));
     } else if (PyIndex_Check(a.ptr())) {  // int, numpy integers
       nb::object index = nb::steal(PyNumber_Index(a.ptr()));
       if (!index.is_valid()) throw nb::python_error();

@@ -65,9 +65,15 @@ std::pair<bool, std::string> KernelLibrary::check(const std::string& name, const
   const cli::KernelEntry& e = entry(name);
   if (!e.runnable()) throw Error(fmt::format("kernel {} has no host check registered", name));
   const Device d = Device::named(device);
+  const cli::Sizes s = e.sizes_for(sizes);
   nb::gil_scoped_release unlocked;
-  const cli::RunResult r = e.run(d, e.sizes_for(sizes));
-  return {r.ok, r.summary};
+  // A report of the run (a race, a deadlock, a fault) is its result, as `tessel check` prints it.
+  try {
+    const cli::RunResult r = e.run(d, s);
+    return {r.ok, r.summary};
+  } catch (const Error& report) {
+    return {false, report.what()};
+  }
 }
 
 }  // namespace tessel::python

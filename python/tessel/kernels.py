@@ -33,7 +33,8 @@ class Library:
 
     def check(self, name, device="sim", sizes=()):
         """Runs the kernel's registered host check on random inputs, as `tessel check` does;
-        returns (matched, summary)."""
+        returns (matched, summary), and (False, report) where the run ends in a report (a race,
+        a deadlock)."""
         return self._native.check(name, device, list(sizes))
 
     def __getitem__(self, name):

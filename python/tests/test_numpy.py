@@ -91,6 +91,22 @@ def test_wrong_arguments_get_the_messages_of_the_cpp_api(consumer):
     assert np.isnan(out).all()
 
 
+def test_a_read_only_array_that_numpy_does_not_export_is_named(consumer):
+    n = 256
+    x, y, out = axpy_inputs(n)
+    x.setflags(write=False)
+    try:
+        x.__dlpack__()
+    except BufferError:  # numpy exports no read-only array through DLPack
+        assert error_of(lambda: consumer.axpy(n, 1.0, x, y, out)) == (
+            "kernel Axpy, parameter x (argument 2): the array does not export itself through DLPack (numpy exports "
+            "no read-only array, such as one of np.broadcast_to or with writeable=False); pass a writable copy "
+            "(x.copy())")
+    else:
+        consumer.axpy(n, 1.0, x, y, out)
+        np.testing.assert_allclose(out, 1.0 * x + y, rtol=1e-6)
+
+
 def test_a_second_load_uses_the_cache_and_an_edited_header_compiles_again(consumer, consumer_dir, capfd):
     assert tessel.load(consumer_dir / "kernels.cpp") is consumer
     assert "compiling" not in capfd.readouterr().err

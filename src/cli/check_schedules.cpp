@@ -10,7 +10,8 @@
 namespace tessel::cli {
 
 bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, const std::string& configuration,
-                           const std::string& indent) {
+                           const std::string& indent, const std::string& arch) {
+  const std::string target = e.target_for(arch);
   // Lines are printed as their schedules end, but for a run of identical reports from the first
   // schedule on, held until a schedule differs: a report of every schedule is thrown once.
   std::optional<Error> first_report;
@@ -23,6 +24,7 @@ bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, 
       KernelOptions options;
       options.sim = schedule;
       options.configuration = configuration;
+      options.arch = target;
       const RunResult r = e.run(Device::simulator(), sizes, options);
       all_pass &= r.ok;
       line = fmt::format("{}{:<8} {}", indent, name, r.summary);

@@ -39,7 +39,7 @@ std::string schedule_note(const std::string& program, const KernelEntry& e, cons
 
 int run_kernel(const std::string& program, const Registry& kernels, const std::string& name, const std::string& device,
                const std::vector<int64_t>& given, bool verbose, const std::string& configuration,
-               const sim::Options& simulator) {
+               const std::string& arch, const sim::Options& simulator) {
   const KernelEntry& e = kernels.find(name);
   const Device dev = device.empty() ? Device::default_device() : Device::named(device);
   const auto sizes = e.sizes_for(given);
@@ -47,6 +47,7 @@ int run_kernel(const std::string& program, const Registry& kernels, const std::s
   opt.sim = simulator;
   opt.verbose = verbose;
   opt.configuration = configuration;
+  if (!arch.empty()) opt.arch = e.target_for(arch);
   fmt::print("{} on {}\n", e.description, dev.name());
   const RunResult r = e.run(dev, sizes, opt);
   fmt::print("{}\n", r.summary);
@@ -139,6 +140,9 @@ int run(int argc, char** argv, const Registry& kernels) {
   run->add_option("--config", configuration,
                   "hyperparameters to run with, as \"block_n=128, stages=3\" (see `tessel space`); the others are "
                   "tuned");
+  run->add_option("--arch", arch,
+                  "the target to build for: sm_80, sm_90a or sm_100a (default: the GPU's, or the kernel's simulated "
+                  "target on the simulator)");
   run->add_option("--seed", simulator.seed, "simulator interleaving seed (0: round-robin)");
   run->add_option("--order", simulator.completion,
                   "when the simulator's asynchronous engines complete their work: eager, lazy or seeded (default: "
@@ -206,7 +210,7 @@ int run(int argc, char** argv, const Registry& kernels) {
   }
   try {
     simulator.check_races = !no_race_check;
-    if (*run) return run_kernel(program, kernels, kernel, device, sizes, verbose, configuration, simulator);
+    if (*run) return run_kernel(program, kernels, kernel, device, sizes, verbose, configuration, arch, simulator);
     if (*irc) return print_ir(kernels, kernel, sizes, all, configuration);
     if (*cuda) {
       const KernelEntry& e = kernels.find(kernel);
@@ -219,8 +223,10 @@ int run(int argc, char** argv, const Registry& kernels) {
       CompileStats s;
       arch = e.target_for(arch);
       const std::vector<char> cubin = e.compile(e.sizes_for(sizes), arch, configuration, &s);
-      fmt::print("{} for {}: {} byte cubin, {} in {:.2f} ms\n", e.name, arch, cubin.size(),
-                 s.from_cache ? "loaded from the cache" : "compiled by NVRTC", s.compile_ms);
+      fmt::print(
+          "{} for {}: {} byte cubin, {} in {:.2f} ms{}\n", e.name, arch, cubin.size(),
+          s.from_cache ? "loaded from the cache" : "compiled by NVRTC", s.compile_ms,
+          s.registers >= 0 ? fmt::format("; {} registers a thread, {} spill bytes", s.registers, s.spill_bytes) : "");
       if (!cubin_path.empty()) {
         std::ofstream out(cubin_path, std::ios::binary);
         out.write(cubin.data(), std::streamsize(cubin.size()));

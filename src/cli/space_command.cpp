@@ -31,6 +31,7 @@ int run(const SpaceArgs& args, const Registry& kernels) {
   const KernelEntry& e = kernels.find(args.kernel);
   const std::vector<int64_t> sizes = e.sizes_for(args.sizes);
   const analysis::GpuSpec gpu = gpu_of(args.gpu);
+  e.target_for(std::string(ir::arch_name(gpu.target())));  // a target the kernel lacks is refused by name
   std::vector<std::string> named_sizes;
   for (size_t i = 0; i < sizes.size(); ++i) named_sizes.push_back(fmt::format("{}={}", e.size_names[i], sizes[i]));
   fmt::print("{} at {} on {} ({}; {} bytes of shared memory and {} registers per block)\n", e.name,

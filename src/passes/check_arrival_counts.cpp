@@ -69,14 +69,21 @@ ir::Kernel check_arrival_counts(const ir::Kernel& k, const PassContext&) {
     const std::string times = site.count == 1     ? ""
                               : site.threads == 1 ? fmt::format(" {} times", site.count)
                                                   : fmt::format(" {} times each", site.count);
-    const std::string_view advice = arriving > expected
-                                        ? "run it in single_thread() or a smaller thread group, or allocate the "
-                                          "barriers with the count of every arrival"
-                                        : "allocate the barriers with the count of the arrivals";
+    // Fewer arrivers are right only where they stand for the rest: a release of a stage that every
+    // warp read is every warp's (docs/language.md, "Pipeline").
+    const std::string_view advice =
+        arriving > expected
+            ? "allocate the barriers with the count of every arrival, or, where fewer threads stand for all of "
+              "them (a producer's one thread), run it in single_thread() or a smaller thread group; a release of "
+              "data that every thread of the group read needs every thread's arrival"
+            : "allocate the barriers with the count of the arrivals";
+    const std::string barriers = array->owner.empty()
+                                     ? fmt::format("allocated at {}", array->loc.str())
+                                     : fmt::format("{}, allocated at {}", array->owner, array->loc.str());
     throw Error(site.node->loc,
                 fmt::format("{}: each time it runs, {}{} ({} arrival{} in all), but the barriers it arrives on "
-                            "(allocated at {}) expect {} per phase, and no other statement arrives on them; {}",
-                            what, who, times, arriving, arriving == 1 ? "" : "s", array->loc.str(), expected, advice));
+                            "({}) expect {} per phase, and no other statement arrives on them; {}",
+                            what, who, times, arriving, arriving == 1 ? "" : "s", barriers, expected, advice));
   }
   return k;
 }

@@ -94,9 +94,10 @@ TEST(CheckArrivalCounts, ReportsAWarpArrivingOnABarrierOfOneArrival) {
                      ": mbarrier.arrive: each time it runs, the 32 threads of its thread group arrive "
                      "(32 arrivals in all), but the barriers it arrives on (allocated at " +
                      at(S::alloc_line) +
-                     ") expect 1 per phase, and no other statement arrives on them; run it in "
-                     "single_thread() or a smaller thread group, or allocate the barriers with the "
-                     "count of every arrival");
+                     ") expect 1 per phase, and no other statement arrives on them; allocate the barriers with "
+                     "the count of every arrival, or, where fewer threads stand for all of them (a producer's one "
+                     "thread), run it in single_thread() or a smaller thread group; a release of data that every "
+                     "thread of the group read needs every thread's arrival");
 }
 
 struct TwoWarpsArriveTwiceOnACountOfTwoHundredFiftySix : Script {

@@ -14,6 +14,6 @@ namespace tessel::cli {
 // unordered read behind it under another), so every schedule runs. A report that every schedule
 // gives alike (a configuration the space lacks, a deadlock no order avoids) is thrown once instead.
 bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, const std::string& configuration,
-                           const std::string& indent = "");
+                           const std::string& indent = "", const std::string& arch = "");
 
 }  // namespace tessel::cli
