@@ -214,8 +214,10 @@ bool is_row_major(std::span<const int64_t> shape, std::span<const int64_t> strid
   return true;
 }
 
-void KernelSignature::make_exact(size_t argument) {
-  if (integer_size(params_[argument])) exact_[argument] = true;
+bool KernelSignature::make_exact(size_t argument) {
+  if (!integer_size(params_[argument]) || exact_[argument]) return false;
+  exact_[argument] = true;
+  return true;
 }
 
 size_t KernelSignature::argument_of(size_t index) const {

@@ -46,7 +46,7 @@ const ir::Requirement* KernelCore::unmet_requirement(const ir::KernelNode& k, st
   return nullptr;
 }
 
-// The arguments that requirement `r` reads, and its message with their values, in the launch's words.
+// The values that requirement `r` reads ("m = 130, k = 64"), whose arguments go to `arguments`.
 std::string KernelCore::describe_unmet(const ir::Requirement& r, const ir::KernelNode& k,
                                        std::span<const ir::Scalar> values, std::vector<size_t>& arguments) const {
   std::vector<std::string> read;
@@ -57,8 +57,7 @@ std::string KernelCore::describe_unmet(const ir::Requirement& r, const ir::Kerne
     read.push_back(fmt::format("{} = {}", p.name,
                                is_float(p.type.dtype) ? fmt::format("{}", value.f) : fmt::format("{}", value.i)));
   }
-  return fmt::format("{}: {}{}", r.loc.str(), r.message,
-                     read.empty() ? "" : fmt::format(" (this call has {})", fmt::join(read, ", ")));
+  return fmt::format("{}", fmt::join(read, ", "));
 }
 
 std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> args, int index,
@@ -89,7 +88,12 @@ std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> 
   std::vector<ir::Scalar> values;
   if (request.errors_rule_out)
     if (const ir::Requirement* unmet = unmet_requirement(lowered, args, values)) {
-      *infeasible = describe_unmet(*unmet, lowered, values, v->unmet_requirement_arguments);
+      const std::string read = describe_unmet(*unmet, lowered, values, v->unmet_requirement_arguments);
+      *infeasible = fmt::format("{}: {}{}", unmet->loc.str(), unmet->message,
+                                read.empty() ? "" : fmt::format(" (this call has {})", read));
+      v->unmet_requirement =
+          Error(unmet->loc, fmt::format("kernel {}: {}{}", lowered.name, unmet->message,
+                                        read.empty() ? "" : fmt::format(" (this launch has {})", read)));
       return v;
     }
   for (const auto& overflow : {analysis::thread_overflow(lowered, gpu), analysis::shared_memory_overflow(lowered, gpu),

@@ -117,14 +117,33 @@ void KernelCore::load(Variant& v) const {
   v.stats.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+bool KernelCore::make_exact(const std::vector<size_t>& arguments) {
+  bool changed = false;
+  for (size_t a : arguments) changed |= signature_.make_exact(a);
+  if (changed) bindings_.clear();  // their keys hold the buckets of what is now exact
+  return changed;
+}
+
 KernelCore::Variant& KernelCore::prepare(std::span<const HostArg> args, bool allow_tuning) {
   signature_.check(args);
   signature_.variant_key(args, space_.size() > 1, call_key_);
-  for (size_t i = bindings_.size(); i-- > 0;)
-    if (bindings_[i].key == call_key_) {
-      last_ = bindings_[i].variant;
-      return *bindings_[i].variant;
+  for (size_t i = bindings_.size(); i-- > 0;) {
+    if (bindings_[i].key != call_key_) continue;
+    Variant& bound = *bindings_[i].variant;
+    // Another call of the size bucket chose `bound`; where this call does not meet one of its
+    // requirements (one that reads a hyperparameter), the values it reads tell the calls apart
+    // from now on, and this call chooses among the candidates that meet them.
+    std::vector<size_t> read;
+    if (space_.size() > 1)
+      if (const ir::Requirement* unmet = unmet_requirement(*bound.kernel, args, requirement_values_))
+        describe_unmet(*unmet, *bound.kernel, requirement_values_, read);
+    if (!read.empty() && make_exact(read)) {
+      signature_.variant_key(args, true, call_key_);
+      break;
     }
+    last_ = &bound;
+    return bound;
+  }
   Variant& v = select(args, allow_tuning);
   last_ = &v;
   v.report_spills(name_);
@@ -202,18 +221,7 @@ aot::ExportedKernel KernelCore::exported(std::span<const HostArg> args, const st
 }
 
 void KernelCore::launch(std::span<const HostArg> args, void* stream) {
-  const Variant* chosen = &prepare(args, true);
-  // A variant another call of the same size bucket chose may not meet this call's requirements (one
-  // that reads a hyperparameter): this call's values of what they read then tell the calls apart,
-  // and it chooses again among the candidates that meet them.
-  if (space_.size() > 1)
-    if (const ir::Requirement* unmet = unmet_requirement(*chosen->kernel, args, requirement_values_)) {
-      std::vector<size_t> read;
-      describe_unmet(*unmet, *chosen->kernel, requirement_values_, read);
-      for (size_t a : read) signature_.make_exact(a);
-      chosen = &prepare(args, true);
-    }
-  const Variant& v = *chosen;
+  const Variant& v = prepare(args, true);
   ++calls_;
   launch_variant(v, args, stream);
   if (options_.debug && device_.is_gpu()) wait_for_call(v, calls_, stream);

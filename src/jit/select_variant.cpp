@@ -78,16 +78,26 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   std::vector<std::unique_ptr<Variant>> built(candidates.size());
   tuning::TuningSteps steps;
   // Arguments read by requirements that ruled a candidate out: built concurrently, applied after.
+  // Where one statement rules every candidate out, the call gets its error as a launch would.
   std::mutex ruled_out_by_mutex;
   std::vector<size_t> ruled_out_by;
+  size_t ruled_out = 0;
+  std::optional<Error> first_unmet;
+  bool one_statement = true;
+  const auto or_the_requirement = [&](const Error& tuner) -> Error {
+    return ruled_out == candidates.size() && one_statement && first_unmet ? *first_unmet : tuner;
+  };
   steps.build = [&](int i) {
     std::string infeasible;
     std::unique_ptr<Variant> v = build(args, i, request, &infeasible);
     const tuning::BuiltCandidate b = Variant::outcome(v.get(), infeasible);
-    if (v && !v->unmet_requirement_arguments.empty()) {
+    if (v && v->unmet_requirement) {
       const std::lock_guard lock(ruled_out_by_mutex);
       ruled_out_by.insert(ruled_out_by.end(), v->unmet_requirement_arguments.begin(),
                           v->unmet_requirement_arguments.end());
+      ++ruled_out;
+      if (first_unmet && first_unmet->loc().str() != v->unmet_requirement->loc().str()) one_statement = false;
+      if (!first_unmet || i == 0) first_unmet = v->unmet_requirement;
     }
     if (infeasible.empty()) built[size_t(i)] = std::move(v);
     return b;
@@ -95,16 +105,19 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   // A candidate ruled out by a requirement may meet another call's: calls are told apart by the
   // values such requirements read from now on (the binding of this call too, in prepare()).
   struct ExactAfterwards {
-    KernelSignature& signature;
+    KernelCore& core;
     std::vector<size_t>& arguments;
-    ~ExactAfterwards() {
-      for (size_t a : arguments) signature.make_exact(a);
-    }
-  } exact_afterwards{signature_, ruled_out_by};
+    ~ExactAfterwards() { core.make_exact(arguments); }
+  } exact_afterwards{*this, ruled_out_by};
   const std::filesystem::path cache_dir = runtime::DiskCache::default_dir();
   const bool can_time = gpu || options_.tuning_timer;
   auto first_feasible_variant = [&]() -> Variant& {
-    const tuning::TuneResult r = tuning::first_feasible(label, descriptions, steps, settings, cache_dir / "logs");
+    tuning::TuneResult r;
+    try {
+      r = tuning::first_feasible(label, descriptions, steps, settings, cache_dir / "logs");
+    } catch (const Error& e) {
+      throw or_the_requirement(e);
+    }
     Variant& v = adopt(variant_args, std::move(built[size_t(r.winner)]));
     v.stats.selection = Selection::FirstFeasible;
     v.stats.candidates = int(candidates.size());
@@ -143,9 +156,18 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
       fmt::print(stderr, "tessel: kernel {} [{}]: {}\n", label, v.hyperparameters, selection_name(v.stats.selection));
     return &v;
   };
+  // A recorded winner this call rules out was tuned for another call of the size bucket: this one
+  // tunes under its own values of what the requirement reads, and the record stays the other's.
+  const auto tune_own = [&]() -> Variant* {
+    if (!make_exact(ruled_out_by)) return nullptr;
+    ruled_out_by.clear();
+    return &select(args, allow_tuning);
+  };
   std::optional<tuning::TuningRecord> record = db.load(key);
-  if (int w = usable(record); w >= 0)
+  if (int w = usable(record); w >= 0) {
     if (Variant* v = from_database(w)) return *v;
+    if (Variant* v = tune_own()) return *v;
+  }
   // Debug builds are not timed: their checks, not the kernel, would decide the result.
   if (options_.debug) return first_feasible_variant();
   if (settings.strict)
@@ -163,8 +185,10 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   // One process tunes a key at a time; the others wait and then read its result.
   const tuning::TuningDb::Lock lock = db.lock(key);
   record = db.load(key);
-  if (int w = usable(record); w >= 0)
+  if (int w = usable(record); w >= 0) {
     if (Variant* v = from_database(w)) return *v;
+    if (Variant* v = tune_own()) return *v;
+  }
   if (record && options_.verbose)
     fmt::print(stderr, "tessel: kernel {}: retuning, the recorded result was measured elsewhere ({})\n", label,
                record->fingerprint.difference(fingerprint));
@@ -189,7 +213,13 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
     return timer->median_ms([&](void* stream) { launch_variant(v, args, stream); },
                             {.warmup = 0, .min_runs = 1, .max_runs = 1, .limit_s = settings.run_time_limit_s});
   };
-  const tuning::TuneResult r = tuning::tune(label, descriptions, steps, settings, cache_dir / "logs");
+  tuning::TuneResult r;
+  try {
+    r = tuning::tune(label, descriptions, steps, settings, cache_dir / "logs");
+  } catch (const Error& e) {
+    if (backup) backup->restore();
+    throw or_the_requirement(e);
+  }
   if (backup) backup->restore();
 
   tuning::TuningRecord rec;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tensor_arguments.hpp"
@@ -29,6 +30,7 @@ struct KernelCore::Variant {
   // The arguments read by the requirement this call does not meet (KernelCore::build): the
   // candidate is ruled out, and calls with other values of them are told apart.
   std::vector<size_t> unmet_requirement_arguments;
+  std::optional<Error> unmet_requirement;  // that requirement's error, as a launch reports it
 
   // Records a compiled binary and what compiling it cost.
   void set_binary(runtime::KernelBinary b) {

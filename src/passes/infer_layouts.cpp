@@ -37,6 +37,14 @@ int coalescing_run(DType t) {
   return std::max(16, 32 / std::gcd(dtype_bits(t), 32));
 }
 
+}  // namespace
+
+Layout coalescing_default(const ir::RegisterTensor& tile) {
+  return Layout::distributed_runs(tile->shape(), tile->threads, coalescing_run(tile->dtype));
+}
+
+namespace {
+
 // Tiles that must share a layout form classes (union-find); a class's layout, once fixed, records
 // the rule that fixed it for error messages.
 class LayoutSolver {
@@ -64,8 +72,7 @@ class LayoutSolver {
     while (std::optional<int> t = largest_unfixed()) {
       const TileInfo& info = c_.tiles[*t];
       const ir::RegisterTensor& tile = info.tile;
-      require({Layout::distributed_runs(tile->shape(), tile->threads, coalescing_run(tile->dtype)), *t,
-               "gets the coalescing default", "", info.loc});
+      require({coalescing_default(tile), *t, "gets the coalescing default", "", info.loc});
       propagate();
     }
   }

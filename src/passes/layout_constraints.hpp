@@ -90,4 +90,9 @@ struct LayoutConstraints {
 
 LayoutConstraints collect_layout_constraints(const ir::KernelNode& k);
 
+// The layout infer_layouts gives a tile that no rule fixes (Layout::distributed_runs): runs of up
+// to 16 bytes, neighbouring threads neighbouring runs. An instruction prefers another only where
+// this one would not do.
+Layout coalescing_default(const ir::RegisterTensor& tile);
+
 }  // namespace tessel::passes

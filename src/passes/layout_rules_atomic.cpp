@@ -21,6 +21,8 @@ void layout_rule_AtomicTensor(LayoutRules& r, const ir::AtomicTensorNode& n) {
   // Each old value comes back to the one thread that added: runs of consecutive elements as the
   // coalescing default has them, shortened until every thread holds elements of its own.
   const ir::RegisterTensor& v = n.value;
+  const Layout fallback = coalescing_default(v);
+  if (int64_t(fallback.num_threads()) * fallback.local_size() == fallback.num_elements()) return;  // no copies
   const int elements = std::accumulate(v->shape().begin(), v->shape().end(), 1, std::multiplies<>());
   int run = 16 / std::max(1, dtype_bytes(v->dtype));
   while (run > 1 && elements / run < v->threads) run /= 2;

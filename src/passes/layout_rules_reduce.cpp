@@ -43,6 +43,12 @@ void layout_rule_Scan(LayoutRules& r, const ir::ScanNode& n) {
   const std::string op = fmt::format("cum{}", ir::op_name(n.op));
   const int in = r.index(n.a);
   r.same(in, r.define(n.out, op));
+  // The default stands where it walks the dimension and holds each element once.
+  const Layout fallback = coalescing_default(n.a);
+  Layout::ScanOrder order;
+  if (fallback.scan_order(n.dim, &order) &&
+      int64_t(fallback.num_threads()) * fallback.local_size() == fallback.num_elements())
+    return;
   r.constraints.preferred.push_back({scan_layout(n.a->shape(), n.a->threads, n.dim), in,
                                      fmt::format("gets the layout of a scan over dim {} from", n.dim), op, n.loc});
 }

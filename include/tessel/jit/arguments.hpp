@@ -76,8 +76,9 @@ class KernelSignature {
   // have none).
   size_t argument_of(size_t index) const;
   // From now on the integer `argument` is tuned for each value, as an exact size is: a requirement
-  // that reads it has ruled out a candidate, so calls with other values may need another.
-  void make_exact(size_t argument);
+  // that reads it has ruled out a candidate, so calls with other values may need another. Whether
+  // that changed anything (a float, or an integer already exact, stays as it is).
+  bool make_exact(size_t argument);
   // The pointer arguments, for saving what they point to.
   std::vector<const void*> pointers(std::span<const HostArg> args) const;
 

@@ -134,12 +134,15 @@ class KernelCore {
   std::unique_ptr<Variant> build(std::span<const HostArg> args, int index, const BuildRequest& request,
                                  std::string* infeasible) const;
   // Script::require against a call: the first requirement it does not meet (null when none), with
-  // the call's parameter values put in `values`; and that one's message with the values it reads,
-  // whose arguments go to `arguments`.
+  // the call's parameter values put in `values`; and the values that one reads ("m = 130"), whose
+  // arguments go to `arguments`.
   const ir::Requirement* unmet_requirement(const ir::KernelNode& k, std::span<const HostArg> args,
                                            std::vector<ir::Scalar>& values) const;
   std::string describe_unmet(const ir::Requirement& r, const ir::KernelNode& k, std::span<const ir::Scalar> values,
                              std::vector<size_t>& arguments) const;
+  // Makes `arguments` exact sizes (KernelSignature::make_exact), forgetting the bindings whose
+  // keys held their buckets; whether anything changed.
+  bool make_exact(const std::vector<size_t>& arguments);
   // A digest of every candidate's traced code for these arguments (a trace error's message for one
   // that does not trace), without source locations: editing a kernel's body changes it, editing
   // the lines above the kernel does not.
