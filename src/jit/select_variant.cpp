@@ -84,8 +84,8 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   size_t ruled_out = 0;
   std::optional<Error> first_unmet;
   bool one_statement = true;
-  const auto or_the_requirement = [&](const Error& tuner) -> Error {
-    return ruled_out == candidates.size() && one_statement && first_unmet ? *first_unmet : tuner;
+  const auto throw_the_requirement_if_alone = [&] {
+    if (ruled_out == candidates.size() && one_statement && first_unmet) throw *first_unmet;
   };
   steps.build = [&](int i) {
     std::string infeasible;
@@ -115,8 +115,9 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
     tuning::TuneResult r;
     try {
       r = tuning::first_feasible(label, descriptions, steps, settings, cache_dir / "logs");
-    } catch (const Error& e) {
-      throw or_the_requirement(e);
+    } catch (const Error&) {
+      throw_the_requirement_if_alone();
+      throw;
     }
     Variant& v = adopt(variant_args, std::move(built[size_t(r.winner)]));
     v.stats.selection = Selection::FirstFeasible;
@@ -216,9 +217,9 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   tuning::TuneResult r;
   try {
     r = tuning::tune(label, descriptions, steps, settings, cache_dir / "logs");
-  } catch (const Error& e) {
-    if (backup) backup->restore();
-    throw or_the_requirement(e);
+  } catch (const Error&) {  // the outputs stay as they are: a faulted or hung candidate may still hold them
+    throw_the_requirement_if_alone();
+    throw;
   }
   if (backup) backup->restore();
 
