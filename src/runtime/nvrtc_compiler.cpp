@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -85,39 +86,38 @@ int past_deadline(void* deadline, void*) {
   return std::chrono::steady_clock::now() > *static_cast<std::chrono::steady_clock::time_point*>(deadline) ? 1 : 0;
 }
 
+// Calls `each` with every line of `log`, without its '\n'.
+void for_each_line(std::string_view log, const std::function<void(std::string_view)>& each) {
+  for (size_t start = 0; start < log.size();) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    each(log.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
 // The log without ptxas's `-v` report, which is returned as ResourceUsage instead.
 std::string without_ptxas_info(std::string_view log) {
   std::string out;
-  size_t start = 0;
-  while (start < log.size()) {
-    size_t end = log.find('\n', start);
-    if (end == std::string_view::npos) end = log.size();
-    const std::string_view line = log.substr(start, end - start);
-    if (!line.starts_with("ptxas info") && !line.starts_with("ptxas         .")) {
-      out += line;
-      out += '\n';
-    }
-    start = end + 1;
-  }
+  for_each_line(log, [&](std::string_view line) {
+    if (line.starts_with("ptxas info") || line.starts_with("ptxas         .")) return;
+    out += line;
+    out += '\n';
+  });
   return trim(out);
 }
 
 std::string ptxas_warnings(std::string_view log) {
   std::string out;
-  size_t start = 0;
-  while (start < log.size()) {
-    size_t end = log.find('\n', start);
-    if (end == std::string_view::npos) end = log.size();
-    const std::string_view line = log.substr(start, end - start);
+  for_each_line(log, [&](std::string_view line) {
     const size_t colon = line.find(':');
-    if (line.starts_with("ptxas") && colon != std::string_view::npos &&
-        (line.find("warning") < colon || line.find("Performance Loss") != std::string_view::npos)) {
-      // "ptxas info    : (C7514) ..." as "ptxas: (C7514) ..."
-      out += "ptxas: " + trim(line.substr(colon + 1));
-      out += '\n';
-    }
-    start = end + 1;
-  }
+    if (!line.starts_with("ptxas") || colon == std::string_view::npos ||
+        (line.find("warning") > colon && line.find("Performance Loss") == std::string_view::npos))
+      return;
+    // "ptxas info    : (C7514) ..." as "ptxas: (C7514) ..."
+    out += "ptxas: " + trim(line.substr(colon + 1));
+    out += '\n';
+  });
   return trim(out);
 }
 
@@ -197,11 +197,7 @@ CompileResult compile_to_cubin(const CompileRequest& request) {
 
 ResourceUsage parse_ptxas_info(std::string_view log) {
   ResourceUsage r;
-  size_t start = 0;
-  while (start < log.size()) {
-    size_t end = log.find('\n', start);
-    if (end == std::string_view::npos) end = log.size();
-    const std::string_view line = log.substr(start, end - start);
+  for_each_line(log, [&](std::string_view line) {
     if (line.find("Used ") != std::string_view::npos && line.find(" registers") != std::string_view::npos)
       r.registers = number_before(line, "registers");
     if (line.find("spill stores") != std::string_view::npos) {
@@ -209,8 +205,7 @@ ResourceUsage parse_ptxas_info(std::string_view log) {
       r.spill_store_bytes = std::max(0, number_before(line, "bytes spill stores"));
       r.spill_load_bytes = std::max(0, number_before(line, "bytes spill loads"));
     }
-    start = end + 1;
-  }
+  });
   return r;
 }
 
