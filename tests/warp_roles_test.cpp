@@ -240,6 +240,20 @@ struct SetmaxnregOnAmpere : Script {
   }
 };
 
+// An increase below the warpgroup's count (168 with 384 threads), and a decrease above the count
+// its increase left, which PTX leaves undefined.
+template <bool IncreaseFirst> struct SetmaxnregTheWrongWay : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 12;
+    warp_group(1, [&] {
+      if (IncreaseFirst) setmaxnreg.increase(200);
+      line = __LINE__ + 1;
+      IncreaseFirst ? setmaxnreg.decrease(232) : setmaxnreg.increase(160);
+    });
+  }
+};
+
 // Five warpgroups start with 96 registers per thread (65536 / 640, rounded down to a multiple of
 // 8), so the 56 the producer releases cover four increases to 104 (40 + 4 x 104 = 456 of 480) but
 // not to 112, which on the GPU wait forever.
@@ -267,6 +281,18 @@ TEST(WarpRoles, SetmaxnregMistakesAreReportedAtTheirLines) {
                 "488 (40 + 112 + 112 + 112 + 112); an increase takes only registers that decreases released, so on "
                 "the GPU it would wait forever: lower the increases or the decreases' counts");
   EXPECT_NO_THROW(simulate<FiveWarpgroups<104>>({}, 1));
+  const std::string below = error_of<SetmaxnregTheWrongWay<false>>(1);
+  EXPECT_EQ(below, loc(line) +
+                       ": kernel SetmaxnregTheWrongWay_false: setmaxnreg.increase(160) in warpgroup 1, which holds "
+                       "168 registers per thread there (384 threads share 65536): an increase cannot ask fewer "
+                       "registers than the warpgroup holds (the GPU's behaviour is undefined); call "
+                       "setmaxnreg.decrease");
+  const std::string above = error_of<SetmaxnregTheWrongWay<true>>(1);
+  EXPECT_EQ(above, loc(line) +
+                       ": kernel SetmaxnregTheWrongWay_true: setmaxnreg.decrease(232) in warpgroup 1, which holds "
+                       "200 registers per thread there (after its earlier setmaxnreg): a decrease cannot ask more "
+                       "registers than the warpgroup holds (the GPU's behaviour is undefined); call "
+                       "setmaxnreg.increase");
 
   std::string got = error_of<SetmaxnregInOneWarp>(1);
   EXPECT_EQ(got, loc(line) +

@@ -59,17 +59,33 @@ std::array<int, 3> cluster_shape(const Attrs::Cluster& cluster, const std::strin
 
 // setmaxnreg's increases take registers only from what the block's decreases released (PTX ISA
 // 9.7.19.5, setmaxnreg): more waits forever on the GPU, which the simulator, holding no register
-// file, cannot show. Each warpgroup holds what its last setmaxnreg asked, the others their entry
-// count.
+// file, cannot show. An increase below the warpgroup's count, or a decrease above it, is undefined.
+// Each warpgroup holds what its last setmaxnreg asked (in the order traced), the others their
+// entry count.
 void check_register_requests(const Builder& b, int threads, const std::string& name) {
+  if (b.register_requests.empty()) return;
+  const int warpgroups = threads / 128, entry = SetmaxnregInstructions::registers_at_entry(threads);
+  std::vector<int> held(size_t(warpgroups), entry);
+  std::vector<bool> asked(size_t(warpgroups), false);
+  for (const Builder::RegisterRequest& r : b.register_requests)
+    for (int w = r.group.begin / 128; w < std::min(warpgroups, (r.group.begin + r.group.count) / 128); ++w) {
+      const int before = held[size_t(w)];
+      if (r.increase ? r.registers < before : r.registers > before)
+        throw Error(r.loc,
+                    fmt::format("kernel {}: setmaxnreg.{}({}) in warpgroup {}, which holds {} registers per thread "
+                                "there ({}): {} cannot ask {} registers than the warpgroup holds (the GPU's "
+                                "behaviour is undefined); call setmaxnreg.{}",
+                                name, r.increase ? "increase" : "decrease", r.registers, w, before,
+                                asked[size_t(w)] ? "after its earlier setmaxnreg"
+                                                 : fmt::format("{} threads share 65536", threads),
+                                r.increase ? "an increase" : "a decrease", r.increase ? "fewer" : "more",
+                                r.increase ? "decrease" : "increase"));
+      held[size_t(w)] = r.registers;
+      asked[size_t(w)] = true;
+    }
   const auto increase = std::find_if(b.register_requests.begin(), b.register_requests.end(),
                                      [](const Builder::RegisterRequest& r) { return r.increase; });
   if (increase == b.register_requests.end()) return;
-  const int warpgroups = threads / 128, entry = SetmaxnregInstructions::registers_at_entry(threads);
-  std::vector<int> held(size_t(warpgroups), entry);
-  for (const Builder::RegisterRequest& r : b.register_requests)
-    for (int w = r.group.begin / 128; w < std::min(warpgroups, (r.group.begin + r.group.count) / 128); ++w)
-      held[size_t(w)] = r.registers;
   int total = 0;
   for (int h : held) total += h;
   if (total <= entry * warpgroups) return;

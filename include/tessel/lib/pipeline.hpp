@@ -58,9 +58,10 @@ struct Pipeline : Class {
     if (this->turns > 1) produced.emplace(0);
   }
 
-  // Waits until the producer's stage is free (the consumers are done with it).
-  void producer_acquire() {
-    mbarrier.wait(empty_barriers[producer_stage], producer_phase, WaitSemantics::acquire, scope);
+  // Waits until the producer's stage is free (the consumers are done with it). A wait that never
+  // ends is reported at the caller's line.
+  void producer_acquire(loc_t called_at = loc_t::current()) {
+    mbarrier.wait(empty_barriers[producer_stage], producer_phase, WaitSemantics::acquire, scope, called_at);
   }
   // The barrier that announces the producer's stage as filled.
   Mbarrier producer_barrier() const { return full_barriers[producer_stage]; }
@@ -75,8 +76,8 @@ struct Pipeline : Class {
   }
 
   // Waits until the consumers' stage is filled.
-  void consumer_acquire() {
-    mbarrier.wait(full_barriers[consumer_stage], consumer_phase, WaitSemantics::acquire, scope);
+  void consumer_acquire(loc_t called_at = loc_t::current()) {
+    mbarrier.wait(full_barriers[consumer_stage], consumer_phase, WaitSemantics::acquire, scope, called_at);
   }
   // The barrier that announces the consumers' stage as consumed.
   Mbarrier consumer_barrier() const { return empty_barriers[consumer_stage]; }
