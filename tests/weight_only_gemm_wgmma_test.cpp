@@ -13,7 +13,7 @@ namespace tessel::testing {
 namespace {
 
 template <class W, int BlockM = 128, int SplitK = 1, int Warpgroups = 2, int Overlap = 0, int EpilogueTma = 0,
-          int Promote = 0, int RowBlocks = 1, int KSlices = 1, int InterleaveK = 0>
+          int Promote = 0, int RowBlocks = 1, int KSlices = 1, int InterleaveK = 0, int StreamK = 0>
 struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
   WgmmaConfig() {
     this->k_slices = KSlices;
@@ -25,6 +25,7 @@ struct WgmmaConfig : examples::quantized::WeightOnlyGemmWgmma<W> {
     this->promote = Promote;
     this->row_blocks = RowBlocks;
     this->interleave_k = InterleaveK;
+    this->stream_k = StreamK;
   }
   static Space space() { return Space{}; }
 };
@@ -131,6 +132,23 @@ TEST(WeightOnlyGemmWgmma, InterleavedWarpgroupsUnderEveryOrder) {
     // within thousands of launches at 1 x 14336 x 4096; the lazy order here found it).
     expect_wgmma_gemm<WgmmaConfig<int8_t, 16, 1, 3, 0, 0, 1, 2, 1, 1>, int8_t>(1, 128, 4096, o);
   }
+}
+
+// Stream-K: 5 tiles of 5 k-tiles shared out among 3, 4 and 7 blocks, so that runs start and end
+// inside tiles and, on 7, tile 3 is cut among three blocks (runs of 4, 4, 4, 4, 3, 3, 3), one of
+// them inside it alone; with interleaved warpgroups of two row blocks at one row of X, with two
+// warpgroups side by side at 5 rows, and in tiles of 64 rows of X (two of them at 70 rows).
+TEST(WeightOnlyGemmWgmma, StreamKUnderEveryOrder) {
+  for (int multiprocessors : {3, 4, 7})
+    for (KernelOptions o : every_order_options()) {
+      o.sim.multiprocessors = multiprocessors;
+      SCOPED_TRACE(multiprocessors);
+      expect_wgmma_gemm<WgmmaConfig<i4, 8, 1, 3, 0, 0, 1, 2, 1, 1, 1>, i4>(1, 520, 640, o);
+      expect_wgmma_gemm<WgmmaConfig<i4, 16, 1, 2, 0, 0, 1, 1, 1, 0, 1>, i4>(5, 520, 640, o);
+    }
+  KernelOptions o;
+  o.sim.multiprocessors = 3;
+  expect_wgmma_gemm<WgmmaConfig<i3, 64, 1, 2, 0, 0, 0, 1, 1, 0, 1>, i3>(70, 136, 640, o);
 }
 
 // Each k-tile's product of the unscaled weights scaled into the accumulator by the rows' scales:

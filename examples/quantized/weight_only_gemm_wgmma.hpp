@@ -6,6 +6,7 @@
 #include "dequantize_units.hpp"
 #include "tessel/lib/pipeline.hpp"
 #include "tessel/lib/split_k.hpp"
+#include "tessel/lib/stream_k.hpp"
 #include "tessel/lib/tile_rasterization.hpp"
 #include "tessel/tessel.hpp"
 #include "wgmma_weight_units.hpp"
@@ -31,6 +32,7 @@ namespace tessel::examples::quantized {
 // no rows of padding beyond), one thread issues every copy, and the ring holds up to 12 k-tiles.
 // The tiles of W's rows are then too few for the multiprocessors, so the k range of each may be
 // split over `split_k` work items, whose partials a SplitKReduction sums (tessel/lib/split_k.hpp),
+// or all the tiles' k-tiles shared out equally among the blocks (`stream_k`, tessel/lib/stream_k.hpp),
 // and within a block over its consumer warpgroups, which then all take the same rows and hand their
 // partials over through shared memory (`interleave_k`).
 template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
@@ -41,6 +43,12 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   int row_blocks = 1;
   int swizzle_size = 8;
   int split_k = 1;
+  // Whether the k-tiles of every tile are shared out in equal runs among the blocks (StreamK), where
+  // whole tiles or split_k's items leave multiprocessors idle: 112 tiles of 128 rows on 132.
+  int stream_k = 0;
+  // Stream-K takes whole tiles; its partials are [blocks, 2, block_m, 128 or more] in f32, which
+  // it keeps to tiles of few rows of X.
+  bool stream_k_fits() const { return !stream_k || (split_k == 1 && block_m <= 64); }
   // Whether each warpgroup dequantizes the next k-tile while its mma runs (a second A operand live).
   int overlap = 0;
   // Whether each tile's output is stored by TMA from shared memory (else by each thread, transposed).
@@ -77,7 +85,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   // k-tile during its mma or not, or two to four on the same rows taking the k-tiles in turn, and
   // the scales applied to the weights or to each k-tile's product; where a k-tile is not
   // overlapped with the next and the weights' bits are even, its two halves dequantized and
-  // multiplied in turn or not.
+  // multiplied in turn or not. Tiles of up to 64 rows of X that are not split are also tried with
+  // every tile's k-tiles shared out equally among the blocks (stream_k).
   static Space space() {
     using S = WeightOnlyGemmWgmma;
     const Space space =
@@ -98,8 +107,9 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
               {16, 1, 2, 2, 0, 0, 1, 1},  {8, 4, 2, 2, 0, 0, 1, 1},   {16, 4, 2, 2, 0, 0, 1, 1},
               {8, 2, 4, 1, 0, 0, 1, 1},   {8, 1, 3, 2, 0, 0, 1, 1},   {16, 1, 3, 2, 0, 0, 1, 1},
               {8, 4, 3, 2, 0, 0, 1, 1},   {16, 4, 3, 2, 0, 0, 1, 1}}) *
-        tune("k_slices", &S::k_slices, {1, 2}) * tune("swizzle_size", &S::swizzle_size, {4, 8});
-    return space.where<S>([](const S& s) { return s.k_slices_fit() && s.interleave_k_fits(); });
+        tune("k_slices", &S::k_slices, {1, 2}) * tune("swizzle_size", &S::swizzle_size, {4, 8}) *
+        tune("stream_k", &S::stream_k, {0, 1});
+    return space.where<S>([](const S& s) { return s.k_slices_fit() && s.interleave_k_fits() && s.stream_k_fits(); });
   }
 
   static constexpr int producer_registers = 40;
@@ -136,6 +146,11 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
           fmt::format("WeightOnlyGemmWgmma: interleave_k = 1 needs consumer_warpgroups > 1 and overlap = 0 "
                       "(consumer_warpgroups = {}, overlap = {})",
                       consumer_warpgroups, overlap));
+    if (!stream_k_fits())
+      throw Error(
+          fmt::format("WeightOnlyGemmWgmma: stream_k = 1 needs split_k = 1 and block_m <= 64 (split_k = {}, "
+                      "block_m = {})",
+                      split_k, block_m));
     require_whole_units(*this, n, k);
     constexpr int half = group / 2;
     const int block_n = block_rows(), stages = this->stages(), units_per_tile = block_n / WeightUnits::rows;
@@ -143,7 +158,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
     Int32 num_tiles = num_m_blocks * num_n_blocks, all_k_tiles = k / group;
     // Work item i is split i % split_k of tile i / split_k: its share of the k-tiles.
     Int32 num_items = num_tiles * split_k, split_tiles = cdiv(all_k_tiles, split_k);
-    attrs.blocks = min(num_items, multiprocessors);
+    Int32 blocks = min(stream_k ? Int32(num_tiles * all_k_tiles) : num_items, multiprocessors);
+    attrs.blocks = blocks;
     attrs.warps = 4 * (1 + consumer_warpgroups);
     const int consumer_threads = 128 * consumer_warpgroups;
 
@@ -167,8 +183,11 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
       s_partials = shared_tensor<float>({consumer_warpgroups - 1, block_n, block_m}, Swizzle::none);
       handover.emplace(1, 128 * (consumer_warpgroups - 1), 128);
     }
+    std::optional<StreamK> stream;
+    if (stream_k) stream.emplace(num_tiles, all_k_tiles, blocks, blockIdx.x, block_m, block_n);
     // Calls body(tile, first, last) for each work item of this block: k-tiles [first, last) of a tile.
     const auto for_each_item = [&](auto body) {
+      if (stream) return stream->for_each_segment(body);
       for (Int32 item : range(blockIdx.x, num_items, gridDim.x)) {
         const Int32 first = (item % split_k) * split_tiles;
         body(item / split_k, first, min(all_k_tiles, first + split_tiles));
@@ -328,7 +347,9 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
         }
         auto out = permute(acc, {1, 0});
         const auto write = [&] { store_global(g_y, out.template to<Act>(), {m_block * block_m, n_block * block_n}); };
-        if (reduction) {
+        if (stream) {
+          stream->finish(out, tile, first, last, write);
+        } else if (reduction) {
           reduction->reduce(out, tile, first / split_tiles, m_block * block_m, n_block * block_n, write);
         } else if (s_y) {
           // The previous tile's store has read s_y before anyone overwrites it.
