@@ -142,6 +142,17 @@ void Cta::store_shared(Warp& w, int thread, int64_t byte, const uint8_t* incomin
   std::memset(&written[size_t(byte)], 1, size_t(n));
 }
 
+void Cta::store_shared_packed_alone(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int shift, DType t,
+                                    const SourceLoc& loc, std::string_view operation) {
+  const int n = packed_bytes(t, shift);
+  check_not_in_flight(byte, n, true, loc, thread);
+  scheduler.happens_before.packed_store(
+      shadow, byte, shift, dtype_bits(t), w.clock, w.access(loc, operation),
+      [&](int64_t b) { return shared_byte_name(b); }, incoming, &smem[size_t(byte)]);
+  std::memcpy(&smem[size_t(byte)], incoming, size_t(n));
+  std::memset(&written[size_t(byte)], 1, size_t(n));
+}
+
 void Cta::access_shared(Warp& w, int64_t byte, int n, bool write, const SourceLoc& loc, std::string_view operation,
                         const uint8_t* incoming) {
   Access at = w.access(loc, operation);

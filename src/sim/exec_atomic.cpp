@@ -107,6 +107,7 @@ class ElementAtomic {
     Access at = w_.access(n_.loc, operation_name(op_));
     at.atomic = scope_;
     at.atomic_write = ir::writes_memory(op_);
+    at.generic = at.atomic_write;  // the async proxy sees it only after a fence.proxy_async
     return at;
   }
 

@@ -52,6 +52,24 @@ void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
   });
 }
 
+// Whether the generated code stores the element in slot `l` (at coordinates `c`) of `lane` in whole
+// words: its run of n.vector slots lies in the view, starts on a byte and is aligned for its words
+// (codegen/packed_tiles.cpp). It stores any other element alone, with atomics on its word.
+bool stored_in_words(const ir::StoreGlobalNode& n, const GlobalViewLanes& view, int lane, int l, const int* c,
+                     const std::vector<Lanes>& offsets) {
+  const int run = n.vector;
+  if (run == 1) return false;
+  const int rank = n.src->layout.rank();
+  std::vector<int> ends(c, c + rank);
+  ends.back() -= l % run;
+  const auto first = view.packed_address(lane, ends.data(), offsets);
+  ends.back() += run - 1;
+  if (!first || first->second != 0 || !view.packed_address(lane, ends.data(), offsets)) return false;
+  const int words = run * dtype_bits(n.dst->dtype) / 32;
+  const int alignment = (words & (words - 1)) == 0 ? 4 * words : 4;
+  return first->first % uint64_t(alignment) == 0;
+}
+
 void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   note_copies(w, n.loc, kStoreGlobal, n.src.get());
   const auto offsets = eval_all(w, n.offsets, mask);
@@ -67,7 +85,10 @@ void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
     uint8_t incoming[2];
     std::memcpy(incoming, memory, size_t(bytes));
     store_packed(n.dst->dtype, incoming, at->second, src[size_t(lane) * local + l]);
-    access_global(w, at->first, size_t(bytes), true, n.loc, kStoreGlobal, incoming);
+    if (stored_in_words(n, view, lane, l, c, offsets))
+      access_global(w, at->first, size_t(bytes), true, n.loc, kStoreGlobal, incoming);
+    else
+      store_global_packed_alone(w, at->first, at->second, n.dst->dtype, n.loc, kStoreGlobal, incoming);
     std::memcpy(memory, incoming, size_t(bytes));
   });
 }
@@ -145,6 +166,9 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
     if (is_packed(t)) {
       std::memcpy(incoming, &w.cta.smem[size_t(a.byte)], size_t(bytes));
       store_packed(t, incoming, a.shift, v);
+      // Without runs of whole words, the generated code stores each element alone, with atomics.
+      if (n.vector == 1)
+        return w.cta.store_shared_packed_alone(w, w.thread(lane), a.byte, incoming, a.shift, t, n.loc, kStoreShared);
     } else {
       store_value(t, incoming, v);
     }

@@ -81,6 +81,19 @@ void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLo
       reinterpret_cast<const uint8_t*>(p));
 }
 
+void store_global_packed_alone(Warp& w, uint64_t p, int shift, DType t, const SourceLoc& loc,
+                               std::string_view operation, const uint8_t* incoming) {
+  HappensBefore& hb = w.cta.scheduler.happens_before;
+  if (!hb.enabled()) return;
+  uint64_t first = 0;
+  size_t size = 0;
+  Shadow& shadow = hb.global_shadow(p, &first, &size);
+  hb.packed_store(
+      shadow, int64_t(p - first), shift, dtype_bits(t), w.clock, w.access(loc, operation),
+      [&](int64_t byte) { return fmt::format("global memory, byte {} of a {}-byte allocation", byte, size); }, incoming,
+      reinterpret_cast<const uint8_t*>(p));
+}
+
 // Memory holds elements little-endian in their width, as the GPU does; the bit patterns are those
 // a bitcast keeps (ir::bits_of).
 ir::Scalar load_value(DType t, const void* p) {

@@ -66,7 +66,8 @@ void HappensBefore::report_weak_atomics(const Access& earlier, const Access& lat
 }
 
 void HappensBefore::atomic_access(Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
-                                  const std::function<std::string(int64_t)>& memory) const {
+                                  const std::function<std::string(int64_t)>& memory, const uint8_t* incoming,
+                                  const uint8_t* current) const {
   if (!enabled_) return;
   const auto unordered = [&](const Access& a) { return HappensBefore::unordered(a, at, clock); };
   if (shadow.atomic[0].empty())
@@ -83,10 +84,26 @@ void HappensBefore::atomic_access(Shadow& shadow, int64_t begin, int n, const Ve
     }
     Access& a0 = shadow.atomic[0][size_t(byte)];
     Access& a1 = shadow.atomic[1][size_t(byte)];
-    for (const Access* a : {&a0, &a1})
-      if (unordered(*a) && (at.atomic_write || a->atomic_write) && !morally_strong(*a, at))
-        report_weak_atomics(*a, at, memory(byte));
+    for (const Access* a : {&a0, &a1}) {
+      if (!unordered(*a)) continue;
+      if ((at.atomic_write || a->atomic_write) && !morally_strong(*a, at)) report_weak_atomics(*a, at, memory(byte));
+      if (incoming && current && (a->packed_bits & at.packed_bits & (incoming[byte - begin] ^ current[byte - begin])))
+        report(*a, at, memory(byte), clock);
+    }
     (unordered(a0) ? a1 : a0) = at;
+  }
+}
+
+void HappensBefore::packed_store(Shadow& shadow, int64_t begin, int shift, int bits, const VectorClock& clock,
+                                 Access at, const std::function<std::string(int64_t)>& memory, const uint8_t* incoming,
+                                 const uint8_t* current) const {
+  at.atomic = ir::MemoryScope::Gpu;
+  at.atomic_write = true;
+  at.generic = true;
+  const uint32_t field = ((1u << bits) - 1u) << shift;
+  for (int b = 0; b * 8 < shift + bits; ++b) {
+    at.packed_bits = uint8_t(field >> (8 * b));
+    atomic_access(shadow, begin + b, 1, clock, at, memory, incoming + b, current + b);
   }
 }
 
@@ -369,6 +386,13 @@ void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n,
       report(last_write, at, memory(byte), clock);
     if (last_write.generic && !fenced(last_write, clock) && !(replica.generic && fenced(replica, clock)))
       report_unfenced(last_write, at, memory(byte));
+    if (shadow.atomic[0].empty()) continue;
+    for (const auto& atomics : shadow.atomic) {
+      const Access& a = atomics[size_t(byte)];
+      if (!a.atomic_write) continue;
+      if (unordered(a, at, clock)) report(a, at, memory(byte), clock);
+      if (a.generic && !fenced(a, clock)) report_unfenced(a, at, memory(byte));
+    }
   }
 }
 

@@ -60,11 +60,14 @@ class VectorClock {
 // An access as shadow memory remembers it.
 struct Access {
   Epoch epoch;
-  uint32_t site = 0;     // HappensBefore::site
-  bool generic = false;  // a write through the generic proxy (a store, cp.async)
-  // An atomic's: whom its scope includes (ir::MemoryScope), and whether it writes.
+  uint32_t site = 0;         // HappensBefore::site
+  bool generic : 1 = false;  // a write through the generic proxy (a store, cp.async)
+  // An atomic's: whether it writes, and whom its scope includes (ir::MemoryScope).
+  bool atomic_write : 1 = false;
   std::optional<ir::MemoryScope> atomic = std::nullopt;
-  bool atomic_write = false;
+  // A packed element stored alone, which the generated code writes with atomics on its word: the
+  // bits of the byte it writes (0 for any other access).
+  uint8_t packed_bits = 0;
 };
 
 // Where an atomic synchronizes: a global address (block -1), or a byte of a block's shared memory.
@@ -125,9 +128,19 @@ class HappensBefore {
               const std::function<std::string(int64_t)>& memory, const uint8_t* incoming = nullptr,
               const uint8_t* current = nullptr) const;
   // An atomic access (at.atomic set) of bytes [begin, begin + n): it races with a plain access that
-  // nothing orders against it, and with an atomic that is not morally strong with it.
+  // nothing orders against it, and with an atomic that is not morally strong with it. A packed
+  // element's store (at.packed_bits, one byte) passes `incoming` and `current` as access() does:
+  // it also races with another such store, unordered, that wrote other values into the same bits
+  // (which of the two values the byte keeps depends on their order).
   void atomic_access(Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
-                     const std::function<std::string(int64_t)>& memory) const;
+                     const std::function<std::string(int64_t)>& memory, const uint8_t* incoming = nullptr,
+                     const uint8_t* current = nullptr) const;
+  // A packed element of `bits` bits stored alone from bit `shift` of byte `begin`, as the generated
+  // code stores it: an atomic and-or of gpu scope on the bits of each byte it spans, through the
+  // generic proxy. `incoming` and `current` are those bytes, as atomic_access takes them.
+  void packed_store(Shadow& shadow, int64_t begin, int shift, int bits, const VectorClock& clock, Access at,
+                    const std::function<std::string(int64_t)>& memory, const uint8_t* incoming,
+                    const uint8_t* current) const;
   // An atomic's read at `location` by the warp whose clock is `clock` (`at.atomic` its scope): an
   // acquire acquires what every release it is morally strong with published there; a relaxed read
   // leaves that for the warp's next memory fence to acquire. `observed`: the thread receives the

@@ -159,6 +159,10 @@ class Cta {
   // work in flight and for races, then written and marked written.
   void store_shared(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int n, const SourceLoc& loc,
                     std::string_view operation);
+  // The same for a packed element of type `t` stored alone from bit `shift` of `byte`, which the
+  // generated code writes with atomics (HappensBefore::packed_store).
+  void store_shared_packed_alone(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int shift, DType t,
+                                 const SourceLoc& loc, std::string_view operation);
   // "shared memory s_a (allocated at k.cpp:3), byte 12 of the allocation, in block (0, 0, 0)"
   std::string shared_byte_name(int64_t byte) const;
 
@@ -288,6 +292,10 @@ bool allocation_containing(uint64_t p, uint64_t* first, size_t* bytes);
 // Race detection on global memory: an access of `bytes` bytes at `p` by `w`.
 void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLoc& loc, std::string_view operation,
                    const uint8_t* incoming = nullptr);
+// The same for a packed element of type `t` stored alone from bit `shift` of the byte at `p`, which
+// the generated code writes with atomics (HappensBefore::packed_store); `incoming` its new bytes.
+void store_global_packed_alone(Warp& w, uint64_t p, int shift, DType t, const SourceLoc& loc,
+                               std::string_view operation, const uint8_t* incoming);
 
 ir::Scalar load_value(DType t, const void* p);
 void store_value(DType t, void* p, ir::Scalar v);
