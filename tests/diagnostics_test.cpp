@@ -367,6 +367,40 @@ TEST(Diagnostics, NegationReportsTheLineOfTheMinus) {
                      "the thread group that created them");
 }
 
+struct BroadcastsBothOperands : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto column = register_tensor<float>({8, 1}, 1.0f);
+    auto row = register_tensor<float>({1, 8}, 2.0f);
+    line = __LINE__ + 1;
+    auto product = column * row;
+  }
+};
+
+// A layout of 4 threads where the group has 32: the message names the replicas that complete it.
+struct LayoutOfTooFewThreads : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    line = __LINE__ + 1;
+    auto t = register_tensor<float>({4, 2}, 0.0f, Layout::spatial({4, 1}) * Layout::local({1, 2}));
+  }
+};
+
+TEST(Diagnostics, BroadcastingBothOperandsAndLayoutsOfTooFewThreadsNameTheirRemedy) {
+  const std::string both = testing::error_of<BroadcastsBothOperands>(16);
+  EXPECT_EQ(both, loc(line) +
+                      ": mul: broadcasting both operands ([8, 1] and [1, 8]) is not supported; give one of them the "
+                      "result's shape [8, 8] first, as x + register_tensor<T>({8, 8}, 0) does (a product of the two "
+                      "is fma(a, b, register_tensor<T>({8, 8}, 0)))");
+  const std::string few = testing::error_of<LayoutOfTooFewThreads>(16);
+  EXPECT_EQ(few, loc(line) +
+                     ": register_tensor: the layout distributes the tile over 4 threads but the current "
+                     "thread group has 32; give each element to 8 threads with Layout::replicated(2, 8) in "
+                     "the composition");
+}
+
 struct CompoundAssignmentOfAnotherShape : Script {
   void operator()(Int32 n) {
     attrs.blocks = 1;

@@ -33,10 +33,16 @@ void check_pinned_layout(const Layout& given, const std::vector<int>& shape, std
   if (given.shape() != shape)
     throw Error(loc, fmt::format("{}: the layout covers shape [{}] but the tile has shape [{}]", what,
                                  fmt::join(given.shape(), ", "), fmt::join(shape, ", ")));
-  if (given.num_threads() != g.count)
+  if (given.num_threads() != g.count) {
+    const bool divides = given.num_threads() < g.count && g.count % given.num_threads() == 0;
     throw Error(loc, fmt::format("{}: the layout distributes the tile over {} threads but the current thread group "
-                                 "has {}",
-                                 what, given.num_threads(), g.count));
+                                 "has {}{}",
+                                 what, given.num_threads(), g.count,
+                                 divides ? fmt::format("; give each element to {0} threads with "
+                                                       "Layout::replicated({1}, {0}) in the composition",
+                                                       g.count / given.num_threads(), shape.size())
+                                         : ""));
+  }
 }
 
 ir::RegisterTensor new_tile(DType t, std::vector<int> shape, Layout layout, std::string name, SourceLoc loc) {

@@ -293,9 +293,10 @@ RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOper
     else if (so == sb)
       full = &b.tensor;
     else
-      throw Error(loc, fmt::format("{}: broadcasting both operands ([{}] and [{}]) is not supported; broadcast one "
-                                   "of them to the result shape first",
-                                   what, fmt::join(sa, ", "), fmt::join(sb, ", ")));
+      throw Error(loc, fmt::format("{0}: broadcasting both operands ([{1}] and [{2}]) is not supported; give one of "
+                                   "them the result's shape [{3}] first, as x + register_tensor<T>({{{3}}}, 0) does "
+                                   "(a product of the two is fma(a, b, register_tensor<T>({{{3}}}, 0)))",
+                                   what, fmt::join(sa, ", "), fmt::join(sb, ", "), fmt::join(so, ", ")));
   } else {
     full = a.tensor ? &a.tensor : &b.tensor;
   }
