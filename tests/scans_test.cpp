@@ -83,5 +83,41 @@ TEST(Scans, ALayoutOutOfScanOrderIsRefused) {
                 "the threads outer and each thread's run inner along dim 1");
 }
 
+// Rows of 24 threads, with two copies of the tile: row 1 of the first copy is threads 24 to 47,
+// across the boundary of warps 0 and 1, so no warp holds all of it. Scanned, it came out wrong
+// (the last third of row 0 too, from the totals of both copies); a sum is refused alike.
+template <bool Scan> struct RowsAcrossAWarpBoundary : Script {
+  void operator()(Ptr<float> x, Ptr<float> y) {
+    attrs.blocks = 1;
+    attrs.warps = 3;
+    const Layout rows = Layout::replicated(2, 2) * Layout::spatial({2, 24}) * Layout::local({1, 4});
+    auto t = load_global(global_view(x, {2, 96}), {0, 0}, {2, 96}, rows);
+    if (Scan)
+      store_global(global_view(y, {2, 96}), cumsum(t, 1), {0, 0});
+    else
+      store_global(global_view(y, {2, 1}), sum(t, 1), {0, 0});
+  }
+};
+
+TEST(Scans, ALayoutWhoseRowsCrossAWarpBoundaryIsRefused) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(192, 1.0f)), y(Device::simulator(), 192);
+  const std::string layout = "layout[2,96](d0=2 d1=24x4; threads=rep2,d0.0,d1.0; local=d1.1)";
+  EXPECT_EQ(error_of<RowsAcrossAWarpBoundary<true>>(x, y),
+            source_at("tests/scans_test.cpp", "store_global(global_view(y, {2, 96}), cumsum(t, 1)") +
+                ": cumsum over dim 1: the threads spanning that "
+                "dimension in " +
+                layout +
+                " cross a warp boundary unevenly; choose a layout whose threads along dim "
+                "1 fill whole warps, such as Layout::spatial(...) * Layout::local(...) with a power of two of threads "
+                "along it");
+  EXPECT_EQ(error_of<RowsAcrossAWarpBoundary<false>>(x, y),
+            source_at("tests/scans_test.cpp", "store_global(global_view(y, {2, 1}), sum(t, 1)") +
+                ": sum over dim 1: the threads spanning that dimension "
+                "in " +
+                layout +
+                " cross a warp boundary unevenly; choose a layout whose threads along dim 1 fill "
+                "whole warps");
+}
+
 }  // namespace
 }  // namespace tessel::testing

@@ -455,6 +455,9 @@ bool Layout::split_at_warps(int dim, WarpSplit* split) const {
     if (s.stride >= kWarp) {
       split->warps.push_back(s);
     } else if (s.stride * s.size <= kWarp) {
+      // The span's threads lie in one warp for every value of the other digits only when its block
+      // of stride × size threads divides the warp (24 threads from thread 24 cross into warp 1).
+      if (kWarp % (s.stride * s.size) != 0) return false;
       split->lanes.push_back(s);
     } else {
       const int lanes = kWarp / s.stride;

@@ -29,6 +29,13 @@ class PlanReductions : public ir::Mutator {
     if (n.scratch) return self;
     const std::string what = fmt::format("cum{}", ir::op_name(n.op));
     Layout::ScanOrder order;
+    Layout::WarpSplit split;
+    if (!n.a->layout.split_at_warps(n.dim, &split))
+      throw Error(n.loc, fmt::format("{} over dim {}: the threads spanning that dimension in {} cross a warp boundary "
+                                     "unevenly; choose a layout whose threads along dim {} fill whole warps, such as "
+                                     "Layout::spatial(...) * Layout::local(...) with a power of two of threads along "
+                                     "it",
+                                     what, n.dim, n.a->layout.str(), n.dim));
     if (!n.a->layout.scan_order(n.dim, &order))
       throw Error(n.loc, fmt::format("{} over dim {}: the layout {} does not give each thread a run of consecutive "
                                      "positions along the dimension, the runs following the lanes and then the "

@@ -95,7 +95,8 @@ class Layout {
   // thread_spans(dim) split at warp boundaries: the spans within a warp (lanes a shuffle reaches)
   // and those across warps (strides of 32 threads and more). A span that crosses the boundary is
   // split in two; false when it cannot be (32 is not a multiple of its stride, or its size not of
-  // the lanes it has in a warp).
+  // the lanes it has in a warp), or when a span within a warp's width does not divide it, so that
+  // some of its blocks of threads straddle two warps.
   struct WarpSplit {
     std::vector<ThreadSpan> lanes, warps;
   };
