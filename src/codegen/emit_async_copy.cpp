@@ -34,7 +34,7 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
   const std::string T = c_type(n.dst->dtype);
   const int threads = n.in_turn ? e.group().count : n.layout.num_threads();
   e.open("");
-  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   if (threads < e.group().count) e.open(fmt::format("if (t < {})", threads));
   const std::vector<std::string> whole = declare_tile(e, g, n.offsets, n.dst->shape, "const " + T + "*");
   const std::vector<std::string> unproven =

@@ -128,7 +128,7 @@ void emit_AtomicTensor(Emitter& e, const ir::AtomicTensorNode& n) {
   e.open("");
   if (n.index) {
     // A scatter: each element's position in the rank-1 target is its element of the index tile.
-    e.line(fmt::format("const int t = {};", e.thread_in_group()));
+    e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
     e.line("#pragma unroll");
     e.open(fmt::format("for (int l = 0; l < {}; ++l)", n.value->layout.local_size()));
     e.line(fmt::format("const int64_t c0 = int64_t({}[l]);", e.tile(n.index)));

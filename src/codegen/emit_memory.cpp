@@ -94,7 +94,7 @@ void open_run_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector
 }
 
 void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets) {
-  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   open_run_loop(e, tile, offsets, "l", 1);
 }
 
@@ -175,7 +175,7 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
     e.close();
     return;
   }
-  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   // A tile wholly inside the view, with every run aligned, moves run by run without a test: the
   // thread's address is computed once and each run adds an immediate. Debug mode checks every access.
   if (!e.debug) {
@@ -281,7 +281,7 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
       open_slot_loop(e, n.out, n.offsets);
       e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src))));
     } else {
-      e.line(fmt::format("const int t = {};", e.thread_in_group()));
+      e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
       open_run_loop(e, n.out, n.offsets, "lv", n.vector);
       e.line(fmt::format("tessel_load_vec<{}, {}>(&{}[lv], &{});", c_type(n.out->dtype), n.vector, e.tile(n.out),
                          shared_element(e, n.src, shared_index(n.src))));
@@ -311,7 +311,7 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
     open_slot_loop(e, n.src, n.offsets);
     e.line(fmt::format("{} = {}[l];", element(shared_index(n.dst)), e.tile(n.src)));
   } else {
-    e.line(fmt::format("const int t = {};", e.thread_in_group()));
+    e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
     open_run_loop(e, n.src, n.offsets, "lv", vec);
     e.line(fmt::format("tessel_store_vec<{}, {}>(&{}, &{}[lv]);", c_type(n.dst->dtype), vec,
                        element(shared_index(n.dst)), e.tile(n.src)));

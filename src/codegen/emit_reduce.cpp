@@ -57,7 +57,7 @@ void emit_across_warps(Emitter& e, const ir::ReduceNode& n, const Layout::WarpSp
   const Layout& out = n.out->layout;
   const DType t = n.out->dtype;
   const int elements = out.num_elements();
-  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   const int rows = declare_warp_position(e, split.warps);
   std::vector<std::string> first_lane;
   for (const Layout::ThreadSpan& s : split.lanes)
@@ -147,7 +147,7 @@ void emit_Scan(Emitter& e, const ir::ScanNode& n) {
   const auto g = e.group();
   const unsigned mask = g.count >= 32 ? 0xffffffffu : ((1u << g.count) - 1u) << (g.begin % 32);
   e.open("");
-  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   e.line(fmt::format("const int lane_pos = t / {} % {};", order.lanes.stride, order.lanes.size));
   declare_warp_position(e, order.warps);
   int r = 0;

@@ -47,7 +47,7 @@ void packed_global_access(Emitter& e, const ir::StmtNode& n, const std::string& 
                           const std::function<void(const std::string& l)>& outside) {
   const int bits = dtype_bits(g->dtype), last = g->rank() - 1;
   TESSEL_CHECK(vec == 1 || vec * bits % 32 == 0, "packed access at {} in runs of {} elements", n.loc.str(), vec);
-  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   open_run_loop(e, tile, offsets, "lv", vec);
   e.line(fmt::format("const int64_t i = {};", global_index(e, g)));  // the last stride is 1
   std::vector<std::string> rows;
@@ -192,7 +192,7 @@ void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n) {
     e.close();
     return;
   }
-  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   open_run_loop(e, n.src, n.offsets, "lv", n.vector);
   e.line(move_words(n.vector * bits / 32,
                     fmt::format("reinterpret_cast<uint32_t*>(tessel_smem + {})", shared_byte(e, n.dst, index)),
