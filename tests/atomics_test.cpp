@@ -1,5 +1,7 @@
 // Atomics and reductions across warps on the simulator (atomics_kernels.hpp) under every order, the
 // memory model's verdicts on flags (release/acquire, relaxed, scopes), and misuse.
+#include <algorithm>
+
 #include <gmock/gmock.h>
 
 #include "atomics_kernels.hpp"
@@ -200,6 +202,31 @@ TEST(Atomics, CompileForEveryTarget) {
     EXPECT_GT(Kernel<CombineAndClaim>(Device::simulator(), options).cubin(i, i, u, i, i).size(), 0u) << arch;
     EXPECT_GT(Kernel<FlagHandoff<0>>(Device::simulator(), options).cubin(f, i, f).size(), 0u) << arch;
     EXPECT_GT(Kernel<RowsAcrossWarps<float>>(Device::simulator(), options).cubin(f, f, f, f).size(), 0u) << arch;
+  }
+}
+
+// The old values of a fetch_add reshaped before they are stored: the reshape gives its operand a
+// layout backward, which once put the coalescing default's copies on them (refused), where nothing
+// pins a layout; they keep one thread an element, and every ticket is taken once.
+struct TicketsThroughAReshape : Script {
+  void operator()(Ptr<int32_t> counter, Ptr<int32_t> old) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto ones = register_tensor<int32_t>({64}, 1);
+    auto tickets = atomic.fetch_add(global_view(counter, {64}, {0}), ones, {0});
+    store_global(global_view(old, {1, 64}), reshape(tickets, {1, 64}), {0, 0});
+  }
+};
+
+TEST(Atomics, TheOldValuesOfAFetchAddKeepOneThreadAnElementThroughAReshape) {
+  for (const sim::Options& o : every_order()) {
+    Buffer<int32_t> counter(Device::simulator(), std::vector<int32_t>{17}),
+        old(Device::simulator(), std::vector<int32_t>(64, -1));
+    simulate<TicketsThroughAReshape>(o, counter, old);
+    std::vector<int32_t> got = old.download();
+    std::sort(got.begin(), got.end());
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(got[size_t(i)], 17 + i);
+    EXPECT_EQ(counter.download(), std::vector<int32_t>{81});
   }
 }
 

@@ -65,7 +65,7 @@ class LayoutSolver {
     for (const DotUse& d : c_.dots) anchor_dot(d);
     propagate();
     for (const Requirement& r : c_.preferred) {
-      if (is_fixed(r.tile) || follows_another(r.tile)) continue;
+      if (is_fixed(r.tile) || follows_another(r.tile, r.layout)) continue;
       require(r);
       propagate();
     }
@@ -86,15 +86,26 @@ class LayoutSolver {
   bool is_fixed(int tile) { return fixed_[find(tile)].has_value(); }
 
   // Whether a directed rule of (c) gives `tile`'s class its layout from another tile's: a
-  // preference fixed first would contradict it once that tile's layout is chosen.
-  bool follows_another(int tile) {
+  // preference fixed first would contradict it once that tile's layout is chosen. A result that
+  // gives its operand a layout backward (a reshape's) does not count where the preferred layout
+  // `wanted` gives it one forward: the old values of a fetching atomic reshaped before they are
+  // stored then keep one thread an element, and the reshaped tile follows them.
+  bool follows_another(int tile, const Layout& wanted) {
     const int c = find(tile);
+    const auto derives_forward = [&](const DerivedUse& u) {
+      try {
+        u.forward(wanted);
+        return true;
+      } catch (const Error&) {
+        return false;
+      }
+    };
     for (const ReduceUse& r : c_.reductions)
       if (find(r.out) == c) return true;
     for (const SliceUse& u : c_.slices)
       if (find(u.out) == c) return true;
     for (const DerivedUse& u : c_.derived)
-      if (find(u.to) == c || (u.backward && find(u.from) == c)) return true;
+      if (find(u.to) == c || (u.backward && find(u.from) == c && !derives_forward(u))) return true;
     for (const BroadcastUse& b : c_.broadcasts)
       if (find(b.operand) == c) return true;
     return false;
