@@ -222,6 +222,7 @@ struct BroadcastOperandPinnedApart : Script {
     attrs.blocks = 1;
     attrs.warps = 4;
     auto t = load_global(global_view(x, {M, N}), {0, 0}, {M, N});
+    created = __LINE__ + 1;
     auto row = load_global(global_view(x, {1, N}), {0, 0}, {1, N}, row_over_lanes);
     used = __LINE__ + 1;
     store_global(global_view(x, {M, N}), t * row, {0, 0});
@@ -230,11 +231,11 @@ struct BroadcastOperandPinnedApart : Script {
 
 TEST(LayoutInference, BroadcastOperandIsCheckedAgainstTheInferredResult) {
   const std::string got = testing::error_of<BroadcastOperandPinnedApart>((float*)nullptr);
-  EXPECT_EQ(got, loc(used) + ": mul: operand r with " + row_over_lanes.str() +
-                     " does not place its elements in the threads that need them for the result " +
+  EXPECT_EQ(got, loc(used) + ": mul: the broadcast operand created at " + loc(created) + " (" + row_over_lanes.str() +
+                     ") does not place its elements in the threads that need them for the result " +
                      Layout::distributed({M, N}, 128, 4).str() +
                      "; give the operands matching layouts (for a reduced tile, use the reduced layout of the other "
-                     "operand)");
+                     "operand), or move the operand with convert_layout(x, layout)");
 }
 
 }  // namespace

@@ -241,10 +241,11 @@ void check_broadcast(const BroadcastUse& b, const ir::RegisterTensor& operand, c
       for (int d : b.dims) c[d] = 0;
       int local = 0;
       if (!in.holds(t, c, &local))
-        throw Error(b.loc, fmt::format("{}: operand {} with {} does not place its elements in the threads that need "
-                                       "them for the result {}; give the operands matching layouts (for a reduced "
-                                       "tile, use the reduced layout of the other operand)",
-                                       b.op, operand->name, in.str(), out.str()));
+        throw Error(b.loc, fmt::format("{}: the broadcast operand created at {} ({}) does not place its elements in "
+                                       "the threads that need them for the result {}; give the operands matching "
+                                       "layouts (for a reduced tile, use the reduced layout of the other operand), or "
+                                       "move the operand with convert_layout(x, layout)",
+                                       b.op, operand->loc.str(), in.str(), out.str()));
     }
 }
 

@@ -7,17 +7,20 @@
 
 namespace tessel::passes {
 
-void layout_rule_Reduce(LayoutRules& r, const ir::ReduceNode& n) {
-  const std::string op(ir::op_name(n.op));
-  r.constraints.reductions.push_back({r.index(n.a), r.define(n.out, op), n.dim, op, n.loc});
-}
-
 namespace {
 
-// The layout a scan along `dim` takes where no rule fixes one: as many threads along `dim` as divide
-// its extent, each holding a run of the rest, consecutive threads consecutive runs; the other
-// threads spread over the other dimensions where they divide them, and copies beyond that.
-Layout scan_layout(const std::vector<int>& shape, int threads, int dim) {
+// The threads a line along a reduced or scanned dimension may span: within a warp, a power of two
+// (a run of lanes that divides the warp, whichever warp it starts in); beyond, whole warps.
+int threads_along(int extent, int threads) {
+  const int most = std::gcd(extent, threads);
+  return most % 32 == 0 ? most : std::min(most & -most, 32);
+}
+
+// The layout a scan or a reduction along `dim` takes where no rule fixes one and the coalescing
+// default would not do: as many threads along `dim` as threads_along gives, each holding a run of
+// the rest, consecutive threads consecutive runs; the other threads spread over the other
+// dimensions where they divide them, and copies beyond that.
+Layout line_layout(const std::vector<int>& shape, int threads, int dim) {
   const int rank = int(shape.size());
   std::vector<int> order;  // the dimensions with `dim` last, so that threads vary fastest along it
   for (int d = 0; d < rank; ++d)
@@ -27,7 +30,7 @@ Layout scan_layout(const std::vector<int>& shape, int threads, int dim) {
   int remaining = threads;
   for (int i = rank - 1; i >= 0; --i) {
     const int extent = shape[size_t(order[size_t(i)])];
-    thread_extent[size_t(i)] = std::gcd(extent, remaining);
+    thread_extent[size_t(i)] = i == rank - 1 ? threads_along(extent, remaining) : std::gcd(extent, remaining);
     remaining /= thread_extent[size_t(i)];
     run[size_t(i)] = extent / thread_extent[size_t(i)];
   }
@@ -37,7 +40,25 @@ Layout scan_layout(const std::vector<int>& shape, int threads, int dim) {
   return ordered.permute(back);
 }
 
+// Whether lanes and warps can combine `layout` along `dim` (infer_layouts' check_reduction).
+bool reducible(const Layout& layout, int dim) {
+  Layout::WarpSplit split;
+  if (!layout.split_at_warps(dim, &split)) return false;
+  for (const Layout::ThreadSpan& s : split.lanes)
+    if (s.size & (s.size - 1)) return false;
+  return true;
+}
+
 }  // namespace
+
+void layout_rule_Reduce(LayoutRules& r, const ir::ReduceNode& n) {
+  const std::string op(ir::op_name(n.op));
+  const int in = r.index(n.a);
+  r.constraints.reductions.push_back({in, r.define(n.out, op), n.dim, op, n.loc});
+  if (reducible(coalescing_default(n.a), n.dim)) return;
+  r.constraints.preferred.push_back({line_layout(n.a->shape(), n.a->threads, n.dim), in,
+                                     fmt::format("gets the layout of a reduction over dim {} from", n.dim), op, n.loc});
+}
 
 void layout_rule_Scan(LayoutRules& r, const ir::ScanNode& n) {
   const std::string op = fmt::format("cum{}", ir::op_name(n.op));
@@ -49,7 +70,7 @@ void layout_rule_Scan(LayoutRules& r, const ir::ScanNode& n) {
   if (fallback.scan_order(n.dim, &order) &&
       int64_t(fallback.num_threads()) * fallback.local_size() == fallback.num_elements())
     return;
-  r.constraints.preferred.push_back({scan_layout(n.a->shape(), n.a->threads, n.dim), in,
+  r.constraints.preferred.push_back({line_layout(n.a->shape(), n.a->threads, n.dim), in,
                                      fmt::format("gets the layout of a scan over dim {} from", n.dim), op, n.loc});
 }
 

@@ -21,6 +21,7 @@ class PlanReductions : public ir::Mutator {
     Layout::WarpSplit split;
     const bool splits = n.a->layout.split_at_warps(n.dim, &split);
     TESSEL_CHECK(splits, "reduction at {} over a layout infer_layouts accepted", n.loc.str());
+    check_runs_in_warps(n, split.lanes, ir::op_name(n.op));
     if (split.warps.empty()) return self;
     return across_warps(n, split.warps, ir::op_name(n.op), "parts");
   }
@@ -36,11 +37,13 @@ class PlanReductions : public ir::Mutator {
                                      "Layout::spatial(...) * Layout::local(...) with a power of two of threads along "
                                      "it",
                                      what, n.dim, n.a->layout.str(), n.dim));
+    check_runs_in_warps(n, split.lanes, what);
     if (!n.a->layout.scan_order(n.dim, &order))
       throw Error(n.loc, fmt::format("{} over dim {}: the layout {} does not give each thread a run of consecutive "
                                      "positions along the dimension, the runs following the lanes and then the "
                                      "warps in order; pin one such as Layout::spatial(...) * Layout::local(...) with "
-                                     "the threads outer and each thread's run inner along dim {}",
+                                     "the threads outer and each thread's run inner along dim {} (for a tile whose "
+                                     "layout another instruction fixes, scan convert_layout(x, layout))",
                                      what, n.dim, n.a->layout.str(), n.dim));
     if (order.warps.empty()) return self;
     return across_warps(n, order.warps, what, "totals");
@@ -65,6 +68,21 @@ class PlanReductions : public ir::Mutator {
   }
 
  private:
+  // The lanes that combine along the dimension (`lanes`, each a run of stride × size threads of the
+  // layout, which divides 32) are lanes of one warp only where every run starts at a multiple of its
+  // size in the block: a thread group that starts inside a warp shifts the runs across warps.
+  template <class N>
+  void check_runs_in_warps(const N& n, const std::vector<Layout::ThreadSpan>& lanes, std::string_view what) {
+    const ir::ThreadRange g = position().group();
+    for (const Layout::ThreadSpan& s : lanes)
+      if (g.begin % (s.stride * s.size) != 0)
+        throw Error(
+            n.loc, fmt::format("{} over dim {}: the thread group ({}) starts at thread {} of the block, so the "
+                               "runs of {} threads that hold each line along that dimension in {} straddle "
+                               "two warps; start the group at a multiple of {} threads",
+                               what, n.dim, g.str(), g.begin, s.stride * s.size, n.a->layout.str(), s.stride * s.size));
+  }
+
   // `n` (a reduction or scan, `what` in messages) with its scratch, a new allocation of [warps
   // along the dimension, result rows] at the kernel's start, and its group's barrier. The warps
   // exchange their `parts` at the barrier, so the group must be whole warps.
