@@ -1,6 +1,7 @@
 // Simulator semantics of data movement and of barriers.
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "machine.hpp"
 #include "memory_access.hpp"
@@ -30,6 +31,41 @@ void note_copies(Warp& w, const SourceLoc& loc, std::string_view operation, cons
   if (!hb.enabled()) return;
   if (const int warps = w.cta.tables.warps_with_copies(tile); warps > 1) hb.note_copies(&loc, operation, warps);
 }
+
+// Where a tile keeps copies of its elements in several lanes of a warp, a store writes one address
+// from each, and the GPU keeps one of them, which one undefined: copies that differ (made so by a
+// warp shuffle, say) are an error at the store. Copies in other warps are the race checker's.
+class CopiesAgree {
+ public:
+  CopiesAgree(const ir::RegisterTensorNode& tile, std::string_view operation, const SourceLoc& loc)
+      : tile_(tile), operation_(operation), loc_(loc), active_(!tile.layout.replica_spans().empty()) {}
+
+  void check(const Warp& w, uint64_t address, int lane, const int* c, ir::Scalar v, DType t) {
+    if (!active_) return;
+    const auto [it, fresh] = seen_.try_emplace(address, Seen{lane, v});
+    const ir::Scalar kept = it->second.value;
+    if (fresh || (t == DType::Bool ? (kept.i != 0) == (v.i != 0) : ir::bits_of(t, kept) == ir::bits_of(t, v))) return;
+    const auto text = [&](ir::Scalar x) { return is_float(t) ? fmt::format("{}", x.f) : fmt::format("{}", x.i); };
+    throw Error(loc_,
+                fmt::format("{} of the tile created at {} ({}), which keeps copies of each element in several "
+                            "lanes: threads {} and {} hold different values of element ({}), {} and {}, and "
+                            "which one memory keeps is undefined; an operation that differs between the copies "
+                            "(a warp shuffle) made them differ: give the tile a layout without copies before it",
+                            operation_, tile_.loc.str(), tile_.layout.str(), w.thread(it->second.lane), w.thread(lane),
+                            fmt::join(c, c + tile_.layout.rank(), ", "), text(it->second.value), text(v)));
+  }
+
+ private:
+  struct Seen {
+    int lane;
+    ir::Scalar value;
+  };
+  const ir::RegisterTensorNode& tile_;
+  std::string_view operation_;
+  const SourceLoc& loc_;
+  bool active_;
+  std::map<uint64_t, Seen> seen_;
+};
 
 // A packed element is a part of a byte or two: its load reads them, its store writes them back
 // whole with the element replaced.
@@ -122,10 +158,12 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   auto& src = w.tile(n.src.get());
   const int local = n.src->layout.local_size();
   const size_t bytes = dtype_bytes(n.dst->dtype);
+  CopiesAgree copies(*n.src, kStoreGlobal, n.loc);
   for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
     const auto addr = view.address(lane, c, offsets);
     if (!addr) return;
     check_global_access(*addr, bytes, true, n.loc);
+    copies.check(w, *addr, lane, c, src[size_t(lane) * local + l], n.dst->dtype);
     uint8_t incoming[8];
     store_value(n.dst->dtype, incoming, src[size_t(lane) * local + l]);
     access_global(w, *addr, bytes, true, n.loc, kStoreGlobal, incoming);
@@ -157,12 +195,14 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
   auto& src = w.tile(n.src.get());
   const int local = n.src->layout.local_size();
   const DType t = n.dst->dtype;
+  CopiesAgree copies(*n.src, kStoreShared, n.loc);
   for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
     const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c, n.loc);
     const int bytes = is_packed(t) ? packed_bytes(t, a.shift) : dtype_bytes(t);
     w.cta.check_not_in_flight(a.byte, bytes, true, n.loc, w.thread(lane));
     uint8_t incoming[8];
     const ir::Scalar v = src[size_t(lane) * local + l];
+    if (!is_packed(t)) copies.check(w, uint64_t(a.byte), lane, c, v, t);
     if (is_packed(t)) {
       std::memcpy(incoming, &w.cta.smem[size_t(a.byte)], size_t(bytes));
       store_packed(t, incoming, a.shift, v);
