@@ -11,7 +11,8 @@
 //       broadcast dimensions; a slice's result keeps the registers of its operand that hold it
 //       (Layout::slice);
 //   (d) what an instruction needs of a tile that (a) to (c) left open (LayoutConstraints::
-//       preferred): a scan's runs along its dimension, a fetching atomic's one thread an element;
+//       preferred): a scan's runs along its dimension, a reduction's lines that lanes and warps
+//       can combine, a fetching atomic's one thread an element;
 //   (e) the coalescing default (Layout::distributed) for what remains, largest tile first, each
 //       choice propagated by (c) before the next.
 // A tile that two rules give different layouts is a user error naming both rules, their

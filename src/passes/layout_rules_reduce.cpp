@@ -1,6 +1,7 @@
 // Layout rules of the reductions (the result is the operand's layout reduced along the dimension)
-// and of the scans (the result has the operand's layout, and a layout no rule fixes is the scan
-// default of infer_layouts).
+// and of the scans (the result has the operand's layout); an operand whose layout no rule fixes,
+// where the coalescing default cannot be reduced or scanned along the dimension, prefers a line
+// layout (infer_layouts' rule (d)).
 #include <numeric>
 
 #include "layout_rules.hpp"
