@@ -68,30 +68,38 @@ bool allocation_containing(uint64_t p, uint64_t* first, size_t* bytes) {
   return true;
 }
 
+namespace {
+
+// Calls check(shadow, offset, name) with the race detector's shadow of the allocation that holds
+// `p`, p's offset in it, and how messages name a byte of it.
+template <class Check> void check_global(HappensBefore& hb, uint64_t p, Check check) {
+  uint64_t first = 0;
+  size_t size = 0;
+  Shadow& shadow = hb.global_shadow(p, &first, &size);
+  check(shadow, int64_t(p - first),
+        [size](int64_t byte) { return fmt::format("global memory, byte {} of a {}-byte allocation", byte, size); });
+}
+
+}  // namespace
+
 void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLoc& loc, std::string_view operation,
                    const uint8_t* incoming) {
   HappensBefore& hb = w.cta.scheduler.happens_before;
   if (!hb.enabled()) return;
-  uint64_t first = 0;
-  size_t size = 0;
-  Shadow& shadow = hb.global_shadow(p, &first, &size);
-  hb.access(
-      shadow, int64_t(p - first), int(bytes), write, w.clock, w.access(loc, operation),
-      [&](int64_t byte) { return fmt::format("global memory, byte {} of a {}-byte allocation", byte, size); }, incoming,
-      reinterpret_cast<const uint8_t*>(p));
+  check_global(hb, p, [&](Shadow& shadow, int64_t offset, const auto& name) {
+    hb.access(shadow, offset, int(bytes), write, w.clock, w.access(loc, operation), name, incoming,
+              reinterpret_cast<const uint8_t*>(p));
+  });
 }
 
 void store_global_packed_alone(Warp& w, uint64_t p, int shift, DType t, const SourceLoc& loc,
                                std::string_view operation, const uint8_t* incoming) {
   HappensBefore& hb = w.cta.scheduler.happens_before;
   if (!hb.enabled()) return;
-  uint64_t first = 0;
-  size_t size = 0;
-  Shadow& shadow = hb.global_shadow(p, &first, &size);
-  hb.packed_store(
-      shadow, int64_t(p - first), shift, dtype_bits(t), w.clock, w.access(loc, operation),
-      [&](int64_t byte) { return fmt::format("global memory, byte {} of a {}-byte allocation", byte, size); }, incoming,
-      reinterpret_cast<const uint8_t*>(p));
+  check_global(hb, p, [&](Shadow& shadow, int64_t offset, const auto& name) {
+    hb.packed_store(shadow, offset, shift, dtype_bits(t), w.clock, w.access(loc, operation), name, incoming,
+                    reinterpret_cast<const uint8_t*>(p));
+  });
 }
 
 // Memory holds elements little-endian in their width, as the GPU does; the bit patterns are those
