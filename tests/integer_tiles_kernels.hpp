@@ -57,10 +57,10 @@ inline void check_bit_operators(const Device& dev) {
   }
 }
 
-// (t & c) | d on 32-bit tiles, with c and d constants or a parameter and the operands either way
-// round: each compiles to one and-or (lop3).
+// (t & c) | d and (t & c) ^ d on 32-bit tiles, with c and d constants or a parameter and the
+// operands either way round: each compiles to one lop3.
 struct AndOr : Script {
-  void operator()(Ptr<uint32_t> a, Ptr<int32_t> b, UInt32 bits, Ptr<uint32_t> ua, Ptr<int32_t> ib) {
+  void operator()(Ptr<uint32_t> a, Ptr<int32_t> b, UInt32 bits, Ptr<uint32_t> ua, Ptr<int32_t> ib, Ptr<uint32_t> ux) {
     attrs.blocks = 1;
     attrs.warps = 2;
     auto ta = load_global(global_view(a, {64}), {0}, {64});
@@ -68,6 +68,7 @@ struct AndOr : Script {
     auto exponent = (ta & 0x000f000fu) | 0x6400'6400u;
     store_global(global_view(ua, {64}), exponent ^ (bits | (0xff00'0000u & ta)), {0});
     store_global(global_view(ib, {64}), (tb & -256) | 0x55, {0});
+    store_global(global_view(ux, {64}), ((ta & 0x00f0'00f0u) ^ 0x5480'5480u) + (0x8888'8888u ^ (bits & ta)), {0});
   }
 };
 
@@ -82,13 +83,15 @@ inline void check_and_or(const Device& dev) {
   const uint32_t bits = 0x0000'5a5au;
   Buffer<uint32_t> da(dev, a), dua(dev, std::vector<uint32_t>(64, 1));
   Buffer<int32_t> db(dev, b), dib(dev, std::vector<int32_t>(64, 1));
+  Buffer<uint32_t> dux(dev, std::vector<uint32_t>(64, 1));
   Kernel<AndOr> k(dev);
-  k(da, db, bits, dua, dib);
-  const auto ua = dua.download();
+  k(da, db, bits, dua, dib, dux);
+  const auto ua = dua.download(), ux = dux.download();
   const auto ib = dib.download();
   for (int i = 0; i < 64; ++i) {
     EXPECT_EQ(ua[i], ((a[i] & 0x000f000fu) | 0x64006400u) ^ (bits | (0xff000000u & a[i]))) << i;
     EXPECT_EQ(ib[i], (b[i] & -256) | 0x55) << i;
+    EXPECT_EQ(ux[i], ((a[i] & 0x00f000f0u) ^ 0x54805480u) + (0x88888888u ^ (bits & a[i]))) << i;
   }
 }
 

@@ -35,13 +35,13 @@ TEST(IntegerTiles, BytesOfWordsConvertFromTheWords) {
   EXPECT_NE(of_bf16.find("tessel_dequantize8_word_bf16<false>(unsigned("), std::string::npos) << of_bf16;
 }
 TEST(IntegerTiles, AndOrOnTheSimulator) { check_and_or(Device::simulator()); }
-TEST(IntegerTiles, AndOrOfValuesIsOneLop3) {
+TEST(IntegerTiles, AndOrAndAndXorOfValuesAreOneLop3Each) {
   uint32_t* u = nullptr;
   int32_t* i = nullptr;
-  const std::string source = Kernel<AndOr>(Device::simulator()).cuda_source(u, i, 0u, u, i);
+  const std::string source = Kernel<AndOr>(Device::simulator()).cuda_source(u, i, 0u, u, i, u);
   size_t fused = 0;
-  for (size_t at = source.find("one and-or"); at != std::string::npos; at = source.find("one and-or", at + 1)) ++fused;
-  EXPECT_EQ(fused, 3u) << source;
+  for (size_t at = source.find("one lop3"); at != std::string::npos; at = source.find("one lop3", at + 1)) ++fused;
+  EXPECT_EQ(fused, 5u) << source;
 }
 TEST(IntegerTiles, CausalMaskFromIndexTilesOnTheSimulator) { check_causal_mask(Device::simulator()); }
 

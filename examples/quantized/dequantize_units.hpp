@@ -84,9 +84,11 @@ template <class W, class Act = f16> struct DequantizeUnits : Class {
   // 2^(m - s) for m mantissa bits (f16: 1024, 0x6400, at bit 0; 64, 0x5400, at bit 4; the shifts
   // are 0 and 8), which makes pairs of 2^(m - s) + v; one subtraction of that base (plus the zero
   // point and `excess`, where given) and one product by the scale (where given) finish each pair,
-  // exactly for integer zero points. Signed fields (`flip`) are made excess-2^(width-1) first (an xor
-  // of each field's top bit), so v is the field plus 2^(width-1). The result is Act [groups, units,
-  // 32, 32 w / width], in the run's order.
+  // exactly for integer zero points. Signed fields (`flip`) are read as excess-2^(width-1), so v is the
+  // field plus 2^(width-1): their top bits are flipped by the same instruction that masks them, since
+  // ((w ^ top) & mask) | exponent is (w & mask) ^ ((top & mask) | exponent) (the exponent's bits lie
+  // outside the mask's), one lop3 with two constants. The result is Act [groups, units, 32,
+  // 32 w / width], in the run's order.
   RegisterTensor fields(const RegisterTensor& words, int width, bool flip, const RegisterTensor* zero, float excess,
                         const RegisterTensor* scale) {
     const int pairs = 16 / width, span = mantissa == 10 ? 8 : ((mantissa - width) / width + 1) * width;
@@ -96,19 +98,19 @@ template <class W, class Act = f16> struct DequantizeUnits : Class {
     std::vector<RegisterTensor> bases;
     if (zero)
       for (int at = 0; at < span; at += width) bases.push_back(*zero + (float(1 << (mantissa - at)) + excess));
-    const auto biased = flip ? words ^ top_bits : words;
     // The word shifted right by span, 2 span, ... (kept as they are made: a copy would be a new tile).
     std::vector<RegisterTensor> shifted;
     shifted.reserve(size_t(16 / span));
-    for (int shift = span; shift < 16; shift += span) shifted.push_back(biased >> uint32_t(shift));
+    for (int shift = span; shift < 16; shift += span) shifted.push_back(words >> uint32_t(shift));
     // Pair p of the fields of each word (at bits width p and 16 + width p), dequantized.
     const auto pair = [&](int p) {
-      const int at = width * p % span;
+      const int at = width * p % span, shifts = width * p / span;
       const uint32_t mask = (field << at) * 0x10001u,
-                     exponent = (uint32_t(mantissa - at + bias) << mantissa) * 0x10001u;
-      const int shifts = width * p / span;
-      const auto& w = shifts == 0 ? biased : shifted[size_t(shifts - 1)];
-      auto magic = reshape(((w & mask) | exponent).template bitcast<Act>(), {groups, units, rows, 4, 2 * per_lane});
+                     exponent = (uint32_t(mantissa - at + bias) << mantissa) * 0x10001u,
+                     flipped = flip ? (top_bits >> (shifts * span)) & mask : 0u;
+      const auto& w = shifts == 0 ? words : shifted[size_t(shifts - 1)];
+      auto magic =
+          reshape(((w & mask) ^ (flipped | exponent)).template bitcast<Act>(), {groups, units, rows, 4, 2 * per_lane});
       auto centered = zero ? magic - bases[size_t(at / width)] : magic - (float(1 << (mantissa - at)) + excess);
       return reshape(scale ? centered * *scale : centered, {groups, units, lanes, per_lane, 1, 2});
     };

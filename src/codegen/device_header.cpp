@@ -142,13 +142,12 @@ struct {1} {{
 
 // Eight 4-bit integers of one word as f16 or bf16, in order, without a conversion instruction:
 // byte j of the word (elements 2j and 2j + 1) is copied into both halves of a register by one byte
-// permute, one and-or (lop3) leaves an element's bits in the mantissa of a magic number whose last
-// place is worth 1 (1024 in f16, 128 in bf16), and one packed multiply-add removes the magic. In
-// f16 the high nibble is taken in place, as 16 units, and scaled by 1/16 in the same multiply-add;
-// in bf16 (whose mantissa is 7 bits) it is shifted down first. Signed elements are offset by 8 (x ^
-// 8 = x + 8 in 4 bits) and the offset removed with the magic. Per 8 values: 4 permutes, 4 and-or,
-// 4 multiply-adds, and a xor (signed) or a shift (bf16). 8-bit integers go the same way to f16, a
-// byte per half.
+// permute, one lop3 leaves an element's bits in the mantissa of a magic number whose last place is
+// worth 1 (1024 in f16, 128 in bf16), and one packed multiply-add removes the magic. In f16 the high
+// nibble is taken in place, as 16 units, and scaled by 1/16 in the same multiply-add; in bf16 (whose
+// mantissa is 7 bits) it is shifted down first. Signed elements are offset by 8 (x ^ 8 = x + 8 in 4
+// bits, by the same lop3) and the offset removed with the magic. Per 8 values: 4 permutes, 4 lop3, 4
+// multiply-adds, and a shift (bf16). 8-bit integers go the same way to f16, a byte per half.
 std::string dequantize_narrow_integers() {
   const ir::Arch oldest = ir::Arch::Sm80;
   return fmt::format(R"CUDA(
@@ -184,14 +183,17 @@ template <int Selector> __device__ __forceinline__ unsigned int tessel_prmt(unsi
   {}
   return d;
 }}
-// (a & b) | c in one instruction.
-__device__ __forceinline__ unsigned int tessel_and_or(unsigned int a, unsigned int b, unsigned int c) {{
+// Any function of a, b and c, bit by bit, in one instruction: Lut is its truth table for a = 0xf0,
+// b = 0xcc, c = 0xaa ((a & b) | c: 0xea; (a & b) ^ c: 0x6a).
+template <unsigned int Lut>
+__device__ __forceinline__ unsigned int tessel_lop3(unsigned int a, unsigned int b, unsigned int c) {{
   unsigned int d;
   {}
   return d;
 }}
 template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_f16(uint32_t w, tessel_f16* out) {{
-  if (Signed) w ^= 0x88888888u;
+  // Signed nibbles are made excess-8 by flipping their top bits (bits 3 and 23 of a pair) with the magic.
+  const unsigned int magic = Signed ? 0x64806408u : 0x64006400u;
   const unsigned int scale = 0x2c003c00u;                            // (1, 1/16)
   const unsigned int minus_magic = Signed ? 0xd480e408u : 0xd400e400u;  // (-1024, -1024/16), - 8 if signed
   // Byte j in bytes 0 and 2, zeros in bytes 1 and 3.
@@ -199,7 +201,7 @@ template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_f16(ui
                                  tessel_prmt<0x4343>(w, 0)}};
 #pragma unroll
   for (int j = 0; j < 4; ++j)
-    tessel_unpair2(tessel_fma_f16x2(tessel_and_or(pairs[j], 0x00f0000fu, 0x64006400u), scale, minus_magic), out[2 * j],
+    tessel_unpair2(tessel_fma_f16x2(tessel_lop3<0x6a>(pairs[j], 0x00f0000fu, magic), scale, minus_magic), out[2 * j],
                    out[2 * j + 1]);
 }}
 // 8-bit integers to f16, four at a time from the word that holds them, byte j element j (two
@@ -244,7 +246,8 @@ __device__ __forceinline__ void tessel_dequantize8_bf16(unsigned int b0, unsigne
                                        out);
 }}
 template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(uint32_t w, tessel_bf16* out) {{
-  if (Signed) w ^= 0x88888888u;
+  // Signed nibbles are made excess-8 by flipping their top bits (bits 3 and 19 of a pair) with the magic.
+  const unsigned int magic = Signed ? 0x43084308u : 0x43004300u;
   const unsigned int one = 0x3f803f80u, minus_magic = Signed ? 0xc308c308u : 0xc300c300u;  // -128 (- 8)
   const unsigned int high = w >> 4;
   // Byte j of w in byte 0, byte j of w >> 4 in byte 2.
@@ -252,14 +255,14 @@ template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(u
                                  tessel_prmt<0x0602>(w, high), tessel_prmt<0x0703>(w, high)}};
 #pragma unroll
   for (int j = 0; j < 4; ++j)
-    tessel_unpair2(tessel_fma_bf16x2(tessel_and_or(pairs[j], 0x000f000fu, 0x43004300u), one, minus_magic), out[2 * j],
+    tessel_unpair2(tessel_fma_bf16x2(tessel_lop3<0x6a>(pairs[j], 0x000f000fu, magic), one, minus_magic), out[2 * j],
                    out[2 * j + 1]);
 }}
 )CUDA",
                      ptx_asm(Ptx::FmaF16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}),
                      ptx_asm(Ptx::FmaBf16x2, oldest, {{"d"}, {"a"}, {"b"}, {"c"}}),
                      ptx_asm(Ptx::Prmt, oldest, {{"d"}, {"a"}, {"b"}, {"Selector"}}),
-                     ptx_asm(Ptx::Lop3, oldest, {{"d"}, {"a"}, {"b"}, {"c"}, {"0xea"}}),
+                     ptx_asm(Ptx::Lop3, oldest, {{"d"}, {"a"}, {"b"}, {"c"}, {"Lut"}}),
                      ptx_asm(Ptx::CvtRnBf16x2F32, oldest, {{"d"}, {"hi"}, {"lo"}}));
 }
 

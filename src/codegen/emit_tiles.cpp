@@ -149,32 +149,35 @@ const ir::Operand* tile_with_value(const ir::ElementwiseBinaryNode& n) {
   return nullptr;
 }
 
-// (x & c) | d, where the and is the code just before: one lop3 from x, c and d. The C++ form
-// becomes two LOP3 in SASS when c and d are constants (one instruction holds one immediate); the
-// and's own result, if nothing else reads it, is dropped by the compiler.
-bool emit_and_or(Emitter& e, const ir::ElementwiseBinaryNode& n) {
+// (x & c) | d or (x & c) ^ d, where the and is the code just before: one lop3 from x, c and d. The
+// C++ form becomes two LOP3 in SASS when c and d are constants (one instruction holds one
+// immediate); the and's own result, if nothing else reads it, is dropped by the compiler.
+bool emit_and_then(Emitter& e, const ir::ElementwiseBinaryNode& n) {
   const auto* masked = e.just_after<ir::ElementwiseBinaryNode>(ir::NodeKind::ElementwiseBinary);
-  if (n.op != ir::BinaryOp::BitOr || !masked || masked->op != ir::BinaryOp::BitAnd || !tile_with_value(*masked))
+  const bool is_or = n.op == ir::BinaryOp::BitOr;
+  if ((!is_or && n.op != ir::BinaryOp::BitXor) || !masked || masked->op != ir::BinaryOp::BitAnd ||
+      !tile_with_value(*masked))
     return false;
   const ir::Operand* tile = tile_with_value(n);
   if (!tile || tile->tensor != masked->out) return false;
   const ir::Operand* x = tile_with_value(*masked);
   const ir::Operand& c = x == &masked->a ? masked->b : masked->a;
   const ir::Operand& d = tile == &n.a ? n.b : n.a;
-  e.header(n, "(x & c) | d, one and-or");
+  e.header(n, is_or ? "(x & c) | d, one lop3" : "(x & c) ^ d, one lop3");
   e.declare_tile(n.out);
   e.line("#pragma unroll");
+  // The truth tables of (a & b) | c and (a & b) ^ c, for a = 0xf0, b = 0xcc and c = 0xaa.
   e.line(
-      fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}(tessel_and_or(unsigned({}), unsigned({}), unsigned({})));",
-                  n.out->layout.local_size(), e.tile(n.out), c_type(n.out->dtype), e.operand(*x, "l"), e.operand(c, ""),
-                  e.operand(d, "")));
+      fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}(tessel_lop3<{}>(unsigned({}), unsigned({}), unsigned({})));",
+                  n.out->layout.local_size(), e.tile(n.out), c_type(n.out->dtype), is_or ? "0xea" : "0x6a",
+                  e.operand(*x, "l"), e.operand(c, ""), e.operand(d, "")));
   return true;
 }
 
 }  // namespace
 
 void emit_ElementwiseBinary(Emitter& e, const ir::ElementwiseBinaryNode& n) {
-  if (emit_and_or(e, n)) return;
+  if (emit_and_then(e, n)) return;
   e.header(n, std::string(ir::op_name(n.op)));
   e.declare_tile(n.out);
   if (!emit_half_pairs(e, n)) {
