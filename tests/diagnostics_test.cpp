@@ -255,6 +255,25 @@ TEST(Diagnostics, GridNotComputableOnTheHost) {
                 "launch");
 }
 
+// fast_divmod's results are written by an instruction, so their declarations are not their values.
+struct GridFromAFastDivmod : Script {
+  static constexpr int blocks_line = __LINE__ + 4;
+  void operator()(Int32 n, Int32 d) {
+    line = __LINE__ + 1;
+    auto [quotient, remainder] = fast_divmod(n, d);
+    attrs.blocks = quotient + remainder;
+    attrs.warps = 1;
+  }
+};
+
+TEST(Diagnostics, AGridFromTheResultsOfAFastDivmodIsNotComputableOnTheHost) {
+  const std::string got = testing::error_of<GridFromAFastDivmod>(16, 3);
+  EXPECT_EQ(got, loc(GridFromAFastDivmod::blocks_line) +
+                     ": attrs.blocks of kernel GridFromAFastDivmod uses the variable v (declared at " + loc(line) +
+                     "), which is not computable from the kernel's parameters; the grid is computed on the host "
+                     "before launch");
+}
+
 struct TooMuchSharedMemory : Script {
   void operator()(Int32 n) {
     attrs.blocks = 1;

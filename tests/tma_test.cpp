@@ -431,8 +431,9 @@ TEST(TmaStore, UserMistakesAreReportedAtTheirLine) {
   const std::string uses_a_variable = error_of<StoresFromAViewOfABlockVariable>(8, f);
   at(uses_a_variable,
      fmt::format("tma: the global view uses the variable declared at {}:{}, not a kernel parameter; a tensor map is "
-                 "made on the host at launch, so the view's address, shape and strides may use only parameters and "
-                 "constants (move per-block offsets into the TMA offsets)",
+                 "made on the host at launch, so the view's address, shape and strides may use only parameters, "
+                 "constants and variables declared once from them, never assigned (move per-block offsets into the "
+                 "TMA offsets)",
                  __FILE__, line - 2));
   at(error_of<StoresAtAMisalignedSharedAddress>(4, f),
      "tma: the shared tile starts at byte 32 of shared memory; TMA needs a 128-byte aligned shared address");
@@ -446,6 +447,37 @@ TEST(TmaStore, UserMistakesAreReportedAtTheirLine) {
      "tma.shared_to_global: dims [2, 1] must be increasing dimensions of the global view (0 to 2)");
   at(error_of<WaitsForTooManyGroups>(8, f),
      "tma.wait_group(8): the number of bulk groups left in flight must be in 0..7");
+}
+
+// A view whose rows are variables declared once from a parameter (the grid's too): the host
+// evaluates their definitions when it encodes the tensor map.
+struct LoadsThroughAViewOfDeclaredVariables : Script {
+  void operator()(Int32 rows, Ptr<float> x, Ptr<float> y) {
+    Int32 blocks = cdiv(rows, 32);
+    Int32 padded = blocks * 32;
+    attrs.blocks = blocks;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({32, 4}, Swizzle::none);
+    auto bar = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bar[0], int(s.nbytes()));
+      tma.global_to_shared(global_view(x, {padded, 4}), s, {blockIdx.x * 32, 0}, bar[0]);
+    });
+    mbarrier.wait(bar[0], 0);
+    store_global(global_view(y, {rows, 4}), load_shared(s), {blockIdx.x * 32, 0});
+  }
+};
+
+TEST(TmaLoad, AViewMayUseVariablesDeclaredOnceFromParameters) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(96 * 4);
+  for (float& v : x) v = dist(rng);
+  for (const KernelOptions& o : testing::every_order_options()) {
+    Buffer<float> dx(Device::simulator(), x), dy(Device::simulator(), std::vector<float>(70 * 4, -7.0f));
+    Kernel<LoadsThroughAViewOfDeclaredVariables>(Device::simulator(), o)(70, dx, dy);
+    EXPECT_EQ(dy.download(), std::vector<float>(x.begin(), x.begin() + 70 * 4));
+  }
 }
 
 // Boxes from a stage chosen at run time: checked by the simulator at each store.

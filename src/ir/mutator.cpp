@@ -1,5 +1,7 @@
 #include "tessel/ir/mutator.hpp"
 
+#include <set>
+
 namespace tessel::ir {
 
 Stmt Mutator::mutate(const Stmt& s) {
@@ -277,6 +279,23 @@ class Substitute : public Mutator {
 
 Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& definitions) {
   return Substitute(definitions).mutate(e);
+}
+
+std::map<const VarNode*, Expr> single_definitions(const Stmt& body) {
+  std::set<const VarNode*> written;
+  std::map<const VarNode*, int> declarations;
+  walk(body, [&](const StmtNode& s) {
+    if (s.kind == NodeKind::Assign) written.insert(static_cast<const AssignNode&>(s).var.get());
+    for (const Var& v : instruction_results(s)) written.insert(v.get());
+    if (s.kind == NodeKind::Declare) ++declarations[static_cast<const DeclareNode&>(s).var.get()];
+  });
+  std::map<const VarNode*, Expr> definitions;
+  walk(body, [&](const StmtNode& s) {
+    if (s.kind != NodeKind::Declare) return;
+    const auto& d = static_cast<const DeclareNode&>(s);
+    if (!written.count(d.var.get()) && declarations[d.var.get()] == 1) definitions[d.var.get()] = d.init;
+  });
+  return definitions;
 }
 
 void walk_expr(const ExprNode& e, const std::function<void(const ExprNode&)>& on_expr) {

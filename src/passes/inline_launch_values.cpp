@@ -1,7 +1,7 @@
 // The grid, the sizes of global scratch buffers and the kernel's requirements (Script::require)
 // are computed on the host from the run-time parameters and the device's multiprocessor count, so
-// they may not refer to variables of the body. Variables that are declared once at the top level
-// of the body and never assigned are replaced by their definitions.
+// they may not refer to variables of the body. Variables that are declared once and never written
+// again are replaced by their definitions (ir::single_definitions).
 #include <map>
 #include <set>
 
@@ -35,17 +35,7 @@ void check_known_at_launch(const ir::KernelNode& k, const ir::Expr& e, const std
 }  // namespace
 
 ir::Kernel inline_launch_values(const ir::Kernel& k, const PassContext&) {
-  std::set<const ir::VarNode*> assigned;
-  ir::walk(k.get()->body, [&](const ir::StmtNode& s) {
-    if (s.kind == ir::NodeKind::Assign) assigned.insert(static_cast<const ir::AssignNode&>(s).var.get());
-  });
-  std::map<const ir::VarNode*, ir::Expr> defs;
-  if (k->body->kind == ir::NodeKind::Seq)
-    for (const ir::Stmt& s : static_cast<const ir::SeqNode&>(*k->body).stmts)
-      if (s->kind == ir::NodeKind::Declare) {
-        auto& d = static_cast<const ir::DeclareNode&>(*s);
-        if (!assigned.count(d.var.get())) defs[d.var.get()] = d.init;
-      }
+  const std::map<const ir::VarNode*, ir::Expr> defs = ir::single_definitions(k->body);
   bool changed = false;
   std::set<const void*> params;
   for (const ir::Var& p : k->params) params.insert(p.get());

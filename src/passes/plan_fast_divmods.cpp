@@ -18,23 +18,7 @@ namespace {
 
 class PlanFastDivmods : public ir::Mutator {
  public:
-  explicit PlanFastDivmods(ir::KernelNode& k) : kernel_(k) {
-    std::set<const ir::VarNode*> assigned;
-    std::map<const ir::VarNode*, int> declarations;
-    ir::walk(k.body, [&](const ir::StmtNode& s) {
-      if (s.kind == ir::NodeKind::Assign) assigned.insert(static_cast<const ir::AssignNode&>(s).var.get());
-      if (s.kind == ir::NodeKind::FastDivmod) {
-        auto& d = static_cast<const ir::FastDivmodNode&>(s);
-        assigned.insert(d.quotient.get());
-        assigned.insert(d.remainder.get());
-      }
-      if (s.kind == ir::NodeKind::Declare) ++declarations[static_cast<const ir::DeclareNode&>(s).var.get()];
-    });
-    ir::walk(k.body, [&](const ir::StmtNode& s) {
-      if (s.kind != ir::NodeKind::Declare) return;
-      auto& d = static_cast<const ir::DeclareNode&>(s);
-      if (!assigned.count(d.var.get()) && declarations[d.var.get()] == 1) defs_[d.var.get()] = d.init;
-    });
+  explicit PlanFastDivmods(ir::KernelNode& k) : kernel_(k), defs_(ir::single_definitions(k.body)) {
     for (const ir::Var& p : k.params) params_.insert(p.get());
   }
 

@@ -1,8 +1,11 @@
 // Collects the tensor maps of the kernel's TMA instructions into the kernel's table, one per
 // distinct (global view, box, swizzle), and points each instruction at its entry. A tensor map is
-// encoded on the host at launch, so its view may use only the kernel's parameters and constants.
+// encoded on the host at launch, so its view may use only the kernel's parameters, constants and
+// variables declared once from them, which the table's view (and so the instructions') has replaced
+// by their definitions.
 // Runs last: the swizzles are decided and the shared memory planned, so a box whose shared
 // address is known here is checked here.
+#include <algorithm>
 #include <map>
 
 #include "tessel/ir/mutator.hpp"
@@ -16,7 +19,7 @@ namespace {
 class TensorMapPlanner : public ir::Mutator {
  public:
   TensorMapPlanner(const ir::KernelNode& k, std::map<const ir::SharedTensorNode*, int64_t> shared_offsets)
-      : kernel_(k), shared_offsets_(std::move(shared_offsets)) {}
+      : kernel_(k), shared_offsets_(std::move(shared_offsets)), definitions_(ir::single_definitions(k.body)) {}
 
   std::vector<ir::TensorMap> maps;
 
@@ -25,9 +28,10 @@ class TensorMapPlanner : public ir::Mutator {
     check_shared_address(*n.src, n.loc);
     const int index =
         entry(n.dst, ir::tma_box(*n.src, n.dst->rank(), n.dims), n.src->allocation()->swizzle_bits, n.loc);
-    if (index == n.tensor_map) return self;
+    if (index == n.tensor_map && maps[size_t(index)].view == n.dst) return self;
     auto planned = ir::copy_of(n);
     planned->tensor_map = index;
+    planned->dst = maps[size_t(index)].view;
     return planned;
   }
 
@@ -35,9 +39,10 @@ class TensorMapPlanner : public ir::Mutator {
     check_shared_address(*n.dst, n.loc);
     const int index =
         entry(n.src, ir::tma_box(*n.dst, n.src->rank(), n.dims), n.dst->allocation()->swizzle_bits, n.loc);
-    if (index == n.tensor_map) return self;
+    if (index == n.tensor_map && maps[size_t(index)].view == n.src) return self;
     auto planned = ir::copy_of(n);
     planned->tensor_map = index;
+    planned->src = maps[size_t(index)].view;
     return planned;
   }
 
@@ -46,14 +51,56 @@ class TensorMapPlanner : public ir::Mutator {
   int entry(const ir::GlobalTensor& view, std::vector<int> box, int swizzle_bits, const SourceLoc& loc) {
     swizzle_bits = std::max(swizzle_bits, 0);
     for (size_t i = 0; i < maps.size(); ++i)
-      if (maps[i].view == view && maps[i].box == box && maps[i].swizzle_bits == swizzle_bits) return int(i);
-    check_made_from_parameters(*view, loc);
+      if (views_[i] == view && maps[i].box == box && maps[i].swizzle_bits == swizzle_bits) return int(i);
+    const ir::GlobalTensor at_launch = with_definitions(view);
+    check_made_from_parameters(*at_launch, loc);
     if (int(maps.size()) == ir::kMaxTensorMapsPerKernel)
       throw Error(loc, fmt::format("tma: this copy needs a tensor map beyond the {} a kernel may take (one per "
                                    "distinct global view, box and swizzle); copy through fewer views or box shapes",
                                    ir::kMaxTensorMapsPerKernel));
-    maps.push_back({view, std::move(box), swizzle_bits, loc});
+    views_.push_back(view);
+    maps.push_back({at_launch, std::move(box), swizzle_bits, loc});
     return int(maps.size()) - 1;
+  }
+
+  // Whether `e` comes down to parameters and constants through variables declared once; those it
+  // uses join `of_parameters_`, which a view's expressions are then substituted from. A view that
+  // uses another variable (one of the block's index, say) is refused naming it.
+  bool of_parameters(const ir::ExprNode& e) {
+    bool computable = true;
+    ir::walk_expr(e, [&](const ir::ExprNode& x) {
+      if (x.kind == ir::NodeKind::Builtin) computable = false;
+      if (!computable || x.kind != ir::NodeKind::Var) return;
+      const auto* var = static_cast<const ir::VarNode*>(&x);
+      if (std::any_of(kernel_.params.begin(), kernel_.params.end(), [&](const ir::Var& p) { return p.get() == var; }))
+        return;
+      const auto known = computable_.find(var);
+      if (known == computable_.end()) {
+        const auto definition = definitions_.find(var);
+        const bool from_parameters = definition != definitions_.end() && of_parameters(*definition->second);
+        if (from_parameters) of_parameters_[var] = definition->second;
+        computable &= computable_.emplace(var, from_parameters).first->second;
+      } else {
+        computable &= known->second;
+      }
+    });
+    return computable;
+  }
+
+  // The view with its variables declared once replaced by their definitions: what the host evaluates.
+  ir::GlobalTensor with_definitions(const ir::GlobalTensor& view) {
+    auto out = ir::copy_of(*view);
+    bool changed = false;
+    const auto replace = [&](ir::Expr& e) {
+      of_parameters(*e);
+      ir::Expr defined = ir::substitute(e, of_parameters_);
+      changed |= defined != e;
+      e = std::move(defined);
+    };
+    replace(out->ptr);
+    for (ir::Expr& e : out->shape) replace(e);
+    for (ir::Expr& e : out->strides) replace(e);
+    return changed ? ir::GlobalTensor(out) : view;
   }
 
   void check_made_from_parameters(const ir::GlobalTensorNode& view, const SourceLoc& loc) const {
@@ -65,7 +112,8 @@ class TensorMapPlanner : public ir::Mutator {
         if ((x.kind == ir::NodeKind::Var && !parameter) || x.kind == ir::NodeKind::Builtin)
           throw Error(loc, fmt::format("tma: the global view uses {}, not a kernel parameter; a tensor map is made on "
                                        "the host at launch, so the view's address, shape and strides may use only "
-                                       "parameters and constants (move per-block offsets into the TMA offsets)",
+                                       "parameters, constants and variables declared once from them, never assigned "
+                                       "(move per-block offsets into the TMA offsets)",
                                        x.kind == ir::NodeKind::Builtin
                                            ? std::string(ir::builtin_name(static_cast<const ir::BuiltinNode&>(x).which))
                                            : fmt::format("the variable declared at {}", x.loc.str())));
@@ -85,6 +133,10 @@ class TensorMapPlanner : public ir::Mutator {
 
   const ir::KernelNode& kernel_;
   const std::map<const ir::SharedTensorNode*, int64_t> shared_offsets_;
+  const std::map<const ir::VarNode*, ir::Expr> definitions_;
+  std::map<const ir::VarNode*, bool> computable_;
+  std::map<const ir::VarNode*, ir::Expr> of_parameters_;
+  std::vector<ir::GlobalTensor> views_;  // each entry's view as the traced instructions named it
 };
 
 }  // namespace

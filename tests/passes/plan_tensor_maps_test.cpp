@@ -3,6 +3,8 @@
 // host cannot encode at launch.
 #include <sstream>
 
+#include "tessel/ir/mutator.hpp"
+
 #include "pass_test.hpp"
 
 namespace tessel::testing {
@@ -116,8 +118,8 @@ TEST(PlanTensorMaps, RefusesAViewThatUsesTheBlockIndex) {
   EXPECT_EQ(got,
             at(ViewOfTheBlock::line) +
                 ": tma: the global view uses blockIdx.x, not a kernel parameter; a tensor map is made on the host at "
-                "launch, so the view's address, shape and strides may use only parameters and constants (move "
-                "per-block offsets into the TMA offsets)");
+                "launch, so the view's address, shape and strides may use only parameters, constants and variables "
+                "declared once from them, never assigned (move per-block offsets into the TMA offsets)");
 }
 
 struct ViewOfAVariable : Script {
@@ -146,7 +148,35 @@ TEST(PlanTensorMaps, RefusesAViewThatUsesAKernelVariable) {
             at(ViewOfAVariable::line) + ": tma: the global view uses the variable declared at " +
                 at(ViewOfAVariable::declared) +
                 ", not a kernel parameter; a tensor map is made on the host at launch, so the view's address, shape "
-                "and strides may use only parameters and constants (move per-block offsets into the TMA offsets)");
+                "and strides may use only parameters, constants and variables declared once from them, never "
+                "assigned (move per-block offsets into the TMA offsets)");
+}
+
+// A view whose rows are a variable declared once from a parameter: the table's view has the
+// definition in its place, which the host evaluates.
+struct ViewOfAVariableDeclaredOnce : Script {
+  void operator()(Int32 m, Ptr<f16> a, Ptr<f16> c) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Int32 rows = m / 2;
+    auto g = global_view(a, {rows, 64});
+    auto s = shared_tensor<f16>({32, 64});
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], 4096);
+      tma.global_to_shared(g, s, {0, 0}, bars[0]);
+    });
+  }
+};
+
+TEST(PlanTensorMaps, AVariableDeclaredOnceIsReplacedByItsDefinition) {
+  const ir::Kernel out = passes::plan_tensor_maps(traced<ViewOfAVariableDeclaredOnce>(), {});
+  ASSERT_EQ(out->tensor_maps.size(), 1u);
+  std::vector<const ir::ExprNode*> vars;
+  ir::walk_expr(*out->tensor_maps[0].view->shape[0], [&](const ir::ExprNode& x) {
+    if (x.kind == ir::NodeKind::Var) vars.push_back(&x);
+  });
+  EXPECT_EQ(vars, std::vector<const ir::ExprNode*>{out->params[0].get()}) << "the rows are m / 2, of the parameter m";
 }
 
 }  // namespace

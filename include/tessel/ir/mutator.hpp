@@ -112,4 +112,9 @@ void walk_expr(const ExprNode& e, const std::function<void(const ExprNode&)>& on
 // may use other defined variables).
 Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& definitions);
 
+// The variables of `body` declared once and never written again (by an assignment, or as an
+// instruction's result), each with its definition: what substitute() may put in their place where
+// a value is needed without running the body (on the host at launch).
+std::map<const VarNode*, Expr> single_definitions(const Stmt& body);
+
 }  // namespace tessel::ir
