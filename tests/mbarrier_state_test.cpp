@@ -65,6 +65,29 @@ TEST_F(MbarrierStateTest, BytesBeyondWhatAPhaseExpectsAreReportedWhereTheyWereIs
   }
 }
 
+TEST_F(MbarrierStateTest, APhaseThatCompletesBeforeOneOfItsCopiesLandedIsReportedAtThatCopy) {
+  const SourceLoc kSecondCopy{"k.cpp", 13};
+  bars.expect_load(8, kCopy, true);
+  bars.expect_load(8, kSecondCopy, true);
+  bars.arrive(8, 2, 64, VectorClock{}, false, "mbarrier.arrive_and_expect_tx", by_arrive);
+  bars.complete_tx(8, 32, kSecondCopy);
+  bars.complete_tx(8, 32, kCopy);
+  EXPECT_EQ(state().phase, 1) << "both copies announced";
+  bars.expect_load(8, kCopy, true);
+  bars.expect_load(8, kSecondCopy, true);
+  bars.arrive(8, 2, 32, VectorClock{}, false, "mbarrier.arrive_and_expect_tx", by_arrive);
+  try {
+    bars.complete_tx(8, 32, kCopy);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "k.cpp:13: phase 1 of barrier 1 of the array allocated at k.cpp:10 completed while this copy, issued in "
+              "that phase to signal it, was still in flight, so its bytes would count towards phase 2: the "
+              "transaction bytes announced for phase 1 (32, by the arrive_and_expect_tx / expect_tx at k.cpp:11) are "
+              "fewer than those of the copies that signal it; announce every copy's bytes (a shared tile's nbytes())");
+  }
+}
+
 TEST_F(MbarrierStateTest, UseBeforeInitAndInitTwiceAreReported) {
   try {
     bars.at(16, array, 0, "mbarrier.wait", by_arrive);

@@ -215,14 +215,16 @@ struct AnnouncesBytesAtRunTime : Script {
 TEST(TmaLoad, RunTimeCountsThatDoNotMatchAreReportedBySimulator) {
   Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)),
       out(Device::simulator(), std::vector<float>(256));
-  // Too few: the first load completes the phase, the wait passes, and the second load, whose bytes
-  // count toward the next phase, may still be writing the tile that is read.
+  // Too few: the first load completes the phase while the second, whose bytes would count toward
+  // the next phase, is in flight; reported at the second, with what announced the phase's bytes.
   const std::string fewer = error_of<AnnouncesBytesAtRunTime>(1024, in, out);  // sets `line`
   EXPECT_EQ(fewer,
-            fmt::format("{0}:{1}: read of shared memory that a tma.global_to_shared issued at {0}:{2} may still be "
-                        "writing (thread 0 of block (0, 0, 0)); wait on the mbarrier phase the load completes "
-                        "(mbarrier.wait) before accessing its tile",
-                        __FILE__, line + 4, line + 1));
+            fmt::format("{0}:{1}: phase 0 of barrier 0 of the array allocated at {0}:{2} completed while this copy, "
+                        "issued in that phase to signal it, was still in flight, so its bytes would count towards "
+                        "phase 1: the transaction bytes announced for phase 0 (1024, by the arrive_and_expect_tx / "
+                        "expect_tx at {0}:{3}) are fewer than those of the copies that signal it; announce every "
+                        "copy's bytes (a shared tile's nbytes())",
+                        __FILE__, line + 1, line - 4, line - 2));
   const std::string more = error_of<AnnouncesBytesAtRunTime>(4096, in, out);
   EXPECT_NE(more.find("deadlock in block (0, 0, 0)"), std::string::npos) << more;
   EXPECT_NE(more.find("tx-count 2048"), std::string::npos) << more;

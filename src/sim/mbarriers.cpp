@@ -1,6 +1,10 @@
 // The mbarrier state machine (PTX ISA 9.7.13.15) and the misuse it reports at the user's line.
 #include "mbarriers.hpp"
 
+#include <algorithm>
+
+#include <fmt/ranges.h>
+
 namespace tessel::sim {
 
 namespace {
@@ -50,8 +54,33 @@ MbarrierState& Mbarriers::initialized(int64_t byte, const SourceLoc& loc) {
   return it->second;
 }
 
+namespace {
+
+// "16384, by the arrive_and_expect_tx / expect_tx at k.cpp:15", or "none".
+std::string announced_bytes(const MbarrierState& b) {
+  if (b.announced.empty()) return "none";
+  int64_t total = 0;
+  std::vector<std::string> lines;
+  for (const auto& [loc, bytes] : b.announced) {
+    total += bytes;
+    if (std::find(lines.begin(), lines.end(), loc->str()) == lines.end()) lines.push_back(loc->str());
+  }
+  return fmt::format("{}, by the arrive_and_expect_tx / expect_tx at {}", total, fmt::join(lines, ", "));
+}
+
+}  // namespace
+
 void Mbarriers::complete_phase_if_done(MbarrierState& b) {
   if (b.pending != 0 || b.tx != 0) return;
+  for (const UnobservedLoad& load : b.loads_in_flight)
+    if (load.phase == b.phase)
+      throw Error(*load.issued_at,
+                  fmt::format("phase {} of {} completed while this copy, issued in that phase to signal it, was "
+                              "still in flight, so its bytes would count towards phase {}: the transaction bytes "
+                              "announced for phase {} ({}) are fewer than those of the copies that signal it; "
+                              "announce every copy's bytes (a shared tile's nbytes())",
+                              b.phase, barrier_name(*b.array, b.index), b.phase + 1, b.phase, announced_bytes(b)));
+  b.announced.clear();
   ++b.phase;
   b.pending = b.expected;
   b.released.join(b.arrivals);
@@ -87,10 +116,14 @@ void Mbarriers::expect_tx(int64_t byte, int64_t bytes, const Origin& by) {
                             "would make {}, more than the {} a barrier counts",
                             bytes, barrier_name(*b.array, b.index), by.thread, by.block, b.tx + bytes, kMaxCount));
   b.tx += bytes;
+  b.announced.emplace_back(by.loc, bytes);
 }
 
 void Mbarriers::complete_tx(int64_t byte, int64_t bytes, const SourceLoc& issued_at) {
   MbarrierState& b = initialized(byte, issued_at);
+  const auto landed = std::find_if(b.loads_in_flight.begin(), b.loads_in_flight.end(),
+                                   [&](const UnobservedLoad& load) { return load.issued_at == &issued_at; });
+  if (landed != b.loads_in_flight.end()) b.loads_in_flight.erase(landed);
   // While arrivals are pending, bytes may land before the expect_tx that announces them (the
   // count goes negative); once every arrival is in, no expect_tx can legitimately follow.
   if (b.pending == 0 && bytes > b.tx)
@@ -126,8 +159,9 @@ bool Mbarriers::phase_completed(int64_t byte, int64_t parity) const {
 
 void Mbarriers::expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor) {
   auto it = barriers_.find(byte);
-  if (it != barriers_.end())
-    it->second.loads_not_observed.push_back(UnobservedLoad{it->second.phase, &issued_at, inside_tensor});
+  if (it == barriers_.end()) return;
+  it->second.loads_not_observed.push_back(UnobservedLoad{it->second.phase, &issued_at, inside_tensor});
+  it->second.loads_in_flight.push_back(UnobservedLoad{it->second.phase, &issued_at, inside_tensor});
 }
 
 void Mbarriers::observed(int64_t byte) {

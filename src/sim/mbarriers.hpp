@@ -42,6 +42,12 @@ struct MbarrierState {
   VectorClock arrivals = {}, peer_arrivals = {}, released = {}, released_to_cluster = {};
   // The loads that complete bytes on a phase no wait has seen completed yet.
   std::vector<UnobservedLoad> loads_not_observed = {};
+  // The loads issued to complete bytes on the barrier that have not landed, each with the phase it
+  // was issued in: a phase that completes before one of its own has landed was announced too few
+  // bytes.
+  std::vector<UnobservedLoad> loads_in_flight = {};
+  // The lines that announced the current phase's transaction bytes, and how many each.
+  std::vector<std::pair<const SourceLoc*, int64_t>> announced = {};
 };
 
 // "barrier 1 of the array allocated at k.cpp:12", or of a helper-class member: "barrier 1 of
@@ -82,7 +88,8 @@ class Mbarriers {
   // block that issued it is another of the cluster).
   Epoch landing(int64_t byte, bool from_peer) const;
 
-  // A load issued at `issued_at` will complete bytes on the barrier's current phase.
+  // A load issued at `issued_at` will complete bytes on the barrier's current phase; its bytes'
+  // complete_tx names the same line.
   void expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor);
   // A wait on the barrier passed: it saw every phase completed so far.
   void observed(int64_t byte);
