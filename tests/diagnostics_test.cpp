@@ -255,6 +255,17 @@ TEST(Diagnostics, GridNotComputableOnTheHost) {
                 "launch");
 }
 
+template <class W, class A> struct NamedAfterItsTypes {};
+
+// Kernels are named in messages, progress output and the generated code after their class, with
+// their template arguments; element types read as tessel names them.
+TEST(Diagnostics, KernelNamesSpellElementTypesAsTesselDoes) {
+  EXPECT_EQ(detail::kernel_name_of(typeid(NamedAfterItsTypes<i4, f16>)), "NamedAfterItsTypes_i4_f16");
+  EXPECT_EQ(detail::kernel_name_of(typeid(NamedAfterItsTypes<u3, f4e2m1>)), "NamedAfterItsTypes_u3_f4e2m1");
+  EXPECT_EQ(detail::kernel_name_of(typeid(NamedAfterItsTypes<int8_t, uint8_t>)), "NamedAfterItsTypes_i8_u8");
+  EXPECT_EQ(detail::kernel_name_of(typeid(NamedAfterItsTypes<f6e3m2, float>)), "NamedAfterItsTypes_f6e3m2_float");
+}
+
 // fast_divmod's results are written by an instruction, so their declarations are not their values.
 struct GridFromAFastDivmod : Script {
   static constexpr int blocks_line = __LINE__ + 4;

@@ -211,12 +211,12 @@ TEST(WeightOnlyGemmWgmma, SizesTheUnitsDoNotCoverAreRefusedAtLaunch) {
   EXPECT_EQ(
       error_of<WgmmaConfig<i4>>(16, 64, 200, x, units, scales, y),
       where +
-          ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1_1_0_0: k must be a multiple of 128, the depth of a "
+          ": kernel WgmmaConfig_i4_128_1_2_0_0_0_1_1_0_0: k must be a multiple of 128, the depth of a "
           "quantization group (this launch has k = 200)");
   EXPECT_EQ(
       error_of<WgmmaConfig<i4>>(16, 60, 256, x, units, scales, y),
       where +
-          ": kernel WgmmaConfig_packed_int_4_true_128_1_2_0_0_0_1_1_0_0: n must be a multiple of 8, the rows of a unit "
+          ": kernel WgmmaConfig_i4_128_1_2_0_0_0_1_1_0_0: n must be a multiple of 8, the rows of a unit "
           "of repacked weights (this launch has n = 60)");
 }
 

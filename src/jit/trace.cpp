@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <regex>
 
 #include "tessel/ir/target_limits.hpp"
 #include "tessel/jit/kernel.hpp"
@@ -12,10 +13,37 @@
 
 namespace tessel::detail {
 
+namespace {
+
+// The element types that C++ spells otherwise, by their names in tessel: packed_int<4, true> is i4,
+// packed_float<2, 1> f4e2m1, signed char (int8_t) i8, unsigned char (uint8_t) u8.
+std::string with_element_type_names(std::string name) {
+  static const std::regex packed_int(R"((?:tessel::)?packed_int<(\d+), (true|false)>)"),
+      packed_float(R"((?:tessel::)?packed_float<(\d+), (\d+)>)"), signed_char(R"(\bsigned char\b)"),
+      unsigned_char(R"(\bunsigned char\b)");
+  std::string out;
+  std::smatch m;
+  while (std::regex_search(name, m, packed_int)) {
+    out += m.prefix().str() + (m[2] == "true" ? "i" : "u") + m[1].str();
+    name = m.suffix().str();
+  }
+  name = out + name;
+  out.clear();
+  while (std::regex_search(name, m, packed_float)) {
+    const int exponent = std::stoi(m[1].str()), mantissa = std::stoi(m[2].str());
+    out += m.prefix().str() + fmt::format("f{}e{}m{}", 1 + exponent + mantissa, exponent, mantissa);
+    name = m.suffix().str();
+  }
+  name = out + name;
+  return std::regex_replace(std::regex_replace(name, unsigned_char, "u8"), signed_char, "i8");
+}
+
+}  // namespace
+
 std::string kernel_name_of(const std::type_info& t) {
   int status = 0;
   char* d = abi::__cxa_demangle(t.name(), nullptr, nullptr, &status);
-  std::string full = status == 0 && d ? d : t.name();
+  std::string full = with_element_type_names(status == 0 && d ? d : t.name());
   std::free(d);
   for (size_t at; (at = full.find("(anonymous namespace)::")) != std::string::npos;) full.erase(at, 23);
   // Namespaces are dropped everywhere; template arguments become part of an identifier:
