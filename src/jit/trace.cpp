@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <regex>
 
 #include "tessel/ir/target_limits.hpp"
 #include "tessel/jit/kernel.hpp"
@@ -16,26 +15,30 @@ namespace tessel::detail {
 namespace {
 
 // The element types that C++ spells otherwise, by their names in tessel: packed_int<4, true> is i4,
-// packed_float<2, 1> f4e2m1, signed char (int8_t) i8, unsigned char (uint8_t) u8.
+// packed_float<2, 1> f4e2m1, signed char (int8_t) i8, unsigned char (uint8_t) u8. (Parsed by hand:
+// std::regex's template code can be interposed by other libraries of the process, PyTorch's.)
 std::string with_element_type_names(std::string name) {
-  static const std::regex packed_int(R"((?:tessel::)?packed_int<(\d+), (true|false)>)"),
-      packed_float(R"((?:tessel::)?packed_float<(\d+), (\d+)>)"), signed_char(R"(\bsigned char\b)"),
-      unsigned_char(R"(\bunsigned char\b)");
-  std::string out;
-  std::smatch m;
-  while (std::regex_search(name, m, packed_int)) {
-    out += m.prefix().str() + (m[2] == "true" ? "i" : "u") + m[1].str();
-    name = m.suffix().str();
-  }
-  name = out + name;
-  out.clear();
-  while (std::regex_search(name, m, packed_float)) {
-    const int exponent = std::stoi(m[1].str()), mantissa = std::stoi(m[2].str());
-    out += m.prefix().str() + fmt::format("f{}e{}m{}", 1 + exponent + mantissa, exponent, mantissa);
-    name = m.suffix().str();
-  }
-  name = out + name;
-  return std::regex_replace(std::regex_replace(name, unsigned_char, "u8"), signed_char, "i8");
+  // The two numbers or words of "<a, b>" at `at`, and where the text after '>' starts.
+  const auto arguments = [&](size_t at, std::string& a, std::string& b) {
+    const size_t comma = name.find(", ", at), close = name.find('>', at);
+    if (comma == std::string::npos || close == std::string::npos || comma > close) return std::string::npos;
+    a = name.substr(at, comma - at);
+    b = name.substr(comma + 2, close - comma - 2);
+    return close + 1;
+  };
+  for (const std::string_view type : {"tessel::packed_int<", "tessel::packed_float<"})
+    for (size_t at; (at = name.find(type)) != std::string::npos;) {
+      std::string a, b;
+      const size_t end = arguments(at + type.size(), a, b);
+      if (end == std::string::npos) break;
+      const std::string spelled = type == "tessel::packed_int<"
+                                      ? (b == "true" ? "i" : "u") + a
+                                      : fmt::format("f{}e{}m{}", 1 + std::stoi(a) + std::stoi(b), a, b);
+      name.replace(at, end - at, spelled);
+    }
+  for (const auto& [cxx, tessel] : {std::pair{"unsigned char", "u8"}, std::pair{"signed char", "i8"}})
+    for (size_t at; (at = name.find(cxx)) != std::string::npos;) name.replace(at, std::string_view(cxx).size(), tessel);
+  return name;
 }
 
 }  // namespace
