@@ -113,6 +113,12 @@ CallArguments::CallArguments(const detail::KernelSignature& signature, nb::handl
       h = pointer_argument(signature, i, array.data(), element_type(array.dtype()), type_words(array.dtype()), memory,
                            shape, strides);
       arrays_.push_back(std::move(array));
+    } else if (nb::hasattr(a, "__dlpack__") && nb::hasattr(a, "dtype") && nb::hasattr(a.attr("dtype"), "isnative") &&
+               !PyObject_IsTrue(a.attr("dtype").attr("isnative").ptr())) {
+      throw Error(
+          fmt::format("{}: the array's elements are not in this machine's byte order (dtype {}), which DLPack "
+                      "cannot describe; pass x.astype(x.dtype.newbyteorder('='))",
+                      parameter(signature, i), nb::borrow<nb::str>(a.attr("dtype").attr("str")).c_str()));
     } else if (nb::hasattr(a, "__dlpack__") && nb::hasattr(a, "ndim") && nb::cast<int>(a.attr("ndim")) > 0) {
       throw Error(
           fmt::format("{}: the array does not export itself through DLPack (numpy exports no read-only "

@@ -107,6 +107,26 @@ def test_a_read_only_array_that_numpy_does_not_export_is_named(consumer):
         np.testing.assert_allclose(out, 1.0 * x + y, rtol=1e-6)
 
 
+def test_an_array_in_the_other_byte_order_is_named(consumer):
+    n = 256
+    x, y, out = axpy_inputs(n)
+    swapped = x.astype(x.dtype.newbyteorder("S"))
+    assert error_of(lambda: consumer.axpy(n, 1.0, swapped, y, out)) == (
+        f"kernel Axpy, parameter x (argument 2): the array's elements are not in this machine's byte order (dtype "
+        f"{swapped.dtype.str}), which DLPack cannot describe; pass x.astype(x.dtype.newbyteorder('='))")
+    assert np.isnan(out).all()
+
+
+def test_arguments_beyond_their_parameters_range_are_named(consumer):
+    n = 256
+    x, y, out = axpy_inputs(n)
+    assert error_of(lambda: consumer.axpy(2**31, 1.0, x, y, out)) == (
+        "kernel Axpy, parameter n (argument 0): 2147483648 does not fit in i32")
+    assert error_of(lambda: consumer.axpy(n, 1e300, x, y, out)) == (
+        "kernel Axpy, parameter alpha (argument 1): 1e+300 is beyond the range of f32")
+    assert np.isnan(out).all()
+
+
 def test_a_second_load_uses_the_cache_and_an_edited_header_compiles_again(consumer, consumer_dir, capfd):
     assert tessel.load(consumer_dir / "kernels.cpp") is consumer
     assert "compiling" not in capfd.readouterr().err

@@ -3,6 +3,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "tessel/error.hpp"
@@ -88,6 +90,13 @@ void KernelSignature::check(std::span<const HostArg> args) const {
     };
     switch (p.kind) {
       case ParamSpec::Kind::CompileInt:
+        if (a.kind != HostArg::Kind::Int) fail();
+        if (a.i < INT32_MIN || a.i > INT32_MAX)
+          throw Error(
+              fmt::format("kernel {}, parameter {} (argument {}): {} does not fit in the C++ int it is "
+                          "compiled with",
+                          kernel_, names_[i], i, a.i));
+        break;
       case ParamSpec::Kind::CompileBool:
         if (a.kind != HostArg::Kind::Int) fail();
         break;
@@ -95,7 +104,13 @@ void KernelSignature::check(std::span<const HostArg> args) const {
         if (a.kind == HostArg::Kind::Pointer || (a.kind == HostArg::Kind::Float && !is_float(p.dtype))) fail();
         if (p.dtype == DType::U32 && a.kind == HostArg::Kind::Int && (a.i < 0 || a.i > int64_t(UINT32_MAX))) fail();
         if (p.dtype == DType::I32 && a.kind == HostArg::Kind::Int && (a.i < INT32_MIN || a.i > INT32_MAX))
-          throw Error(fmt::format("kernel {}, argument {}: {} does not fit in i32", kernel_, i, a.i));
+          throw Error(
+              fmt::format("kernel {}, parameter {} (argument {}): {} does not fit in i32", kernel_, names_[i], i, a.i));
+        // A finite value beyond f32's range would become an infinity; infinities and NaNs pass as given.
+        if (p.dtype == DType::F32 && a.kind == HostArg::Kind::Float && std::isfinite(a.f) &&
+            std::fabs(a.f) > double(std::numeric_limits<float>::max()))
+          throw Error(fmt::format("kernel {}, parameter {} (argument {}): {} is beyond the range of f32", kernel_,
+                                  names_[i], i, a.f));
         break;
       case ParamSpec::Kind::Pointer:
         // Packed elements have no host type of their own: their bytes come as uint8_t.
