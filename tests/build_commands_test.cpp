@@ -20,6 +20,16 @@ TEST(BuildCommands, ATargetTheKernelIsNotRegisteredForIsRefusedByName) {
   }
 }
 
+// One header holds one launcher per kernel, named after it: a kernel exported twice is refused
+// before anything is built or written.
+TEST(BuildCommands, AKernelExportedTwiceIntoOneHeaderIsRefused) {
+  const Cli r = tessel("aot vector_add:64 vector_add:3000 --output /tmp/tessel-exported-twice/k.hpp");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(r.output,
+            "error: aot: vector_add is exported twice (vector_add:64 and vector_add:3000); a header holds one launcher "
+            "per kernel, named after it: export the other into a header of its own\n");
+}
+
 // run and check build the target asked for: the sm_80 code of a kernel registered for every target.
 TEST(BuildCommands, RunAndCheckBuildTheTargetAskedFor) {
   const Cli run = tessel("run vector_add 3000 --device sim --arch sm_80 --verbose");

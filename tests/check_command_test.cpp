@@ -80,6 +80,29 @@ TEST(CheckCommand, AllCandidatesChecksEachCandidateOfTheSpaceUnderEverySchedule)
   EXPECT_NE(r.output.find("blackwell_v0: all 9 candidates pass\n"), std::string::npos) << r.output;
 }
 
+// A candidate that cannot run, or fails, does not keep the others from being checked.
+TEST(CheckCommand, AllCandidatesChecksTheCandidatesAfterOneThatCannotRunOrFails) {
+  cli::KernelEntry e;
+  e.name = "three";
+  e.configurations = [] { return std::vector<std::string>{"block=1", "block=2", "block=3"}; };
+  e.runner = [](const Device&, const cli::Sizes&, const KernelOptions& o) -> cli::RunResult {
+    if (o.configuration == "block=1") throw Error("k.cpp:4: kernel Three: n must be a multiple of 2");
+    if (o.configuration == "block=2" && o.sim.completion_order() == sim::CompletionOrder::Lazy)
+      return {false, 0, "three: 1 of 8 wrong", {}};
+    return {true, 0, "three: PASS", {}};
+  };
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli::check_all_candidates(e, {}, 1), 1);
+  const std::string output = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(output.find("[1/3] block=1\n  error: k.cpp:4: kernel Three: n must be a multiple of 2\n[2/3] block=2\n"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("  lazy     three: 1 of 8 wrong\n"), std::string::npos) << output;
+  EXPECT_NE(output.find("[3/3] block=3\n  eager    three: PASS\n"), std::string::npos) << output;
+  EXPECT_NE(output.find("three: 1 of 3 candidates pass; failed: 2; stopped by an error: 1\n"), std::string::npos)
+      << output;
+}
+
 TEST(CheckCommand, ConfigChecksTheGivenHyperparameters) {
   const Cli r = tessel(
       "check blackwell_v4 136 600 40 --config \"block_n=128, block_k=32, stages=3, swizzle_size=4\" "
@@ -96,6 +119,9 @@ TEST(CheckCommand, AConfigurationTheSpaceDoesNotHaveIsAnErrorNamingWhatItHas) {
       {"--config \"block_k=48\"",
        "error: kernel BlackwellMatmulV0: configuration \"block_k=48\": no candidate of the space has these values "
        "(block_k takes 16, 32, 64)\n"},
+      {"--config \"block_k=16, block_k=32\"",
+       "error: kernel BlackwellMatmulV0: configuration \"block_k=16, block_k=32\": 'block_k' is given twice; give "
+       "each hyperparameter once\n"},
       {"--config \"block_k:48\"",
        "error: kernel BlackwellMatmulV0: configuration \"block_k:48\": 'block_k:48' is not name=value; write the "
        "hyperparameters as \"block_n=128, stages=3\"\n"},

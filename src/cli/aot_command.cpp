@@ -3,6 +3,7 @@
 // "Ahead-of-time export").
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 
 #include "commands.hpp"
@@ -48,6 +49,16 @@ void write_file(const std::filesystem::path& path, const char* data, size_t byte
 int run(const AotArgs& args, const Registry& kernels) {
   std::vector<aot::ExportedKernel> exported;
   const std::filesystem::path header(args.output);
+  // A header holds one launcher class per kernel, named after it, and the cubins beside it are too.
+  std::map<std::string, std::string> given_as;
+  for (const std::string& text : args.kernels) {
+    const auto [at, fresh] = given_as.emplace(kernel_and_sizes(text).first, text);
+    if (!fresh)
+      throw Error(
+          fmt::format("aot: {} is exported twice ({} and {}); a header holds one launcher per kernel, named "
+                      "after it: export the other into a header of its own",
+                      at->first, at->second, text));
+  }
   if (header.has_parent_path()) std::filesystem::create_directories(header.parent_path());
   for (const std::string& text : args.kernels) {
     const auto [name, given] = kernel_and_sizes(text);

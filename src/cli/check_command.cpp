@@ -36,13 +36,7 @@ Command add_check_command(CLI::App& app, const Registry& kernels) {
                    const std::vector<int64_t> s = e.sizes_for(*sizes);
                    const int n = parse_count("--seeds", *seeds);
                    if (!*all_candidates) return check_under_schedules(e, s, n, *configuration, "", *arch) ? 0 : 1;
-                   const std::vector<std::string> configurations = e.configurations();
-                   for (size_t i = 0; i < configurations.size(); ++i) {
-                     fmt::print("[{}/{}] {}\n", i + 1, configurations.size(), configurations[i]);
-                     if (!check_under_schedules(e, s, n, configurations[i], "  ", *arch)) return 1;
-                   }
-                   fmt::print("{}: all {} candidates pass\n", e.name, configurations.size());
-                   return 0;
+                   return check_all_candidates(e, s, n, *arch);
                  }};
 }
 

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "tessel/cli/check.hpp"
 #include "tessel/error.hpp"
@@ -44,6 +45,31 @@ bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, 
   }
   if (all_alike && first_report) throw *first_report;
   return all_pass;
+}
+
+int check_all_candidates(const KernelEntry& e, const Sizes& sizes, int seeds, const std::string& arch) {
+  const std::vector<std::string> configurations = e.configurations();
+  std::vector<size_t> failed, stopped;
+  for (size_t i = 0; i < configurations.size(); ++i) {
+    fmt::print("[{}/{}] {}\n", i + 1, configurations.size(), configurations[i]);
+    try {
+      if (!check_under_schedules(e, sizes, seeds, configurations[i], "  ", arch)) failed.push_back(i + 1);
+    } catch (const Error& error) {
+      fmt::print("  error: {}\n", error.what());
+      stopped.push_back(i + 1);
+    }
+  }
+  if (failed.empty() && stopped.empty()) {
+    fmt::print("{}: all {} candidates pass\n", e.name, configurations.size());
+    return 0;
+  }
+  const auto numbers = [](const std::vector<size_t>& v) {
+    return v.empty() ? std::string("none") : fmt::format("{}", fmt::join(v, ", "));
+  };
+  fmt::print("{}: {} of {} candidates pass; failed: {}; stopped by an error: {}\n", e.name,
+             configurations.size() - failed.size() - stopped.size(), configurations.size(), numbers(failed),
+             numbers(stopped));
+  return 1;
 }
 
 }  // namespace tessel::cli

@@ -12,6 +12,7 @@
 #include "tessel/ir/printer.hpp"
 #include "tessel/runtime/cache_key.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
+#include "tessel/tuning/tuner.hpp"
 #include "variant.hpp"
 
 namespace tessel {
@@ -196,7 +197,11 @@ codegen::CudaModule KernelCore::cuda_module(std::span<const HostArg> args) {
 std::vector<char> KernelCore::cubin(std::span<const HostArg> args) {
   Variant& v = prepare(args, false);
   if (v.binary.cubin.empty()) {  // the simulator prepares kernels without compiling them
-    v.set_binary(runtime::compile_kernel(*v.kernel, arch_, {.debug = options_.debug}));
+    // Under the time limit and the strict cache of every other compile.
+    const tuning::TunerSettings settings = tuning::TunerSettings::from_environment();
+    v.set_binary(runtime::compile_kernel(
+        *v.kernel, arch_,
+        {.time_limit_s = settings.compile_time_limit_s, .require_cached = settings.strict, .debug = options_.debug}));
     v.report_spills(name_);
     v.report_compiler_warnings(name_);
   }

@@ -80,6 +80,9 @@ Space Space::configured(const std::string& configuration, const std::string& ker
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw Error(fmt::format("kernel {}: configuration \"{}\": the space has no hyperparameter '{}'; it has {}",
                               kernel, configuration, name, fmt::join(names, ", ")));
+    if (std::any_of(wanted.begin(), wanted.end(), [&](const auto& w) { return w.first == name; }))
+      throw Error(fmt::format("kernel {}: configuration \"{}\": '{}' is given twice; give each hyperparameter once",
+                              kernel, configuration, name));
     wanted.emplace_back(name, v);
   }
   std::vector<Candidate> kept;

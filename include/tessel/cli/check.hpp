@@ -16,4 +16,9 @@ namespace tessel::cli {
 bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, const std::string& configuration,
                            const std::string& indent = "", const std::string& arch = "");
 
+// The same for every candidate of `e`'s space in turn, each whatever the others gave (one that
+// cannot run at these sizes, an unmet requirement or too much shared memory, is an error that stops
+// it alone), then a summary: 0 when every candidate passes, else 1.
+int check_all_candidates(const KernelEntry& e, const Sizes& sizes, int seeds, const std::string& arch = "");
+
 }  // namespace tessel::cli
