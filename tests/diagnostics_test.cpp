@@ -1,7 +1,10 @@
 // The diagnostics corpus: exact user-facing messages, each naming the user's file and line.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "expect_error.hpp"
+#include "tessel/jit/arguments.hpp"
 
 namespace tessel {
 namespace {
@@ -253,6 +256,51 @@ TEST(Diagnostics, GridNotComputableOnTheHost) {
                 ": attrs.blocks of kernel GridFromAssignedVariable uses the variable v (declared at " + loc(line) +
                 "), which is not computable from the kernel's parameters; the grid is computed on the host before "
                 "launch");
+}
+
+// Arguments from Python come as 64-bit integers and doubles: one beyond its parameter's type is
+// refused, naming the parameter, where a conversion would wrap it (or make it infinite).
+TEST(Diagnostics, ArgumentsBeyondTheRangeOfTheirParametersAreRefused) {
+  using Kind = detail::ParamSpec::Kind;
+  const detail::KernelSignature signature(
+      "K", {{Kind::CompileInt}, {Kind::Scalar, DType::I32}, {Kind::Scalar, DType::F32}}, {"width", "n", "alpha"});
+  const auto error = [&](std::vector<HostArg> args) {
+    try {
+      signature.check(args);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const HostArg width{.i = 64}, n{.i = 1000}, alpha{.kind = HostArg::Kind::Float, .f = 0.5};
+  EXPECT_EQ(error({width, n, alpha}), "no error");
+  EXPECT_EQ(error({HostArg{.i = (int64_t(1) << 32) + 100}, n, alpha}),
+            "kernel K, parameter width (argument 0): 4294967396 does not fit in the C++ int it is compiled with");
+  EXPECT_EQ(error({width, HostArg{.i = int64_t(1) << 31}, alpha}),
+            "kernel K, parameter n (argument 1): 2147483648 does not fit in i32");
+  EXPECT_EQ(error({width, n, HostArg{.kind = HostArg::Kind::Float, .f = 1e300}}),
+            "kernel K, parameter alpha (argument 2): 1e+300 is beyond the range of f32");
+  EXPECT_EQ(error({width, n, HostArg{.kind = HostArg::Kind::Float, .f = HUGE_VAL}}), "no error")
+      << "an infinity is a value of f32";
+}
+
+// A layout of as many rows as a compile-time argument: 0 rows have no layout.
+struct RowsOfAnArgument : Script {
+  static constexpr const char* param_names[] = {"x", "rows"};
+  void operator()(Ptr<float> x, int rows) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    store_global(global_view(x, {rows, 32}),
+                 register_tensor<float>({rows, 32}, 1.0f, Layout::local({rows, 1}) * Layout::spatial({1, 32})), {0, 0});
+  }
+};
+
+// An error the trace raises away from the user's lines names the kernel and its arguments.
+TEST(Diagnostics, AnErrorWithoutALineNamesTheKernelAndItsCompileTimeArguments) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(64, 0.0f));
+  EXPECT_EQ(testing::error_of<RowsOfAnArgument>(x, 2), "no error");
+  EXPECT_EQ(testing::error_of<RowsOfAnArgument>(x, 0),
+            "kernel RowsOfAnArgument (rows=0): layout extents must be positive, got 0 in dimension 0");
 }
 
 template <class W, class A> struct NamedAfterItsTypes {};

@@ -18,7 +18,7 @@ struct PrintsTilesAndValues : Script {
     auto cube = arange({2, 3, 4}, 0) * 100 + arange({2, 3, 4}, 1) * 10 + arange({2, 3, 4}, 2) - n;
     print("cube", cube, {1, 0, 0});
     print("row sums", sum(t, 1).to<f16>(), {1, 0, 0});
-    print({1, 0, 0}, "n = {}, half of n = {}, n > 3: {}", n, cast<float>(n) / 2.0f, n > 3);
+    print({1, 0, 0}, "n = {}, half of n = {}, n > 3: {}, of {} rows", n, cast<float>(n) / 2.0f, n > 3, 4);
     thread_group(32, 32, [&] {
       auto s = register_tensor<uint32_t>({1, 32}, 7u) * 3u;
       print("second warp", s, {1, 0, 0});

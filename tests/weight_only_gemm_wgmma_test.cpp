@@ -208,16 +208,14 @@ TEST(WeightOnlyGemmWgmma, SizesTheUnitsDoNotCoverAreRefusedAtLaunch) {
   Buffer<uint32_t> units(dev, 64 * 256 / 8);
   const std::string where =
       source_at("examples/quantized/weight_only_gemm_wgmma.hpp", "require_whole_units(*this, n, k)");
-  EXPECT_EQ(
-      error_of<WgmmaConfig<i4>>(16, 64, 200, x, units, scales, y),
-      where +
-          ": kernel WgmmaConfig_i4_128_1_2_0_0_0_1_1_0_0: k must be a multiple of 128, the depth of a "
-          "quantization group (this launch has k = 200)");
-  EXPECT_EQ(
-      error_of<WgmmaConfig<i4>>(16, 60, 256, x, units, scales, y),
-      where +
-          ": kernel WgmmaConfig_i4_128_1_2_0_0_0_1_1_0_0: n must be a multiple of 8, the rows of a unit "
-          "of repacked weights (this launch has n = 60)");
+  EXPECT_EQ(error_of<WgmmaConfig<i4>>(16, 64, 200, x, units, scales, y),
+            where +
+                ": kernel WgmmaConfig_i4_128_1_2_0_0_0_1_1_0_0: k must be a multiple of 128, the depth of a "
+                "quantization group (this launch has k = 200)");
+  EXPECT_EQ(error_of<WgmmaConfig<i4>>(16, 60, 256, x, units, scales, y),
+            where +
+                ": kernel WgmmaConfig_i4_128_1_2_0_0_0_1_1_0_0: n must be a multiple of 8, the rows of a unit "
+                "of repacked weights (this launch has n = 60)");
 }
 
 }  // namespace

@@ -1,5 +1,4 @@
 // `tessel cache ls|show|clear`: the compile cache and the tuning database (docs/tuning.md).
-#include <chrono>
 #include <memory>
 
 #include "commands.hpp"
@@ -14,15 +13,6 @@ namespace {
 struct CacheArgs {
   std::string key;
 };
-
-std::string age_of(std::filesystem::file_time_type written) {
-  const auto age =
-      std::chrono::duration_cast<std::chrono::seconds>(std::filesystem::file_time_type::clock::now() - written);
-  if (age.count() < 120) return fmt::format("{} s ago", age.count());
-  if (age.count() < 7200) return fmt::format("{} min ago", age.count() / 60);
-  if (age.count() < 172800) return fmt::format("{} h ago", age.count() / 3600);
-  return fmt::format("{} days ago", age.count() / 86400);
-}
 
 int list() {
   const auto dir = runtime::DiskCache::default_dir();

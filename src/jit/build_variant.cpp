@@ -79,8 +79,17 @@ std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> 
     v->printing_blocks = printing_blocks(*v->kernel);
   } catch (const Error& e) {
     // A tile that does not divide, shared memory over the target's limit: within a space this
-    // rules out one candidate; for a single configuration it is the user's to fix.
-    if (!request.errors_rule_out) throw;
+    // rules out one candidate; for a single configuration it is the user's to fix. An error that
+    // has no line of the user's (a layout whose extents the arguments made 0, say) names the kernel
+    // and what it was built for instead.
+    if (!request.errors_rule_out) {
+      if (e.loc().known()) throw;
+      std::vector<std::string> facts;
+      for (const std::string& part : {signature_.compile_args(args), v->hyperparameters})
+        if (!part.empty()) facts.push_back(part);
+      throw Error(fmt::format("kernel {}{}: {}", name_,
+                              facts.empty() ? "" : fmt::format(" ({})", fmt::join(facts, "; ")), e.message()));
+    }
     *infeasible = first_line(e.what());
     return nullptr;
   }

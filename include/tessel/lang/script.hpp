@@ -241,14 +241,17 @@ class Instructions {
   RegisterTensor erf(const RegisterTensor& x, loc_t loc = loc_t::current());
   RegisterTensor abs(const RegisterTensor& x, loc_t loc = loc_t::current());
   // rsqrt, erf and abs have one form each: a Precision given to them is refused with a message.
-  template <std::same_as<Precision> P> RegisterTensor rsqrt(const RegisterTensor&, P, loc_t = loc_t::current()) {
+  template <std::same_as<Precision> P> RegisterTensor rsqrt(const RegisterTensor& x, P, loc_t loc = loc_t::current()) {
     static_assert(detail::never<P>, TESSEL_ONE_FORM);
+    return rsqrt(x, loc);
   }
-  template <std::same_as<Precision> P> RegisterTensor erf(const RegisterTensor&, P, loc_t = loc_t::current()) {
+  template <std::same_as<Precision> P> RegisterTensor erf(const RegisterTensor& x, P, loc_t loc = loc_t::current()) {
     static_assert(detail::never<P>, TESSEL_ONE_FORM);
+    return erf(x, loc);
   }
-  template <std::same_as<Precision> P> RegisterTensor abs(const RegisterTensor&, P, loc_t = loc_t::current()) {
+  template <std::same_as<Precision> P> RegisterTensor abs(const RegisterTensor& x, P, loc_t loc = loc_t::current()) {
     static_assert(detail::never<P>, TESSEL_ONE_FORM);
+    return abs(x, loc);
   }
   RegisterTensor maximum(const TileOperand& a, const TileOperand& b);
   // a * b + c, with a and b broadcast to the shape (and layout) of c.
@@ -364,16 +367,25 @@ class Instructions {
   // tcgen05.load) and printed as a register tile is.
   void print(const std::string& label, const TMemoryTensor& x, std::array<int, 3> block = {0, 0, 0},
              loc_t loc = loc_t::current());
-  // Prints `format` with each {} replaced by the next of `values` (kernel values), from the first
-  // thread of the group in block (0, 0, 0), or in `block`.
+  // Prints `format` with each {} replaced by the next of `values` (kernel values, or C++ literals
+  // as their types: 4 an i32, 0.5 an f32), from the first thread of the group in block (0, 0, 0),
+  // or in `block`.
   template <class... V>
-  requires(detail::is_kernel_scalar<V>&&...) void print(const PrintFormat& format, const V&... values) {
-    print_values({0, 0, 0}, format, {detail::to_ir<detail::kernel_elem_t<V>>(values)...});
+  requires((detail::is_kernel_scalar<V> || detail::is_literal<V>)&&...) void print(const PrintFormat& format,
+                                                                                   const V&... values) {
+    print_values({0, 0, 0}, format, {printed(values)...});
   }
   template <class... V>
-  requires(detail::is_kernel_scalar<V>&&...) void print(std::array<int, 3> block, const PrintFormat& format,
-                                                        const V&... values) {
-    print_values(block, format, {detail::to_ir<detail::kernel_elem_t<V>>(values)...});
+  requires((detail::is_kernel_scalar<V> || detail::is_literal<V>)&&...) void print(std::array<int, 3> block,
+                                                                                   const PrintFormat& format,
+                                                                                   const V&... values) {
+    print_values(block, format, {printed(values)...});
+  }
+  template <class V> static ir::Expr printed(const V& value) {
+    if constexpr (detail::is_kernel_scalar<V>)
+      return detail::to_ir<detail::kernel_elem_t<V>>(value);
+    else
+      return detail::to_ir<std::conditional_t<std::is_floating_point_v<V>, float, V>>(value);
   }
   void print_values(std::array<int, 3> block, const PrintFormat& format, std::vector<ir::Expr> values);
 
