@@ -79,8 +79,9 @@ TEST(Fp8Gemm, BlockScaledStagesOfTwoChunksAreRefused) {
   Buffer<f8e4m3> a(dev, std::vector<f8e4m3>(size_t(128) * 256)), b(dev, std::vector<f8e4m3>(size_t(128) * 256));
   Buffer<float> scale_a(dev, std::vector<float>(256, 1.0f)), scale_b(dev, std::vector<float>(2, 1.0f));
   Buffer<bf16> d(dev, cli::poisoned<bf16>(size_t(128) * 128));
-  EXPECT_EQ(testing::error_of<BlockScaledInChunks>(128, 128, 256, scale_a, scale_b, a, b, d),
-            "fp8_gemm_block_scaled: k_chunks must be 1; a stage's scales cover 128 columns of k");
+  EXPECT_EQ(
+      testing::error_of<BlockScaledInChunks>(128, 128, 256, scale_a, scale_b, a, b, d),
+      "kernel BlockScaledInChunks: fp8_gemm_block_scaled: k_chunks must be 1; a stage's scales cover 128 columns of k");
 }
 
 // A's block scales come by TMA in rows of m floats, which must be whole 16-byte units.

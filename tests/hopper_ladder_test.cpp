@@ -258,7 +258,7 @@ TEST(HopperLadder, V5RefusesStagesOfNoChunk) {
   Buffer<f16> a(dev, std::vector<f16>(128 * 64)), b(dev, std::vector<f16>(128 * 64)),
       c(dev, std::vector<f16>(128 * 128));
   EXPECT_EQ(testing::error_of<V5NoChunks>(128, 128, 64, a, b, c),
-            "MatmulV5Persistent: k_chunks must be at least 1, not 0");
+            "kernel V5NoChunks: MatmulV5Persistent: k_chunks must be at least 1, not 0");
 }
 
 struct V5SwappedSplit : V5Swapped<1, 10> {
@@ -269,7 +269,7 @@ TEST(HopperLadder, V5RefusesSwappedOperandsWithSplitK) {
   const Device dev = Device::simulator();
   Buffer<f16> a(dev, std::vector<f16>(16 * 64)), b(dev, std::vector<f16>(128 * 64)), c(dev, std::vector<f16>(16 * 128));
   EXPECT_EQ(testing::error_of<V5SwappedSplit>(16, 128, 64, a, b, c),
-            "MatmulV5Persistent: swap_ab = 1 takes split_k = 1");
+            "kernel V5SwappedSplit: MatmulV5Persistent: swap_ab = 1 takes split_k = 1");
 }
 
 // Split-K: k = 296 is 5 k-tiles, so 2 splits take 3 and 2 and 4 splits take 2, 2, 1 and none. A

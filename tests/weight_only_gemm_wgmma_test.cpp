@@ -185,19 +185,24 @@ TEST(WeightOnlyGemmWgmma, RefusesHalvesOfOddWidthsOverlappedKTilesAndLoneInterle
   Buffer<f16> x(dev, 16 * 256), y(dev, 16 * 64), scales(dev, 2 * 8 * 16);
   Buffer<uint32_t> units(dev, 64 * 256 / 8);
   EXPECT_EQ((error_of<WgmmaConfig<i3, 16, 2, 2, 0, 0, 1, 1, 2>>(16, 64, 256, x, units, scales, y)),
-            "WeightOnlyGemmWgmma: k_slices = 2 needs 1, or 2 with weights of even bits and overlap = 0 (3 bits, "
+            "kernel WgmmaConfig_i3_16_2_2_0_0_1_1_2_0_0: WeightOnlyGemmWgmma: k_slices = 2 needs 1, or 2 with weights "
+            "of even bits and overlap = 0 (3 bits, "
             "overlap = 0)");
   EXPECT_EQ((error_of<WgmmaConfig<i4, 16, 2, 2, 1, 0, 1, 1, 2>>(16, 64, 256, x, units, scales, y)),
-            "WeightOnlyGemmWgmma: k_slices = 2 needs 1, or 2 with weights of even bits and overlap = 0 (4 bits, "
+            "kernel WgmmaConfig_i4_16_2_2_1_0_1_1_2_0_0: WeightOnlyGemmWgmma: k_slices = 2 needs 1, or 2 with weights "
+            "of even bits and overlap = 0 (4 bits, "
             "overlap = 1)");
   EXPECT_EQ((error_of<WgmmaConfig<i4, 16, 2, 2, 0, 0, 1, 1, 4>>(16, 64, 256, x, units, scales, y)),
-            "WeightOnlyGemmWgmma: k_slices = 4 needs 1, or 2 with weights of even bits and overlap = 0 (4 bits, "
+            "kernel WgmmaConfig_i4_16_2_2_0_0_1_1_4_0_0: WeightOnlyGemmWgmma: k_slices = 4 needs 1, or 2 with weights "
+            "of even bits and overlap = 0 (4 bits, "
             "overlap = 0)");
   EXPECT_EQ((error_of<WgmmaConfig<i4, 16, 1, 1, 0, 0, 1, 2, 1, 1>>(16, 64, 256, x, units, scales, y)),
-            "WeightOnlyGemmWgmma: interleave_k = 1 needs consumer_warpgroups > 1 and overlap = 0 "
+            "kernel WgmmaConfig_i4_16_1_1_0_0_1_2_1_1_0: WeightOnlyGemmWgmma: interleave_k = 1 needs "
+            "consumer_warpgroups > 1 and overlap = 0 "
             "(consumer_warpgroups = 1, overlap = 0)");
   EXPECT_EQ((error_of<WgmmaConfig<i4, 16, 1, 2, 1, 0, 1, 2, 1, 1>>(16, 64, 256, x, units, scales, y)),
-            "WeightOnlyGemmWgmma: interleave_k = 1 needs consumer_warpgroups > 1 and overlap = 0 "
+            "kernel WgmmaConfig_i4_16_1_2_1_0_1_2_1_1_0: WeightOnlyGemmWgmma: interleave_k = 1 needs "
+            "consumer_warpgroups > 1 and overlap = 0 "
             "(consumer_warpgroups = 2, overlap = 1)");
 }
 

@@ -83,7 +83,7 @@ std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> 
     // has no line of the user's (a layout whose extents the arguments made 0, say) names the kernel
     // and what it was built for instead.
     if (!request.errors_rule_out) {
-      if (e.loc().known()) throw;
+      if (e.loc().known() || e.message().starts_with("kernel ")) throw;
       std::vector<std::string> facts;
       for (const std::string& part : {signature_.compile_args(args), v->hyperparameters})
         if (!part.empty()) facts.push_back(part);
