@@ -63,6 +63,10 @@ class TensorMapPlanner : public ir::Mutator {
     return int(maps.size()) - 1;
   }
 
+  bool is_parameter(const ir::ExprNode& x) const {
+    return std::any_of(kernel_.params.begin(), kernel_.params.end(), [&](const ir::Var& p) { return p.get() == &x; });
+  }
+
   // Whether `e` comes down to parameters and constants through variables declared once; those it
   // uses join `of_parameters_`, which a view's expressions are then substituted from. A view that
   // uses another variable (one of the block's index, say) is refused naming it.
@@ -72,8 +76,7 @@ class TensorMapPlanner : public ir::Mutator {
       if (x.kind == ir::NodeKind::Builtin) computable = false;
       if (!computable || x.kind != ir::NodeKind::Var) return;
       const auto* var = static_cast<const ir::VarNode*>(&x);
-      if (std::any_of(kernel_.params.begin(), kernel_.params.end(), [&](const ir::Var& p) { return p.get() == var; }))
-        return;
+      if (is_parameter(*var)) return;
       const auto known = computable_.find(var);
       if (known == computable_.end()) {
         const auto definition = definitions_.find(var);
@@ -106,10 +109,7 @@ class TensorMapPlanner : public ir::Mutator {
   void check_made_from_parameters(const ir::GlobalTensorNode& view, const SourceLoc& loc) const {
     for (const ir::Expr& e : ir::tensor_exprs(view))
       ir::walk_expr(*e, [&](const ir::ExprNode& x) {
-        const bool parameter =
-            x.kind == ir::NodeKind::Var &&
-            std::any_of(kernel_.params.begin(), kernel_.params.end(), [&](const ir::Var& p) { return p.get() == &x; });
-        if ((x.kind == ir::NodeKind::Var && !parameter) || x.kind == ir::NodeKind::Builtin)
+        if ((x.kind == ir::NodeKind::Var && !is_parameter(x)) || x.kind == ir::NodeKind::Builtin)
           throw Error(loc, fmt::format("tma: the global view uses {}, not a kernel parameter; a tensor map is made on "
                                        "the host at launch, so the view's address, shape and strides may use only "
                                        "parameters, constants and variables declared once from them, never assigned "
