@@ -315,8 +315,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
           const int c = consumer_warpgroups;
           Int32 start = first;
           if (interleave_k) start = first + (q + c - filled % c) % c;
+          if (interleave_k) pipe.consumer_seek(filled + start - first);
           for (Int32 kt : range(start, last, interleave_k ? c : 1)) {
-            if (interleave_k) pipe.consumer_seek(filled + kt - first);
             pipe.consumer_acquire();
             auto scales = scales_of(pipe.consumer_stage);
             if (k_slices == 2)
@@ -327,7 +327,7 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
             if (promote) scale = row_scales(scales);
             wgmma.wait_group(0);
             mbarrier.arrive(pipe.consumer_barrier());
-            if (!interleave_k) pipe.consumer_advance();
+            pipe.consumer_advance();
             if (promote) acc = fma(*partial, *scale, acc);
           }
         }

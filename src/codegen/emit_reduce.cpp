@@ -49,10 +49,10 @@ int declare_warp_position(Emitter& e, const std::vector<Layout::ThreadSpan>& war
   return positions;
 }
 
-// Each warp's partials acc0, acc1, ... (one per result slot) go to row q of the partials, q being
-// the warp's position along the dimension, from the lanes at position 0 within their warp; after a
-// barrier every thread folds the rows in order; a second barrier frees the partials for the next
-// time the reduction runs.
+// Each warp's partials acc0, acc1, ... (one per result slot) go to row q of the partials (kept in
+// f32 for the narrow floats: ir::combining_type), q being the warp's position along the dimension,
+// from the lanes at position 0 within their warp; after a barrier every thread folds the rows in
+// order; a second barrier frees the partials for the next time the reduction runs.
 void emit_across_warps(Emitter& e, const ir::ReduceNode& n, const Layout::WarpSplit& split) {
   const Layout& out = n.out->layout;
   const DType t = n.out->dtype;
@@ -72,14 +72,15 @@ void emit_across_warps(Emitter& e, const ir::ReduceNode& n, const Layout::WarpSp
   const auto partial = [&](const std::string& row, int lo) {
     return shared_element(e, n.scratch, fmt::format("({}) * {} + {}", row, elements, element(lo)));
   };
+  const DType kept = n.scratch->dtype;
   e.open(first_lane.empty() ? "" : fmt::format("if ({})", fmt::join(first_lane, " && ")));
   for (int lo = 0; lo < out.local_size(); ++lo)
-    e.line(fmt::format("{} = {};", partial("q", lo), to_storage(t, fmt::format("acc{}", lo))));
+    e.line(fmt::format("{} = {};", partial("q", lo), to_storage(kept, fmt::format("acc{}", lo))));
   e.close();
   emit_barrier(e, n.barrier);
   for (int lo = 0; lo < out.local_size(); ++lo) {
-    std::string acc = to_arith(t, partial("0", lo));
-    for (int r = 1; r < rows; ++r) acc = combined(n.op, t, acc, to_arith(t, partial(std::to_string(r), lo)));
+    std::string acc = to_arith(kept, partial("0", lo));
+    for (int r = 1; r < rows; ++r) acc = combined(n.op, t, acc, to_arith(kept, partial(std::to_string(r), lo)));
     e.line(fmt::format("{}[{}] = {};", e.tile(n.out), lo, to_storage(t, acc)));
   }
   emit_barrier(e, n.barrier);
@@ -190,15 +191,16 @@ void emit_Scan(Emitter& e, const ir::ScanNode& n) {
     e.open(fmt::format("if (lane_pos == {})", order.lanes.size - 1));
     r = 0;
     for (const auto& [row, slots] : rows)
-      e.line(fmt::format("{} = {};", total("q", slots), to_storage(t, fmt::format("lanes{}", r++))));
+      e.line(fmt::format("{} = {};", total("q", slots), to_storage(n.scratch->dtype, fmt::format("lanes{}", r++))));
     e.close();
     emit_barrier(e, n.barrier);
     r = 0;
     for (const auto& [row, slots] : rows) {
       // The warps before this one, in order, then this warp's lanes before this lane.
       e.open("if (q > 0)");
-      e.line(fmt::format("{} warps = {};", a_type, to_arith(t, total("0", slots))));
-      e.line(fmt::format("for (int w = 1; w < q; ++w) warps = {};", combine("warps", to_arith(t, total("w", slots)))));
+      e.line(fmt::format("{} warps = {};", a_type, to_arith(n.scratch->dtype, total("0", slots))));
+      e.line(fmt::format("for (int w = 1; w < q; ++w) warps = {};",
+                         combine("warps", to_arith(n.scratch->dtype, total("w", slots)))));
       e.line(fmt::format("prefix{0} = has_prefix{0} ? {1} : warps;", r, combine("warps", fmt::format("prefix{}", r))));
       e.line(fmt::format("has_prefix{} = true;", r));
       e.close();

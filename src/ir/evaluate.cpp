@@ -152,6 +152,8 @@ Scalar convert_saturated(DType from, DType to, Scalar v) {
   return normalize(to, Scalar{.i = out});
 }
 
+DType combining_type(DType t) { return is_float(t) && dtype_bits(t) < 32 ? DType::F32 : t; }
+
 Scalar apply_binary(BinaryOp op, DType t, Scalar a, Scalar b) {
   if (is_float(t)) {
     // Arithmetic in f32, rounded to the operand type: what the generated code does.

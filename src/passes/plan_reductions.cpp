@@ -3,6 +3,7 @@
 // allocated at the kernel's start, and the barrier of its thread group (the block's, or a named
 // one that allocate_barriers numbers). A printed tile is gathered the same way, in a scratch of
 // all its elements.
+#include "tessel/ir/evaluate.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/passes/pipeline.hpp"
 
@@ -96,9 +97,9 @@ class PlanReductions : public ir::Mutator {
     int warps = 1;
     for (const Layout::ThreadSpan& s : warp_spans) warps *= s.size;
     const int rows = n.out->layout.num_elements() / n.out->shape()[size_t(n.dim)];
-    auto scratch =
-        ir::make<ir::SharedTensorNode>(n.out->dtype, std::vector<int>{warps, rows}, std::vector<int>{rows, 1}, nullptr,
-                                       nullptr, fmt::format("{}_partials", what), n.loc, 0);
+    auto scratch = ir::make<ir::SharedTensorNode>(ir::combining_type(n.out->dtype), std::vector<int>{warps, rows},
+                                                  std::vector<int>{rows, 1}, nullptr, nullptr,
+                                                  fmt::format("{}_partials", what), n.loc, 0);
     scratch->owner = fmt::format("the scratch of {}'s partials, one row for each of {} warps", what, warps);
     allocations.push_back(ir::make<ir::AllocSharedNode>(n.loc, scratch));
     auto planned = ir::copy_of(n);

@@ -1,8 +1,9 @@
 // Simulator semantics of reductions and scans: each output element combines the input elements of
-// its row (along the dimension) - all of them, or those up to its position. Within a warp the lanes
-// that hold them combine directly; across warps, as the generated code does: each warp's partial
-// (or total) goes to its row of the shared scratch, the group's barrier, every thread folds the
-// rows in order (those of the warps before its own, for a scan), and a second barrier.
+// its row (along the dimension) - all of them, or those up to its position - in the order and in
+// the type in which the generated code combines them (emit_reduce.cpp): each thread's own elements,
+// then the lanes by shuffles, then the warps through the shared scratch, between two barriers of
+// the group.
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -51,37 +52,41 @@ int64_t row_of(const int* c, const std::vector<int>& rows, int dim, int* positio
   return index;
 }
 
-// The elements of `tile` this warp holds, by row and by position along `dim`; the lowest lane
-// holding an element is its holder, as the shuffles reach it. A holder outside `mask` is an error:
-// the instruction (`what`, "the reduction" or "the scan" in messages) runs in only part of the warp.
-struct Held {
-  int lane;
-  ir::Scalar value;
-};
-std::map<int64_t, std::map<int, Held>> held_rows(Warp& w, const ir::RegisterTensorNode& tile, int dim, Mask mask,
-                                                 const SourceLoc& loc, std::string_view op, std::string_view what) {
+// The elements of `tile` each lane of this warp holds, by row and by position along `dim`. A lane
+// outside `mask` that holds one is an error: the instruction (`what`, "the reduction" or "the scan"
+// in messages) runs in only part of the warp.
+using LaneRows = std::array<std::map<int64_t, std::map<int, ir::Scalar>>, 32>;
+LaneRows lane_rows(Warp& w, const ir::RegisterTensorNode& tile, int dim, Mask mask, const SourceLoc& loc,
+                   std::string_view op, std::string_view what) {
   const Layout& layout = tile.layout;
   const int local = layout.local_size(), rank = layout.rank();
   const std::vector<int> rows = row_shape(layout, dim);
   const auto& coords = w.cta.tables.coords(&tile);
   const auto& values = w.tile(&tile);
-  std::map<int64_t, std::map<int, Held>> held;
+  LaneRows held;
   for (int lane = 0; lane < 32; ++lane) {
     const int th = w.thread_in_group(lane);
     if (th < 0 || th >= layout.num_threads()) continue;
+    if (!(mask >> lane & 1))
+      throw Error(loc, fmt::format("{} over dim {} executed by only part of a warp: thread {} holds an element but "
+                                   "does not take part (is {} inside a branch?)",
+                                   op, dim, w.thread(lane), what));
     for (int l = 0; l < local; ++l) {
       int k = 0;
       const int64_t row = row_of(&coords[(size_t(th) * local + l) * rank], rows, dim, &k);
-      held[row].try_emplace(k, Held{lane, values[size_t(lane) * local + l]});
+      held[size_t(lane)][row].emplace(k, values[size_t(lane) * local + l]);
     }
   }
-  for (const auto& [row, elements] : held)
-    for (const auto& [k, h] : elements)
-      if (!(mask >> h.lane & 1))
-        throw Error(loc, fmt::format("{} over dim {} executed by only part of a warp: thread {} holds an element but "
-                                     "does not take part (is {} inside a branch?)",
-                                     op, dim, w.thread(h.lane), what));
   return held;
+}
+
+// Lane `lane`'s value of `row` in `values`, which the layout guarantees it has.
+ir::Scalar value_at(const std::array<std::map<int64_t, ir::Scalar>, 32>& values, int lane, int64_t row,
+                    const SourceLoc& loc) {
+  const auto it = values[size_t(lane)].find(row);
+  TESSEL_CHECK(it != values[size_t(lane)].end(), "reduction at {}: lane {} holds no element of row {}", loc.str(), lane,
+               row);
+  return it->second;
 }
 
 // This warp's position along the warps that span the dimension (the scratch row it writes).
@@ -129,24 +134,40 @@ std::map<int64_t, ir::Scalar> through_scratch(Warp& w, const ir::SharedTensor& s
 
 }  // namespace
 
+// As the generated code computes it, in ir::combining_type (f32 for the narrow floats), rounded
+// to the element type once: each lane folds its own elements of a row in order of position, the
+// lanes that span the dimension combine by a butterfly of xor shuffles, and the warps that span it
+// through the scratch.
 void exec_Reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
   const Layout& out = n.out->layout;
-  const DType t = n.a->dtype;
-  const auto held = held_rows(w, *n.a, n.dim, mask, n.loc, ir::op_name(n.op), "the reduction");
-  std::map<int64_t, ir::Scalar> folded;
-  for (const auto& [row, elements] : held) {
-    ir::Scalar acc = elements.begin()->second.value;
-    for (auto it = std::next(elements.begin()); it != elements.end(); ++it)
-      acc = combine(n.op, t, acc, it->second.value);
-    folded[row] = acc;
-  }
+  const DType t = n.a->dtype, a = ir::combining_type(t);
+  const LaneRows held = lane_rows(w, *n.a, n.dim, mask, n.loc, ir::op_name(n.op), "the reduction");
+  std::array<std::map<int64_t, ir::Scalar>, 32> acc;
+  for (int lane = 0; lane < 32; ++lane)
+    for (const auto& [row, elements] : held[size_t(lane)]) {
+      ir::Scalar v = elements.begin()->second;
+      for (auto it = std::next(elements.begin()); it != elements.end(); ++it) v = combine(n.op, a, v, it->second);
+      acc[size_t(lane)][row] = v;
+    }
+  Layout::WarpSplit split;
+  TESSEL_CHECK(n.a->layout.split_at_warps(n.dim, &split), "reduction at {} over an unsplittable layout", n.loc.str());
+  for (const Layout::ThreadSpan& s : split.lanes)
+    for (int k = 1; k < s.size; k <<= 1) {
+      const auto before = acc;
+      for (int lane = 0; lane < 32; ++lane)
+        for (auto& [row, v] : acc[size_t(lane)])
+          v = combine(n.op, a, v, value_at(before, lane ^ (k * s.stride), row, n.loc));
+    }
   if (n.scratch) {
-    Layout::WarpSplit split;
-    TESSEL_CHECK(n.a->layout.split_at_warps(n.dim, &split), "reduction at {} over an unsplittable layout", n.loc.str());
+    // Every lane now holds its rows' warp totals; one value per row goes to the scratch.
+    std::map<int64_t, ir::Scalar> mine;
+    for (int lane = 0; lane < 32; ++lane) mine.insert(acc[size_t(lane)].begin(), acc[size_t(lane)].end());
     int64_t warps = 1;
     for (const Layout::ThreadSpan& s : split.warps) warps *= s.size;
-    folded = through_scratch(w, n.scratch, n.barrier, mask, n.loc, n.op, warp_position(w, split.warps), folded, warps,
-                             "reduction across warps");
+    const auto folded = through_scratch(w, n.scratch, n.barrier, mask, n.loc, n.op, warp_position(w, split.warps), mine,
+                                        warps, "reduction across warps");
+    for (auto& lane_acc : acc)
+      for (auto& [row, v] : lane_acc) v = folded.at(row);
   }
   auto& dst = w.tile(n.out.get());
   const int out_local = out.local_size();
@@ -154,36 +175,64 @@ void exec_Reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
     if (!(mask >> lane & 1)) continue;
     for (int lo = 0; lo < out_local; ++lo) {
       int k = 0;
-      const auto it = folded.find(row_of(out.coords(w.thread_in_group(lane), lo).data(), out.shape(), n.dim, &k));
-      TESSEL_CHECK(it != folded.end(), "reduce at {}: no element of a result row in warp {}", n.loc.str(), w.id);
-      dst[size_t(lane) * out_local + lo] = it->second;
+      const int64_t row = row_of(out.coords(w.thread_in_group(lane), lo).data(), out.shape(), n.dim, &k);
+      dst[size_t(lane) * out_local + lo] = ir::normalize(n.out->dtype, value_at(acc, lane, row, n.loc));
     }
   }
 }
 
+// As the generated code computes it, in ir::combining_type, rounded to the element type once:
+// each lane's running values along its run, the lanes' inclusive totals by Hillis-Steele steps of
+// shuffles up, the prefix of the lanes before each lane, then of the warps before its warp through
+// the scratch; each element is its prefix combined with its running value (inclusive) or with the
+// one before it (exclusive).
 void exec_Scan(Warp& w, const ir::ScanNode& n, Mask mask) {
   const Layout& in = n.a->layout;
   const int local = in.local_size(), rank = in.rank();
-  const DType t = n.a->dtype;
+  const DType t = n.a->dtype, a = ir::combining_type(t);
   Layout::ScanOrder order;
   TESSEL_CHECK(in.scan_order(n.dim, &order), "scan at {} over a layout out of scan order", n.loc.str());
-  // This warp's inclusive values by row and position, and each row's total.
-  std::map<int64_t, std::map<int, ir::Scalar>> inclusive;
-  std::map<int64_t, ir::Scalar> totals;
-  for (const auto& [row, elements] :
-       held_rows(w, *n.a, n.dim, mask, n.loc, fmt::format("cum{}", ir::op_name(n.op)), "the scan")) {
-    ir::Scalar acc{};
-    for (const auto& [k, h] : elements) {
-      acc = k == elements.begin()->first ? h.value : combine(n.op, t, acc, h.value);
-      inclusive[row][k] = acc;
+  const LaneRows held = lane_rows(w, *n.a, n.dim, mask, n.loc, fmt::format("cum{}", ir::op_name(n.op)), "the scan");
+  LaneRows running;
+  std::array<std::map<int64_t, ir::Scalar>, 32> lanes;
+  for (int lane = 0; lane < 32; ++lane)
+    for (const auto& [row, elements] : held[size_t(lane)]) {
+      ir::Scalar v{};
+      for (const auto& [k, x] : elements) {
+        v = k == elements.begin()->first ? x : combine(n.op, a, v, x);
+        running[size_t(lane)][row][k] = v;
+      }
+      lanes[size_t(lane)][row] = v;
     }
-    totals[row] = acc;
+  const auto lane_pos = [&](int lane) { return w.thread_in_group(lane) / order.lanes.stride % order.lanes.size; };
+  for (int d = 1; d < order.lanes.size; d <<= 1) {
+    const auto before = lanes;
+    for (int lane = 0; lane < 32; ++lane)
+      if (!held[size_t(lane)].empty() && lane_pos(lane) >= d)
+        for (auto& [row, v] : lanes[size_t(lane)])
+          v = combine(n.op, a, value_at(before, lane - d * order.lanes.stride, row, n.loc), v);
   }
-  // The prefix of the warps before this one, per row.
-  std::map<int64_t, ir::Scalar> warps_before;
+  // Each lane's prefix: the inclusive total of the lane before it, where it has one.
+  std::array<std::map<int64_t, ir::Scalar>, 32> prefix;
+  for (int lane = 0; lane < 32; ++lane)
+    if (!held[size_t(lane)].empty() && lane_pos(lane) > 0)
+      for (const auto& [row, v] : lanes[size_t(lane)])
+        prefix[size_t(lane)][row] = value_at(lanes, lane - order.lanes.stride, row, n.loc);
   if (n.scratch) {
+    // The warp's totals, from its last lanes, to its row of the scratch; the warps before it fold.
+    std::map<int64_t, ir::Scalar> totals;
+    for (int lane = 0; lane < 32; ++lane)
+      if (!held[size_t(lane)].empty() && lane_pos(lane) == order.lanes.size - 1)
+        totals.insert(lanes[size_t(lane)].begin(), lanes[size_t(lane)].end());
     const int64_t q = warp_position(w, order.warps);
-    warps_before = through_scratch(w, n.scratch, n.barrier, mask, n.loc, n.op, q, totals, q, "scan across warps");
+    const auto warps = through_scratch(w, n.scratch, n.barrier, mask, n.loc, n.op, q, totals, q, "scan across warps");
+    if (q > 0)
+      for (int lane = 0; lane < 32; ++lane)
+        for (const auto& [row, v] : held[size_t(lane)]) {
+          const auto own = prefix[size_t(lane)].find(row);
+          prefix[size_t(lane)][row] =
+              own != prefix[size_t(lane)].end() ? combine(n.op, a, warps.at(row), own->second) : warps.at(row);
+        }
   }
   auto& dst = w.tile(n.out.get());
   const std::vector<int> rows = row_shape(in, n.dim);
@@ -191,23 +240,24 @@ void exec_Scan(Warp& w, const ir::ScanNode& n, Mask mask) {
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
     const int th = w.thread_in_group(lane);
+    if (th < 0 || th >= in.num_threads()) continue;
     for (int l = 0; l < local; ++l) {
       int k = 0;
       const int64_t row = row_of(&coords[(size_t(th) * local + l) * rank], rows, n.dim, &k);
-      const std::map<int, ir::Scalar>& values = inclusive.at(row);
+      const std::map<int, ir::Scalar>& values = running[size_t(lane)].at(row);
       const auto it = values.find(k);
       std::optional<ir::Scalar> own;
       if (!n.exclusive)
         own = it->second;
       else if (it != values.begin())
         own = std::prev(it)->second;
-      const auto before = warps_before.find(row);
+      const auto before = prefix[size_t(lane)].find(row);
       ir::Scalar v;
-      if (before != warps_before.end())
-        v = own ? combine(n.op, t, before->second, *own) : before->second;
+      if (before != prefix[size_t(lane)].end())
+        v = own ? combine(n.op, a, before->second, *own) : before->second;
       else
-        v = own ? *own : identity(n.op, t);
-      dst[size_t(lane) * local + l] = v;
+        v = own ? *own : identity(n.op, a);
+      dst[size_t(lane) * local + l] = ir::normalize(n.out->dtype, v);
     }
   }
 }

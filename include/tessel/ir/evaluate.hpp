@@ -20,6 +20,10 @@ Scalar normalize(DType t, Scalar v);
 Scalar apply_binary(BinaryOp op, DType operand_type, Scalar a, Scalar b);
 Scalar apply_unary(UnaryOp op, DType t, Scalar a);
 Scalar convert(DType from, DType to, Scalar v);
+// The type in which a reduction or scan of `t` combines its elements and keeps its partials: f32
+// for the floats narrower than 32 bits (the generated code's arithmetic for them), `t` otherwise.
+// The result is rounded to `t` once, at the end.
+DType combining_type(DType t);
 // The saturating conversion to an integer type of at most 32 bits: a float rounds to the nearest
 // integer, ties to even, NaN to 0; the result is clamped to the range of `to`.
 Scalar convert_saturated(DType from, DType to, Scalar v);

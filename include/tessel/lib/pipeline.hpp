@@ -1,6 +1,5 @@
 #pragma once
 
-#include <optional>
 #include <vector>
 
 #include "tessel/tessel.hpp"
@@ -19,10 +18,11 @@ namespace tessel {
 //
 // With Turns{c}, the fillings go to c consumers in turn, each waiting on and releasing only its
 // own: filling n is consumer n % c's, in the stages n % c, n % c + c, ... that are its alone, so
-// that every stage is filled and consumed in order. A stage shared by consumers in turn would let
-// one of them come to it a lap ahead of the filling before its own, which bulk copies may land
-// after later ones; a wait on its phase's parity would then pass on the phase before (parity tells
-// two phases apart, not three), and the consumer would read the stage while it is still written.
+// that every stage is filled and consumed in order. Filling n is then in stage n % num_stages, as
+// without turns, so the producer advances as it always does, and each consumer by c fillings. A stage shared by
+// consumers in turn would let one of them come to it a lap ahead of the filling before its own, which bulk copies may
+// land after later ones; a wait on its phase's parity would then pass on the phase before (parity tells two phases
+// apart, not three), and the consumer would read the stage while it is still written.
 struct Turns {
   int consumers = 1;
 };
@@ -55,7 +55,6 @@ struct Pipeline : Class {
                   fmt::format("Pipeline: {} stages cannot be shared by {} consumers in turn; each takes a whole number "
                               "of stages of its own (num_stages a multiple of Turns::consumers)",
                               num_stages, turns.consumers));
-    if (this->turns > 1) produced.emplace(0);
   }
 
   // Waits until the producer's stage is free (the consumers are done with it). A wait that never
@@ -66,13 +65,8 @@ struct Pipeline : Class {
   // The barrier that announces the producer's stage as filled.
   Mbarrier producer_barrier() const { return full_barriers[producer_stage]; }
   void producer_advance() {
-    if (turns == 1) {
-      producer_stage = (producer_stage + 1) % num_stages;
-      producer_phase = producer_phase ^ (producer_stage == 0);
-    } else {
-      *produced = *produced + 1;
-      place(*produced, producer_stage, producer_phase, mbarrier.producer_initial_phase);
-    }
+    producer_stage = (producer_stage + 1) % num_stages;
+    producer_phase = producer_phase ^ (producer_stage == 0);
   }
 
   // Waits until the consumers' stage is filled.
@@ -81,26 +75,16 @@ struct Pipeline : Class {
   }
   // The barrier that announces the consumers' stage as consumed.
   Mbarrier consumer_barrier() const { return empty_barriers[consumer_stage]; }
+  // Moves the consumers to their next filling: the next one, or with Turns{c} the c-th next.
   void consumer_advance() {
-    consumer_stage = (consumer_stage + 1) % num_stages;
-    consumer_phase = consumer_phase ^ (consumer_stage == 0);
+    consumer_stage = (consumer_stage + turns) % num_stages;
+    consumer_phase = consumer_phase ^ (consumer_stage < turns);
   }
   // Moves the consumers to the ring's `position`-th filling, counted from 0: for consumers that
   // take the fillings in turn (Turns), each waiting on and releasing only its own.
   void consumer_seek(const Int32& position) {
-    place(position, consumer_stage, consumer_phase, mbarrier.consumer_initial_phase);
-  }
-
- private:
-  std::optional<Int32> produced;  // with turns, the fillings so far
-
-  // Filling n's stage and phase: the j-th filling of consumer q = n % turns, j = n / turns, is in
-  // its stage j % (num_stages / turns), stage q + turns (j % (num_stages / turns)) of the ring.
-  void place(const Int32& n, Int32& stage, UInt32& phase, uint32_t initial_phase) const {
-    const int own = num_stages / turns;
-    const Int32 j = n / turns;
-    stage = n % turns + turns * (j % own);
-    phase = cast<uint32_t>(j / own % 2) ^ initial_phase;
+    consumer_stage = position % num_stages;
+    consumer_phase = cast<uint32_t>(position / num_stages % 2) ^ mbarrier.consumer_initial_phase;
   }
 };
 

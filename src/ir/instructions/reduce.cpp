@@ -1,16 +1,18 @@
 // Verifier rules and effects (tessel/ir/effects.hpp) of the reductions and scans.
+#include "tessel/ir/evaluate.hpp"
 #include "verification.hpp"
 
 namespace tessel::ir {
 
 namespace {
 
-// Across warps, a reduction or scan exchanges through an allocation of its result's type, at the
-// barrier of the group it runs in (the block's for the whole block, a named one otherwise).
+// Across warps, a reduction or scan exchanges through an allocation of the type it combines in
+// (combining_type of its result's), at the barrier of the group it runs in (the block's for the
+// whole block, a named one otherwise).
 template <class N> void check_across_warps(Verification& v, const N& n) {
   if (!n.scratch) return;
   const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
-  TESSEL_CHECK(!n.scratch->root && n.scratch->dtype == n.out->dtype,
+  TESSEL_CHECK(!n.scratch->root && n.scratch->dtype == combining_type(n.out->dtype),
                "the scratch of the {} at {} is not an allocation of its type", kind_name(n.kind), n.loc.str());
   TESSEL_CHECK(n.barrier >= ReduceNode::kUnallocated && n.barrier < SyncNode::kBarriers &&
                    (n.barrier == SyncNode::kBlockBarrier) == whole_block,
