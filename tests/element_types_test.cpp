@@ -109,5 +109,20 @@ TEST(ElementTypes, FloatConversionsGiveTheGpusBitsNaNsIncluded) {
   }
 }
 
+// The host's f16 and bf16 give a NaN the bits the kernel's conversion gives it, so that a host
+// reference matches NaNs bit for bit; infinities keep their sign.
+TEST(ElementTypes, TheHostTypesGiveANaNTheCanonicalBits) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const uint32_t nan : {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xffc12345u}) {
+    const float v = std::bit_cast<float>(nan);
+    EXPECT_EQ(f16(v).bits, 0x7fff) << std::hex << nan;
+    EXPECT_EQ(bf16(v).bits, 0x7fff) << std::hex << nan;
+    EXPECT_EQ(float_to_bits(DType::F16, v), 0x7fffu) << std::hex << nan;
+  }
+  EXPECT_EQ(f16(inf).bits, 0x7c00);
+  EXPECT_EQ(f16(-inf).bits, 0xfc00);
+  EXPECT_EQ(bf16(-inf).bits, 0xff80);
+}
+
 }  // namespace
 }  // namespace tessel::testing

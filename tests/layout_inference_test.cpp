@@ -235,6 +235,32 @@ TEST(LayoutInference, BroadcastOperandIsCheckedAgainstTheInferredResult) {
                      ") does not place its elements in the threads that need them for the result " +
                      Layout::distributed({M, N}, 128, 4).str() +
                      "; give the operands matching layouts (for a reduced tile, use the reduced layout of the other "
+                     "operand), or create the operand in the layout the result needs (load it again, or from shared "
+                     "memory after a sync()): some of its elements are needed in warps that hold none of them, which "
+                     "convert_layout cannot reach");
+}
+
+// The same within one warp: each lane holds one element of the row, and each thread of the result
+// needs four that lanes of its warp hold.
+struct BroadcastOperandPinnedInOtherLanes : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {4, 32}), {0, 0}, {4, 32});
+    created = __LINE__ + 1;
+    auto row = load_global(global_view(x, {1, 32}), {0, 0}, {1, 32}, Layout::spatial({1, 32}));
+    used = __LINE__ + 1;
+    store_global(global_view(x, {4, 32}), t * row, {0, 0});
+  }
+};
+
+TEST(LayoutInference, ABroadcastOperandInOtherLanesOfTheWarpCanBeConverted) {
+  const std::string got = testing::error_of<BroadcastOperandPinnedInOtherLanes>((float*)nullptr);
+  EXPECT_EQ(got, loc(used) + ": mul: the broadcast operand created at " + loc(created) + " (" +
+                     Layout::spatial({1, 32}).str() +
+                     ") does not place its elements in the threads that need them for the result " +
+                     Layout::distributed({4, 32}, 32, 4).str() +
+                     "; give the operands matching layouts (for a reduced tile, use the reduced layout of the other "
                      "operand), or move the operand with convert_layout(x, layout)");
 }
 

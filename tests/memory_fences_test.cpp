@@ -83,6 +83,39 @@ TEST(MemoryFences, FencesOfBlockScopeOrderNothingBetweenBlocks) {
             (handoff_error<FencedFlagHandoff<0, true, true, false, MemoryScope::cta>>()));
 }
 
+// Each of block 0's two warps stores its half of `data`, and its first thread releases the flag
+// without a sync() before it: the release publishes warp 0's half only.
+struct ReleaseWithoutTheBlocksSync : Script {
+  void operator()(Ptr<float> data, Ptr<int32_t> flag, Ptr<float> copy) {
+    attrs.blocks = 2;
+    attrs.warps = 2;
+    auto flag_view = global_view(flag, {1});
+    auto data_view = global_view(data, {64});
+    if_(blockIdx.x == 0, [&] {
+      store_global(data_view, arange({64}, 0, Layout::spatial({64})).to<float>(), {0});
+      single_thread([&] { atomic.store(flag_view, {0}, 1, MemoryOrder::release); });
+    }).else_([&] {
+      single_thread([&] {
+        Var<int32_t> seen(0);
+        while_([&] { return seen == 0; }, [&] { seen = atomic.load<int32_t>(flag_view, {0}, MemoryOrder::acquire); });
+      });
+      sync();
+      store_global(global_view(copy, {64}), load_global(data_view, {0}, {64}, Layout::spatial({64})), {0});
+    });
+  }
+};
+
+TEST(MemoryFences, AReleasePublishesOnlyWhatItsOwnWarpDid) {
+  const std::string load = source_at("tests/memory_fences_test.cpp", "load_global(data_view, {0}, {64}, Layout");
+  EXPECT_EQ(handoff_error<ReleaseWithoutTheBlocksSync>(),
+            load + ": data race on global memory, byte 128 of a 256-byte allocation: the load_global at " + load +
+                " by warp 1 of block (1, 0, 0) is not ordered after the store_global at " +
+                source_at("tests/memory_fences_test.cpp", "store_global(data_view, arange") +
+                " by warp 1 of block (0, 0, 0); it acquired what warp 0 of block (0, 0, 0) released, but a release "
+                "publishes only what its own warp did before it, and nothing orders the access by warp 1 of block "
+                "(0, 0, 0) before that release: call sync() in that block after the access and before the release");
+}
+
 // Block 1 runs after block 0 has finished (one block per group), so in this run its fence.sc follows
 // block 0's in their total order and acquires what block 0 released; fence.acq_rel has no such
 // order. (On a GPU that runs both blocks at once the order is not known beforehand: a kernel must

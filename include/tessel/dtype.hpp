@@ -142,7 +142,8 @@ constexpr FloatFormat float_format(DType t) {
   return FloatFormat{e, dtype_bits(t) - 1 - e, specials};
 }
 
-// IEEE binary16, stored as its bit pattern; conversions round to nearest even.
+// IEEE binary16, stored as its bit pattern; conversions round to nearest even, and a NaN becomes
+// the canonical 0x7fff, as the GPU's cvt gives it.
 struct f16 {
   uint16_t bits = 0;
   f16() = default;
@@ -155,7 +156,8 @@ struct f16 {
   }
 };
 
-// bfloat16, stored as its bit pattern; conversions round to nearest even.
+// bfloat16, stored as its bit pattern; conversions round to nearest even, and a NaN becomes the
+// canonical 0x7fff, as the GPU's cvt gives it.
 struct bf16 {
   uint16_t bits = 0;
   bf16() = default;

@@ -12,8 +12,12 @@ f16::f16(float v) {
   const uint32_t x = std::bit_cast<uint32_t>(v);
   const uint32_t sign = (x >> 16) & 0x8000u;
   const uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) {  // inf or nan
-    bits = uint16_t(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  if (abs > 0x7f800000u) {  // NaN: the canonical one, whatever the sign and payload, as cvt gives it
+    bits = 0x7fffu;
+    return;
+  }
+  if (abs == 0x7f800000u) {
+    bits = uint16_t(sign | 0x7c00u);
     return;
   }
   if (abs >= 0x477ff000u) {  // rounds to a magnitude of at least 65520: overflow to inf
@@ -46,8 +50,8 @@ f16::operator float() const {
 
 bf16::bf16(float v) {
   const uint32_t x = std::bit_cast<uint32_t>(v);
-  if ((x & 0x7fffffffu) > 0x7f800000u) {
-    bits = uint16_t((x >> 16) | 0x40u);
+  if ((x & 0x7fffffffu) > 0x7f800000u) {  // NaN: the canonical one, as cvt gives it
+    bits = 0x7fffu;
     return;
   }
   const uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);

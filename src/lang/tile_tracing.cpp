@@ -61,10 +61,11 @@ void check_group(const ir::RegisterTensor& t, std::string_view what, const Sourc
 
 ir::Operand resolve(const TileOperand& o, DType tile_type) {
   if (o.tensor) return ir::Operand{o.tensor, nullptr};
-  if (o.literal)
-    return ir::Operand{nullptr, is_float(tile_type)
-                                    ? ir::const_float(static_cast<const ir::ConstNode&>(*o.scalar).f, tile_type)
-                                    : ir::cast(tile_type, o.scalar)};
+  if (o.literal) {
+    const auto& c = static_cast<const ir::ConstNode&>(*o.scalar);
+    return ir::Operand{nullptr, is_float(o.scalar->type.dtype) ? literal_as(tile_type, c.f, &o.loc, true)
+                                                               : literal_as(tile_type, c.i, &o.loc, true)};
+  }
   return ir::Operand{nullptr, o.scalar};
 }
 

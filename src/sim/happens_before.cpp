@@ -283,7 +283,20 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
           site_name(r.read_site), site_name(r.write.site));
   // Warps of two blocks share no sync(): only the memory model, or a barrier of their cluster, orders them.
   const Actor &a = actors_[actors_[earlier.epoch.actor].owner], &b = actors_[actors_[later.epoch.actor].owner];
-  if (a.kind == ActorKind::Warp && b.kind == ActorKind::Warp && a.block >= 0 && b.block >= 0 && a.block != b.block)
+  const bool across_blocks =
+      a.kind == ActorKind::Warp && b.kind == ActorKind::Warp && a.block >= 0 && b.block >= 0 && a.block != b.block;
+  // `later` acquired what another warp of the writer's block released: that release published its
+  // own warp's past, which the write was not part of.
+  if (across_blocks)
+    for (uint32_t w = 0; w < actors_.size(); ++w)
+      if (w != actors_[earlier.epoch.actor].owner && actors_[w].kind == ActorKind::Warp &&
+          actors_[w].block == a.block && clock[w] > 0)
+        return fmt::format(
+            "it acquired what {} released, but a release publishes only what its own warp did before it, and "
+            "nothing orders the access by {} before that release: call sync() in that block after the access and "
+            "before the release",
+            actors_[w].name, a.name);
+  if (across_blocks)
     return fmt::format(
         "the two blocks share no sync(): combine into one place with atomics (atomic.add), or hand the data over "
         "with an atomic release that the other block acquires (MemoryOrder::release and MemoryOrder::acquire, or "

@@ -17,6 +17,13 @@ namespace tessel {
 struct AtomicTarget {
   AtomicTarget(const GlobalTensor& g) : global(g.ir()) {}
   AtomicTarget(const SharedTensor& s) : shared(s.ir()) {}
+  // A register tile is private to its threads: there is nothing for an atomic to share.
+  template <class Never = void> AtomicTarget(const RegisterTensor&) {
+    static_assert(detail::never<Never>,
+                  "atomics act on memory that threads share: a global view (global_view) or a shared tile "
+                  "(shared_tensor); a register tile is private to its threads: combine its elements with sum, max "
+                  "or min, or give it as the values an atomic adds into a view");
+  }
   ir::GlobalTensor global;
   ir::SharedTensor shared;
   DType dtype() const { return global ? global->dtype : shared->dtype; }

@@ -69,15 +69,21 @@ template <class A, class B> struct result_elem {
   using type = decltype(pick<TA, TB>());
 };
 
+// A C++ literal as IR of type `t`, the type of the kernel value or tile (`tile`) it meets. A value
+// `t` cannot hold (1.5 or 300 as an i8, 1e6 as an f16: they would become 1, 44 and infinity) is
+// refused, at the line `at` where given.
+ir::Expr literal_as(DType t, double v, const SourceLoc* at = nullptr, bool tile = false);
+ir::Expr literal_as(DType t, int64_t v, const SourceLoc* at = nullptr, bool tile = false);
+
 // IR for a kernel value or literal, with literals given the element type `T`.
 template <class T, class X> ir::Expr to_ir(const X& x) {
   if constexpr (is_kernel_scalar<X>) {
     ir::Expr e = x.ir();
     return e->type.dtype == dtype_v<T> ? e : ir::cast(dtype_v<T>, e);
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return ir::const_float(double(x), dtype_v<T>);
+  } else if constexpr (std::is_floating_point_v<X>) {
+    return literal_as(dtype_v<T>, double(x));
   } else {
-    return ir::const_int(int64_t(x), dtype_v<T>);
+    return literal_as(dtype_v<T>, int64_t(x));
   }
 }
 
@@ -238,34 +244,6 @@ TESSEL_ARITH_OP(/, Div)
 TESSEL_ARITH_OP(%, Mod)
 #undef TESSEL_ARITH_OP
 
-// Bit operations take integer values only; a float's bits are reached with bitcast.
-#define TESSEL_BIT_OP(sym, op)                                                                                  \
-  template <class A, class B>                                                                                   \
-  requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type>                                  \
-  operator sym(const A& a, const B& b) {                                                                        \
-    using R = typename detail::result_elem<A, B>::type;                                                         \
-    static_assert(std::is_integral_v<R>,                                                                        \
-                  "bit operations (& | ^ << >> ~) need integer kernel values; reinterpret a float's bits with " \
-                  "bitcast<T>()");                                                                              \
-    return Expr<R>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b)));                     \
-  }
-TESSEL_BIT_OP(&, BitAnd)
-TESSEL_BIT_OP(|, BitOr)
-TESSEL_BIT_OP(^, BitXor)
-TESSEL_BIT_OP(<<, Shl)
-TESSEL_BIT_OP(>>, Shr)
-#undef TESSEL_BIT_OP
-
-template <class A>
-requires detail::is_kernel_scalar<A> Expr<detail::kernel_elem_t<A>>
-operator~(const A& a) {
-  using R = detail::kernel_elem_t<A>;
-  static_assert(std::is_integral_v<R>,
-                "bit operations (& | ^ << >> ~) need integer kernel values; reinterpret a float's bits with "
-                "bitcast<T>()");
-  return Expr<R>(ir::unary(ir::UnaryOp::BitNot, a.ir()));
-}
-
 namespace detail {
 // Two kernel integers of different signedness: C compares them as unsigned, so -1 < 0u is false.
 template <class A, class B> constexpr bool mixes_signedness() {
@@ -280,6 +258,39 @@ template <class A, class B> constexpr bool mixes_signedness() {
     return std::is_signed_v<TA> != std::is_signed_v<TB>;
 }
 }  // namespace detail
+
+// Bit operations take integer values only; a float's bits are reached with bitcast. & | ^ of a
+// signed and an unsigned kernel integer are refused, as on tiles; a shift takes its amount of
+// either signedness.
+#define TESSEL_BIT_OP(sym, op, mixes)                                                                           \
+  template <class A, class B>                                                                                   \
+  requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type>                                  \
+  operator sym(const A& a, const B& b) {                                                                        \
+    using R = typename detail::result_elem<A, B>::type;                                                         \
+    static_assert(std::is_integral_v<R>,                                                                        \
+                  "bit operations (& | ^ << >> ~) need integer kernel values; reinterpret a float's bits with " \
+                  "bitcast<T>()");                                                                              \
+    static_assert(mixes || !detail::mixes_signedness<A, B>(),                                                   \
+                  "& | ^ of a signed and an unsigned kernel integer: convert one with cast<T>() to the type "   \
+                  "the operation should take, as tiles require");                                               \
+    return Expr<R>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b)));                     \
+  }
+TESSEL_BIT_OP(&, BitAnd, false)
+TESSEL_BIT_OP(|, BitOr, false)
+TESSEL_BIT_OP(^, BitXor, false)
+TESSEL_BIT_OP(<<, Shl, true)
+TESSEL_BIT_OP(>>, Shr, true)
+#undef TESSEL_BIT_OP
+
+template <class A>
+requires detail::is_kernel_scalar<A> Expr<detail::kernel_elem_t<A>>
+operator~(const A& a) {
+  using R = detail::kernel_elem_t<A>;
+  static_assert(std::is_integral_v<R>,
+                "bit operations (& | ^ << >> ~) need integer kernel values; reinterpret a float's bits with "
+                "bitcast<T>()");
+  return Expr<R>(ir::unary(ir::UnaryOp::BitNot, a.ir()));
+}
 
 #define TESSEL_COMPARE_OP(sym, op)                                                                           \
   template <class A, class B>                                                                                \

@@ -1,0 +1,88 @@
+// A C++ literal takes the type of the tile or kernel value it meets; one that type cannot hold is
+// refused at its line instead of changing its value, and one it holds computes as written.
+#include <gtest/gtest.h>
+
+#include "expect_error.hpp"
+#include "source_line.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel::testing {
+namespace {
+
+// Mode 0 writes y = (x * 2.0f) & -1 + (x8 & 0xff), all of which the types hold; modes 1 to 5 each
+// write one literal that its operand's type cannot hold.
+struct LiteralsOfTiles : Script {
+  int mode = 0;
+  void operator()(Ptr<int32_t> x, Ptr<int8_t> x8, Ptr<f16> h, Ptr<int32_t> y) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {64}), {0}, {64});
+    auto t8 = load_global(global_view(x8, {64}), {0}, {64});
+    auto th = load_global(global_view(h, {64}), {0}, {64});
+    if (mode == 1) t = t * 1.5f;   // a fraction in an i32 tile
+    if (mode == 2) t8 = t8 + 300;  // beyond an i8
+    if (mode == 3) t = register_tensor<int32_t>({64}, 2.5f);
+    if (mode == 4) th = th + 70000;  // beyond an f16's largest finite value
+    if (mode == 5) {
+      Int32 n = 256;
+      store_global(global_view(y, {64}), t + Expr<int32_t>(n * 1.5f), {0});
+      return;
+    }
+    store_global(global_view(y, {64}), (t * 2.0f & -1) + (t8 & 0xff).to<int32_t>() + th.to<int32_t>(), {0});
+  }
+};
+
+template <int Mode> struct LiteralsOfTilesIn : LiteralsOfTiles {
+  LiteralsOfTilesIn() { mode = Mode; }
+};
+
+std::string line_of_mode(const std::string& statement) { return source_at("tests/literals_test.cpp", statement); }
+
+TEST(Literals, ALiteralATypeCannotHoldIsRefusedAtItsLine) {
+  const Device dev = Device::simulator();
+  Buffer<int32_t> x(dev, 64), y(dev, 64);
+  Buffer<int8_t> x8(dev, 64);
+  Buffer<f16> h(dev, 64);
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<1>>(x, x8, h, y),
+            line_of_mode("t = t * 1.5f;") +
+                ": the literal 1.5 meets a tile of i32, whose type a C++ literal takes, and would become 1; convert "
+                "the tile with .to<T>() first, or write a literal that fits i32");
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<2>>(x, x8, h, y),
+            line_of_mode("t8 = t8 + 300;") +
+                ": the literal 300 meets a tile of i8, whose type a C++ literal takes, and would become 44; convert "
+                "the tile with .to<T>() first, or write a literal that fits i8");
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<3>>(x, x8, h, y),
+            line_of_mode("register_tensor<int32_t>({64}, 2.5f)") +
+                ": the literal 2.5 meets a tile of i32, whose type a C++ literal takes, and would become 2; convert "
+                "the tile with .to<T>() first, or write a literal that fits i32");
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<4>>(x, x8, h, y),
+            line_of_mode("th = th + 70000;") +
+                ": the literal 70000 meets a tile of f16, whose type a C++ literal takes, and would become inf; "
+                "convert the tile with .to<T>() first, or write a literal that fits f16");
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<5>>(x, x8, h, y),
+            "kernel LiteralsOfTilesIn_5: the literal 1.5 meets a kernel value of i32, whose type a C++ literal "
+            "takes, and would become 1; convert the kernel value with cast<T>() first, or write a literal that "
+            "fits i32");
+}
+
+TEST(Literals, LiteralsTheTypesHoldComputeAsWritten) {
+  const Device dev = Device::simulator();
+  std::vector<int32_t> xs(64), want(64);
+  std::vector<int8_t> x8s(64);
+  std::vector<f16> hs(64);
+  for (int i = 0; i < 64; ++i) {
+    xs[size_t(i)] = 37 * i - 1000;
+    x8s[size_t(i)] = int8_t(5 * i - 120);
+    hs[size_t(i)] = f16(float(3 * i) - 50.0f);
+    want[size_t(i)] = xs[size_t(i)] * 2 + x8s[size_t(i)] + (3 * i - 50);
+  }
+  Buffer<int32_t> x(dev, xs), y(dev, std::vector<int32_t>(64, -7));
+  Buffer<int8_t> x8(dev, x8s);
+  Buffer<f16> h(dev, hs);
+  Kernel<LiteralsOfTilesIn<0>> k(dev);
+  k(x, x8, h, y);
+  EXPECT_EQ(y.download(), want);
+}
+
+}  // namespace
+}  // namespace tessel::testing
