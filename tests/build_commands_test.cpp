@@ -1,5 +1,7 @@
 // The commands that build a registered kernel (cuda, compile, aot, run, check, and space for a GPU
 // of another target) for a target it is not registered for: refused by name, before any tracing.
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
@@ -28,6 +30,22 @@ TEST(BuildCommands, AKernelExportedTwiceIntoOneHeaderIsRefused) {
   EXPECT_EQ(r.output,
             "error: aot: vector_add is exported twice (vector_add:64 and vector_add:3000); a header holds one launcher "
             "per kernel, named after it: export the other into a header of its own\n");
+}
+
+// Two headers exported into one folder each keep their cubins beside them, named after the header.
+TEST(BuildCommands, TwoHeadersInOneFolderKeepTheirOwnCubins) {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "tessel-two-headers";
+  std::filesystem::remove_all(folder);
+  for (const std::string header : {"small", "large"}) {
+    const Cli r = tessel(fmt::format("aot vector_add:{} --arch sm_80 --output {}/{}.hpp", header == "small" ? 64 : 3000,
+                                     folder.string(), header));
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("wrote {}/{}.vector_add.cubin", folder.string(), header)), std::string::npos)
+        << r.output;
+  }
+  EXPECT_GT(std::filesystem::file_size(folder / "small.vector_add.cubin"), 0u);
+  EXPECT_GT(std::filesystem::file_size(folder / "large.vector_add.cubin"), 0u);
+  EXPECT_FALSE(std::filesystem::exists(folder / "vector_add.cubin"));
 }
 
 // run and check build the target asked for: the sm_80 code of a kernel registered for every target.

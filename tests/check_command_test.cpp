@@ -26,6 +26,9 @@ TEST(CheckCommand, ASimulatedRunNamesItsScheduleAndPointsToTheCheck) {
   r = tessel("run vector_add 1000 --device sim --seed 7");
   EXPECT_NE(r.output.find("\none schedule (seeded completion, warps interleaved by seed 7); "), std::string::npos)
       << r.output;
+  r = tessel("run vector_add 1000 --device sim --seed -1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--seed: a seed is a non-negative integer, got -1"), std::string::npos) << r.output;
 }
 
 TEST(CheckCommandSweep, EveryExamplePassesUnderEveryScheduleWithRaceDetection) {

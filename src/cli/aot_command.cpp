@@ -49,7 +49,8 @@ void write_file(const std::filesystem::path& path, const char* data, size_t byte
 int run(const AotArgs& args, const Registry& kernels) {
   std::vector<aot::ExportedKernel> exported;
   const std::filesystem::path header(args.output);
-  // A header holds one launcher class per kernel, named after it, and the cubins beside it are too.
+  // A header holds one launcher class per kernel, named after it, and the cubins beside it are named
+  // after the header and the kernel.
   std::map<std::string, std::string> given_as;
   for (const std::string& text : args.kernels) {
     const auto [at, fresh] = given_as.emplace(kernel_and_sizes(text).first, text);
@@ -66,7 +67,9 @@ int run(const AotArgs& args, const Registry& kernels) {
     const std::string arch = e.target_for(args.arch);
     exported.push_back(e.exported(e.sizes_for(given), arch, args.configuration));
     const aot::ExportedKernel& k = exported.back();
-    const std::filesystem::path cubin = header.parent_path() / (k.name + ".cubin");
+    // Named after the header too, so that two headers exported into one folder keep their own.
+    const std::filesystem::path cubin =
+        header.parent_path() / fmt::format("{}.{}.cubin", header.stem().string(), k.name);
     write_file(cubin, k.cubin.data(), k.cubin.size());
     fmt::print("{} for {} ({}): {} byte cubin, wrote {}\n", k.name, k.arch,
                k.compiled_for.empty() ? "any arguments" : k.compiled_for, k.cubin.size(), cubin.string());

@@ -143,7 +143,12 @@ int run(int argc, char** argv, const Registry& kernels) {
   run->add_option("--arch", arch,
                   "the target to build for: sm_80, sm_90a or sm_100a (default: the GPU's, or the kernel's simulated "
                   "target on the simulator)");
-  run->add_option("--seed", simulator.seed, "simulator interleaving seed (0: round-robin)");
+  run->add_option("--seed", simulator.seed, "simulator interleaving seed (0: round-robin)")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            return text.starts_with('-') ? fmt::format("a seed is a non-negative integer, got {}", text) : "";
+          },
+          "SEED"));
   run->add_option("--order", simulator.completion,
                   "when the simulator's asynchronous engines complete their work: eager, lazy or seeded (default: "
                   "lazy with seed 0, seeded otherwise)")
