@@ -173,6 +173,24 @@ TEST_F(TuningDbTest, TheCacheListingShowsWhatAResultIsSpecializedOn) {
   EXPECT_NE(show.output.find("specialized: x, y, z: 16-byte aligned\n"), std::string::npos) << show.output;
 }
 
+// The cache folder's host libraries (tessel.load's) and tuning logs are listed and cleared with it.
+TEST_F(TuningDbTest, ClearingTheCacheRemovesItsHostLibrariesAndLogs) {
+  int timed = 0;
+  EXPECT_EQ(run_axpy(&timed), Selection::Tuned);
+  std::filesystem::create_directories(dir_ / "host" / "k1");
+  std::ofstream(dir_ / "host" / "k1" / "libkernels.so") << "0123456789";
+  const std::string environment = "TESSEL_CACHE_DIR=" + dir_.string();
+  const testing::Cli ls = testing::tessel("cache ls", environment);
+  EXPECT_NE(ls.output.find("  host            1 files,           10 bytes (host libraries of tessel.load)\n"),
+            std::string::npos)
+      << ls.output;
+  const testing::Cli clear = testing::tessel("cache clear", environment);
+  EXPECT_EQ(clear.status, 0) << clear.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "host"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "logs"));
+  EXPECT_TRUE(tuning::TuningDb(dir_).list().empty());
+}
+
 TEST_F(TuningDbTest, TheFinalistsAreTimedAgainAndTheSecondTimingDecides) {
   // block=128 is fastest once, by luck, and slow when run again; block=256 is steady.
   const std::map<std::string, double> first = {{"block=128", 0.5}, {"block=256", 1.0}, {"block=512", 2.0}};

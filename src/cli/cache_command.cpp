@@ -1,4 +1,5 @@
 // `tessel cache ls|show|clear`: the compile cache and the tuning database (docs/tuning.md).
+#include <filesystem>
 #include <memory>
 
 #include "commands.hpp"
@@ -14,6 +15,29 @@ struct CacheArgs {
   std::string key;
 };
 
+// What the cache folder holds besides the compile cache's entries and the tuning database: the host
+// libraries tessel.load builds (host/) and the tuner's logs (logs/).
+struct Folder {
+  const char* name;
+  const char* holds;
+};
+constexpr Folder kOtherFolders[] = {{"host", "host libraries of tessel.load"}, {"logs", "tuning logs"}};
+
+// The regular files under `dir` and their bytes.
+std::pair<size_t, uintmax_t> files_under(const std::filesystem::path& dir) {
+  size_t files = 0;
+  uintmax_t bytes = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code size_error;
+    if (!it->is_regular_file(size_error)) continue;
+    ++files;
+    bytes += it->file_size(size_error);
+  }
+  return {files, bytes};
+}
+
 int list() {
   const auto dir = runtime::DiskCache::default_dir();
   const runtime::DiskCache cache(dir);
@@ -26,6 +50,9 @@ int list() {
   }
   for (const auto& [kind, totals] : per_kind)
     fmt::print("  {:<10} {:>6} entries, {:>10} bytes\n", kind, totals.first, totals.second);
+  for (const Folder& f : kOtherFolders)
+    if (const auto [files, bytes] = files_under(dir / f.name); files > 0)
+      fmt::print("  {:<10} {:>6} files,   {:>10} bytes ({})\n", f.name, files, bytes, f.holds);
   const auto tuned = tuning::TuningDb(dir).list();
   if (tuned.empty()) return 0;
   fmt::print("tuning results:\n");
@@ -71,7 +98,13 @@ int show(const std::string& prefix) {
 
 int clear() {
   const auto dir = runtime::DiskCache::default_dir();
-  const size_t removed = runtime::DiskCache(dir).clear();
+  size_t removed = runtime::DiskCache(dir).clear();
+  for (const Folder& f : kOtherFolders) {
+    removed += files_under(dir / f.name).first;
+    std::error_code ec;
+    std::filesystem::remove_all(dir / f.name, ec);
+    if (ec) throw Error(fmt::format("cache clear: cannot remove '{}': {}", (dir / f.name).string(), ec.message()));
+  }
   fmt::print("removed {} files from {}\n", removed, dir.string());
   return 0;
 }
@@ -85,7 +118,8 @@ Command add_cache_command(CLI::App& app) {
   auto* ls = cache->add_subcommand("ls", "list the cache's contents and every tuning result");
   auto* sh = cache->add_subcommand("show", "show one tuning result with every candidate's outcome");
   sh->add_option("key", args->key, "a key, or its first characters, from `tessel cache ls`")->required();
-  auto* cl = cache->add_subcommand("clear", "remove every compiled kernel and tuning result");
+  auto* cl = cache->add_subcommand(
+      "clear", "remove every compiled kernel, tuning result and log, and the host libraries of tessel.load");
   return {cache, [=] {
             if (*ls) return list();
             if (*sh) return show(args->key);
