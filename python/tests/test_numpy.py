@@ -57,8 +57,11 @@ def test_a_configuration_fixes_the_hyperparameters(consumer):
     x, y, out = axpy_inputs(n)
     consumer.kernel("axpy", configuration="block=512")(n, -2.0, x, y, out)
     np.testing.assert_allclose(out, np.float32(-2.0) * x + y, rtol=1e-6)
-    assert "the space has no hyperparameter 'blok'" in error_of(
-        lambda: consumer.kernel("axpy", configuration="blok=512")(n, -2.0, x, y, out))
+    # Refused when the kernel is looked up, before any call.
+    assert "kernel axpy: configuration \"blok=512\": the space has no hyperparameter 'blok'" in error_of(
+        lambda: consumer.kernel("axpy", configuration="blok=512"))
+    assert "no candidate of the space has these values (block takes" in error_of(
+        lambda: consumer.kernel("axpy", configuration="block=7"))
 
 
 def test_the_registered_host_check_runs(consumer):
