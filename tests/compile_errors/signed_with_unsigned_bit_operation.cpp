@@ -1,5 +1,5 @@
 // & | ^ of a signed and an unsigned kernel integer are refused, as on tiles; a shift is not.
-// error: & \| \^ of a signed and an unsigned kernel integer: convert one with cast<T>\(\) to the type the operation should take
+// error: & \| \^ of a signed and an unsigned kernel integer: convert one with cast<T>\(\)
 #include "tessel/tessel.hpp"
 
 struct MixedSignednessBits : tessel::Script {
