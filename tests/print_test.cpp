@@ -54,9 +54,9 @@ TEST(Print, EachPlaceInTheFormatTakesAValue) {
                                            "per value");
 }
 
-// Prints lanes 0..31, columns 0..3 of a tensor-memory tile that the warpgroup stored, from the
-// warp that holds those lanes.
-struct PrintsTensorMemory : Script {
+// Prints lanes 0..31, columns 0..3 of a tensor-memory tile that the warpgroup stored, from warp
+// `Warp` (0 holds those lanes).
+template <int Warp = 0> struct PrintsTensorMemory : Script {
   void operator()(Int32 n) {
     attrs.blocks = 1;
     attrs.warps = 4;
@@ -64,7 +64,7 @@ struct PrintsTensorMemory : Script {
     tcgen05.store(t, (arange({128, 32}, 0) * 32 + arange({128, 32}, 1) - n).to<float>());
     tcgen05.wait_store();
     sync();
-    thread_group(0, 32, [&] { print("accumulator", tcgen05.slice(t, {0, 0}, {32, 4}, {0, 1})); });
+    thread_group(32 * Warp, 32, [&] { print("accumulator", tcgen05.slice(t, {0, 0}, {32, 4}, {0, 1})); });
     sync();
     tcgen05.dealloc(t);
   }
@@ -78,11 +78,22 @@ TEST(Print, TensorMemoryTiles) {
     expected += "\n";
   }
   for (const sim::Options& o : every_order()) {
-    Kernel<PrintsTensorMemory> k(Device::simulator(), KernelOptions{.arch = "sm_100a", .sim = o});
+    Kernel<PrintsTensorMemory<>> k(Device::simulator(), KernelOptions{.arch = "sm_100a", .sim = o});
     ::testing::internal::CaptureStdout();
     k(7);
     EXPECT_EQ(::testing::internal::GetCapturedStdout(), expected);
   }
+}
+
+TEST(Print, TensorMemoryLanesArePrintedByTheWarpThatMayReadThem) {
+  const std::string got = error_of_call([] {
+    Kernel<PrintsTensorMemory<1>> k(Device::simulator(), KernelOptions{.arch = "sm_100a"});
+    k(7);
+  });
+  EXPECT_EQ(got, source_at("tests/print_test.cpp", "print(\"accumulator\"") +
+                     ": print: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, so lanes "
+                     "0..31 need a thread group of 32 threads (one warp per 32 lanes) whose first warp w has w mod 4 "
+                     "= 0; this thread group is threads 32..63 (its first warp is warp 1)");
 }
 
 struct PrintsUnwrittenSharedMemory : Script {

@@ -33,19 +33,6 @@ void check_one_warp(Builder& b, std::string_view what, const SourceLoc& loc) {
                                  what, g.str()));
 }
 
-// A load or store of `t` by the current group: one warp per 32 lanes, each warp on its own lane
-// quadrant (PTX ISA 9.7.16.8.1).
-void check_lane_quadrants(Builder& b, const ir::TMemoryTensor& t, std::string_view what, const SourceLoc& loc) {
-  const ir::ThreadRange g = b.group(loc);
-  const int lanes = t->shape[0], first = t->lane_offset;
-  const int first_warp = g.begin / 32;
-  if (g.whole_warps() && g.count == lanes && first_warp % 4 == first / 32 % 4) return;
-  throw Error(loc, fmt::format("{}: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, so "
-                               "lanes {}..{} need a thread group of {} threads (one warp per 32 lanes) whose first "
-                               "warp w has w mod 4 = {}; this thread group is {} (its first warp is warp {})",
-                               what, first, first + lanes - 1, lanes, first / 32 % 4, g.str(), first_warp));
-}
-
 // The operand types an mma takes with scales of `format`.
 std::string operand_rule(ScaleFormat format) {
   switch (format) {
@@ -79,6 +66,21 @@ void check_scale_tile(const ir::Tcgen05MmaNode& n, int operand, const SourceLoc&
 }
 
 }  // namespace
+
+namespace detail {
+
+void check_lane_quadrants(Builder& b, const ir::TMemoryTensor& t, std::string_view what, const SourceLoc& loc) {
+  const ir::ThreadRange g = b.group(loc);
+  const int lanes = t->shape[0], first = t->lane_offset;
+  const int first_warp = g.begin / 32;
+  if (g.whole_warps() && g.count == lanes && first_warp % 4 == first / 32 % 4) return;
+  throw Error(loc, fmt::format("{}: warp w may access only tensor-memory lanes 32*(w mod 4) to 32*(w mod 4)+31, so "
+                               "lanes {}..{} need a thread group of {} threads (one warp per 32 lanes) whose first "
+                               "warp w has w mod 4 = {}; this thread group is {} (its first warp is warp {})",
+                               what, first, first + lanes - 1, lanes, first / 32 % 4, g.str(), first_warp));
+}
+
+}  // namespace detail
 
 TMemoryTensor Tcgen05Instructions::make_alloc(DType t, const std::vector<int>& shape, CtaGroup group,
                                               const SourceLoc& loc) {
@@ -229,7 +231,7 @@ void Tcgen05Instructions::commit(const Mbarrier& bar, const Multicast& multicast
 RegisterTensor Tcgen05Instructions::load(const TMemoryTensor& t, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
-  check_lane_quadrants(b, t.ir(), "tcgen05.load", loc);
+  detail::check_lane_quadrants(b, t.ir(), "tcgen05.load", loc);
   const std::vector<int>& shape = t.shape();
   auto out = detail::new_tile(t.dtype(), shape, Layout{}, "r", loc);
   b.emit(ir::make<ir::Tcgen05LoadNode>(loc, out, t.ir()));
@@ -244,7 +246,7 @@ void Tcgen05Instructions::wait_load(loc_t l) {
 void Tcgen05Instructions::store(const TMemoryTensor& t, const RegisterTensor& r, loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
-  check_lane_quadrants(b, t.ir(), "tcgen05.store", loc);
+  detail::check_lane_quadrants(b, t.ir(), "tcgen05.store", loc);
   if (r.shape() != t.shape() || r.dtype() != t.dtype())
     throw Error(loc, fmt::format("tcgen05.store: a register tile {}[{}] into tensor memory {}[{}]; shapes and types "
                                  "must match",

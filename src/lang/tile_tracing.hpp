@@ -22,6 +22,10 @@ void check_pinned_layout(const Layout& given, const std::vector<int>& shape, std
 // A tile of the current thread group; `layout` is the user's pin or empty.
 ir::RegisterTensor new_tile(DType t, std::vector<int> shape, Layout layout, std::string name, SourceLoc loc);
 
+// A load or store of `t` by the current group, `what` in messages: one warp per 32 lanes, each warp
+// on its own lane quadrant (PTX ISA 9.7.16.8.1).
+void check_lane_quadrants(Builder& b, const ir::TMemoryTensor& t, std::string_view what, const SourceLoc& loc);
+
 // Register tiles belong to the thread group they were created in.
 void check_group(const ir::RegisterTensor& t, std::string_view what, const SourceLoc& loc);
 

@@ -232,6 +232,7 @@ void Instructions::print(const std::string& label, const SharedTensor& x, std::a
 void Instructions::print(const std::string& label, const TMemoryTensor& x, std::array<int, 3> block, loc_t l) {
   SourceLoc loc = SourceLoc::from(l);
   Builder& b = Builder::current(loc);
+  detail::check_lane_quadrants(b, x.ir(), "print", loc);
   const RegisterTensor loaded = tcgen05.load(x, l);
   auto node = ir::make<ir::PrintTensorNode>(loc, label, loaded.ir(), block);
   node->memory = "tmem";
