@@ -36,29 +36,24 @@ template <int Mode> struct LiteralsOfTilesIn : LiteralsOfTiles {
   LiteralsOfTilesIn() { mode = Mode; }
 };
 
-std::string line_of_mode(const std::string& statement) { return source_at("tests/literals_test.cpp", statement); }
+// The message refusing `literal` at `statement`: on a tile of `type` it would become `becomes`.
+std::string refusal(const std::string& statement, const std::string& literal, const std::string& type,
+                    const std::string& becomes) {
+  return source_at("tests/literals_test.cpp", statement) + ": the literal " + literal + " meets a tile of " + type +
+         ", whose type a C++ literal takes, and would become " + becomes +
+         "; convert the tile with .to<T>() first, or write a literal that fits " + type;
+}
 
 TEST(Literals, ALiteralATypeCannotHoldIsRefusedAtItsLine) {
   const Device dev = Device::simulator();
   Buffer<int32_t> x(dev, 64), y(dev, 64);
   Buffer<int8_t> x8(dev, 64);
   Buffer<f16> h(dev, 64);
-  EXPECT_EQ(error_of<LiteralsOfTilesIn<1>>(x, x8, h, y),
-            line_of_mode("t = t * 1.5f;") +
-                ": the literal 1.5 meets a tile of i32, whose type a C++ literal takes, and would become 1; convert "
-                "the tile with .to<T>() first, or write a literal that fits i32");
-  EXPECT_EQ(error_of<LiteralsOfTilesIn<2>>(x, x8, h, y),
-            line_of_mode("t8 = t8 + 300;") +
-                ": the literal 300 meets a tile of i8, whose type a C++ literal takes, and would become 44; convert "
-                "the tile with .to<T>() first, or write a literal that fits i8");
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<1>>(x, x8, h, y), refusal("t = t * 1.5f;", "1.5", "i32", "1"));
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<2>>(x, x8, h, y), refusal("t8 = t8 + 300;", "300", "i8", "44"));
   EXPECT_EQ(error_of<LiteralsOfTilesIn<3>>(x, x8, h, y),
-            line_of_mode("register_tensor<int32_t>({64}, 2.5f)") +
-                ": the literal 2.5 meets a tile of i32, whose type a C++ literal takes, and would become 2; convert "
-                "the tile with .to<T>() first, or write a literal that fits i32");
-  EXPECT_EQ(error_of<LiteralsOfTilesIn<4>>(x, x8, h, y),
-            line_of_mode("th = th + 70000;") +
-                ": the literal 70000 meets a tile of f16, whose type a C++ literal takes, and would become inf; "
-                "convert the tile with .to<T>() first, or write a literal that fits f16");
+            refusal("register_tensor<int32_t>({64}, 2.5f)", "2.5", "i32", "2"));
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<4>>(x, x8, h, y), refusal("th = th + 70000;", "70000", "f16", "inf"));
   EXPECT_EQ(error_of<LiteralsOfTilesIn<5>>(x, x8, h, y),
             "kernel LiteralsOfTilesIn_5: the literal 1.5 meets a kernel value of i32, whose type a C++ literal "
             "takes, and would become 1; convert the kernel value with cast<T>() first, or write a literal that "

@@ -3,8 +3,6 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "call_arguments.hpp"
 #include "examples.hpp"
 
@@ -54,36 +52,16 @@ std::vector<std::string> KernelLibrary::names() const {
   return out;
 }
 
-namespace {
-
-// The candidates of `e`'s space as its configurations describe them ("block=512, warps=4").
-Space described_space(const cli::KernelEntry& e) {
-  std::vector<Space::Candidate> candidates;
-  for (const std::string& described : e.configurations()) {
-    Space::Candidate c;
-    for (size_t begin = 0; begin < described.size();) {
-      const size_t end = std::min(described.find(", ", begin), described.size());
-      const std::string setting = described.substr(begin, end - begin);
-      const size_t equals = setting.find('=');
-      c.push_back(Space::Setting{setting.substr(0, equals), std::stoi(setting.substr(equals + 1)), {}});
-      begin = end + 2;
-    }
-    candidates.push_back(std::move(c));
-  }
-  return Space(std::move(candidates));
-}
-
-}  // namespace
-
 KernelFunction KernelLibrary::kernel(const std::string& name, const std::string& configuration,
                                      const std::string& arch) const {
   // A configuration that no candidate has is refused here, with the message the first call would
   // give, rather than at that call.
-  if (!configuration.empty()) described_space(entry(name)).configured(configuration, name);
+  const cli::KernelEntry& e = entry(name);
+  if (!configuration.empty() && e.check_configuration) e.check_configuration(configuration);
   KernelOptions options;
   options.arch = arch;
   options.configuration = configuration;
-  return KernelFunction(entry(name), std::move(options));
+  return KernelFunction(e, std::move(options));
 }
 
 std::pair<bool, std::string> KernelLibrary::check(const std::string& name, const std::string& device,

@@ -184,6 +184,7 @@ void emit_Scan(Emitter& e, const ir::ScanNode& n) {
       return index;
     };
     const int elements = in.num_elements() / in.shape()[size_t(n.dim)];
+    const DType kept = n.scratch->dtype;
     const auto total = [&](const std::string& warp, const std::map<int, int>& slots) {
       return shared_element(e, n.scratch,
                             fmt::format("({}) * {} + {}", warp, elements, element(slots.begin()->second)));
@@ -191,16 +192,16 @@ void emit_Scan(Emitter& e, const ir::ScanNode& n) {
     e.open(fmt::format("if (lane_pos == {})", order.lanes.size - 1));
     r = 0;
     for (const auto& [row, slots] : rows)
-      e.line(fmt::format("{} = {};", total("q", slots), to_storage(n.scratch->dtype, fmt::format("lanes{}", r++))));
+      e.line(fmt::format("{} = {};", total("q", slots), to_storage(kept, fmt::format("lanes{}", r++))));
     e.close();
     emit_barrier(e, n.barrier);
     r = 0;
     for (const auto& [row, slots] : rows) {
       // The warps before this one, in order, then this warp's lanes before this lane.
       e.open("if (q > 0)");
-      e.line(fmt::format("{} warps = {};", a_type, to_arith(n.scratch->dtype, total("0", slots))));
-      e.line(fmt::format("for (int w = 1; w < q; ++w) warps = {};",
-                         combine("warps", to_arith(n.scratch->dtype, total("w", slots)))));
+      e.line(fmt::format("{} warps = {};", a_type, to_arith(kept, total("0", slots))));
+      e.line(
+          fmt::format("for (int w = 1; w < q; ++w) warps = {};", combine("warps", to_arith(kept, total("w", slots)))));
       e.line(fmt::format("prefix{0} = has_prefix{0} ? {1} : warps;", r, combine("warps", fmt::format("prefix{}", r))));
       e.line(fmt::format("has_prefix{} = true;", r));
       e.close();

@@ -86,6 +86,8 @@ struct KernelEntry : KernelInfo {
   std::function<std::vector<CandidateFit>(const Sizes&, const analysis::GpuSpec&)> fit_space;
   // The candidates of its space, each as KernelOptions::configuration takes it.
   std::function<std::vector<std::string>()> configurations;
+  // Refuses a configuration that no candidate of its space has, with the message a call would give.
+  std::function<void(const std::string& configuration)> check_configuration;
   // The variant the sizes select for `arch` under `configuration` ("" for the tuning database's
   // choice or the first candidate), compiled for an ahead-of-time launcher (tessel aot).
   std::function<aot::ExportedKernel(const Sizes&, const std::string& arch, const std::string& configuration)> exported;
@@ -98,7 +100,8 @@ struct KernelEntry : KernelInfo {
 };
 
 // Fills the entries that build kernel S without running it (ir, cuda_module, compile, fit_space,
-// configurations); `arguments` turns sizes into a tuple of kernel arguments (pointers may be null).
+// configurations, check_configuration); `arguments` turns sizes into a tuple of kernel arguments (pointers may be
+// null).
 template <class S, class Arguments> void add_introspection(KernelEntry& e, Arguments arguments) {
   e.tracer = [arguments](const Sizes& s, bool lowered, const std::string& arch, const std::string& configuration) {
     Kernel<S> k(Device::simulator(), KernelOptions{.arch = arch, .configuration = configuration});
@@ -129,6 +132,9 @@ template <class S, class Arguments> void add_introspection(KernelEntry& e, Argum
     const Space space = Kernel<S>::space();
     for (const Space::Candidate& c : space.candidates()) out.push_back(Space::describe(c));
     return out;
+  };
+  e.check_configuration = [name = e.name](const std::string& configuration) {
+    Kernel<S>::space().configured(configuration, name);
   };
   e.fit_space = [arguments](const Sizes& s, const analysis::GpuSpec& gpu) {
     const Kernel<S> k(Device::simulator(), KernelOptions{std::string(ir::arch_name(gpu.target()))});
