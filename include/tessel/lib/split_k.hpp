@@ -1,27 +1,25 @@
 #pragma once
 
+#include "tessel/lib/tile_tickets.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel {
 
 // Split-K's reduction through global memory, as a tessel::Class: the `splits` units of an output
 // tile each hold an f32 partial of it; each stores its partial to a global scratch [splits, m, n]
-// and takes a ticket of the tile (an acq_rel fetch_add, so the unit that takes the last one sees
-// every other unit's stores). That unit sums the partials, sets the ticket back to 0 for the next
-// launch, and writes the tile. Called by the thread group that holds the partial.
+// and takes a ticket of the tile (TileTickets). The unit that takes the last one sums the partials
+// and writes the tile. Called by the thread group that holds the partial.
 struct SplitKReduction : Class {
   int splits;
   GlobalTensor partials;  // f32 [splits, m, n]
-  GlobalTensor tickets;   // i32 per tile, zero between launches
-  SharedTensor ticket;    // the ticket this block took
+  TileTickets tickets;
 
   // m and n are the output's extents; `tiles` its number of tiles.
   SplitKReduction(int splits, Dim m, Dim n, Dim tiles, loc_t constructed_at = loc_t::current())
       : Class("SplitKReduction", constructed_at),
         splits(splits),
         partials(global_scratch<float>({splits, m, n})),
-        tickets(global_scratch<int32_t>({tiles}, ScratchContents::zeroed)),
-        ticket(shared_tensor<int32_t>({1})) {}
+        tickets(tiles, constructed_at) {}
 
   // Adds `acc`, split `split`'s partial of tile `tile` at (row, column) of the output; in the unit
   // that completes the tile, `acc` becomes the sum and `write()` runs.
@@ -29,16 +27,12 @@ struct SplitKReduction : Class {
                                      const Int32& column, Write write) {
     const int rows = acc.shape()[0], columns = acc.shape()[1];
     store_global(partials, reshape(acc, {1, rows, columns}), {split, row, column});
-    sync();  // every partial element is stored before the ticket releases them
-    single_thread([&] { atomic.store(ticket, {0}, atomic.fetch_add(tickets, {tile}, 1, MemoryOrder::acq_rel)); });
-    sync();
-    if_(atomic.load<int32_t>(ticket, {0}) == splits - 1, [&] {
+    tickets.take(tile, splits - 1, [&] {
       const auto partial = [&](int s) {
         return reshape(load_global(partials, {s, row, column}, {1, rows, columns}), {rows, columns});
       };
       acc = partial(0);
       for (int s = 1; s < splits; ++s) acc = acc + partial(s);
-      single_thread([&] { atomic.store(tickets, {tile}, 0); });
       write();
     });
   }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "tessel/lib/tile_tickets.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel {
@@ -18,8 +19,7 @@ struct StreamK : Class {
   Int32 longer;           // blocks that take one k-tile more
   Int32 block;            // this block's index
   GlobalTensor partials;  // f32 [blocks, 2, rows, columns]
-  GlobalTensor tickets;   // i32 per tile, zero between launches
-  SharedTensor ticket;    // the ticket this block took
+  TileTickets tickets;
 
   // `tiles` output tiles of `k_tiles` k-tiles each, over a grid of `blocks` blocks (at most
   // tiles × k_tiles, the value attrs.blocks is set to), of which this is block `block`; a tile's
@@ -32,8 +32,7 @@ struct StreamK : Class {
         longer(tiles * k_tiles % blocks),
         block(block),
         partials(global_scratch<float>({blocks, 2, rows, columns})),
-        tickets(global_scratch<int32_t>({tiles}, ScratchContents::zeroed)),
-        ticket(shared_tensor<int32_t>({1})) {}
+        tickets(tiles, constructed_at) {}
 
   // Calls body(tile, first, last) for each segment of this block's run: k-tiles [first, last) of
   // tile `tile`, in order.
@@ -59,17 +58,13 @@ struct StreamK : Class {
       const int rows = acc.shape()[0], columns = acc.shape()[1];
       const Int32 first_owner = owner_of(tile * k_tiles), last_owner = owner_of(tile * k_tiles + k_tiles - 1);
       store_global(partials, reshape(acc, {1, 1, rows, columns}), {block, slot_of(block, tile), 0, 0});
-      sync();  // every partial element is stored before the ticket releases them
-      single_thread([&] { atomic.store(ticket, {0}, atomic.fetch_add(tickets, {tile}, 1, MemoryOrder::acq_rel)); });
-      sync();
-      if_(atomic.load<int32_t>(ticket, {0}) == last_owner - first_owner, [&] {
+      tickets.take(tile, last_owner - first_owner, [&] {
         const auto partial = [&](const Int32& owner) {
           return reshape(load_global(partials, {owner, slot_of(owner, tile), 0, 0}, {1, 1, rows, columns}),
                          {rows, columns});
         };
         acc = partial(first_owner);
         for (Int32 owner : range(first_owner + 1, last_owner + 1)) acc = acc + partial(owner);
-        single_thread([&] { atomic.store(tickets, {tile}, 0); });
         write();
       });
     });
