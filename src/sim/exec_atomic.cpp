@@ -64,15 +64,7 @@ class ElementAtomic {
   // The atomic on global memory at `address`; returns the old value.
   ir::Scalar global(uint64_t address, ir::Scalar value, ir::Scalar expected) {
     check_global_access(address, size_t(bytes_), ir::writes_memory(op_), n_.loc);
-    HappensBefore& hb = w_.cta.scheduler.happens_before;
-    if (hb.enabled()) {
-      uint64_t first = 0;
-      size_t size = 0;
-      Shadow& shadow = hb.global_shadow(address, &first, &size);
-      hb.atomic_access(shadow, int64_t(address - first), bytes_, w_.clock, access(), [&](int64_t byte) {
-        return fmt::format("global memory, byte {} of a {}-byte allocation", byte, size);
-      });
-    }
+    atomic_global(w_, address, bytes_, access());
     void* p = reinterpret_cast<void*>(address);
     return apply(p, SyncLocation{-1, address}, value, expected);
   }

@@ -102,6 +102,14 @@ void store_global_packed_alone(Warp& w, uint64_t p, int shift, DType t, const So
   });
 }
 
+void atomic_global(Warp& w, uint64_t p, int bytes, const Access& at) {
+  HappensBefore& hb = w.cta.scheduler.happens_before;
+  if (!hb.enabled()) return;
+  check_global(hb, p, [&](Shadow& shadow, int64_t offset, const auto& name) {
+    hb.atomic_access(shadow, offset, bytes, w.clock, at, name);
+  });
+}
+
 // Memory holds elements little-endian in their width, as the GPU does; the bit patterns are those
 // a bitcast keeps (ir::bits_of).
 ir::Scalar load_value(DType t, const void* p) {

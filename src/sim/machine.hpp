@@ -296,6 +296,8 @@ void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLo
 // the generated code writes with atomics (HappensBefore::packed_store); `incoming` its new bytes.
 void store_global_packed_alone(Warp& w, uint64_t p, int shift, DType t, const SourceLoc& loc,
                                std::string_view operation, const uint8_t* incoming);
+// The same for an atomic of `bytes` bytes at `p`, whose access `at` carries its scope.
+void atomic_global(Warp& w, uint64_t p, int bytes, const Access& at);
 
 ir::Scalar load_value(DType t, const void* p);
 void store_value(DType t, void* p, ir::Scalar v);
