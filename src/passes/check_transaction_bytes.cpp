@@ -3,8 +3,9 @@
 // (their effects say which: TMA loads, and the 16-byte responses of clc.try_cancel): a phase
 // expecting more never completes, one expecting fewer underflows (PTX ISA 9.7.13.15.2). Decided
 // only in the producer shape whose count cannot depend on the run: one thread announces a
-// constant byte count and issues the operations, in one straight-line sequence (the body of its
-// group, or of a loop or branch in it: a ring's producer loop), and nothing else in the kernel
+// constant byte count, and it or its group (whose first thread issues them) issues the operations,
+// in one straight-line sequence (the body of the group, or of a loop or branch in it: a ring's
+// producer loop), and nothing else in the kernel
 // expects bytes or produces them on that barrier array, and no operation multicasts on it or
 // signals it from another block (the bytes of other blocks' operations count too).
 // Changes nothing.
@@ -78,7 +79,34 @@ bool same_barrier(const ir::MbarrierRef& a, const ir::MbarrierRef& b, const Body
   return a.array->allocation() == b.array->allocation() && same_value(a.index, b.index, vars);
 }
 
-void check_producer(const ir::SeqNode& body, const std::map<const ir::SharedTensorNode*, BarrierUses>& uses) {
+// The statements of a group's straight-line body, with those of each single_thread() in it: a
+// producer warp often announces the bytes in one thread and issues the copies as a group, which
+// issues each once. `alone` says whether one thread runs the statement.
+struct BodyStatement {
+  const ir::StmtNode* stmt;
+  bool alone;
+};
+
+std::vector<BodyStatement> body_statements(const ir::SeqNode& body, int threads) {
+  std::vector<BodyStatement> out;
+  for (const ir::Stmt& t : body.stmts) {
+    const auto* group =
+        t->kind == ir::NodeKind::ThreadGroup ? static_cast<const ir::ThreadGroupNode*>(t.get()) : nullptr;
+    if (!group || group->count != 1) {
+      out.push_back({t.get(), threads == 1});
+      continue;
+    }
+    if (group->body->kind != ir::NodeKind::Seq) {
+      out.push_back({group->body.get(), true});
+      continue;
+    }
+    for (const ir::Stmt& u : static_cast<const ir::SeqNode&>(*group->body).stmts) out.push_back({u.get(), true});
+  }
+  return out;
+}
+
+void check_producer(const ir::SeqNode& body, int threads,
+                    const std::map<const ir::SharedTensorNode*, BarrierUses>& uses) {
   BodyVariables vars;
   for (const ir::Stmt& t : body.stmts)
     ir::walk(t, [&](const ir::StmtNode& n) {
@@ -89,18 +117,19 @@ void check_producer(const ir::SeqNode& body, const std::map<const ir::SharedTens
       }
     });
   for (const ir::VarNode* v : vars.assigned) vars.declared.erase(v);
-  for (const ir::Stmt& s : body.stmts)
+  const std::vector<BodyStatement> statements = body_statements(body, threads);
+  for (const auto& [s, alone] : statements)
     for (const ir::ExpectedBytes& expect : ir::effects(*s).expected_bytes) {
       const BarrierUses& all = uses.at(expect.barrier->array->allocation());
       int64_t expected = 0;
-      if (expect.remote || all.expects != 1 || all.producers == 0 || all.other_blocks ||
+      if (!alone || expect.remote || all.expects != 1 || all.producers == 0 || all.other_blocks ||
           !ir::as_const_int(expect.bytes, &expected))
         continue;
       int here = 0;
       int64_t produced = 0;
       std::vector<std::string> lines;
       bool loads = false, cancels = false;  // which kinds of operation bring them
-      for (const ir::Stmt& t : body.stmts)
+      for (const auto& [t, _] : statements)
         for (const ir::CompletedBytes& p : ir::effects(*t).completed_bytes)
           if (same_barrier(*p.barrier, *expect.barrier, vars)) {
             ++here;
@@ -122,15 +151,15 @@ void check_producer(const ir::SeqNode& body, const std::map<const ir::SharedTens
     }
 }
 
-// The producer shape: the sequences of statements that a thread group of one thread runs, its
-// body and those of the loops and branches in it.
+// The producer shape: the sequences of statements that a thread group runs, its body and those of
+// the loops and branches in it.
 class SingleThreadBodies : public ir::Visitor {
  public:
   explicit SingleThreadBodies(const std::map<const ir::SharedTensorNode*, BarrierUses>& uses) : uses_(uses) {}
 
  protected:
   void visit(const ir::SeqNode& n) override {
-    if (position().group().count == 1) check_producer(n, uses_);
+    check_producer(n, position().group().count, uses_);
     ir::Visitor::visit(n);
   }
 

@@ -1,7 +1,7 @@
-// check_transaction_bytes: where one thread announces a constant number of transaction bytes and
-// issues, in straight-line code, every operation that completes bytes on that barrier, the bytes
-// announced must be the bytes those operations bring (whole TMA boxes, 16 per try_cancel); the
-// pass reports the announcement otherwise, and never changes the kernel.
+// check_transaction_bytes: where one thread announces a constant number of transaction bytes and it
+// or its group issues, in straight-line code, every operation that completes bytes on that
+// barrier, the bytes announced must be the bytes those operations bring (whole TMA boxes, 16 per
+// try_cancel); the pass reports the announcement otherwise, and never changes the kernel.
 #include "pass_test.hpp"
 
 namespace tessel::testing {
@@ -106,6 +106,40 @@ TEST(CheckTransactionBytes, ChecksAProducerLoopThatRunsInOneThread) {
                 at(first_line) +
                 ") bring 4096 bytes, every byte of the TMA loads' boxes; the phase would never complete. Announce "
                 "exactly the bytes they bring");
+}
+
+// A producer warp, as the Hopper ladder writes one: one thread announces each stage's bytes, and the
+// warp issues the stage's [32, 64] f16 box (4096 bytes), which its first thread loads.
+template <int Announced> struct ProducerWarpAnnouncingInOneThread : Script {
+  void operator()(Int32 n, Ptr<f16> a) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto g = global_view(a, {n * 32, 64});
+    auto s = shared_tensor<f16>({2, 32, 64});
+    auto full = mbarrier.alloc({1, 1});
+    thread_group(32, 32, [&] {
+      for (Int32 k : range(0, n)) {
+        Int32 stage = k % 2;
+        single_thread([&] {
+          expect_line = __LINE__ + 1;
+          mbarrier.arrive_and_expect_tx(full[stage], Announced);
+        });
+        first_line = __LINE__ + 1;
+        tma.global_to_shared(g, s[stage], {k * 32, 0}, full[stage]);
+      }
+    });
+  }
+};
+
+TEST(CheckTransactionBytes, ChecksAProducerWarpWhoseOneThreadAnnounces) {
+  EXPECT_EQ(check_error<ProducerWarpAnnouncingInOneThread<4096>>(), "no error");
+  EXPECT_EQ(check_error<ProducerWarpAnnouncingInOneThread<2048>>(),
+            at(expect_line) +
+                ": mbarrier.arrive_and_expect_tx: announces 2048 transaction bytes, but the operations that complete "
+                "bytes on this barrier (tma.global_to_shared " +
+                at(first_line) +
+                ") bring 4096 bytes, every byte of the TMA loads' boxes; the phase would receive more bytes than it "
+                "expects. Announce exactly the bytes they bring");
 }
 
 // A ring's stage index known only at run time, written anew at each use as a helper class writes
