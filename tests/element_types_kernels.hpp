@@ -175,6 +175,36 @@ inline FloatConversionResults float_conversion_bits(const Device& dev) {
   return {halves, brains, singles, h2s.download(), b2s.download(), s2h.download(), s2b.download(), h2b.download()};
 }
 
+// Every code of an fp8 format (FP8 = f8e4m3 or f8e5m2) widened to f32, f16 and bf16, as bits.
+template <class FP8> struct Fp8Widening : Script {
+  void operator()(Ptr<uint8_t> codes, Ptr<uint32_t> singles, Ptr<uint16_t> halves, Ptr<uint16_t> brains) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    constexpr int n = 256;
+    auto x = load_global(global_view(codes, {n}), {0}, {n}).bitcast<FP8>();
+    store_global(global_view(singles, {n}), x.template to<float>().template bitcast<uint32_t>(), {0});
+    store_global(global_view(halves, {n}), x.template to<f16>().template bitcast<uint16_t>(), {0});
+    store_global(global_view(brains, {n}), x.template to<bf16>().template bitcast<uint16_t>(), {0});
+  }
+};
+
+struct Fp8WideningBits {
+  std::vector<uint32_t> singles;
+  std::vector<uint16_t> halves, brains;
+};
+
+// The 256 codes of FP8 widened on `dev`, built for `arch`.
+template <class FP8> Fp8WideningBits fp8_widening_bits(const Device& dev, const std::string& arch) {
+  std::vector<uint8_t> codes(256);
+  for (int i = 0; i < 256; ++i) codes[size_t(i)] = uint8_t(i);
+  Buffer<uint8_t> c(dev, codes);
+  Buffer<uint32_t> singles(dev, std::vector<uint32_t>(256, 0x12345678));
+  Buffer<uint16_t> halves(dev, std::vector<uint16_t>(256, 0x1234)), brains(dev, std::vector<uint16_t>(256, 0x1234));
+  Kernel<Fp8Widening<FP8>> widen(dev, KernelOptions{.arch = arch});
+  widen(c, singles, halves, brains);
+  return {singles.download(), halves.download(), brains.download()};
+}
+
 // Floats to integers as PTX cvt.rzi converts them: toward zero, saturated to the 32-bit (64-bit)
 // range of the target's signedness, NaN to 0; the 8- and 16-bit types then keep the low bits.
 struct FloatsToIntegers : Script {

@@ -109,6 +109,27 @@ TEST(ElementTypes, FloatConversionsGiveTheGpusBitsNaNsIncluded) {
   }
 }
 
+// An fp8 NaN widens to the canonical NaN of f32, f16 and bf16, without its sign or payload (the GPU
+// widens fp8 through f16, and the GPU test of the same kernel compares the bits); every other code
+// to its exact value.
+template <class FP8> void expect_fp8_widening(const std::string& arch) {
+  const Fp8WideningBits r = fp8_widening_bits<FP8>(Device::simulator(), arch);
+  for (int code = 0; code < 256; ++code) {
+    const float v = float(FP8::from_bits(uint8_t(code)));
+    const size_t i = size_t(code);
+    EXPECT_EQ(r.singles[i], std::isnan(v) ? 0x7fffffffu : std::bit_cast<uint32_t>(v)) << arch << " code " << code;
+    EXPECT_EQ(r.halves[i], std::isnan(v) ? 0x7fff : f16(v).bits) << arch << " code " << code;
+    EXPECT_EQ(r.brains[i], std::isnan(v) ? 0x7fff : bf16(v).bits) << arch << " code " << code;
+  }
+}
+
+TEST(ElementTypes, Fp8NaNsWidenToTheCanonicalNaN) {
+  for (const std::string arch : {"sm_80", "sm_90a"}) {
+    expect_fp8_widening<f8e4m3>(arch);
+    expect_fp8_widening<f8e5m2>(arch);
+  }
+}
+
 // The host's f16 and bf16 give a NaN the bits the kernel's conversion gives it, so that a host
 // reference matches NaNs bit for bit; infinities keep their sign.
 TEST(ElementTypes, TheHostTypesGiveANaNTheCanonicalBits) {

@@ -85,8 +85,8 @@ __device__ __forceinline__ float tessel_f8_to_f32(unsigned char b, int mantissa,
   const int top = (1 << (7 - mantissa)) - 1;
   const int field = (b >> mantissa) & top, m = b & ((1 << mantissa) - 1);
   const float sign = (b & 0x80u) ? -1.0f : 1.0f;
-  if (has_infinity && field == top) return m == 0 ? sign * __int_as_float(0x7f800000) : __int_as_float(0x7fc00000);
-  if (!has_infinity && field == top && m == (1 << mantissa) - 1) return __int_as_float(0x7fc00000);
+  if (has_infinity && field == top) return m == 0 ? sign * __int_as_float(0x7f800000) : __int_as_float(0x7fffffff);
+  if (!has_infinity && field == top && m == (1 << mantissa) - 1) return __int_as_float(0x7fffffff);
   if (field == 0) return sign * ldexpf(float(m), 1 - bias - mantissa);
   return sign * ldexpf(float(m | 1 << mantissa), field - bias - mantissa);
 }

@@ -34,5 +34,19 @@ TEST_F(ElementTypesOnGpu, FloatConversionsGiveTheSimulatorsBitsNaNsIncluded) {
   EXPECT_EQ(hex(gpu.half_to_brain), hex(sim.half_to_brain));
 }
 
+template <class FP8> void expect_fp8_widening_as_simulated(const std::string& arch) {
+  const Fp8WideningBits gpu = fp8_widening_bits<FP8>(Device::gpu(), arch),
+                        sim = fp8_widening_bits<FP8>(Device::simulator(), arch);
+  EXPECT_EQ(gpu.singles, sim.singles) << arch;
+  EXPECT_EQ(gpu.halves, sim.halves) << arch;
+  EXPECT_EQ(gpu.brains, sim.brains) << arch;
+}
+
+// sm_90a's cvt (an sm_80 binary does not load on Hopper; its decoding gives the same canonical NaN).
+TEST_F(ElementTypesOnGpu, Fp8WideningGivesTheSimulatorsBitsNaNsIncluded) {
+  expect_fp8_widening_as_simulated<f8e4m3>("sm_90a");
+  expect_fp8_widening_as_simulated<f8e5m2>("sm_90a");
+}
+
 }  // namespace
 }  // namespace tessel::testing
