@@ -95,6 +95,30 @@ TEST(Races, BlocksThatReadWhatOtherBlocksWriteInPlaceAreReported) {
                         __FILE__, load_line, store_line));
 }
 
+// Both blocks store the same 32 values to y, with nothing ordering the two stores: a race whatever
+// the values, so that a test finds it whether or not its data make the writes agree.
+struct StoresTheSameValuesFromTwoBlocks : Script {
+  void operator()(Ptr<float> x, Ptr<float> y) {
+    attrs.blocks = 2;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {32}), {0}, {32});
+    store_line = __LINE__ + 1;
+    store_global(global_view(y, {32}), t, {0});
+  }
+};
+
+TEST(Races, TwoBlocksWritingTheSameValuesAreReported) {
+  Buffer<float> x(Device::simulator(), random_floats(32)), y(Device::simulator(), std::vector<float>(32, 1.0f));
+  const std::string got = simulation_error<StoresTheSameValuesFromTwoBlocks>(sim::Options{}, x, y);
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: data race on global memory, byte 0 of a 128-byte allocation: the store_global at "
+                        "{0}:{1} by warp 0 of block (1, 0, 0) is not ordered after the store_global at {0}:{1} by warp "
+                        "0 of block (0, 0, 0); the two blocks share no sync(): combine into one place with atomics "
+                        "(atomic.add), or hand the data over with an atomic release that the other block acquires "
+                        "(MemoryOrder::release and MemoryOrder::acquire, or fence.acq_rel() around relaxed atomics)",
+                        __FILE__, store_line));
+}
+
 // 8 warps add 1 to 256 i32 in place. The default layout gives each of 64 threads 16 bytes and
 // copies the tile in 4 warps, each of which loads and stores its copy; a layout of one element a
 // thread (`OwnCopy`) has none.

@@ -367,9 +367,12 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
         if (unordered(*a) && (write || a->atomic_write)) report(*a, at, memory(byte), clock);
       if (write) a0 = a1 = Access{};
     }
+    // The same instruction writing the same value again in the same block: a replica of the last
+    // write (copies of a register tile). In another block it races, whatever the value.
+    const auto block_of = [&](const Access& a) { return actors_[actors_[a.epoch.actor].owner].block; };
     if (write && unordered(last_write) && last_write.site == at.site && incoming && current &&
-        incoming[byte - begin] == current[byte - begin]) {
-      replica = at;  // the same value again: a replica of the last write
+        incoming[byte - begin] == current[byte - begin] && block_of(last_write) == block_of(at)) {
+      replica = at;
       continue;
     }
     // Reading either of two writes of one value reads that value; a write must follow both.
