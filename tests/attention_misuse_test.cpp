@@ -87,7 +87,7 @@ TEST(AttentionMisuse, PInRowRunsIsRefusedAtTheMma) {
       testing::error_of<PInRowRuns>(x, v, o),
       testing::source_at(kFile, "wgmma.mma(p, sv, acc);") + ": layout conflict: the tile created by load_global at " +
           load + " is pinned by the layout argument of load_global at " + load +
-          " (layout[64,64](d0=32x2 d1=4x16; threads=d0.0,d1.0; local=d0.1,d1.1)), but the tile created by to<T>() "
+          " (layout[64,64](d0=32x2 d1=4x16; threads=d0.0,d1.0; local=d0.1,d1.1)), but the tile created by to<f16>() "
           "at " +
           testing::source_at(kFile, "auto p = scores.to<f16>();") +
           ", which must have the same layout, is needed as the wgmma A fragment by wgmma.mma at " +

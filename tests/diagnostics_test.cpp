@@ -399,6 +399,23 @@ TEST(Diagnostics, ArgumentOfTheWrongType) {
   EXPECT_EQ(got14, "kernel TakesHalfPointer takes 2 arguments, 1 given");
 }
 
+struct TakesPackedPointer : Script {
+  void operator()(Int32 n, Ptr<u4> q) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+  }
+};
+
+// Packed elements come as bytes; a buffer of words (as GPTQ checkpoints hold them) is refused with
+// both ways to pass it.
+TEST(Diagnostics, APackedParameterGivenWordsSaysWhatItTakes) {
+  Buffer<uint32_t> words(Device::simulator(), 4);
+  EXPECT_EQ(testing::error_of<TakesPackedPointer>(32, words),
+            "kernel TakesPackedPointer, parameter arg1 (argument 1): expected a pointer to u4, got a u32* value; "
+            "packed elements have no host type of their own and come as their bytes: pass uint8_t "
+            "(Buffer<uint8_t>), or take the parameter as Ptr<uint32_t> and bitcast its words to u4 in the kernel");
+}
+
 TEST(Diagnostics, TensorThatIsNotContiguous) {
   Buffer<f16> b(Device::simulator(), 12);
   // [3, 4] with column-major strides: the transpose of a contiguous [4, 3] tensor.

@@ -114,6 +114,13 @@ void KernelSignature::check(std::span<const HostArg> args) const {
         break;
       case ParamSpec::Kind::Pointer:
         // Packed elements have no host type of their own: their bytes come as uint8_t.
+        if (a.kind == HostArg::Kind::Pointer && is_packed(p.dtype) && !a.void_pointer && a.pointee != DType::U8)
+          throw Error(
+              fmt::format("kernel {}, parameter {} (argument {}): expected {}, got a {} value; packed "
+                          "elements have no host type of their own and come as their bytes: pass uint8_t "
+                          "(Buffer<uint8_t>), or take the parameter as Ptr<uint32_t> and bitcast its words "
+                          "to {} in the kernel",
+                          kernel_, names_[i], i, describe_param(p), a.type_name(), dtype_name(p.dtype)));
         if (a.kind != HostArg::Kind::Pointer ||
             (!a.void_pointer && a.pointee != p.dtype && !(is_packed(p.dtype) && a.pointee == DType::U8)))
           fail();

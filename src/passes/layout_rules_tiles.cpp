@@ -34,7 +34,7 @@ void layout_rule_Fma(LayoutRules& r, const ir::FmaNode& n) {
 }
 
 void layout_rule_CastTensor(LayoutRules& r, const ir::CastTensorNode& n) {
-  r.same(r.index(n.a), r.define(n.out, "to<T>()"));
+  r.same(r.index(n.a), r.define(n.out, fmt::format("to<{}>()", dtype_name(n.out->dtype))));
 }
 
 namespace {

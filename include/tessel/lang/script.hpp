@@ -418,6 +418,13 @@ class Instructions {
     make_requirement(detail::to_ir<bool>(cond), std::move(message), SourceLoc::from(loc));
   }
   template <class C>
+  requires(std::is_same_v<C, bool>) void require(const C&, std::string, loc_t = loc_t::current()) {
+    static_assert(!std::is_same_v<C, bool>,
+                  "require() checks a condition on the kernel's parameters at each launch; a condition on C++ "
+                  "values (hyperparameters, int members) is known while tracing: check it in C++, as "
+                  "if (!(cond)) throw tessel::Error(\"...\"), or with static_assert");
+  }
+  template <class C>
   requires(detail::is_kernel_scalar<C>) IfBuilder
       if_(const C& cond, const std::function<void()>& then_body, loc_t loc = loc_t::current()) {
     return make_if(detail::to_ir<bool>(cond), then_body, SourceLoc::from(loc));
