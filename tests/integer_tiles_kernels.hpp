@@ -23,8 +23,8 @@ struct BitOperators : Script {
     auto tc = load_global(global_view(c, {64}), {0}, {64});
     auto shift = ta & 31u;
     store_global(global_view(ua, {64}), ((ta >> 4) & 15u) | (ta << shift) ^ ~ta, {0});
-    // >> of a signed value shifts in copies of the sign bit.
-    store_global(global_view(ib, {64}), (tb >> 3) ^ (tb & 0x0ff0) | (tb << 2), {0});
+    // >> of a signed value shifts in copies of the sign bit; a shift's amount may be unsigned.
+    store_global(global_view(ib, {64}), (tb >> (ta & 7u)) ^ (tb & 0x0ff0) | (tb << 2), {0});
     auto rotated = (tc << 3) | (tc >> 5);
     rotated ^= 0x5a;
     store_global(global_view(uc, {64}), ~rotated, {0});
@@ -51,7 +51,7 @@ inline void check_bit_operators(const Device& dev) {
   const auto uc = duc.download();
   for (int i = 0; i < 64; ++i) {
     EXPECT_EQ(ua[i], ((a[i] >> 4) & 15u) | ((a[i] << (a[i] & 31u)) ^ ~a[i])) << i;
-    EXPECT_EQ(ib[i], ((b[i] >> 3) ^ (b[i] & 0x0ff0)) | int32_t(uint32_t(b[i]) << 2)) << i;
+    EXPECT_EQ(ib[i], ((b[i] >> (a[i] & 7u)) ^ (b[i] & 0x0ff0)) | int32_t(uint32_t(b[i]) << 2)) << i;
     const uint8_t rotated = uint8_t(uint8_t(c[i] << 3) | uint8_t(c[i] >> 5)) ^ 0x5a;
     EXPECT_EQ(uc[i], uint8_t(~rotated)) << i;
   }

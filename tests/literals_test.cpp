@@ -9,8 +9,8 @@
 namespace tessel::testing {
 namespace {
 
-// Mode 0 writes y = (x * 2.0f) & -1 + (x8 & 0xff), all of which the types hold; modes 1 to 5 each
-// write one literal that its operand's type cannot hold.
+// Mode 0 writes y = (x * 2.0f) & -1 + (x8 & 0xff) + h + (x > 0 ? 1 : 0), all of which the types
+// hold; modes 1 to 9 each write one literal that its operand's type cannot hold.
 struct LiteralsOfTiles : Script {
   int mode = 0;
   void operator()(Ptr<int32_t> x, Ptr<int8_t> x8, Ptr<f16> h, Ptr<int32_t> y) {
@@ -28,7 +28,16 @@ struct LiteralsOfTiles : Script {
       store_global(global_view(y, {64}), t + Expr<int32_t>(n * 1.5f), {0});
       return;
     }
-    store_global(global_view(y, {64}), (t * 2.0f & -1) + (t8 & 0xff).to<int32_t>() + th.to<int32_t>(), {0});
+    if (mode == 6) t8 = where(t8 < 200, t8, t8 + 1);  // 200 is no i8, though its bits are
+    if (mode == 7) t8 = load_global(global_view(x8, {60}), {0}, {64}, Layout{}, 300);
+    if (mode == 8) th = (th.to<f8e4m3>() * 1000.0f).to<f16>();  // beyond an f8e4m3's largest finite value
+    if (mode == 9) {
+      Int32 n = 7;
+      if_(n < 3000000000LL, [&] { store_global(global_view(y, {64}), t, {0}); });
+      return;
+    }
+    store_global(global_view(y, {64}),
+                 (t * 2.0f & -1) + (t8 & 0xff).to<int32_t>() + th.to<int32_t>() + where(t > 0, 1, 0), {0});
   }
 };
 
@@ -58,6 +67,15 @@ TEST(Literals, ALiteralATypeCannotHoldIsRefusedAtItsLine) {
             "kernel LiteralsOfTilesIn_5: the literal 1.5 meets a kernel value of i32, whose type a C++ literal "
             "takes, and would become 1; convert the kernel value with cast<T>() first, or write a literal that "
             "fits i32");
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<6>>(x, x8, h, y), refusal("t8 = where(t8 < 200", "200", "i8", "-56"));
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<7>>(x, x8, h, y),
+            source_at("tests/literals_test.cpp", "Layout{}, 300)") +
+                ": load_global: the fill 300 is no i8 and would become 44; give a fill that i8 holds");
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<8>>(x, x8, h, y), refusal("* 1000.0f", "1000", "f8e4m3", "448"));
+  EXPECT_EQ(error_of<LiteralsOfTilesIn<9>>(x, x8, h, y),
+            "kernel LiteralsOfTilesIn_9: the literal 3000000000 meets a kernel value of i32, whose type a C++ literal "
+            "takes, and would become -1294967296; convert the kernel value with cast<T>() first, or write a literal "
+            "that fits i32");
 }
 
 TEST(Literals, LiteralsTheTypesHoldComputeAsWritten) {
@@ -69,7 +87,7 @@ TEST(Literals, LiteralsTheTypesHoldComputeAsWritten) {
     xs[size_t(i)] = 37 * i - 1000;
     x8s[size_t(i)] = int8_t(5 * i - 120);
     hs[size_t(i)] = f16(float(3 * i) - 50.0f);
-    want[size_t(i)] = xs[size_t(i)] * 2 + x8s[size_t(i)] + (3 * i - 50);
+    want[size_t(i)] = xs[size_t(i)] * 2 + x8s[size_t(i)] + (3 * i - 50) + (xs[size_t(i)] > 0 ? 1 : 0);
   }
   Buffer<int32_t> x(dev, xs), y(dev, std::vector<int32_t>(64, -7));
   Buffer<int8_t> x8(dev, x8s);

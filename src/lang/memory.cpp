@@ -33,6 +33,9 @@ RegisterTensor Instructions::load_global(const GlobalTensor& src, std::vector<Di
     throw Error(loc,
                 fmt::format("load_global: a tile of rank {} from a tensor of rank {}", s.size(), src.ir()->rank()));
   check_pinned_layout(layout, s, "load_global", loc);
+  if (const std::optional<std::string> became = detail::literal_change(src.dtype(), fill))
+    throw Error(loc, fmt::format("load_global: the fill {} is no {} and would become {}; give a fill that {} holds",
+                                 fill, dtype_name(src.dtype()), *became, dtype_name(src.dtype())));
   auto out = new_tile(src.dtype(), s, layout, "r", loc);
   b.emit(ir::make<ir::LoadGlobalNode>(loc, out, src.ir(), exprs_of(offsets), fill));
   return RegisterTensor(out);

@@ -59,12 +59,12 @@ void check_group(const ir::RegisterTensor& t, std::string_view what, const Sourc
                                  what, t->loc.str(), t->threads, g.count));
 }
 
-ir::Operand resolve(const TileOperand& o, DType tile_type) {
+ir::Operand resolve(const TileOperand& o, DType tile_type, bool keeps_bits) {
   if (o.tensor) return ir::Operand{o.tensor, nullptr};
   if (o.literal) {
     const auto& c = static_cast<const ir::ConstNode&>(*o.scalar);
     return ir::Operand{nullptr, is_float(o.scalar->type.dtype) ? literal_as(tile_type, c.f, &o.loc, true)
-                                                               : literal_as(tile_type, c.i, &o.loc, true)};
+                                                               : literal_as(tile_type, c.i, &o.loc, true, keeps_bits)};
   }
   return ir::Operand{nullptr, o.scalar};
 }

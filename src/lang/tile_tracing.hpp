@@ -45,7 +45,7 @@ void check_mma_operand(const ir::SharedTensor& t, std::string_view what, std::st
 std::vector<int> mma_operand_shape(const ir::SharedTensor& t, int k_dim);
 
 // An operand of a tile instruction on tiles of `tile_type`: a tile, or a scalar (a C++ literal
-// takes the tile's type).
-ir::Operand resolve(const TileOperand& o, DType tile_type);
+// takes the tile's type; `keeps_bits` for the operands of & | ^, literal_as).
+ir::Operand resolve(const TileOperand& o, DType tile_type, bool keeps_bits = false);
 
 }  // namespace tessel::detail

@@ -269,11 +269,16 @@ RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOper
   if (!a.tensor && !b.tensor) throw Error(loc, fmt::format("{}: at least one operand must be a register tile", what));
   const DType ta = a.tensor ? a.tensor->dtype : DType::F32, tb = b.tensor ? b.tensor->dtype : DType::F32;
   DType t = a.tensor ? ta : tb;
-  if (a.tensor && b.tensor && ta != tb)
+  const bool shift = op == ir::BinaryOp::Shl || op == ir::BinaryOp::Shr;
+  // A shift's amount may be of either signedness: the amounts a shift takes are the same in both.
+  const auto amount_fits = [&](DType amount) {
+    return shift && !is_float(t) && !is_float(amount) && amount != DType::Bool && dtype_bits(amount) == dtype_bits(t);
+  };
+  if (a.tensor && b.tensor && ta != tb && !amount_fits(tb))
     throw Error(loc, fmt::format("{}: operand types differ ({} and {}); convert one with .to<T>()", what,
                                  dtype_name(ta), dtype_name(tb)));
   for (const TileOperand* o : {&a, &b})
-    if (!o->tensor && !o->literal && o->scalar->type.dtype != t)
+    if (!o->tensor && !o->literal && o->scalar->type.dtype != t && !(o == &b && amount_fits(o->scalar->type.dtype)))
       throw Error(loc, fmt::format("{}: the scalar operand is {} but the tile is {}; cast it with cast<T>()", what,
                                    o->scalar->type.str(), dtype_name(t)));
   // The result has the shape of the operand whose shape is the broadcast shape.
@@ -319,7 +324,8 @@ RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOper
                                  what, dtype_name(t)));
   const DType out_type = ir::is_comparison(op) ? DType::Bool : t;
   auto out = new_tile(out_type, (*full)->shape(), Layout(), "r", loc);
-  bld.emit(ir::make<ir::ElementwiseBinaryNode>(loc, out, op, resolve(a, t), resolve(b, t)));
+  const bool keeps_bits = op == ir::BinaryOp::BitAnd || op == ir::BinaryOp::BitOr || op == ir::BinaryOp::BitXor;
+  bld.emit(ir::make<ir::ElementwiseBinaryNode>(loc, out, op, resolve(a, t, keeps_bits), resolve(b, t, keeps_bits)));
   return RegisterTensor(out);
 }
 
@@ -421,13 +427,25 @@ RegisterTensor Instructions::fma(const TileOperand& a, const TileOperand& b, con
   return RegisterTensor(out);
 }
 
+namespace {
+
+// The type of where(c, a, b) when neither value is a tile: a kernel value's, else f32 for a float
+// literal and i32 for two integer ones, as C++ types 1 and 0.
+DType literals_type(const TileOperand& a, const TileOperand& b) {
+  for (const TileOperand* o : {&a, &b})
+    if (!o->literal) return o->scalar->type.dtype;
+  return is_float(a.scalar->type.dtype) || is_float(b.scalar->type.dtype) ? DType::F32 : DType::I32;
+}
+
+}  // namespace
+
 RegisterTensor Instructions::where(const TileOperand& cond, const TileOperand& a, const TileOperand& b) {
   const SourceLoc& loc = cond.loc;
   Builder& bld = Builder::current(loc);
   if (!cond.tensor || cond.tensor->dtype != DType::Bool)
     throw Error(loc, "where: the condition must be a bool register tile (the result of a comparison)");
   check_group(cond.tensor, "where", loc);
-  DType t = a.tensor ? a.tensor->dtype : b.tensor ? b.tensor->dtype : DType::F32;
+  DType t = a.tensor ? a.tensor->dtype : b.tensor ? b.tensor->dtype : literals_type(a, b);
   for (const TileOperand* o : {&a, &b}) {
     if (o->tensor && o->tensor->dtype != t)
       throw Error(loc, fmt::format("where: the value operands have different types ({} and {})",

@@ -4,7 +4,9 @@
 // constants and mix freely with kernel values.
 #pragma once
 
+#include <optional>
 #include <source_location>
+#include <string>
 #include <type_traits>
 
 #include "tessel/ir/ir.hpp"
@@ -70,20 +72,25 @@ template <class A, class B> struct result_elem {
 };
 
 // A C++ literal as IR of type `t`, the type of the kernel value or tile (`tile`) it meets. A value
-// `t` cannot hold (1.5 or 300 as an i8, 1e6 as an f16: they would become 1, 44 and infinity) is
-// refused, at the line `at` where given.
+// `t` cannot hold (1.5, 200 or 300 as an i8, 1e6 as an f16, 1000 as an f8e4m3: they would become
+// 1, -56, 44, infinity and 448) is refused, at the line `at` where given. An operand of & | ^
+// (`keeps_bits`) is its bits: an integer that the width holds read as signed or as unsigned is
+// taken (u & -1, t8 & 0xff).
 ir::Expr literal_as(DType t, double v, const SourceLoc* at = nullptr, bool tile = false);
-ir::Expr literal_as(DType t, int64_t v, const SourceLoc* at = nullptr, bool tile = false);
+// What `v` would become in `t` where `t` cannot hold it, as literal_as refuses it; empty where it can.
+std::optional<std::string> literal_change(DType t, double v);
+ir::Expr literal_as(DType t, int64_t v, const SourceLoc* at = nullptr, bool tile = false, bool keeps_bits = false);
 
-// IR for a kernel value or literal, with literals given the element type `T`.
-template <class T, class X> ir::Expr to_ir(const X& x) {
+// IR for a kernel value or literal, with literals given the element type `T` (`KeepsBits`: an
+// operand of & | ^, literal_as).
+template <class T, bool KeepsBits = false, class X> ir::Expr to_ir(const X& x) {
   if constexpr (is_kernel_scalar<X>) {
     ir::Expr e = x.ir();
     return e->type.dtype == dtype_v<T> ? e : ir::cast(dtype_v<T>, e);
   } else if constexpr (std::is_floating_point_v<X>) {
     return literal_as(dtype_v<T>, double(x));
   } else {
-    return literal_as(dtype_v<T>, int64_t(x));
+    return literal_as(dtype_v<T>, int64_t(x), nullptr, false, KeepsBits);
   }
 }
 
@@ -262,7 +269,7 @@ template <class A, class B> constexpr bool mixes_signedness() {
 // Bit operations take integer values only; a float's bits are reached with bitcast. & | ^ of a
 // signed and an unsigned kernel integer are refused, as on tiles; a shift takes its amount of
 // either signedness.
-#define TESSEL_BIT_OP(sym, op, mixes)                                                                           \
+#define TESSEL_BIT_OP(sym, op, shift)                                                                           \
   template <class A, class B>                                                                                   \
   requires KernelOperands<A, B> Expr<typename detail::result_elem<A, B>::type>                                  \
   operator sym(const A& a, const B& b) {                                                                        \
@@ -270,10 +277,10 @@ template <class A, class B> constexpr bool mixes_signedness() {
     static_assert(std::is_integral_v<R>,                                                                        \
                   "bit operations (& | ^ << >> ~) need integer kernel values; reinterpret a float's bits with " \
                   "bitcast<T>()");                                                                              \
-    static_assert(mixes || !detail::mixes_signedness<A, B>(),                                                   \
+    static_assert(shift || !detail::mixes_signedness<A, B>(),                                                   \
                   "& | ^ of a signed and an unsigned kernel integer: convert one with cast<T>() to the type "   \
                   "the operation should take, as tiles require");                                               \
-    return Expr<R>(ir::binary(ir::BinaryOp::op, detail::to_ir<R>(a), detail::to_ir<R>(b)));                     \
+    return Expr<R>(ir::binary(ir::BinaryOp::op, detail::to_ir<R, !shift>(a), detail::to_ir<R, !shift>(b)));     \
   }
 TESSEL_BIT_OP(&, BitAnd, false)
 TESSEL_BIT_OP(|, BitOr, false)
