@@ -47,8 +47,9 @@ TEST(CheckCommand, ABrokenExampleFailsWithItsReport) {
       << r.output;
 }
 
-// A kernel whose lazy schedule alone fails is reported schedule by schedule; one that fails alike
-// under every schedule, once.
+// A kernel whose lazy schedule alone fails is reported schedule by schedule, as is one whose run
+// fails alike under every schedule; an error that keeps it from running under every schedule is
+// thrown once.
 TEST(CheckCommand, EachScheduleIsReportedAndAReportOfEveryScheduleOnce) {
   cli::KernelEntry e;
   e.name = "flaky";
@@ -63,11 +64,28 @@ TEST(CheckCommand, EachScheduleIsReportedAndAReportOfEveryScheduleOnce) {
             "  eager    flaky: PASS\n  lazy     error: k.cpp:3: read in flight\n  seed 1   flaky: PASS\n"
             "  seed 1, 4 groups at once flaky: PASS\n");
   e.runner = [](const Device&, const cli::Sizes&, const KernelOptions&) -> cli::RunResult {
-    throw Error("k.cpp:5: deadlock");
+    throw sim::RunReport(Error("k.cpp:5: deadlock"));
   };
   ::testing::internal::CaptureStdout();
-  EXPECT_EQ(error_of_call([&] { cli::check_under_schedules(e, {}, 1, ""); }), "k.cpp:5: deadlock");
+  EXPECT_FALSE(cli::check_under_schedules(e, {}, 1, "", "  "));
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+            "  eager    error: k.cpp:5: deadlock\n  lazy     error: k.cpp:5: deadlock\n  seed 1   error: k.cpp:5: "
+            "deadlock\n  seed 1, 4 groups at once error: k.cpp:5: deadlock\n");
+  e.runner = [](const Device&, const cli::Sizes&, const KernelOptions&) -> cli::RunResult {
+    throw Error("k.cpp:6: kernel K: n must be a multiple of 2 (this launch has n = 3)");
+  };
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(error_of_call([&] { cli::check_under_schedules(e, {}, 1, ""); }),
+            "k.cpp:6: kernel K: n must be a multiple of 2 (this launch has n = 3)");
   EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+}
+
+// A kernel that deadlocks under every schedule fails the check (status 1), schedule by schedule.
+TEST(CheckCommand, AKernelThatFailsUnderEveryScheduleFailsTheCheckOnEachLine) {
+  const Cli r = tessel("check broken_sync --seeds 1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  for (const char* schedule : {"eager", "lazy", "seed 1"})
+    EXPECT_NE(r.output.find(fmt::format("{:<8} error: ", schedule)), std::string::npos) << r.output;
 }
 
 TEST(CheckCommand, AllCandidatesChecksEachCandidateOfTheSpaceUnderEverySchedule) {

@@ -136,6 +136,26 @@ TEST(PackedTypes, ArithmeticOnAPackedTileIsRefused) {
                 "(to i8, i32 or f16, for instance)");
 }
 
+struct ConvertLayoutOfPackedTile : Script {
+  void operator()(Ptr<u4> x, Ptr<uint8_t> y) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {8, 32}), {0, 0}, {8, 32});  // moved to other lanes
+    store_global(global_view(y, {8, 32}),
+                 convert_layout(t, Layout::local({1, 8}) * Layout::spatial({8, 4})).to<uint8_t>(), {0, 0});
+  }
+};
+
+TEST(PackedTypes, ConvertLayoutOfAPackedTileIsRefused) {
+  Buffer<uint8_t> x(Device::simulator(), std::vector<uint8_t>(128, 1)), y(Device::simulator(), 256);
+  EXPECT_EQ(error_of<ConvertLayoutOfPackedTile>(x, y),
+            source_at("tests/packed_types_test.cpp", "convert_layout(t,") +
+                ": convert_layout does not take packed u4 elements (the register tile created at " +
+                source_at("tests/packed_types_test.cpp", "// moved to other lanes") +
+                "); packed tiles are loaded, stored, copied, bitcast and converted: convert it first (.to<i8>()), "
+                "or bitcast it to 32-bit words and convert the layout of those");
+}
+
 struct StridedPackedView : Script {
   void operator()(Ptr<i4> x, int ld) {
     attrs.blocks = 1;

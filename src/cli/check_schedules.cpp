@@ -13,8 +13,9 @@ namespace tessel::cli {
 bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, const std::string& configuration,
                            const std::string& indent, const std::string& arch) {
   const std::string target = e.target_for(arch);
-  // Lines are printed as their schedules end, but for a run of identical reports from the first
-  // schedule on, held until a schedule differs: a report of every schedule is thrown once.
+  // Lines are printed as their schedules end. An error that keeps the kernel from running (a
+  // refusal while tracing, a failed requirement) is held while every schedule gives the same one,
+  // and then thrown once: it is not the schedules'. What a run reports is each schedule's result.
   std::optional<Error> first_report;
   std::vector<std::string> held;
   bool all_alike = true, all_pass = true;
@@ -29,6 +30,9 @@ bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, 
       const RunResult r = e.run(Device::simulator(), sizes, options);
       all_pass &= r.ok;
       line = fmt::format("{}{:<8} {}", indent, name, r.summary);
+    } catch (const sim::RunReport& report) {
+      all_pass = false;
+      line = fmt::format("{}{:<8} error: {}", indent, name, report.what());
     } catch (const Error& error) {
       all_pass = false;
       line = fmt::format("{}{:<8} error: {}", indent, name, error.what());

@@ -45,10 +45,10 @@ RegisterTensor relayout(const RegisterTensor& x, const Layout* layout, const Sou
                                  "thread group {} splits a warp",
                                  g.str()));
   if (is_packed(x.dtype()))
-    throw Error(loc,
-                fmt::format("convert_layout of the tile reg<{}>[{}] (created at {}): packed elements move as whole "
-                            "32-bit registers only; convert the tile first (.to<i8>()) or bitcast it to words",
-                            dtype_name(x.dtype()), fmt::join(x.shape(), ", "), x.ir()->loc.str()));
+    throw Error(loc, fmt::format("convert_layout does not take packed {} elements (the register tile created at {}); "
+                                 "packed tiles are loaded, stored, copied, bitcast and converted: convert it first "
+                                 "(.to<i8>()), or bitcast it to 32-bit words and convert the layout of those",
+                                 dtype_name(x.dtype()), x.ir()->loc.str()));
   if (layout) {
     if (layout->rank() == 0) throw Error(loc, "convert_layout: the layout is empty");
     detail::check_pinned_layout(*layout, x.shape(), "convert_layout", loc);

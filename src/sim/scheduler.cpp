@@ -324,13 +324,20 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
                                 options.resident_groups));
       for (const std::array<int, 3>& first : groups) run_groups({first}, 1);
     }
-  } catch (...) {
+  } catch (const Error& report) {
     if (timeline) timeline->write();  // the trace shows how the run got to its error
+    throw RunReport(report);
+  } catch (...) {
+    if (timeline) timeline->write();
     throw;
   }
   if (timeline) timeline->write();
-  check_zeroed_scratch(k, launch, options.multiprocessors);
-  warnings.report(options);
+  try {
+    check_zeroed_scratch(k, launch, options.multiprocessors);
+    warnings.report(options);
+  } catch (const Error& report) {
+    throw RunReport(report);
+  }
 }
 
 }  // namespace tessel::sim

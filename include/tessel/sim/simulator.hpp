@@ -76,6 +76,14 @@ struct Launch {
   std::vector<ir::Scalar> args;  // one per kernel parameter; pointers as integers
 };
 
+// What a simulated run reports (a deadlock, a race, a fault at the user's line): the kernel ran and
+// failed, where an Error of any other kind says it could not run.
+class RunReport : public Error {
+ public:
+  explicit RunReport(const Error& report) : Error(report) {}
+};
+
+// Runs the kernel; throws a RunReport where the run fails.
 void run(const ir::KernelNode& k, const Launch& launch, const Options& options = {});
 
 // The schedules `tessel check` runs a kernel under: eager completion, lazy completion, then
