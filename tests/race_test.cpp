@@ -83,16 +83,20 @@ struct AccumulatesAcrossBlocks : Script {
   }
 };
 
+// What a race between two blocks asks for.
+constexpr const char* kBlocksShareNoSync =
+    "the two blocks share no sync(): combine into one place with atomics (atomic.add), or hand the data over with "
+    "an atomic release that the other block acquires (MemoryOrder::release and MemoryOrder::acquire, or "
+    "fence.acq_rel() around relaxed atomics)";
+
 TEST(Races, BlocksThatReadWhatOtherBlocksWriteInPlaceAreReported) {
   Buffer<float> x(Device::simulator(), random_floats(64)), y(Device::simulator(), std::vector<float>(32, 1.0f));
   const std::string got = simulation_error<AccumulatesAcrossBlocks>(sim::Options{}, x, y);
   EXPECT_EQ(got,
             fmt::format("{0}:{1}: data race on global memory, byte 0 of a 128-byte allocation: the load_global at "
                         "{0}:{1} by warp 0 of block (1, 0, 0) is not ordered after the store_global at {0}:{2} by warp "
-                        "0 of block (0, 0, 0); the two blocks share no sync(): combine into one place with atomics "
-                        "(atomic.add), or hand the data over with an atomic release that the other block acquires "
-                        "(MemoryOrder::release and MemoryOrder::acquire, or fence.acq_rel() around relaxed atomics)",
-                        __FILE__, load_line, store_line));
+                        "0 of block (0, 0, 0); {3}",
+                        __FILE__, load_line, store_line, kBlocksShareNoSync));
 }
 
 // Both blocks store the same 32 values to y, with nothing ordering the two stores: a race whatever
@@ -113,10 +117,8 @@ TEST(Races, TwoBlocksWritingTheSameValuesAreReported) {
   EXPECT_EQ(got,
             fmt::format("{0}:{1}: data race on global memory, byte 0 of a 128-byte allocation: the store_global at "
                         "{0}:{1} by warp 0 of block (1, 0, 0) is not ordered after the store_global at {0}:{1} by warp "
-                        "0 of block (0, 0, 0); the two blocks share no sync(): combine into one place with atomics "
-                        "(atomic.add), or hand the data over with an atomic release that the other block acquires "
-                        "(MemoryOrder::release and MemoryOrder::acquire, or fence.acq_rel() around relaxed atomics)",
-                        __FILE__, store_line));
+                        "0 of block (0, 0, 0); {2}",
+                        __FILE__, store_line, kBlocksShareNoSync));
 }
 
 // 8 warps add 1 to 256 i32 in place. The default layout gives each of 64 threads 16 bytes and

@@ -355,6 +355,7 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
                            const uint8_t* current) const {
   if (!enabled_) return;
   const auto unordered = [&](const Access& a) { return HappensBefore::unordered(a, at, clock); };
+  const auto block_of = [&](const Access& a) { return actors_[actors_[a.epoch.actor].owner].block; };
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     Access& last_write = shadow.write[size_t(byte)];
     Access& replica = shadow.replica[size_t(byte)];
@@ -369,7 +370,6 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
     }
     // The same instruction writing the same value again in the same block: a replica of the last
     // write (copies of a register tile). In another block it races, whatever the value.
-    const auto block_of = [&](const Access& a) { return actors_[actors_[a.epoch.actor].owner].block; };
     if (write && unordered(last_write) && last_write.site == at.site && incoming && current &&
         incoming[byte - begin] == current[byte - begin] && block_of(last_write) == block_of(at)) {
       replica = at;

@@ -310,33 +310,34 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
     scheduler.timeline = timeline ? &*timeline : nullptr;
     scheduler.run();
   };
+  const bool cancels = uses_cluster_launch_control(k);
+  if (cancels && options.resident_clusters < 1)
+    throw Error(fmt::format("simulator: resident_clusters is {}; at least one cluster must be resident",
+                            options.resident_clusters));
+  if (!cancels && options.resident_groups < 1)
+    throw Error(
+        fmt::format("simulator: resident_groups is {}; at least one group must be resident", options.resident_groups));
+  // What fails from here on is the run's report; the trace shows how the run got to it.
   try {
-    if (uses_cluster_launch_control(k)) {
-      if (options.resident_clusters < 1)
-        throw Error(fmt::format("simulator: resident_clusters is {}; at least one cluster must be resident",
-                                options.resident_clusters));
+    if (cancels) {
       run_groups(std::move(groups), options.resident_clusters);
     } else if (options.resident_groups > 1) {
       run_groups(std::move(groups), options.resident_groups);
     } else {
-      if (options.resident_groups < 1)
-        throw Error(fmt::format("simulator: resident_groups is {}; at least one group must be resident",
-                                options.resident_groups));
       for (const std::array<int, 3>& first : groups) run_groups({first}, 1);
     }
+    if (timeline) {
+      timeline->write();
+      timeline.reset();  // written: a failing check below writes nothing more
+    }
+    check_zeroed_scratch(k, launch, options.multiprocessors);
+    warnings.report(options);
   } catch (const Error& report) {
-    if (timeline) timeline->write();  // the trace shows how the run got to its error
+    if (timeline) timeline->write();
     throw RunReport(report);
   } catch (...) {
     if (timeline) timeline->write();
     throw;
-  }
-  if (timeline) timeline->write();
-  try {
-    check_zeroed_scratch(k, launch, options.multiprocessors);
-    warnings.report(options);
-  } catch (const Error& report) {
-    throw RunReport(report);
   }
 }
 
