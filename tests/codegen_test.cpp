@@ -129,6 +129,18 @@ TEST(Codegen, IntegerDotUsesTheS8MmaWithPackedOperands) {
   }
 }
 
+TEST(Codegen, IntegerDotNamesEachOperandsSignedness) {
+  Kernel<testing::UnsignedSignedDot> k(Device::simulator());
+  const std::string src =
+      k.cuda_source(128, 128, 128, (u8*)nullptr, (i8*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr);
+  EXPECT_TRUE(testing::file_check(src, R"(
+    CHECK: asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32
+  )")) << src;
+  runtime::CompileRequest req{
+      src, "UnsignedSignedDot", "sm_80", {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+  EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u);
+}
+
 TEST(Codegen, SharedStoresAreVectorizedWhereRowsAllowIt) {
   const std::string src = examples::find_example("ampere_v3_mma").cuda({128, 128, 64}, "sm_80");
   EXPECT_TRUE(testing::file_check(src, R"(

@@ -61,25 +61,29 @@ TEST(PtxTable, RendersOutputsBeforeInputsWithTheirConstraints) {
 }
 
 TEST(PtxTable, MmaSyncIsSpelledFromTheAtomAndTheOperandTypes) {
-  auto mma = [](DType operand, DType accumulator) {
+  auto mma = [](DType operand, DType b_operand, DType accumulator) {
     const MmaAtom& atom = mma_atom(operand);
     const int operand_bytes = dtype_bytes(operand);
     std::vector<std::string> d(atom.c.local_size(), "d"), a(atom.a.local_size() * operand_bytes / 4, "a"),
         b(atom.b.local_size() * operand_bytes / 4, "b");
     return codegen::ptx_asm(Ptx::MmaSync, Arch::Sm80, {d, a, b},
-                            codegen::mma_sync_modifiers(atom, operand, accumulator));
+                            codegen::mma_sync_modifiers(atom, operand, b_operand, accumulator));
   };
   const std::string inputs = ": \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(b), \"r\"(b));";
-  EXPECT_EQ(mma(DType::F16, DType::F32),
+  EXPECT_EQ(mma(DType::F16, DType::F16, DType::F32),
             "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
             "{%8, %9}, {%0, %1, %2, %3};\" : \"+f\"(d), \"+f\"(d), \"+f\"(d), \"+f\"(d) " +
                 inputs);
-  EXPECT_EQ(mma(DType::BF16, DType::F32),
+  EXPECT_EQ(mma(DType::BF16, DType::BF16, DType::F32),
             "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
             "{%8, %9}, {%0, %1, %2, %3};\" : \"+f\"(d), \"+f\"(d), \"+f\"(d), \"+f\"(d) " +
                 inputs);
-  EXPECT_EQ(mma(DType::I8, DType::I32),
+  EXPECT_EQ(mma(DType::I8, DType::I8, DType::I32),
             "asm volatile(\"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+            "{%8, %9}, {%0, %1, %2, %3};\" : \"+r\"(d), \"+r\"(d), \"+r\"(d), \"+r\"(d) " +
+                inputs);
+  EXPECT_EQ(mma(DType::U8, DType::I8, DType::I32),
+            "asm volatile(\"mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
             "{%8, %9}, {%0, %1, %2, %3};\" : \"+r\"(d), \"+r\"(d), \"+r\"(d), \"+r\"(d) " +
                 inputs);
 }

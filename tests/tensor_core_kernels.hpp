@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -11,21 +12,23 @@
 
 namespace tessel::testing {
 
-// C = A @ B + C0 on i8 tensor cores (mma.sync m16n8k32): A [m, k] row-major, B given as B^T
-// [n, k] row-major (the "col" operand), C0 and C [m, n] in i32. Operands go through shared memory
-// as in the ladder; no layout is written.
-struct IntegerDot : Script {
+// C = A @ B + C0 on 8-bit integer tensor cores (mma.sync m16n8k32): A [m, k] row-major in `A`, B
+// given as B^T [n, k] row-major (the "col" operand) in `B`, each i8 or u8; C0 and C [m, n] in i32.
+// Operands go through shared memory as in the ladder; no layout is written.
+template <class A, class B> struct IntegerDotOf : Script {
+  using a_type = A;
+  using b_type = B;
   int block_m = 64, block_n = 64, block_k = 64;
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "bt", "c0", "c"};
-  void operator()(Int32 m, Int32 n, int k, Ptr<i8> a, Ptr<i8> bt, Ptr<int32_t> c0, Ptr<int32_t> c) {
+  void operator()(Int32 m, Int32 n, int k, Ptr<A> a, Ptr<B> bt, Ptr<int32_t> c0, Ptr<int32_t> c) {
     attrs.blocks = {cdiv(m, block_m), cdiv(n, block_n)};
     attrs.warps = 4;
     Int32 offset_m = blockIdx.x * block_m;
     Int32 offset_n = blockIdx.y * block_n;
     auto g_a = global_view(a, {m, k});
     auto g_bt = global_view(bt, {n, k});
-    auto s_a = shared_tensor<i8>({block_m, block_k});
-    auto s_bt = shared_tensor<i8>({block_n, block_k});
+    auto s_a = shared_tensor<A>({block_m, block_k});
+    auto s_bt = shared_tensor<B>({block_n, block_k});
     auto acc = load_global(global_view(c0, {m, n}), {offset_m, offset_n}, {block_m, block_n});
     for (Int32 offset_k : range(0, k, block_k)) {
       store_shared(s_a, load_global(g_a, {offset_m, offset_k}, {block_m, block_k}));
@@ -38,20 +41,31 @@ struct IntegerDot : Script {
   }
 };
 
-// Random i8 operands over the whole range and accumulators near the i32 limits, so that some sums
-// wrap around (mma.sync without .satfinite wraps modulo 2^32).
-inline void check_integer_dot(const Device& device, int m, int n, int k, uint64_t seed) {
+struct IntegerDot : IntegerDotOf<i8, i8> {};
+// u8 activations with i8 weights (asymmetric quantization), and the other mixes.
+struct UnsignedSignedDot : IntegerDotOf<u8, i8> {};
+struct SignedUnsignedDot : IntegerDotOf<i8, u8> {};
+struct UnsignedDot : IntegerDotOf<u8, u8> {};
+
+// Random operands over the whole range of their types and accumulators near the i32 limits, so that
+// some sums wrap around (mma.sync without .satfinite wraps modulo 2^32).
+template <class S = IntegerDot> void check_integer_dot(const Device& device, int m, int n, int k, uint64_t seed) {
+  using A = typename S::a_type;
+  using B = typename S::b_type;
   std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> byte(-128, 127);
+  std::uniform_int_distribution<int> a_byte(std::numeric_limits<A>::min(), std::numeric_limits<A>::max());
+  std::uniform_int_distribution<int> b_byte(std::numeric_limits<B>::min(), std::numeric_limits<B>::max());
   std::uniform_int_distribution<int32_t> near_limit(INT32_MAX - 200000, INT32_MAX);
-  std::vector<int8_t> a(size_t(m) * k), bt(size_t(n) * k);
-  for (auto& x : a) x = int8_t(byte(rng));
-  for (auto& x : bt) x = int8_t(byte(rng));
+  std::vector<A> a(size_t(m) * k);
+  std::vector<B> bt(size_t(n) * k);
+  for (auto& x : a) x = A(a_byte(rng));
+  for (auto& x : bt) x = B(b_byte(rng));
   std::vector<int32_t> c0(size_t(m) * n);
   for (size_t i = 0; i < c0.size(); ++i) c0[i] = i % 3 == 0 ? near_limit(rng) : i % 3 == 1 ? -near_limit(rng) : 0;
-  Buffer<i8> da(device, a), dbt(device, bt);
+  Buffer<A> da(device, a);
+  Buffer<B> dbt(device, bt);
   Buffer<int32_t> dc0(device, c0), dc(device, std::vector<int32_t>(size_t(m) * n, 0x5eed));
-  Kernel<IntegerDot> kernel(device);
+  Kernel<S> kernel(device);
   kernel(m, n, k, da, dbt, dc0, dc);
   const std::vector<int32_t> got = dc.download();
   int wrapped = 0;

@@ -1,4 +1,5 @@
 // Tensor-core kernels on the simulator against host references.
+#include "expect_error.hpp"
 #include "tensor_core_kernels.hpp"
 
 namespace tessel::testing {
@@ -9,9 +10,31 @@ TEST(TensorCore, IntegerDotIsExactAndWraps) {
   check_integer_dot(Device::simulator(), 100, 72, 64, 2);  // partial blocks: loads fill with zeros
 }
 
-TEST(TensorCore, AccumulatorEpilogueThroughSharedMemory) {
-  check_epilogue_through_shared<EpilogueThroughShared>(Device::simulator(), 64, 4);
-  check_epilogue_through_shared<EpilogueWithOddAtoms>(Device::simulator(), 40, 5);
+TEST(TensorCore, IntegerDotTakesEitherSignednessForEachOperand) {
+  check_integer_dot<UnsignedSignedDot>(Device::simulator(), 64, 64, 128, 3);
+  check_integer_dot<SignedUnsignedDot>(Device::simulator(), 100, 72, 64, 4);
+  check_integer_dot<UnsignedDot>(Device::simulator(), 64, 64, 128, 5);
+}
+
+int dot_line = 0;
+
+// A dot of u8 operands into an f32 accumulator: integer operands take an i32 one.
+struct UnsignedIntoFloat : Script {
+  void operator()(Ptr<u8> a, Ptr<i8> b, Ptr<float> c) {
+    attrs.warps = 4;
+    auto ra = load_global(global_view(a, {64, 32}), {0, 0}, {64, 32});
+    auto rb = load_global(global_view(b, {32, 64}), {0, 0}, {32, 64});
+    dot_line = __LINE__ + 1;
+    store_global(global_view(c, {64, 64}), dot(ra, rb, register_tensor<float>({64, 64}, 0.0f)), {0, 0});
+  }
+};
+
+TEST(TensorCore, DotRefusesOperandsTensorCoresDoNotTake) {
+  const std::string got = error_of_call(
+      [] { Kernel<UnsignedIntoFloat>(Device::simulator()).cuda_source((u8*)nullptr, (i8*)nullptr, (float*)nullptr); });
+  EXPECT_EQ(got, fmt::format("{}:{}: dot: tensor cores take f16 or bf16 operands of one type with an f32 accumulator, "
+                             "or i8 or u8 operands (either signedness each) with an i32 accumulator; got u8 @ i8 + f32",
+                             __FILE__, dot_line));
 }
 
 }  // namespace

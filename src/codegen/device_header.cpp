@@ -399,10 +399,10 @@ template <class T> __device__ __forceinline__ uint32_t tessel_pack2(T lo, T hi) 
   return uint32_t(lo.bits) | (uint32_t(hi.bits) << 16);
 }
 
-// Four 8-bit integers in one 32-bit register, the first in the lowest byte (tensor-core operands).
-__device__ __forceinline__ uint32_t tessel_pack4(int8_t b0, int8_t b1, int8_t b2, int8_t b3) {
-  return uint32_t((unsigned char)b0) | (uint32_t((unsigned char)b1) << 8) | (uint32_t((unsigned char)b2) << 16) |
-         (uint32_t((unsigned char)b3) << 24);
+// Four 8-bit integers of either signedness in one 32-bit register, the first in the lowest byte
+// (tensor-core operands): each converts to its byte modulo 2^8.
+__device__ __forceinline__ uint32_t tessel_pack4(uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3) {
+  return uint32_t(b0) | (uint32_t(b1) << 8) | (uint32_t(b2) << 16) | (uint32_t(b3) << 24);
 }
 
 // The low (hi = 0) or high half of a 32-bit register as a 16-bit element.

@@ -881,12 +881,12 @@ std::string_view ptx_type(DType t) {
   TESSEL_CHECK(false, "no PTX type for dtype {}", int(t));
 }
 
-PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType operand, DType accumulator) {
+PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType a, DType b, DType accumulator) {
   TESSEL_CHECK(accumulator == DType::F32 || accumulator == DType::I32, "mma.sync accumulates in f32 or s32, not {}",
                dtype_name(accumulator));
   return {{"shape", fmt::format("m{}n{}k{}", atom.m, atom.n, atom.k)},
-          {"a_type", std::string(ptx_type(operand))},
-          {"b_type", std::string(ptx_type(operand))},
+          {"a_type", std::string(ptx_type(a))},
+          {"b_type", std::string(ptx_type(b))},
           {"d_type", std::string(ptx_type(accumulator))},
           {"d_reg", accumulator == DType::F32 ? "f" : "r"}};
 }

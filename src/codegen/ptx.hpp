@@ -159,9 +159,9 @@ std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& op
 
 // The PTX spelling of an element type ("f16", "s8", ...).
 std::string_view ptx_type(DType t);
-// The modifiers of Ptx::MmaSync for `atom` with operands of type `operand` accumulating in
+// The modifiers of Ptx::MmaSync for `atom` with A of type `a` and B of type `b` accumulating in
 // `accumulator`: the shape from the atom, the types from the operands.
-PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType operand, DType accumulator);
+PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType a, DType b, DType accumulator);
 // The modifiers of Ptx::WgmmaMmaSS*/RS for m64`n` with A of type `a` and B of type `b`.
 PtxModifiers wgmma_modifiers(int n, DType a, DType b);
 

@@ -33,9 +33,9 @@ const MmaAtom& mma_atom(DType operand) {
   switch (operand) {
     case DType::F16:
     case DType::BF16: return half;
-    case DType::I8: return int8;
+    case DType::I8:
+    case DType::U8: return int8;
     case DType::Bool:
-    case DType::U8:
     case DType::I16:
     case DType::U16:
     case DType::F8E4M3:

@@ -1,5 +1,5 @@
 // Simulator semantics of dot: each warp multiplies the parts of A and B its lanes hold into the
-// part of C they hold. f16/bf16 products are exact in f32 and summed in f32; i8 products are
+// part of C they hold. f16/bf16 products are exact in f32 and summed in f32; i8/u8 products are
 // summed exactly and the accumulator wraps modulo 2^32, as mma.sync without .satfinite does.
 #include <cmath>
 
@@ -54,8 +54,9 @@ void multiply(Warp& w, const ir::DotNode& n, Mask mask, T missing, T (*value)(ir
 }  // namespace
 
 void exec_Dot(Warp& w, const ir::DotNode& n, Mask mask) {
-  if (n.a->dtype == DType::I8) {
-    // No i8 is 2^40: a missing element makes the sum visibly wrong instead of contributing 0.
+  if (n.out->dtype == DType::I32) {
+    // i8 and u8 elements hold their values, whatever the mix of signedness. No byte is 2^40: a
+    // missing element makes the sum visibly wrong instead of contributing 0.
     multiply<int64_t>(
         w, n, mask, int64_t(1) << 40, [](ir::Scalar v) { return v.i; },
         [](int64_t x) { return ir::normalize(DType::I32, ir::Scalar{.i = x}); });

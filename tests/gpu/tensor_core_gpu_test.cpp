@@ -13,6 +13,12 @@ TEST_F(TensorCoreOnGpu, IntegerDotIsExactAndWraps) {
   check_integer_dot(Device::gpu(), 512, 256, 1024, 3);
 }
 
+TEST_F(TensorCoreOnGpu, IntegerDotTakesEitherSignednessForEachOperand) {
+  check_integer_dot<UnsignedSignedDot>(Device::gpu(), 512, 256, 1024, 4);
+  check_integer_dot<SignedUnsignedDot>(Device::gpu(), 100, 72, 64, 5);
+  check_integer_dot<UnsignedDot>(Device::gpu(), 64, 64, 128, 6);
+}
+
 TEST_F(TensorCoreOnGpu, AccumulatorEpilogueThroughSharedMemory) {
   check_epilogue_through_shared<EpilogueThroughShared>(Device::gpu(), 64, 4);
   check_epilogue_through_shared<EpilogueWithOddAtoms>(Device::gpu(), 40, 5);

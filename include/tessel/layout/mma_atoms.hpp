@@ -28,7 +28,7 @@ struct MmaAtom {
   int m, n, k;
   Layout a, b, c;
 };
-// The atom for operands of `operand` type: m16n8k16 for f16 and bf16, m16n8k32 for i8. Throws
+// The atom for operands of `operand` type: m16n8k16 for f16 and bf16, m16n8k32 for i8 and u8. Throws
 // tessel::Error for other types.
 const MmaAtom& mma_atom(DType operand);
 

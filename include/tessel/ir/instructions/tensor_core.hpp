@@ -6,9 +6,9 @@
 namespace tessel::ir {
 
 // out = a @ b + c on tensor cores (mma.sync): a [m, k] and b [k, n] in f16 or bf16 with c and out
-// [m, n] in f32 (m16n8k16), or in i8 with c and out in i32 (m16n8k32); all in the layouts of
-// mma_layouts(m, n, k, warps_m, warps_n, a's type). The warp split is 0x0 from tracing until
-// infer_layouts chooses it.
+// [m, n] in f32 (m16n8k16), or in i8 or u8 (either signedness each) with c and out in i32 (m16n8k32); all in the
+// layouts of mma_layouts(m, n, k, warps_m, warps_n, a's type). The warp split is 0x0 from tracing until infer_layouts
+// chooses it.
 struct DotNode : StmtNode {
   DotNode(SourceLoc l, RegisterTensor out, RegisterTensor a, RegisterTensor b, RegisterTensor c, int warps_m,
           int warps_n)
