@@ -61,13 +61,13 @@ TEST(PtxTable, RendersOutputsBeforeInputsWithTheirConstraints) {
 }
 
 TEST(PtxTable, MmaSyncIsSpelledFromTheAtomAndTheOperandTypes) {
-  auto mma = [](DType operand, DType b_operand, DType accumulator) {
-    const MmaAtom& atom = mma_atom(operand);
-    const int operand_bytes = dtype_bytes(operand);
+  auto mma = [](DType a_type, DType b_type, DType accumulator) {
+    const MmaAtom& atom = mma_atom(a_type);
+    const int operand_bytes = dtype_bytes(a_type);
     std::vector<std::string> d(atom.c.local_size(), "d"), a(atom.a.local_size() * operand_bytes / 4, "a"),
         b(atom.b.local_size() * operand_bytes / 4, "b");
     return codegen::ptx_asm(Ptx::MmaSync, Arch::Sm80, {d, a, b},
-                            codegen::mma_sync_modifiers(atom, operand, b_operand, accumulator));
+                            codegen::mma_sync_modifiers(atom, a_type, b_type, accumulator));
   };
   const std::string inputs = ": \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(b), \"r\"(b));";
   EXPECT_EQ(mma(DType::F16, DType::F16, DType::F32),
