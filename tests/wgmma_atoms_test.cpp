@@ -38,6 +38,31 @@ TEST(WgmmaAtoms, RegisterAMatchesThePtxTable) {
     }
 }
 
+// 8-bit types (fp8, s8, u8): four elements per 32-bit register, k32 per instruction.
+TEST(WgmmaAtoms, RegisterAOfEightBitTypesMatchesThePtxTable) {
+  const Layout a = wgmma_m64nNk32_a();
+  ASSERT_EQ(a.shape(), (std::vector<int>{64, 32}));
+  ASSERT_EQ(a.num_threads(), 128);
+  ASSERT_EQ(a.local_size(), 16);
+  for (int thread = 0; thread < 128; ++thread)
+    for (int i = 0; i < 16; ++i) {
+      const int warp = thread / 32, lane = thread % 32, group = lane / 4, tid = lane % 4;
+      const int row = 16 * warp + group + 8 * ((i >> 2) & 1), col = 16 * (i >> 3) + 4 * tid + (i & 3);
+      EXPECT_EQ(a.coords(thread, i), (std::vector<int>{row, col})) << "thread " << thread << " a" << i;
+    }
+  for (DType t : {DType::I8, DType::U8, DType::F8E4M3, DType::F8E5M2}) {
+    const WgmmaLayouts l = wgmma_layouts(128, 32, 64, 1, t);
+    EXPECT_EQ(l.a.local_size(), 2 * 2 * 16) << dtype_name(t);
+    for (int s = 0; s < 2; ++s)
+      for (int i = 0; i < 16; ++i) {
+        std::vector<int> want = a.coords(5, i);
+        want[0] += 64;
+        want[1] += 32 * s;
+        EXPECT_EQ(l.a.coords(5, (2 + s) * 16 + i), want) << dtype_name(t);
+      }
+  }
+}
+
 TEST(WgmmaAtoms, BlockLayoutsRepeatTheAtomsWithRepetitionsOutermost) {
   const WgmmaLayouts l = wgmma_layouts(256, 64, 32, 2);
   EXPECT_EQ(l.c.shape(), (std::vector<int>{256, 64}));
@@ -71,6 +96,11 @@ TEST(WgmmaAtoms, IllegalShapesAreRejected) {
   EXPECT_THROW(wgmma_layouts(64, 64, 24, 1), Error);
   EXPECT_TRUE(wgmma_n_is_legal(8));
   EXPECT_FALSE(wgmma_n_is_legal(0));
+  // 8-bit integers: 8, 16, 24, then multiples of 16 (PTX ISA 9.7.15.5.2).
+  for (int n = 8; n <= 256; n += 8) EXPECT_EQ(wgmma_n_is_legal(n, DType::I8), n <= 32 || n % 16 == 0) << n;
+  EXPECT_TRUE(wgmma_n_is_legal(40, DType::F8E4M3));
+  EXPECT_THROW(wgmma_layouts(64, 40, 32, 1, DType::U8), Error);
+  EXPECT_THROW(wgmma_layouts(64, 32, 16, 1, DType::I8), Error) << "k32 per instruction";
 }
 
 // Bits by hand from PTX ISA 9.7.15.5.1.2.2: start >> 4 in 0-13, LBO >> 4 in 16-29, SBO >> 4 in

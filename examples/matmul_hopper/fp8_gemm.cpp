@@ -1,8 +1,10 @@
-// The fp8 GEMM's registrations: e4m3 x e4m3 and e5m2 x e4m3 into bf16 with per-tensor scales, and
-// e4m3 x e4m3 with block scales.
+// The 8-bit GEMM's registrations: fp8 (e4m3 x e4m3 and e5m2 x e4m3) into bf16 with per-tensor
+// scales, e4m3 x e4m3 with block scales, and 8-bit integers (i8 x i8, u8 x i8) into bf16 with
+// per-tensor scales.
 #include "fp8_gemm.hpp"
 
 #include <cmath>
+#include <type_traits>
 
 #include "examples.hpp"
 
@@ -43,6 +45,44 @@ template <class A, class B> KernelEntry fp8_gemm_example(std::string name, std::
     dev.synchronize();
     RunResult r = check_fp8_gemm(
         dd.download(), a, b, m, n, k, [&](int, int, int) { return double(scale_a) * scale_b; }, label);
+    r.stats = kernel.stats();
+    return r;
+  };
+  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
+    A* pa = nullptr;
+    B* pb = nullptr;
+    bf16* pd = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), 1.0f, 1.0f, pa, pb, pd);
+  });
+  return e;
+}
+
+// Integers over their type's whole range; the products' sum is exact at the tensor cores, so the
+// reference allows only the f32 scaling and the rounding to bf16 (2^-8 relative).
+template <class A, class B> KernelEntry int8_gemm_example(std::string name, std::string description) {
+  using S = hopper::MatmulFp8<A, B, bf16>;
+  KernelEntry e;
+  e.name = std::move(name);
+  e.description = std::move(description);
+  e.size_names = {"m", "n", "k"};
+  e.default_sizes = {200, 136, 384};
+  e.targets = {"sm_90a"};
+  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
+    const float scale_a = 1.0f / 64, scale_b = 1.0f / 128;
+    const float lowest = std::is_signed_v<A> ? -128.9f : 0.0f, highest = std::is_signed_v<A> ? 127.9f : 255.9f;
+    auto a = random_vector<A>(size_t(m) * k, 4, lowest, highest),
+         b = random_vector<B>(size_t(n) * k, 5, -128.9f, 127.9f);
+    Buffer<A> da(dev, a);
+    Buffer<B> db(dev, b);
+    Buffer<bf16> dd(dev, poisoned<bf16>(size_t(m) * n));
+    Kernel<S> kernel(dev, opt);
+    kernel(m, n, k, scale_a, scale_b, da, db, dd);
+    dev.synchronize();
+    const auto product = [&](int i, int j, int p) {
+      return double(a[size_t(i) * k + p]) * double(b[size_t(j) * k + p]) * scale_a * scale_b;
+    };
+    RunResult r = cli::check_gemm(dd.download(), m, n, k, product, cli::GemmTolerance{1e-6, 1.0 / 256, 0}, label);
     r.stats = kernel.stats();
     return r;
   };
@@ -102,7 +142,12 @@ std::vector<KernelEntry> fp8_gemm_examples() {
                                            "fp8 GEMM (e4m3 x e4m3 into bf16, per-tensor scales): wgmma m64nNk32 in "
                                            "the Hopper ladder's persistent, warp-specialized structure"),
           fp8_gemm_example<f8e5m2, f8e4m3>("fp8_gemm_e5m2", "fp8 GEMM with e5m2 A (gradients) and e4m3 B"),
-          fp8_gemm_block_scaled_example()};
+          fp8_gemm_block_scaled_example(),
+          int8_gemm_example<int8_t, int8_t>("int8_gemm",
+                                            "int8 GEMM (i8 x i8, exact s32 sums, into bf16 with per-tensor scales): "
+                                            "the fp8 GEMM's structure with wgmma m64nNk32.s32"),
+          int8_gemm_example<uint8_t, int8_t>("int8_gemm_u8",
+                                             "int8 GEMM with u8 A (asymmetrically quantized activations) and i8 B")};
 }
 
 }  // namespace tessel::examples

@@ -12,10 +12,12 @@ namespace tessel::examples::hopper {
 
 // An fp8 GEMM in the structure of the Hopper ladder's step 5: D = scale_a · scale_b · A Bᵀ, with A
 // [m, k] and B [n, k] in fp8 (A and B each e4m3 or e5m2), f32 accumulation and D [m, n] in `Out`
-// (bf16 or f16), per-tensor scales; or, with BlockScaled, DeepSeek-V3's fine-grained scales.
+// (bf16 or f16), per-tensor scales; or, with BlockScaled, DeepSeek-V3's fine-grained scales. With
+// 8-bit integer operands (i8 or u8 each) it is an int8 GEMM: the products are summed exactly in an
+// s32 accumulator, whose f32 value the per-tensor scales then scale.
 //
-// wgmma reads fp8 operands K-major only (it transposes 16-bit types alone), so both A and B keep
-// k contiguous, as cuBLASLt's fp8 GEMM also requires ("TN"). One k-tile is 128 elements: a
+// wgmma reads 8-bit operands K-major only (it transposes 16-bit types alone), so both A and B keep
+// k contiguous, as cuBLASLt's fp8 and int8 GEMMs also require ("TN"). One k-tile is 128 elements: a
 // 128-byte row, the widest swizzle span. The grid is persistent over rasterized tiles; a TMA
 // producer warp fills a ring of stages that two consumer warpgroups (64 rows of every 128 each)
 // drain with m64nNk32 wgmma; each tile's accumulator is scaled, converted, written to a shared
@@ -69,6 +71,10 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
                 {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::k_chunks},
                 {{128, 2, 256, 3, 1}, {128, 2, 128, 6, 1}, {64, 1, 128, 8, 1}, {64, 1, 128, 4, 2}, {64, 1, 112, 4, 2}});
   }
+  static constexpr bool integer = std::is_integral_v<A>;
+  static_assert(std::is_integral_v<B> == integer && !(integer && BlockScaled),
+                "A and B are both fp8 or both 8-bit integers, and block scales are for fp8");
+  using Accumulator = std::conditional_t<integer, int32_t, float>;
   using Scales = std::conditional_t<BlockScaled, Ptr<float>, Float32>;
   static constexpr int scale_block = 128;  // the columns (and B's rows) one block scale covers
 
@@ -142,7 +148,7 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
       Int32 k_tiles = cdiv(k, block_k * k_chunks);
       for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
-        auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
+        auto acc = register_tensor<Accumulator>({block_m, block_n}, 0);
         if constexpr (BlockScaled) {
           auto g_scale_b = global_view(scale_b, {cdiv(n, scale_block), cdiv(k, scale_block)});
           auto b_scale_of = [&](const Int32& i) { return load_global(g_scale_b, {n_block, i}, {1, 1}); };
@@ -181,12 +187,18 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
           wgmma.wait_group(0);
           if_(k_tiles > 0,
               [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
-          acc = acc * (scale_a * scale_b);
         }
         // The previous tile's store has read s_d before anyone overwrites it.
         single_thread([&] { tma.wait_group(0, true); });
         sync();
-        auto out = acc.template to<Out>();
+        auto out = [&] {
+          if constexpr (BlockScaled)
+            return acc.template to<Out>();
+          else if constexpr (integer)
+            return (acc.template to<float>() * (scale_a * scale_b)).template to<Out>();
+          else
+            return (acc * (scale_a * scale_b)).template to<Out>();
+        }();
         for (int j = 0; j < block_n / epilogue_columns; ++j)
           store_shared(s_d[j], out.slice({0, j * epilogue_columns}, {block_m, epilogue_columns}));
         fence.proxy_async();

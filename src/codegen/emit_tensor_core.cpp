@@ -8,23 +8,6 @@
 
 namespace tessel::codegen {
 
-namespace {
-
-// The 32-bit registers holding slots [first, first + count) of `tile`: tessel_pack2 of 16-bit
-// elements, tessel_pack4 of 8-bit ones.
-std::vector<std::string> packed(const std::string& tile, int first, int count, DType t) {
-  const int per_register = 4 / dtype_bytes(t);
-  std::vector<std::string> regs;
-  for (int i = 0; i < count; i += per_register) {
-    std::vector<std::string> elements;
-    for (int j = 0; j < per_register; ++j) elements.push_back(fmt::format("{}[{}]", tile, first + i + j));
-    regs.push_back(fmt::format("tessel_pack{}({})", per_register, fmt::join(elements, ", ")));
-  }
-  return regs;
-}
-
-}  // namespace
-
 void emit_Dot(Emitter& e, const ir::DotNode& n) {
   const MmaAtom& atom = mma_atom(n.a->dtype);
   e.header(n, fmt::format("dot on tensor cores: mma.sync m{}n{}k{}, {}x{} warps", atom.m, atom.n, atom.k, n.warps_m,
@@ -45,7 +28,9 @@ void emit_Dot(Emitter& e, const ir::DotNode& n) {
         std::vector<std::string> accumulators;
         for (int i = 0; i < c_slots; ++i) accumulators.push_back(fmt::format("{}[{}]", d, ds + i));
         e.line(ptx_asm(Ptx::MmaSync, e.arch,
-                       {accumulators, packed(a, as, a_slots, n.a->dtype), packed(b, bs, b_slots, n.b->dtype)}, mma));
+                       {accumulators, mma_register_words(a, as, a_slots, n.a->dtype),
+                        mma_register_words(b, bs, b_slots, n.b->dtype)},
+                       mma));
       }
 }
 

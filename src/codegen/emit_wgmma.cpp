@@ -1,10 +1,11 @@
 // wgmma: the warpgroup tensor-core instructions. A wgmma.mma over an [m, n] accumulator and k
-// columns is one m64nNk16 (fp8: m64nNk32) instruction per 64-row repetition of each warpgroup and
-// per 16 (32) columns of k. Shared operands are passed as matrix descriptors built at run time from the operand's
-// unswizzled shared address (the only field that varies) and constant bits derived from its
-// swizzle (wgmma_descriptor.hpp). The accumulator registers of repetition r are slots
-// [r * n/2, (r+1) * n/2) of the tile (wgmma_layouts()), a register A of (r, k-step s) slots
-// [8 (r * k/16 + s), +8), packed two halves per 32-bit register, lowest element first.
+// columns is one m64nNk16 (8-bit types: m64nNk32) instruction per 64-row repetition of each
+// warpgroup and per 16 (32) columns of k. Shared operands are passed as matrix descriptors built at
+// run time from the operand's unswizzled shared address (the only field that varies) and constant
+// bits derived from its swizzle (wgmma_descriptor.hpp). The accumulator registers of repetition r
+// are slots [r * n/2, (r+1) * n/2) of the tile (wgmma_layouts()), a register A of (r, k-step s)
+// slots [a (r * k/K + s), +a), a = 8 of 16-bit or 16 of 8-bit elements packed into four 32-bit
+// registers, lowest element first.
 #include <algorithm>
 
 #include "emitter.hpp"
@@ -45,7 +46,7 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
   e.line(warpgroups == 1 ? "const int warpgroup = 0;"
                          : fmt::format("const int warpgroup = ({} - {}) / 4;", kWarpIndex, e.group().begin / 32));
   const PtxModifiers types = wgmma_modifiers(nn, n.a_type(), n.operand_type());
-  const bool transposable = !is_wgmma_fp8(n.operand_type());
+  const bool transposable = dtype_bytes(n.operand_type()) == 2;
   const std::string acc = e.tile(n.acc);
   const ir::MmaOperand b_operand = n.b_operand();
   for (int r = 0; r < rm; ++r) {
@@ -65,14 +66,13 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
                             : ptx_asm(overwrite ? Ptx::WgmmaMmaSSKMajorOverwrite : Ptx::WgmmaMmaSSKMajor, e.arch,
                                       {d, {a}, {b}}, types));
       } else {
-        const std::string a = e.tile(n.a_registers);
-        std::vector<std::string> regs;
-        for (int j = 0; j < 8; j += 2) {
-          const int slot = (r * rk + s) * 8 + j;
-          regs.push_back(fmt::format("tessel_pack2({}[{}], {}[{}])", a, slot, a, slot + 1));
-        }
-        e.line(
-            ptx_asm(overwrite ? Ptx::WgmmaMmaRSOverwrite : Ptx::WgmmaMmaRS, e.arch, {d, regs, {b}, {trans_b}}, types));
+        const int slots = 16 / dtype_bytes(n.a_type());
+        const std::vector<std::string> regs =
+            mma_register_words(e.tile(n.a_registers), (r * rk + s) * slots, slots, n.a_type());
+        e.line(transposable ? ptx_asm(overwrite ? Ptx::WgmmaMmaRSOverwrite : Ptx::WgmmaMmaRS, e.arch,
+                                      {d, regs, {b}, {trans_b}}, types)
+                            : ptx_asm(overwrite ? Ptx::WgmmaMmaRSKMajorOverwrite : Ptx::WgmmaMmaRSKMajor, e.arch,
+                                      {d, regs, {b}}, types));
       }
     }
   }
@@ -89,7 +89,8 @@ void emit_WgmmaWaitGroup(Emitter& e, const ir::WgmmaWaitGroupNode& n) {
   for (const ir::RegisterTensor& acc : e.wgmma_accumulators) {
     e.line("#pragma unroll");
     e.open(fmt::format("for (int l = 0; l < {}; ++l)", acc->layout.local_size()));
-    e.line(ptx_asm(Ptx::WgmmaFenceOperand, e.arch, {{fmt::format("{}[l]", e.tile(acc))}}));
+    e.line(ptx_asm(Ptx::WgmmaFenceOperand, e.arch, {{fmt::format("{}[l]", e.tile(acc))}},
+                   {{"reg_kind", acc->dtype == DType::F32 ? "f" : "r"}}));
     e.close();
   }
 }

@@ -215,6 +215,10 @@ std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a,
 // (mma_operands.cpp).
 std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaOperand& o, uint64_t constant_bits,
                            const std::string& row, int k);
+// The 32-bit registers of a tensor-core register operand holding slots [first, first + count) of
+// tile `tile` of type `t`: two 16-bit or four 8-bit elements each, lowest slot first
+// (mma_operands.cpp).
+std::vector<std::string> mma_register_words(const std::string& tile, int first, int count, DType t);
 
 // Packed tiles (packed_tiles.cpp): each thread's slots packed into 32-bit words, `packed_words` of
 // them. `packed_field` is slot `slot`'s bits, `packed_get` its value (an int, or a float for a

@@ -1,6 +1,7 @@
-// The shared operands of the tensor core (wgmma, tcgen05.mma) in generated code: an instruction's
-// descriptor is constant bits derived from the operand's layout and swizzle, and the unswizzled
-// shared address where its operand starts, the only field that varies at run time.
+// The operands of the tensor core in generated code. A shared operand (wgmma, tcgen05.mma) is an
+// instruction's descriptor: constant bits derived from the operand's layout and swizzle, and the
+// unswizzled shared address where its operand starts, the only field that varies at run time. A
+// register operand (mma.sync, wgmma's A) is its tile's slots packed into 32-bit registers.
 #include "emitter.hpp"
 
 namespace tessel::codegen {
@@ -39,6 +40,19 @@ std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaO
       "(uint64_t(0x{:x}u) << 32 | (0x{:x}u + (tessel_smem_base >> 4) + (uint32_t({} + ({}) * {}) >> 4){}))",
       constant_bits >> 32, constant_bits & 0xffff'ffffu, e.shared_offsets.at(t->allocation()), varying, bytes,
       units ? fmt::format(" + {}u", units) : "");
+}
+
+std::vector<std::string> mma_register_words(const std::string& tile, int first, int count, DType t) {
+  const int per_register = 4 / dtype_bytes(t);
+  // An fp8 element is a struct of its bits; integers convert to their bytes.
+  const char* bits = is_float(t) && per_register == 4 ? ".bits" : "";
+  std::vector<std::string> words;
+  for (int i = 0; i < count; i += per_register) {
+    std::vector<std::string> elements;
+    for (int j = 0; j < per_register; ++j) elements.push_back(fmt::format("{}[{}]{}", tile, first + i + j, bits));
+    words.push_back(fmt::format("tessel_pack{}({})", per_register, fmt::join(elements, ", ")));
+  }
+  return words;
 }
 
 }  // namespace tessel::codegen

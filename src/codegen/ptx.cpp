@@ -301,61 +301,82 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"wgmma.fence", "wgmma.fence.sync.aligned;", Arch::Sm90a, {}};
       return row;
     }
-    // PTX ISA 9.7.15.5.2: m64nNk16 into f32, A and B from shared memory by descriptor, each
-    // K-major or MN-major (imm-trans-a, imm-trans-b 0 or 1), scale-d 1 (accumulate), no negation.
+    // PTX ISA 9.7.15.5.2: m64nNk{k} into {d_type} (f32, or s32 for integers), A and B from shared
+    // memory by descriptor, each K-major or MN-major (imm-trans-a, imm-trans-b 0 or 1), scale-d 1
+    // (accumulate); {operand_scales} is ", 1, 1" for floating-point types (imm-scale-a and -b: no
+    // negation) and empty for integers, which have neither.
     case Ptx::WgmmaMmaSS: {
       static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a_desc}, "
-                              "{b_desc}, 1, 1, 1, {trans_a}, {trans_b};",
+                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a_desc}, "
+                              "{b_desc}, 1{operand_scales}, {trans_a}, {trans_b};",
                               Arch::Sm90a,
-                              {vector("d", "+f"), scalar("a_desc", "l"), scalar("trans_a", "n"), scalar("b_desc", "l"),
-                               scalar("trans_b", "n")}};
+                              {vector("d", "+{d_reg}"), scalar("a_desc", "l"), scalar("trans_a", "n"),
+                               scalar("b_desc", "l"), scalar("trans_b", "n")}};
       return row;
     }
     // The same with scale-d 0: d = a b, d's old value neither read nor needed (an output only, so
     // that nothing defines it while other wgmma run, which would make ptxas serialize them).
     case Ptx::WgmmaMmaSSOverwrite: {
       static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a_desc}, "
-                              "{b_desc}, 0, 1, 1, {trans_a}, {trans_b};",
+                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a_desc}, "
+                              "{b_desc}, 0{operand_scales}, {trans_a}, {trans_b};",
                               Arch::Sm90a,
-                              {vector("d", "=f"), scalar("a_desc", "l"), scalar("trans_a", "n"), scalar("b_desc", "l"),
-                               scalar("trans_b", "n")}};
+                              {vector("d", "={d_reg}"), scalar("a_desc", "l"), scalar("trans_a", "n"),
+                               scalar("b_desc", "l"), scalar("trans_b", "n")}};
       return row;
     }
-    // The same for the types wgmma does not transpose (fp8: m64nNk32, e4m3 or e5m2 each): both
-    // operands K-major, no imm-trans.
+    // The same for the types wgmma does not transpose (8-bit: m64nNk32, e4m3, e5m2, s8 or u8 each):
+    // both operands K-major, no imm-trans.
     case Ptx::WgmmaMmaSSKMajor: {
       static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a_desc}, "
-                              "{b_desc}, 1, 1, 1;",
+                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a_desc}, "
+                              "{b_desc}, 1{operand_scales};",
                               Arch::Sm90a,
-                              {vector("d", "+f"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
+                              {vector("d", "+{d_reg}"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
       return row;
     }
     case Ptx::WgmmaMmaSSKMajorOverwrite: {
       static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a_desc}, "
-                              "{b_desc}, 0, 1, 1;",
+                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a_desc}, "
+                              "{b_desc}, 0{operand_scales};",
                               Arch::Sm90a,
-                              {vector("d", "=f"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
+                              {vector("d", "={d_reg}"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
       return row;
     }
-    // The same with A from four 32-bit registers of packed halves (no imm-trans-a).
+    // The same with A from four 32-bit registers (two 16-bit or four 8-bit elements each; no
+    // imm-trans-a).
     case Ptx::WgmmaMmaRS: {
       static const PtxRow row{
           "wgmma.mma_async",
-          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a}, {b_desc}, 1, 1, 1, {trans_b};",
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a}, "
+          "{b_desc}, 1{operand_scales}, {trans_b};",
           Arch::Sm90a,
-          {vector("d", "+f"), vector("a", "r", 4), scalar("b_desc", "l"), scalar("trans_b", "n")}};
+          {vector("d", "+{d_reg}"), vector("a", "r", 4), scalar("b_desc", "l"), scalar("trans_b", "n")}};
       return row;
     }
     case Ptx::WgmmaMmaRSOverwrite: {
       static const PtxRow row{
           "wgmma.mma_async",
-          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{a_type}.{b_type} {d}, {a}, {b_desc}, 0, 1, 1, {trans_b};",
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a}, "
+          "{b_desc}, 0{operand_scales}, {trans_b};",
           Arch::Sm90a,
-          {vector("d", "=f"), vector("a", "r", 4), scalar("b_desc", "l"), scalar("trans_b", "n")}};
+          {vector("d", "={d_reg}"), vector("a", "r", 4), scalar("b_desc", "l"), scalar("trans_b", "n")}};
+      return row;
+    }
+    case Ptx::WgmmaMmaRSKMajor: {
+      static const PtxRow row{"wgmma.mma_async",
+                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a}, "
+                              "{b_desc}, 1{operand_scales};",
+                              Arch::Sm90a,
+                              {vector("d", "+{d_reg}"), vector("a", "r", 4), scalar("b_desc", "l")}};
+      return row;
+    }
+    case Ptx::WgmmaMmaRSKMajorOverwrite: {
+      static const PtxRow row{"wgmma.mma_async",
+                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a}, "
+                              "{b_desc}, 0{operand_scales};",
+                              Arch::Sm90a,
+                              {vector("d", "={d_reg}"), vector("a", "r", 4), scalar("b_desc", "l")}};
       return row;
     }
     case Ptx::WgmmaCommitGroup: {
@@ -371,8 +392,10 @@ const PtxRow& ptx_row(Ptx instruction) {
     // accesses across the wgmma.wait_group or wgmma.fence next to it. The text is a PTX comment,
     // so no instruction reads the register: ptxas serializes the wgmma pipeline when any
     // instruction reads an accumulator of a wgmma still in flight, a move to itself included.
+    // {reg_kind} is f for an f32 accumulator, r for an s32 one.
     case Ptx::WgmmaFenceOperand: {
-      static const PtxRow row{"wgmma operand fence", "// wgmma operand {reg}", Arch::Sm90a, {scalar("reg", "+f")}};
+      static const PtxRow row{
+          "wgmma operand fence", "// wgmma operand {reg}", Arch::Sm90a, {scalar("reg", "+{reg_kind}")}};
       return row;
     }
     // PTX ISA 9.7.13.15 (mbarrier): a barrier's phase expects `count` arrivals.
@@ -893,12 +916,16 @@ PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType a, DType b, DType acc
 
 PtxModifiers wgmma_modifiers(int n, DType a, DType b) {
   const bool half = (a == DType::F16 || a == DType::BF16) && b == a;
-  TESSEL_CHECK(half || (is_wgmma_fp8(a) && is_wgmma_fp8(b)), "wgmma takes f16, bf16 or fp8 operands, not {} and {}",
-               dtype_name(a), dtype_name(b));
+  const bool integer = is_wgmma_integer(a) && is_wgmma_integer(b);
+  TESSEL_CHECK(half || integer || (is_wgmma_fp8(a) && is_wgmma_fp8(b)),
+               "wgmma takes f16, bf16, fp8 or 8-bit integer operands, not {} and {}", dtype_name(a), dtype_name(b));
   return {{"n", std::to_string(n)},
           {"k", std::to_string(wgmma_k(b))},
           {"a_type", std::string(ptx_type(a))},
-          {"b_type", std::string(ptx_type(b))}};
+          {"b_type", std::string(ptx_type(b))},
+          {"d_type", integer ? "s32" : "f32"},
+          {"d_reg", integer ? "r" : "f"},
+          {"operand_scales", integer ? "" : ", 1, 1"}};
 }
 
 }  // namespace tessel::codegen

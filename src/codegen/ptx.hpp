@@ -63,6 +63,8 @@ enum class Ptx : uint8_t {
   WgmmaMmaSSKMajorOverwrite,
   WgmmaMmaRS,
   WgmmaMmaRSOverwrite,
+  WgmmaMmaRSKMajor,
+  WgmmaMmaRSKMajorOverwrite,
   WgmmaCommitGroup,
   WgmmaWaitGroup,
   WgmmaFenceOperand,

@@ -41,28 +41,31 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
                                  fmt::join(a_shape, ", "), fmt::join(b_shape, ", "), fmt::join(acc.shape(), ", ")));
   const bool half = (a_type == DType::F16 || a_type == DType::BF16) && b.dtype() == a_type;
   const bool fp8 = is_wgmma_fp8(a_type) && is_wgmma_fp8(b.dtype());
-  if (!(half || fp8) || acc.dtype() != DType::F32)
+  const bool integer = is_wgmma_integer(a_type) && is_wgmma_integer(b.dtype());
+  if (!((half || fp8) && acc.dtype() == DType::F32) && !(integer && acc.dtype() == DType::I32))
     throw Error(loc, fmt::format("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, "
-                                 "in any pairing), and an f32 accumulator; got {} @ {} into {}",
+                                 "in any pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any "
+                                 "pairing) and an i32 accumulator; got {} @ {} into {}",
                                  dtype_name(a_type), dtype_name(b.dtype()), dtype_name(acc.dtype())));
-  if (fp8 && a_registers)
-    throw Error(loc, fmt::format("wgmma.mma: an fp8 A operand is read from shared memory; the register form takes f16 "
-                                 "or bf16 (store {} to a shared tile, or convert it with .to<f16>())",
-                                 a_registers->name));
   if (m % (kWgmmaM * groups) != 0)
     throw Error(loc, fmt::format("wgmma.mma: m = {} must be a multiple of {} (64 rows for each of the {} warpgroups "
                                  "of the thread group)",
                                  m, kWgmmaM * groups, groups));
-  if (!wgmma_n_is_legal(n))
-    throw Error(loc, fmt::format("wgmma.mma: n = {} is not a wgmma shape; n must be a multiple of 8 from 8 to 256", n));
+  if (!wgmma_n_is_legal(n, a_type))
+    throw Error(loc, integer ? fmt::format("wgmma.mma: n = {} is not a wgmma shape for 8-bit integers; n must be 8, "
+                                           "16, 24, or a multiple of 16 from 32 to 256",
+                                           n)
+                             : fmt::format("wgmma.mma: n = {} is not a wgmma shape; n must be a multiple of 8 from 8 "
+                                           "to 256",
+                                           n));
   if (k % wgmma_k(a_type) != 0 || wgmma_swizzle_bits(k * dtype_bytes(a_type)) < 0)
-    throw Error(loc, fp8 ? fmt::format("wgmma.mma: k = {} does not fit; for fp8, k must be 32, 64 or 128 (one "
-                                       "m64nNk32 instruction per 32, and shared rows of 32, 64 or 128 bytes, one "
-                                       "swizzle span)",
-                                       k)
-                         : fmt::format("wgmma.mma: k = {} does not fit; k must be 16, 32 or 64 (one m64nNk16 "
-                                       "instruction per 16, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
-                                       k));
+    throw Error(loc, half ? fmt::format("wgmma.mma: k = {} does not fit; k must be 16, 32 or 64 (one m64nNk16 "
+                                        "instruction per 16, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
+                                        k)
+                          : fmt::format("wgmma.mma: k = {} does not fit; for 8-bit operands, k must be 32, 64 or 128 "
+                                        "(one m64nNk32 instruction per 32, and shared rows of 32, 64 or 128 bytes, one "
+                                        "swizzle span)",
+                                        k));
   if (a_shared) detail::check_mma_operand(a_shared, "wgmma.mma", "a", 1, loc);
   detail::check_mma_operand(b.ir(), "wgmma.mma", "b", 0, loc);
 

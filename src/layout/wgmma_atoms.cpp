@@ -17,15 +17,21 @@ Layout wgmma_m64nNk16_c(int n) {
 
 Layout wgmma_m64nNk16_a() { return Layout::spatial({4, 1}) * mma_m16n8k16_a(); }
 
-WgmmaLayouts wgmma_layouts(int m, int n, int k, int warpgroups) {
-  if (warpgroups <= 0 || m % (kWgmmaM * warpgroups) != 0 || k % kWgmmaK != 0 || !wgmma_n_is_legal(n))
+// Each warp holds what an mma.sync m16n8k32 s8 A fragment holds, for every 8-bit type.
+Layout wgmma_m64nNk32_a() { return Layout::spatial({4, 1}) * mma_m16n8k32_s8_a(); }
+
+WgmmaLayouts wgmma_layouts(int m, int n, int k, int warpgroups, DType operand) {
+  const int step = wgmma_k(operand);
+  if (warpgroups <= 0 || m % (kWgmmaM * warpgroups) != 0 || k % step != 0 || !wgmma_n_is_legal(n, operand))
     throw Error(
-        fmt::format("wgmma_layouts: a {}x{}x{} tile does not split into m64n{}k16 instructions over {} "
-                    "warpgroups (m must be a multiple of {}, k of 16, n a multiple of 8 from 8 to {})",
-                    m, n, k, n, warpgroups, kWgmmaM * warpgroups, kWgmmaMaxN));
-  const int rm = m / kWgmmaM / warpgroups, rk = k / kWgmmaK;
+        fmt::format("wgmma_layouts: a {}x{}x{} tile of {} does not split into m64n{}k{} instructions over {} "
+                    "warpgroups (m must be a multiple of {}, k of {}, n a multiple of 8 from 8 to {}{})",
+                    m, n, k, dtype_name(operand), n, step, warpgroups, kWgmmaM * warpgroups, step, kWgmmaMaxN,
+                    is_wgmma_integer(operand) ? ", and of 16 above 32 for 8-bit integers" : ""));
+  const int rm = m / kWgmmaM / warpgroups, rk = k / step;
   WgmmaLayouts l;
-  l.a = Layout::local({rm, rk}) * Layout::spatial({warpgroups, 1}) * wgmma_m64nNk16_a();
+  l.a = Layout::local({rm, rk}) * Layout::spatial({warpgroups, 1}) *
+        (step == kWgmmaK ? wgmma_m64nNk16_a() : wgmma_m64nNk32_a());
   l.c = Layout::local({rm, 1}) * Layout::spatial({warpgroups, 1}) * wgmma_m64nNk16_c(n);
   return l;
 }

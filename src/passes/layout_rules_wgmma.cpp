@@ -10,7 +10,7 @@ namespace tessel::passes {
 void layout_rule_WgmmaFence(LayoutRules&, const ir::WgmmaFenceNode&) {}
 
 void layout_rule_WgmmaMma(LayoutRules& r, const ir::WgmmaMmaNode& n) {
-  const WgmmaLayouts l = wgmma_layouts(n.m(), n.n(), n.k(), n.acc->threads / 128);
+  const WgmmaLayouts l = wgmma_layouts(n.m(), n.n(), n.k(), n.acc->threads / 128, n.operand_type());
   r.constraints.pins.push_back(
       {l.c, r.index(n.acc), "is needed as the wgmma accumulator fragment by", "wgmma.mma", n.loc});
   if (n.a_registers)

@@ -1,6 +1,8 @@
-// wgmma on the GPU against host references: K-major operands, and MN-major ones (whose
-// descriptors and transpose bits only the hardware can confirm); skipped, visibly, without one.
+// wgmma on the GPU against host references: K-major operands, MN-major ones (whose descriptors
+// and transpose bits only the hardware can confirm), and 8-bit integer and fp8 register operands;
+// skipped, visibly, without one.
 #include "../mn_major_kernels.hpp"
+#include "../wgmma_8bit_kernels.hpp"
 #include "../wgmma_kernels.hpp"
 #include "gpu_test.hpp"
 
@@ -31,6 +33,20 @@ TEST_F(WgmmaOnGpu, ATransposedAndBInBlocksMatchTheHostReference) {
   check_wgmma_mn_major_operands<f16, 128, 64, false>({}, Device::gpu());
   check_wgmma_mn_major_operands<bf16, 192, 32, true>({}, Device::gpu());
   check_wgmma_mn_major_operands<bf16, 64, 16, false>({}, Device::gpu());
+}
+
+// s8/u8 into an s32 accumulator that wraps, shared or register A; fp8 with A in registers.
+TEST_F(WgmmaOnGpu, EightBitOperandsMatchTheHostReference) {
+  check_wgmma_8bit<int8_t, int8_t, int32_t, 64, 64, 128, false>({}, 1, Device::gpu());
+  check_wgmma_8bit<uint8_t, int8_t, int32_t, 64, 48, 64, false>({}, 2, Device::gpu());
+  check_wgmma_8bit<int8_t, uint8_t, int32_t, 64, 24, 32, true>({}, 3, Device::gpu());
+  check_wgmma_8bit<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8>({}, 4, Device::gpu());
+  check_wgmma_8bit<int8_t, int8_t, int32_t, 128, 256, 64, false>({}, 5, Device::gpu());
+  check_wgmma_8bit<int8_t, uint8_t, int32_t, 64, 16, 64, false, false>({}, 6, Device::gpu());
+  check_wgmma_8bit<uint8_t, int8_t, int32_t, 64, 8, 128, true, false>({}, 7, Device::gpu());
+  check_wgmma_8bit<f8e4m3, f8e4m3, float, 64, 64, 128, true>({}, 8, Device::gpu());
+  check_wgmma_8bit<f8e5m2, f8e4m3, float, 128, 40, 32, true, true, 8>({}, 9, Device::gpu());
+  check_wgmma_8bit<f8e4m3, f8e5m2, float, 64, 16, 64, true, false>({}, 10, Device::gpu());
 }
 
 }  // namespace

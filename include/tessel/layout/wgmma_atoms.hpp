@@ -6,6 +6,9 @@
 //     row = 16w + groupID + 8 * ((i >> 1) & 1),  col = 8 * (i >> 2) + 2 * threadID + (i & 1)
 //   A from registers a[i], i in [0, 8), f16/bf16 (two per 32-bit register):
 //     row = 16w + groupID + 8 * ((i >> 1) & 1),  col = 8 * (i >> 2) + 2 * threadID + (i & 1)
+//   A from registers a[i], i in [0, 16), 8-bit types (four per 32-bit register):
+//     row = 16w + groupID + 8 * ((i >> 2) & 1),  col = 16 * (i >> 3) + 4 * threadID + (i & 3)
+// The s32 accumulator of 8-bit integer operands is laid out as the f32 one.
 #pragma once
 
 #include "tessel/dtype.hpp"
@@ -15,26 +18,36 @@ namespace tessel {
 
 // wgmma's instruction shape for f16/bf16 operands: m64 nN k16, N a multiple of 8 up to 256.
 inline constexpr int kWgmmaM = 64, kWgmmaK = 16, kWgmmaMaxN = 256;
-inline bool wgmma_n_is_legal(int n) { return n >= 8 && n <= kWgmmaMaxN && n % 8 == 0; }
-// The k of one instruction: 32 bytes of each operand row, k16 for f16/bf16 and k32 for fp8.
-inline int wgmma_k(DType operand) { return 32 / dtype_bytes(operand); }
-// fp8 operands (e4m3, e5m2; A and B may differ), which wgmma reads K-major from shared memory only.
+// fp8 operands (e4m3, e5m2; A and B may differ), which wgmma reads K-major only.
 inline bool is_wgmma_fp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
+// 8-bit integer operands (s8, u8; A and B may differ), K-major only, into an s32 accumulator.
+inline bool is_wgmma_integer(DType t) { return t == DType::I8 || t == DType::U8; }
+// The N of an instruction with `operand` type: a multiple of 8 up to 256; for 8-bit integers, 8,
+// 16, 24 or a multiple of 16 from 32 (PTX ISA 9.7.15.5.2, and ptxas refuses m64n40k32.s32).
+inline bool wgmma_n_is_legal(int n, DType operand = DType::F16) {
+  const bool listed = !is_wgmma_integer(operand) || n <= 32 || n % 16 == 0;
+  return n >= 8 && n <= kWgmmaMaxN && n % 8 == 0 && listed;
+}
+// The k of one instruction: 32 bytes of each operand row, k16 for f16/bf16 and k32 for 8-bit types.
+inline int wgmma_k(DType operand) { return 32 / dtype_bytes(operand); }
 
 // The m64xN f32 accumulator of one warpgroup.
 Layout wgmma_m64nNk16_c(int n);
 // The m64xk16 f16/bf16 A operand of one warpgroup, from registers.
 Layout wgmma_m64nNk16_a();
+// The m64xk32 A operand of 8-bit types (fp8, s8, u8) of one warpgroup, from registers.
+Layout wgmma_m64nNk32_a();
 
-// Layouts for `warpgroups` warpgroups computing C[m, n] += A[m, k] B[k, n] by wgmma m64nNk16
-// with N = n: the warpgroups split m (warpgroup g owns rows 64g + 64 * warpgroups * r for
-// repetition r), each repeating the m64 atom m / (64 * warpgroups) times. The register digits put
-// the repetitions outermost, so the accumulator of repetition r is slots [r * n/2, (r+1) * n/2)
-// and the A fragment of (repetition r, k-step s) is slots [8 * (r * k/16 + s), ... + 8).
+// Layouts for `warpgroups` warpgroups computing C[m, n] += A[m, k] B[k, n] by wgmma m64nNkK
+// with N = n and K = wgmma_k(operand) (A and B of `operand`'s type): the warpgroups split m
+// (warpgroup g owns rows 64g + 64 * warpgroups * r for repetition r), each repeating the m64 atom
+// m / (64 * warpgroups) times. The register digits put the repetitions outermost, so the
+// accumulator of repetition r is slots [r * n/2, (r+1) * n/2) and the A fragment of (repetition r,
+// k-step s) is slots [a * (r * k/K + s), ... + a), with a = 8 for 16-bit types and 16 for 8-bit.
 // Throws tessel::Error when the shapes do not split so.
 struct WgmmaLayouts {
   Layout a, c;
 };
-WgmmaLayouts wgmma_layouts(int m, int n, int k, int warpgroups);
+WgmmaLayouts wgmma_layouts(int m, int n, int k, int warpgroups, DType operand = DType::F16);
 
 }  // namespace tessel

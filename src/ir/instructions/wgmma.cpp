@@ -40,15 +40,16 @@ void verify_WgmmaFence(Verification& v, const WgmmaFenceNode& n) { check_hopper_
 void verify_WgmmaMma(Verification& v, const WgmmaMmaNode& n) {
   check_hopper_only(v, n);
   const int warpgroups = v.group().count / 128;
-  TESSEL_CHECK(n.m() % (kWgmmaM * warpgroups) == 0 && wgmma_n_is_legal(n.n()) && n.k() % wgmma_k(n.operand_type()) == 0,
+  TESSEL_CHECK(n.m() % (kWgmmaM * warpgroups) == 0 && wgmma_n_is_legal(n.n(), n.operand_type()) &&
+                   n.k() % wgmma_k(n.operand_type()) == 0,
                "wgmma.mma at {} of shape {}x{}x{} over {} warpgroups", n.loc.str(), n.m(), n.n(), n.k(), warpgroups);
-  const WgmmaLayouts want = wgmma_layouts(n.m(), n.n(), n.k(), warpgroups);
+  const WgmmaLayouts want = wgmma_layouts(n.m(), n.n(), n.k(), warpgroups, n.operand_type());
   check_fragment(n.acc, want.c, "accumulator", n);
   if (n.a_shared) check_operand_swizzle(*n.a_shared, n.a_operand().row_bytes, n);
   check_operand_swizzle(*n.b, n.b_operand().row_bytes, n);
-  if (is_wgmma_fp8(n.operand_type()))
-    TESSEL_CHECK(n.a_shared && !n.a_operand().mn_major && !n.b_operand().mn_major,
-                 "wgmma.mma at {} reads an fp8 operand from registers or MN-major", n.loc.str());
+  if (dtype_bytes(n.operand_type()) == 1)
+    TESSEL_CHECK(!(n.a_shared && n.a_operand().mn_major) && !n.b_operand().mn_major,
+                 "wgmma.mma at {} reads an 8-bit operand MN-major", n.loc.str());
   if (n.a_registers) {
     check_fragment(n.a_registers, want.a, "register A operand", n);
     v.use(n.a_registers, n);

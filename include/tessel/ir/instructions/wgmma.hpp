@@ -16,11 +16,12 @@ struct WgmmaFenceNode : StmtNode {
   static constexpr auto operands() { return std::tuple<>{}; }
 };
 // acc += a @ b with wgmma.mma_async m64nNk16 (f16/bf16 operands of one type) or m64nNk32 (fp8
-// operands, e4m3 or e5m2 each), f32 accumulator, N = acc's columns. `a` [m, k] is a shared operand
-// (SS; mma_operand.hpp) or, for f16/bf16, a register tile in the wgmma A fragment layout (RS); `b`
-// [k, n] is a shared operand, K-major or (f16/bf16) MN-major; `acc` [m, n] is in the wgmma
-// accumulator layout over the group's warpgroups (wgmma_layouts()). Without `accumulate`, acc =
-// a @ b: the first instruction of each row block ignores acc's old value (PTX's scale-d = 0).
+// operands, e4m3 or e5m2 each, or 8-bit integers, s8 or u8 each), an f32 accumulator (s32 for
+// integers), N = acc's columns. `a` [m, k] is a shared operand (SS; mma_operand.hpp) or a register
+// tile in the wgmma A fragment layout of its type (RS); `b` [k, n] is a shared operand, K-major or
+// (f16/bf16) MN-major; `acc` [m, n] is in the wgmma accumulator layout over the group's warpgroups
+// (wgmma_layouts()). Without `accumulate`, acc = a @ b: the first instruction of each row block
+// ignores acc's old value (PTX's scale-d = 0).
 struct WgmmaMmaNode : StmtNode {
   WgmmaMmaNode(SourceLoc l, RegisterTensor acc, SharedTensor a_shared, RegisterTensor a_registers, SharedTensor b,
                bool accumulate = true)
