@@ -52,8 +52,9 @@ TEST(PackedStoreRaces, BlocksStoringDifferentValuesIntoTheSameBitsRace) {
   EXPECT_EQ(got.substr(0, got.find('\n')),
             fmt::format("{0}: data race on global memory, byte 0 of a 37-byte allocation: the store_global at {0} by "
                         "warp 0 of block (1, 0, 0) is not ordered after the store_global at {0} by warp 0 of block "
-                        "(0, 0, 0); the two blocks share no sync(): combine into one place with atomics (atomic.add), "
-                        "or hand the data over with an atomic release that the other block acquires "
+                        "(0, 0, 0); the two blocks share no sync(): give each block packed elements of its own "
+                        "(atomics take no packed view), or hand the data over with an atomic release that the other "
+                        "block acquires "
                         "(MemoryOrder::release and MemoryOrder::acquire, or fence.acq_rel() around relaxed atomics)",
                         at));
 }

@@ -32,6 +32,12 @@ void note_copies(Warp& w, const SourceLoc& loc, std::string_view operation, cons
   if (const int warps = w.cta.tables.warps_with_copies(tile); warps > 1) hb.note_copies(&loc, operation, warps);
 }
 
+// Tells the race detector that the instruction at `loc` moves a packed view, which atomics do not take.
+void note_packed(Warp& w, const SourceLoc& loc, std::string_view operation) {
+  HappensBefore& hb = w.cta.scheduler.happens_before;
+  if (hb.enabled()) hb.note_packed(&loc, operation);
+}
+
 // Where a tile keeps copies of its elements in several lanes of a warp, a store writes one address
 // from each, and the GPU keeps one of them, which one undefined: copies that differ (made so by a
 // warp shuffle, say) are an error at the store. Copies in other warps are the race checker's.
@@ -71,6 +77,7 @@ class CopiesAgree {
 // whole with the element replaced.
 void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
   note_copies(w, n.loc, kLoadGlobal, n.out.get());
+  note_packed(w, n.loc, kLoadGlobal);
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.src, mask);
   auto& out = w.tile(n.out.get());
@@ -108,6 +115,7 @@ bool stored_in_words(const ir::StoreGlobalNode& n, const GlobalViewLanes& view, 
 
 void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   note_copies(w, n.loc, kStoreGlobal, n.src.get());
+  note_packed(w, n.loc, kStoreGlobal);
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.dst, mask);
   auto& src = w.tile(n.src.get());

@@ -296,11 +296,14 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
             "nothing orders the access by {} before that release: call sync() in that block after the access and "
             "before the release",
             actors_[w].name, a.name);
+  // Atomics take no packed view: where either access is one, the blocks must not share its elements.
+  const bool packed = sites_[earlier.site].packed || sites_[later.site].packed;
   if (across_blocks)
     return fmt::format(
-        "the two blocks share no sync(): combine into one place with atomics (atomic.add), or hand the data over "
-        "with an atomic release that the other block acquires (MemoryOrder::release and MemoryOrder::acquire, or "
-        "fence.acq_rel() around relaxed atomics){}",
+        "the two blocks share no sync(): {}, or hand the data over with an atomic release that the other block "
+        "acquires (MemoryOrder::release and MemoryOrder::acquire, or fence.acq_rel() around relaxed atomics){}",
+        packed ? "give each block packed elements of its own (atomics take no packed view)"
+               : "combine into one place with atomics (atomic.add)",
         a.cluster == b.cluster ? ", or order them with cluster.sync() or an mbarrier of their cluster" : "");
   // Two warps of a block (not a warp and its own asynchronous copies), both moving a copied tile:
   // an in-place update whose copies each warp loads and stores. Where either access moves no copies,
@@ -329,6 +332,10 @@ uint32_t HappensBefore::site(const SourceLoc* loc, std::string_view operation) {
 
 void HappensBefore::note_copies(const SourceLoc* loc, std::string_view operation, int warps) {
   sites_[site(loc, operation)].copies_in_warps = warps;
+}
+
+void HappensBefore::note_packed(const SourceLoc* loc, std::string_view operation) {
+  sites_[site(loc, operation)].packed = true;
 }
 
 std::string HappensBefore::describe(const Access& a) const {

@@ -108,6 +108,9 @@ class HappensBefore {
   // element in `warps` warps, each loaded or stored by its own warp: a race between two of them
   // then names the copies as its cause.
   void note_copies(const SourceLoc* loc, std::string_view operation, int warps);
+  // Marks the accesses of (loc, operation) as those of a packed view, which atomics do not take: a
+  // race between blocks then names the remedies that remain.
+  void note_packed(const SourceLoc* loc, std::string_view operation);
 
   // A wait at `at` that saw a phase complete and acquired less than it published to the cluster:
   // a relaxed wait (nothing), or one of cta scope (nothing other blocks released or landed).
@@ -224,6 +227,7 @@ class HappensBefore {
     const SourceLoc* loc;
     std::string_view operation;
     int copies_in_warps = 1;  // note_copies
+    bool packed = false;      // note_packed
   };
   // Whether `earlier` is an access by another actor that `clock` is not ordered after.
   static bool unordered(const Access& earlier, const Access& at, const VectorClock& clock) {
