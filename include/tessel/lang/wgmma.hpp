@@ -23,17 +23,18 @@ class WgmmaInstructions {
   // wgmma.fence: required before the first mma and between any other access to an mma's
   // accumulator or register A operand and the mma.
   void fence(loc_t loc = loc_t::current()) const;
-  // acc += a @ b on the tensor cores, f16 or bf16 operands (or fp8, from shared memory) into an f32
-  // accumulator:
+  // acc += a @ b on the tensor cores: f16 or bf16 operands of one type, or fp8 (e4m3, e5m2) ones,
+  // into an f32 accumulator; or 8-bit integers (i8, u8) into an i32 one, whose sums wrap:
   //  - a [m, k]: a shared tile with rows along k (SS), or a register tile (RS), which takes the
   //    wgmma A fragment layout;
   //  - b [k, n]: the transpose of an [n, k] shared tile (`s_b.transpose()`);
   //  - acc [m, n]: a register tile of the current thread group, which takes the wgmma
   //    accumulator layout (wgmma_layouts()).
-  // m is a multiple of 64 times the group's warpgroups, n a multiple of 8 up to 256 (one
-  // m64nNk16 instruction per 64 rows and 16 columns of k), k 16, 32 or 64 so that a shared row is
-  // one swizzle span (32, 64 or 128 bytes), which the shared tiles get unless created with
-  // another Swizzle. The product is computed asynchronously: until the wait_group that retires its
+  // m is a multiple of 64 times the group's warpgroups, n a multiple of 8 up to 256 (for 8-bit
+  // integers 8, 16, 24 or a multiple of 16), one m64nNk16 instruction per 64 rows and 16 columns of
+  // k (m64nNk32 per 32 for 8-bit types), k such that a shared row is one swizzle span (32, 64 or 128
+  // bytes), which the shared tiles get unless created with another Swizzle. 8-bit operands are
+  // K-major. The product is computed asynchronously: until the wait_group that retires its
   // group, acc (and a register a) must not be touched and the shared operands not overwritten.
   void mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, loc_t loc = loc_t::current()) const;
   void mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc,
