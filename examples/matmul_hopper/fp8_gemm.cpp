@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <type_traits>
+#include <utility>
 
 #include "examples.hpp"
 
@@ -12,21 +13,34 @@ namespace tessel::examples {
 
 namespace {
 
-// D = A Bᵀ with product (i, j, p) scaled by scale(i, j, p), checked against `got`.
-template <class A, class B, class Scale> RunResult check_fp8_gemm(const std::vector<bf16>& got, const std::vector<A>& a,
-                                                                  const std::vector<B>& b, int m, int n, int k,
-                                                                  Scale scale, const std::string& label) {
+// D = A Bᵀ with product (i, j, p) scaled by scale(i, j, p), checked against `got` within `tolerance`.
+template <class A, class B, class Scale>
+RunResult check_8bit_gemm(const std::vector<bf16>& got, const std::vector<A>& a, const std::vector<B>& b, int m, int n,
+                          int k, Scale scale, cli::GemmTolerance tolerance, const std::string& label) {
   const auto product = [&](int i, int j, int p) {
     return double(float(a[size_t(i) * k + p])) * double(float(b[size_t(j) * k + p])) * scale(i, j, p);
   };
-  return cli::check_gemm(got, m, n, k, product, cli::kLowPrecisionGemmTolerance, label);
+  return cli::check_gemm(got, m, n, k, product, tolerance, label);
 }
 
-// Random fp8 operands spread over the formats' range (products up to 4^2 with scales of 1/4 and
-// 1/2), a poisoned output, and a reference that decodes every fp8 value exactly and accumulates in
-// double precision.
-template <class A, class B> KernelEntry fp8_gemm_example(std::string name, std::string description) {
+// Where random operands of type T lie: fp8 values spread over [-4, 4] (products up to 4^2), 8-bit
+// integers over their type's whole range.
+template <class T> std::pair<float, float> operand_range() {
+  if constexpr (!std::is_integral_v<T>)
+    return {-4.0f, 4.0f};
+  else if constexpr (std::is_signed_v<T>)
+    return {-128.9f, 127.9f};
+  else
+    return {0.0f, 255.9f};
+}
+
+// Random operands, per-tensor scales, a poisoned output, and a reference that decodes every value
+// exactly and accumulates in double precision. fp8 sums keep about 14 bits at the tensor cores
+// (kLowPrecisionGemmTolerance); integer sums are exact, so only the f32 scaling and the rounding to
+// bf16 (2^-8 relative) are allowed.
+template <class A, class B> KernelEntry per_tensor_example(std::string name, std::string description) {
   using S = hopper::MatmulFp8<A, B, bf16>;
+  constexpr bool integer = std::is_integral_v<A>;
   KernelEntry e;
   e.name = std::move(name);
   e.description = std::move(description);
@@ -35,54 +49,19 @@ template <class A, class B> KernelEntry fp8_gemm_example(std::string name, std::
   e.targets = {"sm_90a"};
   e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
-    const float scale_a = 0.25f, scale_b = 0.5f;
-    auto a = random_vector<A>(size_t(m) * k, 4, -4.0f, 4.0f), b = random_vector<B>(size_t(n) * k, 5, -4.0f, 4.0f);
+    const float scale_a = integer ? 1.0f / 64 : 0.25f, scale_b = integer ? 1.0f / 128 : 0.5f;
+    const auto [a_low, a_high] = operand_range<A>();
+    const auto [b_low, b_high] = operand_range<B>();
+    auto a = random_vector<A>(size_t(m) * k, 4, a_low, a_high), b = random_vector<B>(size_t(n) * k, 5, b_low, b_high);
     Buffer<A> da(dev, a);
     Buffer<B> db(dev, b);
     Buffer<bf16> dd(dev, poisoned<bf16>(size_t(m) * n));
     Kernel<S> kernel(dev, opt);
     kernel(m, n, k, scale_a, scale_b, da, db, dd);
     dev.synchronize();
-    RunResult r = check_fp8_gemm(
-        dd.download(), a, b, m, n, k, [&](int, int, int) { return double(scale_a) * scale_b; }, label);
-    r.stats = kernel.stats();
-    return r;
-  };
-  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
-    A* pa = nullptr;
-    B* pb = nullptr;
-    bf16* pd = nullptr;
-    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), 1.0f, 1.0f, pa, pb, pd);
-  });
-  return e;
-}
-
-// Integers over their type's whole range; the products' sum is exact at the tensor cores, so the
-// reference allows only the f32 scaling and the rounding to bf16 (2^-8 relative).
-template <class A, class B> KernelEntry int8_gemm_example(std::string name, std::string description) {
-  using S = hopper::MatmulFp8<A, B, bf16>;
-  KernelEntry e;
-  e.name = std::move(name);
-  e.description = std::move(description);
-  e.size_names = {"m", "n", "k"};
-  e.default_sizes = {200, 136, 384};
-  e.targets = {"sm_90a"};
-  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
-    const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
-    const float scale_a = 1.0f / 64, scale_b = 1.0f / 128;
-    const float lowest = std::is_signed_v<A> ? -128.9f : 0.0f, highest = std::is_signed_v<A> ? 127.9f : 255.9f;
-    auto a = random_vector<A>(size_t(m) * k, 4, lowest, highest),
-         b = random_vector<B>(size_t(n) * k, 5, -128.9f, 127.9f);
-    Buffer<A> da(dev, a);
-    Buffer<B> db(dev, b);
-    Buffer<bf16> dd(dev, poisoned<bf16>(size_t(m) * n));
-    Kernel<S> kernel(dev, opt);
-    kernel(m, n, k, scale_a, scale_b, da, db, dd);
-    dev.synchronize();
-    const auto product = [&](int i, int j, int p) {
-      return double(a[size_t(i) * k + p]) * double(b[size_t(j) * k + p]) * scale_a * scale_b;
-    };
-    RunResult r = cli::check_gemm(dd.download(), m, n, k, product, cli::GemmTolerance{1e-6, 1.0 / 256, 0}, label);
+    RunResult r = check_8bit_gemm(
+        dd.download(), a, b, m, n, k, [&](int, int, int) { return double(scale_a) * scale_b; },
+        integer ? cli::GemmTolerance{1e-6, 1.0 / 256, 0} : cli::kLowPrecisionGemmTolerance, label);
     r.stats = kernel.stats();
     return r;
   };
@@ -122,7 +101,8 @@ KernelEntry fp8_gemm_block_scaled_example() {
     const auto scale = [&](int i, int j, int p) {
       return double(scale_a[size_t(p / 128) * m + i]) * scale_b[size_t(j / 128) * kb + p / 128];
     };
-    RunResult r = check_fp8_gemm(dd.download(), a, b, m, n, k, scale, "fp8_gemm_block_scaled");
+    RunResult r =
+        check_8bit_gemm(dd.download(), a, b, m, n, k, scale, cli::kLowPrecisionGemmTolerance, "fp8_gemm_block_scaled");
     r.stats = kernel.stats();
     return r;
   };
@@ -138,16 +118,16 @@ KernelEntry fp8_gemm_block_scaled_example() {
 }  // namespace
 
 std::vector<KernelEntry> fp8_gemm_examples() {
-  return {fp8_gemm_example<f8e4m3, f8e4m3>("fp8_gemm",
-                                           "fp8 GEMM (e4m3 x e4m3 into bf16, per-tensor scales): wgmma m64nNk32 in "
-                                           "the Hopper ladder's persistent, warp-specialized structure"),
-          fp8_gemm_example<f8e5m2, f8e4m3>("fp8_gemm_e5m2", "fp8 GEMM with e5m2 A (gradients) and e4m3 B"),
+  return {per_tensor_example<f8e4m3, f8e4m3>("fp8_gemm",
+                                             "fp8 GEMM (e4m3 x e4m3 into bf16, per-tensor scales): wgmma m64nNk32 in "
+                                             "the Hopper ladder's persistent, warp-specialized structure"),
+          per_tensor_example<f8e5m2, f8e4m3>("fp8_gemm_e5m2", "fp8 GEMM with e5m2 A (gradients) and e4m3 B"),
           fp8_gemm_block_scaled_example(),
-          int8_gemm_example<int8_t, int8_t>("int8_gemm",
-                                            "int8 GEMM (i8 x i8, exact s32 sums, into bf16 with per-tensor scales): "
-                                            "the fp8 GEMM's structure with wgmma m64nNk32.s32"),
-          int8_gemm_example<uint8_t, int8_t>("int8_gemm_u8",
-                                             "int8 GEMM with u8 A (asymmetrically quantized activations) and i8 B")};
+          per_tensor_example<int8_t, int8_t>("int8_gemm",
+                                             "int8 GEMM (i8 x i8, exact s32 sums, into bf16 with per-tensor scales): "
+                                             "the fp8 GEMM's structure with wgmma m64nNk32.s32"),
+          per_tensor_example<uint8_t, int8_t>("int8_gemm_u8",
+                                              "int8 GEMM with u8 A (asymmetrically quantized activations) and i8 B")};
 }
 
 }  // namespace tessel::examples
