@@ -32,6 +32,10 @@ TEST(Tcgen05LowPrecision, InstructionDescriptorsHaveThePtxFields) {
   const Tcgen05InstrDescriptor e3m2{128,        64,    DType::F6E3M2, DType::F6E3M2,
                                     DType::F32, false, false,         Tcgen05Kind::f8f6f4};
   EXPECT_EQ(e3m2.bits() >> 7 & 0x3F, 4u | 4u << 3);
+  // kind::i8: D s32 (bits 4-5 = 2), u8 is code 0 and s8 1.
+  const Tcgen05InstrDescriptor i8{128, 48, DType::U8, DType::I8, DType::I32, false, false, Tcgen05Kind::i8};
+  EXPECT_EQ(i8.bits(), 2u << 4 | 0u << 7 | 1u << 10 | (48u >> 3) << 17 | (128u >> 4) << 24);
+  EXPECT_EQ(Tcgen05InstrDescriptor::decode(i8.bits(), Tcgen05Kind::i8), i8);
   // kind::mxf8f6f4: B's scale ID in bits 4-5, ue8m0 in bit 23, A's scale ID in bits 29-30.
   Tcgen05InstrDescriptor mx{128, 128, DType::F8E4M3, DType::F8E4M3, DType::F32, false, false, Tcgen05Kind::mxf8f6f4};
   mx.scale_format = ScaleFormat::ue8m0;
@@ -47,6 +51,10 @@ TEST(Tcgen05LowPrecision, InstructionDescriptorsHaveThePtxFields) {
 }
 
 TEST(Tcgen05LowPrecision, KindsFollowFromTheOperandsAndTheScales) {
+  EXPECT_EQ(tcgen05_kind({DType::U8}, {DType::I8}, ScaleFormat::none), Tcgen05Kind::i8);
+  EXPECT_EQ(tcgen05_kind({DType::I8}, {DType::I8}, ScaleFormat::ue8m0), std::nullopt);
+  EXPECT_EQ(tcgen05_kind({DType::I8}, {DType::F8E4M3}, ScaleFormat::none), std::nullopt);
+  EXPECT_EQ(tcgen05_instruction_k(Tcgen05Kind::i8), 32);
   EXPECT_EQ(tcgen05_kind({DType::F8E4M3}, {DType::F8E5M2}, ScaleFormat::none), Tcgen05Kind::f8f6f4);
   EXPECT_EQ(tcgen05_kind({DType::F8E4M3}, {DType::F8E4M3}, ScaleFormat::ue8m0), Tcgen05Kind::mxf8f6f4);
   EXPECT_EQ(tcgen05_kind({DType::F4E2M1}, {DType::F4E2M1}, ScaleFormat::ue8m0), Tcgen05Kind::mxf4);
@@ -90,6 +98,20 @@ TEST(Tcgen05LowPrecision, EmitsEachKindAndCompilesForSm100a) {
   Kernel<examples::blackwell::BlackwellBlockScaledMatmul<f8e4m3, ScaleFormat::ue8m0>> mxfp8(Device::simulator(),
                                                                                             sm100a);
   EXPECT_FALSE(mxfp8.cubin(256, 128, 128, fp8, fp8, scales, scales, c).empty());
+  uint8_t* u8 = nullptr;
+  int8_t* i8 = nullptr;
+  int32_t* sums = nullptr;
+  Kernel<examples::blackwell::BlackwellF8F6F4Matmul<uint8_t, int8_t>> int8(Device::simulator(), sm100a);
+  const std::string int8_source = int8.cuda_source(256, 128, 128, u8, i8, sums);
+  std::smatch idesc;
+  ASSERT_TRUE(std::regex_search(int8_source, idesc, std::regex(R"(kind::i8 \[.*"r"\(0x([0-9a-f]+)u\))")))
+      << int8_source;
+  // The instruction descriptor: D s32 (2 in bits 4-5), u8 A (0 in bits 7-9), s8 B (1 in bits 10-12).
+  const uint32_t bits = uint32_t(std::stoul(idesc[1].str(), nullptr, 16));
+  EXPECT_EQ(bits >> 4 & 3, 2u);
+  EXPECT_EQ(bits >> 7 & 7, 0u);
+  EXPECT_EQ(bits >> 10 & 7, 1u);
+  EXPECT_FALSE(int8.cubin(256, 128, 128, u8, i8, sums).empty());
 }
 
 // 16 elements to a 16-byte chunk at its start (PTX ISA 9.7.16.10.4.4): element 16 starts the
@@ -162,6 +184,24 @@ template <class T, int K> struct ChunkedTile : Script {
   }
 };
 
+// An 8-bit integer mma into a pair's tile: C [256, 32] of two blocks' halves.
+struct IntegerPairMma : Script {
+  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 4;
+    auto s_a = shared_tensor<int8_t>({128, 32});
+    auto s_b = shared_tensor<int8_t>({16, 32});
+    auto t = tcgen05.alloc<int32_t>({128, 32}, CtaGroup::two);
+    cluster.sync();
+    single_warp([&] {
+      mma_line = __LINE__ + 1;
+      tcgen05.mma(s_a, s_b.transpose(), t, false);
+    });
+    tcgen05.dealloc(t);
+  }
+};
+
 template <class S> std::string compile_error() {
   try {
     Kernel<S>(Device::simulator(), KernelOptions{"sm_100a"}).cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
@@ -177,8 +217,20 @@ TEST(Tcgen05LowPrecision, MisuseIsReportedAtTheUsersLine) {
   EXPECT_EQ(got, at(mma_line,
                     "tcgen05.mma: without block scales, it takes f16 or bf16 operands of one type (kind::f16), or "
                     "e4m3, e5m2, e2m3, e3m2 and e2m1 operands in any pairing, the last three in tiles created with "
-                    "Packing::chunks16 (kind::f8f6f4), and an f32 accumulator; f4e2m1 pairs (Packing::dense) take "
-                    "block scales (BlockScales); got f4e2m1 @ f4e2m1 into f32"));
+                    "Packing::chunks16 (kind::f8f6f4), and an f32 accumulator, or i8 and u8 operands in any pairing "
+                    "and an i32 accumulator (kind::i8); f4e2m1 pairs (Packing::dense) take block scales "
+                    "(BlockScales); got f4e2m1 @ f4e2m1 into f32"));
+  got = compile_error<UnscaledMma<int8_t, 128>>();  // 8-bit integers into an f32 accumulator
+  EXPECT_EQ(got, at(mma_line,
+                    "tcgen05.mma: without block scales, it takes f16 or bf16 operands of one type (kind::f16), or "
+                    "e4m3, e5m2, e2m3, e3m2 and e2m1 operands in any pairing, the last three in tiles created with "
+                    "Packing::chunks16 (kind::f8f6f4), and an f32 accumulator, or i8 and u8 operands in any pairing "
+                    "and an i32 accumulator (kind::i8); f4e2m1 pairs (Packing::dense) take block scales "
+                    "(BlockScales); got i8 @ i8 into f32"));
+  got = compile_error<IntegerPairMma>();
+  EXPECT_EQ(got, at(mma_line,
+                    "tcgen05.mma: an 8-bit integer mma into a pair's tile (CtaGroup::two) is not supported; allocate "
+                    "the accumulator with CtaGroup::one"));
   got = compile_error<ScaledMma<f8e4m3, ScaleFormat::ue4m3, 128>>();
   EXPECT_EQ(got, at(mma_line,
                     "tcgen05.mma: with ue4m3 block scales, it takes f4e2m1 pairs of one type, Packing::dense "

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <type_traits>
+
 #include "tessel/tessel.hpp"
 
 namespace tessel::examples::blackwell {
@@ -8,8 +10,13 @@ namespace tessel::examples::blackwell {
 // e2m3, e3m2 or e2m1 (any pairing), read by tcgen05.mma kind::f8f6f4 (32 of k per instruction) into
 // an f32 accumulator in tensor memory, written out in bf16. The statements are V0's; fp6 and fp4
 // operands (packed in global memory) go through registers into shared tiles of 16-element chunks,
-// the layout the tensor core reads them in.
+// the layout the tensor core reads them in. With 8-bit integer operands (i8 or u8 each) the mma is
+// kind::i8: exact sums in an s32 accumulator, written out as they are.
 template <class A, class B> struct BlackwellF8F6F4Matmul : Script {
+  static constexpr bool integer = std::is_integral_v<A>;
+  static_assert(std::is_integral_v<B> == integer, "A and B are both floats or both 8-bit integers");
+  using Accumulator = std::conditional_t<integer, int32_t, float>;
+  using Out = std::conditional_t<integer, int32_t, bf16>;
   int block_m = 128, block_n = 128, block_k = 128;
   static constexpr const char* param_names[] = {"m_size", "n_size", "k_size", "a_ptr", "b_ptr", "c_ptr"};
 
@@ -31,7 +38,7 @@ template <class A, class B> struct BlackwellF8F6F4Matmul : Script {
            tune("block_k", &BlackwellF8F6F4Matmul::block_k, {32, 64, 128});
   }
 
-  void operator()(Int32 m_size, int n_size, int k_size, Ptr<A> a_ptr, Ptr<B> b_ptr, Ptr<bf16> c_ptr) {
+  void operator()(Int32 m_size, int n_size, int k_size, Ptr<A> a_ptr, Ptr<B> b_ptr, Ptr<Out> c_ptr) {
     attrs.blocks = {cdiv(m_size, block_m), cdiv(n_size, block_n)};
     attrs.warps = 4;
 
@@ -43,7 +50,7 @@ template <class A, class B> struct BlackwellF8F6F4Matmul : Script {
     // rows of block_k bytes: one swizzle span at block_k = 32, 64 or 128
     auto s_a = operand_tile<A>(block_m);
     auto s_b = operand_tile<B>(block_n);
-    auto t_acc = tcgen05.alloc<float>({block_m, block_n});
+    auto t_acc = tcgen05.alloc<Accumulator>({block_m, block_n});
     auto mbarriers = mbarrier.alloc({1});
     UInt32 phase = 0u;
     sync();
@@ -55,7 +62,7 @@ template <class A, class B> struct BlackwellF8F6F4Matmul : Script {
       fence.proxy_async(ProxySpace::shared_cta);
       sync();
       single_warp([&] {
-        tcgen05.mma(s_a, s_b.transpose(), t_acc, offset_k != 0);  // kind::f8f6f4
+        tcgen05.mma(s_a, s_b.transpose(), t_acc, offset_k != 0);  // kind::f8f6f4 or kind::i8
         tcgen05.commit(mbarriers[0]);
         mbarrier.wait(mbarriers[0], phase);
       });
@@ -65,7 +72,7 @@ template <class A, class B> struct BlackwellF8F6F4Matmul : Script {
 
     auto r_acc = tcgen05.load(t_acc);
     auto g_c = global_view(c_ptr, {m_size, n_size});
-    store_global(g_c, r_acc.to<bf16>(), {offset_m, offset_n});
+    store_global(g_c, r_acc.template to<Out>(), {offset_m, offset_n});
     sync();
     tcgen05.dealloc(t_acc);
   }

@@ -1,9 +1,9 @@
 // The Blackwell low-precision GEMMs' registrations: kind::f8f6f4 (e4m3 x e4m3, e5m2 x e4m3, e2m3 x
-// e2m1 and e3m2 x e4m3), and
-// the block-scaled kinds MXFP8, MXFP4 and NVFP4, each against a host reference that decodes every
-// operand and scale bit for bit.
+// e2m1 and e3m2 x e4m3), kind::i8 (i8 x i8, u8 x i8), and the block-scaled kinds MXFP8, MXFP4 and
+// NVFP4, each against a host reference that decodes every operand and scale bit for bit.
 #include <cmath>
 #include <random>
+#include <type_traits>
 
 #include "block_scaled_tcgen05.hpp"
 #include "examples.hpp"
@@ -16,8 +16,8 @@ namespace {
 // The host element of a buffer of T: T itself, or the bytes of packed elements.
 template <class T> using HostElement = std::conditional_t<is_packed(dtype_v<T>), uint8_t, T>;
 
-// Random operands of `count` elements of T (fp8 values over [-4, 4], or every bit pattern of a
-// packed type, packed as one bit stream) and their values.
+// Random operands of `count` elements of T (fp8 values over [-4, 4], 8-bit integers over their
+// type's range, or every bit pattern of a packed type, packed as one bit stream) and their values.
 template <class T> struct Operand {
   std::vector<HostElement<T>> data;
   std::vector<float> values;
@@ -33,6 +33,10 @@ template <class T> Operand<T> random_operand(size_t count, uint64_t seed) {
       o.values.push_back(float_from_bits(dtype_v<T>, fields[i]));
     }
     o.data = pack_bits(dtype_v<T>, fields);
+  } else if constexpr (std::is_integral_v<T>) {
+    o.data = std::is_signed_v<T> ? random_vector<T>(count, seed, -128.9f, 127.9f)
+                                 : random_vector<T>(count, seed, 0.0f, 255.9f);
+    for (const T& x : o.data) o.values.push_back(float(x));
   } else {
     o.data = random_vector<T>(count, seed, -4.0f, 4.0f);
     for (const T& x : o.data) o.values.push_back(float(x));
@@ -47,8 +51,23 @@ template <class T> void check_packed_rows(const std::string& label, int k) {
                             label, k, dtype_name(dtype_v<T>)));
 }
 
+// 8-bit integers sum exactly into s32: every element equals the reference's sum (no test size makes
+// one overflow).
+RunResult check_exact_gemm(const std::vector<int32_t>& got, const std::vector<float>& a, const std::vector<float>& b,
+                           int m, int n, int k, const std::string& label) {
+  std::vector<int32_t> want(size_t(m) * n);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      int64_t sum = 0;
+      for (int p = 0; p < k; ++p) sum += int64_t(a[size_t(i) * k + p]) * int64_t(b[size_t(j) * k + p]);
+      want[size_t(i) * n + j] = int32_t(sum);
+    }
+  return cli::compare_exact(got, want, fmt::format("{} {}x{}x{}", label, m, n, k));
+}
+
 template <class A, class B> KernelEntry f8f6f4_example(std::string name, std::string description) {
   using S = blackwell::BlackwellF8F6F4Matmul<A, B>;
+  using Out = typename S::Out;
   KernelEntry e;
   e.name = std::move(name);
   e.description = std::move(description);
@@ -63,21 +82,25 @@ template <class A, class B> KernelEntry f8f6f4_example(std::string name, std::st
     const auto b = random_operand<B>(size_t(n) * k, 5);
     Buffer<HostElement<A>> da(dev, a.data);
     Buffer<HostElement<B>> db(dev, b.data);
-    Buffer<bf16> dc(dev, poisoned<bf16>(size_t(m) * n));
+    Buffer<Out> dc(dev, poisoned<Out>(size_t(m) * n));
     Kernel<S> kernel(dev, opt);
     kernel(m, n, k, da, db, dc);
     dev.synchronize();
-    RunResult r = cli::check_gemm(
-        dc.download(), m, n, k,
-        [&](int i, int j, int p) { return double(a.values[size_t(i) * k + p]) * b.values[size_t(j) * k + p]; },
-        cli::kLowPrecisionGemmTolerance, label);
+    RunResult r;
+    if constexpr (S::integer)
+      r = check_exact_gemm(dc.download(), a.values, b.values, m, n, k, label);
+    else
+      r = cli::check_gemm(
+          dc.download(), m, n, k,
+          [&](int i, int j, int p) { return double(a.values[size_t(i) * k + p]) * b.values[size_t(j) * k + p]; },
+          cli::kLowPrecisionGemmTolerance, label);
     r.stats = kernel.stats();
     return r;
   };
   add_introspection<S>(e, [](const std::vector<int64_t>& s) {
     HostElement<A>* pa = nullptr;
     HostElement<B>* pb = nullptr;
-    bf16* pc = nullptr;
+    Out* pc = nullptr;
     return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), pa, pb, pc);
   });
   return e;
@@ -167,6 +190,9 @@ std::vector<KernelEntry> blackwell_low_precision_examples() {
       f8f6f4_example<f6e2m3, f4e2m1>("blackwell_fp6_fp4",
                                      "Blackwell GEMM of e2m3 A and e2m1 B in 16-element chunks (kind::f8f6f4)"),
       f8f6f4_example<f6e3m2, f8e4m3>("blackwell_fp6_fp8", "Blackwell GEMM of e3m2 A and e4m3 B (kind::f8f6f4)"),
+      f8f6f4_example<int8_t, int8_t>(
+          "blackwell_int8", "Blackwell int8 GEMM: i8 x i8 into exact s32 sums on tcgen05.mma kind::i8 (the seeds' V0)"),
+      f8f6f4_example<uint8_t, int8_t>("blackwell_int8_u8", "Blackwell int8 GEMM with u8 A and i8 B (kind::i8)"),
       block_scaled_example<f8e4m3, ScaleFormat::ue8m0>(
           "blackwell_mxfp8", "Blackwell MXFP8 GEMM: e4m3 with ue8m0 scales per 32 of k (kind::mxf8f6f4)"),
       block_scaled_example<f4e2m1, ScaleFormat::ue8m0>(

@@ -103,7 +103,7 @@ void emit_Tcgen05Mma(Emitter& e, const ir::Tcgen05MmaNode& n) {
   modifiers["kind"] = tcgen05_kind_name(kind);
   if (vector) modifiers["vector"] = std::to_string(vector);
   for (int s = 0; s < steps; ++s) {
-    Tcgen05InstrDescriptor idesc{n.m(), n.n(), n.a->dtype, n.b->dtype, DType::F32, a.mn_major, b.mn_major, kind};
+    Tcgen05InstrDescriptor idesc{n.m(), n.n(), n.a->dtype, n.b->dtype, n.acc->dtype, a.mn_major, b.mn_major, kind};
     const std::string enable = s == 0 ? fmt::format("uint32_t({})", e.expr(n.enable_input_d)) : "1u";
     const std::string a_desc = descriptor(e, n.a, a, n.instruction_k() * s),
                       b_desc = descriptor(e, n.b, b, n.instruction_k() * s);

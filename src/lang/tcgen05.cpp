@@ -39,7 +39,8 @@ std::string operand_rule(ScaleFormat format) {
     case ScaleFormat::none:
       return "without block scales, it takes f16 or bf16 operands of one type (kind::f16), or e4m3, e5m2, e2m3, e3m2 "
              "and e2m1 operands in any pairing, the last three in tiles created with Packing::chunks16 "
-             "(kind::f8f6f4), and an f32 accumulator; f4e2m1 pairs (Packing::dense) take block scales (BlockScales)";
+             "(kind::f8f6f4), and an f32 accumulator, or i8 and u8 operands in any pairing and an i32 accumulator "
+             "(kind::i8); f4e2m1 pairs (Packing::dense) take block scales (BlockScales)";
     case ScaleFormat::ue8m0:
       return "with ue8m0 block scales, it takes kind::f8f6f4's operands (kind::mxf8f6f4) or f4e2m1 pairs of one "
              "type, Packing::dense (kind::mxf4), and an f32 accumulator";
@@ -148,7 +149,7 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
   const std::optional<Tcgen05Kind> kind =
       tcgen05_kind({a.dtype(), a.ir()->allocation()->chunks16}, {b.dtype(), b.ir()->allocation()->chunks16},
                    scales ? scales->format : ScaleFormat::none);
-  if (!kind || acc.dtype() != DType::F32)
+  if (!kind || acc.dtype() != (kind == Tcgen05Kind::i8 ? DType::I32 : DType::F32))
     throw Error(loc, fmt::format("tcgen05.mma: {}; got {} @ {} into {}",
                                  operand_rule(scales ? scales->format : ScaleFormat::none), dtype_name(a.dtype()),
                                  dtype_name(b.dtype()), dtype_name(acc.dtype())));
@@ -174,6 +175,10 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
   if (scales && pair != 1)
     throw Error(loc,
                 "tcgen05.mma: a block-scaled mma into a pair's tile (CtaGroup::two) is not supported; allocate "
+                "the accumulator with CtaGroup::one");
+  if (kind == Tcgen05Kind::i8 && pair != 1)
+    throw Error(loc,
+                "tcgen05.mma: an 8-bit integer mma into a pair's tile (CtaGroup::two) is not supported; allocate "
                 "the accumulator with CtaGroup::one");
   auto node = ir::make<ir::Tcgen05MmaNode>(loc, acc.ir(), a.ir(), b.ir(), std::move(enable_input_d),
                                            scales ? scales->a.ir() : nullptr, scales ? scales->b.ir() : nullptr,

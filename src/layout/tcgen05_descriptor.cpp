@@ -48,6 +48,7 @@ std::vector<TypeCode> kind_types(Tcgen05Kind kind) {
       return {{DType::F8E4M3, 0}, {DType::F8E5M2, 1}, {DType::F6E2M3, 3}, {DType::F6E3M2, 4}, {DType::F4E2M1, 5}};
     case Tcgen05Kind::mxf4:
     case Tcgen05Kind::mxf4nvf4: return {{DType::F4E2M1, 1}};
+    case Tcgen05Kind::i8: return {{DType::U8, 0}, {DType::I8, 1}};
   }
   return {};
 }
@@ -118,6 +119,7 @@ std::string_view tcgen05_kind_name(Tcgen05Kind k) {
     case Tcgen05Kind::mxf8f6f4: return "mxf8f6f4";
     case Tcgen05Kind::mxf4: return "mxf4";
     case Tcgen05Kind::mxf4nvf4: return "mxf4nvf4";
+    case Tcgen05Kind::i8: return "i8";
   }
   return "?";
 }
@@ -130,9 +132,11 @@ std::optional<Tcgen05Kind> tcgen05_kind(Tcgen05Operand a, Tcgen05Operand b, Tcge
   };
   const auto fp4_pairs = [](Tcgen05Operand o) { return o.type == DType::F4E2M1 && !o.chunks16; };
   const bool half = (a.type == DType::F16 || a.type == DType::BF16) && b.type == a.type;
+  const auto integer = [](Tcgen05Operand o) { return o.type == DType::I8 || o.type == DType::U8; };
   switch (scales) {
     case Tcgen05ScaleFormat::none:
       if (half) return Tcgen05Kind::f16;
+      if (integer(a) && integer(b)) return Tcgen05Kind::i8;
       if (f8f6f4(a) && f8f6f4(b)) return Tcgen05Kind::f8f6f4;
       break;
     case Tcgen05ScaleFormat::ue8m0:
@@ -146,13 +150,16 @@ std::optional<Tcgen05Kind> tcgen05_kind(Tcgen05Operand a, Tcgen05Operand b, Tcge
   return std::nullopt;
 }
 
-bool tcgen05_kind_is_block_scaled(Tcgen05Kind k) { return k != Tcgen05Kind::f16 && k != Tcgen05Kind::f8f6f4; }
+bool tcgen05_kind_is_block_scaled(Tcgen05Kind k) {
+  return k != Tcgen05Kind::f16 && k != Tcgen05Kind::f8f6f4 && k != Tcgen05Kind::i8;
+}
 
 int tcgen05_instruction_k(Tcgen05Kind k) {
   switch (k) {
     case Tcgen05Kind::f16: return 16;
     case Tcgen05Kind::f8f6f4:
-    case Tcgen05Kind::mxf8f6f4: return 32;
+    case Tcgen05Kind::mxf8f6f4:
+    case Tcgen05Kind::i8: return 32;
     case Tcgen05Kind::mxf4:
     case Tcgen05Kind::mxf4nvf4: return 64;
   }
@@ -175,9 +182,10 @@ int tcgen05_scale_block(Tcgen05Kind k) {
 uint32_t Tcgen05InstrDescriptor::bits() const {
   const uint32_t common = type_code(kind, a_type) << 7 | type_code(kind, b_type) << 10 | uint32_t(a_mn_major) << 15 |
                           uint32_t(b_mn_major) << 16 | uint32_t(n >> 3) << 17 | uint32_t(m >> 4) << 24;
-  TESSEL_CHECK(d_type == DType::F32, "tcgen05 kind::{} accumulator of type {}", tcgen05_kind_name(kind),
+  const DType accumulator = kind == Tcgen05Kind::i8 ? DType::I32 : DType::F32;
+  TESSEL_CHECK(d_type == accumulator, "tcgen05 kind::{} accumulator of type {}", tcgen05_kind_name(kind),
                dtype_name(d_type));
-  if (!tcgen05_kind_is_block_scaled(kind)) return 1u << 4 | common;
+  if (!tcgen05_kind_is_block_scaled(kind)) return (kind == Tcgen05Kind::i8 ? 2u : 1u) << 4 | common;
   TESSEL_CHECK(scale_format != Tcgen05ScaleFormat::none && a_scale_id >= 0 && a_scale_id < 4 && b_scale_id >= 0 &&
                    b_scale_id < 4,
                "tcgen05 kind::{} descriptor without a scale format or with scale IDs {}, {}", tcgen05_kind_name(kind),
@@ -204,7 +212,10 @@ Tcgen05InstrDescriptor Tcgen05InstrDescriptor::decode(uint32_t b, Tcgen05Kind ki
     d.a_scale_id = int(b >> 29 & 3);
     d.scale_format = (b >> 23 & 1) ? Tcgen05ScaleFormat::ue8m0 : Tcgen05ScaleFormat::ue4m3;
   } else {
-    TESSEL_CHECK((b >> 4 & 3) == 1, "tcgen05 instruction descriptor 0x{:x} has a D type other than f32", b);
+    const bool integer = kind == Tcgen05Kind::i8;
+    TESSEL_CHECK((b >> 4 & 3) == (integer ? 2u : 1u),
+                 "tcgen05 instruction descriptor 0x{:x} has a D type other than {}", b, integer ? "s32" : "f32");
+    d.d_type = integer ? DType::I32 : DType::F32;
   }
   return d;
 }

@@ -235,8 +235,8 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   }
   for (int s = 0; s < n.instructions(); ++s) {
     const int k0 = s * n.instruction_k();
-    Tcgen05InstrDescriptor idesc{n.m(),      n.n(),      n.operand_type(), n.b->dtype,
-                                 DType::F32, a.mn_major, b.mn_major,       n.mma_kind()};
+    Tcgen05InstrDescriptor idesc{n.m(),        n.n(),      n.operand_type(), n.b->dtype,
+                                 n.acc->dtype, a.mn_major, b.mn_major,       n.mma_kind()};
     Instruction in{smem_descriptor(n.a, a, k0), smem_descriptor(n.b, b, k0), k0};
     if (vector) {
       // Instruction s reads the scale bytes s * vector ... of the cells of its group of columns.
@@ -382,7 +382,10 @@ void TensorMemory::complete(Operation& m) {
                                      "shared memory){}",
                                      address, block.block_name(),
                                      unwritten_memory_cause(block, address, &block == &cta_ ? m.thread / 32 : -1)));
-    if (!is_packed(type)) return float(load_value(type, &block.smem[size_t(address)]).f);
+    if (!is_packed(type)) {
+      const ir::Scalar v = load_value(type, &block.smem[size_t(address)]);
+      return is_float(type) ? float(v.f) : float(v.i);
+    }
     return float(load_packed(type, &block.smem[size_t(address)], int(bit % 8)).f);
   };
   // The scale byte `v` of an instruction's cell at (lane, column).
@@ -421,6 +424,14 @@ void TensorMemory::complete(Operation& m) {
     for (int col = 0; col < cols; ++col) {
       uint32_t& cell = block_of(row, block_rows)
                            .tensor_memory.cells_[size_t(row % block_rows) * kTmemColumns + size_t(m.column + col)];
+      if (n.mma_kind() == Tcgen05Kind::i8) {
+        // s8 and u8 values, exact in the floats above: their products are summed exactly and the
+        // s32 accumulator wraps modulo 2^32.
+        int64_t sum = m.accumulate ? int64_t(int32_t(cell)) : 0;
+        for (int kk = 0; kk < k; ++kk) sum += int64_t(a[size_t(row) * k + kk]) * int64_t(b[size_t(col) * k + kk]);
+        cell = uint32_t(uint64_t(sum));
+        continue;
+      }
       float sum = 0;
       if (m.accumulate) std::memcpy(&sum, &cell, 4);
       const float* b_scale = scaled ? &b_scales[(size_t(row / 32) * cols + col) * k] : nullptr;

@@ -15,13 +15,13 @@
 // blocks along M or N one leading offset apart, the k-th step 16 k-rows further.
 //
 // Instruction descriptor, 32 bits (PTX ISA 9.7.16.4.2, Tables 42-44; hw-semantics.md §5.4):
-//   kind::f16 and kind::f8f6f4: bits 4-5 D type (1: f32), 7-9 A type and 10-12 B type, 15/16
+//   kind::f16, f8f6f4 and i8: bits 4-5 D type (1: f32, 2: s32), 7-9 A type and 10-12 B type, 15/16
 //   A/B MN-major (0: K-major), 17-22 N >> 3, 24-28 M >> 4; the others 0 (dense, no negation).
 //   The block-scaled kinds: bits 4-5 B's scale-factor ID, 7-9 / 10-12 the types, 15/16 the
 //   majors, 17-22 N >> 3, 23 the scale format (0 ue4m3, 1 ue8m0), 24-28 M >> 4, 29-30 A's
 //   scale-factor ID; D is f32.
 // Type codes: kind::f16 f16 0, bf16 1; kind::f8f6f4 and mxf8f6f4 e4m3 0, e5m2 1, e2m3 3, e3m2 4,
-// e2m1 5; kind::mxf4 and mxf4nvf4 e2m1 1.
+// e2m1 5; kind::mxf4 and mxf4nvf4 e2m1 1; kind::i8 u8 0, s8 1.
 #pragma once
 
 #include <cstdint>
@@ -72,6 +72,7 @@ enum class Tcgen05Kind {
   mxf8f6f4,  // the same operands, one ue8m0 scale per 32 of k (scale_vec::1X)
   mxf4,      // e2m1 operands, one ue8m0 scale per 32 of k (scale_vec::2X)
   mxf4nvf4,  // e2m1 operands, one ue4m3 scale per 16 of k (scale_vec::4X): NVFP4
+  i8,        // s8 or u8 operands (any pairing) into an s32 accumulator, exact and wrapping
 };
 
 // The block scales' format: ue8m0 is 2^(e - 127) (0xff is NaN), ue4m3 an e4m3 value without a
