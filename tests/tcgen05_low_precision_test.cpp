@@ -2,6 +2,8 @@
 // (NVFP4), with the scales in tensor memory written by tcgen05.copy 32x128b.warpx4. The seed-style
 // GEMMs of examples/matmul_blackwell against host references under every completion order, their
 // instruction descriptors, their PTX for sm_100a, and their misuse at the user's line.
+#include <limits>
+#include <random>
 #include <regex>
 
 #include <gtest/gtest.h>
@@ -77,6 +79,75 @@ TEST(Tcgen05LowPrecision, BlockScaledGemmsMatchTheHostReferenceUnderEveryOrder) 
       const cli::RunResult r = examples::find_example(name).run(Device::simulator(), {130, 136, 256}, o);
       EXPECT_TRUE(r.ok) << name << ": " << r.summary;
     }
+}
+
+// C = C0 + A Bᵀ by kind::i8 in one block: C0 goes into tensor memory by tcgen05.store, the mma
+// accumulates onto it, and the sums come back by tcgen05.load.
+template <class A, class B> struct IntegerMmaOntoC0 : Script {
+  void operator()(Ptr<A> a, Ptr<B> b, Ptr<int32_t> c) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<A>({128, 128});
+    auto s_b = shared_tensor<B>({64, 128});
+    copy_async(global_view(a, {128, 128}), s_a, {0, 0});
+    copy_async(global_view(b, {64, 128}), s_b, {0, 0});
+    copy_async_wait_all();
+    fence.proxy_async(ProxySpace::shared_cta);
+    auto t = tcgen05.alloc<int32_t>({128, 64});
+    auto bars = mbarrier.alloc({1});
+    auto g_c = global_view(c, {128, 64});
+    tcgen05.store(t, load_global(g_c, {0, 0}, {128, 64}));
+    tcgen05.wait_store();
+    sync();
+    single_warp([&] {
+      tcgen05.mma(s_a, s_b.transpose(), t, true);
+      tcgen05.commit(bars[0]);
+      mbarrier.wait(bars[0], 0u);
+    });
+    sync();
+    store_global(g_c, tcgen05.load(t), {0, 0});
+    tcgen05.wait_load();
+    sync();
+    tcgen05.dealloc(t);
+  }
+};
+
+// Operands over their types' whole range and C0 within 2^22 of the s32 limits, so that many sums
+// wrap (a row of 128 products of u8 values reaches 2^23): exact, modulo 2^32.
+template <class A, class B> void check_integer_mma_onto_c0(const KernelOptions& o, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> a_value(std::numeric_limits<A>::min(), std::numeric_limits<A>::max()),
+      b_value(std::numeric_limits<B>::min(), std::numeric_limits<B>::max()), near(0, 1 << 22);
+  std::vector<A> a(128 * 128);
+  std::vector<B> b(64 * 128);
+  std::vector<int32_t> c0(128 * 64);
+  for (A& x : a) x = A(a_value(rng));
+  for (B& x : b) x = B(b_value(rng));
+  for (int32_t& x : c0)
+    x = rng() % 2 ? std::numeric_limits<int32_t>::max() - near(rng) : std::numeric_limits<int32_t>::min() + near(rng);
+  const Device dev = Device::simulator();
+  Buffer<A> da(dev, a);
+  Buffer<B> db(dev, b);
+  Buffer<int32_t> dc(dev, c0);
+  Kernel<IntegerMmaOntoC0<A, B>>(dev, o)(da, db, dc);
+  const std::vector<int32_t> got = dc.download();
+  int wrapped = 0;
+  for (int i = 0; i < 128; ++i)
+    for (int j = 0; j < 64; ++j) {
+      int64_t want = c0[size_t(i) * 64 + j];
+      for (int p = 0; p < 128; ++p) want += int64_t(a[size_t(i) * 128 + p]) * b[size_t(j) * 128 + p];
+      wrapped += want != int64_t(int32_t(uint32_t(uint64_t(want))));
+      ASSERT_EQ(got[size_t(i) * 64 + j], int32_t(uint32_t(uint64_t(want)))) << "c[" << i << ", " << j << "]";
+    }
+  EXPECT_GT(wrapped, 0) << "no sum wrapped";
+}
+
+TEST(Tcgen05LowPrecision, IntegerSumsWrapInTheS32AccumulatorUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_100a"})) {
+    check_integer_mma_onto_c0<int8_t, int8_t>(o, 1);
+    check_integer_mma_onto_c0<uint8_t, int8_t>(o, 2);
+    check_integer_mma_onto_c0<uint8_t, uint8_t>(o, 3);
+  }
 }
 
 TEST(Tcgen05LowPrecision, EmitsEachKindAndCompilesForSm100a) {
