@@ -79,11 +79,12 @@ class Tcgen05Instructions {
   // bool), on the tensor core, asynchronously. Issued by one warp (single_warp() or a thread group
   // of 32 threads), of which one thread issues the instructions:
   //  - a [m, k]: a shared tile with rows along k; b [k, n]: the transpose of an [n, k] shared tile
-  //    with rows along k (`s_b.transpose()`); f16 or bf16, both of one type (kind::f16), or e4m3
-  //    and e5m2 in any pairing (kind::f8f6f4); rows of one swizzle span, 32, 64 or 128 bytes
-  //    (which the tiles get unless created with another Swizzle), one instruction per 32 bytes of
-  //    k (16 halves, 32 fp8 values);
-  //  - acc [128, n]: an f32 tile of tensor memory, n a multiple of 16 from 16 to 256.
+  //    with rows along k (`s_b.transpose()`); f16 or bf16, both of one type (kind::f16), e4m3
+  //    and e5m2 in any pairing (kind::f8f6f4), or i8 and u8 in any pairing (kind::i8); rows of
+  //    one swizzle span, 32, 64 or 128 bytes (which the tiles get unless created with another
+  //    Swizzle), one instruction per 32 bytes of k (16 halves, 32 8-bit values);
+  //  - acc [128, n]: an f32 tile of tensor memory (i32 for kind::i8, whose sums wrap), n a
+  //    multiple of 16 from 16 to 256.
   // The mma reads its operands and writes acc at a time of the tensor core's choosing: commit it
   // to an mbarrier and wait for that phase before reading acc or overwriting a or b.
   // Into a pair's tile (alloc with CtaGroup::two), the even block of the pair issues the mma of
