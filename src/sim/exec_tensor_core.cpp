@@ -1,21 +1,17 @@
 // Simulator semantics of dot: each warp multiplies the parts of A and B its lanes hold into the
-// part of C they hold. f16/bf16 products are exact in f32 and summed in f32; i8/u8 products are
-// summed exactly and the accumulator wraps modulo 2^32, as mma.sync without .satfinite does.
-#include <cmath>
-
+// part of C they hold, summed as tensor_core_sums.hpp says.
 #include "machine.hpp"
-#include "tessel/ir/evaluate.hpp"
+#include "tensor_core_sums.hpp"
 
 namespace tessel::sim {
 
 namespace {
 
-// The warp's view of a tile as a dense row-major matrix; `missing` where no lane of the warp
+// The warp's view of a tile as a dense row-major matrix; Sums::missing where no lane of the warp
 // holds an element.
-template <class T>
-std::vector<T> gather(Warp& w, const ir::RegisterTensor& t, Mask mask, T missing, T (*value)(ir::Scalar)) {
+template <class Sums> std::vector<typename Sums::Value> gather(Warp& w, const ir::RegisterTensor& t, Mask mask) {
   const int cols = t->shape()[1];
-  std::vector<T> dense(size_t(t->shape()[0]) * cols, missing);
+  std::vector<typename Sums::Value> dense(size_t(t->shape()[0]) * cols, Sums::missing);
   const auto& table = w.cta.tables.coords(t.get());
   const auto& values = w.tile(t.get());
   const int local = t->layout.local_size();
@@ -24,17 +20,16 @@ std::vector<T> gather(Warp& w, const ir::RegisterTensor& t, Mask mask, T missing
     const int th = w.thread_in_group(lane);
     for (int s = 0; s < local; ++s) {
       const int* c = &table[(size_t(th) * local + s) * 2];
-      dense[size_t(c[0]) * cols + c[1]] = value(values[size_t(lane) * local + s]);
+      dense[size_t(c[0]) * cols + c[1]] = Sums::value(values[size_t(lane) * local + s]);
     }
   }
   return dense;
 }
 
 // out[i, j] = c[i, j] + sum_k a[i, k] * b[k, j] over the elements the warp's lanes hold.
-template <class T>
-void multiply(Warp& w, const ir::DotNode& n, Mask mask, T missing, T (*value)(ir::Scalar), ir::Scalar (*result)(T)) {
+template <class Sums> void multiply(Warp& w, const ir::DotNode& n, Mask mask) {
   const int nn = n.c->shape()[1], k = n.a->shape()[1];
-  const std::vector<T> a = gather(w, n.a, mask, missing, value), b = gather(w, n.b, mask, missing, value);
+  const auto a = gather<Sums>(w, n.a, mask), b = gather<Sums>(w, n.b, mask);
   const auto& table = w.cta.tables.coords(n.out.get());
   const auto& acc = w.tile(n.c.get());
   auto& out = w.tile(n.out.get());
@@ -44,9 +39,9 @@ void multiply(Warp& w, const ir::DotNode& n, Mask mask, T missing, T (*value)(ir
     const int th = w.thread_in_group(lane);
     for (int s = 0; s < local; ++s) {
       const int* c = &table[(size_t(th) * local + s) * 2];
-      T sum = value(acc[size_t(lane) * local + s]);
+      typename Sums::Value sum = Sums::value(acc[size_t(lane) * local + s]);
       for (int kk = 0; kk < k; ++kk) sum += a[size_t(c[0]) * k + kk] * b[size_t(kk) * nn + c[1]];
-      out[size_t(lane) * local + s] = result(sum);
+      out[size_t(lane) * local + s] = Sums::result(sum);
     }
   }
 }
@@ -54,16 +49,10 @@ void multiply(Warp& w, const ir::DotNode& n, Mask mask, T missing, T (*value)(ir
 }  // namespace
 
 void exec_Dot(Warp& w, const ir::DotNode& n, Mask mask) {
-  if (n.out->dtype == DType::I32) {
-    // i8 and u8 elements hold their values, whatever the mix of signedness. No byte is 2^40: a
-    // missing element makes the sum visibly wrong instead of contributing 0.
-    multiply<int64_t>(
-        w, n, mask, int64_t(1) << 40, [](ir::Scalar v) { return v.i; },
-        [](int64_t x) { return ir::normalize(DType::I32, ir::Scalar{.i = x}); });
-  } else {
-    multiply<float>(
-        w, n, mask, NAN, [](ir::Scalar v) { return float(v.f); }, [](float x) { return ir::Scalar{.f = x}; });
-  }
+  if (n.out->dtype == DType::I32)
+    multiply<IntegerSums>(w, n, mask);
+  else
+    multiply<FloatSums>(w, n, mask);
 }
 
 }  // namespace tessel::sim

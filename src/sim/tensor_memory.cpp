@@ -420,11 +420,12 @@ void TensorMemory::complete(Operation& m) {
       }
     }
   }
+  const bool integer = n.mma_kind() == Tcgen05Kind::i8;
   for (int row = 0; row < rows; ++row)
     for (int col = 0; col < cols; ++col) {
       uint32_t& cell = block_of(row, block_rows)
                            .tensor_memory.cells_[size_t(row % block_rows) * kTmemColumns + size_t(m.column + col)];
-      if (n.mma_kind() == Tcgen05Kind::i8) {
+      if (integer) {
         // s8 and u8 values, exact in the floats above: their products are summed exactly and the
         // s32 accumulator wraps modulo 2^32.
         int64_t sum = m.accumulate ? int64_t(int32_t(cell)) : 0;

@@ -1,11 +1,8 @@
 // The wgmma unit: per-warp mma in flight, completed in issue order when the scheduler chooses.
 // Operands are read when an mma completes, the shared ones at the addresses its descriptors give
-// (hw-semantics.md §4.3); f16/bf16 and fp8 products are exact in f32 and summed in f32, 8-bit
-// integer products summed exactly into an s32 accumulator that wraps.
-#include <cmath>
-
+// (hw-semantics.md §4.3), and summed as tensor_core_sums.hpp says.
 #include "machine.hpp"
-#include "tessel/ir/evaluate.hpp"
+#include "tensor_core_sums.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/layout/wgmma_atoms.hpp"
 #include "unwritten_memory.hpp"
@@ -148,27 +145,20 @@ void WgmmaUnit::complete(Mma& mma) {
                   fmt::format("wgmma.mma reads shared memory that was never written (byte {} of block {}'s "
                               "shared memory, warp {}){}",
                               b, cta_.block_name(), mma.warp->id, unwritten_memory_cause(cta_, b, mma.warp->id)));
-  if (n.acc->dtype == DType::I32) {
-    // s8 and u8 elements hold their values, whatever the mix of signedness: the products are summed
-    // exactly and the accumulator wraps modulo 2^32, as without .satfinite. No byte is 2^40: an
-    // element the warp does not hold makes the sum visibly wrong instead of contributing 0.
-    multiply<int64_t>(
-        mma, int64_t(1) << 40, [](ir::Scalar v) { return v.i; },
-        [](int64_t x) { return ir::normalize(DType::I32, ir::Scalar{.i = x}); });
-  } else {
-    multiply<float>(
-        mma, NAN, [](ir::Scalar v) { return float(v.f); }, [](float x) { return ir::Scalar{.f = x}; });
-  }
+  if (n.acc->dtype == DType::I32)
+    multiply<IntegerSums>(mma);
+  else
+    multiply<FloatSums>(mma);
 }
 
-template <class T> void WgmmaUnit::multiply(Mma& mma, T missing, T (*value)(ir::Scalar), ir::Scalar (*result)(T)) {
+template <class Sums> void WgmmaUnit::multiply(Mma& mma) {
   Warp& w = *mma.warp;
   const ir::WgmmaMmaNode& n = *mma.node;
   const DType type = n.operand_type(), a_type = n.a_type();
   const int bytes = dtype_bytes(type), cols = n.n(), k = n.k(), step = wgmma_k(type);
-  auto read = [&](DType t, int64_t address) { return value(load_value(t, &cta_.smem[size_t(address)])); };
-  // The warp's rows of A and all of B as dense matrices; rows the warp does not compute stay `missing`.
-  std::vector<T> a(size_t(n.m()) * k, missing), b(size_t(k) * cols);
+  auto read = [&](DType t, int64_t address) { return Sums::value(load_value(t, &cta_.smem[size_t(address)])); };
+  // The warp's rows of A and all of B as dense matrices; rows the warp does not compute stay missing.
+  std::vector<typename Sums::Value> a(size_t(n.m()) * k, Sums::missing), b(size_t(k) * cols);
   const ir::MmaOperand b_operand = n.b_operand(), a_operand = n.a_shared ? n.a_operand() : ir::MmaOperand{};
   for (const Instruction& in : mma.instructions) {
     for (int row = 0; row < cols; ++row)
@@ -186,7 +176,7 @@ template <class T> void WgmmaUnit::multiply(Mma& mma, T missing, T (*value)(ir::
     for (int lane = 0; lane < 32; ++lane)
       for (int s = 0; s < local; ++s) {
         const int* c = &table[(size_t(w.thread_in_group(lane)) * local + s) * 2];
-        a[size_t(c[0]) * k + c[1]] = value(values[size_t(lane) * local + s]);
+        a[size_t(c[0]) * k + c[1]] = Sums::value(values[size_t(lane) * local + s]);
       }
   }
   const auto& table = cta_.tables.coords(n.acc.get());
@@ -195,9 +185,9 @@ template <class T> void WgmmaUnit::multiply(Mma& mma, T missing, T (*value)(ir::
   for (int lane = 0; lane < 32; ++lane)
     for (int s = 0; s < local; ++s) {
       const int* c = &table[(size_t(w.thread_in_group(lane)) * local + s) * 2];
-      T sum = n.accumulate ? value(acc[size_t(lane) * local + s]) : T(0);
+      typename Sums::Value sum = n.accumulate ? Sums::value(acc[size_t(lane) * local + s]) : 0;
       for (int kk = 0; kk < k; ++kk) sum += a[size_t(c[0]) * k + kk] * b[size_t(kk) * cols + c[1]];
-      acc[size_t(lane) * local + s] = result(sum);
+      acc[size_t(lane) * local + s] = Sums::result(sum);
     }
 }
 

@@ -78,9 +78,8 @@ class WgmmaUnit final : public AsyncAgent {
     std::map<const ir::RegisterTensorNode*, const SourceLoc*> accessed;
   };
   void complete(Mma& mma);
-  // acc (+)= a @ b over the warp's rows in arithmetic T: `value` reads an element, `result` makes
-  // an accumulator slot of a sum, and `missing` stands for an element the warp does not hold.
-  template <class T> void multiply(Mma& mma, T missing, T (*value)(ir::Scalar), ir::Scalar (*result)(T));
+  // acc (+)= a @ b over the warp's rows, summed as `Sums` (tensor_core_sums.hpp) says.
+  template <class Sums> void multiply(Mma& mma);
   // Completes the first `count` mma of `warp`.
   void complete_first(WarpState& warp, size_t count);
   WgmmaDescriptor descriptor(Warp& w, const ir::SharedTensor& t, const ir::MmaOperand& o, int row, int k, Mask mask,

@@ -1,0 +1,30 @@
+// How the simulator sums tensor-core products, for every instruction family that has them (dot's
+// mma.sync, wgmma): f16, bf16 and fp8 products are exact in f32 and summed in f32; 8-bit integer
+// products (s8 and u8, whatever the mix of signedness) are summed exactly into an s32 accumulator
+// that wraps modulo 2^32, as without .satfinite. `missing` stands for an operand element no lane
+// holds: NaN, and for integers 2^40, which no byte is, so that a sum using one is visibly wrong
+// instead of taking it as 0.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "tessel/ir/evaluate.hpp"
+
+namespace tessel::sim {
+
+struct FloatSums {
+  using Value = float;
+  static constexpr Value missing = std::numeric_limits<float>::quiet_NaN();
+  static Value value(ir::Scalar v) { return float(v.f); }
+  static ir::Scalar result(Value x) { return ir::Scalar{.f = x}; }
+};
+
+struct IntegerSums {
+  using Value = int64_t;
+  static constexpr Value missing = Value(1) << 40;
+  static Value value(ir::Scalar v) { return v.i; }
+  static ir::Scalar result(Value x) { return ir::normalize(DType::I32, ir::Scalar{.i = x}); }
+};
+
+}  // namespace tessel::sim
