@@ -21,7 +21,7 @@ namespace {
 const std::vector<std::vector<int64_t>> sizes = {{128, 256, 640}, {200, 136, 320}};
 
 TEST(Fp8Gemm, MatchesTheHostReferenceUnderEveryOrder) {
-  for (const char* name : {"fp8_gemm", "fp8_gemm_e5m2"})
+  for (const char* name : {"fp8_gemm", "fp8_gemm_e5m2", "fp8_gemm_rowwise", "int8_gemm_rowwise"})
     for (const std::vector<int64_t>& s : sizes)
       for (const KernelOptions& o : testing::every_order_options()) {
         const cli::RunResult r = examples::find_example(name).run(Device::simulator(), s, o);
@@ -57,19 +57,40 @@ TEST(Fp8Gemm, StagesOfTwoChunksUnderEveryOrder) {
 }
 
 // The decode tile of 64 x 112 (whose output is one block of 112 columns, the last one cut at n =
-// 232), on two multiprocessors: k = 640 is 2.5 stages of two chunks, so the ring of 4 wraps across
-// the 3 x 3 tiles.
+// 232, and whose row scales are read past m and n masked), on two multiprocessors: k = 640 is 2.5
+// stages of two chunks, so the ring of 4 wraps across the 3 x 3 tiles.
 TEST(Fp8Gemm, TilesOf112ColumnsUnderEveryOrder) {
-  for (KernelOptions o : testing::every_order_options()) {
-    o.sim.multiprocessors = 2;
-    o.configuration = "block_m=64, consumer_warpgroups=1, block_n=112, stages=4, k_chunks=2";
-    const cli::RunResult r = examples::find_example("fp8_gemm").run(Device::simulator(), {136, 232, 640}, o);
-    EXPECT_TRUE(r.ok) << r.summary;
-  }
+  for (const char* name : {"fp8_gemm", "fp8_gemm_rowwise"})
+    for (KernelOptions o : testing::every_order_options()) {
+      o.sim.multiprocessors = 2;
+      o.configuration = "block_m=64, consumer_warpgroups=1, block_n=112, stages=4, k_chunks=2";
+      const cli::RunResult r = examples::find_example(name).run(Device::simulator(), {136, 232, 640}, o);
+      EXPECT_TRUE(r.ok) << name << " " << r.summary;
+    }
+}
+
+// Row scales shorter than the rows they scale are refused at the view that reads them, before the
+// kernel runs.
+TEST(Fp8Gemm, RowScalesShorterThanTheRowsAreReportedAtTheirLoad) {
+  const Device dev = Device::simulator();
+  Buffer<f8e4m3> a(dev, cli::random_vector<f8e4m3>(size_t(130) * 128, 1, -4.0f, 4.0f)),
+      b(dev, cli::random_vector<f8e4m3>(size_t(128) * 128, 2, -4.0f, 4.0f));
+  Buffer<float> token_scales(dev, std::vector<float>(129, 1.0f)), channel_scales(dev, std::vector<float>(128, 1.0f));
+  Buffer<bf16> d(dev, cli::poisoned<bf16>(size_t(130) * 128));
+  using RowScaled = examples::hopper::MatmulFp8<f8e4m3, f8e4m3, bf16, examples::hopper::RowScales>;
+  const std::string where =
+      testing::source_at("examples/matmul_hopper/fp8_gemm.hpp", "token_scales = load_global(global_view(scale_a");
+  EXPECT_EQ(testing::error_of<RowScaled>(130, 128, 128, token_scales, channel_scales, a, b, d),
+            where +
+                ": kernel MatmulFp8_f8e4m3_f8e4m3_bf16_RowScales: the global_view of parameter scale_a with shape "
+                "[130, 1] and strides [1, 1] spans 130 elements, but the argument for scale_a holds 129; pass a "
+                "larger tensor, or sizes that fit it");
+  const std::vector<bf16> got = d.download(), poison = cli::poisoned<bf16>(got.size());
+  EXPECT_EQ(std::memcmp(got.data(), poison.data(), got.size() * sizeof(bf16)), 0);  // the kernel did not run
 }
 
 // The block-scaled form's scales cover one chunk of a stage.
-struct BlockScaledInChunks : examples::hopper::MatmulFp8<f8e4m3, f8e4m3, bf16, true> {
+struct BlockScaledInChunks : examples::hopper::MatmulFp8<f8e4m3, f8e4m3, bf16, examples::hopper::BlockScales> {
   BlockScaledInChunks() { k_chunks = 2; }
   static Space space() { return Space{}; }
 };
@@ -91,10 +112,10 @@ TEST(Fp8Gemm, BlockScalesOfRowsNotMultiplesOfFourAreRefused) {
   Buffer<float> scale_a(dev, std::vector<float>(130, 1.0f)), scale_b(dev, std::vector<float>(1, 1.0f));
   Buffer<bf16> d(dev, cli::poisoned<bf16>(size_t(130) * 128));
   const std::string where = testing::source_at("examples/matmul_hopper/fp8_gemm.hpp", "require(m % 4 == 0");
-  using BlockScaled = examples::hopper::MatmulFp8<f8e4m3, f8e4m3, bf16, true>;
+  using BlockScaled = examples::hopper::MatmulFp8<f8e4m3, f8e4m3, bf16, examples::hopper::BlockScales>;
   EXPECT_EQ(testing::error_of<BlockScaled>(130, 128, 128, scale_a, scale_b, a, b, d),
             where +
-                ": kernel MatmulFp8_f8e4m3_f8e4m3_bf16_true: m must be a multiple of 4: TMA reads A's scales "
+                ": kernel MatmulFp8_f8e4m3_f8e4m3_bf16_BlockScales: m must be a multiple of 4: TMA reads A's scales "
                 "[k / 128, m] in rows of whole 16 bytes (this launch has m = 130)");
   const std::vector<bf16> got = d.download(), poison = cli::poisoned<bf16>(got.size());
   EXPECT_EQ(std::memcmp(got.data(), poison.data(), got.size() * sizeof(bf16)), 0);  // the kernel did not run

@@ -1,6 +1,6 @@
 // The 8-bit GEMM's registrations: fp8 (e4m3 x e4m3 and e5m2 x e4m3) into bf16 with per-tensor
-// scales, e4m3 x e4m3 with block scales, and 8-bit integers (i8 x i8, u8 x i8) into bf16 with
-// per-tensor scales.
+// scales, e4m3 x e4m3 with row scales and with block scales, and 8-bit integers (i8 x i8, u8 x i8)
+// into bf16 with per-tensor scales, and i8 x i8 with row scales.
 #include "fp8_gemm.hpp"
 
 #include <cmath>
@@ -34,13 +34,14 @@ template <class T> std::pair<float, float> operand_range() {
     return {0.0f, 255.9f};
 }
 
-// Random operands, per-tensor scales, a poisoned output, and a reference that decodes every value
-// exactly and accumulates in double precision. fp8 sums keep about 14 bits at the tensor cores
-// (kLowPrecisionGemmTolerance); integer sums are exact, so only the f32 scaling and the rounding to
-// bf16 (2^-8 relative) are allowed.
-template <class A, class B> KernelEntry per_tensor_example(std::string name, std::string description) {
-  using S = hopper::MatmulFp8<A, B, bf16>;
-  constexpr bool integer = std::is_integral_v<A>;
+// Random operands, per-tensor scales or random row scales (RowScales), a poisoned output, and a
+// reference that decodes every value exactly and accumulates in double precision. fp8 sums keep
+// about 14 bits at the tensor cores (kLowPrecisionGemmTolerance); integer sums are exact, so only the
+// f32 scaling and the rounding to bf16 (2^-8 relative) are allowed.
+template <class A, class B, class Scaling = hopper::TensorScales>
+KernelEntry scaled_example(std::string name, std::string description) {
+  using S = hopper::MatmulFp8<A, B, bf16, Scaling>;
+  constexpr bool integer = std::is_integral_v<A>, row_scaled = S::row_scaled;
   KernelEntry e;
   e.name = std::move(name);
   e.description = std::move(description);
@@ -57,11 +58,22 @@ template <class A, class B> KernelEntry per_tensor_example(std::string name, std
     Buffer<B> db(dev, b);
     Buffer<bf16> dd(dev, poisoned<bf16>(size_t(m) * n));
     Kernel<S> kernel(dev, opt);
-    kernel(m, n, k, scale_a, scale_b, da, db, dd);
+    // Per-tensor scales are the row scales' special case, so one reference serves both.
+    std::vector<float> token_scales(size_t(m), scale_a), channel_scales(size_t(n), scale_b);
+    if constexpr (row_scaled) {
+      token_scales = random_vector<float>(size_t(m), 6, scale_a / 2, scale_a * 2);
+      channel_scales = random_vector<float>(size_t(n), 7, scale_b / 2, scale_b * 2);
+    }
+    Buffer<float> d_token_scales(dev, token_scales), d_channel_scales(dev, channel_scales);
+    if constexpr (row_scaled)
+      kernel(m, n, k, d_token_scales, d_channel_scales, da, db, dd);
+    else
+      kernel(m, n, k, scale_a, scale_b, da, db, dd);
+    const auto scale = [&](int i, int j, int) { return double(token_scales[size_t(i)]) * channel_scales[size_t(j)]; };
     dev.synchronize();
-    RunResult r = check_8bit_gemm(
-        dd.download(), a, b, m, n, k, [&](int, int, int) { return double(scale_a) * scale_b; },
-        integer ? cli::GemmTolerance{1e-6, 1.0 / 256, 0} : cli::kLowPrecisionGemmTolerance, label);
+    RunResult r =
+        check_8bit_gemm(dd.download(), a, b, m, n, k, scale,
+                        integer ? cli::GemmTolerance{1e-6, 1.0 / 256, 0} : cli::kLowPrecisionGemmTolerance, label);
     r.stats = kernel.stats();
     return r;
   };
@@ -69,7 +81,12 @@ template <class A, class B> KernelEntry per_tensor_example(std::string name, std
     A* pa = nullptr;
     B* pb = nullptr;
     bf16* pd = nullptr;
-    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), 1.0f, 1.0f, pa, pb, pd);
+    if constexpr (row_scaled) {
+      float* scales = nullptr;
+      return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), scales, scales, pa, pb, pd);
+    } else {
+      return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), 1.0f, 1.0f, pa, pb, pd);
+    }
   });
   return e;
 }
@@ -77,7 +94,7 @@ template <class A, class B> KernelEntry per_tensor_example(std::string name, std
 // The block-scaled form: random scales per row and 128 columns of A (stored M-major, [k / 128, m])
 // and per 128 x 128 block of B.
 KernelEntry fp8_gemm_block_scaled_example() {
-  using S = hopper::MatmulFp8<f8e4m3, f8e4m3, bf16, true>;
+  using S = hopper::MatmulFp8<f8e4m3, f8e4m3, bf16, hopper::BlockScales>;
   KernelEntry e;
   e.name = "fp8_gemm_block_scaled";
   e.description =
@@ -118,16 +135,21 @@ KernelEntry fp8_gemm_block_scaled_example() {
 }  // namespace
 
 std::vector<KernelEntry> fp8_gemm_examples() {
-  return {per_tensor_example<f8e4m3, f8e4m3>("fp8_gemm",
-                                             "fp8 GEMM (e4m3 x e4m3 into bf16, per-tensor scales): wgmma m64nNk32 in "
-                                             "the Hopper ladder's persistent, warp-specialized structure"),
-          per_tensor_example<f8e5m2, f8e4m3>("fp8_gemm_e5m2", "fp8 GEMM with e5m2 A (gradients) and e4m3 B"),
+  using hopper::RowScales;
+  return {scaled_example<f8e4m3, f8e4m3>("fp8_gemm",
+                                         "fp8 GEMM (e4m3 x e4m3 into bf16, per-tensor scales): wgmma m64nNk32 in "
+                                         "the Hopper ladder's persistent, warp-specialized structure"),
+          scaled_example<f8e5m2, f8e4m3>("fp8_gemm_e5m2", "fp8 GEMM with e5m2 A (gradients) and e4m3 B"),
+          scaled_example<f8e4m3, f8e4m3, RowScales>(
+              "fp8_gemm_rowwise", "fp8 GEMM with a scale per row of A (token) and per row of B (output channel)"),
           fp8_gemm_block_scaled_example(),
-          per_tensor_example<int8_t, int8_t>("int8_gemm",
-                                             "int8 GEMM (i8 x i8, exact s32 sums, into bf16 with per-tensor scales): "
-                                             "the fp8 GEMM's structure with wgmma m64nNk32.s32"),
-          per_tensor_example<uint8_t, int8_t>("int8_gemm_u8",
-                                              "int8 GEMM with u8 A (asymmetrically quantized activations) and i8 B")};
+          scaled_example<int8_t, int8_t>("int8_gemm",
+                                         "int8 GEMM (i8 x i8, exact s32 sums, into bf16 with per-tensor scales): "
+                                         "the fp8 GEMM's structure with wgmma m64nNk32.s32"),
+          scaled_example<uint8_t, int8_t>("int8_gemm_u8",
+                                          "int8 GEMM with u8 A (asymmetrically quantized activations) and i8 B"),
+          scaled_example<int8_t, int8_t, RowScales>(
+              "int8_gemm_rowwise", "int8 GEMM with per-token and per-channel scales (SmoothQuant's W8A8)")};
 }
 
 }  // namespace tessel::examples

@@ -10,11 +10,18 @@
 
 namespace tessel::examples::hopper {
 
+// How MatmulFp8 scales its products, and what its scale parameters are.
+struct TensorScales {};  // two f32 scalars, one per operand
+struct RowScales {};     // f32 vectors: scale_a [m] (per token), scale_b [n] (per output channel)
+struct BlockScales {};   // DeepSeek-V3's fine-grained scales, below
+
 // An fp8 GEMM in the structure of the Hopper ladder's step 5: D = scale_a · scale_b · A Bᵀ, with A
 // [m, k] and B [n, k] in fp8 (A and B each e4m3 or e5m2), f32 accumulation and D [m, n] in `Out`
-// (bf16 or f16), per-tensor scales; or, with BlockScaled, DeepSeek-V3's fine-grained scales. With
-// 8-bit integer operands (i8 or u8 each) it is an int8 GEMM: the products are summed exactly in an
-// s32 accumulator, whose f32 value the per-tensor scales then scale.
+// (bf16 or f16), per-tensor scales; with RowScales, D[i][j] is scaled by scale_a[i] · scale_b[j]
+// (activations quantized per token, weights per channel, as vLLM's and PyTorch's rowwise scaled GEMMs
+// take them); with BlockScales, DeepSeek-V3's fine-grained scales. With 8-bit integer operands (i8 or
+// u8 each) it is an int8 GEMM: the products are summed exactly in an s32 accumulator, whose f32 value
+// the per-tensor or row scales then scale (SmoothQuant's W8A8).
 //
 // wgmma reads 8-bit operands K-major only (it transposes 16-bit types alone), so both A and B keep
 // k contiguous, as cuBLASLt's fp8 and int8 GEMMs also require ("TN"). One k-tile is 128 elements: a
@@ -23,7 +30,10 @@ namespace tessel::examples::hopper {
 // drain with m64nNk32 wgmma; each tile's accumulator is scaled, converted, written to a shared
 // tile by 64-column blocks and stored with TMA while the next tile's loads are under way.
 //
-// BlockScaled: A has a scale per row and 128 columns (activations quantized 1 x 128), stored M-major
+// RowScales: a tile's scales are read from global memory by the consumers after their last k-tile's
+// mma is issued, so that the loads' latency hides under it.
+//
+// BlockScales: A has a scale per row and 128 columns (activations quantized 1 x 128), stored M-major
 // as cuBLASLt and DeepGEMM take them ([cdiv(k, 128), m] f32, m a multiple of 4 so that its rows
 // are whole 16-byte units for TMA), B one per 128 x 128 block ([cdiv(n, 128), cdiv(k, 128)]:
 // weights), and the kernel takes pointers to them instead of two per-tensor scales. A k-tile's A
@@ -34,7 +44,9 @@ namespace tessel::examples::hopper {
 // products are summed at the tensor cores' fp8 accumulation precision. The next k-tile's B scale
 // loads while the mma runs. The tile is 128 (or 64) x 128, so that one B scale covers it; the two
 // consumer warpgroups, each waiting for its own mma, promote while the other's runs.
-template <class A, class B = A, class Out = bf16, bool BlockScaled = false> struct MatmulFp8 : Script {
+template <class A, class B = A, class Out = bf16, class Scaling = TensorScales> struct MatmulFp8 : Script {
+  static constexpr bool block_scaled = std::is_same_v<Scaling, BlockScales>;
+  static constexpr bool row_scaled = std::is_same_v<Scaling, RowScales>;
   int block_m = 128, block_n = 256, block_k = 128;
   int stages = 3;
   int swizzle_size = 4;
@@ -50,19 +62,19 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
   static constexpr const char* exact_sizes[] = {"n", "k"};
 
   // The first candidate is the configuration above: 3 stages of 128 x 256 and the output tile fill
-  // shared memory; 128 x 128 tiles leave room for 6 (5 beside BlockScaled's scales). The last ones,
+  // shared memory; 128 x 128 tiles leave room for 6 (5 beside the block scales). The last ones,
   // one consumer warpgroup of 64 rows, are for a few rows (decode), where 128-row tiles leave most
   // multiprocessors without a tile; 4 stages of two chunks each hold as many bytes as 8 of one, and
   // 112 columns make 128 tiles of 64 x 112 over n = 7168 for 132 multiprocessors where 128 make 112.
   MatmulFp8() {
-    if (BlockScaled) {
+    if (block_scaled) {
       block_n = 128;
       stages = 5;
     }
   }
   static Space space() {
     using S = MatmulFp8;
-    if (BlockScaled)
+    if (block_scaled)
       return tune("swizzle_size", &S::swizzle_size, {4, 8}) * tune("block_m, consumer_warpgroups, stages",
                                                                    {&S::block_m, &S::consumer_warpgroups, &S::stages},
                                                                    {{128, 2, 5}, {64, 1, 8}});
@@ -72,10 +84,12 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
                 {{128, 2, 256, 3, 1}, {128, 2, 128, 6, 1}, {64, 1, 128, 8, 1}, {64, 1, 128, 4, 2}, {64, 1, 112, 4, 2}});
   }
   static constexpr bool integer = std::is_integral_v<A>;
-  static_assert(std::is_integral_v<B> == integer && !(integer && BlockScaled),
+  static_assert(std::is_integral_v<B> == integer && !(integer && block_scaled),
                 "A and B are both fp8 or both 8-bit integers, and block scales are for fp8");
   using Accumulator = std::conditional_t<integer, int32_t, float>;
-  using Scales = std::conditional_t<BlockScaled, Ptr<float>, Float32>;
+  static_assert(std::is_same_v<Scaling, TensorScales> || row_scaled || block_scaled,
+                "Scaling is TensorScales, RowScales or BlockScales");
+  using Scales = std::conditional_t<std::is_same_v<Scaling, TensorScales>, Float32, Ptr<float>>;
   static constexpr int scale_block = 128;  // the columns (and B's rows) one block scale covers
 
   static constexpr int producer_registers = 40;
@@ -102,10 +116,10 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
     const std::vector<Dim> epilogue_shape = {block_n / epilogue_columns, block_m, epilogue_columns};
     auto s_d = epilogue_columns == epilogue_n ? shared_tensor<Out>(epilogue_shape, Swizzle::b128)
                                               : shared_tensor<Out>(epilogue_shape);
-    // BlockScaled: A's scales of a k-tile's rows come with its stage (scale_a is [k / 128, m]).
+    // Block scales: A's scales of a k-tile's rows come with its stage (scale_a is [k / 128, m]).
     std::optional<GlobalTensor> g_scale_a;
     std::optional<SharedTensor> s_scales;
-    if constexpr (BlockScaled) {
+    if constexpr (block_scaled) {
       if (k_chunks != 1)
         throw Error("fp8_gemm_block_scaled: k_chunks must be 1; a stage's scales cover 128 columns of k");
       require(m % 4 == 0, "m must be a multiple of 4: TMA reads A's scales [k / 128, m] in rows of whole 16 bytes");
@@ -149,7 +163,8 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
       for (Int32 tile : range(blockIdx.x, num_tiles, gridDim.x)) {
         auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
         auto acc = register_tensor<Accumulator>({block_m, block_n}, 0);
-        if constexpr (BlockScaled) {
+        std::optional<RegisterTensor> token_scales, channel_scales;  // RowScales: [block_m, 1] and [1, block_n]
+        if constexpr (block_scaled) {
           auto g_scale_b = global_view(scale_b, {cdiv(n, scale_block), cdiv(k, scale_block)});
           auto b_scale_of = [&](const Int32& i) { return load_global(g_scale_b, {n_block, i}, {1, 1}); };
           auto b_scale = b_scale_of(0);
@@ -184,6 +199,10 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
                 [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
             tma_pipe.consumer_advance();
           }
+          if constexpr (row_scaled) {
+            token_scales = load_global(global_view(scale_a, {m, 1}), {m_block * block_m, 0}, {block_m, 1});
+            channel_scales = load_global(global_view(scale_b, {1, n}), {0, n_block * block_n}, {1, block_n});
+          }
           wgmma.wait_group(0);
           if_(k_tiles > 0,
               [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
@@ -192,12 +211,13 @@ template <class A, class B = A, class Out = bf16, bool BlockScaled = false> stru
         single_thread([&] { tma.wait_group(0, true); });
         sync();
         auto out = [&] {
-          if constexpr (BlockScaled)
-            return acc.template to<Out>();
-          else if constexpr (integer)
-            return (acc.template to<float>() * (scale_a * scale_b)).template to<Out>();
+          RegisterTensor sums = integer ? acc.template to<float>() : acc;
+          if constexpr (block_scaled)
+            return sums.template to<Out>();
+          else if constexpr (row_scaled)
+            return (sums * *token_scales * *channel_scales).template to<Out>();
           else
-            return (acc * (scale_a * scale_b)).template to<Out>();
+            return (sums * (scale_a * scale_b)).template to<Out>();
         }();
         for (int j = 0; j < block_n / epilogue_columns; ++j)
           store_shared(s_d[j], out.slice({0, j * epilogue_columns}, {block_m, epilogue_columns}));
