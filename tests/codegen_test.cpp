@@ -141,6 +141,20 @@ TEST(Codegen, IntegerDotNamesEachOperandsSignedness) {
   EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u);
 }
 
+TEST(Codegen, Fp8DotUsesTheFp8MmaWithPackedOperands) {
+  Kernel<testing::Fp8MixedDot> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string src =
+      k.cuda_source(128, 128, 128, (f8e5m2*)nullptr, (f8e4m3*)nullptr, (float*)nullptr, (float*)nullptr);
+  EXPECT_TRUE(testing::file_check(src, R"(
+    CHECK: // dot on tensor cores: mma.sync m16n8k32, 2x2 warps
+    CHECK: asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" : "+f"(acc[0]),
+  )")) << src;
+  for (const char* arch : {"sm_90a", "sm_100a"}) {
+    runtime::CompileRequest req{src, "Fp8MixedDot", arch, {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+    EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u) << arch;
+  }
+}
+
 TEST(Codegen, SharedStoresAreVectorizedWhereRowsAllowIt) {
   const std::string src = examples::find_example("ampere_v3_mma").cuda({128, 128, 64}, "sm_80");
   EXPECT_TRUE(testing::file_check(src, R"(

@@ -53,6 +53,8 @@ Kernel every_kind() {
   auto part = tile(DType::F32, {8, 32}, "part"), prefix = tile(DType::F32, {8, 32}, "prefix");
   auto swapped = tile(DType::F32, {32, 8}, "swapped");
   auto bits = tile(DType::U32, {8, 32}, "bits"), index = tile(DType::I32, {8, 32}, "index");
+  auto single = tile(DType::F32, {1, 1}, "single");
+  auto picked = make_var(Type{DType::F32}, "picked");
   auto a = tile(DType::F16, {32, 16}, "a"), b = tile(DType::F16, {16, 32}, "b");
   auto acc = tile(DType::F32, {32, 32}, "acc"), d = tile(DType::F32, {32, 32}, "d");
   auto zeros = [](int k) { return std::vector<Expr>(size_t(k), const_int(0)); };
@@ -102,6 +104,9 @@ Kernel every_kind() {
       std::make_shared<CastTensorNode>(at(16), as_int, y),
       std::make_shared<BitcastTensorNode>(at(16), bits, y),
       std::make_shared<IotaNode>(at(16), index, 1),
+      std::make_shared<AllocRegisterNode>(at(16), single, const_float(3.0)),
+      std::make_shared<DeclareNode>(at(16), picked, const_float(0.0)),
+      std::make_shared<TileElementNode>(at(16), picked, single),
       std::make_shared<ReduceNode>(at(17), row, ReduceOp::Max, y, 1),
       std::make_shared<ScanNode>(at(17), prefix, ReduceOp::Sum, y, 1, true),
       std::make_shared<CopyRegisterNode>(at(18), r, y),
@@ -349,6 +354,7 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "sync group",
                             "setmaxnreg.dec 40",
                             "= convert_layout(%ones_shuffled)",
+                            "%picked = item(%single)",
                             "trace_region \"moving\" begins",
                             "= fast_divmod(",
                             "blocks=[2] cluster=[2, 1, 1]",

@@ -235,9 +235,7 @@ TEST(LayoutInference, BroadcastOperandIsCheckedAgainstTheInferredResult) {
                      ") does not place its elements in the threads that need them for the result " +
                      Layout::distributed({M, N}, 128, 4).str() +
                      "; give the operands matching layouts (for a reduced tile, use the reduced layout of the other "
-                     "operand), or create the operand in the layout the result needs (load it again, or from shared "
-                     "memory after a sync()): some of its elements are needed in warps that hold none of them, which "
-                     "convert_layout cannot reach");
+                     "operand), or move the operand with convert_layout(x, layout)");
 }
 
 // The same within one warp: each lane holds one element of the row, and each thread of the result

@@ -101,4 +101,49 @@ inline void check_layout_conversions(const Device& dev, const sim::Options& opti
   for (size_t i = 0; i < h.size(); ++i) ASSERT_EQ(float(got[i]), float(h[i])) << i;
 }
 
+// Layout conversions across warps, through shared memory, in a block of four warps. x [64, 128]
+// (f32) is read in two halves of 32 rows, each in a layout whose warps hold 8 rows, converted to one
+// whose warps hold 32 columns (the second half reuses the scratch the first went through), and
+// stored doubled to y. r [1, 64] (f16), one element per thread of the first two warps, is converted
+// so that every thread holds the whole row, and multiplied by c [128, 1], a row per thread: every
+// thread's copy of the row shows in outer [128, 64] = c rᵀ.
+struct ConvertsLayoutsAcrossWarps : Script {
+  void operator()(Ptr<float> x, Ptr<float> y, Ptr<f16> r, Ptr<float> c, Ptr<float> outer) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    const Layout rows_by_warp = Layout::spatial({32, 4}) * Layout::local({1, 32});
+    const Layout columns_by_warp = Layout::column_spatial({32, 4}) * Layout::local({1, 32});
+    for (Int32 half : range(0, 2)) {
+      auto rows = load_global(global_view(x, {64, 128}), {half * 32, 0}, {32, 128}, rows_by_warp);
+      store_global(global_view(y, {64, 128}), convert_layout(rows, columns_by_warp) * 2.0f, {half * 32, 0});
+    }
+    auto row =
+        load_global(global_view(r, {1, 64}), {0, 0}, {1, 64}, Layout::spatial({1, 64}) * Layout::replicated(2, 2));
+    auto everywhere = convert_layout(row, Layout::replicated(2, 128) * Layout::local({1, 64}));
+    auto column = load_global(global_view(c, {128, 1}), {0, 0}, {128, 1}, Layout::spatial({128, 1}));
+    store_global(global_view(outer, {128, 64}),
+                 fma(column, everywhere.to<float>(),
+                     register_tensor<float>({128, 64}, 0.0f, Layout::spatial({128, 1}) * Layout::local({1, 64}))),
+                 {0, 0});
+  }
+};
+
+inline void check_layout_conversions_across_warps(const Device& dev, const sim::Options& options = {}) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<float> x(size_t(64) * 128), c(128);
+  std::vector<f16> r(64);
+  for (float& v : x) v = dist(rng);
+  for (float& v : c) v = dist(rng);
+  for (f16& v : r) v = f16(dist(rng));
+  Buffer<float> dx(dev, x), y(dev, std::vector<float>(x.size(), -1e30f)), dc(dev, c),
+      outer(dev, std::vector<float>(size_t(128) * 64, -1e30f));
+  Buffer<f16> dr(dev, r);
+  Kernel<ConvertsLayoutsAcrossWarps>(dev, KernelOptions{.sim = options})(dx, y, dr, dc, outer);
+  const std::vector<float> got_y = y.download(), got_outer = outer.download();
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got_y[i], 2.0f * x[i]) << i;
+  for (size_t i = 0; i < 128; ++i)
+    for (size_t j = 0; j < 64; ++j) ASSERT_EQ(got_outer[i * 64 + j], c[i] * float(r[j])) << i << "," << j;
+}
+
 }  // namespace tessel::testing

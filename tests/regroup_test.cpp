@@ -4,6 +4,7 @@
 #include "regroup_kernels.hpp"
 #include "simulate.hpp"
 #include "source_line.hpp"
+#include "tessel/ir/printer.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -95,7 +96,7 @@ TEST(Regroup, AReshapeThatMovesDataBetweenThreadsIsRefused) {
                 source_at("tests/regroup_test.cpp", "auto t = load_global(global_view(x, {96})") +
                 " (layout[96](d0=32x3; threads=d0.0; local=d0.1)) cannot be regrouped so without moving elements "
                 "between threads; give it a layout whose threads hold the elements the result keeps together, or "
-                "move them there with convert_layout(x, layout) (warp shuffles)");
+                "move them there with convert_layout(x, layout)");
 }
 
 TEST(Regroup, ConvertLayoutMovesElementsByWarpShuffles) {
@@ -137,28 +138,49 @@ TEST(Regroup, ConvertLayoutWithoutALayoutTakesThatOfItsUse) {
   }
 }
 
-// Rows 8..15 of the new layout's first warp are held by the second warp in the old one.
-struct ConvertLayoutAcrossWarps : Script {
-  void operator()(Ptr<float> x) {
+TEST(Regroup, ConvertLayoutAcrossWarpsUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) check_layout_conversions_across_warps(Device::simulator(), o);
+}
+
+// A conversion that shuffles can do keeps to them; one across warps goes through its scratch
+// between two barriers of the block.
+TEST(Regroup, ConvertLayoutAcrossWarpsGoesThroughSharedMemory) {
+  Kernel<ConvertsLayoutsAcrossWarps> across(Device::simulator(), KernelOptions{"sm_90a"});
+  Kernel<ConvertsLayouts> within(Device::simulator(), KernelOptions{"sm_90a"});
+  float* f = nullptr;
+  f16* h = nullptr;
+  const std::string ir = ir::print(*across.lowered(f, f, h, f, f)), ir_within = ir::print(*within.lowered(f, f, h, h));
+  EXPECT_NE(ir.find("= convert_layout(%r) through %r_relayout barrier=0"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("= convert_layout(%r.3) through %r_relayout.1 barrier=0"), std::string::npos) << ir;
+  EXPECT_EQ(ir_within.find("_relayout"), std::string::npos) << ir_within;
+  EXPECT_GT(across.cubin(f, f, h, f, f).size(), 0u);
+}
+
+// Across warps in a thread group of two warps, whose named barrier it takes.
+struct ConvertLayoutInAGroup : Script {
+  void operator()(Ptr<float> x, Ptr<float> y) {
     attrs.blocks = 1;
-    attrs.warps = 2;
-    auto t = load_global(global_view(x, {16, 32}), {0, 0}, {16, 32}, Layout::spatial({8, 8}) * Layout::local({2, 4}));
-    store_global(global_view(x, {16, 32}), convert_layout(t, Layout::local({2, 4}) * Layout::spatial({8, 8})), {0, 0});
+    attrs.warps = 4;
+    thread_group(64, 64, [&] {
+      auto t = load_global(global_view(x, {16, 32}), {0, 0}, {16, 32}, Layout::spatial({8, 8}) * Layout::local({2, 4}));
+      store_global(global_view(y, {16, 32}), convert_layout(t, Layout::local({2, 4}) * Layout::spatial({8, 8})),
+                   {0, 0});
+    });
   }
 };
 
-TEST(Regroup, ConvertLayoutKeepsElementsWithinTheirWarp) {
-  Buffer<float> x(Device::simulator(), std::vector<float>(512, 1.0f));
-  EXPECT_EQ(
-      error_of<ConvertLayoutAcrossWarps>(x),
-      source_at("tests/regroup_test.cpp", "convert_layout(t, Layout::local({2, 4})") +
-          ": convert_layout of the tile created at " +
-          source_at("tests/regroup_test.cpp", "auto t = load_global(global_view(x, {16, 32}), {0, 0}, {16, 32},") +
-          " from layout[16,32](d0=8x2 d1=8x4; threads=d0.0,d1.0; "
-          "local=d0.1,d1.1) to layout[16,32](d0=2x8 d1=4x8; threads=d0.1,d1.1; local=d0.0,d1.0): element (8, "
-          "0) is held by thread 0 of the group in the new layout, but by no thread of its warp in the old "
-          "one; warp shuffles move elements within a warp only: store the tile to shared memory, sync(), "
-          "and load it in the new layout");
+TEST(Regroup, ConvertLayoutAcrossTheWarpsOfAThreadGroup) {
+  std::vector<float> x(512);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) * 0.5f - 7.0f;
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> dx(Device::simulator(), x), y(Device::simulator(), std::vector<float>(512, -1e30f));
+    Kernel<ConvertLayoutInAGroup>(Device::simulator(), KernelOptions{.sim = o})(dx, y);
+    EXPECT_EQ(y.download(), x);
+  }
+  float* f = nullptr;
+  const std::string ir =
+      ir::print(*Kernel<ConvertLayoutInAGroup>(Device::simulator(), KernelOptions{"sm_90a"}).lowered(f, f));
+  EXPECT_NE(ir.find("through %r_relayout barrier=1"), std::string::npos) << ir;
 }
 
 }  // namespace

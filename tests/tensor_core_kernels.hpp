@@ -2,6 +2,7 @@
 // and on the GPU by tests/gpu/tensor_core_gpu_test.cpp.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -77,6 +78,64 @@ template <class S = IntegerDot> void check_integer_dot(const Device& device, int
       ASSERT_EQ(got[size_t(i) * n + j], int32_t(uint32_t(uint64_t(exact)))) << "element " << i << ", " << j;
     }
   EXPECT_GT(wrapped, 0) << "the inputs should exercise wrapping";
+}
+
+// C = A @ B + C0 on fp8 tensor cores (mma.sync m16n8k32, sm_89 and newer): A [m, k] and B^T [n, k]
+// row-major, each e4m3 or e5m2; C0 and C [m, n] in f32. The same structure as IntegerDotOf.
+template <class A, class B> struct Fp8DotOf : Script {
+  using a_type = A;
+  using b_type = B;
+  static constexpr int block_m = 64, block_n = 64, block_k = 64;
+  void operator()(Int32 m, Int32 n, int k, Ptr<A> a, Ptr<B> bt, Ptr<float> c0, Ptr<float> c) {
+    attrs.blocks = {cdiv(m, block_m), cdiv(n, block_n)};
+    attrs.warps = 4;
+    Int32 offset_m = blockIdx.x * block_m;
+    Int32 offset_n = blockIdx.y * block_n;
+    auto g_a = global_view(a, {m, k});
+    auto g_bt = global_view(bt, {n, k});
+    auto s_a = shared_tensor<A>({block_m, block_k});
+    auto s_bt = shared_tensor<B>({block_n, block_k});
+    auto acc = load_global(global_view(c0, {m, n}), {offset_m, offset_n}, {block_m, block_n});
+    for (Int32 offset_k : range(0, k, block_k)) {
+      store_shared(s_a, load_global(g_a, {offset_m, offset_k}, {block_m, block_k}));
+      store_shared(s_bt, load_global(g_bt, {offset_n, offset_k}, {block_n, block_k}));
+      sync();
+      acc = dot(load_shared(s_a), load_shared(s_bt.transpose()), acc);  // fp8 mma.sync
+      sync();
+    }
+    store_global(global_view(c, {m, n}), acc, {offset_m, offset_n});
+  }
+};
+
+struct Fp8Dot : Fp8DotOf<f8e4m3, f8e4m3> {};
+struct Fp8MixedDot : Fp8DotOf<f8e5m2, f8e4m3> {};
+
+// Operands of halves in [-2, 2] (exact in both fp8 formats) and accumulators of quarters, so that
+// every product and partial sum is a multiple of 1/4 below 2^11: exact however the tensor cores
+// round their sums, and comparable bit for bit.
+template <class S = Fp8Dot> void check_fp8_dot(const Device& device, int m, int n, int k, uint64_t seed) {
+  using A = typename S::a_type;
+  using B = typename S::b_type;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> half_steps(-4, 4), quarter_steps(-400, 400);
+  std::vector<A> a(size_t(m) * k);
+  std::vector<B> bt(size_t(n) * k);
+  for (auto& x : a) x = A(half_steps(rng) * 0.5f);
+  for (auto& x : bt) x = B(half_steps(rng) * 0.5f);
+  std::vector<float> c0(size_t(m) * n);
+  for (float& x : c0) x = quarter_steps(rng) * 0.25f;
+  Buffer<A> da(device, a);
+  Buffer<B> dbt(device, bt);
+  Buffer<float> dc0(device, c0), dc(device, std::vector<float>(size_t(m) * n, NAN));
+  Kernel<S> kernel(device);
+  kernel(m, n, k, da, dbt, dc0, dc);
+  const std::vector<float> got = dc.download();
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double exact = c0[size_t(i) * n + j];
+      for (int kk = 0; kk < k; ++kk) exact += double(float(a[size_t(i) * k + kk])) * float(bt[size_t(j) * k + kk]);
+      ASSERT_EQ(got[size_t(i) * n + j], float(exact)) << "element " << i << ", " << j;
+    }
 }
 
 // C = (A @ B^T) as f16, written to global memory through a shared tile (an epilogue): the f16

@@ -1,5 +1,6 @@
 // Tensor-core kernels on the simulator against host references.
 #include "expect_error.hpp"
+#include "source_line.hpp"
 #include "tensor_core_kernels.hpp"
 
 namespace tessel::testing {
@@ -14,6 +15,11 @@ TEST(TensorCore, IntegerDotTakesEitherSignednessForEachOperand) {
   check_integer_dot<UnsignedSignedDot>(Device::simulator(), 64, 64, 128, 3);
   check_integer_dot<SignedUnsignedDot>(Device::simulator(), 100, 72, 64, 4);
   check_integer_dot<UnsignedDot>(Device::simulator(), 64, 64, 128, 5);
+}
+
+TEST(TensorCore, Fp8DotMatchesTheHostReference) {
+  check_fp8_dot(Device::simulator(), 64, 64, 128, 6);
+  check_fp8_dot<Fp8MixedDot>(Device::simulator(), 100, 72, 64, 7);  // partial blocks: loads fill with zeros
 }
 
 int dot_line = 0;
@@ -33,8 +39,20 @@ TEST(TensorCore, DotRefusesOperandsTensorCoresDoNotTake) {
   const std::string got = error_of_call(
       [] { Kernel<UnsignedIntoFloat>(Device::simulator()).cuda_source((u8*)nullptr, (i8*)nullptr, (float*)nullptr); });
   EXPECT_EQ(got, fmt::format("{}:{}: dot: tensor cores take f16 or bf16 operands of one type with an f32 accumulator, "
-                             "or i8 or u8 operands (either signedness each) with an i32 accumulator; got u8 @ i8 + f32",
+                             "fp8 operands (e4m3 or e5m2 each) with an f32 accumulator, or i8 or u8 operands (either "
+                             "signedness each) with an i32 accumulator; got u8 @ i8 + f32",
                              __FILE__, dot_line));
+}
+
+// fp8 operands take mma.sync from sm_89, so an sm_80 kernel cannot have them.
+TEST(TensorCore, Fp8DotNeedsSm90a) {
+  const std::string got = error_of_call([] {
+    Kernel<Fp8Dot>(Device::simulator(), KernelOptions{"sm_80"})
+        .cuda_source(64, 64, 64, (f8e4m3*)nullptr, (f8e4m3*)nullptr, (float*)nullptr, (float*)nullptr);
+  });
+  EXPECT_EQ(got, source_at("tests/tensor_core_kernels.hpp", "// fp8 mma.sync") +
+                     ": dot of f8e4m3 @ f8e4m3 runs mma.sync on fp8 operands, which needs sm_89 or newer (sm_90a of "
+                     "the targets); the kernel is compiled for sm_80");
 }
 
 }  // namespace

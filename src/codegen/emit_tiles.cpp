@@ -335,6 +335,11 @@ void emit_Iota(Emitter& e, const ir::IotaNode& n) {
   e.close();
 }
 
+void emit_TileElement(Emitter& e, const ir::TileElementNode& n) {
+  e.header(n, "item");
+  e.line(fmt::format("{} = {}[0];", e.expr(n.result), e.tile(n.a)));
+}
+
 void emit_CopyRegister(Emitter& e, const ir::CopyRegisterNode& n) {
   e.header(n, "copy");
   e.line("#pragma unroll");

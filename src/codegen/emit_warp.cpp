@@ -1,5 +1,6 @@
 // The warp instructions: shuffles (__shfl_*_sync), votes (__ballot_sync, __any_sync,
-// __all_sync) and relayouts (__shfl_sync per register and source register), over the whole warp.
+// __all_sync) and relayouts (__shfl_sync per register and source register within warps, shared
+// memory between two barriers across them), over whole warps.
 #include <fmt/ranges.h>
 
 #include <map>
@@ -57,36 +58,57 @@ std::string source_lane(const std::array<int, 32>& source, uint32_t lanes) {
   return bits.empty() ? "0" : fmt::format("int({})", fmt::join(bits, " | "));
 }
 
+// Across warps: the group's threads store their elements (the first replica of each) to the
+// scratch in row-major order (ir::relayout_scratch_slot), meet at the barrier, load the elements
+// of the new layout, and meet again so that the scratch is free for the next conversion.
+void emit_relayout_through_scratch(Emitter& e, const ir::RelayoutNode& n) {
+  const int per_skip = 128 / dtype_bytes(n.a->dtype);
+  const auto slot = [per_skip](const Layout& layout) {
+    const std::vector<std::string> c = layout.coord_exprs("t", "l");
+    std::string index = "0";
+    for (size_t d = 0; d < c.size(); ++d) index = fmt::format("({}) * {} + ({})", index, layout.shape()[d], c[d]);
+    return fmt::format("({0}) + ({0}) / {1}", index, per_skip);
+  };
+  e.declare_tile(n.out);
+  e.open("");
+  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  const std::vector<std::string> first_replica = first_replica_conditions(n.a->layout, "t");
+  e.open(first_replica.empty() ? "" : fmt::format("if ({})", fmt::join(first_replica, " && ")));
+  e.line("#pragma unroll");
+  e.line(fmt::format("for (int l = 0; l < {}; ++l) {} = {}[l];", n.a->layout.local_size(),
+                     shared_element(e, n.scratch, slot(n.a->layout)), e.tile(n.a)));
+  e.close();
+  emit_barrier(e, n.barrier);
+  e.line("#pragma unroll");
+  e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n.out->layout.local_size(), e.tile(n.out),
+                     shared_element(e, n.scratch, slot(n.out->layout))));
+  emit_barrier(e, n.barrier);
+  e.close();
+}
+
 }  // namespace
 
 void emit_Relayout(Emitter& e, const ir::RelayoutNode& n) {
   e.header(n, fmt::format("convert_layout {} -> {}", n.a->layout.str(), n.out->layout.str()));
-  const std::vector<ir::RelayoutSource> sources = ir::relayout_sources(n);
-  const int local = n.out->layout.local_size(), warps = (n.out->layout.num_threads() + 31) / 32;
-  // Warp w's lanes read [slot][lane] = (source lane, source slot); every warp must read alike, as
-  // the code is one for all.
-  const auto pattern = [&](int w, int l) {
+  if (n.scratch) return emit_relayout_through_scratch(e, n);
+  const std::optional<std::vector<ir::RelayoutSource>> sources = ir::shuffle_sources(n);
+  TESSEL_CHECK(sources, "convert_layout at {} across warps reached code generation without its scratch", n.loc.str());
+  const int local = n.out->layout.local_size();
+  // Lane i of every warp reads [slot] = (source lane, source slot), the same in every warp.
+  const auto pattern = [&](int l) {
     std::array<std::pair<int, int>, 32> p{};
     for (int i = 0; i < 32; ++i) {
-      const ir::RelayoutSource& s = sources[size_t(32 * w + i) * size_t(local) + size_t(l)];
-      p[size_t(i)] = {s.thread - 32 * w, s.slot};
+      const ir::RelayoutSource& s = (*sources)[size_t(i) * size_t(local) + size_t(l)];
+      p[size_t(i)] = {s.thread, s.slot};
     }
     return p;
   };
-  for (int w = 1; w < warps; ++w)
-    for (int l = 0; l < local; ++l)
-      if (pattern(w, l) != pattern(0, l))
-        throw Error(n.loc,
-                    fmt::format("convert_layout of the tile created at {} from {} to {}: warp {} of the group moves "
-                                "its elements otherwise than warp 0, which one shuffle sequence cannot do; "
-                                "give the tile layouts that repeat across warps",
-                                n.a->loc.str(), n.a->layout.str(), n.out->layout.str(), w));
   e.declare_tile(n.out);
   e.open("");
   e.line(fmt::format("const int lane = {} % 32;", e.thread_in_group()));
   const std::string out = e.tile(n.out), in = e.tile(n.a);
   for (int l = 0; l < local; ++l) {
-    const auto p = pattern(0, l);
+    const auto p = pattern(l);
     std::map<int, std::array<int, 32>> by_slot;  // source slot -> source lane of each lane
     std::map<int, uint32_t> lanes_of;
     bool in_place = true;

@@ -916,8 +916,8 @@ PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType a, DType b, DType acc
 
 PtxModifiers wgmma_modifiers(int n, DType a, DType b) {
   const bool half = (a == DType::F16 || a == DType::BF16) && b == a;
-  const bool integer = is_wgmma_integer(a) && is_wgmma_integer(b);
-  TESSEL_CHECK(half || integer || (is_wgmma_fp8(a) && is_wgmma_fp8(b)),
+  const bool integer = is_byte_integer(a) && is_byte_integer(b);
+  TESSEL_CHECK(half || integer || (is_fp8(a) && is_fp8(b)),
                "wgmma takes f16, bf16, fp8 or 8-bit integer operands, not {} and {}", dtype_name(a), dtype_name(b));
   return {{"n", std::to_string(n)},
           {"k", std::to_string(wgmma_k(b))},

@@ -122,7 +122,7 @@ std::optional<Scalar> converted_nan(DType from, DType to, Scalar v) {
 Scalar convert(DType from, DType to, Scalar v) {
   // An fp8 value widens through f16 to f32 (sm_90a's cvt, or the same decoding on sm_80) before it
   // converts further: a NaN becomes f32's canonical one, without its sign or payload.
-  if ((from == DType::F8E4M3 || from == DType::F8E5M2) && std::isnan(v.f) && from != to) {
+  if (is_fp8(from) && std::isnan(v.f) && from != to) {
     const Scalar canonical = from_bits(DType::F32, 0x7fffffffu);
     return to == DType::F32 ? canonical : convert(DType::F32, to, canonical);
   }

@@ -346,6 +346,10 @@ class Printer {
 
   void stmt(const BitcastTensorNode& n) { line(fmt::format("{} = bitcast({})", reg_decl(n.out), reg(n.a))); }
 
+  void stmt(const TileElementNode& n) {
+    line(fmt::format("{} = item({})", name(n.result.get(), n.result->name), reg(n.a)));
+  }
+
   void stmt(const IotaNode& n) { line(fmt::format("{} = arange(dim={})", reg_decl(n.out), n.dim)); }
 
   void stmt(const ReduceNode& n) {
@@ -372,7 +376,11 @@ class Printer {
     line(fmt::format("{} = {}", n.out ? reg_decl(n.out) : name(n.result.get(), n.result->name), call));
   }
 
-  void stmt(const RelayoutNode& n) { line(fmt::format("{} = convert_layout({})", reg_decl(n.out), reg(n.a))); }
+  void stmt(const RelayoutNode& n) {
+    const std::string across_warps =
+        n.scratch ? fmt::format(" through {} barrier={}", shared(n.scratch), n.barrier) : std::string();
+    line(fmt::format("{} = convert_layout({}){}", reg_decl(n.out), reg(n.a), across_warps));
+  }
 
   void stmt(const TraceMarkNode& n) {
     line(fmt::format("trace_region \"{}\" {}{}", n.name, n.begin ? "begins" : "ends",

@@ -17,13 +17,14 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
   if (b.shape()[0] != k || c.shape()[0] != m || c.shape()[1] != n)
     throw Error(loc, fmt::format("dot: shapes [{}] @ [{}] + [{}] do not match (want [m, k] @ [k, n] + [m, n])",
                                  fmt::join(a.shape(), ", "), fmt::join(b.shape(), ", "), fmt::join(c.shape(), ", ")));
-  const auto is_byte = [](DType t) { return t == DType::I8 || t == DType::U8; };
   const bool half =
       (a.dtype() == DType::F16 || a.dtype() == DType::BF16) && b.dtype() == a.dtype() && c.dtype() == DType::F32;
-  const bool bytes = is_byte(a.dtype()) && is_byte(b.dtype()) && c.dtype() == DType::I32;
-  if (!(half || bytes))
-    throw Error(loc, fmt::format("dot: tensor cores take f16 or bf16 operands of one type with an f32 accumulator, or "
-                                 "i8 or u8 operands (either signedness each) with an i32 accumulator; got {} @ {} + {}",
+  const bool bytes = is_byte_integer(a.dtype()) && is_byte_integer(b.dtype()) && c.dtype() == DType::I32;
+  const bool fp8 = is_fp8(a.dtype()) && is_fp8(b.dtype()) && c.dtype() == DType::F32;
+  if (!(half || bytes || fp8))
+    throw Error(loc, fmt::format("dot: tensor cores take f16 or bf16 operands of one type with an f32 accumulator, "
+                                 "fp8 operands (e4m3 or e5m2 each) with an f32 accumulator, or i8 or u8 operands "
+                                 "(either signedness each) with an i32 accumulator; got {} @ {} + {}",
                                  dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(c.dtype())));
   if (g.count % 32 != 0)
     throw Error(loc,

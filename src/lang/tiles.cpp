@@ -93,6 +93,31 @@ RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc, bool saturate) co
   return RegisterTensor(out);
 }
 
+ir::Expr RegisterTensor::element_as(DType t, SourceLoc loc) const {
+  if (!t_) throw Error(loc, "use of an unassigned RegisterTensor");
+  Builder& b = Builder::current(loc);
+  check_group(t_, "item<T>()", loc);
+  const int elements = std::accumulate(shape().begin(), shape().end(), 1, std::multiplies<>());
+  if (elements != 1)
+    throw Error(loc,
+                fmt::format("item<{}>() of {}: only a tile of one element has a value; slice that element out "
+                            "first (t.slice(offsets, {{{}}}))",
+                            dtype_name(t), tile_text(*this), fmt::join(std::vector<int>(shape().size(), 1), ", ")));
+  const ir::ThreadRange g = b.group(loc);
+  if (!g.whole_warps())
+    throw Error(loc, fmt::format("item<{}>() brings the element to every thread by warp shuffles, or across warps "
+                                 "through shared memory at a barrier of the thread group, which whole warps run, but "
+                                 "the thread group {} splits a warp",
+                                 dtype_name(t), g.str()));
+  const RegisterTensor value = dtype() == t ? *this : cast_to(t, loc);
+  auto everywhere = new_tile(t, shape(), Layout::replicated(int(shape().size()), g.count), t_->name, loc);
+  b.emit(ir::make<ir::RelayoutNode>(loc, everywhere, value.ir()));
+  ir::Var result = ir::make_var(ir::Type{t}, "item", loc);
+  b.emit(ir::make<ir::DeclareNode>(loc, result, is_float(t) ? ir::const_float(0, t) : ir::const_int(0, t)));
+  b.emit(ir::make<ir::TileElementNode>(loc, result, everywhere));
+  return result;
+}
+
 RegisterTensor RegisterTensor::bitcast_to(DType t, SourceLoc loc) const {
   if (!t_) throw Error(loc, "use of an unassigned RegisterTensor");
   Builder& b = Builder::current(loc);

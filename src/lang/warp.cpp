@@ -1,5 +1,5 @@
 // The warp instruction group: the Shuffle and Vote instructions, for kernel values and tiles; and
-// convert_layout, which moves a tile's elements by shuffles.
+// convert_layout, which moves a tile's elements by shuffles (or across warps through shared memory).
 #include "tessel/lang/warp.hpp"
 
 #include <fmt/ranges.h>
@@ -41,8 +41,9 @@ RegisterTensor relayout(const RegisterTensor& x, const Layout* layout, const Sou
   check_group(x.ir(), "convert_layout", loc);
   const ir::ThreadRange g = b.group(loc);
   if (!g.whole_warps())
-    throw Error(loc, fmt::format("convert_layout moves elements by warp shuffles, which whole warps run, but the "
-                                 "thread group {} splits a warp",
+    throw Error(loc, fmt::format("convert_layout moves elements by warp shuffles, or across warps through shared "
+                                 "memory at a barrier of the thread group, which whole warps run, but the thread "
+                                 "group {} splits a warp",
                                  g.str()));
   if (is_packed(x.dtype()))
     throw Error(loc, fmt::format("convert_layout does not take packed {} elements (the register tile created at {}); "

@@ -40,8 +40,8 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
                                  "[m, n])",
                                  fmt::join(a_shape, ", "), fmt::join(b_shape, ", "), fmt::join(acc.shape(), ", ")));
   const bool half = (a_type == DType::F16 || a_type == DType::BF16) && b.dtype() == a_type;
-  const bool fp8 = is_wgmma_fp8(a_type) && is_wgmma_fp8(b.dtype());
-  const bool integer = is_wgmma_integer(a_type) && is_wgmma_integer(b.dtype());
+  const bool fp8 = is_fp8(a_type) && is_fp8(b.dtype());
+  const bool integer = is_byte_integer(a_type) && is_byte_integer(b.dtype());
   if (!((half || fp8) && acc.dtype() == DType::F32) && !(integer && acc.dtype() == DType::I32))
     throw Error(loc, fmt::format("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, "
                                  "in any pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any "

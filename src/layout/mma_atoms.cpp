@@ -19,7 +19,8 @@ Layout mma_m16n8k16_b() { return Layout::local({2, 1}) * Layout::column_spatial(
 // c0..c3: row half, column pair.
 Layout mma_m16n8k16_c() { return Layout::local({2, 1}) * Layout::spatial({8, 4}) * Layout::local({1, 2}); }
 
-// a0..a15: column half, row half, column quad (one 32-bit register).
+// a0..a15: column half, row half, column quad (one 32-bit register). fp8's m16n8k32 fragments are
+// those of s8 (PTX ISA 9.7.14.5.8).
 Layout mma_m16n8k32_s8_a() {
   return Layout::local({1, 2}) * Layout::local({2, 1}) * Layout::spatial({8, 4}) * Layout::local({1, 4});
 }
@@ -29,17 +30,17 @@ Layout mma_m16n8k32_s8_b() { return Layout::local({2, 1}) * Layout::column_spati
 
 const MmaAtom& mma_atom(DType operand) {
   static const MmaAtom half{16, 8, 16, mma_m16n8k16_a(), mma_m16n8k16_b(), mma_m16n8k16_c()};
-  static const MmaAtom int8{16, 8, 32, mma_m16n8k32_s8_a(), mma_m16n8k32_s8_b(), mma_m16n8k16_c()};
+  static const MmaAtom eight_bit{16, 8, 32, mma_m16n8k32_s8_a(), mma_m16n8k32_s8_b(), mma_m16n8k16_c()};
   switch (operand) {
     case DType::F16:
     case DType::BF16: return half;
     case DType::I8:
-    case DType::U8: return int8;
+    case DType::U8:
+    case DType::F8E4M3:
+    case DType::F8E5M2: return eight_bit;
     case DType::Bool:
     case DType::I16:
     case DType::U16:
-    case DType::F8E4M3:
-    case DType::F8E5M2:
     case TESSEL_PACKED_DTYPES:
     case DType::I32:
     case DType::U32:

@@ -127,16 +127,15 @@ std::string_view tcgen05_kind_name(Tcgen05Kind k) {
 std::optional<Tcgen05Kind> tcgen05_kind(Tcgen05Operand a, Tcgen05Operand b, Tcgen05ScaleFormat scales) {
   // kind::f8f6f4's operands: fp8, or fp6 and fp4 in chunks of 16.
   const auto f8f6f4 = [](Tcgen05Operand o) {
-    if (o.type == DType::F8E4M3 || o.type == DType::F8E5M2) return true;
+    if (is_fp8(o.type)) return true;
     return o.chunks16 && (o.type == DType::F6E2M3 || o.type == DType::F6E3M2 || o.type == DType::F4E2M1);
   };
   const auto fp4_pairs = [](Tcgen05Operand o) { return o.type == DType::F4E2M1 && !o.chunks16; };
   const bool half = (a.type == DType::F16 || a.type == DType::BF16) && b.type == a.type;
-  const auto integer = [](Tcgen05Operand o) { return o.type == DType::I8 || o.type == DType::U8; };
   switch (scales) {
     case Tcgen05ScaleFormat::none:
       if (half) return Tcgen05Kind::f16;
-      if (integer(a) && integer(b)) return Tcgen05Kind::i8;
+      if (is_byte_integer(a.type) && is_byte_integer(b.type)) return Tcgen05Kind::i8;
       if (f8f6f4(a) && f8f6f4(b)) return Tcgen05Kind::f8f6f4;
       break;
     case Tcgen05ScaleFormat::ue8m0:

@@ -27,7 +27,7 @@ WgmmaLayouts wgmma_layouts(int m, int n, int k, int warpgroups, DType operand) {
         fmt::format("wgmma_layouts: a {}x{}x{} tile of {} does not split into m64n{}k{} instructions over {} "
                     "warpgroups (m must be a multiple of {}, k of {}, n a multiple of 8 from 8 to {}{})",
                     m, n, k, dtype_name(operand), n, step, warpgroups, kWgmmaM * warpgroups, step, kWgmmaMaxN,
-                    is_wgmma_integer(operand) ? ", and of 16 above 32 for 8-bit integers" : ""));
+                    is_byte_integer(operand) ? ", and of 16 above 32 for 8-bit integers" : ""));
   const int rm = m / kWgmmaM / warpgroups, rk = k / step;
   WgmmaLayouts l;
   l.a = Layout::local({rm, rk}) * Layout::spatial({warpgroups, 1}) *

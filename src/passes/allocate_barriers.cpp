@@ -19,8 +19,8 @@ class AllocateBarriers : public ir::Mutator {
     allocated->barrier = barrier_of_group(n.loc, "sync()");
     return allocated;
   }
-  // A reduction or scan across the warps of a thread group, and a print, synchronize them as its
-  // sync() would.
+  // A reduction, scan or layout conversion across the warps of a thread group, and a print,
+  // synchronize them as its sync() would.
   ir::Stmt visit(const ir::ReduceNode& n, const ir::Stmt& self) override {
     return across_warps(n, self, fmt::format("{} across warps", ir::op_name(n.op)));
   }
@@ -29,6 +29,9 @@ class AllocateBarriers : public ir::Mutator {
   }
   ir::Stmt visit(const ir::PrintTensorNode& n, const ir::Stmt& self) override {
     return across_warps(n, self, "print of a tile");
+  }
+  ir::Stmt visit(const ir::RelayoutNode& n, const ir::Stmt& self) override {
+    return across_warps(n, self, "convert_layout across warps");
   }
 
  private:

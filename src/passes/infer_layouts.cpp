@@ -235,39 +235,21 @@ class LayoutSolver {
   std::vector<WarpSplit> splits_;
 };
 
-// Whether some thread of `t`'s warp holds the element at `c` in `in`: what convert_layout can move
-// to `t`, by shuffles.
-bool held_in_warp(const Layout& in, int t, const std::vector<int>& c) {
-  int local = 0;
-  for (int u = t / 32 * 32; u < std::min(t / 32 * 32 + 32, in.num_threads()); ++u)
-    if (in.holds(u, c, &local)) return true;
-  return false;
-}
-
-// Every element of the result must find its broadcast source element in the same thread. Where
-// every one is at least in the same warp, convert_layout can bring it there; otherwise the operand
-// must be loaded in the layout the result needs.
+// Every element of the result must find its broadcast source element in the same thread;
+// convert_layout can bring it there.
 void check_broadcast(const BroadcastUse& b, const ir::RegisterTensor& operand, const Layout& in, const Layout& out) {
-  bool missing = false, in_warps = true;
   for (int t = 0; t < out.num_threads(); ++t)
     for (int l = 0; l < out.local_size(); ++l) {
       std::vector<int> c = out.coords(t, l);
       for (int d : b.dims) c[d] = 0;
       int local = 0;
-      if (in.holds(t, c, &local)) continue;
-      missing = true;
-      in_warps = in_warps && held_in_warp(in, t, c);
+      if (!in.holds(t, c, &local))
+        throw Error(b.loc, fmt::format("{}: the broadcast operand created at {} ({}) does not place its elements in "
+                                       "the threads that need them for the result {}; give the operands matching "
+                                       "layouts (for a reduced tile, use the reduced layout of the other operand), "
+                                       "or move the operand with convert_layout(x, layout)",
+                                       b.op, operand->loc.str(), in.str(), out.str()));
     }
-  if (!missing) return;
-  throw Error(b.loc,
-              fmt::format("{}: the broadcast operand created at {} ({}) does not place its elements in the threads "
-                          "that need them for the result {}; give the operands matching layouts (for a reduced tile, "
-                          "use the reduced layout of the other operand), or {}",
-                          b.op, operand->loc.str(), in.str(), out.str(),
-                          in_warps ? "move the operand with convert_layout(x, layout)"
-                                   : "create the operand in the layout the result needs (load it again, or from shared "
-                                     "memory after a sync()): some of its elements are needed in warps that hold "
-                                     "none of them, which convert_layout cannot reach"));
 }
 
 // A packed tile lives in whole 32-bit registers (codegen packs its elements into words).

@@ -103,11 +103,13 @@ void layout_rule_RegroupRegisters(LayoutRules& r, const ir::RegroupRegistersNode
   r.constraints.derived.push_back({a, out, forward, backward, "is the result of", call,
                                    "cannot be regrouped so without moving elements between threads; give it a "
                                    "layout whose threads hold the elements the result keeps together, or move them "
-                                   "there with convert_layout(x, layout) (warp shuffles)",
+                                   "there with convert_layout(x, layout)",
                                    n.loc, pairs});
 }
 
 void layout_rule_Iota(LayoutRules& r, const ir::IotaNode& n) { r.define(n.out, "arange"); }
+
+void layout_rule_TileElement(LayoutRules& r, const ir::TileElementNode& n) { r.index(n.a); }
 
 void layout_rule_CopyRegister(LayoutRules& r, const ir::CopyRegisterNode& n) { r.same(r.index(n.dst), r.index(n.src)); }
 

@@ -2,7 +2,7 @@
 // partial results through: [warps along the dimension, result elements] of the result's type,
 // allocated at the kernel's start, and the barrier of its thread group (the block's, or a named
 // one that allocate_barriers numbers). A printed tile is gathered the same way, in a scratch of
-// all its elements.
+// all its elements, and so is a layout conversion that shuffles cannot do.
 #include "tessel/ir/evaluate.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/passes/pipeline.hpp"
@@ -48,6 +48,20 @@ class PlanReductions : public ir::Mutator {
                                      what, n.dim, n.a->layout.str(), n.dim));
     if (order.warps.empty()) return self;
     return across_warps(n, order.warps, what, "totals");
+  }
+
+  ir::Stmt visit(const ir::RelayoutNode& n, const ir::Stmt& self) override {
+    if (n.scratch || ir::shuffle_sources(n)) return self;
+    auto scratch = ir::make<ir::SharedTensorNode>(
+        n.a->dtype, std::vector<int>{ir::relayout_scratch_slots(n.a->layout.num_elements(), n.a->dtype)},
+        std::vector<int>{1}, nullptr, nullptr, fmt::format("{}_relayout", n.a->name), n.loc, 0);
+    scratch->owner = "the scratch through which convert_layout moves a tile across warps";
+    allocations.push_back(ir::make<ir::AllocSharedNode>(n.loc, scratch));
+    auto planned = ir::copy_of(n);
+    planned->scratch = scratch;
+    planned->barrier =
+        position().group().count == block_threads_ ? ir::SyncNode::kBlockBarrier : ir::ReduceNode::kUnallocated;
+    return planned;
   }
 
   ir::Stmt visit(const ir::PrintTensorNode& n, const ir::Stmt& self) override {

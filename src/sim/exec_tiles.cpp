@@ -163,6 +163,13 @@ void exec_Iota(Warp& w, const ir::IotaNode& n, Mask mask) {
   });
 }
 
+void exec_TileElement(Warp& w, const ir::TileElementNode& n, Mask mask) {
+  const std::vector<ir::Scalar>& values = w.tile(n.a.get());
+  Lanes out;
+  for (size_t lane = 0; lane < 32; ++lane) out[lane] = values[lane];
+  w.assign(n.result.get(), out, mask);
+}
+
 void exec_CopyRegister(Warp& w, const ir::CopyRegisterNode& n, Mask mask) {
   const ir::Operand op{n.src, nullptr};
   OperandReader a(w, op, n.dst.get(), mask);

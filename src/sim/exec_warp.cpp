@@ -1,8 +1,10 @@
 // Simulator semantics of the warp instructions: shuffles and votes read the lanes of the warp at
-// once, so every lane of it must execute them together.
+// once, so every lane of it must execute them together; a layout conversion across warps goes
+// through shared memory between two barriers of its group.
 #include <fmt/ranges.h>
 
 #include "machine.hpp"
+#include "memory_access.hpp"
 
 namespace tessel::sim {
 
@@ -40,9 +42,57 @@ void exec_Shuffle(Warp& w, const ir::ShuffleNode& n, Mask mask) {
     for (size_t l = 0; l < local; ++l) out[lane * local + l] = in[size_t(source[lane]) * local + l];
 }
 
-// Each lane takes its elements from the lanes that hold them in the operand's layout.
+namespace {
+
+// As the generated code across warps: the group's threads store their elements (the first replica
+// of each) to the scratch in row-major order (ir::relayout_scratch_slot), meet at the barrier, load the new layout's
+// elements, and meet again.
+void relayout_through_scratch(Warp& w, const ir::RelayoutNode& n, Mask mask) {
+  Cta& cta = w.cta;
+  const DType t = n.a->dtype;
+  const int bytes = dtype_bytes(t);
+  const int64_t base = cta.shared_offsets.at(n.scratch.get());
+  const std::vector<int>& shape = n.a->shape();
+  const auto byte_of = [&](const ir::RegisterTensor& tile, int thread, int l) {
+    const auto& table = cta.tables.coords(tile.get());
+    const int rank = int(shape.size()), local = tile->layout.local_size();
+    int64_t index = 0;
+    for (int d = 0; d < rank; ++d)
+      index = index * shape[size_t(d)] + table[(size_t(thread) * size_t(local) + size_t(l)) * size_t(rank) + size_t(d)];
+    return base + ir::relayout_scratch_slot(index, t) * bytes;
+  };
+  const std::vector<ir::Scalar>& in = w.tile(n.a.get());
+  const int in_local = n.a->layout.local_size(), out_local = n.out->layout.local_size();
+  for (int lane = 0; lane < 32; ++lane) {
+    const int th = w.thread_in_group(lane);
+    if (!(mask >> lane & 1) || !first_replica(n.a->layout, th)) continue;
+    for (int l = 0; l < in_local; ++l) {
+      uint8_t incoming[8];
+      store_value(t, incoming, in[size_t(lane) * size_t(in_local) + size_t(l)]);
+      cta.store_shared(w, w.thread(lane), byte_of(n.a, th, l), incoming, bytes, n.loc, "convert_layout");
+    }
+  }
+  cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+  auto& out = w.tile(n.out.get());
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(mask >> lane & 1)) continue;
+    const int th = w.thread_in_group(lane);
+    for (int l = 0; l < out_local; ++l) {
+      const int64_t byte = byte_of(n.out, th, l);
+      cta.access_shared(w, byte, bytes, false, n.loc, "convert_layout");
+      out[size_t(lane) * size_t(out_local) + size_t(l)] = load_value(t, &cta.smem[size_t(byte)]);
+    }
+  }
+  cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+}
+
+}  // namespace
+
+// Each lane takes its elements from the lanes that hold them in the operand's layout, by shuffles
+// within the warp or through the scratch across warps.
 void exec_Relayout(Warp& w, const ir::RelayoutNode& n, Mask mask) {
   require_whole_warp(w, mask, "convert_layout", n.loc);
+  if (n.scratch) return relayout_through_scratch(w, n, mask);
   const std::vector<ir::RelayoutSource>& sources = w.cta.tables.relayout(&n);
   const std::vector<ir::Scalar> in = w.tile(n.a.get());
   auto& out = w.tile(n.out.get());

@@ -51,7 +51,11 @@ const std::vector<std::pair<int, int>>& LayoutTables::regroup(const ir::RegroupR
 
 const std::vector<ir::RelayoutSource>& LayoutTables::relayout(const ir::RelayoutNode* n) {
   auto [it, fresh] = relayout_.try_emplace(n);
-  if (fresh) it->second = ir::relayout_sources(*n);
+  if (fresh) {
+    std::optional<std::vector<ir::RelayoutSource>> sources = ir::shuffle_sources(*n);
+    TESSEL_CHECK(sources, "convert_layout at {} across warps reached the simulator without its scratch", n->loc.str());
+    it->second = std::move(*sources);
+  }
   return it->second;
 }
 

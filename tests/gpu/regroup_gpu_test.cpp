@@ -12,6 +12,7 @@ TEST_F(RegroupOnGpu, ReshapePermuteConcatAndInterleave) {
   check_regroupings<RegroupingsOfDefaultLayouts>(Device::gpu());
 }
 TEST_F(RegroupOnGpu, ConvertLayoutByWarpShuffles) { check_layout_conversions(Device::gpu()); }
+TEST_F(RegroupOnGpu, ConvertLayoutAcrossWarps) { check_layout_conversions_across_warps(Device::gpu()); }
 
 }  // namespace
 }  // namespace tessel::testing

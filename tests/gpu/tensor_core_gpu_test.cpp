@@ -19,6 +19,12 @@ TEST_F(TensorCoreOnGpu, IntegerDotTakesEitherSignednessForEachOperand) {
   check_integer_dot<UnsignedDot>(Device::gpu(), 64, 64, 128, 6);
 }
 
+TEST_F(TensorCoreOnGpu, Fp8DotMatchesTheHostReference) {
+  check_fp8_dot(Device::gpu(), 64, 64, 128, 6);
+  check_fp8_dot(Device::gpu(), 512, 256, 256, 8);
+  check_fp8_dot<Fp8MixedDot>(Device::gpu(), 100, 72, 64, 7);
+}
+
 TEST_F(TensorCoreOnGpu, AccumulatorEpilogueThroughSharedMemory) {
   check_epilogue_through_shared<EpilogueThroughShared>(Device::gpu(), 64, 4);
   check_epilogue_through_shared<EpilogueWithOddAtoms>(Device::gpu(), 40, 5);

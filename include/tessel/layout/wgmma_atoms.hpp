@@ -18,14 +18,12 @@ namespace tessel {
 
 // wgmma's instruction shape for f16/bf16 operands: m64 nN k16, N a multiple of 8 up to 256.
 inline constexpr int kWgmmaM = 64, kWgmmaK = 16, kWgmmaMaxN = 256;
-// fp8 operands (e4m3, e5m2; A and B may differ), which wgmma reads K-major only.
-inline bool is_wgmma_fp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
-// 8-bit integer operands (s8, u8; A and B may differ), K-major only, into an s32 accumulator.
-inline bool is_wgmma_integer(DType t) { return t == DType::I8 || t == DType::U8; }
+// fp8 operands (is_fp8: e4m3, e5m2; A and B may differ) are read K-major only; 8-bit integer
+// operands (is_byte_integer: s8, u8, A and B may differ) go K-major into an s32 accumulator.
 // The N of an instruction with `operand` type: a multiple of 8 up to 256; for 8-bit integers, 8,
 // 16, 24 or a multiple of 16 from 32 (PTX ISA 9.7.15.5.2, and ptxas refuses m64n40k32.s32).
 inline bool wgmma_n_is_legal(int n, DType operand = DType::F16) {
-  const bool listed = !is_wgmma_integer(operand) || n <= 32 || n % 16 == 0;
+  const bool listed = !is_byte_integer(operand) || n <= 32 || n % 16 == 0;
   return n >= 8 && n <= kWgmmaMaxN && n % 8 == 0 && listed;
 }
 // The k of one instruction: 32 bytes of each operand row, k16 for f16/bf16 and k32 for 8-bit types.

@@ -30,7 +30,7 @@ inline std::optional<DLDataType> dlpack_type(DType t) {
   if (t == DType::Bool || is_packed(t)) return std::nullopt;
   const uint8_t bits = uint8_t(dtype_bits(t));
   if (t == DType::BF16) return DLDataType{kDLBfloat, bits, 1};
-  if (t == DType::F8E4M3 || t == DType::F8E5M2) {
+  if (is_fp8(t)) {
 #if DLPACK_MAJOR_VERSION > 1 || (DLPACK_MAJOR_VERSION == 1 && DLPACK_MINOR_VERSION >= 1)
     return DLDataType{uint8_t(t == DType::F8E4M3 ? kDLFloat8_e4m3fn : kDLFloat8_e5m2), bits, 1};
 #else

@@ -56,6 +56,17 @@ void verify_Iota(Verification& v, const IotaNode& n) {
   v.define(n.out, n);
 }
 
+void verify_TileElement(Verification& v, const TileElementNode& n) {
+  const Layout& layout = n.a->layout;
+  bool everywhere = layout.num_elements() == 1 && layout.local_size() == 1;
+  const std::vector<int> origin(size_t(layout.rank()), 0);
+  for (int t = 0, slot = 0; everywhere && t < layout.num_threads(); ++t) everywhere = layout.holds(t, origin, &slot);
+  TESSEL_CHECK(everywhere && n.result->type == Type{n.a->dtype},
+               "item at {} reads a tile that not every thread holds as its one {} element", n.loc.str(),
+               dtype_name(n.a->dtype));
+  v.use(n.a, n);
+}
+
 void verify_CopyRegister(Verification& v, const CopyRegisterNode& n) {
   TESSEL_CHECK(n.dst->shape() == n.src->shape() && n.dst->dtype == n.src->dtype,
                "copy between tiles of other types at {}", n.loc.str());
@@ -194,6 +205,7 @@ Effects effects_of(const FmaNode&) { return {}; }
 Effects effects_of(const CastTensorNode&) { return {}; }
 Effects effects_of(const BitcastTensorNode&) { return {}; }
 Effects effects_of(const IotaNode&) { return {}; }
+Effects effects_of(const TileElementNode&) { return {}; }
 Effects effects_of(const CopyRegisterNode&) { return {}; }
 Effects effects_of(const SliceRegisterNode&) { return {}; }
 Effects effects_of(const RegroupRegistersNode&) { return {}; }

@@ -36,7 +36,7 @@ std::string_view vote_name(VoteMode m) {
   return "?";
 }
 
-std::vector<RelayoutSource> relayout_sources(const RelayoutNode& n) {
+std::optional<std::vector<RelayoutSource>> shuffle_sources(const RelayoutNode& n) {
   const Layout &from = n.a->layout, &to = n.out->layout;
   const int local = to.local_size();
   std::vector<RelayoutSource> sources(size_t(to.num_threads()) * size_t(local));
@@ -49,13 +49,9 @@ std::vector<RelayoutSource> relayout_sources(const RelayoutNode& n) {
         const int u = t / 32 * 32 + candidate % 32;  // t itself first, then the rest of its warp
         if (from.holds(u, c, &s.slot)) s.thread = u;
       }
-      if (s.thread < 0)
-        throw Error(n.loc,
-                    fmt::format("convert_layout of the tile created at {} from {} to {}: element ({}) is held by "
-                                "thread {} of the group in the new layout, but by no thread of its warp in "
-                                "the old one; warp shuffles move elements within a warp only: store the tile "
-                                "to shared memory, sync(), and load it in the new layout",
-                                n.a->loc.str(), from.str(), to.str(), fmt::join(c, ", "), t));
+      if (s.thread < 0) return std::nullopt;
+      const RelayoutSource& first_warp = sources[size_t(t % 32) * size_t(local) + size_t(l)];
+      if (s.thread - t != first_warp.thread - t % 32 || s.slot != first_warp.slot) return std::nullopt;
     }
   return sources;
 }
@@ -79,11 +75,22 @@ void verify_Vote(Verification&, const VoteNode& n) {
 void verify_Relayout(Verification& v, const RelayoutNode& n) {
   TESSEL_CHECK(n.out->shape() == n.a->shape() && n.out->dtype == n.a->dtype && !is_packed(n.a->dtype),
                "convert_layout at {} changes more than the layout", n.loc.str());
+  if (n.scratch) {
+    const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
+    TESSEL_CHECK(
+        !n.scratch->root && n.scratch->dtype == n.a->dtype &&
+            n.scratch->shape == std::vector<int>{relayout_scratch_slots(n.a->layout.num_elements(), n.a->dtype)},
+        "the scratch of the convert_layout at {} is not an allocation of its tile's elements", n.loc.str());
+    TESSEL_CHECK(n.barrier >= ReduceNode::kUnallocated && n.barrier < SyncNode::kBarriers &&
+                     (n.barrier == SyncNode::kBlockBarrier) == whole_block,
+                 "convert_layout barrier {} in a group of {} at {}", n.barrier, v.group().str(), n.loc.str());
+  }
   v.use(n.a, n);
   v.define(n.out, n);
 }
 
-// Shuffles, votes and relayouts exchange registers within a warp; they touch no memory.
+// Shuffles and votes exchange registers within a warp; a relayout across warps touches only its own
+// scratch, between barriers of its group, as a reduction across warps does.
 Effects effects_of(const ShuffleNode&) { return {}; }
 Effects effects_of(const VoteNode&) { return {}; }
 Effects effects_of(const RelayoutNode&) { return {}; }

@@ -90,6 +90,16 @@ struct IotaNode : StmtNode {
   int dim;
   static constexpr auto operands() { return std::tuple{&IotaNode::out}; }
 };
+// result = the one element of `a` (every extent 1), which every thread of the group holds in its
+// only register: a tile's value as a kernel value (item<T>()).
+struct TileElementNode : StmtNode {
+  TileElementNode(SourceLoc l, Var result, RegisterTensor a)
+      : StmtNode(NodeKind::TileElement, std::move(l)), result(std::move(result)), a(std::move(a)) {}
+  Var result;
+  RegisterTensor a;
+  static constexpr auto operands() { return std::tuple{&TileElementNode::a}; }
+  static constexpr auto results() { return std::tuple{&TileElementNode::result}; }
+};
 // dst <- src: the assignment of a register tile to a mutable tile variable.
 struct CopyRegisterNode : StmtNode {
   CopyRegisterNode(SourceLoc l, RegisterTensor dst, RegisterTensor src)

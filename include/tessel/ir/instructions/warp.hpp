@@ -1,7 +1,11 @@
-// The IR nodes of the warp instruction family (nodes.def): warp shuffles and votes.
+// The IR nodes of the warp instruction family (nodes.def): warp shuffles, votes and layout
+// conversions.
 #pragma once
 
+#include <optional>
+
 #include "tessel/ir/core.hpp"
+#include "tessel/ir/instructions/reduce.hpp"
 
 namespace tessel::ir {
 
@@ -49,14 +53,20 @@ struct VoteNode : StmtNode {
   static constexpr auto results() { return std::tuple{&VoteNode::result}; }
 };
 
-// out = a in out's layout (convert_layout): every element moves, by warp shuffles, from a thread
-// of the warp that holds it in a's layout to the threads that hold it in out's.
+// out = a in out's layout (convert_layout). Where every element's new threads are in a warp that
+// holds it, and every warp of the group moves its elements alike, they move by warp shuffles; the
+// others go through `scratch` (relayout_scratch_slot of each position, row-major), which the group
+// writes, meets at `barrier`, reads in the new layout and meets at again (plan_reductions plans it).
 struct RelayoutNode : StmtNode {
   RelayoutNode(SourceLoc l, RegisterTensor out, RegisterTensor a)
       : StmtNode(NodeKind::Relayout, std::move(l)), out(std::move(out)), a(std::move(a)) {}
   RegisterTensor out;
   RegisterTensor a;
-  static constexpr auto operands() { return std::tuple{&RelayoutNode::out, &RelayoutNode::a}; }
+  SharedTensor scratch;
+  int barrier = ReduceNode::kUnallocated;
+  static constexpr auto operands() {
+    return std::tuple{&RelayoutNode::out, &RelayoutNode::a, optional(&RelayoutNode::scratch)};
+  }
 };
 // Where slot `slot` of thread `thread` of the group finds its element in `a`: a thread of its warp
 // (itself when it holds the element), and that thread's slot.
@@ -64,8 +74,15 @@ struct RelayoutSource {
   int thread = 0, slot = 0;
 };
 // The sources of every slot of `out`, [thread * out's local size + slot], for a relayout whose
-// tiles have their layouts. An element that no thread of the receiving thread's warp holds in a's
-// layout is an error at the instruction's line.
-std::vector<RelayoutSource> relayout_sources(const RelayoutNode& n);
+// tiles have their layouts, or nothing where shuffles cannot move the elements: an element that no
+// thread of the receiving thread's warp holds in a's layout, or a warp whose lanes read otherwise
+// than warp 0's (one shuffle sequence serves every warp).
+std::optional<std::vector<RelayoutSource>> shuffle_sources(const RelayoutNode& n);
+// The scratch slot of the element at row-major `position` of a tile of `t`: one slot is skipped
+// after every 128 bytes, so that the 32 lanes of a warp that write (or read) a column of rows 128
+// bytes long fall in different banks of shared memory. `relayout_scratch_slots` is the scratch's
+// extent for `elements` positions.
+inline int64_t relayout_scratch_slot(int64_t position, DType t) { return position + position * dtype_bytes(t) / 128; }
+inline int relayout_scratch_slots(int elements, DType t) { return int(relayout_scratch_slot(elements - 1, t)) + 1; }
 
 }  // namespace tessel::ir
