@@ -104,7 +104,7 @@ inline void check_layout_conversions(const Device& dev, const sim::Options& opti
 // Layout conversions across warps, through shared memory, in a block of four warps. x [64, 128]
 // (f32) is read in two halves of 32 rows, each in a layout whose warps hold 8 rows, converted to one
 // whose warps hold 32 columns (the second half reuses the scratch the first went through), and
-// stored doubled to y. r [1, 64] (f16), one element per thread of the first two warps, is converted
+// stored doubled to y. r [1, 64] (f16), element j in threads 2j and 2j + 1 of the four warps, is converted
 // so that every thread holds the whole row, and multiplied by c [128, 1], a row per thread: every
 // thread's copy of the row shows in outer [128, 64] = c rᵀ.
 struct ConvertsLayoutsAcrossWarps : Script {

@@ -172,12 +172,44 @@ struct LoadsBeforeTheCommitCompletes : Tcgen05Setup {
   }
 };
 
-TEST(Tcgen05Misuse, ReadingTheAccumulatorBeforeTheCommitsPhaseCompletedIsReported) {
-  const std::string got = error_of<LoadsBeforeTheCommitCompletes>(kLazy);
-  EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be "
-                                      "writing (warp W of block (0, 0, 0)); wait for the phase of the mbarrier its "
-                                      "tcgen05.commit arrives on (mbarrier.wait) first",
-                                      here(mma_line))));
+// Under every order: an mma that completed at issue (eager) is still observed only through its
+// commit's phase, which the loading warps never waited for.
+TEST(Tcgen05Misuse, ReadingTheAccumulatorBeforeTheCommitsPhaseCompletedIsReportedUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) {
+    const std::string got = error_of<LoadsBeforeTheCommitCompletes>(KernelOptions{.arch = "sm_100a", .sim = o});
+    EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be "
+                                        "writing (warp W of block (0, 0, 0)); wait for the phase of the mbarrier its "
+                                        "tcgen05.commit arrives on (mbarrier.wait) first",
+                                        here(mma_line))));
+  }
+}
+
+// The commit's phase completed, and warp 0 waited for it, but the other warps are ordered after
+// that wait by nothing: the sync() that would order them comes after their loads.
+struct OneWarpWaitsForTheCommit : Tcgen05Setup {
+  void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<float> c) {
+    auto s = setup(a, b);
+    single_warp([&] {
+      mma_line = __LINE__ + 1;
+      tcgen05.mma(s.s_a, s.s_b.transpose(), s.t_acc, false);
+      tcgen05.commit(s.bars[0]);
+      mbarrier.wait(s.bars[0], 0u);
+    });
+    line = __LINE__ + 1;
+    store_global(global_view(c, {128, 16}), tcgen05.load(s.t_acc), {0, 0});
+    sync();
+    tcgen05.dealloc(s.t_acc);
+  }
+};
+
+TEST(Tcgen05Misuse, ReadingTheAccumulatorUnorderedAfterTheWaitIsReportedUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) {
+    const std::string got = error_of<OneWarpWaitsForTheCommit>(KernelOptions{.arch = "sm_100a", .sim = o});
+    EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be "
+                                        "writing (warp W of block (0, 0, 0)); wait for the phase of the mbarrier its "
+                                        "tcgen05.commit arrives on (mbarrier.wait) first",
+                                        here(mma_line))));
+  }
 }
 
 struct NeverCommits : Tcgen05Setup {

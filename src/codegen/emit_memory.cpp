@@ -327,6 +327,13 @@ std::vector<std::string> first_replica_conditions(const Layout& layout, const st
   return conditions;
 }
 
+std::string row_major_position(const Layout& layout, const std::string& t, const std::string& l) {
+  const std::vector<std::string> c = layout.coord_exprs(t, l);
+  std::string position = "0";
+  for (size_t d = 0; d < c.size(); ++d) position = fmt::format("({}) * {} + ({})", position, layout.shape()[d], c[d]);
+  return position;
+}
+
 void emit_barrier(Emitter& e, int barrier) {
   if (barrier == ir::SyncNode::kBlockBarrier) return e.line("__syncthreads();");
   e.line(ptx_asm(Ptx::BarSync, e.arch, {{std::to_string(barrier)}, {std::to_string(e.group().count)}}));

@@ -458,11 +458,8 @@ void emit_PrintTensor(Emitter& e, const ir::PrintTensorNode& n) {
   e.open(first_replica.empty() ? "" : fmt::format("if ({})", fmt::join(first_replica, " && ")));
   e.line("#pragma unroll");
   e.open(fmt::format("for (int l = 0; l < {}; ++l)", lay.local_size()));
-  const auto c = lay.coord_exprs("t", "l");
-  std::string index = "0";
-  for (size_t d = 0; d < c.size(); ++d) index = fmt::format("({}) * {} + ({})", index, shape[d], c[d]);
   const ir::Operand element{n.tensor, nullptr};
-  e.line(fmt::format("{} = {};", shared_element(e, n.scratch, index),
+  e.line(fmt::format("{} = {};", shared_element(e, n.scratch, row_major_position(lay, "t", "l")),
                      to_storage(printed, fmt::format("({})({})", arith_type(printed), e.operand(element, "l")))));
   e.close();
   e.close();

@@ -62,12 +62,14 @@ std::string source_lane(const std::array<int, 32>& source, uint32_t lanes) {
 // scratch in row-major order (ir::relayout_scratch_slot), meet at the barrier, load the elements
 // of the new layout, and meet again so that the scratch is free for the next conversion.
 void emit_relayout_through_scratch(Emitter& e, const ir::RelayoutNode& n) {
-  const int per_skip = 128 / dtype_bytes(n.a->dtype);
-  const auto slot = [per_skip](const Layout& layout) {
-    const std::vector<std::string> c = layout.coord_exprs("t", "l");
-    std::string index = "0";
-    for (size_t d = 0; d < c.size(); ++d) index = fmt::format("({}) * {} + ({})", index, layout.shape()[d], c[d]);
-    return fmt::format("({0}) + ({0}) / {1}", index, per_skip);
+  TESSEL_CHECK(n.barrier != ir::ReduceNode::kUnallocated,
+               "convert_layout at {} reached code generation without its "
+               "barrier",
+               n.loc.str());
+  const int row_length = n.a->shape().back(), padding = ir::relayout_row_padding(row_length, n.a->dtype);
+  const auto slot = [&](const Layout& layout) {
+    const std::string position = row_major_position(layout, "t", "l");
+    return padding == 0 ? position : fmt::format("({0}) + ({0}) / {1} * {2}", position, row_length, padding);
   };
   e.declare_tile(n.out);
   e.open("");

@@ -164,6 +164,9 @@ std::string run_offset(Emitter& e, const ir::GlobalTensor& g, const std::vector<
 // The conditions under which thread `t` (an expression) holds the first replica of its elements
 // of `layout`: none when no element has several.
 std::vector<std::string> first_replica_conditions(const Layout& layout, const std::string& t);
+// The row-major position, in `layout`'s shape, of the element in slot `l` of thread `t` (both
+// expressions).
+std::string row_major_position(const Layout& layout, const std::string& t, const std::string& l);
 
 // The barrier of the current thread group, as allocate_barriers numbered it (the block's is
 // __syncthreads).

@@ -53,7 +53,8 @@ class PlanReductions : public ir::Mutator {
   ir::Stmt visit(const ir::RelayoutNode& n, const ir::Stmt& self) override {
     if (n.scratch || ir::shuffle_sources(n)) return self;
     auto scratch = ir::make<ir::SharedTensorNode>(
-        n.a->dtype, std::vector<int>{ir::relayout_scratch_slots(n.a->layout.num_elements(), n.a->dtype)},
+        n.a->dtype,
+        std::vector<int>{ir::relayout_scratch_slots(n.a->layout.num_elements(), n.a->shape().back(), n.a->dtype)},
         std::vector<int>{1}, nullptr, nullptr, fmt::format("{}_relayout", n.a->name), n.loc, 0);
     scratch->owner = "the scratch through which convert_layout moves a tile across warps";
     allocations.push_back(ir::make<ir::AllocSharedNode>(n.loc, scratch));

@@ -259,9 +259,7 @@ void exec_PrintTensor(Warp& w, const ir::PrintTensorNode& n, Mask mask) {
     const int th = w.thread_in_group(lane);
     if (!(mask >> lane & 1) || !first_replica(layout, th)) continue;
     for (int l = 0; l < local; ++l) {
-      int64_t index = 0;
-      for (int d = 0; d < rank; ++d) index = index * shape[size_t(d)] + table[(size_t(th) * local + l) * rank + d];
-      const int64_t byte = base + index * bytes;
+      const int64_t byte = base + row_major_position(table, shape, local, th, l) * bytes;
       uint8_t incoming[8];
       store_value(t, incoming, ir::convert(n.tensor->dtype, t, values[size_t(lane) * local + l]));
       w.cta.store_shared(w, w.thread(lane), byte, incoming, bytes, n.loc, "print");

@@ -48,18 +48,17 @@ namespace {
 // of each) to the scratch in row-major order (ir::relayout_scratch_slot), meet at the barrier, load the new layout's
 // elements, and meet again.
 void relayout_through_scratch(Warp& w, const ir::RelayoutNode& n, Mask mask) {
+  TESSEL_CHECK(n.barrier != ir::ReduceNode::kUnallocated,
+               "convert_layout at {} reached the simulator without its barrier", n.loc.str());
   Cta& cta = w.cta;
   const DType t = n.a->dtype;
   const int bytes = dtype_bytes(t);
   const int64_t base = cta.shared_offsets.at(n.scratch.get());
   const std::vector<int>& shape = n.a->shape();
   const auto byte_of = [&](const ir::RegisterTensor& tile, int thread, int l) {
-    const auto& table = cta.tables.coords(tile.get());
-    const int rank = int(shape.size()), local = tile->layout.local_size();
-    int64_t index = 0;
-    for (int d = 0; d < rank; ++d)
-      index = index * shape[size_t(d)] + table[(size_t(thread) * size_t(local) + size_t(l)) * size_t(rank) + size_t(d)];
-    return base + ir::relayout_scratch_slot(index, t) * bytes;
+    const int64_t position =
+        row_major_position(cta.tables.coords(tile.get()), shape, tile->layout.local_size(), thread, l);
+    return base + ir::relayout_scratch_slot(position, shape.back(), t) * bytes;
   };
   const std::vector<ir::Scalar>& in = w.tile(n.a.get());
   const int in_local = n.a->layout.local_size(), out_local = n.out->layout.local_size();

@@ -58,6 +58,17 @@ inline bool first_replica(const Layout& layout, int t) {
   return true;
 }
 
+// The row-major position, in a tile's `shape`, of the element in slot `l` of thread `t` of the
+// group, from the tile's coordinate table (LayoutTables::coords) for `local` slots per thread.
+inline int64_t row_major_position(const std::vector<int>& table, const std::vector<int>& shape, int local, int t,
+                                  int l) {
+  const size_t rank = shape.size();
+  int64_t position = 0;
+  for (size_t d = 0; d < rank; ++d)
+    position = position * shape[d] + table[(size_t(t) * size_t(local) + size_t(l)) * rank + d];
+  return position;
+}
+
 inline std::vector<Lanes> eval_all(Warp& w, const std::vector<ir::Expr>& es, Mask mask) {
   std::vector<Lanes> out;
   for (const ir::Expr& e : es) out.push_back(w.eval(e, mask));

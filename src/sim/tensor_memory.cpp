@@ -28,7 +28,8 @@ float block_scale(Tcgen05ScaleFormat format, uint32_t byte) {
 
 }  // namespace
 
-TensorMemory::TensorMemory(Cta& cta) : cta_(cta), taken_(size_t(kTmemColumns), false) {}
+TensorMemory::TensorMemory(Cta& cta)
+    : cta_(cta), taken_(size_t(kTmemColumns), false), committed_writes_(size_t(kTmemColumns)) {}
 
 int TensorMemory::free_columns() const { return int(std::count(taken_.begin(), taken_.end(), false)); }
 
@@ -75,7 +76,9 @@ void TensorMemory::deallocate(const Warp& w, const ir::Tcgen05DeallocNode& n) {
                            w.id, cta_.block_name()));
   }
   check_not_written(allocation->column, allocation->column + allocation->columns, "tcgen05.dealloc", n.loc, w.id);
+  check_observed(allocation->column, allocation->column + allocation->columns, "tcgen05.dealloc", n.loc, w);
   std::fill_n(taken_.begin() + allocation->column, allocation->columns, false);
+  std::fill_n(committed_writes_.begin() + allocation->column, allocation->columns, CommittedWrite{});
   allocations_.erase(allocations_.begin() + (allocation - allocations_.data()));
   if (!newest(n.tensor.get())) freed_at_[n.tensor.get()] = &n.loc;
 }
@@ -101,12 +104,16 @@ int TensorMemory::first_column(Warp& w, const ir::TMemoryTensor& t, int lane, st
   return allocation->column + int(offset);
 }
 
+const TensorMemory::Arrival& TensorMemory::Commit::arrival_seen_by(const Cta& block) const {
+  for (const Arrival& a : arrivals)
+    if (a.block == &block) return a;
+  return arrivals.front();
+}
+
 bool TensorMemory::Commit::released_for(const Cta& block) const {
   if (!arrived) return false;
-  const Arrival* seen = &arrivals.front();
-  for (const Arrival& a : arrivals)
-    if (a.block == &block) seen = &a;
-  return seen->block->mbarriers.all().at(seen->barrier).phase > seen->phase;
+  const Arrival& seen = arrival_seen_by(block);
+  return seen.block->mbarriers.all().at(seen.barrier).phase > seen.phase;
 }
 
 bool TensorMemory::owned(const Operation& m, const Cta& block) const {
@@ -147,6 +154,48 @@ void TensorMemory::check_not_written(int begin, int end, std::string_view operat
     }
 }
 
+void TensorMemory::note_commit(const Commit& c) {
+  // The blocks whose columns the commit's operations may have written: this one, the pair peers
+  // of its operations, and those it arrives at.
+  std::vector<Cta*> blocks{&cta_};
+  const auto add = [&](Cta* block) {
+    if (block && std::find(blocks.begin(), blocks.end(), block) == blocks.end()) blocks.push_back(block);
+  };
+  for (const Arrival& a : c.arrivals) add(a.block);
+  for (auto& m : operations_) {
+    if (m->thread != c.thread || m->sequence >= c.covers) continue;
+    add(m->peer);
+    if (m->committed) continue;
+    m->committed = true;
+    const CommittedWrite write{&m->loc(), m->name(), this, m->thread, m->sequence, {}};
+    for (Cta* block : {&cta_, m->peer})
+      if (block) std::fill_n(block->tensor_memory.committed_writes_.begin() + m->column, m->columns, write);
+  }
+  for (Cta* block : blocks) {
+    const Arrival& seen = c.arrival_seen_by(*block);
+    const MbarrierState& barrier = seen.block->mbarriers.all().at(seen.barrier);
+    const Clock completed = Clock(seen.phase + 1);
+    for (CommittedWrite& write : block->tensor_memory.committed_writes_)
+      if (write.loc && write.issuer == this && write.thread == c.thread && write.sequence < c.covers) {
+        write.observed_through.push_back(Epoch{barrier.actor, completed});
+        write.observed_through.push_back(Epoch{barrier.peer_actor, completed});
+      }
+  }
+}
+
+void TensorMemory::check_observed(int begin, int end, std::string_view operation, const SourceLoc& loc,
+                                  const Warp& w) const {
+  for (int column = begin; column < end; ++column) {
+    const CommittedWrite& write = committed_writes_[size_t(column)];
+    if (!write.loc || std::any_of(write.observed_through.begin(), write.observed_through.end(),
+                                  [&](const Epoch& e) { return w.clock.covers(e); }))
+      continue;
+    throw Error(loc, fmt::format("{} of tensor memory that the {} issued at {} may still be writing (warp {} of "
+                                 "block {}); {}",
+                                 operation, write.name, write.loc->str(), w.id, cta_.block_name(), wait_advice()));
+  }
+}
+
 int TensorMemory::access_lane(const Warp& w, const ir::TMemoryTensor& t, const ir::RegisterTensor& tile, int lane,
                               std::string_view operation, const SourceLoc& loc) const {
   const int accessed = 32 * (w.id % 4) + lane;
@@ -167,6 +216,7 @@ void TensorMemory::load(Warp& w, const ir::Tcgen05LoadNode& n, Mask mask) {
     if (!(mask >> lane & 1)) continue;
     const int column = first_column(w, n.src, lane, "tcgen05.load", n.loc);
     check_not_written(column, column + n.src->shape[1], "tcgen05.load", n.loc, w.id, false);
+    check_observed(column, column + n.src->shape[1], "tcgen05.load", n.loc, w);
     const int tmem_lane = access_lane(w, n.src, n.out, lane, "tcgen05.load", n.loc);
     for (int s = 0; s < local; ++s) {
       const int col = coords[(size_t(w.thread_in_group(lane)) * local + size_t(s)) * 2 + 1];
@@ -184,6 +234,7 @@ void TensorMemory::store(Warp& w, const ir::Tcgen05StoreNode& n, Mask mask) {
     if (!(mask >> lane & 1)) continue;
     const int column = first_column(w, n.dst, lane, "tcgen05.store", n.loc);
     check_not_written(column, column + n.dst->shape[1], "tcgen05.store", n.loc, w.id);
+    check_observed(column, column + n.dst->shape[1], "tcgen05.store", n.loc, w);
     const int tmem_lane = access_lane(w, n.dst, n.src, lane, "tcgen05.store", n.loc);
     for (int s = 0; s < local; ++s) {
       const int col = coords[(size_t(w.thread_in_group(lane)) * local + size_t(s)) * 2 + 1];
@@ -461,6 +512,7 @@ void TensorMemory::arrive_ready_commits() {
       a.block->mbarriers.arrive(a.barrier, 1, 0, c.issuer, a.block != &cta_, "tcgen05.commit",
                                 Mbarriers::Origin{&c.node->loc, c.thread, block});
     }
+    note_commit(c);
   }
   forget_released();
 }

@@ -13,7 +13,9 @@
 // mbarrier once every operation its thread issued before has completed. Until the phase that arrival counts toward has
 // completed, the mma owns its accumulator's columns (loads, stores and deallocation are reported) and its operand tiles
 // (writes are reported), whenever it actually completed: a program may not rely on an early completion. An mma never
-// committed owns them for good.
+// committed owns them for good. Once that phase has completed, a warp still touches the columns only if it is ordered
+// after the phase (an acquiring wait on it, or a warp that did): each column remembers the committed write and the
+// phase, so a missing wait is reported however early the mma completed.
 //
 // Pairs (cta_group::2): the even block of a pair issues the pair's mma, which reads the operand
 // halves of both blocks at the same shared offsets and writes each block's rows into that block's
@@ -97,6 +99,7 @@ class TensorMemory final : public AsyncAgent {
     InFlightRead a, b;                               // `b` empty for a copy
     Cta* peer = nullptr;  // a pair mma's odd block, whose memories it touches at the same places
     bool done = false;
+    bool committed = false;  // a commit covering it arrived, and its columns remember it
     const SourceLoc& loc() const { return mma ? mma->loc : copy->loc; }
     std::string_view name() const { return mma ? "tcgen05.mma" : "tcgen05.copy"; }
     std::string_view kind() const { return mma ? "mma" : "copy"; }
@@ -114,10 +117,30 @@ class TensorMemory final : public AsyncAgent {
     int64_t covers;                 // the thread's operations of sequence < covers
     VectorClock issuer;             // the committing warp's clock, which the arrivals release
     bool arrived = false;
-    // Whether `block` has seen the arrival's phase complete: on its own barrier when the commit
-    // arrives there, else on the first one.
+    // The arrival through which `block` sees the commit: on its own barrier when the commit arrives
+    // there, else on the first one.
+    const Arrival& arrival_seen_by(const Cta& block) const;
+    // Whether `block` has seen that arrival's phase complete.
     bool released_for(const Cta& block) const;
   };
+
+  // The last mma or copy that wrote a column of this block, once a commit covering it arrived: an
+  // access is ordered after it only through the phase one such arrival counts toward, acquired on
+  // the barrier's own actor (a wait of the block) or its peer actor (of cluster scope).
+  struct CommittedWrite {
+    const SourceLoc* loc = nullptr;  // the write's line and "tcgen05.mma" or "tcgen05.copy"; null: none
+    std::string_view name;
+    const TensorMemory* issuer = nullptr;  // the write's tensor core and thread, and its place among
+    int thread = 0;                        // the thread's operations, which later commits of that
+    int64_t sequence = 0;                  // thread cover too
+    std::vector<Epoch> observed_through;
+  };
+  // On the arrival of `c`: its operations' destination columns remember them as the last writes,
+  // and every column whose last write `c` covers can be observed through `c`'s phase.
+  void note_commit(const Commit& c);
+  // Throws when warp `w` touches one of the columns [begin, end) without being ordered after a
+  // phase through which the write that last wrote it can be observed.
+  void check_observed(int begin, int end, std::string_view operation, const SourceLoc& loc, const Warp& w) const;
 
   // The first TMEM column of `t` as lane `lane` of `w` sees it, checked against its allocation.
   int first_column(Warp& w, const ir::TMemoryTensor& t, int lane, std::string_view operation,
@@ -148,8 +171,9 @@ class TensorMemory final : public AsyncAgent {
   void forget_released();
 
   Cta& cta_;
-  std::vector<uint32_t> cells_;  // [lane * 512 + column]
-  std::vector<bool> taken_;      // per column
+  std::vector<uint32_t> cells_;                   // [lane * 512 + column]
+  std::vector<CommittedWrite> committed_writes_;  // per column
+  std::vector<bool> taken_;                       // per column
   // Live allocations, oldest first. Allocating a tensor again before freeing it (in a loop) makes
   // a new one; the tensor then names the newest, and the older is leaked.
   std::vector<Allocation> allocations_;

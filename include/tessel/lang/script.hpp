@@ -268,8 +268,9 @@ class Instructions {
   RegisterTensor interleave(const RegisterTensor& a, const RegisterTensor& b, int dim, loc_t loc = loc_t::current());
 
   // ---- tensor cores ----
-  // a @ b + c with mma.sync: a [m, k], b [k, n] in f16/bf16 with c [m, n] in f32, or in i8 with c
-  // in i32 (exact integer products and sums). The operands take the layouts of
+  // a @ b + c with mma.sync: a [m, k], b [k, n] in f16/bf16, or fp8 (e4m3 or e5m2 each, sm_90a and
+  // newer), with c [m, n] in f32; or in i8 or u8 with c in i32 (exact integer products and sums).
+  // The operands take the layouts of
   // mma_layouts(m, n, k, warps_m, warps_n, a's type); infer_layouts chooses the warp split.
   RegisterTensor dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c,
                      loc_t loc = loc_t::current());

@@ -28,8 +28,8 @@ struct MmaAtom {
   int m, n, k;
   Layout a, b, c;
 };
-// The atom for operands of `operand` type: m16n8k16 for f16 and bf16, m16n8k32 for i8 and u8. Throws
-// tessel::Error for other types.
+// The atom for operands of `operand` type: m16n8k16 for f16 and bf16, m16n8k32 for the 8-bit types (i8, u8, e4m3,
+// e5m2). Throws tessel::Error for other types.
 const MmaAtom& mma_atom(DType operand);
 
 // Layouts for a block computing C[m, n] += A[m, k] B[k, n] with warps_m x warps_n warps, each warp

@@ -11,15 +11,19 @@ namespace {
 // whole block, a named one otherwise).
 template <class N> void check_across_warps(Verification& v, const N& n) {
   if (!n.scratch) return;
-  const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
   TESSEL_CHECK(!n.scratch->root && n.scratch->dtype == combining_type(n.out->dtype),
                "the scratch of the {} at {} is not an allocation of its type", kind_name(n.kind), n.loc.str());
-  TESSEL_CHECK(n.barrier >= ReduceNode::kUnallocated && n.barrier < SyncNode::kBarriers &&
-                   (n.barrier == SyncNode::kBlockBarrier) == whole_block,
-               "{} barrier {} in a group of {} at {}", kind_name(n.kind), n.barrier, v.group().str(), n.loc.str());
+  check_group_barrier(v, n.barrier, n);
 }
 
 }  // namespace
+
+void check_group_barrier(const Verification& v, int barrier, const StmtNode& n) {
+  const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
+  TESSEL_CHECK(barrier >= ReduceNode::kUnallocated && barrier < SyncNode::kBarriers &&
+                   (barrier == SyncNode::kBlockBarrier) == whole_block,
+               "{} barrier {} in a group of {} at {}", kind_name(n.kind), barrier, v.group().str(), n.loc.str());
+}
 
 void verify_Reduce(Verification& v, const ReduceNode& n) {
   TESSEL_CHECK(n.dim >= 0 && n.dim < n.a->rank() && n.out->shape()[size_t(n.dim)] == 1,

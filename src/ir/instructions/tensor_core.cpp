@@ -6,7 +6,7 @@ namespace tessel::ir {
 void verify_Dot(Verification& v, const DotNode& n) {
   TESSEL_CHECK(n.warps_m == 0 || n.warps_m * n.warps_n * 32 == v.group().count,
                "dot at {} split over {}x{} warps in a group of {}", n.loc.str(), n.warps_m, n.warps_n, v.group().count);
-  // mma.sync takes fp8 operands from sm_89 (PTX ISA 9.7.14.5.14), which of the targets is sm_90a on.
+  // mma.sync takes fp8 operands from sm_89 (PTX ISA 9.7.14.5.14): of tessel's targets, sm_90a and newer.
   if (is_fp8(n.a->dtype) && int(v.arch) < int(Arch::Sm90a))
     throw Error(n.loc, fmt::format("dot of {} @ {} runs mma.sync on fp8 operands, which needs sm_89 or newer (sm_90a "
                                    "of the targets); the kernel is compiled for {}",

@@ -171,13 +171,10 @@ void verify_AnnotateLayout(Verification& v, const AnnotateLayoutNode& n) { v.use
 // A tile is printed from a gathering scratch of its elements, at the barrier of its group.
 void verify_PrintTensor(Verification& v, const PrintTensorNode& n) {
   if (n.scratch) {
-    const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
     TESSEL_CHECK(!n.scratch->root && n.scratch->dtype == printed_type(n.tensor->dtype) &&
                      n.scratch->nbytes() * 8 == int64_t(n.tensor->layout.num_elements()) * dtype_bits(n.scratch->dtype),
                  "the scratch of the print at {} does not hold its tile", n.loc.str());
-    TESSEL_CHECK(n.barrier >= ReduceNode::kUnallocated && n.barrier < SyncNode::kBarriers &&
-                     (n.barrier == SyncNode::kBlockBarrier) == whole_block,
-                 "print barrier {} in a group of {} at {}", n.barrier, v.group().str(), n.loc.str());
+    check_group_barrier(v, n.barrier, n);
   }
   TESSEL_CHECK(n.memory == "reg" || n.memory == "tmem", "print at {} of a tile from memory \"{}\"", n.loc.str(),
                n.memory);

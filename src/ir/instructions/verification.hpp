@@ -37,6 +37,11 @@ class Verification {
   Position& position_;
 };
 
+// Checks the barrier at which `n`, an exchange across the warps of its thread group through a
+// scratch (a reduction, scan, print or layout conversion), meets: the block's for the whole block,
+// a named one otherwise, or not allocated yet (instructions/reduce.cpp).
+void check_group_barrier(const Verification& v, int barrier, const StmtNode& n);
+
 // Checks that `b`, used by `s`, names a barrier of a barrier array, in range when its index is
 // a trace-time constant (instructions/mbarrier.cpp).
 void check_barrier(const MbarrierRef& b, const StmtNode& s);

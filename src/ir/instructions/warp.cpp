@@ -76,14 +76,10 @@ void verify_Relayout(Verification& v, const RelayoutNode& n) {
   TESSEL_CHECK(n.out->shape() == n.a->shape() && n.out->dtype == n.a->dtype && !is_packed(n.a->dtype),
                "convert_layout at {} changes more than the layout", n.loc.str());
   if (n.scratch) {
-    const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
-    TESSEL_CHECK(
-        !n.scratch->root && n.scratch->dtype == n.a->dtype &&
-            n.scratch->shape == std::vector<int>{relayout_scratch_slots(n.a->layout.num_elements(), n.a->dtype)},
-        "the scratch of the convert_layout at {} is not an allocation of its tile's elements", n.loc.str());
-    TESSEL_CHECK(n.barrier >= ReduceNode::kUnallocated && n.barrier < SyncNode::kBarriers &&
-                     (n.barrier == SyncNode::kBlockBarrier) == whole_block,
-                 "convert_layout barrier {} in a group of {} at {}", n.barrier, v.group().str(), n.loc.str());
+    const int slots = relayout_scratch_slots(n.a->layout.num_elements(), n.a->shape().back(), n.a->dtype);
+    TESSEL_CHECK(!n.scratch->root && n.scratch->dtype == n.a->dtype && n.scratch->shape == std::vector<int>{slots},
+                 "the scratch of the convert_layout at {} is not an allocation of its tile's elements", n.loc.str());
+    check_group_barrier(v, n.barrier, n);
   }
   v.use(n.a, n);
   v.define(n.out, n);

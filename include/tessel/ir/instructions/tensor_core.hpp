@@ -6,7 +6,8 @@
 namespace tessel::ir {
 
 // out = a @ b + c on tensor cores (mma.sync): a [m, k] and b [k, n] in f16 or bf16 with c and out
-// [m, n] in f32 (m16n8k16), or in i8 or u8 (either signedness each) with c and out in i32 (m16n8k32); all in the
+// [m, n] in f32 (m16n8k16), in e4m3 or e5m2 (each) with c and out in f32 (m16n8k32, sm_89 and newer), or in i8 or
+// u8 (either signedness each) with c and out in i32 (m16n8k32); all in the
 // layouts of mma_layouts(m, n, k, warps_m, warps_n, a's type). The warp split is 0x0 from tracing until infer_layouts
 // chooses it.
 struct DotNode : StmtNode {

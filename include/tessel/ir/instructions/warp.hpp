@@ -78,11 +78,20 @@ struct RelayoutSource {
 // thread of the receiving thread's warp holds in a's layout, or a warp whose lanes read otherwise
 // than warp 0's (one shuffle sequence serves every warp).
 std::optional<std::vector<RelayoutSource>> shuffle_sources(const RelayoutNode& n);
-// The scratch slot of the element at row-major `position` of a tile of `t`: one slot is skipped
-// after every 128 bytes, so that the 32 lanes of a warp that write (or read) a column of rows 128
-// bytes long fall in different banks of shared memory. `relayout_scratch_slots` is the scratch's
-// extent for `elements` positions.
-inline int64_t relayout_scratch_slot(int64_t position, DType t) { return position + position * dtype_bytes(t) / 128; }
-inline int relayout_scratch_slots(int elements, DType t) { return int(relayout_scratch_slot(elements - 1, t)) + 1; }
+// The scratch of a relayout holds a tile of `t` row by row (rows along the last dimension, of
+// `row_length` elements). A row whose bytes are a multiple of 128 would put a column's elements in
+// one bank of shared memory, so such rows are followed by 4 bytes of padding (one element of 8
+// bytes): a warp's lanes that write or read a column then fall in different banks (two to a bank
+// for 8-byte types). `relayout_scratch_slot` is the element at row-major `position`;
+// `relayout_scratch_slots` is the scratch's extent for `elements` positions.
+inline int relayout_row_padding(int row_length, DType t) {
+  return row_length * dtype_bytes(t) % 128 == 0 ? (dtype_bytes(t) >= 4 ? 1 : 4 / dtype_bytes(t)) : 0;
+}
+inline int64_t relayout_scratch_slot(int64_t position, int row_length, DType t) {
+  return position + position / row_length * relayout_row_padding(row_length, t);
+}
+inline int relayout_scratch_slots(int elements, int row_length, DType t) {
+  return int(relayout_scratch_slot(elements - 1, row_length, t)) + 1;
+}
 
 }  // namespace tessel::ir
