@@ -129,6 +129,18 @@ TEST(Codegen, IntegerDotUsesTheS8MmaWithPackedOperands) {
   }
 }
 
+TEST(Codegen, SaturatingDotSpellsSatfinite) {
+  Kernel<testing::SaturatingDot> k(Device::simulator());
+  const std::string src =
+      k.cuda_source(128, 128, 128, (i8*)nullptr, (u8*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr);
+  EXPECT_TRUE(testing::file_check(src, R"(
+    CHECK: asm volatile("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32
+  )")) << src;
+  runtime::CompileRequest req{
+      src, "SaturatingDot", "sm_80", {{codegen::kDeviceHeaderName, codegen::device_header()}}, {}};
+  EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u);
+}
+
 TEST(Codegen, IntegerDotNamesEachOperandsSignedness) {
   Kernel<testing::UnsignedSignedDot> k(Device::simulator());
   const std::string src =

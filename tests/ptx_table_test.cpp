@@ -61,13 +61,13 @@ TEST(PtxTable, RendersOutputsBeforeInputsWithTheirConstraints) {
 }
 
 TEST(PtxTable, MmaSyncIsSpelledFromTheAtomAndTheOperandTypes) {
-  auto mma = [](DType a_type, DType b_type, DType accumulator) {
+  auto mma = [](DType a_type, DType b_type, DType accumulator, bool saturate = false) {
     const MmaAtom& atom = mma_atom(a_type);
     const int operand_bytes = dtype_bytes(a_type);
     std::vector<std::string> d(atom.c.local_size(), "d"), a(atom.a.local_size() * operand_bytes / 4, "a"),
         b(atom.b.local_size() * operand_bytes / 4, "b");
     return codegen::ptx_asm(Ptx::MmaSync, Arch::Sm80, {d, a, b},
-                            codegen::mma_sync_modifiers(atom, a_type, b_type, accumulator));
+                            codegen::mma_sync_modifiers(atom, a_type, b_type, accumulator, saturate));
   };
   const std::string inputs = ": \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(b), \"r\"(b));";
   EXPECT_EQ(mma(DType::F16, DType::F16, DType::F32),
@@ -86,6 +86,14 @@ TEST(PtxTable, MmaSyncIsSpelledFromTheAtomAndTheOperandTypes) {
             "asm volatile(\"mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
             "{%8, %9}, {%0, %1, %2, %3};\" : \"+r\"(d), \"+r\"(d), \"+r\"(d), \"+r\"(d) " +
                 inputs);
+  EXPECT_EQ(mma(DType::I8, DType::U8, DType::I32, true),
+            "asm volatile(\"mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, "
+            "%7}, {%8, %9}, {%0, %1, %2, %3};\" : \"+r\"(d), \"+r\"(d), \"+r\"(d), \"+r\"(d) " +
+                inputs);
+  EXPECT_EQ(mma(DType::F8E4M3, DType::F8E5M2, DType::F32),
+            "asm volatile(\"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+            "{%8, %9}, {%0, %1, %2, %3};\" : \"+f\"(d), \"+f\"(d), \"+f\"(d), \"+f\"(d) " +
+                inputs);
 }
 
 TEST(PtxTable, AnOperandGroupTakesAsManyOperandsAsTheEmissionGives) {
@@ -98,7 +106,7 @@ TEST(PtxTable, AnOperandGroupTakesAsManyOperandsAsTheEmissionGives) {
   }
   const std::string rendered =
       codegen::ptx_asm(Ptx::WgmmaMmaSS, Arch::Sm90a, {accumulators, {"da"}, {"0"}, {"db"}, {"1"}},
-                       codegen::wgmma_modifiers(128, DType::F16, DType::F16));
+                       codegen::wgmma_modifiers(128, DType::F16, DType::F16, false));
   EXPECT_EQ(rendered,
             fmt::format("asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{}}}, %64, %66, 1, "
                         "1, 1, %65, %67;\" : {} : \"l\"(da), \"n\"(0), \"l\"(db), \"n\"(1) : \"memory\");",

@@ -2,6 +2,7 @@
 // and on the GPU by tests/gpu/tensor_core_gpu_test.cpp.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,10 +16,12 @@ namespace tessel::testing {
 
 // C = A @ B + C0 on 8-bit integer tensor cores (mma.sync m16n8k32): A [m, k] row-major in `A`, B
 // given as B^T [n, k] row-major (the "col" operand) in `B`, each i8 or u8; C0 and C [m, n] in i32.
-// Operands go through shared memory as in the ladder; no layout is written.
-template <class A, class B> struct IntegerDotOf : Script {
+// Operands go through shared memory as in the ladder; no layout is written. With `Saturating`, the
+// sums clamp at the i32 limits after each k32 step (.satfinite) instead of wrapping.
+template <class A, class B, bool Saturating = false> struct IntegerDotOf : Script {
   using a_type = A;
   using b_type = B;
+  static constexpr bool saturating = Saturating;
   int block_m = 64, block_n = 64, block_k = 64;
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "bt", "c0", "c"};
   void operator()(Int32 m, Int32 n, int k, Ptr<A> a, Ptr<B> bt, Ptr<int32_t> c0, Ptr<int32_t> c) {
@@ -35,7 +38,10 @@ template <class A, class B> struct IntegerDotOf : Script {
       store_shared(s_a, load_global(g_a, {offset_m, offset_k}, {block_m, block_k}));
       store_shared(s_bt, load_global(g_bt, {offset_n, offset_k}, {block_n, block_k}));
       sync();
-      acc = dot(load_shared(s_a), load_shared(s_bt.transpose()), acc);
+      if constexpr (Saturating)
+        acc = dot(load_shared(s_a), load_shared(s_bt.transpose()), acc, saturate);
+      else
+        acc = dot(load_shared(s_a), load_shared(s_bt.transpose()), acc);
       sync();
     }
     store_global(global_view(c, {m, n}), acc, {offset_m, offset_n});
@@ -43,13 +49,14 @@ template <class A, class B> struct IntegerDotOf : Script {
 };
 
 struct IntegerDot : IntegerDotOf<i8, i8> {};
+struct SaturatingDot : IntegerDotOf<i8, u8, true> {};
 // u8 activations with i8 weights (asymmetric quantization), and the other mixes.
 struct UnsignedSignedDot : IntegerDotOf<u8, i8> {};
 struct SignedUnsignedDot : IntegerDotOf<i8, u8> {};
 struct UnsignedDot : IntegerDotOf<u8, u8> {};
 
 // Random operands over the whole range of their types and accumulators near the i32 limits, so that
-// some sums wrap around (mma.sync without .satfinite wraps modulo 2^32).
+// some sums wrap around (mma.sync without .satfinite wraps modulo 2^32), or, saturating, clamp.
 template <class S = IntegerDot> void check_integer_dot(const Device& device, int m, int n, int k, uint64_t seed) {
   using A = typename S::a_type;
   using B = typename S::b_type;
@@ -69,15 +76,22 @@ template <class S = IntegerDot> void check_integer_dot(const Device& device, int
   Kernel<S> kernel(device);
   kernel(m, n, k, da, dbt, dc0, dc);
   const std::vector<int32_t> got = dc.download();
-  int wrapped = 0;
+  int beyond = 0;  // sums that wrapped, or were clamped
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       int64_t exact = c0[size_t(i) * n + j];
-      for (int kk = 0; kk < k; ++kk) exact += int64_t(a[size_t(i) * k + kk]) * bt[size_t(j) * k + kk];
-      wrapped += exact != int64_t(int32_t(uint32_t(uint64_t(exact))));
+      for (int kk = 0; kk < k; ++kk) {
+        exact += int64_t(a[size_t(i) * k + kk]) * bt[size_t(j) * k + kk];
+        if (S::saturating && (kk + 1) % 32 == 0) {
+          const int64_t limited = std::clamp<int64_t>(exact, INT32_MIN, INT32_MAX);
+          beyond += limited != exact;
+          exact = limited;
+        }
+      }
+      if (!S::saturating) beyond += exact != int64_t(int32_t(uint32_t(uint64_t(exact))));
       ASSERT_EQ(got[size_t(i) * n + j], int32_t(uint32_t(uint64_t(exact)))) << "element " << i << ", " << j;
     }
-  EXPECT_GT(wrapped, 0) << "the inputs should exercise wrapping";
+  EXPECT_GT(beyond, 0) << "the inputs should reach the i32 limits";
 }
 
 // C = A @ B + C0 on fp8 tensor cores (mma.sync m16n8k32, sm_89 and newer): A [m, k] and B^T [n, k]

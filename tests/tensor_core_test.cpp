@@ -17,6 +17,11 @@ TEST(TensorCore, IntegerDotTakesEitherSignednessForEachOperand) {
   check_integer_dot<UnsignedDot>(Device::simulator(), 64, 64, 128, 5);
 }
 
+TEST(TensorCore, SaturatingIntegerDotClampsAtTheI32Limits) {
+  check_integer_dot<SaturatingDot>(Device::simulator(), 64, 64, 128, 8);
+  check_integer_dot<SaturatingDot>(Device::simulator(), 100, 72, 64, 9);
+}
+
 TEST(TensorCore, Fp8DotMatchesTheHostReference) {
   check_fp8_dot(Device::simulator(), 64, 64, 128, 6);
   check_fp8_dot<Fp8MixedDot>(Device::simulator(), 100, 72, 64, 7);  // partial blocks: loads fill with zeros
@@ -41,6 +46,25 @@ TEST(TensorCore, DotRefusesOperandsTensorCoresDoNotTake) {
   EXPECT_EQ(got, fmt::format("{}:{}: dot: tensor cores take f16 or bf16 operands of one type with an f32 accumulator, "
                              "fp8 operands (e4m3 or e5m2 each) with an f32 accumulator, or i8 or u8 operands (either "
                              "signedness each) with an i32 accumulator; got u8 @ i8 + f32",
+                             __FILE__, dot_line));
+}
+
+// Floating-point sums have no i32 limits to clamp at.
+struct SaturatingHalves : Script {
+  void operator()(Ptr<f16> a, Ptr<float> c) {
+    attrs.warps = 4;
+    auto ra = load_global(global_view(a, {64, 32}), {0, 0}, {64, 32});
+    auto rb = load_global(global_view(a, {32, 64}), {0, 0}, {32, 64});
+    dot_line = __LINE__ + 1;
+    store_global(global_view(c, {64, 64}), dot(ra, rb, register_tensor<float>({64, 64}, 0.0f), saturate), {0, 0});
+  }
+};
+
+TEST(TensorCore, SaturationOfFloatingPointSumsIsReported) {
+  const std::string got =
+      error_of_call([] { Kernel<SaturatingHalves>(Device::simulator()).cuda_source((f16*)nullptr, (float*)nullptr); });
+  EXPECT_EQ(got, fmt::format("{}:{}: dot(..., saturate): saturation clamps the i32 sums of 8-bit integer operands; f16 "
+                             "@ f16 + f32 sums in floating point",
                              __FILE__, dot_line));
 }
 

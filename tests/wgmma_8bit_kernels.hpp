@@ -1,10 +1,12 @@
 // wgmma with 8-bit operands and host references: 8-bit integers (s8, u8, either signedness each)
 // into an s32 accumulator, and fp8 with A in registers. One block of `Warps` warps computes
 // C = C0 + A Bᵀ (or A Bᵀ alone, without `Accumulate`) with A [M, K] and B [N, K] K-major, the
-// accumulator starting from C0 as read from global memory. Run on the simulator by
+// accumulator starting from C0 as read from global memory; with `Saturating`, integer sums clamp at
+// the s32 limits after each k32 instruction (.satfinite). Run on the simulator by
 // tests/wgmma_8bit_test.cpp and on the GPU by tests/gpu/wgmma_gpu_test.cpp.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,7 +19,8 @@
 
 namespace tessel::testing {
 
-template <class A, class B, class Acc, int M, int N, int K, bool RegisterA, bool Accumulate = true, int Warps = 4>
+template <class A, class B, class Acc, int M, int N, int K, bool RegisterA, bool Accumulate = true, int Warps = 4,
+          bool Saturating = false>
 struct Wgmma8BitTile : Script {
   void operator()(Ptr<A> a, Ptr<B> b, Ptr<Acc> c) {
     attrs.blocks = 1;
@@ -35,7 +38,12 @@ struct Wgmma8BitTile : Script {
     if constexpr (RegisterA) {
       auto r_a = load_shared(s_a);
       wgmma.fence();
-      wgmma.mma(r_a, s_b.transpose(), acc, Accumulate);
+      if constexpr (Saturating)
+        wgmma.mma(r_a, s_b.transpose(), acc, Accumulate, saturate);
+      else
+        wgmma.mma(r_a, s_b.transpose(), acc, Accumulate);
+    } else if constexpr (Saturating) {
+      wgmma.mma(s_a, s_b.transpose(), acc, Accumulate, saturate);
     } else {
       wgmma.mma(s_a, s_b.transpose(), acc, Accumulate);
     }
@@ -60,9 +68,11 @@ template <class T> std::vector<T> random_operand(size_t count, std::mt19937_64& 
 
 // Integer accumulators start within 2^22 of the s32 limits, so that many sums wrap (a row of 128
 // products of u8 values reaches 2^23); the reference wraps modulo 2^32 as the hardware does without
-// .satfinite. f32 accumulators start in [-100, 100]; the reference sums exact products in double,
+// .satfinite, or, `Saturating`, clamps at the limits after each k32 instruction, and some sums must
+// then have been clamped. f32 accumulators start in [-100, 100]; the reference sums exact products in double,
 // within a thousandth of the sum of their magnitudes.
-template <class A, class B, class Acc, int M, int N, int K, bool RegisterA, bool Accumulate = true, int Warps = 4>
+template <class A, class B, class Acc, int M, int N, int K, bool RegisterA, bool Accumulate = true, int Warps = 4,
+          bool Saturating = false>
 void check_wgmma_8bit(const KernelOptions& options, uint64_t seed, const Device& dev = Device::simulator()) {
   std::mt19937_64 rng(seed);
   const std::vector<A> a = random_operand<A>(size_t(M) * K, rng);
@@ -79,15 +89,23 @@ void check_wgmma_8bit(const KernelOptions& options, uint64_t seed, const Device&
   Buffer<A> da(dev, a);
   Buffer<B> db(dev, b);
   Buffer<Acc> dc(dev, c0);
-  Kernel<Wgmma8BitTile<A, B, Acc, M, N, K, RegisterA, Accumulate, Warps>> kernel(dev, options);
+  Kernel<Wgmma8BitTile<A, B, Acc, M, N, K, RegisterA, Accumulate, Warps, Saturating>> kernel(dev, options);
   kernel(da, db, dc);
   const std::vector<Acc> c = dc.download();
+  int clamped = 0;
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       const size_t at = size_t(i) * N + j;
       if constexpr (std::is_integral_v<Acc>) {
         int64_t want = Accumulate ? c0[at] : 0;
-        for (int k = 0; k < K; ++k) want += int64_t(a[size_t(i) * K + k]) * b[size_t(j) * K + k];
+        for (int k = 0; k < K; ++k) {
+          want += int64_t(a[size_t(i) * K + k]) * b[size_t(j) * K + k];
+          if (Saturating && (k + 1) % 32 == 0) {
+            const int64_t limited = std::clamp<int64_t>(want, INT32_MIN, INT32_MAX);
+            clamped += limited != want;
+            want = limited;
+          }
+        }
         ASSERT_EQ(c[at], int32_t(uint32_t(uint64_t(want)))) << "c[" << i << ", " << j << "]";
       } else {
         double want = Accumulate ? c0[at] : 0, magnitude = std::abs(want);
@@ -100,6 +118,7 @@ void check_wgmma_8bit(const KernelOptions& options, uint64_t seed, const Device&
         ASSERT_NEAR(c[at], want, 1e-3 * (1 + magnitude)) << "c[" << i << ", " << j << "]";
       }
     }
+  if (Saturating) EXPECT_GT(clamped, 0) << "the inputs should reach the s32 limits";
 }
 
 }  // namespace tessel::testing

@@ -28,6 +28,14 @@ TEST(Wgmma8Bit, AnIntegerMmaThatDoesNotAccumulateOverwrites) {
   }
 }
 
+// .satfinite: the same accumulators near the limits clamp after each k32 instruction instead.
+TEST(Wgmma8Bit, SaturatingSumsClampAtTheS32LimitsUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options()) {
+    check_wgmma_8bit<int8_t, int8_t, int32_t, 64, 64, 128, false, true, 4, true>(o, 11);
+    check_wgmma_8bit<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8, true>(o, 12);
+  }
+}
+
 TEST(Wgmma8Bit, Fp8RegisterAMatchesTheHostReference) {
   for (const KernelOptions& o : every_order_options()) {
     check_wgmma_8bit<f8e4m3, f8e4m3, float, 64, 64, 128, true>(o, 8);
@@ -39,6 +47,7 @@ TEST(Wgmma8Bit, Fp8RegisterAMatchesTheHostReference) {
 using IntegerShared = Wgmma8BitTile<uint8_t, int8_t, int32_t, 64, 32, 64, false>;
 using IntegerRegisters = Wgmma8BitTile<int8_t, uint8_t, int32_t, 64, 48, 32, true, false>;
 using Fp8Registers = Wgmma8BitTile<f8e4m3, f8e5m2, float, 64, 16, 32, true>;
+using SaturatingShared = Wgmma8BitTile<int8_t, int8_t, int32_t, 64, 32, 64, false, true, 4, true>;
 
 TEST(Wgmma8BitCodegen, SpellsTheIntegerAndRegisterForms) {
   const std::string ss = Kernel<IntegerShared>(Device::simulator(), KernelOptions{"sm_90a"})
@@ -67,6 +76,11 @@ TEST(Wgmma8BitCodegen, SpellsTheIntegerAndRegisterForms) {
     CHECK-SAME: "r"(tessel_pack4(
     CHECK-SAME: .bits,
   )")) << fp8;
+  const std::string saturating = Kernel<SaturatingShared>(Device::simulator(), KernelOptions{"sm_90a"})
+                                     .cuda_source((int8_t*)nullptr, (int8_t*)nullptr, (int32_t*)nullptr);
+  EXPECT_TRUE(file_check(saturating, R"(
+    CHECK: wgmma.mma_async.sync.aligned.m64n32k32.s32.s8.s8.satfinite {%0,
+  )")) << saturating;
 }
 
 TEST(Wgmma8BitCodegen, NvrtcAcceptsEveryFormForSm90a) {
@@ -78,6 +92,9 @@ TEST(Wgmma8BitCodegen, NvrtcAcceptsEveryFormForSm90a) {
                    .empty());
   EXPECT_FALSE(Kernel<Fp8Registers>(Device::simulator(), KernelOptions{"sm_90a"})
                    .cubin((f8e4m3*)nullptr, (f8e5m2*)nullptr, (float*)nullptr)
+                   .empty());
+  EXPECT_FALSE(Kernel<SaturatingShared>(Device::simulator(), KernelOptions{"sm_90a"})
+                   .cubin((int8_t*)nullptr, (int8_t*)nullptr, (int32_t*)nullptr)
                    .empty());
 }
 
@@ -93,6 +110,19 @@ template <class T, class Acc, int N, int K> struct OneMma : Script {
     auto acc = register_tensor<Acc>({64, N}, 0);
     line = __LINE__ + 1;
     wgmma.mma(s_a, s_b.transpose(), acc);
+  }
+};
+
+// An f32 accumulator has no s32 limits to clamp at.
+struct SaturatingFloats : Script {
+  void operator()(Ptr<f16>) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<f16>({64, 16});
+    auto s_b = shared_tensor<f16>({8, 16});
+    auto acc = register_tensor<float>({64, 8}, 0.0f);
+    line = __LINE__ + 1;
+    wgmma.mma(s_a, s_b.transpose(), acc, saturate);
   }
 };
 
@@ -113,6 +143,13 @@ TEST(Wgmma8BitDiagnostics, IntegerOperandsIntoAnF32AccumulatorAreReported) {
             at_line("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, in any "
                     "pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any pairing) and an i32 "
                     "accumulator; got i8 @ i8 into f32"));
+}
+
+TEST(Wgmma8BitDiagnostics, SaturationOfFloatingPointSumsIsReported) {
+  const std::string got = trace_error<SaturatingFloats, f16>();
+  EXPECT_EQ(got,
+            at_line("wgmma.mma(..., saturate): saturation clamps the i32 sums of 8-bit integer operands; f16 @ f16 "
+                    "into f32 sums in floating point"));
 }
 
 TEST(Wgmma8BitDiagnostics, AnIntegerShapeOutsideItsListIsReported) {

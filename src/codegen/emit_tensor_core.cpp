@@ -19,7 +19,7 @@ void emit_Dot(Emitter& e, const ir::DotNode& n) {
   e.line("#pragma unroll");
   e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {}[l];", n.out->layout.local_size(), e.tile(n.out),
                      e.tile(n.c)));
-  const PtxModifiers mma = mma_sync_modifiers(atom, n.a->dtype, n.b->dtype, n.out->dtype);
+  const PtxModifiers mma = mma_sync_modifiers(atom, n.a->dtype, n.b->dtype, n.out->dtype, n.saturate);
   const std::string a = e.tile(n.a), b = e.tile(n.b), d = e.tile(n.out);
   for (int ki = 0; ki < rk; ++ki)
     for (int mi = 0; mi < rm; ++mi)

@@ -45,7 +45,7 @@ void emit_WgmmaMma(Emitter& e, const ir::WgmmaMmaNode& n) {
   // From the warp-uniform warp index, so that the descriptors built from it stay in uniform registers.
   e.line(warpgroups == 1 ? "const int warpgroup = 0;"
                          : fmt::format("const int warpgroup = ({} - {}) / 4;", kWarpIndex, e.group().begin / 32));
-  const PtxModifiers types = wgmma_modifiers(nn, n.a_type(), n.operand_type());
+  const PtxModifiers types = wgmma_modifiers(nn, n.a_type(), n.operand_type(), n.saturate);
   const bool transposable = dtype_bytes(n.operand_type()) == 2;
   const std::string acc = e.tile(n.acc);
   const ir::MmaOperand b_operand = n.b_operand();

@@ -285,11 +285,11 @@ const PtxRow& ptx_row(Ptx instruction) {
       return row;
     }
     // PTX ISA 9.7.14.5.14: mma.sync with row-major A and column-major B, accumulating in place;
-    // shape and types come from the atom (mma_sync_modifiers).
+    // shape and types come from the atom (mma_sync_modifiers); {saturation} is .satfinite or empty.
     case Ptx::MmaSync: {
       static const PtxRow row{
           "mma.sync",
-          "mma.sync.aligned.{shape}.row.col.{d_type}.{a_type}.{b_type}.{d_type} {d}, {a}, {b}, {d};",
+          "mma.sync.aligned.{shape}.row.col{saturation}.{d_type}.{a_type}.{b_type}.{d_type} {d}, {a}, {b}, {d};",
           Arch::Sm80,
           {vector("d", "+{d_reg}"), vector("a", "r"), vector("b", "r")},
           PtxEffect::Ordered};
@@ -304,43 +304,48 @@ const PtxRow& ptx_row(Ptx instruction) {
     // PTX ISA 9.7.15.5.2: m64nNk{k} into {d_type} (f32, or s32 for integers), A and B from shared
     // memory by descriptor, each K-major or MN-major (imm-trans-a, imm-trans-b 0 or 1), scale-d 1
     // (accumulate); {operand_scales} is ", 1, 1" for floating-point types (imm-scale-a and -b: no
-    // negation) and empty for integers, which have neither.
+    // negation) and empty for integers, which have neither; {saturation} is .satfinite (integers) or
+    // empty.
     case Ptx::WgmmaMmaSS: {
-      static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a_desc}, "
-                              "{b_desc}, 1{operand_scales}, {trans_a}, {trans_b};",
-                              Arch::Sm90a,
-                              {vector("d", "+{d_reg}"), scalar("a_desc", "l"), scalar("trans_a", "n"),
-                               scalar("b_desc", "l"), scalar("trans_b", "n")}};
+      static const PtxRow row{
+          "wgmma.mma_async",
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type}{saturation} {d}, {a_desc}, "
+          "{b_desc}, 1{operand_scales}, {trans_a}, {trans_b};",
+          Arch::Sm90a,
+          {vector("d", "+{d_reg}"), scalar("a_desc", "l"), scalar("trans_a", "n"), scalar("b_desc", "l"),
+           scalar("trans_b", "n")}};
       return row;
     }
     // The same with scale-d 0: d = a b, d's old value neither read nor needed (an output only, so
     // that nothing defines it while other wgmma run, which would make ptxas serialize them).
     case Ptx::WgmmaMmaSSOverwrite: {
-      static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a_desc}, "
-                              "{b_desc}, 0{operand_scales}, {trans_a}, {trans_b};",
-                              Arch::Sm90a,
-                              {vector("d", "={d_reg}"), scalar("a_desc", "l"), scalar("trans_a", "n"),
-                               scalar("b_desc", "l"), scalar("trans_b", "n")}};
+      static const PtxRow row{
+          "wgmma.mma_async",
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type}{saturation} {d}, {a_desc}, "
+          "{b_desc}, 0{operand_scales}, {trans_a}, {trans_b};",
+          Arch::Sm90a,
+          {vector("d", "={d_reg}"), scalar("a_desc", "l"), scalar("trans_a", "n"), scalar("b_desc", "l"),
+           scalar("trans_b", "n")}};
       return row;
     }
     // The same for the types wgmma does not transpose (8-bit: m64nNk32, e4m3, e5m2, s8 or u8 each):
     // both operands K-major, no imm-trans.
     case Ptx::WgmmaMmaSSKMajor: {
-      static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a_desc}, "
-                              "{b_desc}, 1{operand_scales};",
-                              Arch::Sm90a,
-                              {vector("d", "+{d_reg}"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
+      static const PtxRow row{
+          "wgmma.mma_async",
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type}{saturation} {d}, {a_desc}, "
+          "{b_desc}, 1{operand_scales};",
+          Arch::Sm90a,
+          {vector("d", "+{d_reg}"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
       return row;
     }
     case Ptx::WgmmaMmaSSKMajorOverwrite: {
-      static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a_desc}, "
-                              "{b_desc}, 0{operand_scales};",
-                              Arch::Sm90a,
-                              {vector("d", "={d_reg}"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
+      static const PtxRow row{
+          "wgmma.mma_async",
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type}{saturation} {d}, {a_desc}, "
+          "{b_desc}, 0{operand_scales};",
+          Arch::Sm90a,
+          {vector("d", "={d_reg}"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
       return row;
     }
     // The same with A from four 32-bit registers (two 16-bit or four 8-bit elements each; no
@@ -348,7 +353,7 @@ const PtxRow& ptx_row(Ptx instruction) {
     case Ptx::WgmmaMmaRS: {
       static const PtxRow row{
           "wgmma.mma_async",
-          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a}, "
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type}{saturation} {d}, {a}, "
           "{b_desc}, 1{operand_scales}, {trans_b};",
           Arch::Sm90a,
           {vector("d", "+{d_reg}"), vector("a", "r", 4), scalar("b_desc", "l"), scalar("trans_b", "n")}};
@@ -357,26 +362,28 @@ const PtxRow& ptx_row(Ptx instruction) {
     case Ptx::WgmmaMmaRSOverwrite: {
       static const PtxRow row{
           "wgmma.mma_async",
-          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a}, "
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type}{saturation} {d}, {a}, "
           "{b_desc}, 0{operand_scales}, {trans_b};",
           Arch::Sm90a,
           {vector("d", "={d_reg}"), vector("a", "r", 4), scalar("b_desc", "l"), scalar("trans_b", "n")}};
       return row;
     }
     case Ptx::WgmmaMmaRSKMajor: {
-      static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a}, "
-                              "{b_desc}, 1{operand_scales};",
-                              Arch::Sm90a,
-                              {vector("d", "+{d_reg}"), vector("a", "r", 4), scalar("b_desc", "l")}};
+      static const PtxRow row{
+          "wgmma.mma_async",
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type}{saturation} {d}, {a}, "
+          "{b_desc}, 1{operand_scales};",
+          Arch::Sm90a,
+          {vector("d", "+{d_reg}"), vector("a", "r", 4), scalar("b_desc", "l")}};
       return row;
     }
     case Ptx::WgmmaMmaRSKMajorOverwrite: {
-      static const PtxRow row{"wgmma.mma_async",
-                              "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type} {d}, {a}, "
-                              "{b_desc}, 0{operand_scales};",
-                              Arch::Sm90a,
-                              {vector("d", "={d_reg}"), vector("a", "r", 4), scalar("b_desc", "l")}};
+      static const PtxRow row{
+          "wgmma.mma_async",
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d_type}.{a_type}.{b_type}{saturation} {d}, {a}, "
+          "{b_desc}, 0{operand_scales};",
+          Arch::Sm90a,
+          {vector("d", "={d_reg}"), vector("a", "r", 4), scalar("b_desc", "l")}};
       return row;
     }
     case Ptx::WgmmaCommitGroup: {
@@ -904,28 +911,32 @@ std::string_view ptx_type(DType t) {
   TESSEL_CHECK(false, "no PTX type for dtype {}", int(t));
 }
 
-PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType a, DType b, DType accumulator) {
+PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType a, DType b, DType accumulator, bool saturate) {
   TESSEL_CHECK(accumulator == DType::F32 || accumulator == DType::I32, "mma.sync accumulates in f32 or s32, not {}",
                dtype_name(accumulator));
+  TESSEL_CHECK(!saturate || accumulator == DType::I32, "mma.sync saturates s32 sums only");
   return {{"shape", fmt::format("m{}n{}k{}", atom.m, atom.n, atom.k)},
           {"a_type", std::string(ptx_type(a))},
           {"b_type", std::string(ptx_type(b))},
           {"d_type", std::string(ptx_type(accumulator))},
-          {"d_reg", accumulator == DType::F32 ? "f" : "r"}};
+          {"d_reg", accumulator == DType::F32 ? "f" : "r"},
+          {"saturation", saturate ? ".satfinite" : ""}};
 }
 
-PtxModifiers wgmma_modifiers(int n, DType a, DType b) {
+PtxModifiers wgmma_modifiers(int n, DType a, DType b, bool saturate) {
   const bool half = (a == DType::F16 || a == DType::BF16) && b == a;
   const bool integer = is_byte_integer(a) && is_byte_integer(b);
   TESSEL_CHECK(half || integer || (is_fp8(a) && is_fp8(b)),
                "wgmma takes f16, bf16, fp8 or 8-bit integer operands, not {} and {}", dtype_name(a), dtype_name(b));
+  TESSEL_CHECK(!saturate || integer, "wgmma saturates s32 sums only");
   return {{"n", std::to_string(n)},
           {"k", std::to_string(wgmma_k(b))},
           {"a_type", std::string(ptx_type(a))},
           {"b_type", std::string(ptx_type(b))},
           {"d_type", integer ? "s32" : "f32"},
           {"d_reg", integer ? "r" : "f"},
-          {"operand_scales", integer ? "" : ", 1, 1"}};
+          {"operand_scales", integer ? "" : ", 1, 1"},
+          {"saturation", saturate ? ".satfinite" : ""}};
 }
 
 }  // namespace tessel::codegen

@@ -162,9 +162,11 @@ std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& op
 // The PTX spelling of an element type ("f16", "s8", ...).
 std::string_view ptx_type(DType t);
 // The modifiers of Ptx::MmaSync for `atom` with A of type `a` and B of type `b` accumulating in
-// `accumulator`: the shape from the atom, the types from the operands.
-PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType a, DType b, DType accumulator);
-// The modifiers of Ptx::WgmmaMmaSS*/RS for m64`n` with A of type `a` and B of type `b`.
-PtxModifiers wgmma_modifiers(int n, DType a, DType b);
+// `accumulator`: the shape from the atom, the types from the operands, and .satfinite when
+// `saturate` (s32 sums only).
+PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType a, DType b, DType accumulator, bool saturate);
+// The modifiers of Ptx::WgmmaMmaSS*/RS for m64`n` with A of type `a` and B of type `b`, saturating
+// (s32 sums only) when `saturate`.
+PtxModifiers wgmma_modifiers(int n, DType a, DType b, bool saturate);
 
 }  // namespace tessel::codegen

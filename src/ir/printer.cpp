@@ -337,7 +337,8 @@ class Printer {
 
   void stmt(const DotNode& n) {
     const std::string warps = n.warps_m ? fmt::format("{}x{}", n.warps_m, n.warps_n) : std::string("unresolved");
-    line(fmt::format("{} = dot({}, {}, {}) warps={}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), warps));
+    line(fmt::format("{} = dot({}, {}, {}) warps={}{}", reg_decl(n.out), reg(n.a), reg(n.b), reg(n.c), warps,
+                     n.saturate ? " saturate" : ""));
   }
 
   void stmt(const CastTensorNode& n) {
@@ -440,8 +441,8 @@ class Printer {
 
   void stmt(const WgmmaMmaNode& n) {
     const std::string a = n.a_shared ? shared(n.a_shared) : reg(n.a_registers);
-    line(fmt::format("wgmma.mma {} {} {} @ {} m64n{}k{}", reg(n.acc), n.accumulate ? "+=" : "=", a, shared(n.b), n.n(),
-                     wgmma_k(n.operand_type())));
+    line(fmt::format("wgmma.mma {} {} {} @ {} m64n{}k{}{}", reg(n.acc), n.accumulate ? "+=" : "=", a, shared(n.b),
+                     n.n(), wgmma_k(n.operand_type()), n.saturate ? " saturate" : ""));
   }
 
   void stmt(const WgmmaCommitGroupNode&) { line("wgmma.commit_group"); }

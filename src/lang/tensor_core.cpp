@@ -7,8 +7,10 @@
 
 namespace tessel {
 
-RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c, loc_t l) {
-  const SourceLoc loc = SourceLoc::from(l);
+namespace {
+
+RegisterTensor trace_dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c, bool saturate,
+                         const SourceLoc& loc) {
   Builder& bld = Builder::current(loc);
   const ir::ThreadRange g = bld.group(loc);
   if (a.shape().size() != 2 || b.shape().size() != 2 || c.shape().size() != 2)
@@ -26,6 +28,11 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
                                  "fp8 operands (e4m3 or e5m2 each) with an f32 accumulator, or i8 or u8 operands "
                                  "(either signedness each) with an i32 accumulator; got {} @ {} + {}",
                                  dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(c.dtype())));
+  if (saturate && !bytes)
+    throw Error(loc,
+                fmt::format("dot(..., saturate): saturation clamps the i32 sums of 8-bit integer operands; {} @ {} "
+                            "+ {} sums in floating point",
+                            dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(c.dtype())));
   if (g.count % 32 != 0)
     throw Error(loc,
                 fmt::format("dot: tensor cores are used by whole warps; the thread group has {} threads", g.count));
@@ -38,8 +45,21 @@ RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& 
                                  "along them)",
                                  m, n, k, atom.m, atom.n, atom.k, warps, atom.k, atom.m, atom.n));
   auto out = detail::new_tile(c.dtype(), c.shape(), Layout(), "acc", loc);
-  bld.emit(ir::make<ir::DotNode>(loc, out, a.ir(), b.ir(), c.ir(), 0, 0));
+  auto node = ir::make<ir::DotNode>(loc, out, a.ir(), b.ir(), c.ir(), 0, 0);
+  node->saturate = saturate;
+  bld.emit(node);
   return RegisterTensor(out);
+}
+
+}  // namespace
+
+RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c, loc_t l) {
+  return trace_dot(a, b, c, false, SourceLoc::from(l));
+}
+
+RegisterTensor Instructions::dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c, Saturate,
+                                 loc_t l) {
+  return trace_dot(a, b, c, true, SourceLoc::from(l));
 }
 
 }  // namespace tessel

@@ -22,7 +22,7 @@ int warpgroups(const SourceLoc& loc, std::string_view what) {
 }
 
 void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_registers, const SharedTensor& b,
-               const RegisterTensor& acc, bool accumulate, const SourceLoc& loc) {
+               const RegisterTensor& acc, bool accumulate, bool saturate, const SourceLoc& loc) {
   Builder& bld = Builder::current(loc);
   const int groups = warpgroups(loc, "wgmma.mma");
   const DType a_type = a_shared ? a_shared->dtype : a_registers->dtype;
@@ -46,6 +46,10 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
     throw Error(loc, fmt::format("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, "
                                  "in any pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any "
                                  "pairing) and an i32 accumulator; got {} @ {} into {}",
+                                 dtype_name(a_type), dtype_name(b.dtype()), dtype_name(acc.dtype())));
+  if (saturate && !integer)
+    throw Error(loc, fmt::format("wgmma.mma(..., saturate): saturation clamps the i32 sums of 8-bit integer operands; "
+                                 "{} @ {} into {} sums in floating point",
                                  dtype_name(a_type), dtype_name(b.dtype()), dtype_name(acc.dtype())));
   if (m % (kWgmmaM * groups) != 0)
     throw Error(loc, fmt::format("wgmma.mma: m = {} must be a multiple of {} (64 rows for each of the {} warpgroups "
@@ -71,7 +75,9 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
 
   if (a_registers) detail::check_group(a_registers, "wgmma.mma", loc);
   detail::check_group(acc.ir(), "wgmma.mma", loc);
-  bld.emit(ir::make<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir(), accumulate));
+  auto node = ir::make<ir::WgmmaMmaNode>(loc, acc.ir(), a_shared, a_registers, b.ir(), accumulate);
+  node->saturate = saturate;
+  bld.emit(node);
 }
 
 }  // namespace
@@ -83,21 +89,41 @@ void WgmmaInstructions::fence(loc_t l) const {
 }
 
 void WgmmaInstructions::mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, loc_t l) const {
-  trace_mma(a.ir(), nullptr, b, acc, true, SourceLoc::from(l));
+  trace_mma(a.ir(), nullptr, b, acc, true, false, SourceLoc::from(l));
 }
 
 void WgmmaInstructions::mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, loc_t l) const {
-  trace_mma(nullptr, a.ir(), b, acc, true, SourceLoc::from(l));
+  trace_mma(nullptr, a.ir(), b, acc, true, false, SourceLoc::from(l));
 }
 
 void WgmmaInstructions::mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate,
                             loc_t l) const {
-  trace_mma(a.ir(), nullptr, b, acc, accumulate, SourceLoc::from(l));
+  trace_mma(a.ir(), nullptr, b, acc, accumulate, false, SourceLoc::from(l));
 }
 
 void WgmmaInstructions::mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate,
                             loc_t l) const {
-  trace_mma(nullptr, a.ir(), b, acc, accumulate, SourceLoc::from(l));
+  trace_mma(nullptr, a.ir(), b, acc, accumulate, false, SourceLoc::from(l));
+}
+
+void WgmmaInstructions::mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, Saturate,
+                            loc_t l) const {
+  trace_mma(a.ir(), nullptr, b, acc, true, true, SourceLoc::from(l));
+}
+
+void WgmmaInstructions::mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, Saturate,
+                            loc_t l) const {
+  trace_mma(nullptr, a.ir(), b, acc, true, true, SourceLoc::from(l));
+}
+
+void WgmmaInstructions::mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate,
+                            Saturate, loc_t l) const {
+  trace_mma(a.ir(), nullptr, b, acc, accumulate, true, SourceLoc::from(l));
+}
+
+void WgmmaInstructions::mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate,
+                            Saturate, loc_t l) const {
+  trace_mma(nullptr, a.ir(), b, acc, accumulate, true, SourceLoc::from(l));
 }
 
 void WgmmaInstructions::commit_group(loc_t l) const {

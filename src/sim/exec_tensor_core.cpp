@@ -1,5 +1,7 @@
 // Simulator semantics of dot: each warp multiplies the parts of A and B its lanes hold into the
 // part of C they hold, summed as tensor_core_sums.hpp says.
+#include <type_traits>
+
 #include "machine.hpp"
 #include "tensor_core_sums.hpp"
 
@@ -40,7 +42,11 @@ template <class Sums> void multiply(Warp& w, const ir::DotNode& n, Mask mask) {
     for (int s = 0; s < local; ++s) {
       const int* c = &table[(size_t(th) * local + s) * 2];
       typename Sums::Value sum = Sums::value(acc[size_t(lane) * local + s]);
-      for (int kk = 0; kk < k; ++kk) sum += a[size_t(c[0]) * k + kk] * b[size_t(kk) * nn + c[1]];
+      for (int kk = 0; kk < k; ++kk) {
+        sum += a[size_t(c[0]) * k + kk] * b[size_t(kk) * nn + c[1]];
+        if constexpr (std::is_same_v<Sums, IntegerSums>)
+          if (n.saturate && (kk + 1) % IntegerSums::saturation_step == 0) sum = IntegerSums::saturated(sum);
+      }
       out[size_t(lane) * local + s] = Sums::result(sum);
     }
   }

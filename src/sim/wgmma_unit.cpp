@@ -1,6 +1,8 @@
 // The wgmma unit: per-warp mma in flight, completed in issue order when the scheduler chooses.
 // Operands are read when an mma completes, the shared ones at the addresses its descriptors give
 // (hw-semantics.md §4.3), and summed as tensor_core_sums.hpp says.
+#include <type_traits>
+
 #include "machine.hpp"
 #include "tensor_core_sums.hpp"
 #include "tessel/ir/mutator.hpp"
@@ -186,7 +188,11 @@ template <class Sums> void WgmmaUnit::multiply(Mma& mma) {
     for (int s = 0; s < local; ++s) {
       const int* c = &table[(size_t(w.thread_in_group(lane)) * local + s) * 2];
       typename Sums::Value sum = n.accumulate ? Sums::value(acc[size_t(lane) * local + s]) : 0;
-      for (int kk = 0; kk < k; ++kk) sum += a[size_t(c[0]) * k + kk] * b[size_t(kk) * cols + c[1]];
+      for (int kk = 0; kk < k; ++kk) {
+        sum += a[size_t(c[0]) * k + kk] * b[size_t(kk) * cols + c[1]];
+        if constexpr (std::is_same_v<Sums, IntegerSums>)
+          if (n.saturate && (kk + 1) % IntegerSums::saturation_step == 0) sum = IntegerSums::saturated(sum);
+      }
       acc[size_t(lane) * local + s] = Sums::result(sum);
     }
 }

@@ -19,6 +19,11 @@ TEST_F(TensorCoreOnGpu, IntegerDotTakesEitherSignednessForEachOperand) {
   check_integer_dot<UnsignedDot>(Device::gpu(), 64, 64, 128, 6);
 }
 
+TEST_F(TensorCoreOnGpu, SaturatingIntegerDotClampsAtTheI32Limits) {
+  check_integer_dot<SaturatingDot>(Device::gpu(), 64, 64, 128, 8);
+  check_integer_dot<SaturatingDot>(Device::gpu(), 512, 256, 1024, 9);
+}
+
 TEST_F(TensorCoreOnGpu, Fp8DotMatchesTheHostReference) {
   if (runtime::CudaDriver::get().device_info().cc_major < 9) GTEST_SKIP() << "fp8 dot needs sm_90a here";
   check_fp8_dot(Device::gpu(), 64, 64, 128, 6);

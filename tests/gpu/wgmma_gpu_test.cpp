@@ -47,6 +47,8 @@ TEST_F(WgmmaOnGpu, EightBitOperandsMatchTheHostReference) {
   check_wgmma_8bit<f8e4m3, f8e4m3, float, 64, 64, 128, true>({}, 8, Device::gpu());
   check_wgmma_8bit<f8e5m2, f8e4m3, float, 128, 40, 32, true, true, 8>({}, 9, Device::gpu());
   check_wgmma_8bit<f8e4m3, f8e5m2, float, 64, 16, 64, true, false>({}, 10, Device::gpu());
+  check_wgmma_8bit<int8_t, int8_t, int32_t, 64, 64, 128, false, true, 4, true>({}, 11, Device::gpu());
+  check_wgmma_8bit<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8, true>({}, 12, Device::gpu());
 }
 
 }  // namespace

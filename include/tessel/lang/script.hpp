@@ -274,6 +274,10 @@ class Instructions {
   // mma_layouts(m, n, k, warps_m, warps_n, a's type); infer_layouts chooses the warp split.
   RegisterTensor dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c,
                      loc_t loc = loc_t::current());
+  // The same for 8-bit integer operands with the i32 sums clamped to the i32 range after each k32
+  // step (mma.sync .satfinite), where the plain dot wraps.
+  RegisterTensor dot(const RegisterTensor& a, const RegisterTensor& b, const RegisterTensor& c, Saturate,
+                     loc_t loc = loc_t::current());
 
   // ---- reductions over one dimension (the result keeps it with extent 1) ----
   RegisterTensor sum(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());

@@ -46,6 +46,16 @@ class WgmmaInstructions {
            loc_t loc = loc_t::current()) const;
   void mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate,
            loc_t loc = loc_t::current()) const;
+  // With `saturate`, 8-bit integer operands' i32 sums are clamped to the i32 range after each
+  // m64nNk32 instruction (.satfinite), where they wrap otherwise.
+  void mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, Saturate,
+           loc_t loc = loc_t::current()) const;
+  void mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, Saturate,
+           loc_t loc = loc_t::current()) const;
+  void mma(const SharedTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate, Saturate,
+           loc_t loc = loc_t::current()) const;
+  void mma(const RegisterTensor& a, const SharedTensor& b, const RegisterTensor& acc, bool accumulate, Saturate,
+           loc_t loc = loc_t::current()) const;
   // Closes the warpgroup's group of the mma issued since the last commit.
   void commit_group(loc_t loc = loc_t::current()) const;
   // Waits until at most `pending` (0..7) committed groups are still running.

@@ -22,6 +22,7 @@ struct DotNode : StmtNode {
         warps_n(warps_n) {}
   RegisterTensor out, a, b, c;
   int warps_m, warps_n;
+  bool saturate = false;  // integer sums clamped to the i32 range after each k32 step (.satfinite)
   static constexpr auto operands() { return std::tuple{&DotNode::out, &DotNode::a, &DotNode::b, &DotNode::c}; }
 };
 

@@ -36,6 +36,7 @@ struct WgmmaMmaNode : StmtNode {
   RegisterTensor a_registers;  // null in the SS form
   SharedTensor b;
   bool accumulate;
+  bool saturate = false;  // integer sums clamped to the i32 range after each instruction (.satfinite)
   int m() const { return acc->shape()[0]; }
   int n() const { return acc->shape()[1]; }
   int k() const { return b_operand().k; }
