@@ -172,15 +172,21 @@ struct LoadsBeforeTheCommitCompletes : Tcgen05Setup {
   }
 };
 
+// What a load of the accumulator at `line` that no wait orders after the commit of the mma at
+// `mma_line` reports.
+std::string unwaited_load_report() {
+  return at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be writing "
+                              "(warp W of block (0, 0, 0)); wait for the phase of the mbarrier its tcgen05.commit "
+                              "arrives on (mbarrier.wait) first",
+                              here(mma_line)));
+}
+
 // Under every order: an mma that completed at issue (eager) is still observed only through its
 // commit's phase, which the loading warps never waited for.
 TEST(Tcgen05Misuse, ReadingTheAccumulatorBeforeTheCommitsPhaseCompletedIsReportedUnderEveryOrder) {
   for (const sim::Options& o : every_order()) {
     const std::string got = error_of<LoadsBeforeTheCommitCompletes>(KernelOptions{.arch = "sm_100a", .sim = o});
-    EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be "
-                                        "writing (warp W of block (0, 0, 0)); wait for the phase of the mbarrier its "
-                                        "tcgen05.commit arrives on (mbarrier.wait) first",
-                                        here(mma_line))));
+    EXPECT_EQ(got, unwaited_load_report());
   }
 }
 
@@ -205,10 +211,7 @@ struct OneWarpWaitsForTheCommit : Tcgen05Setup {
 TEST(Tcgen05Misuse, ReadingTheAccumulatorUnorderedAfterTheWaitIsReportedUnderEveryOrder) {
   for (const sim::Options& o : every_order()) {
     const std::string got = error_of<OneWarpWaitsForTheCommit>(KernelOptions{.arch = "sm_100a", .sim = o});
-    EXPECT_EQ(got, at(line, fmt::format("tcgen05.load of tensor memory that the tcgen05.mma issued at {} may still be "
-                                        "writing (warp W of block (0, 0, 0)); wait for the phase of the mbarrier its "
-                                        "tcgen05.commit arrives on (mbarrier.wait) first",
-                                        here(mma_line))));
+    EXPECT_EQ(got, unwaited_load_report());
   }
 }
 

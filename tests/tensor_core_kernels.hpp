@@ -14,17 +14,17 @@
 
 namespace tessel::testing {
 
-// C = A @ B + C0 on 8-bit integer tensor cores (mma.sync m16n8k32): A [m, k] row-major in `A`, B
-// given as B^T [n, k] row-major (the "col" operand) in `B`, each i8 or u8; C0 and C [m, n] in i32.
+// C = A @ B + C0 on tensor cores (mma.sync m16n8k32) for 8-bit operands: A [m, k] row-major in
+// `A`, B given as B^T [n, k] row-major (the "col" operand) in `B`; C0 and C [m, n] in `Acc`.
 // Operands go through shared memory as in the ladder; no layout is written. With `Saturating`, the
-// sums clamp at the i32 limits after each k32 step (.satfinite) instead of wrapping.
-template <class A, class B, bool Saturating = false> struct IntegerDotOf : Script {
+// i32 sums clamp at the i32 limits after each k32 step (.satfinite) instead of wrapping.
+template <class A, class B, class Acc, bool Saturating = false> struct DotThroughShared : Script {
   using a_type = A;
   using b_type = B;
   static constexpr bool saturating = Saturating;
   int block_m = 64, block_n = 64, block_k = 64;
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "bt", "c0", "c"};
-  void operator()(Int32 m, Int32 n, int k, Ptr<A> a, Ptr<B> bt, Ptr<int32_t> c0, Ptr<int32_t> c) {
+  void operator()(Int32 m, Int32 n, int k, Ptr<A> a, Ptr<B> bt, Ptr<Acc> c0, Ptr<Acc> c) {
     attrs.blocks = {cdiv(m, block_m), cdiv(n, block_n)};
     attrs.warps = 4;
     Int32 offset_m = blockIdx.x * block_m;
@@ -41,12 +41,15 @@ template <class A, class B, bool Saturating = false> struct IntegerDotOf : Scrip
       if constexpr (Saturating)
         acc = dot(load_shared(s_a), load_shared(s_bt.transpose()), acc, saturate);
       else
-        acc = dot(load_shared(s_a), load_shared(s_bt.transpose()), acc);
+        acc = dot(load_shared(s_a), load_shared(s_bt.transpose()), acc);  // the plain dot
       sync();
     }
     store_global(global_view(c, {m, n}), acc, {offset_m, offset_n});
   }
 };
+
+// Each of A and B i8 or u8, into i32.
+template <class A, class B, bool Saturating = false> using IntegerDotOf = DotThroughShared<A, B, int32_t, Saturating>;
 
 struct IntegerDot : IntegerDotOf<i8, i8> {};
 struct SaturatingDot : IntegerDotOf<i8, u8, true> {};
@@ -94,32 +97,8 @@ template <class S = IntegerDot> void check_integer_dot(const Device& device, int
   EXPECT_GT(beyond, 0) << "the inputs should reach the i32 limits";
 }
 
-// C = A @ B + C0 on fp8 tensor cores (mma.sync m16n8k32, sm_89 and newer): A [m, k] and B^T [n, k]
-// row-major, each e4m3 or e5m2; C0 and C [m, n] in f32. The same structure as IntegerDotOf.
-template <class A, class B> struct Fp8DotOf : Script {
-  using a_type = A;
-  using b_type = B;
-  static constexpr int block_m = 64, block_n = 64, block_k = 64;
-  void operator()(Int32 m, Int32 n, int k, Ptr<A> a, Ptr<B> bt, Ptr<float> c0, Ptr<float> c) {
-    attrs.blocks = {cdiv(m, block_m), cdiv(n, block_n)};
-    attrs.warps = 4;
-    Int32 offset_m = blockIdx.x * block_m;
-    Int32 offset_n = blockIdx.y * block_n;
-    auto g_a = global_view(a, {m, k});
-    auto g_bt = global_view(bt, {n, k});
-    auto s_a = shared_tensor<A>({block_m, block_k});
-    auto s_bt = shared_tensor<B>({block_n, block_k});
-    auto acc = load_global(global_view(c0, {m, n}), {offset_m, offset_n}, {block_m, block_n});
-    for (Int32 offset_k : range(0, k, block_k)) {
-      store_shared(s_a, load_global(g_a, {offset_m, offset_k}, {block_m, block_k}));
-      store_shared(s_bt, load_global(g_bt, {offset_n, offset_k}, {block_n, block_k}));
-      sync();
-      acc = dot(load_shared(s_a), load_shared(s_bt.transpose()), acc);  // fp8 mma.sync
-      sync();
-    }
-    store_global(global_view(c, {m, n}), acc, {offset_m, offset_n});
-  }
-};
+// Each of A and B e4m3 or e5m2, into f32 (mma.sync takes fp8 from sm_89).
+template <class A, class B> using Fp8DotOf = DotThroughShared<A, B, float>;
 
 struct Fp8Dot : Fp8DotOf<f8e4m3, f8e4m3> {};
 struct Fp8MixedDot : Fp8DotOf<f8e5m2, f8e4m3> {};

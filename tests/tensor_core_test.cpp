@@ -74,7 +74,7 @@ TEST(TensorCore, Fp8DotNeedsSm90a) {
     Kernel<Fp8Dot>(Device::simulator(), KernelOptions{"sm_80"})
         .cuda_source(64, 64, 64, (f8e4m3*)nullptr, (f8e4m3*)nullptr, (float*)nullptr, (float*)nullptr);
   });
-  EXPECT_EQ(got, source_at("tests/tensor_core_kernels.hpp", "// fp8 mma.sync") +
+  EXPECT_EQ(got, source_at("tests/tensor_core_kernels.hpp", "// the plain dot") +
                      ": dot of f8e4m3 @ f8e4m3 runs mma.sync on fp8 operands, which needs sm_89 or newer (sm_90a of "
                      "the targets); the kernel is compiled for sm_80");
 }
