@@ -1,10 +1,11 @@
 // Memory-bound kernels against the device-to-device copy bandwidth measured in the same run:
-// vector add (reads 2, writes 1), row softmax, one warp per row and one block per row (reads 1,
-// writes 1), LayerNorm (reads 1, writes 1; gamma and beta stay in L2), the dequantization of 4-bit
-// weights to f16 (reads half a byte and writes 2 per weight, plus the scales), and the fp8
-// quantization of bf16 activations (reads 2 bytes and writes 1 per value, plus the scales).
+// vector add (reads 2, writes 1), row softmax, one warp per row, one block per row and one cluster
+// of blocks per row (reads 1, writes 1), LayerNorm (reads 1, writes 1; gamma and beta stay in L2), the dequantization
+// of 4-bit weights to f16 (reads half a byte and writes 2 per weight, plus the scales), and the fp8 quantization of
+// bf16 activations (reads 2 bytes and writes 1 per value, plus the scales).
 #include <cstdio>
 
+#include "cluster_row_softmax.hpp"
 #include "dequantize_int4.hpp"
 #include "layer_norm.hpp"
 #include "quantized/quantize_fp8_groups.hpp"
@@ -62,6 +63,24 @@ int main() {
   }
   bench::free_device(gamma);
   bench::free_device(beta);
+
+  // Rows too wide for one block's registers: one block per row against one cluster per row (one
+  // block would hold 512 values a thread at 262144 columns, so only the cluster runs there).
+  Kernel<examples::ClusterRowSoftmax> cluster_softmax(Device::gpu());
+  for (auto [rows, cols] :
+       {std::pair{2048, 16384}, std::pair{1024, 32768}, std::pair{512, 65536}, std::pair{128, 262144}}) {
+    float* y = bench::random_device_array<float>(size_t(rows) * cols, 4);
+    const double bytes = 2.0 * rows * cols * 4;
+    for (const bool clustered : {false, true}) {
+      if (!clustered && cols > 65536) continue;
+      const double ms = clustered ? timer.median_ms([&] { cluster_softmax(rows, cols, src, y); })
+                                  : timer.median_ms([&] { wide_softmax(rows, cols, src, y); });
+      fmt::print("{:<34} {:>10.3f} {:>10.1f} {:>11.1f}%\n",
+                 fmt::format("{} {}x{}", clustered ? "cluster_row_softmax" : "wide_row_softmax", rows, cols), ms,
+                 bytes / ms / 1e6, 100 * bytes / ms / 1e6 / copy_gbs);
+    }
+    bench::free_device(y);
+  }
 
   Kernel<examples::DequantizeInt4> dequantize(Device::gpu());
   for (auto [k, n] : {std::pair{4096, 14336}, std::pair{14336, 4096}}) {

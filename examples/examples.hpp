@@ -24,6 +24,7 @@ const KernelEntry& find_example(const std::string& name);
 KernelEntry vector_add_example();
 KernelEntry row_softmax_example();
 KernelEntry wide_row_softmax_example();
+KernelEntry cluster_row_softmax_example();
 KernelEntry layer_norm_example();
 KernelEntry dequantize_int4_example();
 KernelEntry matmul_simt_example();

@@ -179,4 +179,53 @@ template <int Blocks> void check_multicast(const Device& dev, int m, const sim::
     }
 }
 
+constexpr int kTileRows = 8, kTileCols = 64;
+
+// Each block of a cluster of `Blocks` passes its [kTileRows, kTileCols] tile of `in`, times its rank
+// plus one, to the next rank through distributed shared memory. Pulling, each block stores its own
+// tile, syncs the cluster, and loads the previous rank's tile (tile.remote(rank)), then syncs again
+// so that no block ends while the next still reads it. Pushing, each block syncs the cluster (so
+// that the next rank runs), stores straight into the next rank's inbox and syncs again, after which
+// its own inbox is full. Either way block rank r writes to `out` the tile of rank r - 1 (mod
+// Blocks). Without `Synced` the cluster.sync() between the handoff's store and load is left out;
+// without `Started`, the push's first one.
+template <int Blocks, bool Push, bool Synced = true, bool Started = true> struct PassesTilesAroundTheCluster : Script {
+  static constexpr int handoff_line = __LINE__ + 16;  // the read that races when not Synced
+  static constexpr int push_line = __LINE__ + 12;     // the store that comes too early when not Started
+  void operator()(Int32 clusters, Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = clusters * Blocks;
+    attrs.cluster = {Blocks};
+    attrs.warps = 2;
+    auto src = global_view(in, {clusters * Blocks * kTileRows, kTileCols});
+    auto dst = global_view(out, {clusters * Blocks * kTileRows, kTileCols});
+    auto tile = load_global(src, {blockIdx.x * kTileRows, 0}, {kTileRows, kTileCols});
+    auto scaled = tile * cast<float>(cluster.blockRank + 1);
+    auto mailbox = shared_tensor<float>({kTileRows, kTileCols});
+    Int32 next = (cluster.blockRank + 1) % Blocks, previous = (cluster.blockRank + Blocks - 1) % Blocks;
+    if constexpr (Push && Started) cluster.sync();
+    if constexpr (Push) store_shared(mailbox.remote(next), scaled);
+    if constexpr (!Push) store_shared(mailbox, scaled);
+    if constexpr (Synced) cluster.sync();
+    auto received = Push ? load_shared(mailbox) : load_shared(mailbox.remote(previous));
+    store_global(dst, received, {blockIdx.x * kTileRows, 0});
+    if constexpr (!Push || !Synced) cluster.sync();
+  }
+};
+
+// Runs PassesTilesAroundTheCluster<Blocks, Push> over `clusters` clusters and checks that every
+// block received the previous rank's tile, scaled by that rank plus one.
+template <int Blocks, bool Push> void check_passed_tiles(const Device& dev, int clusters, const sim::Options& options) {
+  const int tile = kTileRows * kTileCols;
+  const std::vector<float> in = random_floats(size_t(clusters * Blocks * tile), uint32_t(clusters * 7 + Blocks));
+  Buffer<float> din(dev, in), out(dev, std::vector<float>(in.size(), 77.0f));
+  run_on<PassesTilesAroundTheCluster<Blocks, Push>>(dev, options, clusters, din, out);
+  const auto got = out.download();
+  for (int b = 0; b < clusters * Blocks; ++b) {
+    const int rank = b % Blocks, previous = (rank + Blocks - 1) % Blocks, from = b - rank + previous;
+    for (int i = 0; i < tile; ++i)
+      ASSERT_EQ(got[size_t(b * tile + i)], in[size_t(from * tile + i)] * float(previous + 1))
+          << "block " << b << " element " << i;
+  }
+}
+
 }  // namespace tessel::testing

@@ -8,6 +8,7 @@
 #include "cluster_kernels.hpp"
 #include "expect_error.hpp"
 #include "tessel/codegen/cuda.hpp"
+#include "tessel/ir/printer.hpp"
 #include "tessel/runtime/nvrtc_compiler.hpp"
 #include "tessel/tessel.hpp"
 
@@ -19,6 +20,7 @@ using testing::every_order;
 using testing::kCols;
 using testing::kRows;
 using testing::kValues;
+using testing::PassesTilesAroundTheCluster;
 using testing::random_floats;
 using testing::ReportsClusterValues;
 using testing::SharesATileByMulticast;
@@ -431,12 +433,190 @@ template <class S, class... A> void expect_compiles_for_sm90a(const std::string&
   EXPECT_GE(runtime::compile_to_cubin(req).cubin.size(), 4u) << src;
 }
 
+// ---- distributed shared memory: tile.remote(rank) ----
+
+TEST(DistributedShared, BlocksLoadTheirPeersTilesUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) {
+    testing::check_passed_tiles<2, false>(Device::simulator(), 3, o);
+    testing::check_passed_tiles<4, false>(Device::simulator(), 2, o);
+  }
+}
+
+TEST(DistributedShared, BlocksStoreIntoTheirPeersTilesUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) {
+    testing::check_passed_tiles<2, true>(Device::simulator(), 3, o);
+    testing::check_passed_tiles<4, true>(Device::simulator(), 2, o);
+  }
+}
+
+// Without the cluster.sync() between a block's store and its peer's load, the load finds the bytes
+// unwritten or written by an access it is not ordered after, whichever block runs first; pulling,
+// nothing orders it after the peer started either.
+template <bool Push> void expect_unsynced_handoff_reported() {
+  using Passes = PassesTilesAroundTheCluster<2, Push, false>;
+  const std::vector<float> in = random_floats(size_t(2 * testing::kTileRows * testing::kTileCols), 5);
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> din(Device::simulator(), in), out(Device::simulator(), std::vector<float>(in.size(), 77.0f));
+    const std::string got = testing::simulation_error<Passes>(o, 1, din, out);
+    EXPECT_EQ(got.rfind(fmt::format("{}:{}: ", ReportsClusterValues::file, Passes::handoff_line), 0), 0u)
+        << sim::schedule_name(o) << ": " << got;
+    const bool unwritten = got.find("read of shared memory that was never written") != std::string::npos &&
+                           got.find("is a cluster.sync() or an mbarrier handoff missing") != std::string::npos;
+    const bool race = got.find("data race on shared memory") != std::string::npos;
+    const bool before_start =
+        got.find("before anything ordered the access after that block started") != std::string::npos;
+    EXPECT_TRUE(unwritten || race || before_start) << sim::schedule_name(o) << ": " << got;
+  }
+}
+
+TEST(DistributedShared, AHandoffWithoutClusterSyncIsReportedAtTheRead) {
+  expect_unsynced_handoff_reported<false>();
+  expect_unsynced_handoff_reported<true>();
+}
+
+// A block may use another's shared memory only once that block runs: the push without its first
+// cluster.sync() stores into a block that, for all the storing thread knows, has not started.
+TEST(DistributedShared, AStoreIntoABlockNotYetKnownToRunIsReported) {
+  using Passes = PassesTilesAroundTheCluster<2, true, true, false>;
+  const std::vector<float> in = random_floats(size_t(2 * testing::kTileRows * testing::kTileCols), 6);
+  Buffer<float> din(Device::simulator(), in), out(Device::simulator(), std::vector<float>(in.size(), 77.0f));
+  EXPECT_EQ(error_of<Passes>(1, din, out),
+            fmt::format("{}:{}: store_shared: thread 0 of block (0, 0, 0) writes the shared memory of block (1, 0, 0) "
+                        "(cluster rank 1) before anything ordered the access after that block started; another "
+                        "block's shared memory may be used once that block runs, which a cluster.sync() before the "
+                        "first such access guarantees",
+                        ReportsClusterValues::file, Passes::push_line));
+}
+
+// Rank 0 stores its tile, tells rank 1 and ends; rank 1 then reads rank 0's tile.
+struct ReadsAnEndedBlock : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto bars = mbarrier.alloc({1});
+    auto tile = shared_tensor<float>({32});
+    if_(cluster.blockRank == 0, [&] {
+      store_shared(tile, register_tensor<float>({32}, 1.5f));
+      sync();
+      single_thread([&] { mbarrier.arrive(bars[0].remote(1)); });
+    }).else_([&] {
+      mbarrier.wait(bars[0], 0, WaitSemantics::acquire, WaitScope::cluster);
+      line = __LINE__ + 1;
+      store_global(global_view(out, {32}), load_shared(tile.remote(0)), {0});
+    });
+  }
+};
+
+TEST(DistributedShared, AReadOfABlockThatEndedIsReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(32, 0.0f));
+  const std::string got = error_of<ReadsAnEndedBlock>(out);
+  EXPECT_EQ(got,
+            fmt::format("{}:{}: load_shared: thread 0 of block (1, 0, 0) reads the shared memory of block (0, 0, 0) "
+                        "(cluster rank 0), which has ended; end every block of the cluster with cluster.sync() so that "
+                        "none ends while others still use its shared memory",
+                        __FILE__, line));
+}
+
+struct StoresToRankTwoOfTwo : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto tile = shared_tensor<float>({32});
+    line = __LINE__ + 1;
+    store_shared(tile.remote(2), register_tensor<float>({32}, 1.0f));
+    cluster.sync();
+  }
+};
+
+struct LoadsFromTheNextRank : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto tile = shared_tensor<float>({32});
+    store_shared(tile, register_tensor<float>({32}, 1.0f));
+    cluster.sync();
+    line = __LINE__ + 1;
+    store_global(global_view(out, {64}), load_shared(tile.remote(cluster.blockRank + 1)), {blockIdx.x * 32});
+    cluster.sync();
+  }
+};
+
+struct LoadsAPeerWithoutClusters : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.warps = 1;
+    auto tile = shared_tensor<float>({32});
+    line = __LINE__ + 1;
+    store_global(global_view(out, {64}), load_shared(tile.remote(1)), {blockIdx.x * 32});
+  }
+};
+
+struct StoresPackedIntoAPeer : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto tile = shared_tensor<i4>({64});
+    line = __LINE__ + 1;
+    store_shared(tile.remote(1), register_tensor<i4>({64}, 3));
+    cluster.sync();
+  }
+};
+
+TEST(DistributedShared, MisuseIsReportedAtTheUsersLine) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(64, 0.0f));
+  {
+    const std::string got = error_of<StoresToRankTwoOfTwo>(out);
+    EXPECT_EQ(got, fmt::format("{}:{}: store_shared: block rank 2 is outside the cluster of 2 blocks (attrs.cluster = "
+                               "{{2, 1, 1}}); ranks run from 0 to 1",
+                               __FILE__, line));
+  }
+  {
+    const std::string got = error_of<LoadsFromTheNextRank>(out);
+    EXPECT_EQ(got, fmt::format(
+                       "{}:{}: load_shared: block rank 2 is outside the cluster of 2 blocks (thread 0 of block (1, 0, "
+                       "0)); ranks run from 0 to 1",
+                       __FILE__, line));
+  }
+  {
+    const std::string got = error_of<LoadsAPeerWithoutClusters>(out);
+    EXPECT_EQ(got,
+              fmt::format("{}:{}: load_shared: tile.remote(rank) reaches the shared memory of another block of the "
+                          "cluster, and kernel LoadsAPeerWithoutClusters has no clusters; give it some with "
+                          "attrs.cluster (sm_90a or newer)",
+                          __FILE__, line));
+  }
+  {
+    const std::string got = error_of<StoresPackedIntoAPeer>(out);
+    EXPECT_EQ(got,
+              fmt::format("{}:{}: store_shared: another block's shared tile of packed i4 elements, which move within "
+                          "their own block only; share them through a tile of u8 or wider elements",
+                          __FILE__, line));
+  }
+}
+
+TEST(DistributedShared, ThePrintedKernelNamesThePeerAndTheCodeMapsItsAddress) {
+  Kernel<PassesTilesAroundTheCluster<2, false>> k(Device::simulator(), KernelOptions{.arch = "sm_90a"});
+  const std::string ir = ir::print(*k.lowered(1, (float*)nullptr, (float*)nullptr));
+  EXPECT_NE(ir.find(" of cluster block "), std::string::npos) << ir;
+  const std::string src = k.cuda_source(1, (float*)nullptr, (float*)nullptr);
+  EXPECT_NE(src.find("mapa.u64"), std::string::npos) << src;
+  EXPECT_EQ(src.find("ldmatrix"), std::string::npos) << src;
+}
+
 TEST(Cluster, GeneratedCodeCompilesForSm90a) {
   expect_compiles_for_sm90a<SumsRowsOfTheCluster>("SumsRowsOfTheCluster", 2, (float*)nullptr, (float*)nullptr,
                                                   (float*)nullptr);
   expect_compiles_for_sm90a<SharesATileByMulticast<2>>("SharesATileByMulticast", 64, 32, (float*)nullptr,
                                                        (float*)nullptr);
   expect_compiles_for_sm90a<ArrivesOnTheNextRank>("ArrivesOnTheNextRank", (float*)nullptr);
+  expect_compiles_for_sm90a<PassesTilesAroundTheCluster<4, false>>("PassesTilesAroundTheCluster", 2, (float*)nullptr,
+                                                                   (float*)nullptr);
+  expect_compiles_for_sm90a<PassesTilesAroundTheCluster<2, true>>("PassesTilesAroundTheCluster", 2, (float*)nullptr,
+                                                                  (float*)nullptr);
 }
 
 }  // namespace

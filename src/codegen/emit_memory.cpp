@@ -75,8 +75,9 @@ std::vector<std::string> coordinates(int rank) {
   return c;
 }
 
-std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::string& index, int64_t constant) {
-  return fmt::format("*reinterpret_cast<{}*>(tessel_smem + {})", c_type(s->dtype),
+std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::string& index, int64_t constant,
+                           const std::string& memory) {
+  return fmt::format("*reinterpret_cast<{}*>({} + {})", c_type(s->dtype), memory,
                      shared_byte_offset(e, s, index, constant));
 }
 
@@ -271,6 +272,7 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   e.header(n, "load_shared");
   e.declare_tile(n.out);
   e.open("");
+  const std::string memory = n.rank ? remote_shared_memory(e, n.rank) : "tessel_smem";
   if (is_packed(n.out->dtype)) {
     emit_packed_load_shared(e, n);
   } else if (!emit_ldmatrix(e, n, [&](const std::string& index, int64_t constant) {
@@ -279,12 +281,12 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
     TESSEL_CHECK(n.vector >= 1, "load_shared at {} reached code generation without a vector width", n.loc.str());
     if (n.vector == 1) {
       open_slot_loop(e, n.out, n.offsets);
-      e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src))));
+      e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src), 0, memory)));
     } else {
       e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
       open_run_loop(e, n.out, n.offsets, "lv", n.vector);
       e.line(fmt::format("tessel_load_vec<{}, {}>(&{}[lv], &{});", c_type(n.out->dtype), n.vector, e.tile(n.out),
-                         shared_element(e, n.src, shared_index(n.src))));
+                         shared_element(e, n.src, shared_index(n.src), 0, memory)));
     }
     e.close();
   }
@@ -298,8 +300,9 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
     emit_packed_store_shared(e, n);
     return e.close();
   }
+  const std::string memory = n.rank ? remote_shared_memory(e, n.rank) : "tessel_smem";
   const auto element = [&](const std::string& index, int64_t constant = 0) {
-    return shared_element(e, n.dst, index, constant);
+    return shared_element(e, n.dst, index, constant, memory);
   };
   if (emit_stmatrix(e, n, element)) {
     e.close();

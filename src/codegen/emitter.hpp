@@ -175,8 +175,13 @@ void emit_barrier(Emitter& e, int barrier);
 // The shared-window (32-bit) address of `tile`'s first byte (emit_tma.cpp), and of barrier `b`
 // (emit_mbarrier.cpp).
 std::string shared_address(Emitter& e, const ir::SharedTensor& tile);
-// An lvalue for the element of `s` at element index `index` + `constant` (from the view's first element).
-std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::string& index, int64_t constant = 0);
+// An lvalue for the element of `s` at element index `index` + `constant` (from the view's first element),
+// in the shared memory starting at `memory` (the block's own, or another block's: remote_shared_memory).
+std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::string& index, int64_t constant = 0,
+                           const std::string& memory = "tessel_smem");
+// Declares the generic address of the shared memory of the cluster's block of rank `rank`, and
+// returns its name (emit_cluster.cpp).
+std::string remote_shared_memory(Emitter& e, const ir::Expr& rank);
 // The element index in `s` of coordinates c0, c1, ...
 std::string shared_index(const ir::SharedTensor& s);
 // The element coordinates c0, c1, ... of a view of rank `rank`.

@@ -742,6 +742,16 @@ const PtxRow& ptx_row(Ptx instruction) {
                               {}};
       return row;
     }
+    // PTX ISA 9.7.9.23: the generic address of the same shared byte in the block of cluster rank
+    // {rank}, which generic loads and stores reach (distributed shared memory).
+    case Ptx::MapaGeneric: {
+      static const PtxRow row{"mapa",
+                              "mapa.u64 {peer}, {address}, {rank};",
+                              Arch::Sm90a,
+                              {scalar("peer", "=l"), scalar("address", "l"), scalar("rank", "r")},
+                              PtxEffect::Pure};
+      return row;
+    }
     // PTX ISA 9.7.9.23 (mapa) and 9.7.13.15: the barrier at the same shared offset in the block of
     // cluster rank {rank} receives the arrivals (release at cluster scope); the mapped address lives
     // in a register whose name is unique per emission.

@@ -111,6 +111,7 @@ enum class Ptx : uint8_t {
   Tcgen05WaitStore,
   // clusters
   ClusterArriveWait,
+  MapaGeneric,
   MbarrierArriveRemote,
   MbarrierArriveExpectTxRemote,
   TmaLoadMulticast,

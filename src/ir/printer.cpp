@@ -174,6 +174,7 @@ class Printer {
 
   static std::string vector_text(int vector) { return vector > 1 ? fmt::format(" vector={}", vector) : ""; }
   static std::string matrix_text(const MatrixAccess& m) { return m.str().empty() ? "" : " by " + m.str(); }
+  std::string rank_text(const Expr& rank) { return rank ? fmt::format(" of cluster block {}", expr(rank)) : ""; }
 
   std::string reg(const RegisterTensor& r) {
     printed_.insert(r.get());
@@ -309,13 +310,13 @@ class Printer {
   }
 
   void stmt(const LoadSharedNode& n) {
-    line(fmt::format("{} = load_shared {} at {}{}{}", reg_decl(n.out), shared(n.src), exprs(n.offsets),
-                     matrix_text(n.matrix), vector_text(n.vector)));
+    line(fmt::format("{} = load_shared {}{} at {}{}{}", reg_decl(n.out), shared(n.src), rank_text(n.rank),
+                     exprs(n.offsets), matrix_text(n.matrix), vector_text(n.vector)));
   }
 
   void stmt(const StoreSharedNode& n) {
-    line(fmt::format("store_shared {} to {} at {}{}{}", reg(n.src), shared(n.dst), exprs(n.offsets),
-                     matrix_text(n.matrix), vector_text(n.vector)));
+    line(fmt::format("store_shared {} to {}{} at {}{}{}", reg(n.src), shared(n.dst), rank_text(n.rank),
+                     exprs(n.offsets), matrix_text(n.matrix), vector_text(n.vector)));
   }
 
   void stmt(const ElementwiseBinaryNode& n) {

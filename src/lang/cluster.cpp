@@ -1,5 +1,5 @@
-// The cluster instruction group: the cluster's built-in values, cluster.sync(), and the cluster
-// shape of attrs.
+// The cluster instruction group: the cluster's built-in values, cluster.sync(), the cluster
+// shape of attrs, and other blocks' shared tiles.
 #include "tessel/lang/script.hpp"
 
 namespace tessel {
@@ -23,6 +23,8 @@ void ClusterInstructions::sync(loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder::current(loc).emit(ir::make<ir::ClusterSyncNode>(loc));
 }
+
+RemoteSharedTensor SharedTensor::remote(const Dim& rank) const { return RemoteSharedTensor(*this, rank.ir()); }
 
 bool Attrs::Cluster::clustered() const {
   return std::any_of(extents_.begin(), extents_.end(), [](int e) { return e != 1; });

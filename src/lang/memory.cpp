@@ -57,7 +57,26 @@ void Instructions::store_global(const GlobalTensor& dst, const RegisterTensor& s
 
 RegisterTensor Instructions::load_shared(const SharedTensor& src, std::vector<Dim> offsets, std::vector<Dim> shape,
                                          const Layout& layout, loc_t l) {
-  SourceLoc loc = SourceLoc::from(l);
+  return load_shared_of(src, nullptr, std::move(offsets), std::move(shape), layout, SourceLoc::from(l));
+}
+
+RegisterTensor Instructions::load_shared(const RemoteSharedTensor& src, std::vector<Dim> offsets,
+                                         std::vector<Dim> shape, const Layout& layout, loc_t l) {
+  return load_shared_of(src.tile(), src.rank(), std::move(offsets), std::move(shape), layout, SourceLoc::from(l));
+}
+
+void Instructions::store_shared(const SharedTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets, loc_t l) {
+  store_shared_of(dst, nullptr, src, std::move(offsets), SourceLoc::from(l));
+}
+
+void Instructions::store_shared(const RemoteSharedTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets,
+                                loc_t l) {
+  store_shared_of(dst.tile(), dst.rank(), src, std::move(offsets), SourceLoc::from(l));
+}
+
+RegisterTensor Instructions::load_shared_of(const SharedTensor& src, const ir::Expr& block_rank,
+                                            std::vector<Dim> offsets, std::vector<Dim> shape, const Layout& layout,
+                                            SourceLoc loc) {
   Builder& b = Builder::current(loc);
   const int rank = src.ir()->rank();
   if (offsets.empty()) offsets.assign(rank, Dim(0));
@@ -76,12 +95,12 @@ RegisterTensor Instructions::load_shared(const SharedTensor& src, std::vector<Di
                                    fmt::join(s, ", "), offsets[d].value(), d, fmt::join(src.shape(), ", ")));
   check_pinned_layout(layout, s, "load_shared", loc);
   auto out = new_tile(src.dtype(), s, layout, "r", loc);
-  b.emit(ir::make<ir::LoadSharedNode>(loc, out, src.ir(), exprs_of(offsets)));
+  b.emit(ir::make<ir::LoadSharedNode>(loc, out, src.ir(), exprs_of(offsets), block_rank));
   return RegisterTensor(out);
 }
 
-void Instructions::store_shared(const SharedTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets, loc_t l) {
-  SourceLoc loc = SourceLoc::from(l);
+void Instructions::store_shared_of(const SharedTensor& dst, const ir::Expr& block_rank, const RegisterTensor& src,
+                                   std::vector<Dim> offsets, SourceLoc loc) {
   Builder& b = Builder::current(loc);
   check_group(src.ir(), "store_shared", loc);
   const int rank = dst.ir()->rank();
@@ -100,7 +119,7 @@ void Instructions::store_shared(const SharedTensor& dst, const RegisterTensor& s
       throw Error(loc, fmt::format("store_shared: the tile [{}] does not fit in the shared tensor [{}]",
                                    fmt::join(src.shape(), ", "), fmt::join(dst.shape(), ", ")));
   }
-  b.emit(ir::make<ir::StoreSharedNode>(loc, dst.ir(), src.ir(), exprs_of(offsets)));
+  b.emit(ir::make<ir::StoreSharedNode>(loc, dst.ir(), src.ir(), exprs_of(offsets), block_rank));
 }
 
 SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,

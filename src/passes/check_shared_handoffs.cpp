@@ -40,9 +40,14 @@ class GroupAccesses : public ir::Visitor {
   bool uses_mbarriers = false;
 
  protected:
-  void visit(const ir::StoreSharedNode& n) override { access(writes, n.dst, n); }
+  // Another block's tile (tile.remote(rank)) is handed over across blocks: the simulator checks it.
+  void visit(const ir::StoreSharedNode& n) override {
+    if (!n.rank) access(writes, n.dst, n);
+  }
   void visit(const ir::CopyAsyncNode& n) override { access(writes, n.dst, n); }
-  void visit(const ir::LoadSharedNode& n) override { access(reads, n.src, n); }
+  void visit(const ir::LoadSharedNode& n) override {
+    if (!n.rank) access(reads, n.src, n);
+  }
   void visit(const ir::TmaStoreNode& n) override { access(reads, n.src, n); }
   void visit_instruction(const ir::StmtNode& s) override {
     for (const ir::TensorCoreRead& r : ir::effects(s).tensor_core_reads) reads.try_emplace(r.tile, &s);

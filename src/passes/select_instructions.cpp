@@ -167,7 +167,8 @@ class Selector : public ir::Mutator {
 
   ir::Stmt visit(const ir::LoadSharedNode& n, const ir::Stmt& self) override {
     const ir::ThreadRange g = position().group();
-    const MatrixAccess m = g.whole_warps() ? ldmatrix(n, g.count / 32) : MatrixAccess{};
+    // ldmatrix reads the block's own shared memory only.
+    const MatrixAccess m = g.whole_warps() && !n.rank ? ldmatrix(n, g.count / 32) : MatrixAccess{};
     // Packed tiles move whole words their own way (packed_tiles.cpp).
     const int vector = m.instruction == MatrixInstruction::None && !is_packed(n.out->dtype)
                            ? shared_vector(n.src, n.out, n.offsets, divisibility_)
@@ -183,7 +184,7 @@ class Selector : public ir::Mutator {
   ir::Stmt visit(const ir::StoreSharedNode& n, const ir::Stmt& self) override {
     const ir::ThreadRange g = position().group();
     const MatrixAccess m =
-        g.whole_warps() && int(arch_) >= int(ir::Arch::Sm90a) ? stmatrix(n, g.count / 32) : MatrixAccess{};
+        g.whole_warps() && int(arch_) >= int(ir::Arch::Sm90a) && !n.rank ? stmatrix(n, g.count / 32) : MatrixAccess{};
     const int vector =
         m.instruction == MatrixInstruction::None ? shared_vector(n.dst, n.src, n.offsets, divisibility_) : 1;
     if (m == n.matrix && vector == n.vector) return self;

@@ -38,6 +38,22 @@ std::vector<Cta*> multicast_blocks(Warp& w, int64_t mask, const ir::MbarrierRef&
   return targets;
 }
 
+Cta& cluster_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation,
+                   std::string_view reaches, std::string_view still) {
+  const int blocks = w.cta.kernel.cluster_blocks();
+  if (rank < 0 || rank >= blocks)
+    throw Error(loc, fmt::format("{}: block rank {} is outside the cluster of {} blocks (thread {} of block {}); ranks "
+                                 "run from 0 to {}",
+                                 operation, rank, blocks, w.thread(lane), w.cta.block_name(), blocks - 1));
+  Cta& target = w.cta.scheduler.cluster_peer(w.cta, int(rank));
+  if (target.ended())
+    throw Error(loc,
+                fmt::format("{}: thread {} of block {} {} block {} (cluster rank {}), which has ended; end every "
+                            "block of the cluster with cluster.sync() so that none ends while others still {}",
+                            operation, w.thread(lane), w.cta.block_name(), reaches, target.block_name(), rank, still));
+  return target;
+}
+
 Cta& pair_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation) {
   const int blocks = w.cta.kernel.cluster_blocks();
   if (rank < 0 || rank >= blocks || rank / 2 != w.cta.cluster_rank / 2)

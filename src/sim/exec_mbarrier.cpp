@@ -38,22 +38,10 @@ std::array<int64_t, 32> barrier_bytes(Warp& w, const ir::MbarrierRef& b, Mask ma
 // The block whose barrier each lane's arrival reaches: its own, or with `ranks` the block of that
 // rank in the cluster, which must still be running (hw-semantics: a block must not end while
 // others of its cluster may still arrive on its barriers).
-Cta& arrival_target(Warp& w, const Lanes* ranks, int lane, const SourceLoc& loc, std::string_view operation,
-                    const std::string& block) {
+Cta& arrival_target(Warp& w, const Lanes* ranks, int lane, const SourceLoc& loc, std::string_view operation) {
   if (!ranks) return w.cta;
-  const int64_t rank = (*ranks)[size_t(lane)].i;
-  const int blocks = w.cta.kernel.cluster_blocks();
-  if (rank < 0 || rank >= blocks)
-    throw Error(loc, fmt::format("{}: block rank {} is outside the cluster of {} blocks (thread {} of block {}); ranks "
-                                 "run from 0 to {}",
-                                 operation, rank, blocks, w.thread(lane), block, blocks - 1));
-  Cta& target = w.cta.scheduler.cluster_peer(w.cta, int(rank));
-  if (target.ended())
-    throw Error(loc, fmt::format("{}: thread {} of block {} arrives on a barrier of block {} (cluster rank {}), which "
-                                 "has ended; end every block of the cluster with cluster.sync() so that none ends "
-                                 "while others still arrive on its barriers",
-                                 operation, w.thread(lane), block, target.block_name(), rank));
-  return target;
+  return cluster_block(w, (*ranks)[size_t(lane)].i, lane, loc, operation, "arrives on a barrier of",
+                       "arrive on its barriers");
 }
 
 // Each lane arrives `count` times after raising the transaction count by `tx`, on its own block's
@@ -68,7 +56,7 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
     const int64_t byte = bytes[size_t(lane)];
-    Cta& target = arrival_target(w, ranks, lane, loc, operation, block);
+    Cta& target = arrival_target(w, ranks, lane, loc, operation);
     const std::string remote_operation =
         ranks ? fmt::format("{} to block {}", operation, target.block_name()) : std::string(operation);
     const ir::SharedTensorNode& array = *b.array->allocation();

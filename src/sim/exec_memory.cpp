@@ -179,20 +179,67 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   });
 }
 
+namespace {
+
+// The block whose shared memory each lane reaches: its own, or with `ranks` (tile.remote(rank)) the
+// cluster's block of that rank, still running.
+class SharedOwners {
+ public:
+  SharedOwners(Warp& w, const ir::Expr& rank, Mask mask, const SourceLoc& loc, std::string_view operation, bool write)
+      : w_(w), loc_(loc), operation_(operation), write_(write) {
+    if (rank) ranks_ = w.eval(rank, mask);
+  }
+  Cta& operator()(int lane) const {
+    if (!ranks_) return w_.cta;
+    const std::string_view reaches = write_ ? "writes the shared memory of" : "reads the shared memory of";
+    Cta& owner = cluster_block(w_, (*ranks_)[size_t(lane)].i, lane, loc_, operation_, reaches, "use its shared memory");
+    check_started(owner, lane, reaches);
+    return owner;
+  }
+  // A block's shared memory is there for the others of its cluster once the block runs, which the
+  // accessing warp knows only through something the block released (its warps' first epochs are
+  // their start): a cluster.sync() both joined, say. Before that, the GPU may fault or lose the access.
+  void check_started(const Cta& owner, int lane, std::string_view reaches) const {
+    if (&owner == &w_.cta) return;
+    for (const auto& warp : owner.warps)
+      if (w_.clock[warp->actor] > 0) return;
+    throw Error(loc_, fmt::format("{}: thread {} of block {} {} block {} (cluster rank {}) before anything ordered the "
+                                  "access after that block started; another block's shared memory may be used once "
+                                  "that block runs, which a cluster.sync() before the first such access guarantees",
+                                  operation_, w_.thread(lane), w_.cta.block_name(), reaches, owner.block_name(),
+                                  owner.cluster_rank));
+  }
+  // Where CopiesAgree compares the copies of an element: the byte and the block that holds it.
+  uint64_t address(int lane, int64_t byte) const {
+    return ranks_ ? uint64_t((*ranks_)[size_t(lane)].i) << 40 | uint64_t(byte) : uint64_t(byte);
+  }
+
+ private:
+  Warp& w_;
+  std::optional<Lanes> ranks_;
+  const SourceLoc& loc_;
+  std::string_view operation_;
+  bool write_;
+};
+
+}  // namespace
+
 void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
   note_copies(w, n.loc, kLoadShared, n.out.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.src->offset ? w.eval(n.src->offset, mask) : Lanes{};
+  const SharedOwners owners(w, n.rank, mask, n.loc, kLoadShared, false);
   auto& out = w.tile(n.out.get());
   const int local = n.out->layout.local_size();
   const DType t = n.src->dtype;
   for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
+    Cta& owner = owners(lane);
     const SharedAddress a = shared_address(w, n.src, view, lane, offsets, c, n.loc);
     const int bytes = is_packed(t) ? packed_bytes(t, a.shift) : dtype_bytes(t);
-    check_shared_read(w, a, bytes, lane, n.loc, "loading");
-    w.cta.access_shared(w, a.byte, bytes, false, n.loc, kLoadShared);
-    out[size_t(lane) * local + l] = is_packed(t) ? load_packed(t, &w.cta.smem[size_t(a.byte)], a.shift)
-                                                 : load_value(t, &w.cta.smem[size_t(a.byte)]);
+    check_shared_read(w, owner, a, bytes, lane, n.loc, "loading");
+    owner.access_shared(w, a.byte, bytes, false, n.loc, kLoadShared);
+    out[size_t(lane) * local + l] = is_packed(t) ? load_packed(t, &owner.smem[size_t(a.byte)], a.shift)
+                                                 : load_value(t, &owner.smem[size_t(a.byte)]);
   });
 }
 
@@ -200,27 +247,29 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
   note_copies(w, n.loc, kStoreShared, n.src.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
+  const SharedOwners owners(w, n.rank, mask, n.loc, kStoreShared, true);
   auto& src = w.tile(n.src.get());
   const int local = n.src->layout.local_size();
   const DType t = n.dst->dtype;
   CopiesAgree copies(*n.src, kStoreShared, n.loc);
   for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
+    Cta& owner = owners(lane);
     const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c, n.loc);
     const int bytes = is_packed(t) ? packed_bytes(t, a.shift) : dtype_bytes(t);
-    w.cta.check_not_in_flight(a.byte, bytes, true, n.loc, w.thread(lane));
+    owner.check_not_in_flight(a.byte, bytes, true, n.loc, w.thread(lane));
     uint8_t incoming[8];
     const ir::Scalar v = src[size_t(lane) * local + l];
-    if (!is_packed(t)) copies.check(w, uint64_t(a.byte), lane, c, v, t);
+    if (!is_packed(t)) copies.check(w, owners.address(lane, a.byte), lane, c, v, t);
     if (is_packed(t)) {
-      std::memcpy(incoming, &w.cta.smem[size_t(a.byte)], size_t(bytes));
+      std::memcpy(incoming, &owner.smem[size_t(a.byte)], size_t(bytes));
       store_packed(t, incoming, a.shift, v);
       // Without runs of whole words, the generated code stores each element alone, with atomics.
       if (n.vector == 1)
-        return w.cta.store_shared_packed_alone(w, w.thread(lane), a.byte, incoming, a.shift, t, n.loc, kStoreShared);
+        return owner.store_shared_packed_alone(w, w.thread(lane), a.byte, incoming, a.shift, t, n.loc, kStoreShared);
     } else {
       store_value(t, incoming, v);
     }
-    w.cta.store_shared(w, w.thread(lane), a.byte, incoming, bytes, n.loc, kStoreShared);
+    owner.store_shared(w, w.thread(lane), a.byte, incoming, bytes, n.loc, kStoreShared);
   });
 }
 

@@ -297,7 +297,7 @@ void exec_PrintShared(Warp& w, const ir::PrintSharedNode& n, Mask mask) {
       printed_rows(s->shape, ir::printed_type(s->dtype), [&](const std::vector<int>& c) {
         const SharedAddress a = shared_address(w, s, view, 0, offsets, c.data(), n.loc);
         const int bytes = is_packed(s->dtype) ? packed_bytes(s->dtype, a.shift) : dtype_bytes(s->dtype);
-        check_shared_read(w, a, bytes, 0, n.loc, "printing");
+        check_shared_read(w, w.cta, a, bytes, 0, n.loc, "printing");
         w.cta.access_shared(w, a.byte, bytes, false, n.loc, "print");
         return is_packed(s->dtype) ? load_packed(s->dtype, &w.cta.smem[size_t(a.byte)], a.shift)
                                    : load_value(s->dtype, &w.cta.smem[size_t(a.byte)]);

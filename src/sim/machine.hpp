@@ -276,6 +276,10 @@ int64_t mbarrier_byte(Warp& w, const ir::MbarrierRef& b, int lane, const SourceL
 // `receives` says in messages what each block gets ("receives the box") (exec_cluster.cpp).
 std::vector<Cta*> multicast_blocks(Warp& w, int64_t mask, const ir::MbarrierRef& barrier, int lane,
                                    const SourceLoc& loc, std::string_view operation, std::string_view receives);
+// The block of `w`'s cluster of rank `rank`, still running: what `operation` reaches from `lane`
+// (in messages, "thread t of block b <reaches> block c ...; ... while others still <still>").
+Cta& cluster_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation,
+                   std::string_view reaches, std::string_view still);
 // The block of `w`'s pair (the two blocks of the cluster whose ranks differ in bit 0) of rank
 // `rank`, still running: whose barrier or tensor memory `operation` reaches from `lane`.
 Cta& pair_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation);

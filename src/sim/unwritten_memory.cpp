@@ -18,10 +18,10 @@ class Writers : public ir::Visitor {
       : allocation_(allocation), reader_warp_(reader_warp) {
     visit_kernel(k);
   }
-  std::vector<std::string> generic, tma;
+  std::vector<std::string> generic, other_blocks, tma;
 
  protected:
-  void visit(const ir::StoreSharedNode& n) override { add(generic, n.dst, n); }
+  void visit(const ir::StoreSharedNode& n) override { add(n.rank ? other_blocks : generic, n.dst, n); }
   void visit(const ir::CopyAsyncNode& n) override { add(generic, n.dst, n); }
   void visit(const ir::TmaLoadNode& n) override { add(tma, n.dst, n); }
 
@@ -40,18 +40,23 @@ class Writers : public ir::Visitor {
 
 }  // namespace
 
-std::string unwritten_memory_cause(const Cta& cta, int64_t byte, int reader_warp) {
+std::string unwritten_memory_cause(const Cta& cta, int64_t byte, int reader_warp, bool remote) {
   const ir::SharedTensorNode* allocation = nullptr;
   for (const auto& [a, offset] : cta.shared_offsets)
     if (byte >= offset && byte < offset + a->nbytes()) allocation = a;
   if (!allocation) return "";
-  const Writers writers(cta.kernel, allocation, reader_warp);
+  const Writers writers(cta.kernel, allocation, remote ? -1 : reader_warp);
   std::string cause;
   if (!writers.generic.empty())
     cause += fmt::format(
-        "; {} writes this tile, and nothing ordered that write before this read: is a sync() or an "
+        "; {} writes this tile, and nothing ordered that write before this read: is a {} or an "
         "mbarrier handoff missing between them?",
-        fmt::join(writers.generic, ", "));
+        fmt::join(writers.generic, ", "), remote ? "cluster.sync()" : "sync()");
+  if (!writers.other_blocks.empty())
+    cause += fmt::format(
+        "; {} writes this tile from another block of the cluster, and nothing ordered that write before this "
+        "read: is a cluster.sync() or an mbarrier handoff missing between them?",
+        fmt::join(writers.other_blocks, ", "));
   if (!writers.tma.empty())
     cause += fmt::format(
         "; {} loads this tile: did the wait before this read pass on a phase that completed with "
@@ -60,16 +65,18 @@ std::string unwritten_memory_cause(const Cta& cta, int64_t byte, int reader_warp
   return cause;
 }
 
-void check_shared_read(Warp& w, const SharedAddress& a, int bytes, int lane, const SourceLoc& loc,
+void check_shared_read(Warp& w, const Cta& owner, const SharedAddress& a, int bytes, int lane, const SourceLoc& loc,
                        std::string_view doing) {
-  w.cta.check_not_in_flight(a.byte, bytes, false, loc, w.thread(lane));
+  owner.check_not_in_flight(a.byte, bytes, false, loc, w.thread(lane));
+  const bool remote = &owner != &w.cta;
   for (int b = 0; b < bytes; ++b)
-    if (!w.cta.written[size_t(a.byte + b)])
-      throw Error(loc,
-                  fmt::format("read of shared memory that was never written: the allocation at {}, byte {} of the "
-                              "allocation, read by thread {} of block {}; store to it (and sync()) before {}{}",
-                              a.allocation->loc.str(), a.byte - w.cta.shared_offsets.at(a.allocation), w.thread(lane),
-                              w.cta.block_name(), doing, unwritten_memory_cause(w.cta, a.byte + b, w.id)));
+    if (!owner.written[size_t(a.byte + b)])
+      throw Error(loc, fmt::format("read of shared memory that was never written: the allocation at {}, byte {} of the "
+                                   "allocation{}, read by thread {} of block {}; store to it (and {}) before {}{}",
+                                   a.allocation->loc.str(), a.byte - w.cta.shared_offsets.at(a.allocation),
+                                   remote ? fmt::format(" in block {}", owner.block_name()) : "", w.thread(lane),
+                                   w.cta.block_name(), remote ? "cluster.sync()" : "sync()", doing,
+                                   unwritten_memory_cause(w.cta, a.byte + b, w.id, remote)));
 }
 
 }  // namespace tessel::sim

@@ -1,5 +1,5 @@
 // Clusters on the GPU (sm_90a): the cluster's values, cluster.sync(), arrivals on another block's
-// mbarrier and TMA multicast, against the host references. Skipped, visibly, without a GPU.
+// mbarrier, TMA multicast and distributed shared memory, against the host references. Skipped, visibly, without a GPU.
 #include "../cluster_kernels.hpp"
 #include "gpu_test.hpp"
 
@@ -18,6 +18,13 @@ TEST_F(ClusterOnGpu, MulticastLoadsLandInEveryBlockOfTheCluster) {
   check_multicast<2>(Device::gpu(), 64, {});
   check_multicast<4>(Device::gpu(), 1024, {});
   check_multicast<2>(Device::gpu(), 40, {});
+}
+
+TEST_F(ClusterOnGpu, BlocksLoadAndStoreTheirPeersSharedTiles) {
+  check_passed_tiles<2, false>(Device::gpu(), 66, {});
+  check_passed_tiles<4, false>(Device::gpu(), 33, {});
+  check_passed_tiles<2, true>(Device::gpu(), 66, {});
+  check_passed_tiles<8, true>(Device::gpu(), 17, {});
 }
 
 }  // namespace

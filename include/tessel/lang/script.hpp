@@ -214,6 +214,12 @@ class Instructions {
                              const Layout& layout = {}, loc_t loc = loc_t::current());
   void store_shared(const SharedTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets = {},
                     loc_t loc = loc_t::current());
+  // The same with another block's tile (tile.remote(rank)): ld/st.shared::cluster, ordered with the
+  // other block's accesses by cluster.sync() or by mbarriers waited on at cluster scope.
+  RegisterTensor load_shared(const RemoteSharedTensor& src, std::vector<Dim> offsets = {}, std::vector<Dim> shape = {},
+                             const Layout& layout = {}, loc_t loc = loc_t::current());
+  void store_shared(const RemoteSharedTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets = {},
+                    loc_t loc = loc_t::current());
 
   // ---- asynchronous copies (cp.async, sm_80+) ----
   // Starts copying the tile of dst's shape at `offsets` of `src` into `dst`; elements outside the
@@ -449,6 +455,11 @@ class Instructions {
   GlobalTensor make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape, const std::vector<Dim>& strides,
                                 SourceLoc loc);
   GlobalTensor make_global_scratch(DType t, const std::vector<Dim>& shape, ScratchContents contents, SourceLoc loc);
+  // load_shared and store_shared of the block's own tile (`block_rank` null) or of another block's.
+  RegisterTensor load_shared_of(const SharedTensor& src, const ir::Expr& block_rank, std::vector<Dim> offsets,
+                                std::vector<Dim> shape, const Layout& layout, SourceLoc loc);
+  void store_shared_of(const SharedTensor& dst, const ir::Expr& block_rank, const RegisterTensor& src,
+                       std::vector<Dim> offsets, SourceLoc loc);
   SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle, SourceLoc loc,
                                   Packing packing = Packing::dense);
   RegisterTensor make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,

@@ -50,6 +50,8 @@ class GlobalTensor {
   ir::GlobalTensor t_;
 };
 
+class RemoteSharedTensor;
+
 class SharedTensor {
  public:
   explicit SharedTensor(ir::SharedTensor t) : t_(std::move(t)) {}
@@ -65,9 +67,24 @@ class SharedTensor {
   // The same elements, in row-major order, as a view of another shape (no data moves). The tensor
   // must be a dense row-major view without a swizzle.
   SharedTensor reshape(std::vector<int> shape, std::source_location loc = std::source_location::current()) const;
+  // The tile at the same offset in the shared memory of the cluster's block of rank `rank`
+  // (cluster.blockRank; distributed shared memory, sm_90a), for load_shared and store_shared.
+  RemoteSharedTensor remote(const Dim& rank) const;
 
  private:
   ir::SharedTensor t_;
+};
+
+// A shared tile of another block of the cluster: `partials.remote(peer)`.
+class RemoteSharedTensor {
+ public:
+  RemoteSharedTensor(SharedTensor tile, ir::Expr rank) : tile_(std::move(tile)), rank_(std::move(rank)) {}
+  const SharedTensor& tile() const { return tile_; }
+  const ir::Expr& rank() const { return rank_; }
+
+ private:
+  SharedTensor tile_;
+  ir::Expr rank_;
 };
 
 class RegisterTensor;

@@ -19,6 +19,18 @@ void check_cluster_rank(const KernelNode& k, const Expr& rank, std::string_view 
                                    what, r, k.cluster_blocks(), fmt::join(k.cluster, ", "), k.cluster_blocks() - 1));
 }
 
+void check_remote_shared(const KernelNode& k, const Expr& rank, DType t, std::string_view what, const StmtNode& s) {
+  if (!k.clustered())
+    throw Error(s.loc, fmt::format("{}: tile.remote(rank) reaches the shared memory of another block of the cluster, "
+                                   "and kernel {} has no clusters; give it some with attrs.cluster (sm_90a or newer)",
+                                   what, k.name));
+  check_cluster_rank(k, rank, what, s);
+  if (is_packed(t))
+    throw Error(s.loc, fmt::format("{}: another block's shared tile of packed {} elements, which move within their own "
+                                   "block only; share them through a tile of u8 or wider elements",
+                                   what, dtype_name(t)));
+}
+
 void check_cluster_mask(const KernelNode& k, const Expr& mask, std::string_view what, std::string_view receives,
                         const StmtNode& s) {
   int64_t m = 0;

@@ -33,12 +33,14 @@ void verify_StoreGlobal(Verification& v, const StoreGlobalNode& n) {
 void verify_LoadShared(Verification& v, const LoadSharedNode& n) {
   TESSEL_CHECK(int(n.offsets.size()) == n.src->rank(), "load_shared with {} offsets at {}", n.offsets.size(),
                n.loc.str());
+  if (n.rank) check_remote_shared(v.kernel, n.rank, n.src->dtype, "load_shared", n);
   v.define(n.out, n);
 }
 
 void verify_StoreShared(Verification& v, const StoreSharedNode& n) {
   TESSEL_CHECK(int(n.offsets.size()) == n.dst->rank(), "store_shared with {} offsets at {}", n.offsets.size(),
                n.loc.str());
+  if (n.rank) check_remote_shared(v.kernel, n.rank, n.dst->dtype, "store_shared", n);
   v.use(n.src, n);
 }
 

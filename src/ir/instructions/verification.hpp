@@ -56,6 +56,9 @@ void check_operand_swizzle(const SharedTensorNode& t, int row_bytes, const StmtN
 void check_cluster_target(const KernelNode& k, Arch arch);
 // Checks a block rank of the cluster that `s` names, when it is a trace-time constant.
 void check_cluster_rank(const KernelNode& k, const Expr& rank, std::string_view what, const StmtNode& s);
+// Checks a load or store of another block's shared tile (tile.remote(rank)): the kernel has
+// clusters, the rank names one of its blocks, and the elements are not packed.
+void check_remote_shared(const KernelNode& k, const Expr& rank, DType t, std::string_view what, const StmtNode& s);
 // Checks a multicast mask of blocks of the cluster that `s` names, when it is a trace-time constant.
 void check_cluster_mask(const KernelNode& k, const Expr& mask, std::string_view what, std::string_view receives,
                         const StmtNode& s);

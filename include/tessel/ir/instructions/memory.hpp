@@ -61,40 +61,48 @@ struct StoreGlobalNode : StmtNode {
     return std::tuple{&StoreGlobalNode::dst, &StoreGlobalNode::src, &StoreGlobalNode::offsets};
   }
 };
+// With a `rank`, the tile is the one at the same offset in the shared memory of the cluster's block
+// of that rank (distributed shared memory: ld.shared::cluster through mapa).
 struct LoadSharedNode : StmtNode {
-  LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets, MatrixAccess matrix = {},
-                 int vector = 0)
+  LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets, Expr rank = nullptr,
+                 MatrixAccess matrix = {}, int vector = 0)
       : StmtNode(NodeKind::LoadShared, std::move(l)),
         out(std::move(out)),
         src(std::move(src)),
         offsets(std::move(offsets)),
+        rank(std::move(rank)),
         matrix(matrix),
         vector(vector) {}
   RegisterTensor out;
   SharedTensor src;
   std::vector<Expr> offsets;
+  Expr rank;            // the owning block's cluster rank; null for the block's own shared memory
   MatrixAccess matrix;  // ldmatrix, when select_instructions chose it
   int vector;           // elements per access otherwise; 0 until selected
   static constexpr auto operands() {
-    return std::tuple{&LoadSharedNode::out, &LoadSharedNode::src, &LoadSharedNode::offsets};
+    return std::tuple{&LoadSharedNode::out, &LoadSharedNode::src, &LoadSharedNode::offsets,
+                      optional(&LoadSharedNode::rank)};
   }
 };
 struct StoreSharedNode : StmtNode {
-  StoreSharedNode(SourceLoc l, SharedTensor dst, RegisterTensor src, std::vector<Expr> offsets,
+  StoreSharedNode(SourceLoc l, SharedTensor dst, RegisterTensor src, std::vector<Expr> offsets, Expr rank = nullptr,
                   MatrixAccess matrix = {}, int vector = 0)
       : StmtNode(NodeKind::StoreShared, std::move(l)),
         dst(std::move(dst)),
         src(std::move(src)),
         offsets(std::move(offsets)),
+        rank(std::move(rank)),
         matrix(matrix),
         vector(vector) {}
   SharedTensor dst;
   RegisterTensor src;
   std::vector<Expr> offsets;
+  Expr rank;            // as LoadSharedNode's
   MatrixAccess matrix;  // stmatrix, when select_instructions chose it
   int vector;           // elements per access otherwise; 0 until selected
   static constexpr auto operands() {
-    return std::tuple{&StoreSharedNode::dst, &StoreSharedNode::src, &StoreSharedNode::offsets};
+    return std::tuple{&StoreSharedNode::dst, &StoreSharedNode::src, &StoreSharedNode::offsets,
+                      optional(&StoreSharedNode::rank)};
   }
 };
 

@@ -1,0 +1,40 @@
+#include "cluster_row_softmax.hpp"
+
+#include "examples.hpp"
+
+namespace tessel::examples {
+
+KernelEntry cluster_row_softmax_example() {
+  KernelEntry e;
+  e.name = "cluster_row_softmax";
+  e.description = "softmax along very wide rows of an [n_rows, n_cols] float matrix, one cluster of blocks per row";
+  e.size_names = {"n_rows", "n_cols"};
+  e.default_sizes = {3, 20000};
+  e.runner = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int rows = int(s[0]), cols = int(s[1]);
+    // Logits up to 40 apart: a softmax without its max subtracted would overflow exp's f32 range.
+    auto x = random_vector<float>(size_t(rows) * cols, 5, -40.0f, 40.0f);
+    Buffer<float> dx(dev, x), dy(dev, poisoned<float>(x.size()));
+    Kernel<ClusterRowSoftmax> k(dev, opt);
+    k(rows, cols, dx, dy);
+    dev.synchronize();
+    std::vector<float> want(x.size());
+    for (int r = 0; r < rows; ++r) {
+      const float* row = &x[size_t(r) * cols];
+      double m = -INFINITY, total = 0;
+      for (int c = 0; c < cols; ++c) m = std::max(m, double(row[c]));
+      for (int c = 0; c < cols; ++c) total += std::exp(double(row[c]) - m);
+      for (int c = 0; c < cols; ++c) want[size_t(r) * cols + c] = float(std::exp(double(row[c]) - m) / total);
+    }
+    RunResult r = compare(dy.download(), want, 1e-7, 1e-5, fmt::format("cluster_row_softmax {}x{}", rows, cols));
+    r.stats = k.stats();
+    return r;
+  };
+  add_introspection<ClusterRowSoftmax>(e, [](const std::vector<int64_t>& s) {
+    float* p = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), p, p);
+  });
+  return e;
+}
+
+}  // namespace tessel::examples
