@@ -56,9 +56,22 @@ def linear_into(x, weight, out):
     _linear_kernel(x)(x.shape[0], weight.shape[0], x.shape[1], x, weight, out)
 
 
+def _has_clusters(x):
+    """Whether the device that runs x's kernels launches clusters: sm_90 and newer, and the simulator."""
+    if not _on_gpu(x):
+        return True
+    return _tessel.gpu_capability()[0] >= 9
+
+
 def softmax_into(x, out):
     rows, cols = x.shape
-    kernel = "row_softmax" if cols <= 1024 else "wide_row_softmax"
+    # One block holds up to 32768 columns in registers without spilling; a cluster spreads wider rows.
+    if cols <= 1024:
+        kernel = "row_softmax"
+    elif cols <= 32768 or not _has_clusters(x):
+        kernel = "wide_row_softmax"
+    else:
+        kernel = "cluster_row_softmax"
     examples().kernel(kernel)(rows, cols, x, out)
 
 

@@ -170,6 +170,9 @@ def test_ready_functions_on_numpy_arrays():
     scores = (rng.standard_normal((37, 300)) * 8).astype(np.float32)
     e = np.exp(scores.astype(np.float64) - scores.max(axis=1, keepdims=True))
     np.testing.assert_allclose(tessel.ops.softmax(scores), e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+    wide = (rng.standard_normal((2, 40000)) * 8).astype(np.float32)  # one cluster of blocks per row
+    e = np.exp(wide.astype(np.float64) - wide.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(tessel.ops.softmax(wide), e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
 
     x = rng.standard_normal((5, 3000)).astype(np.float32)
     gamma = rng.standard_normal(3000).astype(np.float32)

@@ -174,6 +174,8 @@ def test_ready_functions_on_the_gpu_and_under_torch_compile(dtype):
 
     scores = torch.randn(64, 3000, device="cuda") * 8
     torch.testing.assert_close(tessel.ops.softmax(scores), torch.softmax(scores, 1))
+    wide = torch.randn(33, 70000, device="cuda") * 8  # one cluster of blocks per row on sm_90
+    torch.testing.assert_close(tessel.ops.softmax(wide), torch.softmax(wide, 1))
     gamma, beta = torch.randn(3000, device="cuda"), torch.randn(3000, device="cuda")
     torch.testing.assert_close(tessel.ops.layer_norm(scores, gamma, beta),
                                torch.nn.functional.layer_norm(scores, (3000,), gamma, beta), rtol=1e-4, atol=1e-4)
