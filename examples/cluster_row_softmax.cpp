@@ -9,6 +9,7 @@ KernelEntry cluster_row_softmax_example() {
   e.name = "cluster_row_softmax";
   e.description = "softmax along very wide rows of an [n_rows, n_cols] float matrix, one cluster of blocks per row";
   e.size_names = {"n_rows", "n_cols"};
+  e.targets = {"sm_90a", "sm_100a"};  // clusters exist from sm_90a
   e.default_sizes = {3, 20000};
   e.runner = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
     const int rows = int(s[0]), cols = int(s[1]);

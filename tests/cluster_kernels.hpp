@@ -228,4 +228,45 @@ template <int Blocks, bool Push> void check_passed_tiles(const Device& dev, int 
   }
 }
 
+constexpr int kBinsPerBlock = 16;
+
+// A histogram spread over a cluster, as distributed shared memory allows: each block of the cluster
+// holds kBinsPerBlock of its Blocks * kBinsPerBlock bins, and every block counts its 256 values
+// into the owning blocks' bins with scatter atomics on their tiles (tile.remote(rank), at cluster
+// scope), one scatter per owner with the other values' positions -1. Values outside the bins count
+// nowhere. After a last cluster.sync() each block writes its bins, its cluster's counts, to `out`.
+template <int Blocks> struct CountsIntoTheClustersBins : Script {
+  void operator()(Int32 n, Ptr<int32_t> x, Ptr<int32_t> out) {
+    Int32 blocks = cdiv(n, 256 * Blocks) * Blocks;
+    attrs.blocks = blocks;
+    attrs.cluster = {Blocks};
+    attrs.warps = 4;
+    auto bins = shared_tensor<int32_t>({kBinsPerBlock});
+    store_shared(bins, register_tensor<int32_t>({kBinsPerBlock}, 0));
+    cluster.sync();  // every block runs, and its bins are zero for the others
+    auto v = load_global(global_view(x, {n}), {blockIdx.x * 256}, {256}, Layout{}, -1);
+    auto owner = where(v >= 0, v / kBinsPerBlock, -1);
+    for (int rank = 0; rank < Blocks; ++rank)
+      atomic.scatter_add(bins.remote(rank), where(owner == rank, v % kBinsPerBlock, -1),
+                         register_tensor<int32_t>({256}, 1));
+    cluster.sync();  // the counts are complete, and no block adds to another's bins any more
+    store_global(global_view(out, {blocks * kBinsPerBlock}), load_shared(bins), {blockIdx.x * kBinsPerBlock});
+  }
+};
+
+// Runs CountsIntoTheClustersBins<Blocks> over n values from -4 to the last bin plus 3, and checks
+// each cluster's counts.
+template <int Blocks> void check_cluster_histogram(const Device& dev, int n, const sim::Options& options) {
+  const int bins = Blocks * kBinsPerBlock, clusters = (n + 256 * Blocks - 1) / (256 * Blocks);
+  std::mt19937 rng(uint32_t(n + Blocks));
+  std::vector<int32_t> x(static_cast<size_t>(n));
+  for (int32_t& v : x) v = int32_t(rng() % uint32_t(bins + 8)) - 4;
+  Buffer<int32_t> dx(dev, x), out(dev, std::vector<int32_t>(size_t(clusters * bins), -7));
+  run_on<CountsIntoTheClustersBins<Blocks>>(dev, options, n, dx, out);
+  std::vector<int32_t> want(size_t(clusters * bins), 0);
+  for (int i = 0; i < n; ++i)
+    if (x[size_t(i)] >= 0 && x[size_t(i)] < bins) ++want[size_t(i / (256 * Blocks) * bins + x[size_t(i)])];
+  EXPECT_EQ(out.download(), want);
+}
+
 }  // namespace tessel::testing

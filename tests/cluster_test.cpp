@@ -598,6 +598,56 @@ TEST(DistributedShared, MisuseIsReportedAtTheUsersLine) {
   }
 }
 
+TEST(DistributedShared, AtomicsCountIntoTheClustersBinsUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) {
+    testing::check_cluster_histogram<2>(Device::simulator(), 1000, o);
+    testing::check_cluster_histogram<4>(Device::simulator(), 2100, o);
+  }
+}
+
+// Rank 0 adds into rank 1's counter, at cluster scope (the default) or cta scope, after a
+// cluster.sync() or before any.
+template <bool CtaScope, bool Synced> struct AddsIntoThePeersCounter : Script {
+  void operator()(Ptr<int32_t> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto counter = shared_tensor<int32_t>({1});
+    single_thread([&] { store_shared(counter, register_tensor<int32_t>({1}, 0)); });
+    if constexpr (Synced) cluster.sync();
+    if_(cluster.blockRank == 0, [&] {
+      line = __LINE__ + 1;
+      single_thread([&] {
+        atomic.add(counter.remote(1), {0}, 5, MemoryOrder::relaxed,
+                   CtaScope ? std::optional(MemoryScope::cta) : std::nullopt);
+      });
+    });
+    cluster.sync();
+    store_global(global_view(out, {2}), load_shared(counter), {blockIdx.x});
+  }
+};
+
+TEST(DistributedShared, AtomicsOnAPeerAddAtClusterScopeOnceThePeerRuns) {
+  Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(2, -1));
+  testing::simulate<AddsIntoThePeersCounter<false, true>>({}, out);
+  EXPECT_EQ(out.download(), (std::vector<int32_t>{0, 5}));
+  {
+    const std::string got = error_of<AddsIntoThePeersCounter<true, true>>(out);
+    EXPECT_EQ(got, fmt::format("{}:{}: atomic.add: an atomic on another block's shared memory at cta scope is atomic "
+                               "only with its own block's, not with the owner's; leave the scope out (cluster, for "
+                               "tile.remote(rank)) or give MemoryScope::cluster",
+                               __FILE__, line));
+  }
+  {
+    const std::string got = error_of<AddsIntoThePeersCounter<false, false>>(out);
+    EXPECT_EQ(got, fmt::format("{}:{}: atomic add: thread 0 of block (0, 0, 0) writes the shared memory of block "
+                               "(1, 0, 0) (cluster rank 1) before anything ordered the access after that block "
+                               "started; another block's shared memory may be used once that block runs, which a "
+                               "cluster.sync() before the first such access guarantees",
+                               __FILE__, line));
+  }
+}
+
 TEST(DistributedShared, ThePrintedKernelNamesThePeerAndTheCodeMapsItsAddress) {
   Kernel<PassesTilesAroundTheCluster<2, false>> k(Device::simulator(), KernelOptions{.arch = "sm_90a"});
   const std::string ir = ir::print(*k.lowered(1, (float*)nullptr, (float*)nullptr));
@@ -617,6 +667,9 @@ TEST(Cluster, GeneratedCodeCompilesForSm90a) {
                                                                    (float*)nullptr);
   expect_compiles_for_sm90a<PassesTilesAroundTheCluster<2, true>>("PassesTilesAroundTheCluster", 2, (float*)nullptr,
                                                                   (float*)nullptr);
+  expect_compiles_for_sm90a<testing::CountsIntoTheClustersBins<4>>("CountsIntoTheClustersBins", 4096, (int32_t*)nullptr,
+                                                                   (int32_t*)nullptr);
+  expect_compiles_for_sm90a<AddsIntoThePeersCounter<false, true>>("AddsIntoThePeersCounter", (int32_t*)nullptr);
 }
 
 }  // namespace

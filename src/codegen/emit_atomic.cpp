@@ -1,6 +1,7 @@
 // Atomics: atom (the old value wanted), red (not wanted), and ld/st with a memory order, on global
-// memory (.global), shared memory (.shared::cta), or through a generic address for the f16 and
-// bf16 adds, which PTX has for global and generic addresses only.
+// memory (.global), shared memory (.shared::cta), or through a generic address: for the f16 and
+// bf16 adds, which PTX has for global and generic addresses only, and for another block's shared
+// memory, whose address mapa gives as a generic one.
 #include "emitter.hpp"
 #include "ptx.hpp"
 
@@ -60,10 +61,10 @@ std::string in_register(DType t, const std::string& v) {
 // Emits the atomic on the element at `pointer` (a C++ pointer expression): its old value goes to
 // `old` (a declared variable of the form's register type) when `old` is not empty.
 void emit_element(Emitter& e, ir::AtomicOp op, ir::MemoryOrder order, ir::MemoryScope scope, DType t, bool shared,
-                  const std::string& pointer, const std::string& value, const std::string& expected,
+                  bool remote, const std::string& pointer, const std::string& value, const std::string& expected,
                   const std::string& old) {
   const AtomicForm f = form(op, t);
-  const bool generic = t == DType::F16 || t == DType::BF16;
+  const bool generic = remote || t == DType::F16 || t == DType::BF16;
   const bool shared_window = shared && !generic;
   PtxModifiers m{{"sem", std::string(ir::memory_order_name(order))},
                  {"scope", std::string(ir::memory_scope_name(scope))},
@@ -111,12 +112,13 @@ void emit_AtomicScalar(Emitter& e, const ir::AtomicScalarNode& n) {
       emit_access_check(e, n, fmt::format("atomic.{}", ir::atomic_op_name(n.op)), n.global, "", pointer,
                         std::to_string(dtype_bytes(t)), coordinates(rank));
   } else {
-    pointer = "&" + shared_element(e, n.shared, shared_index(n.shared));
+    const std::string memory = n.rank ? remote_shared_memory(e, n.rank) : "tessel_smem";
+    pointer = "&" + shared_element(e, n.shared, shared_index(n.shared), 0, memory);
   }
   const std::string value = n.value ? e.expr(n.value) : "", expected = n.compare ? e.expr(n.compare) : "";
   const std::string old = n.result ? "tessel_old" : "";
   if (n.result) e.line(fmt::format("{} tessel_old;", form(n.op, t).reg_type));
-  emit_element(e, n.op, n.order, n.scope, t, bool(n.shared), pointer, value, expected, old);
+  emit_element(e, n.op, n.order, n.scope, t, bool(n.shared), bool(n.rank), pointer, value, expected, old);
   if (n.result) e.line(fmt::format("{} = {};", e.expr(n.result), from_register(t, "tessel_old")));
   e.close();
 }
@@ -126,6 +128,7 @@ void emit_AtomicTensor(Emitter& e, const ir::AtomicTensorNode& n) {
   e.header(n, fmt::format("tile atomic {}", ir::atomic_op_name(n.op)));
   if (n.out) e.declare_tile(n.out);
   e.open("");
+  const std::string memory = n.rank ? remote_shared_memory(e, n.rank) : "tessel_smem";
   if (n.index) {
     // A scatter: each element's position in the rank-1 target is its element of the index tile.
     e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
@@ -143,7 +146,7 @@ void emit_AtomicTensor(Emitter& e, const ir::AtomicTensorNode& n) {
     pointer = fmt::format("({} + ({}))", e.expr(n.global->ptr), global_index(e, n.global));
   } else {
     if (n.index) conditions.push_back(fmt::format("c0 >= 0 && c0 < {}", n.shared->shape[0]));
-    pointer = "&" + shared_element(e, n.shared, shared_index(n.shared));
+    pointer = "&" + shared_element(e, n.shared, shared_index(n.shared), 0, memory);
   }
   if (n.out) e.line(fmt::format("{}[l] = {};", e.tile(n.out), to_storage(t, fmt::format("({})0", arith_type(t)))));
   e.open(conditions.empty() ? "" : fmt::format("if ({})", fmt::join(conditions, " && ")));
@@ -153,7 +156,8 @@ void emit_AtomicTensor(Emitter& e, const ir::AtomicTensorNode& n) {
   const std::string value = fmt::format("{}[l]", e.tile(n.value));
   const std::string expected = n.compare ? fmt::format("{}[l]", e.tile(n.compare)) : "";
   if (n.out) e.line(fmt::format("{} tessel_old;", form(n.op, t).reg_type));
-  emit_element(e, n.op, n.order, n.scope, t, bool(n.shared), pointer, value, expected, n.out ? "tessel_old" : "");
+  emit_element(e, n.op, n.order, n.scope, t, bool(n.shared), bool(n.rank), pointer, value, expected,
+               n.out ? "tessel_old" : "");
   if (n.out) e.line(fmt::format("{}[l] = {};", e.tile(n.out), from_register(t, "tessel_old")));
   e.close();
   e.close();

@@ -13,8 +13,10 @@ using detail::new_tile;
 
 namespace {
 
+// By default an atomic is atomic with every thread that can reach its memory: the GPU's for global
+// memory, the cluster's for another block's shared tile, the block's for its own.
 ir::MemoryScope ir_scope(std::optional<MemoryScope> s, const AtomicTarget& dst) {
-  if (!s) return dst.global ? ir::MemoryScope::Gpu : ir::MemoryScope::Cta;
+  if (!s) return dst.global ? ir::MemoryScope::Gpu : dst.rank ? ir::MemoryScope::Cluster : ir::MemoryScope::Cta;
   return detail::ir_memory_scope(*s);
 }
 
@@ -86,8 +88,9 @@ void check_target(ir::AtomicOp op, const AtomicTarget& dst, const std::string& w
 }
 
 std::string target_name(const AtomicTarget& dst) {
-  return dst.global ? std::string("the global view")
-                    : fmt::format("the shared tensor allocated at {}", dst.shared->allocation()->loc.str());
+  if (dst.global) return "the global view";
+  return fmt::format("{}the shared tensor allocated at {}", dst.rank ? "another block's copy of " : "",
+                     dst.shared->allocation()->loc.str());
 }
 
 // A tile's elements go into memory of their own type.
@@ -122,7 +125,8 @@ ir::Expr AtomicInstructions::scalar_atomic(ir::AtomicOp op, const AtomicTarget& 
         loc, old, is_float(dst.dtype()) ? ir::const_float(0, dst.dtype()) : ir::const_int(0, dst.dtype())));
   }
   b.emit(ir::make<ir::AtomicScalarNode>(loc, old, op, dst.global, dst.shared, exprs_of(index), std::move(value),
-                                        std::move(compare), detail::ir_memory_order(order), ir_scope(scope, dst)));
+                                        std::move(compare), detail::ir_memory_order(order), ir_scope(scope, dst),
+                                        dst.rank));
   if (old) return old;
   return ir::const_int(0);
 }
@@ -138,8 +142,9 @@ RegisterTensor AtomicInstructions::tile_atomic(ir::AtomicOp op, const AtomicTarg
   check_values(values, dst, what, loc);
   const int rank = dst.global ? dst.global->rank() : dst.shared->rank();
   if (int(values.shape().size()) != rank || int(offsets.size()) != rank)
-    throw Error(loc, fmt::format("{}: a tile of rank {} at {} offsets into {} of rank {}", what, values.shape().size(),
-                                 offsets.size(), target_name(dst), rank));
+    throw Error(loc, fmt::format("{}: a tile of rank {} at {} offsets into {} of rank {}; give a tile of rank {} and "
+                                 "{} offsets",
+                                 what, values.shape().size(), offsets.size(), target_name(dst), rank, rank, rank));
   if (dst.shared)
     for (int d = 0; d < rank; ++d)
       if (offsets[d].is_constant() &&
@@ -158,7 +163,7 @@ RegisterTensor AtomicInstructions::tile_atomic(ir::AtomicOp op, const AtomicTarg
   }
   ir::RegisterTensor out = result ? new_tile(dst.dtype(), values.shape(), Layout(), "old", loc) : nullptr;
   b.emit(ir::make<ir::AtomicTensorNode>(loc, out, op, dst.global, dst.shared, exprs_of(offsets), values.ir(), compare,
-                                        detail::ir_memory_order(order), ir_scope(scope, dst)));
+                                        detail::ir_memory_order(order), ir_scope(scope, dst), nullptr, dst.rank));
   return out ? RegisterTensor(out) : RegisterTensor();
 }
 
@@ -187,7 +192,7 @@ RegisterTensor AtomicInstructions::scatter_atomic(ir::AtomicOp op, const AtomicT
   ir::RegisterTensor out = result ? new_tile(dst.dtype(), values.shape(), Layout(), "old", loc) : nullptr;
   b.emit(ir::make<ir::AtomicTensorNode>(loc, out, op, dst.global, dst.shared, std::vector<ir::Expr>{ir::const_int(0)},
                                         values.ir(), nullptr, detail::ir_memory_order(order), ir_scope(scope, dst),
-                                        positions.ir()));
+                                        positions.ir(), dst.rank));
   return out ? RegisterTensor(out) : RegisterTensor();
 }
 

@@ -54,6 +54,22 @@ Cta& cluster_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::s
   return target;
 }
 
+Cta& remote_shared_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation,
+                         bool write) {
+  const std::string_view reaches = write ? "writes the shared memory of" : "reads the shared memory of";
+  Cta& owner = cluster_block(w, rank, lane, loc, operation, reaches, "use its shared memory");
+  if (&owner == &w.cta) return owner;
+  // The warp knows the owner runs through something it released: its warps' first epochs are
+  // their start.
+  for (const auto& warp : owner.warps)
+    if (w.clock[warp->actor] > 0) return owner;
+  throw Error(
+      loc, fmt::format("{}: thread {} of block {} {} block {} (cluster rank {}) before anything ordered the "
+                       "access after that block started; another block's shared memory may be used once that "
+                       "block runs, which a cluster.sync() before the first such access guarantees",
+                       operation, w.thread(lane), w.cta.block_name(), reaches, owner.block_name(), owner.cluster_rank));
+}
+
 Cta& pair_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation) {
   const int blocks = w.cta.kernel.cluster_blocks();
   if (rank < 0 || rank >= blocks || rank / 2 != w.cta.cluster_rank / 2)

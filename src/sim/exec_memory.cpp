@@ -182,7 +182,7 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
 namespace {
 
 // The block whose shared memory each lane reaches: its own, or with `ranks` (tile.remote(rank)) the
-// cluster's block of that rank, still running.
+// cluster's block of that rank (remote_shared_block).
 class SharedOwners {
  public:
   SharedOwners(Warp& w, const ir::Expr& rank, Mask mask, const SourceLoc& loc, std::string_view operation, bool write)
@@ -190,24 +190,7 @@ class SharedOwners {
     if (rank) ranks_ = w.eval(rank, mask);
   }
   Cta& operator()(int lane) const {
-    if (!ranks_) return w_.cta;
-    const std::string_view reaches = write_ ? "writes the shared memory of" : "reads the shared memory of";
-    Cta& owner = cluster_block(w_, (*ranks_)[size_t(lane)].i, lane, loc_, operation_, reaches, "use its shared memory");
-    check_started(owner, lane, reaches);
-    return owner;
-  }
-  // A block's shared memory is there for the others of its cluster once the block runs, which the
-  // accessing warp knows only through something the block released (its warps' first epochs are
-  // their start): a cluster.sync() both joined, say. Before that, the GPU may fault or lose the access.
-  void check_started(const Cta& owner, int lane, std::string_view reaches) const {
-    if (&owner == &w_.cta) return;
-    for (const auto& warp : owner.warps)
-      if (w_.clock[warp->actor] > 0) return;
-    throw Error(loc_, fmt::format("{}: thread {} of block {} {} block {} (cluster rank {}) before anything ordered the "
-                                  "access after that block started; another block's shared memory may be used once "
-                                  "that block runs, which a cluster.sync() before the first such access guarantees",
-                                  operation_, w_.thread(lane), w_.cta.block_name(), reaches, owner.block_name(),
-                                  owner.cluster_rank));
+    return ranks_ ? remote_shared_block(w_, (*ranks_)[size_t(lane)].i, lane, loc_, operation_, write_) : w_.cta;
   }
   // Where CopiesAgree compares the copies of an element: the byte and the block that holds it.
   uint64_t address(int lane, int64_t byte) const {

@@ -280,6 +280,10 @@ std::vector<Cta*> multicast_blocks(Warp& w, int64_t mask, const ir::MbarrierRef&
 // (in messages, "thread t of block b <reaches> block c ...; ... while others still <still>").
 Cta& cluster_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation,
                    std::string_view reaches, std::string_view still);
+// The block of `w`'s cluster of rank `rank` whose shared memory `operation` reads or writes from
+// `lane`: still running, and, when it is another block, known to run (the GPU may fault or lose an
+// access to a block that has not started; something it released must order the access after it).
+Cta& remote_shared_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation, bool write);
 // The block of `w`'s pair (the two blocks of the cluster whose ranks differ in bit 0) of rank
 // `rank`, still running: whose barrier or tensor memory `operation` reaches from `lane`.
 Cta& pair_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation);

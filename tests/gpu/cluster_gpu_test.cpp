@@ -27,5 +27,10 @@ TEST_F(ClusterOnGpu, BlocksLoadAndStoreTheirPeersSharedTiles) {
   check_passed_tiles<8, true>(Device::gpu(), 17, {});
 }
 
+TEST_F(ClusterOnGpu, BlocksCountIntoTheClustersBinsWithRemoteAtomics) {
+  check_cluster_histogram<2>(Device::gpu(), 100000, {});
+  check_cluster_histogram<4>(Device::gpu(), 333333, {});
+}
+
 }  // namespace
 }  // namespace tessel::testing

@@ -13,10 +13,12 @@
 
 namespace tessel {
 
-// Where an atomic acts: a global view or a shared tile.
+// Where an atomic acts: a global view, a shared tile, or another block's shared tile
+// (tile.remote(rank), at cluster scope by default).
 struct AtomicTarget {
   AtomicTarget(const GlobalTensor& g) : global(g.ir()) {}
   AtomicTarget(const SharedTensor& s) : shared(s.ir()) {}
+  AtomicTarget(const RemoteSharedTensor& s) : shared(s.tile().ir()), rank(s.rank()) {}
   // A register tile is private to its threads: there is nothing for an atomic to share.
   template <class Never = void> AtomicTarget(const RegisterTensor&) {
     static_assert(detail::never<Never>,
@@ -26,6 +28,7 @@ struct AtomicTarget {
   }
   ir::GlobalTensor global;
   ir::SharedTensor shared;
+  ir::Expr rank;  // the block of the cluster whose `shared` it is; null for the block's own
   DType dtype() const { return global ? global->dtype : shared->dtype; }
 };
 

@@ -22,11 +22,13 @@ std::string_view memory_scope_name(MemoryScope s);  // "cta", "cluster", "gpu", 
 
 // One thread's atomic on the element at `index` of `global` or of `shared` (one of them is null):
 // `result` receives the old value (the value read, for Load); it is null for Store and for a
-// read-modify-write whose old value is unused (red).
+// read-modify-write whose old value is unused (red). With a `rank`, `shared` is the tile at the same
+// offset in the shared memory of the cluster's block of that rank (tile.remote(rank)).
 
 struct AtomicScalarNode : StmtNode {
   AtomicScalarNode(SourceLoc l, Var result, AtomicOp op, GlobalTensor global, SharedTensor shared,
-                   std::vector<Expr> index, Expr value, Expr compare, MemoryOrder order, MemoryScope scope)
+                   std::vector<Expr> index, Expr value, Expr compare, MemoryOrder order, MemoryScope scope,
+                   Expr rank = nullptr)
       : StmtNode(NodeKind::AtomicScalar, std::move(l)),
         result(std::move(result)),
         op(op),
@@ -36,7 +38,8 @@ struct AtomicScalarNode : StmtNode {
         value(std::move(value)),
         compare(std::move(compare)),
         order(order),
-        scope(scope) {}
+        scope(scope),
+        rank(std::move(rank)) {}
   Var result;
   AtomicOp op;
   GlobalTensor global;
@@ -46,10 +49,11 @@ struct AtomicScalarNode : StmtNode {
   Expr compare;  // CompareExchange: the value expected; `value` is stored when it is found
   MemoryOrder order;
   MemoryScope scope;
+  Expr rank;  // the owning block's cluster rank; null for global memory and the block's own tiles
   static constexpr auto operands() {
-    return std::tuple{optional(&AtomicScalarNode::global), optional(&AtomicScalarNode::shared),
-                      &AtomicScalarNode::index, optional(&AtomicScalarNode::value),
-                      optional(&AtomicScalarNode::compare)};
+    return std::tuple{
+        optional(&AtomicScalarNode::global), optional(&AtomicScalarNode::shared),  &AtomicScalarNode::index,
+        optional(&AtomicScalarNode::value),  optional(&AtomicScalarNode::compare), optional(&AtomicScalarNode::rank)};
   }
   static constexpr auto results() { return std::tuple{&AtomicScalarNode::result}; }
 };
@@ -59,11 +63,11 @@ struct AtomicScalarNode : StmtNode {
 // an element that several threads hold is combined once. `out` receives the old values (null: red).
 // A scatter names the element by `index` instead: the element of the integer tile `index` at the
 // value's coordinates is its position in the rank-1 `global` or `shared` (whose offset is 0), and
-// positions outside it are skipped.
+// positions outside it are skipped. `rank` as AtomicScalarNode's.
 struct AtomicTensorNode : StmtNode {
   AtomicTensorNode(SourceLoc l, RegisterTensor out, AtomicOp op, GlobalTensor global, SharedTensor shared,
                    std::vector<Expr> offsets, RegisterTensor value, RegisterTensor compare, MemoryOrder order,
-                   MemoryScope scope, RegisterTensor index = nullptr)
+                   MemoryScope scope, RegisterTensor index = nullptr, Expr rank = nullptr)
       : StmtNode(NodeKind::AtomicTensor, std::move(l)),
         out(std::move(out)),
         op(op),
@@ -74,7 +78,8 @@ struct AtomicTensorNode : StmtNode {
         compare(std::move(compare)),
         order(order),
         scope(scope),
-        index(std::move(index)) {}
+        index(std::move(index)),
+        rank(std::move(rank)) {}
   RegisterTensor out;
   AtomicOp op;
   GlobalTensor global;
@@ -85,6 +90,7 @@ struct AtomicTensorNode : StmtNode {
   MemoryOrder order;
   MemoryScope scope;
   RegisterTensor index;  // a scatter's positions; null for the tile forms
+  Expr rank;
   static constexpr auto operands() {
     return std::tuple{optional(&AtomicTensorNode::out),
                       optional(&AtomicTensorNode::global),
@@ -92,7 +98,8 @@ struct AtomicTensorNode : StmtNode {
                       &AtomicTensorNode::offsets,
                       &AtomicTensorNode::value,
                       optional(&AtomicTensorNode::compare),
-                      optional(&AtomicTensorNode::index)};
+                      optional(&AtomicTensorNode::index),
+                      optional(&AtomicTensorNode::rank)};
   }
 };
 
