@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "examples.hpp"
+#include "expect_error.hpp"
 #include "matmul_blackwell/block_scaled_tcgen05.hpp"
 #include "matmul_blackwell/f8f6f4_tcgen05.hpp"
 #include "simulate.hpp"
@@ -38,6 +39,11 @@ TEST(Tcgen05LowPrecision, InstructionDescriptorsHaveThePtxFields) {
   const Tcgen05InstrDescriptor i8{128, 48, DType::U8, DType::I8, DType::I32, false, false, Tcgen05Kind::i8};
   EXPECT_EQ(i8.bits(), 2u << 4 | 0u << 7 | 1u << 10 | (48u >> 3) << 17 | (128u >> 4) << 24);
   EXPECT_EQ(Tcgen05InstrDescriptor::decode(i8.bits(), Tcgen05Kind::i8), i8);
+  // The saturate bit (bit 3) of kind::i8.
+  Tcgen05InstrDescriptor saturating = i8;
+  saturating.saturate = true;
+  EXPECT_EQ(saturating.bits(), i8.bits() | 1u << 3);
+  EXPECT_EQ(Tcgen05InstrDescriptor::decode(saturating.bits(), Tcgen05Kind::i8), saturating);
   // kind::mxf8f6f4: B's scale ID in bits 4-5, ue8m0 in bit 23, A's scale ID in bits 29-30.
   Tcgen05InstrDescriptor mx{128, 128, DType::F8E4M3, DType::F8E4M3, DType::F32, false, false, Tcgen05Kind::mxf8f6f4};
   mx.scale_format = ScaleFormat::ue8m0;
@@ -82,8 +88,9 @@ TEST(Tcgen05LowPrecision, BlockScaledGemmsMatchTheHostReferenceUnderEveryOrder) 
 }
 
 // C = C0 + A Bᵀ by kind::i8 in one block: C0 goes into tensor memory by tcgen05.store, the mma
-// accumulates onto it, and the sums come back by tcgen05.load.
-template <class A, class B> struct IntegerMmaOntoC0 : Script {
+// accumulates onto it (clamping after each instruction when Saturating), and the sums come back
+// by tcgen05.load.
+template <class A, class B, bool Saturating = false> struct IntegerMmaOntoC0 : Script {
   void operator()(Ptr<A> a, Ptr<B> b, Ptr<int32_t> c) {
     attrs.blocks = 1;
     attrs.warps = 4;
@@ -100,7 +107,8 @@ template <class A, class B> struct IntegerMmaOntoC0 : Script {
     tcgen05.wait_store();
     sync();
     single_warp([&] {
-      tcgen05.mma(s_a, s_b.transpose(), t, true);
+      if constexpr (Saturating) tcgen05.mma(s_a, s_b.transpose(), t, true, saturate);
+      if constexpr (!Saturating) tcgen05.mma(s_a, s_b.transpose(), t, true);
       tcgen05.commit(bars[0]);
       mbarrier.wait(bars[0], 0u);
     });
@@ -113,8 +121,10 @@ template <class A, class B> struct IntegerMmaOntoC0 : Script {
 };
 
 // Operands over their types' whole range and C0 within 2^22 of the s32 limits, so that many sums
-// wrap (a row of 128 products of u8 values reaches 2^23): exact, modulo 2^32.
-template <class A, class B> void check_integer_mma_onto_c0(const KernelOptions& o, uint64_t seed) {
+// wrap (a row of 128 products of u8 values reaches 2^23): exact, modulo 2^32; or, Saturating,
+// clamped to the s32 range after each 32 of k, so that many are clamped.
+template <class A, class B, bool Saturating = false>
+void check_integer_mma_onto_c0(const KernelOptions& o, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int> a_value(std::numeric_limits<A>::min(), std::numeric_limits<A>::max()),
       b_value(std::numeric_limits<B>::min(), std::numeric_limits<B>::max()), near(0, 1 << 22);
@@ -129,17 +139,24 @@ template <class A, class B> void check_integer_mma_onto_c0(const KernelOptions& 
   Buffer<A> da(dev, a);
   Buffer<B> db(dev, b);
   Buffer<int32_t> dc(dev, c0);
-  Kernel<IntegerMmaOntoC0<A, B>>(dev, o)(da, db, dc);
+  Kernel<IntegerMmaOntoC0<A, B, Saturating>>(dev, o)(da, db, dc);
   const std::vector<int32_t> got = dc.download();
-  int wrapped = 0;
+  constexpr int64_t lowest = std::numeric_limits<int32_t>::min(), highest = std::numeric_limits<int32_t>::max();
+  int outside = 0;  // sums that wrapped, or were clamped
   for (int i = 0; i < 128; ++i)
     for (int j = 0; j < 64; ++j) {
       int64_t want = c0[size_t(i) * 64 + j];
-      for (int p = 0; p < 128; ++p) want += int64_t(a[size_t(i) * 128 + p]) * b[size_t(j) * 128 + p];
-      wrapped += want != int64_t(int32_t(uint32_t(uint64_t(want))));
+      for (int p = 0; p < 128; ++p) {
+        want += int64_t(a[size_t(i) * 128 + p]) * b[size_t(j) * 128 + p];
+        if (Saturating && (p + 1) % 32 == 0) {
+          outside += want < lowest || want > highest;
+          want = std::clamp(want, lowest, highest);
+        }
+      }
+      outside += !Saturating && want != int64_t(int32_t(uint32_t(uint64_t(want))));
       ASSERT_EQ(got[size_t(i) * 64 + j], int32_t(uint32_t(uint64_t(want)))) << "c[" << i << ", " << j << "]";
     }
-  EXPECT_GT(wrapped, 0) << "no sum wrapped";
+  EXPECT_GT(outside, 0) << (Saturating ? "no sum was clamped" : "no sum wrapped");
 }
 
 TEST(Tcgen05LowPrecision, IntegerSumsWrapInTheS32AccumulatorUnderEveryOrder) {
@@ -148,6 +165,45 @@ TEST(Tcgen05LowPrecision, IntegerSumsWrapInTheS32AccumulatorUnderEveryOrder) {
     check_integer_mma_onto_c0<uint8_t, int8_t>(o, 2);
     check_integer_mma_onto_c0<uint8_t, uint8_t>(o, 3);
   }
+}
+
+TEST(Tcgen05LowPrecision, SaturatingIntegerSumsClampAfterEachInstructionUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_100a"})) {
+    check_integer_mma_onto_c0<int8_t, int8_t, true>(o, 4);
+    check_integer_mma_onto_c0<uint8_t, int8_t, true>(o, 5);
+    check_integer_mma_onto_c0<uint8_t, uint8_t, true>(o, 6);
+  }
+}
+
+// An f16 mma told to saturate: its sums are floating-point.
+struct SaturatesAHalfMma : Script {
+  static constexpr int mma_line = __LINE__ + 8;
+  void operator()(Ptr<f16> out) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto s_a = shared_tensor<f16>({128, 64});
+    auto s_b = shared_tensor<f16>({64, 64});
+    auto t = tcgen05.alloc<float>({128, 64});
+    auto bars = mbarrier.alloc({1});
+    single_warp([&] { tcgen05.mma(s_a, s_b, t, false, saturate); });
+  }
+};
+
+TEST(Tcgen05LowPrecision, TheSaturateBitIsSetForIntegerSumsAndRefusedForOthers) {
+  const KernelOptions sm100a{"sm_100a"};
+  Kernel<IntegerMmaOntoC0<int8_t, int8_t, true>> k(Device::simulator(), sm100a);
+  int8_t* i8 = nullptr;
+  int32_t* c = nullptr;
+  const std::string source = k.cuda_source(i8, i8, c);
+  std::smatch idesc;
+  ASSERT_TRUE(std::regex_search(source, idesc, std::regex(R"(kind::i8 \[.*"r"\(0x([0-9a-f]+)u\))"))) << source;
+  EXPECT_EQ(std::stoul(idesc[1].str(), nullptr, 16) >> 3 & 1, 1u);
+  EXPECT_FALSE(k.cubin(i8, i8, c).empty());
+  f16* out = nullptr;
+  EXPECT_EQ(testing::error_of_call([&] { Kernel<SaturatesAHalfMma>(Device::simulator(), sm100a)(out); }),
+            fmt::format("{}:{}: tcgen05.mma(..., saturate): saturation clamps the i32 sums of 8-bit integer operands "
+                        "(kind::i8); f16 @ f16 into f32 sums in floating point",
+                        __FILE__, SaturatesAHalfMma::mma_line));
 }
 
 TEST(Tcgen05LowPrecision, EmitsEachKindAndCompilesForSm100a) {

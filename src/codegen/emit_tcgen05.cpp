@@ -104,6 +104,7 @@ void emit_Tcgen05Mma(Emitter& e, const ir::Tcgen05MmaNode& n) {
   if (vector) modifiers["vector"] = std::to_string(vector);
   for (int s = 0; s < steps; ++s) {
     Tcgen05InstrDescriptor idesc{n.m(), n.n(), n.a->dtype, n.b->dtype, n.acc->dtype, a.mn_major, b.mn_major, kind};
+    idesc.saturate = n.saturate;
     const std::string enable = s == 0 ? fmt::format("uint32_t({})", e.expr(n.enable_input_d)) : "1u";
     const std::string a_desc = descriptor(e, n.a, a, n.instruction_k() * s),
                       b_desc = descriptor(e, n.b, b, n.instruction_k() * s);

@@ -465,9 +465,10 @@ class Printer {
     line(fmt::format(
         "tcgen05.mma{} {} = {} @ {} enable_input_d={}{}", kind, tmem(n.acc), shared(n.a), shared(n.b),
         expr(n.enable_input_d),
-        n.scale_a ? fmt::format(" scales={} {} {}", n.scale_format == Tcgen05ScaleFormat::ue8m0 ? "ue8m0" : "ue4m3",
-                                tmem(n.scale_a), tmem(n.scale_b))
-                  : ""));
+        n.scale_a    ? fmt::format(" scales={} {} {}", n.scale_format == Tcgen05ScaleFormat::ue8m0 ? "ue8m0" : "ue4m3",
+                                   tmem(n.scale_a), tmem(n.scale_b))
+        : n.saturate ? " saturate"
+                     : ""));
   }
   void stmt(const Tcgen05CommitNode& n) {
     line(fmt::format("tcgen05.commit {}{}", barrier(n.barrier),

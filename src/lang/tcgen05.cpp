@@ -129,7 +129,8 @@ void Tcgen05Instructions::dealloc(const TMemoryTensor& t, loc_t l) {
 }
 
 void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
-                                   ir::Expr enable_input_d, const BlockScales* scales, const SourceLoc& loc) {
+                                   ir::Expr enable_input_d, const BlockScales* scales, bool saturate,
+                                   const SourceLoc& loc) {
   Builder& bld = Builder::current(loc);
   check_one_warp(bld, "tcgen05.mma", loc);
   const auto rank_ok = [](const SharedTensor& t) { return t.shape().size() == 2 || t.shape().size() == 3; };
@@ -153,6 +154,10 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
     throw Error(loc, fmt::format("tcgen05.mma: {}; got {} @ {} into {}",
                                  operand_rule(scales ? scales->format : ScaleFormat::none), dtype_name(a.dtype()),
                                  dtype_name(b.dtype()), dtype_name(acc.dtype())));
+  if (saturate && kind != Tcgen05Kind::i8)
+    throw Error(loc, fmt::format("tcgen05.mma(..., saturate): saturation clamps the i32 sums of 8-bit integer "
+                                 "operands (kind::i8); {} @ {} into {} sums in floating point",
+                                 dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(acc.dtype())));
   if (m != 128)
     throw Error(loc, fmt::format("tcgen05.mma: m = {}: tessel issues the M = 128 shape, whose row i is lane i of the "
                                  "accumulator; use an accumulator of 128 lanes",
@@ -183,6 +188,7 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
   auto node = ir::make<ir::Tcgen05MmaNode>(loc, acc.ir(), a.ir(), b.ir(), std::move(enable_input_d),
                                            scales ? scales->a.ir() : nullptr, scales ? scales->b.ir() : nullptr,
                                            scales ? scales->format : ScaleFormat::none);
+  node->saturate = saturate;
   if (scales) {
     check_scale_tile(*node, 0, loc);
     check_scale_tile(*node, 1, loc);

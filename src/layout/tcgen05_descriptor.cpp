@@ -184,7 +184,10 @@ uint32_t Tcgen05InstrDescriptor::bits() const {
   const DType accumulator = kind == Tcgen05Kind::i8 ? DType::I32 : DType::F32;
   TESSEL_CHECK(d_type == accumulator, "tcgen05 kind::{} accumulator of type {}", tcgen05_kind_name(kind),
                dtype_name(d_type));
-  if (!tcgen05_kind_is_block_scaled(kind)) return (kind == Tcgen05Kind::i8 ? 2u : 1u) << 4 | common;
+  TESSEL_CHECK(!saturate || kind == Tcgen05Kind::i8, "tcgen05 kind::{} descriptor with saturation",
+               tcgen05_kind_name(kind));
+  if (!tcgen05_kind_is_block_scaled(kind))
+    return uint32_t(saturate) << 3 | (kind == Tcgen05Kind::i8 ? 2u : 1u) << 4 | common;
   TESSEL_CHECK(scale_format != Tcgen05ScaleFormat::none && a_scale_id >= 0 && a_scale_id < 4 && b_scale_id >= 0 &&
                    b_scale_id < 4,
                "tcgen05 kind::{} descriptor without a scale format or with scale IDs {}, {}", tcgen05_kind_name(kind),
@@ -195,8 +198,8 @@ uint32_t Tcgen05InstrDescriptor::bits() const {
 
 Tcgen05InstrDescriptor Tcgen05InstrDescriptor::decode(uint32_t b, Tcgen05Kind kind) {
   const bool scaled = tcgen05_kind_is_block_scaled(kind);
-  const uint32_t known =
-      3u << 4 | 0x3Fu << 7 | 3u << 15 | 0x3Fu << 17 | 0x1Fu << 24 | (scaled ? (1u << 23 | 3u << 29) : 0u);
+  const uint32_t known = 3u << 4 | 0x3Fu << 7 | 3u << 15 | 0x3Fu << 17 | 0x1Fu << 24 |
+                         (scaled ? (1u << 23 | 3u << 29) : 0u) | (kind == Tcgen05Kind::i8 ? 1u << 3 : 0u);
   TESSEL_CHECK((b & ~known) == 0, "tcgen05 instruction descriptor 0x{:x} sets bits tessel never sets", b);
   Tcgen05InstrDescriptor d;
   d.kind = kind;
@@ -215,6 +218,7 @@ Tcgen05InstrDescriptor Tcgen05InstrDescriptor::decode(uint32_t b, Tcgen05Kind ki
     TESSEL_CHECK((b >> 4 & 3) == (integer ? 2u : 1u),
                  "tcgen05 instruction descriptor 0x{:x} has a D type other than {}", b, integer ? "s32" : "f32");
     d.d_type = integer ? DType::I32 : DType::F32;
+    d.saturate = (b >> 3 & 1) != 0;
   }
   return d;
 }

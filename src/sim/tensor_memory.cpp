@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "machine.hpp"
+#include "tensor_core_sums.hpp"
 #include "unwritten_memory.hpp"
 
 namespace tessel::sim {
@@ -478,9 +479,13 @@ void TensorMemory::complete(Operation& m) {
                            .tensor_memory.cells_[size_t(row % block_rows) * kTmemColumns + size_t(m.column + col)];
       if (integer) {
         // s8 and u8 values, exact in the floats above: their products are summed exactly and the
-        // s32 accumulator wraps modulo 2^32.
+        // s32 accumulator wraps modulo 2^32 (tensor_core_sums.hpp).
         int64_t sum = m.accumulate ? int64_t(int32_t(cell)) : 0;
-        for (int kk = 0; kk < k; ++kk) sum += int64_t(a[size_t(row) * k + kk]) * int64_t(b[size_t(col) * k + kk]);
+        for (int kk = 0; kk < k; ++kk) {
+          sum += int64_t(a[size_t(row) * k + kk]) * int64_t(b[size_t(col) * k + kk]);
+          // The saturate bit clamps the sum after each instruction, in the order they run.
+          if (n.saturate && (kk + 1) % IntegerSums::saturation_step == 0) sum = IntegerSums::saturated(sum);
+        }
         cell = uint32_t(uint64_t(sum));
         continue;
       }

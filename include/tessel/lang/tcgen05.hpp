@@ -83,8 +83,8 @@ class Tcgen05Instructions {
   //    and e5m2 in any pairing (kind::f8f6f4), or i8 and u8 in any pairing (kind::i8); rows of
   //    one swizzle span, 32, 64 or 128 bytes (which the tiles get unless created with another
   //    Swizzle), one instruction per 32 bytes of k (16 halves, 32 8-bit values);
-  //  - acc [128, n]: an f32 tile of tensor memory (i32 for kind::i8, whose sums wrap), n a
-  //    multiple of 16 from 16 to 256.
+  //  - acc [128, n]: an f32 tile of tensor memory (i32 for kind::i8, whose sums wrap unless the
+  //    saturating form below clamps them), n a multiple of 16 from 16 to 256.
   // The mma reads its operands and writes acc at a time of the tensor core's choosing: commit it
   // to an mbarrier and wait for that phase before reading acc or overwriting a or b.
   // Into a pair's tile (alloc with CtaGroup::two), the even block of the pair issues the mma of
@@ -94,7 +94,15 @@ class Tcgen05Instructions {
   requires(detail::is_kernel_scalar<E> ||
            std::is_same_v<E, bool>) void mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
                                              const E& enable_input_d, loc_t loc = loc_t::current()) {
-    make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), nullptr, SourceLoc::from(loc));
+    make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), nullptr, false, SourceLoc::from(loc));
+  }
+  // The same for 8-bit integer operands (kind::i8) with the saturate bit of the instruction
+  // descriptor: the i32 sum is clamped to the i32 range after each instruction (32 of k).
+  template <class E>
+  requires(detail::is_kernel_scalar<E> ||
+           std::is_same_v<E, bool>) void mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
+                                             const E& enable_input_d, Saturate, loc_t loc = loc_t::current()) {
+    make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), nullptr, true, SourceLoc::from(loc));
   }
   // The block-scaled mma: every product a(i, p) b(p, j) is multiplied by the scales of row i of a
   // and of column j of b for p's block of k. The kind follows from the operands and the scales:
@@ -115,7 +123,7 @@ class Tcgen05Instructions {
            std::is_same_v<E, bool>) void mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc,
                                              const E& enable_input_d, const BlockScales& scales,
                                              loc_t loc = loc_t::current()) {
-    make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), &scales, SourceLoc::from(loc));
+    make_mma(a, b, acc, detail::to_ir<bool>(enable_input_d), &scales, false, SourceLoc::from(loc));
   }
   // dst = src, asynchronously like mma and ordered before the issuing thread's later mma, in one
   // of two forms:
@@ -158,7 +166,7 @@ class Tcgen05Instructions {
  private:
   TMemoryTensor make_alloc(DType t, const std::vector<int>& shape, CtaGroup group, const SourceLoc& loc);
   void make_mma(const SharedTensor& a, const SharedTensor& b, const TMemoryTensor& acc, ir::Expr enable_input_d,
-                const BlockScales* scales, const SourceLoc& loc);
+                const BlockScales* scales, bool saturate, const SourceLoc& loc);
 };
 
 }  // namespace tessel

@@ -104,6 +104,7 @@ struct Tcgen05InstrDescriptor {
   Tcgen05Kind kind = Tcgen05Kind::f16;
   Tcgen05ScaleFormat scale_format = Tcgen05ScaleFormat::none;  // the block-scaled kinds'
   int a_scale_id = 0, b_scale_id = 0;                          // the first byte of a scale cell the instruction reads
+  bool saturate = false;  // kind::i8: the s32 sum clamped after the instruction (bit 3)
 
   uint32_t bits() const;
   // Throws an internal error on a descriptor tessel cannot have made (reserved bits, types).

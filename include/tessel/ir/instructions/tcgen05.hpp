@@ -60,6 +60,7 @@ struct Tcgen05MmaNode : StmtNode {
   Expr enable_input_d;             // bool
   TMemoryTensor scale_a, scale_b;  // u32 cells of four scales each; null when unscaled
   Tcgen05ScaleFormat scale_format;
+  bool saturate = false;  // kind::i8 sums clamped to the i32 range after each instruction
   int cta_group() const { return acc->allocation()->cta_group; }
   int m() const { return acc->shape[0] * cta_group(); }  // the instruction's M
   int n() const { return acc->shape[1]; }
