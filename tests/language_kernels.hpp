@@ -226,6 +226,61 @@ inline void check_reductions(const Device& dev) {
   }
 }
 
+// Sums of narrow integers and bools, which promote to 32 bits: per row of [4, 1024] tiles, the count
+// of positive floats (a sum of bools), the sums of u8 and i8 bytes, and the running count of
+// positives (a cumsum of bools), over 4 warps.
+struct NarrowSums : Script {
+  void operator()(Ptr<float> x, Ptr<uint8_t> u, Ptr<int8_t> i, Ptr<int32_t> counts, Ptr<uint32_t> u_sums,
+                  Ptr<int32_t> i_sums, Ptr<int32_t> running) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto positive = load_global(global_view(x, {4, 1024}), {0, 0}, {4, 1024}) > 0.0f;
+    store_global(global_view(counts, {4, 1}), sum(positive, 1), {0, 0});
+    store_global(global_view(u_sums, {4, 1}), sum(load_global(global_view(u, {4, 1024}), {0, 0}, {4, 1024}), 1),
+                 {0, 0});
+    store_global(global_view(i_sums, {4, 1}), sum(load_global(global_view(i, {4, 1024}), {0, 0}, {4, 1024}), 1),
+                 {0, 0});
+    store_global(global_view(running, {4, 1024}), cumsum(positive, 1), {0, 0});
+  }
+};
+
+inline void check_narrow_sums(const Device& dev) {
+  std::mt19937 rng(17);
+  std::vector<float> x(4 * 1024);
+  std::vector<uint8_t> u(x.size());
+  std::vector<int8_t> i(x.size());
+  for (size_t e = 0; e < x.size(); ++e) {
+    x[e] = std::uniform_real_distribution<float>(-1, 2)(rng);
+    u[e] = uint8_t(rng() % 256);
+    i[e] = int8_t(int(rng() % 256) - 128);
+  }
+  Buffer<float> dx(dev, x);
+  Buffer<uint8_t> du(dev, u);
+  Buffer<int8_t> di(dev, i);
+  Buffer<int32_t> counts(dev, std::vector<int32_t>(4, -1)), i_sums(dev, std::vector<int32_t>(4, -1)),
+      running(dev, std::vector<int32_t>(x.size(), -1));
+  Buffer<uint32_t> u_sums(dev, std::vector<uint32_t>(4, 7));
+  Kernel<NarrowSums> kernel(dev);
+  kernel(dx, du, di, counts, u_sums, i_sums, running);
+  const auto got_counts = counts.download(), got_i = i_sums.download(), got_running = running.download();
+  const auto got_u = u_sums.download();
+  for (int r = 0; r < 4; ++r) {
+    int32_t count = 0, i_sum = 0;
+    uint32_t u_sum = 0;
+    for (int c = 0; c < 1024; ++c) {
+      const size_t e = size_t(r) * 1024 + size_t(c);
+      count += x[e] > 0.0f;
+      u_sum += u[e];
+      i_sum += i[e];
+      ASSERT_EQ(got_running[e], count) << "row " << r << " column " << c;
+    }
+    EXPECT_EQ(got_counts[size_t(r)], count) << "row " << r;
+    EXPECT_EQ(got_u[size_t(r)], u_sum) << "row " << r;
+    EXPECT_EQ(got_i[size_t(r)], i_sum) << "row " << r;
+    EXPECT_GT(u_sum, 255u);  // a sum in u8 would have wrapped
+  }
+}
+
 // Column blocks of a tile whose columns are register blocks over threads: each block is scaled by
 // its index + 1 and stored where it came from, and the middle two blocks once more, as one slice.
 struct ColumnBlockSlices : Script {

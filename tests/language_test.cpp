@@ -1,4 +1,5 @@
 // The language's semantics on the simulator (the same checks run on the GPU in tests/gpu/).
+#include "expect_error.hpp"
 #include "filecheck.hpp"
 #include "language_kernels.hpp"
 #include "tessel/ir/printer.hpp"
@@ -11,6 +12,30 @@ TEST(Language, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::simula
 TEST(Language, CastsAndElementwiseMath) { check_math_and_casts(Device::simulator()); }
 TEST(Language, FmaOfHalvesRoundsOnce) { check_half_fma(Device::simulator()); }
 TEST(Language, ReductionsOverEitherDimension) { check_reductions(Device::simulator()); }
+TEST(Language, SumsOfBoolsAndNarrowIntegersPromoteTo32Bits) { check_narrow_sums(Device::simulator()); }
+
+// `max(t, 0)` written for the elementwise maximum with 0: a reduction over an extent of 1.
+struct MaxOverAnExtentOfOne : Script {
+  static constexpr int max_line = __LINE__ + 5;
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {1, 256}), {0, 0}, {1, 256});
+    store_global(global_view(x, {1, 256}), max(t, 0), {0, 0});
+  }
+};
+
+TEST(Language, AMaxOrMinOverAnExtentOfOneIsRefusedNamingTheElementwiseForm) {
+  float* x = nullptr;
+  const std::string got = error_of<MaxOverAnExtentOfOne>(x);
+  EXPECT_EQ(got,
+            fmt::format("{0}:{1}: max(t, 0) reduces dimension 0 of the tile reg<f32>[1, 256] (created at {0}:{2}), "
+                        "whose extent is 1, so it would return the tile unchanged; the elementwise maximum of a "
+                        "tile and a value is maximum(t, value), with a value of the tile's type (0.0f for a float "
+                        "tile)",
+                        __FILE__, MaxOverAnExtentOfOne::max_line, MaxOverAnExtentOfOne::max_line - 1));
+}
+
 TEST(Language, SlicesOfRegisterTiles) { check_column_block_slices(Device::simulator()); }
 TEST(Language, Unsigned64BitValues) { check_unsigned_64_bit_values(Device::simulator()); }
 

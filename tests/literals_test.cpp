@@ -60,8 +60,11 @@ TEST(Literals, ALiteralATypeCannotHoldIsRefusedAtItsLine) {
   Buffer<f16> h(dev, 64);
   EXPECT_EQ(error_of<LiteralsOfTilesIn<1>>(x, x8, h, y), refusal("t = t * 1.5f;", "1.5", "i32", "1"));
   EXPECT_EQ(error_of<LiteralsOfTilesIn<2>>(x, x8, h, y), refusal("t8 = t8 + 300;", "300", "i8", "44"));
+  // An initial value: there is no tile to convert yet.
   EXPECT_EQ(error_of<LiteralsOfTilesIn<3>>(x, x8, h, y),
-            refusal("register_tensor<int32_t>({64}, 2.5f)", "2.5", "i32", "2"));
+            source_at("tests/literals_test.cpp", "register_tensor<int32_t>({64}, 2.5f)") +
+                ": register_tensor<i32>: the initial value 2.5 would become 2 in a tile of i32; give a value that "
+                "i32 holds, or create the tile with a type that holds 2.5");
   EXPECT_EQ(error_of<LiteralsOfTilesIn<4>>(x, x8, h, y), refusal("th = th + 70000;", "70000", "f16", "inf"));
   EXPECT_EQ(error_of<LiteralsOfTilesIn<5>>(x, x8, h, y),
             "kernel LiteralsOfTilesIn_5: the literal 1.5 meets a kernel value of i32, whose type a C++ literal "

@@ -5,6 +5,19 @@ namespace tessel {
 
 using detail::check_group;
 using detail::new_tile;
+using detail::tile_text;
+
+namespace {
+
+// Sums of bools and of 8- and 16-bit integers are taken in 32 bits, as C promotes them: a sum of
+// bools counts, and a sum of bytes does not wrap at 256.
+DType summed_type(DType t) {
+  if (t == DType::Bool || t == DType::I8 || t == DType::I16) return DType::I32;
+  if (t == DType::U8 || t == DType::U16) return DType::U32;
+  return t;
+}
+
+}  // namespace
 
 RegisterTensor Instructions::reduce(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc) {
   Builder& b = Builder::current(loc);
@@ -12,6 +25,15 @@ RegisterTensor Instructions::reduce(ir::ReduceOp op, const RegisterTensor& x, in
   check_group(x.ir(), what, loc);
   if (dim < 0 || dim >= int(x.shape().size()))
     throw Error(loc, fmt::format("{}: dim {} is out of range for a tile of rank {}", what, dim, x.shape().size()));
+  // max(t, 0) reads as the elementwise maximum with 0, but 0 is a dimension; over an extent of 1 it
+  // would return the tile unchanged, which is never what was meant.
+  if (x.shape()[dim] == 1 && op != ir::ReduceOp::Sum)
+    throw Error(loc, fmt::format("{0}(t, {1}) reduces dimension {1} of {2}, whose extent is 1, so it would return the "
+                                 "tile unchanged; the elementwise {3} of a tile and a value is {3}(t, value), with a "
+                                 "value of the tile's type (0.0f for a float tile)",
+                                 what, dim, tile_text(x), op == ir::ReduceOp::Max ? "maximum" : "minimum"));
+  if (op == ir::ReduceOp::Sum && summed_type(x.dtype()) != x.dtype())
+    return reduce(op, x.cast_to(summed_type(x.dtype()), loc), dim, loc);
   std::vector<int> reduced_shape = x.shape();
   reduced_shape[dim] = 1;
   auto out = new_tile(x.dtype(), reduced_shape, Layout(), "r", loc);
@@ -25,6 +47,8 @@ RegisterTensor Instructions::scan(ir::ReduceOp op, const RegisterTensor& x, int 
   check_group(x.ir(), what, loc);
   if (dim < 0 || dim >= int(x.shape().size()))
     throw Error(loc, fmt::format("{}: dim {} is out of range for a tile of rank {}", what, dim, x.shape().size()));
+  if (op == ir::ReduceOp::Sum && summed_type(x.dtype()) != x.dtype())
+    return scan(op, x.cast_to(summed_type(x.dtype()), loc), dim, kind, loc);
   if (x.dtype() == DType::Bool)
     throw Error(loc, fmt::format("{}: a tile of bool; convert it with .to<int32_t>() first", what));
   auto out = new_tile(x.dtype(), x.shape(), Layout(), "scan", loc);

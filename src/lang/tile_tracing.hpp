@@ -9,6 +9,9 @@
 
 namespace tessel::detail {
 
+// "the tile reg<f32>[1, 256] (created at k.cpp:12)", for messages (tiles.cpp).
+std::string tile_text(const RegisterTensor& t);
+
 // A tile shape of compile-time, positive extents.
 std::vector<int> static_shape(const std::vector<Dim>& shape, std::string_view what, const SourceLoc& loc);
 

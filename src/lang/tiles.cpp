@@ -17,16 +17,21 @@ std::string width_text(DType t) {
 }
 }  // namespace
 
+namespace detail {
+
 std::string tile_text(const RegisterTensor& t) {
   return fmt::format("the tile reg<{}>[{}] (created at {})", dtype_name(t.dtype()), fmt::join(t.shape(), ", "),
                      t.ir()->loc.str());
 }
+
+}  // namespace detail
 
 using detail::check_group;
 using detail::check_pinned_layout;
 using detail::new_tile;
 using detail::resolve;
 using detail::static_shape;
+using detail::tile_text;
 
 TileOperand::TileOperand(const RegisterTensor& t, std::source_location l) : tensor(t.ir()), loc(SourceLoc::from(l)) {
   if (!tensor) throw Error(loc, "use of an unassigned RegisterTensor");
@@ -78,8 +83,13 @@ RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc, bool saturate) co
   check_group(t_, "to<T>()", loc);
   if (saturate && !ir::saturates_to(t))
     throw Error(loc, fmt::format("to<{}>(saturate) of {}: saturation clamps to the range of an integer type of at most "
-                                 "32 bits (i1 to i7 and u1 to u7 packed, i8, u8, i16, u16, i32, u32); {} is not one",
-                                 dtype_name(t), tile_text(*this), dtype_name(t)));
+                                 "32 bits (i1 to i7 and u1 to u7 packed, i8, u8, i16, u16, i32, u32); {} is not one{}",
+                                 dtype_name(t), tile_text(*this), dtype_name(t),
+                                 is_float(t) && dtype_bits(t) <= 8
+                                     ? fmt::format(", and to<{}>() saturates already (values beyond its largest "
+                                                   "finite one become that, as cvt's .satfinite does)",
+                                                   dtype_name(t))
+                                     : ""));
   if (is_packed(t) && !is_float(t) && is_float(dtype()) && !saturate)
     throw Error(loc,
                 fmt::format("to<{}>() of {}: a float converts to a packed integer through an integer type "
@@ -279,6 +289,16 @@ RegisterTensor Instructions::make_register_tensor(DType t, const std::vector<Dim
   Builder& b = Builder::current(loc);
   std::vector<int> s = static_shape(shape, "register_tensor", loc);
   if (init.tensor) throw Error(loc, "register_tensor: the initial value must be a scalar");
+  // A literal that the tile's type cannot hold is the user's value or type to change: there is no
+  // tile yet to convert.
+  if (init.literal) {
+    const auto& c = static_cast<const ir::ConstNode&>(*init.scalar);
+    const double v = is_float(init.scalar->type.dtype) ? c.f : double(c.i);
+    if (const std::optional<std::string> became = detail::literal_change(t, v))
+      throw Error(loc, fmt::format("register_tensor<{0}>: the initial value {1} would become {2} in a tile of {0}; "
+                                   "give a value that {0} holds, or create the tile with a type that holds {1}",
+                                   dtype_name(t), v, *became));
+  }
   check_pinned_layout(layout, s, "register_tensor", loc);
   auto out = new_tile(t, s, layout, "r", loc);
   b.emit(ir::make<ir::AllocRegisterNode>(loc, out, resolve(init, t).scalar));

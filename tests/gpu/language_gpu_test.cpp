@@ -12,6 +12,7 @@ TEST_F(LanguageOnGpu, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device:
 TEST_F(LanguageOnGpu, CastsAndElementwiseMath) { check_math_and_casts(Device::gpu()); }
 TEST_F(LanguageOnGpu, FmaOfHalvesRoundsOnce) { check_half_fma(Device::gpu()); }
 TEST_F(LanguageOnGpu, ReductionsOverEitherDimension) { check_reductions(Device::gpu()); }
+TEST_F(LanguageOnGpu, SumsOfBoolsAndNarrowIntegersPromoteTo32Bits) { check_narrow_sums(Device::gpu()); }
 TEST_F(LanguageOnGpu, SlicesOfRegisterTiles) { check_column_block_slices(Device::gpu()); }
 TEST_F(LanguageOnGpu, Unsigned64BitValues) { check_unsigned_64_bit_values(Device::gpu()); }
 TEST_F(LanguageOnGpu, PersistentGridOfMultiprocessorsBlocks) {
