@@ -1,8 +1,9 @@
 // Memory-bound kernels against the device-to-device copy bandwidth measured in the same run:
 // vector add (reads 2, writes 1), row softmax, one warp per row, one block per row and one cluster
-// of blocks per row (reads 1, writes 1), LayerNorm (reads 1, writes 1; gamma and beta stay in L2), the dequantization
-// of 4-bit weights to f16 (reads half a byte and writes 2 per weight, plus the scales), and the fp8 quantization of
-// bf16 activations (reads 2 bytes and writes 1 per value, plus the scales).
+// of blocks per row (reads 1, writes 1), LayerNorm (reads 1, writes 1; gamma and beta stay in L2),
+// the dequantization of 4-bit weights to f16 (reads half a byte and writes 2 per weight, plus the
+// scales), and the fp8 quantization of bf16 activations (reads 2 bytes and writes 1 per value,
+// plus the scales).
 #include <cstdio>
 
 #include "cluster_row_softmax.hpp"

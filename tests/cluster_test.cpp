@@ -615,11 +615,11 @@ template <bool CtaScope, bool Synced> struct AddsIntoThePeersCounter : Script {
     auto counter = shared_tensor<int32_t>({1});
     single_thread([&] { store_shared(counter, register_tensor<int32_t>({1}, 0)); });
     if constexpr (Synced) cluster.sync();
+    const std::optional<MemoryScope> scope = CtaScope ? std::optional(MemoryScope::cta) : std::nullopt;
     if_(cluster.blockRank == 0, [&] {
-      line = __LINE__ + 1;
       single_thread([&] {
-        atomic.add(counter.remote(1), {0}, 5, MemoryOrder::relaxed,
-                   CtaScope ? std::optional(MemoryScope::cta) : std::nullopt);
+        line = __LINE__ + 1;
+        atomic.add(counter.remote(1), {0}, 5, MemoryOrder::relaxed, scope);
       });
     });
     cluster.sync();
@@ -654,7 +654,70 @@ TEST(DistributedShared, ThePrintedKernelNamesThePeerAndTheCodeMapsItsAddress) {
   EXPECT_NE(ir.find(" of cluster block "), std::string::npos) << ir;
   const std::string src = k.cuda_source(1, (float*)nullptr, (float*)nullptr);
   EXPECT_NE(src.find("mapa.u64"), std::string::npos) << src;
-  EXPECT_EQ(src.find("ldmatrix"), std::string::npos) << src;
+}
+
+// P = A_peer A_own^T for f16 [16, 16] tiles, each block with its own A: the same dot-operand load
+// of the block's own tile and of its peer's, and the f16 product stored into the peer's tile and
+// into the block's own. Local, the load is an ldmatrix and the store an stmatrix; remote, neither
+// can be (they address the block's own shared memory). Each block writes its two tiles' sum.
+struct MultipliesByThePeersTile : Script {
+  void operator()(Ptr<f16> a, Ptr<f16> c) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto s_a = shared_tensor<f16>({16, 16});
+    auto from_peer = shared_tensor<f16>({16, 16}), own = shared_tensor<f16>({16, 16});
+    store_shared(s_a, load_global(global_view(a, {32, 16}), {blockIdx.x * 16, 0}, {16, 16}));
+    cluster.sync();
+    Int32 peer = 1 - cluster.blockRank;
+    auto product =
+        dot(load_shared(s_a.remote(peer)), load_shared(s_a.transpose()), register_tensor<float>({16, 16}, 0.0f))
+            .to<f16>();
+    store_shared(from_peer.remote(peer), product);
+    store_shared(own, product);
+    cluster.sync();
+    store_global(global_view(c, {32, 16}), load_shared(from_peer) + load_shared(own), {blockIdx.x * 16, 0});
+  }
+};
+
+// The generated code's section for the statement that maps the peer's address.
+std::string peer_sections(const std::string& src) {
+  std::string sections;
+  for (size_t at = src.find("mapa.u64"); at != std::string::npos; at = src.find("mapa.u64", at + 1)) {
+    const size_t begin = src.rfind("\n  // ", at), end = src.find("\n  // ", at);
+    sections += src.substr(begin, end - begin);
+  }
+  return sections;
+}
+
+TEST(DistributedShared, AnotherBlocksTileIsNeverMovedByLdmatrixOrStmatrix) {
+  const Device dev = Device::simulator();
+  std::mt19937 rng(8);
+  std::vector<f16> a(32 * 16);
+  for (f16& x : a) x = f16(float(int(rng() % 9) - 4));
+  Buffer<f16> da(dev, a), dc(dev, std::vector<f16>(32 * 16, f16(-99.0f)));
+  for (const sim::Options& o : every_order()) {
+    Kernel<MultipliesByThePeersTile>(dev, KernelOptions{.arch = "sm_90a", .sim = o})(da, dc);
+    const std::vector<f16> got = dc.download();
+    // Block b's sum is its own product, A_{1-b} A_b^T, and its peer's, A_b A_{1-b}^T: small integers, exact.
+    for (int b = 0; b < 2; ++b)
+      for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+          float want = 0;
+          for (int k = 0; k < 16; ++k)
+            want += float(a[size_t(((1 - b) * 16 + i) * 16 + k)]) * float(a[size_t((b * 16 + j) * 16 + k)]) +
+                    float(a[size_t((b * 16 + i) * 16 + k)]) * float(a[size_t(((1 - b) * 16 + j) * 16 + k)]);
+          ASSERT_EQ(float(got[size_t((b * 16 + i) * 16 + j)]), want) << sim::schedule_name(o) << " " << b << i << j;
+        }
+  }
+  Kernel<MultipliesByThePeersTile> k(dev, KernelOptions{.arch = "sm_90a"});
+  const std::string src = k.cuda_source((f16*)nullptr, (f16*)nullptr);
+  EXPECT_NE(src.find("ldmatrix.sync"), std::string::npos) << src;
+  EXPECT_NE(src.find("stmatrix.sync"), std::string::npos) << src;
+  const std::string remote = peer_sections(src);
+  EXPECT_NE(remote.find("tessel_peer_smem"), std::string::npos) << src;
+  EXPECT_EQ(remote.find("ldmatrix"), std::string::npos) << remote;
+  EXPECT_EQ(remote.find("stmatrix"), std::string::npos) << remote;
 }
 
 TEST(Cluster, GeneratedCodeCompilesForSm90a) {

@@ -81,6 +81,9 @@ Kernel every_kind() {
   auto counts = std::make_shared<GlobalTensorNode>(DType::I32, counters, std::vector<Expr>{const_int(32)},
                                                    std::vector<Expr>{const_int(1)}, "counts", at(46));
   auto ones = tile(DType::I32, {32}, "ones");
+  auto peers_tile = tile(DType::F32, {8, 32}, "peers_tile");
+  auto slots = std::make_shared<SharedTensorNode>(DType::I32, std::vector<int>{32}, std::vector<int>{1}, nullptr,
+                                                  nullptr, "slots", at(50), 0);
   std::vector<Stmt> loop_body = {
       std::make_shared<LoadSharedNode>(at(10), y, view, zeros(2)),
       std::make_shared<StoreSharedNode>(at(11), view, y, zeros(2)),
@@ -191,6 +194,15 @@ Kernel every_kind() {
       std::make_shared<TraceMarkNode>(at(48), "moving", false),
       std::make_shared<DeclareNode>(at(49), voted, const_int(0, DType::U32)),
       std::make_shared<VoteNode>(at(49), voted, VoteMode::Ballot, binary(BinaryOp::Gt, seen, const_int(0))),
+      // Another block's shared tiles (distributed shared memory).
+      std::make_shared<LoadSharedNode>(at(50), peers_tile, second, zeros(2), peer),
+      std::make_shared<StoreSharedNode>(at(50), second, peers_tile, zeros(2), peer),
+      std::make_shared<AllocSharedNode>(at(50), slots),
+      std::make_shared<AtomicScalarNode>(at(50), nullptr, AtomicOp::Add, nullptr, slots,
+                                         std::vector<Expr>{const_int(1)}, const_int(1), nullptr, MemoryOrder::Relaxed,
+                                         MemoryScope::Cluster, peer),
+      std::make_shared<AtomicTensorNode>(at(50), nullptr, AtomicOp::Add, nullptr, slots, zeros(1), ones, nullptr,
+                                         MemoryOrder::Relaxed, MemoryScope::Cluster, nullptr, peer),
   };
   auto k = std::make_shared<KernelNode>();
   k->name = "every_kind";
@@ -363,7 +375,11 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "mbarrier.arrive_and_expect_tx %bars[0] of cluster block 0 bytes=32",
                             "on %bars[0] multicast to blocks 3",
                             "clc.try_cancel to %response on %bars[0]",
-                            "%canceled, %ctaid_x, %ctaid_y, %ctaid_z = clc.query_response %response"})
+                            "%canceled, %ctaid_x, %ctaid_y, %ctaid_z = clc.query_response %response",
+                            "shape=[8, 32], strides=[32, 1]) of cluster block sub(1, cluster.blockRank) at [0, 0]",
+                            "store_shared %peers_tile to view<f32>(%s + 256",
+                            "%slots of cluster block sub(1, cluster.blockRank) at [1]",
+                            "into %slots of cluster block sub(1, cluster.blockRank) at [0]"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
   const std::string cuda = verified_lowered_cuda(k, Arch::Sm90a);
   EXPECT_NE(cuda.find("mma.sync"), std::string::npos);
@@ -371,10 +387,11 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"),
             std::string::npos);
-  for (const char* piece : {"barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;",
-                            "mapa.shared::cluster.u32", "mbarrier.arrive.release.cluster.shared::cluster.b64",
-                            "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64",
-                            "complete_tx::bytes.multicast::cluster", "blockIdx.x % 2u"})
+  for (const char* piece :
+       {"barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;", "mapa.shared::cluster.u32",
+        "mbarrier.arrive.release.cluster.shared::cluster.b64",
+        "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64", "complete_tx::bytes.multicast::cluster",
+        "blockIdx.x % 2u", "mapa.u64", "red.relaxed.cluster.add.s32"})
     EXPECT_NE(cuda.find(piece), std::string::npos) << piece;
   const std::string blackwell = verified_lowered_cuda(k, Arch::Sm100a);
   for (const char* piece : {"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",

@@ -311,24 +311,6 @@ template <class T, int K> struct ChunkedTile : Script {
   }
 };
 
-// An 8-bit integer mma into a pair's tile: C [256, 32] of two blocks' halves.
-struct IntegerPairMma : Script {
-  void operator()(Ptr<f16>, Ptr<f16>, Ptr<float>) {
-    attrs.blocks = 2;
-    attrs.cluster = {2};
-    attrs.warps = 4;
-    auto s_a = shared_tensor<int8_t>({128, 32});
-    auto s_b = shared_tensor<int8_t>({16, 32});
-    auto t = tcgen05.alloc<int32_t>({128, 32}, CtaGroup::two);
-    cluster.sync();
-    single_warp([&] {
-      mma_line = __LINE__ + 1;
-      tcgen05.mma(s_a, s_b.transpose(), t, false);
-    });
-    tcgen05.dealloc(t);
-  }
-};
-
 template <class S> std::string compile_error() {
   try {
     Kernel<S>(Device::simulator(), KernelOptions{"sm_100a"}).cuda_source((f16*)nullptr, (f16*)nullptr, (float*)nullptr);
@@ -354,10 +336,6 @@ TEST(Tcgen05LowPrecision, MisuseIsReportedAtTheUsersLine) {
                     "Packing::chunks16 (kind::f8f6f4), and an f32 accumulator, or i8 and u8 operands in any pairing "
                     "and an i32 accumulator (kind::i8); f4e2m1 pairs (Packing::dense) take block scales "
                     "(BlockScales); got i8 @ i8 into f32"));
-  got = compile_error<IntegerPairMma>();
-  EXPECT_EQ(got, at(mma_line,
-                    "tcgen05.mma: an 8-bit integer mma into a pair's tile (CtaGroup::two) is not supported; allocate "
-                    "the accumulator with CtaGroup::one"));
   got = compile_error<ScaledMma<f8e4m3, ScaleFormat::ue4m3, 128>>();
   EXPECT_EQ(got, at(mma_line,
                     "tcgen05.mma: with ue4m3 block scales, it takes f4e2m1 pairs of one type, Packing::dense "

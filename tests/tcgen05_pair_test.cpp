@@ -1,7 +1,6 @@
-// Block pairs (cta_group::2): a pair mma, multicast commits and TMA loads that complete on the
-// even block's barrier, on the simulator against host references under every completion order;
-// their misuse, each reported at the user's line with its exact message; and the pair forms in the
-// generated code.
+// Block pairs (cta_group::2): a pair mma (f16, and 8-bit integers), multicast commits and TMA loads that complete on
+// the even block's barrier, on the simulator against host references under every completion order; their misuse, each
+// reported at the user's line with its exact message; and the pair forms in the generated code.
 #include <random>
 #include <regex>
 
@@ -66,6 +65,37 @@ struct PairMatmul : Script {
   }
 };
 
+// C [256, 32] = A [256, 64] Bᵀ with i8 A and u8 B into an i32 accumulator (kind::i8, two
+// instructions of k 32), by a pair as PairMatmul<> computes it.
+struct IntegerPairMatmul : Script {
+  void operator()(Ptr<int8_t> a, Ptr<uint8_t> b, Ptr<int32_t> c) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 4;
+    auto rank = cluster.blockRank;
+    auto s_a = shared_tensor<int8_t>({128, 64});
+    auto s_b = shared_tensor<uint8_t>({kN / 2, 64});
+    store_shared(s_a, load_global(global_view(a, {256, 64}), {rank * 128, 0}, {128, 64}));
+    store_shared(s_b, load_global(global_view(b, {kN, 64}), {rank * (kN / 2), 0}, {kN / 2, 64}));
+    fence.proxy_async();
+    auto bars = mbarrier.alloc({1});
+    auto t_acc = tcgen05.alloc<int32_t>({128, kN}, CtaGroup::two);
+    cluster.sync();
+    single_warp([&] {
+      if_(rank == 0, [&] {
+        tcgen05.mma(s_a, s_b.transpose(), t_acc, false);
+        tcgen05.commit(bars[0], Multicast{0b11});
+      });
+      mbarrier.wait(bars[0], 0u);
+    });
+    sync();
+    store_global(global_view(c, {256, kN}), tcgen05.load(t_acc), {rank * 128, 0});
+    tcgen05.wait_load();
+    cluster.sync();
+    tcgen05.dealloc(t_acc);
+  }
+};
+
 struct Inputs {
   std::vector<f16> a, b;
 };
@@ -106,6 +136,28 @@ TEST(Tcgen05Pair, OneMmaForThePairMatchesTheHostReferenceUnderEveryOrder) {
         for (int k = 0; k < kK; ++k)
           want += double(float(in.a[size_t(i) * kK + k])) * double(float(in.b[size_t(j) * kK + k]));
         ASSERT_NEAR(got[size_t(i) * kN + j], want, 1e-4 * (1 + std::abs(want))) << i << ", " << j;
+      }
+  }
+}
+
+TEST(Tcgen05Pair, AnIntegerMmaForThePairSumsExactlyUnderEveryOrder) {
+  const Device dev = Device::simulator();
+  std::mt19937_64 rng(12);
+  std::vector<int8_t> a(256 * 64);
+  std::vector<uint8_t> b(kN * 64);
+  for (int8_t& x : a) x = int8_t(int(rng() % 256) - 128);
+  for (uint8_t& x : b) x = uint8_t(rng() % 256);
+  Buffer<int8_t> da(dev, a);
+  Buffer<uint8_t> db(dev, b);
+  for (const sim::Options& o : every_order()) {
+    Buffer<int32_t> c(dev, std::vector<int32_t>(256 * kN, -7));
+    Kernel<IntegerPairMatmul>(dev, KernelOptions{.arch = "sm_100a", .sim = o})(da, db, c);
+    const std::vector<int32_t> got = c.download();
+    for (int i = 0; i < 256; ++i)
+      for (int j = 0; j < kN; ++j) {
+        int32_t want = 0;
+        for (int k = 0; k < 64; ++k) want += int32_t(a[size_t(i) * 64 + k]) * int32_t(b[size_t(j) * 64 + k]);
+        ASSERT_EQ(got[size_t(i) * kN + j], want) << i << ", " << j;
       }
   }
 }
@@ -319,6 +371,11 @@ TEST(Tcgen05Pair, TheGeneratedCodeUsesThePairFormsAndCompilesForSm100a) {
                 .find("cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes"),
             std::string::npos);
   EXPECT_FALSE(load.cubin((float*)nullptr, (float*)nullptr).empty());
+  Kernel<IntegerPairMatmul> integer(Device::simulator(), KernelOptions{.arch = "sm_100a"});
+  EXPECT_NE(integer.cuda_source((int8_t*)nullptr, (uint8_t*)nullptr, (int32_t*)nullptr)
+                .find("tcgen05.mma.cta_group::2.kind::i8"),
+            std::string::npos);
+  EXPECT_FALSE(integer.cubin((int8_t*)nullptr, (uint8_t*)nullptr, (int32_t*)nullptr).empty());
 }
 
 }  // namespace

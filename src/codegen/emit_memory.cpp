@@ -272,6 +272,10 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   e.header(n, "load_shared");
   e.declare_tile(n.out);
   e.open("");
+  // ldmatrix and packed loads address the block's own memory: the verifier and select_instructions
+  // give another block's tile neither.
+  TESSEL_CHECK(!n.rank || (n.matrix.instruction == ir::MatrixInstruction::None && !is_packed(n.out->dtype)),
+               "load_shared of another block's tile at {} by ldmatrix or of packed elements", n.loc.str());
   const std::string memory = n.rank ? remote_shared_memory(e, n.rank) : "tessel_smem";
   if (is_packed(n.out->dtype)) {
     emit_packed_load_shared(e, n);
@@ -296,11 +300,13 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
 void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   e.header(n, "store_shared");
   e.open("");
+  TESSEL_CHECK(!n.rank || (n.matrix.instruction == ir::MatrixInstruction::None && !is_packed(n.src->dtype)),
+               "store_shared to another block's tile at {} by stmatrix or of packed elements", n.loc.str());
+  const std::string memory = n.rank ? remote_shared_memory(e, n.rank) : "tessel_smem";
   if (is_packed(n.src->dtype)) {
     emit_packed_store_shared(e, n);
     return e.close();
   }
-  const std::string memory = n.rank ? remote_shared_memory(e, n.rank) : "tessel_smem";
   const auto element = [&](const std::string& index, int64_t constant = 0) {
     return shared_element(e, n.dst, index, constant, memory);
   };

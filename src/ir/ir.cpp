@@ -219,6 +219,17 @@ std::string_view atomic_op_name(AtomicOp op) {
   return names[int(op)];
 }
 
+std::string atomic_call_name(AtomicOp op, bool fetch, bool scatter) {
+  std::string name(atomic_op_name(op));
+  const bool returns_anyway =
+      op == AtomicOp::Exchange || op == AtomicOp::CompareExchange || op == AtomicOp::Load || op == AtomicOp::Store;
+  if (!returns_anyway && fetch)
+    name = "fetch_" + name;
+  else if (op == AtomicOp::And || op == AtomicOp::Or || op == AtomicOp::Xor)
+    name = "bit_" + name;
+  return fmt::format("atomic.{}{}", scatter ? "scatter_" : "", name);
+}
+
 bool reads_memory(AtomicOp op) { return op != AtomicOp::Store; }
 bool writes_memory(AtomicOp op) { return op != AtomicOp::Load; }
 

@@ -394,7 +394,7 @@ class Printer {
   }
 
   void stmt(const AtomicScalarNode& n) {
-    const std::string target = n.global ? global(n.global) : shared(n.shared);
+    const std::string target = n.global ? global(n.global) : shared(n.shared) + rank_text(n.rank);
     std::string args = fmt::format("{} at {}", target, exprs(n.index));
     if (n.compare) args += ", expected=" + expr(n.compare);
     if (n.value) args += ", " + expr(n.value);
@@ -403,7 +403,7 @@ class Printer {
   }
 
   void stmt(const AtomicTensorNode& n) {
-    const std::string target = n.global ? global(n.global) : shared(n.shared);
+    const std::string target = n.global ? global(n.global) : shared(n.shared) + rank_text(n.rank);
     const std::string expected = n.compare ? fmt::format(" expected={}", reg(n.compare)) : std::string();
     // A scatter's positions are its indices from the view's origin (offsets 0).
     const std::string at = n.index ? fmt::format("{} + indices {}", exprs(n.offsets), reg(n.index)) : exprs(n.offsets);

@@ -52,20 +52,6 @@ std::string_view supported_types(ir::AtomicOp op) {
   }
 }
 
-// "atomic.fetch_add", "atomic.load", ...
-std::string call_name(ir::AtomicOp op, bool result) {
-  const std::string_view name = ir::atomic_op_name(op);
-  if (op == ir::AtomicOp::Exchange || op == ir::AtomicOp::CompareExchange || op == ir::AtomicOp::Load ||
-      op == ir::AtomicOp::Store)
-    return fmt::format("atomic.{}", name);
-  if (!result)
-    return fmt::format("atomic.{}", op == ir::AtomicOp::And   ? "bit_and"
-                                    : op == ir::AtomicOp::Or  ? "bit_or"
-                                    : op == ir::AtomicOp::Xor ? "bit_xor"
-                                                              : name);
-  return fmt::format("atomic.fetch_{}", name);
-}
-
 void check_order(ir::AtomicOp op, bool result, MemoryOrder order, const std::string& what, const SourceLoc& loc) {
   const bool acquires = order == MemoryOrder::acquire || order == MemoryOrder::acq_rel;
   const bool releases = order == MemoryOrder::release || order == MemoryOrder::acq_rel;
@@ -108,7 +94,7 @@ ir::Expr AtomicInstructions::scalar_atomic(ir::AtomicOp op, const AtomicTarget& 
                                            ir::Expr value, ir::Expr compare, DType value_type, bool result,
                                            MemoryOrder order, Scope scope, const SourceLoc& loc) {
   Builder& b = Builder::current(loc);
-  const std::string what = call_name(op, result);
+  const std::string what = ir::atomic_call_name(op, result);
   check_target(op, dst, what, loc);
   check_order(op, result, order, what, loc);
   if (value_type != dst.dtype())
@@ -135,7 +121,7 @@ RegisterTensor AtomicInstructions::tile_atomic(ir::AtomicOp op, const AtomicTarg
                                                const RegisterTensor* expected, std::vector<Dim> offsets, bool result,
                                                MemoryOrder order, Scope scope, const SourceLoc& loc) {
   Builder& b = Builder::current(loc);
-  const std::string what = call_name(op, result);
+  const std::string what = ir::atomic_call_name(op, result);
   check_group(values.ir(), what, loc);
   check_target(op, dst, what, loc);
   check_order(op, result, order, what, loc);
@@ -171,7 +157,7 @@ RegisterTensor AtomicInstructions::scatter_atomic(ir::AtomicOp op, const AtomicT
                                                   const RegisterTensor& positions, const RegisterTensor& values,
                                                   bool result, MemoryOrder order, Scope scope, const SourceLoc& loc) {
   Builder& b = Builder::current(loc);
-  const std::string what = "atomic.scatter_" + call_name(op, result).substr(std::string_view("atomic.").size());
+  const std::string what = ir::atomic_call_name(op, result, true);
   check_group(values.ir(), what, loc);
   check_group(positions.ir(), what, loc);
   check_target(op, dst, what, loc);

@@ -9,12 +9,22 @@ using detail::tile_text;
 
 namespace {
 
-// Sums of bools and of 8- and 16-bit integers are taken in 32 bits, as C promotes them: a sum of
-// bools counts, and a sum of bytes does not wrap at 256.
+// Sums of bools and of 8- and 16-bit integers are taken in 32 bits, signed or unsigned as the
+// operand: a sum of bools counts, and a sum of bytes does not wrap at 256.
 DType summed_type(DType t) {
   if (t == DType::Bool || t == DType::I8 || t == DType::I16) return DType::I32;
   if (t == DType::U8 || t == DType::U16) return DType::U32;
   return t;
+}
+
+// max(t, 0) reads as the elementwise maximum with 0, but 0 is a dimension; over an extent of 1 it
+// would return the tile unchanged, which is never what was meant.
+void check_not_elementwise(ir::ReduceOp op, const RegisterTensor& x, int dim, const SourceLoc& loc) {
+  if (dim < 0 || dim >= int(x.shape().size()) || x.shape()[size_t(dim)] != 1) return;
+  throw Error(loc, fmt::format("{0}(t, {1}) reduces dimension {1} of {2}, whose extent is 1, so it would return the "
+                               "tile unchanged; the elementwise {3} of a tile and a value is {3}(t, value), with a "
+                               "value of the tile's type (0.0f for a float tile)",
+                               ir::op_name(op), dim, tile_text(x), op == ir::ReduceOp::Max ? "maximum" : "minimum"));
 }
 
 }  // namespace
@@ -25,13 +35,6 @@ RegisterTensor Instructions::reduce(ir::ReduceOp op, const RegisterTensor& x, in
   check_group(x.ir(), what, loc);
   if (dim < 0 || dim >= int(x.shape().size()))
     throw Error(loc, fmt::format("{}: dim {} is out of range for a tile of rank {}", what, dim, x.shape().size()));
-  // max(t, 0) reads as the elementwise maximum with 0, but 0 is a dimension; over an extent of 1 it
-  // would return the tile unchanged, which is never what was meant.
-  if (x.shape()[dim] == 1 && op != ir::ReduceOp::Sum)
-    throw Error(loc, fmt::format("{0}(t, {1}) reduces dimension {1} of {2}, whose extent is 1, so it would return the "
-                                 "tile unchanged; the elementwise {3} of a tile and a value is {3}(t, value), with a "
-                                 "value of the tile's type (0.0f for a float tile)",
-                                 what, dim, tile_text(x), op == ir::ReduceOp::Max ? "maximum" : "minimum"));
   if (op == ir::ReduceOp::Sum && summed_type(x.dtype()) != x.dtype())
     return reduce(op, x.cast_to(summed_type(x.dtype()), loc), dim, loc);
   std::vector<int> reduced_shape = x.shape();
@@ -70,9 +73,11 @@ RegisterTensor Instructions::sum(const RegisterTensor& x, int dim, loc_t l) {
   return reduce(ir::ReduceOp::Sum, x, dim, SourceLoc::from(l));
 }
 RegisterTensor Instructions::max(const RegisterTensor& x, int dim, loc_t l) {
+  check_not_elementwise(ir::ReduceOp::Max, x, dim, SourceLoc::from(l));
   return reduce(ir::ReduceOp::Max, x, dim, SourceLoc::from(l));
 }
 RegisterTensor Instructions::min(const RegisterTensor& x, int dim, loc_t l) {
+  check_not_elementwise(ir::ReduceOp::Min, x, dim, SourceLoc::from(l));
   return reduce(ir::ReduceOp::Min, x, dim, SourceLoc::from(l));
 }
 

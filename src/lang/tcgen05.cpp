@@ -181,10 +181,6 @@ void Tcgen05Instructions::make_mma(const SharedTensor& a, const SharedTensor& b,
     throw Error(loc,
                 "tcgen05.mma: a block-scaled mma into a pair's tile (CtaGroup::two) is not supported; allocate "
                 "the accumulator with CtaGroup::one");
-  if (kind == Tcgen05Kind::i8 && pair != 1)
-    throw Error(loc,
-                "tcgen05.mma: an 8-bit integer mma into a pair's tile (CtaGroup::two) is not supported; allocate "
-                "the accumulator with CtaGroup::one");
   auto node = ir::make<ir::Tcgen05MmaNode>(loc, acc.ir(), a.ir(), b.ir(), std::move(enable_input_d),
                                            scales ? scales->a.ir() : nullptr, scales ? scales->b.ir() : nullptr,
                                            scales ? scales->format : ScaleFormat::none);

@@ -72,19 +72,10 @@ class ElementAtomic {
   // The atomic on the shared memory of `cta` (w's block, or another of its cluster) at `byte`, by
   // thread `thread`; returns the old value.
   ir::Scalar shared(Cta& cta, const SharedAddress& a, int thread, ir::Scalar value, ir::Scalar expected) {
-    const bool remote = &cta != &w_.cta;
     cta.check_not_in_flight(a.byte, bytes_, ir::writes_memory(op_), n_.loc, thread);
     if (ir::reads_memory(op_))
-      for (int b = 0; b < bytes_; ++b)
-        if (!cta.written[size_t(a.byte + b)])
-          throw Error(n_.loc, fmt::format("{} of shared memory that was never written: the allocation at {}, byte {} "
-                                          "of the allocation{}, by thread {} of block {}; store to it (and {}) "
-                                          "before{}",
-                                          operation_name(op_), a.allocation->loc.str(),
-                                          a.byte - w_.cta.shared_offsets.at(a.allocation),
-                                          remote ? fmt::format(" in block {}", cta.block_name()) : "", thread,
-                                          w_.cta.block_name(), remote ? "cluster.sync()" : "sync()",
-                                          unwritten_memory_cause(w_.cta, a.byte + b, w_.id, remote)));
+      check_shared_written(w_, cta, a, bytes_, thread, n_.loc, operation_name(op_),
+                           fmt::format("the {}", operation_name(op_)));
     cta.scheduler.happens_before.atomic_access(cta.shadow, a.byte, bytes_, w_.clock, access(),
                                                [&](int64_t byte) { return cta.shared_byte_name(byte); });
     const ir::Scalar old =
@@ -134,12 +125,6 @@ class ElementAtomic {
   bool wrote_ = false;
 };
 
-// The block whose shared memory a lane's atomic reaches: its own, or with a rank another of its cluster.
-template <class N> Cta& owner_of(Warp& w, const N& n, const Lanes& ranks, int lane) {
-  if (!n.rank) return w.cta;
-  return remote_shared_block(w, ranks[size_t(lane)].i, lane, n.loc, operation_name(n.op), ir::writes_memory(n.op));
-}
-
 // After the instruction: later accesses of a warp that wrote are new to what the write released (or
 // would have, for race reports); a warp that read lets the others run.
 void finish(Warp& w, const ir::StmtNode& n, const ElementAtomic& atomic, bool reads) {
@@ -178,11 +163,11 @@ void exec_AtomicScalar(Warp& w, const ir::AtomicScalarNode& n, Mask mask) {
     }
   } else {
     const Lanes view = n.shared->offset ? w.eval(n.shared->offset, mask) : Lanes{};
-    const Lanes ranks = n.rank ? w.eval(n.rank, mask) : Lanes{};
+    const SharedOwners owners(w, n.rank, mask, n.loc, operation_name(n.op), ir::writes_memory(n.op));
     const std::vector<int> origin(size_t(n.shared->rank()), 0);
     for (int lane = 0; lane < 32; ++lane) {
       if (!(mask >> lane & 1)) continue;
-      Cta& owner = owner_of(w, n, ranks, lane);
+      Cta& owner = owners(lane);
       const SharedAddress a = shared_address(w, n.shared, view, lane, index, origin.data(), n.loc);
       old[lane] = atomic.shared(owner, a, w.thread(lane), value[lane], expected[lane]);
     }
@@ -202,7 +187,7 @@ void exec_AtomicTensor(Warp& w, const ir::AtomicTensorNode& n, Mask mask) {
   const std::optional<GlobalViewLanes> global =
       n.global ? std::optional<GlobalViewLanes>(std::in_place, w, n.global, mask) : std::nullopt;
   const Lanes view = n.shared && n.shared->offset ? w.eval(n.shared->offset, mask) : Lanes{};
-  const Lanes ranks = n.rank ? w.eval(n.rank, mask) : Lanes{};
+  const SharedOwners owners(w, n.rank, mask, n.loc, operation_name(n.op), ir::writes_memory(n.op));
   const std::vector<ir::Scalar>* positions = n.index ? &w.tile(n.index.get()) : nullptr;
   for_each_element(w, n.value.get(), mask, [&](int lane, int thread, int l, const int* c) {
     const size_t slot = size_t(lane) * local + l;
@@ -219,7 +204,7 @@ void exec_AtomicTensor(Warp& w, const ir::AtomicTensorNode& n, Mask mask) {
       c = &position;
     }
     if (n.shared) {
-      Cta& owner = owner_of(w, n, ranks, lane);
+      Cta& owner = owners(lane);
       const SharedAddress a = shared_address(w, n.shared, view, lane, offsets, c, n.loc);
       const ir::Scalar old = atomic.shared(owner, a, w.thread(lane), values[slot], compare);
       if (out) (*out)[slot] = old;

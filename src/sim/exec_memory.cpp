@@ -179,34 +179,6 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   });
 }
 
-namespace {
-
-// The block whose shared memory each lane reaches: its own, or with `ranks` (tile.remote(rank)) the
-// cluster's block of that rank (remote_shared_block).
-class SharedOwners {
- public:
-  SharedOwners(Warp& w, const ir::Expr& rank, Mask mask, const SourceLoc& loc, std::string_view operation, bool write)
-      : w_(w), loc_(loc), operation_(operation), write_(write) {
-    if (rank) ranks_ = w.eval(rank, mask);
-  }
-  Cta& operator()(int lane) const {
-    return ranks_ ? remote_shared_block(w_, (*ranks_)[size_t(lane)].i, lane, loc_, operation_, write_) : w_.cta;
-  }
-  // Where CopiesAgree compares the copies of an element: the byte and the block that holds it.
-  uint64_t address(int lane, int64_t byte) const {
-    return ranks_ ? uint64_t((*ranks_)[size_t(lane)].i) << 40 | uint64_t(byte) : uint64_t(byte);
-  }
-
- private:
-  Warp& w_;
-  std::optional<Lanes> ranks_;
-  const SourceLoc& loc_;
-  std::string_view operation_;
-  bool write_;
-};
-
-}  // namespace
-
 void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
   note_copies(w, n.loc, kLoadShared, n.out.get());
   const auto offsets = eval_all(w, n.offsets, mask);

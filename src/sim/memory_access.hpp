@@ -50,6 +50,30 @@ inline SharedAddress shared_address(Warp& w, const ir::SharedTensor& s, const La
   return {byte, root, int(bit % 8)};
 }
 
+// The block whose shared memory each lane reaches: its own, or with `ranks` (tile.remote(rank)) the
+// cluster's block of that rank (remote_shared_block).
+class SharedOwners {
+ public:
+  SharedOwners(Warp& w, const ir::Expr& rank, Mask mask, const SourceLoc& loc, std::string_view operation, bool write)
+      : w_(w), loc_(loc), operation_(operation), write_(write) {
+    if (rank) ranks_ = w.eval(rank, mask);
+  }
+  Cta& operator()(int lane) const {
+    return ranks_ ? remote_shared_block(w_, (*ranks_)[size_t(lane)].i, lane, loc_, operation_, write_) : w_.cta;
+  }
+  // Where CopiesAgree compares the copies of an element: the byte and the block that holds it.
+  uint64_t address(int lane, int64_t byte) const {
+    return ranks_ ? uint64_t((*ranks_)[size_t(lane)].i) << 40 | uint64_t(byte) : uint64_t(byte);
+  }
+
+ private:
+  Warp& w_;
+  std::optional<Lanes> ranks_;
+  const SourceLoc& loc_;
+  std::string_view operation_;
+  bool write_;
+};
+
 // Whether thread `t` holds the first replica of its elements of `layout` (the one that writes
 // them where several threads hold them).
 inline bool first_replica(const Layout& layout, int t) {

@@ -289,6 +289,7 @@ void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
     const int k0 = s * n.instruction_k();
     Tcgen05InstrDescriptor idesc{n.m(),        n.n(),      n.operand_type(), n.b->dtype,
                                  n.acc->dtype, a.mn_major, b.mn_major,       n.mma_kind()};
+    idesc.saturate = n.saturate;
     Instruction in{smem_descriptor(n.a, a, k0), smem_descriptor(n.b, b, k0), k0};
     if (vector) {
       // Instruction s reads the scale bytes s * vector ... of the cells of its group of columns.
@@ -449,8 +450,10 @@ void TensorMemory::complete(Operation& m) {
   // copy of b's scales.
   const bool scaled = n.scale_format != Tcgen05ScaleFormat::none;
   std::vector<float> b_scales(scaled ? size_t(4) * cols * k : 0);
+  bool saturating = false;  // the instructions' saturate bit, which clamps kind::i8 sums after each
   for (const Instruction& in : m.instructions) {
     const Tcgen05InstrDescriptor idesc = Tcgen05InstrDescriptor::decode(in.instruction_descriptor, n.mma_kind());
+    saturating = idesc.saturate;
     TESSEL_CHECK(idesc.m == rows && idesc.n == cols, "tcgen05.mma at {}: instruction descriptor of {}x{}", n.loc.str(),
                  idesc.m, idesc.n);
     const int block = scaled ? tcgen05_scale_block(n.mma_kind()) : instruction_k;
@@ -484,7 +487,7 @@ void TensorMemory::complete(Operation& m) {
         for (int kk = 0; kk < k; ++kk) {
           sum += int64_t(a[size_t(row) * k + kk]) * int64_t(b[size_t(col) * k + kk]);
           // The saturate bit clamps the sum after each instruction, in the order they run.
-          if (n.saturate && (kk + 1) % IntegerSums::saturation_step == 0) sum = IntegerSums::saturated(sum);
+          if (saturating && (kk + 1) % instruction_k == 0) sum = IntegerSums::saturated(sum);
         }
         cell = uint32_t(uint64_t(sum));
         continue;

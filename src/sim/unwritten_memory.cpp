@@ -65,18 +65,23 @@ std::string unwritten_memory_cause(const Cta& cta, int64_t byte, int reader_warp
   return cause;
 }
 
-void check_shared_read(Warp& w, const Cta& owner, const SharedAddress& a, int bytes, int lane, const SourceLoc& loc,
-                       std::string_view doing) {
-  owner.check_not_in_flight(a.byte, bytes, false, loc, w.thread(lane));
+void check_shared_written(Warp& w, const Cta& owner, const SharedAddress& a, int bytes, int thread,
+                          const SourceLoc& loc, std::string_view access, std::string_view doing) {
   const bool remote = &owner != &w.cta;
   for (int b = 0; b < bytes; ++b)
     if (!owner.written[size_t(a.byte + b)])
-      throw Error(loc, fmt::format("read of shared memory that was never written: the allocation at {}, byte {} of the "
+      throw Error(loc, fmt::format("{} of shared memory that was never written: the allocation at {}, byte {} of the "
                                    "allocation{}, read by thread {} of block {}; store to it (and {}) before {}{}",
-                                   a.allocation->loc.str(), a.byte - w.cta.shared_offsets.at(a.allocation),
-                                   remote ? fmt::format(" in block {}", owner.block_name()) : "", w.thread(lane),
+                                   access, a.allocation->loc.str(), a.byte - w.cta.shared_offsets.at(a.allocation),
+                                   remote ? fmt::format(" in block {}", owner.block_name()) : "", thread,
                                    w.cta.block_name(), remote ? "cluster.sync()" : "sync()", doing,
                                    unwritten_memory_cause(w.cta, a.byte + b, w.id, remote)));
+}
+
+void check_shared_read(Warp& w, const Cta& owner, const SharedAddress& a, int bytes, int lane, const SourceLoc& loc,
+                       std::string_view doing) {
+  owner.check_not_in_flight(a.byte, bytes, false, loc, w.thread(lane));
+  check_shared_written(w, owner, a, bytes, w.thread(lane), loc, "read", doing);
 }
 
 }  // namespace tessel::sim

@@ -20,9 +20,13 @@ namespace tessel::sim {
 // nothing.
 std::string unwritten_memory_cause(const Cta& cta, int64_t byte, int reader_warp, bool remote = false);
 
-// Checks a read of `bytes` at `a` of the shared memory of `owner` (w's own block, or another of its
-// cluster) by `lane` of `w` (`doing` it, as "loading"): an error names an asynchronous write still
-// in flight there, or a byte never written and its likely cause.
+// Checks that the `bytes` at `a` of the shared memory of `owner` (w's own block, or another of its
+// cluster), which thread `thread` of `w` reads (`access`, as "read" or "atomic add", `doing` it, as
+// "loading"), were written: an error names the likely cause.
+void check_shared_written(Warp& w, const Cta& owner, const SharedAddress& a, int bytes, int thread,
+                          const SourceLoc& loc, std::string_view access, std::string_view doing);
+// A plain read of the same by `lane` of `w`: an error names an asynchronous write still in flight
+// there, or a byte never written and its likely cause.
 void check_shared_read(Warp& w, const Cta& owner, const SharedAddress& a, int bytes, int lane, const SourceLoc& loc,
                        std::string_view doing);
 

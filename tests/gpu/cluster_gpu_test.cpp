@@ -1,5 +1,6 @@
 // Clusters on the GPU (sm_90a): the cluster's values, cluster.sync(), arrivals on another block's
-// mbarrier, TMA multicast and distributed shared memory, against the host references. Skipped, visibly, without a GPU.
+// mbarrier, TMA multicast and distributed shared memory, against the host references. Skipped,
+// visibly, without a GPU.
 #include "../cluster_kernels.hpp"
 #include "gpu_test.hpp"
 

@@ -286,6 +286,9 @@ class Instructions {
                      loc_t loc = loc_t::current());
 
   // ---- reductions over one dimension (the result keeps it with extent 1) ----
+  // sum of a bool, i8 or i16 tile gives an i32 tile, of a u8 or u16 tile a u32 tile; the others keep
+  // the operand's type. max and min over a dimension of extent 1 are refused: max(t, 0) meant as the
+  // elementwise maximum is maximum(t, 0.0f).
   RegisterTensor sum(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor max(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor min(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
@@ -297,7 +300,8 @@ class Instructions {
   RegisterTensor argmax(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor argmin(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
 
-  // ---- scans along one dimension (the result has the operand's shape and layout) ----
+  // ---- scans along one dimension (the result has the operand's shape and layout, and cumsum the
+  // type sum gives) ----
   // Inclusive: element k combines elements 0..k. Exclusive: elements 0..k-1, and the first is the
   // identity (0 for cumsum, the lowest value for cummax, the highest for cummin). The operand's
   // layout must give each thread a run of consecutive positions along `dim`, the runs following

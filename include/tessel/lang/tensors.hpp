@@ -68,7 +68,8 @@ class SharedTensor {
   // must be a dense row-major view without a swizzle.
   SharedTensor reshape(std::vector<int> shape, std::source_location loc = std::source_location::current()) const;
   // The tile at the same offset in the shared memory of the cluster's block of rank `rank`
-  // (cluster.blockRank; distributed shared memory, sm_90a), for load_shared and store_shared.
+  // (cluster.blockRank; distributed shared memory, sm_90a), for load_shared, store_shared and the
+  // atomics.
   RemoteSharedTensor remote(const Dim& rank) const;
 
  private:

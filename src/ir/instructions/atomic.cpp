@@ -27,9 +27,9 @@ void check_atomic(Verification& v, const StmtNode& n, AtomicOp op, const GlobalT
 // An atomic on another block's shared tile: a tile of the cluster, and atomic with that block's own
 // atomics, which a scope of one block would not include.
 void check_remote_atomic(const Verification& v, const StmtNode& n, AtomicOp op, const Expr& rank, DType type,
-                         MemoryScope scope, bool scatter) {
+                         MemoryScope scope, bool fetch, bool scatter) {
   if (!rank) return;
-  const std::string what = fmt::format("atomic.{}{}", scatter ? "scatter_" : "", atomic_op_name(op));
+  const std::string what = atomic_call_name(op, fetch, scatter);
   check_remote_shared(v.kernel, rank, type, what, n);
   if (scope == MemoryScope::Cta)
     throw Error(n.loc, fmt::format("{}: an atomic on another block's shared memory at cta scope is atomic only with "
@@ -43,7 +43,7 @@ void check_remote_atomic(const Verification& v, const StmtNode& n, AtomicOp op, 
 void verify_AtomicScalar(Verification& v, const AtomicScalarNode& n) {
   check_atomic(v, n, n.op, n.global, n.shared, n.index.size(), n.scope,
                n.value ? n.value->type.dtype : n.result->type.dtype);
-  if (n.shared) check_remote_atomic(v, n, n.op, n.rank, n.shared->dtype, n.scope, false);
+  if (n.shared) check_remote_atomic(v, n, n.op, n.rank, n.shared->dtype, n.scope, bool(n.result), false);
   TESSEL_CHECK(bool(n.value) == (n.op != AtomicOp::Load), "atomic {} at {} with{} a value", atomic_op_name(n.op),
                n.loc.str(), n.value ? "" : "out");
   TESSEL_CHECK(bool(n.compare) == (n.op == AtomicOp::CompareExchange), "atomic {} at {} with{} an expected value",
@@ -58,7 +58,7 @@ void verify_AtomicTensor(Verification& v, const AtomicTensorNode& n) {
   TESSEL_CHECK(n.op != AtomicOp::Load && n.op != AtomicOp::Store, "a tile atomic {} at {}", atomic_op_name(n.op),
                n.loc.str());
   check_atomic(v, n, n.op, n.global, n.shared, n.offsets.size(), n.scope, n.value->dtype);
-  if (n.shared) check_remote_atomic(v, n, n.op, n.rank, n.shared->dtype, n.scope, bool(n.index));
+  if (n.shared) check_remote_atomic(v, n, n.op, n.rank, n.shared->dtype, n.scope, bool(n.out), bool(n.index));
   TESSEL_CHECK(bool(n.compare) == (n.op == AtomicOp::CompareExchange), "tile atomic {} at {} with{} expected values",
                atomic_op_name(n.op), n.loc.str(), n.compare ? "" : "out");
   // Only the first replica of an element reaches memory: the others could not receive its old value.

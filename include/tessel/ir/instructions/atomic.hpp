@@ -11,6 +11,9 @@ enum class AtomicOp : uint8_t { Add, Min, Max, And, Or, Xor, Exchange, CompareEx
 std::string_view atomic_op_name(AtomicOp op);  // "add", ..., "compare_exchange", "load", "store"
 bool reads_memory(AtomicOp op);                // all but Store
 bool writes_memory(AtomicOp op);               // all but Load
+// The call that writes `op` in kernels: "atomic.add", "atomic.fetch_add" (`fetch`: the old value
+// returned), "atomic.bit_and", "atomic.scatter_fetch_add" (`scatter`), "atomic.exchange".
+std::string atomic_call_name(AtomicOp op, bool fetch, bool scatter = false);
 // The orders and scopes of the PTX memory model (PTX ISA, "Memory Consistency Model"): an acquire
 // that reads what a release wrote (or a read-modify-write after it) orders the releasing thread's
 // earlier accesses before the acquiring thread's later ones, when each operation's scope includes
