@@ -12,6 +12,25 @@ TEST(Language, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::simula
 TEST(Language, CastsAndElementwiseMath) { check_math_and_casts(Device::simulator()); }
 TEST(Language, FmaOfHalvesRoundsOnce) { check_half_fma(Device::simulator()); }
 TEST(Language, ReductionsOverEitherDimension) { check_reductions(Device::simulator()); }
+// Kernel values convert with to<T>() as tiles do: a variable, and an expression of it.
+struct ConvertsKernelValues : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Expr<float> half = n.to<float>() * 0.5f;
+    Expr<float> third = (n + 2).to<float>() / 3.0f;
+    store_global(global_view(out, {2}), register_tensor<float>({1}, half), {0});
+    store_global(global_view(out, {2}), register_tensor<float>({1}, third), {1});
+  }
+};
+
+TEST(Language, KernelValuesConvertWithTo) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(2, -1.0f));
+  Kernel<ConvertsKernelValues> k(Device::simulator());
+  k(7, out);
+  EXPECT_EQ(out.download(), (std::vector<float>{3.5f, 3.0f}));
+}
+
 TEST(Language, SumsOfBoolsAndNarrowIntegersPromoteTo32Bits) { check_narrow_sums(Device::simulator()); }
 
 // `max(t, 0)` written for the elementwise maximum with 0: a reduction over an extent of 1.

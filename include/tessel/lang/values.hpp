@@ -145,6 +145,8 @@ template <class T> class Expr {
   template <class L>
   requires detail::is_literal<L> Expr(L v) : e_(detail::to_ir<T>(v)) {}
   const ir::Expr& ir() const { return e_; }
+  // The value converted to U, as cast<U>(x) and a tile's to<U>() convert.
+  template <class U> Expr<U> to() const { return Expr<U>(ir::cast(dtype_v<U>, e_)); }
   // A kernel value is known only when the kernel runs, so it cannot steer C++ control flow.
   template <class Never = void> explicit operator bool() const {
     static_assert(detail::never<Never>, TESSEL_NOT_A_CONDITION);
@@ -184,6 +186,8 @@ template <class T> class Var {
   Var& operator^=(const detail::AssignedValue<T>& v) { return update(ir::BinaryOp::BitXor, v); }
 
   operator Expr<T>() const { return Expr<T>(ir()); }
+  // The value converted to U, as cast<U>(x) and a tile's to<U>() convert.
+  template <class U> Expr<U> to() const { return Expr<U>(ir::cast(dtype_v<U>, ir())); }
   ir::Expr ir() const { return var_; }
   const ir::Var& var() const { return var_; }
   template <class Never = void> explicit operator bool() const {
