@@ -20,6 +20,10 @@ const cli::Registry& registry();
 // registry().find(name).
 const KernelEntry& find_example(const std::string& name);
 
+// softmax along each row of the row-major [rows, cols] `x`, in double and rounded once: the host
+// reference of the softmax examples (row_softmax.cpp).
+std::vector<float> row_softmax_reference(const std::vector<float>& x, int rows, int cols);
+
 // The examples' registrations (one per example file).
 KernelEntry vector_add_example();
 KernelEntry row_softmax_example();

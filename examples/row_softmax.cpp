@@ -1,8 +1,23 @@
 #include "row_softmax.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "examples.hpp"
 
 namespace tessel::examples {
+
+std::vector<float> row_softmax_reference(const std::vector<float>& x, int rows, int cols) {
+  std::vector<float> want(x.size());
+  for (int r = 0; r < rows; ++r) {
+    const float* row = &x[size_t(r) * cols];
+    double m = -INFINITY, total = 0;
+    for (int c = 0; c < cols; ++c) m = std::max(m, double(row[c]));
+    for (int c = 0; c < cols; ++c) total += std::exp(double(row[c]) - m);
+    for (int c = 0; c < cols; ++c) want[size_t(r) * cols + c] = float(std::exp(double(row[c]) - m) / total);
+  }
+  return want;
+}
 
 KernelEntry row_softmax_example() {
   KernelEntry e;
@@ -17,14 +32,7 @@ KernelEntry row_softmax_example() {
     Kernel<RowSoftmax> k(dev, opt);
     k(rows, cols, dx, dy);
     dev.synchronize();
-    std::vector<float> want(x.size());
-    for (int r = 0; r < rows; ++r) {
-      double m = -INFINITY, total = 0;
-      for (int c = 0; c < cols; ++c) m = std::max(m, double(x[size_t(r) * cols + c]));
-      for (int c = 0; c < cols; ++c) total += std::exp(double(x[size_t(r) * cols + c]) - m);
-      for (int c = 0; c < cols; ++c)
-        want[size_t(r) * cols + c] = float(std::exp(double(x[size_t(r) * cols + c]) - m) / total);
-    }
+    const std::vector<float> want = row_softmax_reference(x, rows, cols);
     RunResult r = compare(dy.download(), want, 1e-7, 1e-5, fmt::format("row_softmax {}x{}", rows, cols));
     r.stats = k.stats();
     return r;
