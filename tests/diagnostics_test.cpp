@@ -263,7 +263,8 @@ TEST(Diagnostics, GridNotComputableOnTheHost) {
 TEST(Diagnostics, ArgumentsBeyondTheRangeOfTheirParametersAreRefused) {
   using Kind = detail::ParamSpec::Kind;
   const detail::KernelSignature signature(
-      "K", {{Kind::CompileInt}, {Kind::Scalar, DType::I32}, {Kind::Scalar, DType::F32}}, {"width", "n", "alpha"});
+      "K", {{Kind::CompileInt}, {Kind::Scalar, DType::I32}, {Kind::Scalar, DType::F32}, {Kind::Scalar, DType::U32}},
+      {"width", "n", "alpha", "mask"});
   const auto error = [&](std::vector<HostArg> args) {
     try {
       signature.check(args);
@@ -272,15 +273,20 @@ TEST(Diagnostics, ArgumentsBeyondTheRangeOfTheirParametersAreRefused) {
     }
     return std::string("no error");
   };
-  const HostArg width{.i = 64}, n{.i = 1000}, alpha{.kind = HostArg::Kind::Float, .f = 0.5};
-  EXPECT_EQ(error({width, n, alpha}), "no error");
-  EXPECT_EQ(error({HostArg{.i = (int64_t(1) << 32) + 100}, n, alpha}),
+  const HostArg width{.i = 64}, n{.i = 1000}, alpha{.kind = HostArg::Kind::Float, .f = 0.5}, mask{.i = 7};
+  EXPECT_EQ(error({width, n, alpha, mask}), "no error");
+  EXPECT_EQ(error({HostArg{.i = (int64_t(1) << 32) + 100}, n, alpha, mask}),
             "kernel K, parameter width (argument 0): 4294967396 does not fit in the C++ int it is compiled with");
-  EXPECT_EQ(error({width, HostArg{.i = int64_t(1) << 31}, alpha}),
+  EXPECT_EQ(error({width, HostArg{.i = int64_t(1) << 31}, alpha, mask}),
             "kernel K, parameter n (argument 1): 2147483648 does not fit in i32");
-  EXPECT_EQ(error({width, n, HostArg{.kind = HostArg::Kind::Float, .f = 1e300}}),
+  EXPECT_EQ(error({width, n, HostArg{.kind = HostArg::Kind::Float, .f = 1e300}, mask}),
             "kernel K, parameter alpha (argument 2): 1e+300 is beyond the range of f32");
-  EXPECT_EQ(error({width, n, HostArg{.kind = HostArg::Kind::Float, .f = HUGE_VAL}}), "no error")
+  EXPECT_EQ(error({width, n, alpha, HostArg{.i = -1}}),
+            "kernel K, parameter mask (argument 3): -1 does not fit in u32");
+  EXPECT_EQ(error({width, n, alpha, HostArg{.i = int64_t(1) << 32}}),
+            "kernel K, parameter mask (argument 3): 4294967296 does not fit in u32");
+  EXPECT_EQ(error({width, n, alpha, HostArg{.i = int64_t(UINT32_MAX)}}), "no error");
+  EXPECT_EQ(error({width, n, HostArg{.kind = HostArg::Kind::Float, .f = HUGE_VAL}, mask}), "no error")
       << "an infinity is a value of f32";
 }
 
@@ -394,9 +400,8 @@ struct TakesHalfPointer : Script {
 
 TEST(Diagnostics, ArgumentOfTheWrongType) {
   const std::string got13 = testing::error_of<TakesHalfPointer>(16, no_data);
-  EXPECT_EQ(got13, "kernel TakesHalfPointer, parameter arg1 (argument 1): expected a pointer to f16, got a f32* value");
-  const std::string got14 = testing::error_of<TakesHalfPointer>(16);
-  EXPECT_EQ(got14, "kernel TakesHalfPointer takes 2 arguments, 1 given");
+  EXPECT_EQ(got13,
+            "kernel TakesHalfPointer, parameter arg1 (argument 1): expected a pointer to f16, got a pointer to f32");
 }
 
 struct TakesPackedPointer : Script {
@@ -411,7 +416,7 @@ struct TakesPackedPointer : Script {
 TEST(Diagnostics, APackedParameterGivenWordsSaysWhatItTakes) {
   Buffer<uint32_t> words(Device::simulator(), 4);
   EXPECT_EQ(testing::error_of<TakesPackedPointer>(32, words),
-            "kernel TakesPackedPointer, parameter arg1 (argument 1): expected a pointer to u4, got a u32* value; "
+            "kernel TakesPackedPointer, parameter arg1 (argument 1): expected a pointer to u4, got a pointer to u32; "
             "packed elements have no host type of their own and come as their bytes: pass uint8_t "
             "(Buffer<uint8_t>), or take the parameter as Ptr<uint32_t> and bitcast its words to u4 in the kernel");
 }
@@ -640,6 +645,51 @@ TEST(Diagnostics, SliceThatCutsAcrossThreads) {
                 ": cannot slice [16, 64] at [0, 0] out of " + column_blocks.str() +
                 ": dimension 0 is spread over threads outside the slice; slice along the dimensions its threads hold "
                 "whole");
+}
+
+struct ArgmaxOverAMissingDimension : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {n, n}), {0, 0}, {4, 32});
+    line = __LINE__ + 1;
+    store_global(global_view(x, {n, n}), argmax(t, 2).to<float>(), {0, 0});
+  }
+};
+
+struct StoreSharedPastTheTile : Script {
+  void operator()(Int32 n, Ptr<int32_t> x) {
+    attrs.blocks = 1;
+    attrs.warps = 8;
+    auto bins = shared_tensor<int32_t>({256});
+    line = __LINE__ + 1;
+    store_shared(bins, register_tensor<int32_t>({256}, 0), {200});
+  }
+};
+
+TEST(Diagnostics, ReductionAndStoreBoundsNameTheCallAndTheOffset) {
+  const std::string argmax_error = testing::error_of<ArgmaxOverAMissingDimension>(64, no_data);
+  EXPECT_EQ(argmax_error, loc(line) + ": argmax: dim 2 is out of range for a tile of rank 2");
+  const std::string store_error = testing::error_of<StoreSharedPastTheTile>(64, (int32_t*)nullptr);
+  EXPECT_EQ(
+      store_error,
+      loc(line) + ": store_shared: the tile [256] at offset 200 of dim 0 exceeds the shared tensor's shape [256]");
+}
+
+struct WarpsOutOfRange : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    line = __LINE__ + 1;
+    attrs.warps = 33;
+    store_global(global_view(x, {n}), load_global(global_view(x, {n}), {0}, {32}), {0});
+  }
+};
+
+TEST(Diagnostics, WarpsOutOfRangeAreReportedWhereTheyAreSet) {
+  const std::string got = testing::error_of<WarpsOutOfRange>(64, no_data);
+  EXPECT_EQ(got, loc(line) +
+                     ": attrs.warps is 33; set it to a value in 1..32 before creating register tensors or "
+                     "thread groups");
 }
 
 }  // namespace

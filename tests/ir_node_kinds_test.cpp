@@ -203,6 +203,7 @@ Kernel every_kind() {
                                          MemoryScope::Cluster, peer),
       std::make_shared<AtomicTensorNode>(at(50), nullptr, AtomicOp::Add, nullptr, slots, zeros(1), ones, nullptr,
                                          MemoryOrder::Relaxed, MemoryScope::Cluster, nullptr, peer),
+      std::make_shared<FreeSharedNode>(at(51), slots),
   };
   auto k = std::make_shared<KernelNode>();
   k->name = "every_kind";

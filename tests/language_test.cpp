@@ -100,7 +100,7 @@ TEST(Language, Unsigned64BitValuesAreUnsigned64BitInTheGeneratedCode) {
     CHECK-NEXT: uint64_t v = ((uint64_t)(arg0) << 40ull);
     CHECK-NEXT: v = (uint64_t)((v + 4294967295ull));
     CHECK-NEXT: uint64_t v_1 = (v | 9223372036854775808ull);
-    CHECK: uint64_t r[2];  // u64 layout
+    CHECK: uint64_t r[1];  // u64 layout
     CHECK: r_5[l] = max(r_3[l], v_1);
   )"));
 }

@@ -125,6 +125,35 @@ TEST(LayoutInference, SoftmaxChainFollowsTheInputLayout) {
   }
 }
 
+// A tile whose extents have few factors of two takes runs shorter than 16 bytes rather than copies
+// in other warps: f16 [4, 384] over 128 threads holds runs of 4 (12 elements a thread), not runs of 8
+// on 64 threads twice.
+struct CopyOfAnOddWidth : Script {
+  void operator()(Ptr<f16> x, Ptr<f16> y) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto t = load_global(global_view(x, {4, 384}), {0, 0}, {4, 384});
+    store_global(global_view(y, {4, 384}), t, {0, 0});
+  }
+};
+
+TEST(LayoutInference, TheDefaultShortensRunsRatherThanCopyElements) {
+  Kernel<CopyOfAnOddWidth> k(Device::simulator());
+  const ir::Kernel lowered = k.lowered((f16*)nullptr, (f16*)nullptr);
+  ir::walk(lowered->body, [&](const ir::StmtNode& s) {
+    if (s.kind != ir::NodeKind::LoadGlobal) return;
+    const Layout& l = static_cast<const ir::LoadGlobalNode&>(s).out->layout;
+    EXPECT_EQ(l, Layout::distributed_runs({4, 384}, 128, 4)) << l.str();
+    EXPECT_EQ(l.num_threads() * l.local_size(), 4 * 384) << "no element in two threads: " << l.str();
+  });
+  std::vector<f16> x;
+  for (float v : random_floats(4 * 384, 5)) x.push_back(f16(v));
+  Buffer<f16> dx(Device::simulator(), x), dy(Device::simulator(), std::vector<f16>(x.size(), f16(-1.0f)));
+  k(dx, dy);
+  const std::vector<f16> got = dy.download();
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i].bits, x[i].bits) << i;
+}
+
 // ---- conflicts ----
 
 int created = 0, pinned = 0, used = 0;  // lines the expected messages name

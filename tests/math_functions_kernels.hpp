@@ -15,7 +15,7 @@
 
 namespace tessel::testing {
 
-enum class MathFunction { exp, exp2, log, log2, sqrt, rsqrt, tanh, erf, sigmoid };
+enum class MathFunction { exp, exp2, log, log2, sqrt, rsqrt, tanh, erf, sigmoid, sin, cos };
 
 template <MathFunction F, Precision P> struct ApplyMath : Script {
   void operator()(Int32 n, Ptr<float> x, Ptr<float> y) {
@@ -36,6 +36,8 @@ template <MathFunction F, Precision P> struct ApplyMath : Script {
       case MathFunction::tanh: return tanh(t, P);
       case MathFunction::erf: return erf(t);
       case MathFunction::sigmoid: return sigmoid(t, P);
+      case MathFunction::sin: return sin(t, P);
+      case MathFunction::cos: return cos(t, P);
     }
     return t;
   }
@@ -65,6 +67,8 @@ inline double reference(MathFunction f, double x) {
     case MathFunction::tanh: return std::tanh(x);
     case MathFunction::erf: return std::erf(x);
     case MathFunction::sigmoid: return 1.0 / (1.0 + std::exp(-x));
+    case MathFunction::sin: return std::sin(x);
+    case MathFunction::cos: return std::cos(x);
   }
   return 0;
 }
@@ -112,6 +116,8 @@ inline std::vector<float> run_math(const Device& dev, const MathCase& c, const s
     TESSEL_MATH_CASE(tanh)
     TESSEL_MATH_CASE(erf)
     TESSEL_MATH_CASE(sigmoid)
+    TESSEL_MATH_CASE(sin)
+    TESSEL_MATH_CASE(cos)
   }
 #undef TESSEL_MATH_CASE
   return dy.download();
@@ -149,6 +155,10 @@ inline std::vector<MathCase> math_cases() {
       {"erf", F::erf, exact, -4, 4, false, 2, false},
       {"sigmoid", F::sigmoid, exact, -20, 20, false, 4, false},
       {"sigmoid fast", F::sigmoid, fast, -20, 20, false, 2e-5, true},
+      {"sin", F::sin, exact, -1000, 1000, false, 2, false},
+      {"sin fast", F::sin, fast, -3.14159265, 3.14159265, false, 1e-6, true},
+      {"cos", F::cos, exact, -1000, 1000, false, 2, false},
+      {"cos fast", F::cos, fast, -3.14159265, 3.14159265, false, 1e-6, true},
   };
 }
 

@@ -28,7 +28,7 @@ TEST(Print, TilesAndValuesFromAChosenBlock) {
             "  [2] 15\n"
             "  [3] 31\n"
             "n = 5, half of n = 2.5, n > 3: 1, of 4 rows\n"
-            "second warp: reg<u32>[1, 32] layout[1,32](d0=1 d1=8x4; threads=rep4,d1.0; local=d1.1), block (1, 0, 0)\n"
+            "second warp: reg<u32>[1, 32] layout[1,32](d0=1 d1=32; threads=d1.0; local=-), block (1, 0, 0)\n"
             "  [0] 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21 21\n" +
                 printed_shared_tiles());
 }

@@ -121,16 +121,16 @@ TEST(Races, TwoBlocksWritingTheSameValuesAreReported) {
                         __FILE__, store_line, kBlocksShareNoSync));
 }
 
-// 8 warps add 1 to 256 i32 in place. The default layout gives each of 64 threads 16 bytes and
-// copies the tile in 4 warps, each of which loads and stores its copy; a layout of one element a
-// thread (`OwnCopy`) has none.
+// 8 warps add 1 to i32 in place. 64 of them are fewer than the threads: the default layout gives
+// each of 16 threads 16 bytes and copies the tile in every warp, each of which loads and stores its
+// copy. 256 of them (`OwnCopy`) take one a thread, and have none.
 template <bool OwnCopy> struct IncrementsInPlace : Script {
   void operator()(Ptr<int32_t> y) {
     attrs.blocks = 1;
     attrs.warps = 8;
     auto g = global_view(y, {256});
     store_line = __LINE__ + 1;
-    store_global(g, load_global(g, {0}, {256}, OwnCopy ? Layout::spatial({256}) : Layout{}) + 1, {0});
+    store_global(g, load_global(g, {0}, {OwnCopy ? 256 : 64}) + 1, {0});
   }
 };
 
@@ -143,7 +143,7 @@ TEST(Races, AnInPlaceUpdateOfATileCopiedInSeveralWarpsNamesTheCopies) {
             fmt::format("{0}:{1}: data race on global memory, byte 0 of a 1024-byte allocation: the load_global "
                         "at {0}:{1} by warp 2 of block (0, 0, 0) is not ordered after the store_global at {0}:{1} "
                         "by warp 0 of block (0, 0, 0); the store_global at {0}:{1} moves a tile whose layout keeps "
-                        "a copy of each element in 4 warps, and each warp loads or stores its own copy: give the "
+                        "a copy of each element in 8 warps, and each warp loads or stores its own copy: give the "
                         "tile a layout without copies across warps (such as Layout::spatial over its shape; "
                         "docs/layouts.md), or order the accesses with a sync()",
                         __FILE__, store_line));

@@ -57,6 +57,7 @@ struct WarpsOf : Script {
     const int most = ir::target_limits(ir::Arch::Sm80).max_threads_per_block / 32;
     return tune("warps", &WarpsOf::warps, {most, most + 1});
   }
+  static constexpr int line = __LINE__ + 3;
   void operator()(Ptr<float> x) {
     attrs.blocks = 1;
     attrs.warps = warps;
@@ -111,8 +112,8 @@ TEST(TargetLimits, EachLimitIsWhereTheCompilerDrawsTheLine) {
   const int warps = ir::target_limits(ir::Arch::Sm80).max_threads_per_block / 32;
   EXPECT_EQ(lowering<WarpsOf>("sm_80", fmt::format("warps={}", warps)), "no error");
   EXPECT_EQ(lowering<WarpsOf>("sm_80", fmt::format("warps={}", warps + 1)),
-            fmt::format("kernel WarpsOf: attrs.warps must be set to a value in 1..{} in the kernel body, got {}", warps,
-                        warps + 1));
+            fmt::format("{}:{}: kernel WarpsOf: attrs.warps must be set to a value in 1..{} in the kernel body, got {}",
+                        __FILE__, WarpsOf::line, warps, warps + 1));
   const int cluster = ir::target_limits(ir::Arch::Sm90a).max_cluster_blocks;
   EXPECT_EQ(lowering<ClusterOf>("sm_90a", fmt::format("blocks={}", cluster)), "no error");
   EXPECT_EQ(lowering<ClusterOf>("sm_90a", fmt::format("blocks={}", cluster + 1)),

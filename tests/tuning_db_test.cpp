@@ -30,7 +30,7 @@ struct TunedAxpy : Script {
   int block = 128;
   static constexpr const char* param_names[] = {"n", "x", "y", "z"};
   static Space space() { return tune("block", &TunedAxpy::block, {2048, 128, 256, 512}); }
-  static constexpr int warps_line = __LINE__ + 4;  // where the first register tile is created
+  static constexpr int warps_line = __LINE__ + 3;  // where attrs.warps is set
   void operator()(Int32 n, Ptr<float> x, Ptr<float> y, Ptr<float> z) {
     attrs.blocks = cdiv(n, block);
     attrs.warps = block / 32;

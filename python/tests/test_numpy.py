@@ -74,7 +74,7 @@ def test_wrong_arguments_get_the_messages_of_the_cpp_api(consumer):
     n = 256
     x, y, out = axpy_inputs(n)
     assert error_of(lambda: consumer.axpy(n, 1.0, x.astype(np.float16), y, out)) == (
-        "kernel Axpy, parameter x (argument 2): expected a pointer to f32, got a f16* value")
+        "kernel Axpy, parameter x (argument 2): expected a pointer to f32, got a pointer to f16")
     assert error_of(lambda: consumer.axpy(n, 1.0, x.astype(np.float64), y, out)) == (
         "kernel Axpy, parameter x (argument 2): the array holds float64 elements, which tessel has no element type "
         "for")

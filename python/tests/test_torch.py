@@ -45,7 +45,7 @@ def test_wrong_dtype_and_non_contiguous_tensors_get_the_messages_of_the_cpp_api(
     n = 256
     x, y, out = axpy_inputs(n)
     assert error_of(lambda: consumer.axpy(n, 1.0, x.half(), y, out)) == (
-        "kernel Axpy, parameter x (argument 2): expected a pointer to f32, got a f16* value")
+        "kernel Axpy, parameter x (argument 2): expected a pointer to f32, got a pointer to f16")
     strided = torch.randn(2 * n, device="cuda")[::2]
     assert error_of(lambda: consumer.axpy(n, 1.0, strided, y, out)) == (
         "kernel Axpy, parameter x (argument 2): the tensor is not contiguous (its strides are not row-major for its "

@@ -290,10 +290,20 @@ __device__ __forceinline__ float tessel_sqrt_approx(float x) {{
   {}
   return y;
 }}
+__device__ __forceinline__ float tessel_sin_approx(float x) {{
+  float y;
+  {}
+  return y;
+}}
+__device__ __forceinline__ float tessel_cos_approx(float x) {{
+  float y;
+  {}
+  return y;
+}}
 )CUDA",
                      ptx_asm(Ptx::Ex2Approx, oldest, {{"y"}, {"x"}}), ptx_asm(Ptx::Lg2Approx, oldest, {{"y"}, {"x"}}),
-                     ptx_asm(Ptx::TanhApprox, oldest, {{"y"}, {"x"}}),
-                     ptx_asm(Ptx::SqrtApprox, oldest, {{"y"}, {"x"}}));
+                     ptx_asm(Ptx::TanhApprox, oldest, {{"y"}, {"x"}}), ptx_asm(Ptx::SqrtApprox, oldest, {{"y"}, {"x"}}),
+                     ptx_asm(Ptx::SinApprox, oldest, {{"y"}, {"x"}}), ptx_asm(Ptx::CosApprox, oldest, {{"y"}, {"x"}}));
 }
 
 const char* const kHelpers = R"CUDA(

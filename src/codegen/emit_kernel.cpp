@@ -54,6 +54,8 @@ std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a, ir::MathPr
     case UnaryOp::Sigmoid:
       return fast ? fmt::format("fmaf(0.5f, tessel_tanh_approx(0.5f * {}), 0.5f)", a)
                   : fmt::format("(1.0f / (1.0f + expf(-{})))", a);
+    case UnaryOp::Sin: return fast ? fmt::format("tessel_sin_approx({})", a) : fmt::format("sinf({})", a);
+    case UnaryOp::Cos: return fast ? fmt::format("tessel_cos_approx({})", a) : fmt::format("cosf({})", a);
     case UnaryOp::Abs: return is_float(t) ? fmt::format("fabsf({})", a) : fmt::format("abs({})", a);
   }
   return a;

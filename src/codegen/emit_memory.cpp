@@ -151,6 +151,10 @@ void emit_AllocShared(Emitter& e, const ir::AllocSharedNode& n) {
                      dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset, e.where(n.loc)));
 }
 
+void emit_FreeShared(Emitter& e, const ir::FreeSharedNode& n) {
+  e.line(fmt::format("// {}'s bytes are free from here{}", e.name(n.tensor.get(), n.tensor->name), e.where(n.loc)));
+}
+
 namespace {
 
 // Emits the per-thread loop of a global load or store. Runs of `vec` consecutive elements that are

@@ -208,6 +208,22 @@ const PtxRow& ptx_row(Ptx instruction) {
                               PtxEffect::Pure};
       return row;
     }
+    case Ptx::SinApprox: {
+      static const PtxRow row{"sin.approx.f32",
+                              "sin.approx.f32 {dst}, {src};",
+                              Arch::Sm80,
+                              {scalar("dst", "=f"), scalar("src", "f")},
+                              PtxEffect::Pure};
+      return row;
+    }
+    case Ptx::CosApprox: {
+      static const PtxRow row{"cos.approx.f32",
+                              "cos.approx.f32 {dst}, {src};",
+                              Arch::Sm80,
+                              {scalar("dst", "=f"), scalar("src", "f")},
+                              PtxEffect::Pure};
+      return row;
+    }
     // PTX ISA 9.7.9.25.3: cp.async of 16 bytes bypassing L1 (.cg), or 8 and 4 bytes through it
     // (.ca); the source size operand zero-fills the rest of the run.
     case Ptx::CpAsyncCg16: {

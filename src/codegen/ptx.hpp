@@ -40,6 +40,8 @@ enum class Ptx : uint8_t {
   Lg2Approx,
   TanhApprox,
   SqrtApprox,
+  SinApprox,
+  CosApprox,
   FmaF16x2,
   Prmt,
   Lop3,

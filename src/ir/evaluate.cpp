@@ -247,6 +247,8 @@ Scalar apply_unary(UnaryOp op, DType t, Scalar a) {
       case UnaryOp::Tanh: r = std::tanh(x); break;
       case UnaryOp::Erf: r = std::erf(x); break;
       case UnaryOp::Sigmoid: r = 1.0f / (1.0f + std::exp(-x)); break;
+      case UnaryOp::Sin: r = std::sin(x); break;
+      case UnaryOp::Cos: r = std::cos(x); break;
     }
     return normalize(t, Scalar{.f = double(r)});
   }
@@ -263,7 +265,9 @@ Scalar apply_unary(UnaryOp op, DType t, Scalar a) {
     case UnaryOp::Rsqrt:
     case UnaryOp::Tanh:
     case UnaryOp::Erf:
-    case UnaryOp::Sigmoid: throw Error(fmt::format("{} needs a floating-point operand", op_name(op)));
+    case UnaryOp::Sigmoid:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos: throw Error(fmt::format("{} needs a floating-point operand", op_name(op)));
   }
   return a;
 }

@@ -158,8 +158,8 @@ bool is_comparison(BinaryOp op) {
 }
 
 std::string_view op_name(UnaryOp op) {
-  static constexpr std::string_view names[] = {"neg",   "not", "bitnot", "exp",  "exp2", "log",    "sqrt",
-                                               "rsqrt", "abs", "log2",   "tanh", "erf",  "sigmoid"};
+  static constexpr std::string_view names[] = {"neg", "not",  "bitnot", "exp", "exp2",    "log", "sqrt", "rsqrt",
+                                               "abs", "log2", "tanh",   "erf", "sigmoid", "sin", "cos"};
   return names[int(op)];
 }
 
@@ -177,7 +177,9 @@ bool is_transcendental(UnaryOp op) {
     case UnaryOp::Rsqrt:
     case UnaryOp::Tanh:
     case UnaryOp::Erf:
-    case UnaryOp::Sigmoid: return true;
+    case UnaryOp::Sigmoid:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos: return true;
   }
   return false;
 }
@@ -190,7 +192,9 @@ bool has_fast_form(UnaryOp op) {
     case UnaryOp::Log2:
     case UnaryOp::Sqrt:
     case UnaryOp::Tanh:
-    case UnaryOp::Sigmoid: return true;
+    case UnaryOp::Sigmoid:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos: return true;
     case UnaryOp::Neg:
     case UnaryOp::Not:
     case UnaryOp::BitNot:

@@ -66,8 +66,10 @@ class Printer {
   // the kernel has no shared tiles).
   void shared_memory_plan(const KernelNode& k) {
     std::vector<const AllocSharedNode*> allocs;
+    std::map<const SharedTensorNode*, const SourceLoc*> freed;
     walk(k.body, [&](const StmtNode& s) {
       if (s.kind == NodeKind::AllocShared) allocs.push_back(static_cast<const AllocSharedNode*>(&s));
+      if (s.kind == NodeKind::FreeShared) freed[static_cast<const FreeSharedNode&>(s).tensor.get()] = &s.loc;
     });
     if (allocs.empty()) return;
     ++indent_;
@@ -75,9 +77,11 @@ class Printer {
                      allocs.size() == 1 ? "" : "s"));
     for (const AllocSharedNode* n : allocs) {
       const SharedTensorNode& t = *n->tensor;
-      line(fmt::format("//   {}: {}[{}] at bytes [{}, {}) aligned to {}, {}", name(&t, t.name), dtype_name(t.dtype),
+      const auto free = freed.find(&t);
+      line(fmt::format("//   {}: {}[{}] at bytes [{}, {}) aligned to {}, {}{}", name(&t, t.name), dtype_name(t.dtype),
                        fmt::join(t.shape, ", "), n->offset, n->offset + t.nbytes(), n->alignment,
-                       t.swizzle_bits > 0 ? fmt::format("swizzled {}B", 16 << t.swizzle_bits) : "unswizzled"));
+                       t.swizzle_bits > 0 ? fmt::format("swizzled {}B", 16 << t.swizzle_bits) : "unswizzled",
+                       free == freed.end() ? "" : fmt::format(", freed at {}", free->second->str())));
     }
     --indent_;
   }
@@ -296,6 +300,8 @@ class Printer {
     line(fmt::format("{} = alloc_shared<{}>[{}] offset={}{}", shared(n.tensor), dtype_name(n.tensor->dtype),
                      fmt::join(n.tensor->shape, ", "), n.offset, swizzle_text(n.tensor->swizzle_bits)));
   }
+
+  void stmt(const FreeSharedNode& n) { line(fmt::format("free_shared {}", shared(n.tensor))); }
 
   void stmt(const AllocRegisterNode& n) { line(fmt::format("{} = full({})", reg_decl(n.out), expr(n.init))); }
 

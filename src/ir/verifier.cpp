@@ -89,6 +89,10 @@ void Verification::check_expr(const Expr& e, const StmtNode& s) {
 }
 
 void Verification::check_shared(const SharedTensor& t, const StmtNode& s) {
+  if (auto it = freed_.find(t->allocation()); it != freed_.end())
+    throw Error(s.loc, fmt::format("{} names the shared tile allocated at {}, which free_shared at {} freed: its "
+                                   "bytes may belong to another tile from there on; free it after its last use",
+                                   call_name(s.kind), t->allocation()->loc.str(), it->second->str()));
   if (!t->root) {
     TESSEL_CHECK(position_.defined(t.get()), "shared tensor {} (created at {}) used at {} before its allocation",
                  t->name, t->loc.str(), s.loc.str());
@@ -162,6 +166,19 @@ void Verification::define(const RegisterTensor& t, const StmtNode& s) {
 }
 
 void Verification::define(const SharedTensor& t) { position_.define(t.get()); }
+
+void Verification::free(const SharedTensor& t, const StmtNode& s) {
+  if (t->root)
+    throw Error(s.loc, fmt::format("free_shared of a view of the shared tile allocated at {}; free the tile that "
+                                   "shared_tensor returned",
+                                   t->allocation()->loc.str()));
+  if (!position_.defined_here(t.get()))
+    throw Error(s.loc, fmt::format("free_shared of the shared tile allocated at {}, outside the body that allocated "
+                                   "it (a range, if_, while_ or thread group body); free a tile in the body that "
+                                   "allocated it, so that it is freed once for each time it is allocated",
+                                   t->loc.str()));
+  freed_.emplace(t.get(), &s.loc);
+}
 
 // ---- Verifier: control flow and dispatch ----
 

@@ -13,6 +13,8 @@ bool Position::defined(const void* value) const {
   return false;
 }
 
+bool Position::defined_here(const void* value) const { return scopes_.back().count(value) != 0; }
+
 void Position::define(const void* value) { scopes_.back().insert(value); }
 
 void Position::enter_block(int threads) {

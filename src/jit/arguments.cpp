@@ -11,11 +11,11 @@
 
 namespace tessel {
 
-std::string HostArg::type_name() const {
+std::string HostArg::described() const {
   switch (kind) {
-    case Kind::Int: return is_bool ? "bool" : "integer";
-    case Kind::Float: return "floating-point";
-    case Kind::Pointer: return void_pointer ? "void*" : fmt::format("{}*", dtype_name(pointee));
+    case Kind::Int: return is_bool ? "a bool" : "an integer";
+    case Kind::Float: return "a floating-point value";
+    case Kind::Pointer: return void_pointer ? "a void pointer" : fmt::format("a pointer to {}", dtype_name(pointee));
   }
   return "?";
 }
@@ -38,6 +38,13 @@ std::string describe_param(const ParamSpec& p) {
 
 bool compile_time(const ParamSpec& p) {
   return p.kind == ParamSpec::Kind::CompileInt || p.kind == ParamSpec::Kind::CompileBool;
+}
+
+// Whether the integer type `t` has the value `v` (a host integer, at most 64 bits signed).
+bool holds(DType t, int64_t v) {
+  const int bits = dtype_bits(t);
+  if (!is_signed(t)) return v >= 0 && (bits >= 63 || v < (int64_t(1) << bits));
+  return bits >= 64 || (v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1)));
 }
 
 bool integer_size(const ParamSpec& p) { return p.kind == ParamSpec::Kind::Scalar && !is_float(p.dtype); }
@@ -85,8 +92,8 @@ void KernelSignature::check(std::span<const HostArg> args) const {
     const ParamSpec& p = params_[i];
     const HostArg& a = args[i];
     auto fail = [&] {
-      throw Error(fmt::format("kernel {}, parameter {} (argument {}): expected {}, got a {} value", kernel_, names_[i],
-                              i, describe_param(p), a.type_name()));
+      throw Error(fmt::format("kernel {}, parameter {} (argument {}): expected {}, got {}", kernel_, names_[i], i,
+                              describe_param(p), a.described()));
     };
     switch (p.kind) {
       case ParamSpec::Kind::CompileInt:
@@ -102,10 +109,9 @@ void KernelSignature::check(std::span<const HostArg> args) const {
         break;
       case ParamSpec::Kind::Scalar:
         if (a.kind == HostArg::Kind::Pointer || (a.kind == HostArg::Kind::Float && !is_float(p.dtype))) fail();
-        if (p.dtype == DType::U32 && a.kind == HostArg::Kind::Int && (a.i < 0 || a.i > int64_t(UINT32_MAX))) fail();
-        if (p.dtype == DType::I32 && a.kind == HostArg::Kind::Int && (a.i < INT32_MIN || a.i > INT32_MAX))
-          throw Error(
-              fmt::format("kernel {}, parameter {} (argument {}): {} does not fit in i32", kernel_, names_[i], i, a.i));
+        if (a.kind == HostArg::Kind::Int && !is_float(p.dtype) && p.dtype != DType::Bool && !holds(p.dtype, a.i))
+          throw Error(fmt::format("kernel {}, parameter {} (argument {}): {} does not fit in {}", kernel_, names_[i], i,
+                                  a.i, dtype_name(p.dtype)));
         // A finite value beyond f32's range would become an infinity; infinities and NaNs pass as given.
         if (p.dtype == DType::F32 && a.kind == HostArg::Kind::Float && std::isfinite(a.f) &&
             std::fabs(a.f) > double(std::numeric_limits<float>::max()))
@@ -116,11 +122,11 @@ void KernelSignature::check(std::span<const HostArg> args) const {
         // Packed elements have no host type of their own: their bytes come as uint8_t.
         if (a.kind == HostArg::Kind::Pointer && is_packed(p.dtype) && !a.void_pointer && a.pointee != DType::U8)
           throw Error(
-              fmt::format("kernel {}, parameter {} (argument {}): expected {}, got a {} value; packed "
+              fmt::format("kernel {}, parameter {} (argument {}): expected {}, got {}; packed "
                           "elements have no host type of their own and come as their bytes: pass uint8_t "
                           "(Buffer<uint8_t>), or take the parameter as Ptr<uint32_t> and bitcast its words "
                           "to {} in the kernel",
-                          kernel_, names_[i], i, describe_param(p), a.type_name(), dtype_name(p.dtype)));
+                          kernel_, names_[i], i, describe_param(p), a.described(), dtype_name(p.dtype)));
         if (a.kind != HostArg::Kind::Pointer ||
             (!a.void_pointer && a.pointee != p.dtype && !(is_packed(p.dtype) && a.pointee == DType::U8)))
           fail();

@@ -138,9 +138,11 @@ ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::
                             name, attrs.blocks.dims().size()));
   // A block holds as many threads on every target (ir::TargetLimits).
   const int most_warps = ir::target_limits(ir::Arch::Sm80).max_threads_per_block / 32;
-  if (attrs.warps < 1 || attrs.warps > most_warps)
-    throw Error(fmt::format("kernel {}: attrs.warps must be set to a value in 1..{} in the kernel body, got {}", name,
-                            most_warps, attrs.warps));
+  const int warps = attrs.warps;
+  if (warps < 1 || warps > most_warps)  // where it was set, if it was
+    throw Error(attrs.warps.loc(), fmt::format("kernel {}: attrs.warps must be set to a value in 1..{} in the kernel "
+                                               "body, got {}",
+                                               name, most_warps, warps));
   check_register_requests(b, attrs.warps * 32, name);
   auto k = std::make_shared<ir::KernelNode>();
   k->cluster = cluster_shape(attrs.cluster, name);

@@ -77,10 +77,12 @@ ir::Stmt Builder::close_scope(const SourceLoc& loc) {
 }
 
 ir::ThreadRange Builder::group(const SourceLoc& loc) const {
-  if (attrs_->warps <= 0 || attrs_->warps > 32)
-    throw Error(loc, fmt::format("attrs.warps is {}; set it to a value in 1..32 before creating register tensors "
-                                 "or thread groups",
-                                 attrs_->warps));
+  const int warps = attrs_->warps;
+  if (warps <= 0 || warps > 32)
+    throw Error(attrs_->warps.loc().known() ? attrs_->warps.loc() : loc,
+                fmt::format("attrs.warps is {}; set it to a value in 1..32 before creating register tensors or "
+                            "thread groups",
+                            warps));
   if (!groups_.empty()) return groups_.back();
   return ir::ThreadRange{0, attrs_->warps * 32};
 }

@@ -115,9 +115,10 @@ void Instructions::store_shared_of(const SharedTensor& dst, const ir::Expr& bloc
         loc, fmt::format("store_shared: a tile of rank {} into a shared tensor of rank {}", src.shape().size(), rank));
   for (int d = 0; d < rank; ++d) {
     const int off = offsets[d].is_constant() ? offsets[d].value() : 0;
-    if (off + src.shape()[d] > dst.shape()[d])
-      throw Error(loc, fmt::format("store_shared: the tile [{}] does not fit in the shared tensor [{}]",
-                                   fmt::join(src.shape(), ", "), fmt::join(dst.shape(), ", ")));
+    if (off < 0 || off + src.shape()[d] > dst.shape()[d])
+      throw Error(loc, fmt::format("store_shared: the tile [{}] at offset {} of dim {} exceeds the shared tensor's "
+                                   "shape [{}]",
+                                   fmt::join(src.shape(), ", "), off, d, fmt::join(dst.shape(), ", ")));
   }
   b.emit(ir::make<ir::StoreSharedNode>(loc, dst.ir(), src.ir(), exprs_of(offsets), block_rank));
 }
@@ -166,6 +167,11 @@ SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& s
   auto node = ir::make<ir::SharedTensorNode>(std::move(allocation));
   b.emit(ir::make<ir::AllocSharedNode>(loc, node));
   return SharedTensor(node);
+}
+
+void Instructions::free_shared(const SharedTensor& tile, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(ir::make<ir::FreeSharedNode>(loc, tile.ir()));
 }
 
 void Instructions::sync(loc_t loc) {

@@ -82,7 +82,10 @@ RegisterTensor Instructions::min(const RegisterTensor& x, int dim, loc_t l) {
 }
 
 RegisterTensor Instructions::position_of_extreme(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc) {
-  const RegisterTensor extreme = reduce(op, x, dim, loc);  // checks the dimension and the group
+  if (dim < 0 || dim >= int(x.shape().size()))
+    throw Error(loc, fmt::format("arg{}: dim {} is out of range for a tile of rank {}", ir::op_name(op), dim,
+                                 x.shape().size()));
+  const RegisterTensor extreme = reduce(op, x, dim, loc);  // checks the group
   Builder& b = Builder::current(loc);
   auto positions = new_tile(DType::I32, x.shape(), Layout(), "index", loc);
   b.emit(ir::make<ir::IotaNode>(loc, positions, dim));

@@ -535,6 +535,12 @@ RegisterTensor Instructions::sqrt(const RegisterTensor& x, Precision p, loc_t l)
 RegisterTensor Instructions::tanh(const RegisterTensor& x, Precision p, loc_t l) {
   return unary_op(ir::UnaryOp::Tanh, x, p, SourceLoc::from(l));
 }
+RegisterTensor Instructions::sin(const RegisterTensor& x, Precision p, loc_t l) {
+  return unary_op(ir::UnaryOp::Sin, x, p, SourceLoc::from(l));
+}
+RegisterTensor Instructions::cos(const RegisterTensor& x, Precision p, loc_t l) {
+  return unary_op(ir::UnaryOp::Cos, x, p, SourceLoc::from(l));
+}
 RegisterTensor Instructions::sigmoid(const RegisterTensor& x, Precision p, loc_t l) {
   return unary_op(ir::UnaryOp::Sigmoid, x, p, SourceLoc::from(l));
 }

@@ -42,7 +42,16 @@ int coalescing_run(DType t) {
 }  // namespace
 
 Layout coalescing_default(const ir::RegisterTensor& tile) {
-  return Layout::distributed_runs(tile->shape(), tile->threads, coalescing_run(tile->dtype));
+  // Runs shorter than 16 bytes where the longest would leave threads holding copies (extents with
+  // few factors of two: [4, 384] f16 over 128 threads takes runs of 4, not 8 on 64 threads twice);
+  // packed runs no shorter than a 32-bit word.
+  const DType t = tile->dtype;
+  const int longest = coalescing_run(t), shortest = is_packed(t) ? 32 / std::gcd(dtype_bits(t), 32) : 1;
+  for (int run = longest; run >= shortest; run /= 2) {
+    Layout l = Layout::distributed_runs(tile->shape(), tile->threads, run);
+    if (int64_t(l.num_threads()) * l.local_size() == l.num_elements()) return l;
+  }
+  return Layout::distributed_runs(tile->shape(), tile->threads, longest);
 }
 
 namespace {

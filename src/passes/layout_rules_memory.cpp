@@ -6,6 +6,7 @@ namespace tessel::passes {
 
 void layout_rule_Sync(LayoutRules&, const ir::SyncNode&) {}
 void layout_rule_AllocShared(LayoutRules&, const ir::AllocSharedNode&) {}
+void layout_rule_FreeShared(LayoutRules&, const ir::FreeSharedNode&) {}
 void layout_rule_LoadGlobal(LayoutRules& r, const ir::LoadGlobalNode& n) { r.define(n.out, "load_global"); }
 void layout_rule_StoreGlobal(LayoutRules& r, const ir::StoreGlobalNode& n) { r.index(n.src); }
 void layout_rule_LoadShared(LayoutRules& r, const ir::LoadSharedNode& n) { r.define(n.out, "load_shared"); }

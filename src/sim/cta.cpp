@@ -1,6 +1,8 @@
 // A block: its warps, its shared memory with the bytes asynchronous writes still own, and its
 // barriers.
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "machine.hpp"
 
@@ -173,14 +175,26 @@ void Cta::check_async_read(const VectorClock& issuer, Access at, const std::vect
 }
 
 std::string Cta::shared_byte_name(int64_t byte) const {
+  std::vector<std::pair<const ir::SharedTensorNode*, int64_t>> tiles;  // those the byte lies in, and where
   for (const auto& [tensor, offset] : shared_offsets)
-    if (byte >= offset && byte < offset + tensor->nbytes())
-      return tensor->owner.empty()
-                 ? fmt::format("shared memory allocated at {}, byte {} of the allocation, in block {}",
-                               tensor->loc.str(), byte - offset, block_name())
-                 : fmt::format("shared memory {} (allocated at {}), byte {} of the allocation, in block {}",
-                               tensor->owner, tensor->loc.str(), byte - offset, block_name());
-  return fmt::format("byte {} of the shared memory of block {}", byte, block_name());
+    if (byte >= offset && byte < offset + tensor->nbytes()) tiles.emplace_back(tensor, byte - offset);
+  const auto tile_name = [](const ir::SharedTensorNode& t) {
+    return t.owner.empty() ? fmt::format("allocated at {}", t.loc.str())
+                           : fmt::format("{} (allocated at {})", t.owner, t.loc.str());
+  };
+  if (tiles.empty()) return fmt::format("byte {} of the shared memory of block {}", byte, block_name());
+  if (tiles.size() == 1)
+    return fmt::format("shared memory {}, byte {} of the allocation, in block {}", tile_name(*tiles[0].first),
+                       tiles[0].second, block_name());
+  // Tiles that take the same bytes in turn, after a free_shared.
+  std::sort(tiles.begin(), tiles.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first->loc.file, a.first->loc.line) < std::tie(b.first->loc.file, b.first->loc.line);
+  });
+  std::vector<std::string> names;
+  for (const auto& [tensor, at] : tiles)
+    names.push_back(fmt::format("the tile {} (its byte {})", tile_name(*tensor), at));
+  return fmt::format("shared memory that tiles take in turn after a free_shared, {}, in block {}",
+                     fmt::join(names, " and "), block_name());
 }
 
 }  // namespace tessel::sim

@@ -19,6 +19,10 @@ void exec_Sync(Warp& w, const ir::SyncNode& n, Mask mask) {
 
 void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) { w.cta.shared_offsets[n.tensor.get()] = n.offset; }
 
+// The planner alone acts on a free; the race detector orders the freed tile's accesses against
+// those of the tile that takes its bytes, as it orders any two accesses of the same bytes.
+void exec_FreeShared(Warp&, const ir::FreeSharedNode&, Mask) {}
+
 namespace {
 
 constexpr std::string_view kLoadGlobal = "load_global", kStoreGlobal = "store_global", kLoadShared = "load_shared",

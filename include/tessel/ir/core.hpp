@@ -160,7 +160,7 @@ struct BinaryNode : ExprNode {
   static constexpr auto operands() { return std::tuple{&BinaryNode::a, &BinaryNode::b}; }
 };
 
-enum class UnaryOp : uint8_t { Neg, Not, BitNot, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Log2, Tanh, Erf, Sigmoid };
+enum class UnaryOp : uint8_t { Neg, Not, BitNot, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Log2, Tanh, Erf, Sigmoid, Sin, Cos };
 std::string_view op_name(UnaryOp op);
 // A math function of floating-point values (exp, tanh, ...).
 bool is_transcendental(UnaryOp op);

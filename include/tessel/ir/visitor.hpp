@@ -26,6 +26,8 @@ class Position {
   // kernel's parameters, Declare and loop variables are defined by the traversal; what an
   // instruction creates is defined by whoever understands it (the verifier's rules).
   bool defined(const void* value) const;
+  // Whether `value` was defined in the innermost body around the statement.
+  bool defined_here(const void* value) const;
   void define(const void* value);
 
   void enter_block(int threads);

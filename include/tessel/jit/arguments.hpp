@@ -30,7 +30,7 @@ struct HostArg {
   // False for a tensor whose strides are not those of a contiguous row-major tensor of its shape:
   // a pointer parameter would read its elements in the wrong order.
   bool row_major = true;
-  std::string type_name() const;  // the C++ type, for messages
+  std::string described() const;  // "an integer", "a pointer to f32": the C++ value, for messages
 };
 
 namespace detail {

@@ -125,11 +125,10 @@ template <class S> class Kernel {
   }
   // The call's arguments, on the stack: a call allocates nothing.
   template <class... A> static std::array<HostArg, N> pack(const A&... args) {
-    if constexpr (sizeof...(A) != N)
-      throw Error(
-          fmt::format("kernel {} takes {} arguments, {} given", detail::kernel_name_of(typeid(S)), N, sizeof...(A)));
-    else
-      return {detail::host_arg(args)...};
+    static_assert(sizeof...(A) == N,
+                  "a kernel is called with one argument for each parameter of its script's operator() (the "
+                  "instantiation below names the script and the arguments given)");
+    return {detail::host_arg(args)...};
   }
   // Traces a copy of `prototype`, or of a default script, with the candidate's values set.
   static detail::TraceFn trace_fn(std::shared_ptr<const S> prototype) {

@@ -66,9 +66,31 @@ struct Attrs {
    private:
     std::vector<int> extents_;
   };
+  // Warps per block, 1 to 32: `attrs.warps = 4`. Errors about it name the line that set it.
+  class Warps {
+   public:
+    // What an assignment gives, with where it was written.
+    struct Count {
+      Count(int n, std::source_location l = std::source_location::current()) : n(n), loc(l) {}
+      int n;
+      std::source_location loc;
+    };
+    Warps& operator=(const Count& c) {
+      n_ = c.n;
+      loc_ = SourceLoc::from(c.loc);
+      return *this;
+    }
+    operator int() const { return n_; }
+    // Where it was set; unknown until then.
+    const SourceLoc& loc() const { return loc_; }
+
+   private:
+    int n_ = 0;
+    SourceLoc loc_;
+  };
   Blocks blocks;
   Cluster cluster;
-  int warps = 0;
+  Warps warps;
 };
 
 // The traced `for` loop: `for (Int32 k : range(0, n, step))`. The body is traced once.
@@ -195,6 +217,9 @@ class Instructions {
   template <class T> SharedTensor shared_tensor(std::vector<Dim> shape, Packing packing, loc_t loc = loc_t::current()) {
     return make_shared_tensor(dtype_v<T>, shape, std::nullopt, SourceLoc::from(loc), packing);
   }
+  // Ends the life of a shared tile, in the body that allocated it: shared tiles allocated after
+  // this line may take its bytes. Every access of it must be ordered before their accesses.
+  void free_shared(const SharedTensor& tile, loc_t loc = loc_t::current());
   // A register tile filled with `init` over the current thread group, distributed by `layout`
   // when given; otherwise infer_layouts chooses the layout from how the tile is used.
   template <class T> RegisterTensor register_tensor(std::vector<Dim> shape, const TileOperand& init,
@@ -241,6 +266,9 @@ class Instructions {
   RegisterTensor log2(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
   RegisterTensor sqrt(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
   RegisterTensor tanh(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
+  // Of an angle in radians.
+  RegisterTensor sin(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
+  RegisterTensor cos(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
   // 1 / (1 + exp(-x)).
   RegisterTensor sigmoid(const RegisterTensor& x, Precision p = Precision::exact, loc_t loc = loc_t::current());
   RegisterTensor rsqrt(const RegisterTensor& x, loc_t loc = loc_t::current());

@@ -116,15 +116,15 @@ template <class T> struct AssignedValue {
   "the kernel runs; write if_(cond, [&] { ... }), while_(...) or select(cond, a, b)"
 
 // What rsqrt, erf or abs given a Precision says.
-#define TESSEL_ONE_FORM                                                                                      \
-  "rsqrt, erf and abs have a single form, so they take no Precision: only exp, exp2, log, log2, sqrt, tanh " \
-  "and sigmoid have a fast one (docs/language.md, Math functions)"
+#define TESSEL_ONE_FORM                                                                                       \
+  "rsqrt, erf and abs have a single form, so they take no Precision: only exp, exp2, log, log2, sqrt, tanh, " \
+  "sigmoid, sin and cos have a fast one (docs/language.md, Math functions)"
 
 // The same for a register tile.
-#define TESSEL_TILE_NOT_A_CONDITION                                                                                \
-  "a register tile cannot steer C++ control flow (an `if`, `while` or `?:` on it): its elements are known only "   \
-  "when the kernel runs; choose elements with where(cond, a, b); to branch on a tile's value, store it to shared " \
-  "memory and branch with if_ on the scalar that atomic.load reads back after a sync()"
+#define TESSEL_TILE_NOT_A_CONDITION                                                                              \
+  "a register tile cannot steer C++ control flow (an `if`, `while` or `?:` on it): its elements are known only " \
+  "when the kernel runs; choose elements with where(cond, a, b); to branch on a tile's value, reduce it to one " \
+  "element and write if_(t.item<bool>(), [&] { ... })"
 
 namespace detail {
 // What a tile reduction or scan refuses where it takes its dimension (an int).

@@ -18,6 +18,8 @@ void verify_AllocShared(Verification& v, const AllocSharedNode& n) {
   v.define(n.tensor);
 }
 
+void verify_FreeShared(Verification& v, const FreeSharedNode& n) { v.free(n.tensor, n); }
+
 void verify_LoadGlobal(Verification& v, const LoadGlobalNode& n) {
   TESSEL_CHECK(int(n.offsets.size()) == n.src->rank(), "load_global with {} offsets at {}", n.offsets.size(),
                n.loc.str());
@@ -55,6 +57,8 @@ Effects effects_of(const AllocSharedNode& n) {
   e.shared_allocated = n.tensor.get();
   return e;
 }
+
+Effects effects_of(const FreeSharedNode&) { return {}; }
 
 Effects effects_of(const LoadSharedNode& n) {
   Effects e;

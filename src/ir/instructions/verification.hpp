@@ -4,6 +4,8 @@
 // instruction without one fails to link; so is each instruction's effects_of (effects.hpp).
 #pragma once
 
+#include <map>
+
 #include "tessel/ir/effects.hpp"
 #include "tessel/ir/ir.hpp"
 #include "tessel/ir/visitor.hpp"
@@ -27,6 +29,8 @@ class Verification {
   void define(const RegisterTensor& t, const StmtNode& s);
   // A shared allocation the statement creates.
   void define(const SharedTensor& t);
+  // A shared allocation the statement ends (free_shared): no later statement may name it.
+  void free(const SharedTensor& t, const StmtNode& s);
   // Checks that the expressions of every tensor and operand of `s` are in scope.
   void check_operands(const StmtNode& s);
 
@@ -35,6 +39,7 @@ class Verification {
   void check_shared(const SharedTensor& t, const StmtNode& s);
 
   Position& position_;
+  std::map<const SharedTensorNode*, const SourceLoc*> freed_;  // each freed allocation, and where
 };
 
 // Checks the barrier at which `n`, an exchange across the warps of its thread group through a

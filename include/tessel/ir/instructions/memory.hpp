@@ -26,6 +26,13 @@ struct AllocSharedNode : StmtNode {
   int alignment;   // the planner's alignment of `offset`, in bytes; 0 until planned
   static constexpr auto operands() { return std::tuple{&AllocSharedNode::tensor}; }
 };
+// The end of a shared allocation's life: plan_shared_memory may give its bytes to allocations that
+// come after this statement. Nothing runs here.
+struct FreeSharedNode : StmtNode {
+  FreeSharedNode(SourceLoc l, SharedTensor t) : StmtNode(NodeKind::FreeShared, std::move(l)), tensor(std::move(t)) {}
+  SharedTensor tensor;
+  static constexpr auto operands() { return std::tuple{&FreeSharedNode::tensor}; }
+};
 // Elements outside the view's shape read as `fill`.
 struct LoadGlobalNode : StmtNode {
   LoadGlobalNode(SourceLoc l, RegisterTensor out, GlobalTensor src, std::vector<Expr> offsets, double fill,
