@@ -144,8 +144,9 @@ TEST(Races, AnInPlaceUpdateOfATileCopiedInSeveralWarpsNamesTheCopies) {
                         "at {0}:{1} by warp 2 of block (0, 0, 0) is not ordered after the store_global at {0}:{1} "
                         "by warp 0 of block (0, 0, 0); the store_global at {0}:{1} moves a tile whose layout keeps "
                         "a copy of each element in 8 warps, and each warp loads or stores its own copy: give the "
-                        "tile a layout without copies across warps (such as Layout::spatial over its shape; "
-                        "docs/layouts.md), or order the accesses with a sync()",
+                        "tile a layout without copies across warps (Layout::spatial over its shape where the tile "
+                        "has an element for each thread, or a thread group of no more threads than the tile has "
+                        "elements; docs/layouts.md), or order the accesses with a sync()",
                         __FILE__, store_line));
   for (const sim::Options& o : every_order()) {
     Buffer<int32_t> own(Device::simulator(), values);

@@ -15,7 +15,8 @@ TEST(Random, TheHostReferenceGivesRandom123sKnownAnswer) {
 TEST(Random, EveryWordAndUniformValueMatchesTheReference) {
   check_random_numbers(Device::simulator(), 300, 0, 0);
   check_random_numbers(Device::simulator(), 513, 1 << 30, 0x0123456789abcdefull);
-  check_random_numbers(Device::simulator(), 40, -7, 42);  // negative offsets count as their u32 bits
+  check_random_numbers(Device::simulator(), 40, -7, 42);                    // negative offsets count as their u32 bits
+  check_random_numbers(Device::simulator(), 33, 5, 0xfedcba9876543210ull);  // a seed of 2^63 or more
 }
 
 struct RandomOfFloatOffsets : Script {

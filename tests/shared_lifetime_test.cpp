@@ -1,12 +1,14 @@
 // free_shared: the planner gives a freed tile's bytes to tiles allocated after the free, never to
 // two tiles alive at once; the simulator orders accesses across the reuse; misuse is refused at the
 // user's line.
+#include <map>
 #include <random>
 
 #include "expect_error.hpp"
 #include "filecheck.hpp"
 #include "simulate.hpp"
 #include "source_line.hpp"
+#include "tessel/ir/mutator.hpp"
 #include "tessel/ir/printer.hpp"
 
 namespace tessel::testing {
@@ -86,39 +88,55 @@ TEST(SharedLifetime, AReuseThatNothingOrdersAfterTheLastReadIsARace) {
                              source_at(path, "store_shared(halves, transposed.to<f16>());")));
 }
 
-// Tiles alive together never share bytes: a tile allocated after a free but while an earlier tile
-// lives, and a tile allocated in a loop that its body does not free (it lives across iterations).
+// Tiles alive together never share bytes. Each tile has a size of its own, by which the test finds
+// its offset: a tile a loop keeps across iterations against one the loop frees each time; the two
+// branches of an if_, which run beside each other in different warps, and a tile later in the
+// branch that frees; two thread groups; barriers, which keep their bytes from the kernel's start.
 struct Lifetimes : Script {
   void operator()(Ptr<float> x) {
     attrs.blocks = 1;
-    attrs.warps = 1;
-    auto a = shared_tensor<float>({256});
-    auto b = shared_tensor<float>({128});
-    store_shared(a, register_tensor<float>({256}, 1.0f));
-    store_shared(b, register_tensor<float>({128}, 2.0f));
-    sync();
-    free_shared(a);
+    attrs.warps = 4;
     for (Int32 i : range(0, 2)) {
-      auto c = shared_tensor<float>({64});
-      auto d = shared_tensor<float>({64});
-      store_shared(c, load_shared(b, {0}, {64}));
-      store_shared(d, load_shared(b, {64}, {64}));
-      sync();
-      free_shared(d);
-      store_global(global_view(x, {64}), load_shared(c), {0});
+      auto freed_each_time = shared_tensor<float>({32});
+      free_shared(freed_each_time);
+      auto kept = shared_tensor<float>({64});
     }
+    auto after_loop = shared_tensor<float>({96});
+    if_(blockIdx.x == 0, [&] {
+      auto then_tile = shared_tensor<float>({192});
+      free_shared(then_tile);
+      auto then_after = shared_tensor<float>({160});
+    }).else_([&] { auto else_tile = shared_tensor<float>({224}); });
+    thread_group(0, 64, [&] {
+      auto first_group = shared_tensor<float>({288});
+      free_shared(first_group);
+    });
+    thread_group(64, 64, [&] { auto second_group = shared_tensor<float>({320}); });
+    auto bars = mbarrier.alloc({1});
   }
 };
 
 TEST(SharedLifetime, TilesAliveTogetherNeverShareBytes) {
   Kernel<Lifetimes> k(Device::simulator());
-  EXPECT_TRUE(file_check(ir::print(*k.lowered((float*)nullptr)), R"(
-    CHECK: // shared memory plan: 1536 bytes in 4 allocations
-    CHECK-NEXT: f32[256] at bytes [0, 1024)
-    CHECK-NEXT: f32[128] at bytes [1024, 1536)
-    CHECK-NEXT: f32[64] at bytes [0, 256)
-    CHECK-NEXT: f32[64] at bytes [256, 512)
-  )"));
+  std::map<int64_t, std::pair<int64_t, int64_t>> at;  // bytes -> [offset, end)
+  ir::walk(k.lowered((float*)nullptr)->body, [&](const ir::StmtNode& s) {
+    if (s.kind != ir::NodeKind::AllocShared) return;
+    const auto& a = static_cast<const ir::AllocSharedNode&>(s);
+    at[a.tensor->nbytes()] = {a.offset, a.offset + a.tensor->nbytes()};
+  });
+  const auto overlap = [&](int64_t a, int64_t b) {
+    return at.at(a).first < at.at(b).second && at.at(b).first < at.at(a).second;
+  };
+  const int64_t freed_each_time = 128, kept = 256, after_loop = 384, then_tile = 768, then_after = 640, else_tile = 896,
+                first_group = 1152, second_group = 1280, bars = 8;
+  EXPECT_FALSE(overlap(kept, freed_each_time)) << "kept lives across iterations";
+  EXPECT_FALSE(overlap(after_loop, kept));
+  EXPECT_TRUE(overlap(then_after, then_tile)) << "later in the branch that freed then_tile";
+  EXPECT_FALSE(overlap(else_tile, then_tile)) << "the other branch runs beside it";
+  EXPECT_FALSE(overlap(else_tile, then_after));
+  EXPECT_FALSE(overlap(second_group, first_group)) << "the other group runs beside it";
+  for (int64_t tile : {freed_each_time, kept, after_loop, then_tile, then_after, else_tile, first_group, second_group})
+    EXPECT_FALSE(overlap(bars, tile)) << tile;
 }
 
 struct UseAfterFree : Script {

@@ -151,8 +151,11 @@ void emit_AllocShared(Emitter& e, const ir::AllocSharedNode& n) {
                      dtype_name(n.tensor->dtype), fmt::join(n.tensor->shape, ", "), n.offset, e.where(n.loc)));
 }
 
+// No instruction: a compiler barrier keeps nvcc from moving a thread's accesses of the freed tile
+// past those of the tile, of another type perhaps, that takes its bytes.
 void emit_FreeShared(Emitter& e, const ir::FreeSharedNode& n) {
   e.line(fmt::format("// {}'s bytes are free from here{}", e.name(n.tensor.get(), n.tensor->name), e.where(n.loc)));
+  e.line("asm volatile(\"\" ::: \"memory\");");
 }
 
 namespace {

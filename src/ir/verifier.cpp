@@ -4,6 +4,7 @@
 #include "tessel/ir/verifier.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "instructions/verification.hpp"
 #include "tessel/ir/mutator.hpp"
@@ -205,16 +206,21 @@ class Verifier : public Visitor {
   // Reported at the largest allocation, with every allocation's share, largest first.
   [[noreturn]] void too_much_shared_memory(const KernelNode& k) const {
     std::vector<const SharedTensorNode*> allocations;
+    std::map<const SharedTensorNode*, const SourceLoc*> freed;  // whose bytes later tiles may take
     walk(k.body, [&](const StmtNode& s) {
       if (s.kind == NodeKind::AllocShared) allocations.push_back(static_cast<const AllocSharedNode&>(s).tensor.get());
+      if (s.kind == NodeKind::FreeShared) freed[static_cast<const FreeSharedNode&>(s).tensor.get()] = &s.loc;
     });
     std::stable_sort(allocations.begin(), allocations.end(),
                      [](const SharedTensorNode* a, const SharedTensorNode* b) { return a->nbytes() > b->nbytes(); });
     std::vector<std::string> shares;
-    for (const SharedTensorNode* t : allocations)
-      shares.push_back(fmt::format("{} bytes for {} ({}[{}] at {})", t->nbytes(),
+    for (const SharedTensorNode* t : allocations) {
+      const auto free = freed.find(t);
+      shares.push_back(fmt::format("{} bytes for {} ({}[{}] at {}{})", t->nbytes(),
                                    t->owner.empty() ? "a shared tensor" : t->owner, dtype_name(t->dtype),
-                                   fmt::join(t->shape, ", "), t->loc.str()));
+                                   fmt::join(t->shape, ", "), t->loc.str(),
+                                   free == freed.end() ? "" : fmt::format(", freed at {}", free->second->str())));
+    }
     throw Error(
         allocations.empty() ? k.loc : allocations.front()->loc,
         fmt::format("kernel {} needs {} bytes of shared memory per block, more than the {} bytes {} allows: {}", k.name,

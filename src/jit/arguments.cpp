@@ -40,11 +40,13 @@ bool compile_time(const ParamSpec& p) {
   return p.kind == ParamSpec::Kind::CompileInt || p.kind == ParamSpec::Kind::CompileBool;
 }
 
-// Whether the integer type `t` has the value `v` (a host integer, at most 64 bits signed).
+// Whether the integer type `t` has the value `v`. A host integer comes as 64 bits, whose sign a
+// uint64_t above 2^63 has lost: the 64-bit types take every such value as its bits.
 bool holds(DType t, int64_t v) {
   const int bits = dtype_bits(t);
-  if (!is_signed(t)) return v >= 0 && (bits >= 63 || v < (int64_t(1) << bits));
-  return bits >= 64 || (v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1)));
+  if (bits >= 64) return true;
+  if (!is_signed(t)) return v >= 0 && v < (int64_t(1) << bits);
+  return v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1));
 }
 
 bool integer_size(const ParamSpec& p) { return p.kind == ParamSpec::Kind::Scalar && !is_float(p.dtype); }

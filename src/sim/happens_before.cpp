@@ -315,8 +315,9 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
     if (const Site& s = sites_[access->site]; warps && both_copied && s.loc)
       return fmt::format(
           "the {} at {} moves a tile whose layout keeps a copy of each element in {} warps, and each warp loads or "
-          "stores its own copy: give the tile a layout without copies across warps (such as Layout::spatial over "
-          "its shape; docs/layouts.md), or order the accesses with a sync()",
+          "stores its own copy: give the tile a layout without copies across warps (Layout::spatial over its shape "
+          "where the tile has an element for each thread, or a thread group of no more threads than the tile has "
+          "elements; docs/layouts.md), or order the accesses with a sync()",
           s.operation, s.loc->str(), s.copies_in_warps);
   return "order them with a sync(), an mbarrier arrival and a wait on its phase, or the wait that retires the "
          "asynchronous operation";
