@@ -2,10 +2,11 @@
 // two tiles alive at once; the simulator orders accesses across the reuse; misuse is refused at the
 // user's line.
 #include <map>
-#include <random>
+#include <optional>
 
 #include "expect_error.hpp"
 #include "filecheck.hpp"
+#include "shared_lifetime_kernels.hpp"
 #include "simulate.hpp"
 #include "source_line.hpp"
 #include "tessel/ir/mutator.hpp"
@@ -14,46 +15,9 @@
 namespace tessel::testing {
 namespace {
 
-// y = x transposed through one shared tile, then y + 1 through a second tile of another type that
-// takes the first one's bytes (block of 64 x 64 elements).
-template <bool SyncBeforeReuse> struct TransposeThenIncrement : Script {
-  void operator()(Int32 n, Ptr<float> x, Ptr<float> y) {
-    attrs.blocks = cdiv(n, 64);
-    attrs.warps = 4;
-    const Int32 row = blockIdx.x * 64;
-    auto staging = shared_tensor<float>({64, 64});
-    store_shared(staging, load_global(global_view(x, {n, 64}), {row, 0}, {64, 64}));
-    sync();
-    auto transposed = load_shared(staging.transpose());
-    if constexpr (SyncBeforeReuse) sync();
-    free_shared(staging);
-    auto halves = shared_tensor<f16>({64, 64});
-    store_shared(halves, transposed.to<f16>());
-    sync();
-    auto back = load_shared(halves).to<float>() + 1.0f;
-    store_global(global_view(y, {64, n}), back, {0, row});
-  }
-};
-
-std::vector<float> random_values(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(-512, 512);
-  std::vector<float> v(n);
-  for (float& e : v) e = float(d(rng)) / 8;  // exact in f16
-  return v;
-}
-
 TEST(SharedLifetime, AFreedTilesBytesGoToTheNextTileUnderEveryOrder) {
-  const int n = 128;
-  const std::vector<float> x = random_values(size_t(n) * 64, 3);
-  for (const sim::Options& order : every_order()) {
-    const Device dev = Device::simulator();
-    Buffer<float> dx(dev, x), dy(dev, std::vector<float>(x.size(), std::nanf("")));
-    simulate<TransposeThenIncrement<true>>(order, n, dx, dy);
-    const std::vector<float> y = dy.download();
-    for (int r = 0; r < n; ++r)
-      for (int c = 0; c < 64; ++c) ASSERT_EQ(y[size_t(c) * n + r], x[size_t(r) * 64 + c] + 1) << r << ", " << c;
-  }
+  for (const KernelOptions& options : every_order_options())
+    check_transpose_then_increment(Device::simulator(), options);
 }
 
 TEST(SharedLifetime, ThePlanSharesTheFreedBytesAndSaysWhereTheyWereFreed) {
@@ -67,7 +31,7 @@ TEST(SharedLifetime, ThePlanSharesTheFreedBytesAndSaysWhereTheyWereFreed) {
     CHECK-NEXT: f16[64, 64] at bytes [0, 8192)
     CHECK: free_shared %s
   )",
-                                     source_at("tests/shared_lifetime_test.cpp", "free_shared(staging);"))));
+                                     source_at("tests/shared_lifetime_kernels.hpp", "free_shared(staging);"))));
 }
 
 TEST(SharedLifetime, AReuseThatNothingOrdersAfterTheLastReadIsARace) {
@@ -75,14 +39,16 @@ TEST(SharedLifetime, AReuseThatNothingOrdersAfterTheLastReadIsARace) {
   const std::vector<float> x = random_values(size_t(n) * 64, 4);
   Buffer<float> dx(Device::simulator(), x), dy(Device::simulator(), std::vector<float>(x.size()));
   const std::string got = error_of<TransposeThenIncrement<false>>(n, dx, dy);
-  const std::string path = "tests/shared_lifetime_test.cpp";
+  const std::string path = "tests/shared_lifetime_kernels.hpp";
   EXPECT_EQ(got, fmt::format("{}: data race on shared memory that tiles take in turn after a free_shared, the tile "
-                             "allocated at {} (its byte 24) and the tile allocated at {} (its byte 24), in block (0, "
-                             "0, 0): the load_shared at {} by warp 3 of block (0, 0, 0) is not ordered after the "
-                             "store_shared at {} by warp 0 of block (0, 0, 0); order them with a sync(), an mbarrier "
-                             "arrival and a wait on its phase, or the wait that retires the asynchronous operation",
+                             "allocated at {} (its byte 24, freed at {}) and the tile allocated at {} (its byte 24), "
+                             "in block (0, 0, 0): the load_shared at {} by warp 3 of block (0, 0, 0) is not ordered "
+                             "after the store_shared at {} by warp 0 of block (0, 0, 0); order them with a sync(), an "
+                             "mbarrier arrival and a wait on its phase, or the wait that retires the asynchronous "
+                             "operation",
                              source_at(path, "auto transposed = load_shared(staging.transpose());"),
                              source_at(path, "auto staging = shared_tensor<float>({64, 64});"),
+                             source_at(path, "free_shared(staging);"),
                              source_at(path, "auto halves = shared_tensor<f16>({64, 64});"),
                              source_at(path, "auto transposed = load_shared(staging.transpose());"),
                              source_at(path, "store_shared(halves, transposed.to<f16>());")));
@@ -181,6 +147,16 @@ struct FreedTwice : Script {
   }
 };
 
+struct UsedAfterItsBody : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    std::optional<SharedTensor> escaped;
+    if_(blockIdx.x == 0, [&] { escaped = shared_tensor<float>({32}); });
+    store_global(global_view(x, {32}), load_shared(*escaped), {0});
+  }
+};
+
 TEST(SharedLifetime, MisuseIsRefusedAtTheUsersLine) {
   const std::string path = "tests/shared_lifetime_test.cpp";
   Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
@@ -196,6 +172,12 @@ TEST(SharedLifetime, MisuseIsRefusedAtTheUsersLine) {
                 source_at(path, "auto outer = shared_tensor<float>({32});") +
                 ", outside the body that allocated it (a range, if_, while_ or thread group body); free a tile in "
                 "the body that allocated it, so that it is freed once for each time it is allocated");
+  EXPECT_EQ(error_of<UsedAfterItsBody>(x),
+            source_at(path, "store_global(global_view(x, {32}), load_shared(*escaped), {0});") +
+                ": load_shared names the shared tile allocated at " +
+                source_at(path, "if_(blockIdx.x == 0, [&] { escaped = shared_tensor<float>({32}); });") +
+                " outside the body that allocated it (a range, if_, while_ or thread group body); a tile lives "
+                "until the end of that body: allocate it before the body");
   EXPECT_EQ(error_of<FreedView>(x), source_at(path, "free_shared(rows[1]);") +
                                         ": free_shared of a view of the shared tile allocated at " +
                                         source_at(path, "auto rows = shared_tensor<float>({2, 32});") +

@@ -95,8 +95,11 @@ void Verification::check_shared(const SharedTensor& t, const StmtNode& s) {
                                    "bytes may belong to another tile from there on; free it after its last use",
                                    call_name(s.kind), t->allocation()->loc.str(), it->second->str()));
   if (!t->root) {
-    TESSEL_CHECK(position_.defined(t.get()), "shared tensor {} (created at {}) used at {} before its allocation",
-                 t->name, t->loc.str(), s.loc.str());
+    if (!position_.defined(t.get()))
+      throw Error(s.loc, fmt::format("{} names the shared tile allocated at {} outside the body that allocated it (a "
+                                     "range, if_, while_ or thread group body); a tile lives until the end of that "
+                                     "body: allocate it before the body",
+                                     call_name(s.kind), t->loc.str()));
     return;
   }
   check_shared(t->root, s);

@@ -191,8 +191,11 @@ std::string Cta::shared_byte_name(int64_t byte) const {
     return std::tie(a.first->loc.file, a.first->loc.line) < std::tie(b.first->loc.file, b.first->loc.line);
   });
   std::vector<std::string> names;
-  for (const auto& [tensor, at] : tiles)
-    names.push_back(fmt::format("the tile {} (its byte {})", tile_name(*tensor), at));
+  for (const auto& [tensor, at] : tiles) {
+    const auto free = freed_at.find(tensor);
+    names.push_back(fmt::format("the tile {} (its byte {}{})", tile_name(*tensor), at,
+                                free == freed_at.end() ? "" : fmt::format(", freed at {}", free->second->str())));
+  }
   return fmt::format("shared memory that tiles take in turn after a free_shared, {}, in block {}",
                      fmt::join(names, " and "), block_name());
 }

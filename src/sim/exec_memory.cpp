@@ -19,9 +19,9 @@ void exec_Sync(Warp& w, const ir::SyncNode& n, Mask mask) {
 
 void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) { w.cta.shared_offsets[n.tensor.get()] = n.offset; }
 
-// The planner alone acts on a free; the race detector orders the freed tile's accesses against
-// those of the tile that takes its bytes, as it orders any two accesses of the same bytes.
-void exec_FreeShared(Warp&, const ir::FreeSharedNode&, Mask) {}
+// The planner acts on a free; the race detector orders the freed tile's accesses against those of
+// the tile that takes its bytes, as it orders any two accesses of the same bytes, and names the free.
+void exec_FreeShared(Warp& w, const ir::FreeSharedNode& n, Mask) { w.cta.freed_at.emplace(n.tensor.get(), &n.loc); }
 
 namespace {
 

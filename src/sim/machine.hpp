@@ -138,6 +138,8 @@ class Cta {
   // Shared memory with a per-byte "written" mark: reads of unwritten bytes are reported.
   std::vector<uint8_t> smem, written;
   std::unordered_map<const ir::SharedTensorNode*, int64_t> shared_offsets;
+  // Where free_shared freed a tile, once a warp has run the free: race reports name it.
+  std::unordered_map<const ir::SharedTensorNode*, const SourceLoc*> freed_at;
   // Throws when an asynchronous write in flight owns one of the bytes [byte, byte + n), or when
   // `write` and an asynchronous read in flight still needs one of them.
   void check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread) const;
