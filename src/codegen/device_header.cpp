@@ -1,6 +1,8 @@
 // The device header of generated kernels: element types and the few helpers the emitter uses.
 // Half-precision types are defined here (as bit patterns converted with PTX cvt) rather than taken
 // from cuda_fp16.h, which keeps NVRTC compile times low and the header identical on every target.
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "ptx.hpp"
@@ -266,44 +268,22 @@ template <bool Signed> __device__ __forceinline__ void tessel_dequantize4_bf16(u
                      ptx_asm(Ptx::CvtRnBf16x2F32, oldest, {{"d"}, {"hi"}, {"lo"}}));
 }
 
-// The fast forms of the math functions (Precision::fast): PTX's approximations.
+// The fast forms of the math functions (Precision::fast): PTX's approximations, one f32 -> f32
+// function each, named as emit_kernel.cpp's unary_expr calls them.
 std::string fast_math() {
-  const ir::Arch oldest = ir::Arch::Sm80;
-  return fmt::format(R"CUDA(
-__device__ __forceinline__ float tessel_ex2_approx(float x) {{
-  float y;
-  {}
-  return y;
-}}
-__device__ __forceinline__ float tessel_lg2_approx(float x) {{
-  float y;
-  {}
-  return y;
-}}
-__device__ __forceinline__ float tessel_tanh_approx(float x) {{
-  float y;
-  {}
-  return y;
-}}
-__device__ __forceinline__ float tessel_sqrt_approx(float x) {{
-  float y;
-  {}
-  return y;
-}}
-__device__ __forceinline__ float tessel_sin_approx(float x) {{
-  float y;
-  {}
-  return y;
-}}
-__device__ __forceinline__ float tessel_cos_approx(float x) {{
+  static const std::pair<const char*, Ptx> kApproximations[] = {{"ex2", Ptx::Ex2Approx},   {"lg2", Ptx::Lg2Approx},
+                                                                {"tanh", Ptx::TanhApprox}, {"sqrt", Ptx::SqrtApprox},
+                                                                {"sin", Ptx::SinApprox},   {"cos", Ptx::CosApprox}};
+  std::string out = "\n";
+  for (const auto& [name, ptx] : kApproximations)
+    out += fmt::format(R"CUDA(__device__ __forceinline__ float tessel_{}_approx(float x) {{
   float y;
   {}
   return y;
 }}
 )CUDA",
-                     ptx_asm(Ptx::Ex2Approx, oldest, {{"y"}, {"x"}}), ptx_asm(Ptx::Lg2Approx, oldest, {{"y"}, {"x"}}),
-                     ptx_asm(Ptx::TanhApprox, oldest, {{"y"}, {"x"}}), ptx_asm(Ptx::SqrtApprox, oldest, {{"y"}, {"x"}}),
-                     ptx_asm(Ptx::SinApprox, oldest, {{"y"}, {"x"}}), ptx_asm(Ptx::CosApprox, oldest, {{"y"}, {"x"}}));
+                       name, ptx_asm(ptx, ir::Arch::Sm80, {{"y"}, {"x"}}));
+  return out;
 }
 
 const char* const kHelpers = R"CUDA(
