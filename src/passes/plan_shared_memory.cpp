@@ -37,7 +37,7 @@ struct Body {
 };
 
 struct Life {
-  const ir::AllocSharedNode* alloc;
+  const ir::SharedTensorNode* tile;
   int64_t allocated_at;
   int64_t start, end;  // positions in the program's text
   int body;            // the innermost if_, else_ or thread-group body around it, or -1
@@ -50,21 +50,23 @@ class Lives : public ir::Visitor {
   std::vector<Life> lives;
   std::vector<Body> bodies;
 
+  Life& of(const ir::SharedTensorNode* tile) { return lives[index_.at(tile)]; }
+
   // After the visit: the barrier arrays' lives start with the kernel.
   void finish() {
     for (Life& life : lives)
-      if (barriers_.count(life.alloc->tensor.get())) life.start = 0;
+      if (barriers_.count(life.tile)) life.start = 0;
   }
 
  protected:
   void visit(const ir::AllocSharedNode& n) override {
     const int64_t at = ++position_;
     index_[n.tensor.get()] = lives.size();
-    lives.push_back(Life{&n, at, loop_starts_.empty() ? at : loop_starts_.front(), kKernelEnd,
+    lives.push_back(Life{n.tensor.get(), at, loop_starts_.empty() ? at : loop_starts_.front(), kKernelEnd,
                          open_bodies_.empty() ? -1 : open_bodies_.back()});
   }
   void visit(const ir::FreeSharedNode& n) override {
-    Life& life = lives[index_.at(n.tensor.get())];
+    Life& life = of(n.tensor.get());
     life.start = life.allocated_at;
     life.end = ++position_;
   }
@@ -107,11 +109,11 @@ class Lives : public ir::Visitor {
 
 class Planner : public ir::Mutator {
  public:
-  explicit Planner(const std::map<const ir::SharedTensorNode*, const Life*>& planned) : planned_(planned) {}
+  explicit Planner(Lives& lives) : lives_(lives) {}
 
  protected:
   ir::Stmt visit(const ir::AllocSharedNode& n, const ir::Stmt& self) override {
-    const Life& life = *planned_.at(n.tensor.get());
+    const Life& life = lives_.of(n.tensor.get());
     if (n.offset == life.offset && n.alignment == life.align) return self;
     auto planned = ir::copy_of(n);
     planned->offset = life.offset;
@@ -120,7 +122,7 @@ class Planner : public ir::Mutator {
   }
 
  private:
-  const std::map<const ir::SharedTensorNode*, const Life*>& planned_;
+  Lives& lives_;
 };
 
 int64_t round_up(int64_t x, int64_t align) { return (x + align - 1) / align * align; }
@@ -151,22 +153,20 @@ ir::Kernel plan_shared_memory(const ir::Kernel& k, const PassContext&) {
   lives.visit_kernel(*k);
   lives.finish();
   int64_t total = 0;
-  std::map<const ir::SharedTensorNode*, const Life*> planned;
   for (size_t i = 0; i < lives.lives.size(); ++i) {
     Life& life = lives.lives[i];
-    const ir::SharedTensorNode& t = *life.alloc->tensor;
+    const ir::SharedTensorNode& t = *life.tile;
     life.align = t.swizzle_bits > 0 ? kSwizzledAlignment : kAlignment;
     std::vector<std::pair<int64_t, int64_t>> taken;
     for (size_t j = 0; j < i; ++j) {
       const Life& other = lives.lives[j];
       if (alive_together(other, life, lives.bodies))
-        taken.emplace_back(other.offset, other.offset + other.alloc->tensor->nbytes());
+        taken.emplace_back(other.offset, other.offset + other.tile->nbytes());
     }
     life.offset = lowest_free(std::move(taken), t.nbytes(), life.align);
     total = std::max(total, life.offset + t.nbytes());
-    planned[&t] = &life;
   }
-  Planner p(planned);
+  Planner p(lives);
   ir::Stmt body = p.mutate(k->body);
   if (body == k->body && k->shared_bytes == total) return k;
   auto out = std::make_shared<ir::KernelNode>(*k);
