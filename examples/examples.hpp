@@ -41,5 +41,6 @@ std::vector<KernelEntry> blackwell_low_precision_examples();
 std::vector<KernelEntry> attention_ladder_examples();
 std::vector<KernelEntry> fp8_gemm_examples();
 std::vector<KernelEntry> weight_only_gemm_examples();
+std::vector<KernelEntry> moe_examples();
 
 }  // namespace tessel::examples

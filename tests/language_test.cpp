@@ -2,6 +2,7 @@
 #include "expect_error.hpp"
 #include "filecheck.hpp"
 #include "language_kernels.hpp"
+#include "source_line.hpp"
 #include "tessel/ir/printer.hpp"
 
 namespace tessel::testing {
@@ -29,6 +30,49 @@ TEST(Language, KernelValuesConvertWithTo) {
   Kernel<ConvertsKernelValues> k(Device::simulator());
   k(7, out);
   EXPECT_EQ(out.download(), (std::vector<float>{3.5f, 3.0f}));
+}
+
+// where broadcasts each of its tiles along extent-1 dimensions: a row of values under a full
+// condition, and a column condition choosing between two full tiles.
+struct WhereBroadcasts : Script {
+  void operator()(Ptr<int32_t> row, Ptr<int32_t> x, Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto r = load_global(global_view(row, {1, 8}), {0, 0}, {1, 8});
+    auto t = load_global(global_view(x, {32, 8}), {0, 0}, {32, 8});
+    auto picked = where(arange({32, 8}, 0) > 3, r, 0);
+    auto by_row = where(arange({32, 1}, 0) % 3 == 0, t, picked);
+    store_global(global_view(out, {32, 8}), by_row, {0, 0});
+  }
+};
+
+struct WhereOfShapesThatDoNotBroadcast : Script {
+  void operator()(Ptr<int32_t> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {4, 8}), {0, 0}, {4, 8});
+    store_global(global_view(x, {4, 8}), where(arange({4, 2}, 0) > 1, t, 0), {0, 0});
+  }
+};
+
+TEST(Language, WhereBroadcastsItsTiles) {
+  const Device sim = Device::simulator();
+  std::mt19937 rng(41);
+  std::vector<int32_t> row(8), x(256);
+  for (auto& v : row) v = int32_t(rng() % 1000) - 500;
+  for (auto& v : x) v = int32_t(rng() % 1000) - 500;
+  Buffer<int32_t> drow(sim, row), dx(sim, x), out(sim, std::vector<int32_t>(256, -7777));
+  Kernel<WhereBroadcasts> kernel(sim);
+  kernel(drow, dx, out);
+  std::vector<int32_t> want(256);
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 8; ++j)
+      want[size_t(i * 8 + j)] = i % 3 == 0 ? x[size_t(i * 8 + j)] : i > 3 ? row[size_t(j)] : 0;
+  EXPECT_EQ(out.download(), want);
+  EXPECT_EQ(error_of<WhereOfShapesThatDoNotBroadcast>(dx),
+            source_at("tests/language_test.cpp", "where(arange({4, 2}, 0) > 1, t, 0)") +
+                ": where: the condition [4, 2] and the values [4, 8] and a scalar do not broadcast to one shape; each "
+                "extent must be the largest of them or 1");
 }
 
 TEST(Language, SumsOfBoolsAndNarrowIntegersPromoteTo32Bits) { check_narrow_sums(Device::simulator()); }

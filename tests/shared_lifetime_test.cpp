@@ -190,5 +190,35 @@ TEST(SharedLifetime, MisuseIsRefusedAtTheUsersLine) {
                                          "after its last use");
 }
 
+// The second tile takes the first one's bytes and is read before anything is stored to it.
+struct ReadWhatAFreedTileLeft : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto first = shared_tensor<float>({32});
+    store_shared(first, load_global(global_view(x, {32}), {0}, {32}));
+    sync();
+    store_global(global_view(x, {32}), load_shared(first) * 2.0f, {0});
+    sync();
+    free_shared(first);
+    auto second = shared_tensor<float>({32});
+    store_global(global_view(x, {32}), load_shared(second), {0});
+  }
+};
+
+TEST(SharedLifetime, AReadOfBytesThatOnlyTheFreedTileWroteIsReported) {
+  const std::string path = "tests/shared_lifetime_test.cpp";
+  Buffer<float> x(Device::simulator(), std::vector<float>(32, 1.0f));
+  EXPECT_EQ(error_of<ReadWhatAFreedTileLeft>(x),
+            source_at(path, "store_global(global_view(x, {32}), load_shared(second), {0});") +
+                ": read of shared memory that the allocation at " +
+                source_at(path, "auto second = shared_tensor<float>({32});") +
+                " never wrote: byte 0 of it still holds what the tile allocated at " +
+                source_at(path, "auto first = shared_tensor<float>({32});") + " left there (freed at " +
+                source_at(path, "free_shared(first);") +
+                "), whose bytes it took; read by thread 0 of block (0, 0, 0); store to it (and sync()) before "
+                "loading");
+}
+
 }  // namespace
 }  // namespace tessel::testing

@@ -82,21 +82,34 @@ std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::str
 }
 
 void open_run_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets,
-                   const std::string& slot, int run) {
+                   const std::string& slot, int run, IndexedDim indexed) {
   const int n = tile->layout.local_size();
+  // The index tile's slot of each of the moved tile's slots, where their layouts differ: a table
+  // that the unrolled loop reads with constants.
+  std::string index_slot = slot;
+  if (indexed.index && !((*indexed.index)->layout == tile->layout)) {
+    index_slot = fmt::format("tessel_index_slot[{}]", slot);
+    e.line(fmt::format("constexpr int tessel_index_slot[] = {{{}}};",
+                       fmt::join(e.broadcast_slots(*indexed.index, tile->layout), ", ")));
+  }
   e.line("#pragma unroll");
   e.open(run == 1 ? fmt::format("for (int {0} = 0; {0} < {1}; ++{0})", slot, n)
                   : fmt::format("for (int {0} = 0; {0} < {1}; {0} += {2})", slot, n, run));
   const auto c = tile->layout.coord_exprs("t", slot);
   for (size_t d = 0; d < c.size(); ++d) {
     const std::string off = e.expr(offsets[d]);
-    e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
+    if (int(d) == indexed.dim)
+      e.line(fmt::format("const int64_t c{} = int64_t({}[{}]){};", d, e.tile(*indexed.index), index_slot,
+                         off == "0" ? "" : " + " + off));
+    else
+      e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
   }
 }
 
-void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets) {
+void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets,
+                    IndexedDim indexed) {
   e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
-  open_run_loop(e, tile, offsets, "l", 1);
+  open_run_loop(e, tile, offsets, "l", 1, indexed);
 }
 
 std::string global_index(Emitter& e, const ir::GlobalTensor& g) {
@@ -108,22 +121,23 @@ std::string global_index(Emitter& e, const ir::GlobalTensor& g) {
 namespace {
 
 // Whether dimension d of a tile of `extent` elements at `offsets` lies inside `g` by trace-time
-// constants (the offset and the view's extent): its coordinates then need no test.
+// constants (the offset and the view's extent): its coordinates then need no test. A gather's
+// indexed dimension never does.
 bool proven_inside(const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, const std::vector<int>& extent,
-                   int d) {
+                   int d, int indexed_dim) {
   int64_t offset = 0, shape = 0;
-  return size_t(d) < offsets.size() && ir::as_const_int(offsets[size_t(d)], &offset) &&
+  return d != indexed_dim && size_t(d) < offsets.size() && ir::as_const_int(offsets[size_t(d)], &offset) &&
          ir::as_const_int(g->shape[d], &shape) && offset >= 0 && offset + extent[size_t(d)] <= shape;
 }
 
 // The bounds tests of coordinates c0, c1, ... that trace-time constants leave open: none for a
 // dimension proven_inside; in the last dimension, a run of `run` elements must fit whole.
 std::vector<std::string> unproven_bounds(Emitter& e, const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets,
-                                         const std::vector<int>& extent, int run = 1) {
+                                         const std::vector<int>& extent, int run = 1, int indexed_dim = -1) {
   std::vector<std::string> conds;
   const int last = g->rank() - 1;
   for (int d = 0; d < g->rank(); ++d)
-    if (!proven_inside(g, offsets, extent, d))
+    if (!proven_inside(g, offsets, extent, d, indexed_dim))
       conds.push_back(d == last && run > 1 ? fmt::format("c{0} >= 0 && c{0} + {1} <= {2}", d, run, e.expr(g->shape[d]))
                                            : fmt::format("c{0} >= 0 && c{0} < {1}", d, e.expr(g->shape[d])));
   return conds;
@@ -164,7 +178,7 @@ namespace {
 // fully inside the view and aligned move as one vector access; the others element by element. In
 // debug mode each access is checked against its allocation first, reported as `what` at n's line.
 void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::RegisterTensor& tile,
-                        const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, int vec,
+                        const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, IndexedDim indexed, int vec,
                         const std::function<void(const std::string&, const std::string&)>& scalar,
                         const std::function<void(const std::string&, const std::string&)>& vector) {
   TESSEL_CHECK(vec >= 1, "global access of {} reached code generation without a vector width", tile->name);
@@ -175,18 +189,20 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
     if (e.debug)
       emit_access_check(e, n, what, g, in_bounds(e, g), fmt::format("&{}[{}]", e.expr(g->ptr), global_index(e, g)),
                         std::to_string(bytes), coordinates(g->rank()));
-    scalar("l", all_of(unproven_bounds(e, g, offsets, extent)));
+    scalar("l", all_of(unproven_bounds(e, g, offsets, extent, 1, indexed.dim)));
   };
   if (vec == 1) {
-    open_slot_loop(e, tile, offsets);
+    open_slot_loop(e, tile, offsets, indexed);
     checked_scalar();
     e.close();
     return;
   }
   e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   // A tile wholly inside the view, with every run aligned, moves run by run without a test: the
-  // thread's address is computed once and each run adds an immediate. Debug mode checks every access.
-  if (!e.debug) {
+  // thread's address is computed once and each run adds an immediate. Debug mode checks every
+  // access; a gather's or scatter's addresses depend on its indices.
+  const bool fast_path = !e.debug && !indexed.index;
+  if (fast_path) {
     const std::string T = c_type(g->dtype);
     std::vector<std::string> whole = declare_tile(e, g, offsets, tile->layout.shape(), T + "*");
     for (const std::string& test : unproven_alignment(e, g, offsets, vec * bytes, "tile")) whole.push_back(test);
@@ -208,10 +224,10 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   // Each run's test leaves out what trace-time constants prove: dimensions inside the view, and
   // the alignment when the tile's origin and strides are proven aligned (so is every run then),
   // so that no loop-invariant test of a run is computed, hoisted and kept alive by the compiler.
-  open_run_loop(e, tile, offsets, "lv", vec);
+  open_run_loop(e, tile, offsets, "lv", vec, indexed);
   const int last = g->rank() - 1;
   e.line(fmt::format("const int c{0}_base = c{0};", last));
-  std::vector<std::string> inside = unproven_bounds(e, g, offsets, extent, vec);
+  std::vector<std::string> inside = unproven_bounds(e, g, offsets, extent, vec, indexed.dim);
   e.line(fmt::format("{}* p = {} + ({});", c_type(g->dtype), e.expr(g->ptr), global_index(e, g)));
   if (!runs_aligned) inside.push_back(fmt::format("(reinterpret_cast<uint64_t>(p) % {}) == 0", vec * bytes));
   e.open(fmt::format("if ({})", all_of(inside)));
@@ -227,7 +243,7 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   e.close();
   e.close();
   e.close();
-  if (!e.debug) e.close();
+  if (fast_path) e.close();
 }
 
 }  // namespace
@@ -237,13 +253,15 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
   e.declare_tile(n.out);
   e.open("");
   if (is_packed(n.out->dtype)) {
+    TESSEL_CHECK(!n.index, "a gather of packed elements at {} reached code generation", n.loc.str());
     emit_packed_load_global(e, n);
     return e.close();
   }
   const std::string fill =
       to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
   emit_global_access(
-      e, n, "load_global reads", n.out, n.src, n.offsets, n.vector,
+      e, n, n.index ? "load_global_gather reads" : "load_global reads", n.out, n.src, n.offsets,
+      {n.index ? &n.index : nullptr, n.index_dim}, n.vector,
       [&](const std::string& l, const std::string& inside) {
         e.line(fmt::format("{}[{}] = ({}) ? {}[{}] : {};", e.tile(n.out), l, inside, e.expr(n.src->ptr),
                            global_index(e, n.src), fill));
@@ -259,11 +277,13 @@ void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
   e.header(n, "store_global");
   e.open("");
   if (is_packed(n.src->dtype)) {
+    TESSEL_CHECK(!n.index, "a scatter of packed elements at {} reached code generation", n.loc.str());
     emit_packed_store_global(e, n);
     return e.close();
   }
   emit_global_access(
-      e, n, "store_global writes", n.src, n.dst, n.offsets, n.vector,
+      e, n, n.index ? "store_global_scatter writes" : "store_global writes", n.src, n.dst, n.offsets,
+      {n.index ? &n.index : nullptr, n.index_dim}, n.vector,
       [&](const std::string& l, const std::string& inside) {
         e.line(fmt::format("if ({}) {}[{}] = {}[{}];", inside, e.expr(n.dst->ptr), global_index(e, n.dst),
                            e.tile(n.src), l));

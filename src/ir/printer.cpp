@@ -306,13 +306,19 @@ class Printer {
   void stmt(const AllocRegisterNode& n) { line(fmt::format("{} = full({})", reg_decl(n.out), expr(n.init))); }
 
   void stmt(const LoadGlobalNode& n) {
-    line(fmt::format("{} = load_global {} at {}{}{}", reg_decl(n.out), global(n.src), exprs(n.offsets),
-                     n.fill == 0 ? "" : fmt::format(" fill={}", n.fill), vector_text(n.vector)));
+    line(fmt::format("{} = load_global {} at {}{}{}{}", reg_decl(n.out), global(n.src), exprs(n.offsets),
+                     index_text(n.index, n.index_dim), n.fill == 0 ? "" : fmt::format(" fill={}", n.fill),
+                     vector_text(n.vector)));
   }
 
   void stmt(const StoreGlobalNode& n) {
-    line(fmt::format("store_global {} to {} at {}{}", reg(n.src), global(n.dst), exprs(n.offsets),
-                     vector_text(n.vector)));
+    line(fmt::format("store_global {} to {} at {}{}{}", reg(n.src), global(n.dst), exprs(n.offsets),
+                     index_text(n.index, n.index_dim), vector_text(n.vector)));
+  }
+
+  // A gather's or scatter's indices: " plus %idx along dim 0".
+  std::string index_text(const RegisterTensor& index, int dim) {
+    return index ? fmt::format(" plus {} along dim {}", reg(index), dim) : "";
   }
 
   void stmt(const LoadSharedNode& n) {

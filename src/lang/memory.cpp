@@ -21,38 +21,87 @@ void check_offsets(size_t n, int rank, std::string_view what, const SourceLoc& l
   if (int(n) != rank) throw Error(loc, fmt::format("{}: {} offsets given for a tensor of rank {}", what, n, rank));
 }
 
+// A gather's or scatter's indices: an integer tile along one of the view's dimensions, of the moved
+// tile's shape or broadcast to it.
+void check_indices(const RegisterTensor& indices, int dim, const std::vector<int>& tile, DType element,
+                   std::string_view what, const SourceLoc& loc) {
+  check_group(indices.ir(), what, loc);
+  const int rank = int(tile.size());
+  if (dim < 0 || dim >= rank) throw Error(loc, fmt::format("{}: dim {} of a tile of rank {}", what, dim, rank));
+  const DType t = indices.dtype();
+  if (is_float(t) || t == DType::Bool || is_packed(t))
+    throw Error(loc, fmt::format("{}: the indices are an integer tile, got {}; convert them with .to<int32_t>()", what,
+                                 dtype_name(t)));
+  bool fits = int(indices.shape().size()) == rank;
+  for (int d = 0; fits && d < rank; ++d) fits = indices.shape()[d] == 1 || indices.shape()[d] == tile[d];
+  if (!fits)
+    throw Error(loc, fmt::format("{}: indices [{}] for a tile [{}]; each extent must be the tile's or 1", what,
+                                 fmt::join(indices.shape(), ", "), fmt::join(tile, ", ")));
+  if (is_packed(element))
+    throw Error(loc, fmt::format("{}: elements of {} are packed several to a byte, and are not gathered or "
+                                 "scattered one by one; move whole rows with load_global and store_global",
+                                 what, dtype_name(element)));
+}
+
 }  // namespace
 
 RegisterTensor Instructions::load_global(const GlobalTensor& src, std::vector<Dim> offsets, std::vector<Dim> shape,
                                          const Layout& layout, double fill, loc_t l) {
-  SourceLoc loc = SourceLoc::from(l);
+  return load_global_of(src, std::move(offsets), std::move(shape), layout, fill, nullptr, -1, "load_global",
+                        SourceLoc::from(l));
+}
+
+RegisterTensor Instructions::load_global_of(const GlobalTensor& src, std::vector<Dim> offsets, std::vector<Dim> shape,
+                                            const Layout& layout, double fill, const ir::RegisterTensor& indices,
+                                            int dim, std::string_view what, SourceLoc loc) {
   Builder& b = Builder::current(loc);
-  check_offsets(offsets.size(), src.ir()->rank(), "load_global", loc);
-  std::vector<int> s = static_shape(shape, "load_global", loc);
+  check_offsets(offsets.size(), src.ir()->rank(), what, loc);
+  std::vector<int> s = static_shape(shape, what, loc);
   if (s.size() != size_t(src.ir()->rank()))
-    throw Error(loc,
-                fmt::format("load_global: a tile of rank {} from a tensor of rank {}", s.size(), src.ir()->rank()));
-  check_pinned_layout(layout, s, "load_global", loc);
+    throw Error(loc, fmt::format("{}: a tile of rank {} from a tensor of rank {}", what, s.size(), src.ir()->rank()));
+  check_pinned_layout(layout, s, what, loc);
   if (const std::optional<std::string> became = detail::literal_change(src.dtype(), fill))
-    throw Error(loc, fmt::format("load_global: the fill {} is no {} and would become {}; give a fill that {} holds",
-                                 fill, dtype_name(src.dtype()), *became, dtype_name(src.dtype())));
+    throw Error(loc, fmt::format("{}: the fill {} is no {} and would become {}; give a fill that {} holds", what, fill,
+                                 dtype_name(src.dtype()), *became, dtype_name(src.dtype())));
   auto out = new_tile(src.dtype(), s, layout, "r", loc);
-  b.emit(ir::make<ir::LoadGlobalNode>(loc, out, src.ir(), exprs_of(offsets), fill));
+  b.emit(ir::make<ir::LoadGlobalNode>(loc, out, src.ir(), exprs_of(offsets), fill, 0, indices, dim));
   return RegisterTensor(out);
 }
 
-void Instructions::store_global(const GlobalTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets, loc_t l) {
+RegisterTensor Instructions::load_global_gather(const GlobalTensor& src, int dim, const RegisterTensor& indices,
+                                                std::vector<Dim> offsets, std::vector<Dim> shape, const Layout& layout,
+                                                double fill, loc_t l) {
+  constexpr std::string_view what = "load_global_gather";
   SourceLoc loc = SourceLoc::from(l);
+  check_offsets(offsets.size(), src.ir()->rank(), what, loc);
+  check_indices(indices, dim, static_shape(shape, what, loc), src.dtype(), what, loc);
+  return load_global_of(src, std::move(offsets), std::move(shape), layout, fill, indices.ir(), dim, what, loc);
+}
+
+void Instructions::store_global(const GlobalTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets, loc_t l) {
+  store_global_of(dst, src, std::move(offsets), nullptr, -1, "store_global", SourceLoc::from(l));
+}
+
+void Instructions::store_global_scatter(const GlobalTensor& dst, int dim, const RegisterTensor& indices,
+                                        const RegisterTensor& src, std::vector<Dim> offsets, loc_t l) {
+  constexpr std::string_view what = "store_global_scatter";
+  SourceLoc loc = SourceLoc::from(l);
+  check_indices(indices, dim, src.shape(), dst.dtype(), what, loc);
+  store_global_of(dst, src, std::move(offsets), indices.ir(), dim, what, loc);
+}
+
+void Instructions::store_global_of(const GlobalTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets,
+                                   const ir::RegisterTensor& indices, int dim, std::string_view what, SourceLoc loc) {
   Builder& b = Builder::current(loc);
-  check_group(src.ir(), "store_global", loc);
-  check_offsets(offsets.size(), dst.ir()->rank(), "store_global", loc);
+  check_group(src.ir(), what, loc);
+  check_offsets(offsets.size(), dst.ir()->rank(), what, loc);
   if (src.shape().size() != size_t(dst.ir()->rank()))
-    throw Error(loc, fmt::format("store_global: a tile of rank {} into a tensor of rank {}", src.shape().size(),
-                                 dst.ir()->rank()));
+    throw Error(
+        loc, fmt::format("{}: a tile of rank {} into a tensor of rank {}", what, src.shape().size(), dst.ir()->rank()));
   if (src.dtype() != dst.dtype())
-    throw Error(loc, fmt::format("store_global: a tile of {} stored to a global view of {}; convert it with .to<{}>()",
+    throw Error(loc, fmt::format("{}: a tile of {} stored to a global view of {}; convert it with .to<{}>()", what,
                                  dtype_name(src.dtype()), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
-  b.emit(ir::make<ir::StoreGlobalNode>(loc, dst.ir(), src.ir(), exprs_of(offsets)));
+  b.emit(ir::make<ir::StoreGlobalNode>(loc, dst.ir(), src.ir(), exprs_of(offsets), 0, indices, dim));
 }
 
 RegisterTensor Instructions::load_shared(const SharedTensor& src, std::vector<Dim> offsets, std::vector<Dim> shape,

@@ -482,6 +482,11 @@ DType literals_type(const TileOperand& a, const TileOperand& b) {
   return is_float(a.scalar->type.dtype) || is_float(b.scalar->type.dtype) ? DType::F32 : DType::I32;
 }
 
+// "[32, 8]" for a tile, "a scalar" otherwise.
+std::string shape_text(const TileOperand& o) {
+  return o.tensor ? fmt::format("[{}]", fmt::join(o.tensor->shape(), ", ")) : "a scalar";
+}
+
 }  // namespace
 
 RegisterTensor Instructions::where(const TileOperand& cond, const TileOperand& a, const TileOperand& b) {
@@ -491,16 +496,29 @@ RegisterTensor Instructions::where(const TileOperand& cond, const TileOperand& a
     throw Error(loc, "where: the condition must be a bool register tile (the result of a comparison)");
   check_group(cond.tensor, "where", loc);
   DType t = a.tensor ? a.tensor->dtype : b.tensor ? b.tensor->dtype : literals_type(a, b);
+  // The result has, in each dimension, the largest extent of the three; a tile of extent 1 there is
+  // broadcast.
+  std::vector<int> shape = cond.tensor->shape();
   for (const TileOperand* o : {&a, &b}) {
-    if (o->tensor && o->tensor->dtype != t)
+    if (!o->tensor) continue;
+    if (o->tensor->dtype != t)
       throw Error(loc, fmt::format("where: the value operands have different types ({} and {})",
                                    dtype_name(a.tensor->dtype), dtype_name(b.tensor->dtype)));
-    if (o->tensor && o->tensor->shape() != cond.tensor->shape())
-      throw Error(loc, fmt::format("where: value shape [{}] differs from the condition's shape [{}]",
-                                   fmt::join(o->tensor->shape(), ", "), fmt::join(cond.tensor->shape(), ", ")));
-    if (o->tensor) check_group(o->tensor, "where", loc);
+    check_group(o->tensor, "where", loc);
+    if (o->tensor->rank() != int(shape.size()))
+      throw Error(
+          loc, fmt::format("where: a value of rank {} with a condition of rank {}", o->tensor->rank(), shape.size()));
+    for (size_t d = 0; d < shape.size(); ++d) shape[d] = std::max(shape[d], o->tensor->shape()[d]);
   }
-  auto out = new_tile(t, cond.tensor->shape(), Layout(), "r", loc);
+  for (const ir::RegisterTensor& o : {cond.tensor, a.tensor, b.tensor}) {
+    if (!o) continue;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (o->shape()[d] != shape[d] && o->shape()[d] != 1)
+        throw Error(loc, fmt::format("where: the condition [{}] and the values {} and {} do not broadcast to one "
+                                     "shape; each extent must be the largest of them or 1",
+                                     fmt::join(cond.tensor->shape(), ", "), shape_text(a), shape_text(b)));
+  }
+  auto out = new_tile(t, shape, Layout(), "r", loc);
   bld.emit(ir::make<ir::WhereNode>(loc, out, ir::Operand{cond.tensor, nullptr}, resolve(a, t), resolve(b, t)));
   return RegisterTensor(out);
 }

@@ -32,6 +32,8 @@ namespace tessel::passes {
 
 namespace {
 
+constexpr std::string_view kBroadcastOperand = "is needed as a broadcast operand by";
+
 // The longest run of consecutive elements that the coalescing default gives a thread: 16 bytes;
 // 16 packed elements, or the fewest that fill whole 32-bit words where that is more.
 int coalescing_run(DType t) {
@@ -137,9 +139,20 @@ class LayoutSolver {
                                      ? std::string()
                                      : fmt::format("the tile created by {} at {}, which must have the same layout, ",
                                                    t2.created_by, t2.loc.str());
-    return Error(second.loc, fmt::format("layout conflict: the tile created by {} at {} {} ({}), but {}{} ({})",
+    // A broadcast operand takes the layout its result gives it; one that another rule also fixes
+    // needs a copy of its own for the broadcast.
+    std::string fix;
+    for (const Requirement* r : {&second, &first})
+      if (r->how == kBroadcastOperand) {
+        fix = fmt::format(
+            "; pass {} at {} a copy of the operand, convert_layout(operand), which takes the layout "
+            "that use needs",
+            r->instruction, r->loc.str());
+        break;
+      }
+    return Error(second.loc, fmt::format("layout conflict: the tile created by {} at {} {} ({}), but {}{} ({}){}",
                                          t1.created_by, t1.loc.str(), first.describe(), first.layout.str(), subject2,
-                                         second.describe(), second.layout.str()));
+                                         second.describe(), second.layout.str(), fix));
   }
 
   void anchor_dot(const DotUse& d) {
@@ -190,7 +203,7 @@ class LayoutSolver {
         if (!is_fixed(b.result) || is_fixed(b.operand)) continue;
         Layout want = layout(b.result);
         for (int d : b.dims) want = want.reduced(d);
-        require({want, b.operand, "is needed as a broadcast operand by", b.op, b.loc});
+        require({want, b.operand, std::string(kBroadcastOperand), b.op, b.loc});
         changed = true;
       }
     }

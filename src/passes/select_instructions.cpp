@@ -85,9 +85,13 @@ int vector_width(DType t, const std::function<bool(int)>& fits) {
   return is_packed(t) && vec * bits < 32 ? 1 : vec;
 }
 
-int global_vector(const ir::RegisterTensor& tile, const ir::GlobalTensor& g) {
+int global_vector(const ir::RegisterTensor& tile, const ir::GlobalTensor& g, const ir::RegisterTensor& index,
+                  int index_dim) {
   int64_t stride = 0;
   if (!ir::as_const_int(g->strides.back(), &stride) || stride != 1) return 1;
+  // A gather's run shares its indices only where they are broadcast along the last dimension.
+  const int last = g->rank() - 1;
+  if (index && (index_dim == last || index->shape()[size_t(last)] != 1)) return 1;
   return vector_width(tile->dtype, [&](int v) { return tile->layout.contiguous_run() % v == 0; });
 }
 
@@ -150,7 +154,7 @@ class Selector : public ir::Mutator {
 
  protected:
   ir::Stmt visit(const ir::LoadGlobalNode& n, const ir::Stmt& self) override {
-    const int vector = global_vector(n.out, n.src);
+    const int vector = global_vector(n.out, n.src, n.index, n.index_dim);
     if (vector == n.vector) return self;
     auto selected = ir::copy_of(n);
     selected->vector = vector;
@@ -158,7 +162,7 @@ class Selector : public ir::Mutator {
   }
 
   ir::Stmt visit(const ir::StoreGlobalNode& n, const ir::Stmt& self) override {
-    const int vector = global_vector(n.src, n.dst);
+    const int vector = global_vector(n.src, n.dst, n.index, n.index_dim);
     if (vector == n.vector) return self;
     auto selected = ir::copy_of(n);
     selected->vector = vector;

@@ -61,6 +61,7 @@ Cta::Cta(Scheduler& s, const ir::KernelNode& k, const Launch& l, std::array<int,
   for (int w = 0; w < k.warps; ++w) warps.push_back(std::make_unique<Warp>(*this, w));
   smem.assign(size_t(k.shared_bytes), 0);
   written.assign(size_t(k.shared_bytes), 0);
+  written_by.assign(size_t(k.shared_bytes), nullptr);
   in_flight_writes_.assign(size_t(k.shared_bytes), nullptr);
   if (s.happens_before.enabled()) shadow.resize(size_t(k.shared_bytes));
 }
@@ -114,7 +115,7 @@ void Cta::complete_in_flight_write(const InFlightWrite& w, const uint8_t* data, 
       shadow, w.begin, int(n), true, w.issuer, at, [&](int64_t byte) { return shared_byte_name(byte); }, data,
       &smem[size_t(w.begin)]);
   std::memcpy(&smem[size_t(w.begin)], data, n);
-  std::memset(&written[size_t(w.begin)], 1, n);
+  mark_written(w.begin, int64_t(n));
   std::fill_n(in_flight_writes_.begin() + w.begin, n, nullptr);
 }
 
@@ -136,23 +137,29 @@ void Cta::arrive_at_barrier(Warp& w, int id, int expected, Mask mask, const Sour
   w.tick();
 }
 
+void Cta::mark_written(int64_t byte, int64_t n, const ir::SharedTensorNode* tile) {
+  std::fill_n(written.begin() + byte, n, uint8_t(1));
+  std::fill_n(written_by.begin() + byte, n, tile);
+}
+
 void Cta::store_shared(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int n, const SourceLoc& loc,
-                       std::string_view operation) {
+                       std::string_view operation, const ir::SharedTensorNode* tile) {
   check_not_in_flight(byte, n, true, loc, thread);
   access_shared(w, byte, n, true, loc, operation, incoming);
   std::memcpy(&smem[size_t(byte)], incoming, size_t(n));
-  std::memset(&written[size_t(byte)], 1, size_t(n));
+  mark_written(byte, n, tile);
 }
 
 void Cta::store_shared_packed_alone(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int shift, DType t,
-                                    const SourceLoc& loc, std::string_view operation) {
+                                    const SourceLoc& loc, std::string_view operation,
+                                    const ir::SharedTensorNode* tile) {
   const int n = packed_bytes(t, shift);
   check_not_in_flight(byte, n, true, loc, thread);
   scheduler.happens_before.packed_store(
       shadow, byte, shift, dtype_bits(t), w.clock, w.access(loc, operation),
       [&](int64_t b) { return shared_byte_name(b); }, incoming, &smem[size_t(byte)]);
   std::memcpy(&smem[size_t(byte)], incoming, size_t(n));
-  std::memset(&written[size_t(byte)], 1, size_t(n));
+  mark_written(byte, n, tile);
 }
 
 void Cta::access_shared(Warp& w, int64_t byte, int n, bool write, const SourceLoc& loc, std::string_view operation,

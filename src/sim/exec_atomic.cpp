@@ -80,7 +80,7 @@ class ElementAtomic {
                                                [&](int64_t byte) { return cta.shared_byte_name(byte); });
     const ir::Scalar old =
         apply(&cta.smem[size_t(a.byte)], SyncLocation{cta.linear_block(), uint64_t(a.byte)}, value, expected);
-    if (ir::writes_memory(op_)) std::memset(&cta.written[size_t(a.byte)], 1, size_t(bytes_));
+    if (ir::writes_memory(op_)) cta.mark_written(a.byte, bytes_, a.allocation);
     return old;
   }
 

@@ -26,7 +26,8 @@ void exec_FreeShared(Warp& w, const ir::FreeSharedNode& n, Mask) { w.cta.freed_a
 namespace {
 
 constexpr std::string_view kLoadGlobal = "load_global", kStoreGlobal = "store_global", kLoadShared = "load_shared",
-                           kStoreShared = "store_shared";
+                           kStoreShared = "store_shared", kLoadGlobalGather = "load_global_gather",
+                           kStoreGlobalScatter = "store_global_scatter";
 
 // Tells the race detector that the instruction at `loc` moves a tile whose copies are in several
 // warps (an in-place update of such a tile races between them).
@@ -44,37 +45,76 @@ void note_packed(Warp& w, const SourceLoc& loc, std::string_view operation) {
 
 // Where a tile keeps copies of its elements in several lanes of a warp, a store writes one address
 // from each, and the GPU keeps one of them, which one undefined: copies that differ (made so by a
-// warp shuffle, say) are an error at the store. Copies in other warps are the race checker's.
+// warp shuffle, say) are an error at the store. So are a scatter's elements that go to one address
+// with different values. Copies and targets in other warps are the race checker's.
 class CopiesAgree {
  public:
-  CopiesAgree(const ir::RegisterTensorNode& tile, std::string_view operation, const SourceLoc& loc)
-      : tile_(tile), operation_(operation), loc_(loc), active_(!tile.layout.replica_spans().empty()) {}
+  CopiesAgree(const ir::RegisterTensorNode& tile, std::string_view operation, const SourceLoc& loc,
+              bool scatter = false)
+      : tile_(tile),
+        operation_(operation),
+        loc_(loc),
+        scatter_(scatter),
+        active_(scatter || !tile.layout.replica_spans().empty()) {}
 
   void check(const Warp& w, uint64_t address, int lane, const int* c, ir::Scalar v, DType t) {
     if (!active_) return;
-    const auto [it, fresh] = seen_.try_emplace(address, Seen{lane, v});
+    const int rank = tile_.layout.rank();
+    const auto [it, fresh] = seen_.try_emplace(address, Seen{lane, std::vector<int>(c, c + rank), v});
     const ir::Scalar kept = it->second.value;
     if (fresh || (t == DType::Bool ? (kept.i != 0) == (v.i != 0) : ir::bits_of(t, kept) == ir::bits_of(t, v))) return;
     const auto text = [&](ir::Scalar x) { return is_float(t) ? fmt::format("{}", x.f) : fmt::format("{}", x.i); };
-    throw Error(loc_,
-                fmt::format("{} of the tile created at {} ({}), which keeps copies of each element in several "
-                            "lanes: threads {} and {} hold different values of element ({}), {} and {}, and "
-                            "which one memory keeps is undefined; an operation that differs between the copies "
-                            "(a warp shuffle) made them differ: give the tile a layout without copies before it",
-                            operation_, tile_.loc.str(), tile_.layout.str(), w.thread(it->second.lane), w.thread(lane),
-                            fmt::join(c, c + tile_.layout.rank(), ", "), text(it->second.value), text(v)));
+    const std::vector<int>& first = it->second.coords;
+    if (scatter_ && !std::equal(first.begin(), first.end(), c))
+      throw Error(loc_, fmt::format("{}: elements ({}) and ({}) of the tile created at {} go to the same element of "
+                                    "the view with different values, {} and {} (threads {} and {}), and which one "
+                                    "memory keeps is undefined; give each element its own place, or combine them "
+                                    "with atomic.scatter_add",
+                                    operation_, fmt::join(first, ", "), fmt::join(c, c + rank, ", "), tile_.loc.str(),
+                                    text(kept), text(v), w.thread(it->second.lane), w.thread(lane)));
+    throw Error(loc_, fmt::format("{} of the tile created at {} ({}), which keeps copies of each element in several "
+                                  "lanes: threads {} and {} hold different values of element ({}), {} and {}, and "
+                                  "which one memory keeps is undefined; an operation that differs between the copies "
+                                  "(a warp shuffle) made them differ: give the tile a layout without copies before it",
+                                  operation_, tile_.loc.str(), tile_.layout.str(), w.thread(it->second.lane),
+                                  w.thread(lane), fmt::join(c, c + rank, ", "), text(kept), text(v)));
   }
 
  private:
   struct Seen {
     int lane;
+    std::vector<int> coords;
     ir::Scalar value;
   };
   const ir::RegisterTensorNode& tile_;
   std::string_view operation_;
   const SourceLoc& loc_;
-  bool active_;
+  bool scatter_, active_;
   std::map<uint64_t, Seen> seen_;
+};
+
+// A gather's or scatter's coordinate along its indexed dimension: the element of the index tile
+// that the moved tile's element in slot `l` of `lane` broadcasts from. None for a plain load or store.
+class IndexReader {
+ public:
+  IndexReader(Warp& w, const ir::RegisterTensor& index, int dim, const ir::RegisterTensorNode* tile) : dim_(dim) {
+    if (!index) return;
+    values_ = &w.tile(index.get());
+    local_ = index->layout.local_size();
+    tile_local_ = tile->layout.local_size();
+    if (!(index->layout == tile->layout)) slots_ = &w.cta.tables.broadcast(index.get(), tile);
+  }
+  IndexedCoordinate operator()(int lane, int thread, int l) const {
+    if (!values_) return {};
+    const int slot = slots_ ? (*slots_)[size_t(thread) * tile_local_ + l] : l;
+    return {dim_, (*values_)[size_t(lane) * local_ + slot].i};
+  }
+
+ private:
+  int dim_;
+  const std::vector<ir::Scalar>* values_ = nullptr;
+  const std::vector<int>* slots_ = nullptr;
+  int local_ = 0, tile_local_ = 0;
 };
 
 // A packed element is a part of a byte or two: its load reads them, its store writes them back
@@ -144,18 +184,21 @@ void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
 }  // namespace
 
 void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
+  TESSEL_CHECK(!n.index || !is_packed(n.src->dtype), "a gather of packed elements at {}", n.loc.str());
   if (is_packed(n.src->dtype)) return load_packed_global(w, n, mask);
-  note_copies(w, n.loc, kLoadGlobal, n.out.get());
+  const std::string_view operation = n.index ? kLoadGlobalGather : kLoadGlobal;
+  note_copies(w, n.loc, operation, n.out.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.src, mask);
+  const IndexReader indexed(w, n.index, n.index_dim, n.out.get());
   auto& out = w.tile(n.out.get());
   const int local = n.out->layout.local_size();
   const size_t bytes = dtype_bytes(n.src->dtype);
-  for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
+  for_each_element(w, n.out.get(), mask, [&](int lane, int thread, int l, const int* c) {
     ir::Scalar v = is_float(n.src->dtype) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)};
-    if (const auto addr = view.address(lane, c, offsets)) {
+    if (const auto addr = view.address(lane, c, offsets, indexed(lane, thread, l))) {
       check_global_access(*addr, bytes, false, n.loc);
-      access_global(w, *addr, bytes, false, n.loc, kLoadGlobal);
+      access_global(w, *addr, bytes, false, n.loc, operation);
       v = load_value(n.src->dtype, reinterpret_cast<const void*>(*addr));
     }
     out[size_t(lane) * local + l] = v;
@@ -163,22 +206,25 @@ void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
 }
 
 void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
+  TESSEL_CHECK(!n.index || !is_packed(n.dst->dtype), "a scatter of packed elements at {}", n.loc.str());
   if (is_packed(n.dst->dtype)) return store_packed_global(w, n, mask);
-  note_copies(w, n.loc, kStoreGlobal, n.src.get());
+  const std::string_view operation = n.index ? kStoreGlobalScatter : kStoreGlobal;
+  note_copies(w, n.loc, operation, n.src.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.dst, mask);
+  const IndexReader indexed(w, n.index, n.index_dim, n.src.get());
   auto& src = w.tile(n.src.get());
   const int local = n.src->layout.local_size();
   const size_t bytes = dtype_bytes(n.dst->dtype);
-  CopiesAgree copies(*n.src, kStoreGlobal, n.loc);
-  for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
-    const auto addr = view.address(lane, c, offsets);
+  CopiesAgree copies(*n.src, operation, n.loc, bool(n.index));
+  for_each_element(w, n.src.get(), mask, [&](int lane, int thread, int l, const int* c) {
+    const auto addr = view.address(lane, c, offsets, indexed(lane, thread, l));
     if (!addr) return;
     check_global_access(*addr, bytes, true, n.loc);
     copies.check(w, *addr, lane, c, src[size_t(lane) * local + l], n.dst->dtype);
     uint8_t incoming[8];
     store_value(n.dst->dtype, incoming, src[size_t(lane) * local + l]);
-    access_global(w, *addr, bytes, true, n.loc, kStoreGlobal, incoming);
+    access_global(w, *addr, bytes, true, n.loc, operation, incoming);
     std::memcpy(reinterpret_cast<void*>(*addr), incoming, bytes);
   });
 }
@@ -224,11 +270,12 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
       store_packed(t, incoming, a.shift, v);
       // Without runs of whole words, the generated code stores each element alone, with atomics.
       if (n.vector == 1)
-        return owner.store_shared_packed_alone(w, w.thread(lane), a.byte, incoming, a.shift, t, n.loc, kStoreShared);
+        return owner.store_shared_packed_alone(w, w.thread(lane), a.byte, incoming, a.shift, t, n.loc, kStoreShared,
+                                               a.allocation);
     } else {
       store_value(t, incoming, v);
     }
-    owner.store_shared(w, w.thread(lane), a.byte, incoming, bytes, n.loc, kStoreShared);
+    owner.store_shared(w, w.thread(lane), a.byte, incoming, bytes, n.loc, kStoreShared, a.allocation);
   });
 }
 

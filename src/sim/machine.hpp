@@ -135,8 +135,12 @@ class Cta {
   std::unordered_map<const ir::VarNode*, ir::Scalar> params;
   std::vector<std::unique_ptr<Warp>> warps;
 
-  // Shared memory with a per-byte "written" mark: reads of unwritten bytes are reported.
+  // Shared memory with a per-byte "written" mark: reads of unwritten bytes are reported. A store to
+  // a tile records the tile too, so that a read of a tile that took a freed tile's bytes finds
+  // what the freed tile left there (null for writes of no tile: asynchronous copies, scratch).
   std::vector<uint8_t> smem, written;
+  std::vector<const ir::SharedTensorNode*> written_by;
+  void mark_written(int64_t byte, int64_t n, const ir::SharedTensorNode* tile = nullptr);
   std::unordered_map<const ir::SharedTensorNode*, int64_t> shared_offsets;
   // Where free_shared freed a tile, once a warp has run the free: race reports name it.
   std::unordered_map<const ir::SharedTensorNode*, const SourceLoc*> freed_at;
@@ -157,14 +161,16 @@ class Cta {
                      const uint8_t* incoming = nullptr);
   void check_async_read(const VectorClock& issuer, Access at, int64_t begin, int64_t end);
   void check_async_read(const VectorClock& issuer, Access at, const std::vector<int64_t>& bytes);
-  // A store by `thread` of `w` of the `n` bytes `incoming` at `byte`: checked against asynchronous
-  // work in flight and for races, then written and marked written.
+  // A store by `thread` of `w` of the `n` bytes `incoming` at `byte` (of `tile`, where a tile is
+  // stored to): checked against asynchronous work in flight and for races, then written and marked
+  // written.
   void store_shared(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int n, const SourceLoc& loc,
-                    std::string_view operation);
+                    std::string_view operation, const ir::SharedTensorNode* tile = nullptr);
   // The same for a packed element of type `t` stored alone from bit `shift` of `byte`, which the
   // generated code writes with atomics (HappensBefore::packed_store).
   void store_shared_packed_alone(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int shift, DType t,
-                                 const SourceLoc& loc, std::string_view operation);
+                                 const SourceLoc& loc, std::string_view operation,
+                                 const ir::SharedTensorNode* tile = nullptr);
   // "shared memory s_a (allocated at k.cpp:3), byte 12 of the allocation, in block (0, 0, 0)"
   std::string shared_byte_name(int64_t byte) const;
 

@@ -100,6 +100,12 @@ inline std::vector<Lanes> eval_all(Warp& w, const std::vector<ir::Expr>& es, Mas
 }
 
 // A global view as the active lanes of a warp see it: its pointer, shape and strides.
+// A gather's or scatter's coordinate along its indexed dimension; none where `dim` is -1.
+struct IndexedCoordinate {
+  int dim = -1;
+  int64_t value = 0;
+};
+
 class GlobalViewLanes {
  public:
   GlobalViewLanes(Warp& w, const ir::GlobalTensor& g, Mask mask)
@@ -108,9 +114,11 @@ class GlobalViewLanes {
         shape_(eval_all(w, g->shape, mask)),
         strides_(eval_all(w, g->strides, mask)) {}
 
-  // The address of the element at coordinates c + offsets in `lane`; none outside the view.
-  std::optional<uint64_t> address(int lane, const int* c, const std::vector<Lanes>& offsets) const {
-    const auto i = index(lane, c, offsets);
+  // The address of the element at coordinates c + offsets in `lane`; none outside the view. A
+  // gather or scatter gives the coordinate along `indexed.dim` as `indexed.value` instead of c's.
+  std::optional<uint64_t> address(int lane, const int* c, const std::vector<Lanes>& offsets,
+                                  IndexedCoordinate indexed = {}) const {
+    const auto i = index(lane, c, offsets, indexed);
     if (!i) return std::nullopt;
     return uint64_t(ptr_[lane].i) + uint64_t(*i * dtype_bytes(g_->dtype));
   }
@@ -126,10 +134,11 @@ class GlobalViewLanes {
 
  private:
   // The element's index from the view's pointer; none outside the view.
-  std::optional<int64_t> index(int lane, const int* c, const std::vector<Lanes>& offsets) const {
+  std::optional<int64_t> index(int lane, const int* c, const std::vector<Lanes>& offsets,
+                               IndexedCoordinate indexed = {}) const {
     int64_t index = 0;
     for (int d = 0; d < g_->rank(); ++d) {
-      const int64_t coord = c[d] + offsets[size_t(d)][lane].i;
+      const int64_t coord = (d == indexed.dim ? indexed.value : c[d]) + offsets[size_t(d)][lane].i;
       if (coord < 0 || coord >= extent(d, lane)) return std::nullopt;
       index += coord * strides_[size_t(d)][lane].i;
     }

@@ -60,7 +60,7 @@ void TensorMemory::allocate(const Warp& w, const ir::Tcgen05AllocNode& n) {
     const int64_t word = cta_.shared_offsets.at(n.tensor->address.get());
     const uint32_t address = uint32_t(first);
     std::memcpy(&cta_.smem[size_t(word)], &address, 4);
-    std::memset(&cta_.written[size_t(word)], 1, 4);
+    cta_.mark_written(word, 4);
     return;
   }
   TESSEL_CHECK(false, "tcgen05.alloc at {} by warp {} without {} free columns", n.loc.str(), w.id, columns);

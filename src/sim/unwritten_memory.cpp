@@ -68,14 +68,29 @@ std::string unwritten_memory_cause(const Cta& cta, int64_t byte, int reader_warp
 void check_shared_written(Warp& w, const Cta& owner, const SharedAddress& a, int bytes, int thread,
                           const SourceLoc& loc, std::string_view access, std::string_view doing) {
   const bool remote = &owner != &w.cta;
-  for (int b = 0; b < bytes; ++b)
-    if (!owner.written[size_t(a.byte + b)])
+  for (int b = 0; b < bytes; ++b) {
+    const size_t byte = size_t(a.byte + b);
+    const int64_t in_tile = a.byte - w.cta.shared_offsets.at(a.allocation);
+    if (!owner.written[byte])
       throw Error(loc, fmt::format("{} of shared memory that was never written: the allocation at {}, byte {} of the "
                                    "allocation{}, read by thread {} of block {}; store to it (and {}) before {}{}",
-                                   access, a.allocation->loc.str(), a.byte - w.cta.shared_offsets.at(a.allocation),
+                                   access, a.allocation->loc.str(), in_tile,
                                    remote ? fmt::format(" in block {}", owner.block_name()) : "", thread,
                                    w.cta.block_name(), remote ? "cluster.sync()" : "sync()", doing,
                                    unwritten_memory_cause(w.cta, a.byte + b, w.id, remote)));
+    // The bytes were last stored to as a tile that free_shared has since given up to this one. (A
+    // freed tile that reads the bytes of the tile after it races with its writes instead.)
+    const ir::SharedTensorNode* before = owner.written_by[byte];
+    const auto freed = owner.freed_at.find(before);
+    if (before && before != a.allocation && freed != owner.freed_at.end())
+      throw Error(loc, fmt::format("{} of shared memory that the allocation at {} never wrote: byte {} of it{} still "
+                                   "holds what the tile allocated at {} left there (freed at {}), whose bytes it "
+                                   "took; read by thread {} of block {}; store to it (and {}) before {}",
+                                   access, a.allocation->loc.str(), in_tile,
+                                   remote ? fmt::format(" in block {}", owner.block_name()) : "", before->loc.str(),
+                                   freed->second->str(), thread, w.cta.block_name(),
+                                   remote ? "cluster.sync()" : "sync()", doing));
+  }
 }
 
 void check_shared_read(Warp& w, const Cta& owner, const SharedAddress& a, int bytes, int lane, const SourceLoc& loc,

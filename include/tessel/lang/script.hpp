@@ -234,6 +234,17 @@ class Instructions {
   // Writes `src` at `offsets`; elements outside the view are skipped.
   void store_global(const GlobalTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets,
                     loc_t loc = loc_t::current());
+  // Gathers the tile of `shape` from `src`: the element at coordinates c reads offsets + c, but along
+  // `dim` offsets[dim] + indices[c] (an integer tile of `shape`, or of extent 1 where it is the same
+  // for every element of a dimension: [m, 1] indices gather m rows). Elements outside the view read
+  // as `fill`, so an index of -1 leaves one out.
+  RegisterTensor load_global_gather(const GlobalTensor& src, int dim, const RegisterTensor& indices,
+                                    std::vector<Dim> offsets, std::vector<Dim> shape, const Layout& layout = {},
+                                    double fill = 0, loc_t loc = loc_t::current());
+  // Scatters `src` into `dst`, with coordinates as load_global_gather's; elements outside the view are
+  // skipped. Elements sent to one place must hold the same value (which one lands is undefined).
+  void store_global_scatter(const GlobalTensor& dst, int dim, const RegisterTensor& indices, const RegisterTensor& src,
+                            std::vector<Dim> offsets, loc_t loc = loc_t::current());
   // The tile of `shape` at `offsets` of `src` (the whole tensor by default).
   RegisterTensor load_shared(const SharedTensor& src, std::vector<Dim> offsets = {}, std::vector<Dim> shape = {},
                              const Layout& layout = {}, loc_t loc = loc_t::current());
@@ -487,6 +498,12 @@ class Instructions {
   GlobalTensor make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape, const std::vector<Dim>& strides,
                                 SourceLoc loc);
   GlobalTensor make_global_scratch(DType t, const std::vector<Dim>& shape, ScratchContents contents, SourceLoc loc);
+  // load_global and store_global, gathering or scattering along `dim` where `indices` is given.
+  RegisterTensor load_global_of(const GlobalTensor& src, std::vector<Dim> offsets, std::vector<Dim> shape,
+                                const Layout& layout, double fill, const ir::RegisterTensor& indices, int dim,
+                                std::string_view what, SourceLoc loc);
+  void store_global_of(const GlobalTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets,
+                       const ir::RegisterTensor& indices, int dim, std::string_view what, SourceLoc loc);
   // load_shared and store_shared of the block's own tile (`block_rank` null) or of another block's.
   RegisterTensor load_shared_of(const SharedTensor& src, const ir::Expr& block_rank, std::vector<Dim> offsets,
                                 std::vector<Dim> shape, const Layout& layout, SourceLoc loc);

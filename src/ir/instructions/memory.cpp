@@ -20,15 +20,35 @@ void verify_AllocShared(Verification& v, const AllocSharedNode& n) {
 
 void verify_FreeShared(Verification& v, const FreeSharedNode& n) { v.free(n.tensor, n); }
 
+namespace {
+
+// A gather's or scatter's indices: integers along one of the view's dimensions, of the moved tile's
+// shape or broadcast to it.
+void verify_index(Verification& v, const RegisterTensor& index, int dim, const RegisterTensor& tile,
+                  const StmtNode& n) {
+  if (!index) return;
+  TESSEL_CHECK(dim >= 0 && dim < tile->rank() && !is_float(index->dtype) && index->dtype != DType::Bool &&
+                   !is_packed(index->dtype) && index->rank() == tile->rank(),
+               "global indices along dim {} at {}", dim, n.loc.str());
+  for (int d = 0; d < tile->rank(); ++d)
+    TESSEL_CHECK(index->shape()[d] == 1 || index->shape()[d] == tile->shape()[d],
+                 "global indices of extent {} in dim {} at {}", index->shape()[d], d, n.loc.str());
+  v.use(index, n);
+}
+
+}  // namespace
+
 void verify_LoadGlobal(Verification& v, const LoadGlobalNode& n) {
   TESSEL_CHECK(int(n.offsets.size()) == n.src->rank(), "load_global with {} offsets at {}", n.offsets.size(),
                n.loc.str());
+  verify_index(v, n.index, n.index_dim, n.out, n);
   v.define(n.out, n);
 }
 
 void verify_StoreGlobal(Verification& v, const StoreGlobalNode& n) {
   TESSEL_CHECK(int(n.offsets.size()) == n.dst->rank(), "store_global with {} offsets at {}", n.offsets.size(),
                n.loc.str());
+  verify_index(v, n.index, n.index_dim, n.src, n);
   v.use(n.src, n);
 }
 

@@ -33,39 +33,53 @@ struct FreeSharedNode : StmtNode {
   SharedTensor tensor;
   static constexpr auto operands() { return std::tuple{&FreeSharedNode::tensor}; }
 };
-// Elements outside the view's shape read as `fill`.
+// Elements outside the view's shape read as `fill`. With an `index` (load_global_gather), the
+// coordinate along `index_dim` of the element at coordinates c is offsets[index_dim] + index[c]: an
+// integer tile of the loaded tile's shape, or broadcast to it along extent-1 dimensions.
 struct LoadGlobalNode : StmtNode {
   LoadGlobalNode(SourceLoc l, RegisterTensor out, GlobalTensor src, std::vector<Expr> offsets, double fill,
-                 int vector = 0)
+                 int vector = 0, RegisterTensor index = nullptr, int index_dim = -1)
       : StmtNode(NodeKind::LoadGlobal, std::move(l)),
         out(std::move(out)),
         src(std::move(src)),
         offsets(std::move(offsets)),
         fill(fill),
-        vector(vector) {}
+        vector(vector),
+        index(std::move(index)),
+        index_dim(index_dim) {}
   RegisterTensor out;
   GlobalTensor src;
   std::vector<Expr> offsets;
   double fill;
-  int vector;  // elements per access (select_instructions); 0 until selected
+  int vector;            // elements per access (select_instructions); 0 until selected
+  RegisterTensor index;  // null but for a gather
+  int index_dim;
   static constexpr auto operands() {
-    return std::tuple{&LoadGlobalNode::out, &LoadGlobalNode::src, &LoadGlobalNode::offsets};
+    return std::tuple{&LoadGlobalNode::out, &LoadGlobalNode::src, &LoadGlobalNode::offsets,
+                      optional(&LoadGlobalNode::index)};
   }
 };
-// Elements outside the view's shape are not written.
+// Elements outside the view's shape are not written. An `index` makes it store_global_scatter, with
+// coordinates as LoadGlobalNode's.
 struct StoreGlobalNode : StmtNode {
-  StoreGlobalNode(SourceLoc l, GlobalTensor dst, RegisterTensor src, std::vector<Expr> offsets, int vector = 0)
+  StoreGlobalNode(SourceLoc l, GlobalTensor dst, RegisterTensor src, std::vector<Expr> offsets, int vector = 0,
+                  RegisterTensor index = nullptr, int index_dim = -1)
       : StmtNode(NodeKind::StoreGlobal, std::move(l)),
         dst(std::move(dst)),
         src(std::move(src)),
         offsets(std::move(offsets)),
-        vector(vector) {}
+        vector(vector),
+        index(std::move(index)),
+        index_dim(index_dim) {}
   GlobalTensor dst;
   RegisterTensor src;
   std::vector<Expr> offsets;
-  int vector;  // elements per access (select_instructions); 0 until selected
+  int vector;            // elements per access (select_instructions); 0 until selected
+  RegisterTensor index;  // null but for a scatter
+  int index_dim;
   static constexpr auto operands() {
-    return std::tuple{&StoreGlobalNode::dst, &StoreGlobalNode::src, &StoreGlobalNode::offsets};
+    return std::tuple{&StoreGlobalNode::dst, &StoreGlobalNode::src, &StoreGlobalNode::offsets,
+                      optional(&StoreGlobalNode::index)};
   }
 };
 // With a `rank`, the tile is the one at the same offset in the shared memory of the cluster's block

@@ -1,0 +1,69 @@
+// A mixture of experts' token movement around its expert GEMMs, by gathers of rows
+// (load_global_gather): the tokens' rows into their experts' order, and the experts' output rows
+// back to their tokens, weighted by the router and summed over each token's top k experts.
+#pragma once
+
+#include "tessel/tessel.hpp"
+
+namespace tessel::examples {
+
+// permuted[i, :] = x[source[i], :] for the rows of `hidden` bf16 elements: a token's row once for
+// each expert that takes it, in the experts' order. A source of -1 (a row that pads an expert's
+// group) gives a zero row. A block moves block_rows rows of block_cols columns; each row's source is
+// the same along it, so every thread moves runs of 8 elements (16 bytes) at a time.
+struct MoePermute : Script {
+  int block_rows = 16;
+  int block_cols = 512;
+  int warps = 4;
+
+  static Space space() {
+    return tune("block_rows, block_cols", {&MoePermute::block_rows, &MoePermute::block_cols},
+                {{8, 512}, {16, 512}, {16, 1024}, {32, 256}, {32, 512}}) *
+           tune("warps", &MoePermute::warps, {4, 8});
+  }
+
+  static constexpr const char* param_names[] = {"tokens", "rows", "hidden", "x", "source", "permuted"};
+  void operator()(Int32 tokens, Int32 rows, Int32 hidden, Ptr<bf16> x, Ptr<int32_t> source, Ptr<bf16> permuted) {
+    attrs.blocks = {cdiv(hidden, block_cols), cdiv(rows, block_rows)};
+    attrs.warps = warps;
+    const Int32 row = blockIdx.y * block_rows, column = blockIdx.x * block_cols;
+    auto from = load_global(global_view(source, {rows, 1}), {row, 0}, {block_rows, 1}, Layout{}, -1);
+    auto moved = load_global_gather(global_view(x, {tokens, hidden}), 0, from, {0, column}, {block_rows, block_cols});
+    store_global(global_view(permuted, {rows, hidden}), moved, {row, column});
+  }
+};
+
+// y[t, :] = Σ_j weight[t, j] · expert_out[place[t, j], :] over a token's top_k experts, in f32 and
+// rounded to bf16 once: the rows that MoePermute moved out, back to their token after the experts'
+// GEMMs. place and weight are [tokens, top_k].
+struct MoeUnpermute : Script {
+  int block_rows = 16;
+  int block_cols = 512;
+  int warps = 4;
+
+  static Space space() {
+    return tune("block_rows, block_cols", {&MoeUnpermute::block_rows, &MoeUnpermute::block_cols},
+                {{8, 512}, {8, 1024}, {16, 512}, {16, 1024}, {32, 256}}) *
+           tune("warps", &MoeUnpermute::warps, {4, 8});
+  }
+
+  static constexpr const char* param_names[] = {"tokens",     "rows",  "hidden", "top_k",
+                                                "expert_out", "place", "weight", "y"};
+  void operator()(Int32 tokens, Int32 rows, Int32 hidden, Int32 top_k, Ptr<bf16> expert_out, Ptr<int32_t> place,
+                  Ptr<float> weight, Ptr<bf16> y) {
+    attrs.blocks = {cdiv(hidden, block_cols), cdiv(tokens, block_rows)};
+    attrs.warps = warps;
+    const Int32 token = blockIdx.y * block_rows, column = blockIdx.x * block_cols;
+    auto g_out = global_view(expert_out, {rows, hidden});
+    auto sum = register_tensor<float>({block_rows, block_cols}, 0.0f);
+    // Unrolled by two, so that the gathers of two experts' rows are in flight together.
+    for (Int32 j : range(0, top_k, 1, 2)) {
+      auto at = load_global(global_view(place, {tokens, top_k}), {token, j}, {block_rows, 1}, Layout{}, -1);
+      auto w = load_global(global_view(weight, {tokens, top_k}), {token, j}, {block_rows, 1});
+      sum = fma(load_global_gather(g_out, 0, at, {0, column}, {block_rows, block_cols}).to<float>(), w, sum);
+    }
+    store_global(global_view(y, {tokens, hidden}), sum.to<bf16>(), {token, column});
+  }
+};
+
+}  // namespace tessel::examples
