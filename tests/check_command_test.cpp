@@ -61,7 +61,8 @@ TEST(CheckCommand, EachScheduleIsReportedAndAReportOfEveryScheduleOnce) {
   const bool passed = cli::check_under_schedules(e, {}, 1, "", "  ");
   EXPECT_FALSE(passed);
   EXPECT_EQ(::testing::internal::GetCapturedStdout(),
-            "  eager    flaky: PASS\n  lazy     error: k.cpp:3: read in flight\n  seed 1   flaky: PASS\n"
+            "  eager                    flaky: PASS\n  lazy                     error: k.cpp:3: read in flight\n  seed "
+            "1                   flaky: PASS\n"
             "  seed 1, 4 groups at once flaky: PASS\n");
   e.runner = [](const Device&, const cli::Sizes&, const KernelOptions&) -> cli::RunResult {
     throw sim::RunReport(Error("k.cpp:5: deadlock"));
@@ -69,7 +70,8 @@ TEST(CheckCommand, EachScheduleIsReportedAndAReportOfEveryScheduleOnce) {
   ::testing::internal::CaptureStdout();
   EXPECT_FALSE(cli::check_under_schedules(e, {}, 1, "", "  "));
   EXPECT_EQ(::testing::internal::GetCapturedStdout(),
-            "  eager    error: k.cpp:5: deadlock\n  lazy     error: k.cpp:5: deadlock\n  seed 1   error: k.cpp:5: "
+            "  eager                    error: k.cpp:5: deadlock\n  lazy                     error: k.cpp:5: "
+            "deadlock\n  seed 1                   error: k.cpp:5: "
             "deadlock\n  seed 1, 4 groups at once error: k.cpp:5: deadlock\n");
   e.runner = [](const Device&, const cli::Sizes&, const KernelOptions&) -> cli::RunResult {
     throw Error("k.cpp:6: kernel K: n must be a multiple of 2 (this launch has n = 3)");
@@ -85,7 +87,7 @@ TEST(CheckCommand, AKernelThatFailsUnderEveryScheduleFailsTheCheckOnEachLine) {
   const Cli r = tessel("check broken_sync --seeds 1");
   EXPECT_EQ(r.status, 1) << r.output;
   for (const char* schedule : {"eager", "lazy", "seed 1"})
-    EXPECT_NE(r.output.find(fmt::format("{:<8} error: ", schedule)), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("{:<24} error: ", schedule)), std::string::npos) << r.output;
 }
 
 TEST(CheckCommand, AllCandidatesChecksEachCandidateOfTheSpaceUnderEverySchedule) {
@@ -94,9 +96,9 @@ TEST(CheckCommand, AllCandidatesChecksEachCandidateOfTheSpaceUnderEverySchedule)
   const std::vector<std::string> configurations = examples::find_example("blackwell_v0").configurations();
   ASSERT_EQ(configurations.size(), 9u);
   for (size_t i = 0; i < configurations.size(); ++i)
-    EXPECT_NE(
-        r.output.find(fmt::format("[{}/9] {}\n  eager    blackwell_v0 136x200x40: PASS", i + 1, configurations[i])),
-        std::string::npos)
+    EXPECT_NE(r.output.find(fmt::format("[{}/9] {}\n  eager                    blackwell_v0 136x200x40: PASS", i + 1,
+                                        configurations[i])),
+              std::string::npos)
         << r.output;
   EXPECT_NE(r.output.find("blackwell_v0: all 9 candidates pass\n"), std::string::npos) << r.output;
 }
@@ -118,8 +120,8 @@ TEST(CheckCommand, AllCandidatesChecksTheCandidatesAfterOneThatCannotRunOrFails)
   EXPECT_NE(output.find("[1/3] block=1\n  error: k.cpp:4: kernel Three: n must be a multiple of 2\n[2/3] block=2\n"),
             std::string::npos)
       << output;
-  EXPECT_NE(output.find("  lazy     three: 1 of 8 wrong\n"), std::string::npos) << output;
-  EXPECT_NE(output.find("[3/3] block=3\n  eager    three: PASS\n"), std::string::npos) << output;
+  EXPECT_NE(output.find("  lazy                     three: 1 of 8 wrong\n"), std::string::npos) << output;
+  EXPECT_NE(output.find("[3/3] block=3\n  eager                    three: PASS\n"), std::string::npos) << output;
   EXPECT_NE(output.find("three: 1 of 3 candidates pass; failed: 2; stopped by an error: 1\n"), std::string::npos)
       << output;
 }
@@ -129,7 +131,7 @@ TEST(CheckCommand, ConfigChecksTheGivenHyperparameters) {
       "check blackwell_v4 136 600 40 --config \"block_n=128, block_k=32, stages=3, swizzle_size=4\" "
       "--seeds 1");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("seed 1   blackwell_v4 136x600x40: PASS"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("seed 1                   blackwell_v4 136x600x40: PASS"), std::string::npos) << r.output;
 }
 
 TEST(CheckCommand, AConfigurationTheSpaceDoesNotHaveIsAnErrorNamingWhatItHas) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -19,7 +20,10 @@ bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, 
   std::optional<Error> first_report;
   std::vector<std::string> held;
   bool all_alike = true, all_pass = true;
-  for (const sim::Options& schedule : sim::adversarial_schedules(seeds)) {
+  const std::vector<sim::Options> schedules = sim::adversarial_schedules(seeds);
+  size_t width = 0;  // the names' column
+  for (const sim::Options& schedule : schedules) width = std::max(width, sim::schedule_name(schedule).size());
+  for (const sim::Options& schedule : schedules) {
     const std::string name = sim::schedule_name(schedule);
     std::string line;
     try {
@@ -29,10 +33,10 @@ bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, 
       options.arch = target;
       const RunResult r = e.run(Device::simulator(), sizes, options);
       all_pass &= r.ok;
-      line = fmt::format("{}{:<8} {}", indent, name, r.summary);
+      line = fmt::format("{}{:<{}} {}", indent, name, width, r.summary);
     } catch (const Error& error) {
       all_pass = false;
-      line = fmt::format("{}{:<8} error: {}", indent, name, error.what());
+      line = fmt::format("{}{:<{}} error: {}", indent, name, width, error.what());
       const bool ran = dynamic_cast<const sim::RunReport*>(&error) != nullptr;
       if (!ran && all_alike && (!first_report || std::string_view(first_report->what()) == error.what())) {
         if (!first_report) first_report = error;
