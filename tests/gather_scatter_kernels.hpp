@@ -1,7 +1,7 @@
 // Gathers and scatters of global memory by index tiles (load_global_gather, store_global_scatter)
 // against host references, on the simulator (gather_scatter_test.cpp) and on the GPU
-// (gpu/gather_scatter_gpu_test.cpp): the rows of a mixture of experts' token permutation, and
-// elements along the last dimension as torch.gather and torch.scatter take them.
+// (gpu/gather_scatter_gpu_test.cpp): the rows of a mixture of experts' token permutation, elements
+// along the last dimension as torch.gather and torch.scatter take them, and both in shared memory.
 #pragma once
 
 #include <algorithm>
@@ -94,8 +94,8 @@ inline void check_gather_and_scatter_columns(const Device& dev, const KernelOpti
     std::iota(row, row + 64, 0);
     std::shuffle(row, row + 64, rng);
   }
-  index[3] = -1;        // a gather reads 0 there, and the scatter leaves its element out
-  index[70] = 1 << 20;  // the same beyond the row
+  index[3] = -1;                       // a gather reads 0 there, and the scatter leaves its element out
+  index[70] = (int64_t{1} << 32) + 3;  // the same beyond the row, where 32 bits of it would be inside
   Buffer<float> dx(dev, x), gathered(dev, std::vector<float>(x.size(), -99.0f)),
       scattered(dev, std::vector<float>(x.size(), -99.0f));
   Buffer<int64_t> dindex(dev, index);
@@ -110,6 +110,55 @@ inline void check_gather_and_scatter_columns(const Device& dev, const KernelOpti
     }
   EXPECT_EQ(gathered.download(), want_gathered);
   EXPECT_EQ(scattered.download(), want_scattered);
+}
+
+// Through shared memory, 256 values a block: the positive ones packed to the front of a shared tile
+// in order (a stream compaction: each one's place is the exclusive sum of the keeps before it; the
+// others go to -1, outside the tile), and 16 rows of 64 halves read back in reverse order.
+struct CompactAndReverseInShared : Script {
+  void operator()(Int32 n, Ptr<int32_t> x, Ptr<int32_t> packed, Ptr<f16> rows, Ptr<f16> reversed) {
+    attrs.blocks = cdiv(n, 256);
+    attrs.warps = 4;
+    auto t = load_global(global_view(x, {n}), {blockIdx.x * 256}, {256});
+    auto keep = (t > 0).to<int32_t>();
+    auto place = where(t > 0, cumsum(keep, 0, ScanKind::exclusive), -1);
+    auto s = shared_tensor<int32_t>({256});
+    store_shared(s, register_tensor<int32_t>({256}, -1));
+    sync();
+    store_shared_scatter(s, 0, place, t, {0});
+    sync();
+    store_global(global_view(packed, {n}), load_shared(s), {blockIdx.x * 256});
+    auto staged = shared_tensor<f16>({16, 64});
+    store_shared(staged, load_global(global_view(rows, {n / 16, 64}), {blockIdx.x * 16, 0}, {16, 64}));
+    sync();
+    auto back = load_shared_gather(staged, 0, (15 - arange({16, 1}, 0)).to<uint8_t>(), {0, 0}, {16, 64});
+    store_global(global_view(reversed, {n / 16, 64}), back, {blockIdx.x * 16, 0});
+  }
+};
+
+inline void check_compact_and_reverse_in_shared(const Device& dev, const KernelOptions& options = {}) {
+  const int n = 512;
+  std::mt19937 rng(34);
+  std::vector<int32_t> x(size_t{n});
+  for (auto& v : x) v = int32_t(rng() % 200) - 100;
+  std::vector<f16> rows(size_t(n / 16 * 64));
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = f16(float(int(rng() % 512) - 256) / 4);
+  Buffer<int32_t> dx(dev, x), packed(dev, std::vector<int32_t>(x.size(), -7777));
+  Buffer<f16> drows(dev, rows), reversed(dev, std::vector<f16>(rows.size(), f16(-99.0f)));
+  Kernel<CompactAndReverseInShared>(dev, options)(n, dx, packed, drows, reversed);
+  std::vector<int32_t> want(x.size(), -1);
+  for (int b = 0; b < n / 256; ++b) {
+    size_t next = size_t(b) * 256;
+    for (int i = 0; i < 256; ++i)
+      if (const int32_t v = x[size_t(b * 256 + i)]; v > 0) want[next++] = v;
+  }
+  EXPECT_EQ(packed.download(), want);
+  const std::vector<f16> got = reversed.download();
+  for (int b = 0; b < n / 256; ++b)
+    for (int r = 0; r < 16; ++r)
+      for (int c = 0; c < 64; ++c)
+        ASSERT_EQ(got[size_t((b * 16 + r) * 64 + c)].bits, rows[size_t((b * 16 + 15 - r) * 64 + c)].bits)
+            << b << ", " << r << ", " << c;
 }
 
 }  // namespace tessel::testing

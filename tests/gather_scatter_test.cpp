@@ -23,6 +23,10 @@ TEST(GatherScatter, ElementsAlongTheLastDimension) {
   check_gather_and_scatter_columns(Device::simulator(), {.sim = two_blocks_together({})});
 }
 
+TEST(GatherScatter, ThroughSharedMemory) {
+  for (const sim::Options& o : every_order()) check_compact_and_reverse_in_shared(Device::simulator(), {.sim = o});
+}
+
 TEST(GatherScatter, TheIrShowsTheIndicesAndTheRowsMoveAsVectors) {
   const Device sim = Device::simulator();
   f16* h = nullptr;
@@ -108,8 +112,10 @@ TEST(GatherScatter, IndicesInAnotherLayoutAreRefusedNamingConvertLayout) {
                 " is needed as a broadcast operand by store_global_scatter at " + scatter +
                 " (layout[32,1](d0=16x2 d1=1; threads=d0.1,rep64; local=d0.0)), but is the reduction over dim 1 by "
                 "sum at " +
-                sum + " (layout[32,1](d0=32 d1=1; threads=d0.0,rep4; local=-)); pass store_global_scatter at " +
-                scatter + " a copy of the operand, convert_layout(operand), which takes the layout that use needs");
+                sum +
+                " (layout[32,1](d0=32 d1=1; threads=d0.0,rep4; local=-)); pass convert_layout(operand) to "
+                "store_global_scatter at " +
+                scatter + " instead, a copy that takes the layout that use needs");
   Kernel<ScatterToPlacesFromASum<true>> converted(sim);
   converted(a, dx, out);
   std::vector<float> want(x.size());
@@ -154,6 +160,23 @@ struct ScatterOfPackedElements : Script {
   }
 };
 
+struct GatherByIndicesOfAnotherRank : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    load_global_gather(global_view(x, {8, 8}), 0, arange({8}, 0), {0, 0}, {8, 8});
+  }
+};
+
+struct GatherOfPackedElementsFromShared : Script {
+  void operator()(Ptr<u4> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<u4>({8, 32});
+    load_shared_gather(s, 0, arange({8, 1}, 0), {0, 0}, {8, 32});
+  }
+};
+
 struct ScatterOfAnotherType : Script {
   void operator()(Ptr<float> x) {
     attrs.blocks = 1;
@@ -168,7 +191,7 @@ TEST(GatherScatter, MisuseIsReportedAtTheUsersLine) {
   Buffer<float> x(sim, std::vector<float>(64, 1.0f));
   EXPECT_EQ(error_of<GatherAlongAMissingDimension>(x),
             source_at("tests/gather_scatter_test.cpp", "load_global_gather(global_view(x, {8, 8}), 2, i") +
-                ": load_global_gather: dim 2 of a tile of rank 2");
+                ": load_global_gather: dim 2 of a tile of rank 2; the indexed dimension is one of 0 to 1");
   EXPECT_EQ(error_of<GatherByFloatIndices>(x),
             source_at("tests/gather_scatter_test.cpp", "load_global_gather(global_view(x, {8, 8}), 0, i") +
                 ": load_global_gather: the indices are an integer tile, got f32; convert them with .to<int32_t>()");
@@ -178,7 +201,14 @@ TEST(GatherScatter, MisuseIsReportedAtTheUsersLine) {
   EXPECT_EQ(error_of<ScatterOfAnotherType>(x),
             source_at("tests/gather_scatter_test.cpp", "register_tensor<f16>({8, 8}, 1), {0, 0});") +
                 ": store_global_scatter: a tile of f16 stored to a global view of f32; convert it with .to<f32>()");
+  EXPECT_EQ(error_of<GatherByIndicesOfAnotherRank>(x),
+            source_at("tests/gather_scatter_test.cpp", "arange({8}, 0), {0, 0}, {8, 8});") +
+                ": load_global_gather: indices [8] for a tile [8, 8]; each extent must be the tile's or 1");
   Buffer<uint8_t> packed(sim, std::vector<uint8_t>(128));
+  EXPECT_EQ(error_of<GatherOfPackedElementsFromShared>(packed),
+            source_at("tests/gather_scatter_test.cpp", "load_shared_gather(s, 0, arange({8, 1}, 0)") +
+                ": load_shared_gather: elements of u4 are packed several to a byte, and are not gathered or "
+                "scattered one by one; move whole rows with load_shared and store_shared");
   EXPECT_EQ(error_of<ScatterOfPackedElements>(packed),
             source_at("tests/gather_scatter_test.cpp", "store_global_scatter(global_view(x, {8, 32})") +
                 ": store_global_scatter: elements of u4 are packed several to a byte, and are not gathered or "
@@ -195,7 +225,47 @@ TEST(GatherScatter, CompileForEveryTarget) {
     const KernelOptions options{arch};
     EXPECT_GT(Kernel<PermuteTokenRows>(Device::simulator(), options).cubin(100, 512, h, i, i, h, h).size(), 0u) << arch;
     EXPECT_GT(Kernel<GatherAndScatterColumns>(Device::simulator(), options).cubin(40, f, l, f, f).size(), 0u) << arch;
+    EXPECT_GT(Kernel<CompactAndReverseInShared>(Device::simulator(), options).cubin(512, i, i, h, h).size(), 0u)
+        << arch;
+    // Debug mode checks each gathered and scattered access against its allocation.
+    const KernelOptions debug{.arch = arch, .debug = true};
+    EXPECT_GT(Kernel<PermuteTokenRows>(Device::simulator(), debug).cubin(100, 512, h, i, i, h, h).size(), 0u) << arch;
   }
+}
+
+// One column per row, the same for the whole row: indices [16, 1] along the last dimension, so a
+// run of the row reads one element again and again and moves element by element.
+struct SpreadOneColumnPerRow : Script {
+  void operator()(Ptr<float> x, Ptr<uint16_t> column, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto c = load_global(global_view(column, {16, 1}), {0, 0}, {16, 1});
+    store_global(global_view(out, {16, 64}), load_global_gather(global_view(x, {16, 64}), 1, c, {0, 0}, {16, 64}),
+                 {0, 0});
+  }
+};
+
+TEST(GatherScatter, IndicesAlongTheLastDimensionMoveElementByElement) {
+  const Device sim = Device::simulator();
+  std::mt19937 rng(35);
+  std::vector<float> x(16 * 64);
+  for (float& v : x) v = float(rng() % 1000);
+  std::vector<uint16_t> column(16);
+  for (auto& c : column) c = uint16_t(rng() % 70);  // some beyond the row's 64: zero rows
+  Buffer<float> dx(sim, x), out(sim, std::vector<float>(x.size(), -1.0f));
+  Buffer<uint16_t> dcolumn(sim, column);
+  Kernel<SpreadOneColumnPerRow> k(sim);
+  k(dx, dcolumn, out);
+  std::vector<float> want(x.size());
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 64; ++j)
+      want[size_t(i * 64 + j)] = column[size_t(i)] < 64 ? x[size_t(i * 64 + column[size_t(i)])] : 0;
+  EXPECT_EQ(out.download(), want);
+  float* f = nullptr;
+  uint16_t* u = nullptr;
+  const std::string ir = ir::print(*k.lowered(f, u, f));
+  EXPECT_THAT(ir, ::testing::ContainsRegex(
+                      "= load_global global<f32>\\(%arg0, [^)]*\\) at \\[0, 0\\] plus %r(\\.[0-9]+)? along dim 1\n"));
 }
 
 }  // namespace

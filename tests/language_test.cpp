@@ -42,7 +42,18 @@ struct WhereBroadcasts : Script {
     auto t = load_global(global_view(x, {32, 8}), {0, 0}, {32, 8});
     auto picked = where(arange({32, 8}, 0) > 3, r, 0);
     auto by_row = where(arange({32, 1}, 0) % 3 == 0, t, picked);
-    store_global(global_view(out, {32, 8}), by_row, {0, 0});
+    // A column condition between a row and a scalar: a result larger than any of the three.
+    auto outer = where(arange({32, 1}, 0) < 16, r, 1);
+    store_global(global_view(out, {32, 8}), by_row + outer, {0, 0});
+  }
+};
+
+struct WhereOfRanksThatDiffer : Script {
+  void operator()(Ptr<int32_t> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {32}), {0}, {32});
+    store_global(global_view(x, {32}), where(arange({32, 1}, 0) > 1, t, 0), {0});
   }
 };
 
@@ -67,12 +78,18 @@ TEST(Language, WhereBroadcastsItsTiles) {
   std::vector<int32_t> want(256);
   for (int i = 0; i < 32; ++i)
     for (int j = 0; j < 8; ++j)
-      want[size_t(i * 8 + j)] = i % 3 == 0 ? x[size_t(i * 8 + j)] : i > 3 ? row[size_t(j)] : 0;
+      want[size_t(i * 8 + j)] = (i % 3 == 0 ? x[size_t(i * 8 + j)]
+                                 : i > 3    ? row[size_t(j)]
+                                            : 0) +
+                                (i < 16 ? row[size_t(j)] : 1);
   EXPECT_EQ(out.download(), want);
   EXPECT_EQ(error_of<WhereOfShapesThatDoNotBroadcast>(dx),
             source_at("tests/language_test.cpp", "where(arange({4, 2}, 0) > 1, t, 0)") +
                 ": where: the condition [4, 2] and the values [4, 8] and a scalar do not broadcast to one shape; each "
                 "extent must be the largest of them or 1");
+  EXPECT_EQ(error_of<WhereOfRanksThatDiffer>(dx),
+            source_at("tests/language_test.cpp", "where(arange({32, 1}, 0) > 1, t, 0)") +
+                ": where: a value of rank 1 with a condition of rank 2");
 }
 
 TEST(Language, SumsOfBoolsAndNarrowIntegersPromoteTo32Bits) { check_narrow_sums(Device::simulator()); }

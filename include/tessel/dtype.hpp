@@ -120,6 +120,9 @@ static_assert(
     }(),
     "the packed types must be the last enumerators, from I4 to F7E5M1");
 constexpr bool is_signed(DType t) { return dtype_info(t).is_signed; }
+// The integer types whose elements are addressed one by one (positions and indices): not bool, not
+// floats, not packed.
+constexpr bool is_byte_addressed_integer(DType t) { return !is_float(t) && t != DType::Bool && !is_packed(t); }
 // The 8-bit integer types, which tensor cores multiply into 32-bit integer accumulators.
 constexpr bool is_byte_integer(DType t) { return t == DType::I8 || t == DType::U8; }
 // The 8-bit float types (OCP's e4m3 and e5m2), which tensor cores multiply into f32 accumulators.

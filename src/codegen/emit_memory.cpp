@@ -82,15 +82,15 @@ std::string shared_element(Emitter& e, const ir::SharedTensor& s, const std::str
 }
 
 void open_run_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets,
-                   const std::string& slot, int run, IndexedDim indexed) {
+                   const std::string& slot, int run, const IndexedDim& indexed) {
   const int n = tile->layout.local_size();
   // The index tile's slot of each of the moved tile's slots, where their layouts differ: a table
   // that the unrolled loop reads with constants.
   std::string index_slot = slot;
-  if (indexed.index && !((*indexed.index)->layout == tile->layout)) {
+  if (indexed.index && !(indexed.index->layout == tile->layout)) {
     index_slot = fmt::format("tessel_index_slot[{}]", slot);
     e.line(fmt::format("constexpr int tessel_index_slot[] = {{{}}};",
-                       fmt::join(e.broadcast_slots(*indexed.index, tile->layout), ", ")));
+                       fmt::join(e.broadcast_slots(indexed.index, tile->layout), ", ")));
   }
   e.line("#pragma unroll");
   e.open(run == 1 ? fmt::format("for (int {0} = 0; {0} < {1}; ++{0})", slot, n)
@@ -99,7 +99,7 @@ void open_run_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector
   for (size_t d = 0; d < c.size(); ++d) {
     const std::string off = e.expr(offsets[d]);
     if (int(d) == indexed.dim)
-      e.line(fmt::format("const int64_t c{} = int64_t({}[{}]){};", d, e.tile(*indexed.index), index_slot,
+      e.line(fmt::format("const int64_t c{} = int64_t({}[{}]){};", d, e.tile(indexed.index), index_slot,
                          off == "0" ? "" : " + " + off));
     else
       e.line(fmt::format("const int c{} = {}{};", d, c[d], off == "0" ? "" : " + " + off));
@@ -107,7 +107,7 @@ void open_run_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector
 }
 
 void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets,
-                    IndexedDim indexed) {
+                    const IndexedDim& indexed) {
   e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   open_run_loop(e, tile, offsets, "l", 1, indexed);
 }
@@ -178,8 +178,8 @@ namespace {
 // fully inside the view and aligned move as one vector access; the others element by element. In
 // debug mode each access is checked against its allocation first, reported as `what` at n's line.
 void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::RegisterTensor& tile,
-                        const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, IndexedDim indexed, int vec,
-                        const std::function<void(const std::string&, const std::string&)>& scalar,
+                        const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, const IndexedDim& indexed,
+                        int vec, const std::function<void(const std::string&, const std::string&)>& scalar,
                         const std::function<void(const std::string&, const std::string&)>& vector) {
   TESSEL_CHECK(vec >= 1, "global access of {} reached code generation without a vector width", tile->name);
   const int bytes = dtype_bytes(g->dtype);
@@ -260,8 +260,8 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
   const std::string fill =
       to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
   emit_global_access(
-      e, n, n.index ? "load_global_gather reads" : "load_global reads", n.out, n.src, n.offsets,
-      {n.index ? &n.index : nullptr, n.index_dim}, n.vector,
+      e, n, n.index ? "load_global_gather reads" : "load_global reads", n.out, n.src, n.offsets, {n.index, n.index_dim},
+      n.vector,
       [&](const std::string& l, const std::string& inside) {
         e.line(fmt::format("{}[{}] = ({}) ? {}[{}] : {};", e.tile(n.out), l, inside, e.expr(n.src->ptr),
                            global_index(e, n.src), fill));
@@ -283,7 +283,7 @@ void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
   }
   emit_global_access(
       e, n, n.index ? "store_global_scatter writes" : "store_global writes", n.src, n.dst, n.offsets,
-      {n.index ? &n.index : nullptr, n.index_dim}, n.vector,
+      {n.index, n.index_dim}, n.vector,
       [&](const std::string& l, const std::string& inside) {
         e.line(fmt::format("if ({}) {}[{}] = {}[{}];", inside, e.expr(n.dst->ptr), global_index(e, n.dst),
                            e.tile(n.src), l));
@@ -295,6 +295,15 @@ void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
   e.close();
 }
 
+namespace {
+
+// Whether coordinate c<dim> of a gather or scatter lies inside the shared view `s`.
+std::string indexed_inside(const ir::SharedTensor& s, int dim) {
+  return fmt::format("c{0} >= 0 && c{0} < {1}", dim, s->shape[size_t(dim)]);
+}
+
+}  // namespace
+
 void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   e.header(n, "load_shared");
   e.declare_tile(n.out);
@@ -304,20 +313,35 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
   TESSEL_CHECK(!n.rank || (n.matrix.instruction == ir::MatrixInstruction::None && !is_packed(n.out->dtype)),
                "load_shared of another block's tile at {} by ldmatrix or of packed elements", n.loc.str());
   const std::string memory = n.rank ? remote_shared_memory(e, n.rank) : "tessel_smem";
+  TESSEL_CHECK(!n.index || (!is_packed(n.out->dtype) && n.matrix.instruction == ir::MatrixInstruction::None),
+               "a gather at {} reached code generation of packed elements or by ldmatrix", n.loc.str());
   if (is_packed(n.out->dtype)) {
     emit_packed_load_shared(e, n);
   } else if (!emit_ldmatrix(e, n, [&](const std::string& index, int64_t constant) {
                return shared_element(e, n.src, index, constant);
              })) {
     TESSEL_CHECK(n.vector >= 1, "load_shared at {} reached code generation without a vector width", n.loc.str());
+    const IndexedDim indexed{n.index, n.index_dim};
+    const std::string element = shared_element(e, n.src, shared_index(n.src), 0, memory);
+    const std::string fill =
+        to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
     if (n.vector == 1) {
-      open_slot_loop(e, n.out, n.offsets);
-      e.line(fmt::format("{}[l] = {};", e.tile(n.out), shared_element(e, n.src, shared_index(n.src), 0, memory)));
+      open_slot_loop(e, n.out, n.offsets, indexed);
+      if (n.index)
+        e.line(
+            fmt::format("{}[l] = ({}) ? {} : {};", e.tile(n.out), indexed_inside(n.src, n.index_dim), element, fill));
+      else
+        e.line(fmt::format("{}[l] = {};", e.tile(n.out), element));
     } else {
       e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
-      open_run_loop(e, n.out, n.offsets, "lv", n.vector);
-      e.line(fmt::format("tessel_load_vec<{}, {}>(&{}[lv], &{});", c_type(n.out->dtype), n.vector, e.tile(n.out),
-                         shared_element(e, n.src, shared_index(n.src), 0, memory)));
+      open_run_loop(e, n.out, n.offsets, "lv", n.vector, indexed);
+      const std::string load =
+          fmt::format("tessel_load_vec<{}, {}>(&{}[lv], &{});", c_type(n.out->dtype), n.vector, e.tile(n.out), element);
+      if (n.index)
+        e.line(fmt::format("if ({}) {} else for (int j = 0; j < {}; ++j) {}[lv + j] = {};",
+                           indexed_inside(n.src, n.index_dim), load, n.vector, e.tile(n.out), fill));
+      else
+        e.line(load);
     }
     e.close();
   }
@@ -330,6 +354,8 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   TESSEL_CHECK(!n.rank || (n.matrix.instruction == ir::MatrixInstruction::None && !is_packed(n.src->dtype)),
                "store_shared to another block's tile at {} by stmatrix or of packed elements", n.loc.str());
   const std::string memory = n.rank ? remote_shared_memory(e, n.rank) : "tessel_smem";
+  TESSEL_CHECK(!n.index || (!is_packed(n.src->dtype) && n.matrix.instruction == ir::MatrixInstruction::None),
+               "a scatter at {} reached code generation of packed elements or by stmatrix", n.loc.str());
   if (is_packed(n.src->dtype)) {
     emit_packed_store_shared(e, n);
     return e.close();
@@ -343,13 +369,16 @@ void emit_StoreShared(Emitter& e, const ir::StoreSharedNode& n) {
   }
   const int vec = n.vector;
   TESSEL_CHECK(vec >= 1, "store_shared at {} reached code generation without a vector width", n.loc.str());
+  const IndexedDim indexed{n.index, n.index_dim};
+  // A scatter writes only the elements whose indexed coordinate is inside the tile.
+  const std::string inside = n.index ? fmt::format("if ({}) ", indexed_inside(n.dst, n.index_dim)) : "";
   if (vec == 1) {
-    open_slot_loop(e, n.src, n.offsets);
-    e.line(fmt::format("{} = {}[l];", element(shared_index(n.dst)), e.tile(n.src)));
+    open_slot_loop(e, n.src, n.offsets, indexed);
+    e.line(fmt::format("{}{} = {}[l];", inside, element(shared_index(n.dst)), e.tile(n.src)));
   } else {
     e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
-    open_run_loop(e, n.src, n.offsets, "lv", vec);
-    e.line(fmt::format("tessel_store_vec<{}, {}>(&{}, &{}[lv]);", c_type(n.dst->dtype), vec,
+    open_run_loop(e, n.src, n.offsets, "lv", vec, indexed);
+    e.line(fmt::format("{}tessel_store_vec<{}, {}>(&{}, &{}[lv]);", inside, c_type(n.dst->dtype), vec,
                        element(shared_index(n.dst)), e.tile(n.src)));
   }
   e.close();

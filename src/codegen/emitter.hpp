@@ -189,18 +189,18 @@ std::vector<std::string> coordinates(int rank);
 // A gather's or scatter's indices: the coordinate along `dim` is its offset plus the element of
 // `index` that the moved tile's element broadcasts from.
 struct IndexedDim {
-  const ir::RegisterTensor* index = nullptr;
+  ir::RegisterTensor index;  // null for a plain access
   int dim = -1;
 };
 // Opens a per-thread loop over the tile's slots `l` with `c0..cN` the element's coordinates in the
 // source/destination (tile coordinates plus offsets, or the index along an IndexedDim's `dim`), and
 // `t` the thread's index in its group.
 void open_slot_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets,
-                    IndexedDim indexed = {});
+                    const IndexedDim& indexed = {});
 // The same over runs of `run` slots (`slot` the first of each run, `c0..cN` its element's
 // coordinates), with `t` already declared.
 void open_run_loop(Emitter& e, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets,
-                   const std::string& slot, int run, IndexedDim indexed = {});
+                   const std::string& slot, int run, const IndexedDim& indexed = {});
 // The element index in `g`, and whether the element is inside it, of coordinates c0, c1, ...
 std::string global_index(Emitter& e, const ir::GlobalTensor& g);
 std::string in_bounds(Emitter& e, const ir::GlobalTensor& g);

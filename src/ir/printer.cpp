@@ -322,13 +322,14 @@ class Printer {
   }
 
   void stmt(const LoadSharedNode& n) {
-    line(fmt::format("{} = load_shared {}{} at {}{}{}", reg_decl(n.out), shared(n.src), rank_text(n.rank),
-                     exprs(n.offsets), matrix_text(n.matrix), vector_text(n.vector)));
+    line(fmt::format("{} = load_shared {}{} at {}{}{}{}{}", reg_decl(n.out), shared(n.src), rank_text(n.rank),
+                     exprs(n.offsets), index_text(n.index, n.index_dim),
+                     n.fill == 0 ? "" : fmt::format(" fill={}", n.fill), matrix_text(n.matrix), vector_text(n.vector)));
   }
 
   void stmt(const StoreSharedNode& n) {
-    line(fmt::format("store_shared {} to {}{} at {}{}{}", reg(n.src), shared(n.dst), rank_text(n.rank),
-                     exprs(n.offsets), matrix_text(n.matrix), vector_text(n.vector)));
+    line(fmt::format("store_shared {} to {}{} at {}{}{}{}", reg(n.src), shared(n.dst), rank_text(n.rank),
+                     exprs(n.offsets), index_text(n.index, n.index_dim), matrix_text(n.matrix), vector_text(n.vector)));
   }
 
   void stmt(const ElementwiseBinaryNode& n) {

@@ -169,7 +169,7 @@ RegisterTensor AtomicInstructions::scatter_atomic(ir::AtomicOp op, const AtomicT
                                  "as one dimension{}",
                                  what, target_name(dst), rank, dst.global ? " (global_view(ptr, {size}))" : ""));
   const DType p = positions.dtype();
-  if (is_float(p) || p == DType::Bool || is_packed(p))
+  if (!is_byte_addressed_integer(p))
     throw Error(loc, fmt::format("{}: positions are an integer tile, got {}; convert them with .to<int32_t>()", what,
                                  dtype_name(p)));
   if (positions.shape() != values.shape())

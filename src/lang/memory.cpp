@@ -21,26 +21,36 @@ void check_offsets(size_t n, int rank, std::string_view what, const SourceLoc& l
   if (int(n) != rank) throw Error(loc, fmt::format("{}: {} offsets given for a tensor of rank {}", what, n, rank));
 }
 
+// A load's fill, which must be a value of the loaded type.
+void check_fill(DType t, double fill, std::string_view what, const SourceLoc& loc) {
+  if (const std::optional<std::string> became = detail::literal_change(t, fill))
+    throw Error(loc, fmt::format("{}: the fill {} is no {} and would become {}; give a fill that {} holds", what, fill,
+                                 dtype_name(t), *became, dtype_name(t)));
+}
+
 // A gather's or scatter's indices: an integer tile along one of the view's dimensions, of the moved
 // tile's shape or broadcast to it.
-void check_indices(const RegisterTensor& indices, int dim, const std::vector<int>& tile, DType element,
+void check_indices(const ir::RegisterTensor& indices, int dim, const std::vector<int>& tile, DType element,
                    std::string_view what, const SourceLoc& loc) {
-  check_group(indices.ir(), what, loc);
+  check_group(indices, what, loc);
   const int rank = int(tile.size());
-  if (dim < 0 || dim >= rank) throw Error(loc, fmt::format("{}: dim {} of a tile of rank {}", what, dim, rank));
-  const DType t = indices.dtype();
-  if (is_float(t) || t == DType::Bool || is_packed(t))
+  if (dim < 0 || dim >= rank)
+    throw Error(loc, fmt::format("{}: dim {} of a tile of rank {}; the indexed dimension is one of 0 to {}", what, dim,
+                                 rank, rank - 1));
+  if (!is_byte_addressed_integer(indices->dtype))
     throw Error(loc, fmt::format("{}: the indices are an integer tile, got {}; convert them with .to<int32_t>()", what,
-                                 dtype_name(t)));
-  bool fits = int(indices.shape().size()) == rank;
-  for (int d = 0; fits && d < rank; ++d) fits = indices.shape()[d] == 1 || indices.shape()[d] == tile[d];
+                                 dtype_name(indices->dtype)));
+  bool fits = indices->rank() == rank;
+  for (int d = 0; fits && d < rank; ++d) fits = indices->shape()[d] == 1 || indices->shape()[d] == tile[d];
   if (!fits)
     throw Error(loc, fmt::format("{}: indices [{}] for a tile [{}]; each extent must be the tile's or 1", what,
-                                 fmt::join(indices.shape(), ", "), fmt::join(tile, ", ")));
+                                 fmt::join(indices->shape(), ", "), fmt::join(tile, ", ")));
   if (is_packed(element))
     throw Error(loc, fmt::format("{}: elements of {} are packed several to a byte, and are not gathered or "
-                                 "scattered one by one; move whole rows with load_global and store_global",
-                                 what, dtype_name(element)));
+                                 "scattered one by one; move whole rows with {}",
+                                 what, dtype_name(element),
+                                 what.find("global") != std::string_view::npos ? "load_global and store_global"
+                                                                               : "load_shared and store_shared"));
 }
 
 }  // namespace
@@ -59,10 +69,9 @@ RegisterTensor Instructions::load_global_of(const GlobalTensor& src, std::vector
   std::vector<int> s = static_shape(shape, what, loc);
   if (s.size() != size_t(src.ir()->rank()))
     throw Error(loc, fmt::format("{}: a tile of rank {} from a tensor of rank {}", what, s.size(), src.ir()->rank()));
+  if (indices) check_indices(indices, dim, s, src.dtype(), what, loc);
   check_pinned_layout(layout, s, what, loc);
-  if (const std::optional<std::string> became = detail::literal_change(src.dtype(), fill))
-    throw Error(loc, fmt::format("{}: the fill {} is no {} and would become {}; give a fill that {} holds", what, fill,
-                                 dtype_name(src.dtype()), *became, dtype_name(src.dtype())));
+  check_fill(src.dtype(), fill, what, loc);
   auto out = new_tile(src.dtype(), s, layout, "r", loc);
   b.emit(ir::make<ir::LoadGlobalNode>(loc, out, src.ir(), exprs_of(offsets), fill, 0, indices, dim));
   return RegisterTensor(out);
@@ -71,11 +80,8 @@ RegisterTensor Instructions::load_global_of(const GlobalTensor& src, std::vector
 RegisterTensor Instructions::load_global_gather(const GlobalTensor& src, int dim, const RegisterTensor& indices,
                                                 std::vector<Dim> offsets, std::vector<Dim> shape, const Layout& layout,
                                                 double fill, loc_t l) {
-  constexpr std::string_view what = "load_global_gather";
-  SourceLoc loc = SourceLoc::from(l);
-  check_offsets(offsets.size(), src.ir()->rank(), what, loc);
-  check_indices(indices, dim, static_shape(shape, what, loc), src.dtype(), what, loc);
-  return load_global_of(src, std::move(offsets), std::move(shape), layout, fill, indices.ir(), dim, what, loc);
+  return load_global_of(src, std::move(offsets), std::move(shape), layout, fill, indices.ir(), dim,
+                        "load_global_gather", SourceLoc::from(l));
 }
 
 void Instructions::store_global(const GlobalTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets, loc_t l) {
@@ -84,16 +90,14 @@ void Instructions::store_global(const GlobalTensor& dst, const RegisterTensor& s
 
 void Instructions::store_global_scatter(const GlobalTensor& dst, int dim, const RegisterTensor& indices,
                                         const RegisterTensor& src, std::vector<Dim> offsets, loc_t l) {
-  constexpr std::string_view what = "store_global_scatter";
-  SourceLoc loc = SourceLoc::from(l);
-  check_indices(indices, dim, src.shape(), dst.dtype(), what, loc);
-  store_global_of(dst, src, std::move(offsets), indices.ir(), dim, what, loc);
+  store_global_of(dst, src, std::move(offsets), indices.ir(), dim, "store_global_scatter", SourceLoc::from(l));
 }
 
 void Instructions::store_global_of(const GlobalTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets,
                                    const ir::RegisterTensor& indices, int dim, std::string_view what, SourceLoc loc) {
   Builder& b = Builder::current(loc);
   check_group(src.ir(), what, loc);
+  if (indices) check_indices(indices, dim, src.shape(), dst.dtype(), what, loc);
   check_offsets(offsets.size(), dst.ir()->rank(), what, loc);
   if (src.shape().size() != size_t(dst.ir()->rank()))
     throw Error(
@@ -123,53 +127,73 @@ void Instructions::store_shared(const RemoteSharedTensor& dst, const RegisterTen
   store_shared_of(dst.tile(), dst.rank(), src, std::move(offsets), SourceLoc::from(l));
 }
 
+RegisterTensor Instructions::load_shared_gather(const SharedTensor& src, int dim, const RegisterTensor& indices,
+                                                std::vector<Dim> offsets, std::vector<Dim> shape, const Layout& layout,
+                                                double fill, loc_t l) {
+  return load_shared_of(src, nullptr, std::move(offsets), std::move(shape), layout, SourceLoc::from(l), indices.ir(),
+                        dim, fill);
+}
+
+void Instructions::store_shared_scatter(const SharedTensor& dst, int dim, const RegisterTensor& indices,
+                                        const RegisterTensor& src, std::vector<Dim> offsets, loc_t l) {
+  store_shared_of(dst, nullptr, src, std::move(offsets), SourceLoc::from(l), indices.ir(), dim);
+}
+
 RegisterTensor Instructions::load_shared_of(const SharedTensor& src, const ir::Expr& block_rank,
                                             std::vector<Dim> offsets, std::vector<Dim> shape, const Layout& layout,
-                                            SourceLoc loc) {
+                                            SourceLoc loc, const ir::RegisterTensor& indices, int dim, double fill) {
+  const std::string_view what = indices ? "load_shared_gather" : "load_shared";
   Builder& b = Builder::current(loc);
   const int rank = src.ir()->rank();
   if (offsets.empty()) offsets.assign(rank, Dim(0));
-  check_offsets(offsets.size(), rank, "load_shared", loc);
+  check_offsets(offsets.size(), rank, what, loc);
   std::vector<int> s;
   if (shape.empty())
     s = src.shape();
   else
-    s = static_shape(shape, "load_shared", loc);
+    s = static_shape(shape, what, loc);
   if (int(s.size()) != rank)
-    throw Error(loc, fmt::format("load_shared: a tile of rank {} from a shared tensor of rank {}", s.size(), rank));
+    throw Error(loc, fmt::format("{}: a tile of rank {} from a shared tensor of rank {}", what, s.size(), rank));
+  if (indices) {
+    check_indices(indices, dim, s, src.dtype(), what, loc);
+    check_fill(src.dtype(), fill, what, loc);
+  }
+  // A gather's indexed coordinates are tested element by element.
   for (int d = 0; d < rank; ++d)
-    if (offsets[d].is_constant() && (offsets[d].value() < 0 || offsets[d].value() + s[d] > src.shape()[d]))
-      throw Error(loc, fmt::format("load_shared: the tile [{}] at offset {} of dim {} exceeds the shared tensor's "
-                                   "shape [{}]",
-                                   fmt::join(s, ", "), offsets[d].value(), d, fmt::join(src.shape(), ", ")));
-  check_pinned_layout(layout, s, "load_shared", loc);
+    if (d != dim && offsets[d].is_constant() && (offsets[d].value() < 0 || offsets[d].value() + s[d] > src.shape()[d]))
+      throw Error(loc, fmt::format("{}: the tile [{}] at offset {} of dim {} exceeds the shared tensor's shape [{}]",
+                                   what, fmt::join(s, ", "), offsets[d].value(), d, fmt::join(src.shape(), ", ")));
+  check_pinned_layout(layout, s, what, loc);
   auto out = new_tile(src.dtype(), s, layout, "r", loc);
-  b.emit(ir::make<ir::LoadSharedNode>(loc, out, src.ir(), exprs_of(offsets), block_rank));
+  b.emit(ir::make<ir::LoadSharedNode>(loc, out, src.ir(), exprs_of(offsets), block_rank, ir::MatrixAccess{}, 0, indices,
+                                      dim, fill));
   return RegisterTensor(out);
 }
 
 void Instructions::store_shared_of(const SharedTensor& dst, const ir::Expr& block_rank, const RegisterTensor& src,
-                                   std::vector<Dim> offsets, SourceLoc loc) {
+                                   std::vector<Dim> offsets, SourceLoc loc, const ir::RegisterTensor& indices,
+                                   int dim) {
+  const std::string_view what = indices ? "store_shared_scatter" : "store_shared";
   Builder& b = Builder::current(loc);
-  check_group(src.ir(), "store_shared", loc);
+  check_group(src.ir(), what, loc);
+  if (indices) check_indices(indices, dim, src.shape(), dst.dtype(), what, loc);
   const int rank = dst.ir()->rank();
   if (offsets.empty()) offsets.assign(rank, Dim(0));
-  check_offsets(offsets.size(), rank, "store_shared", loc);
+  check_offsets(offsets.size(), rank, what, loc);
   if (src.dtype() != dst.dtype())
-    throw Error(loc,
-                fmt::format("store_shared: a tile of {} stored to a shared tensor of {}; convert it with .to<{}>()",
-                            dtype_name(src.dtype()), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
+    throw Error(loc, fmt::format("{}: a tile of {} stored to a shared tensor of {}; convert it with .to<{}>()", what,
+                                 dtype_name(src.dtype()), dtype_name(dst.dtype()), dtype_name(dst.dtype())));
   if (int(src.shape().size()) != rank)
-    throw Error(
-        loc, fmt::format("store_shared: a tile of rank {} into a shared tensor of rank {}", src.shape().size(), rank));
+    throw Error(loc,
+                fmt::format("{}: a tile of rank {} into a shared tensor of rank {}", what, src.shape().size(), rank));
   for (int d = 0; d < rank; ++d) {
     const int off = offsets[d].is_constant() ? offsets[d].value() : 0;
-    if (off < 0 || off + src.shape()[d] > dst.shape()[d])
-      throw Error(loc, fmt::format("store_shared: the tile [{}] at offset {} of dim {} exceeds the shared tensor's "
-                                   "shape [{}]",
-                                   fmt::join(src.shape(), ", "), off, d, fmt::join(dst.shape(), ", ")));
+    if (d != dim && (off < 0 || off + src.shape()[d] > dst.shape()[d]))
+      throw Error(loc, fmt::format("{}: the tile [{}] at offset {} of dim {} exceeds the shared tensor's shape [{}]",
+                                   what, fmt::join(src.shape(), ", "), off, d, fmt::join(dst.shape(), ", ")));
   }
-  b.emit(ir::make<ir::StoreSharedNode>(loc, dst.ir(), src.ir(), exprs_of(offsets), block_rank));
+  b.emit(ir::make<ir::StoreSharedNode>(loc, dst.ir(), src.ir(), exprs_of(offsets), block_rank, ir::MatrixAccess{}, 0,
+                                       indices, dim));
 }
 
 SharedTensor Instructions::make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle,

@@ -32,8 +32,6 @@ namespace tessel::passes {
 
 namespace {
 
-constexpr std::string_view kBroadcastOperand = "is needed as a broadcast operand by";
-
 // The longest run of consecutive elements that the coalescing default gives a thread: 16 bytes;
 // 16 packed elements, or the fewest that fill whole 32-bit words where that is more.
 int coalescing_run(DType t) {
@@ -143,10 +141,10 @@ class LayoutSolver {
     // needs a copy of its own for the broadcast.
     std::string fix;
     for (const Requirement* r : {&second, &first})
-      if (r->how == kBroadcastOperand) {
+      if (r->broadcast_operand) {
         fix = fmt::format(
-            "; pass {} at {} a copy of the operand, convert_layout(operand), which takes the layout "
-            "that use needs",
+            "; pass convert_layout(operand) to {} at {} instead, a copy that takes the layout that "
+            "use needs",
             r->instruction, r->loc.str());
         break;
       }
@@ -203,7 +201,7 @@ class LayoutSolver {
         if (!is_fixed(b.result) || is_fixed(b.operand)) continue;
         Layout want = layout(b.result);
         for (int d : b.dims) want = want.reduced(d);
-        require({want, b.operand, std::string(kBroadcastOperand), b.op, b.loc});
+        require({want, b.operand, "is needed as a broadcast operand by", b.op, b.loc, true});
         changed = true;
       }
     }

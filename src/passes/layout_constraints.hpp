@@ -25,6 +25,7 @@ struct Requirement {
   std::string how;          // "is pinned by", "is needed as the mma A fragment by", ...
   std::string instruction;  // empty for the default
   SourceLoc loc;
+  bool broadcast_operand = false;  // the layout a broadcast gives its operand, which a copy could take
   std::string describe() const;
 };
 

@@ -18,7 +18,15 @@ void layout_rule_StoreGlobal(LayoutRules& r, const ir::StoreGlobalNode& n) {
   const int src = r.index(n.src);
   if (n.index) r.operand({n.index}, src, "store_global_scatter", n.loc);
 }
-void layout_rule_LoadShared(LayoutRules& r, const ir::LoadSharedNode& n) { r.define(n.out, "load_shared"); }
-void layout_rule_StoreShared(LayoutRules& r, const ir::StoreSharedNode& n) { r.index(n.src); }
+void layout_rule_LoadShared(LayoutRules& r, const ir::LoadSharedNode& n) {
+  const std::string_view call = n.index ? "load_shared_gather" : "load_shared";
+  const int out = r.define(n.out, std::string(call));
+  if (n.index) r.operand({n.index}, out, call, n.loc);
+}
+
+void layout_rule_StoreShared(LayoutRules& r, const ir::StoreSharedNode& n) {
+  const int src = r.index(n.src);
+  if (n.index) r.operand({n.index}, src, "store_shared_scatter", n.loc);
+}
 
 }  // namespace tessel::passes

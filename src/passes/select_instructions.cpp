@@ -85,13 +85,18 @@ int vector_width(DType t, const std::function<bool(int)>& fits) {
   return is_packed(t) && vec * bits < 32 ? 1 : vec;
 }
 
+// Whether a gather's or scatter's indices may differ within a run of the last dimension: they are
+// the same along a run only where they are broadcast along that dimension and index another.
+bool indices_vary_along_runs(const ir::RegisterTensor& index, int index_dim) {
+  const int last = index ? index->rank() - 1 : 0;
+  return index && (index_dim == last || index->shape()[size_t(last)] != 1);
+}
+
 int global_vector(const ir::RegisterTensor& tile, const ir::GlobalTensor& g, const ir::RegisterTensor& index,
                   int index_dim) {
   int64_t stride = 0;
-  if (!ir::as_const_int(g->strides.back(), &stride) || stride != 1) return 1;
-  // A gather's run shares its indices only where they are broadcast along the last dimension.
-  const int last = g->rank() - 1;
-  if (index && (index_dim == last || index->shape()[size_t(last)] != 1)) return 1;
+  if (!ir::as_const_int(g->strides.back(), &stride) || stride != 1 || indices_vary_along_runs(index, index_dim))
+    return 1;
   return vector_width(tile->dtype, [&](int v) { return tile->layout.contiguous_run() % v == 0; });
 }
 
@@ -172,9 +177,11 @@ class Selector : public ir::Mutator {
   ir::Stmt visit(const ir::LoadSharedNode& n, const ir::Stmt& self) override {
     const ir::ThreadRange g = position().group();
     // ldmatrix reads the block's own shared memory only.
-    const MatrixAccess m = g.whole_warps() && !n.rank ? ldmatrix(n, g.count / 32) : MatrixAccess{};
+    // A gather reads the rows its indices name, one access per run.
+    const MatrixAccess m = g.whole_warps() && !n.rank && !n.index ? ldmatrix(n, g.count / 32) : MatrixAccess{};
     // Packed tiles move whole words their own way (packed_tiles.cpp).
-    const int vector = m.instruction == MatrixInstruction::None && !is_packed(n.out->dtype)
+    const int vector = m.instruction == MatrixInstruction::None && !is_packed(n.out->dtype) &&
+                               !indices_vary_along_runs(n.index, n.index_dim)
                            ? shared_vector(n.src, n.out, n.offsets, divisibility_)
                            : 1;
     if (m == n.matrix && vector == n.vector) return self;
@@ -187,10 +194,12 @@ class Selector : public ir::Mutator {
   // stmatrix exists from sm_90 (PTX ISA 9.7.14.5.16).
   ir::Stmt visit(const ir::StoreSharedNode& n, const ir::Stmt& self) override {
     const ir::ThreadRange g = position().group();
-    const MatrixAccess m =
-        g.whole_warps() && int(arch_) >= int(ir::Arch::Sm90a) && !n.rank ? stmatrix(n, g.count / 32) : MatrixAccess{};
-    const int vector =
-        m.instruction == MatrixInstruction::None ? shared_vector(n.dst, n.src, n.offsets, divisibility_) : 1;
+    const MatrixAccess m = g.whole_warps() && int(arch_) >= int(ir::Arch::Sm90a) && !n.rank && !n.index
+                               ? stmatrix(n, g.count / 32)
+                               : MatrixAccess{};
+    const int vector = m.instruction == MatrixInstruction::None && !indices_vary_along_runs(n.index, n.index_dim)
+                           ? shared_vector(n.dst, n.src, n.offsets, divisibility_)
+                           : 1;
     if (m == n.matrix && vector == n.vector) return self;
     auto selected = ir::copy_of(n);
     selected->matrix = m;

@@ -21,13 +21,15 @@ void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) { w.cta.share
 
 // The planner acts on a free; the race detector orders the freed tile's accesses against those of
 // the tile that takes its bytes, as it orders any two accesses of the same bytes, and names the free.
+// A read of the later tile that finds bytes the freed one wrote is reported too (unwritten_memory.cpp).
 void exec_FreeShared(Warp& w, const ir::FreeSharedNode& n, Mask) { w.cta.freed_at.emplace(n.tensor.get(), &n.loc); }
 
 namespace {
 
 constexpr std::string_view kLoadGlobal = "load_global", kStoreGlobal = "store_global", kLoadShared = "load_shared",
                            kStoreShared = "store_shared", kLoadGlobalGather = "load_global_gather",
-                           kStoreGlobalScatter = "store_global_scatter";
+                           kStoreGlobalScatter = "store_global_scatter", kLoadSharedGather = "load_shared_gather",
+                           kStoreSharedScatter = "store_shared_scatter";
 
 // Tells the race detector that the instruction at `loc` moves a tile whose copies are in several
 // warps (an in-place update of such a tile races between them).
@@ -60,7 +62,9 @@ class CopiesAgree {
   void check(const Warp& w, uint64_t address, int lane, const int* c, ir::Scalar v, DType t) {
     if (!active_) return;
     const int rank = tile_.layout.rank();
-    const auto [it, fresh] = seen_.try_emplace(address, Seen{lane, std::vector<int>(c, c + rank), v});
+    // A scatter's elements are told apart by their coordinates; a plain store's copies share them.
+    const auto [it, fresh] =
+        seen_.try_emplace(address, Seen{lane, scatter_ ? std::vector<int>(c, c + rank) : std::vector<int>{}, v});
     const ir::Scalar kept = it->second.value;
     if (fresh || (t == DType::Bool ? (kept.i != 0) == (v.i != 0) : ir::bits_of(t, kept) == ir::bits_of(t, v))) return;
     const auto text = [&](ir::Scalar x) { return is_float(t) ? fmt::format("{}", x.f) : fmt::format("{}", x.i); };
@@ -115,6 +119,29 @@ class IndexReader {
   const std::vector<ir::Scalar>* values_ = nullptr;
   const std::vector<int>* slots_ = nullptr;
   int local_ = 0, tile_local_ = 0;
+};
+
+// The coordinates of a shared gather's or scatter's element: the tile's, with the indexed one taken
+// from the index tile; whether that one, plus its offset, lies inside the shared view's `shape`
+// (the others always do). A plain access's coordinates are the tile's.
+class IndexedCoords {
+ public:
+  IndexedCoords(const int* tile, int rank, IndexedCoordinate indexed, const std::vector<Lanes>& offsets, int lane,
+                const std::vector<int>& shape)
+      : tile_(tile) {
+    if (indexed.dim < 0) return;
+    const int64_t coord = indexed.value + offsets[size_t(indexed.dim)][lane].i;
+    inside_ = coord >= 0 && coord < shape[size_t(indexed.dim)];
+    own_.assign(tile, tile + rank);
+    own_[size_t(indexed.dim)] = int(indexed.value);
+  }
+  bool inside() const { return inside_; }
+  const int* get() const { return own_.empty() ? tile_ : own_.data(); }
+
+ private:
+  const int* tile_;
+  std::vector<int> own_;
+  bool inside_ = true;
 };
 
 // A packed element is a part of a byte or two: its load reads them, its store writes them back
@@ -230,52 +257,64 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
 }
 
 void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
-  note_copies(w, n.loc, kLoadShared, n.out.get());
+  const std::string_view operation = n.index ? kLoadSharedGather : kLoadShared;
+  note_copies(w, n.loc, operation, n.out.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.src->offset ? w.eval(n.src->offset, mask) : Lanes{};
-  const SharedOwners owners(w, n.rank, mask, n.loc, kLoadShared, false);
+  const SharedOwners owners(w, n.rank, mask, n.loc, operation, false);
+  const IndexReader indexed(w, n.index, n.index_dim, n.out.get());
   auto& out = w.tile(n.out.get());
   const int local = n.out->layout.local_size();
   const DType t = n.src->dtype;
-  for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
+  for_each_element(w, n.out.get(), mask, [&](int lane, int thread, int l, const int* tile_coords) {
+    IndexedCoords c(tile_coords, n.out->rank(), indexed(lane, thread, l), offsets, lane, n.src->shape);
+    if (!c.inside()) {
+      out[size_t(lane) * local + l] =
+          ir::normalize(t, is_float(t) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)});
+      return;
+    }
     Cta& owner = owners(lane);
-    const SharedAddress a = shared_address(w, n.src, view, lane, offsets, c, n.loc);
+    const SharedAddress a = shared_address(w, n.src, view, lane, offsets, c.get(), n.loc);
     const int bytes = is_packed(t) ? packed_bytes(t, a.shift) : dtype_bytes(t);
     check_shared_read(w, owner, a, bytes, lane, n.loc, "loading");
-    owner.access_shared(w, a.byte, bytes, false, n.loc, kLoadShared);
+    owner.access_shared(w, a.byte, bytes, false, n.loc, operation);
     out[size_t(lane) * local + l] = is_packed(t) ? load_packed(t, &owner.smem[size_t(a.byte)], a.shift)
                                                  : load_value(t, &owner.smem[size_t(a.byte)]);
   });
 }
 
 void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
-  note_copies(w, n.loc, kStoreShared, n.src.get());
+  const std::string_view operation = n.index ? kStoreSharedScatter : kStoreShared;
+  note_copies(w, n.loc, operation, n.src.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
-  const SharedOwners owners(w, n.rank, mask, n.loc, kStoreShared, true);
+  const SharedOwners owners(w, n.rank, mask, n.loc, operation, true);
+  const IndexReader indexed(w, n.index, n.index_dim, n.src.get());
   auto& src = w.tile(n.src.get());
   const int local = n.src->layout.local_size();
   const DType t = n.dst->dtype;
-  CopiesAgree copies(*n.src, kStoreShared, n.loc);
-  for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
+  CopiesAgree copies(*n.src, operation, n.loc, bool(n.index));
+  for_each_element(w, n.src.get(), mask, [&](int lane, int thread, int l, const int* tile_coords) {
+    IndexedCoords c(tile_coords, n.src->rank(), indexed(lane, thread, l), offsets, lane, n.dst->shape);
+    if (!c.inside()) return;
     Cta& owner = owners(lane);
-    const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c, n.loc);
+    const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c.get(), n.loc);
     const int bytes = is_packed(t) ? packed_bytes(t, a.shift) : dtype_bytes(t);
     owner.check_not_in_flight(a.byte, bytes, true, n.loc, w.thread(lane));
     uint8_t incoming[8];
     const ir::Scalar v = src[size_t(lane) * local + l];
-    if (!is_packed(t)) copies.check(w, owners.address(lane, a.byte), lane, c, v, t);
+    if (!is_packed(t)) copies.check(w, owners.address(lane, a.byte), lane, tile_coords, v, t);
     if (is_packed(t)) {
       std::memcpy(incoming, &owner.smem[size_t(a.byte)], size_t(bytes));
       store_packed(t, incoming, a.shift, v);
       // Without runs of whole words, the generated code stores each element alone, with atomics.
       if (n.vector == 1)
-        return owner.store_shared_packed_alone(w, w.thread(lane), a.byte, incoming, a.shift, t, n.loc, kStoreShared,
+        return owner.store_shared_packed_alone(w, w.thread(lane), a.byte, incoming, a.shift, t, n.loc, operation,
                                                a.allocation);
     } else {
       store_value(t, incoming, v);
     }
-    owner.store_shared(w, w.thread(lane), a.byte, incoming, bytes, n.loc, kStoreShared, a.allocation);
+    owner.store_shared(w, w.thread(lane), a.byte, incoming, bytes, n.loc, operation, a.allocation);
   });
 }
 

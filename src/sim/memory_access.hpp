@@ -99,13 +99,13 @@ inline std::vector<Lanes> eval_all(Warp& w, const std::vector<ir::Expr>& es, Mas
   return out;
 }
 
-// A global view as the active lanes of a warp see it: its pointer, shape and strides.
 // A gather's or scatter's coordinate along its indexed dimension; none where `dim` is -1.
 struct IndexedCoordinate {
   int dim = -1;
   int64_t value = 0;
 };
 
+// A global view as the active lanes of a warp see it: its pointer, shape and strides.
 class GlobalViewLanes {
  public:
   GlobalViewLanes(Warp& w, const ir::GlobalTensor& g, Mask mask)

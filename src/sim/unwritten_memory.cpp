@@ -68,9 +68,9 @@ std::string unwritten_memory_cause(const Cta& cta, int64_t byte, int reader_warp
 void check_shared_written(Warp& w, const Cta& owner, const SharedAddress& a, int bytes, int thread,
                           const SourceLoc& loc, std::string_view access, std::string_view doing) {
   const bool remote = &owner != &w.cta;
+  const int64_t in_tile = a.byte - w.cta.shared_offsets.at(a.allocation);
   for (int b = 0; b < bytes; ++b) {
     const size_t byte = size_t(a.byte + b);
-    const int64_t in_tile = a.byte - w.cta.shared_offsets.at(a.allocation);
     if (!owner.written[byte])
       throw Error(loc, fmt::format("{} of shared memory that was never written: the allocation at {}, byte {} of the "
                                    "allocation{}, read by thread {} of block {}; store to it (and {}) before {}{}",
@@ -81,8 +81,8 @@ void check_shared_written(Warp& w, const Cta& owner, const SharedAddress& a, int
     // The bytes were last stored to as a tile that free_shared has since given up to this one. (A
     // freed tile that reads the bytes of the tile after it races with its writes instead.)
     const ir::SharedTensorNode* before = owner.written_by[byte];
-    const auto freed = owner.freed_at.find(before);
-    if (before && before != a.allocation && freed != owner.freed_at.end())
+    if (!before || before == a.allocation) continue;
+    if (const auto freed = owner.freed_at.find(before); freed != owner.freed_at.end())
       throw Error(loc, fmt::format("{} of shared memory that the allocation at {} never wrote: byte {} of it{} still "
                                    "holds what the tile allocated at {} left there (freed at {}), whose bytes it "
                                    "took; read by thread {} of block {}; store to it (and {}) before {}",

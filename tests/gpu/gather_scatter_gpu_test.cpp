@@ -11,5 +11,7 @@ TEST_F(GatherScatterOnGpu, TokenRowsGoToTheirPlacesAndComeFromTheirSources) { ch
 
 TEST_F(GatherScatterOnGpu, ElementsAlongTheLastDimension) { check_gather_and_scatter_columns(Device::gpu()); }
 
+TEST_F(GatherScatterOnGpu, ThroughSharedMemory) { check_compact_and_reverse_in_shared(Device::gpu()); }
+
 }  // namespace
 }  // namespace tessel::testing

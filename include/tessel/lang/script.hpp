@@ -250,6 +250,13 @@ class Instructions {
                              const Layout& layout = {}, loc_t loc = loc_t::current());
   void store_shared(const SharedTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets = {},
                     loc_t loc = loc_t::current());
+  // load_global_gather and store_global_scatter of a shared tile: elements whose coordinate along
+  // `dim` falls outside the tile read as `fill`, or are not written.
+  RegisterTensor load_shared_gather(const SharedTensor& src, int dim, const RegisterTensor& indices,
+                                    std::vector<Dim> offsets, std::vector<Dim> shape, const Layout& layout = {},
+                                    double fill = 0, loc_t loc = loc_t::current());
+  void store_shared_scatter(const SharedTensor& dst, int dim, const RegisterTensor& indices, const RegisterTensor& src,
+                            std::vector<Dim> offsets, loc_t loc = loc_t::current());
   // The same with another block's tile (tile.remote(rank)): ld/st.shared::cluster, ordered with the
   // other block's accesses by cluster.sync() or by mbarriers waited on at cluster scope.
   RegisterTensor load_shared(const RemoteSharedTensor& src, std::vector<Dim> offsets = {}, std::vector<Dim> shape = {},
@@ -505,10 +512,13 @@ class Instructions {
   void store_global_of(const GlobalTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets,
                        const ir::RegisterTensor& indices, int dim, std::string_view what, SourceLoc loc);
   // load_shared and store_shared of the block's own tile (`block_rank` null) or of another block's.
+  // With `indices`, a gather or scatter along `dim`.
   RegisterTensor load_shared_of(const SharedTensor& src, const ir::Expr& block_rank, std::vector<Dim> offsets,
-                                std::vector<Dim> shape, const Layout& layout, SourceLoc loc);
+                                std::vector<Dim> shape, const Layout& layout, SourceLoc loc,
+                                const ir::RegisterTensor& indices = nullptr, int dim = -1, double fill = 0);
   void store_shared_of(const SharedTensor& dst, const ir::Expr& block_rank, const RegisterTensor& src,
-                       std::vector<Dim> offsets, SourceLoc loc);
+                       std::vector<Dim> offsets, SourceLoc loc, const ir::RegisterTensor& indices = nullptr,
+                       int dim = -1);
   SharedTensor make_shared_tensor(DType t, const std::vector<Dim>& shape, std::optional<Swizzle> swizzle, SourceLoc loc,
                                   Packing packing = Packing::dense);
   RegisterTensor make_register_tensor(DType t, const std::vector<Dim>& shape, const TileOperand& init,

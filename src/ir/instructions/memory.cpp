@@ -27,12 +27,12 @@ namespace {
 void verify_index(Verification& v, const RegisterTensor& index, int dim, const RegisterTensor& tile,
                   const StmtNode& n) {
   if (!index) return;
-  TESSEL_CHECK(dim >= 0 && dim < tile->rank() && !is_float(index->dtype) && index->dtype != DType::Bool &&
-                   !is_packed(index->dtype) && index->rank() == tile->rank(),
-               "global indices along dim {} at {}", dim, n.loc.str());
+  TESSEL_CHECK(
+      dim >= 0 && dim < tile->rank() && is_byte_addressed_integer(index->dtype) && index->rank() == tile->rank(),
+      "indices along dim {} at {}", dim, n.loc.str());
   for (int d = 0; d < tile->rank(); ++d)
     TESSEL_CHECK(index->shape()[d] == 1 || index->shape()[d] == tile->shape()[d],
-                 "global indices of extent {} in dim {} at {}", index->shape()[d], d, n.loc.str());
+                 "indices of extent {} in dim {} at {}", index->shape()[d], d, n.loc.str());
   v.use(index, n);
 }
 
@@ -56,6 +56,8 @@ void verify_LoadShared(Verification& v, const LoadSharedNode& n) {
   TESSEL_CHECK(int(n.offsets.size()) == n.src->rank(), "load_shared with {} offsets at {}", n.offsets.size(),
                n.loc.str());
   if (n.rank) check_remote_shared(v.kernel, n.rank, n.src->dtype, "load_shared", n);
+  TESSEL_CHECK(!n.rank || !n.index, "a gather from another block's shared memory at {}", n.loc.str());
+  verify_index(v, n.index, n.index_dim, n.out, n);
   v.define(n.out, n);
 }
 
@@ -63,6 +65,8 @@ void verify_StoreShared(Verification& v, const StoreSharedNode& n) {
   TESSEL_CHECK(int(n.offsets.size()) == n.dst->rank(), "store_shared with {} offsets at {}", n.offsets.size(),
                n.loc.str());
   if (n.rank) check_remote_shared(v.kernel, n.rank, n.dst->dtype, "store_shared", n);
+  TESSEL_CHECK(!n.rank || !n.index, "a scatter into another block's shared memory at {}", n.loc.str());
+  verify_index(v, n.index, n.index_dim, n.src, n);
   v.use(n.src, n);
 }
 

@@ -83,47 +83,62 @@ struct StoreGlobalNode : StmtNode {
   }
 };
 // With a `rank`, the tile is the one at the same offset in the shared memory of the cluster's block
-// of that rank (distributed shared memory: ld.shared::cluster through mapa).
+// of that rank (distributed shared memory: ld.shared::cluster through mapa). With an `index`
+// (load_shared_gather, the block's own memory), coordinates are as LoadGlobalNode's, and elements
+// whose indexed coordinate falls outside the tile read as `fill`.
 struct LoadSharedNode : StmtNode {
   LoadSharedNode(SourceLoc l, RegisterTensor out, SharedTensor src, std::vector<Expr> offsets, Expr rank = nullptr,
-                 MatrixAccess matrix = {}, int vector = 0)
+                 MatrixAccess matrix = {}, int vector = 0, RegisterTensor index = nullptr, int index_dim = -1,
+                 double fill = 0)
       : StmtNode(NodeKind::LoadShared, std::move(l)),
         out(std::move(out)),
         src(std::move(src)),
         offsets(std::move(offsets)),
         rank(std::move(rank)),
         matrix(matrix),
-        vector(vector) {}
+        vector(vector),
+        index(std::move(index)),
+        index_dim(index_dim),
+        fill(fill) {}
   RegisterTensor out;
   SharedTensor src;
   std::vector<Expr> offsets;
-  Expr rank;            // the owning block's cluster rank; null for the block's own shared memory
-  MatrixAccess matrix;  // ldmatrix, when select_instructions chose it
-  int vector;           // elements per access otherwise; 0 until selected
+  Expr rank;             // the owning block's cluster rank; null for the block's own shared memory
+  MatrixAccess matrix;   // ldmatrix, when select_instructions chose it
+  int vector;            // elements per access otherwise; 0 until selected
+  RegisterTensor index;  // null but for a gather
+  int index_dim;
+  double fill;
   static constexpr auto operands() {
     return std::tuple{&LoadSharedNode::out, &LoadSharedNode::src, &LoadSharedNode::offsets,
-                      optional(&LoadSharedNode::rank)};
+                      optional(&LoadSharedNode::rank), optional(&LoadSharedNode::index)};
   }
 };
+// An `index` makes it store_shared_scatter: elements whose indexed coordinate falls outside the tile
+// are not written.
 struct StoreSharedNode : StmtNode {
   StoreSharedNode(SourceLoc l, SharedTensor dst, RegisterTensor src, std::vector<Expr> offsets, Expr rank = nullptr,
-                  MatrixAccess matrix = {}, int vector = 0)
+                  MatrixAccess matrix = {}, int vector = 0, RegisterTensor index = nullptr, int index_dim = -1)
       : StmtNode(NodeKind::StoreShared, std::move(l)),
         dst(std::move(dst)),
         src(std::move(src)),
         offsets(std::move(offsets)),
         rank(std::move(rank)),
         matrix(matrix),
-        vector(vector) {}
+        vector(vector),
+        index(std::move(index)),
+        index_dim(index_dim) {}
   SharedTensor dst;
   RegisterTensor src;
   std::vector<Expr> offsets;
-  Expr rank;            // as LoadSharedNode's
-  MatrixAccess matrix;  // stmatrix, when select_instructions chose it
-  int vector;           // elements per access otherwise; 0 until selected
+  Expr rank;             // as LoadSharedNode's
+  MatrixAccess matrix;   // stmatrix, when select_instructions chose it
+  int vector;            // elements per access otherwise; 0 until selected
+  RegisterTensor index;  // null but for a scatter
+  int index_dim;
   static constexpr auto operands() {
     return std::tuple{&StoreSharedNode::dst, &StoreSharedNode::src, &StoreSharedNode::offsets,
-                      optional(&StoreSharedNode::rank)};
+                      optional(&StoreSharedNode::rank), optional(&StoreSharedNode::index)};
   }
 };
 
