@@ -43,7 +43,7 @@ struct MoeUnpermute : Script {
 
   static Space space() {
     return tune("block_rows, block_cols", {&MoeUnpermute::block_rows, &MoeUnpermute::block_cols},
-                {{8, 512}, {8, 1024}, {16, 512}, {16, 1024}, {32, 256}}) *
+                {{8, 512}, {16, 512}, {16, 1024}, {32, 256}}) *
            tune("warps", &MoeUnpermute::warps, {4, 8});
   }
 
@@ -56,8 +56,7 @@ struct MoeUnpermute : Script {
     const Int32 token = blockIdx.y * block_rows, column = blockIdx.x * block_cols;
     auto g_out = global_view(expert_out, {rows, hidden});
     auto sum = register_tensor<float>({block_rows, block_cols}, 0.0f);
-    // Unrolled by two, so that the gathers of two experts' rows are in flight together.
-    for (Int32 j : range(0, top_k, 1, 2)) {
+    for (Int32 j : range(0, top_k)) {
       auto at = load_global(global_view(place, {tokens, top_k}), {token, j}, {block_rows, 1}, Layout{}, -1);
       auto w = load_global(global_view(weight, {tokens, top_k}), {token, j}, {block_rows, 1});
       sum = fma(load_global_gather(g_out, 0, at, {0, column}, {block_rows, block_cols}).to<float>(), w, sum);
