@@ -2,9 +2,11 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include "machine.hpp"
 #include "memory_access.hpp"
+#include "operand_reader.hpp"
 #include "tessel/layout/shared_swizzle.hpp"
 #include "unwritten_memory.hpp"
 
@@ -101,24 +103,18 @@ class CopiesAgree {
 // that the moved tile's element in slot `l` of `lane` broadcasts from. None for a plain load or store.
 class IndexReader {
  public:
-  IndexReader(Warp& w, const ir::RegisterTensor& index, int dim, const ir::RegisterTensorNode* tile) : dim_(dim) {
-    if (!index) return;
-    values_ = &w.tile(index.get());
-    local_ = index->layout.local_size();
-    tile_local_ = tile->layout.local_size();
-    if (!(index->layout == tile->layout)) slots_ = &w.cta.tables.broadcast(index.get(), tile);
+  IndexReader(Warp& w, const ir::RegisterTensor& index, int dim, const ir::RegisterTensorNode* tile, Mask mask)
+      : dim_(dim), index_{index, nullptr} {
+    if (index) reader_.emplace(w, index_, tile, mask);
   }
-  IndexedCoordinate operator()(int lane, int thread, int l) const {
-    if (!values_) return {};
-    const int slot = slots_ ? (*slots_)[size_t(thread) * tile_local_ + l] : l;
-    return {dim_, (*values_)[size_t(lane) * local_ + slot].i};
+  IndexedCoordinate operator()(int lane, int l) const {
+    return reader_ ? IndexedCoordinate{dim_, (*reader_)(lane, l).i} : IndexedCoordinate{};
   }
 
  private:
   int dim_;
-  const std::vector<ir::Scalar>* values_ = nullptr;
-  const std::vector<int>* slots_ = nullptr;
-  int local_ = 0, tile_local_ = 0;
+  ir::Operand index_;  // read by reader_, which keeps a reference to it
+  std::optional<OperandReader> reader_;
 };
 
 // The coordinates of a shared gather's or scatter's element: the tile's, with the indexed one taken
@@ -217,13 +213,13 @@ void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
   note_copies(w, n.loc, operation, n.out.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.src, mask);
-  const IndexReader indexed(w, n.index, n.index_dim, n.out.get());
+  const IndexReader indexed(w, n.index, n.index_dim, n.out.get(), mask);
   auto& out = w.tile(n.out.get());
   const int local = n.out->layout.local_size();
   const size_t bytes = dtype_bytes(n.src->dtype);
-  for_each_element(w, n.out.get(), mask, [&](int lane, int thread, int l, const int* c) {
+  for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
     ir::Scalar v = is_float(n.src->dtype) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)};
-    if (const auto addr = view.address(lane, c, offsets, indexed(lane, thread, l))) {
+    if (const auto addr = view.address(lane, c, offsets, indexed(lane, l))) {
       check_global_access(*addr, bytes, false, n.loc);
       access_global(w, *addr, bytes, false, n.loc, operation);
       v = load_value(n.src->dtype, reinterpret_cast<const void*>(*addr));
@@ -239,13 +235,13 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   note_copies(w, n.loc, operation, n.src.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const GlobalViewLanes view(w, n.dst, mask);
-  const IndexReader indexed(w, n.index, n.index_dim, n.src.get());
+  const IndexReader indexed(w, n.index, n.index_dim, n.src.get(), mask);
   auto& src = w.tile(n.src.get());
   const int local = n.src->layout.local_size();
   const size_t bytes = dtype_bytes(n.dst->dtype);
   CopiesAgree copies(*n.src, operation, n.loc, bool(n.index));
-  for_each_element(w, n.src.get(), mask, [&](int lane, int thread, int l, const int* c) {
-    const auto addr = view.address(lane, c, offsets, indexed(lane, thread, l));
+  for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
+    const auto addr = view.address(lane, c, offsets, indexed(lane, l));
     if (!addr) return;
     check_global_access(*addr, bytes, true, n.loc);
     copies.check(w, *addr, lane, c, src[size_t(lane) * local + l], n.dst->dtype);
@@ -262,12 +258,12 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.src->offset ? w.eval(n.src->offset, mask) : Lanes{};
   const SharedOwners owners(w, n.rank, mask, n.loc, operation, false);
-  const IndexReader indexed(w, n.index, n.index_dim, n.out.get());
+  const IndexReader indexed(w, n.index, n.index_dim, n.out.get(), mask);
   auto& out = w.tile(n.out.get());
   const int local = n.out->layout.local_size();
   const DType t = n.src->dtype;
-  for_each_element(w, n.out.get(), mask, [&](int lane, int thread, int l, const int* tile_coords) {
-    IndexedCoords c(tile_coords, n.out->rank(), indexed(lane, thread, l), offsets, lane, n.src->shape);
+  for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* tile_coords) {
+    IndexedCoords c(tile_coords, n.out->rank(), indexed(lane, l), offsets, lane, n.src->shape);
     if (!c.inside()) {
       out[size_t(lane) * local + l] =
           ir::normalize(t, is_float(t) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)});
@@ -289,13 +285,13 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
   const SharedOwners owners(w, n.rank, mask, n.loc, operation, true);
-  const IndexReader indexed(w, n.index, n.index_dim, n.src.get());
+  const IndexReader indexed(w, n.index, n.index_dim, n.src.get(), mask);
   auto& src = w.tile(n.src.get());
   const int local = n.src->layout.local_size();
   const DType t = n.dst->dtype;
   CopiesAgree copies(*n.src, operation, n.loc, bool(n.index));
-  for_each_element(w, n.src.get(), mask, [&](int lane, int thread, int l, const int* tile_coords) {
-    IndexedCoords c(tile_coords, n.src->rank(), indexed(lane, thread, l), offsets, lane, n.dst->shape);
+  for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* tile_coords) {
+    IndexedCoords c(tile_coords, n.src->rank(), indexed(lane, l), offsets, lane, n.dst->shape);
     if (!c.inside()) return;
     Cta& owner = owners(lane);
     const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c.get(), n.loc);
