@@ -9,9 +9,9 @@ const cli::Registry& registry() {
                           cluster_row_softmax_example(), layer_norm_example(), dequantize_int4_example(),
                           quantize_fp8_groups_example(), matmul_simt_example(), broken_sync_example()})
       kernels.add(std::move(e));
-    for (auto* group :
-         {ampere_ladder_examples, hopper_ladder_examples, fp8_gemm_examples, weight_only_gemm_examples,
-          blackwell_ladder_examples, blackwell_low_precision_examples, attention_ladder_examples, moe_examples})
+    for (auto* group : {ampere_ladder_examples, hopper_ladder_examples, fp8_gemm_examples, weight_only_gemm_examples,
+                        blackwell_ladder_examples, blackwell_low_precision_examples, attention_ladder_examples,
+                        moe_examples, moe_grouped_gemm_examples})
       for (KernelEntry& e : group()) kernels.add(std::move(e));
     return kernels;
   }();

@@ -42,5 +42,6 @@ std::vector<KernelEntry> attention_ladder_examples();
 std::vector<KernelEntry> fp8_gemm_examples();
 std::vector<KernelEntry> weight_only_gemm_examples();
 std::vector<KernelEntry> moe_examples();
+std::vector<KernelEntry> moe_grouped_gemm_examples();
 
 }  // namespace tessel::examples

@@ -95,6 +95,50 @@ inline void check_collatz(const Device& dev) {
   }
 }
 
+// A while_ whose condition loads and names intermediate values (cdiv): each block walks the groups'
+// sizes to the group whose tiles of 4 hold its index, testing each freshly loaded size.
+struct WalkGroupSizes : Script {
+  void operator()(Int32 groups, Int32 blocks, Ptr<int32_t> sizes, Ptr<int32_t> out) {
+    attrs.blocks = blocks;
+    attrs.warps = 2;
+    auto g_sizes = global_view(sizes, {groups});
+    const auto size_of = [&](const Int32& g) { return load_global(g_sizes, {g}, {1}, Layout{}, 0).item<int32_t>(); };
+    Int32 group = 0, tiles_before = 0;
+    while_([&] { return group < groups && blockIdx.x >= tiles_before + cdiv(size_of(group), 4); },
+           [&] {
+             tiles_before = tiles_before + cdiv(size_of(group), 4);
+             group = group + 1;
+           });
+    // A condition that returns a Var by value: a copy, taken afresh before each test.
+    Int32 left = 3;
+    Var<bool> more = true;
+    while_([&] { return more; },
+           [&] {
+             left = left - 1;
+             more = left > 0;
+           });
+    single_thread([&] {
+      store_global(global_view(out, {blocks}),
+                   register_tensor<int32_t>({1}, left * 100000 + group * 1000 + tiles_before), {blockIdx.x});
+    });
+  }
+};
+
+inline void check_while_condition_with_loads(const Device& dev) {
+  const std::vector<int32_t> sizes = {5, 0, 9, 4, 13, 1};  // tiles of 4: 2, 0, 3, 1, 4, 1
+  const int groups = int(sizes.size()), blocks = 13;
+  Buffer<int32_t> dsizes(dev, sizes), out(dev, std::vector<int32_t>(size_t(blocks), -1));
+  Kernel<WalkGroupSizes> k(dev);
+  k(groups, blocks, dsizes, out);
+  const auto got = out.download();
+  for (int b = 0; b < blocks; ++b) {
+    int group = 0, tiles_before = 0;
+    while (group < groups && b >= tiles_before + (sizes[size_t(group)] + 3) / 4)
+      tiles_before += (sizes[size_t(group++)] + 3) / 4;
+    EXPECT_EQ(got[size_t(b)], group * 1000 + tiles_before) << "block " << b;
+  }
+}
+
 // Conversions and elementwise math on a tile of random values.
 struct MathAndCasts : Script {
   void operator()(Int32 n, Ptr<float> x, Ptr<f16> h, Ptr<bf16> bh, Ptr<int32_t> i, Ptr<uint32_t> u, Ptr<float> y0,

@@ -10,6 +10,7 @@ namespace {
 
 TEST(Language, ClassMembersAreKernelVariables) { check_pipeline_walk(Device::simulator()); }
 TEST(Language, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::simulator()); }
+TEST(Language, AWhileConditionThatLoadsIsTestedAfresh) { check_while_condition_with_loads(Device::simulator()); }
 TEST(Language, CastsAndElementwiseMath) { check_math_and_casts(Device::simulator()); }
 TEST(Language, FmaOfHalvesRoundsOnce) { check_half_fma(Device::simulator()); }
 TEST(Language, ReductionsOverEitherDimension) { check_reductions(Device::simulator()); }

@@ -35,7 +35,9 @@ struct MoePermute : Script {
 
 // y[t, :] = Σ_j weight[t, j] · expert_out[place[t, j], :] over a token's top_k experts, in f32 and
 // rounded to bf16 once: the rows that MoePermute moved out, back to their token after the experts'
-// GEMMs. place and weight are [tokens, top_k].
+// GEMMs. place and weight are [tokens, top_k]. top_k is a compile-time value (a kernel for each), so
+// every expert's indices and rows are loaded before the first sum needs them: a loop over a run-time
+// count would make each gather wait for the last one's multiply-add.
 struct MoeUnpermute : Script {
   int block_rows = 16;
   int block_cols = 512;
@@ -49,18 +51,22 @@ struct MoeUnpermute : Script {
 
   static constexpr const char* param_names[] = {"tokens",     "rows",  "hidden", "top_k",
                                                 "expert_out", "place", "weight", "y"};
-  void operator()(Int32 tokens, Int32 rows, Int32 hidden, Int32 top_k, Ptr<bf16> expert_out, Ptr<int32_t> place,
+  void operator()(Int32 tokens, Int32 rows, Int32 hidden, int top_k, Ptr<bf16> expert_out, Ptr<int32_t> place,
                   Ptr<float> weight, Ptr<bf16> y) {
     attrs.blocks = {cdiv(hidden, block_cols), cdiv(tokens, block_rows)};
     attrs.warps = warps;
     const Int32 token = blockIdx.y * block_rows, column = blockIdx.x * block_cols;
     auto g_out = global_view(expert_out, {rows, hidden});
-    auto sum = register_tensor<float>({block_rows, block_cols}, 0.0f);
-    for (Int32 j : range(0, top_k)) {
-      auto at = load_global(global_view(place, {tokens, top_k}), {token, j}, {block_rows, 1}, Layout{}, -1);
-      auto w = load_global(global_view(weight, {tokens, top_k}), {token, j}, {block_rows, 1});
-      sum = fma(load_global_gather(g_out, 0, at, {0, column}, {block_rows, block_cols}).to<float>(), w, sum);
+    auto g_place = global_view(place, {tokens, top_k});
+    auto g_weight = global_view(weight, {tokens, top_k});
+    std::vector<RegisterTensor> rows_of_experts, weights;
+    for (int j = 0; j < top_k; ++j) {
+      auto at = load_global(g_place, {token, j}, {block_rows, 1}, Layout{}, -1);
+      weights.push_back(load_global(g_weight, {token, j}, {block_rows, 1}));
+      rows_of_experts.push_back(load_global_gather(g_out, 0, at, {0, column}, {block_rows, block_cols}).to<float>());
     }
+    auto sum = register_tensor<float>({block_rows, block_cols}, 0.0f);
+    for (int j = 0; j < top_k; ++j) sum = fma(rows_of_experts[size_t(j)], weights[size_t(j)], sum);
     store_global(global_view(y, {tokens, hidden}), sum.to<bf16>(), {token, column});
   }
 };

@@ -80,10 +80,26 @@ IfBuilder Instructions::make_if(ir::Expr cond, const std::function<void()>& then
 
 void Instructions::make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc) {
   Builder& b = Builder::current(loc);
+  b.open_scope();
   ir::Expr c = cond();
+  const ir::Stmt before = b.close_scope(loc);
+  const auto& computed = static_cast<const ir::SeqNode&>(*before).stmts;
+  if (computed.empty()) {  // an expression of variables, which the loop's test evaluates each time
+    b.open_scope();
+    body();
+    b.emit(ir::make<ir::WhileNode>(loc, c, b.close_scope(loc)));
+    return;
+  }
+  // The condition's tracing emitted statements (a load, a named intermediate value, a try_wait):
+  // they run before the first test and again after each pass of the body, traced anew there, and
+  // the loop tests the flag they set.
+  for (const ir::Stmt& st : computed) b.emit(st);
+  const ir::Var again = ir::make_var(ir::Type{DType::Bool}, "while_condition", loc);
+  b.emit(ir::make<ir::DeclareNode>(loc, again, c));
   b.open_scope();
   body();
-  b.emit(ir::make<ir::WhileNode>(loc, c, b.close_scope(loc)));
+  b.emit(ir::make<ir::AssignNode>(loc, again, cond()));
+  b.emit(ir::make<ir::WhileNode>(loc, again, b.close_scope(loc)));
 }
 
 void Instructions::thread_group(int begin, int count, const std::function<void()>& body, loc_t loc) {

@@ -9,6 +9,7 @@ using LanguageOnGpu = GpuTest;
 
 TEST_F(LanguageOnGpu, ClassMembersAreKernelVariables) { check_pipeline_walk(Device::gpu()); }
 TEST_F(LanguageOnGpu, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::gpu()); }
+TEST_F(LanguageOnGpu, AWhileConditionThatLoadsIsTestedAfresh) { check_while_condition_with_loads(Device::gpu()); }
 TEST_F(LanguageOnGpu, CastsAndElementwiseMath) { check_math_and_casts(Device::gpu()); }
 TEST_F(LanguageOnGpu, FmaOfHalvesRoundsOnce) { check_half_fma(Device::gpu()); }
 TEST_F(LanguageOnGpu, ReductionsOverEitherDimension) { check_reductions(Device::gpu()); }

@@ -490,14 +490,11 @@ class Instructions {
       if_(const C& cond, const std::function<void()>& then_body, loc_t loc = loc_t::current()) {
     return make_if(detail::to_ir<bool>(cond), then_body, SourceLoc::from(loc));
   }
-  // while_([&] { return x != 1; }, [&] { ... }): the condition is traced once, before the body.
+  // while_([&] { return x != 1; }, [&] { ... }): the condition is computed afresh before each pass
+  // (a condition that emits statements is traced before the loop and again at the end of the body).
   template <class F>
   requires(detail::is_kernel_scalar<std::invoke_result_t<F&>>) void while_(F&& cond, const std::function<void()>& body,
                                                                            loc_t loc = loc_t::current()) {
-    static_assert(!detail::is_var_by_value<std::invoke_result_t<F&>>,
-                  "while_: the condition returns a Var by value, a copy declared once before the loop, so the "
-                  "loop would never see the body's assignments; return an expression of it, such as "
-                  "`return !finished;`");
     make_while([&] { return detail::to_ir<bool>(cond()); }, body, SourceLoc::from(loc));
   }
 

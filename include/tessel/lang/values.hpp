@@ -26,9 +26,6 @@ template <class X> using kernel_elem_t = typename kernel_elem<std::remove_cvref_
 template <class X> inline constexpr bool never = false;
 template <class X> inline constexpr bool is_kernel_scalar = !std::is_void_v<kernel_elem_t<X>>;
 template <class X> inline constexpr bool is_literal = std::is_arithmetic_v<std::remove_cvref_t<X>>;
-// A Var returned by value: copying a Var declares a new kernel variable.
-template <class X> inline constexpr bool is_var_by_value = false;
-template <class T> inline constexpr bool is_var_by_value<Var<T>> = true;
 
 template <class T> constexpr DType cpp_dtype() {
   if constexpr (std::is_same_v<T, bool>)

@@ -1,0 +1,73 @@
+#include "grouped_gemm.hpp"
+
+#include <algorithm>
+
+#include "matmul_example.hpp"
+
+namespace tessel::examples {
+
+namespace {
+
+// Where each of `groups` groups of `rows` rows ends, cut at random places: groups of every size,
+// empty ones and ones of a partial tile among them.
+std::vector<int32_t> random_group_ends(int rows, int groups, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> place(0, rows);
+  std::vector<int32_t> ends(static_cast<size_t>(groups));
+  for (int32_t& end : ends) end = place(rng);
+  std::sort(ends.begin(), ends.end());
+  ends.back() = rows;
+  return ends;
+}
+
+template <class T> std::vector<float> as_float(const std::vector<T>& v, size_t begin, size_t count) {
+  std::vector<float> f(count);
+  for (size_t i = 0; i < count; ++i) f[i] = float(v[begin + i]);
+  return f;
+}
+
+KernelEntry moe_grouped_gemm_example() {
+  using T = bf16;
+  KernelEntry e;
+  e.name = "moe_grouped_gemm";
+  e.description =
+      "a mixture of experts' GEMMs as one grouped GEMM (bf16): each group's rows times its expert's weights";
+  e.size_names = {"rows", "n", "k", "groups"};
+  e.default_sizes = {200, 136, 96, 4};
+  e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
+  e.runner = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int rows = int(s[0]), n = int(s[1]), k = int(s[2]), groups = int(s[3]);
+    const std::vector<int32_t> ends = random_group_ends(rows, groups, 21);
+    auto x = random_vector<T>(size_t(rows) * k, 22), w = random_vector<T>(size_t(groups) * n * k, 23);
+    Buffer<T> dx(dev, x), dw(dev, w), dy(dev, poisoned<T>(size_t(rows) * n));
+    Buffer<int32_t> dends(dev, ends);
+    Kernel<MoeGroupedGemm<T>> kernel(dev, opt);
+    kernel(rows, n, k, groups, dx, dw, dends, dy);
+    dev.synchronize();
+    std::vector<float> want;
+    want.reserve(size_t(rows) * n);
+    for (int g = 0, begin = 0; g < groups; begin = ends[size_t(g)], ++g) {
+      const int group_rows = ends[size_t(g)] - begin;
+      const std::vector<float> y = matmul_reference(as_float(x, size_t(begin) * k, size_t(group_rows) * k),
+                                                    as_float(w, size_t(g) * n * k, size_t(n) * k), group_rows, n, k);
+      want.insert(want.end(), y.begin(), y.end());
+    }
+    // As the Hopper ladder's bf16 GEMMs: half an ulp of bf16 plus f32 accumulation error.
+    RunResult r = compare(dy.download(), want, 1e-2, 8e-3,
+                          fmt::format("moe_grouped_gemm {}x{}x{}, {} groups", rows, n, k, groups));
+    r.stats = kernel.stats();
+    return r;
+  };
+  add_introspection<MoeGroupedGemm<T>>(e, [](const std::vector<int64_t>& s) {
+    T* p = nullptr;
+    int32_t* i = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), int(s[3]), p, p, i, p);
+  });
+  return e;
+}
+
+}  // namespace
+
+std::vector<KernelEntry> moe_grouped_gemm_examples() { return {moe_grouped_gemm_example()}; }
+
+}  // namespace tessel::examples

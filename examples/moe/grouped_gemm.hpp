@@ -1,0 +1,153 @@
+// A mixture of experts' expert GEMMs as one grouped GEMM on Hopper: the rows that MoePermute put in
+// the experts' order, times each expert's own weights.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+
+#include "tessel/lib/grouped_tiles.hpp"
+#include "tessel/lib/pipeline.hpp"
+#include "tessel/lib/tile_rasterization.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel::examples {
+
+// Y[r, :] = X[r, :] · W[g]ᵀ for the rows r of group g: X [rows, k] holds the groups' rows one after
+// the other, ends [groups] (i32) where each group's rows end, as torch._grouped_mm's offsets, and W
+// [groups, n, k] every expert's weights (a group may have no rows).
+//
+// The Hopper ladder's persistent warp-specialized GEMM (MatmulV5Persistent) over the tiles of every
+// group: a TMA producer warp fills a ring with X's rows and the group's W rows, two consumer
+// warpgroups of 64 rows each run wgmma. The tile count is known only on the device, so the blocks
+// walk a bound on it (a tile more per group than the rows need) rasterized as the ladder's are, and
+// the tiles past the last group's are skipped by both roles alike. A tile's rows may run past its
+// group's (X's next rows, read but not used). A tile within its group's rows leaves through shared
+// memory by TMA stores, as the ladder's do; a group's last tile, when it runs past the group, is
+// stored from registers, each row within the group's (a TMA store stops only at the tensor's
+// bounds, which the host sets, not at a group's last row, which only the device knows).
+template <class T = bf16> struct MoeGroupedGemm : Script {
+  int block_m = 128, block_n = 128, block_k = 64;
+  int stages = 5;
+  int swizzle_size = 4;
+  int consumer_warpgroups = 2;
+  // 0 stores every tile from registers: no shared tile for the output, so room for more stages.
+  int tma_store = 1;
+  static constexpr const char* param_names[] = {"rows", "n", "k", "groups", "x", "w", "ends", "y"};
+
+  static Space space() {
+    using S = MoeGroupedGemm;
+    return tune("swizzle_size", &S::swizzle_size, {4, 8}) *
+           tune("block_m, consumer_warpgroups, block_n, stages",
+                {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
+                {{128, 2, 128, 5}, {128, 2, 256, 3}, {64, 1, 128, 8}, {128, 2, 112, 6}}) *
+           tune("tma_store", &S::tma_store, {1, 0});
+  }
+
+  static constexpr int producer_registers = 40;
+  int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
+  // Columns of one epilogue block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box has.
+  int epilogue_n() const { return block_n % 64 == 0 ? 64 : block_n; }
+
+  // The tile into shared memory (stmatrix), then out with TMA stores, as MatmulV5Persistent's epilogue.
+  void store_tile(const RegisterTensor& tile, const SharedTensor& s_y, const GlobalTensor& g_y, const Int32& row,
+                  const Int32& column) {
+    // The previous tile's store has read s_y before anyone overwrites it.
+    single_thread([&] { tma.wait_group(0, true); });
+    sync();
+    const int columns = epilogue_n();
+    for (int j = 0; j < block_n / columns; ++j)
+      store_shared(s_y[j], tile.slice({0, j * columns}, {block_m, columns}).to<T>());
+    fence.proxy_async();
+    sync();
+    single_thread([&] {
+      for (int j = 0; j < block_n / columns; ++j) tma.shared_to_global(s_y[j], g_y, {row, column + j * columns});
+      tma.commit_group();
+    });
+  }
+
+  void operator()(Int32 rows, Int32 n, Int32 k, Int32 groups, Ptr<T> x, Ptr<T> w, Ptr<int32_t> ends, Ptr<T> y) {
+    require(rows > 0 && groups > 0, "X needs a row and W a group");
+    require(k > 0 && k % 8 == 0 && n > 0 && n % 8 == 0,
+            "n and k must be positive multiples of 8 (the rows of X, W and Y start 16-byte aligned for TMA)");
+    Int32 num_m_blocks = cdiv(rows, block_m) + groups;  // a bound: each group's last tile may be partial
+    Int32 num_n_blocks = cdiv(n, block_n);
+    Int32 num_units = num_m_blocks * num_n_blocks;
+    attrs.blocks = min(num_units, multiprocessors);
+    attrs.warps = 4 * (1 + consumer_warpgroups);
+    const int consumer_threads = 128 * consumer_warpgroups;
+
+    auto g_x = global_view(x, {rows, k});
+    // Every expert's rows one after the other: a tile of W that runs past n reads the next expert's
+    // rows (or zeros past the last), and those columns are not stored.
+    auto g_w = global_view(w, {groups * n, k});
+    auto g_ends = global_view(ends, {groups});
+    auto g_y = global_view(y, {rows, n});
+    auto s_x = shared_tensor<T>({stages, block_m, block_k});
+    auto s_w = shared_tensor<T>({stages, block_n, block_k});
+    std::optional<SharedTensor> s_y;
+    const std::vector<Dim> epilogue_shape = {block_n / epilogue_n(), block_m, epilogue_n()};
+    if (tma_store)
+      s_y = epilogue_n() == 64 ? shared_tensor<T>(epilogue_shape, Swizzle::b128) : shared_tensor<T>(epilogue_shape);
+    Pipeline ring(stages, 1, consumer_threads);
+    TileRasterization rasterization(swizzle_size);
+
+    warp_group(0, [&] {
+      setmaxnreg.decrease(producer_registers);
+      thread_group(0, 32, [&] {
+        GroupedTiles tiles(g_ends, groups, rows, block_m);
+        for (Int32 unit : range(blockIdx.x, num_units, gridDim.x)) {
+          auto [m_block, n_block] = rasterization.compute_block_coord(unit, num_m_blocks, num_n_blocks);
+          tiles.seek(m_block);
+          if_(tiles.found(), [&] {
+            const Int32 row = tiles.row_of(m_block), w_row = tiles.group * n + n_block * block_n;
+            for (Int32 offset_k : range(0, k, block_k, stages)) {
+              ring.producer_acquire();
+              single_thread([&] {
+                mbarrier.arrive_and_expect_tx(ring.producer_barrier(),
+                                              s_x[ring.producer_stage].nbytes() + s_w[ring.producer_stage].nbytes());
+              });
+              tma.global_to_shared(g_x, s_x[ring.producer_stage], {row, offset_k}, ring.producer_barrier());
+              tma.global_to_shared(g_w, s_w[ring.producer_stage], {w_row, offset_k}, ring.producer_barrier());
+              ring.producer_advance();
+            }
+          });
+        }
+      });
+    });
+
+    thread_group(128, consumer_threads, [&] {
+      setmaxnreg.increase(consumer_registers());
+      GroupedTiles tiles(g_ends, groups, rows, block_m);
+      Int32 k_tiles = cdiv(k, block_k);
+      for (Int32 unit : range(blockIdx.x, num_units, gridDim.x)) {
+        auto [m_block, n_block] = rasterization.compute_block_coord(unit, num_m_blocks, num_n_blocks);
+        tiles.seek(m_block);
+        if_(tiles.found(), [&] {
+          auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
+          for (Int32 i : range(0, k_tiles, 1, stages)) {
+            ring.consumer_acquire();
+            wgmma.fence();
+            wgmma.mma(s_x[ring.consumer_stage], s_w[ring.consumer_stage].transpose(), acc);
+            wgmma.commit_group();
+            // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
+            wgmma.wait_group(1);
+            if_(i > 0, [&] { mbarrier.arrive(ring.empty_barriers[(ring.consumer_stage + stages - 1) % stages]); });
+            ring.consumer_advance();
+          }
+          wgmma.wait_group(0);
+          mbarrier.arrive(ring.empty_barriers[(ring.consumer_stage + stages - 1) % stages]);
+          const Int32 row = tiles.row_of(m_block), column = n_block * block_n;
+          // The group's rows only: the view ends at the group's last row.
+          const auto store_rows = [&] { store_global(global_view(y, {tiles.end_row, n}), acc.to<T>(), {row, column}); };
+          if (tma_store)
+            if_(row + block_m <= tiles.end_row, [&] { store_tile(acc, *s_y, g_y, row, column); }).else_(store_rows);
+          else
+            store_rows();
+        });
+      }
+      if (tma_store) single_thread([&] { tma.wait_group(0); });
+    });
+  }
+};
+
+}  // namespace tessel::examples

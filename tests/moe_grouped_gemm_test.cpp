@@ -1,0 +1,70 @@
+// The grouped expert GEMM (examples/moe/grouped_gemm.hpp) on the simulator: groups' ends that
+// decrease or overrun X give groups without rows, never stores outside Y, and sizes it cannot take
+// are refused with their values. Its results over random groups are checked in examples_sim_test.
+#include <gtest/gtest.h>
+
+#include "expect_error.hpp"
+#include "matmul_example.hpp"
+#include "moe/grouped_gemm.hpp"
+#include "source_line.hpp"
+
+namespace tessel::testing {
+namespace {
+
+using examples::MoeGroupedGemm;
+
+std::vector<float> as_float(const std::vector<bf16>& v, size_t begin, size_t count) {
+  std::vector<float> f(count);
+  for (size_t i = 0; i < count; ++i) f[i] = float(v[begin + i]);
+  return f;
+}
+
+TEST(MoeGroupedGemm, EndsThatDecreaseOrOverrunGiveGroupsWithoutRows) {
+  const Device& dev = Device::simulator();
+  const int rows = 100, n = 64, k = 64, guard_rows = 40;
+  // Group 0 takes rows [0, 70); group 1 ends before it begins (no rows); group 2 ends past X's last
+  // row, so it takes [70, 100); group 3 begins past the last row (no rows).
+  const std::vector<int32_t> ends = {70, 30, 500, 900};
+  const int groups = int(ends.size());
+  const auto x = cli::random_vector<bf16>(size_t(rows) * k, 31),
+             w = cli::random_vector<bf16>(size_t(groups) * n * k, 32);
+  Buffer<bf16> dx(dev, x), dw(dev, w), dy(dev, cli::poisoned<bf16>(size_t(rows + guard_rows) * n));
+  Buffer<int32_t> dends(dev, ends);
+  Kernel<MoeGroupedGemm<bf16>> kernel(dev);
+  kernel(rows, n, k, groups, dx, dw, dends, dy);
+  const std::vector<bf16> got = dy.download();
+  const std::vector<std::pair<int, int>> taken = {{0, 70}, {70, 100}};  // (first row, end) of groups 0 and 2
+  const std::vector<int> expert = {0, 2};
+  for (size_t g = 0; g < taken.size(); ++g) {
+    const auto [first, end] = taken[g];
+    const std::vector<float> want =
+        examples::matmul_reference(as_float(x, size_t(first) * k, size_t(end - first) * k),
+                                   as_float(w, size_t(expert[g]) * n * k, size_t(n) * k), end - first, n, k);
+    for (int r = first; r < end; ++r)
+      for (int c = 0; c < n; ++c)
+        EXPECT_NEAR(float(got[size_t(r) * n + c]), want[size_t(r - first) * n + c],
+                    1e-2 + 8e-3 * std::abs(want[size_t(r - first) * n + c]))
+            << "row " << r << ", column " << c;
+  }
+  const std::vector<bf16> guard = cli::poisoned<bf16>(size_t(rows + guard_rows) * n);
+  for (size_t i = size_t(rows) * n; i < got.size(); ++i)
+    ASSERT_EQ(float(got[i]), float(guard[i])) << "element " << i << " past Y's last row was written";
+}
+
+TEST(MoeGroupedGemm, SizesItCannotTakeAreRefusedWithTheirValues) {
+  const Device& dev = Device::simulator();
+  Buffer<bf16> x(dev, std::vector<bf16>(100 * 64)), w(dev, std::vector<bf16>(2 * 100 * 64)),
+      y(dev, std::vector<bf16>(100 * 100));
+  Buffer<int32_t> ends(dev, std::vector<int32_t>{40, 100});
+  const std::string where = source_at("examples/moe/grouped_gemm.hpp", "require(k > 0 && k % 8 == 0");
+  EXPECT_EQ(error_of<MoeGroupedGemm<bf16>>(100, 100, 64, 2, x, w, ends, y),
+            where +
+                ": kernel MoeGroupedGemm_bf16: n and k must be positive multiples of 8 (the rows of X, W and Y start "
+                "16-byte aligned for TMA) (this launch has k = 64, n = 100)");
+  const std::string empty = source_at("examples/moe/grouped_gemm.hpp", "require(rows > 0 && groups > 0");
+  EXPECT_EQ(error_of<MoeGroupedGemm<bf16>>(0, 64, 64, 2, x, w, ends, y),
+            empty + ": kernel MoeGroupedGemm_bf16: X needs a row and W a group (this launch has rows = 0, groups = 2)");
+}
+
+}  // namespace
+}  // namespace tessel::testing
