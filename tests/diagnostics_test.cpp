@@ -154,8 +154,8 @@ TEST(Diagnostics, TracedLoopCorruptedByBreak) {
   const std::string got6 = testing::error_of<BreakInTracedLoop>(16);
   EXPECT_EQ(got6, loc(line) +
                       ": a C++ `break` (or `return`/`goto`) left a traced range loop; the loop body is traced once, "
-                      "so this would silently cut the kernel's loop short. Use if_ to guard the rest of the body, or "
-                      "while_ with an explicit condition");
+                      "so this would silently cut the kernel's loop short. break_() leaves the kernel's loop, and "
+                      "continue_() ends its pass");
 }
 
 struct ThreadGroupTooLarge : Script {

@@ -142,9 +142,11 @@ Kernel every_kind() {
                                std::make_shared<ThreadGroupNode>(
                                    at(28), 32, 32, seq({std::make_shared<SyncNode>(at(28), SyncNode::kUnallocated)})),
                                nullptr),
-      std::make_shared<WhileNode>(
-          at(29), binary(BinaryOp::Lt, v, const_int(0)),
-          seq({std::make_shared<AssignNode>(at(30), v, binary(BinaryOp::Add, v, const_int(1)))})),
+      std::make_shared<WhileNode>(at(29), binary(BinaryOp::Lt, v, const_int(0)),
+                                  seq({std::make_shared<AssignNode>(at(30), v, binary(BinaryOp::Add, v, const_int(1))),
+                                       std::make_shared<IfNode>(at(30), binary(BinaryOp::Gt, v, const_int(5)),
+                                                                seq({std::make_shared<BreakNode>(at(30))}),
+                                                                seq({std::make_shared<ContinueNode>(at(30))}))})),
       std::make_shared<AllocSharedNode>(at(31), bars),
       std::make_shared<ThreadGroupNode>(
           at(31), 0, 1, seq({std::make_shared<MbarrierInitNode>(at(31), bars, std::vector<int>{1, 128})})),

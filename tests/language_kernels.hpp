@@ -109,14 +109,19 @@ struct WalkGroupSizes : Script {
              tiles_before = tiles_before + cdiv(size_of(group), 4);
              group = group + 1;
            });
-    // A condition that returns a Var by value: a copy, taken afresh before each test.
+    // A condition that copies a Var: the copy is taken afresh before each test (and were it not, the
+    // pure term would end the loop at -5 rather than let it spin).
     Int32 left = 3;
     Var<bool> more = true;
-    while_([&] { return more; },
-           [&] {
-             left = left - 1;
-             more = left > 0;
-           });
+    while_(
+        [&] {
+          Var<bool> copy = more;
+          return copy && left > -5;
+        },
+        [&] {
+          left = left - 1;
+          more = left > 0;
+        });
     single_thread([&] {
       store_global(global_view(out, {blocks}),
                    register_tensor<int32_t>({1}, left * 100000 + group * 1000 + tiles_before), {blockIdx.x});
@@ -137,6 +142,111 @@ inline void check_while_condition_with_loads(const Device& dev) {
       tiles_before += (sizes[size_t(group++)] + 3) / 4;
     EXPECT_EQ(got[size_t(b)], group * 1000 + tiles_before) << "block " << b;
   }
+}
+
+// break_ leaves the innermost traced loop: a range loop the block leaves at its own limit (the
+// increment after the break is skipped), a while_ that warp 1 leaves from inside its thread group
+// two passes before warp 0 leaves, and an inner loop whose break leaves the outer one running.
+// continue_ ends a pass: of a range loop (its next index follows), and of a while_ whose condition
+// is computed by statements (the next test computes it afresh), warp 1 skipping passes of its own.
+struct BreaksOutOfLoops : Script {
+  static constexpr const char* param_names[] = {"limit", "out"};
+  void operator()(Int32 limit, Ptr<int32_t> out) {
+    attrs.blocks = 2;
+    attrs.warps = 2;
+    Int32 count = 0;
+    for (Int32 i : range(0, 100)) {
+      if_(i * (blockIdx.x + 1) >= limit, [&] { break_(); });
+      count += 1;
+    }
+    Int32 passes = 0;
+    while_([&] { return passes < 1000; },
+           [&] {
+             passes += 1;
+             thread_group(32, 32, [&] { if_(passes == 3, [&] { break_(); }); });
+             if_(passes == 5, [&] { break_(); });
+           });
+    Int32 inner_passes = 0;
+    for (Int32 outer : range(0, 3)) {
+      Int32 j = 0;
+      while_([&] { return j < 100; },
+             [&] {
+               if_(j == outer + 1, [&] { break_(); });
+               j += 1;
+               inner_passes += 1;
+             });
+    }
+    Int32 not_multiples_of_3 = 0;
+    for (Int32 i : range(0, 10)) {
+      if_(i % 3 == 0, [&] { continue_(); });
+      not_multiples_of_3 += 1;
+    }
+    Int32 k = 0, counted = 0;
+    while_(
+        [&] {
+          Int32 next = k + 1;
+          return next <= 10;
+        },
+        [&] {
+          k += 1;
+          if_(k % 2 == 0, [&] { continue_(); });
+          thread_group(32, 32, [&] { if_(k % 5 == 0, [&] { continue_(); }); });
+          counted += 1;
+        });
+    auto g_out = global_view(out, {2, 2, 5});
+    for (int w = 0; w < 2; ++w)
+      thread_group(32 * w, 32, [&] {
+        single_thread([&] {
+          store_global(g_out, register_tensor<int32_t>({1, 1, 1}, count), {blockIdx.x, w, 0});
+          store_global(g_out, register_tensor<int32_t>({1, 1, 1}, passes), {blockIdx.x, w, 1});
+          store_global(g_out, register_tensor<int32_t>({1, 1, 1}, inner_passes), {blockIdx.x, w, 2});
+          store_global(g_out, register_tensor<int32_t>({1, 1, 1}, not_multiples_of_3), {blockIdx.x, w, 3});
+          store_global(g_out, register_tensor<int32_t>({1, 1, 1}, counted), {blockIdx.x, w, 4});
+        });
+      });
+  }
+};
+
+inline void check_breaks_out_of_loops(const Device& dev) {
+  Buffer<int32_t> out(dev, std::vector<int32_t>(20, -1));
+  Kernel<BreaksOutOfLoops> k(dev);
+  k(7, out);
+  // Block b breaks at the first i with i (b + 1) >= 7: after 7 passes in block 0, 4 in block 1.
+  // Of 0..9, 6 are not multiples of 3; of 1..10, 5 are odd, and 4 odd and not a multiple of 5.
+  EXPECT_EQ(out.download(), (std::vector<int32_t>{7, 5, 6, 6, 5, 7, 3, 6, 6, 4, 4, 5, 6, 6, 5, 4, 3, 6, 6, 4}));
+}
+
+// break_ and continue_ of some lanes of a warp: lanes 0..15 pass over pass 3, lane 0 leaves at pass
+// 6, and in an inner loop lanes 8..15 pass over the pass of the outer index; each lane stores its
+// own counts.
+struct ExitsOfSomeLanes : Script {
+  void operator()(Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Int32 counted = 0, nested = 0;
+    for (Int32 i : range(0, 10)) {
+      thread_group(0, 16, [&] { if_(i == 3, [&] { continue_(); }); });
+      single_thread([&] { if_(i == 6, [&] { break_(); }); });
+      counted += 1;
+    }
+    for (Int32 outer : range(0, 3))
+      for (Int32 j : range(0, 5)) {
+        thread_group(8, 8, [&] { if_(j == outer, [&] { continue_(); }); });
+        nested += 1;
+      }
+    store_global(global_view(out, {32}), register_tensor<int32_t>({32}, counted * 100 + nested, Layout::spatial({32})),
+                 {0});
+  }
+};
+
+inline void check_exits_of_some_lanes(const Device& dev) {
+  Buffer<int32_t> out(dev, std::vector<int32_t>(32, -1));
+  Kernel<ExitsOfSomeLanes> k(dev);
+  k(out);
+  std::vector<int32_t> want(32);
+  for (int lane = 0; lane < 32; ++lane)
+    want[size_t(lane)] = (lane == 0 ? 5 : lane < 16 ? 9 : 10) * 100 + (lane >= 8 && lane < 16 ? 12 : 15);
+  EXPECT_EQ(out.download(), want);
 }
 
 // Conversions and elementwise math on a tile of random values.

@@ -11,6 +11,8 @@ namespace {
 TEST(Language, ClassMembersAreKernelVariables) { check_pipeline_walk(Device::simulator()); }
 TEST(Language, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::simulator()); }
 TEST(Language, AWhileConditionThatLoadsIsTestedAfresh) { check_while_condition_with_loads(Device::simulator()); }
+TEST(Language, BreakAndContinueLeaveTheLoopAndEndThePass) { check_breaks_out_of_loops(Device::simulator()); }
+TEST(Language, BreakAndContinueOfSomeLanesOfAWarp) { check_exits_of_some_lanes(Device::simulator()); }
 TEST(Language, CastsAndElementwiseMath) { check_math_and_casts(Device::simulator()); }
 TEST(Language, FmaOfHalvesRoundsOnce) { check_half_fma(Device::simulator()); }
 TEST(Language, ReductionsOverEitherDimension) { check_reductions(Device::simulator()); }
@@ -25,6 +27,76 @@ struct ConvertsKernelValues : Script {
     store_global(global_view(out, {2}), register_tensor<float>({1}, third), {1});
   }
 };
+
+// break_ outside a traced loop has no loop to leave.
+struct BreakOutsideALoop : Script {
+  void operator()(Int32 n, Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    if_(n > 0, [&] { break_(); });
+    store_global(global_view(out, {1}), register_tensor<int32_t>({1}, n), {0});
+  }
+};
+
+struct ContinueOutsideALoop : Script {
+  void operator()(Int32 n, Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    single_thread([&] { continue_(); });
+    store_global(global_view(out, {1}), register_tensor<int32_t>({1}, n), {0});
+  }
+};
+
+// A break_ traced in a while_ condition would run at the start of each pass of that while_.
+struct BreakInAWhileCondition : Script {
+  void operator()(Int32 n, Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Int32 i = 0;
+    for (Int32 pass : range(0, n))
+      while_(
+          [&] {
+            if_(i > 3, [&] { break_(); });
+            return i < n + pass;
+          },
+          [&] { i += 1; });
+    store_global(global_view(out, {1}), register_tensor<int32_t>({1}, i), {0});
+  }
+};
+
+TEST(Language, BreakOrContinueOutsideALoopOrInAConditionIsRefusedAtItsLine) {
+  EXPECT_EQ(error_of<BreakInAWhileCondition>(3, (int32_t*)nullptr),
+            source_at("tests/language_test.cpp", "if_(i > 3, [&] { break_(); });") +
+                ": break_() in a while_ condition: the condition is computed at the start of each pass of its loop, "
+                "before the body; call break_() in the body");
+  Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(1, -1));
+  EXPECT_EQ(error_of<BreakOutsideALoop>(3, out),
+            source_at("tests/language_test.cpp", "if_(n > 0, [&] { break_(); });") +
+                ": break_() outside a traced loop: it leaves the innermost range or while_ loop around it");
+  EXPECT_EQ(error_of<ContinueOutsideALoop>(3, out),
+            source_at("tests/language_test.cpp", "single_thread([&] { continue_(); });") +
+                ": continue_() outside a traced loop: it ends the pass of the innermost range or while_ loop around "
+                "it");
+}
+
+// break_ and continue_ are a C++ break and continue of the generated loop, which NVRTC and ptxas
+// accept on every target.
+TEST(Language, BreakAndContinueCompileForEveryTarget) {
+  int32_t* out = nullptr;
+  for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
+    Kernel<BreaksOutOfLoops> k(Device::simulator(), KernelOptions{arch});
+    EXPECT_GT(k.cubin(7, out).size(), 0u) << arch;
+    // Four break_() and three continue_() calls, and the test of the while_ computed in its loop.
+    const std::string source = k.cuda_source(7, out);
+    const auto count = [&](const std::string& what) {
+      int n = 0;
+      for (size_t at = source.find(what); at != std::string::npos; at = source.find(what, at + 1)) ++n;
+      return n;
+    };
+    EXPECT_EQ(count("break;"), 5) << arch;
+    EXPECT_EQ(count("continue;"), 3) << arch;
+  }
+}
 
 TEST(Language, KernelValuesConvertWithTo) {
   Buffer<float> out(Device::simulator(), std::vector<float>(2, -1.0f));

@@ -507,6 +507,27 @@ TEST(Mbarrier, ArrivalCountsThatDifferFromTheArrivingThreadsAreReportedBeforeRun
   }
 }
 
+// Each pass, warp 1 passes over the arrival (continue_), so the 64-thread group's statement is 32
+// arrivals a phase, as the barrier counts: the check leaves a loop with continue_ or break_ to the
+// simulator, which runs the three phases.
+struct OneWarpPassesOverTheArrival : Script {
+  void operator()(Ptr<float>) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto bars = mbarrier.alloc({32});
+    for (Int32 pass : range(0, 3)) {
+      thread_group(32, 32, [&] { continue_(); });
+      mbarrier.arrive(bars[0]);
+      mbarrier.wait(bars[0], cast<uint32_t>(pass % 2));
+    }
+  }
+};
+
+TEST(Mbarrier, ArrivalsInALoopThatSomeThreadsPassOverAreLeftToTheSimulator) {
+  Buffer<float> unused(Device::simulator(), 32);
+  EXPECT_EQ(error_of<OneWarpPassesOverTheArrival>(unused), "no error");
+}
+
 struct RunTimeIndexOutOfRange : Script {
   void operator()(Int32 i, Ptr<float>) {
     attrs.blocks = 1;

@@ -59,6 +59,32 @@ TEST(SimulatorChecks, SyncReachedByPartOfAWarpDeadlocks) {
   EXPECT_NE(got.find("(1 of its 32 threads arrived)"), std::string::npos) << got;
 }
 
+// Warp 1 leaves the loop by break_ after its first pass; warp 0 meets the loop's sync() alone.
+struct SyncInALoopThatOneWarpLeft : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    for (Int32 i : range(0, n)) {
+      thread_group(32, 32, [&] { if_(i == 1, [&] { break_(); }); });
+      line = __LINE__ + 1;
+      sync();
+    }
+  }
+};
+
+TEST(SimulatorChecks, ASyncThatABreakLeavesBehindIsReportedAsADeadlock) {
+  const std::string got = testing::error_of<SyncInALoopThatOneWarpLeft>(4);
+  EXPECT_EQ(got, loc(line) +
+                     ": deadlock in block (0, 0, 0) of kernel SyncInALoopThatOneWarpLeft: every warp is blocked or "
+                     "finished and nothing can release the waiting ones\n"
+                     "  warp 0 (threads 0..31): waiting at sync() at " +
+                     loc(line) +
+                     " (32 of its 32 threads arrived)\n"
+                     "  warp 1 (threads 32..63): finished\n"
+                     "  barrier of sync(): 32 of 64 threads arrived; a sync() must be reached by every thread of the "
+                     "block (is it inside a thread group or a branch that only some threads take?)");
+}
+
 struct ViewLargerThanBuffer : Script {
   void operator()(Int32 n, Ptr<float> x) {
     attrs.blocks = 1;

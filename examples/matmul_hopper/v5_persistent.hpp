@@ -6,6 +6,7 @@
 #include "tessel/lib/pipeline.hpp"
 #include "tessel/lib/split_k.hpp"
 #include "tessel/lib/tile_rasterization.hpp"
+#include "tessel/lib/tma_store_epilogue.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::examples::hopper {
@@ -18,9 +19,7 @@ namespace tessel::examples::hopper {
 // consumers finish the current one. The two consumer warpgroups (64 rows of every 128 each) write
 // their accumulator to a shared tile (stmatrix), fence it for the async proxy, and one thread
 // stores it with TMA; the next tile waits for that store to have read the tile only when it is
-// about to overwrite it. The shared tile is kept as 64-column blocks, each a TMA box whose
-// 128-byte rows take the 128-byte swizzle, so the eight rows of each stmatrix land in different
-// banks (rows of the whole 512-byte tile would all start in the same one).
+// about to overwrite it (TmaStoreEpilogue, tessel/lib/tma_store_epilogue.hpp).
 //
 // Split-K, for shapes with fewer tiles than multiprocessors (decode: a few rows, many columns):
 // with split_k = s, each tile's k-tiles are cut into s ranges, and the blocks walk (tile, range)
@@ -73,28 +72,7 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   }
 
   static constexpr int producer_registers = 40;
-  // Columns of one epilogue block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box
-  // has; a tile of other widths is one block, whose swizzle the compiler chooses.
-  int epilogue_n() const { return block_n % 64 == 0 ? 64 : block_n; }
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
-
-  // The epilogue: the tile into shared memory (stmatrix), then out with TMA stores.
-  void store_tile(const RegisterTensor& tile, const SharedTensor& s_c, const GlobalTensor& g_c, const auto& m_block,
-                  const auto& n_block) {
-    // The previous tile's store has read s_c before anyone overwrites it.
-    single_thread([&] { tma.wait_group(0, true); });
-    sync();
-    const int columns = epilogue_n();
-    for (int j = 0; j < block_n / columns; ++j)
-      store_shared(s_c[j], tile.slice({0, j * columns}, {block_m, columns}).to<T>());
-    fence.proxy_async();
-    sync();
-    single_thread([&] {
-      for (int j = 0; j < block_n / columns; ++j)
-        tma.shared_to_global(s_c[j], g_c, {m_block * block_m, n_block * block_n + j * columns});
-      tma.commit_group();
-    });
-  }
 
   void operator()(Int32 m, Int32 n, Int32 k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
     if (swap_ab && split_k != 1) throw Error("MatmulV5Persistent: swap_ab = 1 takes split_k = 1");
@@ -113,10 +91,8 @@ template <class T = f16> struct MatmulV5Persistent : Script {
     auto s_a = shared_tensor<T>({stages, k_chunks, block_m, block_k});
     auto s_b = shared_tensor<T>({stages, k_chunks, block_n, block_k});
     // The output tile's shared copy, for the TMA-store epilogue (swapped operands store from registers).
-    std::optional<SharedTensor> s_c;
-    const std::vector<Dim> epilogue_shape = {block_n / epilogue_n(), block_m, epilogue_n()};
-    if (!swap_ab)
-      s_c = epilogue_n() == 64 ? shared_tensor<T>(epilogue_shape, Swizzle::b128) : shared_tensor<T>(epilogue_shape);
+    std::optional<TmaStoreEpilogue<T>> epilogue;
+    if (!swap_ab) epilogue = TmaStoreEpilogue<T>(block_m, block_n);
     Pipeline tma_pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
     const int stage_k = block_k * k_chunks;  // the columns of k one stage holds
@@ -178,14 +154,14 @@ template <class T = f16> struct MatmulV5Persistent : Script {
         if (swap_ab) {
           store_global(g_c, permute(acc, {1, 0}).to<T>(), {m_block * block_m, n_block * block_n});
         } else if (split_k == 1) {
-          store_tile(acc, *s_c, g_c, m_block, n_block);
+          epilogue->store(acc, g_c, m_block * block_m, n_block * block_n);
         } else {
           SplitKReduction reduction(split_k, m, n, num_tiles);
           reduction.reduce(acc, tile, split, m_block * block_m, n_block * block_n,
-                           [&] { store_tile(acc, *s_c, g_c, m_block, n_block); });
+                           [&] { epilogue->store(acc, g_c, m_block * block_m, n_block * block_n); });
         }
       }
-      single_thread([&] { tma.wait_group(0); });
+      if (epilogue) epilogue->finish();
     });
   }
 };

@@ -8,6 +8,7 @@
 #include "tessel/lib/grouped_tiles.hpp"
 #include "tessel/lib/pipeline.hpp"
 #include "tessel/lib/tile_rasterization.hpp"
+#include "tessel/lib/tma_store_epilogue.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::examples {
@@ -17,12 +18,12 @@ namespace tessel::examples {
 // [groups, n, k] every expert's weights (a group may have no rows).
 //
 // The Hopper ladder's persistent warp-specialized GEMM (MatmulV5Persistent) over the tiles of every
-// group: a TMA producer warp fills a ring with X's rows and the group's W rows, two consumer
+// group: a TMA producer warp fills a ring with X's rows and the group's W rows, consumer
 // warpgroups of 64 rows each run wgmma. The tile count is known only on the device, so the blocks
 // walk a bound on it (a tile more per group than the rows need) rasterized as the ladder's are, and
 // the tiles past the last group's are skipped by both roles alike. A tile's rows may run past its
 // group's (X's next rows, read but not used). A tile within its group's rows leaves through shared
-// memory by TMA stores, as the ladder's do; a group's last tile, when it runs past the group, is
+// memory by TMA stores, as the ladder's do (TmaStoreEpilogue); a group's last tile, when it runs past the group, is
 // stored from registers, each row within the group's (a TMA store stops only at the tensor's
 // bounds, which the host sets, not at a group's last row, which only the device knows).
 template <class T = bf16> struct MoeGroupedGemm : Script {
@@ -30,7 +31,7 @@ template <class T = bf16> struct MoeGroupedGemm : Script {
   int stages = 5;
   int swizzle_size = 4;
   int consumer_warpgroups = 2;
-  // 0 stores every tile from registers: no shared tile for the output, so room for more stages.
+  // 0 stores every tile from registers: no shared tile for the output.
   int tma_store = 1;
   static constexpr const char* param_names[] = {"rows", "n", "k", "groups", "x", "w", "ends", "y"};
 
@@ -45,26 +46,6 @@ template <class T = bf16> struct MoeGroupedGemm : Script {
 
   static constexpr int producer_registers = 40;
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
-  // Columns of one epilogue block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box has.
-  int epilogue_n() const { return block_n % 64 == 0 ? 64 : block_n; }
-
-  // The tile into shared memory (stmatrix), then out with TMA stores, as MatmulV5Persistent's epilogue.
-  void store_tile(const RegisterTensor& tile, const SharedTensor& s_y, const GlobalTensor& g_y, const Int32& row,
-                  const Int32& column) {
-    // The previous tile's store has read s_y before anyone overwrites it.
-    single_thread([&] { tma.wait_group(0, true); });
-    sync();
-    const int columns = epilogue_n();
-    for (int j = 0; j < block_n / columns; ++j)
-      store_shared(s_y[j], tile.slice({0, j * columns}, {block_m, columns}).to<T>());
-    fence.proxy_async();
-    sync();
-    single_thread([&] {
-      for (int j = 0; j < block_n / columns; ++j) tma.shared_to_global(s_y[j], g_y, {row, column + j * columns});
-      tma.commit_group();
-    });
-  }
-
   void operator()(Int32 rows, Int32 n, Int32 k, Int32 groups, Ptr<T> x, Ptr<T> w, Ptr<int32_t> ends, Ptr<T> y) {
     require(rows > 0 && groups > 0, "X needs a row and W a group");
     require(k > 0 && k % 8 == 0 && n > 0 && n % 8 == 0,
@@ -84,10 +65,8 @@ template <class T = bf16> struct MoeGroupedGemm : Script {
     auto g_y = global_view(y, {rows, n});
     auto s_x = shared_tensor<T>({stages, block_m, block_k});
     auto s_w = shared_tensor<T>({stages, block_n, block_k});
-    std::optional<SharedTensor> s_y;
-    const std::vector<Dim> epilogue_shape = {block_n / epilogue_n(), block_m, epilogue_n()};
-    if (tma_store)
-      s_y = epilogue_n() == 64 ? shared_tensor<T>(epilogue_shape, Swizzle::b128) : shared_tensor<T>(epilogue_shape);
+    std::optional<TmaStoreEpilogue<T>> epilogue;
+    if (tma_store) epilogue = TmaStoreEpilogue<T>(block_m, block_n);
     Pipeline ring(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
 
@@ -140,12 +119,12 @@ template <class T = bf16> struct MoeGroupedGemm : Script {
           // The group's rows only: the view ends at the group's last row.
           const auto store_rows = [&] { store_global(global_view(y, {tiles.end_row, n}), acc.to<T>(), {row, column}); };
           if (tma_store)
-            if_(row + block_m <= tiles.end_row, [&] { store_tile(acc, *s_y, g_y, row, column); }).else_(store_rows);
+            if_(row + block_m <= tiles.end_row, [&] { epilogue->store(acc, g_y, row, column); }).else_(store_rows);
           else
             store_rows();
         });
       }
-      if (tma_store) single_thread([&] { tma.wait_group(0); });
+      if (epilogue) epilogue->finish();
     });
   }
 };

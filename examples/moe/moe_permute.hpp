@@ -53,6 +53,7 @@ struct MoeUnpermute : Script {
                                                 "expert_out", "place", "weight", "y"};
   void operator()(Int32 tokens, Int32 rows, Int32 hidden, int top_k, Ptr<bf16> expert_out, Ptr<int32_t> place,
                   Ptr<float> weight, Ptr<bf16> y) {
+    if (top_k < 1) throw Error(fmt::format("MoeUnpermute: top_k is {}; a token takes at least one expert", top_k));
     attrs.blocks = {cdiv(hidden, block_cols), cdiv(tokens, block_rows)};
     attrs.warps = warps;
     const Int32 token = blockIdx.y * block_rows, column = blockIdx.x * block_cols;

@@ -280,6 +280,11 @@ void Emitter::visit(const ir::WhileNode& n) {
   close();
 }
 
+// A break_(), or the failed test of a while_ whose condition is computed in the loop: the comment
+// names the line of either.
+void Emitter::visit(const ir::BreakNode& n) { line("break;" + comment(n.loc)); }
+void Emitter::visit(const ir::ContinueNode& n) { line("continue;" + comment(n.loc)); }
+
 void Emitter::visit(const ir::ThreadGroupNode& n) {
   const ir::ThreadRange g{n.begin, n.count};
   if (g.whole_warps()) {

@@ -63,6 +63,8 @@ Divisibility::Divisibility(const KernelNode& k) {
       case NodeKind::Seq:
       case NodeKind::If:
       case NodeKind::While:
+      case NodeKind::Break:
+      case NodeKind::Continue:
       case NodeKind::ThreadGroup:
         break;
 // clang-format off

@@ -118,6 +118,8 @@ Stmt Mutator::visit(const WhileNode& n, const Stmt& self) {
   position_.leave_loop();
   return out;
 }
+Stmt Mutator::visit(const BreakNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const ContinueNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const IfNode& n, const Stmt& self) {
   position_.enter_branch();
   Stmt out = rebuilt(n, self);

@@ -276,6 +276,9 @@ class Printer {
     line("}");
   }
 
+  void stmt(const BreakNode&) { line("break"); }
+  void stmt(const ContinueNode&) { line("continue"); }
+
   void stmt(const ThreadGroupNode& n) {
     line(fmt::format("thread_group(begin={}, count={}) {{", n.begin, n.count));
     block(n.body);

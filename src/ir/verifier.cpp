@@ -299,6 +299,8 @@ class Verifier : public Visitor {
     TESSEL_CHECK(n.cond->type.dtype == DType::Bool, "while condition of type {}", n.cond->type.str());
     Visitor::visit(n);
   }
+  void visit(const BreakNode&) override { TESSEL_CHECK(position().loops() > 0, "break outside a loop"); }
+  void visit(const ContinueNode&) override { TESSEL_CHECK(position().loops() > 0, "continue outside a loop"); }
   void visit(const ThreadGroupNode& n) override {
     TESSEL_CHECK(n.begin >= 0 && n.count > 0 && n.begin + n.count <= v_.kernel.threads(), "thread group [{}, +{})",
                  n.begin, n.count);

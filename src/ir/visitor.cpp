@@ -109,6 +109,8 @@ void Visitor::visit(const IfNode& n) {
   if (n.else_case) visit_branch(n.else_case);
 }
 void Visitor::visit(const WhileNode& n) { visit_loop_body(n.body); }
+void Visitor::visit(const BreakNode&) {}
+void Visitor::visit(const ContinueNode&) {}
 void Visitor::visit(const ThreadGroupNode& n) { visit_group(n); }
 
 // clang-format off

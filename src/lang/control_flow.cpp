@@ -17,6 +17,7 @@ Range::Iterator Range::begin() {
   Builder& b = Builder::current(loc_);
   uncaught_ = std::uncaught_exceptions();
   b.open_scope();
+  b.enter_loop();
   depth_ = b.depth();
   state_ = State::InBody;
   return Iterator(this);
@@ -37,6 +38,7 @@ bool Range::Iterator::operator!=(const Iterator&) const {
 
 void Range::finish() {
   Builder& b = Builder::current(loc_);
+  b.leave_loop();
   ir::Stmt body = b.close_scope(loc_);
   b.emit(ir::make<ir::ForNode>(loc_, var_, start_.ir(), stop_.ir(), step_.ir(), unroll_, body));
   state_ = State::Closed;
@@ -46,12 +48,13 @@ Range::~Range() {
   if (state_ != State::InBody || !Builder::active()) return;
   Builder& b = Builder::current(loc_);
   // The body scope is still open: the loop was left without finishing its iteration.
+  b.leave_loop();
   while (b.depth() >= depth_) b.close_scope(loc_);
   if (std::uncaught_exceptions() > uncaught_) return;
   b.defer_error(Error(loc_,
                       "a C++ `break` (or `return`/`goto`) left a traced range loop; the loop body is traced "
-                      "once, so this would silently cut the kernel's loop short. Use if_ to guard the rest "
-                      "of the body, or while_ with an explicit condition"));
+                      "once, so this would silently cut the kernel's loop short. break_() leaves the kernel's "
+                      "loop, and continue_() ends its pass"));
 }
 
 IfBuilder::~IfBuilder() {
@@ -81,25 +84,44 @@ IfBuilder Instructions::make_if(ir::Expr cond, const std::function<void()>& then
 void Instructions::make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc) {
   Builder& b = Builder::current(loc);
   b.open_scope();
+  const bool outer_condition = b.enter_condition();
   ir::Expr c = cond();
-  const ir::Stmt before = b.close_scope(loc);
-  const auto& computed = static_cast<const ir::SeqNode&>(*before).stmts;
-  if (computed.empty()) {  // an expression of variables, which the loop's test evaluates each time
-    b.open_scope();
-    body();
-    b.emit(ir::make<ir::WhileNode>(loc, c, b.close_scope(loc)));
-    return;
-  }
-  // The condition's tracing emitted statements (a load, a named intermediate value, a try_wait):
-  // they run before the first test and again after each pass of the body, traced anew there, and
-  // the loop tests the flag they set.
-  for (const ir::Stmt& st : computed) b.emit(st);
-  const ir::Var again = ir::make_var(ir::Type{DType::Bool}, "while_condition", loc);
-  b.emit(ir::make<ir::DeclareNode>(loc, again, c));
+  b.leave_condition(outer_condition);
+  const ir::Stmt computed = b.close_scope(loc);
   b.open_scope();
-  body();
-  b.emit(ir::make<ir::AssignNode>(loc, again, cond()));
-  b.emit(ir::make<ir::WhileNode>(loc, again, b.close_scope(loc)));
+  b.enter_loop();
+  if (static_cast<const ir::SeqNode&>(*computed).stmts.empty()) {
+    // An expression of variables, which the loop's test evaluates each time.
+    body();
+  } else {
+    // The condition's tracing emitted statements (a try_wait, a load, a value held in a Var): they
+    // open each pass, and a failed test leaves the loop, so that each test computes it afresh.
+    for (const ir::Stmt& st : static_cast<const ir::SeqNode&>(*computed).stmts) b.emit(st);
+    b.emit(ir::make<ir::IfNode>(loc, ir::unary(ir::UnaryOp::Not, c, loc), ir::seq({ir::make<ir::BreakNode>(loc)}, loc),
+                                nullptr));
+    body();
+    c = ir::const_int(1, DType::Bool, loc);
+  }
+  b.leave_loop();
+  b.emit(ir::make<ir::WhileNode>(loc, c, b.close_scope(loc)));
+}
+
+void Instructions::make_loop_exit(bool next_pass, SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  const char* name = next_pass ? "continue_()" : "break_()";
+  if (b.inside_condition())
+    throw Error(loc, fmt::format("{} in a while_ condition: the condition is computed at the start of each pass of "
+                                 "its loop, before the body; call {} in the body",
+                                 name, name));
+  if (!b.inside_loop())
+    throw Error(loc, next_pass
+                         ? "continue_() outside a traced loop: it ends the pass of the innermost range or while_ "
+                           "loop around it"
+                         : "break_() outside a traced loop: it leaves the innermost range or while_ loop around it");
+  if (next_pass)
+    b.emit(ir::make<ir::ContinueNode>(loc));
+  else
+    b.emit(ir::make<ir::BreakNode>(loc));
 }
 
 void Instructions::thread_group(int begin, int count, const std::function<void()>& body, loc_t loc) {

@@ -3,11 +3,13 @@
 // 32-thread group on a barrier of count 1 completes a phase and spills into the next one, and one
 // by a single thread on a barrier of count 128 never completes it. Decided only when the array's
 // barriers all have one count and one statement arrives on them, with a constant count, from
-// this block, outside any if_ of its thread group: then every execution is one phase's arrivals.
+// this block, outside any if_ of its thread group and any loop that some threads may leave or
+// pass over (break_, continue_): then every execution is one phase's arrivals.
 // Changes nothing.
 #include <map>
 
 #include "tessel/ir/effects.hpp"
+#include "tessel/ir/mutator.hpp"
 #include "tessel/ir/visitor.hpp"
 #include "tessel/passes/pipeline.hpp"
 
@@ -18,7 +20,7 @@ namespace {
 struct ArrivalSite {
   const ir::StmtNode* node;
   int threads;    // of the innermost thread group around it
-  bool branched;  // inside an if_ of that group: some of its threads may not arrive
+  bool branched;  // inside an if_ of that group, or a loop with break_ or continue_: some of its threads may not arrive
   int64_t count;  // arrivals per thread; 0 when not a trace-time constant
 };
 
@@ -33,6 +35,13 @@ class ArrivalCollector : public ir::Visitor {
   std::map<const ir::SharedTensorNode*, BarrierArrivals> arrays;
 
  protected:
+  void visit(const ir::ForNode& n) override {
+    in_loop(n.body, [&] { Visitor::visit(n); });
+  }
+  void visit(const ir::WhileNode& n) override {
+    in_loop(n.body, [&] { Visitor::visit(n); });
+  }
+
   void visit_instruction(const ir::StmtNode& s) override {
     const ir::Effects e = ir::effects(s);
     if (e.barriers_initialized) arrays[e.barriers_initialized].counts = e.barrier_counts;
@@ -44,9 +53,22 @@ class ArrivalCollector : public ir::Visitor {
       }
       int64_t count = 0;
       ir::as_const_int(a.per_thread, &count);
-      array.sites.push_back({&s, position().group().count, position().branched(), count});
+      array.sites.push_back({&s, position().group().count, position().branched() || loops_with_exits_ > 0, count});
     }
   }
+
+ private:
+  // Visits a loop, counting it among those some threads may leave or pass over early.
+  template <class F> void in_loop(const ir::Stmt& body, F visit_loop) {
+    bool exits = false;
+    ir::walk(body, [&](const ir::StmtNode& s) {
+      exits |= s.kind == ir::NodeKind::Break || s.kind == ir::NodeKind::Continue;
+    });
+    loops_with_exits_ += exits;
+    visit_loop();
+    loops_with_exits_ -= exits;
+  }
+  int loops_with_exits_ = 0;
 };
 
 }  // namespace

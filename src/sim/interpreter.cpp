@@ -119,10 +119,28 @@ void Warp::exec(const ir::Stmt& s, Mask mask) {
   }
 }
 
+namespace {
+
+// A loop's entry on a warp's stack of loops, for as long as the loop runs.
+struct LoopScope {
+  explicit LoopScope(std::vector<Warp::LoopLanes>& loops) : loops(loops) { loops.push_back({}); }
+  ~LoopScope() { loops.pop_back(); }
+  LoopScope(const LoopScope&) = delete;
+  LoopScope& operator=(const LoopScope&) = delete;
+  std::vector<Warp::LoopLanes>& loops;
+};
+
+}  // namespace
+
 void Warp::exec_here(const ir::Stmt& s, Mask mask) {
   switch (s->kind) {
     case ir::NodeKind::Seq:
-      for (const ir::Stmt& c : static_cast<const ir::SeqNode&>(*s).stmts) exec(c, mask);
+      for (const ir::Stmt& c : static_cast<const ir::SeqNode&>(*s).stmts) {
+        // Lanes that left the loop or ended its pass skip the rest of the body.
+        if (!loops.empty()) mask &= ~(loops.back().left | loops.back().passed);
+        if (!mask) return;
+        exec(c, mask);
+      }
       return;
     case ir::NodeKind::Declare:
     case ir::NodeKind::Assign: {
@@ -139,6 +157,7 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
     }
     case ir::NodeKind::For: {
       auto& n = static_cast<const ir::ForNode&>(*s);
+      const LoopScope loop(loops);
       const Lanes start = eval(n.start, mask);
       Lanes& i = vars_[n.var.get()];
       for (int l = 0; l < 32; ++l)
@@ -153,6 +172,8 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
         }
         if (!active) return;
         exec(n.body, active);
+        active &= ~loops.back().left;
+        loops.back().passed = 0;
         Lanes& iv = vars_[n.var.get()];
         const Lanes step_now = eval(n.step, active);
         for (int l = 0; l < 32; ++l)
@@ -172,6 +193,7 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
     }
     case ir::NodeKind::While: {
       auto& n = static_cast<const ir::WhileNode&>(*s);
+      const LoopScope loop(loops);
       for (;;) {
         const Lanes c = eval(n.cond, mask);
         Mask active = 0;
@@ -179,9 +201,18 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
           if ((mask >> l & 1) && c[l].i) active |= 1u << l;
         if (!active) return;
         exec(n.body, active);
-        mask = active;
+        mask = active & ~loops.back().left;
+        loops.back().passed = 0;
       }
     }
+    case ir::NodeKind::Break:
+      TESSEL_CHECK(!loops.empty(), "break outside a loop");
+      loops.back().left |= mask;
+      return;
+    case ir::NodeKind::Continue:
+      TESSEL_CHECK(!loops.empty(), "continue outside a loop");
+      loops.back().passed |= mask;
+      return;
     case ir::NodeKind::ThreadGroup: {
       auto& n = static_cast<const ir::ThreadGroupNode&>(*s);
       Mask inside = 0;

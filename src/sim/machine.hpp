@@ -72,6 +72,12 @@ class Warp {
 
   // The thread groups this warp is inside, innermost last.
   std::vector<ir::ThreadRange> groups;
+  // For each loop this warp is inside, innermost last: the lanes that left it by a break_, and
+  // those that ended the current pass by a continue_.
+  struct LoopLanes {
+    Mask left = 0, passed = 0;
+  };
+  std::vector<LoopLanes> loops;
   ir::ThreadRange group() const { return groups.back(); }
   int thread(int lane) const { return id * 32 + lane; }
   int thread_in_group(int lane) const { return thread(lane) - group().begin; }

@@ -10,6 +10,8 @@ using LanguageOnGpu = GpuTest;
 TEST_F(LanguageOnGpu, ClassMembersAreKernelVariables) { check_pipeline_walk(Device::gpu()); }
 TEST_F(LanguageOnGpu, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::gpu()); }
 TEST_F(LanguageOnGpu, AWhileConditionThatLoadsIsTestedAfresh) { check_while_condition_with_loads(Device::gpu()); }
+TEST_F(LanguageOnGpu, BreakAndContinueLeaveTheLoopAndEndThePass) { check_breaks_out_of_loops(Device::gpu()); }
+TEST_F(LanguageOnGpu, BreakAndContinueOfSomeLanesOfAWarp) { check_exits_of_some_lanes(Device::gpu()); }
 TEST_F(LanguageOnGpu, CastsAndElementwiseMath) { check_math_and_casts(Device::gpu()); }
 TEST_F(LanguageOnGpu, FmaOfHalvesRoundsOnce) { check_half_fma(Device::gpu()); }
 TEST_F(LanguageOnGpu, ReductionsOverEitherDimension) { check_reductions(Device::gpu()); }

@@ -440,6 +440,16 @@ struct WhileNode : StmtNode {
   Stmt body;
   static constexpr auto operands() { return std::tuple{&WhileNode::cond, &WhileNode::body}; }
 };
+// Leaves the innermost loop (range or while_) for the threads that execute it.
+struct BreakNode : StmtNode {
+  explicit BreakNode(SourceLoc l) : StmtNode(NodeKind::Break, std::move(l)) {}
+  static constexpr auto operands() { return std::tuple{}; }
+};
+// Ends the current pass of the innermost loop for the threads that execute it.
+struct ContinueNode : StmtNode {
+  explicit ContinueNode(SourceLoc l) : StmtNode(NodeKind::Continue, std::move(l)) {}
+  static constexpr auto operands() { return std::tuple{}; }
+};
 // Threads [begin, begin + count) of the block run `body`; the others skip it.
 struct ThreadGroupNode : StmtNode {
   ThreadGroupNode(SourceLoc l, int begin, int count, Stmt b)

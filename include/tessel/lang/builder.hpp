@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "tessel/ir/ir.hpp"
@@ -26,6 +27,21 @@ class Builder {
   void open_scope();
   ir::Stmt close_scope(const SourceLoc& loc);
   size_t depth() const { return scopes_.size(); }
+  // The traced loops (range, while_) whose bodies are being traced, for break_ and continue_.
+  void enter_loop() {
+    conditions_outside_loops_.push_back(in_condition_);
+    in_condition_ = false;
+  }
+  void leave_loop() {
+    in_condition_ = conditions_outside_loops_.back();
+    conditions_outside_loops_.pop_back();
+  }
+  bool inside_loop() const { return !conditions_outside_loops_.empty() && !in_condition_; }
+  // While a while_ condition is traced: its statements open each pass of the loop being built, so
+  // a break_ or continue_ there (outside a loop of its own) would not belong to the loop around it.
+  bool enter_condition() { return std::exchange(in_condition_, true); }
+  void leave_condition(bool outer) { in_condition_ = outer; }
+  bool inside_condition() const { return in_condition_; }
 
   // Thread groups: the threads a register tile is distributed over, and what an instruction
   // may assume about who runs it.
@@ -61,6 +77,8 @@ class Builder {
   Attrs* attrs_;
   std::vector<std::vector<ir::Stmt>> scopes_;
   std::vector<ir::ThreadRange> groups_;
+  std::vector<bool> conditions_outside_loops_;  // for each loop being traced, whether a condition was around it
+  bool in_condition_ = false;
   std::optional<Error> deferred_;
   Builder* previous_;
 };

@@ -95,7 +95,7 @@ struct Attrs {
 
 // The traced `for` loop: `for (Int32 k : range(0, n, step))`. The body is traced once.
 // A C++ `break` inside it is detected and reported; `continue` cannot be detected, so do not
-// use it in a traced loop (use if_ instead).
+// use it in a traced loop: break_() and continue_() leave the kernel's loop and end its pass.
 class Range {
  public:
   Range(Dim start, Dim stop, Dim step, int unroll, SourceLoc loc);
@@ -491,12 +491,18 @@ class Instructions {
     return make_if(detail::to_ir<bool>(cond), then_body, SourceLoc::from(loc));
   }
   // while_([&] { return x != 1; }, [&] { ... }): the condition is computed afresh before each pass
-  // (a condition that emits statements is traced before the loop and again at the end of the body).
+  // (a condition that emits statements opens each pass, and a failed test leaves the loop).
   template <class F>
   requires(detail::is_kernel_scalar<std::invoke_result_t<F&>>) void while_(F&& cond, const std::function<void()>& body,
                                                                            loc_t loc = loc_t::current()) {
     make_while([&] { return detail::to_ir<bool>(cond()); }, body, SourceLoc::from(loc));
   }
+  // Leaves the innermost traced loop (range or while_) for the threads that run it; inside if_,
+  // only for those that take the branch. A C++ `break` would leave the trace's loop instead.
+  void break_(loc_t loc = loc_t::current()) { make_loop_exit(false, SourceLoc::from(loc)); }
+  // Ends the current pass of the innermost traced loop for the threads that run it: they go on with
+  // the next pass (its test, and a range's next index). A C++ `continue` would end the trace's pass.
+  void continue_(loc_t loc = loc_t::current()) { make_loop_exit(true, SourceLoc::from(loc)); }
 
  private:
   GlobalTensor make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape, const std::vector<Dim>& strides,
@@ -527,6 +533,7 @@ class Instructions {
   IfBuilder make_if(ir::Expr cond, const std::function<void()>& then_body, SourceLoc loc);
   void make_requirement(ir::Expr cond, std::string message, SourceLoc loc);
   void make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc);
+  void make_loop_exit(bool next_pass, SourceLoc loc);
   // What the reductions and scans given a value for their dimension compile to: an error.
   template <class V> static RegisterTensor value_for_a_dimension(const RegisterTensor& x) {
     static_assert(detail::never<V>, TESSEL_VALUE_FOR_A_DIMENSION);

@@ -27,12 +27,13 @@ struct GroupedTiles : Class {
         block_m(block_m),
         end_row(end_of(0, 0)) {}
 
-  // Where group g's rows end, given where they begin: never before that, nor past X's last row, so
-  // that ends which decrease or overrun give groups without rows rather than stores outside Y.
+  // Where group g's rows end, given where they begin: never before that (an end that decreases
+  // gives the group no rows) nor past the last row, so that no tile reaches outside the matrix.
   Int32 end_of(const Int32& g, const Int32& begin) {
     return min(rows, max(begin, load_global(ends, {g}, {1}, Layout{}, 0).item<int32_t>()));
   }
-  Int32 tiles_of_group() { return cdiv(end_row - first_row, block_m); }
+  // An expression of the cursor's variables, so that seek's loop test reads it as it is.
+  Expr<int32_t> tiles_of_group() const { return cdiv(end_row - first_row, block_m); }
 
   void seek(const Int32& tile) {
     if_(tile < tiles_before, [&] {

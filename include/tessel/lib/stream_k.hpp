@@ -35,7 +35,8 @@ struct StreamK : Class {
         tickets(tiles, constructed_at) {}
 
   // Calls body(tile, first, last) for each segment of this block's run: k-tiles [first, last) of
-  // tile `tile`, in order.
+  // tile `tile`, in order. The body runs in this walk's loop, so continue_() there goes on with the
+  // next segment and break_() ends the walk.
   template <class Body> void for_each_segment(Body body) {
     Int32 position = begin_of(block);
     const Int32 end = begin_of(block + 1);
@@ -43,8 +44,8 @@ struct StreamK : Class {
            [&] {
              const Int32 tile = position / k_tiles, first = position % k_tiles;
              const Int32 last = min(k_tiles, first + end - position);
-             body(tile, first, last);
              position = position + (last - first);
+             body(tile, first, last);
            });
   }
 

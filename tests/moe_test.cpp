@@ -1,11 +1,14 @@
-// The grouped expert GEMM (examples/moe/grouped_gemm.hpp) on the simulator: groups' ends that
-// decrease or overrun X give groups without rows, never stores outside Y, and sizes it cannot take
-// are refused with their values. Its results over random groups are checked in examples_sim_test.
+// The mixture-of-experts examples' own checks on the simulator. The grouped expert GEMM
+// (examples/moe/grouped_gemm.hpp): every candidate of its space; groups' ends that decrease (a group
+// without rows) or overrun X (a group cut at X's last row), never stores outside Y; sizes it cannot
+// take, refused with their values. The unpermute's expert count, refused below one.
 #include <gtest/gtest.h>
 
+#include "examples.hpp"
 #include "expect_error.hpp"
 #include "matmul_example.hpp"
 #include "moe/grouped_gemm.hpp"
+#include "moe/moe_permute.hpp"
 #include "source_line.hpp"
 
 namespace tessel::testing {
@@ -17,6 +20,25 @@ std::vector<float> as_float(const std::vector<bf16>& v, size_t begin, size_t cou
   std::vector<float> f(count);
   for (size_t i = 0; i < count; ++i) f[i] = float(v[begin + i]);
   return f;
+}
+
+// Every candidate the tuner may take, over 5 column blocks (so that a block's tiles go back to an
+// earlier group when the rasterization starts its next panel) and over a single group.
+TEST(MoeGroupedGemm, EveryCandidateMatchesTheHostReference) {
+  const auto& e = examples::find_example("moe_grouped_gemm");
+  const char* tiles[] = {"block_m=128, consumer_warpgroups=2, block_n=128, stages=5",
+                         "block_m=128, consumer_warpgroups=2, block_n=256, stages=3",
+                         "block_m=64, consumer_warpgroups=1, block_n=128, stages=8",
+                         "block_m=128, consumer_warpgroups=2, block_n=112, stages=6"};
+  for (int swizzle : {4, 8})
+    for (const char* tile : tiles)
+      for (int tma_store : {1, 0}) {
+        const std::string configuration = fmt::format("swizzle_size={}, {}, tma_store={}", swizzle, tile, tma_store);
+        for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{150, 520, 64, 3}, {300, 72, 64, 1}}) {
+          const cli::RunResult r = e.run(Device::simulator(), sizes, KernelOptions{.configuration = configuration});
+          EXPECT_TRUE(r.ok) << r.summary << " [" << configuration << "]";
+        }
+      }
 }
 
 TEST(MoeGroupedGemm, EndsThatDecreaseOrOverrunGiveGroupsWithoutRows) {
@@ -64,6 +86,19 @@ TEST(MoeGroupedGemm, SizesItCannotTakeAreRefusedWithTheirValues) {
   const std::string empty = source_at("examples/moe/grouped_gemm.hpp", "require(rows > 0 && groups > 0");
   EXPECT_EQ(error_of<MoeGroupedGemm<bf16>>(0, 64, 64, 2, x, w, ends, y),
             empty + ": kernel MoeGroupedGemm_bf16: X needs a row and W a group (this launch has rows = 0, groups = 2)");
+}
+
+TEST(MoeUnpermute, AnExpertCountBelowOneIsRefused) {
+  const Device& dev = Device::simulator();
+  Buffer<bf16> out(dev, std::vector<bf16>(64)), y(dev, std::vector<bf16>(64));
+  Buffer<int32_t> place(dev, std::vector<int32_t>(4));
+  Buffer<float> weight(dev, std::vector<float>(4));
+  // Every candidate meets it while it is traced, so the tuner names it for all of them (and the log).
+  const std::string got = error_of<examples::MoeUnpermute>(4, 4, 16, 0, out, place, weight, y);
+  EXPECT_EQ(got.substr(0, got.find('\n')),
+            "MoeUnpermute (top_k=0, tokens<=4, rows<=4, hidden<=16): none of the 8 candidates can run; the first, "
+            "[block_rows=8, block_cols=512, warps=4], is infeasible: MoeUnpermute: top_k is 0; a token takes at least "
+            "one expert");
 }
 
 }  // namespace
