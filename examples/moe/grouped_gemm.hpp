@@ -114,6 +114,7 @@ template <class T = bf16> struct MoeGroupedGemm : Script {
             ring.consumer_advance();
           }
           wgmma.wait_group(0);
+          // The last k-tile's stage (there is one: k > 0 is required).
           mbarrier.arrive(ring.empty_barriers[(ring.consumer_stage + stages - 1) % stages]);
           const Int32 row = tiles.row_of(m_block), column = n_block * block_n;
           // The group's rows only: the view ends at the group's last row.
