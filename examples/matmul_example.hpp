@@ -11,6 +11,13 @@ namespace tessel::examples {
 // registers a matmul (the tests build without optimization).
 std::vector<float> matmul_reference(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k);
 
+// Elements [begin, begin + count) of `v` as floats, a reference's operand (a group's rows).
+template <class T> std::vector<float> as_float(const std::vector<T>& v, size_t begin, size_t count) {
+  std::vector<float> f(count);
+  for (size_t i = 0; i < count; ++i) f[i] = float(v[begin + i]);
+  return f;
+}
+
 template <class S, class T = f16> KernelEntry matmul_example(std::string name, std::string description) {
   KernelEntry e;
   e.name = std::move(name);
@@ -25,12 +32,7 @@ template <class S, class T = f16> KernelEntry matmul_example(std::string name, s
     Kernel<S> kernel(dev, opt);
     kernel(m, n, k, da, db, dc);
     dev.synchronize();
-    const auto as_float = [](const std::vector<T>& v) {
-      std::vector<float> f(v.size());
-      for (size_t i = 0; i < v.size(); ++i) f[i] = float(v[i]);
-      return f;
-    };
-    const std::vector<float> want = matmul_reference(as_float(a), as_float(b), m, n, k);
+    const std::vector<float> want = matmul_reference(as_float(a, 0, a.size()), as_float(b, 0, b.size()), m, n, k);
     // Half an ulp of output rounding (f16: 2^-11, bf16: 2^-8) plus f32 accumulation error.
     const double rtol = std::is_same_v<T, bf16> ? 8e-3 : 2e-3;
     RunResult r = compare(dc.download(), want, 1e-2, rtol, fmt::format("{} {}x{}x{}", label, m, n, k));

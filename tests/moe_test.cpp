@@ -14,13 +14,8 @@
 namespace tessel::testing {
 namespace {
 
+using examples::as_float;
 using examples::MoeGroupedGemm;
-
-std::vector<float> as_float(const std::vector<bf16>& v, size_t begin, size_t count) {
-  std::vector<float> f(count);
-  for (size_t i = 0; i < count; ++i) f[i] = float(v[begin + i]);
-  return f;
-}
 
 // Every candidate the tuner may take, over 5 column blocks (so that a block's tiles go back to an
 // earlier group when the rasterization starts its next panel) and over a single group.

@@ -20,12 +20,6 @@ std::vector<int32_t> random_group_ends(int rows, int groups, uint64_t seed) {
   return ends;
 }
 
-template <class T> std::vector<float> as_float(const std::vector<T>& v, size_t begin, size_t count) {
-  std::vector<float> f(count);
-  for (size_t i = 0; i < count; ++i) f[i] = float(v[begin + i]);
-  return f;
-}
-
 KernelEntry moe_grouped_gemm_example() {
   using T = bf16;
   KernelEntry e;
