@@ -1,7 +1,8 @@
-// The mixture-of-experts examples' own checks on the simulator. The grouped expert GEMM
-// (examples/moe/grouped_gemm.hpp): every candidate of its space; groups' ends that decrease (a group
-// without rows) or overrun X (a group cut at X's last row), never stores outside Y; sizes it cannot
-// take, refused with their values. The unpermute's expert count, refused below one.
+// The mixture-of-experts examples' own checks on the simulator. The grouped expert GEMMs
+// (examples/moe/grouped_gemm.hpp), in bf16 and fp8: every candidate of their space; groups' ends
+// that decrease (a group without rows) or overrun X (a group cut at X's last row), never stores
+// outside Y; sizes they cannot take, refused with their values. The unpermute's expert count,
+// refused below one.
 #include <gtest/gtest.h>
 
 #include "examples.hpp"
@@ -20,20 +21,22 @@ using examples::MoeGroupedGemm;
 // Every candidate the tuner may take, over 5 column blocks (so that a block's tiles go back to an
 // earlier group when the rasterization starts its next panel) and over a single group.
 TEST(MoeGroupedGemm, EveryCandidateMatchesTheHostReference) {
-  const auto& e = examples::find_example("moe_grouped_gemm");
-  const char* tiles[] = {"block_m=128, consumer_warpgroups=2, block_n=128, stages=5",
-                         "block_m=128, consumer_warpgroups=2, block_n=256, stages=3",
-                         "block_m=64, consumer_warpgroups=1, block_n=128, stages=8",
-                         "block_m=128, consumer_warpgroups=2, block_n=112, stages=6"};
-  for (int swizzle : {4, 8})
-    for (const char* tile : tiles)
-      for (int tma_store : {1, 0}) {
-        const std::string configuration = fmt::format("swizzle_size={}, {}, tma_store={}", swizzle, tile, tma_store);
-        for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{150, 520, 64, 3}, {300, 72, 64, 1}}) {
-          const cli::RunResult r = e.run(Device::simulator(), sizes, KernelOptions{.configuration = configuration});
-          EXPECT_TRUE(r.ok) << r.summary << " [" << configuration << "]";
+  for (const char* name : {"moe_grouped_gemm", "moe_grouped_gemm_fp8"}) {
+    const auto& e = examples::find_example(name);
+    const char* tiles[] = {"block_m=128, consumer_warpgroups=2, block_n=128, stages=5",
+                           "block_m=128, consumer_warpgroups=2, block_n=256, stages=3",
+                           "block_m=64, consumer_warpgroups=1, block_n=128, stages=8",
+                           "block_m=128, consumer_warpgroups=2, block_n=112, stages=6"};
+    for (int swizzle : {4, 8})
+      for (const char* tile : tiles)
+        for (int tma_store : {1, 0}) {
+          const std::string configuration = fmt::format("swizzle_size={}, {}, tma_store={}", swizzle, tile, tma_store);
+          for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{150, 520, 64, 3}, {300, 72, 160, 1}}) {
+            const cli::RunResult r = e.run(Device::simulator(), sizes, KernelOptions{.configuration = configuration});
+            EXPECT_TRUE(r.ok) << r.summary << " [" << name << ": " << configuration << "]";
+          }
         }
-      }
+  }
 }
 
 TEST(MoeGroupedGemm, EndsThatDecreaseOrOverrunGiveGroupsWithoutRows) {
@@ -73,7 +76,7 @@ TEST(MoeGroupedGemm, SizesItCannotTakeAreRefusedWithTheirValues) {
   Buffer<bf16> x(dev, std::vector<bf16>(100 * 64)), w(dev, std::vector<bf16>(2 * 100 * 64)),
       y(dev, std::vector<bf16>(100 * 100));
   Buffer<int32_t> ends(dev, std::vector<int32_t>{40, 100});
-  const std::string where = source_at("examples/moe/grouped_gemm.hpp", "require(k > 0 && k % 8 == 0");
+  const std::string where = source_at("examples/moe/grouped_gemm.hpp", "require(k > 0 && k % k_multiple == 0");
   EXPECT_EQ(error_of<MoeGroupedGemm<bf16>>(100, 100, 64, 2, x, w, ends, y),
             where +
                 ": kernel MoeGroupedGemm_bf16: n and k must be positive multiples of 8 (the rows of X, W and Y start "
@@ -81,6 +84,20 @@ TEST(MoeGroupedGemm, SizesItCannotTakeAreRefusedWithTheirValues) {
   const std::string empty = source_at("examples/moe/grouped_gemm.hpp", "require(rows > 0 && groups > 0");
   EXPECT_EQ(error_of<MoeGroupedGemm<bf16>>(0, 64, 64, 2, x, w, ends, y),
             empty + ": kernel MoeGroupedGemm_bf16: X needs a row and W a group (this launch has rows = 0, groups = 2)");
+}
+
+// fp8 rows are k bytes, so TMA needs k in multiples of 16 where bf16's take 8.
+TEST(MoeGroupedGemm, Fp8RowsMustBeWhole16ByteUnits) {
+  const Device& dev = Device::simulator();
+  Buffer<f8e4m3> x(dev, std::vector<f8e4m3>(100 * 72)), w(dev, std::vector<f8e4m3>(2 * 64 * 72));
+  Buffer<float> scale_x(dev, std::vector<float>(100)), scale_w(dev, std::vector<float>(2 * 64));
+  Buffer<bf16> y(dev, std::vector<bf16>(100 * 64));
+  Buffer<int32_t> ends(dev, std::vector<int32_t>{40, 100});
+  const std::string where = source_at("examples/moe/grouped_gemm.hpp", "require(k > 0 && k % k_multiple == 0");
+  EXPECT_EQ(error_of<examples::MoeGroupedGemmFp8>(100, 64, 72, 2, x, w, ends, scale_x, scale_w, y),
+            where +
+                ": kernel MoeGroupedGemmFp8: n must be a positive multiple of 8 and k of 16 (the rows of X, W and Y "
+                "start 16-byte aligned for TMA) (this launch has k = 72, n = 64)");
 }
 
 TEST(MoeUnpermute, AnExpertCountBelowOneIsRefused) {

@@ -3,12 +3,14 @@ against torch._grouped_mm (CUTLASS's grouped GEMM) in one process. bf16; each to
 its top-k experts, chosen at random, so the groups' sizes vary as a router's do; every output is
 checked against PyTorch's first. Each timed call follows an L2 flush; the methods alternate by
 round; medians. Reports TFLOPS (2 * rows * n * k over the time) and tessel's ratio to PyTorch's.
+With --fp8, moe_grouped_gemm_fp8 (e4m3 operands, an f32 scale per row and per expert's output
+channel, bf16 out) against torch._scaled_grouped_mm with the same scales.
 
 A shape is experts:top_k:tokens:n:k, for example 8:2:4096:14336:4096 (Mixtral 8x7B's gate
 projection over 4096 tokens: 8192 rows in 8 groups, each times a 14336 x 4096 weight).
 
     python bench/python/bench_grouped_gemm.py [--shapes 8:2:4096:14336:4096] [--rounds 20]
-        [--configuration "tma_store=0" ...]
+        [--configuration "tma_store=0" ...] [--fp8]
 
 Each --configuration also times the kernel with those hyperparameters fixed (the others tuned).
 """
@@ -41,10 +43,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--configuration", action="append", default=[],
                         help="hyperparameters to fix in a further tessel column, e.g. 'tma_store=0'")
+    parser.add_argument("--fp8", action="store_true",
+                        help="e4m3 operands with row and channel scales, against torch._scaled_grouped_mm")
     args = parser.parse_args()
     timed = FlushedTimer()
-    grouped = tessel.examples().kernel("moe_grouped_gemm")
-    print(f"# {torch.cuda.get_device_name()}, bf16, TFLOPS (median of {args.rounds} rounds, L2 flushed)")
+    name = "moe_grouped_gemm_fp8" if args.fp8 else "moe_grouped_gemm"
+    grouped = tessel.examples().kernel(name)
+    print(f"# {torch.cuda.get_device_name()}, {'e4m3 with row scales' if args.fp8 else 'bf16'}, TFLOPS (median of "
+          f"{args.rounds} rounds, L2 flushed)")
     print(f"{'experts:top_k:tokens:n:k':>26s} {'rows':>6s} {'torch':>7s} {'tessel':>7s}  ratio")
     for shape in args.shapes.split(","):
         experts, top_k, tokens, n, k = map(int, shape.split(":"))
@@ -53,25 +59,40 @@ def main():
         x = torch.randn(rows, k, device="cuda").to(torch.bfloat16)
         w = (torch.randn(experts, n, k, device="cuda") / k**0.5).to(torch.bfloat16)
         y = torch.empty(rows, n, dtype=torch.bfloat16, device="cuda")
-        methods = {
-            "torch": lambda: torch._grouped_mm(x, w.transpose(1, 2), offs=ends),
-            "tessel": lambda: grouped(rows, n, k, experts, x, w, ends, y),
-        }
+        if args.fp8:
+            x = x.to(torch.float8_e4m3fn)
+            w = (w * k**0.5).to(torch.float8_e4m3fn)
+            scale_x = torch.rand(rows, device="cuda") + 0.5
+            scale_w = (torch.rand(experts, n, device="cuda") + 0.5) / k**0.5
+            methods = {
+                "torch": lambda: torch._scaled_grouped_mm(x, w.transpose(1, 2), scale_x, scale_w, offs=ends,
+                                                          out_dtype=torch.bfloat16),
+                "tessel": lambda: grouped(rows, n, k, experts, x, w, ends, scale_x, scale_w, y),
+            }
+            arguments = (rows, n, k, experts, x, w, ends, scale_x, scale_w, y)
+        else:
+            methods = {
+                "torch": lambda: torch._grouped_mm(x, w.transpose(1, 2), offs=ends),
+                "tessel": lambda: grouped(rows, n, k, experts, x, w, ends, y),
+            }
+            arguments = (rows, n, k, experts, x, w, ends, y)
         for configuration in args.configuration:
-            fixed = tessel.examples().kernel("moe_grouped_gemm", configuration=configuration)
-            methods[configuration] = lambda fixed=fixed: fixed(rows, n, k, experts, x, w, ends, y)
+            fixed = tessel.examples().kernel(name, configuration=configuration)
+            methods[configuration] = lambda fixed=fixed: fixed(*arguments)
         want = methods["torch"]()
-        for name in methods:
-            if name != "torch":
+        # fp8 sums of k products keep about 14 bits at the tensor cores, in either library's order.
+        atol = 5e-2 if args.fp8 else 1e-2
+        for method in methods:
+            if method != "torch":
                 y.fill_(float("nan"))
-                methods[name]()  # compiles (and tunes)
-                torch.testing.assert_close(y, want, rtol=1 / 64, atol=1e-2)
-        times = {name: [] for name in methods}
+                methods[method]()  # compiles (and tunes)
+                torch.testing.assert_close(y, want, rtol=1 / 64, atol=atol)
+        times = {method: [] for method in methods}
         for _ in range(args.rounds):
-            for name, run in methods.items():
-                times[name].append(timed(run))
+            for method, run in methods.items():
+                times[method].append(timed(run))
         flops = 2.0 * rows * n * k
-        tflops = {name: flops / statistics.median(t) / 1e12 for name, t in times.items()}
+        tflops = {method: flops / statistics.median(t) / 1e12 for method, t in times.items()}
         print(f"{shape:>26s} {rows:6d} {tflops['torch']:7.1f} {tflops['tessel']:7.1f} "
               f"{tflops['tessel'] / tflops['torch']:5.2f}x", flush=True)
         for configuration in args.configuration:

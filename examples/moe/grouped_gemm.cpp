@@ -60,8 +60,59 @@ KernelEntry moe_grouped_gemm_example() {
   return e;
 }
 
+// fp8 operands over [-4, 4] with random row and channel scales; the reference decodes every value
+// exactly and sums in double precision, within the tolerance of fp8 sums at the tensor cores.
+KernelEntry moe_grouped_gemm_fp8_example() {
+  using T = f8e4m3;
+  KernelEntry e;
+  e.name = "moe_grouped_gemm_fp8";
+  e.description =
+      "moe_grouped_gemm in fp8 (e4m3 rows and weights, an f32 scale per row and per expert's output channel, bf16 "
+      "out)";
+  e.size_names = {"rows", "n", "k", "groups"};
+  e.default_sizes = {200, 136, 160, 4};
+  e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
+  e.runner = [](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int rows = int(s[0]), n = int(s[1]), k = int(s[2]), groups = int(s[3]);
+    const std::vector<int32_t> ends = random_group_ends(rows, groups, 21);
+    auto x = random_vector<T>(size_t(rows) * k, 22, -4.0f, 4.0f),
+         w = random_vector<T>(size_t(groups) * n * k, 23, -4.0f, 4.0f);
+    auto scale_x = random_vector<float>(size_t(rows), 24, 0.125f, 0.5f),
+         scale_w = random_vector<float>(size_t(groups) * n, 25, 0.25f, 1.0f);
+    Buffer<T> dx(dev, x), dw(dev, w);
+    Buffer<float> dscale_x(dev, scale_x), dscale_w(dev, scale_w);
+    Buffer<bf16> dy(dev, poisoned<bf16>(size_t(rows) * n));
+    Buffer<int32_t> dends(dev, ends);
+    Kernel<MoeGroupedGemmFp8> kernel(dev, opt);
+    kernel(rows, n, k, groups, dx, dw, dends, dscale_x, dscale_w, dy);
+    dev.synchronize();
+    std::vector<int> group_of(static_cast<size_t>(rows));
+    for (int g = 0, begin = 0; g < groups; begin = ends[size_t(g)], ++g)
+      std::fill(group_of.begin() + begin, group_of.begin() + ends[size_t(g)], g);
+    const auto product = [&](int i, int j, int p) {
+      const size_t g = size_t(group_of[size_t(i)]);
+      return double(float(x[size_t(i) * k + p])) * double(float(w[(g * n + size_t(j)) * k + p])) * scale_x[size_t(i)] *
+             scale_w[g * n + size_t(j)];
+    };
+    RunResult r = cli::check_gemm(dy.download(), rows, n, k, product, cli::kLowPrecisionGemmTolerance,
+                                  fmt::format("moe_grouped_gemm_fp8 ({} groups)", groups));
+    r.stats = kernel.stats();
+    return r;
+  };
+  add_introspection<MoeGroupedGemmFp8>(e, [](const std::vector<int64_t>& s) {
+    T* p = nullptr;
+    int32_t* i = nullptr;
+    float* f = nullptr;
+    bf16* y = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), int(s[3]), p, p, i, f, f, y);
+  });
+  return e;
+}
+
 }  // namespace
 
-std::vector<KernelEntry> moe_grouped_gemm_examples() { return {moe_grouped_gemm_example()}; }
+std::vector<KernelEntry> moe_grouped_gemm_examples() {
+  return {moe_grouped_gemm_example(), moe_grouped_gemm_fp8_example()};
+}
 
 }  // namespace tessel::examples

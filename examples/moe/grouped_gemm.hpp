@@ -1,9 +1,11 @@
 // A mixture of experts' expert GEMMs as one grouped GEMM on Hopper: the rows that MoePermute put in
-// the experts' order, times each expert's own weights.
+// the experts' order, times each expert's own weights, in bf16 or fp8 with per-token and per-channel
+// scales.
 #pragma once
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "tessel/lib/grouped_tiles.hpp"
 #include "tessel/lib/pipeline.hpp"
@@ -15,41 +17,60 @@ namespace tessel::examples {
 
 // Y[r, :] = X[r, :] · W[g]ᵀ for the rows r of group g: X [rows, k] holds the groups' rows one after
 // the other, ends [groups] (i32) where each group's rows end, as torch._grouped_mm's offsets, and W
-// [groups, n, k] every expert's weights (a group may have no rows).
+// [groups, n, k] every expert's weights (a group may have no rows). T is the operands' type (bf16,
+// or fp8 e4m3, whose wgmma reads both operands K-major, as X and W lie), Out the output's.
 //
 // The Hopper ladder's persistent warp-specialized GEMM (MatmulV5Persistent) over the tiles of every
-// group: a TMA producer warp fills a ring with X's rows and the group's W rows, consumer
-// warpgroups of 64 rows each run wgmma. The tile count is known only on the device, so the blocks
-// walk a bound on it (a tile more per group than the rows need) rasterized as the ladder's are, and
-// the tiles past the last group's are skipped by both roles alike. A tile's rows may run past its
-// group's (X's next rows, read but not used). A tile within its group's rows leaves through shared
-// memory by TMA stores, as the ladder's do (TmaStoreEpilogue); a group's last tile, when it runs past the group, is
-// stored from registers, each row within the group's (a TMA store stops only at the tensor's
-// bounds, which the host sets, not at a group's last row, which only the device knows).
-template <class T = bf16> struct MoeGroupedGemm : Script {
-  int block_m = 128, block_n = 128, block_k = 64;
+// group: a TMA producer warp fills a ring with X's rows and the group's W rows, 128 bytes of k a
+// stage, and consumer warpgroups of 64 rows each run wgmma. The tile count is known only on the
+// device, so the blocks walk a bound on it (a tile more per group than the rows need) rasterized as
+// the ladder's are, and the tiles past the last group's are skipped by both roles alike. A tile's
+// rows may run past its group's (X's next rows, read but not used). A tile within its group's rows
+// leaves through shared memory by TMA stores, as the ladder's do (TmaStoreEpilogue); a group's last
+// tile, when it runs past the group, is stored from registers, each row within the group's (a TMA
+// store stops only at the tensor's bounds, which the host sets, not at a group's last row, which
+// only the device knows).
+template <class T, class Out> struct GroupedGemm : Script {
+  int block_m = 128, block_n = 128;
   int stages = 5;
   int swizzle_size = 4;
   int consumer_warpgroups = 2;
   // 0 stores every tile from registers: no shared tile for the output.
   int tma_store = 1;
-  static constexpr const char* param_names[] = {"rows", "n", "k", "groups", "x", "w", "ends", "y"};
+  static constexpr int block_k = 128 / int(sizeof(T));  // 128 bytes of each row: the widest swizzle span
 
-  static Space space() {
-    using S = MoeGroupedGemm;
-    return tune("swizzle_size", &S::swizzle_size, {4, 8}) *
-           tune("block_m, consumer_warpgroups, block_n, stages",
-                {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
-                {{128, 2, 128, 5}, {128, 2, 256, 3}, {64, 1, 128, 8}, {128, 2, 112, 6}}) *
-           tune("tma_store", &S::tma_store, {1, 0});
+  // The space of S, a grouped GEMM built on this one. Its stages hold as many bytes in bf16 and fp8.
+  template <class S> static Space space_of() {
+    return tune<S>("swizzle_size", &S::swizzle_size, {4, 8}) *
+           tune<S>("block_m, consumer_warpgroups, block_n, stages",
+                   {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
+                   {{128, 2, 128, 5}, {128, 2, 256, 3}, {64, 1, 128, 8}, {128, 2, 112, 6}}) *
+           tune<S>("tma_store", &S::tma_store, {1, 0});
   }
 
   static constexpr int producer_registers = 40;
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
-  void operator()(Int32 rows, Int32 n, Int32 k, Int32 groups, Ptr<T> x, Ptr<T> w, Ptr<int32_t> ends, Ptr<T> y) {
+
+ protected:
+  // What a tile's f32 sums become before they are stored: `load` fetches what they are scaled by
+  // (called once the tile's mma are issued, so that the loads wait under them), `apply` scales them.
+  struct Unscaled {
+    void load(const Int32&, const Int32&, const Int32&) {}
+    const RegisterTensor& apply(const RegisterTensor& sums) { return sums; }
+  };
+
+  template <class Scales> void grouped(const Int32& rows, const Int32& n, const Int32& k, const Int32& groups,
+                                       const Ptr<T>& x, const Ptr<T>& w, const Ptr<int32_t>& ends, const Ptr<Out>& y,
+                                       Scales& scales) {
     require(rows > 0 && groups > 0, "X needs a row and W a group");
-    require(k > 0 && k % 8 == 0 && n > 0 && n % 8 == 0,
-            "n and k must be positive multiples of 8 (the rows of X, W and Y start 16-byte aligned for TMA)");
+    // The rows of X, W and Y start 16-byte aligned for TMA: k a multiple of 8 in bf16 and of 16 in
+    // fp8, n of 8 (Y's 16-bit elements).
+    constexpr int k_multiple = 16 / int(sizeof(T));
+    require(k > 0 && k % k_multiple == 0 && n > 0 && n % 8 == 0,
+            k_multiple == 8 ? "n and k must be positive multiples of 8 (the rows of X, W and Y start 16-byte "
+                              "aligned for TMA)"
+                            : "n must be a positive multiple of 8 and k of 16 (the rows of X, W and Y start "
+                              "16-byte aligned for TMA)");
     Int32 num_m_blocks = cdiv(rows, block_m) + groups;  // a bound: each group's last tile may be partial
     Int32 num_n_blocks = cdiv(n, block_n);
     Int32 num_units = num_m_blocks * num_n_blocks;
@@ -65,8 +86,8 @@ template <class T = bf16> struct MoeGroupedGemm : Script {
     auto g_y = global_view(y, {rows, n});
     auto s_x = shared_tensor<T>({stages, block_m, block_k});
     auto s_w = shared_tensor<T>({stages, block_n, block_k});
-    std::optional<TmaStoreEpilogue<T>> epilogue;
-    if (tma_store) epilogue = TmaStoreEpilogue<T>(block_m, block_n);
+    std::optional<TmaStoreEpilogue<Out>> epilogue;
+    if (tma_store) epilogue = TmaStoreEpilogue<Out>(block_m, block_n);
     Pipeline ring(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
 
@@ -113,20 +134,69 @@ template <class T = bf16> struct MoeGroupedGemm : Script {
             if_(i > 0, [&] { mbarrier.arrive(ring.empty_barriers[(ring.consumer_stage + stages - 1) % stages]); });
             ring.consumer_advance();
           }
+          const Int32 row = tiles.row_of(m_block), column = n_block * block_n;
+          scales.load(row, column, tiles.group);
           wgmma.wait_group(0);
           // The last k-tile's stage (there is one: k > 0 is required).
           mbarrier.arrive(ring.empty_barriers[(ring.consumer_stage + stages - 1) % stages]);
-          const Int32 row = tiles.row_of(m_block), column = n_block * block_n;
+          const auto& out = scales.apply(acc);
           // The group's rows only: the view ends at the group's last row.
-          const auto store_rows = [&] { store_global(global_view(y, {tiles.end_row, n}), acc.to<T>(), {row, column}); };
+          const auto store_rows = [&] {
+            store_global(global_view(y, {tiles.end_row, n}), out.template to<Out>(), {row, column});
+          };
           if (tma_store)
-            if_(row + block_m <= tiles.end_row, [&] { epilogue->store(acc, g_y, row, column); }).else_(store_rows);
+            if_(row + block_m <= tiles.end_row, [&] { epilogue->store(out, g_y, row, column); }).else_(store_rows);
           else
             store_rows();
         });
       }
       if (epilogue) epilogue->finish();
     });
+  }
+};
+
+// The bf16 (or f16) grouped GEMM: Y in T.
+template <class T = bf16> struct MoeGroupedGemm : GroupedGemm<T, T> {
+  static constexpr const char* param_names[] = {"rows", "n", "k", "groups", "x", "w", "ends", "y"};
+  static Space space() { return GroupedGemm<T, T>::template space_of<MoeGroupedGemm>(); }
+  void operator()(Int32 rows, Int32 n, Int32 k, Int32 groups, Ptr<T> x, Ptr<T> w, Ptr<int32_t> ends, Ptr<T> y) {
+    typename GroupedGemm<T, T>::Unscaled unscaled;
+    this->grouped(rows, n, k, groups, x, w, ends, y, unscaled);
+  }
+};
+
+// The fp8 grouped GEMM of w8a8 MoE layers: X and W in e4m3, Y[r, j] = scale_x[r] · scale_w[g][j] ·
+// (X[r, :] · W[g][j, :]) in bf16, with an f32 scale per token row (scale_x [rows]) and per output
+// channel of each expert (scale_w [groups, n]), as torch._scaled_grouped_mm takes them.
+struct MoeGroupedGemmFp8 : GroupedGemm<f8e4m3, bf16> {
+  static constexpr const char* param_names[] = {"rows", "n",    "k",       "groups",  "x",
+                                                "w",    "ends", "scale_x", "scale_w", "y"};
+  static Space space() { return space_of<MoeGroupedGemmFp8>(); }
+
+  // A tile's row and channel scales, [block_m, 1] and [1, block_n]; rows past X and columns past n
+  // read zeros, and are not stored.
+  struct RowScales : Class {
+    GlobalTensor tokens, channels;
+    int block_m, block_n;
+    RegisterTensor token, channel;
+    RowScales(GlobalTensor tokens, GlobalTensor channels, int block_m, int block_n,
+              loc_t constructed_at = loc_t::current())
+        : Class("RowScales", constructed_at),
+          tokens(std::move(tokens)),
+          channels(std::move(channels)),
+          block_m(block_m),
+          block_n(block_n) {}
+    void load(const Int32& row, const Int32& column, const Int32& group) {
+      token = load_global(tokens, {row, 0}, {block_m, 1});
+      channel = load_global(channels, {group, column}, {1, block_n});
+    }
+    RegisterTensor apply(const RegisterTensor& sums) { return sums * token * channel; }
+  };
+
+  void operator()(Int32 rows, Int32 n, Int32 k, Int32 groups, Ptr<f8e4m3> x, Ptr<f8e4m3> w, Ptr<int32_t> ends,
+                  Ptr<float> scale_x, Ptr<float> scale_w, Ptr<bf16> y) {
+    RowScales scales(global_view(scale_x, {rows, 1}), global_view(scale_w, {groups, n}), block_m, block_n);
+    grouped(rows, n, k, groups, x, w, ends, y, scales);
   }
 };
 
