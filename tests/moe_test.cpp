@@ -5,6 +5,9 @@
 // refused below one.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "examples.hpp"
 #include "expect_error.hpp"
 #include "matmul_example.hpp"
@@ -19,19 +22,20 @@ using examples::as_float;
 using examples::MoeGroupedGemm;
 
 // Every candidate the tuner may take, over 5 column blocks (so that a block's tiles go back to an
-// earlier group when the rasterization starts its next panel) and over a single group.
+// earlier group when the rasterization starts its next panel) and over a single group; k = 320 is
+// two whole k-tiles of fp8 and half of one.
 TEST(MoeGroupedGemm, EveryCandidateMatchesTheHostReference) {
+  const char* tiles[] = {"block_m=128, consumer_warpgroups=2, block_n=128, stages=5",
+                         "block_m=128, consumer_warpgroups=2, block_n=256, stages=3",
+                         "block_m=64, consumer_warpgroups=1, block_n=128, stages=8",
+                         "block_m=128, consumer_warpgroups=2, block_n=112, stages=6"};
   for (const char* name : {"moe_grouped_gemm", "moe_grouped_gemm_fp8"}) {
     const auto& e = examples::find_example(name);
-    const char* tiles[] = {"block_m=128, consumer_warpgroups=2, block_n=128, stages=5",
-                           "block_m=128, consumer_warpgroups=2, block_n=256, stages=3",
-                           "block_m=64, consumer_warpgroups=1, block_n=128, stages=8",
-                           "block_m=128, consumer_warpgroups=2, block_n=112, stages=6"};
     for (int swizzle : {4, 8})
       for (const char* tile : tiles)
         for (int tma_store : {1, 0}) {
           const std::string configuration = fmt::format("swizzle_size={}, {}, tma_store={}", swizzle, tile, tma_store);
-          for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{150, 520, 64, 3}, {300, 72, 160, 1}}) {
+          for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{150, 520, 320, 3}, {300, 72, 160, 1}}) {
             const cli::RunResult r = e.run(Device::simulator(), sizes, KernelOptions{.configuration = configuration});
             EXPECT_TRUE(r.ok) << r.summary << " [" << name << ": " << configuration << "]";
           }

@@ -1,10 +1,11 @@
 // A mixture of experts' expert GEMMs as one grouped GEMM on Hopper: the rows that MoePermute put in
-// the experts' order, times each expert's own weights, in bf16 or fp8 with per-token and per-channel
+// the experts' order, times each expert's own weights, in bf16, or in fp8 with row and channel
 // scales.
 #pragma once
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "tessel/lib/grouped_tiles.hpp"
@@ -30,6 +31,80 @@ namespace tessel::examples {
 // tile, when it runs past the group, is stored from registers, each row within the group's (a TMA
 // store stops only at the tensor's bounds, which the host sets, not at a group's last row, which
 // only the device knows).
+// The forms of the grouped GEMM differ in how its products are scaled: what each stage of the ring
+// brings besides X's and W's tiles (`stage_bytes`, `load_stage`, by the producer), how a k-tile's mma
+// reaches the tile's f32 sums and which stages it then releases (`start`, `k_tile`, `end`, by the
+// consumers), and what the sums become before they are stored (`apply`).
+namespace grouped_gemm {
+
+// Where a tile lies: its first row of X, its first column of Y, and its group.
+struct TileAt {
+  const Int32& row;
+  const Int32& column;
+  const Int32& group;
+};
+
+// Every k-tile's mma adds into the tile's sums; a stage is released once the mma of the k-tile after
+// it is issued.
+struct Accumulating : Class {
+  Accumulating(std::string_view type, loc_t constructed_at) : Class(type, constructed_at) {}
+  int64_t stage_bytes() const { return 0; }
+  void load_stage(const Pipeline&, const Int32&, const Int32&) {}
+  void start(const TileAt&) {}
+  void k_tile(const SharedTensor& x, const SharedTensor& w, const Int32&, RegisterTensor& sums, const Int32& i,
+              Pipeline& ring, const TileAt&) {
+    wgmma.fence();
+    wgmma.mma(x, w.transpose(), sums);
+    wgmma.commit_group();
+    // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
+    wgmma.wait_group(1);
+    if_(i > 0, [&] { mbarrier.arrive(previous_stage(ring)); });
+  }
+
+ protected:
+  // After the last k-tile: its mma retired, and its stage released (there is one: k > 0 is required).
+  void drain(Pipeline& ring) {
+    wgmma.wait_group(0);
+    mbarrier.arrive(previous_stage(ring));
+  }
+
+ private:
+  static Mbarrier previous_stage(const Pipeline& ring) {
+    return ring.empty_barriers[(ring.consumer_stage + ring.num_stages - 1) % ring.num_stages];
+  }
+};
+
+// The sums as they are.
+struct Unscaled : Accumulating {
+  explicit Unscaled(loc_t constructed_at = loc_t::current()) : Accumulating("Unscaled", constructed_at) {}
+  void end(const TileAt&, Pipeline& ring) { drain(ring); }
+  const RegisterTensor& apply(const RegisterTensor& sums) { return sums; }
+};
+
+// The sums scaled by their row's scale and their expert's output channel's: scale_x [rows] and
+// scale_w [groups, n], loaded as [block_m, 1] and [1, block_n] once the tile's last mma is issued,
+// so that they arrive under it. Rows past X and columns past n read zeros, and are not stored.
+struct RowScales : Accumulating {
+  GlobalTensor tokens, channels;
+  int block_m, block_n;
+  RegisterTensor token, channel;
+  RowScales(GlobalTensor tokens, GlobalTensor channels, int block_m, int block_n,
+            loc_t constructed_at = loc_t::current())
+      : Accumulating("RowScales", constructed_at),
+        tokens(std::move(tokens)),
+        channels(std::move(channels)),
+        block_m(block_m),
+        block_n(block_n) {}
+  void end(const TileAt& at, Pipeline& ring) {
+    token = load_global(tokens, {at.row, 0}, {block_m, 1});
+    channel = load_global(channels, {at.group, at.column}, {1, block_n});
+    drain(ring);
+  }
+  RegisterTensor apply(const RegisterTensor& sums) { return sums * token * channel; }
+};
+
+}  // namespace grouped_gemm
+
 template <class T, class Out> struct GroupedGemm : Script {
   int block_m = 128, block_n = 128;
   int stages = 5;
@@ -52,16 +127,10 @@ template <class T, class Out> struct GroupedGemm : Script {
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
 
  protected:
-  // What a tile's f32 sums become before they are stored: `load` fetches what they are scaled by
-  // (called once the tile's mma are issued, so that the loads wait under them), `apply` scales them.
-  struct Unscaled {
-    void load(const Int32&, const Int32&, const Int32&) {}
-    const RegisterTensor& apply(const RegisterTensor& sums) { return sums; }
-  };
-
-  template <class Scales> void grouped(const Int32& rows, const Int32& n, const Int32& k, const Int32& groups,
-                                       const Ptr<T>& x, const Ptr<T>& w, const Ptr<int32_t>& ends, const Ptr<Out>& y,
-                                       Scales& scales) {
+  // The GEMM in one of the forms of namespace grouped_gemm.
+  template <class Form> void grouped(const Int32& rows, const Int32& n, const Int32& k, const Int32& groups,
+                                     const Ptr<T>& x, const Ptr<T>& w, const Ptr<int32_t>& ends, const Ptr<Out>& y,
+                                     Form& form) {
     require(rows > 0 && groups > 0, "X needs a row and W a group");
     // The rows of X, W and Y start 16-byte aligned for TMA: k a multiple of 8 in bf16 and of 16 in
     // fp8, n of 8 (Y's 16-bit elements).
@@ -103,11 +172,13 @@ template <class T, class Out> struct GroupedGemm : Script {
             for (Int32 offset_k : range(0, k, block_k, stages)) {
               ring.producer_acquire();
               single_thread([&] {
-                mbarrier.arrive_and_expect_tx(ring.producer_barrier(),
-                                              s_x[ring.producer_stage].nbytes() + s_w[ring.producer_stage].nbytes());
+                mbarrier.arrive_and_expect_tx(
+                    ring.producer_barrier(),
+                    s_x[ring.producer_stage].nbytes() + s_w[ring.producer_stage].nbytes() + form.stage_bytes());
               });
               tma.global_to_shared(g_x, s_x[ring.producer_stage], {row, offset_k}, ring.producer_barrier());
               tma.global_to_shared(g_w, s_w[ring.producer_stage], {w_row, offset_k}, ring.producer_barrier());
+              form.load_stage(ring, row, offset_k);
               ring.producer_advance();
             }
           });
@@ -123,23 +194,17 @@ template <class T, class Out> struct GroupedGemm : Script {
         auto [m_block, n_block] = rasterization.compute_block_coord(unit, num_m_blocks, num_n_blocks);
         tiles.seek(m_block);
         if_(tiles.found(), [&] {
+          const Int32 row = tiles.row_of(m_block), column = n_block * block_n;
+          const grouped_gemm::TileAt at{row, column, tiles.group};
           auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
+          form.start(at);
           for (Int32 i : range(0, k_tiles, 1, stages)) {
             ring.consumer_acquire();
-            wgmma.fence();
-            wgmma.mma(s_x[ring.consumer_stage], s_w[ring.consumer_stage].transpose(), acc);
-            wgmma.commit_group();
-            // The mma of k-tile i - 1 is retired, so its stage, the one before, is consumed.
-            wgmma.wait_group(1);
-            if_(i > 0, [&] { mbarrier.arrive(ring.empty_barriers[(ring.consumer_stage + stages - 1) % stages]); });
+            form.k_tile(s_x[ring.consumer_stage], s_w[ring.consumer_stage], ring.consumer_stage, acc, i, ring, at);
             ring.consumer_advance();
           }
-          const Int32 row = tiles.row_of(m_block), column = n_block * block_n;
-          scales.load(row, column, tiles.group);
-          wgmma.wait_group(0);
-          // The last k-tile's stage (there is one: k > 0 is required).
-          mbarrier.arrive(ring.empty_barriers[(ring.consumer_stage + stages - 1) % stages]);
-          const auto& out = scales.apply(acc);
+          form.end(at, ring);
+          const auto& out = form.apply(acc);
           // The group's rows only: the view ends at the group's last row.
           const auto store_rows = [&] {
             store_global(global_view(y, {tiles.end_row, n}), out.template to<Out>(), {row, column});
@@ -160,7 +225,7 @@ template <class T = bf16> struct MoeGroupedGemm : GroupedGemm<T, T> {
   static constexpr const char* param_names[] = {"rows", "n", "k", "groups", "x", "w", "ends", "y"};
   static Space space() { return GroupedGemm<T, T>::template space_of<MoeGroupedGemm>(); }
   void operator()(Int32 rows, Int32 n, Int32 k, Int32 groups, Ptr<T> x, Ptr<T> w, Ptr<int32_t> ends, Ptr<T> y) {
-    typename GroupedGemm<T, T>::Unscaled unscaled;
+    grouped_gemm::Unscaled unscaled;
     this->grouped(rows, n, k, groups, x, w, ends, y, unscaled);
   }
 };
@@ -173,29 +238,10 @@ struct MoeGroupedGemmFp8 : GroupedGemm<f8e4m3, bf16> {
                                                 "w",    "ends", "scale_x", "scale_w", "y"};
   static Space space() { return space_of<MoeGroupedGemmFp8>(); }
 
-  // A tile's row and channel scales, [block_m, 1] and [1, block_n]; rows past X and columns past n
-  // read zeros, and are not stored.
-  struct RowScales : Class {
-    GlobalTensor tokens, channels;
-    int block_m, block_n;
-    RegisterTensor token, channel;
-    RowScales(GlobalTensor tokens, GlobalTensor channels, int block_m, int block_n,
-              loc_t constructed_at = loc_t::current())
-        : Class("RowScales", constructed_at),
-          tokens(std::move(tokens)),
-          channels(std::move(channels)),
-          block_m(block_m),
-          block_n(block_n) {}
-    void load(const Int32& row, const Int32& column, const Int32& group) {
-      token = load_global(tokens, {row, 0}, {block_m, 1});
-      channel = load_global(channels, {group, column}, {1, block_n});
-    }
-    RegisterTensor apply(const RegisterTensor& sums) { return sums * token * channel; }
-  };
-
   void operator()(Int32 rows, Int32 n, Int32 k, Int32 groups, Ptr<f8e4m3> x, Ptr<f8e4m3> w, Ptr<int32_t> ends,
                   Ptr<float> scale_x, Ptr<float> scale_w, Ptr<bf16> y) {
-    RowScales scales(global_view(scale_x, {rows, 1}), global_view(scale_w, {groups, n}), block_m, block_n);
+    grouped_gemm::RowScales scales(global_view(scale_x, {rows, 1}), global_view(scale_w, {groups, n}), block_m,
+                                   block_n);
     grouped(rows, n, k, groups, x, w, ends, y, scales);
   }
 };
