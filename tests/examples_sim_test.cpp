@@ -38,6 +38,8 @@ const auto kCases = ::testing::Values(
     Case{"moe_permute", {64, 1024}}, Case{"moe_unpermute", {37, 100}}, Case{"moe_unpermute", {64, 1024}},
     Case{"moe_grouped_gemm", {200, 136, 96, 4}}, Case{"moe_grouped_gemm", {37, 64, 64, 8}},
     Case{"moe_grouped_gemm", {513, 264, 128, 16}}, Case{"moe_grouped_gemm", {600, 72, 64, 2}},
+    Case{"moe_grouped_gemm_fp8", {200, 136, 160, 4}}, Case{"moe_grouped_gemm_fp8", {37, 64, 64, 8}},
+    Case{"moe_grouped_gemm_fp8", {600, 72, 272, 2}},
     Case{"quantize_fp8_groups", {9, 7168}}, Case{"matmul_simt", {128, 128, 32}}, Case{"matmul_simt", {100, 72, 80}},
     Case{"matmul_simt", {1, 130, 7}}, Case{"ampere_v1_naive", {70, 65, 33}}, Case{"ampere_v2_shared", {129, 64, 16}},
     Case{"ampere_v3_mma", {128, 128, 64}}, Case{"ampere_v3_mma", {130, 200, 40}},

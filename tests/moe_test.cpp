@@ -1,7 +1,7 @@
 // The mixture-of-experts examples' own checks on the simulator. The grouped expert GEMMs
-// (examples/moe/grouped_gemm.hpp), in bf16 and fp8: every candidate of their space; groups' ends
-// that decrease (a group without rows) or overrun X (a group cut at X's last row), never stores
-// outside Y; sizes they cannot take, refused with their values. The unpermute's expert count,
+// (examples/moe/grouped_gemm.hpp), in bf16 and fp8: every candidate of their space, and sizes they
+// cannot take, refused with their values; in bf16, groups' ends that decrease (a group without rows)
+// or overrun X (a group cut at X's last row), never storing outside Y. The unpermute's expert count,
 // refused below one.
 #include <gtest/gtest.h>
 
@@ -22,8 +22,8 @@ using examples::as_float;
 using examples::MoeGroupedGemm;
 
 // Every candidate the tuner may take, over 5 column blocks (so that a block's tiles go back to an
-// earlier group when the rasterization starts its next panel) and over a single group; k = 320 is
-// two whole k-tiles of fp8 and half of one.
+// earlier group when the rasterization starts its next panel) and over a single group; k = 320 and
+// 160 end in a partial k-tile of fp8 (2.5 and 1.25 k-tiles of 128) and 160 one of bf16 (2.5 of 64).
 TEST(MoeGroupedGemm, EveryCandidateMatchesTheHostReference) {
   const char* tiles[] = {"block_m=128, consumer_warpgroups=2, block_n=128, stages=5",
                          "block_m=128, consumer_warpgroups=2, block_n=256, stages=3",

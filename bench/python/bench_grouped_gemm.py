@@ -4,13 +4,15 @@ its top-k experts, chosen at random, so the groups' sizes vary as a router's do;
 checked against PyTorch's first. Each timed call follows an L2 flush; the methods alternate by
 round; medians. Reports TFLOPS (2 * rows * n * k over the time) and tessel's ratio to PyTorch's.
 With --fp8, moe_grouped_gemm_fp8 (e4m3 operands, an f32 scale per row and per expert's output
-channel, bf16 out) against torch._scaled_grouped_mm with the same scales.
+channel, bf16 out) against torch._scaled_grouped_mm with the same scales. PyTorch's CUTLASS kernel
+then promotes its fp8 sums to f32 at intervals of k, where tessel's keeps all of k in the tensor
+cores' accumulator; --fast-accum asks PyTorch not to promote either (use_fast_accum=True).
 
 A shape is experts:top_k:tokens:n:k, for example 8:2:4096:14336:4096 (Mixtral 8x7B's gate
 projection over 4096 tokens: 8192 rows in 8 groups, each times a 14336 x 4096 weight).
 
     python bench/python/bench_grouped_gemm.py [--shapes 8:2:4096:14336:4096] [--rounds 20]
-        [--configuration "tma_store=0" ...] [--fp8]
+        [--configuration "tma_store=0" ...] [--fp8 [--fast-accum]]
 
 Each --configuration also times the kernel with those hyperparameters fixed (the others tuned).
 """
@@ -45,11 +47,14 @@ def main():
                         help="hyperparameters to fix in a further tessel column, e.g. 'tma_store=0'")
     parser.add_argument("--fp8", action="store_true",
                         help="e4m3 operands with row and channel scales, against torch._scaled_grouped_mm")
+    parser.add_argument("--fast-accum", action="store_true",
+                        help="with --fp8: PyTorch's sums stay in the tensor cores' accumulator, as tessel's do")
     args = parser.parse_args()
     timed = FlushedTimer()
     name = "moe_grouped_gemm_fp8" if args.fp8 else "moe_grouped_gemm"
     grouped = tessel.examples().kernel(name)
-    print(f"# {torch.cuda.get_device_name()}, {'e4m3 with row scales' if args.fp8 else 'bf16'}, TFLOPS (median of "
+    print(f"# {torch.cuda.get_device_name()}, {'e4m3 with row and channel scales' if args.fp8 else 'bf16'}, "
+          f"{'fast accumulation, ' if args.fp8 and args.fast_accum else ''}TFLOPS (median of "
           f"{args.rounds} rounds, L2 flushed)")
     print(f"{'experts:top_k:tokens:n:k':>26s} {'rows':>6s} {'torch':>7s} {'tessel':>7s}  ratio")
     for shape in args.shapes.split(","):
@@ -66,7 +71,7 @@ def main():
             scale_w = (torch.rand(experts, n, device="cuda") + 0.5) / k**0.5
             methods = {
                 "torch": lambda: torch._scaled_grouped_mm(x, w.transpose(1, 2), scale_x, scale_w, offs=ends,
-                                                          out_dtype=torch.bfloat16),
+                                                          out_dtype=torch.bfloat16, use_fast_accum=args.fast_accum),
                 "tessel": lambda: grouped(rows, n, k, experts, x, w, ends, scale_x, scale_w, y),
             }
             arguments = (rows, n, k, experts, x, w, ends, scale_x, scale_w, y)
@@ -80,7 +85,7 @@ def main():
             fixed = tessel.examples().kernel(name, configuration=configuration)
             methods[configuration] = lambda fixed=fixed: fixed(*arguments)
         want = methods["torch"]()
-        # fp8 sums of k products keep about 14 bits at the tensor cores, in either library's order.
+        # tessel's fp8 sums of k products keep about 14 bits in the tensor cores' accumulator.
         atol = 5e-2 if args.fp8 else 1e-2
         for method in methods:
             if method != "torch":
@@ -98,7 +103,7 @@ def main():
         for configuration in args.configuration:
             print(f"{'':>26s} [{configuration}] {tflops[configuration]:.1f} TFLOPS, "
                   f"{tflops[configuration] / tflops['torch']:.2f}x", flush=True)
-        del x, w, y
+        del x, w, y, ends, methods, arguments, want
 
 
 if __name__ == "__main__":

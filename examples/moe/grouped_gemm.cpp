@@ -48,7 +48,7 @@ KernelEntry moe_grouped_gemm_example() {
     }
     // As the Hopper ladder's bf16 GEMMs: half an ulp of bf16 plus f32 accumulation error.
     RunResult r = compare(dy.download(), want, 1e-2, 8e-3,
-                          fmt::format("moe_grouped_gemm {}x{}x{}, {} groups", rows, n, k, groups));
+                          fmt::format("moe_grouped_gemm ({} groups) {}x{}x{}", groups, rows, n, k));
     r.stats = kernel.stats();
     return r;
   };

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <string_view>
 #include <utility>
 
 #include "tessel/lib/grouped_tiles.hpp"
@@ -16,25 +15,9 @@
 
 namespace tessel::examples {
 
-// Y[r, :] = X[r, :] · W[g]ᵀ for the rows r of group g: X [rows, k] holds the groups' rows one after
-// the other, ends [groups] (i32) where each group's rows end, as torch._grouped_mm's offsets, and W
-// [groups, n, k] every expert's weights (a group may have no rows). T is the operands' type (bf16,
-// or fp8 e4m3, whose wgmma reads both operands K-major, as X and W lie), Out the output's.
-//
-// The Hopper ladder's persistent warp-specialized GEMM (MatmulV5Persistent) over the tiles of every
-// group: a TMA producer warp fills a ring with X's rows and the group's W rows, 128 bytes of k a
-// stage, and consumer warpgroups of 64 rows each run wgmma. The tile count is known only on the
-// device, so the blocks walk a bound on it (a tile more per group than the rows need) rasterized as
-// the ladder's are, and the tiles past the last group's are skipped by both roles alike. A tile's
-// rows may run past its group's (X's next rows, read but not used). A tile within its group's rows
-// leaves through shared memory by TMA stores, as the ladder's do (TmaStoreEpilogue); a group's last
-// tile, when it runs past the group, is stored from registers, each row within the group's (a TMA
-// store stops only at the tensor's bounds, which the host sets, not at a group's last row, which
-// only the device knows).
-// The forms of the grouped GEMM differ in how its products are scaled: what each stage of the ring
-// brings besides X's and W's tiles (`stage_bytes`, `load_stage`, by the producer), how a k-tile's mma
-// reaches the tile's f32 sums and which stages it then releases (`start`, `k_tile`, `end`, by the
-// consumers), and what the sums become before they are stored (`apply`).
+// The forms of the grouped GEMM differ in how its products are scaled: how a k-tile's mma reaches
+// the tile's f32 sums and which stages it then releases (`k_tile`, `end`), and what the sums become
+// before they are stored (`apply`).
 namespace grouped_gemm {
 
 // Where a tile lies: its first row of X, its first column of Y, and its group.
@@ -47,12 +30,7 @@ struct TileAt {
 // Every k-tile's mma adds into the tile's sums; a stage is released once the mma of the k-tile after
 // it is issued.
 struct Accumulating : Class {
-  Accumulating(std::string_view type, loc_t constructed_at) : Class(type, constructed_at) {}
-  int64_t stage_bytes() const { return 0; }
-  void load_stage(const Pipeline&, const Int32&, const Int32&) {}
-  void start(const TileAt&) {}
-  void k_tile(const SharedTensor& x, const SharedTensor& w, const Int32&, RegisterTensor& sums, const Int32& i,
-              Pipeline& ring, const TileAt&) {
+  void k_tile(const SharedTensor& x, const SharedTensor& w, RegisterTensor& sums, const Int32& i, Pipeline& ring) {
     wgmma.fence();
     wgmma.mma(x, w.transpose(), sums);
     wgmma.commit_group();
@@ -76,7 +54,6 @@ struct Accumulating : Class {
 
 // The sums as they are.
 struct Unscaled : Accumulating {
-  explicit Unscaled(loc_t constructed_at = loc_t::current()) : Accumulating("Unscaled", constructed_at) {}
   void end(const TileAt&, Pipeline& ring) { drain(ring); }
   const RegisterTensor& apply(const RegisterTensor& sums) { return sums; }
 };
@@ -85,26 +62,39 @@ struct Unscaled : Accumulating {
 // scale_w [groups, n], loaded as [block_m, 1] and [1, block_n] once the tile's last mma is issued,
 // so that they arrive under it. Rows past X and columns past n read zeros, and are not stored.
 struct RowScales : Accumulating {
-  GlobalTensor tokens, channels;
+  GlobalTensor row_scales, channel_scales;
   int block_m, block_n;
-  RegisterTensor token, channel;
-  RowScales(GlobalTensor tokens, GlobalTensor channels, int block_m, int block_n,
-            loc_t constructed_at = loc_t::current())
-      : Accumulating("RowScales", constructed_at),
-        tokens(std::move(tokens)),
-        channels(std::move(channels)),
+  RegisterTensor row_scale, channel_scale;
+  RowScales(GlobalTensor row_scales, GlobalTensor channel_scales, int block_m, int block_n)
+      : row_scales(std::move(row_scales)),
+        channel_scales(std::move(channel_scales)),
         block_m(block_m),
         block_n(block_n) {}
   void end(const TileAt& at, Pipeline& ring) {
-    token = load_global(tokens, {at.row, 0}, {block_m, 1});
-    channel = load_global(channels, {at.group, at.column}, {1, block_n});
+    row_scale = load_global(row_scales, {at.row, 0}, {block_m, 1});
+    channel_scale = load_global(channel_scales, {at.group, at.column}, {1, block_n});
     drain(ring);
   }
-  RegisterTensor apply(const RegisterTensor& sums) { return sums * token * channel; }
+  RegisterTensor apply(const RegisterTensor& sums) { return sums * row_scale * channel_scale; }
 };
 
 }  // namespace grouped_gemm
 
+// Y[r, :] = X[r, :] · W[g]ᵀ for the rows r of group g: X [rows, k] holds the groups' rows one after
+// the other, ends [groups] (i32) where each group's rows end, as torch._grouped_mm's offsets, and W
+// [groups, n, k] every expert's weights (a group may have no rows). T is the operands' type (bf16,
+// or fp8 e4m3, whose wgmma reads both operands K-major, as X and W lie), Out the output's.
+//
+// The Hopper ladder's persistent warp-specialized GEMM (MatmulV5Persistent) over the tiles of every
+// group: a TMA producer warp fills a ring with X's rows and the group's W rows, 128 bytes of k a
+// stage, and consumer warpgroups of 64 rows each run wgmma. The tile count is known only on the
+// device, so the blocks walk a bound on it (a tile more per group than the rows need) rasterized as
+// the ladder's are, and the tiles past the last group's are skipped by both roles alike. A tile's
+// rows may run past its group's (X's next rows, read but not used). A tile within its group's rows
+// leaves through shared memory by TMA stores, as the ladder's do (TmaStoreEpilogue); a group's last
+// tile, when it runs past the group, is stored from registers, each row within the group's (a TMA
+// store stops only at the tensor's bounds, which the host sets, not at a group's last row, which
+// only the device knows).
 template <class T, class Out> struct GroupedGemm : Script {
   int block_m = 128, block_n = 128;
   int stages = 5;
@@ -134,6 +124,7 @@ template <class T, class Out> struct GroupedGemm : Script {
     require(rows > 0 && groups > 0, "X needs a row and W a group");
     // The rows of X, W and Y start 16-byte aligned for TMA: k a multiple of 8 in bf16 and of 16 in
     // fp8, n of 8 (Y's 16-bit elements).
+    static_assert((sizeof(T) == 1 || sizeof(T) == 2) && sizeof(Out) == 2, "8- or 16-bit operands, a 16-bit output");
     constexpr int k_multiple = 16 / int(sizeof(T));
     require(k > 0 && k % k_multiple == 0 && n > 0 && n % 8 == 0,
             k_multiple == 8 ? "n and k must be positive multiples of 8 (the rows of X, W and Y start 16-byte "
@@ -172,13 +163,11 @@ template <class T, class Out> struct GroupedGemm : Script {
             for (Int32 offset_k : range(0, k, block_k, stages)) {
               ring.producer_acquire();
               single_thread([&] {
-                mbarrier.arrive_and_expect_tx(
-                    ring.producer_barrier(),
-                    s_x[ring.producer_stage].nbytes() + s_w[ring.producer_stage].nbytes() + form.stage_bytes());
+                mbarrier.arrive_and_expect_tx(ring.producer_barrier(),
+                                              s_x[ring.producer_stage].nbytes() + s_w[ring.producer_stage].nbytes());
               });
               tma.global_to_shared(g_x, s_x[ring.producer_stage], {row, offset_k}, ring.producer_barrier());
               tma.global_to_shared(g_w, s_w[ring.producer_stage], {w_row, offset_k}, ring.producer_barrier());
-              form.load_stage(ring, row, offset_k);
               ring.producer_advance();
             }
           });
@@ -197,10 +186,9 @@ template <class T, class Out> struct GroupedGemm : Script {
           const Int32 row = tiles.row_of(m_block), column = n_block * block_n;
           const grouped_gemm::TileAt at{row, column, tiles.group};
           auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
-          form.start(at);
           for (Int32 i : range(0, k_tiles, 1, stages)) {
             ring.consumer_acquire();
-            form.k_tile(s_x[ring.consumer_stage], s_w[ring.consumer_stage], ring.consumer_stage, acc, i, ring, at);
+            form.k_tile(s_x[ring.consumer_stage], s_w[ring.consumer_stage], acc, i, ring);
             ring.consumer_advance();
           }
           form.end(at, ring);
