@@ -51,6 +51,22 @@ void check_image_written(const Warp& w, const ir::SharedTensorNode& tile, const 
     }
 }
 
+// Throws unless the box's first element lies 16-byte aligned in global memory: the tensor's address
+// and its rows' strides are multiples of 16 bytes, so the innermost offset decides. On Hopper a box
+// that starts elsewhere ends the kernel with an illegal instruction. Packed elements start at whole
+// chunks instead (exec_TmaLoad).
+void check_box_alignment(const Warp& w, const ir::TensorMapValues& map, int64_t innermost, int lane,
+                         const SourceLoc& loc, std::string_view operation) {
+  if (is_packed(map.dtype)) return;
+  const int64_t bytes = dtype_bytes(map.dtype);
+  if (innermost * bytes % 16 == 0) return;
+  throw Error(loc, fmt::format("{}: the box starts at element {} of its rows of {} ({} bytes into a row); TMA needs "
+                               "a box's first element 16-byte aligned in global memory, so the innermost offset "
+                               "must be a multiple of {} (thread {} of block {})",
+                               operation, innermost, dtype_name(map.dtype), innermost * bytes, 16 / bytes,
+                               w.thread(lane), w.cta.block_name()));
+}
+
 }  // namespace
 
 int issuing_lane(const Warp& w, Mask mask) {
@@ -71,6 +87,7 @@ void exec_TmaStore(Warp& w, const ir::TmaStoreNode& n, Mask mask) {
       throw Error(n.loc, fmt::format("tma.shared_to_global: offset {} is {}; TMA stores need non-negative offsets "
                                      "(thread {} of block {})",
                                      map.rank - 1 - d, coords[size_t(d)], w.thread(lane), w.cta.block_name()));
+  check_box_alignment(w, map, coords[0], lane, n.loc, "tma.shared_to_global");
   const int64_t begin = box_start(w, *n.src, map, lane, n.loc, "tma.shared_to_global");
   check_image_written(w, *n.src, map, begin, lane, n.loc);
   w.cta.check_async_read(w.clock, w.access(n.loc, "tma.shared_to_global"), begin, begin + box_footprint(map));
@@ -92,6 +109,7 @@ void exec_TmaLoad(Warp& w, const ir::TmaLoadNode& n, Mask mask) {
                                    "(thread {} of block {})",
                                    coords[0], dtype_name(map.dtype), ir::kTmaPackedChunk, ir::kTmaPackedChunk,
                                    w.thread(lane), w.cta.block_name()));
+  check_box_alignment(w, map, coords[0], lane, n.loc, "tma.global_to_shared");
   const int64_t begin = box_start(w, *n.dst, map, lane, n.loc, "tma.global_to_shared");
   const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, "tma.global_to_shared");
   std::vector<Cta*> targets = n.cta_mask
