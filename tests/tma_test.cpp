@@ -555,14 +555,14 @@ TEST(TmaStore, NegativeOffsetsAreReported) {
   EXPECT_EQ(error_of<StoresAtARow>(4, out), "no error");  // partly outside: the rows inside are written
 }
 
-// Boxes that start some f32 elements into their rows: a box's first element must lie 16-byte
-// aligned in global memory (on Hopper another start is an illegal instruction), so only offsets
-// that are multiples of 4 load and store.
-struct MovesABoxAtColumns : Script {
-  void operator()(Int32 load_column, Int32 store_column, Ptr<float> x, Ptr<float> y) {
+// Boxes that start some elements into their rows: a box's first element must lie 16-byte aligned
+// in global memory (on Hopper another start is an illegal instruction), so only offsets that are
+// multiples of 16 bytes load and store.
+template <class T> struct MovesABoxAtColumns : Script {
+  void operator()(Int32 load_column, Int32 store_column, Ptr<T> x, Ptr<T> y) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto s = shared_tensor<float>({8, 16}, Swizzle::none);
+    auto s = shared_tensor<T>({8, 16}, Swizzle::none);
     auto bar = mbarrier.alloc({1});
     single_thread([&] {
       mbarrier.arrive_and_expect_tx(bar[0], int(s.nbytes()));
@@ -580,31 +580,38 @@ struct MovesABoxAtColumns : Script {
   static inline int store_line = 0;
 };
 
+std::string misaligned_box(const char* operation, int at, int column, int bytes, const char* type) {
+  return fmt::format(
+      "{}:{}: {}: the last offset (the innermost dimension) is {}, {} bytes from the start of a row of "
+      "{}; TMA needs a box's first element 16-byte aligned in global memory, so that offset must be a "
+      "multiple of {} (thread 0 of block (0, 0, 0))",
+      __FILE__, at, operation, column, column * bytes, type, 16 / bytes);
+}
+
 TEST(Tma, ABoxStartsSixteenByteAligned) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> x(8 * 64);
   for (float& v : x) v = dist(rng);
   Buffer<float> dx(Device::simulator(), x), dy(Device::simulator(), std::vector<float>(8 * 64, -7.0f));
-  const auto message = [](const char* operation, int line, int column) {
-    return fmt::format(
-        "{}:{}: {}: the box starts at element {} of its rows of f32 ({} bytes into a row); TMA needs "
-        "a box's first element 16-byte aligned in global memory, so the innermost offset must be a "
-        "multiple of 4 (thread 0 of block (0, 0, 0))",
-        __FILE__, line, operation, column, column * 4);
-  };
   // Each launch traces the kernel, which sets the lines the messages name.
-  std::string got = error_of<MovesABoxAtColumns>(3, 8, dx, dy);
-  EXPECT_EQ(got, message("tma.global_to_shared", line, 3));
-  got = error_of<MovesABoxAtColumns>(-2, 8, dx, dy);
-  EXPECT_EQ(got, message("tma.global_to_shared", line, -2));
-  got = error_of<MovesABoxAtColumns>(8, 10, dx, dy);
-  EXPECT_EQ(got, message("tma.shared_to_global", MovesABoxAtColumns::store_line, 10));
+  std::string got = error_of<MovesABoxAtColumns<float>>(3, 8, dx, dy);
+  EXPECT_EQ(got, misaligned_box("tma.global_to_shared", line, 3, 4, "f32"));
+  got = error_of<MovesABoxAtColumns<float>>(-2, 8, dx, dy);
+  EXPECT_EQ(got, misaligned_box("tma.global_to_shared", line, -2, 4, "f32"));
+  got = error_of<MovesABoxAtColumns<float>>(8, 10, dx, dy);
+  EXPECT_EQ(got, misaligned_box("tma.shared_to_global", MovesABoxAtColumns<float>::store_line, 10, 4, "f32"));
   Buffer<float> dy2(Device::simulator(), std::vector<float>(8 * 64, -7.0f));
-  EXPECT_EQ(error_of<MovesABoxAtColumns>(8, 12, dx, dy2), "no error");
+  EXPECT_EQ(error_of<MovesABoxAtColumns<float>>(8, 12, dx, dy2), "no error");
   const std::vector<float> y = dy2.download();
   for (int r = 0; r < 8; ++r)
     for (int c = 0; c < 16; ++c) ASSERT_EQ(y[size_t(r) * 64 + 12 + c], x[size_t(r) * 64 + 8 + c]) << r << ", " << c;
+  // 16-bit elements start at multiples of 8.
+  Buffer<f16> hx(Device::simulator(), std::vector<f16>(8 * 64, f16(1.0f))),
+      hy(Device::simulator(), std::vector<f16>(8 * 64));
+  got = error_of<MovesABoxAtColumns<f16>>(4, 8, hx, hy);
+  EXPECT_EQ(got, misaligned_box("tma.global_to_shared", line, 4, 2, "f16"));
+  EXPECT_EQ(error_of<MovesABoxAtColumns<f16>>(8, 16, hx, hy), "no error");
 }
 
 // A view whose rows are not a multiple of 16 bytes apart: a rule only the launch's values break.

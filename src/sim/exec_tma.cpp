@@ -52,18 +52,18 @@ void check_image_written(const Warp& w, const ir::SharedTensorNode& tile, const 
 }
 
 // Throws unless the box's first element lies 16-byte aligned in global memory: the tensor's address
-// and its rows' strides are multiples of 16 bytes, so the innermost offset decides. On Hopper a box
-// that starts elsewhere ends the kernel with an illegal instruction. Packed elements start at whole
-// chunks instead (exec_TmaLoad).
+// and the strides of its outer dimensions are multiples of 16 bytes, so the innermost offset decides.
+// On Hopper a box that starts elsewhere ends the kernel with an illegal instruction. Packed elements
+// have their chunk rule instead (exec_TmaLoad).
 void check_box_alignment(const Warp& w, const ir::TensorMapValues& map, int64_t innermost, int lane,
                          const SourceLoc& loc, std::string_view operation) {
   if (is_packed(map.dtype)) return;
   const int64_t bytes = dtype_bytes(map.dtype);
   if (innermost * bytes % 16 == 0) return;
-  throw Error(loc, fmt::format("{}: the box starts at element {} of its rows of {} ({} bytes into a row); TMA needs "
-                               "a box's first element 16-byte aligned in global memory, so the innermost offset "
-                               "must be a multiple of {} (thread {} of block {})",
-                               operation, innermost, dtype_name(map.dtype), innermost * bytes, 16 / bytes,
+  throw Error(loc, fmt::format("{}: the last offset (the innermost dimension) is {}, {} bytes from the start of a "
+                               "row of {}; TMA needs a box's first element 16-byte aligned in global memory, so that "
+                               "offset must be a multiple of {} (thread {} of block {})",
+                               operation, innermost, innermost * bytes, dtype_name(map.dtype), 16 / bytes,
                                w.thread(lane), w.cta.block_name()));
 }
 
