@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "examples.hpp"
@@ -25,14 +26,17 @@ using examples::MoeGroupedGemm;
 // earlier group when the rasterization starts its next panel) and over a single group; k = 320 and
 // 160 end in a partial k-tile of fp8 (2.5 and 1.25 k-tiles of 128) and 160 one of bf16 (2.5 of 64).
 TEST(MoeGroupedGemm, EveryCandidateMatchesTheHostReference) {
-  const char* tiles[] = {"block_m=128, consumer_warpgroups=2, block_n=128, stages=5",
-                         "block_m=128, consumer_warpgroups=2, block_n=256, stages=3",
-                         "block_m=64, consumer_warpgroups=1, block_n=128, stages=8",
-                         "block_m=128, consumer_warpgroups=2, block_n=112, stages=6"};
-  for (const char* name : {"moe_grouped_gemm", "moe_grouped_gemm_fp8"}) {
+  const std::vector<std::string> tiles = {"block_m=128, consumer_warpgroups=2, block_n=128, stages=5",
+                                          "block_m=64, consumer_warpgroups=1, block_n=128, stages=8"};
+  std::vector<std::string> wider = tiles;
+  wider.push_back("block_m=128, consumer_warpgroups=2, block_n=256, stages=3");
+  wider.push_back("block_m=128, consumer_warpgroups=2, block_n=112, stages=6");
+  const std::pair<const char*, const std::vector<std::string>*> kernels[] = {
+      {"moe_grouped_gemm", &wider}, {"moe_grouped_gemm_fp8", &wider}, {"moe_grouped_gemm_fp8_block_scaled", &tiles}};
+  for (const auto& [name, candidates] : kernels) {
     const auto& e = examples::find_example(name);
     for (int swizzle : {4, 8})
-      for (const char* tile : tiles)
+      for (const std::string& tile : *candidates)
         for (int tma_store : {1, 0}) {
           const std::string configuration = fmt::format("swizzle_size={}, {}, tma_store={}", swizzle, tile, tma_store);
           for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{150, 520, 320, 3}, {300, 72, 160, 1}}) {
@@ -102,6 +106,23 @@ TEST(MoeGroupedGemm, Fp8RowsMustBeWhole16ByteUnits) {
             where +
                 ": kernel MoeGroupedGemmFp8: n must be a positive multiple of 8 and k of 16 (the rows of X, W and Y "
                 "start 16-byte aligned for TMA) (this launch has k = 72, n = 64)");
+}
+
+// A script object asking for tiles that straddle two blocks of W's scales.
+struct BlockScaledTilesOf112 : examples::MoeGroupedGemmFp8BlockScaled {
+  BlockScaledTilesOf112() { block_n = 112; }
+  static Space space() { return Space{}; }
+};
+
+TEST(MoeGroupedGemm, BlockScaledTilesAreOneBlockOfScalesWide) {
+  const Device& dev = Device::simulator();
+  Buffer<f8e4m3> x(dev, std::vector<f8e4m3>(100 * 128)), w(dev, std::vector<f8e4m3>(2 * 128 * 128));
+  Buffer<float> scale_x(dev, std::vector<float>(100)), scale_w(dev, std::vector<float>(2));
+  Buffer<bf16> y(dev, std::vector<bf16>(100 * 128));
+  Buffer<int32_t> ends(dev, std::vector<int32_t>{40, 100});
+  const std::string where = source_at("examples/moe/grouped_gemm.hpp", "grouped_gemm::BlockScales scales(");
+  EXPECT_EQ(error_of<BlockScaledTilesOf112>(100, 128, 128, 2, x, w, ends, scale_x, scale_w, y),
+            where + ": BlockScales: tiles of 112 columns; one block scale of W covers 128");
 }
 
 TEST(MoeUnpermute, AnExpertCountBelowOneIsRefused) {

@@ -6,13 +6,17 @@ round; medians. Reports TFLOPS (2 * rows * n * k over the time) and tessel's rat
 With --fp8, moe_grouped_gemm_fp8 (e4m3 operands, an f32 scale per row and per expert's output
 channel, bf16 out) against torch._scaled_grouped_mm with the same scales. PyTorch's CUTLASS kernel
 then promotes its fp8 sums to f32 at intervals of k, where tessel's keeps all of k in the tensor
-cores' accumulator; --fast-accum asks PyTorch not to promote either (use_fast_accum=True).
+cores' accumulator; --fast-accum asks PyTorch not to promote either (use_fast_accum=True). With
+--fp8 blocks, moe_grouped_gemm_fp8_block_scaled (DeepSeek-V3's 1 x 128 and 128 x 128 scales), which
+PyTorch has no grouped form of: its scales are drawn constant along k and within each 128 columns,
+so that the same product has row and channel scales, and it is timed against
+torch._scaled_grouped_mm with those and beside tessel's row-scaled kernel ("tessel rows").
 
 A shape is experts:top_k:tokens:n:k, for example 8:2:4096:14336:4096 (Mixtral 8x7B's gate
 projection over 4096 tokens: 8192 rows in 8 groups, each times a 14336 x 4096 weight).
 
     python bench/python/bench_grouped_gemm.py [--shapes 8:2:4096:14336:4096] [--rounds 20]
-        [--configuration "tma_store=0" ...] [--fp8 [--fast-accum]]
+        [--configuration "tma_store=0" ...] [--fp8 [rows|blocks] [--fast-accum]]
 
 Each --configuration also times the kernel with those hyperparameters fixed (the others tuned).
 """
@@ -45,15 +49,18 @@ def main():
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--configuration", action="append", default=[],
                         help="hyperparameters to fix in a further tessel column, e.g. 'tma_store=0'")
-    parser.add_argument("--fp8", action="store_true",
-                        help="e4m3 operands with row and channel scales, against torch._scaled_grouped_mm")
+    parser.add_argument("--fp8", nargs="?", const="rows", choices=["rows", "blocks"],
+                        help="e4m3 operands with row and channel scales (or block scales), against "
+                             "torch._scaled_grouped_mm")
     parser.add_argument("--fast-accum", action="store_true",
                         help="with --fp8: PyTorch's sums stay in the tensor cores' accumulator, as tessel's do")
     args = parser.parse_args()
     timed = FlushedTimer()
-    name = "moe_grouped_gemm_fp8" if args.fp8 else "moe_grouped_gemm"
+    name = {None: "moe_grouped_gemm", "rows": "moe_grouped_gemm_fp8",
+            "blocks": "moe_grouped_gemm_fp8_block_scaled"}[args.fp8]
     grouped = tessel.examples().kernel(name)
-    print(f"# {torch.cuda.get_device_name()}, {'e4m3 with row and channel scales' if args.fp8 else 'bf16'}, "
+    row_scaled = tessel.examples().kernel("moe_grouped_gemm_fp8")
+    print(f"# {torch.cuda.get_device_name()}, {dict(rows='e4m3 with row and channel scales', blocks='e4m3 with block scales').get(args.fp8, 'bf16')}, "
           f"{'fast accumulation, ' if args.fp8 and args.fast_accum else ''}TFLOPS (median of "
           f"{args.rounds} rounds, L2 flushed)")
     print(f"{'experts:top_k:tokens:n:k':>26s} {'rows':>6s} {'torch':>7s} {'tessel':>7s}  ratio")
@@ -75,6 +82,16 @@ def main():
                 "tessel": lambda: grouped(rows, n, k, experts, x, w, ends, scale_x, scale_w, y),
             }
             arguments = (rows, n, k, experts, x, w, ends, scale_x, scale_w, y)
+            if args.fp8 == "blocks":
+                k_blocks, n_blocks, stride = -(-k // 128), -(-n // 128), -(-rows // 4) * 4
+                per_block = (torch.rand(experts, n_blocks, device="cuda") + 0.5) / k**0.5
+                scale_w = per_block.repeat_interleave(128, dim=1)[:, :n].contiguous()
+                block_x = torch.zeros(k_blocks, stride, device="cuda")
+                block_x[:, :rows] = scale_x
+                block_w = per_block[:, :, None].expand(experts, n_blocks, k_blocks).contiguous()
+                arguments = (rows, n, k, experts, x, w, ends, block_x, block_w, y)
+                methods["tessel"] = lambda: grouped(*arguments)
+                methods["tessel rows"] = lambda: row_scaled(rows, n, k, experts, x, w, ends, scale_x, scale_w, y)
         else:
             methods = {
                 "torch": lambda: torch._grouped_mm(x, w.transpose(1, 2), offs=ends),
@@ -100,9 +117,8 @@ def main():
         tflops = {method: flops / statistics.median(t) / 1e12 for method, t in times.items()}
         print(f"{shape:>26s} {rows:6d} {tflops['torch']:7.1f} {tflops['tessel']:7.1f} "
               f"{tflops['tessel'] / tflops['torch']:5.2f}x", flush=True)
-        for configuration in args.configuration:
-            print(f"{'':>26s} [{configuration}] {tflops[configuration]:.1f} TFLOPS, "
-                  f"{tflops[configuration] / tflops['torch']:.2f}x", flush=True)
+        for extra in ["tessel rows"] * (args.fp8 == "blocks") + args.configuration:
+            print(f"{'':>26s} [{extra}] {tflops[extra]:.1f} TFLOPS, {tflops[extra] / tflops['torch']:.2f}x", flush=True)
         del x, w, y, ends, methods, arguments, want
 
 

@@ -1,6 +1,6 @@
 // A mixture of experts' expert GEMMs as one grouped GEMM on Hopper: the rows that MoePermute put in
 // the experts' order, times each expert's own weights, in bf16, or in fp8 with row and channel
-// scales.
+// scales or with DeepSeek-V3's block scales.
 #pragma once
 
 #include <algorithm>
@@ -15,9 +15,10 @@
 
 namespace tessel::examples {
 
-// The forms of the grouped GEMM differ in how its products are scaled: how a k-tile's mma reaches
-// the tile's f32 sums and which stages it then releases (`k_tile`, `end`), and what the sums become
-// before they are stored (`apply`).
+// The forms of the grouped GEMM differ in how its products are scaled: what each stage of the ring
+// brings besides X's and W's tiles (`stage_bytes`, `load_stage`, by the producer), how a k-tile's mma
+// reaches the tile's f32 sums and which stages it then releases (`start`, `k_tile`, `end`, by the
+// consumers), and what the sums become before they are stored (`apply`).
 namespace grouped_gemm {
 
 // Where a tile lies: its first row of X, its first column of Y, and its group.
@@ -30,7 +31,11 @@ struct TileAt {
 // Every k-tile's mma adds into the tile's sums; a stage is released once the mma of the k-tile after
 // it is issued.
 struct Accumulating : Class {
-  void k_tile(const SharedTensor& x, const SharedTensor& w, RegisterTensor& sums, const Int32& i, Pipeline& ring) {
+  int64_t stage_bytes() const { return 0; }
+  void load_stage(const Pipeline&, const Int32&, const Int32&) {}
+  void start(const TileAt&) {}
+  void k_tile(const SharedTensor& x, const SharedTensor& w, RegisterTensor& sums, const Int32& i, Pipeline& ring,
+              const TileAt&) {
     wgmma.fence();
     wgmma.mma(x, w.transpose(), sums);
     wgmma.commit_group();
@@ -76,6 +81,70 @@ struct RowScales : Accumulating {
     drain(ring);
   }
   RegisterTensor apply(const RegisterTensor& sums) { return sums * row_scale * channel_scale; }
+};
+
+// DeepSeek-V3's scales: one per row of X and 128 of k (scale_x [cdiv(k, 128), rows], M-major as
+// DeepGEMM takes them, each of its rows padded to a multiple of 4 floats, so that TMA reads them in
+// whole 16-byte units), and one per 128 x 128 block of each expert's weights (scale_w [groups,
+// cdiv(n, 128), cdiv(k, 128)]). A k-tile's row scales come with its stage, one more TMA box; its mma
+// writes a fresh f32 tile, which is scaled by them times the block's scale and added to the sums:
+// promoted to f32 every 128 of k, as fp8_gemm_block_scaled does. The next k-tile's block scale loads
+// while the mma runs. A tile's 128 columns are one block of W's scales. A tile starts at its group's
+// first row, any row, but a TMA box must start 16-byte aligned in global memory: the box of row
+// scales starts at the row rounded down to a multiple of 4, and the consumers read from the row's
+// place in it. The box holds 32 rows more than the tile, which leaves room for that place and makes
+// each stage whole 128-byte units, where TMA needs each stage to start.
+struct BlockScales : Class {
+  static constexpr int scale_block = 128, row_alignment = 4;  // 4 f32 scales: 16 bytes
+  static constexpr int extra_rows = 32;                       // 128 bytes of f32 scales
+  GlobalTensor row_scales, block_scales;
+  Int32 blocks_per_expert;
+  int block_m, block_n;
+  SharedTensor staged;  // [stages, 1, block_m + extra_rows]: each stage's row scales
+  RegisterTensor partial, block_scale;
+  BlockScales(GlobalTensor row_scales, GlobalTensor block_scales, const Int32& n, int stages, int block_m, int block_n,
+              loc_t constructed_at = loc_t::current())
+      : Class("BlockScales", constructed_at),
+        row_scales(std::move(row_scales)),
+        block_scales(std::move(block_scales)),
+        blocks_per_expert(cdiv(n, scale_block)),
+        block_m(block_m),
+        block_n(block_n),
+        staged(shared_tensor<float>({stages, 1, block_m + extra_rows}, Swizzle::none, constructed_at)) {
+    if (block_n != scale_block)
+      throw Error(
+          SourceLoc::from(constructed_at),
+          fmt::format("BlockScales: tiles of {} columns; one block scale of W covers {}", block_n, scale_block));
+  }
+  int64_t stage_bytes() const { return staged[0].nbytes(); }
+  void load_stage(const Pipeline& ring, const Int32& row, const Int32& offset_k) {
+    tma.global_to_shared(row_scales, staged[ring.producer_stage],
+                         {offset_k / scale_block, row / row_alignment * row_alignment}, ring.producer_barrier());
+  }
+  // The block scale of k-tile i (a load past k is masked).
+  RegisterTensor block_scale_of(const TileAt& at, const Int32& i) {
+    return load_global(block_scales, {at.group * blocks_per_expert + at.column / scale_block, i}, {1, 1});
+  }
+  void start(const TileAt& at) {
+    partial = register_tensor<float>({block_m, block_n}, 0.0f);
+    block_scale = block_scale_of(at, 0);
+  }
+  void k_tile(const SharedTensor& x, const SharedTensor& w, RegisterTensor& sums, const Int32& i, Pipeline& ring,
+              const TileAt& at) {
+    const Int32 stage = ring.consumer_stage;
+    wgmma.fence();
+    wgmma.mma(x, w.transpose(), partial, false);
+    wgmma.commit_group();
+    // While the mma runs: this k-tile's row scales from its stage, and the next k-tile's block scale.
+    auto rows = load_shared(staged[stage].transpose(), {at.row % row_alignment, 0}, {block_m, 1});
+    auto next_block_scale = block_scale_of(at, i + 1);
+    wgmma.wait_group(0);
+    mbarrier.arrive(ring.consumer_barrier());
+    sums = fma(partial, rows * block_scale, sums);
+    block_scale = next_block_scale;
+  }
+  void end(const TileAt&, Pipeline&) {}
+  const RegisterTensor& apply(const RegisterTensor& sums) { return sums; }
 };
 
 }  // namespace grouped_gemm
@@ -163,11 +232,13 @@ template <class T, class Out> struct GroupedGemm : Script {
             for (Int32 offset_k : range(0, k, block_k, stages)) {
               ring.producer_acquire();
               single_thread([&] {
-                mbarrier.arrive_and_expect_tx(ring.producer_barrier(),
-                                              s_x[ring.producer_stage].nbytes() + s_w[ring.producer_stage].nbytes());
+                mbarrier.arrive_and_expect_tx(
+                    ring.producer_barrier(),
+                    s_x[ring.producer_stage].nbytes() + s_w[ring.producer_stage].nbytes() + form.stage_bytes());
               });
               tma.global_to_shared(g_x, s_x[ring.producer_stage], {row, offset_k}, ring.producer_barrier());
               tma.global_to_shared(g_w, s_w[ring.producer_stage], {w_row, offset_k}, ring.producer_barrier());
+              form.load_stage(ring, row, offset_k);
               ring.producer_advance();
             }
           });
@@ -186,9 +257,10 @@ template <class T, class Out> struct GroupedGemm : Script {
           const Int32 row = tiles.row_of(m_block), column = n_block * block_n;
           const grouped_gemm::TileAt at{row, column, tiles.group};
           auto acc = register_tensor<float>({block_m, block_n}, 0.0f);
+          form.start(at);
           for (Int32 i : range(0, k_tiles, 1, stages)) {
             ring.consumer_acquire();
-            form.k_tile(s_x[ring.consumer_stage], s_w[ring.consumer_stage], acc, i, ring);
+            form.k_tile(s_x[ring.consumer_stage], s_w[ring.consumer_stage], acc, i, ring, at);
             ring.consumer_advance();
           }
           form.end(at, ring);
@@ -230,6 +302,36 @@ struct MoeGroupedGemmFp8 : GroupedGemm<f8e4m3, bf16> {
                   Ptr<float> scale_x, Ptr<float> scale_w, Ptr<bf16> y) {
     grouped_gemm::RowScales scales(global_view(scale_x, {rows, 1}), global_view(scale_w, {groups, n}), block_m,
                                    block_n);
+    grouped(rows, n, k, groups, x, w, ends, y, scales);
+  }
+};
+
+// The fp8 grouped GEMM of DeepSeek-V3's MoE layers: X and W in e4m3 with block scales
+// (grouped_gemm::BlockScales: scale_x [cdiv(k, 128), rows rounded up to a multiple of 4], M-major,
+// and scale_w [groups, cdiv(n, 128), cdiv(k, 128)]), promoted to f32 every 128 of k, Y in bf16. Its
+// tiles are 128 columns wide, one block of W's scales.
+struct MoeGroupedGemmFp8BlockScaled : GroupedGemm<f8e4m3, bf16> {
+  static constexpr const char* param_names[] = {"rows", "n",    "k",       "groups",  "x",
+                                                "w",    "ends", "scale_x", "scale_w", "y"};
+  // A stage's row scales take 640 bytes beside 128 rows, which leaves room for 5 stages and the output
+  // tile, as fp8_gemm_block_scaled's; or 64 rows of one consumer warpgroup and 8 stages.
+  static Space space() {
+    using S = MoeGroupedGemmFp8BlockScaled;
+    return tune<S>("swizzle_size", &S::swizzle_size, {4, 8}) *
+           tune<S>("block_m, consumer_warpgroups, block_n, stages",
+                   {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages},
+                   {{128, 2, 128, 5}, {64, 1, 128, 8}}) *
+           tune<S>("tma_store", &S::tma_store, {1, 0});
+  }
+
+  void operator()(Int32 rows, Int32 n, Int32 k, Int32 groups, Ptr<f8e4m3> x, Ptr<f8e4m3> w, Ptr<int32_t> ends,
+                  Ptr<float> scale_x, Ptr<float> scale_w, Ptr<bf16> y) {
+    constexpr int scale_block = grouped_gemm::BlockScales::scale_block,
+                  aligned = grouped_gemm::BlockScales::row_alignment;
+    const Int32 k_blocks = cdiv(k, scale_block);
+    auto row_scales = global_view(scale_x, {k_blocks, rows}, {(rows + aligned - 1) / aligned * aligned, 1});
+    auto block_scales = global_view(scale_w, {groups * cdiv(n, scale_block), k_blocks});
+    grouped_gemm::BlockScales scales(row_scales, block_scales, n, stages, block_m, block_n);
     grouped(rows, n, k, groups, x, w, ends, y, scales);
   }
 };
