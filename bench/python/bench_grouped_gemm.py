@@ -59,7 +59,7 @@ def main():
     name = {None: "moe_grouped_gemm", "rows": "moe_grouped_gemm_fp8",
             "blocks": "moe_grouped_gemm_fp8_block_scaled"}[args.fp8]
     grouped = tessel.examples().kernel(name)
-    row_scaled = tessel.examples().kernel("moe_grouped_gemm_fp8")
+    row_scaled = tessel.examples().kernel("moe_grouped_gemm_fp8") if args.fp8 == "blocks" else None
     print(f"# {torch.cuda.get_device_name()}, {dict(rows='e4m3 with row and channel scales', blocks='e4m3 with block scales').get(args.fp8, 'bf16')}, "
           f"{'fast accumulation, ' if args.fp8 and args.fast_accum else ''}TFLOPS (median of "
           f"{args.rounds} rounds, L2 flushed)")
@@ -120,6 +120,8 @@ def main():
         for extra in ["tessel rows"] * (args.fp8 == "blocks") + args.configuration:
             print(f"{'':>26s} [{extra}] {tflops[extra]:.1f} TFLOPS, {tflops[extra] / tflops['torch']:.2f}x", flush=True)
         del x, w, y, ends, methods, arguments, want
+        if args.fp8 == "blocks":
+            del per_block, block_x, block_w
 
 
 if __name__ == "__main__":

@@ -84,8 +84,8 @@ struct RowScales : Accumulating {
 };
 
 // DeepSeek-V3's scales: one per row of X and 128 of k (scale_x [cdiv(k, 128), rows], M-major as
-// DeepGEMM takes them, each of its rows padded to a multiple of 4 floats, so that TMA reads them in
-// whole 16-byte units), and one per 128 x 128 block of each expert's weights (scale_w [groups,
+// DeepGEMM takes them, each of its rows padded to a multiple of 4 floats, since TMA needs the rows'
+// stride a multiple of 16 bytes), and one per 128 x 128 block of each expert's weights (scale_w [groups,
 // cdiv(n, 128), cdiv(k, 128)]). A k-tile's row scales come with its stage, one more TMA box; its mma
 // writes a fresh f32 tile, which is scaled by them times the block's scale and added to the sums:
 // promoted to f32 every 128 of k, as fp8_gemm_block_scaled does. The next k-tile's block scale loads
@@ -111,15 +111,23 @@ struct BlockScales : Class {
         block_m(block_m),
         block_n(block_n),
         staged(shared_tensor<float>({stages, 1, block_m + extra_rows}, Swizzle::none, constructed_at)) {
+    if (block_m % extra_rows != 0)
+      throw Error(
+          SourceLoc::from(constructed_at),
+          fmt::format("BlockScales: tiles of {} rows; whole 128-byte stages of row scales need a multiple of {}",
+                      block_m, extra_rows));
     if (block_n != scale_block)
       throw Error(
           SourceLoc::from(constructed_at),
           fmt::format("BlockScales: tiles of {} columns; one block scale of W covers {}", block_n, scale_block));
   }
   int64_t stage_bytes() const { return staged[0].nbytes(); }
+  // The first row of the box of row scales for a tile at `row`, and the tile's place in it.
+  static Expr<int32_t> box_row(const Int32& row) { return row / row_alignment * row_alignment; }
+  static Expr<int32_t> place_in_box(const Int32& row) { return row % row_alignment; }
   void load_stage(const Pipeline& ring, const Int32& row, const Int32& offset_k) {
-    tma.global_to_shared(row_scales, staged[ring.producer_stage],
-                         {offset_k / scale_block, row / row_alignment * row_alignment}, ring.producer_barrier());
+    tma.global_to_shared(row_scales, staged[ring.producer_stage], {offset_k / scale_block, box_row(row)},
+                         ring.producer_barrier());
   }
   // The block scale of k-tile i (a load past k is masked).
   RegisterTensor block_scale_of(const TileAt& at, const Int32& i) {
@@ -136,7 +144,7 @@ struct BlockScales : Class {
     wgmma.mma(x, w.transpose(), partial, false);
     wgmma.commit_group();
     // While the mma runs: this k-tile's row scales from its stage, and the next k-tile's block scale.
-    auto rows = load_shared(staged[stage].transpose(), {at.row % row_alignment, 0}, {block_m, 1});
+    auto rows = load_shared(staged[stage].transpose(), {place_in_box(at.row), 0}, {block_m, 1});
     auto next_block_scale = block_scale_of(at, i + 1);
     wgmma.wait_group(0);
     mbarrier.arrive(ring.consumer_barrier());
