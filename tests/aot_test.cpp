@@ -50,6 +50,31 @@ TEST(AheadOfTime, AGlobalScratchIsASetOfBuffersForEachStream) {
     EXPECT_NE(header.find(piece), std::string::npos) << piece << "\n" << header.substr(0, 8000);
 }
 
+// A kernel that waits for the grids before it is launched as their programmatic dependent.
+struct WaitsThenScales : Script {
+  static constexpr const char* param_names[] = {"n", "x"};
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = cdiv(n, 128);
+    attrs.warps = 4;
+    grid_dependency.wait();
+    auto t = load_global(global_view(x, {n}), {blockIdx.x * 128}, {128});
+    store_global(global_view(x, {n}), t * 2.0f, {blockIdx.x * 128});
+  }
+};
+
+TEST(AheadOfTime, ADependentLaunchesWithProgrammaticStreamSerialization) {
+  Kernel<WaitsThenScales> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string header = aot::launcher_header({k.exported("waits_then_scales", 4096, (float*)nullptr)});
+  for (const char* piece :
+       {"tessel_attrs[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;",
+        "tessel_attrs[0].value.programmaticStreamSerializationAllowed = 1;",
+        "config.hStream = stream; config.attrs = tessel_attrs; config.numAttrs = 1;", "cuLaunchKernelEx(&config"})
+    EXPECT_NE(header.find(piece), std::string::npos) << piece << "\n" << header.substr(0, 8000);
+  const std::string plain = aot::launcher_header({Kernel<ScaledRows>(Device::simulator(), KernelOptions{"sm_90a"})
+                                                      .exported("scaled_rows", 4096, 3, 2.0f, (float*)nullptr)});
+  EXPECT_EQ(plain.find("PROGRAMMATIC"), std::string::npos);
+}
+
 struct HalfScale : Script {
   static constexpr const char* param_names[] = {"scale", "x"};
   void operator()(Var<f16> scale, Ptr<f16> x) {

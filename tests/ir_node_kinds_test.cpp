@@ -161,6 +161,8 @@ Kernel every_kind() {
                                             WaitScope::Cluster),
       std::make_shared<FenceProxyAsyncNode>(at(37), ProxyFenceSpace::SharedCta),
       std::make_shared<MemoryFenceNode>(at(37), FenceSemantics::AcqRel, MemoryScope::Gpu),
+      std::make_shared<LaunchDependentsNode>(at(37)),
+      std::make_shared<GridDependencyWaitNode>(at(37)),
       std::make_shared<TmaLoadNode>(at(38), gh, sh, zeros(2), std::vector<int>{0, 1}, bar0),
       std::make_shared<SetMaxNRegNode>(at(31), false, 40),
       std::make_shared<DeclareNode>(at(32), q, const_int(0)),

@@ -64,6 +64,39 @@ TEST(Spaces, AConfigurationKeepsTheCandidatesWithItsValues) {
   EXPECT_EQ(Space::describe(one.candidates()[0]), "block_m=64, block_n=128, stages=3");
 }
 
+// An opt-in stays at the script's value in every candidate the tuner times; a configuration that
+// names it sets it on each candidate it keeps.
+struct Dependent : Script {
+  int block = 64, early = 0;
+  static Space space() {
+    return tune("block", &Dependent::block, {64, 128}) * opt_in("early", &Dependent::early, {0, 1});
+  }
+  void operator()(Int32 n) {}
+};
+
+TEST(Spaces, AnOptInIsSetOnlyByAConfiguration) {
+  const Space s = Dependent::space();
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(Space::describe(s.candidates()[1]), "block=128");
+  const Space early = s.configured("early=1", "Dependent");
+  ASSERT_EQ(early.size(), 2u);
+  EXPECT_EQ(Space::describe(early.candidates()[0]), "block=64, early=1");
+  Dependent script;
+  for (const Space::Setting& setting : early.candidates()[1]) setting.apply(&script);
+  EXPECT_EQ(script.block, 128);
+  EXPECT_EQ(script.early, 1);
+  EXPECT_EQ(Space::describe(s.configured("block=64, early=0", "Dependent").candidates().at(0)), "block=64, early=0");
+  EXPECT_EQ(tessel::testing::error_of_call([&] { (void)s.configured("early=2", "Dependent"); }),
+            "kernel Dependent: configuration \"early=2\": early takes 0, 1");
+  EXPECT_EQ(tessel::testing::error_of_call([&] { (void)s.configured("early=1, early=0", "Dependent"); }),
+            "kernel Dependent: configuration \"early=1, early=0\": 'early' is given twice; give each hyperparameter "
+            "once");
+  EXPECT_EQ(tessel::testing::error_of_call([&] { (void)s.configured("late=1", "Dependent"); }),
+            "kernel Dependent: configuration \"late=1\": the space has no hyperparameter 'late'; it has block, early");
+  EXPECT_EQ(tessel::testing::error_of_call([&] { (void)(s * opt_in("early", &Dependent::early, {1})); }),
+            "hyperparameter 'early' is tuned twice in one space; tune each member once");
+}
+
 std::string configuration_error(const std::string& configuration) {
   try {
     (void)Tile::space().configured(configuration, "Tile");

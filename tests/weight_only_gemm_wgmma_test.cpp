@@ -206,6 +206,53 @@ TEST(WeightOnlyGemmWgmma, RefusesHalvesOfOddWidthsOverlappedKTilesAndLoneInterle
             "(consumer_warpgroups = 2, overlap = 1)");
 }
 
+// The first lap's weights loaded before the kernel's wait for the kernel before it: decode tiles of
+// 16 rows split 2 over two warpgroups of two row blocks (more k-tiles than stages, so the ring
+// turns), and 64-row tiles of several tiles per block, under every order.
+template <class W, int BlockM, int SplitK, int RowBlocks> struct EarlyWeights
+    : WgmmaConfig<W, BlockM, SplitK, 2, 0, 0, 1, RowBlocks> {
+  EarlyWeights() { this->early_weights = 1; }
+};
+
+TEST(WeightOnlyGemmWgmma, EarlyWeightsUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options()) {
+    expect_wgmma_gemm<EarlyWeights<i4, 16, 2, 2>, i4>(5, 520, 2048, o);
+    expect_wgmma_gemm<EarlyWeights<i3, 64, 1, 1>, i3>(70, 264, 384, o);
+  }
+}
+
+// Right after the repack that writes them, the weights loaded before the wait race with it.
+TEST(WeightOnlyGemmWgmma, EarlyWeightsRightAfterTheirRepackRace) {
+  const Device dev = Device::simulator();
+  const int m = 5, n = 64, k = 256;
+  const examples::quantized::QuantizedWeights q = examples::quantized::random_quantized_weights(DType::I4, n, k);
+  const std::vector<uint8_t> packed = pack_bits(DType::I4, q.fields);
+  Buffer<uint8_t> w(dev, packed);
+  Buffer<f16> scales(dev, examples::quantized::converted<f16>(q.scales)),
+      zeros(dev, examples::quantized::converted<f16>(q.zeros)), x(dev, cli::random_vector<f16>(size_t(m) * k, 3)),
+      y(dev, size_t(m) * n), unit_scales(dev, size_t(k / 128) * (n / 8) * 16);
+  Buffer<uint32_t> units(dev, size_t(n) * k / 8);
+  Kernel<examples::quantized::RepackWeights<i4>>{dev}(n, k, w, scales, zeros, units, unit_scales);
+  const std::string error =
+      error_of_call([&] { Kernel<EarlyWeights<i4, 16, 2, 2>>{dev}(m, n, k, x, units, unit_scales, y); });
+  const std::string load =
+      source_at("examples/quantized/weight_only_gemm_wgmma.hpp", "tma.global_to_shared(g_units, s_units[stage]");
+  EXPECT_EQ(error, load + ": data race on global memory, byte 0 of a " + std::to_string(n * k / 2) +
+                       "-byte allocation: the tma.global_to_shared at " + load +
+                       " by warp 0 of block (0, 0, 0) is not ordered after the store_global of kernel "
+                       "RepackWeights_i4_f16 at " +
+                       source_at("examples/quantized/repack_weights.hpp",
+                                 "store_global(g_units, stored(runs).template to<W>()") +
+                       ", launched before this kernel; this kernel calls grid_dependency.wait(), so it is launched "
+                       "to run beside the kernels before it until its wait: make the access after "
+                       "grid_dependency.wait(), in the thread that waited or in one ordered after it (a sync(), an "
+                       "mbarrier phase)");
+  // Once the host has waited for the repack, nothing overlaps it.
+  dev.synchronize();
+  EXPECT_EQ(error_of_call([&] { Kernel<EarlyWeights<i4, 16, 2, 2>>{dev}(m, n, k, x, units, unit_scales, y); }),
+            "no error");
+}
+
 // The kernel itself refuses sizes the repacked units do not cover, whoever calls it.
 TEST(WeightOnlyGemmWgmma, SizesTheUnitsDoNotCoverAreRefusedAtLaunch) {
   const Device dev = Device::simulator();

@@ -71,6 +71,12 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   int interleave_k = 0;
   // Interleaving takes several warpgroups, each of which dequantizes only its own k-tiles.
   bool interleave_k_fits() const { return !interleave_k || (consumer_warpgroups > 1 && !overlap); }
+  // Whether the kernel is a programmatic dependent of the kernel before it (docs/language.md,
+  // "Programmatic dependent launch"): the weights and scales of the ring's first lap load before
+  // its grid_dependency.wait(), while that kernel may still run, and X, which that kernel may have
+  // written (a model's previous layer), after it. Only for weights that no kernel just before this
+  // one writes (not right after their repack), so it is asked for, not tuned.
+  int early_weights = 0;
   static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
   static constexpr const char* param_names[] = {"m", "n", "k", "x", "units", "unit_scales", "y"};
@@ -110,7 +116,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
               {8, 2, 4, 1, 0, 0, 1, 1},   {8, 1, 3, 2, 0, 0, 1, 1},   {16, 1, 3, 2, 0, 0, 1, 1},
               {8, 4, 3, 2, 0, 0, 1, 1},   {16, 4, 3, 2, 0, 0, 1, 1}}) *
         tune("k_slices", &S::k_slices, {1, 2}) * tune("swizzle_size", &S::swizzle_size, {4, 8});
-    return space.where<S>([](const S& s) { return s.k_slices_fit() && s.interleave_k_fits(); });
+    return space.where<S>([](const S& s) { return s.k_slices_fit() && s.interleave_k_fits(); }) *
+           opt_in("early_weights", &S::early_weights, {0, 1});
   }
 
   static constexpr int producer_registers = 40;
@@ -195,23 +202,58 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
       }
     };
 
+    // The next kernel on the stream may start its own early loads while this one runs.
+    if (early_weights) grid_dependency.launch_dependents();
     warp_group(0, [&] {
       setmaxnreg.decrease(producer_registers);
       thread_group(0, 32, [&] {
+        const int bytes = int(s_x[0].nbytes() + s_units[0].nbytes() + s_scales[0].nbytes());
+        // Filling `stage` with k-tile kt: its bytes announced, its weights and scales, or X.
+        const auto announce = [&](const Int32& stage) {
+          single_thread([&] { mbarrier.arrive_and_expect_tx(pipe.full_barriers[stage], bytes); });
+        };
+        const auto load_weights = [&](const Int32& stage, const Int32& n_block, const Int32& kt) {
+          tma.global_to_shared(g_units, s_units[stage], {kt, n_block * units_per_tile, 0}, pipe.full_barriers[stage]);
+          tma.global_to_shared(g_scales, s_scales[stage], {kt, n_block * units_per_tile, 0, 0},
+                               pipe.full_barriers[stage]);
+        };
+        const auto load_x = [&](const Int32& stage, const Int32& m_block, const Int32& kt) {
+          for (int c = 0; c < 2; ++c)
+            tma.global_to_shared(g_x, s_x[stage][c], {m_block * block_m, kt * group + c * half},
+                                 pipe.full_barriers[stage]);
+        };
+        // The ring's fillings so far: the first lap's weights were loaded before the wait.
+        Var<int32_t> filling = 0;
+        if (early_weights) {
+          for_each_item([&](const Int32& tile, const Int32& first, const Int32& last) {
+            const Int32 n_block = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks).second;
+            for (Int32 kt : range(first, last)) {
+              if_(filling < stages, [&] {
+                announce(filling);
+                load_weights(filling, n_block, kt);
+              });
+              filling = filling + 1;
+            }
+          });
+          grid_dependency.wait();
+          filling = 0;
+        }
         for_each_item([&](const Int32& tile, const Int32& first, const Int32& last) {
           auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
           for (Int32 kt : range(first, last)) {
             pipe.producer_acquire();
-            const int bytes = int(s_x[0].nbytes() + s_units[0].nbytes() + s_scales[0].nbytes());
-            single_thread([&] { mbarrier.arrive_and_expect_tx(pipe.producer_barrier(), bytes); });
-            for (int c = 0; c < 2; ++c)
-              tma.global_to_shared(g_x, s_x[pipe.producer_stage][c], {m_block * block_m, kt * group + c * half},
-                                   pipe.producer_barrier());
-            tma.global_to_shared(g_units, s_units[pipe.producer_stage], {kt, n_block * units_per_tile, 0},
-                                 pipe.producer_barrier());
-            tma.global_to_shared(g_scales, s_scales[pipe.producer_stage], {kt, n_block * units_per_tile, 0, 0},
-                                 pipe.producer_barrier());
+            const Int32 stage = pipe.producer_stage;
+            const auto fill_weights = [&] {
+              announce(stage);
+              load_weights(stage, n_block, kt);
+            };
+            if (early_weights)
+              if_(filling >= stages, fill_weights);
+            else
+              fill_weights();
+            load_x(stage, m_block, kt);
             pipe.producer_advance();
+            if (early_weights) filling = filling + 1;
           }
         });
       });
@@ -222,6 +264,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
     const auto consume = [&](int q) {
       const int warpgroups = row_warpgroups();
       setmaxnreg.increase(consumer_registers());
+      // What the consumers write (the output, split-K's partials) the kernel before may still read.
+      if (early_weights) grid_dependency.wait();
       const WgmmaLayouts layouts = wgmma_layouts(block_n, block_m, group, warpgroups);
       WgmmaWeightUnits units(block_n, warpgroups, layouts.a);
       // A slice of a k-tile's weights as the A operand [block_n, 64] (k_slices = 2).

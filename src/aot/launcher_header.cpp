@@ -398,23 +398,33 @@ class LauncherWriter {
                      pointers.empty() ? "nullptr" : fmt::format("{}", fmt::join(pointers, ", "))));
     const std::string shape = fmt::format("tessel_grid[0], tessel_grid[1], tessel_grid[2], {}, 1, 1, {}", k_.threads(),
                                           std::max<int64_t>(k_.shared_bytes, 0));
-    if (!k_.clustered()) {
+    const bool dependent = ir::waits_for_prior_grids(k_);
+    if (!k_.clustered() && !dependent) {
       line(fmt::format(
           "    detail::check(cuLaunchKernel(function_, {}, stream, tessel_params, nullptr), tessel_kernel + \": "
           "cuLaunchKernel\");",
           shape));
       return;
     }
-    line("    CUlaunchAttribute cluster;");
-    line("    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;");
-    line(fmt::format("    cluster.value.clusterDim.x = {};", k_.cluster[0]));
-    line(fmt::format("    cluster.value.clusterDim.y = {};", k_.cluster[1]));
-    line(fmt::format("    cluster.value.clusterDim.z = {};", k_.cluster[2]));
+    line("    CUlaunchAttribute tessel_attrs[2] = {};");
+    int count = 0;
+    if (k_.clustered()) {
+      line(fmt::format("    tessel_attrs[{}].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;", count));
+      for (int d = 0; d < 3; ++d)
+        line(fmt::format("    tessel_attrs[{}].value.clusterDim.{} = {};", count, "xyz"[d], k_.cluster[size_t(d)]));
+      ++count;
+    }
+    if (dependent) {
+      // The kernel waits for prior grids (grid_dependency.wait()): it may start before they end.
+      line(fmt::format("    tessel_attrs[{}].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;", count));
+      line(fmt::format("    tessel_attrs[{}].value.programmaticStreamSerializationAllowed = 1;", count));
+      ++count;
+    }
     line("    CUlaunchConfig config = {};");
     line("    config.gridDimX = tessel_grid[0]; config.gridDimY = tessel_grid[1]; config.gridDimZ = tessel_grid[2];");
     line(fmt::format("    config.blockDimX = {}; config.blockDimY = 1; config.blockDimZ = 1;", k_.threads()));
     line(fmt::format("    config.sharedMemBytes = {};", std::max<int64_t>(k_.shared_bytes, 0)));
-    line("    config.hStream = stream; config.attrs = &cluster; config.numAttrs = 1;");
+    line(fmt::format("    config.hStream = stream; config.attrs = tessel_attrs; config.numAttrs = {};", count));
     line(
         "    detail::check(cuLaunchKernelEx(&config, function_, tessel_params, nullptr), tessel_kernel + \": "
         "cuLaunchKernelEx\");");

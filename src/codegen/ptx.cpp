@@ -517,6 +517,18 @@ const PtxRow& ptx_row(Ptx instruction) {
       static const PtxRow row{"fence", "fence.{sem}.{scope};", Arch::Sm80, {}};
       return row;
     }
+    // PTX ISA, griddepcontrol: wait until the prerequisite grids have completed and their memory
+    // operations are visible; a memory clobber, so that no access moves above it.
+    case Ptx::GridDependencyWait: {
+      static const PtxRow row{"griddepcontrol.wait", "griddepcontrol.wait;", Arch::Sm90a, {}};
+      return row;
+    }
+    // PTX ISA, griddepcontrol: the dependent grids may be scheduled once every block of this one
+    // has executed it or ended.
+    case Ptx::LaunchDependents: {
+      static const PtxRow row{"griddepcontrol.launch_dependents", "griddepcontrol.launch_dependents;", Arch::Sm90a, {}};
+      return row;
+    }
     // PTX ISA 9.7.9.25.5.1: cp.async.bulk.tensor, shared -> global through the tensor map at
     // generic address {map}, the box at coordinates {coords} (innermost first; their number is the
     // rank), completing in the thread's bulk group.

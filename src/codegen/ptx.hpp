@@ -82,6 +82,8 @@ enum class Ptx : uint8_t {
   MbarrierTryWaitParity,
   FenceProxyAsync,
   MemoryFence,
+  GridDependencyWait,
+  LaunchDependents,
   TmaStore,
   TmaLoad,
   TmaLoadPeerBarrier,

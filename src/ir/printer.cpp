@@ -542,6 +542,8 @@ class Printer {
   void stmt(const MemoryFenceNode& n) {
     line(fmt::format("fence.{}.{}", fence_semantics_name(n.sem), memory_scope_name(n.scope)));
   }
+  void stmt(const GridDependencyWaitNode&) { line("grid_dependency.wait"); }
+  void stmt(const LaunchDependentsNode&) { line("grid_dependency.launch_dependents"); }
 
   void stmt(const TmaStoreNode& n) {
     line(fmt::format("tma.shared_to_global {} to {} at {} dims [{}]{}", shared(n.src), global(n.dst), exprs(n.offsets),

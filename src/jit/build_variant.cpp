@@ -77,6 +77,7 @@ std::unique_ptr<KernelCore::Variant> KernelCore::build(std::span<const HostArg> 
     v->stats.lower_ms = ms_since(t0);
     v->views = views_of_parameters(*v->kernel, signature_);
     v->printing_blocks = printing_blocks(*v->kernel);
+    v->dependent_launch = ir::waits_for_prior_grids(*v->kernel);
   } catch (const Error& e) {
     // A tile that does not divide, shared memory over the target's limit: within a space this
     // rules out one candidate; for a single configuration it is the user's to fix. An error that

@@ -88,6 +88,7 @@ void KernelCore::launch_variant(const Variant& v, std::span<const HostArg> args,
   shape.cluster = {unsigned(k.cluster[0]), unsigned(k.cluster[1]), unsigned(k.cluster[2])};
   shape.threads = unsigned(k.threads());
   shape.shared_bytes = unsigned(k.shared_bytes);
+  shape.dependent = v.dependent_launch;
   check_cluster_fit(k, shape);
   v.report_absent_printers(name_, shape.grid);
   check_tensor_arguments(k, signature_, v.views, args, values, multiprocessors_, device_.is_gpu());

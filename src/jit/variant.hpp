@@ -26,6 +26,9 @@ struct KernelCore::Variant {
   // The blocks that print statements print from (PrintTensor, PrintShared, PrintValues), with their
   // lines: a launch whose grid lacks one says so once.
   std::vector<std::pair<std::array<int, 3>, SourceLoc>> printing_blocks;
+  // Whether the kernel waits for prior grids (grid_dependency.wait()): it is then launched as a
+  // programmatic dependent of the kernel before it on its stream.
+  bool dependent_launch = false;
   mutable bool absent_printers_reported = false;
   // The arguments read by the requirement this call does not meet (KernelCore::build): the
   // candidate is ruled out, and calls with other values of them are told apart.

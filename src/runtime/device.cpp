@@ -68,6 +68,7 @@ void Device::free(void* p) const {
 
 void Device::upload(void* dst, const void* src, size_t bytes) const {
   if (kind_ == Kind::Simulator) {
+    sim::host_synchronized();
     std::memcpy(dst, src, bytes);
     return;
   }
@@ -77,6 +78,7 @@ void Device::upload(void* dst, const void* src, size_t bytes) const {
 
 void Device::download(void* dst, const void* src, size_t bytes) const {
   if (kind_ == Kind::Simulator) {
+    sim::host_synchronized();
     std::memcpy(dst, src, bytes);
     return;
   }
@@ -85,7 +87,10 @@ void Device::download(void* dst, const void* src, size_t bytes) const {
 }
 
 void Device::synchronize() const {
-  if (kind_ == Kind::Simulator) return;
+  if (kind_ == Kind::Simulator) {
+    sim::host_synchronized();
+    return;
+  }
   auto& d = driver();
   if (d.hung())
     throw Error(

@@ -19,12 +19,21 @@ void LaunchShape::check(std::string_view label) const {
                             grid[0], grid[1], grid[2], cluster[0], cluster[1], cluster[2]));
 }
 
-CUlaunchConfig cluster_launch_config(const LaunchShape& shape, CUstream stream, CUlaunchAttribute& cluster) {
-  std::memset(&cluster, 0, sizeof cluster);
-  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  cluster.value.clusterDim.x = shape.cluster[0];
-  cluster.value.clusterDim.y = shape.cluster[1];
-  cluster.value.clusterDim.z = shape.cluster[2];
+CUlaunchConfig launch_config(const LaunchShape& shape, CUstream stream, std::array<CUlaunchAttribute, 2>& attributes) {
+  std::memset(attributes.data(), 0, sizeof attributes);
+  unsigned count = 0;
+  if (shape.clustered()) {
+    CUlaunchAttribute& cluster = attributes[count++];
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = shape.cluster[0];
+    cluster.value.clusterDim.y = shape.cluster[1];
+    cluster.value.clusterDim.z = shape.cluster[2];
+  }
+  if (shape.dependent) {
+    CUlaunchAttribute& dependent = attributes[count++];
+    dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    dependent.value.programmaticStreamSerializationAllowed = 1;
+  }
   CUlaunchConfig config;
   std::memset(&config, 0, sizeof config);
   config.gridDimX = shape.grid[0];
@@ -35,8 +44,8 @@ CUlaunchConfig cluster_launch_config(const LaunchShape& shape, CUstream stream, 
   config.blockDimZ = 1;
   config.sharedMemBytes = shape.shared_bytes;
   config.hStream = stream;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
+  config.attrs = attributes.data();
+  config.numAttrs = count;
   return config;
 }
 
@@ -77,15 +86,15 @@ void launch(const LoadedKernel& kernel, const LaunchShape& shape, std::span<cons
   ArgumentBlock arguments(kernel.params(), values, maps, allocations);
   auto& d = CudaDriver::get();
   const auto cu_stream = static_cast<CUstream>(stream);
-  if (!shape.clustered()) {
+  if (!shape.clustered() && !shape.dependent) {
     d.check(d.launchKernel(kernel.function(), shape.grid[0], shape.grid[1], shape.grid[2], shape.threads, 1, 1,
                            shape.shared_bytes, cu_stream, arguments.pointers(), nullptr),
             "cuLaunchKernel", kernel.label());
     return;
   }
   shape.check(kernel.label());
-  CUlaunchAttribute cluster;
-  const CUlaunchConfig config = cluster_launch_config(shape, cu_stream, cluster);
+  std::array<CUlaunchAttribute, 2> attributes;
+  const CUlaunchConfig config = launch_config(shape, cu_stream, attributes);
   d.check(d.launchKernelEx(&config, kernel.function(), arguments.pointers(), nullptr), "cuLaunchKernelEx",
           kernel.label());
 }

@@ -67,6 +67,26 @@ void check_box_alignment(const Warp& w, const ir::TensorMapValues& map, int64_t 
                                w.thread(lane), w.cta.block_name()));
 }
 
+// Race detection's view of the box's bytes in global memory, which the shadows do not follow:
+// checked against the kernels this launch may overlap, and kept for the next launch's check.
+void note_box_global_bytes(Warp& w, const ir::TensorMapValues& map, std::span<const int64_t> coords, bool write,
+                           const Access& at) {
+  HappensBefore& hb = w.cta.scheduler.happens_before;
+  if (!hb.enabled()) return;
+  uint64_t start = 0;
+  int64_t n = 0;
+  for_each_global_element(map, coords, [&](uint64_t address, int64_t bytes) {
+    if (n > 0 && start + uint64_t(n) == address) {
+      n += bytes;
+      return;
+    }
+    if (n > 0) hb.untracked_global_access(start, n, write, w.clock, at);
+    start = address;
+    n = bytes;
+  });
+  if (n > 0) hb.untracked_global_access(start, n, write, w.clock, at);
+}
+
 }  // namespace
 
 int issuing_lane(const Warp& w, Mask mask) {
@@ -91,6 +111,8 @@ void exec_TmaStore(Warp& w, const ir::TmaStoreNode& n, Mask mask) {
   const int64_t begin = box_start(w, *n.src, map, lane, n.loc, "tma.shared_to_global");
   check_image_written(w, *n.src, map, begin, lane, n.loc);
   w.cta.check_async_read(w.clock, w.access(n.loc, "tma.shared_to_global"), begin, begin + box_footprint(map));
+  note_box_global_bytes(w, map, std::span(coords).first(size_t(map.rank)), true,
+                        w.access(n.loc, "tma.shared_to_global"));
   w.cta.tma.issue_store(w.thread(lane), map, coords, begin, n.loc);
   w.tick();
   w.cta.scheduler.issued(w.cta.tma);
@@ -126,6 +148,8 @@ void exec_TmaLoad(Warp& w, const ir::TmaLoadNode& n, Mask mask) {
         fmt::format("tma.global_to_shared to the barrier of block {}", barrier_block->block_name()),
         {&n.loc, w.thread(lane), w.cta.block_name()});
   }
+  note_box_global_bytes(w, map, std::span(coords).first(size_t(map.rank)), false,
+                        w.access(n.loc, "tma.global_to_shared"));
   w.cta.tma.issue_load(w.thread(lane), map, coords, begin, barrier, std::move(targets), barrier_block, w.clock, n.loc);
   w.tick();
   w.cta.scheduler.issued(w.cta.tma);

@@ -28,6 +28,7 @@ void register_allocation(const void* p, size_t bytes) {
 }
 
 void unregister_allocation(const void* p) {
+  host_synchronized();  // freeing waits for the kernels, as cuMemFree does
   std::lock_guard lock(registry().mutex);
   registry().allocations.erase(reinterpret_cast<uint64_t>(p));
 }

@@ -242,6 +242,10 @@ void HappensBefore::weak_wait(uint32_t warp, const VectorClock& published, WeakW
 }
 
 std::string HappensBefore::remedy(const Access& earlier, const Access& later, const VectorClock& clock) const {
+  if (actors_[earlier.epoch.actor].kind == ActorKind::PriorGrids)
+    return "this kernel calls grid_dependency.wait(), so it is launched to run beside the kernels before it until "
+           "its wait: make the access after grid_dependency.wait(), in the thread that waited or in one ordered "
+           "after it (a sync(), an mbarrier phase)";
   const auto waits = weak_waits_.find(later.epoch.actor);
   if (waits != weak_waits_.end())
     for (const auto& [at, wait] : waits->second) {
@@ -347,6 +351,7 @@ std::string HappensBefore::describe(const Access& a) const {
     case ActorKind::Warp: return fmt::format("{} by {}", at, actor.name);
     case ActorKind::Mbarrier: return fmt::format("{}, landed in phase {} of {}", at, a.epoch.clock - 1, actor.name);
     case ActorKind::CopyGroups: return fmt::format("{}, in group {} of {}", at, a.epoch.clock - 1, actor.name);
+    case ActorKind::PriorGrids: return fmt::format("{}, launched before this kernel", at);
   }
   return at;
 }
@@ -429,10 +434,106 @@ Shadow& HappensBefore::global_shadow(uint64_t address, uint64_t* first, size_t* 
   TESSEL_CHECK(allocation_containing(address, first, bytes), "a global access at 0x{:x} outside every allocation",
                address);
   auto [it, fresh] = globals_.try_emplace(*first);
-  if (fresh || it->second.write.size() != *bytes) it->second.resize(*bytes);
+  if (fresh || it->second.write.size() != *bytes) {
+    it->second.resize(*bytes);
+    seed_prior_grids(it->second, *first);
+  }
   last_global_first_ = *first;
   last_global_ = &it->second;
   return it->second;
+}
+
+uint32_t HappensBefore::overlap_prior_grids(const PriorGridAccesses& prior) {
+  TESSEL_CHECK(prior_ == nullptr && globals_.empty(), "the prior grids joined a launch after it began");
+  prior_ = &prior;
+  prior_grids_ = add_actor(ActorKind::PriorGrids, "the kernels launched before this one");
+  prior_sites_.resize(prior.sites.size(), 0);
+  return prior_grids_;
+}
+
+void HappensBefore::seed_prior_grids(Shadow& shadow, uint64_t first) {
+  if (!enabled_ || !prior_) return;
+  const auto runs = prior_->allocations.find(first);
+  if (runs == prior_->allocations.end()) return;
+  for (const PriorGridAccesses::Run& run : runs->second) {
+    uint32_t& site_id = prior_sites_[run.site];
+    if (site_id == 0) site_id = site(&prior_->sites[run.site].loc, prior_->sites[run.site].operation);
+    const Access access{.epoch = {prior_grids_, 1}, .site = site_id};
+    const int64_t end = std::min<int64_t>(run.end, int64_t(shadow.write.size()));
+    for (int64_t byte = run.begin; byte < end; ++byte)
+      (run.write ? shadow.write : shadow.read[0])[size_t(byte)] = access;
+  }
+}
+
+void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool write, const VectorClock& clock,
+                                            Access at) {
+  if (!enabled_) return;
+  untracked_.push_back(UntrackedAccess{address, n, write, at.site});
+  if (!prior_ || clock[prior_grids_] >= 1) return;
+  uint64_t first = 0;
+  size_t bytes = 0;
+  Shadow& shadow = global_shadow(address, &first, &bytes);
+  const auto memory = [&](int64_t byte) {
+    return fmt::format("global memory, byte {} of a {}-byte allocation", byte, bytes);
+  };
+  for (int64_t byte = int64_t(address - first); byte < int64_t(address - first) + n; ++byte) {
+    const Access& written = shadow.write[size_t(byte)];
+    if (written.epoch.actor == prior_grids_) report(written, at, memory(byte), clock);
+    if (!write) continue;
+    for (const auto* reads : {&shadow.read[0], &shadow.read[1]})
+      if ((*reads)[size_t(byte)].epoch.actor == prior_grids_) report((*reads)[size_t(byte)], at, memory(byte), clock);
+  }
+}
+
+PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) const {
+  PriorGridAccesses record;
+  if (!enabled_) return record;
+  // The record's site of each of this launch's sites, made on first use; the prior grids' sites
+  // already name their kernels.
+  std::map<uint32_t, uint32_t> sites;
+  const auto site_of = [&](uint32_t site, bool prior) {
+    auto [it, fresh] = sites.try_emplace(site, uint32_t(record.sites.size()));
+    if (fresh) {
+      const Site& s = sites_[site];
+      record.sites.push_back({s.loc ? *s.loc : SourceLoc{},
+                              prior ? std::string(s.operation) : fmt::format("{} of kernel {}", s.operation, kernel)});
+    }
+    return it->second;
+  };
+  for (const auto& [first, shadow] : globals_)
+    for (size_t byte = 0; byte < shadow.write.size(); ++byte) {
+      const auto add = [&](const Access& a, bool write) {
+        if (a.epoch.clock == 0 || a.epoch.actor == 0) return;  // nothing, or the host's
+        const bool prior = a.epoch.actor == prior_grids_ && prior_grids_ != 0;
+        record.add(first, int64_t(byte), int64_t(byte) + 1, site_of(a.site, prior), write);
+      };
+      add(shadow.write[byte], true);
+      add(shadow.read[0][byte], false);
+      add(shadow.read[1][byte], false);
+      if (!shadow.atomic[0].empty())
+        for (const auto* atomics : {&shadow.atomic[0], &shadow.atomic[1]})
+          add((*atomics)[byte], (*atomics)[byte].atomic_write);
+    }
+  for (const UntrackedAccess& u : untracked_) {
+    uint64_t first = 0;
+    size_t bytes = 0;
+    if (!allocation_containing(u.address, &first, &bytes)) continue;
+    record.add(first, int64_t(u.address - first), int64_t(u.address - first) + u.n, site_of(u.site, false), u.write);
+  }
+  // The prior grids' accesses of memory this launch did not touch still overlap the next launch.
+  if (prior_)
+    for (const auto& [first, runs] : prior_->allocations) {
+      if (globals_.contains(first)) continue;
+      for (const PriorGridAccesses::Run& run : runs) {
+        const auto it = std::find_if(record.sites.begin(), record.sites.end(), [&](const PriorGridAccesses::Site& s) {
+          return s.loc == prior_->sites[run.site].loc && s.operation == prior_->sites[run.site].operation;
+        });
+        const uint32_t site = uint32_t(it - record.sites.begin());
+        if (it == record.sites.end()) record.sites.push_back(prior_->sites[run.site]);
+        record.add(first, run.begin, run.end, site, run.write);
+      }
+    }
+  return record;
 }
 
 }  // namespace tessel::sim

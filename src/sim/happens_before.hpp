@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "prior_grids.hpp"
 #include "tessel/error.hpp"
 #include "tessel/ir/ir.hpp"
 
@@ -92,7 +93,9 @@ class HappensBefore {
   explicit HappensBefore(bool enabled) : enabled_(enabled) {}
   bool enabled() const { return enabled_; }
 
-  enum class ActorKind { Warp, Mbarrier, CopyGroups };
+  // PriorGrids: the kernels launched before this one, which a kernel that waits for them
+  // (grid_dependency.wait()) may overlap until its wait (prior_grids.hpp).
+  enum class ActorKind { Warp, Mbarrier, CopyGroups, PriorGrids };
   // A new actor; `name` describes it in messages ("warp 2 of block (0, 0, 0)"). The cp.async
   // groups of a warp name the warp as their `owner`.
   uint32_t add_actor(ActorKind kind, std::string name, uint32_t owner = 0);
@@ -166,8 +169,22 @@ class HappensBefore {
                         const std::function<std::string(int64_t)>& memory) const;
 
   // Global memory: the shadow of the allocation that holds `address` (whose first byte is at
-  // `*first`), made on first use.
+  // `*first`), made on first use, with the prior grids' accesses in it when the launch overlaps them.
   Shadow& global_shadow(uint64_t address, uint64_t* first, size_t* bytes);
+
+  // The launch overlaps the kernels before it until grid_dependency.wait(): their accesses of global
+  // memory become those of one more actor, whose clock 1 the wait acquires. `prior` must outlive
+  // the launch. Returns that actor.
+  uint32_t overlap_prior_grids(const PriorGridAccesses& prior);
+  // The actor overlap_prior_grids made; 0 when the launch overlaps no kernel.
+  uint32_t prior_grids() const { return prior_grids_; }
+  // An access of global memory that the shadows do not follow (a TMA copy's, whose bytes move when
+  // the copy completes): checked against the prior grids' accesses by its issuing warp's `clock`,
+  // and kept for the next launch's record.
+  void untracked_global_access(uint64_t address, int64_t n, bool write, const VectorClock& clock, Access at);
+  // What this launch of `kernel` (and, when it overlapped them, the kernels before it) did to global
+  // memory: what the next launch overlaps if it is a programmatic dependent.
+  PriorGridAccesses recorded_accesses(std::string_view kernel) const;
 
  private:
   struct Actor {
@@ -249,6 +266,18 @@ class HappensBefore {
   std::map<uint32_t, std::map<const SourceLoc*, std::pair<WeakWait, VectorClock>>> weak_waits_;
   std::vector<Site> sites_ = {{nullptr, "host write"}};
   std::map<std::pair<const SourceLoc*, const char*>, uint32_t> site_ids_;
+  const PriorGridAccesses* prior_ = nullptr;
+  uint32_t prior_grids_ = 0;
+  std::vector<uint32_t> prior_sites_;  // by the prior record's site
+  // Seeds a new shadow of the allocation at `first` with the prior grids' accesses.
+  void seed_prior_grids(Shadow& shadow, uint64_t first);
+  struct UntrackedAccess {
+    uint64_t address;
+    int64_t n;
+    bool write;
+    uint32_t site;
+  };
+  std::vector<UntrackedAccess> untracked_;
   std::map<uint64_t, Shadow> globals_;  // by first byte of the allocation
   uint64_t last_global_first_ = 0;      // the allocation of the last global access
   Shadow* last_global_ = nullptr;

@@ -294,6 +294,10 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
                               fmt::join(launch.grid, ", "), k.name, fmt::join(g, ", ")));
   LayoutTables tables;
   HappensBefore happens_before(options.check_races);
+  // A kernel that waits for prior grids runs beside them until it waits; their record stays
+  // theirs until this launch ends.
+  PriorGridAccesses& prior = prior_grid_accesses();
+  if (ir::waits_for_prior_grids(k)) happens_before.overlap_prior_grids(prior);
   RunWarnings warnings;
   std::deque<std::array<int, 3>> groups;
   for (int z = 0; z < launch.grid[2]; z += g[2])
@@ -332,11 +336,14 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
     }
     check_zeroed_scratch(k, launch, options.multiprocessors);
     warnings.report(options);
+    prior = happens_before.recorded_accesses(k.name);
   } catch (const Error& report) {
     if (timeline) timeline->write();
+    host_synchronized();
     throw RunReport(report);
   } catch (...) {
     if (timeline) timeline->write();
+    host_synchronized();
     throw;
   }
 }

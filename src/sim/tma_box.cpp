@@ -118,4 +118,12 @@ void store_box_image(const ir::TensorMapValues& map, std::span<const int64_t> co
   });
 }
 
+void for_each_global_element(const ir::TensorMapValues& map, std::span<const int64_t> coords,
+                             const std::function<void(uint64_t address, int64_t bytes)>& visit) {
+  const int64_t bytes = step_of(map).global_bytes;
+  for_each_element(map, coords, 0, [&](int64_t, bool inside, uint64_t address) {
+    if (inside) visit(address, bytes);
+  });
+}
+
 }  // namespace tessel::sim

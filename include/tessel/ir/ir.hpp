@@ -9,6 +9,7 @@
 #include "tessel/ir/instructions/clc.hpp"
 #include "tessel/ir/instructions/cluster.hpp"
 #include "tessel/ir/instructions/fence.hpp"
+#include "tessel/ir/instructions/grid_dependency.hpp"
 #include "tessel/ir/instructions/mbarrier.hpp"
 #include "tessel/ir/instructions/memory.hpp"
 #include "tessel/ir/instructions/reduce.hpp"

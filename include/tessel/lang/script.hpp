@@ -15,6 +15,7 @@
 #include "tessel/lang/clc.hpp"
 #include "tessel/lang/cluster.hpp"
 #include "tessel/lang/fence.hpp"
+#include "tessel/lang/grid_dependency.hpp"
 #include "tessel/lang/mbarrier.hpp"
 #include "tessel/lang/tcgen05.hpp"
 #include "tessel/lang/tensors.hpp"
@@ -186,6 +187,7 @@ class Instructions {
   SetmaxnregInstructions setmaxnreg;
   ClusterInstructions cluster;
   ClcInstructions clc;
+  GridDependencyInstructions grid_dependency;
 
   // ---- tensors ----
   template <class T> GlobalTensor global_view(const Ptr<T>& ptr, std::vector<Dim> shape, std::vector<Dim> strides = {},

@@ -23,9 +23,17 @@ class Space {
     std::function<void(void*)> apply;  // sets the member on a script object
   };
   using Candidate = std::vector<Setting>;
+  // A hyperparameter that tuning leaves alone (opt_in()): every candidate keeps the script's own
+  // value, and only a configuration that names it sets it, to one of `values`.
+  struct OptIn {
+    std::string name;
+    std::vector<int> values;
+    std::function<void(void*, int)> apply;
+  };
 
   Space() : candidates_{Candidate{}} {}
-  explicit Space(std::vector<Candidate> c) : candidates_(std::move(c)) {}
+  explicit Space(std::vector<Candidate> c, std::vector<OptIn> opt_ins = {})
+      : candidates_(std::move(c)), opt_ins_(std::move(opt_ins)) {}
 
   const std::vector<Candidate>& candidates() const& { return candidates_; }
   // A temporary space's candidates by value, so that `for (auto& c : S::space().candidates())`
@@ -36,9 +44,12 @@ class Space {
 
   static std::string describe(const Candidate& c);  // "block_m=128, block_n=64"
 
+  const std::vector<OptIn>& opt_ins() const { return opt_ins_; }
+
   // The candidates with the values `configuration` gives, in describe()'s form ("block_n=128,
-  // stages=3"); naming every hyperparameter leaves one. Errors for `kernel` name a hyperparameter
-  // the space does not have, and a value no candidate has with the values it lists.
+  // stages=3"); naming every hyperparameter leaves one. An opt-in named there is set on each of
+  // them. Errors for `kernel` name a hyperparameter the space does not have, and a value no
+  // candidate (or opt-in) has with the values it lists.
   Space configured(const std::string& configuration, const std::string& kernel) const;
 
   // The candidates for which `keep` holds on a script with the candidate's values set, e.g.
@@ -56,11 +67,12 @@ class Space {
       throw Error(SourceLoc::from(loc), fmt::format("where: the constraint removes every one of the {} candidates of "
                                                     "the space",
                                                     candidates_.size()));
-    return Space(std::move(kept));
+    return Space(std::move(kept), opt_ins_);
   }
 
  private:
   std::vector<Candidate> candidates_;
+  std::vector<OptIn> opt_ins_;
 };
 
 namespace detail {
@@ -79,6 +91,16 @@ template <class S> Space tune(const std::string& label, int S::*member, std::vec
   for (int v : values)
     out.push_back({Space::Setting{names[0], v, [member, v](void* s) { static_cast<S*>(s)->*member = v; }}});
   return Space(std::move(out));
+}
+
+// A hyperparameter that tuning never changes and a configuration may set ("early_weights=1"), for
+// forms that are right only where the caller knows more than the tuner can (docs/tuning.md,
+// "Opt-in hyperparameters"): `space * opt_in("early_weights", &S::early_weights, {0, 1})`.
+template <class S> Space opt_in(const std::string& name, int S::*member, std::vector<int> values,
+                                std::source_location loc = std::source_location::current()) {
+  if (values.empty()) throw Error(SourceLoc::from(loc), fmt::format("opt_in(\"{}\"): no values given", name));
+  return Space({Space::Candidate{}},
+               {Space::OptIn{name, std::move(values), [member](void* s, int v) { static_cast<S*>(s)->*member = v; }}});
 }
 
 template <class S> Space tune(const std::string& label, std::initializer_list<int S::*> member_list,

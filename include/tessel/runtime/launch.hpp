@@ -1,5 +1,6 @@
 // Launching a loaded kernel: the launch's shape, and the driver call that runs it. A launch with
-// clusters goes through cuLaunchKernelEx, any other through cuLaunchKernel.
+// clusters, or as a programmatic dependent, goes through cuLaunchKernelEx, any other through
+// cuLaunchKernel.
 #pragma once
 
 #include <array>
@@ -15,6 +16,9 @@ struct LaunchShape {
   std::array<unsigned, 3> cluster = {1, 1, 1};  // blocks per cluster; 1 x 1 x 1: no clusters
   unsigned threads = 1;                         // per block, along x
   unsigned shared_bytes = 0;                    // dynamic shared memory per block
+  // Launched as a programmatic dependent of the kernel before it on the stream: it may start
+  // before that kernel ends, and its griddepcontrol.wait waits for it (the kernel has one).
+  bool dependent = false;
 
   bool clustered() const { return cluster != std::array<unsigned, 3>{1, 1, 1}; }
   bool whole_clusters() const;
@@ -27,8 +31,8 @@ struct LaunchShape {
 // in. An empty grid runs nothing. Throws tessel::Error when the driver refuses the launch.
 void launch(const LoadedKernel& kernel, const LaunchShape& shape, std::span<const ir::Scalar> values, void* stream);
 
-// The cuLaunchKernelEx configuration of a clustered launch. Its attribute list is `cluster`, which
-// must outlive the launch.
-CUlaunchConfig cluster_launch_config(const LaunchShape& shape, CUstream stream, CUlaunchAttribute& cluster);
+// The cuLaunchKernelEx configuration of a launch with clusters or as a programmatic dependent. Its
+// attributes are the first of `attributes`, which must outlive the launch.
+CUlaunchConfig launch_config(const LaunchShape& shape, CUstream stream, std::array<CUlaunchAttribute, 2>& attributes);
 
 }  // namespace tessel::runtime

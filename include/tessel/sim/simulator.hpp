@@ -94,6 +94,11 @@ std::vector<Options> adversarial_schedules(int seeds = 3);
 // "eager", "lazy", "seed 2", "seed 1, 4 groups at once"
 std::string schedule_name(const Options& schedule);
 
+// The host waited for every kernel it launched to end (a copy to or from simulated memory, a
+// synchronize; unregistering an allocation, as freeing one does): a kernel launched next as a programmatic dependent
+// (grid_dependency.wait()) overlaps none of them.
+void host_synchronized();
+
 // The global memory kernels may touch: allocations made through Device::simulator().
 void register_allocation(const void* p, size_t bytes);
 void unregister_allocation(const void* p);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -41,5 +42,10 @@ bool box_outside_tensor(const ir::TensorMapValues& map, std::span<const int64_t>
 // tensor at `coords`; elements outside the tensor are not written.
 void store_box_image(const ir::TensorMapValues& map, std::span<const int64_t> coords, std::span<const uint8_t> smem,
                      int64_t begin, const SourceLoc& loc);
+
+// Calls `visit(address, bytes)` for the global memory of each element (each 16-element chunk of
+// packed ones) of the box at `coords` that lies inside the tensor.
+void for_each_global_element(const ir::TensorMapValues& map, std::span<const int64_t> coords,
+                             const std::function<void(uint64_t address, int64_t bytes)>& visit);
 
 }  // namespace tessel::sim

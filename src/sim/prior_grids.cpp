@@ -1,0 +1,24 @@
+// What the kernels a host thread launched may still be doing when its next launch starts.
+#include "prior_grids.hpp"
+
+#include "tessel/sim/simulator.hpp"
+
+namespace tessel::sim {
+
+void PriorGridAccesses::add(uint64_t first, int64_t begin, int64_t end, uint32_t site, bool write) {
+  std::vector<Run>& runs = allocations[first];
+  if (!runs.empty() && runs.back().end == begin && runs.back().site == site && runs.back().write == write) {
+    runs.back().end = end;
+    return;
+  }
+  runs.push_back(Run{begin, end, site, write});
+}
+
+PriorGridAccesses& prior_grid_accesses() {
+  thread_local PriorGridAccesses accesses;
+  return accesses;
+}
+
+void host_synchronized() { prior_grid_accesses() = PriorGridAccesses{}; }
+
+}  // namespace tessel::sim

@@ -1,0 +1,43 @@
+// Programmatic dependent launch in the simulator. A kernel that waits for prior grids
+// (grid_dependency.wait()) is launched so that, until its wait, it may run beside the kernels
+// launched before it; the simulator runs launches one after another, so it keeps what those kernels
+// did to global memory and checks the new launch's accesses against it, as accesses of one more
+// actor that only a grid_dependency.wait() orders before the kernel (happens_before.hpp). The
+// launches one host thread makes are one stream; the host's copies, frees and synchronizations wait
+// for them, and end the overlap.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessel/error.hpp"
+
+namespace tessel::sim {
+
+struct PriorGridAccesses {
+  // Where an access was made: "store_global of kernel producer" at its line.
+  struct Site {
+    SourceLoc loc;
+    std::string operation;
+  };
+  // Bytes [begin, end) of an allocation, all read or all written at one site.
+  struct Run {
+    int64_t begin, end;
+    uint32_t site;
+    bool write;
+  };
+  std::vector<Site> sites;
+  std::map<uint64_t, std::vector<Run>> allocations;  // by the allocation's first byte
+
+  // Appends bytes [begin, end) of the allocation at `first`, merged with the last run when they
+  // continue it.
+  void add(uint64_t first, int64_t begin, int64_t end, uint32_t site, bool write);
+};
+
+// The accesses the kernels launched by this host thread, since it last waited for them, may make
+// while the next launch runs.
+PriorGridAccesses& prior_grid_accesses();
+
+}  // namespace tessel::sim
