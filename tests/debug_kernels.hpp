@@ -1,7 +1,7 @@
 // Kernels for debug mode: a wait on an mbarrier whose parity is a run-time argument (the wrong one
-// never completes), the same with a try_wait loop, and a copy whose view may be larger than its
-// buffers. Each records the lines the reports must name when it is traced. Their code is checked by
-// tests/debug_mode_test.cpp, their reports on the GPU by tests/gpu/debug_gpu_test.cpp.
+// never completes), the same with a try_wait loop, a copy whose view may be larger than its
+// buffers, and a TMA box that may start off its alignment. Each records the lines the reports must name when it is
+// traced. Their code is checked by tests/debug_mode_test.cpp, their reports on the GPU by tests/gpu/debug_gpu_test.cpp.
 #pragma once
 
 #include "tessel/tessel.hpp"
@@ -55,6 +55,25 @@ struct DoublesARow : Script {
     auto t = load_global(global_view(x, {n}), {blockIdx.x * 1024}, {1024});
     store_line = __LINE__ + 1;
     store_global(global_view(y, {n}), t * 2.0f, {blockIdx.x * 1024});
+  }
+};
+
+// Copies the [8, 32] box of an [8, n] f32 matrix that starts at column `column` through shared
+// memory by TMA: a column that is not a multiple of 4 starts the box off TMA's 16-byte alignment.
+struct CopiesABoxAtAColumn : Script {
+  static inline int load_line = 0;
+  void operator()(Int32 n, Int32 column, Ptr<float> x, Ptr<float> y) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto tile = shared_tensor<float>({8, 32}, Swizzle::none);
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], 8 * 32 * int(sizeof(float)));
+      load_line = __LINE__ + 1;
+      tma.global_to_shared(global_view(x, {8, n}), tile, {0, column}, bars[0]);
+    });
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+    store_global(global_view(y, {8, 32}), load_shared(tile), {0, 0});
   }
 };
 

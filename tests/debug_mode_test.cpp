@@ -97,6 +97,19 @@ TEST(DebugMode, GlobalAccessesAreCheckedAgainstTheirAllocations) {
   EXPECT_TRUE(is_cubin(k.cubin(4096, no_data, no_data)));
 }
 
+TEST(DebugMode, TmaBoxesAreCheckedForTheirAlignment) {
+  Kernel<CopiesABoxAtAColumn> k(Device::simulator(), debug_on("sm_90a"));
+  const std::string src = k.cuda_source(64, 4, no_data, no_data);
+  EXPECT_TRUE(file_check(src, fmt::format(R"(
+    CHECK: // tma.global_to_shared
+    CHECK: if ((long long)(int(arg1)) % 4 != 0) tessel_debug_misaligned_box("{}", "tma.global_to_shared", (long long)(int(arg1)), "f32", 4);  // debug
+    CHECK-NEXT: cp.async.bulk.tensor.2d
+  )",
+                                          debug_kernels_line(CopiesABoxAtAColumn::load_line))))
+      << src;
+  EXPECT_TRUE(is_cubin(k.cubin(64, 4, no_data, no_data)));
+}
+
 TEST(DebugMode, OffByDefaultAndTheCodeIsUnchanged) {
   Kernel<DoublesARow> plain(Device::simulator(), KernelOptions{.arch = "sm_90a"});
   const std::string src = plain.cuda_source(4096, no_data, no_data);

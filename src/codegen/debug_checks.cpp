@@ -78,6 +78,20 @@ template <int R> struct tessel_index {
   long long v[R];
 };
 
+// A TMA box whose first element is not 16-byte aligned in global memory, which Hopper answers with
+// an illegal instruction and no line.
+__device__ __noinline__ void tessel_debug_misaligned_box(const char* where, const char* what, long long offset,
+                                                         const char* type, int bytes) {
+  const bool first = tessel_debug_first_failure();
+  if (first)
+    printf("tessel debug: %s: %s: the last offset (the innermost dimension) is %lld, %lld bytes from the start of "
+           "a row of %s; TMA needs a box's first element 16-byte aligned in global memory, so that offset must be a "
+           "multiple of %d (block (%d, %d, %d), thread %d)\n",
+           where, what, offset, offset * bytes, type, 16 / bytes, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z),
+           int(threadIdx.x));
+  tessel_debug_stop(first);
+}
+
 template <int R> __device__ __noinline__ void tessel_debug_outside(const char* where, const char* what,
                                                                    const char* pointer, tessel_index<R> element,
                                                                    tessel_index<R> shape, const void* p, int bytes,
@@ -155,6 +169,16 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
       "{{{{{}}}}}, {}, {}, {});  // debug",
       when, allocation, address, bytes, g->rank(), c_string(n.loc.str()), c_string(what), c_string(pointer.name),
       fmt::join(element, ", "), fmt::join(shape, ", "), address, bytes, allocation));
+}
+
+void emit_box_alignment_check(Emitter& e, const ir::StmtNode& n, const std::string& what, DType t,
+                              const std::string& innermost) {
+  if (is_packed(t)) return;  // their chunks have a rule of their own, checked at trace time
+  const int bytes = dtype_bytes(t);
+  e.line(fmt::format(
+      "if ((long long)({}) % {} != 0) tessel_debug_misaligned_box({}, {}, (long long)({}), {}, {});  // debug",
+      innermost, 16 / bytes, c_string(n.loc.str()), c_string(what), innermost, c_string(std::string(dtype_name(t))),
+      bytes));
 }
 
 void emit_bounded_wait(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,

@@ -36,7 +36,10 @@ void emit_TmaStore(Emitter& e, const ir::TmaStoreNode& n) {
   const std::string map = tensor_map_address(e, n.tensor_map, n.loc);
   const std::vector<std::string> coords = box_coordinates(e, n.offsets);
   const std::string src = shared_address(e, n.src);
-  in_issuing_thread(e, [&] { e.line(ptx_asm(Ptx::TmaStore, e.arch, {{map}, coords, {src}})); });
+  in_issuing_thread(e, [&] {
+    if (e.debug) emit_box_alignment_check(e, n, "tma.shared_to_global", n.dst->dtype, coords.front());
+    e.line(ptx_asm(Ptx::TmaStore, e.arch, {{map}, coords, {src}}));
+  });
 }
 
 void emit_TmaLoad(Emitter& e, const ir::TmaLoadNode& n) {
@@ -46,6 +49,7 @@ void emit_TmaLoad(Emitter& e, const ir::TmaLoadNode& n) {
   const std::string dst = shared_address(e, n.dst);
   const std::string bar = barrier_address(e, n.barrier);
   in_issuing_thread(e, [&] {
+    if (e.debug) emit_box_alignment_check(e, n, "tma.global_to_shared", n.src->dtype, coords.front());
     if (n.cta_mask)
       e.line(ptx_asm(Ptx::TmaLoadMulticast, e.arch,
                      {{dst}, {map}, coords, {bar}, {fmt::format("(unsigned short)({})", e.expr(n.cta_mask))}}));

@@ -274,6 +274,11 @@ void emit_debug_entry(Emitter& e, const ir::KernelNode& k);
 void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::GlobalTensor& g,
                        const std::string& in_view, const std::string& address, const std::string& bytes,
                        const std::vector<std::string>& coords);
+// A check, in the thread that issues a TMA copy (`what`) of elements of type t, that the box's
+// innermost coordinate `innermost` starts it 16-byte aligned in global memory; otherwise the kernel
+// reports n's line and stops.
+void emit_box_alignment_check(Emitter& e, const ir::StmtNode& n, const std::string& what, DType t,
+                              const std::string& innermost);
 // A wait for the phase of parity `parity` of `barrier` that reports the barrier, the parity and n's
 // line and stops the kernel when it has not completed in the debug budget (mbarrier.wait).
 void emit_bounded_wait(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,

@@ -500,20 +500,24 @@ PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) cons
     }
     return it->second;
   };
-  for (const auto& [first, shadow] : globals_)
-    for (size_t byte = 0; byte < shadow.write.size(); ++byte) {
-      const auto add = [&](const Access& a, bool write) {
-        if (a.epoch.clock == 0 || a.epoch.actor == 0) return;  // nothing, or the host's
+  for (const auto& [first, shadow] : globals_) {
+    std::vector<PriorGridAccesses::Run>& runs = record.allocations[first];
+    // One kind of access at a time, so that neighbouring bytes' accesses merge into runs.
+    const auto add_all = [&](const std::vector<Access>& accesses, bool atomic) {
+      for (size_t byte = 0; byte < accesses.size(); ++byte) {
+        const Access& a = accesses[byte];
+        if (a.epoch.clock == 0 || a.epoch.actor == 0) continue;  // nothing, or the host's
         const bool prior = a.epoch.actor == prior_grids_ && prior_grids_ != 0;
-        record.add(first, int64_t(byte), int64_t(byte) + 1, site_of(a.site, prior), write);
-      };
-      add(shadow.write[byte], true);
-      add(shadow.read[0][byte], false);
-      add(shadow.read[1][byte], false);
-      if (!shadow.atomic[0].empty())
-        for (const auto* atomics : {&shadow.atomic[0], &shadow.atomic[1]})
-          add((*atomics)[byte], (*atomics)[byte].atomic_write);
-    }
+        PriorGridAccesses::append(runs, int64_t(byte), int64_t(byte) + 1, site_of(a.site, prior),
+                                  atomic ? a.atomic_write : &accesses == &shadow.write);
+      }
+    };
+    add_all(shadow.write, false);
+    add_all(shadow.read[0], false);
+    add_all(shadow.read[1], false);
+    add_all(shadow.atomic[0], true);
+    add_all(shadow.atomic[1], true);
+  }
   for (const UntrackedAccess& u : untracked_) {
     uint64_t first = 0;
     size_t bytes = 0;

@@ -5,8 +5,7 @@
 
 namespace tessel::sim {
 
-void PriorGridAccesses::add(uint64_t first, int64_t begin, int64_t end, uint32_t site, bool write) {
-  std::vector<Run>& runs = allocations[first];
+void PriorGridAccesses::append(std::vector<Run>& runs, int64_t begin, int64_t end, uint32_t site, bool write) {
   if (!runs.empty() && runs.back().end == begin && runs.back().site == site && runs.back().write == write) {
     runs.back().end = end;
     return;

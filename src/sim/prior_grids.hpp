@@ -31,9 +31,12 @@ struct PriorGridAccesses {
   std::vector<Site> sites;
   std::map<uint64_t, std::vector<Run>> allocations;  // by the allocation's first byte
 
-  // Appends bytes [begin, end) of the allocation at `first`, merged with the last run when they
-  // continue it.
-  void add(uint64_t first, int64_t begin, int64_t end, uint32_t site, bool write);
+  // Appends bytes [begin, end) to `runs`, merged with the last run when they continue it.
+  static void append(std::vector<Run>& runs, int64_t begin, int64_t end, uint32_t site, bool write);
+  // The same for the allocation at `first`.
+  void add(uint64_t first, int64_t begin, int64_t end, uint32_t site, bool write) {
+    append(allocations[first], begin, end, site, write);
+  }
 };
 
 // The accesses the kernels launched by this host thread, since it last waited for them, may make

@@ -94,6 +94,32 @@ TEST_F(DebugOnGpu, AStorePastTheEndOfItsBufferIsReported) {
                                  "error: kernel DoublesARow, call 2, failed on the GPU: CUDA_ERROR_", kCallFailed}));
 }
 
+// A box that starts off TMA's 16-byte alignment, which Hopper answers with an illegal instruction and
+// no line, is reported at the copy's line.
+TEST_F(DebugOnGpu, AMisalignedTmaBoxIsReported) {
+  if (runtime::CudaDriver::get().device_info().cc_major < 9) GTEST_SKIP() << "TMA needs sm_90";
+  Kernel<CopiesABoxAtAColumn>(Device::simulator())
+      .traced(64, 4, static_cast<float*>(nullptr), static_cast<float*>(nullptr));
+  EXPECT_EXIT(
+      run_and_exit([&] {
+        const Device gpu = Device::gpu();
+        std::vector<float> x(8 * 64);
+        for (size_t i = 0; i < x.size(); ++i) x[i] = float(i);
+        Buffer<float> dx(gpu, x), y(gpu, std::vector<float>(8 * 32, 0.0f));
+        Kernel<CopiesABoxAtAColumn> k(gpu, kDebug);
+        k(64, 4, dx, y);  // aligned
+        if (y.download()[33] != x[64 + 4 + 1]) throw Error("the first call copied wrong values");
+        k(64, 3, dx, y);
+      }),
+      ::testing::ExitedWithCode(3),
+      contains_in_order({fmt::format("tessel debug: {}: tma.global_to_shared: the last offset (the innermost "
+                                     "dimension) is 3, 12 bytes from the start of a row of f32; TMA needs a "
+                                     "box's first element 16-byte aligned in global memory, so that offset "
+                                     "must be a multiple of 4 (block (0, 0, 0), thread 0)",
+                                     debug_kernels_line(CopiesABoxAtAColumn::load_line)),
+                         "error: kernel CopiesABoxAtAColumn, call 2, failed on the GPU: CUDA_ERROR_", kCallFailed}));
+}
+
 // A TMA view larger than its buffer is refused before the launch, so the process goes on.
 TEST_F(DebugOnGpu, ATmaViewPastItsBufferIsRefusedBeforeTheLaunch) {
   if (runtime::CudaDriver::get().device_info().cc_major < 9) GTEST_SKIP() << "TMA needs sm_90";
