@@ -26,11 +26,13 @@ struct ScaleAndShift : Script {
 };
 
 // z = y + w, with y what the kernel before wrote. w, which no kernel writes, is loaded before the
-// wait; y after it, or with `ReadsEarly` before it too: a race with the kernel that writes y.
+// wait; y after it, or with `ReadsEarly` before it too: a race with the kernel that writes y. The
+// next kernel may start at once, as a model's next layer does.
 template <bool ReadsEarly = false> struct AddAfterTheWait : Script {
   void operator()(Int32 n, Ptr<float> y, Ptr<float> w, Ptr<float> z) {
     attrs.blocks = cdiv(n, kDependentBlock);
     attrs.warps = kDependentBlock / 32;
+    grid_dependency.launch_dependents();
     const auto block = [&](Ptr<float> p) {
       return load_global(global_view(p, {n}), {blockIdx.x * kDependentBlock}, {kDependentBlock},
                          Layout::spatial({kDependentBlock}));
@@ -51,7 +53,8 @@ constexpr int kTmaRows = 4, kTmaCols = 64;
 
 // z = 3y over [n / 64, 64], each block's 4 rows of y loaded by TMA from one thread, which waits for
 // the kernel before first (the other threads are ordered after its wait by the mbarrier's phase),
-// or with `LoadsEarly` after issuing the load: a race with the kernel that writes y.
+// or with `LoadsEarly` after issuing the load: a race with the kernel that writes y. It lets the next
+// kernel start only when it ends.
 template <bool LoadsEarly = false> struct TripleThroughTma : Script {
   void operator()(Int32 n, Ptr<float> y, Ptr<float> z) {
     attrs.blocks = cdiv(n, kTmaRows * kTmaCols);
@@ -66,6 +69,18 @@ template <bool LoadsEarly = false> struct TripleThroughTma : Script {
     });
     mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
     store_global(global_view(z, {n / kTmaCols, kTmaCols}), load_shared(tile) * 3.0f, {blockIdx.x * kTmaRows, 0});
+  }
+};
+
+// Each of `Blocks` blocks adds one to counter[0] with an atomic of `Scope`, before the kernel's
+// wait, and lets the next kernel start at once: kernels of it in a row count their blocks together.
+template <MemoryScope Scope, int Blocks> struct CountsItsBlocks : Script {
+  void operator()(Ptr<int32_t> counter) {
+    attrs.blocks = Blocks;
+    attrs.warps = 1;
+    grid_dependency.launch_dependents();
+    single_thread([&] { atomic.add(global_view(counter, {1}), {0}, 1, MemoryOrder::relaxed, Scope); });
+    grid_dependency.wait();
   }
 };
 

@@ -1,7 +1,8 @@
 // Programmatic dependent launch (grid_dependency) on the simulator: kernels that read what the
 // kernel before them wrote after their wait, under every order; the race reported where one reads
 // it before (by a load or a TMA copy), also through a kernel between; the host's copy ending the
-// overlap; the target check; and the PTX it compiles to.
+// overlap, or a kernel between that lets the next start only when it ends; the target check; and the
+// PTX it compiles to.
 #include <gmock/gmock.h>
 
 #include "expect_error.hpp"
@@ -29,7 +30,7 @@ std::string produced_race(const std::string& access, const std::string& by, int 
   const std::string store = source_at("tests/grid_dependency_kernels.hpp", "store_global(global_view(y, {n}), t");
   return fmt::format(
       "{}: data race on global memory, byte {} of a {}-byte allocation: the {} {} is not ordered after the "
-      "store_global of kernel ScaleAndShift at {}, launched before this kernel; {}",
+      "store_global of kernel ScaleAndShift at {} (launched before this kernel); {}",
       access.substr(access.find(' ') + 4), byte, kN * 4, access, by, store, kRemedy);
 }
 
@@ -57,8 +58,8 @@ TEST(GridDependency, ATmaLoadIssuedBeforeTheWaitRacesWithTheKernelBefore) {
             produced_race("tma.global_to_shared at " + copy, "by warp 0 of block (0, 0, 0)", 0));
 }
 
-// A dependent that leaves y alone passes the overlap on: the kernel after it may still run beside
-// the one that wrote y.
+// A dependent that leaves y alone and lets the next kernel start at once passes the overlap on: the
+// kernel after it may still run beside the one that wrote y.
 TEST(GridDependency, TheOverlapReachesPastAKernelBetween) {
   const Device sim = Device::simulator();
   Buffer<float> x(sim, dependent_launch_inputs(kN, 1)), y(sim, kN), w(sim, dependent_launch_inputs(kN, 2)),
@@ -68,6 +69,42 @@ TEST(GridDependency, TheOverlapReachesPastAKernelBetween) {
   const std::string load = source_at("tests/grid_dependency_kernels.hpp", "return load_global(global_view(p, {n})");
   EXPECT_EQ(error_of_call([&] { Kernel<AddAfterTheWait<true>>{sim}(kN, y, w, z); }),
             produced_race("load_global at " + load, "by warp 0 of block (0, 0, 0)", 0));
+}
+
+// A dependent between that lets the next kernel start only when it ends has waited by then: the
+// kernel after it overlaps nothing that came before.
+TEST(GridDependency, AKernelBetweenThatTriggersLateEndsTheOverlap) {
+  const Device sim = Device::simulator();
+  const std::vector<float> xs = dependent_launch_inputs(kN, 1), ws = dependent_launch_inputs(kN, 2);
+  Buffer<float> x(sim, xs), y(sim, kN), w(sim, ws), other(sim, dependent_launch_inputs(kN, 3)), tripled(sim, kN),
+      z(sim, std::vector<float>(kN, -1.0f));
+  Kernel<ScaleAndShift>{sim}(kN, x, y);
+  Kernel<TripleThroughTma<>>{sim}(kN, other, tripled);
+  Kernel<AddAfterTheWait<true>>{sim}(kN, y, w, z);
+  const std::vector<float> got = z.download();
+  for (size_t i = 0; i < size_t(kN); ++i) ASSERT_EQ(got[i], xs[i] * 2.0f + 1.0f + ws[i]) << "element " << i;
+}
+
+// Atomics of two kernels that may run side by side are morally strong at gpu scope, and race at
+// the scope of a block.
+TEST(GridDependency, AtomicsOfOverlappingKernelsRaceOnlyBelowGpuScope) {
+  const Device sim = Device::simulator();
+  Buffer<int32_t> counter(sim, std::vector<int32_t>{0});
+  Kernel<CountsItsBlocks<MemoryScope::gpu, 4>> gpu_scope(sim);
+  for (int launch = 0; launch < 3; ++launch) gpu_scope(counter);
+  EXPECT_EQ(counter.download(), std::vector<int32_t>{12});
+  Kernel<CountsItsBlocks<MemoryScope::cta, 1>> cta_scope(sim);
+  cta_scope(counter);
+  const std::string add = source_at("tests/grid_dependency_kernels.hpp", "atomic.add(global_view(counter, {1})");
+  EXPECT_EQ(error_of_call([&] { cta_scope(counter); }),
+            add + ": data race on global memory, byte 0 of a 4-byte allocation: the atomic add at " + add +
+                " by warp 0 of block (0, 0, 0) and the atomic add of kernel CountsItsBlocks_MemoryScope0_1 at " + add +
+                " (launched before this kernel) are atomics that do not exclude each other: the scope cta of the "
+                "atomic add at " +
+                add +
+                " by warp 0 of block (0, 0, 0) does not include the other's thread (PTX memory model: atomics are "
+                "atomic with each other only when each one's scope includes the other's thread); give both a scope "
+                "that includes both threads, such as MemoryScope::gpu");
 }
 
 // Reading y back waits for the kernel that wrote it, as cuMemcpyDtoH does: a kernel launched after

@@ -86,6 +86,10 @@ TEST(Spaces, AnOptInIsSetOnlyByAConfiguration) {
   EXPECT_EQ(script.block, 128);
   EXPECT_EQ(script.early, 1);
   EXPECT_EQ(Space::describe(s.configured("block=64, early=0", "Dependent").candidates().at(0)), "block=64, early=0");
+  EXPECT_EQ(Space::describe(early.configured("early=0", "Dependent").candidates().at(1)), "block=128, early=0");
+  EXPECT_EQ(
+      Space::describe(opt_in("early", &Dependent::early, {0, 1}).configured("early=1", "Dependent").candidates().at(0)),
+      "early=1");
   EXPECT_EQ(tessel::testing::error_of_call([&] { (void)s.configured("early=2", "Dependent"); }),
             "kernel Dependent: configuration \"early=2\": early takes 0, 1");
   EXPECT_EQ(tessel::testing::error_of_call([&] { (void)s.configured("early=1, early=0", "Dependent"); }),

@@ -243,7 +243,7 @@ TEST(WeightOnlyGemmWgmma, EarlyWeightsRightAfterTheirRepackRace) {
                        "RepackWeights_i4_f16 at " +
                        source_at("examples/quantized/repack_weights.hpp",
                                  "store_global(g_units, stored(runs).template to<W>()") +
-                       ", launched before this kernel; this kernel calls grid_dependency.wait(), so it is launched "
+                       " (launched before this kernel); this kernel calls grid_dependency.wait(), so it is launched "
                        "to run beside the kernels before it until its wait: make the access after "
                        "grid_dependency.wait(), in the thread that waited or in one ordered after it (a sync(), an "
                        "mbarrier phase)");

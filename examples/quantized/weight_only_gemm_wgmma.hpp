@@ -74,8 +74,8 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
   // Whether the kernel is a programmatic dependent of the kernel before it (docs/language.md,
   // "Programmatic dependent launch"): the weights and scales of the ring's first lap load before
   // its grid_dependency.wait(), while that kernel may still run, and X, which that kernel may have
-  // written (a model's previous layer), after it. Only for weights that no kernel just before this
-  // one writes (not right after their repack), so it is asked for, not tuned.
+  // written (a model's previous layer), after it. Only for weights that no kernel that may still
+  // run writes (not right after their repack), so it is asked for, not tuned.
   int early_weights = 0;
   static constexpr int group = WeightUnits::depth;  // the k-tile: one scale and zero point
   static constexpr int bits = dtype_bits(dtype_v<W>);
@@ -227,11 +227,12 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
         if (early_weights) {
           for_each_item([&](const Int32& tile, const Int32& first, const Int32& last) {
             const Int32 n_block = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks).second;
-            for (Int32 kt : range(first, last)) {
-              if_(filling < stages, [&] {
-                announce(filling);
-                load_weights(filling, n_block, kt);
-              });
+            // The item's k-tiles that still fit in the ring's first lap, counted before the loop
+            // moves `filling`.
+            Var<int32_t> lap_end = min(last, first + (stages - filling));
+            for (Int32 kt : range(first, lap_end)) {
+              announce(filling);
+              load_weights(filling, n_block, kt);
               filling = filling + 1;
             }
           });
@@ -247,10 +248,11 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
               announce(stage);
               load_weights(stage, n_block, kt);
             };
-            if (early_weights)
+            if (early_weights) {
               if_(filling >= stages, fill_weights);
-            else
+            } else {
               fill_weights();
+            }
             load_x(stage, m_block, kt);
             pipe.producer_advance();
             if (early_weights) filling = filling + 1;

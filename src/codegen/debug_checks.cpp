@@ -173,7 +173,7 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
 
 void emit_box_alignment_check(Emitter& e, const ir::StmtNode& n, const std::string& what, DType t,
                               const std::string& innermost) {
-  if (is_packed(t)) return;  // their chunks have a rule of their own, checked at trace time
+  if (is_packed(t)) return;  // their boxes start at a multiple of 16 elements, which only the simulator checks
   const int bytes = dtype_bytes(t);
   e.line(fmt::format(
       "if ((long long)({}) % {} != 0) tessel_debug_misaligned_box({}, {}, (long long)({}), {}, {});  // debug",

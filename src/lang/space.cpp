@@ -89,7 +89,7 @@ Space Space::configured(const std::string& configuration, const std::string& ker
       opted.push_back(Setting{name, v, [apply = opt_in->apply, v](void* script) { apply(script, v); }});
       continue;
     }
-    if (names.empty())
+    if (names.empty() && opt_ins_.empty())
       throw Error(
           fmt::format("kernel {}: configuration \"{}\": the kernel has no hyperparameters to set (its script "
                       "has no static space()); tune '{}' by giving it a space (docs/tuning.md), or build the "
@@ -111,8 +111,12 @@ Space Space::configured(const std::string& configuration, const std::string& ker
     for (const auto& [name, value] : wanted)
       for (const Setting& s : c) matches &= s.name != name || s.value == value;
     if (matches) {
-      kept.push_back(c);
-      kept.back().insert(kept.back().end(), opted.begin(), opted.end());
+      // An opt-in set by an earlier configuration gives way to this one's.
+      Candidate& k = kept.emplace_back();
+      for (const Setting& s : c)
+        if (std::none_of(opted.begin(), opted.end(), [&](const Setting& o) { return o.name == s.name; }))
+          k.push_back(s);
+      k.insert(k.end(), opted.begin(), opted.end());
     }
   }
   if (kept.empty()) {

@@ -351,7 +351,7 @@ std::string HappensBefore::describe(const Access& a) const {
     case ActorKind::Warp: return fmt::format("{} by {}", at, actor.name);
     case ActorKind::Mbarrier: return fmt::format("{}, landed in phase {} of {}", at, a.epoch.clock - 1, actor.name);
     case ActorKind::CopyGroups: return fmt::format("{}, in group {} of {}", at, a.epoch.clock - 1, actor.name);
-    case ActorKind::PriorGrids: return fmt::format("{}, launched before this kernel", at);
+    case ActorKind::PriorGrids: return fmt::format("{} (launched before this kernel)", at);
   }
   return at;
 }
@@ -443,12 +443,11 @@ Shadow& HappensBefore::global_shadow(uint64_t address, uint64_t* first, size_t* 
   return it->second;
 }
 
-uint32_t HappensBefore::overlap_prior_grids(const PriorGridAccesses& prior) {
+void HappensBefore::overlap_prior_grids(const PriorGridAccesses& prior) {
   TESSEL_CHECK(prior_ == nullptr && globals_.empty(), "the prior grids joined a launch after it began");
   prior_ = &prior;
   prior_grids_ = add_actor(ActorKind::PriorGrids, "the kernels launched before this one");
   prior_sites_.resize(prior.sites.size(), 0);
-  return prior_grids_;
 }
 
 void HappensBefore::seed_prior_grids(Shadow& shadow, uint64_t first) {
@@ -458,11 +457,26 @@ void HappensBefore::seed_prior_grids(Shadow& shadow, uint64_t first) {
   for (const PriorGridAccesses::Run& run : runs->second) {
     uint32_t& site_id = prior_sites_[run.site];
     if (site_id == 0) site_id = site(&prior_->sites[run.site].loc, prior_->sites[run.site].operation);
-    const Access access{.epoch = {prior_grids_, 1}, .site = site_id};
+    Access access{.epoch = {prior_grids_, 1}, .site = site_id};
+    std::vector<Access>* slots = run.write ? &shadow.write : &shadow.read[0];
+    if (run.atomic) {
+      if (shadow.atomic[0].empty())
+        for (auto& atomics : shadow.atomic) atomics.assign(shadow.write.size(), Access{});
+      access.atomic = run.atomic;
+      access.atomic_write = run.write;
+      slots = &shadow.atomic[0];
+    }
     const int64_t end = std::min<int64_t>(run.end, int64_t(shadow.write.size()));
-    for (int64_t byte = run.begin; byte < end; ++byte)
-      (run.write ? shadow.write : shadow.read[0])[size_t(byte)] = access;
+    for (int64_t byte = run.begin; byte < end; ++byte) (*slots)[size_t(byte)] = access;
   }
+}
+
+void HappensBefore::grid_dependency_wait(int64_t block) {
+  if (enabled_) waiting_blocks_.insert(block);
+}
+
+void HappensBefore::launch_dependents(int64_t block, const VectorClock& clock) {
+  if (enabled_ && (prior_grids_ == 0 || clock[prior_grids_] == 0)) early_blocks_.insert(block);
 }
 
 void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool write, const VectorClock& clock,
@@ -476,12 +490,16 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
   const auto memory = [&](int64_t byte) {
     return fmt::format("global memory, byte {} of a {}-byte allocation", byte, bytes);
   };
+  const auto conflicts = [&](const Access& a) { return a.epoch.actor == prior_grids_ && (write || a.atomic_write); };
   for (int64_t byte = int64_t(address - first); byte < int64_t(address - first) + n; ++byte) {
     const Access& written = shadow.write[size_t(byte)];
     if (written.epoch.actor == prior_grids_) report(written, at, memory(byte), clock);
-    if (!write) continue;
-    for (const auto* reads : {&shadow.read[0], &shadow.read[1]})
-      if ((*reads)[size_t(byte)].epoch.actor == prior_grids_) report((*reads)[size_t(byte)], at, memory(byte), clock);
+    if (write)
+      for (const auto* reads : {&shadow.read[0], &shadow.read[1]})
+        if ((*reads)[size_t(byte)].epoch.actor == prior_grids_) report((*reads)[size_t(byte)], at, memory(byte), clock);
+    if (!shadow.atomic[0].empty())
+      for (const auto* atomics : {&shadow.atomic[0], &shadow.atomic[1]})
+        if (conflicts((*atomics)[size_t(byte)])) report((*atomics)[size_t(byte)], at, memory(byte), clock);
   }
 }
 
@@ -500,19 +518,25 @@ PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) cons
     }
     return it->second;
   };
+  // The kernels before still overlap the next launch only if this one let it start before its own
+  // wait: every block that waits triggered launch_dependents before it (a block that never waits
+  // may end at any time, which lets the next launch start as a trigger does).
+  const bool passes_on_prior = prior_ && std::all_of(waiting_blocks_.begin(), waiting_blocks_.end(),
+                                                     [&](int64_t block) { return early_blocks_.contains(block); });
   for (const auto& [first, shadow] : globals_) {
     std::vector<PriorGridAccesses::Run>& runs = record.allocations[first];
     // One kind of access at a time, so that neighbouring bytes' accesses merge into runs.
-    const auto add_all = [&](const std::vector<Access>& accesses, bool atomic) {
+    const auto add_all = [&](const std::vector<Access>& accesses, bool writes) {
       for (size_t byte = 0; byte < accesses.size(); ++byte) {
         const Access& a = accesses[byte];
         if (a.epoch.clock == 0 || a.epoch.actor == 0) continue;  // nothing, or the host's
-        const bool prior = a.epoch.actor == prior_grids_ && prior_grids_ != 0;
-        PriorGridAccesses::append(runs, int64_t(byte), int64_t(byte) + 1, site_of(a.site, prior),
-                                  atomic ? a.atomic_write : &accesses == &shadow.write);
+        const bool prior = prior_grids_ != 0 && a.epoch.actor == prior_grids_;
+        if (prior && !passes_on_prior) continue;
+        PriorGridAccesses::append(runs, {int64_t(byte), int64_t(byte) + 1, site_of(a.site, prior),
+                                         a.atomic ? a.atomic_write : writes, a.atomic});
       }
     };
-    add_all(shadow.write, false);
+    add_all(shadow.write, true);
     add_all(shadow.read[0], false);
     add_all(shadow.read[1], false);
     add_all(shadow.atomic[0], true);
@@ -522,21 +546,25 @@ PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) cons
     uint64_t first = 0;
     size_t bytes = 0;
     if (!allocation_containing(u.address, &first, &bytes)) continue;
-    record.add(first, int64_t(u.address - first), int64_t(u.address - first) + u.n, site_of(u.site, false), u.write);
+    const int64_t begin = int64_t(u.address - first);
+    PriorGridAccesses::append(record.allocations[first], {begin, begin + u.n, site_of(u.site, false), u.write});
   }
-  // The prior grids' accesses of memory this launch did not touch still overlap the next launch.
-  if (prior_)
+  // The prior grids' accesses of memory this launch did not touch.
+  if (passes_on_prior) {
+    std::vector<uint32_t> carried(prior_->sites.size(), ~0u);  // record site by prior site
     for (const auto& [first, runs] : prior_->allocations) {
       if (globals_.contains(first)) continue;
-      for (const PriorGridAccesses::Run& run : runs) {
-        const auto it = std::find_if(record.sites.begin(), record.sites.end(), [&](const PriorGridAccesses::Site& s) {
-          return s.loc == prior_->sites[run.site].loc && s.operation == prior_->sites[run.site].operation;
-        });
-        const uint32_t site = uint32_t(it - record.sites.begin());
-        if (it == record.sites.end()) record.sites.push_back(prior_->sites[run.site]);
-        record.add(first, run.begin, run.end, site, run.write);
+      for (PriorGridAccesses::Run run : runs) {
+        uint32_t& site = carried[run.site];
+        if (site == ~0u) {
+          site = uint32_t(record.sites.size());
+          record.sites.push_back(prior_->sites[run.site]);
+        }
+        run.site = site;
+        PriorGridAccesses::append(record.allocations[first], run);
       }
     }
+  }
   return record;
 }
 

@@ -29,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -174,10 +175,15 @@ class HappensBefore {
 
   // The launch overlaps the kernels before it until grid_dependency.wait(): their accesses of global
   // memory become those of one more actor, whose clock 1 the wait acquires. `prior` must outlive
-  // the launch. Returns that actor.
-  uint32_t overlap_prior_grids(const PriorGridAccesses& prior);
+  // the launch.
+  void overlap_prior_grids(const PriorGridAccesses& prior);
   // The actor overlap_prior_grids made; 0 when the launch overlaps no kernel.
   uint32_t prior_grids() const { return prior_grids_; }
+  // A warp of block `block` executes grid_dependency.wait(), or launch_dependents() with `clock`:
+  // whether every waiting block let the next launch start before its wait decides whether that
+  // launch may still overlap the kernels before this one.
+  void grid_dependency_wait(int64_t block);
+  void launch_dependents(int64_t block, const VectorClock& clock);
   // An access of global memory that the shadows do not follow (a TMA copy's, whose bytes move when
   // the copy completes): checked against the prior grids' accesses by its issuing warp's `clock`,
   // and kept for the next launch's record.
@@ -269,6 +275,7 @@ class HappensBefore {
   const PriorGridAccesses* prior_ = nullptr;
   uint32_t prior_grids_ = 0;
   std::vector<uint32_t> prior_sites_;  // by the prior record's site
+  std::set<int64_t> waiting_blocks_, early_blocks_;
   // Seeds a new shadow of the allocation at `first` with the prior grids' accesses.
   void seed_prior_grids(Shadow& shadow, uint64_t first);
   struct UntrackedAccess {

@@ -5,12 +5,15 @@
 
 namespace tessel::sim {
 
-void PriorGridAccesses::append(std::vector<Run>& runs, int64_t begin, int64_t end, uint32_t site, bool write) {
-  if (!runs.empty() && runs.back().end == begin && runs.back().site == site && runs.back().write == write) {
-    runs.back().end = end;
-    return;
+void PriorGridAccesses::append(std::vector<Run>& runs, const Run& run) {
+  if (!runs.empty()) {
+    Run& last = runs.back();
+    if (last.end == run.begin && last.site == run.site && last.write == run.write && last.atomic == run.atomic) {
+      last.end = run.end;
+      return;
+    }
   }
-  runs.push_back(Run{begin, end, site, write});
+  runs.push_back(run);
 }
 
 PriorGridAccesses& prior_grid_accesses() {

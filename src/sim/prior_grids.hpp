@@ -9,10 +9,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tessel/error.hpp"
+#include "tessel/ir/instructions/atomic.hpp"
 
 namespace tessel::sim {
 
@@ -22,21 +24,19 @@ struct PriorGridAccesses {
     SourceLoc loc;
     std::string operation;
   };
-  // Bytes [begin, end) of an allocation, all read or all written at one site.
+  // Bytes [begin, end) of an allocation, all read or all written at one site, by atomics of
+  // `atomic` scope or by plain accesses.
   struct Run {
     int64_t begin, end;
     uint32_t site;
     bool write;
+    std::optional<ir::MemoryScope> atomic = std::nullopt;
   };
   std::vector<Site> sites;
   std::map<uint64_t, std::vector<Run>> allocations;  // by the allocation's first byte
 
-  // Appends bytes [begin, end) to `runs`, merged with the last run when they continue it.
-  static void append(std::vector<Run>& runs, int64_t begin, int64_t end, uint32_t site, bool write);
-  // The same for the allocation at `first`.
-  void add(uint64_t first, int64_t begin, int64_t end, uint32_t site, bool write) {
-    append(allocations[first], begin, end, site, write);
-  }
+  // Appends `run` to `runs`, merged with the last run when it continues it.
+  static void append(std::vector<Run>& runs, const Run& run);
 };
 
 // The accesses the kernels launched by this host thread, since it last waited for them, may make

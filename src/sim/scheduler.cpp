@@ -336,7 +336,7 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
     }
     check_zeroed_scratch(k, launch, options.multiprocessors);
     warnings.report(options);
-    prior = happens_before.recorded_accesses(k.name);
+    prior = happens_before.recorded_accesses(k.name);  // built from the old record, which it replaces
   } catch (const Error& report) {
     if (timeline) timeline->write();
     host_synchronized();

@@ -32,7 +32,7 @@ struct LaunchShape {
 void launch(const LoadedKernel& kernel, const LaunchShape& shape, std::span<const ir::Scalar> values, void* stream);
 
 // The cuLaunchKernelEx configuration of a launch with clusters or as a programmatic dependent. Its
-// attributes are the first of `attributes`, which must outlive the launch.
+// attributes are the first numAttrs of `attributes`, which must outlive the launch.
 CUlaunchConfig launch_config(const LaunchShape& shape, CUstream stream, std::array<CUlaunchAttribute, 2>& attributes);
 
 }  // namespace tessel::runtime
