@@ -35,7 +35,7 @@ const auto kCases = ::testing::Values(
     Case{"dequantize_int4", {300, 1000}}, Case{"dequantize_int4", {17, 7}}, Case{"wide_row_softmax", {2, 3000}},
     Case{"cluster_row_softmax", {3, 20000}}, Case{"cluster_row_softmax", {2, 5000}}, Case{"layer_norm", {3, 4096}},
     Case{"layer_norm", {2, 1000}}, Case{"quantize_fp8_groups", {37, 640}}, Case{"moe_permute", {37, 100}},
-    Case{"moe_permute", {64, 1024}}, Case{"moe_unpermute", {37, 100}}, Case{"moe_unpermute", {64, 1024}},
+    Case{"moe_permute", {64, 1024}}, Case{"moe_unpermute", {37, 100, 2}}, Case{"moe_unpermute", {64, 1024, 8}},
     Case{"moe_grouped_gemm", {200, 136, 96, 4}}, Case{"moe_grouped_gemm", {37, 64, 64, 8}},
     Case{"moe_grouped_gemm", {513, 264, 128, 16}}, Case{"moe_grouped_gemm", {600, 72, 64, 2}},
     Case{"moe_grouped_gemm_fp8", {200, 136, 160, 4}}, Case{"moe_grouped_gemm_fp8", {37, 64, 64, 8}},
