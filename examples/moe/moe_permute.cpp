@@ -14,8 +14,8 @@ namespace {
 // for any k (2 as Mixtral's, 8 as DeepSeek-V3's).
 constexpr int kPermuteTopK = 2, kExpertsPerChoice = 4, kGroupRows = 4;
 
-// A router's choice for `tokens` tokens: each takes top_k distinct experts of `experts`; the rows
-// of each expert's group follow one another, each group padded to a multiple of kGroupRows with
+// A router's choice for `tokens` tokens: each takes top_k distinct experts of kExpertsPerChoice *
+// top_k; the rows of each expert's group follow one another, each group padded to a multiple of kGroupRows with
 // rows of no token (-1). source[r] is row r's token; place[t * top_k + j] is the row of token t's
 // j-th expert.
 struct Routing {
