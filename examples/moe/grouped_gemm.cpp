@@ -20,6 +20,23 @@ std::vector<int32_t> random_group_ends(int rows, int groups, uint64_t seed) {
   return ends;
 }
 
+// The group of each of `rows` rows, for groups that end at `ends`.
+std::vector<int> group_of_rows(int rows, const std::vector<int32_t>& ends) {
+  std::vector<int> group_of(static_cast<size_t>(rows));
+  for (int g = 0, begin = 0; g < int(ends.size()); begin = ends[size_t(g)], ++g)
+    std::fill(group_of.begin() + begin, group_of.begin() + ends[size_t(g)], g);
+  return group_of;
+}
+
+// The arguments both fp8 kernels take at sizes `s` (rows, n, k, groups), for introspection.
+auto fp8_grouped_arguments(const std::vector<int64_t>& s) {
+  f8e4m3* p = nullptr;
+  int32_t* i = nullptr;
+  float* f = nullptr;
+  bf16* y = nullptr;
+  return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), int(s[3]), p, p, i, f, f, y);
+}
+
 KernelEntry moe_grouped_gemm_example() {
   using T = bf16;
   KernelEntry e;
@@ -86,9 +103,7 @@ KernelEntry moe_grouped_gemm_fp8_example() {
     Kernel<MoeGroupedGemmFp8> kernel(dev, opt);
     kernel(rows, n, k, groups, dx, dw, dends, dscale_x, dscale_w, dy);
     dev.synchronize();
-    std::vector<int> group_of(static_cast<size_t>(rows));
-    for (int g = 0, begin = 0; g < groups; begin = ends[size_t(g)], ++g)
-      std::fill(group_of.begin() + begin, group_of.begin() + ends[size_t(g)], g);
+    const std::vector<int> group_of = group_of_rows(rows, ends);
     const auto product = [&](int i, int j, int p) {
       const size_t g = size_t(group_of[size_t(i)]);
       return double(float(x[size_t(i) * k + p])) * double(float(w[(g * n + size_t(j)) * k + p])) * scale_x[size_t(i)] *
@@ -99,13 +114,7 @@ KernelEntry moe_grouped_gemm_fp8_example() {
     r.stats = kernel.stats();
     return r;
   };
-  add_introspection<MoeGroupedGemmFp8>(e, [](const std::vector<int64_t>& s) {
-    T* p = nullptr;
-    int32_t* i = nullptr;
-    float* f = nullptr;
-    bf16* y = nullptr;
-    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), int(s[3]), p, p, i, f, f, y);
-  });
+  add_introspection<MoeGroupedGemmFp8>(e, fp8_grouped_arguments);
   return e;
 }
 
@@ -140,9 +149,7 @@ KernelEntry moe_grouped_gemm_fp8_block_scaled_example() {
     Kernel<MoeGroupedGemmFp8BlockScaled> kernel(dev, opt);
     kernel(rows, n, k, groups, dx, dw, dends, dscale_x, dscale_w, dy);
     dev.synchronize();
-    std::vector<int> group_of(static_cast<size_t>(rows));
-    for (int g = 0, begin = 0; g < groups; begin = ends[size_t(g)], ++g)
-      std::fill(group_of.begin() + begin, group_of.begin() + ends[size_t(g)], g);
+    const std::vector<int> group_of = group_of_rows(rows, ends);
     const auto product = [&](int i, int j, int p) {
       const size_t g = size_t(group_of[size_t(i)]), b = size_t(p / 128);
       return double(float(x[size_t(i) * k + p])) * double(float(w[(g * n + size_t(j)) * k + p])) *
@@ -153,13 +160,7 @@ KernelEntry moe_grouped_gemm_fp8_block_scaled_example() {
     r.stats = kernel.stats();
     return r;
   };
-  add_introspection<MoeGroupedGemmFp8BlockScaled>(e, [](const std::vector<int64_t>& s) {
-    T* p = nullptr;
-    int32_t* i = nullptr;
-    float* f = nullptr;
-    bf16* y = nullptr;
-    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), int(s[3]), p, p, i, f, f, y);
-  });
+  add_introspection<MoeGroupedGemmFp8BlockScaled>(e, fp8_grouped_arguments);
   return e;
 }
 
