@@ -37,16 +37,23 @@ struct MoePermute : Script {
 // rounded to bf16 once: the rows that MoePermute moved out, back to their token after the experts'
 // GEMMs. place and weight are [tokens, top_k]. top_k is a compile-time value (a kernel for each), so
 // every expert's indices and rows are loaded before the first sum needs them: a loop over a run-time
-// count would make each gather wait for the last one's multiply-add.
+// count would make each gather wait for the last one's multiply-add. The indices all load first, so
+// that the gathers wait for them once; and the rows stay bf16 until every gather is issued, since a
+// conversion right after its gather would wait for that gather's data before the next one issues
+// (each gather branches on its rows' bounds, and the compiler schedules no load across a branch).
 struct MoeUnpermute : Script {
   int block_rows = 16;
   int block_cols = 512;
   int warps = 4;
+  // Top 8 holds eight rows' pieces a thread: with the registers of 3 or 4 blocks a multiprocessor
+  // rather than the compiler's choice, more gathers are in flight on each.
+  int resident_blocks = 0;
 
   static Space space() {
     return tune("block_rows, block_cols", {&MoeUnpermute::block_rows, &MoeUnpermute::block_cols},
-                {{8, 512}, {16, 512}, {16, 1024}, {32, 256}}) *
-           tune("warps", &MoeUnpermute::warps, {4, 8});
+                {{8, 512}, {16, 512}, {16, 1024}, {32, 256}, {8, 256}}) *
+           tune("warps", &MoeUnpermute::warps, {4, 8}) *
+           tune("resident_blocks", &MoeUnpermute::resident_blocks, {0, 3, 4});
   }
 
   static constexpr const char* param_names[] = {"tokens",     "rows",  "hidden", "top_k",
@@ -56,18 +63,20 @@ struct MoeUnpermute : Script {
     if (top_k < 1) throw Error(fmt::format("MoeUnpermute: top_k is {}; a token takes at least one expert", top_k));
     attrs.blocks = {cdiv(hidden, block_cols), cdiv(tokens, block_rows)};
     attrs.warps = warps;
+    if (resident_blocks) attrs.resident_blocks = resident_blocks;
     const Int32 token = blockIdx.y * block_rows, column = blockIdx.x * block_cols;
     auto g_out = global_view(expert_out, {rows, hidden});
     auto g_place = global_view(place, {tokens, top_k});
     auto g_weight = global_view(weight, {tokens, top_k});
-    std::vector<RegisterTensor> rows_of_experts, weights;
+    std::vector<RegisterTensor> places, weights, rows_of_experts;
     for (int j = 0; j < top_k; ++j) {
-      auto at = load_global(g_place, {token, j}, {block_rows, 1}, Layout{}, -1);
+      places.push_back(load_global(g_place, {token, j}, {block_rows, 1}, Layout{}, -1));
       weights.push_back(load_global(g_weight, {token, j}, {block_rows, 1}));
-      rows_of_experts.push_back(load_global_gather(g_out, 0, at, {0, column}, {block_rows, block_cols}).to<float>());
     }
+    for (int j = 0; j < top_k; ++j)
+      rows_of_experts.push_back(load_global_gather(g_out, 0, places[size_t(j)], {0, column}, {block_rows, block_cols}));
     auto sum = register_tensor<float>({block_rows, block_cols}, 0.0f);
-    for (int j = 0; j < top_k; ++j) sum = fma(rows_of_experts[size_t(j)], weights[size_t(j)], sum);
+    for (int j = 0; j < top_k; ++j) sum = fma(rows_of_experts[size_t(j)].to<float>(), weights[size_t(j)], sum);
     store_global(global_view(y, {tokens, hidden}), sum.to<bf16>(), {token, column});
   }
 };

@@ -345,8 +345,10 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& 
   // __launch_bounds__ it gives every thread its share of the register file (168 for 384 threads,
   // PTX ISA 9.7.19.5) and honours setmaxnreg; with the thread count alone it picks a count of its
   // own and ignores setmaxnreg (ptxas C7508, "unable to determine register count at entry").
+  // attrs.resident_blocks is that minimum (the trace refuses it beside setmaxnreg).
+  const int resident_blocks = contains(k.body, ir::NodeKind::SetMaxNReg) ? 1 : k.resident_blocks;
   const std::string bounds =
-      contains(k.body, ir::NodeKind::SetMaxNReg) ? fmt::format("{}, 1", k.threads()) : std::to_string(k.threads());
+      resident_blocks ? fmt::format("{}, {}", k.threads(), resident_blocks) : std::to_string(k.threads());
   e.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({})", bounds, m.kernel_name,
                      fmt::join(params, ", ")));
   if (k.shared_bytes > 0) e.line("extern __shared__ __align__(1024) unsigned char tessel_smem[];");

@@ -22,8 +22,9 @@ class Printer {
     }
     for (const Expr& b : k.blocks) blocks.push_back(expr(b));
     const std::string cluster = k.clustered() ? fmt::format(" cluster=[{}]", fmt::join(k.cluster, ", ")) : "";
-    line(fmt::format("kernel {}({}) blocks=[{}]{} warps={} shared={} {{", k.name, fmt::join(params, ", "),
-                     fmt::join(blocks, ", "), cluster, k.warps, k.shared_bytes));
+    const std::string resident = k.resident_blocks ? fmt::format(" resident_blocks={}", k.resident_blocks) : "";
+    line(fmt::format("kernel {}({}) blocks=[{}]{} warps={}{} shared={} {{", k.name, fmt::join(params, ", "),
+                     fmt::join(blocks, ", "), cluster, k.warps, resident, k.shared_bytes));
     ++indent_;
     for (const Requirement& r : k.requirements) line(fmt::format("require {}  // {}", expr(r.cond), r.message));
     --indent_;

@@ -204,6 +204,21 @@ class Verifier : public Visitor {
                      k.name);
       });
     if (k.shared_bytes > max_shared_bytes_per_block(v_.arch)) too_much_shared_memory(k);
+    check_resident_blocks(k);
+  }
+
+  // attrs.resident_blocks blocks must also fit in a multiprocessor's shared memory.
+  void check_resident_blocks(const KernelNode& k) const {
+    const TargetLimits& limits = target_limits(v_.arch);
+    if (k.resident_blocks <= 1 || k.shared_bytes <= 0) return;
+    const int64_t per_block = k.shared_bytes + limits.shared_bytes_reserved_per_block;
+    const int64_t fit = limits.shared_bytes_per_sm / per_block;
+    if (fit < k.resident_blocks)
+      throw Error(k.resident_blocks_loc,
+                  fmt::format("kernel {}: attrs.resident_blocks is {}, but a multiprocessor of {} holds only {} "
+                              "blocks of {} bytes of shared memory ({} bytes, {} of them kept for each block)",
+                              k.name, k.resident_blocks, arch_name(v_.arch), fit, k.shared_bytes,
+                              limits.shared_bytes_per_sm, limits.shared_bytes_reserved_per_block));
   }
 
   // Reported at the largest allocation, with every allocation's share, largest first.

@@ -129,6 +129,26 @@ void check_register_requests(const Builder& b, int threads, const std::string& n
                           fmt::join(held, " + ")));
 }
 
+// attrs.resident_blocks: as many blocks as a multiprocessor holds on every target, by their
+// threads; and none beside setmaxnreg, whose register counts assume one block a multiprocessor.
+void check_resident_blocks(const Builder& b, const Attrs& attrs, const std::string& name) {
+  const int blocks = attrs.resident_blocks;
+  if (blocks == 0) return;
+  const ir::TargetLimits& limits = ir::target_limits(ir::Arch::Sm80);
+  const int threads = attrs.warps * 32;
+  const int most = std::min(limits.max_blocks_per_sm, limits.max_threads_per_sm / threads);
+  if (blocks < 1 || blocks > most)
+    throw Error(attrs.resident_blocks.loc(),
+                fmt::format("kernel {}: attrs.resident_blocks is {}; a multiprocessor holds 1 to {} blocks of {} "
+                            "threads ({} threads and {} blocks at most)",
+                            name, blocks, most, threads, limits.max_threads_per_sm, limits.max_blocks_per_sm));
+  if (!b.register_requests.empty() && blocks > 1)
+    throw Error(attrs.resident_blocks.loc(),
+                fmt::format("kernel {}: attrs.resident_blocks is {}, but setmaxnreg at {} moves registers between "
+                            "the warpgroups of one block a multiprocessor; leave resident_blocks unset or at 1",
+                            name, blocks, b.register_requests.front().loc.str()));
+}
+
 }  // namespace
 
 ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::vector<ir::Var> params) {
@@ -144,6 +164,7 @@ ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::
                                                "body, got {}",
                                                name, most_warps, warps));
   check_register_requests(b, attrs.warps * 32, name);
+  check_resident_blocks(b, attrs, name);
   auto k = std::make_shared<ir::KernelNode>();
   k->cluster = cluster_shape(attrs.cluster, name);
   if (k->clustered() && b.mbarriers_allocated_without_cluster)
@@ -159,6 +180,8 @@ ir::Kernel finish_trace(Builder& b, Attrs& attrs, const std::string& name, std::
   k->blocks_loc = attrs.blocks.loc();
   k->requirements = std::move(b.requirements);
   k->warps = attrs.warps;
+  k->resident_blocks = attrs.resident_blocks;
+  k->resident_blocks_loc = attrs.resident_blocks.loc();
   k->body = std::move(body);
   // The kernel is reported where its body starts.
   const auto& stmts = static_cast<const ir::SeqNode&>(*k->body).stmts;

@@ -520,6 +520,8 @@ struct KernelNode {
   std::vector<Requirement> requirements;   // over the call's parameters and multiprocessors
   std::array<int, 3> cluster = {1, 1, 1};  // blocks per cluster (attrs.cluster); 1 x 1 x 1: no clusters
   int warps = 0;
+  int resident_blocks = 0;  // attrs.resident_blocks: blocks whose registers must fit on a multiprocessor; 0: unset
+  SourceLoc resident_blocks_loc;
   Stmt body;
   int64_t shared_bytes = -1;           // set by the shared-memory planner
   std::vector<TensorMap> tensor_maps;  // set by plan_tensor_maps

@@ -67,18 +67,19 @@ struct Attrs {
    private:
     std::vector<int> extents_;
   };
-  // Warps per block, 1 to 32: `attrs.warps = 4`. Errors about it name the line that set it.
-  class Warps {
+  // A count set in the kernel body, such as `attrs.warps = 4`. Errors about it name the line
+  // that set it.
+  class Count {
    public:
     // What an assignment gives, with where it was written.
-    struct Count {
-      Count(int n, std::source_location l = std::source_location::current()) : n(n), loc(l) {}
+    struct Value {
+      Value(int n, std::source_location l = std::source_location::current()) : n(n), loc(l) {}
       int n;
       std::source_location loc;
     };
-    Warps& operator=(const Count& c) {
-      n_ = c.n;
-      loc_ = SourceLoc::from(c.loc);
+    Count& operator=(const Value& v) {
+      n_ = v.n;
+      loc_ = SourceLoc::from(v.loc);
       return *this;
     }
     operator int() const { return n_; }
@@ -91,7 +92,13 @@ struct Attrs {
   };
   Blocks blocks;
   Cluster cluster;
-  Warps warps;
+  // Warps per block, 1 to 32.
+  Count warps;
+  // Blocks that must fit on a multiprocessor at once by their registers: the compiler limits each
+  // thread's registers to a share of that many blocks' (__launch_bounds__'s minimum blocks), which
+  // a kernel with many loads in flight and few threads may need to keep them in flight. Unset (0):
+  // the compiler chooses.
+  Count resident_blocks;
 };
 
 // The traced `for` loop: `for (Int32 k : range(0, n, step))`. The body is traced once.
