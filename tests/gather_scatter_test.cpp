@@ -6,6 +6,7 @@
 #include <random>
 
 #include "expect_error.hpp"
+#include "filecheck.hpp"
 #include "gather_scatter_kernels.hpp"
 #include "simulate.hpp"
 #include "source_line.hpp"
@@ -38,6 +39,32 @@ TEST(GatherScatter, TheIrShowsTheIndicesAndTheRowsMoveAsVectors) {
                                            "along dim 0 vector=8"));
   EXPECT_THAT(ir, ::testing::ContainsRegex("= load_global global<f16>\\(%arg2, [^)]*\\) at \\[0, [^]]*\\] plus "
                                            "%r(\\.[0-9]+)? along dim 0 fill=7 vector=8"));
+}
+
+// Where the launch proves the rows' width a multiple of the runs (the buffers' 16-byte alignment
+// and hidden = 512), a run is wholly inside the view or wholly outside it: the gather's runs outside
+// take the fill with no element-wise path. Where it does not (hidden = 500), runs at the edge move
+// element by element.
+TEST(GatherScatter, RunsThatCannotStraddleTheEdgeNeedNoElementWisePath) {
+  const Device sim = Device::simulator();
+  const auto source = [&](int hidden) {
+    Buffer<f16> x(sim, std::vector<f16>(size_t(100 * hidden))), out(sim, std::vector<f16>(size_t(100 * hidden)));
+    Buffer<int32_t> indices(sim, std::vector<int32_t>(100));
+    return Kernel<PermuteTokenRows>(sim, KernelOptions{"sm_90a"})
+        .cuda_source(100, hidden, x, indices, indices, out, out);
+  };
+  EXPECT_TRUE(file_check(source(512), R"(
+    CHECK: const int64_t c0 = int64_t(r_1[tessel_index_slot[lv]]);
+    CHECK: if (c0 >= 0 && c0 < arg0 && c1 >= 0 && c1 + 8 <= arg1) {
+    CHECK-NEXT: tessel_load_vec<tessel_f16, 8>(&r_3[lv], p);
+    CHECK-NEXT: } else {
+    CHECK: r_3[l] = (false) ? arg2[int64_t(c0) * arg1 + int64_t(c1) * 1] : tessel_f16((float)(7.0f));
+  )"));
+  EXPECT_TRUE(file_check(source(500), R"(
+    CHECK: const int64_t c0 = int64_t(r_1[tessel_index_slot[lv]]);
+    CHECK: if (c0 >= 0 && c0 < arg0 && c1 >= 0 && c1 + 8 <= arg1 && (reinterpret_cast<uint64_t>(p) % 16) == 0) {
+    CHECK: r_3[l] = (c0 >= 0 && c0 < arg0 && c1 >= 0 && c1 < arg1) ? arg2[int64_t(c0) * arg1 + int64_t(c1) * 1] : tessel_f16((float)(7.0f));
+  )"));
 }
 
 // Two lanes send different values to one element.

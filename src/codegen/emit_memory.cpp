@@ -174,6 +174,22 @@ void emit_FreeShared(Emitter& e, const ir::FreeSharedNode& n) {
 
 namespace {
 
+// Whether every run of `vec` elements of the tile at `offsets` lies wholly inside the view's last
+// dimension or wholly outside it: the runs start at multiples of `vec` there, and so does the
+// dimension's end. A run is then never partly inside, and one that is not moved whole is not moved.
+bool runs_never_straddle_the_edge(Emitter& e, const ir::RegisterTensor& tile, const ir::GlobalTensor& g,
+                                  const std::vector<ir::Expr>& offsets, int indexed_dim, int vec) {
+  const int last = g->rank() - 1;
+  if (indexed_dim == last || size_t(last) >= offsets.size() || !e.divisibility.divides(vec, offsets[size_t(last)]) ||
+      !e.divisibility.divides(vec, g->shape[last]))
+    return false;
+  const Layout& l = tile->layout;
+  for (int t = 0; t < l.num_threads(); ++t)
+    for (int lv = 0; lv < l.local_size(); lv += vec)
+      if (l.coords(t, lv)[size_t(last)] % vec != 0) return false;
+  return true;
+}
+
 // Emits the per-thread loop of a global load or store. Runs of `vec` consecutive elements that are
 // fully inside the view and aligned move as one vector access; the others element by element. In
 // debug mode each access is checked against its allocation first, reported as `what` at n's line.
@@ -239,7 +255,13 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   e.open(fmt::format("for (int j = 0; j < {}; ++j)", vec));
   e.line("const int l = lv + j;");
   e.line(fmt::format("const int c{0} = c{0}_base + j;", last));
-  checked_scalar();
+  // Where no run straddles the view's edge and every run is aligned, a run not moved whole lies
+  // outside: its elements take the fill (a store skips them), and the element-wise accesses, whose
+  // registers the compiler would otherwise keep beside the vector's, are not emitted.
+  if (!e.debug && runs_aligned && runs_never_straddle_the_edge(e, tile, g, offsets, indexed.dim, vec))
+    scalar("l", "false");
+  else
+    checked_scalar();
   e.close();
   e.close();
   e.close();

@@ -33,7 +33,9 @@ const std::vector<ExampleCase> kExamples = {
     {"cluster_row_softmax", {64, 100003}},
     {"moe_permute", {37, 100}},
     {"moe_permute", {4096, 4096}},
+    {"moe_permute", {37, 520}},  // rows a multiple of the 8-element runs, not of the tile: runs wholly outside
     {"moe_unpermute", {37, 100, 2}},
+    {"moe_unpermute", {37, 520, 8}},
     {"moe_unpermute", {4096, 7168, 2}},
     {"moe_unpermute", {4096, 7168, 8}},
     {"moe_grouped_gemm", {37, 64, 64, 8}},
