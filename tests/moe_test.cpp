@@ -133,8 +133,9 @@ TEST(MoeUnpermute, AnExpertCountBelowOneIsRefused) {
   // Every candidate meets it while it is traced, so the tuner names it for all of them (and the log).
   const std::string got = error_of<examples::MoeUnpermute>(4, 4, 16, 0, out, place, weight, y);
   EXPECT_EQ(got.substr(0, got.find('\n')),
-            "MoeUnpermute (top_k=0, tokens<=4, rows<=4, hidden<=16): none of the 8 candidates can run; the first, "
-            "[block_rows=8, block_cols=512, warps=4], is infeasible: MoeUnpermute: top_k is 0; a token takes at least "
+            "MoeUnpermute (top_k=0, tokens<=4, rows<=4, hidden<=16): none of the 30 candidates can run; the first, "
+            "[block_rows=8, block_cols=512, warps=4, resident_blocks=0], is infeasible: MoeUnpermute: top_k is 0; a "
+            "token takes at least "
             "one expert");
 }
 
