@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
+#include "examples.hpp"
 #include "matmul_ampere/v5_swizzled.hpp"
 #include "matmul_blackwell/v0_tcgen05.hpp"
 #include "matmul_blackwell/v2_multistage.hpp"
@@ -62,6 +63,14 @@ TEST(SpaceCommand, EveryCandidateOfHopperStep5FitsAnH200) {
   });
   EXPECT_EQ(candidates, 27u);
   EXPECT_TRUE(contains(r.output, "\n27 feasible of 27 candidates on H200\n")) << r.output;
+}
+
+// An opt-in hyperparameter is listed with its values, which `tessel space` prints above its table:
+// tuning never tries them, so the table's candidates do not show them.
+TEST(SpaceCommand, OptInsAreListedWithTheirValues) {
+  EXPECT_EQ(examples::find_example("weight_only_gemm_wgmma_i4").opt_ins(),
+            std::vector<std::string>{"early_weights: 0, 1"});
+  EXPECT_TRUE(examples::find_example("hopper_v5").opt_ins().empty());
 }
 
 // A GPU of a target the kernel is not registered for (KernelInfo::targets) is refused by name, as

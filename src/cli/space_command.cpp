@@ -38,6 +38,8 @@ int run(const SpaceArgs& args, const Registry& kernels) {
              fmt::join(named_sizes, " "), gpu.full_name(), ir::arch_name(gpu.target()), gpu.shared_per_block_optin,
              gpu.registers_per_block);
   for (const std::string& n : gpu.notes) fmt::print("  note: {}\n", n);
+  for (const std::string& o : e.opt_ins())
+    fmt::print("  opt-in, left out of tuning and set by a configuration (--config): {}\n", o);
   std::fflush(stdout);  // before the build's progress on stderr
 
   const std::vector<CandidateFit> fits = e.fit_space(sizes, gpu);

@@ -86,6 +86,9 @@ struct KernelEntry : KernelInfo {
   std::function<std::vector<CandidateFit>(const Sizes&, const analysis::GpuSpec&)> fit_space;
   // The candidates of its space, each as KernelOptions::configuration takes it.
   std::function<std::vector<std::string>()> configurations;
+  // Its opt-in hyperparameters, each as "name: its values" ("early_weights: 0, 1"): tuning leaves
+  // them at the script's value, and only a configuration that names one sets it.
+  std::function<std::vector<std::string>()> opt_ins;
   // Refuses a configuration that no candidate of its space has, with the message a call would give.
   std::function<void(const std::string& configuration)> check_configuration;
   // The variant the sizes select for `arch` under `configuration` ("" for the tuning database's
@@ -131,6 +134,13 @@ template <class S, class Arguments> void add_introspection(KernelEntry& e, Argum
     std::vector<std::string> out;
     const Space space = Kernel<S>::space();
     for (const Space::Candidate& c : space.candidates()) out.push_back(Space::describe(c));
+    return out;
+  };
+  e.opt_ins = [] {
+    std::vector<std::string> out;
+    const Space space = Kernel<S>::space();
+    for (const Space::OptIn& o : space.opt_ins())
+      out.push_back(fmt::format("{}: {}", o.name, fmt::join(o.values, ", ")));
     return out;
   };
   e.check_configuration = [name = e.name](const std::string& configuration) {

@@ -44,7 +44,9 @@ class Space {
 
   static std::string describe(const Candidate& c);  // "block_m=128, block_n=64"
 
-  const std::vector<OptIn>& opt_ins() const { return opt_ins_; }
+  const std::vector<OptIn>& opt_ins() const& { return opt_ins_; }
+  // A temporary space's opt-ins by value, as its candidates.
+  std::vector<OptIn> opt_ins() && { return std::move(opt_ins_); }
 
   // The candidates with the values `configuration` gives, in describe()'s form ("block_n=128,
   // stages=3"); naming every hyperparameter leaves one. An opt-in named there is set on each of
