@@ -120,6 +120,37 @@ TEST(GridDependency, TheHostsCopyEndsTheOverlap) {
   for (size_t i = 0; i < size_t(kN); ++i) ASSERT_EQ(got[i], produced[i] + ws[i]) << "element " << i;
 }
 
+// A kernel before that ran without race checking left no record of its accesses, so the
+// dependent's accesses before its wait cannot be checked against them: the run says so at the wait.
+TEST(GridDependency, AKernelBeforeLeftUncheckedIsNamedAtTheWait) {
+  const Device sim = Device::simulator();
+  Buffer<float> x(sim, dependent_launch_inputs(kN, 1)), y(sim, kN), w(sim, dependent_launch_inputs(kN, 2)), z(sim, kN);
+  sim::Options unchecked;
+  unchecked.check_races = false;
+  std::vector<std::string> warnings;
+  sim::Options checked;
+  checked.on_warning = [&](const sim::Warning& warning) {
+    warnings.push_back(warning.at.str() + ": " + warning.message);
+  };
+  Kernel<ScaleAndShift>(sim, KernelOptions{.sim = unchecked})(kN, x, y);
+  Kernel<AddAfterTheWait<>> dependent(sim, KernelOptions{.sim = checked});
+  dependent(kN, y, w, z);
+  // The wait of the form that reads y after it: the line before that read.
+  const std::string path = "tests/grid_dependency_kernels.hpp";
+  const std::string wait = fmt::format("{}/{}:{}", TESSEL_SOURCE_DIR, path,
+                                       line_of(path, "store_global(global_view(z, {n}), block(y) + weights") - 1);
+  EXPECT_EQ(warnings, std::vector<std::string>{
+                          wait + ": kernel AddAfterTheWait_false waits here for the kernels launched before it, "
+                                 "and may run beside them until then, but ScaleAndShift ran without race checking "
+                                 "(sim::Options::check_races): what it does before this wait is not checked "
+                                 "against what that kernel did"});
+  // A checked kernel before leaves its record: no warning.
+  warnings.clear();
+  Kernel<ScaleAndShift>{sim}(kN, x, y);
+  dependent(kN, y, w, z);
+  EXPECT_TRUE(warnings.empty());
+}
+
 struct WaitsOnAmpere : Script {
   void operator()(Ptr<float>) {
     attrs.blocks = 1;

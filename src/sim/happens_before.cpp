@@ -505,7 +505,10 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
 
 PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) const {
   PriorGridAccesses record;
-  if (!enabled_) return record;
+  if (!enabled_) {
+    record.unrecorded.push_back(std::string(kernel));
+    return record;
+  }
   // The record's site of each of this launch's sites, made on first use; the prior grids' sites
   // already name their kernels.
   std::map<uint32_t, uint32_t> sites;
@@ -523,6 +526,7 @@ PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) cons
   // may end at any time, which lets the next launch start as a trigger does).
   const bool passes_on_prior = prior_ && std::all_of(waiting_blocks_.begin(), waiting_blocks_.end(),
                                                      [&](int64_t block) { return early_blocks_.contains(block); });
+  if (passes_on_prior) record.unrecorded = prior_->unrecorded;
   for (const auto& [first, shadow] : globals_) {
     std::vector<PriorGridAccesses::Run>& runs = record.allocations[first];
     // One kind of access at a time, so that neighbouring bytes' accesses merge into runs.

@@ -34,6 +34,9 @@ struct PriorGridAccesses {
   };
   std::vector<Site> sites;
   std::map<uint64_t, std::vector<Run>> allocations;  // by the allocation's first byte
+  // The kernels among them that ran without race checking (sim::Options::check_races), whose
+  // accesses the record lacks.
+  std::vector<std::string> unrecorded;
 
   // Appends `run` to `runs`, merged with the last run when it continues it.
   static void append(std::vector<Run>& runs, const Run& run);

@@ -297,8 +297,12 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options) 
   // A kernel that waits for prior grids runs beside them until it waits; their record stays
   // theirs until this launch ends.
   PriorGridAccesses& prior = prior_grid_accesses();
-  if (ir::waits_for_prior_grids(k)) happens_before.overlap_prior_grids(prior);
   RunWarnings warnings;
+  if (const std::optional<SourceLoc> wait = ir::first_grid_dependency_wait(k)) {
+    happens_before.overlap_prior_grids(prior);
+    if (options.check_races && !prior.unrecorded.empty())
+      warnings.prior_grids_unchecked(*wait, k.name, prior.unrecorded);
+  }
   std::deque<std::array<int, 3>> groups;
   for (int z = 0; z < launch.grid[2]; z += g[2])
     for (int y = 0; y < launch.grid[1]; y += g[1])

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tessel/sim/simulator.hpp"
 
@@ -13,6 +14,9 @@ class RunWarnings {
  public:
   // A TMA load issued at `issued_at` by block `block` completed bytes on a phase no wait saw.
   void load_never_waited_for(const SourceLoc& issued_at, const std::string& block);
+  // Kernel `kernel` waits at `wait` for kernels launched before it, of which `unrecorded` ran
+  // without race checking: its accesses before the wait are not checked against theirs.
+  void prior_grids_unchecked(const SourceLoc& wait, const std::string& kernel, std::vector<std::string> unrecorded);
   void report(const Options& options) const;
 
  private:
@@ -22,6 +26,7 @@ class RunWarnings {
     std::string first_block;
   };
   std::map<std::string, Loads> loads_;  // by issuing line
+  std::vector<Warning> unchecked_;
 };
 
 }  // namespace tessel::sim

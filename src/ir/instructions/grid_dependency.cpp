@@ -5,11 +5,15 @@
 
 namespace tessel::ir {
 
-bool waits_for_prior_grids(const KernelNode& k) {
-  bool waits = false;
-  walk(k.body, [&](const StmtNode& s) { waits |= s.kind == NodeKind::GridDependencyWait; });
-  return waits;
+std::optional<SourceLoc> first_grid_dependency_wait(const KernelNode& k) {
+  std::optional<SourceLoc> first;
+  walk(k.body, [&](const StmtNode& s) {
+    if (s.kind == NodeKind::GridDependencyWait && !first) first = s.loc;
+  });
+  return first;
 }
+
+bool waits_for_prior_grids(const KernelNode& k) { return first_grid_dependency_wait(k).has_value(); }
 
 void verify_GridDependencyWait(Verification&, const GridDependencyWaitNode&) {}
 void verify_LaunchDependents(Verification&, const LaunchDependentsNode&) {}

@@ -2,6 +2,8 @@
 // launch, where a kernel may start before the kernel launched ahead of it on its stream has ended.
 #pragma once
 
+#include <optional>
+
 #include "tessel/ir/core.hpp"
 
 namespace tessel::ir {
@@ -25,5 +27,7 @@ struct LaunchDependentsNode : StmtNode {
 // Whether the kernel waits for the grids before it: then it is launched as their programmatic
 // dependent.
 bool waits_for_prior_grids(const KernelNode& k);
+// The line of the kernel's first grid_dependency.wait() in its body's order; none if it has none.
+std::optional<SourceLoc> first_grid_dependency_wait(const KernelNode& k);
 
 }  // namespace tessel::ir
