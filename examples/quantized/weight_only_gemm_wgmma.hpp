@@ -222,22 +222,23 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
             tma.global_to_shared(g_x, s_x[stage][c], {m_block * block_m, kt * group + c * half},
                                  pipe.full_barriers[stage]);
         };
-        // The ring's fillings so far: the first lap's weights were loaded before the wait.
-        Var<int32_t> filling = 0;
+        // Early weights: the ring's fillings so far, whose first lap's weights load before the wait.
+        std::optional<Var<int32_t>> filling;
         if (early_weights) {
+          Var<int32_t>& f = filling.emplace(0);
           for_each_item([&](const Int32& tile, const Int32& first, const Int32& last) {
             const Int32 n_block = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks).second;
             // The item's k-tiles that still fit in the ring's first lap, counted before the loop
-            // moves `filling`.
-            Var<int32_t> lap_end = min(last, first + (stages - filling));
+            // moves the filling.
+            Var<int32_t> lap_end = min(last, first + (stages - f));
             for (Int32 kt : range(first, lap_end)) {
-              announce(filling);
-              load_weights(filling, n_block, kt);
-              filling = filling + 1;
+              announce(f);
+              load_weights(f, n_block, kt);
+              f = f + 1;
             }
           });
           grid_dependency.wait();
-          filling = 0;
+          f = 0;
         }
         for_each_item([&](const Int32& tile, const Int32& first, const Int32& last) {
           auto [m_block, n_block] = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks);
@@ -248,14 +249,14 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
               announce(stage);
               load_weights(stage, n_block, kt);
             };
-            if (early_weights) {
-              if_(filling >= stages, fill_weights);
+            if (filling) {
+              if_(*filling >= stages, fill_weights);
             } else {
               fill_weights();
             }
             load_x(stage, m_block, kt);
             pipe.producer_advance();
-            if (early_weights) filling = filling + 1;
+            if (filling) *filling = *filling + 1;
           }
         });
       });
