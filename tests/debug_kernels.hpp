@@ -77,6 +77,23 @@ struct CopiesABoxAtAColumn : Script {
   }
 };
 
+// The same with packed f4e2m1 elements into 16-element chunks (sm_100a).
+struct CopiesAPackedBoxAtAColumn : Script {
+  static inline int load_line = 0;
+  void operator()(Int32 n, Int32 column, Ptr<f4e2m1> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto tile = shared_tensor<f4e2m1>({8, 128}, Packing::chunks16);
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], int(tile.nbytes()));
+      load_line = __LINE__ + 1;
+      tma.global_to_shared(global_view(x, {8, n}), tile, {0, column}, bars[0]);
+    });
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+  }
+};
+
 // "<file>:<line>" of a line of this file, as reports write it.
 inline std::string debug_kernels_line(int line) { return fmt::format("{}:{}", __FILE__, line); }
 

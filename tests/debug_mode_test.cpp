@@ -110,6 +110,22 @@ TEST(DebugMode, TmaBoxesAreCheckedForTheirAlignment) {
   EXPECT_TRUE(is_cubin(k.cubin(64, 4, no_data, no_data)));
 }
 
+// A packed box starts at the first element of a 16-element chunk; the kernel checks that instead,
+// with the simulator's words (tests/tma_packed_test.cpp).
+TEST(DebugMode, PackedTmaBoxesAreCheckedForTheirChunks) {
+  Kernel<CopiesAPackedBoxAtAColumn> k(Device::simulator(), debug_on("sm_100a"));
+  uint8_t* packed = nullptr;  // packed elements come as their bytes
+  const std::string src = k.cuda_source(256, 16, packed);
+  EXPECT_TRUE(file_check(src, fmt::format(R"(
+    CHECK: // tma.global_to_shared
+    CHECK: if ((long long)(int(arg1)) % 16 != 0) tessel_debug_misaligned_packed_box("{}", (long long)(int(arg1)), "f4e2m1");  // debug
+    CHECK-NEXT: cp.async.bulk.tensor.2d
+  )",
+                                          debug_kernels_line(CopiesAPackedBoxAtAColumn::load_line))))
+      << src;
+  EXPECT_TRUE(is_cubin(k.cubin(256, 16, packed)));
+}
+
 TEST(DebugMode, OffByDefaultAndTheCodeIsUnchanged) {
   Kernel<DoublesARow> plain(Device::simulator(), KernelOptions{.arch = "sm_90a"});
   const std::string src = plain.cuda_source(4096, no_data, no_data);

@@ -4,6 +4,7 @@
 // failure is an error naming the kernel and the call.
 #include "emitter.hpp"
 #include "tessel/ir/mutator.hpp"
+#include "tessel/ir/tensor_map.hpp"
 
 namespace tessel::codegen {
 
@@ -92,6 +93,18 @@ __device__ __noinline__ void tessel_debug_misaligned_box(const char* where, cons
   tessel_debug_stop(first);
 }
 
+// A TMA box of packed elements whose first element is not the first of a 16-element chunk.
+__device__ __noinline__ void tessel_debug_misaligned_packed_box(const char* where, long long offset,
+                                                                const char* type) {
+  const bool first = tessel_debug_first_failure();
+  if (first)
+    printf("tessel debug: %s: tma.global_to_shared: the box starts at element %lld of the rows of packed %s "
+           "elements; TMA moves them 16 to a chunk, so a box starts at a multiple of 16 (block (%d, %d, %d), "
+           "thread %d)\n",
+           where, offset, type, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
+  tessel_debug_stop(first);
+}
+
 template <int R> __device__ __noinline__ void tessel_debug_outside(const char* where, const char* what,
                                                                    const char* pointer, tessel_index<R> element,
                                                                    tessel_index<R> shape, const void* p, int bytes,
@@ -173,7 +186,13 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
 
 void emit_box_alignment_check(Emitter& e, const ir::StmtNode& n, const std::string& what, DType t,
                               const std::string& innermost) {
-  if (is_packed(t)) return;  // their boxes start at a multiple of 16 elements, which only the simulator checks
+  if (is_packed(t)) {  // loads into 16-element chunks, whose boxes start at a multiple of 16 elements
+    e.line(fmt::format(
+        "if ((long long)({}) % {} != 0) tessel_debug_misaligned_packed_box({}, (long long)({}), {});  "
+        "// debug",
+        innermost, ir::kTmaPackedChunk, c_string(n.loc.str()), innermost, c_string(std::string(dtype_name(t)))));
+    return;
+  }
   const int bytes = dtype_bytes(t);
   e.line(fmt::format(
       "if ((long long)({}) % {} != 0) tessel_debug_misaligned_box({}, {}, (long long)({}), {}, {});  // debug",

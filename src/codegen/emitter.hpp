@@ -275,8 +275,8 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
                        const std::string& in_view, const std::string& address, const std::string& bytes,
                        const std::vector<std::string>& coords);
 // A check, in the thread that issues a TMA copy (`what`) of elements of type t, that the box's
-// innermost coordinate `innermost` starts it 16-byte aligned in global memory; otherwise the kernel
-// reports n's line and stops.
+// innermost coordinate `innermost` starts it 16-byte aligned in global memory (for packed elements,
+// at the first element of a 16-element chunk); otherwise the kernel reports n's line and stops.
 void emit_box_alignment_check(Emitter& e, const ir::StmtNode& n, const std::string& what, DType t,
                               const std::string& innermost);
 // A wait for the phase of parity `parity` of `barrier` that reports the barrier, the parity and n's
