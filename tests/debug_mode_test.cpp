@@ -118,7 +118,7 @@ TEST(DebugMode, PackedTmaBoxesAreCheckedForTheirChunks) {
   const std::string src = k.cuda_source(256, 16, packed);
   EXPECT_TRUE(file_check(src, fmt::format(R"(
     CHECK: // tma.global_to_shared
-    CHECK: if ((long long)(int(arg1)) % 16 != 0) tessel_debug_misaligned_packed_box("{}", (long long)(int(arg1)), "f4e2m1");  // debug
+    CHECK: if ((long long)(int(arg1)) % 16 != 0) tessel_debug_misaligned_packed_box("{}", "tma.global_to_shared", (long long)(int(arg1)), "f4e2m1");  // debug
     CHECK-NEXT: cp.async.bulk.tensor.2d
   )",
                                           debug_kernels_line(CopiesAPackedBoxAtAColumn::load_line))))

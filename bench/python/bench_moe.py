@@ -1,9 +1,9 @@
 """A mixture of experts' token movement on the GPU: tessel's moe_permute and moe_unpermute against
-PyTorch in one process. Top-k of 4k experts (k = 2 unless --top-k says), bf16 rows, random routing; each timed call follows an
-L2 flush; the methods alternate by round; medians. Reports GB/s (the bytes each must move: the rows
-read and written, the indices and weights), each kernel's ratio to PyTorch's, and the permute's
-fraction of a plain copy of as many rows (`Tensor.copy_`); checks every output against PyTorch's
-first.
+PyTorch in one process. Top-k of 4k experts (k = 2 unless --top-k says), bf16 rows, random routing;
+each timed call follows an L2 flush; the methods alternate by round; medians. Reports GB/s (the
+bytes each must move: the rows read and written, the indices and weights), each kernel's ratio to
+PyTorch's, and the permute's fraction of a plain copy of as many rows (`Tensor.copy_`); checks every
+output against PyTorch's first.
 
 - permute: permuted = x[source] (torch.index_select), the tokens' rows in their experts' order;
 - unpermute: y[t] = sum_j weight[t, j] * expert_out[place[t, j]], in f32 and rounded once (PyTorch:

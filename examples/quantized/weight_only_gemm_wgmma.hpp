@@ -225,7 +225,7 @@ template <class W, class Act = f16> struct WeightOnlyGemmWgmma : Script {
         // Early weights: the ring's fillings so far, whose first lap's weights load before the wait.
         std::optional<Var<int32_t>> filling;
         if (early_weights) {
-          Var<int32_t>& f = filling.emplace(0);
+          Var<int32_t>& f = filling.emplace(Var<int32_t>(0));  // declared here, at the user's line
           for_each_item([&](const Int32& tile, const Int32& first, const Int32& last) {
             const Int32 n_block = rasterization.compute_block_coord(tile, num_m_blocks, num_n_blocks).second;
             // The item's k-tiles that still fit in the ring's first lap, counted before the loop

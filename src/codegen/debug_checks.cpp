@@ -94,14 +94,14 @@ __device__ __noinline__ void tessel_debug_misaligned_box(const char* where, cons
 }
 
 // A TMA box of packed elements whose first element is not the first of a 16-element chunk.
-__device__ __noinline__ void tessel_debug_misaligned_packed_box(const char* where, long long offset,
-                                                                const char* type) {
+__device__ __noinline__ void tessel_debug_misaligned_packed_box(const char* where, const char* what,
+                                                                long long offset, const char* type) {
   const bool first = tessel_debug_first_failure();
   if (first)
-    printf("tessel debug: %s: tma.global_to_shared: the box starts at element %lld of the rows of packed %s "
+    printf("tessel debug: %s: %s: the box starts at element %lld of the rows of packed %s "
            "elements; TMA moves them 16 to a chunk, so a box starts at a multiple of 16 (block (%d, %d, %d), "
            "thread %d)\n",
-           where, offset, type, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
+           where, what, offset, type, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
   tessel_debug_stop(first);
 }
 
@@ -187,10 +187,11 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
 void emit_box_alignment_check(Emitter& e, const ir::StmtNode& n, const std::string& what, DType t,
                               const std::string& innermost) {
   if (is_packed(t)) {  // loads into 16-element chunks, whose boxes start at a multiple of 16 elements
-    e.line(fmt::format(
-        "if ((long long)({}) % {} != 0) tessel_debug_misaligned_packed_box({}, (long long)({}), {});  "
-        "// debug",
-        innermost, ir::kTmaPackedChunk, c_string(n.loc.str()), innermost, c_string(std::string(dtype_name(t)))));
+    e.line(
+        fmt::format("if ((long long)({}) % {} != 0) tessel_debug_misaligned_packed_box({}, {}, (long long)({}), {});  "
+                    "// debug",
+                    innermost, ir::kTmaPackedChunk, c_string(n.loc.str()), c_string(what), innermost,
+                    c_string(std::string(dtype_name(t)))));
     return;
   }
   const int bytes = dtype_bytes(t);

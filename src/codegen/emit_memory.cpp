@@ -174,20 +174,15 @@ void emit_FreeShared(Emitter& e, const ir::FreeSharedNode& n) {
 
 namespace {
 
-// Whether every run of `vec` elements of the tile at `offsets` lies wholly inside the view's last
-// dimension or wholly outside it: the runs start at multiples of `vec` there, and so does the
-// dimension's end. A run is then never partly inside, and one that is not moved whole is not moved.
-bool runs_never_straddle_the_edge(Emitter& e, const ir::RegisterTensor& tile, const ir::GlobalTensor& g,
-                                  const std::vector<ir::Expr>& offsets, int indexed_dim, int vec) {
+// Whether every run of `vec` elements of an aligned access lies wholly inside the view's last
+// dimension or wholly outside it: the runs start at multiples of `vec` there (the tile's runs lie at
+// multiples of `vec` within its contiguous runs, and the alignment proven of the access proves its
+// offset a multiple), so the dimension's end must be one too. A run is then never partly inside,
+// and one that is not moved whole is not moved. The coordinate of a gather's indexed dimension is
+// an index, not a run's start.
+bool runs_never_straddle_the_edge(Emitter& e, const ir::GlobalTensor& g, int indexed_dim, int vec) {
   const int last = g->rank() - 1;
-  if (indexed_dim == last || size_t(last) >= offsets.size() || !e.divisibility.divides(vec, offsets[size_t(last)]) ||
-      !e.divisibility.divides(vec, g->shape[last]))
-    return false;
-  const Layout& l = tile->layout;
-  for (int t = 0; t < l.num_threads(); ++t)
-    for (int lv = 0; lv < l.local_size(); lv += vec)
-      if (l.coords(t, lv)[size_t(last)] % vec != 0) return false;
-  return true;
+  return indexed_dim != last && e.divisibility.divides(vec, g->shape[last]);
 }
 
 // Emits the per-thread loop of a global load or store. Runs of `vec` consecutive elements that are
@@ -258,7 +253,7 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   // Where no run straddles the view's edge and every run is aligned, a run not moved whole lies
   // outside: its elements take the fill (a store skips them), and the element-wise accesses, whose
   // registers the compiler would otherwise keep beside the vector's, are not emitted.
-  if (!e.debug && runs_aligned && runs_never_straddle_the_edge(e, tile, g, offsets, indexed.dim, vec))
+  if (!e.debug && runs_aligned && runs_never_straddle_the_edge(e, g, indexed.dim, vec))
     scalar("l", "false");
   else
     checked_scalar();

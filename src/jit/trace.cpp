@@ -132,21 +132,21 @@ void check_register_requests(const Builder& b, int threads, const std::string& n
 // attrs.resident_blocks: as many blocks as a multiprocessor holds on every target, by their
 // threads; and none beside setmaxnreg, whose register counts assume one block a multiprocessor.
 void check_resident_blocks(const Builder& b, const Attrs& attrs, const std::string& name) {
-  const int blocks = attrs.resident_blocks;
-  if (blocks == 0) return;
+  const int resident = attrs.resident_blocks;
+  if (resident == 0) return;
   const ir::TargetLimits& limits = ir::target_limits(ir::Arch::Sm80);
   const int threads = attrs.warps * 32;
   const int most = std::min(limits.max_blocks_per_sm, limits.max_threads_per_sm / threads);
-  if (blocks < 1 || blocks > most)
+  if (resident < 1 || resident > most)
     throw Error(attrs.resident_blocks.loc(),
                 fmt::format("kernel {}: attrs.resident_blocks is {}; a multiprocessor holds 1 to {} blocks of {} "
                             "threads ({} threads and {} blocks at most)",
-                            name, blocks, most, threads, limits.max_threads_per_sm, limits.max_blocks_per_sm));
-  if (!b.register_requests.empty() && blocks > 1)
+                            name, resident, most, threads, limits.max_threads_per_sm, limits.max_blocks_per_sm));
+  if (!b.register_requests.empty() && resident > 1)
     throw Error(attrs.resident_blocks.loc(),
                 fmt::format("kernel {}: attrs.resident_blocks is {}, but setmaxnreg at {} moves registers between "
                             "the warpgroups of one block a multiprocessor; leave resident_blocks unset or at 1",
-                            name, blocks, b.register_requests.front().loc.str()));
+                            name, resident, b.register_requests.front().loc.str()));
 }
 
 }  // namespace

@@ -506,6 +506,9 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
 PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) const {
   PriorGridAccesses record;
   if (!enabled_) {
+    // Whether this launch let the next one start before its wait is not followed either: the
+    // kernels before it that left no record may still run beside the next.
+    if (prior_) record.unrecorded = prior_->unrecorded;
     record.unrecorded.push_back(std::string(kernel));
     return record;
   }
