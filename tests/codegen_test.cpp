@@ -279,7 +279,8 @@ TEST(Codegen, MaskedAccessesTestOnlyWhatConstantsLeaveOpen) {
     CHECK: // store_global [warps 0..3]
     CHECK: if (c0 >= 0 && c0 < n) {
     CHECK-NEXT: tessel_store_vec<float, 4>(p,
-    CHECK: if (false) out[
+    CHECK-NEXT: }
+    CHECK-NEXT: }
     CHECK: // store_global [warps 0..3]
     CHECK: if (c0 >= 0 && c0 < n && c1 >= 0 && c1 + 4 <= 64 && (reinterpret_cast<uint64_t>(p) % 16) == 0) {
     CHECK-NEXT: tessel_store_vec<float, 4>(p,

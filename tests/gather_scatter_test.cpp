@@ -58,7 +58,10 @@ TEST(GatherScatter, RunsThatCannotStraddleTheEdgeNeedNoElementWisePath) {
     CHECK: if (c0 >= 0 && c0 < arg0 && c1 >= 0 && c1 + 8 <= arg1) {
     CHECK-NEXT: tessel_load_vec<tessel_f16, 8>(&r_3[lv], p);
     CHECK-NEXT: } else {
-    CHECK: r_3[l] = (false) ? arg2[int64_t(c0) * arg1 + int64_t(c1) * 1] : tessel_f16((float)(7.0f));
+    CHECK-NEXT: #pragma unroll
+    CHECK-NEXT: for (int j = 0; j < 8; ++j) {
+    CHECK-NEXT: const int l = lv + j;
+    CHECK-NEXT: r_3[l] = tessel_f16((float)(7.0f));
   )"));
   EXPECT_TRUE(file_check(source(500), R"(
     CHECK: const int64_t c0 = int64_t(r_1[tessel_index_slot[lv]]);

@@ -186,12 +186,15 @@ bool runs_never_straddle_the_edge(Emitter& e, const ir::GlobalTensor& g, int ind
 }
 
 // Emits the per-thread loop of a global load or store. Runs of `vec` consecutive elements that are
-// fully inside the view and aligned move as one vector access; the others element by element. In
-// debug mode each access is checked against its allocation first, reported as `what` at n's line.
+// fully inside the view and aligned move as one vector access; the others element by element, or,
+// where no run can straddle the view's edge, not at all: `outside(l)` gives a load's element l its
+// fill (a store passes none and skips them). In debug mode each access is checked against its
+// allocation first, reported as `what` at n's line.
 void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::RegisterTensor& tile,
                         const ir::GlobalTensor& g, const std::vector<ir::Expr>& offsets, const IndexedDim& indexed,
                         int vec, const std::function<void(const std::string&, const std::string&)>& scalar,
-                        const std::function<void(const std::string&, const std::string&)>& vector) {
+                        const std::function<void(const std::string&, const std::string&)>& vector,
+                        const std::function<void(const std::string&)>& outside) {
   TESSEL_CHECK(vec >= 1, "global access of {} reached code generation without a vector width", tile->name);
   const int bytes = dtype_bytes(g->dtype);
   const std::vector<int> extent = tile->layout.shape();
@@ -235,30 +238,36 @@ void emit_global_access(Emitter& e, const ir::StmtNode& n, const std::string& wh
   // Each run's test leaves out what trace-time constants prove: dimensions inside the view, and
   // the alignment when the tile's origin and strides are proven aligned (so is every run then),
   // so that no loop-invariant test of a run is computed, hoisted and kept alive by the compiler.
+  // Where no run straddles the view's edge and every run is aligned, a run not moved whole lies
+  // outside, and the element-wise accesses, whose registers the compiler would otherwise keep
+  // beside the vector's, are not emitted.
+  const bool wholly_outside = !e.debug && runs_aligned && runs_never_straddle_the_edge(e, g, indexed.dim, vec);
   open_run_loop(e, tile, offsets, "lv", vec, indexed);
   const int last = g->rank() - 1;
-  e.line(fmt::format("const int c{0}_base = c{0};", last));
+  if (!wholly_outside) e.line(fmt::format("const int c{0}_base = c{0};", last));
   std::vector<std::string> inside = unproven_bounds(e, g, offsets, extent, vec, indexed.dim);
   e.line(fmt::format("{}* p = {} + ({});", c_type(g->dtype), e.expr(g->ptr), global_index(e, g)));
   if (!runs_aligned) inside.push_back(fmt::format("(reinterpret_cast<uint64_t>(p) % {}) == 0", vec * bytes));
   e.open(fmt::format("if ({})", all_of(inside)));
   if (e.debug) emit_access_check(e, n, what, g, "", "p", std::to_string(vec * bytes), coordinates(g->rank()));
   vector("p", "lv");
-  e.close(" else {");
-  ++e.indent;
-  e.line("#pragma unroll");
-  e.open(fmt::format("for (int j = 0; j < {}; ++j)", vec));
-  e.line("const int l = lv + j;");
-  e.line(fmt::format("const int c{0} = c{0}_base + j;", last));
-  // Where no run straddles the view's edge and every run is aligned, a run not moved whole lies
-  // outside: its elements take the fill (a store skips them), and the element-wise accesses, whose
-  // registers the compiler would otherwise keep beside the vector's, are not emitted.
-  if (!e.debug && runs_aligned && runs_never_straddle_the_edge(e, g, indexed.dim, vec))
-    scalar("l", "false");
-  else
-    checked_scalar();
-  e.close();
-  e.close();
+  if (wholly_outside && !outside) {
+    e.close();
+  } else {
+    e.close(" else {");
+    ++e.indent;
+    e.line("#pragma unroll");
+    e.open(fmt::format("for (int j = 0; j < {}; ++j)", vec));
+    e.line("const int l = lv + j;");
+    if (wholly_outside) {
+      outside("l");
+    } else {
+      e.line(fmt::format("const int c{0} = c{0}_base + j;", last));
+      checked_scalar();
+    }
+    e.close();
+    e.close();
+  }
   e.close();
   if (fast_path) e.close();
 }
@@ -286,7 +295,8 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
       [&](const std::string& p, const std::string& lv) {
         e.line(
             fmt::format("tessel_load_vec<{}, {}>(&{}[{}], {});", c_type(n.out->dtype), n.vector, e.tile(n.out), lv, p));
-      });
+      },
+      [&](const std::string& l) { e.line(fmt::format("{}[{}] = {};", e.tile(n.out), l, fill)); });
   e.close();
 }
 
@@ -308,7 +318,8 @@ void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
       [&](const std::string& p, const std::string& lv) {
         e.line(fmt::format("tessel_store_vec<{}, {}>({}, &{}[{}]);", c_type(n.dst->dtype), n.vector, p, e.tile(n.src),
                            lv));
-      });
+      },
+      nullptr);
   e.close();
 }
 
