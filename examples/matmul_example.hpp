@@ -1,6 +1,9 @@
-// The registration shared by the matmul examples (C = A * B^T, T in, f32 accumulate, T out):
-// random inputs, a poisoned output, and a host reference in double precision.
+// The registration shared by the matmul examples (C = A * B^T, T in, f32 accumulate, T out; or tf32
+// in and f32 out): random inputs, a poisoned output, and a host reference in double precision.
 #pragma once
+
+#include <bit>
+#include <cmath>
 
 #include "examples.hpp"
 
@@ -41,6 +44,48 @@ template <class S, class T = f16> KernelEntry matmul_example(std::string name, s
   };
   add_introspection<S>(e, [](const std::vector<int64_t>& s) {
     T* p = nullptr;
+    return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), p, p, p);
+  });
+  return e;
+}
+
+// The same for tf32 operands into an f32 output: the inputs are f32 with every mantissa bit random,
+// which the kernel reads as tf32 (tessel/dtype.hpp: the low 13 bits cleared), so the reference
+// multiplies the operands so cleared. Their products are exact in f32; the sums of k of them in f32
+// are within k units of f32's last place of the sum of their magnitudes.
+template <class S> KernelEntry tf32_matmul_example(std::string name, std::string description) {
+  KernelEntry e;
+  e.name = std::move(name);
+  e.description = std::move(description);
+  e.size_names = {"m", "n", "k"};
+  e.default_sizes = {200, 136, 96};
+  e.runner = [label = e.name](const Device& dev, const std::vector<int64_t>& s, const KernelOptions& opt) {
+    const int m = int(s[0]), n = int(s[1]), k = int(s[2]);
+    const auto a = random_vector<float>(size_t(m) * k, 4), b = random_vector<float>(size_t(n) * k, 5);
+    Buffer<float> da(dev, a), db(dev, b);
+    Buffer<float> dc(dev, poisoned<float>(size_t(m) * n));
+    Kernel<S> kernel(dev, opt);
+    kernel(m, n, k, da, db, dc);
+    dev.synchronize();
+    const auto as_tf32 = [](const std::vector<float>& v) {
+      std::vector<float> t(v.size());
+      for (size_t i = 0; i < v.size(); ++i) t[i] = float(tf32::from_bits(std::bit_cast<uint32_t>(v[i])));
+      return t;
+    };
+    const std::vector<float> ta = as_tf32(a), tb = as_tf32(b);
+    const std::vector<float> want = matmul_reference(ta, tb, m, n, k);
+    std::vector<float> magnitude_a(ta.size()), magnitude_b(tb.size());
+    for (size_t i = 0; i < ta.size(); ++i) magnitude_a[i] = std::fabs(ta[i]);
+    for (size_t i = 0; i < tb.size(); ++i) magnitude_b[i] = std::fabs(tb[i]);
+    const std::vector<float> magnitudes = matmul_reference(magnitude_a, magnitude_b, m, n, k);
+    std::vector<double> bound(want.size());
+    for (size_t i = 0; i < bound.size(); ++i) bound[i] = double(k) * 0x1p-23 * magnitudes[i] + 1e-30;
+    RunResult r = compare_within(dc.download(), want, bound, fmt::format("{} {}x{}x{}", label, m, n, k));
+    r.stats = kernel.stats();
+    return r;
+  };
+  add_introspection<S>(e, [](const std::vector<int64_t>& s) {
+    float* p = nullptr;
     return std::make_tuple(int(s[0]), int(s[1]), int(s[2]), p, p, p);
   });
   return e;

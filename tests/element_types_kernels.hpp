@@ -100,6 +100,56 @@ inline void check_fp8_conversions(const Device& dev) {
   }
 }
 
+// f32 to tf32 and back, and f32 data read as tf32 (the low 13 mantissa bits cleared).
+struct Tf32Conversions : Script {
+  void operator()(Int32 n, Ptr<float> x, Ptr<tf32> rounded, Ptr<float> back, Ptr<tf32> as_tf32, Ptr<float> read) {
+    attrs.blocks = cdiv(n, 256);
+    attrs.warps = 2;
+    const Int32 at = blockIdx.x * 256;
+    auto t = load_global(global_view(x, {n}), {at}, {256}).to<tf32>();
+    store_global(global_view(rounded, {n}), t, {at});
+    store_global(global_view(back, {n}), t.to<float>(), {at});
+    store_global(global_view(read, {n}), load_global(global_view(as_tf32, {n}), {at}, {256}).to<float>(), {at});
+  }
+};
+
+// tf32's inputs: fp8's, with ties of tf32's last place (both ways from even and odd), the largest
+// finite f32 (which rounds to infinity) and f32's subnormals.
+inline std::vector<float> tf32_inputs(int n) {
+  std::vector<float> x = fp8_inputs(n);
+  const auto at = [](uint32_t bits) { return std::bit_cast<float>(bits); };
+  const std::vector<float> special = {at(0x3f801000u), at(0x3f803000u), at(0xbf801000u), at(0x3f800fffu),
+                                      at(0x7f7fffffu), at(0x7f7fefffu), at(0x00000001u), at(0x00001000u),
+                                      at(0x807ff000u), at(0x7f800001u)};
+  std::copy(special.begin(), special.end(), x.begin() + 30);
+  std::mt19937 rng(29);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (size_t i = 100; i < x.size(); i += 2) {
+    x[i] = at(bits(rng));
+    if (std::isnan(x[i])) x[i] = 1.5f;
+  }
+  return x;
+}
+
+inline void check_tf32_conversions(const Device& dev) {
+  const int n = 1000;
+  const std::vector<float> x = tf32_inputs(n);
+  Buffer<float> dx(dev, x), back(dev, std::vector<float>(n, 7.0f)), read(dev, std::vector<float>(n, 7.0f));
+  Buffer<tf32> rounded(dev, std::vector<tf32>(n, tf32::from_bits(0x55555555u)));
+  Kernel<Tf32Conversions> k(dev);
+  k(n, dx, rounded, back, dx, read);
+  const auto got = rounded.download();
+  const auto got_back = back.download();
+  const auto got_read = read.download();
+  for (int i = 0; i < n; ++i) {
+    const tf32 want(x[i]);
+    const uint32_t raw = std::bit_cast<uint32_t>(x[i]);
+    EXPECT_EQ(got[i].bits, want.bits) << fmt::format("tf32 of {} (0x{:08x})", x[i], raw);
+    EXPECT_EQ(std::bit_cast<uint32_t>(got_back[i]), want.bits) << fmt::format("back from tf32 of 0x{:08x}", raw);
+    EXPECT_EQ(std::bit_cast<uint32_t>(got_read[i]), raw & 0xffffe000u) << fmt::format("0x{:08x} read as tf32", raw);
+  }
+}
+
 // Narrow integers wrap as their width does; bitcasts keep bits between types of one width.
 struct NarrowIntegersAndBitcasts : Script {
   void operator()(Int32 n, Ptr<uint8_t> a, Ptr<int16_t> b, Ptr<float> f, Ptr<uint8_t> a_out, Ptr<int16_t> b_out,

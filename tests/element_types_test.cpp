@@ -49,6 +49,20 @@ TEST(Fp8Encoding, EveryValueOfBothFormatsRoundTrips) {
 
 TEST(ElementTypes, Fp8ConversionsOnTheSimulator) { check_fp8_conversions(Device::simulator()); }
 
+TEST(Tf32Encoding, RoundsToNearestTiesAwayAndReadsF32DataTowardZero) {
+  const auto at = [](uint32_t bits) { return std::bit_cast<float>(bits); };
+  EXPECT_EQ(tf32(1.0f).bits, 0x3f800000u);
+  EXPECT_EQ(tf32(at(0x3f801000u)).bits, 0x3f802000u);  // a tie above an even last place: away from zero
+  EXPECT_EQ(tf32(at(0x3f803000u)).bits, 0x3f804000u);  // a tie above an odd one: away too
+  EXPECT_EQ(tf32(at(0xbf801000u)).bits, 0xbf802000u);
+  EXPECT_EQ(tf32(at(0x3f800fffu)).bits, 0x3f800000u);     // below the tie
+  EXPECT_EQ(tf32(at(0x7f7fffffu)).bits, 0x7f800000u);     // the largest finite f32 rounds to infinity
+  EXPECT_TRUE(std::isnan(float(tf32(at(0x7f800001u)))));  // a NaN whose payload is in the low bits stays one
+  EXPECT_EQ(float(tf32::from_bits(0x3f801fffu)), 1.0f);   // f32 data read as tf32: toward zero
+}
+
+TEST(ElementTypes, Tf32ConversionsOnTheSimulator) { check_tf32_conversions(Device::simulator()); }
+
 TEST(ElementTypes, NarrowIntegersAndBitcastsOnTheSimulator) { check_narrow_integers_and_bitcasts(Device::simulator()); }
 
 TEST(ElementTypes, FloatsToIntegersSaturateAsPtxCvtOnTheSimulator) { check_floats_to_integers(Device::simulator()); }
@@ -90,6 +104,25 @@ TEST(ElementTypes, ABitcastToBoolIsRefused) {
                 source_at("tests/element_types_test.cpp", "// to be bitcast") +
                 "): f32 is 32 bits wide and bool is a predicate; a bitcast keeps the bits of each element, and bool "
                 "has none");
+}
+
+struct Tf32Arithmetic : Script {
+  void operator()(Ptr<tf32> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {32}), {0}, {32});  // of tf32
+    store_global(global_view(x, {32}), t + t, {0});
+  }
+};
+
+TEST(ElementTypes, ArithmeticOnTf32TilesNamesTheConversion) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(32, 1.0f));
+  EXPECT_EQ(error_of<Tf32Arithmetic>(x),
+            source_at("tests/element_types_test.cpp", "t + t, {0});") +
+                ": an elementwise operation does not take tf32 elements (the register tile created at " +
+                source_at("tests/element_types_test.cpp", "// of tf32") +
+                "); tf32 tiles are loaded, stored, copied, bitcast, converted and multiplied by the tensor cores: "
+                "convert it with .to<float>() first");
 }
 
 // The GPU's cvt (measured on an H200 by the GPU test of the same kernel): a NaN converted between

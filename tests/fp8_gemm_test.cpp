@@ -208,9 +208,9 @@ TEST(Fp8GemmMisuse, AnFp8KBelowOneInstructionIsReported) {
 
 TEST(Fp8GemmMisuse, A16BitOperandWithAnFp8OneIsReported) {
   const std::string got = trace_error<Misuse::HalfTimesFp8>();
-  EXPECT_EQ(got, at_line("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, in any "
-                         "pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any pairing) and an "
-                         "i32 accumulator; got f16 @ f8e4m3 into f32"));
+  EXPECT_EQ(got, at_line("wgmma.mma: takes f16 or bf16 operands of one type, tf32 operands, or fp8 operands (f8e4m3, "
+                         "f8e5m2, in any pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any "
+                         "pairing) and an i32 accumulator; got f16 @ f8e4m3 into f32"));
 }
 
 }  // namespace

@@ -102,8 +102,10 @@ template <class A, class B> using Fp8DotOf = DotThroughShared<A, B, float>;
 
 struct Fp8Dot : Fp8DotOf<f8e4m3, f8e4m3> {};
 struct Fp8MixedDot : Fp8DotOf<f8e5m2, f8e4m3> {};
+// tf32 operands into f32 (mma.sync m16n8k8).
+struct Tf32Dot : DotThroughShared<tf32, tf32, float> {};
 
-// Operands of halves in [-2, 2] (exact in both fp8 formats) and accumulators of quarters, so that
+// Operands of halves in [-2, 2] (exact in both fp8 formats and in tf32) and accumulators of quarters, so that
 // every product and partial sum is a multiple of 1/4 below 2^11: exact however the tensor cores
 // round their sums, and comparable bit for bit.
 template <class S = Fp8Dot> void check_fp8_dot(const Device& device, int m, int n, int k, uint64_t seed) {

@@ -27,6 +27,11 @@ TEST(TensorCore, Fp8DotMatchesTheHostReference) {
   check_fp8_dot<Fp8MixedDot>(Device::simulator(), 100, 72, 64, 7);  // partial blocks: loads fill with zeros
 }
 
+TEST(TensorCore, Tf32DotMatchesTheHostReference) {
+  check_fp8_dot<Tf32Dot>(Device::simulator(), 64, 64, 128, 11);
+  check_fp8_dot<Tf32Dot>(Device::simulator(), 100, 72, 64, 12);  // partial blocks: loads fill with zeros
+}
+
 int dot_line = 0;
 
 // A dot of u8 operands into an f32 accumulator: integer operands take an i32 one.
@@ -44,8 +49,8 @@ TEST(TensorCore, DotRefusesOperandsTensorCoresDoNotTake) {
   const std::string got = error_of_call(
       [] { Kernel<UnsignedIntoFloat>(Device::simulator()).cuda_source((u8*)nullptr, (i8*)nullptr, (float*)nullptr); });
   EXPECT_EQ(got, fmt::format("{}:{}: dot: tensor cores take f16 or bf16 operands of one type with an f32 accumulator, "
-                             "fp8 operands (e4m3 or e5m2 each) with an f32 accumulator, or i8 or u8 operands (either "
-                             "signedness each) with an i32 accumulator; got u8 @ i8 + f32",
+                             "tf32 or fp8 operands (e4m3 or e5m2 each) with an f32 accumulator, or i8 or u8 operands "
+                             "(either signedness each) with an i32 accumulator; got u8 @ i8 + f32",
                              __FILE__, dot_line));
 }
 

@@ -1,5 +1,5 @@
 // wgmma with 8-bit operands and host references: 8-bit integers (s8, u8, either signedness each)
-// into an s32 accumulator, and fp8 with A in registers. One block of `Warps` warps computes
+// into an s32 accumulator, fp8 with A in registers, and tf32. One block of `Warps` warps computes
 // C = C0 + A Bᵀ (or A Bᵀ alone, without `Accumulate`) with A [M, K] and B [N, K] K-major, the
 // accumulator starting from C0 as read from global memory; with `Saturating`, integer sums clamp at
 // the s32 limits after each k32 instruction (.satfinite). Run on the simulator by

@@ -1,5 +1,6 @@
 // wgmma with 8-bit operands on the simulator: 8-bit integers of either signedness into an s32
-// accumulator that wraps, from shared memory or with A in registers, and fp8 with A in registers,
+// accumulator that wraps, from shared memory or with A in registers, fp8 with A in registers, and
+// tf32 from shared memory or registers,
 // against host references under every completion order; the code generated for them, accepted by
 // NVRTC for sm_90a; and their misuse, reported at the user's line.
 #include "expect_error.hpp"
@@ -41,6 +42,15 @@ TEST(Wgmma8Bit, Fp8RegisterAMatchesTheHostReference) {
     check_wgmma_8bit<f8e4m3, f8e4m3, float, 64, 64, 128, true>(o, 8);
     check_wgmma_8bit<f8e5m2, f8e4m3, float, 128, 40, 32, true, true, 8>(o, 9);
     check_wgmma_8bit<f8e4m3, f8e5m2, float, 64, 16, 64, true, false>(o, 10);
+  }
+}
+
+TEST(WgmmaTf32, SharedAndRegisterOperandsMatchTheHostReference) {
+  for (const KernelOptions& o : every_order_options()) {
+    check_wgmma_8bit<tf32, tf32, float, 64, 64, 32, false>(o, 13);
+    check_wgmma_8bit<tf32, tf32, float, 64, 40, 16, true>(o, 14);
+    check_wgmma_8bit<tf32, tf32, float, 128, 24, 8, true, true, 8>(o, 15);  // two warpgroups
+    check_wgmma_8bit<tf32, tf32, float, 64, 16, 32, false, false>(o, 16);
   }
 }
 
@@ -139,10 +149,9 @@ std::string at_line(const std::string& message) { return fmt::format("{}:{}: {}"
 
 TEST(Wgmma8BitDiagnostics, IntegerOperandsIntoAnF32AccumulatorAreReported) {
   const std::string got = trace_error<OneMma<int8_t, float, 64, 32>, int8_t>();
-  EXPECT_EQ(got,
-            at_line("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, in any "
-                    "pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any pairing) and an i32 "
-                    "accumulator; got i8 @ i8 into f32"));
+  EXPECT_EQ(got, at_line("wgmma.mma: takes f16 or bf16 operands of one type, tf32 operands, or fp8 operands (f8e4m3, "
+                         "f8e5m2, in any pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any "
+                         "pairing) and an i32 accumulator; got i8 @ i8 into f32"));
 }
 
 TEST(Wgmma8BitDiagnostics, SaturationOfFloatingPointSumsIsReported) {

@@ -270,13 +270,14 @@ TEST(WgmmaDiagnostics, ShapesOutsideTheInstructionSetAreReportedAtTheCall) {
 
 TEST(WgmmaDiagnostics, TypesOtherThanHalvesIntoF32AreReported) {
   std::string got = trace_error<OneMma<64, 8, 16, 4, float>, float>();
-  EXPECT_EQ(got, at_line("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, in any "
-                         "pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any pairing) and an "
-                         "i32 accumulator; got f32 @ f32 into f32"));
+  EXPECT_EQ(got, at_line("wgmma.mma: takes f16 or bf16 operands of one type, tf32 operands, or fp8 operands (f8e4m3, "
+                         "f8e5m2, in any pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any "
+                         "pairing) and an i32 accumulator; got f32 @ f32 into f32; the tensor cores read f32 as tf32: "
+                         "shared tiles of tf32 take f32 data as it is (docs/language.md, \"tf32\")"));
   got = trace_error<OneMma<64, 8, 16, 4, f16, f16>>();
-  EXPECT_EQ(got, at_line("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, in any "
-                         "pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any pairing) and an "
-                         "i32 accumulator; got f16 @ f16 into f16"));
+  EXPECT_EQ(got, at_line("wgmma.mma: takes f16 or bf16 operands of one type, tf32 operands, or fp8 operands (f8e4m3, "
+                         "f8e5m2, in any pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any "
+                         "pairing) and an i32 accumulator; got f16 @ f16 into f16"));
 }
 
 struct WaitsForTooManyGroups : Script {

@@ -28,6 +28,8 @@ std::vector<KernelEntry> hopper_ladder_examples() {
           "Hopper ladder 5: persistent blocks over rasterized tiles, two consumer warpgroups, a TMA-store "
           "epilogue"),
       matmul_example<hopper::MatmulV5Persistent<bf16>, bf16>("hopper_v5_bf16", "Hopper ladder 5 with bf16 operands"),
+      tf32_matmul_example<hopper::MatmulV5Persistent<tf32, float>>(
+          "hopper_v5_tf32", "Hopper ladder 5 with tf32 operands (f32 data, read by wgmma as tf32) into f32"),
   };
   for (KernelEntry& e : ladder) e.targets = {"sm_90a"};  // wgmma exists only on sm_90a
   return ladder;

@@ -30,8 +30,12 @@ namespace tessel::examples::hopper {
 // B's block_n rows as its M and A's block_m rows as its N (which may be 16), so the stages hold
 // no rows that do not exist. The epilogue stores the accumulator's transpose straight from
 // registers; the output tile is a few rows, so its stores are few.
-template <class T = f16> struct MatmulV5Persistent : Script {
-  int block_m = 128, block_n = 256, block_k = 64;
+//
+// T is the operands' type and Out the output's: f16 or bf16 both, or tf32 operands (f32 data as the
+// tensor cores read it) into an f32 output. A k-tile is 128 bytes of each row, the widest swizzle
+// span: 64 columns of 16-bit elements, 32 of tf32.
+template <class T = f16, class Out = T> struct MatmulV5Persistent : Script {
+  int block_m = 128, block_n = 256, block_k = 128 / int(sizeof(T));
   int stages = 3;
   int swizzle_size = 4;
   int consumer_warpgroups = 2;
@@ -74,7 +78,7 @@ template <class T = f16> struct MatmulV5Persistent : Script {
   static constexpr int producer_registers = 40;
   int consumer_registers() const { return std::min(256, (512 - producer_registers) / consumer_warpgroups / 8 * 8); }
 
-  void operator()(Int32 m, Int32 n, Int32 k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
+  void operator()(Int32 m, Int32 n, Int32 k, Ptr<T> a, Ptr<T> b, Ptr<Out> c) {
     if (swap_ab && split_k != 1) throw Error("MatmulV5Persistent: swap_ab = 1 takes split_k = 1");
     if (k_chunks < 1) throw Error(fmt::format("MatmulV5Persistent: k_chunks must be at least 1, not {}", k_chunks));
     Int32 num_m_blocks = cdiv(m, block_m);
@@ -91,8 +95,8 @@ template <class T = f16> struct MatmulV5Persistent : Script {
     auto s_a = shared_tensor<T>({stages, k_chunks, block_m, block_k});
     auto s_b = shared_tensor<T>({stages, k_chunks, block_n, block_k});
     // The output tile's shared copy, for the TMA-store epilogue (swapped operands store from registers).
-    std::optional<TmaStoreEpilogue<T>> epilogue;
-    if (!swap_ab) epilogue = TmaStoreEpilogue<T>(block_m, block_n);
+    std::optional<TmaStoreEpilogue<Out>> epilogue;
+    if (!swap_ab) epilogue = TmaStoreEpilogue<Out>(block_m, block_n);
     Pipeline tma_pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
     const int stage_k = block_k * k_chunks;  // the columns of k one stage holds
@@ -152,7 +156,7 @@ template <class T = f16> struct MatmulV5Persistent : Script {
         if_(unit_k_tiles > 0,
             [&] { mbarrier.arrive(tma_pipe.empty_barriers[(tma_pipe.consumer_stage + stages - 1) % stages]); });
         if (swap_ab) {
-          store_global(g_c, permute(acc, {1, 0}).to<T>(), {m_block * block_m, n_block * block_n});
+          store_global(g_c, permute(acc, {1, 0}).to<Out>(), {m_block * block_m, n_block * block_n});
         } else if (split_k == 1) {
           epilogue->store(acc, g_c, m_block * block_m, n_block * block_n);
         } else {

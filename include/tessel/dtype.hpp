@@ -16,21 +16,22 @@ namespace tessel {
 // holds both exactly); packed types take part in no arithmetic. A new type is a new line here: the
 // enum and kDTypes are generated from these lists, and -Werror=switch points at the switches that
 // must handle it.
-#define TESSEL_BYTE_DTYPES(X)                                \
-  X(Bool, "bool", 8, false, false, 0, "bool", 0)             \
-  X(I32, "i32", 32, false, true, 5, "int32_t", 0)            \
-  X(U32, "u32", 32, false, false, 6, "uint32_t", 0)          \
-  X(I64, "i64", 64, false, true, 7, "int64_t", 0)            \
-  X(F16, "f16", 16, true, false, 11, "tessel_f16", 5)        \
-  X(BF16, "bf16", 16, true, false, 12, "tessel_bf16", 8)     \
-  X(F32, "f32", 32, true, false, 13, "float", 8)             \
-  X(I8, "i8", 8, false, true, 1, "int8_t", 0)                \
-  X(U64, "u64", 64, false, false, 8, "uint64_t", 0)          \
-  X(U8, "u8", 8, false, false, 2, "uint8_t", 0)              \
-  X(I16, "i16", 16, false, true, 3, "int16_t", 0)            \
-  X(U16, "u16", 16, false, false, 4, "uint16_t", 0)          \
-  X(F8E4M3, "f8e4m3", 8, true, false, 9, "tessel_f8e4m3", 4) \
-  X(F8E5M2, "f8e5m2", 8, true, false, 10, "tessel_f8e5m2", 5)
+#define TESSEL_BYTE_DTYPES(X)                                 \
+  X(Bool, "bool", 8, false, false, 0, "bool", 0)              \
+  X(I32, "i32", 32, false, true, 5, "int32_t", 0)             \
+  X(U32, "u32", 32, false, false, 6, "uint32_t", 0)           \
+  X(I64, "i64", 64, false, true, 7, "int64_t", 0)             \
+  X(F16, "f16", 16, true, false, 11, "tessel_f16", 5)         \
+  X(BF16, "bf16", 16, true, false, 12, "tessel_bf16", 8)      \
+  X(F32, "f32", 32, true, false, 13, "float", 8)              \
+  X(I8, "i8", 8, false, true, 1, "int8_t", 0)                 \
+  X(U64, "u64", 64, false, false, 8, "uint64_t", 0)           \
+  X(U8, "u8", 8, false, false, 2, "uint8_t", 0)               \
+  X(I16, "i16", 16, false, true, 3, "int16_t", 0)             \
+  X(U16, "u16", 16, false, false, 4, "uint16_t", 0)           \
+  X(F8E4M3, "f8e4m3", 8, true, false, 9, "tessel_f8e4m3", 4)  \
+  X(F8E5M2, "f8e5m2", 8, true, false, 10, "tessel_f8e5m2", 5) \
+  X(TF32, "tf32", 32, true, false, -1, "tessel_tf32", 8)
 
 // The integers of 1 to 7 bits, packed (docs/language.md, "Packed types").
 #define TESSEL_PACKED_INT_DTYPES(X)              \
@@ -127,6 +128,9 @@ constexpr bool is_byte_addressed_integer(DType t) { return !is_float(t) && t != 
 constexpr bool is_byte_integer(DType t) { return t == DType::I8 || t == DType::U8; }
 // The 8-bit float types (OCP's e4m3 and e5m2), which tensor cores multiply into f32 accumulators.
 constexpr bool is_fp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
+// The types that are moved, converted and multiplied by the tensor cores, but take part in no
+// arithmetic: the packed types, and tf32 (docs/language.md, "tf32").
+constexpr bool is_operand_only(DType t) { return is_packed(t) || t == DType::TF32; }
 
 // The fields of a floating-point type and what its top exponent holds.
 enum class FloatSpecials {
@@ -143,10 +147,12 @@ struct FloatFormat {
 constexpr FloatFormat float_format(DType t) {
   if (!is_float(t)) throw std::logic_error("float_format of a type that is not floating-point");
   const int e = dtype_info(t).exponent_bits;
+  // tf32 is f32's sign and exponent with the top 10 of its 23 mantissa bits.
+  const int mantissa = t == DType::TF32 ? 10 : dtype_bits(t) - 1 - e;
   const FloatSpecials specials = t == DType::F8E4M3 ? FloatSpecials::single_nan
                                  : e >= 5           ? FloatSpecials::ieee
                                                     : FloatSpecials::finite;
-  return FloatFormat{e, dtype_bits(t) - 1 - e, specials};
+  return FloatFormat{e, mantissa, specials};
 }
 
 // IEEE binary16, stored as its bit pattern; conversions round to nearest even, and a NaN becomes
@@ -216,6 +222,23 @@ struct f8e5m2 {
   }
 };
 
+// NVIDIA's TensorFloat-32, the tensor cores' form of f32: f32's sign and 8-bit exponent with the top
+// 10 of its 23 mantissa bits. A tf32 element is stored as an f32 in 32 bits, and its value is that
+// f32's with the low 13 mantissa bits cleared, as the tensor cores read it (so any f32 is a tf32
+// element, taken toward zero). Conversion from float is PTX's cvt.rna.tf32.f32: to nearest, ties
+// away from zero, past the largest finite value to infinity; a NaN stays a NaN.
+struct tf32 {
+  uint32_t bits = 0;
+  tf32() = default;
+  explicit tf32(float v);
+  explicit operator float() const;
+  static tf32 from_bits(uint32_t b) {
+    tf32 x;
+    x.bits = b;
+    return x;
+  }
+};
+
 // The packed types (fewer than 8 bits). Memory holds them as one stream of bits, element i in bits
 // [i * N, (i + 1) * N) counted from the lowest bit of the first byte; a host buffer of them is one
 // of bytes (uint8_t; pack_bits and unpack_bits below). These types only name the element type of a
@@ -272,12 +295,13 @@ template <class T> inline constexpr bool no_element_type = false;
 }
 // The element type of a C++ type, for Ptr<T>, shared_tensor<T>, register_tensor<T>, to<T>().
 template <class T> struct dtype_of {
-  static_assert(detail::no_element_type<T>,
-                "tessel has no element type for this C++ type; the element types are bool, int8_t, uint8_t, "
-                "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, tessel::f8e4m3, tessel::f8e5m2, "
-                "tessel::f16, tessel::bf16, float, the packed integers tessel::i1 to tessel::i7 and tessel::u1 to "
-                "tessel::u7, and the packed floats tessel::f3e1m1 to tessel::f7e5m1 (docs/language.md, \"Element "
-                "types\")");
+  static_assert(
+      detail::no_element_type<T>,
+      "tessel has no element type for this C++ type; the element types are bool, int8_t, uint8_t, "
+      "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, tessel::f8e4m3, tessel::f8e5m2, "
+      "tessel::f16, tessel::bf16, tessel::tf32, float, the packed integers tessel::i1 to tessel::i7 and tessel::u1 to "
+      "tessel::u7, and the packed floats tessel::f3e1m1 to tessel::f7e5m1 (docs/language.md, \"Element "
+      "types\")");
 };
 template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
 template <> struct dtype_of<int8_t> { static constexpr DType value = DType::I8; };
@@ -304,6 +328,7 @@ template <int Exponent, int Mantissa> struct dtype_of<packed_float<Exponent, Man
 };
 template <> struct dtype_of<f8e4m3> { static constexpr DType value = DType::F8E4M3; };
 template <> struct dtype_of<f8e5m2> { static constexpr DType value = DType::F8E5M2; };
+template <> struct dtype_of<tf32> { static constexpr DType value = DType::TF32; };
 template <> struct dtype_of<f16> { static constexpr DType value = DType::F16; };
 template <> struct dtype_of<bf16> { static constexpr DType value = DType::BF16; };
 template <> struct dtype_of<float> { static constexpr DType value = DType::F32; };

@@ -52,7 +52,8 @@ std::string tensor_map_type(DType t) {
     case DType::I16:
     case DType::U16: return "CU_TENSOR_MAP_DATA_TYPE_UINT16";
     case DType::I32: return "CU_TENSOR_MAP_DATA_TYPE_INT32";
-    case DType::U32: return "CU_TENSOR_MAP_DATA_TYPE_UINT32";
+    case DType::U32:
+    case DType::TF32: return "CU_TENSOR_MAP_DATA_TYPE_UINT32";
     case DType::I64: return "CU_TENSOR_MAP_DATA_TYPE_INT64";
     case DType::U64: return "CU_TENSOR_MAP_DATA_TYPE_UINT64";
     case DType::F16: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";

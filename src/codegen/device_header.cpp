@@ -33,7 +33,8 @@ typedef unsigned long long uint64_t;
 // bf16 widens to f32 by a shift, which needs no instruction of its own.
 std::string half_types() {
   const ir::Arch oldest = ir::Arch::Sm80;
-  return fmt::format(R"CUDA(
+  return fmt::format(
+      R"CUDA(
 // IEEE half: arithmetic happens in f32, but for +, - and * of tiles, in pairs (emit_tiles.cpp);
 // conversions round to nearest even.
 struct tessel_f16 {{
@@ -54,10 +55,18 @@ struct tessel_bf16 {{
   __device__ explicit tessel_bf16(float v) {{ {} }}
   __device__ explicit operator float() const {{ return __uint_as_float((unsigned int)bits << 16); }}
 }};
+
+// tf32: an f32 whose low 13 mantissa bits the tensor cores ignore; its value has them cleared.
+// Conversions round to nearest, ties away from zero.
+struct tessel_tf32 {{
+  unsigned int bits;
+  tessel_tf32() = default;
+  __device__ explicit tessel_tf32(float v) {{ {} }}
+  __device__ explicit operator float() const {{ return __uint_as_float(bits & 0xffffe000u); }}
+}};
 )CUDA",
-                     ptx_asm(Ptx::CvtRnF16F32, oldest, {{"bits"}, {"v"}}),
-                     ptx_asm(Ptx::CvtF32F16, oldest, {{"v"}, {"bits"}}),
-                     ptx_asm(Ptx::CvtRnBf16F32, oldest, {{"bits"}, {"v"}}));
+      ptx_asm(Ptx::CvtRnF16F32, oldest, {{"bits"}, {"v"}}), ptx_asm(Ptx::CvtF32F16, oldest, {{"v"}, {"bits"}}),
+      ptx_asm(Ptx::CvtRnBf16F32, oldest, {{"bits"}, {"v"}}), ptx_asm(Ptx::CvtRnaTf32F32, oldest, {{"bits"}, {"v"}}));
 }
 
 // fp8 converts with PTX cvt where the target has it (sm_89 and newer) and with the same rounding in

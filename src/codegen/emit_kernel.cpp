@@ -137,7 +137,8 @@ std::string literal(const ir::ConstNode& n) {
     case DType::F16:
     case DType::BF16:
     case DType::F8E4M3:
-    case DType::F8E5M2: return to_storage(n.type.dtype, float_literal(n.f));
+    case DType::F8E5M2:
+    case DType::TF32: return to_storage(n.type.dtype, float_literal(n.f));
   }
   TESSEL_CHECK(false, "constant of unknown dtype {}", int(n.type.dtype));
 }

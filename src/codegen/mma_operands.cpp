@@ -44,9 +44,14 @@ std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaO
 
 std::vector<std::string> mma_register_words(const std::string& tile, int first, int count, DType t) {
   const int per_register = 4 / dtype_bytes(t);
+  std::vector<std::string> words;
+  // A tf32 element is a register of its bits.
+  if (per_register == 1) {
+    for (int i = 0; i < count; ++i) words.push_back(fmt::format("{}[{}].bits", tile, first + i));
+    return words;
+  }
   // An fp8 element is a struct of its bits; integers convert to their bytes.
   const char* bits = is_float(t) && per_register == 4 ? ".bits" : "";
-  std::vector<std::string> words;
   for (int i = 0; i < count; i += per_register) {
     std::vector<std::string> elements;
     for (int j = 0; j < per_register; ++j) elements.push_back(fmt::format("{}[{}]{}", tile, first + i + j, bits));

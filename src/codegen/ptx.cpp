@@ -98,6 +98,14 @@ const PtxRow& ptx_row(Ptx instruction) {
                               PtxEffect::Pure};
       return row;
     }
+    case Ptx::CvtRnaTf32F32: {
+      static const PtxRow row{"cvt.rna.tf32.f32",
+                              "cvt.rna.tf32.f32 {dst}, {src};",
+                              Arch::Sm80,
+                              {scalar("dst", "=r"), scalar("src", "f")},
+                              PtxEffect::Pure};
+      return row;
+    }
     case Ptx::CvtRnBf16F32: {
       static const PtxRow row{"cvt.rn.bf16.f32",
                               "cvt.rn.bf16.f32 {dst}, {src};",
@@ -944,6 +952,7 @@ std::string_view ptx_type(DType t) {
     case DType::F16: return "f16";
     case DType::BF16: return "bf16";
     case DType::F32: return "f32";
+    case DType::TF32: return "tf32";
     case TESSEL_PACKED_DTYPES: break;
   }
   TESSEL_CHECK(false, "no PTX type for dtype {}", int(t));
@@ -962,10 +971,11 @@ PtxModifiers mma_sync_modifiers(const MmaAtom& atom, DType a, DType b, DType acc
 }
 
 PtxModifiers wgmma_modifiers(int n, DType a, DType b, bool saturate) {
-  const bool half = (a == DType::F16 || a == DType::BF16) && b == a;
+  const bool one_float_type = (a == DType::F16 || a == DType::BF16 || a == DType::TF32) && b == a;
   const bool integer = is_byte_integer(a) && is_byte_integer(b);
-  TESSEL_CHECK(half || integer || (is_fp8(a) && is_fp8(b)),
-               "wgmma takes f16, bf16, fp8 or 8-bit integer operands, not {} and {}", dtype_name(a), dtype_name(b));
+  TESSEL_CHECK(one_float_type || integer || (is_fp8(a) && is_fp8(b)),
+               "wgmma takes f16, bf16, tf32, fp8 or 8-bit integer operands, not {} and {}", dtype_name(a),
+               dtype_name(b));
   TESSEL_CHECK(!saturate || integer, "wgmma saturates s32 sums only");
   return {{"n", std::to_string(n)},
           {"k", std::to_string(wgmma_k(b))},

@@ -32,6 +32,7 @@ namespace tessel::codegen {
 enum class Ptx : uint8_t {
   CvtRnF16F32,
   CvtF32F16,
+  CvtRnaTf32F32,
   CvtRnBf16F32,
   CvtRnBf16x2F32,
   CvtRnSatfiniteF8x2F32,

@@ -116,9 +116,29 @@ f8e4m3::operator float() const { return decode(float_format(DType::F8E4M3), bits
 f8e5m2::f8e5m2(float v) : bits(uint8_t(encode(float_format(DType::F8E5M2), v))) {}
 f8e5m2::operator float() const { return decode(float_format(DType::F8E5M2), bits); }
 
+namespace {
+
+constexpr uint32_t kTf32Mask = 0xffffe000u;  // sign, exponent and the top 10 mantissa bits
+
+// PTX cvt.rna.tf32.f32: half a unit of the last kept place added to the magnitude rounds ties away
+// from zero, and carries into the exponent (to infinity past the largest finite value). A NaN keeps
+// its sign and gets the quiet bit, so that clearing the low bits leaves a NaN.
+uint32_t tf32_bits(float v) {
+  const uint32_t x = std::bit_cast<uint32_t>(v);
+  if (std::isnan(v)) return (x | 0x00400000u) & kTf32Mask;
+  if (std::isinf(v)) return x;
+  return (x + 0x1000u) & kTf32Mask;
+}
+
+}  // namespace
+
+tf32::tf32(float v) : bits(tf32_bits(v)) {}
+tf32::operator float() const { return std::bit_cast<float>(bits & kTf32Mask); }
+
 float float_from_bits(DType t, uint32_t bits) {
   TESSEL_CHECK(is_float(t), "float_from_bits of the non-floating-point type {}", dtype_name(t));
   if (t == DType::F32) return std::bit_cast<float>(bits);
+  if (t == DType::TF32) return float(tf32::from_bits(bits));
   if (t == DType::F16) return float(f16::from_bits(uint16_t(bits)));
   if (t == DType::BF16) return float(bf16::from_bits(uint16_t(bits)));
   return decode(float_format(t), bits);
@@ -127,6 +147,7 @@ float float_from_bits(DType t, uint32_t bits) {
 uint32_t float_to_bits(DType t, float v) {
   TESSEL_CHECK(is_float(t), "float_to_bits of the non-floating-point type {}", dtype_name(t));
   if (t == DType::F32) return std::bit_cast<uint32_t>(v);
+  if (t == DType::TF32) return tf32_bits(v);
   if (t == DType::F16) return f16(v).bits;
   if (t == DType::BF16) return bf16(v).bits;
   return encode(float_format(t), v);

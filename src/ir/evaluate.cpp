@@ -48,6 +48,8 @@ uint64_t nan_bits(DType t, const FloatFormat& f, double v) {
 }  // namespace
 
 uint64_t bits_of(DType t, Scalar v) {
+  // tf32 is stored as an f32 whose low 13 mantissa bits are clear (a NaN keeps its quiet bit).
+  if (t == DType::TF32) return (bits_of(DType::F32, v) | (std::isnan(v.f) ? 0x00400000u : 0u)) & 0xffffe000u;
   if (is_float(t)) {
     const FloatFormat f = float_format(t);
     if (std::isnan(v.f)) return nan_bits(t, f, v.f);
@@ -62,6 +64,7 @@ uint64_t bits_of(DType t, Scalar v) {
 }
 
 Scalar from_bits(DType t, uint64_t bits) {
+  if (t == DType::TF32) return from_bits(DType::F32, bits & 0xffffe000u);
   if (is_float(t)) {
     if (is_nan_pattern(float_format(t), bits)) return nan_from_bits(float_format(t), bits);
     return Scalar{.f = double(float_from_bits(t, uint32_t(bits)))};

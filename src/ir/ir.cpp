@@ -52,6 +52,17 @@ bool takes_packed_tiles(NodeKind k) {
   }
 }
 
+bool takes_tf32_tiles(NodeKind k) {
+  switch (k) {
+    case NodeKind::TmaStore:
+    case NodeKind::CopyAsync:
+    case NodeKind::Relayout:
+    case NodeKind::Dot:
+    case NodeKind::WgmmaMma: return true;
+    default: return takes_packed_tiles(k);
+  }
+}
+
 bool is_instruction(NodeKind k) {
   switch (k) {
 // clang-format off

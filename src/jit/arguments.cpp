@@ -129,8 +129,10 @@ void KernelSignature::check(std::span<const HostArg> args) const {
                           "(Buffer<uint8_t>), or take the parameter as Ptr<uint32_t> and bitcast its words "
                           "to {} in the kernel",
                           kernel_, names_[i], i, describe_param(p), a.described(), dtype_name(p.dtype)));
+        // A tf32 element is an f32 as the tensor cores read it: f32 data is tf32 data.
         if (a.kind != HostArg::Kind::Pointer ||
-            (!a.void_pointer && a.pointee != p.dtype && !(is_packed(p.dtype) && a.pointee == DType::U8)))
+            (!a.void_pointer && a.pointee != p.dtype && !(is_packed(p.dtype) && a.pointee == DType::U8) &&
+             !(p.dtype == DType::TF32 && a.pointee == DType::F32)))
           fail();
         if (!a.row_major)
           throw Error(

@@ -28,18 +28,24 @@ std::pair<DType, std::string> element_of(const ir::Node& tensor) {
   }
 }
 
-// Packed tiles reach only the instructions that move and convert them (ir::takes_packed_tiles).
-void check_packed_operands(const ir::StmtNode& s) {
-  if (!ir::is_instruction(s.kind) || ir::takes_packed_tiles(s.kind)) return;
+// Packed tiles reach only the instructions that move and convert them (ir::takes_packed_tiles), and
+// tf32 tiles those and the tensor cores (ir::takes_tf32_tiles).
+void check_operand_only_tiles(const ir::StmtNode& s) {
+  if (!ir::is_instruction(s.kind)) return;
   // Backwards: a statement names its results before its operands, and the message names an operand.
   const std::vector<ir::Ref<ir::Node>> tensors = ir::direct_operands(s).tensors;
   for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) {
     const auto [dtype, name] = element_of(**it);
-    if (is_packed(dtype))
+    if (is_packed(dtype) && !ir::takes_packed_tiles(s.kind))
       throw Error(s.loc, fmt::format("{} does not take packed {} elements ({}); packed tiles are loaded, stored, "
                                      "copied, bitcast and converted: convert it with .to<T>() first (to i8, i32 or "
                                      "f16, for instance)",
                                      ir::call_name(s.kind), dtype_name(dtype), name));
+    if (dtype == DType::TF32 && !ir::takes_tf32_tiles(s.kind))
+      throw Error(s.loc, fmt::format("{} does not take tf32 elements ({}); tf32 tiles are loaded, stored, copied, "
+                                     "bitcast, converted and multiplied by the tensor cores: convert it with "
+                                     ".to<float>() first",
+                                     ir::call_name(s.kind), name));
   }
 }
 
@@ -63,7 +69,7 @@ Builder& Builder::current(const SourceLoc& loc) {
 bool Builder::active() { return current_builder != nullptr; }
 
 void Builder::emit(ir::Stmt s) {
-  check_packed_operands(*s);
+  check_operand_only_tiles(*s);
   scopes_.back().push_back(std::move(s));
 }
 

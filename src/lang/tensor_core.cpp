@@ -23,10 +23,11 @@ RegisterTensor trace_dot(const RegisterTensor& a, const RegisterTensor& b, const
       (a.dtype() == DType::F16 || a.dtype() == DType::BF16) && b.dtype() == a.dtype() && c.dtype() == DType::F32;
   const bool bytes = is_byte_integer(a.dtype()) && is_byte_integer(b.dtype()) && c.dtype() == DType::I32;
   const bool fp8 = is_fp8(a.dtype()) && is_fp8(b.dtype()) && c.dtype() == DType::F32;
-  if (!(half || bytes || fp8))
+  const bool tf32 = a.dtype() == DType::TF32 && b.dtype() == DType::TF32 && c.dtype() == DType::F32;
+  if (!(half || bytes || fp8 || tf32))
     throw Error(loc, fmt::format("dot: tensor cores take f16 or bf16 operands of one type with an f32 accumulator, "
-                                 "fp8 operands (e4m3 or e5m2 each) with an f32 accumulator, or i8 or u8 operands "
-                                 "(either signedness each) with an i32 accumulator; got {} @ {} + {}",
+                                 "tf32 or fp8 operands (e4m3 or e5m2 each) with an f32 accumulator, or i8 or u8 "
+                                 "operands (either signedness each) with an i32 accumulator; got {} @ {} + {}",
                                  dtype_name(a.dtype()), dtype_name(b.dtype()), dtype_name(c.dtype())));
   if (saturate && !bytes)
     throw Error(loc,

@@ -41,12 +41,17 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
                                  fmt::join(a_shape, ", "), fmt::join(b_shape, ", "), fmt::join(acc.shape(), ", ")));
   const bool half = (a_type == DType::F16 || a_type == DType::BF16) && b.dtype() == a_type;
   const bool fp8 = is_fp8(a_type) && is_fp8(b.dtype());
+  const bool tf32 = a_type == DType::TF32 && b.dtype() == DType::TF32;
   const bool integer = is_byte_integer(a_type) && is_byte_integer(b.dtype());
-  if (!((half || fp8) && acc.dtype() == DType::F32) && !(integer && acc.dtype() == DType::I32))
-    throw Error(loc, fmt::format("wgmma.mma: takes f16 or bf16 operands of one type, or fp8 operands (f8e4m3, f8e5m2, "
-                                 "in any pairing), and an f32 accumulator; or 8-bit integer operands (i8, u8, in any "
-                                 "pairing) and an i32 accumulator; got {} @ {} into {}",
-                                 dtype_name(a_type), dtype_name(b.dtype()), dtype_name(acc.dtype())));
+  if (!((half || fp8 || tf32) && acc.dtype() == DType::F32) && !(integer && acc.dtype() == DType::I32))
+    throw Error(loc, fmt::format("wgmma.mma: takes f16 or bf16 operands of one type, tf32 operands, or fp8 operands "
+                                 "(f8e4m3, f8e5m2, in any pairing), and an f32 accumulator; or 8-bit integer operands "
+                                 "(i8, u8, in any pairing) and an i32 accumulator; got {} @ {} into {}{}",
+                                 dtype_name(a_type), dtype_name(b.dtype()), dtype_name(acc.dtype()),
+                                 a_type == DType::F32 && b.dtype() == DType::F32
+                                     ? "; the tensor cores read f32 as tf32: shared tiles of tf32 take f32 data as it "
+                                       "is (docs/language.md, \"tf32\")"
+                                     : ""));
   if (saturate && !integer)
     throw Error(loc, fmt::format("wgmma.mma(..., saturate): saturation clamps the i32 sums of 8-bit integer operands; "
                                  "{} @ {} into {} sums in floating point",
@@ -63,13 +68,18 @@ void trace_mma(const ir::SharedTensor& a_shared, const ir::RegisterTensor& a_reg
                                            "to 256",
                                            n));
   if (k % wgmma_k(a_type) != 0 || wgmma_swizzle_bits(k * dtype_bytes(a_type)) < 0)
-    throw Error(loc, half ? fmt::format("wgmma.mma: k = {} does not fit; k must be 16, 32 or 64 (one m64nNk16 "
-                                        "instruction per 16, and shared rows of 32, 64 or 128 bytes, one swizzle span)",
-                                        k)
-                          : fmt::format("wgmma.mma: k = {} does not fit; for 8-bit operands, k must be 32, 64 or 128 "
-                                        "(one m64nNk32 instruction per 32, and shared rows of 32, 64 or 128 bytes, one "
-                                        "swizzle span)",
-                                        k));
+    throw Error(loc, half   ? fmt::format("wgmma.mma: k = {} does not fit; k must be 16, 32 or 64 (one m64nNk16 "
+                                            "instruction per 16, and shared rows of 32, 64 or 128 bytes, one swizzle "
+                                            "span)",
+                                          k)
+                     : tf32 ? fmt::format("wgmma.mma: k = {} does not fit; for tf32 operands, k must be 8, 16 or 32 "
+                                          "(one m64nNk8 instruction per 8, and shared rows of 32, 64 or 128 bytes, one "
+                                          "swizzle span)",
+                                          k)
+                            : fmt::format("wgmma.mma: k = {} does not fit; for 8-bit operands, k must be 32, 64 or 128 "
+                                          "(one m64nNk32 instruction per 32, and shared rows of 32, 64 or 128 bytes, "
+                                          "one swizzle span)",
+                                          k));
   if (a_shared) detail::check_mma_operand(a_shared, "wgmma.mma", "a", 1, loc);
   detail::check_mma_operand(b.ir(), "wgmma.mma", "b", 0, loc);
 

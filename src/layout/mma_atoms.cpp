@@ -28,8 +28,15 @@ Layout mma_m16n8k32_s8_a() {
 // b0..b7: row half, row quad (one 32-bit register); lanes are column-major.
 Layout mma_m16n8k32_s8_b() { return Layout::local({2, 1}) * Layout::column_spatial({4, 8}) * Layout::local({4, 1}); }
 
+// tf32's m16n8k8 (PTX ISA 9.7.14.5.x): a0..a3: column half, row half, one element a register.
+Layout mma_m16n8k8_tf32_a() { return Layout::local({1, 2}) * Layout::local({2, 1}) * Layout::spatial({8, 4}); }
+
+// b0, b1: row half; lanes are column-major.
+Layout mma_m16n8k8_tf32_b() { return Layout::local({2, 1}) * Layout::column_spatial({4, 8}); }
+
 const MmaAtom& mma_atom(DType operand) {
   static const MmaAtom half{16, 8, 16, mma_m16n8k16_a(), mma_m16n8k16_b(), mma_m16n8k16_c()};
+  static const MmaAtom tf32{16, 8, 8, mma_m16n8k8_tf32_a(), mma_m16n8k8_tf32_b(), mma_m16n8k16_c()};
   static const MmaAtom eight_bit{16, 8, 32, mma_m16n8k32_s8_a(), mma_m16n8k32_s8_b(), mma_m16n8k16_c()};
   switch (operand) {
     case DType::F16:
@@ -38,6 +45,7 @@ const MmaAtom& mma_atom(DType operand) {
     case DType::U8:
     case DType::F8E4M3:
     case DType::F8E5M2: return eight_bit;
+    case DType::TF32: return tf32;
     case DType::Bool:
     case DType::I16:
     case DType::U16:

@@ -20,6 +20,9 @@ Layout wgmma_m64nNk16_a() { return Layout::spatial({4, 1}) * mma_m16n8k16_a(); }
 // Each warp holds what an mma.sync m16n8k32 s8 A fragment holds, for every 8-bit type.
 Layout wgmma_m64nNk32_a() { return Layout::spatial({4, 1}) * mma_m16n8k32_s8_a(); }
 
+// Each warp holds what an mma.sync m16n8k8 tf32 A fragment holds.
+Layout wgmma_m64nNk8_a() { return Layout::spatial({4, 1}) * mma_m16n8k8_tf32_a(); }
+
 WgmmaLayouts wgmma_layouts(int m, int n, int k, int warpgroups, DType operand) {
   const int step = wgmma_k(operand);
   if (warpgroups <= 0 || m % (kWgmmaM * warpgroups) != 0 || k % step != 0 || !wgmma_n_is_legal(n, operand))
@@ -31,7 +34,9 @@ WgmmaLayouts wgmma_layouts(int m, int n, int k, int warpgroups, DType operand) {
   const int rm = m / kWgmmaM / warpgroups, rk = k / step;
   WgmmaLayouts l;
   l.a = Layout::local({rm, rk}) * Layout::spatial({warpgroups, 1}) *
-        (step == kWgmmaK ? wgmma_m64nNk16_a() : wgmma_m64nNk32_a());
+        (step == kWgmmaK ? wgmma_m64nNk16_a()
+         : step == 8     ? wgmma_m64nNk8_a()
+                         : wgmma_m64nNk32_a());
   l.c = Layout::local({rm, 1}) * Layout::spatial({warpgroups, 1}) * wgmma_m64nNk16_c(n);
   return l;
 }

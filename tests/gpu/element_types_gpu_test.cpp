@@ -9,6 +9,7 @@ namespace {
 using ElementTypesOnGpu = GpuTest;
 
 TEST_F(ElementTypesOnGpu, Fp8ConversionsMatchTheHostBitForBit) { check_fp8_conversions(Device::gpu()); }
+TEST_F(ElementTypesOnGpu, Tf32ConversionsMatchTheHostBitForBit) { check_tf32_conversions(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, NarrowIntegersAndBitcasts) { check_narrow_integers_and_bitcasts(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, FloatsToIntegersSaturateAsPtxCvt) { check_floats_to_integers(Device::gpu()); }
 TEST_F(ElementTypesOnGpu, SaturatingConversions) { check_saturating_conversions(Device::gpu()); }

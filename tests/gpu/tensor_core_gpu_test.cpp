@@ -31,6 +31,12 @@ TEST_F(TensorCoreOnGpu, Fp8DotMatchesTheHostReference) {
   check_fp8_dot<Fp8MixedDot>(Device::gpu(), 100, 72, 64, 7);
 }
 
+TEST_F(TensorCoreOnGpu, Tf32DotMatchesTheHostReference) {
+  check_fp8_dot<Tf32Dot>(Device::gpu(), 64, 64, 128, 11);
+  check_fp8_dot<Tf32Dot>(Device::gpu(), 512, 256, 256, 13);
+  check_fp8_dot<Tf32Dot>(Device::gpu(), 100, 72, 64, 12);
+}
+
 TEST_F(TensorCoreOnGpu, AccumulatorEpilogueThroughSharedMemory) {
   check_epilogue_through_shared<EpilogueThroughShared>(Device::gpu(), 64, 4);
   check_epilogue_through_shared<EpilogueWithOddAtoms>(Device::gpu(), 40, 5);

@@ -49,6 +49,10 @@ TEST_F(WgmmaOnGpu, EightBitOperandsMatchTheHostReference) {
   check_wgmma_8bit<f8e4m3, f8e5m2, float, 64, 16, 64, true, false>({}, 10, Device::gpu());
   check_wgmma_8bit<int8_t, int8_t, int32_t, 64, 64, 128, false, true, 4, true>({}, 11, Device::gpu());
   check_wgmma_8bit<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8, true>({}, 12, Device::gpu());
+  check_wgmma_8bit<tf32, tf32, float, 64, 64, 32, false>({}, 13, Device::gpu());
+  check_wgmma_8bit<tf32, tf32, float, 64, 40, 16, true>({}, 14, Device::gpu());
+  check_wgmma_8bit<tf32, tf32, float, 128, 24, 8, true, true, 8>({}, 15, Device::gpu());
+  check_wgmma_8bit<tf32, tf32, float, 64, 16, 32, false, false>({}, 16, Device::gpu());
 }
 
 }  // namespace

@@ -45,6 +45,9 @@ bool is_instruction(NodeKind k);
 // Whether instructions of kind `k` take tiles of packed types (i4, u4): those that move them
 // (loads, stores, copies, bitcasts) and convert them. Every other use converts them first.
 bool takes_packed_tiles(NodeKind k);
+// Whether instructions of kind `k` take tf32 tiles: those that take packed tiles, and the other
+// copies and tensor-core instructions. Every other use converts them to f32 first.
+bool takes_tf32_tiles(NodeKind k);
 std::vector<NodeKind> all_kinds();
 // The data nodes.def gives every instruction.
 struct InstructionTraits {

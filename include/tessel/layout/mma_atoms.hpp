@@ -6,7 +6,10 @@
 // m16n8k32, s8 operands (four per 32-bit register):
 //   A (16x32): row = groupID (+8 for a4..a7, a12..a15), col = 4*threadID + (i & 3) (+16 for a8..a15)
 //   B (32x8):  row = 4*threadID + (i & 3) (+16 for b4..b7), col = groupID
-// Both shapes, f32 or s32 accumulator:
+// m16n8k8, tf32 operands (one per 32-bit register):
+//   A (16x8):  row = groupID (+8 for a1, a3), col = threadID (+4 for a2, a3)
+//   B (8x8):   row = threadID (+4 for b1), col = groupID
+// Every shape, f32 or s32 accumulator:
 //   C (16x8):  row = groupID (+8 for c2,c3), col = 2*threadID + (i & 1)
 #pragma once
 
@@ -22,6 +25,8 @@ Layout mma_m16n8k16_b();
 Layout mma_m16n8k16_c();
 Layout mma_m16n8k32_s8_a();
 Layout mma_m16n8k32_s8_b();
+Layout mma_m16n8k8_tf32_a();
+Layout mma_m16n8k8_tf32_b();
 
 // One mma.sync shape: an m x n x k product per warp, with the fragment layouts of its operands.
 struct MmaAtom {
@@ -29,7 +34,7 @@ struct MmaAtom {
   Layout a, b, c;
 };
 // The atom for operands of `operand` type: m16n8k16 for f16 and bf16, m16n8k32 for the 8-bit types (i8, u8, e4m3,
-// e5m2). Throws tessel::Error for other types.
+// e5m2), m16n8k8 for tf32. Throws tessel::Error for other types.
 const MmaAtom& mma_atom(DType operand);
 
 // Layouts for a block computing C[m, n] += A[m, k] B[k, n] with warps_m x warps_n warps, each warp

@@ -8,6 +8,8 @@
 //     row = 16w + groupID + 8 * ((i >> 1) & 1),  col = 8 * (i >> 2) + 2 * threadID + (i & 1)
 //   A from registers a[i], i in [0, 16), 8-bit types (four per 32-bit register):
 //     row = 16w + groupID + 8 * ((i >> 2) & 1),  col = 16 * (i >> 3) + 4 * threadID + (i & 3)
+//   A from registers a[i], i in [0, 4), tf32 (one per 32-bit register):
+//     row = 16w + groupID + 8 * (i & 1),  col = 4 * (i >> 1) + threadID
 // The s32 accumulator of 8-bit integer operands is laid out as the f32 one.
 #pragma once
 
@@ -26,7 +28,8 @@ inline bool wgmma_n_is_legal(int n, DType operand = DType::F16) {
   const bool listed = !is_byte_integer(operand) || n <= 32 || n % 16 == 0;
   return n >= 8 && n <= kWgmmaMaxN && n % 8 == 0 && listed;
 }
-// The k of one instruction: 32 bytes of each operand row, k16 for f16/bf16 and k32 for 8-bit types.
+// The k of one instruction: 32 bytes of each operand row, k16 for f16/bf16, k32 for 8-bit types and
+// k8 for tf32.
 inline int wgmma_k(DType operand) { return 32 / dtype_bytes(operand); }
 
 // The m64xN f32 accumulator of one warpgroup.
@@ -35,13 +38,16 @@ Layout wgmma_m64nNk16_c(int n);
 Layout wgmma_m64nNk16_a();
 // The m64xk32 A operand of 8-bit types (fp8, s8, u8) of one warpgroup, from registers.
 Layout wgmma_m64nNk32_a();
+// The m64xk8 tf32 A operand of one warpgroup, from registers.
+Layout wgmma_m64nNk8_a();
 
 // Layouts for `warpgroups` warpgroups computing C[m, n] += A[m, k] B[k, n] by wgmma m64nNkK
 // with N = n and K = wgmma_k(operand) (A and B of `operand`'s type): the warpgroups split m
 // (warpgroup g owns rows 64g + 64 * warpgroups * r for repetition r), each repeating the m64 atom
 // m / (64 * warpgroups) times. The register digits put the repetitions outermost, so the
 // accumulator of repetition r is slots [r * n/2, (r+1) * n/2) and the A fragment of (repetition r,
-// k-step s) is slots [a * (r * k/K + s), ... + a), with a = 8 for 16-bit types and 16 for 8-bit.
+// k-step s) is slots [a * (r * k/K + s), ... + a), with a = 8 for 16-bit types, 16 for 8-bit and 4
+// for tf32.
 // Throws tessel::Error when the shapes do not split so.
 struct WgmmaLayouts {
   Layout a, c;

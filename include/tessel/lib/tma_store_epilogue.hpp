@@ -7,12 +7,14 @@ namespace tessel {
 // The Hopper ladder's epilogue: a block's output tile into a shared tile (stmatrix), then out to
 // global memory by TMA stores that one thread issues. The next tile waits for those stores to have
 // read the shared tile only when it is about to overwrite it, so a persistent block's stores run
-// under its next tile's mma. The shared tile is kept as blocks of 64 columns of 16-bit elements,
-// each a TMA box whose 128-byte rows take the 128-byte swizzle, so that the eight rows of each
-// stmatrix land in different banks (rows of a whole 512-byte tile would all start in the same one);
-// a tile of another width is one block, whose swizzle the compiler chooses.
+// under its next tile's mma. The shared tile is kept as blocks of 128 bytes of columns (64 of
+// 16-bit elements, 32 of f32), each a TMA box whose rows take the 128-byte swizzle, so that the
+// eight rows of each stmatrix (or of each f32 store) land in different banks (rows of a whole
+// 512-byte tile would all start in the same one); a tile of another width is one block, whose
+// swizzle the compiler chooses.
 template <class T> struct TmaStoreEpilogue : Class {
-  static_assert(sizeof(T) == 2, "TmaStoreEpilogue stores 16-bit elements (stmatrix, 64-column blocks of 128 bytes)");
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "TmaStoreEpilogue stores 16-bit or 32-bit elements");
+  static constexpr int span = 128 / int(sizeof(T));  // the columns of one swizzled 128-byte row
   int rows, columns;
   SharedTensor staged;  // [blocks, rows, block_columns()]
 
@@ -21,11 +23,11 @@ template <class T> struct TmaStoreEpilogue : Class {
       : Class("TmaStoreEpilogue", constructed_at),
         rows(rows),
         columns(columns),
-        staged(block_columns() == 64 ? shared_tensor<T>({columns / 64, rows, 64}, Swizzle::b128, constructed_at)
-                                     : shared_tensor<T>({1, rows, columns}, constructed_at)) {}
+        staged(block_columns() == span ? shared_tensor<T>({columns / span, rows, span}, Swizzle::b128, constructed_at)
+                                       : shared_tensor<T>({1, rows, columns}, constructed_at)) {}
 
-  // Columns of one block: 128 bytes of 16-bit elements, the widest row a swizzled TMA box has.
-  int block_columns() const { return columns % 64 == 0 ? 64 : columns; }
+  // Columns of one block: 128 bytes, the widest row a swizzled TMA box has.
+  int block_columns() const { return columns % span == 0 ? span : columns; }
 
   // `tile` ([rows, columns], converted to T block by block) to `g` at (row, column); columns or rows
   // past g's extents are not written.

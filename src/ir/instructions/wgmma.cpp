@@ -47,9 +47,9 @@ void verify_WgmmaMma(Verification& v, const WgmmaMmaNode& n) {
   check_fragment(n.acc, want.c, "accumulator", n);
   if (n.a_shared) check_operand_swizzle(*n.a_shared, n.a_operand().row_bytes, n);
   check_operand_swizzle(*n.b, n.b_operand().row_bytes, n);
-  if (dtype_bytes(n.operand_type()) == 1)
+  if (dtype_bytes(n.operand_type()) != 2)
     TESSEL_CHECK(!(n.a_shared && n.a_operand().mn_major) && !n.b_operand().mn_major,
-                 "wgmma.mma at {} reads an 8-bit operand MN-major", n.loc.str());
+                 "wgmma.mma at {} reads a {} operand MN-major", n.loc.str(), dtype_name(n.operand_type()));
   if (n.a_registers) {
     check_fragment(n.a_registers, want.a, "register A operand", n);
     v.use(n.a_registers, n);
