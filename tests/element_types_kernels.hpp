@@ -120,7 +120,8 @@ inline std::vector<float> tf32_inputs(int n) {
   const auto at = [](uint32_t bits) { return std::bit_cast<float>(bits); };
   const std::vector<float> special = {at(0x3f801000u), at(0x3f803000u), at(0xbf801000u), at(0x3f800fffu),
                                       at(0x7f7fffffu), at(0x7f7fefffu), at(0x00000001u), at(0x00001000u),
-                                      at(0x807ff000u), at(0x7f800001u)};
+                                      at(0x807ff000u), at(0x7f800001u), at(0x7fffffffu), at(0xffc00fffu),
+                                      at(0xff801000u)};
   std::copy(special.begin(), special.end(), x.begin() + 30);
   std::mt19937 rng(29);
   std::uniform_int_distribution<uint32_t> bits;

@@ -226,7 +226,8 @@ struct f8e5m2 {
 // 10 of its 23 mantissa bits. A tf32 element is stored as an f32 in 32 bits, and its value is that
 // f32's with the low 13 mantissa bits cleared, as the tensor cores read it (so any f32 is a tf32
 // element, taken toward zero). Conversion from float is PTX's cvt.rna.tf32.f32: to nearest, ties
-// away from zero, past the largest finite value to infinity; a NaN stays a NaN.
+// away from zero, past the largest finite value to infinity; a NaN loses its low 13 bits (one whose
+// payload lies only there becomes an infinity, as an H200 converts it).
 struct tf32 {
   uint32_t bits = 0;
   tf32() = default;

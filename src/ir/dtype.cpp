@@ -121,12 +121,11 @@ namespace {
 constexpr uint32_t kTf32Mask = 0xffffe000u;  // sign, exponent and the top 10 mantissa bits
 
 // PTX cvt.rna.tf32.f32: half a unit of the last kept place added to the magnitude rounds ties away
-// from zero, and carries into the exponent (to infinity past the largest finite value). A NaN keeps
-// its sign and gets the quiet bit, so that clearing the low bits leaves a NaN.
+// from zero, and carries into the exponent (to infinity past the largest finite value). A NaN loses
+// its low 13 bits, so one whose payload lies only there becomes an infinity (as an H200 converts).
 uint32_t tf32_bits(float v) {
   const uint32_t x = std::bit_cast<uint32_t>(v);
-  if (std::isnan(v)) return (x | 0x00400000u) & kTf32Mask;
-  if (std::isinf(v)) return x;
+  if (std::isnan(v) || std::isinf(v)) return x & kTf32Mask;
   return (x + 0x1000u) & kTf32Mask;
 }
 

@@ -48,8 +48,8 @@ uint64_t nan_bits(DType t, const FloatFormat& f, double v) {
 }  // namespace
 
 uint64_t bits_of(DType t, Scalar v) {
-  // tf32 is stored as an f32 whose low 13 mantissa bits are clear (a NaN keeps its quiet bit).
-  if (t == DType::TF32) return (bits_of(DType::F32, v) | (std::isnan(v.f) ? 0x00400000u : 0u)) & 0xffffe000u;
+  // tf32 is stored as an f32 whose low 13 mantissa bits are clear.
+  if (t == DType::TF32) return bits_of(DType::F32, v) & 0xffffe000u;
   if (is_float(t)) {
     const FloatFormat f = float_format(t);
     if (std::isnan(v.f)) return nan_bits(t, f, v.f);
@@ -123,6 +123,9 @@ std::optional<Scalar> converted_nan(DType from, DType to, Scalar v) {
 }  // namespace
 
 Scalar convert(DType from, DType to, Scalar v) {
+  // f32 to tf32 rounds the f32's own bits, a NaN's payload included (dtype.hpp states it).
+  if (from == DType::F32 && to == DType::TF32)
+    return from_bits(to, float_to_bits(to, std::bit_cast<float>(uint32_t(bits_of(from, v)))));
   // An fp8 value widens through f16 to f32 (sm_90a's cvt, or the same decoding on sm_80) before it
   // converts further: a NaN becomes f32's canonical one, without its sign or payload.
   if (is_fp8(from) && std::isnan(v.f) && from != to) {
