@@ -55,11 +55,11 @@ TEST(Tf32Encoding, RoundsToNearestTiesAwayAndReadsF32DataTowardZero) {
   EXPECT_EQ(tf32(at(0x3f801000u)).bits, 0x3f802000u);  // a tie above an even last place: away from zero
   EXPECT_EQ(tf32(at(0x3f803000u)).bits, 0x3f804000u);  // a tie above an odd one: away too
   EXPECT_EQ(tf32(at(0xbf801000u)).bits, 0xbf802000u);
-  EXPECT_EQ(tf32(at(0x3f800fffu)).bits, 0x3f800000u);     // below the tie
-  EXPECT_EQ(tf32(at(0x7f7fffffu)).bits, 0x7f800000u);     // the largest finite f32 rounds to infinity
-  EXPECT_EQ(tf32(at(0x7fc01fffu)).bits, 0x7fc00000u);  // a NaN loses its low bits,
-  EXPECT_EQ(tf32(at(0x7f800001u)).bits, 0x7f800000u);  // all of its payload if it lies there (an H200's cvt)
-  EXPECT_EQ(float(tf32::from_bits(0x3f801fffu)), 1.0f);   // f32 data read as tf32: toward zero
+  EXPECT_EQ(tf32(at(0x3f800fffu)).bits, 0x3f800000u);    // below the tie
+  EXPECT_EQ(tf32(at(0x7f7fffffu)).bits, 0x7f800000u);    // the largest finite f32 rounds to infinity
+  EXPECT_EQ(tf32(at(0x7fc01fffu)).bits, 0x7fc00000u);    // a NaN loses its low bits,
+  EXPECT_EQ(tf32(at(0x7f800001u)).bits, 0x7f800000u);    // all of its payload if it lies there (an H200's cvt)
+  EXPECT_EQ(float(tf32::from_bits(0x3f801fffu)), 1.0f);  // f32 data read as tf32: toward zero
 }
 
 TEST(ElementTypes, Tf32ConversionsOnTheSimulator) { check_tf32_conversions(Device::simulator()); }

@@ -54,6 +54,12 @@ TEST(Tcgen05Descriptors, InstructionDescriptorFields) {
   const Tcgen05InstrDescriptor pair{256, 256, DType::F16, DType::F16, DType::F32};
   EXPECT_EQ(pair.bits() >> 24 & 0x1F, 16u);
   EXPECT_EQ(Tcgen05InstrDescriptor::decode(pair.bits()), pair);
+  // kind::tf32: A and B type code 2, an f32 D; 8 of k per instruction.
+  const Tcgen05InstrDescriptor tf32s{128, 64, DType::TF32, DType::TF32, DType::F32, false, false, Tcgen05Kind::tf32};
+  EXPECT_EQ(tf32s.bits(), 1u << 4 | 2u << 7 | 2u << 10 | (64u >> 3) << 17 | (128u >> 4) << 24);
+  EXPECT_EQ(Tcgen05InstrDescriptor::decode(tf32s.bits(), Tcgen05Kind::tf32), tf32s);
+  EXPECT_EQ(tcgen05_kind({DType::TF32}, {DType::TF32}, Tcgen05ScaleFormat::none), Tcgen05Kind::tf32);
+  EXPECT_EQ(tcgen05_instruction_k(Tcgen05Kind::tf32), 8);
 }
 
 TEST(Tcgen05Layout, Thread32qPlusLaneHoldsItsRowInRegisterOrder) {

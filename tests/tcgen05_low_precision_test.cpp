@@ -324,18 +324,18 @@ TEST(Tcgen05LowPrecision, MisuseIsReportedAtTheUsersLine) {
   std::string got;
   got = compile_error<UnscaledMma<f4e2m1, 128>>();
   EXPECT_EQ(got, at(mma_line,
-                    "tcgen05.mma: without block scales, it takes f16 or bf16 operands of one type (kind::f16), or "
-                    "e4m3, e5m2, e2m3, e3m2 and e2m1 operands in any pairing, the last three in tiles created with "
-                    "Packing::chunks16 (kind::f8f6f4), and an f32 accumulator, or i8 and u8 operands in any pairing "
-                    "and an i32 accumulator (kind::i8); f4e2m1 pairs (Packing::dense) take block scales "
-                    "(BlockScales); got f4e2m1 @ f4e2m1 into f32"));
+                    "tcgen05.mma: without block scales, it takes f16 or bf16 operands of one type (kind::f16), tf32 "
+                    "operands (kind::tf32), or e4m3, e5m2, e2m3, e3m2 and e2m1 operands in any pairing, the last "
+                    "three in tiles created with Packing::chunks16 (kind::f8f6f4), and an f32 accumulator, or i8 and "
+                    "u8 operands in any pairing and an i32 accumulator (kind::i8); f4e2m1 pairs (Packing::dense) "
+                    "take block scales (BlockScales); got f4e2m1 @ f4e2m1 into f32"));
   got = compile_error<UnscaledMma<int8_t, 128>>();  // 8-bit integers into an f32 accumulator
   EXPECT_EQ(got, at(mma_line,
-                    "tcgen05.mma: without block scales, it takes f16 or bf16 operands of one type (kind::f16), or "
-                    "e4m3, e5m2, e2m3, e3m2 and e2m1 operands in any pairing, the last three in tiles created with "
-                    "Packing::chunks16 (kind::f8f6f4), and an f32 accumulator, or i8 and u8 operands in any pairing "
-                    "and an i32 accumulator (kind::i8); f4e2m1 pairs (Packing::dense) take block scales "
-                    "(BlockScales); got i8 @ i8 into f32"));
+                    "tcgen05.mma: without block scales, it takes f16 or bf16 operands of one type (kind::f16), tf32 "
+                    "operands (kind::tf32), or e4m3, e5m2, e2m3, e3m2 and e2m1 operands in any pairing, the last "
+                    "three in tiles created with Packing::chunks16 (kind::f8f6f4), and an f32 accumulator, or i8 and "
+                    "u8 operands in any pairing and an i32 accumulator (kind::i8); f4e2m1 pairs (Packing::dense) "
+                    "take block scales (BlockScales); got i8 @ i8 into f32"));
   got = compile_error<ScaledMma<f8e4m3, ScaleFormat::ue4m3, 128>>();
   EXPECT_EQ(got, at(mma_line,
                     "tcgen05.mma: with ue4m3 block scales, it takes f4e2m1 pairs of one type, Packing::dense "

@@ -11,13 +11,17 @@ namespace tessel::examples::blackwell {
 // an f32 accumulator in tensor memory, written out in bf16. The statements are V0's; fp6 and fp4
 // operands (packed in global memory) go through registers into shared tiles of 16-element chunks,
 // the layout the tensor core reads them in. With 8-bit integer operands (i8 or u8 each) the mma is
-// kind::i8: exact sums in an s32 accumulator, written out as they are.
+// kind::i8: exact sums in an s32 accumulator, written out as they are; with tf32 operands (f32 data
+// as the tensor cores read it) kind::tf32, written out in f32. A k-tile is 128 bytes of each row.
 template <class A, class B> struct BlackwellF8F6F4Matmul : Script {
   static constexpr bool integer = std::is_integral_v<A>;
   static_assert(std::is_integral_v<B> == integer, "A and B are both floats or both 8-bit integers");
+  static constexpr bool tf32_operands = std::is_same_v<A, tf32>;
   using Accumulator = std::conditional_t<integer, int32_t, float>;
-  using Out = std::conditional_t<integer, int32_t, bf16>;
-  int block_m = 128, block_n = 128, block_k = 128;
+  using Out = std::conditional_t<integer, int32_t, std::conditional_t<tf32_operands, float, bf16>>;
+  // Bytes of an element in a shared row: packed fp6 and fp4 take one each, in chunks of 16.
+  static constexpr int element_bytes = is_packed(dtype_v<A>) ? 1 : int(sizeof(A));
+  int block_m = 128, block_n = 128, block_k = 128 / element_bytes;
   static constexpr const char* param_names[] = {"m_size", "n_size", "k_size", "a_ptr", "b_ptr", "c_ptr"};
 
   // fp6 and fp4 take one byte per element in chunks of 16, like fp8.
@@ -35,7 +39,8 @@ template <class A, class B> struct BlackwellF8F6F4Matmul : Script {
 
   static Space space() {
     return tune("block_n", &BlackwellF8F6F4Matmul::block_n, {64, 128, 256}) *
-           tune("block_k", &BlackwellF8F6F4Matmul::block_k, {32, 64, 128});
+           tune("block_k", &BlackwellF8F6F4Matmul::block_k,
+                {32 / element_bytes, 64 / element_bytes, 128 / element_bytes});
   }
 
   void operator()(Int32 m_size, int n_size, int k_size, Ptr<A> a_ptr, Ptr<B> b_ptr, Ptr<Out> c_ptr) {
@@ -62,7 +67,7 @@ template <class A, class B> struct BlackwellF8F6F4Matmul : Script {
       fence.proxy_async(ProxySpace::shared_cta);
       sync();
       single_warp([&] {
-        tcgen05.mma(s_a, s_b.transpose(), t_acc, offset_k != 0);  // kind::f8f6f4 or kind::i8
+        tcgen05.mma(s_a, s_b.transpose(), t_acc, offset_k != 0);  // kind::f8f6f4, kind::i8 or kind::tf32
         tcgen05.commit(mbarriers[0]);
         mbarrier.wait(mbarriers[0], phase);
       });

@@ -1,6 +1,6 @@
 // The Blackwell low-precision GEMMs' registrations: kind::f8f6f4 (e4m3 x e4m3, e5m2 x e4m3, e2m3 x
-// e2m1 and e3m2 x e4m3), kind::i8 (i8 x i8, u8 x i8), and the block-scaled kinds MXFP8, MXFP4 and
-// NVFP4, each against a host reference that decodes every operand and scale bit for bit.
+// e2m1 and e3m2 x e4m3), kind::i8 (i8 x i8, u8 x i8), kind::tf32, and the block-scaled kinds MXFP8,
+// MXFP4 and NVFP4, each against a host reference that decodes every operand and scale bit for bit.
 #include <cmath>
 #include <random>
 #include <type_traits>
@@ -193,6 +193,8 @@ std::vector<KernelEntry> blackwell_low_precision_examples() {
       f8f6f4_example<int8_t, int8_t>(
           "blackwell_int8", "Blackwell int8 GEMM: i8 x i8 into exact s32 sums on tcgen05.mma kind::i8 (the seeds' V0)"),
       f8f6f4_example<uint8_t, int8_t>("blackwell_int8_u8", "Blackwell int8 GEMM with u8 A and i8 B (kind::i8)"),
+      f8f6f4_example<tf32, tf32>("blackwell_tf32",
+                                 "Blackwell tf32 GEMM: tf32 x tf32 into f32 on tcgen05.mma kind::tf32 (the seeds' V0)"),
       block_scaled_example<f8e4m3, ScaleFormat::ue8m0>(
           "blackwell_mxfp8", "Blackwell MXFP8 GEMM: e4m3 with ue8m0 scales per 32 of k (kind::mxf8f6f4)"),
       block_scaled_example<f4e2m1, ScaleFormat::ue8m0>(

@@ -45,6 +45,9 @@ template <class T = f16, class Out = T> struct MatmulV5Persistent : Script {
   // 256 contiguous bytes at a time instead of 128, which DRAM serves faster when B's rows are far
   // apart and its read is the kernel's time (a few rows, docs/performance.md "Decode shapes").
   int k_chunks = 1;
+  // The output tile leaves shared memory in this many passes (TmaStoreEpilogue): an f32 tile of 128
+  // x 256 staged whole would leave no room for the stages.
+  int epilogue_passes = 1;
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
 
   // The first candidate is the configuration above; 3 stages of 128 x 256 and the output tile fill
@@ -59,8 +62,21 @@ template <class T = f16, class Out = T> struct MatmulV5Persistent : Script {
   // "Decode shapes"). A kernel built from a script object asks for it (split_k = 2, block_n = 128:
   // the unit that finishes a tile needs registers for a partial tile besides its own, which only
   // 128-column tiles leave).
+  // tf32 (an f32 output, twice the bytes of a 16-bit one) stages 128 x 256 tiles in halves or
+  // quarters beside 3 or 4 stages, and leaves out the candidates whose output tile does not fit.
   static Space space() {
     using S = MatmulV5Persistent;
+    if constexpr (sizeof(T) == 4)
+      return tune("swizzle_size", &S::swizzle_size, {4, 1, 8}) *
+             tune("block_m, consumer_warpgroups, block_n, stages, epilogue_passes, swap_ab",
+                  {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::epilogue_passes, &S::swap_ab},
+                  {{128, 2, 256, 3, 2, 0},
+                   {128, 2, 256, 4, 4, 0},
+                   {128, 2, 128, 5, 1, 0},
+                   {128, 2, 128, 4, 1, 0},
+                   {64, 1, 128, 8, 1, 0},
+                   {16, 1, 128, 10, 1, 1},
+                   {16, 2, 128, 11, 1, 1}});
     return tune("swizzle_size", &S::swizzle_size, {4, 1, 8}) *
            tune("block_m, consumer_warpgroups, block_n, stages, swap_ab, k_chunks",
                 {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::swap_ab, &S::k_chunks},
@@ -96,7 +112,7 @@ template <class T = f16, class Out = T> struct MatmulV5Persistent : Script {
     auto s_b = shared_tensor<T>({stages, k_chunks, block_n, block_k});
     // The output tile's shared copy, for the TMA-store epilogue (swapped operands store from registers).
     std::optional<TmaStoreEpilogue<Out>> epilogue;
-    if (!swap_ab) epilogue = TmaStoreEpilogue<Out>(block_m, block_n);
+    if (!swap_ab) epilogue = TmaStoreEpilogue<Out>(block_m, block_n, epilogue_passes);
     Pipeline tma_pipe(stages, 1, consumer_threads);
     TileRasterization rasterization(swizzle_size);
     const int stage_k = block_k * k_chunks;  // the columns of k one stage holds

@@ -37,10 +37,11 @@ void check_one_warp(Builder& b, std::string_view what, const SourceLoc& loc) {
 std::string operand_rule(ScaleFormat format) {
   switch (format) {
     case ScaleFormat::none:
-      return "without block scales, it takes f16 or bf16 operands of one type (kind::f16), or e4m3, e5m2, e2m3, e3m2 "
-             "and e2m1 operands in any pairing, the last three in tiles created with Packing::chunks16 "
-             "(kind::f8f6f4), and an f32 accumulator, or i8 and u8 operands in any pairing and an i32 accumulator "
-             "(kind::i8); f4e2m1 pairs (Packing::dense) take block scales (BlockScales)";
+      return "without block scales, it takes f16 or bf16 operands of one type (kind::f16), tf32 operands "
+             "(kind::tf32), or e4m3, e5m2, e2m3, e3m2 and e2m1 operands in any pairing, the last three in tiles "
+             "created with Packing::chunks16 (kind::f8f6f4), and an f32 accumulator, or i8 and u8 operands in any "
+             "pairing and an i32 accumulator (kind::i8); f4e2m1 pairs (Packing::dense) take block scales "
+             "(BlockScales)";
     case ScaleFormat::ue8m0:
       return "with ue8m0 block scales, it takes kind::f8f6f4's operands (kind::mxf8f6f4) or f4e2m1 pairs of one "
              "type, Packing::dense (kind::mxf4), and an f32 accumulator";

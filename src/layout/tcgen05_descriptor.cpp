@@ -43,6 +43,7 @@ struct TypeCode {
 std::vector<TypeCode> kind_types(Tcgen05Kind kind) {
   switch (kind) {
     case Tcgen05Kind::f16: return {{DType::F16, 0}, {DType::BF16, 1}};
+    case Tcgen05Kind::tf32: return {{DType::TF32, 2}};
     case Tcgen05Kind::f8f6f4:
     case Tcgen05Kind::mxf8f6f4:
       return {{DType::F8E4M3, 0}, {DType::F8E5M2, 1}, {DType::F6E2M3, 3}, {DType::F6E3M2, 4}, {DType::F4E2M1, 5}};
@@ -115,6 +116,7 @@ int64_t tcgen05_mn_major_address(const Tcgen05SmemDescriptor& d, int row, int k,
 std::string_view tcgen05_kind_name(Tcgen05Kind k) {
   switch (k) {
     case Tcgen05Kind::f16: return "f16";
+    case Tcgen05Kind::tf32: return "tf32";
     case Tcgen05Kind::f8f6f4: return "f8f6f4";
     case Tcgen05Kind::mxf8f6f4: return "mxf8f6f4";
     case Tcgen05Kind::mxf4: return "mxf4";
@@ -135,6 +137,7 @@ std::optional<Tcgen05Kind> tcgen05_kind(Tcgen05Operand a, Tcgen05Operand b, Tcge
   switch (scales) {
     case Tcgen05ScaleFormat::none:
       if (half) return Tcgen05Kind::f16;
+      if (a.type == DType::TF32 && b.type == DType::TF32) return Tcgen05Kind::tf32;
       if (is_byte_integer(a.type) && is_byte_integer(b.type)) return Tcgen05Kind::i8;
       if (f8f6f4(a) && f8f6f4(b)) return Tcgen05Kind::f8f6f4;
       break;
@@ -150,12 +153,13 @@ std::optional<Tcgen05Kind> tcgen05_kind(Tcgen05Operand a, Tcgen05Operand b, Tcge
 }
 
 bool tcgen05_kind_is_block_scaled(Tcgen05Kind k) {
-  return k != Tcgen05Kind::f16 && k != Tcgen05Kind::f8f6f4 && k != Tcgen05Kind::i8;
+  return k != Tcgen05Kind::f16 && k != Tcgen05Kind::tf32 && k != Tcgen05Kind::f8f6f4 && k != Tcgen05Kind::i8;
 }
 
 int tcgen05_instruction_k(Tcgen05Kind k) {
   switch (k) {
     case Tcgen05Kind::f16: return 16;
+    case Tcgen05Kind::tf32: return 8;
     case Tcgen05Kind::f8f6f4:
     case Tcgen05Kind::mxf8f6f4:
     case Tcgen05Kind::i8: return 32;

@@ -64,10 +64,11 @@ Tcgen05SmemDescriptor tcgen05_mn_major_descriptor(uint32_t start_address, int sw
 int64_t tcgen05_mn_major_address(const Tcgen05SmemDescriptor& d, int row, int k, int elem_bytes);
 
 // The kinds of tcgen05.mma tessel issues (PTX ISA 9.7.16.10.9.1). Every instruction reads 32 bytes
-// of k from each operand row: 16 halves, 32 fp8 values or fp6 / fp4 values in 16-byte chunks of 16,
-// or 64 fp4 values packed two per byte.
+// of k from each operand row: 16 halves, 8 tf32 values, 32 fp8 values or fp6 / fp4 values in 16-byte
+// chunks of 16, or 64 fp4 values packed two per byte.
 enum class Tcgen05Kind {
   f16,       // f16 or bf16 operands
+  tf32,      // tf32 operands
   f8f6f4,    // e4m3, e5m2, e2m3, e3m2 or e2m1 operands (the last three in chunks), unscaled
   mxf8f6f4,  // the same operands, one ue8m0 scale per 32 of k (scale_vec::1X)
   mxf4,      // e2m1 operands, one ue8m0 scale per 32 of k (scale_vec::2X)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+
 #include "tessel/tessel.hpp"
 
 namespace tessel {
@@ -11,20 +13,30 @@ namespace tessel {
 // 16-bit elements, 32 of f32), each a TMA box whose rows take the 128-byte swizzle, so that the
 // eight rows of each stmatrix (or of each f32 store) land in different banks (rows of a whole
 // 512-byte tile would all start in the same one); a tile of another width is one block, whose
-// swizzle the compiler chooses.
+// swizzle the compiler chooses. With `passes` > 1 the shared tile holds that fraction of the
+// output tile's blocks, which go out in turn, each pass waiting for the stores of the one before
+// to have read it: an f32 tile of 128 x 256 (128 KB) then leaves room for the mainloop's stages.
 template <class T> struct TmaStoreEpilogue : Class {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "TmaStoreEpilogue stores 16-bit or 32-bit elements");
   static constexpr int span = 128 / int(sizeof(T));  // the columns of one swizzled 128-byte row
-  int rows, columns;
-  SharedTensor staged;  // [blocks, rows, block_columns()]
+  int rows, columns, passes;
+  SharedTensor staged;  // [blocks of one pass, rows, block_columns()]
 
   // Every thread of the calling thread group stores (each call's sync() is the group's barrier).
-  TmaStoreEpilogue(int rows, int columns, loc_t constructed_at = loc_t::current())
+  TmaStoreEpilogue(int rows, int columns, int passes = 1, loc_t constructed_at = loc_t::current())
       : Class("TmaStoreEpilogue", constructed_at),
         rows(rows),
         columns(columns),
-        staged(block_columns() == span ? shared_tensor<T>({columns / span, rows, span}, Swizzle::b128, constructed_at)
-                                       : shared_tensor<T>({1, rows, columns}, constructed_at)) {}
+        passes(passes),
+        staged(block_columns() == span
+                   ? shared_tensor<T>({columns / span / std::max(passes, 1), rows, span}, Swizzle::b128, constructed_at)
+                   : shared_tensor<T>({1, rows, columns}, constructed_at)) {
+    if (passes < 1 || (columns / block_columns()) % passes != 0)
+      throw Error(SourceLoc::from(constructed_at),
+                  fmt::format("TmaStoreEpilogue: {} columns make {} blocks of {}, which {} passes do not share out "
+                              "evenly",
+                              columns, columns / block_columns(), block_columns(), passes));
+  }
 
   // Columns of one block: 128 bytes, the widest row a swizzled TMA box has.
   int block_columns() const { return columns % span == 0 ? span : columns; }
@@ -32,18 +44,22 @@ template <class T> struct TmaStoreEpilogue : Class {
   // `tile` ([rows, columns], converted to T block by block) to `g` at (row, column); columns or rows
   // past g's extents are not written.
   void store(const RegisterTensor& tile, const GlobalTensor& g, const Expr<int32_t>& row, const Expr<int32_t>& column) {
-    // The previous tile's store has read the shared tile before anyone overwrites it.
-    single_thread([&] { tma.wait_group(0, true); });
-    sync();
-    const int width = block_columns();
-    for (int j = 0; j < columns / width; ++j)
-      store_shared(staged[j], tile.slice({0, j * width}, {rows, width}).to<T>());
-    fence.proxy_async();
-    sync();
-    single_thread([&] {
-      for (int j = 0; j < columns / width; ++j) tma.shared_to_global(staged[j], g, {row, column + j * width});
-      tma.commit_group();
-    });
+    const int width = block_columns(), per_pass = columns / width / passes;
+    for (int pass = 0; pass < passes; ++pass) {
+      // The stores before (this tile's previous pass, or the tile before) have read the shared
+      // tile before anyone overwrites it.
+      single_thread([&] { tma.wait_group(0, true); });
+      sync();
+      for (int j = 0; j < per_pass; ++j)
+        store_shared(staged[j], tile.slice({0, (pass * per_pass + j) * width}, {rows, width}).to<T>());
+      fence.proxy_async();
+      sync();
+      single_thread([&] {
+        for (int j = 0; j < per_pass; ++j)
+          tma.shared_to_global(staged[j], g, {row, column + (pass * per_pass + j) * width});
+        tma.commit_group();
+      });
+    }
   }
 
   // Before the block ends: its last stores have completed.
