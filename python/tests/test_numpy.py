@@ -205,6 +205,22 @@ def test_the_examples_are_a_library():
     np.testing.assert_array_equal(c, a + b)
 
 
+def test_float32_arrays_are_tf32_operands():
+    # hopper_v5_tf32 takes f32 data as tf32: the tensor cores read each value with its low 13
+    # mantissa bits cleared, so the reference clears them too.
+    m, n, k = 64, 128, 64
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    tessel.examples().hopper_v5_tf32(m, n, k, a, b, c)
+    as_tf32 = lambda x: (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+    want = as_tf32(a) @ as_tf32(b).T
+    magnitudes = np.abs(as_tf32(a)) @ np.abs(as_tf32(b)).T
+    assert np.all(np.abs(c - want) <= k * 2.0 ** -23 * magnitudes)
+    # The full f32 operands give other sums: the truncation is seen.
+    assert not np.allclose(c, a.astype(np.float64) @ b.astype(np.float64).T, rtol=0, atol=1e-5)
+
+
 def attention_reference(q, k, v, causal, scale):
     group = q.shape[1] // k.shape[1]
     q64 = q.astype(np.float64)
