@@ -100,16 +100,24 @@ inline void check_fp8_conversions(const Device& dev) {
   }
 }
 
-// f32 to tf32 and back, and f32 data read as tf32 (the low 13 mantissa bits cleared).
+// f32 to tf32 and back, f16 to tf32, and f32 data as tf32 elements: its value (the low 13
+// mantissa bits cleared), and its words as they are when moved (stored, bitcast, shuffled between
+// lanes: thread t holds elements 4t to 4t + 3, and takes those of thread t ^ 1).
 struct Tf32Conversions : Script {
-  void operator()(Int32 n, Ptr<float> x, Ptr<tf32> rounded, Ptr<float> back, Ptr<tf32> as_tf32, Ptr<float> read) {
+  void operator()(Int32 n, Ptr<float> x, Ptr<tf32> rounded, Ptr<float> back, Ptr<tf32> via_half, Ptr<tf32> as_tf32,
+                  Ptr<float> read, Ptr<tf32> moved, Ptr<uint32_t> words, Ptr<tf32> shuffled) {
     attrs.blocks = cdiv(n, 256);
     attrs.warps = 2;
     const Int32 at = blockIdx.x * 256;
     auto t = load_global(global_view(x, {n}), {at}, {256}).to<tf32>();
     store_global(global_view(rounded, {n}), t, {at});
     store_global(global_view(back, {n}), t.to<float>(), {at});
-    store_global(global_view(read, {n}), load_global(global_view(as_tf32, {n}), {at}, {256}).to<float>(), {at});
+    store_global(global_view(via_half, {n}), load_global(global_view(x, {n}), {at}, {256}).to<f16>().to<tf32>(), {at});
+    auto raw = load_global(global_view(as_tf32, {n}), {at}, {256}, Layout::spatial({64}) * Layout::local({4}));
+    store_global(global_view(read, {n}), raw.to<float>(), {at});
+    store_global(global_view(moved, {n}), raw, {at});
+    store_global(global_view(words, {n}), raw.bitcast<uint32_t>(), {at});
+    store_global(global_view(shuffled, {n}), warp.shuffle_xor(raw, 1), {at});
   }
 };
 
@@ -121,7 +129,7 @@ inline std::vector<float> tf32_inputs(int n) {
   const std::vector<float> special = {at(0x3f801000u), at(0x3f803000u), at(0xbf801000u), at(0x3f800fffu),
                                       at(0x7f7fffffu), at(0x7f7fefffu), at(0x00000001u), at(0x00001000u),
                                       at(0x807ff000u), at(0x7f800001u), at(0x7fffffffu), at(0xffc00fffu),
-                                      at(0xff801000u)};
+                                      at(0xff801000u), at(0x7f802000u), at(0x7f802fffu)};
   std::copy(special.begin(), special.end(), x.begin() + 30);
   std::mt19937 rng(29);
   std::uniform_int_distribution<uint32_t> bits;
@@ -133,21 +141,30 @@ inline std::vector<float> tf32_inputs(int n) {
 }
 
 inline void check_tf32_conversions(const Device& dev) {
-  const int n = 1000;
+  const int n = 1024;
   const std::vector<float> x = tf32_inputs(n);
+  const std::vector<tf32> poison(n, tf32::from_bits(0x55555555u));
   Buffer<float> dx(dev, x), back(dev, std::vector<float>(n, 7.0f)), read(dev, std::vector<float>(n, 7.0f));
-  Buffer<tf32> rounded(dev, std::vector<tf32>(n, tf32::from_bits(0x55555555u)));
+  Buffer<tf32> rounded(dev, poison), via_half(dev, poison), moved(dev, poison), shuffled(dev, poison);
+  Buffer<uint32_t> words(dev, std::vector<uint32_t>(n, 0x55555555u));
   Kernel<Tf32Conversions> k(dev);
-  k(n, dx, rounded, back, dx, read);
-  const auto got = rounded.download();
-  const auto got_back = back.download();
-  const auto got_read = read.download();
+  k(n, dx, rounded, back, via_half, dx, read, moved, words, shuffled);
+  const auto got = rounded.download(), got_half = via_half.download(), got_moved = moved.download(),
+             got_shuffled = shuffled.download();
+  const auto got_back = back.download(), got_read = read.download();
+  const auto got_words = words.download();
+  const auto bits = [&](int i) { return std::bit_cast<uint32_t>(x[size_t(i)]); };
   for (int i = 0; i < n; ++i) {
     const tf32 want(x[i]);
-    const uint32_t raw = std::bit_cast<uint32_t>(x[i]);
-    EXPECT_EQ(got[i].bits, want.bits) << fmt::format("tf32 of {} (0x{:08x})", x[i], raw);
-    EXPECT_EQ(std::bit_cast<uint32_t>(got_back[i]), want.bits) << fmt::format("back from tf32 of 0x{:08x}", raw);
-    EXPECT_EQ(std::bit_cast<uint32_t>(got_read[i]), raw & 0xffffe000u) << fmt::format("0x{:08x} read as tf32", raw);
+    EXPECT_EQ(got[i].bits, want.bits) << fmt::format("tf32 of {} (0x{:08x})", x[i], bits(i));
+    EXPECT_EQ(std::bit_cast<uint32_t>(got_back[i]), want.bits) << fmt::format("back from tf32 of 0x{:08x}", bits(i));
+    EXPECT_EQ(got_half[i].bits, tf32(float(f16(x[i]))).bits) << fmt::format("tf32 of the f16 of 0x{:08x}", bits(i));
+    EXPECT_EQ(std::bit_cast<uint32_t>(got_read[i]), bits(i) & 0xffffe000u)
+        << fmt::format("0x{:08x} read as tf32", bits(i));
+    EXPECT_EQ(got_moved[i].bits, bits(i)) << fmt::format("0x{:08x} stored as tf32", bits(i));
+    EXPECT_EQ(got_words[i], bits(i)) << fmt::format("0x{:08x} bitcast from tf32", bits(i));
+    const int source = i / 256 * 256 + ((i % 256 / 4) ^ 1) * 4 + i % 4;
+    EXPECT_EQ(got_shuffled[i].bits, bits(source)) << fmt::format("element {} shuffled from {}", i, source);
   }
 }
 

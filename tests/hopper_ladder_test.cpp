@@ -13,6 +13,7 @@
 #include "matmul_hopper/v4_pipeline_class.hpp"
 #include "matmul_hopper/v5_persistent.hpp"
 #include "simulate.hpp"
+#include "source_line.hpp"
 
 namespace tessel {
 namespace {
@@ -247,6 +248,42 @@ TEST(HopperLadder, V5WithStagesOfTwoChunksMatchesTheHostReferenceUnderEveryOrder
     const cli::RunResult r = split.run(Device::simulator(), {16, 600, 296}, KernelOptions{.sim = o});
     EXPECT_TRUE(r.ok) << r.summary;
   }
+}
+
+// tf32 operands into f32: 128 x 256 output tiles staged in 2 or 4 passes of the TMA-store epilogue,
+// each pass's stores reading the shared tile before the next pass overwrites it (on 5
+// multiprocessors a block takes several tiles, and the tile before's last pass is waited for too).
+template <int Stages, int Passes> struct V5Tf32 : examples::hopper::MatmulV5Persistent<tf32, float> {
+  V5Tf32() {
+    stages = Stages;
+    epilogue_passes = Passes;
+  }
+  static Space space() { return Space{}; }
+};
+
+TEST(HopperLadder, V5Tf32EpilogueInPassesMatchesTheHostReferenceUnderEveryOrder) {
+  for (const cli::KernelEntry& e : {examples::tf32_matmul_example<V5Tf32<3, 2>>("v5_tf32_two_passes", ""),
+                                    examples::tf32_matmul_example<V5Tf32<4, 4>>("v5_tf32_four_passes", "")})
+    for (sim::Options o : testing::every_order()) {
+      o.multiprocessors = 5;
+      for (const std::vector<int64_t>& size : {std::vector<int64_t>{300, 600, 104}, {130, 256, 40}}) {
+        const cli::RunResult r = e.run(Device::simulator(), size, KernelOptions{.sim = o});
+        EXPECT_TRUE(r.ok) << e.name << " " << r.summary;
+      }
+    }
+}
+
+struct V5ThreePasses : V5Fixed<4, 128, 4> {
+  V5ThreePasses() { epilogue_passes = 3; }
+};
+
+TEST(HopperLadder, V5RefusesEpiloguePassesThatDoNotShareTheTileOut) {
+  const Device dev = Device::simulator();
+  Buffer<f16> a(dev, std::vector<f16>(128 * 64)), b(dev, std::vector<f16>(128 * 64)),
+      c(dev, std::vector<f16>(128 * 128));
+  EXPECT_EQ(testing::error_of<V5ThreePasses>(128, 128, 64, a, b, c),
+            testing::source_at("examples/matmul_hopper/v5_persistent.hpp", "epilogue = TmaStoreEpilogue<Out>") +
+                ": TmaStoreEpilogue: 128 columns make 2 blocks of 64, which 3 passes do not share out evenly");
 }
 
 struct V5NoChunks : V5Fixed<4, 128, 4> {

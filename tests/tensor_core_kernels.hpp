@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -105,7 +106,7 @@ struct Fp8MixedDot : Fp8DotOf<f8e5m2, f8e4m3> {};
 // tf32 operands into f32 (mma.sync m16n8k8).
 struct Tf32Dot : DotThroughShared<tf32, tf32, float> {};
 
-// Operands of halves in [-2, 2] (exact in both fp8 formats and in tf32) and accumulators of quarters, so that
+// Operands of halves in [-2, 2] (exact in both fp8 formats) and accumulators of quarters, so that
 // every product and partial sum is a multiple of 1/4 below 2^11: exact however the tensor cores
 // round their sums, and comparable bit for bit.
 template <class S = Fp8Dot> void check_fp8_dot(const Device& device, int m, int n, int k, uint64_t seed) {
@@ -130,6 +131,37 @@ template <class S = Fp8Dot> void check_fp8_dot(const Device& device, int m, int 
       double exact = c0[size_t(i) * n + j];
       for (int kk = 0; kk < k; ++kk) exact += double(float(a[size_t(i) * k + kk])) * float(bt[size_t(j) * k + kk]);
       ASSERT_EQ(got[size_t(i) * n + j], float(exact)) << "element " << i << ", " << j;
+    }
+}
+
+// tf32 operands given as f32 data with every mantissa bit random, which the tensor cores read with
+// the low 13 bits cleared: the reference clears them too, and sums in double; the f32 sums of k
+// exact products are within k units of f32's last place of the sum of their magnitudes.
+inline void check_tf32_dot(const Device& device, int m, int n, int k, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-2, 2);
+  const auto random_words = [&](size_t count) {
+    std::vector<tf32> v(count);
+    for (tf32& x : v) x = tf32::from_bits(std::bit_cast<uint32_t>(dist(rng)));
+    return v;
+  };
+  const std::vector<tf32> a = random_words(size_t(m) * k), bt = random_words(size_t(n) * k);
+  std::vector<float> c0(size_t(m) * n);
+  for (float& x : c0) x = dist(rng);
+  Buffer<tf32> da(device, a), dbt(device, bt);
+  Buffer<float> dc0(device, c0), dc(device, std::vector<float>(size_t(m) * n, NAN));
+  Kernel<Tf32Dot> kernel(device);
+  kernel(m, n, k, da, dbt, dc0, dc);
+  const std::vector<float> got = dc.download();
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double want = c0[size_t(i) * n + j], magnitude = std::abs(want);
+      for (int kk = 0; kk < k; ++kk) {
+        const double product = double(float(a[size_t(i) * k + kk])) * float(bt[size_t(j) * k + kk]);
+        want += product;
+        magnitude += std::abs(product);
+      }
+      ASSERT_LE(std::abs(got[size_t(i) * n + j] - want), (k + 1) * 0x1p-23 * magnitude) << "element " << i << ", " << j;
     }
 }
 

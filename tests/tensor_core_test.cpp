@@ -28,8 +28,8 @@ TEST(TensorCore, Fp8DotMatchesTheHostReference) {
 }
 
 TEST(TensorCore, Tf32DotMatchesTheHostReference) {
-  check_fp8_dot<Tf32Dot>(Device::simulator(), 64, 64, 128, 11);
-  check_fp8_dot<Tf32Dot>(Device::simulator(), 100, 72, 64, 12);  // partial blocks: loads fill with zeros
+  check_tf32_dot(Device::simulator(), 64, 64, 128, 11);
+  check_tf32_dot(Device::simulator(), 100, 72, 64, 12);  // partial blocks: loads fill with zeros
 }
 
 int dot_line = 0;

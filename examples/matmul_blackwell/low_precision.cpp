@@ -1,6 +1,7 @@
 // The Blackwell low-precision GEMMs' registrations: kind::f8f6f4 (e4m3 x e4m3, e5m2 x e4m3, e2m3 x
 // e2m1 and e3m2 x e4m3), kind::i8 (i8 x i8, u8 x i8), kind::tf32, and the block-scaled kinds MXFP8,
 // MXFP4 and NVFP4, each against a host reference that decodes every operand and scale bit for bit.
+#include <bit>
 #include <cmath>
 #include <random>
 #include <type_traits>
@@ -36,6 +37,11 @@ template <class T> Operand<T> random_operand(size_t count, uint64_t seed) {
   } else if constexpr (std::is_integral_v<T>) {
     o.data = std::is_signed_v<T> ? random_vector<T>(count, seed, -128.9f, 127.9f)
                                  : random_vector<T>(count, seed, 0.0f, 255.9f);
+    for (const T& x : o.data) o.values.push_back(float(x));
+  } else if constexpr (std::is_same_v<T, tf32>) {
+    // f32 words with every mantissa bit random, which the tensor cores read with the low 13 cleared.
+    for (const float x : random_vector<float>(count, seed, -4.0f, 4.0f))
+      o.data.push_back(tf32::from_bits(std::bit_cast<uint32_t>(x)));
     for (const T& x : o.data) o.values.push_back(float(x));
   } else {
     o.data = random_vector<T>(count, seed, -4.0f, 4.0f);

@@ -17,7 +17,7 @@ namespace tessel::examples::hopper {
 // the rasterized tiles blockIdx.x, blockIdx.x + gridDim.x, ... Both roles walk the same tiles and
 // the ring runs on across them, so the producer loads the next tile's first stages while the
 // consumers finish the current one. The two consumer warpgroups (64 rows of every 128 each) write
-// their accumulator to a shared tile (stmatrix), fence it for the async proxy, and one thread
+// their accumulator to a shared tile (stmatrix for 16-bit outputs), fence it for the async proxy, and one thread
 // stores it with TMA; the next tile waits for that store to have read the tile only when it is
 // about to overwrite it (TmaStoreEpilogue, tessel/lib/tma_store_epilogue.hpp).
 //
@@ -41,13 +41,13 @@ template <class T = f16, class Out = T> struct MatmulV5Persistent : Script {
   int consumer_warpgroups = 2;
   int split_k = 1;
   int swap_ab = 0;
-  // The 64-column chunks of k a stage holds, consecutive in each row: with 2, every row of B is read
+  // The k-tiles (128 bytes of each row) a stage holds, consecutive in each row: with 2, every row of B is read
   // 256 contiguous bytes at a time instead of 128, which DRAM serves faster when B's rows are far
   // apart and its read is the kernel's time (a few rows, docs/performance.md "Decode shapes").
   int k_chunks = 1;
   // The output tile leaves shared memory in this many passes (TmaStoreEpilogue): an f32 tile of 128
-  // x 256 staged whole would leave no room for the stages.
-  int epilogue_passes = 1;
+  // x 256 staged whole would leave no room for the stages, so f32 outputs take two.
+  int epilogue_passes = sizeof(Out) == 4 ? 2 : 1;
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
 
   // The first candidate is the configuration above; 3 stages of 128 x 256 and the output tile fill

@@ -128,9 +128,6 @@ constexpr bool is_byte_addressed_integer(DType t) { return !is_float(t) && t != 
 constexpr bool is_byte_integer(DType t) { return t == DType::I8 || t == DType::U8; }
 // The 8-bit float types (OCP's e4m3 and e5m2), which tensor cores multiply into f32 accumulators.
 constexpr bool is_fp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
-// The types that are moved, converted and multiplied by the tensor cores, but take part in no
-// arithmetic: the packed types, and tf32 (docs/language.md, "tf32").
-constexpr bool is_operand_only(DType t) { return is_packed(t) || t == DType::TF32; }
 
 // The fields of a floating-point type and what its top exponent holds.
 enum class FloatSpecials {

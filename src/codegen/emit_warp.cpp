@@ -22,14 +22,15 @@ const char* shuffle_intrinsic(ir::ShuffleMode m) {
   return "?";
 }
 
-// `v` (of storage type `t`) as another lane holds it: the 16- and 8-bit float types travel as
-// their bits, the narrow integers and bool as int.
+// `v` (of storage type `t`) as another lane holds it: the float types other than f32 travel as
+// their bits (a word for tf32), the narrow integers and bool as int.
 std::string shuffled(ir::ShuffleMode m, DType t, const std::string& v, const std::string& lane) {
   const auto call = [&](const std::string& x) {
     return fmt::format("{}(0xffffffffu, {}, {})", shuffle_intrinsic(m), x, lane);
   };
   if (stored_as_bits(t))
-    return from_bits_expr(t, fmt::format("(unsigned short){}", call(fmt::format("(unsigned)({})", bits_expr(t, v)))));
+    return from_bits_expr(t, fmt::format("({}){}", dtype_bits(t) == 32 ? "unsigned" : "unsigned short",
+                                         call(fmt::format("(unsigned)({})", bits_expr(t, v)))));
   if (t == DType::Bool) return fmt::format("({} != 0)", call(fmt::format("int({})", v)));
   if (dtype_bytes(t) < 4) return fmt::format("{}({})", c_type(t), call(fmt::format("int({})", v)));
   return call(v);

@@ -352,8 +352,8 @@ const PtxRow& ptx_row(Ptx instruction) {
            scalar("trans_b", "n")}};
       return row;
     }
-    // The same for the types wgmma does not transpose (8-bit: m64nNk32, e4m3, e5m2, s8 or u8 each):
-    // both operands K-major, no imm-trans.
+    // The same for the types wgmma does not transpose (8-bit: m64nNk32, e4m3, e5m2, s8 or u8 each;
+    // tf32: m64nNk8): both operands K-major, no imm-trans.
     case Ptx::WgmmaMmaSSKMajor: {
       static const PtxRow row{
           "wgmma.mma_async",
@@ -372,8 +372,8 @@ const PtxRow& ptx_row(Ptx instruction) {
           {vector("d", "={d_reg}"), scalar("a_desc", "l"), scalar("b_desc", "l")}};
       return row;
     }
-    // The same with A from four 32-bit registers (two 16-bit or four 8-bit elements each; no
-    // imm-trans-a).
+    // The same with A from four 32-bit registers (two 16-bit, four 8-bit or one tf32 element each;
+    // no imm-trans-a).
     case Ptx::WgmmaMmaRS: {
       static const PtxRow row{
           "wgmma.mma_async",

@@ -48,8 +48,8 @@ uint64_t nan_bits(DType t, const FloatFormat& f, double v) {
 }  // namespace
 
 uint64_t bits_of(DType t, Scalar v) {
-  // tf32 is stored as an f32 whose low 13 mantissa bits are clear.
-  if (t == DType::TF32) return bits_of(DType::F32, v) & 0xffffe000u;
+  // A tf32 element is an f32 word, the low 13 mantissa bits included (its value clears them).
+  if (t == DType::TF32) return bits_of(DType::F32, v);
   if (is_float(t)) {
     const FloatFormat f = float_format(t);
     if (std::isnan(v.f)) return nan_bits(t, f, v.f);
@@ -64,7 +64,7 @@ uint64_t bits_of(DType t, Scalar v) {
 }
 
 Scalar from_bits(DType t, uint64_t bits) {
-  if (t == DType::TF32) return from_bits(DType::F32, bits & 0xffffe000u);
+  if (t == DType::TF32) return from_bits(DType::F32, bits);
   if (is_float(t)) {
     if (is_nan_pattern(float_format(t), bits)) return nan_from_bits(float_format(t), bits);
     return Scalar{.f = double(float_from_bits(t, uint32_t(bits)))};
@@ -74,6 +74,7 @@ Scalar from_bits(DType t, uint64_t bits) {
 
 Scalar normalize(DType t, Scalar v) {
   if (t == DType::Bool) return Scalar{.i = v.i != 0};
+  if (t == DType::TF32) return normalize(DType::F32, v);  // any f32 word is a tf32 element
   if (is_float(t)) {
     // A NaN converted from f32 takes the conversion's bits (dtype.hpp states them).
     if (std::isnan(v.f) && t != DType::F32) return from_bits(t, float_to_bits(t, float(v.f)));
@@ -123,9 +124,16 @@ std::optional<Scalar> converted_nan(DType from, DType to, Scalar v) {
 }  // namespace
 
 Scalar convert(DType from, DType to, Scalar v) {
-  // f32 to tf32 rounds the f32's own bits, a NaN's payload included (dtype.hpp states it).
+  // tf32 is f32's word: its value clears the low 13 bits and keeps the rest, a NaN's included; f32
+  // rounds to it from its own bits (dtype.hpp), and the other types convert through f32, as the
+  // generated code does.
+  if (from == DType::TF32 && to != DType::TF32) {
+    const Scalar value = from_bits(DType::F32, bits_of(DType::F32, v) & 0xffffe000u);
+    return to == DType::F32 ? value : convert(DType::F32, to, value);
+  }
   if (from == DType::F32 && to == DType::TF32)
     return from_bits(to, float_to_bits(to, std::bit_cast<float>(uint32_t(bits_of(from, v)))));
+  if (to == DType::TF32 && from != DType::TF32) return convert(DType::F32, to, convert(from, DType::F32, v));
   // An fp8 value widens through f16 to f32 (sm_90a's cvt, or the same decoding on sm_80) before it
   // converts further: a NaN becomes f32's canonical one, without its sign or payload.
   if (is_fp8(from) && std::isnan(v.f) && from != to) {

@@ -57,6 +57,7 @@ bool takes_tf32_tiles(NodeKind k) {
     case NodeKind::TmaStore:
     case NodeKind::CopyAsync:
     case NodeKind::Relayout:
+    case NodeKind::Shuffle:
     case NodeKind::Dot:
     case NodeKind::WgmmaMma: return true;
     default: return takes_packed_tiles(k);

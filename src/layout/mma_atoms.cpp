@@ -28,7 +28,8 @@ Layout mma_m16n8k32_s8_a() {
 // b0..b7: row half, row quad (one 32-bit register); lanes are column-major.
 Layout mma_m16n8k32_s8_b() { return Layout::local({2, 1}) * Layout::column_spatial({4, 8}) * Layout::local({4, 1}); }
 
-// tf32's m16n8k8 (PTX ISA 9.7.14.5.x): a0..a3: column half, row half, one element a register.
+// tf32's m16n8k8 (PTX ISA, "Matrix Fragments for mma.m16n8k8", .tf32): a0..a3: column half, row
+// half, one element a register.
 Layout mma_m16n8k8_tf32_a() { return Layout::local({1, 2}) * Layout::local({2, 1}) * Layout::spatial({8, 4}); }
 
 // b0, b1: row half; lanes are column-major.

@@ -22,7 +22,7 @@ template <class Sums> std::vector<typename Sums::Value> gather(Warp& w, const ir
     const int th = w.thread_in_group(lane);
     for (int s = 0; s < local; ++s) {
       const int* c = &table[(size_t(th) * local + s) * 2];
-      dense[size_t(c[0]) * cols + c[1]] = Sums::value(values[size_t(lane) * local + s]);
+      dense[size_t(c[0]) * cols + c[1]] = Sums::value(operand_value(t->dtype, values[size_t(lane) * local + s]));
     }
   }
   return dense;

@@ -1,5 +1,5 @@
 // How the simulator sums tensor-core products, for every instruction family that has them (dot's
-// mma.sync, wgmma): f16, bf16 and fp8 products are exact in f32 and summed in f32; 8-bit integer
+// mma.sync, wgmma): f16, bf16, tf32 and fp8 products are exact in f32 and summed in f32; 8-bit integer
 // products (s8 and u8, whatever the mix of signedness) are summed exactly into an s32 accumulator
 // that wraps modulo 2^32, as without .satfinite; with it, the running sum is clamped to the s32
 // range after each instruction's k (32 for 8-bit operands). `missing` stands for an operand element no lane
@@ -14,6 +14,12 @@
 #include "tessel/ir/evaluate.hpp"
 
 namespace tessel::sim {
+
+// The value the tensor cores multiply for an operand element of type `t`: a tf32 element's f32 with
+// its low 13 mantissa bits cleared, as they read it; every other element as it is.
+inline ir::Scalar operand_value(DType t, ir::Scalar v) {
+  return t == DType::TF32 ? ir::convert(DType::TF32, DType::F32, v) : v;
+}
 
 struct FloatSums {
   using Value = float;

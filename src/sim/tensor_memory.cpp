@@ -436,7 +436,7 @@ void TensorMemory::complete(Operation& m) {
                                      address, block.block_name(),
                                      unwritten_memory_cause(block, address, &block == &cta_ ? m.thread / 32 : -1)));
     if (!is_packed(type)) {
-      const ir::Scalar v = load_value(type, &block.smem[size_t(address)]);
+      const ir::Scalar v = operand_value(type, load_value(type, &block.smem[size_t(address)]));
       return is_float(type) ? float(v.f) : float(v.i);
     }
     return float(load_packed(type, &block.smem[size_t(address)], int(bit % 8)).f);

@@ -158,7 +158,9 @@ template <class Sums> void WgmmaUnit::multiply(Mma& mma) {
   const ir::WgmmaMmaNode& n = *mma.node;
   const DType type = n.operand_type(), a_type = n.a_type();
   const int bytes = dtype_bytes(type), cols = n.n(), k = n.k(), step = wgmma_k(type);
-  auto read = [&](DType t, int64_t address) { return Sums::value(load_value(t, &cta_.smem[size_t(address)])); };
+  auto read = [&](DType t, int64_t address) {
+    return Sums::value(operand_value(t, load_value(t, &cta_.smem[size_t(address)])));
+  };
   // The warp's rows of A and all of B as dense matrices; rows the warp does not compute stay missing.
   std::vector<typename Sums::Value> a(size_t(n.m()) * k, Sums::missing), b(size_t(k) * cols);
   const ir::MmaOperand b_operand = n.b_operand(), a_operand = n.a_shared ? n.a_operand() : ir::MmaOperand{};
@@ -178,7 +180,7 @@ template <class Sums> void WgmmaUnit::multiply(Mma& mma) {
     for (int lane = 0; lane < 32; ++lane)
       for (int s = 0; s < local; ++s) {
         const int* c = &table[(size_t(w.thread_in_group(lane)) * local + s) * 2];
-        a[size_t(c[0]) * k + c[1]] = Sums::value(values[size_t(lane) * local + s]);
+        a[size_t(c[0]) * k + c[1]] = Sums::value(operand_value(a_type, values[size_t(lane) * local + s]));
       }
   }
   const auto& table = cta_.tables.coords(n.acc.get());

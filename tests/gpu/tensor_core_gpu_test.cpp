@@ -32,9 +32,9 @@ TEST_F(TensorCoreOnGpu, Fp8DotMatchesTheHostReference) {
 }
 
 TEST_F(TensorCoreOnGpu, Tf32DotMatchesTheHostReference) {
-  check_fp8_dot<Tf32Dot>(Device::gpu(), 64, 64, 128, 11);
-  check_fp8_dot<Tf32Dot>(Device::gpu(), 512, 256, 256, 13);
-  check_fp8_dot<Tf32Dot>(Device::gpu(), 100, 72, 64, 12);
+  check_tf32_dot(Device::gpu(), 64, 64, 128, 11);
+  check_tf32_dot(Device::gpu(), 512, 256, 256, 13);
+  check_tf32_dot(Device::gpu(), 100, 72, 64, 12);
 }
 
 TEST_F(TensorCoreOnGpu, AccumulatorEpilogueThroughSharedMemory) {

@@ -2,8 +2,8 @@
 // and transpose bits only the hardware can confirm), and 8-bit integer and fp8 register operands;
 // skipped, visibly, without one.
 #include "../mn_major_kernels.hpp"
-#include "../wgmma_8bit_kernels.hpp"
 #include "../wgmma_kernels.hpp"
+#include "../wgmma_operand_types_kernels.hpp"
 #include "gpu_test.hpp"
 
 namespace tessel::testing {
@@ -37,22 +37,22 @@ TEST_F(WgmmaOnGpu, ATransposedAndBInBlocksMatchTheHostReference) {
 
 // s8/u8 into an s32 accumulator that wraps, shared or register A; fp8 with A in registers.
 TEST_F(WgmmaOnGpu, EightBitOperandsMatchTheHostReference) {
-  check_wgmma_8bit<int8_t, int8_t, int32_t, 64, 64, 128, false>({}, 1, Device::gpu());
-  check_wgmma_8bit<uint8_t, int8_t, int32_t, 64, 48, 64, false>({}, 2, Device::gpu());
-  check_wgmma_8bit<int8_t, uint8_t, int32_t, 64, 24, 32, true>({}, 3, Device::gpu());
-  check_wgmma_8bit<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8>({}, 4, Device::gpu());
-  check_wgmma_8bit<int8_t, int8_t, int32_t, 128, 256, 64, false>({}, 5, Device::gpu());
-  check_wgmma_8bit<int8_t, uint8_t, int32_t, 64, 16, 64, false, false>({}, 6, Device::gpu());
-  check_wgmma_8bit<uint8_t, int8_t, int32_t, 64, 8, 128, true, false>({}, 7, Device::gpu());
-  check_wgmma_8bit<f8e4m3, f8e4m3, float, 64, 64, 128, true>({}, 8, Device::gpu());
-  check_wgmma_8bit<f8e5m2, f8e4m3, float, 128, 40, 32, true, true, 8>({}, 9, Device::gpu());
-  check_wgmma_8bit<f8e4m3, f8e5m2, float, 64, 16, 64, true, false>({}, 10, Device::gpu());
-  check_wgmma_8bit<int8_t, int8_t, int32_t, 64, 64, 128, false, true, 4, true>({}, 11, Device::gpu());
-  check_wgmma_8bit<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8, true>({}, 12, Device::gpu());
-  check_wgmma_8bit<tf32, tf32, float, 64, 64, 32, false>({}, 13, Device::gpu());
-  check_wgmma_8bit<tf32, tf32, float, 64, 40, 16, true>({}, 14, Device::gpu());
-  check_wgmma_8bit<tf32, tf32, float, 128, 24, 8, true, true, 8>({}, 15, Device::gpu());
-  check_wgmma_8bit<tf32, tf32, float, 64, 16, 32, false, false>({}, 16, Device::gpu());
+  check_wgmma_types<int8_t, int8_t, int32_t, 64, 64, 128, false>({}, 1, Device::gpu());
+  check_wgmma_types<uint8_t, int8_t, int32_t, 64, 48, 64, false>({}, 2, Device::gpu());
+  check_wgmma_types<int8_t, uint8_t, int32_t, 64, 24, 32, true>({}, 3, Device::gpu());
+  check_wgmma_types<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8>({}, 4, Device::gpu());
+  check_wgmma_types<int8_t, int8_t, int32_t, 128, 256, 64, false>({}, 5, Device::gpu());
+  check_wgmma_types<int8_t, uint8_t, int32_t, 64, 16, 64, false, false>({}, 6, Device::gpu());
+  check_wgmma_types<uint8_t, int8_t, int32_t, 64, 8, 128, true, false>({}, 7, Device::gpu());
+  check_wgmma_types<f8e4m3, f8e4m3, float, 64, 64, 128, true>({}, 8, Device::gpu());
+  check_wgmma_types<f8e5m2, f8e4m3, float, 128, 40, 32, true, true, 8>({}, 9, Device::gpu());
+  check_wgmma_types<f8e4m3, f8e5m2, float, 64, 16, 64, true, false>({}, 10, Device::gpu());
+  check_wgmma_types<int8_t, int8_t, int32_t, 64, 64, 128, false, true, 4, true>({}, 11, Device::gpu());
+  check_wgmma_types<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8, true>({}, 12, Device::gpu());
+  check_wgmma_types<tf32, tf32, float, 64, 64, 32, false>({}, 13, Device::gpu());
+  check_wgmma_types<tf32, tf32, float, 64, 40, 16, true>({}, 14, Device::gpu());
+  check_wgmma_types<tf32, tf32, float, 128, 24, 8, true, true, 8>({}, 15, Device::gpu());
+  check_wgmma_types<tf32, tf32, float, 64, 16, 32, false, false>({}, 16, Device::gpu());
 }
 
 }  // namespace

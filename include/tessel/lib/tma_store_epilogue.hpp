@@ -1,7 +1,5 @@
 #pragma once
 
-#include <algorithm>
-
 #include "tessel/tessel.hpp"
 
 namespace tessel {
@@ -27,19 +25,24 @@ template <class T> struct TmaStoreEpilogue : Class {
       : Class("TmaStoreEpilogue", constructed_at),
         rows(rows),
         columns(columns),
-        passes(passes),
+        passes(checked_passes(columns, passes, constructed_at)),
         staged(block_columns() == span
-                   ? shared_tensor<T>({columns / span / std::max(passes, 1), rows, span}, Swizzle::b128, constructed_at)
-                   : shared_tensor<T>({1, rows, columns}, constructed_at)) {
-    if (passes < 1 || (columns / block_columns()) % passes != 0)
-      throw Error(SourceLoc::from(constructed_at),
-                  fmt::format("TmaStoreEpilogue: {} columns make {} blocks of {}, which {} passes do not share out "
-                              "evenly",
-                              columns, columns / block_columns(), block_columns(), passes));
-  }
+                   ? shared_tensor<T>({columns / span / passes, rows, span}, Swizzle::b128, constructed_at)
+                   : shared_tensor<T>({1, rows, columns}, constructed_at)) {}
 
   // Columns of one block: 128 bytes, the widest row a swizzled TMA box has.
-  int block_columns() const { return columns % span == 0 ? span : columns; }
+  static int block_columns(int columns) { return columns % span == 0 ? span : columns; }
+  int block_columns() const { return block_columns(columns); }
+  // `passes`, when it shares the tile's blocks out evenly.
+  static int checked_passes(int columns, int passes, loc_t at) {
+    const int blocks = columns / block_columns(columns);
+    if (passes < 1 || blocks % passes != 0)
+      throw Error(SourceLoc::from(at),
+                  fmt::format("TmaStoreEpilogue: {} columns make {} blocks of {}, which {} passes do not share out "
+                              "evenly",
+                              columns, blocks, block_columns(columns), passes));
+    return passes;
+  }
 
   // `tile` ([rows, columns], converted to T block by block) to `g` at (row, column); columns or rows
   // past g's extents are not written.

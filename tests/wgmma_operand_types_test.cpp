@@ -6,58 +6,58 @@
 #include "expect_error.hpp"
 #include "filecheck.hpp"
 #include "simulate.hpp"
-#include "wgmma_8bit_kernels.hpp"
+#include "wgmma_operand_types_kernels.hpp"
 
 namespace tessel::testing {
 namespace {
 
 TEST(Wgmma8Bit, IntegerOperandsOfEitherSignednessMatchTheHostReference) {
   for (const KernelOptions& o : every_order_options()) {
-    check_wgmma_8bit<int8_t, int8_t, int32_t, 64, 64, 128, false>(o, 1);
-    check_wgmma_8bit<uint8_t, int8_t, int32_t, 64, 48, 64, false>(o, 2);
-    check_wgmma_8bit<int8_t, uint8_t, int32_t, 64, 24, 32, true>(o, 3);
-    check_wgmma_8bit<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8>(o, 4);  // two warpgroups
-    check_wgmma_8bit<int8_t, int8_t, int32_t, 128, 256, 64, false>(o, 5);            // two m64 instructions
+    check_wgmma_types<int8_t, int8_t, int32_t, 64, 64, 128, false>(o, 1);
+    check_wgmma_types<uint8_t, int8_t, int32_t, 64, 48, 64, false>(o, 2);
+    check_wgmma_types<int8_t, uint8_t, int32_t, 64, 24, 32, true>(o, 3);
+    check_wgmma_types<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8>(o, 4);  // two warpgroups
+    check_wgmma_types<int8_t, int8_t, int32_t, 128, 256, 64, false>(o, 5);            // two m64 instructions
   }
 }
 
 // Without accumulate the accumulator's old value (within 2^22 of the s32 limits) must not reach C.
 TEST(Wgmma8Bit, AnIntegerMmaThatDoesNotAccumulateOverwrites) {
   for (const KernelOptions& o : every_order_options()) {
-    check_wgmma_8bit<int8_t, uint8_t, int32_t, 64, 16, 64, false, false>(o, 6);
-    check_wgmma_8bit<uint8_t, int8_t, int32_t, 64, 8, 128, true, false>(o, 7);
+    check_wgmma_types<int8_t, uint8_t, int32_t, 64, 16, 64, false, false>(o, 6);
+    check_wgmma_types<uint8_t, int8_t, int32_t, 64, 8, 128, true, false>(o, 7);
   }
 }
 
 // .satfinite: the same accumulators near the limits clamp after each k32 instruction instead.
 TEST(Wgmma8Bit, SaturatingSumsClampAtTheS32LimitsUnderEveryOrder) {
   for (const KernelOptions& o : every_order_options()) {
-    check_wgmma_8bit<int8_t, int8_t, int32_t, 64, 64, 128, false, true, 4, true>(o, 11);
-    check_wgmma_8bit<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8, true>(o, 12);
+    check_wgmma_types<int8_t, int8_t, int32_t, 64, 64, 128, false, true, 4, true>(o, 11);
+    check_wgmma_types<uint8_t, uint8_t, int32_t, 128, 32, 128, true, true, 8, true>(o, 12);
   }
 }
 
 TEST(Wgmma8Bit, Fp8RegisterAMatchesTheHostReference) {
   for (const KernelOptions& o : every_order_options()) {
-    check_wgmma_8bit<f8e4m3, f8e4m3, float, 64, 64, 128, true>(o, 8);
-    check_wgmma_8bit<f8e5m2, f8e4m3, float, 128, 40, 32, true, true, 8>(o, 9);
-    check_wgmma_8bit<f8e4m3, f8e5m2, float, 64, 16, 64, true, false>(o, 10);
+    check_wgmma_types<f8e4m3, f8e4m3, float, 64, 64, 128, true>(o, 8);
+    check_wgmma_types<f8e5m2, f8e4m3, float, 128, 40, 32, true, true, 8>(o, 9);
+    check_wgmma_types<f8e4m3, f8e5m2, float, 64, 16, 64, true, false>(o, 10);
   }
 }
 
 TEST(WgmmaTf32, SharedAndRegisterOperandsMatchTheHostReference) {
   for (const KernelOptions& o : every_order_options()) {
-    check_wgmma_8bit<tf32, tf32, float, 64, 64, 32, false>(o, 13);
-    check_wgmma_8bit<tf32, tf32, float, 64, 40, 16, true>(o, 14);
-    check_wgmma_8bit<tf32, tf32, float, 128, 24, 8, true, true, 8>(o, 15);  // two warpgroups
-    check_wgmma_8bit<tf32, tf32, float, 64, 16, 32, false, false>(o, 16);
+    check_wgmma_types<tf32, tf32, float, 64, 64, 32, false>(o, 13);
+    check_wgmma_types<tf32, tf32, float, 64, 40, 16, true>(o, 14);
+    check_wgmma_types<tf32, tf32, float, 128, 24, 8, true, true, 8>(o, 15);  // two warpgroups
+    check_wgmma_types<tf32, tf32, float, 64, 16, 32, false, false>(o, 16);
   }
 }
 
-using IntegerShared = Wgmma8BitTile<uint8_t, int8_t, int32_t, 64, 32, 64, false>;
-using IntegerRegisters = Wgmma8BitTile<int8_t, uint8_t, int32_t, 64, 48, 32, true, false>;
-using Fp8Registers = Wgmma8BitTile<f8e4m3, f8e5m2, float, 64, 16, 32, true>;
-using SaturatingShared = Wgmma8BitTile<int8_t, int8_t, int32_t, 64, 32, 64, false, true, 4, true>;
+using IntegerShared = WgmmaTypedTile<uint8_t, int8_t, int32_t, 64, 32, 64, false>;
+using IntegerRegisters = WgmmaTypedTile<int8_t, uint8_t, int32_t, 64, 48, 32, true, false>;
+using Fp8Registers = WgmmaTypedTile<f8e4m3, f8e5m2, float, 64, 16, 32, true>;
+using SaturatingShared = WgmmaTypedTile<int8_t, int8_t, int32_t, 64, 32, 64, false, true, 4, true>;
 
 TEST(Wgmma8BitCodegen, SpellsTheIntegerAndRegisterForms) {
   const std::string ss = Kernel<IntegerShared>(Device::simulator(), KernelOptions{"sm_90a"})

@@ -3,10 +3,11 @@
 // C = C0 + A Bᵀ (or A Bᵀ alone, without `Accumulate`) with A [M, K] and B [N, K] K-major, the
 // accumulator starting from C0 as read from global memory; with `Saturating`, integer sums clamp at
 // the s32 limits after each k32 instruction (.satfinite). Run on the simulator by
-// tests/wgmma_8bit_test.cpp and on the GPU by tests/gpu/wgmma_gpu_test.cpp.
+// tests/wgmma_operand_types_test.cpp and on the GPU by tests/gpu/wgmma_gpu_test.cpp.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -21,7 +22,7 @@ namespace tessel::testing {
 
 template <class A, class B, class Acc, int M, int N, int K, bool RegisterA, bool Accumulate = true, int Warps = 4,
           bool Saturating = false>
-struct Wgmma8BitTile : Script {
+struct WgmmaTypedTile : Script {
   void operator()(Ptr<A> a, Ptr<B> b, Ptr<Acc> c) {
     attrs.blocks = 1;
     attrs.warps = Warps;
@@ -53,10 +54,14 @@ struct Wgmma8BitTile : Script {
   }
 };
 
-// Integers over their type's whole range, floats in [-4, 4] rounded to the type.
+// Integers over their type's whole range, floats in [-4, 4] rounded to the type; tf32 as f32 words
+// with every mantissa bit random, which the tensor cores read with the low 13 cleared.
 template <class T> std::vector<T> random_operand(size_t count, std::mt19937_64& rng) {
   std::vector<T> v(count);
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_same_v<T, tf32>) {
+    std::uniform_real_distribution<float> dist(-4, 4);
+    for (T& x : v) x = tf32::from_bits(std::bit_cast<uint32_t>(dist(rng)));
+  } else if constexpr (std::is_integral_v<T>) {
     std::uniform_int_distribution<int> dist(std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
     for (T& x : v) x = T(dist(rng));
   } else {
@@ -73,7 +78,7 @@ template <class T> std::vector<T> random_operand(size_t count, std::mt19937_64& 
 // within a thousandth of the sum of their magnitudes.
 template <class A, class B, class Acc, int M, int N, int K, bool RegisterA, bool Accumulate = true, int Warps = 4,
           bool Saturating = false>
-void check_wgmma_8bit(const KernelOptions& options, uint64_t seed, const Device& dev = Device::simulator()) {
+void check_wgmma_types(const KernelOptions& options, uint64_t seed, const Device& dev = Device::simulator()) {
   std::mt19937_64 rng(seed);
   const std::vector<A> a = random_operand<A>(size_t(M) * K, rng);
   const std::vector<B> b = random_operand<B>(size_t(N) * K, rng);
@@ -89,7 +94,7 @@ void check_wgmma_8bit(const KernelOptions& options, uint64_t seed, const Device&
   Buffer<A> da(dev, a);
   Buffer<B> db(dev, b);
   Buffer<Acc> dc(dev, c0);
-  Kernel<Wgmma8BitTile<A, B, Acc, M, N, K, RegisterA, Accumulate, Warps, Saturating>> kernel(dev, options);
+  Kernel<WgmmaTypedTile<A, B, Acc, M, N, K, RegisterA, Accumulate, Warps, Saturating>> kernel(dev, options);
   kernel(da, db, dc);
   const std::vector<Acc> c = dc.download();
   int clamped = 0;
@@ -114,8 +119,10 @@ void check_wgmma_8bit(const KernelOptions& options, uint64_t seed, const Device&
           want += product;
           magnitude += std::abs(product);
         }
-        // fp8 products are summed at less than f32's precision on the GPU (hw-semantics.md §4.1).
-        ASSERT_NEAR(c[at], want, 1e-3 * (1 + magnitude)) << "c[" << i << ", " << j << "]";
+        // fp8 products are summed at less than f32's precision on the GPU (hw-semantics.md §4.1);
+        // tf32 products, exact in f32, in f32: within K + 1 units of its last place of the magnitudes.
+        const double tolerance = std::is_same_v<A, tf32> ? (K + 1) * 0x1p-23 * magnitude : 1e-3 * (1 + magnitude);
+        ASSERT_NEAR(c[at], want, tolerance) << "c[" << i << ", " << j << "]";
       }
     }
   if (Saturating) EXPECT_GT(clamped, 0) << "the inputs should reach the s32 limits";
