@@ -36,7 +36,7 @@ TEST_F(WgmmaOnGpu, ATransposedAndBInBlocksMatchTheHostReference) {
 }
 
 // s8/u8 into an s32 accumulator that wraps, shared or register A; fp8 with A in registers.
-TEST_F(WgmmaOnGpu, EightBitOperandsMatchTheHostReference) {
+TEST_F(WgmmaOnGpu, EightBitAndTf32OperandsMatchTheHostReference) {
   check_wgmma_types<int8_t, int8_t, int32_t, 64, 64, 128, false>({}, 1, Device::gpu());
   check_wgmma_types<uint8_t, int8_t, int32_t, 64, 48, 64, false>({}, 2, Device::gpu());
   check_wgmma_types<int8_t, uint8_t, int32_t, 64, 24, 32, true>({}, 3, Device::gpu());
