@@ -20,6 +20,8 @@ std::vector<KernelEntry> ampere_ladder_examples() {
                                                     "Ampere ladder 5: swizzled shared tiles, conflict-free ldmatrix"),
       matmul_example<ampere::MatmulV5Swizzled<bf16>, bf16>("ampere_v5_swizzled_bf16",
                                                            "Ampere ladder 5 with bf16 operands"),
+      tf32_matmul_example<ampere::MatmulV5Swizzled<tf32, float>>(
+          "ampere_v5_swizzled_tf32", "Ampere ladder 5 with tf32 operands (f32 data, mma.sync m16n8k8) into f32"),
   };
 }
 

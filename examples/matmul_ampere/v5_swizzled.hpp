@@ -12,8 +12,11 @@ namespace tessel::examples::ampere {
 // of the slice before runs, into two register buffers, and the first slice of the next k-tile is
 // loaded while the last slice's mma run across the k-tile's barrier, so the tensor cores do not
 // wait for ldmatrix. The element type T (operands and result) is f16 or bf16; the accumulator is
-// f32. The tile shape, warp split and pipeline depth are tuned.
-template <class T = f16> struct MatmulV5Swizzled : Script {
+// f32. With tf32 operands (f32 data as the tensor cores read it) and an f32 result Out, the slices
+// are k8 (mma.sync m16n8k8) and the fragments load without ldmatrix, which moves 16-bit elements.
+// The tile shape, warp split and pipeline depth are tuned.
+template <class T = f16, class Out = T> struct MatmulV5Swizzled : Script {
+  static constexpr int slice_k = sizeof(T) == 4 ? 8 : 16;  // the k of one mma.sync
   int block_m = 128, block_n = 128, block_k = 32;
   int warps_m = 2, warps_n = 2;
   int stages = 3;
@@ -35,7 +38,7 @@ template <class T = f16> struct MatmulV5Swizzled : Script {
         });
   }
 
-  void operator()(Int32 m, Int32 n, int k, Ptr<T> a, Ptr<T> b, Ptr<T> c) {
+  void operator()(Int32 m, Int32 n, int k, Ptr<T> a, Ptr<T> b, Ptr<Out> c) {
     attrs.blocks = {cdiv(m, block_m), cdiv(n, block_n)};
     attrs.warps = warps_m * warps_n;
     Int32 offset_m = blockIdx.x * block_m;
@@ -44,18 +47,18 @@ template <class T = f16> struct MatmulV5Swizzled : Script {
     auto g_b = global_view(b, {n, k});
     auto s_a = shared_tensor<T>({stages, block_m, block_k}, Swizzle::automatic);
     auto s_b = shared_tensor<T>({stages, block_n, block_k}, Swizzle::automatic);
-    // Fragments are loaded one k16 slice ahead of the mma that uses them, into two buffers.
-    const MmaLayouts frag = mma_layouts(block_m, block_n, 16, warps_m, warps_n);
+    // Fragments are loaded one slice ahead of the mma that uses them, into two buffers.
+    const MmaLayouts frag = mma_layouts(block_m, block_n, slice_k, warps_m, warps_n, dtype_v<T>);
     auto acc = register_tensor<float>({block_m, block_n}, 0.0f, frag.c);
-    auto r_a =
-        std::array{register_tensor<T>({block_m, 16}, 0.0f, frag.a), register_tensor<T>({block_m, 16}, 0.0f, frag.a)};
-    auto r_b =
-        std::array{register_tensor<T>({16, block_n}, 0.0f, frag.b), register_tensor<T>({16, block_n}, 0.0f, frag.b)};
+    auto r_a = std::array{register_tensor<T>({block_m, slice_k}, 0.0f, frag.a),
+                          register_tensor<T>({block_m, slice_k}, 0.0f, frag.a)};
+    auto r_b = std::array{register_tensor<T>({slice_k, block_n}, 0.0f, frag.b),
+                          register_tensor<T>({slice_k, block_n}, 0.0f, frag.b)};
     const auto load_slice = [&](const Dim& stage, int slice, int buffer) {
-      r_a[buffer] = load_shared(s_a[stage], {0, slice * 16}, {block_m, 16}, frag.a);
-      r_b[buffer] = load_shared(s_b[stage].transpose(), {slice * 16, 0}, {16, block_n}, frag.b);
+      r_a[buffer] = load_shared(s_a[stage], {0, slice * slice_k}, {block_m, slice_k}, frag.a);
+      r_b[buffer] = load_shared(s_b[stage].transpose(), {slice * slice_k, 0}, {slice_k, block_n}, frag.b);
     };
-    const int k_tiles = cdiv(k, block_k), slices = block_k / 16;
+    const int k_tiles = cdiv(k, block_k), slices = block_k / slice_k;
     // Prologue: every stage's k-tile in flight; a stage past the last k-tile is zero-filled, so
     // that every stage holds data before anything reads it.
     for (int s = 0; s < stages; ++s) {
@@ -84,7 +87,7 @@ template <class T = f16> struct MatmulV5Swizzled : Script {
       // After the last k-tile this reads a stage no copy writes any more, and nothing uses it.
       load_slice((i + 1) % stages, 0, 0);
     }
-    store_global(global_view(c, {m, n}), acc.to<T>(), {offset_m, offset_n});
+    store_global(global_view(c, {m, n}), acc.to<Out>(), {offset_m, offset_n});
   }
 };
 

@@ -61,6 +61,8 @@ const std::vector<ExampleCase> kExamples = {
     {"ampere_v4_pipelined", {129, 129, 40}},
     {"ampere_v5_swizzled", {300, 257, 96}},
     {"ampere_v5_swizzled", {2048, 1024, 512}},
+    {"ampere_v5_swizzled_tf32", {300, 257, 96}},
+    {"ampere_v5_swizzled_tf32", {1024, 1024, 512}},
     {"hopper_v1", {300, 257, 96}},
     {"hopper_v1", {2048, 1024, 512}},
     {"hopper_v1_bf16", {300, 257, 96}},
