@@ -97,9 +97,10 @@ TEST(SpaceCommandSweep, AmpereStep5CandidatesOverTheA100sSharedMemoryAreDroppedW
       ++over;
       EXPECT_TRUE(contains(row, "  dropped: ")) << row;
       EXPECT_TRUE(contains(row, "v5_swizzled.hpp:")) << row;
-      EXPECT_TRUE(contains(row, fmt::format(": kernel MatmulV5Swizzled_f16 needs {} bytes of shared memory per block, "
-                                            "more than the {} bytes sm_80 allows: ",
-                                            shared, limit)))
+      EXPECT_TRUE(
+          contains(row, fmt::format(": kernel MatmulV5Swizzled_f16_f16 needs {} bytes of shared memory per block, "
+                                    "more than the {} bytes sm_80 allows: ",
+                                    shared, limit)))
           << row;
     } else {
       EXPECT_TRUE(contains(row, fmt::format(" {}  ", shared))) << row;

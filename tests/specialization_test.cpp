@@ -22,7 +22,7 @@ std::string cuda_for(int m, int n, int k, uintptr_t pointers) {
 TEST(Specialization, TheFactsOfEachArgumentAreInTheIr) {
   Kernel<MatmulV5Swizzled<f16>> kernel(Device::simulator());
   EXPECT_TRUE(file_check(ir::print(*kernel.traced(4096, 1000, 64, address(0x1000), address(0x1002), address(0x1008))),
-                         "CHECK: kernel MatmulV5Swizzled_f16(%m: i32 [multiple of 16], %n: i32 [multiple of 8], "
+                         "CHECK: kernel MatmulV5Swizzled_f16_f16(%m: i32 [multiple of 16], %n: i32 [multiple of 8], "
                          "%a: ptr<f16> [16-byte aligned], %b: ptr<f16>, %c: ptr<f16>)"));
 }
 
