@@ -66,8 +66,9 @@ template <class T = f16, class Out = T> struct MatmulV5Persistent : Script {
   // quarters beside 3 or 4 stages, and leaves out the candidates whose output tile does not fit.
   static Space space() {
     using S = MatmulV5Persistent;
+    const Space swizzles = tune("swizzle_size", &S::swizzle_size, {4, 1, 8});
     if constexpr (sizeof(T) == 4)
-      return tune("swizzle_size", &S::swizzle_size, {4, 1, 8}) *
+      return swizzles *
              tune("block_m, consumer_warpgroups, block_n, stages, epilogue_passes, swap_ab",
                   {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::epilogue_passes, &S::swap_ab},
                   {{128, 2, 256, 3, 2, 0},
@@ -77,18 +78,17 @@ template <class T = f16, class Out = T> struct MatmulV5Persistent : Script {
                    {64, 1, 128, 8, 1, 0},
                    {16, 1, 128, 10, 1, 1},
                    {16, 2, 128, 11, 1, 1}});
-    return tune("swizzle_size", &S::swizzle_size, {4, 1, 8}) *
-           tune("block_m, consumer_warpgroups, block_n, stages, swap_ab, k_chunks",
-                {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::swap_ab, &S::k_chunks},
-                {{128, 2, 256, 3, 0, 1},
-                 {128, 2, 128, 5, 0, 1},
-                 {128, 2, 128, 4, 0, 1},
-                 {128, 2, 112, 6, 0, 1},
-                 {64, 1, 128, 8, 0, 1},
-                 {64, 1, 112, 9, 0, 1},
-                 {16, 1, 128, 10, 1, 1},
-                 {16, 1, 128, 5, 1, 2},
-                 {16, 2, 128, 11, 1, 1}});
+    return swizzles * tune("block_m, consumer_warpgroups, block_n, stages, swap_ab, k_chunks",
+                           {&S::block_m, &S::consumer_warpgroups, &S::block_n, &S::stages, &S::swap_ab, &S::k_chunks},
+                           {{128, 2, 256, 3, 0, 1},
+                            {128, 2, 128, 5, 0, 1},
+                            {128, 2, 128, 4, 0, 1},
+                            {128, 2, 112, 6, 0, 1},
+                            {64, 1, 128, 8, 0, 1},
+                            {64, 1, 112, 9, 0, 1},
+                            {16, 1, 128, 10, 1, 1},
+                            {16, 1, 128, 5, 1, 2},
+                            {16, 2, 128, 11, 1, 1}});
   }
 
   static constexpr int producer_registers = 40;
