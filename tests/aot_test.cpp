@@ -36,6 +36,26 @@ TEST(AheadOfTime, TheLauncherComputesWhatTheLaunchDoes) {
     EXPECT_NE(header.find(piece), std::string::npos) << piece << "\n" << header.substr(0, 6000);
 }
 
+// sm_80 code embeds its PTX too, loaded where the GPU refuses the cubin (after compute capability
+// 8.x); sm_90a code, whose PTX no other GPU runs, embeds none.
+TEST(AheadOfTime, Sm80LaunchersFallBackToTheirPtx) {
+  const std::string fallback = "if (loaded == CUDA_ERROR_NO_BINARY_FOR_GPU) loaded = cuModuleLoadData(&module_, kPtx);";
+  Kernel<ScaledRows> ampere(Device::simulator(), KernelOptions{"sm_80"});
+  const aot::ExportedKernel e = ampere.exported("scaled_rows", 4096, 3, 2.0f, (float*)nullptr);
+  ASSERT_NE(e.ptx.find(".target sm_80"), std::string::npos);
+  const std::string header = aot::launcher_header({e});
+  EXPECT_NE(header.find(fallback), std::string::npos) << header.substr(0, 6000);
+  // The PTX's bytes and the NUL after them.
+  EXPECT_NE(header.find(fmt::format("static constexpr unsigned char kPtx[{}] = {{", e.ptx.size() + 1)),
+            std::string::npos);
+  Kernel<ScaledRows> hopper(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string hopper_header =
+      aot::launcher_header({hopper.exported("scaled_rows", 4096, 3, 2.0f, (float*)nullptr)});
+  EXPECT_EQ(hopper_header.find("kPtx"), std::string::npos);
+  EXPECT_NE(hopper_header.find("detail::check(cuModuleLoadData(&module_, kCubin), \"scaled_rows: cuModuleLoadData\");"),
+            std::string::npos);
+}
+
 TEST(AheadOfTime, AGlobalScratchIsASetOfBuffersForEachStream) {
   Kernel<LastBlockColumnSums<>> k(Device::simulator(), KernelOptions{"sm_90a"});
   const std::string header = aot::launcher_header({k.exported("column_sums", 4096, (float*)nullptr, (float*)nullptr)});

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include <unistd.h>
 
@@ -51,6 +52,31 @@ TEST(CompileCache, SecondProcessLoadsWithoutCompiling) {
   EXPECT_NE(run(env + "TESSEL_DEBUG=1 " + cli + " compile vector_add 1000 --arch sm_90a").find("loaded from the cache"),
             std::string::npos);
   EXPECT_NE(run(env + cli + " compile vector_add 1000 --arch sm_90a").find("loaded from the cache"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+// sm_80 code keeps its PTX beside the cubin, for GPUs after Ampere (runtime::module_image): an
+// entry whose PTX is gone is compiled again, so a later GPU never finds a cubin alone.
+TEST(CompileCache, Sm80EntriesKeepTheirPtx) {
+  const auto dir = std::filesystem::temp_directory_path() / "tessel-cache-ptx-test";
+  std::filesystem::remove_all(dir);
+  const std::string compile =
+      "TESSEL_CACHE_DIR=" + dir.string() + " " + std::string(TESSEL_CLI) + " compile vector_add 1000 --arch ";
+  EXPECT_NE(run(compile + "sm_80").find("compiled by NVRTC"), std::string::npos);
+  EXPECT_NE(run(compile + "sm_80").find("loaded from the cache"), std::string::npos);
+  std::vector<std::filesystem::path> ptx;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(dir / "ptx"))
+    if (f.is_regular_file()) ptx.push_back(f.path());
+  ASSERT_EQ(ptx.size(), 1u);
+  std::filesystem::remove(ptx[0]);
+  EXPECT_NE(run(compile + "sm_80").find("compiled by NVRTC"), std::string::npos);
+  EXPECT_NE(run(compile + "sm_80").find("loaded from the cache"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(ptx[0]));
+  // sm_90a code keeps none: no other GPU runs its PTX either.
+  EXPECT_NE(run(compile + "sm_90a").find("compiled by NVRTC"), std::string::npos);
+  size_t entries = 0;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(dir / "ptx")) entries += f.is_regular_file();
+  EXPECT_EQ(entries, 1u);
   std::filesystem::remove_all(dir);
 }
 

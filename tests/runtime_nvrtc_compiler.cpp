@@ -38,6 +38,9 @@ TEST_P(CompileForArch, ProducesCudaElf) {
   EXPECT_EQ(static_cast<unsigned char>(result.cubin[18]), 190);
   EXPECT_EQ(result.cubin[19], 0);
   EXPECT_GT(result.milliseconds, 0);
+  // The PTX it was assembled from, for the target's virtual architecture, without a NUL inside.
+  EXPECT_NE(result.ptx.find(".target " + std::string(GetParam()).substr(0, 5)), std::string::npos) << result.ptx;
+  EXPECT_EQ(result.ptx.find('\0'), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(SupportedArchs, CompileForArch, ::testing::Values("sm_80", "sm_90a", "sm_100a"));

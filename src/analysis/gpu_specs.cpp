@@ -152,9 +152,10 @@ int input_bytes(MathType t) {
 
 std::string GpuSpec::arch() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
 
+// As runtime::native_target, and sm_80 (run from its PTX) for a GPU without a target of its own.
 ir::Arch GpuSpec::target() const {
-  if (cc_major >= 10) return ir::Arch::Sm100a;
-  if (cc_major == 9) return ir::Arch::Sm90a;
+  if (cc_major == 10 && cc_minor == 0) return ir::Arch::Sm100a;
+  if (cc_major == 9 && cc_minor == 0) return ir::Arch::Sm90a;
   return ir::Arch::Sm80;
 }
 

@@ -1,6 +1,9 @@
 // The launcher header of ahead-of-time exported kernels: for each kernel a class that loads its
 // embedded cubin into the current context and whose call does, in generated C++, what
 // KernelCore::launch_variant does for the same variant (src/jit/launch_variant.cpp).
+#include <span>
+#include <string_view>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -98,13 +101,9 @@ class LauncherWriter {
     call();
     line("");
     line(" private:");
-    line(fmt::format("  static constexpr unsigned char kCubin[{}] = {{", e_.cubin.size()));
-    for (size_t i = 0; i < e_.cubin.size(); i += 24) {
-      std::string row = "     ";
-      for (size_t j = i; j < std::min(e_.cubin.size(), i + 24); ++j) row += fmt::format(" {},", uint8_t(e_.cubin[j]));
-      line(row);
-    }
-    line("  };");
+    bytes("kCubin", e_.cubin);
+    // NUL-terminated, as cuModuleLoadData takes PTX.
+    if (!e_.ptx.empty()) bytes("kPtx", std::span<const char>(e_.ptx.c_str(), e_.ptx.size() + 1));
     line("  CUmodule module_ = nullptr;");
     line("  CUfunction function_ = nullptr;");
     line("  int multiprocessors_ = 0;");
@@ -142,12 +141,29 @@ class LauncherWriter {
     line("    return scratch_.emplace_back(Scratch{stream, thread});");
     line("  }");
   }
+  // A static array of `data`'s bytes, 24 to a line.
+  void bytes(std::string_view array, std::span<const char> data) {
+    line(fmt::format("  static constexpr unsigned char {}[{}] = {{", array, data.size()));
+    for (size_t i = 0; i < data.size(); i += 24) {
+      std::string row = "     ";
+      for (size_t j = i; j < std::min(data.size(), i + 24); ++j) row += fmt::format(" {},", uint8_t(data[j]));
+      line(row);
+    }
+    line("  };");
+  }
   std::string where(const SourceLoc& loc) const { return quoted(loc.str() + ": "); }
 
   void constructor() {
     line("  // Loads the kernel into the current CUDA context, on its device.");
     line(fmt::format("  {}() {{", e_.name));
-    line(fmt::format("    detail::check(cuModuleLoadData(&module_, kCubin), \"{}: cuModuleLoadData\");", e_.name));
+    if (e_.ptx.empty()) {
+      line(fmt::format("    detail::check(cuModuleLoadData(&module_, kCubin), \"{}: cuModuleLoadData\");", e_.name));
+    } else {
+      line("    CUresult loaded = cuModuleLoadData(&module_, kCubin);");
+      line("    // sm_80 machine code runs on compute capability 8.x; the driver compiles the PTX for later GPUs.");
+      line("    if (loaded == CUDA_ERROR_NO_BINARY_FOR_GPU) loaded = cuModuleLoadData(&module_, kPtx);");
+      line(fmt::format("    detail::check(loaded, \"{}: cuModuleLoadData\");", e_.name));
+    }
     line(fmt::format("    detail::check(cuModuleGetFunction(&function_, module_, {}), \"{}: cuModuleGetFunction\");",
                      quoted(e_.symbol), e_.name));
     if (k_.shared_bytes > 48 * 1024)

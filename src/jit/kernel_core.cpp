@@ -12,6 +12,7 @@
 #include "tessel/ir/printer.hpp"
 #include "tessel/runtime/cache_key.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
+#include "tessel/runtime/loaded_kernel.hpp"
 #include "tessel/tuning/tuner.hpp"
 #include "variant.hpp"
 
@@ -34,12 +35,11 @@ namespace tessel::detail {
 
 namespace {
 
+// A GPU without a target of its own (a later one than tessel knows) runs sm_80 code, which the
+// driver compiles for it from PTX (runtime::module_image).
 ir::Arch arch_of_device(const Device& d) {
   if (!d.is_gpu()) return ir::Arch::Sm90a;
-  const auto info = runtime::CudaDriver::get().device_info();
-  if (info.cc_major >= 10) return ir::Arch::Sm100a;
-  if (info.cc_major == 9) return ir::Arch::Sm90a;
-  return ir::Arch::Sm80;
+  return runtime::native_target(runtime::CudaDriver::get().device_info()).value_or(ir::Arch::Sm80);
 }
 
 // What a candidate must fit: the target's limits, and on a GPU the device's own opt-in shared
@@ -215,6 +215,7 @@ aot::ExportedKernel KernelCore::exported(std::span<const HostArg> args, const st
   e.cubin = cubin(args);
   const Variant& v = prepare(args, false);
   e.kernel = v.kernel;
+  e.ptx = v.binary.ptx;
   e.symbol = v.binary.symbol;
   e.arch = std::string(ir::arch_name(arch_));
   std::vector<std::string> facts;

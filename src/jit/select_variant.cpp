@@ -6,6 +6,7 @@
 
 #include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/runtime/disk_cache.hpp"
+#include "tessel/runtime/loaded_kernel.hpp"
 #include "tessel/runtime/output_backup.hpp"
 #include "tessel/tuning/gpu_timer.hpp"
 #include "tessel/tuning/tuner.hpp"
@@ -181,8 +182,11 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
             : std::string("there is no tuning result for it"),
         cache_dir.string()));
 
-  // Tuning runs the kernel: a pointer that no launch accepts is the call's error, not every candidate's.
+  // Tuning runs the kernel: a pointer that no launch accepts, or a target this GPU does not run, is
+  // the call's error, not every candidate's.
   signature_.check_pointers(args);
+  if (device_.is_gpu())
+    runtime::require_runnable(arch_, runtime::CudaDriver::get().device_info(), fmt::format("kernel {}", name_));
   // One process tunes a key at a time; the others wait and then read its result.
   const tuning::TuningDb::Lock lock = db.lock(key);
   record = db.load(key);

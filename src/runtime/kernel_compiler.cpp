@@ -42,6 +42,7 @@ KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const Kernel
   auto t0 = std::chrono::steady_clock::now();
   const codegen::CudaModule m = codegen::emit_cuda(k, arch, {.debug = options.debug, .source_locations = false});
   out.codegen_ms = ms_since(t0);
+  out.arch = arch;
   out.symbol = m.kernel_name;
   out.debug = options.debug;
   // The key covers the generated source together with every header it includes, so a kernel
@@ -57,8 +58,11 @@ KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const Kernel
   auto resources = cubin ? cache.load(key, "resources") : std::nullopt;
   const auto usage = resources ? decode(*resources) : std::nullopt;
   const auto warnings = usage ? cache.load(key, "warnings") : std::nullopt;
-  if (cubin && usage && warnings) {
+  const bool keeps_ptx = arch == ir::Arch::Sm80;
+  const auto ptx = warnings && keeps_ptx ? cache.load(key, "ptx") : std::nullopt;
+  if (cubin && usage && warnings && (ptx || !keeps_ptx)) {
     out.cubin = std::move(*cubin);
+    if (ptx) out.ptx.assign(ptx->begin(), ptx->end());
     out.resources = *usage;
     out.warnings.assign(warnings->begin(), warnings->end());
     out.from_cache = true;
@@ -73,6 +77,10 @@ KernelBinary compile_kernel(const ir::KernelNode& k, ir::Arch arch, const Kernel
     out.cubin = std::move(r.cubin);
     out.resources = r.resources;
     out.warnings = r.ptxas_warnings;
+    if (keeps_ptx) {
+      out.ptx = std::move(r.ptx);
+      cache.store(key, "ptx", out.ptx);
+    }
     cache.store(key, "cubin", out.cubin);
     const std::string encoded = encode(out.resources);
     cache.store(key, "resources", encoded);

@@ -10,6 +10,36 @@ constexpr int64_t kSharedBytesWithoutOptIn = 48 * 1024;
 
 }  // namespace
 
+std::optional<ir::Arch> native_target(const CudaDriver::DeviceInfo& gpu) {
+  if (gpu.cc_major == 8) return ir::Arch::Sm80;
+  if (gpu.cc_major == 9 && gpu.cc_minor == 0) return ir::Arch::Sm90a;
+  if (gpu.cc_major == 10 && gpu.cc_minor == 0) return ir::Arch::Sm100a;
+  return std::nullopt;
+}
+
+void require_runnable(ir::Arch arch, const CudaDriver::DeviceInfo& gpu, std::string_view label) {
+  const std::optional<ir::Arch> native = native_target(gpu);
+  // PTX of a target without the "a" suffix is compiled by the driver for any later GPU (CUDA C++
+  // Programming Guide, "Application Compatibility").
+  if (native == arch || (arch == ir::Arch::Sm80 && gpu.cc_major > 8)) return;
+  const std::string runs_on = arch == ir::Arch::Sm80 ? "GPUs of compute capability 8.0 and later"
+                                                     : fmt::format("GPUs of compute capability {} only",
+                                                                   arch == ir::Arch::Sm90a ? "9.0" : "10.0");
+  const std::string fix = gpu.cc_major < 8
+                              ? "tessel has no target for it"
+                              : fmt::format("build it for {} (KernelOptions::arch, or --arch on the command line)",
+                                            ir::arch_name(native.value_or(ir::Arch::Sm80)));
+  throw Error(fmt::format("{} is built for {}, which runs on {}; this GPU, {}, has compute capability {}.{}: {}", label,
+                          ir::arch_name(arch), runs_on, gpu.name, gpu.cc_major, gpu.cc_minor, fix));
+}
+
+const void* module_image(const KernelBinary& binary, const CudaDriver::DeviceInfo& gpu, std::string_view label) {
+  require_runnable(binary.arch, gpu, label);
+  if (native_target(gpu) == binary.arch) return binary.cubin.data();
+  TESSEL_CHECK(!binary.ptx.empty(), "{}: its sm_80 binary holds no PTX", label);
+  return binary.ptx.c_str();
+}
+
 LoadedKernel::LoadedKernel(const KernelBinary& binary, const ir::KernelNode& k)
     : params_(ParamLayout::of(k, binary.debug)),
       tensor_maps_(std::make_unique<TensorMapEncoder>(k)),
@@ -17,7 +47,7 @@ LoadedKernel::LoadedKernel(const KernelBinary& binary, const ir::KernelNode& k)
   auto& d = CudaDriver::get();
   d.context();
   CUmodule module = nullptr;
-  d.check(d.moduleLoadData(&module, binary.cubin.data()), "cuModuleLoadData", label_);
+  d.check(d.moduleLoadData(&module, module_image(binary, d.device_info(), label_)), "cuModuleLoadData", label_);
   module_.reset(module);
   d.check(d.moduleGetFunction(&function_, module, binary.symbol.c_str()), "cuModuleGetFunction", label_);
   if (k.shared_bytes > kSharedBytesWithoutOptIn)

@@ -191,6 +191,10 @@ CompileResult compile_to_cubin(const CompileRequest& request) {
   check(nvrtcGetCUBINSize(program.get(), &size), "nvrtcGetCUBINSize", request.kernel_name);
   result.cubin.resize(size);
   check(nvrtcGetCUBIN(program.get(), result.cubin.data()), "nvrtcGetCUBIN", request.kernel_name);
+  check(nvrtcGetPTXSize(program.get(), &size), "nvrtcGetPTXSize", request.kernel_name);
+  result.ptx.resize(size);
+  check(nvrtcGetPTX(program.get(), result.ptx.data()), "nvrtcGetPTX", request.kernel_name);
+  result.ptx.pop_back();  // the size counts the terminating NUL, which std::string keeps by itself
   result.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

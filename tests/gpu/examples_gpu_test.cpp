@@ -12,13 +12,14 @@ struct ExampleCase {
   std::vector<int64_t> sizes;
   // Hyperparameters fixed for the run (docs/tuning.md), with a name for the case; else tuned.
   std::string configuration = {}, configuration_name = {};
+  std::string arch = {};  // the target to build for; empty: the GPU's own
 };
 
 // "hopper_v5" at {4096, 4096, 1024} -> "hopper_v5_4096x4096x1024" (+ "_" and the configuration's name).
 std::string case_name(const ::testing::TestParamInfo<ExampleCase>& info) {
   const ExampleCase& c = info.param;
-  return fmt::format("{}_{}{}{}", c.name, fmt::join(c.sizes, "x"), c.configuration_name.empty() ? "" : "_",
-                     c.configuration_name);
+  return fmt::format("{}_{}{}{}{}{}", c.name, fmt::join(c.sizes, "x"), c.configuration_name.empty() ? "" : "_",
+                     c.configuration_name, c.arch.empty() ? "" : "_", c.arch);
 }
 
 const std::vector<ExampleCase> kExamples = {
@@ -186,9 +187,28 @@ const std::vector<ExampleCase> kWeightOnlyGemmWgmma = {
     {"weight_only_gemm_bf16_i8", {64, 1400, 1024}},
 };
 
+// sm_80 code on a later GPU, which the driver compiles from the PTX kept with it
+// (runtime::module_image): the Ampere kernels as an A100 would run them, where the cases above build
+// them for the GPU's own target.
+const std::vector<ExampleCase> kSm80OnLaterGpus = {
+    {"vector_add", {1000003}, {}, {}, "sm_80"},
+    {"row_softmax", {333, 4096}, {}, {}, "sm_80"},
+    {"matmul_simt", {257, 129, 95}, {}, {}, "sm_80"},
+    {"ampere_v3_mma", {300, 257, 96}, {}, {}, "sm_80"},
+    {"ampere_v4_pipelined", {129, 129, 40}, {}, {}, "sm_80"},
+    {"ampere_v5_swizzled", {2048, 1024, 512}, {}, {}, "sm_80"},
+    {"ampere_v5_swizzled_bf16", {300, 257, 96}, {}, {}, "sm_80"},
+    {"ampere_v5_swizzled_tf32", {300, 257, 96}, {}, {}, "sm_80"},
+    {"ampere_v5_swizzled_tf32", {1024, 1024, 512}, {}, {}, "sm_80"},
+    {"weight_only_gemm_i4", {33, 1400, 1024}, {}, {}, "sm_80"},
+    {"weight_only_gemm_bf16_i4", {16, 4096, 4096}, {}, {}, "sm_80"},
+    {"attention_v1", {1, 4, 2, 150, 170, 64, 1}, {}, {}, "sm_80"},
+};
+
 // How gtest names a case in `ctest -N` and in failures: "hopper_v5 4096x4096x1024".
 void PrintTo(const ExampleCase& c, std::ostream* os) {
-  *os << fmt::format("{} {}{}{}", c.name, fmt::join(c.sizes, "x"), c.configuration.empty() ? "" : " ", c.configuration);
+  *os << fmt::format("{} {}{}{}{}{}", c.name, fmt::join(c.sizes, "x"), c.configuration.empty() ? "" : " ",
+                     c.configuration, c.arch.empty() ? "" : " for ", c.arch);
 }
 
 class ExampleOnGpu : public testing::GpuTest, public ::testing::WithParamInterface<ExampleCase> {};
@@ -196,12 +216,14 @@ class ExampleOnGpu : public testing::GpuTest, public ::testing::WithParamInterfa
 TEST_P(ExampleOnGpu, MatchesTheHostReference) {
   KernelOptions options;
   options.configuration = GetParam().configuration;
+  options.arch = GetParam().arch;
   const cli::RunResult r = examples::find_example(GetParam().name).run(Device::gpu(), GetParam().sizes, options);
   EXPECT_TRUE(r.ok) << r.summary;
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleOnGpu, ::testing::ValuesIn(kExamples), case_name);
 INSTANTIATE_TEST_SUITE_P(WeightOnlyGemmWgmma, ExampleOnGpu, ::testing::ValuesIn(kWeightOnlyGemmWgmma), case_name);
+INSTANTIATE_TEST_SUITE_P(Sm80OnLaterGpus, ExampleOnGpu, ::testing::ValuesIn(kSm80OnLaterGpus), case_name);
 
 }  // namespace
 }  // namespace tessel

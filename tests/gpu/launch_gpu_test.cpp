@@ -45,6 +45,30 @@ TEST_F(LaunchOnGpu, ACallAllocatesNothing) {
   EXPECT_EQ(c.download(), std::vector<float>(n, 3.0f));
 }
 
+// Code of a target this GPU does not run is refused at the first call with the target it needs,
+// where the driver would say only CUDA_ERROR_NO_BINARY_FOR_GPU.
+TEST_F(LaunchOnGpu, CodeForAnotherGpuNamesTheTargetThisOneNeeds) {
+  const auto info = runtime::CudaDriver::get().device_info();
+  const auto native = runtime::native_target(info);
+  if (!native) GTEST_SKIP() << info.name << " has no target of its own";
+  const std::string other = native == ir::Arch::Sm100a ? "sm_90a" : "sm_100a";
+  const Device gpu = Device::gpu();
+  Buffer<float> a(gpu, std::vector<float>(64, 1.0f)), b(gpu, std::vector<float>(64, 2.0f)), c(gpu, 64);
+  Kernel<examples::VectorAdd> add(gpu, KernelOptions{.arch = other});
+  try {
+    add(64, a, b, c);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(
+        e.message(),
+        fmt::format("kernel VectorAdd is built for {}, which runs on GPUs of compute capability {} only; this GPU, "
+                    "{}, has compute capability {}.{}: build it for {} (KernelOptions::arch, or --arch on the "
+                    "command line)",
+                    other, other == "sm_90a" ? "9.0" : "10.0", info.name, info.cc_major, info.cc_minor,
+                    ir::arch_name(*native)));
+  }
+}
+
 // Writes its block index at that index.
 struct BlockIds : Script {
   void operator()(Int32 n, Ptr<int32_t> out) {

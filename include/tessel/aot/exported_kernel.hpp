@@ -21,6 +21,7 @@ struct ExportedKernel {
   std::string name;   // the launcher's class name, a C++ identifier
   ir::Kernel kernel;  // the variant, lowered
   std::vector<char> cubin;
+  std::string ptx;     // for sm_80, what a GPU after 8.x runs, compiled by its driver; else empty
   std::string symbol;  // the kernel's entry in the cubin
   std::string arch;
   std::string compiled_for;  // the compile-time arguments, hyperparameters and specialization, in words

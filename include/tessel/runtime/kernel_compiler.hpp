@@ -11,7 +11,12 @@
 namespace tessel::runtime {
 
 struct KernelBinary {
+  ir::Arch arch = ir::Arch::Sm90a;  // the target it was compiled for
   std::vector<char> cubin;
+  // For sm_80, the PTX too: sm_80 machine code runs on compute capability 8.x only, and a later
+  // GPU runs the kernel by the driver's compiling this (module_image). Empty for sm_90a and
+  // sm_100a, whose PTX no other GPU accepts either.
+  std::string ptx;
   std::string symbol;  // the kernel's name in the cubin
   ResourceUsage resources;
   std::string warnings;  // CompileResult::ptxas_warnings, cached with the cubin

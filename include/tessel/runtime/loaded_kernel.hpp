@@ -3,7 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "tessel/ir/ir.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
@@ -13,10 +15,23 @@
 
 namespace tessel::runtime {
 
+// The target whose machine code `gpu` runs, if tessel has one: sm_80 for compute capability 8.x,
+// sm_90a for 9.0, sm_100a for 10.0.
+std::optional<ir::Arch> native_target(const CudaDriver::DeviceInfo& gpu);
+
+// Throws tessel::Error naming the target `gpu` needs where it runs no code of `arch`: neither its
+// machine code (sm_80 code on compute capability 8.x, sm_90a on 9.0, sm_100a on 10.0) nor, after
+// 8.x, sm_80's PTX. `label` names the kernel in the message ("kernel gemm").
+void require_runnable(ir::Arch arch, const CudaDriver::DeviceInfo& gpu, std::string_view label);
+
+// What of `binary` `gpu` runs: the cubin, or sm_80's PTX for the driver to compile; checked by
+// require_runnable.
+const void* module_image(const KernelBinary& binary, const CudaDriver::DeviceInfo& gpu, std::string_view label);
+
 class LoadedKernel {
  public:
   // Loads `binary`, the compiled form of `k`, into the current context (the driver's, made
-  // current here). Throws tessel::Error when the driver refuses it.
+  // current here), as module_image picks it. Throws tessel::Error when the driver refuses it.
   LoadedKernel(const KernelBinary& binary, const ir::KernelNode& k);
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;

@@ -31,6 +31,7 @@ ResourceUsage parse_ptxas_info(std::string_view log);
 
 struct CompileResult {
   std::vector<char> cubin;  // an ELF image for cuModuleLoadData
+  std::string ptx;          // the PTX the cubin was assembled from, NUL-terminated for cuModuleLoadData
   std::string log;          // NVRTC's warnings, trimmed, without ptxas's resource report
   // ptxas's warnings and its "Potential Performance Loss" notes (a wgmma serialized), one a line:
   // what the kernel's author can act on, where the front end's warnings are about generated code.
