@@ -17,8 +17,11 @@ namespace tessel::examples::ampere {
 // The tile shape, warp split and pipeline depth are tuned.
 template <class T = f16, class Out = T> struct MatmulV5Swizzled : Script {
   static constexpr int slice_k = sizeof(T) == 4 ? 8 : 16;  // the k of one mma.sync
+  // f32 accumulators a thread may hold and keep registers for the fragments: fewer with tf32,
+  // whose fragments load element by element (without ldmatrix), each with its own address.
+  static constexpr int accumulators_at_most = sizeof(T) == 4 ? 64 : 128;
   int block_m = 128, block_n = 128, block_k = 32;
-  int warps_m = 2, warps_n = 2;
+  int warps_m = 2, warps_n = sizeof(T) == 4 ? 4 : 2;  // 64 accumulators a thread with tf32, 128 else
   int stages = 3;
   static constexpr const char* param_names[] = {"m", "n", "k", "a", "b", "c"};
 
@@ -31,10 +34,10 @@ template <class T = f16, class Out = T> struct MatmulV5Swizzled : Script {
                  {{2, 2}, {2, 4}, {4, 2}}) *
             tune("stages", &MatmulV5Swizzled::stages, {3, 4}))
         .template where<MatmulV5Swizzled>([](const MatmulV5Swizzled& s) {
-          // Each warp's m16n8 accumulator tiles must tile the block, and at most 128 f32
-          // accumulators per thread leave registers for the fragments.
+          // Each warp's m16n8 accumulator tiles must tile the block within the accumulators a
+          // thread may hold.
           const int warp_m = s.block_m / s.warps_m, warp_n = s.block_n / s.warps_n;
-          return warp_m % 16 == 0 && warp_n % 8 == 0 && warp_m * warp_n / 32 <= 128;
+          return warp_m % 16 == 0 && warp_n % 8 == 0 && warp_m * warp_n / 32 <= accumulators_at_most;
         });
   }
 
