@@ -152,7 +152,7 @@ TEST(PtxTable, WaitLoopsRetryUnderAPredicateWithALabelUniqueToEachEmission) {
 
 TEST(PtxTable, TmaStoresAndBulkGroups) {
   // The number of coordinates is the tensor's rank.
-  EXPECT_EQ(codegen::ptx_asm(Ptx::TmaStore, Arch::Sm90a, {{"map"}, {"x", "y", "z"}, {"src"}}),
+  EXPECT_EQ(codegen::ptx_asm(Ptx::TmaStore, Arch::Sm90a, {{"map"}, {"x", "y", "z"}, {"src"}, {}}, {{"l2_hint", ""}}),
             "asm volatile(\"cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\" :: "
             "\"l\"(map), \"r\"(x), \"r\"(y), \"r\"(z), \"r\"(src) : \"memory\");");
   EXPECT_EQ(codegen::ptx_asm(Ptx::BulkCommitGroup, Arch::Sm100a, {}),
@@ -163,6 +163,34 @@ TEST(PtxTable, TmaStoresAndBulkGroups) {
             "asm volatile(\"cp.async.bulk.wait_group.read %0;\" :: \"n\"(0) : \"memory\");");
   for (Ptx p : {Ptx::TmaStore, Ptx::BulkCommitGroup, Ptx::BulkWaitGroup, Ptx::BulkWaitGroupRead})
     EXPECT_EQ(codegen::ptx_min_target(p), Arch::Sm90a);
+}
+
+// A view's cache hint: the qualifier and the policy as the optional last argument, or neither.
+TEST(PtxTable, CacheHintsAddTheQualifierAndThePolicy) {
+  codegen::PtxOperands operands = {{"s"}, {"g"}};
+  codegen::PtxModifiers modifiers;
+  codegen::add_cache_hint(ir::CacheHint::EvictFirst, operands, modifiers);
+  EXPECT_EQ(codegen::ptx_asm(Ptx::CpAsyncCg16Whole, Arch::Sm80, operands, modifiers),
+            "asm volatile(\"cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\" :: \"r\"(s), \"l\"(g), "
+            "\"l\"(tessel_l2_policy_evict_first()) : \"memory\");");
+  operands = {{"dst"}, {"map"}, {"x", "y"}, {"bar"}};
+  modifiers.clear();
+  codegen::add_cache_hint(ir::CacheHint::EvictLast, operands, modifiers);
+  EXPECT_EQ(codegen::ptx_asm(Ptx::TmaLoad, Arch::Sm90a, operands, modifiers),
+            "asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint "
+            "[%0], [%1, {%2, %3}], [%4], %5;\" :: \"r\"(dst), \"l\"(map), \"r\"(x), \"r\"(y), \"r\"(bar), "
+            "\"l\"(tessel_l2_policy_evict_last()) : \"memory\");");
+  operands = {{"dst"}, {"map"}, {"x", "y"}, {"bar"}};
+  modifiers.clear();
+  codegen::add_cache_hint(ir::CacheHint::Normal, operands, modifiers);
+  EXPECT_EQ(codegen::ptx_asm(Ptx::TmaLoad, Arch::Sm90a, operands, modifiers),
+            "asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+            "[%0], [%1, {%2, %3}], [%4];\" :: \"r\"(dst), \"l\"(map), \"r\"(x), \"r\"(y), \"r\"(bar) : "
+            "\"memory\");");
+  EXPECT_EQ(internal_error_of([] {
+              codegen::ptx_asm(Ptx::CpAsyncCg16Whole, Arch::Sm80, {{"s"}, {"g"}, {"p", "q"}}, {{"l2_hint", ""}});
+            }),
+            "cp.async.cg group policy takes at most one operand, 2 given");
 }
 
 TEST(PtxTable, RenderingARowForATargetOlderThanItsMinimumIsAnInternalError) {
@@ -186,7 +214,7 @@ TEST(PtxTable, MisusedRowsAreInternalErrors) {
   EXPECT_EQ(internal_error_of([] {
               codegen::ptx_asm(Ptx::CpAsyncCg16, Arch::Sm80, {{"s"}, {"g"}});
             }),
-            "cp.async.cg takes 3 operand groups, 2 given");
+            "cp.async.cg takes 4 operand groups, 2 given");
   EXPECT_EQ(internal_error_of([] {
               codegen::ptx_asm(Ptx::CvtF32F16, Arch::Sm80, {{"v", "w"}, {"bits"}});
             }),

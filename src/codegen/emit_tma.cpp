@@ -15,6 +15,13 @@ std::vector<std::string> box_coordinates(Emitter& e, const std::vector<ir::Expr>
   return coords;
 }
 
+// A TMA copy under its global view's cache hint.
+std::string hinted(const Emitter& e, Ptx instruction, ir::CacheHint hint, PtxOperands operands) {
+  PtxModifiers modifiers;
+  add_cache_hint(hint, operands, modifiers);
+  return ptx_asm(instruction, e.arch, operands, modifiers);
+}
+
 std::string tensor_map_address(Emitter& e, int tensor_map, const SourceLoc& loc) {
   TESSEL_CHECK(tensor_map >= 0 && size_t(tensor_map) < e.tensor_maps.size(),
                "TMA copy at {} reached code generation without a tensor map", loc.str());
@@ -38,7 +45,7 @@ void emit_TmaStore(Emitter& e, const ir::TmaStoreNode& n) {
   const std::string src = shared_address(e, n.src);
   in_issuing_thread(e, [&] {
     if (e.debug) emit_box_alignment_check(e, n, "tma.shared_to_global", n.dst->dtype, coords.front());
-    e.line(ptx_asm(Ptx::TmaStore, e.arch, {{map}, coords, {src}}));
+    e.line(hinted(e, Ptx::TmaStore, n.dst->cache_hint, {{map}, coords, {src}}));
   });
 }
 
@@ -50,14 +57,15 @@ void emit_TmaLoad(Emitter& e, const ir::TmaLoadNode& n) {
   const std::string bar = barrier_address(e, n.barrier);
   in_issuing_thread(e, [&] {
     if (e.debug) emit_box_alignment_check(e, n, "tma.global_to_shared", n.src->dtype, coords.front());
+    const ir::CacheHint hint = n.src->cache_hint;
     if (n.cta_mask)
-      e.line(ptx_asm(Ptx::TmaLoadMulticast, e.arch,
-                     {{dst}, {map}, coords, {bar}, {fmt::format("(unsigned short)({})", e.expr(n.cta_mask))}}));
+      e.line(hinted(e, Ptx::TmaLoadMulticast, hint,
+                    {{dst}, {map}, coords, {bar}, {fmt::format("(unsigned short)({})", e.expr(n.cta_mask))}}));
     else if (n.barrier_rank)
-      e.line(ptx_asm(Ptx::TmaLoadPeerBarrier, e.arch,
-                     {{dst}, {map}, coords, {bar}, {fmt::format("uint32_t({})", e.expr(n.barrier_rank))}}));
+      e.line(hinted(e, Ptx::TmaLoadPeerBarrier, hint,
+                    {{dst}, {map}, coords, {bar}, {fmt::format("uint32_t({})", e.expr(n.barrier_rank))}}));
     else
-      e.line(ptx_asm(Ptx::TmaLoad, e.arch, {{dst}, {map}, coords, {bar}}));
+      e.line(hinted(e, Ptx::TmaLoad, hint, {{dst}, {map}, coords, {bar}}));
   });
 }
 

@@ -17,6 +17,9 @@ PtxGroup scalar(std::string name, std::string constraint) { return {std::move(na
 PtxGroup vector(std::string name, std::string constraint, int size = PtxGroup::kPerEmission) {
   return {std::move(name), std::move(constraint), size, true};
 }
+PtxGroup optional_argument(std::string name, std::string constraint) {
+  return {std::move(name), std::move(constraint), 1, false, true};
+}
 
 bool is_output(const PtxGroup& g) { return g.constraint[0] == '=' || g.constraint[0] == '+'; }
 
@@ -53,6 +56,8 @@ std::vector<int> first_operand_numbers(const PtxRow& row, const PtxOperands& ope
       const int given = int(operands[g].size());
       if (group.size == PtxGroup::kPerEmission)
         TESSEL_CHECK(given > 0, "{} group {} needs at least one operand", row.name, group.name);
+      else if (group.optional)
+        TESSEL_CHECK(given <= 1, "{} group {} takes at most one operand, {} given", row.name, group.name, given);
       else
         TESSEL_CHECK(given == group.size, "{} group {} takes {} operands, {} given", row.name, group.name, group.size,
                      given);
@@ -235,46 +240,49 @@ const PtxRow& ptx_row(Ptx instruction) {
     // PTX ISA 9.7.9.25.3: cp.async of 16 bytes bypassing L1 (.cg), or 8 and 4 bytes through it
     // (.ca); the source size operand zero-fills the rest of the run.
     case Ptx::CpAsyncCg16: {
-      static const PtxRow row{"cp.async.cg",
-                              "cp.async.cg.shared.global [{dst}], [{src}], 16, {src_bytes};",
-                              Arch::Sm80,
-                              {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
+      static const PtxRow row{
+          "cp.async.cg",
+          "cp.async.cg.shared.global{l2_hint} [{dst}], [{src}], 16, {src_bytes}{policy};",
+          Arch::Sm80,
+          {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r"), optional_argument("policy", "l")}};
       return row;
     }
     case Ptx::CpAsyncCa8: {
-      static const PtxRow row{"cp.async.ca",
-                              "cp.async.ca.shared.global [{dst}], [{src}], 8, {src_bytes};",
-                              Arch::Sm80,
-                              {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
+      static const PtxRow row{
+          "cp.async.ca",
+          "cp.async.ca.shared.global{l2_hint} [{dst}], [{src}], 8, {src_bytes}{policy};",
+          Arch::Sm80,
+          {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r"), optional_argument("policy", "l")}};
       return row;
     }
     case Ptx::CpAsyncCa4: {
-      static const PtxRow row{"cp.async.ca",
-                              "cp.async.ca.shared.global [{dst}], [{src}], 4, {src_bytes};",
-                              Arch::Sm80,
-                              {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
+      static const PtxRow row{
+          "cp.async.ca",
+          "cp.async.ca.shared.global{l2_hint} [{dst}], [{src}], 4, {src_bytes}{policy};",
+          Arch::Sm80,
+          {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r"), optional_argument("policy", "l")}};
       return row;
     }
     // The same copies of a run that lies wholly inside the source: no source size, no zero-fill.
     case Ptx::CpAsyncCg16Whole: {
       static const PtxRow row{"cp.async.cg",
-                              "cp.async.cg.shared.global [{dst}], [{src}], 16;",
+                              "cp.async.cg.shared.global{l2_hint} [{dst}], [{src}], 16{policy};",
                               Arch::Sm80,
-                              {scalar("dst", "r"), scalar("src", "l")}};
+                              {scalar("dst", "r"), scalar("src", "l"), optional_argument("policy", "l")}};
       return row;
     }
     case Ptx::CpAsyncCa8Whole: {
       static const PtxRow row{"cp.async.ca",
-                              "cp.async.ca.shared.global [{dst}], [{src}], 8;",
+                              "cp.async.ca.shared.global{l2_hint} [{dst}], [{src}], 8{policy};",
                               Arch::Sm80,
-                              {scalar("dst", "r"), scalar("src", "l")}};
+                              {scalar("dst", "r"), scalar("src", "l"), optional_argument("policy", "l")}};
       return row;
     }
     case Ptx::CpAsyncCa4Whole: {
       static const PtxRow row{"cp.async.ca",
-                              "cp.async.ca.shared.global [{dst}], [{src}], 4;",
+                              "cp.async.ca.shared.global{l2_hint} [{dst}], [{src}], 4{policy};",
                               Arch::Sm80,
-                              {scalar("dst", "r"), scalar("src", "l")}};
+                              {scalar("dst", "r"), scalar("src", "l"), optional_argument("policy", "l")}};
       return row;
     }
     // PTX ISA, cp.async.commit_group / wait_group: the thread's copies since the last commit form a
@@ -543,20 +551,22 @@ const PtxRow& ptx_row(Ptx instruction) {
     case Ptx::TmaStore: {
       static const PtxRow row{
           "cp.async.bulk.tensor",
-          "cp.async.bulk.tensor.{#coords}d.global.shared::cta.bulk_group [{map}, {coords}], [{src}];",
+          "cp.async.bulk.tensor.{#coords}d.global.shared::cta.bulk_group{l2_hint} [{map}, {coords}], [{src}]{policy};",
           Arch::Sm90a,
-          {scalar("map", "l"), vector("coords", "r"), scalar("src", "r")}};
+          {scalar("map", "l"), vector("coords", "r"), scalar("src", "r"), optional_argument("policy", "l")}};
       return row;
     }
     // PTX ISA 9.7.9.25.5.1: cp.async.bulk.tensor, global -> shared: the box at coordinates
     // {coords} (innermost first) of the tensor map at generic address {map} lands at {dst} and
     // performs complete-tx of the box's bytes on the mbarrier at {bar}.
     case Ptx::TmaLoad: {
-      static const PtxRow row{"cp.async.bulk.tensor",
-                              "cp.async.bulk.tensor.{#coords}d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                              "[{dst}], [{map}, {coords}], [{bar}];",
-                              Arch::Sm90a,
-                              {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r")}};
+      static const PtxRow row{
+          "cp.async.bulk.tensor",
+          "cp.async.bulk.tensor.{#coords}d.shared::cluster.global.mbarrier::complete_tx::bytes{l2_hint} "
+          "[{dst}], [{map}, {coords}], [{bar}]{policy};",
+          Arch::Sm90a,
+          {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"),
+           optional_argument("policy", "l")}};
       return row;
     }
     // PTX ISA 9.7.9.25.6: the thread's bulk copies since the last commit form a bulk group; waiting
@@ -812,25 +822,25 @@ const PtxRow& ptx_row(Ptx instruction) {
     // of the cluster whose rank bit is set in the 16-bit {mask}, each completing the box's bytes on
     // its own barrier at {bar}'s offset.
     case Ptx::TmaLoadMulticast: {
-      static const PtxRow row{
-          "cp.async.bulk.tensor.multicast::cluster",
-          "cp.async.bulk.tensor.{#coords}d.shared::cluster.global.mbarrier::complete_tx::bytes."
-          "multicast::cluster [{dst}], [{map}, {coords}], [{bar}], {mask};",
-          Arch::Sm90a,
-          {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"), scalar("mask", "h")}};
+      static const PtxRow row{"cp.async.bulk.tensor.multicast::cluster",
+                              "cp.async.bulk.tensor.{#coords}d.shared::cluster.global.mbarrier::complete_tx::bytes."
+                              "multicast::cluster{l2_hint} [{dst}], [{map}, {coords}], [{bar}], {mask}{policy};",
+                              Arch::Sm90a,
+                              {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"),
+                               scalar("mask", "h"), optional_argument("policy", "l")}};
       return row;
     }
     // PTX ISA 9.7.9.25.5.1: the TMA load of Ptx::TmaLoad in its cta_group::2 form, whose bytes
     // complete on the barrier at {bar}'s offset in the block of cluster rank {rank} of this block's
     // pair (mapa gives its address; a register whose name is unique per emission holds it).
     case Ptx::TmaLoadPeerBarrier: {
-      static const PtxRow row{
-          "cp.async.bulk.tensor.cta_group::2",
-          ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
-          "cp.async.bulk.tensor.{#coords}d.cta_group::2.shared::cluster.global.mbarrier::"
-          "complete_tx::bytes [{dst}], [{map}, {coords}], [tessel_remote_%=];",
-          Arch::Sm100a,
-          {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"), scalar("rank", "r")}};
+      static const PtxRow row{"cp.async.bulk.tensor.cta_group::2",
+                              ".reg .b32 tessel_remote_%=; mapa.shared::cluster.u32 tessel_remote_%=, {bar}, {rank}; "
+                              "cp.async.bulk.tensor.{#coords}d.cta_group::2.shared::cluster.global.mbarrier::"
+                              "complete_tx::bytes{l2_hint} [{dst}], [{map}, {coords}], [tessel_remote_%=]{policy};",
+                              Arch::Sm100a,
+                              {scalar("dst", "r"), scalar("map", "l"), vector("coords", "r"), scalar("bar", "r"),
+                               scalar("rank", "r"), optional_argument("policy", "l")}};
       return row;
     }
     // PTX ISA 9.7.13.17: asks to cancel the launch of a cluster that has not started; the 16-byte
@@ -868,6 +878,47 @@ const PtxRow& ptx_row(Ptx instruction) {
       return row;
     }
     // PTX ISA 10.26: the global nanosecond timer, the same on every SM (a timeline's clock).
+    // PTX ISA 9.7.9.17 createpolicy: an L2 cache policy under which every line an access brings in
+    // takes eviction priority {priority} (fraction 1.0), for the accesses that carry it.
+    case Ptx::CreatePolicy: {
+      static const PtxRow row{"createpolicy.fractional",
+                              "createpolicy.fractional.L2::{priority}.b64 {policy}, 1.0;",
+                              Arch::Sm80,
+                              {scalar("policy", "=l")},
+                              PtxEffect::Pure};
+      return row;
+    }
+    // PTX ISA 9.7.9.8 ld and 9.7.9.10 st with .L2::cache_hint: a global access of one register of
+    // {width} bits, or of a vector of 32-bit words, under the cache policy {policy}. Memory: they
+    // keep their place among the thread's other accesses, as the loads and stores they stand for.
+    case Ptx::LdGlobalCacheHint: {
+      static const PtxRow row{"ld.global.L2::cache_hint",
+                              "ld.global.L2::cache_hint.{width} {dst}, [{src}], {policy};",
+                              Arch::Sm80,
+                              {scalar("dst", "={register}"), scalar("src", "l"), scalar("policy", "l")}};
+      return row;
+    }
+    case Ptx::LdGlobalCacheHintVector: {
+      static const PtxRow row{"ld.global.L2::cache_hint.v",
+                              "ld.global.L2::cache_hint.v{#dst}.b32 {dst}, [{src}], {policy};",
+                              Arch::Sm80,
+                              {vector("dst", "=r"), scalar("src", "l"), scalar("policy", "l")}};
+      return row;
+    }
+    case Ptx::StGlobalCacheHint: {
+      static const PtxRow row{"st.global.L2::cache_hint",
+                              "st.global.L2::cache_hint.{width} [{dst}], {src}, {policy};",
+                              Arch::Sm80,
+                              {scalar("dst", "l"), scalar("src", "{register}"), scalar("policy", "l")}};
+      return row;
+    }
+    case Ptx::StGlobalCacheHintVector: {
+      static const PtxRow row{"st.global.L2::cache_hint.v",
+                              "st.global.L2::cache_hint.v{#src}.b32 [{dst}], {src}, {policy};",
+                              Arch::Sm80,
+                              {scalar("dst", "l"), vector("src", "r"), scalar("policy", "l")}};
+      return row;
+    }
     case Ptx::GlobalTimer: {
       static const PtxRow row{"mov.u64 %globaltimer",
                               "mov.u64 {now}, %%globaltimer;",
@@ -907,7 +958,10 @@ std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& op
       } else {
         std::vector<std::string> numbers;
         for (int i = 0; i < n; ++i) numbers.push_back(fmt::format("%{}", first[g] + i));
-        *value = row.groups[g].vector ? fmt::format("{{{}}}", fmt::join(numbers, ", ")) : numbers[0];
+        if (row.groups[g].optional)
+          *value = n ? ", " + numbers[0] : "";
+        else
+          *value = row.groups[g].vector ? fmt::format("{{{}}}", fmt::join(numbers, ", ")) : numbers[0];
         written.insert(g);
       }
       return true;
@@ -932,6 +986,17 @@ std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& op
   }
   TESSEL_CHECK(used.size() == modifiers.size(), "{} was given modifiers it has no hole for", row.name);
   return asm_statement(row.effect, text, outputs, inputs);
+}
+
+std::string cache_policy(ir::CacheHint hint) {
+  TESSEL_CHECK(hint != ir::CacheHint::Normal, "a cache policy for no cache hint");
+  return fmt::format("tessel_l2_policy_{}()", ir::cache_hint_name(hint));
+}
+
+void add_cache_hint(ir::CacheHint hint, PtxOperands& operands, PtxModifiers& modifiers) {
+  const bool hinted = hint != ir::CacheHint::Normal;
+  modifiers["l2_hint"] = hinted ? ".L2::cache_hint" : "";
+  operands.push_back(hinted ? std::vector<std::string>{cache_policy(hint)} : std::vector<std::string>{});
 }
 
 std::string_view ptx_type(DType t) {

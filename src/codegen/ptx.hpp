@@ -126,6 +126,12 @@ enum class Ptx : uint8_t {
   ClcQuery,
   // timelines
   GlobalTimer,
+  // cache hints
+  CreatePolicy,
+  LdGlobalCacheHint,
+  LdGlobalCacheHintVector,
+  StGlobalCacheHint,
+  StGlobalCacheHintVector,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,
@@ -140,6 +146,9 @@ struct PtxGroup {
   std::string constraint;  // "r", "=r", "+f", ...: "=" and "+" mark outputs
   int size = 1;
   bool vector = false;  // written in braces, `{%i, ...}`
+  // An optional last argument of one operand: written `, %i` when an emission gives it, and not at
+  // all when it gives none (a cache policy).
+  bool optional = false;
 };
 
 struct PtxRow {
@@ -164,6 +173,13 @@ inline ir::Arch ptx_min_target(Ptx instruction) { return ptx_row(instruction).mi
 std::string ptx_asm(Ptx instruction, ir::Arch target, const PtxOperands& operands, const PtxModifiers& modifiers = {});
 // The same for any row: the one renderer, also used by tests with rows of their own.
 std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& operands, const PtxModifiers& modifiers);
+
+// For the rows with an `{l2_hint}` hole and an optional `policy` argument (cp.async, TMA): the
+// qualifier and the L2 cache policy of a view's cache hint, appended to `operands` and set in
+// `modifiers`; neither for CacheHint::Normal.
+void add_cache_hint(ir::CacheHint hint, PtxOperands& operands, PtxModifiers& modifiers);
+// The expression of the L2 cache policy of `hint` (not Normal) in generated code.
+std::string cache_policy(ir::CacheHint hint);
 
 // The PTX spelling of an element type ("f16", "s8", ...).
 std::string_view ptx_type(DType t);

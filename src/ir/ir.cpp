@@ -383,6 +383,15 @@ int TMemoryTensorNode::allocated_columns() const {
 
 Stmt seq(std::vector<Stmt> stmts, SourceLoc l) { return make<SeqNode>(std::move(l), std::move(stmts)); }
 
+std::string_view cache_hint_name(CacheHint h) {
+  switch (h) {
+    case CacheHint::Normal: return "normal";
+    case CacheHint::EvictFirst: return "evict_first";
+    case CacheHint::EvictLast: return "evict_last";
+  }
+  return "?";
+}
+
 std::string_view arch_name(Arch a) {
   switch (a) {
     case Arch::Sm80: return "sm_80";

@@ -34,6 +34,16 @@ GlobalTensor Instructions::make_global_view(DType t, ir::Expr ptr, const std::ve
       ir::make<ir::GlobalTensorNode>(ir::GlobalTensorNode{t, std::move(ptr), exprs_of(shape), st, "g", loc}));
 }
 
+GlobalTensor GlobalTensor::with_cache_hint(CacheHint hint) const {
+  ir::GlobalTensorNode hinted = *t_;
+  switch (hint) {
+    case CacheHint::normal: hinted.cache_hint = ir::CacheHint::Normal; break;
+    case CacheHint::evict_first: hinted.cache_hint = ir::CacheHint::EvictFirst; break;
+    case CacheHint::evict_last: hinted.cache_hint = ir::CacheHint::EvictLast; break;
+  }
+  return GlobalTensor(ir::make<ir::GlobalTensorNode>(std::move(hinted)));
+}
+
 GlobalTensor Instructions::make_global_scratch(DType t, const std::vector<Dim>& shape, ScratchContents contents,
                                                SourceLoc loc) {
   Builder& b = Builder::current(loc);

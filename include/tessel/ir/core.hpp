@@ -244,7 +244,13 @@ bool as_const_int(const Expr& e, int64_t* v);
 
 // ---- tensors -------------------------------------------------------------------------------
 
-// A view of global memory: a pointer with run-time shape and strides (in elements).
+// Which lines L2 evicts first among those that accesses of a global view bring in (PTX
+// createpolicy.fractional and .L2::cache_hint): a hint, which changes no value read or written.
+enum class CacheHint : uint8_t { Normal, EvictFirst, EvictLast };
+std::string_view cache_hint_name(CacheHint h);  // "normal", "evict_first", "evict_last"
+
+// A view of global memory: a pointer with run-time shape and strides (in elements). Its loads,
+// stores, cp.async and TMA copies carry its cache hint.
 struct GlobalTensorNode : Node {
   GlobalTensorNode(DType dtype, Expr ptr, std::vector<Expr> shape, std::vector<Expr> strides, std::string name,
                    SourceLoc loc)
@@ -258,6 +264,7 @@ struct GlobalTensorNode : Node {
   Expr ptr;
   std::vector<Expr> shape, strides;
   std::string name;
+  CacheHint cache_hint = CacheHint::Normal;
   int rank() const { return int(shape.size()); }
   static constexpr auto operands() {
     return std::tuple{&GlobalTensorNode::ptr, &GlobalTensorNode::shape, &GlobalTensorNode::strides};

@@ -40,11 +40,19 @@ struct ViewIndex {
   SourceLoc loc;
 };
 
+// Which lines L2 evicts first among those a view's accesses bring in (docs/language.md, "Cache
+// hints"): evict_first for data used once (the weights a decode GEMM streams), evict_last for data
+// read again soon. A hint: every value read and written is the same under each.
+enum class CacheHint { normal, evict_first, evict_last };
+
 class GlobalTensor {
  public:
   explicit GlobalTensor(ir::GlobalTensor t) : t_(std::move(t)) {}
   const ir::GlobalTensor& ir() const { return t_; }
   DType dtype() const { return t_->dtype; }
+  // The same view, its loads, stores, cp.async and TMA copies carrying `hint` (sm_80+); atomics
+  // through it are refused.
+  GlobalTensor with_cache_hint(CacheHint hint) const;
 
  private:
   ir::GlobalTensor t_;

@@ -38,12 +38,22 @@ void check_remote_atomic(const Verification& v, const StmtNode& n, AtomicOp op, 
                                    what));
 }
 
+// A view's cache hint reaches its loads, stores and copies; an atomic emits none, so a hint on the
+// view it acts on would be dropped without a word.
+void check_no_cache_hint(const StmtNode& n, const GlobalTensor& global, const std::string& what) {
+  if (global && global->cache_hint != CacheHint::Normal)
+    throw Error(n.loc, fmt::format("{}: atomics take no cache hint, and this view has {}; pass them the view without "
+                                   "with_cache_hint",
+                                   what, cache_hint_name(global->cache_hint)));
+}
+
 }  // namespace
 
 void verify_AtomicScalar(Verification& v, const AtomicScalarNode& n) {
   check_atomic(v, n, n.op, n.global, n.shared, n.index.size(), n.scope,
                n.value ? n.value->type.dtype : n.result->type.dtype);
   if (n.shared) check_remote_atomic(v, n, n.op, n.rank, n.shared->dtype, n.scope, bool(n.result), false);
+  check_no_cache_hint(n, n.global, atomic_call_name(n.op, bool(n.result), false));
   TESSEL_CHECK(bool(n.value) == (n.op != AtomicOp::Load), "atomic {} at {} with{} a value", atomic_op_name(n.op),
                n.loc.str(), n.value ? "" : "out");
   TESSEL_CHECK(bool(n.compare) == (n.op == AtomicOp::CompareExchange), "atomic {} at {} with{} an expected value",
@@ -59,6 +69,7 @@ void verify_AtomicTensor(Verification& v, const AtomicTensorNode& n) {
                n.loc.str());
   check_atomic(v, n, n.op, n.global, n.shared, n.offsets.size(), n.scope, n.value->dtype);
   if (n.shared) check_remote_atomic(v, n, n.op, n.rank, n.shared->dtype, n.scope, bool(n.out), bool(n.index));
+  check_no_cache_hint(n, n.global, atomic_call_name(n.op, bool(n.out), bool(n.index)));
   TESSEL_CHECK(bool(n.compare) == (n.op == AtomicOp::CompareExchange), "tile atomic {} at {} with{} expected values",
                atomic_op_name(n.op), n.loc.str(), n.compare ? "" : "out");
   // Only the first replica of an element reaches memory: the others could not receive its old value.

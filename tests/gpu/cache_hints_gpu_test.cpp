@@ -1,0 +1,32 @@
+// Cache hints on the GPU: hinted loads, stores, cp.async, TMA copies and packed words compute what
+// the same kernels without hints do. Skipped, visibly, without a GPU.
+#include "../cache_hint_kernels.hpp"
+#include "gpu_test.hpp"
+
+namespace tessel::testing {
+namespace {
+
+using CacheHintsOnGpu = GpuTest;
+
+TEST_F(CacheHintsOnGpu, HintedAccessesComputeWhatUnhintedOnesDo) {
+  for (auto [m, n] : {std::pair{32, 64}, std::pair{45, 100}, std::pair{1000, 999}}) {
+    check_hinted_loads_and_stores<float>(Device::gpu(), m, n, {});
+    check_hinted_loads_and_stores<f16>(Device::gpu(), m, n, {});
+    check_hinted_loads_and_stores<int8_t>(Device::gpu(), m, n, {});
+  }
+  check_hinted_packed_load(Device::gpu(), 1000, {});
+}
+
+TEST_F(CacheHintsOnGpu, Sm80CodeWithHintsRunsFromItsPtx) {
+  check_hinted_loads_and_stores<f16>(Device::gpu(), 45, 100, KernelOptions{"sm_80"});
+  check_hinted_packed_load(Device::gpu(), 70, KernelOptions{"sm_80"});
+}
+
+TEST_F(CacheHintsOnGpu, HintedTmaCopiesComputeWhatUnhintedOnesDo) {
+  if (runtime::CudaDriver::get().device_info().cc_major < 9) GTEST_SKIP() << "TMA needs sm_90a";
+  check_hinted_tma_copies<float>(Device::gpu(), 1000, 999, {});
+  check_hinted_tma_copies<f16>(Device::gpu(), 64, 128, {});
+}
+
+}  // namespace
+}  // namespace tessel::testing
