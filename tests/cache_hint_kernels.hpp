@@ -11,9 +11,10 @@
 
 namespace tessel::testing {
 
-// out = 2 * a + b over [m, n] in 32 x 64 tiles: a read by load_global (evict_first), b by cp.async
-// (evict_last), out written by store_global (evict_first). Sizes that are not multiples of the
-// tile take the element-by-element paths at the edges.
+// out = 2 * a + b over [m, n] in 32 x 64 tiles: a read by load_global (evict_first), b by
+// load_global (evict_last) after a cp.async of it through an unhinted view, out written by
+// store_global (evict_first). Sizes that are not multiples of the tile take the element-by-element
+// paths at the edges.
 template <class T> struct HintedLoadsAndStores : Script {
   static constexpr int tile_m = 32, tile_n = 64;
   void operator()(Int32 m, Int32 n, Ptr<T> a, Ptr<T> b, Ptr<T> out) {
@@ -21,12 +22,13 @@ template <class T> struct HintedLoadsAndStores : Script {
     attrs.warps = 4;
     Int32 row = blockIdx.x * tile_m, col = blockIdx.y * tile_n;
     auto s = shared_tensor<T>({tile_m, tile_n});
-    copy_async(global_view(b, {m, n}).with_cache_hint(CacheHint::evict_last), s, {row, col});
+    copy_async(global_view(b, {m, n}), s, {row, col});
     auto ta = load_global(global_view(a, {m, n}).with_cache_hint(CacheHint::evict_first), {row, col}, {tile_m, tile_n});
+    auto tb = load_global(global_view(b, {m, n}).with_cache_hint(CacheHint::evict_last), {row, col}, {tile_m, tile_n});
     copy_async_wait_all();
     sync();
-    auto tb = load_shared(s);
-    store_global(global_view(out, {m, n}).with_cache_hint(CacheHint::evict_first), ta + ta + tb, {row, col});
+    auto sb = load_shared(s);
+    store_global(global_view(out, {m, n}).with_cache_hint(CacheHint::evict_first), ta + ta + tb + sb - tb, {row, col});
   }
 };
 
@@ -67,6 +69,17 @@ struct HintedPackedLoad : Script {
   }
 };
 
+// A cp.async from a hinted view: refused at its line.
+struct HintedAsyncCopy : Script {
+  void operator()(Ptr<float> in) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({32});
+    copy_async(global_view(in, {32}).with_cache_hint(CacheHint::evict_last), s, {0});
+    copy_async_wait_all();
+  }
+};
+
 // An atomic through a hinted view: refused at its line.
 struct HintedAtomic : Script {
   void operator()(Ptr<float> sums) {
@@ -94,7 +107,8 @@ template <class T> void check_hinted_loads_and_stores(const Device& dev, int m, 
   const std::vector<T> out = dout.download();
   for (size_t i = 0; i < out.size(); ++i) {
     const T twice = T(float(a[i]) + float(a[i]));
-    ASSERT_EQ(float(out[i]), float(T(float(twice) + float(b[i])))) << "element " << i;
+    const T with_b = T(float(twice) + float(b[i]));
+    ASSERT_EQ(float(out[i]), float(T(float(T(float(with_b) + float(b[i]))) - float(b[i])))) << "element " << i;
   }
 }
 

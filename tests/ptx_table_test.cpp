@@ -167,12 +167,12 @@ TEST(PtxTable, TmaStoresAndBulkGroups) {
 
 // A view's cache hint: the qualifier and the policy as the optional last argument, or neither.
 TEST(PtxTable, CacheHintsAddTheQualifierAndThePolicy) {
-  codegen::PtxOperands operands = {{"s"}, {"g"}};
+  codegen::PtxOperands operands = {{"map"}, {"x"}, {"src"}};
   codegen::PtxModifiers modifiers;
   codegen::add_cache_hint(ir::CacheHint::EvictFirst, operands, modifiers);
-  EXPECT_EQ(codegen::ptx_asm(Ptx::CpAsyncCg16Whole, Arch::Sm80, operands, modifiers),
-            "asm volatile(\"cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\" :: \"r\"(s), \"l\"(g), "
-            "\"l\"(tessel_l2_policy_evict_first()) : \"memory\");");
+  EXPECT_EQ(codegen::ptx_asm(Ptx::TmaStore, Arch::Sm90a, operands, modifiers),
+            "asm volatile(\"cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.L2::cache_hint [%0, {%1}], [%2], "
+            "%3;\" :: \"l\"(map), \"r\"(x), \"r\"(src), \"l\"(tessel_l2_policy_evict_first()) : \"memory\");");
   operands = {{"dst"}, {"map"}, {"x", "y"}, {"bar"}};
   modifiers.clear();
   codegen::add_cache_hint(ir::CacheHint::EvictLast, operands, modifiers);
@@ -188,9 +188,9 @@ TEST(PtxTable, CacheHintsAddTheQualifierAndThePolicy) {
             "[%0], [%1, {%2, %3}], [%4];\" :: \"r\"(dst), \"l\"(map), \"r\"(x), \"r\"(y), \"r\"(bar) : "
             "\"memory\");");
   EXPECT_EQ(internal_error_of([] {
-              codegen::ptx_asm(Ptx::CpAsyncCg16Whole, Arch::Sm80, {{"s"}, {"g"}, {"p", "q"}}, {{"l2_hint", ""}});
+              codegen::ptx_asm(Ptx::TmaStore, Arch::Sm90a, {{"map"}, {"x"}, {"src"}, {"p", "q"}}, {{"l2_hint", ""}});
             }),
-            "cp.async.cg group policy takes at most one operand, 2 given");
+            "cp.async.bulk.tensor group policy takes at most one operand, 2 given");
 }
 
 TEST(PtxTable, RenderingARowForATargetOlderThanItsMinimumIsAnInternalError) {
@@ -214,7 +214,7 @@ TEST(PtxTable, MisusedRowsAreInternalErrors) {
   EXPECT_EQ(internal_error_of([] {
               codegen::ptx_asm(Ptx::CpAsyncCg16, Arch::Sm80, {{"s"}, {"g"}});
             }),
-            "cp.async.cg takes 4 operand groups, 2 given");
+            "cp.async.cg takes 3 operand groups, 2 given");
   EXPECT_EQ(internal_error_of([] {
               codegen::ptx_asm(Ptx::CvtF32F16, Arch::Sm80, {{"v", "w"}, {"bits"}});
             }),

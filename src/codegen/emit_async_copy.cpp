@@ -99,13 +99,6 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
     }
   };
 
-  // One run's cp.async, under the view's cache hint.
-  const auto copy = [&](bool whole_run, PtxOperands operands) {
-    PtxModifiers modifiers;
-    add_cache_hint(g->cache_hint, operands, modifiers);
-    return ptx_asm(copy_instruction(run_bytes, whole_run), e.arch, operands, modifiers);
-  };
-
   // A tile wholly inside the view with every run aligned copies each run unconditionally; debug
   // mode checks every run against its allocation, on the edge path.
   if (asynchronous && !e.debug) {
@@ -113,7 +106,7 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
     fast.insert(fast.end(), unproven.begin(), unproven.end());
     e.open(fmt::format("if ({})", fmt::join(fast, " && ")));
     for_each_run([&](const std::vector<std::string>&) {
-      e.line(copy(true, {{"uint32_t(__cvta_generic_to_shared(s))"}, {"g"}}));
+      e.line(ptx_asm(copy_instruction(run_bytes, true), e.arch, {{"uint32_t(__cvta_generic_to_shared(s))"}, {"g"}}));
     });
     e.close(" else {");
     ++e.indent;
@@ -131,9 +124,10 @@ void emit_CopyAsync(Emitter& e, const ir::CopyAsyncNode& n) {
     if (e.debug)
       emit_access_check(e, n, "copy_async reads", g, "inside > 0", "g", fmt::format("inside * {}", bytes), at);
     const auto zero_filling_copy = [&] {
-      e.line(copy(false, {{"uint32_t(__cvta_generic_to_shared(s))"},
-                          {fmt::format("inside > 0 ? g : {}", e.expr(g->ptr))},
-                          {fmt::format("inside * {}", bytes)}}));
+      e.line(ptx_asm(copy_instruction(run_bytes, false), e.arch,
+                     {{"uint32_t(__cvta_generic_to_shared(s))"},
+                      {fmt::format("inside > 0 ? g : {}", e.expr(g->ptr))},
+                      {fmt::format("inside * {}", bytes)}}));
     };
     const auto synchronous_copy = [&] {
       e.line("#pragma unroll");

@@ -240,49 +240,46 @@ const PtxRow& ptx_row(Ptx instruction) {
     // PTX ISA 9.7.9.25.3: cp.async of 16 bytes bypassing L1 (.cg), or 8 and 4 bytes through it
     // (.ca); the source size operand zero-fills the rest of the run.
     case Ptx::CpAsyncCg16: {
-      static const PtxRow row{
-          "cp.async.cg",
-          "cp.async.cg.shared.global{l2_hint} [{dst}], [{src}], 16, {src_bytes}{policy};",
-          Arch::Sm80,
-          {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r"), optional_argument("policy", "l")}};
+      static const PtxRow row{"cp.async.cg",
+                              "cp.async.cg.shared.global [{dst}], [{src}], 16, {src_bytes};",
+                              Arch::Sm80,
+                              {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
       return row;
     }
     case Ptx::CpAsyncCa8: {
-      static const PtxRow row{
-          "cp.async.ca",
-          "cp.async.ca.shared.global{l2_hint} [{dst}], [{src}], 8, {src_bytes}{policy};",
-          Arch::Sm80,
-          {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r"), optional_argument("policy", "l")}};
+      static const PtxRow row{"cp.async.ca",
+                              "cp.async.ca.shared.global [{dst}], [{src}], 8, {src_bytes};",
+                              Arch::Sm80,
+                              {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
       return row;
     }
     case Ptx::CpAsyncCa4: {
-      static const PtxRow row{
-          "cp.async.ca",
-          "cp.async.ca.shared.global{l2_hint} [{dst}], [{src}], 4, {src_bytes}{policy};",
-          Arch::Sm80,
-          {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r"), optional_argument("policy", "l")}};
+      static const PtxRow row{"cp.async.ca",
+                              "cp.async.ca.shared.global [{dst}], [{src}], 4, {src_bytes};",
+                              Arch::Sm80,
+                              {scalar("dst", "r"), scalar("src", "l"), scalar("src_bytes", "r")}};
       return row;
     }
     // The same copies of a run that lies wholly inside the source: no source size, no zero-fill.
     case Ptx::CpAsyncCg16Whole: {
       static const PtxRow row{"cp.async.cg",
-                              "cp.async.cg.shared.global{l2_hint} [{dst}], [{src}], 16{policy};",
+                              "cp.async.cg.shared.global [{dst}], [{src}], 16;",
                               Arch::Sm80,
-                              {scalar("dst", "r"), scalar("src", "l"), optional_argument("policy", "l")}};
+                              {scalar("dst", "r"), scalar("src", "l")}};
       return row;
     }
     case Ptx::CpAsyncCa8Whole: {
       static const PtxRow row{"cp.async.ca",
-                              "cp.async.ca.shared.global{l2_hint} [{dst}], [{src}], 8{policy};",
+                              "cp.async.ca.shared.global [{dst}], [{src}], 8;",
                               Arch::Sm80,
-                              {scalar("dst", "r"), scalar("src", "l"), optional_argument("policy", "l")}};
+                              {scalar("dst", "r"), scalar("src", "l")}};
       return row;
     }
     case Ptx::CpAsyncCa4Whole: {
       static const PtxRow row{"cp.async.ca",
-                              "cp.async.ca.shared.global{l2_hint} [{dst}], [{src}], 4{policy};",
+                              "cp.async.ca.shared.global [{dst}], [{src}], 4;",
                               Arch::Sm80,
-                              {scalar("dst", "r"), scalar("src", "l"), optional_argument("policy", "l")}};
+                              {scalar("dst", "r"), scalar("src", "l")}};
       return row;
     }
     // PTX ISA, cp.async.commit_group / wait_group: the thread's copies since the last commit form a

@@ -9,6 +9,13 @@ void verify_CopyAsync(Verification& v, const CopyAsyncNode& n) {
   TESSEL_CHECK(!n.in_turn || n.layout.rank() == 0, "copy_async at {} taken in turn has a layout too", n.loc.str());
   TESSEL_CHECK(n.src->dtype == n.dst->dtype, "copy_async from {} to {}", dtype_name(n.src->dtype),
                dtype_name(n.dst->dtype));
+  // PTX has cp.async.L2::cache_hint, but ptxas (CUDA 13.0) can give the hinted LDGSTS its policy in
+  // an odd uniform register, which the H200 stops as an illegal instruction (docs/language.md,
+  // "Cache hints").
+  if (n.src->cache_hint != CacheHint::Normal)
+    throw Error(n.loc, fmt::format("copy_async from a view with cache hint {}: cp.async carries no cache hint, since "
+                                   "ptxas miscompiles it; copy from the view without with_cache_hint, or by TMA",
+                                   cache_hint_name(n.src->cache_hint)));
 }
 
 void verify_CopyAsyncCommit(Verification&, const CopyAsyncCommitNode&) {}
