@@ -152,7 +152,9 @@ int input_bytes(MathType t) {
 
 std::string GpuSpec::arch() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
 
-// As runtime::native_target, and sm_80 (run from its PTX) for a GPU without a target of its own.
+// As runtime::native_target, and sm_80 for a GPU without a target of its own: after compute
+// capability 8.x the driver runs sm_80 code from its PTX, and before it nothing runs
+// (runtime::require_runnable says so).
 ir::Arch GpuSpec::target() const {
   if (cc_major == 10 && cc_minor == 0) return ir::Arch::Sm100a;
   if (cc_major == 9 && cc_minor == 0) return ir::Arch::Sm90a;

@@ -1,6 +1,6 @@
 // The launcher header of ahead-of-time exported kernels: for each kernel a class that loads its
-// embedded cubin into the current context and whose call does, in generated C++, what
-// KernelCore::launch_variant does for the same variant (src/jit/launch_variant.cpp).
+// embedded cubin (or, for sm_80 code on a later GPU, its embedded PTX) into the current context and whose call does, in
+// generated C++, what KernelCore::launch_variant does for the same variant (src/jit/launch_variant.cpp).
 #include <span>
 #include <string_view>
 

@@ -22,9 +22,9 @@ std::string packed_value(DType t, const std::string& field) {
   return is_signed(t) ? fmt::format("tessel_sign_extend<{}>({})", bits, field) : fmt::format("int({})", field);
 }
 
-// A run of `words` 32-bit words between registers and memory at `p`, under the global view's cache
-// hint: one vector access for a power-of-two count, word by word otherwise (a vector needs a
-// power-of-two size and alignment).
+// A run of `words` 32-bit words between registers and memory at `p`, under `hint` (a global view's;
+// Normal for shared memory): one vector access for a power-of-two count, word by word otherwise (a
+// vector needs a power-of-two size and alignment).
 std::string move_words(int words, const std::string& dst, const std::string& src, bool load, ir::CacheHint hint) {
   const bool hinted = hint != ir::CacheHint::Normal;
   const std::string access = fmt::format("tessel_{}_vec{}", load ? "load" : "store", hinted ? "_policy" : "");

@@ -874,7 +874,6 @@ const PtxRow& ptx_row(Ptx instruction) {
                               {scalar("canceled", "=r"), vector("ctaid", "=r", 4), scalar("response", "r")}};
       return row;
     }
-    // PTX ISA 10.26: the global nanosecond timer, the same on every SM (a timeline's clock).
     // PTX ISA 9.7.9.17 createpolicy: an L2 cache policy under which every line an access brings in
     // takes eviction priority {priority} (fraction 1.0), for the accesses that carry it.
     case Ptx::CreatePolicy: {
@@ -886,8 +885,9 @@ const PtxRow& ptx_row(Ptx instruction) {
       return row;
     }
     // PTX ISA 9.7.9.8 ld and 9.7.9.10 st with .L2::cache_hint: a global access of one register of
-    // {width} bits, or of a vector of 32-bit words, under the cache policy {policy}. Memory: they
-    // keep their place among the thread's other accesses, as the loads and stores they stand for.
+    // {width} bits, or of a vector of 32-bit words, under the cache policy {policy}. Memory: the
+    // compiler keeps them in order with the thread's other accesses and its barriers, which it would
+    // not know they touch; plain loads and stores it may move more freely.
     case Ptx::LdGlobalCacheHint: {
       static const PtxRow row{"ld.global.L2::cache_hint",
                               "ld.global.L2::cache_hint.{width} {dst}, [{src}], {policy};",
@@ -916,6 +916,7 @@ const PtxRow& ptx_row(Ptx instruction) {
                               {scalar("dst", "l"), vector("src", "r"), scalar("policy", "l")}};
       return row;
     }
+    // PTX ISA 10.26: the global nanosecond timer, the same on every SM (a timeline's clock).
     case Ptx::GlobalTimer: {
       static const PtxRow row{"mov.u64 %globaltimer",
                               "mov.u64 {now}, %%globaltimer;",

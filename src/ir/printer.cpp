@@ -165,9 +165,10 @@ class Printer {
 
   std::string global(const GlobalTensor& g) {
     printed_.insert(g.get());
-    return fmt::format("global<{}>({}, shape={}, strides={}{})", dtype_name(g->dtype), expr(g->ptr), exprs(g->shape),
-                       exprs(g->strides),
-                       g->cache_hint == CacheHint::Normal ? "" : fmt::format(", {}", cache_hint_name(g->cache_hint)));
+    return fmt::format(
+        "global<{}>({}, shape={}, strides={}{})", dtype_name(g->dtype), expr(g->ptr), exprs(g->shape),
+        exprs(g->strides),
+        g->cache_hint == CacheHint::Normal ? "" : fmt::format(", cache_hint={}", cache_hint_name(g->cache_hint)));
   }
 
   std::string shared(const SharedTensor& s) {

@@ -172,6 +172,9 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   }
   // Debug builds are not timed: their checks, not the kernel, would decide the result.
   if (options_.debug) return first_feasible_variant();
+  // A target this GPU does not run is the call's error, not every candidate's, nor the cache's.
+  if (device_.is_gpu())
+    runtime::require_runnable(arch_, runtime::CudaDriver::get().device_info(), fmt::format("kernel {}", name_));
   if (settings.strict)
     throw Error(fmt::format(
         "kernel {}: {}, and TESSEL_STRICT_CACHE=1 forbids tuning at run time; run once without "
@@ -182,11 +185,8 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
             : std::string("there is no tuning result for it"),
         cache_dir.string()));
 
-  // Tuning runs the kernel: a pointer that no launch accepts, or a target this GPU does not run, is
-  // the call's error, not every candidate's.
+  // Tuning runs the kernel: a pointer that no launch accepts is the call's error, not every candidate's.
   signature_.check_pointers(args);
-  if (device_.is_gpu())
-    runtime::require_runnable(arch_, runtime::CudaDriver::get().device_info(), fmt::format("kernel {}", name_));
   // One process tunes a key at a time; the others wait and then read its result.
   const tuning::TuningDb::Lock lock = db.lock(key);
   record = db.load(key);

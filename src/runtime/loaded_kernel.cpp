@@ -47,7 +47,18 @@ LoadedKernel::LoadedKernel(const KernelBinary& binary, const ir::KernelNode& k)
   auto& d = CudaDriver::get();
   d.context();
   CUmodule module = nullptr;
-  d.check(d.moduleLoadData(&module, module_image(binary, d.device_info(), label_)), "cuModuleLoadData", label_);
+  const CudaDriver::DeviceInfo gpu = d.device_info();
+  const void* image = module_image(binary, gpu, label_);
+  const CUresult loaded = d.moduleLoadData(&module, image);
+  // The driver compiles PTX of its own CUDA version or older: sm_80 code on a later GPU needs a
+  // driver at least as new as the NVRTC that wrote the PTX.
+  if (loaded == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && image == binary.ptx.c_str())
+    throw Error(
+        fmt::format("{}: this GPU runs sm_80 code from its PTX, which NVRTC {} wrote and the driver (CUDA "
+                    "{}.{}) is too old to compile; update the driver, or build for {}",
+                    label_, nvrtc_version(), gpu.driver_version / 1000, gpu.driver_version % 1000 / 10,
+                    ir::arch_name(native_target(gpu).value_or(ir::Arch::Sm80))));
+  d.check(loaded, "cuModuleLoadData", label_);
   module_.reset(module);
   d.check(d.moduleGetFunction(&function_, module, binary.symbol.c_str()), "cuModuleGetFunction", label_);
   if (k.shared_bytes > kSharedBytesWithoutOptIn)

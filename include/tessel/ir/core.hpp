@@ -250,7 +250,7 @@ enum class CacheHint : uint8_t { Normal, EvictFirst, EvictLast };
 std::string_view cache_hint_name(CacheHint h);  // "normal", "evict_first", "evict_last"
 
 // A view of global memory: a pointer with run-time shape and strides (in elements). Its loads,
-// stores, cp.async and TMA copies carry its cache hint.
+// stores and TMA copies carry its cache hint; atomics and cp.async through it are refused.
 struct GlobalTensorNode : Node {
   GlobalTensorNode(DType dtype, Expr ptr, std::vector<Expr> shape, std::vector<Expr> strides, std::string name,
                    SourceLoc loc)

@@ -50,8 +50,8 @@ class GlobalTensor {
   explicit GlobalTensor(ir::GlobalTensor t) : t_(std::move(t)) {}
   const ir::GlobalTensor& ir() const { return t_; }
   DType dtype() const { return t_->dtype; }
-  // The same view, its loads, stores, cp.async and TMA copies carrying `hint` (sm_80+); atomics
-  // through it are refused.
+  // The same view, its loads, stores and TMA copies carrying `hint` (sm_80+); atomics and
+  // copy_async through it are refused.
   GlobalTensor with_cache_hint(CacheHint hint) const;
 
  private:

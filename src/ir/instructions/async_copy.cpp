@@ -14,7 +14,8 @@ void verify_CopyAsync(Verification& v, const CopyAsyncNode& n) {
   // "Cache hints").
   if (n.src->cache_hint != CacheHint::Normal)
     throw Error(n.loc, fmt::format("copy_async from a view with cache hint {}: cp.async carries no cache hint, since "
-                                   "ptxas miscompiles it; copy from the view without with_cache_hint, or by TMA",
+                                   "ptxas of CUDA 13.0 miscompiles it; copy from the view without with_cache_hint, or "
+                                   "through load_global and store_shared, or by TMA (sm_90a and later), which carry it",
                                    cache_hint_name(n.src->cache_hint)));
 }
 
