@@ -37,8 +37,9 @@ TEST(AheadOfTime, TheLauncherComputesWhatTheLaunchDoes) {
 }
 
 // sm_80 code embeds its PTX too, loaded where the GPU refuses the cubin (after compute capability
-// 8.x); sm_90a code, whose PTX no other GPU runs, embeds none.
-TEST(AheadOfTime, Sm80LaunchersFallBackToTheirPtx) {
+// 8.x); sm_90a code, whose PTX no other GPU runs, embeds none. Each launcher refuses a GPU that runs
+// no code of its target, naming it.
+TEST(AheadOfTime, LaunchersRunOnlyWhereTheirTargetRuns) {
   const std::string fallback = "if (loaded == CUDA_ERROR_NO_BINARY_FOR_GPU) loaded = cuModuleLoadData(&module_, kPtx);";
   Kernel<ScaledRows> ampere(Device::simulator(), KernelOptions{"sm_80"});
   const aot::ExportedKernel e = ampere.exported("scaled_rows", 4096, 3, 2.0f, (float*)nullptr);
@@ -48,9 +49,20 @@ TEST(AheadOfTime, Sm80LaunchersFallBackToTheirPtx) {
   // The PTX's bytes and the NUL after them.
   EXPECT_NE(header.find(fmt::format("static constexpr unsigned char kPtx[{}] = {{", e.ptx.size() + 1)),
             std::string::npos);
+  EXPECT_NE(header.find("if (major < 8) throw Error(\"kernel ScaledRows is built for sm_80, which runs on GPUs of "
+                        "compute capability 8.0 and later; \""),
+            std::string::npos);
   Kernel<ScaledRows> hopper(Device::simulator(), KernelOptions{"sm_90a"});
   const std::string hopper_header =
       aot::launcher_header({hopper.exported("scaled_rows", 4096, 3, 2.0f, (float*)nullptr)});
+  // A GPU of another compute capability is refused before the driver is asked, with the target it needs.
+  EXPECT_NE(hopper_header.find("if (major != 9 || minor != 0) throw Error(\"kernel ScaledRows is built for sm_90a, "
+                               "which runs on GPUs of compute capability 9.0 only; \""),
+            std::string::npos)
+      << hopper_header.substr(0, 4000);
+  EXPECT_NE(
+      hopper_header.find("std::to_string(minor) + \": export it for the GPU's own target (tessel aot --arch)\");"),
+      std::string::npos);
   EXPECT_EQ(hopper_header.find("kPtx"), std::string::npos);
   EXPECT_NE(hopper_header.find("detail::check(cuModuleLoadData(&module_, kCubin), \"scaled_rows: cuModuleLoadData\");"),
             std::string::npos);

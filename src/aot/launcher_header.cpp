@@ -154,8 +154,11 @@ class LauncherWriter {
   std::string where(const SourceLoc& loc) const { return quoted(loc.str() + ": "); }
 
   void constructor() {
-    line("  // Loads the kernel into the current CUDA context, on its device.");
+    line("  // Loads the kernel into the current CUDA context, on its device, which must run its target's code.");
     line(fmt::format("  {}() {{", e_.name));
+    line("    CUdevice device;");
+    line(fmt::format("    detail::check(cuCtxGetDevice(&device), \"{}: cuCtxGetDevice\");", e_.name));
+    runs_here();
     if (e_.ptx.empty()) {
       line(fmt::format("    detail::check(cuModuleLoadData(&module_, kCubin), \"{}: cuModuleLoadData\");", e_.name));
     } else {
@@ -171,12 +174,33 @@ class LauncherWriter {
           "    detail::check(cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "
           "{}), \"{}: cuFuncSetAttribute\");",
           k_.shared_bytes, e_.name));
-    line("    CUdevice device;");
-    line(fmt::format("    detail::check(cuCtxGetDevice(&device), \"{}: cuCtxGetDevice\");", e_.name));
     line(
         "    detail::check(cuDeviceGetAttribute(&multiprocessors_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),");
     line(fmt::format("                  \"{}: cuDeviceGetAttribute\");", e_.name));
     line("  }");
+  }
+
+  // Refuses a GPU that runs no code of the kernel's target, as the JIT does (runtime::require_runnable):
+  // sm_80 code runs from compute capability 8.0 on (from its PTX after 8.x), an "a" target's on its
+  // own compute capability only.
+  void runs_here() {
+    const ir::Arch arch = ir::parse_arch(e_.arch);
+    const int major = arch == ir::Arch::Sm100a ? 10 : arch == ir::Arch::Sm90a ? 9 : 8;
+    line("    int major = 0, minor = 0;");
+    for (const auto& [variable, attribute] : {std::pair{"major", "MAJOR"}, {"minor", "MINOR"}})
+      line(
+          fmt::format("    detail::check(cuDeviceGetAttribute(&{}, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_{}, device), "
+                      "\"{}: cuDeviceGetAttribute\");",
+                      variable, attribute, e_.name));
+    const bool portable = arch == ir::Arch::Sm80;
+    line(fmt::format(
+        "    if ({}) throw Error(\"kernel {} is built for {}, which runs on GPUs of compute capability {}.0 {}; \"",
+        portable ? fmt::format("major < {}", major) : fmt::format("major != {} || minor != 0", major), k_.name, e_.arch,
+        major, portable ? "and later" : "only"));
+    line("                       \"this GPU has compute capability \" + std::to_string(major) + \".\" +");
+    line(
+        "                       std::to_string(minor) + \": export it for the GPU's own target (tessel aot "
+        "--arch)\");");
   }
 
   void call() {
