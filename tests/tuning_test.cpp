@@ -471,6 +471,34 @@ TEST(Tuner, TwoFailuresOfOneProblemKeepLogsOfTheirOwn) {
   }
 }
 
+// Failures of one problem at the same moment, as processes tuning side by side have them, each
+// write a log of their own: the log's file is created exclusively.
+TEST(Tuner, FailuresOfOneProblemAtOnceKeepLogsOfTheirOwn) {
+  constexpr int kThreads = 8;
+  std::vector<std::string> paths(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&paths, t] {
+      tuning::TuningSteps steps;
+      steps.build = [t](int) -> tuning::BuiltCandidate { throw Error(fmt::format("failure of thread {}", t)); };
+      steps.time = [](int) -> double { throw std::logic_error("never timed"); };
+      steps.time_once = steps.time;
+      try {
+        tuning::tune("k (n<=32, at once)", names(1), steps, quiet(), log_dir());
+      } catch (const Error& e) {
+        const std::string m = e.what();
+        paths[size_t(t)] = m.substr(m.rfind(' ') + 1);
+      }
+    });
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    std::ifstream log(paths[size_t(t)]);
+    const std::string text((std::istreambuf_iterator<char>(log)), {});
+    EXPECT_NE(text.find(fmt::format("failure of thread {}\n", t)), std::string::npos)
+        << paths[size_t(t)] << ": " << text;
+  }
+}
+
 TEST(Tuner, FirstFeasibleStopsAtTheFirstCandidateThatBuilds) {
   int built = 0;
   tuning::TuningSteps steps;

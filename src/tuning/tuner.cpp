@@ -1,7 +1,11 @@
 #include "tessel/tuning/tuner.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -9,12 +13,12 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "progress_line.hpp"
 #include "tessel/error.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
-#include "tessel/text_file.hpp"
 
 namespace tessel::tuning {
 
@@ -73,18 +77,40 @@ std::string file_safe(const std::string& s) {
   return out.substr(0, 60);
 }
 
-[[noreturn]] void fail_all(const std::string& label, const TuneResult& r, const std::filesystem::path& log_dir) {
+// Writes `text` to the first of <stem>.log, <stem>-2.log, ... in `dir` that does not exist yet, each
+// created exclusively: processes that fail the same problem in the same second (for other targets, or
+// side by side) keep logs of their own. Returns the path, or nothing where none could be written.
+std::optional<std::filesystem::path> write_new_log(const std::filesystem::path& dir, const std::string& stem,
+                                                   const std::string& text) {
   std::error_code ec;
-  std::filesystem::create_directories(log_dir, ec);
-  // A name of its own, though another failure of the same problem (for another target) came in the same second.
-  const std::string stem = fmt::format("{}-{}", file_safe(label), std::time(nullptr));
-  auto path = log_dir / (stem + ".log");
-  for (int n = 2; std::filesystem::exists(path, ec); ++n) path = log_dir / fmt::format("{}-{}.log", stem, n);
+  std::filesystem::create_directories(dir, ec);
+  for (int n = 1; n <= 1000; ++n) {
+    const std::filesystem::path path = dir / (n == 1 ? stem + ".log" : fmt::format("{}-{}.log", stem, n));
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      if (errno == EEXIST) continue;
+      return std::nullopt;
+    }
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+      if (w <= 0) break;
+      done += size_t(w);
+    }
+    ::close(fd);
+    if (done == text.size()) return path;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+[[noreturn]] void fail_all(const std::string& label, const TuneResult& r, const std::filesystem::path& log_dir) {
   // The error below names the first failure whether or not the log of them all could be written.
   std::string log;
   for (const CandidateOutcome& o : r.outcomes)
     log += fmt::format("[{}] {}: {}\n", o.hyperparameters, status_name(o.status), o.message);
-  const bool written = !ec && write_text_file(path.string(), log).empty();
+  const std::optional<std::filesystem::path> path =
+      write_new_log(log_dir, fmt::format("{}-{}", file_safe(label), std::time(nullptr)), log);
   // The first failure, else the first candidate that was ruled out.
   const CandidateOutcome* first = nullptr;
   for (const CandidateOutcome& o : r.outcomes)
@@ -94,7 +120,7 @@ std::string file_safe(const std::string& s) {
       "{}: none of the {} candidates can run; the first, [{}], is {}: {}\nevery candidate's "
       "outcome is in {}",
       label, r.outcomes.size(), first ? first->hyperparameters : "", first ? status_name(first->status) : "",
-      first ? first->message : "", written ? path.string() : "(the log could not be written)"));
+      first ? first->message : "", path ? path->string() : "(the log could not be written)"));
 }
 
 std::vector<CandidateOutcome> outcomes_for(const std::vector<std::string>& candidates) {
