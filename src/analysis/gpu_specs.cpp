@@ -152,14 +152,9 @@ int input_bytes(MathType t) {
 
 std::string GpuSpec::arch() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
 
-// As runtime::native_target, and sm_80 for a GPU without a target of its own: after compute
-// capability 8.x the driver runs sm_80 code from its PTX, and before it nothing runs
-// (runtime::require_runnable says so).
-ir::Arch GpuSpec::target() const {
-  if (cc_major == 10 && cc_minor == 0) return ir::Arch::Sm100a;
-  if (cc_major == 9 && cc_minor == 0) return ir::Arch::Sm90a;
-  return ir::Arch::Sm80;
-}
+// The GPU's own target, and sm_80 for a GPU without one: after compute capability 8.x the driver
+// runs sm_80 code from its PTX, and before it nothing runs (runtime::require_runnable says so).
+ir::Arch GpuSpec::target() const { return ir::native_target(cc_major, cc_minor).value_or(ir::Arch::Sm80); }
 
 std::string GpuSpec::full_name() const { return part.empty() ? name : name + " " + part; }
 

@@ -185,18 +185,17 @@ class LauncherWriter {
   // own compute capability only.
   void runs_here() {
     const ir::Arch arch = ir::parse_arch(e_.arch);
-    const int major = arch == ir::Arch::Sm100a ? 10 : arch == ir::Arch::Sm90a ? 9 : 8;
+    const int major = ir::compute_capability_major(arch);
     line("    int major = 0, minor = 0;");
     for (const auto& [variable, attribute] : {std::pair{"major", "MAJOR"}, {"minor", "MINOR"}})
       line(
           fmt::format("    detail::check(cuDeviceGetAttribute(&{}, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_{}, device), "
                       "\"{}: cuDeviceGetAttribute\");",
                       variable, attribute, e_.name));
-    const bool portable = arch == ir::Arch::Sm80;
     line(fmt::format(
-        "    if ({}) throw Error(\"kernel {} is built for {}, which runs on GPUs of compute capability {}.0 {}; \"",
-        portable ? fmt::format("major < {}", major) : fmt::format("major != {} || minor != 0", major), k_.name, e_.arch,
-        major, portable ? "and later" : "only"));
+        "    if ({}) throw Error(\"kernel {} is built for {}, which runs on {}; \"",
+        arch == ir::Arch::Sm80 ? fmt::format("major < {}", major) : fmt::format("major != {} || minor != 0", major),
+        k_.name, e_.arch, ir::gpus_running(arch)));
     line("                       \"this GPU has compute capability \" + std::to_string(major) + \".\" +");
     line(
         "                       std::to_string(minor) + \": export it for the GPU's own target (tessel aot "

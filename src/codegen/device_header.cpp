@@ -299,27 +299,27 @@ std::string fast_math() {
 // loads and stores of 1, 2, 4, 8 or 16 bytes that carry one.
 std::string cache_hinted_accesses() {
   const ir::Arch oldest = ir::Arch::Sm80;
-  const auto policy = [&](const char* priority) {
-    return ptx_asm(Ptx::CreatePolicy, oldest, {{"policy"}}, {{"priority", priority}});
-  };
+  // One function a policy (cache_policy_function).
+  std::string policies;
+  for (const ir::CacheHint hint : {ir::CacheHint::EvictFirst, ir::CacheHint::EvictLast})
+    policies += fmt::format(
+        R"CUDA(
+__device__ __forceinline__ uint64_t {}() {{
+  uint64_t policy;
+  {}
+  return policy;
+}})CUDA",
+        cache_policy_function(hint),
+        ptx_asm(Ptx::CreatePolicy, oldest, {{"policy"}}, {{"priority", std::string(ir::cache_hint_name(hint))}}));
   const auto ld = [&](const char* width, const char* reg) {
     return ptx_asm(Ptx::LdGlobalCacheHint, oldest, {{"w"}, {"p"}, {"policy"}}, {{"width", width}, {"register", reg}});
   };
   const auto st = [&](const char* width, const char* reg) {
     return ptx_asm(Ptx::StGlobalCacheHint, oldest, {{"p"}, {"w"}, {"policy"}}, {{"width", width}, {"register", reg}});
   };
-  return fmt::format(
-      R"CUDA(
-__device__ __forceinline__ uint64_t tessel_l2_policy_evict_first() {{
-  uint64_t policy;
-  {}
-  return policy;
-}}
-__device__ __forceinline__ uint64_t tessel_l2_policy_evict_last() {{
-  uint64_t policy;
-  {}
-  return policy;
-}}
+  return policies +
+         fmt::format(
+             R"CUDA(
 // N consecutive elements (1, 2, 4, 8 or 16 bytes, aligned to their size) under `policy`.
 template <class T, int N> __device__ __forceinline__ void tessel_load_vec_policy(T* dst, const T* p, uint64_t policy) {{
   constexpr int bytes = int(sizeof(T)) * N;
@@ -374,13 +374,12 @@ template <class T, int N> __device__ __forceinline__ void tessel_store_vec_polic
   }}
 }}
 )CUDA",
-      policy("evict_first"), policy("evict_last"),
-      ptx_asm(Ptx::LdGlobalCacheHintVector, oldest, {{"w[0]", "w[1]", "w[2]", "w[3]"}, {"p"}, {"policy"}}),
-      ptx_asm(Ptx::LdGlobalCacheHintVector, oldest, {{"w[0]", "w[1]"}, {"p"}, {"policy"}}), ld("b32", "r"),
-      ld("b16", "h"), ld("b8", "h"),
-      ptx_asm(Ptx::StGlobalCacheHintVector, oldest, {{"p"}, {"w[0]", "w[1]", "w[2]", "w[3]"}, {"policy"}}),
-      ptx_asm(Ptx::StGlobalCacheHintVector, oldest, {{"p"}, {"w[0]", "w[1]"}, {"policy"}}), st("b32", "r"),
-      st("b16", "h"), st("b8", "h"));
+             ptx_asm(Ptx::LdGlobalCacheHintVector, oldest, {{"w[0]", "w[1]", "w[2]", "w[3]"}, {"p"}, {"policy"}}),
+             ptx_asm(Ptx::LdGlobalCacheHintVector, oldest, {{"w[0]", "w[1]"}, {"p"}, {"policy"}}), ld("b32", "r"),
+             ld("b16", "h"), ld("b8", "h"),
+             ptx_asm(Ptx::StGlobalCacheHintVector, oldest, {{"p"}, {"w[0]", "w[1]", "w[2]", "w[3]"}, {"policy"}}),
+             ptx_asm(Ptx::StGlobalCacheHintVector, oldest, {{"p"}, {"w[0]", "w[1]"}, {"policy"}}), st("b32", "r"),
+             st("b16", "h"), st("b8", "h"));
 }
 
 const char* const kHelpers = R"CUDA(

@@ -986,10 +986,12 @@ std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& op
   return asm_statement(row.effect, text, outputs, inputs);
 }
 
-std::string cache_policy(ir::CacheHint hint) {
+std::string cache_policy_function(ir::CacheHint hint) {
   TESSEL_CHECK(hint != ir::CacheHint::Normal, "a cache policy for no cache hint");
-  return fmt::format("tessel_l2_policy_{}()", ir::cache_hint_name(hint));
+  return fmt::format("tessel_l2_policy_{}", ir::cache_hint_name(hint));
 }
+
+std::string cache_policy(ir::CacheHint hint) { return cache_policy_function(hint) + "()"; }
 
 void add_cache_hint(ir::CacheHint hint, PtxOperands& operands, PtxModifiers& modifiers) {
   const bool hinted = hint != ir::CacheHint::Normal;

@@ -178,7 +178,9 @@ std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& op
 // qualifier and the L2 cache policy of a view's cache hint, appended to `operands` and set in
 // `modifiers`; neither for CacheHint::Normal.
 void add_cache_hint(ir::CacheHint hint, PtxOperands& operands, PtxModifiers& modifiers);
-// The expression of the L2 cache policy of `hint` (not Normal) in generated code.
+// The device header's function that makes the L2 cache policy of `hint` (not Normal), and the
+// expression of that policy in generated code (its call).
+std::string cache_policy_function(ir::CacheHint hint);
 std::string cache_policy(ir::CacheHint hint);
 
 // The PTX spelling of an element type ("f16", "s8", ...).

@@ -67,4 +67,24 @@ const TargetLimits& target_limits(Arch arch) {
   TESSEL_CHECK(false, "unknown target {}", int(arch));
 }
 
+int compute_capability_major(Arch arch) {
+  switch (arch) {
+    case Arch::Sm80: return 8;
+    case Arch::Sm90a: return 9;
+    case Arch::Sm100a: return 10;
+  }
+  TESSEL_CHECK(false, "unknown target {}", int(arch));
+}
+
+std::optional<Arch> native_target(int major, int minor) {
+  for (Arch arch : {Arch::Sm80, Arch::Sm90a, Arch::Sm100a})
+    if (major == compute_capability_major(arch) && (arch == Arch::Sm80 || minor == 0)) return arch;
+  return std::nullopt;
+}
+
+std::string gpus_running(Arch arch) {
+  return fmt::format("GPUs of compute capability {}.0 {}", compute_capability_major(arch),
+                     arch == Arch::Sm80 ? "and later" : "only");
+}
+
 }  // namespace tessel::ir

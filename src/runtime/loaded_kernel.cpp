@@ -1,5 +1,7 @@
 #include "tessel/runtime/loaded_kernel.hpp"
 
+#include "tessel/ir/target_limits.hpp"
+
 namespace tessel::runtime {
 
 namespace {
@@ -11,10 +13,7 @@ constexpr int64_t kSharedBytesWithoutOptIn = 48 * 1024;
 }  // namespace
 
 std::optional<ir::Arch> native_target(const CudaDriver::DeviceInfo& gpu) {
-  if (gpu.cc_major == 8) return ir::Arch::Sm80;
-  if (gpu.cc_major == 9 && gpu.cc_minor == 0) return ir::Arch::Sm90a;
-  if (gpu.cc_major == 10 && gpu.cc_minor == 0) return ir::Arch::Sm100a;
-  return std::nullopt;
+  return ir::native_target(gpu.cc_major, gpu.cc_minor);
 }
 
 void require_runnable(ir::Arch arch, const CudaDriver::DeviceInfo& gpu, std::string_view label) {
@@ -22,15 +21,12 @@ void require_runnable(ir::Arch arch, const CudaDriver::DeviceInfo& gpu, std::str
   // PTX of a target without the "a" suffix is compiled by the driver for any later GPU (CUDA C++
   // Programming Guide, "Application Compatibility").
   if (native == arch || (arch == ir::Arch::Sm80 && gpu.cc_major > 8)) return;
-  const std::string runs_on = arch == ir::Arch::Sm80 ? "GPUs of compute capability 8.0 and later"
-                                                     : fmt::format("GPUs of compute capability {} only",
-                                                                   arch == ir::Arch::Sm90a ? "9.0" : "10.0");
   const std::string fix = gpu.cc_major < 8
                               ? "tessel has no target for it"
                               : fmt::format("build it for {} (KernelOptions::arch, or --arch on the command line)",
                                             ir::arch_name(native.value_or(ir::Arch::Sm80)));
   throw Error(fmt::format("{} is built for {}, which runs on {}; this GPU, {}, has compute capability {}.{}: {}", label,
-                          ir::arch_name(arch), runs_on, gpu.name, gpu.cc_major, gpu.cc_minor, fix));
+                          ir::arch_name(arch), ir::gpus_running(arch), gpu.name, gpu.cc_major, gpu.cc_minor, fix));
 }
 
 const void* module_image(const KernelBinary& binary, const CudaDriver::DeviceInfo& gpu, std::string_view label) {

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "tessel/ir/ir.hpp"
 
@@ -26,5 +28,14 @@ struct TargetLimits {
 };
 
 const TargetLimits& target_limits(Arch arch);
+
+// Which GPUs run a target's code (CUDA C++ Programming Guide, "Application Compatibility"): an "a"
+// target's machine code runs on its own compute capability only; sm_80's on 8.x, and on every later
+// GPU from its PTX, which the driver compiles.
+int compute_capability_major(Arch arch);  // of the GPUs the target's machine code is for: 8, 9, 10
+// The target whose machine code a GPU of compute capability major.minor runs, if tessel has one.
+std::optional<Arch> native_target(int major, int minor);
+// In words, for messages: "GPUs of compute capability 8.0 and later", "... 9.0 only".
+std::string gpus_running(Arch arch);
 
 }  // namespace tessel::ir
