@@ -208,6 +208,8 @@ Kernel every_kind() {
       std::make_shared<AtomicTensorNode>(at(50), nullptr, AtomicOp::Add, nullptr, slots, zeros(1), ones, nullptr,
                                          MemoryOrder::Relaxed, MemoryScope::Cluster, nullptr, peer),
       std::make_shared<FreeSharedNode>(at(51), slots),
+      std::make_shared<IfNode>(at(52), binary(BinaryOp::Gt, n, const_int(1)),
+                               seq({std::make_shared<ReturnNode>(at(52))}), nullptr),
   };
   auto k = std::make_shared<KernelNode>();
   k->name = "every_kind";

@@ -249,6 +249,45 @@ inline void check_exits_of_some_lanes(const Device& dev) {
   EXPECT_EQ(out.download(), want);
 }
 
+// thread_index() and lane_index(): in the block, in a thread group of warps 2 and 3 and in one
+// that starts inside a warp, as values each thread stores, and as a ballot's predicate.
+struct ThreadIndices : Script {
+  void operator()(Ptr<int32_t> out) {
+    attrs.blocks = 2;
+    attrs.warps = 4;
+    auto g = global_view(out, {2, 4, 128});
+    const Layout per_thread = Layout::spatial({1, 1, 128});
+    store_global(g, register_tensor<int32_t>({1, 1, 128}, thread_index() * 10 + blockIdx.x, per_thread),
+                 {blockIdx.x, 0, 0});
+    store_global(g, register_tensor<int32_t>({1, 1, 128}, lane_index(), per_thread), {blockIdx.x, 1, 0});
+    thread_group(64, 64, [&] {
+      store_global(g, register_tensor<int32_t>({1, 1, 64}, thread_index(), Layout::spatial({1, 1, 64})),
+                   {blockIdx.x, 2, 64});
+      thread_group(40, 8, [&] {
+        store_global(g, register_tensor<int32_t>({1, 1, 8}, thread_index() + 1000, Layout::spatial({1, 1, 8})),
+                     {blockIdx.x, 2, 104});
+      });
+    });
+    Expr<uint32_t> low_lanes = warp.ballot(lane_index() < 5);
+    store_global(g, register_tensor<int32_t>({1, 1, 128}, low_lanes.to<int32_t>(), per_thread), {blockIdx.x, 3, 0});
+  }
+};
+
+inline void check_thread_indices(const Device& dev) {
+  Buffer<int32_t> out(dev, std::vector<int32_t>(2 * 4 * 128, -1));
+  Kernel<ThreadIndices> k(dev);
+  k(out);
+  std::vector<int32_t> want(2 * 4 * 128, -1);
+  for (int b = 0; b < 2; ++b)
+    for (int t = 0; t < 128; ++t) {
+      want[size_t((b * 4 + 0) * 128 + t)] = t * 10 + b;
+      want[size_t((b * 4 + 1) * 128 + t)] = t % 32;
+      if (t >= 64) want[size_t((b * 4 + 2) * 128 + t)] = t >= 104 && t < 112 ? t - 104 + 1000 : t - 64;
+      want[size_t((b * 4 + 3) * 128 + t)] = 0x1f;
+    }
+  EXPECT_EQ(out.download(), want);
+}
+
 // Conversions and elementwise math on a tile of random values.
 struct MathAndCasts : Script {
   void operator()(Int32 n, Ptr<float> x, Ptr<f16> h, Ptr<bf16> bh, Ptr<int32_t> i, Ptr<uint32_t> u, Ptr<float> y0,

@@ -13,6 +13,7 @@ TEST(Language, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device::simula
 TEST(Language, AWhileConditionThatLoadsIsTestedAfresh) { check_while_condition_with_loads(Device::simulator()); }
 TEST(Language, BreakAndContinueLeaveTheLoopAndEndThePass) { check_breaks_out_of_loops(Device::simulator()); }
 TEST(Language, BreakAndContinueOfSomeLanesOfAWarp) { check_exits_of_some_lanes(Device::simulator()); }
+TEST(Language, ThreadAndLaneIndices) { check_thread_indices(Device::simulator()); }
 TEST(Language, CastsAndElementwiseMath) { check_math_and_casts(Device::simulator()); }
 TEST(Language, FmaOfHalvesRoundsOnce) { check_half_fma(Device::simulator()); }
 TEST(Language, ReductionsOverEitherDimension) { check_reductions(Device::simulator()); }

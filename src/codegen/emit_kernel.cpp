@@ -203,6 +203,7 @@ std::string Emitter::expr(const ir::Expr& e) {
         case ir::BuiltinKind::GridDimX: return "int(gridDim.x)";
         case ir::BuiltinKind::GridDimY: return "int(gridDim.y)";
         case ir::BuiltinKind::GridDimZ: return "int(gridDim.z)";
+        case ir::BuiltinKind::ThreadIdxX: return "int(threadIdx.x)";
         case ir::BuiltinKind::Multiprocessors:
           TESSEL_CHECK(false, "multiprocessors reached code generation instead of a parameter (plan_multiprocessors)");
         // Clusters tile the grid (ir::cluster_builtin_value); the shape is the kernel's constant.
@@ -285,6 +286,7 @@ void Emitter::visit(const ir::WhileNode& n) {
 // names the line of either.
 void Emitter::visit(const ir::BreakNode& n) { line("break;" + comment(n.loc)); }
 void Emitter::visit(const ir::ContinueNode& n) { line("continue;" + comment(n.loc)); }
+void Emitter::visit(const ir::ReturnNode& n) { line("return;" + comment(n.loc)); }
 
 void Emitter::visit(const ir::ThreadGroupNode& n) {
   const ir::ThreadRange g{n.begin, n.count};

@@ -114,6 +114,7 @@ class Emitter : public ir::Visitor {
   void visit(const ir::WhileNode& n) override;
   void visit(const ir::BreakNode& n) override;
   void visit(const ir::ContinueNode& n) override;
+  void visit(const ir::ReturnNode& n) override;
   void visit(const ir::ThreadGroupNode& n) override;
 // clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) void visit(const ir::Name##Node& n) override;

@@ -65,6 +65,7 @@ Divisibility::Divisibility(const KernelNode& k) {
       case NodeKind::While:
       case NodeKind::Break:
       case NodeKind::Continue:
+      case NodeKind::Return:
       case NodeKind::ThreadGroup:
         break;
 // clang-format off

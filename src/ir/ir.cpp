@@ -278,6 +278,7 @@ std::string_view builtin_name(BuiltinKind b) {
     case BuiltinKind::ClusterIdxY: return "cluster.clusterIdx.y";
     case BuiltinKind::ClusterIdxZ: return "cluster.clusterIdx.z";
     case BuiltinKind::ClusterBlockRank: return "cluster.blockRank";
+    case BuiltinKind::ThreadIdxX: return "threadIdx.x";
   }
   return "?";
 }
@@ -303,7 +304,8 @@ int64_t cluster_builtin_value(BuiltinKind b, const std::array<int, 3>& block, co
     case BuiltinKind::GridDimX:
     case BuiltinKind::GridDimY:
     case BuiltinKind::GridDimZ:
-    case BuiltinKind::Multiprocessors: break;
+    case BuiltinKind::Multiprocessors:
+    case BuiltinKind::ThreadIdxX: break;
   }
   TESSEL_CHECK(false, "{} is not a cluster value", builtin_name(b));
 }

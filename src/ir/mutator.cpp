@@ -120,6 +120,7 @@ Stmt Mutator::visit(const WhileNode& n, const Stmt& self) {
 }
 Stmt Mutator::visit(const BreakNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const ContinueNode&, const Stmt& self) { return self; }
+Stmt Mutator::visit(const ReturnNode&, const Stmt& self) { return self; }
 Stmt Mutator::visit(const IfNode& n, const Stmt& self) {
   position_.enter_branch();
   Stmt out = rebuilt(n, self);

@@ -281,6 +281,7 @@ class Printer {
 
   void stmt(const BreakNode&) { line("break"); }
   void stmt(const ContinueNode&) { line("continue"); }
+  void stmt(const ReturnNode&) { line("return"); }
 
   void stmt(const ThreadGroupNode& n) {
     line(fmt::format("thread_group(begin={}, count={}) {{", n.begin, n.count));

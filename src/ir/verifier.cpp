@@ -19,6 +19,22 @@ int64_t max_shared_bytes_per_block(Arch arch) { return target_limits(arch).max_s
 
 namespace {
 
+// A statement as the user writes it, for messages.
+std::string_view statement_name(NodeKind k) {
+  switch (k) {
+    case NodeKind::Declare:
+    case NodeKind::Assign: return "a kernel variable's assignment";
+    case NodeKind::For: return "range";
+    case NodeKind::If: return "if_";
+    case NodeKind::While: return "while_";
+    case NodeKind::Break: return "break_()";
+    case NodeKind::Continue: return "continue_()";
+    case NodeKind::Return: return "return_()";
+    case NodeKind::ThreadGroup: return "thread_group";
+    default: return call_name(k);
+  }
+}
+
 // An expression's type is the one its constructor in ir.hpp computes from its operands, so that
 // the emitter and the simulator, which read only the result type, agree with the operands' values.
 void check_type(const ExprNode& x, const StmtNode& s) {
@@ -287,7 +303,16 @@ class Verifier : public Visitor {
     v_.check_operands(s);
   }
 
-  void visit(const SeqNode& n) override { Visitor::visit(n); }
+  void visit(const SeqNode& n) override {
+    for (size_t i = 0; i + 1 < n.stmts.size(); ++i)
+      if (n.stmts[i]->kind == NodeKind::Return) {
+        const StmtNode& next = *n.stmts[i + 1];
+        throw Error(next.loc, fmt::format("{} is never reached: the return_() at {} before it in the same body ends "
+                                          "every thread that comes this way",
+                                          statement_name(next.kind), n.stmts[i]->loc.str()));
+      }
+    Visitor::visit(n);
+  }
   void visit(const DeclareNode& n) override {
     v_.check_operands(n);
     Visitor::visit(n);
@@ -316,6 +341,7 @@ class Verifier : public Visitor {
   }
   void visit(const BreakNode&) override { TESSEL_CHECK(position().loops() > 0, "break outside a loop"); }
   void visit(const ContinueNode&) override { TESSEL_CHECK(position().loops() > 0, "continue outside a loop"); }
+  void visit(const ReturnNode&) override {}
   void visit(const ThreadGroupNode& n) override {
     TESSEL_CHECK(n.begin >= 0 && n.count > 0 && n.begin + n.count <= v_.kernel.threads(), "thread group [{}, +{})",
                  n.begin, n.count);

@@ -111,6 +111,7 @@ void Visitor::visit(const IfNode& n) {
 void Visitor::visit(const WhileNode& n) { visit_loop_body(n.body); }
 void Visitor::visit(const BreakNode&) {}
 void Visitor::visit(const ContinueNode&) {}
+void Visitor::visit(const ReturnNode&) {}
 void Visitor::visit(const ThreadGroupNode& n) { visit_group(n); }
 
 // clang-format off

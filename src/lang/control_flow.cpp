@@ -124,6 +124,8 @@ void Instructions::make_loop_exit(bool next_pass, SourceLoc loc) {
     b.emit(ir::make<ir::BreakNode>(loc));
 }
 
+void Instructions::make_return(SourceLoc loc) { Builder::current(loc).emit(ir::make<ir::ReturnNode>(loc)); }
+
 void Instructions::thread_group(int begin, int count, const std::function<void()>& body, loc_t loc) {
   SourceLoc l = SourceLoc::from(loc);
   Builder& b = Builder::current(l);
@@ -145,6 +147,19 @@ void Instructions::thread_group(int begin, int count, const std::function<void()
 }
 
 void Instructions::single_warp(const std::function<void()>& body, loc_t loc) { thread_group(0, 32, body, loc); }
+Expr<int32_t> Instructions::thread_index(loc_t loc) {
+  const SourceLoc l = SourceLoc::from(loc);
+  const ir::Expr thread = ir::make<ir::BuiltinNode>(l, ir::BuiltinKind::ThreadIdxX);
+  const int begin = Builder::current(l).group(l).begin;
+  return Expr<int32_t>(begin == 0 ? thread : ir::binary(ir::BinaryOp::Sub, thread, ir::const_int(begin), l));
+}
+
+Expr<int32_t> Instructions::lane_index(loc_t loc) {
+  const SourceLoc l = SourceLoc::from(loc);
+  const ir::Expr thread = ir::make<ir::BuiltinNode>(l, ir::BuiltinKind::ThreadIdxX);
+  return Expr<int32_t>(ir::binary(ir::BinaryOp::Mod, thread, ir::const_int(32), l));
+}
+
 void Instructions::single_thread(const std::function<void()>& body, loc_t loc) { thread_group(0, 1, body, loc); }
 void Instructions::warp_group(int index, const std::function<void()>& body, loc_t loc) {
   thread_group(index * 128, 128, body, loc);

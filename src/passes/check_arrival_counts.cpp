@@ -4,7 +4,8 @@
 // by a single thread on a barrier of count 128 never completes it. Decided only when the array's
 // barriers all have one count and one statement arrives on them, with a constant count, from
 // this block, outside any if_ of its thread group and any loop that some threads may leave or
-// pass over (break_, continue_): then every execution is one phase's arrivals.
+// pass over (break_, continue_, return_), and after no return_: then every execution is one
+// phase's arrivals.
 // Changes nothing.
 #include <map>
 
@@ -20,7 +21,8 @@ namespace {
 struct ArrivalSite {
   const ir::StmtNode* node;
   int threads;    // of the innermost thread group around it
-  bool branched;  // inside an if_ of that group, or a loop with break_ or continue_: some of its threads may not arrive
+  bool branched;  // inside an if_ of that group, a loop with break_, continue_ or return_, or after a return_: some
+                  // of its threads may not arrive
   int64_t count;  // arrivals per thread; 0 when not a trace-time constant
 };
 
@@ -42,6 +44,8 @@ class ArrivalCollector : public ir::Visitor {
     in_loop(n.body, [&] { Visitor::visit(n); });
   }
 
+  void visit(const ir::ReturnNode&) override { returned_ = true; }
+
   void visit_instruction(const ir::StmtNode& s) override {
     const ir::Effects e = ir::effects(s);
     if (e.barriers_initialized) arrays[e.barriers_initialized].counts = e.barrier_counts;
@@ -53,7 +57,8 @@ class ArrivalCollector : public ir::Visitor {
       }
       int64_t count = 0;
       ir::as_const_int(a.per_thread, &count);
-      array.sites.push_back({&s, position().group().count, position().branched() || loops_with_exits_ > 0, count});
+      array.sites.push_back(
+          {&s, position().group().count, position().branched() || loops_with_exits_ > 0 || returned_, count});
     }
   }
 
@@ -62,13 +67,14 @@ class ArrivalCollector : public ir::Visitor {
   template <class F> void in_loop(const ir::Stmt& body, F visit_loop) {
     bool exits = false;
     ir::walk(body, [&](const ir::StmtNode& s) {
-      exits |= s.kind == ir::NodeKind::Break || s.kind == ir::NodeKind::Continue;
+      exits |= s.kind == ir::NodeKind::Break || s.kind == ir::NodeKind::Continue || s.kind == ir::NodeKind::Return;
     });
     loops_with_exits_ += exits;
     visit_loop();
     loops_with_exits_ -= exits;
   }
   int loops_with_exits_ = 0;
+  bool returned_ = false;  // a return_ was visited: the sites after it in the program's text
 };
 
 }  // namespace

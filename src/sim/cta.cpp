@@ -123,11 +123,34 @@ void Cta::complete_tx(int64_t barrier_byte, int64_t bytes, const SourceLoc& issu
   mbarriers.complete_tx(barrier_byte, bytes, issued_at);
 }
 
-void Cta::arrive_at_barrier(Warp& w, int id, int expected, Mask mask, const SourceLoc& loc) {
+std::string Warp::returned_note(Mask absent) const {
+  const Mask gone = absent & returned;
+  if (!gone) return "";
+  const int lane = __builtin_ctz(gone);
+  return fmt::format("; thread {} returned at {}", thread(lane), returned_at[size_t(lane)]->str());
+}
+
+// A barrier waits for every thread of its group, and one that has returned never arrives: the
+// generated bar.sync would wait for its warp forever, or count the warp's other threads as all of
+// it, neither of which the kernel means.
+void Cta::arrive_at_barrier(Warp& w, int id, Mask mask, const SourceLoc& loc, std::string_view operation) {
+  const ir::ThreadRange group = w.group();
+  for (int t = group.begin; t < group.end(); ++t) {
+    const Warp& owner = *warps[size_t(t / 32)];
+    if (owner.returned >> (t % 32) & 1)
+      throw Error(loc, fmt::format("{} in block {} waits for {}, but thread {} returned at {}: a barrier waits for "
+                                   "every thread of its group, and one that has returned never arrives; return_ "
+                                   "after the group's last barrier, or skip the work with if_ instead",
+                                   operation, block_name(), group.str(), t, owner.returned_at[size_t(t % 32)]->str()));
+  }
   Barrier& b = barriers[size_t(id)];
-  if (b.arrived == 0) b.expected = expected;
-  TESSEL_CHECK(b.expected == expected, "barrier {} of block {} expects {} threads, an arrival at {} {}", id,
-               block_name(), b.expected, loc.str(), expected);
+  if (b.arrived == 0) {
+    b.expected = group.count;
+    b.group = group;
+    b.first_arrival = &loc;
+  }
+  TESSEL_CHECK(b.expected == group.count, "barrier {} of block {} expects {} threads, an arrival at {} {}", id,
+               block_name(), b.expected, loc.str(), group.count);
   const BarrierWait wait{id, b.phases, popcount(mask)};
   b.arrived += popcount(mask);
   b.arrivals.join(w.clock);
@@ -223,7 +246,7 @@ void Cta::arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc) {
 }
 
 // PTX ISA 9.7.13.3: the phase completes once every thread of the cluster that has not exited
-// arrived, so a warp that finishes can complete it too.
+// arrived, so a warp that finishes, or threads that return, can complete it too.
 void Cta::complete_cluster_barrier_if_all_arrived() {
   Cta& first = scheduler.cluster_peer(*this, 0);
   Barrier& b = first.cluster_barrier;
@@ -231,9 +254,26 @@ void Cta::complete_cluster_barrier_if_all_arrived() {
   b.expected = 0;
   for (int rank = 0; rank < kernel.cluster_blocks(); ++rank)
     for (const auto& w : scheduler.cluster_peer(first, rank).warps)
-      if (w->state != Warp::State::Done) b.expected += 32;
+      if (w->state != Warp::State::Done) b.expected += 32 - popcount(w->returned);
   if (b.arrived < b.expected) return;
   b.complete_phase();
+}
+
+void Cta::threads_returned(Warp& w, Mask mask, const SourceLoc& loc) {
+  for (const Barrier& b : barriers) {
+    if (b.arrived == 0) continue;
+    for (int lane = 0; lane < 32; ++lane)
+      if ((mask >> lane & 1) && b.group.contains(w.thread(lane)))
+        throw Error(loc, fmt::format("return_ by thread {} of block {} while threads of its group ({}) wait at the "
+                                     "barrier at {}, which waits for every thread of the group: a thread that has "
+                                     "returned never arrives; return_ after the group's last barrier, or skip the "
+                                     "work with if_ instead",
+                                     w.thread(lane), block_name(), b.group.str(), b.first_arrival->str()));
+  }
+  w.returned |= mask;
+  for (int lane = 0; lane < 32; ++lane)
+    if (mask >> lane & 1) w.returned_at[size_t(lane)] = &loc;
+  complete_cluster_barrier_if_all_arrived();
 }
 
 bool Cta::ended() const {

@@ -51,19 +51,30 @@ class BarrierProviders : public ir::Visitor {
   std::map<const ir::SharedTensorNode*, std::vector<Provider>> providers_;
 };
 
+// Where the threads of `w` in `group` that ran return_ did: "returned at k.cpp:12 and k.cpp:20".
+std::string returned_sites(const Warp& w, ir::ThreadRange group) {
+  std::set<std::string> sites;
+  for (int lane = 0; lane < 32; ++lane)
+    if ((w.returned >> lane & 1) && group.contains(w.thread(lane))) sites.insert(w.returned_at[size_t(lane)]->str());
+  return sites.empty() ? "" : fmt::format("returned at {}", fmt::join(sites, " and "));
+}
+
 // "mbarrier.arrive at k.cpp:31 (thread 32, finished)": a provider, with where the warps of `cta`
 // that run it are when all of them have finished or all wait (one step along the chain of waits).
 std::string describe_provider(const Provider& p, const Cta& cta) {
   if (!p.in_block) return describe_site(*p.instruction, p.group);
-  std::set<std::string> waits;
+  std::set<std::string> waits, returns;
   bool all_done = true, all_blocked = true;
   for (const auto& w : cta.warps)
     if (w->id * 32 < p.group.end() && p.group.begin < w->id * 32 + 32) {
       all_done = all_done && w->state == Warp::State::Done;
       all_blocked = all_blocked && w->state == Warp::State::Blocked;
       if (w->state == Warp::State::Blocked) waits.insert(w->waiting.at->str());
+      if (std::string r = returned_sites(*w, p.group); !r.empty()) returns.insert(std::move(r));
     }
-  if (all_done) return describe_site(*p.instruction, p.group, "finished");
+  if (all_done)
+    return describe_site(*p.instruction, p.group,
+                         returns.empty() ? "finished" : fmt::format("finished; {}", fmt::join(returns, "; ")));
   if (all_blocked)
     return describe_site(*p.instruction, p.group, fmt::format("waiting at {}", fmt::join(waits, " and ")));
   return describe_site(*p.instruction, p.group);
@@ -151,6 +162,8 @@ Error deadlock_error(const ir::KernelNode& k, const std::vector<std::unique_ptr<
           break;
         case Warp::State::Ready: TESSEL_CHECK(false, "deadlock reported while {} is ready", who);
       }
+      if (std::string r = returned_sites(*w, {w->id * 32, 32}); !r.empty())
+        lines += fmt::format(" ({} of its threads {})", popcount(w->returned), r);
     }
   }
   for (const auto& cta : ctas)

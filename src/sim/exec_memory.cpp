@@ -16,7 +16,7 @@ namespace tessel::sim {
 void exec_Sync(Warp& w, const ir::SyncNode& n, Mask mask) {
   TESSEL_CHECK(n.barrier != ir::SyncNode::kUnallocated, "sync at {} reached the simulator without a barrier",
                n.loc.str());
-  w.cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+  w.cta.arrive_at_barrier(w, n.barrier, mask, n.loc, "sync()");
 }
 
 void exec_AllocShared(Warp& w, const ir::AllocSharedNode& n, Mask) { w.cta.shared_offsets[n.tensor.get()] = n.offset; }

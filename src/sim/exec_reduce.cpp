@@ -69,8 +69,8 @@ LaneRows lane_rows(Warp& w, const ir::RegisterTensorNode& tile, int dim, Mask ma
     if (th < 0 || th >= layout.num_threads()) continue;
     if (!(mask >> lane & 1))
       throw Error(loc, fmt::format("{} over dim {} executed by only part of a warp: thread {} holds an element but "
-                                   "does not take part (is {} inside a branch?)",
-                                   op, dim, w.thread(lane), what));
+                                   "does not take part (is {} inside a branch?){}",
+                                   op, dim, w.thread(lane), what, w.returned_note(~mask)));
     for (int l = 0; l < local; ++l) {
       int k = 0;
       const int64_t row = row_of(&coords[(size_t(th) * local + l) * rank], rows, dim, &k);
@@ -119,7 +119,7 @@ std::map<int64_t, ir::Scalar> through_scratch(Warp& w, const ir::SharedTensor& s
     store_value(t, incoming, value);
     cta.store_shared(w, thread, byte, incoming, bytes, loc, operation);
   }
-  cta.arrive_at_barrier(w, barrier, w.group().count, mask, loc);
+  cta.arrive_at_barrier(w, barrier, mask, loc, operation);
   std::map<int64_t, ir::Scalar> folded;
   for (const auto& [row, value] : mine)
     for (int64_t warp = 0; warp < fold; ++warp) {
@@ -128,7 +128,7 @@ std::map<int64_t, ir::Scalar> through_scratch(Warp& w, const ir::SharedTensor& s
       const ir::Scalar v = load_value(t, &cta.smem[size_t(byte)]);
       folded[row] = warp == 0 ? v : combine(op, t, folded[row], v);
     }
-  cta.arrive_at_barrier(w, barrier, w.group().count, mask, loc);
+  cta.arrive_at_barrier(w, barrier, mask, loc, operation);
   return folded;
 }
 

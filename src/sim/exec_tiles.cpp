@@ -236,7 +236,7 @@ void exec_PrintTensor(Warp& w, const ir::PrintTensorNode& n, Mask mask) {
       w.cta.store_shared(w, w.thread(lane), byte, incoming, bytes, n.loc, "print");
     }
   }
-  w.cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+  w.cta.arrive_at_barrier(w, n.barrier, mask, n.loc, "print");
   if (w.thread_in_group(0) == 0 && (mask & 1)) {
     const std::string header =
         n.memory == "reg"
@@ -253,7 +253,7 @@ void exec_PrintTensor(Warp& w, const ir::PrintTensorNode& n, Mask mask) {
         });
     std::fputs(text.c_str(), stdout);
   }
-  w.cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+  w.cta.arrive_at_barrier(w, n.barrier, mask, n.loc, "print");
 }
 
 // As the generated code: the group's first thread reads the tile from shared memory as it stands,

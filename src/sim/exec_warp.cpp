@@ -18,8 +18,8 @@ void require_whole_warp(const Warp& w, Mask mask, std::string_view what, const S
   for (int lane = 0; lane < 32; ++lane)
     if (!(mask >> lane & 1)) missing.push_back(w.thread(lane));
   throw Error(loc, fmt::format("warp.{} in warp {} of block {}: threads {} did not reach it, since it runs inside "
-                               "control flow that splits the warp; every thread of the warp must execute it together",
-                               what, w.id, w.cta.block_name(), fmt::join(missing, ", ")));
+                               "control flow that splits the warp; every thread of the warp must execute it together{}",
+                               what, w.id, w.cta.block_name(), fmt::join(missing, ", "), w.returned_note(~mask)));
 }
 
 }  // namespace
@@ -71,7 +71,7 @@ void relayout_through_scratch(Warp& w, const ir::RelayoutNode& n, Mask mask) {
       cta.store_shared(w, w.thread(lane), byte_of(n.a, th, l), incoming, bytes, n.loc, "convert_layout");
     }
   }
-  cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+  cta.arrive_at_barrier(w, n.barrier, mask, n.loc, "convert_layout");
   auto& out = w.tile(n.out.get());
   for (int lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1)) continue;
@@ -82,7 +82,7 @@ void relayout_through_scratch(Warp& w, const ir::RelayoutNode& n, Mask mask) {
       out[size_t(lane) * size_t(out_local) + size_t(l)] = load_value(t, &cta.smem[size_t(byte)]);
     }
   }
-  cta.arrive_at_barrier(w, n.barrier, w.group().count, mask, n.loc);
+  cta.arrive_at_barrier(w, n.barrier, mask, n.loc, "convert_layout");
 }
 
 }  // namespace

@@ -6,8 +6,13 @@ namespace tessel::sim {
 Lanes Warp::eval(const ir::Expr& e, Mask mask) {
   Lanes out{};
   switch (e->kind) {
-    case ir::NodeKind::Const:
-    case ir::NodeKind::Builtin: {
+    case ir::NodeKind::Builtin:
+      if (static_cast<const ir::BuiltinNode&>(*e).which == ir::BuiltinKind::ThreadIdxX) {
+        for (int l = 0; l < 32; ++l) out[size_t(l)].i = thread(l);
+        return out;
+      }
+      [[fallthrough]];
+    case ir::NodeKind::Const: {
       const ir::Scalar v = ir::evaluate(*e, [&](const ir::ExprNode& b) -> ir::Scalar {
         switch (static_cast<const ir::BuiltinNode&>(b).which) {
           case ir::BuiltinKind::BlockIdxX: return {.i = cta.block[0]};
@@ -16,7 +21,8 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
           case ir::BuiltinKind::GridDimX: return {.i = cta.launch.grid[0]};
           case ir::BuiltinKind::GridDimY: return {.i = cta.launch.grid[1]};
           case ir::BuiltinKind::GridDimZ: return {.i = cta.launch.grid[2]};
-          case ir::BuiltinKind::Multiprocessors: break;
+          case ir::BuiltinKind::Multiprocessors:
+          case ir::BuiltinKind::ThreadIdxX: break;
           case ir::BuiltinKind::ClusterBlockIdxX:
           case ir::BuiltinKind::ClusterBlockIdxY:
           case ir::BuiltinKind::ClusterBlockIdxZ:
@@ -136,8 +142,9 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
   switch (s->kind) {
     case ir::NodeKind::Seq:
       for (const ir::Stmt& c : static_cast<const ir::SeqNode&>(*s).stmts) {
-        // Lanes that left the loop or ended its pass skip the rest of the body.
+        // Lanes that left the loop, ended its pass or returned skip the rest of the body.
         if (!loops.empty()) mask &= ~(loops.back().left | loops.back().passed);
+        mask &= ~returned;
         if (!mask) return;
         exec(c, mask);
       }
@@ -172,7 +179,7 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
         }
         if (!active) return;
         exec(n.body, active);
-        active &= ~loops.back().left;
+        active &= ~(loops.back().left | returned);
         loops.back().passed = 0;
         Lanes& iv = vars_[n.var.get()];
         const Lanes step_now = eval(n.step, active);
@@ -201,7 +208,7 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
           if ((mask >> l & 1) && c[l].i) active |= 1u << l;
         if (!active) return;
         exec(n.body, active);
-        mask = active & ~loops.back().left;
+        mask = active & ~(loops.back().left | returned);
         loops.back().passed = 0;
       }
     }
@@ -213,6 +220,7 @@ void Warp::exec_here(const ir::Stmt& s, Mask mask) {
       TESSEL_CHECK(!loops.empty(), "continue outside a loop");
       loops.back().passed |= mask;
       return;
+    case ir::NodeKind::Return: cta.threads_returned(*this, mask, s->loc); return;
     case ir::NodeKind::ThreadGroup: {
       auto& n = static_cast<const ir::ThreadGroupNode&>(*s);
       Mask inside = 0;

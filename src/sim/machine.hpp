@@ -78,6 +78,12 @@ class Warp {
     Mask left = 0, passed = 0;
   };
   std::vector<LoopLanes> loops;
+  // The lanes that have run return_, and where each did: they skip the rest of the kernel.
+  Mask returned = 0;
+  std::array<const SourceLoc*, 32> returned_at{};
+  // "; thread 3 returned at k.cpp:12" for the first lane of `absent` that returned, to end a
+  // message about lanes missing from an instruction; empty when none of them returned.
+  std::string returned_note(Mask absent) const;
   ir::ThreadRange group() const { return groups.back(); }
   int thread(int lane) const { return id * 32 + lane; }
   int thread_in_group(int lane) const { return thread(lane) - group().begin; }
@@ -122,9 +128,11 @@ class Warp {
 struct Barrier {
   int expected = 0;  // set by the first arrival of a phase
   int arrived = 0;
-  int phases = 0;        // completed phases
-  VectorClock arrivals;  // what the current phase's arrivals released
-  VectorClock released;  // what the completed phases published
+  ir::ThreadRange group{};                   // the threads it waits for, and where the phase's first
+  const SourceLoc* first_arrival = nullptr;  // arrival was: set with `expected`
+  int phases = 0;                            // completed phases
+  VectorClock arrivals;                      // what the current phase's arrivals released
+  VectorClock released;                      // what the completed phases published
   void complete_phase();
 };
 
@@ -183,7 +191,11 @@ class Cta {
   // sync() is barrier 0 with the whole block; a thread group's sync() is a named barrier.
   static constexpr int kBlockBarrier = ir::SyncNode::kBlockBarrier;
   std::array<Barrier, ir::SyncNode::kBarriers> barriers;
-  void arrive_at_barrier(Warp& w, int barrier, int expected, Mask mask, const SourceLoc& loc);
+  // `operation` names the instruction in messages ("sync()").
+  void arrive_at_barrier(Warp& w, int barrier, Mask mask, const SourceLoc& loc, std::string_view operation);
+  // Lanes `mask` of `w` run return_ at `loc`: a barrier phase that waits for them is an error, and
+  // the cluster barrier no longer waits for them.
+  void threads_returned(Warp& w, Mask mask, const SourceLoc& loc);
 
   // The block's mbarriers, by the shared byte of their word.
   Mbarriers mbarriers;

@@ -248,8 +248,8 @@ void TensorMemory::store(Warp& w, const ir::Tcgen05StoreNode& n, Mask mask) {
 void TensorMemory::issue_mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
   if (mask != 0xffffffffu)
     throw Error(n.loc, fmt::format("tcgen05.mma is executed by a whole warp, but only {} lanes of warp {} reach it (is "
-                                   "it inside an if_ that part of the warp takes?)",
-                                   popcount(mask), w.id));
+                                   "it inside an if_ that part of the warp takes?){}",
+                                   popcount(mask), w.id, w.returned_note(~mask)));
   const int lane = 0, thread = w.thread(lane);
   auto mma = std::make_unique<Operation>();
   mma->mma = &n;
@@ -344,8 +344,8 @@ void TensorMemory::issue_copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask) 
   if (mask != 0xffffffffu)
     throw Error(n.loc,
                 fmt::format("tcgen05.copy is executed by a whole warp, but only {} lanes of warp {} reach it (is "
-                            "it inside an if_ that part of the warp takes?)",
-                            popcount(mask), w.id));
+                            "it inside an if_ that part of the warp takes?){}",
+                            popcount(mask), w.id, w.returned_note(~mask)));
   const int lane = 0, thread = w.thread(lane), bytes = dtype_bytes(n.src->dtype),
             swizzle = n.src->allocation()->swizzle_bits;
   auto copy = std::make_unique<Operation>();

@@ -102,8 +102,8 @@ int64_t WgmmaUnit::address(const ir::MmaOperand& o, const WgmmaDescriptor& d, in
 void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
   if (mask != 0xffffffffu)
     throw Error(n.loc, fmt::format("wgmma.mma is executed by whole warps, but only {} lanes of warp {} reach it (is "
-                                   "it inside an if_ that part of the warp takes?)",
-                                   popcount(mask), w.id));
+                                   "it inside an if_ that part of the warp takes?){}",
+                                   popcount(mask), w.id, w.returned_note(~mask)));
   WarpState& state = warps_[size_t(w.id)];
   for (const ir::RegisterTensor& operand : {n.acc, n.a_registers})
     if (operand && state.accessed.count(operand.get()))

@@ -1,5 +1,6 @@
 // The language's semantics on the GPU; skipped, visibly, without one.
 #include "../language_kernels.hpp"
+#include "../return_kernels.hpp"
 #include "gpu_test.hpp"
 
 namespace tessel::testing {
@@ -12,6 +13,8 @@ TEST_F(LanguageOnGpu, TupleMethodsBranchesAndWhileLoops) { check_collatz(Device:
 TEST_F(LanguageOnGpu, AWhileConditionThatLoadsIsTestedAfresh) { check_while_condition_with_loads(Device::gpu()); }
 TEST_F(LanguageOnGpu, BreakAndContinueLeaveTheLoopAndEndThePass) { check_breaks_out_of_loops(Device::gpu()); }
 TEST_F(LanguageOnGpu, BreakAndContinueOfSomeLanesOfAWarp) { check_exits_of_some_lanes(Device::gpu()); }
+TEST_F(LanguageOnGpu, ReturnEndsTheThreadsThatRunIt) { check_returns_early(Device::gpu()); }
+TEST_F(LanguageOnGpu, ThreadAndLaneIndices) { check_thread_indices(Device::gpu()); }
 TEST_F(LanguageOnGpu, CastsAndElementwiseMath) { check_math_and_casts(Device::gpu()); }
 TEST_F(LanguageOnGpu, FmaOfHalvesRoundsOnce) { check_half_fma(Device::gpu()); }
 TEST_F(LanguageOnGpu, ReductionsOverEitherDimension) { check_reductions(Device::gpu()); }

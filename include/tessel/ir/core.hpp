@@ -217,6 +217,8 @@ enum class BuiltinKind : uint8_t {
   ClusterIdxY,
   ClusterIdxZ,
   ClusterBlockRank,
+  // The thread's index in the block (threadIdx.x): the one builtin that differs between threads.
+  ThreadIdxX,
 };
 std::string_view builtin_name(BuiltinKind b);
 
@@ -458,6 +460,11 @@ struct BreakNode : StmtNode {
 // Ends the current pass of the innermost loop for the threads that execute it.
 struct ContinueNode : StmtNode {
   explicit ContinueNode(SourceLoc l) : StmtNode(NodeKind::Continue, std::move(l)) {}
+  static constexpr auto operands() { return std::tuple{}; }
+};
+// Ends the kernel for the threads that execute it (CUDA's `return`).
+struct ReturnNode : StmtNode {
+  explicit ReturnNode(SourceLoc l) : StmtNode(NodeKind::Return, std::move(l)) {}
   static constexpr auto operands() { return std::tuple{}; }
 };
 // Threads [begin, begin + count) of the block run `body`; the others skip it.

@@ -474,6 +474,10 @@ class Instructions {
   void trace_region(const std::string& name, const std::function<void()>& body, loc_t loc = loc_t::current());
   void single_thread(const std::function<void()>& body, loc_t loc = loc_t::current());
   void warp_group(int index, const std::function<void()>& body, loc_t loc = loc_t::current());
+  // The calling thread's index in the innermost thread group around the call (in the block at the
+  // top level), and its lane in its warp: kernel values that differ between threads.
+  Expr<int32_t> thread_index(loc_t loc = loc_t::current());
+  Expr<int32_t> lane_index(loc_t loc = loc_t::current());
   Range range(Dim start, Dim stop, Dim step = 1, int unroll = 0, loc_t loc = loc_t::current()) {
     return Range(start, stop, step, unroll, SourceLoc::from(loc));
   }
@@ -512,6 +516,9 @@ class Instructions {
   // Ends the current pass of the innermost traced loop for the threads that run it: they go on with
   // the next pass (its test, and a range's next index). A C++ `continue` would end the trace's pass.
   void continue_(loc_t loc = loc_t::current()) { make_loop_exit(true, SourceLoc::from(loc)); }
+  // Ends the kernel for the threads that run it, as `return` in a CUDA kernel; inside if_, only for
+  // those that take the branch. A C++ `return` would end the trace's function instead.
+  void return_(loc_t loc = loc_t::current()) { make_return(SourceLoc::from(loc)); }
 
  private:
   GlobalTensor make_global_view(DType t, ir::Expr ptr, const std::vector<Dim>& shape, const std::vector<Dim>& strides,
@@ -543,6 +550,7 @@ class Instructions {
   void make_requirement(ir::Expr cond, std::string message, SourceLoc loc);
   void make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc);
   void make_loop_exit(bool next_pass, SourceLoc loc);
+  void make_return(SourceLoc loc);
   // What the reductions and scans given a value for their dimension compile to: an error.
   template <class V> static RegisterTensor value_for_a_dimension(const RegisterTensor& x) {
     static_assert(detail::never<V>, TESSEL_VALUE_FOR_A_DIMENSION);
