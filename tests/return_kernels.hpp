@@ -64,4 +64,27 @@ inline void check_returns_early(const Device& dev, const KernelOptions& options 
   }
 }
 
+// cluster.sync() waits for the threads of the cluster that have not exited (PTX ISA 9.7.13.3), so
+// threads that returned do not hold it: warp 1 of each cluster's second block, and lanes 8..15 of
+// warp 1 everywhere.
+struct ClusterSyncAfterReturns : Script {
+  void operator()(Int32 n, Ptr<int32_t> out) {
+    attrs.blocks = 4;
+    attrs.warps = 2;
+    attrs.cluster = {2, 1, 1};
+    thread_group(32, 32, [&] { if_(cluster.blockRank == 1, [&] { return_(); }); });
+    thread_group(40, 8, [&] { return_(); });
+    cluster.sync();
+    single_thread(
+        [&] { store_global(global_view(out, {4}), register_tensor<int32_t>({1}, n + blockIdx.x), {blockIdx.x}); });
+  }
+};
+
+inline void check_cluster_sync_after_returns(const Device& dev, const KernelOptions& options = {}) {
+  Buffer<int32_t> out(dev, std::vector<int32_t>(4, -1));
+  Kernel<ClusterSyncAfterReturns> k(dev, options);
+  k(7, out);
+  EXPECT_EQ(out.download(), (std::vector<int32_t>{7, 8, 9, 10}));
+}
+
 }  // namespace tessel::testing

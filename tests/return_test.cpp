@@ -149,27 +149,9 @@ TEST(Return, ADeadlockNamesTheReturnOfTheThreadsItWaitsFor) {
   EXPECT_EQ(error_of<ArriverReturns>(0), "no error");
 }
 
-// cluster.sync() waits for the threads of the cluster that have not exited (PTX ISA 9.7.13.3), so
-// threads that returned do not hold it.
-struct ClusterSyncAfterReturns : Script {
-  void operator()(Int32 n, Ptr<int32_t> out) {
-    attrs.blocks = 4;
-    attrs.warps = 2;
-    attrs.cluster = {2, 1, 1};
-    thread_group(32, 32, [&] { if_(cluster.blockRank == 1, [&] { return_(); }); });
-    thread_group(40, 8, [&] { return_(); });
-    cluster.sync();
-    single_thread(
-        [&] { store_global(global_view(out, {4}), register_tensor<int32_t>({1}, n + blockIdx.x), {blockIdx.x}); });
-  }
-};
-
 TEST(Return, AClusterBarrierWaitsOnlyForThreadsThatHaveNotReturned) {
-  for (const KernelOptions& options : every_order_options(KernelOptions{.arch = "sm_90a"})) {
-    Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>(4, -1));
-    Kernel<ClusterSyncAfterReturns>(Device::simulator(), options)(7, out);
-    EXPECT_EQ(out.download(), (std::vector<int32_t>{7, 8, 9, 10}));
-  }
+  for (const KernelOptions& options : every_order_options(KernelOptions{.arch = "sm_90a"}))
+    check_cluster_sync_after_returns(Device::simulator(), options);
 }
 
 struct StatementAfterReturn : Script {
@@ -191,6 +173,49 @@ TEST(Return, CodeAfterAReturnInTheSameBodyIsRefusedAtItsLine) {
   const std::string got = error_of<StatementAfterReturn>(1, (int32_t*)nullptr);
   EXPECT_EQ(got, loc(line) + ": store_global is never reached: the return_() at " + loc(return_line) +
                      " before it in the same body ends every thread that comes this way");
+}
+
+struct PartOfAWarpAtAClusterBarrier : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 2;
+    attrs.warps = 1;
+    attrs.cluster = {2, 1, 1};
+    if_(lane_index() < n, [&] {
+      line = __LINE__ + 1;
+      cluster.sync();
+    });
+  }
+};
+
+TEST(Return, AClusterBarrierReachedByPartOfAWarpIsRefused) {
+  Kernel<PartOfAWarpAtAClusterBarrier> k(Device::simulator(), KernelOptions{.arch = "sm_90a"});
+  const std::string got = error_of_call([&] { k(16); });
+  EXPECT_EQ(got, loc(line) +
+                     ": cluster.sync() is executed by whole warps, but only 16 lanes of warp 0 of block (0, 0, 0) "
+                     "reach it (is it inside an if_ that part of the warp takes?)");
+}
+
+// A return_ traced in a while_ condition would run at the start of each pass.
+struct ReturnInAWhileCondition : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Int32 i = 0;
+    while_(
+        [&] {
+          line = __LINE__ + 1;
+          if_(i > n, [&] { return_(); });
+          return i < 10;
+        },
+        [&] { i += 1; });
+  }
+};
+
+TEST(Return, AReturnInAWhileConditionIsRefusedAtItsLine) {
+  const std::string got = error_of<ReturnInAWhileCondition>(3);
+  EXPECT_EQ(got, loc(line) +
+                     ": return_() in a while_ condition: the condition is computed at the start of each pass of its "
+                     "loop, before the body; call return_() in the body");
 }
 
 }  // namespace

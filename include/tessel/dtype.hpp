@@ -31,7 +31,8 @@ namespace tessel {
   X(U16, "u16", 16, false, false, 4, "uint16_t", 0)           \
   X(F8E4M3, "f8e4m3", 8, true, false, 9, "tessel_f8e4m3", 4)  \
   X(F8E5M2, "f8e5m2", 8, true, false, 10, "tessel_f8e5m2", 5) \
-  X(TF32, "tf32", 32, true, false, -1, "tessel_tf32", 8)
+  X(TF32, "tf32", 32, true, false, -1, "tessel_tf32", 8)      \
+  X(F64, "f64", 64, true, false, 14, "double", 11)
 
 // The integers of 1 to 7 bits, packed (docs/language.md, "Packed types").
 #define TESSEL_PACKED_INT_DTYPES(X)              \
@@ -293,13 +294,13 @@ template <class T> inline constexpr bool no_element_type = false;
 }
 // The element type of a C++ type, for Ptr<T>, shared_tensor<T>, register_tensor<T>, to<T>().
 template <class T> struct dtype_of {
-  static_assert(
-      detail::no_element_type<T>,
-      "tessel has no element type for this C++ type; the element types are bool, int8_t, uint8_t, "
-      "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, tessel::f8e4m3, tessel::f8e5m2, "
-      "tessel::f16, tessel::bf16, tessel::tf32, float, the packed integers tessel::i1 to tessel::i7 and tessel::u1 to "
-      "tessel::u7, and the packed floats tessel::f3e1m1 to tessel::f7e5m1 (docs/language.md, \"Element "
-      "types\")");
+  static_assert(detail::no_element_type<T>,
+                "tessel has no element type for this C++ type; the element types are bool, int8_t, uint8_t, "
+                "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, tessel::f8e4m3, tessel::f8e5m2, "
+                "tessel::f16, tessel::bf16, tessel::tf32, float, double, the packed integers tessel::i1 to tessel::i7 "
+                "and tessel::u1 to "
+                "tessel::u7, and the packed floats tessel::f3e1m1 to tessel::f7e5m1 (docs/language.md, \"Element "
+                "types\")");
 };
 template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
 template <> struct dtype_of<int8_t> { static constexpr DType value = DType::I8; };
@@ -310,6 +311,7 @@ template <> struct dtype_of<int32_t> { static constexpr DType value = DType::I32
 template <> struct dtype_of<uint32_t> { static constexpr DType value = DType::U32; };
 template <> struct dtype_of<int64_t> { static constexpr DType value = DType::I64; };
 template <> struct dtype_of<uint64_t> { static constexpr DType value = DType::U64; };
+template <> struct dtype_of<double> { static constexpr DType value = DType::F64; };
 namespace detail {
 constexpr DType packed_dtype(int bits, bool is_float, bool is_signed, int exponent_bits) {
   for (const DTypeInfo& i : kDTypes)

@@ -26,6 +26,7 @@ std::optional<DType> element_type(nb::dlpack::dtype t) {
     case Code::Float:
       if (t.bits == 16) return DType::F16;
       if (t.bits == 32) return DType::F32;
+      if (t.bits == 64) return DType::F64;
       return std::nullopt;
     case Code::Bfloat: return t.bits == 16 ? std::optional(DType::BF16) : std::nullopt;
     case Code::Int:

@@ -27,9 +27,10 @@ Torch* torch_types() {
   nb::handle torch(module);
   auto* t = new Torch;
   t->tensor_type = torch.attr("Tensor");
-  const std::array<std::pair<const char*, DType>, 11> names = {{{"float16", DType::F16},
+  const std::array<std::pair<const char*, DType>, 12> names = {{{"float16", DType::F16},
                                                                 {"bfloat16", DType::BF16},
                                                                 {"float32", DType::F32},
+                                                                {"float64", DType::F64},
                                                                 {"int8", DType::I8},
                                                                 {"uint8", DType::U8},
                                                                 {"int16", DType::I16},

@@ -76,7 +76,9 @@ def test_wrong_arguments_get_the_messages_of_the_cpp_api(consumer):
     assert error_of(lambda: consumer.axpy(n, 1.0, x.astype(np.float16), y, out)) == (
         "kernel Axpy, parameter x (argument 2): expected a pointer to f32, got a pointer to f16")
     assert error_of(lambda: consumer.axpy(n, 1.0, x.astype(np.float64), y, out)) == (
-        "kernel Axpy, parameter x (argument 2): the array holds float64 elements, which tessel has no element type "
+        "kernel Axpy, parameter x (argument 2): expected a pointer to f32, got a pointer to f64")
+    assert error_of(lambda: consumer.axpy(n, 1.0, x.astype(np.complex64), y, out)) == (
+        "kernel Axpy, parameter x (argument 2): the array holds complex64 elements, which tessel has no element type "
         "for")
     strided = np.repeat(x, 2)[::2]
     assert error_of(lambda: consumer.axpy(n, 1.0, strided, y, out)) == (

@@ -36,6 +36,7 @@ std::string scalar_type(const ir::VarNode& p, const ir::KernelNode& k) {
     case DType::I64: return "int64_t";
     case DType::U64: return "uint64_t";
     case DType::F32: return "float";
+    case DType::F64: return "double";
     default:
       throw Error(k.loc, fmt::format("aot: kernel {} takes parameter {} of type {}, which an exported launcher does "
                                      "not take yet; pass it as f32 and convert it in the kernel",
@@ -62,6 +63,7 @@ std::string tensor_map_type(DType t) {
     case DType::F16: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
     case DType::BF16: return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
     case DType::F32: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+    case DType::F64: return "CU_TENSOR_MAP_DATA_TYPE_FLOAT64";
     default: TESSEL_CHECK(false, "a tensor map of {} elements", dtype_name(t));
   }
   return "";

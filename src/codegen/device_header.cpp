@@ -505,6 +505,13 @@ template <class T, class U> __device__ __forceinline__ T tessel_from_bits(U b) {
   return x;
 }
 
+// An f64 value as an f32 rounded to odd: toward zero, with the last bit set where bits were cut
+// off, so that rounding it again to a narrower float rounds the f64 value once.
+__device__ __forceinline__ float tessel_f64_to_f32_odd(double v) {{
+  const float t = __double2float_rz(v);
+  return (double)t == v || v != v ? t : __uint_as_float(__float_as_uint(t) | 1u);
+}}
+
 template <class T> __device__ __forceinline__ T tessel_shfl_xor(unsigned mask, T v, int lane_mask) {
   return __shfl_xor_sync(mask, v, lane_mask);
 }

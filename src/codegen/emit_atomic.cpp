@@ -21,15 +21,16 @@ AtomicForm form(ir::AtomicOp op, DType t) {
   const bool wide = dtype_bytes(t) == 8;
   const bool half = t == DType::F16 || t == DType::BF16;
   AtomicForm f;
-  f.reg = half ? "h" : t == DType::F32 ? "f" : wide ? "l" : "r";
-  f.reg_type = half ? "uint16_t" : t == DType::F32 ? "float" : c_type(t);
+  const bool floating = t == DType::F32 || t == DType::F64;
+  f.reg = half ? "h" : t == DType::F32 ? "f" : t == DType::F64 ? "d" : wide ? "l" : "r";
+  f.reg_type = half ? "uint16_t" : c_type(t);
   const std::string bits = wide ? "b64" : "b32";
   const std::string integer = t == DType::I32 ? "s32" : t == DType::U32 ? "u32" : t == DType::I64 ? "s64" : "u64";
   switch (op) {
     case ir::AtomicOp::Add:
       f.op = half ? "add.noftz" : "add";
       // Two's complement: an add of i64 is the add of u64.
-      f.type = half ? std::string(dtype_name(t)) : t == DType::F32 ? "f32" : t == DType::I64 ? "u64" : integer;
+      f.type = half || floating ? std::string(dtype_name(t)) : t == DType::I64 ? "u64" : integer;
       break;
     case ir::AtomicOp::Min:
     case ir::AtomicOp::Max:
@@ -48,7 +49,7 @@ AtomicForm form(ir::AtomicOp op, DType t) {
       break;
     case ir::AtomicOp::CompareExchange: f.type = bits; break;
     case ir::AtomicOp::Load:
-    case ir::AtomicOp::Store: f.type = t == DType::F32 ? "f32" : integer; break;
+    case ir::AtomicOp::Store: f.type = floating ? std::string(dtype_name(t)) : integer; break;
   }
   return f;
 }

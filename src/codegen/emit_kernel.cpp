@@ -10,7 +10,7 @@ namespace tessel::codegen {
 
 std::string c_type(DType t) { return std::string(dtype_info(t).c_type); }
 
-bool stored_as_bits(DType t) { return is_float(t) && t != DType::F32; }
+bool stored_as_bits(DType t) { return is_float(t) && t != DType::F32 && t != DType::F64; }
 
 std::string arith_type(DType t) { return stored_as_bits(t) ? "float" : c_type(t); }
 
@@ -20,6 +20,13 @@ std::string to_storage(DType t, const std::string& v) {
 
 std::string to_arith(DType t, const std::string& v) { return stored_as_bits(t) ? fmt::format("float({})", v) : v; }
 
+// An f64 value rounds once to a narrower float: to f32 by rounding to odd, whose last bit keeps
+// what was cut off, and from there to nearest (docs/language.md, "f64").
+std::string converted(DType from, DType to, const std::string& v) {
+  if (from == DType::F64 && stored_as_bits(to)) return fmt::format("tessel_f64_to_f32_odd({})", v);
+  return fmt::format("({})({})", arith_type(to), to_arith(from, v));
+}
+
 std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const std::string& b) {
   using ir::BinaryOp;
   static const std::map<BinaryOp, const char*> infix = {
@@ -28,15 +35,47 @@ std::string binary_expr(ir::BinaryOp op, DType t, const std::string& a, const st
       {BinaryOp::Shl, "<<"}, {BinaryOp::Shr, ">>"},   {BinaryOp::Eq, "=="},   {BinaryOp::Ne, "!="},
       {BinaryOp::Lt, "<"},   {BinaryOp::Le, "<="},    {BinaryOp::Gt, ">"},    {BinaryOp::Ge, ">="},
       {BinaryOp::And, "&&"}, {BinaryOp::Or, "||"}};
-  if (op == BinaryOp::Min) return is_float(t) ? fmt::format("fminf({}, {})", a, b) : fmt::format("min({}, {})", a, b);
-  if (op == BinaryOp::Max) return is_float(t) ? fmt::format("fmaxf({}, {})", a, b) : fmt::format("max({}, {})", a, b);
-  if (op == BinaryOp::Mod && is_float(t)) return fmt::format("fmodf({}, {})", a, b);
+  // The f64 forms of the C functions drop the f32 forms' suffix.
+  const char* f = t == DType::F64 ? "" : "f";
+  if (op == BinaryOp::Min)
+    return is_float(t) ? fmt::format("fmin{}({}, {})", f, a, b) : fmt::format("min({}, {})", a, b);
+  if (op == BinaryOp::Max)
+    return is_float(t) ? fmt::format("fmax{}({}, {})", f, a, b) : fmt::format("max({}, {})", a, b);
+  if (op == BinaryOp::Mod && is_float(t)) return fmt::format("fmod{}({}, {})", f, a, b);
   return fmt::format("({} {} {})", a, infix.at(op), b);
 }
+
+namespace {
+
+// f64 has the library's forms only (the language refuses Precision::fast for it).
+std::string unary_f64_expr(ir::UnaryOp op, const std::string& a) {
+  using ir::UnaryOp;
+  switch (op) {
+    case UnaryOp::Neg: return fmt::format("(-{})", a);
+    case UnaryOp::Not: return fmt::format("(!{})", a);
+    case UnaryOp::BitNot: break;
+    case UnaryOp::Exp: return fmt::format("exp({})", a);
+    case UnaryOp::Exp2: return fmt::format("exp2({})", a);
+    case UnaryOp::Log: return fmt::format("log({})", a);
+    case UnaryOp::Log2: return fmt::format("log2({})", a);
+    case UnaryOp::Sqrt: return fmt::format("sqrt({})", a);
+    case UnaryOp::Rsqrt: return fmt::format("rsqrt({})", a);
+    case UnaryOp::Tanh: return fmt::format("tanh({})", a);
+    case UnaryOp::Erf: return fmt::format("erf({})", a);
+    case UnaryOp::Sigmoid: return fmt::format("(1.0 / (1.0 + exp(-{})))", a);
+    case UnaryOp::Sin: return fmt::format("sin({})", a);
+    case UnaryOp::Cos: return fmt::format("cos({})", a);
+    case UnaryOp::Abs: return fmt::format("fabs({})", a);
+  }
+  TESSEL_CHECK(false, "{} of an f64 operand reached code generation", ir::op_name(op));
+}
+
+}  // namespace
 
 std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a, ir::MathPrecision precision) {
   using ir::UnaryOp;
   const bool fast = precision == ir::MathPrecision::Fast;
+  if (t == DType::F64) return unary_f64_expr(op, a);
   switch (op) {
     case UnaryOp::Neg: return fmt::format("(-{})", a);
     case UnaryOp::Not: return fmt::format("(!{})", a);
@@ -64,12 +103,14 @@ std::string unary_expr(ir::UnaryOp op, DType t, const std::string& a, ir::MathPr
 std::string bits_expr(DType t, const std::string& v) {
   if (stored_as_bits(t)) return fmt::format("{}.bits", v);
   if (t == DType::F32) return fmt::format("__float_as_uint({})", v);
+  if (t == DType::F64) return fmt::format("uint64_t(__double_as_longlong({}))", v);
   return fmt::format("uint{}_t({})", 8 * dtype_bytes(t), v);
 }
 
 std::string from_bits_expr(DType t, const std::string& bits) {
   if (stored_as_bits(t)) return fmt::format("tessel_from_bits<{}>({})", c_type(t), bits);
   if (t == DType::F32) return fmt::format("__uint_as_float({})", bits);
+  if (t == DType::F64) return fmt::format("__longlong_as_double((long long)({}))", bits);
   return fmt::format("{}({})", c_type(t), bits);
 }
 
@@ -79,6 +120,13 @@ std::string float_literal(double v) {
   std::string s = fmt::format("{:.9g}", v);
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s + "f";
+}
+
+std::string value_literal(DType t, double v) {
+  if (t != DType::F64 || !std::isfinite(v)) return float_literal(v);
+  std::string s = fmt::format("{:.17g}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
 }
 
 namespace {
@@ -134,6 +182,7 @@ std::string literal(const ir::ConstNode& n) {
     case TESSEL_PACKED_DTYPES:
       return fmt::format("int({})", is_float(n.type.dtype) ? int64_t(float_to_bits(n.type.dtype, float(n.f))) : n.i);
     case DType::F32: return float_literal(n.f);
+    case DType::F64: return value_literal(DType::F64, n.f);
     case DType::F16:
     case DType::BF16:
     case DType::F8E4M3:
@@ -192,8 +241,7 @@ std::string Emitter::expr(const ir::Expr& e) {
     }
     case ir::NodeKind::Cast: {
       auto& n = static_cast<const ir::CastNode&>(*e);
-      return to_storage(n.type.dtype,
-                        fmt::format("({})({})", arith_type(n.type.dtype), to_arith(n.a->type.dtype, expr(n.a))));
+      return to_storage(n.type.dtype, converted(n.a->type.dtype, n.type.dtype, expr(n.a)));
     }
     case ir::NodeKind::Builtin:
       switch (static_cast<const ir::BuiltinNode&>(*e).which) {
@@ -247,8 +295,7 @@ void Emitter::visit(const ir::DeclareNode& n) {
 
 void Emitter::visit(const ir::AssignNode& n) {
   line(fmt::format("{} = {};", expr(n.var),
-                   to_storage(n.var->type.dtype, fmt::format("({})({})", arith_type(n.var->type.dtype),
-                                                             to_arith(n.value->type.dtype, expr(n.value))))));
+                   to_storage(n.var->type.dtype, converted(n.value->type.dtype, n.var->type.dtype, expr(n.value)))));
 }
 
 void Emitter::visit(const ir::ForNode& n) {

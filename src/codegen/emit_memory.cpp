@@ -284,7 +284,7 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
     return e.close();
   }
   const std::string fill =
-      to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
+      to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), value_literal(n.out->dtype, n.fill)));
   const std::string T = c_type(n.out->dtype);
   const ir::CacheHint hint = n.src->cache_hint;
   emit_global_access(
@@ -369,8 +369,8 @@ void emit_LoadShared(Emitter& e, const ir::LoadSharedNode& n) {
     TESSEL_CHECK(n.vector >= 1, "load_shared at {} reached code generation without a vector width", n.loc.str());
     const IndexedDim indexed{n.index, n.index_dim};
     const std::string element = shared_element(e, n.src, shared_index(n.src), 0, memory);
-    const std::string fill =
-        to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), float_literal(n.fill)));
+    const std::string fill = to_storage(
+        n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), value_literal(n.out->dtype, n.fill)));
     if (n.vector == 1) {
       open_slot_loop(e, n.out, n.offsets, indexed);
       if (n.index)

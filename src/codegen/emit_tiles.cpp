@@ -80,8 +80,7 @@ void emit_AllocRegister(Emitter& e, const ir::AllocRegisterNode& n) {
   }
   e.line("#pragma unroll");
   e.line(fmt::format("for (int l = 0; l < {}; ++l) {}[l] = {};", n.out->layout.local_size(), e.tile(n.out),
-                     to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype),
-                                                          to_arith(n.init->type.dtype, e.expr(n.init))))));
+                     to_storage(n.out->dtype, converted(n.init->type.dtype, n.out->dtype, e.expr(n.init)))));
 }
 
 namespace {
@@ -222,8 +221,9 @@ void emit_Fma(Emitter& e, const ir::FmaNode& n) {
   e.declare_tile(n.out);
   if (emit_half_pairs(e, n)) return;
   for_each_slot(e, n.out, {&n.a, &n.b, &n.c}, [&](const std::vector<std::string>& v) {
-    return is_float(n.out->dtype) ? fmt::format("fmaf({}, {}, {})", v[0], v[1], v[2])
-                                  : fmt::format("({} * {} + {})", v[0], v[1], v[2]);
+    return is_float(n.out->dtype)
+               ? fmt::format("fma{}({}, {}, {})", n.out->dtype == DType::F64 ? "" : "f", v[0], v[1], v[2])
+               : fmt::format("({} * {} + {})", v[0], v[1], v[2]);
   });
 }
 
@@ -237,7 +237,9 @@ std::string saturated(DType from, DType to, const std::string& v) {
   const int64_t high = is_signed(to) ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
   const int64_t low = is_signed(to) ? -high - 1 : 0;
   if (is_float(from)) {
-    const std::string rounded = fmt::format("{}(float({}))", is_signed(to) ? "__float2int_rn" : "__float2uint_rn", v);
+    const std::string rounded =
+        from == DType::F64 ? fmt::format("{}({})", is_signed(to) ? "__double2int_rn" : "__double2uint_rn", v)
+                           : fmt::format("{}(float({}))", is_signed(to) ? "__float2int_rn" : "__float2uint_rn", v);
     if (bits == 32) return rounded;
     return is_signed(to) ? fmt::format("max(min({}, {}), {})", rounded, high, low)
                          : fmt::format("min({}, {}u)", rounded, high);
@@ -258,21 +260,26 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   e.declare_tile(n.out);
   if (!n.saturate && emit_packed_dequantize(e, n, of_words ? &bitcast->a : nullptr)) return;
   const ir::Operand a{n.a, nullptr};
-  const auto converted = [&](const std::string& v) { return n.saturate ? saturated(n.a->dtype, n.out->dtype, v) : v; };
+  // Elements for a packed tile's encoding, which takes a float: an f64 one rounds to odd first.
+  const auto to_encode = [&](const std::string& v) {
+    if (n.saturate) return saturated(n.a->dtype, n.out->dtype, v);
+    return n.a->dtype == DType::F64 && is_float(n.out->dtype) ? fmt::format("tessel_f64_to_f32_odd({})", v) : v;
+  };
   if (is_packed(n.out->dtype)) {
     const std::vector<int> slots = e.broadcast_slots(n.a, n.out->layout);
     // f16 elements go to a float's encoding as they are (packed_encode keeps a NaN's sign).
     const bool half_to_float = n.a->dtype == DType::F16 && is_float(n.out->dtype);
     for (int l = 0; l < n.out->layout.local_size(); ++l) {
       const std::string element = half_to_float ? fmt::format("{}[{}]", e.tile(n.a), slots[l])
-                                                : converted(e.operand(a, std::to_string(slots[l])));
+                                                : to_encode(e.operand(a, std::to_string(slots[l])));
       e.line(packed_set(e, n.out, std::to_string(l),
                         packed_encode(n.out->dtype, element, half_to_float ? DType::F16 : DType::F32)));
     }
     return;
   }
   for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) {
-    return fmt::format("({})({})", arith_type(n.out->dtype), converted(v[0]));
+    if (n.saturate) return fmt::format("({})({})", arith_type(n.out->dtype), saturated(n.a->dtype, n.out->dtype, v[0]));
+    return converted(n.a->dtype, n.out->dtype, v[0]);
   });
 }
 
@@ -376,11 +383,13 @@ namespace {
 
 // The printf conversion of a printed element of type `t`, and the value it takes.
 std::string print_spec(DType t) {
+  if (t == DType::F64) return "%.17g";
   if (is_float(t)) return "%g";
   if (t == DType::Bool) return "%d";
   return is_signed(t) ? "%lld" : "%llu";
 }
 std::string print_arg(DType t, const std::string& v) {
+  if (t == DType::F64) return fmt::format("(double)({})", v);
   if (is_float(t)) return fmt::format("(double)float({})", v);
   if (t == DType::Bool) return fmt::format("int({})", v);
   return fmt::format("({})({})", is_signed(t) ? "long long" : "unsigned long long", v);

@@ -212,8 +212,10 @@ std::string barrier_address(Emitter& e, const ir::MbarrierRef& b);
 std::string c_type(DType t);
 // A C identifier made from a display name.
 std::string identifier(const std::string& hint);
-// A C++ float literal for `v` (infinities and NaN as bit patterns).
+// A C++ float literal for `v` (infinities and NaN as bit patterns), and a literal of `v` in the
+// arithmetic type of `t` (a double for f64, a float for the other floats).
 std::string float_literal(double v);
+std::string value_literal(DType t, double v);
 // The type arithmetic on `t` happens in (f32 for the half types).
 std::string arith_type(DType t);
 // Types held as their bit pattern in a struct (f16, bf16, fp8), with arithmetic in f32.
@@ -221,6 +223,8 @@ bool stored_as_bits(DType t);
 // An element's bits as an unsigned integer of its width, and an element from such bits.
 std::string bits_expr(DType t, const std::string& v);
 std::string from_bits_expr(DType t, const std::string& bits);
+// `v` (of type `from`, in its arithmetic type) converted to the arithmetic type of `to`.
+std::string converted(DType from, DType to, const std::string& v);
 // `v` (of arithmetic type) converted to the storage type `t`.
 std::string to_storage(DType t, const std::string& v);
 // `v` (of storage type `t`) converted to its arithmetic type.

@@ -50,6 +50,7 @@ uint64_t nan_bits(DType t, const FloatFormat& f, double v) {
 uint64_t bits_of(DType t, Scalar v) {
   // A tf32 element is an f32 word, the low 13 mantissa bits included (its value clears them).
   if (t == DType::TF32) return bits_of(DType::F32, v);
+  if (t == DType::F64) return std::bit_cast<uint64_t>(v.f);
   if (is_float(t)) {
     const FloatFormat f = float_format(t);
     if (std::isnan(v.f)) return nan_bits(t, f, v.f);
@@ -65,6 +66,7 @@ uint64_t bits_of(DType t, Scalar v) {
 
 Scalar from_bits(DType t, uint64_t bits) {
   if (t == DType::TF32) return from_bits(DType::F32, bits);
+  if (t == DType::F64) return Scalar{.f = std::bit_cast<double>(bits)};
   if (is_float(t)) {
     if (is_nan_pattern(float_format(t), bits)) return nan_from_bits(float_format(t), bits);
     return Scalar{.f = double(float_from_bits(t, uint32_t(bits)))};
@@ -75,6 +77,7 @@ Scalar from_bits(DType t, uint64_t bits) {
 Scalar normalize(DType t, Scalar v) {
   if (t == DType::Bool) return Scalar{.i = v.i != 0};
   if (t == DType::TF32) return normalize(DType::F32, v);  // any f32 word is a tf32 element
+  if (t == DType::F64) return v;
   if (is_float(t)) {
     // A NaN converted from f32 takes the conversion's bits (dtype.hpp states them).
     if (std::isnan(v.f) && t != DType::F32) return from_bits(t, float_to_bits(t, float(v.f)));
@@ -93,11 +96,11 @@ namespace {
 // What the generated code's conversion gives (`(T)x` compiles to PTX cvt.rzi): toward zero,
 // saturated to the range of the 32-bit integer of the target's signedness (64-bit for the 64-bit
 // types); a narrower target then keeps the low bits, as C's integer conversion does. NaN gives 0,
-// except in the 64-bit conversions, which give the bits 0x8000000000000000 (as measured on an
-// H200).
-int64_t float_to_integer(double x, DType to) {
+// except in the 64-bit conversions, which give the bits 0x8000000000000000, and in those of an f64
+// NaN, which give the bits 0x80000000 (as measured on an H200).
+int64_t float_to_integer(double x, DType from, DType to) {
   const bool wide = dtype_bits(to) == 64, sign = is_signed(to);
-  if (std::isnan(x)) return wide ? INT64_MIN : 0;
+  if (std::isnan(x)) return wide ? INT64_MIN : from != DType::F64 ? 0 : sign ? INT32_MIN : int64_t(0x80000000u);
   const double low = !sign ? 0.0 : wide ? -9223372036854775808.0 : -2147483648.0;
   const double high =
       !sign ? (wide ? 18446744073709551615.0 : 4294967295.0) : (wide ? 9223372036854775807.0 : 2147483647.0);
@@ -123,7 +126,41 @@ std::optional<Scalar> converted_nan(DType from, DType to, Scalar v) {
 
 }  // namespace
 
+namespace {
+
+// `v` rounded to an f32 toward zero, with the last bit set where that dropped bits: a value that
+// rounds to nearest in a type of fewer than 23 mantissa bits as `v` itself would.
+float round_to_odd_f32(double v) {
+  if (std::isnan(v) || std::isinf(v)) return float(v);
+  float t = float(v);
+  // float() rounds to nearest: step back toward zero where it rounded away.
+  if (std::fabs(double(t)) > std::fabs(v)) t = std::nextafter(t, 0.0f);
+  return double(t) == v ? t : std::bit_cast<float>(std::bit_cast<uint32_t>(t) | 1u);
+}
+
+}  // namespace
+
 Scalar convert(DType from, DType to, Scalar v) {
+  // f64 meets the other floats through f32 (as the generated code converts it): a value rounds to
+  // odd on the way to a type narrower than f32, so that it rounds once in all (docs/language.md,
+  // "f64").
+  if (from == DType::F64 && is_float(to) && to != DType::F64) {
+    if (std::isnan(v.f)) {
+      // As measured on an H200: to f32 (and tf32) a NaN keeps its sign and leading payload bits,
+      // quieted; f16 and bf16 then take their canonical NaN, and fp8 its positive one.
+      const uint64_t bits = std::bit_cast<uint64_t>(v.f);
+      const uint32_t f32 = uint32_t(bits >> 32 & 0x80000000u) | 0x7fc00000u | uint32_t(bits >> 29 & 0x7fffffu);
+      return convert(DType::F32, to, from_bits(DType::F32, to == DType::F32 || to == DType::TF32 ? f32 : 0x7fffffffu));
+    }
+    if (to == DType::F32) return normalize(to, v);
+    return convert(DType::F32, to, Scalar{.f = double(round_to_odd_f32(v.f))});
+  }
+  // A float widens to f64 through f32, which keeps an f32 NaN's sign and payload (an f32 constant
+  // holds its literal's digits until an operation rounds it).
+  if (to == DType::F64 && is_float(from) && from != DType::F64) {
+    const Scalar f32 = from == DType::F32 ? v : convert(from, DType::F32, v);
+    return std::isnan(f32.f) ? f32 : Scalar{.f = double(float(f32.f))};
+  }
   // tf32 is f32's word: its value clears the low 13 bits and keeps the rest, a NaN's included; f32
   // rounds to it from its own bits (dtype.hpp), and the other types convert through f32, as the
   // generated code does.
@@ -145,7 +182,7 @@ Scalar convert(DType from, DType to, Scalar v) {
     if (const std::optional<Scalar> nan = converted_nan(from, to, v)) return *nan;
   if (is_float(from) && !is_float(to)) {
     if (to == DType::Bool) return Scalar{.i = v.f != 0.0};
-    return normalize(to, Scalar{.i = float_to_integer(v.f, to)});
+    return normalize(to, Scalar{.i = float_to_integer(v.f, from, to)});
   }
   if (!is_float(from) && is_float(to)) {
     const double d = is_signed(from) ? double(v.i) : double(uint64_t(v.i));
@@ -164,6 +201,10 @@ Scalar convert_saturated(DType from, DType to, Scalar v) {
   int64_t out = 0;
   if (is_float(from)) {
     if (!std::isnan(v.f)) out = int64_t(std::clamp(std::nearbyint(v.f), double(low), double(high)));
+    // cvt.rni.{s32,u32}.f64 give an f64 NaN the bits 0x80000000, which the clamp then takes to the
+    // target's range.
+    else if (from == DType::F64)
+      out = std::clamp(is_signed(to) ? int64_t(INT32_MIN) : int64_t(0x80000000u), low, high);
   } else if (is_signed(from)) {
     out = std::clamp(v.i, low, high);
   } else {
@@ -174,7 +215,60 @@ Scalar convert_saturated(DType from, DType to, Scalar v) {
 
 DType combining_type(DType t) { return is_float(t) && dtype_bits(t) < 32 ? DType::F32 : t; }
 
+namespace {
+
+// f64 arithmetic, each operation rounded once, as the GPU's.
+Scalar apply_binary_f64(BinaryOp op, double x, double y) {
+  switch (op) {
+    case BinaryOp::Add: return Scalar{.f = x + y};
+    case BinaryOp::Sub: return Scalar{.f = x - y};
+    case BinaryOp::Mul: return Scalar{.f = x * y};
+    case BinaryOp::Div: return Scalar{.f = x / y};
+    case BinaryOp::Mod: return Scalar{.f = std::fmod(x, y)};
+    case BinaryOp::Min: return Scalar{.f = std::fmin(x, y)};
+    case BinaryOp::Max: return Scalar{.f = std::fmax(x, y)};
+    case BinaryOp::Eq: return Scalar{.i = x == y};
+    case BinaryOp::Ne: return Scalar{.i = x != y};
+    case BinaryOp::Lt: return Scalar{.i = x < y};
+    case BinaryOp::Le: return Scalar{.i = x <= y};
+    case BinaryOp::Gt: return Scalar{.i = x > y};
+    case BinaryOp::Ge: return Scalar{.i = x >= y};
+    case BinaryOp::And: return Scalar{.i = x != 0 && y != 0};
+    case BinaryOp::Or: return Scalar{.i = x != 0 || y != 0};
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitOr:
+    case BinaryOp::BitXor:
+    case BinaryOp::Shl:
+    case BinaryOp::Shr: break;
+  }
+  throw Error(fmt::format("bitwise operation {} on floating-point values", op_name(op)));
+}
+
+Scalar apply_unary_f64(UnaryOp op, double x) {
+  switch (op) {
+    case UnaryOp::Neg: return Scalar{.f = -x};
+    case UnaryOp::Not: return Scalar{.i = x == 0};
+    case UnaryOp::BitNot: break;
+    case UnaryOp::Exp: return Scalar{.f = std::exp(x)};
+    case UnaryOp::Exp2: return Scalar{.f = std::exp2(x)};
+    case UnaryOp::Log: return Scalar{.f = std::log(x)};
+    case UnaryOp::Log2: return Scalar{.f = std::log2(x)};
+    case UnaryOp::Sqrt: return Scalar{.f = std::sqrt(x)};
+    case UnaryOp::Rsqrt: return Scalar{.f = 1.0 / std::sqrt(x)};
+    case UnaryOp::Abs: return Scalar{.f = std::fabs(x)};
+    case UnaryOp::Tanh: return Scalar{.f = std::tanh(x)};
+    case UnaryOp::Erf: return Scalar{.f = std::erf(x)};
+    case UnaryOp::Sigmoid: return Scalar{.f = 1.0 / (1.0 + std::exp(-x))};
+    case UnaryOp::Sin: return Scalar{.f = std::sin(x)};
+    case UnaryOp::Cos: return Scalar{.f = std::cos(x)};
+  }
+  throw Error("bitwise not on a floating-point value");
+}
+
+}  // namespace
+
 Scalar apply_binary(BinaryOp op, DType t, Scalar a, Scalar b) {
+  if (t == DType::F64) return apply_binary_f64(op, a.f, b.f);
   if (is_float(t)) {
     // Arithmetic in f32, rounded to the operand type: what the generated code does.
     const float x = float(a.f), y = float(b.f);
@@ -244,6 +338,7 @@ Scalar apply_binary(BinaryOp op, DType t, Scalar a, Scalar b) {
 }
 
 Scalar apply_unary(UnaryOp op, DType t, Scalar a) {
+  if (t == DType::F64) return apply_unary_f64(op, a.f);
   if (is_float(t)) {
     const float x = float(a.f);
     float r = 0;

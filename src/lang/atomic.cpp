@@ -24,8 +24,8 @@ ir::MemoryScope ir_scope(std::optional<MemoryScope> s, const AtomicTarget& dst) 
 bool supported(ir::AtomicOp op, DType t) {
   switch (op) {
     case ir::AtomicOp::Add:
-      return t == DType::I32 || t == DType::U32 || t == DType::U64 || t == DType::F32 || t == DType::F16 ||
-             t == DType::BF16;
+      return t == DType::I32 || t == DType::U32 || t == DType::U64 || t == DType::F32 || t == DType::F64 ||
+             t == DType::F16 || t == DType::BF16;
     case ir::AtomicOp::Min:
     case ir::AtomicOp::Max: return t == DType::I32 || t == DType::U32 || t == DType::I64 || t == DType::U64;
     case ir::AtomicOp::And:
@@ -35,20 +35,21 @@ bool supported(ir::AtomicOp op, DType t) {
     case ir::AtomicOp::CompareExchange:
     case ir::AtomicOp::Load:
     case ir::AtomicOp::Store:
-      return t == DType::I32 || t == DType::U32 || t == DType::I64 || t == DType::U64 || t == DType::F32;
+      return t == DType::I32 || t == DType::U32 || t == DType::I64 || t == DType::U64 || t == DType::F32 ||
+             t == DType::F64;
   }
   return false;
 }
 
 std::string_view supported_types(ir::AtomicOp op) {
   switch (op) {
-    case ir::AtomicOp::Add: return "i32, u32, u64, f32, f16 and bf16";
+    case ir::AtomicOp::Add: return "i32, u32, u64, f32, f64, f16 and bf16";
     case ir::AtomicOp::Min:
     case ir::AtomicOp::Max:
     case ir::AtomicOp::And:
     case ir::AtomicOp::Or:
     case ir::AtomicOp::Xor: return "i32, u32, i64 and u64";
-    default: return "i32, u32, i64, u64 and f32";
+    default: return "i32, u32, i64, u64, f32 and f64";
   }
 }
 

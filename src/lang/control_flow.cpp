@@ -124,7 +124,14 @@ void Instructions::make_loop_exit(bool next_pass, SourceLoc loc) {
     b.emit(ir::make<ir::BreakNode>(loc));
 }
 
-void Instructions::make_return(SourceLoc loc) { Builder::current(loc).emit(ir::make<ir::ReturnNode>(loc)); }
+void Instructions::make_return(SourceLoc loc) {
+  Builder& b = Builder::current(loc);
+  if (b.inside_condition())
+    throw Error(loc,
+                "return_() in a while_ condition: the condition is computed at the start of each pass of its "
+                "loop, before the body; call return_() in the body");
+  b.emit(ir::make<ir::ReturnNode>(loc));
+}
 
 void Instructions::thread_group(int begin, int count, const std::function<void()>& body, loc_t loc) {
   SourceLoc l = SourceLoc::from(loc);

@@ -529,6 +529,10 @@ RegisterTensor Instructions::unary_op(ir::UnaryOp op, const RegisterTensor& x, P
   if (ir::is_transcendental(op) && !is_float(x.dtype()))
     throw Error(loc, fmt::format("{}: needs a floating-point tile, got {}; convert with .to<float>()", ir::op_name(op),
                                  dtype_name(x.dtype())));
+  if (p == Precision::fast && x.dtype() == DType::F64)
+    throw Error(loc, fmt::format("{}: Precision::fast is an f32 approximation and has no f64 form; use the exact form, "
+                                 "or convert the tile with .to<float>()",
+                                 ir::op_name(op)));
   const ir::MathPrecision precision = p == Precision::fast ? ir::MathPrecision::Fast : ir::MathPrecision::Exact;
   auto out = new_tile(x.dtype(), x.shape(), Layout(), "r", loc);
   b.emit(ir::make<ir::ElementwiseUnaryNode>(loc, out, op, x.ir(), precision));

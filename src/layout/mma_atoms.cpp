@@ -55,7 +55,8 @@ const MmaAtom& mma_atom(DType operand) {
     case DType::U32:
     case DType::I64:
     case DType::U64:
-    case DType::F32: break;
+    case DType::F32:
+    case DType::F64: break;
   }
   throw Error(fmt::format("tensor cores have no mma.sync shape for {} operands", dtype_name(operand)));
 }

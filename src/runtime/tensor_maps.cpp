@@ -31,6 +31,7 @@ CUtensorMapDataType tensor_map_type(DType t) {
     case DType::F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     case DType::BF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     case DType::F32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case DType::F64: return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
     case TESSEL_PACKED_DTYPES: break;
   }
   TESSEL_CHECK(false, "bad dtype {}", int(t));

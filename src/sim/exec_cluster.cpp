@@ -5,7 +5,13 @@
 
 namespace tessel::sim {
 
+// barrier.cluster.arrive and wait are .aligned: every thread of a warp that has not returned
+// executes them together (threads that have returned count as exited).
 void exec_ClusterSync(Warp& w, const ir::ClusterSyncNode& n, Mask mask) {
+  if ((mask | w.returned) != 0xffffffffu)
+    throw Error(n.loc, fmt::format("cluster.sync() is executed by whole warps, but only {} lanes of warp {} of block "
+                                   "{} reach it (is it inside an if_ that part of the warp takes?)",
+                                   popcount(mask), w.id, w.cta.block_name()));
   w.cta.arrive_at_cluster_barrier(w, mask, n.loc);
 }
 

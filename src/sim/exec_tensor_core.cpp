@@ -55,6 +55,10 @@ template <class Sums> void multiply(Warp& w, const ir::DotNode& n, Mask mask) {
 }  // namespace
 
 void exec_Dot(Warp& w, const ir::DotNode& n, Mask mask) {
+  if (mask != 0xffffffffu)
+    throw Error(n.loc, fmt::format("dot (mma.sync) is executed by whole warps, but only {} lanes of warp {} reach it "
+                                   "(is it inside an if_ that part of the warp takes?){}",
+                                   popcount(mask), w.id, w.returned_note(~mask)));
   if (n.out->dtype == DType::I32)
     multiply<IntegerSums>(w, n, mask);
   else

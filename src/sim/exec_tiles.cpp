@@ -87,7 +87,8 @@ void exec_Fma(Warp& w, const ir::FmaNode& n, Mask mask) {
   const DType t = n.out->dtype;
   for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
     const ir::Scalar x = ir::convert(a.dtype(), t, a(lane, l)), y = ir::convert(b.dtype(), t, b(lane, l));
-    // Fused: one rounding, as fmaf and fma.rn.f16x2 do.
+    // Fused: one rounding, as fma, fmaf and fma.rn.f16x2 do.
+    if (t == DType::F64) return ir::Scalar{.f = std::fma(x.f, y.f, ir::convert(c.dtype(), t, c(lane, l)).f)};
     if (t == DType::F16 || t == DType::BF16)
       return ir::normalize(t, ir::Scalar{.f = rounded_once(t, std::fma(x.f, y.f, c(lane, l).f))});
     if (is_float(t))
@@ -171,10 +172,12 @@ void exec_AnnotateLayout(Warp&, const ir::AnnotateLayoutNode& n, Mask) {
 
 namespace {
 
-// A printed value as the generated code's printf writes it (%g, %lld, %llu, %d).
+// A printed value as the generated code's printf writes it (%.17g, %g, %lld, %llu, %d).
 std::string printed(DType t, ir::Scalar v) {
   char text[64];
-  if (is_float(t))
+  if (t == DType::F64)
+    std::snprintf(text, sizeof text, "%.17g", v.f);
+  else if (is_float(t))
     std::snprintf(text, sizeof text, "%g", double(float(v.f)));
   else if (t == DType::Bool)
     std::snprintf(text, sizeof text, "%d", int(v.i != 0));

@@ -10,8 +10,9 @@ void exec_SetMaxNReg(Warp& w, const ir::SetMaxNRegNode& n, Mask mask) {
   if (mask != ~Mask(0))
     throw Error(n.loc, fmt::format("setmaxnreg.{} is executed by every thread of a warpgroup together, but warp {} "
                                    "of block {} reaches it with {} of its 32 threads (is it inside an if_ or loop "
-                                   "that splits the warp?)",
-                                   n.increase ? "increase" : "decrease", w.id, w.cta.block_name(), popcount(mask)));
+                                   "that splits the warp?){}",
+                                   n.increase ? "increase" : "decrease", w.id, w.cta.block_name(), popcount(mask),
+                                   w.returned_note(~mask)));
 }
 
 // Divides as the generated code does, with the magic numbers the launch computed.

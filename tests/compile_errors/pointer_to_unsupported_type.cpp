@@ -2,6 +2,6 @@
 // error: tessel has no element type for this C\+\+ type; the element types are bool, int8_t, uint8_t
 #include "tessel/tessel.hpp"
 
-struct DoublePointer : tessel::Script {
-  void operator()(tessel::Ptr<double> x) { global_view(x, {16}); }
+struct LongDoublePointer : tessel::Script {
+  void operator()(tessel::Ptr<long double> x) { global_view(x, {16}); }
 };

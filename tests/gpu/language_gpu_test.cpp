@@ -14,6 +14,9 @@ TEST_F(LanguageOnGpu, AWhileConditionThatLoadsIsTestedAfresh) { check_while_cond
 TEST_F(LanguageOnGpu, BreakAndContinueLeaveTheLoopAndEndThePass) { check_breaks_out_of_loops(Device::gpu()); }
 TEST_F(LanguageOnGpu, BreakAndContinueOfSomeLanesOfAWarp) { check_exits_of_some_lanes(Device::gpu()); }
 TEST_F(LanguageOnGpu, ReturnEndsTheThreadsThatRunIt) { check_returns_early(Device::gpu()); }
+TEST_F(LanguageOnGpu, AClusterBarrierWaitsOnlyForThreadsThatHaveNotReturned) {
+  check_cluster_sync_after_returns(Device::gpu(), KernelOptions{.arch = "sm_90a"});
+}
 TEST_F(LanguageOnGpu, ThreadAndLaneIndices) { check_thread_indices(Device::gpu()); }
 TEST_F(LanguageOnGpu, CastsAndElementwiseMath) { check_math_and_casts(Device::gpu()); }
 TEST_F(LanguageOnGpu, FmaOfHalvesRoundsOnce) { check_half_fma(Device::gpu()); }

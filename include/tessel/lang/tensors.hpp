@@ -167,10 +167,10 @@ class RegisterTensor {
   }
   RegisterTensor bitcast_to(DType t, SourceLoc loc) const;
   // The value of a tile of one element (every extent 1) as a kernel value of type T (bool, a
-  // 32- or 64-bit integer, or float), converted as to<T>() would: every thread of the group gets
+  // 32- or 64-bit integer, float or double), converted as to<T>() would: every thread of the group gets
   // it, by a convert_layout to a layout in which each holds it, so it can steer if_ and loops.
   template <class T> Expr<T> item(std::source_location loc = std::source_location::current()) const {
-    return Expr<T>(element_as(detail::cpp_dtype<T>(), SourceLoc::from(loc)));
+    return Expr<T>(element_as(std::is_same_v<T, double> ? DType::F64 : detail::cpp_dtype<T>(), SourceLoc::from(loc)));
   }
   ir::Expr element_as(DType t, SourceLoc loc) const;
   // The sub-tile of `shape` at the trace-time `offsets`, as a new tile. No data moves between

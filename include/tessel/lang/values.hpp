@@ -54,6 +54,8 @@ template <class A, class B> struct result_elem {
       return Y{};
     else if constexpr (std::is_same_v<X, Y>)
       return X{};
+    else if constexpr (std::is_same_v<X, double> || std::is_same_v<Y, double>)
+      return double{};
     else if constexpr (std::is_floating_point_v<X> || std::is_floating_point_v<Y>)
       return float{};
     else if constexpr ((std::is_unsigned_v<X> && sizeof(X) == 8) || (std::is_unsigned_v<Y> && sizeof(Y) == 8))
@@ -219,6 +221,7 @@ using Int32 = Var<int32_t>;
 using UInt32 = Var<uint32_t>;
 using UInt64 = Var<uint64_t>;  // e.g. an mbarrier word
 using Float32 = Var<float>;
+using Float64 = Var<double>;
 
 // A pointer to global memory holding T elements (a run-time parameter).
 template <class T> class Ptr {
