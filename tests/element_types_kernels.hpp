@@ -64,7 +64,8 @@ inline std::vector<float> fp8_inputs(int n) {
                           std::ldexp(3.0f, -18),
                           1e-30f,
                           -1e-30f,
-                          std::numeric_limits<float>::quiet_NaN()};
+                          std::numeric_limits<float>::quiet_NaN(),
+                          -std::numeric_limits<float>::quiet_NaN()};
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> exponent(-20, 17), sign(-1, 1);
   while (int(x.size()) < n) x.push_back(std::copysign(std::exp2(exponent(rng)), sign(rng)));

@@ -196,7 +196,7 @@ using u64 = uint64_t;
 // and largest finite 448; e5m2 (bias 15) has IEEE infinities and NaNs and largest finite 57344.
 // Conversions from float are PTX's `cvt.rn.satfinite`: nearest, ties to even; magnitudes beyond the
 // largest finite value, infinities included, become the largest finite value of their sign; NaN
-// becomes 0x7f with the sign of the input.
+// becomes 0x7f, whatever the sign of the input (as an H200 converts it).
 struct f8e4m3 {
   uint8_t bits = 0;
   f8e4m3() = default;

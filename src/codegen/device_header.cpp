@@ -77,8 +77,8 @@ std::string fp8_types() {
 // fp8 on targets without fp8 cvt: nearest (ties to even), saturated to the largest finite value,
 // NaN as 0x7f with its sign.
 __device__ __forceinline__ unsigned char tessel_f32_to_f8(float v, int mantissa, int bias, float max_finite) {
+  if (v != v) return 0x7fu;  // NaN, positive whatever its sign, as sm_89's cvt gives it
   const unsigned char sign = (__float_as_uint(v) >> 24) & 0x80u;
-  if (v != v) return sign | 0x7fu;  // NaN
   const float a = fminf(fabsf(v), max_finite);
   const int min_exponent = 1 - bias;
   const int e = a == 0.0f ? min_exponent : max(ilogbf(a), min_exponent);

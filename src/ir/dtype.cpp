@@ -76,11 +76,12 @@ float max_finite(const FloatFormat& f) {
 
 // PTX cvt.rn.satfinite for a format of at most 8 bits: nearest with ties to even; beyond the
 // largest finite magnitude (infinities included) the largest finite of the sign; NaN as the pattern
-// of all ones with the input's sign (NaN where the format has one, its largest finite otherwise).
+// of all ones (NaN where the format has one, its largest finite otherwise), positive in fp8 (as an
+// H200 converts a negative NaN) and with the input's sign in the packed formats.
 uint32_t encode(const FloatFormat& f, float v) {
   const int width = 1 + f.exponent_bits + f.mantissa_bits;
   const uint32_t sign = std::signbit(v) ? 1u << (width - 1) : 0u;
-  if (std::isnan(v)) return sign | ((1u << (width - 1)) - 1u);
+  if (std::isnan(v)) return (width == 8 ? 0u : sign) | ((1u << (width - 1)) - 1u);
   const float a = std::min(std::fabs(v), max_finite(f));
   const int min_exponent = 1 - f.bias();  // of the smallest normal value
   const int e = a == 0 ? min_exponent : std::max(std::ilogb(a), min_exponent);
