@@ -218,5 +218,29 @@ TEST(Return, AReturnInAWhileConditionIsRefusedAtItsLine) {
                      "loop, before the body; call return_() in the body");
 }
 
+// Lanes 16..31 return; the warpgroup's wgmma.fence then lacks them.
+struct WgmmaFenceAfterLanesReturned : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    thread_group(16, 16, [&] {
+      return_line = __LINE__ + 1;
+      if_(n > 0, [&] { return_(); });
+    });
+    line = __LINE__ + 1;
+    wgmma.fence();
+  }
+};
+
+TEST(Return, AWgmmaFenceSomeOfWhoseLanesReturnedNamesTheReturn) {
+  Kernel<WgmmaFenceAfterLanesReturned> k(Device::simulator(), KernelOptions{.arch = "sm_90a"});
+  const std::string got = error_of_call([&] { k(1); });
+  EXPECT_EQ(got, loc(line) +
+                     ": wgmma.fence is executed by whole warps, but only 16 lanes of warp 0 of block (0, 0, 0) reach "
+                     "it (is it inside an if_ that part of the warp takes?); thread 16 returned at " +
+                     loc(return_line));
+  EXPECT_EQ(error_of_call([&] { k(0); }), "no error");
+}
+
 }  // namespace
 }  // namespace tessel::testing

@@ -130,6 +130,14 @@ std::string Warp::returned_note(Mask absent) const {
   return fmt::format("; thread {} returned at {}", thread(lane), returned_at[size_t(lane)]->str());
 }
 
+void Warp::require_whole_warp(Mask mask, std::string_view instruction, const SourceLoc& loc) const {
+  if (mask == 0xffffffffu) return;
+  throw Error(loc,
+              fmt::format("{} is executed by whole warps, but only {} lanes of warp {} of block {} reach it (is it "
+                          "inside an if_ that part of the warp takes?){}",
+                          instruction, popcount(mask), id, cta.block_name(), returned_note(~mask)));
+}
+
 // A barrier waits for every thread of its group, and one that has returned never arrives: the
 // generated bar.sync would wait for its warp forever, or count the warp's other threads as all of
 // it, neither of which the kernel means.

@@ -29,10 +29,18 @@ void exec_Tcgen05Copy(Warp& w, const ir::Tcgen05CopyNode& n, Mask mask) {
   w.cta.scheduler.issued(w.cta.tensor_memory);
 }
 
-void exec_Tcgen05Load(Warp& w, const ir::Tcgen05LoadNode& n, Mask mask) { w.cta.tensor_memory.load(w, n, mask); }
+void exec_Tcgen05Load(Warp& w, const ir::Tcgen05LoadNode& n, Mask mask) {
+  w.require_whole_warp(mask, "tcgen05.load", n.loc);
+  w.cta.tensor_memory.load(w, n, mask);
+}
 
-void exec_Tcgen05Store(Warp& w, const ir::Tcgen05StoreNode& n, Mask mask) { w.cta.tensor_memory.store(w, n, mask); }
+void exec_Tcgen05Store(Warp& w, const ir::Tcgen05StoreNode& n, Mask mask) {
+  w.require_whole_warp(mask, "tcgen05.store", n.loc);
+  w.cta.tensor_memory.store(w, n, mask);
+}
 
-void exec_Tcgen05Wait(Warp&, const ir::Tcgen05WaitNode&, Mask) {}
+void exec_Tcgen05Wait(Warp& w, const ir::Tcgen05WaitNode& n, Mask mask) {
+  w.require_whole_warp(mask, "tcgen05.wait", n.loc);
+}
 
 }  // namespace tessel::sim

@@ -5,19 +5,24 @@
 
 namespace tessel::sim {
 
-void exec_WgmmaFence(Warp& w, const ir::WgmmaFenceNode&, Mask) { w.cta.wgmma.fence(w); }
+void exec_WgmmaFence(Warp& w, const ir::WgmmaFenceNode& n, Mask mask) {
+  w.require_whole_warp(mask, "wgmma.fence", n.loc);
+  w.cta.wgmma.fence(w);
+}
 
 void exec_WgmmaMma(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
   w.cta.wgmma.issue(w, n, mask);
   w.cta.scheduler.issued(w.cta.wgmma);
 }
 
-void exec_WgmmaCommitGroup(Warp& w, const ir::WgmmaCommitGroupNode&, Mask) {
+void exec_WgmmaCommitGroup(Warp& w, const ir::WgmmaCommitGroupNode& n, Mask mask) {
+  w.require_whole_warp(mask, "wgmma.commit_group", n.loc);
   w.cta.wgmma.commit(w);
   w.cta.scheduler.issued(w.cta.wgmma);
 }
 
-void exec_WgmmaWaitGroup(Warp& w, const ir::WgmmaWaitGroupNode& n, Mask) {
+void exec_WgmmaWaitGroup(Warp& w, const ir::WgmmaWaitGroupNode& n, Mask mask) {
+  w.require_whole_warp(mask, "wgmma.wait_group", n.loc);
   w.wait(n.loc, WgmmaGroupWait{n.pending});
   w.cta.wgmma.retire(w, n.pending);
 }

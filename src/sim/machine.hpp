@@ -84,6 +84,8 @@ class Warp {
   // "; thread 3 returned at k.cpp:12" for the first lane of `absent` that returned, to end a
   // message about lanes missing from an instruction; empty when none of them returned.
   std::string returned_note(Mask absent) const;
+  // Throws at `loc` unless every lane of the warp runs `instruction` (a .sync.aligned one).
+  void require_whole_warp(Mask mask, std::string_view instruction, const SourceLoc& loc) const;
   ir::ThreadRange group() const { return groups.back(); }
   int thread(int lane) const { return id * 32 + lane; }
   int thread_in_group(int lane) const { return thread(lane) - group().begin; }
