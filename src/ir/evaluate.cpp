@@ -217,16 +217,17 @@ DType combining_type(DType t) { return is_float(t) && dtype_bits(t) < 32 ? DType
 
 namespace {
 
-// f64 arithmetic, each operation rounded once, as the GPU's.
-Scalar apply_binary_f64(BinaryOp op, double x, double y) {
+// Float arithmetic in F, rounded to `t` after each operation: F is f32 for the floats narrower than
+// f64 (what the generated code computes in) and f64 for f64, which normalize leaves as it is.
+template <class F> Scalar apply_float_binary(BinaryOp op, DType t, F x, F y) {
   switch (op) {
-    case BinaryOp::Add: return Scalar{.f = x + y};
-    case BinaryOp::Sub: return Scalar{.f = x - y};
-    case BinaryOp::Mul: return Scalar{.f = x * y};
-    case BinaryOp::Div: return Scalar{.f = x / y};
-    case BinaryOp::Mod: return Scalar{.f = std::fmod(x, y)};
-    case BinaryOp::Min: return Scalar{.f = std::fmin(x, y)};
-    case BinaryOp::Max: return Scalar{.f = std::fmax(x, y)};
+    case BinaryOp::Add: return normalize(t, Scalar{.f = double(x + y)});
+    case BinaryOp::Sub: return normalize(t, Scalar{.f = double(x - y)});
+    case BinaryOp::Mul: return normalize(t, Scalar{.f = double(x * y)});
+    case BinaryOp::Div: return normalize(t, Scalar{.f = double(x / y)});
+    case BinaryOp::Mod: return normalize(t, Scalar{.f = double(std::fmod(x, y))});
+    case BinaryOp::Min: return Scalar{.f = double(std::fmin(x, y))};
+    case BinaryOp::Max: return Scalar{.f = double(std::fmax(x, y))};
     case BinaryOp::Eq: return Scalar{.i = x == y};
     case BinaryOp::Ne: return Scalar{.i = x != y};
     case BinaryOp::Lt: return Scalar{.i = x < y};
@@ -244,57 +245,34 @@ Scalar apply_binary_f64(BinaryOp op, double x, double y) {
   throw Error(fmt::format("bitwise operation {} on floating-point values", op_name(op)));
 }
 
-Scalar apply_unary_f64(UnaryOp op, double x) {
+template <class F> Scalar apply_float_unary(UnaryOp op, DType t, F x) {
+  const F one = 1;
+  F r = 0;
   switch (op) {
-    case UnaryOp::Neg: return Scalar{.f = -x};
+    case UnaryOp::Neg: r = -x; break;
     case UnaryOp::Not: return Scalar{.i = x == 0};
-    case UnaryOp::BitNot: break;
-    case UnaryOp::Exp: return Scalar{.f = std::exp(x)};
-    case UnaryOp::Exp2: return Scalar{.f = std::exp2(x)};
-    case UnaryOp::Log: return Scalar{.f = std::log(x)};
-    case UnaryOp::Log2: return Scalar{.f = std::log2(x)};
-    case UnaryOp::Sqrt: return Scalar{.f = std::sqrt(x)};
-    case UnaryOp::Rsqrt: return Scalar{.f = 1.0 / std::sqrt(x)};
-    case UnaryOp::Abs: return Scalar{.f = std::fabs(x)};
-    case UnaryOp::Tanh: return Scalar{.f = std::tanh(x)};
-    case UnaryOp::Erf: return Scalar{.f = std::erf(x)};
-    case UnaryOp::Sigmoid: return Scalar{.f = 1.0 / (1.0 + std::exp(-x))};
-    case UnaryOp::Sin: return Scalar{.f = std::sin(x)};
-    case UnaryOp::Cos: return Scalar{.f = std::cos(x)};
+    case UnaryOp::BitNot: throw Error("bitwise not on a floating-point value");
+    case UnaryOp::Exp: r = std::exp(x); break;
+    case UnaryOp::Exp2: r = std::exp2(x); break;
+    case UnaryOp::Log: r = std::log(x); break;
+    case UnaryOp::Sqrt: r = std::sqrt(x); break;
+    case UnaryOp::Rsqrt: r = one / std::sqrt(x); break;
+    case UnaryOp::Abs: r = std::fabs(x); break;
+    case UnaryOp::Log2: r = std::log2(x); break;
+    case UnaryOp::Tanh: r = std::tanh(x); break;
+    case UnaryOp::Erf: r = std::erf(x); break;
+    case UnaryOp::Sigmoid: r = one / (one + std::exp(-x)); break;
+    case UnaryOp::Sin: r = std::sin(x); break;
+    case UnaryOp::Cos: r = std::cos(x); break;
   }
-  throw Error("bitwise not on a floating-point value");
+  return normalize(t, Scalar{.f = double(r)});
 }
 
 }  // namespace
 
 Scalar apply_binary(BinaryOp op, DType t, Scalar a, Scalar b) {
-  if (t == DType::F64) return apply_binary_f64(op, a.f, b.f);
-  if (is_float(t)) {
-    // Arithmetic in f32, rounded to the operand type: what the generated code does.
-    const float x = float(a.f), y = float(b.f);
-    switch (op) {
-      case BinaryOp::Add: return normalize(t, Scalar{.f = double(x + y)});
-      case BinaryOp::Sub: return normalize(t, Scalar{.f = double(x - y)});
-      case BinaryOp::Mul: return normalize(t, Scalar{.f = double(x * y)});
-      case BinaryOp::Div: return normalize(t, Scalar{.f = double(x / y)});
-      case BinaryOp::Mod: return normalize(t, Scalar{.f = double(std::fmod(x, y))});
-      case BinaryOp::Min: return Scalar{.f = double(std::fmin(x, y))};
-      case BinaryOp::Max: return Scalar{.f = double(std::fmax(x, y))};
-      case BinaryOp::Eq: return Scalar{.i = x == y};
-      case BinaryOp::Ne: return Scalar{.i = x != y};
-      case BinaryOp::Lt: return Scalar{.i = x < y};
-      case BinaryOp::Le: return Scalar{.i = x <= y};
-      case BinaryOp::Gt: return Scalar{.i = x > y};
-      case BinaryOp::Ge: return Scalar{.i = x >= y};
-      case BinaryOp::And: return Scalar{.i = x != 0 && y != 0};
-      case BinaryOp::Or: return Scalar{.i = x != 0 || y != 0};
-      case BinaryOp::BitAnd:
-      case BinaryOp::BitOr:
-      case BinaryOp::BitXor:
-      case BinaryOp::Shl:
-      case BinaryOp::Shr: throw Error(fmt::format("bitwise operation {} on floating-point values", op_name(op)));
-    }
-  }
+  if (t == DType::F64) return apply_float_binary(op, t, a.f, b.f);
+  if (is_float(t)) return apply_float_binary(op, t, float(a.f), float(b.f));
   // Unsigned values are held zero-extended (u64: as their bit pattern), so ordering, division and
   // right shifts of unsigned types work on the uint64_t view.
   const bool u = !is_signed(t);
@@ -338,29 +316,8 @@ Scalar apply_binary(BinaryOp op, DType t, Scalar a, Scalar b) {
 }
 
 Scalar apply_unary(UnaryOp op, DType t, Scalar a) {
-  if (t == DType::F64) return apply_unary_f64(op, a.f);
-  if (is_float(t)) {
-    const float x = float(a.f);
-    float r = 0;
-    switch (op) {
-      case UnaryOp::Neg: r = -x; break;
-      case UnaryOp::Not: return Scalar{.i = x == 0};
-      case UnaryOp::BitNot: throw Error("bitwise not on a floating-point value");
-      case UnaryOp::Exp: r = std::exp(x); break;
-      case UnaryOp::Exp2: r = std::exp2(x); break;
-      case UnaryOp::Log: r = std::log(x); break;
-      case UnaryOp::Sqrt: r = std::sqrt(x); break;
-      case UnaryOp::Rsqrt: r = 1.0f / std::sqrt(x); break;
-      case UnaryOp::Abs: r = std::fabs(x); break;
-      case UnaryOp::Log2: r = std::log2(x); break;
-      case UnaryOp::Tanh: r = std::tanh(x); break;
-      case UnaryOp::Erf: r = std::erf(x); break;
-      case UnaryOp::Sigmoid: r = 1.0f / (1.0f + std::exp(-x)); break;
-      case UnaryOp::Sin: r = std::sin(x); break;
-      case UnaryOp::Cos: r = std::cos(x); break;
-    }
-    return normalize(t, Scalar{.f = double(r)});
-  }
+  if (t == DType::F64) return apply_float_unary(op, t, a.f);
+  if (is_float(t)) return apply_float_unary(op, t, float(a.f));
   switch (op) {
     case UnaryOp::Neg: return normalize(t, Scalar{.i = -a.i});
     case UnaryOp::Not: return Scalar{.i = a.i == 0};
