@@ -32,7 +32,8 @@ namespace tessel {
   X(F8E4M3, "f8e4m3", 8, true, false, 9, "tessel_f8e4m3", 4)  \
   X(F8E5M2, "f8e5m2", 8, true, false, 10, "tessel_f8e5m2", 5) \
   X(TF32, "tf32", 32, true, false, -1, "tessel_tf32", 8)      \
-  X(F64, "f64", 64, true, false, 14, "double", 11)
+  X(F64, "f64", 64, true, false, 14, "double", 11)            \
+  X(E8M0, "e8m0", 8, true, false, -1, "tessel_e8m0", 8)
 
 // The integers of 1 to 7 bits, packed (docs/language.md, "Packed types").
 #define TESSEL_PACKED_INT_DTYPES(X)              \
@@ -144,6 +145,7 @@ struct FloatFormat {
 };
 constexpr FloatFormat float_format(DType t) {
   if (!is_float(t)) throw std::logic_error("float_format of a type that is not floating-point");
+  if (t == DType::E8M0) throw std::logic_error("float_format of e8m0, which has neither sign nor mantissa");
   const int e = dtype_info(t).exponent_bits;
   // tf32 is f32's sign and exponent with the top 10 of its 23 mantissa bits.
   const int mantissa = t == DType::TF32 ? 10 : dtype_bits(t) - 1 - e;
@@ -220,6 +222,25 @@ struct f8e5m2 {
   }
 };
 
+// OCP MX's scale type E8M0 (PTX's ue8m0): an unsigned power of two, 2^(bits - 127), from 2^-127 to
+// 2^127; 0xff is NaN, and there is neither zero nor infinity. A float converts to it by a stated
+// rounding of its magnitude (the sign is dropped), as PTX's cvt.rz.satfinite.ue8m0x2.f32 and
+// cvt.rp.satfinite.ue8m0x2.f32 convert: down (the greatest power of two not above |v|) or up (the
+// least not below it), within [2^-127, 2^127]: zero becomes 2^-127 either way, infinities 2^127,
+// and NaN 0xff. Widening is exact.
+struct e8m0 {
+  uint8_t bits = 0;
+  e8m0() = default;
+  static e8m0 round_down(float v);
+  static e8m0 round_up(float v);
+  explicit operator float() const;
+  static e8m0 from_bits(uint8_t b) {
+    e8m0 x;
+    x.bits = b;
+    return x;
+  }
+};
+
 // NVIDIA's TensorFloat-32, the tensor cores' form of f32: f32's sign and 8-bit exponent with the top
 // 10 of its 23 mantissa bits. A tf32 element is stored as an f32 in 32 bits, and its value is that
 // f32's with the low 13 mantissa bits cleared, as the tensor cores read it (so any f32 is a tf32
@@ -276,8 +297,8 @@ using f7e5m1 = packed_float<5, 1>;
 float round_to(DType t, float v);
 
 // A floating-point type's value of the bit pattern `bits`, and the pattern of a float converted to
-// it (PTX's cvt.rn.satfinite: docs/language.md, "Conversions"). For f32 and the types of 16 bits or
-// fewer.
+// it (PTX's cvt.rn.satfinite: docs/language.md, "Conversions"; e8m0 rounds up, as
+// e8m0::round_up). For f32 and the types of 16 bits or fewer.
 float float_from_bits(DType t, uint32_t bits);
 uint32_t float_to_bits(DType t, float v);
 // The value of an element of type `t` whose bits are `bits`: its float, or its integer (a signed
@@ -297,7 +318,8 @@ template <class T> struct dtype_of {
   static_assert(detail::no_element_type<T>,
                 "tessel has no element type for this C++ type; the element types are bool, int8_t, uint8_t, "
                 "int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, tessel::f8e4m3, tessel::f8e5m2, "
-                "tessel::f16, tessel::bf16, tessel::tf32, float, double, the packed integers tessel::i1 to tessel::i7 "
+                "tessel::e8m0, tessel::f16, tessel::bf16, tessel::tf32, float, double, the packed integers tessel::i1 "
+                "to tessel::i7 "
                 "and tessel::u1 to "
                 "tessel::u7, and the packed floats tessel::f3e1m1 to tessel::f7e5m1 (docs/language.md, \"Element "
                 "types\")");
@@ -328,6 +350,7 @@ template <int Exponent, int Mantissa> struct dtype_of<packed_float<Exponent, Man
 };
 template <> struct dtype_of<f8e4m3> { static constexpr DType value = DType::F8E4M3; };
 template <> struct dtype_of<f8e5m2> { static constexpr DType value = DType::F8E5M2; };
+template <> struct dtype_of<e8m0> { static constexpr DType value = DType::E8M0; };
 template <> struct dtype_of<tf32> { static constexpr DType value = DType::TF32; };
 template <> struct dtype_of<f16> { static constexpr DType value = DType::F16; };
 template <> struct dtype_of<bf16> { static constexpr DType value = DType::BF16; };

@@ -43,6 +43,7 @@ std::optional<DType> element_type(nb::dlpack::dtype t) {
       return std::nullopt;
     case Code::Float8_E4M3FN: return DType::F8E4M3;
     case Code::Float8_E5M2: return DType::F8E5M2;
+    case Code::Float8_E8M0FNU: return DType::E8M0;
     default: return std::nullopt;
   }
 }

@@ -41,7 +41,8 @@ Torch* torch_types() {
                                                                 {"uint64", DType::U64}}};
   for (const auto& [name, type] : names)
     if (nb::hasattr(torch, name)) t->dtypes.emplace_back(torch.attr(name), type);
-  for (const auto& [name, type] : {std::pair{"float8_e4m3fn", DType::F8E4M3}, std::pair{"float8_e5m2", DType::F8E5M2}})
+  for (const auto& [name, type] : {std::pair{"float8_e4m3fn", DType::F8E4M3}, std::pair{"float8_e5m2", DType::F8E5M2},
+                                   std::pair{"float8_e8m0fnu", DType::E8M0}})
     if (nb::hasattr(torch, name)) t->dtypes.emplace_back(torch.attr(name), type);
   nb::object c = torch.attr("_C");
   if (nb::hasattr(c, "_cuda_getCurrentRawStream"))

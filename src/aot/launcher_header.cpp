@@ -52,7 +52,8 @@ std::string tensor_map_type(DType t) {
     case DType::I8:
     case DType::U8:
     case DType::F8E4M3:
-    case DType::F8E5M2: return "CU_TENSOR_MAP_DATA_TYPE_UINT8";
+    case DType::F8E5M2:
+    case DType::E8M0: return "CU_TENSOR_MAP_DATA_TYPE_UINT8";
     case DType::I16:
     case DType::U16: return "CU_TENSOR_MAP_DATA_TYPE_UINT16";
     case DType::I32: return "CU_TENSOR_MAP_DATA_TYPE_INT32";

@@ -151,6 +151,28 @@ struct {1} {{
   return text;
 }
 
+// e8m0 converts in integer arithmetic on every target (sm_100a's cvt...ue8m0x2 gives the same bits), so
+// that the H200 runs what Blackwell runs (dtype.hpp states the conversions).
+const char* const kScaleType = R"CUDA(
+// e8m0, OCP MX's scale: 2^(bits - 127), NaN 0xff. From f32 the magnitude rounds down or up to a power
+// of two within [2^-127, 2^127], NaN to 0xff; the constructor of one float rounds up.
+struct tessel_e8m0 {
+  unsigned char bits;
+  tessel_e8m0() = default;
+  __device__ tessel_e8m0(float v, bool up) {
+    const unsigned int magnitude = __float_as_uint(v) & 0x7fffffffu;
+    unsigned int field = magnitude >> 23;
+    if (up && (magnitude & 0x7fffffu) != 0u && magnitude > 0x00400000u) ++field;
+    bits = (unsigned char)(magnitude > 0x7f800000u ? 0xffu : min(field, 0xfeu));
+  }
+  __device__ explicit tessel_e8m0(float v) : tessel_e8m0(v, true) {}
+  __device__ explicit operator float() const {
+    if (bits == 0xffu) return __int_as_float(0x7fffffff);
+    return __int_as_float(bits == 0u ? 0x00400000 : int(bits) << 23);
+  }
+};
+)CUDA";
+
 // Eight 4-bit integers of one word as f16 or bf16, in order, without a conversion instruction:
 // byte j of the word (elements 2j and 2j + 1) is copied into both halves of a register by one byte
 // permute, one lop3 leaves an element's bits in the mantissa of a magic number whose last place is
@@ -531,7 +553,7 @@ __device__ __forceinline__ int32_t tessel_fast_divide(int32_t x, uint32_t m, uin
 }  // namespace
 
 const std::string& device_header() {
-  static const std::string text = kIntegerTypes + half_types() + fp8_types() + fast_math() +
+  static const std::string text = kIntegerTypes + half_types() + fp8_types() + kScaleType + fast_math() +
                                   dequantize_narrow_integers() + kHelpers + cache_hinted_accesses();
   return text;
 }

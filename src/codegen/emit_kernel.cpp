@@ -187,6 +187,7 @@ std::string literal(const ir::ConstNode& n) {
     case DType::BF16:
     case DType::F8E4M3:
     case DType::F8E5M2:
+    case DType::E8M0:
     case DType::TF32: return to_storage(n.type.dtype, float_literal(n.f));
   }
   TESSEL_CHECK(false, "constant of unknown dtype {}", int(n.type.dtype));

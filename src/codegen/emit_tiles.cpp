@@ -255,8 +255,11 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   const auto* bitcast = e.just_after<ir::BitcastTensorNode>(ir::NodeKind::BitcastTensor);
   const DType words = bitcast ? bitcast->a->dtype : DType::F32;
   const bool of_words = bitcast && bitcast->out == n.a && (words == DType::U32 || words == DType::I32);
-  e.header(n, fmt::format("cast {} -> {}{}", dtype_name(n.a->dtype), dtype_name(n.out->dtype),
-                          n.saturate ? ", saturated" : ""));
+  e.header(n, fmt::format("cast {} -> {}{}{}", dtype_name(n.a->dtype), dtype_name(n.out->dtype),
+                          n.saturate ? ", saturated" : "",
+                          !n.rounding                       ? ""
+                          : *n.rounding == ir::Rounding::up ? ", rounded up"
+                                                            : ", rounded down"));
   e.declare_tile(n.out);
   if (!n.saturate && emit_packed_dequantize(e, n, of_words ? &bitcast->a : nullptr)) return;
   const ir::Operand a{n.a, nullptr};
@@ -279,6 +282,9 @@ void emit_CastTensor(Emitter& e, const ir::CastTensorNode& n) {
   }
   for_each_slot(e, n.out, {&a}, [&](const std::vector<std::string>& v) {
     if (n.saturate) return fmt::format("({})({})", arith_type(n.out->dtype), saturated(n.a->dtype, n.out->dtype, v[0]));
+    if (n.rounding)
+      return fmt::format("float(tessel_e8m0({}, {}))", converted(n.a->dtype, n.out->dtype, v[0]),
+                         *n.rounding == ir::Rounding::up ? "true" : "false");
     return converted(n.a->dtype, n.out->dtype, v[0]);
   });
 }

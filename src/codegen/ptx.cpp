@@ -1019,6 +1019,7 @@ std::string_view ptx_type(DType t) {
     case DType::F32: return "f32";
     case DType::TF32: return "tf32";
     case DType::F64: return "f64";
+    case DType::E8M0:
     case TESSEL_PACKED_DTYPES: break;
   }
   TESSEL_CHECK(false, "no PTX type for dtype {}", int(t));

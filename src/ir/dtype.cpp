@@ -119,6 +119,27 @@ f8e5m2::operator float() const { return decode(float_format(DType::F8E5M2), bits
 
 namespace {
 
+// PTX cvt.{rz,rp}.satfinite.ue8m0x2.f32 of one value: the exponent field of |v|, one more where
+// rounding up drops mantissa bits of a magnitude above 2^-127; saturated below NaN's 0xff.
+uint8_t e8m0_bits(float v, bool up) {
+  const uint32_t magnitude = std::bit_cast<uint32_t>(v) & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) return 0xffu;
+  uint32_t field = magnitude >> 23;
+  if (up && (magnitude & 0x7fffffu) != 0 && magnitude > 0x00400000u) ++field;
+  return uint8_t(std::min(field, 0xfeu));
+}
+
+}  // namespace
+
+e8m0 e8m0::round_down(float v) { return from_bits(e8m0_bits(v, false)); }
+e8m0 e8m0::round_up(float v) { return from_bits(e8m0_bits(v, true)); }
+e8m0::operator float() const {
+  if (bits == 0xffu) return std::bit_cast<float>(0x7fffffffu);
+  return bits == 0 ? std::bit_cast<float>(0x00400000u) : std::bit_cast<float>(uint32_t(bits) << 23);
+}
+
+namespace {
+
 constexpr uint32_t kTf32Mask = 0xffffe000u;  // sign, exponent and the top 10 mantissa bits
 
 // PTX cvt.rna.tf32.f32: half a unit of the last kept place added to the magnitude rounds ties away
@@ -141,6 +162,7 @@ float float_from_bits(DType t, uint32_t bits) {
   if (t == DType::TF32) return float(tf32::from_bits(bits));
   if (t == DType::F16) return float(f16::from_bits(uint16_t(bits)));
   if (t == DType::BF16) return float(bf16::from_bits(uint16_t(bits)));
+  if (t == DType::E8M0) return float(e8m0::from_bits(uint8_t(bits)));
   return decode(float_format(t), bits);
 }
 
@@ -150,6 +172,7 @@ uint32_t float_to_bits(DType t, float v) {
   if (t == DType::TF32) return tf32_bits(v);
   if (t == DType::F16) return f16(v).bits;
   if (t == DType::BF16) return bf16(v).bits;
+  if (t == DType::E8M0) return e8m0::round_up(v).bits;
   return encode(float_format(t), v);
 }
 

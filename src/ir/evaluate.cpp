@@ -51,6 +51,7 @@ uint64_t bits_of(DType t, Scalar v) {
   // A tf32 element is an f32 word, the low 13 mantissa bits included (its value clears them).
   if (t == DType::TF32) return bits_of(DType::F32, v);
   if (t == DType::F64) return std::bit_cast<uint64_t>(v.f);
+  if (t == DType::E8M0) return float_to_bits(t, float(v.f));  // exact: a power of two, or NaN as 0xff
   if (is_float(t)) {
     const FloatFormat f = float_format(t);
     if (std::isnan(v.f)) return nan_bits(t, f, v.f);
@@ -67,6 +68,7 @@ uint64_t bits_of(DType t, Scalar v) {
 Scalar from_bits(DType t, uint64_t bits) {
   if (t == DType::TF32) return from_bits(DType::F32, bits);
   if (t == DType::F64) return Scalar{.f = std::bit_cast<double>(bits)};
+  if (t == DType::E8M0) return Scalar{.f = double(float_from_bits(t, uint32_t(bits)))};
   if (is_float(t)) {
     if (is_nan_pattern(float_format(t), bits)) return nan_from_bits(float_format(t), bits);
     return Scalar{.f = double(float_from_bits(t, uint32_t(bits)))};
@@ -172,8 +174,9 @@ Scalar convert(DType from, DType to, Scalar v) {
     return from_bits(to, float_to_bits(to, std::bit_cast<float>(uint32_t(bits_of(from, v)))));
   if (to == DType::TF32 && from != DType::TF32) return convert(DType::F32, to, convert(from, DType::F32, v));
   // An fp8 value widens through f16 to f32 (sm_90a's cvt, or the same decoding on sm_80) before it
-  // converts further: a NaN becomes f32's canonical one, without its sign or payload.
-  if (is_fp8(from) && std::isnan(v.f) && from != to) {
+  // converts further: a NaN becomes f32's canonical one, without its sign or payload. So does
+  // e8m0's NaN, which has neither.
+  if ((is_fp8(from) || from == DType::E8M0) && std::isnan(v.f) && from != to) {
     const Scalar canonical = from_bits(DType::F32, 0x7fffffffu);
     return to == DType::F32 ? canonical : convert(DType::F32, to, canonical);
   }
@@ -189,6 +192,14 @@ Scalar convert(DType from, DType to, Scalar v) {
     return normalize(to, Scalar{.f = d});
   }
   return normalize(to, v);
+}
+
+Scalar convert_to_e8m0(DType from, Scalar v, bool up) {
+  if (from == DType::E8M0) return v;
+  // An f64 rounds to odd on its way through f32, which keeps whether bits were dropped.
+  const float x = from == DType::F64 ? round_to_odd_f32(v.f) : float(convert(from, DType::F32, v).f);
+  const e8m0 scale = up ? e8m0::round_up(x) : e8m0::round_down(x);
+  return from_bits(DType::E8M0, scale.bits);
 }
 
 bool saturates_to(DType t) { return !is_float(t) && t != DType::Bool && dtype_bits(t) <= 32; }

@@ -52,6 +52,19 @@ bool takes_packed_tiles(NodeKind k) {
   }
 }
 
+bool takes_e8m0_tiles(NodeKind k) {
+  switch (k) {
+    case NodeKind::TmaStore:
+    case NodeKind::CopyAsync:
+    case NodeKind::Relayout:
+    case NodeKind::Shuffle:
+    case NodeKind::SliceRegister:
+    case NodeKind::RegroupRegisters: return true;
+    case NodeKind::Tcgen05Mma: return false;
+    default: return takes_packed_tiles(k);
+  }
+}
+
 bool takes_tf32_tiles(NodeKind k) {
   switch (k) {
     case NodeKind::TmaStore:

@@ -363,7 +363,8 @@ class Printer {
   }
 
   void stmt(const CastTensorNode& n) {
-    line(fmt::format("{} = cast({}){}", reg_decl(n.out), reg(n.a), n.saturate ? " saturate" : ""));
+    const char* rounding = !n.rounding ? "" : *n.rounding == Rounding::up ? " round_up" : " round_down";
+    line(fmt::format("{} = cast({}){}{}", reg_decl(n.out), reg(n.a), n.saturate ? " saturate" : "", rounding));
   }
 
   void stmt(const BitcastTensorNode& n) { line(fmt::format("{} = bitcast({})", reg_decl(n.out), reg(n.a))); }

@@ -28,8 +28,9 @@ std::pair<DType, std::string> element_of(const ir::Node& tensor) {
   }
 }
 
-// Packed tiles reach only the instructions that move and convert them (ir::takes_packed_tiles), and
-// tf32 tiles those and the tensor cores (ir::takes_tf32_tiles).
+// Packed tiles reach only the instructions that move and convert them (ir::takes_packed_tiles), tf32
+// tiles those and the tensor cores (ir::takes_tf32_tiles), and e8m0 tiles the ones that move and
+// convert whole bytes (ir::takes_e8m0_tiles).
 void check_operand_only_tiles(const ir::StmtNode& s) {
   if (!ir::is_instruction(s.kind)) return;
   // Backwards: a statement names its results before its operands, and the message names an operand.
@@ -41,6 +42,13 @@ void check_operand_only_tiles(const ir::StmtNode& s) {
                                      "copied, bitcast and converted: convert it with .to<T>() first (to i8, i32 or "
                                      "f16, for instance)",
                                      ir::call_name(s.kind), dtype_name(dtype), name));
+    if (dtype == DType::E8M0 && !ir::takes_e8m0_tiles(s.kind))
+      throw Error(
+          s.loc,
+          fmt::format("{} does not take e8m0 elements ({}); e8m0 tiles are scales, which are loaded, "
+                      "stored, copied, shuffled, sliced, reshaped, bitcast and converted: convert it with .to<float>() "
+                      "first (exact: every e8m0 value is a power of two that f32 holds)",
+                      ir::call_name(s.kind), name));
     if (dtype == DType::TF32 && !ir::takes_tf32_tiles(s.kind))
       throw Error(s.loc, fmt::format("{} does not take tf32 elements ({}); tf32 tiles are loaded, stored, copied, "
                                      "bitcast, converted and multiplied by the tensor cores: convert it with "

@@ -41,6 +41,8 @@ bool fits(DType t, double v, bool keeps_bits) {
 // finite value (1000 as an f8e4m3 becomes 448).
 std::optional<std::string> float_change(DType t, double v) {
   const double rounded = ir::normalize(t, ir::Scalar{.f = v}).f;
+  // e8m0 holds powers of two (and NaN): any other literal would change.
+  if (t == DType::E8M0) return rounded == v || std::isnan(v) ? std::nullopt : std::optional(fmt::format("{}", rounded));
   if (!std::isfinite(v)) return std::nullopt;
   if (!std::isfinite(rounded)) return fmt::format("{}", rounded);
   if (dtype_bits(t) > 8 || std::fabs(v) <= std::fabs(rounded)) return std::nullopt;

@@ -21,11 +21,14 @@ void check_offsets(size_t n, int rank, std::string_view what, const SourceLoc& l
   if (int(n) != rank) throw Error(loc, fmt::format("{}: {} offsets given for a tensor of rank {}", what, n, rank));
 }
 
-// A load's fill, which must be a value of the loaded type.
-void check_fill(DType t, double fill, std::string_view what, const SourceLoc& loc) {
+// A load's fill, which must be a value of the loaded type. e8m0 has no zero: the fill of 0, the
+// default, is 1 (the bits 127) there.
+double checked_fill(DType t, double fill, std::string_view what, const SourceLoc& loc) {
+  if (t == DType::E8M0 && fill == 0) return 1;
   if (const std::optional<std::string> became = detail::literal_change(t, fill))
     throw Error(loc, fmt::format("{}: the fill {} is no {} and would become {}; give a fill that {} holds", what, fill,
                                  dtype_name(t), *became, dtype_name(t)));
+  return fill;
 }
 
 // A gather's or scatter's indices: an integer tile along one of the view's dimensions, of the moved
@@ -71,7 +74,7 @@ RegisterTensor Instructions::load_global_of(const GlobalTensor& src, std::vector
     throw Error(loc, fmt::format("{}: a tile of rank {} from a tensor of rank {}", what, s.size(), src.ir()->rank()));
   if (indices) check_indices(indices, dim, s, src.dtype(), what, loc);
   check_pinned_layout(layout, s, what, loc);
-  check_fill(src.dtype(), fill, what, loc);
+  fill = checked_fill(src.dtype(), fill, what, loc);
   auto out = new_tile(src.dtype(), s, layout, "r", loc);
   b.emit(ir::make<ir::LoadGlobalNode>(loc, out, src.ir(), exprs_of(offsets), fill, 0, indices, dim));
   return RegisterTensor(out);
@@ -156,7 +159,7 @@ RegisterTensor Instructions::load_shared_of(const SharedTensor& src, const ir::E
     throw Error(loc, fmt::format("{}: a tile of rank {} from a shared tensor of rank {}", what, s.size(), rank));
   if (indices) {
     check_indices(indices, dim, s, src.dtype(), what, loc);
-    check_fill(src.dtype(), fill, what, loc);
+    fill = checked_fill(src.dtype(), fill, what, loc);
   }
   // A gather's indexed coordinates are tested element by element.
   for (int d = 0; d < rank; ++d)

@@ -78,9 +78,22 @@ RegisterTensor& RegisterTensor::update(ir::BinaryOp op, const TileOperand& b) {
   return *this;
 }
 
-RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc, bool saturate) const {
+RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc, bool saturate, std::optional<Rounding> rounding) const {
   Builder& b = Builder::current(loc);
   check_group(t_, "to<T>()", loc);
+  if (rounding && t != DType::E8M0)
+    throw Error(loc,
+                fmt::format("to<{}>(Rounding::{}) of {}: a rounding is stated for conversions to e8m0, whose "
+                            "scales are powers of two; to<{}>() rounds as docs/language.md's \"Conversions\" "
+                            "states",
+                            dtype_name(t), *rounding == Rounding::up ? "up" : "down", tile_text(*this), dtype_name(t)));
+  if (t == DType::E8M0 && dtype() == DType::E8M0) rounding.reset();
+  if (t == DType::E8M0 && dtype() != DType::E8M0 && !rounding)
+    throw Error(loc, fmt::format("to<e8m0>() of {}: an e8m0 scale is a power of two, so state how the magnitude "
+                                 "rounds to one: to<e8m0>(Rounding::up), the least power of two not below it (a "
+                                 "scale under which the scaled values stay in range), or to<e8m0>(Rounding::down), "
+                                 "the greatest not above it",
+                                 tile_text(*this)));
   if (saturate && !ir::saturates_to(t))
     throw Error(loc, fmt::format("to<{}>(saturate) of {}: saturation clamps to the range of an integer type of at most "
                                  "32 bits (i1 to i7 and u1 to u7 packed, i8, u8, i16, u16, i32, u32); {} is not one{}",
@@ -99,6 +112,7 @@ RegisterTensor RegisterTensor::cast_to(DType t, SourceLoc loc, bool saturate) co
   auto out = new_tile(t, shape(), Layout(), "r", loc);
   auto cast = ir::make<ir::CastTensorNode>(loc, out, t_);
   cast->saturate = saturate;
+  cast->rounding = rounding;
   b.emit(cast);
   return RegisterTensor(out);
 }

@@ -56,7 +56,8 @@ const MmaAtom& mma_atom(DType operand) {
     case DType::I64:
     case DType::U64:
     case DType::F32:
-    case DType::F64: break;
+    case DType::F64:
+    case DType::E8M0: break;
   }
   throw Error(fmt::format("tensor cores have no mma.sync shape for {} operands", dtype_name(operand)));
 }

@@ -101,8 +101,9 @@ void exec_CastTensor(Warp& w, const ir::CastTensorNode& n, Mask mask) {
   const ir::Operand op{n.a, nullptr};
   OperandReader a(w, op, n.out.get(), mask);
   for_each_slot(w, n.out.get(), mask, [&](int lane, int l) {
-    return n.saturate ? ir::convert_saturated(n.a->dtype, n.out->dtype, a(lane, l))
-                      : ir::convert(n.a->dtype, n.out->dtype, a(lane, l));
+    if (n.saturate) return ir::convert_saturated(n.a->dtype, n.out->dtype, a(lane, l));
+    if (n.rounding) return ir::convert_to_e8m0(n.a->dtype, a(lane, l), *n.rounding == ir::Rounding::up);
+    return ir::convert(n.a->dtype, n.out->dtype, a(lane, l));
   });
 }
 

@@ -48,6 +48,9 @@ bool takes_packed_tiles(NodeKind k);
 // Whether instructions of kind `k` take tf32 tiles: those that take packed tiles, and the other
 // copies and tensor-core instructions. Every other use converts them to f32 first.
 bool takes_tf32_tiles(NodeKind k);
+// Whether instructions of kind `k` take e8m0 tiles: those that move and convert whole bytes. Every
+// other use converts them to f32 first.
+bool takes_e8m0_tiles(NodeKind k);
 std::vector<NodeKind> all_kinds();
 // The data nodes.def gives every instruction.
 struct InstructionTraits {

@@ -27,6 +27,9 @@ DType combining_type(DType t);
 // The saturating conversion to an integer type of at most 32 bits: a float rounds to the nearest
 // integer, ties to even, NaN to 0; the result is clamped to the range of `to`.
 Scalar convert_saturated(DType from, DType to, Scalar v);
+// `v` as an e8m0 scale, its magnitude rounded down or up to a power of two (dtype.hpp, e8m0); an
+// integer or a float other than f32 converts to f32 first (to the nearest; an f64 to odd).
+Scalar convert_to_e8m0(DType from, Scalar v, bool up);
 // Whether `t` is a target of convert_saturated.
 bool saturates_to(DType t);
 // The bit pattern of `v` as an element of type `t` holds it (a float's IEEE bits, an integer's

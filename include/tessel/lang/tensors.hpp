@@ -101,6 +101,8 @@ class RegisterTensor;
 // The tag of a saturating conversion: `r.to<i8>(saturate)`.
 struct Saturate {};
 inline constexpr Saturate saturate{};
+// The rounding of a conversion to e8m0: `amax.to<e8m0>(Rounding::up)`.
+using Rounding = ir::Rounding;
 
 // A register tile as the operand of an operator that accepts only tiles (unary minus, assignment);
 // records where the user wrote the operator, which cannot take a defaulted std::source_location.
@@ -158,7 +160,13 @@ class RegisterTensor {
   template <class T> RegisterTensor to(Saturate, std::source_location loc = std::source_location::current()) const {
     return cast_to(dtype_v<T>, SourceLoc::from(loc), true);
   }
-  RegisterTensor cast_to(DType t, SourceLoc loc, bool saturate = false) const;
+  // The conversion to e8m0, whose rounding of the magnitude to a power of two is stated
+  // (`r.to<e8m0>(Rounding::up)`, dtype.hpp).
+  template <class T> RegisterTensor to(Rounding r, std::source_location loc = std::source_location::current()) const {
+    return cast_to(dtype_v<T>, SourceLoc::from(loc), false, r);
+  }
+  RegisterTensor cast_to(DType t, SourceLoc loc, bool saturate = false,
+                         std::optional<Rounding> rounding = std::nullopt) const;
   // The same bits read as T (docs/language.md, "Element types"): element by element between types
   // of one width; between widths the last dimension regroups (a reg<u32>[n] is a reg<u4>[8 n]).
   // No instruction runs.

@@ -35,6 +35,9 @@ void verify_Fma(Verification& v, const FmaNode& n) {
 void verify_CastTensor(Verification& v, const CastTensorNode& n) {
   TESSEL_CHECK(!n.saturate || saturates_to(n.out->dtype), "saturating cast at {} to {}", n.loc.str(),
                dtype_name(n.out->dtype));
+  TESSEL_CHECK(n.rounding.has_value() == (n.out->dtype == DType::E8M0 && n.a->dtype != DType::E8M0),
+               "cast at {} from {} to {} with{} a rounding", n.loc.str(), dtype_name(n.a->dtype),
+               dtype_name(n.out->dtype), n.rounding ? "" : "out");
   v.use(n.a, n);
   v.define(n.out, n);
 }

@@ -2,6 +2,8 @@
 // copies, slices, regroupings and printing.
 #pragma once
 
+#include <optional>
+
 #include "tessel/ir/core.hpp"
 #include "tessel/ir/instructions/reduce.hpp"
 
@@ -64,6 +66,8 @@ struct FmaNode : StmtNode {
   Operand a, b, c;
   static constexpr auto operands() { return std::tuple{&FmaNode::out, &FmaNode::a, &FmaNode::b, &FmaNode::c}; }
 };
+// How a conversion to e8m0 takes a magnitude to a power of two (dtype.hpp, e8m0).
+enum class Rounding : uint8_t { down, up };
 struct CastTensorNode : StmtNode {
   CastTensorNode(SourceLoc l, RegisterTensor out, RegisterTensor a)
       : StmtNode(NodeKind::CastTensor, std::move(l)), out(std::move(out)), a(std::move(a)) {}
@@ -72,6 +76,8 @@ struct CastTensorNode : StmtNode {
   // Rounded to the nearest and clamped to out's range (convert_saturated) rather than converted
   // as convert() does.
   bool saturate = false;
+  // The rounding of a conversion to e8m0, which the user states; empty for the other types.
+  std::optional<Rounding> rounding;
   static constexpr auto operands() { return std::tuple{&CastTensorNode::out, &CastTensorNode::a}; }
 };
 // out holds the bits of `a`, element by element, read as out's type of the same width.
