@@ -242,5 +242,57 @@ TEST(Return, AWgmmaFenceSomeOfWhoseLanesReturnedNamesTheReturn) {
   EXPECT_EQ(error_of_call([&] { k(0); }), "no error");
 }
 
+// Lanes 16..31 return; the fragment load that select_instructions makes an ldmatrix then lacks them.
+struct LdmatrixAfterLanesReturned : Script {
+  void operator()(Int32 n, Ptr<f16> a, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<f16>({16, 16});
+    store_shared(s, load_global(global_view(a, {16, 16}), {0, 0}, {16, 16}));
+    sync();
+    thread_group(16, 16, [&] {
+      return_line = __LINE__ + 1;
+      if_(n > 0, [&] { return_(); });
+    });
+    line = __LINE__ + 1;
+    auto fragment = load_shared(s, {0, 0}, {16, 16}, mma_layouts(16, 8, 16, 1, 1).a);
+    store_global(global_view(out, {16, 16}), fragment.to<float>(), {0, 0});
+  }
+};
+
+TEST(Return, AnLdmatrixSomeOfWhoseLanesReturnedNamesTheReturn) {
+  Kernel<LdmatrixAfterLanesReturned> k(Device::simulator(), KernelOptions{.arch = "sm_90a"});
+  Buffer<f16> a(Device::simulator(), std::vector<f16>(256, f16(1.5f)));
+  Buffer<float> out(Device::simulator(), std::vector<float>(256, -1.0f));
+  const std::string got = error_of_call([&] { k(1, a, out); });
+  EXPECT_EQ(got, loc(line) +
+                     ": load_shared (as ldmatrix A over 1x1 warps) is executed by whole warps, but only 16 lanes of "
+                     "warp 0 of block (0, 0, 0) reach it (is it inside an if_ that part of the warp takes?); thread "
+                     "16 returned at " +
+                     loc(return_line));
+  EXPECT_EQ(error_of_call([&] { k(0, a, out); }), "no error");
+  EXPECT_EQ(out.download(), std::vector<float>(256, 1.5f));
+}
+
+// The region's end mark follows the return_ in the same body.
+struct ReturnAtTheEndOfARegion : Script {
+  void operator()(Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    line = __LINE__ + 1;
+    trace_region("work", [&] {
+      return_line = __LINE__ + 1;
+      return_();
+    });
+  }
+};
+
+TEST(Return, AReturnThatEndsATraceRegionsBodyNamesTheRegion) {
+  const std::string got = error_of<ReturnAtTheEndOfARegion>(1);
+  EXPECT_EQ(got, loc(return_line) + ": return_() at the end of trace_region \"work\" (at " + loc(line) +
+                     "): the threads that return leave before the region's end is recorded, so their region never "
+                     "ends; return_ after the trace_region");
+}
+
 }  // namespace
 }  // namespace tessel::testing

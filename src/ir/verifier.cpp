@@ -307,6 +307,12 @@ class Verifier : public Visitor {
     for (size_t i = 0; i + 1 < n.stmts.size(); ++i)
       if (n.stmts[i]->kind == NodeKind::Return) {
         const StmtNode& next = *n.stmts[i + 1];
+        if (next.kind == NodeKind::TraceMark && !static_cast<const TraceMarkNode&>(next).begin)
+          throw Error(n.stmts[i]->loc,
+                      fmt::format("return_() at the end of trace_region \"{}\" (at {}): the threads that return "
+                                  "leave before the region's end is recorded, so their region never ends; return_ "
+                                  "after the trace_region",
+                                  static_cast<const TraceMarkNode&>(next).name, next.loc.str()));
         throw Error(next.loc, fmt::format("{} is never reached: the return_() at {} before it in the same body ends "
                                           "every thread that comes this way",
                                           statement_name(next.kind), n.stmts[i]->loc.str()));

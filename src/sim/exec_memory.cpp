@@ -252,8 +252,21 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   });
 }
 
+namespace {
+
+// ldmatrix and stmatrix, which select_instructions may make of a fragment's load or store, are
+// .sync.aligned: the whole warp runs them together.
+void require_whole_warp_for_matrix(const Warp& w, const ir::MatrixAccess& matrix, std::string_view operation, Mask mask,
+                                   const SourceLoc& loc) {
+  if (matrix.instruction != ir::MatrixInstruction::None)
+    w.require_whole_warp(mask, fmt::format("{} (as {})", operation, matrix.str()), loc);
+}
+
+}  // namespace
+
 void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
   const std::string_view operation = n.index ? kLoadSharedGather : kLoadShared;
+  require_whole_warp_for_matrix(w, n.matrix, operation, mask, n.loc);
   note_copies(w, n.loc, operation, n.out.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.src->offset ? w.eval(n.src->offset, mask) : Lanes{};
@@ -281,6 +294,7 @@ void exec_LoadShared(Warp& w, const ir::LoadSharedNode& n, Mask mask) {
 
 void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
   const std::string_view operation = n.index ? kStoreSharedScatter : kStoreShared;
+  require_whole_warp_for_matrix(w, n.matrix, operation, mask, n.loc);
   note_copies(w, n.loc, operation, n.src.get());
   const auto offsets = eval_all(w, n.offsets, mask);
   const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
