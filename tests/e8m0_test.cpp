@@ -2,6 +2,7 @@
 // MXFP8 quantizer against host references, and the misuse refused at the user's line.
 #include "e8m0_kernels.hpp"
 #include "expect_error.hpp"
+#include "tessel/ir/evaluate.hpp"
 
 namespace tessel::testing {
 namespace {
@@ -22,7 +23,11 @@ TEST(E8m0, HostRoundingsAtTheirEdges) {
   EXPECT_EQ(up(bits(0x00400000u)), 0);  // 2^-127 itself
   EXPECT_EQ(up(bits(0x00400001u)), 1);  // above it: 2^-126
   EXPECT_EQ(down(bits(0x00400001u)), 0);
-  EXPECT_EQ(up(bits(0x00000001u)), 0);    // below 2^-127: the least
+  EXPECT_EQ(up(bits(0x00000001u)), 0);  // below 2^-127: the least
+  EXPECT_EQ(up(bits(0x003fffffu)), 0);
+  EXPECT_EQ(up(bits(0x007fffffu)), 1);  // the largest subnormal: 2^-126
+  EXPECT_EQ(down(bits(0x007fffffu)), 0);
+  EXPECT_EQ(down(bits(0x00800000u)), 1);
   EXPECT_EQ(down(0x1p127f), 254);         // the largest
   EXPECT_EQ(up(bits(0x7f000001u)), 254);  // beyond it: saturated
   EXPECT_EQ(up(bits(0x7f7fffffu)), 254);  // f32's largest
@@ -40,6 +45,21 @@ TEST(E8m0, ConversionsMatchTheHost) {
   const std::vector<float> x = e8m0_inputs(512);
   const std::vector<double> d = e8m0_double_inputs(512);
   check_e8m0_conversions(x, d, run_e8m0_conversions(Device::simulator(), x, d));
+}
+
+TEST(E8m0, HostRoundingsMatchTheirDefinition) {
+  for (float v : e8m0_inputs(4096)) {
+    EXPECT_EQ(down(v), e8m0_reference(v, false)) << std::hex << std::bit_cast<uint32_t>(v);
+    EXPECT_EQ(up(v), e8m0_reference(v, true)) << std::hex << std::bit_cast<uint32_t>(v);
+  }
+}
+
+// A 64-bit integer rounds once, to f32, before it becomes a scale, as (float)x does on the GPU.
+TEST(E8m0, WideIntegersRoundOnceToF32) {
+  const int64_t i = (int64_t(1) << 60) + (int64_t(1) << 36) + 1;
+  EXPECT_EQ(ir::convert(DType::I64, DType::F32, ir::Scalar{.i = i}).f, double(float(i)));
+  EXPECT_EQ(float(i), 0x1p60f + 0x1p37f);
+  EXPECT_EQ(ir::bits_of(DType::E8M0, ir::convert_to_e8m0(DType::I64, ir::Scalar{.i = i}, true)), 127u + 61u);
 }
 
 TEST(E8m0, MxQuantizationMatchesTheHost) { check_mx_quantize(Device::simulator(), 16); }
@@ -122,6 +142,24 @@ TEST(E8m0, ArithmeticOnScalesIsRefused) {
 TEST(E8m0, AFillThatIsNoPowerOfTwoIsRefused) {
   const std::string got = error_of<FillOfScales>((e8m0*)nullptr, (float*)nullptr);
   EXPECT_EQ(got, at_line() + "load_global: the fill 3 is no e8m0 and would become 4; give a fill that e8m0 holds");
+}
+
+struct ScaleTileFromAValue : Script {
+  void operator()(Float32 v, Ptr<e8m0> s) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    line = __LINE__ + 1;
+    auto t = register_tensor<e8m0>({32}, v);
+    store_global(global_view(s, {32}), t, {0});
+  }
+};
+
+TEST(E8m0, AScaleTileFromAKernelValueIsRefused) {
+  const std::string got = error_of<ScaleTileFromAValue>(2.0f, (e8m0*)nullptr);
+  EXPECT_EQ(got, at_line() +
+                     "register_tensor<e8m0>: the initial value is an f32 kernel value, and a conversion to e8m0 states "
+                     "its rounding; create the tile as f32 and convert it with .to<e8m0>(Rounding::up) or "
+                     ".to<e8m0>(Rounding::down)");
 }
 
 // Outside the view a masked load fills with 1 (e8m0 has no zero).

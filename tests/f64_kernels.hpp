@@ -4,7 +4,9 @@
 // and on the GPU, beside the simulator, by tests/gpu/f64_gpu_test.cpp.
 #pragma once
 
+#include <bit>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -320,6 +322,91 @@ inline double largest_f64_error(const F64MathCase& c, const std::vector<double>&
     worst = std::max(worst, std::isnan(e) ? std::numeric_limits<double>::infinity() : e);
   }
   return worst;
+}
+
+// f64 moved without arithmetic, one element a thread of 4 warps: a warp shuffle, a TMA load, an
+// exchange and a compare-exchange of the shuffled values (half of whose expectations hold); and a block-wide inclusive
+// scan of values whose partial sums are exact, so that every order of the additions gives them.
+struct F64Movement : Script {
+  static constexpr const char* param_names[] = {"x", "expected", "steps", "moved", "slots", "old", "scanned"};
+  void operator()(Ptr<double> x, Ptr<double> expected, Ptr<double> steps, Ptr<double> moved, Ptr<double> slots,
+                  Ptr<double> old, Ptr<double> scanned) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    auto gx = global_view(x, {128});
+    auto t = load_global(gx, {0}, {128});
+    auto gm = global_view(moved, {2, 128});
+    auto neighbour = warp.shuffle_xor(t, 5);
+    store_global(gm, reshape(neighbour, {1, 128}), {0, 0});
+    auto s = shared_tensor<double>({128});
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], 128 * 8);
+      tma.global_to_shared(gx, s, {0}, bars[0]);
+    });
+    mbarrier.wait(bars[0], 0);
+    store_global(gm, reshape(load_shared(s), {1, 128}), {1, 0});
+    auto gs = global_view(slots, {128});
+    auto go = global_view(old, {2, 128});
+    store_global(go, reshape(atomic.exchange(gs, t, {0}), {1, 128}), {0, 0});
+    auto e = load_global(global_view(expected, {128}), {0}, {128});
+    store_global(go, reshape(atomic.compare_exchange(gs, e, neighbour, {0}), {1, 128}), {1, 0});
+    store_global(global_view(scanned, {128}), cumsum(load_global(global_view(steps, {128}), {0}, {128}), 0), {0});
+  }
+};
+
+// x: random doubles with NaNs of payloads of both signs, infinities, -0 and subnormals among them.
+inline std::vector<double> f64_movement_inputs() {
+  std::vector<double> x = random_doubles(128, 11, -1e300, 1e300);
+  const uint64_t specials[] = {0x7ff0000000000001ull, 0xfff8000000abcdefull, 0x7ff0000000000000ull,
+                               0x8000000000000000ull, 0x0000000000000001ull, 0x800fffffffffffffull};
+  for (size_t i = 0; i < std::size(specials); ++i) x[i * 19] = std::bit_cast<double>(specials[i]);
+  return x;
+}
+
+struct F64MovementResults {
+  std::vector<double> moved, slots, old, scanned;
+};
+
+inline F64MovementResults run_f64_movement(const Device& dev, const std::vector<double>& x,
+                                           const std::vector<double>& expected, const std::vector<double>& steps,
+                                           const std::vector<double>& slots) {
+  Buffer<double> dx(dev, x), de(dev, expected), ds(dev, steps), dslots(dev, slots),
+      moved(dev, std::vector<double>(256, -7.0)), old(dev, std::vector<double>(256, -7.0)),
+      scanned(dev, std::vector<double>(128, -7.0));
+  Kernel<F64Movement> k(dev);
+  k(dx, de, ds, moved, dslots, old, scanned);
+  return {moved.download(), dslots.download(), old.download(), scanned.download()};
+}
+
+// Bit for bit: nothing of these rounds.
+inline void check_f64_movement(const std::vector<double>& x, const std::vector<double>& expected,
+                               const std::vector<double>& steps, const std::vector<double>& slots,
+                               const F64MovementResults& got) {
+  const auto bits = [](double v) { return std::bit_cast<uint64_t>(v); };
+  double running = 0;
+  for (size_t i = 0; i < 128; ++i) {
+    EXPECT_EQ(bits(got.moved[i]), bits(x[i ^ 5])) << "shuffle " << i;
+    EXPECT_EQ(bits(got.moved[128 + i]), bits(x[i])) << "tma " << i;
+    EXPECT_EQ(bits(got.old[i]), bits(slots[i])) << "exchange " << i;
+    EXPECT_EQ(bits(got.old[128 + i]), bits(x[i])) << "compare_exchange " << i;
+    const bool swapped = bits(expected[i]) == bits(x[i]);
+    EXPECT_EQ(bits(got.slots[i]), bits(swapped ? x[i ^ 5] : x[i])) << "slot " << i;
+    running += steps[i];
+    EXPECT_EQ(got.scanned[i], running) << "scan " << i;
+  }
+}
+
+inline void check_f64_movement_on(const Device& dev) {
+  const std::vector<double> x = f64_movement_inputs(), slots = random_doubles(128, 12, -1.0, 1.0);
+  std::vector<double> expected(x), steps(128);
+  std::mt19937 rng{13};
+  std::uniform_int_distribution<int> units(-1 << 20, 1 << 20);
+  for (size_t i = 0; i < 128; ++i) {
+    if (i % 2) expected[i] = -x[i];  // differs in the sign bit, NaNs and zeros included
+    steps[i] = std::ldexp(double(units(rng)), -10);
+  }
+  check_f64_movement(x, expected, steps, slots, run_f64_movement(dev, x, expected, steps, slots));
 }
 
 }  // namespace tessel::testing

@@ -19,6 +19,8 @@ TEST(F64, ConversionsRoundOnce) {
 
 TEST(F64, AtomicAddsOfColumns) { check_column_sums<double>(Device::simulator(), 48); }
 
+TEST(F64, ShufflesCopiesExchangesAndScansKeepEveryBit) { check_f64_movement_on(Device::simulator()); }
+
 TEST(F64, MathFunctionsAreWithinTheirBounds) {
   for (const F64MathCase& c : f64_math_cases()) {
     const std::vector<double> x = f64_math_inputs(c, 4096);

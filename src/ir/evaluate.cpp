@@ -188,8 +188,11 @@ Scalar convert(DType from, DType to, Scalar v) {
     return normalize(to, Scalar{.i = float_to_integer(v.f, from, to)});
   }
   if (!is_float(from) && is_float(to)) {
-    const double d = is_signed(from) ? double(v.i) : double(uint64_t(v.i));
-    return normalize(to, Scalar{.f = d});
+    if (to == DType::F64) return Scalar{.f = is_signed(from) ? double(v.i) : double(uint64_t(v.i))};
+    // To f32 at once, as the generated code's (float)x rounds a 64-bit integer: once, not
+    // through f64.
+    const float f = is_signed(from) ? float(v.i) : float(uint64_t(v.i));
+    return normalize(to, Scalar{.f = double(f)});
   }
   return normalize(to, v);
 }

@@ -303,6 +303,11 @@ RegisterTensor Instructions::make_register_tensor(DType t, const std::vector<Dim
   Builder& b = Builder::current(loc);
   std::vector<int> s = static_shape(shape, "register_tensor", loc);
   if (init.tensor) throw Error(loc, "register_tensor: the initial value must be a scalar");
+  if (t == DType::E8M0 && !init.literal)
+    throw Error(loc, fmt::format("register_tensor<e8m0>: the initial value is an {} kernel value, and a conversion to "
+                                 "e8m0 states its rounding; create the tile as {} and convert it with "
+                                 ".to<e8m0>(Rounding::up) or .to<e8m0>(Rounding::down)",
+                                 dtype_name(init.scalar->type.dtype), dtype_name(init.scalar->type.dtype)));
   // A literal that the tile's type cannot hold is the user's value or type to change: there is no
   // tile yet to convert.
   if (init.literal) {

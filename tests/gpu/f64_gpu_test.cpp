@@ -10,6 +10,8 @@ namespace {
 
 using F64OnGpu = GpuTest;
 
+TEST_F(F64OnGpu, ShufflesCopiesExchangesAndScansKeepEveryBit) { check_f64_movement_on(Device::gpu()); }
+
 TEST_F(F64OnGpu, ArithmeticMatchesTheHostAndTheSimulator) {
   const std::vector<double> x = random_doubles(1024, 1, -1e3, 1e3), y = random_doubles(1024, 2, 0.5, 2e3);
   const std::vector<double> gpu = run_f64_arithmetic(Device::gpu(), x, y, 0.3);

@@ -137,7 +137,15 @@ concept NotADimension = std::is_floating_point_v<V> || is_kernel_scalar<V>;
   "C++ int; the element-wise larger or smaller of a tile and a value is maximum(tile, value) or "                \
   "minimum(tile, value)"
 
+// e8m0 is a tile element type: a scale, which takes part in no arithmetic and is converted with a
+// stated rounding (RegisterTensor::to<e8m0>(Rounding)). Kernel values have neither.
+#define TESSEL_NO_E8M0_VALUES                                                                                      \
+  "e8m0 is an element type of tiles only: scales take part in no arithmetic, and a conversion to e8m0 states its " \
+  "rounding (t.to<e8m0>(Rounding::up)); hold a scale as a float kernel value, or its bits as a uint32_t"
+
 template <class T> class Expr {
+  static_assert(!std::is_same_v<T, e8m0>, TESSEL_NO_E8M0_VALUES);
+
  public:
   using element_type = T;
   explicit Expr(ir::Expr e) : e_(std::move(e)) {}
@@ -157,6 +165,8 @@ template <class T> class Expr {
 };
 
 template <class T> class Var {
+  static_assert(!std::is_same_v<T, e8m0>, TESSEL_NO_E8M0_VALUES);
+
  public:
   using element_type = T;
   Var(std::source_location loc = std::source_location::current()) : Var(T{}, loc) {}
