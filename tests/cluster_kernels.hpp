@@ -269,4 +269,50 @@ template <int Blocks> void check_cluster_histogram(const Device& dev, int n, con
   EXPECT_EQ(out.download(), want);
 }
 
+// Each block of a cluster of `Blocks` passes its 64-element slice of `x`, written to its shared
+// tile `mine` by its threads, to the next block of the cluster (rank r to rank r + 1, the last to
+// rank 0) by a bulk copy into the receiver's tile `theirs`. The misuse each flag leaves out or adds:
+// with `Overwrite`, the sender stores into `mine` again right after issuing the copy, which may
+// still be reading it; without `Fence`, the stores into `mine` reach the copy (the async proxy)
+// unfenced; without `EndWithSync`, a block may end while its slice is in flight.
+template <int Blocks, bool Overwrite = false, bool Fence = true, bool EndWithSync = true> struct PassesSlicesByBulkCopy
+    : Script {
+  static inline int copy_line = 0, overwrite_line = 0;
+  void operator()(Int32 n, Ptr<float> x, Ptr<float> out) {
+    attrs.blocks = cdiv(n, 64);
+    attrs.cluster = {Blocks};
+    attrs.warps = 2;
+    auto mine = shared_tensor<float>({64});
+    auto theirs = shared_tensor<float>({64});
+    auto bars = mbarrier.alloc({1});
+    auto slice = load_global(global_view(x, {n}), {blockIdx.x * 64}, {64});
+    store_shared(mine, slice);
+    if constexpr (Fence) fence.proxy_async();
+    sync();
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], 64 * int(sizeof(float)));
+      copy_line = __LINE__ + 1;
+      tma.shared_to_cluster(mine, theirs.remote((cluster.blockRank + 1) % Blocks), bars[0]);
+      overwrite_line = __LINE__ + 1;
+      if constexpr (Overwrite) store_shared(mine, register_tensor<float>({64}, 0.0f));
+    });
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase, WaitSemantics::acquire, WaitScope::cluster);
+    store_global(global_view(out, {n}), load_shared(theirs), {blockIdx.x * 64});
+    if constexpr (EndWithSync) cluster.sync();  // no block ends while its slice may still be read
+  }
+};
+
+// Runs PassesSlicesByBulkCopy<Blocks> over n elements: block b's output is the slice of the block
+// before it in its cluster.
+template <int Blocks> void check_bulk_copies(const Device& dev, int n, const sim::Options& options) {
+  const std::vector<float> x = random_floats(size_t(n), uint32_t(n + Blocks));
+  Buffer<float> dx(dev, x), out(dev, std::vector<float>(size_t(n), 77.0f));
+  run_on<PassesSlicesByBulkCopy<Blocks>>(dev, options, n, dx, out);
+  const auto got = out.download();
+  for (int b = 0; b < n / 64; ++b) {
+    const int rank = b % Blocks, sender = b - rank + (rank + Blocks - 1) % Blocks;
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(got[size_t(b * 64 + i)], x[size_t(sender * 64 + i)]) << b << ", " << i;
+  }
+}
+
 }  // namespace tessel::testing

@@ -20,6 +20,7 @@ using testing::every_order;
 using testing::kCols;
 using testing::kRows;
 using testing::kValues;
+using testing::PassesSlicesByBulkCopy;
 using testing::PassesTilesAroundTheCluster;
 using testing::random_floats;
 using testing::ReportsClusterValues;
@@ -718,6 +719,110 @@ TEST(DistributedShared, AnotherBlocksTileIsNeverMovedByLdmatrixOrStmatrix) {
   EXPECT_NE(remote.find("tessel_peer_smem"), std::string::npos) << src;
   EXPECT_EQ(remote.find("ldmatrix"), std::string::npos) << remote;
   EXPECT_EQ(remote.find("stmatrix"), std::string::npos) << remote;
+}
+
+// ---- bulk copies between the blocks' shared memories ----
+
+TEST(BulkCopy, BlocksPassSlicesAroundTheClusterUnderEveryOrder) {
+  for (const sim::Options& o : every_order()) {
+    testing::check_bulk_copies<2>(Device::simulator(), 256, o);
+    testing::check_bulk_copies<4>(Device::simulator(), 512, o);
+  }
+}
+
+// The sender overwrites its source before anything says the copy is done: reported where the copy
+// is still in flight, which some completion orders leave it.
+TEST(BulkCopy, OverwritingTheSourceOfACopyInFlightIsReported) {
+  using Kernel = PassesSlicesByBulkCopy<2, true>;
+  const std::vector<float> x = random_floats(128, 3);
+  int reported = 0;
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> dx(Device::simulator(), x), out(Device::simulator(), std::vector<float>(128, 77.0f));
+    const std::string got = testing::simulation_error<Kernel>(o, 128, dx, out);
+    if (got == "no error") continue;
+    ++reported;
+    EXPECT_NE(got.find("cluster_kernels.hpp:" + std::to_string(Kernel::overwrite_line) +
+                       ": write of shared memory that a tma.shared_to_cluster issued at "),
+              std::string::npos)
+        << got;
+    EXPECT_NE(got.find("cluster_kernels.hpp:" + std::to_string(Kernel::copy_line) + " may still be reading"),
+              std::string::npos)
+        << got;
+    EXPECT_NE(got.find("; the copy is done when the receiving block's barrier phase completes: reuse the source "
+                       "once the receiver says so (an mbarrier arrival after its wait, or a cluster.sync())"),
+              std::string::npos)
+        << got;
+  }
+  EXPECT_GT(reported, 0);
+}
+
+int mine_line = 0;
+
+// The sender's stores into its source were not fenced: the copy reads through the async proxy.
+TEST(BulkCopy, AnUnfencedSourceIsReported) {
+  using Kernel = PassesSlicesByBulkCopy<2, false, false>;
+  const std::vector<float> x = random_floats(128, 4);
+  Buffer<float> dx(Device::simulator(), x), out(Device::simulator(), std::vector<float>(128, 77.0f));
+  const std::string got = testing::simulation_error<Kernel>(sim::Options{}, 128, dx, out);
+  EXPECT_NE(got.find("reads through the async proxy what "), std::string::npos) << got;
+  EXPECT_NE(got.find("and no fence.proxy_async of the writer lies between them"), std::string::npos) << got;
+}
+
+// Without the final cluster.sync(), a block may end while its slice is still in flight, which the
+// orders that complete the copy late expose.
+TEST(BulkCopy, ABlockThatEndsWhileItsCopyIsInFlightIsReported) {
+  using Kernel = PassesSlicesByBulkCopy<2, false, true, false>;
+  const std::vector<float> x = random_floats(128, 5);
+  int reported = 0;
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> dx(Device::simulator(), x), out(Device::simulator(), std::vector<float>(128, 77.0f));
+    const std::string got = testing::simulation_error<Kernel>(o, 128, dx, out);
+    if (got.find("tma.shared_to_cluster: block ") == std::string::npos) continue;
+    ++reported;
+    EXPECT_NE(got.find("cluster_kernels.hpp:" + std::to_string(Kernel::copy_line) + ": "), std::string::npos) << got;
+    EXPECT_NE(got.find("end the cluster's blocks with cluster.sync() after the receiver's wait"), std::string::npos)
+        << got;
+  }
+  EXPECT_GT(reported, 0);
+}
+
+struct CopiesIntoATileOfAnotherShape : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    mine_line = __LINE__ + 1;
+    auto mine = shared_tensor<float>({64});
+    auto theirs = shared_tensor<float>({32});
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      line = __LINE__ + 1;
+      tma.shared_to_cluster(mine, theirs.remote(1 - cluster.blockRank), bars[0]);
+    });
+  }
+};
+
+TEST(BulkCopy, TilesOfAnotherShapeAreRefusedAtTheUsersLine) {
+  Kernel<CopiesIntoATileOfAnotherShape> k(Device::simulator(), KernelOptions{.arch = "sm_90a"});
+  const std::string got = testing::error_of_call([&] { k((float*)nullptr); });
+  const auto at = [](int l) { return std::string(__FILE__) + ":" + std::to_string(l); };
+  EXPECT_EQ(got, at(line) + ": tma.shared_to_cluster: copies a shared tile of f32 [64] (allocated at " + at(mine_line) +
+                     ") into one of f32 [32] (allocated at " + at(mine_line + 1) +
+                     "); a bulk copy moves bytes unchanged, so the tiles must have one type and shape");
+}
+
+TEST(BulkCopy, TheGeneratedCodeMapsTheTileAndTheBarrierToThePeer) {
+  Kernel<PassesSlicesByBulkCopy<2>> k(Device::simulator(), KernelOptions{.arch = "sm_90a"});
+  const std::string ir = ir::print(*k.lowered(256, (float*)nullptr, (float*)nullptr));
+  EXPECT_NE(ir.find("tma.shared_to_cluster "), std::string::npos) << ir;
+  EXPECT_NE(ir.find(" of cluster block "), std::string::npos) << ir;
+  const std::string src = k.cuda_source(256, (float*)nullptr, (float*)nullptr);
+  EXPECT_NE(src.find("mapa.shared::cluster.u32 tessel_dst_%=, %0, %4; mapa.shared::cluster.u32 tessel_bar_%=, %3, %4; "
+                     "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [tessel_dst_%=], [%1], "
+                     "%2, [tessel_bar_%=];"),
+            std::string::npos)
+      << src;
+  expect_compiles_for_sm90a<PassesSlicesByBulkCopy<2>>("PassesSlicesByBulkCopy", 256, (float*)nullptr, (float*)nullptr);
 }
 
 TEST(Cluster, GeneratedCodeCompilesForSm90a) {

@@ -173,8 +173,8 @@ Kernel every_kind() {
       std::make_shared<ThreadGroupNode>(
           at(41), 0, 1,
           seq({std::make_shared<MbarrierRemoteArriveNode>(at(41), bar0, const_int(0), nullptr, const_int(32)),
-               std::make_shared<TmaLoadNode>(at(42), gh, sh, zeros(2), std::vector<int>{0, 1}, bar0, -1,
-                                             const_int(3))})),
+               std::make_shared<TmaLoadNode>(at(42), gh, sh, zeros(2), std::vector<int>{0, 1}, bar0, -1, const_int(3)),
+               std::make_shared<TmaSharedToClusterNode>(at(42), sh, sh, const_int(1), bar0)})),
       std::make_shared<AllocSharedNode>(at(43), response),
       std::make_shared<ThreadGroupNode>(at(44), 0, 1,
                                         seq({std::make_shared<ClcTryCancelNode>(at(44), response, bar0)})),
@@ -381,6 +381,7 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "mbarrier.arrive %bars[0] of cluster block sub(1, cluster.blockRank) count=1",
                             "mbarrier.arrive_and_expect_tx %bars[0] of cluster block 0 bytes=32",
                             "on %bars[0] multicast to blocks 3",
+                            "tma.shared_to_cluster %sh to %sh of cluster block 1 on %bars[0]",
                             "clc.try_cancel to %response on %bars[0]",
                             "%canceled, %ctaid_x, %ctaid_y, %ctaid_z = clc.query_response %response",
                             "shape=[8, 32], strides=[32, 1]) of cluster block sub(1, cluster.blockRank) at [0, 0]",
@@ -392,6 +393,7 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   EXPECT_NE(cuda.find("mma.sync"), std::string::npos);
   EXPECT_NE(cuda.find("wgmma.mma_async"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"), std::string::npos);
+  EXPECT_NE(cuda.find("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"),
             std::string::npos);
   for (const char* piece :

@@ -69,6 +69,17 @@ void emit_TmaLoad(Emitter& e, const ir::TmaLoadNode& n) {
   });
 }
 
+void emit_TmaSharedToCluster(Emitter& e, const ir::TmaSharedToClusterNode& n) {
+  e.header(n, "tma.shared_to_cluster");
+  const std::string src = shared_address(e, n.src), dst = shared_address(e, n.dst);
+  const std::string bar = barrier_address(e, n.barrier);
+  in_issuing_thread(e, [&] {
+    e.line(ptx_asm(
+        Ptx::BulkCopySharedToCluster, e.arch,
+        {{dst}, {src}, {fmt::format("{}u", n.src->nbytes())}, {bar}, {fmt::format("uint32_t({})", e.expr(n.rank))}}));
+  });
+}
+
 void emit_TmaCommit(Emitter& e, const ir::TmaCommitNode& n) {
   in_issuing_thread(e, [&] { e.line(ptx_asm(Ptx::BulkCommitGroup, e.arch, {}) + e.comment(n.loc)); });
 }

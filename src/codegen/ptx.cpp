@@ -840,6 +840,22 @@ const PtxRow& ptx_row(Ptx instruction) {
                                scalar("rank", "r"), optional_argument("policy", "l")}};
       return row;
     }
+    // PTX ISA 9.7.9.25.4.1 (cp.async.bulk) and 9.7.9.23 (mapa): {bytes} bytes from this block's
+    // shared memory at {src} to the same offset as {dst} in the block of cluster rank {rank},
+    // completing them on that block's barrier at {bar}'s offset; the mapped addresses live in
+    // registers whose names are unique per emission.
+    case Ptx::BulkCopySharedToCluster: {
+      static const PtxRow row{
+          "cp.async.bulk.shared::cluster.shared::cta",
+          ".reg .b32 tessel_dst_%=, tessel_bar_%=; "
+          "mapa.shared::cluster.u32 tessel_dst_%=, {dst}, {rank}; "
+          "mapa.shared::cluster.u32 tessel_bar_%=, {bar}, {rank}; "
+          "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes "
+          "[tessel_dst_%=], [{src}], {bytes}, [tessel_bar_%=];",
+          Arch::Sm90a,
+          {scalar("dst", "r"), scalar("src", "r"), scalar("bytes", "r"), scalar("bar", "r"), scalar("rank", "r")}};
+      return row;
+    }
     // PTX ISA 9.7.13.17: asks to cancel the launch of a cluster that has not started; the 16-byte
     // response lands at {response} and completes its bytes on the mbarrier at {bar}.
     case Ptx::ClcTryCancel: {

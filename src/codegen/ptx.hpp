@@ -88,6 +88,7 @@ enum class Ptx : uint8_t {
   TmaStore,
   TmaLoad,
   TmaLoadPeerBarrier,
+  BulkCopySharedToCluster,
   BulkCommitGroup,
   BulkWaitGroup,
   BulkWaitGroupRead,

@@ -563,6 +563,11 @@ class Printer {
                      n.tensor_map >= 0 ? fmt::format(" by tensor map {}", n.tensor_map) : ""));
   }
 
+  void stmt(const TmaSharedToClusterNode& n) {
+    line(fmt::format("tma.shared_to_cluster {} to {} of cluster block {} on {}", shared(n.src), shared(n.dst),
+                     expr(n.rank), barrier(n.barrier)));
+  }
+
   void stmt(const TmaCommitNode&) { line("tma.commit_group"); }
 
   void stmt(const TmaWaitNode& n) { line(fmt::format("tma.wait_group {}{}", n.pending, n.read ? " read" : "")); }

@@ -62,6 +62,14 @@ void TmaInstructions::global_to_shared(const GlobalTensor& src, const SharedTens
                                    -1, nullptr, barrier.rank()));
 }
 
+void TmaInstructions::shared_to_cluster(const SharedTensor& src, const RemoteSharedTensor& dst, const Mbarrier& barrier,
+                                        loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  b.group(loc);
+  b.emit(ir::make<ir::TmaSharedToClusterNode>(loc, src.ir(), dst.tile().ir(), dst.rank(), barrier.ir()));
+}
+
 void TmaInstructions::commit_group(loc_t l) {
   const SourceLoc loc = SourceLoc::from(l);
   Builder::current(loc).emit(ir::make<ir::TmaCommitNode>(loc));

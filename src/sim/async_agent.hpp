@@ -29,6 +29,10 @@ struct InFlightWrite {
   const SourceLoc* issued_at;  // the issuing instruction's user line
   int thread;                  // the issuing thread, within its block
   VectorClock issuer = {};     // the issuing warp's clock when it issued
+  // For messages, when not the agent's write_operation() and write_advice().
+  std::string_view operation = {}, advice = {};
+  std::string_view operation_name() const;
+  std::string_view advice_text() const;
 };
 
 // A read of shared memory that an agent has issued and not yet done (a TMA store's source). While
@@ -39,6 +43,7 @@ struct InFlightRead {
   const SourceLoc* issued_at;       // the issuing instruction's user line
   int thread;                       // the issuing thread, within its block
   std::string_view operation = {};  // for messages, when not the agent's operation()
+  std::string_view advice = {};     // for messages, when not the agent's wait_advice()
 };
 
 class AsyncAgent {
@@ -66,5 +71,10 @@ class AsyncAgent {
   // shared memory have none.
   virtual const InFlightRead* reading(int64_t /*begin*/, int64_t /*end*/) const { return nullptr; }
 };
+
+inline std::string_view InFlightWrite::operation_name() const {
+  return operation.empty() ? agent->write_operation() : operation;
+}
+inline std::string_view InFlightWrite::advice_text() const { return advice.empty() ? agent->write_advice() : advice; }
 
 }  // namespace tessel::sim

@@ -87,8 +87,8 @@ void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& 
     if (const InFlightWrite* w = in_flight_writes_[size_t(byte + b)])
       throw Error(loc, fmt::format("{} of shared memory that a {} issued at {} may still be writing (thread {} of "
                                    "block {}); {}",
-                                   write ? "write" : "read", w->agent->write_operation(), w->issued_at->str(), thread,
-                                   block_name(), w->agent->write_advice()));
+                                   write ? "write" : "read", w->operation_name(), w->issued_at->str(), thread,
+                                   block_name(), w->advice_text()));
   if (!write) return;
   if (const SourceLoc* reader = wgmma.reading(byte, n))
     throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
@@ -99,7 +99,7 @@ void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& 
       throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
                                    "block {}); {}",
                                    r->operation.empty() ? agent->operation() : r->operation, r->issued_at->str(),
-                                   thread, block_name(), agent->wait_advice()));
+                                   thread, block_name(), r->advice.empty() ? agent->wait_advice() : r->advice));
 }
 
 void Cta::mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end) {
@@ -109,7 +109,7 @@ void Cta::mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end) {
 void Cta::complete_in_flight_write(const InFlightWrite& w, const uint8_t* data, Epoch landed) {
   const size_t n = size_t(w.end - w.begin);
   const Access at{.epoch = landed,
-                  .site = scheduler.happens_before.site(w.issued_at, w.agent->write_operation()),
+                  .site = scheduler.happens_before.site(w.issued_at, w.operation_name()),
                   .generic = w.proxy == Proxy::Generic};
   scheduler.happens_before.access(
       shadow, w.begin, int(n), true, w.issuer, at, [&](int64_t byte) { return shared_byte_name(byte); }, data,

@@ -155,6 +155,58 @@ void exec_TmaLoad(Warp& w, const ir::TmaLoadNode& n, Mask mask) {
   w.cta.scheduler.issued(w.cta.tma);
 }
 
+namespace {
+
+// The first shared byte of `tile` (the same in every block of the cluster), checked to lie in its
+// allocation and to be 16-byte aligned, as a bulk copy's addresses must be.
+int64_t bulk_copy_start(Warp& w, const ir::SharedTensorNode& tile, int lane, const SourceLoc& loc) {
+  const ir::SharedTensorNode& allocation = *tile.allocation();
+  const int64_t first = w.cta.shared_offsets.at(&allocation);
+  const int64_t view = tile.offset ? w.eval(tile.offset, Mask(1) << lane)[size_t(lane)].i : 0;
+  const int64_t begin = first + view * dtype_bytes(tile.dtype), end = begin + tile.nbytes();
+  if (begin < first || end > first + allocation.nbytes())
+    throw Error(loc, fmt::format("tma.shared_to_cluster: the tile, bytes [{}, {}) of its {}-byte allocation (allocated "
+                                 "at {}), lies outside it (thread {} of block {})",
+                                 begin - first, end - first, allocation.nbytes(), allocation.loc.str(), w.thread(lane),
+                                 w.cta.block_name()));
+  if (begin % 16 != 0)
+    throw Error(loc, fmt::format("tma.shared_to_cluster: the tile {} starts at byte {} of shared memory; a bulk copy "
+                                 "needs 16-byte aligned shared addresses (thread {} of block {})",
+                                 tile.name, begin, w.thread(lane), w.cta.block_name()));
+  return begin;
+}
+
+}  // namespace
+
+void exec_TmaSharedToCluster(Warp& w, const ir::TmaSharedToClusterNode& n, Mask mask) {
+  constexpr std::string_view operation = "tma.shared_to_cluster";
+  const int lane = issuing_lane(w, mask);
+  if (lane < 0) return;
+  const int64_t rank = w.eval(n.rank, Mask(1) << lane)[size_t(lane)].i;
+  Cta& target = remote_shared_block(w, rank, lane, n.loc, operation, true);
+  const int64_t src = bulk_copy_start(w, *n.src, lane, n.loc), dst = bulk_copy_start(w, *n.dst, lane, n.loc);
+  const int64_t bytes = n.src->nbytes();
+  for (int64_t b = src; b < src + bytes; ++b)
+    if (!w.cta.written[size_t(b)]) {
+      const ir::SharedTensorNode& allocation = *n.src->allocation();
+      throw Error(
+          n.loc, fmt::format("{}: reads shared memory that was never written: {} (allocated at {}), byte {} of "
+                             "the allocation (thread {} of block {}); store to the tile (and sync()) before "
+                             "copying it{}",
+                             operation, allocation.name, allocation.loc.str(), b - w.cta.shared_offsets.at(&allocation),
+                             w.thread(lane), w.cta.block_name(), unwritten_memory_cause(w.cta, b, w.id)));
+    }
+  const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, operation);
+  target.mbarriers.at(barrier, *n.barrier.array->allocation(),
+                      int((barrier - w.cta.shared_offsets.at(n.barrier.array->allocation())) / 8),
+                      fmt::format("{} to block {}", operation, target.block_name()),
+                      {&n.loc, w.thread(lane), w.cta.block_name()});
+  w.cta.check_async_read(w.clock, w.access(n.loc, operation), src, src + bytes);
+  w.cta.tma.issue_cluster_copy(w.thread(lane), src, bytes, target, dst, barrier, w.clock, n.loc);
+  w.tick();
+  w.cta.scheduler.issued(w.cta.tma);
+}
+
 void exec_TmaCommit(Warp& w, const ir::TmaCommitNode&, Mask mask) {
   const int lane = issuing_lane(w, mask);
   if (lane < 0) return;

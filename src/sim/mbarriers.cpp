@@ -157,11 +157,11 @@ bool Mbarriers::phase_completed(int64_t byte, int64_t parity) const {
   return (it->second.phase & 1) != (parity & 1);
 }
 
-void Mbarriers::expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor) {
+void Mbarriers::expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor, std::string_view operation) {
   auto it = barriers_.find(byte);
   if (it == barriers_.end()) return;
-  it->second.loads_not_observed.push_back(UnobservedLoad{it->second.phase, &issued_at, inside_tensor});
-  it->second.loads_in_flight.push_back(UnobservedLoad{it->second.phase, &issued_at, inside_tensor});
+  it->second.loads_not_observed.push_back(UnobservedLoad{it->second.phase, &issued_at, inside_tensor, operation});
+  it->second.loads_in_flight.push_back(UnobservedLoad{it->second.phase, &issued_at, inside_tensor, operation});
 }
 
 void Mbarriers::observed(int64_t byte) {

@@ -23,6 +23,7 @@ struct UnobservedLoad {
   int64_t phase = 0;
   const SourceLoc* issued_at = nullptr;
   bool inside_tensor = false;
+  std::string_view operation = "tma.global_to_shared";  // for messages
 };
 
 struct MbarrierState {
@@ -90,7 +91,8 @@ class Mbarriers {
 
   // A load issued at `issued_at` will complete bytes on the barrier's current phase; its bytes'
   // complete_tx names the same line.
-  void expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor);
+  void expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor,
+                   std::string_view operation = "tma.global_to_shared");
   // A wait on the barrier passed: it saw every phase completed so far.
   void observed(int64_t byte);
   // The loads whose phase no wait saw completed, with their barriers.

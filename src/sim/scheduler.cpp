@@ -203,10 +203,13 @@ void Scheduler::run() {
     for (const auto& [barrier, load] : cta->mbarriers.loads_never_waited_for()) {
       if (load.inside_tensor)
         throw Error(*load.issued_at,
-                    fmt::format("tma.global_to_shared: this load of elements of the tensor by block {} was never "
-                                "waited for: no wait saw phase {} of {} complete before the block ended, so nothing "
-                                "read what it loaded (does a consumer loop end a step before its producer's?)",
-                                cta->block_name(), load.phase, barrier_name(*barrier->array, barrier->index)));
+                    fmt::format("{}: this {} by block {} was never waited for: no wait saw phase {} of {} complete "
+                                "before the block ended, so nothing read what it {} (does a consumer loop end a step "
+                                "before its producer's?)",
+                                load.operation,
+                                load.operation == "tma.global_to_shared" ? "load of elements of the tensor" : "copy",
+                                cta->block_name(), load.phase, barrier_name(*barrier->array, barrier->index),
+                                load.operation == "tma.global_to_shared" ? "loaded" : "copied"));
       warnings.load_never_waited_for(*load.issued_at, cta->block_name());
     }
   }

@@ -37,6 +37,24 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<
   }
 }
 
+void TmaUnit::issue_cluster_copy(int thread, int64_t src, int64_t bytes, Cta& target, int64_t dst, int64_t barrier_byte,
+                                 const VectorClock& issuer, const SourceLoc& loc) {
+  cta_.check_not_in_flight(src, int(bytes), false, loc, thread);
+  target.check_not_in_flight(dst, int(bytes), true, loc, thread);
+  constexpr std::string_view operation = "tma.shared_to_cluster";
+  copies_in_flight_.push_back(std::make_unique<ClusterCopy>(ClusterCopy{
+      InFlightRead{this, src, src + bytes, &loc, thread, operation,
+                   "the copy is done when the receiving block's barrier phase completes: reuse the source once the "
+                   "receiver says so (an mbarrier arrival after its wait, or a cluster.sync())"},
+      InFlightWrite{this, Proxy::Async, dst, dst + bytes, &loc, thread, issuer, operation,
+                    "wait on the mbarrier phase the copy completes (mbarrier.wait with WaitScope::cluster) before "
+                    "accessing its tile"},
+      &target, barrier_byte}));
+  const ClusterCopy& copy = *copies_in_flight_.back();
+  target.mark_in_flight(copy.write, dst, dst + bytes);
+  target.mbarriers.expect_load(barrier_byte, loc, true, operation);
+}
+
 bool TmaUnit::Load::signals(const Cta& block) const {
   if (barrier_block) return barrier_block == &block;
   return std::find(targets.begin(), targets.end(), &block) != targets.end();
@@ -72,6 +90,10 @@ bool complete_ops(std::vector<std::unique_ptr<Op>>& ops, Pick&& pick, Land&& lan
 
 }  // namespace
 
+template <class PickCopy> bool TmaUnit::complete_copies_where(PickCopy&& pick) {
+  return complete_ops(copies_in_flight_, pick, [&](const ClusterCopy& c) { land(c); });
+}
+
 template <class PickStore, class PickLoad> bool TmaUnit::complete_where(PickStore&& pick_store, PickLoad&& pick_load) {
   const bool stored = complete_ops(in_flight_, pick_store, [&](const Store& s) { land(s); });
   const bool loaded = complete_ops(loads_in_flight_, pick_load, [&](const Load& l) { land(l); });
@@ -101,12 +123,30 @@ void TmaUnit::land(const Load& l) {
   }
 }
 
+// The source's bytes land in the target, then count against its barrier.
+void TmaUnit::land(const ClusterCopy& c) {
+  Cta& receiver = *c.target;
+  if (cta_.ended() || receiver.ended())
+    throw Error(*c.read.issued_at,
+                fmt::format("tma.shared_to_cluster: block {} ended while this copy (thread {} of block {}) to block {} "
+                            "was in flight; a block's shared memory goes to the next block when it ends: end the "
+                            "cluster's blocks with cluster.sync() after the receiver's wait",
+                            cta_.ended() ? cta_.block_name() : receiver.block_name(), c.read.thread, cta_.block_name(),
+                            receiver.block_name()));
+  const std::vector<uint8_t> bytes(cta_.smem.begin() + c.read.begin, cta_.smem.begin() + c.read.end);
+  receiver.complete_in_flight_write(c.write, bytes.data(),
+                                    receiver.mbarriers.landing(c.barrier_byte, &receiver != &cta_));
+  receiver.complete_tx(c.barrier_byte, c.read.end - c.read.begin, *c.read.issued_at);
+}
+
 void TmaUnit::complete_all() {
   complete_where([](const Store&) { return true; }, [](const Load&) { return true; });
+  complete_copies_where([](const ClusterCopy&) { return true; });
 }
 
 void TmaUnit::complete_at_random(std::mt19937_64& rng) {
   complete_where([&](const Store&) { return rng() % 2 == 0; }, [&](const Load&) { return rng() % 2 == 0; });
+  complete_copies_where([&](const ClusterCopy&) { return rng() % 2 == 0; });
 }
 
 bool TmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& condition) {
@@ -123,6 +163,17 @@ bool TmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& conditio
                         // multicast load signals the barrier of every block it lands in, a
                         // cta_group::2 load the barrier of a block of its pair.
                         [&](const MbarrierPhaseWait& wait) {
+                          // The oldest copy to the cluster that signals the barrier, else the
+                          // oldest load.
+                          const auto copy =
+                              std::find_if(copies_in_flight_.begin(), copies_in_flight_.end(),
+                                           [&](const std::unique_ptr<ClusterCopy>& c) {
+                                             return c->barrier_byte == wait.barrier && c->target == &warp.cta;
+                                           });
+                          if (copy != copies_in_flight_.end()) {
+                            const ClusterCopy* needed = copy->get();
+                            return complete_copies_where([&](const ClusterCopy& c) { return &c == needed; });
+                          }
                           const auto oldest = std::find_if(
                               loads_in_flight_.begin(), loads_in_flight_.end(), [&](const std::unique_ptr<Load>& l) {
                                 return l->barrier_byte == wait.barrier && l->signals(warp.cta);
@@ -146,6 +197,13 @@ bool TmaUnit::complete_needed_by(const Warp& warp, const WaitCondition& conditio
 }
 
 void TmaUnit::check_no_store_reading(const std::string& block) const {
+  if (!copies_in_flight_.empty()) {
+    const InFlightRead& r = copies_in_flight_.front()->read;
+    throw Error(*r.issued_at, fmt::format("tma.shared_to_cluster: block {} ended while this copy (thread {}) may still "
+                                          "be reading its shared source; the receiving block's barrier says when the "
+                                          "copy is done: end the blocks with cluster.sync() after the receiver's wait",
+                                          block, r.thread));
+  }
   if (in_flight_.empty()) return;
   const InFlightRead& r = in_flight_.front()->read;
   throw Error(*r.issued_at, fmt::format("tma.shared_to_global: block {} ended while this store (thread {}) may still "
@@ -157,6 +215,8 @@ void TmaUnit::check_no_store_reading(const std::string& block) const {
 const InFlightRead* TmaUnit::reading(int64_t begin, int64_t end) const {
   for (const auto& s : in_flight_)
     if (s->read.begin < end && begin < s->read.end) return &s->read;
+  for (const auto& c : copies_in_flight_)
+    if (c->read.begin < end && begin < c->read.end) return &c->read;
   return nullptr;
 }
 

@@ -4,7 +4,9 @@
 // source belongs to it: writes to those bytes are reported. A load reads the box from global
 // memory and writes its image to shared memory in one step, then completes its bytes on its
 // mbarrier; until then the image's bytes are an asynchronous write in flight. A multicast load
-// does so in every block of the cluster it names, at the same shared offsets.
+// does so in every block of the cluster it names, at the same shared offsets. A copy to the
+// cluster reads its source and writes it to another block's shared memory in one step, then
+// completes its bytes on that block's mbarrier; until then both are in flight.
 #pragma once
 
 #include <array>
@@ -34,11 +36,17 @@ class TmaUnit final : public AsyncAgent {
   void issue_load(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
                   int64_t begin, int64_t barrier_byte, std::vector<Cta*> targets, Cta* barrier_block,
                   const VectorClock& issuer, const SourceLoc& loc);
+  // Thread `thread` copies this block's shared bytes [src, src + bytes) to bytes [dst, dst + bytes)
+  // of `target` (a block of the cluster, this one included); when it completes, the bytes land and
+  // count against `target`'s mbarrier at `barrier_byte`.
+  void issue_cluster_copy(int thread, int64_t src, int64_t bytes, Cta& target, int64_t dst, int64_t barrier_byte,
+                          const VectorClock& issuer, const SourceLoc& loc);
   void commit(int thread);
   // The thread's committed bulk groups from its oldest incomplete one on (wait_group's count).
   int pending_groups(int thread) const;
 
-  // Throws at the issuing line of a store still in flight when block `block` ends.
+  // Throws at the issuing line of a store, or a copy to the cluster, still reading this block's
+  // shared memory when block `block` ends.
   void check_no_store_reading(const std::string& block) const;
 
   std::string_view engine() const override { return "the TMA engine"; }
@@ -52,7 +60,7 @@ class TmaUnit final : public AsyncAgent {
   std::string_view write_advice() const override {
     return "wait on the mbarrier phase the load completes (mbarrier.wait) before accessing its tile";
   }
-  bool busy() const override { return !in_flight_.empty() || !loads_in_flight_.empty(); }
+  bool busy() const override { return !in_flight_.empty() || !loads_in_flight_.empty() || !copies_in_flight_.empty(); }
   void complete_all() override;
   void complete_at_random(std::mt19937_64& rng) override;
   bool complete_needed_by(const Warp& warp, const WaitCondition& condition) override;
@@ -79,15 +87,25 @@ class TmaUnit final : public AsyncAgent {
     // Whether the load completes bytes on `block`'s barrier at `barrier_byte`.
     bool signals(const Cta& block) const;
   };
+  struct ClusterCopy {
+    InFlightRead read;
+    InFlightWrite write;  // in `target`'s shared memory
+    Cta* target;
+    int64_t barrier_byte;  // in `target`
+  };
   // Completes the stores and the loads for which the picks answer true, keeping the others in
   // issue order.
   template <class PickStore, class PickLoad> bool complete_where(PickStore&& pick_store, PickLoad&& pick_load);
+  // The same for copies to the cluster.
+  template <class PickCopy> bool complete_copies_where(PickCopy&& pick);
   void land(const Store& s);
   void land(const Load& l);
+  void land(const ClusterCopy& c);
 
   Cta& cta_;
-  std::vector<std::unique_ptr<Store>> in_flight_;       // issue order
-  std::vector<std::unique_ptr<Load>> loads_in_flight_;  // issue order; boxed because shared bytes point at them
+  std::vector<std::unique_ptr<Store>> in_flight_;               // issue order
+  std::vector<std::unique_ptr<Load>> loads_in_flight_;          // issue order; boxed because shared bytes point at them
+  std::vector<std::unique_ptr<ClusterCopy>> copies_in_flight_;  // issue order; boxed for the same reason
   std::vector<ThreadGroups> threads_;
 };
 

@@ -21,6 +21,11 @@ TEST_F(ClusterOnGpu, MulticastLoadsLandInEveryBlockOfTheCluster) {
   check_multicast<2>(Device::gpu(), 40, {});
 }
 
+TEST_F(ClusterOnGpu, BulkCopiesPassSlicesAroundTheCluster) {
+  check_bulk_copies<2>(Device::gpu(), 64 * 264, {});
+  check_bulk_copies<4>(Device::gpu(), 64 * 1024, {});
+}
+
 TEST_F(ClusterOnGpu, BlocksLoadAndStoreTheirPeersSharedTiles) {
   check_passed_tiles<2, false>(Device::gpu(), 66, {});
   check_passed_tiles<4, false>(Device::gpu(), 33, {});

@@ -42,6 +42,13 @@ class TmaInstructions {
   // block's barrier, which announces the bytes of both, tells its mma warp that both halves landed.
   void global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
                         const RemoteMbarrier& barrier, std::vector<int> dims = {}, loc_t loc = loc_t::current());
+  // Starts copying the bytes of this block's shared tile `src` into `dst` (`tile.remote(rank)`, a
+  // tile of one type and shape in the block of cluster rank `rank`; sm_90a, clusters), completing
+  // them on that block's barrier at `barrier`'s offset: the receiving block announces the bytes
+  // (mbarrier.arrive_and_expect_tx), waits on the phase, and only then reads the tile. Until that
+  // phase completes the copy may still read `src`; the receiver says when it may be reused.
+  void shared_to_cluster(const SharedTensor& src, const RemoteSharedTensor& dst, const Mbarrier& barrier,
+                         loc_t loc = loc_t::current());
   // Closes the issuing thread's bulk group of the stores issued since the last commit.
   void commit_group(loc_t loc = loc_t::current());
   // Waits until at most `n` of the issuing thread's committed bulk groups are in flight: with

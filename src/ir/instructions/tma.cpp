@@ -1,5 +1,7 @@
 // Verifier rules and effects (tessel/ir/effects.hpp) of TMA: the box a shared tile makes in a
 // global view, and what TMA accepts of it.
+#include <limits>
+
 #include "tessel/ir/tensor_map.hpp"
 #include "verification.hpp"
 
@@ -125,6 +127,36 @@ void verify_TmaLoad(Verification& v, const TmaLoadNode& n) {
   check_cluster_rank(v.kernel, n.barrier_rank, "tma.global_to_shared", n);
 }
 
+// A bulk copy moves bytes: both tiles dense, of one type and shape, and a multiple of 16 bytes.
+void verify_TmaSharedToCluster(Verification& v, const TmaSharedToClusterNode& n) {
+  constexpr std::string_view operation = "tma.shared_to_cluster";
+  if (n.src->dtype != n.dst->dtype || n.src->shape != n.dst->shape)
+    throw Error(n.loc, fmt::format("{}: copies a shared tile of {} [{}] (allocated at {}) into one of {} [{}] "
+                                   "(allocated at {}); a bulk copy moves bytes unchanged, so the tiles must have one "
+                                   "type and shape",
+                                   operation, dtype_name(n.src->dtype), fmt::join(n.src->shape, ", "),
+                                   n.src->allocation()->loc.str(), dtype_name(n.dst->dtype),
+                                   fmt::join(n.dst->shape, ", "), n.dst->allocation()->loc.str()));
+  check_tile_is_box_image(*n.src, operation, n.loc);
+  check_tile_is_box_image(*n.dst, operation, n.loc);
+  if (n.src->allocation()->swizzle_bits > 0 || n.dst->allocation()->swizzle_bits > 0)
+    throw Error(n.loc, fmt::format("{}: a swizzled tile; a bulk copy moves bytes in order, which a swizzled tile does "
+                                   "not hold: copy tiles without a swizzle",
+                                   operation));
+  check_remote_shared(v.kernel, n.rank, n.src->dtype, operation, n);
+  if (n.src->nbytes() % 16 != 0)
+    throw Error(n.loc, fmt::format("{}: the tile is {} bytes; a bulk copy moves a multiple of 16 bytes", operation,
+                                   n.src->nbytes()));
+  for (const SharedTensor& tile : {n.src, n.dst}) {
+    int64_t offset = 0;
+    if (tile->offset && as_const_int(tile->offset, &offset) && offset * dtype_bytes(tile->dtype) % 16 != 0)
+      throw Error(n.loc, fmt::format("{}: the tile starts {} bytes into its allocation (allocated at {}); a bulk copy "
+                                     "needs 16-byte aligned shared addresses",
+                                     operation, offset * dtype_bytes(tile->dtype), tile->allocation()->loc.str()));
+  }
+  check_barrier(n.barrier, n);
+}
+
 void verify_TmaCommit(Verification&, const TmaCommitNode&) {}
 
 void verify_TmaWait(Verification&, const TmaWaitNode& n) {
@@ -145,6 +177,16 @@ Effects effects_of(const TmaStoreNode& n) {
   return e;
 }
 Effects effects_of(const TmaCommitNode&) { return {}; }
+
+// The bytes complete on another block's barrier, which announces them. A bulk copy moves its
+// tiles' bytes in order, as one row no swizzle's span holds: choose_swizzles leaves both unswizzled.
+Effects effects_of(const TmaSharedToClusterNode& n) {
+  Effects e;
+  e.completed_bytes.push_back({&n.barrier, n.src->nbytes(), true});
+  for (const SharedTensor& tile : {n.src, n.dst})
+    e.tma_rows.push_back({tile->allocation(), std::numeric_limits<int64_t>::max()});
+  return e;
+}
 Effects effects_of(const TmaWaitNode&) { return {}; }
 
 // Every byte of the box counts, elements outside the tensor included.

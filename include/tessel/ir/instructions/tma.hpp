@@ -67,6 +67,26 @@ struct TmaLoadNode : StmtNode {
                       optional(&TmaLoadNode::barrier_rank)};
   }
 };
+// shared::cluster <- shared::cta, a bulk copy of bytes (cp.async.bulk.shared::cluster.shared::cta):
+// the tile `src` of this block lands in the tile `dst` of the block of cluster rank `rank` and
+// completes its bytes on that block's barrier at `barrier`'s offset (complete-tx). Until the
+// barrier's phase completes, the TMA engine may read `src` and write the destination's `dst`.
+struct TmaSharedToClusterNode : StmtNode {
+  TmaSharedToClusterNode(SourceLoc l, SharedTensor src, SharedTensor dst, Expr rank, MbarrierRef barrier)
+      : StmtNode(NodeKind::TmaSharedToCluster, std::move(l)),
+        src(std::move(src)),
+        dst(std::move(dst)),
+        rank(std::move(rank)),
+        barrier(std::move(barrier)) {}
+  SharedTensor src;
+  SharedTensor dst;  // the tile at the same offset in the block of `rank`
+  Expr rank;
+  MbarrierRef barrier;  // the barrier at the same offset in the block of `rank`
+  static constexpr auto operands() {
+    return std::tuple{&TmaSharedToClusterNode::src, &TmaSharedToClusterNode::dst, &TmaSharedToClusterNode::rank,
+                      &TmaSharedToClusterNode::barrier};
+  }
+};
 // Closes the issuing thread's current bulk group of TMA stores (cp.async.bulk.commit_group).
 struct TmaCommitNode : StmtNode {
   explicit TmaCommitNode(SourceLoc l) : StmtNode(NodeKind::TmaCommit, std::move(l)) {}
