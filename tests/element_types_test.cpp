@@ -122,8 +122,30 @@ TEST(ElementTypes, ArithmeticOnTf32TilesNamesTheConversion) {
             source_at("tests/element_types_test.cpp", "t + t, {0});") +
                 ": an elementwise operation does not take tf32 elements (the register tile created at " +
                 source_at("tests/element_types_test.cpp", "// of tf32") +
-                "); tf32 tiles are loaded, stored, copied, bitcast, converted and multiplied by the tensor cores: "
-                "convert it with .to<float>() first");
+                "); tf32 tiles are loaded, stored, copied, sliced, reshaped, bitcast, converted and multiplied by "
+                "the tensor cores: convert it with .to<float>() first");
+}
+
+// Slices and regroupings move tf32 elements as they are, each its whole word.
+struct Tf32Regrouped : Script {
+  void operator()(Ptr<tf32> x, Ptr<tf32> y) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto t = load_global(global_view(x, {256}), {0}, {256}, Layout::spatial({32}) * Layout::local({8}));
+    store_global(global_view(y, {32, 4}), reshape(t, {32, 8}).slice({0, 2}, {32, 4}), {0, 0});
+  }
+};
+
+TEST(ElementTypes, Tf32TilesAreSlicedAndReshapedWithTheirWords) {
+  std::vector<float> x(256);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::bit_cast<float>(0x3f800000u + uint32_t(i * 977));
+  Buffer<float> dx(Device::simulator(), x), y(Device::simulator(), std::vector<float>(128, -1.0f));
+  Kernel<Tf32Regrouped> k(Device::simulator());
+  k(dx, y);
+  const std::vector<float> got = y.download();
+  for (size_t r = 0; r < 32; ++r)
+    for (size_t c = 0; c < 4; ++c)
+      EXPECT_EQ(std::bit_cast<uint32_t>(got[r * 4 + c]), std::bit_cast<uint32_t>(x[r * 8 + 2 + c])) << r << ", " << c;
 }
 
 // The GPU's cvt (measured on an H200 by the GPU test of the same kernel): a NaN converted between

@@ -71,6 +71,8 @@ bool takes_tf32_tiles(NodeKind k) {
     case NodeKind::CopyAsync:
     case NodeKind::Relayout:
     case NodeKind::Shuffle:
+    case NodeKind::SliceRegister:
+    case NodeKind::RegroupRegisters:
     case NodeKind::Dot:
     case NodeKind::WgmmaMma: return true;
     default: return takes_packed_tiles(k);

@@ -51,8 +51,8 @@ void check_operand_only_tiles(const ir::StmtNode& s) {
                       ir::call_name(s.kind), name));
     if (dtype == DType::TF32 && !ir::takes_tf32_tiles(s.kind))
       throw Error(s.loc, fmt::format("{} does not take tf32 elements ({}); tf32 tiles are loaded, stored, copied, "
-                                     "bitcast, converted and multiplied by the tensor cores: convert it with "
-                                     ".to<float>() first",
+                                     "sliced, reshaped, bitcast, converted and multiplied by the tensor cores: "
+                                     "convert it with .to<float>() first",
                                      ir::call_name(s.kind), name));
   }
 }
