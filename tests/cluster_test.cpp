@@ -2,6 +2,7 @@
 // mbarrier, TMA multicast; on the simulator against host references under every completion order,
 // the misuse each reports, and the generated code through NVRTC for sm_90a.
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -757,6 +758,46 @@ TEST(BulkCopy, OverwritingTheSourceOfACopyInFlightIsReported) {
 }
 
 int mine_line = 0;
+
+// Both blocks copy into block 0's tile: the second copy issued while the first is in flight writes
+// bytes the first still owns, reported with the issuing thread's own block.
+struct TwoCopiesIntoOneTile : Script {
+  static inline int copy_line = 0;
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto mine = shared_tensor<float>({16});
+    auto theirs = shared_tensor<float>({16});
+    auto bars = mbarrier.alloc({1});
+    store_shared(mine, register_tensor<float>({16}, 1.0f));
+    fence.proxy_async();
+    sync();
+    single_thread([&] {
+      if_(cluster.blockRank == 0, [&] { mbarrier.arrive_and_expect_tx(bars[0], 2 * 16 * int(sizeof(float))); });
+      copy_line = __LINE__ + 1;
+      tma.shared_to_cluster(mine, theirs.remote(0), bars[0]);
+    });
+    if_(cluster.blockRank == 0,
+        [&] { mbarrier.wait(bars[0], mbarrier.consumer_initial_phase, WaitSemantics::acquire, WaitScope::cluster); });
+    cluster.sync();
+  }
+};
+
+TEST(BulkCopy, TwoCopiesInFlightToOneTileNameTheSecondsIssuer) {
+  std::set<std::string> issuers;
+  for (const sim::Options& o : every_order()) {
+    Buffer<float> out(Device::simulator(), std::vector<float>(16, 0.0f));
+    const std::string got = testing::simulation_error<TwoCopiesIntoOneTile>(o, out);
+    if (got == "no error") continue;
+    const std::string copy = "cluster_test.cpp:" + std::to_string(TwoCopiesIntoOneTile::copy_line);
+    EXPECT_NE(got.find(copy + ": write of shared memory that a tma.shared_to_cluster issued at "), std::string::npos)
+        << got;
+    EXPECT_NE(got.find(copy + " may still be writing (thread 0 of block ("), std::string::npos) << got;
+    issuers.insert(got.substr(got.find("(thread 0 of block (") + 20, 1));
+  }
+  EXPECT_TRUE(issuers.count("1")) << "no order named block 1, the issuer of the second copy in some orders";
+}
 
 // The sender's stores into its source were not fenced: the copy reads through the async proxy.
 TEST(BulkCopy, AnUnfencedSourceIsReported) {

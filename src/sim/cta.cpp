@@ -82,24 +82,27 @@ int64_t Cta::linear_cluster() const {
   return c[0] + clusters[0] * (c[1] + clusters[1] * c[2]);
 }
 
-void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread) const {
+void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread,
+                              const Cta* issuer) const {
+  // Named only for a message: this runs on every shared access.
+  const auto by = [&] { return (issuer ? issuer : this)->block_name(); };
   for (int b = 0; b < n; ++b)
     if (const InFlightWrite* w = in_flight_writes_[size_t(byte + b)])
       throw Error(loc, fmt::format("{} of shared memory that a {} issued at {} may still be writing (thread {} of "
                                    "block {}); {}",
-                                   write ? "write" : "read", w->operation_name(), w->issued_at->str(), thread,
-                                   block_name(), w->advice_text()));
+                                   write ? "write" : "read", w->operation_name(), w->issued_at->str(), thread, by(),
+                                   w->advice_text()));
   if (!write) return;
   if (const SourceLoc* reader = wgmma.reading(byte, n))
     throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
                                  "block {}); {}",
-                                 wgmma.operation(), reader->str(), thread, block_name(), wgmma.wait_advice()));
+                                 wgmma.operation(), reader->str(), thread, by(), wgmma.wait_advice()));
   for (const AsyncAgent* agent : agents)
     if (const InFlightRead* r = agent->reading(byte, byte + n))
       throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
                                    "block {}); {}",
                                    r->operation.empty() ? agent->operation() : r->operation, r->issued_at->str(),
-                                   thread, block_name(), r->advice.empty() ? agent->wait_advice() : r->advice));
+                                   thread, by(), r->advice.empty() ? agent->wait_advice() : r->advice));
 }
 
 void Cta::mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end) {

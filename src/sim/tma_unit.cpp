@@ -25,7 +25,7 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<
   const int64_t end = begin + box_footprint(map);
   TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA load of shared bytes [{}, {}) of {}", begin, end,
                cta_.smem.size());
-  for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread);
+  for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread, &cta_);
   loads_in_flight_.push_back(
       std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer}, map, coords,
                                   barrier_byte, std::move(targets), barrier_block}));
@@ -40,7 +40,7 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<
 void TmaUnit::issue_cluster_copy(int thread, int64_t src, int64_t bytes, Cta& target, int64_t dst, int64_t barrier_byte,
                                  const VectorClock& issuer, const SourceLoc& loc) {
   cta_.check_not_in_flight(src, int(bytes), false, loc, thread);
-  target.check_not_in_flight(dst, int(bytes), true, loc, thread);
+  target.check_not_in_flight(dst, int(bytes), true, loc, thread, &cta_);
   constexpr std::string_view operation = "tma.shared_to_cluster";
   copies_in_flight_.push_back(std::make_unique<ClusterCopy>(ClusterCopy{
       InFlightRead{this, src, src + bytes, &loc, thread, operation,
