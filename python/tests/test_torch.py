@@ -106,6 +106,25 @@ def column_sums_inputs(rows, seed):
     return x, x.double().sum(0)
 
 
+@pytest.mark.parametrize("device", ["cuda", "cpu"])
+def test_float8_e8m0fnu_tensors_are_e8m0_scales(device):
+    if not hasattr(torch, "float8_e8m0fnu"):
+        pytest.skip("this torch has no float8_e8m0fnu")
+    kernels = tessel.load(pathlib.Path(__file__).parent / "scale_kernels.cpp")
+    n = 1000
+    bits = (torch.arange(n, dtype=torch.int32) * 37 + 11) % 256
+    scales = bits.to(torch.uint8).view(torch.float8_e8m0fnu).to(device)
+    out = torch.full((n,), -1.0, device=device)
+    kernels.widen_scales(n, scales, out)
+    want = torch.where(bits == 255, float("nan"), torch.ldexp(torch.ones(n), (bits - 127).float()))
+    want[bits == 0] = 2.0**-127
+    got = out.cpu()
+    assert torch.equal(torch.isnan(got), bits == 255)
+    finite = bits != 255
+    assert torch.equal(got[finite], want[finite])
+    assert torch.equal(got[finite], scales.float().cpu()[finite])
+
+
 def test_launches_on_two_streams_run_at_once_with_scratch_of_their_own(scratch_kernels):
     # The last block of each launch adds 4096 partials one after another, so the other stream's launch
     # runs meanwhile: with one set of scratch buffers it would overwrite them and share the tickets.
