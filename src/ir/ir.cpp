@@ -65,18 +65,9 @@ bool takes_e8m0_tiles(NodeKind k) {
   }
 }
 
+// What moves e8m0 elements moves tf32 ones, and every tensor core multiplies them.
 bool takes_tf32_tiles(NodeKind k) {
-  switch (k) {
-    case NodeKind::TmaStore:
-    case NodeKind::CopyAsync:
-    case NodeKind::Relayout:
-    case NodeKind::Shuffle:
-    case NodeKind::SliceRegister:
-    case NodeKind::RegroupRegisters:
-    case NodeKind::Dot:
-    case NodeKind::WgmmaMma: return true;
-    default: return takes_packed_tiles(k);
-  }
+  return k == NodeKind::Dot || k == NodeKind::WgmmaMma || k == NodeKind::Tcgen05Mma || takes_e8m0_tiles(k);
 }
 
 bool is_instruction(NodeKind k) {
