@@ -35,33 +35,37 @@ TEST(CacheHints, HintedTmaCopiesComputeWhatUnhintedOnesDo) {
 }
 
 TEST(CacheHints, EveryAccessCarriesItsViewsPolicy) {
-  // The device header's policies, and its loads and stores under one.
+  // The device header's policies.
   EXPECT_TRUE(file_check(codegen::device_header(), R"(
     CHECK: tessel_l2_policy_evict_first()
     CHECK: createpolicy.fractional.L2::evict_first.b64 %0, 1.0;
     CHECK: tessel_l2_policy_evict_last()
     CHECK: createpolicy.fractional.L2::evict_last.b64 %0, 1.0;
-    CHECK: ld.global.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;
-    CHECK: ld.global.L2::cache_hint.b8 %0, [%1], %2;
-    CHECK: st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;
-    CHECK: st.global.L2::cache_hint.b8 [%0], %1, %2;
   )"));
+  // The kernel's loads and stores under one, each a function of the kernel's source.
   Kernel<HintedLoadsAndStores<f16>> k(Device::simulator(), KernelOptions{"sm_80"});
   const std::string src = k.cuda_source(45, 100, (f16*)nullptr, (f16*)nullptr, (f16*)nullptr);
   EXPECT_TRUE(file_check(src, R"(
+    CHECK: void tessel_load_vec_l2_evict_first(T* dst, const T* p)
+    CHECK: ld.global.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;
+    CHECK: ld.global.L2::cache_hint.b8 %0, [%1], %2;
+    CHECK: void tessel_load_vec_l2_evict_last(T* dst, const T* p)
+    CHECK: "l"(tessel_l2_policy_evict_last())
+    CHECK: void tessel_store_vec_l2_evict_first(T* p, const T* src)
+    CHECK: st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;
+    CHECK: st.global.L2::cache_hint.b8 [%0], %1, %2;
     CHECK: // copy_async global -> shared
     CHECK: asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
     CHECK: // load_global
-    CHECK: tessel_load_vec_policy<tessel_f16, 8>(
-    CHECK: tessel_load_vec_policy<tessel_f16, 1>(
+    CHECK: tessel_load_vec_l2_evict_first<tessel_f16, 8>(
+    CHECK: tessel_load_vec_l2_evict_first<tessel_f16, 1>(
     CHECK: // load_global
-    CHECK: tessel_load_vec_policy<tessel_f16, 8>(
+    CHECK: tessel_load_vec_l2_evict_last<tessel_f16, 8>(
     CHECK: // store_global
-    CHECK: tessel_store_vec_policy<tessel_f16, 8>(
-    CHECK: tessel_store_vec_policy<tessel_f16, 1>(
+    CHECK: tessel_store_vec_l2_evict_first<tessel_f16, 8>(
+    CHECK: tessel_store_vec_l2_evict_first<tessel_f16, 1>(
   )")) << src;
-  EXPECT_NE(src.find(", tessel_l2_policy_evict_first());"), std::string::npos);
-  EXPECT_NE(src.find(", tessel_l2_policy_evict_last());"), std::string::npos);
+  EXPECT_NE(src.find("\"l\"(tessel_l2_policy_evict_first())"), std::string::npos);
   Kernel<HintedTmaCopies<float>> tma(Device::simulator(), KernelOptions{"sm_90a"});
   const std::string tma_src = tma.cuda_source(64, 128, (float*)nullptr, (float*)nullptr);
   EXPECT_TRUE(file_check(tma_src, R"(
@@ -72,7 +76,7 @@ TEST(CacheHints, EveryAccessCarriesItsViewsPolicy) {
   EXPECT_NE(tma_src.find("\"l\"(tessel_l2_policy_evict_last()) : \"memory\");"), std::string::npos);
   Kernel<HintedPackedLoad> packed(Device::simulator(), KernelOptions{"sm_90a"});
   const std::string packed_src = packed.cuda_source(70, (uint8_t*)nullptr, (int32_t*)nullptr);
-  EXPECT_NE(packed_src.find("tessel_load_vec_policy<uint32_t, "), std::string::npos) << packed_src;
+  EXPECT_NE(packed_src.find("tessel_load_vec_l2_evict_first<uint32_t, "), std::string::npos) << packed_src;
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
     EXPECT_FALSE(Kernel<HintedLoadsAndStores<f16>>(Device::simulator(), KernelOptions{arch})
                      .cubin(45, 100, (f16*)nullptr, (f16*)nullptr, (f16*)nullptr)

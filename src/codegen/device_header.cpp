@@ -317,11 +317,9 @@ std::string fast_math() {
   return out;
 }
 
-// Global accesses under an L2 cache policy (a view's cache hint, ir::CacheHint): the policies, and
-// loads and stores of 1, 2, 4, 8 or 16 bytes that carry one.
-std::string cache_hinted_accesses() {
-  const ir::Arch oldest = ir::Arch::Sm80;
-  // One function a policy (cache_policy_function).
+// The L2 cache policies of a view's cache hints (ir::CacheHint), one function each, which the
+// kernel's qualified accesses call (global_access.cpp).
+std::string cache_policies() {
   std::string policies;
   for (const ir::CacheHint hint : {ir::CacheHint::EvictFirst, ir::CacheHint::EvictLast})
     policies += fmt::format(
@@ -330,78 +328,12 @@ __device__ __forceinline__ uint64_t {}() {{
   uint64_t policy;
   {}
   return policy;
-}})CUDA",
-        cache_policy_function(hint),
-        ptx_asm(Ptx::CreatePolicy, oldest, {{"policy"}}, {{"priority", std::string(ir::cache_hint_name(hint))}}));
-  const auto ld = [&](const char* width, const char* reg) {
-    return ptx_asm(Ptx::LdGlobalCacheHint, oldest, {{"w"}, {"p"}, {"policy"}}, {{"width", width}, {"register", reg}});
-  };
-  const auto st = [&](const char* width, const char* reg) {
-    return ptx_asm(Ptx::StGlobalCacheHint, oldest, {{"p"}, {"w"}, {"policy"}}, {{"width", width}, {"register", reg}});
-  };
-  return policies +
-         fmt::format(
-             R"CUDA(
-// N consecutive elements (1, 2, 4, 8 or 16 bytes, aligned to their size) under `policy`.
-template <class T, int N> __device__ __forceinline__ void tessel_load_vec_policy(T* dst, const T* p, uint64_t policy) {{
-  constexpr int bytes = int(sizeof(T)) * N;
-  static_assert(bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16, "an access of 1 to 16 bytes");
-  if constexpr (bytes == 16) {{
-    uint32_t w[4];
-    {}
-    memcpy(dst, w, 16);
-  }} else if constexpr (bytes == 8) {{
-    uint32_t w[2];
-    {}
-    memcpy(dst, w, 8);
-  }} else if constexpr (bytes == 4) {{
-    uint32_t w;
-    {}
-    memcpy(dst, &w, 4);
-  }} else if constexpr (bytes == 2) {{
-    unsigned short w;
-    {}
-    memcpy(dst, &w, 2);
-  }} else {{
-    unsigned short w;
-    {}
-    const unsigned char byte = (unsigned char)w;
-    memcpy(dst, &byte, 1);
-  }}
-}}
-template <class T, int N> __device__ __forceinline__ void tessel_store_vec_policy(T* p, const T* src, uint64_t policy) {{
-  constexpr int bytes = int(sizeof(T)) * N;
-  static_assert(bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16, "an access of 1 to 16 bytes");
-  if constexpr (bytes == 16) {{
-    uint32_t w[4];
-    memcpy(w, src, 16);
-    {}
-  }} else if constexpr (bytes == 8) {{
-    uint32_t w[2];
-    memcpy(w, src, 8);
-    {}
-  }} else if constexpr (bytes == 4) {{
-    uint32_t w;
-    memcpy(&w, src, 4);
-    {}
-  }} else if constexpr (bytes == 2) {{
-    unsigned short w;
-    memcpy(&w, src, 2);
-    {}
-  }} else {{
-    unsigned char byte;
-    memcpy(&byte, src, 1);
-    const unsigned short w = byte;
-    {}
-  }}
 }}
 )CUDA",
-             ptx_asm(Ptx::LdGlobalCacheHintVector, oldest, {{"w[0]", "w[1]", "w[2]", "w[3]"}, {"p"}, {"policy"}}),
-             ptx_asm(Ptx::LdGlobalCacheHintVector, oldest, {{"w[0]", "w[1]"}, {"p"}, {"policy"}}), ld("b32", "r"),
-             ld("b16", "h"), ld("b8", "h"),
-             ptx_asm(Ptx::StGlobalCacheHintVector, oldest, {{"p"}, {"w[0]", "w[1]", "w[2]", "w[3]"}, {"policy"}}),
-             ptx_asm(Ptx::StGlobalCacheHintVector, oldest, {{"p"}, {"w[0]", "w[1]"}, {"policy"}}), st("b32", "r"),
-             st("b16", "h"), st("b8", "h"));
+        cache_policy_function(hint),
+        ptx_asm(Ptx::CreatePolicy, ir::Arch::Sm80, {{"policy"}},
+                {{"priority", std::string(ir::cache_hint_name(hint))}}));
+  return policies;
 }
 
 const char* const kHelpers = R"CUDA(
@@ -554,7 +486,7 @@ __device__ __forceinline__ int32_t tessel_fast_divide(int32_t x, uint32_t m, uin
 
 const std::string& device_header() {
   static const std::string text = kIntegerTypes + half_types() + fp8_types() + kScaleType + fast_math() +
-                                  dequantize_narrow_integers() + kHelpers + cache_hinted_accesses();
+                                  dequantize_narrow_integers() + kHelpers + cache_policies();
   return text;
 }
 

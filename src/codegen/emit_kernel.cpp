@@ -391,6 +391,7 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& 
   e.line(fmt::format("#include \"{}\"", kDeviceHeaderName));
   if (e.debug) e.line(fmt::format("#include \"{}\"", kDebugHeaderName));
   e.line("");
+  const size_t functions_at = e.out.size();
   // setmaxnreg moves registers between warpgroups within the block's allocation, so ptxas must fix
   // the registers per thread at kernel entry: with a minimum of one block per multiprocessor in
   // __launch_bounds__ it gives every thread its share of the register file (168 for 384 threads,
@@ -409,6 +410,9 @@ CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& 
   if (e.debug) emit_debug_entry(e, k);
   e.body(k);
   e.close();
+  std::string functions;
+  for (const auto& [name, definition] : e.functions) functions += definition;
+  e.out.insert(functions_at, functions);
   m.source = std::move(e.out);
   m.headers = {{kDeviceHeaderName, device_header()}};
   if (e.debug) m.headers.emplace_back(kDebugHeaderName, debug_header());

@@ -286,24 +286,21 @@ void emit_LoadGlobal(Emitter& e, const ir::LoadGlobalNode& n) {
   const std::string fill =
       to_storage(n.out->dtype, fmt::format("({})({})", arith_type(n.out->dtype), value_literal(n.out->dtype, n.fill)));
   const std::string T = c_type(n.out->dtype);
-  const ir::CacheHint hint = n.src->cache_hint;
+  const std::string load = global_access(e, *n.src, true);
+  const bool qualified = load != "tessel_load_vec";
   emit_global_access(
       e, n, n.index ? "load_global_gather reads" : "load_global reads", n.out, n.src, n.offsets, {n.index, n.index_dim},
       n.vector,
       [&](const std::string& l, const std::string& inside) {
         const std::string element = fmt::format("{}[{}]", e.expr(n.src->ptr), global_index(e, n.src));
-        if (hint == ir::CacheHint::Normal)
-          e.line(fmt::format("{}[{}] = ({}) ? {} : {};", e.tile(n.out), l, inside, element, fill));
+        if (qualified)
+          e.line(fmt::format("if ({2}) {0}<{1}, 1>(&{3}[{4}], &{5}); else {3}[{4}] = {6};", load, T, inside,
+                             e.tile(n.out), l, element, fill));
         else
-          e.line(fmt::format("if ({2}) tessel_load_vec_policy<{0}, 1>(&{1}[{3}], &{4}, {5}); else {1}[{3}] = {6};", T,
-                             e.tile(n.out), inside, l, element, cache_policy(hint), fill));
+          e.line(fmt::format("{}[{}] = ({}) ? {} : {};", e.tile(n.out), l, inside, element, fill));
       },
       [&](const std::string& p, const std::string& lv) {
-        if (hint == ir::CacheHint::Normal)
-          e.line(fmt::format("tessel_load_vec<{}, {}>(&{}[{}], {});", T, n.vector, e.tile(n.out), lv, p));
-        else
-          e.line(fmt::format("tessel_load_vec_policy<{}, {}>(&{}[{}], {}, {});", T, n.vector, e.tile(n.out), lv, p,
-                             cache_policy(hint)));
+        e.line(fmt::format("{}<{}, {}>(&{}[{}], {});", load, T, n.vector, e.tile(n.out), lv, p));
       },
       [&](const std::string& l) { e.line(fmt::format("{}[{}] = {};", e.tile(n.out), l, fill)); });
   e.close();
@@ -318,24 +315,20 @@ void emit_StoreGlobal(Emitter& e, const ir::StoreGlobalNode& n) {
     return e.close();
   }
   const std::string T = c_type(n.dst->dtype);
-  const ir::CacheHint hint = n.dst->cache_hint;
+  const std::string store = global_access(e, *n.dst, false);
+  const bool qualified = store != "tessel_store_vec";
   emit_global_access(
       e, n, n.index ? "store_global_scatter writes" : "store_global writes", n.src, n.dst, n.offsets,
       {n.index, n.index_dim}, n.vector,
       [&](const std::string& l, const std::string& inside) {
         const std::string element = fmt::format("{}[{}]", e.expr(n.dst->ptr), global_index(e, n.dst));
-        if (hint == ir::CacheHint::Normal)
-          e.line(fmt::format("if ({}) {} = {}[{}];", inside, element, e.tile(n.src), l));
+        if (qualified)
+          e.line(fmt::format("if ({}) {}<{}, 1>(&{}, &{}[{}]);", inside, store, T, element, e.tile(n.src), l));
         else
-          e.line(fmt::format("if ({}) tessel_store_vec_policy<{}, 1>(&{}, &{}[{}], {});", inside, T, element,
-                             e.tile(n.src), l, cache_policy(hint)));
+          e.line(fmt::format("if ({}) {} = {}[{}];", inside, element, e.tile(n.src), l));
       },
       [&](const std::string& p, const std::string& lv) {
-        if (hint == ir::CacheHint::Normal)
-          e.line(fmt::format("tessel_store_vec<{}, {}>({}, &{}[{}]);", T, n.vector, p, e.tile(n.src), lv));
-        else
-          e.line(fmt::format("tessel_store_vec_policy<{}, {}>({}, &{}[{}], {});", T, n.vector, p, e.tile(n.src), lv,
-                             cache_policy(hint)));
+        e.line(fmt::format("{}<{}, {}>({}, &{}[{}]);", store, T, n.vector, p, e.tile(n.src), lv));
       },
       nullptr);
   e.close();

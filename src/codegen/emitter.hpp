@@ -104,6 +104,8 @@ class Emitter : public ir::Visitor {
   int tcgen05_cta_group = 1;               // the CTA group of the kernel's tcgen05 instructions
   // Debug mode: the parameter holding the allocation of each pointer parameter.
   std::map<const ir::VarNode*, std::string> allocations;
+  // Device functions of the kernel's own, by name: defined before the kernel (global_access).
+  std::map<std::string, std::string> functions;
 
  protected:
   // Control flow becomes C++ control flow; an instruction is its family's emit_<Name>.
@@ -242,6 +244,12 @@ std::string mma_descriptor(Emitter& e, const ir::SharedTensor& t, const ir::MmaO
 // tile `tile` of type `t`: two 16-bit or four 8-bit elements each, lowest slot first
 // (mma_operands.cpp).
 std::vector<std::string> mma_register_words(const std::string& tile, int first, int count, DType t);
+
+// The function that loads (`load`) or stores N elements of T through the global view `g`, as
+// `f<T, N>(dst, p)` or `f<T, N>(p, src)` with `p` aligned to the access: tessel_load_vec or
+// tessel_store_vec where the view has no qualifiers, else one defined in the kernel's source that
+// carries them (ld.global.nc, .L1::, .L2::cache_hint; global_access.cpp).
+std::string global_access(Emitter& e, const ir::GlobalTensorNode& g, bool load);
 
 // Packed tiles (packed_tiles.cpp): each thread's slots packed into 32-bit words, `packed_words` of
 // them. `packed_field` is slot `slot`'s bits, `packed_get` its value (an int, or a float for a

@@ -22,16 +22,12 @@ std::string packed_value(DType t, const std::string& field) {
   return is_signed(t) ? fmt::format("tessel_sign_extend<{}>({})", bits, field) : fmt::format("int({})", field);
 }
 
-// A run of `words` 32-bit words between registers and memory at `p`, under `hint` (a global view's;
-// Normal for shared memory): one vector access for a power-of-two count, word by word otherwise (a
-// vector needs a power-of-two size and alignment).
-std::string move_words(int words, const std::string& dst, const std::string& src, bool load, ir::CacheHint hint) {
-  const bool hinted = hint != ir::CacheHint::Normal;
-  const std::string access = fmt::format("tessel_{}_vec{}", load ? "load" : "store", hinted ? "_policy" : "");
-  const std::string policy = hinted ? ", " + cache_policy(hint) : "";
-  if ((words & (words - 1)) == 0) return fmt::format("{}<uint32_t, {}>({}, {}{});", access, words, dst, src, policy);
-  return fmt::format("for (int k = 0; k < {}; ++k) {}<uint32_t, 1>({} + k, {} + k{});", words, access, dst, src,
-                     policy);
+// A run of `words` 32-bit words between registers and memory at `p` by `access` (global_access's
+// function, or tessel_load_vec and tessel_store_vec): one vector access for a power-of-two count,
+// word by word otherwise (a vector needs a power-of-two size and alignment).
+std::string move_words(int words, const std::string& dst, const std::string& src, const std::string& access) {
+  if ((words & (words - 1)) == 0) return fmt::format("{}<uint32_t, {}>({}, {});", access, words, dst, src);
+  return fmt::format("for (int k = 0; k < {}; ++k) {}<uint32_t, 1>({} + k, {} + k);", words, access, dst, src);
 }
 
 // The alignment, in bytes, that a run of `words` words needs.
@@ -147,7 +143,7 @@ void emit_packed_load_global(Emitter& e, const ir::LoadGlobalNode& n) {
       e, n, "load_global reads", false, n.out, n.src, n.offsets, n.vector,
       [&](const std::string& p, const std::string& lv) {
         e.line(move_words(n.vector * bits / 32, fmt::format("&{}[{} * {} / 32]", e.tile(n.out), lv, bits),
-                          fmt::format("reinterpret_cast<const uint32_t*>({})", p), true, n.src->cache_hint));
+                          fmt::format("reinterpret_cast<const uint32_t*>({})", p), global_access(e, *n.src, true)));
       },
       [&](const std::string& l, const std::string& index) {
         e.line(packed_set(e, n.out, l,
@@ -163,7 +159,7 @@ void emit_packed_store_global(Emitter& e, const ir::StoreGlobalNode& n) {
       e, n, "store_global writes", true, n.src, n.dst, n.offsets, n.vector,
       [&](const std::string& p, const std::string& lv) {
         e.line(move_words(n.vector * bits / 32, fmt::format("reinterpret_cast<uint32_t*>({})", p),
-                          fmt::format("&{}[{} * {} / 32]", e.tile(n.src), lv, bits), false, n.dst->cache_hint));
+                          fmt::format("&{}[{} * {} / 32]", e.tile(n.src), lv, bits), global_access(e, *n.dst, false)));
       },
       [&](const std::string& l, const std::string& index) {
         e.line(fmt::format("tessel_packed_write<{0}>({1} + ({2}) * {0} / 8, int(({2}) * {0} % 8), {3});", bits,
@@ -201,7 +197,7 @@ void emit_packed_store_shared(Emitter& e, const ir::StoreSharedNode& n) {
   open_run_loop(e, n.src, n.offsets, "lv", n.vector);
   e.line(move_words(n.vector * bits / 32,
                     fmt::format("reinterpret_cast<uint32_t*>(tessel_smem + {})", shared_byte(e, n.dst, index)),
-                    fmt::format("&{}[lv * {} / 32]", e.tile(n.src), bits), false, ir::CacheHint::Normal));
+                    fmt::format("&{}[lv * {} / 32]", e.tile(n.src), bits), "tessel_store_vec"));
   e.close();
 }
 

@@ -900,36 +900,38 @@ const PtxRow& ptx_row(Ptx instruction) {
                               PtxEffect::Pure};
       return row;
     }
-    // PTX ISA 9.7.9.8 ld and 9.7.9.10 st with .L2::cache_hint: a global access of one register of
-    // {width} bits, or of a vector of 32-bit words, under the cache policy {policy}. Memory: the
-    // compiler keeps them in order with the thread's other accesses and its barriers, which it would
-    // not know they touch; plain loads and stores it may move more freely.
-    case Ptx::LdGlobalCacheHint: {
-      static const PtxRow row{"ld.global.L2::cache_hint",
-                              "ld.global.L2::cache_hint.{width} {dst}, [{src}], {policy};",
+    // PTX ISA 9.7.9.8 ld and 9.7.9.10 st under a global view's qualifiers: a global access of one
+    // register of {width} bits, or of a vector of 32-bit words; {nc} is .nc (loads through the
+    // non-coherent cache), {l1} an L1 eviction priority, {l2_hint} .L2::cache_hint with the optional
+    // {policy} (add_cache_hint); each may be empty. Memory: the compiler keeps them in order with the
+    // thread's other accesses and its barriers, which it would not know they touch; plain loads and
+    // stores it may move more freely.
+    case Ptx::LdGlobalQualified: {
+      static const PtxRow row{"ld.global (qualified)",
+                              "ld.global{nc}{l1}{l2_hint}.{width} {dst}, [{src}]{policy};",
                               Arch::Sm80,
-                              {scalar("dst", "={register}"), scalar("src", "l"), scalar("policy", "l")}};
+                              {scalar("dst", "={register}"), scalar("src", "l"), optional_argument("policy", "l")}};
       return row;
     }
-    case Ptx::LdGlobalCacheHintVector: {
-      static const PtxRow row{"ld.global.L2::cache_hint.v",
-                              "ld.global.L2::cache_hint.v{#dst}.b32 {dst}, [{src}], {policy};",
+    case Ptx::LdGlobalQualifiedVector: {
+      static const PtxRow row{"ld.global.v (qualified)",
+                              "ld.global{nc}{l1}{l2_hint}.v{#dst}.b32 {dst}, [{src}]{policy};",
                               Arch::Sm80,
-                              {vector("dst", "=r"), scalar("src", "l"), scalar("policy", "l")}};
+                              {vector("dst", "=r"), scalar("src", "l"), optional_argument("policy", "l")}};
       return row;
     }
-    case Ptx::StGlobalCacheHint: {
-      static const PtxRow row{"st.global.L2::cache_hint",
-                              "st.global.L2::cache_hint.{width} [{dst}], {src}, {policy};",
+    case Ptx::StGlobalQualified: {
+      static const PtxRow row{"st.global (qualified)",
+                              "st.global{l1}{l2_hint}.{width} [{dst}], {src}{policy};",
                               Arch::Sm80,
-                              {scalar("dst", "l"), scalar("src", "{register}"), scalar("policy", "l")}};
+                              {scalar("dst", "l"), scalar("src", "{register}"), optional_argument("policy", "l")}};
       return row;
     }
-    case Ptx::StGlobalCacheHintVector: {
-      static const PtxRow row{"st.global.L2::cache_hint.v",
-                              "st.global.L2::cache_hint.v{#src}.b32 [{dst}], {src}, {policy};",
+    case Ptx::StGlobalQualifiedVector: {
+      static const PtxRow row{"st.global.v (qualified)",
+                              "st.global{l1}{l2_hint}.v{#src}.b32 [{dst}], {src}{policy};",
                               Arch::Sm80,
-                              {scalar("dst", "l"), vector("src", "r"), scalar("policy", "l")}};
+                              {scalar("dst", "l"), vector("src", "r"), optional_argument("policy", "l")}};
       return row;
     }
     // PTX ISA 10.26: the global nanosecond timer, the same on every SM (a timeline's clock).

@@ -129,10 +129,10 @@ enum class Ptx : uint8_t {
   GlobalTimer,
   // cache hints
   CreatePolicy,
-  LdGlobalCacheHint,
-  LdGlobalCacheHintVector,
-  StGlobalCacheHint,
-  StGlobalCacheHintVector,
+  LdGlobalQualified,
+  LdGlobalQualifiedVector,
+  StGlobalQualified,
+  StGlobalQualifiedVector,
 };
 
 // The compiler's freedom with a statement: Pure ones may be merged or dropped; Ordered ones stay,

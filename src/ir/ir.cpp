@@ -400,6 +400,16 @@ std::string_view cache_hint_name(CacheHint h) {
   return "?";
 }
 
+std::string_view l1_hint_name(L1Hint h) {
+  switch (h) {
+    case L1Hint::Normal: return "normal";
+    case L1Hint::NoAllocate: return "no_allocate";
+    case L1Hint::EvictFirst: return "evict_first";
+    case L1Hint::EvictLast: return "evict_last";
+  }
+  return "?";
+}
+
 std::string_view arch_name(Arch a) {
   switch (a) {
     case Arch::Sm80: return "sm_80";

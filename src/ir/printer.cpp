@@ -166,9 +166,11 @@ class Printer {
   std::string global(const GlobalTensor& g) {
     printed_.insert(g.get());
     return fmt::format(
-        "global<{}>({}, shape={}, strides={}{})", dtype_name(g->dtype), expr(g->ptr), exprs(g->shape),
+        "global<{}>({}, shape={}, strides={}{}{}{})", dtype_name(g->dtype), expr(g->ptr), exprs(g->shape),
         exprs(g->strides),
-        g->cache_hint == CacheHint::Normal ? "" : fmt::format(", cache_hint={}", cache_hint_name(g->cache_hint)));
+        g->cache_hint == CacheHint::Normal ? "" : fmt::format(", cache_hint={}", cache_hint_name(g->cache_hint)),
+        g->l1_hint == L1Hint::Normal ? "" : fmt::format(", l1_hint={}", l1_hint_name(g->l1_hint)),
+        g->read_only ? ", read_only" : "");
   }
 
   std::string shared(const SharedTensor& s) {

@@ -44,6 +44,23 @@ GlobalTensor GlobalTensor::with_cache_hint(CacheHint hint) const {
   return GlobalTensor(ir::make<ir::GlobalTensorNode>(std::move(hinted)));
 }
 
+GlobalTensor GlobalTensor::with_l1_hint(L1Hint hint) const {
+  ir::GlobalTensorNode hinted = *t_;
+  switch (hint) {
+    case L1Hint::normal: hinted.l1_hint = ir::L1Hint::Normal; break;
+    case L1Hint::no_allocate: hinted.l1_hint = ir::L1Hint::NoAllocate; break;
+    case L1Hint::evict_first: hinted.l1_hint = ir::L1Hint::EvictFirst; break;
+    case L1Hint::evict_last: hinted.l1_hint = ir::L1Hint::EvictLast; break;
+  }
+  return GlobalTensor(ir::make<ir::GlobalTensorNode>(std::move(hinted)));
+}
+
+GlobalTensor GlobalTensor::read_only(std::source_location loc) const {
+  ir::GlobalTensorNode view = *t_;
+  view.read_only = SourceLoc::from(loc);
+  return GlobalTensor(ir::make<ir::GlobalTensorNode>(std::move(view)));
+}
+
 GlobalTensor Instructions::make_global_scratch(DType t, const std::vector<Dim>& shape, ScratchContents contents,
                                                SourceLoc loc) {
   Builder& b = Builder::current(loc);

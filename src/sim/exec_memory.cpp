@@ -155,7 +155,10 @@ void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
     if (const auto at = view.packed_address(lane, c, offsets)) {
       const int bytes = packed_bytes(n.src->dtype, at->second);
       check_global_access(at->first, size_t(bytes), false, n.loc);
-      access_global(w, at->first, size_t(bytes), false, n.loc, kLoadGlobal);
+      if (n.src->read_only)
+        read_global_non_coherent(w, at->first, size_t(bytes), n.loc, kLoadGlobal);
+      else
+        access_global(w, at->first, size_t(bytes), false, n.loc, kLoadGlobal);
       v = load_packed(n.src->dtype, reinterpret_cast<const uint8_t*>(at->first), at->second);
     }
     out[size_t(lane) * local + l] = v;
@@ -221,7 +224,10 @@ void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
     ir::Scalar v = is_float(n.src->dtype) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)};
     if (const auto addr = view.address(lane, c, offsets, indexed(lane, l))) {
       check_global_access(*addr, bytes, false, n.loc);
-      access_global(w, *addr, bytes, false, n.loc, operation);
+      if (n.src->read_only)
+        read_global_non_coherent(w, *addr, bytes, n.loc, operation);
+      else
+        access_global(w, *addr, bytes, false, n.loc, operation);
       v = load_value(n.src->dtype, reinterpret_cast<const void*>(*addr));
     }
     out[size_t(lane) * local + l] = v;

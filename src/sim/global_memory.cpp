@@ -93,6 +93,16 @@ void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLo
   });
 }
 
+void read_global_non_coherent(Warp& w, uint64_t p, size_t bytes, const SourceLoc& loc, std::string_view operation) {
+  HappensBefore& hb = w.cta.scheduler.happens_before;
+  if (!hb.enabled()) return;
+  check_global(hb, p, [&](Shadow& shadow, int64_t offset, const auto& name) {
+    const Access at = w.access(loc, operation);
+    hb.access(shadow, offset, int(bytes), false, w.clock, at, name);
+    hb.non_coherent_read(shadow, p - uint64_t(offset), offset, int(bytes), at, name);
+  });
+}
+
 void store_global_packed_alone(Warp& w, uint64_t p, int shift, DType t, const SourceLoc& loc,
                                std::string_view operation, const uint8_t* incoming) {
   HappensBefore& hb = w.cta.scheduler.happens_before;

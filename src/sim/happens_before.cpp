@@ -26,6 +26,8 @@ void Shadow::resize(size_t bytes) {
   read[1].assign(bytes, Access{});
   atomic[0].clear();
   atomic[1].clear();
+  non_coherent_read.clear();
+  tma_write.clear();
 }
 
 uint32_t HappensBefore::add_actor(ActorKind kind, std::string name, uint32_t owner) {
@@ -72,6 +74,7 @@ void HappensBefore::atomic_access(Shadow& shadow, int64_t begin, int n, const Ve
   const auto unordered = [&](const Access& a) { return HappensBefore::unordered(a, at, clock); };
   if (shadow.atomic[0].empty())
     for (auto& slots : shadow.atomic) slots.assign(shadow.write.size(), Access{});
+  if (at.atomic_write) check_not_read_only(shadow, begin, n, at, memory);
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     const Access& last_write = shadow.write[size_t(byte)];
     const Access& replica = shadow.replica[size_t(byte)];
@@ -369,6 +372,7 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
   if (!enabled_) return;
   const auto unordered = [&](const Access& a) { return HappensBefore::unordered(a, at, clock); };
   const auto block_of = [&](const Access& a) { return actors_[actors_[a.epoch.actor].owner].block; };
+  if (write) check_not_read_only(shadow, begin, n, at, memory);
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     Access& last_write = shadow.write[size_t(byte)];
     Access& replica = shadow.replica[size_t(byte)];
@@ -402,6 +406,59 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
     // Keep the reads a later write must be ordered after: the first read gives way when this one is
     // ordered after it, the second otherwise (with three unordered readers, the oldest is kept).
     (unordered(r0) ? r1 : r0) = at;
+  }
+}
+
+bool HappensBefore::written_in_launch(const Access& a) const {
+  return a.epoch.clock != 0 && actors_[a.epoch.actor].kind != ActorKind::PriorGrids;
+}
+
+void HappensBefore::report_read_only(const Access& write, const Access& read, bool read_first,
+                                     const std::string& memory) const {
+  const std::string why =
+      "ld.global.nc reads through the non-coherent cache, which may keep the old bytes, so nothing may write a "
+      "read-only view's bytes while the kernel runs; read them through a view without read_only()";
+  if (read_first)
+    throw Error(*sites_[write.site].loc,
+                fmt::format("{} writes {}, which {} read through a read-only view in this launch: {}", describe(write),
+                            memory, describe(read), why));
+  throw Error(*sites_[read.site].loc, fmt::format("{} reads {} through a read-only view, but {} wrote it in this "
+                                                  "launch: {}",
+                                                  describe(read), memory, describe(write), why));
+}
+
+void HappensBefore::check_not_read_only(const Shadow& shadow, int64_t begin, int n, const Access& at,
+                                        const std::function<std::string(int64_t)>& memory) const {
+  if (shadow.non_coherent_read.empty()) return;
+  for (int64_t byte = begin; byte < begin + n; ++byte)
+    if (shadow.non_coherent_read[size_t(byte)].epoch.clock != 0)
+      report_read_only(at, shadow.non_coherent_read[size_t(byte)], true, memory(byte));
+}
+
+void HappensBefore::non_coherent_read(Shadow& shadow, uint64_t first, int64_t begin, int n, Access at,
+                                      const std::function<std::string(int64_t)>& memory) const {
+  if (!enabled_) return;
+  if (shadow.non_coherent_read.empty()) {
+    // The allocation's first such read: the TMA stores so far become the shadow's, and the later
+    // ones reach it as they are issued.
+    const uint64_t end = first + shadow.write.size();
+    shadow.non_coherent_read.assign(shadow.write.size(), Access{});
+    shadow.tma_write.assign(shadow.write.size(), Access{});
+    for (const UntrackedAccess& u : untracked_)
+      if (u.write && u.address < end && u.address + uint64_t(u.n) > first)
+        for (uint64_t a = std::max(u.address, first); a < std::min(u.address + uint64_t(u.n), end); ++a)
+          shadow.tma_write[a - first] = Access{.epoch = u.epoch, .site = u.site};
+  }
+  for (int64_t byte = begin; byte < begin + n; ++byte) {
+    std::vector<const Access*> writes = {&shadow.write[size_t(byte)], &shadow.replica[size_t(byte)]};
+    if (!shadow.tma_write.empty()) writes.push_back(&shadow.tma_write[size_t(byte)]);
+    if (!shadow.atomic[0].empty())
+      for (const auto& atomics : shadow.atomic)
+        if (atomics[size_t(byte)].atomic_write) writes.push_back(&atomics[size_t(byte)]);
+    for (const Access* write : writes)
+      if (written_in_launch(*write)) report_read_only(*write, at, false, memory(byte));
+    Access& first = shadow.non_coherent_read[size_t(byte)];
+    if (first.epoch.clock == 0) first = at;
   }
 }
 
@@ -482,14 +539,21 @@ void HappensBefore::launch_dependents(int64_t block, const VectorClock& clock) {
 void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool write, const VectorClock& clock,
                                             Access at) {
   if (!enabled_) return;
-  untracked_.push_back(UntrackedAccess{address, n, write, at.site});
-  if (!prior_ || clock[prior_grids_] >= 1) return;
+  untracked_.push_back(UntrackedAccess{address, n, write, at.site, at.epoch});
   uint64_t first = 0;
   size_t bytes = 0;
-  Shadow& shadow = global_shadow(address, &first, &bytes);
   const auto memory = [&](int64_t byte) {
     return fmt::format("global memory, byte {} of a {}-byte allocation", byte, bytes);
   };
+  // A TMA store into an allocation that a read-only view's load read: non_coherent_read found the
+  // stores before it in untracked_.
+  if (write && allocation_containing(address, &first, &bytes))
+    if (const auto it = globals_.find(first); it != globals_.end() && !it->second.non_coherent_read.empty()) {
+      check_not_read_only(it->second, int64_t(address - first), int(n), at, memory);
+      std::fill_n(it->second.tma_write.begin() + int64_t(address - first), n, at);
+    }
+  if (!prior_ || clock[prior_grids_] >= 1) return;
+  Shadow& shadow = global_shadow(address, &first, &bytes);
   const auto conflicts = [&](const Access& a) { return a.epoch.actor == prior_grids_ && (write || a.atomic_write); };
   for (int64_t byte = int64_t(address - first); byte < int64_t(address - first) + n; ++byte) {
     const Access& written = shadow.write[size_t(byte)];

@@ -83,8 +83,11 @@ struct SyncLocation {
 // instruction in another warp writing the same value, as the warps holding replicas of a register
 // tile do), up to two reads that no later read is ordered after, and as many atomics since the
 // last write (sized on the first atomic access, so memory no atomic touches costs nothing more).
+// For global memory also the first read through a read-only view (ld.global.nc) and, once there is
+// one, the TMA stores (sized then): nothing may write what such a read reads while the kernel runs.
 struct Shadow {
   std::vector<Access> write, replica, read[2], atomic[2];
+  std::vector<Access> non_coherent_read, tma_write;
   void resize(size_t bytes);
 };
 
@@ -163,6 +166,13 @@ class HappensBefore {
   // `sequentially_consistent`) at `scope`: `clock` acquires, then the fence releases it.
   void memory_fence(uint32_t warp, VectorClock& clock, ir::MemoryScope scope, bool sequentially_consistent,
                     const SourceLoc* at);
+
+  // A read of bytes [begin, begin + n) of the global allocation at `first` (`shadow`) through a
+  // read-only view (ld.global.nc), beside its access(): throws when anything of this launch wrote
+  // them, in whatever order; a write after it throws in access(), atomic_access() or
+  // untracked_global_access().
+  void non_coherent_read(Shadow& shadow, uint64_t first, int64_t begin, int n, Access at,
+                         const std::function<std::string(int64_t)>& memory) const;
 
   // An asynchronous read, which leaves no trace: the bytes were written before it, and what the
   // generic proxy wrote was fenced by its writer before it.
@@ -246,6 +256,14 @@ class HappensBefore {
   // Whether a fence of `write`'s writer follows it and precedes (is covered by) `reader`.
   bool fenced(const Access& write, const VectorClock& reader) const;
   [[noreturn]] void report_unfenced(const Access& write, const Access& read, const std::string& memory) const;
+  // A write of this launch (not of the kernels before it) of bytes a read-only view's load read;
+  // `read_first`: the read came first, so the write is the access at fault.
+  bool written_in_launch(const Access& a) const;
+  [[noreturn]] void report_read_only(const Access& write, const Access& read, bool read_first,
+                                     const std::string& memory) const;
+  // Throws when `at`, a write of [begin, begin + n), writes a byte a read-only view's load read.
+  void check_not_read_only(const Shadow& shadow, int64_t begin, int n, const Access& at,
+                           const std::function<std::string(int64_t)>& memory) const;
   struct Site {
     const SourceLoc* loc;
     std::string_view operation;
@@ -283,6 +301,7 @@ class HappensBefore {
     int64_t n;
     bool write;
     uint32_t site;
+    Epoch epoch;
   };
   std::vector<UntrackedAccess> untracked_;
   std::map<uint64_t, Shadow> globals_;  // by first byte of the allocation

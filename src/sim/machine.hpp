@@ -184,6 +184,9 @@ class Cta {
   // written.
   void store_shared(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int n, const SourceLoc& loc,
                     std::string_view operation, const ir::SharedTensorNode* tile = nullptr);
+  // The same for a read through a read-only view (ld.global.nc), which also checks that nothing of
+  // the launch writes those bytes (HappensBefore::non_coherent_read).
+  void read_global_non_coherent(Warp& w, uint64_t p, size_t bytes, const SourceLoc& loc, std::string_view operation);
   // The same for a packed element of type `t` stored alone from bit `shift` of `byte`, which the
   // generated code writes with atomics (HappensBefore::packed_store).
   void store_shared_packed_alone(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int shift, DType t,
@@ -330,6 +333,9 @@ bool allocation_containing(uint64_t p, uint64_t* first, size_t* bytes);
 // Race detection on global memory: an access of `bytes` bytes at `p` by `w`.
 void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLoc& loc, std::string_view operation,
                    const uint8_t* incoming = nullptr);
+// The same for a read through a read-only view (ld.global.nc), which also checks that nothing of
+// the launch writes those bytes (HappensBefore::non_coherent_read).
+void read_global_non_coherent(Warp& w, uint64_t p, size_t bytes, const SourceLoc& loc, std::string_view operation);
 // The same for a packed element of type `t` stored alone from bit `shift` of the byte at `p`, which
 // the generated code writes with atomics (HappensBefore::packed_store); `incoming` its new bytes.
 void store_global_packed_alone(Warp& w, uint64_t p, int shift, DType t, const SourceLoc& loc,

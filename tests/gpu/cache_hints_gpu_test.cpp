@@ -1,6 +1,7 @@
-// Cache hints on the GPU: hinted loads, stores, TMA copies and packed words compute what
-// the same kernels without hints do. Skipped, visibly, without a GPU.
-#include "../cache_hint_kernels.hpp"
+// Cache hints and read-only views on the GPU: hinted and read-only (ld.global.nc) loads, stores,
+// TMA copies and packed words compute what the same kernels without them do. Skipped, visibly,
+// without a GPU.
+#include "../read_only_kernels.hpp"
 #include "gpu_test.hpp"
 #include "tessel/runtime/loaded_kernel.hpp"
 
@@ -18,11 +19,22 @@ TEST_F(CacheHintsOnGpu, HintedAccessesComputeWhatUnhintedOnesDo) {
   check_hinted_packed_load(Device::gpu(), 1000, {});
 }
 
+TEST_F(CacheHintsOnGpu, ReadOnlyAndL1HintedAccessesComputeWhatPlainOnesDo) {
+  for (auto [m, n] : {std::pair{32, 64}, std::pair{45, 100}, std::pair{1000, 999}}) {
+    check_qualified_loads_and_stores<float>(Device::gpu(), m, n, {});
+    check_qualified_loads_and_stores<f16>(Device::gpu(), m, n, {});
+    check_qualified_loads_and_stores<int8_t>(Device::gpu(), m, n, {});
+  }
+  check_read_only_packed_load(Device::gpu(), 1000, {});
+}
+
 TEST_F(CacheHintsOnGpu, Sm80CodeWithHintsRunsFromItsPtx) {
   if (runtime::native_target(runtime::CudaDriver::get().device_info()) == ir::Arch::Sm80)
     GTEST_SKIP() << "this GPU runs sm_80 machine code itself";
   check_hinted_loads_and_stores<f16>(Device::gpu(), 45, 100, KernelOptions{"sm_80"});
   check_hinted_packed_load(Device::gpu(), 70, KernelOptions{"sm_80"});
+  check_qualified_loads_and_stores<f16>(Device::gpu(), 45, 100, KernelOptions{"sm_80"});
+  check_read_only_packed_load(Device::gpu(), 70, KernelOptions{"sm_80"});
 }
 
 TEST_F(CacheHintsOnGpu, HintedTmaCopiesComputeWhatUnhintedOnesDo) {

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -254,8 +255,15 @@ bool as_const_int(const Expr& e, int64_t* v);
 enum class CacheHint : uint8_t { Normal, EvictFirst, EvictLast };
 std::string_view cache_hint_name(CacheHint h);  // "normal", "evict_first", "evict_last"
 
-// A view of global memory: a pointer with run-time shape and strides (in elements). Its loads,
-// stores and TMA copies carry its cache hint; atomics and cp.async through it are refused.
+// Whether L1 keeps the lines that a view's loads and stores bring in, and which it evicts first
+// (PTX .L1::no_allocate, .L1::evict_first, .L1::evict_last): a hint, like CacheHint.
+enum class L1Hint : uint8_t { Normal, NoAllocate, EvictFirst, EvictLast };
+std::string_view l1_hint_name(L1Hint h);  // "normal", "no_allocate", "evict_first", "evict_last"
+
+// A view of global memory: a pointer with run-time shape and strides (in elements). Its loads and
+// stores carry its cache hints, its TMA copies the L2 one; atomics and cp.async through a hinted
+// view are refused. A read-only view's loads go through the non-coherent cache (ld.global.nc), so
+// nothing may write its bytes while the kernel runs: writes through it are refused.
 struct GlobalTensorNode : Node {
   GlobalTensorNode(DType dtype, Expr ptr, std::vector<Expr> shape, std::vector<Expr> strides, std::string name,
                    SourceLoc loc)
@@ -270,6 +278,8 @@ struct GlobalTensorNode : Node {
   std::vector<Expr> shape, strides;
   std::string name;
   CacheHint cache_hint = CacheHint::Normal;
+  L1Hint l1_hint = L1Hint::Normal;
+  std::optional<SourceLoc> read_only;  // where the view was made read-only, if it was
   int rank() const { return int(shape.size()); }
   static constexpr auto operands() {
     return std::tuple{&GlobalTensorNode::ptr, &GlobalTensorNode::shape, &GlobalTensorNode::strides};

@@ -44,6 +44,10 @@ struct ViewIndex {
 // hints"): evict_first for data used once (the weights a decode GEMM streams), evict_last for data
 // read again soon. A hint: every value read and written is the same under each.
 enum class CacheHint { normal, evict_first, evict_last };
+// Whether L1 keeps the lines a view's loads and stores bring in (docs/language.md, "Cache hints"):
+// no_allocate for data no other access of the block reads again, evict_first and evict_last as for
+// L2. A hint, like CacheHint.
+enum class L1Hint { normal, no_allocate, evict_first, evict_last };
 
 class GlobalTensor {
  public:
@@ -53,6 +57,13 @@ class GlobalTensor {
   // The same view, its loads, stores and TMA copies carrying `hint` (sm_80+); atomics and
   // copy_async through it are refused.
   GlobalTensor with_cache_hint(CacheHint hint) const;
+  // The same view, its loads and stores carrying `hint` (sm_80+); atomics, copy_async and TMA
+  // copies through it are refused.
+  GlobalTensor with_l1_hint(L1Hint hint) const;
+  // The same view, its loads going through the non-coherent cache (ld.global.nc): a promise that
+  // nothing writes its bytes while the kernel runs, which the simulator checks. Writes through it
+  // are refused.
+  GlobalTensor read_only(std::source_location loc = std::source_location::current()) const;
 
  private:
   ir::GlobalTensor t_;

@@ -17,6 +17,10 @@ void verify_CopyAsync(Verification& v, const CopyAsyncNode& n) {
                                    "ptxas of CUDA 13.0 miscompiles it; copy from the view without with_cache_hint, or "
                                    "through load_global and store_shared, or by TMA (sm_90a and later), which carry it",
                                    cache_hint_name(n.src->cache_hint)));
+  check_no_l1_hint(n.src,
+                   "copy_async: cp.async takes no L1 hint (it caches in L1 by its size: .ca for 4 and 8 bytes, .cg, "
+                   "which bypasses L1, for 16)",
+                   n);
 }
 
 void verify_CopyAsyncCommit(Verification&, const CopyAsyncCommitNode&) {}

@@ -38,13 +38,16 @@ void check_remote_atomic(const Verification& v, const StmtNode& n, AtomicOp op, 
                                    what));
 }
 
-// A view's cache hint reaches its loads, stores and copies; an atomic emits none, so a hint on the
-// view it acts on would be dropped without a word.
-void check_no_cache_hint(const StmtNode& n, const GlobalTensor& global, const std::string& what) {
-  if (global && global->cache_hint != CacheHint::Normal)
+// A view's cache hints reach its loads, stores and copies; an atomic emits none, so a hint on the
+// view it acts on would be dropped without a word. An atomic that writes needs a writable view.
+void check_atomic_view(const StmtNode& n, const GlobalTensor& global, AtomicOp op, const std::string& what) {
+  if (!global) return;
+  if (global->cache_hint != CacheHint::Normal)
     throw Error(n.loc, fmt::format("{}: atomics take no cache hint, and this view has {}; pass them the view without "
                                    "with_cache_hint",
                                    what, cache_hint_name(global->cache_hint)));
+  check_no_l1_hint(global, what + ": atomics take no L1 hint", n);
+  if (writes_memory(op)) check_writable(global, what, n);
 }
 
 }  // namespace
@@ -53,7 +56,7 @@ void verify_AtomicScalar(Verification& v, const AtomicScalarNode& n) {
   check_atomic(v, n, n.op, n.global, n.shared, n.index.size(), n.scope,
                n.value ? n.value->type.dtype : n.result->type.dtype);
   if (n.shared) check_remote_atomic(v, n, n.op, n.rank, n.shared->dtype, n.scope, bool(n.result), false);
-  check_no_cache_hint(n, n.global, atomic_call_name(n.op, bool(n.result), false));
+  check_atomic_view(n, n.global, n.op, atomic_call_name(n.op, bool(n.result), false));
   TESSEL_CHECK(bool(n.value) == (n.op != AtomicOp::Load), "atomic {} at {} with{} a value", atomic_op_name(n.op),
                n.loc.str(), n.value ? "" : "out");
   TESSEL_CHECK(bool(n.compare) == (n.op == AtomicOp::CompareExchange), "atomic {} at {} with{} an expected value",
@@ -69,7 +72,7 @@ void verify_AtomicTensor(Verification& v, const AtomicTensorNode& n) {
                n.loc.str());
   check_atomic(v, n, n.op, n.global, n.shared, n.offsets.size(), n.scope, n.value->dtype);
   if (n.shared) check_remote_atomic(v, n, n.op, n.rank, n.shared->dtype, n.scope, bool(n.out), bool(n.index));
-  check_no_cache_hint(n, n.global, atomic_call_name(n.op, bool(n.out), bool(n.index)));
+  check_atomic_view(n, n.global, n.op, atomic_call_name(n.op, bool(n.out), bool(n.index)));
   TESSEL_CHECK(bool(n.compare) == (n.op == AtomicOp::CompareExchange), "tile atomic {} at {} with{} expected values",
                atomic_op_name(n.op), n.loc.str(), n.compare ? "" : "out");
   // Only the first replica of an element reaches memory: the others could not receive its old value.

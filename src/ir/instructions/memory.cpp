@@ -38,6 +38,20 @@ void verify_index(Verification& v, const RegisterTensor& index, int dim, const R
 
 }  // namespace
 
+void check_writable(const GlobalTensor& g, std::string_view what, const StmtNode& n) {
+  if (g && g->read_only)
+    throw Error(n.loc, fmt::format("{} writes a read-only view (made read_only() at {}): its loads read through the "
+                                   "non-coherent cache (ld.global.nc), which may keep the old bytes, so nothing may "
+                                   "write them while the kernel runs; write through the view without read_only()",
+                                   what, g->read_only->str()));
+}
+
+void check_no_l1_hint(const GlobalTensor& g, std::string_view why, const StmtNode& n) {
+  if (g && g->l1_hint != L1Hint::Normal)
+    throw Error(n.loc, fmt::format("{}, and this view has L1 hint {}; pass the view without with_l1_hint", why,
+                                   l1_hint_name(g->l1_hint)));
+}
+
 void verify_LoadGlobal(Verification& v, const LoadGlobalNode& n) {
   TESSEL_CHECK(int(n.offsets.size()) == n.src->rank(), "load_global with {} offsets at {}", n.offsets.size(),
                n.loc.str());
@@ -49,6 +63,7 @@ void verify_StoreGlobal(Verification& v, const StoreGlobalNode& n) {
   TESSEL_CHECK(int(n.offsets.size()) == n.dst->rank(), "store_global with {} offsets at {}", n.offsets.size(),
                n.loc.str());
   verify_index(v, n.index, n.index_dim, n.src, n);
+  check_writable(n.dst, n.index ? "store_global_scatter" : "store_global", n);
   v.use(n.src, n);
 }
 

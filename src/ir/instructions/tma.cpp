@@ -107,10 +107,13 @@ void check_box_copy(Verification& v, const SharedTensorNode& tile, const GlobalT
 
 void verify_TmaStore(Verification& v, const TmaStoreNode& n) {
   check_box_copy(v, *n.src, n.dst, n.offsets, n.dims, n.tensor_map, Direction::Store, n.loc);
+  check_writable(n.dst, "tma.shared_to_global", n);
+  check_no_l1_hint(n.dst, "tma.shared_to_global: TMA copies do not pass through L1", n);
 }
 
 void verify_TmaLoad(Verification& v, const TmaLoadNode& n) {
   check_box_copy(v, *n.dst, n.src, n.offsets, n.dims, n.tensor_map, Direction::Load, n.loc);
+  check_no_l1_hint(n.src, "tma.global_to_shared: TMA copies do not pass through L1", n);
   check_barrier(n.barrier, n);
   if (n.cta_mask) check_cluster_mask(v.kernel, n.cta_mask, "tma.global_to_shared", "receives the box", n);
   if (!n.barrier_rank) return;

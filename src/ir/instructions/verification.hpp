@@ -68,6 +68,13 @@ void check_remote_shared(const KernelNode& k, const Expr& rank, DType t, std::st
 void check_cluster_mask(const KernelNode& k, const Expr& mask, std::string_view what, std::string_view receives,
                         const StmtNode& s);
 
+// Checks that `n`, named `what` in messages, may write the global view `g`: not a read-only one,
+// whose loads read through the non-coherent cache (instructions/memory.cpp).
+void check_writable(const GlobalTensor& g, std::string_view what, const StmtNode& n);
+// Checks that `g`, accessed by `n` through no path that L1 hints reach (`why` says which), has no
+// L1 hint, which would be dropped without a word (instructions/memory.cpp).
+void check_no_l1_hint(const GlobalTensor& g, std::string_view why, const StmtNode& n);
+
 // clang-format off
 #define TESSEL_INSTR(Name, family, min_target, executor, call) void verify_##Name(Verification& v, const Name##Node& n);
 #include "tessel/ir/nodes.def"
