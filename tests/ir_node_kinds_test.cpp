@@ -201,6 +201,7 @@ Kernel every_kind() {
       // Another block's shared tiles (distributed shared memory).
       std::make_shared<LoadSharedNode>(at(50), peers_tile, second, zeros(2), peer),
       std::make_shared<StoreSharedNode>(at(50), second, peers_tile, zeros(2), peer),
+      std::make_shared<StoreSharedAsyncNode>(at(50), second, peers_tile, zeros(2), peer, bar0),
       std::make_shared<AllocSharedNode>(at(50), slots),
       std::make_shared<AtomicScalarNode>(at(50), nullptr, AtomicOp::Add, nullptr, slots,
                                          std::vector<Expr>{const_int(1)}, const_int(1), nullptr, MemoryOrder::Relaxed,
@@ -386,6 +387,7 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "%canceled, %ctaid_x, %ctaid_y, %ctaid_z = clc.query_response %response",
                             "shape=[8, 32], strides=[32, 1]) of cluster block sub(1, cluster.blockRank) at [0, 0]",
                             "store_shared %peers_tile to view<f32>(%s + 256",
+                            "store_shared_async %peers_tile to view<f32>(%s + 256",
                             "%slots of cluster block sub(1, cluster.blockRank) at [1]",
                             "into %slots of cluster block sub(1, cluster.blockRank) at [0]"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
@@ -394,6 +396,7 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   EXPECT_NE(cuda.find("wgmma.mma_async"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"), std::string::npos);
+  EXPECT_NE(cuda.find("st.async.shared::cluster.mbarrier::complete_tx::bytes"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"),
             std::string::npos);
   for (const char* piece :

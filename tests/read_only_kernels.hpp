@@ -60,6 +60,35 @@ struct AtomicThroughReadOnlyView : Script {
   }
 };
 
+struct ScatterThroughReadOnlyView : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto rows = arange({32}, 0);
+    store_global_scatter(global_view(out, {32}).read_only(), 0, rows, register_tensor<float>({32}, 1.0f), {0});
+  }
+};
+
+struct TmaStoreThroughReadOnlyView : Script {
+  void operator()(Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({32, 32});
+    store_shared(s, register_tensor<float>({32, 32}, 1.0f));
+    fence.proxy_async();
+    sync();
+    single_thread([&] { tma.shared_to_global(s, global_view(out, {32, 32}).read_only(), {0, 0}); });
+  }
+};
+
+struct AtomicThroughL1HintedView : Script {
+  void operator()(Ptr<int32_t> counts) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    single_thread([&] { atomic.add(global_view(counts, {1}).with_l1_hint(L1Hint::no_allocate), {0}, 1); });
+  }
+};
+
 struct CopyAsyncFromL1HintedView : Script {
   void operator()(Ptr<float> in) {
     attrs.blocks = 1;
@@ -120,6 +149,23 @@ struct ReadOnlyReadOfPublishedData : Script {
       auto published = load_global(global_view(data, {32}).read_only(), {0}, {32});
       store_global(global_view(copy, {32}), published, {0});
     });
+  }
+};
+
+// An atomic add, then an atomic load of the same word (which takes the add's place among the
+// byte's recent atomics), then a read of it through a read-only view.
+struct ReadOnlyReadAfterAtomics : Script {
+  void operator()(Ptr<int32_t> counts, Ptr<int32_t> copy) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto g = global_view(counts, {32});
+    single_thread([&] {
+      atomic.add(g, {0}, 1);
+      Var<int32_t> seen = atomic.load<int32_t>(g, {0});
+    });
+    sync();
+    auto counted = load_global(global_view(counts, {32}).read_only(), {0}, {32});
+    store_global(global_view(copy, {32}), counted, {0});
   }
 };
 

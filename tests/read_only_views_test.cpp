@@ -14,7 +14,10 @@ namespace {
 constexpr const char* kKernels = "tests/read_only_kernels.hpp";
 constexpr const char* kWhy =
     ": ld.global.nc reads through the non-coherent cache, which may keep the old bytes, so nothing may write a "
-    "read-only view's bytes while the kernel runs; read them through a view without read_only()";
+    "read-only view's bytes while the kernel runs; drop read_only() from the views of bytes the kernel writes";
+constexpr const char* kRefused =
+    "): its loads read through the non-coherent cache (ld.global.nc), which may keep the old bytes, so nothing may "
+    "write them while the kernel runs; drop read_only() from the views of bytes the kernel writes";
 
 KernelOptions on_simulator(const char* arch, uint64_t seed) {
   KernelOptions options{arch};
@@ -93,18 +96,21 @@ TEST(ReadOnlyViews, TheIrNamesTheQualifiers) {
 }
 
 TEST(ReadOnlyViews, WritesThroughAReadOnlyViewAreRefused) {
-  Buffer<float> out(Device::simulator(), std::vector<float>(32, 1.0f));
+  Buffer<float> out(Device::simulator(), std::vector<float>(32 * 32, 1.0f));
   const std::string store = source_at(kKernels, "store_global(global_view(out, {32}).read_only()");
   EXPECT_EQ(error_of_call([&] { Kernel<StoreThroughReadOnlyView>(Device::simulator())(out); }),
-            store + ": store_global writes a read-only view (made read_only() at " + store +
-                "): its loads read through the non-coherent cache (ld.global.nc), which may keep the old bytes, so "
-                "nothing may write them while the kernel runs; write through the view without read_only()");
+            store + ": store_global: the view is read-only (made read_only() at " + store + kRefused);
+  const std::string scatter = source_at(kKernels, "store_global_scatter(global_view(out, {32}).read_only()");
+  EXPECT_EQ(error_of_call([&] { Kernel<ScatterThroughReadOnlyView>(Device::simulator())(out); }),
+            scatter + ": store_global_scatter: the view is read-only (made read_only() at " + scatter + kRefused);
+  const std::string tma = source_at(kKernels, "tma.shared_to_global(s, global_view(out, {32, 32}).read_only()");
+  EXPECT_EQ(
+      error_of_call([&] { Kernel<TmaStoreThroughReadOnlyView>(Device::simulator(), KernelOptions{"sm_90a"})(out); }),
+      tma + ": tma.shared_to_global: the view is read-only (made read_only() at " + tma + kRefused);
   EXPECT_EQ(error_of_call([&] { Kernel<AtomicThroughReadOnlyView>(Device::simulator())(out); }),
             source_at(kKernels, "atomic.add(g, register_tensor<float>({32}, 1.0f), {0});") +
-                ": atomic.add writes a read-only view (made read_only() at " +
-                source_at(kKernels, "auto g = global_view(sums, {32}).read_only();") +
-                "): its loads read through the non-coherent cache (ld.global.nc), which may keep the old bytes, so "
-                "nothing may write them while the kernel runs; write through the view without read_only()");
+                ": atomic.add: the view is read-only (made read_only() at " +
+                source_at(kKernels, "auto g = global_view(sums, {32}).read_only();") + kRefused);
 }
 
 TEST(ReadOnlyViews, L1HintsWhereNoL1IsPassedAreRefused) {
@@ -118,28 +124,32 @@ TEST(ReadOnlyViews, L1HintsWhereNoL1IsPassedAreRefused) {
             source_at(kKernels, "tma.global_to_shared(global_view(in, {32, 32}).with_l1_hint(") +
                 ": tma.global_to_shared: TMA copies do not pass through L1, and this view has L1 hint evict_last; "
                 "pass the view without with_l1_hint");
+  Buffer<int32_t> counts(Device::simulator(), std::vector<int32_t>{0});
+  EXPECT_EQ(error_of_call([&] { Kernel<AtomicThroughL1HintedView>(Device::simulator())(counts); }),
+            source_at(kKernels, "single_thread([&] { atomic.add(global_view(counts, {1}).with_l1_hint(") +
+                ": atomic.add: atomics take no L1 hint, and this view has L1 hint no_allocate; pass the view without "
+                "with_l1_hint");
 }
 
 TEST(ReadOnlyViews, TheSimulatorReportsAWriteAfterARead) {
   Buffer<float> data(Device::simulator(), random_values<float>(32, 7)), copy(Device::simulator(), 32);
   EXPECT_EQ(error_of_call([&] { Kernel<ReadOnlyViewWrittenInLaunch<true>>(Device::simulator())(data, copy); }),
-            source_at(kKernels, "store_global(global_view(data, {32}), t + 1.0f, {0});") + ": the store_global at " +
+            source_at(kKernels, "store_global(global_view(data, {32}), t + 1.0f, {0});") +
+                ": read-only bytes written, global memory, byte 0 of a 128-byte allocation: the store_global at " +
                 source_at(kKernels, "store_global(global_view(data, {32}), t + 1.0f, {0});") +
-                " by warp 0 of block (0, 0, 0) writes global memory, byte 0 of a 128-byte allocation, which the "
-                "load_global at " +
+                " by warp 0 of block (0, 0, 0) writes them, and the load_global at " +
                 source_at(kKernels, "auto t = load_global(global_view(data, {32}).read_only(), {0}, {32});") +
-                " by warp 0 of block (0, 0, 0) read through a read-only view in this launch" + kWhy);
+                " by warp 0 of block (0, 0, 0) read them through a read-only view in this launch" + kWhy);
 }
 
 TEST(ReadOnlyViews, TheSimulatorReportsAReadAfterAWrite) {
   Buffer<float> data(Device::simulator(), random_values<float>(32, 8)), copy(Device::simulator(), 32);
   const std::string load = source_at(kKernels, "store_global(global_view(copy, {32}), load_global(global_view(data");
   EXPECT_EQ(error_of_call([&] { Kernel<ReadOnlyViewWrittenInLaunch<false>>(Device::simulator())(data, copy); }),
-            load + ": the load_global at " + load +
-                " by warp 0 of block (0, 0, 0) reads global memory, byte 0 of a 128-byte allocation through a "
-                "read-only view, but the store_global at " +
+            load + ": read-only bytes written, global memory, byte 0 of a 128-byte allocation: the load_global at " +
+                load + " by warp 0 of block (0, 0, 0) reads them through a read-only view, and the store_global at " +
                 source_at(kKernels, "store_global(global_view(data, {32}), register_tensor<float>({32}, 3.0f), {0});") +
-                " by warp 0 of block (0, 0, 0) wrote it in this launch" + kWhy);
+                " by warp 0 of block (0, 0, 0) wrote them in this launch" + kWhy);
 }
 
 TEST(ReadOnlyViews, AnOrderedHandoffBetweenBlocksDoesNotMakeAReadOnlyReadSafe) {
@@ -153,11 +163,10 @@ TEST(ReadOnlyViews, AnOrderedHandoffBetweenBlocksDoesNotMakeAReadOnlyReadSafe) {
         error_of_call([&] {
           Kernel<ReadOnlyReadOfPublishedData>(Device::simulator(), KernelOptions{.sim = options})(data, flag, copy);
         }),
-        load + ": the load_global at " + load +
-            " by warp 0 of block (1, 0, 0) reads global memory, byte 0 of a 128-byte allocation through a "
-            "read-only view, but the store_global at " +
+        load + ": read-only bytes written, global memory, byte 0 of a 128-byte allocation: the load_global at " + load +
+            " by warp 0 of block (1, 0, 0) reads them through a read-only view, and the store_global at " +
             source_at(kKernels, "store_global(global_view(data, {32}), register_tensor<float>({32}, 2.5f), {0});") +
-            " by warp 0 of block (0, 0, 0) wrote it in this launch" + kWhy)
+            " by warp 0 of block (0, 0, 0) wrote them in this launch" + kWhy)
         << "seed " << seed;
   }
 }
@@ -167,11 +176,24 @@ TEST(ReadOnlyViews, TheSimulatorReportsATmaStoreOverAReadOnlyRead) {
   const std::string store = source_at(kKernels, "tma.shared_to_global(s, global_view(data, {32, 32}), {0, 0});");
   EXPECT_EQ(
       error_of_call([&] { Kernel<TmaStoreOverReadOnlyRead>(Device::simulator(), KernelOptions{"sm_90a"})(data); }),
-      store + ": the tma.shared_to_global at " + store +
-          " by warp 0 of block (0, 0, 0) writes global memory, byte 0 of a 4096-byte allocation, which the "
-          "load_global at " +
+      store +
+          ": read-only bytes written, global memory, byte 0 of a 4096-byte allocation: the "
+          "tma.shared_to_global at " +
+          store + " by warp 0 of block (0, 0, 0) writes them, and the load_global at " +
           source_at(kKernels, "auto t = load_global(global_view(data, {32, 32}).read_only(), {0, 0}, {32, 32});") +
-          " by warp 0 of block (0, 0, 0) read through a read-only view in this launch" + kWhy);
+          " by warp 0 of block (0, 0, 0) read them through a read-only view in this launch" + kWhy);
+}
+
+// An atomic load after the add takes its place among the byte's recent atomics; the add is still
+// the write the read-only read must not follow.
+TEST(ReadOnlyViews, TheSimulatorReportsAReadOnlyReadOfAtomicallyWrittenBytes) {
+  Buffer<int32_t> counts(Device::simulator(), std::vector<int32_t>(32, 5)), copy(Device::simulator(), 32);
+  const std::string load = source_at(kKernels, "auto counted = load_global(global_view(counts, {32}).read_only()");
+  EXPECT_EQ(error_of_call([&] { Kernel<ReadOnlyReadAfterAtomics>(Device::simulator())(counts, copy); }),
+            load + ": read-only bytes written, global memory, byte 0 of a 128-byte allocation: the load_global at " +
+                load + " by warp 0 of block (0, 0, 0) reads them through a read-only view, and the atomic add at " +
+                source_at(kKernels, "      atomic.add(g, {0}, 1);") +
+                " by warp 0 of block (0, 0, 0) wrote them in this launch" + kWhy);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Clusters: the cluster barrier, run by every thread of every block of the cluster, and the
-// addresses of other blocks' shared memory.
+// Clusters: the cluster barrier, run by every thread of every block of the cluster, the addresses
+// of other blocks' shared memory, and st.async into it.
 #include "emitter.hpp"
 #include "ptx.hpp"
 
@@ -15,6 +15,31 @@ std::string remote_shared_memory(Emitter& e, const ir::Expr& rank) {
                  {{"tessel_peer_address"}, {"reinterpret_cast<uint64_t>(tessel_smem)"}, {e.expr(rank)}}));
   e.line("unsigned char* const tessel_peer_smem = reinterpret_cast<unsigned char*>(tessel_peer_address);");
   return "tessel_peer_smem";
+}
+
+// Each run of `vector` elements is one st.async of its words, issued by the first replica of its
+// elements only: every st.async counts its bytes on the receiver's barrier.
+void emit_StoreSharedAsync(Emitter& e, const ir::StoreSharedAsyncNode& n) {
+  e.header(n, "store_shared_async");
+  const int bytes = n.vector * dtype_bytes(n.dst->dtype), words = bytes / 4;
+  TESSEL_CHECK(n.vector >= 1 && bytes % 4 == 0 && bytes <= 16, "store_shared_async at {} in runs of {} bytes",
+               n.loc.str(), bytes);
+  e.open("");
+  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  const std::vector<std::string> first = first_replica_conditions(n.src->layout, "t");
+  if (!first.empty()) e.open(fmt::format("if ({})", fmt::join(first, " && ")));
+  const std::string bar = barrier_address(e, n.barrier), rank = fmt::format("uint32_t({})", e.expr(n.rank));
+  open_run_loop(e, n.src, n.offsets, "lv", n.vector);
+  e.line(fmt::format("uint32_t w[{}];", words));
+  e.line(fmt::format("memcpy(w, &{}[lv], {});", e.tile(n.src), bytes));
+  const std::string dst =
+      fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", shared_element(e, n.dst, shared_index(n.dst)));
+  std::vector<std::string> registers;
+  for (int i = 0; i < words; ++i) registers.push_back(fmt::format("w[{}]", i));
+  e.line(ptx_asm(words == 1 ? Ptx::StAsync : Ptx::StAsyncVector, e.arch, {{dst}, registers, {bar}, {rank}}));
+  e.close();
+  if (!first.empty()) e.close();
+  e.close();
 }
 
 }  // namespace tessel::codegen

@@ -856,6 +856,31 @@ const PtxRow& ptx_row(Ptx instruction) {
           {scalar("dst", "r"), scalar("src", "r"), scalar("bytes", "r"), scalar("bar", "r"), scalar("rank", "r")}};
       return row;
     }
+    // PTX ISA 9.7.9.12 st.async: {#src} 32-bit words from registers to the shared address {dst} of
+    // the block of cluster rank {rank}, completing their bytes on that block's barrier at {bar}'s
+    // offset; both addresses mapped by mapa into registers whose names are unique per emission.
+    case Ptx::StAsync: {
+      static const PtxRow row{"st.async",
+                              ".reg .b32 tessel_dst_%=, tessel_bar_%=; "
+                              "mapa.shared::cluster.u32 tessel_dst_%=, {dst}, {rank}; "
+                              "mapa.shared::cluster.u32 tessel_bar_%=, {bar}, {rank}; "
+                              "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [tessel_dst_%=], {src}, "
+                              "[tessel_bar_%=];",
+                              Arch::Sm90a,
+                              {scalar("dst", "r"), scalar("src", "r"), scalar("bar", "r"), scalar("rank", "r")}};
+      return row;
+    }
+    case Ptx::StAsyncVector: {
+      static const PtxRow row{"st.async.v",
+                              ".reg .b32 tessel_dst_%=, tessel_bar_%=; "
+                              "mapa.shared::cluster.u32 tessel_dst_%=, {dst}, {rank}; "
+                              "mapa.shared::cluster.u32 tessel_bar_%=, {bar}, {rank}; "
+                              "st.async.shared::cluster.mbarrier::complete_tx::bytes.v{#src}.b32 [tessel_dst_%=], "
+                              "{src}, [tessel_bar_%=];",
+                              Arch::Sm90a,
+                              {scalar("dst", "r"), vector("src", "r"), scalar("bar", "r"), scalar("rank", "r")}};
+      return row;
+    }
     // PTX ISA 9.7.13.17: asks to cancel the launch of a cluster that has not started; the 16-byte
     // response lands at {response} and completes its bytes on the mbarrier at {bar}.
     case Ptx::ClcTryCancel: {

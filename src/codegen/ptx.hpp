@@ -118,6 +118,8 @@ enum class Ptx : uint8_t {
   // clusters
   ClusterArriveWait,
   MapaGeneric,
+  StAsync,
+  StAsyncVector,
   MbarrierArriveRemote,
   MbarrierArriveExpectTxRemote,
   TmaLoadMulticast,
@@ -175,9 +177,9 @@ std::string ptx_asm(Ptx instruction, ir::Arch target, const PtxOperands& operand
 // The same for any row: the one renderer, also used by tests with rows of their own.
 std::string render_ptx(const PtxRow& row, ir::Arch target, const PtxOperands& operands, const PtxModifiers& modifiers);
 
-// For the rows with an `{l2_hint}` hole and an optional `policy` argument (the TMA copies): the
-// qualifier and the L2 cache policy of a view's cache hint, appended to `operands` and set in
-// `modifiers`; neither for CacheHint::Normal.
+// For the rows with an `{l2_hint}` hole and an optional `policy` argument (the TMA copies, and
+// global loads and stores): the qualifier and the L2 cache policy of a view's cache hint, appended to `operands` and
+// set in `modifiers`; neither for CacheHint::Normal.
 void add_cache_hint(ir::CacheHint hint, PtxOperands& operands, PtxModifiers& modifiers);
 // The device header's function that makes the L2 cache policy of `hint` (not Normal), and the
 // expression of that policy in generated code (its call).

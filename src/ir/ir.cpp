@@ -56,6 +56,7 @@ bool takes_e8m0_tiles(NodeKind k) {
   switch (k) {
     case NodeKind::TmaStore:
     case NodeKind::CopyAsync:
+    case NodeKind::StoreSharedAsync:
     case NodeKind::Relayout:
     case NodeKind::Shuffle:
     case NodeKind::SliceRegister:

@@ -565,6 +565,11 @@ class Printer {
                      n.tensor_map >= 0 ? fmt::format(" by tensor map {}", n.tensor_map) : ""));
   }
 
+  void stmt(const StoreSharedAsyncNode& n) {
+    line(fmt::format("store_shared_async {} to {} of cluster block {} at {} on {}{}", reg(n.src), shared(n.dst),
+                     expr(n.rank), exprs(n.offsets), barrier(n.barrier), vector_text(n.vector)));
+  }
+
   void stmt(const TmaSharedToClusterNode& n) {
     line(fmt::format("tma.shared_to_cluster {} to {} of cluster block {} on {}", shared(n.src), shared(n.dst),
                      expr(n.rank), barrier(n.barrier)));

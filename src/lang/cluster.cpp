@@ -1,6 +1,6 @@
 // The cluster instruction group: the cluster's built-in values, cluster.sync(), the cluster
-// shape of attrs, and other blocks' shared tiles.
-#include "tessel/lang/script.hpp"
+// shape of attrs, other blocks' shared tiles, and st.async into them.
+#include "tile_tracing.hpp"
 
 namespace tessel {
 
@@ -25,6 +25,15 @@ void ClusterInstructions::sync(loc_t l) {
 }
 
 RemoteSharedTensor SharedTensor::remote(const Dim& rank) const { return RemoteSharedTensor(*this, rank.ir()); }
+
+void Instructions::store_shared_async(const RemoteSharedTensor& dst, const RegisterTensor& src, const Mbarrier& barrier,
+                                      std::vector<Dim> offsets, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  detail::check_shared_store(dst.tile(), src, offsets, "store_shared_async", loc);
+  b.emit(ir::make<ir::StoreSharedAsyncNode>(loc, dst.tile().ir(), src.ir(), detail::exprs_of(offsets), dst.rank(),
+                                            barrier.ir()));
+}
 
 bool Attrs::Cluster::clustered() const {
   return std::any_of(extents_.begin(), extents_.end(), [](int e) { return e != 1; });

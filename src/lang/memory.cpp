@@ -173,13 +173,9 @@ RegisterTensor Instructions::load_shared_of(const SharedTensor& src, const ir::E
   return RegisterTensor(out);
 }
 
-void Instructions::store_shared_of(const SharedTensor& dst, const ir::Expr& block_rank, const RegisterTensor& src,
-                                   std::vector<Dim> offsets, SourceLoc loc, const ir::RegisterTensor& indices,
-                                   int dim) {
-  const std::string_view what = indices ? "store_shared_scatter" : "store_shared";
-  Builder& b = Builder::current(loc);
+void detail::check_shared_store(const SharedTensor& dst, const RegisterTensor& src, std::vector<Dim>& offsets,
+                                std::string_view what, const SourceLoc& loc, int dim) {
   check_group(src.ir(), what, loc);
-  if (indices) check_indices(indices, dim, src.shape(), dst.dtype(), what, loc);
   const int rank = dst.ir()->rank();
   if (offsets.empty()) offsets.assign(rank, Dim(0));
   check_offsets(offsets.size(), rank, what, loc);
@@ -195,6 +191,15 @@ void Instructions::store_shared_of(const SharedTensor& dst, const ir::Expr& bloc
       throw Error(loc, fmt::format("{}: the tile [{}] at offset {} of dim {} exceeds the shared tensor's shape [{}]",
                                    what, fmt::join(src.shape(), ", "), off, d, fmt::join(dst.shape(), ", ")));
   }
+}
+
+void Instructions::store_shared_of(const SharedTensor& dst, const ir::Expr& block_rank, const RegisterTensor& src,
+                                   std::vector<Dim> offsets, SourceLoc loc, const ir::RegisterTensor& indices,
+                                   int dim) {
+  const std::string_view what = indices ? "store_shared_scatter" : "store_shared";
+  Builder& b = Builder::current(loc);
+  if (indices) check_indices(indices, dim, src.shape(), dst.dtype(), what, loc);
+  detail::check_shared_store(dst, src, offsets, what, loc, dim);
   b.emit(ir::make<ir::StoreSharedNode>(loc, dst.ir(), src.ir(), exprs_of(offsets), block_rank, ir::MatrixAccess{}, 0,
                                        indices, dim));
 }

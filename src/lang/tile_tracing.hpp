@@ -32,6 +32,12 @@ void check_lane_quadrants(Builder& b, const ir::TMemoryTensor& t, std::string_vi
 // Register tiles belong to the thread group they were created in.
 void check_group(const ir::RegisterTensor& t, std::string_view what, const SourceLoc& loc);
 
+// A store of `src` into the shared tile `dst` at `offsets` (all zero when empty, filled in here),
+// `what` in messages: the group, types, ranks and, except along a scatter's `dim`, the bounds
+// (memory.cpp).
+void check_shared_store(const SharedTensor& dst, const RegisterTensor& src, std::vector<Dim>& offsets,
+                        std::string_view what, const SourceLoc& loc, int dim = -1);
+
 // A shared operand of a tensor-core instruction `what` (wgmma.mma, tcgen05.mma, tcgen05.copy):
 // K-major (`k_dim` is the dimension along k; the other runs over the rows), and swizzled, if the
 // user chose a swizzle, by the one its rows are read with.

@@ -207,6 +207,14 @@ class Selector : public ir::Mutator {
     return selected;
   }
 
+  ir::Stmt visit(const ir::StoreSharedAsyncNode& n, const ir::Stmt& self) override {
+    const int vector = shared_vector(n.dst, n.src, n.offsets, divisibility_);
+    if (vector == n.vector) return self;
+    auto selected = ir::copy_of(n);
+    selected->vector = vector;
+    return selected;
+  }
+
   ir::Stmt visit(const ir::CopyAsyncNode& n, const ir::Stmt& self) override {
     const int threads = position().group().count;
     Layout split = copy_split(n.dst, threads);

@@ -46,7 +46,8 @@ Cta::Cta(Scheduler& s, const ir::KernelNode& k, const Launch& l, std::array<int,
       tma(*this),
       tensor_memory(*this),
       clc(*this),
-      agents{&async_copies, &wgmma, &tma, &tensor_memory, &clc} {
+      async_stores(*this),
+      agents{&async_copies, &wgmma, &tma, &tensor_memory, &clc, &async_stores} {
   for (size_t i = 0; i < k.params.size(); ++i) params[k.params[i].get()] = l.args[i];
   const auto parameter = [&](const ir::ExprNode& e) {
     const auto it = params.find(static_cast<const ir::VarNode*>(&e));

@@ -1,7 +1,8 @@
 // Simulator semantics of clusters: the cluster barrier of cluster.sync(), which every thread of
-// every block of the cluster reaches once per phase, and the blocks that multicasts and pair
-// operations reach.
+// every block of the cluster reaches once per phase, the blocks that multicasts and pair
+// operations reach, and st.async into their shared memory.
 #include "machine.hpp"
+#include "memory_access.hpp"
 
 namespace tessel::sim {
 
@@ -74,6 +75,39 @@ Cta& remote_shared_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, 
                        "access after that block started; another block's shared memory may be used once that "
                        "block runs, which a cluster.sync() before the first such access guarantees",
                        operation, w.thread(lane), w.cta.block_name(), reaches, owner.block_name(), owner.cluster_rank));
+}
+
+// Each run of n.vector slots of a thread holding the first replica of its elements is one st.async,
+// captured now and landing in the receiver when it completes (AsyncStoreUnit).
+void exec_StoreSharedAsync(Warp& w, const ir::StoreSharedAsyncNode& n, Mask mask) {
+  constexpr std::string_view operation = "store_shared_async";
+  const auto offsets = eval_all(w, n.offsets, mask);
+  const Lanes view = n.dst->offset ? w.eval(n.dst->offset, mask) : Lanes{};
+  const SharedOwners owners(w, n.rank, mask, n.loc, operation, true);
+  const auto& src = w.tile(n.src.get());
+  const int local = n.src->layout.local_size(), bytes = dtype_bytes(n.dst->dtype);
+  const ir::SharedTensorNode& barriers = *n.barrier.array->allocation();
+  uint8_t run[16];
+  int64_t start = 0;
+  for_each_element(w, n.src.get(), mask, [&](int lane, int t, int l, const int* c) {
+    if (!first_replica(n.src->layout, t)) return;
+    const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c, n.loc);
+    const int slot = l % n.vector;
+    if (slot == 0) start = a.byte;
+    TESSEL_CHECK(a.byte == start + int64_t(slot) * bytes && start % (int64_t(n.vector) * bytes) == 0,
+                 "store_shared_async at {}: a run of {} elements that is not contiguous and aligned", n.loc.str(),
+                 n.vector);
+    store_value(n.dst->dtype, run + slot * bytes, src[size_t(lane) * local + l]);
+    if (slot + 1 < n.vector) return;
+    Cta& target = owners(lane);
+    const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, operation);
+    target.mbarriers.at(barrier, barriers, int((barrier - w.cta.shared_offsets.at(&barriers)) / 8),
+                        fmt::format("{} to block {}", operation, target.block_name()),
+                        {&n.loc, w.thread(lane), w.cta.block_name()});
+    w.cta.async_stores.issue(w.thread(lane), target, start, run, n.vector * bytes, barrier, w.clock, n.loc);
+  });
+  w.tick();
+  w.cta.scheduler.issued(w.cta.async_stores);
 }
 
 Cta& pair_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::string_view operation) {

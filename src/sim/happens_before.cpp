@@ -27,7 +27,13 @@ void Shadow::resize(size_t bytes) {
   atomic[0].clear();
   atomic[1].clear();
   non_coherent_read.clear();
+  atomic_write.clear();
   tma_write.clear();
+}
+
+void Shadow::size_atomics() {
+  if (!atomic[0].empty()) return;
+  for (auto* slots : {&atomic[0], &atomic[1], &atomic_write}) slots->assign(write.size(), Access{});
 }
 
 uint32_t HappensBefore::add_actor(ActorKind kind, std::string name, uint32_t owner) {
@@ -72,9 +78,11 @@ void HappensBefore::atomic_access(Shadow& shadow, int64_t begin, int n, const Ve
                                   const uint8_t* current) const {
   if (!enabled_) return;
   const auto unordered = [&](const Access& a) { return HappensBefore::unordered(a, at, clock); };
-  if (shadow.atomic[0].empty())
-    for (auto& slots : shadow.atomic) slots.assign(shadow.write.size(), Access{});
-  if (at.atomic_write) check_not_read_only(shadow, begin, n, at, memory);
+  shadow.size_atomics();
+  if (at.atomic_write) {
+    check_not_read_only(shadow, begin, n, at, memory);
+    std::fill_n(shadow.atomic_write.begin() + begin, n, at);
+  }
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     const Access& last_write = shadow.write[size_t(byte)];
     const Access& replica = shadow.replica[size_t(byte)];
@@ -417,14 +425,14 @@ void HappensBefore::report_read_only(const Access& write, const Access& read, bo
                                      const std::string& memory) const {
   const std::string why =
       "ld.global.nc reads through the non-coherent cache, which may keep the old bytes, so nothing may write a "
-      "read-only view's bytes while the kernel runs; read them through a view without read_only()";
+      "read-only view's bytes while the kernel runs; drop read_only() from the views of bytes the kernel writes";
   if (read_first)
-    throw Error(*sites_[write.site].loc,
-                fmt::format("{} writes {}, which {} read through a read-only view in this launch: {}", describe(write),
-                            memory, describe(read), why));
-  throw Error(*sites_[read.site].loc, fmt::format("{} reads {} through a read-only view, but {} wrote it in this "
-                                                  "launch: {}",
-                                                  describe(read), memory, describe(write), why));
+    throw Error(*sites_[write.site].loc, fmt::format("read-only bytes written, {}: {} writes them, and {} read them "
+                                                     "through a read-only view in this launch: {}",
+                                                     memory, describe(write), describe(read), why));
+  throw Error(*sites_[read.site].loc, fmt::format("read-only bytes written, {}: {} reads them through a read-only "
+                                                  "view, and {} wrote them in this launch: {}",
+                                                  memory, describe(read), describe(write), why));
 }
 
 void HappensBefore::check_not_read_only(const Shadow& shadow, int64_t begin, int n, const Access& at,
@@ -436,8 +444,9 @@ void HappensBefore::check_not_read_only(const Shadow& shadow, int64_t begin, int
 }
 
 void HappensBefore::non_coherent_read(Shadow& shadow, uint64_t first, int64_t begin, int n, Access at,
-                                      const std::function<std::string(int64_t)>& memory) const {
+                                      const std::function<std::string(int64_t)>& memory) {
   if (!enabled_) return;
+  non_coherent_reads_ = true;
   if (shadow.non_coherent_read.empty()) {
     // The allocation's first such read: the TMA stores so far become the shadow's, and the later
     // ones reach it as they are issued.
@@ -450,15 +459,12 @@ void HappensBefore::non_coherent_read(Shadow& shadow, uint64_t first, int64_t be
           shadow.tma_write[a - first] = Access{.epoch = u.epoch, .site = u.site};
   }
   for (int64_t byte = begin; byte < begin + n; ++byte) {
-    std::vector<const Access*> writes = {&shadow.write[size_t(byte)], &shadow.replica[size_t(byte)]};
-    if (!shadow.tma_write.empty()) writes.push_back(&shadow.tma_write[size_t(byte)]);
-    if (!shadow.atomic[0].empty())
-      for (const auto& atomics : shadow.atomic)
-        if (atomics[size_t(byte)].atomic_write) writes.push_back(&atomics[size_t(byte)]);
-    for (const Access* write : writes)
+    const size_t b = size_t(byte);
+    for (const Access* write : {&shadow.write[b], &shadow.replica[b], &shadow.tma_write[b]})
       if (written_in_launch(*write)) report_read_only(*write, at, false, memory(byte));
-    Access& first = shadow.non_coherent_read[size_t(byte)];
-    if (first.epoch.clock == 0) first = at;
+    if (!shadow.atomic_write.empty() && written_in_launch(shadow.atomic_write[b]))
+      report_read_only(shadow.atomic_write[b], at, false, memory(byte));
+    if (shadow.non_coherent_read[b].epoch.clock == 0) shadow.non_coherent_read[b] = at;
   }
 }
 
@@ -517,8 +523,7 @@ void HappensBefore::seed_prior_grids(Shadow& shadow, uint64_t first) {
     Access access{.epoch = {prior_grids_, 1}, .site = site_id};
     std::vector<Access>* slots = run.write ? &shadow.write : &shadow.read[0];
     if (run.atomic) {
-      if (shadow.atomic[0].empty())
-        for (auto& atomics : shadow.atomic) atomics.assign(shadow.write.size(), Access{});
+      shadow.size_atomics();
       access.atomic = run.atomic;
       access.atomic_write = run.write;
       slots = &shadow.atomic[0];
@@ -546,11 +551,12 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
     return fmt::format("global memory, byte {} of a {}-byte allocation", byte, bytes);
   };
   // A TMA store into an allocation that a read-only view's load read: non_coherent_read found the
-  // stores before it in untracked_.
-  if (write && allocation_containing(address, &first, &bytes))
+  // stores before it in untracked_. Bytes past the allocation are the store's landing to report.
+  if (write && non_coherent_reads_ && allocation_containing(address, &first, &bytes))
     if (const auto it = globals_.find(first); it != globals_.end() && !it->second.non_coherent_read.empty()) {
-      check_not_read_only(it->second, int64_t(address - first), int(n), at, memory);
-      std::fill_n(it->second.tma_write.begin() + int64_t(address - first), n, at);
+      const int64_t begin = int64_t(address - first), end = std::min(begin + n, int64_t(bytes));
+      check_not_read_only(it->second, begin, int(end - begin), at, memory);
+      std::fill(it->second.tma_write.begin() + begin, it->second.tma_write.begin() + end, at);
     }
   if (!prior_ || clock[prior_grids_] >= 1) return;
   Shadow& shadow = global_shadow(address, &first, &bytes);

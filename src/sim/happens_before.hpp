@@ -83,12 +83,15 @@ struct SyncLocation {
 // instruction in another warp writing the same value, as the warps holding replicas of a register
 // tile do), up to two reads that no later read is ordered after, and as many atomics since the
 // last write (sized on the first atomic access, so memory no atomic touches costs nothing more).
-// For global memory also the first read through a read-only view (ld.global.nc) and, once there is
-// one, the TMA stores (sized then): nothing may write what such a read reads while the kernel runs.
+// For global memory also what a read through a read-only view (ld.global.nc) checks, since nothing
+// may write what it reads while the kernel runs: the first such read, the last atomic that wrote
+// (sized with the atomics, which reads displace from their slots) and, once there is such a read,
+// the TMA stores (sized then).
 struct Shadow {
   std::vector<Access> write, replica, read[2], atomic[2];
-  std::vector<Access> non_coherent_read, tma_write;
+  std::vector<Access> non_coherent_read, atomic_write, tma_write;
   void resize(size_t bytes);
+  void size_atomics();  // on the first atomic access
 };
 
 class HappensBefore {
@@ -172,7 +175,7 @@ class HappensBefore {
   // them, in whatever order; a write after it throws in access(), atomic_access() or
   // untracked_global_access().
   void non_coherent_read(Shadow& shadow, uint64_t first, int64_t begin, int n, Access at,
-                         const std::function<std::string(int64_t)>& memory) const;
+                         const std::function<std::string(int64_t)>& memory);
 
   // An asynchronous read, which leaves no trace: the bytes were written before it, and what the
   // generic proxy wrote was fenced by its writer before it.
@@ -304,6 +307,7 @@ class HappensBefore {
     Epoch epoch;
   };
   std::vector<UntrackedAccess> untracked_;
+  bool non_coherent_reads_ = false;     // whether a read through a read-only view happened
   std::map<uint64_t, Shadow> globals_;  // by first byte of the allocation
   uint64_t last_global_first_ = 0;      // the allocation of the last global access
   Shadow* last_global_ = nullptr;

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "async_copy_unit.hpp"
+#include "async_store_unit.hpp"
 #include "clc_unit.hpp"
 #include "happens_before.hpp"
 #include "mbarriers.hpp"
@@ -184,9 +185,6 @@ class Cta {
   // written.
   void store_shared(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int n, const SourceLoc& loc,
                     std::string_view operation, const ir::SharedTensorNode* tile = nullptr);
-  // The same for a read through a read-only view (ld.global.nc), which also checks that nothing of
-  // the launch writes those bytes (HappensBefore::non_coherent_read).
-  void read_global_non_coherent(Warp& w, uint64_t p, size_t bytes, const SourceLoc& loc, std::string_view operation);
   // The same for a packed element of type `t` stored alone from bit `shift` of `byte`, which the
   // generated code writes with atomics (HappensBefore::packed_store).
   void store_shared_packed_alone(Warp& w, int thread, int64_t byte, const uint8_t* incoming, int shift, DType t,
@@ -220,6 +218,7 @@ class Cta {
   TmaUnit tma;
   TensorMemory tensor_memory;
   ClcUnit clc;
+  AsyncStoreUnit async_stores;  // st.async of this block's threads, to any block of the cluster
   // The try_cancel response read that found no cluster cancelled, if any: a try_cancel after it
   // is undefined behavior (PTX ISA 9.7.13.17).
   const SourceLoc* clc_failure_observed_at = nullptr;
@@ -333,6 +332,9 @@ bool allocation_containing(uint64_t p, uint64_t* first, size_t* bytes);
 // Race detection on global memory: an access of `bytes` bytes at `p` by `w`.
 void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLoc& loc, std::string_view operation,
                    const uint8_t* incoming = nullptr);
+// The same for a read through a read-only view (ld.global.nc), which also checks that nothing of
+// the launch writes those bytes (HappensBefore::non_coherent_read).
+void read_global_non_coherent(Warp& w, uint64_t p, size_t bytes, const SourceLoc& loc, std::string_view operation);
 // The same for a read through a read-only view (ld.global.nc), which also checks that nothing of
 // the launch writes those bytes (HappensBefore::non_coherent_read).
 void read_global_non_coherent(Warp& w, uint64_t p, size_t bytes, const SourceLoc& loc, std::string_view operation);

@@ -22,6 +22,7 @@ class Writers : public ir::Visitor {
 
  protected:
   void visit(const ir::StoreSharedNode& n) override { add(n.rank ? other_blocks : generic, n.dst, n); }
+  void visit(const ir::StoreSharedAsyncNode& n) override { add(other_blocks, n.dst, n); }
   void visit(const ir::CopyAsyncNode& n) override { add(generic, n.dst, n); }
   void visit(const ir::TmaLoadNode& n) override { add(tma, n.dst, n); }
 

@@ -1,6 +1,7 @@
 // Clusters on the GPU (sm_90a): the cluster's values, cluster.sync(), arrivals on another block's
-// mbarrier, TMA multicast and distributed shared memory, against the host references. Skipped,
-// visibly, without a GPU.
+// mbarrier, TMA multicast, distributed shared memory and st.async, against the host references.
+// Skipped, visibly, without a GPU.
+#include "../async_store_kernels.hpp"
 #include "../cluster_kernels.hpp"
 #include "gpu_test.hpp"
 
@@ -24,6 +25,14 @@ TEST_F(ClusterOnGpu, MulticastLoadsLandInEveryBlockOfTheCluster) {
 TEST_F(ClusterOnGpu, BulkCopiesPassSlicesAroundTheCluster) {
   check_bulk_copies<2>(Device::gpu(), 64 * 264, {});
   check_bulk_copies<4>(Device::gpu(), 64 * 1024, {});
+}
+
+TEST_F(ClusterOnGpu, AsyncStoresPassTilesAroundTheCluster) {
+  check_async_stores<float, 2>(Device::gpu(), 132 * 512, {});
+  check_async_stores<f16, 4>(Device::gpu(), 264 * 512, {});
+  check_async_stores<int8_t, 2>(Device::gpu(), 66 * 512, {});
+  check_async_column_sums<2>(Device::gpu(), 132 * 1024, {});
+  check_async_column_sums<4>(Device::gpu(), 264 * 1024, {});
 }
 
 TEST_F(ClusterOnGpu, BlocksLoadAndStoreTheirPeersSharedTiles) {

@@ -272,6 +272,13 @@ class Instructions {
                              const Layout& layout = {}, loc_t loc = loc_t::current());
   void store_shared(const RemoteSharedTensor& dst, const RegisterTensor& src, std::vector<Dim> offsets = {},
                     loc_t loc = loc_t::current());
+  // st.async (sm_90a, clusters): starts writing `src` at `offsets` of `dst` (`tile.remote(rank)`,
+  // another block's tile, or this block's by its own rank), completing the bytes on that block's
+  // barrier at `barrier`'s offset. The receiver announces them (mbarrier.arrive_and_expect_tx or
+  // expect_tx, the tile's bytes however many threads hold each element) and reads the tile after
+  // waiting on that phase; until then the writes may land at any time.
+  void store_shared_async(const RemoteSharedTensor& dst, const RegisterTensor& src, const Mbarrier& barrier,
+                          std::vector<Dim> offsets = {}, loc_t loc = loc_t::current());
 
   // ---- asynchronous copies (cp.async, sm_80+) ----
   // Starts copying the tile of dst's shape at `offsets` of `src` into `dst`; elements outside the

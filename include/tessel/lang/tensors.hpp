@@ -44,7 +44,8 @@ struct ViewIndex {
 // hints"): evict_first for data used once (the weights a decode GEMM streams), evict_last for data
 // read again soon. A hint: every value read and written is the same under each.
 enum class CacheHint { normal, evict_first, evict_last };
-// Whether L1 keeps the lines a view's loads and stores bring in (docs/language.md, "Cache hints"):
+// Whether L1 keeps the lines a view's loads and stores bring in (docs/language.md, "L1 hints and
+// read-only views"):
 // no_allocate for data no other access of the block reads again, evict_first and evict_last as for
 // L2. A hint, like CacheHint.
 enum class L1Hint { normal, no_allocate, evict_first, evict_last };

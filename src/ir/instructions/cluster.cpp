@@ -45,8 +45,34 @@ void check_cluster_mask(const KernelNode& k, const Expr& mask, std::string_view 
 
 void verify_ClusterSync(Verification&, const ClusterSyncNode&) {}
 
+// st.async writes 4, 8 or 16 bytes (a .b32 word, or .v2 or .v4 of them) and counts each on the
+// receiver's barrier: a thread's runs of the tile must fill whole words.
+void verify_StoreSharedAsync(Verification& v, const StoreSharedAsyncNode& n) {
+  constexpr std::string_view what = "store_shared_async";
+  TESSEL_CHECK(int(n.offsets.size()) == n.dst->rank(), "{} with {} offsets at {}", what, n.offsets.size(), n.loc.str());
+  check_remote_shared(v.kernel, n.rank, n.dst->dtype, what, n);
+  check_barrier(n.barrier, n);
+  const int bytes = n.vector * dtype_bytes(n.dst->dtype);
+  if (n.vector > 0 && bytes < 4)
+    throw Error(n.loc, fmt::format("{}: st.async writes 4, 8 or 16 bytes at a time, and each thread holds runs of {} "
+                                   "byte{} of this [{}] tile of {} that are contiguous and aligned in the destination; "
+                                   "give the values a layout whose threads hold 4 contiguous bytes or more along the "
+                                   "last dimension, at offsets and in rows aligned to them",
+                                   what, bytes, bytes == 1 ? "" : "s", fmt::join(n.src->shape(), ", "),
+                                   dtype_name(n.dst->dtype)));
+  v.use(n.src, n);
+}
+
 // ---- effects ----
 
 Effects effects_of(const ClusterSyncNode&) { return {}; }
+
+Effects effects_of(const StoreSharedAsyncNode& n) {
+  Effects e;
+  int64_t elements = 1;
+  for (const int extent : n.src->shape()) elements *= extent;
+  e.completed_bytes.push_back({&n.barrier, elements * dtype_bytes(n.dst->dtype), true});
+  return e;
+}
 
 }  // namespace tessel::ir

@@ -40,9 +40,10 @@ void verify_index(Verification& v, const RegisterTensor& index, int dim, const R
 
 void check_writable(const GlobalTensor& g, std::string_view what, const StmtNode& n) {
   if (g && g->read_only)
-    throw Error(n.loc, fmt::format("{} writes a read-only view (made read_only() at {}): its loads read through the "
+    throw Error(n.loc, fmt::format("{}: the view is read-only (made read_only() at {}): its loads read through the "
                                    "non-coherent cache (ld.global.nc), which may keep the old bytes, so nothing may "
-                                   "write them while the kernel runs; write through the view without read_only()",
+                                   "write them while the kernel runs; drop read_only() from the views of bytes the "
+                                   "kernel writes",
                                    what, g->read_only->str()));
 }
 

@@ -12,4 +12,31 @@ struct ClusterSyncNode : StmtNode {
   static constexpr auto operands() { return std::tuple<>{}; }
 };
 
+// st.async.shared::cluster.mbarrier::complete_tx::bytes: the elements of `src` (each thread its own,
+// the first replica of each) go to `offsets` of the tile `dst` in the shared memory of the cluster's
+// block of rank `rank`, and complete their bytes on that block's barrier at `barrier`'s offset
+// (complete-tx). They land any time until that barrier's phase completes. `vector` elements make
+// one access of 4, 8 or 16 bytes (select_instructions); 0 until selected.
+struct StoreSharedAsyncNode : StmtNode {
+  StoreSharedAsyncNode(SourceLoc l, SharedTensor dst, RegisterTensor src, std::vector<Expr> offsets, Expr rank,
+                       MbarrierRef barrier, int vector = 0)
+      : StmtNode(NodeKind::StoreSharedAsync, std::move(l)),
+        dst(std::move(dst)),
+        src(std::move(src)),
+        offsets(std::move(offsets)),
+        rank(std::move(rank)),
+        barrier(std::move(barrier)),
+        vector(vector) {}
+  SharedTensor dst;  // the tile at the same offset in the block of `rank`
+  RegisterTensor src;
+  std::vector<Expr> offsets;
+  Expr rank;
+  MbarrierRef barrier;  // the barrier at the same offset in the block of `rank`
+  int vector;
+  static constexpr auto operands() {
+    return std::tuple{&StoreSharedAsyncNode::dst, &StoreSharedAsyncNode::src, &StoreSharedAsyncNode::offsets,
+                      &StoreSharedAsyncNode::rank, &StoreSharedAsyncNode::barrier};
+  }
+};
+
 }  // namespace tessel::ir

@@ -1,0 +1,122 @@
+// Kernels that pass tiles between the blocks of a cluster with st.async (store_shared_async), with
+// host expectations. Run on the simulator (tests/async_stores_test.cpp) and on the GPU
+// (tests/gpu/cluster_gpu_test.cpp).
+#pragma once
+
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "simulate.hpp"
+
+namespace tessel::testing {
+
+// Each block of a cluster of `Blocks` stores its [8, 64] tile of `x` into the tile `theirs` of the
+// next block of the cluster (rank r to rank r + 1, the last to rank 0) by st.async, and writes what
+// it received to `out`. The misuse each flag adds or leaves out: with `ReadEarly`, the receiver
+// reads its tile before waiting (after a cluster.sync(), which orders nothing about the stores'
+// landing); with `Announced` below the tile's bytes, the receiver announces fewer bytes than
+// arrive.
+template <class T, int Blocks, bool ReadEarly = false, int Announced = 8 * 64 * int(sizeof(T))>
+struct PassesTilesByAsyncStores : Script {
+  static inline int store_line = 0, read_line = 0;
+  void operator()(Int32 n, Ptr<T> x, Ptr<T> out) {
+    attrs.blocks = cdiv(n, 8 * 64);
+    attrs.cluster = {Blocks};
+    attrs.warps = 2;
+    auto theirs = shared_tensor<T>({8, 64});
+    auto bars = mbarrier.alloc({1});
+    cluster.sync();  // every block's barrier is initialized before another block's stores reach it
+    single_thread([&] { mbarrier.arrive_and_expect_tx(bars[0], Announced); });
+    auto tile = load_global(global_view(x, {n / 64, 64}), {blockIdx.x * 8, 0}, {8, 64});
+    store_line = __LINE__ + 1;
+    store_shared_async(theirs.remote((cluster.blockRank + 1) % Blocks), tile, bars[0]);
+    if constexpr (ReadEarly) {
+      cluster.sync();  // every store is issued, none is waited for
+      read_line = __LINE__ + 1;
+      store_global(global_view(out, {n / 64, 64}), load_shared(theirs), {blockIdx.x * 8, 0});
+    }
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase, WaitSemantics::acquire, WaitScope::cluster);
+    store_global(global_view(out, {n / 64, 64}), load_shared(theirs), {blockIdx.x * 8, 0});
+    cluster.sync();
+  }
+};
+
+// Each block sums the columns of its [16, 64] tile of `x` (a [1, 64] tile that several threads
+// hold each element of) and stores the sums into the next block's tile by st.async: each element's
+// first replica stores it, so the receiver announces 64 elements' bytes.
+template <int Blocks> struct PassesColumnSumsByAsyncStores : Script {
+  void operator()(Int32 n, Ptr<float> x, Ptr<float> out) {
+    attrs.blocks = cdiv(n, 16 * 64);
+    attrs.cluster = {Blocks};
+    attrs.warps = 4;
+    auto theirs = shared_tensor<float>({1, 64});
+    auto bars = mbarrier.alloc({1});
+    cluster.sync();
+    single_thread([&] { mbarrier.arrive_and_expect_tx(bars[0], 64 * int(sizeof(float))); });
+    auto sums = sum(load_global(global_view(x, {n / 64, 64}), {blockIdx.x * 16, 0}, {16, 64}), 0);
+    store_shared_async(theirs.remote((cluster.blockRank + 1) % Blocks), sums, bars[0]);
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase, WaitSemantics::acquire, WaitScope::cluster);
+    store_global(global_view(out, {cdiv(n, 16 * 64), 64}), load_shared(theirs), {blockIdx.x, 0});
+    cluster.sync();
+  }
+};
+
+// A [64] tile of f16 over 64 threads: each thread holds one 2-byte element, which st.async cannot
+// write alone.
+struct AsyncStoreOfTwoByteRuns : Script {
+  void operator()(Ptr<f16> x) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 2;
+    auto theirs = shared_tensor<f16>({64});
+    auto bars = mbarrier.alloc({1});
+    cluster.sync();
+    auto tile = load_global(global_view(x, {64}), {0}, {64});
+    store_shared_async(theirs.remote(1 - cluster.blockRank), tile, bars[0]);
+    cluster.sync();
+  }
+};
+
+template <class T> std::vector<T> async_store_inputs(size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-8, 8);
+  std::vector<T> v(count);
+  for (T& e : v) e = T(dist(rng));
+  return v;
+}
+
+// Runs PassesTilesByAsyncStores<T, Blocks> over n elements: block b's output is the tile of the
+// block before it in its cluster.
+template <class T, int Blocks> void check_async_stores(const Device& dev, int n, const sim::Options& options) {
+  const std::vector<T> x = async_store_inputs<T>(size_t(n), uint32_t(n + Blocks));
+  Buffer<T> dx(dev, x), out(dev, std::vector<T>(size_t(n), T(77.0f)));
+  Kernel<PassesTilesByAsyncStores<T, Blocks>>(dev, KernelOptions{.sim = options})(n, dx, out);
+  const auto got = out.download();
+  constexpr int tile = 8 * 64;
+  for (int b = 0; b < n / tile; ++b) {
+    const int rank = b % Blocks, sender = b - rank + (rank + Blocks - 1) % Blocks;
+    for (int i = 0; i < tile; ++i)
+      ASSERT_EQ(float(got[size_t(b * tile + i)]), float(x[size_t(sender * tile + i)])) << b << ", " << i;
+  }
+}
+
+template <int Blocks> void check_async_column_sums(const Device& dev, int n, const sim::Options& options) {
+  std::mt19937 gen{uint32_t(n)};
+  std::vector<float> x(static_cast<size_t>(n));
+  for (float& v : x) v = float(int(gen() % 2001) - 1000) / 64.0f;  // sums exact in f32 in any order
+  const int blocks = n / (16 * 64);
+  Buffer<float> dx(dev, x), out(dev, std::vector<float>(size_t(blocks) * 64, 77.0f));
+  Kernel<PassesColumnSumsByAsyncStores<Blocks>>(dev, KernelOptions{.sim = options})(n, dx, out);
+  const auto got = out.download();
+  for (int b = 0; b < blocks; ++b) {
+    const int rank = b % Blocks, sender = b - rank + (rank + Blocks - 1) % Blocks;
+    for (int c = 0; c < 64; ++c) {
+      float want = 0;
+      for (int r = 0; r < 16; ++r) want += x[size_t((sender * 16 + r) * 64 + c)];
+      ASSERT_EQ(got[size_t(b * 64 + c)], want) << b << ", " << c;
+    }
+  }
+}
+
+}  // namespace tessel::testing
