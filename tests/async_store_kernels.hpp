@@ -78,6 +78,18 @@ struct AsyncStoreOfTwoByteRuns : Script {
   }
 };
 
+// st.async in a kernel without clusters.
+struct AsyncStoreWithoutClusters : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto theirs = shared_tensor<float>({64});
+    auto bars = mbarrier.alloc({1});
+    auto tile = load_global(global_view(x, {64}), {0}, {64});
+    store_shared_async(theirs.remote(0), tile, bars[0]);
+  }
+};
+
 template <class T> std::vector<T> async_store_inputs(size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-8, 8);

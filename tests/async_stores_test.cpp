@@ -1,7 +1,7 @@
 // st.async between the blocks of a cluster (store_shared_async): tiles arrive whole under every
 // completion order, each element's first replica stores it once, the generated code is what PTX
-// asks for, and misuse (a read before the wait, too few announced bytes, a block that ends with
-// stores in flight, runs narrower than a word) is reported at the user's line.
+// asks for, and misuse (a read before the wait, too few announced bytes, runs narrower than a word,
+// a kernel without clusters) is reported at the user's line.
 #include <set>
 
 #include "async_store_kernels.hpp"
@@ -29,14 +29,14 @@ TEST(AsyncStores, TheGeneratedCodeMapsBothAddressesAndStoresWholeWords) {
   const std::string src = k.cuda_source(1024, (f16*)nullptr, (f16*)nullptr);
   EXPECT_TRUE(file_check(src, R"(
     CHECK: // store_shared_async
-    CHECK: uint32_t w[4];
+    CHECK: uint32_t tessel_words[4];
     CHECK: mapa.shared::cluster.u32 tessel_dst_%=, %0, %6; mapa.shared::cluster.u32 tessel_bar_%=, %5, %6; st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [tessel_dst_%=], {%1, %2, %3, %4}, [tessel_bar_%=];
   )")) << src;
   Kernel<PassesColumnSumsByAsyncStores<2>> sums(Device::simulator(), KernelOptions{"sm_90a"});
   const std::string sums_src = sums.cuda_source(2048, (float*)nullptr, (float*)nullptr);
   EXPECT_TRUE(file_check(sums_src, R"(
     CHECK: // store_shared_async
-    CHECK: if (
+    CHECK: if (t / 
     CHECK: st.async.shared::cluster.mbarrier::complete_tx::bytes
   )")) << sums_src;
   using Tiles = PassesTilesByAsyncStores<f16, 2>;
@@ -100,6 +100,15 @@ TEST(AsyncStores, RunsNarrowerThanAWordAreRefusedAtTheUsersLine) {
                 "bytes of this [64] tile of f16 that are contiguous and aligned in the destination; give the values a "
                 "layout whose threads hold 4 contiguous bytes or more along the last dimension, at offsets and in "
                 "rows aligned to them");
+}
+
+TEST(AsyncStores, AKernelWithoutClustersIsRefusedAtTheUsersLine) {
+  Buffer<float> x(Device::simulator(), async_store_inputs<float>(64, 8));
+  EXPECT_EQ(error_of_call([&] { Kernel<AsyncStoreWithoutClusters>(Device::simulator())(x); }),
+            source_at("tests/async_store_kernels.hpp", "store_shared_async(theirs.remote(0), tile, bars[0]);") +
+                ": store_shared_async: tile.remote(rank) reaches the shared memory of another block of the cluster, "
+                "and kernel AsyncStoreWithoutClusters has no clusters; give it some with attrs.cluster (sm_90a or "
+                "newer)");
 }
 
 }  // namespace

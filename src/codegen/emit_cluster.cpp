@@ -25,18 +25,20 @@ void emit_StoreSharedAsync(Emitter& e, const ir::StoreSharedAsyncNode& n) {
   TESSEL_CHECK(n.vector >= 1 && bytes % 4 == 0 && bytes <= 16, "store_shared_async at {} in runs of {} bytes",
                n.loc.str(), bytes);
   e.open("");
-  e.line(fmt::format("const int t = {};", e.thread_in_group()));
+  e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
+  e.line(fmt::format("const uint32_t tessel_barrier = {};", barrier_address(e, n.barrier)));
+  e.line(fmt::format("const uint32_t tessel_rank = uint32_t({});", e.expr(n.rank)));
   const std::vector<std::string> first = first_replica_conditions(n.src->layout, "t");
   if (!first.empty()) e.open(fmt::format("if ({})", fmt::join(first, " && ")));
-  const std::string bar = barrier_address(e, n.barrier), rank = fmt::format("uint32_t({})", e.expr(n.rank));
   open_run_loop(e, n.src, n.offsets, "lv", n.vector);
-  e.line(fmt::format("uint32_t w[{}];", words));
-  e.line(fmt::format("memcpy(w, &{}[lv], {});", e.tile(n.src), bytes));
+  e.line(fmt::format("uint32_t tessel_words[{}];", words));
+  e.line(fmt::format("memcpy(tessel_words, &{}[lv], {});", e.tile(n.src), bytes));
   const std::string dst =
       fmt::format("uint32_t(__cvta_generic_to_shared(&{}))", shared_element(e, n.dst, shared_index(n.dst)));
   std::vector<std::string> registers;
-  for (int i = 0; i < words; ++i) registers.push_back(fmt::format("w[{}]", i));
-  e.line(ptx_asm(words == 1 ? Ptx::StAsync : Ptx::StAsyncVector, e.arch, {{dst}, registers, {bar}, {rank}}));
+  for (int i = 0; i < words; ++i) registers.push_back(fmt::format("tessel_words[{}]", i));
+  e.line(ptx_asm(words == 1 ? Ptx::StAsync : Ptx::StAsyncVector, e.arch,
+                 {{dst}, registers, {"tessel_barrier"}, {"tessel_rank"}}));
   e.close();
   if (!first.empty()) e.close();
   e.close();

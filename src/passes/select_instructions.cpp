@@ -117,10 +117,10 @@ bool shared_rows_aligned(const ir::SharedTensor& s, int v, const ir::Divisibilit
 // never splits such a vector.
 int shared_vector(const ir::SharedTensor& s, const ir::RegisterTensor& tile, const std::vector<ir::Expr>& offsets,
                   const ir::Divisibility& divisibility) {
-  int64_t last_offset = 0;
-  if (s->strides.back() != 1 || !ir::as_const_int(offsets.back(), &last_offset)) return 1;
+  if (s->strides.back() != 1) return 1;
   return vector_width(s->dtype, [&](int v) {
-    return tile->layout.contiguous_run() % v == 0 && last_offset % v == 0 && shared_rows_aligned(s, v, divisibility);
+    return tile->layout.contiguous_run() % v == 0 && divisibility.divides(v, offsets.back()) &&
+           shared_rows_aligned(s, v, divisibility);
   });
 }
 

@@ -40,8 +40,9 @@ void AsyncStoreUnit::land(const Store& s) {
   if (receiver.ended())
     throw Error(*s.write.issued_at,
                 fmt::format("store_shared_async: block {} ended while this store (thread {} of block {}) to it was in "
-                            "flight; a block's shared memory goes to the next block when it ends: end the cluster's "
-                            "blocks with cluster.sync() after the receiver's wait",
+                            "flight; a block's shared memory goes to the next block when it ends: the receiving block "
+                            "waits on the barrier phase the stores complete (mbarrier.wait with WaitScope::cluster) "
+                            "before it ends",
                             receiver.block_name(), s.write.thread, cta_.block_name()));
   receiver.complete_in_flight_write(s.write, s.data.data(),
                                     receiver.mbarriers.landing(s.barrier_byte, &receiver != &cta_));

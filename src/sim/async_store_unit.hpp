@@ -28,7 +28,8 @@ class AsyncStoreUnit final : public AsyncAgent {
   std::string_view engine() const override { return "the st.async stores"; }
   std::string_view operation() const override { return "store_shared_async"; }
   std::string_view wait_advice() const override {
-    return "wait on the mbarrier phase the stores complete (mbarrier.wait) before accessing their tile";
+    return "wait on the mbarrier phase the stores complete (mbarrier.wait with WaitScope::cluster) before accessing "
+           "their tile";
   }
   bool busy() const override { return !in_flight_.empty(); }
   void complete_all() override;

@@ -561,7 +561,8 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
   if (!prior_ || clock[prior_grids_] >= 1) return;
   Shadow& shadow = global_shadow(address, &first, &bytes);
   const auto conflicts = [&](const Access& a) { return a.epoch.actor == prior_grids_ && (write || a.atomic_write); };
-  for (int64_t byte = int64_t(address - first); byte < int64_t(address - first) + n; ++byte) {
+  const int64_t end = std::min(int64_t(address - first) + n, int64_t(bytes));
+  for (int64_t byte = int64_t(address - first); byte < end; ++byte) {
     const Access& written = shadow.write[size_t(byte)];
     if (written.epoch.actor == prior_grids_) report(written, at, memory(byte), clock);
     if (write)

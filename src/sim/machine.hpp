@@ -335,9 +335,6 @@ void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLo
 // The same for a read through a read-only view (ld.global.nc), which also checks that nothing of
 // the launch writes those bytes (HappensBefore::non_coherent_read).
 void read_global_non_coherent(Warp& w, uint64_t p, size_t bytes, const SourceLoc& loc, std::string_view operation);
-// The same for a read through a read-only view (ld.global.nc), which also checks that nothing of
-// the launch writes those bytes (HappensBefore::non_coherent_read).
-void read_global_non_coherent(Warp& w, uint64_t p, size_t bytes, const SourceLoc& loc, std::string_view operation);
 // The same for a packed element of type `t` stored alone from bit `shift` of the byte at `p`, which
 // the generated code writes with atomics (HappensBefore::packed_store); `incoming` its new bytes.
 void store_global_packed_alone(Warp& w, uint64_t p, int shift, DType t, const SourceLoc& loc,

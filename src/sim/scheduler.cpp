@@ -201,15 +201,23 @@ void Scheduler::run() {
     cta->tensor_memory.check_released();
     cta->clc.check_none_pending(cta->block_name());
     for (const auto& [barrier, load] : cta->mbarriers.loads_never_waited_for()) {
-      if (load.inside_tensor)
+      if (load.inside_tensor) {
+        // What the operation is, and what it did, as the message names them.
+        const bool tma_load = load.operation == "tma.global_to_shared";
+        const bool store = load.operation == "store_shared_async";
         throw Error(*load.issued_at,
-                    fmt::format("{}: this {} by block {} was never waited for: no wait saw phase {} of {} complete "
+                    fmt::format("{}: this {} block {} was never waited for: no wait saw phase {} of {} complete "
                                 "before the block ended, so nothing read what it {} (does a consumer loop end a step "
                                 "before its producer's?)",
                                 load.operation,
-                                load.operation == "tma.global_to_shared" ? "load of elements of the tensor" : "copy",
+                                tma_load ? "load of elements of the tensor by"
+                                : store  ? "store into"
+                                         : "copy by",
                                 cta->block_name(), load.phase, barrier_name(*barrier->array, barrier->index),
-                                load.operation == "tma.global_to_shared" ? "loaded" : "copied"));
+                                tma_load ? "loaded"
+                                : store  ? "stored"
+                                         : "copied"));
+      }
       warnings.load_never_waited_for(*load.issued_at, cta->block_name());
     }
   }
