@@ -62,6 +62,28 @@ template <int Blocks> struct PassesColumnSumsByAsyncStores : Script {
   }
 };
 
+// Each block stores its [8, 64] tile of f16 into columns [64 * half, 64 * half + 64) of its own
+// 128-byte-swizzled [8, 128] tile (the rank is its own, known at run time only), at a column offset
+// known at run time to be a multiple of 64; then it writes the whole tile to `out` (the other half
+// zeros).
+struct StoresIntoItsOwnSwizzledTile : Script {
+  void operator()(Int32 half, Ptr<f16> x, Ptr<f16> out) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 2;
+    auto tile = shared_tensor<f16>({8, 128}, Swizzle::b128);
+    auto bars = mbarrier.alloc({1});
+    store_shared(tile, register_tensor<f16>({8, 128}, 0.0f));
+    sync();
+    single_thread([&] { mbarrier.arrive_and_expect_tx(bars[0], 8 * 64 * 2); });
+    auto values = load_global(global_view(x, {16, 64}), {blockIdx.x * 8, 0}, {8, 64});
+    store_shared_async(tile.remote(cluster.blockRank), values, bars[0], {0, half * 64});
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+    store_global(global_view(out, {16, 128}), load_shared(tile), {blockIdx.x * 8, 0});
+    cluster.sync();
+  }
+};
+
 // A [64] tile of f16 over 64 threads: each thread holds one 2-byte element, which st.async cannot
 // write alone.
 struct AsyncStoreOfTwoByteRuns : Script {
@@ -129,6 +151,18 @@ template <int Blocks> void check_async_column_sums(const Device& dev, int n, con
       ASSERT_EQ(got[size_t(b * 64 + c)], want) << b << ", " << c;
     }
   }
+}
+
+inline void check_stores_into_own_swizzled_tile(const Device& dev, int half, const KernelOptions& options) {
+  const std::vector<f16> x = async_store_inputs<f16>(16 * 64, uint32_t(11 + half));
+  Buffer<f16> dx(dev, x), out(dev, std::vector<f16>(16 * 128, f16(77.0f)));
+  Kernel<StoresIntoItsOwnSwizzledTile>(dev, options)(half, dx, out);
+  const auto got = out.download();
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 128; ++c) {
+      const float want = c / 64 == half ? float(x[size_t(r * 64 + c % 64)]) : 0.0f;
+      ASSERT_EQ(float(got[size_t(r * 128 + c)]), want) << r << ", " << c;
+    }
 }
 
 }  // namespace tessel::testing

@@ -24,6 +24,17 @@ TEST(AsyncStores, EachElementsFirstReplicaStoresItOnce) {
   for (const sim::Options& o : every_order()) check_async_column_sums<2>(Device::simulator(), 4 * 1024, o);
 }
 
+// A swizzled destination, the block's own rank and a column offset known at run time to be a
+// multiple of 64: 16-byte runs, which the swizzle keeps whole.
+TEST(AsyncStores, AStoreIntoTheBlocksOwnSwizzledTileAtARunTimeColumn) {
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"}))
+    for (int half : {0, 1}) check_stores_into_own_swizzled_tile(Device::simulator(), half, o);
+  Kernel<StoresIntoItsOwnSwizzledTile> k(Device::simulator(), KernelOptions{"sm_90a"});
+  EXPECT_NE(k.cuda_source(1, (f16*)nullptr, (f16*)nullptr)
+                .find("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32"),
+            std::string::npos);
+}
+
 TEST(AsyncStores, TheGeneratedCodeMapsBothAddressesAndStoresWholeWords) {
   Kernel<PassesTilesByAsyncStores<f16, 2>> k(Device::simulator(), KernelOptions{"sm_90a"});
   const std::string src = k.cuda_source(1024, (f16*)nullptr, (f16*)nullptr);

@@ -33,6 +33,7 @@ TEST_F(ClusterOnGpu, AsyncStoresPassTilesAroundTheCluster) {
   check_async_stores<int8_t, 2>(Device::gpu(), 66 * 512, {});
   check_async_column_sums<2>(Device::gpu(), 132 * 1024, {});
   check_async_column_sums<4>(Device::gpu(), 264 * 1024, {});
+  for (int half : {0, 1}) check_stores_into_own_swizzled_tile(Device::gpu(), half, {});
 }
 
 TEST_F(ClusterOnGpu, BlocksLoadAndStoreTheirPeersSharedTiles) {
