@@ -39,6 +39,8 @@ Kernel every_kind() {
                                               std::vector<Expr>{const_int(32), const_int(1)}, "g", at(2));
   auto gh = std::make_shared<GlobalTensorNode>(DType::F16, half, std::vector<Expr>{const_int(32), const_int(32)},
                                                std::vector<Expr>{const_int(32), const_int(1)}, "gh", at(2));
+  auto rows = std::make_shared<GlobalTensorNode>(DType::F16, half, std::vector<Expr>{const_int(1), const_int(1024)},
+                                                 std::vector<Expr>{const_int(1024), const_int(1)}, "rows", at(2));
   auto s = std::make_shared<SharedTensorNode>(DType::F32, std::vector<int>{2, 8, 32}, std::vector<int>{256, 32, 1},
                                               nullptr, nullptr, "s", at(3), 0);
   auto view = std::make_shared<SharedTensorNode>(DType::F32, std::vector<int>{8, 32}, std::vector<int>{32, 1}, s,
@@ -174,7 +176,9 @@ Kernel every_kind() {
           at(41), 0, 1,
           seq({std::make_shared<MbarrierRemoteArriveNode>(at(41), bar0, const_int(0), nullptr, const_int(32)),
                std::make_shared<TmaLoadNode>(at(42), gh, sh, zeros(2), std::vector<int>{0, 1}, bar0, -1, const_int(3)),
-               std::make_shared<TmaSharedToClusterNode>(at(42), sh, sh, const_int(1), bar0)})),
+               std::make_shared<TmaSharedToClusterNode>(at(42), sh, sh, const_int(1), bar0),
+               std::make_shared<TmaBulkLoadNode>(at(42), rows, sh, zeros(2), bar0),
+               std::make_shared<TmaBulkStoreNode>(at(42), sh, rows, zeros(2))})),
       std::make_shared<AllocSharedNode>(at(43), response),
       std::make_shared<ThreadGroupNode>(at(44), 0, 1,
                                         seq({std::make_shared<ClcTryCancelNode>(at(44), response, bar0)})),
@@ -383,6 +387,8 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "mbarrier.arrive_and_expect_tx %bars[0] of cluster block 0 bytes=32",
                             "on %bars[0] multicast to blocks 3",
                             "tma.shared_to_cluster %sh to %sh of cluster block 1 on %bars[0]",
+                            "tma.bulk_global_to_shared global<f16>(",
+                            "tma.bulk_shared_to_global %sh to global<f16>(",
                             "clc.try_cancel to %response on %bars[0]",
                             "%canceled, %ctaid_x, %ctaid_y, %ctaid_z = clc.query_response %response",
                             "shape=[8, 32], strides=[32, 1]) of cluster block sub(1, cluster.blockRank) at [0, 0]",
@@ -397,6 +403,9 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"), std::string::npos);
   EXPECT_NE(cuda.find("st.async.shared::cluster.mbarrier::complete_tx::bytes"), std::string::npos);
+  EXPECT_NE(cuda.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"),
+            std::string::npos);
+  EXPECT_NE(cuda.find("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"), std::string::npos);
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"),
             std::string::npos);
   for (const char* piece :

@@ -80,6 +80,36 @@ void emit_TmaSharedToCluster(Emitter& e, const ir::TmaSharedToClusterNode& n) {
   });
 }
 
+namespace {
+
+// The generic address of the element of `view` at `offsets`, where a bulk copy's run starts.
+std::string run_address(Emitter& e, const ir::GlobalTensor& view, const std::vector<ir::Expr>& offsets) {
+  std::vector<std::string> terms;
+  for (int d = 0; d < view->rank(); ++d)
+    terms.push_back(fmt::format("int64_t({}) * ({})", e.expr(offsets[size_t(d)]), e.expr(view->strides[d])));
+  return fmt::format("reinterpret_cast<uint64_t>({} + ({}))", e.expr(view->ptr), fmt::join(terms, " + "));
+}
+
+}  // namespace
+
+void emit_TmaBulkLoad(Emitter& e, const ir::TmaBulkLoadNode& n) {
+  e.header(n, "tma.bulk_global_to_shared");
+  const std::string dst = shared_address(e, n.dst), bar = barrier_address(e, n.barrier);
+  in_issuing_thread(e, [&] {
+    e.line(hinted(e, Ptx::BulkCopyGlobalToShared, n.src->cache_hint,
+                  {{dst}, {run_address(e, n.src, n.offsets)}, {fmt::format("{}u", n.dst->nbytes())}, {bar}}));
+  });
+}
+
+void emit_TmaBulkStore(Emitter& e, const ir::TmaBulkStoreNode& n) {
+  e.header(n, "tma.bulk_shared_to_global");
+  const std::string src = shared_address(e, n.src);
+  in_issuing_thread(e, [&] {
+    e.line(hinted(e, Ptx::BulkCopySharedToGlobal, n.dst->cache_hint,
+                  {{run_address(e, n.dst, n.offsets)}, {src}, {fmt::format("{}u", n.src->nbytes())}}));
+  });
+}
+
 void emit_TmaCommit(Emitter& e, const ir::TmaCommitNode& n) {
   in_issuing_thread(e, [&] { e.line(ptx_asm(Ptx::BulkCommitGroup, e.arch, {}) + e.comment(n.loc)); });
 }

@@ -844,6 +844,26 @@ const PtxRow& ptx_row(Ptx instruction) {
     // shared memory at {src} to the same offset as {dst} in the block of cluster rank {rank},
     // completing them on that block's barrier at {bar}'s offset; the mapped addresses live in
     // registers whose names are unique per emission.
+    // PTX ISA 9.7.9.25.4.1 cp.async.bulk without a tensor map: {bytes} bytes from the generic
+    // global address {src} to the shared address {dst}, completing them on the barrier at {bar};
+    // and from shared to global in the issuing thread's bulk group.
+    case Ptx::BulkCopyGlobalToShared: {
+      static const PtxRow row{"cp.async.bulk.shared::cluster.global",
+                              "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{l2_hint} "
+                              "[{dst}], [{src}], {bytes}, [{bar}]{policy};",
+                              Arch::Sm90a,
+                              {scalar("dst", "r"), scalar("src", "l"), scalar("bytes", "r"), scalar("bar", "r"),
+                               optional_argument("policy", "l")}};
+      return row;
+    }
+    case Ptx::BulkCopySharedToGlobal: {
+      static const PtxRow row{
+          "cp.async.bulk.global.shared::cta",
+          "cp.async.bulk.global.shared::cta.bulk_group{l2_hint} [{dst}], [{src}], {bytes}{policy};",
+          Arch::Sm90a,
+          {scalar("dst", "l"), scalar("src", "r"), scalar("bytes", "r"), optional_argument("policy", "l")}};
+      return row;
+    }
     case Ptx::BulkCopySharedToCluster: {
       static const PtxRow row{
           "cp.async.bulk.shared::cluster.shared::cta",

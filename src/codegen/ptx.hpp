@@ -88,6 +88,8 @@ enum class Ptx : uint8_t {
   TmaStore,
   TmaLoad,
   TmaLoadPeerBarrier,
+  BulkCopyGlobalToShared,
+  BulkCopySharedToGlobal,
   BulkCopySharedToCluster,
   BulkCommitGroup,
   BulkWaitGroup,

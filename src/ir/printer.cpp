@@ -575,6 +575,15 @@ class Printer {
                      expr(n.rank), barrier(n.barrier)));
   }
 
+  void stmt(const TmaBulkLoadNode& n) {
+    line(fmt::format("tma.bulk_global_to_shared {} at {} to {} on {}", global(n.src), exprs(n.offsets), shared(n.dst),
+                     barrier(n.barrier)));
+  }
+
+  void stmt(const TmaBulkStoreNode& n) {
+    line(fmt::format("tma.bulk_shared_to_global {} to {} at {}", shared(n.src), global(n.dst), exprs(n.offsets)));
+  }
+
   void stmt(const TmaCommitNode&) { line("tma.commit_group"); }
 
   void stmt(const TmaWaitNode& n) { line(fmt::format("tma.wait_group {}{}", n.pending, n.read ? " read" : "")); }

@@ -15,6 +15,14 @@ std::vector<int> tile_dimensions(std::vector<int> dims, int tile_rank, int view_
   return dims;
 }
 
+// A bulk copy names its run by an offset per dimension of the view.
+void check_bulk_offsets(size_t n, int rank, std::string_view what, const SourceLoc& loc) {
+  if (int(n) != rank)
+    throw Error(loc, fmt::format("{}: {} offsets given for a view of rank {}; a bulk copy starts at one element of the "
+                                 "view",
+                                 what, n, rank));
+}
+
 std::vector<ir::Expr> offset_exprs(const std::vector<Dim>& offsets) {
   std::vector<ir::Expr> offs;
   for (const Dim& d : offsets) offs.push_back(d.ir());
@@ -68,6 +76,24 @@ void TmaInstructions::shared_to_cluster(const SharedTensor& src, const RemoteSha
   Builder& b = Builder::current(loc);
   b.group(loc);
   b.emit(ir::make<ir::TmaSharedToClusterNode>(loc, src.ir(), dst.tile().ir(), dst.rank(), barrier.ir()));
+}
+
+void TmaInstructions::bulk_global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
+                                            const Mbarrier& barrier, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  b.group(loc);
+  check_bulk_offsets(offsets.size(), src.ir()->rank(), "tma.bulk_global_to_shared", loc);
+  b.emit(ir::make<ir::TmaBulkLoadNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets), barrier.ir()));
+}
+
+void TmaInstructions::bulk_shared_to_global(const SharedTensor& src, const GlobalTensor& dst, std::vector<Dim> offsets,
+                                            loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder& b = Builder::current(loc);
+  b.group(loc);
+  check_bulk_offsets(offsets.size(), dst.ir()->rank(), "tma.bulk_shared_to_global", loc);
+  b.emit(ir::make<ir::TmaBulkStoreNode>(loc, src.ir(), dst.ir(), offset_exprs(offsets)));
 }
 
 void TmaInstructions::commit_group(loc_t l) {

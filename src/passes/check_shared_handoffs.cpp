@@ -50,6 +50,7 @@ class GroupAccesses : public ir::Visitor {
   }
   void visit(const ir::TmaStoreNode& n) override { access(reads, n.src, n); }
   void visit(const ir::TmaSharedToClusterNode& n) override { access(reads, n.src, n); }
+  void visit(const ir::TmaBulkStoreNode& n) override { access(reads, n.src, n); }
   void visit_instruction(const ir::StmtNode& s) override {
     for (const ir::TensorCoreRead& r : ir::effects(s).tensor_core_reads) reads.try_emplace(r.tile, &s);
     for (const ir::Ref<ir::Node>& t : ir::direct_operands(s).tensors)

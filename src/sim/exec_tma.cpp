@@ -37,15 +37,15 @@ int64_t box_start(Warp& w, const ir::SharedTensorNode& tile, const ir::TensorMap
 
 // Throws unless every byte of the image at `begin` that holds an element was written.
 void check_image_written(const Warp& w, const ir::SharedTensorNode& tile, const ir::TensorMapValues& map, int64_t begin,
-                         int lane, const SourceLoc& loc) {
+                         int lane, const SourceLoc& loc, std::string_view operation = "tma.shared_to_global") {
   const std::vector<uint8_t> elements = box_element_mask(map, begin);
   for (size_t b = 0; b < elements.size(); ++b)
     if (elements[b] && !w.cta.written[size_t(begin) + b]) {
       const ir::SharedTensorNode& allocation = *tile.allocation();
-      throw Error(loc, fmt::format("tma.shared_to_global: reads shared memory that was never written: {} (allocated "
-                                   "at {}), byte {} of the allocation, stored by thread {} of block {}; store to the "
-                                   "tile (and sync()) before storing it to global memory{}",
-                                   allocation.name, allocation.loc.str(),
+      throw Error(loc, fmt::format("{}: reads shared memory that was never written: {} (allocated at {}), byte {} of "
+                                   "the allocation, stored by thread {} of block {}; store to the tile (and sync()) "
+                                   "before storing it to global memory{}",
+                                   operation, allocation.name, allocation.loc.str(),
                                    begin + int64_t(b) - w.cta.shared_offsets.at(&allocation), w.thread(lane),
                                    w.cta.block_name(), unwritten_memory_cause(w.cta, begin + int64_t(b), w.id)));
     }
@@ -159,20 +159,21 @@ namespace {
 
 // The first shared byte of `tile` (the same in every block of the cluster), checked to lie in its
 // allocation and to be 16-byte aligned, as a bulk copy's addresses must be.
-int64_t bulk_copy_start(Warp& w, const ir::SharedTensorNode& tile, int lane, const SourceLoc& loc) {
+int64_t bulk_copy_start(Warp& w, const ir::SharedTensorNode& tile, int lane, const SourceLoc& loc,
+                        std::string_view operation) {
   const ir::SharedTensorNode& allocation = *tile.allocation();
   const int64_t first = w.cta.shared_offsets.at(&allocation);
   const int64_t view = tile.offset ? w.eval(tile.offset, Mask(1) << lane)[size_t(lane)].i : 0;
   const int64_t begin = first + view * dtype_bytes(tile.dtype), end = begin + tile.nbytes();
   if (begin < first || end > first + allocation.nbytes())
-    throw Error(loc, fmt::format("tma.shared_to_cluster: the tile, bytes [{}, {}) of its {}-byte allocation (allocated "
-                                 "at {}), lies outside it (thread {} of block {})",
-                                 begin - first, end - first, allocation.nbytes(), allocation.loc.str(), w.thread(lane),
-                                 w.cta.block_name()));
+    throw Error(loc, fmt::format("{}: the tile, bytes [{}, {}) of its {}-byte allocation (allocated at {}), lies "
+                                 "outside it (thread {} of block {})",
+                                 operation, begin - first, end - first, allocation.nbytes(), allocation.loc.str(),
+                                 w.thread(lane), w.cta.block_name()));
   if (begin % 16 != 0)
-    throw Error(loc, fmt::format("tma.shared_to_cluster: the tile {} starts at byte {} of shared memory; a bulk copy "
-                                 "needs 16-byte aligned shared addresses (thread {} of block {})",
-                                 tile.name, begin, w.thread(lane), w.cta.block_name()));
+    throw Error(loc, fmt::format("{}: the tile {} starts at byte {} of shared memory; a bulk copy needs 16-byte "
+                                 "aligned shared addresses (thread {} of block {})",
+                                 operation, tile.name, begin, w.thread(lane), w.cta.block_name()));
   return begin;
 }
 
@@ -184,7 +185,8 @@ void exec_TmaSharedToCluster(Warp& w, const ir::TmaSharedToClusterNode& n, Mask 
   if (lane < 0) return;
   const int64_t rank = w.eval(n.rank, Mask(1) << lane)[size_t(lane)].i;
   Cta& target = remote_shared_block(w, rank, lane, n.loc, operation, true);
-  const int64_t src = bulk_copy_start(w, *n.src, lane, n.loc), dst = bulk_copy_start(w, *n.dst, lane, n.loc);
+  const int64_t src = bulk_copy_start(w, *n.src, lane, n.loc, operation),
+                dst = bulk_copy_start(w, *n.dst, lane, n.loc, operation);
   const int64_t bytes = n.src->nbytes();
   for (int64_t b = src; b < src + bytes; ++b)
     if (!w.cta.written[size_t(b)]) {
@@ -218,6 +220,77 @@ void exec_TmaWait(Warp& w, const ir::TmaWaitNode& n, Mask mask) {
   const int lane = issuing_lane(w, mask);
   if (lane < 0) return;
   w.wait(n.loc, BulkGroupWait{Mask(1) << lane, n.pending, n.read});
+}
+
+namespace {
+
+// The run of one row of `view` at `offsets` that a bulk copy of `tile` moves, as a tensor map of
+// one dimension of bytes whose one box is the run, so that the TMA engine's loads and stores move
+// it: checked to lie in its row and to start 16-byte aligned in global memory.
+ir::TensorMapValues bulk_run(Warp& w, const ir::GlobalTensor& view, const std::vector<ir::Expr>& offsets,
+                             const ir::SharedTensorNode& tile, int lane, const SourceLoc& loc,
+                             std::string_view operation) {
+  const Mask issuer = Mask(1) << lane;
+  const auto value = [&](const ir::Expr& e) { return w.eval(e, issuer)[size_t(lane)].i; };
+  const int bytes = dtype_bytes(view->dtype), rank = view->rank();
+  const int64_t elements = tile.nbytes() / bytes;
+  int64_t index = 0;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t offset = value(offsets[size_t(d)]), extent = value(view->shape[d]);
+    if (d == rank - 1 && (offset < 0 || offset + elements > extent))
+      throw Error(loc, fmt::format("{}: the run of {} elements at element {} of a row of {} leaves the row; a bulk "
+                                   "copy moves a run of one row (thread {} of block {})",
+                                   operation, elements, offset, extent, w.thread(lane), w.cta.block_name()));
+    if (d < rank - 1 && (offset < 0 || offset >= extent))
+      throw Error(loc, fmt::format("{}: offset {} of dimension {} is outside the view's extent {} (thread {} of block "
+                                   "{})",
+                                   operation, offset, d, extent, w.thread(lane), w.cta.block_name()));
+    index += offset * value(view->strides[d]);
+  }
+  const uint64_t address = uint64_t(value(view->ptr)) + uint64_t(index * bytes);
+  if (address % 16 != 0)
+    throw Error(loc, fmt::format("{}: the run starts {} bytes past a 16-byte boundary of global memory; a bulk copy "
+                                 "needs 16-byte aligned global addresses (thread {} of block {})",
+                                 operation, address % 16, w.thread(lane), w.cta.block_name()));
+  ir::TensorMapValues run;
+  run.dtype = DType::U8;
+  run.rank = 1;
+  run.address = address;
+  run.extents[0] = uint64_t(tile.nbytes());
+  run.strides[0] = 1;
+  run.box[0] = uint32_t(tile.nbytes());
+  return run;
+}
+
+}  // namespace
+
+void exec_TmaBulkLoad(Warp& w, const ir::TmaBulkLoadNode& n, Mask mask) {
+  constexpr std::string_view operation = "tma.bulk_global_to_shared";
+  const int lane = issuing_lane(w, mask);
+  if (lane < 0) return;
+  const ir::TensorMapValues run = bulk_run(w, n.src, n.offsets, *n.dst, lane, n.loc, operation);
+  const int64_t begin = bulk_copy_start(w, *n.dst, lane, n.loc, operation);
+  const int64_t barrier = mbarrier_byte(w, n.barrier, lane, n.loc, operation);
+  const std::array<int64_t, ir::kTensorMapMaxRank> coords{};
+  note_box_global_bytes(w, run, std::span(coords).first(1), false, w.access(n.loc, operation));
+  w.cta.tma.issue_load(w.thread(lane), run, coords, begin, barrier, {&w.cta}, nullptr, w.clock, n.loc, operation);
+  w.tick();
+  w.cta.scheduler.issued(w.cta.tma);
+}
+
+void exec_TmaBulkStore(Warp& w, const ir::TmaBulkStoreNode& n, Mask mask) {
+  constexpr std::string_view operation = "tma.bulk_shared_to_global";
+  const int lane = issuing_lane(w, mask);
+  if (lane < 0) return;
+  const ir::TensorMapValues run = bulk_run(w, n.dst, n.offsets, *n.src, lane, n.loc, operation);
+  const int64_t begin = bulk_copy_start(w, *n.src, lane, n.loc, operation);
+  check_image_written(w, *n.src, run, begin, lane, n.loc, operation);
+  w.cta.check_async_read(w.clock, w.access(n.loc, operation), begin, begin + box_footprint(run));
+  const std::array<int64_t, ir::kTensorMapMaxRank> coords{};
+  note_box_global_bytes(w, run, std::span(coords).first(1), true, w.access(n.loc, operation));
+  w.cta.tma.issue_store(w.thread(lane), run, coords, begin, n.loc, operation);
+  w.tick();
+  w.cta.scheduler.issued(w.cta.tma);
 }
 
 }  // namespace tessel::sim

@@ -8,32 +8,34 @@ namespace tessel::sim {
 TmaUnit::TmaUnit(Cta& cta) : cta_(cta), threads_(size_t(cta.kernel.threads())) {}
 
 void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
-                          int64_t begin, const SourceLoc& loc) {
+                          int64_t begin, const SourceLoc& loc, std::string_view operation) {
   const int64_t end = begin + box_footprint(map);
   TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA store of shared bytes [{}, {}) of {}", begin, end,
                cta_.smem.size());
   // The engine may read the source at once: a copy still writing it is a race.
   cta_.check_not_in_flight(begin, int(end - begin), false, loc, thread);
   ThreadGroups& groups = threads_[size_t(thread)];
-  in_flight_.push_back(std::make_unique<Store>(Store{{this, begin, end, &loc, thread}, map, coords, groups.committed}));
+  in_flight_.push_back(
+      std::make_unique<Store>(Store{{this, begin, end, &loc, thread, operation}, map, coords, groups.committed}));
   ++groups.stores_in_flight[groups.committed];
 }
 
 void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
                          int64_t begin, int64_t barrier_byte, std::vector<Cta*> targets, Cta* barrier_block,
-                         const VectorClock& issuer, const SourceLoc& loc) {
+                         const VectorClock& issuer, const SourceLoc& loc, std::string_view operation) {
   const int64_t end = begin + box_footprint(map);
   TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA load of shared bytes [{}, {}) of {}", begin, end,
                cta_.smem.size());
   for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread, &cta_);
   loads_in_flight_.push_back(
-      std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer}, map, coords,
-                                  barrier_byte, std::move(targets), barrier_block}));
+      std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer, operation}, map,
+                                  coords, barrier_byte, std::move(targets), barrier_block}));
   const Load& load = *loads_in_flight_.back();
   const bool inside = !box_outside_tensor(map, std::span(coords).first(size_t(map.rank)));
   for (Cta* target : load.targets) {
     target->mark_in_flight(load.write, begin, end);
-    (load.barrier_block ? *load.barrier_block : *target).mbarriers.expect_load(barrier_byte, loc, inside);
+    (load.barrier_block ? *load.barrier_block : *target)
+        .mbarriers.expect_load(barrier_byte, loc, inside, operation.empty() ? write_operation() : operation);
   }
 }
 
@@ -206,10 +208,10 @@ void TmaUnit::check_no_store_reading(const std::string& block) const {
   }
   if (in_flight_.empty()) return;
   const InFlightRead& r = in_flight_.front()->read;
-  throw Error(*r.issued_at, fmt::format("tma.shared_to_global: block {} ended while this store (thread {}) may still "
-                                        "be reading its shared source; the issuing thread must retire it "
-                                        "(tma.commit_group, tma.wait_group(0, read = true)) before the block ends",
-                                        block, r.thread));
+  throw Error(*r.issued_at, fmt::format("{}: block {} ended while this store (thread {}) may still be reading its "
+                                        "shared source; the issuing thread must retire it (tma.commit_group, "
+                                        "tma.wait_group(0, read = true)) before the block ends",
+                                        r.operation.empty() ? operation() : r.operation, block, r.thread));
 }
 
 const InFlightRead* TmaUnit::reading(int64_t begin, int64_t end) const {

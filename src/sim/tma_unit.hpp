@@ -27,15 +27,17 @@ class TmaUnit final : public AsyncAgent {
 
   // Thread `thread` stores the box image at shared bytes [begin, begin + box_footprint(map)), inside
   // the block's shared memory, to `map` at `coords` (innermost first).
+  // `operation` names it in messages when it is not a tensor-map store (a bulk copy's).
   void issue_store(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
-                   int64_t begin, const SourceLoc& loc);
+                   int64_t begin, const SourceLoc& loc, std::string_view operation = {});
   // Thread `thread` loads the box of `map` at `coords` into the image at shared byte `begin` of
   // each of `targets` (this block, or the blocks of a multicast); when it completes, the bytes
   // land and count against each target's mbarrier at `barrier_byte`, or against the one of
-  // `barrier_block` when given (the cta_group::2 form: a block of this block's pair).
+  // `barrier_block` when given (the cta_group::2 form: a block of this block's pair). `operation`
+  // names it in messages when it is not a tensor-map load (a bulk copy's).
   void issue_load(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
                   int64_t begin, int64_t barrier_byte, std::vector<Cta*> targets, Cta* barrier_block,
-                  const VectorClock& issuer, const SourceLoc& loc);
+                  const VectorClock& issuer, const SourceLoc& loc, std::string_view operation = {});
   // Thread `thread` copies this block's shared bytes [src, src + bytes) to bytes [dst, dst + bytes)
   // of `target` (a block of the cluster, this one included); when it completes, the bytes land and
   // count against `target`'s mbarrier at `barrier_byte`.

@@ -25,6 +25,7 @@ class Writers : public ir::Visitor {
   void visit(const ir::StoreSharedAsyncNode& n) override { add(other_blocks, n.dst, n); }
   void visit(const ir::CopyAsyncNode& n) override { add(generic, n.dst, n); }
   void visit(const ir::TmaLoadNode& n) override { add(tma, n.dst, n); }
+  void visit(const ir::TmaBulkLoadNode& n) override { add(tma, n.dst, n); }
 
  private:
   void add(std::vector<std::string>& to, const ir::SharedTensor& tile, const ir::StmtNode& s) {

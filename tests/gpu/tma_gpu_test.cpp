@@ -2,8 +2,10 @@
 // a launch that passes a tensor map. Skipped, visibly, without a GPU.
 #include <chrono>
 
+#include "../bulk_copy_kernels.hpp"
 #include "../tma_kernels.hpp"
 #include "gpu_test.hpp"
+#include "tessel/runtime/loaded_kernel.hpp"
 #include "vector_add.hpp"
 
 namespace tessel::testing {
@@ -58,6 +60,13 @@ TEST_F(TmaOnGpu, ATensorMapAddsLittleToALaunchOnceEncoded) {
   const double map_us = microseconds_per_call(with_map, 64, 128, in, out);
   std::printf("launch: %.2f us without a tensor map, %.2f us with one (cached)\n", plain_us, map_us);
   EXPECT_LT(map_us - plain_us, 2.0);
+}
+
+TEST_F(TmaOnGpu, RowsGatheredAndScatteredByBulkCopies) {
+  const auto target = runtime::native_target(runtime::CudaDriver::get().device_info());
+  if (target != ir::Arch::Sm90a && target != ir::Arch::Sm100a) GTEST_SKIP() << "bulk copies need sm_90a or sm_100a";
+  check_gathers_and_scatters(Device::gpu(), 64, 32, {});
+  check_gathers_and_scatters(Device::gpu(), 5000, 2048, {});
 }
 
 }  // namespace

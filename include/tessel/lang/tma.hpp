@@ -49,6 +49,17 @@ class TmaInstructions {
   // phase completes the copy may still read `src`; the receiver says when it may be reused.
   void shared_to_cluster(const SharedTensor& src, const RemoteSharedTensor& dst, const Mbarrier& barrier,
                          loc_t loc = loc_t::current());
+  // Bulk copies without a tensor map (sm_90a): the dense tile `dst` receives, in row-major order,
+  // the run of one row of `src` that starts at `offsets` (one offset per dimension of src), which
+  // lies in the row, starts 16-byte aligned and is a multiple of 16 bytes long; the copy completes
+  // its bytes on `barrier`, as a TMA load does. No tensor map is built: the row of each copy can be
+  // chosen at run time (a gather of rows is a copy per row).
+  void bulk_global_to_shared(const GlobalTensor& src, const SharedTensor& dst, std::vector<Dim> offsets,
+                             const Mbarrier& barrier, loc_t loc = loc_t::current());
+  // The dense tile `src`, in row-major order, to the run of one row of `dst` at `offsets`, in the
+  // issuing thread's bulk group, as a TMA store.
+  void bulk_shared_to_global(const SharedTensor& src, const GlobalTensor& dst, std::vector<Dim> offsets,
+                             loc_t loc = loc_t::current());
   // Closes the issuing thread's bulk group of the stores issued since the last commit.
   void commit_group(loc_t loc = loc_t::current());
   // Waits until at most `n` of the issuing thread's committed bulk groups are in flight: with

@@ -160,6 +160,65 @@ void verify_TmaSharedToCluster(Verification& v, const TmaSharedToClusterNode& n)
   check_barrier(n.barrier, n);
 }
 
+namespace {
+
+// A bulk copy without a tensor map moves the bytes of a dense, unswizzled tile to or from a run of
+// one row of a view: one type (not packed), a contiguous row, a multiple of 16 bytes, and a run
+// that, where its offset and the row's extent are known at trace time, starts 16-byte aligned and
+// ends in the row.
+void check_bulk_copy(const SharedTensorNode& tile, const GlobalTensor& view, const std::vector<Expr>& offsets,
+                     std::string_view operation, const StmtNode& n) {
+  TESSEL_CHECK(int(offsets.size()) == view->rank(), "{} at {} with {} offsets", operation, n.loc.str(), offsets.size());
+  if (tile.dtype != view->dtype)
+    throw Error(n.loc,
+                fmt::format("{}: a shared tile of {} (allocated at {}) and a view of {}; a bulk copy moves "
+                            "bytes unchanged, so both hold one type",
+                            operation, dtype_name(tile.dtype), tile.allocation()->loc.str(), dtype_name(view->dtype)));
+  if (is_packed(tile.dtype))
+    throw Error(n.loc, fmt::format("{}: packed {} elements; a bulk copy moves whole bytes: copy them through a tile "
+                                   "and a view of u8 or u32",
+                                   operation, dtype_name(tile.dtype)));
+  int64_t stride = 0;
+  if (!as_const_int(view->strides.back(), &stride) || stride != 1)
+    throw Error(n.loc, fmt::format("{}: the view's last stride is not the constant 1; a bulk copy moves a run of one "
+                                   "row, whose elements must be contiguous",
+                                   operation));
+  check_tile_is_box_image(tile, operation, n.loc);
+  if (tile.allocation()->swizzle_bits > 0)
+    throw Error(n.loc, fmt::format("{}: a swizzled tile (allocated at {}); a bulk copy moves bytes in order, which a "
+                                   "swizzled tile does not hold: copy a tile without a swizzle",
+                                   operation, tile.allocation()->loc.str()));
+  const int bytes = dtype_bytes(tile.dtype);
+  const int64_t elements = tile.nbytes() / bytes;
+  if (tile.nbytes() % 16 != 0)
+    throw Error(n.loc, fmt::format("{}: the tile [{}] of {} is {} bytes; a bulk copy moves a multiple of 16 bytes",
+                                   operation, fmt::join(tile.shape, ", "), dtype_name(tile.dtype), tile.nbytes()));
+  int64_t first = 0, extent = 0;
+  if (!as_const_int(offsets.back(), &first)) return;
+  if (first * bytes % 16 != 0)
+    throw Error(n.loc, fmt::format("{}: the run starts at element {} of its row, {} bytes in; a bulk copy starts "
+                                   "16-byte aligned, so the last offset must be a multiple of {}",
+                                   operation, first, first * bytes, 16 / bytes));
+  if (as_const_int(view->shape.back(), &extent) && (first < 0 || first + elements > extent))
+    throw Error(n.loc, fmt::format("{}: the run of {} elements at element {} of a row of {} leaves the row; a bulk "
+                                   "copy moves a run of one row (view the buffer as one row to copy across rows)",
+                                   operation, elements, first, extent));
+}
+
+}  // namespace
+
+void verify_TmaBulkLoad(Verification&, const TmaBulkLoadNode& n) {
+  check_bulk_copy(*n.dst, n.src, n.offsets, "tma.bulk_global_to_shared", n);
+  check_no_l1_hint(n.src, "tma.bulk_global_to_shared: TMA copies do not pass through L1", n);
+  check_barrier(n.barrier, n);
+}
+
+void verify_TmaBulkStore(Verification&, const TmaBulkStoreNode& n) {
+  check_bulk_copy(*n.src, n.dst, n.offsets, "tma.bulk_shared_to_global", n);
+  check_writable(n.dst, "tma.bulk_shared_to_global", n);
+  check_no_l1_hint(n.dst, "tma.bulk_shared_to_global: TMA copies do not pass through L1", n);
+}
+
 void verify_TmaCommit(Verification&, const TmaCommitNode&) {}
 
 void verify_TmaWait(Verification&, const TmaWaitNode& n) {
@@ -191,6 +250,20 @@ Effects effects_of(const TmaSharedToClusterNode& n) {
   return e;
 }
 Effects effects_of(const TmaWaitNode&) { return {}; }
+
+// A bulk copy without a tensor map moves its tile's bytes in order: choose_swizzles leaves it
+// unswizzled.
+Effects effects_of(const TmaBulkLoadNode& n) {
+  Effects e;
+  e.completed_bytes.push_back({&n.barrier, n.dst->nbytes(), false});
+  e.tma_rows.push_back({n.dst->allocation(), std::numeric_limits<int64_t>::max()});
+  return e;
+}
+Effects effects_of(const TmaBulkStoreNode& n) {
+  Effects e;
+  e.tma_rows.push_back({n.src->allocation(), std::numeric_limits<int64_t>::max()});
+  return e;
+}
 
 // Every byte of the box counts, elements outside the tensor included.
 Effects effects_of(const TmaLoadNode& n) {

@@ -87,6 +87,41 @@ struct TmaSharedToClusterNode : StmtNode {
                       &TmaSharedToClusterNode::barrier};
   }
 };
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes, without a tensor map: the
+// dense tile `dst` receives, in row-major order, the run of elements of one row of `src` that
+// starts at `offsets`, and the copy completes its bytes on `barrier`.
+struct TmaBulkLoadNode : StmtNode {
+  TmaBulkLoadNode(SourceLoc l, GlobalTensor src, SharedTensor dst, std::vector<Expr> offsets, MbarrierRef barrier)
+      : StmtNode(NodeKind::TmaBulkLoad, std::move(l)),
+        src(std::move(src)),
+        dst(std::move(dst)),
+        offsets(std::move(offsets)),
+        barrier(std::move(barrier)) {}
+  GlobalTensor src;
+  SharedTensor dst;
+  std::vector<Expr> offsets;  // one per dimension of src
+  MbarrierRef barrier;
+  static constexpr auto operands() {
+    return std::tuple{&TmaBulkLoadNode::src, &TmaBulkLoadNode::dst, &TmaBulkLoadNode::offsets,
+                      &TmaBulkLoadNode::barrier};
+  }
+};
+// cp.async.bulk.global.shared::cta.bulk_group, without a tensor map: the dense tile `src`, in
+// row-major order, to the run of one row of `dst` that starts at `offsets`, in the issuing thread's
+// bulk group.
+struct TmaBulkStoreNode : StmtNode {
+  TmaBulkStoreNode(SourceLoc l, SharedTensor src, GlobalTensor dst, std::vector<Expr> offsets)
+      : StmtNode(NodeKind::TmaBulkStore, std::move(l)),
+        src(std::move(src)),
+        dst(std::move(dst)),
+        offsets(std::move(offsets)) {}
+  SharedTensor src;
+  GlobalTensor dst;
+  std::vector<Expr> offsets;  // one per dimension of dst
+  static constexpr auto operands() {
+    return std::tuple{&TmaBulkStoreNode::src, &TmaBulkStoreNode::dst, &TmaBulkStoreNode::offsets};
+  }
+};
 // Closes the issuing thread's current bulk group of TMA stores (cp.async.bulk.commit_group).
 struct TmaCommitNode : StmtNode {
   explicit TmaCommitNode(SourceLoc l) : StmtNode(NodeKind::TmaCommit, std::move(l)) {}

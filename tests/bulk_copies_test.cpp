@@ -1,0 +1,56 @@
+// Bulk copies without a tensor map: rows gathered and scattered by a copy each under every
+// completion order, the PTX the code generator writes, and runs that are misaligned or leave their
+// row refused at the user's line (at the call when the offsets are constants, by the simulator
+// otherwise).
+#include "bulk_copy_kernels.hpp"
+#include "expect_error.hpp"
+#include "source_line.hpp"
+
+namespace tessel::testing {
+namespace {
+
+constexpr const char* kKernels = "tests/bulk_copy_kernels.hpp";
+
+TEST(BulkCopies, RowsGatheredAndScatteredOneCopyEachUnderEveryOrder) {
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    check_gathers_and_scatters(Device::simulator(), 64, 32, o);
+    check_gathers_and_scatters(Device::simulator(), 100, 40, o);
+  }
+}
+
+TEST(BulkCopies, TheGeneratedCodeCopiesEachRunByOneInstruction) {
+  Kernel<GathersAndScattersRows> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string src = k.cuda_source(64, 32, (float*)nullptr, (int32_t*)nullptr, (float*)nullptr, (float*)nullptr);
+  EXPECT_NE(src.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"), std::string::npos) << src;
+  EXPECT_EQ(src.find("tessel_tensor_map"), std::string::npos) << "a bulk copy takes no tensor map";
+  for (const char* arch : {"sm_90a", "sm_100a"})
+    EXPECT_FALSE(Kernel<GathersAndScattersRows>(Device::simulator(), KernelOptions{arch})
+                     .cubin(64, 32, (float*)nullptr, (int32_t*)nullptr, (float*)nullptr, (float*)nullptr)
+                     .empty());
+}
+
+TEST(BulkCopies, AMisalignedRunIsRefusedAtTheCall) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(256, 1.0f));
+  EXPECT_EQ(error_of_call([&] { Kernel<BulkCopyOfAMisalignedRun>(Device::simulator(), KernelOptions{"sm_90a"})(x); }),
+            source_at(kKernels, "tma.bulk_global_to_shared(global_view(x, {4, 64}), s, {0, 2}, bars[0]);") +
+                ": tma.bulk_global_to_shared: the run starts at element 2 of its row, 8 bytes in; a bulk copy starts "
+                "16-byte aligned, so the last offset must be a multiple of 4");
+}
+
+TEST(BulkCopies, ARunThatLeavesItsRowIsReportedByTheSimulator) {
+  std::vector<float> values(256);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i);
+  Buffer<float> x(Device::simulator(), values);
+  Kernel<BulkCopyOfARunAtAColumn> k(Device::simulator(), KernelOptions{"sm_90a"});
+  k(0, x);
+  EXPECT_EQ(error_of_call([&] { k(32, x); }),
+            source_at(kKernels, "tma.bulk_global_to_shared(global_view(x, {4, 64}), s, {1, first}, bars[0]);") +
+                ": tma.bulk_global_to_shared: the run of 64 elements at element 32 of a row of 64 leaves the row; a "
+                "bulk copy moves a run of one row (thread 0 of block (0, 0, 0))");
+}
+
+}  // namespace
+}  // namespace tessel::testing
