@@ -21,15 +21,38 @@ TEST(BulkCopies, RowsGatheredAndScatteredOneCopyEachUnderEveryOrder) {
 TEST(BulkCopies, TheGeneratedCodeCopiesEachRunByOneInstruction) {
   Kernel<GathersAndScattersRows> k(Device::simulator(), KernelOptions{"sm_90a"});
   const std::string src = k.cuda_source(64, 32, (float*)nullptr, (int32_t*)nullptr, (float*)nullptr, (float*)nullptr);
-  EXPECT_NE(src.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"),
+  EXPECT_NE(src.find("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"), std::string::npos) << src;
+  EXPECT_NE(src.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], "
+                     "%2, [%3], %4;"),
             std::string::npos)
       << src;
-  EXPECT_NE(src.find("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"), std::string::npos) << src;
   EXPECT_EQ(src.find("tessel_tensor_map"), std::string::npos) << "a bulk copy takes no tensor map";
   for (const char* arch : {"sm_90a", "sm_100a"})
     EXPECT_FALSE(Kernel<GathersAndScattersRows>(Device::simulator(), KernelOptions{arch})
                      .cubin(64, 32, (float*)nullptr, (int32_t*)nullptr, (float*)nullptr, (float*)nullptr)
                      .empty());
+}
+
+// Debug mode checks each run in the issuing thread: inside its row and its allocation, and aligned.
+TEST(BulkCopies, DebugModeChecksEveryRun) {
+  KernelOptions debug{"sm_90a"};
+  debug.debug = true;
+  Kernel<GathersAndScattersRows> k(Device::simulator(), debug);
+  const std::string src = k.cuda_source(64, 32, (float*)nullptr, (int32_t*)nullptr, (float*)nullptr, (float*)nullptr);
+  for (const char* check :
+       {"tessel_debug_bulk_run_outside(", "tessel_debug_misaligned_bulk_run(", "tessel_debug_outside<2>("})
+    EXPECT_NE(src.find(check), std::string::npos) << check << "\n" << src;
+  EXPECT_FALSE(k.cubin(64, 32, (float*)nullptr, (int32_t*)nullptr, (float*)nullptr, (float*)nullptr).empty());
+}
+
+TEST(BulkCopies, ABulkStoreIntoAReadOnlyViewIsRefused) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(256, 1.0f));
+  const std::string store = source_at(kKernels, "tma.bulk_shared_to_global(s, global_view(x, {4, 64}).read_only()");
+  EXPECT_EQ(error_of_call([&] { Kernel<BulkStoreIntoAReadOnlyView>(Device::simulator(), KernelOptions{"sm_90a"})(x); }),
+            store + ": tma.bulk_shared_to_global: the view is read-only (made read_only() at " + store +
+                "): its loads read through the non-coherent cache (ld.global.nc), which may keep the old bytes, so "
+                "nothing may write them while the kernel runs; drop read_only() from the views of bytes the kernel "
+                "writes");
 }
 
 TEST(BulkCopies, AMisalignedRunIsRefusedAtTheCall) {

@@ -11,11 +11,10 @@
 
 namespace tessel::testing {
 
-// Each block gathers 8 rows of x [rows, 64], named by `index`, into a shared tile with one bulk
-// copy per row, issued by one thread, then writes twice the rows to `gathered` and scatters them
+// Each block gathers 8 rows of x [rows, 64] (read evict_first), named by `index`, into a shared
+// tile with one bulk copy per row, issued by one thread, then writes twice the rows to `gathered` and scatters them
 // back by bulk copies to the rows of `scattered` that `index` names.
 struct GathersAndScattersRows : Script {
-  static inline int wait_line = 0;
   void operator()(Int32 rows, Int32 picks, Ptr<float> x, Ptr<int32_t> index, Ptr<float> gathered,
                   Ptr<float> scattered) {
     attrs.blocks = cdiv(picks, 8);
@@ -28,10 +27,10 @@ struct GathersAndScattersRows : Script {
       mbarrier.arrive_and_expect_tx(bars[0], 8 * 64 * int(sizeof(float)));
       for (Int32 i : range(0, 8)) {
         Var<int32_t> row = atomic.load<int32_t>(picked, {blockIdx.x * 8 + i});
-        tma.bulk_global_to_shared(global_view(x, {rows, 64}), in[i], {row, 0}, bars[0]);
+        auto source = global_view(x, {rows, 64}).with_cache_hint(CacheHint::evict_first);
+        tma.bulk_global_to_shared(source, in[i], {row, 0}, bars[0]);
       }
     });
-    wait_line = __LINE__ + 1;
     mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
     auto twice = load_shared(in) * 2.0f;
     store_global(global_view(gathered, {picks, 64}), twice, {blockIdx.x * 8, 0});
@@ -46,6 +45,19 @@ struct GathersAndScattersRows : Script {
       tma.commit_group();
       tma.wait_group(0);
     });
+  }
+};
+
+// A bulk store into a read-only view: refused at the call.
+struct BulkStoreIntoAReadOnlyView : Script {
+  void operator()(Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({64});
+    store_shared(s, register_tensor<float>({64}, 1.0f));
+    fence.proxy_async();
+    sync();
+    single_thread([&] { tma.bulk_shared_to_global(s, global_view(x, {4, 64}).read_only(), {0, 0}); });
   }
 };
 

@@ -105,6 +105,35 @@ __device__ __noinline__ void tessel_debug_misaligned_packed_box(const char* wher
   tessel_debug_stop(first);
 }
 
+// A bulk copy's run that leaves its row (dimension `dim` of the view, the last: `elements` from
+// `offset` in a row of `extent`), or whose outer offset lies outside the view (`elements` 0).
+__device__ __noinline__ void tessel_debug_bulk_run_outside(const char* where, const char* what, int dim,
+                                                           long long offset, long long extent, long long elements) {
+  const bool first = tessel_debug_first_failure();
+  if (first) {
+    if (elements > 0)
+      printf("tessel debug: %s: %s: the run of %lld elements at element %lld of a row of %lld leaves the row; a bulk "
+             "copy moves a run of one row (block (%d, %d, %d), thread %d)\n",
+             where, what, elements, offset, extent, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z),
+             int(threadIdx.x));
+    else
+      printf("tessel debug: %s: %s: offset %lld of dimension %d is outside the view's extent %lld (block (%d, %d, "
+             "%d), thread %d)\n",
+             where, what, offset, dim, extent, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
+  }
+  tessel_debug_stop(first);
+}
+
+// A bulk copy's run that does not start 16-byte aligned in global memory.
+__device__ __noinline__ void tessel_debug_misaligned_bulk_run(const char* where, const char* what, int past) {
+  const bool first = tessel_debug_first_failure();
+  if (first)
+    printf("tessel debug: %s: %s: the run starts %d bytes past a 16-byte boundary of global memory; a bulk copy "
+           "needs 16-byte aligned global addresses (block (%d, %d, %d), thread %d)\n",
+           where, what, past, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
+  tessel_debug_stop(first);
+}
+
 template <int R> __device__ __noinline__ void tessel_debug_outside(const char* where, const char* what,
                                                                    const char* pointer, tessel_index<R> element,
                                                                    tessel_index<R> shape, const void* p, int bytes,
@@ -182,6 +211,25 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
       "{{{{{}}}}}, {}, {}, {});  // debug",
       when, allocation, address, bytes, g->rank(), c_string(n.loc.str()), c_string(what), c_string(pointer.name),
       fmt::join(element, ", "), fmt::join(shape, ", "), address, bytes, allocation));
+}
+
+void emit_bulk_run_check(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::GlobalTensor& g,
+                         const std::vector<ir::Expr>& offsets, int64_t elements, const std::string& address) {
+  const int last = g->rank() - 1;
+  std::vector<std::string> coords;
+  for (int d = 0; d <= last; ++d) {
+    const std::string offset = fmt::format("(long long)({})", e.expr(offsets[size_t(d)]));
+    const std::string extent = fmt::format("(long long)({})", e.expr(g->shape[d]));
+    const std::string outside = d == last ? fmt::format("{0} < 0 || {0} + {2} > {1}", offset, extent, elements)
+                                          : fmt::format("{0} < 0 || {0} >= {1}", offset, extent);
+    e.line(fmt::format("if ({}) tessel_debug_bulk_run_outside({}, {}, {}, {}, {}, {});  // debug", outside,
+                       c_string(n.loc.str()), c_string(what), d, offset, extent, d == last ? elements : 0));
+    coords.push_back(e.expr(offsets[size_t(d)]));
+  }
+  e.line(fmt::format("if ({} % 16 != 0) tessel_debug_misaligned_bulk_run({}, {}, int({} % 16));  // debug", address,
+                     c_string(n.loc.str()), c_string(what), address));
+  emit_access_check(e, n, what, g, "", fmt::format("reinterpret_cast<const void*>({})", address),
+                    std::to_string(elements * dtype_bytes(g->dtype)), coords);
 }
 
 void emit_box_alignment_check(Emitter& e, const ir::StmtNode& n, const std::string& what, DType t,

@@ -96,8 +96,14 @@ void emit_TmaBulkLoad(Emitter& e, const ir::TmaBulkLoadNode& n) {
   e.header(n, "tma.bulk_global_to_shared");
   const std::string dst = shared_address(e, n.dst), bar = barrier_address(e, n.barrier);
   in_issuing_thread(e, [&] {
+    e.open("");
+    e.line(fmt::format("const uint64_t tessel_run = {};", run_address(e, n.src, n.offsets)));
+    if (e.debug)
+      emit_bulk_run_check(e, n, "tma.bulk_global_to_shared", n.src, n.offsets,
+                          n.dst->nbytes() / dtype_bytes(n.dst->dtype), "tessel_run");
     e.line(hinted(e, Ptx::BulkCopyGlobalToShared, n.src->cache_hint,
-                  {{dst}, {run_address(e, n.src, n.offsets)}, {fmt::format("{}u", n.dst->nbytes())}, {bar}}));
+                  {{dst}, {"tessel_run"}, {fmt::format("{}u", n.dst->nbytes())}, {bar}}));
+    e.close();
   });
 }
 
@@ -105,8 +111,14 @@ void emit_TmaBulkStore(Emitter& e, const ir::TmaBulkStoreNode& n) {
   e.header(n, "tma.bulk_shared_to_global");
   const std::string src = shared_address(e, n.src);
   in_issuing_thread(e, [&] {
+    e.open("");
+    e.line(fmt::format("const uint64_t tessel_run = {};", run_address(e, n.dst, n.offsets)));
+    if (e.debug)
+      emit_bulk_run_check(e, n, "tma.bulk_shared_to_global", n.dst, n.offsets,
+                          n.src->nbytes() / dtype_bytes(n.src->dtype), "tessel_run");
     e.line(hinted(e, Ptx::BulkCopySharedToGlobal, n.dst->cache_hint,
-                  {{run_address(e, n.dst, n.offsets)}, {src}, {fmt::format("{}u", n.src->nbytes())}}));
+                  {{"tessel_run"}, {src}, {fmt::format("{}u", n.src->nbytes())}}));
+    e.close();
   });
 }
 

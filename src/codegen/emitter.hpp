@@ -292,6 +292,12 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
 // at the first element of a 16-element chunk); otherwise the kernel reports n's line and stops.
 void emit_box_alignment_check(Emitter& e, const ir::StmtNode& n, const std::string& what, DType t,
                               const std::string& innermost);
+// Checks, in the thread that issues a bulk copy (`what`) of `elements` elements at `address` (the
+// run's first byte, an integer), that the run at `offsets` lies in its row of `g` and in the
+// allocation of g's pointer and starts 16-byte aligned; otherwise the kernel reports n's line and
+// stops.
+void emit_bulk_run_check(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::GlobalTensor& g,
+                         const std::vector<ir::Expr>& offsets, int64_t elements, const std::string& address);
 // A wait for the phase of parity `parity` of `barrier` that reports the barrier, the parity and n's
 // line and stops the kernel when it has not completed in the debug budget (mbarrier.wait).
 void emit_bounded_wait(Emitter& e, const ir::StmtNode& n, const ir::MbarrierRef& barrier, const std::string& parity,

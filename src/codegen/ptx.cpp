@@ -840,10 +840,6 @@ const PtxRow& ptx_row(Ptx instruction) {
                                scalar("rank", "r"), optional_argument("policy", "l")}};
       return row;
     }
-    // PTX ISA 9.7.9.25.4.1 (cp.async.bulk) and 9.7.9.23 (mapa): {bytes} bytes from this block's
-    // shared memory at {src} to the same offset as {dst} in the block of cluster rank {rank},
-    // completing them on that block's barrier at {bar}'s offset; the mapped addresses live in
-    // registers whose names are unique per emission.
     // PTX ISA 9.7.9.25.4.1 cp.async.bulk without a tensor map: {bytes} bytes from the generic
     // global address {src} to the shared address {dst}, completing them on the barrier at {bar};
     // and from shared to global in the issuing thread's bulk group.
@@ -864,6 +860,10 @@ const PtxRow& ptx_row(Ptx instruction) {
           {scalar("dst", "l"), scalar("src", "r"), scalar("bytes", "r"), optional_argument("policy", "l")}};
       return row;
     }
+    // PTX ISA 9.7.9.25.4.1 (cp.async.bulk) and 9.7.9.23 (mapa): {bytes} bytes from this block's
+    // shared memory at {src} to the same offset as {dst} in the block of cluster rank {rank},
+    // completing them on that block's barrier at {bar}'s offset; the mapped addresses live in
+    // registers whose names are unique per emission.
     case Ptx::BulkCopySharedToCluster: {
       static const PtxRow row{
           "cp.async.bulk.shared::cluster.shared::cta",

@@ -55,6 +55,8 @@ bool takes_packed_tiles(NodeKind k) {
 bool takes_e8m0_tiles(NodeKind k) {
   switch (k) {
     case NodeKind::TmaStore:
+    case NodeKind::TmaBulkLoad:
+    case NodeKind::TmaBulkStore:
     case NodeKind::CopyAsync:
     case NodeKind::StoreSharedAsync:
     case NodeKind::Relayout:

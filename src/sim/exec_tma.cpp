@@ -225,7 +225,7 @@ void exec_TmaWait(Warp& w, const ir::TmaWaitNode& n, Mask mask) {
 namespace {
 
 // The run of one row of `view` at `offsets` that a bulk copy of `tile` moves, as a tensor map of
-// one dimension of bytes whose one box is the run, so that the TMA engine's loads and stores move
+// one dimension whose one box is the run, so that the TMA engine's loads and stores move
 // it: checked to lie in its row and to start 16-byte aligned in global memory.
 ir::TensorMapValues bulk_run(Warp& w, const ir::GlobalTensor& view, const std::vector<ir::Expr>& offsets,
                              const ir::SharedTensorNode& tile, int lane, const SourceLoc& loc,
@@ -253,12 +253,12 @@ ir::TensorMapValues bulk_run(Warp& w, const ir::GlobalTensor& view, const std::v
                                  "needs 16-byte aligned global addresses (thread {} of block {})",
                                  operation, address % 16, w.thread(lane), w.cta.block_name()));
   ir::TensorMapValues run;
-  run.dtype = DType::U8;
+  run.dtype = view->dtype;
   run.rank = 1;
   run.address = address;
-  run.extents[0] = uint64_t(tile.nbytes());
-  run.strides[0] = 1;
-  run.box[0] = uint32_t(tile.nbytes());
+  run.extents[0] = uint64_t(elements);
+  run.strides[0] = bytes;
+  run.box[0] = uint32_t(elements);
   return run;
 }
 

@@ -174,10 +174,8 @@ void check_bulk_copy(const SharedTensorNode& tile, const GlobalTensor& view, con
                 fmt::format("{}: a shared tile of {} (allocated at {}) and a view of {}; a bulk copy moves "
                             "bytes unchanged, so both hold one type",
                             operation, dtype_name(tile.dtype), tile.allocation()->loc.str(), dtype_name(view->dtype)));
-  if (is_packed(tile.dtype))
-    throw Error(n.loc, fmt::format("{}: packed {} elements; a bulk copy moves whole bytes: copy them through a tile "
-                                   "and a view of u8 or u32",
-                                   operation, dtype_name(tile.dtype)));
+  TESSEL_CHECK(!is_packed(tile.dtype), "{} of packed {} elements at {}", operation, dtype_name(tile.dtype),
+               n.loc.str());
   int64_t stride = 0;
   if (!as_const_int(view->strides.back(), &stride) || stride != 1)
     throw Error(n.loc, fmt::format("{}: the view's last stride is not the constant 1; a bulk copy moves a run of one "
@@ -194,7 +192,20 @@ void check_bulk_copy(const SharedTensorNode& tile, const GlobalTensor& view, con
     throw Error(n.loc, fmt::format("{}: the tile [{}] of {} is {} bytes; a bulk copy moves a multiple of 16 bytes",
                                    operation, fmt::join(tile.shape, ", "), dtype_name(tile.dtype), tile.nbytes()));
   int64_t first = 0, extent = 0;
+  for (int d = 0; d + 1 < view->rank(); ++d) {
+    if (!as_const_int(offsets[size_t(d)], &first)) continue;
+    if (first < 0)
+      throw Error(n.loc, fmt::format("{}: offset {} of dimension {} is negative; a bulk copy moves a run of a row of "
+                                     "the view",
+                                     operation, first, d));
+    if (as_const_int(view->shape[d], &extent) && first >= extent)
+      throw Error(n.loc, fmt::format("{}: offset {} of dimension {} is outside the view's extent {}", operation, first,
+                                     d, extent));
+  }
   if (!as_const_int(offsets.back(), &first)) return;
+  if (first < 0)
+    throw Error(n.loc, fmt::format("{}: the run starts at element {} of its row; a bulk copy moves a run of one row",
+                                   operation, first));
   if (first * bytes % 16 != 0)
     throw Error(n.loc, fmt::format("{}: the run starts at element {} of its row, {} bytes in; a bulk copy starts "
                                    "16-byte aligned, so the last offset must be a multiple of {}",
