@@ -2,6 +2,8 @@
 // completion order, the PTX the code generator writes, and runs that are misaligned or leave their
 // row refused at the user's line (at the call when the offsets are constants, by the simulator
 // otherwise).
+#include <random>
+
 #include "bulk_copy_kernels.hpp"
 #include "expect_error.hpp"
 #include "source_line.hpp"
@@ -15,6 +17,24 @@ TEST(BulkCopies, RowsGatheredAndScatteredOneCopyEachUnderEveryOrder) {
   for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
     check_gathers_and_scatters(Device::simulator(), 64, 32, o);
     check_gathers_and_scatters(Device::simulator(), 100, 40, o);
+  }
+}
+
+// e8m0 scales move as bytes, as TMA moves them.
+TEST(BulkCopies, BlockScalesAreGatheredByRow) {
+  std::mt19937 gen{5};
+  std::vector<e8m0> scales(16 * 32);
+  for (e8m0& s : scales) s = e8m0::from_bits(uint8_t(gen() % 255));  // every pattern but the NaN
+  const std::vector<int32_t> index = {3, 15, 0, 7, 9, 1, 12, 4};
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<e8m0> dscales(Device::simulator(), scales);
+    Buffer<int32_t> dindex(Device::simulator(), index);
+    Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, -1.0f));
+    Kernel<GathersScaleRows>(Device::simulator(), o)(16, dscales, dindex, out);
+    const auto got = out.download();
+    for (int p = 0; p < 8; ++p)
+      for (int c = 0; c < 32; ++c)
+        ASSERT_EQ(got[size_t(p * 32 + c)], float(scales[size_t(index[size_t(p)] * 32 + c)])) << p << ", " << c;
   }
 }
 

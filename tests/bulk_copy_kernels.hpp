@@ -48,6 +48,26 @@ struct GathersAndScattersRows : Script {
   }
 };
 
+// Block scales gathered by row: each block copies 4 rows of 32 e8m0 scales, named by `index`, and
+// writes them widened to f32.
+struct GathersScaleRows : Script {
+  void operator()(Int32 rows, Ptr<e8m0> scales, Ptr<int32_t> index, Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.warps = 1;
+    auto tile = shared_tensor<e8m0>({4, 32});
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], 4 * 32);
+      for (Int32 i : range(0, 4)) {
+        Var<int32_t> row = atomic.load<int32_t>(global_view(index, {8}), {blockIdx.x * 4 + i});
+        tma.bulk_global_to_shared(global_view(scales, {rows, 32}), tile[i], {row, 0}, bars[0]);
+      }
+    });
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+    store_global(global_view(out, {8, 32}), load_shared(tile).to<float>(), {blockIdx.x * 4, 0});
+  }
+};
+
 // A bulk store into a read-only view: refused at the call.
 struct BulkStoreIntoAReadOnlyView : Script {
   void operator()(Ptr<float> x) {
