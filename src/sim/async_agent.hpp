@@ -5,8 +5,10 @@
 // CompletionOrder), and a wait condition says which of them a warp needs.
 #pragma once
 
+#include <memory>
 #include <random>
 #include <string_view>
+#include <vector>
 
 #include "happens_before.hpp"
 #include "wait_condition.hpp"
@@ -71,6 +73,24 @@ class AsyncAgent {
   // shared memory have none.
   virtual const InFlightRead* reading(int64_t /*begin*/, int64_t /*end*/) const { return nullptr; }
 };
+
+// Completes the operations of `ops` that `pick` answers true for with `land`, keeping the others
+// in issue order; whether any completed.
+template <class Op, class Pick, class Land>
+bool complete_ops(std::vector<std::unique_ptr<Op>>& ops, Pick&& pick, Land&& land) {
+  bool completed = false;
+  size_t kept = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (pick(*ops[i])) {
+      land(*ops[i]);
+      completed = true;
+    } else {
+      std::swap(ops[kept++], ops[i]);
+    }
+  }
+  ops.resize(kept);
+  return completed;
+}
 
 inline std::string_view InFlightWrite::operation_name() const {
   return operation.empty() ? agent->write_operation() : operation;

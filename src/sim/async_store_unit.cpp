@@ -21,18 +21,7 @@ void AsyncStoreUnit::issue(int thread, Cta& target, int64_t begin, const uint8_t
 }
 
 template <class Pick> bool AsyncStoreUnit::complete_where(Pick&& pick) {
-  bool completed = false;
-  size_t kept = 0;
-  for (size_t i = 0; i < in_flight_.size(); ++i) {
-    if (pick(*in_flight_[i])) {
-      land(*in_flight_[i]);
-      completed = true;
-    } else {
-      std::swap(in_flight_[kept++], in_flight_[i]);
-    }
-  }
-  in_flight_.resize(kept);
-  return completed;
+  return complete_ops(in_flight_, pick, [&](const Store& op) { land(op); });
 }
 
 void AsyncStoreUnit::land(const Store& s) {

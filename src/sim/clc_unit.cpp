@@ -18,18 +18,7 @@ void ClcUnit::issue(int thread, int64_t response, int64_t barrier_byte, std::vec
 }
 
 template <class Pick> bool ClcUnit::complete_where(Pick&& pick) {
-  bool completed = false;
-  size_t kept = 0;
-  for (size_t i = 0; i < in_flight_.size(); ++i) {
-    if (pick(*in_flight_[i])) {
-      land(*in_flight_[i]);
-      completed = true;
-    } else {
-      std::swap(in_flight_[kept++], in_flight_[i]);
-    }
-  }
-  in_flight_.resize(kept);
-  return completed;
+  return complete_ops(in_flight_, pick, [&](const Request& op) { land(op); });
 }
 
 void ClcUnit::land(const Request& r) {

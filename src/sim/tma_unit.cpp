@@ -70,28 +70,6 @@ int TmaUnit::pending_groups(int thread) const {
   return std::max(0, groups.committed - groups.stores_in_flight.begin()->first);
 }
 
-namespace {
-
-// Completes the operations of `ops` that `pick` answers true for with `land`, keeping the others
-// in issue order.
-template <class Op, class Pick, class Land>
-bool complete_ops(std::vector<std::unique_ptr<Op>>& ops, Pick&& pick, Land&& land) {
-  bool completed = false;
-  size_t kept = 0;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (pick(*ops[i])) {
-      land(*ops[i]);
-      completed = true;
-    } else {
-      std::swap(ops[kept++], ops[i]);
-    }
-  }
-  ops.resize(kept);
-  return completed;
-}
-
-}  // namespace
-
 template <class PickCopy> bool TmaUnit::complete_copies_where(PickCopy&& pick) {
   return complete_ops(copies_in_flight_, pick, [&](const ClusterCopy& c) { land(c); });
 }
