@@ -67,24 +67,15 @@ void check_box_alignment(const Warp& w, const ir::TensorMapValues& map, int64_t 
                                w.thread(lane), w.cta.block_name()));
 }
 
-// Race detection's view of the box's bytes in global memory, which the shadows do not follow:
-// checked against the kernels this launch may overlap, and kept for the next launch's check.
+// Race detection's view of the box's bytes in global memory at issue: checked against the kernels
+// this launch may overlap, and kept for the next launch's check. The TMA engine checks them against
+// this launch's accesses when the copy completes.
 void note_box_global_bytes(Warp& w, const ir::TensorMapValues& map, std::span<const int64_t> coords, bool write,
                            const Access& at) {
   HappensBefore& hb = w.cta.scheduler.happens_before;
   if (!hb.enabled()) return;
-  uint64_t start = 0;
-  int64_t n = 0;
-  for_each_global_element(map, coords, [&](uint64_t address, int64_t bytes) {
-    if (n > 0 && start + uint64_t(n) == address) {
-      n += bytes;
-      return;
-    }
-    if (n > 0) hb.untracked_global_access(start, n, write, w.clock, at);
-    start = address;
-    n = bytes;
-  });
-  if (n > 0) hb.untracked_global_access(start, n, write, w.clock, at);
+  for_each_global_run(map, coords,
+                      [&](uint64_t address, int64_t n) { hb.untracked_global_access(address, n, write, w.clock, at); });
 }
 
 }  // namespace
@@ -113,7 +104,7 @@ void exec_TmaStore(Warp& w, const ir::TmaStoreNode& n, Mask mask) {
   w.cta.check_async_read(w.clock, w.access(n.loc, "tma.shared_to_global"), begin, begin + box_footprint(map));
   note_box_global_bytes(w, map, std::span(coords).first(size_t(map.rank)), true,
                         w.access(n.loc, "tma.shared_to_global"));
-  w.cta.tma.issue_store(w.thread(lane), map, coords, begin, n.loc);
+  w.cta.tma.issue_store(w.thread(lane), map, coords, begin, w.clock, n.loc);
   w.tick();
   w.cta.scheduler.issued(w.cta.tma);
 }
@@ -220,6 +211,9 @@ void exec_TmaWait(Warp& w, const ir::TmaWaitNode& n, Mask mask) {
   const int lane = issuing_lane(w, mask);
   if (lane < 0) return;
   w.wait(n.loc, BulkGroupWait{Mask(1) << lane, n.pending, n.read});
+  // Without `read`, the stores of the retired groups wrote global memory: the thread observes them.
+  if (const int retired = w.cta.tma.committed(w.thread(lane)) - n.pending; !n.read && retired > 0)
+    w.clock.raise(w.bulk_actor, Clock(retired));
 }
 
 namespace {
@@ -288,7 +282,7 @@ void exec_TmaBulkStore(Warp& w, const ir::TmaBulkStoreNode& n, Mask mask) {
   w.cta.check_async_read(w.clock, w.access(n.loc, operation), begin, begin + box_footprint(run));
   const std::array<int64_t, ir::kTensorMapMaxRank> coords{};
   note_box_global_bytes(w, run, std::span(coords).first(1), true, w.access(n.loc, operation));
-  w.cta.tma.issue_store(w.thread(lane), run, coords, begin, n.loc, operation);
+  w.cta.tma.issue_store(w.thread(lane), run, coords, begin, w.clock, n.loc, operation);
   w.tick();
   w.cta.scheduler.issued(w.cta.tma);
 }

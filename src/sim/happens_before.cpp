@@ -257,6 +257,11 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
     return "this kernel calls grid_dependency.wait(), so it is launched to run beside the kernels before it until "
            "its wait: make the access after grid_dependency.wait(), in the thread that waited or in one ordered "
            "after it (a sync(), an mbarrier phase)";
+  if (actors_[earlier.epoch.actor].kind == ActorKind::BulkGroups)
+    return "a TMA store writes global memory until its issuing thread's tma.wait_group(n) retires its group, and "
+           "tma.wait_group(n, read = true) waits only until its source is read: retire it without read = true, "
+           "then order the access after that wait (a sync(), an mbarrier phase, or a release the other block "
+           "acquires)";
   const auto waits = weak_waits_.find(later.epoch.actor);
   if (waits != weak_waits_.end())
     for (const auto& [at, wait] : waits->second) {
@@ -361,7 +366,8 @@ std::string HappensBefore::describe(const Access& a) const {
   switch (actor.kind) {
     case ActorKind::Warp: return fmt::format("{} by {}", at, actor.name);
     case ActorKind::Mbarrier: return fmt::format("{}, landed in phase {} of {}", at, a.epoch.clock - 1, actor.name);
-    case ActorKind::CopyGroups: return fmt::format("{}, in group {} of {}", at, a.epoch.clock - 1, actor.name);
+    case ActorKind::CopyGroups:
+    case ActorKind::BulkGroups: return fmt::format("{}, in group {} of {}", at, a.epoch.clock - 1, actor.name);
     case ActorKind::PriorGrids: return fmt::format("{} (launched before this kernel)", at);
   }
   return at;
@@ -572,6 +578,22 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
       for (const auto* atomics : {&shadow.atomic[0], &shadow.atomic[1]})
         if (conflicts((*atomics)[size_t(byte)])) report((*atomics)[size_t(byte)], at, memory(byte), clock);
   }
+}
+
+void HappensBefore::async_global_access(uint64_t address, int64_t n, bool write, const VectorClock& issuer, Access at,
+                                        bool checked_only) {
+  if (!enabled_) return;
+  uint64_t first = 0;
+  size_t bytes = 0;
+  Shadow& shadow = global_shadow(address, &first, &bytes);
+  const auto memory = [&](int64_t byte) {
+    return fmt::format("global memory, byte {} of a {}-byte allocation", byte, bytes);
+  };
+  const int64_t begin = int64_t(address - first), end = std::min(begin + n, int64_t(bytes));
+  if (checked_only)
+    check_async_read(shadow, begin, int(end - begin), issuer, at, memory);
+  else
+    access(shadow, begin, int(end - begin), write, issuer, at, memory);
 }
 
 PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) const {

@@ -3,13 +3,16 @@
 // nothing orders, one of them a write (DJIT+/FastTrack style).
 //
 // Actors are the warps, each mbarrier (its clock counts completed phases) and each warp's
-// cp.async groups (the clock counts retired groups). Orderings:
+// cp.async groups and bulk groups (the clocks count retired groups). Orderings:
 //  - sync(), named barriers and cluster.sync(): every participant acquires what all released;
 //  - an mbarrier arrival releases the arriving warp's clock (a tcgen05.commit the committing
 //    warp's), a completed phase publishes all of them plus the phase, and a wait acquires them;
 //  - an asynchronous write (a TMA load, a try_cancel response) lands as an access of the phase of
 //    the barrier it completes bytes on, or of the cp.async group its copy belongs to, so only a
 //    warp that waited for that phase or group (or is ordered after one that did) may touch it;
+//  - a TMA copy's global bytes are accessed when it completes, as its issuing warp stood: a load's
+//    read as an access of the phase it completes bytes on, a store's write as one of its bulk
+//    group, which a wait_group that is not `read` retires;
 //  - an asynchronous read (a TMA store's source, wgmma and tcgen05 operands) happens as its issuing
 //    warp stands: what it reads must have been written before, in happens-before; and what the
 //    generic proxy wrote (stores, cp.async) must have been fenced by its writer
@@ -102,9 +105,9 @@ class HappensBefore {
 
   // PriorGrids: the kernels launched before this one, which a kernel that waits for them
   // (grid_dependency.wait()) may overlap until its wait (prior_grids.hpp).
-  enum class ActorKind { Warp, Mbarrier, CopyGroups, PriorGrids };
+  enum class ActorKind { Warp, Mbarrier, CopyGroups, BulkGroups, PriorGrids };
   // A new actor; `name` describes it in messages ("warp 2 of block (0, 0, 0)"). The cp.async
-  // groups of a warp name the warp as their `owner`.
+  // and bulk groups of a warp name the warp as their `owner`.
   uint32_t add_actor(ActorKind kind, std::string name, uint32_t owner = 0);
   // Where a warp actor runs, for the scopes of its atomics: its block's and its cluster's linear
   // indices in the grid.
@@ -201,6 +204,11 @@ class HappensBefore {
   // the copy completes): checked against the prior grids' accesses by its issuing warp's `clock`,
   // and kept for the next launch's record.
   void untracked_global_access(uint64_t address, int64_t n, bool write, const VectorClock& clock, Access at);
+  // A TMA copy's access of global bytes [address, address + n) as the copy completes: checked
+  // against this launch's accesses as its issuing warp stood (`issuer`), and kept as `at`, the
+  // phase or bulk group that observes it, unless `checked_only` (a read no one phase observes).
+  void async_global_access(uint64_t address, int64_t n, bool write, const VectorClock& issuer, Access at,
+                           bool checked_only = false);
   // What this launch of `kernel` (and, when it overlapped them, the kernels before it) did to global
   // memory: what the next launch overlaps if it is a programmatic dependent.
   PriorGridAccesses recorded_accesses(std::string_view kernel) const;

@@ -126,4 +126,20 @@ void for_each_global_element(const ir::TensorMapValues& map, std::span<const int
   });
 }
 
+void for_each_global_run(const ir::TensorMapValues& map, std::span<const int64_t> coords,
+                         const std::function<void(uint64_t address, int64_t bytes)>& visit) {
+  uint64_t start = 0;
+  int64_t n = 0;
+  for_each_global_element(map, coords, [&](uint64_t address, int64_t bytes) {
+    if (n > 0 && start + uint64_t(n) == address) {
+      n += bytes;
+      return;
+    }
+    if (n > 0) visit(start, n);
+    start = address;
+    n = bytes;
+  });
+  if (n > 0) visit(start, n);
+}
+
 }  // namespace tessel::sim

@@ -8,15 +8,15 @@ namespace tessel::sim {
 TmaUnit::TmaUnit(Cta& cta) : cta_(cta), threads_(size_t(cta.kernel.threads())) {}
 
 void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
-                          int64_t begin, const SourceLoc& loc, std::string_view operation) {
+                          int64_t begin, const VectorClock& issuer, const SourceLoc& loc, std::string_view operation) {
   const int64_t end = begin + box_footprint(map);
   TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA store of shared bytes [{}, {}) of {}", begin, end,
                cta_.smem.size());
   // The engine may read the source at once: a copy still writing it is a race.
   cta_.check_not_in_flight(begin, int(end - begin), false, loc, thread);
   ThreadGroups& groups = threads_[size_t(thread)];
-  in_flight_.push_back(
-      std::make_unique<Store>(Store{{this, begin, end, &loc, thread, operation}, map, coords, groups.committed}));
+  in_flight_.push_back(std::make_unique<Store>(
+      Store{{this, begin, end, &loc, thread, operation}, map, coords, groups.committed, issuer}));
   ++groups.stores_in_flight[groups.committed];
 }
 
@@ -81,7 +81,17 @@ template <class PickStore, class PickLoad> bool TmaUnit::complete_where(PickStor
 }
 
 void TmaUnit::land(const Store& s) {
-  store_box_image(s.map, std::span(s.coords).first(size_t(s.map.rank)), cta_.smem, s.read.begin, *s.read.issued_at);
+  const std::span coords = std::span(s.coords).first(size_t(s.map.rank));
+  store_box_image(s.map, coords, cta_.smem, s.read.begin, *s.read.issued_at);
+  HappensBefore& hb = cta_.scheduler.happens_before;
+  if (hb.enabled()) {
+    // The store's bytes are written as a wait_group that is not `read` retiring its group observes them.
+    const Access written{.epoch = {cta_.warps[size_t(s.read.thread / 32)]->bulk_actor, Clock(s.group + 1)},
+                         .site = hb.site(s.read.issued_at, s.read.operation.empty() ? operation() : s.read.operation)};
+    for_each_global_run(s.map, coords, [&](uint64_t address, int64_t n) {
+      hb.async_global_access(address, n, true, s.issuer, written);
+    });
+  }
   std::map<int, int>& by_group = threads_[size_t(s.read.thread)].stores_in_flight;
   if (--by_group[s.group] == 0) by_group.erase(s.group);
 }
@@ -89,8 +99,9 @@ void TmaUnit::land(const Store& s) {
 // The image lands, then the engine performs complete-tx of every byte of the box, zeros of
 // elements outside the tensor included (hw-semantics.md §3.3).
 void TmaUnit::land(const Load& l) {
-  const BoxImage image =
-      load_box_image(l.map, std::span(l.coords).first(size_t(l.map.rank)), l.write.begin, *l.write.issued_at);
+  const std::span coords = std::span(l.coords).first(size_t(l.map.rank));
+  const BoxImage image = load_box_image(l.map, coords, l.write.begin, *l.write.issued_at);
+  note_global_read(l, coords);
   TESSEL_CHECK(std::all_of(image.written.begin(), image.written.end(), [](uint8_t w) { return w == 1; }),
                "a TMA load at {} whose image has row padding", l.write.issued_at->str());
   int64_t box_bytes = ir::tma_shared_element_bytes(l.map.dtype);
@@ -101,6 +112,20 @@ void TmaUnit::land(const Load& l) {
                                      signalled.mbarriers.landing(l.barrier_byte, &signalled != &cta_));
     signalled.complete_tx(l.barrier_byte, box_bytes, *l.write.issued_at);
   }
+}
+
+// The box's global bytes are read as the phase the load completes bytes on observes them. A
+// multicast's one read is observed by a phase in each block, so it is kept as no single one's: it
+// is checked against the writes before it only.
+void TmaUnit::note_global_read(const Load& l, std::span<const int64_t> coords) {
+  HappensBefore& hb = cta_.scheduler.happens_before;
+  if (!hb.enabled()) return;
+  const Cta& signalled = l.barrier_block ? *l.barrier_block : *l.targets.front();
+  const Access read{.epoch = signalled.mbarriers.landing(l.barrier_byte, &signalled != &cta_),
+                    .site = hb.site(l.write.issued_at, l.write.operation_name())};
+  for_each_global_run(l.map, coords, [&](uint64_t address, int64_t n) {
+    hb.async_global_access(address, n, false, l.write.issuer, read, l.targets.size() > 1);
+  });
 }
 
 // The source's bytes land in the target, then count against its barrier.

@@ -3,7 +3,8 @@
 // time the scheduler chooses, no later than the wait that retires its group. Until then the
 // source belongs to it: writes to those bytes are reported. A load reads the box from global
 // memory and writes its image to shared memory in one step, then completes its bytes on its
-// mbarrier; until then the image's bytes are an asynchronous write in flight. A multicast load
+// mbarrier; until then the image's bytes are an asynchronous write in flight. Race detection sees
+// each copy's global bytes when it completes, as its issuer stood at issue. A multicast load
 // does so in every block of the cluster it names, at the same shared offsets. A copy to the
 // cluster reads its source and writes it to another block's shared memory in one step, then
 // completes its bytes on that block's mbarrier; until then both are in flight.
@@ -26,10 +27,10 @@ class TmaUnit final : public AsyncAgent {
   explicit TmaUnit(Cta& cta);
 
   // Thread `thread` stores the box image at shared bytes [begin, begin + box_footprint(map)), inside
-  // the block's shared memory, to `map` at `coords` (innermost first).
+  // the block's shared memory, to `map` at `coords` (innermost first); its warp's clock is `issuer`.
   // `operation` names it in messages when it is not a tensor-map store (a bulk copy's).
   void issue_store(int thread, const ir::TensorMapValues& map, std::array<int64_t, ir::kTensorMapMaxRank> coords,
-                   int64_t begin, const SourceLoc& loc, std::string_view operation = {});
+                   int64_t begin, const VectorClock& issuer, const SourceLoc& loc, std::string_view operation = {});
   // Thread `thread` loads the box of `map` at `coords` into the image at shared byte `begin` of
   // each of `targets` (this block, or the blocks of a multicast); when it completes, the bytes
   // land and count against each target's mbarrier at `barrier_byte`, or against the one of
@@ -44,6 +45,8 @@ class TmaUnit final : public AsyncAgent {
   void issue_cluster_copy(int thread, int64_t src, int64_t bytes, Cta& target, int64_t dst, int64_t barrier_byte,
                           const VectorClock& issuer, const SourceLoc& loc);
   void commit(int thread);
+  // The bulk groups thread `thread` committed.
+  int committed(int thread) const { return threads_[size_t(thread)].committed; }
   // The thread's committed bulk groups from its oldest incomplete one on (wait_group's count).
   int pending_groups(int thread) const;
 
@@ -74,6 +77,7 @@ class TmaUnit final : public AsyncAgent {
     ir::TensorMapValues map;
     std::array<int64_t, ir::kTensorMapMaxRank> coords;
     int group;  // index among the thread's groups; the open group's is `committed`
+    VectorClock issuer;
   };
   struct ThreadGroups {
     int committed = 0;
@@ -102,6 +106,7 @@ class TmaUnit final : public AsyncAgent {
   template <class PickCopy> bool complete_copies_where(PickCopy&& pick);
   void land(const Store& s);
   void land(const Load& l);
+  void note_global_read(const Load& l, std::span<const int64_t> coords);
   void land(const ClusterCopy& c);
 
   Cta& cta_;

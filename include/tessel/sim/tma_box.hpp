@@ -48,4 +48,8 @@ void store_box_image(const ir::TensorMapValues& map, std::span<const int64_t> co
 void for_each_global_element(const ir::TensorMapValues& map, std::span<const int64_t> coords,
                              const std::function<void(uint64_t address, int64_t bytes)>& visit);
 
+// The same bytes as runs: neighbouring elements' bytes merged, `visit(address, bytes)` per run.
+void for_each_global_run(const ir::TensorMapValues& map, std::span<const int64_t> coords,
+                         const std::function<void(uint64_t address, int64_t bytes)>& visit);
+
 }  // namespace tessel::sim

@@ -1,0 +1,90 @@
+// Kernels whose TMA copies meet other blocks' accesses of the same global bytes: race detection
+// orders a TMA store's bytes after the wait that retires its group and a TMA load's after the phase
+// it completes. Run on the simulator (tests/tma_global_races_test.cpp).
+#pragma once
+
+#include "simulate.hpp"
+
+namespace tessel::testing {
+
+// Block 0 stores 2x by TMA into `out` and releases a flag once its bulk group retires (all of it, or
+// with `ReadOnly` only its source's read); block 1 acquires the flag and writes out + 1 to `copy`.
+template <bool ReadOnly> struct TmaStoreHandedToAnotherBlock : Script {
+  void operator()(Ptr<float> x, Ptr<float> out, Ptr<int32_t> flag, Ptr<float> copy) {
+    attrs.blocks = 2;
+    attrs.warps = 1;
+    auto flag_view = global_view(flag, {1});
+    if_(blockIdx.x == 0, [&] {
+      auto s = shared_tensor<float>({8, 32});
+      store_shared(s, load_global(global_view(x, {8, 32}), {0, 0}, {8, 32}) * 2.0f);
+      fence.proxy_async();
+      sync();
+      single_thread([&] {
+        tma.shared_to_global(s, global_view(out, {8, 32}), {0, 0});
+        tma.commit_group();
+        tma.wait_group(0, ReadOnly);
+        atomic.store(flag_view, {0}, 1, MemoryOrder::release);
+      });
+    }).else_([&] {
+      single_thread([&] {
+        Var<int32_t> seen(0);
+        while_([&] { return seen == 0; }, [&] { seen = atomic.load<int32_t>(flag_view, {0}, MemoryOrder::acquire); });
+      });
+      sync();
+      auto stored = load_global(global_view(out, {8, 32}), {0, 0}, {8, 32});
+      store_global(global_view(copy, {8, 32}), stored + 1.0f, {0, 0});
+    });
+  }
+};
+
+// Each block scatters its row of x by a bulk copy to the row of `out` that `index` names.
+struct ScattersRowsByIndex : Script {
+  void operator()(Ptr<float> x, Ptr<int32_t> index, Ptr<float> out) {
+    attrs.blocks = 2;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({64});
+    store_shared(s, load_global(global_view(x, {128}), {blockIdx.x * 64}, {64}));
+    fence.proxy_async();
+    sync();
+    single_thread([&] {
+      Var<int32_t> row = atomic.load<int32_t>(global_view(index, {2}), {blockIdx.x});
+      tma.bulk_shared_to_global(s, global_view(out, {2, 64}), {row, 0});
+      tma.commit_group();
+      tma.wait_group(0);
+    });
+  }
+};
+
+// Block 0 writes `data`; block 1 loads it by TMA into shared memory and copies it to `copy`. With
+// `Handed`, block 0 releases a flag after its writes and block 1 acquires it before the load;
+// without, nothing orders the two.
+template <bool Handed> struct TmaLoadOfAnotherBlocksWrites : Script {
+  void operator()(Ptr<float> x, Ptr<float> data, Ptr<int32_t> flag, Ptr<float> copy) {
+    attrs.blocks = 2;
+    attrs.warps = 1;
+    auto flag_view = global_view(flag, {1});
+    if_(blockIdx.x == 0, [&] {
+      store_global(global_view(data, {8, 32}), load_global(global_view(x, {8, 32}), {0, 0}, {8, 32}) + 3.0f, {0, 0});
+      if (Handed) {
+        fence.proxy_async();
+        sync();
+        single_thread([&] { atomic.store(flag_view, {0}, 1, MemoryOrder::release); });
+      }
+    }).else_([&] {
+      auto s = shared_tensor<float>({8, 32});
+      auto bars = mbarrier.alloc({1});
+      single_thread([&] {
+        if (Handed) {
+          Var<int32_t> seen(0);
+          while_([&] { return seen == 0; }, [&] { seen = atomic.load<int32_t>(flag_view, {0}, MemoryOrder::acquire); });
+        }
+        mbarrier.arrive_and_expect_tx(bars[0], 8 * 32 * int(sizeof(float)));
+        tma.global_to_shared(global_view(data, {8, 32}), s, {0, 0}, bars[0]);
+      });
+      mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+      store_global(global_view(copy, {8, 32}), load_shared(s), {0, 0});
+    });
+  }
+};
+
+}  // namespace tessel::testing

@@ -1,0 +1,133 @@
+// Race detection over TMA copies' global bytes within a launch: a store's bytes are observed by the
+// wait that retires its bulk group (not by a wait for its source's read), a load's by the phase it
+// completes, and two copies or a copy and another block's access that nothing orders are reported
+// at the user's line, under every completion order.
+#include <random>
+
+#include "expect_error.hpp"
+#include "source_line.hpp"
+#include "tma_global_race_kernels.hpp"
+
+namespace tessel::testing {
+namespace {
+
+constexpr const char* kKernels = "tests/tma_global_race_kernels.hpp";
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 gen{seed};
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+TEST(TmaGlobalRaces, AStoreRetiredBeforeItsReleaseIsReadByAnotherBlock) {
+  const std::vector<float> x = random_floats(256, 3);
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> dx(Device::simulator(), x), out(Device::simulator(), std::vector<float>(256, -1.0f)),
+        copy(Device::simulator(), std::vector<float>(256, -1.0f));
+    Buffer<int32_t> flag(Device::simulator(), std::vector<int32_t>{0});
+    Kernel<TmaStoreHandedToAnotherBlock<false>>(Device::simulator(), o)(dx, out, flag, copy);
+    const auto got = copy.download();
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], 2.0f * x[i] + 1.0f) << i;
+  }
+}
+
+TEST(TmaGlobalRaces, AStoreWhoseSourceOnlyWasWaitedForIsReported) {
+  const std::string load =
+      source_at(kKernels, "auto stored = load_global(global_view(out, {8, 32}), {0, 0}, {8, 32});");
+  const std::string store = source_at(kKernels, "tma.shared_to_global(s, global_view(out, {8, 32}), {0, 0});");
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> x(Device::simulator(), random_floats(256, 4)), out(Device::simulator(), std::vector<float>(256)),
+        copy(Device::simulator(), std::vector<float>(256));
+    Buffer<int32_t> flag(Device::simulator(), std::vector<int32_t>{0});
+    EXPECT_EQ(
+        error_of_call([&] { Kernel<TmaStoreHandedToAnotherBlock<true>>(Device::simulator(), o)(x, out, flag, copy); }),
+        load + ": data race on global memory, byte 0 of a 1024-byte allocation: the load_global at " + load +
+            " by warp 0 of block (1, 0, 0) is not ordered after the tma.shared_to_global at " + store +
+            ", in group 0 of the bulk groups of warp 0 of block (0, 0, 0); a TMA store writes global memory until "
+            "its issuing thread's tma.wait_group(n) retires its group, and tma.wait_group(n, read = true) waits only "
+            "until its source is read: retire it without read = true, then order the access after that wait (a "
+            "sync(), an mbarrier phase, or a release the other block acquires)");
+  }
+}
+
+TEST(TmaGlobalRaces, RowsScatteredToDistinctRowsAreNotReported) {
+  const std::vector<float> x = random_floats(128, 5);
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> dx(Device::simulator(), x), out(Device::simulator(), std::vector<float>(128, -1.0f));
+    Buffer<int32_t> index(Device::simulator(), std::vector<int32_t>{1, 0});
+    Kernel<ScattersRowsByIndex>(Device::simulator(), o)(dx, index, out);
+    const auto got = out.download();
+    for (size_t c = 0; c < 64; ++c) {
+      ASSERT_EQ(got[64 + c], x[c]) << c;
+      ASSERT_EQ(got[c], x[64 + c]) << c;
+    }
+  }
+}
+
+// Which block's copy lands first depends on the order; either way the later one is reported, at the
+// first byte of the row both write.
+TEST(TmaGlobalRaces, ARowScatteredTwiceIsReported) {
+  const std::string store = source_at(kKernels, "tma.bulk_shared_to_global(s, global_view(out, {2, 64}), {row, 0});");
+  const auto race = [&](int later, int earlier) {
+    return fmt::format(
+        "{0}: data race on global memory, byte 256 of a 512-byte allocation: the tma.bulk_shared_to_global at {0}, in "
+        "group 0 of the bulk groups of warp 0 of block ({1}, 0, 0) is not ordered after the tma.bulk_shared_to_global "
+        "at {0}, in group 0 of the bulk groups of warp 0 of block ({2}, 0, 0); a TMA store writes global memory "
+        "until its issuing thread's tma.wait_group(n) retires its group, and tma.wait_group(n, read = true) waits "
+        "only until its source is read: retire it without read = true, then order the access after that wait (a "
+        "sync(), an mbarrier phase, or a release the other block acquires)",
+        store, later, earlier);
+  };
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> x(Device::simulator(), random_floats(128, 6)), out(Device::simulator(), std::vector<float>(128));
+    Buffer<int32_t> index(Device::simulator(), std::vector<int32_t>{1, 1});
+    const std::string error =
+        error_of_call([&] { Kernel<ScattersRowsByIndex>(Device::simulator(), o)(x, index, out); });
+    EXPECT_TRUE(error == race(1, 0) || error == race(0, 1)) << error;
+  }
+}
+
+TEST(TmaGlobalRaces, ALoadOfBytesAFlagHandedOverIsNotReported) {
+  const std::vector<float> x = random_floats(256, 7);
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> dx(Device::simulator(), x), data(Device::simulator(), std::vector<float>(256, -1.0f)),
+        copy(Device::simulator(), std::vector<float>(256, -1.0f));
+    Buffer<int32_t> flag(Device::simulator(), std::vector<int32_t>{0});
+    Kernel<TmaLoadOfAnotherBlocksWrites<true>>(Device::simulator(), o)(dx, data, flag, copy);
+    const auto got = copy.download();
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], x[i] + 3.0f) << i;
+  }
+}
+
+// The load is reported when it lands after the write, and the write when it comes after the load.
+TEST(TmaGlobalRaces, ALoadOfBytesAnotherBlockWritesUnorderedIsReported) {
+  const std::string load = source_at(kKernels, "tma.global_to_shared(global_view(data, {8, 32}), s, {0, 0}, bars[0]);");
+  const std::string store = source_at(
+      kKernels,
+      "store_global(global_view(data, {8, 32}), load_global(global_view(x, {8, 32}), {0, 0}, {8, 32}) + 3.0f");
+  const std::string barrier = source_at(kKernels, "auto bars = mbarrier.alloc({1});");
+  const std::string landed = "the tma.global_to_shared at " + load +
+                             ", landed in phase 0 of barrier 0 of the array allocated at " + barrier +
+                             " in block (1, 0, 0)";
+  const std::string written = "the store_global at " + store + " by warp 0 of block (0, 0, 0)";
+  const std::string remedy =
+      "order them with a sync(), an mbarrier arrival and a wait on its phase, or the wait "
+      "that retires the asynchronous operation";
+  const std::string load_later = load + ": data race on global memory, byte 0 of a 1024-byte allocation: " + landed +
+                                 " is not ordered after " + written + "; " + remedy;
+  const std::string store_later = store + ": data race on global memory, byte 0 of a 1024-byte allocation: " + written +
+                                  " is not ordered after " + landed + "; ";
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> x(Device::simulator(), random_floats(256, 8)), data(Device::simulator(), std::vector<float>(256)),
+        copy(Device::simulator(), std::vector<float>(256));
+    Buffer<int32_t> flag(Device::simulator(), std::vector<int32_t>{0});
+    const std::string error = error_of_call(
+        [&] { Kernel<TmaLoadOfAnotherBlocksWrites<false>>(Device::simulator(), o)(x, data, flag, copy); });
+    EXPECT_TRUE(error == load_later || error.starts_with(store_later)) << error;
+  }
+}
+
+}  // namespace
+}  // namespace tessel::testing
