@@ -94,6 +94,25 @@ struct CopiesAPackedBoxAtAColumn : Script {
   }
 };
 
+// Row 1 of x [4, 64] from `first` on, copied to y by a bulk copy of 32 elements: a run that leaves its
+// row from `first` = 33 on (runs start 16-byte aligned, so at multiples of 4).
+struct BulkCopiesARunAtAColumn : Script {
+  static inline int load_line = 0;
+  void operator()(Int32 first, Ptr<float> x, Ptr<float> y) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto run = shared_tensor<float>({32});
+    auto bars = mbarrier.alloc({1});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bars[0], 32 * int(sizeof(float)));
+      load_line = __LINE__ + 1;
+      tma.bulk_global_to_shared(global_view(x, {4, 64}), run, {1, first}, bars[0]);
+    });
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+    store_global(global_view(y, {32}), load_shared(run), {0});
+  }
+};
+
 // "<file>:<line>" of a line of this file, as reports write it.
 inline std::string debug_kernels_line(int line) { return fmt::format("{}:{}", __FILE__, line); }
 

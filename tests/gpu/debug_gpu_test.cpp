@@ -120,6 +120,31 @@ TEST_F(DebugOnGpu, AMisalignedTmaBoxIsReported) {
                          "error: kernel CopiesABoxAtAColumn, call 2, failed on the GPU: CUDA_ERROR_", kCallFailed}));
 }
 
+// A bulk copy is not clipped to its view: a run past its row would read the next row's bytes, or
+// past the allocation, with no fault; debug mode stops it at the copy's line.
+TEST_F(DebugOnGpu, ABulkRunThatLeavesItsRowIsReported) {
+  if (runtime::CudaDriver::get().device_info().cc_major < 9) GTEST_SKIP() << "bulk copies need sm_90";
+  Kernel<BulkCopiesARunAtAColumn>(Device::simulator())
+      .traced(0, static_cast<float*>(nullptr), static_cast<float*>(nullptr));
+  EXPECT_EXIT(run_and_exit([&] {
+                const Device gpu = Device::gpu();
+                std::vector<float> x(4 * 64);
+                for (size_t i = 0; i < x.size(); ++i) x[i] = float(i);
+                Buffer<float> dx(gpu, x), y(gpu, std::vector<float>(32, 0.0f));
+                Kernel<BulkCopiesARunAtAColumn> k(gpu, kDebug);
+                k(32, dx, y);  // the row's last 32 elements
+                if (y.download()[31] != x[64 + 63]) throw Error("the first call copied wrong values");
+                k(36, dx, y);
+              }),
+              ::testing::ExitedWithCode(3),
+              contains_in_order(
+                  {fmt::format("tessel debug: {}: tma.bulk_global_to_shared: the run of 32 elements at element "
+                               "36 of a row of 64 leaves the row; a bulk copy moves a run of one row (block "
+                               "(0, 0, 0), thread 0)",
+                               debug_kernels_line(BulkCopiesARunAtAColumn::load_line)),
+                   "error: kernel BulkCopiesARunAtAColumn, call 2, failed on the GPU: CUDA_ERROR_", kCallFailed}));
+}
+
 // A TMA view larger than its buffer is refused before the launch, so the process goes on.
 TEST_F(DebugOnGpu, ATmaViewPastItsBufferIsRefusedBeforeTheLaunch) {
   if (runtime::CudaDriver::get().device_info().cc_major < 9) GTEST_SKIP() << "TMA needs sm_90";
