@@ -56,9 +56,9 @@ struct ScattersRowsByIndex : Script {
 };
 
 // Block 0 writes `data`; block 1 loads it by TMA into shared memory and copies it to `copy`. With
-// `Handed`, block 0 releases a flag after its writes and block 1 acquires it before the load;
-// without, nothing orders the two.
-template <bool Handed> struct TmaLoadOfAnotherBlocksWrites : Script {
+// `Handed`, block 0 fences its writes for the async proxy (a fence of `Space`) and releases a flag,
+// which block 1 acquires before the load; without, nothing orders the two.
+template <bool Handed, ProxySpace Space = ProxySpace::global> struct TmaLoadOfAnotherBlocksWrites : Script {
   void operator()(Ptr<float> x, Ptr<float> data, Ptr<int32_t> flag, Ptr<float> copy) {
     attrs.blocks = 2;
     attrs.warps = 1;
@@ -66,7 +66,7 @@ template <bool Handed> struct TmaLoadOfAnotherBlocksWrites : Script {
     if_(blockIdx.x == 0, [&] {
       store_global(global_view(data, {8, 32}), load_global(global_view(x, {8, 32}), {0, 0}, {8, 32}) + 3.0f, {0, 0});
       if (Handed) {
-        fence.proxy_async();
+        fence.proxy_async(Space);
         sync();
         single_thread([&] { atomic.store(flag_view, {0}, 1, MemoryOrder::release); });
       }

@@ -101,6 +101,30 @@ TEST(TmaGlobalRaces, ALoadOfBytesAFlagHandedOverIsNotReported) {
   }
 }
 
+// A fence of shared memory, the default, leaves the global writes unfenced.
+TEST(TmaGlobalRaces, ALoadOfBytesFencedForSharedMemoryOnlyIsReported) {
+  const std::string load = source_at(kKernels, "tma.global_to_shared(global_view(data, {8, 32}), s, {0, 0}, bars[0]);");
+  const std::string store = source_at(
+      kKernels,
+      "store_global(global_view(data, {8, 32}), load_global(global_view(x, {8, 32}), {0, 0}, {8, 32}) + 3.0f");
+  const std::string barrier = source_at(kKernels, "auto bars = mbarrier.alloc({1});");
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> x(Device::simulator(), random_floats(256, 9)), data(Device::simulator(), std::vector<float>(256)),
+        copy(Device::simulator(), std::vector<float>(256));
+    Buffer<int32_t> flag(Device::simulator(), std::vector<int32_t>{0});
+    EXPECT_EQ(error_of_call([&] {
+                Kernel<TmaLoadOfAnotherBlocksWrites<true, ProxySpace::shared_cta>>(Device::simulator(), o)(x, data,
+                                                                                                           flag, copy);
+              }),
+              load + ": global memory, byte 0 of a 1024-byte allocation: the tma.global_to_shared at " + load +
+                  ", landed in phase 0 of barrier 0 of the array allocated at " + barrier +
+                  " in block (1, 0, 0) reads through the async proxy what the store_global at " + store +
+                  " by warp 0 of block (0, 0, 0) wrote through the generic proxy, and no fence.proxy_async of global "
+                  "memory of the writer lies between them; call fence.proxy_async(ProxySpace::global) after the "
+                  "writes, in the threads that wrote, before the release that hands the memory over");
+  }
+}
+
 // The load is reported when it lands after the write, and the write when it comes after the load.
 TEST(TmaGlobalRaces, ALoadOfBytesAnotherBlockWritesUnorderedIsReported) {
   const std::string load = source_at(kKernels, "tma.global_to_shared(global_view(data, {8, 32}), s, {0, 0}, bars[0]);");

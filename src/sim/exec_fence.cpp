@@ -1,15 +1,14 @@
-// Simulator semantics of fences: a proxy fence makes the warp's earlier generic-proxy writes, its
-// stores and the cp.async copies of the groups it retired, visible to later async-proxy reads
-// (TMA stores, wgmma and tcgen05 operands) that are ordered after it; a memory fence acquires what
-// the warp's relaxed reads before it saw released, and releases the warp's clock to its strong
-// writes after it (happens_before.hpp). Lanes of one warp share the warp's clock, so one lane's
-// fence is the warp's.
+// Simulator semantics of fences: a proxy fence makes the warp's earlier generic-proxy writes to the
+// memory of its space, its stores and the cp.async copies of the groups it retired, visible to
+// later async-proxy reads (TMA copies, wgmma and tcgen05 operands) that are ordered after it; a memory fence acquires
+// what the warp's relaxed reads before it saw released, and releases the warp's clock to its strong writes after it
+// (happens_before.hpp). Lanes of one warp share the warp's clock, so one lane's fence is the warp's.
 #include "machine.hpp"
 
 namespace tessel::sim {
 
-void exec_FenceProxyAsync(Warp& w, const ir::FenceProxyAsyncNode&, Mask) {
-  w.cta.scheduler.happens_before.fence_proxy(w.actor, w.clock[w.actor], w.clock[w.copy_actor]);
+void exec_FenceProxyAsync(Warp& w, const ir::FenceProxyAsyncNode& n, Mask) {
+  w.cta.scheduler.happens_before.fence_proxy(w.actor, w.clock[w.actor], w.clock[w.copy_actor], n.space);
   w.tick();
 }
 

@@ -88,8 +88,9 @@ void access_global(Warp& w, uint64_t p, size_t bytes, bool write, const SourceLo
   HappensBefore& hb = w.cta.scheduler.happens_before;
   if (!hb.enabled()) return;
   check_global(hb, p, [&](Shadow& shadow, int64_t offset, const auto& name) {
-    hb.access(shadow, offset, int(bytes), write, w.clock, w.access(loc, operation), name, incoming,
-              reinterpret_cast<const uint8_t*>(p));
+    Access at = w.access(loc, operation);
+    at.generic = write;
+    hb.access(shadow, offset, int(bytes), write, w.clock, at, name, incoming, reinterpret_cast<const uint8_t*>(p));
   });
 }
 

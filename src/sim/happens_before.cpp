@@ -222,29 +222,34 @@ void HappensBefore::memory_fence(uint32_t warp, VectorClock& clock, ir::MemorySc
   for (size_t s = 0; s <= size_t(scope); ++s) released[s] = clock;
 }
 
-void HappensBefore::fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock) {
-  if (enabled_) fences_[warp].push_back(Fence{warp_clock, copy_clock});
+void HappensBefore::fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock, ir::ProxyFenceSpace space) {
+  using enum ir::ProxyFenceSpace;
+  if (enabled_)
+    fences_[warp].push_back(Fence{warp_clock, copy_clock, space == SharedCta || space == SharedCluster || space == All,
+                                  space == Global || space == All});
 }
 
-bool HappensBefore::fenced(const Access& write, const VectorClock& reader) const {
+bool HappensBefore::fenced(const Access& write, const VectorClock& reader, bool global) const {
   const Actor& writer = actors_[write.epoch.actor];
   const auto it = fences_.find(writer.owner);
   if (it == fences_.end()) return false;
   const bool by_copies = writer.kind == ActorKind::CopyGroups;
   for (const Fence& f : it->second)
-    if ((by_copies ? f.copy_clock : f.warp_clock) >= write.epoch.clock && reader[writer.owner] >= f.warp_clock)
+    if ((global ? f.global : f.shared) && (by_copies ? f.copy_clock : f.warp_clock) >= write.epoch.clock &&
+        reader[writer.owner] >= f.warp_clock)
       return true;
   return false;
 }
 
-void HappensBefore::report_unfenced(const Access& write, const Access& read, const std::string& memory) const {
+void HappensBefore::report_unfenced(const Access& write, const Access& read, const std::string& memory,
+                                    bool global) const {
   const Site& s = sites_[read.site];
-  throw Error(*s.loc,
-              fmt::format("{}: {} reads through the async proxy what {} wrote through the generic proxy, and no "
-                          "fence.proxy_async of the writer lies between them; call fence.proxy_async() after "
-                          "the writes, in the threads that wrote, before the sync() or arrival that hands the "
-                          "memory over",
-                          memory, describe(read), describe(write)));
+  throw Error(*s.loc, fmt::format("{}: {} reads through the async proxy what {} wrote through the generic proxy, and "
+                                  "no fence.proxy_async{} of the writer lies between them; call {} after the writes, "
+                                  "in the threads that wrote, before the {} that hands the memory over",
+                                  memory, describe(read), describe(write), global ? " of global memory" : "",
+                                  global ? "fence.proxy_async(ProxySpace::global)" : "fence.proxy_async()",
+                                  global ? "release" : "sync() or arrival"));
 }
 
 void HappensBefore::weak_wait(uint32_t warp, const VectorClock& published, WeakWait wait) {
@@ -475,21 +480,22 @@ void HappensBefore::non_coherent_read(Shadow& shadow, uint64_t first, int64_t be
 }
 
 void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
-                                     const std::function<std::string(int64_t)>& memory) const {
+                                     const std::function<std::string(int64_t)>& memory, bool global) const {
   if (!enabled_) return;
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     const Access& last_write = shadow.write[size_t(byte)];
     const Access& replica = shadow.replica[size_t(byte)];
     if (unordered(last_write, at, clock) && (replica.epoch.clock == 0 || unordered(replica, at, clock)))
       report(last_write, at, memory(byte), clock);
-    if (last_write.generic && !fenced(last_write, clock) && !(replica.generic && fenced(replica, clock)))
-      report_unfenced(last_write, at, memory(byte));
+    if (last_write.generic && !fenced(last_write, clock, global) &&
+        !(replica.generic && fenced(replica, clock, global)))
+      report_unfenced(last_write, at, memory(byte), global);
     if (shadow.atomic[0].empty()) continue;
     for (const auto& atomics : shadow.atomic) {
       const Access& a = atomics[size_t(byte)];
       if (!a.atomic_write) continue;
       if (unordered(a, at, clock)) report(a, at, memory(byte), clock);
-      if (a.generic && !fenced(a, clock)) report_unfenced(a, at, memory(byte));
+      if (a.generic && !fenced(a, clock, global)) report_unfenced(a, at, memory(byte), global);
     }
   }
 }
@@ -590,10 +596,9 @@ void HappensBefore::async_global_access(uint64_t address, int64_t n, bool write,
     return fmt::format("global memory, byte {} of a {}-byte allocation", byte, bytes);
   };
   const int64_t begin = int64_t(address - first), end = std::min(begin + n, int64_t(bytes));
-  if (checked_only)
-    check_async_read(shadow, begin, int(end - begin), issuer, at, memory);
-  else
-    access(shadow, begin, int(end - begin), write, issuer, at, memory);
+  // A load reads through the async proxy: what the generic proxy wrote must be fenced first.
+  if (!write) check_async_read(shadow, begin, int(end - begin), issuer, at, memory, true);
+  if (!checked_only) access(shadow, begin, int(end - begin), write, issuer, at, memory);
 }
 
 PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) const {

@@ -112,9 +112,11 @@ class HappensBefore {
   // Where a warp actor runs, for the scopes of its atomics: its block's and its cluster's linear
   // indices in the grid.
   void place(uint32_t warp, int64_t block, int64_t cluster);
-  // Warp `warp` executes fence.proxy_async at its clock `warp_clock`, having retired its cp.async
-  // groups up to `copy_clock`: its generic writes before it are visible to the async proxy.
-  void fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock);
+  // Warp `warp` executes fence.proxy_async of `space` at its clock `warp_clock`, having retired its
+  // cp.async groups up to `copy_clock`: its generic writes before it to the memory of that space
+  // (shared memory for the shared spaces, global memory for the global one; both for all) are
+  // visible to the async proxy.
+  void fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock, ir::ProxyFenceSpace space);
   // The interned (line, operation) of an access, for messages.
   uint32_t site(const SourceLoc* loc, std::string_view operation);
   // Marks the accesses of (loc, operation) as those of a tile whose layout keeps a copy of each
@@ -181,9 +183,10 @@ class HappensBefore {
                          const std::function<std::string(int64_t)>& memory);
 
   // An asynchronous read, which leaves no trace: the bytes were written before it, and what the
-  // generic proxy wrote was fenced by its writer before it.
+  // generic proxy wrote was fenced by its writer before it, by a fence of shared memory or, with
+  // `global`, of global memory.
   void check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
-                        const std::function<std::string(int64_t)>& memory) const;
+                        const std::function<std::string(int64_t)>& memory, bool global = false) const;
 
   // Global memory: the shadow of the allocation that holds `address` (whose first byte is at
   // `*first`), made on first use, with the prior grids' accesses in it when the launch overlaps them.
@@ -263,10 +266,13 @@ class HappensBefore {
   std::vector<ReadOfRelaxedWrite> reads_of_relaxed_writes_;
   struct Fence {
     Clock warp_clock, copy_clock;
+    bool shared, global;  // the memories whose writes it makes visible to the async proxy
   };
-  // Whether a fence of `write`'s writer follows it and precedes (is covered by) `reader`.
-  bool fenced(const Access& write, const VectorClock& reader) const;
-  [[noreturn]] void report_unfenced(const Access& write, const Access& read, const std::string& memory) const;
+  // Whether a fence of `write`'s writer, of the memory written (global or shared), follows it and
+  // precedes (is covered by) `reader`.
+  bool fenced(const Access& write, const VectorClock& reader, bool global) const;
+  [[noreturn]] void report_unfenced(const Access& write, const Access& read, const std::string& memory,
+                                    bool global) const;
   // A write of this launch (not of the kernels before it) of bytes a read-only view's load read;
   // `read_first`: the read came first, so the write is the access at fault.
   bool written_in_launch(const Access& a) const;

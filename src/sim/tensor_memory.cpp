@@ -30,7 +30,7 @@ float block_scale(Tcgen05ScaleFormat format, uint32_t byte) {
 }  // namespace
 
 TensorMemory::TensorMemory(Cta& cta)
-    : cta_(cta), taken_(size_t(kTmemColumns), false), committed_writes_(size_t(kTmemColumns)) {}
+    : cta_(cta), committed_writes_(size_t(kTmemColumns)), taken_(size_t(kTmemColumns), false) {}
 
 int TensorMemory::free_columns() const { return int(std::count(taken_.begin(), taken_.end(), false)); }
 
