@@ -89,6 +89,7 @@ std::string host_expression(const ir::ExprNode& e, const ir::KernelNode& k) {
     }
     case ir::NodeKind::Cast: {
       const auto& n = static_cast<const ir::CastNode&>(e);
+      if (n.type.pointer || n.a->type.pointer) return host_expression(*n.a, k);  // an address either way
       if (is_float(n.a->type.dtype)) cannot(e, k, fmt::format("a conversion from {}", dtype_name(n.a->type.dtype)));
       return fmt::format("tessel_aot::detail::wrap({}, {})", host_expression(*n.a, k), type_args(n.type.dtype));
     }

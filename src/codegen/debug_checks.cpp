@@ -134,6 +134,18 @@ __device__ __noinline__ void tessel_debug_misaligned_bulk_run(const char* where,
   tessel_debug_stop(first);
 }
 
+// A pointer made from an address (as_pointer) that is not as aligned as its author promised.
+__device__ __noinline__ void tessel_debug_misaligned_pointer(const char* where, const char* what, const char* made_at,
+                                                             const void* p, int alignment) {
+  const bool first = tessel_debug_first_failure();
+  if (first)
+    printf("tessel debug: %s: %s: the pointer made at %s is 0x%llx, which is not aligned to the %d bytes promised "
+           "(block (%d, %d, %d), thread %d)\n",
+           where, what, made_at, reinterpret_cast<unsigned long long>(p), alignment, int(blockIdx.x), int(blockIdx.y),
+           int(blockIdx.z), int(threadIdx.x));
+  tessel_debug_stop(first);
+}
+
 template <int R> __device__ __noinline__ void tessel_debug_outside(const char* where, const char* what,
                                                                    const char* pointer, tessel_index<R> element,
                                                                    tessel_index<R> shape, const void* p, int bytes,
@@ -194,6 +206,18 @@ void emit_debug_entry(Emitter& e, const ir::KernelNode& k) {
 void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::GlobalTensor& g,
                        const std::string& in_view, const std::string& address, const std::string& bytes,
                        const std::vector<std::string>& coords) {
+  // A pointer made from an address lies in an allocation the launch does not know: its promised
+  // alignment is what can be checked.
+  if (g->ptr->kind == ir::NodeKind::Cast) {
+    const auto& made = static_cast<const ir::CastNode&>(*g->ptr);
+    TESSEL_CHECK(made.alignment > 0, "the global view at {} is over a cast that makes no pointer", g->loc.str());
+    e.line(
+        fmt::format("if ({}reinterpret_cast<uint64_t>({}) % {} != 0) tessel_debug_misaligned_pointer({}, {}, {}, "
+                    "{}, {});  // debug",
+                    in_view.empty() ? "" : "(" + in_view + ") && ", e.expr(g->ptr), made.alignment,
+                    c_string(n.loc.str()), c_string(what), c_string(made.loc.str()), e.expr(g->ptr), made.alignment));
+    return;
+  }
   TESSEL_CHECK(g->ptr->kind == ir::NodeKind::Var, "the global view at {} is not over a pointer parameter",
                g->loc.str());
   const auto& pointer = static_cast<const ir::VarNode&>(*g->ptr);

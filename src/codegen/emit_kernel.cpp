@@ -242,6 +242,8 @@ std::string Emitter::expr(const ir::Expr& e) {
     }
     case ir::NodeKind::Cast: {
       auto& n = static_cast<const ir::CastNode&>(*e);
+      if (n.type.pointer) return fmt::format("reinterpret_cast<{}*>({})", c_type(n.type.dtype), expr(n.a));
+      if (n.a->type.pointer) return fmt::format("{}(reinterpret_cast<uint64_t>({}))", c_type(n.type.dtype), expr(n.a));
       return to_storage(n.type.dtype, converted(n.a->type.dtype, n.type.dtype, expr(n.a)));
     }
     case ir::NodeKind::Builtin:

@@ -112,7 +112,11 @@ int64_t Divisibility::of(const Expr& e) const {
   switch (e->kind) {
     case NodeKind::Const: return low_power_of_two(static_cast<const ConstNode&>(*e).i);
     case NodeKind::Var: return of_var(static_cast<const VarNode*>(e.get()));
-    case NodeKind::Cast: return of(static_cast<const CastNode&>(*e).a);
+    case NodeKind::Cast: {
+      // A made pointer's address is divisible by what its author promised and by what is proven.
+      const auto& c = static_cast<const CastNode&>(*e);
+      return std::max<int64_t>(of(c.a), c.alignment);
+    }
     case NodeKind::Select: {
       const auto& s = static_cast<const SelectNode&>(*e);
       return common(of(s.a), of(s.b));

@@ -380,6 +380,7 @@ Scalar evaluate(const ExprNode& e, const std::function<Scalar(const ExprNode&)>&
     }
     case NodeKind::Cast: {
       auto& n = static_cast<const CastNode&>(e);
+      if (n.type.pointer || n.a->type.pointer) return evaluate(*n.a, lookup);  // an address either way
       return convert(n.a->type.dtype, n.type.dtype, evaluate(*n.a, lookup));
     }
 // clang-format off

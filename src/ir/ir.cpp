@@ -366,6 +366,14 @@ Expr cast(DType t, Expr a, SourceLoc l) {
   return make<CastNode>(std::move(l), Type{t}, std::move(a));
 }
 
+Expr pointer_at(DType t, Expr address, int alignment, SourceLoc l) {
+  return make<CastNode>(std::move(l), Type{t, true}, std::move(address), alignment);
+}
+
+Expr address_of(Expr pointer, SourceLoc l) {
+  return make<CastNode>(std::move(l), Type{DType::U64}, std::move(pointer));
+}
+
 Var make_var(Type t, std::string name, SourceLoc l) { return make<VarNode>(std::move(l), t, std::move(name)); }
 
 bool as_const_int(const Expr& e, int64_t* v) {

@@ -130,6 +130,7 @@ class Printer {
       }
       case NodeKind::Cast: {
         auto& n = static_cast<const CastNode&>(*e);
+        if (n.type.pointer) return fmt::format("pointer_at<{}, aligned {}>({})", n.type.str(), n.alignment, expr(n.a));
         return fmt::format("cast<{}>({})", n.type.str(), expr(n.a));
       }
       case NodeKind::Builtin:

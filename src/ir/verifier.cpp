@@ -65,9 +65,17 @@ void check_type(const ExprNode& x, const StmtNode& s) {
                    n.type.str(), where());
       return;
     }
-    case NodeKind::Cast:
-      TESSEL_CHECK(static_cast<const CastNode&>(x).a, "cast without an operand in {}", where());
+    case NodeKind::Cast: {
+      const auto& c = static_cast<const CastNode&>(x);
+      TESSEL_CHECK(c.a, "cast without an operand in {}", where());
+      // Pointers convert only to and from their 64-bit addresses, and only a made pointer is aligned.
+      const auto address = [](const Type& t) { return !t.pointer && (t.dtype == DType::U64 || t.dtype == DType::I64); };
+      TESSEL_CHECK(!(c.type.pointer || c.a->type.pointer) || (c.type.pointer ? address(c.a->type) : address(c.type)),
+                   "a cast of {} to {} in {}", c.a->type.str(), c.type.str(), where());
+      TESSEL_CHECK(c.type.pointer ? c.alignment > 0 && (c.alignment & (c.alignment - 1)) == 0 : c.alignment == 0,
+                   "a cast to {} aligned to {} bytes in {}", c.type.str(), c.alignment, where());
       return;
+    }
     case NodeKind::Builtin:
       TESSEL_CHECK(x.type == Type{DType::I32}, "builtin typed {} in {}", x.type.str(), where());
       return;

@@ -107,9 +107,22 @@ class TensorMapPlanner : public ir::Mutator {
   }
 
   void check_made_from_parameters(const ir::GlobalTensorNode& view, const SourceLoc& loc) const {
+    const auto not_a_parameter = [&](const ir::ExprNode& x) {
+      return (x.kind == ir::NodeKind::Var && !is_parameter(x)) || x.kind == ir::NodeKind::Builtin;
+    };
+    if (view.ptr->kind == ir::NodeKind::Cast) {
+      bool from_parameters = true;
+      ir::walk_expr(*view.ptr, [&](const ir::ExprNode& x) { from_parameters &= !not_a_parameter(x); });
+      if (!from_parameters)
+        throw Error(loc, fmt::format("tma: the global view is over the pointer made at {} from an address the kernel "
+                                     "reads or computes; a tensor map is made on the host at launch, so a TMA copy "
+                                     "needs a view over a parameter: copy the rows with tma.bulk_global_to_shared, "
+                                     "which takes any pointer, or with copy_async",
+                                     view.ptr->loc.str()));
+    }
     for (const ir::Expr& e : ir::tensor_exprs(view))
       ir::walk_expr(*e, [&](const ir::ExprNode& x) {
-        if ((x.kind == ir::NodeKind::Var && !is_parameter(x)) || x.kind == ir::NodeKind::Builtin)
+        if (not_a_parameter(x))
           throw Error(loc, fmt::format("tma: the global view uses {}, not a kernel parameter; a tensor map is made on "
                                        "the host at launch, so the view's address, shape and strides may use only "
                                        "parameters, constants and variables declared once from them, never assigned "

@@ -5,6 +5,7 @@
 // context unusable, so each failing call runs in a process of its own: a death test in the
 // "threadsafe" style runs this program again for it.
 #include "../debug_kernels.hpp"
+#include "../pointer_table_kernels.hpp"
 #include "../tma_kernels.hpp"
 #include "examples.hpp"
 #include "gpu_test.hpp"
@@ -143,6 +144,26 @@ TEST_F(DebugOnGpu, ABulkRunThatLeavesItsRowIsReported) {
                                "(0, 0, 0), thread 0)",
                                debug_kernels_line(BulkCopiesARunAtAColumn::load_line)),
                    "error: kernel BulkCopiesARunAtAColumn, call 2, failed on the GPU: CUDA_ERROR_", kCallFailed}));
+}
+
+// A pointer read from a table that is not as aligned as promised would fault on a vector load with
+// no line; debug mode stops the kernel at the access, naming the line that made the pointer.
+TEST_F(DebugOnGpu, APointerOffItsPromisedAlignmentIsReported) {
+  Kernel<ScalesMatricesOfATable>(Device::simulator())
+      .traced(1, static_cast<uint64_t*>(nullptr), static_cast<float*>(nullptr));
+  EXPECT_EXIT(
+      run_and_exit([&] {
+        const Device gpu = Device::gpu();
+        Buffer<float> matrix(gpu, std::vector<float>(8 * 64 + 4, 1.0f)), out(gpu, std::vector<float>(512));
+        Buffer<uint64_t> table(gpu, std::vector<uint64_t>{reinterpret_cast<uintptr_t>(matrix.data() + 1)});
+        Kernel<ScalesMatricesOfATable>(gpu, kDebug)(1, table, out);
+      }),
+      ::testing::ExitedWithCode(3),
+      contains_in_order({fmt::format("tessel debug: {}: load_global: the pointer made at {} is 0x",
+                                     pointer_table_kernels_line(ScalesMatricesOfATable::load_line),
+                                     pointer_table_kernels_line(ScalesMatricesOfATable::made_line)),
+                         ", which is not aligned to the 16 bytes promised (block (0, 0, 0), thread ",
+                         "error: kernel ScalesMatricesOfATable, call 1, failed on the GPU: CUDA_ERROR_", kCallFailed}));
 }
 
 // A TMA view larger than its buffer is refused before the launch, so the process goes on.

@@ -192,9 +192,13 @@ struct SelectNode : ExprNode {
   static constexpr auto operands() { return std::tuple{&SelectNode::cond, &SelectNode::a, &SelectNode::b}; }
 };
 
+// A conversion of a value to another type; between a pointer and its 64-bit address, the same
+// bits. A pointer made from an address carries the alignment in bytes that its author promises.
 struct CastNode : ExprNode {
-  CastNode(SourceLoc l, Type t, Expr a) : ExprNode(NodeKind::Cast, std::move(l), t), a(std::move(a)) {}
+  CastNode(SourceLoc l, Type t, Expr a, int alignment = 0)
+      : ExprNode(NodeKind::Cast, std::move(l), t), a(std::move(a)), alignment(alignment) {}
   Expr a;
+  int alignment;  // a pointer made from an address: its promised alignment; 0 otherwise
   static constexpr auto operands() { return std::tuple{&CastNode::a}; }
 };
 
@@ -243,6 +247,10 @@ Expr binary(BinaryOp op, Expr a, Expr b, SourceLoc l = {});
 Expr unary(UnaryOp op, Expr a, SourceLoc l = {});
 Expr select(Expr c, Expr a, Expr b, SourceLoc l = {});
 Expr cast(DType t, Expr a, SourceLoc l = {});
+// A pointer to `t` elements at a 64-bit `address` that the kernel computed or loaded, aligned to
+// `alignment` bytes (a power of two, at least an element), and a pointer's address as a u64.
+Expr pointer_at(DType t, Expr address, int alignment, SourceLoc l = {});
+Expr address_of(Expr pointer, SourceLoc l = {});
 Var make_var(Type t, std::string name, SourceLoc l = {});
 DType promote(DType a, DType b);
 // The integer value of `e` if it is a constant.

@@ -4,6 +4,7 @@
 // constants and mix freely with kernel values.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -233,17 +234,47 @@ using UInt64 = Var<uint64_t>;  // e.g. an mbarrier word
 using Float32 = Var<float>;
 using Float64 = Var<double>;
 
-// A pointer to global memory holding T elements (a run-time parameter).
+// A pointer to global memory holding T elements: a run-time parameter, or one made from a 64-bit
+// address by as_pointer.
 template <class T> class Ptr {
  public:
   using element_type = T;
-  static Ptr bind(ir::Var v) { return Ptr(std::move(v)); }
-  ir::Expr ir() const { return var_; }
+  // A handle to a pointer expression of the kernel (a parameter, or a made pointer).
+  static Ptr bind(ir::Expr pointer) { return Ptr(std::move(pointer)); }
+  ir::Expr ir() const { return pointer_; }
+  // The pointer's address, a 64-bit kernel value: to store it in a table, or to view the same bytes
+  // as elements of another type (as_pointer<uint32_t>(p.address(), 16)).
+  Expr<uint64_t> address(std::source_location loc = std::source_location::current()) const {
+    return Expr<uint64_t>(ir::address_of(pointer_, SourceLoc::from(loc)));
+  }
 
  private:
-  explicit Ptr(ir::Var v) : var_(std::move(v)) {}
-  ir::Var var_;
+  explicit Ptr(ir::Expr pointer) : pointer_(std::move(pointer)) {}
+  ir::Expr pointer_;
 };
+
+namespace detail {
+// A pointer to T is aligned to an element at least (a byte for packed elements).
+template <class T> int element_alignment() { return std::max(1, dtype_bits(dtype_v<T>) / 8); }
+Expr<uint64_t> address_value(ir::Expr address);  // a u64 or i64 address as a u64
+ir::Expr made_pointer(DType t, const Expr<uint64_t>& address, int alignment, int element_alignment,
+                      const SourceLoc& loc);
+}  // namespace detail
+
+// A pointer to T elements at `address`, a 64-bit kernel value that the kernel loaded (an entry of a
+// table of pointers: atomic.load<uint64_t>(table, {i})) or computed (another pointer's address()).
+// Its author promises it `alignment`-byte aligned: a power of two, at least an element; 16 lets
+// accesses through it move vectors. The simulator checks the promise at each use, and so does debug
+// mode on the GPU.
+template <class T> Ptr<T> as_pointer(const Expr<uint64_t>& address, int alignment = detail::element_alignment<T>(),
+                                     std::source_location loc = std::source_location::current()) {
+  return Ptr<T>::bind(
+      detail::made_pointer(dtype_v<T>, address, alignment, detail::element_alignment<T>(), SourceLoc::from(loc)));
+}
+template <class T> Ptr<T> as_pointer(const Expr<int64_t>& address, int alignment = detail::element_alignment<T>(),
+                                     std::source_location loc = std::source_location::current()) {
+  return as_pointer<T>(detail::address_value(address.ir()), alignment, loc);
+}
 
 // ---- operators ---------------------------------------------------------------------------
 
