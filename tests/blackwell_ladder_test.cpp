@@ -170,10 +170,9 @@ TEST(BlackwellLadder, TheSeedsV0WithoutItsProxyFenceIsReportedAtTheMma) {
               fmt::format("{0}:{1}: shared memory allocated at {0}:{2}, byte 0 of the allocation, in block "
                           "(0, 0, 0): the tcgen05.mma at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
                           "async proxy what the copy_async at {0}:{3}, in group 0 of the cp.async groups of warp 0 "
-                          "of block (0, 0, 0) wrote through the generic proxy, and no fence.proxy_async of the writer "
-                          "lies between them; call "
-                          "fence.proxy_async() after the writes, in the threads that wrote, before the sync() or "
-                          "arrival that hands the memory over",
+                          "of block (0, 0, 0) wrote through the generic proxy, and no fence.proxy_async() (or "
+                          "ProxySpace::all) by the writer lies between them; call it after the writes, in the "
+                          "threads that wrote, before the sync(), arrival or release that hands the memory over",
                           __FILE__, SeedV0WithoutTheFence::mma_line, SeedV0WithoutTheFence::alloc_line,
                           SeedV0WithoutTheFence::copy_line))
         << sim::schedule_name(o);

@@ -95,7 +95,7 @@ struct CopiesAPackedBoxAtAColumn : Script {
 };
 
 // Row 1 of x [4, 64] from `first` on, copied to y by a bulk copy of 32 elements: a run that leaves its
-// row from `first` = 33 on (runs start 16-byte aligned, so at multiples of 4).
+// row from `first` = 33 on; runs start 16-byte aligned, so 36 is the first such `first` that is aligned.
 struct BulkCopiesARunAtAColumn : Script {
   static inline int load_line = 0;
   void operator()(Int32 first, Ptr<float> x, Ptr<float> y) {

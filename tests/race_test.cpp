@@ -320,9 +320,9 @@ TEST(Races, AGenericWriteReadByTheAsyncProxyWithoutAFenceIsReported) {
             fmt::format("{0}:{1}: shared memory allocated at {0}:{2}, byte 0 of the allocation, in block (0, "
                         "0, 0): the tma.shared_to_global at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
                         "async proxy what the store_shared at {0}:{3} by warp 0 of block (0, 0, 0) wrote through "
-                        "the generic proxy, and no fence.proxy_async of the writer lies between them; call "
-                        "fence.proxy_async() after the writes, in the threads that wrote, before the sync() or "
-                        "arrival that hands the memory over",
+                        "the generic proxy, and no fence.proxy_async() (or ProxySpace::all) by the writer lies "
+                        "between them; call it after the writes, in the threads that wrote, before the sync(), "
+                        "arrival or release that hands the memory over",
                         __FILE__, tma_line, alloc_line, store_line));
   expect_copies_under_every_order<StoresATileWithTma<true>>(in);
 }

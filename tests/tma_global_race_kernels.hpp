@@ -55,6 +55,49 @@ struct ScattersRowsByIndex : Script {
   }
 };
 
+// One thread scatters the block's two rows of x by bulk copies, in one bulk group, to the rows of
+// `out` that `index` names.
+struct OneThreadScattersTwoRows : Script {
+  void operator()(Ptr<float> x, Ptr<int32_t> index, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto rows = shared_tensor<float>({2, 64});
+    store_shared(rows, load_global(global_view(x, {2, 64}), {0, 0}, {2, 64}));
+    fence.proxy_async();
+    sync();
+    single_thread([&] {
+      for (Int32 i : range(0, 2)) {
+        Var<int32_t> row = atomic.load<int32_t>(global_view(index, {2}), {i});
+        tma.bulk_shared_to_global(rows[i], global_view(out, {2, 64}), {row, 0});
+      }
+      tma.commit_group();
+      tma.wait_group(0);
+    });
+  }
+};
+
+// Thread 0 stores 2x by TMA into `out` and waits only for the store's source to be read; after a
+// sync() both warps read `out` back.
+struct TmaStoreReadBackAfterASourceWait : Script {
+  void operator()(Ptr<float> x, Ptr<float> out, Ptr<float> copy) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto s = shared_tensor<float>({8, 32});
+    store_shared(s, load_global(global_view(x, {8, 32}), {0, 0}, {8, 32}) * 2.0f);
+    fence.proxy_async();
+    sync();
+    auto stored = global_view(out, {8, 32});
+    single_thread([&] {
+      tma.shared_to_global(s, stored, {0, 0});
+      tma.commit_group();
+      tma.wait_group(0, true);
+    });
+    sync();
+    auto back = load_global(stored, {0, 0}, {8, 32});
+    store_global(global_view(copy, {8, 32}), back + 1.0f, {0, 0});
+  }
+};
+
 // Block 0 writes `data`; block 1 loads it by TMA into shared memory and copies it to `copy`. With
 // `Handed`, block 0 fences its writes for the async proxy (a fence of `Space`) and releases a flag,
 // which block 1 acquires before the load; without, nothing orders the two.

@@ -12,6 +12,11 @@ namespace tessel::testing {
 namespace {
 
 constexpr const char* kKernels = "tests/tma_global_race_kernels.hpp";
+constexpr const char* kStoreRemedy =
+    "a TMA store writes global memory until a tma.wait_group(n) of its issuing thread retires its group "
+    "(tma.wait_group(n, read = true) waits only until its source is read): order the access after such a wait, "
+    "through a sync(), an mbarrier phase or a release the other block acquires; two stores of the same bytes need "
+    "such a wait between them";
 
 std::vector<float> random_floats(size_t n, uint32_t seed) {
   std::mt19937 gen{seed};
@@ -45,10 +50,7 @@ TEST(TmaGlobalRaces, AStoreWhoseSourceOnlyWasWaitedForIsReported) {
         error_of_call([&] { Kernel<TmaStoreHandedToAnotherBlock<true>>(Device::simulator(), o)(x, out, flag, copy); }),
         load + ": data race on global memory, byte 0 of a 1024-byte allocation: the load_global at " + load +
             " by warp 0 of block (1, 0, 0) is not ordered after the tma.shared_to_global at " + store +
-            ", in group 0 of the bulk groups of warp 0 of block (0, 0, 0); a TMA store writes global memory until "
-            "its issuing thread's tma.wait_group(n) retires its group, and tma.wait_group(n, read = true) waits only "
-            "until its source is read: retire it without read = true, then order the access after that wait (a "
-            "sync(), an mbarrier phase, or a release the other block acquires)");
+            ", in group 0 of the bulk groups of thread 0 of block (0, 0, 0); " + kStoreRemedy);
   }
 }
 
@@ -73,12 +75,9 @@ TEST(TmaGlobalRaces, ARowScatteredTwiceIsReported) {
   const auto race = [&](int later, int earlier) {
     return fmt::format(
         "{0}: data race on global memory, byte 256 of a 512-byte allocation: the tma.bulk_shared_to_global at {0}, in "
-        "group 0 of the bulk groups of warp 0 of block ({1}, 0, 0) is not ordered after the tma.bulk_shared_to_global "
-        "at {0}, in group 0 of the bulk groups of warp 0 of block ({2}, 0, 0); a TMA store writes global memory "
-        "until its issuing thread's tma.wait_group(n) retires its group, and tma.wait_group(n, read = true) waits "
-        "only until its source is read: retire it without read = true, then order the access after that wait (a "
-        "sync(), an mbarrier phase, or a release the other block acquires)",
-        store, later, earlier);
+        "group 0 of the bulk groups of thread 0 of block ({1}, 0, 0) is not ordered after the "
+        "tma.bulk_shared_to_global at {0}, in group 0 of the bulk groups of thread 0 of block ({2}, 0, 0); {3}",
+        store, later, earlier, kStoreRemedy);
   };
   for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
     Buffer<float> x(Device::simulator(), random_floats(128, 6)), out(Device::simulator(), std::vector<float>(128));
@@ -86,6 +85,44 @@ TEST(TmaGlobalRaces, ARowScatteredTwiceIsReported) {
     const std::string error =
         error_of_call([&] { Kernel<ScattersRowsByIndex>(Device::simulator(), o)(x, index, out); });
     EXPECT_TRUE(error == race(1, 0) || error == race(0, 1)) << error;
+  }
+}
+
+// One thread's two stores of one row are not ordered by its program order either.
+TEST(TmaGlobalRaces, OneThreadScatteringARowTwiceIsReported) {
+  const std::string store =
+      source_at(kKernels, "tma.bulk_shared_to_global(rows[i], global_view(out, {2, 64}), {row, 0});");
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> x(Device::simulator(), random_floats(128, 10)), out(Device::simulator(), std::vector<float>(128));
+    Buffer<int32_t> index(Device::simulator(), std::vector<int32_t>{0, 0});
+    EXPECT_EQ(error_of_call([&] { Kernel<OneThreadScattersTwoRows>(Device::simulator(), o)(x, index, out); }),
+              fmt::format("{0}: data race on global memory, byte 0 of a 512-byte allocation: the "
+                          "tma.bulk_shared_to_global at {0}, in group 0 of the bulk groups of thread 0 of block (0, 0, "
+                          "0) is not ordered after the tma.bulk_shared_to_global at {0}, in group 0 of the bulk groups "
+                          "of thread 0 of block (0, 0, 0); {1}",
+                          store, kStoreRemedy));
+    index.upload({1, 0});
+    Kernel<OneThreadScattersTwoRows>(Device::simulator(), o)(x, index, out);
+  }
+}
+
+// Within a block too: a sync() after a wait for the source orders nothing about the global write.
+TEST(TmaGlobalRaces, AStoreReadBackAfterASourceWaitIsReported) {
+  const std::string load = source_at(kKernels, "auto back = load_global(stored, {0, 0}, {8, 32});");
+  const std::string store = source_at(kKernels, "tma.shared_to_global(s, stored, {0, 0});");
+  const auto race = [&](int warp) {  // each warp reads its half of the rows first
+    return fmt::format(
+        "{0}: data race on global memory, byte {4} of a 1024-byte allocation: the load_global at {0} by "
+        "warp {1} of block (0, 0, 0) is not ordered after the tma.shared_to_global at {2}, in group 0 "
+        "of the bulk groups of thread 0 of block (0, 0, 0); {3}",
+        load, warp, store, kStoreRemedy, warp * 512);
+  };
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> x(Device::simulator(), random_floats(256, 11)), out(Device::simulator(), std::vector<float>(256)),
+        copy(Device::simulator(), std::vector<float>(256));
+    const std::string error =
+        error_of_call([&] { Kernel<TmaStoreReadBackAfterASourceWait>(Device::simulator(), o)(x, out, copy); });
+    EXPECT_TRUE(error == race(0) || error == race(1)) << error;
   }
 }
 
@@ -98,6 +135,9 @@ TEST(TmaGlobalRaces, ALoadOfBytesAFlagHandedOverIsNotReported) {
     Kernel<TmaLoadOfAnotherBlocksWrites<true>>(Device::simulator(), o)(dx, data, flag, copy);
     const auto got = copy.download();
     for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], x[i] + 3.0f) << i;
+    // A fence of every space covers global memory too.
+    flag.upload({0});
+    Kernel<TmaLoadOfAnotherBlocksWrites<true, ProxySpace::all>>(Device::simulator(), o)(dx, data, flag, copy);
   }
 }
 
@@ -119,9 +159,10 @@ TEST(TmaGlobalRaces, ALoadOfBytesFencedForSharedMemoryOnlyIsReported) {
               load + ": global memory, byte 0 of a 1024-byte allocation: the tma.global_to_shared at " + load +
                   ", landed in phase 0 of barrier 0 of the array allocated at " + barrier +
                   " in block (1, 0, 0) reads through the async proxy what the store_global at " + store +
-                  " by warp 0 of block (0, 0, 0) wrote through the generic proxy, and no fence.proxy_async of global "
-                  "memory of the writer lies between them; call fence.proxy_async(ProxySpace::global) after the "
-                  "writes, in the threads that wrote, before the release that hands the memory over");
+                  " by warp 0 of block (0, 0, 0) wrote through the generic proxy, and no "
+                  "fence.proxy_async(ProxySpace::global) (or ProxySpace::all) by the writer lies between them; call "
+                  "it after the writes, in the threads that wrote, before the sync(), arrival or release that hands "
+                  "the memory over");
   }
 }
 

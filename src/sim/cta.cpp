@@ -14,8 +14,6 @@ Warp::Warp(Cta& c, int i) : cta(c), id(i) {
   actor = hb.add_actor(HappensBefore::ActorKind::Warp, fmt::format("warp {} of block {}", i, c.block_name()));
   copy_actor = hb.add_actor(HappensBefore::ActorKind::CopyGroups,
                             fmt::format("the cp.async groups of warp {} of block {}", i, c.block_name()), actor);
-  bulk_actor = hb.add_actor(HappensBefore::ActorKind::BulkGroups,
-                            fmt::format("the bulk groups of warp {} of block {}", i, c.block_name()), actor);
   hb.place(actor, c.linear_block(), c.linear_cluster());
   tick();
 }

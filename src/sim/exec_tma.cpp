@@ -213,7 +213,7 @@ void exec_TmaWait(Warp& w, const ir::TmaWaitNode& n, Mask mask) {
   w.wait(n.loc, BulkGroupWait{Mask(1) << lane, n.pending, n.read});
   // Without `read`, the stores of the retired groups wrote global memory: the thread observes them.
   if (const int retired = w.cta.tma.committed(w.thread(lane)) - n.pending; !n.read && retired > 0)
-    w.clock.raise(w.bulk_actor, Clock(retired));
+    w.clock.raise(w.cta.tma.bulk_actor(w.thread(lane)), Clock(retired));
 }
 
 namespace {

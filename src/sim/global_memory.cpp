@@ -77,8 +77,7 @@ template <class Check> void check_global(HappensBefore& hb, uint64_t p, Check ch
   uint64_t first = 0;
   size_t size = 0;
   Shadow& shadow = hb.global_shadow(p, &first, &size);
-  check(shadow, int64_t(p - first),
-        [size](int64_t byte) { return fmt::format("global memory, byte {} of a {}-byte allocation", byte, size); });
+  check(shadow, int64_t(p - first), global_byte_name(size));
 }
 
 }  // namespace

@@ -244,12 +244,12 @@ bool HappensBefore::fenced(const Access& write, const VectorClock& reader, bool 
 void HappensBefore::report_unfenced(const Access& write, const Access& read, const std::string& memory,
                                     bool global) const {
   const Site& s = sites_[read.site];
+  const char* fence = global ? "fence.proxy_async(ProxySpace::global)" : "fence.proxy_async()";
   throw Error(*s.loc, fmt::format("{}: {} reads through the async proxy what {} wrote through the generic proxy, and "
-                                  "no fence.proxy_async{} of the writer lies between them; call {} after the writes, "
-                                  "in the threads that wrote, before the {} that hands the memory over",
-                                  memory, describe(read), describe(write), global ? " of global memory" : "",
-                                  global ? "fence.proxy_async(ProxySpace::global)" : "fence.proxy_async()",
-                                  global ? "release" : "sync() or arrival"));
+                                  "no {} (or ProxySpace::all) by the writer lies between them; call it after the "
+                                  "writes, in the threads that wrote, before the sync(), arrival or release that "
+                                  "hands the memory over",
+                                  memory, describe(read), describe(write), fence));
 }
 
 void HappensBefore::weak_wait(uint32_t warp, const VectorClock& published, WeakWait wait) {
@@ -262,11 +262,6 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
     return "this kernel calls grid_dependency.wait(), so it is launched to run beside the kernels before it until "
            "its wait: make the access after grid_dependency.wait(), in the thread that waited or in one ordered "
            "after it (a sync(), an mbarrier phase)";
-  if (actors_[earlier.epoch.actor].kind == ActorKind::BulkGroups)
-    return "a TMA store writes global memory until its issuing thread's tma.wait_group(n) retires its group, and "
-           "tma.wait_group(n, read = true) waits only until its source is read: retire it without read = true, "
-           "then order the access after that wait (a sync(), an mbarrier phase, or a release the other block "
-           "acquires)";
   const auto waits = weak_waits_.find(later.epoch.actor);
   if (waits != weak_waits_.end())
     for (const auto& [at, wait] : waits->second) {
@@ -306,6 +301,13 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
           "the {} read what the {} wrote, but a relaxed write releases nothing: write with MemoryOrder::release, or "
           "call fence.acq_rel() before the write, with a scope that includes the reader",
           site_name(r.read_site), site_name(r.write.site));
+  // A TMA store's bytes are written until a wait of its thread that retires its group: a handoff, or
+  // another store of the same bytes, must come after that wait.
+  if (actors_[earlier.epoch.actor].kind == ActorKind::BulkGroups)
+    return "a TMA store writes global memory until a tma.wait_group(n) of its issuing thread retires its group "
+           "(tma.wait_group(n, read = true) waits only until its source is read): order the access after such a "
+           "wait, through a sync(), an mbarrier phase or a release the other block acquires; two stores of the "
+           "same bytes need such a wait between them";
   // Warps of two blocks share no sync(): only the memory model, or a barrier of their cluster, orders them.
   const Actor &a = actors_[actors_[earlier.epoch.actor].owner], &b = actors_[actors_[later.epoch.actor].owner];
   const bool across_blocks =
@@ -589,16 +591,20 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
 void HappensBefore::async_global_access(uint64_t address, int64_t n, bool write, const VectorClock& issuer, Access at,
                                         bool checked_only) {
   if (!enabled_) return;
-  uint64_t first = 0;
-  size_t bytes = 0;
-  Shadow& shadow = global_shadow(address, &first, &bytes);
-  const auto memory = [&](int64_t byte) {
-    return fmt::format("global memory, byte {} of a {}-byte allocation", byte, bytes);
-  };
-  const int64_t begin = int64_t(address - first), end = std::min(begin + n, int64_t(bytes));
-  // A load reads through the async proxy: what the generic proxy wrote must be fenced first.
-  if (!write) check_async_read(shadow, begin, int(end - begin), issuer, at, memory, true);
-  if (!checked_only) access(shadow, begin, int(end - begin), write, issuer, at, memory);
+  // A run may span neighbouring allocations (a bulk copy is not clipped to its view): each has its shadow.
+  while (n > 0) {
+    uint64_t first = 0;
+    size_t bytes = 0;
+    Shadow& shadow = global_shadow(address, &first, &bytes);
+    const auto memory = global_byte_name(bytes);
+    const int64_t begin = int64_t(address - first), end = std::min(begin + n, int64_t(bytes));
+    // A load reads through the async proxy, so what the generic proxy wrote must have been fenced;
+    // access() then keeps the read (its check of the writes repeats check_async_read's).
+    if (!write) check_async_read(shadow, begin, int(end - begin), issuer, at, memory, true);
+    if (!checked_only) access(shadow, begin, int(end - begin), write, issuer, at, memory);
+    address += uint64_t(end - begin);
+    n -= end - begin;
+  }
 }
 
 PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) const {
@@ -647,6 +653,8 @@ PriorGridAccesses HappensBefore::recorded_accesses(std::string_view kernel) cons
     add_all(shadow.atomic[0], true);
     add_all(shadow.atomic[1], true);
   }
+  // A TMA copy that landed is in the shadows too; its record as issued stays for the copies that
+  // never landed (a launch that failed), and names the same site.
   for (const UntrackedAccess& u : untracked_) {
     uint64_t first = 0;
     size_t bytes = 0;

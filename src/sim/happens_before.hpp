@@ -2,8 +2,9 @@
 // they observe, with vector clocks, and shadow memory that reports two accesses of one byte that
 // nothing orders, one of them a write (DJIT+/FastTrack style).
 //
-// Actors are the warps, each mbarrier (its clock counts completed phases) and each warp's
-// cp.async groups and bulk groups (the clocks count retired groups). Orderings:
+// Actors are the warps, each mbarrier (its clock counts completed phases), each warp's cp.async
+// groups and the bulk groups of each thread that issues TMA stores (the clocks count retired
+// groups). Orderings:
 //  - sync(), named barriers and cluster.sync(): every participant acquires what all released;
 //  - an mbarrier arrival releases the arriving warp's clock (a tcgen05.commit the committing
 //    warp's), a completed phase publishes all of them plus the phase, and a wait acquires them;
@@ -11,8 +12,8 @@
 //    the barrier it completes bytes on, or of the cp.async group its copy belongs to, so only a
 //    warp that waited for that phase or group (or is ordered after one that did) may touch it;
 //  - a TMA copy's global bytes are accessed when it completes, as its issuing warp stood: a load's
-//    read as an access of the phase it completes bytes on, a store's write as one of its bulk
-//    group, which a wait_group that is not `read` retires;
+//    read as an access of the phase it completes bytes on, a store's write as an access of its
+//    thread's bulk group, which a wait_group that is not `read` retires;
 //  - an asynchronous read (a TMA store's source, wgmma and tcgen05 operands) happens as its issuing
 //    warp stands: what it reads must have been written before, in happens-before; and what the
 //    generic proxy wrote (stores, cp.async) must have been fenced by its writer
@@ -70,6 +71,9 @@ struct Access {
   // An atomic's: whether it writes, and whom its scope includes (ir::MemoryScope).
   bool atomic_write : 1 = false;
   std::optional<ir::MemoryScope> atomic = std::nullopt;
+  // A TMA store's write, which its thread's program order does not order against the thread's other
+  // TMA stores: only a wait that retires its bulk group does.
+  bool bulk_store : 1 = false;
   // A packed element stored alone, which the generated code writes with atomics on its word: the
   // bits of the byte it writes (0 for any other access).
   uint8_t packed_bits = 0;
@@ -97,6 +101,11 @@ struct Shadow {
   void size_atomics();  // on the first atomic access
 };
 
+// How messages name a byte of a global allocation of `bytes` bytes.
+inline auto global_byte_name(size_t bytes) {
+  return [bytes](int64_t byte) { return fmt::format("global memory, byte {} of a {}-byte allocation", byte, bytes); };
+}
+
 class HappensBefore {
  public:
   // Disabled, it records and checks nothing.
@@ -107,7 +116,7 @@ class HappensBefore {
   // (grid_dependency.wait()) may overlap until its wait (prior_grids.hpp).
   enum class ActorKind { Warp, Mbarrier, CopyGroups, BulkGroups, PriorGrids };
   // A new actor; `name` describes it in messages ("warp 2 of block (0, 0, 0)"). The cp.async
-  // and bulk groups of a warp name the warp as their `owner`.
+  // groups of a warp, and the bulk groups of its threads, name the warp as their `owner`.
   uint32_t add_actor(ActorKind kind, std::string name, uint32_t owner = 0);
   // Where a warp actor runs, for the scopes of its atomics: its block's and its cluster's linear
   // indices in the grid.
@@ -287,9 +296,11 @@ class HappensBefore {
     int copies_in_warps = 1;  // note_copies
     bool packed = false;      // note_packed
   };
-  // Whether `earlier` is an access by another actor that `clock` is not ordered after.
+  // Whether `earlier` is an access by another actor (or, for a TMA store, another store of its bulk
+  // groups) that `clock` is not ordered after.
   static bool unordered(const Access& earlier, const Access& at, const VectorClock& clock) {
-    return earlier.epoch.clock != 0 && earlier.epoch.actor != at.epoch.actor && !clock.covers(earlier.epoch);
+    return earlier.epoch.clock != 0 && (earlier.epoch.actor != at.epoch.actor || at.bulk_store) &&
+           !clock.covers(earlier.epoch);
   }
   // "the store_shared at k.cpp:12 by warp 0 of block (0, 0, 0)"
   std::string describe(const Access& a) const;

@@ -110,9 +110,8 @@ class Warp {
   uint64_t polled = 0;
   bool polled_unchanged = false;  // the last poll saw what the one before it at the same line saw
 
-  // Happens-before: the warp's actor, the actors of its cp.async groups and of its bulk groups (TMA
-  // stores), and its vector clock.
-  uint32_t actor = 0, copy_actor = 0, bulk_actor = 0;
+  // Happens-before: the warp's actor, the actor of its cp.async groups, and its vector clock.
+  uint32_t actor = 0, copy_actor = 0;
   VectorClock clock;
   // This warp's access at its current clock, for shadow memory.
   Access access(const SourceLoc& loc, std::string_view operation);

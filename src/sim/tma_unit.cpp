@@ -15,8 +15,12 @@ void TmaUnit::issue_store(int thread, const ir::TensorMapValues& map, std::array
   // The engine may read the source at once: a copy still writing it is a race.
   cta_.check_not_in_flight(begin, int(end - begin), false, loc, thread);
   ThreadGroups& groups = threads_[size_t(thread)];
-  in_flight_.push_back(std::make_unique<Store>(
-      Store{{this, begin, end, &loc, thread, operation}, map, coords, groups.committed, issuer}));
+  in_flight_.push_back(
+      std::make_unique<Store>(Store{{this, begin, end, &loc, thread, operation},
+                                    map,
+                                    coords,
+                                    groups.committed,
+                                    cta_.scheduler.happens_before.enabled() ? issuer : VectorClock{}}));
   ++groups.stores_in_flight[groups.committed];
 }
 
@@ -64,6 +68,16 @@ bool TmaUnit::Load::signals(const Cta& block) const {
 
 void TmaUnit::commit(int thread) { ++threads_[size_t(thread)].committed; }
 
+uint32_t TmaUnit::bulk_actor(int thread) {
+  uint32_t& actor = threads_[size_t(thread)].actor;
+  if (actor == 0)
+    actor = cta_.scheduler.happens_before.add_actor(
+        HappensBefore::ActorKind::BulkGroups,
+        fmt::format("the bulk groups of thread {} of block {}", thread, cta_.block_name()),
+        cta_.warps[size_t(thread / 32)]->actor);
+  return actor;
+}
+
 int TmaUnit::pending_groups(int thread) const {
   const ThreadGroups& groups = threads_[size_t(thread)];
   if (groups.stores_in_flight.empty()) return 0;
@@ -86,8 +100,9 @@ void TmaUnit::land(const Store& s) {
   HappensBefore& hb = cta_.scheduler.happens_before;
   if (hb.enabled()) {
     // The store's bytes are written as a wait_group that is not `read` retiring its group observes them.
-    const Access written{.epoch = {cta_.warps[size_t(s.read.thread / 32)]->bulk_actor, Clock(s.group + 1)},
-                         .site = hb.site(s.read.issued_at, s.read.operation.empty() ? operation() : s.read.operation)};
+    const Access written{.epoch = {bulk_actor(s.read.thread), Clock(s.group + 1)},
+                         .site = hb.site(s.read.issued_at, s.read.operation.empty() ? operation() : s.read.operation),
+                         .bulk_store = true};
     for_each_global_run(s.map, coords, [&](uint64_t address, int64_t n) {
       hb.async_global_access(address, n, true, s.issuer, written);
     });

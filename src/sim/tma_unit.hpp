@@ -47,6 +47,9 @@ class TmaUnit final : public AsyncAgent {
   void commit(int thread);
   // The bulk groups thread `thread` committed.
   int committed(int thread) const { return threads_[size_t(thread)].committed; }
+  // Race detection's actor of the thread's bulk groups, made on first use: its clock counts the
+  // groups a wait_group that is not `read` retired.
+  uint32_t bulk_actor(int thread);
   // The thread's committed bulk groups from its oldest incomplete one on (wait_group's count).
   int pending_groups(int thread) const;
 
@@ -82,6 +85,7 @@ class TmaUnit final : public AsyncAgent {
   struct ThreadGroups {
     int committed = 0;
     std::map<int, int> stores_in_flight;  // by group
+    uint32_t actor = 0;                   // bulk_actor's; 0 until made
   };
   struct Load {
     InFlightWrite write;
