@@ -201,9 +201,9 @@ TEST(PackedTypes, CopyAsyncOfPackedElementsIsRefused) {
   Buffer<uint8_t> x(Device::simulator(), std::vector<uint8_t>(64, 1));
   EXPECT_EQ(error_of<CopyAsyncOfPackedElements>(x),
             source_at("tests/packed_types_test.cpp", "copy_async(global_view(x, {4, 32}), s, {0, 0})") +
-                ": copy_async: cp.async does not move packed i4 elements; copy their bytes as u32 words (a "
-                "Ptr<uint32_t> to the same memory, a shared tile of u32) and read the tile's words with "
-                "bitcast<i4>()");
+                ": copy_async: cp.async does not move packed i4 elements; copy their bytes as u32 words "
+                "(as_pointer<uint32_t>(x.address(), 16) of the view's pointer x, a shared tile of u32) and read the "
+                "tile's words with bitcast<i4>()");
 }
 
 struct TooFewPackedElementsPerThread : Script {

@@ -97,6 +97,34 @@ struct TmaLoadThroughAReinterpretedParameter : Script {
   }
 };
 
+// Adds 1 to the vector the table's first entry points to, with a tuned block size: timing runs
+// would add it again, through a pointer whose buffer tuning does not know.
+struct IncrementsThroughATable : Script {
+  int block = 128;
+  static Space space() { return tune("block", &IncrementsThroughATable::block, {128, 256}); }
+  static inline int made_line = 0;
+  void operator()(Int32 n, Ptr<uint64_t> table) {
+    attrs.blocks = cdiv(n, block);
+    attrs.warps = block / 32;
+    Var<uint64_t> address = atomic.load<uint64_t>(global_view(table, {1}), {0});
+    made_line = __LINE__ + 1;
+    auto v = global_view(as_pointer<float>(address, 16), {n});
+    auto t = load_global(v, {blockIdx.x * block}, {block}, Layout::spatial({block}));
+    store_global(v, t + 1.0f, {blockIdx.x * block});
+  }
+};
+
+// Copies the first n (at most 32) floats the table's first entry points to, promised 16-byte aligned.
+struct CopiesAPrefixThroughATable : Script {
+  void operator()(Int32 n, Ptr<uint64_t> table, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Var<uint64_t> address = atomic.load<uint64_t>(global_view(table, {1}), {0});
+    Ptr<float> prefix = as_pointer<float>(address, 16);
+    store_global(global_view(out, {n}), load_global(global_view(prefix, {n}), {0}, {32}), {0});
+  }
+};
+
 // Runs a ScalesMatricesOf(A|ASigned)Table kernel over `groups` separately allocated random matrices
 // and checks each block's rows against the host.
 template <class Kernel_, class Address>

@@ -53,6 +53,39 @@ TEST(PointerTables, AnAddressOffItsPromisedAlignmentIsReportedAtTheMakingLine) {
                         source_at(kKernels, "Ptr<float> matrix = as_pointer<float>(address, 16);"), address));
 }
 
+// The promise holds for the accesses: an empty view over a misaligned address accesses nothing, as
+// a table's entry for an empty group may be.
+TEST(PointerTables, AnEmptyViewOverAMisalignedAddressIsNotReported) {
+  Buffer<float> values(Device::simulator(), std::vector<float>(40, 2.5f));
+  const uint64_t address = reinterpret_cast<uintptr_t>(values.data() + 1);
+  Buffer<uint64_t> table(Device::simulator(), std::vector<uint64_t>{address});
+  Buffer<float> out(Device::simulator(), std::vector<float>(32, -1.0f));
+  Kernel<CopiesAPrefixThroughATable> k(Device::simulator());
+  k(0, table, out);
+  EXPECT_EQ(out.download(), std::vector<float>(32, -1.0f));
+  EXPECT_EQ(error_of_call([&] { k(1, table, out); }),
+            fmt::format("{}: as_pointer: the address 0x{:x} is not aligned to the 16 bytes promised for a pointer to "
+                        "f32 (thread 0 of block (0, 0, 0))",
+                        source_at(kKernels, "Ptr<float> prefix = as_pointer<float>(address, 16);"), address));
+}
+
+// A pointer computed from a parameter's address lies in that parameter's allocation, which debug
+// mode checks its accesses against, beside the alignment.
+TEST(PointerTables, DebugModeChecksAPointerFromAParameterAgainstItsAllocation) {
+  KernelOptions debug{"sm_90a"};
+  debug.debug = true;
+  const std::string src = Kernel<ReadsHalvesAsWords>(Device::simulator(), debug)
+                              .cuda_source(256, static_cast<f16*>(nullptr), static_cast<uint32_t*>(nullptr));
+  EXPECT_NE(src.find("tessel_debug_misaligned_pointer("), std::string::npos) << src;
+  // The load through the made pointer and the store to `words` are each checked, on the path of a
+  // whole tile and on the element-wise one: four checks, where the store alone would make two.
+  size_t checks = 0;
+  for (size_t at = src.find("tessel_debug_outside<1>("); at != std::string::npos;
+       at = src.find("tessel_debug_outside<1>(", at + 1))
+    ++checks;
+  EXPECT_EQ(checks, 4u) << src;
+}
+
 TEST(PointerTables, AnAlignmentThatIsNotAPowerOfTwoIsRefused) {
   Buffer<uint64_t> table(Device::simulator(), std::vector<uint64_t>{0});
   Buffer<float> out(Device::simulator(), std::vector<float>(32));

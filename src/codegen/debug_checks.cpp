@@ -206,8 +206,11 @@ void emit_debug_entry(Emitter& e, const ir::KernelNode& k) {
 void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& what, const ir::GlobalTensor& g,
                        const std::string& in_view, const std::string& address, const std::string& bytes,
                        const std::vector<std::string>& coords) {
-  // A pointer made from an address lies in an allocation the launch does not know: its promised
-  // alignment is what can be checked.
+  // A pointer made from an address has its promised alignment checked. It lies in the allocation of
+  // the pointer parameter its address was computed from, if any; one read from memory lies in an
+  // allocation the launch does not know.
+  const ir::VarNode* pointer =
+      g->ptr->kind == ir::NodeKind::Var ? static_cast<const ir::VarNode*>(g->ptr.get()) : nullptr;
   if (g->ptr->kind == ir::NodeKind::Cast) {
     const auto& made = static_cast<const ir::CastNode&>(*g->ptr);
     TESSEL_CHECK(made.alignment > 0, "the global view at {} is over a cast that makes no pointer", g->loc.str());
@@ -216,14 +219,16 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
                     "{}, {});  // debug",
                     in_view.empty() ? "" : "(" + in_view + ") && ", e.expr(g->ptr), made.alignment,
                     c_string(n.loc.str()), c_string(what), c_string(made.loc.str()), e.expr(g->ptr), made.alignment));
-    return;
+    ir::walk_expr(*made.a, [&](const ir::ExprNode& x) {
+      if (x.kind != ir::NodeKind::Var || !x.type.pointer) return;
+      if (const auto* var = static_cast<const ir::VarNode*>(&x); e.allocations.contains(var)) pointer = var;
+    });
+    if (!pointer) return;
   }
-  TESSEL_CHECK(g->ptr->kind == ir::NodeKind::Var, "the global view at {} is not over a pointer parameter",
-               g->loc.str());
-  const auto& pointer = static_cast<const ir::VarNode&>(*g->ptr);
-  const auto allocation_of = e.allocations.find(&pointer);
+  TESSEL_CHECK(pointer, "the global view at {} is not over a pointer parameter", g->loc.str());
+  const auto allocation_of = e.allocations.find(pointer);
   TESSEL_CHECK(allocation_of != e.allocations.end(), "the global view at {} is over {}, not a pointer parameter",
-               g->loc.str(), pointer.name);
+               g->loc.str(), pointer->name);
   const std::string& allocation = allocation_of->second;
   const auto wide = [](const std::string& x) { return fmt::format("(long long)({})", x); };
   std::vector<std::string> element, shape;
@@ -233,7 +238,7 @@ void emit_access_check(Emitter& e, const ir::StmtNode& n, const std::string& wha
   e.line(fmt::format(
       "if ({}!tessel_debug_inside({}, {}, {})) tessel_debug_outside<{}>({}, {}, {}, {{{{{}}}}}, "
       "{{{{{}}}}}, {}, {}, {});  // debug",
-      when, allocation, address, bytes, g->rank(), c_string(n.loc.str()), c_string(what), c_string(pointer.name),
+      when, allocation, address, bytes, g->rank(), c_string(n.loc.str()), c_string(what), c_string(pointer->name),
       fmt::join(element, ", "), fmt::join(shape, ", "), address, bytes, allocation));
 }
 

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <optional>
 
+#include "pointers_in_memory.hpp"
 #include "tessel/runtime/cuda_driver.hpp"
 #include "tessel/runtime/disk_cache.hpp"
 #include "tessel/runtime/loaded_kernel.hpp"
@@ -205,9 +206,18 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
     // Timing runs write the call's outputs; they are put back afterwards.
     backup.emplace(signature_.pointers(args));
   }
+  // Timing runs repeat the kernel on the call's buffers, and only the parameters' are put back: a
+  // candidate that writes through a pointer read from memory is not run, and if none can be, the
+  // call says why.
+  std::optional<SourceLoc> unrestorable;
+  const auto refuse_unrestorable = [&](const Variant& v) {
+    unrestorable = write_through_pointer_in_memory(*v.kernel);
+    if (unrestorable) throw Error(fmt::format("writes through the pointer made at {}", unrestorable->str()));
+  };
   steps.time = [&](int i) {
     Variant& v = *built[size_t(i)];
     if (options_.tuning_timer) return options_.tuning_timer(v.hyperparameters);
+    refuse_unrestorable(v);
     load(v);
     return timer->median_ms([&](void* stream) { launch_variant(v, args, stream); },
                             {.limit_s = settings.run_time_limit_s});
@@ -215,6 +225,7 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   steps.time_once = [&](int i) {
     Variant& v = *built[size_t(i)];
     if (options_.tuning_timer) return options_.tuning_timer(v.hyperparameters);
+    refuse_unrestorable(v);
     return timer->median_ms([&](void* stream) { launch_variant(v, args, stream); },
                             {.warmup = 0, .min_runs = 1, .max_runs = 1, .limit_s = settings.run_time_limit_s});
   };
@@ -222,6 +233,13 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
   try {
     r = tuning::tune(label, descriptions, steps, settings, cache_dir / "logs");
   } catch (const Error&) {  // the outputs stay as they are: a faulted or hung candidate may still hold them
+    if (unrestorable)
+      throw Error(
+          fmt::format("kernel {}: tuning runs each candidate many times, and this kernel writes through a "
+                      "pointer it reads from memory (made at {}), whose buffer tuning cannot put back "
+                      "afterwards; choose its configuration (KernelOptions::configuration), or set "
+                      "TESSEL_TUNE=off to run its first feasible candidate",
+                      label, unrestorable->str()));
     throw_the_requirement_if_alone();
     throw;
   }

@@ -11,10 +11,13 @@ void Instructions::copy_async(const GlobalTensor& src, const SharedTensor& dst, 
     throw Error(loc, fmt::format("copy_async: from a global view of {} to a shared tensor of {}",
                                  dtype_name(src.dtype()), dtype_name(dst.dtype())));
   if (is_packed(src.dtype()))
-    throw Error(loc, fmt::format("copy_async: cp.async does not move packed {} elements; copy their bytes as u32 words "
-                                 "(a Ptr<uint32_t> to the same memory, a shared tile of u32) and read the tile's "
-                                 "words with bitcast<{}>()",
-                                 dtype_name(src.dtype()), dtype_name(src.dtype())));
+    throw Error(
+        loc,
+        fmt::format(
+            "copy_async: cp.async does not move packed {} elements; copy their bytes as u32 words "
+            "(as_pointer<uint32_t>(x.address(), 16) of the view's pointer x, a shared tile of u32) and read the tile's "
+            "words with bitcast<{}>()",
+            dtype_name(src.dtype()), dtype_name(src.dtype())));
   if (src.ir()->rank() != dst.ir()->rank())
     throw Error(loc, fmt::format("copy_async: from a tensor of rank {} to a shared tensor of rank {}", src.ir()->rank(),
                                  dst.ir()->rank()));

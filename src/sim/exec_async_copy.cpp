@@ -64,6 +64,7 @@ void exec_CopyAsync(Warp& w, const ir::CopyAsyncNode& n, Mask mask) {
                                        sindex, elements, w.thread(lane), w.cta.block_name()));
       std::array<uint8_t, 8> data{};  // zero fill outside the global view
       if (inside) {
+        check_promised_alignment(w, *n.src, uint64_t(ptr[lane].i), lane);
         const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * bytes);
         check_global_access(addr, size_t(bytes), false, n.loc);
         access_global(w, addr, size_t(bytes), false, n.loc, "copy_async");

@@ -241,6 +241,7 @@ ir::TensorMapValues bulk_run(Warp& w, const ir::GlobalTensor& view, const std::v
                                    operation, offset, d, extent, w.thread(lane), w.cta.block_name()));
     index += offset * value(view->strides[d]);
   }
+  check_promised_alignment(w, *view, uint64_t(value(view->ptr)), lane);
   const uint64_t address = uint64_t(value(view->ptr)) + uint64_t(index * bytes);
   if (address % 16 != 0)
     throw Error(loc, fmt::format("{}: the run starts {} bytes past a 16-byte boundary of global memory; a bulk copy "

@@ -69,6 +69,18 @@ bool allocation_containing(uint64_t p, uint64_t* first, size_t* bytes) {
   return true;
 }
 
+// A vector access through a pointer less aligned than promised faults on the GPU, or reads the
+// wrong bytes.
+void check_promised_alignment(const Warp& w, const ir::GlobalTensorNode& view, uint64_t pointer, int lane) {
+  if (view.ptr->kind != ir::NodeKind::Cast) return;
+  const auto& made = static_cast<const ir::CastNode&>(*view.ptr);
+  if (made.alignment == 0 || pointer % uint64_t(made.alignment) == 0) return;
+  throw Error(made.loc,
+              fmt::format("as_pointer: the address 0x{:x} is not aligned to the {} bytes promised for a "
+                          "pointer to {} (thread {} of block {})",
+                          pointer, made.alignment, dtype_name(made.type.dtype), w.thread(lane), w.cta.block_name()));
+}
+
 namespace {
 
 // Calls check(shadow, offset, name) with the race detector's shadow of the allocation that holds

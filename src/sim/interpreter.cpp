@@ -3,21 +3,6 @@
 
 namespace tessel::sim {
 
-namespace {
-
-// A pointer made from an address must be as aligned as its author promised: a vector access through
-// a misaligned one faults on the GPU, or reads the wrong bytes.
-void check_aligned(const Warp& w, const ir::CastNode& n, const Lanes& address, Mask mask) {
-  for (int l = 0; l < 32; ++l)
-    if ((mask >> l & 1) && address[size_t(l)].i % n.alignment != 0)
-      throw Error(n.loc, fmt::format("as_pointer: the address 0x{:x} is not aligned to the {} bytes promised for a "
-                                     "pointer to {} (thread {} of block {})",
-                                     uint64_t(address[size_t(l)].i), n.alignment, dtype_name(n.type.dtype), w.thread(l),
-                                     w.cta.block_name()));
-}
-
-}  // namespace
-
 Lanes Warp::eval(const ir::Expr& e, Mask mask) {
   Lanes out{};
   switch (e->kind) {
@@ -107,7 +92,6 @@ Lanes Warp::eval(const ir::Expr& e, Mask mask) {
     case ir::NodeKind::Cast: {
       auto& n = static_cast<const ir::CastNode&>(*e);
       const Lanes a = eval(n.a, mask);
-      if (n.type.pointer) check_aligned(*this, n, a, mask);
       for (int l = 0; l < 32; ++l)
         if (mask >> l & 1)
           out[l] = n.type.pointer || n.a->type.pointer ? a[l] : ir::convert(n.a->type.dtype, n.type.dtype, a[l]);

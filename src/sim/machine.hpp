@@ -325,6 +325,9 @@ Cta& pair_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, std::stri
 // (exec_tma.cpp).
 int issuing_lane(const Warp& w, Mask mask);
 
+// Throws at the line that made `view`'s pointer (as_pointer) when its value in `lane`, `pointer`, is
+// not as aligned as promised; checked where an access lies inside the view, as debug mode does.
+void check_promised_alignment(const Warp& w, const ir::GlobalTensorNode& view, uint64_t pointer, int lane);
 // Global memory checks: throws tessel::Error at `loc` unless [p, p+bytes) lies in one allocation.
 void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc);
 // The allocation that holds address `p`: its first byte and size; false when none does.

@@ -109,7 +109,8 @@ struct IndexedCoordinate {
 class GlobalViewLanes {
  public:
   GlobalViewLanes(Warp& w, const ir::GlobalTensor& g, Mask mask)
-      : g_(g),
+      : w_(w),
+        g_(g),
         ptr_(w.eval(g->ptr, mask)),
         shape_(eval_all(w, g->shape, mask)),
         strides_(eval_all(w, g->strides, mask)) {}
@@ -120,6 +121,7 @@ class GlobalViewLanes {
                                   IndexedCoordinate indexed = {}) const {
     const auto i = index(lane, c, offsets, indexed);
     if (!i) return std::nullopt;
+    check_promised_alignment(w_, *g_, uint64_t(ptr_[lane].i), lane);
     return uint64_t(ptr_[lane].i) + uint64_t(*i * dtype_bytes(g_->dtype));
   }
   // A packed element's byte and its first bit within it.
@@ -127,6 +129,7 @@ class GlobalViewLanes {
                                                          const std::vector<Lanes>& offsets) const {
     const auto i = index(lane, c, offsets);
     if (!i) return std::nullopt;
+    check_promised_alignment(w_, *g_, uint64_t(ptr_[lane].i), lane);
     const int64_t bit = *i * dtype_bits(g_->dtype);
     return std::pair{uint64_t(ptr_[lane].i) + uint64_t(bit / 8), int(bit % 8)};
   }
@@ -145,6 +148,7 @@ class GlobalViewLanes {
     return index;
   }
 
+  const Warp& w_;
   const ir::GlobalTensor& g_;
   Lanes ptr_;
   std::vector<Lanes> shape_, strides_;

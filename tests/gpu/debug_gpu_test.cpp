@@ -159,7 +159,7 @@ TEST_F(DebugOnGpu, APointerOffItsPromisedAlignmentIsReported) {
         Kernel<ScalesMatricesOfATable>(gpu, kDebug)(1, table, out);
       }),
       ::testing::ExitedWithCode(3),
-      contains_in_order({fmt::format("tessel debug: {}: load_global: the pointer made at {} is 0x",
+      contains_in_order({fmt::format("tessel debug: {}: load_global reads: the pointer made at {} is 0x",
                                      pointer_table_kernels_line(ScalesMatricesOfATable::load_line),
                                      pointer_table_kernels_line(ScalesMatricesOfATable::made_line)),
                          ", which is not aligned to the 16 bytes promised (block (0, 0, 0), thread ",

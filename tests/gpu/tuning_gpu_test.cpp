@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "../pointer_table_kernels.hpp"
 #include "examples.hpp"
 #include "gpu_test.hpp"
 #include "tessel/cli/host_check.hpp"
@@ -67,6 +68,35 @@ TEST_F(TuningOnGpu, TimingRunsLeaveTheCallersBuffersUntouched) {
   EXPECT_EQ(k.stats().selection, Selection::Tuned);
   const std::vector<float> out = dz.download();
   for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], z[i] + x[i]) << i;
+}
+
+// Tuning would run the kernel on the vector many times and could not put it back: refused, and a
+// chosen configuration runs once.
+TEST_F(TuningOnGpu, AKernelThatWritesThroughATableOfPointersIsNotTimed) {
+  const Device gpu = Device::gpu();
+  const int n = 4096;
+  const auto values = cli::random_vector<float>(n, 31);
+  Buffer<float> vector(gpu, values);
+  Buffer<uint64_t> table(gpu, std::vector<uint64_t>{reinterpret_cast<uintptr_t>(vector.data())});
+  std::string error = "no error";
+  try {
+    Kernel<testing::IncrementsThroughATable> tuned(gpu);
+    tuned(n, table);
+  } catch (const Error& e) {
+    error = e.message();
+  }
+  EXPECT_NE(error.find(fmt::format("tuning runs each candidate many times, and this kernel writes through a pointer "
+                                   "it reads from memory (made at {}), whose buffer tuning cannot put back "
+                                   "afterwards; choose its configuration (KernelOptions::configuration), or set "
+                                   "TESSEL_TUNE=off to run its first feasible candidate",
+                                   testing::pointer_table_kernels_line(testing::IncrementsThroughATable::made_line))),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(vector.download(), values);
+  Kernel<testing::IncrementsThroughATable> configured(gpu, KernelOptions{.configuration = "block=256"});
+  configured(n, table);
+  const auto got = vector.download();
+  for (int i = 0; i < n; ++i) ASSERT_EQ(got[size_t(i)], values[size_t(i)] + 1.0f) << i;
 }
 
 // Under parity 1, the second warp waits for a phase of the barrier that never completes.

@@ -4,7 +4,6 @@
 // constants and mix freely with kernel values.
 #pragma once
 
-#include <algorithm>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -240,7 +239,10 @@ template <class T> class Ptr {
  public:
   using element_type = T;
   // A handle to a pointer expression of the kernel (a parameter, or a made pointer).
-  static Ptr bind(ir::Expr pointer) { return Ptr(std::move(pointer)); }
+  static Ptr bind(ir::Expr pointer) {
+    TESSEL_CHECK(pointer->type.pointer, "a Ptr bound to a {}", pointer->type.str());
+    return Ptr(std::move(pointer));
+  }
   ir::Expr ir() const { return pointer_; }
   // The pointer's address, a 64-bit kernel value: to store it in a table, or to view the same bytes
   // as elements of another type (as_pointer<uint32_t>(p.address(), 16)).
@@ -254,26 +256,22 @@ template <class T> class Ptr {
 };
 
 namespace detail {
-// A pointer to T is aligned to an element at least (a byte for packed elements).
-template <class T> int element_alignment() { return std::max(1, dtype_bits(dtype_v<T>) / 8); }
-Expr<uint64_t> address_value(ir::Expr address);  // a u64 or i64 address as a u64
-ir::Expr made_pointer(DType t, const Expr<uint64_t>& address, int alignment, int element_alignment,
-                      const SourceLoc& loc);
+Expr<uint64_t> address_value(ir::Expr address, const SourceLoc& loc);  // a u64 or i64 address as a u64
+ir::Expr made_pointer(DType t, const Expr<uint64_t>& address, int alignment, const SourceLoc& loc);
 }  // namespace detail
 
 // A pointer to T elements at `address`, a 64-bit kernel value that the kernel loaded (an entry of a
 // table of pointers: atomic.load<uint64_t>(table, {i})) or computed (another pointer's address()).
 // Its author promises it `alignment`-byte aligned: a power of two, at least an element; 16 lets
-// accesses through it move vectors. The simulator checks the promise at each use, and so does debug
-// mode on the GPU.
-template <class T> Ptr<T> as_pointer(const Expr<uint64_t>& address, int alignment = detail::element_alignment<T>(),
+// accesses through it move vectors. The simulator checks the promise at each access inside a view,
+// and so does debug mode on the GPU.
+template <class T> Ptr<T> as_pointer(const Expr<uint64_t>& address, int alignment = element_alignment(dtype_v<T>),
                                      std::source_location loc = std::source_location::current()) {
-  return Ptr<T>::bind(
-      detail::made_pointer(dtype_v<T>, address, alignment, detail::element_alignment<T>(), SourceLoc::from(loc)));
+  return Ptr<T>::bind(detail::made_pointer(dtype_v<T>, address, alignment, SourceLoc::from(loc)));
 }
-template <class T> Ptr<T> as_pointer(const Expr<int64_t>& address, int alignment = detail::element_alignment<T>(),
+template <class T> Ptr<T> as_pointer(const Expr<int64_t>& address, int alignment = element_alignment(dtype_v<T>),
                                      std::source_location loc = std::source_location::current()) {
-  return as_pointer<T>(detail::address_value(address.ir()), alignment, loc);
+  return as_pointer<T>(detail::address_value(address.ir(), SourceLoc::from(loc)), alignment, loc);
 }
 
 // ---- operators ---------------------------------------------------------------------------
