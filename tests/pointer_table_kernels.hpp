@@ -27,13 +27,14 @@ struct ScalesMatricesOfATable : Script {
   }
 };
 
-// The same over a table of int64 addresses (what a framework's tensor of data pointers holds),
-// each matrix's pointer promised only its element's alignment.
+// The same over a table of int64 addresses (what a framework's tensor of data pointers holds), read
+// through the non-coherent cache as a one-element tile, each matrix's pointer promised only its
+// element's alignment.
 struct ScalesMatricesOfASignedTable : Script {
   void operator()(Int32 groups, Ptr<int64_t> table, Ptr<float> out) {
     attrs.blocks = groups;
     attrs.warps = 2;
-    Var<int64_t> address = atomic.load<int64_t>(global_view(table, {groups}), {blockIdx.x});
+    Var<int64_t> address = load_global(global_view(table, {groups}).read_only(), {blockIdx.x}, {1}).item<int64_t>();
     Ptr<float> matrix = as_pointer<float>(address);
     auto t = load_global(global_view(matrix, {8, 64}), {0, 0}, {8, 64});
     store_global(global_view(out, {groups * 8, 64}), t * (blockIdx.x + 1).to<float>(), {blockIdx.x * 8, 0});

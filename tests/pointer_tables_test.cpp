@@ -35,6 +35,7 @@ TEST(PointerTables, APromisedAlignmentGivesVectorAccesses) {
   const std::string unaligned = Kernel<ScalesMatricesOfASignedTable>(Device::simulator(), KernelOptions{"sm_90a"})
                                     .cuda_source(4, static_cast<int64_t*>(nullptr), static_cast<float*>(nullptr));
   EXPECT_NE(unaligned.find("reinterpret_cast<uint64_t>(tile) % 16 == 0"), std::string::npos) << unaligned;
+  EXPECT_NE(unaligned.find("ld.global.nc."), std::string::npos) << "the table is read as read-only\n" << unaligned;
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"})
     EXPECT_FALSE(Kernel<ScalesMatricesOfATable>(Device::simulator(), KernelOptions{arch})
                      .cubin(4, static_cast<uint64_t*>(nullptr), static_cast<float*>(nullptr))
