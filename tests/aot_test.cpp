@@ -4,6 +4,7 @@
 
 #include "expect_error.hpp"
 #include "last_block_column_sums.hpp"
+#include "pointer_table_kernels.hpp"
 #include "source_line.hpp"
 #include "tessel/tessel.hpp"
 
@@ -124,6 +125,14 @@ TEST(AheadOfTime, AParameterTheLauncherCannotTakeIsNamed) {
             source_at("tests/aot_test.cpp", "auto t = load_global(global_view(x, {32}), {0}, {32})") +
                 ": aot: kernel HalfScale takes parameter scale of type f16, which an exported launcher does not take "
                 "yet; pass it as f32 and convert it in the kernel");
+}
+
+// A tensor map over a pointer made from a parameter's address (as_pointer) is made by the launcher
+// from that parameter's address.
+TEST(AheadOfTime, ATensorMapOverAPointerMadeFromAParameterTakesItsAddress) {
+  Kernel<TmaLoadThroughAReinterpretedParameter> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string header = aot::launcher_header({k.exported("tma_of_words", (uint32_t*)nullptr, (float*)nullptr)});
+  EXPECT_NE(header.find("const int64_t address = tessel_v[0];"), std::string::npos) << header.substr(0, 8000);
 }
 
 }  // namespace
