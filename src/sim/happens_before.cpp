@@ -561,9 +561,7 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
   untracked_.push_back(UntrackedAccess{address, n, write, at.site, at.epoch});
   uint64_t first = 0;
   size_t bytes = 0;
-  const auto memory = [&](int64_t byte) {
-    return fmt::format("global memory, byte {} of a {}-byte allocation", byte, bytes);
-  };
+  const auto memory = [&](int64_t byte) { return global_byte_name(bytes)(byte); };  // `bytes` is found below
   // A TMA store into an allocation that a read-only view's load read: non_coherent_read found the
   // stores before it in untracked_. Bytes past the allocation are the store's landing to report.
   if (write && non_coherent_reads_ && allocation_containing(address, &first, &bytes))
