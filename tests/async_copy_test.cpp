@@ -87,8 +87,8 @@ TEST(AsyncCopy, TwoCopiesInFlightIntoOneStageAreReported) {
   Buffer<float> x(Device::simulator(), std::vector<float>(64, 1.0f));
   const std::string got = error_of<OverwritesAStageInFlight>(64, x);
   EXPECT_EQ(got, fmt::format("{0}:{1}: write of shared memory that a copy_async issued at {0}:{2} may still be writing "
-                             "(thread 0 of block (0, 0, 0)); wait for the copy (copy_async_wait_group / "
-                             "copy_async_wait_all) and sync() first",
+                             "(thread 0 of block (0, 0, 0)); two asynchronous writes in flight may not share bytes: "
+                             "issue this one after a wait that sees that one complete, or give each its own bytes",
                              __FILE__, line, line - 3));
 }
 

@@ -171,8 +171,9 @@ TEST(BlackwellLadder, TheSeedsV0WithoutItsProxyFenceIsReportedAtTheMma) {
                           "(0, 0, 0): the tcgen05.mma at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
                           "async proxy what the copy_async at {0}:{3}, in group 0 of the cp.async groups of warp 0 "
                           "of block (0, 0, 0) wrote through the generic proxy, and no fence.proxy_async() (or "
-                          "ProxySpace::all) by the writer lies between them; call it after the writes, in the "
-                          "threads that wrote, before the sync(), arrival or release that hands the memory over",
+                          "ProxySpace::all) lies between them; call it after the writes, in the threads that wrote, "
+                          "before the sync(), arrival or release that hands the memory over (or in the reading "
+                          "thread, after what orders the writes before it)",
                           __FILE__, SeedV0WithoutTheFence::mma_line, SeedV0WithoutTheFence::alloc_line,
                           SeedV0WithoutTheFence::copy_line))
         << sim::schedule_name(o);

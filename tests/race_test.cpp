@@ -320,11 +320,116 @@ TEST(Races, AGenericWriteReadByTheAsyncProxyWithoutAFenceIsReported) {
             fmt::format("{0}:{1}: shared memory allocated at {0}:{2}, byte 0 of the allocation, in block (0, "
                         "0, 0): the tma.shared_to_global at {0}:{1} by warp 0 of block (0, 0, 0) reads through the "
                         "async proxy what the store_shared at {0}:{3} by warp 0 of block (0, 0, 0) wrote through "
-                        "the generic proxy, and no fence.proxy_async() (or ProxySpace::all) by the writer lies "
-                        "between them; call it after the writes, in the threads that wrote, before the sync(), "
-                        "arrival or release that hands the memory over",
+                        "the generic proxy, and no fence.proxy_async() (or ProxySpace::all) lies between them; "
+                        "call it after the writes, in the threads that wrote, before the sync(), arrival or "
+                        "release that hands the memory over (or in the reading thread, after what orders the "
+                        "writes before it)",
                         __FILE__, tma_line, alloc_line, store_line));
   expect_copies_under_every_order<StoresATileWithTma<true>>(in);
+}
+
+int first_box_line = 0, second_box_line = 0, stages_line = 0, phase_line = 0;
+
+// One thread loads two boxes of `in` by TMA on one mbarrier phase, the second into stage
+// `SecondStage` of a two-stage tile: into stage 0, both land on the same bytes in either order.
+template <int SecondStage> struct LoadsTwoBoxesOnOnePhase : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    stages_line = __LINE__ + 1;
+    auto stages = shared_tensor<float>({2, 8, 32}, Swizzle::none);
+    phase_line = __LINE__ + 1;
+    auto bar = mbarrier.alloc({1});
+    auto g_in = global_view(in, {16, 32});
+    single_thread([&] {
+      mbarrier.arrive_and_expect_tx(bar[0], 2 * 8 * 32 * 4);
+      first_box_line = __LINE__ + 1;
+      tma.global_to_shared(g_in, stages[0], {0, 0}, bar[0]);
+      second_box_line = __LINE__ + 1;
+      tma.global_to_shared(g_in, stages[SecondStage], {8, 0}, bar[0]);
+    });
+    mbarrier.wait(bar[0], 0u);
+    store_global(global_view(out, {16, 32}), load_shared(stages.reshape({16, 32})), {0, 0});
+  }
+};
+
+TEST(Races, TwoLoadsOfOnePhaseIntoTheSameBytesAreReportedUnderEveryOrder) {
+  Buffer<float> in(Device::simulator(), random_floats(512)), out(Device::simulator(), std::vector<float>(512));
+  // The kernel's lines are known once it has been traced.
+  const auto landed = [] {
+    return fmt::format(
+        "{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 0 of the allocation, in block (0, 0, 0): the "
+        "tma.global_to_shared at {0}:{1}, landed in phase 0 of barrier 0 of the array allocated at {0}:{3} in block "
+        "(0, "
+        "0, 0) is not ordered after the tma.global_to_shared at {0}:{4}, landed in phase 0 of barrier 0 of the array "
+        "allocated at {0}:{3} in block (0, 0, 0); the asynchronous writes that complete one mbarrier phase (or belong "
+        "to one cp.async group) land in any order, so no byte may be written by two of them: give each copy its own "
+        "bytes",
+        __FILE__, second_box_line, stages_line, phase_line, first_box_line);
+  };
+  // Where the first load is still in flight when the second is issued, the issue is reported.
+  const auto in_flight = [] {
+    return fmt::format(
+        "{0}:{1}: write of shared memory that a tma.global_to_shared issued at {0}:{2} may still be writing (thread 0 "
+        "of block (0, 0, 0)); two asynchronous writes in flight may not share bytes: issue this one after a wait that "
+        "sees that one complete, or give each its own bytes",
+        __FILE__, second_box_line, first_box_line);
+  };
+  for (const sim::Options& o : every_order()) {
+    const std::string got = simulation_error<LoadsTwoBoxesOnOnePhase<0>>(o, in, out);
+    if (o.completion_order() == sim::CompletionOrder::Eager)
+      EXPECT_EQ(got, landed());
+    else
+      EXPECT_TRUE(got == landed() || got == in_flight()) << sim::schedule_name(o) << ": " << got;
+  }
+  expect_copies_under_every_order<LoadsTwoBoxesOnOnePhase<1>>(in);
+}
+
+int first_copy_line = 0, second_copy_line = 0, halves_line = 0;
+
+// A warp copies two halves of `in` by cp.async in one group, the second into half `SecondHalf`.
+template <int SecondHalf> struct CopiesTwoHalvesInOneGroup : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    halves_line = __LINE__ + 1;
+    auto halves = shared_tensor<float>({2, 1, 32});
+    auto g_in = global_view(in, {2, 32});
+    first_copy_line = __LINE__ + 1;
+    copy_async(g_in, halves[0], {0, 0});
+    second_copy_line = __LINE__ + 1;
+    copy_async(g_in, halves[SecondHalf], {1, 0});
+    copy_async_commit_group();
+    copy_async_wait_all();
+    sync();
+    store_global(global_view(out, {2, 1, 32}), load_shared(halves), {0, 0, 0});
+  }
+};
+
+TEST(Races, TwoCopiesOfOneGroupIntoTheSameBytesAreReportedUnderEveryOrder) {
+  Buffer<float> in(Device::simulator(), random_floats(64)), out(Device::simulator(), std::vector<float>(64));
+  const auto landed = [] {
+    return fmt::format(
+        "{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 0 of the allocation, in block (0, 0, 0): the "
+        "copy_async at {0}:{1}, in group 0 of the cp.async groups of warp 0 of block (0, 0, 0) is not ordered after "
+        "the copy_async at {0}:{3}, in group 0 of the cp.async groups of warp 0 of block (0, 0, 0); the asynchronous "
+        "writes that complete one mbarrier phase (or belong to one cp.async group) land in any order, so no byte may "
+        "be written by two of them: give each copy its own bytes",
+        __FILE__, second_copy_line, halves_line, first_copy_line);
+  };
+  for (const sim::Options& o : every_order()) {
+    const std::string got = simulation_error<CopiesTwoHalvesInOneGroup<0>>(o, in, out);
+    const std::string in_flight =
+        fmt::format("{0}:{1}: write of shared memory that a copy_async issued at {0}:{2} may still be writing (thread ",
+                    __FILE__, second_copy_line, first_copy_line);
+    // Where the first copy is still in flight at the second's issue, the issue is reported, by
+    // whichever thread of the warp the order lets go first.
+    if (o.completion_order() == sim::CompletionOrder::Eager)
+      EXPECT_EQ(got, landed());
+    else
+      EXPECT_TRUE(got == landed() || got.starts_with(in_flight)) << sim::schedule_name(o) << ": " << got;
+  }
+  expect_copies_under_every_order<CopiesTwoHalvesInOneGroup<1>>(in);
 }
 
 }  // namespace

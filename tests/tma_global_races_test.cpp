@@ -160,9 +160,9 @@ TEST(TmaGlobalRaces, ALoadOfBytesFencedForSharedMemoryOnlyIsReported) {
                   ", landed in phase 0 of barrier 0 of the array allocated at " + barrier +
                   " in block (1, 0, 0) reads through the async proxy what the store_global at " + store +
                   " by warp 0 of block (0, 0, 0) wrote through the generic proxy, and no "
-                  "fence.proxy_async(ProxySpace::global) (or ProxySpace::all) by the writer lies between them; call "
-                  "it after the writes, in the threads that wrote, before the sync(), arrival or release that hands "
-                  "the memory over");
+                  "fence.proxy_async(ProxySpace::global) (or ProxySpace::all) lies between them; call it after the "
+                  "writes, in the threads that wrote, before the sync(), arrival or release that hands the memory "
+                  "over (or in the reading thread, after what orders the writes before it)");
   }
 }
 

@@ -104,8 +104,8 @@ TEST(TmaLoad, ASecondLoadIntoATileInFlightIsReported) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
               fmt::format("{0}:{1}: write of shared memory that a tma.global_to_shared issued at {0}:{2} may still be "
-                          "writing (thread 0 of block (0, 0, 0)); wait on the mbarrier phase the load completes "
-                          "(mbarrier.wait) before accessing its tile",
+                          "writing (thread 0 of block (0, 0, 0)); two asynchronous writes in flight may not share "
+                          "bytes: issue this one after a wait that sees that one complete, or give each its own bytes",
                           __FILE__, line + 2, line));
   }
 }

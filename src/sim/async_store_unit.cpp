@@ -11,7 +11,7 @@ namespace tessel::sim {
 void AsyncStoreUnit::issue(int thread, Cta& target, int64_t begin, const uint8_t* data, int bytes, int64_t barrier_byte,
                            const VectorClock& issuer, const SourceLoc& loc) {
   TESSEL_CHECK(bytes > 0 && bytes <= 16, "an st.async of {} bytes", bytes);
-  target.check_not_in_flight(begin, bytes, true, loc, thread, &cta_);
+  target.check_not_in_flight(begin, bytes, true, loc, thread, &cta_, true);
   auto store = std::make_unique<Store>(Store{
       InFlightWrite{this, Proxy::Generic, begin, begin + bytes, &loc, thread, issuer}, &target, barrier_byte, {}});
   std::memcpy(store->data.data(), data, size_t(bytes));

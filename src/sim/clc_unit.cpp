@@ -11,7 +11,8 @@ namespace tessel::sim {
 void ClcUnit::issue(int thread, int64_t response, int64_t barrier_byte, std::vector<Cta*> targets,
                     const VectorClock& issuer, const SourceLoc& loc) {
   const int64_t end = response + ir::kClcResponseBytes;
-  for (Cta* target : targets) target->check_not_in_flight(response, ir::kClcResponseBytes, true, loc, thread);
+  for (Cta* target : targets)
+    target->check_not_in_flight(response, ir::kClcResponseBytes, true, loc, thread, nullptr, true);
   in_flight_.push_back(std::make_unique<Request>(Request{
       InFlightWrite{this, Proxy::Async, response, end, &loc, thread, issuer}, barrier_byte, std::move(targets)}));
   for (Cta* target : in_flight_.back()->targets) target->mark_in_flight(in_flight_.back()->write, response, end);

@@ -83,8 +83,14 @@ int64_t Cta::linear_cluster() const {
   return c[0] + clusters[0] * (c[1] + clusters[1] * c[2]);
 }
 
-void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread,
-                              const Cta* issuer) const {
+// Two copies in flight over the same bytes: waiting for the first may be impossible (both complete
+// one phase), so the advice names both ways out.
+constexpr std::string_view kOverlappingAsyncWrites =
+    "two asynchronous writes in flight may not share bytes: issue this one after a wait that sees that one "
+    "complete, or give each its own bytes";
+
+void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread, const Cta* issuer,
+                              bool asynchronous) const {
   // Named only for a message: this runs on every shared access.
   const auto by = [&] { return (issuer ? issuer : this)->block_name(); };
   for (int b = 0; b < n; ++b)
@@ -92,7 +98,7 @@ void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& 
       throw Error(loc, fmt::format("{} of shared memory that a {} issued at {} may still be writing (thread {} of "
                                    "block {}); {}",
                                    write ? "write" : "read", w->operation_name(), w->issued_at->str(), thread, by(),
-                                   w->advice_text()));
+                                   asynchronous ? kOverlappingAsyncWrites : w->advice_text()));
   if (!write) return;
   if (const SourceLoc* reader = wgmma.reading(byte, n))
     throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
@@ -114,7 +120,8 @@ void Cta::complete_in_flight_write(const InFlightWrite& w, const uint8_t* data, 
   const size_t n = size_t(w.end - w.begin);
   const Access at{.epoch = landed,
                   .site = scheduler.happens_before.site(w.issued_at, w.operation_name()),
-                  .generic = w.proxy == Proxy::Generic};
+                  .generic = w.proxy == Proxy::Generic,
+                  .unordered_in_actor = true};
   scheduler.happens_before.access(
       shadow, w.begin, int(n), true, w.issuer, at, [&](int64_t byte) { return shared_byte_name(byte); }, data,
       &smem[size_t(w.begin)]);
@@ -207,13 +214,13 @@ void Cta::access_shared(Warp& w, int64_t byte, int n, bool write, const SourceLo
 }
 
 void Cta::check_async_read(const VectorClock& issuer, Access at, int64_t begin, int64_t end) {
-  scheduler.happens_before.check_async_read(shadow, begin, int(end - begin), issuer, at,
-                                            [&](int64_t b) { return shared_byte_name(b); });
+  scheduler.happens_before.check_async_read(
+      shadow, begin, int(end - begin), issuer, at, [&](int64_t b) { return shared_byte_name(b); }, linear_block());
 }
 
 void Cta::check_async_read(const VectorClock& issuer, Access at, const std::vector<int64_t>& bytes) {
   const std::function<std::string(int64_t)> name = [&](int64_t b) { return shared_byte_name(b); };
-  for (int64_t b : bytes) scheduler.happens_before.check_async_read(shadow, b, 1, issuer, at, name);
+  for (int64_t b : bytes) scheduler.happens_before.check_async_read(shadow, b, 1, issuer, at, name, linear_block());
 }
 
 std::string Cta::shared_byte_name(int64_t byte) const {

@@ -8,7 +8,7 @@
 namespace tessel::sim {
 
 void exec_FenceProxyAsync(Warp& w, const ir::FenceProxyAsyncNode& n, Mask) {
-  w.cta.scheduler.happens_before.fence_proxy(w.actor, w.clock[w.actor], w.clock[w.copy_actor], n.space);
+  w.cta.scheduler.happens_before.fence_proxy(w.actor, w.clock, n.space);
   w.tick();
 }
 

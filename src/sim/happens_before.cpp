@@ -222,33 +222,49 @@ void HappensBefore::memory_fence(uint32_t warp, VectorClock& clock, ir::MemorySc
   for (size_t s = 0; s <= size_t(scope); ++s) released[s] = clock;
 }
 
-void HappensBefore::fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock, ir::ProxyFenceSpace space) {
+void HappensBefore::fence_proxy(uint32_t warp, const VectorClock& clock, ir::ProxyFenceSpace space) {
   using enum ir::ProxyFenceSpace;
   if (enabled_)
-    fences_[warp].push_back(Fence{warp_clock, copy_clock, space == SharedCta || space == SharedCluster || space == All,
-                                  space == Global || space == All});
+    fences_[warp].push_back(
+        Fence{clock, space == Global || space == All, space == SharedCta, space == SharedCluster || space == All});
 }
 
-bool HappensBefore::fenced(const Access& write, const VectorClock& reader, bool global) const {
-  const Actor& writer = actors_[write.epoch.actor];
-  const auto it = fences_.find(writer.owner);
-  if (it == fences_.end()) return false;
-  const bool by_copies = writer.kind == ActorKind::CopyGroups;
-  for (const Fence& f : it->second)
-    if ((global ? f.global : f.shared) && (by_copies ? f.copy_clock : f.warp_clock) >= write.epoch.clock &&
-        reader[writer.owner] >= f.warp_clock)
-      return true;
+bool HappensBefore::fence_covers(const Fence& f, uint32_t warp, int64_t space) const {
+  if (space == global_memory) return f.global;
+  if (f.shared_cluster) return true;
+  return f.shared_cta && actors_[warp].block == space;
+}
+
+bool HappensBefore::fenced(const Access& write, const VectorClock& reader, int64_t space) const {
+  // The writer's own fences first: they are where kernels put them.
+  const uint32_t writer = actors_[write.epoch.actor].owner;
+  const auto covered_by = [&](uint32_t warp, const std::vector<Fence>& fences) {
+    // The fences that precede the read are a prefix of the warp's; the latest of them that covers
+    // the memory has seen the most.
+    auto it = std::upper_bound(fences.begin(), fences.end(), reader[warp],
+                               [warp](Clock c, const Fence& f) { return c < f.clock[warp]; });
+    while (it != fences.begin())
+      if (--it; fence_covers(*it, warp, space)) return it->clock.covers(write.epoch);
+    return false;
+  };
+  if (const auto mine = fences_.find(writer); mine != fences_.end() && covered_by(writer, mine->second)) return true;
+  for (const auto& [warp, fences] : fences_)
+    if (warp != writer && covered_by(warp, fences)) return true;
   return false;
 }
 
 void HappensBefore::report_unfenced(const Access& write, const Access& read, const std::string& memory,
-                                    bool global) const {
+                                    int64_t space) const {
   const Site& s = sites_[read.site];
-  const char* fence = global ? "fence.proxy_async(ProxySpace::global)" : "fence.proxy_async()";
+  // A write into another block's shared memory is fenced by the writer's fence of the cluster's.
+  const char* fence = space == global_memory ? "fence.proxy_async(ProxySpace::global)"
+                      : actors_[actors_[write.epoch.actor].owner].block != space
+                          ? "fence.proxy_async(ProxySpace::shared_cluster)"
+                          : "fence.proxy_async()";
   throw Error(*s.loc, fmt::format("{}: {} reads through the async proxy what {} wrote through the generic proxy, and "
-                                  "no {} (or ProxySpace::all) by the writer lies between them; call it after the "
-                                  "writes, in the threads that wrote, before the sync(), arrival or release that "
-                                  "hands the memory over",
+                                  "no {} (or ProxySpace::all) lies between them; call it after the writes, in the "
+                                  "threads that wrote, before the sync(), arrival or release that hands the memory "
+                                  "over (or in the reading thread, after what orders the writes before it)",
                                   memory, describe(read), describe(write), fence));
 }
 
@@ -308,6 +324,11 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
            "(tma.wait_group(n, read = true) waits only until its source is read): order the access after such a "
            "wait, through a sync(), an mbarrier phase or a release the other block acquires; two stores of the "
            "same bytes need such a wait between them";
+  // Two writes landing in one phase of an mbarrier (or one cp.async group): nothing orders them.
+  if (earlier.epoch.actor == later.epoch.actor && (actors_[earlier.epoch.actor].kind == ActorKind::Mbarrier ||
+                                                   actors_[earlier.epoch.actor].kind == ActorKind::CopyGroups))
+    return "the asynchronous writes that complete one mbarrier phase (or belong to one cp.async group) land in any "
+           "order, so no byte may be written by two of them: give each copy its own bytes";
   // Warps of two blocks share no sync(): only the memory model, or a barrier of their cluster, orders them.
   const Actor &a = actors_[actors_[earlier.epoch.actor].owner], &b = actors_[actors_[later.epoch.actor].owner];
   const bool across_blocks =
@@ -482,22 +503,31 @@ void HappensBefore::non_coherent_read(Shadow& shadow, uint64_t first, int64_t be
 }
 
 void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
-                                     const std::function<std::string(int64_t)>& memory, bool global) const {
+                                     const std::function<std::string(int64_t)>& memory, int64_t space) const {
   if (!enabled_) return;
+  // Neighbouring bytes mostly share their write's epoch: ask once for each run of them.
+  Epoch asked;
+  bool answer = false;
+  const auto is_fenced = [&](const Access& write) {
+    if (write.epoch.actor != asked.actor || write.epoch.clock != asked.clock) {
+      asked = write.epoch;
+      answer = fenced(write, clock, space);
+    }
+    return answer;
+  };
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     const Access& last_write = shadow.write[size_t(byte)];
     const Access& replica = shadow.replica[size_t(byte)];
     if (unordered(last_write, at, clock) && (replica.epoch.clock == 0 || unordered(replica, at, clock)))
       report(last_write, at, memory(byte), clock);
-    if (last_write.generic && !fenced(last_write, clock, global) &&
-        !(replica.generic && fenced(replica, clock, global)))
-      report_unfenced(last_write, at, memory(byte), global);
+    if (last_write.generic && !is_fenced(last_write) && !(replica.generic && is_fenced(replica)))
+      report_unfenced(last_write, at, memory(byte), space);
     if (shadow.atomic[0].empty()) continue;
     for (const auto& atomics : shadow.atomic) {
       const Access& a = atomics[size_t(byte)];
       if (!a.atomic_write) continue;
       if (unordered(a, at, clock)) report(a, at, memory(byte), clock);
-      if (a.generic && !fenced(a, clock, global)) report_unfenced(a, at, memory(byte), global);
+      if (a.generic && !is_fenced(a)) report_unfenced(a, at, memory(byte), space);
     }
   }
 }
@@ -598,7 +628,7 @@ void HappensBefore::async_global_access(uint64_t address, int64_t n, bool write,
     const int64_t begin = int64_t(address - first), end = std::min(begin + n, int64_t(bytes));
     // A load reads through the async proxy, so what the generic proxy wrote must have been fenced;
     // access() then keeps the read (its check of the writes repeats check_async_read's).
-    if (!write) check_async_read(shadow, begin, int(end - begin), issuer, at, memory, true);
+    if (!write) check_async_read(shadow, begin, int(end - begin), issuer, at, memory, global_memory);
     if (!checked_only) access(shadow, begin, int(end - begin), write, issuer, at, memory);
     address += uint64_t(end - begin);
     n -= end - begin;

@@ -16,8 +16,8 @@
 //    thread's bulk group, which a wait_group that is not `read` retires;
 //  - an asynchronous read (a TMA store's source, wgmma and tcgen05 operands) happens as its issuing
 //    warp stands: what it reads must have been written before, in happens-before; and what the
-//    generic proxy wrote (stores, cp.async) must have been fenced by its writer
-//    (fence.proxy_async after the write, before what orders it before the read);
+//    generic proxy wrote (stores, cp.async) must have passed a proxy fence on the way (one by the
+//    writer after the write, by the reader after acquiring it, or by any warp in between);
 //  - atomics (PTX memory model): two atomics never race when each one's scope includes the other's
 //    thread (they are "morally strong"); a release (or a read-modify-write after it, continuing its
 //    release sequence) publishes its warp's clock at the location, and an acquire that reads there
@@ -71,9 +71,11 @@ struct Access {
   // An atomic's: whether it writes, and whom its scope includes (ir::MemoryScope).
   bool atomic_write : 1 = false;
   std::optional<ir::MemoryScope> atomic = std::nullopt;
-  // A TMA store's write, which its thread's program order does not order against the thread's other
-  // TMA stores: only a wait that retires its bulk group does.
-  bool bulk_store : 1 = false;
+  // An access its actor's clock does not order against the actor's other accesses: a TMA store's
+  // write (only a wait that retires its bulk group orders it against its thread's other TMA stores),
+  // and an asynchronous write's landing (the copies of one mbarrier phase or cp.async group land in
+  // any order).
+  bool unordered_in_actor : 1 = false;
   // A packed element stored alone, which the generated code writes with atomics on its word: the
   // bits of the byte it writes (0 for any other access).
   uint8_t packed_bits = 0;
@@ -121,11 +123,12 @@ class HappensBefore {
   // Where a warp actor runs, for the scopes of its atomics: its block's and its cluster's linear
   // indices in the grid.
   void place(uint32_t warp, int64_t block, int64_t cluster);
-  // Warp `warp` executes fence.proxy_async of `space` at its clock `warp_clock`, having retired its
-  // cp.async groups up to `copy_clock`: its generic writes before it to the memory of that space
-  // (shared memory for the shared spaces, global memory for the global one; both for all) are
-  // visible to the async proxy.
-  void fence_proxy(uint32_t warp, Clock warp_clock, Clock copy_clock, ir::ProxyFenceSpace space);
+  // Warp `warp`, whose clock is `clock`, executes fence.proxy_async of `space`: the generic writes
+  // ordered before it (its own, the cp.async groups it retired, and what it acquired) to the memory
+  // of that space (shared memory for the shared spaces, of its block for shared_cta and of its
+  // cluster for shared_cluster; global memory for the global one; every space for all) are visible
+  // to the async reads ordered after it.
+  void fence_proxy(uint32_t warp, const VectorClock& clock, ir::ProxyFenceSpace space);
   // The interned (line, operation) of an access, for messages.
   uint32_t site(const SourceLoc* loc, std::string_view operation);
   // Marks the accesses of (loc, operation) as those of a tile whose layout keeps a copy of each
@@ -191,11 +194,12 @@ class HappensBefore {
   void non_coherent_read(Shadow& shadow, uint64_t first, int64_t begin, int n, Access at,
                          const std::function<std::string(int64_t)>& memory);
 
-  // An asynchronous read, which leaves no trace: the bytes were written before it, and what the
-  // generic proxy wrote was fenced by its writer before it, by a fence of shared memory or, with
-  // `global`, of global memory.
+  // The memory an asynchronous read reads: the shared memory of a block (its linear index), or this.
+  static constexpr int64_t global_memory = -1;
+  // An asynchronous read of `space`, which leaves no trace: the bytes were written before it, and a
+  // proxy fence of that memory lies between what the generic proxy wrote and it.
   void check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
-                        const std::function<std::string(int64_t)>& memory, bool global = false) const;
+                        const std::function<std::string(int64_t)>& memory, int64_t space) const;
 
   // Global memory: the shadow of the allocation that holds `address` (whose first byte is at
   // `*first`), made on first use, with the prior grids' accesses in it when the launch overlaps them.
@@ -274,14 +278,19 @@ class HappensBefore {
   };
   std::vector<ReadOfRelaxedWrite> reads_of_relaxed_writes_;
   struct Fence {
-    Clock warp_clock, copy_clock;
-    bool shared, global;  // the memories whose writes it makes visible to the async proxy
+    VectorClock clock;  // the fencing warp's
+    // The memories whose writes it makes visible to the async proxy: global memory; the shared
+    // memory of the fencing warp's block, or of every block of its cluster.
+    bool global, shared_cta, shared_cluster;
   };
-  // Whether a fence of `write`'s writer, of the memory written (global or shared), follows it and
-  // precedes (is covered by) `reader`.
-  bool fenced(const Access& write, const VectorClock& reader, bool global) const;
+  // Whether fence `f` by warp actor `warp` makes writes to `space` visible to the async proxy.
+  bool fence_covers(const Fence& f, uint32_t warp, int64_t space) const;
+  // Whether a proxy fence of `space` lies on a path from `write` to a read by `reader` (the PTX
+  // model's proxy-preserved base causality order): by the writer after the write, by the reader
+  // after it acquired the write, or by any warp between them.
+  bool fenced(const Access& write, const VectorClock& reader, int64_t space) const;
   [[noreturn]] void report_unfenced(const Access& write, const Access& read, const std::string& memory,
-                                    bool global) const;
+                                    int64_t space) const;
   // A write of this launch (not of the kernels before it) of bytes a read-only view's load read;
   // `read_first`: the read came first, so the write is the access at fault.
   bool written_in_launch(const Access& a) const;
@@ -296,10 +305,10 @@ class HappensBefore {
     int copies_in_warps = 1;  // note_copies
     bool packed = false;      // note_packed
   };
-  // Whether `earlier` is an access by another actor (or, for a TMA store, another store of its bulk
-  // groups) that `clock` is not ordered after.
+  // Whether `earlier` is an access by another actor (or, for `at` unordered_in_actor, by the same)
+  // that `clock` is not ordered after.
   static bool unordered(const Access& earlier, const Access& at, const VectorClock& clock) {
-    return earlier.epoch.clock != 0 && (earlier.epoch.actor != at.epoch.actor || at.bulk_store) &&
+    return earlier.epoch.clock != 0 && (earlier.epoch.actor != at.epoch.actor || at.unordered_in_actor) &&
            !clock.covers(earlier.epoch);
   }
   // "the store_shared at k.cpp:12 by warp 0 of block (0, 0, 0)"
@@ -313,7 +322,7 @@ class HappensBefore {
 
   bool enabled_;
   std::vector<Actor> actors_ = {{ActorKind::Warp, "nobody", 0}};  // actor 0: host writes, before every launch
-  std::map<uint32_t, std::vector<Fence>> fences_;                 // by warp actor, in program order
+  std::map<uint32_t, std::vector<Fence>> fences_;                 // proxy fences by warp actor, in program order
   // By warp actor, then by the wait's line: what its weak waits saw published.
   std::map<uint32_t, std::map<const SourceLoc*, std::pair<WeakWait, VectorClock>>> weak_waits_;
   std::vector<Site> sites_ = {{nullptr, "host write"}};

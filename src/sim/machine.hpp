@@ -163,9 +163,10 @@ class Cta {
   std::unordered_map<const ir::SharedTensorNode*, const SourceLoc*> freed_at;
   // Throws when an asynchronous write in flight owns one of the bytes [byte, byte + n), or when
   // `write` and an asynchronous read in flight still needs one of them. `thread` is of block
-  // `issuer` (this one when null: another block's multicast or copy reaches this one's memory).
+  // `issuer` (this one when null: another block's multicast or copy reaches this one's memory);
+  // `asynchronous`: the access is an asynchronous write being issued.
   void check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread,
-                           const Cta* issuer = nullptr) const;
+                           const Cta* issuer = nullptr, bool asynchronous = false) const;
   // Bytes [begin, end) of `w` belong to it until it completes and writes `data` to all of its bytes.
   void mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end);
   // The write lands, as an access at `landed` (the barrier phase or cp.async group that observes

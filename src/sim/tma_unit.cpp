@@ -30,7 +30,7 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<
   const int64_t end = begin + box_footprint(map);
   TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA load of shared bytes [{}, {}) of {}", begin, end,
                cta_.smem.size());
-  for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread, &cta_);
+  for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread, &cta_, true);
   loads_in_flight_.push_back(
       std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer, operation}, map,
                                   coords, barrier_byte, std::move(targets), barrier_block}));
@@ -46,7 +46,7 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<
 void TmaUnit::issue_cluster_copy(int thread, int64_t src, int64_t bytes, Cta& target, int64_t dst, int64_t barrier_byte,
                                  const VectorClock& issuer, const SourceLoc& loc) {
   cta_.check_not_in_flight(src, int(bytes), false, loc, thread);
-  target.check_not_in_flight(dst, int(bytes), true, loc, thread, &cta_);
+  target.check_not_in_flight(dst, int(bytes), true, loc, thread, &cta_, true);
   constexpr std::string_view operation = "tma.shared_to_cluster";
   copies_in_flight_.push_back(std::make_unique<ClusterCopy>(ClusterCopy{
       InFlightRead{this, src, src + bytes, &loc, thread, operation,
@@ -102,7 +102,7 @@ void TmaUnit::land(const Store& s) {
     // The store's bytes are written as a wait_group that is not `read` retiring its group observes them.
     const Access written{.epoch = {bulk_actor(s.read.thread), Clock(s.group + 1)},
                          .site = hb.site(s.read.issued_at, s.read.operation.empty() ? operation() : s.read.operation),
-                         .bulk_store = true};
+                         .unordered_in_actor = true};
     for_each_global_run(s.map, coords, [&](uint64_t address, int64_t n) {
       hb.async_global_access(address, n, true, s.issuer, written);
     });
