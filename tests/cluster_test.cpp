@@ -177,7 +177,7 @@ TEST(ClusterSync, ASyncThatAPeerNeverReachesIsADeadlockNamingIt) {
                         "  block (1, 0, 0) warp 0 (threads 0..31): waiting at cluster.sync() at {0}:{3} (32 of its 32 "
                         "threads arrived)\n"
                         "  cluster barrier of cluster.sync(): 32 of 64 threads arrived; every thread of every block of "
-                        "the cluster must reach cluster.sync()\n"
+                        "the cluster must reach cluster.sync() (or cluster.arrive())\n"
                         "  block (0, 0, 0) barrier 0 of the array allocated at {0}:{2}: in phase 0 (parity 0), 1 of 1 "
                         "arrivals pending, tx-count 0\n"
                         "  block (1, 0, 0) barrier 0 of the array allocated at {0}:{2}: in phase 0 (parity 0), 1 of 1 "

@@ -171,6 +171,10 @@ Kernel every_kind() {
       std::make_shared<DeclareNode>(at(32), rem, const_int(0)),
       std::make_shared<FastDivmodNode>(at(32), q, rem, v, binary(BinaryOp::Add, n, const_int(1))),
       std::make_shared<ClusterSyncNode>(at(39)),
+      std::make_shared<ClusterArriveNode>(at(39), true),
+      std::make_shared<ClusterWaitNode>(at(39)),
+      std::make_shared<ClusterArriveNode>(at(39), false),
+      std::make_shared<ClusterWaitNode>(at(39)),
       std::make_shared<MbarrierRemoteArriveNode>(at(40), bar0, peer, const_int(1), nullptr),
       std::make_shared<ThreadGroupNode>(
           at(41), 0, 1,
@@ -383,6 +387,9 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
                             "= fast_divmod(",
                             "blocks=[2] cluster=[2, 1, 1]",
                             "cluster.sync",
+                            "cluster.arrive.relaxed",
+                            "cluster.arrive.release",
+                            "cluster.wait",
                             "mbarrier.arrive %bars[0] of cluster block sub(1, cluster.blockRank) count=1",
                             "mbarrier.arrive_and_expect_tx %bars[0] of cluster block 0 bytes=32",
                             "on %bars[0] multicast to blocks 3",
@@ -409,7 +416,8 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
   EXPECT_NE(cuda.find("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"),
             std::string::npos);
   for (const char* piece :
-       {"barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;", "mapa.shared::cluster.u32",
+       {"barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;",
+        "barrier.cluster.arrive.relaxed.aligned;", "mapa.shared::cluster.u32",
         "mbarrier.arrive.release.cluster.shared::cluster.b64",
         "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64", "complete_tx::bytes.multicast::cluster",
         "blockIdx.x % 2u", "mapa.u64", "red.relaxed.cluster.add.s32"})

@@ -87,9 +87,11 @@ TEST(ProxyFencePaths, TheIssuersFenceBeforeTheSyncLeavesTheOtherWarpsWritesUnfen
 }
 
 // Warp 1 stores a tile and arrives; warp 2 waits for it and arrives on a second barrier, with a
-// fence after its wait (on the path from the stores to the copy) or before it (off the path);
-// warp 0 waits for warp 2 and stores the tile to `out` by TMA.
-template <bool FenceAfterTheWait> struct HandsATileThroughAFencingWarp : Script {
+// fence between its wait and its arrival (on the path from the stores to the copy), before its wait
+// or after its arrival (off the path); warp 0 waits for warp 2 and stores the tile to `out` by TMA.
+enum class MiddleFence { between_wait_and_arrival, before_the_wait, after_the_arrival };
+
+template <MiddleFence At> struct HandsATileThroughAFencingWarp : Script {
   void operator()(Ptr<float> in, Ptr<float> out) {
     attrs.blocks = 1;
     attrs.warps = 3;
@@ -101,10 +103,11 @@ template <bool FenceAfterTheWait> struct HandsATileThroughAFencingWarp : Script 
       mbarrier.arrive(bars[0]);
     });
     thread_group(64, 32, [&] {
-      if constexpr (!FenceAfterTheWait) fence.proxy_async();
+      if constexpr (At == MiddleFence::before_the_wait) fence.proxy_async();
       mbarrier.wait(bars[0], 0u);
-      if constexpr (FenceAfterTheWait) fence.proxy_async();
+      if constexpr (At == MiddleFence::between_wait_and_arrival) fence.proxy_async();
       mbarrier.arrive(bars[1]);
+      if constexpr (At == MiddleFence::after_the_arrival) fence.proxy_async();
     });
     thread_group(0, 32, [&] {
       mbarrier.wait(bars[1], 0u);
@@ -121,24 +124,32 @@ TEST(ProxyFencePaths, AFenceByAWarpBetweenTheWriterAndTheReaderCounts) {
   const std::vector<float> x = random_floats(256, 7);
   for (const sim::Options& o : every_order()) {
     Buffer<float> in(Device::simulator(), x), out(Device::simulator(), std::vector<float>(256, -1.0f));
-    run_sm90<HandsATileThroughAFencingWarp<true>>(o, in, out);
+    run_sm90<HandsATileThroughAFencingWarp<MiddleFence::between_wait_and_arrival>>(o, in, out);
     EXPECT_EQ(out.download(), x) << sim::schedule_name(o);
   }
 }
 
-TEST(ProxyFencePaths, AFenceBeforeTheWaitThatAcquiresTheWritesIsReported) {
+// A fence before the wait that acquires the writes does not follow them; one after the arrival
+// that hands them on does not precede the read.
+TEST(ProxyFencePaths, AFenceOffThePathFromTheWritesToTheReadIsReported) {
   const std::string tma = source_at(kFile, "tma.shared_to_global(handed, global_view(out, {8, 32}), {0, 0});");
   const std::string store = source_at(kFile, "store_shared(handed, rows);");
   const std::string alloc = source_at(kFile, "auto handed = shared_tensor<float>({8, 32});");
+  const std::string expected = tma + ": shared memory allocated at " + alloc +
+                               ", byte 0 of the allocation, in block (0, 0, 0): the "
+                               "tma.shared_to_global at " +
+                               tma +
+                               " by warp 0 of block (0, 0, 0) reads through the async proxy what the "
+                               "store_shared at " +
+                               store +
+                               " by warp 1 of block (0, 0, 0) wrote through the generic proxy, and no "
+                               "fence.proxy_async() (or ProxySpace::all) lies between them; " +
+                               kRemedy;
   for (const sim::Options& o : every_order()) {
     Buffer<float> in(Device::simulator(), random_floats(256, 8)), out(Device::simulator(), std::vector<float>(256));
-    EXPECT_EQ(error_sm90<HandsATileThroughAFencingWarp<false>>(o, in, out),
-              tma + ": shared memory allocated at " + alloc +
-                  ", byte 0 of the allocation, in block (0, 0, 0): the tma.shared_to_global at " + tma +
-                  " by warp 0 of block (0, 0, 0) reads through the async proxy what the store_shared at " + store +
-                  " by warp 1 of block (0, 0, 0) wrote through the generic proxy, and no fence.proxy_async() (or "
-                  "ProxySpace::all) lies between them; " +
-                  kRemedy)
+    EXPECT_EQ(error_sm90<HandsATileThroughAFencingWarp<MiddleFence::before_the_wait>>(o, in, out), expected)
+        << sim::schedule_name(o);
+    EXPECT_EQ(error_sm90<HandsATileThroughAFencingWarp<MiddleFence::after_the_arrival>>(o, in, out), expected)
         << sim::schedule_name(o);
   }
 }

@@ -385,6 +385,65 @@ TEST(Races, TwoLoadsOfOnePhaseIntoTheSameBytesAreReportedUnderEveryOrder) {
   expect_copies_under_every_order<LoadsTwoBoxesOnOnePhase<1>>(in);
 }
 
+// The producer refills one stage from the same rows on the same barrier for a second round
+// without waiting for the consumer to release it: the second load brings the same bytes, and may
+// land while the consumer still reads the first.
+int refill_line = 0, refill_tile_line = 0, refill_barrier_line = 0;
+
+struct RefillsAStageWithTheSameBytesTooEarly : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    refill_tile_line = __LINE__ + 1;
+    auto tile = shared_tensor<float>({8, 32});
+    refill_barrier_line = __LINE__ + 1;
+    auto full = mbarrier.alloc({1});
+    auto g_in = global_view(in, {8, 32});
+    // Kernel loops: each round's load is the same instruction, so its bytes are no replica's.
+    thread_group(0, 32, [&] {
+      for (Int32 round : range(0, 2)) {
+        (void)round;
+        single_thread([&] {
+          mbarrier.arrive_and_expect_tx(full[0], 8 * 32 * 4);
+          refill_line = __LINE__ + 1;
+          tma.global_to_shared(g_in, tile, {0, 0}, full[0]);
+        });
+      }
+    });
+    thread_group(32, 32, [&] {
+      UInt32 phase = mbarrier.consumer_initial_phase;
+      for (Int32 round : range(0, 2)) {
+        mbarrier.wait(full[0], phase);
+        phase ^= 1u;
+        store_global(global_view(out, {16, 32}), load_shared(tile), {round * 8, 0});
+      }
+    });
+  }
+};
+
+TEST(Races, AStageRefilledWithTheSameBytesBeforeItsReleaseIsReported) {
+  Buffer<float> in(Device::simulator(), random_floats(256)), out(Device::simulator(), std::vector<float>(512));
+  for (const sim::Options& o : every_order()) {
+    const std::string got = simulation_error<RefillsAStageWithTheSameBytesTooEarly>(o, in, out);
+    const std::string load = fmt::format("{}:{}", __FILE__, refill_line);
+    const std::string alloc = fmt::format("{}:{}", __FILE__, refill_tile_line);
+    const std::string barrier = fmt::format("{}:{}", __FILE__, refill_barrier_line);
+    // Eager completion lands the first load before the second is issued: the second's landing
+    // races with it (identical bytes from the same line are no replica across phases). Other orders
+    // report the second arrival or a read of bytes in flight.
+    if (o.completion_order() == sim::CompletionOrder::Eager)
+      EXPECT_EQ(got, load + ": data race on shared memory allocated at " + alloc +
+                         ", byte 0 of the allocation, in block (0, 0, 0): the tma.global_to_shared at " + load +
+                         ", landed in phase 1 of barrier 0 of the array allocated at " + barrier +
+                         " in block (0, 0, 0) is not ordered after the tma.global_to_shared at " + load +
+                         ", landed in phase 0 of barrier 0 of the array allocated at " + barrier +
+                         " in block (0, 0, 0); order them with a sync(), an mbarrier arrival and a wait on its phase, "
+                         "or the wait that retires the asynchronous operation");
+    else
+      EXPECT_NE(got, "no error") << sim::schedule_name(o);
+  }
+}
+
 int first_copy_line = 0, second_copy_line = 0, halves_line = 0;
 
 // A warp copies two halves of `in` by cp.async in one group, the second into half `SecondHalf`.

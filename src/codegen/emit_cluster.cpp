@@ -9,6 +9,15 @@ void emit_ClusterSync(Emitter& e, const ir::ClusterSyncNode& n) {
   e.line(ptx_asm(Ptx::ClusterArriveWait, e.arch, {}) + e.comment(n.loc, "cluster.sync"));
 }
 
+void emit_ClusterArrive(Emitter& e, const ir::ClusterArriveNode& n) {
+  e.line(ptx_asm(n.relaxed ? Ptx::ClusterArriveRelaxed : Ptx::ClusterArriveRelease, e.arch, {}) +
+         e.comment(n.loc, "cluster.arrive"));
+}
+
+void emit_ClusterWait(Emitter& e, const ir::ClusterWaitNode& n) {
+  e.line(ptx_asm(Ptx::ClusterWait, e.arch, {}) + e.comment(n.loc, "cluster.wait"));
+}
+
 std::string remote_shared_memory(Emitter& e, const ir::Expr& rank) {
   e.line("uint64_t tessel_peer_address;");
   e.line(ptx_asm(Ptx::MapaGeneric, e.arch,

@@ -785,6 +785,20 @@ const PtxRow& ptx_row(Ptx instruction) {
                               {}};
       return row;
     }
+    // The two halves of it, the arrival release or relaxed (which orders no memory).
+    case Ptx::ClusterArriveRelease: {
+      static const PtxRow row{"barrier.cluster.arrive", "barrier.cluster.arrive.release.aligned;", Arch::Sm90a, {}};
+      return row;
+    }
+    case Ptx::ClusterArriveRelaxed: {
+      static const PtxRow row{
+          "barrier.cluster.arrive.relaxed", "barrier.cluster.arrive.relaxed.aligned;", Arch::Sm90a, {}};
+      return row;
+    }
+    case Ptx::ClusterWait: {
+      static const PtxRow row{"barrier.cluster.wait", "barrier.cluster.wait.acquire.aligned;", Arch::Sm90a, {}};
+      return row;
+    }
     // PTX ISA 9.7.9.23: the generic address of the same shared byte in the block of cluster rank
     // {rank}, which generic loads and stores reach (distributed shared memory).
     case Ptx::MapaGeneric: {

@@ -119,6 +119,9 @@ enum class Ptx : uint8_t {
   Tcgen05WaitStore,
   // clusters
   ClusterArriveWait,
+  ClusterArriveRelease,
+  ClusterArriveRelaxed,
+  ClusterWait,
   MapaGeneric,
   StAsync,
   StAsyncVector,

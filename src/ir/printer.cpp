@@ -534,6 +534,8 @@ class Printer {
                        expr(n.count)));
   }
   void stmt(const ClusterSyncNode&) { line("cluster.sync"); }
+  void stmt(const ClusterArriveNode& n) { line(n.relaxed ? "cluster.arrive.relaxed" : "cluster.arrive.release"); }
+  void stmt(const ClusterWaitNode&) { line("cluster.wait"); }
   void stmt(const ClcTryCancelNode& n) {
     line(fmt::format("clc.try_cancel to {} on {}{}", shared(n.response), barrier(n.barrier),
                      n.multicast ? " multicast to the cluster" : ""));

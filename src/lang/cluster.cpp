@@ -24,6 +24,20 @@ void ClusterInstructions::sync(loc_t l) {
   Builder::current(loc).emit(ir::make<ir::ClusterSyncNode>(loc));
 }
 
+void ClusterInstructions::arrive(MemoryOrder order, loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (order != MemoryOrder::release && order != MemoryOrder::relaxed)
+    throw Error(loc, fmt::format("cluster.arrive: an arrival is release (the default) or relaxed, not {}; the "
+                                 "wait that follows it acquires",
+                                 order == MemoryOrder::acquire ? "acquire" : "acq_rel"));
+  Builder::current(loc).emit(ir::make<ir::ClusterArriveNode>(loc, order == MemoryOrder::relaxed));
+}
+
+void ClusterInstructions::wait(loc_t l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Builder::current(loc).emit(ir::make<ir::ClusterWaitNode>(loc));
+}
+
 RemoteSharedTensor SharedTensor::remote(const Dim& rank) const { return RemoteSharedTensor(*this, rank.ir()); }
 
 void Instructions::store_shared_async(const RemoteSharedTensor& dst, const RegisterTensor& src, const Mbarrier& barrier,

@@ -85,6 +85,7 @@ class BlockSyncs : public ir::Visitor {
   void visit(const ir::ThreadGroupNode&) override {}
   void visit(const ir::SyncNode&) override { found = true; }
   void visit(const ir::ClusterSyncNode&) override { found = true; }
+  void visit(const ir::ClusterWaitNode&) override { found = true; }
 };
 
 struct Group {

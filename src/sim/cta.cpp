@@ -27,6 +27,8 @@ void Barrier::complete_phase() {
   ++phases;
   released.join(arrivals);
   arrivals = VectorClock{};
+  relaxed_released.join(relaxed_arrivals);
+  relaxed_arrivals = VectorClock{};
 }
 
 std::vector<ir::Scalar>& Warp::tile(const ir::RegisterTensorNode* t) {
@@ -219,8 +221,8 @@ void Cta::check_async_read(const VectorClock& issuer, Access at, int64_t begin, 
 }
 
 void Cta::check_async_read(const VectorClock& issuer, Access at, const std::vector<int64_t>& bytes) {
-  const std::function<std::string(int64_t)> name = [&](int64_t b) { return shared_byte_name(b); };
-  for (int64_t b : bytes) scheduler.happens_before.check_async_read(shadow, b, 1, issuer, at, name, linear_block());
+  scheduler.happens_before.check_async_read(
+      shadow, bytes, issuer, at, [&](int64_t b) { return shared_byte_name(b); }, linear_block());
 }
 
 std::string Cta::shared_byte_name(int64_t byte) const {
@@ -253,29 +255,50 @@ std::string Cta::shared_byte_name(int64_t byte) const {
 
 namespace tessel::sim {
 
-void Cta::arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc) {
+void Cta::arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc, bool relaxed) {
   Barrier& b = scheduler.cluster_peer(*this, 0).cluster_barrier;
-  const ClusterBarrierWait wait{b.phases, popcount(mask)};
+  w.cluster_arrival = Warp::ClusterArrival{&loc, b.phases, popcount(mask)};
   b.arrived += popcount(mask);
-  b.arrivals.join(w.clock);
+  if (relaxed) {
+    b.relaxed_arrivals.join(w.clock);
+    if (!b.relaxed_arrival) b.relaxed_arrival = &loc;
+  } else {
+    b.arrivals.join(w.clock);
+  }
   complete_cluster_barrier_if_all_arrived();
-  w.wait(loc, wait);
-  w.clock.join(b.released);
   w.tick();
 }
 
-// PTX ISA 9.7.13.3: the phase completes once every thread of the cluster that has not exited
-// arrived, so a warp that finishes, or threads that return, can complete it too.
+void Cta::wait_at_cluster_barrier(Warp& w, const SourceLoc& loc, bool split) {
+  const Warp::ClusterArrival arrival = *w.cluster_arrival;
+  w.wait(loc, ClusterBarrierWait{arrival.phase, arrival.threads, split ? arrival.at : nullptr});
+  w.cluster_arrival.reset();
+  w.passed_cluster_barrier = true;
+  const Barrier& b = scheduler.cluster_peer(*this, 0).cluster_barrier;
+  w.clock.join(b.released);
+  if (b.relaxed_arrival)
+    scheduler.happens_before.weak_wait(w.actor, b.relaxed_released,
+                                       HappensBefore::WeakWait{&loc, true, b.relaxed_arrival});
+  w.tick();
+}
+
 void Cta::complete_cluster_barrier_if_all_arrived() {
   Cta& first = scheduler.cluster_peer(*this, 0);
   Barrier& b = first.cluster_barrier;
   if (b.arrived == 0) return;
+  // Each warp that has not finished must have arrived in this phase with all its threads that have
+  // not returned; a warp that arrived and then finished counts no more.
   b.expected = 0;
+  bool all_arrived = true;
   for (int rank = 0; rank < kernel.cluster_blocks(); ++rank)
-    for (const auto& w : scheduler.cluster_peer(first, rank).warps)
-      if (w->state != Warp::State::Done) b.expected += 32 - popcount(w->returned);
-  if (b.arrived < b.expected) return;
-  b.complete_phase();
+    for (const auto& w : scheduler.cluster_peer(first, rank).warps) {
+      if (w->state == Warp::State::Done) continue;
+      const int threads = 32 - popcount(w->returned);
+      b.expected += threads;
+      if (!w->cluster_arrival || w->cluster_arrival->phase != b.phases || w->cluster_arrival->threads < threads)
+        all_arrived = false;
+    }
+  if (all_arrived) b.complete_phase();
 }
 
 void Cta::threads_returned(Warp& w, Mask mask, const SourceLoc& loc) {

@@ -175,7 +175,7 @@ Error deadlock_error(const ir::KernelNode& k, const std::vector<std::unique_ptr<
     if (const Barrier& b = cta->cluster_barrier; b.arrived > 0)
       lines += fmt::format(
           "\n  cluster barrier of cluster.sync(): {} of {} threads arrived; every thread of every "
-          "block of the cluster must reach cluster.sync()",
+          "block of the cluster must reach cluster.sync() (or cluster.arrive())",
           b.arrived, b.expected);
   for (const auto& cta : ctas)
     for (const auto& [byte, b] : cta->mbarriers.all())

@@ -1,19 +1,53 @@
-// Simulator semantics of clusters: the cluster barrier of cluster.sync(), which every thread of
-// every block of the cluster reaches once per phase, the blocks that multicasts and pair
-// operations reach, and st.async into their shared memory.
+// Simulator semantics of clusters: the cluster barrier of cluster.sync() (or of cluster.arrive()
+// and cluster.wait()), which every thread of every block of the cluster reaches once per phase, the blocks that
+// multicasts and pair operations reach, and st.async into their shared memory.
 #include "machine.hpp"
 #include "memory_access.hpp"
 
 namespace tessel::sim {
 
+namespace {
+
 // barrier.cluster.arrive and wait are .aligned: every thread of a warp that has not returned
 // executes them together (threads that have returned count as exited).
-void exec_ClusterSync(Warp& w, const ir::ClusterSyncNode& n, Mask mask) {
+void require_whole_warp_at_cluster_barrier(const Warp& w, Mask mask, std::string_view call, const SourceLoc& loc) {
   if ((mask | w.returned) != 0xffffffffu)
-    throw Error(n.loc, fmt::format("cluster.sync() is executed by whole warps, but only {} lanes of warp {} of block "
-                                   "{} reach it (is it inside an if_ that part of the warp takes?)",
-                                   popcount(mask), w.id, w.cta.block_name()));
+    throw Error(loc, fmt::format("{} is executed by whole warps, but only {} lanes of warp {} of block {} reach it (is "
+                                 "it inside an if_ that part of the warp takes?)",
+                                 call, popcount(mask), w.id, w.cta.block_name()));
+}
+
+// Each thread arrives once a phase: an arrival waits for its phase before the next.
+void require_no_arrival_in_flight(const Warp& w, std::string_view call, const SourceLoc& loc) {
+  if (w.cluster_arrival)
+    throw Error(loc, fmt::format("{} by warp {} of block {}, which arrived at the cluster barrier at {} and has not "
+                                 "waited since: a thread arrives once a phase, so call cluster.wait() in between",
+                                 call, w.id, w.cta.block_name(), w.cluster_arrival->at->str()));
+}
+
+}  // namespace
+
+void exec_ClusterSync(Warp& w, const ir::ClusterSyncNode& n, Mask mask) {
+  require_whole_warp_at_cluster_barrier(w, mask, "cluster.sync()", n.loc);
+  require_no_arrival_in_flight(w, "cluster.sync()", n.loc);
   w.cta.arrive_at_cluster_barrier(w, mask, n.loc);
+  w.cta.wait_at_cluster_barrier(w, n.loc);
+}
+
+void exec_ClusterArrive(Warp& w, const ir::ClusterArriveNode& n, Mask mask) {
+  require_whole_warp_at_cluster_barrier(w, mask, "cluster.arrive()", n.loc);
+  require_no_arrival_in_flight(w, "cluster.arrive()", n.loc);
+  w.cta.arrive_at_cluster_barrier(w, mask, n.loc, n.relaxed);
+}
+
+void exec_ClusterWait(Warp& w, const ir::ClusterWaitNode& n, Mask mask) {
+  require_whole_warp_at_cluster_barrier(w, mask, "cluster.wait()", n.loc);
+  if (!w.cluster_arrival)
+    throw Error(n.loc,
+                fmt::format("cluster.wait() by warp {} of block {}, which has not arrived at the cluster barrier "
+                            "since its last wait: call cluster.arrive() before it",
+                            w.id, w.cta.block_name()));
+  w.cta.wait_at_cluster_barrier(w, n.loc, true);
 }
 
 std::vector<Cta*> multicast_blocks(Warp& w, int64_t mask, const ir::MbarrierRef& barrier, int lane,
@@ -66,8 +100,10 @@ Cta& remote_shared_block(Warp& w, int64_t rank, int lane, const SourceLoc& loc, 
   const std::string_view reaches = write ? "writes the shared memory of" : "reads the shared memory of";
   Cta& owner = cluster_block(w, rank, lane, loc, operation, reaches, "use its shared memory");
   if (&owner == &w.cta) return owner;
-  // The warp knows the owner runs through something it released: its warps' first epochs are
-  // their start.
+  // The warp knows the owner runs once it passed a cluster barrier (whose phase every block's
+  // threads complete, a relaxed arrival too), or through something the owner released: its warps'
+  // first epochs are their start.
+  if (w.passed_cluster_barrier) return owner;
   for (const auto& warp : owner.warps)
     if (w.clock[warp->actor] > 0) return owner;
   throw Error(

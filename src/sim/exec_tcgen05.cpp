@@ -21,6 +21,8 @@ void exec_Tcgen05Mma(Warp& w, const ir::Tcgen05MmaNode& n, Mask mask) {
 
 void exec_Tcgen05Commit(Warp& w, const ir::Tcgen05CommitNode& n, Mask mask) {
   w.cta.tensor_memory.commit(w, n, mask);
+  // The commit's arrival releases the warp's clock as it stands: what follows is not released by it.
+  w.tick();
   w.cta.scheduler.issued(w.cta.tensor_memory);
 }
 

@@ -2,6 +2,7 @@
 #include "happens_before.hpp"
 
 #include <algorithm>
+#include <ranges>
 
 #include <fmt/format.h>
 
@@ -256,16 +257,21 @@ bool HappensBefore::fenced(const Access& write, const VectorClock& reader, int64
 void HappensBefore::report_unfenced(const Access& write, const Access& read, const std::string& memory,
                                     int64_t space) const {
   const Site& s = sites_[read.site];
-  // A write into another block's shared memory is fenced by the writer's fence of the cluster's.
+  // A write that lands as a barrier phase's (st.async) is fenced by a thread that waited for it; a
+  // warp's write into another block's shared memory by the writer's fence of the cluster's.
+  const Actor& writer = actors_[actors_[write.epoch.actor].owner];
   const char* fence = space == global_memory ? "fence.proxy_async(ProxySpace::global)"
-                      : actors_[actors_[write.epoch.actor].owner].block != space
+                      : writer.kind == ActorKind::Warp && writer.block != space
                           ? "fence.proxy_async(ProxySpace::shared_cluster)"
                           : "fence.proxy_async()";
+  const char* where = writer.kind == ActorKind::Warp
+                          ? "call it after the writes, in the threads that wrote, before the sync(), arrival or "
+                            "release that hands the memory over (or in the reading thread, after what orders the "
+                            "writes before it)"
+                          : "call it in the reading thread after the wait that sees the write land";
   throw Error(*s.loc, fmt::format("{}: {} reads through the async proxy what {} wrote through the generic proxy, and "
-                                  "no {} (or ProxySpace::all) lies between them; call it after the writes, in the "
-                                  "threads that wrote, before the sync(), arrival or release that hands the memory "
-                                  "over (or in the reading thread, after what orders the writes before it)",
-                                  memory, describe(read), describe(write), fence));
+                                  "no {} (or ProxySpace::all) lies between them; {}",
+                                  memory, describe(read), describe(write), fence, where));
 }
 
 void HappensBefore::weak_wait(uint32_t warp, const VectorClock& published, WeakWait wait) {
@@ -282,6 +288,11 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
   if (waits != weak_waits_.end())
     for (const auto& [at, wait] : waits->second) {
       if (!wait.second.covers(earlier.epoch)) continue;
+      if (wait.first.relaxed_arrival)
+        return fmt::format(
+            "the cluster.wait at {} passed the phase of a relaxed cluster.arrive (at {}) that came after it, but a "
+            "relaxed arrival releases nothing: arrive with MemoryOrder::release (the default)",
+            at->str(), wait.first.relaxed_arrival->str());
       if (wait.first.relaxed)
         return fmt::format(
             "the mbarrier wait at {} saw the phase that publishes it, but a relaxed wait orders no "
@@ -325,8 +336,9 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
            "wait, through a sync(), an mbarrier phase or a release the other block acquires; two stores of the "
            "same bytes need such a wait between them";
   // Two writes landing in one phase of an mbarrier (or one cp.async group): nothing orders them.
-  if (earlier.epoch.actor == later.epoch.actor && (actors_[earlier.epoch.actor].kind == ActorKind::Mbarrier ||
-                                                   actors_[earlier.epoch.actor].kind == ActorKind::CopyGroups))
+  if (earlier.epoch.actor == later.epoch.actor && earlier.epoch.clock == later.epoch.clock &&
+      (actors_[earlier.epoch.actor].kind == ActorKind::Mbarrier ||
+       actors_[earlier.epoch.actor].kind == ActorKind::CopyGroups))
     return "the asynchronous writes that complete one mbarrier phase (or belong to one cp.async group) land in any "
            "order, so no byte may be written by two of them: give each copy its own bytes";
   // Warps of two blocks share no sync(): only the memory model, or a barrier of their cluster, orders them.
@@ -428,9 +440,12 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
       if (write) a0 = a1 = Access{};
     }
     // The same instruction writing the same value again in the same block: a replica of the last
-    // write (copies of a register tile). In another block it races, whatever the value.
+    // write (copies of a register tile). In another block it races, whatever the value; so does a
+    // landing of another phase or group of its actor (a stage refilled too early with the same bytes).
     if (write && unordered(last_write) && last_write.site == at.site && incoming && current &&
-        incoming[byte - begin] == current[byte - begin] && block_of(last_write) == block_of(at)) {
+        incoming[byte - begin] == current[byte - begin] && block_of(last_write) == block_of(at) &&
+        !(at.unordered_in_actor && last_write.epoch.actor == at.epoch.actor &&
+          last_write.epoch.clock != at.epoch.clock)) {
       replica = at;
       continue;
     }
@@ -504,6 +519,18 @@ void HappensBefore::non_coherent_read(Shadow& shadow, uint64_t first, int64_t be
 
 void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
                                      const std::function<std::string(int64_t)>& memory, int64_t space) const {
+  check_async_reads(shadow, std::views::iota(begin, begin + n), clock, at, memory, space);
+}
+
+void HappensBefore::check_async_read(const Shadow& shadow, std::span<const int64_t> bytes, const VectorClock& clock,
+                                     Access at, const std::function<std::string(int64_t)>& memory,
+                                     int64_t space) const {
+  check_async_reads(shadow, bytes, clock, at, memory, space);
+}
+
+template <class Bytes>
+void HappensBefore::check_async_reads(const Shadow& shadow, const Bytes& bytes, const VectorClock& clock, Access at,
+                                      const std::function<std::string(int64_t)>& memory, int64_t space) const {
   if (!enabled_) return;
   // Neighbouring bytes mostly share their write's epoch: ask once for each run of them.
   Epoch asked;
@@ -515,7 +542,7 @@ void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n,
     }
     return answer;
   };
-  for (int64_t byte = begin; byte < begin + n; ++byte) {
+  for (const int64_t byte : bytes) {
     const Access& last_write = shadow.write[size_t(byte)];
     const Access& replica = shadow.replica[size_t(byte)];
     if (unordered(last_write, at, clock) && (replica.epoch.clock == 0 || unordered(replica, at, clock)))

@@ -34,6 +34,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -144,6 +145,8 @@ class HappensBefore {
   struct WeakWait {
     const SourceLoc* at;
     bool relaxed;
+    // A cluster.wait after relaxed arrivals: the first of them, which the message names.
+    const SourceLoc* relaxed_arrival = nullptr;
   };
   // Warp `warp` passed such a wait, which missed (some of) `published`; a race that an acquiring
   // wait of cluster scope would have ordered names that wait.
@@ -199,6 +202,9 @@ class HappensBefore {
   // An asynchronous read of `space`, which leaves no trace: the bytes were written before it, and a
   // proxy fence of that memory lies between what the generic proxy wrote and it.
   void check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
+                        const std::function<std::string(int64_t)>& memory, int64_t space) const;
+  // The same for the bytes `bytes` (a wgmma operand's, in the order the instruction reads them).
+  void check_async_read(const Shadow& shadow, std::span<const int64_t> bytes, const VectorClock& clock, Access at,
                         const std::function<std::string(int64_t)>& memory, int64_t space) const;
 
   // Global memory: the shadow of the allocation that holds `address` (whose first byte is at
@@ -289,6 +295,9 @@ class HappensBefore {
   // model's proxy-preserved base causality order): by the writer after the write, by the reader
   // after it acquired the write, or by any warp between them.
   bool fenced(const Access& write, const VectorClock& reader, int64_t space) const;
+  template <class Bytes> void check_async_reads(const Shadow& shadow, const Bytes& bytes, const VectorClock& clock,
+                                                Access at, const std::function<std::string(int64_t)>& memory,
+                                                int64_t space) const;
   [[noreturn]] void report_unfenced(const Access& write, const Access& read, const std::string& memory,
                                     int64_t space) const;
   // A write of this launch (not of the kernels before it) of bytes a read-only view's load read;

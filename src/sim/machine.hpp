@@ -110,6 +110,16 @@ class Warp {
   uint64_t polled = 0;
   bool polled_unchanged = false;  // the last poll saw what the one before it at the same line saw
 
+  // The warp's arrival at the cluster barrier that its wait has not yet passed: where, in which
+  // phase (the barrier's completed phases then), and how many of its threads.
+  struct ClusterArrival {
+    const SourceLoc* at;
+    int phase;
+    int threads;
+  };
+  std::optional<ClusterArrival> cluster_arrival;
+  bool passed_cluster_barrier = false;  // so every block of its cluster has started
+
   // Happens-before: the warp's actor, the actor of its cp.async groups, and its vector clock.
   uint32_t actor = 0, copy_actor = 0;
   VectorClock clock;
@@ -136,6 +146,11 @@ struct Barrier {
   int phases = 0;                            // completed phases
   VectorClock arrivals;                      // what the current phase's arrivals released
   VectorClock released;                      // what the completed phases published
+  // The cluster barrier's relaxed arrivals (cluster.arrive(MemoryOrder::relaxed)): what they would
+  // have released in the current phase and the completed ones, and the first one's line, for race
+  // reports.
+  VectorClock relaxed_arrivals, relaxed_released;
+  const SourceLoc* relaxed_arrival = nullptr;
   void complete_phase();
 };
 
@@ -236,7 +251,13 @@ class Cta {
   int cluster_rank = 0;
   size_t cluster_first = 0;  // the index of its cluster's block of rank 0 among the scheduler's
   Barrier cluster_barrier;
-  void arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc);
+  // The threads `mask` of `w` arrive at the cluster barrier (releasing the warp's accesses unless
+  // `relaxed`), and later wait for its phase: cluster.sync() is both, cluster.arrive() and
+  // cluster.wait() one each (`split`, which names the arrival in messages).
+  void arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc, bool relaxed = false);
+  void wait_at_cluster_barrier(Warp& w, const SourceLoc& loc, bool split = false);
+  // PTX ISA 9.7.13.3: the phase completes once every thread of the cluster that has not exited
+  // arrived, so a warp that finishes, or threads that return, can complete it too.
   void complete_cluster_barrier_if_all_arrived();
   // Whether every warp of the block has finished.
   bool ended() const;

@@ -17,14 +17,15 @@ constexpr int kFirstRegionTrack = 2000;  // the user's regions of warp w: 2000 +
 
 // A wait's name on the timeline: the instruction that waits.
 std::string_view waiting_at(const WaitCondition& c) {
-  return std::visit(PerCondition{[](const BarrierWait&) { return "sync()"; },
-                                 [](const CopyGroupWait&) { return "copy_async_wait_group"; },
-                                 [](const WgmmaGroupWait&) { return "wgmma.wait_group"; },
-                                 [](const MbarrierPhaseWait&) { return "mbarrier.wait"; },
-                                 [](const BulkGroupWait&) { return "tma.wait_group"; },
-                                 [](const TensorMemoryWait&) { return "tcgen05.alloc"; },
-                                 [](const ClusterBarrierWait&) { return "cluster.sync()"; }},
-                    c);
+  return std::visit(
+      PerCondition{[](const BarrierWait&) { return "sync()"; },
+                   [](const CopyGroupWait&) { return "copy_async_wait_group"; },
+                   [](const WgmmaGroupWait&) { return "wgmma.wait_group"; },
+                   [](const MbarrierPhaseWait&) { return "mbarrier.wait"; },
+                   [](const BulkGroupWait&) { return "tma.wait_group"; },
+                   [](const TensorMemoryWait&) { return "tcgen05.alloc"; },
+                   [](const ClusterBarrierWait& b) { return b.arrival ? "cluster.wait()" : "cluster.sync()"; }},
+      c);
 }
 
 }  // namespace

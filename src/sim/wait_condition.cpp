@@ -74,6 +74,9 @@ std::string describe(const Warp& w, const Wait& wait) {
                 free >= t.columns ? fmt::format(", but not {} in one aligned run", t.columns) : "");
           },
           [&](const ClusterBarrierWait& b) {
+            if (b.arrival)
+              return fmt::format("waiting at cluster.wait() at {} ({} of its 32 threads arrived at {})", at,
+                                 b.arrived_threads, b.arrival->str());
             return fmt::format("waiting at cluster.sync() at {} ({} of its 32 threads arrived)", at, b.arrived_threads);
           },
       },

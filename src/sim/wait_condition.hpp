@@ -62,8 +62,9 @@ struct TensorMemoryWait {
 // cluster.sync() (barrier.cluster.arrive + wait): every thread of every block of the cluster
 // arrived at the cluster barrier's phase the warp arrived at.
 struct ClusterBarrierWait {
-  int phase;            // the cluster barrier's completed phases when the warp arrived
-  int arrived_threads;  // threads of this warp that arrived
+  int phase;                           // the cluster barrier's completed phases when the warp arrived
+  int arrived_threads;                 // threads of this warp that arrived
+  const SourceLoc* arrival = nullptr;  // a cluster.wait's: its warp's cluster.arrive
 };
 
 using WaitCondition = std::variant<BarrierWait, CopyGroupWait, WgmmaGroupWait, MbarrierPhaseWait, BulkGroupWait,

@@ -1,7 +1,8 @@
-// Clusters on the GPU (sm_90a): the cluster's values, cluster.sync(), arrivals on another block's
+// Clusters on the GPU (sm_90a): the cluster's values, cluster.sync() and its halves, arrivals on another block's
 // mbarrier, TMA multicast, distributed shared memory and st.async, against the host references.
 // Skipped, visibly, without a GPU.
 #include "../async_store_kernels.hpp"
+#include "../cluster_barrier_halves_kernels.hpp"
 #include "../cluster_kernels.hpp"
 #include "gpu_test.hpp"
 
@@ -13,6 +14,11 @@ using ClusterOnGpu = GpuTest;
 TEST_F(ClusterOnGpu, BlocksSeeTheirClusterValues) { check_cluster_values(Device::gpu(), 8, 3, 4, {}); }
 
 TEST_F(ClusterOnGpu, ClusterSyncMakesThePeersWritesVisible) { check_swap(Device::gpu(), 264, {}); }
+
+TEST_F(ClusterOnGpu, AReleaseArrivalOrdersATileBeforeThePeersWaitEnds) {
+  check_traded_rows(Device::gpu(), 66, {});
+  check_traded_rows(Device::gpu(), 300, {});
+}
 
 TEST_F(ClusterOnGpu, RemoteArrivalsReachRankZero) { check_cluster_sums(Device::gpu(), 33, {}); }
 

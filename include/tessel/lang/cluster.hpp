@@ -6,6 +6,7 @@
 
 #include <source_location>
 
+#include "tessel/lang/memory_model.hpp"
 #include "tessel/lang/tensors.hpp"
 
 namespace tessel {
@@ -41,6 +42,14 @@ class ClusterInstructions {
   // then visible. End a kernel whose blocks reach each other's shared memory or barriers with it, so
   // that no block ends while others still use its memory.
   void sync(loc_t loc = loc_t::current());
+  // cluster.sync() in two halves, so that independent work runs between them (the prologue of a
+  // kernel while the other blocks start, say). arrive() by whole warps: `order` release (the
+  // default) makes the warp's accesses before it visible after the others' wait(); relaxed orders
+  // nothing, for a barrier that only says "this block runs". wait() by the warps that arrived, once
+  // each after its arrival: returns once every thread of the cluster that has not exited arrived in
+  // that phase.
+  void arrive(MemoryOrder order = MemoryOrder::release, loc_t loc = loc_t::current());
+  void wait(loc_t loc = loc_t::current());
 };
 
 }  // namespace tessel

@@ -44,6 +44,8 @@ void check_cluster_mask(const KernelNode& k, const Expr& mask, std::string_view 
 }
 
 void verify_ClusterSync(Verification&, const ClusterSyncNode&) {}
+void verify_ClusterArrive(Verification&, const ClusterArriveNode&) {}
+void verify_ClusterWait(Verification&, const ClusterWaitNode&) {}
 
 // st.async writes 4, 8 or 16 bytes (a .b32 word, or .v2 or .v4 of them) and counts each on the
 // receiver's barrier: a thread's runs of the tile must fill whole words.
@@ -66,6 +68,8 @@ void verify_StoreSharedAsync(Verification& v, const StoreSharedAsyncNode& n) {
 // ---- effects ----
 
 Effects effects_of(const ClusterSyncNode&) { return {}; }
+Effects effects_of(const ClusterArriveNode&) { return {}; }
+Effects effects_of(const ClusterWaitNode&) { return {}; }
 
 Effects effects_of(const StoreSharedAsyncNode& n) {
   Effects e;

@@ -12,6 +12,23 @@ struct ClusterSyncNode : StmtNode {
   static constexpr auto operands() { return std::tuple<>{}; }
 };
 
+// barrier.cluster.arrive(.release | .relaxed).aligned: the cluster barrier of cluster.sync() in two
+// halves, so that work goes on between them. Each thread arrives once a phase; a release arrival
+// makes the warp's accesses before it visible to the threads its phase's wait lets go, a relaxed
+// one orders nothing.
+struct ClusterArriveNode : StmtNode {
+  ClusterArriveNode(SourceLoc l, bool relaxed) : StmtNode(NodeKind::ClusterArrive, std::move(l)), relaxed(relaxed) {}
+  bool relaxed;
+  static constexpr auto operands() { return std::tuple<>{}; }
+};
+
+// barrier.cluster.wait.acquire.aligned: waits until every thread of the cluster that has not exited
+// has arrived in the phase of the warp's own arrival, and acquires what their arrivals released.
+struct ClusterWaitNode : StmtNode {
+  explicit ClusterWaitNode(SourceLoc l) : StmtNode(NodeKind::ClusterWait, std::move(l)) {}
+  static constexpr auto operands() { return std::tuple<>{}; }
+};
+
 // st.async.shared::cluster.mbarrier::complete_tx::bytes: the elements of `src` (each thread its own,
 // the first replica of each) go to `offsets` of the tile `dst` in the shared memory of the cluster's
 // block of rank `rank`, and complete their bytes on that block's barrier at `barrier`'s offset
