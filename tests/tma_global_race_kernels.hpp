@@ -130,4 +130,33 @@ template <bool Handed, ProxySpace Space = ProxySpace::global> struct TmaLoadOfAn
   }
 };
 
+// Rank 0 of cluster 0 (of two blocks) multicasts rows of `data` into both blocks' tiles, and each
+// copies them to its rows of `copy`. `Writer` names who then overwrites `data`: a block of cluster 0
+// after its wait (the read it waited for came first, whichever block's phase it waited on), or,
+// with -1, block 0 of cluster 1, which nothing orders after the read.
+template <int Writer> struct OverwritesMulticastRows : Script {
+  void operator()(Ptr<float> data, Ptr<float> copy) {
+    attrs.blocks = 4;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto rows = global_view(data, {8, 32});
+    auto tile = shared_tensor<float>({8, 32});
+    auto landed = mbarrier.alloc({1});
+    if_(cluster.clusterIdx.x == 0, [&] {
+      single_thread([&] {
+        mbarrier.arrive_and_expect_tx(landed[0], 8 * 32 * int(sizeof(float)));
+        if_(cluster.blockRank == 0, [&] { tma.global_to_shared(rows, tile, {0, 0}, landed[0], Multicast{3}); });
+      });
+      mbarrier.wait(landed[0], mbarrier.consumer_initial_phase, WaitSemantics::acquire, WaitScope::cluster);
+      auto got = load_shared(tile);
+      store_global(global_view(copy, {16, 32}), got, {cluster.blockRank * 8, 0});
+      if (Writer >= 0) if_(cluster.blockRank == Writer, [&] { store_global(rows, got * 2.0f, {0, 0}); });
+    }).else_([&] {
+      if (Writer < 0)
+        if_(cluster.blockRank == 0, [&] { store_global(rows, register_tensor<float>({8, 32}, 1.0f), {0, 0}); });
+    });
+    cluster.sync();
+  }
+};
+
 }  // namespace tessel::testing

@@ -194,5 +194,49 @@ TEST(TmaGlobalRaces, ALoadOfBytesAnotherBlockWritesUnorderedIsReported) {
   }
 }
 
+// A multicast's read of global memory is observed by the phase it completes in each block it
+// reaches: a write after any of those phases follows it.
+TEST(TmaGlobalRaces, AWriteAfterTheWaitOfAnyBlockAMulticastReachesIsNotReported) {
+  const std::vector<float> x = random_floats(256, 12);
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    for (const int writer : {0, 1}) {
+      Buffer<float> data(Device::simulator(), x), copy(Device::simulator(), std::vector<float>(512, -1.0f));
+      if (writer == 0)
+        Kernel<OverwritesMulticastRows<0>>(Device::simulator(), o)(data, copy);
+      else
+        Kernel<OverwritesMulticastRows<1>>(Device::simulator(), o)(data, copy);
+      const auto got = copy.download(), rows = data.download();
+      for (size_t i = 0; i < 512; ++i) ASSERT_EQ(got[i], x[i % 256]) << i;
+      for (size_t i = 0; i < 256; ++i) ASSERT_EQ(rows[i], x[i] * 2.0f) << i;
+    }
+  }
+}
+
+// A block of another cluster writes the bytes unordered: the load is reported when it lands after
+// the write, and the write when it comes after the load.
+TEST(TmaGlobalRaces, AWriteUnorderedWithAMulticastsReadIsReported) {
+  const std::string load =
+      source_at(kKernels, "tma.global_to_shared(rows, tile, {0, 0}, landed[0], Multicast{3}); });");
+  const std::string store = source_at(kKernels, "store_global(rows, register_tensor<float>({8, 32}, 1.0f), {0, 0});");
+  const std::string barrier = source_at(kKernels, "auto landed = mbarrier.alloc({1});");
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> data(Device::simulator(), random_floats(256, 13)), copy(Device::simulator(), std::vector<float>(512));
+    const std::string error =
+        error_of_call([&] { Kernel<OverwritesMulticastRows<-1>>(Device::simulator(), o)(data, copy); });
+    const std::string landed = "the tma.global_to_shared at " + load +
+                               ", landed in phase 0 of barrier 0 of the array allocated at " + barrier +
+                               " in block (0, 0, 0)";
+    const std::string written = "the store_global at " + store + " by warp 0 of block (2, 0, 0)";
+    const std::string write_later = store +
+                                    ": data race on global memory, byte 0 of a 1024-byte allocation: " + written +
+                                    " is not ordered after " + landed +
+                                    "; order them with a sync(), an mbarrier arrival and a wait on its phase, or the "
+                                    "wait that retires the asynchronous operation";
+    const std::string load_later =
+        load + ": data race on global memory, byte 0 of a 1024-byte allocation: " + landed + " is not ordered after ";
+    EXPECT_TRUE(error == write_later || error.starts_with(load_later)) << error;
+  }
+}
+
 }  // namespace
 }  // namespace tessel::testing

@@ -30,6 +30,7 @@ void Shadow::resize(size_t bytes) {
   non_coherent_read.clear();
   atomic_write.clear();
   tma_write.clear();
+  multicast_reads.clear();
 }
 
 void Shadow::size_atomics() {
@@ -82,6 +83,7 @@ void HappensBefore::atomic_access(Shadow& shadow, int64_t begin, int n, const Ve
   shadow.size_atomics();
   if (at.atomic_write) {
     check_not_read_only(shadow, begin, n, at, memory);
+    check_after_multicast_reads(shadow, begin, n, clock, at, memory);
     std::fill_n(shadow.atomic_write.begin() + begin, n, at);
   }
   for (int64_t byte = begin; byte < begin + n; ++byte) {
@@ -426,7 +428,10 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
   if (!enabled_) return;
   const auto unordered = [&](const Access& a) { return HappensBefore::unordered(a, at, clock); };
   const auto block_of = [&](const Access& a) { return actors_[actors_[a.epoch.actor].owner].block; };
-  if (write) check_not_read_only(shadow, begin, n, at, memory);
+  if (write) {
+    check_not_read_only(shadow, begin, n, at, memory);
+    check_after_multicast_reads(shadow, begin, n, clock, at, memory);
+  }
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     Access& last_write = shadow.write[size_t(byte)];
     Access& replica = shadow.replica[size_t(byte)];
@@ -643,8 +648,17 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
   }
 }
 
+void HappensBefore::check_after_multicast_reads(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock,
+                                                const Access& at,
+                                                const std::function<std::string(int64_t)>& memory) const {
+  for (const Shadow::MulticastRead& r : shadow.multicast_reads)
+    if (r.begin < begin + n && r.end > begin &&
+        std::none_of(r.phases.begin(), r.phases.end(), [&](Epoch e) { return clock.covers(e); }))
+      report(Access{.epoch = r.phases.front(), .site = r.site}, at, memory(std::max(begin, r.begin)), clock);
+}
+
 void HappensBefore::async_global_access(uint64_t address, int64_t n, bool write, const VectorClock& issuer, Access at,
-                                        bool checked_only) {
+                                        std::span<const Epoch> other_phases) {
   if (!enabled_) return;
   // A run may span neighbouring allocations (a bulk copy is not clipped to its view): each has its shadow.
   while (n > 0) {
@@ -656,7 +670,13 @@ void HappensBefore::async_global_access(uint64_t address, int64_t n, bool write,
     // A load reads through the async proxy, so what the generic proxy wrote must have been fenced;
     // access() then keeps the read (its check of the writes repeats check_async_read's).
     if (!write) check_async_read(shadow, begin, int(end - begin), issuer, at, memory, global_memory);
-    if (!checked_only) access(shadow, begin, int(end - begin), write, issuer, at, memory);
+    if (other_phases.empty()) {
+      access(shadow, begin, int(end - begin), write, issuer, at, memory);
+    } else {
+      std::vector<Epoch> phases{at.epoch};
+      phases.insert(phases.end(), other_phases.begin(), other_phases.end());
+      shadow.multicast_reads.push_back(Shadow::MulticastRead{begin, end, std::move(phases), at.site});
+    }
     address += uint64_t(end - begin);
     n -= end - begin;
   }

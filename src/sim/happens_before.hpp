@@ -100,6 +100,14 @@ struct SyncLocation {
 struct Shadow {
   std::vector<Access> write, replica, read[2], atomic[2];
   std::vector<Access> non_coherent_read, atomic_write, tma_write;
+  // For global memory, the reads of TMA loads multicast to several blocks: each is observed by the
+  // phase it completes in any of them, so a later write must follow one of those phases.
+  struct MulticastRead {
+    int64_t begin, end;  // the bytes read
+    std::vector<Epoch> phases;
+    uint32_t site;
+  };
+  std::vector<MulticastRead> multicast_reads;
   void resize(size_t bytes);
   void size_atomics();  // on the first atomic access
 };
@@ -228,9 +236,10 @@ class HappensBefore {
   void untracked_global_access(uint64_t address, int64_t n, bool write, const VectorClock& clock, Access at);
   // A TMA copy's access of global bytes [address, address + n) as the copy completes: checked
   // against this launch's accesses as its issuing warp stood (`issuer`), and kept as `at`, the
-  // phase or bulk group that observes it, unless `checked_only` (a read no one phase observes).
+  // phase or bulk group that observes it. A multicast load's read passes the phases it completes in
+  // the other blocks it reaches, `other_phases`: any of them observes it.
   void async_global_access(uint64_t address, int64_t n, bool write, const VectorClock& issuer, Access at,
-                           bool checked_only = false);
+                           std::span<const Epoch> other_phases = {});
   // What this launch of `kernel` (and, when it overlapped them, the kernels before it) did to global
   // memory: what the next launch overlaps if it is a programmatic dependent.
   PriorGridAccesses recorded_accesses(std::string_view kernel) const;
@@ -305,6 +314,10 @@ class HappensBefore {
   bool written_in_launch(const Access& a) const;
   [[noreturn]] void report_read_only(const Access& write, const Access& read, bool read_first,
                                      const std::string& memory) const;
+  // Throws when `at`, a write of [begin, begin + n) by an actor whose clock is `clock`, follows none
+  // of the phases that observe a multicast load's read of one of its bytes.
+  void check_after_multicast_reads(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock,
+                                   const Access& at, const std::function<std::string(int64_t)>& memory) const;
   // Throws when `at`, a write of [begin, begin + n), writes a byte a read-only view's load read.
   void check_not_read_only(const Shadow& shadow, int64_t begin, int n, const Access& at,
                            const std::function<std::string(int64_t)>& memory) const;

@@ -138,8 +138,13 @@ void TmaUnit::note_global_read(const Load& l, std::span<const int64_t> coords) {
   const Cta& signalled = l.barrier_block ? *l.barrier_block : *l.targets.front();
   const Access read{.epoch = signalled.mbarriers.landing(l.barrier_byte, &signalled != &cta_),
                     .site = hb.site(l.write.issued_at, l.write.operation_name())};
+  // A multicast's read is observed by the phase it completes in any block it reaches.
+  std::vector<Epoch> other_phases;
+  if (!l.barrier_block)
+    for (const Cta* target : l.targets)
+      if (target != &signalled) other_phases.push_back(target->mbarriers.landing(l.barrier_byte, target != &cta_));
   for_each_global_run(l.map, coords, [&](uint64_t address, int64_t n) {
-    hb.async_global_access(address, n, false, l.write.issuer, read, l.targets.size() > 1);
+    hb.async_global_access(address, n, false, l.write.issuer, read, other_phases);
   });
 }
 
