@@ -422,6 +422,16 @@ TEST(NodeKinds, EveryKindPrintsVerifiesAndLowers) {
         "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64", "complete_tx::bytes.multicast::cluster",
         "blockIdx.x % 2u", "mapa.u64", "red.relaxed.cluster.add.s32"})
     EXPECT_NE(cuda.find(piece), std::string::npos) << piece;
+  // cluster.sync() is one release arrival and one wait; the kernel's halves add a release arrival,
+  // a relaxed one and two waits.
+  const auto count = [&](std::string_view piece) {
+    int n = 0;
+    for (size_t at = cuda.find(piece); at != std::string::npos; at = cuda.find(piece, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("barrier.cluster.arrive.release.aligned;"), 2);
+  EXPECT_EQ(count("barrier.cluster.arrive.relaxed.aligned;"), 1);
+  EXPECT_EQ(count("barrier.cluster.wait.acquire.aligned;"), 3);
   const std::string blackwell = verified_lowered_cuda(k, Arch::Sm100a);
   for (const char* piece : {"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
                             "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {%1, %2, %3, %4}"})

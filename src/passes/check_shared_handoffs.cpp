@@ -1,11 +1,12 @@
 // Checks that a shared tile one thread group writes and another reads is handed over by something
 // that can order the two: where two groups at the top of the kernel body touch the same tile, one
-// writing it, and neither uses an mbarrier and no statement that syncs the whole block (a sync(),
-// a cluster.sync()) lies between them, no path orders the write before the read or after it, on
-// any device and under any schedule. Tiles are the same when they are the same view, or one is the
-// allocation the other views; other views of one allocation may be disjoint (a stage per role)
-// and are not compared. Groups inside loops or branches, and groups that use mbarriers, are left
-// to the simulator. Changes nothing.
+// writing it, and neither uses an mbarrier or the cluster barrier's halves and no statement that
+// syncs the whole block (a sync(), a cluster.sync(), a cluster.wait() after a release
+// cluster.arrive() with no group between them) lies between them, no path orders the write before
+// the read or after it, on any device and under any schedule. Tiles are the same when they are the
+// same view, or one is the allocation the other views; other views of one allocation may be
+// disjoint (a stage per role) and are not compared. Groups inside loops or branches, and groups
+// that use barriers, are left to the simulator. Changes nothing.
 #include <map>
 #include <set>
 
@@ -29,7 +30,7 @@ std::set<const ir::SharedTensorNode*> barrier_arrays(const ir::KernelNode& k) {
 }
 
 // What one thread group does to shared memory: the first write and the first read of each tile,
-// and whether it uses any mbarrier.
+// and whether it uses any mbarrier or the cluster barrier's halves.
 class GroupAccesses : public ir::Visitor {
  public:
   GroupAccesses(const ir::ThreadGroupNode& group, const std::set<const ir::SharedTensorNode*>& barriers)
@@ -37,9 +38,11 @@ class GroupAccesses : public ir::Visitor {
     visit_group(group);
   }
   std::map<const ir::SharedTensorNode*, const ir::StmtNode*> writes, reads;
-  bool uses_mbarriers = false;
+  bool uses_barriers = false;
 
  protected:
+  void visit(const ir::ClusterArriveNode&) override { uses_barriers = true; }
+  void visit(const ir::ClusterWaitNode&) override { uses_barriers = true; }
   // Another block's tile (tile.remote(rank)) is handed over across blocks: the simulator checks it.
   void visit(const ir::StoreSharedNode& n) override {
     if (!n.rank) access(writes, n.dst, n);
@@ -56,7 +59,7 @@ class GroupAccesses : public ir::Visitor {
     for (const ir::Ref<ir::Node>& t : ir::direct_operands(s).tensors)
       if (t->kind == ir::NodeKind::SharedTensor &&
           barriers_.count(static_cast<const ir::SharedTensorNode&>(*t).allocation()))
-        uses_mbarriers = true;
+        uses_barriers = true;
   }
 
  private:
@@ -75,7 +78,7 @@ void flatten(const ir::Stmt& s, std::vector<ir::Stmt>& out) {
 }
 
 // Whether a top-level statement syncs the whole block, or may: a sync() or cluster.sync() outside
-// every thread group, also inside a loop or a branch.
+// every thread group, also inside a loop or a branch, or a cluster.wait() inside one of those.
 class BlockSyncs : public ir::Visitor {
  public:
   explicit BlockSyncs(const ir::Stmt& s) { visit_stmt(s); }
@@ -113,9 +116,20 @@ ir::Kernel check_shared_handoffs(const ir::Kernel& k, const PassContext&) {
   flatten(k->body, body);
   std::vector<Group> groups;
   int syncs = 0;
+  bool released = false;  // since a release cluster.arrive() at the top, with no group after it
   for (const ir::Stmt& s : body) {
+    if (s->kind == ir::NodeKind::ClusterArrive) {
+      released = !static_cast<const ir::ClusterArriveNode&>(*s).relaxed;
+      continue;
+    }
+    if (s->kind == ir::NodeKind::ClusterWait) {
+      if (released) ++syncs;
+      released = false;
+      continue;
+    }
     if (BlockSyncs(s).found) ++syncs;
     if (s->kind != ir::NodeKind::ThreadGroup) continue;
+    released = false;
     const auto& g = static_cast<const ir::ThreadGroupNode&>(*s);
     groups.push_back(Group{&g, syncs, GroupAccesses(g, barriers)});
   }
@@ -123,8 +137,8 @@ ir::Kernel check_shared_handoffs(const ir::Kernel& k, const PassContext&) {
     for (const Group& reader : groups) {
       const ir::ThreadGroupNode &w = *writer.node, &r = *reader.node;
       const bool disjoint = w.begin + w.count <= r.begin || r.begin + r.count <= w.begin;
-      if (!disjoint || writer.syncs_before != reader.syncs_before || writer.accesses.uses_mbarriers ||
-          reader.accesses.uses_mbarriers)
+      if (!disjoint || writer.syncs_before != reader.syncs_before || writer.accesses.uses_barriers ||
+          reader.accesses.uses_barriers)
         continue;
       for (const auto& [written, write] : writer.accesses.writes)
         for (const auto& [read_tile, read] : reader.accesses.reads)

@@ -27,8 +27,8 @@ void Barrier::complete_phase() {
   ++phases;
   released.join(arrivals);
   arrivals = VectorClock{};
-  relaxed_released.join(relaxed_arrivals);
-  relaxed_arrivals = VectorClock{};
+  for (const auto& [at, clock] : relaxed_arrivals) relaxed_released[at].join(clock);
+  relaxed_arrivals.clear();
 }
 
 std::vector<ir::Scalar>& Warp::tile(const ir::RegisterTensorNode* t) {
@@ -259,12 +259,10 @@ void Cta::arrive_at_cluster_barrier(Warp& w, Mask mask, const SourceLoc& loc, bo
   Barrier& b = scheduler.cluster_peer(*this, 0).cluster_barrier;
   w.cluster_arrival = Warp::ClusterArrival{&loc, b.phases, popcount(mask)};
   b.arrived += popcount(mask);
-  if (relaxed) {
-    b.relaxed_arrivals.join(w.clock);
-    if (!b.relaxed_arrival) b.relaxed_arrival = &loc;
-  } else {
+  if (relaxed)
+    b.relaxed_arrivals[&loc].join(w.clock);
+  else
     b.arrivals.join(w.clock);
-  }
   complete_cluster_barrier_if_all_arrived();
   w.tick();
 }
@@ -276,9 +274,8 @@ void Cta::wait_at_cluster_barrier(Warp& w, const SourceLoc& loc, bool split) {
   w.passed_cluster_barrier = true;
   const Barrier& b = scheduler.cluster_peer(*this, 0).cluster_barrier;
   w.clock.join(b.released);
-  if (b.relaxed_arrival)
-    scheduler.happens_before.weak_wait(w.actor, b.relaxed_released,
-                                       HappensBefore::WeakWait{&loc, true, b.relaxed_arrival});
+  for (const auto& [arrival, clock] : b.relaxed_released)
+    scheduler.happens_before.weak_wait(w.actor, clock, HappensBefore::WeakWait{&loc, true, arrival, !split});
   w.tick();
 }
 
@@ -289,13 +286,16 @@ void Cta::complete_cluster_barrier_if_all_arrived() {
   // Each warp that has not finished must have arrived in this phase with all its threads that have
   // not returned; a warp that arrived and then finished counts no more.
   b.expected = 0;
+  b.arrived = 0;
   bool all_arrived = true;
   for (int rank = 0; rank < kernel.cluster_blocks(); ++rank)
     for (const auto& w : scheduler.cluster_peer(first, rank).warps) {
       if (w->state == Warp::State::Done) continue;
       const int threads = 32 - popcount(w->returned);
       b.expected += threads;
-      if (!w->cluster_arrival || w->cluster_arrival->phase != b.phases || w->cluster_arrival->threads < threads)
+      if (w->cluster_arrival && w->cluster_arrival->phase == b.phases && w->cluster_arrival->threads >= threads)
+        b.arrived += threads;
+      else
         all_arrived = false;
     }
   if (all_arrived) b.complete_phase();

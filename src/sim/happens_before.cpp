@@ -277,7 +277,7 @@ void HappensBefore::report_unfenced(const Access& write, const Access& read, con
 }
 
 void HappensBefore::weak_wait(uint32_t warp, const VectorClock& published, WeakWait wait) {
-  auto [it, fresh] = weak_waits_[warp].try_emplace(wait.at, wait, VectorClock{});
+  auto [it, fresh] = weak_waits_[warp].try_emplace({wait.at, wait.relaxed_arrival}, wait, VectorClock{});
   it->second.second.join(published);
 }
 
@@ -288,13 +288,14 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
            "after it (a sync(), an mbarrier phase)";
   const auto waits = weak_waits_.find(later.epoch.actor);
   if (waits != weak_waits_.end())
-    for (const auto& [at, wait] : waits->second) {
+    for (const auto& [lines, wait] : waits->second) {
+      const SourceLoc* at = lines.first;
       if (!wait.second.covers(earlier.epoch)) continue;
       if (wait.first.relaxed_arrival)
         return fmt::format(
-            "the cluster.wait at {} passed the phase of a relaxed cluster.arrive (at {}) that came after it, but a "
-            "relaxed arrival releases nothing: arrive with MemoryOrder::release (the default)",
-            at->str(), wait.first.relaxed_arrival->str());
+            "the {} at {} passed the phase of a relaxed cluster.arrive (at {}) that came after it, but a relaxed "
+            "arrival releases nothing: arrive with MemoryOrder::release (the default)",
+            wait.first.cluster_sync ? "cluster.sync()" : "cluster.wait", at->str(), wait.first.relaxed_arrival->str());
       if (wait.first.relaxed)
         return fmt::format(
             "the mbarrier wait at {} saw the phase that publishes it, but a relaxed wait orders no "

@@ -153,8 +153,10 @@ class HappensBefore {
   struct WeakWait {
     const SourceLoc* at;
     bool relaxed;
-    // A cluster.wait after relaxed arrivals: the first of them, which the message names.
+    // A wait of the cluster barrier after a relaxed arrival, which the message names, and whether
+    // it was a cluster.sync() rather than a cluster.wait().
     const SourceLoc* relaxed_arrival = nullptr;
+    bool cluster_sync = false;
   };
   // Warp `warp` passed such a wait, which missed (some of) `published`; a race that an acquiring
   // wait of cluster scope would have ordered names that wait.
@@ -345,8 +347,10 @@ class HappensBefore {
   bool enabled_;
   std::vector<Actor> actors_ = {{ActorKind::Warp, "nobody", 0}};  // actor 0: host writes, before every launch
   std::map<uint32_t, std::vector<Fence>> fences_;                 // proxy fences by warp actor, in program order
-  // By warp actor, then by the wait's line: what its weak waits saw published.
-  std::map<uint32_t, std::map<const SourceLoc*, std::pair<WeakWait, VectorClock>>> weak_waits_;
+  // By warp actor, then by the wait's line and the relaxed arrival it names (if any): what its weak
+  // waits saw published.
+  std::map<uint32_t, std::map<std::pair<const SourceLoc*, const SourceLoc*>, std::pair<WeakWait, VectorClock>>>
+      weak_waits_;
   std::vector<Site> sites_ = {{nullptr, "host write"}};
   std::map<std::pair<const SourceLoc*, const char*>, uint32_t> site_ids_;
   const PriorGridAccesses* prior_ = nullptr;

@@ -146,11 +146,9 @@ struct Barrier {
   int phases = 0;                            // completed phases
   VectorClock arrivals;                      // what the current phase's arrivals released
   VectorClock released;                      // what the completed phases published
-  // The cluster barrier's relaxed arrivals (cluster.arrive(MemoryOrder::relaxed)): what they would
-  // have released in the current phase and the completed ones, and the first one's line, for race
-  // reports.
-  VectorClock relaxed_arrivals, relaxed_released;
-  const SourceLoc* relaxed_arrival = nullptr;
+  // The cluster barrier's relaxed arrivals (cluster.arrive(MemoryOrder::relaxed)) by line: what
+  // they would have released in the current phase and the completed ones, for race reports.
+  std::map<const SourceLoc*, VectorClock> relaxed_arrivals, relaxed_released;
   void complete_phase();
 };
 

@@ -1,7 +1,7 @@
 // check_shared_handoffs: a shared tile that one top-level thread group writes and another reads,
 // with no block-wide sync() between the groups and no mbarrier in either, is reported at the
-// read before anything runs; a sync() or an mbarrier handoff is accepted, and the pass never
-// changes the kernel.
+// read before anything runs; a sync(), an mbarrier handoff or the cluster barrier's halves (a
+// release arrival after the writer) are accepted, and the pass never changes the kernel.
 #include "pass_test.hpp"
 
 namespace tessel::testing {
@@ -18,44 +18,89 @@ template <class S> ir::Kernel traced() {
 
 int alloc_line = 0, store_line = 0, load_line = 0;
 
-enum class Handoff { none, sync, mbarrier };
+// How the tile is handed over: not at all; by a sync() or an mbarrier; by the cluster barrier's
+// halves between the groups (release, or relaxed), inside the groups, or with the arrival before
+// the writing group.
+enum class Handoff {
+  none,
+  sync,
+  mbarrier,
+  halves_between,
+  relaxed_halves_between,
+  halves_in_groups,
+  arrival_before_the_writer
+};
+
+constexpr bool clustered(Handoff h) { return h >= Handoff::halves_between; }
 
 // Warp 0 stores a tile, warp 1 loads it, handed over as `H` says.
 template <Handoff H> struct HandsATileToAnotherGroup : Script {
   void operator()(Ptr<float> in, Ptr<float> out) {
-    attrs.blocks = 1;
+    attrs.blocks = clustered(H) ? 2 : 1;
+    if (clustered(H)) attrs.cluster = {2};
     attrs.warps = 2;
     alloc_line = __LINE__ + 1;
     auto tile = shared_tensor<float>({32});
     auto bars = mbarrier.alloc({32});
+    if (H == Handoff::arrival_before_the_writer) cluster.arrive();
     thread_group(0, 32, [&] {
       store_line = __LINE__ + 1;
       store_shared(tile, load_global(global_view(in, {32}), {0}, {32}));
       if (H == Handoff::mbarrier) mbarrier.arrive(bars[0]);
+      if (H == Handoff::halves_in_groups) {
+        cluster.arrive();
+        cluster.wait();
+      }
     });
     if (H == Handoff::sync) sync();
+    if (H == Handoff::halves_between) cluster.arrive();
+    if (H == Handoff::relaxed_halves_between) cluster.arrive(MemoryOrder::relaxed);
+    if (H == Handoff::halves_between || H == Handoff::relaxed_halves_between || H == Handoff::arrival_before_the_writer)
+      cluster.wait();
     thread_group(32, 32, [&] {
       if (H == Handoff::mbarrier) mbarrier.wait(bars[0], 0u);
+      if (H == Handoff::halves_in_groups) {
+        cluster.arrive();
+        cluster.wait();
+      }
       load_line = __LINE__ + 1;
       store_global(global_view(out, {32}), load_shared(tile), {0});
     });
   }
 };
 
-TEST(CheckSharedHandoffs, ReportsATileWrittenAndReadByTwoGroupsThatNothingOrders) {
-  const ir::Kernel k = traced<HandsATileToAnotherGroup<Handoff::none>>();
-  const std::string got = error_of_call([&] { passes::check_shared_handoffs(k, {ir::Arch::Sm90a}); });
-  EXPECT_EQ(got,
-            fmt::format("{}: load_shared reads the shared tile allocated at {} in threads 32..63, which threads 0..31 "
-                        "write at {}, and nothing orders the write and the read: no sync() of the whole block lies "
-                        "between their thread groups and neither uses an mbarrier; sync() between the groups, or hand "
-                        "the tile over with an mbarrier arrival and wait",
-                        at(load_line), at(alloc_line), at(store_line)));
+template <Handoff H> std::string handoff_error() {
+  const ir::Kernel k = traced<HandsATileToAnotherGroup<H>>();
+  return error_of_call([&] { passes::check_shared_handoffs(k, {ir::Arch::Sm90a}); });
 }
 
-TEST(CheckSharedHandoffs, AcceptsASyncOrAnMbarrierBetweenTheGroupsAndChangesNothing) {
+// The message for the kernel traced last (its lines are known once traced).
+std::string unordered_handoff() {
+  return fmt::format(
+      "{}: load_shared reads the shared tile allocated at {} in threads 32..63, which threads 0..31 write at {}, and "
+      "nothing orders the write and the read: no sync() of the whole block lies between their thread groups and "
+      "neither uses an mbarrier; sync() between the groups, or hand the tile over with an mbarrier arrival and wait",
+      at(load_line), at(alloc_line), at(store_line));
+}
+
+TEST(CheckSharedHandoffs, ReportsATileWrittenAndReadByTwoGroupsThatNothingOrders) {
+  const std::string got = handoff_error<Handoff::none>();
+  EXPECT_EQ(got, unordered_handoff());
+}
+
+// A relaxed arrival releases nothing, and one before the writing group precedes its writes.
+TEST(CheckSharedHandoffs, ReportsClusterBarrierHalvesThatReleaseNothingOfTheWriter) {
+  const std::string relaxed = handoff_error<Handoff::relaxed_halves_between>();
+  EXPECT_EQ(relaxed, unordered_handoff());
+  const std::string early = handoff_error<Handoff::arrival_before_the_writer>();
+  EXPECT_EQ(early, unordered_handoff());
+}
+
+TEST(CheckSharedHandoffs, AcceptsASyncAnMbarrierOrTheClusterBarrierBetweenTheGroupsAndChangesNothing) {
   for (const ir::Kernel& k :
-       {traced<HandsATileToAnotherGroup<Handoff::sync>>(), traced<HandsATileToAnotherGroup<Handoff::mbarrier>>()})
+       {traced<HandsATileToAnotherGroup<Handoff::sync>>(), traced<HandsATileToAnotherGroup<Handoff::mbarrier>>(),
+        traced<HandsATileToAnotherGroup<Handoff::halves_between>>(),
+        traced<HandsATileToAnotherGroup<Handoff::halves_in_groups>>()})
     EXPECT_EQ(passes::check_shared_handoffs(k, {ir::Arch::Sm90a}), k);
 }
 
