@@ -72,14 +72,14 @@ inline std::vector<float> fp8_inputs(int n) {
   return x;
 }
 
-inline void check_fp8_conversions(const Device& dev) {
+inline void check_fp8_conversions(const Device& dev, const KernelOptions& options = {}) {
   const int n = 1000;
   const std::vector<float> x = fp8_inputs(n);
   Buffer<float> dx(dev, x), back4(dev, std::vector<float>(n, 7.0f)), back5(dev, std::vector<float>(n, 7.0f));
   Buffer<f8e4m3> d4(dev, std::vector<f8e4m3>(n, f8e4m3::from_bits(0x55)));
   Buffer<f8e5m2> d5(dev, std::vector<f8e5m2>(n, f8e5m2::from_bits(0x55)));
   Buffer<uint8_t> bits(dev, std::vector<uint8_t>(n, 0x55));
-  Kernel<Fp8Conversions> k(dev);
+  Kernel<Fp8Conversions> k(dev, options);
   k(n, dx, d4, d5, back4, back5, bits);
   const auto got4 = d4.download();
   const auto got5 = d5.download();

@@ -43,10 +43,17 @@ template <class FP8> void expect_fp8_widening_as_simulated(const std::string& ar
   EXPECT_EQ(gpu.brains, sim.brains) << arch;
 }
 
-// sm_90a's cvt (an sm_80 binary does not load on Hopper; its decoding gives the same canonical NaN).
+// sm_90a's cvt, and sm_80's decoding in integer arithmetic, which a later GPU runs from its PTX.
 TEST_F(ElementTypesOnGpu, Fp8WideningGivesTheSimulatorsBitsNaNsIncluded) {
-  expect_fp8_widening_as_simulated<f8e4m3>("sm_90a");
-  expect_fp8_widening_as_simulated<f8e5m2>("sm_90a");
+  for (const char* arch : {"sm_90a", "sm_80"}) {
+    expect_fp8_widening_as_simulated<f8e4m3>(arch);
+    expect_fp8_widening_as_simulated<f8e5m2>(arch);
+  }
+}
+
+// sm_80 has no cvt to fp8: its rounding and saturation in integer arithmetic, NaNs included.
+TEST_F(ElementTypesOnGpu, Fp8ConversionsOfSm80CodeMatchTheHostBitForBit) {
+  check_fp8_conversions(Device::gpu(), KernelOptions{"sm_80"});
 }
 
 }  // namespace
