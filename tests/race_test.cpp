@@ -444,6 +444,60 @@ TEST(Races, AStageRefilledWithTheSameBytesBeforeItsReleaseIsReported) {
   }
 }
 
+int relaxed_wait_line = 0, refill_after_wait_line = 0, stage_line = 0, stage_barriers_line = 0;
+
+// The producer refills a stage after a relaxed wait for the consumer's release: the wait orders no
+// memory, so the refill may land while the consumer still reads the stage.
+struct RefillsAfterARelaxedWait : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    stage_line = __LINE__ + 1;
+    auto stage = shared_tensor<float>({8, 32});
+    stage_barriers_line = __LINE__ + 1;
+    auto loaded = mbarrier.alloc({1, 1});
+    auto released = mbarrier.alloc({1});
+    auto g_in = global_view(in, {16, 32});
+    thread_group(0, 32, [&] {
+      for (int round = 0; round < 2; ++round) {
+        relaxed_wait_line = __LINE__ + 1;
+        if (round == 1) mbarrier.wait(released[0], 0u, WaitSemantics::relaxed);
+        single_thread([&] {
+          mbarrier.arrive_and_expect_tx(loaded[round], 8 * 32 * 4);
+          refill_after_wait_line = __LINE__ + 1;
+          tma.global_to_shared(g_in, stage, {round * 8, 0}, loaded[round]);
+        });
+      }
+    });
+    thread_group(32, 32, [&] {
+      for (int round = 0; round < 2; ++round) {
+        mbarrier.wait(loaded[round], 0u);
+        auto rows = load_shared(stage);
+        if (round == 0) single_thread([&] { mbarrier.arrive(released[0]); });
+        store_global(global_view(out, {16, 32}), rows, {round * 8, 0});
+      }
+    });
+  }
+};
+
+// The refill's landing is ordered neither after the first load's landing nor after the consumer's
+// read: the report of a landing names the weak wait of the warp that issued it.
+TEST(Races, ARefillAfterARelaxedWaitNamesTheWait) {
+  Buffer<float> in(Device::simulator(), random_floats(512)), out(Device::simulator(), std::vector<float>(512));
+  for (const sim::Options& o : every_order()) {
+    const std::string got = simulation_error<RefillsAfterARelaxedWait>(o, in, out);
+    EXPECT_EQ(got,
+              fmt::format("{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 0 of the allocation, in "
+                          "block (0, 0, 0): the tma.global_to_shared at {0}:{1}, landed in phase 0 of barrier 1 of "
+                          "the array allocated at {0}:{3} in block (0, 0, 0) is not ordered after the "
+                          "tma.global_to_shared at {0}:{1}, landed in phase 0 of barrier 0 of the array allocated "
+                          "at {0}:{3} in block (0, 0, 0); the mbarrier wait at {0}:{4} saw the phase that "
+                          "publishes it, but a relaxed wait orders no memory: wait with WaitSemantics::acquire",
+                          __FILE__, refill_after_wait_line, stage_line, stage_barriers_line, relaxed_wait_line))
+        << sim::schedule_name(o);
+  }
+}
+
 int first_copy_line = 0, second_copy_line = 0, halves_line = 0;
 
 // A warp copies two halves of `in` by cp.async in one group, the second into half `SecondHalf`.

@@ -31,6 +31,7 @@ struct InFlightWrite {
   const SourceLoc* issued_at;  // the issuing instruction's user line
   int thread;                  // the issuing thread, within its block
   VectorClock issuer = {};     // the issuing warp's clock when it issued
+  uint32_t issuer_warp = 0;    // its actor, whose waits a race report may name
   // For messages, when not the agent's write_operation() and write_advice().
   std::string_view operation = {}, advice = {};
   std::string_view operation_name() const;

@@ -21,7 +21,8 @@ void AsyncCopyUnit::issue(int thread, int64_t byte, const uint8_t* data, int byt
     }
   }
   in_flight_.push_back(std::make_unique<Copy>(Copy{
-      InFlightWrite{this, Proxy::Generic, byte, byte + bytes, &loc, thread, issuer},
+      InFlightWrite{this, Proxy::Generic, byte, byte + bytes, &loc, thread, issuer,
+                    cta_.warps[size_t(thread / 32)]->actor},
       std::vector<uint8_t>(data, data + bytes),
       groups.committed,
   }));

@@ -12,8 +12,11 @@ void AsyncStoreUnit::issue(int thread, Cta& target, int64_t begin, const uint8_t
                            const VectorClock& issuer, const SourceLoc& loc) {
   TESSEL_CHECK(bytes > 0 && bytes <= 16, "an st.async of {} bytes", bytes);
   target.check_not_in_flight(begin, bytes, true, loc, thread, &cta_, true);
-  auto store = std::make_unique<Store>(Store{
-      InFlightWrite{this, Proxy::Generic, begin, begin + bytes, &loc, thread, issuer}, &target, barrier_byte, {}});
+  auto store = std::make_unique<Store>(Store{InFlightWrite{this, Proxy::Generic, begin, begin + bytes, &loc, thread,
+                                                           issuer, cta_.warps[size_t(thread / 32)]->actor},
+                                             &target,
+                                             barrier_byte,
+                                             {}});
   std::memcpy(store->data.data(), data, size_t(bytes));
   in_flight_.push_back(std::move(store));
   target.mark_in_flight(in_flight_.back()->write, begin, begin + bytes);

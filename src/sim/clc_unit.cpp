@@ -14,7 +14,8 @@ void ClcUnit::issue(int thread, int64_t response, int64_t barrier_byte, std::vec
   for (Cta* target : targets)
     target->check_not_in_flight(response, ir::kClcResponseBytes, true, loc, thread, nullptr, true);
   in_flight_.push_back(std::make_unique<Request>(Request{
-      InFlightWrite{this, Proxy::Async, response, end, &loc, thread, issuer}, barrier_byte, std::move(targets)}));
+      InFlightWrite{this, Proxy::Async, response, end, &loc, thread, issuer, cta_.warps[size_t(thread / 32)]->actor},
+      barrier_byte, std::move(targets)}));
   for (Cta* target : in_flight_.back()->targets) target->mark_in_flight(in_flight_.back()->write, response, end);
 }
 

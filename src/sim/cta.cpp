@@ -126,7 +126,7 @@ void Cta::complete_in_flight_write(const InFlightWrite& w, const uint8_t* data, 
                   .unordered_in_actor = true};
   scheduler.happens_before.access(
       shadow, w.begin, int(n), true, w.issuer, at, [&](int64_t byte) { return shared_byte_name(byte); }, data,
-      &smem[size_t(w.begin)]);
+      &smem[size_t(w.begin)], w.issuer_warp);
   std::memcpy(&smem[size_t(w.begin)], data, n);
   mark_written(w.begin, int64_t(n));
   std::fill_n(in_flight_writes_.begin() + w.begin, n, nullptr);

@@ -281,12 +281,13 @@ void HappensBefore::weak_wait(uint32_t warp, const VectorClock& published, WeakW
   it->second.second.join(published);
 }
 
-std::string HappensBefore::remedy(const Access& earlier, const Access& later, const VectorClock& clock) const {
+std::string HappensBefore::remedy(const Access& earlier, const Access& later, const VectorClock& clock,
+                                  uint32_t waiter) const {
   if (actors_[earlier.epoch.actor].kind == ActorKind::PriorGrids)
     return "this kernel calls grid_dependency.wait(), so it is launched to run beside the kernels before it until "
            "its wait: make the access after grid_dependency.wait(), in the thread that waited or in one ordered "
            "after it (a sync(), an mbarrier phase)";
-  const auto waits = weak_waits_.find(later.epoch.actor);
+  const auto waits = weak_waits_.find(waiter ? waiter : later.epoch.actor);
   if (waits != weak_waits_.end())
     for (const auto& [lines, wait] : waits->second) {
       const SourceLoc* at = lines.first;
@@ -417,15 +418,15 @@ std::string HappensBefore::describe(const Access& a) const {
 }
 
 void HappensBefore::report(const Access& earlier, const Access& later, const std::string& memory,
-                           const VectorClock& clock) const {
+                           const VectorClock& clock, uint32_t waiter) const {
   const Site& s = sites_[later.site];
   throw Error(*s.loc, fmt::format("data race on {}: {} is not ordered after {}; {}", memory, describe(later),
-                                  describe(earlier), remedy(earlier, later, clock)));
+                                  describe(earlier), remedy(earlier, later, clock, waiter)));
 }
 
 void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, const VectorClock& clock, Access at,
                            const std::function<std::string(int64_t)>& memory, const uint8_t* incoming,
-                           const uint8_t* current) const {
+                           const uint8_t* current, uint32_t issuer) const {
   if (!enabled_) return;
   const auto unordered = [&](const Access& a) { return HappensBefore::unordered(a, at, clock); };
   const auto block_of = [&](const Access& a) { return actors_[actors_[a.epoch.actor].owner].block; };
@@ -442,7 +443,7 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
       Access& a0 = shadow.atomic[0][size_t(byte)];
       Access& a1 = shadow.atomic[1][size_t(byte)];
       for (const Access* a : {&a0, &a1})
-        if (unordered(*a) && (write || a->atomic_write)) report(*a, at, memory(byte), clock);
+        if (unordered(*a) && (write || a->atomic_write)) report(*a, at, memory(byte), clock, issuer);
       if (write) a0 = a1 = Access{};
     }
     // The same instruction writing the same value again in the same block: a replica of the last
@@ -457,11 +458,11 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
     }
     // Reading either of two writes of one value reads that value; a write must follow both.
     const bool after_replica = replica.epoch.clock != 0 && !unordered(replica);
-    if (unordered(last_write) && (write || !after_replica)) report(last_write, at, memory(byte), clock);
-    if (write && unordered(replica)) report(replica, at, memory(byte), clock);
+    if (unordered(last_write) && (write || !after_replica)) report(last_write, at, memory(byte), clock, issuer);
+    if (write && unordered(replica)) report(replica, at, memory(byte), clock, issuer);
     if (write) {
       for (const Access* r : {&r0, &r1})
-        if (unordered(*r)) report(*r, at, memory(byte), clock);
+        if (unordered(*r)) report(*r, at, memory(byte), clock, issuer);
       last_write = at;
       replica = r0 = r1 = Access{};
       continue;

@@ -167,9 +167,11 @@ class HappensBefore {
   // conflicts with it (one of them writes). A write passes `incoming`, the bytes it writes, and
   // `current`, the bytes there now: a replica's write of the same value is no conflict.
   // `memory(byte)` names a byte in messages.
+  // `issuer`: for an asynchronous write's landing, the warp that issued it, whose waits a report
+  // names (the accessing actor's otherwise).
   void access(Shadow& shadow, int64_t begin, int n, bool write, const VectorClock& clock, Access at,
               const std::function<std::string(int64_t)>& memory, const uint8_t* incoming = nullptr,
-              const uint8_t* current = nullptr) const;
+              const uint8_t* current = nullptr, uint32_t issuer = 0) const;
   // An atomic access (at.atomic set) of bytes [begin, begin + n): it races with a plain access that
   // nothing orders against it, and with an atomic that is not morally strong with it. A packed
   // element's store (at.packed_bits, one byte) passes `incoming` and `current` as access() does:
@@ -338,11 +340,12 @@ class HappensBefore {
   // "the store_shared at k.cpp:12 by warp 0 of block (0, 0, 0)"
   std::string describe(const Access& a) const;
   // `clock` is the clock of `later`'s actor.
+  // `waiter`: the warp whose weak waits may have missed the ordering, when not `later`'s actor.
   [[noreturn]] void report(const Access& earlier, const Access& later, const std::string& memory,
-                           const VectorClock& clock) const;
+                           const VectorClock& clock, uint32_t waiter = 0) const;
   // How to order `earlier` before `later`: the weak wait of `later`'s warp that saw it published,
   // or the ways to order accesses.
-  std::string remedy(const Access& earlier, const Access& later, const VectorClock& clock) const;
+  std::string remedy(const Access& earlier, const Access& later, const VectorClock& clock, uint32_t waiter) const;
 
   bool enabled_;
   std::vector<Actor> actors_ = {{ActorKind::Warp, "nobody", 0}};  // actor 0: host writes, before every launch

@@ -32,8 +32,9 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<
                cta_.smem.size());
   for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread, &cta_, true);
   loads_in_flight_.push_back(
-      std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer, operation}, map,
-                                  coords, barrier_byte, std::move(targets), barrier_block}));
+      std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer,
+                                                cta_.warps[size_t(thread / 32)]->actor, operation},
+                                  map, coords, barrier_byte, std::move(targets), barrier_block}));
   const Load& load = *loads_in_flight_.back();
   const bool inside = !box_outside_tensor(map, std::span(coords).first(size_t(map.rank)));
   for (Cta* target : load.targets) {
@@ -52,7 +53,8 @@ void TmaUnit::issue_cluster_copy(int thread, int64_t src, int64_t bytes, Cta& ta
       InFlightRead{this, src, src + bytes, &loc, thread, operation,
                    "the copy is done when the receiving block's barrier phase completes: reuse the source once the "
                    "receiver says so (an mbarrier arrival after its wait, or a cluster.sync())"},
-      InFlightWrite{this, Proxy::Async, dst, dst + bytes, &loc, thread, issuer, operation,
+      InFlightWrite{this, Proxy::Async, dst, dst + bytes, &loc, thread, issuer, cta_.warps[size_t(thread / 32)]->actor,
+                    operation,
                     "wait on the mbarrier phase the copy completes (mbarrier.wait with WaitScope::cluster) before "
                     "accessing its tile"},
       &target, barrier_byte}));
