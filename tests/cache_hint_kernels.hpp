@@ -80,13 +80,40 @@ struct HintedAsyncCopy : Script {
   }
 };
 
-// An atomic through a hinted view: refused at its line.
-struct HintedAtomic : Script {
-  void operator()(Ptr<float> sums) {
+// Atomics through hinted views, in every form that carries the hint: every block adds its row of
+// `x` into `sums` (red), adds 1 to `counts` and the old counts into `old_sums` (atom), and its index
+// into `largest` by a scalar max; one thread of each takes a ticket (a scalar atom), and the last
+// one stores 7 into `flag` and reads it back into `seen` (relaxed st and ld).
+struct HintedAtomics : Script {
+  void operator()(Int32 blocks, Ptr<float> x, Ptr<float> sums, Ptr<int32_t> counts, Ptr<int32_t> old_sums,
+                  Ptr<int32_t> largest, Ptr<int32_t> tickets, Ptr<int32_t> flag, Ptr<int32_t> seen) {
+    attrs.blocks = blocks;
+    attrs.warps = 1;
+    auto row = reshape(load_global(global_view(x, {blocks, 32}), {blockIdx.x, 0}, {1, 32}), {32});
+    atomic.add(global_view(sums, {32}).with_cache_hint(CacheHint::evict_first), row, {0});
+    auto before = atomic.fetch_add(global_view(counts, {32}).with_cache_hint(CacheHint::evict_last),
+                                   register_tensor<int32_t>({32}, 1), {0});
+    atomic.add(global_view(old_sums, {32}), before, {0});
+    atomic.max(global_view(largest, {1}).with_cache_hint(CacheHint::evict_first), {0}, blockIdx.x);
+    auto g_flag = global_view(flag, {1}).with_cache_hint(CacheHint::evict_last);
+    single_thread([&] {
+      Int32 ticket = atomic.fetch_add(global_view(tickets, {1}).with_cache_hint(CacheHint::evict_first), {0}, 1);
+      if_(ticket == blocks - 1, [&] {
+        atomic.store(g_flag, {0}, 7, MemoryOrder::relaxed);
+        atomic.store(global_view(seen, {1}), {0}, atomic.load<int32_t>(g_flag, {0}, MemoryOrder::relaxed),
+                     MemoryOrder::relaxed);
+      });
+    });
+  }
+};
+
+// A compare-exchange through a hinted view: atom.cas takes no hint, so it is refused at its line.
+struct HintedCompareExchange : Script {
+  void operator()(Ptr<int32_t> words) {
     attrs.blocks = 1;
     attrs.warps = 1;
-    auto g = global_view(sums, {32}).with_cache_hint(CacheHint::evict_first);
-    atomic.add(g, register_tensor<float>({32}, 1.0f), {0});
+    auto g = global_view(words, {32}).with_cache_hint(CacheHint::evict_first);
+    atomic.compare_exchange(g, register_tensor<int32_t>({32}, 0), register_tensor<int32_t>({32}, 1), {0});
   }
 };
 
@@ -119,6 +146,31 @@ template <class T> void check_hinted_tma_copies(const Device& dev, int m, int n,
   k(m, n, din, dout);
   const std::vector<T> out = dout.download();
   for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(float(out[i]), 2 * float(in[i])) << "element " << i;
+}
+
+// HintedAtomics over `blocks` blocks of small whole numbers, whose float sums are exact in any order.
+inline void check_hinted_atomics(const Device& dev, int blocks, const KernelOptions& options) {
+  std::mt19937 rng{uint32_t(blocks)};
+  std::uniform_int_distribution<int> dist(-8, 8);
+  std::vector<float> x(size_t(blocks) * 32);
+  for (float& v : x) v = float(dist(rng));
+  Buffer<float> dx(dev, x), sums(dev, std::vector<float>(32, 0.0f));
+  Buffer<int32_t> counts(dev, std::vector<int32_t>(32, 0)), old_sums(dev, std::vector<int32_t>(32, 0)),
+      largest(dev, std::vector<int32_t>{-1}), tickets(dev, std::vector<int32_t>{0}), flag(dev, std::vector<int32_t>{0}),
+      seen(dev, std::vector<int32_t>{0});
+  Kernel<HintedAtomics> k(dev, options);
+  k(blocks, dx, sums, counts, old_sums, largest, tickets, flag, seen);
+  const auto got_sums = sums.download();
+  for (int i = 0; i < 32; ++i) {
+    float want = 0;
+    for (int b = 0; b < blocks; ++b) want += x[size_t(b) * 32 + size_t(i)];
+    ASSERT_EQ(got_sums[size_t(i)], want) << i;
+  }
+  EXPECT_EQ(counts.download(), std::vector<int32_t>(32, blocks));
+  EXPECT_EQ(old_sums.download(), std::vector<int32_t>(32, blocks * (blocks - 1) / 2));
+  EXPECT_EQ(largest.download(), std::vector<int32_t>{blocks - 1});
+  EXPECT_EQ(tickets.download(), std::vector<int32_t>{blocks});
+  EXPECT_EQ(seen.download(), std::vector<int32_t>{7});
 }
 
 inline void check_hinted_packed_load(const Device& dev, int m, const KernelOptions& options) {

@@ -4,6 +4,7 @@
 #include "cache_hint_kernels.hpp"
 #include "expect_error.hpp"
 #include "filecheck.hpp"
+#include "simulate.hpp"
 #include "source_line.hpp"
 #include "tessel/codegen/cuda.hpp"
 #include "tessel/ir/printer.hpp"
@@ -122,13 +123,28 @@ TEST(CacheHints, ACpAsyncFromAHintedViewIsRefused) {
                 "store_shared, or by TMA (sm_90a and later), which carry it");
 }
 
-TEST(CacheHints, AnAtomicThroughAHintedViewIsRefused) {
-  Kernel<HintedAtomic> k(Device::simulator());
-  Buffer<float> sums(Device::simulator(), std::vector<float>(32, 0.0f));
-  EXPECT_EQ(error_of_call([&] { k(sums); }),
-            source_at("tests/cache_hint_kernels.hpp", "atomic.add(g, register_tensor<float>({32}, 1.0f), {0});") +
-                ": atomic.add: atomics take no cache hint, and this view has evict_first; pass them the view without "
-                "with_cache_hint");
+TEST(CacheHints, HintedAtomicsComputeWhatUnhintedOnesDo) {
+  for (const KernelOptions& o : every_order_options()) check_hinted_atomics(Device::simulator(), 5, o);
+}
+
+TEST(CacheHints, TheHintReachesEveryAtomicThatTakesOne) {
+  Kernel<HintedAtomics> k(Device::simulator(), KernelOptions{"sm_90a"});
+  const std::string cuda = k.cuda_source(3, (float*)nullptr, (float*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr,
+                                         (int32_t*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr);
+  for (const char* piece :
+       {"red.relaxed.gpu.global.add.L2::cache_hint.f32", "atom.relaxed.gpu.global.add.L2::cache_hint.s32",
+        "red.relaxed.gpu.global.max.L2::cache_hint.s32", "st.relaxed.gpu.global.L2::cache_hint.s32",
+        "ld.relaxed.gpu.global.L2::cache_hint.s32", "red.relaxed.gpu.global.add.s32"})
+    EXPECT_NE(cuda.find(piece), std::string::npos) << piece;
+}
+
+TEST(CacheHints, ACompareExchangeThroughAHintedViewIsRefused) {
+  Kernel<HintedCompareExchange> k(Device::simulator());
+  Buffer<int32_t> words(Device::simulator(), std::vector<int32_t>(32, 0));
+  EXPECT_EQ(error_of_call([&] { k(words); }),
+            source_at("tests/cache_hint_kernels.hpp", "atomic.compare_exchange(g, register_tensor<int32_t>({32}, 0),") +
+                ": atomic.compare_exchange: atom.cas takes no cache hint, and this view has evict_first; pass it the "
+                "view without with_cache_hint");
 }
 
 }  // namespace

@@ -60,10 +60,11 @@ std::string in_register(DType t, const std::string& v) {
 }
 
 // Emits the atomic on the element at `pointer` (a C++ pointer expression): its old value goes to
-// `old` (a declared variable of the form's register type) when `old` is not empty.
+// `old` (a declared variable of the form's register type) when `old` is not empty. `hint` is the
+// global view's L2 hint (none for shared memory).
 void emit_element(Emitter& e, ir::AtomicOp op, ir::MemoryOrder order, ir::MemoryScope scope, DType t, bool shared,
-                  bool remote, const std::string& pointer, const std::string& value, const std::string& expected,
-                  const std::string& old) {
+                  bool remote, ir::CacheHint hint, const std::string& pointer, const std::string& value,
+                  const std::string& expected, const std::string& old) {
   const AtomicForm f = form(op, t);
   const bool generic = remote || t == DType::F16 || t == DType::BF16;
   const bool shared_window = shared && !generic;
@@ -79,17 +80,22 @@ void emit_element(Emitter& e, ir::AtomicOp op, ir::MemoryOrder order, ir::Memory
   const std::string address = shared_window ? fmt::format("uint32_t(__cvta_generic_to_shared({}))", pointer) : pointer;
   const std::string v = value.empty() ? "" : in_register(t, value);
   if (f.op.empty()) m.erase("op");  // ld, st and cas name no operation
+  // The operands, and the view's cache hint where the instruction takes one.
+  const auto hinted = [&](PtxOperands operands) {
+    add_cache_hint(hint, operands, m);
+    return operands;
+  };
   switch (op) {
-    case ir::AtomicOp::Load: e.line(ptx_asm(Ptx::LdOrdered, e.arch, {{old}, {address}}, m)); return;
-    case ir::AtomicOp::Store: e.line(ptx_asm(Ptx::StOrdered, e.arch, {{address}, {v}}, m)); return;
+    case ir::AtomicOp::Load: e.line(ptx_asm(Ptx::LdOrdered, e.arch, hinted({{old}, {address}}), m)); return;
+    case ir::AtomicOp::Store: e.line(ptx_asm(Ptx::StOrdered, e.arch, hinted({{address}, {v}}), m)); return;
     case ir::AtomicOp::CompareExchange:
       e.line(ptx_asm(Ptx::AtomCas, e.arch, {{old}, {address}, {in_register(t, expected)}, {v}}, m));
       return;
     default:
       if (old.empty())
-        e.line(ptx_asm(Ptx::RedRmw, e.arch, {{address}, {v}}, m));
+        e.line(ptx_asm(Ptx::RedRmw, e.arch, hinted({{address}, {v}}), m));
       else
-        e.line(ptx_asm(Ptx::AtomRmw, e.arch, {{old}, {address}, {v}}, m));
+        e.line(ptx_asm(Ptx::AtomRmw, e.arch, hinted({{old}, {address}, {v}}), m));
   }
 }
 
@@ -119,7 +125,8 @@ void emit_AtomicScalar(Emitter& e, const ir::AtomicScalarNode& n) {
   const std::string value = n.value ? e.expr(n.value) : "", expected = n.compare ? e.expr(n.compare) : "";
   const std::string old = n.result ? "tessel_old" : "";
   if (n.result) e.line(fmt::format("{} tessel_old;", form(n.op, t).reg_type));
-  emit_element(e, n.op, n.order, n.scope, t, bool(n.shared), bool(n.rank), pointer, value, expected, old);
+  emit_element(e, n.op, n.order, n.scope, t, bool(n.shared), bool(n.rank),
+               n.global ? n.global->cache_hint : ir::CacheHint::Normal, pointer, value, expected, old);
   if (n.result) e.line(fmt::format("{} = {};", e.expr(n.result), from_register(t, "tessel_old")));
   e.close();
 }
@@ -157,7 +164,8 @@ void emit_AtomicTensor(Emitter& e, const ir::AtomicTensorNode& n) {
   const std::string value = fmt::format("{}[l]", e.tile(n.value));
   const std::string expected = n.compare ? fmt::format("{}[l]", e.tile(n.compare)) : "";
   if (n.out) e.line(fmt::format("{} tessel_old;", form(n.op, t).reg_type));
-  emit_element(e, n.op, n.order, n.scope, t, bool(n.shared), bool(n.rank), pointer, value, expected,
+  emit_element(e, n.op, n.order, n.scope, t, bool(n.shared), bool(n.rank),
+               n.global ? n.global->cache_hint : ir::CacheHint::Normal, pointer, value, expected,
                n.out ? "tessel_old" : "");
   if (n.out) e.line(fmt::format("{}[l] = {};", e.tile(n.out), from_register(t, "tessel_old")));
   e.close();

@@ -589,12 +589,15 @@ const PtxRow& ptx_row(Ptx instruction) {
     // PTX ISA 9.7.13.5-6 and 9.7.9.8-9: atom, red, and ld/st with a memory order. The emitter
     // supplies the order {sem} and {scope}, the state space {space} (".global", ".shared::cta", or
     // "" for a generic address), the operation {op} ("add", "add.noftz" for f16/bf16, ...), the
-    // type {type}, and the constraints of the value ({reg}) and address ({address_reg}).
+    // type {type}, the constraints of the value ({reg}) and address ({address_reg}), and a global
+    // view's L2 hint: {l2_hint} .L2::cache_hint with its {policy} (add_cache_hint), or neither.
+    // atom.cas has no cache hint.
     case Ptx::AtomRmw: {
       static const PtxRow row{"atom",
-                              "atom.{sem}.{scope}{space}.{op}.{type} {old}, [{address}], {value};",
+                              "atom.{sem}.{scope}{space}.{op}{l2_hint}.{type} {old}, [{address}], {value}{policy};",
                               Arch::Sm80,
-                              {scalar("old", "={reg}"), scalar("address", "{address_reg}"), scalar("value", "{reg}")}};
+                              {scalar("old", "={reg}"), scalar("address", "{address_reg}"), scalar("value", "{reg}"),
+                               optional_argument("policy", "l")}};
       return row;
     }
     case Ptx::AtomCas: {
@@ -606,24 +609,27 @@ const PtxRow& ptx_row(Ptx instruction) {
       return row;
     }
     case Ptx::RedRmw: {
-      static const PtxRow row{"red",
-                              "red.{sem}.{scope}{space}.{op}.{type} [{address}], {value};",
-                              Arch::Sm80,
-                              {scalar("address", "{address_reg}"), scalar("value", "{reg}")}};
+      static const PtxRow row{
+          "red",
+          "red.{sem}.{scope}{space}.{op}{l2_hint}.{type} [{address}], {value}{policy};",
+          Arch::Sm80,
+          {scalar("address", "{address_reg}"), scalar("value", "{reg}"), optional_argument("policy", "l")}};
       return row;
     }
     case Ptx::LdOrdered: {
-      static const PtxRow row{"ld.relaxed/acquire",
-                              "ld.{sem}.{scope}{space}.{type} {value}, [{address}];",
-                              Arch::Sm80,
-                              {scalar("value", "={reg}"), scalar("address", "{address_reg}")}};
+      static const PtxRow row{
+          "ld.relaxed/acquire",
+          "ld.{sem}.{scope}{space}{l2_hint}.{type} {value}, [{address}]{policy};",
+          Arch::Sm80,
+          {scalar("value", "={reg}"), scalar("address", "{address_reg}"), optional_argument("policy", "l")}};
       return row;
     }
     case Ptx::StOrdered: {
-      static const PtxRow row{"st.relaxed/release",
-                              "st.{sem}.{scope}{space}.{type} [{address}], {value};",
-                              Arch::Sm80,
-                              {scalar("address", "{address_reg}"), scalar("value", "{reg}")}};
+      static const PtxRow row{
+          "st.relaxed/release",
+          "st.{sem}.{scope}{space}{l2_hint}.{type} [{address}], {value}{policy};",
+          Arch::Sm80,
+          {scalar("address", "{address_reg}"), scalar("value", "{reg}"), optional_argument("policy", "l")}};
       return row;
     }
     case Ptx::BarSync: {

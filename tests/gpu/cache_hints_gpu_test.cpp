@@ -19,6 +19,10 @@ TEST_F(CacheHintsOnGpu, HintedAccessesComputeWhatUnhintedOnesDo) {
   check_hinted_packed_load(Device::gpu(), 1000, {});
 }
 
+TEST_F(CacheHintsOnGpu, HintedAtomicsComputeWhatUnhintedOnesDo) {
+  for (int blocks : {1, 7, 300}) check_hinted_atomics(Device::gpu(), blocks, {});
+}
+
 TEST_F(CacheHintsOnGpu, ReadOnlyAndL1HintedAccessesComputeWhatPlainOnesDo) {
   for (auto [m, n] : {std::pair{32, 64}, std::pair{45, 100}, std::pair{1000, 999}}) {
     check_qualified_loads_and_stores<float>(Device::gpu(), m, n, {});
@@ -33,6 +37,7 @@ TEST_F(CacheHintsOnGpu, Sm80CodeWithHintsRunsFromItsPtx) {
     GTEST_SKIP() << "this GPU runs sm_80 machine code itself";
   check_hinted_loads_and_stores<f16>(Device::gpu(), 45, 100, KernelOptions{"sm_80"});
   check_hinted_packed_load(Device::gpu(), 70, KernelOptions{"sm_80"});
+  check_hinted_atomics(Device::gpu(), 300, KernelOptions{"sm_80"});
   check_qualified_loads_and_stores<f16>(Device::gpu(), 45, 100, KernelOptions{"sm_80"});
   check_read_only_packed_load(Device::gpu(), 70, KernelOptions{"sm_80"});
 }

@@ -38,12 +38,12 @@ void check_remote_atomic(const Verification& v, const StmtNode& n, AtomicOp op, 
                                    what));
 }
 
-// A view's cache hints reach its loads, stores and copies; an atomic emits none, so a hint on the
-// view it acts on would be dropped without a word. An atomic that writes needs a writable view.
+// A view's L2 hint reaches its atomics (.L2::cache_hint), but for atom.cas, which has none: a hint
+// there would be dropped without a word. An atomic that writes needs a writable view.
 void check_atomic_view(const StmtNode& n, const GlobalTensor& global, AtomicOp op, const std::string& what) {
   if (!global) return;
-  if (global->cache_hint != CacheHint::Normal)
-    throw Error(n.loc, fmt::format("{}: atomics take no cache hint, and this view has {}; pass them the view without "
+  if (global->cache_hint != CacheHint::Normal && op == AtomicOp::CompareExchange)
+    throw Error(n.loc, fmt::format("{}: atom.cas takes no cache hint, and this view has {}; pass it the view without "
                                    "with_cache_hint",
                                    what, cache_hint_name(global->cache_hint)));
   check_no_l1_hint(global, what + ": atomics take no L1 hint", n);
