@@ -1,8 +1,8 @@
 // Checks that a shared tile one thread group writes and another reads is handed over by something
 // that can order the two: where two groups at the top of the kernel body touch the same tile, one
 // writing it, and neither uses an mbarrier or the cluster barrier's halves and no statement that
-// syncs the whole block (a sync(), a cluster.sync(), a cluster.wait() after a release
-// cluster.arrive() with no group between them) lies between them, no path orders the write before
+// syncs the whole block (a sync(), a cluster.sync(), or a release cluster.arrive() before the one
+// and its cluster.wait() after the other) lies between them, no path orders the write before
 // the read or after it, on any device and under any schedule. Tiles are the same when they are the
 // same view, or one is the allocation the other views; other views of one allocation may be
 // disjoint (a stage per role) and are not compared. Groups inside loops or branches, and groups
@@ -91,9 +91,13 @@ class BlockSyncs : public ir::Visitor {
   void visit(const ir::ClusterWaitNode&) override { found = true; }
 };
 
+// A group's place among the block-wide syncs of the body: after `first` of them, and before the
+// next one or, for a group between a release cluster.arrive() and its cluster.wait(), which the
+// arrival precedes and the wait follows, before the one after it (`last` = `first` + 1). Two groups
+// whose places overlap are not ordered.
 struct Group {
   const ir::ThreadGroupNode* node;
-  int syncs_before;  // block-wide syncs before it in the body
+  int first, last;
   GroupAccesses accesses;
 };
 
@@ -116,7 +120,7 @@ ir::Kernel check_shared_handoffs(const ir::Kernel& k, const PassContext&) {
   flatten(k->body, body);
   std::vector<Group> groups;
   int syncs = 0;
-  bool released = false;  // since a release cluster.arrive() at the top, with no group after it
+  bool released = false;  // a release cluster.arrive() at the top awaits its cluster.wait()
   for (const ir::Stmt& s : body) {
     if (s->kind == ir::NodeKind::ClusterArrive) {
       released = !static_cast<const ir::ClusterArriveNode&>(*s).relaxed;
@@ -129,17 +133,15 @@ ir::Kernel check_shared_handoffs(const ir::Kernel& k, const PassContext&) {
     }
     if (BlockSyncs(s).found) ++syncs;
     if (s->kind != ir::NodeKind::ThreadGroup) continue;
-    released = false;
     const auto& g = static_cast<const ir::ThreadGroupNode&>(*s);
-    groups.push_back(Group{&g, syncs, GroupAccesses(g, barriers)});
+    groups.push_back(Group{&g, syncs, released ? syncs + 1 : syncs, GroupAccesses(g, barriers)});
   }
   for (const Group& writer : groups)
     for (const Group& reader : groups) {
       const ir::ThreadGroupNode &w = *writer.node, &r = *reader.node;
       const bool disjoint = w.begin + w.count <= r.begin || r.begin + r.count <= w.begin;
-      if (!disjoint || writer.syncs_before != reader.syncs_before || writer.accesses.uses_barriers ||
-          reader.accesses.uses_barriers)
-        continue;
+      const bool ordered = writer.last < reader.first || reader.last < writer.first;
+      if (!disjoint || ordered || writer.accesses.uses_barriers || reader.accesses.uses_barriers) continue;
       for (const auto& [written, write] : writer.accesses.writes)
         for (const auto& [read_tile, read] : reader.accesses.reads)
           if (certainly_overlap(written, read_tile)) report(*read, *read_tile->allocation(), *write, w, r);

@@ -275,7 +275,8 @@ void Cta::wait_at_cluster_barrier(Warp& w, const SourceLoc& loc, bool split) {
   const Barrier& b = scheduler.cluster_peer(*this, 0).cluster_barrier;
   w.clock.join(b.released);
   for (const auto& [arrival, clock] : b.relaxed_released)
-    scheduler.happens_before.weak_wait(w.actor, clock, HappensBefore::WeakWait{&loc, true, arrival, !split});
+    scheduler.happens_before.weak_wait(w.actor, clock,
+                                       HappensBefore::WeakWait{&loc, w.clock[w.actor], true, arrival, !split});
   w.tick();
 }
 

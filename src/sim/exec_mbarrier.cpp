@@ -100,7 +100,7 @@ void pass_wait(Warp& w, const std::array<int64_t, 32>& bytes, Mask passed, ir::W
       if (sem == ir::WaitSemantics::Acquire) w.clock.join(w.cta.mbarriers.released(byte, scope));
       if (weak)
         happens_before.weak_wait(w.actor, w.cta.mbarriers.released(byte, ir::WaitScope::Cluster),
-                                 HappensBefore::WeakWait{&loc, sem == ir::WaitSemantics::Relaxed});
+                                 HappensBefore::WeakWait{&loc, w.clock[w.actor], sem == ir::WaitSemantics::Relaxed});
       w.cta.mbarriers.observed(byte);
     }
 }

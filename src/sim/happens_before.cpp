@@ -31,6 +31,7 @@ void Shadow::resize(size_t bytes) {
   atomic_write.clear();
   tma_write.clear();
   multicast_reads.clear();
+  longest_multicast_read = 0;
 }
 
 void Shadow::size_atomics() {
@@ -278,6 +279,7 @@ void HappensBefore::report_unfenced(const Access& write, const Access& read, con
 
 void HappensBefore::weak_wait(uint32_t warp, const VectorClock& published, WeakWait wait) {
   auto [it, fresh] = weak_waits_[warp].try_emplace({wait.at, wait.relaxed_arrival}, wait, VectorClock{});
+  it->second.first.warp_clock = std::min(it->second.first.warp_clock, wait.warp_clock);
   it->second.second.join(published);
 }
 
@@ -287,11 +289,13 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
     return "this kernel calls grid_dependency.wait(), so it is launched to run beside the kernels before it until "
            "its wait: make the access after grid_dependency.wait(), in the thread that waited or in one ordered "
            "after it (a sync(), an mbarrier phase)";
-  const auto waits = weak_waits_.find(waiter ? waiter : later.epoch.actor);
+  // The waits of `later`'s warp (of the warp that issued it, for a landing) before it.
+  const uint32_t warp = waiter ? waiter : later.epoch.actor;
+  const auto waits = weak_waits_.find(warp);
   if (waits != weak_waits_.end())
     for (const auto& [lines, wait] : waits->second) {
       const SourceLoc* at = lines.first;
-      if (!wait.second.covers(earlier.epoch)) continue;
+      if (wait.first.warp_clock > clock[warp] || !wait.second.covers(earlier.epoch)) continue;
       if (wait.first.relaxed_arrival)
         return fmt::format(
             "the {} at {} passed the phase of a relaxed cluster.arrive (at {}) that came after it, but a relaxed "
@@ -650,18 +654,34 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
   }
 }
 
-void HappensBefore::check_after_multicast_reads(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock,
+void HappensBefore::check_after_multicast_reads(Shadow& shadow, int64_t begin, int n, const VectorClock& clock,
                                                 const Access& at,
                                                 const std::function<std::string(int64_t)>& memory) const {
-  for (const Shadow::MulticastRead& r : shadow.multicast_reads)
-    if (r.begin < begin + n && r.end > begin &&
-        std::none_of(r.phases.begin(), r.phases.end(), [&](Epoch e) { return clock.covers(e); }))
-      report(Access{.epoch = r.phases.front(), .site = r.site}, at, memory(std::max(begin, r.begin)), clock);
+  if (shadow.multicast_reads.empty()) return;
+  const int64_t end = begin + n;
+  auto it = shadow.multicast_reads.lower_bound(begin - shadow.longest_multicast_read);
+  while (it != shadow.multicast_reads.end() && it->first < end) {
+    const auto& [first, read] = *it;
+    if (read.end <= begin) {
+      ++it;
+      continue;
+    }
+    if (std::none_of(read.phases->begin(), read.phases->end(), [&](Epoch e) { return clock.covers(e); }))
+      report(Access{.epoch = read.phases->front(), .site = read.site}, at, memory(std::max(begin, first)), clock);
+    it = first >= begin && read.end <= end ? shadow.multicast_reads.erase(it) : std::next(it);
+  }
 }
 
 void HappensBefore::async_global_access(uint64_t address, int64_t n, bool write, const VectorClock& issuer, Access at,
                                         std::span<const Epoch> other_phases) {
   if (!enabled_) return;
+  // A multicast's phases, shared by the records of its runs.
+  std::shared_ptr<const std::vector<Epoch>> phases;
+  if (!other_phases.empty()) {
+    auto all = std::make_shared<std::vector<Epoch>>(1, at.epoch);
+    all->insert(all->end(), other_phases.begin(), other_phases.end());
+    phases = std::move(all);
+  }
   // A run may span neighbouring allocations (a bulk copy is not clipped to its view): each has its shadow.
   while (n > 0) {
     uint64_t first = 0;
@@ -672,12 +692,11 @@ void HappensBefore::async_global_access(uint64_t address, int64_t n, bool write,
     // A load reads through the async proxy, so what the generic proxy wrote must have been fenced;
     // access() then keeps the read (its check of the writes repeats check_async_read's).
     if (!write) check_async_read(shadow, begin, int(end - begin), issuer, at, memory, global_memory);
-    if (other_phases.empty()) {
+    if (!phases) {
       access(shadow, begin, int(end - begin), write, issuer, at, memory);
     } else {
-      std::vector<Epoch> phases{at.epoch};
-      phases.insert(phases.end(), other_phases.begin(), other_phases.end());
-      shadow.multicast_reads.push_back(Shadow::MulticastRead{begin, end, std::move(phases), at.site});
+      shadow.multicast_reads.emplace(begin, Shadow::MulticastRead{end, phases, at.site});
+      shadow.longest_multicast_read = std::max(shadow.longest_multicast_read, end - begin);
     }
     address += uint64_t(end - begin);
     n -= end - begin;

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -100,14 +101,16 @@ struct SyncLocation {
 struct Shadow {
   std::vector<Access> write, replica, read[2], atomic[2];
   std::vector<Access> non_coherent_read, atomic_write, tma_write;
-  // For global memory, the reads of TMA loads multicast to several blocks: each is observed by the
-  // phase it completes in any of them, so a later write must follow one of those phases.
+  // For global memory, the reads of TMA loads multicast to several blocks, by first byte: each is
+  // observed by the phase it completes in any of them, so a later write must follow one of those
+  // phases. A write that does, over all of a read's bytes, retires it.
   struct MulticastRead {
-    int64_t begin, end;  // the bytes read
-    std::vector<Epoch> phases;
+    int64_t end;  // one past the last byte read
+    std::shared_ptr<const std::vector<Epoch>> phases;
     uint32_t site;
   };
-  std::vector<MulticastRead> multicast_reads;
+  std::multimap<int64_t, MulticastRead> multicast_reads;
+  int64_t longest_multicast_read = 0;
   void resize(size_t bytes);
   void size_atomics();  // on the first atomic access
 };
@@ -152,6 +155,7 @@ class HappensBefore {
   // a relaxed wait (nothing), or one of cta scope (nothing other blocks released or landed).
   struct WeakWait {
     const SourceLoc* at;
+    Clock warp_clock;  // the waiting warp's own clock when it passed the wait
     bool relaxed;
     // A wait of the cluster barrier after a relaxed arrival, which the message names, and whether
     // it was a cluster.sync() rather than a cluster.wait().
@@ -320,8 +324,8 @@ class HappensBefore {
                                      const std::string& memory) const;
   // Throws when `at`, a write of [begin, begin + n) by an actor whose clock is `clock`, follows none
   // of the phases that observe a multicast load's read of one of its bytes.
-  void check_after_multicast_reads(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock,
-                                   const Access& at, const std::function<std::string(int64_t)>& memory) const;
+  void check_after_multicast_reads(Shadow& shadow, int64_t begin, int n, const VectorClock& clock, const Access& at,
+                                   const std::function<std::string(int64_t)>& memory) const;
   // Throws when `at`, a write of [begin, begin + n), writes a byte a read-only view's load read.
   void check_not_read_only(const Shadow& shadow, int64_t begin, int n, const Access& at,
                            const std::function<std::string(int64_t)>& memory) const;

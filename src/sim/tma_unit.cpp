@@ -132,8 +132,8 @@ void TmaUnit::land(const Load& l) {
 }
 
 // The box's global bytes are read as the phase the load completes bytes on observes them. A
-// multicast's one read is observed by a phase in each block, so it is kept as no single one's: it
-// is checked against the writes before it only.
+// multicast's one read is observed by a phase in each block it reaches: a write after any of them
+// follows it. A pair's load completes bytes on one barrier only, whose phase observes it.
 void TmaUnit::note_global_read(const Load& l, std::span<const int64_t> coords) {
   HappensBefore& hb = cta_.scheduler.happens_before;
   if (!hb.enabled()) return;

@@ -16,7 +16,7 @@ template <class S> ir::Kernel traced() {
                         "check_shared_handoffs");
 }
 
-int alloc_line = 0, store_line = 0, load_line = 0;
+int alloc_line = 0, store_line = 0, load_line = 0, between_line = 0;
 
 // How the tile is handed over: not at all; by a sync() or an mbarrier; by the cluster barrier's
 // halves between the groups (release, or relaxed), inside the groups, or with the arrival before
@@ -28,7 +28,9 @@ enum class Handoff {
   halves_between,
   relaxed_halves_between,
   halves_in_groups,
-  arrival_before_the_writer
+  arrival_before_the_writer,
+  work_between_the_halves,
+  reader_between_the_halves
 };
 
 constexpr bool clustered(Handoff h) { return h >= Handoff::halves_between; }
@@ -53,9 +55,16 @@ template <Handoff H> struct HandsATileToAnotherGroup : Script {
       }
     });
     if (H == Handoff::sync) sync();
-    if (H == Handoff::halves_between) cluster.arrive();
+    const bool halves_after_the_writer = H == Handoff::halves_between || H == Handoff::work_between_the_halves ||
+                                         H == Handoff::reader_between_the_halves;
+    if (halves_after_the_writer) cluster.arrive();
     if (H == Handoff::relaxed_halves_between) cluster.arrive(MemoryOrder::relaxed);
-    if (H == Handoff::halves_between || H == Handoff::relaxed_halves_between || H == Handoff::arrival_before_the_writer)
+    // Work of threads that touch no tile between the halves: it leaves the handoff as it is.
+    if (H == Handoff::work_between_the_halves)
+      thread_group(32, 32, [&] { store_global(global_view(out, {32}), register_tensor<float>({32}, 0.0f), {0}); });
+    between_line = __LINE__ + 1;
+    if (H == Handoff::reader_between_the_halves) thread_group(32, 32, [&] { (void)load_shared(tile); });
+    if (halves_after_the_writer || H == Handoff::relaxed_halves_between || H == Handoff::arrival_before_the_writer)
       cluster.wait();
     thread_group(32, 32, [&] {
       if (H == Handoff::mbarrier) mbarrier.wait(bars[0], 0u);
@@ -88,6 +97,17 @@ TEST(CheckSharedHandoffs, ReportsATileWrittenAndReadByTwoGroupsThatNothingOrders
   EXPECT_EQ(got, unordered_handoff());
 }
 
+// A group between a cluster.arrive() and its cluster.wait() is ordered with neither side.
+TEST(CheckSharedHandoffs, ReportsAReadBetweenTheClusterBarriersHalves) {
+  const ir::Kernel k = traced<HandsATileToAnotherGroup<Handoff::reader_between_the_halves>>();
+  const std::string got = error_of_call([&] { passes::check_shared_handoffs(k, {ir::Arch::Sm90a}); });
+  EXPECT_EQ(got, fmt::format("{}: load_shared reads the shared tile allocated at {} in threads 32..63, which threads "
+                             "0..31 write at {}, and nothing orders the write and the read: no sync() of the whole "
+                             "block lies between their thread groups and neither uses an mbarrier; sync() between the "
+                             "groups, or hand the tile over with an mbarrier arrival and wait",
+                             at(between_line), at(alloc_line), at(store_line)));
+}
+
 // A relaxed arrival releases nothing, and one before the writing group precedes its writes.
 TEST(CheckSharedHandoffs, ReportsClusterBarrierHalvesThatReleaseNothingOfTheWriter) {
   const std::string relaxed = handoff_error<Handoff::relaxed_halves_between>();
@@ -100,6 +120,7 @@ TEST(CheckSharedHandoffs, AcceptsASyncAnMbarrierOrTheClusterBarrierBetweenTheGro
   for (const ir::Kernel& k :
        {traced<HandsATileToAnotherGroup<Handoff::sync>>(), traced<HandsATileToAnotherGroup<Handoff::mbarrier>>(),
         traced<HandsATileToAnotherGroup<Handoff::halves_between>>(),
+        traced<HandsATileToAnotherGroup<Handoff::work_between_the_halves>>(),
         traced<HandsATileToAnotherGroup<Handoff::halves_in_groups>>()})
     EXPECT_EQ(passes::check_shared_handoffs(k, {ir::Arch::Sm90a}), k);
 }
