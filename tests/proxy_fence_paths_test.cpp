@@ -154,6 +154,53 @@ TEST(ProxyFencePaths, AFenceOffThePathFromTheWritesToTheReadIsReported) {
   }
 }
 
+// Warp 1 stores a tile and commits (a tcgen05.commit, which arrives on the barrier once the warp's
+// mma, none here, are done), with its fence before the commit or after it; warp 0 waits for the
+// commit's phase and stores the tile by TMA. A fence after the commit's release is off the path.
+template <bool FenceBeforeTheCommit> struct CommitsAStoredTile : Script {
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto committed = shared_tensor<float>({8, 32});
+    auto commits = mbarrier.alloc({1});
+    thread_group(32, 32, [&] {
+      store_shared(committed, load_global(global_view(in, {8, 32}), {0, 0}, {8, 32}));
+      if constexpr (FenceBeforeTheCommit) fence.proxy_async();
+      tcgen05.commit(commits[0]);
+      if constexpr (!FenceBeforeTheCommit) fence.proxy_async();
+    });
+    thread_group(0, 32, [&] {
+      mbarrier.wait(commits[0], 0u);
+      single_thread([&] {
+        tma.shared_to_global(committed, global_view(out, {8, 32}), {0, 0});
+        tma.commit_group();
+        tma.wait_group(0, true);
+      });
+    });
+  }
+};
+
+TEST(ProxyFencePaths, AFenceAfterACommitThatHandsTheTileOverIsReported) {
+  const std::string tma = source_at(kFile, "tma.shared_to_global(committed, global_view(out, {8, 32}), {0, 0});");
+  const std::string store = source_at(kFile, "store_shared(committed, load_global(global_view(in, {8, 32}),");
+  const std::string alloc = source_at(kFile, "auto committed = shared_tensor<float>({8, 32});");
+  const std::vector<float> x = random_floats(256, 14);
+  for (const sim::Options& o : every_order()) {
+    const KernelOptions sm100{.arch = "sm_100a", .sim = o};
+    Buffer<float> in(Device::simulator(), x), out(Device::simulator(), std::vector<float>(256, -1.0f));
+    Kernel<CommitsAStoredTile<true>>(Device::simulator(), sm100)(in, out);
+    EXPECT_EQ(out.download(), x) << sim::schedule_name(o);
+    EXPECT_EQ(error_of_call([&] { Kernel<CommitsAStoredTile<false>>(Device::simulator(), sm100)(in, out); }),
+              tma + ": shared memory allocated at " + alloc +
+                  ", byte 0 of the allocation, in block (0, 0, 0): the tma.shared_to_global at " + tma +
+                  " by warp 0 of block (0, 0, 0) reads through the async proxy what the store_shared at " + store +
+                  " by warp 1 of block (0, 0, 0) wrote through the generic proxy, and no fence.proxy_async() (or "
+                  "ProxySpace::all) lies between them; " +
+                  kRemedy)
+        << sim::schedule_name(o);
+  }
+}
+
 enum class MailboxFence { writer_of_its_block, writer_of_the_cluster, receiver_of_its_block };
 
 // Each block of a cluster of two stores its rows of `in` into its peer's mailbox; after a
