@@ -86,17 +86,18 @@ TEST(ClusterBarrierHalves, AWarpThatArrivedAndFinishedCountsNoMore) {
   }
 }
 
-enum class Misuse { arrives_twice, waits_without_arriving, syncs_after_arriving };
+enum class Misuse { arrives_twice, waits_without_arriving, syncs_after_arriving, allocates_after_arriving };
 
 template <Misuse M> struct MisusesTheClusterBarrier : Script {
   void operator()(Ptr<float> out) {
     attrs.blocks = 2;
     attrs.cluster = {2};
     attrs.warps = 1;
-    if constexpr (M != Misuse::waits_without_arriving) cluster.arrive();  // first arrival
-    if constexpr (M == Misuse::arrives_twice) cluster.arrive();           // second arrival
-    if constexpr (M == Misuse::syncs_after_arriving) cluster.sync();      // sync after arriving
-    cluster.wait();                                                       // the wait
+    if constexpr (M != Misuse::waits_without_arriving) cluster.arrive();       // first arrival
+    if constexpr (M == Misuse::arrives_twice) cluster.arrive();                // second arrival
+    if constexpr (M == Misuse::syncs_after_arriving) cluster.sync();           // sync after arriving
+    if constexpr (M == Misuse::allocates_after_arriving) mbarrier.alloc({1});  // alloc after arriving
+    cluster.wait();                                                            // the wait
     store_global(global_view(out, {2}), register_tensor<float>({1}, 1.0f), {blockIdx.x});
   }
 };
@@ -118,6 +119,20 @@ TEST(ClusterBarrierHalves, ASyncAfterAnArrivalIsReported) {
   const std::string sync = source_at(kFile, "// sync after arriving");
   const std::string got = error_sm90<MisusesTheClusterBarrier<Misuse::syncs_after_arriving>>(sim::Options{}, out);
   EXPECT_EQ(got, sync + ": cluster.sync() by warp 0 of block (0, 0, 0), which arrived at the cluster barrier at " +
+                     first +
+                     " and has not waited since: a thread arrives once a phase, so call cluster.wait() in "
+                     "between");
+}
+
+// In a kernel with clusters mbarrier.alloc ends with a cluster.sync(), which the message names.
+TEST(ClusterBarrierHalves, AnAllocationAfterAnArrivalIsReported) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(2));
+  const std::string first = source_at(kFile, "// first arrival");
+  const std::string alloc = source_at(kFile, "// alloc after arriving");
+  const std::string got = error_sm90<MisusesTheClusterBarrier<Misuse::allocates_after_arriving>>(sim::Options{}, out);
+  EXPECT_EQ(got, alloc +
+                     ": mbarrier.alloc (whose cluster.sync() publishes the barriers to the cluster) by warp 0 of "
+                     "block (0, 0, 0), which arrived at the cluster barrier at " +
                      first +
                      " and has not waited since: a thread arrives once a phase, so call cluster.wait() in "
                      "between");

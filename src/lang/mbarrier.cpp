@@ -43,7 +43,7 @@ MbarrierArray MbarrierInstructions::alloc(std::vector<int> counts, const MemberO
   // The init's fence.mbarrier_init (release at cluster scope) and a cluster barrier publish the
   // barriers to the other blocks of the cluster before they arrive or multicast (hw-semantics §7.1).
   if (b.attrs().cluster.clustered()) {
-    b.emit(ir::make<ir::ClusterSyncNode>(loc));
+    b.emit(ir::make<ir::ClusterSyncNode>(loc, true));
   } else {
     if (!b.mbarriers_allocated_without_cluster) b.mbarriers_allocated_without_cluster = loc;
     b.emit(ir::make<ir::SyncNode>(loc));

@@ -28,8 +28,11 @@ void require_no_arrival_in_flight(const Warp& w, std::string_view call, const So
 }  // namespace
 
 void exec_ClusterSync(Warp& w, const ir::ClusterSyncNode& n, Mask mask) {
-  require_whole_warp_at_cluster_barrier(w, mask, "cluster.sync()", n.loc);
-  require_no_arrival_in_flight(w, "cluster.sync()", n.loc);
+  const std::string_view call = n.publishes_barriers
+                                    ? "mbarrier.alloc (whose cluster.sync() publishes the barriers to the cluster)"
+                                    : "cluster.sync()";
+  require_whole_warp_at_cluster_barrier(w, mask, call, n.loc);
+  require_no_arrival_in_flight(w, call, n.loc);
   w.cta.arrive_at_cluster_barrier(w, mask, n.loc);
   w.cta.wait_at_cluster_barrier(w, n.loc);
 }

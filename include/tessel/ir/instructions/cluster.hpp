@@ -7,8 +7,12 @@ namespace tessel::ir {
 
 // barrier.cluster.arrive.release + barrier.cluster.wait.acquire: every thread of the cluster that has
 // not exited arrives, then waits for the others; the accesses before it are visible to all after.
+// `publishes_barriers`: the one mbarrier.alloc ends with in a kernel with clusters, which messages
+// name as the alloc's.
 struct ClusterSyncNode : StmtNode {
-  explicit ClusterSyncNode(SourceLoc l) : StmtNode(NodeKind::ClusterSync, std::move(l)) {}
+  explicit ClusterSyncNode(SourceLoc l, bool publishes_barriers = false)
+      : StmtNode(NodeKind::ClusterSync, std::move(l)), publishes_barriers(publishes_barriers) {}
+  bool publishes_barriers;
   static constexpr auto operands() { return std::tuple<>{}; }
 };
 
