@@ -159,4 +159,32 @@ template <int Writer> struct OverwritesMulticastRows : Script {
   }
 };
 
+// Block rank 0 of a cluster of two writes `data`, fences it for the async proxy and arrives on rank
+// 1's barrier; rank 1 waits on it with `Scope` and loads `data` by TMA into `copy`. A wait of cta
+// scope does not acquire what another block released.
+template <WaitScope Scope> struct LoadsAPeersWritesAfterAWait : Script {
+  void operator()(Ptr<float> x, Ptr<float> data, Ptr<float> copy) {
+    attrs.blocks = 2;
+    attrs.cluster = {2};
+    attrs.warps = 1;
+    auto handed = mbarrier.alloc({1});
+    auto landed_rows = mbarrier.alloc({1});
+    auto rows = shared_tensor<float>({8, 32});
+    if_(cluster.blockRank == 0, [&] {
+      store_global(global_view(data, {8, 32}), load_global(global_view(x, {8, 32}), {0, 0}, {8, 32}) - 1.0f, {0, 0});
+      fence.proxy_async(ProxySpace::global);
+      single_thread([&] { mbarrier.arrive(handed[0].remote(1)); });
+    }).else_([&] {
+      mbarrier.wait(handed[0], mbarrier.consumer_initial_phase, WaitSemantics::acquire, Scope);  // handed over
+      single_thread([&] {
+        mbarrier.arrive_and_expect_tx(landed_rows[0], 8 * 32 * int(sizeof(float)));
+        tma.global_to_shared(global_view(data, {8, 32}), rows, {0, 0}, landed_rows[0]);  // the peer's rows
+      });
+      mbarrier.wait(landed_rows[0], mbarrier.consumer_initial_phase);
+      store_global(global_view(copy, {8, 32}), load_shared(rows), {0, 0});
+    });
+    cluster.sync();
+  }
+};
+
 }  // namespace tessel::testing

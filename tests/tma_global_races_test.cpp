@@ -242,5 +242,32 @@ TEST(TmaGlobalRaces, AWriteUnorderedWithAMulticastsReadIsReported) {
   EXPECT_TRUE(wrote_later);
 }
 
+// The report of a TMA load's global read names the issuing warp's wait of cta scope, which missed
+// what the other block released; with cluster scope the load sees the rows.
+TEST(TmaGlobalRaces, ALoadAfterAWaitOfCtaScopeNamesTheWait) {
+  const std::string load = source_at(kKernels, "// the peer's rows");
+  const std::string store = source_at(
+      kKernels,
+      "store_global(global_view(data, {8, 32}), load_global(global_view(x, {8, 32}), {0, 0}, {8, 32}) - 1.0f");
+  const std::string wait = source_at(kKernels, "// handed over");
+  const std::string barrier = source_at(kKernels, "auto landed_rows = mbarrier.alloc({1});");
+  const std::vector<float> x = random_floats(256, 15);
+  for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
+    Buffer<float> dx(Device::simulator(), x), data(Device::simulator(), std::vector<float>(256, -1.0f)),
+        copy(Device::simulator(), std::vector<float>(256, -1.0f));
+    EXPECT_EQ(error_of_call(
+                  [&] { Kernel<LoadsAPeersWritesAfterAWait<WaitScope::cta>>(Device::simulator(), o)(dx, data, copy); }),
+              load + ": data race on global memory, byte 0 of a 1024-byte allocation: the tma.global_to_shared at " +
+                  load + ", landed in phase 0 of barrier 0 of the array allocated at " + barrier +
+                  " in block (1, 0, 0) is not ordered after the store_global at " + store +
+                  " by warp 0 of block (0, 0, 0); the mbarrier wait at " + wait +
+                  " saw the phase that publishes it, but another block of the cluster released or landed it, which a "
+                  "wait of cta scope does not acquire: wait with WaitScope::cluster");
+    Kernel<LoadsAPeersWritesAfterAWait<WaitScope::cluster>>(Device::simulator(), o)(dx, data, copy);
+    const auto got = copy.download();
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], x[i] - 1.0f) << i;
+  }
+}
+
 }  // namespace
 }  // namespace tessel::testing

@@ -84,7 +84,7 @@ void HappensBefore::atomic_access(Shadow& shadow, int64_t begin, int n, const Ve
   shadow.size_atomics();
   if (at.atomic_write) {
     check_not_read_only(shadow, begin, n, at, memory);
-    check_after_multicast_reads(shadow, begin, n, clock, at, memory);
+    check_after_multicast_reads(shadow, begin, n, clock, at, memory, 0);
     std::fill_n(shadow.atomic_write.begin() + begin, n, at);
   }
   for (int64_t byte = begin; byte < begin + n; ++byte) {
@@ -436,7 +436,7 @@ void HappensBefore::access(Shadow& shadow, int64_t begin, int n, bool write, con
   const auto block_of = [&](const Access& a) { return actors_[actors_[a.epoch.actor].owner].block; };
   if (write) {
     check_not_read_only(shadow, begin, n, at, memory);
-    check_after_multicast_reads(shadow, begin, n, clock, at, memory);
+    check_after_multicast_reads(shadow, begin, n, clock, at, memory, issuer);
   }
   for (int64_t byte = begin; byte < begin + n; ++byte) {
     Access& last_write = shadow.write[size_t(byte)];
@@ -529,19 +529,21 @@ void HappensBefore::non_coherent_read(Shadow& shadow, uint64_t first, int64_t be
 }
 
 void HappensBefore::check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
-                                     const std::function<std::string(int64_t)>& memory, int64_t space) const {
-  check_async_reads(shadow, std::views::iota(begin, begin + n), clock, at, memory, space);
+                                     const std::function<std::string(int64_t)>& memory, int64_t space,
+                                     uint32_t waiter) const {
+  check_async_reads(shadow, std::views::iota(begin, begin + n), clock, at, memory, space, waiter);
 }
 
 void HappensBefore::check_async_read(const Shadow& shadow, std::span<const int64_t> bytes, const VectorClock& clock,
                                      Access at, const std::function<std::string(int64_t)>& memory,
                                      int64_t space) const {
-  check_async_reads(shadow, bytes, clock, at, memory, space);
+  check_async_reads(shadow, bytes, clock, at, memory, space, 0);
 }
 
-template <class Bytes>
-void HappensBefore::check_async_reads(const Shadow& shadow, const Bytes& bytes, const VectorClock& clock, Access at,
-                                      const std::function<std::string(int64_t)>& memory, int64_t space) const {
+template <class Bytes> void HappensBefore::check_async_reads(const Shadow& shadow, const Bytes& bytes,
+                                                             const VectorClock& clock, Access at,
+                                                             const std::function<std::string(int64_t)>& memory,
+                                                             int64_t space, uint32_t waiter) const {
   if (!enabled_) return;
   // Neighbouring bytes mostly share their write's epoch: ask once for each run of them.
   Epoch asked;
@@ -557,14 +559,14 @@ void HappensBefore::check_async_reads(const Shadow& shadow, const Bytes& bytes, 
     const Access& last_write = shadow.write[size_t(byte)];
     const Access& replica = shadow.replica[size_t(byte)];
     if (unordered(last_write, at, clock) && (replica.epoch.clock == 0 || unordered(replica, at, clock)))
-      report(last_write, at, memory(byte), clock);
+      report(last_write, at, memory(byte), clock, waiter);
     if (last_write.generic && !is_fenced(last_write) && !(replica.generic && is_fenced(replica)))
       report_unfenced(last_write, at, memory(byte), space);
     if (shadow.atomic[0].empty()) continue;
     for (const auto& atomics : shadow.atomic) {
       const Access& a = atomics[size_t(byte)];
       if (!a.atomic_write) continue;
-      if (unordered(a, at, clock)) report(a, at, memory(byte), clock);
+      if (unordered(a, at, clock)) report(a, at, memory(byte), clock, waiter);
       if (a.generic && !is_fenced(a)) report_unfenced(a, at, memory(byte), space);
     }
   }
@@ -655,8 +657,8 @@ void HappensBefore::untracked_global_access(uint64_t address, int64_t n, bool wr
 }
 
 void HappensBefore::check_after_multicast_reads(Shadow& shadow, int64_t begin, int n, const VectorClock& clock,
-                                                const Access& at,
-                                                const std::function<std::string(int64_t)>& memory) const {
+                                                const Access& at, const std::function<std::string(int64_t)>& memory,
+                                                uint32_t waiter) const {
   if (shadow.multicast_reads.empty()) return;
   const int64_t end = begin + n;
   auto it = shadow.multicast_reads.lower_bound(begin - shadow.longest_multicast_read);
@@ -667,13 +669,14 @@ void HappensBefore::check_after_multicast_reads(Shadow& shadow, int64_t begin, i
       continue;
     }
     if (std::none_of(read.phases->begin(), read.phases->end(), [&](Epoch e) { return clock.covers(e); }))
-      report(Access{.epoch = read.phases->front(), .site = read.site}, at, memory(std::max(begin, first)), clock);
+      report(Access{.epoch = read.phases->front(), .site = read.site}, at, memory(std::max(begin, first)), clock,
+             waiter);
     it = first >= begin && read.end <= end ? shadow.multicast_reads.erase(it) : std::next(it);
   }
 }
 
 void HappensBefore::async_global_access(uint64_t address, int64_t n, bool write, const VectorClock& issuer, Access at,
-                                        std::span<const Epoch> other_phases) {
+                                        uint32_t issuer_warp, std::span<const Epoch> other_phases) {
   if (!enabled_) return;
   // A multicast's phases, shared by the records of its runs.
   std::shared_ptr<const std::vector<Epoch>> phases;
@@ -691,9 +694,9 @@ void HappensBefore::async_global_access(uint64_t address, int64_t n, bool write,
     const int64_t begin = int64_t(address - first), end = std::min(begin + n, int64_t(bytes));
     // A load reads through the async proxy, so what the generic proxy wrote must have been fenced;
     // access() then keeps the read (its check of the writes repeats check_async_read's).
-    if (!write) check_async_read(shadow, begin, int(end - begin), issuer, at, memory, global_memory);
+    if (!write) check_async_read(shadow, begin, int(end - begin), issuer, at, memory, global_memory, issuer_warp);
     if (!phases) {
-      access(shadow, begin, int(end - begin), write, issuer, at, memory);
+      access(shadow, begin, int(end - begin), write, issuer, at, memory, nullptr, nullptr, issuer_warp);
     } else {
       shadow.multicast_reads.emplace(begin, Shadow::MulticastRead{end, phases, at.site});
       shadow.longest_multicast_read = std::max(shadow.longest_multicast_read, end - begin);

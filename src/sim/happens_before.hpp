@@ -217,8 +217,9 @@ class HappensBefore {
   static constexpr int64_t global_memory = -1;
   // An asynchronous read of `space`, which leaves no trace: the bytes were written before it, and a
   // proxy fence of that memory lies between what the generic proxy wrote and it.
+  // `waiter`: the warp whose weak waits a report names when it is not `at`'s (a copy's issuer).
   void check_async_read(const Shadow& shadow, int64_t begin, int n, const VectorClock& clock, Access at,
-                        const std::function<std::string(int64_t)>& memory, int64_t space) const;
+                        const std::function<std::string(int64_t)>& memory, int64_t space, uint32_t waiter = 0) const;
   // The same for the bytes `bytes` (a wgmma operand's, in the order the instruction reads them).
   void check_async_read(const Shadow& shadow, std::span<const int64_t> bytes, const VectorClock& clock, Access at,
                         const std::function<std::string(int64_t)>& memory, int64_t space) const;
@@ -245,9 +246,10 @@ class HappensBefore {
   // A TMA copy's access of global bytes [address, address + n) as the copy completes: checked
   // against this launch's accesses as its issuing warp stood (`issuer`), and kept as `at`, the
   // phase or bulk group that observes it. A multicast load's read passes the phases it completes in
-  // the other blocks it reaches, `other_phases`: any of them observes it.
+  // the other blocks it reaches, `other_phases`: any of them observes it. `issuer_warp` is the
+  // issuing warp, whose weak waits a report names.
   void async_global_access(uint64_t address, int64_t n, bool write, const VectorClock& issuer, Access at,
-                           std::span<const Epoch> other_phases = {});
+                           uint32_t issuer_warp, std::span<const Epoch> other_phases = {});
   // What this launch of `kernel` (and, when it overlapped them, the kernels before it) did to global
   // memory: what the next launch overlaps if it is a programmatic dependent.
   PriorGridAccesses recorded_accesses(std::string_view kernel) const;
@@ -314,7 +316,7 @@ class HappensBefore {
   bool fenced(const Access& write, const VectorClock& reader, int64_t space) const;
   template <class Bytes> void check_async_reads(const Shadow& shadow, const Bytes& bytes, const VectorClock& clock,
                                                 Access at, const std::function<std::string(int64_t)>& memory,
-                                                int64_t space) const;
+                                                int64_t space, uint32_t waiter) const;
   [[noreturn]] void report_unfenced(const Access& write, const Access& read, const std::string& memory,
                                     int64_t space) const;
   // A write of this launch (not of the kernels before it) of bytes a read-only view's load read;
@@ -325,7 +327,7 @@ class HappensBefore {
   // Throws when `at`, a write of [begin, begin + n) by an actor whose clock is `clock`, follows none
   // of the phases that observe a multicast load's read of one of its bytes.
   void check_after_multicast_reads(Shadow& shadow, int64_t begin, int n, const VectorClock& clock, const Access& at,
-                                   const std::function<std::string(int64_t)>& memory) const;
+                                   const std::function<std::string(int64_t)>& memory, uint32_t waiter) const;
   // Throws when `at`, a write of [begin, begin + n), writes a byte a read-only view's load read.
   void check_not_read_only(const Shadow& shadow, int64_t begin, int n, const Access& at,
                            const std::function<std::string(int64_t)>& memory) const;

@@ -106,7 +106,7 @@ void TmaUnit::land(const Store& s) {
                          .site = hb.site(s.read.issued_at, s.read.operation.empty() ? operation() : s.read.operation),
                          .unordered_in_actor = true};
     for_each_global_run(s.map, coords, [&](uint64_t address, int64_t n) {
-      hb.async_global_access(address, n, true, s.issuer, written);
+      hb.async_global_access(address, n, true, s.issuer, written, cta_.warps[size_t(s.read.thread / 32)]->actor);
     });
   }
   std::map<int, int>& by_group = threads_[size_t(s.read.thread)].stores_in_flight;
@@ -146,7 +146,7 @@ void TmaUnit::note_global_read(const Load& l, std::span<const int64_t> coords) {
     for (const Cta* target : l.targets)
       if (target != &signalled) other_phases.push_back(target->mbarriers.landing(l.barrier_byte, target != &cta_));
   for_each_global_run(l.map, coords, [&](uint64_t address, int64_t n) {
-    hb.async_global_access(address, n, false, l.write.issuer, read, other_phases);
+    hb.async_global_access(address, n, false, l.write.issuer, read, l.write.issuer_warp, other_phases);
   });
 }
 
