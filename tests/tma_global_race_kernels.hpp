@@ -133,7 +133,8 @@ template <bool Handed, ProxySpace Space = ProxySpace::global> struct TmaLoadOfAn
 // Rank 0 of cluster 0 (of two blocks) multicasts rows of `data` into both blocks' tiles, and each
 // copies them to its rows of `copy`. `Writer` names who then overwrites `data`: a block of cluster 0
 // after its wait (the read it waited for came first, whichever block's phase it waited on), or,
-// with -1, block 0 of cluster 1, which nothing orders after the read.
+// with -1, block 0 of cluster 1, which nothing orders after the read (with -2 only the second half
+// of row 3, in the middle of the run the load read).
 template <int Writer> struct OverwritesMulticastRows : Script {
   void operator()(Ptr<float> data, Ptr<float> copy) {
     attrs.blocks = 4;
@@ -152,8 +153,10 @@ template <int Writer> struct OverwritesMulticastRows : Script {
       store_global(global_view(copy, {16, 32}), got, {cluster.blockRank * 8, 0});
       if (Writer >= 0) if_(cluster.blockRank == Writer, [&] { store_global(rows, got * 2.0f, {0, 0}); });
     }).else_([&] {
-      if (Writer < 0)
+      if (Writer == -1)
         if_(cluster.blockRank == 0, [&] { store_global(rows, register_tensor<float>({8, 32}, 1.0f), {0, 0}); });
+      if (Writer == -2)
+        if_(cluster.blockRank == 0, [&] { store_global(rows, register_tensor<float>({1, 16}, 1.0f), {3, 16}); });
     });
     cluster.sync();
   }

@@ -214,32 +214,39 @@ TEST(TmaGlobalRaces, AWriteAfterTheWaitOfAnyBlockAMulticastReachesIsNotReported)
 
 // A block of another cluster writes the bytes unordered: the load is reported when it lands after
 // the write, and the write when it comes after the load.
-TEST(TmaGlobalRaces, AWriteUnorderedWithAMulticastsReadIsReported) {
+// A block of another cluster writes the bytes unordered: the load is reported when it lands after
+// the write, and the write when it comes after the load, also one that starts inside a run.
+template <int Writer> void expect_multicast_read_race(const std::string& store, int64_t byte) {
   const std::string load =
       source_at(kKernels, "tma.global_to_shared(rows, tile, {0, 0}, landed[0], Multicast{3}); });");
-  const std::string store = source_at(kKernels, "store_global(rows, register_tensor<float>({8, 32}, 1.0f), {0, 0});");
   const std::string barrier = source_at(kKernels, "auto landed = mbarrier.alloc({1});");
+  const std::string memory = fmt::format("global memory, byte {} of a 1024-byte allocation", byte);
   bool wrote_later = false;
   for (const KernelOptions& o : every_order_options(KernelOptions{"sm_90a"})) {
     Buffer<float> data(Device::simulator(), random_floats(256, 13)), copy(Device::simulator(), std::vector<float>(512));
     const std::string error =
-        error_of_call([&] { Kernel<OverwritesMulticastRows<-1>>(Device::simulator(), o)(data, copy); });
+        error_of_call([&] { Kernel<OverwritesMulticastRows<Writer>>(Device::simulator(), o)(data, copy); });
     const std::string landed = "the tma.global_to_shared at " + load +
                                ", landed in phase 0 of barrier 0 of the array allocated at " + barrier +
                                " in block (0, 0, 0)";
     const std::string written = "the store_global at " + store + " by warp 0 of block (2, 0, 0)";
-    const std::string write_later = store +
-                                    ": data race on global memory, byte 0 of a 1024-byte allocation: " + written +
-                                    " is not ordered after " + landed +
+    const std::string write_later = store + ": data race on " + memory + ": " + written + " is not ordered after " +
+                                    landed +
                                     "; order them with a sync(), an mbarrier arrival and a wait on its phase, or the "
                                     "wait that retires the asynchronous operation";
-    const std::string load_later =
-        load + ": data race on global memory, byte 0 of a 1024-byte allocation: " + landed + " is not ordered after ";
+    const std::string load_later = load + ": data race on " + memory + ": " + landed + " is not ordered after ";
     EXPECT_TRUE(error == write_later || error.starts_with(load_later)) << error;
     wrote_later = wrote_later || error == write_later;
   }
   // The kept read is what reports a write after the load.
   EXPECT_TRUE(wrote_later);
+}
+
+TEST(TmaGlobalRaces, AWriteUnorderedWithAMulticastsReadIsReported) {
+  expect_multicast_read_race<-1>(
+      source_at(kKernels, "store_global(rows, register_tensor<float>({8, 32}, 1.0f), {0, 0});"), 0);
+  expect_multicast_read_race<-2>(
+      source_at(kKernels, "store_global(rows, register_tensor<float>({1, 16}, 1.0f), {3, 16});"), 3 * 128 + 64);
 }
 
 // The report of a TMA load's global read names the issuing warp's wait of cta scope, which missed

@@ -120,21 +120,31 @@ ir::Kernel check_shared_handoffs(const ir::Kernel& k, const PassContext&) {
   flatten(k->body, body);
   std::vector<Group> groups;
   int syncs = 0;
-  bool released = false;  // a release cluster.arrive() at the top awaits its cluster.wait()
+  // A release cluster.arrive() at the top awaits its cluster.wait(), and the groups since it. A
+  // sync() between them orders the groups on its sides itself.
+  bool released = false;
+  size_t since_arrival = 0;
   for (const ir::Stmt& s : body) {
     if (s->kind == ir::NodeKind::ClusterArrive) {
       released = !static_cast<const ir::ClusterArriveNode&>(*s).relaxed;
+      since_arrival = groups.size();
       continue;
     }
     if (s->kind == ir::NodeKind::ClusterWait) {
-      if (released) ++syncs;
+      if (released) {
+        for (size_t g = since_arrival; g < groups.size(); ++g) groups[g].last = syncs + 1;
+        ++syncs;
+      }
       released = false;
       continue;
     }
-    if (BlockSyncs(s).found) ++syncs;
+    if (BlockSyncs(s).found) {
+      ++syncs;
+      released = false;
+    }
     if (s->kind != ir::NodeKind::ThreadGroup) continue;
     const auto& g = static_cast<const ir::ThreadGroupNode&>(*s);
-    groups.push_back(Group{&g, syncs, released ? syncs + 1 : syncs, GroupAccesses(g, barriers)});
+    groups.push_back(Group{&g, syncs, syncs, GroupAccesses(g, barriers)});
   }
   for (const Group& writer : groups)
     for (const Group& reader : groups) {

@@ -279,7 +279,8 @@ void HappensBefore::report_unfenced(const Access& write, const Access& read, con
 
 void HappensBefore::weak_wait(uint32_t warp, const VectorClock& published, WeakWait wait) {
   auto [it, fresh] = weak_waits_[warp].try_emplace({wait.at, wait.relaxed_arrival}, wait, VectorClock{});
-  it->second.first.warp_clock = std::min(it->second.first.warp_clock, wait.warp_clock);
+  // The latest pass: every pass's publication precedes what its warp issues after it.
+  it->second.first.warp_clock = std::max(it->second.first.warp_clock, wait.warp_clock);
   it->second.second.join(published);
 }
 
@@ -662,16 +663,12 @@ void HappensBefore::check_after_multicast_reads(Shadow& shadow, int64_t begin, i
   if (shadow.multicast_reads.empty()) return;
   const int64_t end = begin + n;
   auto it = shadow.multicast_reads.lower_bound(begin - shadow.longest_multicast_read);
-  while (it != shadow.multicast_reads.end() && it->first < end) {
+  for (; it != shadow.multicast_reads.end() && it->first < end; ++it) {
     const auto& [first, read] = *it;
-    if (read.end <= begin) {
-      ++it;
-      continue;
-    }
-    if (std::none_of(read.phases->begin(), read.phases->end(), [&](Epoch e) { return clock.covers(e); }))
+    if (read.end > begin &&
+        std::none_of(read.phases->begin(), read.phases->end(), [&](Epoch e) { return clock.covers(e); }))
       report(Access{.epoch = read.phases->front(), .site = read.site}, at, memory(std::max(begin, first)), clock,
              waiter);
-    it = first >= begin && read.end <= end ? shadow.multicast_reads.erase(it) : std::next(it);
   }
 }
 

@@ -103,7 +103,7 @@ struct Shadow {
   std::vector<Access> non_coherent_read, atomic_write, tma_write;
   // For global memory, the reads of TMA loads multicast to several blocks, by first byte: each is
   // observed by the phase it completes in any of them, so a later write must follow one of those
-  // phases. A write that does, over all of a read's bytes, retires it.
+  // phases. (A write that follows one does not retire it: a replica of that write need not follow.)
   struct MulticastRead {
     int64_t end;  // one past the last byte read
     std::shared_ptr<const std::vector<Epoch>> phases;
@@ -155,7 +155,7 @@ class HappensBefore {
   // a relaxed wait (nothing), or one of cta scope (nothing other blocks released or landed).
   struct WeakWait {
     const SourceLoc* at;
-    Clock warp_clock;  // the waiting warp's own clock when it passed the wait
+    Clock warp_clock;  // the waiting warp's own clock when it passed the wait (its latest pass)
     bool relaxed;
     // A wait of the cluster barrier after a relaxed arrival, which the message names, and whether
     // it was a cluster.sync() rather than a cluster.wait().

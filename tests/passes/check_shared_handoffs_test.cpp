@@ -30,7 +30,8 @@ enum class Handoff {
   halves_in_groups,
   arrival_before_the_writer,
   work_between_the_halves,
-  reader_between_the_halves
+  reader_between_the_halves,
+  sync_between_the_halves
 };
 
 constexpr bool clustered(Handoff h) { return h >= Handoff::halves_between; }
@@ -44,7 +45,7 @@ template <Handoff H> struct HandsATileToAnotherGroup : Script {
     alloc_line = __LINE__ + 1;
     auto tile = shared_tensor<float>({32});
     auto bars = mbarrier.alloc({32});
-    if (H == Handoff::arrival_before_the_writer) cluster.arrive();
+    if (H == Handoff::arrival_before_the_writer || H == Handoff::sync_between_the_halves) cluster.arrive();
     thread_group(0, 32, [&] {
       store_line = __LINE__ + 1;
       store_shared(tile, load_global(global_view(in, {32}), {0}, {32}));
@@ -54,7 +55,7 @@ template <Handoff H> struct HandsATileToAnotherGroup : Script {
         cluster.wait();
       }
     });
-    if (H == Handoff::sync) sync();
+    if (H == Handoff::sync || H == Handoff::sync_between_the_halves) sync();
     const bool halves_after_the_writer = H == Handoff::halves_between || H == Handoff::work_between_the_halves ||
                                          H == Handoff::reader_between_the_halves;
     if (halves_after_the_writer) cluster.arrive();
@@ -64,7 +65,8 @@ template <Handoff H> struct HandsATileToAnotherGroup : Script {
       thread_group(32, 32, [&] { store_global(global_view(out, {32}), register_tensor<float>({32}, 0.0f), {0}); });
     between_line = __LINE__ + 1;
     if (H == Handoff::reader_between_the_halves) thread_group(32, 32, [&] { (void)load_shared(tile); });
-    if (halves_after_the_writer || H == Handoff::relaxed_halves_between || H == Handoff::arrival_before_the_writer)
+    if (halves_after_the_writer || H == Handoff::relaxed_halves_between || H == Handoff::arrival_before_the_writer ||
+        H == Handoff::sync_between_the_halves)
       cluster.wait();
     thread_group(32, 32, [&] {
       if (H == Handoff::mbarrier) mbarrier.wait(bars[0], 0u);
@@ -121,6 +123,7 @@ TEST(CheckSharedHandoffs, AcceptsASyncAnMbarrierOrTheClusterBarrierBetweenTheGro
        {traced<HandsATileToAnotherGroup<Handoff::sync>>(), traced<HandsATileToAnotherGroup<Handoff::mbarrier>>(),
         traced<HandsATileToAnotherGroup<Handoff::halves_between>>(),
         traced<HandsATileToAnotherGroup<Handoff::work_between_the_halves>>(),
+        traced<HandsATileToAnotherGroup<Handoff::sync_between_the_halves>>(),
         traced<HandsATileToAnotherGroup<Handoff::halves_in_groups>>()})
     EXPECT_EQ(passes::check_shared_handoffs(k, {ir::Arch::Sm90a}), k);
 }
