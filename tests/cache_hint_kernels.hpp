@@ -81,16 +81,19 @@ struct HintedAsyncCopy : Script {
 };
 
 // Atomics through hinted views, in every form that carries the hint: every block adds its row of
-// `x` into `sums` (red), adds 1 to `counts` and the old counts into `old_sums` (atom), and its index
+// `x` into `sums` (red), 1 into the f16 `halves` (a red of a generic address), adds 1 to `counts`
+// and the old counts into `old_sums` (atom), and its index
 // into `largest` by a scalar max; one thread of each takes a ticket (a scalar atom), and the last
 // one stores 7 into `flag` and reads it back into `seen` (relaxed st and ld).
 struct HintedAtomics : Script {
-  void operator()(Int32 blocks, Ptr<float> x, Ptr<float> sums, Ptr<int32_t> counts, Ptr<int32_t> old_sums,
-                  Ptr<int32_t> largest, Ptr<int32_t> tickets, Ptr<int32_t> flag, Ptr<int32_t> seen) {
+  void operator()(Int32 blocks, Ptr<float> x, Ptr<float> sums, Ptr<f16> halves, Ptr<int32_t> counts,
+                  Ptr<int32_t> old_sums, Ptr<int32_t> largest, Ptr<int32_t> tickets, Ptr<int32_t> flag,
+                  Ptr<int32_t> seen) {
     attrs.blocks = blocks;
     attrs.warps = 1;
     auto row = reshape(load_global(global_view(x, {blocks, 32}), {blockIdx.x, 0}, {1, 32}), {32});
     atomic.add(global_view(sums, {32}).with_cache_hint(CacheHint::evict_first), row, {0});
+    atomic.add(global_view(halves, {32}).with_cache_hint(CacheHint::evict_last), register_tensor<f16>({32}, 1.0f), {0});
     auto before = atomic.fetch_add(global_view(counts, {32}).with_cache_hint(CacheHint::evict_last),
                                    register_tensor<int32_t>({32}, 1), {0});
     atomic.add(global_view(old_sums, {32}), before, {0});
@@ -155,17 +158,19 @@ inline void check_hinted_atomics(const Device& dev, int blocks, const KernelOpti
   std::vector<float> x(size_t(blocks) * 32);
   for (float& v : x) v = float(dist(rng));
   Buffer<float> dx(dev, x), sums(dev, std::vector<float>(32, 0.0f));
+  Buffer<f16> halves(dev, std::vector<f16>(32, f16(0.0f)));
   Buffer<int32_t> counts(dev, std::vector<int32_t>(32, 0)), old_sums(dev, std::vector<int32_t>(32, 0)),
       largest(dev, std::vector<int32_t>{-1}), tickets(dev, std::vector<int32_t>{0}), flag(dev, std::vector<int32_t>{0}),
       seen(dev, std::vector<int32_t>{0});
   Kernel<HintedAtomics> k(dev, options);
-  k(blocks, dx, sums, counts, old_sums, largest, tickets, flag, seen);
+  k(blocks, dx, sums, halves, counts, old_sums, largest, tickets, flag, seen);
   const auto got_sums = sums.download();
   for (int i = 0; i < 32; ++i) {
     float want = 0;
     for (int b = 0; b < blocks; ++b) want += x[size_t(b) * 32 + size_t(i)];
     ASSERT_EQ(got_sums[size_t(i)], want) << i;
   }
+  for (const f16 h : halves.download()) ASSERT_EQ(float(h), float(blocks));
   EXPECT_EQ(counts.download(), std::vector<int32_t>(32, blocks));
   EXPECT_EQ(old_sums.download(), std::vector<int32_t>(32, blocks * (blocks - 1) / 2));
   EXPECT_EQ(largest.download(), std::vector<int32_t>{blocks - 1});

@@ -129,13 +129,22 @@ TEST(CacheHints, HintedAtomicsComputeWhatUnhintedOnesDo) {
 
 TEST(CacheHints, TheHintReachesEveryAtomicThatTakesOne) {
   Kernel<HintedAtomics> k(Device::simulator(), KernelOptions{"sm_90a"});
-  const std::string cuda = k.cuda_source(3, (float*)nullptr, (float*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr,
-                                         (int32_t*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr);
+  const std::string cuda =
+      k.cuda_source(3, (float*)nullptr, (float*)nullptr, (f16*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr,
+                    (int32_t*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr, (int32_t*)nullptr);
+  const auto count = [&](std::string_view piece) {
+    int n = 0;
+    for (size_t at = cuda.find(piece); at != std::string::npos; at = cuda.find(piece, at + 1)) ++n;
+    return n;
+  };
+  // The tile and the scalar fetch_add are one atom form each; every hinted form takes its policy.
+  EXPECT_EQ(count("atom.relaxed.gpu.global.add.L2::cache_hint.s32"), 2);
   for (const char* piece :
-       {"red.relaxed.gpu.global.add.L2::cache_hint.f32", "atom.relaxed.gpu.global.add.L2::cache_hint.s32",
+       {"red.relaxed.gpu.global.add.L2::cache_hint.f32", "red.relaxed.gpu.add.noftz.L2::cache_hint.f16",
         "red.relaxed.gpu.global.max.L2::cache_hint.s32", "st.relaxed.gpu.global.L2::cache_hint.s32",
-        "ld.relaxed.gpu.global.L2::cache_hint.s32", "red.relaxed.gpu.global.add.s32"})
-    EXPECT_NE(cuda.find(piece), std::string::npos) << piece;
+        "ld.relaxed.gpu.global.L2::cache_hint.s32", "red.relaxed.gpu.global.add.s32 [%0], %1;"})
+    EXPECT_EQ(count(piece), 1) << piece;
+  EXPECT_EQ(count("L2::cache_hint"), count("tessel_l2_policy_evict_first()") + count("tessel_l2_policy_evict_last()"));
 }
 
 TEST(CacheHints, ACompareExchangeThroughAHintedViewIsRefused) {
