@@ -21,15 +21,6 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
   return v;
 }
 
-template <class S, class... A> void run_sm90(const sim::Options& o, const A&... args) {
-  Kernel<S> k(Device::simulator(), KernelOptions{.arch = "sm_90a", .sim = o});
-  k(args...);
-}
-
-template <class S, class... A> std::string error_sm90(const sim::Options& o, const A&... args) {
-  return error_of_call([&] { run_sm90<S>(o, args...); });
-}
-
 TEST(ClusterBarrierHalves, AReleaseArrivalOrdersTheTileBeforeThePeersRead) {
   for (const sim::Options& o : every_order()) {
     check_traded_rows(Device::simulator(), 1, o);
@@ -44,7 +35,7 @@ TEST(ClusterBarrierHalves, ARelaxedArrivalOrdersNothingAndTheReportNamesIt) {
   const std::string arrive = source_at(kKernels, "cluster.arrive(Order);");
   for (const sim::Options& o : every_order()) {
     Buffer<float> in(Device::simulator(), random_floats(512, 4)), out(Device::simulator(), std::vector<float>(1024));
-    const std::string got = error_sm90<TradesRowsAfterAnArrival<MemoryOrder::relaxed>>(o, 1, in, out);
+    const std::string got = simulation_error<TradesRowsAfterAnArrival<MemoryOrder::relaxed>>(o, 1, in, out);
     EXPECT_TRUE(got.starts_with(read + ": data race on shared memory allocated at ")) << got;
     EXPECT_NE(got.find(" is not ordered after the store_shared at " + store + " by warp "), std::string::npos) << got;
     EXPECT_TRUE(got.ends_with("; the cluster.wait at " + wait + " passed the phase of a relaxed cluster.arrive (at " +
@@ -81,7 +72,7 @@ TEST(ClusterBarrierHalves, AWarpThatArrivedAndFinishedCountsNoMore) {
   traded.insert(traded.end(), x.begin(), x.begin() + 256);
   for (const sim::Options& o : every_order()) {
     Buffer<float> in(Device::simulator(), x), out(Device::simulator(), std::vector<float>(512, -1.0f));
-    run_sm90<ArrivesAndFinishes>(o, in, out);
+    simulate<ArrivesAndFinishes>(o, in, out);
     EXPECT_EQ(out.download(), traded) << sim::schedule_name(o);
   }
 }
@@ -106,7 +97,7 @@ TEST(ClusterBarrierHalves, ASecondArrivalBeforeTheWaitIsReported) {
   Buffer<float> out(Device::simulator(), std::vector<float>(2));
   const std::string first = source_at(kFile, "// first arrival");
   const std::string second = source_at(kFile, "// second arrival");
-  const std::string got = error_sm90<MisusesTheClusterBarrier<Misuse::arrives_twice>>(sim::Options{}, out);
+  const std::string got = simulation_error<MisusesTheClusterBarrier<Misuse::arrives_twice>>(sim::Options{}, out);
   EXPECT_EQ(got, second + ": cluster.arrive() by warp 0 of block (0, 0, 0), which arrived at the cluster barrier at " +
                      first +
                      " and has not waited since: a thread arrives once a phase, so call cluster.wait() in "
@@ -117,7 +108,7 @@ TEST(ClusterBarrierHalves, ASyncAfterAnArrivalIsReported) {
   Buffer<float> out(Device::simulator(), std::vector<float>(2));
   const std::string first = source_at(kFile, "// first arrival");
   const std::string sync = source_at(kFile, "// sync after arriving");
-  const std::string got = error_sm90<MisusesTheClusterBarrier<Misuse::syncs_after_arriving>>(sim::Options{}, out);
+  const std::string got = simulation_error<MisusesTheClusterBarrier<Misuse::syncs_after_arriving>>(sim::Options{}, out);
   EXPECT_EQ(got, sync + ": cluster.sync() by warp 0 of block (0, 0, 0), which arrived at the cluster barrier at " +
                      first +
                      " and has not waited since: a thread arrives once a phase, so call cluster.wait() in "
@@ -129,7 +120,8 @@ TEST(ClusterBarrierHalves, AnAllocationAfterAnArrivalIsReported) {
   Buffer<float> out(Device::simulator(), std::vector<float>(2));
   const std::string first = source_at(kFile, "// first arrival");
   const std::string alloc = source_at(kFile, "// alloc after arriving");
-  const std::string got = error_sm90<MisusesTheClusterBarrier<Misuse::allocates_after_arriving>>(sim::Options{}, out);
+  const std::string got =
+      simulation_error<MisusesTheClusterBarrier<Misuse::allocates_after_arriving>>(sim::Options{}, out);
   EXPECT_EQ(got, alloc +
                      ": mbarrier.alloc (whose cluster.sync() publishes the barriers to the cluster) by warp 0 of "
                      "block (0, 0, 0), which arrived at the cluster barrier at " +
@@ -141,7 +133,8 @@ TEST(ClusterBarrierHalves, AnAllocationAfterAnArrivalIsReported) {
 TEST(ClusterBarrierHalves, AWaitWithoutAnArrivalIsReported) {
   Buffer<float> out(Device::simulator(), std::vector<float>(2));
   const std::string wait = source_at(kFile, "// the wait");
-  const std::string got = error_sm90<MisusesTheClusterBarrier<Misuse::waits_without_arriving>>(sim::Options{}, out);
+  const std::string got =
+      simulation_error<MisusesTheClusterBarrier<Misuse::waits_without_arriving>>(sim::Options{}, out);
   EXPECT_EQ(got, wait +
                      ": cluster.wait() by warp 0 of block (0, 0, 0), which has not arrived at the cluster barrier "
                      "since its last wait: call cluster.arrive() before it");
@@ -158,7 +151,7 @@ TEST(ClusterBarrierHalves, AnArrivalIsReleaseOrRelaxed) {
     }
   };
   Buffer<float> out(Device::simulator(), std::vector<float>(2));
-  const std::string got = error_sm90<ArrivesWithAcquire>(sim::Options{}, out);
+  const std::string got = simulation_error<ArrivesWithAcquire>(sim::Options{}, out);
   EXPECT_TRUE(
       got.ends_with(": cluster.arrive: an arrival is release (the default) or relaxed, not acquire; the wait "
                     "that follows it acquires"))
@@ -191,7 +184,7 @@ TEST(ClusterBarrierHalves, AWaitThatNoArrivalCanCompleteIsADeadlock) {
   Buffer<float> out(Device::simulator(), std::vector<float>(2));
   const std::string arrive = source_at(kFile, "// warp 0 arrives");
   const std::string wait = source_at(kFile, "// warp 0 waits");
-  const std::string got = error_sm90<WaitsInACycle>(sim::Options{}, out);
+  const std::string got = simulation_error<WaitsInACycle>(sim::Options{}, out);
   EXPECT_NE(got.find("deadlock"), std::string::npos) << got;
   EXPECT_NE(got.find("warp 0 (threads 0..31): waiting at cluster.wait() at " + wait +
                      " (32 of its 32 threads arrived at " + arrive + ")"),

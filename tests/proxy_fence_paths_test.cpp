@@ -25,15 +25,6 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
   return v;
 }
 
-template <class S, class... A> void run_sm90(const sim::Options& o, const A&... args) {
-  Kernel<S> k(Device::simulator(), KernelOptions{.arch = "sm_90a", .sim = o});
-  k(args...);
-}
-
-template <class S, class... A> std::string error_sm90(const sim::Options& o, const A&... args) {
-  return error_of_call([&] { run_sm90<S>(o, args...); });
-}
-
 enum class FencedBy { writers, issuer_after_the_sync, issuer_before_the_sync };
 
 // Four warps store a tile to shared memory; after a sync() one thread stores it to `out` by TMA.
@@ -60,10 +51,10 @@ TEST(ProxyFencePaths, TheIssuersFenceAfterTheSyncCoversEveryWarpsWrites) {
   const std::vector<float> x = random_floats(256, 5);
   for (const sim::Options& o : every_order()) {
     Buffer<float> in(Device::simulator(), x), out(Device::simulator(), std::vector<float>(256, -1.0f));
-    run_sm90<StoresTheWarpsTileByTma<FencedBy::issuer_after_the_sync>>(o, in, out);
+    simulate<StoresTheWarpsTileByTma<FencedBy::issuer_after_the_sync>>(o, in, out);
     EXPECT_EQ(out.download(), x) << sim::schedule_name(o);
     out.upload(std::vector<float>(256, -1.0f));
-    run_sm90<StoresTheWarpsTileByTma<FencedBy::writers>>(o, in, out);
+    simulate<StoresTheWarpsTileByTma<FencedBy::writers>>(o, in, out);
     EXPECT_EQ(out.download(), x) << sim::schedule_name(o);
   }
 }
@@ -75,7 +66,7 @@ TEST(ProxyFencePaths, TheIssuersFenceBeforeTheSyncLeavesTheOtherWarpsWritesUnfen
   const std::string alloc = source_at(kFile, "auto tile = shared_tensor<float>({8, 32});");
   for (const sim::Options& o : every_order()) {
     Buffer<float> in(Device::simulator(), random_floats(256, 6)), out(Device::simulator(), std::vector<float>(256));
-    EXPECT_EQ(error_sm90<StoresTheWarpsTileByTma<FencedBy::issuer_before_the_sync>>(o, in, out),
+    EXPECT_EQ(simulation_error<StoresTheWarpsTileByTma<FencedBy::issuer_before_the_sync>>(o, in, out),
               tma + ": shared memory allocated at " + alloc +
                   ", byte 256 of the allocation, in block (0, 0, 0): the tma.shared_to_global at " + tma +
                   " by warp 0 of block (0, 0, 0) reads through the async proxy what the store_shared at " + store +
@@ -124,7 +115,7 @@ TEST(ProxyFencePaths, AFenceByAWarpBetweenTheWriterAndTheReaderCounts) {
   const std::vector<float> x = random_floats(256, 7);
   for (const sim::Options& o : every_order()) {
     Buffer<float> in(Device::simulator(), x), out(Device::simulator(), std::vector<float>(256, -1.0f));
-    run_sm90<HandsATileThroughAFencingWarp<MiddleFence::between_wait_and_arrival>>(o, in, out);
+    simulate<HandsATileThroughAFencingWarp<MiddleFence::between_wait_and_arrival>>(o, in, out);
     EXPECT_EQ(out.download(), x) << sim::schedule_name(o);
   }
 }
@@ -147,9 +138,9 @@ TEST(ProxyFencePaths, AFenceOffThePathFromTheWritesToTheReadIsReported) {
                                kRemedy;
   for (const sim::Options& o : every_order()) {
     Buffer<float> in(Device::simulator(), random_floats(256, 8)), out(Device::simulator(), std::vector<float>(256));
-    EXPECT_EQ(error_sm90<HandsATileThroughAFencingWarp<MiddleFence::before_the_wait>>(o, in, out), expected)
+    EXPECT_EQ(simulation_error<HandsATileThroughAFencingWarp<MiddleFence::before_the_wait>>(o, in, out), expected)
         << sim::schedule_name(o);
-    EXPECT_EQ(error_sm90<HandsATileThroughAFencingWarp<MiddleFence::after_the_arrival>>(o, in, out), expected)
+    EXPECT_EQ(simulation_error<HandsATileThroughAFencingWarp<MiddleFence::after_the_arrival>>(o, in, out), expected)
         << sim::schedule_name(o);
   }
 }
@@ -233,10 +224,10 @@ TEST(ProxyFencePaths, AWriteIntoThePeersSharedMemoryIsFencedForTheClusterOrByThe
   traded.insert(traded.end(), x.begin(), x.begin() + 256);
   for (const sim::Options& o : every_order()) {
     Buffer<float> in(Device::simulator(), x), out(Device::simulator(), std::vector<float>(512, -1.0f));
-    run_sm90<TradesRowsThroughThePeersMailbox<MailboxFence::writer_of_the_cluster>>(o, in, out);
+    simulate<TradesRowsThroughThePeersMailbox<MailboxFence::writer_of_the_cluster>>(o, in, out);
     EXPECT_EQ(out.download(), traded) << sim::schedule_name(o);
     out.upload(std::vector<float>(512, -1.0f));
-    run_sm90<TradesRowsThroughThePeersMailbox<MailboxFence::receiver_of_its_block>>(o, in, out);
+    simulate<TradesRowsThroughThePeersMailbox<MailboxFence::receiver_of_its_block>>(o, in, out);
     EXPECT_EQ(out.download(), traded) << sim::schedule_name(o);
   }
 }
@@ -249,7 +240,7 @@ TEST(ProxyFencePaths, AWriteIntoThePeersSharedMemoryFencedForTheWritersBlockIsRe
   for (const sim::Options& o : every_order()) {
     Buffer<float> in(Device::simulator(), random_floats(512, 10)), out(Device::simulator(), std::vector<float>(512));
     const std::string error =
-        error_sm90<TradesRowsThroughThePeersMailbox<MailboxFence::writer_of_its_block>>(o, in, out);
+        simulation_error<TradesRowsThroughThePeersMailbox<MailboxFence::writer_of_its_block>>(o, in, out);
     const auto expected = [&](int reader, int writer) {
       return fmt::format(
           "{0}: shared memory allocated at {1}, byte 0 of the allocation, in block ({2}, 0, 0): the "
@@ -298,7 +289,7 @@ TEST(ProxyFencePaths, TheReadersFenceOfGlobalMemoryAfterItsAcquireCoversAnotherB
     Buffer<float> dx(Device::simulator(), x), data(Device::simulator(), std::vector<float>(256, -1.0f)),
         copy(Device::simulator(), std::vector<float>(256, -1.0f));
     Buffer<int32_t> flag(Device::simulator(), std::vector<int32_t>{0});
-    run_sm90<LoadsAnotherBlocksWritesByTma<true>>(o, dx, data, flag, copy);
+    simulate<LoadsAnotherBlocksWritesByTma<true>>(o, dx, data, flag, copy);
     const auto got = copy.download();
     for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], x[i] * 2.0f) << i << " " << sim::schedule_name(o);
   }
@@ -312,7 +303,7 @@ TEST(ProxyFencePaths, TheReadersFenceBeforeItsAcquireIsReported) {
     Buffer<float> dx(Device::simulator(), random_floats(256, 12)), data(Device::simulator(), std::vector<float>(256)),
         copy(Device::simulator(), std::vector<float>(256));
     Buffer<int32_t> flag(Device::simulator(), std::vector<int32_t>{0});
-    EXPECT_EQ(error_sm90<LoadsAnotherBlocksWritesByTma<false>>(o, dx, data, flag, copy),
+    EXPECT_EQ(simulation_error<LoadsAnotherBlocksWritesByTma<false>>(o, dx, data, flag, copy),
               load + ": global memory, byte 0 of a 1024-byte allocation: the tma.global_to_shared at " + load +
                   ", landed in phase 0 of barrier 0 of the array allocated at " + barrier +
                   " in block (1, 0, 0) reads through the async proxy what the store_global at " + store +
