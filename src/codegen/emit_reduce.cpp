@@ -36,6 +36,17 @@ std::string identity(ir::ReduceOp op, DType t) {
   return lowest ? fmt::format("(-{} - 1)", largest) : largest;
 }
 
+// Whether (v, p) precedes (acc, pos) in a reduction that keeps positions: the larger value for Max
+// (smaller for Min), the smaller position between equal values, a NaN after every number. It orders
+// every pair of elements, so the lanes of a butterfly all end with the same pair.
+std::string precedes(ir::ReduceOp op, const std::string& v, const std::string& p, const std::string& acc,
+                     const std::string& pos, bool nan) {
+  const std::string wins =
+      fmt::format("{} {} {} || ({} == {} && {} < {})", v, op == ir::ReduceOp::Max ? ">" : "<", acc, v, acc, p, pos);
+  if (!nan) return wins;
+  return fmt::format("({0} != {0} ? ({1} == {1} || {2} < {3}) : ({4}))", acc, v, p, pos, wins);
+}
+
 // Declares `q`, the thread's warp position along `warps` (least significant first), from `t`;
 // returns the number of positions.
 int declare_warp_position(Emitter& e, const std::vector<Layout::ThreadSpan>& warps) {
@@ -52,12 +63,13 @@ int declare_warp_position(Emitter& e, const std::vector<Layout::ThreadSpan>& war
 // Each warp's partials acc0, acc1, ... (one per result slot) go to row q of the partials (kept in
 // f32 for the narrow floats: ir::combining_type), q being the warp's position along the dimension,
 // from the lanes at position 0 within their warp; after a barrier every thread folds the rows in
-// order; a second barrier frees the partials for the next time the reduction runs.
+// order; a second barrier frees the partials for the next time the reduction runs. A reduction that
+// keeps positions sends pos0, pos1, ... beside them, and folds the pairs. The caller declares `t`,
+// the thread's index in its group.
 void emit_across_warps(Emitter& e, const ir::ReduceNode& n, const Layout::WarpSplit& split) {
   const Layout& out = n.out->layout;
   const DType t = n.out->dtype;
   const int elements = out.num_elements();
-  e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   const int rows = declare_warp_position(e, split.warps);
   std::vector<std::string> first_lane;
   for (const Layout::ThreadSpan& s : split.lanes)
@@ -74,11 +86,29 @@ void emit_across_warps(Emitter& e, const ir::ReduceNode& n, const Layout::WarpSp
   };
   const DType kept = n.scratch->dtype;
   e.open(first_lane.empty() ? "" : fmt::format("if ({})", fmt::join(first_lane, " && ")));
-  for (int lo = 0; lo < out.local_size(); ++lo)
+  const auto position = [&](const std::string& row, int lo) {
+    return shared_element(e, n.position_scratch, fmt::format("({}) * {} + {}", row, elements, element(lo)));
+  };
+  for (int lo = 0; lo < out.local_size(); ++lo) {
     e.line(fmt::format("{} = {};", partial("q", lo), to_storage(kept, fmt::format("acc{}", lo))));
+    if (n.position) e.line(fmt::format("{} = pos{};", position("q", lo), lo));
+  }
   e.close();
   emit_barrier(e, n.barrier);
   for (int lo = 0; lo < out.local_size(); ++lo) {
+    if (n.position) {
+      // Row 0's pair, then each later row's where it precedes.
+      e.line(fmt::format("acc{} = {};", lo, to_arith(kept, partial("0", lo))));
+      e.line(fmt::format("pos{} = {};", lo, position("0", lo)));
+      e.open(fmt::format("for (int r = 1; r < {}; ++r)", rows));
+      e.line(fmt::format("const {} v = {};", arith_type(t), to_arith(kept, partial("r", lo))));
+      e.line(fmt::format("const int p = {};", position("r", lo)));
+      e.line(fmt::format("if ({}) {{ acc{} = v; pos{} = p; }}",
+                         precedes(n.op, "v", "p", fmt::format("acc{}", lo), fmt::format("pos{}", lo), is_float(t)), lo,
+                         lo));
+      e.close();
+      continue;
+    }
     std::string acc = to_arith(kept, partial("0", lo));
     for (int r = 1; r < rows; ++r) acc = combined(n.op, t, acc, to_arith(kept, partial(std::to_string(r), lo)));
     e.line(fmt::format("{}[{}] = {};", e.tile(n.out), lo, to_storage(t, acc)));
@@ -86,10 +116,50 @@ void emit_across_warps(Emitter& e, const ir::ReduceNode& n, const Layout::WarpSp
   emit_barrier(e, n.barrier);
 }
 
+// The result's slot `lo` from acc<lo> and pos<lo>: a line whose extreme is a NaN (NaNs alone) has
+// the extent as its position.
+void store_extreme(Emitter& e, const ir::ReduceNode& n, int lo) {
+  const DType t = n.out->dtype;
+  e.line(fmt::format("{}[{}] = {};", e.tile(n.out), lo, to_storage(t, fmt::format("acc{}", lo))));
+  const std::string pos = fmt::format("pos{}", lo);
+  e.line(fmt::format(
+      "{}[{}] = {};", e.tile(n.position), lo,
+      is_float(t) ? fmt::format("acc{0} != acc{0} ? {1} : {2}", lo, n.a->shape()[size_t(n.dim)], pos) : pos));
+}
+
+// acc<lo> and pos<lo> of a reduction that keeps positions: the thread's own `slots` of output slot
+// `lo` (each at its position along the dimension, which depends on the thread), then the lanes'.
+void emit_positioned_lanes(Emitter& e, const ir::ReduceNode& n, const std::vector<int>& slots,
+                           const std::vector<Layout::ThreadSpan>& spans, unsigned mask, int lo) {
+  const Layout& in = n.a->layout;
+  const DType t = n.a->dtype;
+  const std::string a_type = arith_type(t), acc = fmt::format("acc{}", lo), pos = fmt::format("pos{}", lo);
+  const auto value = [&](int la) { return to_arith(t, fmt::format("{}[{}]", e.tile(n.a), la)); };
+  const auto position = [&](int la) { return in.coord_exprs("t", std::to_string(la))[size_t(n.dim)]; };
+  e.line(fmt::format("{} {} = {};", a_type, acc, value(slots.front())));
+  e.line(fmt::format("int {} = {};", pos, position(slots.front())));
+  for (size_t i = 1; i < slots.size(); ++i) {
+    e.open("");
+    e.line(fmt::format("const {} v = {};", a_type, value(slots[i])));
+    e.line(fmt::format("const int p = {};", position(slots[i])));
+    e.line(fmt::format("if ({}) {{ {} = v; {} = p; }}", precedes(n.op, "v", "p", acc, pos, is_float(t)), acc, pos));
+    e.close();
+  }
+  for (const auto& s : spans)
+    for (int k = 1; k < s.size; k <<= 1) {
+      e.open("");
+      e.line(fmt::format("const {} v = tessel_shfl_xor(0x{:08x}u, {}, {});", a_type, mask, acc, k * s.stride));
+      e.line(fmt::format("const int p = tessel_shfl_xor(0x{:08x}u, {}, {});", mask, pos, k * s.stride));
+      e.line(fmt::format("if ({}) {{ {} = v; {} = p; }}", precedes(n.op, "v", "p", acc, pos, is_float(t)), acc, pos));
+      e.close();
+    }
+}
+
 }  // namespace
 
 void emit_Reduce(Emitter& e, const ir::ReduceNode& n) {
-  e.header(n, fmt::format("reduce_{} over dim {}", ir::op_name(n.op), n.dim));
+  e.header(
+      n, fmt::format("{} over dim {}", n.position ? ir::reduction_name(n) : "reduce_" + ir::reduction_name(n), n.dim));
   e.declare_tile(n.out);
   const Layout& in = n.a->layout;
   const Layout& out = n.out->layout;
@@ -100,17 +170,26 @@ void emit_Reduce(Emitter& e, const ir::ReduceNode& n) {
   const auto& spans = split.lanes;
   const auto g = e.group();
   const unsigned mask = g.count >= 32 ? 0xffffffffu : ((1u << g.count) - 1u) << (g.begin % 32);
+  if (n.position) e.declare_tile(n.position);
   e.open("");
+  if (n.position || n.scratch) e.line(fmt::format("[[maybe_unused]] const int t = {};", e.thread_in_group()));
   for (int lo = 0; lo < out.local_size(); ++lo) {
     // The slots of this thread that fold into output slot `lo` (the same for every thread).
     std::vector<int> c = out.coords(0, lo);
     std::string acc;
+    std::vector<int> slots;
     for (int k = 0; k < in.shape()[n.dim]; ++k) {
       c[n.dim] = k;
       int la = 0;
       if (!in.holds(0, c, &la)) continue;  // held by another lane: folded in by the shuffles
+      slots.push_back(la);
       const std::string v = to_arith(t, fmt::format("{}[{}]", e.tile(n.a), la));
       acc = acc.empty() ? v : combine(acc, v);
+    }
+    if (n.position) {
+      emit_positioned_lanes(e, n, slots, spans, mask, lo);
+      if (!n.scratch) store_extreme(e, n, lo);
+      continue;
     }
     e.line(fmt::format("{} acc{} = {};", arith_type(t), lo, acc));
     for (const auto& s : spans)
@@ -121,7 +200,11 @@ void emit_Reduce(Emitter& e, const ir::ReduceNode& n) {
     if (!n.scratch)
       e.line(fmt::format("{}[{}] = {};", e.tile(n.out), lo, to_storage(n.out->dtype, fmt::format("acc{}", lo))));
   }
-  if (n.scratch) emit_across_warps(e, n, split);
+  if (n.scratch) {
+    emit_across_warps(e, n, split);
+    if (n.position)
+      for (int lo = 0; lo < out.local_size(); ++lo) store_extreme(e, n, lo);
+  }
   e.close();
 }
 

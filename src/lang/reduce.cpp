@@ -81,29 +81,33 @@ RegisterTensor Instructions::min(const RegisterTensor& x, int dim, loc_t l) {
   return reduce(ir::ReduceOp::Min, x, dim, SourceLoc::from(l));
 }
 
-RegisterTensor Instructions::position_of_extreme(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc) {
-  if (dim < 0 || dim >= int(x.shape().size()))
-    throw Error(loc, fmt::format("arg{}: dim {} is out of range for a tile of rank {}", ir::op_name(op), dim,
-                                 x.shape().size()));
-  const RegisterTensor extreme = reduce(op, x, dim, loc);  // checks the group
+Extreme Instructions::extreme_with_position(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc) {
+  const std::string what = fmt::format("arg{}", ir::op_name(op));
   Builder& b = Builder::current(loc);
-  auto positions = new_tile(DType::I32, x.shape(), Layout(), "index", loc);
-  b.emit(ir::make<ir::IotaNode>(loc, positions, dim));
-  const auto at_user_line = [&](TileOperand o) {
-    o.loc = loc;
-    return o;
-  };
-  const RegisterTensor holds = elementwise(ir::BinaryOp::Eq, at_user_line(x), at_user_line(extreme));
-  const RegisterTensor candidates =
-      where(at_user_line(holds), at_user_line(RegisterTensor(positions)), at_user_line(x.shape()[size_t(dim)]));
-  return reduce(ir::ReduceOp::Min, candidates, dim, loc);
+  check_group(x.ir(), what, loc);
+  if (dim < 0 || dim >= int(x.shape().size()))
+    throw Error(loc, fmt::format("{}: dim {} is out of range for a tile of rank {}", what, dim, x.shape().size()));
+  std::vector<int> reduced_shape = x.shape();
+  reduced_shape[size_t(dim)] = 1;
+  auto value = new_tile(x.dtype(), reduced_shape, Layout(), "r", loc);
+  auto position = new_tile(DType::I32, reduced_shape, Layout(), "index", loc);
+  auto node = ir::make<ir::ReduceNode>(loc, value, op, x.ir(), dim);
+  node->position = position;
+  b.emit(node);
+  return {RegisterTensor(value), RegisterTensor(position)};
 }
 
 RegisterTensor Instructions::argmax(const RegisterTensor& x, int dim, loc_t l) {
-  return position_of_extreme(ir::ReduceOp::Max, x, dim, SourceLoc::from(l));
+  return extreme_with_position(ir::ReduceOp::Max, x, dim, SourceLoc::from(l)).position;
 }
 RegisterTensor Instructions::argmin(const RegisterTensor& x, int dim, loc_t l) {
-  return position_of_extreme(ir::ReduceOp::Min, x, dim, SourceLoc::from(l));
+  return extreme_with_position(ir::ReduceOp::Min, x, dim, SourceLoc::from(l)).position;
+}
+Extreme Instructions::max_and_argmax(const RegisterTensor& x, int dim, loc_t l) {
+  return extreme_with_position(ir::ReduceOp::Max, x, dim, SourceLoc::from(l));
+}
+Extreme Instructions::min_and_argmin(const RegisterTensor& x, int dim, loc_t l) {
+  return extreme_with_position(ir::ReduceOp::Min, x, dim, SourceLoc::from(l));
 }
 
 }  // namespace tessel

@@ -22,7 +22,7 @@ class AllocateBarriers : public ir::Mutator {
   // A reduction, scan or layout conversion across the warps of a thread group, and a print,
   // synchronize them as its sync() would.
   ir::Stmt visit(const ir::ReduceNode& n, const ir::Stmt& self) override {
-    return across_warps(n, self, fmt::format("{} across warps", ir::op_name(n.op)));
+    return across_warps(n, self, fmt::format("{} across warps", ir::reduction_name(n)));
   }
   ir::Stmt visit(const ir::ScanNode& n, const ir::Stmt& self) override {
     return across_warps(n, self, fmt::format("cum{} across warps", ir::op_name(n.op)));

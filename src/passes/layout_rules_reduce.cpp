@@ -53,9 +53,11 @@ bool reducible(const Layout& layout, int dim) {
 }  // namespace
 
 void layout_rule_Reduce(LayoutRules& r, const ir::ReduceNode& n) {
-  const std::string op(ir::op_name(n.op));
+  const std::string op = ir::reduction_name(n);
   const int in = r.index(n.a);
-  r.constraints.reductions.push_back({in, r.define(n.out, op), n.dim, op, n.loc});
+  const int out = r.define(n.out, op);
+  r.constraints.reductions.push_back({in, out, n.dim, op, n.loc});
+  if (n.position) r.same(out, r.define(n.position, op));
   if (reducible(coalescing_default(n.a), n.dim)) return;
   r.constraints.preferred.push_back({line_layout(n.a->shape(), n.a->threads, n.dim), in,
                                      fmt::format("gets the layout of a reduction over dim {} from", n.dim), op, n.loc});

@@ -22,9 +22,18 @@ class PlanReductions : public ir::Mutator {
     Layout::WarpSplit split;
     const bool splits = n.a->layout.split_at_warps(n.dim, &split);
     TESSEL_CHECK(splits, "reduction at {} over a layout infer_layouts accepted", n.loc.str());
-    check_runs_in_warps(n, split.lanes, ir::op_name(n.op));
+    const std::string what = ir::reduction_name(n);
+    check_runs_in_warps(n, split.lanes, what);
     if (split.warps.empty()) return self;
-    return across_warps(n, split.warps, ir::op_name(n.op), "parts");
+    auto planned = across_warps(n, split.warps, what, "parts");
+    if (!n.position) return planned;
+    // The positions go beside the values, in a scratch of the same rows.
+    auto positions = ir::make<ir::SharedTensorNode>(DType::I32, planned->scratch->shape, planned->scratch->strides,
+                                                    nullptr, nullptr, fmt::format("{}_positions", what), n.loc, 0);
+    positions->owner = fmt::format("the scratch of {}'s positions, one row for each warp", what);
+    allocations.push_back(ir::make<ir::AllocSharedNode>(n.loc, positions));
+    planned->position_scratch = positions;
+    return planned;
   }
 
   ir::Stmt visit(const ir::ScanNode& n, const ir::Stmt& self) override {
@@ -102,8 +111,8 @@ class PlanReductions : public ir::Mutator {
   // `n` (a reduction or scan, `what` in messages) with its scratch, a new allocation of [warps
   // along the dimension, result rows] at the kernel's start, and its group's barrier. The warps
   // exchange their `parts` at the barrier, so the group must be whole warps.
-  template <class N> ir::Stmt across_warps(const N& n, const std::vector<Layout::ThreadSpan>& warp_spans,
-                                           std::string_view what, std::string_view parts) {
+  template <class N> std::shared_ptr<N> across_warps(const N& n, const std::vector<Layout::ThreadSpan>& warp_spans,
+                                                     std::string_view what, std::string_view parts) {
     const ir::ThreadRange g = position().group();
     if (g.begin % 32 != 0 || g.count % 32 != 0)
       throw Error(n.loc, fmt::format("{} over dim {}: its warps combine their {} at a barrier of the thread group "

@@ -132,6 +132,107 @@ std::map<int64_t, ir::Scalar> through_scratch(Warp& w, const ir::SharedTensor& s
   return folded;
 }
 
+// An element's value and its position along the reduced dimension.
+struct Positioned {
+  ir::Scalar value;
+  int64_t position;
+};
+
+// Whether `b` precedes `a` (emit_reduce.cpp's `precedes`): the larger value for Max, the smaller
+// for Min, the smaller position between equal values, a NaN after every number.
+bool precedes(ir::ReduceOp op, DType t, const Positioned& b, const Positioned& a) {
+  const bool earlier = b.position < a.position;
+  if (is_float(t)) {
+    if (std::isnan(a.value.f)) return !std::isnan(b.value.f) || earlier;
+    if (std::isnan(b.value.f)) return false;
+  }
+  const auto test = [&](ir::BinaryOp o) { return ir::apply_binary(o, t, b.value, a.value).i != 0; };
+  return test(op == ir::ReduceOp::Max ? ir::BinaryOp::Gt : ir::BinaryOp::Lt) || (test(ir::BinaryOp::Eq) && earlier);
+}
+
+// A reduction that keeps positions, as the generated code computes it: each lane's elements of a
+// row, the lanes by xor shuffles, the warps through the two scratches (the values in
+// ir::combining_type, the positions as i32) between two barriers of the group. Every order of
+// combining gives the same pair, since `precedes` orders every two elements.
+void exec_positioned_reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
+  const DType t = n.a->dtype, a = ir::combining_type(t);
+  const LaneRows held =
+      lane_rows(w, *n.a, n.dim, mask, n.loc, fmt::format("arg{}", ir::op_name(n.op)), "the reduction");
+  std::array<std::map<int64_t, Positioned>, 32> acc;
+  for (int lane = 0; lane < 32; ++lane)
+    for (const auto& [row, elements] : held[size_t(lane)])
+      for (const auto& [k, v] : elements) {
+        const Positioned candidate{ir::normalize(a, v), k};
+        const auto [it, first] = acc[size_t(lane)].emplace(row, candidate);
+        if (!first && precedes(n.op, a, candidate, it->second)) it->second = candidate;
+      }
+  Layout::WarpSplit split;
+  TESSEL_CHECK(n.a->layout.split_at_warps(n.dim, &split), "reduction at {} over an unsplittable layout", n.loc.str());
+  for (const Layout::ThreadSpan& s : split.lanes)
+    for (int k = 1; k < s.size; k <<= 1) {
+      const auto before = acc;
+      for (int lane = 0; lane < 32; ++lane)
+        for (auto& [row, mine] : acc[size_t(lane)]) {
+          const auto other = before[size_t(lane ^ (k * s.stride))].find(row);
+          TESSEL_CHECK(other != before[size_t(lane ^ (k * s.stride))].end(), "reduction at {}: lane {} holds no row {}",
+                       n.loc.str(), lane ^ (k * s.stride), row);
+          if (precedes(n.op, a, other->second, mine)) mine = other->second;
+        }
+    }
+  if (n.scratch) {
+    Cta& cta = w.cta;
+    std::map<int64_t, Positioned> mine;
+    for (int lane = 0; lane < 32; ++lane) mine.insert(acc[size_t(lane)].begin(), acc[size_t(lane)].end());
+    int64_t warps = 1;
+    for (const Layout::ThreadSpan& s : split.warps) warps *= s.size;
+    const int64_t q = warp_position(w, split.warps), rows = n.scratch->shape[1];
+    const int64_t values = cta.shared_offsets.at(n.scratch.get()),
+                  positions = cta.shared_offsets.at(n.position_scratch.get());
+    const int bytes = dtype_bytes(a);
+    const int thread = w.thread(__builtin_ctz(mask));
+    const std::string_view operation = "reduction across warps";
+    for (const auto& [row, pair] : mine) {
+      uint8_t value[8], position[4];
+      store_value(a, value, pair.value);
+      store_value(DType::I32, position, ir::Scalar{.i = pair.position});
+      cta.store_shared(w, thread, values + (q * rows + row) * bytes, value, bytes, n.loc, operation);
+      cta.store_shared(w, thread, positions + (q * rows + row) * 4, position, 4, n.loc, operation);
+    }
+    cta.arrive_at_barrier(w, n.barrier, mask, n.loc, operation);
+    std::map<int64_t, Positioned> folded;
+    for (const auto& [row, pair] : mine)
+      for (int64_t warp = 0; warp < warps; ++warp) {
+        const int64_t value = values + (warp * rows + row) * bytes, position = positions + (warp * rows + row) * 4;
+        cta.access_shared(w, value, bytes, false, n.loc, operation);
+        cta.access_shared(w, position, 4, false, n.loc, operation);
+        const Positioned part{load_value(a, &cta.smem[size_t(value)]),
+                              load_value(DType::I32, &cta.smem[size_t(position)]).i};
+        if (warp == 0 || precedes(n.op, a, part, folded[row])) folded[row] = part;
+      }
+    cta.arrive_at_barrier(w, n.barrier, mask, n.loc, operation);
+    for (auto& lane_acc : acc)
+      for (auto& [row, pair] : lane_acc) pair = folded.at(row);
+  }
+  const Layout& out = n.out->layout;
+  auto& values = w.tile(n.out.get());
+  auto& positions = w.tile(n.position.get());
+  const int out_local = out.local_size();
+  const int64_t extent = n.a->shape()[size_t(n.dim)];
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(mask >> lane & 1)) continue;
+    for (int lo = 0; lo < out_local; ++lo) {
+      int k = 0;
+      const int64_t row = row_of(out.coords(w.thread_in_group(lane), lo).data(), out.shape(), n.dim, &k);
+      const auto it = acc[size_t(lane)].find(row);
+      TESSEL_CHECK(it != acc[size_t(lane)].end(), "reduction at {}: lane {} holds no row {}", n.loc.str(), lane, row);
+      const Positioned& pair = it->second;
+      values[size_t(lane) * out_local + lo] = ir::normalize(n.out->dtype, pair.value);
+      const bool nan = is_float(t) && std::isnan(pair.value.f);
+      positions[size_t(lane) * out_local + lo] = ir::Scalar{.i = nan ? extent : pair.position};
+    }
+  }
+}
+
 }  // namespace
 
 // As the generated code computes it, in ir::combining_type (f32 for the narrow floats), rounded
@@ -139,6 +240,7 @@ std::map<int64_t, ir::Scalar> through_scratch(Warp& w, const ir::SharedTensor& s
 // lanes that span the dimension combine by a butterfly of xor shuffles, and the warps that span it
 // through the scratch.
 void exec_Reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
+  if (n.position) return exec_positioned_reduce(w, n, mask);
   const Layout& out = n.out->layout;
   const DType t = n.a->dtype, a = ir::combining_type(t);
   const LaneRows held = lane_rows(w, *n.a, n.dim, mask, n.loc, ir::op_name(n.op), "the reduction");

@@ -10,6 +10,7 @@ using ArgExtremesOnGpu = GpuTest;
 TEST_F(ArgExtremesOnGpu, FirstPositionOfTheExtremeAcrossWarps) {
   check_arg_extremes<int32_t>(Device::gpu());
   check_arg_extremes<float>(Device::gpu());
+  check_arg_extremes<bf16>(Device::gpu());
 }
 
 }  // namespace

@@ -179,6 +179,13 @@ struct PrintFormat {
 // Whether a scan's element k includes element k itself.
 enum class ScanKind { inclusive, exclusive };
 
+// What max_and_argmax and min_and_argmin give: each line's extreme and its first position (i32),
+// both with extent 1 along the reduced dimension. `auto [best, token] = max_and_argmax(logits, 1);`
+struct Extreme {
+  RegisterTensor value;
+  RegisterTensor position;
+};
+
 class Instructions {
  public:
   using loc_t = std::source_location;
@@ -357,10 +364,12 @@ class Instructions {
 
   // The position along `dim` of the largest (argmax) or smallest (argmin) element, as an i32 tile
   // with extent 1 along `dim`; ties go to the first position, NaNs lose to every number (as max and
-  // min take them), and a line of NaNs alone gives the extent. Two reductions: the extreme, then the
-  // least position that holds it (docs/language.md, "Reductions").
+  // min take them), and a line of NaNs alone gives the extent. One reduction of (value, position)
+  // pairs (docs/language.md, "Reductions"); max_and_argmax and min_and_argmin give the value too.
   RegisterTensor argmax(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
   RegisterTensor argmin(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
+  Extreme max_and_argmax(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
+  Extreme min_and_argmin(const RegisterTensor& x, int dim, loc_t loc = loc_t::current());
 
   // ---- scans along one dimension (the result has the operand's shape and layout, and cumsum the
   // type sum gives) ----
@@ -392,6 +401,14 @@ class Instructions {
   template <detail::NotADimension V>
   RegisterTensor argmin(const RegisterTensor& x, const V&, loc_t = loc_t::current()) {
     return value_for_a_dimension<V>(x);
+  }
+  template <detail::NotADimension V>
+  Extreme max_and_argmax(const RegisterTensor& x, const V&, loc_t = loc_t::current()) {
+    return {value_for_a_dimension<V>(x), {}};
+  }
+  template <detail::NotADimension V>
+  Extreme min_and_argmin(const RegisterTensor& x, const V&, loc_t = loc_t::current()) {
+    return {value_for_a_dimension<V>(x), {}};
   }
   template <detail::NotADimension V>
   RegisterTensor cumsum(const RegisterTensor& x, const V&, ScanKind = ScanKind::inclusive, loc_t = loc_t::current()) {
@@ -552,7 +569,7 @@ class Instructions {
   RegisterTensor unary_op(ir::UnaryOp op, const RegisterTensor& x, Precision p, SourceLoc loc);
   RegisterTensor reduce(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc);
   RegisterTensor scan(ir::ReduceOp op, const RegisterTensor& x, int dim, ScanKind kind, SourceLoc loc);
-  RegisterTensor position_of_extreme(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc);
+  Extreme extreme_with_position(ir::ReduceOp op, const RegisterTensor& x, int dim, SourceLoc loc);
   IfBuilder make_if(ir::Expr cond, const std::function<void()>& then_body, SourceLoc loc);
   void make_requirement(ir::Expr cond, std::string message, SourceLoc loc);
   void make_while(const std::function<ir::Expr()>& cond, const std::function<void()>& body, SourceLoc loc);

@@ -18,6 +18,10 @@ template <class N> void check_across_warps(Verification& v, const N& n) {
 
 }  // namespace
 
+std::string reduction_name(const ReduceNode& n) {
+  return n.position ? fmt::format("arg{}", op_name(n.op)) : std::string(op_name(n.op));
+}
+
 void check_group_barrier(const Verification& v, int barrier, const StmtNode& n) {
   const bool whole_block = v.group() == ThreadRange{0, v.kernel.threads()};
   TESSEL_CHECK(barrier >= ReduceNode::kUnallocated && barrier < SyncNode::kBarriers &&
@@ -29,8 +33,21 @@ void verify_Reduce(Verification& v, const ReduceNode& n) {
   TESSEL_CHECK(n.dim >= 0 && n.dim < n.a->rank() && n.out->shape()[size_t(n.dim)] == 1,
                "reduction over dim {} at {} does not keep it with extent 1", n.dim, n.loc.str());
   check_across_warps(v, n);
+  if (n.position) {
+    TESSEL_CHECK(n.op != ReduceOp::Sum && n.position->dtype == DType::I32 && n.position->shape() == n.out->shape(),
+                 "the positions of the reduce_{} at {} are not an i32 tile of its result's shape", op_name(n.op),
+                 n.loc.str());
+    TESSEL_CHECK(!n.scratch == !n.position_scratch &&
+                     (!n.position_scratch || (!n.position_scratch->root && n.position_scratch->dtype == DType::I32 &&
+                                              n.position_scratch->shape == n.scratch->shape)),
+                 "the position scratch of the reduce_{} at {} does not match its scratch", op_name(n.op), n.loc.str());
+  } else {
+    TESSEL_CHECK(!n.position_scratch, "the reduce_{} at {} has a position scratch without positions", op_name(n.op),
+                 n.loc.str());
+  }
   v.use(n.a, n);
   v.define(n.out, n);
+  if (n.position) v.define(n.position, n);
 }
 
 void verify_Scan(Verification& v, const ScanNode& n) {

@@ -11,6 +11,9 @@ std::string_view op_name(ReduceOp op);
 // shared allocation of [warps along dim, out's elements] that plan_reductions gives it, between
 // two barriers of the thread group (`barrier`, numbered by allocate_barriers). Within a warp,
 // `scratch` is null and the lanes combine with shuffles.
+// With `position` (a Max or Min only), the reduction also gives each extreme's first position along
+// `dim` as i32, carried beside the value in one pass (through `position_scratch` across warps); a
+// NaN loses to every number, and a line of NaNs alone has the extent as its position.
 struct ReduceNode : StmtNode {
   static constexpr int kUnallocated = -1;
   ReduceNode(SourceLoc l, RegisterTensor out, ReduceOp op, RegisterTensor a, int dim)
@@ -19,12 +22,18 @@ struct ReduceNode : StmtNode {
   ReduceOp op;
   RegisterTensor a;
   int dim;
+  RegisterTensor position;  // out's shape and layout
   SharedTensor scratch;
+  SharedTensor position_scratch;
   int barrier = kUnallocated;
   static constexpr auto operands() {
-    return std::tuple{&ReduceNode::out, &ReduceNode::a, optional(&ReduceNode::scratch)};
+    return std::tuple{&ReduceNode::out, &ReduceNode::a, optional(&ReduceNode::position), optional(&ReduceNode::scratch),
+                      optional(&ReduceNode::position_scratch)};
   }
 };
+// The reduction's name in messages: "sum", "max", "min", or "argmax", "argmin" with positions.
+std::string reduction_name(const ReduceNode& n);
+
 // A prefix combination along `dim` (cumsum, cummax, cummin): out's element at position k combines
 // a's elements at positions 0..k, or 0..k-1 when `exclusive` (the first being the operation's
 // identity). a's layout must walk the dimension in scan order (Layout::scan_order); across warps
