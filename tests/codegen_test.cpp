@@ -245,8 +245,11 @@ TEST(Codegen, ThreadGroupsOfWholeWarpsBranchOnAWarpUniformIndex) {
     CHECK-NEXT: if (tessel_warp == 1) {
     CHECK: // store_global [warps 1..1]
     CHECK: // thread group: threads 96..111 (
+    CHECK-NEXT: tessel_sync_lanes();
     CHECK-NEXT: if (threadIdx.x >= 96 && threadIdx.x < 112) {
     CHECK: // store_global [threads 96..111]
+    CHECK: tessel_sync_lanes();
+    CHECK-NEXT: }
   )")) << src;
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
     runtime::CompileRequest req{
@@ -255,6 +258,24 @@ TEST(Codegen, ThreadGroupsOfWholeWarpsBranchOnAWarpUniformIndex) {
   }
   // Kernels without such groups do not compute the index.
   EXPECT_EQ(examples::find_example("vector_add").cuda({1000}, "sm_90a").find("tessel_warp"), std::string::npos);
+}
+
+// A TMA copy that the first thread issues for its warp comes after the warp's lanes meet, and so
+// does a single_thread's arrival after it: what the lanes did before is ordered before the issue.
+TEST(Codegen, OneThreadIssuesForItsWarpAfterTheLanesMeet) {
+  const std::string src = examples::find_example("hopper_v5").cuda({512, 512, 512}, "sm_90a");
+  EXPECT_TRUE(testing::file_check(src, R"(
+    CHECK: // thread group: threads 0..0 (
+    CHECK-NEXT: tessel_sync_lanes();
+    CHECK-NEXT: if (threadIdx.x < 1) {
+    CHECK: mbarrier.arrive.expect_tx
+    CHECK: }
+    CHECK-NEXT: tessel_sync_lanes();
+    CHECK: // tma.global_to_shared [warps 0..0]
+    CHECK-NEXT: tessel_sync_lanes();
+    CHECK-NEXT: if (int(threadIdx.x) == 0) {
+    CHECK-NEXT: cp.async.bulk.tensor
+  )")) << src;
 }
 
 // A masked global access tests, run by run, only what trace-time constants leave open: the columns
@@ -301,6 +322,7 @@ TEST(Codegen, AGroupFromThreadZeroTestsOnlyItsEnd) {
   const std::string src = Kernel<RoleOfTheFirstThreads>(Device::simulator()).cuda_source((int32_t*)nullptr);
   EXPECT_TRUE(testing::file_check(src, R"(
     CHECK: // thread group: threads 0..15 (
+    CHECK-NEXT: tessel_sync_lanes();
     CHECK-NEXT: if (threadIdx.x < 16) {
   )")) << src;
 }

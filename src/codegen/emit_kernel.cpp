@@ -345,14 +345,21 @@ void Emitter::visit(const ir::ThreadGroupNode& n) {
     line(fmt::format("// thread group: warps {}..{}{}", first, end - 1, where(n.loc)));
     open(end == first + 1 ? fmt::format("if ({} == {})", kWarpIndex, first)
                           : fmt::format("if ({0} >= {1} && {0} < {2})", kWarpIndex, first, end));
-  } else {
-    line(fmt::format("// thread group: threads {}..{}{}", n.begin, n.begin + n.count - 1, where(n.loc)));
-    // threadIdx.x is unsigned: a group from thread 0 tests only its end (nvcc warns otherwise).
-    open(n.begin == 0 ? fmt::format("if (threadIdx.x < {})", n.count)
-                      : fmt::format("if (threadIdx.x >= {} && threadIdx.x < {})", n.begin, n.begin + n.count));
+    visit_group(n);
+    close();
+    return;
   }
+  // Part of a warp: its lanes meet the others on the way in and out, so that the warp's accesses
+  // stay ordered around the group's as the simulator orders them (a release by one lane carries
+  // the others' writes).
+  line(fmt::format("// thread group: threads {}..{}{}", n.begin, n.begin + n.count - 1, where(n.loc)));
+  line("tessel_sync_lanes();");
+  // threadIdx.x is unsigned: a group from thread 0 tests only its end (nvcc warns otherwise).
+  open(n.begin == 0 ? fmt::format("if (threadIdx.x < {})", n.count)
+                    : fmt::format("if (threadIdx.x >= {} && threadIdx.x < {})", n.begin, n.begin + n.count));
   visit_group(n);
   close();
+  line("tessel_sync_lanes();");
 }
 
 // clang-format off

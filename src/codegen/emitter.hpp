@@ -129,12 +129,14 @@ class Emitter : public ir::Visitor {
 };
 
 // Runs `body` in the current group's first thread only: the instructions one thread issues for
-// its group (TMA copies, try_cancel).
+// its group (TMA copies, try_cancel), after the lanes of its warp meet, so that what they did
+// before is ordered before the issue.
 template <class Body> void in_issuing_thread(Emitter& e, Body&& body) {
   if (e.group().count == 1) {
     body();
     return;
   }
+  e.line("tessel_sync_lanes();");
   e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
   body();
   e.close();
