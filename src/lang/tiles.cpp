@@ -128,14 +128,19 @@ ir::Expr RegisterTensor::element_as(DType t, SourceLoc loc) const {
                             "first (t.slice(offsets, {{{}}}))",
                             dtype_name(t), tile_text(*this), fmt::join(std::vector<int>(shape().size(), 1), ", ")));
   const ir::ThreadRange g = b.group(loc);
-  if (!g.whole_warps())
+  // A group of one thread holds the element already; larger groups bring it to every thread.
+  if (!g.whole_warps() && g.count != 1)
     throw Error(loc, fmt::format("item<{}>() brings the element to every thread by warp shuffles, or across warps "
                                  "through shared memory at a barrier of the thread group, which whole warps run, but "
-                                 "the thread group {} splits a warp",
+                                 "the thread group {} splits a warp; take the value in whole warps, or in a "
+                                 "single_thread(), whose one thread holds the element",
                                  dtype_name(t), g.str()));
   const RegisterTensor value = dtype() == t ? *this : cast_to(t, loc);
-  auto everywhere = new_tile(t, shape(), Layout::replicated(int(shape().size()), g.count), t_->name, loc);
-  b.emit(ir::make<ir::RelayoutNode>(loc, everywhere, value.ir()));
+  ir::RegisterTensor everywhere = value.ir();
+  if (g.count != 1) {
+    everywhere = new_tile(t, shape(), Layout::replicated(int(shape().size()), g.count), t_->name, loc);
+    b.emit(ir::make<ir::RelayoutNode>(loc, everywhere, value.ir()));
+  }
   ir::Var result = ir::make_var(ir::Type{t}, "item", loc);
   b.emit(ir::make<ir::DeclareNode>(loc, result, is_float(t) ? ir::const_float(0, t) : ir::const_int(0, t)));
   b.emit(ir::make<ir::TileElementNode>(loc, result, everywhere));
