@@ -7,6 +7,7 @@
 
 #include "expect_error.hpp"
 #include "filecheck.hpp"
+#include "simulate.hpp"
 #include "tessel/ir/mutator.hpp"
 #include "tessel/ir/printer.hpp"
 
@@ -289,6 +290,65 @@ TEST(LayoutInference, ABroadcastOperandInOtherLanesOfTheWarpCanBeConverted) {
                      Layout::distributed({4, 32}, 32, 4).str() +
                      "; give the operands matching layouts (for a reduced tile, use the reduced layout of the other "
                      "operand), or move the operand with convert_layout(x, layout)");
+}
+
+// AWQ's nibbles regrouped after a bitcast and summed over rows: the reduction prefers a layout for
+// the sum whose runs the bitcast cannot take, and the tile the coalescing default goes to first
+// (the accumulator) would give the bitcast's result such runs too. The preference yields and the
+// default goes to the next tile, so the kernel compiles with no layout written.
+struct NibblesSummedOverRows : Script {
+  bool pin_accumulator = false;
+  void operator()(Int32 k, Ptr<uint32_t> w, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 4;
+    pinned = __LINE__ + 1;
+    auto acc = register_tensor<float>({128, 64}, 0.0f);
+    if (pin_accumulator) annotate_layout(acc, Layout::spatial({4, 32}) * Layout::local({32, 2}));
+    for (Int32 k0 : range(0, k, 128)) {
+      auto words = load_global(global_view(w, {k, 8}), {k0, 0}, {128, 8});
+      used = __LINE__ + 1;
+      auto q = reshape(permute(reshape(words.bitcast<u4>().to<int32_t>(), {128, 8, 2, 4}), {0, 1, 3, 2}), {128, 64});
+      acc = acc + q.to<float>();
+    }
+    store_global(global_view(out, {1, 64}), sum(acc, 0), {0, 0});
+  }
+};
+
+TEST(LayoutInference, APreferenceOrDefaultYieldsToABitcastItWouldBreak) {
+  const int k = 256;
+  std::mt19937 rng{11};
+  std::vector<uint32_t> w(size_t(k) * 8);
+  for (uint32_t& v : w) v = uint32_t(rng());
+  // Nibble i of word j of a row lands in column 8 j + order[i].
+  const int order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+  std::vector<float> want(64, 0.0f);
+  for (int r = 0; r < k; ++r)
+    for (int j = 0; j < 8; ++j)
+      for (int i = 0; i < 8; ++i)
+        want[size_t(8 * j + order[i])] += float((w[size_t(r) * 8 + size_t(j)] >> (4 * i)) & 15);
+  for (const sim::Options& o : testing::every_order()) {
+    Buffer<uint32_t> dw(Device::simulator(), w);
+    Buffer<float> out(Device::simulator(), std::vector<float>(64, NAN));
+    Kernel<NibblesSummedOverRows>(Device::simulator(), KernelOptions{.sim = o})(k, dw, out);
+    EXPECT_EQ(out.download(), want);
+  }
+}
+
+struct NibblesSummedIntoAPinnedAccumulator : NibblesSummedOverRows {
+  NibblesSummedIntoAPinnedAccumulator() { pin_accumulator = true; }
+};
+
+// Where a pin does break the bitcast, the refusal names the tile the layout came from.
+TEST(LayoutInference, ARefusedDerivationNamesWhereTheLayoutComesFrom) {
+  const std::string got =
+      testing::error_of<NibblesSummedIntoAPinnedAccumulator>(256, (uint32_t*)nullptr, (float*)nullptr);
+  EXPECT_EQ(got, loc(used) + ": bitcast<T>(): the tile created by bitcast<T>() at " + loc(used) +
+                     " (layout[128,64](d0=4x32 d1=8x2x4; threads=d0.0,d1.0,d1.2; local=d0.1,d1.1)) does not hold "
+                     "runs of 8 consecutive elements of its last dimension in consecutive registers of each thread, "
+                     "which 32 bits of the bitcast take; give it a layout that does (its layout comes from the tile "
+                     "created by register_tensor at " +
+                     loc(pinned) + ", which is pinned by annotate_layout at " + loc(pinned + 1) +
+                     ": pin a layout on a tile between them, or convert_layout(x, layout) one of them)");
 }
 
 }  // namespace

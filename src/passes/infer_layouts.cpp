@@ -22,6 +22,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 
 #include "layout_constraints.hpp"
 #include "tessel/ir/mutator.hpp"
@@ -75,16 +76,38 @@ class LayoutSolver {
     for (const Requirement& pin : c_.pins) require(pin);
     for (const DotUse& d : c_.dots) anchor_dot(d);
     propagate();
+    // A preference yields to the rules it would break: the layouts it would have derived are
+    // undone, and the tiles get theirs otherwise.
     for (const Requirement& r : c_.preferred) {
       if (is_fixed(r.tile) || follows_another(r.tile, r.layout)) continue;
-      require(r);
-      propagate();
+      const std::vector<std::optional<Requirement>> before = fixed_;
+      try {
+        require(r);
+        propagate();
+      } catch (const Error&) {
+        fixed_ = before;
+      }
     }
-    while (std::optional<int> t = largest_unfixed()) {
-      const TileInfo& info = c_.tiles[*t];
-      const ir::RegisterTensor& tile = info.tile;
-      require({coalescing_default(tile), *t, "gets the coalescing default", "", info.loc});
-      propagate();
+    // The largest tile without a layout gets the coalescing default, unless a rule refuses what it
+    // would derive; then the next largest does, and so on.
+    for (std::vector<int> order = unfixed_by_size(); !order.empty(); order = unfixed_by_size()) {
+      std::optional<Error> refused;
+      bool fixed_one = false;
+      for (int t : order) {
+        if (is_fixed(t)) continue;
+        const TileInfo& info = c_.tiles[size_t(t)];
+        const std::vector<std::optional<Requirement>> before = fixed_;
+        try {
+          require({coalescing_default(info.tile), t, "gets the coalescing default", "", info.loc});
+          propagate();
+          fixed_one = true;
+          break;
+        } catch (const Error& e) {
+          fixed_ = before;
+          if (!refused) refused = e;
+        }
+      }
+      if (!fixed_one) throw *refused;
     }
   }
 
@@ -181,19 +204,19 @@ class LayoutSolver {
         if (!is_fixed(r.in)) continue;
         const Layout want = layout(r.in).reduced(r.dim);
         changed |= !is_fixed(r.out);
-        require({want, r.out, fmt::format("is the reduction over dim {} by", r.dim), r.op, r.loc});
+        require({want, r.out, fmt::format("is the reduction over dim {} by", r.dim), r.op, r.loc, false, r.in});
       }
       for (const SliceUse& s : c_.slices) {
         if (!is_fixed(s.in)) continue;
         changed |= !is_fixed(s.out);
-        require({slice_of(s), s.out, "is the slice by", "slice", s.loc});
+        require({slice_of(s), s.out, "is the slice by", "slice", s.loc, false, s.in});
       }
       for (const DerivedUse& u : c_.derived) {
         if (is_fixed(u.from)) {
           changed |= !is_fixed(u.to);
-          require({derive(u, u.from, u.forward), u.to, u.how, u.instruction, u.loc});
+          require({derive(u, u.from, u.forward), u.to, u.how, u.instruction, u.loc, false, u.from});
         } else if (is_fixed(u.to) && u.backward) {
-          require({derive(u, u.to, u.backward), u.from, "is the operand needed by", u.instruction, u.loc});
+          require({derive(u, u.to, u.backward), u.from, "is the operand needed by", u.instruction, u.loc, false, u.to});
           changed = true;
         }
       }
@@ -201,7 +224,7 @@ class LayoutSolver {
         if (!is_fixed(b.result) || is_fixed(b.operand)) continue;
         Layout want = layout(b.result);
         for (int d : b.dims) want = want.reduced(d);
-        require({want, b.operand, "is needed as a broadcast operand by", b.op, b.loc, true});
+        require({want, b.operand, "is needed as a broadcast operand by", b.op, b.loc, true, b.result});
         changed = true;
       }
     }
@@ -212,10 +235,25 @@ class LayoutSolver {
     try {
       return rule(given);
     } catch (const Error& e) {
-      throw Error(u.loc,
-                  fmt::format("{}: the tile created by {} at {} ({}) {}", u.instruction, c_.tiles[tile].created_by,
-                              c_.tiles[tile].loc.str(), given.str(), u.refusal.empty() ? e.message() : u.refusal));
+      throw Error(u.loc, fmt::format("{}: the tile created by {} at {} ({}) {}{}", u.instruction,
+                                     c_.tiles[tile].created_by, c_.tiles[tile].loc.str(), given.str(),
+                                     u.refusal.empty() ? e.message() : u.refusal, origin_of(tile)));
     }
+  }
+
+  // Where the layout of `tile` comes from, when a directed rule carried it there from another
+  // tile's: "; its layout comes from ..." naming the first rule of the chain.
+  std::string origin_of(int tile) {
+    const Requirement* r = &*fixed_[find(tile)];
+    if (r->source < 0) return "";
+    std::set<int> seen{find(tile)};
+    while (r->source >= 0 && seen.insert(find(r->source)).second && fixed_[find(r->source)])
+      r = &*fixed_[find(r->source)];
+    const TileInfo& t = c_.tiles[r->tile];
+    return fmt::format(
+        " (its layout comes from the tile created by {} at {}, which {}: pin a layout on a tile "
+        "between them, or convert_layout(x, layout) one of them)",
+        t.created_by, t.loc.str(), r->describe());
   }
 
   Layout slice_of(const SliceUse& s) {
@@ -228,19 +266,20 @@ class LayoutSolver {
     }
   }
 
-  // The largest tile without a layout, other than the results of derivations whose operand comes
-  // first and has none yet (unless nothing else is left).
-  std::optional<int> largest_unfixed() {
+  // The tiles without a layout, largest first, the results of derivations whose operand comes
+  // first and has none yet after all others; tiles of one size in the order of their creation.
+  std::vector<int> unfixed_by_size() {
     std::vector<bool> waits(c_.tiles.size(), false);
     for (const DerivedUse& u : c_.derived)
       if (u.operand_first && !is_fixed(u.from)) waits[size_t(find(u.to))] = true;
-    std::optional<int> best, best_waiting;
-    for (int t = 0; t < int(c_.tiles.size()); ++t) {
-      if (is_fixed(t)) continue;
-      std::optional<int>& slot = waits[size_t(find(t))] ? best_waiting : best;
-      if (!slot || elements(t) > elements(*slot)) slot = t;
-    }
-    return best ? best : best_waiting;
+    std::vector<int> order;
+    for (int t = 0; t < int(c_.tiles.size()); ++t)
+      if (!is_fixed(t)) order.push_back(t);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+      const bool wx = waits[size_t(find(x))], wy = waits[size_t(find(y))];
+      return wx != wy ? !wx : elements(x) > elements(y);
+    });
+    return order;
   }
 
   int64_t elements(int t) const {

@@ -26,6 +26,7 @@ struct Requirement {
   std::string instruction;  // empty for the default
   SourceLoc loc;
   bool broadcast_operand = false;  // the layout a broadcast gives its operand, which a copy could take
+  int source = -1;                 // the tile whose layout a directed rule derived this one from
   std::string describe() const;
 };
 
