@@ -70,6 +70,45 @@ TEST(AsyncCopy, ReadingAStageBeforeItsWaitIsReported) {
                              __FILE__, line + 5, line));
 }
 
+// Warp 0 reads its part of the stage and refills all of it while warp 1 has yet to read its own:
+// the read does not follow the refill's issue, so it may want the earlier bytes, and the message
+// names that way out too.
+struct RefillsAStageItsReaderIsStillReading : Script {
+  void operator()(Int32 n, Ptr<float> x, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto s = shared_tensor<float>({64});
+    copy_async(global_view(x, {n}), s, {0});
+    copy_async_commit_group();
+    copy_async_wait_all();
+    sync();
+    auto t = load_shared(s);
+    single_warp([&] {
+      line = __LINE__ + 1;
+      copy_async(global_view(x, {n}), s, {64});
+      copy_async_commit_group();
+    });
+    store_global(global_view(out, {64}), t, {0});
+    copy_async_wait_all();
+    sync();
+  }
+};
+
+TEST(AsyncCopy, AStageRefilledBeforeItsReaderIsDoneNamesBothWaysOut) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(128, 1.0f)), out(Device::simulator(), 64);
+  sim::Options lazy;
+  lazy.completion = sim::CompletionOrder::Lazy;
+  const std::string got = error_of_call([&] {
+    Kernel<RefillsAStageItsReaderIsStillReading>(Device::simulator(), KernelOptions{.sim = lazy})(64, x, out);
+  });
+  EXPECT_EQ(got, fmt::format("{0}:{1}: read of shared memory that a copy_async issued at {0}:{2} may still be writing "
+                             "(thread 32 of block (0, 0, 0)); wait for the copy (copy_async_wait_group / "
+                             "copy_async_wait_all) and sync() first; or, if this read wants what the bytes held "
+                             "before the copy, the copy was issued too early: issue it after a sync() (or the release "
+                             "of its stage) that follows this read",
+                             __FILE__, line - 3, line));
+}
+
 struct OverwritesAStageInFlight : Script {
   void operator()(Int32 n, Ptr<float> x) {
     attrs.blocks = 1;

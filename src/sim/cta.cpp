@@ -91,16 +91,24 @@ constexpr std::string_view kOverlappingAsyncWrites =
     "two asynchronous writes in flight may not share bytes: issue this one after a wait that sees that one "
     "complete, or give each its own bytes";
 
+// A read that the copy's issue does not precede may want the bytes' earlier contents.
+constexpr std::string_view kCopyIssuedTooEarly =
+    "; or, if this read wants what the bytes held before the copy, the copy was issued too early: issue it after a "
+    "sync() (or the release of its stage) that follows this read";
+
 void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread, const Cta* issuer,
-                              bool asynchronous) const {
+                              bool asynchronous, const VectorClock* reader) const {
   // Named only for a message: this runs on every shared access.
   const auto by = [&] { return (issuer ? issuer : this)->block_name(); };
   for (int b = 0; b < n; ++b)
-    if (const InFlightWrite* w = in_flight_writes_[size_t(byte + b)])
+    if (const InFlightWrite* w = in_flight_writes_[size_t(byte + b)]) {
+      const bool maybe_earlier = reader && (*reader)[w->issuer_warp] < w->issuer[w->issuer_warp];
       throw Error(loc, fmt::format("{} of shared memory that a {} issued at {} may still be writing (thread {} of "
-                                   "block {}); {}",
+                                   "block {}); {}{}",
                                    write ? "write" : "read", w->operation_name(), w->issued_at->str(), thread, by(),
-                                   asynchronous ? kOverlappingAsyncWrites : w->advice_text()));
+                                   asynchronous ? kOverlappingAsyncWrites : w->advice_text(),
+                                   maybe_earlier ? kCopyIssuedTooEarly : std::string_view()));
+    }
   if (!write) return;
   if (const SourceLoc* reader = wgmma.reading(byte, n))
     throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "

@@ -177,9 +177,12 @@ class Cta {
   // Throws when an asynchronous write in flight owns one of the bytes [byte, byte + n), or when
   // `write` and an asynchronous read in flight still needs one of them. `thread` is of block
   // `issuer` (this one when null: another block's multicast or copy reaches this one's memory);
-  // `asynchronous`: the access is an asynchronous write being issued.
+  // `asynchronous`: the access is an asynchronous write being issued. `reader`, the clock of the
+  // warp that reads: a read not ordered after the write's issue may want the bytes before it, and
+  // the message then names that way out too.
   void check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread,
-                           const Cta* issuer = nullptr, bool asynchronous = false) const;
+                           const Cta* issuer = nullptr, bool asynchronous = false,
+                           const VectorClock* reader = nullptr) const;
   // Bytes [begin, end) of `w` belong to it until it completes and writes `data` to all of its bytes.
   void mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end);
   // The write lands, as an access at `landed` (the barrier phase or cp.async group that observes

@@ -97,7 +97,7 @@ void check_shared_written(Warp& w, const Cta& owner, const SharedAddress& a, int
 
 void check_shared_read(Warp& w, const Cta& owner, const SharedAddress& a, int bytes, int lane, const SourceLoc& loc,
                        std::string_view doing) {
-  owner.check_not_in_flight(a.byte, bytes, false, loc, w.thread(lane));
+  owner.check_not_in_flight(a.byte, bytes, false, loc, w.thread(lane), nullptr, false, &w.clock);
   check_shared_written(w, owner, a, bytes, w.thread(lane), loc, "read", doing);
 }
 
