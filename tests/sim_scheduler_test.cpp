@@ -291,6 +291,17 @@ template <bool Waits> std::string hand_on(const sim::Options& options) {
   return "right";
 }
 
+// A schedule's name says everything that makes it: an eager or lazy completion with a seed
+// interleaves the warps by it.
+TEST(SimulatorScheduler, AScheduleIsNamedByEverythingThatMakesIt) {
+  using sim::CompletionOrder;
+  EXPECT_EQ(sim::schedule_name({.completion = CompletionOrder::Eager}), "eager");
+  EXPECT_EQ(sim::schedule_name({.seed = 5, .completion = CompletionOrder::Lazy}), "lazy, warps interleaved by seed 5");
+  EXPECT_EQ(sim::schedule_name({.seed = 2, .completion = CompletionOrder::Eager, .resident_groups = 3}),
+            "eager, warps interleaved by seed 2, 3 groups at once");
+  EXPECT_EQ(sim::schedule_name({.seed = 7}), "seed 7");
+}
+
 TEST(SimulatorScheduler, GroupsResidentAtOnceRevealAPathThatGroupAfterGroupNeverTakes) {
   const std::vector<sim::Options> schedules = sim::adversarial_schedules();
   ASSERT_EQ(sim::schedule_name(schedules.back()), "seed 1, 4 groups at once");

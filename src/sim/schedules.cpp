@@ -14,15 +14,17 @@ std::vector<Options> adversarial_schedules(int seeds) {
 }
 
 std::string schedule_name(const Options& schedule) {
+  std::string name;
   switch (schedule.completion_order()) {
-    case CompletionOrder::Eager: return "eager";
-    case CompletionOrder::Lazy: return "lazy";
-    case CompletionOrder::Seeded:
-      return schedule.resident_groups > 1
-                 ? fmt::format("seed {}, {} groups at once", schedule.seed, schedule.resident_groups)
-                 : fmt::format("seed {}", schedule.seed);
+    case CompletionOrder::Eager: name = "eager"; break;
+    case CompletionOrder::Lazy: name = "lazy"; break;
+    case CompletionOrder::Seeded: name = fmt::format("seed {}", schedule.seed); break;
   }
-  return "";
+  // Eager and lazy completions still interleave the warps by a seed of their own.
+  if (schedule.completion_order() != CompletionOrder::Seeded && schedule.seed != 0)
+    name += fmt::format(", warps interleaved by seed {}", schedule.seed);
+  if (schedule.resident_groups > 1) name += fmt::format(", {} groups at once", schedule.resident_groups);
+  return name;
 }
 
 }  // namespace tessel::sim

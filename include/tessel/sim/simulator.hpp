@@ -91,7 +91,7 @@ void run(const ir::KernelNode& k, const Launch& launch, const Options& options =
 // blocks resident at once, all with race detection. A user's own test runs
 // its kernel once per schedule: `Kernel<S>(Device::simulator(), KernelOptions{.sim = schedule})`.
 std::vector<Options> adversarial_schedules(int seeds = 3);
-// "eager", "lazy", "seed 2", "seed 1, 4 groups at once"
+// "eager", "lazy", "seed 2", "seed 1, 4 groups at once", "lazy, warps interleaved by seed 5"
 std::string schedule_name(const Options& schedule);
 
 // The host waited for every kernel it launched to end (a copy to or from simulated memory, a
