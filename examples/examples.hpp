@@ -28,6 +28,7 @@ std::vector<float> row_softmax_reference(const std::vector<float>& x, int rows, 
 KernelEntry vector_add_example();
 KernelEntry row_softmax_example();
 KernelEntry wide_row_softmax_example();
+KernelEntry greedy_sampling_example();
 KernelEntry cluster_row_softmax_example();
 KernelEntry layer_norm_example();
 KernelEntry dequantize_int4_example();

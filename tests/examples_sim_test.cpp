@@ -33,6 +33,7 @@ const auto kCases = ::testing::Values(
     Case{"row_softmax", {4, 128}}, Case{"row_softmax", {5, 1}}, Case{"row_softmax", {9, 300}},
     Case{"row_softmax", {3, 1000}}, Case{"wide_row_softmax", {3, 4096}}, Case{"dequantize_int4", {256, 512}},
     Case{"dequantize_int4", {300, 1000}}, Case{"dequantize_int4", {17, 7}}, Case{"wide_row_softmax", {2, 3000}},
+    Case{"greedy_sampling", {3, 9000}}, Case{"greedy_sampling", {2, 4096}}, Case{"greedy_sampling", {4, 100}},
     Case{"cluster_row_softmax", {3, 20000}}, Case{"cluster_row_softmax", {2, 5000}}, Case{"layer_norm", {3, 4096}},
     Case{"layer_norm", {2, 1000}}, Case{"quantize_fp8_groups", {37, 640}}, Case{"moe_permute", {37, 100}},
     Case{"moe_permute", {64, 1024}}, Case{"moe_unpermute", {37, 100, 2}}, Case{"moe_unpermute", {64, 1024, 8}},

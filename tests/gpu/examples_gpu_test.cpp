@@ -30,6 +30,9 @@ const std::vector<ExampleCase> kExamples = {
     {"row_softmax", {1, 7}},
     {"row_softmax", {333, 4096}},
     {"row_softmax", {1024, 1000}},
+    {"greedy_sampling", {37, 32000}},
+    {"greedy_sampling", {128, 128256}},  // Llama 3's vocabulary
+    {"greedy_sampling", {5, 100}},
     {"cluster_row_softmax", {3, 20000}},
     {"cluster_row_softmax", {257, 65536}},
     {"cluster_row_softmax", {64, 100003}},
