@@ -5,6 +5,7 @@
 // tests/gpu/arg_extremes_gpu_test.cpp.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <random>
 
@@ -14,12 +15,13 @@
 
 namespace tessel::testing {
 
-// Rows of [4, 1024] over all 8 warps (along dim 1), columns of [64, 24] (along dim 0), and rows of
-// [32, 8] whose 8 positions lie in the lanes of one warp.
+// Rows of [4, 1024] over all 8 warps (along dim 1), columns of [64, 24] (along dim 0), rows of
+// [32, 8] whose 8 positions lie in the lanes of one warp, and the first 16 of those rows again in
+// a thread group of threads 16..31, half a warp.
 template <class T> struct ArgExtremes : Script {
   void operator()(Ptr<T> rows, Ptr<T> columns, Ptr<T> short_rows, Ptr<int32_t> row_max, Ptr<int32_t> row_min,
                   Ptr<T> row_best, Ptr<int32_t> column_max, Ptr<int32_t> column_min, Ptr<T> column_least,
-                  Ptr<int32_t> short_max) {
+                  Ptr<int32_t> short_max, Ptr<T> short_best, Ptr<int32_t> half_warp_max) {
     attrs.blocks = 1;
     attrs.warps = 8;
     auto r = load_global(global_view(rows, {4, 1024}), {0, 0}, {4, 1024});
@@ -34,6 +36,11 @@ template <class T> struct ArgExtremes : Script {
     store_global(global_view(column_min, {1, 24}), least_at, {0, 0});
     auto s = load_global(global_view(short_rows, {32, 8}), {0, 0}, {32, 8});
     store_global(global_view(short_max, {32, 1}), argmax(s, 1), {0, 0});
+    store_global(global_view(short_best, {32, 1}), max_and_argmax(s, 1).value, {0, 0});
+    thread_group(16, 16, [&] {
+      auto h = load_global(global_view(short_rows, {32, 8}), {0, 0}, {16, 8});
+      store_global(global_view(half_warp_max, {16, 1}), argmax(h, 1), {0, 0});
+    });
   }
 };
 
@@ -48,25 +55,29 @@ template <class T, class Better> int32_t first_extreme(const T* x, int n, int st
   return at;
 }
 
-// The element of each line at `positions` (NaN where the position is the extent), bit for bit.
-template <class T> std::vector<float> elements_at(const std::vector<T>& x, const std::vector<int32_t>& positions, int n,
-                                                  int line_step, int stride) {
-  std::vector<float> out;
+// An element's bits, for comparisons that tell -0 from +0 and NaNs apart.
+template <class T> uint64_t bits_of(T v) {
+  if constexpr (std::is_integral_v<T>)
+    return uint64_t(v);
+  else if constexpr (std::is_same_v<T, float>)
+    return std::bit_cast<uint32_t>(v);
+  else
+    return v.bits;
+}
+
+// The bits of each line's element at `positions`; where a position is the extent (a line of NaNs
+// alone), of the line's first NaN, which the reduction keeps.
+template <class T> std::vector<uint64_t> elements_at(const std::vector<T>& x, const std::vector<int32_t>& positions,
+                                                     int n, int line_step, int stride) {
+  std::vector<uint64_t> out;
   for (size_t l = 0; l < positions.size(); ++l)
-    out.push_back(positions[l] == n ? NAN : float(x[l * size_t(line_step) + size_t(positions[l]) * size_t(stride)]));
+    out.push_back(bits_of(x[l * size_t(line_step) + size_t(positions[l] == n ? 0 : positions[l]) * size_t(stride)]));
   return out;
 }
 
-// Equal element by element, NaNs equal to NaNs.
-inline void expect_same_values(const std::vector<float>& got, const std::vector<float>& want, std::string_view what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    if (!(std::isnan(got[i]) && std::isnan(want[i]))) EXPECT_EQ(got[i], want[i]) << what << " " << i;
-}
-
-template <class T> std::vector<float> as_floats(const std::vector<T>& x) {
-  std::vector<float> out;
-  for (const T& v : x) out.push_back(float(v));
+template <class T> std::vector<uint64_t> all_bits(const std::vector<T>& x) {
+  std::vector<uint64_t> out;
+  for (const T& v : x) out.push_back(bits_of(v));
   return out;
 }
 
@@ -100,17 +111,23 @@ template <class T> void check_arg_extremes(const Device& dev, const sim::Options
   Buffer<int32_t> row_max(dev, std::vector<int32_t>(4, -7)), row_min(dev, std::vector<int32_t>(4, -7)),
       column_max(dev, std::vector<int32_t>(24, -7)), column_min(dev, std::vector<int32_t>(24, -7)),
       short_max(dev, std::vector<int32_t>(32, -7));
-  Buffer<T> row_best(dev, std::vector<T>(4, T(99.0f))), column_least(dev, std::vector<T>(24, T(99.0f)));
+  Buffer<T> row_best(dev, std::vector<T>(4, T(99.0f))), column_least(dev, std::vector<T>(24, T(99.0f))),
+      short_best(dev, std::vector<T>(32, T(99.0f)));
+  Buffer<int32_t> half_warp_max(dev, std::vector<int32_t>(16, -7));
   Kernel<ArgExtremes<T>>(dev, KernelOptions{.sim = options})(drows, dcolumns, dshort, row_max, row_min, row_best,
-                                                             column_max, column_min, column_least, short_max);
+                                                             column_max, column_min, column_least, short_max,
+                                                             short_best, half_warp_max);
   EXPECT_EQ(row_max.download(), want_max);
   EXPECT_EQ(row_min.download(), want_min);
   EXPECT_EQ(column_max.download(), want_column_max);
   EXPECT_EQ(column_min.download(), want_column_min);
   EXPECT_EQ(short_max.download(), want_short);
-  expect_same_values(as_floats(row_best.download()), elements_at(rows, want_max, 1024, 1024, 1), "row maxima");
-  expect_same_values(as_floats(column_least.download()), elements_at(columns, want_column_min, 64, 1, 24),
-                     "column minima");
+  EXPECT_EQ(half_warp_max.download(), std::vector<int32_t>(want_short.begin(), want_short.begin() + 16));
+  // The values are the elements at the positions, bit for bit: row 2 of `rows` is NaNs alone, row 0
+  // of `short_rows` a -0 before equal +0s.
+  EXPECT_EQ(all_bits(row_best.download()), elements_at(rows, want_max, 1024, 1024, 1));
+  EXPECT_EQ(all_bits(column_least.download()), elements_at(columns, want_column_min, 64, 1, 24));
+  EXPECT_EQ(all_bits(short_best.download()), elements_at(short_rows, want_short, 8, 8, 1));
 }
 
 }  // namespace tessel::testing

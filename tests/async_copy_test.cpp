@@ -104,8 +104,8 @@ TEST(AsyncCopy, AStageRefilledBeforeItsReaderIsDoneNamesBothWaysOut) {
   EXPECT_EQ(got, fmt::format("{0}:{1}: read of shared memory that a copy_async issued at {0}:{2} may still be writing "
                              "(thread 32 of block (0, 0, 0)); wait for the copy (copy_async_wait_group / "
                              "copy_async_wait_all) and sync() first; or, if this read wants what the bytes held "
-                             "before the copy, the copy was issued too early: issue it after a sync() (or the release "
-                             "of its stage) that follows this read",
+                             "before the copy_async, the copy_async was issued too early: issue it once this read is "
+                             "ordered before it (a sync(), or the release of its stage, after the read)",
                              __FILE__, line - 3, line));
 }
 

@@ -245,10 +245,10 @@ TEST(Codegen, ThreadGroupsOfWholeWarpsBranchOnAWarpUniformIndex) {
     CHECK-NEXT: if (tessel_warp == 1) {
     CHECK: // store_global [warps 1..1]
     CHECK: // thread group: threads 96..111 (
-    CHECK-NEXT: tessel_sync_lanes();
+    CHECK-NEXT: tessel_sync_lanes(0xffffffffu);
     CHECK-NEXT: if (threadIdx.x >= 96 && threadIdx.x < 112) {
     CHECK: // store_global [threads 96..111]
-    CHECK: tessel_sync_lanes();
+    CHECK: tessel_sync_lanes(0xffffffffu);
     CHECK-NEXT: }
   )")) << src;
   for (const char* arch : {"sm_80", "sm_90a", "sm_100a"}) {
@@ -260,22 +260,43 @@ TEST(Codegen, ThreadGroupsOfWholeWarpsBranchOnAWarpUniformIndex) {
   EXPECT_EQ(examples::find_example("vector_add").cuda({1000}, "sm_90a").find("tessel_warp"), std::string::npos);
 }
 
-// A TMA copy that the first thread issues for its warp comes after the warp's lanes meet, and so
-// does a single_thread's arrival after it: what the lanes did before is ordered before the issue.
-TEST(Codegen, OneThreadIssuesForItsWarpAfterTheLanesMeet) {
+// A kernel whose lanes may have left by return_() when its group starts.
+struct RoleOfTheFirstThreadsThatMayReturn : Script {
+  void operator()(Ptr<int32_t> out, Int32 n) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    if_(thread_index() >= n, [&] { return_(); });
+    thread_group(0, 16, [&] { store_global(global_view(out, {16}), register_tensor<int32_t>({16}, 1), {0}); });
+  }
+};
+
+// A TMA copy that the first thread issues for its warp lies between meetings of the warp's lanes,
+// and so does a single_thread's arrival: what the lanes did before is ordered before the issue, and
+// what they do after after it. In the producer's loop, the lanes that meet are those converged
+// there; in a kernel that may return_, too.
+TEST(Codegen, OneThreadIssuesForItsWarpBetweenMeetingsOfItsLanes) {
   const std::string src = examples::find_example("hopper_v5").cuda({512, 512, 512}, "sm_90a");
   EXPECT_TRUE(testing::file_check(src, R"(
     CHECK: // thread group: threads 0..0 (
-    CHECK-NEXT: tessel_sync_lanes();
+    CHECK-NEXT: tessel_sync_lanes(0xffffffffu);
     CHECK-NEXT: if (threadIdx.x < 1) {
     CHECK: mbarrier.arrive.expect_tx
     CHECK: }
-    CHECK-NEXT: tessel_sync_lanes();
+    CHECK-NEXT: tessel_sync_lanes(__activemask());
     CHECK: // tma.global_to_shared [warps 0..0]
-    CHECK-NEXT: tessel_sync_lanes();
+    CHECK-NEXT: tessel_sync_lanes(__activemask());
     CHECK-NEXT: if (int(threadIdx.x) == 0) {
     CHECK-NEXT: cp.async.bulk.tensor
+    CHECK-NEXT: }
+    CHECK-NEXT: tessel_sync_lanes(__activemask());
   )")) << src;
+  const std::string returns =
+      Kernel<RoleOfTheFirstThreadsThatMayReturn>(Device::simulator()).cuda_source((int32_t*)nullptr, int32_t(3));
+  EXPECT_TRUE(testing::file_check(returns, R"(
+    CHECK: return;
+    CHECK: // thread group: threads 0..15 (
+    CHECK-NEXT: tessel_sync_lanes(__activemask());
+  )")) << returns;
 }
 
 // A masked global access tests, run by run, only what trace-time constants leave open: the columns
@@ -322,7 +343,7 @@ TEST(Codegen, AGroupFromThreadZeroTestsOnlyItsEnd) {
   const std::string src = Kernel<RoleOfTheFirstThreads>(Device::simulator()).cuda_source((int32_t*)nullptr);
   EXPECT_TRUE(testing::file_check(src, R"(
     CHECK: // thread group: threads 0..15 (
-    CHECK-NEXT: tessel_sync_lanes();
+    CHECK-NEXT: tessel_sync_lanes(0xffffffffu);
     CHECK-NEXT: if (threadIdx.x < 16) {
   )")) << src;
 }

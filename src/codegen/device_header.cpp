@@ -470,13 +470,13 @@ template <class T> __device__ __forceinline__ T tessel_shfl_xor(unsigned mask, T
   return __shfl_xor_sync(mask, v, lane_mask);
 }
 
-// Orders the memory accesses of the warp's lanes that run here with each other (bar.warp.sync):
-// emitted where a thread group covering part of a warp is entered and left, and before one thread
+// Orders the memory accesses of `lanes` of the warp with each other (bar.warp.sync): emitted where
+// a thread group covering part of a warp is entered and left, and around an instruction one thread
 // issues for its group, so that what those lanes do is ordered with what the warp's other lanes
-// did before and do after, as the simulator orders a warp's instructions. The lanes running here
-// are the active ones, so that a group under a branch or in a loop that some lanes left waits for
-// no lane that will not come.
-__device__ __forceinline__ void tessel_sync_lanes() { __syncwarp(__activemask()); }
+// did before and do after, as the simulator orders a warp's instructions. `lanes` is every lane of
+// the warp where the code around is the same for all of them, and the lanes converged there
+// (__activemask()) under a loop or branch, which need not wait for lanes that left.
+__device__ __forceinline__ void tessel_sync_lanes(unsigned lanes) { __syncwarp(lanes); }
 
 // fast_divmod's quotient x / d, from d's magic multiplier m and l = ceil(log2 d) computed at launch
 // (ir/fast_divmod.hpp); a signed x divides its magnitude and takes its sign back.

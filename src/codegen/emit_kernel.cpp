@@ -353,13 +353,19 @@ void Emitter::visit(const ir::ThreadGroupNode& n) {
   // stay ordered around the group's as the simulator orders them (a release by one lane carries
   // the others' writes).
   line(fmt::format("// thread group: threads {}..{}{}", n.begin, n.begin + n.count - 1, where(n.loc)));
-  line("tessel_sync_lanes();");
+  const std::string meet = sync_lanes();
+  line(meet);
   // threadIdx.x is unsigned: a group from thread 0 tests only its end (nvcc warns otherwise).
   open(n.begin == 0 ? fmt::format("if (threadIdx.x < {})", n.count)
                     : fmt::format("if (threadIdx.x >= {} && threadIdx.x < {})", n.begin, n.begin + n.count));
   visit_group(n);
   close();
-  line("tessel_sync_lanes();");
+  line(meet);
+}
+
+std::string Emitter::sync_lanes() const {
+  const bool every_lane = group().whole_warps() && !position().nested() && !lanes_may_return;
+  return fmt::format("tessel_sync_lanes({});", every_lane ? "0xffffffffu" : "__activemask()");
 }
 
 // clang-format off
@@ -375,6 +381,7 @@ void Emitter::visit(const ir::ThreadGroupNode& n) {
 CudaModule emit_cuda(const ir::KernelNode& k, ir::Arch arch, const EmitOptions& options) {
   TESSEL_CHECK(k.shared_bytes >= 0, "kernel {} reached code generation without a shared-memory plan", k.name);
   Emitter e(k, arch, options);
+  e.lanes_may_return = contains(k.body, ir::NodeKind::Return);
   e.cluster = k.cluster;
   e.tcgen05_cta_group = k.tcgen05_cta_group;
   CudaModule m;

@@ -176,20 +176,21 @@ void emit_Reduce(Emitter& e, const ir::ReduceNode& n) {
   for (int lo = 0; lo < out.local_size(); ++lo) {
     // The slots of this thread that fold into output slot `lo` (the same for every thread).
     std::vector<int> c = out.coords(0, lo);
-    std::string acc;
     std::vector<int> slots;
     for (int k = 0; k < in.shape()[n.dim]; ++k) {
       c[n.dim] = k;
       int la = 0;
-      if (!in.holds(0, c, &la)) continue;  // held by another lane: folded in by the shuffles
-      slots.push_back(la);
-      const std::string v = to_arith(t, fmt::format("{}[{}]", e.tile(n.a), la));
-      acc = acc.empty() ? v : combine(acc, v);
+      if (in.holds(0, c, &la)) slots.push_back(la);  // else held by another lane: folded in by the shuffles
     }
     if (n.position) {
       emit_positioned_lanes(e, n, slots, spans, mask, lo);
       if (!n.scratch) store_extreme(e, n, lo);
       continue;
+    }
+    std::string acc;
+    for (int la : slots) {
+      const std::string v = to_arith(t, fmt::format("{}[{}]", e.tile(n.a), la));
+      acc = acc.empty() ? v : combine(acc, v);
     }
     e.line(fmt::format("{} acc{} = {};", arith_type(t), lo, acc));
     for (const auto& s : spans)

@@ -64,6 +64,12 @@ class Emitter : public ir::Visitor {
   ir::ThreadRange group() const { return position().group(); }
   // The thread's index within the current group.
   std::string thread_in_group() const;
+  // The statement that makes the lanes of the warp running the current code meet
+  // (tessel_sync_lanes): all 32 where every lane runs it (whole warps, outside loops and branches,
+  // in a kernel without return_), else those converged there.
+  std::string sync_lanes() const;
+  // Whether the kernel has a return_(), after which lanes of a warp may have left.
+  bool lanes_may_return = false;
 
   // Register tiles: a per-thread array `name[local_size]`.
   std::string tile(const ir::RegisterTensor& t) { return name(t.get(), t->name); }
@@ -129,17 +135,18 @@ class Emitter : public ir::Visitor {
 };
 
 // Runs `body` in the current group's first thread only: the instructions one thread issues for
-// its group (TMA copies, try_cancel), after the lanes of its warp meet, so that what they did
-// before is ordered before the issue.
+// its group (TMA copies and waits, try_cancel), between meetings of the lanes of its warp, so that
+// what they did before is ordered before the issue and what they do after after it.
 template <class Body> void in_issuing_thread(Emitter& e, Body&& body) {
   if (e.group().count == 1) {
     body();
     return;
   }
-  e.line("tessel_sync_lanes();");
+  e.line(e.sync_lanes());
   e.open(fmt::format("if ({} == 0)", e.thread_in_group()));
   body();
   e.close();
+  e.line(e.sync_lanes());
 }
 
 // The byte offset from tessel_smem of the element of shared view `s` at element index

@@ -384,8 +384,8 @@ class Printer {
     if (n.position) {
       const std::string positions =
           n.position_scratch ? fmt::format(" and {}", shared(n.position_scratch)) : std::string();
-      line(fmt::format("{}, {} = reduce_{}_position({}, dim={}){}{}", reg_decl(n.out), reg_decl(n.position),
-                       op_name(n.op), reg(n.a), n.dim, across_warps, positions));
+      line(fmt::format("{}, {} = {}({}, dim={}){}{}", reg_decl(n.out), reg_decl(n.position), reduction_name(n),
+                       reg(n.a), n.dim, across_warps, positions));
       return;
     }
     line(fmt::format("{} = reduce_{}({}, dim={}){}", reg_decl(n.out), op_name(n.op), reg(n.a), n.dim, across_warps));

@@ -93,8 +93,9 @@ class LayoutSolver {
     for (std::vector<int> order = unfixed_by_size(); !order.empty(); order = unfixed_by_size()) {
       std::optional<Error> refused;
       bool fixed_one = false;
+      std::set<int> tried;  // classes whose default was refused this round: their other tiles share it
       for (int t : order) {
-        if (is_fixed(t)) continue;
+        if (is_fixed(t) || !tried.insert(find(t)).second) continue;
         const TileInfo& info = c_.tiles[size_t(t)];
         const std::vector<std::optional<Requirement>> before = fixed_;
         try {
@@ -242,7 +243,7 @@ class LayoutSolver {
   }
 
   // Where the layout of `tile` comes from, when a directed rule carried it there from another
-  // tile's: "; its layout comes from ..." naming the first rule of the chain.
+  // tile's: " (its layout comes from ...)", naming the first rule of the chain.
   std::string origin_of(int tile) {
     const Requirement* r = &*fixed_[find(tile)];
     if (r->source < 0) return "";

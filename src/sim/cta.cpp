@@ -91,11 +91,6 @@ constexpr std::string_view kOverlappingAsyncWrites =
     "two asynchronous writes in flight may not share bytes: issue this one after a wait that sees that one "
     "complete, or give each its own bytes";
 
-// A read that the copy's issue does not precede may want the bytes' earlier contents.
-constexpr std::string_view kCopyIssuedTooEarly =
-    "; or, if this read wants what the bytes held before the copy, the copy was issued too early: issue it after a "
-    "sync() (or the release of its stage) that follows this read";
-
 void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread, const Cta* issuer,
                               bool asynchronous, const VectorClock* reader) const {
   // Named only for a message: this runs on every shared access.
@@ -103,11 +98,18 @@ void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& 
   for (int b = 0; b < n; ++b)
     if (const InFlightWrite* w = in_flight_writes_[size_t(byte + b)]) {
       const bool maybe_earlier = reader && (*reader)[w->issuer_warp] < w->issuer[w->issuer_warp];
+      // A read that the write's issue does not precede may want the bytes' earlier contents.
+      const std::string earlier =
+          maybe_earlier ? fmt::format(
+                              "; or, if this read wants what the bytes held before the {0}, the {0} was issued "
+                              "too early: issue it once this read is ordered before it (a sync(), or the "
+                              "release of its stage, after the read)",
+                              w->operation_name())
+                        : std::string();
       throw Error(loc, fmt::format("{} of shared memory that a {} issued at {} may still be writing (thread {} of "
                                    "block {}); {}{}",
                                    write ? "write" : "read", w->operation_name(), w->issued_at->str(), thread, by(),
-                                   asynchronous ? kOverlappingAsyncWrites : w->advice_text(),
-                                   maybe_earlier ? kCopyIssuedTooEarly : std::string_view()));
+                                   asynchronous ? kOverlappingAsyncWrites : w->advice_text(), earlier));
     }
   if (!write) return;
   if (const SourceLoc* reader = wgmma.reading(byte, n))

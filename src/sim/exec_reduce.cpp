@@ -162,7 +162,7 @@ void exec_positioned_reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
   for (int lane = 0; lane < 32; ++lane)
     for (const auto& [row, elements] : held[size_t(lane)])
       for (const auto& [k, v] : elements) {
-        const Positioned candidate{ir::normalize(a, v), k};
+        const Positioned candidate{a == t ? v : ir::convert(t, a, v), k};
         const auto [it, first] = acc[size_t(lane)].emplace(row, candidate);
         if (!first && precedes(n.op, a, candidate, it->second)) it->second = candidate;
       }
@@ -226,7 +226,8 @@ void exec_positioned_reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
       const auto it = acc[size_t(lane)].find(row);
       TESSEL_CHECK(it != acc[size_t(lane)].end(), "reduction at {}: lane {} holds no row {}", n.loc.str(), lane, row);
       const Positioned& pair = it->second;
-      values[size_t(lane) * out_local + lo] = ir::normalize(n.out->dtype, pair.value);
+      // Moved, never computed: the element's own bits, NaN payloads included.
+      values[size_t(lane) * out_local + lo] = a == t ? pair.value : ir::convert(a, t, pair.value);
       const bool nan = is_float(t) && std::isnan(pair.value.f);
       positions[size_t(lane) * out_local + lo] = ir::Scalar{.i = nan ? extent : pair.position};
     }

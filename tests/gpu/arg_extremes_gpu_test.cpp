@@ -11,6 +11,8 @@ TEST_F(ArgExtremesOnGpu, FirstPositionOfTheExtremeAcrossWarps) {
   check_arg_extremes<int32_t>(Device::gpu());
   check_arg_extremes<float>(Device::gpu());
   check_arg_extremes<bf16>(Device::gpu());
+  check_arg_extremes<f16>(Device::gpu());
+  check_arg_extremes<int64_t>(Device::gpu());
 }
 
 }  // namespace

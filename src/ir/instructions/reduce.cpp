@@ -34,13 +34,14 @@ void verify_Reduce(Verification& v, const ReduceNode& n) {
                "reduction over dim {} at {} does not keep it with extent 1", n.dim, n.loc.str());
   check_across_warps(v, n);
   if (n.position) {
-    TESSEL_CHECK(n.op != ReduceOp::Sum && n.position->dtype == DType::I32 && n.position->shape() == n.out->shape(),
-                 "the positions of the reduce_{} at {} are not an i32 tile of its result's shape", op_name(n.op),
-                 n.loc.str());
+    TESSEL_CHECK(n.op != ReduceOp::Sum && n.position->dtype == DType::I32 && n.position->shape() == n.out->shape() &&
+                     n.position->layout == n.out->layout,
+                 "the positions of the {} at {} are not an i32 tile of its result's shape and layout",
+                 reduction_name(n), n.loc.str());
     TESSEL_CHECK(!n.scratch == !n.position_scratch &&
                      (!n.position_scratch || (!n.position_scratch->root && n.position_scratch->dtype == DType::I32 &&
                                               n.position_scratch->shape == n.scratch->shape)),
-                 "the position scratch of the reduce_{} at {} does not match its scratch", op_name(n.op), n.loc.str());
+                 "the position scratch of the {} at {} does not match its scratch", reduction_name(n), n.loc.str());
   } else {
     TESSEL_CHECK(!n.position_scratch, "the reduce_{} at {} has a position scratch without positions", op_name(n.op),
                  n.loc.str());
