@@ -93,13 +93,16 @@ class LayoutSolver {
     for (std::vector<int> order = unfixed_by_size(); !order.empty(); order = unfixed_by_size()) {
       std::optional<Error> refused;
       bool fixed_one = false;
-      std::set<int> tried;  // classes whose default was refused this round: their other tiles share it
+      // A class's tiles of one type have one default: a refused one is not tried again this round.
+      std::set<std::pair<int, std::string>> tried;
       for (int t : order) {
-        if (is_fixed(t) || !tried.insert(find(t)).second) continue;
+        if (is_fixed(t)) continue;
         const TileInfo& info = c_.tiles[size_t(t)];
+        const Layout fallback = coalescing_default(info.tile);
+        if (!tried.emplace(find(t), fallback.str()).second) continue;
         const std::vector<std::optional<Requirement>> before = fixed_;
         try {
-          require({coalescing_default(info.tile), t, "gets the coalescing default", "", info.loc});
+          require({fallback, t, "gets the coalescing default", "", info.loc});
           propagate();
           fixed_one = true;
           break;
