@@ -81,12 +81,25 @@ LaneRows lane_rows(Warp& w, const ir::RegisterTensorNode& tile, int dim, Mask ma
 }
 
 // Lane `lane`'s value of `row` in `values`, which the layout guarantees it has.
-ir::Scalar value_at(const std::array<std::map<int64_t, ir::Scalar>, 32>& values, int lane, int64_t row,
-                    const SourceLoc& loc) {
+template <class V>
+const V& value_at(const std::array<std::map<int64_t, V>, 32>& values, int lane, int64_t row, const SourceLoc& loc) {
   const auto it = values[size_t(lane)].find(row);
   TESSEL_CHECK(it != values[size_t(lane)].end(), "reduction at {}: lane {} holds no element of row {}", loc.str(), lane,
                row);
   return it->second;
+}
+
+// The lanes that span the dimension (`lanes`) combine their rows' values in `acc` by a butterfly
+// of xor shuffles, as the generated code does: `fold(mine, theirs)` gives a lane's new value.
+template <class V, class Fold> void butterfly(std::array<std::map<int64_t, V>, 32>& acc,
+                                              const std::vector<Layout::ThreadSpan>& lanes, const SourceLoc& loc,
+                                              Fold fold) {
+  for (const Layout::ThreadSpan& s : lanes)
+    for (int k = 1; k < s.size; k <<= 1) {
+      const auto before = acc;
+      for (int lane = 0; lane < 32; ++lane)
+        for (auto& [row, v] : acc[size_t(lane)]) v = fold(v, value_at(before, lane ^ (k * s.stride), row, loc));
+    }
 }
 
 // This warp's position along the warps that span the dimension (the scratch row it writes).
@@ -156,8 +169,7 @@ bool precedes(ir::ReduceOp op, DType t, const Positioned& b, const Positioned& a
 // combining gives the same pair, since `precedes` orders every two elements.
 void exec_positioned_reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
   const DType t = n.a->dtype, a = ir::combining_type(t);
-  const LaneRows held =
-      lane_rows(w, *n.a, n.dim, mask, n.loc, fmt::format("arg{}", ir::op_name(n.op)), "the reduction");
+  const LaneRows held = lane_rows(w, *n.a, n.dim, mask, n.loc, ir::reduction_name(n), "the reduction");
   std::array<std::map<int64_t, Positioned>, 32> acc;
   for (int lane = 0; lane < 32; ++lane)
     for (const auto& [row, elements] : held[size_t(lane)])
@@ -168,17 +180,9 @@ void exec_positioned_reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
       }
   Layout::WarpSplit split;
   TESSEL_CHECK(n.a->layout.split_at_warps(n.dim, &split), "reduction at {} over an unsplittable layout", n.loc.str());
-  for (const Layout::ThreadSpan& s : split.lanes)
-    for (int k = 1; k < s.size; k <<= 1) {
-      const auto before = acc;
-      for (int lane = 0; lane < 32; ++lane)
-        for (auto& [row, mine] : acc[size_t(lane)]) {
-          const auto other = before[size_t(lane ^ (k * s.stride))].find(row);
-          TESSEL_CHECK(other != before[size_t(lane ^ (k * s.stride))].end(), "reduction at {}: lane {} holds no row {}",
-                       n.loc.str(), lane ^ (k * s.stride), row);
-          if (precedes(n.op, a, other->second, mine)) mine = other->second;
-        }
-    }
+  butterfly(acc, split.lanes, n.loc, [&](const Positioned& mine, const Positioned& theirs) {
+    return precedes(n.op, a, theirs, mine) ? theirs : mine;
+  });
   if (n.scratch) {
     Cta& cta = w.cta;
     std::map<int64_t, Positioned> mine;
@@ -223,9 +227,7 @@ void exec_positioned_reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
     for (int lo = 0; lo < out_local; ++lo) {
       int k = 0;
       const int64_t row = row_of(out.coords(w.thread_in_group(lane), lo).data(), out.shape(), n.dim, &k);
-      const auto it = acc[size_t(lane)].find(row);
-      TESSEL_CHECK(it != acc[size_t(lane)].end(), "reduction at {}: lane {} holds no row {}", n.loc.str(), lane, row);
-      const Positioned& pair = it->second;
+      const Positioned& pair = value_at(acc, lane, row, n.loc);
       // Moved, never computed: the element's own bits, NaN payloads included.
       values[size_t(lane) * out_local + lo] = a == t ? pair.value : ir::convert(a, t, pair.value);
       const bool nan = is_float(t) && std::isnan(pair.value.f);
@@ -254,13 +256,8 @@ void exec_Reduce(Warp& w, const ir::ReduceNode& n, Mask mask) {
     }
   Layout::WarpSplit split;
   TESSEL_CHECK(n.a->layout.split_at_warps(n.dim, &split), "reduction at {} over an unsplittable layout", n.loc.str());
-  for (const Layout::ThreadSpan& s : split.lanes)
-    for (int k = 1; k < s.size; k <<= 1) {
-      const auto before = acc;
-      for (int lane = 0; lane < 32; ++lane)
-        for (auto& [row, v] : acc[size_t(lane)])
-          v = combine(n.op, a, v, value_at(before, lane ^ (k * s.stride), row, n.loc));
-    }
+  butterfly(acc, split.lanes, n.loc,
+            [&](const ir::Scalar& mine, const ir::Scalar& theirs) { return combine(n.op, a, mine, theirs); });
   if (n.scratch) {
     // Every lane now holds its rows' warp totals; one value per row goes to the scratch.
     std::map<int64_t, ir::Scalar> mine;
