@@ -41,10 +41,10 @@ TEST(Atomics, ReleaseAndAcquireHandADataTileBetweenBlocks) {
 // that orders nothing.
 std::string handoff_race(const std::string& remedy) {
   const std::string load = source_at("tests/atomics_kernels.hpp", "load_global(global_view(data, {64}), {0}, {64})");
-  return load + ": data race on global memory, byte 128 of a 256-byte allocation: the load_global at " + load +
-         " by warp 1 of block (1, 0, 0) is not ordered after the store_global at " +
+  return load + ": data race on global memory, byte 0 of a 256-byte allocation: the load_global at " + load +
+         " by warp 0 of block (1, 0, 0) is not ordered after the store_global at " +
          source_at("tests/atomics_kernels.hpp", "store_global(global_view(data, {64}), register_tensor") +
-         " by warp 1 of block (0, 0, 0); " + remedy;
+         " by warp 0 of block (0, 0, 0); " + remedy;
 }
 
 TEST(Atomics, ARelaxedFlagOrdersNothing) {

@@ -50,6 +50,24 @@ TEST(Diagnostics, ShapeMismatch) {
   EXPECT_EQ(got2, loc(line) + ": add: cannot broadcast shapes [64] and [32]");
 }
 
+struct RankMismatch : Script {
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto a = load_global(global_view(x, {n, n}), {0, 0}, {8, 4});
+    auto b = load_global(global_view(x, {n, n, n}), {0, 0, 0}, {2, 8, 4});
+    line = __LINE__ + 1;
+    auto c = a + b;
+  }
+};
+
+TEST(Diagnostics, RankMismatchNamesBothShapes) {
+  const std::string got = testing::error_of<RankMismatch>(16, no_data);
+  EXPECT_EQ(got, loc(line) +
+                     ": add: operands have ranks 2 and 3 (shapes [8, 4] and [2, 8, 4]); reshape one to the "
+                     "other's rank first");
+}
+
 struct DtypeMismatch : Script {
   void operator()(Int32 n, Ptr<f16> x, Ptr<float> y) {
     attrs.blocks = 1;

@@ -26,10 +26,10 @@ TEST(MemoryFences, OrderARelaxedFlagBetweenBlocks) {
 // The race is reported at the reader's load, naming the writer's store, and then what was missing.
 std::string fenced_handoff_race(const std::string& remedy) {
   const std::string load = source_at("tests/atomics_kernels.hpp", "load_global(data_view, {0}, {64})");
-  return load + ": data race on global memory, byte 128 of a 256-byte allocation: the load_global at " + load +
-         " by warp 1 of block (1, 0, 0) is not ordered after the store_global at " +
+  return load + ": data race on global memory, byte 0 of a 256-byte allocation: the load_global at " + load +
+         " by warp 0 of block (1, 0, 0) is not ordered after the store_global at " +
          source_at("tests/atomics_kernels.hpp", "store_global(data_view, register_tensor") +
-         " by warp 1 of block (0, 0, 0); " + remedy;
+         " by warp 0 of block (0, 0, 0); " + remedy;
 }
 
 std::string cross_block_remedy() {

@@ -101,7 +101,8 @@ TEST(SimulatorChecks, OutOfBoundsGlobalAccess) {
   const std::string got = testing::error_of<ViewLargerThanBuffer>(64, x.data());
   EXPECT_EQ(got, loc(line) +
                      ": out-of-bounds global read of 4 bytes at byte 256 of a 256-byte allocation (index past "
-                     "its end); check the global_view's shape and strides against the buffer");
+                     "its end), through the global_view of arg1; check the global_view's shape and strides against "
+                     "the buffer");
 }
 
 struct ReadBeforeWrite : Script {

@@ -136,7 +136,33 @@ TEST(TensorArguments, AViewSizedInsideTheKernelIsLeftToTheAccessChecks) {
   const std::string got = testing::error_of<ViewSizedByTheBlock>(32, Tensor<float>(x, {32}));
   EXPECT_EQ(got, here(ViewSizedByTheBlock::line) +
                      ": out-of-bounds global write of 4 bytes at byte 128 of a 128-byte allocation (index past its "
-                     "end); check the global_view's shape and strides against the buffer");
+                     "end), through the global_view of arg1; check the global_view's shape and strides against the "
+                     "buffer");
+}
+
+// The view's sizes read a value declared once from the parameters, which the launch computes too.
+struct ViewSizedByADeclaredValue : Script {
+  static inline int line = 0;
+  static constexpr const char* param_names[] = {"n", "x"};
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    Int32 half = n / 2;
+    line = __LINE__ + 1;
+    auto view = global_view(x, {half, 2});
+    store_global(view, register_tensor<float>({32, 2}, 1.0f), {0, 0});
+  }
+};
+
+TEST(TensorArguments, AViewSizedByAValueDeclaredFromTheParametersIsCheckedAtLaunch) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(63, -1.0f));
+  const std::string got = testing::error_of<ViewSizedByADeclaredValue>(64, Tensor<float>(x, {63}));
+  EXPECT_EQ(got,
+            here(ViewSizedByADeclaredValue::line) +
+                ": kernel ViewSizedByADeclaredValue: the global_view of parameter x with shape [32, 2] and strides "
+                "[2, 1] spans 64 elements, but the argument for x holds 63; pass a larger tensor, or sizes that fit "
+                "it");
+  EXPECT_EQ(x.download(), std::vector<float>(63, -1.0f));
 }
 
 }  // namespace

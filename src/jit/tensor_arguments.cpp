@@ -1,5 +1,6 @@
 #include "tensor_arguments.hpp"
 
+#include <map>
 #include <set>
 
 #include <fmt/ranges.h>
@@ -54,6 +55,8 @@ int64_t elements_held(const ir::GlobalTensorNode& view, const HostArg& tensor) {
 std::vector<ViewOfParameter> views_of_parameters(const ir::KernelNode& k, const KernelSignature& signature) {
   std::set<const ir::ExprNode*> params;
   for (const ir::Var& p : k.params) params.insert(p.get());
+  // A size declared once from the parameters (`Int32 half = n / 2;`) is known at launch too.
+  const std::map<const ir::VarNode*, ir::Expr> definitions = ir::single_definitions(k.body);
   std::set<const ir::Node*> seen;
   std::vector<ViewOfParameter> out;
   ir::walk(k.body, [&](const ir::StmtNode& s) {
@@ -63,10 +66,14 @@ std::vector<ViewOfParameter> views_of_parameters(const ir::KernelNode& k, const 
       size_t param = 0;
       while (param < k.call_params() && k.params[param].get() != view->ptr.get()) ++param;
       if (param == k.call_params()) continue;
+      auto defined = std::make_shared<ir::GlobalTensorNode>(*view);
       bool known = true;
-      for (const auto* exprs : {&view->shape, &view->strides})
-        for (const ir::Expr& e : *exprs) known &= known_at_launch(e, params);
-      if (known) out.push_back({std::move(view), param, signature.argument_of(param)});
+      for (auto* exprs : {&defined->shape, &defined->strides})
+        for (ir::Expr& e : *exprs) {
+          e = ir::substitute(e, definitions);
+          known &= known_at_launch(e, params);
+        }
+      if (known) out.push_back({std::move(defined), param, signature.argument_of(param)});
     }
   });
   return out;

@@ -14,14 +14,14 @@ namespace tessel::detail {
 // A global view over one of the call's pointer parameters, with a shape and strides the host can
 // evaluate at launch from the parameters' values.
 struct ViewOfParameter {
-  ir::GlobalTensor view;
-  size_t param;     // its index in KernelNode::params
-  size_t argument;  // the call's argument that gives the parameter
+  ir::GlobalTensor view;  // with the variables its sizes read replaced by their definitions
+  size_t param;           // its index in KernelNode::params
+  size_t argument;        // the call's argument that gives the parameter
 };
 
-// The views of lowered kernel `k` that a launch can check. Views whose extent depends on values
-// computed inside the kernel (block indices, loop variables) are left to the simulator's checks
-// of every access.
+// The views of lowered kernel `k` that a launch can check: their sizes read parameters, and
+// variables declared once from them. Views whose extent depends on values computed inside the
+// kernel (block indices, loop variables) are left to the simulator's checks of every access.
 std::vector<ViewOfParameter> views_of_parameters(const ir::KernelNode& k, const KernelSignature& signature);
 
 // Throws tessel::Error naming the kernel and the parameter when a tensor is on another device

@@ -355,7 +355,9 @@ RegisterTensor elementwise(ir::BinaryOp op, const TileOperand& a, const TileOper
   if (a.tensor && b.tensor) {
     const auto &sa = a.tensor->shape(), &sb = b.tensor->shape();
     if (sa.size() != sb.size())
-      throw Error(loc, fmt::format("{}: operands have ranks {} and {}", what, sa.size(), sb.size()));
+      throw Error(loc, fmt::format("{}: operands have ranks {} and {} (shapes [{}] and [{}]); reshape one to the "
+                                   "other's rank first",
+                                   what, sa.size(), sb.size(), fmt::join(sa, ", "), fmt::join(sb, ", ")));
     std::vector<int> so(sa.size());
     for (size_t i = 0; i < sa.size(); ++i) {
       if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1)

@@ -4,6 +4,7 @@
 // against atomics whose scope does not include this thread. Releases and acquires order the
 // warps' clocks, and so do relaxed atomics through the memory fences around them; an atomic that
 // reads lets the other warps run after it, so that a spin on a flag lets its writer go on.
+#include <algorithm>
 #include <cstring>
 
 #include "machine.hpp"
@@ -99,13 +100,28 @@ class ElementAtomic {
 
   ir::Scalar apply(void* p, SyncLocation location, ir::Scalar value, ir::Scalar expected) {
     HappensBefore& hb = w_.cta.scheduler.happens_before;
-    const ir::Scalar old = load_value(t_, p);
-    if (ir::writes_memory(op_)) store_value(t_, p, updated(op_, t_, old, value, expected));
-    if (hb.enabled()) {
-      const Access at = access();
-      if (ir::reads_memory(op_)) hb.atomic_read(location, w_.clock, at, acquires(order_), observed_value_);
-      if (ir::writes_memory(op_))
-        hb.atomic_write(location, w_.clock, at, releases(order_), op_ != ir::AtomicOp::Store, flag_);
+    ir::Scalar old = load_value(t_, p);
+    const HappensBefore::AtomicBits held{ir::bits_of(t_, old), bytes_};
+    const Access at = hb.enabled() ? access() : Access{};
+    if (hb.enabled() && ir::reads_memory(op_)) {
+      // A load reads any write coherence lets it: an older one than memory holds, where nothing
+      // ordered before it saw a newer one. The lanes of one instruction read one write of a location.
+      const bool load = op_ == ir::AtomicOp::Load;
+      const auto same = std::ranges::find(loaded_, location, &LoadedWrite::location);
+      const HappensBefore::ReadOfWrite read =
+          hb.atomic_read(location, held, w_.clock, at, acquires(order_), observed_value_, load ? &pick_ : nullptr,
+                         same != loaded_.end() ? std::optional(same->write) : std::nullopt);
+      if (load) {
+        old = ir::from_bits(t_, read.bits);
+        if (same == loaded_.end()) loaded_.push_back({location, read.write});
+      }
+    }
+    if (ir::writes_memory(op_)) {
+      const ir::Scalar next = updated(op_, t_, old, value, expected);
+      store_value(t_, p, next);
+      if (hb.enabled())
+        hb.atomic_write(location, held, ir::bits_of(t_, next), w_.clock, at, releases(order_),
+                        op_ != ir::AtomicOp::Store, flag_);
     }
     wrote_ = wrote_ || ir::writes_memory(op_);
     const auto address = reinterpret_cast<uint64_t>(p);
@@ -123,6 +139,14 @@ class ElementAtomic {
   const bool observed_value_, flag_;
   uint64_t observed_ = 0;
   bool wrote_ = false;
+  const HappensBefore::PickWrite pick_ = [&s = w_.cta.scheduler](uint64_t oldest, uint64_t newest) {
+    return s.pick_write(oldest, newest);
+  };
+  struct LoadedWrite {
+    SyncLocation location;
+    uint64_t write;
+  };
+  std::vector<LoadedWrite> loaded_;  // by this instruction's lanes
 };
 
 // After the instruction: later accesses of a warp that wrote are new to what the write released (or

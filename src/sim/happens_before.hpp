@@ -20,8 +20,10 @@
 //    writer after the write, by the reader after acquiring it, or by any warp in between);
 //  - atomics (PTX memory model): two atomics never race when each one's scope includes the other's
 //    thread (they are "morally strong"); a release (or a read-modify-write after it, continuing its
-//    release sequence) publishes its warp's clock at the location, and an acquire that reads there
-//    acquires what every release it is morally strong with published;
+//    release sequence) publishes its warp's clock with the write, and an acquire that reads the write
+//    acquires what every release it is morally strong with published; a load reads any write that
+//    coherence order lets it (an older one than the newest where nothing ordered before the load
+//    wrote or read a newer one);
 //  - memory fences (the model's release and acquire patterns): a strong write after a fence
 //    publishes the warp's clock as it stood at the fence; what a strong read saw published is
 //    acquired at the warp's next fence whose scope includes the releasing warp; fence.sc fences
@@ -30,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -190,17 +193,35 @@ class HappensBefore {
   void packed_store(Shadow& shadow, int64_t begin, int shift, int bits, const VectorClock& clock, Access at,
                     const std::function<std::string(int64_t)>& memory, const uint8_t* incoming,
                     const uint8_t* current) const;
-  // An atomic's read at `location` by the warp whose clock is `clock` (`at.atomic` its scope): an
-  // acquire acquires what every release it is morally strong with published there; a relaxed read
-  // leaves that for the warp's next memory fence to acquire. `observed`: the thread receives the
-  // value read, so a race report may name the write it read.
-  void atomic_read(SyncLocation location, VectorClock& clock, const Access& at, bool acquire, bool observed);
-  // An atomic's write: a release publishes `clock`, a relaxed write what the warp's memory fences
-  // before it released. A store heads the location's release sequences anew; a read-modify-write
-  // continues them (and heads one of its own when it releases). A relaxed write with `recorded` is
-  // kept for race reports to name.
-  void atomic_write(SyncLocation location, const VectorClock& clock, const Access& at, bool release,
-                    bool read_modify_write, bool recorded);
+  // The bits of an atomic's element (`bytes` wide) as memory holds them.
+  struct AtomicBits {
+    uint64_t bits;
+    int bytes;
+  };
+  // A write an atomic read: its bits, and its place in its location's coherence order.
+  struct ReadOfWrite {
+    uint64_t bits;
+    uint64_t write;
+  };
+  // Which write an atomic load reads, of those in coherence order from `oldest` to `newest` that the
+  // PTX model lets it read (the scheduler's choice, by the completion order).
+  using PickWrite = std::function<uint64_t(uint64_t oldest, uint64_t newest)>;
+  // An atomic's read at `location`, which holds `current`, by the warp whose clock is `clock`
+  // (`at.atomic` its scope). A read-modify-write reads the newest write; a load (`pick` set) reads
+  // one that no write or read ordered before it has superseded in coherence order, and, in a warp
+  // that read the location before, a newer one than it read then, unless it is the newest; `same`:
+  // the write another lane of the same instruction read, which this lane reads too. An acquire
+  // acquires what every release of the write's release sequences published, where it is morally
+  // strong with them; a relaxed read leaves that for the warp's next memory fence to acquire.
+  // `observed`: the thread receives the value read, so a race report may name the write it read.
+  ReadOfWrite atomic_read(SyncLocation location, AtomicBits current, VectorClock& clock, const Access& at, bool acquire,
+                          bool observed, const PickWrite* pick, std::optional<uint64_t> same);
+  // An atomic's write of `written` where memory held `before`: a release publishes `clock`, a
+  // relaxed write what the warp's memory fences before it released. A store heads the location's
+  // release sequences anew; a read-modify-write continues them (and heads one of its own when it
+  // releases). A relaxed write with `recorded` is kept for race reports to name.
+  void atomic_write(SyncLocation location, AtomicBits before, uint64_t written, const VectorClock& clock,
+                    const Access& at, bool release, bool read_modify_write, bool recorded);
   // Warp `warp`, whose clock is `clock`, executes fence.acq_rel (or fence.sc with
   // `sequentially_consistent`) at `scope`: `clock` acquires, then the fence releases it.
   void memory_fence(uint32_t warp, VectorClock& clock, ir::MemoryScope scope, bool sequentially_consistent,
@@ -270,8 +291,8 @@ class HappensBefore {
     uint32_t warp;
     ir::MemoryScope scope;
   };
-  std::map<SyncLocation, std::vector<Release>> releases_;
-  void release(SyncLocation location, const VectorClock& clock, uint32_t warp, ir::MemoryScope scope);
+  // Joins a release of `clock` by `warp` at `scope` into `sequences`.
+  static void release(std::vector<Release>& sequences, const VectorClock& clock, uint32_t warp, ir::MemoryScope scope);
   // A warp's memory fences: by scope, the clock its latest fence of at least that scope released,
   // and what its relaxed reads saw released that no fence has acquired yet.
   struct Unacquired {
@@ -288,14 +309,38 @@ class HappensBefore {
   };
   std::map<uint32_t, FenceState> memory_fences_;  // by warp actor
   std::vector<Release> sc_fences_;                // one per warp and scope, joined
-  // For race reports: the last relaxed write at each location, with its writer's clock, and the
-  // relaxed writes that atomics read, with the latest such read.
+  // For race reports: a relaxed write, with its writer's clock, and the relaxed writes that atomics
+  // read, with the latest such read.
   struct RelaxedWrite {
     VectorClock clock;
     uint32_t warp;
     uint32_t site;
   };
-  std::map<SyncLocation, RelaxedWrite> relaxed_writes_;
+  // The writes of a location that atomics wrote in this launch, in coherence order, as far back as a
+  // load may still read (coherence.cpp).
+  struct CoherentWrite {
+    uint64_t bits;
+    Epoch epoch;                 // the writer's access; none for what the location held before
+    std::vector<Epoch> readers;  // each warp's first read of it
+    // What an acquire that reads it acquires: the releases of the release sequences it belongs to.
+    std::shared_ptr<const std::vector<Release>> releases;
+    std::optional<RelaxedWrite> relaxed;  // a relaxed write, kept for race reports to name
+  };
+  struct AtomicLocation {
+    int bytes = 0;
+    uint64_t first = 0;  // the place in coherence order of writes.front()
+    std::deque<CoherentWrite> writes;
+    std::map<uint32_t, uint64_t> last_read;  // by warp: the newest write it read
+    uint64_t newest() const { return first + writes.size() - 1; }
+    CoherentWrite& at(uint64_t write) { return writes[size_t(write - first)]; }
+  };
+  std::map<SyncLocation, AtomicLocation> atomic_locations_;
+  // The location's writes, begun anew with the value memory holds, `current`, when memory no longer
+  // holds the newest write's (a plain store, a copy wrote it since) or the access is of another width.
+  AtomicLocation& atomic_location(SyncLocation location, AtomicBits current);
+  // The oldest write a load by `warp`, whose clock is `clock`, may read: the newest that a write or
+  // a read ordered before the load wrote or read.
+  uint64_t oldest_readable(AtomicLocation& l, uint32_t warp, const VectorClock& clock) const;
   struct ReadOfRelaxedWrite {
     RelaxedWrite write;
     Epoch read;

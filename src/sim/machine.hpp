@@ -288,6 +288,9 @@ class Scheduler {
   // try_cancel's completion: takes a group that has not started from the launch queue, never to
   // start, and returns its first block; none when the queue is empty. Seeded orders take any.
   std::optional<std::array<int, 3>> cancel_cluster();
+  // Which write an atomic load reads, of those from `oldest` to `newest` in coherence order that it
+  // may read: the newest with eager completion, the oldest with lazy, one drawn from the seed.
+  uint64_t pick_write(uint64_t oldest, uint64_t newest);
   ucontext_t context;            // where warps yield to
   Timeline* timeline = nullptr;  // records the run's turns when tracing
 
@@ -352,7 +355,9 @@ int issuing_lane(const Warp& w, Mask mask);
 // not as aligned as promised; checked where an access lies inside the view, as debug mode does.
 void check_promised_alignment(const Warp& w, const ir::GlobalTensorNode& view, uint64_t pointer, int lane);
 // Global memory checks: throws tessel::Error at `loc` unless [p, p+bytes) lies in one allocation.
-void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc);
+// `view`: the global view accessed, whose pointer parameter the message names.
+void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc,
+                         const ir::GlobalTensorNode* view = nullptr);
 // The allocation that holds address `p`: its first byte and size; false when none does.
 bool allocation_containing(uint64_t p, uint64_t* first, size_t* bytes);
 // Race detection on global memory: an access of `bytes` bytes at `p` by `w`.

@@ -134,6 +134,16 @@ std::optional<std::array<int, 3>> Scheduler::cancel_cluster() {
   return first;
 }
 
+uint64_t Scheduler::pick_write(uint64_t oldest, uint64_t newest) {
+  if (oldest >= newest) return newest;
+  switch (order_) {
+    case CompletionOrder::Eager: return newest;
+    case CompletionOrder::Lazy: return oldest;
+    case CompletionOrder::Seeded: return oldest + rng_() % (newest - oldest + 1);
+  }
+  return newest;
+}
+
 Cta& Scheduler::cluster_peer(const Cta& cta, int rank) {
   if (!kernel_.clustered()) {
     TESSEL_CHECK(rank == 0, "block rank {} in kernel {} without clusters", rank, kernel_.name);

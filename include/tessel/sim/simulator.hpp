@@ -20,11 +20,13 @@
 
 namespace tessel::sim {
 
-// When the asynchronous engines (cp.async today) complete the operations they hold.
+// When the asynchronous engines complete the operations they hold, and which of the writes the PTX
+// model lets an atomic load read it reads (docs/simulator.md, "What an atomic load reads").
 enum class CompletionOrder {
-  Eager,   // as soon as issued: the most forgiving order
-  Lazy,    // only when a waiting warp needs them, or when the blocks end: exposes missing waits
-  Seeded,  // at points drawn from Options::seed, besides when a waiting warp needs them
+  Eager,   // as soon as issued, and the newest write: the most forgiving order
+  Lazy,    // only when a waiting warp needs them, or when the blocks end, and the oldest write a load
+           // may read: exposes missing waits and flags
+  Seeded,  // at points drawn from Options::seed, besides when a waiting warp needs them; writes drawn
 };
 
 // A finding that does not make a run wrong but that the kernel's author should know of, at the
