@@ -573,7 +573,9 @@ inline void check_persistent_tiles(const Device& dev, const KernelOptions& optio
   for (auto& v : x) v = dist(rng);
   Buffer<float> dx(dev, x), dy(dev, std::vector<float>(n, 9e9f));
   Buffer<int32_t> drecords(dev, std::vector<int32_t>(tiles * 2, -1));
-  Kernel<PersistentTiles>(dev, options)(n, dx, dy, drecords);
+  Kernel<PersistentTiles> k(dev, options);
+  EXPECT_EQ(k.multiprocessors(), multiprocessors);
+  k(n, dx, dy, drecords);
   const auto y = dy.download();
   const auto records = drecords.download();
   for (int i = 0; i < n; ++i) EXPECT_EQ(y[i], 2 * x[i] + 1) << "element " << i;

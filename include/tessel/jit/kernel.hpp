@@ -109,6 +109,9 @@ template <class S> class Kernel {
   }
   const CompileStats& stats() const { return core_.stats(); }
   const Device& device() const { return core_.device(); }
+  // The value of the kernel's `multiprocessors` on its device: the GPU's multiprocessor count, or the
+  // simulated one (sim::Options::multiprocessors); what a host check of a persistent grid computes with.
+  int multiprocessors() const { return core_.multiprocessors(); }
   // The hyperparameter space: S::space(), or one configuration without hyperparameters.
   static Space space() {
     if constexpr (requires { S::space(); })

@@ -105,6 +105,7 @@ class KernelCore {
   // The variant the last call used (empty before the first call).
   const CompileStats& stats() const;
   const Device& device() const { return device_; }
+  int multiprocessors() const { return multiprocessors_; }
   const std::string& name() const { return name_; }
 
  private:
