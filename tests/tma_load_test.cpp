@@ -75,6 +75,41 @@ TEST(TmaLoad, ReadingTheTileBeforeThePhaseCompletesIsReported) {
   }
 }
 
+// A plain arrival completes the barrier's phase before the load that should fill it is issued: the
+// load's bytes count toward the next phase, and the wait passes on the one the arrival completed.
+struct LoadsWithoutAnnouncingItsBytes : Script {
+  static inline int alloc_line = 0, arrive_line = 0, load_line = 0, read_line = 0;
+  void operator()(Ptr<float> in, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    auto s = shared_tensor<float>({8, 32}, Swizzle::none);
+    alloc_line = __LINE__ + 1;
+    auto bars = mbarrier.alloc({1});
+    arrive_line = __LINE__ + 1;
+    single_thread([&] { mbarrier.arrive(bars[0]); });
+    load_line = __LINE__ + 1;
+    single_thread([&] { tma.global_to_shared(global_view(in, {8, 32}), s, {0, 0}, bars[0]); });
+    mbarrier.wait(bars[0], mbarrier.consumer_initial_phase);
+    read_line = __LINE__ + 1;
+    store_global(global_view(out, {8, 32}), load_shared(s), {0, 0});
+  }
+};
+
+TEST(TmaLoad, ALoadWhoseBytesNoPhaseAnnouncedNamesTheArrivalThatCompletedThePhaseBefore) {
+  Buffer<float> in(Device::simulator(), std::vector<float>(256, 1.0f)),
+      out(Device::simulator(), std::vector<float>(256));
+  const std::string got = testing::simulation_error<LoadsWithoutAnnouncingItsBytes>(
+      sim::Options{.completion = sim::CompletionOrder::Lazy}, in, out);
+  using K = LoadsWithoutAnnouncingItsBytes;
+  EXPECT_EQ(got, fmt::format("{0}:{1}: read of shared memory that a tma.global_to_shared issued at {0}:{2} may still "
+                             "be writing (thread 0 of block (0, 0, 0)); its bytes count toward phase 1 of barrier 0 of "
+                             "the array allocated at {0}:{3}, for which nothing had announced transaction bytes when "
+                             "it was issued, and phase 0 completed at the arrival at {0}:{4} without them: announce "
+                             "the copy's bytes (mbarrier.arrive_and_expect_tx, expect_tx) in the phase that its "
+                             "readers wait for",
+                             __FILE__, K::read_line, K::load_line, K::alloc_line, K::arrive_line));
+}
+
 // Loads into a tile that an earlier load, whose phase nobody waited for, may still be writing.
 struct LoadsTwiceWithoutWaiting : Script {
   void operator()(Ptr<float> in, Ptr<float> out) {

@@ -198,6 +198,79 @@ TEST(WgmmaMisuse, OverwritingASharedOperandBeforeTheWaitIsReported) {
   EXPECT_NE(got.find("; wait for it with wgmma.wait_group in the warpgroup that issued it"), std::string::npos) << got;
 }
 
+// A warpgroup reads B with an mma and frees it through a barrier for warp 4 to refill: with
+// `EarlyRelease`, the warpgroup arrives before its wgmma.wait_group; otherwise warp 5, which reads
+// nothing, arrives in its place.
+template <bool EarlyRelease> struct RefillsAStageItsMmaReads : Script {
+  static inline int mma_line = 0, arrive_line = 0, wait_line = 0, refill_line = 0;
+  void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<float> c) {
+    attrs.blocks = 1;
+    attrs.warps = 6;
+    auto s_a = shared_tensor<f16>({64, 16});
+    auto s_b = shared_tensor<f16>({8, 16});
+    auto freed = mbarrier.alloc(1);
+    warp_group(0, [&] {
+      store_shared(s_a, load_global(global_view(a, {64, 16}), {0, 0}, {64, 16}));
+      store_shared(s_b, load_global(global_view(b, {8, 16}), {0, 0}, {8, 16}));
+      fence.proxy_async();
+      sync();
+      auto acc = register_tensor<float>({64, 8}, 0.0f);
+      wgmma.fence();
+      mma_line = __LINE__ + 1;
+      wgmma.mma(s_a, s_b.transpose(), acc);
+      wgmma.commit_group();
+      arrive_line = __LINE__ + 1;
+      if (EarlyRelease) single_thread([&] { mbarrier.arrive(freed); });
+      wgmma.wait_group(0);
+      store_global(global_view(c, {64, 8}), acc, {0, 0});
+    });
+    thread_group(128, 32, [&] {
+      wait_line = __LINE__ + 1;
+      mbarrier.wait(freed, 0);
+      refill_line = __LINE__ + 1;
+      store_shared(s_b, load_global(global_view(b, {8, 16}), {0, 0}, {8, 16}));
+    });
+    thread_group(160, 32, [&] {
+      if (!EarlyRelease) single_thread([&] { mbarrier.arrive(freed); });
+    });
+  }
+};
+
+std::string refill_error(bool early_release) {
+  Operands x;
+  const KernelOptions lazy{.sim = {.completion = sim::CompletionOrder::Lazy}};
+  try {
+    if (early_release)
+      Kernel<RefillsAStageItsMmaReads<true>>(Device::simulator(), lazy)(x.a, x.b, x.c);
+    else
+      Kernel<RefillsAStageItsMmaReads<false>>(Device::simulator(), lazy)(x.a, x.b, x.c);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(WgmmaMisuse, ARefillAfterTheReadersArrivalBeforeItsWaitNamesTheArrival) {
+  const std::string got = refill_error(true);
+  using K = RefillsAStageItsMmaReads<true>;
+  EXPECT_EQ(got, fmt::format("{0}:{1}: write of shared memory that a wgmma.mma issued at {0}:{2} may still be reading "
+                             "(thread 128 of block (0, 0, 0)); warp 0 arrived at {0}:{3} after it issued the mma, and "
+                             "this write is ordered after that arrival: retire the mma with wgmma.wait_group before "
+                             "the arrival that frees its stage",
+                             __FILE__, K::refill_line, K::mma_line, K::arrive_line));
+}
+
+TEST(WgmmaMisuse, ARefillNotOrderedAfterTheMmaNamesTheWaitThatLetItThrough) {
+  const std::string got = refill_error(false);
+  using K = RefillsAStageItsMmaReads<false>;
+  EXPECT_EQ(got, fmt::format("{0}:{1}: write of shared memory that a wgmma.mma issued at {0}:{2} may still be reading "
+                             "(thread 128 of block (0, 0, 0)); nothing orders this write after warp 0's issue of the "
+                             "mma: the wait at {0}:{3} that this thread passed last did not wait for a release by "
+                             "warp 0: check each wait's phase (parity), and that every warp that reads a stage "
+                             "arrives on the barrier that frees it",
+                             __FILE__, K::refill_line, K::mma_line, K::wait_line));
+}
+
 struct ForgetsTheFence : WgmmaSetup {
   void operator()(Ptr<f16> a, Ptr<f16> b, Ptr<float> c) {
     auto [s_a, s_b, acc] = setup(a, b);

@@ -8,7 +8,7 @@ AsyncCopyUnit::AsyncCopyUnit(Cta& cta) : cta_(cta), threads_(size_t(cta.kernel.t
 
 void AsyncCopyUnit::issue(int thread, int64_t byte, const uint8_t* data, int bytes, const VectorClock& issuer,
                           const SourceLoc& loc) {
-  cta_.check_not_in_flight(byte, bytes, true, loc, thread, nullptr, true);
+  cta_.check_not_in_flight(byte, bytes, true, loc, thread, nullptr, true, &issuer);
   ThreadGroups& groups = threads_[size_t(thread)];
   if (!in_flight_.empty()) {
     Copy& last = *in_flight_.back();

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <tuple>
 
+#include <fmt/ranges.h>
+
 #include "machine.hpp"
 
 namespace tessel::sim {
@@ -91,13 +93,45 @@ constexpr std::string_view kOverlappingAsyncWrites =
     "two asynchronous writes in flight may not share bytes: issue this one after a wait that sees that one "
     "complete, or give each its own bytes";
 
+std::string Cta::how_the_write_follows(const WgmmaUnit::Reader& mma, const Warp& writer,
+                                       const VectorClock& clock) const {
+  const Warp& reader = *mma.warp;
+  // Ordered after the mma's warp at or past its issue: an arrival of that warp after the issue let
+  // the write happen before a wgmma.wait_group retired the mma.
+  if (clock[reader.actor] >= mma.issued) {
+    for (auto a = reader.arrivals.rbegin(); a != reader.arrivals.rend(); ++a)
+      if (a->clock >= mma.issued && a->clock <= clock[reader.actor])
+        return fmt::format(
+            "warp {} arrived at {} after it issued the mma, and this write is ordered after that "
+            "arrival: retire the mma with wgmma.wait_group before the arrival that frees its stage",
+            reader.id, a->at->str());
+    return std::string(wgmma.wait_advice());
+  }
+  // Not ordered after the issue at all: the write's wait did not wait for that warp's release, or
+  // the mma read the stage before its wait saw it filled.
+  std::vector<std::string> waits;
+  if (!writer.waits.empty())
+    waits.push_back(fmt::format("the wait at {} that this thread passed last did not wait for a release by warp {}",
+                                writer.waits.back().at->str(), reader.id));
+  for (auto w = reader.waits.rbegin(); w != reader.waits.rend(); ++w)
+    if (w->clock <= mma.issued) {
+      waits.push_back(fmt::format("warp {}'s wait at {}, before its mma, passed before this write filled the stage",
+                                  reader.id, w->at->str()));
+      break;
+    }
+  return fmt::format(
+      "nothing orders this write after warp {}'s issue of the mma{}{}: check each wait's phase "
+      "(parity), and that every warp that reads a stage arrives on the barrier that frees it",
+      reader.id, waits.empty() ? "" : ": ", fmt::join(waits, ", or "));
+}
+
 void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread, const Cta* issuer,
-                              bool asynchronous, const VectorClock* reader) const {
+                              bool asynchronous, const VectorClock* accessor) const {
   // Named only for a message: this runs on every shared access.
   const auto by = [&] { return (issuer ? issuer : this)->block_name(); };
   for (int b = 0; b < n; ++b)
     if (const InFlightWrite* w = in_flight_writes_[size_t(byte + b)]) {
-      const bool maybe_earlier = reader && (*reader)[w->issuer_warp] < w->issuer[w->issuer_warp];
+      const bool maybe_earlier = !write && accessor && (*accessor)[w->issuer_warp] < w->issuer[w->issuer_warp];
       // A read that the write's issue does not precede may want the bytes' earlier contents.
       const std::string earlier =
           maybe_earlier ? fmt::format(
@@ -112,10 +146,13 @@ void Cta::check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& 
                                    asynchronous ? kOverlappingAsyncWrites : w->advice_text(), earlier));
     }
   if (!write) return;
-  if (const SourceLoc* reader = wgmma.reading(byte, n))
+  if (const auto mma = wgmma.reading(byte, n)) {
+    const Warp* writer = accessor ? (issuer ? issuer : this)->warps[size_t(thread / 32)].get() : nullptr;
     throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "
                                  "block {}); {}",
-                                 wgmma.operation(), reader->str(), thread, by(), wgmma.wait_advice()));
+                                 wgmma.operation(), mma->issued_at->str(), thread, by(),
+                                 writer ? how_the_write_follows(*mma, *writer, *accessor) : wgmma.wait_advice()));
+  }
   for (const AsyncAgent* agent : agents)
     if (const InFlightRead* r = agent->reading(byte, byte + n))
       throw Error(loc, fmt::format("write of shared memory that a {} issued at {} may still be reading (thread {} of "

@@ -79,6 +79,7 @@ void arrive(Warp& w, const ir::MbarrierRef& b, const Lanes& count, const Lanes& 
                                 origin(w, loc, lane, block)))
       completed.insert({&target, byte});
   }
+  w.note(w.arrivals, loc);
   w.tick();
 }
 
@@ -93,6 +94,7 @@ void pass_wait(Warp& w, const std::array<int64_t, 32>& bytes, Mask passed, ir::W
   // Outside clusters a wait of cta scope misses nothing.
   const bool weak = happens_before.enabled() &&
                     (sem == ir::WaitSemantics::Relaxed || (scope == ir::WaitScope::Cta && w.cta.kernel.clustered()));
+  if (passed) w.note(w.waits, loc);
   int64_t previous = -1;  // lanes of a warp mostly wait on one barrier: join its clocks once
   for (int lane = 0; lane < 32; ++lane)
     if ((passed >> lane & 1) && bytes[size_t(lane)] != previous) {

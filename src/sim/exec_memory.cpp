@@ -316,7 +316,7 @@ void exec_StoreShared(Warp& w, const ir::StoreSharedNode& n, Mask mask) {
     Cta& owner = owners(lane);
     const SharedAddress a = shared_address(w, n.dst, view, lane, offsets, c.get(), n.loc);
     const int bytes = is_packed(t) ? packed_bytes(t, a.shift) : dtype_bytes(t);
-    owner.check_not_in_flight(a.byte, bytes, true, n.loc, w.thread(lane));
+    owner.check_not_in_flight(a.byte, bytes, true, n.loc, w.thread(lane), &w.cta, false, &w.clock);
     uint8_t incoming[8];
     const ir::Scalar v = src[size_t(lane) * local + l];
     if (!is_packed(t)) copies.check(w, owners.address(lane, a.byte), lane, tile_coords, v, t);

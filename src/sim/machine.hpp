@@ -127,6 +127,14 @@ class Warp {
   Access access(const SourceLoc& loc, std::string_view operation);
   // After the warp releases what it did (an arrival, an asynchronous issue): later work is new.
   void tick() { clock.raise(actor, clock[actor] + 1); }
+  // The warp's latest mbarrier arrivals and passed waits, each with the warp's own clock then: what
+  // a report of a stage refilled while an mma reads it names (Cta::check_not_in_flight).
+  struct Step {
+    const SourceLoc* at;
+    Clock clock;
+  };
+  std::deque<Step> arrivals, waits;
+  void note(std::deque<Step>& steps, const SourceLoc& at);
 
   // Fiber plumbing.
   ucontext_t context;
@@ -177,12 +185,15 @@ class Cta {
   // Throws when an asynchronous write in flight owns one of the bytes [byte, byte + n), or when
   // `write` and an asynchronous read in flight still needs one of them. `thread` is of block
   // `issuer` (this one when null: another block's multicast or copy reaches this one's memory);
-  // `asynchronous`: the access is an asynchronous write being issued. `reader`, the clock of the
-  // warp that reads: a read not ordered after the write's issue may want the bytes before it, and
-  // the message then names that way out too.
+  // `asynchronous`: the access is an asynchronous write being issued. `accessor`, the clock of the
+  // accessing warp (at issue, for an asynchronous write): a read not ordered after the write's
+  // issue may want the bytes before it, and a write of bytes an mma reads is ordered after that
+  // mma's warp by some arrival, or not at all; the message then names that way out, or those lines.
   void check_not_in_flight(int64_t byte, int n, bool write, const SourceLoc& loc, int thread,
                            const Cta* issuer = nullptr, bool asynchronous = false,
-                           const VectorClock* reader = nullptr) const;
+                           const VectorClock* accessor = nullptr) const;
+  // How a write by `writer` (whose clock is `clock`) of bytes that `mma` reads came to follow it.
+  std::string how_the_write_follows(const WgmmaUnit::Reader& mma, const Warp& writer, const VectorClock& clock) const;
   // Bytes [begin, end) of `w` belong to it until it completes and writes `data` to all of its bytes.
   void mark_in_flight(const InFlightWrite& w, int64_t begin, int64_t end);
   // The write lands, as an access at `landed` (the barrier phase or cp.async group that observes

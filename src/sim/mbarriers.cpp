@@ -105,6 +105,7 @@ bool Mbarriers::arrive(int64_t byte, int64_t count, int64_t tx_bytes, const Vect
   const int64_t phase = b.phase;
   b.pending -= count;
   complete_phase_if_done(b);
+  if (b.phase != phase) b.completed_by = by.loc;
   return b.phase != phase;
 }
 
@@ -136,7 +137,9 @@ void Mbarriers::complete_tx(int64_t byte, int64_t bytes, const SourceLoc& issued
                                        "the {} a barrier counts",
                                        bytes - b.tx, barrier_name(*b.array, b.index), kMaxCount));
   b.tx -= bytes;
+  const int64_t phase = b.phase;
   complete_phase_if_done(b);
+  if (b.phase != phase) b.completed_by = nullptr;
 }
 
 const VectorClock& Mbarriers::released(int64_t byte, ir::WaitScope scope) const {
@@ -157,11 +160,19 @@ bool Mbarriers::phase_completed(int64_t byte, int64_t parity) const {
   return (it->second.phase & 1) != (parity & 1);
 }
 
-void Mbarriers::expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor, std::string_view operation) {
+std::string Mbarriers::expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor,
+                                   std::string_view operation) {
   auto it = barriers_.find(byte);
-  if (it == barriers_.end()) return;
-  it->second.loads_not_observed.push_back(UnobservedLoad{it->second.phase, &issued_at, inside_tensor, operation});
-  it->second.loads_in_flight.push_back(UnobservedLoad{it->second.phase, &issued_at, inside_tensor, operation});
+  if (it == barriers_.end()) return {};
+  MbarrierState& b = it->second;
+  b.loads_not_observed.push_back(UnobservedLoad{b.phase, &issued_at, inside_tensor, operation});
+  b.loads_in_flight.push_back(UnobservedLoad{b.phase, &issued_at, inside_tensor, operation});
+  if (!b.announced.empty() || !b.completed_by) return {};
+  return fmt::format(
+      "its bytes count toward phase {} of {}, for which nothing had announced transaction bytes when "
+      "it was issued, and phase {} completed at the arrival at {} without them: announce the copy's "
+      "bytes (mbarrier.arrive_and_expect_tx, expect_tx) in the phase that its readers wait for",
+      b.phase, barrier_name(*b.array, b.index), b.phase - 1, b.completed_by->str());
 }
 
 void Mbarriers::observed(int64_t byte) {

@@ -49,6 +49,8 @@ struct MbarrierState {
   std::vector<UnobservedLoad> loads_in_flight = {};
   // The lines that announced the current phase's transaction bytes, and how many each.
   std::vector<std::pair<const SourceLoc*, int64_t>> announced = {};
+  // The arrival that completed the last phase, when an arrival did.
+  const SourceLoc* completed_by = nullptr;
 };
 
 // "barrier 1 of the array allocated at k.cpp:12", or of a helper-class member: "barrier 1 of
@@ -90,9 +92,11 @@ class Mbarriers {
   Epoch landing(int64_t byte, bool from_peer) const;
 
   // A load issued at `issued_at` will complete bytes on the barrier's current phase; its bytes'
-  // complete_tx names the same line.
-  void expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor,
-                   std::string_view operation = "tma.global_to_shared");
+  // complete_tx names the same line. Returns what a report of the load in flight adds when no
+  // bytes were announced in that phase and an arrival completed the one before: its readers may
+  // have waited for that one.
+  std::string expect_load(int64_t byte, const SourceLoc& issued_at, bool inside_tensor,
+                          std::string_view operation = "tma.global_to_shared");
   // A wait on the barrier passed: it saw every phase completed so far.
   void observed(int64_t byte);
   // The loads whose phase no wait saw completed, with their barriers.

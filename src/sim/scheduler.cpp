@@ -70,6 +70,13 @@ void Warp::wait(const SourceLoc& at, WaitCondition condition) {
   swapcontext(&context, &cta.scheduler.context);
 }
 
+void Warp::note(std::deque<Step>& steps, const SourceLoc& at) {
+  // A few suffice: a report names the latest before or after an mma's issue.
+  constexpr size_t kept = 8;
+  steps.push_back({&at, clock[actor]});
+  if (steps.size() > kept) steps.pop_front();
+}
+
 void Warp::poll(const SourceLoc& at, uint64_t observed) {
   polled_unchanged = polled_at == &at && polled == observed;
   polled_at = &at;

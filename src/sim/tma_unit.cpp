@@ -30,18 +30,22 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<
   const int64_t end = begin + box_footprint(map);
   TESSEL_CHECK(begin >= 0 && end <= int64_t(cta_.smem.size()), "a TMA load of shared bytes [{}, {}) of {}", begin, end,
                cta_.smem.size());
-  for (Cta* target : targets) target->check_not_in_flight(begin, int(end - begin), true, loc, thread, &cta_, true);
+  for (Cta* target : targets)
+    target->check_not_in_flight(begin, int(end - begin), true, loc, thread, &cta_, true, &issuer);
   loads_in_flight_.push_back(
       std::make_unique<Load>(Load{InFlightWrite{this, Proxy::Async, begin, end, &loc, thread, issuer,
                                                 cta_.warps[size_t(thread / 32)]->actor, operation},
                                   map, coords, barrier_byte, std::move(targets), barrier_block}));
-  const Load& load = *loads_in_flight_.back();
+  Load& load = *loads_in_flight_.back();
   const bool inside = !box_outside_tensor(map, std::span(coords).first(size_t(map.rank)));
   for (Cta* target : load.targets) {
-    target->mark_in_flight(load.write, begin, end);
-    (load.barrier_block ? *load.barrier_block : *target)
-        .mbarriers.expect_load(barrier_byte, loc, inside, operation.empty() ? write_operation() : operation);
+    std::string note =
+        (load.barrier_block ? *load.barrier_block : *target)
+            .mbarriers.expect_load(barrier_byte, loc, inside, operation.empty() ? write_operation() : operation);
+    if (load.unannounced.empty()) load.unannounced = std::move(note);
   }
+  load.write.advice = load.unannounced;
+  for (Cta* target : load.targets) target->mark_in_flight(load.write, begin, end);
 }
 
 void TmaUnit::issue_cluster_copy(int thread, int64_t src, int64_t bytes, Cta& target, int64_t dst, int64_t barrier_byte,

@@ -93,7 +93,8 @@ class TmaUnit final : public AsyncAgent {
     std::array<int64_t, ir::kTensorMapMaxRank> coords;
     int64_t barrier_byte;
     std::vector<Cta*> targets;
-    Cta* barrier_block;  // null: each target's own barrier
+    Cta* barrier_block;       // null: each target's own barrier
+    std::string unannounced;  // the write's advice when its bytes were not announced (Mbarriers::expect_load)
     // Whether the load completes bytes on `block`'s barrier at `barrier_byte`.
     bool signals(const Cta& block) const;
   };

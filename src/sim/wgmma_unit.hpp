@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "async_agent.hpp"
@@ -39,8 +40,14 @@ class WgmmaUnit final : public AsyncAgent {
   // Called before `w` runs any instruction: reports one that touches a register operand of an
   // mma in flight, and records the register tiles accessed since the warp's last wgmma.fence.
   void before_instruction(const Warp& w, const ir::StmtNode& s);
-  // The line of an mma in flight that reads one of shared bytes [byte, byte + n); null if none.
-  const SourceLoc* reading(int64_t byte, int n) const;
+  // An mma in flight that reads one of shared bytes [byte, byte + n): its line, and its warp with
+  // that warp's clock when it issued it.
+  struct Reader {
+    const SourceLoc* issued_at;
+    const Warp* warp;
+    Clock issued;
+  };
+  std::optional<Reader> reading(int64_t byte, int n) const;
 
   std::string_view engine() const override { return "the wgmma unit"; }
 
@@ -64,6 +71,7 @@ class WgmmaUnit final : public AsyncAgent {
   };
   struct Mma {
     Warp* warp;
+    Clock issued;  // the warp's clock at the issue
     const ir::WgmmaMmaNode* node;
     int group;    // index among the warp's groups; the open group's is `committed`
     int quarter;  // the warp's rows of each m64 instruction: [16 * quarter, 16 * quarter + 16)
