@@ -57,5 +57,14 @@ TEST(BuildCommands, RunAndCheckBuildTheTargetAskedFor) {
   EXPECT_EQ(check.status, 0) << check.output;
 }
 
+// --verbose names a kernel with its configuration, and one without hyperparameters by its name alone.
+TEST(BuildCommands, VerboseNamesAKernelWithItsConfigurationOrAlone) {
+  const Cli configured = tessel("run vector_add 3000 --device sim --verbose");
+  EXPECT_NE(configured.output.find("tessel: kernel VectorAdd [block=2048, warps=4] for sm_90a ("), std::string::npos)
+      << configured.output;
+  const Cli alone = tessel("run matmul_simt --device sim --verbose");
+  EXPECT_NE(alone.output.find("tessel: kernel MatmulSimt for sm_90a ("), std::string::npos) << alone.output;
+}
+
 }  // namespace
 }  // namespace tessel::testing

@@ -151,13 +151,12 @@ KernelCore::Variant& KernelCore::prepare(std::span<const HostArg> args, bool all
   v.report_compiler_warnings(name_);
   const CompileStats& s = v.stats;
   if (options_.verbose)
-    fmt::print(
-        stderr,
-        "tessel: kernel {} [{}] for {} ({}): trace {:.2f} ms, passes {:.2f} ms, codegen {:.2f} ms, {} {:.2f} ms, "
-        "module load {:.2f} ms{}\n",
-        name_, v.hyperparameters, s.arch, selection_name(s.selection), s.trace_ms, s.lower_ms, s.codegen_ms,
-        s.from_cache ? "cache load" : "NVRTC compile", s.compile_ms, s.load_ms,
-        s.registers >= 0 ? fmt::format(", {} registers, {} spill bytes", s.registers, s.spill_bytes) : "");
+    fmt::print(stderr,
+               "tessel: kernel {} for {} ({}): trace {:.2f} ms, passes {:.2f} ms, codegen {:.2f} ms, {} {:.2f} ms, "
+               "module load {:.2f} ms{}\n",
+               v.configured(name_), s.arch, selection_name(s.selection), s.trace_ms, s.lower_ms, s.codegen_ms,
+               s.from_cache ? "cache load" : "NVRTC compile", s.compile_ms, s.load_ms,
+               s.registers >= 0 ? fmt::format(", {} registers, {} spill bytes", s.registers, s.spill_bytes) : "");
   // Only calls that may tune are remembered: an introspection call must not pin an untuned choice.
   // The key again: selecting may have made sizes exact (KernelSignature::make_exact).
   signature_.variant_key(args, space_.size() > 1, call_key_);

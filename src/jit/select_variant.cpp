@@ -156,7 +156,7 @@ KernelCore::Variant& KernelCore::select(std::span<const HostArg> args, bool allo
     v.stats.selection = Selection::FromDatabase;
     v.stats.candidates = int(candidates.size());
     if (options_.verbose)
-      fmt::print(stderr, "tessel: kernel {} [{}]: {}\n", label, v.hyperparameters, selection_name(v.stats.selection));
+      fmt::print(stderr, "tessel: kernel {}: {}\n", v.configured(label), selection_name(v.stats.selection));
     return &v;
   };
   // A recorded winner this call rules out was tuned for another call of the size bucket: this one
