@@ -183,5 +183,33 @@ TEST(SimulatorChecks, SeededInterleavingsAgree) {
   }
 }
 
+// Warp 1 writes a tile in four stores that C++ unrolls from one line, and warp 0 reads it with no
+// sync() between them that the block takes: the report names the writing line once.
+int unrolled_writer_line = 0;
+struct ReadsATileWrittenByAnUnrolledLoop : Script {
+  void operator()(Int32 n, Ptr<float> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    auto s = shared_tensor<float>({4, 2, 32}, Swizzle::none);
+    thread_group(32, 32, [&] {
+      unrolled_writer_line = __LINE__ + 1;
+      for (int quarter = 0; quarter < 4; ++quarter) store_shared(s[quarter], register_tensor<float>({2, 32}, 1.0f));
+    });
+    if_(n < 0, [&] { sync(); });
+    thread_group(0, 32, [&] { store_global(global_view(out, {n, 32}), load_shared(s[0]), {0, 0}); });
+  }
+};
+
+TEST(SimulatorChecks, AWriteUnrolledByCppIsNamedOnceAsTheCauseOfAnUnwrittenRead) {
+  Buffer<float> out(Device::simulator(), std::vector<float>(8 * 32, 0.0f));
+  const std::string got = testing::error_of<ReadsATileWrittenByAnUnrolledLoop>(8, out);
+  const size_t cause = got.find("; store_shared at");
+  ASSERT_NE(cause, std::string::npos) << got;
+  EXPECT_EQ(got.substr(cause),
+            fmt::format("; store_shared at {0}:{1} (threads 32..63) writes this tile, and nothing ordered that write "
+                        "before this read: is a sync() or an mbarrier handoff missing between them?",
+                        __FILE__, unrolled_writer_line));
+}
+
 }  // namespace
 }  // namespace tessel

@@ -1,6 +1,7 @@
 // The likely cause of a read of shared memory that was never written, from the kernel's code.
 #include "unwritten_memory.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "code_sites.hpp"
@@ -34,7 +35,9 @@ class Writers : public ir::Visitor {
     // The reader's own warp wrote before it, in program order: no handoff is missing there.
     const bool only_the_readers_warp = g.begin >= 32 * reader_warp_ && g.begin + g.count <= 32 * (reader_warp_ + 1);
     if (&to == &generic && only_the_readers_warp) return;
-    to.push_back(describe_site(s, g));
+    // An instruction unrolled by C++ is one site of the user's code, named once.
+    std::string site = describe_site(s, g);
+    if (std::find(to.begin(), to.end(), site) == to.end()) to.push_back(std::move(site));
   }
   const ir::SharedTensorNode* allocation_;
   int reader_warp_;
