@@ -78,10 +78,11 @@ TEST(TmaLoad, ReadingTheTileBeforeThePhaseCompletesIsReported) {
 // A plain arrival completes the barrier's phase before the load that should fill it is issued: the
 // load's bytes count toward the next phase, and the wait passes on the one the arrival completed.
 struct LoadsWithoutAnnouncingItsBytes : Script {
-  static inline int alloc_line = 0, arrive_line = 0, load_line = 0, read_line = 0;
+  static inline int tile_line = 0, alloc_line = 0, arrive_line = 0, load_line = 0, read_line = 0;
   void operator()(Ptr<float> in, Ptr<float> out) {
     attrs.blocks = 1;
     attrs.warps = 1;
+    tile_line = __LINE__ + 1;
     auto s = shared_tensor<float>({8, 32}, Swizzle::none);
     alloc_line = __LINE__ + 1;
     auto bars = mbarrier.alloc({1});
@@ -108,6 +109,17 @@ TEST(TmaLoad, ALoadWhoseBytesNoPhaseAnnouncedNamesTheArrivalThatCompletedThePhas
                              "the copy's bytes (mbarrier.arrive_and_expect_tx, expect_tx) in the phase that its "
                              "readers wait for",
                              __FILE__, K::read_line, K::load_line, K::alloc_line, K::arrive_line));
+  // Landed at once, the copy's bytes are in phase 1, which the wait for phase 0 does not order.
+  EXPECT_EQ(testing::simulation_error<LoadsWithoutAnnouncingItsBytes>(
+                sim::Options{.completion = sim::CompletionOrder::Eager}, in, out),
+            fmt::format("{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 0 of the allocation, in block "
+                        "(0, 0, 0): the load_shared at {0}:{1} by warp 0 of block (0, 0, 0) is not ordered after the "
+                        "tma.global_to_shared at {0}:{3}, landed in phase 1 of barrier 0 of the array allocated at "
+                        "{0}:{4} in block (0, 0, 0); this access is ordered after phase 0 of that barrier at most: the "
+                        "wait before it passed on an earlier phase than the copy's (is its parity one phase behind, or "
+                        "did an arrival complete the phase it waits for without the copy's transaction bytes "
+                        "announced?)",
+                        __FILE__, K::read_line, K::tile_line, K::load_line, K::alloc_line));
 }
 
 // Loads into a tile that an earlier load, whose phase nobody waited for, may still be writing.

@@ -276,6 +276,15 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
        actors_[earlier.epoch.actor].kind == ActorKind::CopyGroups))
     return "the asynchronous writes that complete one mbarrier phase (or belong to one cp.async group) land in any "
            "order, so no byte may be written by two of them: give each copy its own bytes";
+  // A landing in a later phase of a barrier whose earlier phase the access's warp acquired: the wait
+  // passed on a phase before the copy's.
+  if (const Clock acquired = clock[earlier.epoch.actor];
+      actors_[earlier.epoch.actor].kind == ActorKind::Mbarrier && acquired > 0 && acquired < earlier.epoch.clock)
+    return fmt::format(
+        "this access is ordered after phase {} of that barrier at most: the wait before it passed on an earlier "
+        "phase than the copy's (is its parity one phase behind, or did an arrival complete the phase it waits for "
+        "without the copy's transaction bytes announced?)",
+        acquired - 1);
   // Warps of two blocks share no sync(): only the memory model, or a barrier of their cluster, orders them.
   const Actor &a = actors_[actors_[earlier.epoch.actor].owner], &b = actors_[actors_[later.epoch.actor].owner];
   const bool across_blocks =
