@@ -80,6 +80,16 @@ TEST(CheckCommand, EachScheduleIsReportedAndAReportOfEveryScheduleOnce) {
   EXPECT_EQ(error_of_call([&] { cli::check_under_schedules(e, {}, 1, ""); }),
             "k.cpp:6: kernel K: n must be a multiple of 2 (this launch has n = 3)");
   EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+  // A tuning failure names a log of its own on its second line: it is the same error all the same.
+  int attempt = 0;
+  e.runner = [&](const Device&, const cli::Sizes&, const KernelOptions&) -> cli::RunResult {
+    throw Error(
+        fmt::format("K: none of the 2 candidates can run\nevery candidate's outcome is in k-{}.log", ++attempt));
+  };
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(error_of_call([&] { cli::check_under_schedules(e, {}, 1, ""); }),
+            "K: none of the 2 candidates can run\nevery candidate's outcome is in k-1.log");
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
 }
 
 // A kernel that deadlocks under every schedule fails the check (status 1), schedule by schedule.

@@ -436,7 +436,8 @@ TEST(Diagnostics, APackedParameterGivenWordsSaysWhatItTakes) {
   EXPECT_EQ(testing::error_of<TakesPackedPointer>(32, words),
             "kernel TakesPackedPointer, parameter arg1 (argument 1): expected a pointer to u4, got a pointer to u32; "
             "packed elements have no host type of their own and come as their bytes: pass uint8_t "
-            "(Buffer<uint8_t>), or take the parameter as Ptr<uint32_t> and bitcast its words to u4 in the kernel");
+            "(Buffer<uint8_t>, a uint8 array from Python), or take the parameter as Ptr<uint32_t> and bitcast its "
+            "words to u4 in the kernel");
 }
 
 TEST(Diagnostics, TensorThatIsNotContiguous) {

@@ -471,6 +471,36 @@ TEST(Tuner, TwoFailuresOfOneProblemKeepLogsOfTheirOwn) {
   }
 }
 
+// The same failure again (the schedules of `tessel check` fail alike) names the log it already wrote.
+TEST(Tuner, TheSameFailureAgainNamesTheSameLog) {
+  tuning::TuningSteps steps;
+  steps.build = [](int) -> tuning::BuiltCandidate { throw Error("NVRTC failed to compile kernel 'k' for sm_90a"); };
+  steps.time = [](int) -> double { throw std::logic_error("never timed"); };
+  steps.time_once = steps.time;
+  const auto log_of_failure = [&] {
+    try {
+      tuning::tune("k (n<=16, again)", names(2), steps, quiet(), log_dir());
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      return m.substr(m.rfind(' ') + 1);
+    }
+    return std::string("no error");
+  };
+  // A log's name has the second it was written in: two failures in one second share it.
+  for (;;) {
+    const std::time_t before = std::time(nullptr);
+    const std::string first = log_of_failure(), second = log_of_failure();
+    if (std::time(nullptr) != before) continue;
+    EXPECT_EQ(first, second);
+    std::ifstream log(first);
+    const std::string text((std::istreambuf_iterator<char>(log)), {});
+    EXPECT_EQ(text,
+              "[block=32] failed: NVRTC failed to compile kernel 'k' for sm_90a\n[block=64] failed: NVRTC failed to "
+              "compile kernel 'k' for sm_90a\n");
+    break;
+  }
+}
+
 // Failures of one problem at the same moment, as processes tuning side by side have them, each
 // write a log of their own: the log's file is created exclusively.
 TEST(Tuner, FailuresOfOneProblemAtOnceKeepLogsOfTheirOwn) {

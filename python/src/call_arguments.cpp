@@ -48,6 +48,18 @@ std::optional<DType> element_type(nb::dlpack::dtype t) {
   }
 }
 
+// numpy has no bf16, fp8 or e8m0 type: an array of unsigned integers of the same width passes their
+// bits to a pointer parameter of such a type.
+std::optional<DType> as_parameter_bits(const detail::KernelSignature& signature, size_t index,
+                                       std::optional<DType> type) {
+  if (!type || index >= signature.params().size()) return type;
+  const detail::ParamSpec& p = signature.params()[index];
+  const bool without_numpy_type =
+      p.dtype == DType::BF16 || p.dtype == DType::F8E4M3 || p.dtype == DType::F8E5M2 || p.dtype == DType::E8M0;
+  const bool same_width_bits = (*type == DType::U16 || *type == DType::U8) && dtype_bits(*type) == dtype_bits(p.dtype);
+  return p.kind == detail::ParamSpec::Kind::Pointer && without_numpy_type && same_width_bits ? p.dtype : *type;
+}
+
 // "float64", "complex64": a DLPack type in the words numpy and PyTorch use.
 std::string type_words(nb::dlpack::dtype t) {
   using Code = nb::dlpack::dtype_code;
@@ -112,8 +124,8 @@ CallArguments::CallArguments(const detail::KernelSignature& signature, nb::handl
         strides[d] = array.stride_ptr() ? array.stride(d) : row_major_stride;
         row_major_stride *= shape[d];
       }
-      h = pointer_argument(signature, i, array.data(), element_type(array.dtype()), type_words(array.dtype()), memory,
-                           shape, strides);
+      h = pointer_argument(signature, i, array.data(), as_parameter_bits(signature, i, element_type(array.dtype())),
+                           type_words(array.dtype()), memory, shape, strides);
       arrays_.push_back(std::move(array));
     } else if (nb::hasattr(a, "__dlpack__") && nb::hasattr(a, "dtype") && nb::hasattr(a.attr("dtype"), "isnative") &&
                !PyObject_IsTrue(a.attr("dtype").attr("isnative").ptr())) {

@@ -207,6 +207,35 @@ def test_the_examples_are_a_library():
     np.testing.assert_array_equal(c, a + b)
 
 
+def e4m3_values(bits):
+    """The values of e4m3 bit patterns (no NaN among them): bias 7, subnormals below exponent 1."""
+    sign = np.where(bits & 0x80, -1.0, 1.0)
+    exponent = (bits >> 3) & 0xF
+    mantissa = (bits & 0x7).astype(np.float64)
+    magnitude = np.where(exponent == 0, mantissa / 8 * 2.0**-6, (1 + mantissa / 8) * 2.0 ** (exponent.astype(np.float64) - 7))
+    return sign * magnitude
+
+
+def test_bf16_and_fp8_parameters_take_numpy_arrays_of_their_bits():
+    m, k = 5, 256
+    x32 = (rng.standard_normal((m, k)) * 3).astype(np.float32)
+    x_bits = (x32.view(np.uint32) >> 16).astype(np.uint16)  # bf16 by truncation
+    x = (x_bits.astype(np.uint32) << 16).view(np.float32)
+    q = np.full((m, k), 0x7F, np.uint8)  # poisoned: e4m3's NaN
+    scales = np.full((k // 128, m), np.nan, np.float32)
+    tessel.examples().quantize_fp8_groups(m, k, x_bits, q, scales)
+    groups = x.reshape(m, k // 128, 128)
+    want_scales = np.maximum(np.abs(groups).max(-1), np.float32(1e-4)) * np.float32(1.0 / 448.0)
+    np.testing.assert_array_equal(scales, want_scales.T)
+    scaled = (groups * (np.float32(1.0) / want_scales)[..., None]).reshape(m, k).astype(np.float64)
+    got = e4m3_values(q)
+    # Round to nearest in e4m3: half an ulp, relative 2^-4 for normals, 2^-10 below 2^-6.
+    assert np.all(np.abs(got - scaled) <= np.maximum(np.abs(scaled) * 2.0**-4, 2.0**-10))
+    # Other widths stay refused by their type.
+    assert error_of(lambda: tessel.examples().quantize_fp8_groups(m, k, x_bits.astype(np.uint32), q, scales)) == (
+        "kernel QuantizeFp8Groups, parameter x (argument 2): expected a pointer to bf16, got a pointer to u32")
+
+
 def test_float32_arrays_are_tf32_operands():
     # hopper_v5_tf32 takes f32 data as tf32: the tensor cores read each value with its low 13
     # mantissa bits cleared, so the reference clears them too.

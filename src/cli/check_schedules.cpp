@@ -15,8 +15,11 @@ bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, 
                            const std::string& indent, const std::string& arch) {
   const std::string target = e.target_for(arch);
   // Lines are printed as their schedules end. An error that keeps the kernel from running (a
-  // refusal while tracing, a failed requirement) is held while every schedule gives the same one,
-  // and then thrown once: it is not the schedules'. What a run reports is each schedule's result.
+  // refusal while tracing, a failed requirement, no candidate that can run) is held while every
+  // schedule gives the same one, and then thrown once: it is not the schedules'. Errors are the same
+  // when their first lines are (a tuning failure's second names its log, a file of each attempt's
+  // own). What a run reports is each schedule's result.
+  const auto lead = [](std::string_view message) { return message.substr(0, message.find('\n')); };
   std::optional<Error> first_report;
   std::vector<std::string> held;
   bool all_alike = true, all_pass = true;
@@ -38,7 +41,7 @@ bool check_under_schedules(const KernelEntry& e, const Sizes& sizes, int seeds, 
       all_pass = false;
       line = fmt::format("{}{:<{}} error: {}", indent, name, width, error.what());
       const bool ran = dynamic_cast<const sim::RunReport*>(&error) != nullptr;
-      if (!ran && all_alike && (!first_report || std::string_view(first_report->what()) == error.what())) {
+      if (!ran && all_alike && (!first_report || lead(first_report->what()) == lead(error.what()))) {
         if (!first_report) first_report = error;
         held.push_back(line);
         continue;

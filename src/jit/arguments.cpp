@@ -126,8 +126,8 @@ void KernelSignature::check(std::span<const HostArg> args) const {
           throw Error(
               fmt::format("kernel {}, parameter {} (argument {}): expected {}, got {}; packed "
                           "elements have no host type of their own and come as their bytes: pass uint8_t "
-                          "(Buffer<uint8_t>), or take the parameter as Ptr<uint32_t> and bitcast its words "
-                          "to {} in the kernel",
+                          "(Buffer<uint8_t>, a uint8 array from Python), or take the parameter as "
+                          "Ptr<uint32_t> and bitcast its words to {} in the kernel",
                           kernel_, names_[i], i, describe_param(p), a.described(), dtype_name(p.dtype)));
         // A tf32 element is an f32 as the tensor cores read it: f32 data is tf32 data.
         if (a.kind != HostArg::Kind::Pointer ||

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <deque>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -79,7 +81,8 @@ std::string file_safe(const std::string& s) {
 
 // Writes `text` to the first of <stem>.log, <stem>-2.log, ... in `dir` that does not exist yet, each
 // created exclusively: processes that fail the same problem in the same second (for other targets, or
-// side by side) keep logs of their own. Returns the path, or nothing where none could be written.
+// side by side) keep logs of their own; one that holds `text` already is named again instead (the
+// schedules of `tessel check` fail alike). Returns the path, or nothing where none could be written.
 std::optional<std::filesystem::path> write_new_log(const std::filesystem::path& dir, const std::string& stem,
                                                    const std::string& text) {
   std::error_code ec;
@@ -88,8 +91,11 @@ std::optional<std::filesystem::path> write_new_log(const std::filesystem::path& 
     const std::filesystem::path path = dir / (n == 1 ? stem + ".log" : fmt::format("{}-{}.log", stem, n));
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
-      if (errno == EEXIST) continue;
-      return std::nullopt;
+      if (errno != EEXIST) return std::nullopt;
+      std::ifstream existing(path, std::ios::binary);
+      const std::string held{std::istreambuf_iterator<char>(existing), std::istreambuf_iterator<char>()};
+      if (held == text) return path;
+      continue;
     }
     size_t done = 0;
     while (done < text.size()) {
