@@ -2,9 +2,11 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "call_arguments.hpp"
 #include "examples.hpp"
+#include "tessel/sim/simulator.hpp"
 
 namespace nb = nanobind;
 
@@ -65,19 +67,31 @@ KernelFunction KernelLibrary::kernel(const std::string& name, const std::string&
 }
 
 std::pair<bool, std::string> KernelLibrary::check(const std::string& name, const std::string& device,
-                                                  const std::vector<int64_t>& sizes) const {
+                                                  const std::vector<int64_t>& sizes, int seeds) const {
   const cli::KernelEntry& e = entry(name);
   if (!e.runnable()) throw Error(fmt::format("kernel {} has no host check registered", name));
+  if (seeds < 0) throw Error(fmt::format("check: seeds is {}; it counts seeded schedules, 0 or more", seeds));
   const Device d = Device::named(device);
   const cli::Sizes s = e.sizes_for(sizes);
   nb::gil_scoped_release unlocked;
-  // A report of the run (a race, a deadlock, a fault) is its result, as `tessel check` prints it.
-  try {
-    const cli::RunResult r = e.run(d, s);
-    return {r.ok, r.summary};
-  } catch (const Error& report) {
-    return {false, report.what()};
+  // A report of a run (a race, a deadlock, a fault) is its result, as `tessel check` prints it.
+  const auto run = [&](const KernelOptions& options) -> std::pair<bool, std::string> {
+    try {
+      const cli::RunResult r = e.run(d, s, options);
+      return {r.ok, r.summary};
+    } catch (const Error& report) {
+      return {false, report.what()};
+    }
+  };
+  if (d.is_gpu()) return run(KernelOptions{});
+  bool all = true;
+  std::vector<std::string> lines;
+  for (const sim::Options& schedule : sim::adversarial_schedules(seeds)) {
+    const auto [ok, summary] = run(KernelOptions{.sim = schedule});
+    all &= ok;
+    lines.push_back(fmt::format("{}: {}", sim::schedule_name(schedule), summary));
   }
+  return {all, fmt::format("{}", fmt::join(lines, "\n"))};
 }
 
 }  // namespace tessel::python

@@ -44,9 +44,11 @@ class KernelLibrary {
   std::vector<std::string> names() const;
   const cli::KernelEntry& entry(const std::string& name) const { return registry_->find(name); }
   KernelFunction kernel(const std::string& name, const std::string& configuration, const std::string& arch) const;
-  // Runs the kernel's registered host check on random inputs: (matched, one-line summary).
+  // Runs the kernel's registered host check on random inputs, as `tessel check` does: on the
+  // simulator under each schedule of sim::adversarial_schedules(seeds), on the GPU once. Returns
+  // whether every run matched, and a line per run ("lazy: axpy n=777: PASS" on the simulator).
   std::pair<bool, std::string> check(const std::string& name, const std::string& device,
-                                     const std::vector<int64_t>& sizes) const;
+                                     const std::vector<int64_t>& sizes, int seeds) const;
   const std::string& origin() const { return origin_; }
 
  private:

@@ -119,5 +119,6 @@ NB_MODULE(_tessel, m) {
       .def("kernel", &KernelLibrary::kernel, "name"_a, "configuration"_a = "", "arch"_a = "")
       .def("description", [](const KernelLibrary& l, const std::string& name) { return l.entry(name).description; })
       .def("size_names", [](const KernelLibrary& l, const std::string& name) { return l.entry(name).size_names; })
-      .def("check", &KernelLibrary::check, "name"_a, "device"_a = "sim", "sizes"_a = std::vector<int64_t>{});
+      .def("check", &KernelLibrary::check, "name"_a, "device"_a = "sim", "sizes"_a = std::vector<int64_t>{},
+           "seeds"_a = 3);
 }

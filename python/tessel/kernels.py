@@ -31,11 +31,12 @@ class Library:
     def describe(self, name):
         return self._native.description(name)
 
-    def check(self, name, device="sim", sizes=()):
-        """Runs the kernel's registered host check on random inputs, as `tessel check` does;
-        returns (matched, summary), and (False, report) where the run ends in a report (a race,
-        a deadlock)."""
-        return self._native.check(name, device, list(sizes))
+    def check(self, name, device="sim", sizes=(), seeds=3):
+        """Runs the kernel's registered host check on random inputs, as `tessel check` does: on the
+        simulator under the eager, lazy and `seeds` seeded schedules, on the GPU once. Returns
+        (matched, summary), a line per run ("lazy: axpy n=777: PASS"), where a run that ends in a
+        report (a race, a deadlock) did not match and its line is the report."""
+        return self._native.check(name, device, list(sizes), seeds)
 
     def __getitem__(self, name):
         return self.kernel(name)

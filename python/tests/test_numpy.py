@@ -64,10 +64,12 @@ def test_a_configuration_fixes_the_hyperparameters(consumer):
         lambda: consumer.kernel("axpy", configuration="block=7"))
 
 
-def test_the_registered_host_check_runs(consumer):
-    ok, summary = consumer.check("axpy", "sim", [777])
+def test_the_registered_host_check_runs_under_every_schedule(consumer):
+    ok, summary = consumer.check("axpy", "sim", [777], seeds=2)
     assert ok, summary
-    assert "axpy n=777" in summary
+    assert [line.split(":")[0] for line in summary.split("\n")] == [
+        "eager", "lazy", "seed 1", "seed 2", "seed 1, 4 groups at once"]
+    assert all("axpy n=777" in line for line in summary.split("\n"))
 
 
 def test_wrong_arguments_get_the_messages_of_the_cpp_api(consumer):
