@@ -160,7 +160,11 @@ class LauncherWriter {
     line("  // Loads the kernel into the current CUDA context, on its device, which must run its target's code.");
     line(fmt::format("  {}() {{", e_.name));
     line("    CUdevice device;");
-    line(fmt::format("    detail::check(cuCtxGetDevice(&device), \"{}: cuCtxGetDevice\");", e_.name));
+    line(fmt::format(
+        "    detail::check(cuCtxGetDevice(&device), \"{}: cuCtxGetDevice (the launcher loads its kernel into "
+        "the current CUDA context: call cuInit(0) and make a context current first, as "
+        "cuDevicePrimaryCtxRetain and cuCtxSetCurrent do, or cudaSetDevice)\");",
+        e_.name));
     runs_here();
     if (e_.ptx.empty()) {
       line(fmt::format("    detail::check(cuModuleLoadData(&module_, kCubin), \"{}: cuModuleLoadData\");", e_.name));

@@ -402,7 +402,8 @@ std::vector<CandidateOutcome> build_all(const std::string& label, const std::vec
   std::mutex mutex;
   int built = 0, dropped = 0;
   ProgressLine line;
-  line.note(fmt::format("tessel: building {}: {} candidates on {} threads", label, n, workers));
+  line.note(fmt::format("tessel: building {}: {} candidate{} on {} thread{}", label, n, n == 1 ? "" : "s", workers,
+                        workers == 1 ? "" : "s"));
   BuildPool pool(n, workers, [&](int i) {
     CandidateOutcome o = outcomes[i];
     if (record_build(o, build, i, settings)) o.status = Status::Built;
