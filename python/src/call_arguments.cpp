@@ -1,6 +1,7 @@
 #include "call_arguments.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <optional>
 
@@ -86,6 +87,9 @@ std::string parameter(const detail::KernelSignature& signature, size_t index) {
 
 CallArguments::CallArguments(const detail::KernelSignature& signature, nb::handle args) {
   const size_t count = nb::len(args);
+  if (count != signature.params().size())
+    throw Error(fmt::format("kernel {} takes {} arguments ({}), {} given", signature.kernel(),
+                            signature.params().size(), fmt::join(signature.names(), ", "), count));
   host_args_.reserve(count);
   for (size_t i = 0; i < count; ++i) {
     nb::handle a = args[i];

@@ -86,7 +86,8 @@ def test_wrong_arguments_get_the_messages_of_the_cpp_api(consumer):
     assert error_of(lambda: consumer.axpy(n, 1.0, strided, y, out)) == (
         "kernel Axpy, parameter x (argument 2): the tensor is not contiguous (its strides are not row-major for its "
         "shape), and a pointer parameter reads its elements in row-major order; pass a contiguous copy")
-    assert error_of(lambda: consumer.axpy(n, 1.0, x, y)) == "kernel Axpy takes 5 arguments, 4 given"
+    assert error_of(lambda: consumer.axpy(n, 1.0, x, y)) == (
+        "kernel Axpy takes 5 arguments (n, alpha, x, y, out), 4 given")
     assert error_of(lambda: consumer.axpy(n, 1.0, "x", y, out)) == (
         "kernel Axpy, parameter x (argument 2): got a str value; kernel arguments are integers, floats, bools and "
         "arrays (torch tensors, numpy arrays, any DLPack producer)")
