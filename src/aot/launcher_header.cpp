@@ -249,10 +249,12 @@ class LauncherWriter {
     line(fmt::format(
         "    if (!{}.data) throw Error(tessel_kernel + \", parameter {}: the pointer is null; pass device memory\");",
         p.name, p.name));
-    line(fmt::format(
-        "    if ({0}.data % {1} != 0) throw Error(tessel_kernel + \", parameter {0}: the pointer is not aligned to "
-        "its element type {2} ({1} bytes); pass the address of a whole {2} element\");",
-        p.name, align, dtype_name(p.type.dtype)));
+    // Any address holds an element of one byte (or fewer bits).
+    if (align > 1)
+      line(fmt::format(
+          "    if ({0}.data % {1} != 0) throw Error(tessel_kernel + \", parameter {0}: the pointer is not aligned to "
+          "its element type {2} ({1} bytes); pass the address of a whole {2} element\");",
+          p.name, align, dtype_name(p.type.dtype)));
     if (divisor > align)
       line(
           fmt::format("    if ({0}.data % {1} != 0) throw Error(tessel_kernel + \", parameter {0}: the pointer is not "
