@@ -47,8 +47,8 @@ struct Payload {
   int32_t before, written;
 };
 Payload random_payload() {
-  std::mt19937 rng(std::random_device{}());
-  std::uniform_int_distribution<int32_t> d(1, 1 << 30);
+  static std::mt19937 rng(20261129);
+  std::uniform_int_distribution<int32_t> d(1, 1 << 29);  // sums of two stay below 2^31
   const int32_t before = d(rng);
   return {before, before + d(rng)};
 }
@@ -162,6 +162,39 @@ TEST(AtomicCoherence, AWriteOrderedBeforeTheLoadIsTheOldestItReads) {
     simulate<OrderedReads>(o, value, x, y, seen);
     EXPECT_THAT(seen.download(), ::testing::ElementsAre(value, value + 1, value + 2)) << sim::schedule_name(o);
   }
+}
+
+// Warp 0 stores a shared flag; warp 1 loads it with nothing ordering the two: the load may read the
+// bytes from before the store, which nothing wrote.
+struct LoadsASharedFlagNothingOrders : Script {
+  static inline int tile_line = 0, load_line = 0;
+  void operator()(Ptr<int32_t> out) {
+    attrs.blocks = 1;
+    attrs.warps = 2;
+    tile_line = __LINE__ + 1;
+    auto flag = shared_tensor<int32_t>({1});
+    thread_group(0, 32, [&] { single_thread([&] { atomic.store(flag, {0}, 1); }); });
+    thread_group(32, 32, [&] {
+      single_thread([&] {
+        load_line = __LINE__ + 1;
+        atomic.store(global_view(out, {1}), {0}, atomic.load<int32_t>(flag, {0}));
+      });
+    });
+  }
+};
+
+TEST(AtomicCoherence, ALoadThatMayReadSharedBytesFromBeforeTheirFirstWriteIsReported) {
+  Buffer<int32_t> out(Device::simulator(), std::vector<int32_t>{-1});
+  const std::string got = simulation_error<LoadsASharedFlagNothingOrders>(with_order(sim::CompletionOrder::Lazy), out);
+  using K = LoadsASharedFlagNothingOrders;
+  EXPECT_EQ(got, fmt::format("{0}:{1}: atomic load of shared memory that was never written: the allocation at {0}:{2}, "
+                             "byte 0 of the allocation, read by thread 32 of block (0, 0, 0); an atomic write to it is "
+                             "not ordered before this load, which may read what the bytes held before that write: "
+                             "order the write before the load (a sync(), an mbarrier handoff, or a release this load "
+                             "acquires)",
+                             __FILE__, K::load_line, K::tile_line));
+  simulate<LoadsASharedFlagNothingOrders>(with_order(sim::CompletionOrder::Eager), out);
+  EXPECT_EQ(out.download()[0], 1);
 }
 
 }  // namespace

@@ -165,5 +165,25 @@ TEST(TensorArguments, AViewSizedByAValueDeclaredFromTheParametersIsCheckedAtLaun
   EXPECT_EQ(x.download(), std::vector<float>(63, -1.0f));
 }
 
+// A view sized by a value declared inside a branch holds only where the branch is taken: the
+// launch leaves it to the kernel.
+struct ViewInABranchSizedThere : Script {
+  static constexpr const char* param_names[] = {"n", "x"};
+  void operator()(Int32 n, Ptr<float> x) {
+    attrs.blocks = 1;
+    attrs.warps = 1;
+    if_(n > 64, [&] {
+      Int32 half = n / 2;
+      store_global(global_view(x, {half, 2}), register_tensor<float>({32, 2}, 1.0f), {0, 0});
+    });
+  }
+};
+
+TEST(TensorArguments, AViewInABranchSizedByAValueDeclaredThereIsLeftToTheBranch) {
+  Buffer<float> x(Device::simulator(), std::vector<float>(60, -1.0f));
+  Kernel<ViewInABranchSizedThere>(Device::simulator())(64, Tensor<float>(x, {60}));
+  EXPECT_EQ(x.download(), std::vector<float>(60, -1.0f));
+}
+
 }  // namespace
 }  // namespace tessel

@@ -103,11 +103,12 @@ TEST(TmaLoad, ALoadWhoseBytesNoPhaseAnnouncedNamesTheArrivalThatCompletedThePhas
       sim::Options{.completion = sim::CompletionOrder::Lazy}, in, out);
   using K = LoadsWithoutAnnouncingItsBytes;
   EXPECT_EQ(got, fmt::format("{0}:{1}: read of shared memory that a tma.global_to_shared issued at {0}:{2} may still "
-                             "be writing (thread 0 of block (0, 0, 0)); its bytes count toward phase 1 of barrier 0 of "
-                             "the array allocated at {0}:{3}, for which nothing had announced transaction bytes when "
-                             "it was issued, and phase 0 completed at the arrival at {0}:{4} without them: announce "
-                             "the copy's bytes (mbarrier.arrive_and_expect_tx, expect_tx) in the phase that its "
-                             "readers wait for",
+                             "be writing (thread 0 of block (0, 0, 0)); wait on the mbarrier phase the load completes "
+                             "(mbarrier.wait) before accessing its tile; its bytes count toward phase 1 of barrier 0 "
+                             "of the array allocated at {0}:{3}, for which nothing had announced transaction bytes "
+                             "when it was issued, and phase 0 completed at the arrival at {0}:{4} without them: a "
+                             "wait for phase 0 does not wait for this copy (announce its bytes with "
+                             "mbarrier.arrive_and_expect_tx or expect_tx in the phase its readers wait for)",
                              __FILE__, K::read_line, K::load_line, K::alloc_line, K::arrive_line));
   // Landed at once, the copy's bytes are in phase 1, which the wait for phase 0 does not order.
   EXPECT_EQ(testing::simulation_error<LoadsWithoutAnnouncingItsBytes>(
@@ -115,10 +116,10 @@ TEST(TmaLoad, ALoadWhoseBytesNoPhaseAnnouncedNamesTheArrivalThatCompletedThePhas
             fmt::format("{0}:{1}: data race on shared memory allocated at {0}:{2}, byte 0 of the allocation, in block "
                         "(0, 0, 0): the load_shared at {0}:{1} by warp 0 of block (0, 0, 0) is not ordered after the "
                         "tma.global_to_shared at {0}:{3}, landed in phase 1 of barrier 0 of the array allocated at "
-                        "{0}:{4} in block (0, 0, 0); this access is ordered after phase 0 of that barrier at most: the "
-                        "wait before it passed on an earlier phase than the copy's (is its parity one phase behind, or "
-                        "did an arrival complete the phase it waits for without the copy's transaction bytes "
-                        "announced?)",
+                        "{0}:{4} in block (0, 0, 0); this access is ordered after phase 0 of that barrier at most: did "
+                        "the wait before it pass on an earlier phase than the copy's (a parity one phase behind, an "
+                        "arrival that completed the phase it waits for without the copy's transaction bytes "
+                        "announced), or is the wait for the copy's phase missing?",
                         __FILE__, K::read_line, K::tile_line, K::load_line, K::alloc_line));
 }
 

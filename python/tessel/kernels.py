@@ -33,7 +33,8 @@ class Library:
 
     def check(self, name, device="sim", sizes=(), seeds=3):
         """Runs the kernel's registered host check on random inputs, as `tessel check` does: on the
-        simulator under the eager, lazy and `seeds` seeded schedules, on the GPU once. Returns
+        simulator under the eager, lazy and `seeds` seeded schedules, and the first seed again with
+        four groups of blocks at once; on the GPU once. Returns
         (matched, summary), a line per run ("lazy: axpy n=777: PASS"), where a run that ends in a
         report (a race, a deadlock) did not match and its line is the report."""
         return self._native.check(name, device, list(sizes), seeds)

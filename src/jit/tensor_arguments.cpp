@@ -55,8 +55,14 @@ int64_t elements_held(const ir::GlobalTensorNode& view, const HostArg& tensor) {
 std::vector<ViewOfParameter> views_of_parameters(const ir::KernelNode& k, const KernelSignature& signature) {
   std::set<const ir::ExprNode*> params;
   for (const ir::Var& p : k.params) params.insert(p.get());
-  // A size declared once from the parameters (`Int32 half = n / 2;`) is known at launch too.
-  const std::map<const ir::VarNode*, ir::Expr> definitions = ir::single_definitions(k.body);
+  // A size declared once from the parameters at the top of the body (`Int32 half = n / 2;`) is
+  // known at launch too; one declared inside a branch may hold only where the branch is taken.
+  std::map<const ir::VarNode*, ir::Expr> definitions = ir::single_definitions(k.body);
+  std::set<const ir::VarNode*> top_level;
+  if (k.body && k.body->kind == ir::NodeKind::Seq)
+    for (const ir::Stmt& s : static_cast<const ir::SeqNode&>(*k.body).stmts)
+      if (s->kind == ir::NodeKind::Declare) top_level.insert(static_cast<const ir::DeclareNode&>(*s).var.get());
+  std::erase_if(definitions, [&](const auto& d) { return !top_level.count(d.first); });
   std::set<const ir::Node*> seen;
   std::vector<ViewOfParameter> out;
   ir::walk(k.body, [&](const ir::StmtNode& s) {
@@ -95,15 +101,22 @@ void check_tensor_arguments(const ir::KernelNode& k, const KernelSignature& sign
     if (tensor.span < 0) continue;
     const ir::GlobalTensorNode& view = *v.view;
     // The view reaches the offsets sum(i_d * stride_d) for 0 <= i_d < shape_d: from the sum of the
-    // negative strides' ends to the sum of the positive ones'.
+    // negative strides' ends to the sum of the positive ones'. A size the launch cannot compute (a
+    // division by a parameter that is 0 here, in a branch this launch does not take) leaves the view
+    // to the kernel's own checks.
     int64_t first = 0, last = 0;
-    bool empty = false;
-    for (int d = 0; d < view.rank(); ++d) {
-      const int64_t extent = ir::evaluate_at_launch(*view.shape[d], k, values, multiprocessors).i;
-      const int64_t stride = ir::evaluate_at_launch(*view.strides[d], k, values, multiprocessors).i;
-      empty |= extent <= 0;
-      (stride < 0 ? first : last) += (extent - 1) * stride;
+    bool empty = false, computable = true;
+    for (int d = 0; d < view.rank() && computable; ++d) {
+      try {
+        const int64_t extent = ir::evaluate_at_launch(*view.shape[d], k, values, multiprocessors).i;
+        const int64_t stride = ir::evaluate_at_launch(*view.strides[d], k, values, multiprocessors).i;
+        empty |= extent <= 0;
+        (stride < 0 ? first : last) += (extent - 1) * stride;
+      } catch (const Error&) {
+        computable = false;
+      }
     }
+    if (!computable) continue;
     if (!empty && (first < 0 || last >= elements_held(view, tensor)))
       throw_overrun(k, v, tensor, values, multiprocessors, first, last + 1);
   }

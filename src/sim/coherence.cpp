@@ -14,6 +14,18 @@ namespace {
 // the bound keeps memory in check, and only narrows what a run may show.
 constexpr size_t kept_writes = 8;
 
+// Calls `f` with each release an acquire that reads write `write` of `l` acquires: the releases of
+// the writes from the last one that ends the sequences before it up to it, and, where every kept
+// write before it continues them, those of the writes dropped before the first.
+template <class Location, class F> void for_each_release(const Location& l, uint64_t write, F f) {
+  uint64_t head = write;
+  while (head > l.first && l.writes[size_t(head - l.first)].continues) --head;
+  if (head == l.first && l.writes.front().continues)
+    for (const auto& r : l.continued) f(r);
+  for (uint64_t w = head; w <= write; ++w)
+    for (const auto& r : l.writes[size_t(w - l.first)].releases) f(r);
+}
+
 }  // namespace
 
 void HappensBefore::release(std::vector<Release>& sequences, const VectorClock& clock, uint32_t warp,
@@ -31,12 +43,20 @@ HappensBefore::AtomicLocation& HappensBefore::atomic_location(SyncLocation locat
   if (l.writes.empty() || l.bytes != current.bytes || l.writes.back().bits != current.bits) {
     l.first = l.writes.empty() ? 0 : l.newest() + 1;
     l.bytes = current.bytes;
+    l.continued.clear();
     // What memory holds was written by a plain access or before the launch: whatever reads it now is
-    // ordered after that write, or races with it.
-    l.writes.assign(
-        1, CoherentWrite{current.bits, Epoch{}, {}, std::make_shared<const std::vector<Release>>(), std::nullopt});
+    // ordered after that write, or races with it. Shared bytes nothing wrote are marked, for a load
+    // that reads them to report.
+    CoherentWrite before{current.bits, Epoch{}};
+    before.unwritten = !current.written;
+    l.writes.assign(1, std::move(before));
   }
   return l;
+}
+
+HappensBefore::AtomicLocation* HappensBefore::tracked_location(SyncLocation location, AtomicBits current) {
+  const auto it = atomic_locations_.find(location);
+  return it == atomic_locations_.end() ? nullptr : &atomic_location(location, current);
 }
 
 uint64_t HappensBefore::oldest_readable(AtomicLocation& l, uint32_t warp, const VectorClock& clock) const {
@@ -58,9 +78,12 @@ HappensBefore::ReadOfWrite HappensBefore::atomic_read(SyncLocation location, Ato
                                                       const Access& at, bool acquire, bool observed,
                                                       const PickWrite* pick, std::optional<uint64_t> same) {
   if (!enabled_) return {current.bits, 0};
+  // A read-modify-write of a location without history reads what memory holds, which released nothing.
+  AtomicLocation* const tracked = pick ? &atomic_location(location, current) : tracked_location(location, current);
+  if (!tracked) return {current.bits, 0};
+  AtomicLocation& l = *tracked;
   const uint32_t warp = at.epoch.actor;
   const ir::MemoryScope scope = *at.atomic;
-  AtomicLocation& l = atomic_location(location, current);
   uint64_t read = l.newest();
   if (same && *same >= l.first && *same <= l.newest()) {
     read = *same;
@@ -86,11 +109,11 @@ HappensBefore::ReadOfWrite HappensBefore::atomic_read(SyncLocation location, Ato
       reads_of_relaxed_writes_.push_back(ReadOfRelaxedWrite{w, at.epoch, at.site});
     }
   }
-  for (const Release& r : *write.releases) {
-    if (!includes(r.scope, r.warp, warp) || !includes(scope, warp, r.warp)) continue;
+  for_each_release(l, read, [&](const Release& r) {
+    if (!includes(r.scope, r.warp, warp) || !includes(scope, warp, r.warp)) return;
     if (acquire) {
       clock.join(r.clock);
-      continue;
+      return;
     }
     std::vector<Unacquired>& unacquired = memory_fences_[warp].unacquired;
     const auto same_release = std::find_if(unacquired.begin(), unacquired.end(), [&](const Unacquired& u) {
@@ -102,8 +125,8 @@ HappensBefore::ReadOfWrite HappensBefore::atomic_read(SyncLocation location, Ato
     } else {
       unacquired.push_back(Unacquired{r, at.epoch, at.site});
     }
-  }
-  return {write.bits, read};
+  });
+  return {write.bits, read, write.unwritten};
 }
 
 void HappensBefore::atomic_write(SyncLocation location, AtomicBits before, uint64_t written, const VectorClock& clock,
@@ -111,24 +134,34 @@ void HappensBefore::atomic_write(SyncLocation location, AtomicBits before, uint6
   if (!enabled_) return;
   const uint32_t warp = at.epoch.actor;
   const ir::MemoryScope scope = *at.atomic;
-  AtomicLocation& l = atomic_location(location, before);
-  auto sequences = read_modify_write ? std::make_shared<std::vector<Release>>(*l.writes.back().releases)
-                                     : std::make_shared<std::vector<Release>>();
-  std::optional<RelaxedWrite> relaxed;
+  CoherentWrite w{written, at.epoch};
+  w.continues = read_modify_write;
   if (release) {
-    this->release(*sequences, clock, warp, scope);
+    this->release(w.releases, clock, warp, scope);
   } else {
-    if (recorded) relaxed = RelaxedWrite{clock, warp, at.site};
+    if (recorded) w.relaxed = RelaxedWrite{clock, warp, at.site};
     // The release pattern's scope is the narrower of the fence's and the write's: each must include
     // the acquiring thread.
     if (const auto fences = memory_fences_.find(warp); fences != memory_fences_.end()) {
       const std::vector<VectorClock>& released = fences->second.released_by_scope;
       for (size_t s = 0; s < released.size(); ++s)
-        this->release(*sequences, released[s], warp, std::min(ir::MemoryScope(s), scope));
+        this->release(w.releases, released[s], warp, std::min(ir::MemoryScope(s), scope));
     }
   }
-  l.writes.push_back(CoherentWrite{written, at.epoch, {}, std::move(sequences), std::move(relaxed)});
+  AtomicLocation* const tracked = recorded || !w.releases.empty() || !read_modify_write
+                                      ? &atomic_location(location, before)
+                                      : tracked_location(location, before);
+  if (!tracked) return;
+  AtomicLocation& l = *tracked;
+  l.writes.push_back(std::move(w));
   if (l.writes.size() > kept_writes + 1) {
+    // The new first write's sequences go on from the dropped one's, or begin at it.
+    if (l.writes[1].continues) {
+      if (!l.writes[0].continues) l.continued.clear();
+      for (const Release& r : l.writes[0].releases) this->release(l.continued, r.clock, r.warp, r.scope);
+    } else {
+      l.continued.clear();
+    }
     l.writes.pop_front();
     ++l.first;
   }

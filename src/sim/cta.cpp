@@ -96,6 +96,8 @@ constexpr std::string_view kOverlappingAsyncWrites =
 std::string Cta::how_the_write_follows(const WgmmaUnit::Reader& mma, const Warp& writer,
                                        const VectorClock& clock) const {
   const Warp& reader = *mma.warp;
+  // The mma's own warp writes in program order after it: the wait is what is missing.
+  if (&writer == &reader) return std::string(wgmma.wait_advice());
   // Ordered after the mma's warp at or past its issue: an arrival of that warp after the issue let
   // the write happen before a wgmma.wait_group retired the mma.
   if (clock[reader.actor] >= mma.issued) {
@@ -114,7 +116,7 @@ std::string Cta::how_the_write_follows(const WgmmaUnit::Reader& mma, const Warp&
     waits.push_back(fmt::format("the wait at {} that this thread passed last did not wait for a release by warp {}",
                                 writer.waits.back().at->str(), reader.id));
   for (auto w = reader.waits.rbegin(); w != reader.waits.rend(); ++w)
-    if (w->clock <= mma.issued) {
+    if (w->order <= mma.steps_before) {
       waits.push_back(fmt::format("warp {}'s wait at {}, before its mma, passed before this write filled the stage",
                                   reader.id, w->at->str()));
       break;

@@ -66,7 +66,7 @@ void exec_CopyAsync(Warp& w, const ir::CopyAsyncNode& n, Mask mask) {
       if (inside) {
         check_promised_alignment(w, *n.src, uint64_t(ptr[lane].i), lane);
         const uint64_t addr = uint64_t(ptr[lane].i) + uint64_t(index * bytes);
-        check_global_access(addr, size_t(bytes), false, n.loc, n.src.get());
+        check_global_access(addr, size_t(bytes), false, n.loc, parameter_of(w, *n.src));
         access_global(w, addr, size_t(bytes), false, n.loc, "copy_async");
         std::memcpy(data.data(), reinterpret_cast<const void*>(addr), size_t(bytes));
       }

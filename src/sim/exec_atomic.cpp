@@ -79,8 +79,18 @@ class ElementAtomic {
                            fmt::format("the {}", operation_name(op_)));
     cta.scheduler.happens_before.atomic_access(cta.shadow, a.byte, bytes_, w_.clock, access(),
                                                [&](int64_t byte) { return cta.shared_byte_name(byte); });
+    const bool written = std::all_of(cta.written.begin() + a.byte, cta.written.begin() + a.byte + bytes_,
+                                     [](auto b) { return bool(b); });
     const ir::Scalar old =
-        apply(&cta.smem[size_t(a.byte)], SyncLocation{cta.linear_block(), uint64_t(a.byte)}, value, expected);
+        apply(&cta.smem[size_t(a.byte)], SyncLocation{cta.linear_block(), uint64_t(a.byte)}, value, expected, written);
+    if (read_unwritten_)
+      throw Error(n_.loc, fmt::format("atomic load of shared memory that was never written: the allocation at {}, "
+                                      "byte {} of the allocation, read by thread {} of block {}; an atomic write to "
+                                      "it is not ordered before this load, which may read what the bytes held "
+                                      "before that write: order the write before the load (a sync(), an mbarrier "
+                                      "handoff, or a release this load acquires)",
+                                      a.allocation->loc.str(), a.byte - w_.cta.shared_offsets.at(a.allocation), thread,
+                                      cta.block_name()));
     if (ir::writes_memory(op_)) cta.mark_written(a.byte, bytes_, a.allocation);
     return old;
   }
@@ -98,10 +108,11 @@ class ElementAtomic {
     return at;
   }
 
-  ir::Scalar apply(void* p, SyncLocation location, ir::Scalar value, ir::Scalar expected) {
+  // `written`: the bytes hold what a write put there (shared memory starts unwritten).
+  ir::Scalar apply(void* p, SyncLocation location, ir::Scalar value, ir::Scalar expected, bool written = true) {
     HappensBefore& hb = w_.cta.scheduler.happens_before;
     ir::Scalar old = load_value(t_, p);
-    const HappensBefore::AtomicBits held{ir::bits_of(t_, old), bytes_};
+    const HappensBefore::AtomicBits held{ir::bits_of(t_, old), bytes_, written};
     const Access at = hb.enabled() ? access() : Access{};
     if (hb.enabled() && ir::reads_memory(op_)) {
       // A load reads any write coherence lets it: an older one than memory holds, where nothing
@@ -113,6 +124,7 @@ class ElementAtomic {
                          same != loaded_.end() ? std::optional(same->write) : std::nullopt);
       if (load) {
         old = ir::from_bits(t_, read.bits);
+        read_unwritten_ = read.unwritten;
         if (same == loaded_.end()) loaded_.push_back({location, read.write});
       }
     }
@@ -139,6 +151,7 @@ class ElementAtomic {
   const bool observed_value_, flag_;
   uint64_t observed_ = 0;
   bool wrote_ = false;
+  bool read_unwritten_ = false;  // the last load read the bytes from before any write
   const HappensBefore::PickWrite pick_ = [&s = w_.cta.scheduler](uint64_t oldest, uint64_t newest) {
     return s.pick_write(oldest, newest);
   };

@@ -154,7 +154,7 @@ void load_packed_global(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
                                  is_float(n.src->dtype) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)});
     if (const auto at = view.packed_address(lane, c, offsets)) {
       const int bytes = packed_bytes(n.src->dtype, at->second);
-      check_global_access(at->first, size_t(bytes), false, n.loc, n.src.get());
+      check_global_access(at->first, size_t(bytes), false, n.loc, parameter_of(w, *n.src));
       if (n.src->read_only)
         read_global_non_coherent(w, at->first, size_t(bytes), n.loc, kLoadGlobal);
       else
@@ -194,7 +194,7 @@ void store_packed_global(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
     const auto at = view.packed_address(lane, c, offsets);
     if (!at) return;
     const int bytes = packed_bytes(n.dst->dtype, at->second);
-    check_global_access(at->first, size_t(bytes), true, n.loc, n.dst.get());
+    check_global_access(at->first, size_t(bytes), true, n.loc, parameter_of(w, *n.dst));
     auto* memory = reinterpret_cast<uint8_t*>(at->first);
     uint8_t incoming[2];
     std::memcpy(incoming, memory, size_t(bytes));
@@ -223,7 +223,7 @@ void exec_LoadGlobal(Warp& w, const ir::LoadGlobalNode& n, Mask mask) {
   for_each_element(w, n.out.get(), mask, [&](int lane, int, int l, const int* c) {
     ir::Scalar v = is_float(n.src->dtype) ? ir::Scalar{.f = n.fill} : ir::Scalar{.i = int64_t(n.fill)};
     if (const auto addr = view.address(lane, c, offsets, indexed(lane, l))) {
-      check_global_access(*addr, bytes, false, n.loc, n.src.get());
+      check_global_access(*addr, bytes, false, n.loc, parameter_of(w, *n.src));
       if (n.src->read_only)
         read_global_non_coherent(w, *addr, bytes, n.loc, operation);
       else
@@ -249,7 +249,7 @@ void exec_StoreGlobal(Warp& w, const ir::StoreGlobalNode& n, Mask mask) {
   for_each_element(w, n.src.get(), mask, [&](int lane, int, int l, const int* c) {
     const auto addr = view.address(lane, c, offsets, indexed(lane, l));
     if (!addr) return;
-    check_global_access(*addr, bytes, true, n.loc, n.dst.get());
+    check_global_access(*addr, bytes, true, n.loc, parameter_of(w, *n.dst));
     copies.check(w, *addr, lane, c, src[size_t(lane) * local + l], n.dst->dtype);
     uint8_t incoming[8];
     store_value(n.dst->dtype, incoming, src[size_t(lane) * local + l]);

@@ -33,21 +33,24 @@ void unregister_allocation(const void* p) {
   registry().allocations.erase(reinterpret_cast<uint64_t>(p));
 }
 
-void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc, const ir::GlobalTensorNode* view) {
+std::string_view parameter_of(const Warp& w, const ir::GlobalTensorNode& view) {
+  for (const ir::Var& p : w.cta.kernel.params)
+    if (p.get() == view.ptr.get()) return p->name;
+  return {};
+}
+
+void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc, std::string_view parameter) {
   std::lock_guard lock(registry().mutex);
   auto& a = registry().allocations;
   auto it = a.upper_bound(p);
   if (it != a.begin()) {
     auto prev = std::prev(it);
     if (p >= prev->first && p + bytes <= prev->first + prev->second) return;
-    const bool of_parameter = view && view->ptr->kind == ir::NodeKind::Var;
     if (p < prev->first + prev->second + (uint64_t(1) << 20))
       throw Error(loc, fmt::format("out-of-bounds global {} of {} bytes at byte {} of a {}-byte allocation (index "
                                    "past its end){}; check the global_view's shape and strides against the buffer",
                                    write ? "write" : "read", bytes, p - prev->first, prev->second,
-                                   of_parameter ? fmt::format(", through the global_view of {}",
-                                                              static_cast<const ir::VarNode&>(*view->ptr).name)
-                                                : ""));
+                                   parameter.empty() ? "" : fmt::format(", through the global_view of {}", parameter)));
   }
   throw Error(loc, fmt::format("out-of-bounds global {} of {} bytes at address 0x{:x}, which is in no allocation "
                                "made through tessel::Device",

@@ -281,9 +281,9 @@ std::string HappensBefore::remedy(const Access& earlier, const Access& later, co
   if (const Clock acquired = clock[earlier.epoch.actor];
       actors_[earlier.epoch.actor].kind == ActorKind::Mbarrier && acquired > 0 && acquired < earlier.epoch.clock)
     return fmt::format(
-        "this access is ordered after phase {} of that barrier at most: the wait before it passed on an earlier "
-        "phase than the copy's (is its parity one phase behind, or did an arrival complete the phase it waits for "
-        "without the copy's transaction bytes announced?)",
+        "this access is ordered after phase {} of that barrier at most: did the wait before it pass on an earlier "
+        "phase than the copy's (a parity one phase behind, an arrival that completed the phase it waits for "
+        "without the copy's transaction bytes announced), or is the wait for the copy's phase missing?",
         acquired - 1);
   // Warps of two blocks share no sync(): only the memory model, or a barrier of their cluster, orders them.
   const Actor &a = actors_[actors_[earlier.epoch.actor].owner], &b = actors_[actors_[later.epoch.actor].owner];

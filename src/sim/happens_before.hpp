@@ -197,11 +197,14 @@ class HappensBefore {
   struct AtomicBits {
     uint64_t bits;
     int bytes;
+    bool written = true;  // false: shared bytes nothing has written yet
   };
-  // A write an atomic read: its bits, and its place in its location's coherence order.
+  // A write an atomic read: its bits, and its place in its location's coherence order; `unwritten`:
+  // the bytes as they were before the location's first atomic write, which nothing had written.
   struct ReadOfWrite {
     uint64_t bits;
     uint64_t write;
+    bool unwritten = false;
   };
   // Which write an atomic load reads, of those in coherence order from `oldest` to `newest` that the
   // PTX model lets it read (the scheduler's choice, by the completion order).
@@ -219,7 +222,9 @@ class HappensBefore {
   // An atomic's write of `written` where memory held `before`: a release publishes `clock`, a
   // relaxed write what the warp's memory fences before it released. A store heads the location's
   // release sequences anew; a read-modify-write continues them (and heads one of its own when it
-  // releases). A relaxed write with `recorded` is kept for race reports to name.
+  // releases). A relaxed write with `recorded` (a scalar atomic's) is kept for race reports to name.
+  // A relaxed read-modify-write that releases nothing, at a location no load or release has been
+  // to, is not kept: a tile's reduction into many locations costs no history.
   void atomic_write(SyncLocation location, AtomicBits before, uint64_t written, const VectorClock& clock,
                     const Access& at, bool release, bool read_modify_write, bool recorded);
   // Warp `warp`, whose clock is `clock`, executes fence.acq_rel (or fence.sc with
@@ -322,14 +327,20 @@ class HappensBefore {
     uint64_t bits;
     Epoch epoch;                 // the writer's access; none for what the location held before
     std::vector<Epoch> readers;  // each warp's first read of it
-    // What an acquire that reads it acquires: the releases of the release sequences it belongs to.
-    std::shared_ptr<const std::vector<Release>> releases;
+    // Its own releases, and whether it continues the release sequences of the writes before it (a
+    // read-modify-write) or ends them (a store, or the value before). What an acquire that reads it
+    // acquires is the releases of the writes from the last that ends them up to it.
+    std::vector<Release> releases;
+    bool continues = false;
     std::optional<RelaxedWrite> relaxed;  // a relaxed write, kept for race reports to name
+    bool unwritten = false;               // the bytes before the first atomic write, never written
   };
   struct AtomicLocation {
     int bytes = 0;
     uint64_t first = 0;  // the place in coherence order of writes.front()
     std::deque<CoherentWrite> writes;
+    // The releases of the sequences that writes.front() continues, of the writes dropped before it.
+    std::vector<Release> continued;
     std::map<uint32_t, uint64_t> last_read;  // by warp: the newest write it read
     uint64_t newest() const { return first + writes.size() - 1; }
     CoherentWrite& at(uint64_t write) { return writes[size_t(write - first)]; }
@@ -338,6 +349,8 @@ class HappensBefore {
   // The location's writes, begun anew with the value memory holds, `current`, when memory no longer
   // holds the newest write's (a plain store, a copy wrote it since) or the access is of another width.
   AtomicLocation& atomic_location(SyncLocation location, AtomicBits current);
+  // The location's writes where it has them and they are still what memory holds; null otherwise.
+  AtomicLocation* tracked_location(SyncLocation location, AtomicBits current);
   // The oldest write a load by `warp`, whose clock is `clock`, may read: the newest that a write or
   // a read ordered before the load wrote or read.
   uint64_t oldest_readable(AtomicLocation& l, uint32_t warp, const VectorClock& clock) const;

@@ -132,8 +132,10 @@ class Warp {
   struct Step {
     const SourceLoc* at;
     Clock clock;
+    uint64_t order;  // among the warp's noted steps, from 1 (waits leave the clock as it was)
   };
   std::deque<Step> arrivals, waits;
+  uint64_t steps_noted = 0;
   void note(std::deque<Step>& steps, const SourceLoc& at);
 
   // Fiber plumbing.
@@ -366,9 +368,10 @@ int issuing_lane(const Warp& w, Mask mask);
 // not as aligned as promised; checked where an access lies inside the view, as debug mode does.
 void check_promised_alignment(const Warp& w, const ir::GlobalTensorNode& view, uint64_t pointer, int lane);
 // Global memory checks: throws tessel::Error at `loc` unless [p, p+bytes) lies in one allocation.
-// `view`: the global view accessed, whose pointer parameter the message names.
-void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc,
-                         const ir::GlobalTensorNode* view = nullptr);
+// `parameter`: the pointer parameter of the global view accessed, which the message names.
+void check_global_access(uint64_t p, size_t bytes, bool write, const SourceLoc& loc, std::string_view parameter = {});
+// The name of the kernel parameter `view` is over; empty when its pointer is computed in the kernel.
+std::string_view parameter_of(const Warp& w, const ir::GlobalTensorNode& view);
 // The allocation that holds address `p`: its first byte and size; false when none does.
 bool allocation_containing(uint64_t p, uint64_t* first, size_t* bytes);
 // Race detection on global memory: an access of `bytes` bytes at `p` by `w`.

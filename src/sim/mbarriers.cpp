@@ -169,10 +169,11 @@ std::string Mbarriers::expect_load(int64_t byte, const SourceLoc& issued_at, boo
   b.loads_in_flight.push_back(UnobservedLoad{b.phase, &issued_at, inside_tensor, operation});
   if (!b.announced.empty() || !b.completed_by) return {};
   return fmt::format(
-      "its bytes count toward phase {} of {}, for which nothing had announced transaction bytes when "
-      "it was issued, and phase {} completed at the arrival at {} without them: announce the copy's "
-      "bytes (mbarrier.arrive_and_expect_tx, expect_tx) in the phase that its readers wait for",
-      b.phase, barrier_name(*b.array, b.index), b.phase - 1, b.completed_by->str());
+      "its bytes count toward phase {} of {}, for which nothing had announced transaction bytes when it "
+      "was issued, and phase {} completed at the arrival at {} without them: a wait for phase {} does not wait "
+      "for this copy (announce its bytes with mbarrier.arrive_and_expect_tx or expect_tx in the phase its "
+      "readers wait for)",
+      b.phase, barrier_name(*b.array, b.index), b.phase - 1, b.completed_by->str(), b.phase - 1);
 }
 
 void Mbarriers::observed(int64_t byte) {

@@ -73,7 +73,7 @@ void Warp::wait(const SourceLoc& at, WaitCondition condition) {
 void Warp::note(std::deque<Step>& steps, const SourceLoc& at) {
   // A few suffice: a report names the latest before or after an mma's issue.
   constexpr size_t kept = 8;
-  steps.push_back({&at, clock[actor]});
+  steps.push_back({&at, clock[actor], ++steps_noted});
   if (steps.size() > kept) steps.pop_front();
 }
 

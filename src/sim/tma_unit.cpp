@@ -42,7 +42,8 @@ void TmaUnit::issue_load(int thread, const ir::TensorMapValues& map, std::array<
     std::string note =
         (load.barrier_block ? *load.barrier_block : *target)
             .mbarriers.expect_load(barrier_byte, loc, inside, operation.empty() ? write_operation() : operation);
-    if (load.unannounced.empty()) load.unannounced = std::move(note);
+    if (load.unannounced.empty() && !note.empty())
+      load.unannounced = fmt::format("{}; {}", load.write.advice_text(), note);
   }
   load.write.advice = load.unannounced;
   for (Cta* target : load.targets) target->mark_in_flight(load.write, begin, end);

@@ -40,7 +40,7 @@ std::optional<WgmmaUnit::Reader> WgmmaUnit::reading(int64_t byte, int n) const {
     for (const WarpState& state : warps_)
       for (const auto& mma : state.issued)
         for (int64_t read : mma->bytes_read)
-          if (read == b) return Reader{&mma->node->loc, mma->warp, mma->issued};
+          if (read == b) return Reader{&mma->node->loc, mma->warp, mma->issued, mma->steps_before};
   }
   return std::nullopt;
 }
@@ -114,7 +114,7 @@ void WgmmaUnit::issue(Warp& w, const ir::WgmmaMmaNode& n, Mask mask) {
   if (readers_.empty()) readers_.assign(cta_.smem.size(), 0);
   const int warpgroups = w.group().count / 128, bytes = dtype_bytes(n.operand_type()), step = wgmma_k(n.operand_type());
   const int warp_in_group = w.thread_in_group(0) / 32, warpgroup = warp_in_group / 4, quarter = warp_in_group % 4;
-  auto mma = std::make_unique<Mma>(Mma{&w, w.clock[w.actor], &n, state.committed, quarter, {}, {}});
+  auto mma = std::make_unique<Mma>(Mma{&w, w.clock[w.actor], w.steps_noted, &n, state.committed, quarter, {}, {}});
   const ir::MmaOperand b = n.b_operand(), a = n.a_shared ? n.a_operand() : ir::MmaOperand{};
   for (int r = 0; r < n.m() / kWgmmaM / warpgroups; ++r)
     for (int k0 = 0; k0 < n.k(); k0 += step) {

@@ -46,6 +46,7 @@ class WgmmaUnit final : public AsyncAgent {
     const SourceLoc* issued_at;
     const Warp* warp;
     Clock issued;
+    uint64_t steps_before;  // the warp's steps noted before the issue (Warp::steps_noted)
   };
   std::optional<Reader> reading(int64_t byte, int n) const;
 
@@ -71,7 +72,8 @@ class WgmmaUnit final : public AsyncAgent {
   };
   struct Mma {
     Warp* warp;
-    Clock issued;  // the warp's clock at the issue
+    Clock issued;           // the warp's clock at the issue
+    uint64_t steps_before;  // and its steps noted before it
     const ir::WgmmaMmaNode* node;
     int group;    // index among the warp's groups; the open group's is `committed`
     int quarter;  // the warp's rows of each m64 instruction: [16 * quarter, 16 * quarter + 16)
