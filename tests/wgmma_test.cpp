@@ -236,22 +236,14 @@ template <bool EarlyRelease> struct RefillsAStageItsMmaReads : Script {
   }
 };
 
-std::string refill_error(bool early_release) {
+template <bool EarlyRelease> std::string refill_error() {
   Operands x;
-  const KernelOptions lazy{.sim = {.completion = sim::CompletionOrder::Lazy}};
-  try {
-    if (early_release)
-      Kernel<RefillsAStageItsMmaReads<true>>(Device::simulator(), lazy)(x.a, x.b, x.c);
-    else
-      Kernel<RefillsAStageItsMmaReads<false>>(Device::simulator(), lazy)(x.a, x.b, x.c);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::simulation_error<RefillsAStageItsMmaReads<EarlyRelease>>(
+      sim::Options{.completion = sim::CompletionOrder::Lazy}, x.a, x.b, x.c);
 }
 
 TEST(WgmmaMisuse, ARefillAfterTheReadersArrivalBeforeItsWaitNamesTheArrival) {
-  const std::string got = refill_error(true);
+  const std::string got = refill_error<true>();
   using K = RefillsAStageItsMmaReads<true>;
   EXPECT_EQ(got, fmt::format("{0}:{1}: write of shared memory that a wgmma.mma issued at {0}:{2} may still be reading "
                              "(thread 128 of block (0, 0, 0)); warp 0 arrived at {0}:{3} after it issued the mma, and "
@@ -261,7 +253,7 @@ TEST(WgmmaMisuse, ARefillAfterTheReadersArrivalBeforeItsWaitNamesTheArrival) {
 }
 
 TEST(WgmmaMisuse, ARefillNotOrderedAfterTheMmaNamesTheWaitThatLetItThrough) {
-  const std::string got = refill_error(false);
+  const std::string got = refill_error<false>();
   using K = RefillsAStageItsMmaReads<false>;
   EXPECT_EQ(got, fmt::format("{0}:{1}: write of shared memory that a wgmma.mma issued at {0}:{2} may still be reading "
                              "(thread 128 of block (0, 0, 0)); nothing orders this write after warp 0's issue of the "

@@ -89,7 +89,7 @@ class ElementAtomic {
                                       "it is not ordered before this load, which may read what the bytes held "
                                       "before that write: order the write before the load (a sync(), an mbarrier "
                                       "handoff, or a release this load acquires)",
-                                      a.allocation->loc.str(), a.byte - w_.cta.shared_offsets.at(a.allocation), thread,
+                                      a.allocation->loc.str(), a.byte - cta.shared_offsets.at(a.allocation), thread,
                                       cta.block_name()));
     if (ir::writes_memory(op_)) cta.mark_written(a.byte, bytes_, a.allocation);
     return old;
